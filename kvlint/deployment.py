@@ -1,0 +1,64 @@
+"""One engine instance found in a file: the record the manifest readers produce and rules consume.
+
+Readers never do arithmetic and rules never parse files: this record is the boundary. Every value
+keeps the span it came from, so a finding can point at `--max-model-len 32768` in values.yaml.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kvlint.span import Span
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One engine setting after the engine's own parsing rules (last occurrence wins)."""
+
+    name: str  # canonical destination name in the engine's own terms: "max_model_len", "tp_size"
+    value: Any  # typed value (int, float, str, bool, list); the raw text when unresolved
+    flag: str = ""  # the option as written: "--max_model_len", "-tp", "maxModelLen"
+    raw: str = ""  # the value text as written
+    span: Span | None = None  # where the value is (or the flag, for a bare boolean)
+    flag_span: Span | None = None
+    resolved: bool = True  # False when the value is an unresolved expression ({{ }}, $(VAR), ${X})
+    origin: str = "explicit"  # "explicit" | "default" | "env" | "config-file" | "chart"
+
+
+@dataclass(frozen=True)
+class UnknownFlag:
+    flag: str
+    span: Span | None
+    suggestion: str | None = None  # did-you-mean
+    reason: str = "unrecognized"  # "unrecognized" | "ambiguous" | "removed"
+
+
+@dataclass(frozen=True)
+class Deployment:
+    path: str
+    engine: str  # "vllm" | "sglang"
+    launch_span: Span | None  # the engine command (or chart key) that starts this instance
+    model: str | None  # model reference as written (hf id, hf://, s3://, local path)
+    model_span: Span | None = None
+    model_resolved: bool = True  # False when the model is an unresolved expression
+    served_model_name: str | None = None
+    engine_version: str | None = None  # from the image tag when present
+    engine_version_span: Span | None = None
+    settings: dict[str, Setting] = field(default_factory=dict)
+    unknown_flags: tuple[UnknownFlag, ...] = ()
+    gpu: str | None = None  # GPU product as written (label value, resource name, instance type)
+    gpu_span: Span | None = None
+    gpu_count: int | None = None  # GPUs for this one instance (resources x group size)
+    gpu_count_span: Span | None = None
+    name: str = ""  # workload / chart entry name, for messages
+    ignore_codes: tuple[str, ...] = ()  # from the kvlint.io/ignore annotation
+    notes: tuple[str, ...] = ()  # what could not be resolved, and why
+
+    def get(self, name: str, default: Any = None) -> Any:
+        s = self.settings.get(name)
+        return default if s is None or not s.resolved else s.value
+
+    def span_of(self, name: str) -> Span | None:
+        s = self.settings.get(name)
+        return s.span if s else None

@@ -1,0 +1,35 @@
+"""User-facing errors. The CLI turns these into one clear line and an exit code, never a traceback."""
+
+from __future__ import annotations
+
+
+class KvlintError(Exception):
+    """A usage or configuration problem the user can fix (exit code 2)."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message} ({self.hint})"
+
+
+class UnknownModelError(KvlintError):
+    """The model's config.json could not be found offline (nor in the bundled registry)."""
+
+
+class UnknownGpuError(KvlintError):
+    """The GPU name matches nothing in the catalogue; the message lists close names."""
+
+
+class UnknownFlagError(KvlintError):
+    """An engine flag the engine's own parser would reject; the message carries a did-you-mean."""
+
+
+class InputError(KvlintError):
+    """An input could not be read at all (exit code 3)."""
+
+    exit_code = 3

@@ -1,0 +1,49 @@
+"""Findings: what a rule (or a reader, for KV001) reports, with the span of the value that causes it."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from kvlint.span import Span
+
+
+class Severity(enum.IntEnum):
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r} (use error, warning or info)") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class Related:
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str  # "KV101"
+    name: str  # "pool-below-one-request"
+    severity: Severity
+    message: str
+    span: Span | None  # primary span: the flag or key that decides it (None: whole file / no file)
+    related: tuple[Related, ...] = ()
+    fix: str | None = None
+    estimated: bool = False  # the message rests on the non-KV estimate
+    path: str = ""  # the file, also when span is None
+    data: dict = field(default_factory=dict, compare=False, hash=False)  # the numbers behind it
+
+    @property
+    def sort_key(self) -> tuple:
+        s = self.span
+        return (self.path or (s.path if s else ""), s.line if s else 0, s.col if s else 0, self.code, self.message)

@@ -1,0 +1,115 @@
+"""The model facts the memory models need, read once from config.json.
+
+Every engine computation (cell size, pages, weights) reads a ModelSpec, never the raw config, so the
+quirks of config.json (text_config nesting, head_dim vs hidden/heads, MLA dims, layer patterns) are
+decided in exactly one place: kvlint.models.config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Attention kinds of one layer, as the engines allocate KV for them.
+FULL = "full"  # full attention: KV for every token of the request
+SLIDING = "sliding"  # sliding window of `window` tokens
+CHUNKED = "chunked"  # chunked local attention (Llama-4), chunk of `window` tokens
+MLA = "mla"  # multi-head latent attention: one latent of head_dim_k per token, no V, not split by TP
+MAMBA = "mamba"  # linear-attention / Mamba state: fixed bytes per request, not per token
+NONE = "none"  # no KV of its own (KV-shared layer, or attention-free)
+LAYER_KINDS = (FULL, SLIDING, CHUNKED, MLA, MAMBA, NONE)
+
+
+@dataclass(frozen=True)
+class LayerKV:
+    """What one decoder layer stores per token (or per request for MAMBA)."""
+
+    kind: str
+    num_kv_heads: int = 0  # total over all ranks (MLA: 1)
+    head_dim_k: int = 0  # MLA: kv_lora_rank + qk_rope_head_dim
+    head_dim_v: int = 0  # MLA: 0
+    window: int | None = None  # SLIDING: window W; CHUNKED: chunk size C
+    state_bytes: int | None = None  # MAMBA: state bytes per request at model dtype, whole model width
+
+
+@dataclass(frozen=True)
+class MLADims:
+    kv_lora_rank: int
+    qk_rope_head_dim: int
+    qk_nope_head_dim: int
+    v_head_dim: int
+    q_lora_rank: int | None = None
+    index_head_dim: int | None = None  # DeepSeek-V3.2 sparse indexer
+    index_topk: int | None = None
+
+
+@dataclass(frozen=True)
+class MoE:
+    num_experts: int
+    experts_per_token: int
+    moe_intermediate_size: int
+    num_shared_experts: int = 0
+    shared_intermediate_size: int | None = None  # when it differs from moe_intermediate_size * n_shared
+    first_dense_layers: int = 0  # DeepSeek first_k_dense_replace
+    layer_freq: int = 1  # every n-th layer is MoE (Llama-4 interleave, Qwen decoder_sparse_step)
+    dense_intermediate_size: int | None = None  # FFN width of the dense layers
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """Weight (and checkpoint KV) quantization as the checkpoint declares it."""
+
+    method: str  # awq, gptq, fp8, compressed-tensors, modelopt, bitsandbytes, mxfp4, ...
+    bits: int | None = None  # weight bits (4 for AWQ/GPTQ int4, 8 for fp8)
+    group_size: int | None = None
+    kv_cache_dtype: str | None = None  # "fp8" when the checkpoint carries a KV scheme
+    ignored: tuple[str, ...] = ()  # module name patterns left unquantized (lm_head, ...)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    model_id: str
+    source: str  # where the config came from: a path, "hf-cache:<path>", "bundled:<id>"
+    architecture: str  # architectures[0]
+    model_type: str
+    num_layers: int  # decoder layers (num_hidden_layers), excluding MTP/draft layers
+    layers: tuple[LayerKV, ...]  # one per decoder layer
+    hidden_size: int
+    num_attention_heads: int
+    num_kv_heads: int  # total KV heads as vLLM counts them (MLA models: as declared)
+    head_dim: int  # K head dim (head_dim when present, else hidden // heads)
+    v_head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    tie_word_embeddings: bool
+    dtype: str  # checkpoint torch_dtype: bfloat16, float16, float32
+    max_len_vllm: int  # derived max model length as vLLM 0.33 derives it (engines.md 1.1)
+    max_len_sglang: int  # derived context length as SGLang derives it (engines.md 3.2)
+    max_len_key: str | None  # the config.json key the length came from (for related spans)
+    mla: MLADims | None = None
+    moe: MoE | None = None
+    quant: Quantization | None = None
+    num_mtp_layers: int = 0  # num_nextn_predict_layers (weights shipped, not in num_layers)
+    sliding_window: int | None = None
+    is_multimodal: bool = False
+    vision_params: int = 0  # parameters of a vision tower, counted in weights
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    @property
+    def is_mla(self) -> bool:
+        return self.mla is not None
+
+    def field_name(self, fact: str) -> str | None:
+        """The config.json key a fact came from (for a finding's related span), if known."""
+        names = {
+            "num_kv_heads": ("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num"),
+            "head_dim": ("head_dim",),
+            "num_layers": ("num_hidden_layers", "n_layer", "num_layers"),
+            "kv_lora_rank": ("kv_lora_rank",),
+            "max_len": (self.max_len_key,) if self.max_len_key else (),
+        }.get(fact, (fact,))
+        for name in names:
+            if name and name in self.raw:
+                return name
+        return None

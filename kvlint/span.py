@@ -1,0 +1,27 @@
+"""Source positions shared by every stage, so a finding can point at the exact value that caused it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A region of one file. Lines and columns are 1-based; end_col is exclusive (as in SARIF)."""
+
+    path: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Token:
+    """One shell/argv word after quote removal, with where its raw text sits (None for typed-in argv)."""
+
+    text: str
+    span: Span | None = None

@@ -1,0 +1,1 @@
+"""kvlint rule catalogue: one module per rule, discovered by kvlint.registry."""
