@@ -1,0 +1,29 @@
+"""Shared fixtures: the ../shared folder (skipped with a reason when absent) and an offline environment."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """../shared beside the clone (CI has it); tests that need it skip with a clear reason otherwise."""
+    if not (SHARED / "models").is_dir():
+        pytest.skip(f"../shared not found at {SHARED}: shared models, corpus and logs are needed for this test")
+    return SHARED
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch, tmp_path_factory):
+    """No test may reach the network; an empty HF cache unless a test builds its own."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+    if "HF_HUB_CACHE" not in os.environ:
+        monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path_factory.mktemp("empty-hf-cache")))
+    monkeypatch.setenv("NO_COLOR", "1")
