@@ -1,1 +1,39 @@
-"""launches"""
+"""Finding engine launches in deployment files: the public entry points for the check helper.
+
+`read_path` never raises for bad input: problems come back as KV001 findings or a skip reason,
+so one broken file never stops a run over a folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from kvlint.deployment import Deployment
+from kvlint.findings import Finding
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    path: str
+    deployments: list[Deployment] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    comments: dict[int, str] = field(default_factory=dict)  # line -> comment text (without '#')
+    skipped: str | None = None  # why the file was not read at all (not a deployment format)
+
+
+def read_path(path: str, text: str | None = None) -> ReadResult:
+    """Read one file (or `text` as if it were that file) and return every engine instance in it."""
+    from kvlint.launches.read import read_one
+
+    return read_one(path, text)
+
+
+def iter_files(paths: Iterable[str]) -> Iterator[tuple[str, str | None]]:
+    """Walk files and folders, yielding (path, None) to read or (path, reason) for skipped ones."""
+    from kvlint.launches.discover import iter_files as _iter
+
+    return _iter(paths)
+
+
+__all__ = ["ReadResult", "read_path", "iter_files"]

@@ -53,6 +53,7 @@ class MoE:
     first_dense_layers: int = 0  # DeepSeek first_k_dense_replace
     layer_freq: int = 1  # every n-th layer is MoE (Llama-4 interleave, Qwen decoder_sparse_step)
     dense_intermediate_size: int | None = None  # FFN width of the dense layers
+    moe_layer_ids: tuple[int, ...] = ()  # decoder layers that carry experts (the others are dense)
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ class ModelSpec:
     is_multimodal: bool = False
     vision_params: int = 0  # parameters of a vision tower, counted in weights
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    text_config_key: str | None = None  # "text_config" when the decoder's keys are nested (multimodal)
+    max_len_key_sglang: str | None = None  # the config.json key SGLang's context length came from
 
     @property
     def is_mla(self) -> bool:

@@ -1,1 +1,22 @@
-"""report"""
+"""Reporters: one set of findings rendered as text, json, sarif or github annotations.
+
+Each reporter is a pure function of the lint result, so the golden tests push the same findings
+through all four and any drift between formats shows up as a diff.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+FORMATS = {
+    "text": "kvlint.report.text",
+    "json": "kvlint.report.json_report",
+    "sarif": "kvlint.report.sarif",
+    "github": "kvlint.report.github",
+}
+
+
+def render(fmt: str, result, *, color: bool = False) -> str:
+    """The report for `fmt`; imported on demand so a text run never loads the SARIF code."""
+    module = importlib.import_module(FORMATS[fmt])
+    return module.render(result, color=color)

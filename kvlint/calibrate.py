@@ -1,0 +1,274 @@
+"""Calibration: replace the one estimated term (non-KV memory) with what a real startup measured.
+
+Everything in a KV budget is exact arithmetic except non-KV memory (activation peak, CUDA graphs,
+CUDA context, NCCL buffers). A startup log shows it indirectly: vLLM requests ceil(total x util) and
+gives the rest after weights and non-KV to the pool, so non-KV = requested - weights - pool. Stored in
+.kvlint.yaml per (model, GPU, TP, engine, engine version), later checks of that deployment use the
+measured figure and say "calibrated" instead of "estimated".
+
+The `calibration:` block is written textually (replace or append that block only) so the user's other
+keys, comments and layout survive; round-tripping through yaml.dump would drop every comment.
+
+Shape (a list; keys exactly these):
+
+    calibration:
+      - model: meta-llama/Llama-3.1-8B-Instruct
+        gpu: H100 SXM 80GB
+        tp: 2
+        engine: vllm
+        engine_version: 0.19.0
+        non_kv_gib: 3.21
+        source_log: logs/start.log
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Mapping
+
+from kvlint.errors import InputError, KvlintError
+from kvlint.logs.record import GIB, LogRecord
+
+KEYS = ("model", "gpu", "tp", "engine", "engine_version", "non_kv_gib", "source_log")
+CONFIG_NAMES = (".kvlint.yaml", ".kvlint.yml")
+_TOP_KEY = re.compile(r"^[^\s#-][^:]*:")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    model: str
+    gpu: str
+    tp: int
+    engine: str
+    engine_version: str
+    non_kv_gib: float
+    source_log: str = ""
+
+    def same_target(self, other: "Calibration") -> bool:
+        return _target(self) == _target(other)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """The measured non-KV bytes per rank and how they were obtained (for `verify` to print)."""
+
+    non_kv_bytes: int
+    formula: str
+
+
+def _norm(text: Any) -> str:
+    return re.sub(r"[\s_-]+", " ", str(text or "")).strip().lower()
+
+
+def _norm_version(text: Any) -> str:
+    return str(text or "").strip().lower().removeprefix("v")
+
+
+def _target(c: Calibration) -> tuple:
+    return (_norm(c.model), _norm(c.gpu), int(c.tp), _norm(c.engine), _norm_version(c.engine_version))
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def measure_non_kv(record: LogRecord, *, total_bytes: int | None = None, utilization: float | None = None,
+                   requested_bytes: int | None = None) -> Measurement:
+    """Non-KV bytes per rank from a log (raises KvlintError naming what the log lacks).
+
+    vLLM's requested memory comes from the log when printed, else ceil(total x util) from the log's
+    total and utilization, else `requested_bytes` (what compute_budget derived for this GPU and version).
+    """
+    if record.engine == "sglang":
+        return _measure_sglang(record, total_bytes)
+    return _measure_vllm(record, total_bytes, utilization, requested_bytes)
+
+
+def _measure_vllm(record: LogRecord, total_bytes: int | None, utilization: float | None,
+                  requested_bytes: int | None = None) -> Measurement:
+    if record.model_loading_gib is None or record.available_kv_gib is None:
+        raise KvlintError("the log does not show both 'Model loading took' and 'Available KV cache memory'; "
+                          "cannot measure non-KV memory")
+    if record.requested_memory_gib is not None:
+        requested = record.requested_memory_gib * GIB
+        how = f"requested {record.requested_memory_gib} GiB (logged)"
+    else:
+        util = record.gpu_memory_utilization or utilization
+        total = record.total_gpu_memory_gib * GIB if record.total_gpu_memory_gib else total_bytes
+        if (util is None or total is None) and requested_bytes:
+            requested, how = requested_bytes, f"requested {requested_bytes / GIB:.2f} GiB (predicted)"
+            return _vllm_result(record, requested, how)
+        if util is None or total is None:
+            raise KvlintError("the log shows neither the requested memory nor the GPU total and utilization; "
+                              "pass --gpu (and the command line) so the requested memory can be computed")
+        requested = math.ceil(total * util)
+        how = f"requested ceil({total / GIB:.2f} GiB x {util})"
+    return _vllm_result(record, requested, how)
+
+
+def _vllm_result(record: LogRecord, requested: float, how: str) -> Measurement:
+    non_kv = requested - record.model_loading_gib * GIB - record.available_kv_gib * GIB
+    formula = (f"{how} - model loading {record.model_loading_gib} GiB - "
+               f"available KV {record.available_kv_gib} GiB")
+    return Measurement(int(round(non_kv)), formula)
+
+
+def _measure_sglang(record: LogRecord, total_bytes: int | None) -> Measurement:
+    mfs = record.mem_fraction_static
+    kv_gb = _sglang_pool_gb(record)
+    if mfs is None or kv_gb is None or record.weights_mem_usage_gb is None:
+        raise KvlintError("the log does not show mem_fraction_static, 'Load weight end' and the KV pool size; "
+                          "cannot measure non-KV memory")
+    if total_bytes is None:
+        raise KvlintError("SGLang logs do not print the GPU total; pass --gpu or --gpu-memory")
+    non_kv = total_bytes * mfs - record.weights_mem_usage_gb * GIB - kv_gb * GIB
+    formula = (f"{total_bytes / GIB:.2f} GiB x mem_fraction_static {mfs} - weights {record.weights_mem_usage_gb}"
+               f" GB - KV pool {kv_gb} GB")
+    return Measurement(int(round(non_kv)), formula)
+
+
+def _sglang_pool_gb(record: LogRecord) -> float | None:
+    if record.k_size_gb is not None and record.v_size_gb is not None:
+        return record.k_size_gb + record.v_size_gb
+    return record.kv_size_gb
+
+
+# ---------------------------------------------------------------- reading
+
+
+def entries(config: Mapping[str, Any] | None) -> list[Calibration]:
+    """The well-formed calibration entries of a loaded configuration mapping (others are skipped)."""
+    raw = (config or {}).get("calibration") or []
+    out = []
+    for item in raw if isinstance(raw, list) else []:
+        try:
+            out.append(Calibration(
+                model=str(item["model"]), gpu=str(item["gpu"]), tp=int(item.get("tp", 1)),
+                engine=str(item["engine"]), engine_version=str(item.get("engine_version", "")),
+                non_kv_gib=float(item["non_kv_gib"]), source_log=str(item.get("source_log", ""))))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+    return out
+
+
+def lookup(config: Mapping[str, Any] | None, model: str | None, gpu: str | None, tp: int | None,
+           engine: str | None, version: str | None) -> int | None:
+    """Calibrated non-KV bytes per rank for this deployment, or None.
+
+    `gpu` may be any spelling the catalogue accepts; names compare case- and separator-insensitively.
+    With version None, the newest calibrated version for the rest of the key is used.
+    """
+    if not model or not gpu or not engine:
+        return None
+    want = (_norm(model), _norm(gpu), int(tp or 1), _norm(engine))
+    found = [c for c in entries(config) if _target(c)[:4] == want]
+    if version is not None:
+        found = [c for c in found if _norm_version(c.engine_version) == _norm_version(version)]
+    if not found:
+        return None
+    best = max(found, key=lambda c: _version_key(c.engine_version))
+    return int(round(best.non_kv_gib * GIB))
+
+
+def _version_key(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:4])
+
+
+# ---------------------------------------------------------------- writing
+
+
+def find_config_file(start: str) -> str | None:
+    """The nearest .kvlint.yaml from start up to the repository root (the folder with .git)."""
+    here = os.path.abspath(start)
+    while True:
+        for name in CONFIG_NAMES:
+            path = os.path.join(here, name)
+            if os.path.isfile(path):
+                return path
+        parent = os.path.dirname(here)
+        if os.path.exists(os.path.join(here, ".git")) or parent == here:
+            return None
+        here = parent
+
+
+def render_block(items: Iterable[Calibration]) -> str:
+    lines = ["calibration:"]
+    for c in items:
+        values = asdict(c)
+        first = True
+        for key in KEYS:
+            value = values[key]
+            if key == "source_log" and not value:
+                continue
+            text = _scalar(value)
+            lines.append(f"  {'- ' if first else '  '}{key}: {text}")
+            first = False
+    return "\n".join(lines) + "\n"
+
+
+def _scalar(value: Any) -> str:
+    """A YAML scalar that reads back as the same type (JSON strings are valid YAML)."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
+    text = str(value)
+    plain = re.fullmatch(r"[A-Za-z][\w./@+-]*(?: [\w./@+-]+)*", text)
+    return text if plain and text.lower() not in ("true", "false", "null", "yes", "no", "on", "off") else json.dumps(text)
+
+
+def splice(text: str, block: str) -> str:
+    """Replace the top-level `calibration:` block of a YAML text, or append it; keep everything else."""
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if re.match(r"^calibration\s*:", line)), None)
+    if start is None:
+        sep = "" if not text or text.endswith("\n") else "\n"
+        return text + sep + ("\n" if text.strip() else "") + block
+    end = start + 1
+    while end < len(lines) and not _TOP_KEY.match(lines[end]):
+        end += 1
+    while end > start + 1 and lines[end - 1].strip().startswith("#"):
+        end -= 1  # a comment just above the next key belongs to that key
+    tail = lines[end:]
+    blank = "\n" if tail and lines[end - 1].strip() == "" else ""
+    return "".join(lines[:start]) + block + blank + "".join(tail)
+
+
+def save(entry: Calibration, start_dir: str = ".") -> str:
+    """Add or replace `entry` in the nearest .kvlint.yaml (created in start_dir if none); returns its path."""
+    import yaml
+
+    path = find_config_file(start_dir) or os.path.join(os.path.abspath(start_dir), CONFIG_NAMES[0])
+    try:
+        text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        current = yaml.safe_load(text) if text.strip() else {}
+    except yaml.YAMLError:
+        raise KvlintError(f"{path}: not valid YAML; fix it before calibrating") from None
+    if current is not None and not isinstance(current, dict):
+        raise KvlintError(f"{path}: the configuration must be a mapping of keys")
+    kept = [c for c in entries(current) if not c.same_target(entry)]
+    new_text = splice(text, render_block(kept + [entry]))
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(new_text)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write: {exc.strerror}") from None
+    return path
+
+
+def load_file(path: str) -> dict[str, Any]:
+    """A configuration file as a plain mapping (for lookup); {} when absent or not a mapping."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except (OSError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,79 @@
+"""`kvlint plan MODEL --context N --concurrency N`: the smallest deployments that hold a target.
+
+Exit 0 when at least one option holds the target, 1 when none does (so a CI job can assert a fleet
+plan still works after a model or context change), 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+DEFAULT_GPUS = "H100,H200,B200,A100-80GB,L40S"
+
+
+@click.command("plan")
+@click.argument("model")
+@click.option("--context", type=int, required=True, help="Tokens per request (max_model_len / context_length).")
+@click.option("--concurrency", type=int, required=True, help="Full-length requests to hold at once.")
+@click.option("--engine", type=click.Choice(["vllm", "sglang"]), default="vllm", show_default=True)
+@click.option("--engine-version", help="Engine release to model (default: the newest documented).")
+@click.option("--gpus", default=DEFAULT_GPUS, show_default=True, help="Comma-separated GPU types to consider.")
+@click.option("--gpu-memory", help="Override every GPU's total, e.g. 81559MiB (the seed's H100).")
+@click.option("--non-kv-gib", type=float, help="Non-KV memory per GPU instead of the estimate.")
+@click.option("--max-gpus", type=int, default=16, show_default=True, help="Largest TP x PP to consider.")
+@click.option("--limit", type=int, default=12, show_default=True, help="Rows per table in text output.")
+@click.option("--online", is_flag=True, help="Fetch config.json from the Hugging Face Hub when not cached.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def command(model, context, concurrency, engine, engine_version, gpus, gpu_memory, non_kv_gib, max_gpus, limit,
+            online, fmt) -> int:
+    """Rank GPU type x TP x PP x KV dtype x weight precision options that hold the target."""
+    from kvlint.errors import KvlintError
+    from kvlint.gpus import lookup_gpu, parse_memory_size
+    from kvlint.models.resolve import resolve_model
+    from kvlint.plan import plan
+
+    if max_gpus < 1:
+        raise KvlintError("--max-gpus must be at least 1")
+    spec = resolve_model(model, online=online)
+    names = [g.strip() for g in gpus.split(",") if g.strip()]
+    if not names:
+        raise KvlintError("--gpus is empty")
+    catalogue = [(lookup_gpu(n).id, lookup_gpu(n)) for n in names]
+    result = plan(spec, context=context, concurrency=concurrency, gpus=list(dict(catalogue).items()), engine=engine,
+                  version=engine_version, gpu_memory_bytes=parse_memory_size(gpu_memory) if gpu_memory else None,
+                  non_kv_bytes=int(round(non_kv_gib * 2**30)) if non_kv_gib is not None else None,
+                  max_gpus=max_gpus)
+    click.echo(json.dumps(result.to_json(), indent=2) if fmt == "json" else render(result, limit))
+    return 0 if result.holding else 1
+
+
+def _row(o) -> tuple[str, ...]:
+    gib = 2**30
+    return (o.gpu, f"{o.tp}x{o.pp}", str(o.gpus), o.weights, o.kv_cache_dtype, f"{o.kv_pool_bytes / gib:.2f}",
+            f"{o.per_request_bytes / gib:.3f}", f"{o.max_concurrency:.2f}", f"{o.headroom:+.2f}")
+
+
+def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    return [fmt.format(*head), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in rows]
+
+
+def render(result, limit: int) -> str:
+    head = ("gpu", "tp x pp", "gpus", "weights", "kv dtype", "pool GiB/gpu", "GiB/request", "concurrency", "headroom")
+    out = [f"{result.model} on {result.engine}: {result.concurrency} concurrent requests of {result.context:,} tokens"]
+    holding = result.holding
+    if holding:
+        out += ["", f"{len(holding)} option(s) hold the target (fewest GPUs first):"]
+        out += _table(head, [_row(o) for o in holding[:limit]])
+    else:
+        out += ["", "no option within the limits holds the target"]
+    fewest = holding[0].gpus if holding else None
+    failing = [o for o in result.options if not o.holds and (fewest is None or o.gpus < fewest)]
+    if failing:
+        out += ["", "smaller options that fall short (first failing setting):"]
+        out += _table(("gpu", "tp x pp", "weights", "kv dtype", "why not"),
+                      [(o.gpu, f"{o.tp}x{o.pp}", o.weights, o.kv_cache_dtype, o.failure or "") for o in failing[:limit]])
+    return "\n".join(out)

@@ -1,0 +1,197 @@
+"""`kvlint verify LOG`: put a prediction next to what the engine actually logged at startup.
+
+The log is the source of truth for what it shows (model, logged args, GPU total); a command line after
+`--` or a manifest fills what it does not. --calibrate stores the measured non-KV term in .kvlint.yaml
+so later checks of this deployment are exact.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from typing import Any
+
+import click
+
+from kvlint.errors import InputError, KvlintError
+
+
+@click.command("verify")
+@click.argument("log")
+@click.argument("command_line", nargs=-1, type=click.UNPROCESSED)
+@click.option("--manifest", type=click.Path(dir_okay=False), help="Deployment file the log came from.")
+@click.option("--gpu", help="GPU the log ran on, e.g. H100 (when the log does not say).")
+@click.option("--gpu-memory", help="GPU memory total as the engine saw it, e.g. 79.19GiB or 81559MiB.")
+@click.option("--model", "model_ref", help="Model id or path when the log names a local folder.")
+@click.option("--engine-version", help="Engine version when the log does not print it.")
+@click.option("--non-kv-gib", type=float, help="Non-KV memory per rank instead of the estimate.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--report", type=click.Path(dir_okay=False, writable=True), help="Write the comparison as JSON.")
+@click.option("--calibrate", is_flag=True, help="Store the measured non-KV memory in .kvlint.yaml.")
+def command(log, command_line, manifest, gpu, gpu_memory, model_ref, engine_version, non_kv_gib, fmt, report,
+            calibrate) -> int:
+    """Compare a prediction with a real engine startup LOG (`-` reads stdin)."""
+    from kvlint.logs import parse_log
+    from kvlint.logs.compare import compare
+    from kvlint.logs.render import render_text
+
+    record = parse_log(_read(log))
+    if record.engine is None and not command_line and not manifest:
+        raise KvlintError(f"{log}: no vLLM or SGLang startup lines found")
+    target = _target(record, list(command_line), manifest, model_ref, gpu, engine_version)
+    spec, note = _spec(target["model"])
+    gpu_obj, total = _gpu(target["gpu"], gpu_memory, record, target["engine"])
+    non_kv, source = _non_kv(non_kv_gib, spec, gpu_obj, target)
+    result = compare(record, spec, target["settings"], gpu_obj, engine=target["engine"], version=target["version"],
+                     gpu_memory_bytes=total, non_kv_bytes=non_kv, non_kv_source=source)
+    if note:
+        result = _with_note(result, note)
+    payload = result.to_json()
+    if report:
+        _write(report, json.dumps(payload, indent=2) + "\n")
+    click.echo(json.dumps(payload, indent=2) if fmt == "json" else render_text(result, source=log))
+    if calibrate:
+        click.echo(_calibrate(result, spec, gpu_obj, target, log), err=fmt == "json")
+    return 0
+
+
+def _read(path: str) -> str:
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the log: {exc.strerror}") from None
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write the report: {exc.strerror}") from None
+
+
+def _target(record, command_line: list[str], manifest: str | None, model_ref, gpu, version) -> dict[str, Any]:
+    """engine, version, model, gpu name and settings: flags given > manifest > what the log printed."""
+    from kvlint.logs.compare import settings_from_log
+
+    engine = record.engine or "vllm"
+    settings: dict[str, Any] = {}
+    model, gpu_name = record.model, gpu or record.gpu_hint
+    if manifest:
+        dep = _deployment(manifest, record)
+        engine, model = dep.engine, dep.model or model
+        settings.update(dep.settings)
+        gpu_name = gpu or dep.gpu or gpu_name
+        version = version or dep.engine_version
+    if command_line:
+        engine, cli_model, cli_settings = _parse_command(command_line)
+        settings.update(cli_settings)
+        model = cli_model or model
+    logged = settings_from_log(record, engine) if record.engine in (None, engine) else {}
+    merged = {**logged, **settings}
+    return {"engine": engine, "version": version or record.engine_version, "model": model_ref or model,
+            "gpu": gpu_name, "settings": merged}
+
+
+def _parse_command(words: list[str]) -> tuple[str, str | None, dict[str, Any]]:
+    from kvlint.launches.argv import detect, parse
+    from kvlint.span import Token
+
+    if len(words) == 1:
+        words = shlex.split(words[0])
+    tokens = [Token(w) for w in words]
+    found = detect(tokens)
+    if not found:
+        raise KvlintError("the command after `--` is not a vllm serve / sglang launch command line")
+    engine, start = found
+    parsed = parse(engine, tokens[start:])
+    if parsed.errors:
+        raise KvlintError(f"the command line does not parse: {parsed.errors[0]}")
+    model = parsed.model.value if parsed.model is not None else None
+    return engine, model, dict(parsed.settings)
+
+
+def _deployment(path: str, record):
+    from kvlint.launches import read_path
+
+    result = read_path(path)
+    if not result.deployments:
+        why = result.skipped or (result.findings[0].message if result.findings else "no engine launch found")
+        raise KvlintError(f"{path}: {why}")
+    same = [d for d in result.deployments if record.model and d.model == record.model]
+    return (same or result.deployments)[0]
+
+
+def _spec(ref: str | None):
+    from kvlint.errors import UnknownModelError
+    from kvlint.models.resolve import resolve_model
+
+    if not ref:
+        return None, "the log does not name the model; pass --model"
+    try:
+        return resolve_model(ref), ""
+    except UnknownModelError as exc:
+        return None, f"model {ref!r} not resolvable offline ({exc}); pass --model with a known id"
+
+
+def _gpu(name: str | None, memory: str | None, record, engine: str):
+    """(Gpu or None, total bytes the engine saw): an explicit --gpu-memory beats the log's total."""
+    from kvlint.gpus import lookup_gpu, parse_memory_size
+
+    gpu_obj = lookup_gpu(name) if name else None
+    if memory:
+        return gpu_obj, parse_memory_size(memory)
+    if engine == "vllm" and record.total_gpu_memory_gib:
+        return gpu_obj, int(round(record.total_gpu_memory_gib * 2**30))
+    return gpu_obj, None
+
+
+def _non_kv(non_kv_gib, spec, gpu_obj, target) -> tuple[int | None, str | None]:
+    """--non-kv-gib ("user"), else a calibration from .kvlint.yaml ("calibrated"), else (None, None): estimate."""
+    if non_kv_gib is not None:
+        return int(round(non_kv_gib * 2**30)), "user"
+    if spec is None or gpu_obj is None:
+        return None, None
+    from kvlint.calibrate import find_config_file, load_file, lookup
+
+    path = find_config_file(".")
+    if not path:
+        return None, None
+    found = lookup(load_file(path), spec.model_id, gpu_obj.id, _tp(target), target["engine"], target["version"])
+    return found, ("calibrated" if found is not None else None)
+
+
+def _tp(target) -> int:
+    from kvlint.engines.common import int_setting
+
+    name = "tensor_parallel_size" if target["engine"] == "vllm" else "tp_size"
+    return int_setting(target["settings"], name, 1) or 1
+
+
+def _with_note(result, note: str):
+    from dataclasses import replace
+
+    return replace(result, notes=(note,) + result.notes)
+
+
+def _calibrate(result, spec, gpu_obj, target, log: str) -> str:
+    from kvlint.calibrate import Calibration, save
+
+    if result.measured is None:
+        raise KvlintError("cannot calibrate: " + next((n for n in result.notes if n.startswith("non-KV")),
+                                                      "the log does not show the memory lines needed"))
+    if spec is None:
+        raise KvlintError("cannot calibrate: the model is unknown; pass --model")
+    if gpu_obj is None:
+        raise KvlintError("cannot calibrate: name the GPU with --gpu (calibrations are per GPU type)")
+    version = (result.record.engine_version or result.version or "").removeprefix("v")
+    entry = Calibration(model=spec.model_id, gpu=gpu_obj.id, tp=_tp(target), engine=target["engine"],
+                        engine_version=version, non_kv_gib=round(result.measured.non_kv_bytes / 2**30, 3),
+                        source_log=log)
+    path = save(entry)
+    return (f"calibrated: non-KV {entry.non_kv_gib} GiB per rank for {entry.model} on {entry.gpu} TP={entry.tp} "
+            f"{entry.engine} {entry.engine_version} -> {path}")

@@ -1,0 +1,276 @@
+"""Repository configuration: `.kvlint.yaml` or `[tool.kvlint]` in pyproject.toml.
+
+Found by walking up from the checked file to the repository root (the directory holding .git), so
+a monorepo can keep one file at the top. Validated against kvlint/data/config.schema.json; errors
+name the file, the line and the key, because a typo in a CI config otherwise silently disables a rule.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from kvlint.errors import KvlintError
+from kvlint.findings import Severity
+
+NAMES = (".kvlint.yaml", ".kvlint.yml")
+
+
+class ConfigError(KvlintError):
+    """The configuration file is invalid (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    path: str | None = None
+    root: str = "."
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    fail_on: Severity | None = None
+    severities: dict[str, Severity] = field(default_factory=dict)
+    estimated_severities: dict[str, Severity] = field(default_factory=dict)
+    rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    gpu: str | None = None
+    gpu_memory: str | None = None
+    engine_versions: dict[str, str] = field(default_factory=dict)
+    models: dict[str, str] = field(default_factory=dict)
+    non_kv_gib: dict[str, float] = field(default_factory=dict)
+    per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    exclude: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def relpath(self, path: str) -> str:
+        try:
+            return os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+        except ValueError:
+            return path
+
+    def ignored_here(self, path: str) -> frozenset[str]:
+        rel = self.relpath(path)
+        out: set[str] = set()
+        for pattern, codes in self.per_path_ignores:
+            if _glob(rel, pattern):
+                out |= codes
+        return frozenset(out)
+
+    def excluded(self, path: str) -> bool:
+        rel = self.relpath(path)
+        return any(_glob(rel, p) for p in self.exclude)
+
+    def non_kv_for(self, model: str | None) -> float | None:
+        return self.non_kv_gib.get(model or "", self.non_kv_gib.get("default"))
+
+
+def _glob(rel: str, pattern: str) -> bool:
+    pattern = pattern.rstrip("/")
+    return (fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, pattern + "/*")
+            or rel.startswith(pattern + "/") or fnmatch.fnmatchcase(os.path.basename(rel), pattern))
+
+
+def find_config(start: str) -> str | None:
+    """The nearest .kvlint.yaml (or pyproject.toml with [tool.kvlint]) from start up to the repo root."""
+    here = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    while True:
+        for name in NAMES:
+            if os.path.isfile(os.path.join(here, name)):
+                return os.path.join(here, name)
+        pyproject = os.path.join(here, "pyproject.toml")
+        if os.path.isfile(pyproject) and _has_tool_section(pyproject):
+            return pyproject
+        parent = os.path.dirname(here)
+        if os.path.exists(os.path.join(here, ".git")) or parent == here:
+            return None
+        here = parent
+
+
+def _has_tool_section(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return re.search(r"^\[tool\.kvlint[\].]", fh.read(), re.MULTILINE) is not None
+    except OSError:
+        return False
+
+
+def load_config(path: str) -> Config:
+    """Read and validate one configuration file."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror}") from None
+    if os.path.basename(path) == "pyproject.toml":
+        data, locate, notes = _from_pyproject(path, text)
+    else:
+        data, locate = _from_yaml(path, text)
+        notes = ()
+    if data is None:
+        return Config(path=path, root=os.path.dirname(os.path.abspath(path)), notes=notes)
+    _validate(path, data, locate)
+    return _build(path, data, locate, notes)
+
+
+def _from_yaml(path: str, text: str):
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else path
+        raise ConfigError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    if data is None:
+        return {}, lambda keys: 1
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}:1: the configuration must be a mapping of keys")
+    return data, lambda keys: _yaml_line(node, keys)
+
+
+def _yaml_line(node: Any, keys: list) -> int:
+    line = node.start_mark.line + 1 if node is not None else 1
+    for key in keys:
+        if node is None or not hasattr(node, "value") or not isinstance(node.value, list):
+            break
+        nxt = None
+        if node.tag.endswith(":map"):
+            for k, v in node.value:
+                if k.value == str(key):
+                    line, nxt = k.start_mark.line + 1, v
+        elif isinstance(key, int) and key < len(node.value):
+            nxt = node.value[key]
+            line = nxt.start_mark.line + 1
+        node = nxt
+    return line
+
+
+def _from_pyproject(path: str, text: str):
+    if sys.version_info < (3, 11):
+        return None, None, (f"{path}: [tool.kvlint] skipped: reading TOML needs Python 3.11 (use .kvlint.yaml)",)
+    import tomllib
+
+    try:
+        data = tomllib.loads(text).get("tool", {}).get("kvlint", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return data, lambda keys: _toml_line(text, keys), ()
+
+
+def _toml_line(text: str, keys: list) -> int:
+    """Best effort: the line of the deepest key spelled out under [tool.kvlint]."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.strip().startswith("[tool.kvlint")), 0)
+    best = start + 1
+    for key in (k for k in keys if isinstance(k, str)):
+        pat = re.compile(rf'^\s*"?{re.escape(key)}"?\s*=|^\[tool\.kvlint\.{re.escape(key)}\]|[{{,]\s*"?{re.escape(key)}"?\s*=')
+        hit = next((i for i in range(best - 1, len(lines)) if pat.search(lines[i])), None)
+        if hit is not None:
+            best = hit + 1
+    return best
+
+
+def _schema() -> dict:
+    return json.loads(resources.files("kvlint.data").joinpath("config.schema.json").read_text(encoding="utf-8"))
+
+
+def _validate(path: str, data: dict, locate) -> None:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        err = errors[0]
+        keys = list(err.absolute_path)
+        if err.validator == "additionalProperties":
+            extra = re.findall(r"'([^']+)'", err.message)
+            keys, msg = keys + extra[:1], f"unknown key {extra[0]!r}" if extra else err.message
+        else:
+            msg = err.message
+        where = ".".join(map(str, keys)) or "(top level)"
+        raise ConfigError(f"{path}:{locate(keys)}: {where}: {msg}")
+
+
+def _build(path: str, data: dict, locate, notes) -> Config:
+    from kvlint.registry import expand_selector, get_rule
+
+    root = os.path.dirname(os.path.abspath(path))
+
+    def codes(key: str, values) -> tuple[str, ...]:
+        out = []
+        for i, v in enumerate(values):
+            try:
+                out.extend(sorted(expand_selector(v)))
+            except KvlintError as exc:
+                raise ConfigError(f"{path}:{locate([key, i])}: {key}: {exc}") from None
+        return tuple(out)
+
+    def by_rule(key: str, mapping: dict, convert) -> dict:
+        out = {}
+        for name, value in mapping.items():
+            try:
+                rule = get_rule(name)
+            except KvlintError as exc:
+                raise ConfigError(f"{path}:{locate([key, name])}: {key}: {exc}") from None
+            out[rule.code] = convert(rule, value, [key, name])
+        return out
+
+    def options(rule, value: dict, keys) -> dict:
+        known = rule.option_defaults()
+        for opt, v in value.items():
+            if opt not in known:
+                have = ", ".join(known) or "none"
+                raise ConfigError(f"{path}:{locate(keys + [opt])}: rules.{keys[1]}: unknown option {opt!r} "
+                                  f"for {rule.code} (options: {have})")
+            if isinstance(known[opt], (int, float)) and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise ConfigError(f"{path}:{locate(keys + [opt])}: rules.{keys[1]}.{opt}: expected a number")
+        return dict(value)
+
+    ev = data.get("engine-version")
+    nk = data.get("non-kv-gib")
+    return Config(
+        path=path, root=root,
+        select=codes("select", data["select"]) if "select" in data else None,
+        ignore=codes("ignore", data.get("ignore", [])),
+        fail_on=Severity.parse(data["fail-on"]) if "fail-on" in data else None,
+        severities=by_rule("severity", data.get("severity", {}), lambda r, v, k: Severity.parse(v)),
+        estimated_severities=by_rule("estimated-severity", data.get("estimated-severity", {}),
+                                     lambda r, v, k: Severity.parse(v)),
+        rule_options=by_rule("rules", data.get("rules", {}), options),
+        gpu=data.get("gpu"), gpu_memory=data.get("gpu-memory"),
+        engine_versions={"vllm": ev, "sglang": ev} if isinstance(ev, str) else dict(ev or {}),
+        models={k: os.path.normpath(os.path.join(root, v)) for k, v in data.get("models", {}).items()},
+        non_kv_gib={"default": float(nk)} if isinstance(nk, (int, float)) else {k: float(v) for k, v in (nk or {}).items()},
+        per_path_ignores=tuple((g, frozenset(codes("per-path-ignores", v))) for g, v in
+                               data.get("per-path-ignores", {}).items()),
+        exclude=tuple(data.get("exclude", [])), notes=tuple(notes))
+
+
+class ConfigCache:
+    """One Config per configuration file, looked up per checked file (memoised by directory)."""
+
+    def __init__(self, explicit: str | None = None):
+        self.explicit = load_config(explicit) if explicit else None
+        self._by_dir: dict[str, Config] = {}
+        self._by_path: dict[str, Config] = {}
+
+    def for_file(self, path: str) -> Config:
+        if self.explicit is not None:
+            return self.explicit
+        directory = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
+        if directory not in self._by_dir:
+            found = find_config(directory)
+            if found is None:
+                self._by_dir[directory] = Config(root=os.getcwd())
+            else:
+                if found not in self._by_path:
+                    self._by_path[found] = load_config(found)
+                self._by_dir[directory] = self._by_path[found]
+        return self._by_dir[directory]
+
+    def loaded(self) -> list[Config]:
+        return ([self.explicit] if self.explicit else []) + list(self._by_path.values())

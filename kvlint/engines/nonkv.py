@@ -1,0 +1,93 @@
+"""Estimate of the memory an engine spends outside weights and KV: the one term no config states.
+
+vLLM measures it at startup with a profiling forward pass; a static tool can only model it. The model
+is deliberately small, each term a mechanism (engines.md 1.5) with one coefficient fitted on the real
+start-ups in shared/logs/cases.json (vLLM 0.19, H100: non-KV = total*util - weights - logged pool):
+
+- activation peak: the profile run pushes max_num_batched_tokens tokens through one layer at a time;
+  the live working set scales with tokens x hidden size (22 B per token per hidden unit fits 0.3 GiB
+  at 2k tokens to 0.9 GiB at 8k tokens);
+- sampler: the dummy sampler holds fp32 logits for max_num_seqs rows plus sorted / softmaxed copies
+  (13 B per row per vocab entry, about three fp32 copies): this is why Gemma's 256k vocabulary costs
+  ~3 GiB more than Granite's 49k at 1024 sequences;
+- collectives: tensor/pipeline parallel ranks hold NCCL and custom all-reduce buffers (~1.6 GiB);
+- CUDA graphs (vLLM >= 0.20 subtracts its estimate; not with --enforce-eager): ~22 MiB per layer at
+  the 51 default capture sizes, scaled by the capture-size count, plus 0.5 GiB with collectives.
+
+The median absolute error on the fitting cases is printed by bench/pool_error.py. Every number this
+module returns is marked estimated; `non_kv_bytes=` (CLI --non-kv-gib) replaces it, and calibration
+from a real log feeds the same parameter.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from kvlint.models.spec import MAMBA, NONE, ModelSpec
+
+
+@lru_cache(maxsize=1)
+def coefficients() -> dict[str, Any]:
+    text = resources.files("kvlint.data").joinpath("nonkv.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@dataclass(frozen=True)
+class NonKV:
+    total: int
+    parts: tuple[tuple[str, int, str], ...]  # (term, bytes, how)
+
+
+def capture_sizes(max_num_seqs: int, max_num_batched_tokens: int, *, spec_tokens: int = 0,
+                  blackwell: bool = False) -> list[int]:
+    """vLLM's default CUDA-graph capture sizes (engines.md 1.1)."""
+    cap = min(max_num_seqs * (1 + spec_tokens) * 2, 1024 if blackwell else 512)
+    cap = min(cap, max_num_batched_tokens)
+    sizes = {s for s in (1, 2, 4) if s <= cap}
+    if cap >= 8:
+        sizes.update(range(8, min(cap, 248) + 1, 8))
+    if cap >= 256:
+        sizes.update(range(256, cap + 1, 16))
+    sizes.update(s for s in (max_num_batched_tokens, max_num_seqs) if s <= cap)
+    return sorted(sizes)
+
+
+def kv_layers(model: ModelSpec) -> int:
+    return sum(1 for layer in model.layers if layer.kind not in (NONE, MAMBA)) or model.num_layers
+
+
+def vllm_non_kv(model: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: int, tp: int, pp: int,
+                layers_on_rank: int, cudagraphs: bool, blackwell: bool = False) -> NonKV:
+    c = coefficients()["vllm"]
+    act = max_num_batched_tokens * model.hidden_size * c["activation_bytes_per_token_per_hidden"]
+    sampler = max_num_seqs * model.vocab_size * c["sampler_bytes_per_seq_per_vocab"]
+    multi = tp * pp > 1
+    parts = [
+        ("activation peak", act, f"{max_num_batched_tokens} tokens x hidden {model.hidden_size} x "
+                                 f"{c['activation_bytes_per_token_per_hidden']} B"),
+        ("sampler", sampler, f"{max_num_seqs} seqs x vocab {model.vocab_size} x "
+                             f"{c['sampler_bytes_per_seq_per_vocab']} B"),
+    ]
+    if multi:
+        parts.append(("collectives", c["collective_bytes_multi_gpu"], "NCCL / all-reduce buffers (tp*pp > 1)"))
+    if cudagraphs:
+        n = len(capture_sizes(max_num_seqs, max_num_batched_tokens, blackwell=blackwell))
+        graphs = layers_on_rank * c["cudagraph_bytes_per_layer"] * n // c["cudagraph_reference_sizes"]
+        graphs += c["cudagraph_bytes_multi_gpu"] if multi else 0
+        parts.append(("CUDA graphs", graphs, f"{layers_on_rank} layers x {n} capture sizes"))
+    return NonKV(sum(p[1] for p in parts), tuple(parts))
+
+
+def sglang_context(tp: int, pp: int) -> int:
+    """Memory gone before SGLang's pre-load measurement: CUDA context, plus NCCL when multi-GPU."""
+    c = coefficients()["sglang"]
+    return c["context_bytes"] + (c["context_bytes_multi_gpu"] if tp * pp > 1 else 0)
+
+
+def sglang_pre_pool() -> int:
+    """Allocations between weight loading and pool sizing (buffers); small at default settings."""
+    return coefficients()["sglang"]["pre_pool_bytes"]

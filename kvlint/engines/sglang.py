@@ -1,0 +1,231 @@
+"""SGLang's KV pool sizing: mem_fraction_static, the rest memory, the cell size, max_total_num_tokens.
+
+SGLang sizes the pool a priori (engines.md 3): it reserves (1 - mem_fraction_static) of the memory free
+before weights load for activations and CUDA graphs, and gives the pool what is left after weights:
+
+    pre_load   = total - CUDA context (- NCCL when multi-GPU)        [estimated]
+    after_load = pre_load - weights - allocations before the pool    [weights from the models helper]
+    rest       = after_load - pre_load * (1 - mem_fraction_static)
+    tokens     = (rest // cell_size) // page_size * page_size
+
+so the pool is about mem_fraction_static * pre_load - weights. mem_fraction_static itself is computable
+on paper from the GPU's nvidia-smi size and the flags (3.1), which kvlint does exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from kvlint.budget import Budget, Parallel
+from kvlint.engines import nonkv
+from kvlint.engines.common import (GIB, Steps, float_setting, gib, gpu_facts, int_setting, model_weights,
+                                   resolve_model_dtype, setting)
+from kvlint.engines.versions import SglangVersion, sglang_version
+from kvlint.engines.vllm_planning import layers_of_stage
+from kvlint.errors import KvlintError
+from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, ModelSpec
+
+HYBRID_SWA_ARCHS = ("GptOss", "Llama4", "Gemma4", "EmbeddingGemma2", "MiMoV2", "Step3p5", "DeepseekV4")
+_KV_BYTES = {"fp8_e4m3": 1.0, "fp8_e5m2": 1.0, "mxfp8": 1.0, "bf16": 2.0, "bfloat16": 2.0, "nvfp4": 0.5,
+             "fp4_mx_block16": 0.5}
+
+
+def band(gpu_mib: int | None, tp: int, ver: SglangVersion) -> tuple[int, int]:
+    """(chunked_prefill_size, decode CUDA-graph max_bs) defaults for this GPU size."""
+    if gpu_mib is None:
+        cps, small, _ = ver.unknown_band
+        return cps, small
+    for upper, cps, small, large in ver.bands:
+        if upper is None or gpu_mib < upper:
+            return cps, small if tp < 4 else large
+    raise AssertionError("bands end with an open upper bound")
+
+
+def prefill_graph_sizes(max_bs: int) -> int:
+    """Count of breakable prefill CUDA-graph sizes up to max_bs (58 for 8192)."""
+    steps = [(4, 32, 4), (48, 256, 16), (288, 512, 32), (576, 1024, 64), (1280, 4096, 256), (4608, max_bs, 512)]
+    return len({s for lo, hi, st in steps for s in range(lo, min(hi, max_bs) + 1, st)})
+
+
+def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | None, ver: SglangVersion,
+                 steps: Steps) -> tuple[float, int, int]:
+    """(mem_fraction_static, chunked_prefill_size, decode max_bs); the reserved-memory formula when unset."""
+    tp, pp = int_setting(settings, "tp_size", 1), int_setting(settings, "pp_size", 1)
+    cps, max_bs = band(gpu_mib, tp, ver)
+    cps = int_setting(settings, "chunked_prefill_size", cps)
+    max_bs = int_setting(settings, "cuda_graph_max_bs_decode", int_setting(settings, "cuda_graph_max_bs", max_bs))
+    mrr = int_setting(settings, "max_running_requests")
+    if mrr is not None and setting(settings, "cuda_graph_max_bs_decode") is None:
+        max_bs = min(max_bs, mrr)
+    user = float_setting(settings, "mem_fraction_static")
+    if user is not None:
+        return user, cps, max_bs
+    if gpu_mib is None:
+        return ver.fallback_mem_fraction, cps, max_bs
+    graphs = not setting(settings, "disable_cuda_graph", False)
+    activation = max(cps, 2048) if cps > 0 else max(int_setting(settings, "max_prefill_tokens", 16384), 2048)
+    reserved = 512 + 1.5 * activation + tp * pp / 8 * 1024
+    graph = 2 * max_bs if graphs else 0
+    attn_dp = int_setting(settings, "attn_dp_size", 1)
+    if attn_dp > 1 and graphs:
+        graph += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
+    if ver.prefill_graph_reserve and graphs and pp == 1 and int_setting(settings, "dcp_size", 1) == 1:
+        graph += 1536 if model.is_mla else 8 * prefill_graph_sizes(min(8192, cps) if model.is_mla else cps)
+    reserved += graph
+    if gpu_mib > 60 * 1024:
+        reserved = max(reserved, 10240)
+    mfs = round((gpu_mib - reserved) / gpu_mib, 3)
+    steps.add("reserved (MB)", f"512 + 1.5 x {activation} + tp*pp/8 x 1024 + graphs {graph:g}; floor 10240 above "
+              "60 GB", reserved, "MiB")
+    steps.add("mem_fraction_static", f"round(({gpu_mib} - {reserved:g}) / {gpu_mib}, 3)", mfs)
+    return mfs, cps, max_bs
+
+
+def kv_dtype_bytes(flag: str | None, model: ModelSpec, dtype: str) -> tuple[str, float]:
+    value = (flag or "auto").lower()
+    if value == "auto":
+        scheme = model.quant.kv_cache_dtype if model.quant else None
+        if scheme and "fp8" in scheme.lower():
+            return "fp8_e4m3", 1.0
+        return dtype, 4.0 if dtype == "float32" else 2.0
+    if value not in _KV_BYTES:
+        raise KvlintError(f"--kv-cache-dtype {flag!r} is not one of auto, {', '.join(_KV_BYTES)}")
+    return value, _KV_BYTES[value]
+
+
+def per_token(model: ModelSpec, layer, attn_tp: int, dcp: int, size: float, kv_name: str) -> float:
+    """Bytes one token costs in one layer on one rank (MLA: the latent, not divided by TP)."""
+    if layer.kind == MLA:
+        if model.mla and model.mla.index_topk and kv_name.startswith("fp8"):
+            rank, rope = model.mla.kv_lora_rank, model.mla.qk_rope_head_dim
+            return rank + rank // 128 * 4 + rope * 2
+        return layer.head_dim_k * size
+    heads = max(1, layer.num_kv_heads // max(attn_tp // dcp, 1))
+    return heads * (layer.head_dim_k + layer.head_dim_v) * size
+
+
+def is_hybrid_swa(model: ModelSpec, settings: Mapping[str, Any]) -> bool:
+    if setting(settings, "disable_hybrid_swa_memory", False):
+        return False
+    kinds = {layer.kind for layer in model.layers}
+    return model.architecture.startswith(HYBRID_SWA_ARCHS) and bool(kinds & {SLIDING, CHUNKED})
+
+
+def page_align(n: int, page: int) -> int:
+    return n // page * page
+
+
+def pool_tokens(model, settings, layers, attn_tp, dcp, size, kv_name, available, page, steps) -> tuple[int, int]:
+    """(max_total_num_tokens, cell bytes) for the default or hybrid-SWA configurator."""
+    attn = [model.layers[i] for i in layers if model.layers[i].kind in (FULL, SLIDING, CHUNKED, MLA)]
+    if not attn:
+        return 0, 0
+    if is_hybrid_swa(model, settings):
+        ratio = float_setting(settings, "swa_full_tokens_ratio", 0.8)
+        full = sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind in (FULL, MLA))
+        swa = sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind not in (FULL, MLA))
+        cell = full + ratio * swa
+        tokens = page_align(int(available // cell), page)
+        steps.add("SWA pool", f"swa tokens = page_align(full tokens x {ratio})", page_align(int(tokens * ratio), page),
+                  "tokens")
+        return tokens, math.ceil(cell)
+    cell = math.ceil(sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn))
+    return page_align(available // cell, page), cell
+
+
+def tokens_for_pool(model: ModelSpec, available_bytes: int, settings: Mapping[str, Any] | None = None) -> tuple[int, int]:
+    """(max_total_num_tokens, cell size) SGLang would derive from a given pool (no memory model involved)."""
+    settings = settings or {}
+    tp, attn_dp = int_setting(settings, "tp_size", 1), int_setting(settings, "attn_dp_size", 1)
+    dtype = resolve_model_dtype(setting(settings, "dtype"), model, None)
+    kv_name, size = kv_dtype_bytes(setting(settings, "kv_cache_dtype"), model, dtype)
+    return pool_tokens(model, settings, range(model.num_layers), tp // attn_dp, int_setting(settings, "dcp_size", 1),
+                       size, kv_name, int(available_bytes), int_setting(settings, "page_size", 1), Steps())
+
+
+def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
+                  non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
+                  weights_bytes: int | None = None) -> Budget:
+    steps = Steps()
+    resolved = sglang_version(version)
+    ver = resolved.record
+    steps.note(resolved.note)
+    facts = gpu_facts("sglang", gpu, gpu_memory_bytes)
+    if facts.defaulted:
+        steps.note(f"no GPU given: assuming {facts.name}")
+    tp, pp = int_setting(settings, "tp_size", 1), int_setting(settings, "pp_size", 1)
+    dp, dcp = int_setting(settings, "dp_size", 1), int_setting(settings, "dcp_size", 1)
+    attn_dp = int_setting(settings, "attn_dp_size", 1)
+    if min(tp, pp, dp, dcp, attn_dp) < 1:
+        raise KvlintError("parallel sizes (tp_size, pp_size, dp_size, dcp_size, attn_dp_size) must be >= 1")
+    mfs, cps, max_bs = mem_fraction(settings, model, facts.memory_mib, ver, steps)
+    dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
+    kv_name, size = kv_dtype_bytes(setting(settings, "kv_cache_dtype"), model, dtype)
+    page = int_setting(settings, "page_size", 64 if facts.compute_capability and
+                       facts.compute_capability[0] == 10 else 1)
+    context = int_setting(settings, "context_length", model.max_len_sglang)
+
+    pre_load = facts.total_bytes - nonkv.sglang_context(tp, pp)
+    other = nonkv.sglang_pre_pool() if non_kv_bytes is None else int(non_kv_bytes)
+    ranks = []
+    for rank in range(pp):
+        weights = weights_bytes if weights_bytes is not None else model_weights(
+            model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=1, dtype=dtype,
+            quantization=setting(settings, "quantization"))
+        rest = int(pre_load - weights - other - pre_load * (1 - mfs))
+        tokens, cell = pool_tokens(model, settings, layers_of_stage(model.num_layers, pp, rank), tp // attn_dp,
+                                   dcp, size, kv_name, max(rest, 0), page, steps)
+        ranks.append((tokens, cell, int(weights), rest))
+    tokens, cell, weights, rest = min(ranks)
+    cap = int_setting(settings, "max_total_tokens")
+    if cap is not None and cap < tokens:
+        tokens = page_align(cap, page)
+        steps.add("max_total_tokens cap", "--max-total-tokens, page aligned", tokens, "tokens")
+
+    estimated = max(2048, min(4096, int(tokens / max(context, 1) * 512)))
+    user_mrr = int_setting(settings, "max_running_requests")
+    mrr = min(max(1, user_mrr // attn_dp) if user_mrr else estimated, tokens // 2)
+    kv = _kv_sizes(model, tokens, page, tp // attn_dp, dcp, size, kv_name)
+    _log(steps, facts, pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr, non_kv_bytes)
+    return Budget(
+        engine="sglang", engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
+        gpu_memory_bytes=facts.total_bytes, parallel=Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp),
+        kv_bytes_per_token=cell, weights_bytes=weights, non_kv_bytes=facts.total_bytes - pre_load + other,
+        non_kv_source="user" if non_kv_bytes is not None else "estimated", kv_pool_bytes=max(rest, 0),
+        kv_pool_estimated=non_kv_bytes is None, max_model_len=context, kv_tokens=tokens,
+        max_concurrency=tokens / context if context else 0.0, fits_one_request=tokens >= context,
+        estimated_max_model_len=min(tokens, max(context, model.max_len_sglang)),
+        requested_bytes=int(pre_load * mfs), kv_cache_dtype=kv_name, weights_dtype=dtype,
+        mem_fraction_static=mfs, max_num_seqs=mrr, max_num_batched_tokens=cps, steps=tuple(steps.items),
+        notes=tuple(steps.notes),
+        extra={"page_size": page, "k_size_gb": kv[0], "v_size_gb": kv[1], "cuda_graph_max_bs": max_bs,
+               "reserve_bytes": int(pre_load * (1 - mfs))},
+    )
+
+
+def _kv_sizes(model, tokens, page, attn_tp, dcp, size, kv_name) -> tuple[float, float]:
+    """The K and V sizes SGLang logs: every layer buffer holds tokens + one padding page (MLA: one KV buffer)."""
+    rows = tokens + page
+    k = v = 0.0
+    for layer in model.layers:
+        if layer.kind == MLA:
+            k += rows * per_token(model, layer, attn_tp, dcp, size, kv_name)
+        elif layer.kind in (FULL, SLIDING, CHUNKED):
+            heads = max(1, layer.num_kv_heads // max(attn_tp // dcp, 1))
+            k += rows * heads * layer.head_dim_k * size
+            v += rows * heads * layer.head_dim_v * size
+    return k / GIB, v / GIB
+
+
+def _log(steps, facts, pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr, user) -> None:
+    steps.add("total GPU memory", f"{facts.name}: nvidia-smi {facts.memory_mib} MiB", facts.total_bytes, "B")
+    steps.add("pre-load free", "total - CUDA context (+ NCCL)", pre_load, "B", estimated=True)
+    steps.add("weights per rank", "weights model", weights, "B")
+    steps.add("pre-pool allocations", "buffers allocated before the pool is sized", other, "B", estimated=user is None)
+    steps.add("reserve", f"pre-load x (1 - {mfs}) for activations and CUDA graphs", int(pre_load * (1 - mfs)), "B")
+    steps.add("KV pool", f"pre-load - weights - pre-pool - reserve = {gib(rest)}", rest, "B", estimated=True)
+    steps.add("cell size", "per-rank bytes per token over all layers", cell, "B")
+    steps.add("max_total_num_tokens", f"(pool // cell) // page {page} x page", tokens, "tokens")
+    steps.add("context_len", "flag, else derived from config.json", context, "tokens")
+    steps.add("max_running_requests", "min(clamp(tokens/context x 512, 2048, 4096), tokens // 2)", mrr)

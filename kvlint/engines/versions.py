@@ -1,0 +1,98 @@
+"""Per-release behaviour of each engine's memory model (engines.md section 8).
+
+The arithmetic changes between releases (default utilization, how the token count is logged, whether
+the null block is reserved in checks...), so the constants live in kvlint/data/engine_versions.json and
+a user pins a release with `version=`. A release kvlint has not read maps to the closest documented one
+at or below it (behaviour persists until the next documented change), with a note saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from kvlint.errors import KvlintError
+
+
+@dataclass(frozen=True)
+class VllmVersion:
+    version: str
+    gpu_memory_utilization: float
+    requested: str  # "float" (0.11: total*util) | "ceil"
+    cudagraph_estimate: bool  # CUDA-graph memory estimate subtracted from the pool
+    tokens_formula: str  # "blocks" (<=0.20: num_blocks // groups * block) | "concurrency" (0.21+)
+    null_block_check: bool  # checks and auto-fit use avail - one block (0.33)
+    large_gpu_tier: bool  # >= 160 GiB batch-default tier (0.30+)
+    sliding_reservation: str  # "mnbt" (sw-1+mnbt) | "in_flight" (sw-1+extra+in-flight tokens)
+    chunked_disables_hma: bool  # Llama-4 chunked local attention turns the hybrid manager off (read in 0.33;
+    # the 0.19 Llama-4-Scout log in shared/logs only matches with it on)
+
+
+@dataclass(frozen=True)
+class SglangVersion:
+    version: str
+    bands: tuple[tuple[int | None, int, int, int], ...]  # (MiB upper bound, cps, max_bs tp<4, tp>=4)
+    unknown_band: tuple[int, int, int]
+    prefill_graph_reserve: bool  # 0.5.23: breakable prefill graphs reserve 8 MB per captured size
+    fallback_mem_fraction: float
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A version record plus the note explaining any mapping (empty when exact)."""
+
+    record: Any
+    note: str = ""
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Any]:
+    text = resources.files("kvlint.data").joinpath("engine_versions.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _key(version: str) -> tuple[int, ...]:
+    """'v0.10.1.1+cu128' -> (0, 10, 1, 1); raises KvlintError on text without a number."""
+    m = re.match(r"v?(\d+(?:\.\d+)*)", version.strip())
+    if not m:
+        raise KvlintError(f"engine version {version!r} is not a version number (expected e.g. 0.33.0)")
+    return tuple(int(p) for p in m.group(1).split("."))
+
+
+def documented(engine: str) -> list[str]:
+    return sorted(_table()[engine]["versions"], key=_key)
+
+
+def _pick(engine: str, version: str | None) -> tuple[str, str]:
+    table = _table()[engine]
+    if version is None:
+        return table["default"], ""
+    known = documented(engine)
+    want = _padded(_key(version))
+    below = [v for v in known if _padded(_key(v)) <= want]
+    chosen = below[-1] if below else known[0]
+    if _padded(_key(chosen)) == want:
+        return chosen, ""
+    return chosen, f"{engine} {version} is not a documented release; modelled as {chosen}"
+
+
+def _padded(key: tuple[int, ...]) -> tuple[int, ...]:
+    return (key + (0, 0, 0))[:3] + key[3:]
+
+
+def vllm_version(version: str | None = None) -> Resolved:
+    name, note = _pick("vllm", version)
+    data = _table()["vllm"]["versions"][name]
+    return Resolved(VllmVersion(version=name, **data), note)
+
+
+def sglang_version(version: str | None = None) -> Resolved:
+    name, note = _pick("sglang", version)
+    data = dict(_table()["sglang"]["versions"][name])
+    data["bands"] = tuple(tuple(b) for b in data["bands"])
+    data["unknown_band"] = tuple(data["unknown_band"])
+    return Resolved(SglangVersion(version=name, **data), note)

@@ -1,0 +1,182 @@
+"""The GPU catalogue: one card, the two totals the engines read, and every name manifests use for it.
+
+SGLang sizes from nvidia-smi's MiB and vLLM from cudaMemGetInfo's bytes; they differ by a few hundred
+MiB, which moves a pool by thousands of tokens. So each card keeps both, says where each came from,
+and marks the torch total estimated when it is derived rather than measured.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from kvlint.engines.units import parse_memory_size
+from kvlint.errors import UnknownGpuError
+
+__all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_gpu", "lookup_instance_type", "parse_memory_size"]
+
+MIB = 2**20
+_PREFIXES = ("nvidiageforce", "nvidia", "tesla", "geforce", "amdinstinct", "amd", "instinct")
+_MIG = re.compile(r"(?:^|[-_ /.])mig[-_ ]?(\d)g[._-]?(\d+)gb$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Gpu:
+    id: str
+    name: str
+    vendor: str
+    memory_mib: int  # nvidia-smi memory.total (what SGLang reads)
+    torch_total_bytes: int  # cudaMemGetInfo total (what vLLM reads); estimated when torch_total_estimated
+    compute_capability: str | None
+    source: str
+    marketing_gb: int = 0
+    arch: str = ""
+    torch_total_estimated: bool = False
+    torch_total_source: str = ""
+    aliases: tuple[str, ...] = ()
+    mig_profile: str | None = None  # "4g.71gb" for a MIG slice; memory then comes from the profile
+
+    def total_bytes(self, engine: str) -> int:
+        """The total the engine's own sizing starts from: torch bytes for vLLM, nvidia-smi MiB for SGLang."""
+        if engine == "vllm":
+            return self.torch_total_bytes
+        if engine == "sglang":
+            return self.memory_mib * MIB
+        raise UnknownGpuError(f"unknown engine {engine!r}: expected 'vllm' or 'sglang'")
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _short(key: str) -> str:
+    for prefix in _PREFIXES:
+        if key.startswith(prefix) and len(key) > len(prefix):
+            return key[len(prefix):]
+    return key
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict:
+    text = resources.files("kvlint.data").joinpath("gpus.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _record(entry: dict, reservation: dict) -> Gpu:
+    measured = entry.get("torch_total_bytes")
+    if measured is None:
+        reserve = reservation.get(entry["arch"], reservation["default"])
+        torch_total = (entry["memory_mib"] - reserve) * MIB
+        how = f"estimated: nvidia-smi {entry['memory_mib']} MiB minus {reserve} MiB fitted reservation ({entry['arch']})"
+    else:
+        torch_total, how = measured, entry["torch_total_source"]
+    return Gpu(
+        id=entry["id"], name=entry["name"], vendor=entry["vendor"], memory_mib=entry["memory_mib"],
+        torch_total_bytes=torch_total, compute_capability=entry["compute_capability"],
+        source=entry["memory_source"], marketing_gb=entry["marketing_gb"], arch=entry["arch"],
+        torch_total_estimated=measured is None, torch_total_source=how, aliases=tuple(entry["aliases"]),
+    )
+
+
+@lru_cache(maxsize=1)
+def _catalogue() -> tuple[dict[str, Gpu], dict[str, Gpu]]:
+    """(id -> Gpu, normalised name -> Gpu); the short index drops vendor words like "NVIDIA"."""
+    data = _data()
+    by_id: dict[str, Gpu] = {}
+    index: dict[str, Gpu] = {}
+    for entry in data["gpus"]:
+        gpu = _record(entry, data["torch_reservation_mib"])
+        by_id[gpu.id] = gpu
+        for name in (gpu.id, gpu.name, *gpu.aliases):
+            index.setdefault(_key(name), gpu)
+            index.setdefault(_short(_key(name)), gpu)
+    return by_id, index
+
+
+def all_gpus() -> list[Gpu]:
+    return list(_catalogue()[0].values())
+
+
+def accelerator_kind(name: str) -> str | None:
+    """"tpu", "gaudi", "neuron" or "cpu" when the name is a known non-GPU accelerator, else None."""
+    key = _key(name)
+    for kind, names in _data()["non_gpu"].items():
+        if any(key.startswith(_key(n)) or _key(n) in key for n in names if len(_key(n)) > 3 or key == _key(n)):
+            return kind
+    return None
+
+
+def lookup_gpu(name: str) -> Gpu:
+    """A card from any spelling: id, marketing name, node label, GKE/KubeAI value, MIG profile.
+
+    Case, spaces, dashes, underscores and a leading vendor word are ignored. Raises UnknownGpuError
+    naming up to three close catalogue names, or saying the name is a TPU / other non-GPU device.
+    """
+    text = str(name).strip()
+    for prefix in ("nvidia.com/gpu.product=", "nvidia.com/", "amd.com/"):
+        if text.lower().startswith(prefix) and text.lower() not in ("nvidia.com/gpu", "amd.com/gpu"):
+            text = text[len(prefix):]
+    if _MIG.search(text):
+        return _mig(text)
+    found = _find(text)
+    if found is not None:
+        return found
+    raise _unknown(name)
+
+
+def _find(text: str) -> Gpu | None:
+    index = _catalogue()[1]
+    key = _key(text)
+    return index.get(key) or index.get(_short(key))
+
+
+def _unknown(name: str) -> UnknownGpuError:
+    kind = accelerator_kind(str(name))
+    if kind is not None:
+        return UnknownGpuError(f"{name!r} is a {kind.upper()} device, not a GPU: kvlint sizes GPU memory only")
+    if _key(str(name)) in ("nvidiacomgpu", "amdcomgpu", "gpu"):
+        return UnknownGpuError(f"{name!r} names a GPU resource, not a product", "set the GPU with --gpu or a node label")
+    names = sorted({n for g in all_gpus() for n in (g.id, *g.aliases)})
+    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
+    hint = f"did you mean {', '.join(close)}?" if close else "pass --gpu-memory SIZE for a card kvlint does not list"
+    return UnknownGpuError(f"unknown GPU {name!r}", hint)
+
+
+def _mig(text: str) -> Gpu:
+    """A MIG slice keeps its parent's compute capability; its memory is the profile's GB (decimal, estimated)."""
+    m = _MIG.search(text)
+    assert m is not None
+    slices, gb = int(m.group(1)), int(m.group(2))
+    parent_text = text[: m.start()].strip("-_ /.")
+    parent = _find(parent_text) if parent_text else _mig_parent(f"{slices}g.{gb}gb")
+    if parent is None:
+        owners = [g for g, p in _data()["mig_profiles"].items() if f"{slices}g.{gb}gb" in p]
+        where = f"offered by {', '.join(owners)}" if owners else "not a profile kvlint knows"
+        raise UnknownGpuError(f"MIG profile {text!r}: parent GPU unknown ({where})", "name the card, e.g. A100-SXM4-40GB-MIG-3g.20gb")
+    mib = gb * 10**9 // MIB
+    return Gpu(
+        id=f"{parent.id}-MIG-{slices}g.{gb}gb", name=f"{parent.name} MIG {slices}g.{gb}gb", vendor=parent.vendor,
+        memory_mib=mib, torch_total_bytes=mib * MIB, compute_capability=parent.compute_capability,
+        source=f"MIG profile {slices}g.{gb}gb of {parent.id}: {gb} GB (estimated)", marketing_gb=gb, arch=parent.arch,
+        torch_total_estimated=True, torch_total_source="estimated from the MIG profile size", mig_profile=f"{slices}g.{gb}gb",
+    )
+
+
+def _mig_parent(profile: str) -> Gpu | None:
+    """The one card that offers this profile; None when none or several do (1g.10gb: A100 80GB and H100)."""
+    owners = [gid for gid, profiles in _data()["mig_profiles"].items() if profile in profiles]
+    return _catalogue()[0][owners[0]] if len(owners) == 1 else None
+
+
+def lookup_instance_type(name: str) -> tuple[Gpu, int] | None:
+    """(card, count) for a cloud instance type (AWS, GCP, Azure); None when it is not a known GPU type."""
+    table = _data()["instance_types"]
+    wanted = _key(name)
+    for inst, entry in table.items():
+        if _key(inst) == wanted:
+            return _catalogue()[0][entry["gpu"]], entry["count"]
+    return None

@@ -1,0 +1,102 @@
+"""FoundLaunch + its surroundings -> the shared Deployment record.
+
+Flag normalisation happens in kvlint.launches.argv; here unresolved values are marked (never
+guessed), the image tag gives the engine version, and GPU facts from the manifest are attached.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from kvlint.deployment import Deployment, Setting
+from kvlint.launches.argv import parse
+from kvlint.launches.env import Field
+from kvlint.span import Span
+
+_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?(?:post|rc|dev)\d+)?)")
+_UNRESOLVED = re.compile(r"\$\{|\$\(|\$[A-Za-z_]|\{\{|\u27e6|\{[a-z_]+\}")
+_SERVED = "served_model_name"
+
+
+@dataclass(frozen=True)
+class GpuFacts:
+    """GPU product and per-instance count as the manifest states them (product as written)."""
+
+    product: str | None = None
+    product_span: Span | None = None
+    count: int | None = None
+    count_span: Span | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Context:
+    """What surrounds a launch: the workload name, image, ignore annotation, notes."""
+
+    name: str = ""
+    image: str | None = None
+    image_span: Span | None = None
+    ignore_codes: tuple[str, ...] = ()
+    origin: str = "explicit"
+    notes: tuple[str, ...] = ()
+
+
+def version_from_image(image: str | None) -> str | None:
+    """`vllm/vllm-openai:v0.8.5` -> 0.8.5; `lmsysorg/sglang:v0.4.6.post1-cu124` -> 0.4.6.post1."""
+    if not image or ":" not in image.rsplit("/", 1)[-1]:
+        return None
+    repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1]
+    if not (repo in ("vllm", "sglang") or repo.startswith(("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm", "sglang"))):
+        return None  # a wrapper image (dynamo, llm-d, cuda base): its tag is not the engine version
+    tag = image.rsplit(":", 1)[1].split("@", 1)[0]
+    m = _VERSION.match(tag)
+    return m.group(1) if m else None
+
+
+def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: Context, gpu: GpuFacts) -> Deployment:
+    parsed = parse(engine, [f.token() for f in fields])
+    missing = {e for f in fields if not f.resolved for e in f.missing}
+    notes = list(ctx.notes) + list(gpu.notes) + [f"flag parse: {e}" for e in parsed.errors]
+    settings = {}
+    for name, s in parsed.settings.items():
+        s = _mark(s, missing, ctx.origin)
+        if not s.resolved:
+            notes.append(f"{name} = {s.raw!r} is not resolved: {_why(s.raw, missing)}")
+        settings[name] = s
+    model = _mark(parsed.model, missing, ctx.origin) if parsed.model else None
+    if model is not None and not model.resolved:
+        notes.append(f"model {model.raw!r} is not resolved: {_why(model.raw, missing)}")
+    served = settings.get(_SERVED)
+    served_name = served.value[0] if served and isinstance(served.value, list) and served.value else (served.value if served else None)
+    return Deployment(
+        path=path, engine=engine, launch_span=launch_span,
+        model=str(model.value) if model and model.value is not None else None,
+        model_span=model.span if model else None,
+        model_resolved=model.resolved if model else True,
+        served_model_name=str(served_name) if served_name is not None else None,
+        engine_version=version_from_image(ctx.image), engine_version_span=ctx.image_span if version_from_image(ctx.image) else None,
+        settings=settings, unknown_flags=tuple(parsed.unknown),
+        gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
+        name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+def _mark(s: Setting, missing: set[str], origin: str) -> Setting:
+    raw = s.raw if s.raw else (s.value if isinstance(s.value, str) else "")
+    unresolved = any(e in raw for e in missing) or bool(_UNRESOLVED.search(raw))
+    changes = {}
+    if unresolved:
+        changes.update(resolved=False, value=raw)
+    if origin != "explicit" and s.origin == "explicit":
+        changes["origin"] = origin
+    return replace(s, **changes) if changes else s
+
+
+def _why(raw: str, missing: set[str]) -> str:
+    found = sorted(e for e in missing if e in raw)
+    if found:
+        return ", ".join(found) + " not defined in this file"
+    if "{{" in raw or "\u27e6" in raw:
+        return "template expression filled in at deploy time"
+    return "expression evaluated at run time"

@@ -1,0 +1,53 @@
+"""Helpers the chart adapters share: synthetic argv from chart fields, known-flag filtering."""
+
+from __future__ import annotations
+
+from kvlint.deployment import Deployment
+from kvlint.launches.argv import _lookup
+from kvlint.launches.build import Context, GpuFacts, make_deployment
+from kvlint.launches.env import Field
+from kvlint.launches.keys import camel_to_flag, fields_from_pairs
+from kvlint.sources.yaml import YNode
+
+MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
+
+
+def text(node: YNode | None) -> str | None:
+    return node.text if node is not None and node.is_scalar and not node.tag.endswith(":null") else None
+
+
+def known_flag(engine: str, key: str) -> str | None:
+    """The `--flag` a chart key stands for, only when the engine has exactly that option."""
+    flag = camel_to_flag(key)
+    spec, _ = _lookup(engine, flag)
+    if spec is None:
+        return None
+    options = spec.get("options", []) + spec.get("negative_options", [])
+    return flag if flag in options else None
+
+
+def model_fields(engine: str, node: YNode | None) -> list[Field]:
+    value = text(node)
+    if not value:
+        return []
+    unresolved = "{{" in value
+    return [Field(MODEL_FLAG[engine], node.span), Field(value, node.span, not unresolved, (value,) if unresolved else ())]
+
+
+def argv_items(node: YNode | None) -> list[Field]:
+    if node is None or not node.is_seq:
+        return []
+    return [Field(i.text, i.span) for i in node.items if i.is_scalar]
+
+
+def key_fields(engine: str, node: YNode | None, skip: frozenset[str] = frozenset()) -> list[Field]:
+    if node is None or not node.is_map:
+        return []
+    pairs = [(k, kn, v) for k, kn, v in node.pairs() if k not in skip]
+    return fields_from_pairs(pairs, lambda k: known_flag(engine, k))
+
+
+def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode | None, ctx: Context, gpu: GpuFacts) -> Deployment:
+    from dataclasses import replace
+
+    return make_deployment(path, engine, fields, launch.span if launch is not None else None, replace(ctx, origin="chart"), gpu)

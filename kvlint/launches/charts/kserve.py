@@ -1,0 +1,55 @@
+"""KServe LLMInferenceService: spec.model.uri + role templates (decode, prefill) whose main
+container carries VLLM_ADDITIONAL_ARGS; the controller writes the `vllm serve` command itself."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kvlint.deployment import Deployment
+from kvlint.launches.build import Context
+from kvlint.launches.charts.common import chart_deployment, model_fields, text
+from kvlint.launches.env import Field
+from kvlint.launches.k8s import _with_env_flags, container_env, gpu_facts, ignore_codes
+from kvlint.launches import gpus_in_manifest as g
+from kvlint.sources.yaml import YamlFile, YNode
+
+
+def read_llmisvc(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    spec = doc.get("spec")
+    if spec is None or not spec.is_map:
+        return []
+    uri = spec.path("model", "uri")
+    name = text(doc.path("metadata", "name")) or ""
+    out = []
+    for role, holder in (("decode", spec), ("prefill", spec.get("prefill"))):
+        if holder is None or not holder.is_map or holder.get("template") is None:
+            continue
+        out.extend(_role(yf, f"{name}/{role}", holder, uri, ignore_codes(doc)))
+    return out
+
+
+def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tuple[str, ...]) -> list[Deployment]:
+    containers = holder.path("template", "containers")
+    main = next((c for c in (containers.items if containers is not None and containers.is_seq else ()) if text(c.get("name")) == "main"), None)
+    if main is None:
+        return []
+    env = container_env(main, [])
+    fields = model_fields("vllm", uri) + _parallelism(holder.get("parallelism"))
+    launches = _with_env_flags(yf, main, env, [], "vllm")
+    extra = list(launches[0].fields) if launches else []
+    gpu = gpu_facts(main, [])
+    if holder.get("worker") is not None and gpu.count:
+        data = g.to_int(holder.path("parallelism", "data")) or 1
+        local = g.to_int(holder.path("parallelism", "dataLocal")) or 1
+        if data > local:
+            gpu = replace(gpu, count=gpu.count * (data // local), notes=gpu.notes + (f"gpu count = per pod x {data // local} pods (parallelism data/dataLocal)",))
+    return [chart_deployment(yf.path, "vllm", fields + extra, uri, Context(name, ignore_codes=ignore), gpu)]
+
+
+def _parallelism(node: YNode | None) -> list[Field]:
+    out: list[Field] = []
+    for key, flag in (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size"), ("data", "--data-parallel-size")):
+        val = node.get(key) if node is not None and node.is_map else None
+        if g.to_int(val):
+            out += [Field(flag, val.span), Field(val.text, val.span)]
+    return out

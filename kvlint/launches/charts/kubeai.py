@@ -1,0 +1,52 @@
+"""KubeAI: `Model` objects and the models chart's `catalog` (url, engine, args, resourceProfile)."""
+
+from __future__ import annotations
+
+from kvlint.deployment import Deployment
+from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
+from kvlint.sources.yaml import YamlFile, YNode
+
+ENGINES = {"VLLM": "vllm", "SGLANG": "sglang"}
+
+
+def matches(doc: YNode) -> bool:
+    cat = doc.get("catalog")
+    return cat is not None and cat.is_map and any(v.is_map and v.get("url") is not None for _, _, v in cat.pairs())
+
+
+def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    out = []
+    for name, _, entry in doc.get("catalog").pairs():
+        if entry.is_map:
+            dep = model_entry(yf, name, entry)
+            if dep is not None:
+                out.append(dep)
+    return out
+
+
+def model_entry(yf: YamlFile, name: str, spec: YNode) -> Deployment | None:
+    engine = ENGINES.get((text(spec.get("engine")) or "").upper())
+    if engine is None:
+        return None
+    fields = model_fields(engine, spec.get("url")) + argv_items(spec.get("args"))
+    notes = ("catalog entry has enabled: false",) if text(spec.get("enabled")) == "false" else ()
+    ctx = Context(name, notes=notes)
+    return chart_deployment(yf.path, engine, fields, spec.get("url") or spec, ctx, profile_gpu(spec.get("resourceProfile")))
+
+
+def profile_gpu(node: YNode | None) -> GpuFacts:
+    """`nvidia-gpu-h100:8` -> product `nvidia-gpu-h100`, 8 GPUs (the profile name, as written)."""
+    value = text(node)
+    if not value:
+        return GpuFacts()
+    name, _, count = value.partition(":")
+    n = int(count) if count.isdigit() else None
+    return GpuFacts(name, node.span, n, node.span if n else None)
+
+
+def read_model_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    spec = doc.get("spec")
+    name = text(doc.path("metadata", "name")) or ""
+    dep = model_entry(yf, name, spec) if spec is not None and spec.is_map else None
+    return [dep] if dep else []

@@ -1,0 +1,43 @@
+"""llm-d modelservice values: modelArtifacts.uri + decode/prefill roles with parallelism and args."""
+
+from __future__ import annotations
+
+from kvlint.deployment import Deployment
+from kvlint.launches import gpus_in_manifest as g
+from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
+from kvlint.launches.env import Field
+from kvlint.sources.yaml import YamlFile, YNode
+
+
+def matches(doc: YNode) -> bool:
+    return doc.path("modelArtifacts", "uri") is not None and (doc.get("decode") is not None or doc.get("prefill") is not None)
+
+
+def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    uri = doc.path("modelArtifacts", "uri")
+    out = []
+    for role in ("prefill", "decode"):
+        sec = doc.get(role)
+        if sec is None or not sec.is_map or text(sec.get("create")) == "false":
+            continue
+        out.extend(_role(yf, role, sec, uri, doc))
+    return out
+
+
+def _role(yf: YamlFile, role: str, sec: YNode, uri: YNode, doc: YNode) -> list[Deployment]:
+    tp = sec.path("parallelism", "tensor")
+    fields = model_fields("vllm", uri)
+    if g.to_int(tp):
+        fields += [Field("--tensor-parallel-size", tp.span), Field(tp.text, tp.span)]
+    containers = sec.get("containers")
+    out = []
+    for c in containers.items if containers is not None and containers.is_seq else ():
+        if text(c.get("modelCommand")) in ("vllmServe", "imageDefault"):
+            image = c.get("image")
+            ctx = Context(f"{role}/{text(c.get('name')) or ''}", text(image), image.span if image is not None else None)
+            per_pod = (g.to_int(tp) or 1) * (g.to_int(sec.path("parallelism", "dataLocal")) or 1)
+            product = text(doc.path("accelerator", "type"))
+            gpu = GpuFacts(None, None, per_pod, tp.span if tp is not None else None, (f"accelerator type {product} (vendor only)",) if product else ())
+            out.append(chart_deployment(yf.path, "vllm", fields + argv_items(c.get("args")), uri, ctx, gpu))
+    return out

@@ -1,0 +1,94 @@
+"""Dockerfiles: CMD / ENTRYPOINT (shell or exec form) with ARG / ENV defaults and the FROM image."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from kvlint.deployment import Deployment
+from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.env import Field
+from kvlint.launches.k8s import finish
+from kvlint.launches.script import VLLM_IMAGES, launch_in_argv
+from kvlint.sources.text import LineIndex, Mapped
+
+_INSTR = re.compile(r"^\s*(FROM|ARG|ENV|CMD|ENTRYPOINT)\s+(.*)$", re.I)
+
+
+def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> list[Deployment]:
+    index = index or LineIndex(text)
+    env: dict[str, str] = {}
+    image: str | None = None
+    parts: dict[str, tuple[int, str]] = {}
+    for start, body in _logical_lines(text):
+        m = _INSTR.match(body)
+        if not m:
+            continue
+        op, arg = m.group(1).upper(), m.group(2)
+        arg_off = start + m.start(2)
+        if op == "FROM":
+            image = arg.split()[0] if arg.split() else None
+        elif op in ("ARG", "ENV"):
+            env.update(_assignments(arg))
+        else:
+            parts[op] = (arg_off, arg)
+    fields = [f for op in ("ENTRYPOINT", "CMD") if op in parts for f in _argv(path, text, index, *parts[op], env)]
+    default = "vllm" if image and any(t in image for t in VLLM_IMAGES) and "ENTRYPOINT" not in parts else None
+    found = launch_in_argv(fields, env, image_default=default) if fields else None
+    return [finish(path, found, Context(image=image), GpuFacts())] if found else []
+
+
+def _logical_lines(text: str):
+    """(offset, text) per instruction, `\\`-continued lines joined with their offsets kept."""
+    offset, buf_start, buf = 0, 0, None
+    for line in text.split("\n"):
+        if buf is None:
+            buf_start, buf = offset, ""
+        stripped = line.rstrip()
+        # a continued line keeps its length (+1 for the newline) so offsets still match the file
+        buf += (stripped[:-1] + " " * (len(line) - len(stripped) + 2)) if stripped.endswith("\\") else line
+        offset += len(line) + 1
+        if not stripped.endswith("\\"):
+            yield buf_start, buf
+            buf = None
+    if buf:
+        yield buf_start, buf
+
+
+def _assignments(arg: str) -> dict[str, str]:
+    words = arg.split()
+    if not words:
+        return {}
+    if "=" not in words[0]:  # legacy `ENV KEY value`
+        key, _, value = arg.partition(" ")
+        return {key: value.strip()}
+    return {k: v.strip("\"'") for k, _, v in (tok.partition("=") for tok in arg.split())}
+
+
+def _argv(path: str, text: str, index: LineIndex, off: int, arg: str, env: dict[str, str]) -> list[Field]:
+    if arg.lstrip().startswith("["):
+        try:
+            items = json.loads(arg)
+        except ValueError:
+            items = None
+        if isinstance(items, list):
+            return [_exec_item(path, text, index, off, arg, str(i)) for i in items]
+    pos = tuple(index.locate(i) for i in range(off, off + len(arg) + 1))
+    return _shell_words(path, arg, pos, env)
+
+
+def _shell_words(path: str, arg: str, pos, env) -> list[Field]:
+    from kvlint.launches.env import expand_word
+    from kvlint.sources.shell import tokenize
+
+    m = Mapped(path, arg, pos)
+    cmds, _ = tokenize(m)
+    return [f for c in cmds for w in c.words for f in expand_word(w, m, env)]
+
+
+def _exec_item(path: str, text: str, index: LineIndex, off: int, arg: str, item: str) -> Field:
+    from kvlint.span import Span
+
+    k = arg.find(json.dumps(item))
+    line, col = index.locate(off + max(k, 0) + (1 if k >= 0 else 0))
+    return Field(item, Span(path, line, col, line, col + len(item)))

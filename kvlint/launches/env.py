@@ -1,0 +1,154 @@
+"""Expanding words with the variables a reader can know: container env, script assignments,
+compose/SkyPilot envs and `${VAR:-default}` defaults. Anything else stays as its expression.
+
+An unresolved value is never guessed: the field keeps the raw expression and `resolved=False`,
+and the inspect output says which variable was missing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kvlint.sources.shell import Part, Word
+from kvlint.sources.text import Mapped
+from kvlint.span import Span, Token
+
+_K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+_ARITH_OK = re.compile(r"^[\d\s+\-*/%()]+$")
+_IDENT = re.compile(r"\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+
+
+@dataclass(frozen=True)
+class Field:
+    """One argv word after expansion, with its source span and what stayed unresolved."""
+
+    text: str
+    span: Span | None
+    resolved: bool = True
+    missing: tuple[str, ...] = ()  # expressions that could not be expanded
+    offsets: tuple[int, ...] = field(default=(), compare=False, repr=False)  # per char, into `source`
+    source: Mapped | None = field(default=None, compare=False, repr=False)
+
+    def token(self) -> Token:
+        return Token(self.text, self.span)
+
+    def mapped(self) -> Mapped:
+        """This field's text as new shell input (eval, sh -c), each char still at its file position."""
+        if self.source is None or len(self.offsets) != len(self.text):
+            pos = ((self.span.line, self.span.col),) * (len(self.text) + 1) if self.span else ()
+            return Mapped(self.span.path if self.span else "", self.text, pos)
+        pos = tuple(self.source.at(o) for o in self.offsets)
+        end = self.source.at(self.offsets[-1] + 1) if self.offsets else (self.span.line, self.span.col) if self.span else (1, 1)
+        return Mapped(self.span.path if self.span else "", self.text, pos + (end,))
+
+
+def expand_k8s(text: str, env: Mapping[str, str]) -> tuple[str, tuple[str, ...]]:
+    """Kubernetes `$(VAR)` in command/args: replaced when VAR is in the container env."""
+    missing: list[str] = []
+
+    def sub(m: re.Match) -> str:
+        if m.group(0) == "$$":
+            return "$"
+        name = m.group(1)
+        if name in env:
+            return env[name]
+        missing.append(m.group(0))
+        return m.group(0)
+
+    return _K8S_REF.sub(sub, text), tuple(missing)
+
+
+def expand_word(word: Word, m: Mapped, env: Mapping[str, str]) -> list[Field]:
+    segs: list[tuple[str, list[int], bool, bool, str | None]] = []  # text, offsets, splittable, quoted, missing
+    for part in word.parts:
+        segs.extend(_expand_part(part, m, env))
+    return _split_fields(segs, m)
+
+
+def _expand_part(part: Part, m: Mapped, env: Mapping[str, str]) -> list:
+    if part.kind == "lit":
+        return [(part.text, list(part.offsets), False, part.quoted, None)]
+    start, end = part.offsets if len(part.offsets) == 2 else (0, 0)
+    raw = m.text[start:end]
+    value = _value_of(part, m, env)
+    if value is None:
+        return [(raw, [start] * len(raw), False, True, raw)]
+    text, missing = value
+    return [(text, [start] * len(text), not part.quoted, part.quoted, missing)]
+
+
+def _value_of(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str | None] | None:
+    if part.kind == "var":
+        return _var_value(part, m, env)
+    if part.kind == "cmd" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part.text.strip()):
+        name = part.text.strip()  # Kubernetes $(VAR) reaching a shell string
+        return (env[name], None) if name in env else None
+    if part.kind == "arith":
+        result = eval_arith(part.text, env)
+        return None if result is None else (str(result), None)
+    return None
+
+
+def _var_value(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str | None] | None:
+    val = env.get(part.text)
+    op = part.op
+    if op in (":-", ":=") and not val or op in ("-", "=") and val is None:
+        fields = _split_fields([s for d in part.default for s in _expand_part(d, m, env)], m, keep_empty=True)
+        if any(not f.resolved for f in fields):
+            return None
+        return " ".join(f.text for f in fields), None
+    if op in (":+", "+"):
+        return None
+    return None if val is None else (val, None)
+
+
+def eval_arith(expr: str, env: Mapping[str, str]) -> int | None:
+    """Shell arithmetic on known integers only (`$((A * B))`); None when anything is unknown."""
+
+    def sub(mm: re.Match) -> str:
+        v = env.get(mm.group(1))
+        return v.strip() if v is not None and v.strip().lstrip("-").isdigit() else "\x00"
+
+    text = _IDENT.sub(sub, expr)
+    if "\x00" in text or not _ARITH_OK.match(text) or "**" in text or len(text) > 200:
+        return None
+    try:
+        return int(eval(text.replace("/", "//"), {"__builtins__": {}}, {}))  # noqa: S307 - digits/operators only
+    except (ArithmeticError, SyntaxError, ValueError):
+        return None
+
+
+def _split_fields(segs: list, m: Mapped, keep_empty: bool = False) -> list[Field]:
+    fields: list[Field] = []
+    chars: list[str] = []
+    offs: list[int] = []
+    missing: list[str] = []
+    quoted = False
+
+    def close() -> None:
+        nonlocal quoted
+        if chars or quoted or keep_empty:
+            span = m.span(min(offs), max(offs) + 1) if offs else None
+            fields.append(Field("".join(chars), span, not missing, tuple(missing), tuple(offs), m))
+        chars.clear()
+        offs.clear()
+        missing.clear()
+        quoted = False
+
+    for text, offsets, splittable, is_quoted, miss in segs:
+        quoted = quoted or is_quoted
+        if miss:
+            missing.append(miss)
+        for ch, off in zip(text, offsets):
+            if splittable and ch in " \t\n":
+                if chars:
+                    close()
+                continue
+            chars.append(ch)
+            offs.append(off)
+        if not text and offsets == [] and is_quoted:
+            quoted = True
+    close()
+    return fields

@@ -1,0 +1,102 @@
+"""GPU product and count as a manifest states them: resources, node labels, GRES, devices.
+
+Products are kept as written (`nvidia-l4`, `g5.8xlarge`, `A6000`): mapping them to a catalogue
+entry is kvlint.gpus' job. Counts are per pod / per process here; group sizes multiply later.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kvlint.sources.yaml import YNode
+from kvlint.span import Span
+
+PRODUCT_LABELS = (
+    "cloud.google.com/gke-accelerator",
+    "nvidia.com/gpu.product",
+    "karpenter.k8s.aws/instance-gpu-name",
+    "cloud.google.com/gke-tpu-accelerator",
+    "node.kubernetes.io/instance-type",
+    "beta.kubernetes.io/instance-type",
+    "karpenter.k8s.aws/instance-type",
+    "accelerator",
+    "gpu-type",
+)
+_COUNT_SUFFIXES = ("/gpu", "/tpu", "/gaudi")
+
+
+def count_from_resources(res: YNode | None) -> tuple[int | None, Span | None, str | None]:
+    """(count, span, resource name) from a `resources` map: limits first, then requests."""
+    if res is None or not res.is_map:
+        return None, None, None
+    for section in ("limits", "requests"):
+        node = res.get(section)
+        for key, knode, val in node.pairs() if node is not None else ():
+            k = key.strip()
+            if k == "gpu" or k.endswith(_COUNT_SUFFIXES) or "/mig-" in k:
+                n = to_int(val)
+                if n is not None:
+                    return n, val.span, k
+    return None, None, None
+
+
+def product_from_resource(name: str | None) -> str | None:
+    """A resource name that names a product (MIG slices); vendor-only names give None."""
+    if name and "/mig-" in name:
+        return name.split("/", 1)[1]
+    return None
+
+
+def product_from_pod(pod: YNode) -> tuple[str | None, Span | None]:
+    sel = pod.get("nodeSelector")
+    for key, _, val in sel.pairs() if sel is not None else ():
+        if key in PRODUCT_LABELS and val.is_scalar and val.text:
+            return val.text, val.span
+    terms = pod.path("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    for term in terms.items if terms is not None and terms.is_seq else ():
+        exprs = term.get("matchExpressions")
+        for expr in exprs.items if exprs is not None and exprs.is_seq else ():
+            key = expr.get("key")
+            values = expr.get("values")
+            if key is not None and key.text in PRODUCT_LABELS and values is not None and values.is_seq and values.items:
+                first = values.items[0]
+                return "|".join(v.text for v in values.items if v.is_scalar), first.span
+    return None, None
+
+
+def to_int(node: YNode | None) -> int | None:
+    if node is None or not node.is_scalar:
+        return None
+    text = node.text.strip()
+    return int(text) if text.isdigit() else None
+
+
+def parse_gres(text: str) -> tuple[str | None, int | None]:
+    """Slurm `gpu:a6000:1`, `gpu:8`, `gpus=2`; a memory class like `80g` is not a product."""
+    text = text.split("=", 1)[1] if text.startswith(("gres=", "gpus=", "gpus-per-node=", "G=")) else text
+    parts = [p for p in text.split(":") if p]
+    if parts and parts[0] in ("gpu", "gpus"):
+        parts = parts[1:]
+    product = parts[0] if len(parts) == 2 else None
+    count = parts[-1] if parts else None
+    if product and re.fullmatch(r"\d+g(b)?", product, re.I):
+        product = None
+    return product, int(count) if count and count.isdigit() else None
+
+
+def from_launch_hint(hint: str | None) -> tuple[str | None, int | None]:
+    """(product, count) from a script hint: `cuda:0,1` (CUDA_VISIBLE_DEVICES), `docker:<--gpus>`,
+    or a Slurm option (`gres=gpu:a6000:1`, `gpus=2`). `all` and unparsable values are unknown."""
+    if not hint:
+        return None, None
+    kind, _, text = hint.partition(":")
+    text = text.strip().strip("'\"")
+    if kind == "cuda":
+        items = [t for t in text.split(",") if t.strip()]
+        return None, len(items) if items and all(t.strip().isdigit() for t in items) else None
+    if kind == "docker":
+        if text.startswith("device="):
+            items = [t for t in text[7:].split(",") if t.strip()]
+            return None, len(items) or None
+        return None, int(text) if text.isdigit() else None
+    return parse_gres(hint)

@@ -1,0 +1,211 @@
+"""Kubernetes workloads: every container-like map (command/args) in any document, whatever the kind.
+
+Deployments, StatefulSets, Jobs, LeaderWorkerSets, KServe runtimes, Dynamo graphs and other CRDs
+all nest a container somewhere; walking for `command`/`args` finds them without a list of kinds.
+The enclosing maps give env, resources, node selectors and the group size (LWS `size`,
+Dynamo `multinode.nodeCount`), which multiplies the per-pod GPU count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from kvlint.deployment import Deployment
+from kvlint.launches import gpus_in_manifest as g
+from kvlint.launches.build import Context, GpuFacts, make_deployment
+from kvlint.launches.env import Field, expand_k8s, expand_word
+from kvlint.launches.script import VLLM_IMAGES, FoundLaunch, launch_in_argv, run_script
+from kvlint.sources.shell import tokenize
+from kvlint.sources.yaml import YamlFile, YNode
+
+_SHELLS = ("sh", "bash", "zsh", "ash", "dash")
+_SKIP_KEYS = {"initContainers", "ephemeralContainers", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}
+
+
+def read_k8s(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    out: list[Deployment] = []
+    ignore = ignore_codes(doc)
+    doc_name = _text(doc.path("metadata", "name")) or ""
+    for container, ancestors in iter_containers(doc):
+        out.extend(_container(yf, container, ancestors, doc_name, ignore))
+    return out
+
+
+def ignore_codes(doc: YNode) -> tuple[str, ...]:
+    node = doc.path("metadata", "annotations", "kvlint.io/ignore")
+    text = _text(node) or ""
+    return tuple(c.strip().upper() for c in text.replace(";", ",").split(",") if c.strip())
+
+
+def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
+    """Maps with a `command` or `args` list/string, with their ancestor maps (nearest last)."""
+    stack: list[tuple[YNode, list[YNode]]] = [(root, [])]
+    while stack:
+        node, anc = stack.pop()
+        if node.is_map:
+            cmd, args = node.get("command"), node.get("args")
+            if _argv_like(cmd) or _argv_like(args):
+                yield node, anc
+                continue
+            for key, _, val in reversed(list(node.pairs())):
+                if key not in _SKIP_KEYS and not val.is_scalar:
+                    stack.append((val, anc + [node]))
+        elif node.is_seq:
+            for item in reversed(node.items):
+                if not item.is_scalar:
+                    stack.append((item, anc))
+
+
+def _argv_like(node: YNode | None) -> bool:
+    return node is not None and (node.is_seq or (node.is_scalar and bool(node.text.strip()) and node.tag.endswith(":str")))
+
+
+def container_env(container: YNode, ancestors: list[YNode]) -> dict[str, str]:
+    """Container `env` plus `envs`/`env` lists on enclosing maps (Dynamo services)."""
+    env: dict[str, str] = {}
+    for holder in ancestors + [container]:
+        for key in ("envs", "env"):
+            node = holder.get(key)
+            for item in node.items if node is not None and node.is_seq else ():
+                name, value = _text(item.get("name")), item.get("value")
+                if name and value is not None and value.is_scalar:
+                    env[name] = value.text
+    return env
+
+
+def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: tuple[str, ...]) -> list[Deployment]:
+    env = container_env(c, anc)
+    image = c.get("image")
+    image_text = _text(image)
+    fields, script = _argv(yf, c, env)
+    default = "vllm" if image_text and any(t in image_text for t in VLLM_IMAGES) else None
+    notes: list[str] = []
+    if script is not None:
+        launches, _, notes = run_script(yf.mapped(script), env)
+    else:
+        found = launch_in_argv(fields, env, image_default=default)
+        launches = [found] if found else []
+    if not launches and script is None and c.get("command") is None:
+        guessed = _guess_engine(fields)
+        if guessed:
+            launches = [FoundLaunch(guessed, tuple(_storage_model(c) + fields), None, env)]
+            notes = [f"engine {guessed} inferred from the flags: no command, and the image does not name an engine"]
+    launches = _with_env_flags(yf, c, env, launches, default)
+    name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
+    ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes))
+    gpu = gpu_facts(c, anc)
+    return [finish(yf.path, f, ctx, gpu) for f in launches]
+
+
+def finish(path: str, found: FoundLaunch, ctx: Context, gpu: GpuFacts) -> Deployment:
+    """Deployment from a launch; launch-level hints (CUDA_VISIBLE_DEVICES, GRES) fill gaps."""
+    if found.image is not None:
+        ctx = replace(ctx, image=found.image.text, image_span=found.image.span)
+    if found.gpus and gpu.count is None:
+        product, count = g.from_launch_hint(found.gpus)
+        gpu = replace(gpu, product=gpu.product or product, product_span=gpu.product_span or (found.gpus_span if product else None), count=count, count_span=found.gpus_span if count else None)
+    ctx = replace(ctx, notes=ctx.notes + found.notes)
+    dep = make_deployment(path, found.engine, list(found.fields), found.entry_span, ctx, gpu)
+    nnodes = dep.get("nnodes")
+    if isinstance(nnodes, int) and nnodes > 1 and dep.gpu_count and not gpu.notes:
+        dep = replace(dep, gpu_count=dep.gpu_count * nnodes, notes=dep.notes + (f"gpu count = per-node GPUs x --nnodes {nnodes}",))
+    return dep
+
+
+def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNode | None]:
+    """command + args as fields, or the script node when they run `sh -c SCRIPT`."""
+    items: list[YNode] = []
+    for key in ("command", "args"):
+        node = c.get(key)
+        if node is None:
+            continue
+        if node.is_scalar:
+            if node.text.strip():
+                items.append(node)
+        else:
+            items.extend(i for i in node.items if i.is_scalar)
+    fields = [_field(i, env) for i in items]
+    if len(fields) >= 2 and fields[0].text.rsplit("/", 1)[-1] in _SHELLS:
+        for k in range(1, len(fields) - 1):
+            t = fields[k].text
+            if t.startswith("-") and not t.startswith("--") and "c" in t:
+                return fields, items[k + 1]
+    if len(items) == 1 and items[0].is_scalar and " " in items[0].text.strip() and c.get("command") is items[0]:
+        return fields, items[0]  # a CRD's command written as one shell string
+    return fields, None
+
+
+def _guess_engine(fields: list[Field]) -> str | None:
+    """Args-only containers (Kustomize patches, KServe predictors) with engine-shaped flags."""
+    flags = {f.text.split("=", 1)[0] for f in fields if f.text.startswith("--")}
+    if not fields or not fields[0].text.startswith("--"):
+        return None
+    if flags & {"--model-path", "--tp-size", "--mem-fraction-static", "--context-length"}:
+        return "sglang"
+    if flags & {"--model", "--max-model-len", "--tensor-parallel-size", "--gpu-memory-utilization", "--max_model_len"}:
+        return "vllm"
+    return None
+
+
+def _storage_model(c: YNode) -> list[Field]:
+    uri = c.get("storageUri")
+    if uri is None or not uri.is_scalar:
+        return []
+    return [Field("--model", uri.span), Field(uri.text, uri.span, "${" not in uri.text, (uri.text,) if "${" in uri.text else ())]
+
+
+def _field(node: YNode, env: dict[str, str]) -> Field:
+    text, missing = expand_k8s(node.text, env)
+    return Field(text, node.span, not missing, missing)
+
+
+def _with_env_flags(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[FoundLaunch], default: str | None) -> list[FoundLaunch]:
+    """Flags carried in env vars (VLLM_ADDITIONAL_ARGS, EXTRA_ARGS) join the container's launch."""
+    node = c.get("env")
+    extra: list[Field] = []
+    for item in node.items if node is not None and node.is_seq else ():
+        name, value = _text(item.get("name")), item.get("value")
+        if name and "ARGS" in name.upper() and value is not None and value.is_scalar and value.text.lstrip().startswith("-"):
+            m = yf.mapped(value)
+            cmds, _ = tokenize(m)
+            extra.extend(f for cmd in cmds for w in cmd.words for f in expand_word(w, m, env))
+    if not extra:
+        return launches
+    if not launches:
+        return [FoundLaunch(default, tuple(extra), None, env)] if default else []
+    last = launches[-1]
+    return launches[:-1] + [replace(last, fields=last.fields + tuple(extra))]
+
+
+def gpu_facts(c: YNode, anc: list[YNode]) -> GpuFacts:
+    count, span, resource = g.count_from_resources(c.get("resources"))
+    for holder in reversed(anc):
+        if count is None:
+            count, span, resource = g.count_from_resources(holder.get("resources"))
+    product, pspan = g.product_from_resource(resource), span if g.product_from_resource(resource) else None
+    for holder in reversed(anc):
+        if product is None and holder.is_map:
+            product, pspan = g.product_from_pod(holder)
+    group, gspan, why = group_size(anc)
+    notes: tuple[str, ...] = ()
+    if count is not None and group > 1:
+        notes = (f"gpu count = {count} per pod x {why} {group}",)
+        count *= group
+    return GpuFacts(product, pspan, count, span, notes)
+
+
+def group_size(anc: list[YNode]) -> tuple[int, object, str]:
+    """Pods that form one engine instance: LWS size, Dynamo multinode.nodeCount."""
+    for holder in reversed(anc):
+        lws = holder.path("leaderWorkerTemplate", "size")
+        if g.to_int(lws):
+            return g.to_int(lws), lws.span, "LeaderWorkerSet size"
+        nodes = holder.path("multinode", "nodeCount")
+        if g.to_int(nodes):
+            return g.to_int(nodes), nodes.span, "multinode.nodeCount"
+    return 1, None, ""
+
+
+def _text(node: YNode | None) -> str | None:
+    return node.text if node is not None and node.is_scalar and not node.tag.endswith(":null") else None

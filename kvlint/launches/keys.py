@@ -1,0 +1,50 @@
+"""Structured settings (config-file keys, chart camelCase keys, engine_kwargs) as synthetic argv.
+
+Charts and config files hold flags as YAML keys. Turning each into `--flag value` tokens whose
+spans are the key and the value lets the one engine flag parser normalise them like a command line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+
+from kvlint.launches.env import Field
+from kvlint.sources.yaml import YNode
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def camel_to_flag(key: str) -> str:
+    """`maxModelLen` -> `--max-model-len`; `max_model_len` and `max-model-len` likewise."""
+    return "--" + _CAMEL.sub(r"-\1", key).lower().replace("_", "-")
+
+
+def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]], to_flag: Callable[[str], str | None] = camel_to_flag) -> list[Field]:
+    out: list[Field] = []
+    for key, knode, val in pairs:
+        flag = to_flag(key)
+        if flag is None:
+            continue
+        out.extend(_pair(flag, knode, val))
+    return out
+
+
+def _pair(flag: str, knode: YNode, val: YNode) -> list[Field]:
+    if val.is_scalar:
+        if val.tag.endswith(":null"):
+            return []
+        if val.tag.endswith(":bool") and isinstance(val.value, bool):
+            name = flag if val.value else "--no-" + flag[2:]
+            return [Field(name, knode.span)]
+        return [Field(flag, knode.span), _value(val)]
+    if val.is_seq:
+        return [Field(flag, knode.span)] + [_value(i) for i in val.items if i.is_scalar]
+    return [Field(flag, knode.span), Field(json.dumps(val.data(), default=str), val.span)]
+
+
+def _value(node: YNode) -> Field:
+    text = node.text
+    unresolved = "{{" in text or "\u27e6" in text
+    return Field(text, node.span, not unresolved, (text,) if unresolved else ())

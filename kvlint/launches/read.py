@@ -1,0 +1,75 @@
+"""One file in, ReadResult out: choose the reader by name and content, turn problems into KV001."""
+
+from __future__ import annotations
+
+import sys
+
+from kvlint.findings import Finding, Severity
+from kvlint.launches import ReadResult
+from kvlint.launches.discover import kind_of
+from kvlint.sources.comments import scan_comments
+from kvlint.sources.text import LineIndex, SourceError, decode, read_file
+from kvlint.span import Span
+
+KV001 = ("KV001", "unreadable-input")
+
+
+def kv001(path: str, message: str, line: int | None = None, col: int | None = None, severity: Severity = Severity.ERROR) -> Finding:
+    span = Span(path, line, col or 1, line, (col or 1) + 1) if line else None
+    return Finding(KV001[0], KV001[1], severity, message, span, path=path)
+
+
+def read_one(path: str, text: str | None = None) -> ReadResult:
+    try:
+        if text is None:
+            text = _load(path)
+    except SourceError as exc:
+        return ReadResult(path, findings=[kv001(path, exc.reason, exc.line, exc.col)])
+    try:
+        return _dispatch(path, text)
+    except (RecursionError, MemoryError) as exc:  # never a traceback for input, whatever it is
+        return ReadResult(path, findings=[kv001(path, f"input too deeply nested or too large to read ({type(exc).__name__})")])
+
+
+def _load(path: str) -> str:
+    if path == "-":
+        return decode(sys.stdin.buffer.read())
+    return read_file(path)
+
+
+def _dispatch(path: str, text: str) -> ReadResult:
+    if not text.strip():
+        return ReadResult(path, skipped="empty file")
+    kind = kind_of(path) or _sniff(text)
+    if kind == "shell":
+        from kvlint.launches.shellfile import read_shell
+
+        return ReadResult(path, read_shell(path, text), comments=scan_comments(text))
+    if kind == "dockerfile":
+        from kvlint.launches.dockerfile import read_dockerfile
+
+        return ReadResult(path, read_dockerfile(path, text), comments=scan_comments(text))
+    return _read_yaml(path, text)
+
+
+def _sniff(text: str) -> str:
+    head = text.lstrip()[:200]
+    if head.startswith("#!") or head.startswith(("vllm ", "python", "sglang ", "docker run", "export ")):
+        return "shell"
+    if head.upper().startswith(("FROM ", "ARG ")):
+        return "dockerfile"
+    return "yaml"
+
+
+def _read_yaml(path: str, text: str) -> ReadResult:
+    from kvlint.launches.yamlfile import deployments_in
+    from kvlint.sources.yaml import parse_yaml
+
+    yf = parse_yaml(path, text)
+    findings = [kv001(path, p.message, p.line, p.col, Severity.INFO if p.severity == "info" else Severity.ERROR) for p in yf.problems]
+    deployments, notes = deployments_in(yf)
+    findings.extend(kv001(path, n, None, None, Severity.INFO) for n in notes)
+    return ReadResult(path, deployments, findings, yf.comments)
+
+
+__all__ = ["read_one", "kv001", "LineIndex"]

@@ -1,0 +1,239 @@
+"""Running a shell script just far enough to find engine launches and the variables they see.
+
+Assignments and `export` update a variable table as the script goes, prefixes (`exec`, `nohup`,
+`env`, `srun ...`, `CUDA_VISIBLE_DEVICES=0,1`) are peeled off, `eval`/`sh -c` strings are read as
+scripts of their own, and `docker run IMAGE ...` becomes the image's entry point. Nothing runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kvlint.launches.argv import detect
+from kvlint.launches.env import Field, expand_word
+from kvlint.sources.shell import Word, tokenize
+from kvlint.sources.text import Mapped
+from kvlint.span import Span
+
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
+_RESERVED = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"}
+_PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "stdbuf", "unbuffer", "taskset"}
+_SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name", "--gpus", "--gpus-per-node", "--account", "--qos", "--nodelist", "--output", "--error"}
+_DOCKER_VALUE_OPTS = {
+    "-e", "--env", "-v", "--volume", "-p", "--publish", "--name", "--gpus", "--ipc", "--shm-size", "--runtime",
+    "--network", "--net", "--entrypoint", "-w", "--workdir", "--mount", "--env-file", "--ulimit", "--device",
+    "--cpus", "-m", "--memory", "-u", "--user", "--platform", "--label", "-l", "--restart", "--pull", "--log-driver",
+    "--hostname", "-h", "--add-host", "--cap-add", "--security-opt", "--group-add", "--cgroupns", "--pid", "--uts",
+}
+MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
+VLLM_IMAGES = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")
+
+
+@dataclass(frozen=True)
+class FoundLaunch:
+    """An engine start found in argv: the flags after the entry point, and what surrounds it."""
+
+    engine: str
+    fields: tuple[Field, ...]
+    entry_span: Span | None
+    env: dict[str, str] = field(default_factory=dict)
+    image: Field | None = None  # docker run IMAGE
+    gpus: str | None = None  # "cuda:0,1" (CUDA_VISIBLE_DEVICES), "docker:all" (--gpus), "gres=gpu:8" (srun)
+    gpus_span: Span | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class _State:
+    env: dict[str, str]
+    launches: list[FoundLaunch] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
+    """Launches in a script, the variables at its end, and notes about what was odd."""
+    state = _State(dict(env or {}))
+    commands, errors = tokenize(m)
+    for off, msg in errors:
+        line, col = m.at(off)
+        state.notes.append(f"{m.path}:{line}:{col}: {msg}")
+    prev_sep = ""
+    for cmd in commands:
+        if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
+            line, _ = m.at(cmd.words[0].start)
+            state.notes.append(f"line {line}: flags after a commented-out line are a separate command to the shell, not part of the launch above")
+        _command(cmd.words, m, state, depth)
+        prev_sep = cmd.sep
+    return state.launches, state.env, state.notes
+
+
+def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> None:
+    local: dict[str, str] = {}
+    i = 0
+    while i < len(words) and _ASSIGN.match(words[i].literal or _first_lit(words[i])):
+        name, value = _assignment(words[i], m, {**state.env, **local})
+        if value is not None:
+            local[name] = value
+        else:
+            local.pop(name, None)
+            state.env.pop(name, None)
+        i += 1
+    if i == len(words):
+        state.env.update(local)
+        return
+    env = {**state.env, **local}
+    fields = [f for w in words[i:] for f in expand_word(w, m, env)]
+    if not fields:
+        return
+    head = fields[0].text
+    if head in ("export", "declare", "typeset", "readonly", "local"):
+        _export(words[i + 1 :], m, state)
+        return
+    found = launch_in_argv(fields, env, depth, state)
+    if found is not None:
+        state.launches.append(found)
+
+
+def _first_lit(word: Word) -> str:
+    return word.parts[0].text if word.parts and word.parts[0].kind == "lit" else ""
+
+
+def _assignment(word: Word, m: Mapped, env: dict[str, str]) -> tuple[str, str | None]:
+    fields = expand_word(word, m, env)
+    text = " ".join(f.text for f in fields)
+    name, _, value = text.partition("=")
+    name = name.rstrip("+")
+    if any(not f.resolved for f in fields):
+        return name, None  # unknown from here on: never keep a stale value
+    return name, value
+
+
+def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
+    for w in words:
+        if _ASSIGN.match(w.literal or _first_lit(w)):
+            name, value = _assignment(w, m, state.env)
+            if value is None:
+                state.env.pop(name, None)
+            else:
+                state.env[name] = value
+
+
+def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, state: _State | None = None, image_default: str | None = None) -> FoundLaunch | None:
+    """Peel prefixes off one argv and return the engine launch it starts, if any."""
+    cvd = env.get("CUDA_VISIBLE_DEVICES")
+    gpus: tuple[str | None, Span | None] = (f"cuda:{cvd}" if cvd else None, None)
+    i = 0
+    while i < len(fields):
+        head = fields[i].text.rsplit("/", 1)[-1]
+        if _ASSIGN.match(fields[i].text):
+            name, _, value = fields[i].text.partition("=")
+            env = {**env, name: value}
+            if name == "CUDA_VISIBLE_DEVICES":
+                gpus = (f"cuda:{value}", fields[i].span)
+            i += 1
+        elif head in _PLAIN_PREFIX or head in _RESERVED:
+            i += 1
+        elif head in ("env", "sudo"):
+            i += 1
+            while i < len(fields) and fields[i].text.startswith("-"):
+                i += 1
+        elif head == "timeout":
+            i += 2
+        elif head in ("srun", "numactl", "mpirun"):
+            i, gres = _skip_options(fields, i + 1)
+            gpus = gres or gpus
+        elif head in ("sh", "bash", "zsh") and depth < MAX_DEPTH:
+            return _shell_c(fields, i, env, depth, state)
+        elif head == "eval" and depth < MAX_DEPTH:
+            return _eval(fields[i + 1 :], env, depth, state)
+        elif head in ("docker", "podman") and i + 1 < len(fields) and fields[i + 1].text == "run":
+            return _docker_run(fields, i + 2, env)
+        else:
+            break
+    rest = fields[i:]
+    found = detect([f.token() for f in rest])
+    if found is not None:
+        engine, k = found
+        span = _join(rest[0].span, rest[k - 1].span) if k else None
+        return FoundLaunch(engine, tuple(rest[k:]), span, env, None, gpus[0], gpus[1])
+    if image_default and rest and rest[0].text.startswith("-") or image_default and not rest:
+        return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1])
+    return None
+
+
+def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | None] | None]:
+    gres = None
+    while i < len(fields) and fields[i].text.startswith("-"):
+        text = fields[i].text
+        name, eq, value = text.partition("=")
+        takes_value = not eq and (name in _SRUN_VALUE_OPTS or (len(name) == 2 and name[1] != "-"))
+        if takes_value and i + 1 < len(fields):
+            value = fields[i + 1].text
+        if name in ("--gres", "--gpus", "--gpus-per-node", "-G"):
+            gres = (f"{name.lstrip('-')}={value}", fields[i].span)
+        i += 2 if takes_value else 1
+    return i, gres
+
+
+def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
+    j = i + 1
+    while j < len(fields) and fields[j].text.startswith("-"):
+        if "c" in fields[j].text[1:] and not fields[j].text.startswith("--"):
+            if j + 1 < len(fields):
+                launches, _, notes = run_script(fields[j + 1].mapped(), env, depth + 1)
+                if state is not None:
+                    state.launches.extend(launches[:-1])
+                    state.notes.extend(notes)
+                return launches[-1] if launches else None
+            return None
+        j += 1
+    return None
+
+
+def _eval(fields: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
+    if not fields:
+        return None
+    if len(fields) == 1:
+        m = fields[0].mapped()
+    else:
+        m = Mapped(fields[0].span.path if fields[0].span else "", " ".join(f.text for f in fields), ((fields[0].span.line, fields[0].span.col),) * (sum(len(f.text) + 1 for f in fields)) if fields[0].span else ())
+    launches, _, notes = run_script(m, env, depth + 1)
+    if state is not None:
+        state.launches.extend(launches[:-1])
+        state.notes.extend(notes)
+    return launches[-1] if launches else None
+
+
+def _docker_run(fields: list[Field], i: int, env: dict[str, str]) -> FoundLaunch | None:
+    container_env: dict[str, str] = {}
+    gpus: tuple[str | None, Span | None] = (None, None)
+    entrypoint: str | None = None
+    while i < len(fields) and fields[i].text.startswith("-"):
+        name, eq, value = fields[i].text.partition("=")
+        takes = not eq and name in _DOCKER_VALUE_OPTS
+        if takes and i + 1 < len(fields):
+            value = fields[i + 1].text
+        if name in ("-e", "--env") and "=" in value:
+            k, _, v = value.partition("=")
+            container_env[k] = v
+        elif name == "--gpus":
+            gpus = ("docker:" + value.strip("'\""), fields[i].span)
+        elif name == "--entrypoint":
+            entrypoint = value
+        i += 2 if takes else 1
+    if i >= len(fields):
+        return None
+    image = fields[i]
+    rest = fields[i + 1 :]
+    default = "vllm" if any(t in image.text for t in VLLM_IMAGES) and not entrypoint else None
+    found = launch_in_argv(list(rest), {**env, **container_env}, MAX_DEPTH, None, default)
+    if found is None:
+        return None
+    return FoundLaunch(found.engine, found.fields, found.entry_span or image.span, found.env, image, gpus[0] or found.gpus, gpus[1] or found.gpus_span)
+
+
+def _join(a: Span | None, b: Span | None) -> Span | None:
+    if a is None or b is None:
+        return a or b
+    return Span(a.path, a.line, a.col, b.end_line, b.end_col)

@@ -1,0 +1,266 @@
+"""The `kvlint check` pipeline: files -> deployments -> resolve -> budget -> rules -> suppress.
+
+One direction, no back-and-forth: readers find launches, this module resolves model and GPU once
+per distinct reference (memoised; pre-commit runs one process over every file), asks the engines
+for a Budget, runs the selected rules and applies suppressions. Reporters only read the result.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from kvlint.config import Config, ConfigCache
+from kvlint.deployment import Deployment
+from kvlint.errors import KvlintError
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, get_rule, run_rules, selected_codes
+
+GIB = 2**30
+CONFIG_NAMES = {".kvlint.yaml", ".kvlint.yml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml"}
+READ_LIMIT = 8 * 2**20  # larger files are left to the reader's KV001 ("too large")
+
+
+@dataclass(frozen=True)
+class LintOptions:
+    gpu: str | None = None
+    gpu_memory: str | None = None
+    engine_version: str | None = None
+    config: str | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    online: bool = False
+    show_unused_suppressions: bool = False
+    stdin_text: str | None = None  # the text of "-"
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    deployments: int = 0
+    suppressed: int = 0
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)
+    configs: list[Config] = field(default_factory=list)
+
+
+def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
+    """Check every deployment file under paths; never raises for bad input (only for bad config)."""
+    from kvlint.launches import iter_files
+
+    configs = ConfigCache(options.config)
+    resolver = Resolver(options)
+    result = LintResult()
+    files = [("-", None)] if list(paths) == ["-"] else iter_files(paths)
+    for path, skip in files:
+        if skip is not None:
+            if skip.startswith("symlink"):
+                result.notes.append(f"{path}: {skip}")
+            else:
+                result.unreadable.append((path, skip))
+            continue
+        if os.path.basename(path) in CONFIG_NAMES:
+            continue
+        config = configs.for_file(path)
+        if path != "-" and config.excluded(path):
+            continue
+        _lint_file(path, config, options, resolver, result)
+    result.findings.sort(key=lambda f: f.sort_key)
+    result.configs = configs.loaded()
+    result.notes = sorted(set(result.notes) | {n for c in result.configs for n in c.notes})
+    return result
+
+
+def _read_text(path: str, options: LintOptions) -> str | None:
+    if path == "-":
+        return options.stdin_text if options.stdin_text is not None else sys.stdin.read()
+    if os.path.getsize(path) > READ_LIMIT:
+        return None
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _lint_file(path: str, config: Config, options: LintOptions, resolver: "Resolver", result: LintResult) -> None:
+    from kvlint.launches import read_path
+    from kvlint import suppress
+
+    try:
+        text = _read_text(path, options)
+    except OSError as exc:
+        result.unreadable.append((path, f"cannot read: {exc.strerror or exc}"))
+        return
+    read = read_path(path, text)
+    if read.skipped:
+        return
+    result.files.append(path)
+    if text is not None:
+        result.texts[path] = text
+    codes = _codes(config, options, path)
+    found = [_reseverity(f, config) for f in read.findings if f.code in codes]
+    for dep in read.deployments:
+        result.deployments += 1
+        ctx = resolver.context(dep, config)
+        result.notes.extend(resolver.notes.pop(id(dep), []))
+        fired = list(run_rules(ctx, codes))
+        kept = [f for f in fired if not _annotated(f, dep)]
+        result.suppressed += len(fired) - len(kept)
+        found += kept
+    directives = suppress.scan(text) if text else []
+    outcome = suppress.apply(found, directives)
+    result.suppressed += len(outcome.suppressed)
+    result.findings.extend(outcome.kept)
+    if options.show_unused_suppressions and "KV006" in codes:
+        result.findings.extend(_unused(path, outcome.unused))
+
+
+def _codes(config: Config, options: LintOptions, path: str) -> frozenset[str]:
+    select = options.select if options.select is not None else config.select
+    ignore = tuple(config.ignore) + tuple(options.ignore)
+    return selected_codes(select, ignore) - config.ignored_here(path)
+
+
+def _annotated(f: Finding, dep: Deployment) -> bool:
+    from kvlint.suppress import resolve_codes
+
+    if not dep.ignore_codes:
+        return False
+    codes, _ = resolve_codes(",".join(dep.ignore_codes))
+    return f.code in codes
+
+
+def _reseverity(f: Finding, config: Config) -> Finding:
+    sev = (config.estimated_severities if f.estimated else {}).get(f.code) or config.severities.get(f.code)
+    return replace(f, severity=sev) if sev and sev is not f.severity else f
+
+
+def _unused(path: str, unused) -> list[Finding]:
+    from kvlint.span import Span
+
+    rule = get_rule("KV006")
+    return [rule.finding(None, f"suppression `{d.text}` is unused or invalid: {why}",
+                         Span(path, d.line, d.col, d.line, d.col + len(d.text)), path=path)
+            for d, why in unused]
+
+
+class Resolver:
+    """Model, GPU and budget lookups, memoised across files (one process sees the whole commit)."""
+
+    def __init__(self, options: LintOptions):
+        self.options = options
+        self._models: dict[tuple, Any] = {}
+        self._gpus: dict[str, Any] = {}
+        self.notes: dict[int, list[str]] = {}
+
+    def context(self, dep: Deployment, config: Config) -> Context:
+        model, model_error = self.model(dep, config)
+        gpu, gpu_error, memory = self.gpu(dep, config)
+        base = Context(deployment=dep, model=model, gpu=gpu, model_error=model_error, gpu_error=gpu_error,
+                       options=config.rule_options, severities=config.severities,
+                       estimated_severities=config.estimated_severities)
+        if model is None or (gpu is None and memory is None):
+            return base
+        what_if = _WhatIf(self, dep, config, model, gpu, memory)
+        return replace(base, budget=what_if({}), what_if=what_if)
+
+    def model(self, dep: Deployment, config: Config) -> tuple[Any, str | None]:
+        if not dep.model:
+            return None, "no model reference found in the launch"
+        if not dep.model_resolved:
+            return None, f"the reference {dep.model} is an unresolved expression (variable or template)"
+        key = (dep.model, tuple(sorted(config.models.items())), config.root)
+        if key not in self._models:
+            from kvlint.models.resolve import resolve_model
+
+            try:
+                self._models[key] = (resolve_model(dep.model, online=self.options.online,
+                                                   overrides=config.models or None, base_dir=config.root), None)
+            except KvlintError as exc:
+                self._models[key] = (None, exc.message)
+        return self._models[key]
+
+    def gpu(self, dep: Deployment, config: Config) -> tuple[Any, str | None, int | None]:
+        memory_text = self.options.gpu_memory or config.gpu_memory
+        memory = _memory(memory_text) if memory_text else None
+        name = self.options.gpu or dep.gpu or config.gpu
+        if not name:
+            if memory is not None:
+                return None, None, memory
+            return None, "no GPU product declared for this deployment", None
+        if name not in self._gpus:
+            from kvlint.gpus import lookup_gpu
+
+            try:
+                self._gpus[name] = (lookup_gpu(name), None)
+            except KvlintError as exc:
+                self._gpus[name] = (None, f"GPU {name!r} is not in kvlint's catalogue: {exc}")
+        gpu, error = self._gpus[name]
+        return gpu, (None if memory is not None else error), memory
+
+    def version(self, dep: Deployment, config: Config) -> str | None:
+        return dep.engine_version or self.options.engine_version or config.engine_versions.get(dep.engine)
+
+
+def _memory(text: str) -> int:
+    from kvlint.gpus import parse_memory_size
+
+    try:
+        return parse_memory_size(text)
+    except (KvlintError, ValueError) as exc:
+        raise KvlintError(f"invalid GPU memory size {text!r}: {exc}") from None
+
+
+class _WhatIf:
+    """compute_budget for one deployment with optional setting changes, memoised by the changes."""
+
+    def __init__(self, resolver: Resolver, dep: Deployment, config: Config, model, gpu, memory):
+        self.resolver, self.dep, self.model, self.gpu, self.memory = resolver, dep, model, gpu, memory
+        self.version = resolver.version(dep, config)
+        non_kv = config.non_kv_for(dep.model)
+        self.non_kv = int(non_kv * GIB) if non_kv is not None else None
+        self.settings = {name: s.value for name, s in dep.settings.items() if s.resolved}
+        self._cache: dict[tuple, Any] = {}
+
+    def __call__(self, changes: Mapping[str, Any]) -> Any:
+        key = tuple(sorted(changes.items()))
+        if key not in self._cache:
+            self._cache[key] = self._compute(dict(self.settings, **changes), bool(changes))
+        return self._cache[key]
+
+    def _compute(self, settings: dict, hypothetical: bool) -> Any:
+        from kvlint.engines import compute_budget
+
+        try:
+            return compute_budget(self.dep.engine, self.model, settings, self.gpu, version=self.version,
+                                  non_kv_bytes=self.non_kv, gpu_memory_bytes=self.memory)
+        except KvlintError as exc:
+            if not hypothetical:
+                self.resolver.notes.setdefault(id(self.dep), []).append(
+                    f"{self.dep.path}: capacity rules skipped for {self.dep.model}: {exc}")
+            return None
+
+
+def fail_threshold(options_fail_on: str | None, result: LintResult) -> Severity:
+    """--fail-on, else the first configuration's fail-on, else error."""
+    if options_fail_on:
+        return Severity.parse(options_fail_on)
+    for config in result.configs:
+        if config.fail_on is not None:
+            return config.fail_on
+    return Severity.ERROR
+
+
+def exit_code(result: LintResult, threshold: Severity, exit_zero: bool = False) -> int:
+    """0 clean, 1 findings at or above the threshold, 3 an input could not be read."""
+    if result.unreadable:
+        return 3
+    if exit_zero:
+        return 0
+    return 1 if any(f.severity >= threshold for f in result.findings) else 0

@@ -1,0 +1,192 @@
+"""The rule catalogue: every module in kvlint.rules registers itself with the @rule decorator.
+
+Discovery by import (pkgutil) means adding a rule is adding a file; tests check that the modules
+found, the codes registered and the generated docs/rules.md agree, so the catalogue cannot drift.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from kvlint.deployment import Deployment
+from kvlint.errors import KvlintError
+from kvlint.findings import Finding, Related, Severity
+from kvlint.span import Span
+
+CODE_RE = re.compile(r"^KV\d{3}$")
+NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+DOC_SECTIONS = ("What it checks", "Why it matters", "Example", "Use instead", "Options")
+
+# Where a rule's findings come from: its own check, or a pipeline stage it documents.
+SOURCES = ("check", "reader", "resolve", "suppress")
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    default: Any
+    help: str
+    type: str = "number"  # JSON Schema type of the value
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    docs: Mapping[str, str]  # section title -> markdown
+    check: Callable[["Context"], Iterable[Finding]] | None
+    needs: tuple[str, ...] = ()  # "model", "gpu", "budget": skipped when missing
+    options: tuple[Option, ...] = ()
+    source: str = "check"
+    module: str = ""
+
+    @property
+    def needs_model(self) -> bool:
+        return "model" in self.needs or "budget" in self.needs
+
+    def option_defaults(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.options}
+
+    def finding(self, ctx: "Context | None", message: str, span: Span | None, *, related: Iterable[Related] = (),
+                fix: str | None = None, estimated: bool = False, path: str = "", **data: Any) -> Finding:
+        """One finding of this rule, at the severity the configuration gives it."""
+        severity = ctx.severity_for(self, estimated) if ctx else self.severity
+        where = path or (span.path if span else "") or (ctx.deployment.path if ctx else "")
+        return Finding(code=self.code, name=self.name, severity=severity, message=message, span=span,
+                       related=tuple(r for r in related if r is not None), fix=fix, estimated=estimated,
+                       path=where, data=dict(data))
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a rule sees for one deployment; `what_if` recomputes the budget with changed settings."""
+
+    deployment: Deployment
+    model: Any = None  # ModelSpec
+    gpu: Any = None  # Gpu
+    budget: Any = None  # Budget
+    what_if: Callable[[Mapping[str, Any]], Any] = lambda changes: None
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # code -> option values
+    severities: Mapping[str, Severity] = field(default_factory=dict)  # code -> severity override
+    estimated_severities: Mapping[str, Severity] = field(default_factory=dict)
+    model_error: str | None = None
+    gpu_error: str | None = None
+
+    def option(self, rule: Rule, name: str) -> Any:
+        return self.options.get(rule.code, {}).get(name, rule.option_defaults()[name])
+
+    def severity_for(self, rule: Rule, estimated: bool) -> Severity:
+        if estimated and rule.code in self.estimated_severities:
+            return self.estimated_severities[rule.code]
+        return self.severities.get(rule.code, rule.severity)
+
+
+_RULES: dict[str, Rule] = {}
+
+
+def rule(code: str, name: str, severity: Severity, summary: str, *, needs: tuple[str, ...] = (),
+         options: tuple[Option, ...] = (), source: str = "check") -> Callable:
+    """Register the decorated check (docs come from the module docstring's fixed sections)."""
+
+    def register(check: Callable) -> Callable:
+        module = importlib.import_module(check.__module__)
+        docs = parse_docs(module.__doc__ or "")
+        _RULES[code] = Rule(code=code, name=name, severity=severity, summary=summary, docs=docs,
+                            check=check, needs=needs, options=options,
+                            source=source, module=check.__module__)
+        check.rule = _RULES[code]
+        return check
+
+    return register
+
+
+def parse_docs(text: str) -> dict[str, str]:
+    """Split a rule docstring on its `## Section` headings."""
+    sections: dict[str, str] = {}
+    current = None
+    lines: list[str] = []
+    for line in text.strip().splitlines():
+        if line.startswith("## "):
+            if current:
+                sections[current] = "\n".join(lines).strip()
+            current, lines = line[3:].strip(), []
+        elif current:
+            lines.append(line)
+    if current:
+        sections[current] = "\n".join(lines).strip()
+    return sections
+
+
+def _load() -> None:
+    if _RULES:
+        return
+    import kvlint.rules as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+
+
+def all_rules() -> list[Rule]:
+    _load()
+    return [_RULES[c] for c in sorted(_RULES)]
+
+
+def get_rule(code_or_name: str) -> Rule:
+    """A rule by code (KV101, kv101) or name; KvlintError with close names otherwise."""
+    _load()
+    key = code_or_name.strip()
+    found = _RULES.get(key.upper()) or next((r for r in _RULES.values() if r.name == key.lower()), None)
+    if found:
+        return found
+    import difflib
+
+    names = [r.name for r in _RULES.values()] + list(_RULES)
+    close = difflib.get_close_matches(key, names, n=3)
+    hint = f"did you mean {', '.join(close)}?" if close else "see `kvlint rules`"
+    raise KvlintError(f"unknown rule {code_or_name!r}", hint)
+
+
+def expand_selector(selector: str) -> set[str]:
+    """Codes matched by a code, a code prefix (KV1, KV10) or a rule name; 'ALL' matches all."""
+    _load()
+    key = selector.strip()
+    if key.upper() == "ALL":
+        return set(_RULES)
+    if re.fullmatch(r"(?i)kv\d{0,3}", key):
+        codes = {c for c in _RULES if c.startswith(key.upper())}
+        if codes:
+            return codes
+    return {get_rule(key).code}
+
+
+def selected_codes(select: Iterable[str] | None, ignore: Iterable[str] | None) -> frozenset[str]:
+    """Rules that run: select (default all) minus ignore."""
+    chosen: set[str] = set()
+    for sel in select or ["ALL"]:
+        chosen |= expand_selector(sel)
+    for ign in ignore or []:
+        chosen -= expand_selector(ign)
+    return frozenset(chosen)
+
+
+def with_options(ctx: Context, **changes: Any) -> Context:
+    return replace(ctx, **changes)
+
+
+def run_rules(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
+    """Run the selected checks whose needs the context satisfies."""
+    _load()
+    have = {"model": ctx.model is not None, "gpu": ctx.gpu is not None or ctx.budget is not None,
+            "budget": ctx.budget is not None}
+    for code in sorted(codes):
+        r = _RULES.get(code)
+        if r is None or r.check is None or not all(have.get(n, True) for n in r.needs):
+            continue
+        yield from r.check(ctx)

@@ -1,0 +1,36 @@
+"""GitHub Actions workflow commands: each finding becomes a PR annotation on its line.
+
+`::error file=…,line=…::message`; values are escaped as the runner expects (%, CR, LF in the message;
+also `:` and `,` in properties) or the annotation is cut short.
+"""
+
+from __future__ import annotations
+
+from kvlint.findings import Finding, Severity
+
+COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _prop(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(f: Finding) -> str:
+    s = f.span
+    props = [f"file={_prop(s.path if s else f.path)}"]
+    if s is not None:
+        props += [f"line={s.line}", f"col={s.col}", f"endLine={s.end_line}",
+                  f"endColumn={max(s.col, s.end_col - 1)}"]
+    props.append(f"title={_prop(f.code)}")
+    text = f"{f.message}" + (f" Fix: {f.fix}" if f.fix else "")
+    return f"::{COMMANDS[f.severity]} {','.join(props)}::{_data(f'{f.code} [{f.severity}] {f.name}: {text}')}"
+
+
+def render(result, *, color: bool = False) -> str:
+    lines = [annotation(f) for f in result.findings]
+    lines += [f"::error file={_prop(p)},title=kvlint::{_data(r)}" for p, r in result.unreadable]
+    return "\n".join(lines) + ("\n" if lines else "")

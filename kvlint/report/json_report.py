@@ -1,0 +1,50 @@
+"""Machine output, versioned: the shape is documented by kvlint/data/report.schema.json.
+
+Keys are stable and additive; `version` changes only when a key changes meaning or goes away.
+"""
+
+from __future__ import annotations
+
+import json
+
+from kvlint import __version__
+from kvlint.findings import Finding, Severity
+
+VERSION = 1
+
+
+def span_json(span) -> dict | None:
+    if span is None:
+        return None
+    return {"path": span.path, "line": span.line, "col": span.col, "end_line": span.end_line,
+            "end_col": span.end_col}
+
+
+def finding_json(f: Finding) -> dict:
+    return {
+        "code": f.code, "name": f.name, "severity": str(f.severity), "message": f.message,
+        "path": f.path or (f.span.path if f.span else ""), "span": span_json(f.span),
+        "related": [{"span": span_json(r.span), "message": r.message} for r in f.related],
+        "fix": f.fix, "estimated": f.estimated, "data": _plain(f.data),
+    }
+
+
+def _plain(data: dict) -> dict:
+    return {k: v for k, v in data.items() if isinstance(v, (str, int, float, bool, list, type(None)))}
+
+
+def document(result) -> dict:
+    counts = {str(sev): sum(1 for f in result.findings if f.severity is sev) for sev in Severity}
+    return {
+        "version": VERSION,
+        "tool": {"name": "kvlint", "version": __version__},
+        "findings": [finding_json(f) for f in result.findings],
+        "summary": {"files": len(result.files), "deployments": result.deployments,
+                    "findings": len(result.findings), "suppressed": result.suppressed, **counts},
+        "unreadable": [{"path": p, "reason": r} for p, r in result.unreadable],
+        "notes": list(result.notes),
+    }
+
+
+def render(result, *, color: bool = False) -> str:
+    return json.dumps(document(result), indent=2, sort_keys=False) + "\n"

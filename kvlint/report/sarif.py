@@ -1,0 +1,79 @@
+"""SARIF 2.1.0 for code scanning: rule descriptors with help, regions, related locations.
+
+Descriptors list every rule (not only those that fired) so code scanning can show the help of a
+rule whose alerts were all fixed; ruleIndex ties each result to its descriptor.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from kvlint import __version__
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Rule, all_rules
+
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+DOCS_URI = "https://github.com/kvlint/kvlint/blob/main/docs/rules.md"
+
+
+def uri(path: str) -> str:
+    rel = os.path.relpath(path) if os.path.isabs(path) else path
+    return rel.replace(os.sep, "/") if not rel.startswith("..") else "file://" + os.path.abspath(path)
+
+
+def descriptor(rule: Rule) -> dict:
+    from kvlint.commands.rules import rule_markdown
+
+    return {
+        "id": rule.code, "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.docs.get("What it checks", rule.summary)},
+        "help": {"text": rule.docs.get("Use instead", rule.summary), "markdown": rule_markdown(rule, level=1)},
+        "helpUri": f"{DOCS_URI}#{rule.code.lower()}-{rule.name}",
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {"tags": ["kv-cache", rule.source]},
+    }
+
+
+def location(span, path: str) -> dict:
+    loc: dict = {"physicalLocation": {"artifactLocation": {"uri": uri(span.path if span else path)}}}
+    if span is not None:
+        loc["physicalLocation"]["region"] = {"startLine": span.line, "startColumn": span.col,
+                                             "endLine": span.end_line, "endColumn": span.end_col}
+    return loc
+
+
+def result_json(f: Finding, index: dict[str, int]) -> dict:
+    out = {
+        "ruleId": f.code, "ruleIndex": index[f.code], "level": LEVELS[f.severity],
+        "message": {"text": f.message + (f" Fix: {f.fix}" if f.fix else "")},
+        "locations": [location(f.span, f.path)],
+        "properties": {"name": f.name, "estimated": f.estimated},
+    }
+    if f.related:
+        out["relatedLocations"] = [dict(location(r.span, f.path), id=i, message={"text": r.message})
+                                   for i, r in enumerate(f.related)]
+    return out
+
+
+def document(result) -> dict:
+    rules = all_rules()
+    index = {r.code: i for i, r in enumerate(rules)}
+    return {
+        "$schema": SCHEMA, "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "kvlint", "version": __version__, "informationUri": DOCS_URI,
+                                "rules": [descriptor(r) for r in rules]}},
+            "results": [result_json(f, index) for f in result.findings],
+            "invocations": [{"executionSuccessful": not result.unreadable,
+                             "toolExecutionNotifications": [
+                                 {"level": "error", "message": {"text": reason},
+                                  "locations": [location(None, path)]} for path, reason in result.unreadable]}],
+        }],
+    }
+
+
+def render(result, *, color: bool = False) -> str:
+    return json.dumps(document(result), indent=2) + "\n"

@@ -1,0 +1,70 @@
+"""Human output: `path:line:col: KV101 [error] message`, a code frame with carets, and a summary.
+
+The header line is the grep-able, editor-clickable contract (compilers' format); the frame shows the
+offending value so a reader need not open the file. Colour only when asked (a terminal, no NO_COLOR).
+"""
+
+from __future__ import annotations
+
+from kvlint.findings import Finding, Severity
+
+COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
+
+def header(f: Finding, color: bool = False) -> str:
+    where = str(f.span) if f.span else f.path or "-"
+    level = _paint(f"[{f.severity}]", "1;" + COLORS[f.severity], color)
+    return f"{_paint(where, '1', color)}: {_paint(f.code, '1', color)} {level} {f.message}"
+
+
+def frame(f: Finding, lines: list[str] | None, color: bool = False) -> list[str]:
+    """The source line under the finding with carets under its span."""
+    s = f.span
+    if s is None or not lines or not 1 <= s.line <= len(lines):
+        return []
+    src = lines[s.line - 1].rstrip("\n").expandtabs(1)
+    end = s.end_col if s.end_line == s.line and s.end_col > s.col else len(src) + 1
+    width = len(str(s.line))
+    carets = " " * (s.col - 1) + "^" * max(1, end - s.col)
+    bar = _paint("|", "34", color)
+    return [f"{' ' * width} {bar}", f"{s.line} {bar} {src}",
+            f"{' ' * width} {bar} {_paint(carets, COLORS[f.severity], color)}"]
+
+
+def notes(f: Finding) -> list[str]:
+    out = [f"   = related: {r.span}: {r.message}" for r in f.related]
+    if f.fix:
+        out.append(f"   = fix: {f.fix}")
+    if f.estimated:
+        out.append("   = note: rests on kvlint's non-KV estimate (calibrate with `kvlint verify` or set non-kv-gib)")
+    return out
+
+
+def summary(result) -> str:
+    counts = {sev: sum(1 for f in result.findings if f.severity is sev) for sev in Severity}
+    files = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
+    if not result.findings:
+        return f"No findings in {files} ({result.deployments} engine launches)."
+    parts = [f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in sorted(counts.items(), reverse=True) if n]
+    extra = f", {result.suppressed} suppressed" if result.suppressed else ""
+    return f"Found {len(result.findings)} findings ({', '.join(parts)}{extra}) in {files}."
+
+
+def render(result, *, color: bool = False) -> str:
+    out: list[str] = []
+    split: dict[str, list[str]] = {}
+    for f in result.findings:
+        path = f.span.path if f.span else f.path
+        if path not in split and path in result.texts:
+            split[path] = result.texts[path].splitlines()
+        out.append(header(f, color))
+        out.extend(frame(f, split.get(path), color))
+        out.extend(notes(f))
+    for path, reason in result.unreadable:
+        out.append(f"{path}: error: {reason}")
+    out.append(summary(result))
+    return "\n".join(out) + "\n"

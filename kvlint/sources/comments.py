@@ -1,0 +1,33 @@
+"""Comments by line, recovered from raw text (PyYAML drops them) for `# kvlint: ignore[...]`."""
+
+from __future__ import annotations
+
+
+def scan_comments(text: str) -> dict[int, str]:
+    """line -> comment text after '#', for '#' at line start or after whitespace, outside quotes.
+
+    Quotes are tracked per line only: a multi-line quoted scalar rarely holds a '#', and a wrong
+    guess costs one suppression comment, never a crash.
+    """
+    out: dict[int, str] = {}
+    for number, line in enumerate(text.split("\n"), 1):
+        if "#" in line:
+            pos = comment_start(line)
+            if pos is not None:
+                out[number] = line[pos + 1 :].rstrip()
+    return out
+
+
+def comment_start(line: str) -> int | None:
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+            elif ch == "\\" and quote == '"':
+                continue
+        elif ch in "'\"" and (i == 0 or not line[i - 1].isalnum()):
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            return i
+    return None

@@ -1,0 +1,333 @@
+"""An offset-keeping shell tokenizer: commands and words, each word knowing where it came from.
+
+Only the parts of POSIX shell that launch scripts use: quoting, `\\` continuations, comments,
+`;`, `&`, `&&`, `||`, `|`, redirections, here-documents, and `$VAR` / `${VAR:-d}` / `$(..)` /
+`$((..))` kept as parts so they can be expanded later with whatever variables are known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kvlint.sources.text import Mapped
+
+_META = " \t\n;&|()<>"
+_NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+
+@dataclass(frozen=True)
+class Part:
+    """A piece of a word: literal text (with each char's offset) or an expansion kept unexpanded."""
+
+    kind: str  # "lit" | "var" | "cmd" | "arith" | "tick" | "special"
+    text: str  # literal text, variable name, or the inner text of $(..) / $((..)) / `..`
+    quoted: bool  # inside single/double quotes: no field splitting
+    offsets: tuple[int, ...] = ()  # lit: offset per char; others: (start, end)
+    op: str = ""  # var: "", ":-", "-", ":=", "=", ":+", "+", or "?" forms
+    default: tuple["Part", ...] = ()  # var: parts of the default word
+
+
+@dataclass(frozen=True)
+class Word:
+    parts: tuple[Part, ...]
+    start: int
+    end: int
+
+    @property
+    def literal(self) -> str | None:
+        """The word's text when it has no expansions at all."""
+        if all(p.kind == "lit" for p in self.parts):
+            return "".join(p.text for p in self.parts)
+        return None
+
+    @property
+    def raw_quoted(self) -> bool:
+        return any(p.quoted for p in self.parts)
+
+
+@dataclass(frozen=True)
+class Command:
+    words: tuple[Word, ...]
+    sep: str  # what ended it: "\n", ";", "&", "&&", "||", "|", "" (end of text)
+    after_comment: bool = False  # a comment ended the previous line of this command's text
+    heredocs: tuple[str, ...] = field(default=(), compare=False)
+
+
+class _Scanner:
+    def __init__(self, m: Mapped):
+        self.s = m.text
+        self.n = len(m.text)
+        self.i = 0
+        self.errors: list[tuple[int, str]] = []
+
+    def peek(self, k: int = 0) -> str:
+        j = self.i + k
+        return self.s[j] if j < self.n else ""
+
+
+def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
+    """Split shell text into commands. Returns (commands, errors as (offset, message))."""
+    sc = _Scanner(m)
+    commands: list[Command] = []
+    words: list[Word] = []
+    pending_heredocs: list[tuple[str, bool]] = []
+    comment_before = False
+
+    def finish(sep: str) -> None:
+        nonlocal words, comment_before
+        if words:
+            commands.append(Command(tuple(words), sep, comment_before))
+        words = []
+
+    while sc.i < sc.n:
+        c = sc.s[sc.i]
+        if c in " \t\r":
+            sc.i += 1
+        elif c == "\\" and sc.peek(1) == "\n":
+            sc.i += 2
+        elif c == "\n":
+            finish("\n")
+            sc.i += 1
+            comment_before = False
+            if pending_heredocs:
+                _skip_heredocs(sc, pending_heredocs)
+                pending_heredocs = []
+        elif c == "#":
+            end = sc.s.find("\n", sc.i)
+            sc.i = sc.n if end < 0 else end
+            comment_before = bool(words) or comment_before
+            if words:
+                finish("#")
+        elif sc.s.startswith("&&", sc.i) or sc.s.startswith("||", sc.i):
+            finish(sc.s[sc.i : sc.i + 2])
+            sc.i += 2
+        elif c in ";&|()":
+            finish(c if c != ")" else ";")
+            sc.i += 1
+        elif c in "<>" or (c.isdigit() and sc.peek(1) != "" and sc.peek(1) in "<>" and not words_in_progress(sc)):
+            heredoc = _skip_redirection(sc)
+            if heredoc:
+                pending_heredocs.append(heredoc)
+        else:
+            words.append(_word(sc))
+    finish("")
+    return commands, sc.errors
+
+
+def words_in_progress(sc: _Scanner) -> bool:
+    return sc.i > 0 and sc.s[sc.i - 1] not in _META
+
+
+def _skip_redirection(sc: _Scanner) -> tuple[str, bool] | None:
+    """Consume a redirection and its target; return a here-document delimiter to skip later."""
+    while sc.i < sc.n and sc.s[sc.i].isdigit():
+        sc.i += 1
+    op_start = sc.i
+    while sc.i < sc.n and sc.s[sc.i] in "<>&-|":
+        sc.i += 1
+    op = sc.s[op_start : sc.i]
+    if op.endswith("&") and sc.peek().isdigit():
+        sc.i += 1
+        return None
+    while sc.i < sc.n and sc.s[sc.i] in " \t":
+        sc.i += 1
+    if sc.i >= sc.n or sc.s[sc.i] in "\n;&|":
+        return None
+    target = _word(sc)
+    if op.startswith("<<") and not op.startswith("<<<"):
+        delim = "".join(p.text for p in target.parts)
+        return delim, op.startswith("<<-")
+    return None
+
+
+def _skip_heredocs(sc: _Scanner, pending: list[tuple[str, bool]]) -> None:
+    for delim, strip_tabs in pending:
+        while sc.i < sc.n:
+            end = sc.s.find("\n", sc.i)
+            line = sc.s[sc.i : sc.n if end < 0 else end]
+            sc.i = sc.n if end < 0 else end + 1
+            if (line.lstrip("\t") if strip_tabs else line) == delim:
+                break
+
+
+def _word(sc: _Scanner) -> Word:
+    start = sc.i
+    parts: list[Part] = []
+    lit: list[str] = []
+    offs: list[int] = []
+
+    def flush(quoted: bool) -> None:
+        if lit:
+            parts.append(Part("lit", "".join(lit), quoted, tuple(offs)))
+            lit.clear()
+            offs.clear()
+
+    while sc.i < sc.n:
+        c = sc.s[sc.i]
+        if c in _META:
+            break
+        if c == "\\":
+            if sc.peek(1) == "\n":
+                sc.i += 2
+                continue
+            if sc.i + 1 < sc.n:
+                lit.append(sc.s[sc.i + 1])
+                offs.append(sc.i + 1)
+            sc.i += 2
+        elif c == "'" or (c == "$" and sc.peek(1) == "'"):
+            flush(False)
+            parts.append(_single(sc, ansi=c == "$"))
+        elif c == '"':
+            flush(False)
+            parts.extend(_double(sc))
+        elif c == "$" or c == "`":
+            exp = _expansion(sc, quoted=False)
+            if exp is None:
+                lit.append(c)
+                offs.append(sc.i)
+                sc.i += 1
+            else:
+                flush(False)
+                parts.append(exp)
+        else:
+            lit.append(c)
+            offs.append(sc.i)
+            sc.i += 1
+    flush(False)
+    return Word(tuple(parts), start, sc.i)
+
+
+def _single(sc: _Scanner, ansi: bool) -> Part:
+    sc.i += 2 if ansi else 1
+    chars: list[str] = []
+    offs: list[int] = []
+    while sc.i < sc.n and sc.s[sc.i] != "'":
+        if ansi and sc.s[sc.i] == "\\" and sc.i + 1 < sc.n:
+            sc.i += 1
+        chars.append(sc.s[sc.i])
+        offs.append(sc.i)
+        sc.i += 1
+    if sc.i >= sc.n:
+        sc.errors.append((sc.i, "unterminated single quote"))
+    sc.i += 1
+    return Part("lit", "".join(chars), True, tuple(offs))
+
+
+def _double(sc: _Scanner) -> list[Part]:
+    sc.i += 1
+    parts: list[Part] = []
+    chars: list[str] = []
+    offs: list[int] = []
+    while sc.i < sc.n and sc.s[sc.i] != '"':
+        c = sc.s[sc.i]
+        if c == "\\" and sc.peek(1) in '$`"\\\n':
+            if sc.peek(1) != "\n":
+                chars.append(sc.s[sc.i + 1])
+                offs.append(sc.i + 1)
+            sc.i += 2
+            continue
+        exp = _expansion(sc, quoted=True) if c in "$`" else None
+        if exp is None:
+            chars.append(c)
+            offs.append(sc.i)
+            sc.i += 1
+            continue
+        if chars:
+            parts.append(Part("lit", "".join(chars), True, tuple(offs)))
+            chars, offs = [], []
+        parts.append(exp)
+    if sc.i >= sc.n:
+        sc.errors.append((sc.i, "unterminated double quote"))
+    sc.i += 1
+    if chars or not parts:
+        parts.append(Part("lit", "".join(chars), True, tuple(offs)))
+    return parts
+
+
+def _expansion(sc: _Scanner, quoted: bool) -> Part | None:
+    s, i = sc.s, sc.i
+    if s[i] == "`":
+        end = _close(s, i + 1, "`", "`")
+        sc.i = end + 1
+        return Part("tick", s[i + 1 : end], quoted, (i, sc.i))
+    nxt = s[i + 1] if i + 1 < sc.n else ""
+    if s.startswith("$((", i):
+        end = _close(s, i + 3, "(", ")")
+        end2 = end + 1 if end + 1 < sc.n and s[end + 1] == ")" else end
+        sc.i = end2 + 1
+        return Part("arith", s[i + 3 : end], quoted, (i, sc.i))
+    if nxt == "(":
+        end = _close(s, i + 2, "(", ")")
+        sc.i = end + 1
+        return Part("cmd", s[i + 2 : end], quoted, (i, sc.i))
+    if nxt == "{":
+        end = _close(s, i + 2, "{", "}")
+        sc.i = end + 1
+        return _braced(s[i + 2 : end], i + 2, quoted, (i, sc.i))
+    if nxt and (nxt.isalpha() or nxt == "_"):
+        j = i + 1
+        while j < sc.n and s[j] in _NAME_CHARS:
+            j += 1
+        sc.i = j
+        return Part("var", s[i + 1 : j], quoted, (i, j))
+    if nxt and nxt in "0123456789@*#?$!-":
+        sc.i = i + 2
+        return Part("special", s[i : i + 2], quoted, (i, i + 2))
+    return None
+
+
+def _braced(inner: str, base: int, quoted: bool, offs: tuple[int, int]) -> Part:
+    j = 0
+    while j < len(inner) and inner[j] in _NAME_CHARS:
+        j += 1
+    name, rest = inner[:j], inner[j:]
+    for op in (":-", ":=", ":+", ":?", "-", "=", "+", "?"):
+        if rest.startswith(op) and name:
+            sub = _Scanner(Mapped("", rest[len(op) :]))
+            parts = _word_until_end(sub, base + j + len(op))
+            return Part("var", name, quoted, offs, op, parts)
+    if rest or not name:
+        return Part("special", "${" + inner + "}", quoted, offs)
+    return Part("var", name, quoted, offs)
+
+
+def _word_until_end(sc: _Scanner, shift: int) -> tuple[Part, ...]:
+    """A ${VAR:-default} default: quotes and expansions apply, spaces do not split."""
+    parts: list[Part] = []
+    while sc.i < sc.n:
+        if sc.s[sc.i] in " \t\n":
+            parts.append(Part("lit", sc.s[sc.i], True, (sc.i,)))
+            sc.i += 1
+            continue
+        w = _word(sc)
+        if sc.i < sc.n and sc.s[sc.i] in _META and w.start == sc.i:
+            parts.append(Part("lit", sc.s[sc.i], True, (sc.i,)))
+            sc.i += 1
+        parts.extend(w.parts)
+    return tuple(_shift(p, shift) for p in parts)
+
+
+def _shift(p: Part, by: int) -> Part:
+    return Part(p.kind, p.text, p.quoted, tuple(o + by for o in p.offsets), p.op, tuple(_shift(d, by) for d in p.default))
+
+
+def _close(s: str, i: int, opener: str, closer: str) -> int:
+    """Index of the matching closer, skipping quoted text; len(s) when unterminated."""
+    depth, n = 1, len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and opener != "`":
+            j = s.find("'", i + 1)
+            i = n if j < 0 else j + 1
+            continue
+        if c == closer and (opener == closer or depth == 1):
+            return i
+        if c == opener and opener != closer:
+            depth += 1
+        elif c == closer:
+            depth -= 1
+        i += 1
+    return n

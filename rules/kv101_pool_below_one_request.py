@@ -1,0 +1,84 @@
+"""vLLM refuses to start: one request at max_model_len does not fit the KV pool.
+
+## What it checks
+vLLM sizes its KV pool at startup (`gpu_memory_utilization` x total memory, minus weights and the
+non-KV memory it profiles) and then checks that one request of `max_model_len` tokens fits. kvlint
+repeats that arithmetic from the model's config.json, the GPU and the flags, and reports the bytes
+needed, the bytes available, and the largest length that fits (vLLM's own binary search).
+
+## Why it matters
+vLLM raises `To serve at least one request with the model's max seq len ...` and the pod
+crash-loops, after pulling the image and loading every weight.
+
+## Example
+```
+vllm serve Qwen/Qwen2.5-32B-Instruct --max-model-len 131072    # on one H100 80GB
+```
+
+## Use instead
+Lower `--max-model-len` to the length in the message, store KV in fp8 (`--kv-cache-dtype fp8`),
+raise `--gpu-memory-utilization`, or add GPUs with `-tp`. Each alternative in the message is
+computed, not guessed.
+
+## Options
+None. Findings that rest on the non-KV estimate are marked `estimated`; give them their own
+severity with `estimated-severity: {KV101: warning}`.
+"""
+
+from __future__ import annotations
+
+from kvlint.findings import Severity
+from kvlint.registry import rule
+from kvlint.rules import _common as c
+
+
+@rule("KV101", "pool-below-one-request", Severity.ERROR,
+      "One request at max_model_len does not fit the KV pool; vLLM refuses to start.",
+      needs=("model", "gpu", "budget"))
+def check(ctx):
+    dep, b = ctx.deployment, ctx.budget
+    if dep.engine != "vllm" or b.fits_one_request or b.kv_pool_bytes <= 0:
+        return
+    needed = _needed(b)
+    field, words = c.config_field(ctx.model, "num_kv_heads")
+    message = (f"max_model_len {b.max_model_len} needs {c.gib(needed)} of KV cache per rank{words}; the pool holds "
+               f"{c.gib(b.kv_pool_bytes)} ({c.tokens(b.kv_tokens)} tokens) on {c.gpu_label(ctx)} "
+               f"(weights {c.gib(b.weights_bytes, 1)}, non-KV {c.gib(b.non_kv_bytes, 1)}{c.est(b.kv_pool_estimated)})."
+               f" vLLM refuses to start.")
+    fixes = _alternatives(ctx)
+    if fixes:
+        message += " Fits: " + ", or ".join(fixes) + "."
+    yield check.rule.finding(
+        ctx, message, c.primary(dep, "max_len"),
+        related=[c.related(dep, "mem", "sets the share of the GPU the pool comes from"),
+                 c.related(dep, "kv_dtype", "sets the bytes per cached token"),
+                 c.related(dep, "tp", "splits KV heads and weights across ranks"), field],
+        fix=fixes[0] if fixes else "use a larger GPU or more of them",
+        estimated=b.kv_pool_estimated, needed_bytes=needed, pool_bytes=b.kv_pool_bytes,
+        kv_tokens=b.kv_tokens, max_model_len=b.max_model_len, fits_max_model_len=b.estimated_max_model_len)
+
+
+def _needed(b) -> int:
+    """Bytes one max-length request takes, as vLLM's check counts them (blocks per request x block bytes)."""
+    blocks, per_block = b.extra.get("blocks_per_request"), b.extra.get("bytes_per_block")
+    if blocks and per_block:
+        return blocks * per_block
+    block = b.block_size or 1
+    return b.kv_bytes_per_token * (-(-b.max_model_len // block) * block)
+
+
+def _alternatives(ctx) -> list[str]:
+    """Levers that make one request fit, each checked by recomputing the budget."""
+    dep, b = ctx.deployment, ctx.budget
+    out = []
+    if b.estimated_max_model_len:
+        out.append(f"{c.flag(dep.engine, 'max_len')} {b.estimated_max_model_len}")
+    if b.kv_cache_dtype in ("auto", "bfloat16", "float16", "bf16", "half"):
+        fp8 = ctx.what_if({c.setting_name(dep.engine, "kv_dtype"): c.FP8_KV[dep.engine]})
+        if fp8 is not None and fp8.fits_one_request:
+            out.append(f"{c.flag(dep.engine, 'kv_dtype')} {c.FP8_KV[dep.engine]} ({c.tokens(fp8.kv_tokens)} tokens)")
+    tp = b.parallel.tp * 2
+    wider = ctx.what_if({c.setting_name(dep.engine, "tp"): tp})
+    if wider is not None and wider.fits_one_request:
+        out.append(f"{c.flag(dep.engine, 'tp')} {tp}")
+    return out

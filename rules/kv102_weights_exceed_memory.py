@@ -1,0 +1,68 @@
+"""The weights (plus non-KV memory) do not fit the memory the engine may use on one rank.
+
+## What it checks
+Per rank, the weights (split by tensor and pipeline parallelism, at the checkpoint's or the requested
+precision) plus the non-KV memory (activations, CUDA graphs, NCCL) against the memory the engine
+takes: `gpu_memory_utilization` x total for vLLM, `mem_fraction_static` x total for SGLang. When
+nothing is left for the KV pool, the engine cannot start.
+
+## Why it matters
+vLLM fails with `No available memory for the cache blocks` or an out-of-memory while loading;
+SGLang with `Loaded weights leave no GPU memory for the KV cache`. Either way the pod never serves.
+
+## Example
+```
+vllm serve meta-llama/Llama-3.1-70B-Instruct      # 141 GB of bf16 weights on one 80 GB card
+```
+
+## Use instead
+Split the model with `-tp` (the message names the smallest TP that leaves a pool), quantize the
+weights (`--quantization fp8` or an AWQ/GPTQ checkpoint), or use a larger card.
+
+## Options
+None.
+"""
+
+from __future__ import annotations
+
+from kvlint.findings import Severity
+from kvlint.registry import rule
+from kvlint.rules import _common as c
+
+
+@rule("KV102", "weights-exceed-memory", Severity.ERROR,
+      "Weights and non-KV memory leave no KV pool on a rank.", needs=("model", "gpu", "budget"))
+def check(ctx):
+    dep, b = ctx.deployment, ctx.budget
+    if b.kv_pool_bytes > 0:
+        return
+    usable = b.requested_bytes or b.gpu_memory_bytes
+    share = f"{c.flag(dep.engine, 'mem')} {_fraction(b)}" if _fraction(b) else "the engine's share"
+    message = (f"weights need {c.gib(b.weights_bytes, 1)} per rank (tp {b.parallel.tp}, pp {b.parallel.pp}) and "
+               f"non-KV {c.gib(b.non_kv_bytes, 1)}{c.est(b.kv_pool_estimated)}, but {share} of {c.gpu_label(ctx)} "
+               f"leaves {c.gib(usable, 1)}: no memory for the KV cache, "
+               f"{c.ENGINE_NAMES.get(dep.engine, dep.engine)} cannot start.")
+    tp = _smallest_tp(ctx)
+    if tp:
+        message += f" Fits: {c.flag(dep.engine, 'tp')} {tp}."
+    yield check.rule.finding(
+        ctx, message, c.primary(dep, "tp", "quant"),
+        related=[c.related(dep, "mem", "the engine's share of GPU memory"),
+                 c.related(dep, "quant", "sets the bytes per weight")],
+        fix=f"{c.flag(dep.engine, 'tp')} {tp}" if tp else "quantize the weights or use a larger GPU",
+        estimated=b.kv_pool_estimated, weights_bytes=b.weights_bytes, usable_bytes=usable, fits_tp=tp)
+
+
+def _fraction(b) -> float | None:
+    return b.mem_fraction_static if b.engine == "sglang" else b.extra.get("gpu_memory_utilization")
+
+
+def _smallest_tp(ctx) -> int | None:
+    dep, b = ctx.deployment, ctx.budget
+    for tp in (2, 4, 8, 16):
+        if tp <= b.parallel.tp:
+            continue
+        wider = ctx.what_if({c.setting_name(dep.engine, "tp"): tp})
+        if wider is not None and wider.kv_pool_bytes > 0 and wider.fits_one_request:
+            return tp
+    return None

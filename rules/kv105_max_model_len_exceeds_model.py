@@ -1,0 +1,48 @@
+"""The requested maximum length is beyond what the model's config.json allows.
+
+## What it checks
+`--max-model-len` (vLLM) or `--context-length` (SGLang) against the length each engine derives from
+config.json (`max_position_embeddings`, `rope_scaling`, `max_seq_len` and friends, as that engine
+reads them).
+
+## Why it matters
+vLLM refuses to start (`User-specified max_model_len ... is greater than the derived
+max_model_len`) unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` is set; SGLang warns and may produce
+wrong output or CUDA errors past the trained positions.
+
+## Example
+```
+vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 16384   # derived: 8192
+```
+
+## Use instead
+Use the model's maximum or a long-context variant of the model (or a rope scaling it was trained for).
+
+## Options
+None.
+"""
+
+from __future__ import annotations
+
+from kvlint.findings import Severity
+from kvlint.registry import rule
+from kvlint.rules import _common as c
+
+
+@rule("KV105", "max-model-len-exceeds-model", Severity.ERROR,
+      "The maximum length exceeds the model's derived maximum.", needs=("model",))
+def check(ctx):
+    dep, model = ctx.deployment, ctx.model
+    asked = c.value(dep, "max_len")
+    derived = model.max_len_vllm if dep.engine == "vllm" else model.max_len_sglang
+    if not isinstance(asked, int) or asked <= 0 or not derived or asked <= derived:
+        return
+    key = model.max_len_key or "max_position_embeddings"
+    field, words = c.config_field(model, "max_len")
+    name = c.setting_name(dep.engine, "max_len")
+    outcome = ("vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1" if dep.engine == "vllm"
+               else "SGLang warns and may produce wrong output past the trained positions")
+    yield check.rule.finding(
+        ctx, f"{name} {asked} is greater than the derived maximum {derived} ({key} of {model.model_id}): "
+        f"{outcome}{words}", c.primary(dep, "max_len"), related=[field],
+        fix=f"{c.flag(dep.engine, 'max_len')} {derived}", requested=asked, derived=derived)

@@ -1,0 +1,54 @@
+"""The parallelism asks for a different number of GPUs than the pod or group requests.
+
+## What it checks
+TP x PP (x DP when the data-parallel replicas run in the same instance) against the GPUs the
+instance requests: `nvidia.com/gpu` limits times the group size (LeaderWorkerSet, Ray), or the
+chart's GPU count.
+
+## Why it matters
+Too few GPUs: the engine waits for ranks that never start or fails with an invalid device ordinal.
+Too many: the scheduler reserves cards that stay idle.
+
+## Example
+```yaml
+args: ["--tensor-parallel-size", "4"]
+resources: {limits: {nvidia.com/gpu: 2}}
+```
+
+## Use instead
+Make the request equal to TP x PP (x DP), or change the parallelism.
+
+## Options
+None.
+"""
+
+from __future__ import annotations
+
+from kvlint.findings import Related, Severity
+from kvlint.registry import rule
+from kvlint.rules import _common as c
+
+
+@rule("KV204", "gpu-count-mismatch", Severity.ERROR,
+      "TP x PP (x DP) differs from the GPUs the instance requests.")
+def check(ctx):
+    dep = ctx.deployment
+    if not dep.gpu_count:
+        return
+    parts = [(role, v) for role in ("tp", "pp", "dp") if isinstance(v := c.value(dep, role, 1), int) and v > 0]
+    if dep.engine == "sglang" and dep.get("enable_dp_attention"):
+        parts = [(r, v) for r, v in parts if r != "dp"]
+    needed = 1
+    for _, v in parts:
+        needed *= v
+    if needed == dep.gpu_count:
+        return
+    shown = " x ".join(f"{c.flag(dep.engine, r)} {v}" for r, v in parts if v > 1 or r == "tp")
+    outcome = ("the engine cannot start all its ranks" if needed > dep.gpu_count
+               else f"{dep.gpu_count - needed} requested GPU(s) stay idle")
+    related = [Related(dep.gpu_count_span, f"requests {dep.gpu_count} GPU(s)")] if dep.gpu_count_span else []
+    yield check.rule.finding(
+        ctx, f"{shown} needs {needed} GPU(s) per instance but the instance requests {dep.gpu_count}: {outcome}",
+        c.primary(dep, "tp", "pp", "dp") if any(c.span(dep, r) for r in ("tp", "pp", "dp")) else
+        (dep.gpu_count_span or dep.launch_span), related=related,
+        fix=f"request {needed} GPU(s)", needed=needed, requested=dep.gpu_count)

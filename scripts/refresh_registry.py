@@ -1,0 +1,81 @@
+"""Rebuild kvlint/models/registry/ from a folder of <org>/<name>/config.json files.
+
+Usage: python scripts/refresh_registry.py ../shared/models
+
+Each model becomes one trimmed JSON file (registry/<org>--<name>.json) holding only the keys kvlint
+reads, so the package ships facts, not tokenizer ids or remote-code maps. aliases.json and
+defaults.json are hand-kept and left alone. tests/models/test_registry.py checks that the trimmed
+config gives the same ModelSpec as the full one.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+REGISTRY = Path(__file__).resolve().parent.parent / "kvlint" / "models" / "registry"
+
+TOP_KEYS = {
+    "architectures", "model_type", "text_config", "vision_config", "torch_dtype", "dtype",
+    "quantization_config", "tie_word_embeddings", "vocab_size",
+}
+TEXT_KEYS = {
+    "model_type", "num_hidden_layers", "n_layer", "num_layers", "n_layers", "hidden_size", "n_embd",
+    "d_model", "num_attention_heads", "n_head", "num_heads", "n_head_kv", "num_kv_heads",
+    "num_key_value_heads", "multi_query_group_num", "num_attention_groups", "multi_query",
+    "new_decoder_architecture", "parallel_attn", "head_dim", "hidden_size_per_head", "v_head_dim",
+    "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "index_head_dim",
+    "index_topk", "index_n_heads", "intermediate_size", "ffn_hidden_size", "ff_intermediate_size",
+    "n_inner", "intermediate_size_mlp", "moe_intermediate_size", "shared_expert_intermediate_size",
+    "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", "num_experts_per_tok",
+    "experts_per_token", "moe_top_k", "n_shared_experts", "first_k_dense_replace",
+    "interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_freq", "mlp_only_layers",
+    "topk_method", "vocab_size", "tie_word_embeddings", "torch_dtype", "dtype",
+    "max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+    "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len",
+    "original_max_position_embeddings", "rope_scaling", "rope_parameters", "rope_theta",
+    "sliding_window", "sliding_window_size", "use_sliding_window", "max_window_layers",
+    "sliding_window_pattern", "layer_types", "attention_chunk_size", "no_rope_layers",
+    "no_rope_layer_interval", "full_attention_interval", "linear_conv_kernel_dim",
+    "linear_key_head_dim", "linear_num_key_heads", "linear_num_value_heads", "linear_value_head_dim",
+    "attention_bias", "use_qk_norm", "num_nextn_predict_layers", "o_groups", "o_lora_rank",
+    "compress_ratios", "quantization_config", "architectures", "vision_config", "text_config",
+}
+
+
+def trim(cfg: dict) -> dict:
+    keep = TOP_KEYS | TEXT_KEYS if "text_config" not in cfg else TOP_KEYS
+    out = {k: v for k, v in cfg.items() if k in keep}
+    if isinstance(cfg.get("text_config"), dict):
+        out["text_config"] = {k: v for k, v in cfg["text_config"].items() if k in TEXT_KEYS}
+    return out
+
+
+def entry(model_dir: Path, model_id: str) -> dict:
+    data = {"id": model_id, "config": trim(json.loads((model_dir / "config.json").read_text()))}
+    side = model_dir / "hf_quant_config.json"
+    if side.is_file():
+        data["hf_quant_config"] = json.loads(side.read_text())
+    return data
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    root = Path(argv[0])
+    for old in REGISTRY.glob("*--*.json"):
+        old.unlink()
+    count = 0
+    for config in sorted(root.glob("*/*/config.json")):
+        model_id = f"{config.parent.parent.name}/{config.parent.name}"
+        target = REGISTRY / f"{model_id.replace('/', '--')}.json"
+        target.write_text(json.dumps(entry(config.parent, model_id), indent=1, sort_keys=False) + "\n")
+        count += 1
+    print(f"wrote {count} models to {REGISTRY}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,56 @@
+"""`kvlint plan` CLI: text and JSON shapes, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+from kvlint.cli import main
+
+SEED = ["--gpus", "H100", "--gpu-memory", "81559MiB", "--non-kv-gib", "6"]
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_lists_holding_options_and_why_smaller_ones_fail(capsys):
+    code, out, _ = _run(capsys, "plan", "meta-llama/Meta-Llama-3-70B", "--context", "8192", "--concurrency", "162",
+                        *SEED)
+    assert code == 0
+    assert "162 concurrent requests of 8,192 tokens" in out
+    assert "weights do not fit" in out  # bf16 on one H100
+    holding = out.split("hold the target")[1].split("smaller options")[0]
+    assert "1x1" not in holding and "8x1" in holding
+
+
+def test_json_is_ranked_and_complete(capsys):
+    code, out, _ = _run(capsys, "plan", "Qwen/Qwen3-32B", "--context", "8192", "--concurrency", "17", *SEED,
+                        "--max-gpus", "2", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["version"] == 1 and data["concurrency"] == 17
+    opts = data["options"]
+    assert all(o["gpus"] <= 2 for o in opts)
+    holds = [o["holds"] for o in opts]
+    assert holds == sorted(holds, reverse=True)  # every holding option before any failing one
+    one_gpu = [o for o in opts if o["gpus"] == 1 and o["kv_cache_dtype"] == "bfloat16"]
+    assert {o["weights"]: o["holds"] for o in one_gpu} == {"bf16": False, "fp8 (online)": True}
+    short = next(o for o in one_gpu if o["weights"] == "bf16")
+    assert short["failure"] == "concurrency short by 14"  # 3 of 17 fit
+
+
+def test_exit_1_when_nothing_holds(capsys):
+    code, out, _ = _run(capsys, "plan", "meta-llama/Meta-Llama-3-70B", "--context", "8192", "--concurrency", "1",
+                        *SEED, "--max-gpus", "1")
+    assert code == 1 and "no option within the limits holds the target" in out
+
+
+def test_bad_input_is_one_line(capsys):
+    code, _, err = _run(capsys, "plan", "Qwen/Qwen3-32B", "--context", "8192", "--concurrency", "1",
+                        "--gpus", "H100,NoSuchCard")
+    assert code == 2 and err.startswith("kvlint: error:") and "Traceback" not in err
+    code, _, err = _run(capsys, "plan", "nobody/unknown-model-xyz", "--context", "8192", "--concurrency", "1")
+    assert code == 2 and "Traceback" not in err
+    code, _, err = _run(capsys, "plan", "Qwen/Qwen3-32B", "--context", "0", "--concurrency", "1")
+    assert code == 2 and "positive" in err

@@ -1,0 +1,313 @@
+"""The engines' argv rules replayed on tokens: spellings, prefixes, booleans, unresolved values, spans."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from importlib import resources
+
+import pytest
+
+from kvlint.engines.flags import ParsedArgs, detect_launch, flag_table, parse_args
+from kvlint.span import Span, Token
+
+
+def toks(line: str, path: str = "f.sh") -> list[Token]:
+    """Whitespace-split tokens with 1-based columns on line 1 (no quoting in these fixtures)."""
+    out, col = [], 1
+    for word in line.split(" "):
+        if word:
+            out.append(Token(word, Span(path, 1, col, 1, col + len(word))))
+        col += len(word) + 1
+    return out
+
+
+def run(engine: str, line: str) -> ParsedArgs:
+    tokens = toks(line)
+    found = detect_launch(tokens)
+    assert found is not None and found.engine == engine
+    return parse_args(engine, tokens, found.index)
+
+
+def value(parsed: ParsedArgs, dest: str):
+    return parsed.settings[dest].value
+
+
+def test_tables_match_the_schema() -> None:
+    import jsonschema
+
+    schema = json.loads(resources.files("kvlint.data").joinpath("flags.schema.json").read_text())
+    for engine in ("vllm", "sglang"):
+        data = json.loads(resources.files("kvlint.data").joinpath(f"{engine}_flags.json").read_text())
+        jsonschema.validate(data, schema)
+        assert data["engine"] == engine
+
+
+def test_tables_have_no_duplicate_option_strings() -> None:
+    for engine in ("vllm", "sglang"):
+        table = flag_table(engine)
+        count = sum(len(f.options) + len(f.negative) for f in table.flags)
+        assert count == len(table.by_option), engine
+        assert not set(table.removed) & set(table.by_option), engine
+
+
+@pytest.mark.parametrize(
+    ("line", "engine", "index"),
+    [
+        ("vllm serve m", "vllm", 2), ("/usr/local/bin/vllm serve m", "vllm", 2),
+        ("python -m vllm.entrypoints.openai.api_server --model m", "vllm", 3),
+        ("python3.11 -m vllm.entrypoints.api_server --model m", "vllm", 3),
+        ("/usr/bin/python3 -u -m sglang.launch_server --model-path m", "sglang", 4),
+        ("sglang serve m", "sglang", 2), ("exec vllm serve m", "vllm", 3), ("env A=B C=D vllm serve m", "vllm", 5),
+        ("uv run vllm serve m", "vllm", 4), ("CUDA_VISIBLE_DEVICES=0 exec python3 -m sglang.launch_server", "sglang", 5),
+    ],
+)
+def test_detect_launch(line: str, engine: str, index: int) -> None:
+    found = detect_launch(toks(line))
+    assert found is not None and (found.engine, found.index) == (engine, index)
+    name, i = found  # unpacks like the (engine, index) pair other modules expect
+    assert (name, i) == (engine, index)
+
+
+def test_detect_launch_entry_span_covers_the_entry_point() -> None:
+    found = detect_launch(toks("exec vllm serve m"))
+    assert found is not None and found.entry_span == Span("f.sh", 1, 6, 1, 16)
+
+
+@pytest.mark.parametrize("line", ["vllm", "python -m http.server", "echo vllm serve", "sglang", "python3 app.py"])
+def test_not_a_launch(line: str) -> None:
+    assert detect_launch(toks(line)) is None
+
+
+# --------------------------------------------------------------- vLLM spellings
+
+@pytest.mark.parametrize(
+    ("args", "dest", "expected"),
+    [
+        pytest.param("--max-model-len 8192", "max_model_len", 8192, id="space"),
+        pytest.param("--max-model-len=8192", "max_model_len", 8192, id="equals"),
+        pytest.param("--max_model_len=4k", "max_model_len", 4000, id="underscores and decimal k"),
+        pytest.param("--max-model-len 1K", "max_model_len", 1024, id="binary K"),
+        pytest.param("--max-model-len auto", "max_model_len", -1, id="auto"),
+        pytest.param("--max-model-len -1", "max_model_len", -1, id="minus one is a value"),
+        pytest.param("-tp 2", "tensor_parallel_size", 2, id="short alias"),
+        pytest.param("-tp=2", "tensor_parallel_size", 2, id="short alias equals"),
+        pytest.param("--tensor_parallel_size 4", "tensor_parallel_size", 4, id="underscore long"),
+        pytest.param("--pipeline_parallel_size 2", "pipeline_parallel_size", 2, id="corpus pipeline underscore"),
+        pytest.param("--max-num-seq 1024", "max_num_seqs", 1024, id="prefix abbreviation"),
+        pytest.param("--max-num-batched-token=8192", "max_num_batched_tokens", 8192, id="corpus prefix with equals"),
+        pytest.param("--kv-cache-memory 20G", "kv_cache_memory_bytes", 20 * 2**30, id="engine hint abbreviation"),
+        pytest.param("--load_format=safetensors", "load_format", "safetensors", id="corpus load_format"),
+        pytest.param("--gpu-memory-utilization 0.95", "gpu_memory_utilization", 0.95, id="float"),
+        pytest.param("--device-memory-utilization 0.5", "gpu_memory_utilization", 0.5, id="alias"),
+        pytest.param("--enforce-eager", "enforce_eager", True, id="bare boolean"),
+        pytest.param("--no-enforce-eager", "enforce_eager", False, id="no- boolean"),
+        pytest.param("--disable-prefix-caching", "enable_prefix_caching", False, id="disable pairs with enable"),
+        pytest.param("--no-enable-prefix-caching", "enable_prefix_caching", False, id="hidden no-enable"),
+        pytest.param("--enable-log-requests", "enable_log_requests", True, id="enable"),
+        pytest.param("--disable-log-requests", "enable_log_requests", False, id="disable-log-requests is still valid"),
+        pytest.param("--compilation-config.mode 3", "compilation_config", {"mode": 3}, id="dotted json key"),
+        pytest.param("--hf-overrides.rope_scaling.factor=4.0", "hf_overrides", {"rope_scaling": {"factor": 4.0}}, id="nested dotted"),
+        pytest.param("--compilation-config.splitting_ops+ a,b", "compilation_config", {"splitting_ops": ["a", "b"]}, id="dotted append"),
+        pytest.param("-O3", "optimization_level", "3", id="-O3"),
+        pytest.param("--kv-cache-dtype fp8", "kv_cache_dtype", "fp8", id="kv cache dtype"),
+        pytest.param("--api-key a b", "api_key", ["a", "b"], id="nargs plus"),
+        pytest.param("--dtype half", "dtype", "half", id="choice"),
+        pytest.param("--speculative-config {\"method\":\"eagle\"}", "speculative_config", {"method": "eagle"}, id="json"),
+    ],
+)
+def test_vllm_accepts(args: str, dest: str, expected) -> None:
+    parsed = run("vllm", f"vllm serve m {args}")
+    assert not parsed.unknown and not parsed.errors
+    assert value(parsed, dest) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "flag", "reason", "suggestion"),
+    [
+        pytest.param("--swap-space 4", "--swap-space", "removed", None, id="swap-space removed"),
+        pytest.param("--use-v2-block-manager", "--use-v2-block-manager", "removed", None, id="v2 block manager"),
+        pytest.param("--num-scheduler-steps 8", "--num-scheduler-steps", "removed", None, id="multi-step"),
+        pytest.param("--max-seq-len-to-capture 8192", "--max-seq-len-to-capture", "removed", None, id="corpus capture len"),
+        pytest.param("--task generate", "--task", "removed", "--runner / --convert", id="task"),
+        pytest.param("--max-num 8", "--max-num", "ambiguous", None, id="ambiguous prefix"),
+        pytest.param("--max-mode-len 8", "--max-mode-len", "unrecognized", "--max-model-len", id="typo"),
+        pytest.param("--tp 2", "--tp", "unrecognized", "-tp", id="vllm has -tp, not --tp"),
+    ],
+)
+def test_vllm_rejects(args: str, flag: str, reason: str, suggestion: str | None) -> None:
+    parsed = run("vllm", f"vllm serve m {args} --max-model-len 1024")
+    assert [(u.flag, u.reason) for u in parsed.unknown] == [(flag, reason)]
+    if suggestion is not None:
+        assert parsed.unknown[0].suggestion == suggestion
+    assert value(parsed, "max_model_len") == 1024  # the removed flag's value was not taken for a positional
+    assert not parsed.errors
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        ("--dtype fp9", "invalid choice 'fp9'"), ("--max-model-len 1.5K", "invalid"), ("--enable-chunked-prefill=false", "ignored explicit"),
+        ("--max-model-len", "expected one argument"), ("extra", "unrecognized argument 'extra'"), ("-tp two", "invalid int"),
+    ],
+)
+def test_vllm_errors(args: str, needle: str) -> None:
+    parsed = run("vllm", f"vllm serve m {args}")
+    assert any(needle in e for e in parsed.errors), parsed.errors
+
+
+def test_vllm_model_positional_and_option() -> None:
+    assert run("vllm", "vllm serve org/m -tp 2").model.value == "org/m"
+    parsed = run("vllm", "python3 -m vllm.entrypoints.openai.api_server --model org/x --port 8000")
+    assert parsed.model.value == "org/x" and parsed.model.flag == "--model" and value(parsed, "port") == 8000
+
+
+def test_vllm_model_must_come_first_with_served_model_name() -> None:
+    parsed = run("vllm", "vllm serve --served-model-name x org/m")
+    assert any("first positional" in e for e in parsed.errors)
+
+
+def test_last_occurrence_wins_and_keeps_its_span() -> None:
+    parsed = run("vllm", "vllm serve m --gpu-memory-utilization 0.95 --gpu-memory-utilization=0.4")
+    s = parsed.settings["gpu_memory_utilization"]
+    assert s.value == 0.4 and s.raw == "0.4" and s.flag == "--gpu-memory-utilization"
+    line = "vllm serve m --gpu-memory-utilization 0.95 --gpu-memory-utilization=0.4"
+    assert line[s.span.col - 1:s.span.end_col - 1] == "0.4"
+    assert line[s.flag_span.col - 1:s.flag_span.end_col - 1] == "--gpu-memory-utilization=0.4"
+
+
+def test_spans_of_separate_value_and_bare_boolean() -> None:
+    line = "vllm serve m --max-model-len 32768 --enforce-eager"
+    parsed = run("vllm", line)
+    mml, eager = parsed.settings["max_model_len"], parsed.settings["enforce_eager"]
+    assert line[mml.span.col - 1:mml.span.end_col - 1] == "32768"
+    assert line[mml.flag_span.col - 1:mml.flag_span.end_col - 1] == "--max-model-len"
+    assert eager.span == eager.flag_span and line[eager.span.col - 1:eager.span.end_col - 1] == "--enforce-eager"
+    assert line[parsed.model.span.col - 1:parsed.model.span.end_col - 1] == "m"
+
+
+@pytest.mark.parametrize("raw", ["$(TP)", "${TP_SIZE}", "$TP", "{{ .Values.tp }}", "{tp_size}", "${KV_BYTES-}"])
+def test_unresolved_values_are_kept_raw(raw: str) -> None:
+    parsed = parse_args("vllm", [Token("-tp"), Token(raw), Token("--max-model-len"), Token("2048")])
+    s = parsed.settings["tensor_parallel_size"]
+    assert (s.resolved, s.value, s.raw) == (False, raw, raw)
+    assert parsed.settings["max_model_len"].resolved and not parsed.errors
+
+
+def test_unresolved_model_is_marked() -> None:
+    parsed = parse_args("vllm", [Token("$(MODEL)"), Token("-tp"), Token("2")])
+    assert parsed.model is not None and not parsed.model.resolved
+
+
+# --------------------------------------------------------------- SGLang spellings
+
+@pytest.mark.parametrize(
+    ("args", "dest", "expected"),
+    [
+        pytest.param("--tp 2", "tp_size", 2, id="--tp is a unique prefix of --tp-size"),
+        pytest.param("--tp-size 8", "tp_size", 8, id="tp-size"),
+        pytest.param("--tensor-parallel-size=4", "tp_size", 4, id="alias equals"),
+        pytest.param("--dp 2", "dp_size", 2, id="--dp prefix"),
+        pytest.param("--context-length 1Ki", "context_length", 1024, id="IEC suffix"),
+        pytest.param("--context-length 32k", "context_length", 32000, id="SI suffix"),
+        pytest.param("--max-total-tokens 1M", "max_total_tokens", 10**6, id="M is decimal"),
+        pytest.param("--mem-fraction-static 0.8", "mem_fraction_static", 0.8, id="float"),
+        pytest.param("--kv-cache-dtype fp8_e4m3", "kv_cache_dtype", "fp8_e4m3", id="choice"),
+        pytest.param("--disable-radix-cache", "disable_radix_cache", True, id="store_true"),
+        pytest.param("--cuda-graph-max-bs-decode 64", "cuda_graph_max_bs_decode", 64, id="new decode flag"),
+        pytest.param("--enable-dp-attention", "enable_dp_attention", True, id="deprecated but accepted"),
+    ],
+)
+def test_sglang_accepts(args: str, dest: str, expected) -> None:
+    parsed = run("sglang", f"python3 -m sglang.launch_server --model-path m {args}")
+    assert not parsed.unknown and not parsed.errors
+    assert value(parsed, dest) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "flag", "reason", "suggestion"),
+    [
+        pytest.param("--pp 2", "--pp", "ambiguous", None, id="--pp is ambiguous"),
+        pytest.param("--cuda-graph-max-bs 8", "--cuda-graph-max-bs", "removed", "--cuda-graph-max-bs-decode", id="old graph flag"),
+        pytest.param("--max_total_tokens 100", "--max_total_tokens", "unrecognized", "--max-total-tokens", id="no underscores"),
+        pytest.param("--tp_size 2", "--tp_size", "unrecognized", "--tp-size", id="underscore tp"),
+        pytest.param("--enable-ep-moe", "--enable-ep-moe", "removed", "--ep-size", id="corpus enable-ep-moe"),
+        pytest.param("--max-model-len 4096", "--max-model-len", "unrecognized", None, id="vllm flag on sglang"),
+    ],
+)
+def test_sglang_rejects(args: str, flag: str, reason: str, suggestion: str | None) -> None:
+    parsed = run("sglang", f"python3 -m sglang.launch_server --model-path m {args} --port 30001")
+    assert [(u.flag, u.reason) for u in parsed.unknown] == [(flag, reason)]
+    if suggestion is not None:
+        assert parsed.unknown[0].suggestion == suggestion
+    assert value(parsed, "port") == 30001 and not parsed.errors
+
+
+@pytest.mark.parametrize(("args", "needle"), [("--context-length 32K", "invalid human_int"), ("--kv-cache-dtype fp8", "invalid choice 'fp8'")])
+def test_sglang_errors(args: str, needle: str) -> None:
+    parsed = run("sglang", f"sglang serve m {args}")
+    assert any(needle in e for e in parsed.errors), parsed.errors
+
+
+def test_sglang_positional_model_only_with_serve() -> None:
+    assert run("sglang", "sglang serve org/m --tp 2").model.value == "org/m"
+    parsed = run("sglang", "python -m sglang.launch_server org/m --tp 2")
+    assert parsed.model is None and any("org/m" in e for e in parsed.errors)
+    assert run("sglang", "python -m sglang.launch_server --model org/x").model.value == "org/x"
+
+
+# --------------------------------------------------------------- real commands
+
+def _case_tokens(command: str) -> list[Token]:
+    command = command.split("  (")[0]  # cases annotate commands with "(source, VAR=...)" after two spaces
+    return [Token(w) for w in shlex.split(command.replace("\\\n", " ")) if w != "…"]
+
+
+def test_every_flag_in_the_logged_commands_parses(shared_dir) -> None:
+    """Commands of shared/logs/cases.json: flags are known to 0.33/0.5.23 or reported as removed there."""
+    cases = json.loads((shared_dir / "logs" / "cases.json").read_text())
+    checked = 0
+    for case in cases:
+        command = case.get("command") or ""
+        if case["engine"] not in ("vllm", "sglang") or "--" not in command or "LLM(" in command:
+            continue
+        tokens = _case_tokens(command)
+        starts = [(i, f) for i in range(len(tokens)) if (f := detect_launch(tokens[i:])) is not None]
+        if starts:  # the launch may sit inside `docker run ... image vllm serve ...`
+            offset, found = starts[0]
+            parsed = parse_args(case["engine"], tokens[offset:], found.index)
+        elif "/" in tokens[0].text:  # a container's args list: model first, then flags
+            parsed = parse_args(case["engine"], tokens)
+        else:
+            continue
+        assert not parsed.errors, (case["id"], parsed.errors)
+        assert all(u.reason == "removed" for u in parsed.unknown), (case["id"], parsed.unknown)
+        checked += 1
+    assert checked >= 5
+
+
+CORPUS_SPELLINGS = [
+    ("vllm", "--max-num-batched-token=8192", "max_num_batched_tokens", 8192),
+    ("vllm", "--max-num-seq 1024", "max_num_seqs", 1024),
+    ("vllm", "--load_format=auto", "load_format", "auto"),
+    ("vllm", "--pipeline_parallel_size 2", "pipeline_parallel_size", 2),
+    ("vllm", "--tensor_parallel_size 2", "tensor_parallel_size", 2),
+    ("vllm", "--max_model_len 1024", "max_model_len", 1024),
+    ("vllm", "--kv_transfer_config {\"kv_connector\":\"X\"}", "kv_transfer_config", {"kv_connector": "X"}),
+    ("sglang", "--tp 2", "tp_size", 2),
+    ("sglang", "--tp-size 8", "tp_size", 8),
+]
+
+
+@pytest.mark.parametrize(("engine", "args", "dest", "expected"), CORPUS_SPELLINGS)
+def test_corpus_spellings(engine: str, args: str, dest: str, expected) -> None:
+    parsed = parse_args(engine, toks(args), positional_model=False)
+    assert not parsed.unknown and not parsed.errors
+    assert value(parsed, dest) == expected
+
+
+def test_corpus_swap_space_is_removed_in_vllm(shared_dir) -> None:
+    notes = (shared_dir / "corpus" / "index.tsv").read_text()
+    assert "--swap-space" in notes
+    parsed = parse_args("vllm", toks("--swap-space 16 -tp 2"), positional_model=False)
+    assert [u.reason for u in parsed.unknown] == ["removed"] and value(parsed, "tensor_parallel_size") == 2

@@ -1,0 +1,93 @@
+"""SGLang's pool: mem_fraction_static bands, cell sizes, page rounding, caps, SWA pool, logged K/V sizes."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvlint.engines import compute_budget
+from kvlint.engines.sglang import prefill_graph_sizes, tokens_for_pool
+from kvlint.errors import KvlintError
+from kvlint.models.spec import LayerKV
+from tests.engines.specs import DEEPSEEK_V3, LLAMA3_8B, LLAMA3_70B, dense
+
+GIB = 2**30
+H100 = 81559 * 2**20
+
+
+def sglang(model, settings=None, version=None, memory=H100, weights=15 * GIB, **kw):
+    return compute_budget("sglang", model, settings or {}, None, version=version, gpu_memory_bytes=memory,
+                          weights_bytes=int(weights), **kw)
+
+
+def test_prefill_graph_sizes_for_8192():
+    assert prefill_graph_sizes(8192) == 58
+
+
+def test_h200_same_reserve_gives_0903():
+    assert sglang(LLAMA3_8B, memory=143771 * 2**20).mem_fraction_static == 0.903
+
+
+def test_user_mem_fraction_wins_and_changes_the_pool():
+    low, high = sglang(LLAMA3_8B, {"mem_fraction_static": 0.7}), sglang(LLAMA3_8B, {"mem_fraction_static": 0.9})
+    assert low.mem_fraction_static == 0.7 and low.kv_tokens < high.kv_tokens
+    # the pool moves by exactly (0.9 - 0.7) of the pre-load memory
+    assert high.kv_pool_bytes - low.kv_pool_bytes == pytest.approx(0.2 * (H100 - GIB), abs=2)
+
+
+def test_mla_cell_not_divided_by_tp_and_mha_is():
+    assert tokens_for_pool(DEEPSEEK_V3, GIB, {"tp_size": 8})[1] == 70_272
+    assert tokens_for_pool(LLAMA3_70B, GIB, {"tp_size": 8})[1] == 40_960
+    assert tokens_for_pool(LLAMA3_70B, GIB, {"tp_size": 16})[1] == 40_960  # max(1, 8 // 16) heads
+
+
+def test_dcp_divides_kv_tensor_parallel_groups():
+    """n = max(1, kvh // (attn_tp // dcp)): tp 8, dcp 2 keeps 2 heads per rank."""
+    assert tokens_for_pool(LLAMA3_70B, GIB, {"tp_size": 8, "dcp_size": 2})[1] == 81_920
+
+
+def test_page_rounding_and_max_total_tokens_cap():
+    tokens, _ = tokens_for_pool(LLAMA3_8B, 10 * GIB + 12345, {"page_size": 64})
+    assert tokens % 64 == 0 and tokens == (10 * GIB + 12345) // 131072 // 64 * 64
+    capped = sglang(LLAMA3_8B, {"max_total_tokens": 100_000, "page_size": 64})
+    assert capped.kv_tokens == 100_000 // 64 * 64
+
+
+def test_dsa_fp8_cell_is_656_per_layer():
+    from dataclasses import replace
+    dsa = replace(DEEPSEEK_V3, mla=replace(DEEPSEEK_V3.mla, index_topk=2048, index_head_dim=128))
+    assert tokens_for_pool(dsa, GIB, {"kv_cache_dtype": "fp8_e4m3"})[1] == 656 * 61
+
+
+def test_logged_k_v_sizes_include_one_padding_page():
+    b = sglang(LLAMA3_8B)
+    per_layer = (b.kv_tokens + 1) * 8 * 128 * 2
+    assert b.extra["k_size_gb"] == pytest.approx(32 * per_layer / GIB)
+    assert b.extra["v_size_gb"] == b.extra["k_size_gb"]
+
+
+def test_max_running_requests_formula():
+    b = sglang(LLAMA3_8B)
+    assert b.max_num_seqs == min(max(2048, min(4096, int(b.kv_tokens / 8192 * 512))), b.kv_tokens // 2)
+    assert sglang(LLAMA3_8B, {"max_running_requests": 64}).max_num_seqs == 64
+
+
+def test_hybrid_swa_only_for_listed_architectures():
+    layers = tuple(LayerKV("sliding" if i % 2 == 0 else "full", 8, 64, 64, window=128) for i in range(24))
+    gpt_oss = dense("openai/gpt-oss-20b", 24, 8, 64, kinds=layers, arch="GptOssForCausalLM")
+    gemma = dense("google/gemma-3", 24, 8, 64, kinds=layers, arch="Gemma3ForCausalLM")
+    swa_tokens, swa_cell = tokens_for_pool(gpt_oss, 10 * GIB)
+    full_tokens, full_cell = tokens_for_pool(gemma, 10 * GIB)
+    assert full_cell == 24 * 8 * 128 * 2
+    assert swa_cell == pytest.approx(12 * 8 * 128 * 2 * 1.8, abs=1)
+    assert swa_tokens > full_tokens
+
+
+def test_context_length_and_fit():
+    b = sglang(LLAMA3_8B, {"context_length": 4096})
+    assert b.max_model_len == 4096 and b.fits_one_request
+    assert b.max_concurrency == pytest.approx(b.kv_tokens / 4096)
+
+
+def test_bad_kv_dtype_is_one_clear_error():
+    with pytest.raises(KvlintError, match="kv-cache-dtype"):
+        sglang(LLAMA3_8B, {"kv_cache_dtype": "fp8"})

@@ -1,0 +1,50 @@
+"""Each engine's own human-readable integers, and kvlint's memory sizes."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvlint.engines.units import parse_memory_size, sglang_human_int, vllm_human_int, vllm_human_int_or_auto
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1k", 1000), ("1K", 1024), ("25.6k", 25600), ("32768", 32768), ("4K", 4096), ("1m", 10**6), ("2M", 2 * 2**20),
+     ("-1", -1), ("1_000", 1000), (" 8k ", 8000)],
+)
+def test_vllm_human_int(text: str, value: int) -> None:
+    assert vllm_human_int(text) == value
+
+
+@pytest.mark.parametrize("text", ["1.5K", "4KiB", "1Ki", "abc", "", "1e3"])
+def test_vllm_human_int_rejects(text: str) -> None:
+    with pytest.raises(ValueError):
+        vllm_human_int(text)
+
+
+@pytest.mark.parametrize(("text", "value"), [("auto", -1), ("AUTO", -1), ("-1", -1), ("1K", 1024)])
+def test_vllm_auto(text: str, value: int) -> None:
+    assert vllm_human_int_or_auto(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1k", 1000), ("1M", 10**6), ("1Ki", 1024), ("1Mi", 2**20), ("25.6k", 25600), ("32768", 32768), ("-1", -1), ("2G", 2 * 10**9)],
+)
+def test_sglang_human_int(text: str, value: int) -> None:
+    assert sglang_human_int(text) == value
+
+
+@pytest.mark.parametrize("text", ["32K", "1m", "1.5Ki", "1KI", "auto"])
+def test_sglang_human_int_is_case_sensitive(text: str) -> None:
+    with pytest.raises(ValueError):
+        sglang_human_int(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("81559MiB", 81559 * 2**20), ("79.19GiB", round(79.19 * 2**30)), ("80GB", 80 * 10**9), ("24G", 24 * 2**30),
+     ("16 GiB", 16 * 2**30), ("2TB", 2 * 10**12), ("4096", 4096)],
+)
+def test_parse_memory_size_binary_and_decimal(text: str, value: int) -> None:
+    assert parse_memory_size(text) == value

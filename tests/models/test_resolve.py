@@ -1,0 +1,184 @@
+"""resolve_model: reference forms, the real Hugging Face cache layout, overrides, and the fallback order."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kvlint.errors import UnknownModelError
+from kvlint.models.resolve import candidate_ids, clear_cache, resolve_model, split_revision
+
+TINY = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "num_hidden_layers": 3,
+    "hidden_size": 256,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "intermediate_size": 512,
+    "vocab_size": 1000,
+    "max_position_embeddings": 4096,
+    "torch_dtype": "bfloat16",
+}
+SNAPSHOT = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    clear_cache()
+    yield
+    clear_cache()
+
+
+def make_hub_cache(root: Path, repo_id: str, config: dict, extra: dict | None = None) -> Path:
+    """The folder layout huggingface_hub writes: models--org--name/{refs/main, snapshots/<sha>/...}."""
+    repo = root / ("models--" + repo_id.replace("/", "--"))
+    snap = repo / "snapshots" / SNAPSHOT
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text(json.dumps(config))
+    for name, content in (extra or {}).items():
+        (snap / name).write_text(json.dumps(content))
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(SNAPSHOT)
+    return snap
+
+
+@pytest.mark.parametrize(
+    ("ref", "ids"),
+    [
+        ("hf://org/name", ["org/name"]),
+        ("org/name", ["org/name"]),
+        ("s3://bucket/weights/Qwen/Qwen3-8B/", ["Qwen/Qwen3-8B"]),
+        ("pvc://model-store/meta-llama/Llama-3.1-8B-Instruct", ["meta-llama/Llama-3.1-8B-Instruct"]),
+        ("/models/Org/Name", ["Org/Name"]),
+        ("https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct/commit/abc", ["meta-llama/Llama-3.3-70B-Instruct"]),
+        ("name-only", []),
+    ],
+)
+def test_candidate_ids(ref, ids):
+    assert candidate_ids(ref) == ids
+
+
+def test_split_revision():
+    assert split_revision("org/name@v1.0") == ("org/name", "v1.0")
+    assert split_revision("org/name") == ("org/name", None)
+    assert split_revision("s3://user@bucket/org/name") == ("s3://user@bucket/org/name", None)
+
+
+@pytest.mark.parametrize(
+    ("ref", "model_id"),
+    [
+        ("Qwen/Qwen3-8B", "Qwen/Qwen3-8B"),
+        ("qwen/qwen3-8b", "Qwen/Qwen3-8B"),
+        ("hf://Qwen/Qwen3-32B", "Qwen/Qwen3-32B"),
+        ("Qwen/Qwen3-32B@main", "Qwen/Qwen3-32B"),
+        ("s3://bucket/models/meta-llama/Llama-3.1-8B-Instruct/", "meta-llama/Llama-3.1-8B-Instruct"),
+        ("pvc://store/deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3"),
+        ("/models/google/gemma-3-27b-it", "google/gemma-3-27b-it"),
+        ("/mnt/weights/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct"),
+    ],
+)
+def test_bundled_registry_reference_forms(ref, model_id):
+    spec = resolve_model(ref)
+    assert spec.model_id == model_id and spec.source.startswith("bundled:")
+
+
+def test_aliases_say_so_in_the_source():
+    spec = resolve_model("NousResearch/Meta-Llama-3-8B-Instruct")
+    assert spec.model_id == "meta-llama/Meta-Llama-3-8B" and "by alias" in spec.source
+    chat = resolve_model("google/gemma-2-27b")  # registry has only the -it variant
+    assert chat.model_id == "google/gemma-2-27b-it" and "by alias" in chat.source
+
+
+def test_quantized_variants_are_not_aliased_to_unquantized_configs():
+    for ref in ("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8", "Qwen/Qwen2.5-72B-Instruct-AWQ", "neuralmagic/Llama-3.1-8B-Instruct-FP8"):
+        with pytest.raises(UnknownModelError):
+            resolve_model(ref)
+
+
+def test_unknown_model_says_how_to_fix_in_one_line():
+    with pytest.raises(UnknownModelError) as info:
+        resolve_model("someone/never-published-7b")
+    text = str(info.value)
+    assert "\n" not in text and "someone/never-published-7b" in text
+    for hint in ("config.json", "models:", ".kvlint.yaml", "Hugging Face cache", "--online"):
+        assert hint in text
+
+
+def test_online_without_network_falls_back_cleanly():
+    """HF_HUB_OFFLINE=1 (conftest) makes the Hub call fail: a clean UnknownModelError, no traceback."""
+    with pytest.raises(UnknownModelError):
+        resolve_model("someone/never-published-7b", online=True)
+    assert resolve_model("Qwen/Qwen3-8B", online=True).source.startswith("bundled:")
+
+
+def test_hf_cache_layout_is_found_offline(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    snap = make_hub_cache(tmp_path, "acme/tiny-llama", TINY)
+    spec = resolve_model("acme/tiny-llama")
+    assert spec.source.startswith("hf-cache:") and str(snap) in spec.source
+    assert (spec.num_layers, spec.num_kv_heads, spec.head_dim) == (3, 2, 64)
+    assert resolve_model(f"acme/tiny-llama@{SNAPSHOT}").num_layers == 3
+
+
+def test_hf_cache_wins_over_the_registry_and_reads_the_side_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    side = {"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head"]}}
+    make_hub_cache(tmp_path, "Qwen/Qwen3-8B", {**TINY, "num_hidden_layers": 5}, {"hf_quant_config.json": side})
+    spec = resolve_model("Qwen/Qwen3-8B")
+    assert spec.num_layers == 5 and spec.source.startswith("hf-cache:")
+    assert spec.quant.method == "modelopt" and spec.quant.kv_cache_dtype == "fp8"
+
+
+def test_hf_home_is_honoured(tmp_path, monkeypatch):
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.delenv("HUGGINGFACE_HUB_CACHE", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    make_hub_cache(tmp_path / "hub", "acme/tiny-llama", TINY)
+    assert resolve_model("acme/tiny-llama").source.startswith("hf-cache:")
+
+
+def test_local_paths_and_overrides(tmp_path):
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(TINY))
+    assert resolve_model(str(folder)).num_layers == 3
+    assert resolve_model(str(folder / "config.json")).num_layers == 3
+    assert resolve_model("ckpt", base_dir=tmp_path).num_layers == 3
+    spec = resolve_model("internal/secret-model", overrides={"Internal/Secret-Model": "ckpt/config.json"}, base_dir=tmp_path)
+    assert spec.source.startswith("override:") and spec.num_layers == 3
+    with pytest.raises(UnknownModelError, match="kvlint.yaml"):
+        resolve_model("internal/secret-model", overrides={"internal/secret-model": "missing/"}, base_dir=tmp_path)
+
+
+def test_unreadable_local_config_is_a_clean_error(tmp_path):
+    (tmp_path / "config.json").write_text("{not json")
+    with pytest.raises(UnknownModelError, match="cannot read"):
+        resolve_model(str(tmp_path))
+
+
+def test_memoised_per_process():
+    assert resolve_model("Qwen/Qwen3-8B") is resolve_model("Qwen/Qwen3-8B")
+
+
+def test_bundled_resolution_does_not_import_huggingface_hub(tmp_path):
+    code = (
+        "import sys, time\n"
+        "t = time.perf_counter()\n"
+        "from kvlint.models.resolve import resolve_model\n"
+        "spec = resolve_model('meta-llama/Llama-3.1-8B-Instruct')\n"
+        "assert spec.source.startswith('bundled:'), spec.source\n"
+        "assert 'huggingface_hub' not in sys.modules\n"
+        "assert 'jsonschema' not in sys.modules\n"
+        "print(time.perf_counter() - t)\n"
+    )
+    env = {**os.environ, "HF_HUB_CACHE": str(tmp_path), "HF_HUB_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert out.returncode == 0, out.stderr
+    assert float(out.stdout.strip()) < 1.0

@@ -1,0 +1,133 @@
+"""Capacity rules on hand-made budgets: each fires where it should, stays quiet elsewhere, and
+quotes numbers that follow from the budget it was given."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kvlint.findings import Severity
+from kvlint.registry import get_rule, run_rules
+
+import _factories as fx
+
+
+def run(ctx, code):
+    return list(run_rules(ctx, {code}))
+
+
+def test_kv101_fires_with_numbers_and_levers():
+    dep = fx.deployment(max_model_len=(40000, 5))
+    ctx = fx.context(dep, fx.model(max_len_vllm=131072))
+    [f] = run(ctx, "KV101")
+    b = ctx.budget
+    assert (f.span.line, f.span.col, f.code, f.severity) == (5, 7, "KV101", Severity.ERROR)
+    assert f"max_model_len 40000 needs {40000 * b.kv_bytes_per_token / 2**30:.2f} GiB" in f.message
+    assert f"({b.kv_tokens:,} tokens)" in f.message
+    assert f"--max-model-len {b.estimated_max_model_len}" in f.message
+    fp8 = ctx.what_if({"kv_cache_dtype": "fp8"})
+    assert f"--kv-cache-dtype fp8 ({fp8.kv_tokens:,} tokens)" in f.message
+    assert "non-KV 6.0 GiB est." in f.message and f.estimated
+
+
+def test_kv101_quiet_when_it_fits_or_on_sglang():
+    assert run(fx.context(fx.deployment(max_model_len=(8192, 5))), "KV101") == []
+    sg = fx.deployment("sglang", context_length=(131072, 5))
+    assert run(fx.context(sg, fx.model(max_len_sglang=131072)), "KV101") == []
+
+
+def test_kv101_estimated_severity_is_configurable():
+    dep = fx.deployment(max_model_len=(131072, 5))
+    ctx = fx.with_options(fx.context(dep, fx.model(max_len_vllm=131072)),
+                          estimated_severities={"KV101": Severity.WARNING})
+    assert [f.severity for f in run(ctx, "KV101")] == [Severity.WARNING]
+
+
+def test_kv102_names_smallest_tp_that_fits():
+    dep = fx.deployment(max_model_len=(8192, 4))
+    ctx = fx.context(dep, weights=140 * 2**30)
+    [f] = run(ctx, "KV102")
+    assert f.span == dep.launch_span  # tp not written: the launch decides
+    smallest = next(tp for tp in (2, 4, 8) if ctx.what_if({"tensor_parallel_size": tp}).kv_pool_bytes > 0)
+    assert f"Fits: -tp {smallest}." in f.message and "weights need 140.0 GiB" in f.message
+    assert run(fx.context(dep), "KV102") == []
+
+
+def test_kv103_counts_full_length_requests():
+    dep = fx.deployment(max_model_len=(16384, 4), max_num_seqs=(64, 6))
+    ctx = fx.context(dep)
+    [f] = run(ctx, "KV103")
+    assert f.span.line == 6
+    assert f"only {ctx.budget.kv_tokens / 16384:.2f} full-length requests" in f.message
+    assert "64 x max_model_len 16,384 = 1,048,576 tokens" in f.message
+
+
+def test_kv103_default_seqs_is_named_and_ratio_option_silences():
+    dep = fx.deployment(max_model_len=(16384, 4))
+    ctx = fx.context(dep)
+    [f] = run(ctx, "KV103")
+    assert "(vLLM default on H100-SXM-80GB)" in f.message and f.span.line == 4
+    quiet = fx.with_options(ctx, options={"KV103": {"min-ratio": 1000.0}})
+    assert run(quiet, "KV103") == []
+
+
+def test_kv104_only_for_sglang():
+    sg = fx.deployment("sglang", context_length=(131072, 5))
+    ctx = fx.context(sg, fx.model(max_len_sglang=131072))
+    [f] = run(ctx, "KV104")
+    assert f"holds {ctx.budget.kv_tokens:,} tokens" in f.message and "--context-length" in f.message
+    assert run(fx.context(fx.deployment(max_model_len=(131072, 5)), fx.model(max_len_vllm=131072)), "KV104") == []
+
+
+def test_kv105_exceeds_derived_length():
+    [f] = run(fx.context(fx.deployment(max_model_len=(65536, 5)), with_budget=False), "KV105")
+    assert "65536 is greater than the derived maximum 32768" in f.message and f.span.line == 5
+    assert run(fx.context(fx.deployment(max_model_len=(32768, 5)), with_budget=False), "KV105") == []
+
+
+@pytest.mark.parametrize("tp,fires", [(1, False), (2, False), (3, True), (8, False), (16, True)])
+def test_kv201_divisibility(tp, fires):
+    got = run(fx.context(fx.deployment(tensor_parallel_size=(tp, 7)), with_budget=False), "KV201")
+    assert bool(got) == fires
+    if fires:
+        assert "Valid: 1, 2, 4, 8" in got[0].message
+
+
+def test_kv202_and_kv203():
+    dep = fx.deployment(tensor_parallel_size=(16, 7))
+    m = fx.model(num_attention_heads=64)
+    [f] = run(fx.context(dep, m, with_budget=False), "KV202")
+    assert "exceeds the 8 KV heads" in f.message and "replicated on 2 ranks" in f.message
+    mla = fx.mla_model()
+    assert run(fx.context(dep, mla, with_budget=False), "KV202") == []
+    [g] = run(fx.context(fx.deployment(tensor_parallel_size=(8, 7)), mla, with_budget=False), "KV203")
+    assert "576 values per token per layer" in g.message and "-dcp 8" in g.message
+
+
+def test_kv204_gpu_count():
+    from dataclasses import replace
+
+    dep = replace(fx.deployment(tensor_parallel_size=(4, 7)), gpu_count=2, gpu_count_span=fx.span(12))
+    [f] = run(fx.context(dep, with_budget=False), "KV204")
+    assert "needs 4 GPU(s) per instance but the instance requests 2" in f.message
+    assert f.related[0].span.line == 12
+    assert run(fx.context(replace(dep, gpu_count=4), with_budget=False), "KV204") == []
+
+
+def test_kv301_and_kv302_gain_is_recomputed():
+    dep = fx.deployment(max_model_len=(16384, 4), max_num_seqs=(64, 6))
+    ctx = fx.context(dep)
+    [f] = run(ctx, "KV301")
+    fp8 = ctx.what_if({"kv_cache_dtype": "fp8"})
+    assert f"holds {fp8.kv_tokens:,} tokens (+{fp8.kv_tokens - ctx.budget.kv_tokens:,}" in f.message
+    share = ctx.budget.weights_bytes / ctx.budget.requested_bytes
+    assert f"weights take {share:.0%}" in f.message
+    assert run(fx.with_options(ctx, options={"KV301": {"weights-share": 0.99}}), "KV301") == []
+    [q] = run(ctx, "KV302")
+    assert re.search(r"free 30\.5 GiB per rank", q.message)
+
+
+def test_rule_lookup_by_name_and_code():
+    assert get_rule("kv101").name == "pool-below-one-request"
+    assert get_rule("pool-below-one-request").code == "KV101"

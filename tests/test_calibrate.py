@@ -1,0 +1,96 @@
+"""Calibration: measuring non-KV from logs, and writing/reading the .kvlint.yaml block."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from kvlint import calibrate as C
+from kvlint.errors import KvlintError
+from kvlint.logs import parse_log
+from kvlint.logs.record import GIB
+
+ENTRY = C.Calibration(model="meta-llama/Llama-3.1-8B-Instruct", gpu="H100 SXM 80GB", tp=2, engine="vllm",
+                      engine_version="0.19.0", non_kv_gib=3.96, source_log="logs/start.log")
+
+
+def test_measured_non_kv_matches_the_profiler_breakdown(shared_dir):
+    """vLLM 0.19 logs its own non-KV total (weights included): ours must agree to the log's rounding."""
+    cases = json.loads((shared_dir / "logs" / "cases.json").read_text())
+    checked = 0
+    for case in cases:
+        if case["non_kv_memory_gib"] is None or case["model_loading_gib"] is None:
+            continue
+        record = parse_log("\n".join(case["lines"]))
+        if record.requested_memory_gib is None:
+            continue
+        measured = C.measure_non_kv(record).non_kv_bytes / GIB
+        assert measured == pytest.approx(case["non_kv_memory_gib"] - case["model_loading_gib"], abs=0.021)
+        checked += 1
+    assert checked >= 15
+
+
+def test_measure_from_total_and_utilization():
+    record = parse_log("Model loading took 10.0 GiB memory\nAvailable KV cache memory: 60.0 GiB")
+    m = C.measure_non_kv(record, total_bytes=80 * GIB, utilization=0.9)
+    assert m.non_kv_bytes == 72 * GIB - 70 * GIB
+    with pytest.raises(KvlintError, match="requested memory"):
+        C.measure_non_kv(record)
+
+
+def test_measure_sglang_needs_total():
+    text = ("[2026-01-01 00:00:00] server_args=ServerArgs(model_path='m', mem_fraction_static=0.8)\n"
+            "[2026-01-01 00:00:01] Load weight end. elapsed=1.00 s, type=X, avail mem=60.00 GB, mem usage=15.00 GB.\n"
+            "[2026-01-01 00:00:02] KV Cache is allocated. #tokens: 100, K size: 22.50 GB, V size: 22.50 GB")
+    record = parse_log(text)
+    assert C.measure_non_kv(record, total_bytes=80 * GIB).non_kv_bytes == 4 * GIB
+    with pytest.raises(KvlintError, match="GPU total"):
+        C.measure_non_kv(record)
+
+
+def test_lookup_matches_spelling_variants_and_versions():
+    config = {"calibration": [json.loads(json.dumps(ENTRY.__dict__))]}
+    got = C.lookup(config, "Meta-Llama/llama-3.1-8B-instruct", "h100_sxm_80gb", 2, "vllm", "v0.19.0")
+    assert got == round(3.96 * GIB)
+    assert C.lookup(config, ENTRY.model, ENTRY.gpu, 1, "vllm", "0.19.0") is None  # other TP
+    assert C.lookup(config, ENTRY.model, ENTRY.gpu, 2, "vllm", "0.33.0") is None  # other version
+    assert C.lookup(config, ENTRY.model, ENTRY.gpu, 2, "vllm", None) == round(3.96 * GIB)
+    assert C.lookup({"calibration": [{"model": "x"}]}, "x", "g", 1, "vllm", None) is None  # malformed skipped
+
+
+def test_splice_keeps_other_content_and_comments():
+    text = "# team config\ngpu: H100  # our fleet\ncalibration:\n  - model: old\n    gpu: A100\n\n# rules\nignore: [KV301]\n"
+    out = C.splice(text, C.render_block([ENTRY]))
+    assert out.startswith("# team config\ngpu: H100  # our fleet\ncalibration:\n  - model: meta-llama")
+    assert out.endswith("\n# rules\nignore: [KV301]\n")
+    data = yaml.safe_load(out)
+    assert data["ignore"] == ["KV301"] and data["gpu"] == "H100"
+    assert C.entries(data) == [ENTRY]
+
+
+def test_save_creates_then_replaces_same_target(tmp_path):
+    (tmp_path / ".git").mkdir()
+    sub = tmp_path / "deploy"
+    sub.mkdir()
+    path = C.save(ENTRY, str(sub))
+    assert path == str(sub / ".kvlint.yaml")
+    (tmp_path / ".kvlint.yaml").write_text("# keep me\nfail-on: warning\n")
+    (sub / ".kvlint.yaml").unlink()
+    path = C.save(ENTRY, str(sub))  # found upward at the repo root
+    assert path == str(tmp_path / ".kvlint.yaml")
+    other = C.Calibration(**{**ENTRY.__dict__, "tp": 4, "non_kv_gib": 5.0})
+    C.save(other, str(sub))
+    C.save(C.Calibration(**{**ENTRY.__dict__, "non_kv_gib": 4.5}), str(sub))
+    text = (tmp_path / ".kvlint.yaml").read_text()
+    assert text.startswith("# keep me\nfail-on: warning\n")
+    data = yaml.safe_load(text)
+    assert sorted((e.tp, e.non_kv_gib) for e in C.entries(data)) == [(2, 4.5), (4, 5.0)]
+
+
+def test_render_quotes_what_yaml_would_misread():
+    odd = C.Calibration(model="org/m:v1 #x", gpu="yes", tp=1, engine="vllm", engine_version="0.10",
+                        non_kv_gib=1.0)
+    back = C.entries(yaml.safe_load(C.render_block([odd])))
+    assert back == [odd]

@@ -1,0 +1,108 @@
+"""Configuration discovery, validation errors that name file, line and key, and what each key does."""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+
+import pytest
+
+from kvlint.config import ConfigCache, ConfigError, find_config, load_config
+from kvlint.findings import Severity
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_schema_is_valid_json_schema():
+    import jsonschema
+
+    schema = json.loads(resources.files("kvlint.data").joinpath("config.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def test_discovery_walks_up_and_stops_at_repo_root(tmp_path):
+    write(tmp_path / ".kvlint.yaml", "gpu: A100-SXM-80GB\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    deep = repo / "deploy" / "prod"
+    deep.mkdir(parents=True)
+    assert find_config(str(deep)) is None  # the file above .git belongs to another project
+    cfg = write(repo / ".kvlint.yaml", "gpu: H100-SXM-80GB\n")
+    assert find_config(str(deep)) == str(cfg)
+    assert ConfigCache().for_file(str(deep / "values.yaml")).gpu == "H100-SXM-80GB"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib needs Python 3.11")
+def test_pyproject_section(tmp_path):
+    (tmp_path / ".git").mkdir()
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n\n[tool.kvlint]\nignore = ["KV3"]\n'
+                                       'fail-on = "warning"\n\n[tool.kvlint.severity]\nKV103 = "error"\n')
+    cfg = load_config(find_config(str(tmp_path)))
+    assert set(cfg.ignore) == {"KV301", "KV302"} and cfg.fail_on is Severity.WARNING
+    assert cfg.severities == {"KV103": Severity.ERROR}
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib needs Python 3.11")
+def test_pyproject_error_names_line(tmp_path):
+    path = write(tmp_path / "pyproject.toml", '[tool.kvlint]\nselect = ["KV1"]\nfail_on = "error"\n')
+    with pytest.raises(ConfigError, match=r"pyproject.toml:3: fail_on: unknown key 'fail_on'"):
+        load_config(str(path))
+
+
+@pytest.mark.parametrize("text,message", [
+    ("select: [KV1]\ngpus: H100\n", r":2: gpus: unknown key 'gpus'"),
+    ("severity:\n  KV103: errror\n", r":2: severity.KV103: 'errror' is not one of"),
+    ("select:\n  - KV1\n  - KV9999\n", r":3: select: unknown rule 'KV9999'"),
+    ("rules:\n  KV103:\n    min-ratio: 2\n  KV301:\n    weight-share: 0.5\n",
+     r":5: rules.KV301: unknown option 'weight-share' for KV301 \(options: weights-share\)"),
+    ("rules:\n  KV301:\n    weights-share: lots\n", r":3: rules.KV301.weights-share: expected a number"),
+    ("fail-on: warn\n", r":1: fail-on: 'warn' is not one of"),
+    ("gpu-memory: eighty gigs\n", r":1: gpu-memory: 'eighty gigs' does not match"),
+    ("- just\n- a list\n", r":1: the configuration must be a mapping"),
+    ("select: [KV1\n", r"invalid YAML"),
+])
+def test_errors_name_line_and_key(tmp_path, text, message):
+    path = write(tmp_path / ".kvlint.yaml", text)
+    with pytest.raises(ConfigError, match=message) as exc:
+        load_config(str(path))
+    assert exc.value.exit_code == 2 and "\n" not in str(exc.value)
+
+
+def test_full_configuration(tmp_path):
+    path = write(tmp_path / ".kvlint.yaml", """\
+select: [KV1, KV2]
+ignore: [kv-heads-replicated]
+fail-on: warning
+severity: {concurrency-exceeds-pool: error}
+estimated-severity: {KV101: warning}
+rules: {KV103: {min-ratio: 2}}
+gpu: H100-SXM-80GB
+gpu-memory: 81559MiB
+engine-version: {vllm: 0.33.0}
+models: {my-org/private-70b: models/private/config.json}
+non-kv-gib: {default: 5.5, my-org/private-70b: 7}
+per-path-ignores: {"vendor/**": [KV103]}
+exclude: ["charts/templates/*"]
+""")
+    cfg = load_config(str(path))
+    assert "KV202" not in cfg.select or "KV202" in cfg.ignore
+    assert cfg.severities == {"KV103": Severity.ERROR}
+    assert cfg.estimated_severities == {"KV101": Severity.WARNING}
+    assert cfg.rule_options == {"KV103": {"min-ratio": 2}}
+    assert cfg.engine_versions == {"vllm": "0.33.0"}
+    assert cfg.models["my-org/private-70b"] == str(tmp_path / "models" / "private" / "config.json")
+    assert cfg.non_kv_for("my-org/private-70b") == 7.0 and cfg.non_kv_for("other") == 5.5
+    assert cfg.ignored_here(str(tmp_path / "vendor" / "x" / "values.yaml")) == {"KV103"}
+    assert cfg.ignored_here(str(tmp_path / "deploy" / "values.yaml")) == frozenset()
+    assert cfg.excluded(str(tmp_path / "charts" / "templates" / "d.yaml"))
+    assert not cfg.excluded(str(tmp_path / "charts" / "values.yaml"))
+
+
+def test_empty_file_is_defaults(tmp_path):
+    cfg = load_config(str(write(tmp_path / ".kvlint.yaml", "# nothing yet\n")))
+    assert cfg.select is None and cfg.ignore == () and cfg.fail_on is None
