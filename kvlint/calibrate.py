@@ -54,10 +54,19 @@ class Calibration:
 
 @dataclass(frozen=True)
 class Measurement:
-    """The measured non-KV bytes per rank and how they were obtained (for `verify` to print)."""
+    """The measured non-KV bytes per rank and how they were obtained (for `verify` to print).
+
+    non_kv_bytes compares with Budget.non_kv_bytes; calibration_bytes is what compute_budget takes as
+    `non_kv_bytes=` (the same for vLLM; SGLang's pre-pool allocations only).
+    """
 
     non_kv_bytes: int
     formula: str
+    calibration_bytes: int | None = None
+
+    @property
+    def calibration(self) -> int:
+        return self.non_kv_bytes if self.calibration_bytes is None else self.calibration_bytes
 
 
 def _norm(text: Any) -> str:
@@ -68,8 +77,18 @@ def _norm_version(text: Any) -> str:
     return str(text or "").strip().lower().removeprefix("v")
 
 
+def _norm_gpu(name: Any) -> str:
+    """The catalogue id when the name resolves ("H100" and "H100-SXM-80GB" are one key), else the text."""
+    try:
+        from kvlint.gpus import lookup_gpu
+
+        return _norm(lookup_gpu(str(name)).id)
+    except (ImportError, KvlintError):
+        return _norm(name)
+
+
 def _target(c: Calibration) -> tuple:
-    return (_norm(c.model), _norm(c.gpu), int(c.tp), _norm(c.engine), _norm_version(c.engine_version))
+    return (_norm(c.model), _norm_gpu(c.gpu), int(c.tp), _norm(c.engine), _norm_version(c.engine_version))
 
 
 # ---------------------------------------------------------------- measuring
@@ -117,17 +136,28 @@ def _vllm_result(record: LogRecord, requested: float, how: str) -> Measurement:
 
 
 def _measure_sglang(record: LogRecord, total_bytes: int | None) -> Measurement:
+    """SGLang sizes the pool as mfs x pre-load free - weights - other pre-pool allocations; solve for "other".
+
+    pre-load free memory is the "Load weight begin. avail mem" line when logged, else the GPU total (an
+    upper bound: it ignores the CUDA context). The calibration value is "other" (what compute_budget takes
+    as non_kv_bytes for SGLang); the comparable non-KV adds what was used before the weights loaded.
+    """
     mfs = record.mem_fraction_static
     kv_gb = _sglang_pool_gb(record)
     if mfs is None or kv_gb is None or record.weights_mem_usage_gb is None:
         raise KvlintError("the log does not show mem_fraction_static, 'Load weight end' and the KV pool size; "
                           "cannot measure non-KV memory")
-    if total_bytes is None:
+    if record.avail_mem_gb_load_begin is not None:
+        pre_load, where = record.avail_mem_gb_load_begin * GIB, f"pre-load free {record.avail_mem_gb_load_begin} GB"
+    elif total_bytes is not None:
+        pre_load, where = float(total_bytes), f"GPU total {total_bytes / GIB:.2f} GiB"
+    else:
         raise KvlintError("SGLang logs do not print the GPU total; pass --gpu or --gpu-memory")
-    non_kv = total_bytes * mfs - record.weights_mem_usage_gb * GIB - kv_gb * GIB
-    formula = (f"{total_bytes / GIB:.2f} GiB x mem_fraction_static {mfs} - weights {record.weights_mem_usage_gb}"
-               f" GB - KV pool {kv_gb} GB")
-    return Measurement(int(round(non_kv)), formula)
+    other = pre_load * mfs - record.weights_mem_usage_gb * GIB - kv_gb * GIB
+    before = (total_bytes - pre_load) if total_bytes is not None else 0
+    formula = (f"{where} x mem_fraction_static {mfs} - weights {record.weights_mem_usage_gb} GB - "
+               f"KV pool {kv_gb:.2f} GB (+ {before / GIB:.2f} GiB used before loading)")
+    return Measurement(int(round(other + before)), formula, calibration_bytes=int(round(other)))
 
 
 def _sglang_pool_gb(record: LogRecord) -> float | None:
@@ -158,12 +188,13 @@ def lookup(config: Mapping[str, Any] | None, model: str | None, gpu: str | None,
            engine: str | None, version: str | None) -> int | None:
     """Calibrated non-KV bytes per rank for this deployment, or None.
 
-    `gpu` may be any spelling the catalogue accepts; names compare case- and separator-insensitively.
+    `gpu` may be any spelling the catalogue accepts (compared by catalogue id); model ids compare case- and
+    separator-insensitively.
     With version None, the newest calibrated version for the rest of the key is used.
     """
     if not model or not gpu or not engine:
         return None
-    want = (_norm(model), _norm(gpu), int(tp or 1), _norm(engine))
+    want = (_norm(model), _norm_gpu(gpu), int(tp or 1), _norm(engine))
     found = [c for c in entries(config) if _target(c)[:4] == want]
     if version is not None:
         found = [c for c in found if _norm_version(c.engine_version) == _norm_version(version)]

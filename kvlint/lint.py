@@ -55,6 +55,9 @@ def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
     configs = ConfigCache(options.config)
     resolver = Resolver(options)
     result = LintResult()
+    for path in paths:  # a broken configuration is an error even when no file is linted
+        if path != "-" and os.path.exists(path):
+            configs.for_file(os.path.join(path, "-") if os.path.isdir(path) else path)
     files = [("-", None)] if list(paths) == ["-"] else iter_files(paths)
     for path, skip in files:
         if skip is not None:

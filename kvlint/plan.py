@@ -8,8 +8,8 @@ and what the engine can apply at load time (fp8 online quantization of a 16-bit 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable
 
 from kvlint.budget import Budget
 from kvlint.errors import KvlintError
@@ -55,7 +55,8 @@ class Option:
                 "kv_bytes_per_token": self.kv_bytes_per_token, "per_request_bytes": self.per_request_bytes,
                 "weights_bytes": self.weights_bytes, "non_kv_bytes": self.non_kv_bytes,
                 "kv_tokens": self.kv_tokens, "max_concurrency": round(self.max_concurrency, 2),
-                "headroom": round(self.headroom, 2)}
+                "headroom": round(self.headroom, 2),
+                "non_kv_source": self.budget.non_kv_source if self.budget else None}
 
 
 @dataclass(frozen=True)
@@ -131,11 +132,27 @@ def _rank(options: Iterable[Option]) -> tuple[Option, ...]:
     return tuple(sorted(options, key=lambda o: (not o.holds, o.gpus, -o.headroom, o.gpu, o.tp, o.pp)))
 
 
+def _shapes(model: ModelSpec, max_gpus: int, skipped: list[str]) -> list[tuple[int, int]]:
+    """(TP, PP) pairs within max_gpus whose TP the model's heads allow."""
+    out = []
+    for tp in (t for t in TP_SIZES if t <= max_gpus):
+        why = valid_tp(model, tp)
+        if why:
+            skipped.append(why)
+            continue
+        out += [(tp, pp) for pp in PP_SIZES if tp * pp <= max_gpus and pp <= model.num_layers]
+    return out
+
+
 def plan(model: ModelSpec, *, context: int, concurrency: int, gpus: Iterable[tuple[str, Any]],
          engine: str = "vllm", version: str | None = None, non_kv_bytes: int | None = None,
          gpu_memory_bytes: int | None = None, max_gpus: int = 16, kv_dtypes: Iterable[str] | None = None,
-         extra_settings: dict[str, Any] | None = None) -> Plan:
-    """Every option within max_gpus, ranked. `gpus` is (label, Gpu-or-None) pairs as the catalogue resolved them."""
+         extra_settings: dict[str, Any] | None = None,
+         non_kv_for: Callable[[str, int], int | None] | None = None) -> Plan:
+    """Every option within max_gpus, ranked. `gpus` is (label, Gpu-or-None) pairs as the catalogue resolved them.
+
+    non_kv_for(label, tp) may return a calibrated non-KV for that GPU and TP (else non_kv_bytes / the estimate).
+    """
     from kvlint.engines import compute_budget
 
     if engine not in NAMES:
@@ -144,26 +161,25 @@ def plan(model: ModelSpec, *, context: int, concurrency: int, gpus: Iterable[tup
         raise KvlintError("--context and --concurrency must be positive")
     names = NAMES[engine]
     kvs = list(kv_dtypes) if kv_dtypes is not None else ["auto", FP8_KV[engine]]
-    options, skipped = [], []
+    options: dict[tuple, Option] = {}
+    skipped: list[str] = []
     for label, gpu in gpus:
-        for tp in (t for t in TP_SIZES if t <= max_gpus):
-            why = valid_tp(model, tp)
-            if why:
-                skipped.append(why)
-                continue
-            for pp in (p for p in PP_SIZES if tp * p <= max_gpus and p <= model.num_layers):
-                for weights, quant in weight_choices(model):
-                    for kv in kvs:
-                        settings = {names["len"]: context, names["tp"]: tp, names["pp"]: pp,
-                                    "kv_cache_dtype": kv, **(extra_settings or {})}
-                        if quant:
-                            settings["quantization"] = quant
-                        try:
-                            budget = compute_budget(engine, model, settings, gpu, version=version,
-                                                    non_kv_bytes=non_kv_bytes, gpu_memory_bytes=gpu_memory_bytes)
-                        except KvlintError as exc:
-                            skipped.append(f"{label} TP={tp} PP={pp} {weights} KV {kv}: {exc}")
-                            continue
-                        options.append(_option(label, tp, pp, weights, budget, concurrency))
+        for tp, pp in _shapes(model, max_gpus, skipped):
+            calibrated = non_kv_for(label, tp) if non_kv_for else None
+            for weights, quant in weight_choices(model):
+                for kv in kvs:
+                    settings = {names["len"]: context, names["tp"]: tp, names["pp"]: pp, "kv_cache_dtype": kv,
+                                **({"quantization": quant} if quant else {}), **(extra_settings or {})}
+                    try:
+                        budget = compute_budget(engine, model, settings, gpu, version=version,
+                                                non_kv_bytes=non_kv_bytes if calibrated is None else calibrated,
+                                                gpu_memory_bytes=gpu_memory_bytes)
+                    except KvlintError as exc:
+                        skipped.append(f"{label} TP={tp} PP={pp} {weights} KV {kv}: {exc}")
+                        continue
+                    if calibrated is not None:
+                        budget = replace(budget, non_kv_source="calibrated")
+                    option = _option(label, tp, pp, weights, budget, concurrency)
+                    options.setdefault((label, tp, pp, weights, option.kv_cache_dtype), option)
     return Plan(model=model.model_id, engine=engine, context=context, concurrency=concurrency,
-                options=_rank(options), skipped=tuple(dict.fromkeys(skipped)))
+                options=_rank(options.values()), skipped=tuple(dict.fromkeys(skipped)))

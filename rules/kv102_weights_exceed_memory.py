@@ -54,7 +54,9 @@ def check(ctx):
 
 
 def _fraction(b) -> float | None:
-    return b.mem_fraction_static if b.engine == "sglang" else b.extra.get("gpu_memory_utilization")
+    if b.engine == "sglang":
+        return b.mem_fraction_static
+    return round(b.requested_bytes / b.gpu_memory_bytes, 2) if b.requested_bytes and b.gpu_memory_bytes else None
 
 
 def _smallest_tp(ctx) -> int | None:

@@ -43,6 +43,6 @@ def check(ctx):
     outcome = ("vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1" if dep.engine == "vllm"
                else "SGLang warns and may produce wrong output past the trained positions")
     yield check.rule.finding(
-        ctx, f"{name} {asked} is greater than the derived maximum {derived} ({key} of {model.model_id}): "
-        f"{outcome}{words}", c.primary(dep, "max_len"), related=[field],
+        ctx, f"{name} {asked} is greater than the derived maximum {derived}{words or f' ({key} of {model.model_id})'}: "
+        f"{outcome}", c.primary(dep, "max_len"), related=[field],
         fix=f"{c.flag(dep.engine, 'max_len')} {derived}", requested=asked, derived=derived)

@@ -36,7 +36,7 @@ def check(ctx):
     if tp == 1 or not problem:
         return
     valid = [t for t in (1, 2, 4, 8, 16, 32) if not _problem(model, t)]
-    field, words = c.config_field(model, "num_kv_heads")
+    field, words = c.config_field(model, "num_kv_heads" if "KV heads" in problem else "num_attention_heads")
     yield check.rule.finding(
         ctx, f"{c.flag(dep.engine, 'tp')} {tp}: {problem}; the engine fails while building the model{words}. "
         f"Valid: {', '.join(map(str, valid))}", c.primary(dep, "tp"), related=[field],

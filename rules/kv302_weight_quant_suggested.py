@@ -1,8 +1,8 @@
 """16-bit weights and a binding pool: fp8 weights would free memory for more requests.
 
 ## What it checks
-Models served at 16-bit weights (no quantization_config, no `--quantization`) whose pool is the
-binding limit (as in KV301). The message gives the GiB fp8 weights free per rank and how many more
+Models served at 16-bit weights (no quantization_config, no `--quantization`) whose weights take
+most of the memory and whose pool is the binding limit (as in KV301). The message gives the GiB fp8 weights free per rank and how many more
 full-length requests the pool then holds, recomputed with `--quantization fp8`.
 
 ## Why it matters
@@ -20,6 +20,8 @@ vllm serve Qwen/Qwen2.5-72B-Instruct -tp 2 --max-model-len 32768
 ## Options
 - `min-gain-requests` (number, default 1.0): fire only when at least this many more full-length
   requests fit.
+- `weights-share` (number, default 0.5): fire only when the weights take more than this share of
+  the memory the engine may use (on small models fp8 weights buy little).
 """
 
 from __future__ import annotations
@@ -32,12 +34,16 @@ from kvlint.rules.kv301_fp8_kv_suggested import _binds
 
 @rule("KV302", "weight-quant-suggested", Severity.INFO,
       "fp8 weights would free memory for more full-length requests.", needs=("model", "gpu", "budget"),
-      options=(Option("min-gain-requests", 1.0, "fire when fp8 weights add at least this many requests"),))
+      options=(Option("min-gain-requests", 1.0, "fire when fp8 weights add at least this many requests"),
+               Option("weights-share", 0.5, "fire when weights exceed this share of the engine's memory")))
 def check(ctx):
     dep, b, model = ctx.deployment, ctx.budget, ctx.model
     if model.quant is not None or dep.get("quantization") or model.dtype not in ("bfloat16", "float16"):
         return
-    if not _binds(b) or not b.max_model_len:
+    usable = b.requested_bytes or b.gpu_memory_bytes
+    if b.kv_pool_bytes <= 0 or not _binds(b) or not b.max_model_len or not usable:
+        return
+    if b.weights_bytes / usable <= ctx.option(check.rule, "weights-share"):
         return
     fp8 = ctx.what_if({"quantization": "fp8"})
     if fp8 is None or fp8.weights_bytes >= b.weights_bytes:

@@ -52,12 +52,33 @@ def trim(cfg: dict) -> dict:
     return out
 
 
-def entry(model_dir: Path, model_id: str) -> dict:
+def provenance(root: Path) -> dict[str, dict[str, str]]:
+    """Where each config was found (SOURCES.tsv beside the configs), kept with the facts."""
+    table = root / "SOURCES.tsv"
+    if not table.is_file():
+        return {}
+    lines = table.read_text().splitlines()
+    header = lines[0].split("\t")
+    out = {}
+    for line in lines[1:]:
+        row = dict(zip(header, line.split("\t")))
+        keep = {k: row.get(k, "") for k in ("repo_where_found", "path_in_that_repo", "commit", "confidence")}
+        out[row["hub_id"]] = {k: v for k, v in keep.items() if v}
+    return out
+
+
+def entry(model_dir: Path, model_id: str, found: dict[str, str] | None = None) -> dict:
     data = {"id": model_id, "config": trim(json.loads((model_dir / "config.json").read_text()))}
+    if found:
+        data["provenance"] = found
     side = model_dir / "hf_quant_config.json"
     if side.is_file():
         data["hf_quant_config"] = json.loads(side.read_text())
     return data
+
+
+def render(data: dict) -> str:
+    return json.dumps(data, indent=1) + "\n"
 
 
 def main(argv: list[str]) -> int:
@@ -67,11 +88,11 @@ def main(argv: list[str]) -> int:
     root = Path(argv[0])
     for old in REGISTRY.glob("*--*.json"):
         old.unlink()
-    count = 0
+    count, found = 0, provenance(root)
     for config in sorted(root.glob("*/*/config.json")):
         model_id = f"{config.parent.parent.name}/{config.parent.name}"
         target = REGISTRY / f"{model_id.replace('/', '--')}.json"
-        target.write_text(json.dumps(entry(config.parent, model_id), indent=1, sort_keys=False) + "\n")
+        target.write_text(render(entry(config.parent, model_id, found.get(model_id))))
         count += 1
     print(f"wrote {count} models to {REGISTRY}")
     return 0

@@ -94,3 +94,20 @@ def test_render_quotes_what_yaml_would_misread():
                         non_kv_gib=1.0)
     back = C.entries(yaml.safe_load(C.render_block([odd])))
     assert back == [odd]
+
+
+def test_measure_sglang_prefers_the_pre_load_line():
+    text = ("[2026-01-01 00:00:00] server_args=ServerArgs(model_path='m', mem_fraction_static=0.8)\n"
+            "[2026-01-01 00:00:01] Load weight begin. avail mem=78.00 GB\n"
+            "[2026-01-01 00:00:01] Load weight end. elapsed=1.00 s, type=X, avail mem=63.00 GB, mem usage=15.00 GB.\n"
+            "[2026-01-01 00:00:02] KV Cache is allocated. #tokens: 100, K size: 22.00 GB, V size: 22.00 GB")
+    m = C.measure_non_kv(parse_log(text), total_bytes=80 * GIB)
+    other = 78 * 0.8 - 15 - 44  # 3.4 GiB allocated before the pool besides weights
+    assert m.calibration / GIB == pytest.approx(other, abs=1e-6)
+    assert m.non_kv_bytes / GIB == pytest.approx(other + 2, abs=1e-6)  # + 2 GiB used before loading
+
+
+def test_lookup_compares_gpus_by_catalogue_id():
+    config = {"calibration": [{**ENTRY.__dict__, "gpu": "H100"}]}
+    assert C.lookup(config, ENTRY.model, "H100-SXM-80GB", 2, "vllm", "0.19.0") == round(3.96 * GIB)
+    assert C.lookup(config, ENTRY.model, "H200", 2, "vllm", "0.19.0") is None

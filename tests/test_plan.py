@@ -98,3 +98,28 @@ def test_bad_targets_raise_one_line_errors(spec):
         plan(spec("Qwen/Qwen3-32B"), context=0, concurrency=1, gpus=[("H100", None)])
     with pytest.raises(KvlintError, match="unknown engine"):
         plan(spec("Qwen/Qwen3-32B"), context=8, concurrency=1, gpus=[("H100", None)], engine="trt")
+
+
+def test_calibrated_non_kv_is_used_per_gpu_and_tp(spec):
+    model = spec("Qwen/Qwen3-32B")
+    calls = []
+
+    def non_kv_for(label, tp):
+        calls.append((label, tp))
+        return 2 * GIB if tp == 1 else None
+
+    p = plan(model, context=8192, concurrency=1, gpus=[("H100", None)], gpu_memory_bytes=SEED_TOTAL,
+             non_kv_bytes=SEED_NON_KV, max_gpus=2, non_kv_for=non_kv_for)
+    one = _pick(p, 1, weights="bf16")
+    two = _pick(p, 2, weights="bf16")
+    assert one.non_kv_bytes == 2 * GIB and one.budget.non_kv_source == "calibrated"
+    assert two.budget.non_kv_source == "user"
+    assert ("H100", 1) in calls and ("H100", 2) in calls
+    # 4 GiB more pool than the seed's 6.0 GiB allowance: 16,384 more tokens at 256 KiB
+    assert one.kv_tokens - _pick(_plan(model), 1, weights="bf16").kv_tokens == pytest.approx(16_384, abs=16)
+
+
+def test_options_are_unique(spec):
+    p = _plan(spec("Qwen/Qwen3-32B-FP8"), max_gpus=2)
+    keys = [(o.gpu, o.tp, o.pp, o.weights, o.kv_cache_dtype) for o in p.options]
+    assert len(keys) == len(set(keys))

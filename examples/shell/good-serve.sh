@@ -4,6 +4,6 @@ set -euo pipefail
 MODEL=${MODEL:-Qwen/Qwen2.5-7B-Instruct}
 exec vllm serve "$MODEL" \
   --max-model-len 32768 \
-  --max-num-seqs 64 \
+  --max-num-seqs 16 \
   --gpu-memory-utilization 0.9 \
   --port 8000

@@ -40,6 +40,8 @@ def command(gpu, gpu_memory, engine_version, non_kv_gib, online, fmt, argv) -> i
     words = list(argv)
     if len(words) == 1 and os.path.isfile(words[0]):
         results = budgets_from_file(words[0], options)
+    elif len(words) == 1 and " " not in words[0] and (os.sep in words[0] or _looks_like_file(words[0])):
+        raise KvlintError(f"{words[0]}: no such file (to budget a command line, put it after `--`)")
     else:
         if len(words) == 1 and " " in words[0]:
             words = shlex.split(words[0])
@@ -50,6 +52,10 @@ def command(gpu, gpu_memory, engine_version, non_kv_gib, online, fmt, argv) -> i
     else:
         click.echo("\n\n".join(render_text(b, table) for b, table in results))
     return 0
+
+
+def _looks_like_file(word: str) -> bool:
+    return word.endswith((".yaml", ".yml", ".json", ".sh", ".toml")) or os.path.basename(word) == "Dockerfile"
 
 
 def budget_from_argv(words: list[str], options: dict[str, Any]) -> tuple[Budget, list[tuple[int, int]]]:

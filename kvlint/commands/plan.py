@@ -44,9 +44,21 @@ def command(model, context, concurrency, engine, engine_version, gpus, gpu_memor
     result = plan(spec, context=context, concurrency=concurrency, gpus=list(dict(catalogue).items()), engine=engine,
                   version=engine_version, gpu_memory_bytes=parse_memory_size(gpu_memory) if gpu_memory else None,
                   non_kv_bytes=int(round(non_kv_gib * 2**30)) if non_kv_gib is not None else None,
-                  max_gpus=max_gpus)
+                  max_gpus=max_gpus, non_kv_for=None if non_kv_gib is not None else _calibrated(spec, engine,
+                                                                                              engine_version))
     click.echo(json.dumps(result.to_json(), indent=2) if fmt == "json" else render(result, limit))
     return 0 if result.holding else 1
+
+
+def _calibrated(spec, engine: str, version: str | None):
+    """Per (GPU, TP) non-KV from the calibration block of the nearest .kvlint.yaml, if any."""
+    from kvlint.calibrate import find_config_file, load_file, lookup
+
+    path = find_config_file(".")
+    if not path:
+        return None
+    config = load_file(path)
+    return lambda gpu_id, tp: lookup(config, spec.model_id, gpu_id, tp, engine, version)
 
 
 def _row(o) -> tuple[str, ...]:

@@ -139,10 +139,19 @@ def _spec(ref: str | None):
 
 
 def _gpu(name: str | None, memory: str | None, record, engine: str):
-    """(Gpu or None, total bytes the engine saw): an explicit --gpu-memory beats the log's total."""
+    """(Gpu or None, total bytes the engine saw): an explicit --gpu-memory beats the log's total.
+
+    A GPU the user named must resolve; one only hinted at by the log is used when the catalogue knows it.
+    """
     from kvlint.gpus import lookup_gpu, parse_memory_size
 
-    gpu_obj = lookup_gpu(name) if name else None
+    gpu_obj = None
+    if name:
+        try:
+            gpu_obj = lookup_gpu(name)
+        except KvlintError:
+            if name != record.gpu_hint:
+                raise
     if memory:
         return gpu_obj, parse_memory_size(memory)
     if engine == "vllm" and record.total_gpu_memory_gib:
@@ -190,7 +199,7 @@ def _calibrate(result, spec, gpu_obj, target, log: str) -> str:
         raise KvlintError("cannot calibrate: name the GPU with --gpu (calibrations are per GPU type)")
     version = (result.record.engine_version or result.version or "").removeprefix("v")
     entry = Calibration(model=spec.model_id, gpu=gpu_obj.id, tp=_tp(target), engine=target["engine"],
-                        engine_version=version, non_kv_gib=round(result.measured.non_kv_bytes / 2**30, 3),
+                        engine_version=version, non_kv_gib=round(result.measured.calibration / 2**30, 3),
                         source_log=log)
     path = save(entry)
     return (f"calibrated: non-KV {entry.non_kv_gib} GiB per rank for {entry.model} on {entry.gpu} TP={entry.tp} "

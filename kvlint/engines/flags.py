@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable
@@ -227,15 +227,25 @@ def _normalise(table: FlagTable, name: str) -> str:
 
 
 def _match(table: FlagTable, name: str) -> tuple[FlagSpec | None, str, list[str]]:
-    """(spec, option string matched, other candidates) as argparse resolves exact names and unique prefixes."""
+    """(spec, option string matched, other candidates) as argparse resolves exact names and unique prefixes.
+
+    Prefixes apply to `--long` options and, as in argparse, to single-dash ones (`-t` would find `-tp`).
+    """
     if name in table.by_option:
         return table.by_option[name], name, []
-    if not name.startswith("--"):
-        return None, name, []
-    hits = sorted(o for o in table.by_option if o.startswith(name))
+    double = name.startswith("--")
+    hits = sorted(o for o in table.by_option if o.startswith(name) and o.startswith("--") == double)
     if len(hits) == 1:
         return table.by_option[hits[0]], hits[0], []
     return None, name, hits
+
+
+def _short_with_value(table: FlagTable, text: str) -> tuple[FlagSpec, str, str] | None:
+    """argparse's `-qfp8`: a one-letter option glued to its value."""
+    if text.startswith("--") or len(text) <= 2 or text[:2] not in table.by_option:
+        return None
+    spec = table.by_option[text[:2]]
+    return (spec, text[:2], text[2:]) if spec.kind in ("value", "append") else None
 
 
 def _did_you_mean(table: FlagTable, name: str) -> str | None:
@@ -251,21 +261,24 @@ def _did_you_mean(table: FlagTable, name: str) -> str | None:
 
 @dataclass
 class _State:
+    """The parse in progress; only the parser's own helpers touch it."""
+
     engine: str
     table: FlagTable
     tokens: list[Token]
     positional_model: bool
     model: Setting | None = None
-    settings: dict[str, Setting] | None = None
-    unknown: list[UnknownFlag] | None = None
-    errors: list[str] | None = None
-
-    def __post_init__(self) -> None:
-        self.settings, self.unknown, self.errors = {}, [], []
+    settings: dict[str, Setting] = field(default_factory=dict)
+    unknown: list[UnknownFlag] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
 
 
-def _looks_like_option(text: str) -> bool:
-    return text.startswith("-") and len(text) > 1 and not _NEGATIVE_NUMBER.match(text)
+def _looks_like_option(st: _State, text: str) -> bool:
+    """argparse's test for "this word is a flag, not a value": dash-led and not a negative number;
+    a word with a space counts only when its name part (before `=`) is a known option."""
+    if not text.startswith("-") or len(text) < 2 or _NEGATIVE_NUMBER.match(text):
+        return False
+    return " " not in text or _match(st.table, _normalise(st.table, text.partition("=")[0]))[0] is not None
 
 
 def parse_args(engine: str, tokens: list[Token], start: int = 0, *, positional_model: bool | None = None) -> ParsedArgs:
@@ -282,7 +295,7 @@ def parse_args(engine: str, tokens: list[Token], start: int = 0, *, positional_m
     while i < len(tokens):
         i = _step(st, i)
     _check_vllm_model_first(st, start)
-    return ParsedArgs(st.model, dict(st.settings or {}), list(st.unknown or []), list(st.errors or []))
+    return ParsedArgs(st.model, st.settings, st.unknown, st.errors)
 
 
 def _step(st: _State, i: int) -> int:
@@ -291,7 +304,7 @@ def _step(st: _State, i: int) -> int:
         for tok in st.tokens[i + 1:]:
             _positional(st, tok)
         return len(st.tokens)
-    if not _looks_like_option(text):
+    if not _looks_like_option(st, text):
         _positional(st, st.tokens[i])
         return i + 1
     if st.engine == "vllm" and text.startswith("-O") and not text.startswith("--"):
@@ -329,6 +342,11 @@ def _option(st: _State, i: int) -> int:
     if st.table.dotted_json_keys and name.startswith("--") and "." in name:
         return _dotted(st, i, name, inline if eq else None)
     spec, _, others = _match(st.table, name)
+    if spec is None and not eq and (glued := _short_with_value(st.table, name)) is not None:
+        return _consume(st, i, glued[0], glued[1], glued[2])
+    if spec is None and " " in tok.text:
+        _positional(st, tok)  # argparse: an unmatched dash word with a space is a positional
+        return i + 1
     if spec is None:
         return _unknown(st, i, name, others)
     return _consume(st, i, spec, tok.text.partition("=")[0], inline if eq else None)
@@ -340,13 +358,13 @@ def _unknown(st: _State, i: int, name: str, others: list[str]) -> int:
     if removed is not None:
         st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, removed.get("replacement"), "removed"))
         takes = removed.get("takes_value") and "=" not in tok.text
-        return i + 2 if takes and i + 1 < len(st.tokens) and not _looks_like_option(st.tokens[i + 1].text) else i + 1
+        return i + 2 if takes and i + 1 < len(st.tokens) and not _looks_like_option(st, st.tokens[i + 1].text) else i + 1
     if others:
         st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, ", ".join(others[:4]), "ambiguous"))
     else:
         st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, _did_you_mean(st.table, name)))
     j = i + 1
-    while j < len(st.tokens) and not _looks_like_option(st.tokens[j].text) and "=" not in tok.text:
+    while j < len(st.tokens) and not _looks_like_option(st, st.tokens[j].text) and "=" not in tok.text:
         j += 1  # its values: the engine would stop here anyway, and they are not positionals
     return j
 
@@ -378,7 +396,7 @@ def _consume(st: _State, i: int, spec: FlagSpec, written: str, inline: str | Non
 def _take_values(st: _State, spec: FlagSpec, j: int) -> tuple[list[Token], int]:
     limit = {None: 1, "?": 1}.get(spec.nargs, spec.nargs if isinstance(spec.nargs, int) else len(st.tokens))
     out: list[Token] = []
-    while j < len(st.tokens) and len(out) < limit and st.tokens[j].text != "--" and not _looks_like_option(st.tokens[j].text):
+    while j < len(st.tokens) and len(out) < limit and st.tokens[j].text != "--" and not _looks_like_option(st, st.tokens[j].text):
         out.append(st.tokens[j])
         j += 1
     return out, j

@@ -79,7 +79,23 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
     steps.add("reserved (MB)", f"512 + 1.5 x {activation} + tp*pp/8 x 1024 + graphs {graph:g}; floor 10240 above "
               "60 GB", reserved, "MiB")
     steps.add("mem_fraction_static", f"round(({gpu_mib} - {reserved:g}) / {gpu_mib}, 3)", mfs)
+    factor = vision_factor(model)
+    if factor != 1.0:
+        mfs *= factor
+        steps.add("mem_fraction_static (VLM)", f"x 0.95 x clamp(1 - 0.1 x (ViT size / ViT-L - 1)) = x {factor:.4f}",
+                  mfs)
     return mfs, cps, max_bs
+
+
+def vision_factor(model: ModelSpec) -> float:
+    """Multimodal models keep more headroom for the vision tower's activations, scaled by its size (engines.md 3.1)."""
+    vision = model.raw.get("vision_config") if model.is_multimodal else None
+    if not isinstance(vision, dict):
+        return 1.0
+    layers = vision.get("depth") or vision.get("num_hidden_layers") or 24
+    hidden = vision.get("hidden_size") or vision.get("embed_dim") or 1024
+    scale = 1 - 0.1 * (layers * hidden**2 / (24 * 1024**2) - 1)
+    return 0.95 * min(max(scale, 0.8), 1.05)
 
 
 def kv_dtype_bytes(flag: str | None, model: ModelSpec, dtype: str) -> tuple[str, float]:
@@ -157,6 +173,9 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     tp, pp = int_setting(settings, "tp_size", 1), int_setting(settings, "pp_size", 1)
     dp, dcp = int_setting(settings, "dp_size", 1), int_setting(settings, "dcp_size", 1)
     attn_dp = int_setting(settings, "attn_dp_size", 1)
+    if setting(settings, "enable_dp_attention", False) and setting(settings, "attn_dp_size") is None:
+        attn_dp, dp = dp, 1  # deprecated spelling: --dp-size N --enable-dp-attention means attention DP N
+        settings = {**settings, "attn_dp_size": attn_dp}
     if min(tp, pp, dp, dcp, attn_dp) < 1:
         raise KvlintError("parallel sizes (tp_size, pp_size, dp_size, dcp_size, attn_dp_size) must be >= 1")
     mfs, cps, max_bs = mem_fraction(settings, model, facts.memory_mib, ver, steps)

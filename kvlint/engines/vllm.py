@@ -18,7 +18,7 @@ from kvlint.engines.common import (GIB, GpuFacts, Steps, ceil_mul, float_setting
 from kvlint.engines.versions import VllmVersion, vllm_version
 from kvlint.engines.vllm_planning import (Group, bytes_per_block, estimate_max_len, kv_groups, layers_of_stage,
                                           needed_bytes, padding_layers, worker_groups)
-from kvlint.engines.vllm_specs import KVSpec, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
+from kvlint.engines.vllm_specs import KVDtype, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
 from kvlint.errors import KvlintError
 from kvlint.models.spec import CHUNKED, MAMBA, MLA, ModelSpec
 
@@ -94,9 +94,18 @@ def default_block_size(settings: Mapping[str, Any], model: ModelSpec, facts: Gpu
         if user < 1:
             raise KvlintError(f"block_size must be positive, got {user}")
         return user
+    if model.is_mla and model.mla.index_topk:
+        return 64  # sparse MLA (DeepSeek-V3.2): FLASHMLA_SPARSE kernels take multiples of 64
     if model.is_mla and facts.compute_capability and facts.compute_capability[0] == 10:
         return 32
     return 16
+
+
+def sparse_mla_dtype(model: ModelSpec, kvd: KVDtype) -> KVDtype:
+    """Sparse MLA stores any fp8 cache as fp8_ds_mla (656 B per token: fp8 latent + scales + bf16 rope)."""
+    if model.is_mla and model.mla.index_topk and kvd.name.startswith("fp8") and kvd.name != "fp8_ds_mla":
+        return KVDtype("fp8_ds_mla", 1, f"{kvd.name} canonicalized by the sparse MLA backend")
+    return kvd
 
 
 def hybrid_manager(settings: Mapping[str, Any], model: ModelSpec, ver: VllmVersion, steps: Steps) -> bool:
@@ -235,7 +244,7 @@ def vllm_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, vers
         steps.note(f"no GPU given: assuming {facts.name}")
     par = parallel_of(settings)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
-    kvd = resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype)
+    kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype))
     length, auto = max_model_len(settings, model)
     mns, mnbt = batch_defaults(settings, facts, ver, length)
     block = default_block_size(settings, model, facts)

@@ -23,7 +23,7 @@ _ELEMENT_BYTES = {
 }
 _PACKED_UNMODELLED = ("turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc",
                       "octave_k3v4", "octave_k3v3", "octave_k3v3_compact", "ultraquant_4bit")
-VALID_KV_DTYPES = ("auto", *_ELEMENT_BYTES, *_PACKED_UNMODELLED)
+VALID_KV_DTYPES = ("auto", *(k for k in _ELEMENT_BYTES if k not in ("half", "float32", "float")), *_PACKED_UNMODELLED)
 
 
 @dataclass(frozen=True)

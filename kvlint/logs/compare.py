@@ -55,7 +55,7 @@ class Comparison:
     def to_json(self) -> dict[str, Any]:
         return {
             "version": 1, "engine": self.engine, "engine_version": self.version, "model": self.model,
-            "logged": self.record.found(),
+            "logged": self.record.to_json(),
             "comparison": [_row_json(r) for r in self.rows],
             "given_logged_pool": {"rows": [_row_json(r) for r in self.pooled_rows], "tokens_match": self.pooled_match},
             "checks": [{"name": c.name, "status": c.status, "detail": c.detail} for c in self.checks],

@@ -175,11 +175,9 @@ def _fill_from_args(values: dict[str, Any], args: dict[str, Any]) -> None:
             values["mem_fraction_static"] = None
 
 
-def parse_log(text: str) -> LogRecord:
-    """Parse one startup log (any mix of vLLM/SGLang decoration) into the fields it shows."""
-    lines = split_lines(text)
+def _line_values(lines: list[Line], votes: dict[str, int]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """Field values from the messages (then from tables), and per-rank values where workers disagree."""
     hits: dict[str, list[_Hit]] = defaultdict(list)
-    votes: dict[str, int] = defaultdict(int)
     _collect_lines(lines, hits, votes)
     values: dict[str, Any] = {}
     ranks: dict[str, dict[str, Any]] = defaultdict(dict)
@@ -192,20 +190,29 @@ def parse_log(text: str) -> LogRecord:
         votes["vllm"] += 1  # the tabulated quantities are vLLM's profiler terms
     for name, value in table.items():
         values.setdefault(name, value)
-    args = _args(lines, votes)
-    engine = _engine(votes, args)
     graph_gb = values.pop("sglang_cuda_graph_gb", None)
-    if engine == "sglang" and values.get("cuda_graph_gib") is None and graph_gb is not None:
+    if values.get("cuda_graph_gib") is None and graph_gb is not None:
         values["cuda_graph_gib"] = graph_gb
-    _fill_from_args(values, args)
-    joined = " ".join(line.message for line in lines)
-    kind, message = _failure(joined, values, votes)
-    engine = _engine(votes, args)
+    return values, dict(ranks)
+
+
+def _tidy(values: dict[str, Any]) -> None:
     if isinstance(values.get("kv_cache_dtype"), str):
         values["kv_cache_dtype"] = values["kv_cache_dtype"].removeprefix("torch.")
     if values.get("gpu_hint"):
         values["gpu_hint"] = values["gpu_hint"].replace("_", " ")
+
+
+def parse_log(text: str) -> LogRecord:
+    """Parse one startup log (any mix of vLLM/SGLang decoration) into the fields it shows."""
+    lines = split_lines(text)
+    votes: dict[str, int] = defaultdict(int)
+    values, ranks = _line_values(lines, votes)
+    args = _args(lines, votes)
+    _fill_from_args(values, args)
+    kind, message = _failure(" ".join(line.message for line in lines), values, votes)
+    _tidy(values)
     values["outcome"] = _outcome(values, kind)
     known = {k: v for k, v in values.items() if k in FIELD_NAMES}
-    return LogRecord(engine=engine, model=_model(args), args=args, failure_kind=kind, failure_message=message,
-                     ranks=dict(ranks), **known)
+    return LogRecord(engine=_engine(votes, args), model=_model(args), args=args, failure_kind=kind,
+                     failure_message=message, ranks=ranks, **known)

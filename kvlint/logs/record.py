@@ -77,12 +77,28 @@ class LogRecord:
                 out[f.name] = value
         return out
 
+    def to_json(self) -> dict[str, Any]:
+        """found() with every value JSON-safe (logged args can hold sets, tuples, or reprs)."""
+        return {k: _jsonable(v) for k, v in self.found().items()}
+
     @property
     def available_kv_bytes(self) -> int | None:
         """The logged pool in bytes. The log rounds to 0.01 GiB, so this is exact only to ~5 MiB."""
         if self.available_kv_gib is None:
             return None
         return int(round(self.available_kv_gib * GIB))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_jsonable(v) for v in value), key=repr)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
 
 
 FIELD_NAMES = frozenset(f.name for f in fields(LogRecord))

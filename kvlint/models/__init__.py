@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ParamCount", "count_params", "resolve_model", "spec_from_config", "weights_bytes"]
+__all__ = ["ParamCount", "count_params", "resolve_model", "rope_cache_bytes", "spec_from_config", "weights_bytes"]
 
 _HOMES = {
     "spec_from_config": "kvlint.models.config",
     "count_params": "kvlint.models.weights",
     "weights_bytes": "kvlint.models.weights",
+    "rope_cache_bytes": "kvlint.models.weights",
     "ParamCount": "kvlint.models.weights",
     "resolve_model": "kvlint.models.resolve",
 }

@@ -221,6 +221,26 @@ def _mtp_params(spec: ModelSpec, text: dict[str, Any]) -> int:
 # ---------------------------------------------------------------- bytes per rank
 
 
+def rope_cache_bytes(spec: ModelSpec, dtype: str | None = None) -> int:
+    """Bytes of vLLM's precomputed RoPE cos/sin tables, on every rank.
+
+    Not weights, but allocated at model load and included in vLLM's "Model loading took" figure:
+    one table of (positions x rotary_dim) per distinct RoPE (layers share it), positions being the
+    derived length (the scaled length for linear/dynamic/yarn tables). Small for most models, but
+    Llama-4 Scout's 10,485,760 positions x 128 x 2 B are 2.5 GiB per GPU.
+    """
+    if spec.mla is not None:
+        rotary = spec.mla.qk_rope_head_dim
+    else:
+        rotary = int(spec.head_dim * float(_text(spec).get("partial_rotary_factor") or 1.0))
+    tables = 2 if spec.model_type == "gemma3_text" else 1  # local and global RoPE bases
+    size = DTYPE_BYTES.get((dtype or spec.dtype or "bfloat16").replace("torch.", ""), 2)
+    if size == 4 and dtype is None:
+        size = 2  # --dtype auto downcasts a float32 checkpoint
+    return spec.max_len_vllm * rotary * size * tables
+
+
+
 class WeightsError(KvlintError):
     """Parallel sizes that cannot describe a real launch (tp < 1, pp_rank outside 0..pp-1)."""
 

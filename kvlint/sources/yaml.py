@@ -125,7 +125,7 @@ def parse_yaml(path: str, text: str) -> YamlFile:
     """Compose every document of `text`; problems (with lines) instead of exceptions."""
     problems: list[YamlProblem] = []
     original = text
-    text = _resolve_conflicts(text, problems)
+    text = resolved = _resolve_conflicts(text, problems)
     templated = detemplate(text)
     if templated.count:
         problems.append(YamlProblem("Helm/Go template file: {{ }} expressions are not YAML; reading the rest with them kept as unresolved text", templated.first_line, 1, "info"))
@@ -133,11 +133,11 @@ def parse_yaml(path: str, text: str) -> YamlFile:
     index = LineIndex(text)
     docs: list[YNode] = []
     for start, chunk in _chunks(text):
-        doc = _compose_chunk(path, chunk, start, index, problems, templated)
+        doc = _compose_chunk(path, chunk, start, index, problems, templated if templated.count else None)
         if doc is not None:
             docs.append(doc)
     comments = scan_comments(original)
-    return YamlFile(path, original, LineIndex(original) if original is not text else index, docs, problems, comments, templated if templated.count else None)
+    return YamlFile(path, resolved, LineIndex(resolved) if resolved is not text else index, docs, problems, comments, templated if templated.count else None)
 
 
 def _chunks(text: str) -> Iterator[tuple[int, str]]:
@@ -157,13 +157,13 @@ def _resolve_conflicts(text: str, problems: list[YamlProblem]) -> str:
         m = _CONFLICT.match(ln)
         if m and m.group(1) == "<<<<<<<":
             state, first = 1, first or i + 1
-            lines[i] = ""
+            lines[i] = " " * len(ln)  # same length: every later offset stays valid
         elif m and m.group(1) == "=======" and state == 1:
-            state, lines[i] = 2, ""
+            state, lines[i] = 2, " " * len(ln)
         elif m and m.group(1) == ">>>>>>>" and state:
-            state, lines[i] = 0, ""
+            state, lines[i] = 0, " " * len(ln)
         elif state == 2:
-            lines[i] = ""
+            lines[i] = " " * len(ln)
     if first is None:
         return text
     problems.append(YamlProblem("unresolved git merge-conflict markers: not valid YAML; reading the first side of each conflict", first, 1))

@@ -145,3 +145,13 @@ def test_calibrate_writes_and_is_used(capsys, tmp_path, monkeypatch):
     data = json.loads(out)
     assert data["prediction"]["non_kv_source"] == "calibrated"
     assert data["prediction"]["non_kv_bytes"] == round(entry["non_kv_gib"] * 2**30)
+
+
+def test_cli_manifest_supplies_flags_and_gpu(capsys):
+    code, out, _ = _run(capsys, "verify", str(FIXTURES / "vllm033_tp2.log"), "--manifest",
+                        str(FIXTURES / "vllm_deployment.yaml"), "--format", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["prediction"]["gpu"]["name"].startswith("NVIDIA H100")  # from the nodeSelector
+    assert data["prediction"]["parallel"]["tp"] == 2
+    assert data["given_logged_pool"]["tokens_match"] is True

@@ -10,7 +10,7 @@ import pytest
 
 from kvlint.engines import compute_budget
 from kvlint.engines.sglang import tokens_for_pool
-from tests.engines.cases import (GIB, exactness_cases, load_cases, load_model, matches, version_of, vllm_outcomes,
+from .cases import (GIB, exactness_cases, load_cases, load_model, matches, version_of, vllm_outcomes,
                                  vllm_settings)
 
 

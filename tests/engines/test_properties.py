@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from kvlint.engines import compute_budget
 from kvlint.models.spec import LayerKV
-from tests.engines.specs import dense
+from .specs import dense
 
 GIB = 2**30
 

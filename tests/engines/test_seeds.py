@@ -12,7 +12,7 @@ import pytest
 
 from kvlint.engines import compute_budget
 from kvlint.engines.sglang import tokens_for_pool
-from tests.engines.specs import (DEEPSEEK_V3, DEEPSEEK_V3_AS_GQA, LLAMA3_70B, LLAMA3_8B, QWEN3_8B, QWEN3_14B,
+from .specs import (DEEPSEEK_V3, DEEPSEEK_V3_AS_GQA, LLAMA3_70B, LLAMA3_8B, QWEN3_8B, QWEN3_14B,
                                  QWEN3_32B, QWEN25_72B)
 
 GIB = 2**30

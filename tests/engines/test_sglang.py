@@ -8,7 +8,7 @@ from kvlint.engines import compute_budget
 from kvlint.engines.sglang import prefill_graph_sizes, tokens_for_pool
 from kvlint.errors import KvlintError
 from kvlint.models.spec import LayerKV
-from tests.engines.specs import DEEPSEEK_V3, LLAMA3_8B, LLAMA3_70B, dense
+from .specs import DEEPSEEK_V3, LLAMA3_8B, LLAMA3_70B, dense
 
 GIB = 2**30
 H100 = 81559 * 2**20

@@ -11,7 +11,7 @@ from kvlint.engines import compute_budget
 from kvlint.engines.nonkv import capture_sizes
 from kvlint.engines.versions import documented, sglang_version, vllm_version
 from kvlint.errors import KvlintError
-from tests.engines.specs import LLAMA3_8B, full, sliding, unit_model
+from .specs import LLAMA3_8B, full, sliding, unit_model
 
 GIB = 2**30
 

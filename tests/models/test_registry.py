@@ -94,3 +94,23 @@ def test_trimming_dropped_remote_code_and_tokenizer_keys():
         config = load_registry_entry(name)["config"]
         for key in ("auto_map", "bos_token_id", "eos_token_id", "_name_or_path", "transformers_version"):
             assert key not in config, (name, key)
+
+
+def load_generator():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "refresh_registry.py"
+    spec = importlib.util.spec_from_file_location("refresh_registry", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_registry_is_exactly_what_the_generator_writes(shared_dir):
+    """Stale data would mean the bundled facts drifted from the collected configs."""
+    gen = load_generator()
+    found = gen.provenance(shared_dir / "models")
+    for model_id, folder in shared_models(shared_dir):
+        expected = gen.render(gen.entry(folder, model_id, found.get(model_id)))
+        assert REGISTRY.joinpath(model_id.replace("/", "--") + ".json").read_text() == expected, model_id
+    assert found["deepseek-ai/DeepSeek-V3"]["confidence"] == "exact"

@@ -41,6 +41,8 @@ def profile_gpu(node: YNode | None) -> GpuFacts:
     if not value:
         return GpuFacts()
     name, _, count = value.partition(":")
+    if name.startswith("cpu"):
+        return GpuFacts(notes=(f"resource profile {value}: CPU only",))
     n = int(count) if count.isdigit() else None
     return GpuFacts(name, node.span, n, node.span if n else None)
 

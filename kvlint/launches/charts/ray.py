@@ -32,7 +32,7 @@ def embedded(yf: YamlFile, node: YNode) -> YamlFile:
     """Parse a literal block scalar as YAML in place: other lines blanked so spans stay exact."""
     lines = yf.text.split("\n")
     first, last = node.span.line, node.span.end_line
-    keep = "\n".join(lines[first : last - 1 if node.span.end_col > 1 else last])
+    keep = "\n".join(lines[first : last if node.span.end_col > 1 else last - 1])
     return parse_yaml(yf.path, "\n" * first + keep)
 
 

@@ -1,0 +1,67 @@
+"""Bad input never stops a run: each case gives a KV001 with a line, or a skip reason, quickly."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+
+import pytest
+
+from kvlint.launches import iter_files, read_path
+
+_spec = importlib.util.spec_from_file_location("bad_cases", Path(__file__).with_name("bad_cases.py"))
+bad_cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bad_cases)
+
+
+@pytest.mark.parametrize("builder", bad_cases.BUILDERS, ids=[b.__name__ for b in bad_cases.BUILDERS])
+def test_bad_input(tmp_path, builder):
+    path, expect = builder(tmp_path)
+    start = time.perf_counter()
+    if expect == "walk":
+        found = list(iter_files([str(path)]))
+        reasons = [r for _, r in found if r]
+        assert any("symlink loop" in r for r in reasons)
+        readable = [p for p, r in found if r is None]
+        assert len(readable) == 1 and read_path(readable[0]).deployments
+    else:
+        result = read_path(str(path))
+        kv001 = [f for f in result.findings if f.code == "KV001"]
+        if isinstance(expect, int):
+            assert kv001 and kv001[0].span is not None and kv001[0].span.line == expect, kv001
+            assert str(kv001[0].severity) == "error"
+        elif expect == "cap":
+            assert kv001 and "size cap" in kv001[0].message
+        elif expect.startswith("skip:"):
+            assert result.skipped and expect[5:] in result.skipped
+        else:
+            assert result.deployments and result.deployments[0].model == "m"
+    assert time.perf_counter() - start < 2.0
+
+
+def test_merge_conflict_still_reads_first_side(tmp_path):
+    path, _ = bad_cases.merge_conflict(tmp_path)
+    deps = read_path(str(path)).deployments
+    assert [d.model for d in deps] == ["org/m"] and deps[0].get("max_model_len") == 4096
+
+
+def test_other_files_still_read_after_bad_ones(tmp_path):
+    for builder in bad_cases.BUILDERS:
+        if builder is not bad_cases.symlink_loop:
+            builder(tmp_path)
+    (tmp_path / "good.yaml").write_text(bad_cases.GOOD)
+    results = {Path(p).name: read_path(p) for p, r in iter_files([str(tmp_path)]) if r is None}
+    assert results["good.yaml"].deployments[0].model == "org/m"
+    assert "huge.yaml" in results and "bomb.yaml" in results
+
+
+def test_duplicate_key_message_names_both_lines(tmp_path):
+    path, _ = bad_cases.duplicate_keys(tmp_path)
+    (finding,) = read_path(str(path)).findings
+    assert "'a'" in finding.message and "line 1" in finding.message
+
+
+def test_stdin_dash_reads_text_argument():
+    result = read_path("-", "vllm serve org/m --max-model-len 2048\n")
+    assert result.deployments[0].get("max_model_len") == 2048

@@ -1,0 +1,35 @@
+"""Rule fixtures: for every rule, tests/fixtures/rules/<CODE>/ holds firing (bad) and non-firing (good)
+files; the exact (line, column, code) set of the rule's findings must equal the `# expect:` markers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _expect import expected  # noqa: E402
+from kvlint.lint import LintOptions, lint  # noqa: E402
+from kvlint.registry import all_rules  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
+ALSO_SELECT = {"KV006": ("KV101",)}  # unused-suppression needs a rule whose finding a comment can suppress
+
+
+def findings_of(code: str) -> set[tuple]:
+    options = LintOptions(select=(code,) + ALSO_SELECT.get(code, ()), show_unused_suppressions=True)
+    result = lint([str(FIXTURES / code)], options)
+    assert result.unreadable == []
+    return {(Path(f.span.path).name, f.span.line, f.span.col, f.code) for f in result.findings if f.code == code}
+
+
+@pytest.mark.parametrize("code", [r.code for r in all_rules()])
+def test_rule_has_firing_and_quiet_fixtures(code):
+    files = sorted((FIXTURES / code).glob("*"))
+    assert any(p.name.startswith("bad") for p in files) and any(p.name.startswith("good") for p in files)
+    want = {(p.name,) + e for p in files for e in expected(p)}
+    assert all(len(e) == 4 for e in want), "fixture markers pin the column: # expect: KV101@22"
+    assert any(w[0].startswith("bad") for w in want) and not any(w[0].startswith("good") for w in want)
+    assert findings_of(code) == want

@@ -1,0 +1,96 @@
+"""Shell tokenizer: quoting, continuations, comments, operators, heredocs; tokens re-read from offsets."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kvlint.launches.env import expand_word
+from kvlint.sources.shell import tokenize
+from kvlint.sources.text import Mapped
+
+
+def _cmds(text: str, env=None):
+    m = Mapped.whole("s.sh", text)
+    cmds, errors = tokenize(m)
+    return [[f for w in c.words for f in expand_word(w, m, env or {})] for c in cmds], cmds, errors
+
+
+def test_quotes_continuations_and_positions():
+    text = "vllm serve 'org/m' \\\n  --served-model-name \"a b\" \\\n  --x=\"$HOME\"'$lit'\n"
+    fields, _, errors = _cmds(text, {"HOME": "/h"})
+    assert not errors
+    assert [f.text for f in fields[0]] == ["vllm", "serve", "org/m", "--served-model-name", "a b", "--x=/h$lit"]
+    ab = fields[0][4]
+    assert (ab.span.line, ab.span.col) == (2, 24)
+
+
+def test_operators_split_commands_and_comments_end_them():
+    text = "A=1 B=2 && vllm serve m & echo hi | tee x; # done\nnext one\n"
+    _, cmds, _ = _cmds(text)
+    assert [c.sep for c in cmds] == ["&&", "&", "|", ";", "\n"]
+    assert [w.literal for w in cmds[-1].words] == ["next", "one"]
+
+
+def test_commented_out_continuation_ends_the_command():
+    text = "vllm serve m \\\n  --a 1 \\\n  # --b 2 \\\n  --c 3\n"
+    fields, cmds, _ = _cmds(text)
+    assert [f.text for f in fields[0]] == ["vllm", "serve", "m", "--a", "1"]
+    assert cmds[0].sep == "#" and [f.text for f in fields[1]] == ["--c", "3"]
+
+
+def test_heredoc_body_is_skipped_and_redirections_dropped():
+    text = "cat <<EOF > run.sh\nvllm serve nope\nEOF\nvllm serve yes 2>&1 >> log\n"
+    fields, _, _ = _cmds(text)
+    assert [[f.text for f in c] for c in fields] == [["cat"], ["vllm", "serve", "yes"]]
+
+
+def test_parameter_defaults_arith_and_unresolved():
+    text = "vllm serve ${M:-org/d} --tp $((A * 2)) --n ${UNSET} --e ${EMPTY-}\n"
+    fields, _, _ = _cmds(text, {"A": "4"})
+    texts = [f.text for f in fields[0]]
+    assert texts == ["vllm", "serve", "org/d", "--tp", "8", "--n", "${UNSET}", "--e"]
+    assert fields[0][6].resolved is False and fields[0][6].missing == ("${UNSET}",)
+
+
+def test_unquoted_expansion_splits_fields_and_quoted_does_not():
+    fields, _, _ = _cmds('run $ARGS "$ARGS"\n', {"ARGS": "--a 1"})
+    assert [f.text for f in fields[0]] == ["run", "--a", "1", "--a 1"]
+
+
+def test_unterminated_quote_is_an_error_not_an_exception():
+    _, _, errors = _cmds("vllm serve 'oops\n")
+    assert errors and "unterminated" in errors[0][1]
+
+
+# ---------------------------------------------------------------- property test
+
+_plain = st.from_regex(r"[A-Za-z0-9_./:,=+-]{1,8}", fullmatch=True)
+_single = st.text(alphabet=st.sampled_from(list("ab $\"\\#;&|x9é")), max_size=8).map(lambda s: ("'" + s + "'", s))
+_double = st.text(alphabet=st.sampled_from(list("ab '#;&|x9é")), max_size=8).map(lambda s: ('"' + s + '"', s))
+_escaped = st.sampled_from(list(" ;&|'\"#$")).map(lambda c: ("\\" + c, c))
+_part = st.one_of(_plain.map(lambda s: (s, s)), _single, _double, _escaped)
+_word = st.lists(_part, min_size=1, max_size=4).filter(lambda ps: not ps[0][0].startswith("#"))
+_sep = st.sampled_from([" ", "  ", " \\\n  ", "\t"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(_word, min_size=1, max_size=6), seps=st.lists(_sep, min_size=6, max_size=6))
+def test_tokens_reread_from_their_offsets(words, seps):
+    raw_words = ["".join(p[0] for p in w) for w in words]
+    values = ["".join(p[1] for p in w) for w in words]
+    text = "".join(rw + seps[i] for i, rw in enumerate(raw_words)) + "\n"
+    m = Mapped.whole("p.sh", text)
+    cmds, errors = tokenize(m)
+    assert not errors
+    got = [w for c in cmds for w in c.words]
+    assert [text[w.start : w.end] for w in got] == raw_words
+    for w, value in zip(got, values):
+        fields = expand_word(w, m, {})
+        assert "".join(f.text for f in fields) == value
+        if fields and fields[0].text:
+            # the field's span re-read through the tokenizer gives the same text again
+            s = fields[0].span
+            again = Mapped.whole("p.sh", text[m.index.offset(s.line, s.col) : w.end])
+            (cmd,) = tokenize(again)[0]
+            assert expand_word(cmd.words[0], again, {})[0].text.endswith(fields[0].text[-1])

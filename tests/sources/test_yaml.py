@@ -1,0 +1,156 @@
+"""YAML source map: spans, raw style, comments, templates, and a property test over generated YAML."""
+
+from __future__ import annotations
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kvlint.sources.yaml import parse_yaml
+
+DOC = """\
+a: 8        # plain int
+b: "8"      # kvlint: ignore[KV103] quoted on purpose
+c: |
+  vllm serve org/m \\
+    --max-model-len 4096
+d: >
+  --model org/m
+  --tp 2
+e: "one
+  two"
+"""
+
+
+def _pairs(doc):
+    return {k: v for k, _, v in doc.pairs()}
+
+
+def test_scalars_keep_type_style_and_span():
+    yf = parse_yaml("f.yaml", DOC)
+    v = _pairs(yf.docs[0])
+    assert (v["a"].value, v["a"].style) == (8, None)
+    assert (v["b"].value, v["b"].style, yf.raw(v["b"])) == ("8", '"', '"8"')
+    assert (v["b"].span.line, v["b"].span.col, v["b"].span.end_col) == (2, 4, 7)
+    assert v["c"].style == "|" and v["d"].style == ">"
+
+
+def test_comments_by_line():
+    yf = parse_yaml("f.yaml", DOC)
+    assert yf.comments[1] == " plain int"
+    assert yf.comments[2].strip().startswith("kvlint: ignore[KV103]")
+    assert 4 not in yf.comments
+
+
+def test_block_and_folded_scalars_map_each_char_to_its_line():
+    yf = parse_yaml("f.yaml", DOC)
+    v = _pairs(yf.docs[0])
+    lit = yf.mapped(v["c"])
+    i = lit.text.index("--max-model-len")
+    assert lit.pos[i] == (5, 5)
+    folded = yf.mapped(v["d"])
+    j = folded.text.index("--tp")
+    assert folded.pos[j] == (8, 3)
+    dq = yf.mapped(v["e"])
+    assert dq.pos[dq.text.index("two")] == (10, 3)
+
+
+def test_multi_document_broken_middle_keeps_others():
+    yf = parse_yaml("f.yaml", "a: 1\n---\nb: [\n---\nc: 3\n")
+    assert [list(_pairs(d)) for d in yf.docs] == [["a"], ["c"]]
+    assert [p.line for p in yf.problems] == [4]  # where the broken document ends
+
+
+def test_helm_template_expressions_become_unresolved_text_with_exact_spans():
+    text = "{{- if .Values.on }}\nmodel: {{ .Values.model }}\nlen: 4096\n{{- end }}\n"
+    yf = parse_yaml("t.yaml", text)
+    v = _pairs(yf.docs[0])
+    assert v["model"].text == "{{ .Values.model }}"
+    assert (v["len"].value, v["len"].span.line) == (4096, 3)
+    assert [p.severity for p in yf.problems] == ["info"]
+
+
+def test_merge_keys_are_flattened():
+    yf = parse_yaml("m.yaml", "base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  y: 3\n")
+    assert yf.docs[0].get("use").data() == {"x": 1, "y": 3}
+
+
+# ---------------------------------------------------------------- property test
+
+_word = st.from_regex(r"[A-Za-z][A-Za-z0-9_.\-/]{0,8}", fullmatch=True).filter(
+    lambda w: w.lower() not in ("y", "n", "yes", "no", "on", "off", "true", "false", "null", "nan", "inf") and not w.startswith(("-", ".")))
+_text = st.text(alphabet=st.sampled_from(list("abcXYZ 019:#'\"\\-é中")), min_size=0, max_size=12)
+
+
+@st.composite
+def _scalar(draw):
+    kind = draw(st.sampled_from(["plain", "int", "single", "double"]))
+    if kind == "plain":
+        w = draw(_word)
+        return w, w
+    if kind == "int":
+        n = draw(st.integers(0, 10**9))
+        return str(n), n
+    s = draw(_text)
+    if kind == "single":
+        return "'" + s.replace("'", "''") + "'", s
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"', s
+
+
+_tree = st.recursive(
+    _scalar(),
+    lambda kids: st.one_of(
+        st.lists(kids, min_size=1, max_size=4).map(lambda xs: ("seq", xs)),
+        st.dictionaries(_word, kids, min_size=1, max_size=4).map(lambda d: ("map", list(d.items()))),
+    ),
+    max_leaves=12,
+)
+
+
+def _render(node, indent: int, flow: bool) -> str:
+    if isinstance(node, tuple) and node[0] in ("seq", "map") and isinstance(node[1], list):
+        kind, items = node
+        if flow:
+            if kind == "seq":
+                return "[" + ", ".join(_render(i, 0, True) for i in items) + "]"
+            return "{" + ", ".join(f"{k}: {_render(v, 0, True)}" for k, v in items) + "}"
+        pad = " " * indent
+        out = []
+        for item in items:
+            key, val = (None, item) if kind == "seq" else item
+            head = f"{pad}- " if kind == "seq" else f"{pad}{key}:"
+            if isinstance(val, tuple) and val[0] in ("seq", "map") and isinstance(val[1], list):
+                out.append(head.rstrip() + "\n" + _render(val, indent + 2, False))
+            else:
+                out.append(head + ("" if kind == "seq" else " ") + val[0])
+        return "\n".join(out)
+    return node[0]
+
+
+def _scalars(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.is_scalar:
+            yield n
+        elif n.is_seq:
+            stack.extend(n.items)
+        else:
+            stack.extend(x for kv in n.items for x in kv)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=_tree, flow=st.booleans())
+def test_every_scalar_span_rereads_to_its_value(tree, flow):
+    if not (isinstance(tree, tuple) and tree[0] in ("seq", "map") and isinstance(tree[1], list)):
+        tree = ("map", [("k", tree)])
+    text = _render(tree, 0, flow) + "\n"
+    yf = parse_yaml("g.yaml", text)
+    assert not yf.problems, (text, yf.problems)
+    lines = text.split("\n")
+    for node in _scalars(yf.docs[0]):
+        s = node.span
+        assert s.line == s.end_line
+        raw = lines[s.line - 1][s.col - 1 : s.end_col - 1]
+        assert raw == yf.raw(node)
+        assert yaml.safe_load(raw) == node.value, (text, raw)
