@@ -9,16 +9,19 @@ measured figure and say "calibrated" instead of "estimated".
 The `calibration:` block is written textually (replace or append that block only) so the user's other
 keys, comments and layout survive; round-tripping through yaml.dump would drop every comment.
 
-Shape (a list; keys exactly these):
+Shape (a list; keys exactly these; kvlint/data/calibration.schema.json validates it):
 
     calibration:
-      - model: meta-llama/Llama-3.1-8B-Instruct
-        gpu: H100 SXM 80GB
+      - model: meta-llama/Llama-3.1-8B-Instruct     # ModelSpec.model_id
+        gpu: H100-SXM-80GB                         # catalogue id (aliases match too)
         tp: 2
         engine: vllm
         engine_version: 0.19.0
         non_kv_gib: 3.21
         source_log: logs/start.log
+
+non_kv_gib is what compute_budget takes as `non_kv_bytes=` (in GiB): for vLLM activations + CUDA graphs +
+non-torch memory; for SGLang the allocations made before the pool besides the weights.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import math
 import os
 import re
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 from kvlint.errors import InputError, KvlintError
@@ -74,7 +78,15 @@ def _norm(text: Any) -> str:
 
 
 def _norm_version(text: Any) -> str:
-    return str(text or "").strip().lower().removeprefix("v")
+    """'v0.33.0', '0.33' and '0.33.0+cu128' are one release: compare the leading numbers, trailing zeros off."""
+    raw = str(text or "").strip().lower().removeprefix("v")
+    m = re.match(r"\d+(?:\.\d+)*", raw)
+    if not m:
+        return raw
+    parts = [int(p) for p in m.group(0).split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return ".".join(map(str, parts))
 
 
 def _norm_gpu(name: Any) -> str:
@@ -248,7 +260,8 @@ def _scalar(value: Any) -> str:
         return repr(value)
     text = str(value)
     plain = re.fullmatch(r"[A-Za-z][\w./@+-]*(?: [\w./@+-]+)*", text)
-    return text if plain and text.lower() not in ("true", "false", "null", "yes", "no", "on", "off") else json.dumps(text)
+    reserved = text.lower() in ("true", "false", "null", "yes", "no", "on", "off", "y", "n", "~")
+    return text if plain and not reserved else json.dumps(text)
 
 
 def splice(text: str, block: str) -> str:
@@ -285,12 +298,29 @@ def save(entry: Calibration, start_dir: str = ".") -> str:
         raise KvlintError(f"{path}: the configuration must be a mapping of keys")
     kept = [c for c in entries(current) if not c.same_target(entry)]
     new_text = splice(text, render_block(kept + [entry]))
+    if not _round_trips(new_text, current or {}, kept + [entry]):
+        raise KvlintError(f"{path}: cannot place a calibration block in this layout; add it by hand:\n"
+                          + render_block([entry]))
     try:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(new_text)
     except OSError as exc:
         raise InputError(f"{path}: cannot write: {exc.strerror}") from None
     return path
+
+
+def _round_trips(text: str, before: dict[str, Any], wanted: list[Calibration]) -> bool:
+    """The spliced text still parses, keeps every other key unchanged, and reads back our entries."""
+    import yaml
+
+    try:
+        after = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return False
+    if not isinstance(after, dict):
+        return False
+    others = {k: v for k, v in before.items() if k != "calibration"}
+    return {k: v for k, v in after.items() if k != "calibration"} == others and entries(after) == wanted
 
 
 def load_file(path: str) -> dict[str, Any]:
@@ -303,3 +333,20 @@ def load_file(path: str) -> dict[str, Any]:
     except (OSError, yaml.YAMLError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def lookup_file(path: str | None, model: str | None, gpu: str | None, tp: int | None, engine: str | None,
+                version: str | None) -> int | None:
+    """lookup() against a .kvlint.yaml path (the check helper's Config.path); None for other files."""
+    if not path or os.path.basename(path) not in CONFIG_NAMES:
+        return None
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+    return lookup(_cached_file(path, stamp), model, gpu, tp, engine, version)
+
+
+@lru_cache(maxsize=32)
+def _cached_file(path: str, stamp: int) -> dict[str, Any]:
+    return load_file(path)

@@ -190,9 +190,20 @@ def _validate(path: str, data: dict, locate) -> None:
             extra = re.findall(r"'([^']+)'", err.message)
             keys, msg = keys + extra[:1], f"unknown key {extra[0]!r}" if extra else err.message
         else:
-            msg = err.message
+            msg = _explain(err)
         where = ".".join(map(str, keys)) or "(top level)"
         raise ConfigError(f"{path}:{locate(keys)}: {where}: {msg}")
+
+
+def _explain(err) -> str:
+    """For oneOf/anyOf, the reason from the alternative of the value's own type (not 'not of type object')."""
+    specific = [e for e in err.context if e.validator != "type" and not e.relative_path]
+    if specific:
+        return specific[0].message
+    deeper = [e for e in err.context if e.relative_path]
+    if deeper:
+        return f"{'.'.join(map(str, deeper[0].relative_path))}: {deeper[0].message}"
+    return err.message
 
 
 def _build(path: str, data: dict, locate, notes) -> Config:

@@ -17,7 +17,7 @@ from importlib import resources
 from kvlint.engines.units import parse_memory_size
 from kvlint.errors import UnknownGpuError
 
-__all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_gpu", "lookup_instance_type", "parse_memory_size"]
+__all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_gpu", "lookup_instance_type", "parse_memory_size"]
 
 MIB = 2**20
 _PREFIXES = ("nvidiageforce", "nvidia", "tesla", "geforce", "amdinstinct", "amd", "instinct")
@@ -105,13 +105,14 @@ def accelerator_kind(name: str) -> str | None:
     """"tpu", "gaudi", "neuron" or "cpu" when the name is a known non-GPU accelerator, else None."""
     key = _key(name)
     for kind, names in _data()["non_gpu"].items():
-        if any(key.startswith(_key(n)) or _key(n) in key for n in names if len(_key(n)) > 3 or key == _key(n)):
-            return kind
+        for other in map(_key, names):
+            if key == other or (len(other) > 3 and other in key):
+                return kind
     return None
 
 
 def lookup_gpu(name: str) -> Gpu:
-    """A card from any spelling: id, marketing name, node label, GKE/KubeAI value, MIG profile.
+    """A card from any spelling: id, marketing name, node label, GKE/KubeAI value, MIG profile, instance type.
 
     Case, spaces, dashes, underscores and a leading vendor word are ignored. Raises UnknownGpuError
     naming up to three close catalogue names, or saying the name is a TPU / other non-GPU device.
@@ -125,6 +126,9 @@ def lookup_gpu(name: str) -> Gpu:
     found = _find(text)
     if found is not None:
         return found
+    instance = lookup_instance_type(text)
+    if instance is not None:  # `node.kubernetes.io/instance-type: g6e.12xlarge` names the card too
+        return instance[0]
     raise _unknown(name)
 
 
@@ -180,3 +184,21 @@ def lookup_instance_type(name: str) -> tuple[Gpu, int] | None:
         if _key(inst) == wanted:
             return _catalogue()[0][entry["gpu"]], entry["count"]
     return None
+
+
+def lookup_accelerator(text: str) -> tuple[Gpu, int | None]:
+    """A card and count from the `NAME:COUNT` forms schedulers use.
+
+    SkyPilot `H100:8`, KubeAI `resourceProfile: nvidia-gpu-h100:8`, Slurm `--gres=gpu:a6000:1`; an instance
+    type gives its own count. The count is None when the text names only the card.
+    """
+    parts = [p for p in str(text).strip().split(":") if p]
+    if parts and parts[0].lower() in ("gpu", "gres/gpu"):
+        parts = parts[1:]
+    count = int(parts.pop()) if len(parts) > 1 and parts[-1].isdigit() else None
+    if not parts:
+        raise UnknownGpuError(f"{text!r} gives a GPU count but no product")
+    instance = lookup_instance_type(parts[0])
+    if instance is not None:
+        return instance[0], count if count is not None else instance[1]
+    return lookup_gpu(":".join(parts)), count

@@ -112,7 +112,7 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: "Resol
         result.deployments += 1
         ctx = resolver.context(dep, config)
         result.notes.extend(resolver.notes.pop(id(dep), []))
-        fired = list(run_rules(ctx, codes))
+        fired = _run_guarded(ctx, codes, result)
         kept = [f for f in fired if not _annotated(f, dep)]
         result.suppressed += len(fired) - len(kept)
         found += kept
@@ -122,6 +122,18 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: "Resol
     result.findings.extend(outcome.kept)
     if options.show_unused_suppressions and "KV006" in codes:
         result.findings.extend(_unused(path, outcome.unused))
+
+
+def _run_guarded(ctx: Context, codes: frozenset[str], result: LintResult) -> list[Finding]:
+    """Rules one at a time: a bug in one rule costs that rule's findings and a note, never the run."""
+    fired: list[Finding] = []
+    for code in sorted(codes):
+        try:
+            fired.extend(run_rules(ctx, {code}))
+        except Exception as exc:  # noqa: BLE001 - a pre-commit hook must not crash on a rule bug
+            result.notes.append(f"{ctx.deployment.path}: internal error in {code} ({type(exc).__name__}: {exc}); "
+                                f"please report it")
+    return fired
 
 
 def _codes(config: Config, options: LintOptions, path: str) -> frozenset[str]:
@@ -196,7 +208,7 @@ class Resolver:
         if not name:
             if memory is not None:
                 return None, None, memory
-            return None, "no GPU product declared for this deployment", None
+            return None, "no GPU product declared", None
         if name not in self._gpus:
             from kvlint.gpus import lookup_gpu
 
@@ -243,10 +255,11 @@ class _WhatIf:
         try:
             return compute_budget(self.dep.engine, self.model, settings, self.gpu, version=self.version,
                                   non_kv_bytes=self.non_kv, gpu_memory_bytes=self.memory)
-        except KvlintError as exc:
+        except Exception as exc:  # noqa: BLE001 - engine bugs must not crash a pre-commit run
             if not hypothetical:
+                kind = "" if isinstance(exc, KvlintError) else f"internal error {type(exc).__name__}: "
                 self.resolver.notes.setdefault(id(self.dep), []).append(
-                    f"{self.dep.path}: capacity rules skipped for {self.dep.model}: {exc}")
+                    f"{self.dep.path}: capacity rules skipped for {self.dep.model}: {kind}{exc}")
             return None
 
 

@@ -105,8 +105,16 @@ def config_field(model: Any, fact: str) -> tuple[Related | None, str]:
     return None, f" ({key} {model.raw.get(key)} in {model.model_id} config.json)"
 
 
+LOCAL_SOURCES = ("override", "local", "path", "file")  # a config the user owns (not the cache or the registry)
+
+
 def _local_config_path(source: str) -> str | None:
-    if not source or re.match(r"^[a-z-]+:", source) and not os.path.isabs(source):
+    kind, sep, rest = source.partition(":")
+    if sep and re.fullmatch(r"[a-z-]+", kind):
+        if kind not in LOCAL_SOURCES:
+            return None
+        source = rest
+    if not source:
         return None
     path = os.path.join(source, "config.json") if os.path.isdir(source) else source
     return path if os.path.isfile(path) else None

@@ -2,8 +2,9 @@
 
 ## What it checks
 Models served at 16-bit weights (no quantization_config, no `--quantization`) whose weights take
-most of the memory and whose pool is the binding limit (as in KV301). The message gives the GiB fp8 weights free per rank and how many more
-full-length requests the pool then holds, recomputed with `--quantization fp8`.
+most of the memory and whose pool is the binding limit (as in KV301). The message gives the GiB
+fp8 weights free per rank and how many more full-length requests the pool then holds, recomputed
+with `--quantization fp8`.
 
 ## Why it matters
 On large models the weights are most of the card; fp8 weights (Hopper and newer run them natively)

@@ -111,3 +111,44 @@ def test_lookup_compares_gpus_by_catalogue_id():
     config = {"calibration": [{**ENTRY.__dict__, "gpu": "H100"}]}
     assert C.lookup(config, ENTRY.model, "H100-SXM-80GB", 2, "vllm", "0.19.0") == round(3.96 * GIB)
     assert C.lookup(config, ENTRY.model, "H200", 2, "vllm", "0.19.0") is None
+
+
+def test_written_block_matches_the_shipped_schema():
+    import jsonschema
+    from importlib import resources
+
+    schema = json.loads(resources.files("kvlint.data").joinpath("calibration.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    block = yaml.safe_load(C.render_block([ENTRY, C.Calibration(**{**ENTRY.__dict__, "source_log": ""})]))
+    jsonschema.validate(block["calibration"], schema)
+    bad = [{**ENTRY.__dict__, "tp": 0}]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+
+
+def test_lookup_file_reads_only_kvlint_yaml(tmp_path):
+    path = tmp_path / ".kvlint.yaml"
+    path.write_text("fail-on: warning\n" + C.render_block([ENTRY]))
+    assert C.lookup_file(str(path), ENTRY.model, "H100", 2, "vllm", "0.19.0") == round(3.96 * GIB)
+    (tmp_path / "pyproject.toml").write_text("[tool.kvlint]\n")
+    assert C.lookup_file(str(tmp_path / "pyproject.toml"), ENTRY.model, "H100", 2, "vllm", None) is None
+    assert C.lookup_file(None, ENTRY.model, "H100", 2, "vllm", None) is None
+
+
+def test_save_refuses_layouts_it_cannot_splice(tmp_path):
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / ".kvlint.yaml"
+    path.write_text("{fail-on: warning,\n  gpu: H100}\n")
+    with pytest.raises(KvlintError, match="add it by hand"):
+        C.save(ENTRY, str(tmp_path))
+    assert path.read_text() == "{fail-on: warning,\n  gpu: H100}\n"  # untouched
+    path.write_text("calibration: []\nfail-on: warning\n")
+    C.save(ENTRY, str(tmp_path))
+    assert C.entries(yaml.safe_load(path.read_text())) == [ENTRY]
+
+
+def test_version_spellings_name_one_release():
+    config = {"calibration": [{**ENTRY.__dict__, "engine_version": "0.19.0+cu128"}]}
+    for spelling in ("0.19", "v0.19.0", "0.19.0"):
+        assert C.lookup(config, ENTRY.model, "H100", 2, "vllm", spelling) == round(3.96 * GIB)
+    assert C.lookup(config, ENTRY.model, "H100", 2, "vllm", "0.19.1") is None

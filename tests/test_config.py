@@ -106,3 +106,20 @@ exclude: ["charts/templates/*"]
 def test_empty_file_is_defaults(tmp_path):
     cfg = load_config(str(write(tmp_path / ".kvlint.yaml", "# nothing yet\n")))
     assert cfg.select is None and cfg.ignore == () and cfg.fail_on is None
+
+
+def test_pyproject_skipped_with_a_note_before_311(tmp_path, monkeypatch):
+    path = write(tmp_path / "pyproject.toml", '[tool.kvlint]\nselect = ["KV1"]\n')
+    monkeypatch.setattr(sys, "version_info", (3, 10, 14))
+    cfg = load_config(str(path))
+    assert cfg.select is None and "needs Python 3.11" in cfg.notes[0]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("engine-version: latest\n", r":1: engine-version: 'latest' does not match"),
+    ("non-kv-gib: {default: lots}\n", r":1: non-kv-gib: default: 'lots' is not of type 'number'"),
+    ("non-kv-gib: -1\n", r":1: non-kv-gib: -1 is less than the minimum of 0"),
+])
+def test_one_of_errors_say_which_alternative(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(str(write(tmp_path / ".kvlint.yaml", text)))

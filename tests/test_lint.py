@@ -66,6 +66,7 @@ def test_usage_and_input_errors(repo, capsys):
     assert main(["check", "missing.yaml"]) == 3
     assert main(["check", ".", "--select", "KV999"]) == 2
     assert main(["check", ".", "--config", "nope.yaml"]) == 2
+    assert main(["check", ".", "--engine-version", "latest"]) == 2
     (repo / ".kvlint.yaml").write_text("gpu: H100\nselcet: [KV1]\n")
     assert main(["check", "."]) == 2
     err = capsys.readouterr().err
@@ -150,3 +151,34 @@ def test_corpus_runs_without_traceback(shared_dir, tmp_path):
     assert "Traceback" not in proc.stderr and proc.returncode in (0, 1), proc.stderr[-2000:]
     doc = json.loads(out.read_text())
     assert doc["summary"]["files"] >= 60 and doc["summary"]["deployments"] >= 60
+
+
+def test_private_model_override_gives_related_config_span(repo, shared_dir):
+    import shutil
+
+    (repo / "models").mkdir()
+    shutil.copy(shared_dir / "models" / "Qwen" / "Qwen2.5-32B-Instruct" / "config.json", repo / "models" / "cfg.json")
+    (repo / ".kvlint.yaml").write_text("gpu: H100-SXM-80GB\nselect: [KV0, KV101]\n"
+                                       "models: {my-org/private-32b: models/cfg.json}\n")
+    (repo / "p.sh").write_text("vllm serve my-org/private-32b --max-model-len 32768\n")
+    code, doc = check("p.sh")
+    [f] = doc["findings"]
+    assert (code, f["code"]) == (1, "KV101")
+    cfg_lines = (repo / "models" / "cfg.json").read_text().splitlines()
+    want = next(i for i, line in enumerate(cfg_lines, start=1) if '"num_key_value_heads"' in line)
+    [rel] = [r for r in f["related"] if r["span"]["path"].endswith("cfg.json")]
+    assert rel["span"]["line"] == want and "num_key_value_heads" in rel["message"]
+
+
+def test_a_crashing_rule_costs_a_note_not_the_run(repo, monkeypatch, capsys):
+    from kvlint.registry import get_rule
+
+    rule = get_rule("KV103")
+    import kvlint.registry as registry
+
+    broken = registry.Rule(**{**rule.__dict__, "check": lambda ctx: [1 / 0]})
+    monkeypatch.setitem(registry._RULES, "KV103", broken)
+    (repo / "busy.sh").write_text(TOO_MANY_SEQS)
+    assert main(["check", "busy.sh"]) == 0
+    err = capsys.readouterr().err
+    assert "internal error in KV103 (ZeroDivisionError" in err and "Traceback" not in err

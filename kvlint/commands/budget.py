@@ -153,14 +153,21 @@ def budgets_from_file(path: str, options: dict[str, Any]):
     result = read_path(path)
     if not result.deployments:
         raise KvlintError(f"{path}: no vLLM or SGLang launch found" + (f" ({result.skipped})" if result.skipped else ""))
-    out = []
+    out, errors = [], []
     for dep in result.deployments:
-        if not dep.model or not dep.model_resolved:
-            raise KvlintError(f"{path}: {dep.name or dep.engine} has no literal model reference")
-        settings = {name: s.value for name, s in dep.settings.items() if s.resolved}
-        notes = (f"{path}: {dep.name or dep.engine}",)
-        out.append(run(dep.engine, dep.model, settings, options, gpu_name=dep.gpu, version=dep.engine_version,
-                       extra_notes=notes))
+        label = f"{path}: {dep.name or dep.engine}"
+        try:
+            if not dep.model or not dep.model_resolved:
+                raise KvlintError("no literal model reference")
+            settings = {name: s.value for name, s in dep.settings.items() if s.resolved}
+            out.append(run(dep.engine, dep.model, settings, options, gpu_name=dep.gpu, version=dep.engine_version,
+                           extra_notes=(label,)))
+        except KvlintError as exc:
+            errors.append(f"{label}: {exc}")
+    if not out:
+        raise KvlintError(errors[0])
+    for line in errors:
+        click.echo(f"kvlint: skipped {line}", err=True)
     return out
 
 

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import click
@@ -46,6 +47,8 @@ def command(paths, fmt, gpu, gpu_memory, engine_version, config_path, select, ig
     from kvlint.registry import selected_codes
     from kvlint.report import render
 
+    if engine_version and not re.fullmatch(r"v?\d+(\.\d+){0,3}([.+-][\w.+-]*)?", engine_version):
+        raise KvlintError(f"--engine-version {engine_version!r} is not a version number (e.g. 0.33.0)")
     if config_path and not os.path.isfile(config_path):
         raise KvlintError(f"configuration file not found: {config_path}")
     select_codes, ignore_codes = _codes(select), _codes(ignore)

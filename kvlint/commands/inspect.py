@@ -57,7 +57,8 @@ def file_text(r) -> str:
     for d in r.deployments:
         version = f" {d.engine_version}" if d.engine_version else ""
         served = f" (served as {d.served_model_name})" if d.served_model_name else ""
-        lines.append(f"  - {d.engine}{version} {d.name or ''} at {_loc(d.launch_span, r.path)}".rstrip())
+        name = f" {d.name}" if d.name else ""
+        lines.append(f"  - {d.engine}{version}{name} at {_loc(d.launch_span, r.path)}")
         lines.append(f"    model: {d.model}{served}" + ("" if d.model_resolved else " [unresolved]") + f"  ({_loc(d.model_span, r.path)})")
         gpu_count = d.gpu_count if d.gpu_count is not None else "?"
         lines.append(f"    gpus: {d.gpu or '?'} x {gpu_count}  (product {_loc(d.gpu_span, r.path)}, count {_loc(d.gpu_count_span, r.path)})")

@@ -87,5 +87,6 @@ def render(result, limit: int) -> str:
     if failing:
         out += ["", "smaller options that fall short (first failing setting):"]
         out += _table(("gpu", "tp x pp", "weights", "kv dtype", "why not"),
-                      [(o.gpu, f"{o.tp}x{o.pp}", o.weights, o.kv_cache_dtype, o.failure or "") for o in failing[:limit]])
+                      [(o.gpu, f"{o.tp}x{o.pp}", o.weights, o.kv_cache_dtype, o.failure or "")
+                       for o in failing[:limit]])
     return "\n".join(out)

@@ -31,7 +31,10 @@ from kvlint.errors import InputError, KvlintError
 @click.option("--calibrate", is_flag=True, help="Store the measured non-KV memory in .kvlint.yaml.")
 def command(log, command_line, manifest, gpu, gpu_memory, model_ref, engine_version, non_kv_gib, fmt, report,
             calibrate) -> int:
-    """Compare a prediction with a real engine startup LOG (`-` reads stdin)."""
+    """Compare a prediction with a real engine startup LOG (`-` reads stdin).
+
+    Settings the log does not print can follow `--` as the engine command line, or come from --manifest.
+    """
     from kvlint.logs import parse_log
     from kvlint.logs.compare import compare
     from kvlint.logs.render import render_text

@@ -40,6 +40,7 @@ class FlagSpec:
     const: Any = None
     default: Any = None
     deprecated: bool = False
+    valid_values: tuple[str, ...] | None = None  # checked after argparse (vLLM CacheDType): still a start-up failure
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class ParsedArgs:
     settings: dict[str, Setting]
     unknown: list[UnknownFlag]
     errors: list[str]
+    deprecated: list[Token] = field(default_factory=list)  # accepted flags the engine marks deprecated
 
 
 # ---------------------------------------------------------------- tables
@@ -90,6 +92,7 @@ def _spec(entry: dict) -> FlagSpec:
         negative=tuple(entry.get("negative_options", ())), choices=tuple(choices) if choices is not None else None,
         nargs=entry.get("nargs"), const=entry.get("const"), default=entry.get("default"),
         deprecated=entry.get("deprecated", False),
+        valid_values=tuple(entry["valid_values"]) if "valid_values" in entry else None,
     )
 
 
@@ -107,8 +110,22 @@ def flag_table(engine: str) -> FlagTable:
                      data["dotted_json_keys"], data["model_dest"])
 
 
+def parse_human_int(engine: str, text: str) -> int:
+    """The engine's own reading of `32k` / `1Ki` / `auto` (raises ValueError as its argparse type would)."""
+    return units.vllm_human_int_or_auto(text) if engine == "vllm" else units.sglang_human_int(text)
+
+
 def option_strings(engine: str) -> list[str]:
     return sorted(flag_table(engine).by_option)
+
+
+def removed_flag(engine: str, option: str) -> dict | None:
+    """What the table knows of a flag the engine no longer takes: last_seen / absent_in versions, replacement.
+
+    Rules compare last_seen with a deployment's pinned engine version: `--swap-space` is fine on 0.15.
+    """
+    table = flag_table(engine)
+    return table.removed.get(_normalise(table, option.partition("=")[0]))
 
 
 # ---------------------------------------------------------------- launch detection
@@ -123,17 +140,23 @@ _MODULES = {
 
 
 def _skip_wrappers(texts: list[str], i: int) -> int:
-    """Past `exec`, `env A=B`, `nohup`, `uv run`, and leading `VAR=value` assignments."""
+    """Past `exec`, `nohup`, `time`, `env [-i] [-u NAME] A=B`, `uv run`, and leading `VAR=value` assignments."""
     while i < len(texts):
         word = texts[i].rsplit("/", 1)[-1]
-        if word in ("exec", "nohup", "env") or _ASSIGN.match(texts[i]):
+        if word in ("exec", "nohup", "time") or _ASSIGN.match(texts[i]):
             i += 1
-        elif word == "env" or (word.startswith("-") and i > 0 and texts[i - 1].rsplit("/", 1)[-1] == "env"):
-            i += 1
+        elif word == "env":
+            i = _skip_env_options(texts, i + 1)
         elif word == "uv" and i + 1 < len(texts) and texts[i + 1] == "run":
             i += 2
         else:
             return i
+    return i
+
+
+def _skip_env_options(texts: list[str], i: int) -> int:
+    while i < len(texts) and texts[i].startswith("-"):
+        i += 2 if texts[i] in ("-u", "--unset", "-C", "--chdir") else 1
     return i
 
 
@@ -205,6 +228,9 @@ def _convert(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]:
     if spec.choices is not None and value not in spec.choices:
         valid = ", ".join(str(c) for c in spec.choices)
         return None, f"{spec.options[0]}: invalid choice {text!r} (choose from {valid})"
+    if spec.valid_values is not None and value not in spec.valid_values:
+        valid = ", ".join(spec.valid_values)
+        return None, f"{spec.options[0]}: {engine} rejects {text!r} at start-up (valid: {valid})"
     return value, None
 
 
@@ -271,6 +297,7 @@ class _State:
     settings: dict[str, Setting] = field(default_factory=dict)
     unknown: list[UnknownFlag] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    deprecated: list[Token] = field(default_factory=list)
 
 
 def _looks_like_option(st: _State, text: str) -> bool:
@@ -295,7 +322,7 @@ def parse_args(engine: str, tokens: list[Token], start: int = 0, *, positional_m
     while i < len(tokens):
         i = _step(st, i)
     _check_vllm_model_first(st, start)
-    return ParsedArgs(st.model, st.settings, st.unknown, st.errors)
+    return ParsedArgs(st.model, st.settings, st.unknown, st.errors, st.deprecated)
 
 
 def _step(st: _State, i: int) -> int:
@@ -329,7 +356,8 @@ def _optimization_level(st: _State, i: int) -> int:
         if nxt is None or nxt.text not in ("0", "1", "2", "3"):
             st.unknown.append(UnknownFlag("-O", tok.span, "--optimization-level"))
             return i + 1
-        return _store(st, st.table.by_option["--optimization-level"], tok, "-O", nxt.text, nxt.span) or i + 2
+        _store(st, st.table.by_option["--optimization-level"], tok, "-O", nxt.text, nxt.span)
+        return i + 2
     value = text[3:] if text[2:3] == "=" else text[2:]
     _store(st, st.table.by_option["--optimization-level"], tok, "-O", value, _sub_span(tok, len(text) - len(value), value))
     return i + 1
@@ -371,6 +399,8 @@ def _unknown(st: _State, i: int, name: str, others: list[str]) -> int:
 
 def _consume(st: _State, i: int, spec: FlagSpec, written: str, inline: str | None) -> int:
     tok = st.tokens[i]
+    if spec.deprecated:
+        st.deprecated.append(tok)
     if spec.kind in _NO_VALUE:
         if inline is not None:
             st.errors.append(f"{written}: ignored explicit argument {inline!r} (the flag takes no value)")
@@ -503,3 +533,83 @@ def _check_vllm_model_first(st: _State, start: int) -> None:
 def with_origin(setting: Setting, origin: str) -> Setting:
     """A copy marked as coming from a config file, env var or chart (readers that splice argv use this)."""
     return replace(setting, origin=origin)
+
+
+# ---------------------------------------------------------------- --config files
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    """One top-level key of a `--config` YAML file, with where its key and value are written."""
+
+    key: str
+    value: Any
+    key_span: Span | None = None
+    value_span: Span | None = None
+
+
+def config_tokens(engine: str, entries: list[ConfigEntry]) -> tuple[list[Token], list[str]]:
+    """The argv words the engine builds from its `--config` YAML, and the errors it would raise.
+
+    vLLM: true -> `--key`, false -> `--no-key` only if that option exists (else dropped), lists expand,
+    dicts become JSON. SGLang: keys verbatim (so `max_total_tokens:` fails like on its CLI), store_true
+    only when true, other booleans as `true`/`false`, and multi-value options refused.
+    """
+    out: list[Token] = []
+    errors: list[str] = []
+    for entry in entries:
+        words, error = (_vllm_config_words if engine == "vllm" else _sglang_config_words)(flag_table(engine), entry)
+        if error:
+            errors.append(error)
+        out += [Token(w, entry.key_span if n == 0 else entry.value_span) for n, w in enumerate(words)]
+    return out, errors
+
+
+def _scalar_words(key: str, value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [f"--{key}", *(str(v) for v in value)] if value else []
+    return [f"--{key}", json.dumps(value) if isinstance(value, dict) else str(value)]
+
+
+def _vllm_config_words(table: FlagTable, entry: ConfigEntry) -> tuple[list[str], str | None]:
+    if isinstance(entry.value, bool):
+        if entry.value:
+            return [f"--{entry.key}"], None
+        no_key = f"--no-{entry.key}"
+        return ([no_key], None) if no_key in table.by_option else ([], None)
+    return _scalar_words(entry.key, entry.value), None
+
+
+def _sglang_config_words(table: FlagTable, entry: ConfigEntry) -> tuple[list[str], str | None]:
+    spec = _sglang_config_spec(table, entry.key)
+    if spec is not None and (spec.kind not in ("value", "store_true") or spec.nargs not in (None, "?")):
+        return [], f"--config: unsupported config option {entry.key!r} ({spec.kind}, nargs {spec.nargs})"
+    if isinstance(entry.value, bool):
+        if spec is not None and spec.kind == "store_true":
+            return ([f"--{entry.key}"] if entry.value else []), None
+        return [f"--{entry.key}", str(entry.value).lower()], None
+    return _scalar_words(entry.key, entry.value), None
+
+
+def _sglang_config_spec(table: FlagTable, key: str) -> FlagSpec | None:
+    """SGLang looks a YAML key up by dest or by option name with `-` read as `_`."""
+    norm = key.replace("-", "_")
+    for spec in table.flags:
+        if spec.dest == norm or any(o[2:].replace("-", "_") == norm for o in spec.options if o.startswith("--")):
+            return spec
+    return None
+
+
+def splice_config(engine: str, tokens: list[Token], start: int, config: list[Token]) -> list[Token]:
+    """The argv the engine parses once its `--config` words are in: CLI beats config beats defaults.
+
+    vLLM inserts them after `serve <model>` (before the rest of the CLI), SGLang before all CLI words;
+    both drop the `--config PATH` pair. `tokens[start:]` are the engine's arguments.
+    """
+    args = list(tokens[start:])
+    where = next((i for i, t in enumerate(args) if t.text == "--config"), None)
+    if where is not None:
+        del args[where:where + 2]
+    model_first = engine == "vllm" and args and not args[0].text.startswith("-")
+    head = tokens[:start] + (args[:1] if model_first else [])
+    rest = args[1:] if model_first else args
+    return head + config + rest

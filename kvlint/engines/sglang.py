@@ -160,6 +160,31 @@ def tokens_for_pool(model: ModelSpec, available_bytes: int, settings: Mapping[st
                        size, kv_name, int(available_bytes), int_setting(settings, "page_size", 1), Steps())
 
 
+def parallel_sizes(settings: Mapping[str, Any]) -> tuple[tuple[int, int, int, int, int], Mapping[str, Any]]:
+    """(tp, pp, dp, dcp, attn_dp); the deprecated --enable-dp-attention turns dp into attention DP."""
+    tp, pp = int_setting(settings, "tp_size", 1), int_setting(settings, "pp_size", 1)
+    dp, dcp = int_setting(settings, "dp_size", 1), int_setting(settings, "dcp_size", 1)
+    attn_dp = int_setting(settings, "attn_dp_size", 1)
+    if setting(settings, "enable_dp_attention", False) and setting(settings, "attn_dp_size") is None:
+        attn_dp, dp = dp, 1
+        settings = {**settings, "attn_dp_size": attn_dp}
+    if min(tp, pp, dp, dcp, attn_dp) < 1:
+        raise KvlintError("parallel sizes (tp_size, pp_size, dp_size, dcp_size, attn_dp_size) must be >= 1")
+    return (tp, pp, dp, dcp, attn_dp), settings
+
+
+def rank_pool(model, settings, rank, sizes, dtype, kv, page, budget, weights_bytes, steps) -> tuple[int, int, int, int]:
+    """(tokens, cell, weights, pool bytes) on one PP rank: its own weights and its own layers."""
+    tp, pp, dcp, attn_dp = sizes
+    weights = weights_bytes if weights_bytes is not None else model_weights(
+        model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=1, dtype=dtype,
+        quantization=setting(settings, "quantization"))
+    rest = int(budget - weights)
+    tokens, cell = pool_tokens(model, settings, layers_of_stage(model.num_layers, pp, rank), tp // attn_dp, dcp,
+                               kv[1], kv[0], max(rest, 0), page, steps)
+    return tokens, cell, int(weights), rest
+
+
 def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
                   non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                   weights_bytes: int | None = None) -> Budget:
@@ -170,14 +195,11 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     facts = gpu_facts("sglang", gpu, gpu_memory_bytes)
     if facts.defaulted:
         steps.note(f"no GPU given: assuming {facts.name}")
-    tp, pp = int_setting(settings, "tp_size", 1), int_setting(settings, "pp_size", 1)
-    dp, dcp = int_setting(settings, "dp_size", 1), int_setting(settings, "dcp_size", 1)
-    attn_dp = int_setting(settings, "attn_dp_size", 1)
-    if setting(settings, "enable_dp_attention", False) and setting(settings, "attn_dp_size") is None:
-        attn_dp, dp = dp, 1  # deprecated spelling: --dp-size N --enable-dp-attention means attention DP N
-        settings = {**settings, "attn_dp_size": attn_dp}
-    if min(tp, pp, dp, dcp, attn_dp) < 1:
-        raise KvlintError("parallel sizes (tp_size, pp_size, dp_size, dcp_size, attn_dp_size) must be >= 1")
+    (tp, pp, dp, dcp, attn_dp), settings = parallel_sizes(settings)
+    if any(layer.kind == "mamba" for layer in model.layers):
+        steps.note("Mamba/linear-attention state pool is not subtracted: SGLang's KV pool will be smaller")
+    if setting(settings, "speculative_algorithm"):
+        steps.note("speculative decoding: draft weights and draft KV layers are not modelled")
     mfs, cps, max_bs = mem_fraction(settings, model, facts.memory_mib, ver, steps)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
     kv_name, size = kv_dtype_bytes(setting(settings, "kv_cache_dtype"), model, dtype)
@@ -187,15 +209,8 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
 
     pre_load = facts.total_bytes - nonkv.sglang_context(tp, pp)
     other = nonkv.sglang_pre_pool() if non_kv_bytes is None else int(non_kv_bytes)
-    ranks = []
-    for rank in range(pp):
-        weights = weights_bytes if weights_bytes is not None else model_weights(
-            model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=1, dtype=dtype,
-            quantization=setting(settings, "quantization"))
-        rest = int(pre_load - weights - other - pre_load * (1 - mfs))
-        tokens, cell = pool_tokens(model, settings, layers_of_stage(model.num_layers, pp, rank), tp // attn_dp,
-                                   dcp, size, kv_name, max(rest, 0), page, steps)
-        ranks.append((tokens, cell, int(weights), rest))
+    ranks = [rank_pool(model, settings, rank, (tp, pp, dcp, attn_dp), dtype, (kv_name, size), page,
+                       pre_load - other - pre_load * (1 - mfs), weights_bytes, steps) for rank in range(pp)]
     tokens, cell, weights, rest = min(ranks)
     cap = int_setting(settings, "max_total_tokens")
     if cap is not None and cap < tokens:

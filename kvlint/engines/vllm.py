@@ -235,6 +235,20 @@ def longest_fit(stages: list[Stage], check: list[int], upper: int, reserve: int)
 def vllm_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
                 non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                 weights_bytes: int | None = None) -> Budget:
+    ctx = prepare(model, settings, gpu, version, non_kv_bytes, gpu_memory_bytes, weights_bytes)
+    stages = plan_stages(ctx, ctx["specs"], ctx["groups"])
+    length, fits, estimated_len = fit_length(ctx, stages)
+    limiting = min(stages, key=lambda st: st.num_blocks)
+    per_request, concurrency, tokens = capacity(ctx["groups"], limiting.num_blocks, length, ctx["reserve"],
+                                                ctx["ver"], ctx["par"].dcp)
+    _log_results(ctx["steps"], ctx, limiting, limiting.num_blocks, per_request, concurrency, tokens, length,
+                 estimated_len, fits)
+    return assemble(ctx, stages, limiting, length=length, fits=fits, estimated_len=estimated_len,
+                    per_request=per_request, concurrency=concurrency, tokens=tokens)
+
+
+def prepare(model, settings, gpu, version, non_kv_bytes, gpu_memory_bytes, weights_bytes) -> dict[str, Any]:
+    """Every input the planner needs, resolved the way the engine resolves it (engines.md 1.1)."""
     steps = Steps()
     resolved = vllm_version(version)
     ver = resolved.record
@@ -242,64 +256,63 @@ def vllm_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, vers
     facts = gpu_facts("vllm", gpu, gpu_memory_bytes)
     if facts.defaulted:
         steps.note(f"no GPU given: assuming {facts.name}")
+    if setting(settings, "speculative_config"):
+        steps.note("speculative decoding: draft-model layers and graph sizes are not modelled")
     par = parallel_of(settings)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
     kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype))
     length, auto = max_model_len(settings, model)
     mns, mnbt = batch_defaults(settings, facts, ver, length)
-    block = default_block_size(settings, model, facts)
-    if setting(settings, "speculative_config"):
-        steps.note("speculative decoding: draft-model layers and graph sizes are not modelled")
-
-    specs, block = build_specs(model, settings, par, block, kvd, steps)
+    specs, block = build_specs(model, settings, par, default_block_size(settings, model, facts), kvd, steps)
     groups = kv_groups(specs, hybrid_manager=hybrid_manager(settings, model, ver, steps))
-    async_sched = setting(settings, "async_scheduling", True) is not False
-    batches = par.pp + 1 if async_sched else par.pp
-    reserve = mnbt if ver.sliding_reservation == "mnbt" else batches * mnbt
-
+    batches = par.pp + 1 if setting(settings, "async_scheduling", True) is not False else par.pp
     util = float_setting(settings, "gpu_memory_utilization", ver.gpu_memory_utilization)
     if not 0 < util <= 1:
         raise KvlintError(f"gpu_memory_utilization must be in (0, 1], got {util}")
-    ctx = dict(model=model, settings=settings, steps=steps, par=par, dtype=dtype, weights_bytes=weights_bytes,
-               non_kv_bytes=non_kv_bytes, mns=mns, mnbt=mnbt,
-               requested=requested_memory(facts, util, ver),
+    ctx = dict(model=model, settings=settings, steps=steps, ver=ver, facts=facts, par=par, dtype=dtype, kvd=kvd,
+               length=length, auto=auto, block=block, specs=specs, groups=groups, weights_bytes=weights_bytes,
+               non_kv_bytes=non_kv_bytes, mns=mns, mnbt=mnbt, requested=requested_memory(facts, util, ver),
+               reserve=mnbt if ver.sliding_reservation == "mnbt" else batches * mnbt,
                cudagraphs=ver.cudagraph_estimate and not setting(settings, "enforce_eager", False),
                blackwell=bool(facts.compute_capability and facts.compute_capability[0] == 10))
     _log_inputs(steps, facts, util, ctx, kvd, block, mns, mnbt, length, groups, specs)
-    stages = plan_stages(ctx, specs, groups)
+    return ctx
 
-    fits, check = check_stages(stages, length, reserve, ver.null_block_check)
-    derived = model.max_len_vllm
-    if auto:
+
+def fit_length(ctx: dict[str, Any], stages: list[Stage]) -> tuple[int, bool, int]:
+    """(max_model_len after auto-fit, one request fits, longest length that fits) (engines.md 1.6)."""
+    length, reserve, null_block = ctx["length"], ctx["reserve"], ctx["ver"].null_block_check
+    fits, check = check_stages(stages, length, reserve, null_block)
+    derived = ctx["model"].max_len_vllm
+    if ctx["auto"]:
         fitted = longest_fit(stages, check, derived, reserve)
         if fitted == 0:
-            steps.note("Cannot auto-fit max_model_len: not enough GPU memory to serve even a single token")
+            ctx["steps"].note("Cannot auto-fit max_model_len: not enough GPU memory to serve even a single token")
         elif fitted < derived:
-            steps.add("max_model_len (auto-fit)", f"reduced from {derived} to the longest length that fits", fitted,
-                      "tokens", estimated=True)
+            ctx["steps"].add("max_model_len (auto-fit)", f"reduced from {derived} to the longest length that fits",
+                             fitted, "tokens", estimated=True)
             length = fitted
-        fits, check = check_stages(stages, length, reserve, ver.null_block_check)
-    estimated_len = longest_fit(stages, check, max(length, derived), reserve)
+        fits, check = check_stages(stages, length, reserve, null_block)
+    return length, fits, longest_fit(stages, check, max(length, derived), reserve)
 
-    limiting = min(stages, key=lambda st: st.num_blocks)
-    num_blocks = limiting.num_blocks
-    per_request, concurrency, tokens = capacity(groups, num_blocks, length, reserve, ver, par.dcp)
-    _log_results(steps, ctx, limiting, num_blocks, per_request, concurrency, tokens, length, estimated_len, fits)
 
+def assemble(ctx: dict[str, Any], stages: list[Stage], limiting: Stage, **numbers: Any) -> Budget:
+    settings, specs, groups = ctx["settings"], ctx["specs"], ctx["groups"]
     fixed = int_setting(settings, "kv_cache_memory_bytes") is not None
     override = int_setting(settings, "num_gpu_blocks_override") is not None
-    source = "not-needed" if fixed or override else ("user" if non_kv_bytes is not None else "estimated")
+    source = "not-needed" if fixed or override else ("user" if ctx["non_kv_bytes"] is not None else "estimated")
     return Budget(
-        engine="vllm", engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
-        gpu_memory_bytes=facts.total_bytes, parallel=par,
+        engine="vllm", engine_version=ctx["ver"].version, model=ctx["model"].model_id, gpu_name=ctx["facts"].name,
+        gpu_memory_bytes=ctx["facts"].total_bytes, parallel=ctx["par"],
         kv_bytes_per_token=max(sum(specs[k].bytes_per_token for k in st.layers) for st in stages),
         weights_bytes=limiting.weights, non_kv_bytes=limiting.non_kv, non_kv_source=source,
         kv_pool_bytes=max(limiting.available, 0), kv_pool_estimated=source == "estimated",
-        max_model_len=length, kv_tokens=tokens, max_concurrency=concurrency, fits_one_request=fits,
-        estimated_max_model_len=estimated_len, requested_bytes=0 if fixed else ctx["requested"],
-        kv_cache_dtype=kvd.name, weights_dtype=dtype, num_blocks=num_blocks, block_size=block,
-        max_num_seqs=mns, max_num_batched_tokens=mnbt, steps=tuple(steps.items), notes=tuple(steps.notes),
-        extra={"kv_groups": len(groups), "blocks_per_request": per_request,
+        max_model_len=numbers["length"], kv_tokens=numbers["tokens"], max_concurrency=numbers["concurrency"],
+        fits_one_request=numbers["fits"], estimated_max_model_len=numbers["estimated_len"],
+        requested_bytes=0 if fixed else ctx["requested"], kv_cache_dtype=ctx["kvd"].name, weights_dtype=ctx["dtype"],
+        num_blocks=limiting.num_blocks, block_size=ctx["block"], max_num_seqs=ctx["mns"],
+        max_num_batched_tokens=ctx["mnbt"], steps=tuple(ctx["steps"].items), notes=tuple(ctx["steps"].notes),
+        extra={"kv_groups": len(groups), "blocks_per_request": numbers["per_request"],
                "bytes_per_block": limiting.bpb, "padding_layers": padding_layers(groups)},
     )
 

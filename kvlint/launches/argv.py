@@ -74,7 +74,7 @@ def _fallback_detect(texts: list[str]) -> tuple[str, int] | None:
 
 
 @lru_cache(maxsize=2)
-def _table(engine: str) -> dict:
+def flag_table(engine: str) -> dict:
     data = json.loads(resources.files("kvlint.data").joinpath(f"{engine}_flags.json").read_text(encoding="utf-8"))
     options: dict[str, dict] = {}
     for flag in data["flags"]:
@@ -83,8 +83,8 @@ def _table(engine: str) -> dict:
     return {"options": options, "model_dest": data.get("model_dest", "model")}
 
 
-def _lookup(engine: str, opt: str) -> tuple[dict | None, str | None]:
-    opts = _table(engine)["options"]
+def lookup_flag(engine: str, opt: str) -> tuple[dict | None, str | None]:
+    opts = flag_table(engine)["options"]
     if opt.startswith("--"):
         opt = "--" + opt[2:].replace("_", "-")
     if opt in opts:
@@ -99,7 +99,7 @@ def _fallback_parse(engine: str, tokens: list[Token]) -> Parsed:
     settings: dict[str, Setting] = {}
     unknown: list[UnknownFlag] = []
     model: Setting | None = None
-    model_dest = _table(engine)["model_dest"]
+    model_dest = flag_table(engine)["model_dest"]
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -109,7 +109,7 @@ def _fallback_parse(engine: str, tokens: list[Token]) -> Parsed:
             i += 1
             continue
         name, eq, inline = tok.text.partition("=")
-        flag, why = _lookup(engine, name.split(".", 1)[0])
+        flag, why = lookup_flag(engine, name.split(".", 1)[0])
         if flag is None:
             unknown.append(UnknownFlag(name, tok.span, None, why or "unrecognized"))
             i += 1

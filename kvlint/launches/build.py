@@ -99,4 +99,6 @@ def _why(raw: str, missing: set[str]) -> str:
         return ", ".join(found) + " not defined in this file"
     if "{{" in raw or "\u27e6" in raw:
         return "template expression filled in at deploy time"
+    if re.search(r"\{[a-z_]+\}", raw):
+        return "format placeholder filled in by whatever renders this file"
     return "expression evaluated at run time"

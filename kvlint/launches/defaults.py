@@ -14,9 +14,9 @@ KV_SETTINGS = {
 
 def defaulted(dep: Deployment) -> dict[str, object]:
     """KV-relevant settings not given, with the engine's documented default (None = derived)."""
-    from kvlint.launches.argv import _table
+    from kvlint.launches.argv import flag_table
 
-    options = _table(dep.engine)["options"]
+    options = flag_table(dep.engine)["options"]
     by_dest = {f["dest"]: f for f in options.values()}
     out: dict[str, object] = {}
     for name in KV_SETTINGS.get(dep.engine, ()):

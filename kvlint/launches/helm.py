@@ -1,10 +1,18 @@
-"""Helm chart values: one small adapter per known chart, then a generic walk for argv lists."""
+"""Helm chart values: one small adapter per known chart, then generic walks.
+
+Unknown charts fall back to the Kubernetes container walk (argv lists under `command`/`args`),
+then to any string that itself starts an engine (`start_command: vllm serve ...`).
+"""
 
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
-from kvlint.launches.k8s import read_k8s
+from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.k8s import finish, read_k8s
+from kvlint.launches.script import run_script
 from kvlint.sources.yaml import YamlFile, YNode
+
+ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.entrypoints")
 
 
 def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str]]:
@@ -13,4 +21,25 @@ def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str]]:
     for adapter in ADAPTERS:
         if adapter.matches(doc):
             return adapter.read(yf, doc), []
-    return read_k8s(yf, doc), []
+    return read_k8s(yf, doc) or launch_strings(yf, doc), []
+
+
+def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """Engine launches inside any string value, read as a shell script (keeps the string's lines)."""
+    out: list[Deployment] = []
+    image = None
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if node.is_scalar:
+            if any(m in node.text for m in ENTRY_MARKERS):
+                launches, _, notes = run_script(yf.mapped(node), {})
+                out.extend(finish(yf.path, f, Context(image=image, notes=tuple(notes)), GpuFacts()) for f in launches)
+        elif node.is_seq:
+            stack.extend(reversed(node.items))
+        else:
+            for key, _, val in reversed(list(node.pairs())):
+                if key == "image" and val.is_scalar and image is None:
+                    image = val.text
+                stack.append(val)
+    return out

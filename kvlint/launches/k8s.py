@@ -91,7 +91,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: 
         if guessed:
             launches = [FoundLaunch(guessed, tuple(_storage_model(c) + fields), None, env)]
             notes = [f"engine {guessed} inferred from the flags: no command, and the image does not name an engine"]
-    launches = _with_env_flags(yf, c, env, launches, default)
+    launches = env_flag_launch(yf, c, env, launches, default)
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
     ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes))
     gpu = gpu_facts(c, anc)
@@ -102,9 +102,11 @@ def finish(path: str, found: FoundLaunch, ctx: Context, gpu: GpuFacts) -> Deploy
     """Deployment from a launch; launch-level hints (CUDA_VISIBLE_DEVICES, GRES) fill gaps."""
     if found.image is not None:
         ctx = replace(ctx, image=found.image.text, image_span=found.image.span)
-    if found.gpus and gpu.count is None:
+    if found.gpus:  # a per-launch device list is more specific than the file's request
         product, count = g.from_launch_hint(found.gpus)
-        gpu = replace(gpu, product=gpu.product or product, product_span=gpu.product_span or (found.gpus_span if product else None), count=count, count_span=found.gpus_span if count else None)
+        if count is not None or product is not None:
+            gpu = replace(gpu, product=product or gpu.product, product_span=found.gpus_span if product else gpu.product_span,
+                          count=count if count is not None else gpu.count, count_span=found.gpus_span if count is not None else gpu.count_span)
     ctx = replace(ctx, notes=ctx.notes + found.notes)
     dep = make_deployment(path, found.engine, list(found.fields), found.entry_span, ctx, gpu)
     nnodes = dep.get("nnodes")
@@ -130,6 +132,7 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
         for k in range(1, len(fields) - 1):
             t = fields[k].text
             if t.startswith("-") and not t.startswith("--") and "c" in t:
+                k += 1 if fields[k + 1].text == "--" and k + 2 < len(fields) else 0  # `bash -lc -- SCRIPT`
                 return fields, items[k + 1]
     if len(items) == 1 and items[0].is_scalar and " " in items[0].text.strip() and c.get("command") is items[0]:
         return fields, items[0]  # a CRD's command written as one shell string
@@ -160,8 +163,11 @@ def _field(node: YNode, env: dict[str, str]) -> Field:
     return Field(text, node.span, not missing, missing)
 
 
-def _with_env_flags(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[FoundLaunch], default: str | None) -> list[FoundLaunch]:
-    """Flags carried in env vars (VLLM_ADDITIONAL_ARGS, EXTRA_ARGS) join the container's launch."""
+def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[FoundLaunch], default: str | None) -> list[FoundLaunch]:
+    """Flags carried in env vars (VLLM_ADDITIONAL_ARGS) start the image's engine when the container
+    has no command of its own (KServe runtimes read them); a script that wants them references them."""
+    if launches:
+        return launches
     node = c.get("env")
     extra: list[Field] = []
     for item in node.items if node is not None and node.is_seq else ():
@@ -170,12 +176,7 @@ def _with_env_flags(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[
             m = yf.mapped(value)
             cmds, _ = tokenize(m)
             extra.extend(f for cmd in cmds for w in cmd.words for f in expand_word(w, m, env))
-    if not extra:
-        return launches
-    if not launches:
-        return [FoundLaunch(default, tuple(extra), None, env)] if default else []
-    last = launches[-1]
-    return launches[:-1] + [replace(last, fields=last.fields + tuple(extra))]
+    return [FoundLaunch(default, tuple(extra), None, env)] if extra and default else []
 
 
 def gpu_facts(c: YNode, anc: list[YNode]) -> GpuFacts:
@@ -189,10 +190,34 @@ def gpu_facts(c: YNode, anc: list[YNode]) -> GpuFacts:
             product, pspan = g.product_from_pod(holder)
     group, gspan, why = group_size(anc)
     notes: tuple[str, ...] = ()
+    ray = _ray_cluster_gpus(anc)
+    if ray is not None and count is not None and ray[0] > count:
+        return GpuFacts(product, pspan, ray[0], span, (ray[1],))
     if count is not None and group > 1:
         notes = (f"gpu count = {count} per pod x {why} {group}",)
         count *= group
     return GpuFacts(product, pspan, count, span, notes)
+
+
+def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int, str] | None:
+    """An engine started in a Ray head spans the whole cluster: head + workers x replicas."""
+    for holder in reversed(anc):
+        head, workers = holder.get("headGroupSpec"), holder.get("workerGroupSpecs")
+        if head is None or workers is None or not workers.is_seq:
+            continue
+        total, parts = _pod_gpus(head.path("template", "spec")), []
+        parts.append(f"head {total}")
+        for grp in workers.items:
+            per, reps = _pod_gpus(grp.path("template", "spec")), g.to_int(grp.get("replicas")) or 1
+            total += per * reps
+            parts.append(f"{reps} x {per}")
+        return total, "gpu count = Ray cluster " + " + ".join(parts)
+    return None
+
+
+def _pod_gpus(pod: YNode | None) -> int:
+    containers = pod.get("containers") if pod is not None else None
+    return sum((g.count_from_resources(c.get("resources"))[0] or 0) for c in (containers.items if containers is not None and containers.is_seq else ()))
 
 
 def group_size(anc: list[YNode]) -> tuple[int, object, str]:

@@ -8,7 +8,7 @@ from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches.discover import kind_of
 from kvlint.sources.comments import scan_comments
-from kvlint.sources.text import LineIndex, SourceError, decode, read_file
+from kvlint.sources.text import SourceError, decode, read_file
 from kvlint.span import Span
 
 KV001 = ("KV001", "unreadable-input")
@@ -72,4 +72,4 @@ def _read_yaml(path: str, text: str) -> ReadResult:
     return ReadResult(path, deployments, findings, yf.comments)
 
 
-__all__ = ["read_one", "kv001", "LineIndex"]
+__all__ = ["read_one", "kv001"]

@@ -8,7 +8,7 @@ scripts of their own, and `docker run IMAGE ...` becomes the image's entry point
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kvlint.launches.argv import detect
 from kvlint.launches.env import Field, expand_word
@@ -26,6 +26,7 @@ _DOCKER_VALUE_OPTS = {
     "--cpus", "-m", "--memory", "-u", "--user", "--platform", "--label", "-l", "--restart", "--pull", "--log-driver",
     "--hostname", "-h", "--add-host", "--cap-add", "--security-opt", "--group-add", "--cgroupns", "--pid", "--uts",
 }
+_NOT_ENGINE_ARGS = {"bash", "sh", "python", "python3", "vllm", "sglang", "ray", "sleep", "exec"}  # image args that replace its entry point
 MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
 VLLM_IMAGES = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")
 
@@ -62,7 +63,10 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0) -> 
     for cmd in commands:
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
             line, _ = m.at(cmd.words[0].start)
-            state.notes.append(f"line {line}: flags after a commented-out line are a separate command to the shell, not part of the launch above")
+            note = f"line {line}: flags after a commented-out line are a separate command to the shell, not part of this launch"
+            if state.launches:
+                last = state.launches[-1]
+                state.launches[-1] = replace(last, notes=last.notes + (note,))
         _command(cmd.words, m, state, depth)
         prev_sep = cmd.sep
     return state.launches, state.env, state.notes
@@ -83,16 +87,26 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         state.env.update(local)
         return
     env = {**state.env, **local}
-    fields = [f for w in words[i:] for f in expand_word(w, m, env)]
-    if not fields:
+    prefix = [_joined(w, m, env) for w in words[:i]]  # kept as one field each: their spans matter
+    fields = prefix + [f for w in words[i:] for f in expand_word(w, m, env)]
+    if len(fields) == len(prefix):
         return
-    head = fields[0].text
+    head = fields[len(prefix)].text
     if head in ("export", "declare", "typeset", "readonly", "local"):
         _export(words[i + 1 :], m, state)
         return
     found = launch_in_argv(fields, env, depth, state)
     if found is not None:
         state.launches.append(found)
+
+
+def _joined(word: Word, m: Mapped, env: dict[str, str]) -> Field:
+    """An assignment word as one field (the shell does not split assignment values)."""
+    parts = expand_word(word, m, env)
+    if len(parts) == 1:
+        return parts[0]
+    missing = tuple(e for f in parts for e in f.missing)
+    return Field(" ".join(f.text for f in parts), m.span(word.start, word.end), not missing, missing)
 
 
 def _first_lit(word: Word) -> str:
@@ -157,7 +171,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         engine, k = found
         span = _join(rest[0].span, rest[k - 1].span) if k else None
         return FoundLaunch(engine, tuple(rest[k:]), span, env, None, gpus[0], gpus[1])
-    if image_default and rest and rest[0].text.startswith("-") or image_default and not rest:
+    if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1])
     return None
 

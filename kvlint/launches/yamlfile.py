@@ -8,7 +8,7 @@ from kvlint.sources.yaml import YamlFile
 
 def deployments_in(yf: YamlFile) -> tuple[list[Deployment], list[str]]:
     from kvlint.launches.compose import is_compose, read_compose
-    from kvlint.launches.helm import read_values
+    from kvlint.launches.helm import launch_strings, read_values
     from kvlint.launches.k8s import read_k8s
     from kvlint.launches.skypilot import is_skypilot, read_skypilot
     from kvlint.launches.vllm_config import looks_like_vllm_config, read_vllm_config
@@ -19,7 +19,7 @@ def deployments_in(yf: YamlFile) -> tuple[list[Deployment], list[str]]:
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:
-            out.extend(_by_kind(yf, doc) or read_k8s(yf, doc))
+            out.extend(_by_kind(yf, doc) or read_k8s(yf, doc) or launch_strings(yf, doc))
         elif is_compose(doc):
             out.extend(read_compose(yf, doc))
         elif is_skypilot(doc):
@@ -35,7 +35,7 @@ def deployments_in(yf: YamlFile) -> tuple[list[Deployment], list[str]]:
 
 def _by_kind(yf: YamlFile, doc) -> list[Deployment]:
     """CRDs whose engine command is built by an operator from structured fields."""
-    from kvlint.launches.charts import kserve, kubeai, ray
+    from kvlint.launches.charts import kaito, kserve, kubeai, llmaz, ray
 
     kind = doc.get("kind").text if doc.get("kind").is_scalar else ""
     api = doc.get("apiVersion").text if doc.get("apiVersion").is_scalar else ""
@@ -45,4 +45,8 @@ def _by_kind(yf: YamlFile, doc) -> list[Deployment]:
         return ray.read_rayservice(yf, doc)
     if kind == "LLMInferenceService":
         return kserve.read_llmisvc(yf, doc)
+    if kind == "Playground" and "llmaz" in api:
+        return llmaz.read_playground(yf, doc)
+    if kind == "Workspace" and api.startswith("kaito"):
+        return kaito.read_workspace(yf, doc)
     return []

@@ -96,14 +96,22 @@ def _gib(n: int | float | None) -> float | None:
     return None if n is None else round(n / GIB, 2)
 
 
+def _logged_pool(record: LogRecord) -> float | None:
+    """The pool the log shows: vLLM's available KV (GiB); SGLang's K + V buffers (GB = GiB)."""
+    if record.engine != "sglang":
+        return record.available_kv_gib
+    if record.k_size_gb is not None and record.v_size_gb is not None:
+        return round(record.k_size_gb + record.v_size_gb, 2)
+    return record.kv_size_gb
+
+
 def _full_rows(record: LogRecord, b: Budget, measured: Measurement | None) -> tuple[Row, ...]:
     sglang = b.engine == "sglang"
-    pool_logged = ((record.k_size_gb or 0) + (record.v_size_gb or 0) or record.kv_size_gb) if sglang \
-        else record.available_kv_gib
     rows = [
-        Row("weights", "GiB", _gib(b.weights_bytes), record.weights_mem_usage_gb if sglang else record.model_loading_gib),
+        Row("weights", "GiB", _gib(b.weights_bytes),
+            record.weights_mem_usage_gb if sglang else record.model_loading_gib),
         Row("non-KV", "GiB", _gib(b.non_kv_bytes), _gib(measured.non_kv_bytes) if measured else None),
-        Row("KV pool", "GiB", _gib(b.kv_pool_bytes), pool_logged),
+        Row("KV pool", "GiB", _gib(b.kv_pool_bytes), _logged_pool(record)),
         Row("tokens", "tokens", b.kv_tokens, record.max_total_num_tokens if sglang else record.kv_tokens),
     ]
     if not sglang:
@@ -117,7 +125,7 @@ def _full_rows(record: LogRecord, b: Budget, measured: Measurement | None) -> tu
     return tuple(rows)
 
 
-def _pooled(record: LogRecord, model: ModelSpec, settings: Mapping[str, Any], budget_fn) -> tuple[tuple[Row, ...], bool | None]:
+def _pooled(record: LogRecord, settings: Mapping[str, Any], budget_fn) -> tuple[tuple[Row, ...], bool | None]:
     """Predict with the logged pool, at its rounding bounds, and see whether the logged tokens fall inside."""
     avail = record.available_kv_bytes
     if avail is None or avail <= 0 or record.engine == "sglang":
@@ -138,8 +146,29 @@ def _pooled(record: LogRecord, model: ModelSpec, settings: Mapping[str, Any], bu
     if record.num_gpu_blocks is not None:
         checks.append(lo.num_blocks <= record.num_gpu_blocks <= hi.num_blocks)
     if record.max_concurrency is not None:
-        checks.append(round(lo.max_concurrency, 2) - 0.01 <= record.max_concurrency <= round(hi.max_concurrency, 2) + 0.01)
+        low, high = round(lo.max_concurrency, 2) - 0.01, round(hi.max_concurrency, 2) + 0.01
+        checks.append(low <= record.max_concurrency <= high)
     return tuple(rows), (all(checks) if checks else None)
+
+
+def _predict(budget_fn, settings, non_kv_source, notes: list[str]) -> Budget | None:
+    try:
+        budget = budget_fn(settings)
+    except KvlintError as exc:
+        notes.append(f"no prediction: {exc}")
+        return None
+    notes.extend(budget.notes)
+    return replace(budget, non_kv_source=non_kv_source) if non_kv_source else budget
+
+
+def _measure(record: LogRecord, budget: Budget | None, gpu_memory_bytes: int | None,
+             notes: list[str]) -> Measurement | None:
+    try:
+        return measure_non_kv(record, total_bytes=budget.gpu_memory_bytes if budget else gpu_memory_bytes,
+                              requested_bytes=budget.requested_bytes if budget else None)
+    except KvlintError as exc:
+        notes.append(f"non-KV not measurable: {exc}")
+        return None
 
 
 def compare(record: LogRecord, model: ModelSpec | None, settings: Mapping[str, Any], gpu: Any, *,
@@ -151,39 +180,24 @@ def compare(record: LogRecord, model: ModelSpec | None, settings: Mapping[str, A
     """
     from kvlint.engines import compute_budget
 
-    notes: list[str] = []
     if model is None:
-        checks = run_checks(record, None, record.block_size)
-        return Comparison(record, engine, version, None, checks=tuple(checks),
+        return Comparison(record, engine, version, None, checks=tuple(run_checks(record, None, record.block_size)),
                           notes=("model config not found: only the log's own consistency was checked",))
 
     def budget_fn(s: Mapping[str, Any]) -> Budget:
         return compute_budget(engine, model, s, gpu, version=version, gpu_memory_bytes=gpu_memory_bytes,
                               non_kv_bytes=non_kv_bytes)
 
-    budget = None
-    try:
-        budget = budget_fn(settings)
-        if non_kv_source and non_kv_bytes is not None:
-            budget = replace(budget, non_kv_source=non_kv_source)
-    except KvlintError as exc:
-        notes.append(f"no prediction: {exc}")
-    measured = None
-    try:
-        measured = measure_non_kv(record, total_bytes=budget.gpu_memory_bytes if budget else gpu_memory_bytes,
-                                  utilization=None, requested_bytes=budget.requested_bytes if budget else None)
-    except KvlintError as exc:
-        notes.append(f"non-KV not measurable: {exc}")
+    notes: list[str] = []
+    budget = _predict(budget_fn, settings, non_kv_source if non_kv_bytes is not None else None, notes)
+    measured = _measure(record, budget, gpu_memory_bytes, notes)
     pooled_rows, match = (), None
     try:
-        pooled_rows, match = _pooled(record, model, settings, budget_fn)
+        pooled_rows, match = _pooled(record, settings, budget_fn)
     except KvlintError as exc:
         notes.append(f"no prediction from the logged pool: {exc}")
-    uniform = uniform_full_attention(model)
-    cell = budget.kv_bytes_per_token if budget else None
-    checks = run_checks(record, cell, budget.block_size if budget else None, uniform=uniform)
-    if budget:
-        notes.extend(budget.notes)
+    checks = run_checks(record, budget.kv_bytes_per_token if budget else None, budget.block_size if budget else None,
+                        uniform=uniform_full_attention(model))
     return Comparison(record, engine, budget.engine_version if budget else version, model.model_id,
                       rows=_full_rows(record, budget, measured) if budget else (), pooled_rows=pooled_rows,
                       pooled_match=match, checks=tuple(checks), measured=measured, budget=budget,

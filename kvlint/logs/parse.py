@@ -38,7 +38,8 @@ def _convert(name: str, raw: str) -> Any:
 
 def _collect_lines(lines: list[Line], hits: dict[str, list[_Hit]], votes: dict[str, int]) -> None:
     for line in lines:
-        for priority, pat in enumerate(P.LINE_PATTERNS):
+        for priority in P.candidates(line.message.lower()):
+            pat = P.LINE_PATTERNS[priority]
             m = pat.regex.search(line.message)
             if not m:
                 continue
@@ -80,8 +81,9 @@ def _args(lines: list[Line], votes: dict[str, int]) -> dict[str, Any]:
 
 
 def _failure(joined: str, values: dict[str, Any], votes: dict[str, int]) -> tuple[str | None, str | None]:
+    lowered = joined.lower()
     for kind, pat in P.FAILURES:
-        m = pat.regex.search(joined)
+        m = pat.search(joined, lowered)
         if not m:
             continue
         for name, raw in zip(pat.fields, m.groups()):

@@ -21,10 +21,41 @@ class Pattern:
     regex: re.Pattern[str]
     fields: tuple[str, ...]  # one per capture group; "" skips a group
     engine: str | None = None  # which engine prints it (for engine detection)
+    key: str = ""  # lower-case literal every match contains: a cheap test before the regex
+
+    def search(self, message: str, lowered: str) -> re.Match[str] | None:
+        return self.regex.search(message) if self.key in lowered else None
+
+
+def _literal_key(regex: str) -> str:
+    """The regex's leading literal text (lower-cased), so most lines are rejected without running it.
+
+    Stops at the first metacharacter; a literal followed by a quantifier is dropped (it is optional), and
+    a top-level alternation gives no key at all.
+    """
+    depth = 0
+    for i, ch in enumerate(regex):
+        if ch == "\\":
+            continue
+        depth += ch == "(" and (i == 0 or regex[i - 1] != "\\")
+        depth -= ch == ")" and regex[i - 1] != "\\"
+        if ch == "|" and depth == 0 and regex[i - 1] != "\\":
+            return ""
+    text = re.sub(r"^(\^|\\b)+", "", regex)
+    parts = re.findall(r"\\[ .#\-,=:/']|[^\\()\[\]{}.*+?|^$]", text)
+    out, pos = [], 0
+    for part in parts:
+        if not text.startswith(part, pos):
+            break
+        out.append(part[-1])
+        pos += len(part)
+    if pos < len(text) and text[pos] in "?*{" and out:
+        out.pop()
+    return "".join(out).lower()
 
 
 def _p(regex: str, *fields: str, engine: str | None = "vllm") -> Pattern:
-    return Pattern(re.compile(regex, re.IGNORECASE), fields, engine)
+    return Pattern(re.compile(regex, re.IGNORECASE), fields, engine, _literal_key(regex))
 
 
 AGG = {
@@ -113,6 +144,30 @@ LINE_PATTERNS: tuple[Pattern, ...] = (
     _p(r"Capture (?:\w+ )*cuda graph end\..*?mem usage=" + NUM + r"\s*GB", "sglang_cuda_graph_gb",
        engine="sglang"),
 )
+
+def _key_index(patterns: tuple[Pattern, ...]) -> tuple[re.Pattern[str], dict[str, list[int]], list[int]]:
+    """One regex finding every pattern key present in a line (overlaps included), so a line costs one scan."""
+    by_key: dict[str, list[int]] = {}
+    keyless = []
+    for i, pat in enumerate(patterns):
+        if pat.key:
+            by_key.setdefault(pat.key, []).append(i)
+        else:
+            keyless.append(i)
+    alternation = "|".join(re.escape(k) for k in sorted(by_key, key=len, reverse=True))
+    return re.compile(f"(?=({alternation}))"), by_key, keyless
+
+
+KEY_FINDER, KEY_INDEX, KEYLESS = _key_index(LINE_PATTERNS)
+
+
+def candidates(lowered: str) -> list[int]:
+    """Indices (priority order) of the line patterns that can match this lower-cased message."""
+    found = set(KEYLESS)
+    for key in KEY_FINDER.findall(lowered):
+        found.update(KEY_INDEX[key])
+    return sorted(found)
+
 
 # Messages that may wrap over several lines: matched on the messages joined by spaces.
 # Each is (failure_kind, regex, fields); the first that matches names the failure.

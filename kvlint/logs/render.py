@@ -29,8 +29,8 @@ def _delta(row: Row) -> str:
 
 
 def _table(rows: tuple[Row, ...]) -> list[str]:
-    body = [(f"{r.name} ({r.unit})" if r.unit in ("GiB", "B") else r.name, _fmt(r.predicted, r.unit), _fmt(r.logged, r.unit),
-             _delta(r)) for r in rows]
+    body = [(f"{r.name} ({r.unit})" if r.unit in ("GiB", "B") else r.name, _fmt(r.predicted, r.unit),
+             _fmt(r.logged, r.unit), _delta(r)) for r in rows]
     head = ("quantity", "predicted", "logged", "delta")
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(4)]
     line = "  ".join("{:<%d}" % widths[0] if i == 0 else "{:>%d}" % widths[i] for i in range(4))
@@ -39,8 +39,10 @@ def _table(rows: tuple[Row, ...]) -> list[str]:
 
 def render_text(result: Comparison, source: str = "") -> str:
     rec = result.record
-    out = [f"{source}: {result.engine} {result.version or '(version not logged)'}, model {result.model or '?'}"
-           + (f", outcome {rec.outcome}" + (f" ({rec.failure_kind})" if rec.failure_kind else "") if rec.outcome else "")]
+    outcome = f", outcome {rec.outcome}" if rec.outcome else ""
+    if rec.failure_kind:
+        outcome += f" ({rec.failure_kind})"
+    out = [f"{source}: {result.engine} {result.version or '(version not logged)'}, model {result.model or '?'}{outcome}"]
     if result.rows:
         out += ["", "Prediction from GPU + flags vs the log (per rank):"] + _table(result.rows)
     if result.measured:

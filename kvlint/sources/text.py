@@ -7,6 +7,8 @@ scalar, a shell word) carries a map back to the original file rather than re-sea
 from __future__ import annotations
 
 import bisect
+import os
+import stat
 from dataclasses import dataclass
 
 from kvlint.span import Span
@@ -24,10 +26,11 @@ class SourceError(Exception):
         self.col = col
 
 
-def decode(data: bytes) -> str:
+def decode(data: bytes, size: int | None = None) -> str:
     """Bytes to text, refusing binary and non-UTF-8 input with the line of the first bad byte."""
     if len(data) > MAX_BYTES:
-        raise SourceError(f"file is {len(data) / 1048576:.1f} MiB, over the {MAX_BYTES // 1048576} MiB size cap for manifests")
+        size = max(size or 0, len(data))
+        raise SourceError(f"file is {size / 1048576:.1f} MiB, over the {MAX_BYTES // 1048576} MiB size cap for manifests; not read")
     if b"\x00" in data[:8192]:
         raise SourceError("binary file (NUL bytes), not a text manifest", _line_of(data, data.index(b"\x00")))
     try:
@@ -45,10 +48,15 @@ def read_file(path: str) -> str:
     """Read and decode one file, checking the size before reading it all."""
     try:
         with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
+            st = os.fstat(fh.fileno())
+            size = st.st_size
+            if size > MAX_BYTES:
+                raise SourceError(f"file is {size / 1048576:.1f} MiB, over the {MAX_BYTES // 1048576} MiB size cap for manifests; not read")
+            # never more than the cap, whatever the size says (pipes and /proc report 0)
+            data = fh.read(size + 1 if size or stat.S_ISREG(st.st_mode) else MAX_BYTES + 1)
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
-    return decode(data)
+    return decode(data, size)
 
 
 class LineIndex:

@@ -208,25 +208,33 @@ class _Builder:
         memo: dict[int, YNode] = {}
         open_: set[int] = set()
         stack = [(root, False)]
+        scalar_type = yaml.ScalarNode
         while stack:
             node, ready = stack.pop()
-            if id(node) in memo:
-                continue
+            key = id(node)
             if ready:
-                open_.discard(id(node))
+                open_.discard(key)
                 built = self._make(node, memo)
                 if built is None:
                     return None
-                memo[id(node)] = built
+                memo[key] = built
                 continue
-            if id(node) in open_:
-                return self._fail(node, "recursive alias (a node contains itself)")
-            open_.add(id(node))
+            if key in memo:
+                continue
+            if type(node) is scalar_type:
+                memo[key] = self._scalar(node, *self._span(node))
+                continue
+            open_.add(key)
             stack.append((node, True))
             for child in _children(node):
-                if id(child) in open_:
+                ck = id(child)
+                if ck in memo:
+                    continue
+                if ck in open_:
                     return self._fail(child, "recursive alias (a node contains itself)")
-                if id(child) not in memo:
+                if type(child) is scalar_type:
+                    memo[ck] = self._scalar(child, *self._span(child))
+                else:
                     stack.append((child, False))
         return memo.get(id(root))
 
@@ -239,14 +247,11 @@ class _Builder:
         return mark.line + 1 + self.base_line, mark.column + 1
 
     def _span(self, node) -> tuple[Span, int, int]:
-        line, col = self._pos(node.start_mark)
-        eline, ecol = self._pos(node.end_mark)
-        return Span(self.path, line, col, eline, ecol), self.start + node.start_mark.index, self.start + node.end_mark.index
+        sm, em, b = node.start_mark, node.end_mark, self.base_line + 1
+        return Span(self.path, sm.line + b, sm.column + 1, em.line + b, em.column + 1), self.start + sm.index, self.start + em.index
 
     def _make(self, node, memo) -> YNode | None:
         span, a, b = self._span(node)
-        if isinstance(node, yaml.ScalarNode):
-            return self._scalar(node, span, a, b)
         if isinstance(node, yaml.SequenceNode):
             items = tuple(memo[id(c)] for c in node.value)
             size = 1 + sum(i.size for i in items)
@@ -279,7 +284,7 @@ class _Builder:
         if self.templated is not None:
             text = self.templated.restore(text)
         value: Any = text
-        if node.tag.startswith("tag:yaml.org,2002:") and not node.tag.endswith(":str"):
+        if node.tag != "tag:yaml.org,2002:str" and node.tag.startswith("tag:yaml.org,2002:"):
             try:
                 value = self.ctor.construct_object(node)
             except Exception:  # an odd timestamp or number form: keep the text

@@ -92,3 +92,12 @@ def test_manifest_file(capsys, tmp_path):
     manifest.write_text("#!/bin/sh\nvllm serve meta-llama/Meta-Llama-3-8B --max-model-len 4096\n")
     code, out, _ = run(capsys, "--format", "json", str(manifest))
     assert code == 0 and json.loads(out)["max_model_len"] == 4096
+
+
+def test_manifest_with_one_bad_instance_still_budgets_the_others(capsys, tmp_path):
+    manifest = tmp_path / "serve.sh"
+    manifest.write_text("vllm serve meta-llama/Meta-Llama-3-8B --max-model-len 4096\n"
+                        "vllm serve nosuch/model\n")
+    code, out, err = run(capsys, "--format", "json", str(manifest))
+    assert code == 0 and json.loads(out)["model"] == "meta-llama/Meta-Llama-3-8B"
+    assert "skipped" in err and "nosuch/model" in err

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from kvlint.cli import main
 
 SEED = ["--gpus", "H100", "--gpu-memory", "81559MiB", "--non-kv-gib", "6"]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cwd(tmp_path, monkeypatch):
+    """No .kvlint.yaml of the checkout (or above it) may leak a calibration into these runs."""
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    monkeypatch.chdir(tmp_path)
 
 
 def _run(capsys, *argv):

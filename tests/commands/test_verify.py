@@ -77,6 +77,13 @@ def test_full_prediction_rows_report_deltas(cases, shared_dir):
     assert result.measured.non_kv_bytes / 2**30 == pytest.approx(2.46, abs=0.02)
 
 
+@pytest.fixture(autouse=True)
+def _isolated_cwd(tmp_path, monkeypatch):
+    """No .kvlint.yaml of the checkout (or above it) may leak a calibration into these runs."""
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+
+
 def _run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -128,7 +135,6 @@ def test_cli_bad_inputs(capsys, tmp_path):
 
 def test_calibrate_writes_and_is_used(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / ".git").mkdir()
     (tmp_path / ".kvlint.yaml").write_text("# ours\nfail-on: warning\n")
     log = tmp_path / "start.log"
     shutil.copy(FIXTURES / "vllm033_tp2.log", log)

@@ -7,6 +7,8 @@ import shlex
 from importlib import resources
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kvlint.engines.flags import ParsedArgs, detect_launch, flag_table, parse_args
 from kvlint.span import Span, Token
@@ -60,6 +62,8 @@ def test_tables_have_no_duplicate_option_strings() -> None:
         ("/usr/bin/python3 -u -m sglang.launch_server --model-path m", "sglang", 4),
         ("sglang serve m", "sglang", 2), ("exec vllm serve m", "vllm", 3), ("env A=B C=D vllm serve m", "vllm", 5),
         ("uv run vllm serve m", "vllm", 4), ("CUDA_VISIBLE_DEVICES=0 exec python3 -m sglang.launch_server", "sglang", 5),
+        ("env -i -u HOME A=1 nohup vllm serve m", "vllm", 8), ("uv run python -m vllm.entrypoints.openai.api_server", "vllm", 5),
+        ("python -m vllm.entrypoints.cli.main serve m", "vllm", 4),
     ],
 )
 def test_detect_launch(line: str, engine: str, index: int) -> None:
@@ -311,3 +315,61 @@ def test_corpus_swap_space_is_removed_in_vllm(shared_dir) -> None:
     assert "--swap-space" in notes
     parsed = parse_args("vllm", toks("--swap-space 16 -tp 2"), positional_model=False)
     assert [u.reason for u in parsed.unknown] == ["removed"] and value(parsed, "tensor_parallel_size") == 2
+
+
+@pytest.mark.parametrize(
+    ("words", "dest", "expected"),
+    [
+        pytest.param(["-qfp8"], "quantization", "fp8", id="one-letter option glued to its value"),
+        pytest.param(["-t", "4"], "tensor_parallel_size", 4, id="single-dash prefix of -tp"),
+        pytest.param(['--kv-transfer-config={"kv_connector": "X"}'], "kv_transfer_config", {"kv_connector": "X"}, id="json with spaces after ="),
+        pytest.param(["--kv-transfer-config", '{"kv_connector": "X"}'], "kv_transfer_config", {"kv_connector": "X"}, id="json with spaces"),
+        pytest.param(["--chat-template", "-x y"], "chat_template", "-x y", id="dash value with a space is a value"),
+        pytest.param(["--max-model-len", "-1"], "max_model_len", -1, id="negative number is a value"),
+    ],
+)
+def test_vllm_argparse_corners(words: list[str], dest: str, expected) -> None:
+    parsed = parse_args("vllm", [Token(w) for w in words], positional_model=False)
+    assert not parsed.unknown and not parsed.errors
+    assert parsed.settings[dest].value == expected
+
+
+def test_unknown_flag_with_json_value_is_one_error() -> None:
+    parsed = parse_args("vllm", [Token('--foo={"a": 1}')], positional_model=False)
+    assert parsed.errors and not parsed.settings
+
+
+@pytest.mark.parametrize(("dtype", "ok"), [("fp8", True), ("fp8_e5m2", True), ("nvfp4", True), ("fp4", False), ("FP8", False)])
+def test_vllm_kv_cache_dtype_is_checked_like_the_engine(dtype: str, ok: bool) -> None:
+    parsed = parse_args("vllm", [Token("--kv-cache-dtype"), Token(dtype)], positional_model=False)
+    assert (not parsed.errors) is ok
+    if not ok:
+        assert "rejects" in parsed.errors[0] and "fp8_e4m3" in parsed.errors[0]
+
+_WORDS = st.one_of(
+    st.sampled_from(["--tp", "-tp", "--max-model-len", "--max_model_len=", "-O", "-O3", "--", "-", "=", "--x.y", "--hf-overrides.a",
+                     "--config", "serve", "--enable-prefix-caching=", "-qfp8", "$(X)", "{{ a }}", "-1", "1k", "32K", "--no-"]),
+    st.text(max_size=12),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["vllm", "sglang"]), st.lists(_WORDS, max_size=8))
+def test_parse_args_never_raises(engine: str, words: list[str]) -> None:
+    parsed = parse_args(engine, [Token(w) for w in words])
+    assert all(isinstance(e, str) and "\n" not in e for e in parsed.errors)
+    assert all(s.name == dest for dest, s in parsed.settings.items())
+
+
+@pytest.mark.parametrize(("engine", "text", "value"), [("vllm", "32K", 32768), ("vllm", "auto", -1), ("sglang", "32Ki", 32768), ("sglang", "32k", 32000)])
+def test_parse_human_int_per_engine(engine: str, text: str, value: int) -> None:
+    from kvlint.engines.flags import parse_human_int
+
+    assert parse_human_int(engine, text) == value
+
+
+def test_deprecated_flags_are_accepted_and_listed() -> None:
+    parsed = run("sglang", "sglang serve m --dp-size 2 --enable-dp-attention --disable-cuda-graph")
+    assert [t.text for t in parsed.deprecated] == ["--enable-dp-attention", "--disable-cuda-graph"]
+    assert parsed.settings["enable_dp_attention"].value is True and not parsed.unknown
+    assert run("vllm", "vllm serve m -tp 2").deprecated == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from kvlint.engines import compute_budget
+from kvlint.engines.sglang import tokens_for_pool
 from kvlint.models.spec import LayerKV
 from .specs import dense
 
@@ -85,3 +86,14 @@ def test_estimated_max_model_len_fits_and_one_more_does_not(model, pool_mib):
     assert vllm(model, max_model_len=est, kv_cache_memory_bytes=pool).fits_one_request
     if est < 131072:
         assert not vllm(model, max_model_len=est + 1, kv_cache_memory_bytes=pool).fits_one_request
+
+
+@settings(max_examples=60, deadline=None)
+@given(models(), st.integers(1, 4000))
+def test_fp8_kv_doubles_blocks_and_tokens_up_to_one_floor(model, pool_mib):
+    pool = pool_mib * 2**20
+    bf16 = vllm(model, max_model_len=4096, kv_cache_memory_bytes=pool)
+    fp8 = vllm(model, max_model_len=4096, kv_cache_memory_bytes=pool, kv_cache_dtype="fp8")
+    assert fp8.num_blocks in (2 * bf16.num_blocks, 2 * bf16.num_blocks + 1)
+    t16, t8 = tokens_for_pool(model, pool)[0], tokens_for_pool(model, pool, {"kv_cache_dtype": "fp8_e4m3"})[0]
+    assert t8 in (2 * t16, 2 * t16 + 1)

@@ -91,3 +91,18 @@ def test_context_length_and_fit():
 def test_bad_kv_dtype_is_one_clear_error():
     with pytest.raises(KvlintError, match="kv-cache-dtype"):
         sglang(LLAMA3_8B, {"kv_cache_dtype": "fp8"})
+
+
+def test_dp_attention_divides_attention_tp_and_adds_graph_reserve():
+    plain = sglang(LLAMA3_70B, {"tp_size": 8, "dp_size": 8})
+    dp_attn = sglang(LLAMA3_70B, {"tp_size": 8, "dp_size": 8, "enable_dp_attention": True})
+    assert plain.kv_bytes_per_token == 80 * 2 * 128 * 2  # 1 kv head per rank
+    assert dp_attn.kv_bytes_per_token == 80 * 8 * 2 * 128 * 2  # attention TP 1: all 8 heads
+    assert dp_attn.parallel.dp == 1 and dp_attn.mem_fraction_static < plain.mem_fraction_static
+
+
+def test_pipeline_ranks_take_the_smaller_pool():
+    one = sglang(LLAMA3_70B, {"mem_fraction_static": 0.8}, weights=10 * GIB)
+    two = sglang(LLAMA3_70B, {"mem_fraction_static": 0.8, "pp_size": 2}, weights=10 * GIB)
+    assert two.kv_bytes_per_token == 40 * 8 * 2 * 128 * 2
+    assert two.kv_tokens > one.kv_tokens

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kvlint.engines.units import parse_memory_size, sglang_human_int, vllm_human_int, vllm_human_int_or_auto
 
@@ -48,3 +50,19 @@ def test_sglang_human_int_is_case_sensitive(text: str) -> None:
 )
 def test_parse_memory_size_binary_and_decimal(text: str, value: int) -> None:
     assert parse_memory_size(text) == value
+
+
+@given(st.integers(min_value=0, max_value=10**9), st.sampled_from(["K", "M", "G"]))
+def test_vllm_binary_suffix_property(n: int, suffix: str) -> None:
+    assert vllm_human_int(f"{n}{suffix}") == n * 1024 ** ("KMG".index(suffix) + 1)
+    assert vllm_human_int(f"{n}{suffix.lower()}") == n * 1000 ** ("KMG".index(suffix) + 1)
+
+
+@given(st.integers(min_value=-(10**12), max_value=10**12))
+def test_plain_integers_round_trip_in_both_engines(n: int) -> None:
+    assert vllm_human_int(str(n)) == n == sglang_human_int(str(n))
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(["Ki", "Mi", "Gi"]))
+def test_sglang_iec_property(n: int, suffix: str) -> None:
+    assert sglang_human_int(f"{n}{suffix}") == n * 1024 ** (["Ki", "Mi", "Gi"].index(suffix) + 1)

@@ -235,3 +235,43 @@ def test_corpus_instance_types_resolve(name: str, count: int) -> None:
 @pytest.mark.parametrize("name", CORPUS_NON_GPU)
 def test_corpus_non_gpus_are_recognised(name: str) -> None:
     assert accelerator_kind(name) is not None
+
+
+@pytest.mark.parametrize(("name", "gpu_id"), [("g6e.12xlarge", "L40S-48GB"), ("p5.48xlarge", "H100-SXM-80GB"), ("a2-ultragpu-1g", "A100-SXM-80GB")])
+def test_lookup_gpu_accepts_instance_types(name: str, gpu_id: str) -> None:
+    assert lookup_gpu(name).id == gpu_id
+
+
+def test_instance_types_point_at_catalogue_cards() -> None:
+    ids = {g.id for g in all_gpus()}
+    for name, entry in _data("gpus.json")["instance_types"].items():
+        assert entry["gpu"] in ids, name
+
+
+def test_mig_profile_parents_are_catalogue_cards_with_room_for_the_slice() -> None:
+    for gpu_id, profiles in _data("gpus.json")["mig_profiles"].items():
+        parent = lookup_gpu(gpu_id)
+        for profile in profiles:
+            gb = int(profile.split(".")[1][:-2])
+            assert gb <= parent.marketing_gb, (gpu_id, profile)
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu_id", "count"),
+    [("H100:8", "H100-SXM-80GB", 8), ("nvidia-gpu-h100:8", "H100-SXM-80GB", 8), ("amd-gpu-mi300x:8", "MI300X-192GB", 8),
+     ("gpu:A6000:1", "RTX-A6000-48GB", 1), ("A100-80GB:8", "A100-SXM-80GB", 8), ("L4", "L4-24GB", None),
+     ("g6.24xlarge", "L4-24GB", 4)],
+)
+def test_lookup_accelerator_name_and_count(text: str, gpu_id: str, count: int | None) -> None:
+    from kvlint.gpus import lookup_accelerator
+
+    gpu, n = lookup_accelerator(text)
+    assert (gpu.id, n) == (gpu_id, count)
+
+
+@pytest.mark.parametrize("text", ["gpu:8", "google-tpu-v5e-1x1:1", "cpu:1"])
+def test_lookup_accelerator_without_a_gpu_product(text: str) -> None:
+    from kvlint.gpus import lookup_accelerator
+
+    with pytest.raises(UnknownGpuError):
+        lookup_accelerator(text)

@@ -61,22 +61,23 @@ CASES = [
     ("vllm-project__production-stack/helm/values.yaml", 0, "vllm", "mistralai/Mistral-7B-Instruct-v0.2", 51, 2, 146, 16384, 142, "nvidia.com/mig-4g.71gb", 1),
     ("vllm-project__vllm/examples/online_serving/disaggregated_prefill.sh", 1, "vllm", "meta-llama/Meta-Llama-3.1-8B-Instruct", 67, None, None, 100, 70, None, 1),
     ("vllm-project__vllm/examples/online_serving/chart-helm/values.yaml", 0, "vllm", "/data/", 11, None, None, None, None, None, 1),
+    ("GoogleCloudPlatform__kubernetes-engine-samples/app-design-center/ai-inference/values.yaml", 0, "vllm", "google/gemma-7b-it", 27, 1, 46, 512, 49, "nvidia-l4", 1),
+    ("InftyAI__llmaz/docs/examples/sglang/playground.yaml", 0, "sglang", "Qwen/Qwen2-0.5B-Instruct", 9, None, None, None, None, "t4", 1),
+    ("InftyAI__llmaz/docs/examples/speculative-decoding/vllm/playground.yaml", 0, "vllm", "facebook/opt-6.7b", 9, None, None, None, None, "a10", 1),
+    ("Tandemn-Labs__tandemn-tuna/tuna/templates/baseten_config.yaml.tpl", 0, "vllm", "{model}", 16, "{tp_size}", 20, "{max_model_len}", 19, None, None),
+    ("kaito-project__kaito/examples/inference/kaito_workspace_custom_config.yaml", 0, "vllm", "deepseek-r1-distill-qwen-14b", 33, 2, 15, 131072, 14, "Standard_NC24ads_A100_v4", 1),
+    ("kaito-project__kaito/examples/inference/kaito_workspace_llama-3.3_70b_instruct.yaml", 0, "vllm", "llama-3.3-70b-instruct", 34, None, None, 16384, 20, "Standard_NC48ads_A100_v4", 4),
+    ("runpod-workers__worker-vllm/.runpod/hub.json", 0, "vllm", "deepseek-ai/deepseek-r1-distill-llama-8b", 17, 1, 240, None, None, "ADA_80_PRO", 1),
+    ("vllm-project__aibrix/samples/deepseek-r1/deepseek-r1-huggingface.yaml", 0, "vllm", "deepseek-ai/DeepSeek-R1", 96, 16, 96, None, None, None, 16),
     ("zwycl__s3/generator_llms/host.sh", 0, "vllm", "Qwen/Qwen2.5-14B-Instruct-GPTQ-Int4", 4, 2, 7, 8192, 6, None, 2),
 ]
 TP = ("tensor_parallel_size", "tp_size")
 CONTEXT = ("max_model_len", "context_length")
-# Files index.tsv marks as vllm/sglang that need an adapter not written yet (KAITO, llmaz, RunPod hub,
-# a Baseten str.format template, a RayClusterFleet, a values file read only through its template).
+# Files index.tsv marks as vllm/sglang that give no instance on purpose or need an adapter not
+# written yet: KAITO's preset catalogue (30 presets, no launch), and a Helm template whose
+# if/else branches both survive detemplating (its values file is what gets read).
 NOT_YET = {
-    "kaito-project__kaito/examples/inference/kaito_workspace_llama-3.3_70b_instruct.yaml",
-    "kaito-project__kaito/examples/inference/kaito_workspace_custom_config.yaml",
     "kaito-project__kaito/presets/workspace/models/supported_models.yaml",
-    "InftyAI__llmaz/docs/examples/sglang/playground.yaml",
-    "InftyAI__llmaz/docs/examples/speculative-decoding/vllm/playground.yaml",
-    "runpod-workers__worker-vllm/.runpod/hub.json",
-    "Tandemn-Labs__tandemn-tuna/tuna/templates/baseten_config.yaml.tpl",
-    "vllm-project__aibrix/samples/deepseek-r1/deepseek-r1-huggingface.yaml",
-    "GoogleCloudPlatform__kubernetes-engine-samples/app-design-center/ai-inference/values.yaml",
     "vllm-project__production-stack/helm/templates/deployment-vllm-multi.yaml",
 }
 

@@ -172,3 +172,25 @@ def test_record_json_is_serialisable_whatever_the_args_hold():
     r = parse_log("non-default args: {'model': 'm', 'allowed': {'a', 'b'}, 'pair': (1, 2), 'x': b'y'}")
     data = json.loads(json.dumps(r.to_json()))
     assert data["args"]["allowed"] == ["a", "b"] and data["args"]["pair"] == [1, 2]
+
+
+def test_literal_keys_never_require_optional_text():
+    from kvlint.logs.patterns import LINE_PATTERNS, _literal_key, candidates
+
+    assert _literal_key(r"Model loading took:?\s*(\d+)") == "model loading took"
+    assert _literal_key(r"The model'?s max seq len") == "the model"
+    assert _literal_key(r"a small|b zero") == ""
+    assert _literal_key(r"^KV Cache is (?:allocated|VA)") == "kv cache is "
+    line = "Maximum concurrency for 8,192 tokens per request: 1.00x"
+    assert [LINE_PATTERNS[i].fields for i in candidates(line.lower()) if LINE_PATTERNS[i].regex.search(line)] == \
+        [("max_concurrency_len", "max_concurrency")]
+
+
+def test_large_logs_parse_quickly():
+    import time
+
+    noise = "(APIServer pid=1) INFO 04-22 01:05:31 [loggers.py:123] Engine 000: Avg prompt throughput: 12.5 tokens/s\n"
+    text = noise * 20000 + "GPU KV cache size: 1,000 tokens\n"
+    start = time.perf_counter()
+    assert parse_log(text).kv_tokens == 1000
+    assert time.perf_counter() - start < 5  # ~0.7 s on the CI box; guards against per-line regex blow-ups

@@ -54,3 +54,21 @@ def test_selectors():
 def test_docs_rules_md_is_fresh():
     committed = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
     assert committed == catalogue_markdown(), "docs/rules.md is stale: run `kvlint rules --format markdown > docs/rules.md`"
+
+
+def test_rules_and_rule_commands(capsys):
+    import json
+
+    from kvlint.cli import main
+
+    assert main(["rules", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["code"] for r in doc["rules"]] == [r.code for r in all_rules()]
+    kv301 = next(r for r in doc["rules"] if r["code"] == "KV301")
+    assert kv301["options"] == [{"name": "weights-share", "default": 0.6,
+                                 "help": "fire when weights exceed this share of the engine's memory"}]
+    assert main(["rule", "pool-below-one-request"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# KV101 pool-below-one-request") and "## Why it matters" in out
+    assert main(["rule", "pool-below-one-requests"]) == 2
+    assert "did you mean pool-below-one-request" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from kvlint.launches.charts import ai_on_eks, kubeai, llmd, production_stack
+from kvlint.launches.charts import ai_on_eks, generic, kubeai, llmd, production_stack, runpod
 
-ADAPTERS: list = [production_stack, kubeai, llmd, ai_on_eks]
+# order matters: the generic adapter only after every chart that knows its own keys
+ADAPTERS: list = [production_stack, kubeai, llmd, ai_on_eks, runpod, generic]

@@ -9,7 +9,7 @@ from kvlint.deployment import Deployment
 from kvlint.launches.build import Context
 from kvlint.launches.charts.common import chart_deployment, model_fields, text
 from kvlint.launches.env import Field
-from kvlint.launches.k8s import _with_env_flags, container_env, gpu_facts, ignore_codes
+from kvlint.launches.k8s import env_flag_launch, container_env, gpu_facts, ignore_codes
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -35,7 +35,7 @@ def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tup
         return []
     env = container_env(main, [])
     fields = model_fields("vllm", uri) + _parallelism(holder.get("parallelism"))
-    launches = _with_env_flags(yf, main, env, [], "vllm")
+    launches = env_flag_launch(yf, main, env, [], "vllm")
     extra = list(launches[0].fields) if launches else []
     gpu = gpu_facts(main, [])
     if holder.get("worker") is not None and gpu.count:

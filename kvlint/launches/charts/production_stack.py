@@ -37,8 +37,6 @@ def _gpu(e: YNode) -> GpuFacts:
         product, pspan = text(gtype), gtype.span
     terms = e.get("nodeSelectorTerms")
     if product is None and terms is not None:
-        from kvlint.launches.k8s import _text  # noqa: F401 - same text rule
-
         for term in terms.items if terms.is_seq else ():
             for expr in (term.get("matchExpressions").items if term.get("matchExpressions") is not None else ()):
                 key, values = text(expr.get("key")), expr.get("values")

@@ -60,8 +60,6 @@ def _app(yf: YamlFile, app: YNode, gpu: GpuFacts) -> list[Deployment]:
 
 def _worker_gpu(doc: YNode) -> GpuFacts:
     """GPUs of one Ray worker pod (the engine's TP/PP workers are placed on these)."""
-    from kvlint.launches.k8s import iter_containers  # noqa: F401 - containers here have no command
-
     groups = doc.path("spec", "rayClusterConfig", "workerGroupSpecs")
     for grp in groups.items if groups is not None and groups.is_seq else ():
         pod = grp.path("template", "spec")

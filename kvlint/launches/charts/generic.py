@@ -1,0 +1,38 @@
+"""Values of an unknown chart that still say it plainly: a model key plus camelCase flag keys at
+the top level (`model.id`, `tensorParallelSize`, `maxModelLen`), image, resources, nodeSelector."""
+
+from __future__ import annotations
+
+from kvlint.deployment import Deployment
+from kvlint.launches import gpus_in_manifest as g
+from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
+from kvlint.sources.yaml import YamlFile, YNode
+
+KV_KEYS = {"maxModelLen", "tensorParallelSize", "pipelineParallelSize", "gpuMemoryUtilization", "maxNumSeqs", "contextLength", "memFractionStatic"}
+MODEL_KEYS = (("model", "id"), ("model", "name"), ("modelId",), ("modelURL",), ("model",))
+
+
+def _model(doc: YNode) -> YNode | None:
+    for keys in MODEL_KEYS:
+        node = doc.path(*keys)
+        if node is not None and node.is_scalar and text(node):
+            return node
+    return None
+
+
+def matches(doc: YNode) -> bool:
+    return any(k in KV_KEYS for k, _, v in doc.pairs() if v.is_scalar) and _model(doc) is not None
+
+
+def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    repo, tag = text(doc.path("image", "repository")), text(doc.path("image", "tag"))
+    image = f"{repo}:{tag}" if repo and tag else repo
+    engine = "sglang" if image and "sglang" in image else "vllm"
+    scalars = {k for k, _, v in doc.pairs() if v.is_scalar and k in KV_KEYS}
+    flat = YNode("map", doc.span, doc.start, doc.end, items=tuple((kn, v) for kn, v in doc.items if kn.is_scalar and kn.text in scalars))
+    fields = model_fields(engine, _model(doc)) + key_fields(engine, flat)
+    count, span, _ = g.count_from_resources(doc.get("resources"))
+    product, pspan = g.product_from_pod(doc)
+    ctx = Context(image=image, notes=("chart not recognised: read from top-level model and flag-shaped keys",))
+    return [chart_deployment(yf.path, engine, fields, _model(doc), ctx, GpuFacts(product, pspan, count, span))]

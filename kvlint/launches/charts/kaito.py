@@ -1,0 +1,58 @@
+"""KAITO Workspace: a preset name (the model), VM SKU x node count, and vLLM keys in a ConfigMap's
+inference_config.yaml (`vllm:` map with kebab flag names) named by `inference.config`."""
+
+from __future__ import annotations
+
+from kvlint.deployment import Deployment
+from kvlint.launches import gpus_in_manifest as g
+from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
+from kvlint.launches.charts.ray import embedded
+from kvlint.sources.yaml import YamlFile, YNode
+
+
+def read_workspace(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    preset = doc.path("inference", "preset", "name")
+    if preset is None:
+        return []
+    fields = model_fields("vllm", preset)
+    config = _config_map(yf, text(doc.path("inference", "config")))
+    notes = ["model is a KAITO preset name; KAITO's preset catalogue maps it to a Hugging Face repo"]
+    if config is not None:
+        fields += key_fields("vllm", config.get("vllm"))
+    elif doc.path("inference", "config") is not None:
+        notes.append(f"config map {text(doc.path('inference', 'config'))!r} is not in this file")
+    ctx = Context(text(doc.path("metadata", "name")) or "", notes=tuple(notes))
+    return [chart_deployment(yf.path, "vllm", fields, preset, ctx, _gpu(doc))]
+
+
+def _config_map(yf: YamlFile, name: str | None) -> YNode | None:
+    for d in yf.docs:
+        if d.is_map and text(d.get("kind")) == "ConfigMap" and text(d.path("metadata", "name")) == name:
+            data = d.path("data", "inference_config.yaml")
+            if data is not None and data.is_scalar and data.style == "|":
+                inner = embedded(yf, data)
+                return inner.docs[0] if inner.docs and inner.docs[0].is_map else None
+    return None
+
+
+def _gpu(doc: YNode) -> GpuFacts:
+    sku = doc.path("resource", "instanceType")
+    nodes_node = doc.path("resource", "count")
+    nodes = g.to_int(nodes_node) or 1
+    if text(sku) is None:
+        return GpuFacts()
+    per_vm = _gpus_per_instance(text(sku))
+    if per_vm is None:
+        return GpuFacts(text(sku), sku.span, None, None, (f"GPUs per {text(sku)} unknown",))
+    note = (f"gpu count = {per_vm} per {text(sku)} x resource.count {nodes}",)
+    return GpuFacts(text(sku), sku.span, per_vm * nodes, (nodes_node or sku).span, note)
+
+
+def _gpus_per_instance(name: str) -> int | None:
+    try:
+        from kvlint.gpus import lookup_instance_type
+    except ImportError:
+        return None
+    found = lookup_instance_type(name)
+    return found[1] if found else None

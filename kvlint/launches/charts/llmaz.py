@@ -1,0 +1,58 @@
+"""llmaz: a Playground claims OpenModel objects (by name) and names the backend; the model's
+flavor gives the GPU type and count. Both usually sit in one file."""
+
+from __future__ import annotations
+
+from kvlint.deployment import Deployment
+from kvlint.launches import gpus_in_manifest as g
+from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.charts.common import chart_deployment, model_fields, text
+from kvlint.sources.yaml import YamlFile, YNode
+
+
+def read_playground(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    spec = doc.get("spec")
+    if spec is None or not spec.is_map:
+        return []
+    engine = (text(spec.path("backendRuntimeConfig", "backendName")) or "vllm").lower()
+    if engine not in ("vllm", "sglang"):
+        return []
+    main, notes = _claimed(spec)
+    model = _open_model(yf, main)
+    if model is None:
+        return []
+    source = model.path("spec", "source", "modelHub", "modelID")
+    ctx = Context(text(doc.path("metadata", "name")) or "", notes=tuple(notes))
+    return [chart_deployment(yf.path, engine, model_fields(engine, source), source, ctx, _flavor(model))]
+
+
+def _claimed(spec: YNode) -> tuple[str | None, list[str]]:
+    single = text(spec.path("modelClaim", "modelName"))
+    if single:
+        return single, []
+    models = spec.path("modelClaims", "models")
+    main, notes = None, []
+    for m in models.items if models is not None and models.is_seq else ():
+        role = text(m.get("role")) or "main"
+        if role == "main":
+            main = text(m.get("name"))
+        else:
+            notes.append(f"{role} model {text(m.get('name'))} also loaded (weights, no KV pool of its own here)")
+    return main, notes
+
+
+def _open_model(yf: YamlFile, name: str | None) -> YNode | None:
+    for d in yf.docs:
+        if d.is_map and text(d.get("kind")) == "OpenModel" and text(d.path("metadata", "name")) == name:
+            return d
+    return None
+
+
+def _flavor(model: YNode) -> GpuFacts:
+    flavors = model.path("spec", "inferenceConfig", "flavors")
+    first = flavors.items[0] if flavors is not None and flavors.is_seq and flavors.items else None
+    if first is None:
+        return GpuFacts()
+    name = first.get("name")
+    count, span, _ = g.count_from_resources(first)
+    return GpuFacts(text(name), name.span if name is not None else None, count, span, ("GPU type from the llmaz flavor name",))

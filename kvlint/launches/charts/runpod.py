@@ -1,0 +1,38 @@
+"""RunPod worker-vllm hub.json: every engine flag is an UPPER_SNAKE env var with a default; the
+worker turns MAX_MODEL_LEN into --max-model-len. Preset defaults give the model."""
+
+from __future__ import annotations
+
+from kvlint.deployment import Deployment
+from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.charts.common import chart_deployment, known_flag, model_fields, text
+from kvlint.launches.env import Field
+from kvlint.sources.yaml import YamlFile, YNode
+
+
+def matches(doc: YNode) -> bool:
+    env = doc.path("config", "env")
+    return env is not None and env.is_seq and any(i.is_map and i.get("key") is not None and i.get("input") is not None for i in env.items)
+
+
+def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    cfg = doc.get("config")
+    preset = cfg.path("presets", 0, "defaults", "MODEL_NAME")
+    fields = model_fields("vllm", preset)
+    for item in cfg.get("env").items:
+        key, default = text(item.get("key")), item.path("input", "default")
+        flag = known_flag("vllm", key.lower()) if key else None
+        if flag and flag != "--model" and default is not None and default.is_scalar and default.text not in ("", "auto"):
+            fields.extend(_pair(flag, item.get("key"), default))
+    ids, count = cfg.get("gpuIds"), cfg.get("gpuCount")
+    first = text(ids).split(",")[0].strip() if text(ids) else None
+    notes = (f"RunPod GPU choices: {text(ids)}",) if text(ids) and "," in text(ids) else ()
+    gpu = GpuFacts(first, ids.span if ids is not None else None, count.value if count is not None and isinstance(count.value, int) else None, count.span if count is not None else None, notes)
+    ctx = Context(text(doc.get("title")) or "", origin="env", notes=("settings are the worker's env-var defaults",))
+    return [chart_deployment(yf.path, "vllm", fields, preset, ctx, gpu)]
+
+
+def _pair(flag: str, knode: YNode, default: YNode) -> list[Field]:
+    if isinstance(default.value, bool):
+        return [Field(flag if default.value else "--no-" + flag[2:], knode.span)]
+    return [Field(flag, knode.span), Field(default.text, default.span)]

@@ -1,0 +1,53 @@
+"""`kvlint inspect`: text and JSON views of what the readers found, folders, stdin, missing paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kvlint.cli import main
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches"
+
+
+def test_text_shows_values_locations_defaults_and_unresolved(capsys):
+    assert main(["inspect", str(FIX / "k8s-shell.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "vllm 0.8.5 demo/engine at 19:16" in out
+    assert "tensor_parallel_size = 2 [--tensor-parallel-size]  (20:36, explicit)" in out
+    assert "gpu_memory_utilization = '$UTIL' [unresolved]" in out
+    assert "pipeline_parallel_size = 1  (engine default)" in out
+    assert "$UTIL not defined in this file" in out
+
+
+def test_json_folder_walk(capsys):
+    assert main(["inspect", "--format", "json", str(FIX)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by_name = {Path(f["path"]).name: f for f in data["files"]}
+    assert len(by_name) == 7
+    sky = by_name["sky.yaml"]["deployments"][0]
+    assert sky["gpu_count"] == 8 and sky["settings"]["tensor_parallel_size"]["span"]["line"] == 10
+    assert sky["defaults"]["gpu_memory_utilization"] == 0.92
+
+
+def test_stdin_dash(capsys, monkeypatch):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"python3 -m sglang.launch_server --model-path org/m --tp 2\n")))
+    assert main(["inspect", "--format", "json", "-"]) == 0
+    dep = json.loads(capsys.readouterr().out)["files"][0]["deployments"][0]
+    assert (dep["engine"], dep["model"], dep["settings"]["tp_size"]["value"]) == ("sglang", "org/m", 2)
+
+
+def test_bad_file_is_reported_and_run_continues(tmp_path, capsys):
+    (tmp_path / "bad.yaml").write_text("a: [\n")
+    (tmp_path / "ok.sh").write_text("vllm serve org/m\n")
+    assert main(["inspect", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "KV001 error: invalid YAML" in out and "model: org/m" in out
+
+
+def test_missing_path_is_an_input_error(capsys):
+    assert main(["inspect", "/no/such/path.yaml"]) == 3
+    assert "no such file or directory" in capsys.readouterr().err

@@ -1,0 +1,94 @@
+"""Each reader on a small fixture we wrote (tests/fixtures/launches): values, spans, GPUs, notes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import iter_files, read_path
+from kvlint.launches.build import version_from_image
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches"
+
+
+def _one(name: str):
+    result = read_path(str(FIX / name))
+    assert len(result.deployments) == 1, result
+    return result.deployments[0]
+
+
+def _at(setting):
+    return (setting.span.line, setting.span.col)
+
+
+def test_k8s_sh_c_script_with_container_env_and_defaults():
+    d = _one("k8s-shell.yaml")
+    assert (d.engine, d.engine_version, d.model, d.model_span.line) == ("vllm", "0.8.5", "example-org/demo-8b", 19)
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"]) == (20, 36)
+    # ${LEN:-8192} is overridden by the later --max-model-len from $EXTRA_ARGS (last wins)
+    assert d.get("max_model_len") == 4096 and d.get("max_num_seqs") == 64
+    util = d.settings["gpu_memory_utilization"]
+    assert util.resolved is False and util.value == "$UTIL"
+    assert (d.gpu, d.gpu_count, d.gpu_span.line) == ("nvidia-l4", 2, 11)
+    assert d.ignore_codes == ("KV103", "KV105")
+
+
+def test_compose_entrypoint_plus_folded_command():
+    d = _one("compose.yaml")
+    assert (d.engine, d.engine_version, d.model) == ("sglang", "0.4.6.post1", "example-org/demo-1b")
+    assert d.get("context_length") == 8192 and _at(d.settings["context_length"]) == (7, 24)
+    assert d.get("tp_size") == 1 and d.gpu_count == 2
+
+
+def test_dockerfile_shell_form_with_arg_and_env():
+    d = _one("Dockerfile")
+    assert (d.engine, d.engine_version, d.model) == ("vllm", "0.9.1", "example-org/demo-7b")
+    assert d.get("max_model_len") == 16384 and d.settings["max_model_len"].span.line == 5
+
+
+def test_skypilot_resolves_gpu_variables_and_multiplies_nodes():
+    d = _one("sky.yaml")
+    assert (d.engine, d.engine_version, d.model) == ("vllm", "0.10.0", "example-org/demo-70b")
+    assert d.get("tensor_parallel_size") == 8
+    assert (d.gpu, d.gpu_count) == ("A100-80GB", 8)
+    assert any("alternatives" in n for n in d.notes)
+
+
+def test_script_with_several_launches_docker_run_and_eval():
+    deps = read_path(str(FIX / "two-launches.slurm")).deployments
+    assert [(d.engine, d.model) for d in deps] == [
+        ("vllm", "example-org/demo-8b"), ("vllm", "example-org/demo-8b"), ("vllm", "example-org/demo-3b"), ("sglang", "example-org/s")]
+    first, second, docker, evaled = deps
+    assert first.get("max_model_len") == 100 and first.gpu_count == 1 and first.gpu == "a100"
+    assert "max_model_len" not in second.settings and "gpu_memory_utilization" not in second.settings
+    assert any("commented-out" in n for n in second.notes)
+    assert docker.engine_version == "0.8.5" and docker.gpu_count == 2 and docker.get("tensor_parallel_size") == 2
+    assert evaled.get("tp_size") == 4 and evaled.settings["tp_size"].span.line == 9
+    assert evaled.gpu_count == 2  # from #SBATCH --gres=gpu:a100:2
+
+
+def test_production_stack_extra_args_win_over_camel_keys():
+    d = _one("stack-values.yaml")
+    assert (d.model, d.engine_version, d.gpu_count) == ("example-org/demo-8b", "0.8.5", 1)
+    util = d.settings["gpu_memory_utilization"]
+    assert util.value == 0.4 and util.span.line == 13 and util.origin == "chart"
+    assert d.get("max_model_len") == 4096 and d.get("enable_chunked_prefill") is False
+    assert not d.unknown_flags  # `v0` is a chart key, not an engine flag
+
+
+def test_vllm_config_file_keys_are_flags():
+    d = _one("engine.vllm.yaml")
+    assert (d.model, d.get("max_model_len"), d.get("tensor_parallel_size"), d.get("enforce_eager")) == ("example-org/demo-8b", 16384, 2, True)
+    assert d.settings["max_model_len"].origin == "config-file"
+
+
+def test_folder_walk_finds_fixture_kinds():
+    found = sorted(Path(p).name for p, r in iter_files([str(FIX)]) if r is None)
+    assert found == sorted(["Dockerfile", "compose.yaml", "engine.vllm.yaml", "k8s-shell.yaml", "sky.yaml", "stack-values.yaml", "two-launches.slurm"])
+
+
+def test_version_from_image_only_for_engine_images():
+    assert version_from_image("vllm/vllm-openai:v0.8.5") == "0.8.5"
+    assert version_from_image("lmsysorg/sglang:v0.4.6.post1-cu124") == "0.4.6.post1"
+    assert version_from_image("vllm/vllm-openai:latest") is None
+    assert version_from_image("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.2.0") is None
+    assert version_from_image("localhost:5000/vllm-openai") is None
