@@ -72,7 +72,7 @@ def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
         if path != "-" and config.excluded(path):
             continue
         _lint_file(path, config, options, resolver, result)
-    result.findings.sort(key=lambda f: f.sort_key)
+    result.findings = sorted(dict.fromkeys(result.findings), key=lambda f: f.sort_key)  # same span twice: once
     result.configs = configs.loaded()
     result.notes = sorted(set(result.notes) | {n for c in result.configs for n in c.notes})
     return result
@@ -92,16 +92,10 @@ def _read_text(path: str, options: LintOptions) -> str | None:
 
 
 def _lint_file(path: str, config: Config, options: LintOptions, resolver: "Resolver", result: LintResult) -> None:
-    from kvlint.launches import read_path
     from kvlint import suppress
 
-    try:
-        text = _read_text(path, options)
-    except OSError as exc:
-        result.unreadable.append((path, f"cannot read: {exc.strerror or exc}"))
-        return
-    read = read_path(path, text)
-    if read.skipped:
+    text, read = _read(path, options, result)
+    if read is None or read.skipped:
         return
     result.files.append(path)
     if text is not None:
@@ -109,19 +103,39 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: "Resol
     codes = _codes(config, options, path)
     found = [_reseverity(f, config) for f in read.findings if f.code in codes]
     for dep in read.deployments:
-        result.deployments += 1
-        ctx = resolver.context(dep, config)
-        result.notes.extend(resolver.notes.pop(id(dep), []))
-        fired = _run_guarded(ctx, codes, result)
-        kept = [f for f in fired if not _annotated(f, dep)]
-        result.suppressed += len(fired) - len(kept)
-        found += kept
-    directives = suppress.scan(text) if text else []
-    outcome = suppress.apply(found, directives)
+        found += _deployment_findings(dep, config, codes, resolver, result)
+    outcome = suppress.apply(found, suppress.scan(text) if text else [])
     result.suppressed += len(outcome.suppressed)
     result.findings.extend(outcome.kept)
     if options.show_unused_suppressions and "KV006" in codes:
         result.findings.extend(_unused(path, outcome.unused))
+
+
+def _read(path: str, options: LintOptions, result: LintResult):
+    """The file's text and what the readers found in it; (None, None) when it cannot be read at all."""
+    from kvlint.launches import read_path
+
+    try:
+        text = _read_text(path, options)
+    except OSError as exc:
+        result.unreadable.append((path, f"cannot read: {exc.strerror or exc}"))
+        return None, None
+    try:
+        return text, read_path(path, text)
+    except Exception as exc:  # noqa: BLE001 - a reader bug must not crash the hook; the file counts as unread
+        result.unreadable.append((path, f"internal error while reading ({type(exc).__name__}: {exc}); please report it"))
+        return text, None
+
+
+def _deployment_findings(dep: Deployment, config: Config, codes: frozenset[str], resolver: "Resolver",
+                         result: LintResult) -> list[Finding]:
+    result.deployments += 1
+    ctx = resolver.context(dep, config)
+    result.notes.extend(resolver.notes.pop(id(dep), []))
+    fired = _run_guarded(ctx, codes, result)
+    kept = [f for f in fired if not _annotated(f, dep)]
+    result.suppressed += len(fired) - len(kept)
+    return kept
 
 
 def _run_guarded(ctx: Context, codes: frozenset[str], result: LintResult) -> list[Finding]:
@@ -199,6 +213,8 @@ class Resolver:
                                                    overrides=config.models or None, base_dir=config.root), None)
             except KvlintError as exc:
                 self._models[key] = (None, exc.message)
+            except Exception as exc:  # noqa: BLE001 - a resolver bug degrades to KV002, not a crash
+                self._models[key] = (None, f"internal error ({type(exc).__name__}: {exc}); please report it")
         return self._models[key]
 
     def gpu(self, dep: Deployment, config: Config) -> tuple[Any, str | None, int | None]:
@@ -215,7 +231,10 @@ class Resolver:
             try:
                 self._gpus[name] = (lookup_gpu(name), None)
             except KvlintError as exc:
-                self._gpus[name] = (None, f"GPU {name!r} is not in kvlint's catalogue: {exc}")
+                said = str(exc)
+                self._gpus[name] = (None, said if name in said else f"GPU {name!r}: {said}")
+            except Exception as exc:  # noqa: BLE001 - a catalogue bug degrades to KV003, not a crash
+                self._gpus[name] = (None, f"GPU {name!r}: internal error ({type(exc).__name__}: {exc})")
         gpu, error = self._gpus[name]
         return gpu, (None if memory is not None else error), memory
 

@@ -54,9 +54,16 @@ class Rule:
         return {o.name: o.default for o in self.options}
 
     def finding(self, ctx: "Context | None", message: str, span: Span | None, *, related: Iterable[Related] = (),
-                fix: str | None = None, estimated: bool = False, path: str = "", **data: Any) -> Finding:
-        """One finding of this rule, at the severity the configuration gives it."""
-        severity = ctx.severity_for(self, estimated) if ctx else self.severity
+                fix: str | None = None, estimated: bool = False, path: str = "", severity: Severity | None = None,
+                **data: Any) -> Finding:
+        """One finding of this rule, at the severity the configuration gives it.
+
+        `severity` lowers a finding the rule itself is unsure of; a configured severity still wins.
+        """
+        configured = ctx is not None and (self.code in ctx.severities or
+                                          (estimated and self.code in ctx.estimated_severities))
+        if severity is None or configured:
+            severity = ctx.severity_for(self, estimated) if ctx else self.severity
         where = path or (span.path if span else "") or (ctx.deployment.path if ctx else "")
         return Finding(code=self.code, name=self.name, severity=severity, message=message, span=span,
                        related=tuple(r for r in related if r is not None), fix=fix, estimated=estimated,

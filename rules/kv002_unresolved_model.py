@@ -41,8 +41,9 @@ def check(ctx):
     if not ctx.model_error:
         return
     span = dep.model_span or dep.launch_span
+    what = ctx.model_error if dep.model is None or repr(dep.model) in ctx.model_error or dep.model in ctx.model_error \
+        else f"model {dep.model!r}: {ctx.model_error}"
     yield check.rule.finding(
-        ctx, f"model {dep.model!r} could not be resolved: {ctx.model_error}; capacity rules skipped for "
-        f"this deployment", span,
-        fix=f"map it to a local config.json under `models:` in .kvlint.yaml, or run `kvlint check --online`",
+        ctx, f"{what}; capacity rules skipped for this deployment", span,
+        fix="map it to a local config.json under `models:` in .kvlint.yaml, or run `kvlint check --online`",
         model=dep.model)

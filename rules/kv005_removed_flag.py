@@ -14,7 +14,9 @@ vllm serve meta-llama/Llama-3.1-8B-Instruct --swap-space 16
 ```
 
 ## Use instead
-Drop the flag (or pin the engine version the manifest was written for).
+Drop the flag (or pin the engine version the manifest was written for). When the image tag pins a
+release older than kvlint's flag table, the flag may still work there: the finding is then a
+warning about the next upgrade.
 
 ## Options
 None.
@@ -23,6 +25,7 @@ None.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -46,13 +49,24 @@ def check(ctx):
     dep = ctx.deployment
     engine = ENGINE_NAMES.get(dep.engine, dep.engine)
     table = table_version(dep.engine)
-    pinned = (f"; the image pins {engine} {dep.engine_version}: check the flag before upgrading"
-              if dep.engine_version and dep.engine_version != table else "")
+    older = _older(dep.engine_version, table)
     for unknown in dep.unknown_flags:
         if unknown.reason != "removed":
             continue
         hint = f"; use {unknown.suggestion}" if unknown.suggestion else ""
+        gone = f"{unknown.flag} was removed from {engine} (absent from the {table or 'current'} parser)"
+        outcome = (f"the image pins {engine} {dep.engine_version}, which may still accept it; upgrading breaks "
+                   f"the launch with 'unrecognized arguments'" if older
+                   else "the server exits with 'unrecognized arguments'")
         yield check.rule.finding(
-            ctx, f"{unknown.flag} was removed from {engine} (absent from the {table or 'current'} parser): the "
-            f"server exits with 'unrecognized arguments'{hint}{pinned}", unknown.span or dep.launch_span,
-            fix=unknown.suggestion and f"use {unknown.suggestion}" or f"remove {unknown.flag}", flag=unknown.flag)
+            ctx, f"{gone}: {outcome}{hint}", unknown.span or dep.launch_span,
+            fix=unknown.suggestion and f"use {unknown.suggestion}" or f"remove {unknown.flag}", flag=unknown.flag,
+            severity=Severity.WARNING if older else None)
+
+
+def _older(version: str | None, table: str) -> bool:
+    """True when the image pins a release before the flag table's (where the flag may still exist)."""
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+
+    return bool(version and table and key(version) and key(version) < key(table))

@@ -41,7 +41,7 @@ def check(ctx):
     field, words = c.config_field(model, "kv_lora_rank")
     yield check.rule.finding(
         ctx, f"{model.model_id} uses MLA: the latent, kv_lora_rank {model.mla.kv_lora_rank} + rope "
-        f"{model.mla.qk_rope_head_dim} = {width} values per token per layer{words}, is stored "
+        f"{model.mla.qk_rope_head_dim} = {width} values per token per layer, is stored "
         f"whole on each of the {tp} TP ranks{per_rank}, not divided by {c.flag(dep.engine, 'tp')}; "
         f"{c.flag(dep.engine, 'dcp')} {tp} spreads tokens across them", c.primary(dep, "tp"), related=[field],
         fix=f"{c.flag(dep.engine, 'dcp')} {tp}", tp=tp, latent_width=width)

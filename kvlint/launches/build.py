@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from kvlint.deployment import Deployment, Setting
 from kvlint.launches.argv import parse
 from kvlint.launches.env import Field
+from kvlint.launches.gpus_in_manifest import from_launch_hint
 from kvlint.span import Span
 
 _VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?(?:post|rc|dev)\d+)?)")
 _UNRESOLVED = re.compile(r"\$\{|\$\(|\$[A-Za-z_]|\{\{|\u27e6|\{[a-z_]+\}")
 _SERVED = "served_model_name"
+
+if TYPE_CHECKING:
+    from kvlint.launches.script import FoundLaunch
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,7 @@ class GpuFacts:
     count: int | None = None
     count_span: Span | None = None
     notes: tuple[str, ...] = ()
+    grouped: bool = False  # count already multiplied by a group size (LWS, nodes, Ray cluster)
 
 
 @dataclass(frozen=True)
@@ -102,3 +108,22 @@ def _why(raw: str, missing: set[str]) -> str:
     if re.search(r"\{[a-z_]+\}", raw):
         return "format placeholder filled in by whatever renders this file"
     return "expression evaluated at run time"
+
+
+def finish(path: str, found: "FoundLaunch", ctx: Context, gpu: GpuFacts) -> Deployment:
+    """Deployment from a launch; launch-level hints (CUDA_VISIBLE_DEVICES, GRES) fill gaps."""
+    if found.image is not None:
+        ctx = replace(ctx, image=found.image.text, image_span=found.image.span)
+    if found.gpus:  # a per-launch device list is more specific than the file's request
+        product, count = from_launch_hint(found.gpus)
+        if count is not None or product is not None:
+            gpu = replace(gpu, product=product or gpu.product, product_span=found.gpus_span if product else gpu.product_span,
+                          count=count if count is not None else gpu.count, count_span=found.gpus_span if count is not None else gpu.count_span)
+    ctx = replace(ctx, notes=ctx.notes + found.notes)
+    from kvlint.launches.config_link import merge_config_file
+
+    dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), found.entry_span, ctx, gpu))
+    nnodes = dep.get("nnodes")
+    if isinstance(nnodes, int) and nnodes > 1 and dep.gpu_count and not gpu.grouped:
+        dep = replace(dep, gpu_count=dep.gpu_count * nnodes, notes=dep.notes + (f"gpu count = per-node GPUs x --nnodes {nnodes}",))
+    return dep

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.env import Field, expand_word
-from kvlint.launches.k8s import finish
 from kvlint.launches.script import VLLM_IMAGES, launch_in_argv
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode

@@ -14,12 +14,11 @@ KV_SETTINGS = {
 
 def defaulted(dep: Deployment) -> dict[str, object]:
     """KV-relevant settings not given, with the engine's documented default (None = derived)."""
-    from kvlint.launches.argv import flag_table
+    from kvlint.launches.argv import spec_by_dest
 
-    options = flag_table(dep.engine)["options"]
-    by_dest = {f["dest"]: f for f in options.values()}
     out: dict[str, object] = {}
     for name in KV_SETTINGS.get(dep.engine, ()):
-        if name not in dep.settings and name in by_dest:
-            out[name] = by_dest[name].get("default")
+        spec = spec_by_dest(dep.engine, name) if name not in dep.settings else None
+        if spec is not None:
+            out[name] = spec.default
     return out

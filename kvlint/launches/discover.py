@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache"}
 SHELL_EXT = (".sh", ".bash", ".slurm", ".sbatch")
 YAML_EXT = (".yaml", ".yml")
+JSON_NAME_HINTS = ("vllm", "sglang", "engine", "serve")
 
 
 def kind_of(path: str) -> str | None:
@@ -67,9 +68,15 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
                 continue
             if is_dir:
                 subdirs.append(entry.path)
-            elif kind_of(entry.path) is not None:
+            elif kind_of(entry.path) is not None and _wanted(entry.name):
                 yield entry.path, None
         stack.extend(reversed(subdirs))
+
+
+def _wanted(name: str) -> bool:
+    """In a folder walk, JSON only when its name says engine config (package.json is not)."""
+    low = name.lower()
+    return not low.endswith(".json") or low == "hub.json" or any(w in low for w in JSON_NAME_HINTS)
 
 
 def _gitignore(folder: str) -> list[str]:

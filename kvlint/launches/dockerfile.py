@@ -6,9 +6,8 @@ import json
 import re
 
 from kvlint.deployment import Deployment
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.env import Field
-from kvlint.launches.k8s import finish
 from kvlint.launches.script import VLLM_IMAGES, launch_in_argv
 from kvlint.sources.text import LineIndex, Mapped
 

@@ -7,8 +7,8 @@ then to any string that itself starts an engine (`start_command: vllm serve ...`
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
-from kvlint.launches.build import Context, GpuFacts
-from kvlint.launches.k8s import finish, read_k8s
+from kvlint.launches.build import Context, GpuFacts, finish
+from kvlint.launches.k8s import read_k8s
 from kvlint.launches.script import run_script
 from kvlint.sources.yaml import YamlFile, YNode
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts, make_deployment
+from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.env import Field, expand_k8s, expand_word
 from kvlint.launches.script import VLLM_IMAGES, FoundLaunch, launch_in_argv, run_script
 from kvlint.sources.shell import tokenize
@@ -98,23 +98,6 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: 
     return [finish(yf.path, f, ctx, gpu) for f in launches]
 
 
-def finish(path: str, found: FoundLaunch, ctx: Context, gpu: GpuFacts) -> Deployment:
-    """Deployment from a launch; launch-level hints (CUDA_VISIBLE_DEVICES, GRES) fill gaps."""
-    if found.image is not None:
-        ctx = replace(ctx, image=found.image.text, image_span=found.image.span)
-    if found.gpus:  # a per-launch device list is more specific than the file's request
-        product, count = g.from_launch_hint(found.gpus)
-        if count is not None or product is not None:
-            gpu = replace(gpu, product=product or gpu.product, product_span=found.gpus_span if product else gpu.product_span,
-                          count=count if count is not None else gpu.count, count_span=found.gpus_span if count is not None else gpu.count_span)
-    ctx = replace(ctx, notes=ctx.notes + found.notes)
-    dep = make_deployment(path, found.engine, list(found.fields), found.entry_span, ctx, gpu)
-    nnodes = dep.get("nnodes")
-    if isinstance(nnodes, int) and nnodes > 1 and dep.gpu_count and not gpu.notes:
-        dep = replace(dep, gpu_count=dep.gpu_count * nnodes, notes=dep.notes + (f"gpu count = per-node GPUs x --nnodes {nnodes}",))
-    return dep
-
-
 def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNode | None]:
     """command + args as fields, or the script node when they run `sh -c SCRIPT`."""
     items: list[YNode] = []
@@ -192,11 +175,11 @@ def gpu_facts(c: YNode, anc: list[YNode]) -> GpuFacts:
     notes: tuple[str, ...] = ()
     ray = _ray_cluster_gpus(anc)
     if ray is not None and count is not None and ray[0] > count:
-        return GpuFacts(product, pspan, ray[0], span, (ray[1],))
+        return GpuFacts(product, pspan, ray[0], span, (ray[1],), grouped=True)
     if count is not None and group > 1:
         notes = (f"gpu count = {count} per pod x {why} {group}",)
         count *= group
-    return GpuFacts(product, pspan, count, span, notes)
+    return GpuFacts(product, pspan, count, span, notes, grouped=group > 1)
 
 
 def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int, str] | None:

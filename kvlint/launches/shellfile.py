@@ -6,8 +6,7 @@ import re
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
-from kvlint.launches.k8s import finish
+from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.script import run_script
 from kvlint.sources.text import LineIndex, Mapped
 

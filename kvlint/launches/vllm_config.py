@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
-from kvlint.launches.argv import lookup_flag
+from kvlint.launches.argv import exact_option
 from kvlint.launches.build import Context, GpuFacts, make_deployment
 from kvlint.launches.keys import fields_from_pairs
 from kvlint.sources.yaml import YNode
@@ -18,7 +18,7 @@ def looks_like_vllm_config(doc: YNode) -> bool:
     keys = [k for k, _, v in doc.pairs() if v.is_scalar or v.is_seq]
     if len(keys) < 2 or not any("-" in k or "_" in k for k in keys):
         return False
-    known = sum(1 for k in keys if lookup_flag("vllm", "--" + k)[0] is not None)
+    known = sum(1 for k in keys if exact_option("vllm", "--" + k.replace("_", "-")) is not None)
     return known >= max(2, (len(keys) * 2) // 3)
 
 

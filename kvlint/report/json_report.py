@@ -20,12 +20,22 @@ def span_json(span) -> dict | None:
             "end_col": span.end_col}
 
 
+def _help(code: str) -> dict:
+    from kvlint.registry import get_rule
+
+    try:
+        rule = get_rule(code)
+    except Exception:  # noqa: BLE001 - a reader's code outside the catalogue still reports
+        return {"summary": "", "help": ""}
+    return {"summary": rule.summary, "help": rule.docs.get("Use instead", "")}
+
+
 def finding_json(f: Finding) -> dict:
     return {
         "code": f.code, "name": f.name, "severity": str(f.severity), "message": f.message,
         "path": f.path or (f.span.path if f.span else ""), "span": span_json(f.span),
         "related": [{"span": span_json(r.span), "message": r.message} for r in f.related],
-        "fix": f.fix, "estimated": f.estimated, "data": _plain(f.data),
+        "fix": f.fix, "estimated": f.estimated, "data": _plain(f.data), **_help(f.code),
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kvlint.findings import Finding, Severity
 
+FRAME_WIDTH = 120
 COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
 
 
@@ -28,11 +29,23 @@ def frame(f: Finding, lines: list[str] | None, color: bool = False) -> list[str]
         return []
     src = lines[s.line - 1].rstrip("\n").expandtabs(1)
     end = s.end_col if s.end_line == s.line and s.end_col > s.col else len(src) + 1
+    src, start, end = _window(src, s.col, end)
     width = len(str(s.line))
-    carets = " " * (s.col - 1) + "^" * max(1, end - s.col)
+    carets = " " * (start - 1) + "^" * max(1, end - start)
     bar = _paint("|", "34", color)
     return [f"{' ' * width} {bar}", f"{s.line} {bar} {src}",
             f"{' ' * width} {bar} {_paint(carets, COLORS[f.severity], color)}"]
+
+
+def _window(src: str, col: int, end: int, width: int = FRAME_WIDTH) -> tuple[str, int, int]:
+    """A long line cut to the part around the span (minified JSON, one-line scripts), with '...' marks."""
+    if len(src) <= width:
+        return src, col, end
+    end = min(end, col + width // 2)
+    first = max(0, col - 1 - width // 3)
+    cut = ("..." if first else "") + src[first:first + width] + ("..." if first + width < len(src) else "")
+    shift = first - (3 if first else 0)
+    return cut, col - shift, end - shift
 
 
 def notes(f: Finding) -> list[str]:
@@ -41,6 +54,7 @@ def notes(f: Finding) -> list[str]:
         out.append(f"   = fix: {f.fix}")
     if f.estimated:
         out.append("   = note: rests on kvlint's non-KV estimate (calibrate with `kvlint verify` or set non-kv-gib)")
+    out.append(f"   = docs: kvlint rule {f.code}")
     return out
 
 

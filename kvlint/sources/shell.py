@@ -61,8 +61,9 @@ class _Scanner:
         self.errors: list[tuple[int, str]] = []
 
     def peek(self, k: int = 0) -> str:
+        """The character k ahead, or NUL past the end (never "", which `in` would always match)."""
         j = self.i + k
-        return self.s[j] if j < self.n else ""
+        return self.s[j] if j < self.n else "\x00"
 
 
 def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
@@ -104,7 +105,7 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
         elif c in ";&|()":
             finish(c if c != ")" else ";")
             sc.i += 1
-        elif c in "<>" or (c.isdigit() and sc.peek(1) != "" and sc.peek(1) in "<>" and not words_in_progress(sc)):
+        elif c in "<>" or (c.isdigit() and sc.peek(1) in "<>" and not words_in_progress(sc)):
             heredoc = _skip_redirection(sc)
             if heredoc:
                 pending_heredocs.append(heredoc)

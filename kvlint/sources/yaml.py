@@ -124,20 +124,22 @@ class YamlFile:
 def parse_yaml(path: str, text: str) -> YamlFile:
     """Compose every document of `text`; problems (with lines) instead of exceptions."""
     problems: list[YamlProblem] = []
-    original = text
-    text = resolved = _resolve_conflicts(text, problems)
-    templated = detemplate(text)
-    if templated.count:
-        problems.append(YamlProblem("Helm/Go template file: {{ }} expressions are not YAML; reading the rest with them kept as unresolved text", templated.first_line, 1, "info"))
-        text = templated.text
-    index = LineIndex(text)
+    resolved = _resolve_conflicts(text, problems)
+    index = LineIndex(resolved)
     docs: list[YNode] = []
-    for start, chunk in _chunks(text):
-        doc = _compose_chunk(path, chunk, start, index, problems, templated if templated.count else None)
+    templated: Templated | None = None
+    for start, chunk in _chunks(resolved):
+        doc, used = _compose_chunk(path, chunk, start, index, problems)
+        if used is not None and templated is None:
+            templated = used
+            line = index.locate(start)[0] + used.first_line - 1
+            problems.append(YamlProblem(TEMPLATE_NOTE, line, 1, "info"))
         if doc is not None:
             docs.append(doc)
-    comments = scan_comments(original)
-    return YamlFile(path, resolved, LineIndex(resolved) if resolved is not text else index, docs, problems, comments, templated if templated.count else None)
+    return YamlFile(path, resolved, index, docs, problems, scan_comments(text), templated)
+
+
+TEMPLATE_NOTE = "Helm/Go template file: {{ }} expressions are not YAML; reading the rest with them kept as unresolved text"
 
 
 def _chunks(text: str) -> Iterator[tuple[int, str]]:
@@ -170,23 +172,32 @@ def _resolve_conflicts(text: str, problems: list[YamlProblem]) -> str:
     return "\n".join(lines)
 
 
-def _compose_chunk(path, chunk, start, index, problems, templated) -> YNode | None:
+def _compose_chunk(path, chunk, start, index, problems) -> tuple[YNode | None, Templated | None]:
+    """One document; a chunk that is not YAML only because of `{{ }}` is read detemplated."""
     base_line = index.locate(start)[0] - 1
+    node, error = _compose(chunk, base_line)
+    templated = None
+    if error is not None and "{{" in chunk:
+        templated = detemplate(chunk)
+        node, error = _compose(templated.text, base_line)
+    if error is not None:
+        problems.append(error)
+        return None, templated
+    if node is None:
+        return None, templated
+    return _Builder(path, start, base_line, index, problems, templated).build(node), templated
+
+
+def _compose(text: str, base_line: int):
     try:
-        node = yaml.compose(chunk, Loader=_Loader)
+        return yaml.compose(text, Loader=_Loader), None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + 1 + base_line) if mark else base_line + 1
         col = (mark.column + 1) if mark else 1
-        problems.append(YamlProblem(f"invalid YAML: {_one_line(exc)}", line, col))
-        return None
+        return None, YamlProblem(f"invalid YAML: {_one_line(exc)}", line, col)
     except (yaml.YAMLError, RecursionError, MemoryError) as exc:
-        problems.append(YamlProblem(f"invalid YAML: {_one_line(exc)}", base_line + 1, 1))
-        return None
-    if node is None:
-        return None
-    builder = _Builder(path, start, base_line, index, problems, templated)
-    return builder.build(node)
+        return None, YamlProblem(f"invalid YAML: {_one_line(exc)}", base_line + 1, 1)
 
 
 def _one_line(exc: Exception) -> str:

@@ -24,7 +24,7 @@ def test_json_folder_walk(capsys):
     assert main(["inspect", "--format", "json", str(FIX)]) == 0
     data = json.loads(capsys.readouterr().out)
     by_name = {Path(f["path"]).name: f for f in data["files"]}
-    assert len(by_name) == 7
+    assert len(by_name) == 8
     sky = by_name["sky.yaml"]["deployments"][0]
     assert sky["gpu_count"] == 8 and sky["settings"]["tensor_parallel_size"]["span"]["line"] == 10
     assert sky["defaults"]["gpu_memory_utilization"] == 0.92

@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kvlint.launches import iter_files, read_path
 
@@ -65,3 +67,24 @@ def test_duplicate_key_message_names_both_lines(tmp_path):
 def test_stdin_dash_reads_text_argument():
     result = read_path("-", "vllm serve org/m --max-model-len 2048\n")
     assert result.deployments[0].get("max_model_len") == 2048
+
+
+_pieces = st.sampled_from(list("ab -_:=\n\t'\"\\$(){}[]|>&;#*!`,.09") + [
+    "vllm serve ", "--model ", "python -m sglang.launch_server ", "  - ", "args:", "command:", "{{ x }}", "${A:-",
+    "$((", "<<EOF\n", "eval ", "bash -c ", "docker run ", "apiVersion: v1\nkind: Pod\n", "containers:\n", "services:\n", "run: |\n",
+])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(parts=st.lists(_pieces, max_size=40), name=st.sampled_from(["x.yaml", "x.sh", "Dockerfile", "x.json"]))
+def test_arbitrary_text_never_raises(parts, name):
+    result = read_path(name, "".join(parts))
+    assert all(f.code == "KV001" for f in result.findings)
+
+
+def test_folder_walk_skips_unrelated_json(tmp_path):
+    (tmp_path / "package.json").write_text("{")
+    (tmp_path / "engine.vllm.json").write_text('{"model": "org/m", "max-model-len": 4096, "tensor-parallel-size": 2}')
+    found = [Path(p).name for p, r in iter_files([str(tmp_path)]) if r is None]
+    assert found == ["engine.vllm.json"]
+    assert read_path(str(tmp_path / "engine.vllm.json")).deployments[0].get("max_model_len") == 4096

@@ -153,6 +153,16 @@ def test_unresolved_values_are_kept_not_guessed(shared_dir):
     assert any("data_parallel_size" in n for n in dep.notes)
 
 
+def test_template_note_exactly_for_helm_template_files(shared_dir):
+    marked = {r["path"] for r in _index(shared_dir) if "[helm-template]" in r["notes"]}
+    noted = set()
+    for row in _index(shared_dir):
+        findings = read_path(str(shared_dir / "corpus" / row["path"])).findings
+        if any(str(f.severity) == "info" and "template" in f.message for f in findings):
+            noted.add(row["path"])
+    assert noted == marked and len(marked) == 4
+
+
 def test_helm_template_is_one_info_finding(shared_dir):
     result = read_path(str(shared_dir / "corpus" / "GoogleCloudPlatform__kubernetes-engine-samples/app-design-center/ai-inference/templates/deployment.yaml"))
     kv001 = [f for f in result.findings if f.code == "KV001"]

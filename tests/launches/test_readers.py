@@ -83,7 +83,29 @@ def test_vllm_config_file_keys_are_flags():
 
 def test_folder_walk_finds_fixture_kinds():
     found = sorted(Path(p).name for p, r in iter_files([str(FIX)]) if r is None)
-    assert found == sorted(["Dockerfile", "compose.yaml", "engine.vllm.yaml", "k8s-shell.yaml", "sky.yaml", "stack-values.yaml", "two-launches.slurm"])
+    assert found == sorted(["Dockerfile", "compose.yaml", "engine.vllm.yaml", "k8s-shell.yaml", "sky.yaml", "stack-values.yaml",
+                            "two-launches.slurm", "serve-with-config.sh"])
+
+
+def test_config_file_settings_merge_below_the_command_line():
+    d = _one("serve-with-config.sh")
+    assert d.model == "example-org/demo-8b" and d.model_span.path.endswith("engine.vllm.yaml")
+    assert d.get("tensor_parallel_size") == 4 and d.settings["tensor_parallel_size"].span.line == 3
+    assert d.get("max_model_len") == 16384 and d.settings["max_model_len"].origin == "config-file"
+
+
+def test_missing_config_file_is_a_note_not_a_guess(tmp_path):
+    (tmp_path / "run.sh").write_text("vllm serve org/m --config absent.yaml\n")
+    (d,) = read_path(str(tmp_path / "run.sh")).deployments
+    assert "max_model_len" not in d.settings and any("absent.yaml" in n for n in d.notes)
+
+
+def test_dockerfile_exec_form():
+    result = read_path("Dockerfile", 'FROM lmsysorg/sglang:v0.5.0\nCMD ["python3", "-m", "sglang.launch_server", "--model-path", "org/m", "--context-length", "4096"]\n')
+    (d,) = result.deployments
+    assert (d.engine, d.engine_version, d.model, d.get("context_length")) == ("sglang", "0.5.0", "org/m", 4096)
+    span = d.settings["context_length"].span
+    assert (span.line, span.col) == (2, 93)  # the 4096 inside the JSON array
 
 
 def test_version_from_image_only_for_engine_images():

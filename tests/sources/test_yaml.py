@@ -82,9 +82,15 @@ _word = st.from_regex(r"[A-Za-z][A-Za-z0-9_.\-/]{0,8}", fullmatch=True).filter(
 _text = st.text(alphabet=st.sampled_from(list("abcXYZ 019:#'\"\\-é中")), min_size=0, max_size=12)
 
 
+_line = st.from_regex(r"[a-z$\\'\"#:-][a-z0-9 $\\'\"#:-]{0,10}", fullmatch=True).map(str.rstrip).filter(bool)
+
+
 @st.composite
 def _scalar(draw):
-    kind = draw(st.sampled_from(["plain", "int", "single", "double"]))
+    kind = draw(st.sampled_from(["plain", "int", "single", "double", "block"]))
+    if kind == "block":  # literal block: rendered only in block style (flow falls back to its value)
+        lines = draw(st.lists(_line, min_size=1, max_size=3))
+        return ("block", lines)
     if kind == "plain":
         w = draw(_word)
         return w, w
@@ -121,9 +127,14 @@ def _render(node, indent: int, flow: bool) -> str:
             head = f"{pad}- " if kind == "seq" else f"{pad}{key}:"
             if isinstance(val, tuple) and val[0] in ("seq", "map") and isinstance(val[1], list):
                 out.append(head.rstrip() + "\n" + _render(val, indent + 2, False))
+            elif isinstance(val, tuple) and val[0] == "block":
+                body = "\n".join(" " * (indent + 2) + ln for ln in val[1])
+                out.append(head + ("" if kind == "seq" else " ") + "|\n" + body)
             else:
                 out.append(head + ("" if kind == "seq" else " ") + val[0])
         return "\n".join(out)
+    if node[0] == "block":
+        return '"' + "\\n".join(ln.replace("\\", "\\\\").replace('"', '\\"') for ln in node[1]) + '\\n"'
     return node[0]
 
 
@@ -150,7 +161,14 @@ def test_every_scalar_span_rereads_to_its_value(tree, flow):
     lines = text.split("\n")
     for node in _scalars(yf.docs[0]):
         s = node.span
-        assert s.line == s.end_line
-        raw = lines[s.line - 1][s.col - 1 : s.end_col - 1]
+        if node.style == "|":
+            raw = "\n".join([lines[s.line - 1][s.col - 1 :]] + lines[s.line : s.end_line - 1]) + "\n"
+        else:
+            assert s.line == s.end_line
+            raw = lines[s.line - 1][s.col - 1 : s.end_col - 1]
         assert raw == yf.raw(node)
         assert yaml.safe_load(raw) == node.value, (text, raw)
+        mapped = yf.mapped(node)  # each character of the value sits on its own source character
+        for ch, (line, col) in zip(mapped.text, mapped.pos):
+            if not ch.isspace() and node.style != '"':
+                assert lines[line - 1][col - 1] == ch, (text, node.text)

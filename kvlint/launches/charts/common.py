@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
-from kvlint.launches.argv import lookup_flag
+from kvlint.launches.argv import exact_option
 from kvlint.launches.build import Context, GpuFacts, make_deployment
 from kvlint.launches.env import Field
 from kvlint.launches.keys import camel_to_flag, fields_from_pairs
@@ -19,11 +19,7 @@ def text(node: YNode | None) -> str | None:
 def known_flag(engine: str, key: str) -> str | None:
     """The `--flag` a chart key stands for, only when the engine has exactly that option."""
     flag = camel_to_flag(key)
-    spec, _ = lookup_flag(engine, flag)
-    if spec is None:
-        return None
-    options = spec.get("options", []) + spec.get("negative_options", [])
-    return flag if flag in options else None
+    return flag if exact_option(engine, flag) is not None else None
 
 
 def model_fields(engine: str, node: YNode | None) -> list[Field]:

@@ -1,0 +1,31 @@
+"""`vllm serve --config engine.yaml`: the file's keys count as flags, below the command line's own.
+
+vLLM inserts the YAML keys after `serve <model>`, so a flag on the command line wins. The file is
+looked up next to the manifest; when it is not there the launch says so instead of guessing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from kvlint.deployment import Deployment
+
+
+def merge_config_file(dep: Deployment) -> Deployment:
+    cfg = dep.settings.get("config")
+    if dep.engine != "vllm" or cfg is None or not cfg.resolved or not str(cfg.value).endswith((".yaml", ".yml")):
+        return dep
+    target = os.path.join(os.path.dirname(dep.path), str(cfg.value))
+    if dep.path == "-" or not os.path.isfile(target):
+        return replace(dep, notes=dep.notes + (f"--config {cfg.value} is not next to this file; its settings are not included",))
+    from kvlint.launches import read_path
+
+    found = [d for d in read_path(target).deployments if d.engine == "vllm"]
+    if not found:
+        return replace(dep, notes=dep.notes + (f"--config {cfg.value} holds no vLLM settings kvlint can read",))
+    file_dep = found[0]
+    settings = {**file_dep.settings, **dep.settings}  # the command line wins
+    model = (dep.model, dep.model_span, dep.model_resolved) if dep.model else (file_dep.model, file_dep.model_span, file_dep.model_resolved)
+    return replace(dep, settings=settings, model=model[0], model_span=model[1], model_resolved=model[2],
+                   notes=dep.notes + (f"settings from --config {cfg.value} merged below the command line",))

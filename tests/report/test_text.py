@@ -1,0 +1,23 @@
+"""The text frame stays readable on long lines: the caret still lands under the span."""
+
+from __future__ import annotations
+
+from kvlint.findings import Finding, Severity
+from kvlint.report.text import frame
+from kvlint.span import Span
+
+
+def test_long_line_is_windowed_around_the_span():
+    line = "a" * 500 + "--max-model-len=32768" + "b" * 500
+    col = 501 + len("--max-model-len=")
+    f = Finding("KV101", "pool-below-one-request", Severity.ERROR, "m", Span("x.sh", 1, col, 1, col + 5))
+    _, src, carets = frame(f, [line])
+    assert len(src) < 140 and src.startswith("1 | ...") and src.endswith("...")
+    start = carets.index("^")
+    assert src[start:start + 5] == "32768" and carets.count("^") == 5
+
+
+def test_short_line_is_whole():
+    f = Finding("KV204", "gpu-count-mismatch", Severity.ERROR, "m", Span("x.yaml", 2, 5, 2, 6))
+    _, src, carets = frame(f, ["x", "tp: 4"])
+    assert src == "2 | tp: 4" and carets.endswith("    ^")

@@ -1,0 +1,49 @@
+"""KV002-KV005 from hand-made deployments: messages, spans, and the version-aware severity of KV005."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kvlint.deployment import UnknownFlag
+from kvlint.findings import Severity
+from kvlint.registry import Context, run_rules
+
+import _factories as fx
+
+
+def run(ctx, code):
+    return list(run_rules(ctx, {code}))
+
+
+def flags(*unknown, version=None):
+    return replace(fx.deployment(), unknown_flags=tuple(unknown), engine_version=version)
+
+
+def test_kv004_unknown_and_ambiguous_with_did_you_mean():
+    dep = flags(UnknownFlag("--max-model-length", fx.span(4), "--max-model-len"),
+                UnknownFlag("--pp", fx.span(5), "--pp-size", reason="ambiguous"),
+                UnknownFlag("--swap-space", fx.span(6), reason="removed"))
+    found = run(Context(deployment=dep), "KV004")
+    assert [(f.span.line, f.code) for f in found] == [(4, "KV004"), (5, "KV004")]
+    assert "did you mean --max-model-len?" in found[0].message and found[0].fix == "use --max-model-len"
+    assert "ambiguous abbreviation" in found[1].message
+
+
+def test_kv005_severity_follows_the_pinned_image():
+    removed = UnknownFlag("--swap-space", fx.span(6), reason="removed")
+    [current] = run(Context(deployment=flags(removed)), "KV005")
+    assert current.severity is Severity.ERROR and "the server exits" in current.message
+    [pinned] = run(Context(deployment=flags(removed, version="0.10.0")), "KV005")
+    assert pinned.severity is Severity.WARNING and "pins vLLM 0.10.0, which may still accept it" in pinned.message
+    configured = Context(deployment=flags(removed, version="0.10.0"), severities={"KV005": Severity.ERROR})
+    assert [f.severity for f in run(configured, "KV005")] == [Severity.ERROR]
+
+
+def test_kv002_and_kv003_come_from_resolution_errors():
+    dep = fx.deployment()
+    [m] = run(Context(deployment=dep, model_error="model 'test/dense-32b' is not known offline"), "KV002")
+    assert m.message.startswith("model 'test/dense-32b' is not known offline; capacity rules skipped")
+    assert m.span == dep.model_span
+    [g] = run(Context(deployment=dep, gpu_error="no GPU product declared"), "KV003")
+    assert g.span == dep.launch_span and "--gpu" in g.fix
+    assert run(Context(deployment=dep), "KV002") == [] and run(Context(deployment=dep), "KV003") == []
