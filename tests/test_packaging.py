@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
+
+import pytest
+
+tomllib = pytest.importorskip("tomllib", reason="tomllib needs Python 3.11+")
 
 REPO = Path(__file__).resolve().parent.parent
 
