@@ -1,12 +1,15 @@
 """Time `kvlint inspect` readers over the corpus folder: seconds per hundred files.
 
 Usage: python bench/inspect_corpus.py [FOLDER] [--repeat N]   (default ../shared/corpus)
-Reads in-process (no interpreter start-up) so the figure is the readers' own cost.
+Reads in-process (the readers' own cost), then times one `kvlint inspect --format json FOLDER`
+process end to end (interpreter start-up and imports included).
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -36,7 +39,11 @@ def main() -> None:
     args = ap.parse_args()
     files, instances, secs = run(args.folder, args.repeat)
     per100 = secs / max(files, 1) * 100
-    print(f"{files} files, {instances} engine instances, {secs:.3f} s (best of {args.repeat}) = {per100:.3f} s per 100 files")
+    print(f"in-process: {files} files, {instances} engine instances, {secs:.3f} s (best of {args.repeat}) = {per100:.3f} s per 100 files")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "kvlint", "inspect", "--format", "json", args.folder], capture_output=True)
+    wall = time.perf_counter() - start
+    print(f"kvlint inspect process: exit {done.returncode}, {wall:.3f} s wall = {wall / max(files, 1) * 100:.3f} s per 100 files")
 
 
 if __name__ == "__main__":

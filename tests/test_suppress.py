@@ -81,3 +81,24 @@ def test_disable_file_suppresses_all_and_is_unused_when_idle():
     out = suppress.apply([_finding(2), _finding(2, "KV101", "pool-below-one-request")], directives)
     assert out.kept == [] and len(out.suppressed) == 2 and out.unused == []
     assert [why for _, why in suppress.apply([], directives).unused] == ["no finding in this file"]
+
+
+def test_any_spelling_of_known_codes_round_trips():
+    from hypothesis import given, strategies as st
+
+    from kvlint.registry import all_rules
+
+    rules = all_rules()
+    keys = st.sampled_from([r.code for r in rules] + [r.code.lower() for r in rules] + [r.name for r in rules])
+    by_key = {r.code: r.code for r in rules} | {r.code.lower(): r.code for r in rules} | {r.name: r.code for r in rules}
+
+    @given(st.lists(keys, min_size=1, max_size=4), st.sampled_from(["", " ", "  "]),
+           st.text(alphabet="abc xyz-.", max_size=20))
+    def prop(chosen, pad, reason):
+        comment = f"#{pad}kvlint:{pad}ignore[{(',' + pad).join(chosen)}] {reason}"
+        d = suppress.parse_comment(comment)
+        assert d.kind == "ignore" and d.codes == {by_key[k] for k in chosen}
+        [found] = suppress.scan(f"x: 1\ny: 2  {comment}\n")
+        assert (found.line, found.codes) == (2, d.codes)
+
+    prop()

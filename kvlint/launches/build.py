@@ -19,6 +19,8 @@ from kvlint.span import Span
 _VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?(?:post|rc|dev)\d+)?)")
 _UNRESOLVED = re.compile(r"\$\{|\$\(|\$[A-Za-z_]|\{\{|\u27e6|\{[a-z_]+\}")
 _SERVED = "served_model_name"
+_OPERATOR_VARS = (("LWS_", "LeaderWorkerSet"), ("SKYPILOT_", "SkyPilot"), ("KUBERAY_", "KubeRay"), ("RAY_", "Ray"),
+                  ("SLURM_", "Slurm"), ("DYN_", "Dynamo"), ("POD_", "the pod spec"), ("MASTER_ADDR", "the launcher"))
 
 if TYPE_CHECKING:
     from kvlint.launches.script import FoundLaunch
@@ -46,6 +48,7 @@ class Context:
     ignore_codes: tuple[str, ...] = ()
     origin: str = "explicit"
     notes: tuple[str, ...] = ()
+    runtime_vars: tuple[tuple[str, str], ...] = ()  # (name, where it comes from) for env set at run time
 
 
 def version_from_image(image: str | None) -> str | None:
@@ -62,17 +65,20 @@ def version_from_image(image: str | None) -> str | None:
 
 def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: Context, gpu: GpuFacts) -> Deployment:
     parsed = parse(engine, [f.token() for f in fields])
+    if gpu.product and _UNRESOLVED.search(gpu.product):
+        gpu = replace(gpu, product=None, product_span=None, notes=gpu.notes + (f"GPU product {gpu.product!r} is not resolved: {_why(gpu.product, set())}",))
     missing = {e for f in fields if not f.resolved for e in f.missing}
     notes = list(ctx.notes) + list(gpu.notes) + [f"flag parse: {e}" for e in parsed.errors]
+    runtime = dict(ctx.runtime_vars)
     settings = {}
     for name, s in parsed.settings.items():
         s = _mark(s, missing, ctx.origin)
         if not s.resolved:
-            notes.append(f"{name} = {s.raw!r} is not resolved: {_why(s.raw, missing)}")
+            notes.append(f"{name} = {s.raw!r} is not resolved: {_why(s.raw, missing, runtime)}")
         settings[name] = s
     model = _mark(parsed.model, missing, ctx.origin) if parsed.model else None
     if model is not None and not model.resolved:
-        notes.append(f"model {model.raw!r} is not resolved: {_why(model.raw, missing)}")
+        notes.append(f"model {model.raw!r} is not resolved: {_why(model.raw, missing, runtime)}")
     served = settings.get(_SERVED)
     served_name = served.value[0] if served and isinstance(served.value, list) and served.value else (served.value if served else None)
     return Deployment(
@@ -88,6 +94,16 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     )
 
 
+def _why_var(expr: str, runtime: dict[str, str]) -> str:
+    name = re.sub(r"[^A-Za-z0-9_]", "", expr.split(":", 1)[0].split("-", 1)[0])
+    if name in runtime:
+        return f"{expr} is set at run time ({runtime[name]})"
+    for prefix, who in _OPERATOR_VARS:
+        if name.startswith(prefix):
+            return f"{expr} is set at run time by {who}"
+    return f"{expr} not defined in this file"
+
+
 def _mark(s: Setting, missing: set[str], origin: str) -> Setting:
     raw = s.raw if s.raw else (s.value if isinstance(s.value, str) else "")
     unresolved = any(e in raw for e in missing) or bool(_UNRESOLVED.search(raw))
@@ -99,10 +115,10 @@ def _mark(s: Setting, missing: set[str], origin: str) -> Setting:
     return replace(s, **changes) if changes else s
 
 
-def _why(raw: str, missing: set[str]) -> str:
+def _why(raw: str, missing: set[str], runtime: dict[str, str] | None = None) -> str:
     found = sorted(e for e in missing if e in raw)
     if found:
-        return ", ".join(found) + " not defined in this file"
+        return "; ".join(_why_var(e, runtime or {}) for e in found)
     if "{{" in raw or "\u27e6" in raw:
         return "template expression filled in at deploy time"
     if re.search(r"\{[a-z_]+\}", raw):

@@ -62,20 +62,39 @@ def _argv_like(node: YNode | None) -> bool:
 
 
 def container_env(container: YNode, ancestors: list[YNode]) -> dict[str, str]:
-    """Container `env` plus `envs`/`env` lists on enclosing maps (Dynamo services)."""
+    """Container `env` plus `envs`/`env` lists on enclosing maps (Dynamo services); a value may
+    use earlier variables as `$(VAR)`, as the kubelet expands them in order."""
     env: dict[str, str] = {}
+    for name, value, _ in _env_items(container, ancestors):
+        if value is not None:
+            env[name] = expand_k8s(value.text, env)[0]
+    return env
+
+
+def runtime_vars(container: YNode, ancestors: list[YNode]) -> tuple[tuple[str, str], ...]:
+    """Env vars whose value the cluster supplies (secrets, downward API): known to exist, not known."""
+    return tuple((name, source) for name, value, source in _env_items(container, ancestors) if value is None and source)
+
+
+def _env_items(container: YNode, ancestors: list[YNode]):
     for holder in ancestors + [container]:
         for key in ("envs", "env"):
             node = holder.get(key)
             for item in node.items if node is not None and node.is_seq else ():
-                name, value = _text(item.get("name")), item.get("value")
-                if name and value is not None and value.is_scalar:
-                    env[name] = value.text
-    return env
+                name, value, ref = _text(item.get("name")), item.get("value"), item.get("valueFrom")
+                if not name:
+                    continue
+                if value is not None and value.is_scalar:
+                    yield name, value, ""
+                elif ref is not None and ref.is_map and ref.items:
+                    yield name, None, f"valueFrom {ref.items[0][0].text}"
 
 
 def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: tuple[str, ...]) -> list[Deployment]:
     env = container_env(c, anc)
+    size, _, why = group_size(anc)
+    if why.startswith("LeaderWorkerSet"):
+        env.setdefault("LWS_GROUP_SIZE", str(size))  # the LWS controller sets it to leaderWorkerTemplate.size
     image = c.get("image")
     image_text = _text(image)
     fields, script = _argv(yf, c, env)
@@ -93,7 +112,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: 
             notes = [f"engine {guessed} inferred from the flags: no command, and the image does not name an engine"]
     launches = env_flag_launch(yf, c, env, launches, default)
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
-    ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes))
+    ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes), runtime_vars=runtime_vars(c, anc))
     gpu = gpu_facts(c, anc)
     return [finish(yf.path, f, ctx, gpu) for f in launches]
 

@@ -30,7 +30,7 @@ def read_skypilot(yf: YamlFile, doc: YNode) -> list[Deployment]:
     env.setdefault("SKYPILOT_NUM_NODES", str(nodes))
     launches, _, notes = run_script(yf.mapped(doc.get("run")), env)
     gnotes = tuple(n for n in (f"accelerator alternatives: {alts}" if alts else "", f"gpu count = {per_node} per node x num_nodes {nodes}" if per_node and nodes > 1 else "") if n)
-    gpu = GpuFacts(product, pspan, per_node * nodes if per_node else None, pspan, gnotes)
+    gpu = GpuFacts(product, pspan, per_node * nodes if per_node else None, pspan, gnotes, grouped=nodes > 1)
     image = doc.path("resources", "image_id")
     image_text = image.text.removeprefix("docker:") if image is not None and image.is_scalar else None
     ctx = Context(_name(doc), image_text, image.span if image_text else None, notes=tuple(notes))

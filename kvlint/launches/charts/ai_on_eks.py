@@ -34,4 +34,4 @@ def _gpu(doc: YNode, framework: str) -> GpuFacts:
     if count and "lws" in framework and g.to_int(pp) and g.to_int(pp) > 1:
         notes = (f"gpu count = {count} per pod x LWS size (pipelineParallelSize) {g.to_int(pp)}",)
         count *= g.to_int(pp)
-    return GpuFacts(text(itype), itype.span if itype is not None else None, count, span, notes)
+    return GpuFacts(text(itype), itype.span if itype is not None else None, count, span, notes, grouped=bool(notes))

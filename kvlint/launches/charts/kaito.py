@@ -46,7 +46,7 @@ def _gpu(doc: YNode) -> GpuFacts:
     if per_vm is None:
         return GpuFacts(text(sku), sku.span, None, None, (f"GPUs per {text(sku)} unknown",))
     note = (f"gpu count = {per_vm} per {text(sku)} x resource.count {nodes}",)
-    return GpuFacts(text(sku), sku.span, per_vm * nodes, (nodes_node or sku).span, note)
+    return GpuFacts(text(sku), sku.span, per_vm * nodes, (nodes_node or sku).span, note, grouped=nodes > 1)
 
 
 def _gpus_per_instance(name: str) -> int | None:

@@ -42,7 +42,7 @@ def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tup
         data = g.to_int(holder.path("parallelism", "data")) or 1
         local = g.to_int(holder.path("parallelism", "dataLocal")) or 1
         if data > local:
-            gpu = replace(gpu, count=gpu.count * (data // local), notes=gpu.notes + (f"gpu count = per pod x {data // local} pods (parallelism data/dataLocal)",))
+            gpu = replace(gpu, count=gpu.count * (data // local), notes=gpu.notes + (f"gpu count = per pod x {data // local} pods (parallelism data/dataLocal)",), grouped=True)
     return [chart_deployment(yf.path, "vllm", fields + extra, uri, Context(name, ignore_codes=ignore), gpu)]
 
 
