@@ -43,6 +43,7 @@ class FoundLaunch:
     gpus: str | None = None  # "cuda:0,1" (CUDA_VISIBLE_DEVICES), "docker:all" (--gpus), "gres=gpu:8" (srun)
     gpus_span: Span | None = None
     notes: tuple[str, ...] = ()
+    runtime_vars: tuple[tuple[str, str], ...] = ()  # variables assigned from run-time expressions
 
 
 @dataclass
@@ -50,6 +51,7 @@ class _State:
     env: dict[str, str]
     launches: list[FoundLaunch] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    runtime: dict[str, str] = field(default_factory=dict)  # name -> why its value is only known at run time
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
@@ -82,6 +84,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         else:
             local.pop(name, None)
             state.env.pop(name, None)
+            state.runtime[name] = f"assigned at line {m.at(words[i].start)[0]} from an expression evaluated at run time"
         i += 1
     if i == len(words):
         state.env.update(local)
@@ -97,7 +100,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         return
     found = launch_in_argv(fields, env, depth, state)
     if found is not None:
-        state.launches.append(found)
+        state.launches.append(replace(found, runtime_vars=found.runtime_vars + tuple(state.runtime.items())))
 
 
 def _joined(word: Word, m: Mapped, env: dict[str, str]) -> Field:
@@ -129,6 +132,7 @@ def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
             name, value = _assignment(w, m, state.env)
             if value is None:
                 state.env.pop(name, None)
+                state.runtime[name] = f"exported at line {m.at(w.start)[0]} from an expression evaluated at run time"
             else:
                 state.env[name] = value
 

@@ -148,9 +148,11 @@ def test_image_tag_gives_engine_version(shared_dir):
 
 def test_unresolved_values_are_kept_not_guessed(shared_dir):
     dep = read_path(str(shared_dir / "corpus" / "llm-d__llm-d/guides/wide-ep-lws/manifests/modelserver/base/decode.yaml")).deployments[0]
-    dp = dep.settings["data_parallel_size"]
-    assert dp.resolved is False and dp.value == "$((LWS_GROUP_SIZE * DP_SIZE_LOCAL))"
-    assert any("data_parallel_size" in n for n in dep.notes)
+    # $((LWS_GROUP_SIZE * DP_SIZE_LOCAL)): LWS sets the group size to leaderWorkerTemplate.size (2), env gives 8
+    assert dep.get("data_parallel_size") == 16 and dep.settings["data_parallel_size"].span.line == 82
+    rank = dep.settings["data_parallel_start_rank"]
+    assert rank.resolved is False and rank.value == "$START_RANK"
+    assert any("START_RANK" in n and "line 66" in n for n in dep.notes)
 
 
 def test_template_note_exactly_for_helm_template_files(shared_dir):
