@@ -220,6 +220,94 @@ def _version_key(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", text)[:4])
 
 
+# ---------------------------------------------------------------- applying to a deployment
+
+
+@dataclass(frozen=True)
+class Match:
+    """The calibration that applies to one deployment; exact when its engine version is the deployment's."""
+
+    entry: Calibration
+    exact: bool
+    version: str  # the deployment's version it was matched against
+
+    @property
+    def non_kv_bytes(self) -> int:
+        return int(round(self.entry.non_kv_gib * GIB))
+
+    def describe(self) -> str:
+        where = f" from {self.entry.source_log}" if self.entry.source_log else ""
+        return f"calibrated{where} ({self.entry.engine} {self.entry.engine_version or '?'}, TP={self.entry.tp})"
+
+    def note(self) -> str | None:
+        """Why a calibration of another release still applies (None when the versions agree)."""
+        if self.exact:
+            return None
+        got = self.entry.engine_version or "an unknown version"
+        return (f"non-KV calibrated on {self.entry.engine} {got} applied to {self.entry.engine} {self.version} "
+                f"(no calibration for that release; recalibrate with `kvlint verify LOG --calibrate`)")
+
+
+def match(items: Iterable[Calibration], model: str | None, gpu: str | None, tp: int | None,
+          engine: str | None, version: str | None) -> Match | None:
+    """The calibration for (model, GPU, TP, engine, version), or None.
+
+    Model id (ModelSpec.model_id), GPU (catalogue id) and TP and engine must all agree. Among those, the
+    entry of the deployment's engine version wins (v-prefix, trailing .0 and build suffix ignored); else the
+    newest calibrated version of that engine applies, not exact (the caller notes it). `version` None means
+    the release kvlint models by default.
+    """
+    if not model or not gpu or not engine:
+        return None
+    want = (_norm(model), _norm_gpu(gpu), int(tp or 1), _norm(engine))
+    found = [c for c in items if _target(c)[:4] == want]
+    if not found:
+        return None
+    version = version or default_version(engine)
+    same = [c for c in found if _norm_version(c.engine_version) == _norm_version(version)]
+    best = same[-1] if same else max(found, key=lambda c: _version_key(c.engine_version))
+    return Match(best, bool(same), str(version).removeprefix("v"))
+
+
+def default_version(engine: str) -> str:
+    """The release compute_budget models when a deployment does not say."""
+    from kvlint.engines.versions import sglang_version, vllm_version
+
+    try:
+        resolved = vllm_version(None) if engine == "vllm" else sglang_version(None)
+    except (KvlintError, KeyError):
+        return ""
+    return str(resolved.record.version)
+
+
+def settings_tp(engine: str, settings: Mapping[str, Any]) -> int:
+    """TP from canonical settings (vLLM tensor_parallel_size, SGLang tp_size); 1 when unset or unreadable."""
+    value = settings.get("tensor_parallel_size" if engine == "vllm" else "tp_size")
+    try:
+        return max(int(value), 1) if value is not None and not isinstance(value, bool) else 1
+    except (TypeError, ValueError):
+        return 1
+
+
+def apply(budget: Any, found: Match) -> Any:
+    """Relabel a budget computed with `non_kv_bytes=found.non_kv_bytes` as calibrated.
+
+    compute_budget labels every given value "user"; a pool given outright ("not-needed") never used the
+    non-KV term, so it stays as it is. The derivation step of the non-KV term names its source log.
+    """
+    from dataclasses import replace
+
+    if budget is None or budget.non_kv_source != "user":
+        return budget
+    how = found.describe()
+    steps = tuple(replace(s, formula=how, estimated=False) if s.name in NON_KV_STEPS else s for s in budget.steps)
+    extra = dict(budget.extra, calibration={**asdict(found.entry), "exact_version": found.exact})
+    return replace(budget, non_kv_source="calibrated", kv_pool_estimated=False, steps=steps, extra=extra)
+
+
+NON_KV_STEPS = ("non-KV", "pre-pool allocations")  # the step each engine's derivation names the given term
+
+
 # ---------------------------------------------------------------- writing
 
 
@@ -285,7 +373,7 @@ def save(entry: Calibration, start_dir: str = ".") -> str:
     """Add or replace `entry` in the nearest .kvlint.yaml (created in start_dir if none); returns its path."""
     import yaml
 
-    path = find_config_file(start_dir) or os.path.join(os.path.abspath(start_dir), CONFIG_NAMES[0])
+    path = find_config_file(start_dir) or _new_file(entry, start_dir)
     try:
         text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
     except OSError as exc:
@@ -307,6 +395,26 @@ def save(entry: Calibration, start_dir: str = ".") -> str:
     except OSError as exc:
         raise InputError(f"{path}: cannot write: {exc.strerror}") from None
     return path
+
+
+def _new_file(entry: Calibration, start_dir: str) -> str:
+    """A new .kvlint.yaml in start_dir, unless [tool.kvlint] in a pyproject.toml governs it: a new file would
+    hide those settings from `kvlint check` (it prefers .kvlint.yaml), so ask for the TOML entry instead."""
+    from kvlint.config import find_config
+
+    governing = find_config(os.path.abspath(start_dir))
+    if governing and os.path.basename(governing) == "pyproject.toml":
+        raise KvlintError(f"{governing} configures kvlint ([tool.kvlint]); a new .kvlint.yaml would hide it. "
+                          f"Add this to {governing}:\n" + render_toml(entry))
+    return os.path.join(os.path.abspath(start_dir), CONFIG_NAMES[0])
+
+
+def render_toml(entry: Calibration) -> str:
+    """The entry as a [[tool.kvlint.calibration]] table (JSON strings and numbers are valid TOML)."""
+    values = asdict(entry)
+    lines = ["[[tool.kvlint.calibration]]"]
+    lines += [f"{key} = {json.dumps(values[key])}" for key in KEYS if key != "source_log" or values[key]]
+    return "\n".join(lines) + "\n"
 
 
 def _round_trips(text: str, before: dict[str, Any], wanted: list[Calibration]) -> bool:

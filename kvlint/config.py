@@ -44,6 +44,7 @@ class Config:
     per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     exclude: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    calibrations: tuple[Any, ...] = ()  # kvlint.calibrate.Calibration, from `calibration:`
 
     def relpath(self, path: str) -> str:
         try:
@@ -174,14 +175,23 @@ def _toml_line(text: str, keys: list) -> int:
     return best
 
 
-def _schema() -> dict:
-    return json.loads(resources.files("kvlint.data").joinpath("config.schema.json").read_text(encoding="utf-8"))
+def _schema(name: str = "config.schema.json") -> dict:
+    return json.loads(resources.files("kvlint.data").joinpath(name).read_text(encoding="utf-8"))
+
+
+def _validator():
+    """The config schema with the calibration schema it $refs registered: one source of truth for the block."""
+    import jsonschema
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    calibration = _schema("calibration.schema.json")
+    registry = Registry().with_resource(calibration["$id"], DRAFT202012.create_resource(calibration))
+    return jsonschema.Draft202012Validator(_schema(), registry=registry)
 
 
 def _validate(path: str, data: dict, locate) -> None:
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(_schema())
+    validator = _validator()
     errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     if errors:
         err = errors[0]
@@ -258,7 +268,15 @@ def _build(path: str, data: dict, locate, notes) -> Config:
         non_kv_gib={"default": float(nk)} if isinstance(nk, (int, float)) else {k: float(v) for k, v in (nk or {}).items()},
         per_path_ignores=tuple((g, frozenset(codes("per-path-ignores", v))) for g, v in
                                data.get("per-path-ignores", {}).items()),
-        exclude=tuple(data.get("exclude", [])), notes=tuple(notes))
+        exclude=tuple(data.get("exclude", [])), notes=tuple(notes), calibrations=_calibrations(data))
+
+
+def _calibrations(data: dict) -> tuple:
+    if not data.get("calibration"):
+        return ()
+    from kvlint.calibrate import entries
+
+    return tuple(entries(data))
 
 
 class ConfigCache:

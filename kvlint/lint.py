@@ -252,11 +252,16 @@ def _memory(text: str) -> int:
 
 
 class _WhatIf:
-    """compute_budget for one deployment with optional setting changes, memoised by the changes."""
+    """compute_budget for one deployment with optional setting changes, memoised by the changes.
+
+    Non-KV memory: a calibration matching (model, GPU, TP of these settings, engine, version) beats the
+    configured `non-kv-gib`, which beats the estimate (see kvlint.calibrate.match for the matching rule).
+    """
 
     def __init__(self, resolver: Resolver, dep: Deployment, config: Config, model, gpu, memory):
         self.resolver, self.dep, self.model, self.gpu, self.memory = resolver, dep, model, gpu, memory
         self.version = resolver.version(dep, config)
+        self.calibrations = config.calibrations
         non_kv = config.non_kv_for(dep.model)
         self.non_kv = int(non_kv * GIB) if non_kv is not None else None
         self.settings = {name: s.value for name, s in dep.settings.items() if s.resolved}
@@ -269,17 +274,31 @@ class _WhatIf:
         return self._cache[key]
 
     def _compute(self, settings: dict, hypothetical: bool) -> Any:
+        from kvlint.calibrate import apply
         from kvlint.engines import compute_budget
 
         try:
-            return compute_budget(self.dep.engine, self.model, settings, self.gpu, version=self.version,
-                                  non_kv_bytes=self.non_kv, gpu_memory_bytes=self.memory)
+            found = self._calibration(settings)
+            budget = compute_budget(self.dep.engine, self.model, settings, self.gpu, version=self.version,
+                                    non_kv_bytes=found.non_kv_bytes if found else self.non_kv,
+                                    gpu_memory_bytes=self.memory)
+            if found is not None and not hypothetical and found.note():
+                self.resolver.notes.setdefault(id(self.dep), []).append(f"{self.dep.path}: {found.note()}")
+            return apply(budget, found) if found is not None else budget
         except Exception as exc:  # noqa: BLE001 - engine bugs must not crash a pre-commit run
             if not hypothetical:
                 kind = "" if isinstance(exc, KvlintError) else f"internal error {type(exc).__name__}: "
                 self.resolver.notes.setdefault(id(self.dep), []).append(
                     f"{self.dep.path}: capacity rules skipped for {self.dep.model}: {kind}{exc}")
             return None
+
+    def _calibration(self, settings: Mapping[str, Any]):
+        if not self.calibrations or self.gpu is None:
+            return None
+        from kvlint.calibrate import match, settings_tp
+
+        return match(self.calibrations, self.model.model_id, self.gpu.id, settings_tp(self.dep.engine, settings),
+                     self.dep.engine, self.version)
 
 
 def fail_threshold(options_fail_on: str | None, result: LintResult) -> Severity:

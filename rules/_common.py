@@ -92,6 +92,18 @@ def est(estimated: bool) -> str:
     return " est." if estimated else ""
 
 
+BASIS = {"estimated": " est.", "calibrated": " calibrated", "user": " given"}
+
+
+def basis(b: Any) -> str:
+    """How the budget's one inexact term was obtained, after the figure it affects.
+
+    " est." (kvlint's estimate), " calibrated" (measured by `kvlint verify --calibrate`), " given"
+    (non-kv-gib); nothing when the pool did not depend on it.
+    """
+    return BASIS.get(b.non_kv_source, est(b.kv_pool_estimated))
+
+
 def config_field(model: Any, fact: str) -> tuple[Related | None, str]:
     """A related span at the config.json key when the config is a local file; else words for the message."""
     key = model.field_name(fact) if model is not None else None

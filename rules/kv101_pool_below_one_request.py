@@ -22,7 +22,8 @@ computed, not guessed.
 
 ## Options
 None. Findings that rest on the non-KV estimate are marked `estimated`; give them their own
-severity with `estimated-severity: {KV101: warning}`.
+severity with `estimated-severity: {KV101: warning}`. Once `kvlint verify LOG --calibrate` has measured
+this deployment's non-KV memory, the message says `calibrated` and the finding is exact.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def check(ctx):
     field, words = c.config_field(ctx.model, "num_kv_heads")
     message = (f"max_model_len {b.max_model_len} needs {c.gib(needed)} of KV cache per rank{words}; the pool holds "
                f"{c.gib(b.kv_pool_bytes)} ({c.tokens(b.kv_tokens)} tokens) on {c.gpu_label(ctx)} "
-               f"(weights {c.gib(b.weights_bytes, 1)}, non-KV {c.gib(b.non_kv_bytes, 1)}{c.est(b.kv_pool_estimated)})."
+               f"(weights {c.gib(b.weights_bytes, 1)}, non-KV {c.gib(b.non_kv_bytes, 1)}{c.basis(b)})."
                f" vLLM refuses to start.")
     fixes = _alternatives(ctx)
     if fixes:

@@ -39,7 +39,7 @@ def check(ctx):
     usable = b.requested_bytes or b.gpu_memory_bytes
     share = f"{c.flag(dep.engine, 'mem')} {_fraction(b)}" if _fraction(b) else "the engine's share"
     message = (f"weights need {c.gib(b.weights_bytes, 1)} per rank (tp {b.parallel.tp}, pp {b.parallel.pp}) and "
-               f"non-KV {c.gib(b.non_kv_bytes, 1)}{c.est(b.kv_pool_estimated)}, but {share} of {c.gpu_label(ctx)} "
+               f"non-KV {c.gib(b.non_kv_bytes, 1)}{c.basis(b)}, but {share} of {c.gpu_label(ctx)} "
                f"leaves {c.gib(usable, 1)}: no memory for the KV cache, "
                f"{c.ENGINE_NAMES.get(dep.engine, dep.engine)} cannot start.")
     tp = _smallest_tp(ctx)

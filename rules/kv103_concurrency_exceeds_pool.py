@@ -45,7 +45,7 @@ def check(ctx):
     fit = b.kv_tokens / length
     message = (f"{seq_name} {seqs}{origin} x {c.setting_name(dep.engine, 'max_len')} {c.tokens(length)} = "
                f"{c.tokens(demand)} tokens, but the KV pool holds {c.tokens(b.kv_tokens)} tokens"
-               f"{c.est(b.kv_pool_estimated)}: only {fit:.2f} full-length requests fit at once; the rest queue "
+               f"{c.basis(b)}: only {fit:.2f} full-length requests fit at once; the rest queue "
                f"or are preempted.")
     yield check.rule.finding(
         ctx, message, c.primary(dep, "max_seqs", "max_len"),

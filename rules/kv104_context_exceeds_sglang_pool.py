@@ -43,7 +43,7 @@ def check(ctx):
             fixes.append(f"--kv-cache-dtype fp8_e4m3 ({c.tokens(fp8.kv_tokens)} tokens)")
     mfs = f" (mem_fraction_static {b.mem_fraction_static:.3f})" if b.mem_fraction_static else ""
     message = (f"context_length {c.tokens(b.max_model_len)} but the KV pool holds {c.tokens(b.kv_tokens)} tokens"
-               f"{c.est(b.kv_pool_estimated)} on {c.gpu_label(ctx)}{mfs}: SGLang starts and rejects requests longer "
+               f"{c.basis(b)} on {c.gpu_label(ctx)}{mfs}: SGLang starts and rejects requests longer "
                f"than the pool.")
     if fixes:
         message += " Fits: " + ", or ".join(fixes) + "."

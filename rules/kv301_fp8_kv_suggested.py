@@ -48,7 +48,7 @@ def check(ctx):
     if fp8 is None or fp8.kv_tokens <= b.kv_tokens:
         return
     message = (f"weights take {share:.0%} of the {c.gib(usable, 1)} {c.ENGINE_NAMES.get(dep.engine)} may use on "
-               f"{c.gpu_label(ctx)} and the pool binds ({c.tokens(b.kv_tokens)} tokens{c.est(b.kv_pool_estimated)}, "
+               f"{c.gpu_label(ctx)} and the pool binds ({c.tokens(b.kv_tokens)} tokens{c.basis(b)}, "
                f"{b.kv_tokens / b.max_model_len:.2f} full-length requests): {c.flag(dep.engine, 'kv_dtype')} "
                f"{c.FP8_KV[dep.engine]} holds {c.tokens(fp8.kv_tokens)} tokens "
                f"(+{c.tokens(fp8.kv_tokens - b.kv_tokens)}, {fp8.kv_tokens / fp8.max_model_len:.2f} requests)")

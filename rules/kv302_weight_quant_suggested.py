@@ -56,6 +56,6 @@ def check(ctx):
     yield check.rule.finding(
         ctx, f"fp8 weights ({c.flag(dep.engine, 'quant')} fp8) free {c.gib(freed, 1)} per rank on {c.gpu_label(ctx)}: "
         f"{after - before:.2f} more full-length requests ({c.tokens(b.kv_tokens)} -> {c.tokens(fp8.kv_tokens)} "
-        f"tokens{c.est(b.kv_pool_estimated)})", c.primary(dep, "quant", "max_len"),
+        f"tokens{c.basis(b)})", c.primary(dep, "quant", "max_len"),
         fix=f"{c.flag(dep.engine, 'quant')} fp8", estimated=b.kv_pool_estimated, freed_bytes=freed,
         kv_tokens=b.kv_tokens, fp8_kv_tokens=fp8.kv_tokens)

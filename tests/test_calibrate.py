@@ -152,3 +152,50 @@ def test_version_spellings_name_one_release():
     for spelling in ("0.19", "v0.19.0", "0.19.0"):
         assert C.lookup(config, ENTRY.model, "H100", 2, "vllm", spelling) == round(3.96 * GIB)
     assert C.lookup(config, ENTRY.model, "H100", 2, "vllm", "0.19.1") is None
+
+
+def test_match_prefers_the_deployments_release_else_newest_with_a_note():
+    old = C.Calibration(**{**ENTRY.__dict__, "engine_version": "0.19.0", "non_kv_gib": 3.0})
+    new = C.Calibration(**{**ENTRY.__dict__, "engine_version": "0.20.1", "non_kv_gib": 4.0})
+    found = C.match([new, old], ENTRY.model, "H100", 2, "vllm", "v0.19")
+    assert found.entry == old and found.exact and found.note() is None and found.non_kv_bytes == 3 * GIB
+    other = C.match([old, new], ENTRY.model, "H100", 2, "vllm", "0.33.0")
+    assert other.entry == new and not other.exact and "0.20.1 applied to vllm 0.33.0" in other.note()
+    default = C.default_version("vllm")
+    assert C.match([old], ENTRY.model, "H100", 2, "vllm", None).version == default != ""
+    assert C.match([old], ENTRY.model, "H100", 4, "vllm", "0.19.0") is None
+    assert C.match([old], ENTRY.model, "A100-80GB", 2, "vllm", "0.19.0") is None
+
+
+def test_apply_relabels_only_a_used_non_kv_term():
+    from kvlint.engines import compute_budget
+    from kvlint.gpus import lookup_gpu
+    from kvlint.models.resolve import resolve_model
+
+    found = C.match([ENTRY], ENTRY.model, "H100", 2, "vllm", "0.19.0")
+    spec, gpu = resolve_model(ENTRY.model), lookup_gpu("H100")
+    settings = {"tensor_parallel_size": 2, "max_model_len": 8192}
+    given = compute_budget("vllm", spec, settings, gpu, version="0.19.0", non_kv_bytes=found.non_kv_bytes)
+    b = C.apply(given, found)
+    assert (b.non_kv_source, b.kv_pool_estimated, b.kv_pool_bytes) == ("calibrated", False, given.kv_pool_bytes)
+    step = next(s for s in b.steps if s.name == "non-KV")
+    assert step.formula == "calibrated from logs/start.log (vllm 0.19.0, TP=2)" and b.to_json()["calibration"]["tp"] == 2
+    fixed = compute_budget("vllm", spec, {**settings, "kv_cache_memory_bytes": 10 * GIB}, gpu, version="0.19.0",
+                           non_kv_bytes=found.non_kv_bytes)
+    assert C.apply(fixed, found).non_kv_source == "not-needed"
+
+
+def test_save_does_not_hide_a_pyproject_configuration(tmp_path):
+    tomllib = pytest.importorskip("tomllib")
+    from kvlint.config import load_config
+
+    (tmp_path / ".git").mkdir()
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.kvlint]\ngpu = "H100"\n')
+    with pytest.raises(KvlintError, match=r"\[\[tool.kvlint.calibration\]\]") as err:
+        C.save(ENTRY, str(tmp_path))
+    assert not (tmp_path / ".kvlint.yaml").exists()
+    snippet = str(err.value).split(":\n", 1)[1]
+    pyproject.write_text(pyproject.read_text() + "\n" + snippet)  # what the message asks for works as given
+    assert tomllib.loads(pyproject.read_text())["tool"]["kvlint"]["calibration"][0]["tp"] == 2
+    assert load_config(str(pyproject)).calibrations == (ENTRY,)

@@ -94,7 +94,9 @@ def _raise_for_flags(engine: str, parsed) -> None:
 
 
 def run(engine: str, model_ref: str, settings: dict[str, Any], options: dict[str, Any], *,
-        gpu_name: str | None = None, version: str | None = None, extra_notes: tuple[str, ...] = ()):
+        gpu_name: str | None = None, version: str | None = None, extra_notes: tuple[str, ...] = (),
+        base_dir: str = "."):
+    """One budget; without --non-kv-gib, a calibration in the nearest .kvlint.yaml (from base_dir) applies."""
     from dataclasses import replace
 
     from kvlint.engines import compute_budget
@@ -103,10 +105,30 @@ def run(engine: str, model_ref: str, settings: dict[str, Any], options: dict[str
     spec = resolve_model(model_ref, online=bool(options.get("online")))
     gpu, memory, notes = _gpu(options.get("gpu") or gpu_name, options.get("gpu_memory"))
     non_kv = options.get("non_kv_gib")
-    budget = compute_budget(engine, spec, settings, gpu, version=options.get("version") or version,
-                            non_kv_bytes=None if non_kv is None else int(non_kv * GIB), gpu_memory_bytes=memory)
+    version = options.get("version") or version
+    found = None if non_kv is not None else _calibration(engine, spec, settings, gpu, version, base_dir)
+    if found is not None:
+        non_kv, notes = found.entry.non_kv_gib, notes + tuple(n for n in [found.note()] if n)
+    budget = compute_budget(engine, spec, settings, gpu, version=version,
+                            non_kv_bytes=None if non_kv is None else int(round(non_kv * GIB)), gpu_memory_bytes=memory)
+    if found is not None:
+        from kvlint.calibrate import apply
+
+        budget = apply(budget, found)
+        notes += (f"non-KV {found.describe()}",) if budget.non_kv_source == "calibrated" else ()
     budget = replace(budget, notes=tuple(extra_notes) + notes + budget.notes)
     return budget, concurrency_table(budget, spec, settings, gpu, memory, options)
+
+
+def _calibration(engine: str, spec, settings: dict[str, Any], gpu, version: str | None, base_dir: str):
+    """The matching entry of the nearest .kvlint.yaml (read leniently: `kvlint check` is where it is validated)."""
+    if gpu is None:
+        return None
+    from kvlint.calibrate import entries, find_config_file, load_file, match, settings_tp
+
+    path = find_config_file(base_dir)
+    items = entries(load_file(path)) if path else []
+    return match(items, spec.model_id, gpu.id, settings_tp(engine, settings), engine, version) if items else None
 
 
 def _gpu(name: str | None, memory: str | None):
@@ -161,7 +183,7 @@ def budgets_from_file(path: str, options: dict[str, Any]):
                 raise KvlintError("no literal model reference")
             settings = {name: s.value for name, s in dep.settings.items() if s.resolved}
             out.append(run(dep.engine, dep.model, settings, options, gpu_name=dep.gpu, version=dep.engine_version,
-                           extra_notes=(label,)))
+                           extra_notes=(label,), base_dir=os.path.dirname(os.path.abspath(path))))
         except KvlintError as exc:
             errors.append(f"{label}: {exc}")
     if not out:
@@ -204,14 +226,19 @@ def bar(b: Budget) -> str:
     return "[" + chars[:BAR_WIDTH].ljust(BAR_WIDTH) + "]"
 
 
+def _mark(b: Budget, label: str, estimated: bool) -> str:
+    if estimated:
+        return " (estimate)"
+    return " (calibrated)" if label == "non-KV" and b.non_kv_source == "calibrated" else ""
+
+
 def render_text(b: Budget, table: list[tuple[int, int]]) -> str:
     p = b.parallel
     lines = [f"{b.engine} {b.engine_version}  {b.model}  on {b.gpu_name} ({_g(b.gpu_memory_bytes)})  "
              f"TP {p.tp} PP {p.pp} DP {p.dp} DCP {p.dcp}"]
     lines += [f"note: {n}" for n in b.notes]
     lines += ["", bar(b)]
-    lines += ["  " + "   ".join(f"{ch} {label} {_g(n)}{' (estimate)' if est else ''}"
-                                for label, ch, n, est in segments(b))]
+    lines += ["  " + "   ".join(f"{ch} {label} {_g(n)}{_mark(b, label, est)}" for label, ch, n, est in segments(b))]
     mark = " (estimate)" if b.kv_pool_estimated else ""
     fits = "yes" if b.fits_one_request else f"NO (longest that fits: {b.estimated_max_model_len})"
     lines += ["", f"KV per token per rank: {b.kv_bytes_per_token:,} B ({b.kv_cache_dtype})",

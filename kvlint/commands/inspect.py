@@ -58,7 +58,7 @@ def file_text(r) -> str:
         version = f" {d.engine_version}" if d.engine_version else ""
         served = f" (served as {d.served_model_name})" if d.served_model_name else ""
         name = f" {d.name}" if d.name else ""
-        lines.append(f"  - {d.engine}{version}{name} at {_loc(d.launch_span, r.path)}")
+        lines.append(f"  - {d.engine}{version}{name} at {_loc(d.launch_span or d.model_span, r.path)}")
         lines.append(f"    model: {d.model}{served}" + ("" if d.model_resolved else " [unresolved]") + f"  ({_loc(d.model_span, r.path)})")
         gpu_count = d.gpu_count if d.gpu_count is not None else "?"
         lines.append(f"    gpus: {d.gpu or '?'} x {gpu_count}  (product {_loc(d.gpu_span, r.path)}, count {_loc(d.gpu_count_span, r.path)})")
@@ -95,6 +95,7 @@ def file_json(r) -> dict:
                 "gpu": d.gpu, "gpu_span": _span_json(d.gpu_span), "gpu_count": d.gpu_count, "gpu_count_span": _span_json(d.gpu_count_span),
                 "settings": {n: {"value": s.value, "raw": s.raw, "flag": s.flag, "resolved": s.resolved, "origin": s.origin, "span": _span_json(s.span)} for n, s in d.settings.items()},
                 "defaults": defaulted(d),
+                "unresolved": {n: s.raw or s.value for n, s in d.settings.items() if not s.resolved},
                 "unknown_flags": [{"flag": u.flag, "reason": u.reason, "suggestion": u.suggestion, "span": _span_json(u.span)} for u in d.unknown_flags],
                 "ignore_codes": list(d.ignore_codes),
                 "notes": list(d.notes),

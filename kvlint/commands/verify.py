@@ -45,17 +45,19 @@ def command(log, command_line, manifest, gpu, gpu_memory, model_ref, engine_vers
     target = _target(record, list(command_line), manifest, model_ref, gpu, engine_version)
     spec, note = _spec(target["model"])
     gpu_obj, total = _gpu(target["gpu"], gpu_memory, record, target["engine"])
-    non_kv, source = _non_kv(non_kv_gib, spec, gpu_obj, target)
+    base = _config_dir(manifest)
+    non_kv, source, cal_note = _non_kv(non_kv_gib, spec, gpu_obj, target, base)
     result = compare(record, spec, target["settings"], gpu_obj, engine=target["engine"], version=target["version"],
                      gpu_memory_bytes=total, non_kv_bytes=non_kv, non_kv_source=source)
-    if note:
-        result = _with_note(result, note)
+    for extra in (cal_note, note):
+        if extra:
+            result = _with_note(result, extra)
     payload = result.to_json()
     if report:
         _write(report, json.dumps(payload, indent=2) + "\n")
     click.echo(json.dumps(payload, indent=2) if fmt == "json" else render_text(result, source=log))
     if calibrate:
-        click.echo(_calibrate(result, spec, gpu_obj, target, log), err=fmt == "json")
+        click.echo(_calibrate(result, spec, gpu_obj, target, log, base), err=fmt == "json")
     return 0
 
 
@@ -162,19 +164,30 @@ def _gpu(name: str | None, memory: str | None, record, engine: str):
     return gpu_obj, None
 
 
-def _non_kv(non_kv_gib, spec, gpu_obj, target) -> tuple[int | None, str | None]:
-    """--non-kv-gib ("user"), else a calibration from .kvlint.yaml ("calibrated"), else (None, None): estimate."""
-    if non_kv_gib is not None:
-        return int(round(non_kv_gib * 2**30)), "user"
-    if spec is None or gpu_obj is None:
-        return None, None
-    from kvlint.calibrate import find_config_file, load_file, lookup
+def _config_dir(manifest: str | None) -> str:
+    """Where the deployment's .kvlint.yaml is looked for: the manifest's folder (what `check` uses), else here."""
+    import os
 
-    path = find_config_file(".")
+    return os.path.dirname(os.path.abspath(manifest)) if manifest else "."
+
+
+def _non_kv(non_kv_gib, spec, gpu_obj, target, base: str = ".") -> tuple[int | None, str | None, str | None]:
+    """(bytes, source, note): --non-kv-gib ("user"), else a calibration from .kvlint.yaml ("calibrated", with a
+    note when it was measured on another release), else (None, None, None): the estimate."""
+    if non_kv_gib is not None:
+        return int(round(non_kv_gib * 2**30)), "user", None
+    if spec is None or gpu_obj is None:
+        return None, None, None
+    from kvlint.calibrate import entries, find_config_file, load_file, match
+
+    path = find_config_file(base)
     if not path:
-        return None, None
-    found = lookup(load_file(path), spec.model_id, gpu_obj.id, _tp(target), target["engine"], target["version"])
-    return found, ("calibrated" if found is not None else None)
+        return None, None, None
+    found = match(entries(load_file(path)), spec.model_id, gpu_obj.id, _tp(target), target["engine"],
+                  target["version"])
+    if found is None:
+        return None, None, None
+    return found.non_kv_bytes, "calibrated", found.note()
 
 
 def _tp(target) -> int:
@@ -190,7 +203,7 @@ def _with_note(result, note: str):
     return replace(result, notes=(note,) + result.notes)
 
 
-def _calibrate(result, spec, gpu_obj, target, log: str) -> str:
+def _calibrate(result, spec, gpu_obj, target, log: str, base: str = ".") -> str:
     from kvlint.calibrate import Calibration, save
 
     if result.measured is None:
@@ -204,6 +217,6 @@ def _calibrate(result, spec, gpu_obj, target, log: str) -> str:
     entry = Calibration(model=spec.model_id, gpu=gpu_obj.id, tp=_tp(target), engine=target["engine"],
                         engine_version=version, non_kv_gib=round(result.measured.calibration / 2**30, 3),
                         source_log=log)
-    path = save(entry)
+    path = save(entry, base)
     return (f"calibrated: non-KV {entry.non_kv_gib} GiB per rank for {entry.model} on {entry.gpu} TP={entry.tp} "
             f"{entry.engine} {entry.engine_version} -> {path}")

@@ -49,6 +49,7 @@ class Context:
     origin: str = "explicit"
     notes: tuple[str, ...] = ()
     runtime_vars: tuple[tuple[str, str], ...] = ()  # (name, where it comes from) for env set at run time
+    wrapper: str | None = None  # `dynamo.vllm` etc.: flags the engine does not know belong to the wrapper
 
 
 def version_from_image(image: str | None) -> str | None:
@@ -69,6 +70,8 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         gpu = replace(gpu, product=None, product_span=None, notes=gpu.notes + (f"GPU product {gpu.product!r} is not resolved: {_why(gpu.product, set())}",))
     missing = {e for f in fields if not f.resolved for e in f.missing}
     notes = list(ctx.notes) + list(gpu.notes) + [f"flag parse: {e}" for e in parsed.errors]
+    if ctx.wrapper:
+        notes += [f"{u.flag} is not a {engine} flag; left to the {ctx.wrapper} wrapper" for u in parsed.unknown]
     runtime = dict(ctx.runtime_vars)
     settings = {}
     for name, s in parsed.settings.items():
@@ -88,7 +91,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         model_resolved=model.resolved if model else True,
         served_model_name=str(served_name) if served_name is not None else None,
         engine_version=version_from_image(ctx.image), engine_version_span=ctx.image_span if version_from_image(ctx.image) else None,
-        settings=settings, unknown_flags=tuple(parsed.unknown),
+        settings=settings, unknown_flags=() if ctx.wrapper else tuple(parsed.unknown),
         gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
     )
@@ -130,12 +133,12 @@ def finish(path: str, found: "FoundLaunch", ctx: Context, gpu: GpuFacts) -> Depl
     """Deployment from a launch; launch-level hints (CUDA_VISIBLE_DEVICES, GRES) fill gaps."""
     if found.image is not None:
         ctx = replace(ctx, image=found.image.text, image_span=found.image.span)
-    if found.gpus:  # a per-launch device list is more specific than the file's request
+    if found.gpus and (found.gpus_span is not None or gpu.count is None):  # a device list on the launch line wins
         product, count = from_launch_hint(found.gpus)
         if count is not None or product is not None:
             gpu = replace(gpu, product=product or gpu.product, product_span=found.gpus_span if product else gpu.product_span,
                           count=count if count is not None else gpu.count, count_span=found.gpus_span if count is not None else gpu.count_span)
-    ctx = replace(ctx, notes=ctx.notes + found.notes, runtime_vars=ctx.runtime_vars + found.runtime_vars)
+    ctx = replace(ctx, notes=ctx.notes + found.notes, runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper)
     from kvlint.launches.config_link import merge_config_file
 
     dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), found.entry_span, ctx, gpu))

@@ -92,15 +92,18 @@ def _value_of(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str |
 
 
 def _var_value(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str | None] | None:
+    """${VAR}, ${VAR:-d}, ${VAR-d}, ${VAR:+alt}; a variable not known here counts as unset."""
     val = env.get(part.text)
     op = part.op
-    if op in (":-", ":=") and not val or op in ("-", "=") and val is None:
+    use_default = op in (":-", ":=") and not val or op in ("-", "=") and val is None
+    use_alt = op == ":+" and bool(val) or op == "+" and val is not None
+    if use_default or use_alt:
         fields = _split_fields([s for d in part.default for s in _expand_part(d, m, env)], m, keep_empty=True)
         if any(not f.resolved for f in fields):
             return None
         return " ".join(f.text for f in fields), None
     if op in (":+", "+"):
-        return None
+        return "", None
     return None if val is None else (val, None)
 
 

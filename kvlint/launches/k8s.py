@@ -9,7 +9,6 @@ Dynamo `multinode.nodeCount`), which multiplies the per-pod GPU count.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
@@ -112,6 +111,8 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: 
             notes = [f"engine {guessed} inferred from the flags: no command, and the image does not name an engine"]
     launches = env_flag_launch(yf, c, env, launches, default)
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
+    if c.get("envFrom") is not None:
+        notes = list(notes) + ["envFrom loads variables this file does not show; ${VAR:-default} defaults assume they are unset"]
     ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes), runtime_vars=runtime_vars(c, anc))
     gpu = gpu_facts(c, anc)
     return [finish(yf.path, f, ctx, gpu) for f in launches]

@@ -25,6 +25,8 @@ def read_one(path: str, text: str | None = None) -> ReadResult:
             text = _load(path)
     except SourceError as exc:
         return ReadResult(path, findings=[kv001(path, exc.reason, exc.line, exc.col)])
+    # CRLF and a BOM change no line number and no column an editor shows
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     try:
         return _dispatch(path, text)
     except (RecursionError, MemoryError) as exc:  # never a traceback for input, whatever it is

@@ -44,6 +44,7 @@ class FoundLaunch:
     gpus_span: Span | None = None
     notes: tuple[str, ...] = ()
     runtime_vars: tuple[tuple[str, str], ...] = ()  # variables assigned from run-time expressions
+    wrapper: str | None = None  # a wrapper module taking the engine's flags plus its own (dynamo.vllm)
 
 
 @dataclass
@@ -174,7 +175,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     if found is not None:
         engine, k = found
         span = _join(rest[0].span, rest[k - 1].span) if k else None
-        return FoundLaunch(engine, tuple(rest[k:]), span, env, None, gpus[0], gpus[1])
+        wrapper = next((t.text for t in rest[:k] if t.text.startswith("dynamo.")), None)
+        return FoundLaunch(engine, tuple(rest[k:]), span, env, None, gpus[0], gpus[1], wrapper=wrapper)
     if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1])
     return None

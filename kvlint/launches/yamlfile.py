@@ -47,6 +47,8 @@ def _by_kind(yf: YamlFile, doc) -> list[Deployment]:
         return kserve.read_llmisvc(yf, doc)
     if kind == "Playground" and "llmaz" in api:
         return llmaz.read_playground(yf, doc)
+    if kind == "BackendRuntime" and "llmaz" in api:
+        return llmaz.read_backend_runtime(yf, doc)
     if kind == "Workspace" and api.startswith("kaito"):
         return kaito.read_workspace(yf, doc)
     return []

@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import os
 
-from kvlint import __version__
+from kvlint import DOCS_URL, __version__
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Rule, all_rules
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-DOCS_URI = "https://github.com/kvlint/kvlint/blob/main/docs/rules.md"
+DOCS_URI = DOCS_URL  # kept for importers; the value lives in kvlint/__init__.py
 
 
 def uri(path: str) -> str:

@@ -28,6 +28,8 @@ def test_json_folder_walk(capsys):
     sky = by_name["sky.yaml"]["deployments"][0]
     assert sky["gpu_count"] == 8 and sky["settings"]["tensor_parallel_size"]["span"]["line"] == 10
     assert sky["defaults"]["gpu_memory_utilization"] == 0.92
+    k8s = by_name["k8s-shell.yaml"]["deployments"][0]
+    assert k8s["unresolved"] == {"gpu_memory_utilization": "$UTIL"} and k8s["ignore_codes"] == ["KV103", "KV105"]
 
 
 def test_stdin_dash(capsys, monkeypatch):

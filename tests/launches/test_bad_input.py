@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from pathlib import Path
 
@@ -12,9 +11,7 @@ from hypothesis import strategies as st
 
 from kvlint.launches import iter_files, read_path
 
-_spec = importlib.util.spec_from_file_location("bad_cases", Path(__file__).with_name("bad_cases.py"))
-bad_cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bad_cases)
+from tests.launches import bad_cases
 
 
 @pytest.mark.parametrize("builder", bad_cases.BUILDERS, ids=[b.__name__ for b in bad_cases.BUILDERS])
@@ -88,3 +85,10 @@ def test_folder_walk_skips_unrelated_json(tmp_path):
     found = [Path(p).name for p, r in iter_files([str(tmp_path)]) if r is None]
     assert found == ["engine.vllm.json"]
     assert read_path(str(tmp_path / "engine.vllm.json")).deployments[0].get("max_model_len") == 4096
+
+
+def test_crlf_and_bom_keep_positions():
+    result = read_path("run.sh", "\ufeff#!/bin/sh\r\nvllm serve org/m \\\r\n  --max-model-len 4096\r\n")
+    (dep,) = result.deployments
+    assert dep.model == "org/m" and dep.get("max_model_len") == 4096
+    assert (dep.settings["max_model_len"].span.line, dep.settings["max_model_len"].span.col) == (3, 19)

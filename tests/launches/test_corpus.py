@@ -64,6 +64,7 @@ CASES = [
     ("GoogleCloudPlatform__kubernetes-engine-samples/app-design-center/ai-inference/values.yaml", 0, "vllm", "google/gemma-7b-it", 27, 1, 46, 512, 49, "nvidia-l4", 1),
     ("InftyAI__llmaz/docs/examples/sglang/playground.yaml", 0, "sglang", "Qwen/Qwen2-0.5B-Instruct", 9, None, None, None, None, "t4", 1),
     ("InftyAI__llmaz/docs/examples/speculative-decoding/vllm/playground.yaml", 0, "vllm", "facebook/opt-6.7b", 9, None, None, None, None, "a10", 1),
+    ("InftyAI__llmaz/chart/templates/backends/vllm.yaml", 1, "vllm", "{{`{{ .ModelPath }}`}}", 59, 1, 71, None, None, None, None),
     ("Tandemn-Labs__tandemn-tuna/tuna/templates/baseten_config.yaml.tpl", 0, "vllm", "{model}", 16, "{tp_size}", 20, "{max_model_len}", 19, None, None),
     ("kaito-project__kaito/examples/inference/kaito_workspace_custom_config.yaml", 0, "vllm", "deepseek-r1-distill-qwen-14b", 33, 2, 15, 131072, 14, "Standard_NC24ads_A100_v4", 1),
     ("kaito-project__kaito/examples/inference/kaito_workspace_llama-3.3_70b_instruct.yaml", 0, "vllm", "llama-3.3-70b-instruct", 34, None, None, 16384, 20, "Standard_NC48ads_A100_v4", 4),
@@ -172,3 +173,11 @@ def test_helm_template_is_one_info_finding(shared_dir):
     dep = result.deployments[0]
     assert dep.model == "{{ .Values.model.id }}" and dep.model_resolved is False
     assert dep.settings["max_model_len"].resolved is False
+
+
+def test_dynamo_wrapper_flags_are_not_engine_unknowns(shared_dir):
+    path = "vllm-project__aibrix/brixbench/benchmark/testdata/deployments/dynamo/qwen3-8b-round-robin-1p1d-tp2-vke.yaml"
+    dep = read_path(str(shared_dir / "corpus" / path)).deployments[0]
+    assert dep.unknown_flags == ()
+    assert any("--disaggregation-mode" in n and "dynamo.vllm" in n for n in dep.notes)
+    assert dep.gpu_count_span.line == 128  # the pod's GPU request, not CUDA_VISIBLE_DEVICES from env

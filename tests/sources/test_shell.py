@@ -95,3 +95,8 @@ def test_tokens_reread_from_their_offsets(words, seps):
         again = Mapped.whole("p.sh", text[w.start : w.end])
         (cmd,) = tokenize(again)[0]
         assert "".join(f.text for f in expand_word(cmd.words[0], again, {})) == value
+
+
+def test_alternate_value_expansion():
+    fields, _, _ = _cmds("run ${A:+--flag} ${B:+--other} x\n", {"A": "1"})
+    assert [f.text for f in fields[0]] == ["run", "--flag", "x"]

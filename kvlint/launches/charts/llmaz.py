@@ -56,3 +56,26 @@ def _flavor(model: YNode) -> GpuFacts:
     name = first.get("name")
     count, span, _ = g.count_from_resources(first)
     return GpuFacts(text(name), name.span if name is not None else None, count, span, ("GPU type from the llmaz flavor name",))
+
+
+def read_backend_runtime(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """A BackendRuntime: the engine command plus named argument sets (recommendedConfigs)."""
+    from kvlint.launches.build import finish
+    from kvlint.launches.env import Field
+    from kvlint.launches.script import launch_in_argv
+
+    spec = doc.get("spec")
+    command = spec.get("command") if spec is not None and spec.is_map else None
+    configs = spec.get("recommendedConfigs") if spec is not None and spec.is_map else None
+    if command is None or not command.is_seq or configs is None or not configs.is_seq:
+        return []
+    out = []
+    for cfg in configs.items:
+        args = cfg.get("args") if cfg.is_map else None
+        items = list(command.items) + (list(args.items) if args is not None and args.is_seq else [])
+        found = launch_in_argv([Field(i.text, i.span) for i in items if i.is_scalar], {})
+        if found is not None:
+            name = f"{text(doc.path('metadata', 'name')) or ''}/{text(cfg.get('name')) or ''}"
+            count, span, _ = g.count_from_resources(cfg.get("resources"))
+            out.append(finish(yf.path, found, Context(name, notes=("llmaz recommended config: one of the backend's argument sets",)), GpuFacts(count=count, count_span=span)))
+    return out
