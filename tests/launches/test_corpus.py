@@ -18,7 +18,7 @@ CASES = [
     (GKE + "llm-serving-gemma/vllm/vllm-7b-kvcache/patch.yaml", 0, "vllm", "$(MODEL_ID)", 29, 1, 30, 1200, 32, None, 1),
     (GKE + "llm-serving-llama/vllm/vllm-llama4-maverick-17b-128e-instruct-fp8.yaml", 0, "vllm", "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", 54, 8, 55, 524288, 51, "nvidia-h100-80gb", 8),
     (GKE + "vllm-tpu/vllm-llama3-70b.yaml", 0, "vllm", "meta-llama/Llama-3.1-70B", 49, 8, 47, 4096, 48, "tpu-v6e-slice", 8),
-    (GKE + "gke-ray/rayserve/llm/llama-3-8b/ray-service.yaml", 0, "vllm", "meta-llama/Meta-Llama-3-8B-Instruct", 36, 2, 37, None, None, "nvidia-l4", 2),
+    (GKE + "gke-ray/rayserve/llm/llama-3-8b/ray-service.yaml", 0, "vllm", "meta-llama/Meta-Llama-3-8B-Instruct", 36, 2, 37, None, None, "nvidia-l4", None),  # worker pool shared by replicas
     ("agents-x-project__PyVision-RL/verl_agents/slurm_scripts/run_serve_llm.sh", 0, "vllm", "/mnt/petrelfs/zhaoshitian/gveval_zhaoshitian/Qwen2.5-72B-Instruct", 2, 8, 6, 32768, 5, None, 8),
     ("ai-dynamo__dynamo/examples/backends/sglang/deploy/disagg-multinode.yaml", 0, "sglang", "Qwen/Qwen3-0.6B", 44, 8, 48, None, None, None, 8),
     ("ai-dynamo__dynamo/examples/backends/sglang/deploy/disagg-multinode.yaml", 1, "sglang", "Qwen/Qwen3-0.6B", 80, 8, 84, None, None, None, 8),
@@ -40,7 +40,7 @@ CASES = [
     ("llm-d__llm-d/guides/inference-scheduling/ms-inference-scheduling/values-hpu.yaml", 0, "vllm", "hf://Qwen/Qwen3-8B", 26, None, None, 2048, 63, None, 1),
     ("llm-d__llm-d/guides/wide-ep-lws/manifests/modelserver/base/decode.yaml", 0, "vllm", "deepseek-ai/DeepSeek-R1-0528", 75, 1, 81, None, None, None, 16),
     ("raunak-sood2003__pragmatic-code-generation/vLLM/codellama13b_vllm_server.sh", 0, "vllm", "codellama/CodeLlama-13b-hf", 9, 1, 9, None, None, "A6000", 1),
-    ("ray-project__kuberay/ray-operator/config/samples/ray-service.llm-serve.yaml", 0, "vllm", "Qwen/Qwen2.5-7B-Instruct", 15, None, None, 1024, 18, None, 4),
+    ("ray-project__kuberay/ray-operator/config/samples/ray-service.llm-serve.yaml", 0, "vllm", "Qwen/Qwen2.5-7B-Instruct", 15, None, None, 1024, 18, None, None),  # 4-GPU worker pool shared by up to 4 replicas
     ("runpod-workers__worker-vllm/configs/gpt-oss/gpt_oss_120b.yaml", 0, "vllm", "openai/gpt-oss-120b", 1, None, None, 8192, 3, None, None),
     ("runpod-workers__worker-vllm/configs/qwen/qwen3_8b.yaml", 0, "vllm", "Qwen/Qwen3-8B", 1, None, None, 8192, 3, None, None),
     ("sgl-project__ome/config/runtimes/vllm/llama-3-1-405b-instruct-fp8-rt.yaml", 0, "vllm", "$(MODEL_PATH)", 53, 8, 61, 131072, 63, None, 8),
@@ -67,7 +67,7 @@ CASES = [
     ("InftyAI__llmaz/chart/templates/backends/vllm.yaml", 1, "vllm", "{{`{{ .ModelPath }}`}}", 59, 1, 71, None, None, None, None),
     ("Tandemn-Labs__tandemn-tuna/tuna/templates/baseten_config.yaml.tpl", 0, "vllm", "{model}", 16, "{tp_size}", 20, "{max_model_len}", 19, None, None),
     ("kaito-project__kaito/examples/inference/kaito_workspace_custom_config.yaml", 0, "vllm", "deepseek-r1-distill-qwen-14b", 33, 2, 15, 131072, 14, "Standard_NC24ads_A100_v4", 1),
-    ("kaito-project__kaito/examples/inference/kaito_workspace_llama-3.3_70b_instruct.yaml", 0, "vllm", "llama-3.3-70b-instruct", 34, None, None, 16384, 20, "Standard_NC48ads_A100_v4", 4),
+    ("kaito-project__kaito/examples/inference/kaito_workspace_llama-3.3_70b_instruct.yaml", 0, "vllm", "llama-3.3-70b-instruct", 34, 2, 28, 16384, 20, "Standard_NC48ads_A100_v4", 4),  # KAITO: TP = GPUs per VM
     ("runpod-workers__worker-vllm/.runpod/hub.json", 0, "vllm", "deepseek-ai/deepseek-r1-distill-llama-8b", 17, 1, 240, None, None, "ADA_80_PRO", 1),
     ("vllm-project__aibrix/samples/deepseek-r1/deepseek-r1-huggingface.yaml", 0, "vllm", "deepseek-ai/DeepSeek-R1", 96, 16, 96, None, None, None, 16),
     ("zwycl__s3/generator_llms/host.sh", 0, "vllm", "Qwen/Qwen2.5-14B-Instruct-GPTQ-Int4", 4, 2, 7, 8192, 6, None, 2),

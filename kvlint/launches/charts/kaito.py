@@ -8,6 +8,7 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
 from kvlint.launches.charts.ray import embedded
+from kvlint.launches.env import Field
 from kvlint.sources.yaml import YamlFile, YNode
 
 
@@ -22,8 +23,29 @@ def read_workspace(yf: YamlFile, doc: YNode) -> list[Deployment]:
         fields += key_fields("vllm", config.get("vllm"))
     elif doc.path("inference", "config") is not None:
         notes.append(f"config map {text(doc.path('inference', 'config'))!r} is not in this file")
+    gpu = _gpu(doc)
+    fields += _implied_parallelism(doc, fields, notes)
     ctx = Context(text(doc.path("metadata", "name")) or "", notes=tuple(notes))
-    return [chart_deployment(yf.path, "vllm", fields, preset, ctx, _gpu(doc))]
+    return [chart_deployment(yf.path, "vllm", fields, preset, ctx, gpu)]
+
+
+def _implied_parallelism(doc: YNode, fields: list[Field], notes: list[str]) -> list[Field]:
+    """KAITO sizes the engine to the nodes it provisions: TP across a VM's GPUs, PP across VMs,
+    unless the config map sets them; without this, every multi-GPU workspace would look like TP 1."""
+    sku, nodes_node = doc.path("resource", "instanceType"), doc.path("resource", "count")
+    per_vm = _gpus_per_instance(text(sku)) if text(sku) else None
+    if per_vm is None:
+        return []
+    given = {f.text for f in fields}
+    nodes = g.to_int(nodes_node) or 1
+    out: list[Field] = []
+    if per_vm > 1 and not given & {"--tensor-parallel-size", "-tp"}:
+        out += [Field("--tensor-parallel-size", sku.span), Field(str(per_vm), sku.span)]
+        notes.append(f"tensor_parallel_size {per_vm}: KAITO's default, the GPUs of one {text(sku)}")
+    if nodes > 1 and not given & {"--pipeline-parallel-size", "-pp"}:
+        out += [Field("--pipeline-parallel-size", nodes_node.span), Field(str(nodes), nodes_node.span)]
+        notes.append(f"pipeline_parallel_size {nodes}: KAITO's default, one stage per node (resource.count)")
+    return out
 
 
 def _config_map(yf: YamlFile, name: str | None) -> YNode | None:

@@ -68,5 +68,7 @@ def _worker_gpu(doc: YNode) -> GpuFacts:
             count, span, _ = g.count_from_resources(c.get("resources"))
             if count:
                 product, pspan = g.product_from_pod(pod)
-                return GpuFacts(product, pspan, count, span, ("gpu count = GPUs of one Ray worker pod",))
+                pool = (f"a Ray worker pod has {count} GPU(s), a pool shared by the Serve replicas: "
+                        "GPUs per engine instance are its TP x PP, placed by Ray",)
+                return GpuFacts(product, pspan, None, None, pool)
     return GpuFacts()

@@ -4,6 +4,7 @@ worker turns MAX_MODEL_LEN into --max-model-len. Preset defaults give the model.
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
+from kvlint.launches.argv import exact_option
 from kvlint.launches.build import Context, GpuFacts
 from kvlint.launches.charts.common import chart_deployment, known_flag, model_fields, text
 from kvlint.launches.env import Field
@@ -34,5 +35,9 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
 
 def _pair(flag: str, knode: YNode, default: YNode) -> list[Field]:
     if isinstance(default.value, bool):
-        return [Field(flag if default.value else "--no-" + flag[2:], knode.span)]
+        # The worker passes env booleans as engine kwargs: False on a store_true flag is simply unset.
+        if default.value:
+            return [Field(flag, knode.span)]
+        negative = "--no-" + flag[2:]
+        return [Field(negative, knode.span)] if exact_option("vllm", negative) is not None else []
     return [Field(flag, knode.span), Field(default.text, default.span)]
