@@ -7,13 +7,11 @@ and marks the torch total estimated when it is derived rather than measured.
 
 from __future__ import annotations
 
-import difflib
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
+from kvlint.data import load_json
 from kvlint.engines.units import parse_memory_size
 from kvlint.errors import UnknownGpuError
 
@@ -62,8 +60,7 @@ def _short(key: str) -> str:
 
 @lru_cache(maxsize=1)
 def _data() -> dict:
-    text = resources.files("kvlint.data").joinpath("gpus.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return load_json("gpus.json")
 
 
 def _record(entry: dict, reservation: dict) -> Gpu:
@@ -145,6 +142,8 @@ def _unknown(name: str) -> UnknownGpuError:
     if _key(str(name)) in ("nvidiacomgpu", "amdcomgpu", "gpu"):
         return UnknownGpuError(f"{name!r} names a GPU resource, not a product", "set the GPU with --gpu or a node label")
     names = sorted({n for g in all_gpus() for n in (g.id, *g.aliases)})
+    import difflib  # only for a GPU name the catalogue does not know
+
     close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
     hint = f"did you mean {', '.join(close)}?" if close else "pass --gpu-memory SIZE for a card kvlint does not list"
     return UnknownGpuError(f"unknown GPU {name!r}", hint)

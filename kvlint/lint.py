@@ -20,7 +20,6 @@ from kvlint.registry import Context, get_rule, run_rules, selected_codes
 
 GIB = 2**30
 CONFIG_NAMES = {".kvlint.yaml", ".kvlint.yml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml"}
-READ_LIMIT = 8 * 2**20  # larger files are left to the reader's KV001 ("too large")
 
 
 @dataclass(frozen=True)
@@ -81,10 +80,14 @@ def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
 def _read_text(path: str, options: LintOptions) -> str | None:
     if path == "-":
         return options.stdin_text if options.stdin_text is not None else sys.stdin.read()
-    if os.path.getsize(path) > READ_LIMIT:
+    from kvlint.sources.text import MAX_BYTES
+
+    if os.path.getsize(path) > MAX_BYTES:  # left to the reader, which reports the size cap as KV001
         return None
     with open(path, "rb") as fh:
         data = fh.read()
+    if b"\0" in data:  # binary: the reader says so as KV001
+        return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -274,7 +277,6 @@ class _WhatIf:
         return self._cache[key]
 
     def _compute(self, settings: dict, hypothetical: bool) -> Any:
-        from kvlint.calibrate import apply
         from kvlint.engines import compute_budget
 
         try:
@@ -282,9 +284,13 @@ class _WhatIf:
             budget = compute_budget(self.dep.engine, self.model, settings, self.gpu, version=self.version,
                                     non_kv_bytes=found.non_kv_bytes if found else self.non_kv,
                                     gpu_memory_bytes=self.memory)
-            if found is not None and not hypothetical and found.note():
+            if found is None:
+                return budget
+            if not hypothetical and found.note():
                 self.resolver.notes.setdefault(id(self.dep), []).append(f"{self.dep.path}: {found.note()}")
-            return apply(budget, found) if found is not None else budget
+            from kvlint.calibrate import apply  # only with a matching calibration: calibrate pulls in kvlint.logs
+
+            return apply(budget, found)
         except Exception as exc:  # noqa: BLE001 - engine bugs must not crash a pre-commit run
             if not hypothetical:
                 kind = "" if isinstance(exc, KvlintError) else f"internal error {type(exc).__name__}: "

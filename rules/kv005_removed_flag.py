@@ -24,11 +24,10 @@ None.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
-from importlib import resources
 
+from kvlint.data import load_json
 from kvlint.findings import Severity
 from kvlint.registry import rule
 from kvlint.rules._common import ENGINE_NAMES
@@ -38,8 +37,7 @@ from kvlint.rules._common import ENGINE_NAMES
 def table_version(engine: str) -> str:
     """The engine release the flag table was read from (the release the removal is judged against)."""
     try:
-        text = resources.files("kvlint.data").joinpath(f"{engine}_flags.json").read_text(encoding="utf-8")
-        return str(json.loads(text).get("version", ""))
+        return str(load_json(f"{engine}_flags.json").get("version", ""))
     except (OSError, ValueError):
         return ""
 

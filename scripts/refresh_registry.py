@@ -1,11 +1,14 @@
-"""Rebuild kvlint/models/registry/ from a folder of <org>/<name>/config.json files.
+"""Rebuild kvlint/models/registry/ from one or more folders of <org>/<name>/config.json files.
 
-Usage: python scripts/refresh_registry.py ../shared/models
+Usage: python scripts/refresh_registry.py ../shared/models [/tmp/extra-models ...]
 
 Each model becomes one trimmed JSON file (registry/<org>--<name>.json) holding only the keys kvlint
-reads, so the package ships facts, not tokenizer ids or remote-code maps. aliases.json and
-defaults.json are hand-kept and left alone. tests/models/test_registry.py checks that the trimmed
-config gives the same ModelSpec as the full one.
+reads, so the package ships facts, not tokenizer ids or remote-code maps. Every folder may carry a
+SOURCES.tsv saying where each config was found; the rows of the bundled models are merged into
+registry/SOURCES.tsv so the registry names the sources it can be rebuilt from. A model id found in
+two folders is an error (one fact, one source). aliases.json and defaults.json are hand-kept and
+left alone. tests/models/test_registry.py checks that the trimmed config gives the same ModelSpec
+as the full one.
 """
 
 from __future__ import annotations
@@ -52,19 +55,53 @@ def trim(cfg: dict) -> dict:
     return out
 
 
-def provenance(root: Path) -> dict[str, dict[str, str]]:
-    """Where each config was found (SOURCES.tsv beside the configs), kept with the facts."""
+PROVENANCE_KEYS = ("repo_where_found", "path_in_that_repo", "commit", "confidence")
+
+
+def source_rows(root: Path) -> tuple[list[str], dict[str, list[str]]]:
+    """SOURCES.tsv beside the configs: its header and hub_id -> raw row (all columns, as written)."""
     table = root / "SOURCES.tsv"
     if not table.is_file():
-        return {}
-    lines = table.read_text().splitlines()
+        return [], {}
+    lines = [line for line in table.read_text().splitlines() if line.strip()]
     header = lines[0].split("\t")
+    return header, {line.split("\t")[0]: line.split("\t") for line in lines[1:]}
+
+
+def provenance(root: Path) -> dict[str, dict[str, str]]:
+    """Where each config was found (SOURCES.tsv beside the configs), kept with the facts."""
+    header, rows = source_rows(root)
     out = {}
-    for line in lines[1:]:
-        row = dict(zip(header, line.split("\t")))
-        keep = {k: row.get(k, "") for k in ("repo_where_found", "path_in_that_repo", "commit", "confidence")}
-        out[row["hub_id"]] = {k: v for k, v in keep.items() if v}
+    for hub_id, cells in rows.items():
+        row = dict(zip(header, cells))
+        out[hub_id] = {k: row[k] for k in PROVENANCE_KEYS if row.get(k)}
     return out
+
+
+def collect(roots: list[Path]) -> dict[str, Path]:
+    """model id -> its folder over all roots; the same id twice is refused."""
+    found: dict[str, Path] = {}
+    for root in roots:
+        for config in sorted(root.glob("*/*/config.json")):
+            model_id = f"{config.parent.parent.name}/{config.parent.name}"
+            if model_id in found:
+                raise SystemExit(f"{model_id} is in both {found[model_id]} and {config.parent}")
+            found[model_id] = config.parent
+    return found
+
+
+def sources_table(roots: list[Path], model_ids: set[str]) -> str:
+    """registry/SOURCES.tsv: the rows of every bundled model, in the columns of the first table."""
+    header: list[str] = []
+    rows: dict[str, list[str]] = {}
+    for root in roots:
+        head, table = source_rows(root)
+        header = header or head
+        if head and head != header:
+            raise SystemExit(f"{root}/SOURCES.tsv columns differ from the first table's")
+        rows.update({k: v for k, v in table.items() if k in model_ids})
+    lines = ["\t".join(header)] + ["\t".join(rows[k]) for k in sorted(rows, key=str.lower)]
+    return "\n".join(lines) + "\n"
 
 
 def entry(model_dir: Path, model_id: str, found: dict[str, str] | None = None) -> dict:
@@ -82,19 +119,21 @@ def render(data: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
+    if not argv:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    root = Path(argv[0])
+    roots = [Path(arg) for arg in argv]
+    models = collect(roots)
+    found: dict[str, dict[str, str]] = {}
+    for root in roots:
+        found.update(provenance(root))
     for old in REGISTRY.glob("*--*.json"):
         old.unlink()
-    count, found = 0, provenance(root)
-    for config in sorted(root.glob("*/*/config.json")):
-        model_id = f"{config.parent.parent.name}/{config.parent.name}"
+    for model_id, folder in models.items():
         target = REGISTRY / f"{model_id.replace('/', '--')}.json"
-        target.write_text(render(entry(config.parent, model_id, found.get(model_id))))
-        count += 1
-    print(f"wrote {count} models to {REGISTRY}")
+        target.write_text(render(entry(folder, model_id, found.get(model_id))))
+    (REGISTRY / "SOURCES.tsv").write_text(sources_table(roots, set(models)))
+    print(f"wrote {len(models)} models from {len(roots)} folders to {REGISTRY}")
     return 0
 
 

@@ -9,14 +9,13 @@ one that is stricter flags launches that work, so the option tables are the engi
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Callable
 
+from kvlint.data import load_json
 from kvlint.deployment import Setting, UnknownFlag
 from kvlint.engines import units
 from kvlint.errors import UnknownFlagError
@@ -101,8 +100,7 @@ def flag_table(engine: str) -> FlagTable:
     """The engine's option table, loaded once from package data."""
     if engine not in ENGINES:
         raise UnknownFlagError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
-    text = resources.files("kvlint.data").joinpath(f"{engine}_flags.json").read_text(encoding="utf-8")
-    data = json.loads(text)
+    data = load_json(f"{engine}_flags.json")
     flags = tuple(_spec(e) for e in data["flags"])
     by_option = {opt: f for f in flags for opt in (*f.options, *f.negative)}
     removed = {opt: r for r in data["removed"] for opt in r["options"]}
@@ -279,6 +277,8 @@ def _did_you_mean(table: FlagTable, name: str) -> str | None:
         spec, opt, _ = _match(table, "--" + name[2:].replace("_", "-"))
         if spec is not None:
             return opt
+    import difflib  # only for a flag the engine does not know
+
     close = difflib.get_close_matches(name, list(table.by_option), n=1, cutoff=0.6)
     return close[0] if close else None
 

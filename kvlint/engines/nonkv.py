@@ -21,19 +21,17 @@ from a real log feeds the same parameter.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
+from kvlint.data import load_json
 from kvlint.models.spec import MAMBA, NONE, ModelSpec
 
 
 @lru_cache(maxsize=1)
 def coefficients() -> dict[str, Any]:
-    text = resources.files("kvlint.data").joinpath("nonkv.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return load_json("nonkv.json")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ Memory sizes (`--gpu-memory 81559MiB`) are kvlint's own input and follow the IEC
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 
 from kvlint.errors import KvlintError
 
@@ -60,6 +59,8 @@ def sglang_human_int(text: str) -> int:
         if "." in number:
             raise ValueError(f"decimals are not allowed with IEC suffix {suffix!r}: {text!r}")
         return int(number) * _SGLANG_UNITS[suffix]
+    from decimal import Decimal  # SGLang decimal suffixes only; keeps decimal out of every start-up
+
     return int(Decimal(number) * _SGLANG_UNITS[suffix])
 
 

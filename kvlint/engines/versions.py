@@ -8,13 +8,12 @@ at or below it (behaviour persists until the next documented change), with a not
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
+from kvlint.data import load_json
 from kvlint.errors import KvlintError
 
 
@@ -51,8 +50,7 @@ class Resolved:
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Any]:
-    text = resources.files("kvlint.data").joinpath("engine_versions.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return load_json("engine_versions.json")
 
 
 def _key(version: str) -> tuple[int, ...]:

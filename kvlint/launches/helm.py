@@ -16,9 +16,9 @@ ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.ent
 
 
 def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str]]:
-    from kvlint.launches.charts import ADAPTERS
+    from kvlint.launches.charts import adapters
 
-    for adapter in ADAPTERS:
+    for adapter in adapters():
         if adapter.matches(doc):
             return adapter.read(yf, doc), []
     return read_k8s(yf, doc) or launch_strings(yf, doc), []

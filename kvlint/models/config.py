@@ -8,11 +8,10 @@ derived context length, quantization blocks) is made here, once, the way the eng
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
+from kvlint.data import REGISTRY_DIR, load_json
 from kvlint.errors import KvlintError
 from kvlint.models.spec import (
     CHUNKED,
@@ -122,8 +121,7 @@ def _build(cfg: dict[str, Any], model_id: str, source: str, hf_quant_config: dic
 @lru_cache(maxsize=1)
 def _class_defaults() -> dict[str, dict[str, Any]]:
     """transformers class defaults for keys a minimal config.json omits (registry/defaults.json)."""
-    text = resources.files("kvlint.models").joinpath("registry/defaults.json").read_text(encoding="utf-8")
-    return {k: v for k, v in json.loads(text).items() if not k.startswith("_")}
+    return {k: v for k, v in load_json("defaults.json", REGISTRY_DIR).items() if not k.startswith("_")}
 
 
 def _text_config(cfg: dict[str, Any]) -> tuple[dict[str, Any], bool]:

@@ -11,10 +11,10 @@ import json
 import os
 import re
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
+from kvlint.data import REGISTRY_DIR, load_json
 from kvlint.errors import UnknownModelError
 from kvlint.models.config import spec_from_config
 from kvlint.models.spec import ModelSpec
@@ -196,18 +196,16 @@ def _hf_download(repo_id: str, filename: str, revision: str | None, cache: Path,
 @lru_cache(maxsize=1)
 def _registry_index() -> dict[str, str]:
     """lower-case id -> file name of every bundled trimmed config."""
-    folder = resources.files("kvlint.models").joinpath("registry")
     index = {}
-    for entry in folder.iterdir():
-        if entry.name.endswith(".json") and "--" in entry.name:
-            index[entry.name[: -len(".json")].replace("--", "/", 1).lower()] = entry.name
+    for name in os.listdir(REGISTRY_DIR):
+        if name.endswith(".json") and "--" in name:
+            index[name[: -len(".json")].replace("--", "/", 1).lower()] = name
     return index
 
 
 @lru_cache(maxsize=1)
 def _aliases() -> dict[str, str]:
-    text = resources.files("kvlint.models").joinpath("registry/aliases.json").read_text(encoding="utf-8")
-    return {k.lower(): v for k, v in json.loads(text)["aliases"].items()}
+    return {k.lower(): v for k, v in load_json("aliases.json", REGISTRY_DIR)["aliases"].items()}
 
 
 def registry_ids() -> list[str]:
@@ -216,8 +214,7 @@ def registry_ids() -> list[str]:
 
 
 def load_registry_entry(file_name: str) -> dict[str, Any]:
-    text = resources.files("kvlint.models").joinpath("registry", file_name).read_text(encoding="utf-8")
-    return json.loads(text)
+    return load_json(file_name, REGISTRY_DIR)
 
 
 def from_registry(name: str) -> ModelSpec | None:

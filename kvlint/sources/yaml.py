@@ -21,6 +21,7 @@ from kvlint.span import Span
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_NODES = 200_000  # expanded node count per document; real manifests are a few thousand
+MAX_DUPLICATE_REPORTS = 20  # per document: past this the file is generated, not hand-written
 _DOC_SPLIT = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)", re.M)
 _CONFLICT = re.compile(r"^(<<<<<<<|=======|>>>>>>>)( |$)", re.M)
 
@@ -214,6 +215,7 @@ class _Builder:
         self.path, self.start, self.base_line = path, start, base_line
         self.index, self.problems, self.templated = index, problems, templated
         self.ctor = yaml.constructor.SafeConstructor()
+        self.duplicates = 0
 
     def build(self, root) -> YNode | None:
         memo: dict[int, YNode] = {}
@@ -285,10 +287,20 @@ class _Builder:
                 continue
             if key.kind == "scalar":
                 if key.text in seen and self.templated is None:  # template branches repeat keys
-                    self.problems.append(YamlProblem(f"duplicate key {key.text!r} (first at line {seen[key.text]}); the last one wins", key.span.line, key.span.col))
+                    self._duplicate(key, seen[key.text])
                 seen[key.text] = key.span.line
             out.append((key, val))
         return tuple(out)
+
+    def _duplicate(self, key: YNode, first: int) -> None:
+        """One finding per duplicate up to a cap: a generated file can repeat a key a million times."""
+        self.duplicates += 1
+        if self.duplicates <= MAX_DUPLICATE_REPORTS:
+            self.problems.append(YamlProblem(f"duplicate key {key.text!r} (first at line {first}); the last one wins",
+                                             key.span.line, key.span.col))
+        elif self.duplicates == MAX_DUPLICATE_REPORTS + 1:
+            self.problems.append(YamlProblem(f"more duplicate keys after this one; only the first {MAX_DUPLICATE_REPORTS} are reported",
+                                             key.span.line, key.span.col))
 
     def _scalar(self, node, span, a, b) -> YNode:
         text = node.value

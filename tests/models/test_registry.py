@@ -114,3 +114,91 @@ def test_registry_is_exactly_what_the_generator_writes(shared_dir):
         expected = gen.render(gen.entry(folder, model_id, found.get(model_id)))
         assert REGISTRY.joinpath(model_id.replace("/", "--") + ".json").read_text() == expected, model_id
     assert found["deepseek-ai/DeepSeek-V3"]["confidence"] == "exact"
+
+
+def sources_rows() -> dict[str, dict[str, str]]:
+    lines = REGISTRY.joinpath("SOURCES.tsv").read_text().splitlines()
+    header = lines[0].split("\t")
+    return {cells[0]: dict(zip(header, cells)) for cells in (line.split("\t") for line in lines[1:])}
+
+
+def test_every_bundled_model_builds_a_spec_and_a_parameter_count():
+    for model_id in registry_ids():
+        spec = from_registry(model_id)
+        assert spec is not None and spec.model_id == model_id
+        assert spec.num_layers == len(spec.layers) > 0, model_id
+        assert spec.max_len_vllm > 0 and spec.max_len_sglang > 0, model_id
+        assert count_params(spec).total > 0, model_id
+
+
+def test_sources_table_names_where_every_bundled_config_was_found():
+    """One SOURCES.tsv row per bundled model, and the entry's provenance is that row's."""
+    rows = sources_rows()
+    assert set(rows) == set(registry_ids())
+    for model_id, row in rows.items():
+        assert row["repo_where_found"] and row["path_in_that_repo"], model_id
+        assert row["confidence"] in ("exact", "derived"), model_id
+        entry = load_registry_entry(model_id.replace("/", "--") + ".json")
+        assert entry["provenance"]["repo_where_found"] == row["repo_where_found"], model_id
+
+
+def test_bundled_configs_are_already_trimmed():
+    """Entries collected outside ../shared cannot be re-trimmed in CI; they must at least be trim-stable."""
+    gen = load_generator()
+    for name in entry_files():
+        config = load_registry_entry(name)["config"]
+        assert gen.trim(config) == config, name
+
+
+def test_generator_refuses_one_model_in_two_folders(tmp_path):
+    gen = load_generator()
+    for root in ("a", "b"):
+        folder = tmp_path / root / "org" / "model"
+        folder.mkdir(parents=True)
+        (folder / "config.json").write_text("{}")
+    with pytest.raises(SystemExit, match="org/model"):
+        gen.collect([tmp_path / "a", tmp_path / "b"])
+
+
+def test_generator_merges_sources_tables_in_first_table_columns(tmp_path):
+    gen = load_generator()
+    header = "hub_id\trepo_where_found\tpath_in_that_repo\tcommit\tconfidence\tnotes"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "SOURCES.tsv").write_text(f"{header}\nz/m\tr1\tp1\tc1\texact\t\nx/unused\tr\tp\tc\texact\t\n")
+    (tmp_path / "b" / "SOURCES.tsv").write_text(f"{header}\na/m\tr2\tp2\tc2\tderived\tnote\n")
+    table = gen.sources_table([tmp_path / "a", tmp_path / "b"], {"z/m", "a/m"})
+    assert table.splitlines() == [header, "a/m\tr2\tp2\tc2\tderived\tnote", "z/m\tr1\tp1\tc1\texact\t"]
+
+
+# Models added from /tmp/extra-models (see registry/SOURCES.tsv). Expected values are computed by hand
+# from the config values read in the source: bf16 KV bytes per token = 2 (K and V) x layers x kv_heads
+# x head_dim x 2 bytes, summed over every decoder layer (sliding layers included: a token's cell is the
+# same size, only how long it is kept differs).
+ADDED = [
+    # model id, layers, kv heads, head_dim, bf16 bytes per token, quant method, vLLM max length
+    ("Qwen/Qwen2.5-VL-3B-Instruct", 36, 2, 128, 36_864, None, 128_000),  # 2048 / 16 heads = 128
+    ("openai-community/gpt2", 12, 12, 64, 36_864, None, 1_024),  # n_embd 768 / n_head 12; n_positions
+    ("google/gemma-3-1b-it", 26, 1, 256, 26_624, None, 32_768),  # head_dim 256 explicit
+    ("Qwen/Qwen2-0.5B-Instruct", 24, 2, 64, 12_288, None, 32_768),  # 896 / 14 heads = 64
+    ("intfloat/e5-mistral-7b-instruct", 32, 8, 128, 131_072, None, 32_768),  # 4096 / 32 heads
+]
+
+
+@pytest.mark.parametrize("model_id,layers,kv_heads,head_dim,cell,method,max_len", ADDED, ids=[a[0] for a in ADDED])
+def test_added_model_kv_cell_and_quantization(model_id, layers, kv_heads, head_dim, cell, method, max_len):
+    assert len(sources_rows()[model_id]["commit"]) == 40, "added models cite the exact commit"
+    spec = from_registry(model_id)
+    assert spec is not None and spec.source == f"bundled:{model_id}"
+    assert (spec.num_layers, spec.num_kv_heads, spec.head_dim) == (layers, kv_heads, head_dim)
+    assert sum(l.num_kv_heads * (l.head_dim_k + l.head_dim_v) * 2 for l in spec.layers) == cell
+    assert cell == 2 * layers * kv_heads * head_dim * 2
+    assert (spec.quant.method if spec.quant else None) == method
+    assert spec.max_len_vllm == max_len
+
+
+def test_gemma3_1b_keeps_its_five_to_one_sliding_pattern():
+    spec = from_registry("google/gemma-3-1b-it")
+    kinds = [layer.kind for layer in spec.layers]
+    assert kinds[:6] == ["sliding"] * 5 + ["full"] and kinds.count("full") == 4
+    assert {layer.window for layer in spec.layers if layer.kind == "sliding"} == {512}
