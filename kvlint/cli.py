@@ -7,6 +7,7 @@ planner or the log parser (and jsonschema / huggingface_hub load only where a ru
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -63,6 +64,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # noqa: BLE001 - last resort: a bug is reported in one line, not a traceback
+        if os.environ.get("KVLINT_DEBUG"):
+            raise
+        click.echo(f"kvlint: internal error: {type(exc).__name__}: {exc} (set KVLINT_DEBUG=1 for the traceback; "
+                   "please report it)", err=True)
+        return 2
     return int(rv or 0)
 
 

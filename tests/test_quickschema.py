@@ -35,7 +35,7 @@ json_values = st.recursive(scalars, lambda inner: st.one_of(
 
 def near(shape):
     """Mostly the key's own shape (often valid), sometimes any JSON value (usually not)."""
-    return st.one_of(shape, shape, shape, json_values)
+    return st.one_of(shape, shape, shape, shape, shape, json_values)
 
 
 codes = near(st.lists(near(st.sampled_from(["KV101", "KV1", "pool-below-one-request", "*.yaml", "K", ""])),
@@ -44,11 +44,15 @@ severity = near(st.sampled_from(["error", "warning", "info"]))
 version = near(st.sampled_from(["0.33.0", "v0.5.23", "0.33.0rc1", "1", "0.33.0.1.2", "latest"]))
 number = near(st.one_of(st.integers(-2, 90), st.floats(-1, 90, allow_nan=False)))
 names = st.sampled_from(["KV101", "KV301", "Qwen/Qwen3-8B", "default", "x"])
-calibration_entry = near(st.fixed_dictionaries(
-    {"model": near(st.sampled_from(["Qwen/Qwen3-8B", ""])), "gpu": near(st.just("H100-SXM-80GB")),
-     "tp": near(st.sampled_from([1, 2, 0, 1.0, 2.5])), "engine": near(st.sampled_from(["vllm", "sglang", "trt"])),
-     "non_kv_gib": number},
-    optional={"engine_version": version, "source_log": scalars, "extra": scalars}))
+good_entry = st.fixed_dictionaries(
+    {"model": st.sampled_from(["Qwen/Qwen3-8B", "m"]), "gpu": st.just("H100-SXM-80GB"), "tp": st.sampled_from([1, 2, 1.0]),
+     "engine": st.sampled_from(["vllm", "sglang"]), "non_kv_gib": st.one_of(st.integers(-1, 90), st.floats(-1, 90))},
+    optional={"engine_version": st.sampled_from(["0.33.0", ""]), "source_log": st.just("vllm.log")})
+changed_entry = st.tuples(good_entry, st.sampled_from(["model", "gpu", "tp", "engine", "non_kv_gib", "engine_version",
+                                                       "source_log", "extra"]), scalars).map(
+    lambda t: {**t[0], t[1]: t[2]})
+missing_entry = good_entry.flatmap(lambda d: st.sampled_from(sorted(d)).map(lambda k: {x: v for x, v in d.items() if x != k}))
+calibration_entry = st.one_of(good_entry, good_entry, changed_entry, missing_entry, json_values)
 KEYS = {
     "select": codes, "ignore": codes, "exclude": codes, "fail-on": severity,
     "severity": near(st.dictionaries(names, severity, max_size=2)),

@@ -20,6 +20,9 @@ def compute_budget(engine: str, model: ModelSpec, settings: Mapping[str, Any], g
                    version: str | None = None, non_kv_bytes: int | None = None,
                    gpu_memory_bytes: int | None = None, weights_bytes: int | None = None) -> Budget:
     """Everything the engine would compute at startup for one instance (one DP replica, one rank's view)."""
+    for name, value in (("non-KV memory", non_kv_bytes), ("weights", weights_bytes)):
+        if value is not None and value < 0:
+            raise KvlintError(f"{name} cannot be negative, got {value / 2**30:.2f} GiB")
     kwargs = dict(version=version, non_kv_bytes=non_kv_bytes, gpu_memory_bytes=gpu_memory_bytes,
                   weights_bytes=weights_bytes)
     if engine == "vllm":

@@ -157,7 +157,15 @@ def tokens_for_pool(model: ModelSpec, available_bytes: int, settings: Mapping[st
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, None)
     kv_name, size = kv_dtype_bytes(setting(settings, "kv_cache_dtype"), model, dtype)
     return pool_tokens(model, settings, range(model.num_layers), tp // attn_dp, int_setting(settings, "dcp_size", 1),
-                       size, kv_name, int(available_bytes), int_setting(settings, "page_size", 1), Steps())
+                       size, kv_name, int(available_bytes), page_size(settings, 1), Steps())
+
+
+def page_size(settings: Mapping[str, Any], default: int) -> int:
+    """Tokens per page; pools round down to it, so zero or less is a configuration error, not a division."""
+    page = int_setting(settings, "page_size", default)
+    if page < 1:
+        raise KvlintError(f"page_size must be >= 1, got {page}")
+    return page
 
 
 def parallel_sizes(settings: Mapping[str, Any]) -> tuple[tuple[int, int, int, int, int], Mapping[str, Any]]:
@@ -203,8 +211,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     mfs, cps, max_bs = mem_fraction(settings, model, facts.memory_mib, ver, steps)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
     kv_name, size = kv_dtype_bytes(setting(settings, "kv_cache_dtype"), model, dtype)
-    page = int_setting(settings, "page_size", 64 if facts.compute_capability and
-                       facts.compute_capability[0] == 10 else 1)
+    page = page_size(settings, 64 if facts.compute_capability and facts.compute_capability[0] == 10 else 1)
     context = int_setting(settings, "context_length", model.max_len_sglang)
 
     pre_load = facts.total_bytes - nonkv.sglang_context(tp, pp)
