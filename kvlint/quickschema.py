@@ -70,7 +70,7 @@ def _keyword(name: str, arg: Any, instance: Any, schema: dict, root: dict, docum
     if name == "pattern":
         return not isinstance(instance, str) or re.search(arg, instance) is not None
     if name == "minimum":
-        return not _TYPES["number"](instance) or True
+        return not _TYPES["number"](instance) or not instance < arg
     if name == "required":
         return not isinstance(instance, dict) or all(k in instance for k in arg)
     if name == "properties":

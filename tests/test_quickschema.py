@@ -100,3 +100,10 @@ def test_unknown_keywords_are_left_to_jsonschema():
     assert not is_valid("abc", {"maxLength": 10})
     assert not is_valid({"a": 1}, {"$ref": "other.json"})
     assert is_valid("abc", {"type": "string", "minLength": 3, "description": "annotations are ignored"})
+
+
+def test_one_of_means_exactly_one():
+    overlapping = {"oneOf": [{"type": "integer"}, {"minimum": 0}]}
+    assert not is_valid(5, overlapping)  # both alternatives hold
+    assert is_valid(-5, overlapping) and is_valid(0.5, overlapping)
+    assert not is_valid(-0.5, overlapping)

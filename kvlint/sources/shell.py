@@ -181,6 +181,12 @@ def _word(sc: _Scanner) -> Word:
         elif c == '"':
             flush(False)
             parts.extend(_double(sc))
+        elif c == "{" and sc.peek(1) == "{" and (close := sc.s.find("}}", sc.i + 2)) != -1:
+            # a Go/Helm template is rendered before any shell sees the line: one word, spaces and all
+            for k in range(sc.i, close + 2):
+                lit.append(sc.s[k])
+                offs.append(k)
+            sc.i = close + 2
         elif c == "$" or c == "`":
             exp = _expansion(sc, quoted=False)
             if exp is None:

@@ -100,3 +100,17 @@ def test_tokens_reread_from_their_offsets(words, seps):
 def test_alternate_value_expansion():
     fields, _, _ = _cmds("run ${A:+--flag} ${B:+--other} x\n", {"A": "1"})
     assert [f.text for f in fields[0]] == ["run", "--flag", "x"]
+
+
+def test_go_template_is_one_word_with_its_spaces():
+    text = "vllm serve {{ .Values.model }} --max-model-len={{ .Values.len | quote }} --x y\n"
+    fields, _, errors = _cmds(text)
+    assert not errors
+    words = [f.text for f in fields[0]]
+    assert words == ["vllm", "serve", "{{ .Values.model }}", "--max-model-len={{ .Values.len | quote }}", "--x", "y"]
+    assert fields[0][2].span.col == 12
+
+
+def test_unclosed_template_braces_are_ordinary_text():
+    fields, _, _ = _cmds("echo {{ a b\n")
+    assert [f.text for f in fields[0]] == ["echo", "{{", "a", "b"]
