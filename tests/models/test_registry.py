@@ -181,6 +181,7 @@ ADDED = [
     ("openai-community/gpt2", 12, 12, 64, 36_864, None, 1_024),  # n_embd 768 / n_head 12; n_positions
     ("google/gemma-3-1b-it", 26, 1, 256, 26_624, None, 32_768),  # head_dim 256 explicit
     ("Qwen/Qwen2-0.5B-Instruct", 24, 2, 64, 12_288, None, 32_768),  # 896 / 14 heads = 64
+    ("Qwen/Qwen2.5-0.5B", 24, 2, 64, 12_288, None, 32_768),  # 896 / 14 heads = 64
     ("intfloat/e5-mistral-7b-instruct", 32, 8, 128, 131_072, None, 32_768),  # 4096 / 32 heads
 ]
 
@@ -195,6 +196,12 @@ def test_added_model_kv_cell_and_quantization(model_id, layers, kv_heads, head_d
     assert cell == 2 * layers * kv_heads * head_dim * 2
     assert (spec.quant.method if spec.quant else None) == method
     assert spec.max_len_vllm == max_len
+
+
+def test_gpt2_ties_its_head_by_class_default():
+    """gpt2's config.json has no tie_word_embeddings; GPT2Config's default (true) is in defaults.json."""
+    spec = from_registry("openai-community/gpt2")
+    assert spec.tie_word_embeddings and count_params(spec).lm_head == 0
 
 
 def test_gemma3_1b_keeps_its_five_to_one_sliding_pattern():
