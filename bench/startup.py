@@ -56,10 +56,13 @@ def once(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
 
-def median_time(cmd: list[str], runs: int, cwd: Path, env: dict[str, str]) -> tuple[float, float]:
-    once(cmd, cwd, env)  # warm-up: writes the .pyc files (pyc=warm) and fills the page cache
-    walls, cpus = zip(*(once(cmd, cwd, env) for _ in range(runs)))
-    return statistics.median(walls), statistics.median(cpus)
+def median_times(cmds: list[list[str]], runs: int, cwd: Path, env: dict[str, str]) -> list[tuple[float, float]]:
+    """Median (wall, cpu) per command; the commands alternate so a load change hits them alike."""
+    for cmd in cmds:
+        once(cmd, cwd, env)  # warm-up: writes the .pyc files (pyc=warm) and fills the page cache
+    samples = [[once(cmd, cwd, env) for cmd in cmds] for _ in range(runs)]
+    return [(statistics.median(s[i][0] for s in samples), statistics.median(s[i][1] for s in samples))
+            for i in range(len(cmds))]
 
 
 def cases(root: Path) -> list[tuple[str, Path, str]]:
@@ -80,12 +83,12 @@ def run(pyc: str, runs: int) -> None:
         env = environment(pyc, Path(tmp) / "pyc")
         work = Path(tmp) / "work"
         work.mkdir()
-        base, _ = median_time([sys.executable, "-c", "pass"], runs, work, env)
+        [(base, _)] = median_times([[sys.executable, "-c", "pass"]], runs, work, env)
         print(f"pyc={pyc}  runs={runs}  median wall (cpu)  python -c pass: {base:.3f} s")
         print(f"{'case':28} {'kvlint':>15} {'yamllint':>15} {'ratio':>6}")
         for label, cwd, target in cases(work):
-            kv, kv_cpu = median_time([kvlint, "check", "--exit-zero", target], runs, cwd, env)
-            yl, yl_cpu = median_time([yamllint, "-d", "relaxed", target], runs, cwd, env)
+            (kv, kv_cpu), (yl, yl_cpu) = median_times(
+                [[kvlint, "check", "--exit-zero", target], [yamllint, "-d", "relaxed", target]], runs, cwd, env)
             print(f"{label:28} {kv:6.3f}s ({kv_cpu:.3f}) {yl:6.3f}s ({yl_cpu:.3f}) {kv / yl:6.2f}")
 
 

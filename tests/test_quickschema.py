@@ -72,7 +72,7 @@ one_key = st.sampled_from(sorted(KEYS)).flatmap(lambda key: KEYS[key].map(lambda
 configs = st.one_of(one_key, st.fixed_dictionaries({}, optional={**KEYS, "unknown-key": scalars}))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(configs)
 def test_agrees_with_jsonschema_on_generated_configs(data):
     assert valid(data, CONFIG, CONFIG, DOCUMENTS) == VALIDATOR.is_valid(data)
