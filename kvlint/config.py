@@ -43,7 +43,7 @@ class Config:
     per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     exclude: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-    calibrations: tuple[Any, ...] = ()  # kvlint.calibrate.Calibration, from `calibration:`
+    calibrations: tuple[Any, ...] = ()  # kvlint.calibration.entry.Calibration, from `calibration:`
 
     def relpath(self, path: str) -> str:
         try:
@@ -277,7 +277,7 @@ def _build(path: str, data: dict, locate, notes) -> Config:
 def _calibrations(data: dict) -> tuple:
     if not data.get("calibration"):
         return ()
-    from kvlint.calibrate import entries
+    from kvlint.calibration.entry import entries
 
     return tuple(entries(data))
 

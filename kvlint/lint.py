@@ -258,7 +258,7 @@ class _WhatIf:
     """compute_budget for one deployment with optional setting changes, memoised by the changes.
 
     Non-KV memory: a calibration matching (model, GPU, TP of these settings, engine, version) beats the
-    configured `non-kv-gib`, which beats the estimate (see kvlint.calibrate.match for the matching rule).
+    configured `non-kv-gib`, which beats the estimate (see kvlint.calibration.match for the matching rule).
     """
 
     def __init__(self, resolver: Resolver, dep: Deployment, config: Config, model, gpu, memory):
@@ -288,7 +288,7 @@ class _WhatIf:
                 return budget
             if not hypothetical and found.note():
                 self.resolver.notes.setdefault(id(self.dep), []).append(f"{self.dep.path}: {found.note()}")
-            from kvlint.calibrate import apply  # only with a matching calibration: calibrate pulls in kvlint.logs
+            from kvlint.calibration.match import apply  # only with a matching calibration
 
             return apply(budget, found)
         except Exception as exc:  # noqa: BLE001 - engine bugs must not crash a pre-commit run
@@ -301,7 +301,7 @@ class _WhatIf:
     def _calibration(self, settings: Mapping[str, Any]):
         if not self.calibrations or self.gpu is None:
             return None
-        from kvlint.calibrate import match, settings_tp
+        from kvlint.calibration.match import match, settings_tp
 
         return match(self.calibrations, self.model.model_id, self.gpu.id, settings_tp(self.dep.engine, settings),
                      self.dep.engine, self.version)

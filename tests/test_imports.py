@@ -22,7 +22,7 @@ WRAPPER = ("import json, sys; from kvlint.cli import main; rc = main(['check', s
 
 # never needed to check a Kubernetes manifest whose model is bundled and whose config (if any) is valid
 NOT_NEEDED = [
-    "kvlint.logs", "kvlint.logs.parse", "kvlint.calibrate", "kvlint.plan", "kvlint.commands.verify",
+    "kvlint.logs", "kvlint.logs.parse", "kvlint.calibration", "kvlint.plan", "kvlint.commands.verify",
     "kvlint.commands.plan", "kvlint.commands.budget", "kvlint.commands.inspect", "kvlint.engines.sglang",
     "kvlint.launches.compose", "kvlint.launches.skypilot", "kvlint.launches.vllm_config",
     "kvlint.launches.charts.generic", "kvlint.launches.charts.kaito", "kvlint.launches.dockerfile",

@@ -59,7 +59,8 @@ def _looks_like_file(word: str) -> bool:
 
 
 def budget_from_argv(words: list[str], options: dict[str, Any]) -> tuple[Budget, list[tuple[int, int]]]:
-    from kvlint.engines.flags import detect_launch, parse_args
+    from kvlint.engines.flags import parse_args
+    from kvlint.engines.launch import detect_launch
 
     if not words:
         raise KvlintError(f"no command line given; {USAGE}")
@@ -112,7 +113,7 @@ def run(engine: str, model_ref: str, settings: dict[str, Any], options: dict[str
     budget = compute_budget(engine, spec, settings, gpu, version=version,
                             non_kv_bytes=None if non_kv is None else int(round(non_kv * GIB)), gpu_memory_bytes=memory)
     if found is not None:
-        from kvlint.calibrate import apply
+        from kvlint.calibration.match import apply
 
         budget = apply(budget, found)
         notes += (f"non-KV {found.describe()}",) if budget.non_kv_source == "calibrated" else ()
@@ -124,7 +125,9 @@ def _calibration(engine: str, spec, settings: dict[str, Any], gpu, version: str 
     """The matching entry of the nearest .kvlint.yaml (read leniently: `kvlint check` is where it is validated)."""
     if gpu is None:
         return None
-    from kvlint.calibrate import entries, find_config_file, load_file, match, settings_tp
+    from kvlint.calibration.entry import entries
+    from kvlint.calibration.match import match, settings_tp
+    from kvlint.calibration.store import find_config_file, load_file
 
     path = find_config_file(base_dir)
     items = entries(load_file(path)) if path else []

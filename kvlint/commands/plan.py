@@ -52,7 +52,8 @@ def command(model, context, concurrency, engine, engine_version, gpus, gpu_memor
 
 def _calibrated(spec, engine: str, version: str | None):
     """Per (GPU, TP) non-KV from the calibration block of the nearest .kvlint.yaml, if any."""
-    from kvlint.calibrate import find_config_file, load_file, lookup
+    from kvlint.calibration.match import lookup
+    from kvlint.calibration.store import find_config_file, load_file
 
     path = find_config_file(".")
     if not path:

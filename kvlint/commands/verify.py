@@ -178,7 +178,9 @@ def _non_kv(non_kv_gib, spec, gpu_obj, target, base: str = ".") -> tuple[int | N
         return int(round(non_kv_gib * 2**30)), "user", None
     if spec is None or gpu_obj is None:
         return None, None, None
-    from kvlint.calibrate import entries, find_config_file, load_file, match
+    from kvlint.calibration.entry import entries
+    from kvlint.calibration.match import match
+    from kvlint.calibration.store import find_config_file, load_file
 
     path = find_config_file(base)
     if not path:
@@ -204,7 +206,8 @@ def _with_note(result, note: str):
 
 
 def _calibrate(result, spec, gpu_obj, target, log: str, base: str = ".") -> str:
-    from kvlint.calibrate import Calibration, save
+    from kvlint.calibration.entry import Calibration
+    from kvlint.calibration.store import save
 
     if result.measured is None:
         raise KvlintError("cannot calibrate: " + next((n for n in result.notes if n.startswith("non-KV")),

@@ -1,4 +1,4 @@
-"""The one place launches meet the engines' flag parsers (kvlint.engines.flags).
+"""The one place launches meet the engines' flag parsers (kvlint.engines.flags, launch, flag_table).
 
 Readers never parse flags themselves: argv (real or synthesized from chart keys) goes through
 `parse`, which applies each engine's own rules (underscores, prefixes, last occurrence wins).
@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kvlint.deployment import Setting, UnknownFlag
-from kvlint.engines import flags
+from kvlint.engines.flag_table import flag_table
+from kvlint.engines.flags import parse_args
+from kvlint.engines.launch import detect_launch
 from kvlint.span import Token
 
 _PY = ("python", "python3")
@@ -26,7 +28,7 @@ class Parsed:
 
 def detect(tokens: list[Token]) -> tuple[str, int] | None:
     """(engine, index after the entry point) when `tokens` start an engine; wrappers included."""
-    found = flags.detect_launch(tokens)
+    found = detect_launch(tokens)
     if found:
         return found.engine, found.index
     texts = [t.text for t in tokens]
@@ -36,14 +38,14 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
 
 
 def parse(engine: str, tokens: list[Token]) -> Parsed:
-    p = flags.parse_args(engine, tokens)
+    p = parse_args(engine, tokens)
     return Parsed(p.model, dict(p.settings), list(p.unknown), list(p.errors))
 
 
 def exact_option(engine: str, option: str):
     """The engine's flag spec for exactly this option string (`--max-model-len`), no prefixes."""
-    return flags.flag_table(engine).by_option.get(option)
+    return flag_table(engine).by_option.get(option)
 
 
 def spec_by_dest(engine: str, dest: str):
-    return next((f for f in flags.flag_table(engine).flags if f.dest == dest), None)
+    return next((f for f in flag_table(engine).flags if f.dest == dest), None)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from kvlint.budget import Budget
-from kvlint.calibrate import Measurement, measure_non_kv
+from kvlint.calibration.measure import Measurement, measure_non_kv
 from kvlint.errors import KvlintError
 from kvlint.logs.checks import GIB_ROUNDING, Check, run_checks
 from kvlint.logs.record import GIB, LogRecord

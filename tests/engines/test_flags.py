@@ -4,24 +4,15 @@ from __future__ import annotations
 
 import json
 import shlex
-from importlib import resources
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvlint.engines.flags import ParsedArgs, detect_launch, flag_table, parse_args
-from kvlint.span import Span, Token
-
-
-def toks(line: str, path: str = "f.sh") -> list[Token]:
-    """Whitespace-split tokens with 1-based columns on line 1 (no quoting in these fixtures)."""
-    out, col = [], 1
-    for word in line.split(" "):
-        if word:
-            out.append(Token(word, Span(path, 1, col, 1, col + len(word))))
-        col += len(word) + 1
-    return out
+from kvlint.engines.flags import ParsedArgs, parse_args
+from kvlint.engines.launch import detect_launch
+from kvlint.span import Token
+from tests.engines.tokens import toks
 
 
 def run(engine: str, line: str) -> ParsedArgs:
@@ -33,54 +24,6 @@ def run(engine: str, line: str) -> ParsedArgs:
 
 def value(parsed: ParsedArgs, dest: str):
     return parsed.settings[dest].value
-
-
-def test_tables_match_the_schema() -> None:
-    import jsonschema
-
-    schema = json.loads(resources.files("kvlint.data").joinpath("flags.schema.json").read_text())
-    for engine in ("vllm", "sglang"):
-        data = json.loads(resources.files("kvlint.data").joinpath(f"{engine}_flags.json").read_text())
-        jsonschema.validate(data, schema)
-        assert data["engine"] == engine
-
-
-def test_tables_have_no_duplicate_option_strings() -> None:
-    for engine in ("vllm", "sglang"):
-        table = flag_table(engine)
-        count = sum(len(f.options) + len(f.negative) for f in table.flags)
-        assert count == len(table.by_option), engine
-        assert not set(table.removed) & set(table.by_option), engine
-
-
-@pytest.mark.parametrize(
-    ("line", "engine", "index"),
-    [
-        ("vllm serve m", "vllm", 2), ("/usr/local/bin/vllm serve m", "vllm", 2),
-        ("python -m vllm.entrypoints.openai.api_server --model m", "vllm", 3),
-        ("python3.11 -m vllm.entrypoints.api_server --model m", "vllm", 3),
-        ("/usr/bin/python3 -u -m sglang.launch_server --model-path m", "sglang", 4),
-        ("sglang serve m", "sglang", 2), ("exec vllm serve m", "vllm", 3), ("env A=B C=D vllm serve m", "vllm", 5),
-        ("uv run vllm serve m", "vllm", 4), ("CUDA_VISIBLE_DEVICES=0 exec python3 -m sglang.launch_server", "sglang", 5),
-        ("env -i -u HOME A=1 nohup vllm serve m", "vllm", 8), ("uv run python -m vllm.entrypoints.openai.api_server", "vllm", 5),
-        ("python -m vllm.entrypoints.cli.main serve m", "vllm", 4),
-    ],
-)
-def test_detect_launch(line: str, engine: str, index: int) -> None:
-    found = detect_launch(toks(line))
-    assert found is not None and (found.engine, found.index) == (engine, index)
-    name, i = found  # unpacks like the (engine, index) pair other modules expect
-    assert (name, i) == (engine, index)
-
-
-def test_detect_launch_entry_span_covers_the_entry_point() -> None:
-    found = detect_launch(toks("exec vllm serve m"))
-    assert found is not None and found.entry_span == Span("f.sh", 1, 6, 1, 16)
-
-
-@pytest.mark.parametrize("line", ["vllm", "python -m http.server", "echo vllm serve", "sglang", "python3 app.py"])
-def test_not_a_launch(line: str) -> None:
-    assert detect_launch(toks(line)) is None
 
 
 # --------------------------------------------------------------- vLLM spellings
@@ -363,7 +306,7 @@ def test_parse_args_never_raises(engine: str, words: list[str]) -> None:
 
 @pytest.mark.parametrize(("engine", "text", "value"), [("vllm", "32K", 32768), ("vllm", "auto", -1), ("sglang", "32Ki", 32768), ("sglang", "32k", 32000)])
 def test_parse_human_int_per_engine(engine: str, text: str, value: int) -> None:
-    from kvlint.engines.flags import parse_human_int
+    from kvlint.engines.flag_values import parse_human_int
 
     assert parse_human_int(engine, text) == value
 

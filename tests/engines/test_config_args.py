@@ -1,10 +1,12 @@
-"""`--config` YAML files as each engine turns them into argv, and the flag history tables."""
+"""`--config` YAML files as each engine turns them into argv."""
 
 from __future__ import annotations
 
 import pytest
 
-from kvlint.engines.flags import ConfigEntry, config_tokens, flag_table, parse_args, removed_flag, splice_config
+from kvlint.engines.config_args import ConfigEntry, config_tokens, splice_config
+from kvlint.engines.flag_table import flag_table
+from kvlint.engines.flags import parse_args
 from kvlint.span import Span, Token
 
 
@@ -69,37 +71,3 @@ def test_vllm_config_goes_after_the_model() -> None:
     config, _ = config_tokens("vllm", [ConfigEntry("max-model-len", 4096)])
     argv = splice_config("vllm", [Token(w) for w in "vllm serve org/m --config c.yaml".split()], 2, config)
     assert words(argv) == ["vllm", "serve", "org/m", "--max-model-len", "4096"]
-
-
-@pytest.mark.parametrize(
-    ("engine", "option", "last_seen", "absent_in"),
-    [("vllm", "--swap-space", "0.15.0", "0.20.0"), ("vllm", "--swap_space=4", "0.15.0", "0.20.0"), ("vllm", "--task", "0.11.0", "0.15.0"),
-     ("sglang", "--cuda-graph-max-bs", "0.5.12", "0.5.23"), ("sglang", "--enable-ep-moe", "0.5.4", "0.5.12")],
-)
-def test_removed_flag_history(engine: str, option: str, last_seen: str, absent_in: str) -> None:
-    info = removed_flag(engine, option)
-    assert info is not None and (info["last_seen"], info["absent_in"]) == (last_seen, absent_in)
-
-
-def test_removed_flag_is_none_for_current_flags() -> None:
-    assert removed_flag("vllm", "--max-model-len") is None and removed_flag("sglang", "--tp-size") is None
-
-
-def _v(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in text.split("."))
-
-
-@pytest.mark.parametrize("engine", ["vllm", "sglang"])
-def test_history_is_consistent(engine: str) -> None:
-    import json
-    from importlib import resources
-
-    data = json.loads(resources.files("kvlint.data").joinpath(f"{engine}_flags.json").read_text())
-    read = data["versions_read"]
-    assert read[-1] == data["version"] and read == sorted(read, key=_v)
-    for flag in data["flags"]:
-        assert flag["seen_in"][-1] == data["version"] and set(flag["seen_in"]) <= set(read), flag["dest"]
-    for entry in data["removed"]:
-        if entry["last_seen"] is not None:
-            assert _v(entry["last_seen"]) < _v(entry["absent_in"]) <= _v(data["version"]), entry
-            assert read[read.index(entry["last_seen"]) + 1] == entry["absent_in"], entry

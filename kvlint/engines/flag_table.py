@@ -1,0 +1,115 @@
+"""The engines' option tables, loaded once, and the lookups argparse does on them.
+
+A linter that is looser than the engine misses launches that crash at start-up, and one that is
+stricter flags launches that work, so the tables are the engines' own (kvlint/data/*_flags.json,
+extracted from the release wheels) and a name is matched as argparse matches it: exact option,
+then unique prefix. The parser, the `--config` reader and the removed-flag rule share these lookups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from kvlint.data import load_json
+from kvlint.engines import ENGINES
+from kvlint.errors import UnknownFlagError
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    dest: str
+    options: tuple[str, ...]
+    kind: str  # value | append | store_true | store_const | bool_optional | help
+    type: str = "str"  # str | int | float | human_int | human_int_or_auto | json | json_or_str
+    negative: tuple[str, ...] = ()
+    choices: tuple[Any, ...] | None = None
+    nargs: str | int | None = None
+    const: Any = None
+    default: Any = None
+    deprecated: bool = False
+    valid_values: tuple[str, ...] | None = None  # checked after argparse (vLLM CacheDType): still a start-up failure
+
+
+@dataclass(frozen=True)
+class FlagTable:
+    engine: str
+    version: str
+    flags: tuple[FlagSpec, ...]
+    by_option: dict[str, FlagSpec]
+    removed: dict[str, dict]
+    underscore_to_dash: bool
+    dotted_json_keys: bool
+    model_dest: str
+
+
+def _spec(entry: dict) -> FlagSpec:
+    choices = entry.get("choices")
+    return FlagSpec(
+        dest=entry["dest"], options=tuple(entry["options"]), kind=entry["kind"], type=entry.get("type", "str"),
+        negative=tuple(entry.get("negative_options", ())), choices=tuple(choices) if choices is not None else None,
+        nargs=entry.get("nargs"), const=entry.get("const"), default=entry.get("default"),
+        deprecated=entry.get("deprecated", False),
+        valid_values=tuple(entry["valid_values"]) if "valid_values" in entry else None,
+    )
+
+
+@lru_cache(maxsize=2)
+def flag_table(engine: str) -> FlagTable:
+    """The engine's option table, loaded once from package data."""
+    if engine not in ENGINES:
+        raise UnknownFlagError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    data = load_json(f"{engine}_flags.json")
+    flags = tuple(_spec(e) for e in data["flags"])
+    by_option = {opt: f for f in flags for opt in (*f.options, *f.negative)}
+    removed = {opt: r for r in data["removed"] for opt in r["options"]}
+    return FlagTable(engine, data["version"], flags, by_option, removed, data["underscore_to_dash"],
+                     data["dotted_json_keys"], data["model_dest"])
+
+
+def option_strings(engine: str) -> list[str]:
+    return sorted(flag_table(engine).by_option)
+
+
+def removed_flag(engine: str, option: str) -> dict | None:
+    """What the table knows of a flag the engine no longer takes: last_seen / absent_in versions, replacement.
+
+    Rules compare last_seen with a deployment's pinned engine version: `--swap-space` is fine on 0.15.
+    """
+    table = flag_table(engine)
+    return table.removed.get(normalise(table, option.partition("=")[0]))
+
+
+def normalise(table: FlagTable, name: str) -> str:
+    """vLLM rewrites `_` to `-` in the name part (up to the first `.`) of every `--` token."""
+    if table.underscore_to_dash and name.startswith("--"):
+        head, dot, tail = name[2:].partition(".")
+        return "--" + head.replace("_", "-") + dot + tail
+    return name
+
+
+def match(table: FlagTable, name: str) -> tuple[FlagSpec | None, str, list[str]]:
+    """(spec, option string matched, other candidates) as argparse resolves exact names and unique prefixes.
+
+    Prefixes apply to `--long` options and, as in argparse, to single-dash ones (`-t` would find `-tp`).
+    """
+    if name in table.by_option:
+        return table.by_option[name], name, []
+    double = name.startswith("--")
+    hits = sorted(o for o in table.by_option if o.startswith(name) and o.startswith("--") == double)
+    if len(hits) == 1:
+        return table.by_option[hits[0]], hits[0], []
+    return None, name, hits
+
+
+def did_you_mean(table: FlagTable, name: str) -> str | None:
+    """The option a mistyped name most likely meant: its dashed spelling first, then the closest string."""
+    if name.startswith("--") and "_" in name:
+        spec, opt, _ = match(table, "--" + name[2:].replace("_", "-"))
+        if spec is not None:
+            return opt
+    import difflib  # only for a flag the engine does not know
+
+    close = difflib.get_close_matches(name, list(table.by_option), n=1, cutoff=0.6)
+    return close[0] if close else None

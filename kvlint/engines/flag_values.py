@@ -1,0 +1,68 @@
+"""A flag's raw text read as the engine's argparse type function would read it.
+
+The value a Setting carries must be the one the engine ends up with (`4k` is 4000 for vLLM, `1Ki`
+is 1024), and a value the engine would refuse must become an error line rather than a guess; text
+that only the shell or a template would expand is kept raw.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable
+
+from kvlint.engines import units
+from kvlint.engines.flag_table import FlagSpec
+
+_UNRESOLVED = re.compile(r"\$\(|\$\{|\$[A-Za-z_]|\{\{|^\{[A-Za-z_]\w*\}$")
+
+
+def is_unresolved(text: str) -> bool:
+    """Shell/template expressions the engine would only see after expansion: kept raw, never guessed."""
+    return bool(_UNRESOLVED.search(text))
+
+
+def parse_human_int(engine: str, text: str) -> int:
+    """The engine's own reading of `32k` / `1Ki` / `auto` (raises ValueError as its argparse type would)."""
+    return units.vllm_human_int_or_auto(text) if engine == "vllm" else units.sglang_human_int(text)
+
+
+def _converter(engine: str, kind: str) -> Callable[[str], Any]:
+    human = units.vllm_human_int if engine == "vllm" else units.sglang_human_int
+    return {
+        "int": int, "float": float, "human_int": human, "human_int_or_auto": units.vllm_human_int_or_auto,
+        "json": json.loads, "json_or_str": _json_or_str,
+    }.get(kind, str)
+
+
+def _json_or_str(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def convert(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]:
+    """(value, error): the engine's own type function, then its choices."""
+    try:
+        value = _converter(engine, spec.type)(text)
+    except (ValueError, TypeError):
+        return None, f"{spec.options[0]}: invalid {spec.type} value {text!r}"
+    if spec.choices is not None and value not in spec.choices:
+        valid = ", ".join(str(c) for c in spec.choices)
+        return None, f"{spec.options[0]}: invalid choice {text!r} (choose from {valid})"
+    if spec.valid_values is not None and value not in spec.valid_values:
+        valid = ", ".join(spec.valid_values)
+        return None, f"{spec.options[0]}: {engine} rejects {text!r} at start-up (valid: {valid})"
+    return value, None
+
+
+def json_or_human(raw: str) -> Any:
+    """A vLLM dotted-key value (`--compilation-config.mode 3`): JSON, else a human int, else the text."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        try:
+            return units.vllm_human_int(raw)
+        except ValueError:
+            return raw

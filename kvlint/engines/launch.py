@@ -1,0 +1,93 @@
+"""Where an engine command starts inside a shell line, past `exec`, `env A=B`, `uv run` and friends.
+
+Every reader (scripts, manifests, `kvlint budget`) has to find the entry point before the engine's
+flags can be parsed; this is the one list of entry points and wrappers the engines are started with.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from kvlint.engines import ENGINES
+from kvlint.engines.token_spans import join_spans
+from kvlint.span import Span, Token
+
+_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_MODULES = {
+    "vllm.entrypoints.openai.api_server": "vllm",
+    "vllm.entrypoints.api_server": "vllm",
+    "sglang.launch_server": "sglang",
+}
+
+
+@dataclass(frozen=True)
+class LaunchStart:
+    """Where an engine command starts. Iterates as (engine, index) so `engine, i = found` keeps working."""
+
+    engine: str
+    index: int  # first token after the entry point (the model or the first flag)
+    entry_span: Span | None = None
+
+    def __iter__(self):
+        return iter((self.engine, self.index))
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i: int) -> Any:
+        return (self.engine, self.index)[i]
+
+
+def _skip_wrappers(texts: list[str], i: int) -> int:
+    """Past `exec`, `nohup`, `time`, `env [-i] [-u NAME] A=B`, `uv run`, and leading `VAR=value` assignments."""
+    while i < len(texts):
+        word = texts[i].rsplit("/", 1)[-1]
+        if word in ("exec", "nohup", "time") or _ASSIGN.match(texts[i]):
+            i += 1
+        elif word == "env":
+            i = _skip_env_options(texts, i + 1)
+        elif word == "uv" and i + 1 < len(texts) and texts[i + 1] == "run":
+            i += 2
+        else:
+            return i
+    return i
+
+
+def _skip_env_options(texts: list[str], i: int) -> int:
+    while i < len(texts) and texts[i].startswith("-"):
+        i += 2 if texts[i] in ("-u", "--unset", "-C", "--chdir") else 1
+    return i
+
+
+def _entry(texts: list[str], i: int) -> tuple[str, int] | None:
+    word = texts[i].rsplit("/", 1)[-1]
+    nxt = texts[i + 1] if i + 1 < len(texts) else ""
+    if word in ENGINES and nxt == "serve":
+        return word, i + 2
+    if _PYTHON.match(word):
+        j = i + 1
+        while j < len(texts) and texts[j] in ("-u", "-O", "-B", "-E", "-s", "-I"):
+            j += 1
+        if j + 1 < len(texts) and texts[j] == "-m":
+            module = texts[j + 1]
+            if module in _MODULES:
+                return _MODULES[module], j + 2
+            if module == "vllm.entrypoints.cli.main" and j + 2 < len(texts) and texts[j + 2] == "serve":
+                return "vllm", j + 3
+    return None
+
+
+def detect_launch(tokens: list[Token]) -> LaunchStart | None:
+    """The engine a command line starts, or None; wrappers like `exec`, `env A=B`, `uv run` are skipped."""
+    texts = [t.text for t in tokens]
+    i = _skip_wrappers(texts, 0)
+    if i >= len(texts):
+        return None
+    found = _entry(texts, i)
+    if found is None:
+        return None
+    engine, index = found
+    return LaunchStart(engine, index, join_spans(tokens[i].span, tokens[index - 1].span))

@@ -1,0 +1,87 @@
+"""The argv parse in progress and how each accepted flag lands in it as a Setting.
+
+The token walk (kvlint/engines/flags.py) decides which flag a word is and which words are its
+values; this module turns that decision into a typed Setting with spans, so the walk stays readable
+and the storing rules (last occurrence wins, append lists, dotted JSON merges) sit in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kvlint.deployment import Setting, UnknownFlag
+from kvlint.engines.flag_table import FlagSpec, FlagTable, match, normalise
+from kvlint.engines.flag_values import convert, is_unresolved
+from kvlint.engines.token_spans import join_spans
+from kvlint.span import Span, Token
+
+
+@dataclass
+class ParseState:
+    """The parse in progress; only the parser's own helpers touch it."""
+
+    engine: str
+    table: FlagTable
+    tokens: list[Token]
+    positional_model: bool
+    model: Setting | None = None
+    settings: dict[str, Setting] = field(default_factory=dict)
+    unknown: list[UnknownFlag] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    deprecated: list[Token] = field(default_factory=list)
+
+
+def store_flag(st: ParseState, spec: FlagSpec, tok: Token, written: str) -> None:
+    if spec.kind == "help":
+        return
+    if spec.kind == "store_const":
+        value: Any = spec.const
+    else:
+        value = tok.text not in spec.negative and match(st.table, normalise(st.table, written))[1] not in spec.negative
+    st.settings[spec.dest] = Setting(spec.dest, value, written, "", tok.span, tok.span)
+
+
+def store(st: ParseState, spec: FlagSpec, flag_tok: Token, written: str, raw: str, span: Span | None) -> None:
+    if spec.dest == st.table.model_dest:
+        st.model = Setting(st.table.model_dest, raw, written, raw, span, flag_tok.span, resolved=not is_unresolved(raw))
+        return
+    if is_unresolved(raw):
+        st.settings[spec.dest] = Setting(spec.dest, raw, written, raw, span, flag_tok.span, resolved=False)
+        return
+    value, error = convert(st.engine, spec, raw)
+    if error:
+        st.errors.append(error)
+        return
+    if spec.kind == "append":
+        old = st.settings.get(spec.dest)
+        value = [*(old.value if old and isinstance(old.value, list) else []), value]
+    st.settings[spec.dest] = Setting(spec.dest, value, written, raw, span, flag_tok.span)
+
+
+def store_list(st: ParseState, spec: FlagSpec, flag_tok: Token, written: str, values: list[Token]) -> None:
+    raw = " ".join(v.text for v in values)
+    span = join_spans(values[0].span, values[-1].span) if values else flag_tok.span
+    if any(is_unresolved(v.text) for v in values):
+        st.settings[spec.dest] = Setting(spec.dest, raw, written, raw, span, flag_tok.span, resolved=False)
+        return
+    converted = [convert(st.engine, spec, v.text) for v in values]
+    errors = [e for _, e in converted if e]
+    if errors:
+        st.errors.extend(errors)
+        return
+    st.settings[spec.dest] = Setting(spec.dest, [v for v, _ in converted], written, raw, span, flag_tok.span)
+
+
+def merge_dotted(st: ParseState, spec: FlagSpec, keys: list[str], value: Any, tok: Token, written: str, raw: str,
+                 span: Span | None) -> None:
+    old = st.settings.get(spec.dest)
+    merged: dict = dict(old.value) if old is not None and isinstance(old.value, dict) else {}
+    node = merged
+    for key in keys[:-1]:
+        node[key] = dict(node[key]) if isinstance(node.get(key), dict) else {}
+        node = node[key]
+    if keys:
+        node[keys[-1]] = value
+    resolved = not is_unresolved(raw) and (old is None or old.resolved)
+    st.settings[spec.dest] = Setting(spec.dest, merged, written, raw, span, tok.span, resolved=resolved)

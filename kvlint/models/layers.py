@@ -1,0 +1,112 @@
+"""Per-layer attention kinds (full, sliding, chunked, linear state, MLA) and each layer's KV shape.
+
+Families encode their layer pattern in different keys (layer_types, Gemma's every-N-th, Qwen's
+max_window_layers, Llama-4's no_rope_layers); the engines size each kind's pages differently, so the
+pattern is resolved here into one LayerKV per decoder layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING, LayerKV, MLADims
+from kvlint.models.text_config import checkpoint_dtype
+
+DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+
+def sliding_window(text: dict[str, Any]) -> int | None:
+    """The window W when some layer slides; Qwen's use_sliding_window=false switches it off."""
+    if text.get("use_sliding_window") is False:
+        return None
+    window = text.get("sliding_window")
+    if window is None:
+        window = text.get("sliding_window_size")
+    return int(window) if isinstance(window, int) and window > 0 else None
+
+
+def layer_kinds(text: dict[str, Any], num_layers: int, window: int | None) -> list[str]:
+    """One kind per layer from whatever pattern the config family uses."""
+    types = text.get("layer_types")
+    if isinstance(types, list) and len(types) == num_layers:
+        return [_kind_of_type(t, window) for t in types]
+    if text.get("full_attention_interval") and text.get("model_type") == "qwen3_next":
+        step = int(text["full_attention_interval"])
+        return [FULL if (i + 1) % step == 0 else MAMBA for i in range(num_layers)]
+    if text.get("attention_chunk_size"):
+        return _llama4_kinds(text, num_layers)
+    if window is None:
+        return [FULL] * num_layers
+    return _window_pattern(text, num_layers)
+
+
+def _kind_of_type(layer_type: str, window: int | None) -> str:
+    if layer_type in ("sliding_attention", "sliding_window", "local") and window:
+        return SLIDING
+    if layer_type in ("linear_attention", "mamba"):
+        return MAMBA
+    if layer_type == "chunked_attention":
+        return CHUNKED
+    return FULL
+
+
+def _llama4_kinds(text: dict[str, Any], num_layers: int) -> list[str]:
+    """Llama-4: RoPE layers use chunked local attention, NoPE layers (no_rope_layers == 0) full."""
+    no_rope = text.get("no_rope_layers") or []
+    if len(no_rope) != num_layers:
+        interval = int(text.get("no_rope_layer_interval") or 4)
+        no_rope = [int((i + 1) % interval != 0) for i in range(num_layers)]
+    return [CHUNKED if uses_rope else FULL for uses_rope in no_rope]
+
+
+def _window_pattern(text: dict[str, Any], num_layers: int) -> list[str]:
+    """Gemma-2 alternates, Gemma-3 slides except every N-th, Qwen slides from max_window_layers on."""
+    model_type = str(text.get("model_type"))
+    if model_type == "gemma2":
+        return [SLIDING if i % 2 == 0 else FULL for i in range(num_layers)]
+    pattern = text.get("sliding_window_pattern")
+    if model_type.startswith("gemma3") or pattern:
+        every = int(pattern or 6)
+        return [FULL if (i + 1) % every == 0 else SLIDING for i in range(num_layers)]
+    if text.get("use_sliding_window") and text.get("max_window_layers") is not None:
+        first = int(text["max_window_layers"])
+        return [SLIDING if i >= first else FULL for i in range(num_layers)]
+    return [SLIDING] * num_layers
+
+
+def layer_kvs(
+    text: dict[str, Any],
+    num_layers: int,
+    kv_heads: int,
+    head_k: int,
+    head_v: int,
+    mla: MLADims | None,
+    window: int | None,
+) -> tuple[LayerKV, ...]:
+    """One LayerKV per decoder layer; MLA layers hold one latent "head" whatever their kind."""
+    if mla is not None:
+        return tuple(LayerKV(MLA, 1, head_k, 0) for _ in range(num_layers))
+    state = linear_state_bytes(text)
+    out = []
+    for kind in layer_kinds(text, num_layers, window):
+        if kind == MAMBA:
+            out.append(LayerKV(MAMBA, state_bytes=state))
+        elif kind == CHUNKED:
+            out.append(LayerKV(CHUNKED, kv_heads, head_k, head_v, int(text["attention_chunk_size"])))
+        else:
+            out.append(LayerKV(kind, kv_heads, head_k, head_v, window if kind == SLIDING else None))
+    return tuple(out)
+
+
+def linear_state_bytes(text: dict[str, Any]) -> int | None:
+    """Per-request, per-layer state of a gated-delta-net layer (Qwen3-Next) at the model dtype.
+
+    conv state: (2*key_dim + value_dim) x (kernel - 1); recurrent state: v_heads x k_dim x v_dim.
+    """
+    if not text.get("linear_num_value_heads"):
+        return None
+    key_dim = int(text["linear_num_key_heads"]) * int(text["linear_key_head_dim"])
+    v_heads, v_dim = int(text["linear_num_value_heads"]), int(text["linear_value_head_dim"])
+    conv = (2 * key_dim + v_heads * v_dim) * (int(text.get("linear_conv_kernel_dim") or 4) - 1)
+    recurrent = v_heads * int(text["linear_key_head_dim"]) * v_dim
+    return (conv + recurrent) * DTYPE_BYTES.get(checkpoint_dtype(text, {}), 2)

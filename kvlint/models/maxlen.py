@@ -1,0 +1,74 @@
+"""The context length each engine derives from config.json when --max-model-len / --context-length is unset.
+
+vLLM and SGLang read different keys in a different order and apply RoPE scaling factors under
+different rules (engines.md 1.1 and 3.2), so the same config can yield two lengths; both are kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# vLLM derive_max_model_len_and_key: the min over these keys (model_max_length overrides).
+VLLM_LEN_KEYS = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+)
+# SGLang get_context_length: the FIRST present key in this order wins.
+SGLANG_LEN_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
+# RoPE types whose factor vLLM does not multiply into the derived length.
+VLLM_NO_FACTOR_ROPE = frozenset({"su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"})
+DEFAULT_MAX_LEN = 2048  # both engines when no length key exists
+
+
+def rope_sets(text: dict[str, Any]) -> list[dict[str, Any]]:
+    """RoPE parameter sets: rope_scaling, or rope_parameters (flat or one set per layer type)."""
+    rope = text.get("rope_scaling") or text.get("rope_parameters")
+    if not isinstance(rope, dict):
+        return []
+    if all(isinstance(v, dict) for v in rope.values()) and rope:
+        return list(rope.values())
+    return [rope]
+
+
+def _rope_type(rope: dict[str, Any]) -> str:
+    return str(rope.get("rope_type") or rope.get("type") or "default")
+
+
+def max_len_vllm(text: dict[str, Any]) -> tuple[int, str | None]:
+    """vLLM 0.33 derived max_model_len and the key it came from (engines.md 1.1 steps 1, 4, 5, 7)."""
+    present = [(int(text[k]), k) for k in VLLM_LEN_KEYS if isinstance(text.get(k), (int, float)) and text[k]]
+    if not present:
+        return DEFAULT_MAX_LEN, None
+    derived, key = min(present)
+    if text.get("model_max_length"):
+        derived, key = int(text["model_max_length"]), "model_max_length"
+    factor = 1.0
+    if "gemma3" not in str(text.get("model_type")):
+        for rope in rope_sets(text):
+            if _rope_type(rope) not in VLLM_NO_FACTOR_ROPE:
+                factor = float(rope.get("factor") or 1.0)
+    if any(_rope_type(r) == "longrope" for r in rope_sets(text)) and text.get("original_max_position_embeddings"):
+        return int(text["original_max_position_embeddings"]), "original_max_position_embeddings"
+    return int(derived * factor), key
+
+
+def max_len_sglang(text: dict[str, Any]) -> tuple[int, str | None]:
+    """SGLang 0.5.23 context length: first key in its order, times the rope factor unless the set
+    names original_max_position_embeddings or is llama3. SGLang reads `rope_scaling`; a config with
+    only flat `rope_parameters` is read the same way (not verified against the engine)."""
+    key = next((k for k in SGLANG_LEN_KEYS if isinstance(text.get(k), (int, float)) and text[k]), None)
+    if key is None:
+        return DEFAULT_MAX_LEN, None
+    rope = text.get("rope_scaling") or text.get("rope_parameters")
+    factor = 1.0
+    if isinstance(rope, dict) and "original_max_position_embeddings" not in rope:
+        if rope.get("rope_type") != "llama3" and not all(isinstance(v, dict) for v in rope.values()):
+            factor = float(rope.get("factor") or 1)
+    return int(text[key] * factor), key

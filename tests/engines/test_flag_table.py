@@ -1,0 +1,59 @@
+"""The engines' option tables: schema, uniqueness, and the history of removed flags."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from kvlint.engines.flag_table import flag_table, removed_flag
+
+
+def test_tables_match_the_schema() -> None:
+    import jsonschema
+
+    schema = json.loads(resources.files("kvlint.data").joinpath("flags.schema.json").read_text())
+    for engine in ("vllm", "sglang"):
+        data = json.loads(resources.files("kvlint.data").joinpath(f"{engine}_flags.json").read_text())
+        jsonschema.validate(data, schema)
+        assert data["engine"] == engine
+
+
+def test_tables_have_no_duplicate_option_strings() -> None:
+    for engine in ("vllm", "sglang"):
+        table = flag_table(engine)
+        count = sum(len(f.options) + len(f.negative) for f in table.flags)
+        assert count == len(table.by_option), engine
+        assert not set(table.removed) & set(table.by_option), engine
+
+
+@pytest.mark.parametrize(
+    ("engine", "option", "last_seen", "absent_in"),
+    [("vllm", "--swap-space", "0.15.0", "0.20.0"), ("vllm", "--swap_space=4", "0.15.0", "0.20.0"), ("vllm", "--task", "0.11.0", "0.15.0"),
+     ("sglang", "--cuda-graph-max-bs", "0.5.12", "0.5.23"), ("sglang", "--enable-ep-moe", "0.5.4", "0.5.12")],
+)
+def test_removed_flag_history(engine: str, option: str, last_seen: str, absent_in: str) -> None:
+    info = removed_flag(engine, option)
+    assert info is not None and (info["last_seen"], info["absent_in"]) == (last_seen, absent_in)
+
+
+def test_removed_flag_is_none_for_current_flags() -> None:
+    assert removed_flag("vllm", "--max-model-len") is None and removed_flag("sglang", "--tp-size") is None
+
+
+def _v(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split("."))
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_history_is_consistent(engine: str) -> None:
+    data = json.loads(resources.files("kvlint.data").joinpath(f"{engine}_flags.json").read_text())
+    read = data["versions_read"]
+    assert read[-1] == data["version"] and read == sorted(read, key=_v)
+    for flag in data["flags"]:
+        assert flag["seen_in"][-1] == data["version"] and set(flag["seen_in"]) <= set(read), flag["dest"]
+    for entry in data["removed"]:
+        if entry["last_seen"] is not None:
+            assert _v(entry["last_seen"]) < _v(entry["absent_in"]) <= _v(data["version"]), entry
+            assert read[read.index(entry["last_seen"]) + 1] == entry["absent_in"], entry
