@@ -38,6 +38,9 @@ def command(gpu, gpu_memory, engine_version, non_kv_gib, online, fmt, argv) -> i
     """Show the KV budget of one engine command line (after `--`) or of every instance in FILE."""
     options = dict(gpu=gpu, gpu_memory=gpu_memory, version=engine_version, non_kv_gib=non_kv_gib, online=online)
     words = list(argv)
+    if len(words) > 1 and os.path.isfile(words[0]) and words[1].startswith("-") and "--" not in words:
+        # `kvlint budget FILE --format json`: options after the file are still kvlint's own
+        return command.main(args=[*words[1:], words[0]], prog_name="kvlint budget", standalone_mode=False)
     if len(words) == 1 and os.path.isfile(words[0]):
         results = budgets_from_file(words[0], options)
     elif len(words) == 1 and " " not in words[0] and (os.sep in words[0] or _looks_like_file(words[0])):

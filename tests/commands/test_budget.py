@@ -101,3 +101,12 @@ def test_manifest_with_one_bad_instance_still_budgets_the_others(capsys, tmp_pat
     code, out, err = run(capsys, "--format", "json", str(manifest))
     assert code == 0 and json.loads(out)["model"] == "meta-llama/Meta-Llama-3-8B"
     assert "skipped" in err and "nosuch/model" in err
+
+
+def test_options_after_the_manifest_file_are_kvlints(capsys, tmp_path):
+    manifest = tmp_path / "serve.sh"
+    manifest.write_text("vllm serve meta-llama/Meta-Llama-3-8B --max-model-len 4096\n")
+    code, out, _ = run(capsys, str(manifest), "--format", "json", "--gpu", "L40S")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["max_model_len"] == 4096 and "L40S" in doc["gpu"]["name"]
