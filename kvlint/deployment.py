@@ -35,6 +35,17 @@ class UnknownFlag:
 
 
 @dataclass(frozen=True)
+class InvalidValue:
+    """A flag value the engine refuses (argparse type or choices, or its own start-up check)."""
+
+    flag: str  # the option as written: "-tp", "--kv-cache-dtype"
+    raw: str  # the value text as written
+    span: Span | None  # where the value is
+    reason: str  # the engine's rule, in its terms: "valid: auto, float16, ...", "must be in (0, 1]"
+    setting: str = ""  # canonical destination name
+
+
+@dataclass(frozen=True)
 class Deployment:
     path: str
     engine: str  # "vllm" | "sglang"
@@ -54,6 +65,7 @@ class Deployment:
     name: str = ""  # workload / chart entry name, for messages
     ignore_codes: tuple[str, ...] = ()  # from the kvlint.io/ignore annotation
     notes: tuple[str, ...] = ()  # what could not be resolved, and why
+    invalid_values: tuple[InvalidValue, ...] = ()  # values the engine refuses (KV007)
 
     def get(self, name: str, default: Any = None) -> Any:
         s = self.settings.get(name)

@@ -25,6 +25,19 @@ class UnknownGpuError(KvlintError):
     """The GPU name matches nothing in the catalogue; the message lists close names."""
 
 
+class InvalidSettingError(KvlintError):
+    """A setting value the engine itself refuses at start-up (range, type, model support).
+
+    `setting` is the canonical name (`gpu_memory_utilization`) so `kvlint check` can point at the value
+    as written; `reason` is the engine's rule without the value (`must be in (0, 1]`).
+    """
+
+    def __init__(self, message: str, setting: str | None = None, reason: str | None = None, hint: str | None = None):
+        super().__init__(message, hint)
+        self.setting = setting
+        self.reason = reason or message
+
+
 class UnknownFlagError(KvlintError):
     """An engine flag the engine's own parser would reject; the message carries a did-you-mean."""
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from kvlint.config import Config, ConfigCache
-from kvlint.deployment import Deployment
-from kvlint.errors import KvlintError
+from kvlint.deployment import Deployment, InvalidValue
+from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, get_rule, run_rules, selected_codes
 
@@ -197,10 +197,13 @@ class Resolver:
         base = Context(deployment=dep, model=model, gpu=gpu, model_error=model_error, gpu_error=gpu_error,
                        options=config.rule_options, severities=config.severities,
                        estimated_severities=config.estimated_severities)
-        if model is None or (gpu is None and memory is None):
-            return base
+        if model is None or (gpu is None and memory is None) or dep.invalid_values:
+            return base  # a refused value (KV007) stops the engine before any memory is sized
         what_if = _WhatIf(self, dep, config, model, gpu, memory)
-        return replace(base, budget=what_if({}), what_if=what_if)
+        budget = what_if({})
+        if what_if.invalid is not None:
+            return replace(base, deployment=replace(dep, invalid_values=(_invalid(dep, what_if.invalid),)))
+        return replace(base, budget=budget, what_if=what_if)
 
     def model(self, dep: Deployment, config: Config) -> tuple[Any, str | None]:
         if not dep.model:
@@ -245,6 +248,16 @@ class Resolver:
         return dep.engine_version or self.options.engine_version or config.engine_versions.get(dep.engine)
 
 
+def _invalid(dep: Deployment, exc: InvalidSettingError) -> InvalidValue:
+    """The engine's start-up refusal, placed at the setting it names when the deployment wrote it."""
+    s = dep.settings.get(exc.setting or "")
+    if s is None:
+        return InvalidValue("", "", dep.launch_span or dep.model_span, exc.message, exc.setting or "")
+    raw = s.raw or (str(s.value) if not isinstance(s.value, bool) else "")
+    return InvalidValue(s.flag or exc.setting or "", raw, s.span or s.flag_span or dep.launch_span, exc.reason,
+                        s.name)
+
+
 def _memory(text: str) -> int:
     from kvlint.gpus import parse_memory_size
 
@@ -269,6 +282,7 @@ class _WhatIf:
         self.non_kv = int(non_kv * GIB) if non_kv is not None else None
         self.settings = {name: s.value for name, s in dep.settings.items() if s.resolved}
         self._cache: dict[tuple, Any] = {}
+        self.invalid: InvalidSettingError | None = None  # the engine refuses the deployment's own settings
 
     def __call__(self, changes: Mapping[str, Any]) -> Any:
         key = tuple(sorted(changes.items()))
@@ -291,6 +305,10 @@ class _WhatIf:
             from kvlint.calibration.match import apply  # only with a matching calibration
 
             return apply(budget, found)
+        except InvalidSettingError as exc:
+            if not hypothetical:
+                self.invalid = exc
+            return None
         except Exception as exc:  # noqa: BLE001 - engine bugs must not crash a pre-commit run
             if not hypothetical:
                 kind = "" if isinstance(exc, KvlintError) else f"internal error {type(exc).__name__}: "

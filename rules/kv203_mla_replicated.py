@@ -1,7 +1,9 @@
 """MLA models store the whole KV latent on every tensor-parallel rank.
 
 ## What it checks
-Models with multi-head latent attention (DeepSeek-V2/V3/R1, Kimi-K2, ...) run with TP > 1.
+Models with multi-head latent attention (DeepSeek-V2/V3/R1, Kimi-K2, ...) run with attention TP > 1:
+TP in vLLM; in SGLang with DP attention (`--enable-dp-attention` / `--attn-dp-size`) each attention
+replica spans tp_size // attn_dp_size ranks, and at 1 the latent is not replicated.
 
 ## Why it matters
 The MLA latent (`kv_lora_rank + qk_rope_head_dim` values per token per layer) is not split by TP:
@@ -36,12 +38,32 @@ def check(ctx):
     dcp = c.value(dep, "dcp", 1)
     if not model.is_mla or tp <= 1 or (isinstance(dcp, int) and dcp > 1):
         return
+    attn_tp, how = _attention_tp(dep, tp)
+    if attn_tp <= 1:
+        return
     width = model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
     per_rank = f": {ctx.budget.kv_bytes_per_token:,} bytes per token on each rank" if ctx.budget else ""
     field, words = c.config_field(model, "kv_lora_rank")
     yield check.rule.finding(
         ctx, f"{model.model_id} uses MLA: the latent, kv_lora_rank {model.mla.kv_lora_rank} + rope "
         f"{model.mla.qk_rope_head_dim} = {width} values per token per layer, is stored "
-        f"whole on each of the {tp} TP ranks{per_rank}, not divided by {c.flag(dep.engine, 'tp')}; "
-        f"{c.flag(dep.engine, 'dcp')} {tp} spreads tokens across them", c.primary(dep, "tp"), related=[field],
-        fix=f"{c.flag(dep.engine, 'dcp')} {tp}", tp=tp, latent_width=width)
+        f"whole on each of the {attn_tp} {how}{per_rank}, not divided by {c.flag(dep.engine, 'tp')}; "
+        f"{c.flag(dep.engine, 'dcp')} {attn_tp} spreads tokens across them", c.primary(dep, "tp"), related=[field],
+        fix=f"{c.flag(dep.engine, 'dcp')} {attn_tp}", tp=tp, attention_tp=attn_tp, latent_width=width)
+
+
+def _attention_tp(dep, tp: int) -> tuple[int, str]:
+    """Ranks that hold one copy of the latent: SGLang's DP attention gives each attention replica
+    tp // attn_dp ranks, so at attention TP 1 nothing is replicated."""
+    if dep.engine != "sglang":
+        return tp, "TP ranks"
+    from kvlint.engines.sglang import parallel_sizes
+    from kvlint.errors import KvlintError
+
+    try:
+        (_, _, _, _, attn_dp), _ = parallel_sizes(dep.settings)
+    except KvlintError:
+        return tp, "TP ranks"  # bad sizes are another rule's finding
+    if attn_dp <= 1:
+        return tp, "TP ranks"
+    return tp // attn_dp, f"attention TP ranks ({c.flag(dep.engine, 'tp')} {tp} / attention DP {attn_dp})"

@@ -220,7 +220,10 @@ def segments(b: Budget) -> list[tuple[str, str, int, bool]]:
     else:
         head = max(b.gpu_memory_bytes - b.requested_bytes, 0) if b.requested_bytes else 0
     est = b.kv_pool_estimated
-    return [("weights", "W", b.weights_bytes, False), ("non-KV", "n", b.non_kv_bytes, b.non_kv_source == "estimated"),
+    non_kv, non_kv_est = b.non_kv_bytes, b.non_kv_source == "estimated"
+    if "fixed_pool_non_kv_bytes" in b.extra:  # a fixed pool: the working set still shares the card
+        non_kv, non_kv_est = b.extra["fixed_pool_non_kv_bytes"], b.extra.get("fixed_pool_estimated", False)
+    return [("weights", "W", b.weights_bytes, False), ("non-KV", "n", non_kv, non_kv_est),
             ("headroom" if b.engine == "vllm" else "reserve (activations, graphs)", ".", head, False),
             ("KV pool", "#", pool, est)]
 
@@ -247,6 +250,9 @@ def render_text(b: Budget, table: list[tuple[int, int]]) -> str:
     lines += ["  " + "   ".join(f"{ch} {label} {_g(n)}{_mark(b, label, est)}" for label, ch, n, est in segments(b))]
     mark = " (estimate)" if b.kv_pool_estimated else ""
     fits = "yes" if b.fits_one_request else f"NO (longest that fits: {b.estimated_max_model_len})"
+    over = b.extra.get("fixed_pool_overcommit_bytes", 0)
+    if over > 0:
+        fits = f"NO (weights + the fixed KV pool + non-KV exceed the GPU by {_g(over)}: CUDA out of memory)"
     lines += ["", f"KV per token per rank: {b.kv_bytes_per_token:,} B ({b.kv_cache_dtype})",
               f"KV pool: {_g(max(b.kv_pool_bytes, 0))}{mark} -> {b.kv_tokens:,} tokens, "
               f"{b.max_concurrency:.2f}x requests of {b.max_model_len:,} tokens{mark}",

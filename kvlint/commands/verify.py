@@ -116,6 +116,9 @@ def _parse_command(words: list[str]) -> tuple[str, str | None, dict[str, Any]]:
     parsed = parse(engine, tokens[start:])
     if parsed.errors:
         raise KvlintError(f"the command line does not parse: {parsed.errors[0]}")
+    if parsed.invalid:
+        bad = parsed.invalid[0]
+        raise KvlintError(f"{engine} rejects {bad.flag} {bad.raw}: {bad.reason}")
     model = parsed.model.value if parsed.model is not None else None
     return engine, model, dict(parsed.settings)
 

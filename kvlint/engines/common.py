@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from kvlint.budget import Step
-from kvlint.errors import KvlintError
+from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.models.spec import ModelSpec
 
 GIB = 2**30
@@ -107,7 +107,7 @@ def int_setting(settings: Mapping[str, Any], name: str, default: int | None = No
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise KvlintError(f"{name} must be an integer, got {value!r}") from None
+        raise InvalidSettingError(f"{name} must be an integer, got {value!r}", name, "not an integer") from None
 
 
 def float_setting(settings: Mapping[str, Any], name: str, default: float | None = None) -> float | None:
@@ -117,7 +117,7 @@ def float_setting(settings: Mapping[str, Any], name: str, default: float | None 
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise KvlintError(f"{name} must be a number, got {value!r}") from None
+        raise InvalidSettingError(f"{name} must be a number, got {value!r}", name, "not a number") from None
 
 
 def model_weights(model: ModelSpec, *, tp: int, pp: int, pp_rank: int | None, ep: int, dtype: str | None,
@@ -138,7 +138,8 @@ def resolve_model_dtype(flag: str | None, model: ModelSpec, cc: tuple[int, int] 
                "float32": "float32", "bf16": "bfloat16", "fp16": "float16"}
     if value != "auto":
         if value not in aliases:
-            raise KvlintError(f"dtype {flag!r} is not one of auto, half, float16, bfloat16, float, float32")
+            raise InvalidSettingError(f"dtype {flag!r} is not one of auto, half, float16, bfloat16, float, float32", "dtype",
+                                      "valid: auto, half, float16, bfloat16, float, float32")
         return aliases[value]
     ckpt = aliases.get((model.dtype or "bfloat16").lower(), "bfloat16")
     if ckpt == "float32":

@@ -44,16 +44,38 @@ def _json_or_str(text: str) -> Any:
 
 def convert(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]:
     """(value, error): the engine's own type function, then its choices."""
+    value, reason = read_value(engine, spec, text)
+    if reason is None:
+        return value, None
+    if reason.startswith("valid: ") and spec.valid_values is not None:
+        return None, f"{spec.options[0]}: {engine} rejects {text!r} at start-up ({reason})"
+    if reason.startswith("valid: "):
+        return None, f"{spec.options[0]}: invalid choice {text!r} (choose from {reason[7:]})"
+    return None, f"{spec.options[0]}: invalid {spec.type} value {text!r}"
+
+
+_TYPE_RULES = {
+    "int": "not an integer",
+    "float": "not a number",
+    "json": "not valid JSON",
+    ("vllm", "human_int"): "not a count vLLM reads (32768; 32k = 32,000; 32K = 32,768; decimals only with k/m/g/t)",
+    ("vllm", "human_int_or_auto"): "not a count vLLM reads (32768, auto or -1; 32k = 32,000; 32K = 32,768; "
+                                   "decimals only with k/m/g/t)",
+    ("sglang", "human_int"): "not a count SGLang reads (32768, 32k, 32M, 32Ki; suffixes are case-sensitive: "
+                             "k/M/G/T decimal, Ki/Mi/Gi/Ti binary)",
+}
+
+
+def read_value(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]:
+    """(value, reason): the reason, in the engine's terms and without the flag, when the engine refuses the text."""
     try:
         value = _converter(engine, spec.type)(text)
     except (ValueError, TypeError):
-        return None, f"{spec.options[0]}: invalid {spec.type} value {text!r}"
+        return None, _TYPE_RULES.get((engine, spec.type)) or _TYPE_RULES.get(spec.type) or f"invalid {spec.type} value"
     if spec.choices is not None and value not in spec.choices:
-        valid = ", ".join(str(c) for c in spec.choices)
-        return None, f"{spec.options[0]}: invalid choice {text!r} (choose from {valid})"
+        return None, "valid: " + ", ".join(str(c) for c in spec.choices)
     if spec.valid_values is not None and value not in spec.valid_values:
-        valid = ", ".join(spec.valid_values)
-        return None, f"{spec.options[0]}: {engine} rejects {text!r} at start-up (valid: {valid})"
+        return None, "valid: " + ", ".join(spec.valid_values)
     return value, None
 
 

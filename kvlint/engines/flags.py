@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from kvlint.deployment import Setting, UnknownFlag
+from kvlint.deployment import InvalidValue, Setting, UnknownFlag
 from kvlint.engines.flag_table import FlagSpec, FlagTable, did_you_mean, flag_table, match, normalise
 from kvlint.engines.flag_values import is_unresolved, json_or_human
 from kvlint.engines.parse_state import ParseState, merge_dotted, store, store_flag, store_list
@@ -30,6 +30,8 @@ class ParsedArgs:
     unknown: list[UnknownFlag]
     errors: list[str]
     deprecated: list[Token] = field(default_factory=list)  # accepted flags the engine marks deprecated
+    invalid: list[InvalidValue] = field(default_factory=list)  # refused values (their lines are in errors too)
+    value_errors: list[str] = field(default_factory=list)  # the lines of errors that belong to `invalid`
 
 
 def _looks_like_option(st: ParseState, text: str) -> bool:
@@ -54,7 +56,7 @@ def parse_args(engine: str, tokens: list[Token], start: int = 0, *, positional_m
     while i < len(tokens):
         i = _step(st, i)
     _check_vllm_model_first(st, start)
-    return ParsedArgs(st.model, st.settings, st.unknown, st.errors, st.deprecated)
+    return ParsedArgs(st.model, st.settings, st.unknown, st.errors, st.deprecated, st.invalid, st.value_errors)
 
 
 def _step(st: ParseState, i: int) -> int:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kvlint.deployment import Setting, UnknownFlag
+from kvlint.deployment import InvalidValue, Setting, UnknownFlag
 from kvlint.engines.flag_table import FlagSpec, FlagTable, match, normalise
-from kvlint.engines.flag_values import convert, is_unresolved
+from kvlint.engines.flag_values import convert, is_unresolved, read_value
 from kvlint.engines.token_spans import join_spans
 from kvlint.span import Span, Token
 
@@ -30,6 +30,16 @@ class ParseState:
     unknown: list[UnknownFlag] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     deprecated: list[Token] = field(default_factory=list)
+    invalid: list[InvalidValue] = field(default_factory=list)  # values the engine refuses, with their spans
+    value_errors: list[str] = field(default_factory=list)  # the error lines of those values
+
+
+def reject(st: ParseState, spec: FlagSpec, written: str, raw: str, span: Span | None, error: str) -> None:
+    """A value the engine's argparse refuses: an error line (as before) plus a record a rule can point at."""
+    reason = read_value(st.engine, spec, raw)[1] or error
+    st.errors.append(error)
+    st.value_errors.append(error)
+    st.invalid.append(InvalidValue(written, raw, span, reason, spec.dest))
 
 
 def store_flag(st: ParseState, spec: FlagSpec, tok: Token, written: str) -> None:
@@ -51,7 +61,7 @@ def store(st: ParseState, spec: FlagSpec, flag_tok: Token, written: str, raw: st
         return
     value, error = convert(st.engine, spec, raw)
     if error:
-        st.errors.append(error)
+        reject(st, spec, written, raw, span, error)
         return
     if spec.kind == "append":
         old = st.settings.get(spec.dest)
@@ -66,9 +76,10 @@ def store_list(st: ParseState, spec: FlagSpec, flag_tok: Token, written: str, va
         st.settings[spec.dest] = Setting(spec.dest, raw, written, raw, span, flag_tok.span, resolved=False)
         return
     converted = [convert(st.engine, spec, v.text) for v in values]
-    errors = [e for _, e in converted if e]
-    if errors:
-        st.errors.extend(errors)
+    if any(e for _, e in converted):
+        for v, (_, e) in zip(values, converted):
+            if e:
+                reject(st, spec, written, v.text, v.span, e)
         return
     st.settings[spec.dest] = Setting(spec.dest, [v for v, _ in converted], written, raw, span, flag_tok.span)
 

@@ -23,7 +23,7 @@ from kvlint.engines.common import (GIB, Steps, float_setting, gib, gpu_facts, in
                                    resolve_model_dtype, setting)
 from kvlint.engines.versions import SglangVersion, sglang_version
 from kvlint.engines.vllm_planning import layers_of_stage
-from kvlint.errors import KvlintError
+from kvlint.errors import InvalidSettingError
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, ModelSpec
 
 HYBRID_SWA_ARCHS = ("GptOss", "Llama4", "Gemma4", "EmbeddingGemma2", "MiMoV2", "Step3p5", "DeepseekV4")
@@ -106,7 +106,8 @@ def kv_dtype_bytes(flag: str | None, model: ModelSpec, dtype: str) -> tuple[str,
             return "fp8_e4m3", 1.0
         return dtype, 4.0 if dtype == "float32" else 2.0
     if value not in _KV_BYTES:
-        raise KvlintError(f"--kv-cache-dtype {flag!r} is not one of auto, {', '.join(_KV_BYTES)}")
+        raise InvalidSettingError(f"--kv-cache-dtype {flag!r} is not one of auto, {', '.join(_KV_BYTES)}",
+                                  "kv_cache_dtype", f"valid: auto, {', '.join(_KV_BYTES)}")
     return value, _KV_BYTES[value]
 
 
@@ -164,7 +165,7 @@ def page_size(settings: Mapping[str, Any], default: int) -> int:
     """Tokens per page; pools round down to it, so zero or less is a configuration error, not a division."""
     page = int_setting(settings, "page_size", default)
     if page < 1:
-        raise KvlintError(f"page_size must be >= 1, got {page}")
+        raise InvalidSettingError(f"page_size must be >= 1, got {page}", "page_size", "must be >= 1")
     return page
 
 
@@ -177,7 +178,10 @@ def parallel_sizes(settings: Mapping[str, Any]) -> tuple[tuple[int, int, int, in
         attn_dp, dp = dp, 1
         settings = {**settings, "attn_dp_size": attn_dp}
     if min(tp, pp, dp, dcp, attn_dp) < 1:
-        raise KvlintError("parallel sizes (tp_size, pp_size, dp_size, dcp_size, attn_dp_size) must be >= 1")
+        names = ("tp_size", "pp_size", "dp_size", "dcp_size", "attn_dp_size")
+        bad = next(n for n, v in zip(names, (tp, pp, dp, dcp, attn_dp)) if v < 1)
+        raise InvalidSettingError("parallel sizes (tp_size, pp_size, dp_size, dcp_size, attn_dp_size) must be >= 1",
+                                  bad, "must be >= 1")
     return (tp, pp, dp, dcp, attn_dp), settings
 
 

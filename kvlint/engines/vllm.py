@@ -19,7 +19,7 @@ from kvlint.engines.versions import VllmVersion, vllm_version
 from kvlint.engines.vllm_planning import (Group, bytes_per_block, estimate_max_len, kv_groups, layers_of_stage,
                                           needed_bytes, padding_layers, worker_groups)
 from kvlint.engines.vllm_specs import KVDtype, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
-from kvlint.errors import KvlintError
+from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.models.spec import CHUNKED, MAMBA, MLA, ModelSpec
 
 
@@ -44,7 +44,7 @@ def parallel_of(settings: Mapping[str, Any]) -> Parallel:
              ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "decode_context_parallel_size")}
     for name, value in sizes.items():
         if value < 1:
-            raise KvlintError(f"{name} must be >= 1, got {value}")
+            raise InvalidSettingError(f"{name} must be >= 1, got {value}", name, "must be >= 1")
     return Parallel(tp=sizes["tensor_parallel_size"], pp=sizes["pipeline_parallel_size"],
                     dp=sizes["data_parallel_size"], dcp=sizes["decode_context_parallel_size"],
                     ep=bool(setting(settings, "enable_expert_parallel", False)))
@@ -59,7 +59,8 @@ def max_model_len(settings: Mapping[str, Any], model: ModelSpec) -> tuple[int, b
         return model.max_len_vllm, True
     length = int_setting(settings, "max_model_len")
     if length < 1:
-        raise KvlintError(f"max_model_len must be positive, got {length}")
+        raise InvalidSettingError(f"max_model_len must be positive, got {length}", "max_model_len",
+                                  "must be a positive length, auto or -1")
     return length, False
 
 
@@ -92,7 +93,7 @@ def default_block_size(settings: Mapping[str, Any], model: ModelSpec, facts: Gpu
     user = int_setting(settings, "block_size")
     if user is not None:
         if user < 1:
-            raise KvlintError(f"block_size must be positive, got {user}")
+            raise InvalidSettingError(f"block_size must be positive, got {user}", "block_size", "must be positive")
         return user
     if model.is_mla and model.mla.index_topk:
         return 64  # sparse MLA (DeepSeek-V3.2): FLASHMLA_SPARSE kernels take multiples of 64
@@ -163,23 +164,44 @@ def stage_memory(ctx: dict, rank: int, layers: frozenset) -> tuple[int, int, int
     except KvlintError:
         if fixed is None:
             raise
-        weights = 0
+        weights, ctx["weights_unknown"] = 0, True
     offload = int((float_setting(settings, "cpu_offload_gb", 0.0) or 0.0) * GIB)
     weights = max(weights - offload, 0)
     if fixed is not None:
         return weights, 0, fixed
-    if ctx["non_kv_bytes"] is not None:
-        other = int(ctx["non_kv_bytes"])
-    else:
-        est = nonkv.vllm_non_kv(ctx["model"], max_num_seqs=ctx["mns"], max_num_batched_tokens=ctx["mnbt"],
-                                tp=ctx["par"].tp, pp=ctx["par"].pp,
-                                layers_on_rank=len({k[0] for k in layers}) or ctx["model"].num_layers,
-                                cudagraphs=ctx["cudagraphs"], blackwell=ctx["blackwell"])
-        other = est.total
-        if rank == 0:
-            for name, value, how in est.parts:
-                steps.add(f"non-KV: {name}", how, value, "B", estimated=True)
+    other = stage_non_kv(ctx, rank, layers)
     return weights, other, ctx["requested"] - weights - other
+
+
+def stage_non_kv(ctx: dict, rank: int, layers: frozenset) -> int:
+    """The working set beside weights and pool on one stage: the given figure, else the estimate (logged once)."""
+    if ctx["non_kv_bytes"] is not None:
+        return int(ctx["non_kv_bytes"])
+    est = nonkv.vllm_non_kv(ctx["model"], max_num_seqs=ctx["mns"], max_num_batched_tokens=ctx["mnbt"],
+                            tp=ctx["par"].tp, pp=ctx["par"].pp,
+                            layers_on_rank=len({k[0] for k in layers}) or ctx["model"].num_layers,
+                            cudagraphs=ctx["cudagraphs"], blackwell=ctx["blackwell"])
+    if rank == 0:
+        for name, value, how in est.parts:
+            ctx["steps"].add(f"non-KV: {name}", how, value, "B", estimated=True)
+    return est.total
+
+
+def fixed_pool_footprint(ctx: dict, stages: list[Stage]) -> dict[str, Any]:
+    """With --kv-cache-memory-bytes vLLM skips profiling, yet the pool is still allocated beside the weights and
+    the working set (activations, CUDA graphs): past the card's total that is a CUDA OOM at allocation."""
+    fixed = int_setting(ctx["settings"], "kv_cache_memory_bytes")
+    if fixed is None or ctx.get("weights_unknown"):
+        return {}
+    worst = max(((st.weights, stage_non_kv(ctx, rank, st.layers)) for rank, st in enumerate(stages)), key=sum)
+    over = worst[0] + fixed + worst[1] - ctx["facts"].total_bytes
+    if over > 0:
+        g = lambda n: f"{n / GIB:.2f} GiB"  # noqa: E731 - a note reads better at two decimals
+        ctx["steps"].note(f"the fixed KV pool ({g(fixed)}) does not fit beside weights {g(worst[0])} and non-KV "
+                          f"{g(worst[1])} on {g(ctx['facts'].total_bytes)}: over by {g(over)}; vLLM fails "
+                          f"with CUDA out of memory when it allocates the pool")
+    return {"kv_pool_fixed": True, "fixed_pool_weights_bytes": worst[0], "fixed_pool_non_kv_bytes": worst[1],
+            "fixed_pool_overcommit_bytes": over, "fixed_pool_estimated": ctx["non_kv_bytes"] is None}
 
 
 def requested_memory(facts: GpuFacts, util: float, ver: VllmVersion) -> int:
@@ -241,10 +263,11 @@ def vllm_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, vers
     limiting = min(stages, key=lambda st: st.num_blocks)
     per_request, concurrency, tokens = capacity(ctx["groups"], limiting.num_blocks, length, ctx["reserve"],
                                                 ctx["ver"], ctx["par"].dcp)
+    footprint = fixed_pool_footprint(ctx, stages)
     _log_results(ctx["steps"], ctx, limiting, limiting.num_blocks, per_request, concurrency, tokens, length,
-                 estimated_len, fits)
+                 estimated_len, fits, footprint)
     return assemble(ctx, stages, limiting, length=length, fits=fits, estimated_len=estimated_len,
-                    per_request=per_request, concurrency=concurrency, tokens=tokens)
+                    per_request=per_request, concurrency=concurrency, tokens=tokens, footprint=footprint)
 
 
 def prepare(model, settings, gpu, version, non_kv_bytes, gpu_memory_bytes, weights_bytes) -> dict[str, Any]:
@@ -268,7 +291,8 @@ def prepare(model, settings, gpu, version, non_kv_bytes, gpu_memory_bytes, weigh
     batches = par.pp + 1 if setting(settings, "async_scheduling", True) is not False else par.pp
     util = float_setting(settings, "gpu_memory_utilization", ver.gpu_memory_utilization)
     if not 0 < util <= 1:
-        raise KvlintError(f"gpu_memory_utilization must be in (0, 1], got {util}")
+        raise InvalidSettingError(f"gpu_memory_utilization must be in (0, 1], got {util}", "gpu_memory_utilization",
+                                  "must be in (0, 1]")
     ctx = dict(model=model, settings=settings, steps=steps, ver=ver, facts=facts, par=par, dtype=dtype, kvd=kvd,
                length=length, auto=auto, block=block, specs=specs, groups=groups, weights_bytes=weights_bytes,
                non_kv_bytes=non_kv_bytes, mns=mns, mnbt=mnbt, requested=requested_memory(facts, util, ver),
@@ -293,7 +317,7 @@ def fit_length(ctx: dict[str, Any], stages: list[Stage]) -> tuple[int, bool, int
                              fitted, "tokens", estimated=True)
             length = fitted
         fits, check = check_stages(stages, length, reserve, null_block)
-    return length, fits, longest_fit(stages, check, max(length, derived), reserve)
+    return length, fits, longest_fit(stages, check, length, reserve)
 
 
 def assemble(ctx: dict[str, Any], stages: list[Stage], limiting: Stage, **numbers: Any) -> Budget:
@@ -313,8 +337,22 @@ def assemble(ctx: dict[str, Any], stages: list[Stage], limiting: Stage, **number
         num_blocks=limiting.num_blocks, block_size=ctx["block"], max_num_seqs=ctx["mns"],
         max_num_batched_tokens=ctx["mnbt"], steps=tuple(ctx["steps"].items), notes=tuple(ctx["steps"].notes),
         extra={"kv_groups": len(groups), "blocks_per_request": numbers["per_request"],
-               "bytes_per_block": limiting.bpb, "padding_layers": padding_layers(groups)},
+               "bytes_per_block": limiting.bpb, "padding_layers": padding_layers(groups), **numbers["footprint"]},
     )
+
+
+def _log_fixed_pool(steps: Steps, ctx, st: Stage, fp: dict[str, Any]) -> None:
+    """A pool given by --kv-cache-memory-bytes: its size is the flag's; what it must share the card with is checked."""
+    estimated = ctx["non_kv_bytes"] is None
+    steps.add("non-KV", "activation peak + sampler + collectives + CUDA graphs (beside the fixed pool)",
+              fp["fixed_pool_non_kv_bytes"], "B", estimated=estimated)
+    steps.add("KV pool", f"--kv-cache-memory-bytes as given = {gib(st.available)} (profiling skipped)",
+              st.available, "B")
+    over = fp["fixed_pool_overcommit_bytes"]
+    steps.add("over-commit" if over > 0 else "headroom",
+              f"weights {gib(fp['fixed_pool_weights_bytes'])} + pool {gib(st.available)} + non-KV "
+              f"{gib(fp['fixed_pool_non_kv_bytes'])} - total {gib(ctx['facts'].total_bytes)} = {gib(over)}"
+              + (" (CUDA out of memory at allocation)" if over > 0 else ""), abs(over), "B", estimated=estimated)
 
 
 def _log_inputs(steps: Steps, facts, util, ctx, kvd, block, mns, mnbt, length, groups, specs) -> None:
@@ -330,12 +368,19 @@ def _log_inputs(steps: Steps, facts, util, ctx, kvd, block, mns, mnbt, length, g
     steps.add("KV cache groups", f"{len(groups)} group(s), {padding_layers(groups)} padding layer(s)", len(groups))
 
 
-def _log_results(steps: Steps, ctx, st: Stage, num_blocks, per_request, concurrency, tokens, length, est, fits):
+def _log_results(steps: Steps, ctx, st: Stage, num_blocks, per_request, concurrency, tokens, length, est, fits,
+                 footprint: dict[str, Any]):
     steps.add("weights per rank", "weights model (per rank, this stage)", st.weights, "B")
-    steps.add("non-KV", "activation peak + sampler + collectives + CUDA graphs", st.non_kv, "B",
-              estimated=ctx["non_kv_bytes"] is None)
-    steps.add("KV pool", f"requested - weights - non-KV = {gib(st.available)}", st.available, "B",
-              estimated=ctx["non_kv_bytes"] is None)
+    if footprint:
+        _log_fixed_pool(steps, ctx, st, footprint)
+    elif int_setting(ctx["settings"], "kv_cache_memory_bytes") is not None:
+        steps.add("KV pool", f"--kv-cache-memory-bytes as given = {gib(st.available)} (profiling skipped)",
+                  st.available, "B")
+    else:
+        steps.add("non-KV", "activation peak + sampler + collectives + CUDA graphs", st.non_kv, "B",
+                  estimated=ctx["non_kv_bytes"] is None)
+        steps.add("KV pool", f"requested - weights - non-KV = {gib(st.available)}", st.available, "B",
+                  estimated=ctx["non_kv_bytes"] is None)
     steps.add("bytes per block", "max over groups of the summed pages of its layers", st.bpb, "B")
     steps.add("num_blocks", "pool // bytes per block (incl. the null block)", num_blocks, "blocks")
     steps.add("blocks per request", f"sum over groups of cdiv(max usage at {length} tokens, page)", per_request,

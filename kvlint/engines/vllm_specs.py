@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from kvlint.errors import KvlintError
+from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING, ModelSpec
 
 INDEXER = "indexer"  # DeepSeek-V3.2 sparse indexer cache (an MLA-shaped spec with its own page)
@@ -97,7 +97,8 @@ def resolve_kv_dtype(flag: str | None, model: ModelSpec, model_dtype: str) -> KV
     """--kv-cache-dtype auto follows the checkpoint's KV scheme (ModelOpt / compressed-tensors), else the model dtype."""
     value = (flag or "auto").strip()
     if value not in VALID_KV_DTYPES:
-        raise KvlintError(f"Invalid kv_cache_dtype: {value!r}. Valid values are: {', '.join(VALID_KV_DTYPES)}")
+        raise InvalidSettingError(f"Invalid kv_cache_dtype: {value!r}. Valid values are: {', '.join(VALID_KV_DTYPES)}",
+                                  "kv_cache_dtype", f"valid: {', '.join(VALID_KV_DTYPES)}")
     if value in _PACKED_UNMODELLED:
         raise KvlintError(f"kv_cache_dtype {value} uses a backend-packed layout kvlint does not model yet")
     if value != "auto":
@@ -127,7 +128,8 @@ def _content(kind: str, head: int, head_v: int, dtype: KVDtype) -> tuple[int, in
     if name in ("nvfp4", "nvfp4_4over6"):
         return 2, head // 2 + head // 16
     if name in ("fp8_ds_mla", "nvfp4_ds_mla"):
-        raise KvlintError(f"kv_cache_dtype {name} is only valid for MLA models")
+        raise InvalidSettingError(f"kv_cache_dtype {name} is only valid for MLA models", "kv_cache_dtype",
+                                  f"{name} is only valid for MLA models")
     return 1, (head + head_v) * dtype.element_bytes
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kvlint.deployment import Setting, UnknownFlag
+from kvlint.deployment import InvalidValue, Setting, UnknownFlag
 from kvlint.engines.flag_table import flag_table
 from kvlint.engines.flags import parse_args
 from kvlint.engines.launch import detect_launch
@@ -23,14 +23,20 @@ class Parsed:
     model: Setting | None
     settings: dict[str, Setting]
     unknown: list[UnknownFlag] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # what the parse could not place (refused values excluded)
+    invalid: list[InvalidValue] = field(default_factory=list)  # values the engine refuses, with their spans
 
 
 def detect(tokens: list[Token]) -> tuple[str, int] | None:
-    """(engine, index after the entry point) when `tokens` start an engine; wrappers included."""
+    """(engine, index after the entry point) when `tokens` start an engine; wrappers included.
+
+    For `sglang serve` the index is that of `serve`: the argv handed to `parse` then starts with it,
+    which is how `parse` knows SGLang takes a positional model there (and nowhere else).
+    """
     found = detect_launch(tokens)
     if found:
-        return found.engine, found.index
+        serve = found.engine == "sglang" and found.index > 0 and tokens[found.index - 1].text == "serve"
+        return found.engine, found.index - 1 if serve else found.index
     texts = [t.text for t in tokens]
     if len(texts) >= 3 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and texts[1] == "-m" and texts[2] in _WRAPPERS:
         return _WRAPPERS[texts[2]], 3
@@ -38,8 +44,11 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
 
 
 def parse(engine: str, tokens: list[Token]) -> Parsed:
-    p = parse_args(engine, tokens)
-    return Parsed(p.model, dict(p.settings), list(p.unknown), list(p.errors))
+    """The engine's parse of a launch's argv; a leading `serve` (from `detect`) means `sglang serve`."""
+    start = 1 if engine == "sglang" and tokens and tokens[0].text == "serve" else 0
+    p = parse_args(engine, tokens, start)
+    errors = [e for e in p.errors if e not in p.value_errors]
+    return Parsed(p.model, dict(p.settings), list(p.unknown), errors, list(p.invalid))
 
 
 def exact_option(engine: str, option: str):

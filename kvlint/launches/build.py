@@ -94,6 +94,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         settings=settings, unknown_flags=() if ctx.wrapper else tuple(parsed.unknown),
         gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
+        invalid_values=tuple(parsed.invalid),
     )
 
 
@@ -129,6 +130,16 @@ def _why(raw: str, missing: set[str], runtime: dict[str, str] | None = None) -> 
     return "expression evaluated at run time"
 
 
+def _entry_span(found: "FoundLaunch") -> Span | None:
+    """`sglang serve`: the argv keeps `serve` (it allows the positional model), the launch span covers it."""
+    first = found.fields[0] if found.fields else None
+    if found.engine == "sglang" and first is not None and first.text == "serve" and found.entry_span and first.span:
+        from kvlint.engines.token_spans import join_spans
+
+        return join_spans(found.entry_span, first.span)
+    return found.entry_span
+
+
 def finish(path: str, found: "FoundLaunch", ctx: Context, gpu: GpuFacts) -> Deployment:
     """Deployment from a launch; launch-level hints (CUDA_VISIBLE_DEVICES, GRES) fill gaps."""
     if found.image is not None:
@@ -141,7 +152,7 @@ def finish(path: str, found: "FoundLaunch", ctx: Context, gpu: GpuFacts) -> Depl
     ctx = replace(ctx, notes=ctx.notes + found.notes, runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper)
     from kvlint.launches.config_link import merge_config_file
 
-    dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), found.entry_span, ctx, gpu))
+    dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), _entry_span(found), ctx, gpu))
     nnodes = dep.get("nnodes")
     if isinstance(nnodes, int) and nnodes > 1 and dep.gpu_count and not gpu.grouped:
         dep = replace(dep, gpu_count=dep.gpu_count * nnodes, notes=dep.notes + (f"gpu count = per-node GPUs x --nnodes {nnodes}",))

@@ -27,5 +27,7 @@ def merge_config_file(dep: Deployment) -> Deployment:
     file_dep = found[0]
     settings = {**file_dep.settings, **dep.settings}  # the command line wins
     model = (dep.model, dep.model_span, dep.model_resolved) if dep.model else (file_dep.model, file_dep.model_span, file_dep.model_resolved)
+    refused = tuple(v for v in file_dep.invalid_values if v.setting not in dep.settings)  # unless overridden
     return replace(dep, settings=settings, model=model[0], model_span=model[1], model_resolved=model[2],
-                   notes=dep.notes + (f"settings from --config {cfg.value} merged below the command line",))
+                   notes=dep.notes + (f"settings from --config {cfg.value} merged below the command line",),
+                   invalid_values=dep.invalid_values + refused)

@@ -45,6 +45,7 @@ class FoundLaunch:
     notes: tuple[str, ...] = ()
     runtime_vars: tuple[tuple[str, str], ...] = ()  # variables assigned from run-time expressions
     wrapper: str | None = None  # a wrapper module taking the engine's flags plus its own (dynamo.vllm)
+    nodes: str | None = None  # `srun -N/--nodes` value: a per-node GRES on the same line covers that many nodes
 
 
 @dataclass
@@ -142,6 +143,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     """Peel prefixes off one argv and return the engine launch it starts, if any."""
     cvd = env.get("CUDA_VISIBLE_DEVICES")
     gpus: tuple[str | None, Span | None] = (f"cuda:{cvd}" if cvd else None, None)
+    nodes = None
     i = 0
     while i < len(fields):
         head = fields[i].text.rsplit("/", 1)[-1]
@@ -160,8 +162,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head == "timeout":
             i += 2
         elif head in ("srun", "numactl", "mpirun"):
-            i, gres = _skip_options(fields, i + 1)
-            gpus = gres or gpus
+            i, gres, srun_nodes = _skip_options(fields, i + 1)
+            gpus, nodes = gres or gpus, srun_nodes or nodes
         elif head in ("sh", "bash", "zsh") and depth < MAX_DEPTH:
             return _shell_c(fields, i, env, depth, state)
         elif head == "eval" and depth < MAX_DEPTH:
@@ -176,14 +178,14 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         engine, k = found
         span = _join(rest[0].span, rest[k - 1].span) if k else None
         wrapper = next((t.text for t in rest[:k] if t.text.startswith("dynamo.")), None)
-        return FoundLaunch(engine, tuple(rest[k:]), span, env, None, gpus[0], gpus[1], wrapper=wrapper)
+        return FoundLaunch(engine, tuple(rest[k:]), span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes)
     if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
-        return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1])
+        return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
     return None
 
 
-def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | None] | None]:
-    gres = None
+def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | None] | None, str | None]:
+    gres, nodes = None, None
     while i < len(fields) and fields[i].text.startswith("-"):
         text = fields[i].text
         name, eq, value = text.partition("=")
@@ -192,8 +194,12 @@ def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | N
             value = fields[i + 1].text
         if name in ("--gres", "--gpus", "--gpus-per-node", "-G"):
             gres = (f"{name.lstrip('-')}={value}", fields[i].span)
+        elif name in ("--nodes", "-N"):
+            nodes = value
+        elif name.startswith("-N") and name[2:].isdigit():
+            nodes = name[2:]
         i += 2 if takes_value else 1
-    return i, gres
+    return i, gres, nodes
 
 
 def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:

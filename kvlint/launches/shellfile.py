@@ -1,33 +1,129 @@
-"""Shell scripts and Slurm batch files: every launch, with `#SBATCH` GPU requests attached."""
+"""Shell scripts and Slurm batch files: every launch, with `#SBATCH` GPU requests attached.
+
+Slurm's `--gres=gpu:N` and `--gpus-per-node` are per node, `--gpus` / `-G` per job: a job on
+`--nodes 2` with `--gres=gpu:8` holds 16 GPUs. Several launches in one script share the job's
+allocation, so none of them is credited with all of it: each keeps only the count its own line
+states (CUDA_VISIBLE_DEVICES, `srun --gres`, `docker --gpus`).
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
-from kvlint.launches.script import run_script
+from kvlint.launches.script import FoundLaunch, run_script
 from kvlint.sources.text import LineIndex, Mapped
+from kvlint.span import Span
 
-_SBATCH = re.compile(r"^#SBATCH\s+(--gres[= ]|--gpus(?:-per-node)?[= ]|-G\s*)(\S+)", re.M)
+_SBATCH = re.compile(r"^#SBATCH[ \t]+([^\n#]*)", re.M)
+_PER_NODE = ("--gres", "--gpus-per-node")
+_PER_JOB = ("--gpus", "-G")
+_NODES = ("--nodes", "-N")
+
+
+@dataclass(frozen=True)
+class _Option:
+    value: str
+    span: Span
 
 
 def read_shell(path: str, text: str, index: LineIndex | None = None) -> list[Deployment]:
     index = index or LineIndex(text)
     launches, _, notes = run_script(Mapped.whole(path, text, index), {})
-    gpu = _sbatch_gpus(path, text, index)
+    job, nodes = _sbatch_gpus(path, text, index)
     ctx = Context(notes=tuple(notes))
-    return [finish(path, f, ctx, gpu) for f in launches]
+    return [finish(path, found, ctx, gpu) for found, gpu in (_launch_gpus(f, job, nodes, len(launches)) for f in launches)]
 
 
-def _sbatch_gpus(path: str, text: str, index: LineIndex) -> GpuFacts:
-    from kvlint.span import Span
-
+def _sbatch_options(path: str, text: str, index: LineIndex) -> dict[str, _Option]:
+    """The first value of each option on `#SBATCH` lines (`--opt=v`, `--opt v`, `-N 2`, `-N2`)."""
+    found: dict[str, _Option] = {}
     for m in _SBATCH.finditer(text):
-        opt = m.group(1).strip(" =")
-        product, count = g.parse_gres(f"{opt.lstrip('-')}={m.group(2)}" if opt != "--gres" else m.group(2))
-        line, col = index.locate(m.start(2))
-        span = Span(path, line, col, line, col + len(m.group(2)))
-        return GpuFacts(product, span if product else None, count, span if count else None)
-    return GpuFacts()
+        words = [(w.group(), m.start(1) + w.start()) for w in re.finditer(r"\S+", m.group(1))]
+        for k, (word, off) in enumerate(words):
+            name, eq, value = word.partition("=")
+            start = off + len(name) + 1
+            if not eq and name in _NODES + _PER_NODE + _PER_JOB and k + 1 < len(words):
+                value, start = words[k + 1]
+            elif not eq and re.fullmatch(r"-[NG]\d+", name):
+                name, value, start = name[:2], name[2:], off + 2
+            elif not eq:
+                continue
+            name = "--nodes" if name == "-N" else name
+            if value and name not in found:
+                line, col = index.locate(start)
+                found[name] = _Option(value, Span(path, line, col, line, col + len(value)))
+    return found
+
+
+def _sbatch_gpus(path: str, text: str, index: LineIndex) -> tuple[GpuFacts, int | None]:
+    """GPUs of the whole job (a per-job count as written, a per-node count times --nodes) and
+    the nodes it spans (None for an open range)."""
+    opts = _sbatch_options(path, text, index)
+    nodes = _nodes(opts["--nodes"].value if "--nodes" in opts else None)
+    per_node_opt = next((o for o in _PER_NODE if o in opts), None)
+    job_opt = next((o for o in _PER_JOB if o in opts), None)
+    product, pspan = None, None
+    for opt in (per_node_opt, job_opt):
+        if opt is not None and product is None:
+            product = _gres(opt, opts[opt].value)[0]
+            pspan = opts[opt].span if product else None
+    total = _gres(job_opt, opts[job_opt].value)[1] if job_opt else None
+    if total is not None:
+        return GpuFacts(product, pspan, total, opts[job_opt].span), nodes
+    per_node = _gres(per_node_opt, opts[per_node_opt].value)[1] if per_node_opt else None
+    if per_node is None:
+        return GpuFacts(product, pspan), nodes
+    span = opts[per_node_opt].span
+    if nodes == 1:
+        return GpuFacts(product, pspan, per_node, span), nodes
+    if nodes is None:
+        note = f"gpu count unknown: {per_node_opt} is per node and --nodes {opts['--nodes'].value} is not one number"
+        return GpuFacts(product, pspan, None, None, (note,)), nodes
+    note = f"gpu count = {per_node} per node ({per_node_opt}) x --nodes {nodes}"
+    return GpuFacts(product, pspan, per_node * nodes, span, (note,), grouped=True), nodes
+
+
+def _gres(opt: str, value: str) -> tuple[str | None, int | None]:
+    """(product, count) of one option; of a GRES list (`gpu:8,nvme:1`) only the GPU entry counts."""
+    if opt == "--gres":
+        value = next((v for v in value.split(",") if v.startswith("gpu")), "")
+        return g.parse_gres(value) if value else (None, None)
+    return g.parse_gres(f"gpus={value}")
+
+
+def _nodes(value: str | None) -> int | None:
+    """`2` -> 2; `2-2` -> 2; an open range (`2-4`) or a variable is unknown; absent is one node."""
+    if value is None:
+        return 1
+    low, _, high = value.partition("-")
+    if low.isdigit() and (not high or high == low):
+        return int(low)
+    return None
+
+
+def _launch_gpus(found: FoundLaunch, job: GpuFacts, job_nodes: int | None, launches: int) -> tuple[FoundLaunch, GpuFacts]:
+    """The GpuFacts one launch gets: its own srun per-node GRES times its nodes, else the job's
+    when it is the script's only launch; a shared allocation leaves the count to the launch line."""
+    hint = found.gpus or ""
+    if hint.startswith(("gres=", "gpus-per-node=")):
+        product, per_node = g.from_launch_hint(hint)
+        nodes = _nodes(found.nodes) if found.nodes else job_nodes
+        gpu = GpuFacts(product or job.product, found.gpus_span if product else job.product_span)
+        if per_node is not None and nodes is not None:
+            notes = (f"gpu count = {per_node} per node (srun --{hint.split('=', 1)[0]}) x {nodes} nodes",) if nodes > 1 else ()
+            gpu = replace(gpu, count=per_node * nodes, count_span=found.gpus_span, notes=notes, grouped=nodes > 1)
+        elif per_node is not None:
+            gpu = replace(gpu, notes=("gpu count unknown: srun's GRES is per node and the node count is not one number",))
+        return replace(found, gpus=None, gpus_span=None), gpu
+    if launches == 1 or job.count is None:
+        return found, job
+    shared = replace(job, count=None, count_span=None, notes=(), grouped=False)
+    if g.from_launch_hint(found.gpus)[1] is None:
+        note = (f"gpu count unknown: {launches} engine launches share this job's {job.count} GPU(s); "
+                "give each its own CUDA_VISIBLE_DEVICES or srun --gres")
+        shared = replace(shared, notes=(note,))
+    return found, shared

@@ -129,6 +129,15 @@ def test_not_fitting_reports_the_longest_length_that_fits():
     assert not b.fits_one_request and b.estimated_max_model_len == (GIB // 2 - 2 * 2**20) // 131_072 // 16 * 16
 
 
+def test_estimated_length_never_exceeds_the_configured_max_model_len():
+    """vLLM's binary search runs over [1, max_model_len] (engines.md 1.6): a roomy pool with a
+    short --max-model-len reports that length, not the model's derived context."""
+    model = replace(LLAMA3_8B, max_len_vllm=131072, max_len_sglang=131072)
+    b = vllm(model, {"max_model_len": 4096, "kv_cache_memory_bytes": 40 * GIB})
+    assert b.fits_one_request and b.kv_tokens > 131072
+    assert b.estimated_max_model_len == 4096
+
+
 def test_requested_memory_and_subtraction():
     b = vllm(LLAMA3_8B, {"gpu_memory_utilization": 0.5}, memory=80 * GIB, weights_bytes=15 * GIB,
              non_kv_bytes=2 * GIB)

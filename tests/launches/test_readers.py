@@ -63,7 +63,8 @@ def test_script_with_several_launches_docker_run_and_eval():
     assert any("commented-out" in n for n in second.notes)
     assert docker.engine_version == "0.8.5" and docker.gpu_count == 2 and docker.get("tensor_parallel_size") == 2
     assert evaled.get("tp_size") == 4 and evaled.settings["tp_size"].span.line == 9
-    assert evaled.gpu_count == 2  # from #SBATCH --gres=gpu:a100:2
+    # four launches share #SBATCH --gres=gpu:a100:2: the last states no devices of its own
+    assert evaled.gpu_count is None and evaled.gpu == "a100" and any("share this job's 2 GPU(s)" in n for n in evaled.notes)
 
 
 def test_production_stack_extra_args_win_over_camel_keys():

@@ -105,6 +105,25 @@ def test_kv202_and_kv203():
     assert "576 values per token per layer" in g.message and "-dcp 8" in g.message
 
 
+@pytest.mark.parametrize("settings, ranks", [
+    ({"tp_size": (8, 7), "attn_dp_size": (2, 7)}, 4),
+    ({"tp_size": (8, 7), "dp_size": (4, 7), "enable_dp_attention": (True, 7)}, 2),
+    ({"tp_size": (8, 7), "attn_dp_size": (8, 7)}, None),
+    ({"tp_size": (8, 7), "dp_size": (8, 7), "enable_dp_attention": (True, 7)}, None),
+])
+def test_kv203_counts_sglang_attention_tp_ranks(settings, ranks):
+    """Under SGLang DP attention each attention replica spans tp // attn_dp ranks: the latent is
+    replicated over those, not over all of TP, and at attention TP 1 not at all."""
+    dep = fx.deployment("sglang", **settings)
+    found = run(fx.context(dep, fx.mla_model(), with_budget=False), "KV203")
+    if ranks is None:
+        assert found == []
+        return
+    [f] = found
+    assert f"whole on each of the {ranks} attention TP ranks (--tp-size 8 /" in f.message
+    assert f.fix == f"--dcp-size {ranks}"
+
+
 def test_kv204_gpu_count():
     from dataclasses import replace
 

@@ -30,11 +30,15 @@ def _entry(yf: YamlFile, e: YNode) -> Deployment:
 
 
 def _gpu(e: YNode) -> GpuFacts:
+    """requestGPUType is a resource name: a MIG profile names a product, `nvidia.com/gpu` does not,
+    so the product then comes from `affinity` (which the chart prefers) or nodeSelectorTerms."""
     count = e.get("requestGPU")
     product, pspan = None, None
     gtype = e.get("requestGPUType")
-    if text(gtype):
+    if text(gtype) and not _vendor_only(text(gtype)):
         product, pspan = text(gtype), gtype.span
+    if product is None:
+        product, pspan = g.product_from_pod(e)
     terms = e.get("nodeSelectorTerms")
     if product is None and terms is not None:
         for term in terms.items if terms.is_seq else ():
@@ -43,3 +47,8 @@ def _gpu(e: YNode) -> GpuFacts:
                 if key in g.PRODUCT_LABELS and values is not None and values.is_seq and values.items:
                     product, pspan = values.items[0].text, values.items[0].span
     return GpuFacts(product, pspan, g.to_int(count), count.span if count is not None else None)
+
+
+def _vendor_only(name: str) -> bool:
+    """`nvidia.com/gpu`, `amd.com/gpu`, `gpu`: the kind of device, not which one."""
+    return name.strip().lower() in ("gpu", "nvidia.com/gpu", "amd.com/gpu") or name.strip().endswith(("/gpu", "/tpu", "/gaudi"))

@@ -1,0 +1,97 @@
+"""KV007 end to end: refused values become findings at the value, fail the gate, and stop the capacity rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvlint.launches.argv import detect, parse
+from kvlint.lint import LintOptions, exit_code, fail_threshold, lint
+from kvlint.span import Span, Token
+
+
+def check(text: str, gpu: str = "L4"):
+    result = lint(["-"], LintOptions(gpu=gpu, stdin_text=text))
+    return result, exit_code(result, fail_threshold(None, result))
+
+
+def tokens(line: str) -> list[Token]:
+    out, col = [], 1
+    for word in line.split(" "):
+        out.append(Token(word, Span("-", 1, col, 1, col + len(word))))
+        col += len(word) + 1
+    return out
+
+
+@pytest.mark.parametrize(("engine", "argv", "flag", "raw", "reason"), [
+    ("vllm", "-tp two", "-tp", "two", "not an integer"),
+    ("vllm", "--kv-cache-dtype fp16", "--kv-cache-dtype", "fp16", "valid: auto, float16, bfloat16"),
+    ("sglang", "--kv-cache-dtype fp8", "--kv-cache-dtype", "fp8", "valid: auto, fp8_e5m2, fp8_e4m3"),
+    ("sglang", "--context-length 32K", "--context-length", "32K", "case-sensitive"),
+])
+def test_parse_records_the_refused_value_at_its_own_span(engine, argv, flag, raw, reason):
+    parsed = parse(engine, tokens(argv))
+    [bad] = parsed.invalid
+    assert (bad.flag, bad.raw) == (flag, raw) and reason in bad.reason
+    assert bad.span.col == len(flag) + 2 and bad.span.end_col == bad.span.col + len(raw)
+    assert parsed.errors == []  # reported once, as KV007, not again as a "flag parse" note
+    assert not parsed.settings
+
+
+def test_refused_parse_value_fails_the_gate_and_skips_capacity_rules():
+    result, code = check("vllm serve Qwen/Qwen3-8B --max-model-len 1.5K\n")
+    assert [(f.code, f.span.col) for f in result.findings] == [("KV007", 42)]
+    assert result.findings[0].message.startswith("vLLM rejects --max-model-len 1.5K: not a count vLLM reads")
+    assert code == 1 and not any("flag parse" in n for n in result.notes)
+
+
+def test_engine_range_check_is_a_finding_at_the_value_not_a_note():
+    result, code = check("vllm serve Qwen/Qwen3-8B --gpu-memory-utilization 1.5\n")
+    [f] = result.findings
+    assert (f.code, f.span.col, f.span.end_col) == ("KV007", 51, 54)
+    assert f.message.startswith("vLLM rejects --gpu-memory-utilization 1.5: must be in (0, 1]")
+    assert code == 1 and not any("capacity rules skipped" in n for n in result.notes)
+
+
+def test_sglang_parallel_size_names_the_flag_it_came_from():
+    result, _ = check("sglang serve Qwen/Qwen3-8B --tp-size 0\n", gpu="H100")
+    assert [(f.code, f.data["flag"], f.data["value"]) for f in result.findings] == [("KV007", "--tp-size", "0")]
+
+
+def test_kvlint_limitations_stay_notes():
+    """A dtype kvlint does not model is not the engine refusing it: no KV007, the capacity rules say why."""
+    result, code = check("vllm serve Qwen/Qwen3-8B --kv-cache-dtype turboquant_k8v4\n")
+    assert not any(f.code == "KV007" for f in result.findings)
+    assert any("does not model" in n for n in result.notes) and code == 0
+
+
+def test_sglang_serve_takes_a_positional_model():
+    line = tokens("sglang serve Qwen/Qwen3-8B --tp-size 2")
+    engine, start = detect(line)
+    parsed = parse(engine, line[start:])
+    assert engine == "sglang" and parsed.model.value == "Qwen/Qwen3-8B" and parsed.model.span.col == 14
+    assert parsed.settings["tp_size"].value == 2 and parsed.errors == []
+    launch = tokens("python -m sglang.launch_server Qwen/Qwen3-8B")
+    engine, start = detect(launch)
+    refused = parse(engine, launch[start:])
+    assert refused.model is None and "unrecognized argument 'Qwen/Qwen3-8B'" in refused.errors[0]
+
+
+def test_sglang_serve_launch_span_covers_serve():
+    result, _ = check("sglang serve Qwen/Qwen3-8B --tp-size 0\n", gpu="H100")
+    assert result.deployments == 1
+    from kvlint.launches import read_path
+
+    dep = read_path("-", "sglang serve Qwen/Qwen3-8B\n").deployments[0]
+    assert (dep.model, dep.launch_span.col, dep.launch_span.end_col) == ("Qwen/Qwen3-8B", 1, 13)
+
+
+def test_refused_value_in_a_config_file_points_into_that_file(tmp_path):
+    (tmp_path / "engine.yaml").write_text("max-model-len: 8192\nkv-cache-dtype: fp16\n", encoding="utf-8")
+    (tmp_path / "run.sh").write_text("#!/bin/sh\nvllm serve Qwen/Qwen3-8B --config engine.yaml\n", encoding="utf-8")
+    result = lint([str(tmp_path / "run.sh")], LintOptions(gpu="H100"))
+    assert [(f.code, f.span.path.rsplit("/", 1)[-1], f.span.line, f.span.col) for f in result.findings] == \
+        [("KV007", "engine.yaml", 2, 17)]
+    (tmp_path / "run.sh").write_text("#!/bin/sh\nvllm serve Qwen/Qwen3-8B --config engine.yaml --kv-cache-dtype fp8\n",
+                                     encoding="utf-8")
+    overridden = lint([str(tmp_path / "run.sh")], LintOptions(gpu="H100"))
+    assert not [f for f in overridden.findings if f.code == "KV007"]  # the command line wins over the file
