@@ -92,7 +92,8 @@ def _value_of(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str |
 
 
 def _var_value(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str | None] | None:
-    """${VAR}, ${VAR:-d}, ${VAR-d}, ${VAR:+alt}; a variable not known here counts as unset."""
+    """${VAR}, ${VAR:-d}, ${VAR-d}, ${VAR:+alt}; a variable not known here counts as unset, except
+    that an empty default (`${VAR-}`) stays unresolved: it marks a value the environment supplies."""
     val = env.get(part.text)
     op = part.op
     use_default = op in (":-", ":=") and not val or op in ("-", "=") and val is None
@@ -101,7 +102,10 @@ def _var_value(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str 
         fields = _split_fields([s for d in part.default for s in _expand_part(d, m, env)], m, keep_empty=True)
         if any(not f.resolved for f in fields):
             return None
-        return " ".join(f.text for f in fields), None
+        text = " ".join(f.text for f in fields)
+        if use_default and val is None and not text:
+            return None  # `${X-}` on a variable this file never sets: its value comes at run time
+        return text, None
     if op in (":+", "+"):
         return "", None
     return None if val is None else (val, None)

@@ -49,8 +49,10 @@ def test_parameter_defaults_arith_and_unresolved():
     text = "vllm serve ${M:-org/d} --tp $((A * 2)) --n ${UNSET} --e ${EMPTY-}\n"
     fields, _, _ = _cmds(text, {"A": "4"})
     texts = [f.text for f in fields[0]]
-    assert texts == ["vllm", "serve", "org/d", "--tp", "8", "--n", "${UNSET}", "--e"]
+    # an empty default on a variable the file never sets is a value supplied at run time, not ""
+    assert texts == ["vllm", "serve", "org/d", "--tp", "8", "--n", "${UNSET}", "--e", "${EMPTY-}"]
     assert fields[0][6].resolved is False and fields[0][6].missing == ("${UNSET}",)
+    assert fields[0][8].resolved is False
 
 
 def test_unquoted_expansion_splits_fields_and_quoted_does_not():
@@ -114,3 +116,11 @@ def test_go_template_is_one_word_with_its_spaces():
 def test_unclosed_template_braces_are_ordinary_text():
     fields, _, _ = _cmds("echo {{ a b\n")
     assert [f.text for f in fields[0]] == ["echo", "{{", "a", "b"]
+
+
+def test_empty_default_of_an_unknown_variable_stays_unresolved():
+    fields, _, _ = _cmds("vllm serve m --kv-cache-memory-bytes=${KV_BYTES-} --x ${SET:-}\n", {"SET": ""})
+    kv = fields[0][3]
+    assert kv.text.startswith("--kv-cache-memory-bytes=") and not kv.resolved
+    known, _, _ = _cmds("vllm serve m --n ${N:-8}\n")
+    assert [f.text for f in known[0]][-1] == "8" and known[0][-1].resolved
