@@ -112,6 +112,7 @@ def load_config(path: str) -> Config:
     if data is None:
         return Config(path=path, root=os.path.dirname(os.path.abspath(path)), notes=notes)
     _validate(path, data, locate)
+    _check_gpu(path, data, locate)
     return _build(path, data, locate, notes)
 
 
@@ -206,6 +207,19 @@ def _validate(path: str, data: dict, locate) -> None:
             msg = _explain(err)
         where = ".".join(map(str, keys)) or "(top level)"
         raise ConfigError(f"{path}:{locate(keys)}: {where}: {msg}")
+
+
+def _check_gpu(path: str, data: dict, locate) -> None:
+    """A misspelt `gpu:` would otherwise surface as KV003 on every file; with `gpu-memory:` the name may
+    be a card the catalogue does not list, so it is left alone."""
+    if "gpu" not in data or "gpu-memory" in data:
+        return
+    from kvlint.gpus import lookup_gpu  # the catalogue is loaded only when a config names a GPU
+
+    try:
+        lookup_gpu(data["gpu"])
+    except KvlintError as exc:
+        raise ConfigError(f"{path}:{locate(['gpu'])}: gpu: {exc}") from None
 
 
 def _explain(err) -> str:

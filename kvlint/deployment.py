@@ -23,7 +23,7 @@ class Setting:
     span: Span | None = None  # where the value is (or the flag, for a bare boolean)
     flag_span: Span | None = None
     resolved: bool = True  # False when the value is an unresolved expression ({{ }}, $(VAR), ${X})
-    origin: str = "explicit"  # "explicit" | "default" | "env" | "config-file" | "chart"
+    origin: str = "explicit"  # "explicit" | "default" | "env" | "config-file" | "chart" | "default-expansion" | "variable"
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ def check(ctx):
     if b.kv_pool_bytes > 0:
         return
     usable = b.requested_bytes or b.gpu_memory_bytes
-    share = f"{c.flag(dep.engine, 'mem')} {_fraction(b)}" if _fraction(b) else "the engine's share"
+    share = _share(dep, b)
     message = (f"weights need {c.gib(b.weights_bytes, 1)} per rank (tp {b.parallel.tp}, pp {b.parallel.pp}) and "
                f"non-KV {c.gib(b.non_kv_bytes, 1)}{c.basis(b)}, but {share} of {c.gpu_label(ctx)} "
                f"leaves {c.gib(usable, 1)}: no memory for the KV cache, "
@@ -51,6 +51,20 @@ def check(ctx):
                  c.related(dep, "quant", "sets the bytes per weight")],
         fix=f"{c.flag(dep.engine, 'tp')} {tp}" if tp else "quantize the weights or use a larger GPU",
         estimated=b.kv_pool_estimated, weights_bytes=b.weights_bytes, usable_bytes=usable, fits_tp=tp)
+
+
+def _share(dep, b) -> str:
+    """A flag the user wrote is quoted as written; a default is named as the engine's, never as a flag."""
+    fraction = _fraction(b)
+    if not fraction:
+        return "the engine's share"
+    name = c.setting_name(dep.engine, "mem")
+    written = dep.settings.get(name)
+    if written is not None and written.origin != "default":
+        return f"{c.flag(dep.engine, 'mem')} {fraction:g}"
+    engine = c.ENGINE_NAMES.get(dep.engine, dep.engine)
+    return f"{name} {round(fraction, 3):g} ({engine}'s default for this GPU)" if dep.engine == "sglang" else \
+        f"{name} {fraction:g} ({engine}'s default)"
 
 
 def _fraction(b) -> float | None:

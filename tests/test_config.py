@@ -64,6 +64,8 @@ def test_pyproject_error_names_line(tmp_path):
     ("fail-on: warn\n", r":1: fail-on: 'warn' is not one of"),
     ("gpu-memory: eighty gigs\n", r":1: gpu-memory: 'eighty gigs' does not match"),
     ("- just\n- a list\n", r":1: the configuration must be a mapping"),
+    ("select: [KV1]\ngpu: H100-SXM-80G\n", r":2: gpu: unknown GPU 'H100-SXM-80G' \(did you mean H100-SXM-80GB"),
+    ("gpu: google-tpu-v5e\n", r":1: gpu: .* not a GPU"),
     ("select: [KV1\n", r"invalid YAML"),
 ])
 def test_errors_name_line_and_key(tmp_path, text, message):
@@ -123,3 +125,10 @@ def test_pyproject_skipped_with_a_note_before_311(tmp_path, monkeypatch):
 def test_one_of_errors_say_which_alternative(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message):
         load_config(str(write(tmp_path / ".kvlint.yaml", text)))
+
+
+def test_gpu_checked_against_catalogue_unless_memory_given(tmp_path):
+    assert load_config(str(write(tmp_path / "a" / ".kvlint.yaml", "gpu: nvidia-h100-80gb-hbm3\n"))).gpu == "nvidia-h100-80gb-hbm3"
+    # with gpu-memory the name may be a card the catalogue does not list: kept as written
+    cfg = load_config(str(write(tmp_path / "b" / ".kvlint.yaml", "gpu: Acme-X1\ngpu-memory: 80GiB\n")))
+    assert (cfg.gpu, cfg.gpu_memory) == ("Acme-X1", "80GiB")

@@ -241,6 +241,13 @@ def _mark(b: Budget, label: str, estimated: bool) -> str:
     return " (calibrated)" if label == "non-KV" and b.non_kv_source == "calibrated" else ""
 
 
+def _float(name: str, value) -> str:
+    """SGLang's fraction is rounded to 3 places; the VLM factor makes it long (0.7532616796874999)."""
+    if isinstance(value, float) and name.startswith("mem_fraction_static"):
+        return f"{round(value, 3):g}"
+    return str(value)
+
+
 def render_text(b: Budget, table: list[tuple[int, int]]) -> str:
     p = b.parallel
     lines = [f"{b.engine} {b.engine_version}  {b.model}  on {b.gpu_name} ({_g(b.gpu_memory_bytes)})  "
@@ -258,7 +265,7 @@ def render_text(b: Budget, table: list[tuple[int, int]]) -> str:
               f"{b.max_concurrency:.2f}x requests of {b.max_model_len:,} tokens{mark}",
               f"one full-length request fits: {fits}", "", "derivation:"]
     for s in b.steps:
-        value = f"{s.value:,}" if isinstance(s.value, int) else str(s.value)
+        value = f"{s.value:,}" if isinstance(s.value, int) else _float(s.name, s.value)
         lines.append(f"  {s.name:<28} {value:>18} {s.unit:<6} {s.formula}{' (estimate)' if s.estimated else ''}")
     lines += ["", f"context   full-length requests that fit{mark}"]
     lines += [f"{c:>9,}   {n:,}" for c, n in table]

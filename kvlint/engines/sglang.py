@@ -268,7 +268,7 @@ def _log(steps, facts, pre_load, weights, other, mfs, rest, cell, tokens, page, 
     steps.add("pre-load free", "total - CUDA context (+ NCCL)", pre_load, "B", estimated=True)
     steps.add("weights per rank", "weights model", weights, "B")
     steps.add("pre-pool allocations", "buffers allocated before the pool is sized", other, "B", estimated=user is None)
-    steps.add("reserve", f"pre-load x (1 - {mfs}) for activations and CUDA graphs", int(pre_load * (1 - mfs)), "B")
+    steps.add("reserve", f"pre-load x (1 - {round(mfs, 3):g}) for activations and CUDA graphs", int(pre_load * (1 - mfs)), "B")
     steps.add("KV pool", f"pre-load - weights - pre-pool - reserve = {gib(rest)}", rest, "B", estimated=True)
     steps.add("cell size", "per-rank bytes per token over all layers", cell, "B")
     steps.add("max_total_num_tokens", f"(pool // cell) // page {page} x page", tokens, "tokens")

@@ -73,9 +73,10 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     if ctx.wrapper:
         notes += [f"{u.flag} is not a {engine} flag; left to the {ctx.wrapper} wrapper" for u in parsed.unknown]
     runtime = dict(ctx.runtime_vars)
+    expanded = [(f.span, f.origin) for f in fields if f.origin and f.span is not None]
     settings = {}
     for name, s in parsed.settings.items():
-        s = _mark(s, missing, ctx.origin)
+        s = _mark(s, missing, ctx.origin if ctx.origin != "explicit" else _expansion_origin(s.span, expanded))
         if not s.resolved:
             notes.append(f"{name} = {s.raw!r} is not resolved: {_why(s.raw, missing, runtime)}")
         settings[name] = s
@@ -106,6 +107,15 @@ def _why_var(expr: str, runtime: dict[str, str]) -> str:
         if name.startswith(prefix):
             return f"{expr} is set at run time by {who}"
     return f"{expr} not defined in this file"
+
+
+def _expansion_origin(span: Span | None, expanded: list[tuple[Span, str]]) -> str:
+    """"default-expansion" / "variable" when the value's text came from a shell variable."""
+    for fspan, origin in expanded:
+        if span is not None and fspan.path == span.path and (fspan.line, fspan.col) <= (span.line, span.col) \
+                and (span.end_line, span.end_col) <= (fspan.end_line, fspan.end_col):
+            return origin
+    return "explicit"
 
 
 def _mark(s: Setting, missing: set[str], origin: str) -> Setting:

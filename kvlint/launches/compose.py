@@ -1,10 +1,16 @@
 """docker-compose services: image, entrypoint + command (string or list), GPU device reservations.
 
-Compose interpolates `${VAR:-default}` from the caller's environment, which a linter cannot see;
-defaults are used and bare variables stay unresolved.
+Compose interpolates `${VAR:-default}` from the caller's environment, which a linter cannot see, and
+from a `.env` file beside the compose file, which it can: .env values are used, then defaults, and
+other variables stay unresolved.
 """
 
 from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import replace
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
@@ -12,6 +18,7 @@ from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.env import Field, expand_word
 from kvlint.launches.script import VLLM_IMAGES, launch_in_argv
 from kvlint.sources.shell import tokenize
+from kvlint.sources.text import SourceError, read_file
 from kvlint.sources.yaml import YamlFile, YNode
 
 
@@ -20,27 +27,65 @@ def is_compose(doc: YNode) -> bool:
     return services is not None and services.is_map and "apiVersion" not in dict((k, 1) for k, _, _ in doc.pairs())
 
 
+_DOTENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
+_REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def read_compose(yf: YamlFile, doc: YNode) -> list[Deployment]:
     out: list[Deployment] = []
+    env, env_path = dotenv_beside(yf.path)
     for name, _, svc in doc.get("services").pairs():
         if svc.is_map:
-            out.extend(_service(yf, name, svc))
+            out.extend(_service(yf, name, svc, env, env_path))
     return out
 
 
-def _service(yf: YamlFile, name: str, svc: YNode) -> list[Deployment]:
+def dotenv_beside(path: str) -> tuple[dict[str, str], str]:
+    """The `.env` compose reads from the compose file's folder: KEY=VALUE lines, `#` comments, quotes."""
+    if path in ("", "-"):
+        return {}, ""
+    env_path = os.path.join(os.path.dirname(os.path.abspath(path)), ".env")
+    try:
+        text = read_file(env_path) if os.path.isfile(env_path) else ""
+    except SourceError:
+        return {}, ""
+    env = {}
+    for line in text.splitlines():
+        m = _DOTENV_LINE.match(line)
+        if m and not line.lstrip().startswith("#"):
+            env[m.group(1)] = _dotenv_value(m.group(2))
+    return env, env_path
+
+
+def _dotenv_value(raw: str) -> str:
+    if len(raw) >= 2 and raw[0] in "'\"" and raw[0] in raw[1:]:
+        return raw[1:raw.index(raw[0], 1)]
+    return re.split(r"\s+#", raw, maxsplit=1)[0].strip()  # an unquoted value ends at ` #`
+
+
+def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_path: str) -> list[Deployment]:
     image = svc.get("image")
     image_text = image.text if image is not None and image.is_scalar else None
-    fields = _argv(yf, svc.get("entrypoint")) + _argv(yf, svc.get("command"))
+    nodes = (svc.get("entrypoint"), svc.get("command"))
+    fields = _argv(yf, nodes[0], env) + _argv(yf, nodes[1], env)
     default = "vllm" if image_text and any(t in image_text for t in VLLM_IMAGES) and svc.get("entrypoint") is None else None
     found = launch_in_argv(fields, {}, image_default=default) if fields else None
     if found is None:
         return []
-    ctx = Context(name, image_text, image.span if image is not None else None)
-    return [finish(yf.path, found, ctx, _gpus(svc))]
+    used = sorted({v for n in nodes if n is not None for v in _REF.findall(_text_of(n)) if v in env})
+    notes = tuple(f"${{{v}}} = {env[v]!r} from {os.path.basename(env_path)} beside the compose file" for v in used)
+    ctx = Context(name, image_text, image.span if image is not None else None, notes=notes)
+    dep = finish(yf.path, found, ctx, _gpus(svc))
+    if dep.launch_span is None:  # the image's own entrypoint starts the engine: point at the command
+        dep = replace(dep, launch_span=(nodes[1] if nodes[1] is not None else nodes[0]).span)
+    return [dep]
 
 
-def _argv(yf: YamlFile, node: YNode | None) -> list[Field]:
+def _text_of(node: YNode) -> str:
+    return node.text if node.is_scalar else " ".join(i.text for i in node.items if i.is_scalar) if node.is_seq else ""
+
+
+def _argv(yf: YamlFile, node: YNode | None, env: Mapping[str, str]) -> list[Field]:
     if node is None:
         return []
     items = [node] if node.is_scalar else [i for i in node.items if i.is_scalar] if node.is_seq else []
@@ -48,11 +93,12 @@ def _argv(yf: YamlFile, node: YNode | None) -> list[Field]:
     for item in items:
         m = yf.mapped(item)
         cmds, _ = tokenize(m)
-        words = [f for c in cmds for w in c.words for f in expand_word(w, m, {})]
+        words = [f for c in cmds for w in c.words for f in expand_word(w, m, env)]
         if node.is_seq:  # a list item is one argument: interpolate, never split
             text = " ".join(f.text for f in words)
             missing = tuple(e for f in words for e in f.missing)
-            out.append(Field(text if words else item.text, item.span, not missing, missing))
+            origin = next((f.origin for f in words if f.origin), "")
+            out.append(Field(text if words else item.text, item.span, not missing, missing, origin=origin))
         else:
             out.extend(words)
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kvlint.sources.shell import Part, Word
 from kvlint.sources.text import Mapped
@@ -30,6 +30,8 @@ class Field:
     missing: tuple[str, ...] = ()  # expressions that could not be expanded
     offsets: tuple[int, ...] = field(default=(), compare=False, repr=False)  # per char, into `source`
     source: Mapped | None = field(default=None, compare=False, repr=False)
+    origin: str = field(default="", compare=False)  # "default-expansion" | "variable" when text came from $VAR
+
 
     def token(self) -> Token:
         return Token(self.text, self.span)
@@ -61,22 +63,36 @@ def expand_k8s(text: str, env: Mapping[str, str]) -> tuple[str, tuple[str, ...]]
 
 
 def expand_word(word: Word, m: Mapped, env: Mapping[str, str]) -> list[Field]:
-    segs: list[tuple[str, list[int], bool, bool, str | None]] = []  # text, offsets, splittable, quoted, missing
+    # text, offsets, splittable, quoted, missing, extent (start, end) of an expansion, origin
+    segs: list[tuple] = []
     for part in word.parts:
         segs.extend(_expand_part(part, m, env))
-    return _split_fields(segs, m)
+    fields = _split_fields(segs, m)
+    if len(fields) == 1 and any(p.kind != "lit" for p in word.parts) and word.end > word.start:
+        # a value that came from an expansion points at the whole expression as written, quotes included
+        fields = [replace(fields[0], span=m.span(word.start, word.end))]
+    return fields
 
 
 def _expand_part(part: Part, m: Mapped, env: Mapping[str, str]) -> list:
     if part.kind == "lit":
-        return [(part.text, list(part.offsets), False, part.quoted, None)]
+        return [(part.text, list(part.offsets), False, part.quoted, None, None, "")]
     start, end = part.offsets if len(part.offsets) == 2 else (0, 0)
     raw = m.text[start:end]
     value = _value_of(part, m, env)
     if value is None:
-        return [(raw, [start] * len(raw), False, True, raw)]
+        return [(raw, [start] * len(raw), False, True, raw, (start, end), "")]
     text, missing = value
-    return [(text, [start] * len(text), not part.quoted, part.quoted, missing)]
+    return [(text, [start] * len(text), not part.quoted, part.quoted, missing, (start, end), _origin_of(part, env))]
+
+
+def _origin_of(part: Part, env: Mapping[str, str]) -> str:
+    """Where an expanded value came from, for Setting.origin: a `${X:-d}` default or X's definition."""
+    if part.kind != "var":
+        return "variable" if part.kind == "cmd" and part.text.strip() in env else ""
+    val = env.get(part.text)
+    defaulted = part.op in (":-", ":=") and not val or part.op in ("-", "=") and val is None
+    return "default-expansion" if defaulted else "variable"
 
 
 def _value_of(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str | None] | None:
@@ -131,20 +147,25 @@ def _split_fields(segs: list, m: Mapped, keep_empty: bool = False) -> list[Field
     fields: list[Field] = []
     chars: list[str] = []
     offs: list[int] = []
+    ends: list[int] = []  # exclusive end of the source each char came from (a whole $VAR for an expansion)
     missing: list[str] = []
+    origins: list[str] = []
     quoted = False
 
     def close() -> None:
         nonlocal quoted
         if chars or quoted or keep_empty:
-            span = m.span(min(offs), max(offs) + 1) if offs else None
-            fields.append(Field("".join(chars), span, not missing, tuple(missing), tuple(offs), m))
+            span = m.span(min(offs), max(ends)) if offs else None
+            origin = "default-expansion" if "default-expansion" in origins else origins[0] if origins else ""
+            fields.append(Field("".join(chars), span, not missing, tuple(missing), tuple(offs), m, origin))
         chars.clear()
         offs.clear()
+        ends.clear()
         missing.clear()
+        origins.clear()
         quoted = False
 
-    for text, offsets, splittable, is_quoted, miss in segs:
+    for text, offsets, splittable, is_quoted, miss, extent, origin in segs:
         quoted = quoted or is_quoted
         if miss:
             missing.append(miss)
@@ -155,6 +176,9 @@ def _split_fields(segs: list, m: Mapped, keep_empty: bool = False) -> list[Field
                 continue
             chars.append(ch)
             offs.append(off)
+            ends.append(extent[1] if extent else off + 1)
+            if origin and origin not in origins:
+                origins.append(origin)
         if not text and offsets == [] and is_quoted:
             quoted = True
     close()

@@ -64,6 +64,16 @@ def test_sglang_launch_server(capsys):
     assert data["parallel"]["tp"] == 2 and data["kv_bytes_per_token"] == 65_536
 
 
+def test_sglang_vlm_fraction_printed_to_three_places(capsys):
+    cmd = ["python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-VL-7B-Instruct"]
+    _, out, _ = run(capsys, "--format", "json", "--", *cmd)
+    exact = json.loads(out)["mem_fraction_static"]
+    assert exact != round(exact, 3)  # the VLM factor leaves a long float
+    _, out, _ = run(capsys, "--", *cmd)
+    vlm = next(line for line in out.splitlines() if "mem_fraction_static (VLM)" in line)
+    assert vlm.split()[2] == f"{round(exact, 3):g}" and str(exact) not in out
+
+
 def test_api_server_entry_point_and_quoted_command(capsys):
     code, out, _ = run(capsys, "--format", "json", "--",
                        "python -m vllm.entrypoints.openai.api_server --model meta-llama/Meta-Llama-3-8B -tp 2")

@@ -14,7 +14,7 @@ def test_text_shows_values_locations_defaults_and_unresolved(capsys):
     assert main(["inspect", str(FIX / "k8s-shell.yaml")]) == 0
     out = capsys.readouterr().out
     assert "vllm 0.8.5 demo/engine at 19:16" in out
-    assert "tensor_parallel_size = 2 [--tensor-parallel-size]  (20:36, explicit)" in out
+    assert "tensor_parallel_size = 2 [--tensor-parallel-size]  (20:36, variable)" in out
     assert "gpu_memory_utilization = '$UTIL' [unresolved]" in out
     assert "pipeline_parallel_size = 1  (engine default)" in out
     assert "$UTIL not defined in this file" in out

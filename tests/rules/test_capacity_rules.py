@@ -54,6 +54,17 @@ def test_kv102_names_smallest_tp_that_fits():
     assert run(fx.context(dep), "KV102") == []
 
 
+def test_kv102_names_a_default_share_as_the_engines_not_as_a_flag():
+    heavy = 140 * 2**30
+    [sg] = run(fx.context(fx.deployment("sglang", context_length=(8192, 4)), weights=heavy), "KV102")
+    assert "mem_fraction_static 0.85 (SGLang's default for this GPU)" in sg.message and "--mem-fraction" not in sg.message
+    [vl] = run(fx.context(fx.deployment(max_model_len=(8192, 4)), weights=heavy), "KV102")
+    assert "gpu_memory_utilization 0.92 (vLLM's default)" in vl.message and "--gpu-memory" not in vl.message
+    written = fx.deployment("sglang", context_length=(8192, 4), mem_fraction_static=(0.85, 5))
+    [f] = run(fx.context(written, weights=heavy), "KV102")
+    assert "--mem-fraction-static 0.85 of" in f.message and "default" not in f.message
+
+
 def test_kv103_counts_full_length_requests():
     dep = fx.deployment(max_model_len=(16384, 4), max_num_seqs=(64, 6))
     ctx = fx.context(dep)

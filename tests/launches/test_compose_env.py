@@ -1,0 +1,57 @@
+"""docker compose substitutes `${VAR}` from the `.env` beside the compose file; kvlint reads it too."""
+
+from __future__ import annotations
+
+from kvlint.launches import read_path
+from kvlint.launches.compose import dotenv_beside
+
+COMPOSE = """services:
+  a:
+    image: vllm/vllm-openai:v0.33.0
+    command: ["--model", "org/m", "--max-model-len", "${MAX_LEN}", "-tp", "${TP:-2}"]
+  b:
+    image: vllm/vllm-openai:v0.33.0
+    command: --model org/m --max-model-len ${MAX_LEN:-4096} --max-num-seqs $SEQS
+"""
+
+
+def _deps(tmp_path, dotenv: str | None):
+    (tmp_path / "compose.yaml").write_text(COMPOSE)
+    if dotenv is not None:
+        (tmp_path / ".env").write_text(dotenv)
+    return read_path(str(tmp_path / "compose.yaml")).deployments
+
+
+def test_dotenv_syntax(tmp_path):
+    (tmp_path / "x.yaml").write_text("")
+    (tmp_path / ".env").write_text("# comment\nA=1\nexport B = two \nC='x # y'\nD=\"q\"  # note\nE=v # trailing\nnot a line\n")
+    env, path = dotenv_beside(str(tmp_path / "x.yaml"))
+    assert env == {"A": "1", "B": "two", "C": "x # y", "D": "q", "E": "v"} and path.endswith(".env")
+
+
+def test_dotenv_values_substitute_with_note_and_compose_span(tmp_path):
+    a, b = _deps(tmp_path, "MAX_LEN=20000\nSEQS=64\n")
+    mml = a.settings["max_model_len"]
+    assert (mml.value, mml.span.line, mml.origin) == (20000, 4, "variable")
+    assert mml.span.path.endswith("compose.yaml") and a.get("tensor_parallel_size") == 2
+    assert any("${MAX_LEN} = '20000' from .env" in n for n in a.notes)
+    assert (b.get("max_model_len"), b.get("max_num_seqs")) == (20000, 64)
+    line = COMPOSE.splitlines()[6]
+    assert (b.settings["max_model_len"].span.col, b.settings["max_model_len"].span.end_col) == (
+        line.index("${MAX_LEN") + 1, line.index(" --max-num") + 1)
+
+
+def test_without_dotenv_defaults_apply_and_bare_variables_stay_unresolved(tmp_path):
+    a, b = _deps(tmp_path, None)
+    assert a.settings["max_model_len"].resolved is False and not any(".env" in n for n in a.notes)
+    assert b.get("max_model_len") == 4096 and b.settings["max_model_len"].origin == "default-expansion"
+    assert b.settings["max_num_seqs"].resolved is False
+
+
+def test_image_entrypoint_launch_points_at_the_command(tmp_path):
+    from kvlint.lint import LintOptions, lint
+
+    a, b = _deps(tmp_path, None)
+    assert (a.launch_span.line, a.launch_span.col) == (4, 14) and b.launch_span.line == 7
+    result = lint([str(tmp_path / "compose.yaml")], LintOptions(select=("KV003",)))
+    assert sorted((f.code, f.span.line) for f in result.findings) == [("KV003", 4), ("KV003", 7)]
