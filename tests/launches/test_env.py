@@ -42,3 +42,13 @@ def test_default_expansion_is_marked_and_spans_the_expression(tmp_path):
 def test_split_expansion_gives_each_word_the_variable_span(tmp_path):
     s = _settings(tmp_path, 'EXTRA="--max-model-len 4096"\nvllm serve org/m $EXTRA\n')
     assert s["max_model_len"].value == 4096 and _cols(s["max_model_len"]) == (2, 18, 24)
+
+
+def test_shell_arithmetic_is_evaluated_safely_with_shell_semantics():
+    from kvlint.launches.env import eval_arith
+
+    assert eval_arith("$A * $B", {"A": "8", "B": "2"}) == 16
+    assert eval_arith("(7 - 10) / 2", {}) == -1  # truncates toward zero
+    assert eval_arith("-7 % 3", {}) == -1
+    for bad in ("1 / 0", "2 ** 10", "X + 1", "__import__('os')", "(" * 300 + "1" + ")" * 300):
+        assert eval_arith(bad, {}) is None
