@@ -38,7 +38,7 @@ def spec_from_config(
         raise ConfigError(f"{model_id}: config.json is not a JSON object")
     try:
         return _build(cfg, model_id, source, hf_quant_config)
-    except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError) as exc:
+    except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError, OverflowError) as exc:
         raise ConfigError(f"{model_id}: config.json has a malformed field ({type(exc).__name__}: {exc})") from None
 
 
