@@ -80,6 +80,16 @@ def gpu_facts(engine: str, gpu: Any, gpu_memory_bytes: int | None) -> GpuFacts:
     return GpuFacts(name, total, mib, cc, defaulted)
 
 
+def start_steps(engine: str, resolved: Any, gpu: Any, gpu_memory_bytes: int | None) -> tuple[Steps, GpuFacts]:
+    """The first derivation lines both engines share: which release is modelled, which card is assumed."""
+    steps = Steps()
+    steps.note(resolved.note)
+    facts = gpu_facts(engine, gpu, gpu_memory_bytes)
+    if facts.defaulted:
+        steps.note(f"no GPU given: assuming {facts.name}")
+    return steps, facts
+
+
 def _default_gpu() -> Any:
     """H100 from the catalogue when it exists; None makes gpu_facts use the seed's 81,559 MiB."""
     try:

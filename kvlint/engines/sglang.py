@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from kvlint.budget import Budget, Parallel
 from kvlint.engines import nonkv
-from kvlint.engines.common import (GIB, Steps, float_setting, gib, gpu_facts, int_setting, model_weights,
+from kvlint.engines.common import (GIB, Steps, float_setting, gib, int_setting, model_weights, start_steps,
                                    resolve_model_dtype, setting)
 from kvlint.engines.versions import SglangVersion, sglang_version
 from kvlint.engines.vllm_planning import layers_of_stage
@@ -200,13 +200,9 @@ def rank_pool(model, settings, rank, sizes, dtype, kv, page, budget, weights_byt
 def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
                   non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                   weights_bytes: int | None = None) -> Budget:
-    steps = Steps()
     resolved = sglang_version(version)
     ver = resolved.record
-    steps.note(resolved.note)
-    facts = gpu_facts("sglang", gpu, gpu_memory_bytes)
-    if facts.defaulted:
-        steps.note(f"no GPU given: assuming {facts.name}")
+    steps, facts = start_steps("sglang", resolved, gpu, gpu_memory_bytes)
     (tp, pp, dp, dcp, attn_dp), settings = parallel_sizes(settings)
     if any(layer.kind == "mamba" for layer in model.layers):
         steps.note("Mamba/linear-attention state pool is not subtracted: SGLang's KV pool will be smaller")

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from kvlint.budget import Budget, Parallel
 from kvlint.engines import nonkv
-from kvlint.engines.common import (GIB, GpuFacts, Steps, ceil_mul, float_setting, gib, gpu_facts, int_setting,
+from kvlint.engines.common import (GIB, GpuFacts, Steps, ceil_mul, float_setting, gib, int_setting, start_steps,
                                    model_weights, resolve_model_dtype, setting)
 from kvlint.engines.versions import VllmVersion, vllm_version
 from kvlint.engines.vllm_planning import (Group, bytes_per_block, estimate_max_len, kv_groups, layers_of_stage,
@@ -157,7 +157,7 @@ def stage_weights(model, settings, par: Parallel, rank: int, dtype: str, weights
 
 def stage_memory(ctx: dict, rank: int, layers: frozenset) -> tuple[int, int, int]:
     """(weights, non-KV, available KV bytes) on one stage; kv_cache_memory_bytes replaces the subtraction."""
-    settings, steps = ctx["settings"], ctx["steps"]
+    settings = ctx["settings"]
     fixed = int_setting(settings, "kv_cache_memory_bytes")
     try:
         weights = stage_weights(ctx["model"], settings, ctx["par"], rank, ctx["dtype"], ctx["weights_bytes"])
@@ -272,13 +272,9 @@ def vllm_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, vers
 
 def prepare(model, settings, gpu, version, non_kv_bytes, gpu_memory_bytes, weights_bytes) -> dict[str, Any]:
     """Every input the planner needs, resolved the way the engine resolves it (engines.md 1.1)."""
-    steps = Steps()
     resolved = vllm_version(version)
     ver = resolved.record
-    steps.note(resolved.note)
-    facts = gpu_facts("vllm", gpu, gpu_memory_bytes)
-    if facts.defaulted:
-        steps.note(f"no GPU given: assuming {facts.name}")
+    steps, facts = start_steps("vllm", resolved, gpu, gpu_memory_bytes)
     if setting(settings, "speculative_config"):
         steps.note("speculative decoding: draft-model layers and graph sizes are not modelled")
     par = parallel_of(settings)

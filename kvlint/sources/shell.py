@@ -75,7 +75,7 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
     comment_before = False
 
     def finish(sep: str) -> None:
-        nonlocal words, comment_before
+        nonlocal words
         if words:
             commands.append(Command(tuple(words), sep, comment_before))
         words = []

@@ -6,22 +6,14 @@ import json
 
 import pytest
 
-from kvlint.cli import main
+
+from .conftest import run_cli
 
 SEED = ["--gpus", "H100", "--gpu-memory", "81559MiB", "--non-kv-gib", "6"]
 
 
-@pytest.fixture(autouse=True)
-def _isolated_cwd(tmp_path, monkeypatch):
-    """No .kvlint.yaml of the checkout (or above it) may leak a calibration into these runs."""
-    (tmp_path / ".git").mkdir(exist_ok=True)
-    monkeypatch.chdir(tmp_path)
-
-
-def _run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+pytestmark = pytest.mark.usefixtures("isolated_cwd")
+_run = run_cli
 
 
 def test_text_lists_holding_options_and_why_smaller_ones_fail(capsys):

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kvlint.cli import main
+
+from .conftest import run_cli
 from kvlint.errors import UnknownModelError
 from kvlint.logs import parse_log
 from kvlint.logs.compare import compare, settings_from_log
@@ -77,17 +78,8 @@ def test_full_prediction_rows_report_deltas(cases, shared_dir):
     assert result.measured.non_kv_bytes / 2**30 == pytest.approx(2.46, abs=0.02)
 
 
-@pytest.fixture(autouse=True)
-def _isolated_cwd(tmp_path, monkeypatch):
-    """No .kvlint.yaml of the checkout (or above it) may leak a calibration into these runs."""
-    (tmp_path / ".git").mkdir(exist_ok=True)
-    monkeypatch.chdir(tmp_path)
-
-
-def _run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+pytestmark = pytest.mark.usefixtures("isolated_cwd")
+_run = run_cli
 
 
 def test_cli_text_json_and_report(capsys, tmp_path):
