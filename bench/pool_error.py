@@ -2,7 +2,7 @@
 
 For every vLLM start-up in shared/logs/cases.json that logs `Available KV cache memory` and whose model
 config is readable, predict the pool from the GPU, the flags and the engine version only (weights from
-kvlint.models.weights, non-KV from kvlint.engines.nonkv), and print the error per case plus the median
+kvlint.models.weights, non-KV from kvlint.memory.nonkv), and print the error per case plus the median
 absolute error. Usage: python bench/pool_error.py [path/to/shared]
 """
 
@@ -16,11 +16,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from kvlint.engines import compute_budget  # noqa: E402
 from kvlint.errors import KvlintError  # noqa: E402
 from kvlint.gpus import lookup_gpu  # noqa: E402
-from tests.engines.cases import (GIB, SAME_SHAPES, load_cases, load_model, model_id, version_of,  # noqa: E402
-                                 vllm_settings)
+from kvlint.memory import compute_budget  # noqa: E402
+from tests.memory.cases import GIB, SAME_SHAPES, load_cases, load_model, model_id, version_of, vllm_settings  # noqa: E402
 
 
 def gpu_for(case):

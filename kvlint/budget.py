@@ -1,6 +1,6 @@
 """The memory picture of one engine instance: what an engine would compute at startup.
 
-Engines (kvlint.engines.vllm / sglang) produce a Budget; rules, `kvlint budget`, `verify` and `plan`
+Engines (kvlint.memory.vllm / sglang) produce a Budget; rules, `kvlint budget`, `verify` and `plan`
 only read it. Every number carries its derivation in `steps`, so `kvlint budget` can show how each
 figure was reached.
 """

@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # noqa: BLE001 - last resort: a bug is reported in one line, not a traceback
+    except Exception as exc:
         if os.environ.get("KVLINT_DEBUG"):
             raise
         click.echo(f"kvlint: internal error: {type(exc).__name__}: {exc} (set KVLINT_DEBUG=1 for the traceback; "

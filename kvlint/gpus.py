@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kvlint.data import load_json
-from kvlint.engines.units import parse_memory_size
 from kvlint.errors import UnknownGpuError
+from kvlint.flags.units import parse_memory_size
 
 __all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_gpu", "lookup_instance_type", "parse_memory_size"]
 

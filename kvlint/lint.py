@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from kvlint.config import Config, ConfigCache
 from kvlint.deployment import Deployment, InvalidValue
@@ -94,7 +95,7 @@ def _read_text(path: str, options: LintOptions) -> str | None:
         return None
 
 
-def _lint_file(path: str, config: Config, options: LintOptions, resolver: "Resolver", result: LintResult) -> None:
+def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolver, result: LintResult) -> None:
     from kvlint import suppress
 
     text, read = _read(path, options, result)
@@ -130,7 +131,7 @@ def _read(path: str, options: LintOptions, result: LintResult):
         return text, None
 
 
-def _deployment_findings(dep: Deployment, config: Config, codes: frozenset[str], resolver: "Resolver",
+def _deployment_findings(dep: Deployment, config: Config, codes: frozenset[str], resolver: Resolver,
                          result: LintResult) -> list[Finding]:
     result.deployments += 1
     ctx = resolver.context(dep, config)
@@ -291,7 +292,7 @@ class _WhatIf:
         return self._cache[key]
 
     def _compute(self, settings: dict, hypothetical: bool) -> Any:
-        from kvlint.engines import compute_budget
+        from kvlint.memory import compute_budget
 
         try:
             found = self._calibration(settings)

@@ -8,8 +8,9 @@ and what the engine can apply at load time (fp8 online quantization of a 16-bit 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from kvlint.budget import Budget
 from kvlint.errors import KvlintError
@@ -153,7 +154,7 @@ def plan(model: ModelSpec, *, context: int, concurrency: int, gpus: Iterable[tup
 
     non_kv_for(label, tp) may return a calibrated non-KV for that GPU and TP (else non_kv_bytes / the estimate).
     """
-    from kvlint.engines import compute_budget
+    from kvlint.memory import compute_budget
 
     if engine not in NAMES:
         raise KvlintError(f"unknown engine {engine!r}: expected vllm or sglang")

@@ -10,7 +10,8 @@ that), and tests compare it with jsonschema on generated documents.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 _TYPES = {
     "object": lambda v: isinstance(v, dict),

@@ -9,8 +9,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from kvlint.deployment import Deployment
 from kvlint.errors import KvlintError
@@ -40,7 +41,7 @@ class Rule:
     severity: Severity
     summary: str
     docs: Mapping[str, str]  # section title -> markdown
-    check: Callable[["Context"], Iterable[Finding]] | None
+    check: Callable[[Context], Iterable[Finding]] | None
     needs: tuple[str, ...] = ()  # "model", "gpu", "budget": skipped when missing
     options: tuple[Option, ...] = ()
     source: str = "check"
@@ -53,7 +54,7 @@ class Rule:
     def option_defaults(self) -> dict[str, Any]:
         return {o.name: o.default for o in self.options}
 
-    def finding(self, ctx: "Context | None", message: str, span: Span | None, *, related: Iterable[Related] = (),
+    def finding(self, ctx: Context | None, message: str, span: Span | None, *, related: Iterable[Related] = (),
                 fix: str | None = None, estimated: bool = False, path: str = "", severity: Severity | None = None,
                 **data: Any) -> Finding:
         """One finding of this rule, at the severity the configuration gives it.

@@ -32,7 +32,6 @@ from kvlint.findings import Severity
 from kvlint.registry import rule
 
 
-
 @rule("KV002", "unresolved-model", Severity.WARNING, "The model's config.json is not available offline.",
       source="resolve")
 def check(ctx):

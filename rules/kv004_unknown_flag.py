@@ -25,9 +25,10 @@ None.
 
 from __future__ import annotations
 
+from kvlint.rules._common import ENGINE_NAMES
+
 from kvlint.findings import Severity
 from kvlint.registry import rule
-from kvlint.rules._common import ENGINE_NAMES
 
 
 @rule("KV004", "unknown-flag", Severity.ERROR, "A flag the engine's argument parser rejects.")

@@ -25,15 +25,16 @@ None.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
+
+from kvlint.rules._common import ENGINE_NAMES
 
 from kvlint.data import load_json
 from kvlint.findings import Severity
 from kvlint.registry import rule
-from kvlint.rules._common import ENGINE_NAMES
 
 
-@lru_cache(maxsize=None)
+@cache
 def table_version(engine: str) -> str:
     """The engine release the flag table was read from (the release the removal is judged against)."""
     try:

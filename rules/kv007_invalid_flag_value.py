@@ -27,9 +27,10 @@ None.
 
 from __future__ import annotations
 
+from kvlint.rules._common import ENGINE_NAMES
+
 from kvlint.findings import Severity
 from kvlint.registry import rule
-from kvlint.rules._common import ENGINE_NAMES
 
 
 @rule("KV007", "invalid-flag-value", Severity.ERROR, "A flag value the engine refuses at argument parsing or start-up.")

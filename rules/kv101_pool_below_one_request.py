@@ -28,9 +28,10 @@ this deployment's non-KV memory, the message says `calibrated` and the finding i
 
 from __future__ import annotations
 
+from kvlint.rules import _common as c
+
 from kvlint.findings import Severity
 from kvlint.registry import rule
-from kvlint.rules import _common as c
 
 
 @rule("KV101", "pool-below-one-request", Severity.ERROR,

@@ -25,9 +25,10 @@ None.
 
 from __future__ import annotations
 
+from kvlint.rules import _common as c
+
 from kvlint.findings import Severity
 from kvlint.registry import rule
-from kvlint.rules import _common as c
 
 
 @rule("KV102", "weights-exceed-memory", Severity.ERROR,

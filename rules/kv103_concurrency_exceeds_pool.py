@@ -24,9 +24,10 @@ Set `--max-num-seqs` to what fits, lower `--max-model-len`, store KV in fp8, or 
 
 from __future__ import annotations
 
+from kvlint.rules import _common as c
+
 from kvlint.findings import Severity
 from kvlint.registry import Option, rule
-from kvlint.rules import _common as c
 
 
 @rule("KV103", "concurrency-exceeds-pool", Severity.WARNING,

@@ -29,9 +29,10 @@ None.
 
 from __future__ import annotations
 
+from kvlint.rules import _common as c
+
 from kvlint.findings import Severity
 from kvlint.registry import rule
-from kvlint.rules import _common as c
 
 _DEST = "kv_cache_memory_bytes"
 

@@ -22,9 +22,10 @@ None.
 
 from __future__ import annotations
 
+from kvlint.rules import _common as c
+
 from kvlint.findings import Severity
 from kvlint.registry import rule
-from kvlint.rules import _common as c
 
 
 @rule("KV201", "tp-not-divisible", Severity.ERROR,

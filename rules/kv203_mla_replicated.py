@@ -25,9 +25,10 @@ None.
 
 from __future__ import annotations
 
+from kvlint.rules import _common as c
+
 from kvlint.findings import Severity
 from kvlint.registry import rule
-from kvlint.rules import _common as c
 
 
 @rule("KV203", "mla-replicated", Severity.INFO,
@@ -57,8 +58,8 @@ def _attention_tp(dep, tp: int) -> tuple[int, str]:
     tp // attn_dp ranks, so at attention TP 1 nothing is replicated."""
     if dep.engine != "sglang":
         return tp, "TP ranks"
-    from kvlint.engines.sglang import parallel_sizes
     from kvlint.errors import KvlintError
+    from kvlint.memory.sglang import parallel_sizes
 
     try:
         (_, _, _, _, attn_dp), _ = parallel_sizes(dep.settings)

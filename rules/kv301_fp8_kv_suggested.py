@@ -24,9 +24,10 @@ vllm serve meta-llama/Llama-3.1-70B-Instruct -tp 2 --max-model-len 32768
 
 from __future__ import annotations
 
+from kvlint.rules import _common as c
+
 from kvlint.findings import Severity
 from kvlint.registry import Option, rule
-from kvlint.rules import _common as c
 
 SIXTEEN_BIT = ("auto", "bfloat16", "bf16", "float16", "half")
 

@@ -27,10 +27,11 @@ vllm serve Qwen/Qwen2.5-72B-Instruct -tp 2 --max-model-len 32768
 
 from __future__ import annotations
 
-from kvlint.findings import Severity
-from kvlint.registry import Option, rule
 from kvlint.rules import _common as c
 from kvlint.rules.kv301_fp8_kv_suggested import _binds
+
+from kvlint.findings import Severity
+from kvlint.registry import Option, rule
 
 
 @rule("KV302", "weight-quant-suggested", Severity.INFO,

@@ -73,7 +73,7 @@ def provenance(root: Path) -> dict[str, dict[str, str]]:
     header, rows = source_rows(root)
     out = {}
     for hub_id, cells in rows.items():
-        row = dict(zip(header, cells))
+        row = dict(zip(header, cells, strict=False))
         out[hub_id] = {k: row[k] for k in PROVENANCE_KEYS if row.get(k)}
     return out
 

@@ -11,9 +11,9 @@ import yaml
 
 from kvlint.cli import main
 from kvlint.config import load_config
-from kvlint.engines import compute_budget
 from kvlint.gpus import lookup_gpu
 from kvlint.lint import LintOptions, lint
+from kvlint.memory import compute_budget
 from kvlint.models.resolve import resolve_model
 
 GIB = 2**30

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from _expect import actual, expected
+
 from kvlint.cli import main
 
 REPO = Path(__file__).resolve().parent.parent

@@ -84,7 +84,8 @@ def test_disable_file_suppresses_all_and_is_unused_when_idle():
 
 
 def test_any_spelling_of_known_codes_round_trips():
-    from hypothesis import given, strategies as st
+    from hypothesis import given
+    from hypothesis import strategies as st
 
     from kvlint.registry import all_rules
 

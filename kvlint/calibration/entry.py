@@ -7,8 +7,9 @@ versions are compared by meaning (case, separators, catalogue aliases, "v" prefi
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from kvlint.errors import KvlintError
 
@@ -25,7 +26,7 @@ class Calibration:
     non_kv_gib: float
     source_log: str = ""
 
-    def same_target(self, other: "Calibration") -> bool:
+    def same_target(self, other: Calibration) -> bool:
         return target(self) == target(other)
 
 

@@ -6,12 +6,13 @@ parsing, so a calibrated check costs no more than an estimated one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from kvlint.calibration.entry import Calibration, deployment_key, entries, norm_version, target, version_key
-from kvlint.engines.common import GIB
 from kvlint.errors import KvlintError
+from kvlint.memory.common import GIB
 
 NON_KV_STEPS = ("non-KV", "pre-pool allocations")  # the step each engine's derivation names the given term
 
@@ -84,7 +85,7 @@ def match(items: Iterable[Calibration], model: str | None, gpu: str | None, tp: 
 
 def default_version(engine: str) -> str:
     """The release compute_budget models when a deployment does not say."""
-    from kvlint.engines.versions import sglang_version, vllm_version
+    from kvlint.memory.versions import sglang_version, vllm_version
 
     try:
         resolved = vllm_version(None) if engine == "vllm" else sglang_version(None)

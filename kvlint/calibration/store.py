@@ -38,7 +38,10 @@ def save(entry: Calibration, start_dir: str = ".") -> str:
 
     path = find_config_file(start_dir) or _new_file(entry, start_dir)
     try:
-        text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+        text = ""
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     try:

@@ -1,7 +1,7 @@
 """`kvlint budget -- <engine command line>`: where every GiB of the card goes, and how each number was reached.
 
-The command line is read with the engine's own flag rules (kvlint.engines.flags), the model resolved
-offline, and the memory model (kvlint.engines.compute_budget) run once; the text view is a bar of the
+The command line is read with the engine's own flag rules (kvlint.flags.parse), the model resolved
+offline, and the memory model (kvlint.memory.compute_budget) run once; the text view is a bar of the
 card, the derivation steps, and how many full-length requests fit at each context length.
 """
 
@@ -62,8 +62,8 @@ def _looks_like_file(word: str) -> bool:
 
 
 def budget_from_argv(words: list[str], options: dict[str, Any]) -> tuple[Budget, list[tuple[int, int]]]:
-    from kvlint.engines.flags import parse_args
-    from kvlint.engines.launch import detect_launch
+    from kvlint.flags.launch import detect_launch
+    from kvlint.flags.parse import parse_args
 
     if not words:
         raise KvlintError(f"no command line given; {USAGE}")
@@ -103,7 +103,7 @@ def run(engine: str, model_ref: str, settings: dict[str, Any], options: dict[str
     """One budget; without --non-kv-gib, a calibration in the nearest .kvlint.yaml (from base_dir) applies."""
     from dataclasses import replace
 
-    from kvlint.engines import compute_budget
+    from kvlint.memory import compute_budget
     from kvlint.models.resolve import resolve_model
 
     spec = resolve_model(model_ref, online=bool(options.get("online")))
@@ -159,7 +159,7 @@ def contexts(max_len: int) -> list[int]:
 
 def concurrency_table(budget: Budget, spec, settings, gpu, memory, options) -> list[tuple[int, int]]:
     """Full-length requests the same pool holds at each context (vLLM: same num_blocks, exact block math)."""
-    from kvlint.engines import compute_budget
+    from kvlint.memory import compute_budget
 
     rows = []
     for ctx in contexts(budget.max_model_len):

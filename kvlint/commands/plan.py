@@ -70,7 +70,7 @@ def _row(o) -> tuple[str, ...]:
 
 def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    fmt = "  ".join("{:<%d}" % w for w in widths)
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     return [fmt.format(*head), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in rows]
 
 

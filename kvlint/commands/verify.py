@@ -196,7 +196,7 @@ def _non_kv(non_kv_gib, spec, gpu_obj, target, base: str = ".") -> tuple[int | N
 
 
 def _tp(target) -> int:
-    from kvlint.engines.common import int_setting
+    from kvlint.memory.common import int_setting
 
     name = "tensor_parallel_size" if target["engine"] == "vllm" else "tp_size"
     return int_setting(target["settings"], name, 1) or 1

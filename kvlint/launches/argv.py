@@ -1,4 +1,4 @@
-"""The one place launches meet the engines' flag parsers (kvlint.engines.flags, launch, flag_table).
+"""The one place launches meet the engines' flag parsers (kvlint.flags.parse, launch, flag_table).
 
 Readers never parse flags themselves: argv (real or synthesized from chart keys) goes through
 `parse`, which applies each engine's own rules (underscores, prefixes, last occurrence wins).
@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
-from kvlint.engines.flag_table import flag_table
-from kvlint.engines.flags import parse_args
-from kvlint.engines.launch import detect_launch
+from kvlint.flags.flag_table import flag_table
+from kvlint.flags.launch import detect_launch
+from kvlint.flags.parse import parse_args
 from kvlint.span import Token
 
 _PY = ("python", "python3")

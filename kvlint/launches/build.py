@@ -140,17 +140,17 @@ def _why(raw: str, missing: set[str], runtime: dict[str, str] | None = None) -> 
     return "expression evaluated at run time"
 
 
-def _entry_span(found: "FoundLaunch") -> Span | None:
+def _entry_span(found: FoundLaunch) -> Span | None:
     """`sglang serve`: the argv keeps `serve` (it allows the positional model), the launch span covers it."""
     first = found.fields[0] if found.fields else None
     if found.engine == "sglang" and first is not None and first.text == "serve" and found.entry_span and first.span:
-        from kvlint.engines.token_spans import join_spans
+        from kvlint.flags.token_spans import join_spans
 
         return join_spans(found.entry_span, first.span)
     return found.entry_span
 
 
-def finish(path: str, found: "FoundLaunch", ctx: Context, gpu: GpuFacts) -> Deployment:
+def finish(path: str, found: FoundLaunch, ctx: Context, gpu: GpuFacts) -> Deployment:
     """Deployment from a launch; launch-level hints (CUDA_VISIBLE_DEVICES, GRES) fill gaps."""
     if found.image is not None:
         ctx = replace(ctx, image=found.image.text, image_span=found.image.span)

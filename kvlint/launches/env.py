@@ -200,7 +200,7 @@ def _split_fields(segs: list, m: Mapped, keep_empty: bool = False) -> list[Field
         quoted = quoted or is_quoted
         if miss:
             missing.append(miss)
-        for ch, off in zip(text, offsets):
+        for ch, off in zip(text, offsets, strict=False):
             if splittable and ch in " \t\n":
                 if chars:
                     close()

@@ -31,7 +31,7 @@ def count_from_resources(res: YNode | None) -> tuple[int | None, Span | None, st
         return None, None, None
     for section in ("limits", "requests"):
         node = res.get(section)
-        for key, knode, val in node.pairs() if node is not None else ():
+        for key, _knode, val in node.pairs() if node is not None else ():
             k = key.strip()
             if k == "gpu" or k.endswith(_COUNT_SUFFIXES) or "/mig-" in k:
                 n = to_int(val)

@@ -9,8 +9,9 @@ Two predictions per log, both from compute_budget with the same engine version:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from kvlint.budget import Budget
 from kvlint.calibration.measure import Measurement, measure_non_kv
@@ -120,7 +121,7 @@ def _full_rows(record: LogRecord, b: Budget, measured: Measurement | None) -> tu
         rows.insert(4, Row("blocks", "blocks", b.num_blocks, record.num_gpu_blocks))
         rows.append(Row("concurrency", "x", round(b.max_concurrency, 2), record.max_concurrency))
     verdict = "starts" if b.fits_one_request and b.kv_pool_bytes > 0 else "refuses"
-    logged = {"started": "starts", "failed": "refuses"}.get(record.outcome or "", None)
+    logged = {"started": "starts", "failed": "refuses"}.get(record.outcome or "")
     rows.append(Row("verdict", "", verdict, logged))
     return tuple(rows)
 
@@ -178,7 +179,7 @@ def compare(record: LogRecord, model: ModelSpec | None, settings: Mapping[str, A
 
     non_kv_source relabels a given non_kv_bytes ("calibrated" when it came from .kvlint.yaml).
     """
-    from kvlint.engines import compute_budget
+    from kvlint.memory import compute_budget
 
     if model is None:
         return Comparison(record, engine, version, None, checks=tuple(run_checks(record, None, record.block_size)),

@@ -45,7 +45,7 @@ def _collect_lines(lines: list[Line], hits: dict[str, list[_Hit]], votes: dict[s
                 continue
             if pat.engine:
                 votes[pat.engine] += 1
-            for name, raw in zip(pat.fields, m.groups()):
+            for name, raw in zip(pat.fields, m.groups(), strict=False):
                 if name and raw is not None:
                     hits[name].append(_Hit(priority, line.number, line.rank, _convert(name, raw)))
 
@@ -86,7 +86,7 @@ def _failure(joined: str, values: dict[str, Any], votes: dict[str, int]) -> tupl
         m = pat.search(joined, lowered)
         if not m:
             continue
-        for name, raw in zip(pat.fields, m.groups()):
+        for name, raw in zip(pat.fields, m.groups(), strict=False):
             if name and raw is not None and values.get(name) is None:
                 values[name] = _convert(name, raw)
         if pat.engine:
@@ -118,7 +118,7 @@ def _tables(lines: list[Line]) -> dict[str, Any]:
             continue
         if all(re.fullmatch(r":?-+:?", c) for c in cells if c):
             continue
-        for title, cell in zip(header, cells):
+        for title, cell in zip(header, cells, strict=False):
             name = P.TABLE_COLUMNS.get(title)
             if name and name not in out:
                 value = _table_value(name, cell)

@@ -33,7 +33,7 @@ def _table(rows: tuple[Row, ...]) -> list[str]:
              _fmt(r.logged, r.unit), _delta(r)) for r in rows]
     head = ("quantity", "predicted", "logged", "delta")
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(4)]
-    line = "  ".join("{:<%d}" % widths[0] if i == 0 else "{:>%d}" % widths[i] for i in range(4))
+    line = "  ".join(f"{{:<{widths[0]}}}" if i == 0 else f"{{:>{widths[i]}}}" for i in range(4))
     return [line.format(*head), line.format(*("-" * w for w in widths))] + [line.format(*b) for b in body]
 
 

@@ -68,7 +68,8 @@ def max_len_sglang(text: dict[str, Any]) -> tuple[int, str | None]:
         return DEFAULT_MAX_LEN, None
     rope = text.get("rope_scaling") or text.get("rope_parameters")
     factor = 1.0
-    if isinstance(rope, dict) and "original_max_position_embeddings" not in rope:
-        if rope.get("rope_type") != "llama3" and not all(isinstance(v, dict) for v in rope.values()):
-            factor = float(rope.get("factor") or 1)
+    nested = isinstance(rope, dict) and all(isinstance(v, dict) for v in rope.values())
+    if isinstance(rope, dict) and "original_max_position_embeddings" not in rope and not nested \
+            and rope.get("rope_type") != "llama3":
+        factor = float(rope.get("factor") or 1)
     return int(text[key] * factor), key

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 _WS = " \t\n"
 
 
-def scalar_mapped(src: "YamlFile", node: "YNode") -> Mapped:
+def scalar_mapped(src: YamlFile, node: YNode) -> Mapped:
     raw = src.text[node.start : node.end]
     value = node.text
     j = _body_start(raw, node.style)

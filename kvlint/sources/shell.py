@@ -24,7 +24,7 @@ class Part:
     quoted: bool  # inside single/double quotes: no field splitting
     offsets: tuple[int, ...] = ()  # lit: offset per char; others: (start, end)
     op: str = ""  # var: "", ":-", "-", ":=", "=", ":+", "+", or "?" forms
-    default: tuple["Part", ...] = ()  # var: parts of the default word
+    default: tuple[Part, ...] = ()  # var: parts of the default word
 
 
 @dataclass(frozen=True)

@@ -111,5 +111,5 @@ class Mapped:
         return Span(self.path, line, col, eline, ecol + 1)
 
     @classmethod
-    def whole(cls, path: str, text: str, index: LineIndex | None = None) -> "Mapped":
+    def whole(cls, path: str, text: str, index: LineIndex | None = None) -> Mapped:
         return cls(path, text, (), index or LineIndex(text))

@@ -145,7 +145,7 @@ TEMPLATE_NOTE = "Helm/Go template file: {{ }} expressions are not YAML; reading 
 
 def _chunks(text: str) -> Iterator[tuple[int, str]]:
     starts = [0] + [m.start() for m in _DOC_SPLIT.finditer(text)]
-    for a, b in zip(starts, starts[1:] + [len(text)]):
+    for a, b in zip(starts, starts[1:] + [len(text)], strict=False):
         if text[a:b].strip():
             yield a, text[a:b]
 
@@ -310,7 +310,7 @@ class _Builder:
         if node.tag != "tag:yaml.org,2002:str" and node.tag.startswith("tag:yaml.org,2002:"):
             try:
                 value = self.ctor.construct_object(node)
-            except Exception:  # an odd timestamp or number form: keep the text
+            except Exception:  # noqa: BLE001 - an odd timestamp or number form: keep the text
                 value = text
         style = node.style if node.style in ("'", '"', "|", ">") else None
         return YNode("scalar", span, a, b, value=value, text=text, style=style, tag=node.tag)

@@ -49,8 +49,8 @@ def test_match_prefers_the_deployments_release_else_newest_with_a_note():
 
 
 def test_apply_relabels_only_a_used_non_kv_term():
-    from kvlint.engines import compute_budget
     from kvlint.gpus import lookup_gpu
+    from kvlint.memory import compute_budget
     from kvlint.models.resolve import resolve_model
 
     found = match([ENTRY], ENTRY.model, "H100", 2, "vllm", "0.19.0")

@@ -54,8 +54,9 @@ def test_render_quotes_what_yaml_would_misread():
 
 
 def test_written_block_matches_the_shipped_schema():
-    import jsonschema
     from importlib import resources
+
+    import jsonschema
 
     schema = json.loads(resources.files("kvlint.data").joinpath("calibration.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-
 from .conftest import run_cli
 
 SEED = ["--gpus", "H100", "--gpu-memory", "81559MiB", "--non-kv-gib", "6"]

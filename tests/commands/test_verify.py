@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-
-from .conftest import run_cli
 from kvlint.errors import UnknownModelError
 from kvlint.logs import parse_log
 from kvlint.logs.compare import compare, settings_from_log
 from kvlint.models.resolve import resolve_model
 from tests.conftest import SHARED
+
+from .conftest import run_cli
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 CASES_FILE = SHARED / "logs" / "cases.json"

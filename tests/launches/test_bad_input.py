@@ -10,7 +10,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kvlint.launches import iter_files, read_path
-
 from tests.launches import bad_cases
 
 

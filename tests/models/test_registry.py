@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from kvlint.models.config import spec_from_config
-from kvlint.models.weights import count_params
 from kvlint.models.resolve import from_registry, load_registry_entry, registry_ids
+from kvlint.models.weights import count_params
 
 REGISTRY = resources.files("kvlint.models").joinpath("registry")
 SCHEMA = json.loads(resources.files("kvlint.data").joinpath("models.schema.json").read_text())
@@ -119,7 +119,7 @@ def test_registry_is_exactly_what_the_generator_writes(shared_dir):
 def sources_rows() -> dict[str, dict[str, str]]:
     lines = REGISTRY.joinpath("SOURCES.tsv").read_text().splitlines()
     header = lines[0].split("\t")
-    return {cells[0]: dict(zip(header, cells)) for cells in (line.split("\t") for line in lines[1:])}
+    return {cells[0]: dict(zip(header, cells, strict=False)) for cells in (line.split("\t") for line in lines[1:])}
 
 
 def test_every_bundled_model_builds_a_spec_and_a_parameter_count():

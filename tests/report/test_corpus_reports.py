@@ -9,7 +9,6 @@ import jsonschema
 from kvlint.cli import main
 
 
-
 def _run(capsys, shared_dir, fmt):
     assert main(["check", str(shared_dir / "corpus"), "--format", fmt, "--exit-zero"]) == 0
     return json.loads(capsys.readouterr().out)

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 
+import _factories as fx
 import pytest
 
 from kvlint.findings import Severity
 from kvlint.registry import get_rule, run_rules
-
-import _factories as fx
 
 
 def run(ctx, code):

@@ -10,9 +10,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _expect import expected  # noqa: E402
-from kvlint.lint import LintOptions, lint  # noqa: E402
-from kvlint.registry import all_rules  # noqa: E402
+from _expect import expected
+
+from kvlint.lint import LintOptions, lint
+from kvlint.registry import all_rules
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
 ALSO_SELECT = {"KV006": ("KV101",)}  # unused-suppression needs a rule whose finding a comment can suppress

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import _factories as fx
+
 from kvlint.deployment import UnknownFlag
 from kvlint.findings import Severity
 from kvlint.registry import Context, run_rules
-
-import _factories as fx
 
 
 def run(ctx, code):

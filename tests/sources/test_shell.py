@@ -87,12 +87,12 @@ def test_tokens_reread_from_their_offsets(words, seps):
     assert not errors
     got = [w for c in cmds for w in c.words]
     assert [text[w.start : w.end] for w in got] == raw_words
-    for w, value in zip(got, values):
+    for w, value in zip(got, values, strict=False):
         fields = expand_word(w, m, {})
         assert "".join(f.text for f in fields) == value
         # every literal character points at itself in the file
         for part in w.parts:
-            assert all(text[o] == ch for ch, o in zip(part.text, part.offsets))
+            assert all(text[o] == ch for ch, o in zip(part.text, part.offsets, strict=False))
         # the word's own slice, tokenized alone, gives the same value
         again = Mapped.whole("p.sh", text[w.start : w.end])
         (cmd,) = tokenize(again)[0]

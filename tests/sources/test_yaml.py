@@ -169,6 +169,6 @@ def test_every_scalar_span_rereads_to_its_value(tree, flow):
         assert raw == yf.raw(node)
         assert yaml.safe_load(raw) == node.value, (text, raw)
         mapped = yf.mapped(node)  # each character of the value sits on its own source character
-        for ch, (line, col) in zip(mapped.text, mapped.pos):
+        for ch, (line, col) in zip(mapped.text, mapped.pos, strict=False):
             if not ch.isspace() and node.style != '"':
                 assert lines[line - 1][col - 1] == ch, (text, node.text)

@@ -7,10 +7,11 @@ from importlib import resources
 
 import pytest
 
-from kvlint.engines import compute_budget
-from kvlint.engines.nonkv import capture_sizes
-from kvlint.engines.versions import documented, sglang_version, vllm_version
 from kvlint.errors import KvlintError
+from kvlint.memory import compute_budget
+from kvlint.memory.nonkv import capture_sizes
+from kvlint.memory.versions import documented, sglang_version, vllm_version
+
 from .specs import LLAMA3_8B, full, sliding, unit_model
 
 GIB = 2**30

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from kvlint.engines import compute_budget
-from kvlint.engines.vllm_planning import estimate_max_len, kv_groups
-from kvlint.engines.vllm_specs import KVDtype, layer_specs
+from kvlint.memory import compute_budget
+from kvlint.memory.vllm_planning import estimate_max_len, kv_groups
+from kvlint.memory.vllm_specs import KVDtype, layer_specs
 from kvlint.models.spec import LayerKV
+
 from .specs import full, sliding, unit_model
 
 P = 16 * 2 * (64 + 64) * 4  # new_kv_cache_spec(): bs 16, 2 kv heads, head 64, float32 = 16,384 B

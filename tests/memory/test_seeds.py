@@ -10,10 +10,10 @@ import math
 
 import pytest
 
-from kvlint.engines import compute_budget
-from kvlint.engines.sglang import tokens_for_pool
-from .specs import (DEEPSEEK_V3, DEEPSEEK_V3_AS_GQA, LLAMA3_70B, LLAMA3_8B, QWEN3_8B, QWEN3_14B,
-                                 QWEN3_32B, QWEN25_72B)
+from kvlint.memory import compute_budget
+from kvlint.memory.sglang import tokens_for_pool
+
+from .specs import DEEPSEEK_V3, DEEPSEEK_V3_AS_GQA, LLAMA3_8B, LLAMA3_70B, QWEN3_8B, QWEN3_14B, QWEN3_32B, QWEN25_72B
 
 GIB = 2**30
 H100 = 81559 * 2**20  # the seed's total: 81,559 MiB = 79.65 GiB

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kvlint.engines import compute_budget
 from kvlint.errors import KvlintError
+from kvlint.memory import compute_budget
 
 from .specs import LLAMA3_8B
 

@@ -7,7 +7,7 @@ from importlib import resources
 
 import pytest
 
-from kvlint.engines.flag_table import flag_table, removed_flag
+from kvlint.flags.flag_table import flag_table, removed_flag
 
 
 def test_tables_match_the_schema() -> None:

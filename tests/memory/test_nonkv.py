@@ -5,8 +5,9 @@ from __future__ import annotations
 import importlib.util
 import statistics
 
-from kvlint.engines import compute_budget
-from kvlint.engines.nonkv import vllm_non_kv
+from kvlint.memory import compute_budget
+from kvlint.memory.nonkv import vllm_non_kv
+
 from .specs import LLAMA3_8B, QWEN3_8B
 
 GIB = 2**30

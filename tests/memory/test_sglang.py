@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from kvlint.engines import compute_budget
-from kvlint.engines.sglang import prefill_graph_sizes, tokens_for_pool
 from kvlint.errors import KvlintError
+from kvlint.memory import compute_budget
+from kvlint.memory.sglang import prefill_graph_sizes, tokens_for_pool
 from kvlint.models.spec import LayerKV
+
 from .specs import DEEPSEEK_V3, LLAMA3_8B, LLAMA3_70B, dense
 
 GIB = 2**30

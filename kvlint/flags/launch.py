@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from kvlint.engines import ENGINES
-from kvlint.engines.token_spans import join_spans
+from kvlint.engines import ENGINE_NAMES as ENGINES
+from kvlint.flags.token_spans import join_spans
 from kvlint.span import Span, Token
 
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from kvlint.engines.flag_table import FlagSpec, FlagTable, flag_table
+from kvlint.flags.flag_table import FlagSpec, FlagTable, flag_table
 from kvlint.span import Span, Token
 
 

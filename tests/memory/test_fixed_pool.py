@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kvlint.engines import compute_budget
 from kvlint.errors import InvalidSettingError
 from kvlint.lint import LintOptions, lint
+from kvlint.memory import compute_budget
 
 from .specs import LLAMA3_8B
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from kvlint.engines import compute_budget
-from kvlint.engines.sglang import tokens_for_pool
-from .cases import (GIB, exactness_cases, load_cases, load_model, matches, version_of, vllm_outcomes,
-                                 vllm_settings)
+from kvlint.memory import compute_budget
+from kvlint.memory.sglang import tokens_for_pool
+
+from .cases import GIB, exactness_cases, load_cases, load_model, matches, version_of, vllm_outcomes, vllm_settings
 
 
 def _vllm_cases(shared_dir):

@@ -3,23 +3,43 @@
 Order follows the engine (engines.md 1.1-1.7): resolve dtypes, lengths and batch defaults; build one
 spec per layer on each pipeline stage; group them; take the memory left after weights and non-KV;
 divide into blocks; check one request fits; derive the logged token count and concurrency. Only the
-non-KV term is an estimate (kvlint.engines.nonkv); everything else is the engine's own arithmetic.
+non-KV term is an estimate (kvlint.memory.nonkv); everything else is the engine's own arithmetic.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from kvlint.budget import Budget, Parallel
-from kvlint.engines import nonkv
-from kvlint.engines.common import (GIB, GpuFacts, Steps, ceil_mul, float_setting, gib, int_setting, start_steps,
-                                   model_weights, resolve_model_dtype, setting)
-from kvlint.engines.versions import VllmVersion, vllm_version
-from kvlint.engines.vllm_planning import (Group, bytes_per_block, estimate_max_len, kv_groups, layers_of_stage,
-                                          needed_bytes, padding_layers, worker_groups)
-from kvlint.engines.vllm_specs import KVDtype, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
 from kvlint.errors import InvalidSettingError, KvlintError
+from kvlint.memory import nonkv
+from kvlint.memory.common import (
+    GIB,
+    GpuFacts,
+    Steps,
+    ceil_mul,
+    float_setting,
+    gib,
+    int_setting,
+    model_weights,
+    resolve_model_dtype,
+    setting,
+    start_steps,
+)
+from kvlint.memory.versions import VllmVersion, vllm_version
+from kvlint.memory.vllm_planning import (
+    Group,
+    bytes_per_block,
+    estimate_max_len,
+    kv_groups,
+    layers_of_stage,
+    needed_bytes,
+    padding_layers,
+    worker_groups,
+)
+from kvlint.memory.vllm_specs import KVDtype, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
 from kvlint.models.spec import CHUNKED, MAMBA, MLA, ModelSpec
 
 
@@ -250,7 +270,7 @@ def check_stages(stages: list[Stage], length: int, reserve: int, null_block: boo
 
 def longest_fit(stages: list[Stage], check: list[int], upper: int, reserve: int) -> int:
     lengths = [estimate_max_len(list(st.groups), st.bpb, mem, upper, reserve)
-               for st, mem in zip(stages, check) if st.groups]
+               for st, mem in zip(stages, check, strict=False) if st.groups]
     return min(lengths, default=upper)
 
 

@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass, field, replace
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
-from kvlint.engines.flag_table import FlagSpec, FlagTable, did_you_mean, flag_table, match, normalise
-from kvlint.engines.flag_values import is_unresolved, json_or_human
-from kvlint.engines.parse_state import ParseState, merge_dotted, store, store_flag, store_list
-from kvlint.engines.token_spans import sub_span
+from kvlint.flags.flag_table import FlagSpec, FlagTable, did_you_mean, flag_table, match, normalise
+from kvlint.flags.flag_values import is_unresolved, json_or_human
+from kvlint.flags.parse_state import ParseState, merge_dotted, store, store_flag, store_list
+from kvlint.flags.token_spans import sub_span
 from kvlint.span import Token
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")

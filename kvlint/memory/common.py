@@ -7,8 +7,9 @@ keeps vllm.py and sglang.py free of duck-typing and lets tests pass hand-built n
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from kvlint.budget import Step
 from kvlint.errors import InvalidSettingError, KvlintError

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kvlint.engines.units import parse_memory_size, sglang_human_int, vllm_human_int, vllm_human_int_or_auto
+from kvlint.flags.units import parse_memory_size, sglang_human_int, vllm_human_int, vllm_human_int_or_auto
 
 
 @pytest.mark.parametrize(

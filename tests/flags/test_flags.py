@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvlint.engines.flags import ParsedArgs, parse_args
-from kvlint.engines.launch import detect_launch
+from kvlint.flags.launch import detect_launch
+from kvlint.flags.parse import ParsedArgs, parse_args
 from kvlint.span import Token
-from tests.engines.tokens import toks
+from tests.flags.tokens import toks
 
 
 def run(engine: str, line: str) -> ParsedArgs:
@@ -306,7 +306,7 @@ def test_parse_args_never_raises(engine: str, words: list[str]) -> None:
 
 @pytest.mark.parametrize(("engine", "text", "value"), [("vllm", "32K", 32768), ("vllm", "auto", -1), ("sglang", "32Ki", 32768), ("sglang", "32k", 32000)])
 def test_parse_human_int_per_engine(engine: str, text: str, value: int) -> None:
-    from kvlint.engines.flag_values import parse_human_int
+    from kvlint.flags.flag_values import parse_human_int
 
     assert parse_human_int(engine, text) == value
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kvlint.engines import compute_budget
-from kvlint.engines.sglang import tokens_for_pool
+from kvlint.memory import compute_budget
+from kvlint.memory.sglang import tokens_for_pool
 from kvlint.models.spec import LayerKV
+
 from .specs import dense
 
 GIB = 2**30

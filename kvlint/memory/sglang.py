@@ -15,15 +15,25 @@ on paper from the GPU's nvidia-smi size and the flags (3.1), which kvlint does e
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from kvlint.budget import Budget, Parallel
-from kvlint.engines import nonkv
-from kvlint.engines.common import (GIB, Steps, float_setting, gib, int_setting, model_weights, start_steps,
-                                   resolve_model_dtype, setting)
-from kvlint.engines.versions import SglangVersion, sglang_version
-from kvlint.engines.vllm_planning import layers_of_stage
 from kvlint.errors import InvalidSettingError
+from kvlint.memory import nonkv
+from kvlint.memory.common import (
+    GIB,
+    Steps,
+    float_setting,
+    gib,
+    int_setting,
+    model_weights,
+    resolve_model_dtype,
+    setting,
+    start_steps,
+)
+from kvlint.memory.versions import SglangVersion, sglang_version
+from kvlint.memory.vllm_planning import layers_of_stage
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, ModelSpec
 
 HYBRID_SWA_ARCHS = ("GptOss", "Llama4", "Gemma4", "EmbeddingGemma2", "MiMoV2", "Step3p5", "DeepseekV4")
@@ -179,7 +189,7 @@ def parallel_sizes(settings: Mapping[str, Any]) -> tuple[tuple[int, int, int, in
         settings = {**settings, "attn_dp_size": attn_dp}
     if min(tp, pp, dp, dcp, attn_dp) < 1:
         names = ("tp_size", "pp_size", "dp_size", "dcp_size", "attn_dp_size")
-        bad = next(n for n, v in zip(names, (tp, pp, dp, dcp, attn_dp)) if v < 1)
+        bad = next(n for n, v in zip(names, (tp, pp, dp, dcp, attn_dp), strict=False) if v < 1)
         raise InvalidSettingError("parallel sizes (tp_size, pp_size, dp_size, dcp_size, attn_dp_size) must be >= 1",
                                   bad, "must be >= 1")
     return (tp, pp, dp, dcp, attn_dp), settings

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from kvlint.engines import units
-from kvlint.engines.flag_table import FlagSpec
+from kvlint.flags import units
+from kvlint.flags.flag_table import FlagSpec
 
 _UNRESOLVED = re.compile(r"\$\(|\$\{|\$[A-Za-z_]|\{\{|^\{[A-Za-z_]\w*\}$")
 

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kvlint.engines import compute_budget
 from kvlint.errors import KvlintError
+from kvlint.memory import compute_budget
 from kvlint.models.config import spec_from_config
 from kvlint.models.spec import ModelSpec
 

@@ -1,6 +1,6 @@
 """The argv parse in progress and how each accepted flag lands in it as a Setting.
 
-The token walk (kvlint/engines/flags.py) decides which flag a word is and which words are its
+The token walk (kvlint/flags/parse.py) decides which flag a word is and which words are its
 values; this module turns that decision into a typed Setting with spans, so the walk stays readable
 and the storing rules (last occurrence wins, append lists, dotted JSON merges) sit in one place.
 """
@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
-from kvlint.engines.flag_table import FlagSpec, FlagTable, match, normalise
-from kvlint.engines.flag_values import convert, is_unresolved, read_value
-from kvlint.engines.token_spans import join_spans
+from kvlint.flags.flag_table import FlagSpec, FlagTable, match, normalise
+from kvlint.flags.flag_values import convert, is_unresolved, read_value
+from kvlint.flags.token_spans import join_spans
 from kvlint.span import Span, Token
 
 
@@ -77,7 +77,7 @@ def store_list(st: ParseState, spec: FlagSpec, flag_tok: Token, written: str, va
         return
     converted = [convert(st.engine, spec, v.text) for v in values]
     if any(e for _, e in converted):
-        for v, (_, e) in zip(values, converted):
+        for v, (_, e) in zip(values, converted, strict=False):
             if e:
                 reject(st, spec, written, v.text, v.span, e)
         return

@@ -13,7 +13,7 @@ from functools import cached_property
 from math import gcd
 
 from kvlint.errors import KvlintError
-from kvlint.engines.vllm_specs import INDEXER, KVSpec, LayerKey, cdiv
+from kvlint.memory.vllm_specs import INDEXER, KVSpec, LayerKey, cdiv
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING
 
 _FULL_LIKE = (FULL, MLA, INDEXER)
@@ -36,7 +36,7 @@ class Group:
         return frozenset(self.specs)
 
     def bytes_per_block(self, keep: set[LayerKey] | None = None) -> int:
-        return sum(s.page for k, s in zip(self.layers, self.specs) if keep is None or k in keep)
+        return sum(s.page for k, s in zip(self.layers, self.specs, strict=False) if keep is None or k in keep)
 
     @property
     def block_size(self) -> int:
@@ -124,7 +124,7 @@ def bytes_per_block(groups: list[Group], layers: frozenset[LayerKey]) -> int:
 def worker_groups(groups: list[Group], layers: frozenset[LayerKey]) -> list[Group]:
     out = []
     for g in groups:
-        keep = [(k, s) for k, s in zip(g.layers, g.specs) if k in layers]
+        keep = [(k, s) for k, s in zip(g.layers, g.specs, strict=False) if k in layers]
         if keep:
             out.append(Group(tuple(k for k, _ in keep), tuple(s for _, s in keep)))
     return out

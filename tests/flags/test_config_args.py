@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kvlint.engines.config_args import ConfigEntry, config_tokens, splice_config
-from kvlint.engines.flag_table import flag_table
-from kvlint.engines.flags import parse_args
+from kvlint.flags.config_args import ConfigEntry, config_tokens, splice_config
+from kvlint.flags.flag_table import flag_table
+from kvlint.flags.parse import parse_args
 from kvlint.span import Span, Token
 
 
@@ -69,5 +69,5 @@ def test_cli_beats_config(engine: str, cli: str, start: int, expected_tp: int) -
 
 def test_vllm_config_goes_after_the_model() -> None:
     config, _ = config_tokens("vllm", [ConfigEntry("max-model-len", 4096)])
-    argv = splice_config("vllm", [Token(w) for w in "vllm serve org/m --config c.yaml".split()], 2, config)
+    argv = splice_config("vllm", [Token(w) for w in ["vllm", "serve", "org/m", "--config", "c.yaml"]], 2, config)
     assert words(argv) == ["vllm", "serve", "org/m", "--max-model-len", "4096"]

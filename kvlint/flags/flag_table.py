@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from kvlint.data import load_json
-from kvlint.engines import ENGINES
+from kvlint.engines import ENGINE_NAMES as ENGINES
 from kvlint.errors import UnknownFlagError
 
 

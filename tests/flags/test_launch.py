@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kvlint.engines.launch import detect_launch
+from kvlint.flags.launch import detect_launch
 from kvlint.span import Span
-from tests.engines.tokens import toks
+from tests.flags.tokens import toks
 
 
 @pytest.mark.parametrize(
