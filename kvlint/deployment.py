@@ -46,6 +46,45 @@ class InvalidValue:
 
 
 @dataclass(frozen=True)
+class GpuOption:
+    """One GPU product a file offers for the launch when it offers several (SkyPilot `accelerators:` sets and
+    `any_of`, node affinity `nvidia.com/gpu.product In [...]`, GKE accelerator lists)."""
+
+    name: str  # as written
+    count: int | None  # GPUs of that product for one instance, when the file says
+    span: Span | None
+    source: str = ""  # "accelerators" | "any_of" | "node-affinity" | "gke-accelerator" | ...
+
+
+@dataclass(frozen=True)
+class NodeLabel:
+    """A node-selection label (nodeSelector, required node affinity with one value, tolerations excluded):
+    fleet configuration maps values such as a GKE node pool or a Karpenter node pool to a catalogue card."""
+
+    key: str  # "cloud.google.com/gke-nodepool", "karpenter.sh/nodepool", any nodeSelector key
+    value: str
+    span: Span | None
+
+
+@dataclass(frozen=True)
+class DeclaredLoad:
+    """Concurrency the deployment advertises outside the engine's own flags (serving or autoscaling targets)."""
+
+    value: int  # requests in flight per instance the platform will send before scaling out
+    source: str  # "containerConcurrency" | "autoscaling.knative.dev/target" | "targetRequests" | "hpa" | ...
+    span: Span | None
+
+
+@dataclass(frozen=True)
+class ModelAlias:
+    """Another name the launch gives its model: a Hub id for a local path (`--served-model-name`, an env var)."""
+
+    name: str
+    how: str  # "served-name" | "env:MODEL_ID" | "path"
+    span: Span | None = None
+
+
+@dataclass(frozen=True)
 class Deployment:
     path: str
     engine: str  # "vllm" | "sglang"
@@ -65,7 +104,11 @@ class Deployment:
     name: str = ""  # workload / chart entry name, for messages
     ignore_codes: tuple[str, ...] = ()  # from the kvlint.io/ignore annotation
     notes: tuple[str, ...] = ()  # what could not be resolved, and why
-    invalid_values: tuple[InvalidValue, ...] = ()  # values the engine refuses (KV007)
+    invalid_values: tuple[InvalidValue, ...] = ()  # values the engine's argument parser refuses (KV007)
+    gpu_options: tuple[GpuOption, ...] = ()  # several candidate products (evaluated one by one)
+    node_labels: tuple[NodeLabel, ...] = ()  # node-selection labels (for the fleet map in .kvlint.yaml)
+    declared_load: DeclaredLoad | None = None  # serving / autoscaling concurrency target
+    model_aliases: tuple[ModelAlias, ...] = ()  # other names of the model (for a local path)
 
     def get(self, name: str, default: Any = None) -> Any:
         s = self.settings.get(name)
