@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kvlint.data import load_json
-from kvlint.errors import UnknownGpuError
+from kvlint.errors import KvlintError, UnknownGpuError
 from kvlint.flags.units import parse_memory_size
 
 __all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_gpu", "lookup_instance_type", "parse_memory_size"]
@@ -40,11 +40,13 @@ class Gpu:
 
     def total_bytes(self, engine: str) -> int:
         """The total the engine's own sizing starts from: torch bytes for vLLM, nvidia-smi MiB for SGLang."""
-        if engine == "vllm":
-            return self.torch_total_bytes
-        if engine == "sglang":
-            return self.memory_mib * MIB
-        raise UnknownGpuError(f"unknown engine {engine!r}: expected 'vllm' or 'sglang'")
+        from kvlint.engines import get_engine
+
+        try:
+            view = get_engine(engine).memory_view
+        except KvlintError:
+            raise UnknownGpuError(f"unknown engine {engine!r}") from None
+        return self.torch_total_bytes if view == "torch" else self.memory_mib * MIB
 
 
 def _key(name: str) -> str:

@@ -1,3 +1,41 @@
-"""The engine records: what differs between vLLM and SGLang, behind one protocol (see base.py)."""
+"""The engine records: what differs between vLLM and SGLang, behind one protocol (base.py).
 
-ENGINE_NAMES = ("vllm", "sglang")
+`get_engine(name)` is the one place an engine's name turns into its record; everything else asks the
+record. A third engine is a module beside vllm.py and sglang.py and one entry in `_MODULES`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kvlint.engines.base import Engine
+
+_MODULES = {"vllm": "kvlint.engines.vllm", "sglang": "kvlint.engines.sglang"}
+ENGINE_NAMES = tuple(_MODULES)
+_LOADED: dict[str, Engine] = {}
+
+
+def get_engine(name: str) -> Engine:
+    """The record of engine `name` (KvlintError with the known names otherwise)."""
+    found = _LOADED.get(name)
+    if found is None:
+        module = _MODULES.get(name)
+        if module is None:
+            from kvlint.errors import KvlintError
+
+            raise KvlintError(f"unknown engine {name!r}: expected one of {', '.join(ENGINE_NAMES)}")
+        found = _LOADED[name] = importlib.import_module(module).ENGINE
+    return found
+
+
+def all_engines() -> list[Engine]:
+    return [get_engine(n) for n in ENGINE_NAMES]
+
+
+def engine_for_image(image: str | None) -> str | None:
+    """The engine an image starts with no command given (its entrypoint is the server), or None."""
+    if not image:
+        return None
+    return next((e.name for e in all_engines() if any(m in image for m in e.image_markers)), None)

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from kvlint.engines import get_engine
 from kvlint.flags.flag_table import FlagSpec, FlagTable, flag_table
 from kvlint.span import Span, Token
 
@@ -35,7 +36,7 @@ def config_tokens(engine: str, entries: list[ConfigEntry]) -> tuple[list[Token],
     out: list[Token] = []
     errors: list[str] = []
     for entry in entries:
-        words, error = (_vllm_config_words if engine == "vllm" else _sglang_config_words)(flag_table(engine), entry)
+        words, error = get_engine(engine).syntax.config_words(flag_table(engine), entry)
         if error:
             errors.append(error)
         out += [Token(w, entry.key_span if n == 0 else entry.value_span) for n, w in enumerate(words)]
@@ -48,7 +49,7 @@ def _scalar_words(key: str, value: Any) -> list[str]:
     return [f"--{key}", json.dumps(value) if isinstance(value, dict) else str(value)]
 
 
-def _vllm_config_words(table: FlagTable, entry: ConfigEntry) -> tuple[list[str], str | None]:
+def vllm_config_words(table: FlagTable, entry: ConfigEntry) -> tuple[list[str], str | None]:
     if isinstance(entry.value, bool):
         if entry.value:
             return [f"--{entry.key}"], None
@@ -57,7 +58,7 @@ def _vllm_config_words(table: FlagTable, entry: ConfigEntry) -> tuple[list[str],
     return _scalar_words(entry.key, entry.value), None
 
 
-def _sglang_config_words(table: FlagTable, entry: ConfigEntry) -> tuple[list[str], str | None]:
+def sglang_config_words(table: FlagTable, entry: ConfigEntry) -> tuple[list[str], str | None]:
     spec = _sglang_config_spec(table, entry.key)
     if spec is not None and (spec.kind not in ("value", "store_true") or spec.nargs not in (None, "?")):
         return [], f"--config: unsupported config option {entry.key!r} ({spec.kind}, nargs {spec.nargs})"
@@ -87,7 +88,7 @@ def splice_config(engine: str, tokens: list[Token], start: int, config: list[Tok
     where = next((i for i, t in enumerate(args) if t.text == "--config"), None)
     if where is not None:
         del args[where:where + 2]
-    model_first = engine == "vllm" and args and not args[0].text.startswith("-")
+    model_first = get_engine(engine).syntax.config_after_model and args and not args[0].text.startswith("-")
     head = tokens[:start] + (args[:1] if model_first else [])
     rest = args[1:] if model_first else args
     return head + config + rest

@@ -14,6 +14,7 @@ from typing import Any
 
 from kvlint.data import load_json
 from kvlint.engines import ENGINE_NAMES as ENGINES
+from kvlint.engines import get_engine
 from kvlint.errors import UnknownFlagError
 
 
@@ -60,7 +61,7 @@ def flag_table(engine: str) -> FlagTable:
     """The engine's option table, loaded once from package data."""
     if engine not in ENGINES:
         raise UnknownFlagError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
-    data = load_json(f"{engine}_flags.json")
+    data = load_json(get_engine(engine).flags_file)
     flags = tuple(_spec(e) for e in data["flags"])
     by_option = {opt: f for f in flags for opt in (*f.options, *f.negative)}
     removed = {opt: r for r in data["removed"] for opt in r["options"]}

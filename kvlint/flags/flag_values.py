@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from kvlint.engines import get_engine
 from kvlint.flags import units
 from kvlint.flags.flag_table import FlagSpec
 
@@ -25,13 +26,13 @@ def is_unresolved(text: str) -> bool:
 
 def parse_human_int(engine: str, text: str) -> int:
     """The engine's own reading of `32k` / `1Ki` / `auto` (raises ValueError as its argparse type would)."""
-    return units.vllm_human_int_or_auto(text) if engine == "vllm" else units.sglang_human_int(text)
+    return get_engine(engine).syntax.count(text)
 
 
 def _converter(engine: str, kind: str) -> Callable[[str], Any]:
-    human = units.vllm_human_int if engine == "vllm" else units.sglang_human_int
     return {
-        "int": int, "float": float, "human_int": human, "human_int_or_auto": units.vllm_human_int_or_auto,
+        "int": int, "float": float, "human_int": get_engine(engine).syntax.human_int,
+        "human_int_or_auto": units.vllm_human_int_or_auto,
         "json": json.loads, "json_or_str": _json_or_str,
     }.get(kind, str)
 
@@ -55,16 +56,7 @@ def convert(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]:
     return None, f"{spec.options[0]}: invalid {spec.type} value {text!r}"
 
 
-_TYPE_RULES = {
-    "int": "not an integer",
-    "float": "not a number",
-    "json": "not valid JSON",
-    ("vllm", "human_int"): "not a count vLLM reads (32768; 32k = 32,000; 32K = 32,768; decimals only with k/m/g/t)",
-    ("vllm", "human_int_or_auto"): "not a count vLLM reads (32768, auto or -1; 32k = 32,000; 32K = 32,768; "
-                                   "decimals only with k/m/g/t)",
-    ("sglang", "human_int"): "not a count SGLang reads (32768, 32k, 32M, 32Ki; suffixes are case-sensitive: "
-                             "k/M/G/T decimal, Ki/Mi/Gi/Ti binary)",
-}
+_TYPE_RULES = {"int": "not an integer", "float": "not a number", "json": "not valid JSON"}
 
 
 def read_value(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]:
@@ -72,7 +64,8 @@ def read_value(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]
     try:
         value = _converter(engine, spec.type)(text)
     except (ValueError, TypeError):
-        return None, _TYPE_RULES.get((engine, spec.type)) or _TYPE_RULES.get(spec.type) or f"invalid {spec.type} value"
+        words = get_engine(engine).syntax.type_words.get(spec.type) or _TYPE_RULES.get(spec.type)
+        return None, words or f"invalid {spec.type} value"
     if spec.choices is not None and value not in spec.choices:
         return None, "valid: " + ", ".join(str(c) for c in spec.choices)
     if spec.valid_values is not None and value not in spec.valid_values:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
+from kvlint.engines import get_engine
 from kvlint.flags.flag_table import FlagSpec, FlagTable, did_you_mean, flag_table, match, normalise
 from kvlint.flags.flag_values import is_unresolved, json_or_human
 from kvlint.flags.parse_state import ParseState, merge_dotted, store, store_flag, store_list
@@ -50,12 +51,13 @@ def parse_args(engine: str, tokens: list[Token], start: int = 0, *, positional_m
     vLLM always, SGLang only after `sglang serve`.
     """
     if positional_model is None:
-        positional_model = engine == "vllm" or (start > 0 and tokens[start - 1].text == "serve")
+        after_serve = start > 0 and tokens[start - 1].text == "serve"
+        positional_model = get_engine(engine).syntax.positional_model == "always" or after_serve
     st = ParseState(engine, flag_table(engine), tokens, positional_model)
     i = start
     while i < len(tokens):
         i = _step(st, i)
-    _check_vllm_model_first(st, start)
+    _check_model_first(st, start)
     return ParsedArgs(st.model, st.settings, st.unknown, st.errors, st.deprecated, st.invalid, st.value_errors)
 
 
@@ -68,7 +70,7 @@ def _step(st: ParseState, i: int) -> int:
     if not _looks_like_option(st, text):
         _positional(st, st.tokens[i])
         return i + 1
-    if st.engine == "vllm" and text.startswith("-O") and not text.startswith("--"):
+    if st.syntax.optimization_level and text.startswith("-O") and not text.startswith("--"):
         return _optimization_level(st, i)
     return _option(st, i)
 
@@ -196,9 +198,9 @@ def _dotted(st: ParseState, i: int, name: str, inline: str | None) -> int:
     return nxt
 
 
-def _check_vllm_model_first(st: ParseState, start: int) -> None:
+def _check_model_first(st: ParseState, start: int) -> None:
     """`vllm serve --served-model-name x ... model` fails: vLLM wants the model first (or --model/--config)."""
-    if st.engine != "vllm" or start == 0 or st.tokens[start - 1].text != "serve" or start >= len(st.tokens):
+    if not st.syntax.model_first_check or start == 0 or st.tokens[start - 1].text != "serve" or start >= len(st.tokens):
         return
     texts = [t.text for t in st.tokens[start:]]
     if not texts[0].startswith("-") or any(re.match(r"^--(model|config)(=.+|$)", t) for t in texts):

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
+from kvlint.engines import get_engine
+from kvlint.engines.base import ArgSyntax
 from kvlint.flags.flag_table import FlagSpec, FlagTable, match, normalise
 from kvlint.flags.flag_values import convert, is_unresolved, read_value
 from kvlint.flags.token_spans import join_spans
@@ -32,6 +34,10 @@ class ParseState:
     deprecated: list[Token] = field(default_factory=list)
     invalid: list[InvalidValue] = field(default_factory=list)  # values the engine refuses, with their spans
     value_errors: list[str] = field(default_factory=list)  # the error lines of those values
+
+    @property
+    def syntax(self) -> ArgSyntax:
+        return get_engine(self.engine).syntax
 
 
 def reject(st: ParseState, spec: FlagSpec, written: str, raw: str, span: Span | None, error: str) -> None:

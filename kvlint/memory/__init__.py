@@ -1,4 +1,4 @@
-"""The engines' memory models behind one call: compute_budget(engine, model, settings, gpu) -> Budget.
+"""The engines' memory models (stage 5) behind one call: compute_budget(engine, model, settings, gpu) -> Budget.
 
 Settings are canonical (each engine's argparse dest names, typed values), so the models never know how a
 flag was spelled or which file it came from. `weights_bytes` lets a caller (or a test) state the
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kvlint.budget import Budget
-from kvlint.engines import ENGINE_NAMES as ENGINES
+from kvlint.engines import get_engine
 from kvlint.errors import KvlintError
 from kvlint.models.spec import ModelSpec
 
@@ -23,14 +23,5 @@ def compute_budget(engine: str, model: ModelSpec, settings: Mapping[str, Any], g
     for name, value in (("non-KV memory", non_kv_bytes), ("weights", weights_bytes)):
         if value is not None and value < 0:
             raise KvlintError(f"{name} cannot be negative, got {value / 2**30:.2f} GiB")
-    kwargs = dict(version=version, non_kv_bytes=non_kv_bytes, gpu_memory_bytes=gpu_memory_bytes,
-                  weights_bytes=weights_bytes)
-    if engine == "vllm":
-        from kvlint.memory.vllm import vllm_budget
-
-        return vllm_budget(model, settings, gpu, **kwargs)
-    if engine == "sglang":
-        from kvlint.memory.sglang import sglang_budget
-
-        return sglang_budget(model, settings, gpu, **kwargs)
-    raise KvlintError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    return get_engine(engine).budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
+                                     gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
