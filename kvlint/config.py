@@ -11,6 +11,7 @@ import fnmatch
 import os
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,10 @@ class Config:
     exclude: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     calibrations: tuple[Any, ...] = ()  # kvlint.calibration.entry.Calibration, from `calibration:`
+    gpus: tuple[tuple[str, str], ...] = ()  # (glob, GPU) for launches that declare none; first match wins
+    node_labels: dict[str, str] = field(default_factory=dict)  # "key=value" or "value" -> GPU
+    variables: dict[str, str] = field(default_factory=dict)  # values for $(VAR) / ${VAR} left to deploy tooling
+    vllm_config_files: tuple[str, ...] = ()  # globs read as vLLM --config files
 
     def relpath(self, path: str) -> str:
         try:
@@ -65,6 +70,22 @@ class Config:
 
     def non_kv_for(self, model: str | None) -> float | None:
         return self.non_kv_gib.get(model or "", self.non_kv_gib.get("default"))
+
+    def gpu_for_path(self, path: str) -> tuple[str, str] | None:
+        """(GPU, glob) from `gpus:` for a file, the first glob that matches."""
+        rel = self.relpath(path)
+        return next(((gpu, glob) for glob, gpu in self.gpus if _glob(rel, glob)), None)
+
+    def gpu_for_labels(self, labels: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
+        """(GPU, "key=value") from `node-labels:` for node-selection labels; `key=value` beats a bare value."""
+        pairs = list(labels)
+        for key, value in pairs:
+            if f"{key}={value}" in self.node_labels:
+                return self.node_labels[f"{key}={value}"], f"{key}={value}"
+        for key, value in pairs:
+            if value in self.node_labels:
+                return self.node_labels[value], f"{key}={value}"
+        return None
 
 
 def _glob(rel: str, pattern: str) -> bool:
@@ -210,16 +231,20 @@ def _validate(path: str, data: dict, locate) -> None:
 
 
 def _check_gpu(path: str, data: dict, locate) -> None:
-    """A misspelt `gpu:` would otherwise surface as KV003 on every file; with `gpu-memory:` the name may
-    be a card the catalogue does not list, so it is left alone."""
-    if "gpu" not in data or "gpu-memory" in data:
+    """A misspelt GPU would otherwise surface as KV003 (or a sweep) on every file. With `gpu-memory:` the
+    `gpu:` name may be a card the catalogue does not list, so it is left alone; fleet maps must name cards."""
+    named = [(["gpu"], data["gpu"])] if "gpu" in data and "gpu-memory" not in data else []
+    for key in ("gpus", "node-labels"):
+        named += [([key, k], v) for k, v in (data.get(key) or {}).items()]
+    if not named:
         return
     from kvlint.gpus import lookup_gpu  # the catalogue is loaded only when a config names a GPU
 
-    try:
-        lookup_gpu(data["gpu"])
-    except KvlintError as exc:
-        raise ConfigError(f"{path}:{locate(['gpu'])}: gpu: {exc}") from None
+    for keys, name in named:
+        try:
+            lookup_gpu(name)
+        except KvlintError as exc:
+            raise ConfigError(f"{path}:{locate(keys)}: {'.'.join(keys)}: {exc}") from None
 
 
 def _explain(err) -> str:
@@ -285,7 +310,16 @@ def _build(path: str, data: dict, locate, notes) -> Config:
         non_kv_gib={"default": float(nk)} if isinstance(nk, (int, float)) else {k: float(v) for k, v in (nk or {}).items()},
         per_path_ignores=tuple((g, frozenset(codes("per-path-ignores", v))) for g, v in
                                data.get("per-path-ignores", {}).items()),
-        exclude=tuple(data.get("exclude", [])), notes=tuple(notes), calibrations=_calibrations(data))
+        exclude=tuple(data.get("exclude", [])), notes=tuple(notes), calibrations=_calibrations(data),
+        gpus=tuple((str(g), str(v)) for g, v in (data.get("gpus") or {}).items()),
+        node_labels={str(k): str(v) for k, v in (data.get("node-labels") or {}).items()},
+        variables={str(k): _scalar_text(v) for k, v in (data.get("variables") or {}).items()},
+        vllm_config_files=tuple(data.get("vllm-config-files", [])))
+
+
+def _scalar_text(value: Any) -> str:
+    """A variable's value as the shell would substitute it (YAML `true` -> `true`, 8 -> `8`)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _calibrations(data: dict) -> tuple:

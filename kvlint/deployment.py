@@ -110,6 +110,10 @@ class Deployment:
     declared_load: DeclaredLoad | None = None  # serving / autoscaling concurrency target
     model_aliases: tuple[ModelAlias, ...] = ()  # other names of the model (for a local path)
 
+    def resolved_values(self) -> dict[str, Any]:
+        """Canonical name -> value of the settings that are not unresolved expressions."""
+        return {name: s.value for name, s in self.settings.items() if s.resolved}
+
     def get(self, name: str, default: Any = None) -> Any:
         s = self.settings.get(name)
         return default if s is None or not s.resolved else s.value

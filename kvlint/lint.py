@@ -1,25 +1,29 @@
 """The `kvlint check` pipeline: files -> deployments -> resolve -> budget -> rules -> suppress.
 
-One direction, no back-and-forth: readers find launches, this module resolves model and GPU once
-per distinct reference (memoised; pre-commit runs one process over every file), asks the engines
-for a Budget, runs the selected rules and applies suppressions. Reporters only read the result.
+One direction, no back-and-forth: readers find launches, the resolve stage (kvlint.resolve) turns
+each into a Resolved record (model, GPU, release, budget or the reason there is none; memoised for
+the run: pre-commit runs one process over every file), the selected rules run on it and
+suppressions apply. Every launch found leaves a LaunchStatus. Reporters only read the result.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kvlint.config import Config, ConfigCache
-from kvlint.deployment import Deployment, InvalidValue
-from kvlint.errors import InvalidSettingError, KvlintError
+from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, get_rule, run_rules, selected_codes
+from kvlint.resolve import Resolved, ResolveOptions, Resolver
+from kvlint.status import LaunchStatus
 
-GIB = 2**30
+if TYPE_CHECKING:
+    from kvlint.launches import ReadResult
+
 CONFIG_NAMES = {".kvlint.yaml", ".kvlint.yml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml"}
 
 
@@ -35,6 +39,10 @@ class LintOptions:
     show_unused_suppressions: bool = False
     stdin_text: str | None = None  # the text of "-"
 
+    def resolve_options(self) -> ResolveOptions:
+        return ResolveOptions(gpu=self.gpu, gpu_memory=self.gpu_memory, engine_version=self.engine_version,
+                              online=self.online)
+
 
 @dataclass
 class LintResult:
@@ -46,6 +54,8 @@ class LintResult:
     notes: list[str] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)
     configs: list[Config] = field(default_factory=list)
+    launches: list[LaunchStatus] = field(default_factory=list)  # one per launch found, in file order
+    no_gpu_noted: bool = False  # the once-per-run KV003 "no GPU product declared" was given
 
 
 def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
@@ -53,7 +63,7 @@ def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
     from kvlint.launches import iter_files
 
     configs = ConfigCache(options.config)
-    resolver = Resolver(options)
+    resolver = Resolver(options.resolve_options())
     result = LintResult()
     for path in paths:  # a broken configuration is an error even when no file is linted
         if path != "-" and os.path.exists(path):
@@ -115,7 +125,7 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolv
         result.findings.extend(_unused(path, outcome.unused))
 
 
-def _read(path: str, options: LintOptions, result: LintResult):
+def _read(path: str, options: LintOptions, result: LintResult) -> tuple[str | None, ReadResult | None]:
     """The file's text and what the readers found in it; (None, None) when it cannot be read at all."""
     from kvlint.launches import read_path
 
@@ -134,9 +144,11 @@ def _read(path: str, options: LintOptions, result: LintResult):
 def _deployment_findings(dep: Deployment, config: Config, codes: frozenset[str], resolver: Resolver,
                          result: LintResult) -> list[Finding]:
     result.deployments += 1
-    ctx = resolver.context(dep, config)
-    result.notes.extend(resolver.notes.pop(id(dep), []))
-    fired = _run_guarded(ctx, codes, result)
+    resolved = resolver.resolve(dep, config)
+    result.launches.append(resolved.status())
+    result.notes.extend(resolved.notes)
+    ctx = Context.of(resolved, config)
+    fired = _run_guarded(ctx, codes, result) + _no_gpu_note(resolved, ctx, codes, result)
     kept = [f for f in fired if not _annotated(f, dep)]
     result.suppressed += len(fired) - len(kept)
     return kept
@@ -174,156 +186,26 @@ def _reseverity(f: Finding, config: Config) -> Finding:
     return replace(f, severity=sev) if sev and sev is not f.severity else f
 
 
-def _unused(path: str, unused) -> list[Finding]:
+def _no_gpu_note(r: Resolved, ctx: Context, codes: frozenset[str], result: LintResult) -> list[Finding]:
+    """KV003 as one info per run: launches with no GPU product named are sized against the catalogue."""
+    if result.no_gpu_noted or "KV003" not in codes or r.gpu.name is not None or r.gpu.known or not r.evaluated:
+        return []
+    result.no_gpu_noted = True
+    dep = r.deployment
+    return [get_rule("KV003").finding(
+        ctx, "no GPU product declared: launches without one are sized against the GPU catalogue (KV108) "
+        "instead of the card they will run on (noted once per run)", dep.gpu_count_span or dep.launch_span,
+        fix="declare the fleet once in .kvlint.yaml (`gpu:`, `gpus:` per path, `node-labels:`), a "
+            "nvidia.com/gpu.product node selector, or --gpu", severity=Severity.INFO)]
+
+
+def _unused(path: str, unused: Iterable[Any]) -> list[Finding]:
     from kvlint.span import Span
 
     rule = get_rule("KV006")
     return [rule.finding(None, f"suppression `{d.text}` is unused or invalid: {why}",
                          Span(path, d.line, d.col, d.line, d.col + len(d.text)), path=path)
             for d, why in unused]
-
-
-class Resolver:
-    """Model, GPU and budget lookups, memoised across files (one process sees the whole commit)."""
-
-    def __init__(self, options: LintOptions):
-        self.options = options
-        self._models: dict[tuple, Any] = {}
-        self._gpus: dict[str, Any] = {}
-        self.notes: dict[int, list[str]] = {}
-
-    def context(self, dep: Deployment, config: Config) -> Context:
-        model, model_error = self.model(dep, config)
-        gpu, gpu_error, memory = self.gpu(dep, config)
-        base = Context(deployment=dep, model=model, gpu=gpu, model_error=model_error, gpu_error=gpu_error,
-                       options=config.rule_options, severities=config.severities,
-                       estimated_severities=config.estimated_severities)
-        if model is None or (gpu is None and memory is None) or dep.invalid_values:
-            return base  # a refused value (KV007) stops the engine before any memory is sized
-        what_if = _WhatIf(self, dep, config, model, gpu, memory)
-        budget = what_if({})
-        if what_if.invalid is not None:
-            return replace(base, deployment=replace(dep, invalid_values=(_invalid(dep, what_if.invalid),)))
-        return replace(base, budget=budget, what_if=what_if)
-
-    def model(self, dep: Deployment, config: Config) -> tuple[Any, str | None]:
-        if not dep.model:
-            return None, "no model reference found in the launch"
-        if not dep.model_resolved:
-            return None, f"the reference {dep.model} is an unresolved expression (variable or template)"
-        key = (dep.model, tuple(sorted(config.models.items())), config.root)
-        if key not in self._models:
-            from kvlint.models.resolve import resolve_model
-
-            try:
-                self._models[key] = (resolve_model(dep.model, online=self.options.online,
-                                                   overrides=config.models or None, base_dir=config.root), None)
-            except KvlintError as exc:
-                self._models[key] = (None, exc.message)
-            except Exception as exc:  # noqa: BLE001 - a resolver bug degrades to KV002, not a crash
-                self._models[key] = (None, f"internal error ({type(exc).__name__}: {exc}); please report it")
-        return self._models[key]
-
-    def gpu(self, dep: Deployment, config: Config) -> tuple[Any, str | None, int | None]:
-        memory_text = self.options.gpu_memory or config.gpu_memory
-        memory = _memory(memory_text) if memory_text else None
-        name = self.options.gpu or dep.gpu or config.gpu
-        if not name:
-            if memory is not None:
-                return None, None, memory
-            return None, "no GPU product declared", None
-        if name not in self._gpus:
-            from kvlint.gpus import lookup_gpu
-
-            try:
-                self._gpus[name] = (lookup_gpu(name), None)
-            except KvlintError as exc:
-                said = str(exc)
-                self._gpus[name] = (None, said if name in said else f"GPU {name!r}: {said}")
-            except Exception as exc:  # noqa: BLE001 - a catalogue bug degrades to KV003, not a crash
-                self._gpus[name] = (None, f"GPU {name!r}: internal error ({type(exc).__name__}: {exc})")
-        gpu, error = self._gpus[name]
-        return gpu, (None if memory is not None else error), memory
-
-    def version(self, dep: Deployment, config: Config) -> str | None:
-        return dep.engine_version or self.options.engine_version or config.engine_versions.get(dep.engine)
-
-
-def _invalid(dep: Deployment, exc: InvalidSettingError) -> InvalidValue:
-    """The engine's start-up refusal, placed at the setting it names when the deployment wrote it."""
-    s = dep.settings.get(exc.setting or "")
-    if s is None:
-        return InvalidValue("", "", dep.launch_span or dep.model_span, exc.message, exc.setting or "")
-    raw = s.raw or (str(s.value) if not isinstance(s.value, bool) else "")
-    return InvalidValue(s.flag or exc.setting or "", raw, s.span or s.flag_span or dep.launch_span, exc.reason,
-                        s.name)
-
-
-def _memory(text: str) -> int:
-    from kvlint.gpus import parse_memory_size
-
-    try:
-        return parse_memory_size(text)
-    except (KvlintError, ValueError) as exc:
-        raise KvlintError(f"invalid GPU memory size {text!r}: {exc}") from None
-
-
-class _WhatIf:
-    """compute_budget for one deployment with optional setting changes, memoised by the changes.
-
-    Non-KV memory: a calibration matching (model, GPU, TP of these settings, engine, version) beats the
-    configured `non-kv-gib`, which beats the estimate (see kvlint.calibration.match for the matching rule).
-    """
-
-    def __init__(self, resolver: Resolver, dep: Deployment, config: Config, model, gpu, memory):
-        self.resolver, self.dep, self.model, self.gpu, self.memory = resolver, dep, model, gpu, memory
-        self.version = resolver.version(dep, config)
-        self.calibrations = config.calibrations
-        non_kv = config.non_kv_for(dep.model)
-        self.non_kv = int(non_kv * GIB) if non_kv is not None else None
-        self.settings = {name: s.value for name, s in dep.settings.items() if s.resolved}
-        self._cache: dict[tuple, Any] = {}
-        self.invalid: InvalidSettingError | None = None  # the engine refuses the deployment's own settings
-
-    def __call__(self, changes: Mapping[str, Any]) -> Any:
-        key = tuple(sorted(changes.items()))
-        if key not in self._cache:
-            self._cache[key] = self._compute(dict(self.settings, **changes), bool(changes))
-        return self._cache[key]
-
-    def _compute(self, settings: dict, hypothetical: bool) -> Any:
-        from kvlint.memory import compute_budget
-
-        try:
-            found = self._calibration(settings)
-            budget = compute_budget(self.dep.engine, self.model, settings, self.gpu, version=self.version,
-                                    non_kv_bytes=found.non_kv_bytes if found else self.non_kv,
-                                    gpu_memory_bytes=self.memory)
-            if found is None:
-                return budget
-            if not hypothetical and found.note():
-                self.resolver.notes.setdefault(id(self.dep), []).append(f"{self.dep.path}: {found.note()}")
-            from kvlint.calibration.match import apply  # only with a matching calibration
-
-            return apply(budget, found)
-        except InvalidSettingError as exc:
-            if not hypothetical:
-                self.invalid = exc
-            return None
-        except Exception as exc:  # noqa: BLE001 - engine bugs must not crash a pre-commit run
-            if not hypothetical:
-                kind = "" if isinstance(exc, KvlintError) else f"internal error {type(exc).__name__}: "
-                self.resolver.notes.setdefault(id(self.dep), []).append(
-                    f"{self.dep.path}: capacity rules skipped for {self.dep.model}: {kind}{exc}")
-            return None
-
-    def _calibration(self, settings: Mapping[str, Any]):
-        if not self.calibrations or self.gpu is None:
-            return None
-        from kvlint.calibration.match import match, settings_tp
-
-        return match(self.calibrations, self.model.model_id, self.gpu.id, settings_tp(self.dep.engine, settings),
-                     self.dep.engine, self.version)
 
 
 def fail_threshold(options_fail_on: str | None, result: LintResult) -> Severity:

@@ -11,12 +11,21 @@ import pkgutil
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kvlint.deployment import Deployment
+from kvlint.budget import Budget
+from kvlint.deployment import Deployment, InvalidValue
 from kvlint.errors import KvlintError
 from kvlint.findings import Finding, Related, Severity
 from kvlint.span import Span
+from kvlint.status import Sweep
+
+if TYPE_CHECKING:
+    from kvlint.config import Config
+    from kvlint.engines.base import Engine
+    from kvlint.gpus import Gpu
+    from kvlint.models.spec import ModelSpec
+    from kvlint.resolve.records import Resolved
 
 CODE_RE = re.compile(r"^KV\d{3}$")
 NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -27,7 +36,9 @@ SOURCES = ("check", "reader", "resolve", "suppress")
 
 
 @dataclass(frozen=True)
-class Option:
+class RuleOption:
+    """An option a rule takes from `rules:` in .kvlint.yaml (documented in the rule's docstring)."""
+
     name: str
     default: Any
     help: str
@@ -42,8 +53,9 @@ class Rule:
     summary: str
     docs: Mapping[str, str]  # section title -> markdown
     check: Callable[[Context], Iterable[Finding]] | None
-    needs: tuple[str, ...] = ()  # "model", "gpu", "budget": skipped when missing
-    options: tuple[Option, ...] = ()
+    needs: tuple[str, ...] = ()  # "model", "gpu", "budget", "sweep": skipped when missing
+    options: tuple[RuleOption, ...] = ()
+    reads: tuple[str, ...] = ()  # setting roles (tp, max_len ...) the check reads: skipped when one is unresolved
     source: str = "check"
     module: str = ""
 
@@ -71,20 +83,49 @@ class Rule:
                        path=where, data=dict(data))
 
 
+def _no_budget(changes: Mapping[str, Any]) -> Budget | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Context:
-    """What a rule sees for one deployment; `what_if` recomputes the budget with changed settings."""
+    """What a rule sees for one deployment (a view of its Resolved record plus the rule configuration);
+    `what_if` recomputes the budget with changed settings."""
 
     deployment: Deployment
-    model: Any = None  # ModelSpec
-    gpu: Any = None  # Gpu
-    budget: Any = None  # Budget
-    what_if: Callable[[Mapping[str, Any]], Any] = lambda changes: None
+    model: ModelSpec | None = None
+    gpu: Gpu | None = None
+    budget: Budget | None = None
+    what_if: Callable[[Mapping[str, Any]], Budget | None] = _no_budget
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # code -> option values
     severities: Mapping[str, Severity] = field(default_factory=dict)  # code -> severity override
     estimated_severities: Mapping[str, Severity] = field(default_factory=dict)
     model_error: str | None = None
-    gpu_error: str | None = None
+    gpu_error: str | None = None  # a named GPU product the catalogue does not know (KV003)
+    refusal: InvalidValue | None = None  # the engine refuses these settings at start-up (KV007)
+    sweep: Sweep | None = None  # sized against the catalogue: no GPU known (KV108)
+    candidates: Sweep | None = None  # the file's own candidate GPUs, each tried (KV108)
+    declared_load: int | None = None  # concurrency the deployment declares (KV103, KV108)
+    config_spans: Mapping[str, Span] = field(default_factory=dict)  # config.json key -> span (local configs)
+    unresolved: tuple[str, ...] = ()  # canonical names of settings left as expressions
+
+    @property
+    def engine(self) -> Engine:
+        from kvlint.engines import get_engine
+
+        return get_engine(self.deployment.engine)
+
+    @classmethod
+    def of(cls, r: Resolved, config: Config) -> Context:
+        """The rules' view of one resolved launch under one configuration."""
+        from kvlint.resolve import declared_load
+
+        return cls(deployment=r.deployment, model=r.model.spec, gpu=r.gpu.gpu, budget=r.budget, what_if=r.what_if,
+                   options=config.rule_options, severities=config.severities,
+                   estimated_severities=config.estimated_severities,
+                   model_error=r.model.reason, gpu_error=r.gpu.reason if r.gpu.name else None, refusal=r.refusal,
+                   sweep=r.sweep, candidates=r.candidates, declared_load=declared_load(r),
+                   config_spans=r.config_spans, unresolved=r.unresolved)
 
     def option(self, rule: Rule, name: str) -> Any:
         return self.options.get(rule.code, {}).get(name, rule.option_defaults()[name])
@@ -98,18 +139,35 @@ class Context:
 _RULES: dict[str, Rule] = {}
 
 
+Check = Callable[[Context], Iterable[Finding]]
+
+
+class RuleCheck:
+    """A registered check: callable like the function it wraps, with its Rule at `.rule` (for findings)."""
+
+    def __init__(self, fn: Check, rule: Rule):
+        self.fn = fn
+        self.rule = rule
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, ctx: Context) -> Iterable[Finding]:
+        return self.fn(ctx)
+
+
 def rule(code: str, name: str, severity: Severity, summary: str, *, needs: tuple[str, ...] = (),
-         options: tuple[Option, ...] = (), source: str = "check") -> Callable:
+         options: tuple[RuleOption, ...] = (), source: str = "check",
+         reads: tuple[str, ...] = ()) -> Callable[[Check], RuleCheck]:
     """Register the decorated check (docs come from the module docstring's fixed sections)."""
 
-    def register(check: Callable) -> Callable:
-        module = importlib.import_module(check.__module__)
+    def register(fn: Check) -> RuleCheck:
+        module = importlib.import_module(fn.__module__)
         docs = parse_docs(module.__doc__ or "")
-        _RULES[code] = Rule(code=code, name=name, severity=severity, summary=summary, docs=docs,
-                            check=check, needs=needs, options=options,
-                            source=source, module=check.__module__)
-        check.rule = _RULES[code]
-        return check
+        made = Rule(code=code, name=name, severity=severity, summary=summary, docs=docs, check=None, needs=needs,
+                    options=options, source=source, module=fn.__module__, reads=reads)
+        wrapped = RuleCheck(fn, made)
+        _RULES[code] = replace(made, check=wrapped)
+        wrapped.rule = _RULES[code]
+        return wrapped
 
     return register
 
@@ -189,12 +247,15 @@ def with_options(ctx: Context, **changes: Any) -> Context:
 
 
 def run_rules(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
-    """Run the selected checks whose needs the context satisfies."""
+    """Run the selected checks whose needs the context satisfies and whose settings are resolved."""
     _load()
     have = {"model": ctx.model is not None, "gpu": ctx.gpu is not None or ctx.budget is not None,
-            "budget": ctx.budget is not None}
+            "budget": ctx.budget is not None, "sweep": ctx.sweep is not None or ctx.candidates is not None}
+    unresolved = set(ctx.unresolved)
     for code in sorted(codes):
         r = _RULES.get(code)
         if r is None or r.check is None or not all(have.get(n, True) for n in r.needs):
             continue
+        if unresolved and any(ctx.engine.setting(role) in unresolved for role in r.reads):
+            continue  # never the engine default in place of a value the file leaves to its deploy tooling
         yield from r.check(ctx)

@@ -25,7 +25,8 @@ class CardVerdict:
     gpu: str  # catalogue id
     memory_bytes: int  # total as this engine sees it
     starts: bool  # vLLM: one request at max_model_len fits; SGLang: the pool holds the context
-    holds_load: bool | None  # declared (or default) concurrency fits; None when nothing to hold
+    holds_load: bool | None  # declared concurrency fits; None when none is declared
+    memory_class: int = 0  # the card's marketing GB (80 for an H100 80GB): how the verdicts are grouped
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class LaunchStatus:
     gpu_source: str | None  # "manifest" | "config" | "cli" | "fleet" | "catalogue" | None
     capacity: str  # EVALUATED | SKIPPED
     skipped_because: str | None = None  # one actionable sentence
+    skip_kind: str | None = None  # no-model | unresolved-model | unknown-model | ... (kvlint.resolve.records)
     derived_from: str | None = None  # "Qwen/Qwen3-8B (fp8)" for a derived model
     engine_version: str | None = None
     kv_tokens: int | None = None
@@ -65,6 +67,7 @@ class LaunchStatus:
     fits_one_request: bool | None = None
     sweep: Sweep | None = None
     budget: Budget | None = None  # the memory picture (reports draw it); not part of the JSON
+    unresolved: tuple[str, ...] = ()  # settings left as expressions (rules reading them were skipped)
 
     def to_json(self) -> dict[str, Any]:
         """The `deployments[]` entry of the JSON report (documented in data/report.schema.json)."""
@@ -76,12 +79,48 @@ class LaunchStatus:
             "engine": self.engine, "engine_version": self.engine_version, "name": self.name,
             "model": self.model, "model_source": self.model_source, "derived_from": self.derived_from,
             "gpu": self.gpu, "gpu_source": self.gpu_source,
-            "capacity": self.capacity, "skipped_because": self.skipped_because,
+            "capacity": self.capacity, "skipped_because": self.skipped_because, "skip_kind": self.skip_kind,
             "kv_tokens": self.kv_tokens, "max_concurrency": self.max_concurrency,
             "fits_one_request": self.fits_one_request,
             "min_gpu_memory_bytes": self.sweep.min_gpu_memory_bytes if self.sweep else None,
             "min_load_memory_bytes": self.sweep.min_load_memory_bytes if self.sweep else None,
             "passing_gpus": list(self.sweep.passing) if self.sweep else None,
             "failing_gpus": list(self.sweep.failing) if self.sweep else None,
+            "unresolved_settings": list(self.unresolved),
         }
         return out
+
+
+SKIP_WORDS = {
+    "no-model": "no model reference", "unresolved-model": "unresolved model reference",
+    "unknown-model": "model unknown offline", "rejected-value": "flag value the engine rejects",
+    "refused": "settings the engine refuses", "unresolved-setting": "unresolved setting",
+    "not-a-gpu": "not a GPU", "error": "memory model error",
+}
+
+
+def capacity_summary(launches: list[LaunchStatus]) -> dict[str, Any]:
+    """Counts for the report's summary: launches sized (on a declared GPU or the catalogue) and skipped, by kind."""
+    skipped: dict[str, int] = {}
+    for s in launches:
+        if s.capacity == SKIPPED:
+            kind = s.skip_kind or "error"
+            skipped[kind] = skipped.get(kind, 0) + 1
+    evaluated = [s for s in launches if s.capacity == EVALUATED]
+    return {"launches": len(launches), "evaluated": len(evaluated),
+            "against_catalogue": sum(1 for s in evaluated if s.gpu_source in ("catalogue", "candidates")),
+            "skipped": len(launches) - len(evaluated), "skipped_by": dict(sorted(skipped.items()))}
+
+
+def capacity_line(launches: list[LaunchStatus]) -> str:
+    """`14 launches: 11 sized (3 against the GPU catalogue), 3 skipped (2 unresolved model reference, ...)`."""
+    c = capacity_summary(launches)
+    if not c["launches"]:
+        return "No engine launches found."
+    line = f"{c['launches']} launch{'es' if c['launches'] != 1 else ''}: {c['evaluated']} sized"
+    if c["against_catalogue"]:
+        line += f" ({c['against_catalogue']} against the GPU catalogue)"
+    if c["skipped"]:
+        kinds = sorted(c["skipped_by"].items(), key=lambda kv: (-kv[1], kv[0]))
+        line += f", {c['skipped']} skipped (" + ", ".join(f"{n} {SKIP_WORDS.get(k, k)}" for k, n in kinds) + ")"
+    return line + "."

@@ -26,11 +26,13 @@ None.
 
 from __future__ import annotations
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from collections.abc import Iterator
+
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV001", "unreadable-input", Severity.ERROR, "A file could not be parsed (syntax error, binary, too large).",
       source="reader")
-def check(ctx):
-    return ()
+def check(ctx: Context) -> Iterator[Finding]:
+    return iter(())

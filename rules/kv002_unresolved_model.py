@@ -28,13 +28,15 @@ None.
 
 from __future__ import annotations
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from collections.abc import Iterator
+
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV002", "unresolved-model", Severity.WARNING, "The model's config.json is not available offline.",
       source="resolve")
-def check(ctx):
+def check(ctx: Context) -> Iterator[Finding]:
     """Resolution failures are collected by the pipeline; this only turns them into findings."""
     dep = ctx.deployment
     if not ctx.model_error:

@@ -1,20 +1,24 @@
-"""The GPU of a deployment could not be determined, so the capacity rules are skipped.
+"""The GPU product of a deployment is not declared, or the catalogue does not know the one named.
 
 ## What it checks
-The GPU product comes from the manifest (`nvidia.com/gpu.product` node selectors and affinities,
-`cloud.google.com/gke-accelerator`, instance types, chart keys), from `--gpu`, or from `gpu:` in
-`.kvlint.yaml`. This finding fires when none gives a product, or the product is not in kvlint's
-catalogue (the message lists close names).
+The GPU product comes from `--gpu`, the manifest (`nvidia.com/gpu.product` node selectors and
+affinities, `cloud.google.com/gke-accelerator`, instance types, chart keys), the fleet map in
+`.kvlint.yaml` (`node-labels:`, `gpus:` per path) or `gpu:` there. A product that is named but not in
+kvlint's catalogue is a warning on that launch, with close names. When no product is named at all,
+kvlint sizes the launch against the whole catalogue instead (KV108) and says so once per run, as an
+info finding with the one-line fix.
 
 ## Why it matters
 Whether a pool fits depends on the card: 80 GB and 48 GB cards give very different answers. kvlint
-never guesses a GPU.
+never guesses a GPU: it either uses the one you declare, or tries them all and says which start it.
 
 ## Example
 ```yaml
 resources:
   limits:
     nvidia.com/gpu: 1        # which GPU?
+nodeSelector:
+  nvidia.com/gpu.product: NVIDIA-H1000   # not a product
 ```
 
 ## Use instead
@@ -23,7 +27,8 @@ Declare the product where the scheduler sees it:
 nodeSelector:
   nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
 ```
-or set a default for the repository in `.kvlint.yaml` (`gpu: H100-SXM-80GB`), or pass `--gpu`.
+or declare the fleet once in `.kvlint.yaml` (`gpu: H100-SXM-80GB`, `gpus: {"deploy/edge/**": L4}`,
+`node-labels: {"cloud.google.com/gke-nodepool=a100-pool": A100-80GB}`), or pass `--gpu`.
 
 ## Options
 None.
@@ -31,19 +36,23 @@ None.
 
 from __future__ import annotations
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from collections.abc import Iterator
+
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV003", "unknown-gpu", Severity.WARNING, "The GPU product is not declared or not in the catalogue.",
       source="resolve")
-def check(ctx):
-    """Resolution failures are collected by the pipeline; this only turns them into findings."""
+def check(ctx: Context) -> Iterator[Finding]:
+    """A named product the catalogue does not know; the run-level 'none declared' note comes from kvlint.lint."""
     dep = ctx.deployment
     if not ctx.gpu_error:
         return
     span = dep.gpu_span or dep.launch_span
+    skipped = "" if ctx.sweep is not None else "; capacity rules skipped for this deployment"
+    swept = "; sized against the GPU catalogue instead (KV108)" if ctx.sweep is not None else skipped
     yield check.rule.finding(
-        ctx, f"{ctx.gpu_error}; capacity rules skipped for this deployment", span,
+        ctx, f"{ctx.gpu_error}{swept}", span,
         fix="declare the GPU (nvidia.com/gpu.product node selector), pass --gpu, or set `gpu:` in .kvlint.yaml",
         gpu=dep.gpu)

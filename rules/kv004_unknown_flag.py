@@ -25,16 +25,18 @@ None.
 
 from __future__ import annotations
 
-from kvlint.rules._common import ENGINE_NAMES
+from collections.abc import Iterator
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.rules import _common as c
+
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV004", "unknown-flag", Severity.ERROR, "A flag the engine's argument parser rejects.")
-def check(ctx):
+def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
-    engine = ENGINE_NAMES.get(dep.engine, dep.engine)
+    engine = c.title(dep.engine)
     for unknown in dep.unknown_flags:
         if unknown.reason == "removed":
             continue

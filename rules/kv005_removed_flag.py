@@ -25,28 +25,31 @@ None.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 
-from kvlint.rules._common import ENGINE_NAMES
+from kvlint.rules import _common as c
 
 from kvlint.data import load_json
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @cache
 def table_version(engine: str) -> str:
     """The engine release the flag table was read from (the release the removal is judged against)."""
     try:
-        return str(load_json(f"{engine}_flags.json").get("version", ""))
+        from kvlint.engines import get_engine
+
+        return str(load_json(get_engine(engine).flags_file).get("version", ""))
     except (OSError, ValueError):
         return ""
 
 
 @rule("KV005", "removed-flag", Severity.ERROR, "A flag the configured engine release no longer accepts.")
-def check(ctx):
+def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
-    engine = ENGINE_NAMES.get(dep.engine, dep.engine)
+    engine = c.title(dep.engine)
     table = table_version(dep.engine)
     older = _older(dep.engine_version, table)
     for unknown in dep.unknown_flags:

@@ -23,11 +23,13 @@ None. Reported only with `--show-unused-suppressions`.
 
 from __future__ import annotations
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from collections.abc import Iterator
+
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV006", "unused-suppression", Severity.WARNING,
       "A kvlint suppression comment that suppresses nothing or is malformed.", source="suppress")
-def check(ctx):
-    return ()
+def check(ctx: Context) -> Iterator[Finding]:
+    return iter(())

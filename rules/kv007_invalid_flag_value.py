@@ -27,17 +27,19 @@ None.
 
 from __future__ import annotations
 
-from kvlint.rules._common import ENGINE_NAMES
+from collections.abc import Iterator
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.rules import _common as c
+
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV007", "invalid-flag-value", Severity.ERROR, "A flag value the engine refuses at argument parsing or start-up.")
-def check(ctx):
+def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
-    engine = ENGINE_NAMES.get(dep.engine, dep.engine)
-    for bad in dep.invalid_values:
+    engine = c.title(dep.engine)
+    for bad in (*dep.invalid_values, *((ctx.refusal,) if ctx.refusal is not None else ())):
         what = f"{bad.flag} {bad.raw}".strip() if bad.flag else "these settings"
         yield check.rule.finding(
             ctx, f"{engine} rejects {what}: {bad.reason}; the server exits before loading the model",

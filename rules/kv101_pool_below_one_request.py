@@ -28,26 +28,31 @@ this deployment's non-KV memory, the message says `calibrated` and the finding i
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.budget import Budget
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV101", "pool-below-one-request", Severity.ERROR,
       "One request at max_model_len does not fit the KV pool; vLLM refuses to start.",
       needs=("model", "gpu", "budget"))
-def check(ctx):
+def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
-    if dep.engine != "vllm" or b.fits_one_request or b.kv_pool_bytes <= 0:
+    if b is None or not ctx.engine.refuses_unfit_request or b.fits_one_request or b.kv_pool_bytes <= 0:
         return
     needed = _needed(b)
-    field, words = c.config_field(ctx.model, "num_kv_heads")
+    field, words = c.config_field(ctx, "num_kv_heads")
     message = (f"max_model_len {b.max_model_len} needs {c.gib(needed)} of KV cache per rank{words}; the pool holds "
                f"{c.gib(b.kv_pool_bytes)} ({c.tokens(b.kv_tokens)} tokens) on {c.gpu_label(ctx)} "
                f"(weights {c.gib(b.weights_bytes, 1)}, non-KV {c.gib(b.non_kv_bytes, 1)}{c.basis(b)})."
                f" vLLM refuses to start.")
-    fixes = _alternatives(ctx)
+    fixes = _alternatives(ctx, b)
+    if _model_max(ctx) and b.max_model_len > _model_max(ctx):
+        message += f" The model's own maximum is {c.tokens(_model_max(ctx))} tokens (KV105)."
     if fixes:
         message += " Fits: " + ", or ".join(fixes) + "."
     yield check.rule.finding(
@@ -60,7 +65,7 @@ def check(ctx):
         kv_tokens=b.kv_tokens, max_model_len=b.max_model_len, fits_max_model_len=b.estimated_max_model_len)
 
 
-def _needed(b) -> int:
+def _needed(b: Budget) -> int:
     """Bytes one max-length request takes, as vLLM's check counts them (blocks per request x block bytes)."""
     blocks, per_block = b.extra.get("blocks_per_request"), b.extra.get("bytes_per_block")
     if blocks and per_block:
@@ -69,18 +74,31 @@ def _needed(b) -> int:
     return b.kv_bytes_per_token * (-(-b.max_model_len // block) * block)
 
 
-def _alternatives(ctx) -> list[str]:
-    """Levers that make one request fit, each checked by recomputing the budget."""
-    dep, b = ctx.deployment, ctx.budget
-    out = []
-    if b.estimated_max_model_len:
-        out.append(f"{c.flag(dep.engine, 'max_len')} {b.estimated_max_model_len}")
+def _alternatives(ctx: Context, b: Budget) -> list[str]:
+    """Levers that make one request fit, each checked by recomputing the budget.
+
+    Only levers that keep max_model_len: when the length is past the model's own maximum (KV105), a
+    bigger pool cannot serve it, so only the shorter length is offered.
+    """
+    dep = ctx.deployment
+    out: list[str] = []
+    derived = _model_max(ctx)
+    longest = min(b.estimated_max_model_len or 0, derived or b.max_model_len)
+    if longest:
+        out.append(f"{c.flag(dep.engine, 'max_len')} {longest}")
+    if derived and b.max_model_len > derived:
+        return out
     if b.kv_cache_dtype in ("auto", "bfloat16", "float16", "bf16", "half"):
-        fp8 = ctx.what_if({c.setting_name(dep.engine, "kv_dtype"): c.FP8_KV[dep.engine]})
+        fp8 = ctx.what_if({c.setting_name(dep.engine, "kv_dtype"): c.fp8_kv(dep.engine)})
         if fp8 is not None and fp8.fits_one_request:
-            out.append(f"{c.flag(dep.engine, 'kv_dtype')} {c.FP8_KV[dep.engine]} ({c.tokens(fp8.kv_tokens)} tokens)")
+            out.append(f"{c.flag(dep.engine, 'kv_dtype')} {c.fp8_kv(dep.engine)} ({c.tokens(fp8.kv_tokens)} tokens)")
     tp = b.parallel.tp * 2
     wider = ctx.what_if({c.setting_name(dep.engine, "tp"): tp})
     if wider is not None and wider.fits_one_request:
         out.append(f"{c.flag(dep.engine, 'tp')} {tp}")
     return out
+
+
+def _model_max(ctx: Context) -> int:
+    """The longest length the model derives (0 when unknown): past it the engine refuses whatever the pool."""
+    return ctx.engine.derived_max_len(ctx.model) if ctx.model is not None else 0

@@ -25,25 +25,30 @@ None.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.budget import Budget
+from kvlint.deployment import Deployment
+from kvlint.engines import get_engine
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV102", "weights-exceed-memory", Severity.ERROR,
       "Weights and non-KV memory leave no KV pool on a rank.", needs=("model", "gpu", "budget"))
-def check(ctx):
+def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
-    if b.kv_pool_bytes > 0:
+    if b is None or b.kv_pool_bytes > 0:
         return
     usable = b.requested_bytes or b.gpu_memory_bytes
     share = _share(dep, b)
     message = (f"weights need {c.gib(b.weights_bytes, 1)} per rank (tp {b.parallel.tp}, pp {b.parallel.pp}) and "
                f"non-KV {c.gib(b.non_kv_bytes, 1)}{c.basis(b)}, but {share} of {c.gpu_label(ctx)} "
                f"leaves {c.gib(usable, 1)}: no memory for the KV cache, "
-               f"{c.ENGINE_NAMES.get(dep.engine, dep.engine)} cannot start.")
-    tp = _smallest_tp(ctx)
+               f"{c.title(dep.engine)} cannot start.")
+    tp = _smallest_tp(ctx, b)
     if tp:
         message += f" Fits: {c.flag(dep.engine, 'tp')} {tp}."
     yield check.rule.finding(
@@ -54,28 +59,28 @@ def check(ctx):
         estimated=b.kv_pool_estimated, weights_bytes=b.weights_bytes, usable_bytes=usable, fits_tp=tp)
 
 
-def _share(dep, b) -> str:
+def _share(dep: Deployment, b: Budget) -> str:
     """A flag the user wrote is quoted as written; a default is named as the engine's, never as a flag."""
     fraction = _fraction(b)
     if not fraction:
         return "the engine's share"
-    name = c.setting_name(dep.engine, "mem")
+    engine = get_engine(dep.engine)
+    name = engine.setting("mem")
     written = dep.settings.get(name)
     if written is not None and written.origin != "default":
-        return f"{c.flag(dep.engine, 'mem')} {fraction:g}"
-    engine = c.ENGINE_NAMES.get(dep.engine, dep.engine)
-    return f"{name} {round(fraction, 3):g} ({engine}'s default for this GPU)" if dep.engine == "sglang" else \
-        f"{name} {fraction:g} ({engine}'s default)"
+        return f"{engine.flag('mem')} {fraction:g}"
+    return f"{name} {round(fraction, 3):g} ({engine.title}'s {engine.memory_share_default})"
 
 
-def _fraction(b) -> float | None:
-    if b.engine == "sglang":
+def _fraction(b: Budget) -> float | None:
+    """The engine's memory share: SGLang's mem_fraction_static, else vLLM's requested / total."""
+    if b.mem_fraction_static is not None:
         return b.mem_fraction_static
     return round(b.requested_bytes / b.gpu_memory_bytes, 2) if b.requested_bytes and b.gpu_memory_bytes else None
 
 
-def _smallest_tp(ctx) -> int | None:
-    dep, b = ctx.deployment, ctx.budget
+def _smallest_tp(ctx: Context, b: Budget) -> int | None:
+    dep = ctx.deployment
     for tp in (2, 4, 8, 16):
         if tp <= b.parallel.tp:
             continue

@@ -1,9 +1,13 @@
 """The advertised batch of full-length requests does not fit the KV pool.
 
 ## What it checks
-`max_num_seqs` (vLLM) or `max_running_requests` (SGLang), written or the engine's default for the
-GPU, times the maximum length, against the tokens the pool holds. The message says how many
-full-length requests really fit at once, the figure vLLM logs as `Maximum concurrency`.
+Declared concurrency times the maximum length, against the tokens the pool holds. Concurrency is
+declared by `max_num_seqs` (vLLM) or `max_running_requests` (SGLang) written in the launch, or by a
+serving or autoscaling target: KServe `containerConcurrency` or a concurrency `scaleTarget`, Knative
+`autoscaling.knative.dev/target`, KubeAI `targetRequests`, an HPA on a running-requests metric
+(the smaller one when both are given). The message says how many full-length requests really fit at
+once, the figure vLLM logs as `Maximum concurrency`, and points at the declaration. With the
+engine's defaults nothing was promised, so nothing fires (`kvlint budget` still shows the figure).
 
 ## Why it matters
 The engine starts, and the deployment looks sized for 256 parallel requests; under long prompts it
@@ -24,32 +28,48 @@ Set `--max-num-seqs` to what fits, lower `--max-model-len`, store KV in fp8, or 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Severity
-from kvlint.registry import Option, rule
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, RuleOption, rule
+from kvlint.span import Span
 
 
 @rule("KV103", "concurrency-exceeds-pool", Severity.WARNING,
       "max_num_seqs x max_model_len exceeds the tokens the KV pool holds.", needs=("model", "gpu", "budget"),
-      options=(Option("min-ratio", 1.0, "fire when demanded tokens / pool tokens exceeds this"),))
-def check(ctx):
+      options=(RuleOption("min-ratio", 1.0, "fire when demanded tokens / pool tokens exceeds this"),))
+def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
-    seqs, length = b.max_num_seqs, b.max_model_len
-    if not seqs or not length or not b.fits_one_request or b.kv_tokens <= 0:
+    if b is None or ctx.declared_load is None:
+        return  # engine defaults are not a promise anyone made; `kvlint budget` still shows the figure
+    seqs, length = ctx.declared_load, b.max_model_len
+    if not length or not b.fits_one_request or b.kv_tokens <= 0:
         return
     demand = seqs * length
     if demand <= b.kv_tokens * ctx.option(check.rule, "min-ratio"):
         return
-    seq_name = c.setting_name(dep.engine, "max_seqs")
-    origin = "" if c.span(dep, "max_seqs") else f" ({c.ENGINE_NAMES.get(dep.engine)} default on {c.gpu_label(ctx)})"
+    declared, where = _declaration(ctx)
     fit = b.kv_tokens / length
-    message = (f"{seq_name} {seqs}{origin} x {c.setting_name(dep.engine, 'max_len')} {c.tokens(length)} = "
+    message = (f"{declared} {seqs} x {c.setting_name(dep.engine, 'max_len')} {c.tokens(length)} = "
                f"{c.tokens(demand)} tokens, but the KV pool holds {c.tokens(b.kv_tokens)} tokens"
                f"{c.basis(b)}: only {fit:.2f} full-length requests fit at once; the rest queue "
                f"or are preempted.")
     yield check.rule.finding(
-        ctx, message, c.primary(dep, "max_seqs", "max_len"),
+        ctx, message, where or c.primary(dep, "max_len"),
         related=[c.related(dep, "max_len", "the length every slot is sized for")],
         fix=f"{c.flag(dep.engine, 'max_seqs')} {max(1, int(fit))}", estimated=b.kv_pool_estimated,
         demand_tokens=demand, kv_tokens=b.kv_tokens, full_length_requests=round(fit, 2))
+
+
+def _declaration(ctx: Context) -> tuple[str, Span | None]:
+    """What declared the concurrency, in words, and where: the smaller of the engine flag and the target."""
+    from kvlint.resolve import declarations
+
+    dep = ctx.deployment
+    found = sorted(declarations(dep, ctx.engine))
+    if found and found[0][1] == "flag":
+        return c.setting_name(dep.engine, "max_seqs"), c.span(dep, "max_seqs")
+    load = dep.declared_load
+    return (f"{load.source} target", load.span) if load is not None else ("declared concurrency", None)

@@ -24,24 +24,28 @@ None.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV104", "context-exceeds-sglang-pool", Severity.WARNING,
       "SGLang's pool is smaller than its context length; long requests are rejected.",
       needs=("model", "gpu", "budget"))
-def check(ctx):
+def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
-    if dep.engine != "sglang" or b.kv_pool_bytes <= 0 or b.kv_tokens <= 0 or b.kv_tokens >= b.max_model_len:
+    if b is None or not ctx.engine.starts_with_short_pool:
         return
-    fixes = [f"--context-length {b.kv_tokens}"]
+    if b.kv_pool_bytes <= 0 or b.kv_tokens <= 0 or b.kv_tokens >= b.max_model_len:
+        return
+    fixes = [f"{c.flag(dep.engine, 'max_len')} {b.kv_tokens}"]
     if b.kv_cache_dtype in ("auto", "bfloat16", "bf16"):
-        fp8 = ctx.what_if({"kv_cache_dtype": "fp8_e4m3"})
+        fp8 = ctx.what_if({c.setting_name(dep.engine, "kv_dtype"): c.fp8_kv(dep.engine)})
         if fp8 is not None and fp8.kv_tokens >= b.max_model_len:
-            fixes.append(f"--kv-cache-dtype fp8_e4m3 ({c.tokens(fp8.kv_tokens)} tokens)")
+            fixes.append(f"{c.flag(dep.engine, 'kv_dtype')} {c.fp8_kv(dep.engine)} ({c.tokens(fp8.kv_tokens)} tokens)")
     mfs = f" (mem_fraction_static {b.mem_fraction_static:.3f})" if b.mem_fraction_static else ""
     message = (f"context_length {c.tokens(b.max_model_len)} but the KV pool holds {c.tokens(b.kv_tokens)} tokens"
                f"{c.basis(b)} on {c.gpu_label(ctx)}{mfs}: SGLang starts and rejects requests longer "

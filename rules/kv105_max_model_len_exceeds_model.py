@@ -24,25 +24,28 @@ None.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV105", "max-model-len-exceeds-model", Severity.ERROR,
-      "The maximum length exceeds the model's derived maximum.", needs=("model",))
-def check(ctx):
+      "The maximum length exceeds the model's derived maximum.", needs=("model",), reads=("max_len",))
+def check(ctx: Context) -> Iterator[Finding]:
     dep, model = ctx.deployment, ctx.model
     asked = c.value(dep, "max_len")
-    derived = model.max_len_vllm if dep.engine == "vllm" else model.max_len_sglang
-    if not isinstance(asked, int) or asked <= 0 or not derived or asked <= derived:
+    if model is None or not isinstance(asked, int) or asked <= 0:
+        return
+    derived = ctx.engine.derived_max_len(model)
+    if not derived or asked <= derived:
         return
     key = model.max_len_key or "max_position_embeddings"
-    field, words = c.config_field(model, "max_len")
+    field, words = c.config_field(ctx, "max_len")
     name = c.setting_name(dep.engine, "max_len")
-    outcome = ("vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1" if dep.engine == "vllm"
-               else "SGLang warns and may produce wrong output past the trained positions")
+    outcome = ctx.engine.long_context_outcome
     yield check.rule.finding(
         ctx, f"{name} {asked} is greater than the derived maximum {derived}{words or f' ({key} of {model.model_id})'}: "
         f"{outcome}", c.primary(dep, "max_len"), related=[field],

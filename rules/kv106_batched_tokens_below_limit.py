@@ -24,18 +24,21 @@ None.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV106", "batched-tokens-below-limit", Severity.ERROR,
-      "max_num_batched_tokens is below max_num_seqs, or below max_model_len without chunked prefill.")
-def check(ctx):
+      "max_num_batched_tokens is below max_num_seqs, or below max_model_len without chunked prefill.",
+      reads=("max_len", "max_seqs", "max_batched"))
+def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
     budget = dep.get("max_num_batched_tokens")
-    if dep.engine != "vllm" or not isinstance(budget, int) or budget <= 0:
+    if not ctx.engine.checks_batched_tokens or not isinstance(budget, int) or budget <= 0:
         return
     seqs = dep.get("max_num_seqs")
     span = dep.span_of("max_num_batched_tokens")
@@ -53,7 +56,7 @@ def check(ctx):
             fix=f"--max-num-batched-tokens {length}", max_num_batched_tokens=budget, max_model_len=length)
 
 
-def _length(ctx) -> int | None:
+def _length(ctx: Context) -> int | None:
     """The max_model_len in force: written, else the budget's or the model's derived one."""
     written = ctx.deployment.get("max_model_len")
     if isinstance(written, int) and written > 0:

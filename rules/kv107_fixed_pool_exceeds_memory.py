@@ -29,10 +29,12 @@ None.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 _DEST = "kv_cache_memory_bytes"
 
@@ -40,10 +42,12 @@ _DEST = "kv_cache_memory_bytes"
 @rule("KV107", "fixed-pool-exceeds-memory", Severity.ERROR,
       "Weights, the pool fixed by --kv-cache-memory-bytes and non-KV memory exceed the GPU.",
       needs=("model", "gpu", "budget"))
-def check(ctx):
+def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
+    if b is None:
+        return
     over = b.extra.get("fixed_pool_overcommit_bytes", 0)
-    if dep.engine != "vllm" or over <= 0:
+    if over <= 0:
         return
     s = dep.settings.get(_DEST)
     written = f"{s.flag} {s.raw}" if s is not None and s.flag and s.raw else \
@@ -72,7 +76,7 @@ def check(ctx):
         non_kv_bytes=non_kv)
 
 
-def _largest_pool(ctx, room: int) -> tuple[str | None, bool]:
+def _largest_pool(ctx: Context, room: int) -> tuple[str | None, bool]:
     """Whole GiB that fit beside weights and non-KV (vLLM reads `4G` as 4 GiB), and whether one request fits it."""
     whole = int(room // c.GIB)
     if whole < 1:

@@ -22,29 +22,34 @@ None.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.findings import Finding, Severity
+from kvlint.models.spec import ModelSpec
+from kvlint.registry import Context, rule
 
 
 @rule("KV201", "tp-not-divisible", Severity.ERROR,
-      "Attention heads or KV heads do not divide by the tensor parallel size.", needs=("model",))
-def check(ctx):
+      "Attention heads or KV heads do not divide by the tensor parallel size.", needs=("model",), reads=("tp",))
+def check(ctx: Context) -> Iterator[Finding]:
     dep, model = ctx.deployment, ctx.model
+    if model is None:
+        return
     tp = c.tp_of(dep)
     problem = _problem(model, tp)
     if tp == 1 or not problem:
         return
     valid = [t for t in (1, 2, 4, 8, 16, 32) if not _problem(model, t)]
-    field, words = c.config_field(model, "num_kv_heads" if "KV heads" in problem else "num_attention_heads")
+    field, words = c.config_field(ctx, "num_kv_heads" if "KV heads" in problem else "num_attention_heads")
     yield check.rule.finding(
         ctx, f"{c.flag(dep.engine, 'tp')} {tp}: {problem}; the engine fails while building the model{words}. "
         f"Valid: {', '.join(map(str, valid))}", c.primary(dep, "tp"), related=[field],
         fix=f"{c.flag(dep.engine, 'tp')} {max(t for t in valid if t <= tp) if valid else 1}", valid_tp=valid)
 
 
-def _problem(model, tp: int) -> str | None:
+def _problem(model: ModelSpec, tp: int) -> str | None:
     heads, kvh = model.num_attention_heads, model.num_kv_heads
     if heads % tp:
         return f"{heads} attention heads do not divide by {tp}"

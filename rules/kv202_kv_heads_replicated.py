@@ -23,20 +23,24 @@ None.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV202", "kv-heads-replicated", Severity.INFO,
-      "TP exceeds the KV heads: KV heads are replicated on every rank.", needs=("model",))
-def check(ctx):
+      "TP exceeds the KV heads: KV heads are replicated on every rank.", needs=("model",), reads=("tp",))
+def check(ctx: Context) -> Iterator[Finding]:
     dep, model = ctx.deployment, ctx.model
+    if model is None:
+        return
     tp, kvh = c.tp_of(dep), model.num_kv_heads
     if model.is_mla or not kvh or tp <= kvh:
         return
-    field, words = c.config_field(model, "num_kv_heads")
+    field, words = c.config_field(ctx, "num_kv_heads")
     yield check.rule.finding(
         ctx, f"{c.flag(dep.engine, 'tp')} {tp} exceeds the {kvh} KV heads{words}: each KV head is replicated on "
         f"{tp // kvh} ranks, so the KV cache per token per rank stops shrinking at tp {kvh}",

@@ -25,26 +25,30 @@ None.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV203", "mla-replicated", Severity.INFO,
-      "The MLA latent is stored whole on every TP rank.", needs=("model",))
-def check(ctx):
+      "The MLA latent is stored whole on every TP rank.", needs=("model",), reads=("tp", "dcp"))
+def check(ctx: Context) -> Iterator[Finding]:
     dep, model = ctx.deployment, ctx.model
+    if model is None or model.mla is None:
+        return
     tp = c.tp_of(dep)
     dcp = c.value(dep, "dcp", 1)
     if not model.is_mla or tp <= 1 or (isinstance(dcp, int) and dcp > 1):
         return
-    attn_tp, how = _attention_tp(dep, tp)
+    attn_tp, how = ctx.engine.attention_tp(dep.resolved_values())
     if attn_tp <= 1:
         return
     width = model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
     per_rank = f": {ctx.budget.kv_bytes_per_token:,} bytes per token on each rank" if ctx.budget else ""
-    field, words = c.config_field(model, "kv_lora_rank")
+    field, words = c.config_field(ctx, "kv_lora_rank")
     yield check.rule.finding(
         ctx, f"{model.model_id} uses MLA: the latent, kv_lora_rank {model.mla.kv_lora_rank} + rope "
         f"{model.mla.qk_rope_head_dim} = {width} values per token per layer, is stored "
@@ -52,19 +56,3 @@ def check(ctx):
         f"{c.flag(dep.engine, 'dcp')} {attn_tp} spreads tokens across them", c.primary(dep, "tp"), related=[field],
         fix=f"{c.flag(dep.engine, 'dcp')} {attn_tp}", tp=tp, attention_tp=attn_tp, latent_width=width)
 
-
-def _attention_tp(dep, tp: int) -> tuple[int, str]:
-    """Ranks that hold one copy of the latent: SGLang's DP attention gives each attention replica
-    tp // attn_dp ranks, so at attention TP 1 nothing is replicated."""
-    if dep.engine != "sglang":
-        return tp, "TP ranks"
-    from kvlint.errors import KvlintError
-    from kvlint.memory.sglang import parallel_sizes
-
-    try:
-        (_, _, _, _, attn_dp), _ = parallel_sizes(dep.settings)
-    except KvlintError:
-        return tp, "TP ranks"  # bad sizes are another rule's finding
-    if attn_dp <= 1:
-        return tp, "TP ranks"
-    return tp // attn_dp, f"attention TP ranks ({c.flag(dep.engine, 'tp')} {tp} / attention DP {attn_dp})"

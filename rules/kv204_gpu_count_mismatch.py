@@ -24,24 +24,21 @@ None.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 
-from kvlint.findings import Related, Severity
-from kvlint.registry import rule
+from kvlint.findings import Finding, Related, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV204", "gpu-count-mismatch", Severity.ERROR,
-      "TP x PP (x DP) differs from the GPUs the instance requests.")
-def check(ctx):
+      "TP x PP (x DP) differs from the GPUs the instance requests.", reads=("tp", "pp", "dp"))
+def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
     if not dep.gpu_count:
         return
-    parts = [(role, v) for role in ("tp", "pp", "dp") if isinstance(v := c.value(dep, role, 1), int) and v > 0]
-    if dep.engine == "sglang" and dep.get("enable_dp_attention"):
-        parts = [(r, v) for r, v in parts if r != "dp"]
-    needed = 1
-    for _, v in parts:
-        needed *= v
+    needed, parts = ctx.engine.gpus_needed(dep.resolved_values())
     if needed == dep.gpu_count:
         return
     shown = " x ".join(f"{c.flag(dep.engine, r)} {v}" for r, v in parts if v > 1 or r == "tp")

@@ -27,19 +27,23 @@ vllm serve Qwen/Qwen2.5-72B-Instruct -tp 2 --max-model-len 32768
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint.rules import _common as c
 from kvlint.rules.kv301_fp8_kv_suggested import _binds
 
-from kvlint.findings import Severity
-from kvlint.registry import Option, rule
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, RuleOption, rule
 
 
 @rule("KV302", "weight-quant-suggested", Severity.INFO,
       "fp8 weights would free memory for more full-length requests.", needs=("model", "gpu", "budget"),
-      options=(Option("min-gain-requests", 1.0, "fire when fp8 weights add at least this many requests"),
-               Option("weights-share", 0.5, "fire when weights exceed this share of the engine's memory")))
-def check(ctx):
+      options=(RuleOption("min-gain-requests", 1.0, "fire when fp8 weights add at least this many requests"),
+               RuleOption("weights-share", 0.5, "fire when weights exceed this share of the engine's memory")))
+def check(ctx: Context) -> Iterator[Finding]:
     dep, b, model = ctx.deployment, ctx.budget, ctx.model
+    if b is None or model is None:
+        return
     if model.quant is not None or dep.get("quantization") or model.dtype not in ("bfloat16", "float16"):
         return
     usable = b.requested_bytes or b.gpu_memory_bytes
@@ -47,7 +51,7 @@ def check(ctx):
         return
     if b.weights_bytes / usable <= ctx.option(check.rule, "weights-share"):
         return
-    fp8 = ctx.what_if({"quantization": "fp8"})
+    fp8 = ctx.what_if({c.setting_name(dep.engine, "quant"): "fp8"})
     if fp8 is None or fp8.weights_bytes >= b.weights_bytes:
         return
     before, after = b.kv_tokens / b.max_model_len, fp8.kv_tokens / fp8.max_model_len

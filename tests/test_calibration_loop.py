@@ -30,7 +30,11 @@ def repo(tmp_path, monkeypatch):
     (tmp_path / ".git").mkdir()
     (tmp_path / ".kvlint.yaml").write_text(USER_CONFIG)
     shutil.copy(LOGS / "vllm033_tp2.log", tmp_path / "start.log")  # vLLM 0.33.0, Llama-3.1-8B, TP 2, H100
-    shutil.copy(LOGS / "vllm_deployment.yaml", tmp_path / "deploy.yaml")  # the manifest that log came from
+    # the manifest that log came from, declaring the concurrency it ran with (vLLM's default on an H100), so
+    # KV103, which fires on declared concurrency only, has something to say
+    manifest = (LOGS / "vllm_deployment.yaml").read_text()
+    (tmp_path / "deploy.yaml").write_text(manifest.replace(
+        "- --gpu-memory-utilization=0.9", "- --gpu-memory-utilization=0.9\n            - --max-num-seqs=1024"))
     (tmp_path / "small.sh").write_text(SMALL)
     monkeypatch.chdir(tmp_path)
     return tmp_path

@@ -55,7 +55,7 @@ def test_pyproject_error_names_line(tmp_path):
 
 
 @pytest.mark.parametrize("text,message", [
-    ("select: [KV1]\ngpus: H100\n", r":2: gpus: unknown key 'gpus'"),
+    ("select: [KV1]\ngpu-count: 8\n", r":2: gpu-count: unknown key 'gpu-count'"),
     ("severity:\n  KV103: errror\n", r":2: severity.KV103: 'errror' is not one of"),
     ("select:\n  - KV1\n  - KV9999\n", r":3: select: unknown rule 'KV9999'"),
     ("rules:\n  KV103:\n    min-ratio: 2\n  KV301:\n    weight-share: 0.5\n",

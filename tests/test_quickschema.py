@@ -66,6 +66,12 @@ KEYS = {
     "non-kv-gib": near(st.one_of(number, st.dictionaries(names, number, max_size=2))),
     "per-path-ignores": near(st.dictionaries(st.sampled_from(["*.yaml", "deploy/"]), codes, max_size=2)),
     "calibration": near(st.lists(calibration_entry, max_size=2)),
+    "gpus": near(st.dictionaries(st.sampled_from(["deploy/**", "*.yaml"]), near(st.sampled_from(["H100", ""])),
+                                 max_size=2)),
+    "node-labels": near(st.dictionaries(st.sampled_from(["pool=a100", "gpu-h100"]), near(st.sampled_from(["A100", ""])),
+                                        max_size=2)),
+    "variables": near(st.dictionaries(st.sampled_from(["TP", "MODEL"]), scalars, max_size=2)),
+    "vllm-config-files": codes,
 }
 assert set(KEYS) == set(CONFIG["properties"]), "a new config key needs a strategy here"
 one_key = st.sampled_from(sorted(KEYS)).flatmap(lambda key: KEYS[key].map(lambda value: {key: value}))

@@ -85,22 +85,20 @@ def match(items: Iterable[Calibration], model: str | None, gpu: str | None, tp: 
 
 def default_version(engine: str) -> str:
     """The release compute_budget models when a deployment does not say."""
-    from kvlint.memory.versions import sglang_version, vllm_version
+    from kvlint.engines import get_engine
 
     try:
-        resolved = vllm_version(None) if engine == "vllm" else sglang_version(None)
+        return get_engine(engine).release(None)
     except (KvlintError, KeyError):
         return ""
-    return str(resolved.record.version)
 
 
 def settings_tp(engine: str, settings: Mapping[str, Any]) -> int:
     """TP from canonical settings (vLLM tensor_parallel_size, SGLang tp_size); 1 when unset or unreadable."""
-    value = settings.get("tensor_parallel_size" if engine == "vllm" else "tp_size")
-    try:
-        return max(int(value), 1) if value is not None and not isinstance(value, bool) else 1
-    except (TypeError, ValueError):
-        return 1
+    from kvlint.engines import get_engine
+    from kvlint.engines.base import resolved_int
+
+    return resolved_int(settings, get_engine(engine).setting("tp"))
 
 
 def apply(budget: Any, found: Match) -> Any:

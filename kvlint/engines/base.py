@@ -94,8 +94,8 @@ class Engine(Protocol):
         """Ranks that each keep a whole copy of an MLA latent, and how to name them."""
         ...
 
-    def default_version(self) -> str:
-        """The release the memory model follows when a deployment does not pin one."""
+    def release(self, version: str | None) -> str:
+        """The documented release the memory model follows for `version` (None: the default release)."""
         ...
 
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,

@@ -85,10 +85,10 @@ class Sglang(RoleTable):
             return tp, "TP ranks"
         return tp // attn_dp, f"attention TP ranks ({self.flag('tp')} {tp} / attention DP {attn_dp})"
 
-    def default_version(self) -> str:
+    def release(self, version: str | None) -> str:
         from kvlint.memory.versions import sglang_version
 
-        return str(sglang_version(None).record.version)
+        return str(sglang_version(version).record.version)
 
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,

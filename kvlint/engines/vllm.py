@@ -69,10 +69,10 @@ class Vllm(RoleTable):
     def attention_tp(self, settings: Mapping[str, Any]) -> tuple[int, str]:
         return resolved_int(settings, self.roles["tp"]), "TP ranks"
 
-    def default_version(self) -> str:
+    def release(self, version: str | None) -> str:
         from kvlint.memory.versions import vllm_version
 
-        return str(vllm_version(None).record.version)
+        return str(vllm_version(version).record.version)
 
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,

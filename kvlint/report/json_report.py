@@ -9,6 +9,7 @@ import json
 
 from kvlint import __version__
 from kvlint.findings import Finding, Severity
+from kvlint.status import capacity_summary
 
 VERSION = 1
 
@@ -53,6 +54,8 @@ def document(result) -> dict:
                     "findings": len(result.findings), "suppressed": result.suppressed, **counts},
         "unreadable": [{"path": p, "reason": r} for p, r in result.unreadable],
         "notes": list(result.notes),
+        "deployments": [s.to_json() for s in result.launches],
+        "capacity": capacity_summary(result.launches),
     }
 
 

@@ -12,6 +12,7 @@ import os
 from kvlint import DOCS_URL, __version__
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Rule, all_rules
+from kvlint.status import capacity_summary
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -24,7 +25,7 @@ def uri(path: str) -> str:
 
 
 def descriptor(rule: Rule) -> dict:
-    from kvlint.commands.rules import rule_markdown
+    from kvlint.ruledocs import rule_markdown
 
     return {
         "id": rule.code, "name": rule.name,
@@ -71,6 +72,8 @@ def document(result) -> dict:
                              "toolExecutionNotifications": [
                                  {"level": "error", "message": {"text": reason},
                                   "locations": [location(None, path)]} for path, reason in result.unreadable]}],
+            "properties": {"deployments": [s.to_json() for s in result.launches],
+                           "capacity": capacity_summary(result.launches)},
         }],
     }
 

@@ -7,6 +7,7 @@ offending value so a reader need not open the file. Colour only when asked (a te
 from __future__ import annotations
 
 from kvlint.findings import Finding, Severity
+from kvlint.status import capacity_line
 
 FRAME_WIDTH = 120
 COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
@@ -81,4 +82,5 @@ def render(result, *, color: bool = False) -> str:
     for path, reason in result.unreadable:
         out.append(f"{path}: error: {reason}")
     out.append(summary(result))
+    out.append(capacity_line(result.launches))
     return "\n".join(out) + "\n"

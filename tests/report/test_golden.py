@@ -16,6 +16,7 @@ from kvlint.findings import Finding, Related, Severity
 from kvlint.lint import LintResult
 from kvlint.report import FORMATS, render
 from kvlint.span import Span
+from kvlint.status import CardVerdict, LaunchStatus, Sweep
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 SAMPLE = "tests/golden/values.yaml"
@@ -45,8 +46,20 @@ def sample_result() -> LintResult:
                 None, path="other.yaml"),
     ]
     findings.sort(key=lambda f: f.sort_key)
-    return LintResult(findings=findings, files=[SAMPLE, "other.yaml"], deployments=2, suppressed=1,
-                      texts={SAMPLE: text})
+    launches = [
+        LaunchStatus(SAMPLE, Span(SAMPLE, 6, 5, 6, 9), "vllm", "chat", "Qwen/Qwen3-8B", "bundled", "H100-SXM-80GB",
+                     "manifest", "evaluated", engine_version="0.33.0", kv_tokens=25512, max_concurrency=0.19,
+                     fits_one_request=False),
+        LaunchStatus("other.yaml", Span("other.yaml", 3, 7, 3, 11), "sglang", "", "Qwen/Qwen3-8B", "bundled", None,
+                     "catalogue", "evaluated", engine_version="0.5.23",
+                     sweep=Sweep(20 * 2**30, None, (CardVerdict("L4-24GB", 23034 * 2**20, True, None, 24),
+                                                    CardVerdict("T4-16GB", 15360 * 2**20, False, None, 16)))),
+        LaunchStatus("other.yaml", Span("other.yaml", 9, 7, 9, 11), "vllm", "", "{{ .Values.model }}", None, None,
+                     None, "skipped", skipped_because="the model is {{ .Values.model }}, an unresolved expression",
+                     skip_kind="unresolved-model", engine_version="0.33.0"),
+    ]
+    return LintResult(findings=findings, files=[SAMPLE, "other.yaml"], deployments=3, suppressed=1,
+                      texts={SAMPLE: text}, launches=launches)
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))

@@ -11,7 +11,9 @@ from dataclasses import replace
 from kvlint.budget import Budget, Parallel
 from kvlint.deployment import Deployment, Setting
 from kvlint.models.spec import LayerKV, MLADims, ModelSpec
+from kvlint.engines import get_engine
 from kvlint.registry import Context
+from kvlint.resolve import declarations
 from kvlint.span import Span
 
 GIB = 2**30
@@ -80,8 +82,9 @@ def context(dep: Deployment, m: ModelSpec | None = None, *, with_budget: bool = 
     m = m or model()
     settings = {k: s.value for k, s in dep.settings.items()}
     what_if = lambda changes: budget(m, dict(settings, **changes), engine=dep.engine, **budget_kw)  # noqa: E731
-    return Context(deployment=dep, model=m, gpu=object(), budget=what_if({}) if with_budget else None,
-                   what_if=what_if)
+    declared = [n for n, _ in declarations(dep, get_engine(dep.engine))]
+    return Context(deployment=dep, model=m, gpu=object(), budget=what_if({}) if with_budget else None,  # type: ignore[arg-type]
+                   what_if=what_if, declared_load=min(declared) if declared else None)
 
 
 def with_options(ctx: Context, **kw) -> Context:

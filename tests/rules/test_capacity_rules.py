@@ -73,13 +73,29 @@ def test_kv103_counts_full_length_requests():
     assert "64 x max_model_len 16,384 = 1,048,576 tokens" in f.message
 
 
-def test_kv103_default_seqs_is_named_and_ratio_option_silences():
-    dep = fx.deployment(max_model_len=(16384, 4))
-    ctx = fx.context(dep)
-    [f] = run(ctx, "KV103")
-    assert "(vLLM default on H100-SXM-80GB)" in f.message and f.span.line == 4
+def test_kv103_is_quiet_on_engine_defaults_and_ratio_option_silences():
+    default = fx.context(fx.deployment(max_model_len=(16384, 4)))
+    assert default.budget.max_num_seqs * 16384 > default.budget.kv_tokens  # the default would overflow the pool
+    assert run(default, "KV103") == []  # ... but nobody declared it
+    ctx = fx.context(fx.deployment(max_model_len=(16384, 4), max_num_seqs=(64, 6)))
+    assert len(run(ctx, "KV103")) == 1
     quiet = fx.with_options(ctx, options={"KV103": {"min-ratio": 1000.0}})
     assert run(quiet, "KV103") == []
+
+
+def test_kv103_points_at_a_serving_target_when_it_is_the_declaration():
+    from dataclasses import replace
+
+    from kvlint.deployment import DeclaredLoad
+
+    dep = replace(fx.deployment(max_model_len=(16384, 4)), declared_load=DeclaredLoad(64, "containerConcurrency",
+                                                                                      fx.span(9, 28, 2)))
+    ctx = fx.context(dep)
+    [f] = run(ctx, "KV103")
+    assert f.message.startswith("containerConcurrency target 64 x max_model_len 16,384") and f.span.line == 9
+    both = replace(dep, settings={**dep.settings, "max_num_seqs": fx.Setting("max_num_seqs", 32, span=fx.span(6))})
+    [g] = run(fx.context(both), "KV103")  # the smaller declaration is the load
+    assert g.message.startswith("max_num_seqs 32 x") and g.span.line == 6
 
 
 def test_kv104_only_for_sglang():

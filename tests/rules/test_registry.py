@@ -7,7 +7,7 @@ from pathlib import Path
 
 import kvlint.rules
 
-from kvlint.commands.rules import catalogue_markdown
+from kvlint.ruledocs import catalogue_markdown
 from kvlint.registry import CODE_RE, DOC_SECTIONS, NAME_RE, all_rules, expand_selector, selected_codes
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,0 +1,272 @@
+"""Stage 4, resolve: a Deployment, the configuration and the CLI options -> one frozen `Resolved` record.
+
+The one place between the readers and the rules. `check`, `budget FILE`, `budget -- CMD`, `inspect`,
+`verify` and `plan` all resolve through it, so they agree on the model, the GPU, the engine release,
+the non-KV term and every number that follows. Nothing here writes back into the Deployment: an
+engine's start-up refusal, notes and skip reasons travel in the Resolved record.
+
+A `Resolver` memoises lookups and budgets across the launches of one run (pre-commit runs one
+process over every changed file, and a repository repeats the same launch many times).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from kvlint.deployment import Deployment, InvalidValue
+from kvlint.engines import get_engine
+from kvlint.errors import InvalidSettingError, KvlintError
+from kvlint.resolve import lookups
+from kvlint.resolve.records import GpuLookup, ModelLookup, NonKv, Resolved, ResolveOptions, VersionLookup
+from kvlint.resolve.sizing import BudgetCache, Outcome, Sizing, UnresolvedSetting, WhatIf
+from kvlint.span import Span
+
+if TYPE_CHECKING:
+    from kvlint.config import Config
+    from kvlint.engines.base import Engine
+    from kvlint.models.spec import ModelSpec
+    from kvlint.status import Sweep
+
+__all__ = ["GpuLookup", "ModelLookup", "NonKv", "Resolved", "ResolveOptions", "Resolver", "VersionLookup"]
+
+CONFIG_FACTS = ("num_kv_heads", "num_attention_heads", "max_len", "kv_lora_rank", "head_dim", "num_layers")
+
+
+class Resolver:
+    """Resolves launches; lookups and budgets are memoised for the whole run."""
+
+    def __init__(self, options: ResolveOptions | None = None):
+        self.options = options or ResolveOptions()
+        self.budgets = BudgetCache()
+        self._models: dict[tuple[Any, ...], ModelLookup] = {}
+        self._spans: dict[str, Mapping[str, Span]] = {}
+
+    def resolve(self, dep: Deployment, config: Config) -> Resolved:
+        engine = get_engine(dep.engine)
+        model = self._model(dep, config)
+        gpu = lookups.gpu_for(dep, config, self.options)
+        version = lookups.version_for(dep, engine, config, self.options)
+        settings, unresolved = lookups.resolved_settings(dep)
+        base = Resolved(deployment=dep, engine=engine, model=model, gpu=gpu, version=version, settings=settings,
+                        unresolved=unresolved, config_spans=self._config_spans(model.spec))
+        return self._sized(base, config)
+
+    # -------------------------------------------------------------- the budget, or why there is none
+
+    def _sized(self, base: Resolved, config: Config) -> Resolved:
+        dep, spec = base.deployment, base.model.spec
+        why = _reader_block(base)
+        if why is not None:
+            return _replace(base, skipped_because=why, skip_kind="rejected-value")
+        if spec is None:
+            return _replace(base, skipped_because=_model_skip(base), skip_kind=_model_kind(base.deployment))
+        sizing = self._sizing(base, spec, config)
+        what_if = WhatIf(sizing, dict(base.settings), self.budgets)
+        if base.gpu.known:
+            return self._on_card(base, what_if)
+        if base.gpu.name is not None and base.gpu.reason and _not_a_gpu(base.gpu.reason):
+            return _replace(base, skipped_because=base.gpu.reason, skip_kind="not-a-gpu")
+        return self._swept(base, what_if, dep)
+
+    def _sizing(self, base: Resolved, spec: ModelSpec, config: Config) -> Sizing:
+        non_kv, source = lookups.non_kv_setting(base.deployment.model, config, self.options)
+        return Sizing(engine=base.engine, model=spec, gpu=base.gpu.gpu, memory_bytes=base.gpu.memory_bytes,
+                      version=base.version.version, non_kv_bytes=non_kv, non_kv_source=source,
+                      calibrations=config.calibrations, unresolved=frozenset(base.unresolved))
+
+    def _on_card(self, base: Resolved, what_if: WhatIf) -> Resolved:
+        outcome = what_if.outcome()
+        fixed = _replace(base, what_if=what_if, non_kv=_non_kv(what_if.sizing, outcome),
+                         notes=_calibration_notes(base, outcome))
+        if outcome.budget is None:
+            return _unsized(fixed, outcome)
+        candidates = self._candidates(fixed, what_if)
+        return _replace(fixed, budget=outcome.budget, candidates=candidates)
+
+    def _swept(self, base: Resolved, what_if: WhatIf, dep: Deployment) -> Resolved:
+        """No card known: the engine's check on every catalogue card (or on the file's candidates)."""
+        from kvlint.resolve.sweep import sweep
+
+        probe = what_if.outcome()  # on the default card: refusals and unresolved values show here
+        if probe.error is not None and not _memory_error(probe.error):
+            return _unsized(_replace(base, what_if=what_if), probe)
+        load = declared_load(base)
+        cards = self._candidate_cards(dep)
+        found: Sweep = sweep(what_if.sizing, dict(base.settings), self.budgets, load=load, cards=cards or None,
+                             candidates=bool(cards))
+        return _replace(base, what_if=what_if, sweep=found if not cards else None, candidates=found if cards else None,
+                        non_kv=_non_kv(what_if.sizing, probe))
+
+    def _candidates(self, base: Resolved, what_if: WhatIf) -> Sweep | None:
+        cards = self._candidate_cards(base.deployment)
+        if not cards or self.options.gpu:
+            return None
+        from kvlint.resolve.sweep import sweep
+
+        return sweep(what_if.sizing, dict(base.settings), self.budgets, load=declared_load(base), cards=cards,
+                     candidates=True)
+
+    def _candidate_cards(self, dep: Deployment) -> list[Any]:
+        """The catalogue cards among the file's candidate GPUs (two or more), deduplicated, in file order."""
+        if len(dep.gpu_options) < 2:
+            return []
+        out: dict[str, Any] = {}
+        for option in dep.gpu_options:
+            gpu, _ = lookups.lookup_gpu_name(option.name)
+            if gpu is not None:
+                out.setdefault(gpu.id, gpu)
+        return list(out.values()) if len(out) > 1 else []
+
+    # -------------------------------------------------------------- model and config.json spans
+
+    def _model(self, dep: Deployment, config: Config) -> ModelLookup:
+        key = (dep.model, dep.model_resolved, tuple((a.name, a.how) for a in dep.model_aliases),
+               tuple(sorted(config.models.items())), config.root)
+        if key not in self._models:
+            self._models[key] = lookups.model_for(dep, config, self.options)
+        return self._models[key]
+
+    def _config_spans(self, spec: ModelSpec | None) -> Mapping[str, Span]:
+        """config.json key -> span, for configs the user owns (a local file); read once per config."""
+        if spec is None:
+            return {}
+        if spec.source not in self._spans:
+            self._spans[spec.source] = _find_keys(spec)
+        return self._spans[spec.source]
+
+
+def declared_load(r: Resolved) -> int | None:
+    """Concurrency the launch advertises: an explicit max_num_seqs / max_running_requests, or a serving or
+    autoscaling target the reader found; the smaller when both (the engine runs no more than its
+    max_num_seqs, the platform sends no more than its target). Engine defaults are not a declaration."""
+    found = [n for n, _ in declarations(r.deployment, r.engine)]
+    return min(found) if found else None
+
+
+def declarations(dep: Deployment, engine: Engine) -> list[tuple[int, str]]:
+    """(requests, where) of each concurrency declaration: the engine flag, then the serving target."""
+    out: list[tuple[int, str]] = []
+    written = dep.settings.get(engine.setting("max_seqs"))
+    if written is not None and written.resolved and written.origin != "default" and isinstance(written.value, int) \
+            and not isinstance(written.value, bool) and written.value > 0:
+        out.append((written.value, "flag"))
+    if dep.declared_load is not None and dep.declared_load.value > 0:
+        out.append((dep.declared_load.value, "target"))
+    return out
+
+
+def _replace(r: Resolved, **changes: Any) -> Resolved:
+    from dataclasses import replace
+
+    return replace(r, **changes)
+
+
+def _reader_block(r: Resolved) -> str | None:
+    """Why the readers' output cannot be sized at all (refused values come first: the engine exits)."""
+    dep = r.deployment
+    if dep.invalid_values:
+        bad = dep.invalid_values[0]
+        return f"{r.engine.title} rejects {bad.flag} {bad.raw}".rstrip() + f" ({bad.reason}): fix KV007 first"
+    return None
+
+
+def _model_skip(r: Resolved) -> str:
+    dep, reason = r.deployment, r.model.reason or "model unknown"
+    if not dep.model:
+        return "no model reference found in the launch: kvlint needs the model to size it"
+    if not dep.model_resolved:
+        return (f"the model is {dep.model}, an unresolved expression: give it a value under `variables:` in "
+                f".kvlint.yaml, or map it under `models:`")
+    return f"model {dep.model} is not known offline: {lookups.MODEL_FIX}" if "not known offline" in reason \
+        else f"model {dep.model}: {reason}"
+
+
+def _model_kind(dep: Deployment) -> str:
+    return "no-model" if not dep.model else "unresolved-model" if not dep.model_resolved else "unknown-model"
+
+
+def _not_a_gpu(reason: str) -> bool:
+    """A TPU, Gaudi, Neuron or CPU: kvlint sizes GPU memory only, so no card of the catalogue stands in."""
+    return "not a GPU" in reason
+
+
+def _memory_error(error: KvlintError) -> bool:
+    """Errors a different card could avoid (they are what the sweep measures), not setting errors."""
+    return not isinstance(error, (InvalidSettingError, UnresolvedSetting))
+
+
+def _unsized(r: Resolved, outcome: Outcome) -> Resolved:
+    """The budget failed: the engine refuses the settings (KV007), a needed value is unresolved, or a bug."""
+    err = outcome.error
+    if isinstance(err, InvalidSettingError):
+        refusal = _refusal(r.deployment, err)
+        return _replace(r, refusal=refusal, skip_kind="refused",
+                        skipped_because=f"{r.engine.title} refuses these settings at start-up ({err.reason})")
+    if isinstance(err, UnresolvedSetting):
+        written = lookups.expression_of(r.deployment, err.names)
+        said = ", ".join(f"{n} is {written.get(n, '?')!r}" for n in err.names)
+        return _replace(r, blocking=err.names, skip_kind="unresolved-setting",
+                        skipped_because=f"{said}, an unresolved expression the memory model needs: give it a value "
+                                        f"under `variables:` in .kvlint.yaml")
+    kind = "" if err is None or type(err) is KvlintError else f"{type(err).__name__}: "
+    return _replace(r, skipped_because=f"the memory model failed: {kind}{err}", skip_kind="error",
+                    notes=r.notes + (f"{r.deployment.path}: capacity rules skipped for {r.deployment.model}: "
+                                     f"{kind}{err}",))
+
+
+def _refusal(dep: Deployment, exc: InvalidSettingError) -> InvalidValue:
+    """The engine's start-up refusal, placed at the setting it names when the deployment wrote it."""
+    s = dep.settings.get(exc.setting or "")
+    if s is None:
+        return InvalidValue("", "", dep.launch_span or dep.model_span, exc.reason, exc.setting or "")
+    raw = s.raw or (str(s.value) if not isinstance(s.value, bool) else "")
+    return InvalidValue(s.flag or exc.setting or "", raw, s.span or s.flag_span or dep.launch_span, exc.reason,
+                        s.name)
+
+
+def _non_kv(sizing: Sizing, outcome: Outcome) -> NonKv:
+    if outcome.calibration is not None:
+        return NonKv(outcome.calibration.non_kv_bytes, "calibrated", outcome.calibration.note())
+    return NonKv(sizing.non_kv_bytes, sizing.non_kv_source)
+
+
+def _calibration_notes(r: Resolved, outcome: Outcome) -> tuple[str, ...]:
+    note = outcome.calibration.note() if outcome.calibration is not None else None
+    return r.notes + ((f"{r.deployment.path}: {note}",) if note else ())
+
+
+def _find_keys(spec: ModelSpec) -> Mapping[str, Span]:
+    """Spans of the config.json keys rules cite, when the config is a file the user owns."""
+    import os
+    import re
+
+    kind, sep, rest = spec.source.partition(":")
+    path = rest if sep and re.fullmatch(r"[a-z-]+", kind) else spec.source
+    if sep and re.fullmatch(r"[a-z-]+", kind) and kind not in ("override", "local", "path", "file"):
+        return {}
+    path = os.path.join(path, "config.json") if os.path.isdir(path) else path
+    keys = {k for k in (spec.field_name(f) for f in CONFIG_FACTS) if k}
+    if not keys or not os.path.isfile(path):
+        return {}
+    found: dict[str, Span] = {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for number, line in enumerate(fh, start=1):
+                for key in keys - set(found):
+                    col = line.find(f'"{key}"')
+                    if col >= 0:
+                        found[key] = Span(path, number, col + 1, number, col + len(key) + 3)
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return found
+
+
+def engine_of(dep: Deployment) -> Engine:
+    return get_engine(dep.engine)
+
+
+def resolve_one(dep: Deployment, config: Config, options: ResolveOptions | None = None) -> Resolved:
+    """A single launch (commands that size one); `check` keeps one Resolver for the whole run."""
+    return Resolver(options).resolve(dep, config)
+

@@ -1,0 +1,158 @@
+"""Model, GPU and engine-version lookups: one set of defaults for every command.
+
+Precedence, the same wherever a launch is sized:
+- model: the reference as written (local path, `models:` overrides, HF cache, the Hub with --online,
+  the bundled registry), then the launch's other names for it (served name, env var, path);
+- GPU: --gpu, else the product the manifest declares, else the fleet map (`node-labels:` for the
+  launch's node selection, then the first `gpus:` glob), else `gpu:`, else the command's own
+  fallback (only `budget -- CMD` has one), else none: the launch is sized against the catalogue;
+  --gpu-memory / `gpu-memory:` give the total beside or instead of a name;
+- engine version: the image tag, else --engine-version, else `engine-version:`, else the engine's
+  default release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from kvlint.errors import KvlintError
+from kvlint.resolve.records import GpuLookup, ModelLookup, ResolveOptions, VersionLookup
+
+if TYPE_CHECKING:
+    from kvlint.config import Config
+    from kvlint.deployment import Deployment
+    from kvlint.engines.base import Engine
+    from kvlint.gpus import Gpu
+
+MODEL_FIX = "run `kvlint models pull` to fetch its config.json, or map it under `models:` in .kvlint.yaml"
+
+
+def source_kind(source: str) -> str:
+    """The first word of a ModelSpec.source ("bundled:Qwen/Qwen3-8B" -> "bundled"); a bare path is local."""
+    kind, sep, _ = source.partition(":")
+    if sep and kind.replace("-", "").isalpha() and len(kind) > 1:
+        return kind
+    return "local"
+
+
+def lookup_model(ref: str, config: Config, options: ResolveOptions, aliases: tuple[Any, ...] = ()) -> ModelLookup:
+    """The model's config for a reference (KvlintError text as the reason when nothing has it)."""
+    from kvlint.models.resolve import resolve_model
+
+    tries = [ref] + [a.name for a in aliases if getattr(a, "name", None) and a.name != ref]
+    first_error: str | None = None
+    for name in tries:
+        try:
+            spec = resolve_model(name, online=options.online, overrides=config.models or None, base_dir=config.root)
+        except KvlintError as exc:
+            first_error = first_error or exc.message
+            continue
+        except Exception as exc:  # noqa: BLE001 - a resolver bug degrades to KV002, not a crash
+            first_error = first_error or f"internal error ({type(exc).__name__}: {exc}); please report it"
+            continue
+        kind = source_kind(spec.source)
+        if name != ref:
+            how = next(a.how for a in aliases if a.name == name)
+            kind = {"served-name": "served-name", "path": "path-name"}.get(how, "env-name")
+        return ModelLookup(spec, None, kind)
+    return ModelLookup(None, first_error or f"model {ref!r} is not known offline")
+
+
+def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> ModelLookup:
+    if not dep.model:
+        return ModelLookup(None, "no model reference found in the launch")
+    if not dep.model_resolved:
+        return ModelLookup(None, f"the reference {dep.model} is an unresolved expression (variable or template)")
+    return lookup_model(dep.model, config, options, dep.model_aliases)
+
+
+def lookup_gpu_name(name: str) -> tuple[Gpu | None, str | None]:
+    """(card, None) or (None, why): an unknown name says so with close names."""
+    from kvlint.gpus import lookup_gpu
+
+    try:
+        return lookup_gpu(name), None
+    except KvlintError as exc:
+        said = str(exc)
+        return None, said if name in said else f"GPU {name!r}: {said}"
+    except Exception as exc:  # noqa: BLE001 - a catalogue bug degrades to KV003, not a crash
+        return None, f"GPU {name!r}: internal error ({type(exc).__name__}: {exc})"
+
+
+def memory_total(config: Config, options: ResolveOptions) -> int | None:
+    text = options.gpu_memory or config.gpu_memory
+    if not text:
+        return None
+    from kvlint.gpus import parse_memory_size
+
+    try:
+        return parse_memory_size(text)
+    except (KvlintError, ValueError) as exc:
+        raise KvlintError(f"invalid GPU memory size {text!r}: {exc}") from None
+
+
+def gpu_for(dep: Deployment, config: Config, options: ResolveOptions) -> GpuLookup:
+    """The card a launch runs on, where that was said, or why none is known."""
+    memory = memory_total(config, options)
+    name, source, span = _named_gpu(dep, config, options)
+    if name is None:
+        return GpuLookup(None, memory, "cli" if memory is not None and options.gpu_memory else
+                         ("config" if memory is not None else None))
+    gpu, reason = lookup_gpu_name(name)
+    return GpuLookup(gpu, memory, source, name, span, None if memory is not None else reason)
+
+
+def _named_gpu(dep: Deployment, config: Config, options: ResolveOptions) -> tuple[str | None, str | None, Any]:
+    if options.gpu:
+        return options.gpu, "cli", None
+    if dep.gpu:
+        return dep.gpu, "manifest", dep.gpu_span
+    labelled = config.gpu_for_labels((lab.key, lab.value) for lab in dep.node_labels)
+    if labelled is not None:
+        span = next((lab.span for lab in dep.node_labels if f"{lab.key}={lab.value}" == labelled[1]), None)
+        return labelled[0], "fleet", span
+    by_path = config.gpu_for_path(dep.path) if dep.path != "-" else None
+    if by_path is not None:
+        return by_path[0], "fleet", None
+    if config.gpu:
+        return config.gpu, "config", None
+    if options.assume_gpu:
+        return options.assume_gpu, "assumed", None
+    return None, None, None
+
+
+def version_for(dep: Deployment, engine: Engine, config: Config, options: ResolveOptions) -> VersionLookup:
+    for version, source in ((dep.engine_version, "image"), (options.engine_version, "cli"),
+                            (config.engine_versions.get(engine.name), "config")):
+        if version:
+            return VersionLookup(version, source, _modelled(engine, version))
+    return VersionLookup(None, "default", engine.release(None))
+
+
+def _modelled(engine: Engine, version: str) -> str:
+    """The documented release the memory model maps `version` to (the version itself when unreadable)."""
+    try:
+        return engine.release(version)
+    except KvlintError:
+        return version
+
+
+def non_kv_setting(dep_model: str | None, config: Config, options: ResolveOptions) -> tuple[int | None, str]:
+    """(bytes, source) before any calibration: --non-kv-gib ("user"), `non-kv-gib:` ("config"), or the estimate."""
+    if options.non_kv_gib is not None:
+        return int(round(options.non_kv_gib * 2**30)), "user"
+    configured = config.non_kv_for(dep_model)
+    if configured is not None:
+        return int(configured * 2**30), "config"
+    return None, "estimated"
+
+
+def resolved_settings(dep: Deployment) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """(canonical resolved values, names of unresolved ones) of a deployment's settings."""
+    return dep.resolved_values(), tuple(sorted(name for name, s in dep.settings.items() if not s.resolved))
+
+
+def expression_of(dep: Deployment, names: tuple[str, ...]) -> Mapping[str, str]:
+    """The text as written of unresolved settings (for the skip reason)."""
+    return {n: (dep.settings[n].raw or str(dep.settings[n].value)) for n in names if n in dep.settings}

@@ -1,0 +1,127 @@
+"""The records of the resolve stage: what a Deployment's references turned into, and why when they did not.
+
+Every command that sizes a launch (check, budget, inspect, verify, plan) goes through the same lookups,
+so the model, GPU, engine version and non-KV term a user sees are the same whichever command printed
+them. Each lookup keeps its source ("bundled", "manifest", "image" ...) so a report can say where a
+number came from, and its reason when it failed, so a skipped launch says what to fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kvlint.budget import Budget
+from kvlint.deployment import Deployment, InvalidValue
+from kvlint.span import Span
+from kvlint.status import EVALUATED, SKIPPED, LaunchStatus, Sweep
+
+if TYPE_CHECKING:
+    from kvlint.engines.base import Engine
+    from kvlint.gpus import Gpu
+    from kvlint.models.spec import ModelSpec
+
+
+@dataclass(frozen=True)
+class ResolveOptions:
+    """What the command line says; the configuration and the manifest say the rest."""
+
+    gpu: str | None = None  # --gpu: beats the manifest
+    gpu_memory: str | None = None  # --gpu-memory: the total the engine sees, beats the catalogue's
+    engine_version: str | None = None  # --engine-version: when the image tag does not say
+    online: bool = False  # --online: the Hub may be asked
+    non_kv_gib: float | None = None  # --non-kv-gib: beats calibration and configuration
+    assume_gpu: str | None = None  # a command's own fallback card (`budget -- CMD`: H100) instead of a sweep
+    sweep: bool = True  # with no GPU known, size the launch against the GPU catalogue
+
+
+@dataclass(frozen=True)
+class ModelLookup:
+    spec: ModelSpec | None
+    reason: str | None = None  # why there is no spec (KV002), in words a user can act on
+    source: str | None = None  # bundled | derived | hf-cache | local | override | hub | path-name | served-name
+
+
+@dataclass(frozen=True)
+class GpuLookup:
+    gpu: Gpu | None
+    memory_bytes: int | None = None  # an explicit total (--gpu-memory, gpu-memory:) the engine sees
+    source: str | None = None  # cli | manifest | fleet | config | assumed | None (nothing named)
+    name: str | None = None  # as written where it came from
+    span: Span | None = None
+    reason: str | None = None  # KV003's words when a named product is not in the catalogue
+
+    @property
+    def known(self) -> bool:
+        return self.gpu is not None or self.memory_bytes is not None
+
+    @property
+    def label(self) -> str | None:
+        """The catalogue id, or a custom total as written."""
+        if self.gpu is not None:
+            return self.gpu.id
+        return f"custom ({self.memory_bytes / 2**30:.2f} GiB)" if self.memory_bytes is not None else self.name
+
+
+@dataclass(frozen=True)
+class VersionLookup:
+    version: str | None  # as pinned; None: the engine's default release
+    source: str  # image | cli | config | default
+    modelled: str  # the release the memory model follows
+
+
+@dataclass(frozen=True)
+class NonKv:
+    """The one estimated term, or what replaces it: --non-kv-gib, a calibration, or `non-kv-gib:`."""
+
+    bytes: int | None  # None: the engine's estimate
+    source: str  # estimated | user | calibrated | config
+    note: str | None = None  # a calibration of another release, say
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """One launch, resolved: the only input the rules and the per-launch status need."""
+
+    deployment: Deployment
+    engine: Engine
+    model: ModelLookup
+    gpu: GpuLookup
+    version: VersionLookup
+    settings: Mapping[str, Any]  # resolved canonical values (unresolved expressions left out)
+    unresolved: tuple[str, ...] = ()  # canonical names of settings that are unresolved expressions
+    blocking: tuple[str, ...] = ()  # unresolved settings the memory model needed: capacity rules skipped
+    budget: Budget | None = None
+    refusal: InvalidValue | None = None  # the engine refuses these settings at start-up (KV007)
+    skipped_because: str | None = None  # why the capacity rules did not run (None when they did)
+    skip_kind: str | None = None  # the reason's kind, for summaries (kvlint.status.SKIP_WORDS)
+    non_kv: NonKv = NonKv(None, "estimated")
+    sweep: Sweep | None = None  # sized against the catalogue (no GPU) or against the file's candidates
+    candidates: Sweep | None = None  # the file's own candidate GPUs, each tried
+    config_spans: Mapping[str, Span] = field(default_factory=dict)  # config.json key -> span (local configs)
+    notes: tuple[str, ...] = ()
+    what_if: Callable[[Mapping[str, Any]], Budget | None] = field(default=lambda changes: None, compare=False)
+
+    @property
+    def evaluated(self) -> bool:
+        return self.budget is not None or self.sweep is not None or self.candidates is not None
+
+    def status(self) -> LaunchStatus:
+        """The per-launch status reports print (kvlint.status)."""
+        dep, b = self.deployment, self.budget
+        if self.gpu.known:
+            gpu_source = self.gpu.source
+        else:
+            gpu_source = "catalogue" if self.sweep is not None else "candidates" if self.candidates else None
+        return LaunchStatus(
+            path=dep.path, span=dep.launch_span or dep.model_span, engine=dep.engine, name=dep.name, model=dep.model,
+            model_source=self.model.source, gpu=self.gpu.label, gpu_source=gpu_source,
+            capacity=EVALUATED if self.evaluated else SKIPPED,
+            skipped_because=None if self.evaluated else self.skipped_because,
+            skip_kind=None if self.evaluated else self.skip_kind,
+            derived_from=getattr(self.model.spec, "derived_from", None),
+            engine_version=self.version.version or self.version.modelled,
+            kv_tokens=b.kv_tokens if b else None, max_concurrency=round(b.max_concurrency, 2) if b else None,
+            fits_one_request=b.fits_one_request if b else None, sweep=self.sweep or self.candidates, budget=b,
+            unresolved=self.unresolved)

@@ -1,0 +1,150 @@
+"""Budgets for one launch: the engine's memory model called with the non-KV term the user's setup implies.
+
+One `Sizing` holds what is fixed for a launch (engine, model, card, release, the non-KV policy); a
+`WhatIf` computes the budget for its settings and for changed ones (the levers a finding offers), so
+every number a rule quotes, "Fits: -tp 2" included, is the engine's own arithmetic again. Budgets are
+memoised across launches by their full inputs: a repository repeats the same launch many times.
+
+Unresolved settings are left out of what the memory model sees; if it asks for one, the budget would
+rest on a guessed default, so it is refused (`UnresolvedSetting`) and the capacity rules skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from kvlint.budget import Budget
+from kvlint.engines.base import resolved_int
+from kvlint.errors import InvalidSettingError, KvlintError
+
+if TYPE_CHECKING:
+    from kvlint.calibration.match import Match
+    from kvlint.engines.base import Engine
+    from kvlint.gpus import Gpu
+    from kvlint.models.spec import ModelSpec
+
+
+
+class UnresolvedSetting(KvlintError):
+    """The memory model needs a setting the file leaves to its deploy tooling."""
+
+    def __init__(self, names: tuple[str, ...]):
+        super().__init__(f"needs {', '.join(names)}, left unresolved")
+        self.names = names
+
+
+class SettingsView(Mapping[str, Any]):
+    """Resolved settings as the memory model reads them; asking for an unresolved one is recorded."""
+
+    def __init__(self, values: Mapping[str, Any], unresolved: frozenset[str]):
+        self._values = values
+        self._unresolved = unresolved
+        self.asked: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._unresolved and key not in self._values:
+            self.asked.add(key)
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """What stays fixed while a launch's settings vary."""
+
+    engine: Engine
+    model: ModelSpec
+    gpu: Gpu | None
+    memory_bytes: int | None  # an explicit total the engine sees
+    version: str | None
+    non_kv_bytes: int | None  # --non-kv-gib or `non-kv-gib:` (None: calibration, else the estimate)
+    non_kv_source: str  # "user" | "config" | "estimated"
+    calibrations: tuple[Any, ...] = ()
+    unresolved: frozenset[str] = frozenset()
+
+    def on(self, gpu: Gpu | None, memory_bytes: int | None = None) -> Sizing:
+        """The same launch on another card (the catalogue sweep)."""
+        return replace(self, gpu=gpu, memory_bytes=memory_bytes)
+
+    def calibration(self, settings: Mapping[str, Any]) -> Match | None:
+        """A calibration for (model, card, TP of these settings, engine, release): it beats `non-kv-gib:`."""
+        if not self.calibrations or self.gpu is None or self.non_kv_source == "user":
+            return None
+        from kvlint.calibration.match import match
+
+        tp = resolved_int(settings, self.engine.setting("tp"))
+        return match(self.calibrations, self.model.model_id, self.gpu.id, tp, self.engine.name, self.version)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    budget: Budget | None
+    error: KvlintError | None = None  # InvalidSettingError: the engine refuses; UnresolvedSetting; other
+    calibration: Match | None = None
+
+
+def compute(sizing: Sizing, settings: Mapping[str, Any]) -> Outcome:
+    """One budget; the engine's refusal or a missing value comes back as the outcome's error, never raised."""
+    found = sizing.calibration(settings)
+    non_kv = found.non_kv_bytes if found is not None else sizing.non_kv_bytes
+    view = SettingsView(settings, sizing.unresolved)
+    try:
+        budget = sizing.engine.budget(sizing.model, view, sizing.gpu, version=sizing.version, non_kv_bytes=non_kv,
+                                      gpu_memory_bytes=sizing.memory_bytes)
+    except KvlintError as exc:
+        return Outcome(None, exc)
+    if view.asked:
+        return Outcome(None, UnresolvedSetting(tuple(sorted(view.asked))))
+    if found is not None:
+        from kvlint.calibration.match import apply  # only with a matching calibration
+
+        return Outcome(apply(budget, found), calibration=found)
+    return Outcome(budget)
+
+
+def _key(sizing: Sizing, settings: Mapping[str, Any]) -> tuple[Any, ...]:
+    gpu = sizing.gpu.id if sizing.gpu is not None else None
+    items = tuple(sorted((k, repr(v)) for k, v in settings.items()))
+    return (sizing.engine.name, sizing.model.source, sizing.model.model_id, gpu, sizing.memory_bytes,
+            sizing.version, sizing.non_kv_bytes, sizing.non_kv_source, id(sizing.calibrations),
+            sizing.unresolved, items)
+
+
+@dataclass
+class BudgetCache:
+    """Outcomes by their full inputs, shared by every launch of a run (and by the sweep's cards)."""
+
+    outcomes: dict[tuple[Any, ...], Outcome] = field(default_factory=dict)
+
+    def get(self, sizing: Sizing, settings: Mapping[str, Any]) -> Outcome:
+        key = _key(sizing, settings)
+        found = self.outcomes.get(key)
+        if found is None:
+            found = self.outcomes[key] = compute(sizing, settings)
+        return found
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """The budget of one launch with optional setting changes; a refused or failed one is None."""
+
+    sizing: Sizing
+    settings: Mapping[str, Any]
+    cache: BudgetCache = field(compare=False)
+
+    def __call__(self, changes: Mapping[str, Any]) -> Budget | None:
+        return self.outcome(changes).budget
+
+    def outcome(self, changes: Mapping[str, Any] | None = None) -> Outcome:
+        return self.cache.get(self.sizing, {**self.settings, **(changes or {})})
+
+
+def refused(outcome: Outcome) -> InvalidSettingError | None:
+    return outcome.error if isinstance(outcome.error, InvalidSettingError) else None

@@ -1,0 +1,113 @@
+"""A verdict without a declared GPU: the launch tried on every catalogue card, and the least memory it needs.
+
+Most real manifests never name a GPU product (a node pool decides it), yet whether a deployment starts
+is a question of per-GPU memory at its TP x PP. So instead of skipping, the launch is sized on each card
+of the catalogue with the engine's own check (vLLM: one request at max_model_len fits, null block
+included; SGLang: the pool holds the context), and the smallest total at which it starts is found by
+bisection on the engine's arithmetic with the traits (compute capability, name) of the card that
+brackets it: a figure the engine computes, not a rule of thumb.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kvlint.budget import Budget
+from kvlint.resolve.sizing import BudgetCache, Sizing
+from kvlint.status import CardVerdict, Sweep
+
+if TYPE_CHECKING:
+    from kvlint.gpus import Gpu
+
+from kvlint.sizes import MIB
+
+UPPER_BYTES = 4096 * 2**30  # the search stops here: no card has 4 TiB
+
+
+def starts(b: Budget | None) -> bool:
+    """The engine starts with this budget and serves one full-length request."""
+    return b is not None and b.kv_pool_bytes > 0 and b.fits_one_request and not _overcommitted(b)
+
+
+def _overcommitted(b: Budget) -> bool:
+    over = getattr(b, "fixed_pool_overcommit_bytes", None)
+    if over is None:
+        over = (b.extra or {}).get("fixed_pool_overcommit_bytes", 0) if hasattr(b, "extra") else 0
+    return bool(over and over > 0)
+
+
+def holds(b: Budget | None, load: int | None) -> bool | None:
+    """Whether the pool holds `load` full-length requests at once (None: no load to hold)."""
+    if load is None:
+        return None
+    return starts(b) and b is not None and b.max_concurrency + 1e-9 >= load
+
+
+@dataclass(frozen=True)
+class Trial:
+    gpu: Gpu
+    budget: Budget | None
+
+
+def catalogue_cards() -> list[Gpu]:
+    """Whole cards (MIG slices are products of a card, not cards a pool is made of)."""
+    from kvlint.gpus import all_gpus
+
+    return [g for g in all_gpus() if not g.mig_profile]
+
+
+def sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, *, load: int | None,
+          cards: Iterable[Gpu] | None = None, candidates: bool = False) -> Sweep:
+    """Every card tried at the launch's own settings, plus the least per-GPU memory to start / hold `load`."""
+    tried = [Trial(g, cache.get(sizing.on(g), settings).budget) for g in (cards or catalogue_cards())]
+    tried.sort(key=lambda t: (_total(sizing, t.gpu), t.gpu.id))
+    verdicts = tuple(CardVerdict(t.gpu.id, _total(sizing, t.gpu), starts(t.budget), holds(t.budget, load),
+                                 t.gpu.marketing_gb) for t in tried)
+    minimum = least_memory(sizing, settings, cache, tried, starts)
+    least_load = None
+    if load is not None:
+        least_load = least_memory(sizing, settings, cache, tried, lambda b: bool(holds(b, load)))
+    return Sweep(minimum, least_load, verdicts, candidates)
+
+
+def _total(sizing: Sizing, gpu: Gpu) -> int:
+    return gpu.total_bytes(sizing.engine.name)
+
+
+def least_memory(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, tried: list[Trial],
+                 ok: Callable[[Budget | None], bool]) -> int | None:
+    """The least total (MiB steps) from which every card tried passes `ok`.
+
+    Cards differ in more than memory (vLLM gives cards of 70 GiB and more, except A100s, larger batch
+    defaults), so the search runs on the traits of the card just above the largest one that fails,
+    between the two; a smaller card of other traits may still pass (the rule names those). With the
+    largest card failing, the search runs above it on its traits up to 4 TiB. None: not even 4 TiB.
+    """
+    if not tried:
+        return None
+    last_fail = max((i for i, t in enumerate(tried) if not ok(t.budget)), default=None)
+    if last_fail is None:
+        ref, lo, hi = tried[0].gpu, 2**30, _total(sizing, tried[0].gpu)
+        if ok(_at(sizing, settings, cache, ref, lo)):
+            return lo
+    elif last_fail == len(tried) - 1:
+        ref, lo, hi = tried[-1].gpu, _total(sizing, tried[-1].gpu), UPPER_BYTES
+        if not ok(_at(sizing, settings, cache, ref, hi)):
+            return None
+    else:
+        ref = tried[last_fail + 1].gpu
+        lo, hi = _total(sizing, tried[last_fail].gpu), _total(sizing, ref)
+    lo, hi = lo // MIB, -(-hi // MIB)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(_at(sizing, settings, cache, ref, mid * MIB)):
+            hi = mid
+        else:
+            lo = mid
+    return hi * MIB
+
+
+def _at(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, ref: Gpu, total: int) -> Budget | None:
+    return cache.get(sizing.on(ref, total), settings).budget
