@@ -211,13 +211,14 @@ class Resolver:
             return None, "no model reference found in the launch"
         if not dep.model_resolved:
             return None, f"the reference {dep.model} is an unresolved expression (variable or template)"
-        key = (dep.model, tuple(sorted(config.models.items())), config.root)
+        key = (dep.model, tuple(sorted(config.models.items())), config.root, dep.model_aliases)
         if key not in self._models:
             from kvlint.models.resolve import resolve_model
 
             try:
                 self._models[key] = (resolve_model(dep.model, online=self.options.online,
-                                                   overrides=config.models or None, base_dir=config.root), None)
+                                                   overrides=config.models or None, base_dir=config.root,
+                                                   aliases=dep.model_aliases), None)
             except KvlintError as exc:
                 self._models[key] = (None, exc.message)
             except Exception as exc:  # noqa: BLE001 - a resolver bug degrades to KV002, not a crash
