@@ -12,7 +12,7 @@ import time
 import pytest
 
 from kvlint.models.resolve import clear_cache, resolve_model, source_kind
-from tests.models.hubstandin import StandInHub, closed_port
+from tests.models.hubstandin import StandInHub, closed_port, require_loopback
 
 TINY = {
     "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 256, "num_attention_heads": 4,
@@ -31,6 +31,7 @@ def run(args, env, cwd, timeout=60):
 
 @pytest.fixture
 def tree(tmp_path):
+    require_loopback()
     (tmp_path / ".git").mkdir()
     deploy = tmp_path / "deploy"
     deploy.mkdir()

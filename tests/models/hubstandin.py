@@ -103,6 +103,20 @@ class DroppingListener:
         self.sock.close()
 
 
+def require_loopback() -> None:
+    """Skip, saying why, where 127.0.0.1 cannot be bound (a network namespace whose lo is down)."""
+    import pytest
+
+    try:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            s.listen(1)
+            with socket.create_connection(s.getsockname(), timeout=2):
+                pass
+    except OSError as exc:
+        pytest.skip(f"loopback unavailable ({exc}): the stand-in Hub needs 127.0.0.1 (bring lo up in the namespace)")
+
+
 def closed_port() -> int:
     """A loopback port nothing listens on (bound, then released)."""
     s = socket.socket()

@@ -13,13 +13,14 @@ import sys
 
 import pytest
 
-from tests.models.hubstandin import DroppingListener, closed_port
+from tests.models.hubstandin import DroppingListener, closed_port, require_loopback
 
 LAUNCHES = "vllm serve acme/a-7b\nvllm serve acme/b-7b\nvllm serve acme/c-7b\nvllm serve Qwen/Qwen3-8B --gpu H100\n"
 
 
 @pytest.fixture
 def tree(tmp_path):
+    require_loopback()
     (tmp_path / ".git").mkdir()
     (tmp_path / "serve.sh").write_text(LAUNCHES)
     return tmp_path
