@@ -35,6 +35,8 @@ def _from_quant_config(qc: dict[str, Any]) -> Quantization:
         return Quantization(method.split("_")[0], bits, group, None, ignored, qc)
     if method == "fp8":
         return Quantization("fp8", 8, None, None, tuple(qc.get("modules_to_not_convert") or ()), qc)
+    if method == "fbgemm_fp8":  # Meta's own FP8 releases: fp8 weights with per-channel scales
+        return Quantization("fbgemm_fp8", 8, None, None, tuple(qc.get("modules_to_not_convert") or ()), qc)
     if method == "bitsandbytes":
         bits = 4 if qc.get("load_in_4bit") else 8
         return Quantization("bitsandbytes", bits, int(qc.get("bnb_4bit_blocksize") or 64), None, (), qc)

@@ -1,27 +1,39 @@
 """Model reference -> ModelSpec, offline first.
 
 Order: a local path -> the user's `models:` overrides -> the Hugging Face cache (no network) -> the
-Hub (only when online) -> the bundled registry. huggingface_hub is imported only when a cache entry
-for the id exists on disk or --online is given, so `kvlint check` on bundled models stays fast.
+Hub (only when online) -> the bundled registry -> a quantized re-host derived from a bundled base
+(kvlint.models.derive). A reference that is a path names its model by a Hub id inside it
+(`/models/Org/Name`, an HF cache folder `models--Org--Name/snapshots/<sha>`) or by its last segment;
+when such a path resolves to nothing, the other names the launch gives (`--served-model-name`, an
+env var: Deployment.model_aliases) are tried in order. `ModelSpec.source` says which way won and
+`source_kind` names it. huggingface_hub is imported only when a cache entry for the id exists on disk
+or --online is given, so `kvlint check` on bundled models stays fast.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kvlint.data import REGISTRY_DIR, load_json
 from kvlint.errors import UnknownModelError
 from kvlint.models.config import spec_from_config
+from kvlint.models.hub import HubMissing, HubUnreachable
 from kvlint.models.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from kvlint.deployment import ModelAlias
 
 REMOTE_SCHEMES = ("s3://", "gs://", "gcs://", "pvc://", "oci://", "azure://", "abfs://")
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
+HF_CACHE_FOLDER = re.compile(r"^models--([A-Za-z0-9][\w.\-]*?)--([\w.\-]+)$")
 HUB_URL = re.compile(r"^https?://(?:www\.)?(?:huggingface\.co|hf\.co)/([\w.\-]+)/([\w.\-]+)", re.IGNORECASE)
 # Suffixes of chat/instruct variants that keep the base architecture (never quantization markers).
 VARIANT_SUFFIXES = ("-instruct", "-chat", "-it", "-hf", "-chat-hf")
@@ -37,13 +49,54 @@ def resolve_model(
     online: bool = False,
     overrides: Mapping[str, str] | None = None,
     base_dir: str | os.PathLike[str] | None = None,
+    aliases: Sequence[ModelAlias] = (),
 ) -> ModelSpec:
-    """Find a config.json for `ref` and read it; raises UnknownModelError with how to fix it."""
+    """Find a config.json for `ref` and read it; raises UnknownModelError with how to fix it.
+
+    `aliases` (Deployment.model_aliases) are other names the launch gives its model; they are tried in
+    order only when `ref` is a local path that resolves to nothing, and the spec's source says which
+    (`served-name:Qwen/Qwen3-8B`, `env:MODEL_ID:...`, `path:...`).
+    """
     if not isinstance(ref, str) or not ref.strip():
         raise UnknownModelError("empty model reference", HOW_TO_FIX)
     items = tuple(sorted((str(k), str(v)) for k, v in (overrides or {}).items()))
     base = str(base_dir) if base_dir is not None else os.getcwd()
-    return _resolve_cached(ref.strip(), online, items, base, _hf_cache_dir())
+    try:
+        return _resolve_cached(ref.strip(), online, items, base, _hf_cache_dir())
+    except UnknownModelError:
+        if not aliases or not _is_local_path(ref.strip()):
+            raise
+        for alias in aliases:
+            try:
+                spec = _resolve_cached(alias.name.strip(), online, items, base, _hf_cache_dir())
+            except UnknownModelError:
+                continue
+            return dataclasses.replace(spec, source=f"{_alias_prefix(alias.how)}:{alias.name} ({spec.source})")
+        raise
+
+
+def _alias_prefix(how: str) -> str:
+    """served-name | env:VAR | path, as the ModelAlias record spells them."""
+    return how if how in ("served-name", "path") or how.startswith("env:") else "alias"
+
+
+def _is_local_path(ref: str) -> bool:
+    """A filesystem path rather than a Hub id, URL or remote store reference."""
+    if ref.lower().startswith(("hf://", "http://", "https://") + REMOTE_SCHEMES) or HUB_ID.match(ref):
+        return False
+    return ref.startswith(("/", ".", "~")) or "\\" in ref or "/" not in ref
+
+
+def source_kind(spec: ModelSpec) -> str:
+    """How the spec was found, for the per-launch status: bundled, derived, hf-cache, local, override,
+    hub, path-name (a Hub id read from a path), served-name or env-name (another name the launch gives)."""
+    src = spec.source
+    for prefix, kind in (("served-name:", "served-name"), ("env:", "env-name"), ("path:", "path-name"),
+                         ("alias:", "served-name"), ("derived:", "derived"), ("bundled:", "bundled"),
+                         ("hf-cache:", "hf-cache"), ("override:", "override"), ("hub:", "hub")):
+        if src.startswith(prefix):
+            return kind
+    return "local"
 
 
 @lru_cache(maxsize=512)
@@ -55,14 +108,37 @@ def _resolve_cached(ref: str, online: bool, overrides: tuple[tuple[str, str], ..
     found = _from_overrides(name, dict(overrides), Path(base))
     if found is not None:
         return found
+    unreachable = None
     for repo_id in candidate_ids(name):
-        spec = _from_hf(repo_id, revision, Path(cache), online)
+        try:
+            spec = _from_hf(repo_id, revision, Path(cache), online)
+        except HubUnreachable as exc:
+            unreachable, spec = str(exc), None
         if spec is not None:
-            return spec
+            return _label_path(spec, name)
     spec = from_registry(name)
     if spec is not None:
+        return _label_path(spec, name)
+    hub = f" and the Hub is unreachable ({unreachable})" if unreachable else ""
+    raise UnknownModelError(f"model {ref!r} is not known offline{hub}{_closest(name)}", HOW_TO_FIX)
+
+
+def _label_path(spec: ModelSpec, name: str) -> ModelSpec:
+    """A Hub id read out of a path says so: `path:/models/Org/Name (bundled:Org/Name)`."""
+    if not _is_local_path(name) or spec.source.startswith("path:"):
         return spec
-    raise UnknownModelError(f"model {ref!r} is not known offline", HOW_TO_FIX)
+    return dataclasses.replace(spec, source=f"path:{name} ({spec.source})")
+
+
+def _closest(name: str) -> str:
+    """`; closest bundled: a, b` for a Hub-id-shaped name with near bundled names (KV002's message)."""
+    ids = candidate_ids(name)
+    if not ids:
+        return ""
+    known = registry_ids() + alias_ids()
+    by_lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(ids[0].lower(), list(by_lower), n=3, cutoff=0.75)
+    return f"; closest bundled: {', '.join(by_lower[c] for c in close)}" if close else ""
 
 
 def clear_cache() -> None:
@@ -90,6 +166,10 @@ def candidate_ids(name: str) -> list[str]:
     if url:
         return [f"{url.group(1)}/{url.group(2)}"]
     parts = [p for p in re.split(r"[/\\]+", stripped.split("://", 1)[-1]) if p]
+    cached = [p for p in parts if HF_CACHE_FOLDER.match(p)]
+    if cached:  # .../hub/models--Org--Name[/snapshots/<sha>]
+        org, model = HF_CACHE_FOLDER.match(cached[-1]).groups()  # type: ignore[union-attr]
+        return [f"{org}/{model}"]
     return [f"{parts[-2]}/{parts[-1]}"] if len(parts) >= 2 else []
 
 
@@ -163,11 +243,18 @@ def _cached_repo_dir(cache: Path, repo_id: str) -> Path | None:
 
 
 def _from_hf(repo_id: str, revision: str | None, cache: Path, online: bool) -> ModelSpec | None:
+    """The id's config from the HF cache, or (online) from the Hub through kvlint.models.hub's bounded
+    requests; HubUnreachable when the Hub cannot be asked."""
     folder = _cached_repo_dir(cache, repo_id)
     if folder is None and not online:
         return None
-    cached_id = folder.name[len("models--") :].replace("--", "/") if folder is not None else repo_id
-    path = _hf_download(cached_id, "config.json", revision, cache, local_only=not online)
+    cached_id = folder.name[len("models--") :].replace("--", "/", 1) if folder is not None else repo_id
+    path = _hf_download(cached_id, "config.json", revision, cache, local_only=True) if folder is not None else None
+    if path is None and online:
+        try:
+            path = hub_download(cached_id, "config.json", revision, cache)
+        except HubMissing:
+            return None
     if path is None:
         return None
     side = _hf_download(cached_id, "hf_quant_config.json", revision, cache, local_only=True)
@@ -176,8 +263,15 @@ def _from_hf(repo_id: str, revision: str | None, cache: Path, online: bool) -> M
     return spec_from_config(_read_json(path, cached_id), cached_id, source, hf_quant_config=hf_quant)
 
 
+def hub_download(repo_id: str, filename: str, revision: str | None, cache: Path) -> Path:
+    """One file from the Hub into the cache (kvlint.models.hub: short timeouts, fail fast)."""
+    from kvlint.models.hub import download
+
+    return download(repo_id, filename, revision, cache)
+
+
 def _hf_download(repo_id: str, filename: str, revision: str | None, cache: Path, *, local_only: bool) -> Path | None:
-    """hf_hub_download without network unless asked; any miss (not cached, gated, offline) is None."""
+    """hf_hub_download from the cache only; any miss (not cached, unreadable) is None."""
     try:
         from huggingface_hub import hf_hub_download
     except ImportError:  # pragma: no cover - a declared dependency
@@ -186,7 +280,7 @@ def _hf_download(repo_id: str, filename: str, revision: str | None, cache: Path,
         path = hf_hub_download(
             repo_id, filename, revision=revision, cache_dir=str(cache), local_files_only=local_only
         )
-    except Exception:  # noqa: BLE001 - every hub failure means "not resolvable here", never a crash
+    except Exception:  # noqa: BLE001 - every cache miss means "not resolvable here", never a crash
         return None
     return Path(path)
 
@@ -218,26 +312,55 @@ def load_registry_entry(file_name: str) -> dict[str, Any]:
     return load_json(file_name, REGISTRY_DIR)
 
 
+def alias_ids() -> list[str]:
+    """Every id aliases.json maps to a bundled config, as spelled there."""
+    return sorted(load_json("aliases.json", REGISTRY_DIR)["aliases"])
+
+
+def lookup_registry(repo_id: str) -> tuple[dict[str, Any], bool] | None:
+    """(bundled entry, found by alias or sibling) for an id, or None."""
+    hit = _registry_lookup(repo_id)
+    if hit is None:
+        return None
+    file_name, by_alias = hit
+    return load_registry_entry(file_name), by_alias
+
+
 def from_registry(name: str) -> ModelSpec | None:
-    """A bundled config for the id (or a path's tail), directly or by alias."""
-    for repo_id in candidate_ids(name) or [name]:
+    """A bundled config for the id (or a path's tail), directly or by alias, or derived from a bundled base."""
+    from kvlint.models.derive import derive
+
+    ids = candidate_ids(name) or [name]
+    for repo_id in ids:
         hit = _registry_lookup(repo_id)
         if hit is not None:
             file_name, how = hit
             entry = load_registry_entry(file_name)
             source = f"bundled:{entry['id']}" + (f" (by alias of {repo_id})" if how else "")
             return spec_from_config(entry["config"], entry["id"], source, hf_quant_config=entry.get("hf_quant_config"))
-    return _by_last_segment(name)
+    for repo_id in ids:
+        derived = derive(repo_id)
+        if derived is not None:
+            return derived
+    return _by_last_segment(name) if _is_store_path(name) else None
+
+
+def _is_store_path(name: str) -> bool:
+    """A local path or a remote store URL (s3://, pvc://, ...), not a Hub id in any spelling."""
+    if name.lower().startswith("hf://") or HUB_URL.match(name):
+        return False
+    return _is_local_path(name) or "://" in name
 
 
 def _by_last_segment(name: str) -> ModelSpec | None:
-    """`/models/Llama-3.1-8B-Instruct`: a path whose last segment names exactly one bundled model."""
+    """`/models/Llama-3.1-8B-Instruct`: a path whose last segment names exactly one bundled model. A Hub id
+    of another org (`neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8`) is another repo, never matched so."""
     tail = re.split(r"[/\\]+", name.rstrip("/\\"))[-1].lower()
     hits = [key for key in _registry_index() if key.split("/", 1)[1] == tail]
     if len(hits) != 1:
         return None
     entry = load_registry_entry(_registry_index()[hits[0]])
-    source = f"bundled:{entry['id']} (by path name {name})"
+    source = f"path:{name} (bundled:{entry['id']}, by path name)"
     return spec_from_config(entry["config"], entry["id"], source, hf_quant_config=entry.get("hf_quant_config"))
 
 

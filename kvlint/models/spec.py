@@ -98,6 +98,9 @@ class ModelSpec:
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
     text_config_key: str | None = None  # "text_config" when the decoder's keys are nested (multimodal)
     max_len_key_sglang: str | None = None  # the config.json key SGLang's context length came from
+    # A quantization or re-host resolved from a bundled base: "<base id> (<scheme>)", e.g.
+    # "meta-llama/Llama-3.3-70B-Instruct (fp8 dynamic, compressed-tensors)"; None for a config read as is.
+    derived_from: str | None = None
 
     @property
     def is_mla(self) -> bool:

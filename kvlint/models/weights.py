@@ -7,6 +7,7 @@ hold which layers, and how many bytes a quantized weight really costs (packing p
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -334,7 +335,9 @@ class _Pricing:
             self._apply_scope(quant)
 
     def _apply_scope(self, quant: Quantization) -> None:
-        ignored = " ".join(p for p in quant.ignored if "vision" not in p)
+        # A pattern naming one decoder layer (`model.layers.0.self_attn.q_proj`) leaves that layer alone,
+        # not the module kind everywhere: only layer-wide patterns decide a module group's price.
+        ignored = " ".join(p for p in quant.ignored if "vision" not in p and not _ONE_LAYER.search(p))
         if quant.method == "mxfp4":  # vLLM's mxfp4 applies to the MoE experts only
             self.attn = self.mlp = self.unquantized
             return
@@ -342,6 +345,9 @@ class _Pricing:
             self.attn = self.unquantized
         if quant.method == "modelopt" and "lm_head" not in ignored:
             self.head = self.experts
+
+
+_ONE_LAYER = re.compile(r"layers\.\d+\.")
 
 
 def _choose_quant(spec: ModelSpec, override: str | None) -> Quantization | None:
@@ -385,6 +391,6 @@ def _fp8_scale_bytes(quant: Quantization, hidden: int) -> float:
     block = quant.raw.get("weight_block_size")
     if isinstance(block, list) and len(block) == 2 and all(block):
         return 4 / (int(block[0]) * int(block[1]))
-    if quant.method == "compressed-tensors":
+    if quant.method in ("compressed-tensors", "fbgemm_fp8"):
         return 4 / hidden
     return 0.0

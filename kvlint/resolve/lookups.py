@@ -28,35 +28,18 @@ if TYPE_CHECKING:
 MODEL_FIX = "run `kvlint models pull` to fetch its config.json, or map it under `models:` in .kvlint.yaml"
 
 
-def source_kind(source: str) -> str:
-    """The first word of a ModelSpec.source ("bundled:Qwen/Qwen3-8B" -> "bundled"); a bare path is local."""
-    kind, sep, _ = source.partition(":")
-    if sep and kind.replace("-", "").isalpha() and len(kind) > 1:
-        return kind
-    return "local"
-
-
 def lookup_model(ref: str, config: Config, options: ResolveOptions, aliases: tuple[Any, ...] = ()) -> ModelLookup:
-    """The model's config for a reference (KvlintError text as the reason when nothing has it)."""
-    from kvlint.models.resolve import resolve_model
+    """The model's config for a reference and the launch's other names for it (the reason when none has one)."""
+    from kvlint.models.resolve import resolve_model, source_kind
 
-    tries = [ref] + [a.name for a in aliases if getattr(a, "name", None) and a.name != ref]
-    first_error: str | None = None
-    for name in tries:
-        try:
-            spec = resolve_model(name, online=options.online, overrides=config.models or None, base_dir=config.root)
-        except KvlintError as exc:
-            first_error = first_error or exc.message
-            continue
-        except Exception as exc:  # noqa: BLE001 - a resolver bug degrades to KV002, not a crash
-            first_error = first_error or f"internal error ({type(exc).__name__}: {exc}); please report it"
-            continue
-        kind = source_kind(spec.source)
-        if name != ref:
-            how = next(a.how for a in aliases if a.name == name)
-            kind = {"served-name": "served-name", "path": "path-name"}.get(how, "env-name")
-        return ModelLookup(spec, None, kind)
-    return ModelLookup(None, first_error or f"model {ref!r} is not known offline")
+    try:
+        spec = resolve_model(ref, online=options.online, overrides=config.models or None, base_dir=config.root,
+                             aliases=aliases)
+    except KvlintError as exc:
+        return ModelLookup(None, exc.message)
+    except Exception as exc:  # noqa: BLE001 - a resolver bug degrades to KV002, not a crash
+        return ModelLookup(None, f"internal error ({type(exc).__name__}: {exc}); please report it")
+    return ModelLookup(spec, None, source_kind(spec))
 
 
 def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> ModelLookup:

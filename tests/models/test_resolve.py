@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kvlint.errors import UnknownModelError
-from kvlint.models.resolve import candidate_ids, clear_cache, resolve_model, split_revision
+from kvlint.models.resolve import candidate_ids, clear_cache, resolve_model, source_kind, split_revision
 
 TINY = {
     "architectures": ["LlamaForCausalLM"],
@@ -71,21 +71,23 @@ def test_split_revision():
 
 
 @pytest.mark.parametrize(
-    ("ref", "model_id"),
+    ("ref", "model_id", "kind"),
     [
-        ("Qwen/Qwen3-8B", "Qwen/Qwen3-8B"),
-        ("qwen/qwen3-8b", "Qwen/Qwen3-8B"),
-        ("hf://Qwen/Qwen3-32B", "Qwen/Qwen3-32B"),
-        ("Qwen/Qwen3-32B@main", "Qwen/Qwen3-32B"),
-        ("s3://bucket/models/meta-llama/Llama-3.1-8B-Instruct/", "meta-llama/Llama-3.1-8B-Instruct"),
-        ("pvc://store/deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3"),
-        ("/models/google/gemma-3-27b-it", "google/gemma-3-27b-it"),
-        ("/mnt/weights/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct"),
+        ("Qwen/Qwen3-8B", "Qwen/Qwen3-8B", "bundled"),
+        ("qwen/qwen3-8b", "Qwen/Qwen3-8B", "bundled"),
+        ("hf://Qwen/Qwen3-32B", "Qwen/Qwen3-32B", "bundled"),
+        ("Qwen/Qwen3-32B@main", "Qwen/Qwen3-32B", "bundled"),
+        ("s3://bucket/models/meta-llama/Llama-3.1-8B-Instruct/", "meta-llama/Llama-3.1-8B-Instruct", "bundled"),
+        ("pvc://store/deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3", "bundled"),
+        ("/models/google/gemma-3-27b-it", "google/gemma-3-27b-it", "path-name"),
+        ("/mnt/weights/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "path-name"),
     ],
 )
-def test_bundled_registry_reference_forms(ref, model_id):
+def test_bundled_registry_reference_forms(ref, model_id, kind):
+    """Remote store URLs name the id; a local path that is not on disk says the id was read from the path."""
     spec = resolve_model(ref)
-    assert spec.model_id == model_id and spec.source.startswith("bundled:")
+    assert spec.model_id == model_id and source_kind(spec) == kind, spec.source
+    assert f"bundled:{model_id}" in spec.source
 
 
 def test_aliases_say_so_in_the_source():

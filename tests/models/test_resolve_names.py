@@ -1,0 +1,75 @@
+"""Names in paths and the other names a launch gives: HF cache folders, /models/Org/Name, aliases."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvlint.deployment import ModelAlias
+from kvlint.errors import UnknownModelError
+from kvlint.models.resolve import candidate_ids, clear_cache, resolve_model, source_kind
+from tests.models.test_resolve import TINY, make_hub_cache
+
+
+@pytest.mark.parametrize(
+    ("ref", "hub_id"),
+    [
+        ("/root/.cache/huggingface/hub/models--meta-llama--Meta-Llama-3.1-8B-Instruct", "meta-llama/Meta-Llama-3.1-8B-Instruct"),
+        ("/data/hub/models--Qwen--Qwen3-8B/snapshots/0123abcd", "Qwen/Qwen3-8B"),
+        ("s3://bucket/models/models--google--gemma-2-9b-it/", "google/gemma-2-9b-it"),
+    ],
+)
+def test_hf_cache_folder_names_give_the_hub_id(ref, hub_id):
+    assert candidate_ids(ref) == [hub_id]
+    spec = resolve_model(ref)
+    assert spec.model_id.lower().startswith(hub_id.split("/")[0].lower())
+    assert source_kind(spec) in ("path-name", "bundled")
+
+
+def test_a_cache_folder_path_is_labelled_as_read_from_the_path():
+    ref = "/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/abc"
+    spec = resolve_model(ref)
+    assert spec.model_id == "Qwen/Qwen3-8B" and spec.source == f"path:{ref} (bundled:Qwen/Qwen3-8B)"
+    assert source_kind(spec) == "path-name"
+
+
+def test_a_real_cache_folder_on_disk_is_read_as_a_local_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "elsewhere"))
+    snap = make_hub_cache(tmp_path, "acme/tiny-llama", TINY)
+    clear_cache()
+    spec = resolve_model(str(snap))
+    assert spec.num_layers == 3 and source_kind(spec) == "local"
+
+
+@pytest.mark.parametrize(
+    ("alias", "prefix", "kind"),
+    [
+        (ModelAlias("Qwen/Qwen3-8B", "served-name"), "served-name:Qwen/Qwen3-8B", "served-name"),
+        (ModelAlias("Qwen/Qwen3-8B", "env:MODEL_ID"), "env:MODEL_ID:Qwen/Qwen3-8B", "env-name"),
+    ],
+)
+def test_aliases_are_tried_for_a_local_path_that_does_not_resolve(alias, prefix, kind):
+    spec = resolve_model("/mnt/models", aliases=(ModelAlias("not-a-model", "served-name"), alias))
+    assert spec.model_id == "Qwen/Qwen3-8B" and spec.source.startswith(prefix) and source_kind(spec) == kind
+
+
+def test_aliases_do_not_replace_a_hub_id_or_a_path_that_resolves():
+    with pytest.raises(UnknownModelError):
+        resolve_model("acme/private-model", aliases=(ModelAlias("Qwen/Qwen3-8B", "served-name"),))
+    spec = resolve_model("/models/Qwen3-8B", aliases=(ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "served-name"),))
+    assert spec.model_id == "Qwen/Qwen3-8B" and source_kind(spec) == "path-name"
+
+
+def test_unknown_names_get_the_closest_bundled_names():
+    with pytest.raises(UnknownModelError) as info:
+        resolve_model("codellama/CodeLlama-13b-hf")
+    assert "closest bundled: codellama/CodeLlama-7b-hf" in info.value.message
+    with pytest.raises(UnknownModelError) as info:
+        resolve_model("/var/mdl/YOUR-MODEL-PATH")
+    assert "closest" not in info.value.message  # a bare path suggests nothing
+
+
+def test_a_hub_id_of_another_org_is_never_matched_by_its_last_segment():
+    """neuralmagic's FP8 405B is another checkpoint than Meta's bundled FP8 405B of the same name."""
+    with pytest.raises(UnknownModelError):
+        resolve_model("hf://neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8")
+    assert resolve_model("meta-llama/Meta-Llama-3.1-405B-Instruct-FP8").quant.method == "fbgemm_fp8"
