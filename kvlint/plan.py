@@ -15,15 +15,10 @@ from typing import Any
 from kvlint.budget import Budget
 from kvlint.errors import KvlintError
 from kvlint.models.spec import ModelSpec
+from kvlint.sizes import GIB
 
-GIB = 2**30
 TP_SIZES = (1, 2, 4, 8, 16, 32)
 PP_SIZES = (1, 2, 4, 8)
-FP8_KV = {"vllm": "fp8", "sglang": "fp8_e4m3"}
-NAMES = {
-    "vllm": {"len": "max_model_len", "tp": "tensor_parallel_size", "pp": "pipeline_parallel_size"},
-    "sglang": {"len": "context_length", "tp": "tp_size", "pp": "pp_size"},
-}
 
 
 @dataclass(frozen=True)
@@ -154,14 +149,14 @@ def plan(model: ModelSpec, *, context: int, concurrency: int, gpus: Iterable[tup
 
     non_kv_for(label, tp) may return a calibrated non-KV for that GPU and TP (else non_kv_bytes / the estimate).
     """
+    from kvlint.engines import get_engine
     from kvlint.memory import compute_budget
 
-    if engine not in NAMES:
-        raise KvlintError(f"unknown engine {engine!r}: expected vllm or sglang")
+    record = get_engine(engine)
     if context <= 0 or concurrency <= 0:
         raise KvlintError("--context and --concurrency must be positive")
-    names = NAMES[engine]
-    kvs = list(kv_dtypes) if kv_dtypes is not None else ["auto", FP8_KV[engine]]
+    names = {"len": record.setting("max_len"), "tp": record.setting("tp"), "pp": record.setting("pp")}
+    kvs = list(kv_dtypes) if kv_dtypes is not None else ["auto", record.fp8_kv_dtype]
     options: dict[tuple, Option] = {}
     skipped: list[str] = []
     for label, gpu in gpus:

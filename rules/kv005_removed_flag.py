@@ -28,11 +28,10 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from kvlint.rules import _common as c
-
 from kvlint.data import load_json
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
+from kvlint.rules import _common as c
 
 
 @cache

@@ -29,10 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.rules import _common as c
-
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
+from kvlint.rules import _common as c
 
 
 @rule("KV007", "invalid-flag-value", Severity.ERROR, "A flag value the engine refuses at argument parsing or start-up.")

@@ -30,11 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.rules import _common as c
-
 from kvlint.budget import Budget
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
+from kvlint.rules import _common as c
 
 
 @rule("KV101", "pool-below-one-request", Severity.ERROR,

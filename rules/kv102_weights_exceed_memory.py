@@ -27,13 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.rules import _common as c
-
 from kvlint.budget import Budget
 from kvlint.deployment import Deployment
 from kvlint.engines import get_engine
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
+from kvlint.rules import _common as c
 
 
 @rule("KV102", "weights-exceed-memory", Severity.ERROR,

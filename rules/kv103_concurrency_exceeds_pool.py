@@ -30,10 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.rules import _common as c
-
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, RuleOption, rule
+from kvlint.rules import _common as c
 from kvlint.span import Span
 
 

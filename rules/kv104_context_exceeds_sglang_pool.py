@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.rules import _common as c
-
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
+from kvlint.rules import _common as c
 
 
 @rule("KV104", "context-exceeds-sglang-pool", Severity.WARNING,

@@ -39,10 +39,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kvlint.rules import _common as c
-
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
+from kvlint.rules import _common as c
 from kvlint.status import CardVerdict, Sweep
 
 SHOWN = 4  # cards named per group before "and N more"

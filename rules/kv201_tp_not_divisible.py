@@ -24,11 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.rules import _common as c
-
 from kvlint.findings import Finding, Severity
 from kvlint.models.spec import ModelSpec
 from kvlint.registry import Context, rule
+from kvlint.rules import _common as c
 
 
 @rule("KV201", "tp-not-divisible", Severity.ERROR,

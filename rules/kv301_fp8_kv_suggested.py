@@ -26,11 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.rules import _common as c
-
 from kvlint.budget import Budget
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, RuleOption, rule
+from kvlint.rules import _common as c
 
 SIXTEEN_BIT = ("auto", "bfloat16", "bf16", "float16", "half")
 

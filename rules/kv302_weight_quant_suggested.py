@@ -29,11 +29,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.rules import _common as c
-from kvlint.rules.kv301_fp8_kv_suggested import _binds
-
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, RuleOption, rule
+from kvlint.rules import _common as c
+from kvlint.rules.kv301_fp8_kv_suggested import _binds
 
 
 @rule("KV302", "weight-quant-suggested", Severity.INFO,

@@ -8,39 +8,60 @@ card, the derivation steps, and how many full-length requests fit at each contex
 from __future__ import annotations
 
 import json
-import math
 import os
 import shlex
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kvlint.budget import Budget
+from kvlint.deployment import Deployment
+from kvlint.engines import get_engine
 from kvlint.errors import KvlintError, UnknownFlagError
+from kvlint.resolve import Resolved, ResolveOptions, Resolver
+from kvlint.sizes import GIB
 from kvlint.span import Token
+from kvlint.status import Sweep
 
-GIB = 2**30
+if TYPE_CHECKING:
+    from kvlint.config import Config
+
 BAR_WIDTH = 60
 USAGE = ("expected an engine command line after `--`: `vllm serve MODEL ...`, `python -m "
          "vllm.entrypoints.openai.api_server --model M ...`, `python -m sglang.launch_server --model-path M ...` "
          "or `sglang serve M ...`")
 
 
+@dataclass(frozen=True)
+class Shown:
+    """One instance as `budget` prints it: the budget drawn, its concurrency table, and the sweep behind it."""
+
+    budget: Budget
+    table: list[tuple[int, int]]
+    sweep: Sweep | None = None
+
+
 @click.command("budget", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("--gpu", help="GPU name, e.g. H100, A100-80GB, L40S (default: H100).")
+@click.option("--gpu", help="GPU name, e.g. H100, A100-80GB, L40S (a command line: default H100; a file: its own).")
 @click.option("--gpu-memory", help="GPU total as the engine sees it, e.g. 79.19GiB or 81559MiB.")
-@click.option("--engine-version", help="Engine release to model (default: vLLM 0.33.0 / SGLang 0.5.23).")
+@click.option("--engine-version", help="Engine release when the image tag does not say (default: vLLM 0.33.0 / "
+                                       "SGLang 0.5.23).")
 @click.option("--non-kv-gib", type=float, help="Non-KV memory per rank in GiB instead of the estimate.")
 @click.option("--online", is_flag=True, help="Allow fetching config.json from the Hugging Face Hub.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED)
-def command(gpu, gpu_memory, engine_version, non_kv_gib, online, fmt, argv) -> int:
+def command(gpu: str | None, gpu_memory: str | None, engine_version: str | None, non_kv_gib: float | None,
+            online: bool, fmt: str, argv: tuple[str, ...]) -> int:
     """Show the KV budget of one engine command line (after `--`) or of every instance in FILE."""
-    options = dict(gpu=gpu, gpu_memory=gpu_memory, version=engine_version, non_kv_gib=non_kv_gib, online=online)
+    from kvlint.resolve import ResolveOptions
+
+    options = ResolveOptions(gpu=gpu, gpu_memory=gpu_memory, engine_version=engine_version, online=online,
+                             non_kv_gib=non_kv_gib)
     words = list(argv)
     if len(words) > 1 and os.path.isfile(words[0]) and words[1].startswith("-") and "--" not in words:
         # `kvlint budget FILE --format json`: options after the file are still kvlint's own
-        return command.main(args=[*words[1:], words[0]], prog_name="kvlint budget", standalone_mode=False)
+        return int(command.main(args=[*words[1:], words[0]], prog_name="kvlint budget", standalone_mode=False))
     if len(words) == 1 and os.path.isfile(words[0]):
         results = budgets_from_file(words[0], options)
     elif len(words) == 1 and " " not in words[0] and (os.sep in words[0] or _looks_like_file(words[0])):
@@ -48,12 +69,12 @@ def command(gpu, gpu_memory, engine_version, non_kv_gib, online, fmt, argv) -> i
     else:
         if len(words) == 1 and " " in words[0]:
             words = shlex.split(words[0])
-        results = [budget_from_argv(words, options)]
+        results = [budget_from_argv(words, replace(options, assume_gpu=options.gpu or "H100"))]
     if fmt == "json":
-        payload = [_json(b, table) for b, table in results]
+        payload = [_json(r) for r in results]
         click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
     else:
-        click.echo("\n\n".join(render_text(b, table) for b, table in results))
+        click.echo("\n\n".join(render_text(r.budget, r.table, r.sweep) for r in results))
     return 0
 
 
@@ -61,7 +82,10 @@ def _looks_like_file(word: str) -> bool:
     return word.endswith((".yaml", ".yml", ".json", ".sh", ".toml")) or os.path.basename(word) == "Dockerfile"
 
 
-def budget_from_argv(words: list[str], options: dict[str, Any]) -> tuple[Budget, list[tuple[int, int]]]:
+def budget_from_argv(words: list[str], options: ResolveOptions) -> Shown:
+    """A command line read with the engine's own flag rules, resolved like any manifest's launch."""
+    from kvlint.config import ConfigCache
+    from kvlint.engines import get_engine
     from kvlint.flags.launch import detect_launch
     from kvlint.flags.parse import parse_args
 
@@ -74,21 +98,23 @@ def budget_from_argv(words: list[str], options: dict[str, Any]) -> tuple[Budget,
     engine, index = found
     parsed = parse_args(engine, tokens, index)
     _raise_for_flags(engine, parsed)
-    settings = {}
     for name, s in parsed.settings.items():
         if not s.resolved:
             raise KvlintError(f"{s.flag or name} has an unresolved value {s.raw!r}; give a literal value")
-        settings[name] = s.value
-    model = parsed.model.value if parsed.model is not None else None
-    notes = ()
+    model = str(parsed.model.value) if parsed.model is not None else None
+    notes: tuple[str, ...] = ()
     if model is None:
-        if engine == "sglang":
-            raise KvlintError("sglang needs --model-path MODEL (or `sglang serve MODEL`)")
-        model, notes = "Qwen/Qwen3-0.6B", ("no model given: vLLM's default Qwen/Qwen3-0.6B",)
-    return run(engine, str(model), settings, options, extra_notes=notes)
+        default = get_engine(engine).default_model
+        if default is None:
+            raise KvlintError(f"{engine} needs --model-path MODEL (or `{engine} serve MODEL`)")
+        model, notes = default, (f"no model given: {get_engine(engine).title}'s default {default}",)
+    dep = Deployment(path="<command line>", engine=engine, launch_span=None, model=model,
+                     settings=dict(parsed.settings))
+    config = ConfigCache(None).for_file("-")
+    return _shown(Resolver(options), dep, config, notes, strict=True)
 
 
-def _raise_for_flags(engine: str, parsed) -> None:
+def _raise_for_flags(engine: str, parsed: Any) -> None:
     if parsed.unknown:
         u = parsed.unknown[0]
         hint = f"did you mean {u.suggestion}?" if u.suggestion else None
@@ -97,55 +123,72 @@ def _raise_for_flags(engine: str, parsed) -> None:
         raise KvlintError(parsed.errors[0])
 
 
-def run(engine: str, model_ref: str, settings: dict[str, Any], options: dict[str, Any], *,
-        gpu_name: str | None = None, version: str | None = None, extra_notes: tuple[str, ...] = (),
-        base_dir: str = "."):
-    """One budget; without --non-kv-gib, a calibration in the nearest .kvlint.yaml (from base_dir) applies."""
-    from dataclasses import replace
+def budgets_from_file(path: str, options: ResolveOptions) -> list[Shown]:
+    """Every instance in a manifest, resolved exactly as `kvlint check` resolves it."""
+    from kvlint.config import ConfigCache
+    from kvlint.launches import read_path
 
-    from kvlint.memory import compute_budget
-    from kvlint.models.resolve import resolve_model
-
-    spec = resolve_model(model_ref, online=bool(options.get("online")))
-    gpu, memory, notes = _gpu(options.get("gpu") or gpu_name, options.get("gpu_memory"))
-    non_kv = options.get("non_kv_gib")
-    version = options.get("version") or version
-    found = None if non_kv is not None else _calibration(engine, spec, settings, gpu, version, base_dir)
-    if found is not None:
-        non_kv, notes = found.entry.non_kv_gib, notes + tuple(n for n in [found.note()] if n)
-    budget = compute_budget(engine, spec, settings, gpu, version=version,
-                            non_kv_bytes=None if non_kv is None else int(round(non_kv * GIB)), gpu_memory_bytes=memory)
-    if found is not None:
-        from kvlint.calibration.match import apply
-
-        budget = apply(budget, found)
-        notes += (f"non-KV {found.describe()}",) if budget.non_kv_source == "calibrated" else ()
-    budget = replace(budget, notes=tuple(extra_notes) + notes + budget.notes)
-    return budget, concurrency_table(budget, spec, settings, gpu, memory, options)
+    result = read_path(path)
+    if not result.deployments:
+        why = f" ({result.skipped})" if result.skipped else ""
+        raise KvlintError(f"{path}: no vLLM or SGLang launch found{why}")
+    configs, resolver = ConfigCache(None), Resolver(options)
+    out, errors = [], []
+    for dep, shown, error in file_budgets(result.deployments, configs.for_file(path), resolver):
+        if shown is not None:
+            out.append(shown)
+        else:
+            errors.append(f"{path}: {dep.name or dep.engine}: {error}")
+    if not out:
+        raise KvlintError(errors[0])
+    for line in errors:
+        click.echo(f"kvlint: skipped {line}", err=True)
+    return out
 
 
-def _calibration(engine: str, spec, settings: dict[str, Any], gpu, version: str | None, base_dir: str):
-    """The matching entry of the nearest .kvlint.yaml (read leniently: `kvlint check` is where it is validated)."""
-    if gpu is None:
-        return None
-    from kvlint.calibration.entry import entries
-    from kvlint.calibration.match import match, settings_tp
-    from kvlint.calibration.store import find_config_file, load_file
+def file_budgets(deployments: list[Deployment], config: Config,
+                 resolver: Resolver) -> list[tuple[Deployment, Shown | None, str | None]]:
+    """Each launch of a file with what `budget` shows for it, or why it cannot (in file order)."""
+    out: list[tuple[Deployment, Shown | None, str | None]] = []
+    for dep in deployments:
+        label = f"{dep.path}: {dep.name or dep.engine}"
+        try:
+            out.append((dep, _shown(resolver, dep, config, (label,)), None))
+        except KvlintError as exc:
+            out.append((dep, None, str(exc)))
+    return out
 
-    path = find_config_file(base_dir)
-    items = entries(load_file(path)) if path else []
-    return match(items, spec.model_id, gpu.id, settings_tp(engine, settings), engine, version) if items else None
+
+def _shown(resolver: Resolver, dep: Deployment, config: Config, notes: tuple[str, ...], *,
+           strict: bool = False) -> Shown:
+    """The budget to draw: the launch's own card, else (no GPU known) the smallest catalogue card that starts it."""
+    r = resolver.resolve(dep, config)
+    if strict and r.gpu.name is not None and r.gpu.reason:
+        raise KvlintError(r.gpu.reason)
+    budget, sweep = r.budget, r.sweep or r.candidates
+    extra = notes + _notes(r)
+    if budget is None and sweep is not None:
+        from kvlint.gpus import lookup_gpu
+
+        card = next(iter(sweep.passing), None) or (sweep.cards[-1].gpu if sweep.cards else None)
+        budget = resolver.on_card(r, lookup_gpu(card)) if card else None
+        how = "the smallest catalogue card that starts it" if sweep.passing else "the largest card (none starts it)"
+        extra += (f"no GPU declared: drawn on {card}, {how}; see the catalogue verdict below",)
+    if budget is None:
+        raise KvlintError(r.skipped_because or r.model.reason or "cannot size this launch")
+    budget = replace(budget, notes=extra + budget.notes)
+    table = concurrency_table(r, budget)
+    return Shown(budget, table, sweep if r.budget is None else r.candidates)
 
 
-def _gpu(name: str | None, memory: str | None):
-    from kvlint.gpus import lookup_gpu, parse_memory_size
-
-    total = parse_memory_size(memory) if memory else None
-    if name:
-        return lookup_gpu(name), total, ()
-    if total is not None:
-        return None, total, ()
-    return lookup_gpu("H100"), None, ("no --gpu given: assuming H100 80GB",)
+def _notes(r: Resolved) -> tuple[str, ...]:
+    out: list[str] = []
+    if r.gpu.source == "assumed":
+        out.append(f"no --gpu given: assuming {r.gpu.label}")
+    if r.non_kv.source == "calibrated" and r.non_kv.how:
+        out.append(f"non-KV {r.non_kv.how}")
+    out += [n.split(": ", 1)[-1] for n in r.notes]
+    return tuple(out)
 
 
 def contexts(max_len: int) -> list[int]:
@@ -157,51 +200,29 @@ def contexts(max_len: int) -> list[int]:
     return out + [max_len]
 
 
-def concurrency_table(budget: Budget, spec, settings, gpu, memory, options) -> list[tuple[int, int]]:
+def concurrency_table(r: Resolved, budget: Budget) -> list[tuple[int, int]]:
     """Full-length requests the same pool holds at each context (vLLM: same num_blocks, exact block math)."""
-    from kvlint.memory import compute_budget
+    spec = r.model.spec
+    if spec is None:
+        return []
+    gpu = r.gpu.gpu
+    if gpu is None and r.gpu.memory_bytes is None:
+        from kvlint.gpus import lookup_gpu
 
-    rows = []
-    for ctx in contexts(budget.max_model_len):
-        if budget.engine == "sglang" or budget.num_blocks is None:
-            rows.append((ctx, budget.kv_tokens // ctx))
-            continue
-        b = compute_budget("vllm", spec, {**settings, "max_model_len": ctx, "num_gpu_blocks_override": budget.num_blocks},
-                           gpu, version=budget.engine_version, non_kv_bytes=0, gpu_memory_bytes=memory,
-                           weights_bytes=0)
-        rows.append((ctx, math.floor(b.max_concurrency + 1e-9)))
-    return rows
+        gpu = lookup_gpu(budget.gpu_name) if budget.gpu_name else None
+    return [(c, r.engine.requests_at(budget, c, spec, dict(r.settings), gpu, r.gpu.memory_bytes))
+            for c in contexts(budget.max_model_len)]
 
 
-def budgets_from_file(path: str, options: dict[str, Any]):
-    try:
-        from kvlint.launches import read_path
-    except ImportError:
-        raise KvlintError("kvlint budget FILE is not available yet; pass the command line after `--`") from None
-    result = read_path(path)
-    if not result.deployments:
-        raise KvlintError(f"{path}: no vLLM or SGLang launch found" + (f" ({result.skipped})" if result.skipped else ""))
-    out, errors = [], []
-    for dep in result.deployments:
-        label = f"{path}: {dep.name or dep.engine}"
-        try:
-            if not dep.model or not dep.model_resolved:
-                raise KvlintError("no literal model reference")
-            settings = {name: s.value for name, s in dep.settings.items() if s.resolved}
-            out.append(run(dep.engine, dep.model, settings, options, gpu_name=dep.gpu, version=dep.engine_version,
-                           extra_notes=(label,), base_dir=os.path.dirname(os.path.abspath(path))))
-        except KvlintError as exc:
-            errors.append(f"{label}: {exc}")
-    if not out:
-        raise KvlintError(errors[0])
-    for line in errors:
-        click.echo(f"kvlint: skipped {line}", err=True)
-    return out
-
-
-def _json(budget: Budget, table: list[tuple[int, int]]) -> dict[str, Any]:
-    out = budget.to_json()
-    out["concurrency_by_context"] = [{"context": c, "requests": n} for c, n in table]
+def _json(shown: Shown) -> dict[str, Any]:
+    out = shown.budget.to_json()
+    out["concurrency_by_context"] = [{"context": c, "requests": n} for c, n in shown.table]
+    if shown.sweep is not None:
+        out["sweep"] = {"min_gpu_memory_bytes": shown.sweep.min_gpu_memory_bytes,
+                        "min_load_memory_bytes": shown.sweep.min_load_memory_bytes,
+                        "candidates": shown.sweep.candidates,
+                        "cards": [{"gpu": v.gpu, "memory_bytes": v.memory_bytes, "starts": v.starts,
+                                   "holds_load": v.holds_load} for v in shown.sweep.cards]}
     return out
 
 
@@ -224,7 +245,7 @@ def segments(b: Budget) -> list[tuple[str, str, int, bool]]:
     if "fixed_pool_non_kv_bytes" in b.extra:  # a fixed pool: the working set still shares the card
         non_kv, non_kv_est = b.extra["fixed_pool_non_kv_bytes"], b.extra.get("fixed_pool_estimated", False)
     return [("weights", "W", b.weights_bytes, False), ("non-KV", "n", non_kv, non_kv_est),
-            ("headroom" if b.engine == "vllm" else "reserve (activations, graphs)", ".", head, False),
+            (get_engine(b.engine).headroom_label, ".", head, False),
             ("KV pool", "#", pool, est)]
 
 
@@ -248,7 +269,22 @@ def _float(name: str, value) -> str:
     return str(value)
 
 
-def render_text(b: Budget, table: list[tuple[int, int]]) -> str:
+def render_sweep(sweep: Sweep) -> list[str]:
+    """The verdict on each card tried: the catalogue (no GPU declared) or the file's candidates."""
+    what = "the GPUs the file offers" if sweep.candidates else "the GPU catalogue"
+    lines = ["", f"on {what}:"]
+    if sweep.min_gpu_memory_bytes:
+        lines.append(f"  starts on every card from {_g(sweep.min_gpu_memory_bytes)} per GPU")
+    if sweep.min_load_memory_bytes:
+        lines.append(f"  holds the declared concurrency from {_g(sweep.min_load_memory_bytes)} per GPU")
+    for v in sweep.cards:
+        verdict = "starts" if v.starts else "does not start"
+        load = "" if v.holds_load is None else (", holds the load" if v.holds_load else ", short of the load")
+        lines.append(f"  {v.gpu:<22} {_g(v.memory_bytes):>11}  {verdict}{load}")
+    return lines
+
+
+def render_text(b: Budget, table: list[tuple[int, int]], sweep: Sweep | None = None) -> str:
     p = b.parallel
     lines = [f"{b.engine} {b.engine_version}  {b.model}  on {b.gpu_name} ({_g(b.gpu_memory_bytes)})  "
              f"TP {p.tp} PP {p.pp} DP {p.dp} DCP {p.dcp}"]
@@ -269,4 +305,6 @@ def render_text(b: Budget, table: list[tuple[int, int]]) -> str:
         lines.append(f"  {s.name:<28} {value:>18} {s.unit:<6} {s.formula}{' (estimate)' if s.estimated else ''}")
     lines += ["", f"context   full-length requests that fit{mark}"]
     lines += [f"{c:>9,}   {n:,}" for c, n in table]
+    if sweep is not None:
+        lines += render_sweep(sweep)
     return "\n".join(lines)

@@ -51,6 +51,10 @@ def command(paths, fmt, gpu, gpu_memory, engine_version, config_path, select, ig
         raise KvlintError(f"--engine-version {engine_version!r} is not a version number (e.g. 0.33.0)")
     if config_path and not os.path.isfile(config_path):
         raise KvlintError(f"configuration file not found: {config_path}")
+    if gpu and not gpu_memory:
+        from kvlint.gpus import lookup_gpu  # a typo here would otherwise pass silently as KV003 on every file
+
+        lookup_gpu(gpu)
     select_codes, ignore_codes = _codes(select), _codes(ignore)
     selected_codes(select_codes or None, ignore_codes)  # unknown codes: exit 2 before any work
     options = LintOptions(gpu=gpu, gpu_memory=gpu_memory, engine_version=engine_version, config=config_path,

@@ -1,11 +1,20 @@
 """`kvlint inspect PATH...`: every engine instance found, where each setting came from, what was
-defaulted and what could not be resolved. The reader's view, before any rule runs."""
+defaulted and what could not be resolved: the readers' view, plus what the resolve stage (the one
+`check` runs) made of the model, GPU and engine version. No rule runs."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
+
+from kvlint.deployment import Deployment
+from kvlint.launches import ReadResult
+from kvlint.resolve import Resolved
+from kvlint.span import Span
+
+Inspected = tuple[ReadResult, list[Resolved]]
 
 
 @click.command("inspect")
@@ -13,93 +22,119 @@ import click
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def command(paths: tuple[str, ...], fmt: str) -> int:
     """Show the engine instances in deployment files (folders are walked; `-` reads stdin)."""
+    from kvlint.config import ConfigCache
     from kvlint.errors import InputError
     from kvlint.launches import iter_files, read_path
+    from kvlint.resolve import Resolver
 
-    results, missing = [], []
+    resolver, configs = Resolver(), ConfigCache(None)
+    results: list[Inspected] = []
+    missing: list[str] = []
     for path, reason in iter_files(paths):
         if reason is None:
-            results.append(read_path(path))
+            read = read_path(path)
+            config = configs.for_file(path)
+            results.append((read, [resolver.resolve(d, config) for d in read.deployments]))
         elif reason == "no such file or directory":
             missing.append(path)
         else:
-            results.append(_skipped(path, reason))
+            results.append((ReadResult(path, skipped=reason), []))
     if missing and not results:
         raise InputError(f"no such file or directory: {', '.join(missing)}")
     if fmt == "json":
-        click.echo(json.dumps({"files": [file_json(r) for r in results], "missing": missing}, indent=2, default=str))
+        files = [file_json(r, res) for r, res in results]
+        click.echo(json.dumps({"files": files, "missing": missing}, indent=2, default=str))
     else:
-        for r in results:
-            click.echo(file_text(r))
+        for r, res in results:
+            click.echo(file_text(r, res))
         for m in missing:
             click.echo(f"{m}: no such file or directory")
     return 0
 
 
-def _skipped(path: str, reason: str):
-    from kvlint.launches import ReadResult
-
-    return ReadResult(path, skipped=reason)
-
-
-def _loc(span, path: str = "") -> str:
+def _loc(span: Span | None, path: str = "") -> str:
     if span is None:
         return "-"
     return f"{span.line}:{span.col}" if span.path == path else f"{span.path}:{span.line}:{span.col}"
 
 
-def file_text(r) -> str:
-    from kvlint.launches.defaults import defaulted
-
-    lines = [f"{r.path}: " + (f"skipped ({r.skipped})" if r.skipped else f"{len(r.deployments)} engine instance(s)")]
+def file_text(r: ReadResult, resolved: list[Resolved]) -> str:
+    head = f"skipped ({r.skipped})" if r.skipped else f"{len(r.deployments)} engine instance(s)"
+    lines = [f"{r.path}: {head}"]
     for f in r.findings:
         lines.append(f"  {f.code} {f.severity}: {f.message}" + (f" [{_loc(f.span, r.path)}]" if f.span else ""))
-    for d in r.deployments:
-        version = f" {d.engine_version}" if d.engine_version else ""
-        served = f" (served as {d.served_model_name})" if d.served_model_name else ""
-        name = f" {d.name}" if d.name else ""
-        lines.append(f"  - {d.engine}{version}{name} at {_loc(d.launch_span or d.model_span, r.path)}")
-        lines.append(f"    model: {d.model}{served}" + ("" if d.model_resolved else " [unresolved]") + f"  ({_loc(d.model_span, r.path)})")
-        gpu_count = d.gpu_count if d.gpu_count is not None else "?"
-        lines.append(f"    gpus: {d.gpu or '?'} x {gpu_count}  (product {_loc(d.gpu_span, r.path)}, count {_loc(d.gpu_count_span, r.path)})")
-        for name, s in d.settings.items():
-            flag = f" [{s.flag}]" if s.flag else ""
-            mark = "" if s.resolved else " [unresolved]"
-            lines.append(f"    {name} = {s.value!r}{mark}{flag}  ({_loc(s.span, r.path)}, {s.origin})")
-        for name, value in defaulted(d).items():
-            lines.append(f"    {name} = {value!r}  (engine default)")
-        for u in d.unknown_flags:
-            lines.append(f"    unknown flag {u.flag} ({u.reason}{', did you mean ' + u.suggestion if u.suggestion else ''})  ({_loc(u.span, r.path)})")
-        for note in d.notes:
-            lines.append(f"    note: {note}")
+    for d, res in zip(r.deployments, resolved, strict=True):
+        lines += _deployment_text(d, res, r.path)
     return "\n".join(lines)
 
 
-def _span_json(span):
-    return None if span is None else {"line": span.line, "col": span.col, "end_line": span.end_line, "end_col": span.end_col}
-
-
-def file_json(r) -> dict:
+def _deployment_text(d: Deployment, res: Resolved, path: str) -> list[str]:
     from kvlint.launches.defaults import defaulted
 
+    version = f" {d.engine_version}" if d.engine_version else ""
+    served = f" (served as {d.served_model_name})" if d.served_model_name else ""
+    name = f" {d.name}" if d.name else ""
+    known = f"[{res.model.source}]" if res.model.spec is not None else "[unresolved]" if not d.model_resolved \
+        else "[unknown offline]"
+    count = d.gpu_count if d.gpu_count is not None else "?"
+    lines = [f"  - {d.engine}{version}{name} at {_loc(d.launch_span or d.model_span, path)}",
+             f"    model: {d.model}{served} {known}  ({_loc(d.model_span, path)})",
+             f"    gpus: {d.gpu or '?'} x {count}  (product {_loc(d.gpu_span, path)}, count "
+             f"{_loc(d.gpu_count_span, path)})",
+             f"    resolved: gpu {res.status().gpu or '-'} ({res.status().gpu_source or 'none declared'}), engine "
+             f"{res.version.modelled} ({res.version.source}), capacity "
+             + ("evaluated" if res.evaluated else f"skipped: {res.skipped_because}")]
+    for n, s in d.settings.items():
+        flag = f" [{s.flag}]" if s.flag else ""
+        mark = "" if s.resolved else " [unresolved]"
+        lines.append(f"    {n} = {s.value!r}{mark}{flag}  ({_loc(s.span, path)}, {s.origin})")
+    for n, value in defaulted(d).items():
+        lines.append(f"    {n} = {value!r}  (engine default)")
+    for u in d.unknown_flags:
+        mean = f", did you mean {u.suggestion}" if u.suggestion else ""
+        lines.append(f"    unknown flag {u.flag} ({u.reason}{mean})  ({_loc(u.span, path)})")
+    lines += [f"    note: {note}" for note in d.notes]
+    return lines
+
+
+def _span_json(span: Span | None) -> dict[str, int] | None:
+    if span is None:
+        return None
+    return {"line": span.line, "col": span.col, "end_line": span.end_line, "end_col": span.end_col}
+
+
+def file_json(r: ReadResult, resolved: list[Resolved]) -> dict[str, Any]:
     return {
         "path": r.path,
         "skipped": r.skipped,
-        "findings": [{"code": f.code, "severity": str(f.severity), "message": f.message, "span": _span_json(f.span)} for f in r.findings],
-        "deployments": [
-            {
-                "engine": d.engine, "engine_version": d.engine_version, "name": d.name,
-                "launch": _span_json(d.launch_span),
-                "model": d.model, "model_resolved": d.model_resolved, "model_span": _span_json(d.model_span),
-                "served_model_name": d.served_model_name,
-                "gpu": d.gpu, "gpu_span": _span_json(d.gpu_span), "gpu_count": d.gpu_count, "gpu_count_span": _span_json(d.gpu_count_span),
-                "settings": {n: {"value": s.value, "raw": s.raw, "flag": s.flag, "resolved": s.resolved, "origin": s.origin, "span": _span_json(s.span)} for n, s in d.settings.items()},
-                "defaults": defaulted(d),
-                "unresolved": {n: s.raw or s.value for n, s in d.settings.items() if not s.resolved},
-                "unknown_flags": [{"flag": u.flag, "reason": u.reason, "suggestion": u.suggestion, "span": _span_json(u.span)} for u in d.unknown_flags],
-                "ignore_codes": list(d.ignore_codes),
-                "notes": list(d.notes),
-            }
-            for d in r.deployments
-        ],
+        "findings": [{"code": f.code, "severity": str(f.severity), "message": f.message, "span": _span_json(f.span)}
+                     for f in r.findings],
+        "deployments": [_deployment_json(d, res) for d, res in zip(r.deployments, resolved, strict=True)],
+    }
+
+
+def _deployment_json(d: Deployment, res: Resolved) -> dict[str, Any]:
+    from kvlint.launches.defaults import defaulted
+
+    status = res.status()
+    return {
+        "engine": d.engine, "engine_version": d.engine_version, "name": d.name,
+        "launch": _span_json(d.launch_span),
+        "model": d.model, "model_resolved": res.model.spec is not None, "model_literal": d.model_resolved,
+        "model_source": res.model.source, "model_error": res.model.reason, "model_span": _span_json(d.model_span),
+        "served_model_name": d.served_model_name,
+        "gpu": d.gpu, "gpu_span": _span_json(d.gpu_span), "gpu_count": d.gpu_count,
+        "gpu_count_span": _span_json(d.gpu_count_span),
+        "resolved": {"gpu": status.gpu, "gpu_source": status.gpu_source, "gpu_error": res.gpu.reason,
+                     "engine_version": status.engine_version, "modelled_release": res.version.modelled,
+                     "version_source": res.version.source, "capacity": status.capacity,
+                     "skipped_because": status.skipped_because},
+        "settings": {n: {"value": s.value, "raw": s.raw, "flag": s.flag, "resolved": s.resolved, "origin": s.origin,
+                         "span": _span_json(s.span)} for n, s in d.settings.items()},
+        "defaults": defaulted(d),
+        "unresolved": {n: s.raw or s.value for n, s in d.settings.items() if not s.resolved},
+        "unknown_flags": [{"flag": u.flag, "reason": u.reason, "suggestion": u.suggestion, "span": _span_json(u.span)}
+                          for u in d.unknown_flags],
+        "ignore_codes": list(d.ignore_codes),
+        "notes": list(d.notes),
     }

@@ -7,8 +7,14 @@ plan still works after a model or context change), 2 for usage errors.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from kvlint.config import Config
+    from kvlint.models.spec import ModelSpec
 
 DEFAULT_GPUS = "H100,H200,B200,A100-80GB,L40S"
 
@@ -29,14 +35,20 @@ DEFAULT_GPUS = "H100,H200,B200,A100-80GB,L40S"
 def command(model, context, concurrency, engine, engine_version, gpus, gpu_memory, non_kv_gib, max_gpus, limit,
             online, fmt) -> int:
     """Rank GPU type x TP x PP x KV dtype x weight precision options that hold the target."""
+    from kvlint.config import ConfigCache
     from kvlint.errors import KvlintError
     from kvlint.gpus import lookup_gpu, parse_memory_size
-    from kvlint.models.resolve import resolve_model
     from kvlint.plan import plan
+    from kvlint.resolve import ResolveOptions
+    from kvlint.resolve.lookups import lookup_model
 
     if max_gpus < 1:
         raise KvlintError("--max-gpus must be at least 1")
-    spec = resolve_model(model, online=online)
+    config = ConfigCache(None).for_file("-")
+    found = lookup_model(model, config, ResolveOptions(online=online))
+    if found.spec is None:
+        raise KvlintError(found.reason or f"model {model!r} is not known offline")
+    spec = found.spec
     names = [g.strip() for g in gpus.split(",") if g.strip()]
     if not names:
         raise KvlintError("--gpus is empty")
@@ -45,21 +57,23 @@ def command(model, context, concurrency, engine, engine_version, gpus, gpu_memor
                   version=engine_version, gpu_memory_bytes=parse_memory_size(gpu_memory) if gpu_memory else None,
                   non_kv_bytes=int(round(non_kv_gib * 2**30)) if non_kv_gib is not None else None,
                   max_gpus=max_gpus, non_kv_for=None if non_kv_gib is not None else _calibrated(spec, engine,
-                                                                                              engine_version))
+                                                                                              engine_version, config))
     click.echo(json.dumps(result.to_json(), indent=2) if fmt == "json" else render(result, limit))
     return 0 if result.holding else 1
 
 
-def _calibrated(spec, engine: str, version: str | None):
-    """Per (GPU, TP) non-KV from the calibration block of the nearest .kvlint.yaml, if any."""
-    from kvlint.calibration.match import lookup
-    from kvlint.calibration.store import find_config_file, load_file
-
-    path = find_config_file(".")
-    if not path:
+def _calibrated(spec: ModelSpec, engine: str, version: str | None,
+                config: Config) -> Callable[[str, int], int | None] | None:
+    """Per (GPU, TP) non-KV from the calibrations of the configuration `check` reads here, if any."""
+    if not config.calibrations:
         return None
-    config = load_file(path)
-    return lambda gpu_id, tp: lookup(config, spec.model_id, gpu_id, tp, engine, version)
+    from kvlint.calibration.match import match
+
+    def non_kv(gpu_id: str, tp: int) -> int | None:
+        found = match(config.calibrations, spec.model_id, gpu_id, tp, engine, version)
+        return found.non_kv_bytes if found is not None else None
+
+    return non_kv
 
 
 def _row(o) -> tuple[str, ...]:

@@ -10,11 +10,16 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kvlint.errors import InputError, KvlintError
+
+if TYPE_CHECKING:
+    from kvlint.config import Config
+    from kvlint.gpus import Gpu
+    from kvlint.models.spec import ModelSpec
 
 
 @click.command("verify")
@@ -43,10 +48,11 @@ def command(log, command_line, manifest, gpu, gpu_memory, model_ref, engine_vers
     if record.engine is None and not command_line and not manifest:
         raise KvlintError(f"{log}: no vLLM or SGLang startup lines found")
     target = _target(record, list(command_line), manifest, model_ref, gpu, engine_version)
-    spec, note = _spec(target["model"])
+    config = _config(manifest)
+    spec, note = _spec(target["model"], config)
     gpu_obj, total = _gpu(target["gpu"], gpu_memory, record, target["engine"])
     base = _config_dir(manifest)
-    non_kv, source, cal_note = _non_kv(non_kv_gib, spec, gpu_obj, target, base)
+    non_kv, source, cal_note = _non_kv(non_kv_gib, spec, gpu_obj, target, config)
     result = compare(record, spec, target["settings"], gpu_obj, engine=target["engine"], version=target["version"],
                      gpu_memory_bytes=total, non_kv_bytes=non_kv, non_kv_source=source)
     for extra in (cal_note, note):
@@ -134,16 +140,24 @@ def _deployment(path: str, record):
     return (same or result.deployments)[0]
 
 
-def _spec(ref: str | None):
-    from kvlint.errors import UnknownModelError
-    from kvlint.models.resolve import resolve_model
+def _config(manifest: str | None) -> Config:
+    """The configuration `check` would use for the manifest (or for the current folder)."""
+    from kvlint.config import ConfigCache
+
+    return ConfigCache(None).for_file(manifest or "-")
+
+
+def _spec(ref: str | None, config: Config) -> tuple[ModelSpec | None, str]:
+    """The model as the resolve stage finds it for `check` (overrides, HF cache, registry, derived)."""
+    from kvlint.resolve import ResolveOptions
+    from kvlint.resolve.lookups import lookup_model
 
     if not ref:
         return None, "the log does not name the model; pass --model"
-    try:
-        return resolve_model(ref), ""
-    except UnknownModelError as exc:
-        return None, f"model {ref!r} not resolvable offline ({exc}); pass --model with a known id"
+    found = lookup_model(ref, config, ResolveOptions())
+    if found.spec is None:
+        return None, f"model {ref!r} not resolvable offline ({found.reason}); pass --model with a known id"
+    return found.spec, ""
 
 
 def _gpu(name: str | None, memory: str | None, record, engine: str):
@@ -151,18 +165,18 @@ def _gpu(name: str | None, memory: str | None, record, engine: str):
 
     A GPU the user named must resolve; one only hinted at by the log is used when the catalogue knows it.
     """
-    from kvlint.gpus import lookup_gpu, parse_memory_size
+    from kvlint.engines import get_engine
+    from kvlint.gpus import parse_memory_size
+    from kvlint.resolve.lookups import lookup_gpu_name
 
     gpu_obj = None
     if name:
-        try:
-            gpu_obj = lookup_gpu(name)
-        except KvlintError:
-            if name != record.gpu_hint:
-                raise
+        gpu_obj, reason = lookup_gpu_name(name)
+        if gpu_obj is None and name != record.gpu_hint:
+            raise KvlintError(reason or f"unknown GPU {name!r}")
     if memory:
         return gpu_obj, parse_memory_size(memory)
-    if engine == "vllm" and record.total_gpu_memory_gib:
+    if get_engine(engine).log.prints_total_memory and record.total_gpu_memory_gib:
         return gpu_obj, int(round(record.total_gpu_memory_gib * 2**30))
     return gpu_obj, None
 
@@ -174,32 +188,27 @@ def _config_dir(manifest: str | None) -> str:
     return os.path.dirname(os.path.abspath(manifest)) if manifest else "."
 
 
-def _non_kv(non_kv_gib, spec, gpu_obj, target, base: str = ".") -> tuple[int | None, str | None, str | None]:
-    """(bytes, source, note): --non-kv-gib ("user"), else a calibration from .kvlint.yaml ("calibrated", with a
-    note when it was measured on another release), else (None, None, None): the estimate."""
+def _non_kv(non_kv_gib: float | None, spec: ModelSpec | None, gpu_obj: Gpu | None, target: dict[str, Any],
+            config: Config) -> tuple[int | None, str | None, str | None]:
+    """(bytes, source, note): --non-kv-gib ("user"), else a calibration from the configuration `check` reads
+    ("calibrated", with a note when it was measured on another release), else (None, None, None): the estimate."""
     if non_kv_gib is not None:
         return int(round(non_kv_gib * 2**30)), "user", None
-    if spec is None or gpu_obj is None:
+    if spec is None or gpu_obj is None or not config.calibrations:
         return None, None, None
-    from kvlint.calibration.entry import entries
     from kvlint.calibration.match import match
-    from kvlint.calibration.store import find_config_file, load_file
 
-    path = find_config_file(base)
-    if not path:
-        return None, None, None
-    found = match(entries(load_file(path)), spec.model_id, gpu_obj.id, _tp(target), target["engine"],
-                  target["version"])
+    found = match(config.calibrations, spec.model_id, gpu_obj.id, _tp(target), target["engine"], target["version"])
     if found is None:
         return None, None, None
     return found.non_kv_bytes, "calibrated", found.note()
 
 
-def _tp(target) -> int:
-    from kvlint.memory.common import int_setting
+def _tp(target: dict[str, Any]) -> int:
+    from kvlint.engines import get_engine
+    from kvlint.engines.base import resolved_int
 
-    name = "tensor_parallel_size" if target["engine"] == "vllm" else "tp_size"
-    return int_setting(target["settings"], name, 1) or 1
+    return resolved_int(target["settings"], get_engine(target["engine"]).setting("tp"))
 
 
 def _with_note(result, note: str):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from kvlint.budget import Budget
 from kvlint.deployment import Deployment, InvalidValue
 from kvlint.engines import get_engine
 from kvlint.errors import InvalidSettingError, KvlintError
@@ -117,6 +118,12 @@ class Resolver:
             if gpu is not None:
                 out.setdefault(gpu.id, gpu)
         return list(out.values()) if len(out) > 1 else []
+
+    def on_card(self, r: Resolved, gpu: Any) -> Budget | None:
+        """The budget of a resolved launch on another card (a sweep's card, to draw its picture)."""
+        if not isinstance(r.what_if, WhatIf):
+            return None
+        return self.budgets.get(r.what_if.sizing.on(gpu), dict(r.settings)).budget
 
     # -------------------------------------------------------------- model and config.json spans
 
@@ -227,7 +234,8 @@ def _refusal(dep: Deployment, exc: InvalidSettingError) -> InvalidValue:
 
 def _non_kv(sizing: Sizing, outcome: Outcome) -> NonKv:
     if outcome.calibration is not None:
-        return NonKv(outcome.calibration.non_kv_bytes, "calibrated", outcome.calibration.note())
+        found = outcome.calibration
+        return NonKv(found.non_kv_bytes, "calibrated", found.note(), found.describe())
     return NonKv(sizing.non_kv_bytes, sizing.non_kv_source)
 
 

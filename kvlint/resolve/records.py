@@ -78,6 +78,7 @@ class NonKv:
     bytes: int | None  # None: the engine's estimate
     source: str  # estimated | user | calibrated | config
     note: str | None = None  # a calibration of another release, say
+    how: str | None = None  # where a calibration came from ("calibrated from start.log (vllm 0.33.0, TP=2)")
 
 
 @dataclass(frozen=True)
@@ -110,10 +111,10 @@ class Resolved:
     def status(self) -> LaunchStatus:
         """The per-launch status reports print (kvlint.status)."""
         dep, b = self.deployment, self.budget
-        if self.gpu.known:
-            gpu_source = self.gpu.source
+        if self.gpu.known or (self.sweep is None and self.candidates is None):
+            gpu_source = self.gpu.source  # also a named product the catalogue lacks (or a TPU): "manifest"
         else:
-            gpu_source = "catalogue" if self.sweep is not None else "candidates" if self.candidates else None
+            gpu_source = "catalogue" if self.sweep is not None else "candidates"
         return LaunchStatus(
             path=dep.path, span=dep.launch_span or dep.model_span, engine=dep.engine, name=dep.name, model=dep.model,
             model_source=self.model.source, gpu=self.gpu.label, gpu_source=gpu_source,

