@@ -7,8 +7,8 @@ from pathlib import Path
 
 from kvlint.cli import main
 from kvlint.config import Config, ConfigCache
-from kvlint.lint import LintOptions, lint
 from kvlint.launches import read_path
+from kvlint.lint import LintOptions, lint
 from kvlint.resolve import ResolveOptions, Resolver
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -22,7 +22,7 @@ def _one(text: str, name: str, tmp_path: Path, config: Config | None = None, **o
 
 
 def test_unresolved_tp_is_never_the_default_tp_1():
-    path = str(FIXTURES / "launches" / "sglang_unresolved_tp.yaml")
+    path = str(FIXTURES / "resolve" / "sglang_unresolved_tp.yaml")
     result = lint([path], LintOptions())
     codes = {f.code for f in result.findings}
     assert not codes & {"KV204", "KV102", "KV201", "KV202"}, result.findings  # was: "7 GPUs stay idle" + KV102
