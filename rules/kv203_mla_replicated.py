@@ -39,7 +39,7 @@ def check(ctx):
     dcp = c.value(dep, "dcp", 1)
     if not model.is_mla or tp <= 1 or (isinstance(dcp, int) and dcp > 1):
         return
-    attn_tp, how = _attention_tp(dep, tp)
+    attn_tp, how = _attention_tp(ctx, tp)
     if attn_tp <= 1:
         return
     width = model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
@@ -53,18 +53,11 @@ def check(ctx):
         fix=f"{c.flag(dep.engine, 'dcp')} {attn_tp}", tp=tp, attention_tp=attn_tp, latent_width=width)
 
 
-def _attention_tp(dep, tp: int) -> tuple[int, str]:
+def _attention_tp(ctx, tp: int) -> tuple[int, str]:
     """Ranks that hold one copy of the latent: SGLang's DP attention gives each attention replica
-    tp // attn_dp ranks, so at attention TP 1 nothing is replicated."""
-    if dep.engine != "sglang":
+    tp // attn_dp ranks, so at attention TP 1 nothing is replicated (the budget's Parallel says how many)."""
+    par = ctx.budget.parallel if ctx.budget is not None else None
+    if par is None or par.attn_dp <= 1:
         return tp, "TP ranks"
-    from kvlint.errors import KvlintError
-    from kvlint.memory.sglang import parallel_sizes
-
-    try:
-        (_, _, _, _, attn_dp), _ = parallel_sizes(dep.settings)
-    except KvlintError:
-        return tp, "TP ranks"  # bad sizes are another rule's finding
-    if attn_dp <= 1:
-        return tp, "TP ranks"
-    return tp // attn_dp, f"attention TP ranks ({c.flag(dep.engine, 'tp')} {tp} / attention DP {attn_dp})"
+    return par.attention_tp, (f"attention TP ranks ({c.flag(ctx.deployment.engine, 'tp')} {tp} / attention DP "
+                              f"{par.attn_dp})")
