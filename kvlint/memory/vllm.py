@@ -8,7 +8,7 @@ non-KV term is an estimate (kvlint.memory.nonkv); everything else is the engine'
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,15 +32,16 @@ from kvlint.memory.versions import VllmVersion, vllm_version
 from kvlint.memory.vllm_planning import (
     Group,
     bytes_per_block,
-    estimate_max_len,
     kv_groups,
+    layer_needed_bytes,
     layers_of_stage,
+    longest_length,
     needed_bytes,
     padding_layers,
     worker_groups,
 )
 from kvlint.memory.vllm_specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
-from kvlint.models.spec import CHUNKED, MAMBA, MLA, ModelSpec
+from kvlint.models.spec import CHUNKED, MAMBA, MLA, SLIDING, ModelSpec
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ class Stage:
     bpb: int
     groups: tuple[Group, ...]
     weights_known: bool = True  # False: a fixed pool let a weights-model error pass
+    raw_available: int = 0  # the pool before --num-gpu-blocks-override (what <= 0.21 checks against)
+    raw_specs: tuple[KVSpec, ...] = ()  # this stage's layer specs before grouping (0.11's check sums these)
 
     @property
     def num_blocks(self) -> int:
@@ -69,6 +72,43 @@ def parallel_of(settings: Mapping[str, Any]) -> Parallel:
     return Parallel(tp=sizes["tensor_parallel_size"], pp=sizes["pipeline_parallel_size"],
                     dp=sizes["data_parallel_size"], dcp=sizes["decode_context_parallel_size"],
                     ep=bool(setting(settings, "enable_expert_parallel", False)))
+
+
+_DCP = "decode_context_parallel_size"
+
+
+def check_dcp(model: ModelSpec, par: Parallel, ver: VllmVersion) -> None:
+    """The DCP rules vLLM enforces at start-up for GQA/MQA (config/model.py verify_with_parallel_config); MLA is free.
+
+    0.11 has no such rules but only its MLA backends return the softmax LSE that DCP needs, so any other
+    model trips the model runner's assertion."""
+    if par.dcp <= 1 or model.is_mla:
+        return
+    if ver.dcp_check == "lse":
+        raise InvalidSettingError("DCP requires attention impls to return the softmax lse for decode (vLLM 0.11: only "
+                                  "MLA backends do)", _DCP, "needs an MLA model in this vLLM release")
+    kv, heads, tp, dcp = model.num_kv_heads, model.num_attention_heads, par.tp, par.dcp
+    if tp <= kv:
+        raise InvalidSettingError(
+            f"Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to be greater than the "
+            f"model's total number of KV heads ({kv}).", _DCP, f"needs --tensor-parallel-size > {kv} KV heads")
+    if dcp > tp // kv:
+        raise InvalidSettingError(
+            f"`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported value ({tp // kv}) for "
+            f"`--tensor-parallel-size` ({tp}) and {kv} model KV heads.", _DCP, f"must be <= {tp // kv}")
+    if (heads // kv) % dcp:
+        raise InvalidSettingError(
+            f"The model's number of query heads per KV head ({heads // kv}) must be divisible by "
+            f"`--decode-context-parallel-size` ({dcp}) for GQA/MQA.", _DCP, f"must divide {heads // kv}")
+
+
+def check_dcp_groups(groups: list[Group], dcp: int) -> None:
+    """Sliding-window, chunked-local and Mamba groups assert DCP == 1 when their managers are built."""
+    if dcp <= 1:
+        return
+    for kind, what in ((SLIDING, "sliding window"), (CHUNKED, "chunked local attn"), (MAMBA, "mamba")):
+        if any(sp.kind == kind for g in groups for sp in g.specs):
+            raise InvalidSettingError(f"DCP not support {what}.", _DCP, f"must be 1 with {what} layers")
 
 
 def max_model_len(settings: Mapping[str, Any], model: ModelSpec) -> tuple[int, bool]:
@@ -274,7 +314,7 @@ def plan_stages(inp: Inputs, steps: Steps) -> list[Stage]:
         bpb = bytes_per_block(list(inp.groups), layers)
         avail = inp.override * bpb if inp.override is not None else mem.available
         stages.append(Stage(layers, mem.weights, mem.non_kv, avail, bpb, tuple(worker_groups(list(inp.groups), layers)),
-                            mem.weights_known))
+                            mem.weights_known, mem.available, tuple(inp.specs[k] for k in sorted(layers))))
     return stages
 
 
@@ -292,19 +332,32 @@ def capacity(groups: list[Group], num_blocks: int, length: int, reserve: int, ve
     return per_request, concurrency, tokens
 
 
-def check_stages(stages: list[Stage], length: int, reserve: int, null_block: bool) -> tuple[bool, list[int]]:
+def stage_needed(st: Stage, ver: VllmVersion, reserve: int) -> Callable[[int], int]:
+    """Bytes one request of a given length needs on a stage, as this release's check counts them."""
+    if ver.check_basis == "layers":
+        return lambda n: layer_needed_bytes(list(st.raw_specs), n, reserve)
+    return lambda n: needed_bytes(list(st.groups), st.bpb, n, reserve)
+
+
+def check_memory_of(st: Stage, ver: VllmVersion) -> int:
+    """What the check may use: the override's blocks from 0.27 (else the profiled pool), less the null block (0.33)."""
+    mem = st.available if ver.override_clamps_check else st.raw_available
+    return mem - (st.bpb if ver.null_block_check else 0)
+
+
+def check_stages(stages: list[Stage], length: int, reserve: int, ver: VllmVersion) -> tuple[bool, list[int]]:
     """The startup check on every stage; returns (fits, memory each stage may use for the check)."""
     fits, check = True, []
     for st in stages:
-        mem = st.available - (st.bpb if null_block else 0)
+        mem = check_memory_of(st, ver)
         check.append(mem)
-        if st.groups and (mem <= 0 or needed_bytes(list(st.groups), st.bpb, length, reserve) > mem):
+        if st.groups and (mem <= 0 or stage_needed(st, ver, reserve)(length) > mem):
             fits = False
     return fits, check
 
 
-def longest_fit(stages: list[Stage], check: list[int], upper: int, reserve: int) -> int:
-    lengths = [estimate_max_len(list(st.groups), st.bpb, mem, upper, reserve)
+def longest_fit(stages: list[Stage], check: list[int], upper: int, reserve: int, ver: VllmVersion) -> int:
+    lengths = [longest_length(stage_needed(st, ver, reserve), mem, upper)
                for st, mem in zip(stages, check, strict=False) if st.groups]
     return min(lengths, default=upper)
 
@@ -351,12 +404,14 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     if setting(settings, "speculative_config"):
         steps.note("speculative decoding: draft-model layers and graph sizes are not modelled")
     par = parallel_of(settings)
+    check_dcp(model, par, ver)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
     kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype))
     length, auto = max_model_len(settings, model)
     mns, mnbt = batch_defaults(settings, facts, ver, length)
     specs, block = build_specs(model, settings, par, default_block_size(settings, model, facts), kvd, steps)
     groups = kv_groups(specs, hybrid_manager=hybrid_manager(settings, model, ver, steps))
+    check_dcp_groups(groups, par.dcp)
     batches = par.pp + 1 if setting(settings, "async_scheduling", True) is not False else par.pp
     util = float_setting(settings, "gpu_memory_utilization", ver.gpu_memory_utilization)
     if not 0 < util <= 1:
@@ -376,19 +431,19 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
 
 def fit_length(inp: Inputs, stages: list[Stage], steps: Steps) -> Fit:
     """max_model_len after auto-fit, whether one request fits, and the longest length that fits (engines.md 1.6)."""
-    length, reserve, null_block = inp.length, inp.reserve, inp.ver.null_block_check
-    fits, check = check_stages(stages, length, reserve, null_block)
+    length, reserve, ver = inp.length, inp.reserve, inp.ver
+    fits, check = check_stages(stages, length, reserve, ver)
     derived = inp.model.max_len_vllm
     if inp.auto:
-        fitted = longest_fit(stages, check, derived, reserve)
+        fitted = longest_fit(stages, check, derived, reserve, ver)
         if fitted == 0:
             steps.note("Cannot auto-fit max_model_len: not enough GPU memory to serve even a single token")
         elif fitted < derived:
             steps.add("max_model_len (auto-fit)", f"reduced from {derived} to the longest length that fits",
                       fitted, "tokens", estimated=True)
             length = fitted
-        fits, check = check_stages(stages, length, reserve, null_block)
-    return Fit(length, fits, longest_fit(stages, check, length, reserve))
+        fits, check = check_stages(stages, length, reserve, ver)
+    return Fit(length, fits, longest_fit(stages, check, length, reserve, ver))
 
 
 def assemble(inp: Inputs, steps: Steps, stages: list[Stage], limiting: Stage, fit: Fit, cap: Capacity,

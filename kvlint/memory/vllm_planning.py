@@ -8,6 +8,7 @@ identical specs bucket together, the smallest bucket sets the group size unless 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from math import gcd
@@ -142,12 +143,22 @@ def check_memory(worker: Worker, groups: list[Group], null_block: bool) -> tuple
 
 def estimate_max_len(groups: list[Group], bpb: int, check_mem: int, upper: int, reserve: int) -> int:
     """Largest model length in [1, upper] whose one request fits check_mem; 0 if none (binary search)."""
-    if upper < 1 or needed_bytes(groups, bpb, 1, reserve) > check_mem:
+    return longest_length(lambda n: needed_bytes(groups, bpb, n, reserve), check_mem, upper)
+
+
+def layer_needed_bytes(specs: list[KVSpec], max_model_len: int, reserve: int) -> int:
+    """vLLM 0.11's check: the sum of every layer's own worst case on the raw specs (no grouping, no padding)."""
+    return sum(s.max_memory(max_model_len, reserve) for s in specs)
+
+
+def longest_length(needed: Callable[[int], int], check_mem: int, upper: int) -> int:
+    """Binary search for the largest length in [1, upper] with needed(length) <= check_mem; 0 if even 1 fails."""
+    if upper < 1 or needed(1) > check_mem:
         return 0
     lo, hi = 1, upper
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if needed_bytes(groups, bpb, mid, reserve) <= check_mem:
+        if needed(mid) <= check_mem:
             lo = mid
         else:
             hi = mid - 1

@@ -1,0 +1,71 @@
+"""The mismatch classes an audit against the engines' own sizing code found (issue H), one test per example.
+
+Every expected number is what the engine's code computes for that setting (vLLM 0.33.0 / 0.27.0 / 0.20.0 /
+0.11.0 planners, SGLang 0.5.23), reproduced by bench/conformance; the test pins kvlint to it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kvlint.errors import InvalidSettingError
+from kvlint.memory import compute_budget
+from kvlint.models.resolve import resolve_model
+
+GIB = 2**30
+
+
+def vllm(model: str, settings: dict, version: str):
+    return compute_budget("vllm", resolve_model(model), settings, None, version=version, gpu_memory_bytes=80 * GIB,
+                          weights_bytes=0)
+
+
+def test_llama4_keeps_the_hybrid_manager_in_033():
+    b = vllm("RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic",
+             {"tensor_parallel_size": 8, "max_model_len": 131072, "kv_cache_memory_bytes": 40 * GIB}, "0.33.0")
+    assert (b.num_blocks, b.kv_tokens, f"{b.max_concurrency:.2f}") == (436_906, 4_473_917, "34.13")
+
+
+@pytest.mark.parametrize("version, fragment", [
+    ("0.33.0", "requires `--tensor-parallel-size` (2) to be greater than the model's total number of KV heads (8)"),
+    ("0.27.0", "requires `--tensor-parallel-size` (2) to be greater than the model's total number of KV heads (8)"),
+    ("0.20.0", "requires `--tensor-parallel-size` (2) to be greater than the model's total number of KV heads (8)"),
+    ("0.11.0", "softmax lse"),
+])
+def test_dcp_settings_vllm_refuses(version, fragment):
+    with pytest.raises(InvalidSettingError) as err:
+        vllm("meta-llama/Llama-3.1-8B-Instruct", {"tensor_parallel_size": 2, "decode_context_parallel_size": 2,
+                                                  "kv_cache_memory_bytes": 10 * GIB}, version)
+    assert fragment in str(err.value) and err.value.setting == "decode_context_parallel_size"
+
+
+def test_dcp_limits_and_sliding_window():
+    with pytest.raises(InvalidSettingError, match=r"exceeds the maximum supported value \(2\)"):
+        vllm("Qwen/Qwen2.5-3B", {"tensor_parallel_size": 4, "decode_context_parallel_size": 4,
+                                 "kv_cache_memory_bytes": 10 * GIB}, "0.33.0")
+    with pytest.raises(InvalidSettingError, match="DCP not support sliding window"):
+        vllm("google/gemma-3-4b-it", {"tensor_parallel_size": 8, "decode_context_parallel_size": 2,
+                                      "kv_cache_memory_bytes": 10 * GIB}, "0.33.0")
+    mla = vllm("deepseek-ai/DeepSeek-V2-Lite", {"tensor_parallel_size": 2, "decode_context_parallel_size": 2,
+                                                "kv_cache_memory_bytes": 10 * GIB}, "0.33.0")
+    assert mla.parallel.dcp == 2  # MLA has no DCP constraint
+
+
+def test_override_bounds_the_check_only_from_027():
+    """<= 0.21 auto-fits and checks against the profiled pool; the override only sets num_blocks. The engine's
+    own 0.20 planner auto-fits this setting to 5,440 tokens (340 blocks of 48 x 64 KiB pages fit 1,070,299,623 B);
+    0.27 plans against override x bytes per block."""
+    settings = {"max_model_len": -1, "kv_cache_memory_bytes": 1_070_299_623, "num_gpu_blocks_override": 2383,
+                "max_num_batched_tokens": 16384}
+    old = vllm("Qwen/Qwen2.5-14B", settings, "0.20.0")
+    assert (old.max_model_len, old.num_blocks, old.fits_one_request) == (5440, 2383, True)
+    new = vllm("Qwen/Qwen2.5-14B", settings, "0.27.0")
+    assert (new.max_model_len, new.num_blocks) == (2383 * 16, 2383)
+
+
+def test_011_checks_the_sum_of_raw_layer_needs():
+    """0.11's check and length estimate add every layer's own need (sliding layers: window + mnbt + 1 block),
+    with no group padding: vLLM estimates 6,976 here."""
+    b = vllm("google/gemma-2-9b-it", {"tensor_parallel_size": 4, "block_size": 32, "kv_cache_dtype": "fp8_e4m3",
+                                      "max_model_len": 131072, "kv_cache_memory_bytes": 301_696_625}, "0.11.0")
+    assert (b.fits_one_request, b.estimated_max_model_len) == (False, 6976)
