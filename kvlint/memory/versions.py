@@ -32,6 +32,9 @@ class VllmVersion:
     override_clamps_check: bool  # num_gpu_blocks_override also bounds the check and auto-fit (0.27+; before,
     # only num_blocks took the override and the check used the profiled pool)
     check_basis: str  # "layers" (0.11: sum of per-layer needs on the raw specs) | "groups" (grouped, padded)
+    mla_block_rule: str  # MLA block size: "forced_exact" (0.11: FlashMLA 64 on SM90, CUTLASS 128 on SM100, over
+    # --block-size), "forced_multiple" (0.16 read: rounded to the backend's multiple), "backend" (0.20+: the first
+    # backend that takes the KV dtype; --block-size wins)
     dcp_check: str  # GQA/MQA with DCP: "lse" (0.11: only MLA backends return the softmax lse), "assert"
     # (0.2x: verify_with_parallel_config asserts), "value_error" (0.27+: the same rules as ValueError)
 

@@ -149,18 +149,38 @@ def batch_defaults(settings: Mapping[str, Any], facts: GpuFacts, ver: VllmVersio
     return mns, mnbt
 
 
-def default_block_size(settings: Mapping[str, Any], model: ModelSpec, facts: GpuFacts) -> int:
-    """16, except MLA on Blackwell (FlashInfer-MLA prefers 32); a user --block-size wins."""
+def default_block_size(settings: Mapping[str, Any], model: ModelSpec, facts: GpuFacts, ver: VllmVersion,
+                       kv_name: str) -> int:
+    """16, unless the MLA backend vLLM picks for this GPU and KV dtype needs other blocks (engines.md 1.1)."""
     user = int_setting(settings, "block_size")
-    if user is not None:
-        if user < 1:
-            raise InvalidSettingError(f"block_size must be positive, got {user}", "block_size", "must be positive")
-        return user
+    if user is not None and user < 1:
+        raise InvalidSettingError(f"block_size must be positive, got {user}", "block_size", "must be positive")
     if model.mla is not None and model.mla.index_topk:
-        return 64  # sparse MLA (DeepSeek-V3.2): FLASHMLA_SPARSE kernels take multiples of 64
-    if model.is_mla and facts.compute_capability and facts.compute_capability[0] == 10:
-        return 32
-    return 16
+        return user or 64  # sparse MLA (DeepSeek-V3.2): FLASHMLA_SPARSE kernels take multiples of 64
+    if model.mla is None:
+        return user or 16
+    major = facts.compute_capability[0] if facts.compute_capability else None
+    if ver.mla_block_rule == "backend":
+        if user is not None:
+            return user
+        if major == 10:
+            return 32  # FLASHINFER_MLA first on SM10x
+        return 64 if major == 9 and kv_name.startswith("fp8") else 16  # FLASH_ATTN_MLA has no fp8: FLASHMLA
+    return _forced_mla_block(ver.mla_block_rule, major, user or 16, model)
+
+
+def _forced_mla_block(rule: str, major: int | None, block: int, model: ModelSpec) -> int:
+    """Before 0.20 the platform forced the MLA block size, over --block-size too: FlashMLA on Hopper, CUTLASS MLA
+    (0.11) or FlashInfer MLA (0.16, qk_nope 128) on Blackwell."""
+    if rule == "forced_exact":
+        return {9: 64, 10: 128}.get(major or 0, block)
+    if major == 9:
+        return block if block % 64 == 0 else 64
+    if major == 10 and model.mla is not None and model.mla.qk_nope_head_dim == 128:
+        return block if block == 32 or block % 64 == 0 else 64
+    if major == 10:
+        return block if block % 128 == 0 else 128
+    return block
 
 
 def sparse_mla_dtype(model: ModelSpec, kvd: KVDtype) -> KVDtype:
@@ -409,7 +429,8 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype))
     length, auto = max_model_len(settings, model)
     mns, mnbt = batch_defaults(settings, facts, ver, length)
-    specs, block = build_specs(model, settings, par, default_block_size(settings, model, facts), kvd, steps)
+    specs, block = build_specs(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name),
+                               kvd, steps)
     groups = kv_groups(specs, hybrid_manager=hybrid_manager(settings, model, ver, steps))
     check_dcp_groups(groups, par.dcp)
     batches = par.pp + 1 if setting(settings, "async_scheduling", True) is not False else par.pp

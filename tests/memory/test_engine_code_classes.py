@@ -69,3 +69,37 @@ def test_011_checks_the_sum_of_raw_layer_needs():
     b = vllm("google/gemma-2-9b-it", {"tensor_parallel_size": 4, "block_size": 32, "kv_cache_dtype": "fp8_e4m3",
                                       "max_model_len": 131072, "kv_cache_memory_bytes": 301_696_625}, "0.11.0")
     assert (b.fits_one_request, b.estimated_max_model_len) == (False, 6976)
+
+
+def test_unify_hybrid_specs_with_the_manager_off():
+    """vLLM's test_unify_hybrid_kv_cache_specs cases 1 and 4: beside full attention a sliding layer (padded to
+    32 KiB) becomes full attention with its padded page; sliding + chunked with no full layer cannot be unified."""
+    from kvlint.memory.vllm_planning import kv_groups
+    from kvlint.memory.vllm_specs import KVSpec
+
+    full = KVSpec("full", 16, 2, 128 * 4)  # block 16, 2 kv heads, (64 + 64) x fp32: 16,384 B pages
+    sliding = KVSpec("sliding", 16, 2, 128 * 4, window=1024, page_padded=32 * 1024)
+    [group] = kv_groups({(0, 0): full, (1, 0): sliding}, hybrid_manager=False)
+    assert [s.kind for s in group.specs] == ["full", "full"] and group.specs[1].page == 32 * 1024
+    assert group.specs[1].window is None and group.bytes_per_block() == 16_384 + 32 * 1024
+    chunked = KVSpec("chunked", 16, 2, 128 * 4, window=512)
+    with pytest.raises(InvalidSettingError, match="Failed to promote local KV cache specs"):
+        kv_groups({(0, 0): KVSpec("sliding", 16, 2, 128 * 4, window=1024), (1, 0): chunked}, hybrid_manager=False)
+
+
+def test_mla_fp8_on_hopper_uses_flashmla_blocks_of_64():
+    """FLASH_ATTN_MLA (first on SM90) takes no fp8 cache, so vLLM 0.33 picks FLASHMLA, whose kernels need 64-token
+    blocks: 19,099 blocks for DeepSeek-V3 TP 8, fp8, 163,840 tokens, 40 GiB. 0.11 forces 64 on SM90 for any dtype."""
+    from kvlint.gpus import lookup_gpu
+
+    spec, h100 = resolve_model("deepseek-ai/DeepSeek-V3"), lookup_gpu("H100")
+    settings = {"tensor_parallel_size": 8, "kv_cache_dtype": "fp8", "max_model_len": 163840,
+                "kv_cache_memory_bytes": 40 * GIB}
+    b = compute_budget("vllm", spec, settings, h100, version="0.33.0", weights_bytes=0)
+    assert (b.block_size, b.num_blocks) == (64, 19_099)
+    bf16 = compute_budget("vllm", spec, {**settings, "kv_cache_dtype": "auto"}, h100, version="0.33.0",
+                          weights_bytes=0)
+    assert bf16.block_size == 16
+    old = compute_budget("vllm", spec, {**settings, "kv_cache_dtype": "auto", "block_size": 16}, h100,
+                         version="0.11.0", weights_bytes=0)
+    assert old.block_size == 64
