@@ -7,8 +7,11 @@ figure was reached.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the record only; budget.py sits below calibration in the import graph
+    from kvlint.calibration.entry import Calibration
 
 
 @dataclass(frozen=True)
@@ -29,10 +32,79 @@ class Parallel:
     dp: int = 1
     dcp: int = 1
     ep: bool = False
+    attn_dp: int = 1  # SGLang DP attention: attention replicas inside one TP group (vLLM: 1)
 
     @property
     def gpus(self) -> int:
         return self.tp * self.pp * self.dp
+
+    @property
+    def attention_tp(self) -> int:
+        """Ranks one attention replica spans (SGLang: tp_size // attn_dp_size); they share one copy of an MLA latent."""
+        return self.tp // self.attn_dp if self.attn_dp > 1 else self.tp
+
+
+@dataclass(frozen=True)
+class FixedPool:
+    """vLLM with --kv-cache-memory-bytes: the pool is demanded outright, beside the worst stage's weights and
+    working set. `overcommit_bytes` > 0 is a CUDA out-of-memory at allocation (KV107)."""
+
+    weights_bytes: int
+    non_kv_bytes: int
+    overcommit_bytes: int  # weights + pool + non-KV - total GPU memory (negative: headroom)
+    estimated: bool  # the non-KV term is kvlint's estimate
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kv_pool_fixed": True, "fixed_pool_weights_bytes": self.weights_bytes,
+                "fixed_pool_non_kv_bytes": self.non_kv_bytes, "fixed_pool_overcommit_bytes": self.overcommit_bytes,
+                "fixed_pool_estimated": self.estimated}
+
+
+@dataclass(frozen=True)
+class VllmDetail:
+    """vLLM's planner figures beside the Budget's common ones (engines.md 1.4-1.7)."""
+
+    kv_groups: int
+    blocks_per_request: int  # sum over groups of the blocks one max-length request holds
+    bytes_per_block: int  # max over groups of the summed pages of the limiting stage
+    padding_layers: int  # vLLM's "Add %d padding layers" warning
+    fixed_pool: FixedPool | None = None  # only with --kv-cache-memory-bytes and known weights
+
+    @property
+    def request_bytes(self) -> int:
+        """Bytes vLLM's one-request check counts: blocks per request x bytes per block."""
+        return self.blocks_per_request * self.bytes_per_block
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kv_groups": self.kv_groups, "blocks_per_request": self.blocks_per_request,
+                               "bytes_per_block": self.bytes_per_block, "padding_layers": self.padding_layers}
+        return out | (self.fixed_pool.to_json() if self.fixed_pool else {})
+
+
+@dataclass(frozen=True)
+class SglangDetail:
+    """SGLang's pool figures beside the Budget's common ones (engines.md 3.3)."""
+
+    page_size: int
+    k_size_gb: float  # what "KV Cache is allocated ... K size" logs (MLA: the one KV buffer)
+    v_size_gb: float
+    cuda_graph_max_bs: int
+    reserve_bytes: int  # pre-load x (1 - mem_fraction_static): activations and CUDA graphs
+
+    def to_json(self) -> dict[str, Any]:
+        return {"page_size": self.page_size, "k_size_gb": self.k_size_gb, "v_size_gb": self.v_size_gb,
+                "cuda_graph_max_bs": self.cuda_graph_max_bs, "reserve_bytes": self.reserve_bytes}
+
+
+@dataclass(frozen=True)
+class Calibrated:
+    """The calibration entry that supplied the non-KV term, and whether its engine version matched exactly."""
+
+    entry: Calibration
+    exact_version: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self.entry), "exact_version": self.exact_version}
 
 
 @dataclass(frozen=True)
@@ -64,7 +136,17 @@ class Budget:
     max_num_batched_tokens: int | None = None
     steps: tuple[Step, ...] = ()
     notes: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    detail: VllmDetail | SglangDetail | None = None
+    calibration: Calibrated | None = None
+
+    @property
+    def fixed_pool(self) -> FixedPool | None:
+        return self.detail.fixed_pool if isinstance(self.detail, VllmDetail) else None
+
+    @property
+    def request_bytes(self) -> int | None:
+        """vLLM's bytes for one max-length request (its check's figure); None without a planner detail."""
+        return self.detail.request_bytes if isinstance(self.detail, VllmDetail) else None
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON shape of `kvlint budget --format json` (stable keys)."""
@@ -98,5 +180,8 @@ class Budget:
             out["block_size"] = self.block_size
         else:
             out["mem_fraction_static"] = self.mem_fraction_static
-        out.update(self.extra)
+        if self.detail is not None:
+            out.update(self.detail.to_json())
+        if self.calibration is not None:
+            out["calibration"] = self.calibration.to_json()
         return out

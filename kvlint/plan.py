@@ -94,9 +94,8 @@ def weight_choices(model: ModelSpec) -> list[tuple[str, str | None]]:
 
 
 def _per_request(budget: Budget) -> int:
-    extra = budget.extra or {}
-    if extra.get("blocks_per_request") and extra.get("bytes_per_block"):
-        return int(extra["blocks_per_request"]) * int(extra["bytes_per_block"])
+    if budget.request_bytes:
+        return budget.request_bytes
     return budget.kv_bytes_per_token * budget.max_model_len
 
 

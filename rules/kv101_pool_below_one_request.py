@@ -66,9 +66,8 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _needed(b: Budget) -> int:
     """Bytes one max-length request takes, as vLLM's check counts them (blocks per request x block bytes)."""
-    blocks, per_block = b.extra.get("blocks_per_request"), b.extra.get("bytes_per_block")
-    if blocks and per_block:
-        return blocks * per_block
+    if b.request_bytes:
+        return b.request_bytes
     block = b.block_size or 1
     return b.kv_bytes_per_token * (-(-b.max_model_len // block) * block)
 

@@ -43,16 +43,14 @@ _DEST = "kv_cache_memory_bytes"
       needs=("model", "gpu", "budget"))
 def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
-    if b is None:
+    fp = b.fixed_pool if b is not None else None
+    if b is None or fp is None or fp.overcommit_bytes <= 0:
         return
-    over = b.extra.get("fixed_pool_overcommit_bytes", 0)
-    if over <= 0:
-        return
+    over = fp.overcommit_bytes
     s = dep.settings.get(_DEST)
     written = f"{s.flag} {s.raw}" if s is not None and s.flag and s.raw else \
         f"--kv-cache-memory-bytes {b.kv_pool_bytes}"
-    weights, non_kv = b.extra["fixed_pool_weights_bytes"], b.extra["fixed_pool_non_kv_bytes"]
-    estimated = bool(b.extra.get("fixed_pool_estimated"))
+    weights, non_kv, estimated = fp.weights_bytes, fp.non_kv_bytes, fp.estimated
     room = b.gpu_memory_bytes - weights - non_kv
     message = (f"{written} fixes the KV pool at {c.gib(b.kv_pool_bytes)} per rank, but weights "
                f"{c.gib(weights)} (tp {b.parallel.tp}, pp {b.parallel.pp}) + pool {c.gib(b.kv_pool_bytes)} + non-KV "

@@ -7,9 +7,10 @@ parsing, so a calibrated check costs no more than an estimated one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from kvlint.budget import Calibrated
 from kvlint.calibration.entry import Calibration, deployment_key, entries, norm_version, target, version_key
 from kvlint.errors import KvlintError
 from kvlint.memory.common import GIB
@@ -111,5 +112,5 @@ def apply(budget: Any, found: Match) -> Any:
         return budget
     how = found.describe()
     steps = tuple(replace(s, formula=how, estimated=False) if s.name in NON_KV_STEPS else s for s in budget.steps)
-    extra = dict(budget.extra, calibration={**asdict(found.entry), "exact_version": found.exact})
-    return replace(budget, non_kv_source="calibrated", kv_pool_estimated=False, steps=steps, extra=extra)
+    return replace(budget, non_kv_source="calibrated", kv_pool_estimated=False, steps=steps,
+                   calibration=Calibrated(found.entry, found.exact))

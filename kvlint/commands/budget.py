@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kvlint.budget import Budget
+from kvlint.budget import Budget, SglangDetail
 from kvlint.deployment import Deployment
 from kvlint.engines import get_engine
 from kvlint.errors import KvlintError, UnknownFlagError
@@ -236,14 +236,14 @@ def _g(n: float) -> str:
 def segments(b: Budget) -> list[tuple[str, str, int, bool]]:
     """(label, bar character, bytes, estimated) in card order; the KV pool never shows negative."""
     pool = max(b.kv_pool_bytes, 0)
-    if b.engine == "sglang":
-        head = b.extra.get("reserve_bytes", 0)
-    else:
+    if isinstance(b.detail, SglangDetail):  # SGLang reserves (1 - mem_fraction_static) for activations and graphs
+        head = b.detail.reserve_bytes
+    else:  # vLLM leaves what gpu_memory_utilization does not request
         head = max(b.gpu_memory_bytes - b.requested_bytes, 0) if b.requested_bytes else 0
     est = b.kv_pool_estimated
     non_kv, non_kv_est = b.non_kv_bytes, b.non_kv_source == "estimated"
-    if "fixed_pool_non_kv_bytes" in b.extra:  # a fixed pool: the working set still shares the card
-        non_kv, non_kv_est = b.extra["fixed_pool_non_kv_bytes"], b.extra.get("fixed_pool_estimated", False)
+    if b.fixed_pool is not None:  # a fixed pool: the working set still shares the card
+        non_kv, non_kv_est = b.fixed_pool.non_kv_bytes, b.fixed_pool.estimated
     return [("weights", "W", b.weights_bytes, False), ("non-KV", "n", non_kv, non_kv_est),
             (get_engine(b.engine).headroom_label, ".", head, False),
             ("KV pool", "#", pool, est)]
@@ -293,7 +293,7 @@ def render_text(b: Budget, table: list[tuple[int, int]], sweep: Sweep | None = N
     lines += ["  " + "   ".join(f"{ch} {label} {_g(n)}{_mark(b, label, est)}" for label, ch, n, est in segments(b))]
     mark = " (estimate)" if b.kv_pool_estimated else ""
     fits = "yes" if b.fits_one_request else f"NO (longest that fits: {b.estimated_max_model_len})"
-    over = b.extra.get("fixed_pool_overcommit_bytes", 0)
+    over = b.fixed_pool.overcommit_bytes if b.fixed_pool is not None else 0
     if over > 0:
         fits = f"NO (weights + the fixed KV pool + non-KV exceed the GPU by {_g(over)}: CUDA out of memory)"
     lines += ["", f"KV per token per rank: {b.kv_bytes_per_token:,} B ({b.kv_cache_dtype})",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from kvlint.budget import Step
 from kvlint.errors import InvalidSettingError, KvlintError
@@ -27,7 +27,8 @@ class Steps:
         self.items: list[Step] = []
         self.notes: list[str] = []
 
-    def add(self, name: str, formula: str, value: float | int | str, unit: str = "", estimated: bool = False):
+    def add(self, name: str, formula: str, value: float | int | str, unit: str = "",
+            estimated: bool = False) -> float | int | str:
         self.items.append(Step(name, formula, value, unit, estimated))
         return value
 
@@ -111,6 +112,10 @@ def setting(settings: Mapping[str, Any], name: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
+@overload
+def int_setting(settings: Mapping[str, Any], name: str, default: int) -> int: ...
+@overload
+def int_setting(settings: Mapping[str, Any], name: str, default: None = None) -> int | None: ...
 def int_setting(settings: Mapping[str, Any], name: str, default: int | None = None) -> int | None:
     value = setting(settings, name, default)
     if value is None:
@@ -121,6 +126,10 @@ def int_setting(settings: Mapping[str, Any], name: str, default: int | None = No
         raise InvalidSettingError(f"{name} must be an integer, got {value!r}", name, "not an integer") from None
 
 
+@overload
+def float_setting(settings: Mapping[str, Any], name: str, default: float) -> float: ...
+@overload
+def float_setting(settings: Mapping[str, Any], name: str, default: None = None) -> float | None: ...
 def float_setting(settings: Mapping[str, Any], name: str, default: float | None = None) -> float | None:
     value = setting(settings, name, default)
     if value is None:
@@ -149,8 +158,8 @@ def resolve_model_dtype(flag: str | None, model: ModelSpec, cc: tuple[int, int] 
                "float32": "float32", "bf16": "bfloat16", "fp16": "float16"}
     if value != "auto":
         if value not in aliases:
-            raise InvalidSettingError(f"dtype {flag!r} is not one of auto, half, float16, bfloat16, float, float32", "dtype",
-                                      "valid: auto, half, float16, bfloat16, float, float32")
+            raise InvalidSettingError(f"dtype {flag!r} is not one of auto, half, float16, bfloat16, float, float32",
+                                      "dtype", "valid: auto, half, float16, bfloat16, float, float32")
         return aliases[value]
     ckpt = aliases.get((model.dtype or "bfloat16").lower(), "bfloat16")
     if ckpt == "float32":

@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from kvlint.budget import Budget, Parallel
+from kvlint.budget import Budget, Parallel, SglangDetail
 from kvlint.errors import InvalidSettingError
 from kvlint.memory import nonkv
 from kvlint.memory.common import (
@@ -241,7 +241,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     _log(steps, facts, pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr, non_kv_bytes)
     return Budget(
         engine="sglang", engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
-        gpu_memory_bytes=facts.total_bytes, parallel=Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp),
+        gpu_memory_bytes=facts.total_bytes, parallel=Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp, attn_dp=attn_dp),
         kv_bytes_per_token=cell, weights_bytes=weights, non_kv_bytes=facts.total_bytes - pre_load + other,
         non_kv_source="user" if non_kv_bytes is not None else "estimated", kv_pool_bytes=max(rest, 0),
         kv_pool_estimated=non_kv_bytes is None, max_model_len=context, kv_tokens=tokens,
@@ -250,8 +250,8 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
         requested_bytes=int(pre_load * mfs), kv_cache_dtype=kv_name, weights_dtype=dtype,
         mem_fraction_static=mfs, max_num_seqs=mrr, max_num_batched_tokens=cps, steps=tuple(steps.items),
         notes=tuple(steps.notes),
-        extra={"page_size": page, "k_size_gb": kv[0], "v_size_gb": kv[1], "cuda_graph_max_bs": max_bs,
-               "reserve_bytes": int(pre_load * (1 - mfs))},
+        detail=SglangDetail(page_size=page, k_size_gb=kv[0], v_size_gb=kv[1], cuda_graph_max_bs=max_bs,
+                            reserve_bytes=int(pre_load * (1 - mfs))),
     )
 
 

@@ -27,8 +27,16 @@ class VllmVersion:
     null_block_check: bool  # checks and auto-fit use avail - one block (0.33)
     large_gpu_tier: bool  # >= 160 GiB batch-default tier (0.30+)
     sliding_reservation: str  # "mnbt" (sw-1+mnbt) | "in_flight" (sw-1+extra+in-flight tokens)
-    chunked_disables_hma: bool  # Llama-4 chunked local attention turns the hybrid manager off (read in 0.33;
-    # the 0.19 Llama-4-Scout log in shared/logs only matches with it on)
+    chunked_disables_hma: bool  # Llama-4 chunked local attention turns the hybrid manager off: only while
+    # VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaulted to 0 (0.11; 1 from 0.16 wheels on)
+    override_clamps_check: bool  # num_gpu_blocks_override also bounds the check and auto-fit (0.27+; before,
+    # only num_blocks took the override and the check used the profiled pool)
+    check_basis: str  # "layers" (0.11: sum of per-layer needs on the raw specs) | "groups" (grouped, padded)
+    mla_block_rule: str  # MLA block size: "forced_exact" (0.11: FlashMLA 64 on SM90, CUTLASS 128 on SM100, over
+    # --block-size), "forced_multiple" (0.16 read: rounded to the backend's multiple), "backend" (0.20+: the first
+    # backend that takes the KV dtype; --block-size wins)
+    dcp_check: str  # GQA/MQA with DCP: "lse" (0.11: only MLA backends return the softmax lse), "assert"
+    # (0.2x: verify_with_parallel_config asserts), "value_error" (0.27+: the same rules as ValueError)
 
 
 @dataclass(frozen=True)

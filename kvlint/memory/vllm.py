@@ -8,11 +8,11 @@ non-KV term is an estimate (kvlint.memory.nonkv); everything else is the engine'
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kvlint.budget import Budget, Parallel
+from kvlint.budget import Budget, FixedPool, Parallel, VllmDetail
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.memory import nonkv
 from kvlint.memory.common import (
@@ -32,27 +32,31 @@ from kvlint.memory.versions import VllmVersion, vllm_version
 from kvlint.memory.vllm_planning import (
     Group,
     bytes_per_block,
-    estimate_max_len,
     kv_groups,
+    layer_needed_bytes,
     layers_of_stage,
+    longest_length,
     needed_bytes,
     padding_layers,
     worker_groups,
 )
-from kvlint.memory.vllm_specs import KVDtype, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
-from kvlint.models.spec import CHUNKED, MAMBA, MLA, ModelSpec
+from kvlint.memory.vllm_specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
+from kvlint.models.spec import CHUNKED, MAMBA, MLA, SLIDING, ModelSpec
 
 
 @dataclass(frozen=True)
 class Stage:
     """One pipeline stage (its TP ranks are identical): layers, memory terms, and block accounting."""
 
-    layers: frozenset
+    layers: frozenset[LayerKey]
     weights: int
     non_kv: int
     available: int
     bpb: int
     groups: tuple[Group, ...]
+    weights_known: bool = True  # False: a fixed pool let a weights-model error pass
+    raw_available: int = 0  # the pool before --num-gpu-blocks-override (what <= 0.21 checks against)
+    raw_specs: tuple[KVSpec, ...] = ()  # this stage's layer specs before grouping (0.11's check sums these)
 
     @property
     def num_blocks(self) -> int:
@@ -70,6 +74,43 @@ def parallel_of(settings: Mapping[str, Any]) -> Parallel:
                     ep=bool(setting(settings, "enable_expert_parallel", False)))
 
 
+_DCP = "decode_context_parallel_size"
+
+
+def check_dcp(model: ModelSpec, par: Parallel, ver: VllmVersion) -> None:
+    """The DCP rules vLLM enforces at start-up for GQA/MQA (config/model.py verify_with_parallel_config); MLA is free.
+
+    0.11 has no such rules but only its MLA backends return the softmax LSE that DCP needs, so any other
+    model trips the model runner's assertion."""
+    if par.dcp <= 1 or model.is_mla:
+        return
+    if ver.dcp_check == "lse":
+        raise InvalidSettingError("DCP requires attention impls to return the softmax lse for decode (vLLM 0.11: only "
+                                  "MLA backends do)", _DCP, "needs an MLA model in this vLLM release")
+    kv, heads, tp, dcp = model.num_kv_heads, model.num_attention_heads, par.tp, par.dcp
+    if tp <= kv:
+        raise InvalidSettingError(
+            f"Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to be greater than the "
+            f"model's total number of KV heads ({kv}).", _DCP, f"needs --tensor-parallel-size > {kv} KV heads")
+    if dcp > tp // kv:
+        raise InvalidSettingError(
+            f"`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported value ({tp // kv}) for "
+            f"`--tensor-parallel-size` ({tp}) and {kv} model KV heads.", _DCP, f"must be <= {tp // kv}")
+    if (heads // kv) % dcp:
+        raise InvalidSettingError(
+            f"The model's number of query heads per KV head ({heads // kv}) must be divisible by "
+            f"`--decode-context-parallel-size` ({dcp}) for GQA/MQA.", _DCP, f"must divide {heads // kv}")
+
+
+def check_dcp_groups(groups: list[Group], dcp: int) -> None:
+    """Sliding-window, chunked-local and Mamba groups assert DCP == 1 when their managers are built."""
+    if dcp <= 1:
+        return
+    for kind, what in ((SLIDING, "sliding window"), (CHUNKED, "chunked local attn"), (MAMBA, "mamba")):
+        if any(sp.kind == kind for g in groups for sp in g.specs):
+            raise InvalidSettingError(f"DCP not support {what}.", _DCP, f"must be 1 with {what} layers")
+
+
 def max_model_len(settings: Mapping[str, Any], model: ModelSpec) -> tuple[int, bool]:
     """(length, auto-fit requested). -1 / 'auto' starts from the derived length and may shrink it."""
     value = setting(settings, "max_model_len")
@@ -77,7 +118,7 @@ def max_model_len(settings: Mapping[str, Any], model: ModelSpec) -> tuple[int, b
         return model.max_len_vllm, False
     if str(value).strip().lower() in ("-1", "auto"):
         return model.max_len_vllm, True
-    length = int_setting(settings, "max_model_len")
+    length = int_setting(settings, "max_model_len", 0)
     if length < 1:
         raise InvalidSettingError(f"max_model_len must be positive, got {length}", "max_model_len",
                                   "must be a positive length, auto or -1")
@@ -108,23 +149,43 @@ def batch_defaults(settings: Mapping[str, Any], facts: GpuFacts, ver: VllmVersio
     return mns, mnbt
 
 
-def default_block_size(settings: Mapping[str, Any], model: ModelSpec, facts: GpuFacts) -> int:
-    """16, except MLA on Blackwell (FlashInfer-MLA prefers 32); a user --block-size wins."""
+def default_block_size(settings: Mapping[str, Any], model: ModelSpec, facts: GpuFacts, ver: VllmVersion,
+                       kv_name: str) -> int:
+    """16, unless the MLA backend vLLM picks for this GPU and KV dtype needs other blocks (engines.md 1.1)."""
     user = int_setting(settings, "block_size")
-    if user is not None:
-        if user < 1:
-            raise InvalidSettingError(f"block_size must be positive, got {user}", "block_size", "must be positive")
-        return user
-    if model.is_mla and model.mla.index_topk:
-        return 64  # sparse MLA (DeepSeek-V3.2): FLASHMLA_SPARSE kernels take multiples of 64
-    if model.is_mla and facts.compute_capability and facts.compute_capability[0] == 10:
-        return 32
-    return 16
+    if user is not None and user < 1:
+        raise InvalidSettingError(f"block_size must be positive, got {user}", "block_size", "must be positive")
+    if model.mla is not None and model.mla.index_topk:
+        return user or 64  # sparse MLA (DeepSeek-V3.2): FLASHMLA_SPARSE kernels take multiples of 64
+    if model.mla is None:
+        return user or 16
+    major = facts.compute_capability[0] if facts.compute_capability else None
+    if ver.mla_block_rule == "backend":
+        if user is not None:
+            return user
+        if major == 10:
+            return 32  # FLASHINFER_MLA first on SM10x
+        return 64 if major == 9 and kv_name.startswith("fp8") else 16  # FLASH_ATTN_MLA has no fp8: FLASHMLA
+    return _forced_mla_block(ver.mla_block_rule, major, user or 16, model)
+
+
+def _forced_mla_block(rule: str, major: int | None, block: int, model: ModelSpec) -> int:
+    """Before 0.20 the platform forced the MLA block size, over --block-size too: FlashMLA on Hopper, CUTLASS MLA
+    (0.11) or FlashInfer MLA (0.16, qk_nope 128) on Blackwell."""
+    if rule == "forced_exact":
+        return {9: 64, 10: 128}.get(major or 0, block)
+    if major == 9:
+        return block if block % 64 == 0 else 64
+    if major == 10 and model.mla is not None and model.mla.qk_nope_head_dim == 128:
+        return block if block == 32 or block % 64 == 0 else 64
+    if major == 10:
+        return block if block % 128 == 0 else 128
+    return block
 
 
 def sparse_mla_dtype(model: ModelSpec, kvd: KVDtype) -> KVDtype:
     """Sparse MLA stores any fp8 cache as fp8_ds_mla (656 B per token: fp8 latent + scales + bf16 rope)."""
-    if model.is_mla and model.mla.index_topk and kvd.name.startswith("fp8") and kvd.name != "fp8_ds_mla":
+    if model.mla is not None and model.mla.index_topk and kvd.name.startswith("fp8") and kvd.name != "fp8_ds_mla":
         return KVDtype("fp8_ds_mla", 1, f"{kvd.name} canonicalized by the sparse MLA backend")
     return kvd
 
@@ -139,7 +200,7 @@ def hybrid_manager(settings: Mapping[str, Any], model: ModelSpec, ver: VllmVersi
     return True
 
 
-def align_mamba(specs: dict, block_size: int) -> tuple[dict, int]:
+def align_mamba(specs: dict[LayerKey, KVSpec], block_size: int) -> tuple[dict[LayerKey, KVSpec], int]:
     """Attention blocks grow until their page covers a Mamba state; the state is padded to match (engines.md 1.1)."""
     mamba = [s for s in specs.values() if s.kind == MAMBA]
     attn = [s for s in specs.values() if s.kind != MAMBA]
@@ -154,7 +215,8 @@ def align_mamba(specs: dict, block_size: int) -> tuple[dict, int]:
     return out, block
 
 
-def build_specs(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, block: int, kvd, steps: Steps):
+def build_specs(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, block: int, kvd: KVDtype,
+                steps: Steps) -> tuple[dict[LayerKey, KVSpec], int]:
     specs = layer_specs(model, tp=par.tp, dcp=par.dcp, block_size=block, dtype=kvd)
     specs.update(indexer_specs(model, block_size=block))
     if any(s.kind == MAMBA for s in specs.values()):
@@ -167,7 +229,46 @@ def build_specs(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, bl
     return specs, block
 
 
-def stage_weights(model, settings, par: Parallel, rank: int, dtype: str, weights_bytes: int | None) -> int:
+@dataclass(frozen=True)
+class Inputs:
+    """Every input the planner needs, resolved once the way the engine resolves it (engines.md 1.1)."""
+
+    model: ModelSpec
+    settings: Mapping[str, Any]
+    ver: VllmVersion
+    facts: GpuFacts
+    par: Parallel
+    dtype: str  # model (weights) dtype
+    kvd: KVDtype
+    length: int  # max_model_len before auto-fit
+    auto: bool  # --max-model-len -1 / auto
+    block: int
+    specs: Mapping[LayerKey, KVSpec]
+    groups: tuple[Group, ...]
+    weights_bytes: int | None  # given per rank, else the weights model
+    non_kv_bytes: int | None  # given per rank, else the estimate
+    mns: int
+    mnbt: int
+    requested: int  # bytes vLLM may use: total x gpu_memory_utilization
+    reserve: int  # tokens a sliding/chunked layer keeps beyond its window
+    cudagraphs: bool  # the CUDA-graph estimate is subtracted
+    blackwell: bool
+    fixed_pool: int | None  # --kv-cache-memory-bytes
+    override: int | None  # --num-gpu-blocks-override
+
+
+@dataclass(frozen=True)
+class StageMemory:
+    """(weights, non-KV, available KV) on one stage; weights_known is False when a fixed pool hid a weights error."""
+
+    weights: int
+    non_kv: int
+    available: int
+    weights_known: bool = True
+
+
+def stage_weights(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, rank: int, dtype: str,
+                  weights_bytes: int | None) -> int:
     if weights_bytes is not None:
         return int(weights_bytes)
     ep = par.tp * par.dp if par.ep else 1
@@ -175,71 +276,65 @@ def stage_weights(model, settings, par: Parallel, rank: int, dtype: str, weights
                          quantization=setting(settings, "quantization"))
 
 
-def stage_memory(ctx: dict, rank: int, layers: frozenset) -> tuple[int, int, int]:
-    """(weights, non-KV, available KV bytes) on one stage; kv_cache_memory_bytes replaces the subtraction."""
-    settings = ctx["settings"]
-    fixed = int_setting(settings, "kv_cache_memory_bytes")
+def stage_memory(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Steps) -> StageMemory:
+    """Weights, non-KV and available KV bytes on one stage; kv_cache_memory_bytes replaces the subtraction."""
     try:
-        weights = stage_weights(ctx["model"], settings, ctx["par"], rank, ctx["dtype"], ctx["weights_bytes"])
+        weights, known = stage_weights(inp.model, inp.settings, inp.par, rank, inp.dtype, inp.weights_bytes), True
     except KvlintError:
-        if fixed is None:
+        if inp.fixed_pool is None:
             raise
-        weights, ctx["weights_unknown"] = 0, True
-    offload = int((float_setting(settings, "cpu_offload_gb", 0.0) or 0.0) * GIB)
+        weights, known = 0, False
+    offload = int((float_setting(inp.settings, "cpu_offload_gb", 0.0) or 0.0) * GIB)
     weights = max(weights - offload, 0)
-    if fixed is not None:
-        return weights, 0, fixed
-    other = stage_non_kv(ctx, rank, layers)
-    return weights, other, ctx["requested"] - weights - other
+    if inp.fixed_pool is not None:
+        return StageMemory(weights, 0, inp.fixed_pool, known)
+    other = stage_non_kv(inp, rank, layers, steps)
+    return StageMemory(weights, other, inp.requested - weights - other)
 
 
-def stage_non_kv(ctx: dict, rank: int, layers: frozenset) -> int:
+def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Steps) -> int:
     """The working set beside weights and pool on one stage: the given figure, else the estimate (logged once)."""
-    if ctx["non_kv_bytes"] is not None:
-        return int(ctx["non_kv_bytes"])
-    est = nonkv.vllm_non_kv(ctx["model"], max_num_seqs=ctx["mns"], max_num_batched_tokens=ctx["mnbt"],
-                            tp=ctx["par"].tp, pp=ctx["par"].pp,
-                            layers_on_rank=len({k[0] for k in layers}) or ctx["model"].num_layers,
-                            cudagraphs=ctx["cudagraphs"], blackwell=ctx["blackwell"])
+    if inp.non_kv_bytes is not None:
+        return int(inp.non_kv_bytes)
+    est = nonkv.vllm_non_kv(inp.model, max_num_seqs=inp.mns, max_num_batched_tokens=inp.mnbt, tp=inp.par.tp,
+                            pp=inp.par.pp, layers_on_rank=len({k[0] for k in layers}) or inp.model.num_layers,
+                            cudagraphs=inp.cudagraphs, blackwell=inp.blackwell)
     if rank == 0:
         for name, value, how in est.parts:
-            ctx["steps"].add(f"non-KV: {name}", how, value, "B", estimated=True)
+            steps.add(f"non-KV: {name}", how, value, "B", estimated=True)
     return est.total
 
 
-def fixed_pool_footprint(ctx: dict, stages: list[Stage]) -> dict[str, Any]:
+def fixed_pool_footprint(inp: Inputs, stages: list[Stage], steps: Steps) -> FixedPool | None:
     """With --kv-cache-memory-bytes vLLM skips profiling, yet the pool is still allocated beside the weights and
     the working set (activations, CUDA graphs): past the card's total that is a CUDA OOM at allocation."""
-    fixed = int_setting(ctx["settings"], "kv_cache_memory_bytes")
-    if fixed is None or ctx.get("weights_unknown"):
-        return {}
-    worst = max(((st.weights, stage_non_kv(ctx, rank, st.layers)) for rank, st in enumerate(stages)), key=sum)
-    over = worst[0] + fixed + worst[1] - ctx["facts"].total_bytes
+    if inp.fixed_pool is None or not all(st.weights_known for st in stages):
+        return None
+    worst = max(((st.weights, stage_non_kv(inp, rank, st.layers, steps)) for rank, st in enumerate(stages)), key=sum)
+    total = inp.facts.total_bytes
+    over = worst[0] + inp.fixed_pool + worst[1] - total
     if over > 0:
         g = lambda n: f"{n / GIB:.2f} GiB"  # noqa: E731 - a note reads better at two decimals
-        ctx["steps"].note(f"the fixed KV pool ({g(fixed)}) does not fit beside weights {g(worst[0])} and non-KV "
-                          f"{g(worst[1])} on {g(ctx['facts'].total_bytes)}: over by {g(over)}; vLLM fails "
-                          f"with CUDA out of memory when it allocates the pool")
-    return {"kv_pool_fixed": True, "fixed_pool_weights_bytes": worst[0], "fixed_pool_non_kv_bytes": worst[1],
-            "fixed_pool_overcommit_bytes": over, "fixed_pool_estimated": ctx["non_kv_bytes"] is None}
+        steps.note(f"the fixed KV pool ({g(inp.fixed_pool)}) does not fit beside weights {g(worst[0])} and non-KV "
+                   f"{g(worst[1])} on {g(total)}: over by {g(over)}; vLLM fails "
+                   f"with CUDA out of memory when it allocates the pool")
+    return FixedPool(worst[0], worst[1], over, inp.non_kv_bytes is None)
 
 
 def requested_memory(facts: GpuFacts, util: float, ver: VllmVersion) -> int:
     return int(facts.total_bytes * util) if ver.requested == "float" else ceil_mul(facts.total_bytes, util)
 
 
-def plan_stages(ctx: dict, specs: dict, groups: list[Group]) -> list[Stage]:
-    model, par = ctx["model"], ctx["par"]
-    override = int_setting(ctx["settings"], "num_gpu_blocks_override")
+def plan_stages(inp: Inputs, steps: Steps) -> list[Stage]:
     stages = []
-    for rank in range(par.pp):
-        idx = set(layers_of_stage(model.num_layers, par.pp, rank))
-        layers = frozenset(k for k in specs if k[0] in idx)
-        weights, other, avail = stage_memory(ctx, rank, layers)
-        bpb = bytes_per_block(groups, layers)
-        if override is not None:
-            avail = override * bpb
-        stages.append(Stage(layers, weights, other, avail, bpb, tuple(worker_groups(groups, layers))))
+    for rank in range(inp.par.pp):
+        idx = set(layers_of_stage(inp.model.num_layers, inp.par.pp, rank))
+        layers = frozenset(k for k in inp.specs if k[0] in idx)
+        mem = stage_memory(inp, rank, layers, steps)
+        bpb = bytes_per_block(list(inp.groups), layers)
+        avail = inp.override * bpb if inp.override is not None else mem.available
+        stages.append(Stage(layers, mem.weights, mem.non_kv, avail, bpb, tuple(worker_groups(list(inp.groups), layers)),
+                            mem.weights_known, mem.available, tuple(inp.specs[k] for k in sorted(layers))))
     return stages
 
 
@@ -257,40 +352,71 @@ def capacity(groups: list[Group], num_blocks: int, length: int, reserve: int, ve
     return per_request, concurrency, tokens
 
 
-def check_stages(stages: list[Stage], length: int, reserve: int, null_block: bool) -> tuple[bool, list[int]]:
+def stage_needed(st: Stage, ver: VllmVersion, reserve: int) -> Callable[[int], int]:
+    """Bytes one request of a given length needs on a stage, as this release's check counts them."""
+    if ver.check_basis == "layers":
+        return lambda n: layer_needed_bytes(list(st.raw_specs), n, reserve)
+    return lambda n: needed_bytes(list(st.groups), st.bpb, n, reserve)
+
+
+def check_memory_of(st: Stage, ver: VllmVersion) -> int:
+    """What the check may use: the override's blocks from 0.27 (else the profiled pool), less the null block (0.33)."""
+    mem = st.available if ver.override_clamps_check else st.raw_available
+    return mem - (st.bpb if ver.null_block_check else 0)
+
+
+def check_stages(stages: list[Stage], length: int, reserve: int, ver: VllmVersion) -> tuple[bool, list[int]]:
     """The startup check on every stage; returns (fits, memory each stage may use for the check)."""
     fits, check = True, []
     for st in stages:
-        mem = st.available - (st.bpb if null_block else 0)
+        mem = check_memory_of(st, ver)
         check.append(mem)
-        if st.groups and (mem <= 0 or needed_bytes(list(st.groups), st.bpb, length, reserve) > mem):
+        if st.groups and (mem <= 0 or stage_needed(st, ver, reserve)(length) > mem):
             fits = False
     return fits, check
 
 
-def longest_fit(stages: list[Stage], check: list[int], upper: int, reserve: int) -> int:
-    lengths = [estimate_max_len(list(st.groups), st.bpb, mem, upper, reserve)
+def longest_fit(stages: list[Stage], check: list[int], upper: int, reserve: int, ver: VllmVersion) -> int:
+    lengths = [longest_length(stage_needed(st, ver, reserve), mem, upper)
                for st, mem in zip(stages, check, strict=False) if st.groups]
     return min(lengths, default=upper)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The length the engine settles on and what the one-request check says about it (engines.md 1.6)."""
+
+    length: int  # max_model_len after auto-fit
+    fits: bool
+    estimated_len: int  # longest length that fits
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """The scheduler's view of the limiting stage (engines.md 1.7)."""
+
+    num_blocks: int
+    per_request: int
+    concurrency: float
+    tokens: int
 
 
 def vllm_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
                 non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                 weights_bytes: int | None = None) -> Budget:
-    ctx = prepare(model, settings, gpu, version, non_kv_bytes, gpu_memory_bytes, weights_bytes)
-    stages = plan_stages(ctx, ctx["specs"], ctx["groups"])
-    length, fits, estimated_len = fit_length(ctx, stages)
+    inp, steps = prepare(model, settings, gpu, version, non_kv_bytes, gpu_memory_bytes, weights_bytes)
+    stages = plan_stages(inp, steps)
+    fit = fit_length(inp, stages, steps)
     limiting = min(stages, key=lambda st: st.num_blocks)
-    per_request, concurrency, tokens = capacity(ctx["groups"], limiting.num_blocks, length, ctx["reserve"],
-                                                ctx["ver"], ctx["par"].dcp)
-    footprint = fixed_pool_footprint(ctx, stages)
-    _log_results(ctx["steps"], ctx, limiting, limiting.num_blocks, per_request, concurrency, tokens, length,
-                 estimated_len, fits, footprint)
-    return assemble(ctx, stages, limiting, length=length, fits=fits, estimated_len=estimated_len,
-                    per_request=per_request, concurrency=concurrency, tokens=tokens, footprint=footprint)
+    cap = Capacity(limiting.num_blocks, *capacity(list(inp.groups), limiting.num_blocks, fit.length, inp.reserve,
+                                                  inp.ver, inp.par.dcp))
+    footprint = fixed_pool_footprint(inp, stages, steps)
+    _log_results(steps, inp, limiting, cap, fit, footprint)
+    return assemble(inp, steps, stages, limiting, fit, cap, footprint)
 
 
-def prepare(model, settings, gpu, version, non_kv_bytes, gpu_memory_bytes, weights_bytes) -> dict[str, Any]:
+def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: str | None, non_kv_bytes: int | None,
+            gpu_memory_bytes: int | None, weights_bytes: int | None) -> tuple[Inputs, Steps]:
     """Every input the planner needs, resolved the way the engine resolves it (engines.md 1.1)."""
     resolved = vllm_version(version)
     ver = resolved.record
@@ -298,111 +424,118 @@ def prepare(model, settings, gpu, version, non_kv_bytes, gpu_memory_bytes, weigh
     if setting(settings, "speculative_config"):
         steps.note("speculative decoding: draft-model layers and graph sizes are not modelled")
     par = parallel_of(settings)
+    check_dcp(model, par, ver)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
     kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype))
     length, auto = max_model_len(settings, model)
     mns, mnbt = batch_defaults(settings, facts, ver, length)
-    specs, block = build_specs(model, settings, par, default_block_size(settings, model, facts), kvd, steps)
+    specs, block = build_specs(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name),
+                               kvd, steps)
     groups = kv_groups(specs, hybrid_manager=hybrid_manager(settings, model, ver, steps))
+    check_dcp_groups(groups, par.dcp)
     batches = par.pp + 1 if setting(settings, "async_scheduling", True) is not False else par.pp
     util = float_setting(settings, "gpu_memory_utilization", ver.gpu_memory_utilization)
     if not 0 < util <= 1:
         raise InvalidSettingError(f"gpu_memory_utilization must be in (0, 1], got {util}", "gpu_memory_utilization",
                                   "must be in (0, 1]")
-    ctx = dict(model=model, settings=settings, steps=steps, ver=ver, facts=facts, par=par, dtype=dtype, kvd=kvd,
-               length=length, auto=auto, block=block, specs=specs, groups=groups, weights_bytes=weights_bytes,
-               non_kv_bytes=non_kv_bytes, mns=mns, mnbt=mnbt, requested=requested_memory(facts, util, ver),
-               reserve=mnbt if ver.sliding_reservation == "mnbt" else batches * mnbt,
-               cudagraphs=ver.cudagraph_estimate and not setting(settings, "enforce_eager", False),
-               blackwell=bool(facts.compute_capability and facts.compute_capability[0] == 10))
-    _log_inputs(steps, facts, util, ctx, kvd, block, mns, mnbt, length, groups, specs)
-    return ctx
+    inp = Inputs(model=model, settings=settings, ver=ver, facts=facts, par=par, dtype=dtype, kvd=kvd, length=length,
+                 auto=auto, block=block, specs=specs, groups=tuple(groups), weights_bytes=weights_bytes,
+                 non_kv_bytes=non_kv_bytes, mns=mns, mnbt=mnbt, requested=requested_memory(facts, util, ver),
+                 reserve=mnbt if ver.sliding_reservation == "mnbt" else batches * mnbt,
+                 cudagraphs=ver.cudagraph_estimate and not setting(settings, "enforce_eager", False),
+                 blackwell=bool(facts.compute_capability and facts.compute_capability[0] == 10),
+                 fixed_pool=int_setting(settings, "kv_cache_memory_bytes"),
+                 override=int_setting(settings, "num_gpu_blocks_override"))
+    _log_inputs(steps, inp, util)
+    return inp, steps
 
 
-def fit_length(ctx: dict[str, Any], stages: list[Stage]) -> tuple[int, bool, int]:
-    """(max_model_len after auto-fit, one request fits, longest length that fits) (engines.md 1.6)."""
-    length, reserve, null_block = ctx["length"], ctx["reserve"], ctx["ver"].null_block_check
-    fits, check = check_stages(stages, length, reserve, null_block)
-    derived = ctx["model"].max_len_vllm
-    if ctx["auto"]:
-        fitted = longest_fit(stages, check, derived, reserve)
+def fit_length(inp: Inputs, stages: list[Stage], steps: Steps) -> Fit:
+    """max_model_len after auto-fit, whether one request fits, and the longest length that fits (engines.md 1.6)."""
+    length, reserve, ver = inp.length, inp.reserve, inp.ver
+    fits, check = check_stages(stages, length, reserve, ver)
+    derived = inp.model.max_len_vllm
+    if inp.auto:
+        fitted = longest_fit(stages, check, derived, reserve, ver)
         if fitted == 0:
-            ctx["steps"].note("Cannot auto-fit max_model_len: not enough GPU memory to serve even a single token")
+            steps.note("Cannot auto-fit max_model_len: not enough GPU memory to serve even a single token")
         elif fitted < derived:
-            ctx["steps"].add("max_model_len (auto-fit)", f"reduced from {derived} to the longest length that fits",
-                             fitted, "tokens", estimated=True)
+            steps.add("max_model_len (auto-fit)", f"reduced from {derived} to the longest length that fits",
+                      fitted, "tokens", estimated=True)
             length = fitted
-        fits, check = check_stages(stages, length, reserve, null_block)
-    return length, fits, longest_fit(stages, check, length, reserve)
+        fits, check = check_stages(stages, length, reserve, ver)
+    return Fit(length, fits, longest_fit(stages, check, length, reserve, ver))
 
 
-def assemble(ctx: dict[str, Any], stages: list[Stage], limiting: Stage, **numbers: Any) -> Budget:
-    settings, specs, groups = ctx["settings"], ctx["specs"], ctx["groups"]
-    fixed = int_setting(settings, "kv_cache_memory_bytes") is not None
-    override = int_setting(settings, "num_gpu_blocks_override") is not None
-    source = "not-needed" if fixed or override else ("user" if ctx["non_kv_bytes"] is not None else "estimated")
+def assemble(inp: Inputs, steps: Steps, stages: list[Stage], limiting: Stage, fit: Fit, cap: Capacity,
+             footprint: FixedPool | None) -> Budget:
+    fixed = inp.fixed_pool is not None
+    source = ("not-needed" if fixed or inp.override is not None
+              else ("user" if inp.non_kv_bytes is not None else "estimated"))
     return Budget(
-        engine="vllm", engine_version=ctx["ver"].version, model=ctx["model"].model_id, gpu_name=ctx["facts"].name,
-        gpu_memory_bytes=ctx["facts"].total_bytes, parallel=ctx["par"],
-        kv_bytes_per_token=max(sum(specs[k].bytes_per_token for k in st.layers) for st in stages),
+        engine="vllm", engine_version=inp.ver.version, model=inp.model.model_id, gpu_name=inp.facts.name,
+        gpu_memory_bytes=inp.facts.total_bytes, parallel=inp.par,
+        kv_bytes_per_token=max(sum(inp.specs[k].bytes_per_token for k in st.layers) for st in stages),
         weights_bytes=limiting.weights, non_kv_bytes=limiting.non_kv, non_kv_source=source,
         kv_pool_bytes=max(limiting.available, 0), kv_pool_estimated=source == "estimated",
-        max_model_len=numbers["length"], kv_tokens=numbers["tokens"], max_concurrency=numbers["concurrency"],
-        fits_one_request=numbers["fits"], estimated_max_model_len=numbers["estimated_len"],
-        requested_bytes=0 if fixed else ctx["requested"], kv_cache_dtype=ctx["kvd"].name, weights_dtype=ctx["dtype"],
-        num_blocks=limiting.num_blocks, block_size=ctx["block"], max_num_seqs=ctx["mns"],
-        max_num_batched_tokens=ctx["mnbt"], steps=tuple(ctx["steps"].items), notes=tuple(ctx["steps"].notes),
-        extra={"kv_groups": len(groups), "blocks_per_request": numbers["per_request"],
-               "bytes_per_block": limiting.bpb, "padding_layers": padding_layers(groups), **numbers["footprint"]},
+        max_model_len=fit.length, kv_tokens=cap.tokens, max_concurrency=cap.concurrency,
+        fits_one_request=fit.fits, estimated_max_model_len=fit.estimated_len,
+        requested_bytes=0 if fixed else inp.requested, kv_cache_dtype=inp.kvd.name, weights_dtype=inp.dtype,
+        num_blocks=limiting.num_blocks, block_size=inp.block, max_num_seqs=inp.mns,
+        max_num_batched_tokens=inp.mnbt, steps=tuple(steps.items), notes=tuple(steps.notes),
+        detail=VllmDetail(kv_groups=len(inp.groups), blocks_per_request=cap.per_request, bytes_per_block=limiting.bpb,
+                          padding_layers=padding_layers(list(inp.groups)), fixed_pool=footprint),
     )
 
 
-def _log_fixed_pool(steps: Steps, ctx, st: Stage, fp: dict[str, Any]) -> None:
+def _log_fixed_pool(steps: Steps, inp: Inputs, st: Stage, fp: FixedPool) -> None:
     """A pool given by --kv-cache-memory-bytes: its size is the flag's; what it must share the card with is checked."""
-    estimated = ctx["non_kv_bytes"] is None
+    estimated = inp.non_kv_bytes is None
     steps.add("non-KV", "activation peak + sampler + collectives + CUDA graphs (beside the fixed pool)",
-              fp["fixed_pool_non_kv_bytes"], "B", estimated=estimated)
+              fp.non_kv_bytes, "B", estimated=estimated)
     steps.add("KV pool", f"--kv-cache-memory-bytes as given = {gib(st.available)} (profiling skipped)",
               st.available, "B")
-    over = fp["fixed_pool_overcommit_bytes"]
+    over = fp.overcommit_bytes
     steps.add("over-commit" if over > 0 else "headroom",
-              f"weights {gib(fp['fixed_pool_weights_bytes'])} + pool {gib(st.available)} + non-KV "
-              f"{gib(fp['fixed_pool_non_kv_bytes'])} - total {gib(ctx['facts'].total_bytes)} = {gib(over)}"
+              f"weights {gib(fp.weights_bytes)} + pool {gib(st.available)} + non-KV "
+              f"{gib(fp.non_kv_bytes)} - total {gib(inp.facts.total_bytes)} = {gib(over)}"
               + (" (CUDA out of memory at allocation)" if over > 0 else ""), abs(over), "B", estimated=estimated)
 
 
-def _log_inputs(steps: Steps, facts, util, ctx, kvd, block, mns, mnbt, length, groups, specs) -> None:
+def _log_inputs(steps: Steps, inp: Inputs, util: float) -> None:
+    facts, kvd = inp.facts, inp.kvd
     steps.add("total GPU memory", f"{facts.name} as vLLM measures it", facts.total_bytes, "B")
-    steps.add("requested", f"ceil(total x gpu_memory_utilization {util})", ctx["requested"], "B")
-    steps.add("max_model_len", "flag, else derived from config.json", length, "tokens")
-    steps.add("batch", f"max_num_seqs {mns}, max_num_batched_tokens {mnbt}", mnbt, "tokens")
+    steps.add("requested", f"ceil(total x gpu_memory_utilization {util})", inp.requested, "B")
+    steps.add("max_model_len", "flag, else derived from config.json", inp.length, "tokens")
+    steps.add("batch", f"max_num_seqs {inp.mns}, max_num_batched_tokens {inp.mnbt}", inp.mnbt, "tokens")
     steps.add("kv_cache_dtype", f"{kvd.name} ({kvd.source})", kvd.name)
-    steps.add("block_size", "tokens per block", block, "tokens")
-    pages = sorted({s.page for s in specs.values()})
+    steps.add("block_size", "tokens per block", inp.block, "tokens")
+    pages = sorted({s.page for s in inp.specs.values()})
     steps.add("page per layer", f"kv heads/rank x block x (head_k + head_v) x dtype; distinct: {pages}",
               pages[0] if pages else 0, "B")
+    groups = list(inp.groups)
     steps.add("KV cache groups", f"{len(groups)} group(s), {padding_layers(groups)} padding layer(s)", len(groups))
 
 
-def _log_results(steps: Steps, ctx, st: Stage, num_blocks, per_request, concurrency, tokens, length, est, fits,
-                 footprint: dict[str, Any]):
+def _log_results(steps: Steps, inp: Inputs, st: Stage, cap: Capacity, fit: Fit, footprint: FixedPool | None) -> None:
+    estimated = inp.non_kv_bytes is None
     steps.add("weights per rank", "weights model (per rank, this stage)", st.weights, "B")
     if footprint:
-        _log_fixed_pool(steps, ctx, st, footprint)
-    elif int_setting(ctx["settings"], "kv_cache_memory_bytes") is not None:
+        _log_fixed_pool(steps, inp, st, footprint)
+    elif inp.fixed_pool is not None:
         steps.add("KV pool", f"--kv-cache-memory-bytes as given = {gib(st.available)} (profiling skipped)",
                   st.available, "B")
     else:
         steps.add("non-KV", "activation peak + sampler + collectives + CUDA graphs", st.non_kv, "B",
-                  estimated=ctx["non_kv_bytes"] is None)
+                  estimated=estimated)
         steps.add("KV pool", f"requested - weights - non-KV = {gib(st.available)}", st.available, "B",
-                  estimated=ctx["non_kv_bytes"] is None)
+                  estimated=estimated)
     steps.add("bytes per block", "max over groups of the summed pages of its layers", st.bpb, "B")
-    steps.add("num_blocks", "pool // bytes per block (incl. the null block)", num_blocks, "blocks")
-    steps.add("blocks per request", f"sum over groups of cdiv(max usage at {length} tokens, page)", per_request,
-              "blocks")
-    steps.add("max_concurrency", "num_blocks / blocks per request", round(concurrency, 4), "x")
+    steps.add("num_blocks", "pool // bytes per block (incl. the null block)", cap.num_blocks, "blocks")
+    steps.add("blocks per request", f"sum over groups of cdiv(max usage at {fit.length} tokens, page)",
+              cap.per_request, "blocks")
+    steps.add("max_concurrency", "num_blocks / blocks per request", round(cap.concurrency, 4), "x")
     steps.add("GPU KV cache size", "int(max_concurrency x max_model_len) (<=0.20: blocks // groups x block)",
-              tokens, "tokens")
-    steps.add("fits one request", "needed <= pool - one block (null block)", "yes" if fits else "no")
-    steps.add("estimated max model len", "binary search on the one-request check", est, "tokens")
+              cap.tokens, "tokens")
+    steps.add("fits one request", "needed <= pool - one block (null block)", "yes" if fit.fits else "no")
+    steps.add("estimated max model len", "binary search on the one-request check", fit.estimated_len, "tokens")

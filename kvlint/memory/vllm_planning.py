@@ -8,11 +8,12 @@ identical specs bucket together, the smallest bucket sets the group size unless 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from math import gcd
 
-from kvlint.errors import KvlintError
+from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.memory.vllm_specs import INDEXER, KVSpec, LayerKey, cdiv
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING
 
@@ -44,11 +45,31 @@ class Group:
 
 
 def promote_hybrid(specs: dict[LayerKey, KVSpec]) -> dict[LayerKey, KVSpec]:
-    """HMA disabled: when full attention coexists with sliding/chunked layers, all become full."""
-    kinds = {s.kind for s in specs.values()}
-    if not kinds & {FULL, MLA} or not kinds & {SLIDING, CHUNKED}:
+    """HMA disabled: beside full attention, sliding/chunked layers are allocated as full attention with the full
+    layers' block size (their padded page grown to match); what is still not one type is a start-up error."""
+    values = list(specs.values())
+    if len(set(values)) == 1 or _uniform_type(values):
         return specs
-    return {k: s.as_full() for k, s in specs.items()}
+    kinds = {s.kind for s in values}
+    out = specs
+    if kinds & {FULL, MLA, INDEXER} and kinds & {SLIDING, CHUNKED}:
+        full_blocks = {s.block_size for s in values if s.kind in _FULL_LIKE}
+        block = next(iter(full_blocks)) if len(full_blocks) == 1 else None
+        out = {k: _promoted(s, block) if s.kind in (SLIDING, CHUNKED) else s for k, s in specs.items()}
+    promoted = list(out.values())
+    if not (len(set(promoted)) == 1 or _uniform_type(promoted)):
+        raise InvalidSettingError("Failed to promote local KV cache specs to one unified type.",
+                                  "disable_hybrid_kv_cache_manager",
+                                  "these layer kinds need vLLM's hybrid KV cache manager")
+    return out
+
+
+def _promoted(spec: KVSpec, block: int | None) -> KVSpec:
+    full = spec.as_full()
+    if block is None or block == spec.block_size:
+        return full
+    padded = None if spec.page_padded is None else max(spec.page_padded, spec.unpadded_page * block // spec.block_size)
+    return replace(full, block_size=block, page_padded=padded)
 
 
 def _uniform_type(specs: list[KVSpec]) -> bool:
@@ -142,12 +163,22 @@ def check_memory(worker: Worker, groups: list[Group], null_block: bool) -> tuple
 
 def estimate_max_len(groups: list[Group], bpb: int, check_mem: int, upper: int, reserve: int) -> int:
     """Largest model length in [1, upper] whose one request fits check_mem; 0 if none (binary search)."""
-    if upper < 1 or needed_bytes(groups, bpb, 1, reserve) > check_mem:
+    return longest_length(lambda n: needed_bytes(groups, bpb, n, reserve), check_mem, upper)
+
+
+def layer_needed_bytes(specs: list[KVSpec], max_model_len: int, reserve: int) -> int:
+    """vLLM 0.11's check: the sum of every layer's own worst case on the raw specs (no grouping, no padding)."""
+    return sum(s.max_memory(max_model_len, reserve) for s in specs)
+
+
+def longest_length(needed: Callable[[int], int], check_mem: int, upper: int) -> int:
+    """Binary search for the largest length in [1, upper] with needed(length) <= check_mem; 0 if even 1 fails."""
+    if upper < 1 or needed(1) > check_mem:
         return 0
     lo, hi = 1, upper
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if needed_bytes(groups, bpb, mid, reserve) <= check_mem:
+        if needed(mid) <= check_mem:
             lo = mid
         else:
             hi = mid - 1

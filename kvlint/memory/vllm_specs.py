@@ -94,7 +94,8 @@ class KVDtype:
 
 
 def resolve_kv_dtype(flag: str | None, model: ModelSpec, model_dtype: str) -> KVDtype:
-    """--kv-cache-dtype auto follows the checkpoint's KV scheme (ModelOpt / compressed-tensors), else the model dtype."""
+    """--kv-cache-dtype auto follows the checkpoint's KV scheme (ModelOpt / compressed-tensors), else the model
+    dtype."""
     value = (flag or "auto").strip()
     if value not in VALID_KV_DTYPES:
         raise InvalidSettingError(f"Invalid kv_cache_dtype: {value!r}. Valid values are: {', '.join(VALID_KV_DTYPES)}",

@@ -32,10 +32,8 @@ def starts(b: Budget | None) -> bool:
 
 
 def _overcommitted(b: Budget) -> bool:
-    over = getattr(b, "fixed_pool_overcommit_bytes", None)
-    if over is None:
-        over = (b.extra or {}).get("fixed_pool_overcommit_bytes", 0) if hasattr(b, "extra") else 0
-    return bool(over and over > 0)
+    """A pool fixed by --kv-cache-memory-bytes that does not fit beside the weights: CUDA OOM at allocation."""
+    return b.fixed_pool is not None and b.fixed_pool.overcommit_bytes > 0
 
 
 def holds(b: Budget | None, load: int | None) -> bool | None:

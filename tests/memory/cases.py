@@ -68,7 +68,7 @@ def block_range(model: ModelSpec, settings: dict[str, Any], version: str | None,
     """(bytes per block, num_blocks values a pool of logged_gib +- 0.005 GiB can give)."""
     probe = compute_budget("vllm", model, {**settings, "kv_cache_memory_bytes": int(logged_gib * GIB)}, None,
                            version=version, gpu_memory_bytes=80 * GIB)
-    bpb = probe.extra["bytes_per_block"]
+    bpb = probe.detail.bytes_per_block
     lo, hi = math.ceil((logged_gib - 0.005) * GIB), math.floor((logged_gib + 0.005) * GIB)
     return bpb, range(lo // bpb, hi // bpb + 1)
 

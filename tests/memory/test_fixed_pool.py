@@ -25,8 +25,8 @@ def step(b, name):
 def test_overcommit_is_weights_plus_pool_plus_non_kv_minus_total():
     b = fixed(40 * GIB, 50 * GIB, non_kv=3 * GIB)
     assert b.kv_pool_bytes == 40 * GIB  # the pool is still exactly the flag's value
-    assert b.extra["fixed_pool_overcommit_bytes"] == (50 + 40 + 3 - 80) * GIB
-    assert (b.extra["fixed_pool_weights_bytes"], b.extra["fixed_pool_non_kv_bytes"]) == (50 * GIB, 3 * GIB)
+    assert b.fixed_pool.overcommit_bytes == (50 + 40 + 3 - 80) * GIB
+    assert (b.fixed_pool.weights_bytes, b.fixed_pool.non_kv_bytes) == (50 * GIB, 3 * GIB)
     assert any("over by 13.00 GiB" in n and "CUDA out of memory" in n for n in b.notes)
     over = step(b, "over-commit")
     assert over.value == 13 * GIB and "= 13.00000 GiB" in over.formula
@@ -38,18 +38,18 @@ def test_pool_step_says_the_pool_is_the_flag_value_not_a_subtraction():
     assert pool.value == 40 * GIB and "--kv-cache-memory-bytes as given" in pool.formula
     assert "requested - weights" not in pool.formula and not pool.estimated
     assert step(b, "headroom").value == (80 - 20 - 40 - 2) * GIB
-    assert b.extra["fixed_pool_overcommit_bytes"] < 0 and not any("over by" in n for n in b.notes)
+    assert b.fixed_pool.overcommit_bytes < 0 and not any("over by" in n for n in b.notes)
 
 
 def test_exact_fit_is_not_an_overcommit():
     b = fixed(30 * GIB, 48 * GIB, non_kv=2 * GIB)
-    assert b.extra["fixed_pool_overcommit_bytes"] == 0 and not any("over by" in n for n in b.notes)
+    assert b.fixed_pool.overcommit_bytes == 0 and not any("over by" in n for n in b.notes)
 
 
 def test_without_the_flag_nothing_changes():
     b = compute_budget("vllm", LLAMA3_8B, {"max_model_len": 8192}, None, gpu_memory_bytes=80 * GIB,
                        weights_bytes=20 * GIB, non_kv_bytes=2 * GIB)
-    assert "fixed_pool_overcommit_bytes" not in b.extra
+    assert b.fixed_pool is None
     assert "requested - weights - non-KV" in step(b, "KV pool").formula
 
 

@@ -62,8 +62,8 @@ def test_dsa_fp8_cell_is_656_per_layer():
 def test_logged_k_v_sizes_include_one_padding_page():
     b = sglang(LLAMA3_8B)
     per_layer = (b.kv_tokens + 1) * 8 * 128 * 2
-    assert b.extra["k_size_gb"] == pytest.approx(32 * per_layer / GIB)
-    assert b.extra["v_size_gb"] == b.extra["k_size_gb"]
+    assert b.detail.k_size_gb == pytest.approx(32 * per_layer / GIB)
+    assert b.detail.v_size_gb == b.detail.k_size_gb
 
 
 def test_max_running_requests_formula():

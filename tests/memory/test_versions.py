@@ -71,7 +71,7 @@ def test_sliding_reservation_changes_at_027():
     settings = {"dtype": "float32", "max_model_len": 16384, "max_num_batched_tokens": 1024,
                 "num_gpu_blocks_override": 1000}
     per = {v: compute_budget("vllm", model, settings, None, version=v, gpu_memory_bytes=GIB,
-                             weights_bytes=0).extra["blocks_per_request"] for v in ("0.21.0", "0.27.0")}
+                             weights_bytes=0).detail.blocks_per_request for v in ("0.21.0", "0.27.0")}
     assert per == {"0.21.0": 129, "0.27.0": 193}
 
 

@@ -70,8 +70,8 @@ def test_mla_block_size_hopper_16_blackwell_32_sparse_64():
 
 def test_user_block_size_wins():
     b = vllm(LLAMA3_8B, {"block_size": 32, "max_model_len": 8192, "kv_cache_memory_bytes": GIB})
-    assert b.block_size == 32 and b.extra["bytes_per_block"] == 32 * 131_072  # 32 layers x 32-token pages
-    assert b.extra["blocks_per_request"] == 8192 // 32
+    assert b.block_size == 32 and b.detail.bytes_per_block == 32 * 131_072  # 32 layers x 32-token pages
+    assert b.detail.blocks_per_request == 8192 // 32
 
 
 @pytest.mark.parametrize("card, mnbt, mns", [
@@ -100,8 +100,8 @@ def test_pipeline_stages_plan_on_their_own_layers_and_take_the_minimum():
     pool = 10 * GIB
     one = vllm(LLAMA3_70B, {"max_model_len": 8192, "kv_cache_memory_bytes": pool})
     two = vllm(LLAMA3_70B, {"max_model_len": 8192, "kv_cache_memory_bytes": pool, "pipeline_parallel_size": 3})
-    assert one.extra["bytes_per_block"] == 80 * 65_536
-    assert two.extra["bytes_per_block"] == 27 * 65_536  # stages of 26, 27, 27 layers: the largest limits
+    assert one.detail.bytes_per_block == 80 * 65_536
+    assert two.detail.bytes_per_block == 27 * 65_536  # stages of 26, 27, 27 layers: the largest limits
     assert two.num_blocks == pool // (27 * 65_536)
 
 
@@ -150,13 +150,15 @@ def test_cpu_offload_frees_weight_memory():
     assert off.kv_pool_bytes - base.kv_pool_bytes == 4 * GIB
 
 
-def test_hma_off_for_llama4_chunked_layers_in_033_only():
+def test_hma_off_for_llama4_chunked_layers_only_in_011():
+    """VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0 in 0.11 (chunked layers become full) and
+    to 1 from 0.16 on (0.19, 0.20, 0.33: chunked layers keep their own groups)."""
     layers = tuple(LayerKV("full" if i % 4 == 3 else "chunked", 8, 128, 128, window=8192) for i in range(48))
     scout = dense("meta-llama/Llama-4-Scout", 48, 8, 128, kinds=layers, arch="Llama4ForConditionalGeneration")
     settings = {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * GIB}
-    assert vllm(scout, settings).extra["kv_groups"] == 1
-    assert compute_budget("vllm", scout, settings, None, version="0.19.0", gpu_memory_bytes=80 * GIB,
-                          weights_bytes=0).extra["kv_groups"] == 4
+    groups = {v: compute_budget("vllm", scout, settings, None, version=v, gpu_memory_bytes=80 * GIB,
+                                weights_bytes=0).detail.kv_groups for v in ("0.11.0", "0.19.0", "0.20.0", "0.33.0")}
+    assert groups == {"0.11.0": 1, "0.19.0": 4, "0.20.0": 4, "0.33.0": 4}
 
 
 @pytest.mark.parametrize("settings", [{"tensor_parallel_size": 0}, {"gpu_memory_utilization": 1.5},

@@ -23,7 +23,7 @@ def budget(layers, settings, version=None, max_len=16384):
 
 def test_page_of_the_test_spec():
     b = budget([full()], {"max_model_len": 16, "kv_cache_memory_bytes": P * 32})
-    assert b.extra["bytes_per_block"] == P
+    assert b.detail.bytes_per_block == P
 
 
 @pytest.mark.parametrize("upper, expected", [(16385, 16384), (16383, 16383)])
@@ -83,7 +83,7 @@ def test_num_blocks_one_worker(layers, avail, settings, expected):
 
 def test_grouping_splits_sliding_layers_like_vllm():
     b = budget([full()] * 3 + [sliding()] * 7, {"max_model_len": 16, "kv_cache_memory_bytes": 3 * P * 32})
-    assert b.extra["kv_groups"] == 4 and b.extra["padding_layers"] == 2
+    assert b.detail.kv_groups == 4 and b.detail.padding_layers == 2
 
 
 @pytest.mark.parametrize("avail, expected", [(2 * P * 1024, 1024), (2 * P * 32, 496)])
@@ -94,7 +94,7 @@ def test_auto_fit_max_model_len(avail, expected):
 
 def test_attention_free_model_gets_one_block():
     b = budget([LayerKV("none")] * 4, {"max_model_len": 16, "kv_cache_memory_bytes": P})
-    assert b.num_blocks == 1 and b.extra["kv_groups"] == 0
+    assert b.num_blocks == 1 and b.detail.kv_groups == 0
 
 
 def test_fp8_ds_mla_page():

@@ -26,7 +26,7 @@ def test_least_memory_for_qwen3_32b_at_32k_is_vllms_check_solved_by_hand():
     # The figure is found on the traits of the card just above the largest failing one (Hopper, >= 70 GiB tier).
     ref = lookup_gpu("H100-NVL-94GB")
     b = resolver.on_card(r, ref)
-    per_block, per_request = b.extra["bytes_per_block"], b.extra["blocks_per_request"]
+    per_block, per_request = b.detail.bytes_per_block, b.detail.blocks_per_request
     # vLLM 0.33 starts when ceil(total x 0.92) - weights - non-KV - one null block >= one request's blocks
     need = b.weights_bytes + b.non_kv_bytes + (per_request + 1) * per_block
     mib = math.ceil(need / 0.92 / MIB)

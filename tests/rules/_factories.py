@@ -68,14 +68,23 @@ def budget(m: ModelSpec, settings: dict, *, total: int = 80 * GIB, engine: str =
     tokens = max(0, pool) // cell // 16 * 16
     fits = tokens >= length
     return Budget(engine=engine, engine_version="0.33.0", model=m.model_id, gpu_name="H100-SXM-80GB",
-                  gpu_memory_bytes=total, parallel=Parallel(tp=tp), kv_bytes_per_token=cell, weights_bytes=w,
+                  gpu_memory_bytes=total, parallel=_parallel(engine, settings, tp), kv_bytes_per_token=cell, weights_bytes=w,
                   non_kv_bytes=non_kv, non_kv_source="estimated", kv_pool_bytes=pool, kv_pool_estimated=True,
                   max_model_len=length, kv_tokens=tokens, max_concurrency=tokens / length,
                   fits_one_request=fits, estimated_max_model_len=None if fits else max(0, tokens - 16),
                   requested_bytes=requested, kv_cache_dtype=str(settings.get("kv_cache_dtype", "auto")),
                   block_size=16, max_num_seqs=settings.get("max_num_seqs", settings.get("max_running_requests", 256)),
-                  mem_fraction_static=0.85 if engine == "sglang" else None,
-                  extra={"gpu_memory_utilization": util} if engine == "vllm" else {})
+                  mem_fraction_static=0.85 if engine == "sglang" else None)
+
+
+def _parallel(engine: str, settings: dict, tp: int) -> Parallel:
+    """The engine's own reading of the parallel sizes (SGLang's DP attention included)."""
+    if engine != "sglang":
+        return Parallel(tp=tp)
+    from kvlint.memory.sglang import parallel_sizes
+
+    (tp, pp, dp, dcp, attn_dp), _ = parallel_sizes(settings)
+    return Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp, attn_dp=attn_dp)
 
 
 def context(dep: Deployment, m: ModelSpec | None = None, *, with_budget: bool = True, **budget_kw) -> Context:

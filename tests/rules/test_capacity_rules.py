@@ -139,9 +139,10 @@ def test_kv202_and_kv203():
 ])
 def test_kv203_counts_sglang_attention_tp_ranks(settings, ranks):
     """Under SGLang DP attention each attention replica spans tp // attn_dp ranks: the latent is
-    replicated over those, not over all of TP, and at attention TP 1 not at all."""
+    replicated over those, not over all of TP, and at attention TP 1 not at all. The rule reads the
+    attention TP from the budget's Parallel record (the engine's reading of the sizes)."""
     dep = fx.deployment("sglang", **settings)
-    found = run(fx.context(dep, fx.mla_model(), with_budget=False), "KV203")
+    found = run(fx.context(dep, fx.mla_model()), "KV203")
     if ranks is None:
         assert found == []
         return

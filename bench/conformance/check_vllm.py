@@ -1,0 +1,175 @@
+"""One vLLM release: generate settings over every bundled config, run the wheel's planner and kvlint.
+
+Invoked by run.py as `python check_vllm.py WHEEL_ROOT VERSION N SEED` under an interpreter with torch;
+prints one JSON report on its last line. Both sides get the same fixed pool per worker
+(kvlint: kv_cache_memory_bytes, weights 0), so only the planner's arithmetic is compared.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parents[1]))
+
+import models  # noqa: E402
+from engine_vllm import Engine  # noqa: E402
+
+GIB = 2**30
+NOT_COVERED = {  # the harness cannot build these layers without the model's torch code
+    "qwen3_next": "Qwen3-Next Mamba state (gated delta net shapes come from the model's layers)",
+    "deepseek_v4": "DeepSeek-V4 compressed / packed KV layout",
+}
+
+
+def valid_tp(text: dict[str, Any], tp: int) -> bool:
+    """TP the model code accepts: heads divide, KV heads divide or are replicated."""
+    heads, kv = models.attention_heads(text), models.total_kv_heads(text)
+    return heads % tp == 0 and (kv % tp == 0 or tp % kv == 0)
+
+
+def generate(rng: random.Random, text: dict[str, Any], derived: int, version: tuple[int, ...]) -> dict[str, Any]:
+    tp = rng.choice([t for t in (1, 2, 4, 8) if valid_tp(text, t)] or [1])
+    n = int(text.get("num_hidden_layers") or text.get("n_layer"))
+    pp = rng.choice([p for p in (1, 1, 1, 2, 3, 4) if p <= n])
+    dcp = rng.choice([1, 1, 1, 2, 4]) if tp > 1 else 1
+    dcp = dcp if tp % dcp == 0 else 1
+    s: dict[str, Any] = {"tp": tp, "pp": pp, "dcp": dcp, "block_size": rng.choice([16, 16, 32, 64, 128]),
+                         "kv": rng.choice(["auto", "auto", "fp8"]), "mnbt": rng.choice([2048, 8192, 16384]),
+                         "mns": rng.choice([256, 1024]), "pool": int(math.exp(rng.uniform(math.log(GIB / 8),
+                                                                                           math.log(80 * GIB))))}
+    choice = rng.random()
+    if choice < 0.25:
+        s["max_model_len"] = None
+    elif choice < 0.4 and version >= (0, 20):
+        s["max_model_len"] = -1
+    else:
+        s["max_model_len"] = rng.randint(1, derived)
+    if rng.random() < 0.15:
+        s["override"] = rng.randint(1, 50000)
+    if rng.random() < 0.2:
+        s["hma"] = False
+    return s
+
+
+def dcp_refusal(text: dict[str, Any], s: dict[str, Any], version: tuple[int, ...]) -> str | None:
+    """vllm/config/model.py verify_with_parallel_config (0.20+), the softmax-lse assert (0.11)."""
+    if s["dcp"] <= 1 or models.is_mla(text):
+        return None
+    if version < (0, 20):
+        return "AssertionError: DCP requires attention impls to return the softmax lse for decode"
+    kv, heads, tp, dcp = models.total_kv_heads(text), models.attention_heads(text), s["tp"], s["dcp"]
+    if tp <= kv:
+        return f"ValueError: Decode context parallelism for GQA/MQA requires tp ({tp}) > total kv heads ({kv})"
+    if dcp > tp // kv:
+        return f"ValueError: dcp ({dcp}) exceeds the maximum supported value ({tp // kv})"
+    if (heads // kv) % dcp:
+        return f"ValueError: query heads per KV head ({heads // kv}) not divisible by dcp ({dcp})"
+    return None
+
+
+def chunked_disables_hma(text: dict[str, Any], version: tuple[int, ...]) -> bool:
+    """config/__init__.py (0.11): VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0, so a model
+    with attention_chunk_size runs with the hybrid manager off; the 0.16+ wheels default it to 1."""
+    return version < (0, 16) and bool(text.get("attention_chunk_size"))
+
+
+def engine_side(eng: Engine, config: dict[str, Any], s: dict[str, Any]) -> dict[str, Any]:
+    text = models.text_config(config)
+    refusal = dcp_refusal(text, s, eng.version)
+    if refusal:
+        return {"refused": refusal}
+    derived = models.derived_len(config)
+    length = derived if s["max_model_len"] in (None, -1) else s["max_model_len"]
+    model_dtype = {"float32": "bfloat16"}.get(str(text.get("torch_dtype") or config.get("torch_dtype") or "bfloat16"),
+                                           str(text.get("torch_dtype") or config.get("torch_dtype") or "bfloat16"))
+    kv_torch = "uint8" if s["kv"] == "fp8" else model_dtype
+    lays = models.layers(config, s["tp"])
+    stages = models.pp_split(len(lays), s["pp"])
+    workers = [[lay for lay in lays if lay["index"] in st] for st in stages]
+    setting = {"max_model_len": length, "original_max_model_len": -1 if s["max_model_len"] == -1 else length,
+               "use_mla": models.is_mla(text), "block_size": s["block_size"],
+               "kv_name": s["kv"] if s["kv"] != "auto" else "auto", "kv_torch": kv_torch, "mnbt": s["mnbt"],
+               "mns": s["mns"], "hma": s.get("hma", True) and not chunked_disables_hma(text, eng.version), "tp": s["tp"], "pp": s["pp"], "dcp": s["dcp"],
+               "pool": s["pool"], "override": s.get("override")}
+    return eng.plan(setting, workers)
+
+
+def kvlint_side(model_id: str, config: dict[str, Any], s: dict[str, Any], version: str) -> dict[str, Any]:
+    from kvlint.errors import InvalidSettingError, KvlintError
+    from kvlint.memory import compute_budget
+    from kvlint.models.config import spec_from_config
+
+    spec = spec_from_config(config, model_id, "bundled")
+    settings: dict[str, Any] = {"tensor_parallel_size": s["tp"], "pipeline_parallel_size": s["pp"],
+                                "decode_context_parallel_size": s["dcp"], "block_size": s["block_size"],
+                                "kv_cache_dtype": s["kv"], "max_num_batched_tokens": s["mnbt"],
+                                "max_num_seqs": s["mns"], "kv_cache_memory_bytes": s["pool"]}
+    if s["max_model_len"] is not None:
+        settings["max_model_len"] = s["max_model_len"]
+    if s.get("override") is not None:
+        settings["num_gpu_blocks_override"] = s["override"]
+    if s.get("hma") is False:
+        settings["disable_hybrid_kv_cache_manager"] = True
+    try:
+        b = compute_budget("vllm", spec, settings, None, version=version, gpu_memory_bytes=80 * GIB, weights_bytes=0)
+    except (InvalidSettingError, KvlintError) as exc:
+        return {"refused": str(exc)}
+    if not b.fits_one_request:
+        return {"refused": f"one request does not fit (estimated max len {b.estimated_max_model_len})"}
+    out: dict[str, Any] = {"num_blocks": b.num_blocks, "max_model_len": b.max_model_len}
+    if b.detail is not None and b.detail.kv_groups:
+        out.update(tokens=b.kv_tokens, concurrency=f"{b.max_concurrency:.2f}")
+    return out
+
+
+def classify(eng: dict[str, Any], kv: dict[str, Any]) -> str | None:
+    if "refused" in eng or "refused" in kv:
+        if "refused" in eng and "refused" in kv:
+            return None
+        return ("engine refuses, kvlint sizes: " + eng["refused"].split(":")[0] + ": "
+                + eng["refused"].split(":", 1)[1].strip()[:60]) if "refused" in eng else "kvlint refuses, engine starts"
+    logged = [tuple(x) for x in eng.get("logged", [])]
+    keys = ("num_blocks", "max_model_len") if len(logged) > 1 else ("num_blocks", "max_model_len", "tokens",
+                                                                    "concurrency")
+    diff = [k for k in keys if eng.get(k) != kv.get(k)]
+    if len(logged) > 1 and (kv.get("tokens"), kv.get("concurrency")) not in logged:
+        diff.append("tokens/concurrency (none of the per-worker lines)")
+    return "differ in " + ", ".join(diff) if diff else None
+
+
+def main() -> None:
+    root, version, count, seed = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    eng = Engine(root, version)
+    rng = random.Random(seed)
+    configs = [(m, c) for m, c in models.bundled()]
+    covered = [(m, c) for m, c in configs if str(models.text_config(c).get("model_type")) not in NOT_COVERED]
+    skipped = sorted({f"{m}: {NOT_COVERED[str(models.text_config(c).get('model_type'))]}"
+                      for m, c in configs if (m, c) not in covered})
+    classes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    refused = 0
+    for i in range(count):
+        model_id, config = covered[i % len(covered)]
+        s = generate(rng, models.text_config(config), models.derived_len(config), eng.version)
+        try:
+            e = engine_side(eng, config, s)
+        except Exception as exc:  # noqa: BLE001 - a harness gap is reported, not fatal
+            e = {"refused": f"harness error {type(exc).__name__}: {exc}"}
+        k = kvlint_side(model_id, config, s, version)
+        refused += "refused" in e
+        cls = classify(e, k)
+        if cls:
+            classes[cls].append({"model": model_id, "settings": s, "engine": e, "kvlint": k})
+    print(json.dumps({"settings": count, "configs": len(covered), "refused": refused, "skipped": skipped,
+                      "mismatches": sum(len(v) for v in classes.values()), "classes": classes}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Conformance benchmark: kvlint against the engines' own sizing code, on generated settings.
+
+    python bench/conformance/run.py [--versions 0.33.0,0.27.0,0.20.0,0.11.0] [--sglang 0.5.23]
+                                    [--settings 1200] [--scratch /tmp/kvlint-conformance] [--seed 1]
+
+Needs an interpreter with torch (CPU build is enough) to run the engines' modules: pass
+`--python /path/to/venv/bin/python`, or run it with such an interpreter. The wheels are fetched with
+`pip download --no-deps` into the scratch folder and unzipped there; nothing is installed, and
+nothing of the engines' code is kept in this repository. Never a test, never in CI: a maintainer runs
+it when a new vLLM or SGLang release appears, adds the release to kvlint/data/engine_versions.json,
+and fixes what it reports. Output: per release, how many settings agreed, and each mismatch class
+with a minimal reproduction (model, settings, engine vs kvlint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+
+
+def fetch(package: str, version: str, scratch: Path) -> Path:
+    """The release's wheel, downloaded once and unzipped (Python files only) into scratch/src."""
+    target = scratch / "src" / f"{package}-{version}"
+    if (target / package).is_dir():
+        return target
+    wheels = scratch / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    found = list(wheels.glob(f"{package}-{version}-*.whl"))
+    if not found:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(wheels),
+                        f"{package}=={version}"], check=True)
+        found = list(wheels.glob(f"{package}-{version}-*.whl"))
+    with zipfile.ZipFile(found[0]) as zf:
+        zf.extractall(target, [n for n in zf.namelist() if n.endswith(".py")])
+    return target
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--versions", default="0.33.0,0.27.0,0.20.0,0.11.0")
+    ap.add_argument("--sglang", default="0.5.23")
+    ap.add_argument("--settings", type=int, default=1200, help="generated settings per release")
+    ap.add_argument("--scratch", default=os.environ.get("KVLINT_CONFORMANCE_DIR", "/tmp/kvlint-conformance"))
+    ap.add_argument("--python", default=sys.executable, help="interpreter with torch for the engines' modules")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", help="also write every result to this file")
+    args = ap.parse_args()
+    scratch = Path(args.scratch)
+    total = 0
+    jobs = [("vllm", v) for v in args.versions.split(",") if v] + [("sglang", v) for v in args.sglang.split(",") if v]
+    for package, version in jobs:
+        root = fetch(package, version, scratch)
+        worker = HERE / ("check_vllm.py" if package == "vllm" else "check_sglang.py")
+        out = subprocess.run([args.python, str(worker), str(root), version, str(args.settings), str(args.seed)],
+                             capture_output=True, text=True, cwd=REPO)
+        if out.returncode != 0:
+            print(f"{package} {version}: harness failed\n{out.stderr[-3000:]}")
+            total += 1
+            continue
+        report = json.loads(out.stdout.splitlines()[-1])
+        total += report["mismatches"]
+        print(render(package, version, report))
+        if args.json:
+            Path(args.json).with_suffix(f".{package}-{version}.json").write_text(json.dumps(report, indent=1))
+    return 1 if total else 0
+
+
+def render(package: str, version: str, report: dict) -> str:
+    lines = [f"{package} {version}: {report['settings']} settings over {report['configs']} configs "
+             f"({report['refused']} refused by the engine), {report['mismatches']} mismatches"]
+    for note in report.get("skipped", []):
+        lines.append(f"  not covered: {note}")
+    for cls, items in sorted(report["classes"].items(), key=lambda kv: -len(kv[1])):
+        lines.append(f"  [{len(items)}] {cls}")
+        smallest = min(items, key=lambda it: len(json.dumps(it["settings"])))
+        lines.append(f"      e.g. {smallest['model']} {json.dumps(smallest['settings'])}")
+        lines.append(f"           engine {json.dumps(smallest['engine'])}")
+        lines.append(f"           kvlint {json.dumps(smallest['kvlint'])}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
