@@ -23,7 +23,7 @@ from kvlint.models.text_config import checkpoint_dtype, text_config
 from kvlint.models.vision import vision_params
 
 
-class ConfigError(KvlintError):
+class ModelConfigError(KvlintError):
     """A config.json lacks a field every decoder needs (layers, hidden size, heads)."""
 
 
@@ -32,14 +32,14 @@ def spec_from_config(
 ) -> ModelSpec:
     """Build the ModelSpec. `hf_quant_config` is ModelOpt's side file (hf_quant_config.json), when shipped.
 
-    A malformed config (a string where a number belongs, ...) is a ConfigError, never a traceback.
+    A malformed config (a string where a number belongs, ...) is a ModelConfigError, never a traceback.
     """
     if not isinstance(cfg, dict):
-        raise ConfigError(f"{model_id}: config.json is not a JSON object")
+        raise ModelConfigError(f"{model_id}: config.json is not a JSON object")
     try:
         return _build(cfg, model_id, source, hf_quant_config)
     except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError, OverflowError) as exc:
-        raise ConfigError(f"{model_id}: config.json has a malformed field ({type(exc).__name__}: {exc})") from None
+        raise ModelConfigError(f"{model_id}: config.json has a malformed field ({type(exc).__name__}: {exc})") from None
 
 
 def _build(cfg: dict[str, Any], model_id: str, source: str, hf_quant_config: dict[str, Any] | None) -> ModelSpec:
@@ -96,7 +96,7 @@ def _require(text: dict[str, Any], keys: tuple[str, ...], model_id: str) -> int:
     for key in keys:
         if isinstance(text.get(key), int) and text[key] > 0:
             return int(text[key])
-    raise ConfigError(f"{model_id}: config.json has none of {', '.join(keys)}")
+    raise ModelConfigError(f"{model_id}: config.json has none of {', '.join(keys)}")
 
 
 def _num_layers(text: dict[str, Any], model_id: str) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from kvlint.errors import KvlintError
@@ -255,6 +256,7 @@ def pp_layer_range(num_layers: int, pp: int, rank: int) -> range:
     return range(start, start + sizes[rank])
 
 
+@lru_cache(maxsize=4096)  # a run sizes one model at many cards and lengths: the count depends on none of them
 def weights_bytes(
     spec: ModelSpec,
     *,
