@@ -18,6 +18,7 @@ from kvlint.deployment import Deployment, InvalidValue
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, get_rule, run_rules, selected_codes
+from kvlint.status import EVALUATED, SKIPPED, LaunchStatus
 
 GIB = 2**30
 CONFIG_NAMES = {".kvlint.yaml", ".kvlint.yml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml"}
@@ -46,6 +47,8 @@ class LintResult:
     notes: list[str] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)
     configs: list[Config] = field(default_factory=list)
+    launches: list[LaunchStatus] = field(default_factory=list)  # one per launch found, in reading order
+    origins: dict[Finding, Deployment] = field(default_factory=dict)  # the launch a rule finding is about
 
 
 def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
@@ -139,7 +142,25 @@ def _deployment_findings(dep: Deployment, config: Config, codes: frozenset[str],
     fired = _run_guarded(ctx, codes, result)
     kept = [f for f in fired if not _annotated(f, dep)]
     result.suppressed += len(fired) - len(kept)
+    result.launches.append(_status(dep, ctx))
+    result.origins.update((f, dep) for f in kept)
     return kept
+
+
+def _status(dep: Deployment, ctx: Context) -> LaunchStatus:
+    """The per-launch status from the rule context (minimal: the lead's resolve stage fills it fully)."""
+    b, refused = ctx.budget, ctx.deployment.invalid_values
+    why = None if b is not None else (ctx.model_error or ctx.gpu_error or (
+        f"the engine refuses {refused[0].flag} {refused[0].raw}: {refused[0].reason}" if refused else
+        "the memory model could not size it (see the notes)"))
+    return LaunchStatus(
+        path=dep.path, span=dep.launch_span, engine=dep.engine, name=dep.name, model=dep.model, model_source=None,
+        gpu=ctx.gpu.id if ctx.gpu is not None else dep.gpu, gpu_source=None,
+        capacity=EVALUATED if b is not None else SKIPPED, skipped_because=why,
+        engine_version=b.engine_version if b is not None else dep.engine_version,
+        kv_tokens=b.kv_tokens if b is not None else None, max_concurrency=b.max_concurrency if b is not None else None,
+        fits_one_request=b.fits_one_request if b is not None else None, budget=b,
+        model_max_len=getattr(ctx.model, f"max_len_{dep.engine}", None))
 
 
 def _run_guarded(ctx: Context, codes: frozenset[str], result: LintResult) -> list[Finding]:
