@@ -44,6 +44,7 @@ class Config:
     exclude: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     calibrations: tuple[Any, ...] = ()  # kvlint.calibration.entry.Calibration, from `calibration:`
+    baseline: str | None = None  # `baseline:`, resolved against the configuration file's folder
 
     def relpath(self, path: str) -> str:
         try:
@@ -285,7 +286,8 @@ def _build(path: str, data: dict, locate, notes) -> Config:
         non_kv_gib={"default": float(nk)} if isinstance(nk, (int, float)) else {k: float(v) for k, v in (nk or {}).items()},
         per_path_ignores=tuple((g, frozenset(codes("per-path-ignores", v))) for g, v in
                                data.get("per-path-ignores", {}).items()),
-        exclude=tuple(data.get("exclude", [])), notes=tuple(notes), calibrations=_calibrations(data))
+        exclude=tuple(data.get("exclude", [])), notes=tuple(notes), calibrations=_calibrations(data),
+        baseline=os.path.normpath(os.path.join(root, data["baseline"])) if "baseline" in data else None)
 
 
 def _calibrations(data: dict) -> tuple:

@@ -66,6 +66,7 @@ KEYS = {
     "non-kv-gib": near(st.one_of(number, st.dictionaries(names, number, max_size=2))),
     "per-path-ignores": near(st.dictionaries(st.sampled_from(["*.yaml", "deploy/"]), codes, max_size=2)),
     "calibration": near(st.lists(calibration_entry, max_size=2)),
+    "baseline": near(st.sampled_from([".kvlint-baseline.json", ""])),
 }
 assert set(KEYS) == set(CONFIG["properties"]), "a new config key needs a strategy here"
 one_key = st.sampled_from(sorted(KEYS)).flatmap(lambda key: KEYS[key].map(lambda value: {key: value}))
