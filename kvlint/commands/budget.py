@@ -32,9 +32,11 @@ USAGE = ("expected an engine command line after `--`: `vllm serve MODEL ...`, `p
 @click.option("--engine-version", help="Engine release to model (default: vLLM 0.33.0 / SGLang 0.5.23).")
 @click.option("--non-kv-gib", type=float, help="Non-KV memory per rank in GiB instead of the estimate.")
 @click.option("--online", is_flag=True, help="Allow fetching config.json from the Hugging Face Hub.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "svg"]), default="text", show_default=True,
+              help="svg: the memory picture and the concurrency curve of one instance, as one SVG file.")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED)
-def command(gpu, gpu_memory, engine_version, non_kv_gib, online, fmt, argv) -> int:
+def command(gpu: str | None, gpu_memory: str | None, engine_version: str | None, non_kv_gib: float | None,
+            online: bool, fmt: str, argv: tuple[str, ...]) -> int:
     """Show the KV budget of one engine command line (after `--`) or of every instance in FILE."""
     options = dict(gpu=gpu, gpu_memory=gpu_memory, version=engine_version, non_kv_gib=non_kv_gib, online=online)
     words = list(argv)
@@ -52,9 +54,20 @@ def command(gpu, gpu_memory, engine_version, non_kv_gib, online, fmt, argv) -> i
     if fmt == "json":
         payload = [_json(b, table) for b, table in results]
         click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
+    elif fmt == "svg":
+        click.echo(_svg(results), nl=False)
     else:
         click.echo("\n\n".join(render_text(b, table) for b, table in results))
     return 0
+
+
+def _svg(results: list[tuple[Budget, list[tuple[int, int]]]]) -> str:
+    from kvlint.report.svg import instance
+
+    if len(results) != 1:
+        raise KvlintError(f"--format svg draws one instance and this file has {len(results)}; "
+                          "`kvlint check FILE --format html` draws them all")
+    return instance(results[0][0])
 
 
 def _looks_like_file(word: str) -> bool:

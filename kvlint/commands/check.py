@@ -16,7 +16,7 @@ import click
 if TYPE_CHECKING:
     from kvlint.lint import LintOptions, LintResult
 
-FORMATS = ("text", "json", "sarif", "github", "gitlab")
+FORMATS = ("text", "json", "sarif", "github", "gitlab", "html")
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""Reporters: one set of findings rendered as text, json, sarif, github annotations, or GitLab Code Quality.
+"""Reporters: one set of findings rendered as text, json, sarif, github annotations, GitLab Code Quality or HTML.
 
 Each reporter is a pure function of the lint result, so the golden tests push the same findings
 through all four and any drift between formats shows up as a diff.
@@ -14,6 +14,7 @@ FORMATS = {
     "sarif": "kvlint.report.sarif",
     "github": "kvlint.report.github",
     "gitlab": "kvlint.report.gitlab",
+    "html": "kvlint.report.html",
 }
 
 

@@ -19,7 +19,7 @@ from kvlint.span import Span
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 SAMPLE = "tests/golden/values.yaml"
-EXT = {"text": "txt", "json": "json", "sarif": "sarif", "github": "txt", "gitlab": "json"}
+EXT = {"text": "txt", "json": "json", "sarif": "sarif", "github": "txt", "gitlab": "json", "html": "html"}
 
 
 def sample_result() -> LintResult:
