@@ -182,7 +182,7 @@ def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
         kind = raw[y * (stride + 1)]
         line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
         if kind == 2:  # "up", the commonest row filter: one pass without the neighbour lookups
-            line = bytearray((v + u) & 0xFF for v, u in zip(line, prev))
+            line = bytearray((v + u) & 0xFF for v, u in zip(line, prev, strict=True))
         for i in range(stride if kind in (1, 3, 4) else 0):
             a = line[i - bpp] if i >= bpp else 0
             b = prev[i]

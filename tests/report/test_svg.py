@@ -47,7 +47,7 @@ def test_four_tenants_to_scale_and_in_order():
     assert [label for label, _ in shown] == [label for label, n in parts if n > 0]
     total = max(b.gpu_memory_bytes, sum(n for _, n in parts))
     bar = 640 - 24
-    for (_, width), (_, n) in zip(shown, [p for p in parts if p[1] > 0]):
+    for (_, width), (_, n) in zip(shown, [p for p in parts if p[1] > 0], strict=True):
         assert width == pytest.approx(bar * n / total, abs=0.06)  # one decimal of a pixel
     xs = [float(r.get("x")) for r in rects]
     assert xs == sorted(xs)
