@@ -33,9 +33,9 @@ h3 { font-size: 15px; margin: 0 0 2px; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px; margin: 12px 0;
         max-width: 1120px; }
 .pictures { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 12px; margin: 12px 0; }
-.pictures svg { flex: 1 1 420px; max-width: 640px; width: 100%; height: auto; border: 1px solid var(--line);
-                border-radius: 6px; background: #fff; }
-dl.numbers { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; }
+.pictures > svg, .pictures > .memory { flex: 1 1 420px; max-width: 640px; }
+.pictures svg { width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
+dl.numbers { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; font-size: 13px; }
 dl.numbers dt { color: var(--muted); } dl.numbers dd { margin: 0; font-variant-numeric: tabular-nums; }
 .skipped { border-left: 4px solid #9a6700; padding: 4px 10px; background: #fff8c5; }
 ol.findings { list-style: none; padding: 0; margin: 8px 0 0; }
@@ -163,8 +163,8 @@ def card(s: LaunchStatus, number: int, findings: list[Finding], lines: list[str]
             f"GPU {escape(s.gpu or 'not declared')}</p>")
     b = s.budget
     if s.capacity == EVALUATED and b is not None:
-        body = (f"<div class=\"pictures\">{svg.memory(b, ident=f'l{number}m')}"
-                f"{svg.curve(b, model_max=s.model_max_len, ident=f'l{number}c')}</div>{_numbers(s)}")
+        body = (f"<div class=\"pictures\"><div class=\"memory\">{svg.memory(b, ident=f'l{number}m')}{_numbers(s)}"
+                f"</div>{svg.curve(b, model_max=s.model_max_len, ident=f'l{number}c')}</div>")
     else:
         body = (f"<p class=\"skipped\"><strong>Not sized:</strong> "
                 f"{escape(s.skipped_because or 'the capacity rules did not run')}</p>")

@@ -175,7 +175,7 @@ def _ranges(b: Budget, model_max: int | None) -> tuple[float, float, bool]:
     x_max = math.ceil(widest * 1.1 / x_step) * x_step
     curve = max(b.max_concurrency, 0.0)
     seqs = b.max_num_seqs or 0
-    on_scale = 0 < seqs <= 8 * max(curve, 1.0)
+    on_scale = 0 < seqs <= 10 * max(curve, 1.0)
     top = max(2 * curve, seqs if on_scale else 0, 2.0) * 1.1
     step = _step(top)
     return x_max, math.ceil(top / step) * step, on_scale
@@ -195,7 +195,7 @@ def curve(b: Budget, *, model_max: int | None = None, ident: str = "cur", width:
             + (f"; the model's maximum length is {model_max:,} tokens." if model_max else "."))
     out = [_open(ident, width, height, title, desc, standalone),
            _text(p.x0, 20, f"Concurrency versus context{est}", weight="bold", size=12),
-           _text(p.x0, 34, f"requests x context <= {b.kv_tokens:,} tokens in the pool", size=10)]
+           _text(p.x0, 34, f"shaded: what the pool holds, requests x context <= {b.kv_tokens:,} tokens", size=10)]
     out += _axes(p)
     out += _hyperbola(b, p) if b.kv_tokens > 0 else [
         _text((p.x0 + p.x1) / 2, (p.y0 + p.y1) / 2, "no KV pool: not one request fits", anchor="middle", size=13,
@@ -234,9 +234,7 @@ def _hyperbola(b: Budget, p: _Plot) -> list[str]:
     dash = ' stroke-dasharray="6 3"' if b.kv_pool_estimated else ""
     area = f"{p.x0},{p.y0} {p.x0},{p.y1} {pts} {p.x1},{p.y0}"
     return [f'<polygon points="{area}" fill="#59a14f" fill-opacity="0.12"/>',
-            f'<polyline points="{pts}" fill="none" stroke="#2f6b2a" stroke-width="2.5"{dash}/>',
-            _text(p.x0 + 8, p.y0 - 22, "shaded: what the pool holds", size=10),
-            _text(p.x0 + 8, p.y0 - 10, "(on or below the curve)", size=10)]
+            f'<polyline points="{pts}" fill="none" stroke="#2f6b2a" stroke-width="2.5"{dash}/>']
 
 
 def _marks(b: Budget, p: _Plot, model_max: int | None, on_scale: bool) -> list[str]:
@@ -256,15 +254,15 @@ def _marks(b: Budget, p: _Plot, model_max: int | None, on_scale: bool) -> list[s
     op_y = p.py(seqs) if on_scale else p.y1 + 2
     anchor = "end" if x > (p.x0 + p.x1) / 2 else "start"
     dx = -10 if anchor == "end" else 10
-    pool_above = pool_y < op_y  # the higher point's label goes above it, the lower one's below
+    pool_above = pool_y < op_y  # the higher point's label goes above it, the lower one's beside it
     out += [f'<circle cx="{_x(x)}" cy="{_x(pool_y)}" r="5" fill="#2f6b2a" stroke="#ffffff" stroke-width="1.5"/>',
-            _text(x + dx, _clamp(p, pool_y - 9 if pool_above else pool_y + 17),
+            _text(x + dx, _clamp(p, pool_y - 10 if pool_above or not seqs else pool_y + 4),
                   f"pool: {b.max_concurrency:.2f} requests at {b.max_model_len:,}", anchor=anchor, size=10,
                   weight="bold", halo=True)]
     if seqs:
         words = f"declared: max_num_seqs {seqs:,} at max_model_len {b.max_model_len:,}"
         out += [_diamond(x, op_y) if on_scale else _arrow(x, op_y),
-                _text(x + dx, _clamp(p, op_y + 26 if not on_scale else op_y + 18 if pool_above else op_y - 10),
+                _text(x + dx, _clamp(p, op_y + 26 if not on_scale else op_y + 4 if pool_above else op_y - 10),
                       words if on_scale else f"{words} (above the scale)", anchor=anchor, size=10, weight="bold",
                       fill="#a40e26", halo=True)]
     return out
