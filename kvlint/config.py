@@ -49,6 +49,7 @@ class Config:
     node_labels: dict[str, str] = field(default_factory=dict)  # "key=value" or "value" -> GPU
     variables: dict[str, str] = field(default_factory=dict)  # values for $(VAR) / ${VAR} left to deploy tooling
     vllm_config_files: tuple[str, ...] = ()  # globs read as vLLM --config files
+    baseline: str | None = None  # `baseline:`, resolved against the configuration file's folder
 
     def relpath(self, path: str) -> str:
         try:
@@ -314,7 +315,8 @@ def _build(path: str, data: dict, locate, notes) -> Config:
         gpus=tuple((str(g), str(v)) for g, v in (data.get("gpus") or {}).items()),
         node_labels={str(k): str(v) for k, v in (data.get("node-labels") or {}).items()},
         variables={str(k): _scalar_text(v) for k, v in (data.get("variables") or {}).items()},
-        vllm_config_files=tuple(data.get("vllm-config-files", [])))
+        vllm_config_files=tuple(data.get("vllm-config-files", [])),
+        baseline=os.path.normpath(os.path.join(root, data["baseline"])) if "baseline" in data else None)
 
 
 def _scalar_text(value: Any) -> str:

@@ -56,6 +56,7 @@ class LintResult:
     configs: list[Config] = field(default_factory=list)
     launches: list[LaunchStatus] = field(default_factory=list)  # one per launch found, in file order
     no_gpu_noted: bool = False  # the once-per-run KV003 "no GPU product declared" was given
+    origins: dict[Finding, Deployment] = field(default_factory=dict)  # the launch a rule finding is about
 
 
 def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
@@ -151,6 +152,7 @@ def _deployment_findings(dep: Deployment, config: Config, codes: frozenset[str],
     fired = _run_guarded(ctx, codes, result) + _no_gpu_note(resolved, ctx, codes, result)
     kept = [f for f in fired if not _annotated(f, dep)]
     result.suppressed += len(fired) - len(kept)
+    result.origins.update((f, dep) for f in kept)
     return kept
 
 

@@ -63,15 +63,24 @@ class Plan:
     concurrency: int
     options: tuple[Option, ...]  # holding options first (fewest GPUs, then most headroom), then the rest
     skipped: tuple[str, ...] = ()  # combinations never tried, and why
+    omitted: int = 0  # options left out by top()
 
     @property
     def holding(self) -> list[Option]:
         return [o for o in self.options if o.holds]
 
+    def top(self, limit: int | None) -> Plan:
+        """The first `limit` holding and the first `limit` failing options, in rank order (None: all)."""
+        if limit is None:
+            return self
+        failing = [o for o in self.options if not o.holds]
+        kept = tuple(self.holding[:limit] + failing[:limit])
+        return replace(self, options=kept, omitted=self.omitted + len(self.options) - len(kept))
+
     def to_json(self) -> dict[str, Any]:
         return {"version": 1, "model": self.model, "engine": self.engine, "context": self.context,
                 "concurrency": self.concurrency, "options": [o.to_json() for o in self.options],
-                "skipped": list(self.skipped)}
+                "omitted": self.omitted, "skipped": list(self.skipped)}
 
 
 def valid_tp(model: ModelSpec, tp: int) -> str | None:

@@ -68,6 +68,7 @@ class LaunchStatus:
     sweep: Sweep | None = None
     budget: Budget | None = None  # the memory picture (reports draw it); not part of the JSON
     unresolved: tuple[str, ...] = ()  # settings left as expressions (rules reading them were skipped)
+    model_max_len: int | None = None  # the model's derived maximum length for this engine (the HTML curve)
 
     def to_json(self) -> dict[str, Any]:
         """The `deployments[]` entry of the JSON report (documented in data/report.schema.json)."""

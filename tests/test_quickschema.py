@@ -72,6 +72,7 @@ KEYS = {
                                         max_size=2)),
     "variables": near(st.dictionaries(st.sampled_from(["TP", "MODEL"]), scalars, max_size=2)),
     "vllm-config-files": codes,
+    "baseline": near(st.sampled_from([".kvlint-baseline.json", ""])),
 }
 assert set(KEYS) == set(CONFIG["properties"]), "a new config key needs a strategy here"
 one_key = st.sampled_from(sorted(KEYS)).flatmap(lambda key: KEYS[key].map(lambda value: {key: value}))

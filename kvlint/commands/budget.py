@@ -40,6 +40,7 @@ class Shown:
     budget: Budget
     table: list[tuple[int, int]]
     sweep: Sweep | None = None
+    model_max: int | None = None  # the model's derived maximum length (the curve marks it)
 
 
 @click.command("budget", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -49,7 +50,8 @@ class Shown:
                                        "SGLang 0.5.23).")
 @click.option("--non-kv-gib", type=float, help="Non-KV memory per rank in GiB instead of the estimate.")
 @click.option("--online", is_flag=True, help="Allow fetching config.json from the Hugging Face Hub.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "svg"]), default="text", show_default=True,
+              help="svg: the memory picture and the concurrency curve of one instance, as one SVG file.")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED)
 def command(gpu: str | None, gpu_memory: str | None, engine_version: str | None, non_kv_gib: float | None,
             online: bool, fmt: str, argv: tuple[str, ...]) -> int:
@@ -73,9 +75,20 @@ def command(gpu: str | None, gpu_memory: str | None, engine_version: str | None,
     if fmt == "json":
         payload = [_json(r) for r in results]
         click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
+    elif fmt == "svg":
+        click.echo(_svg(results), nl=False)
     else:
         click.echo("\n\n".join(render_text(r.budget, r.table, r.sweep) for r in results))
     return 0
+
+
+def _svg(results: list[Shown]) -> str:
+    from kvlint.report.svg import instance
+
+    if len(results) != 1:
+        raise KvlintError(f"--format svg draws one instance and this file has {len(results)}; "
+                          "`kvlint check FILE --format html` draws them all")
+    return instance(results[0].budget, model_max=results[0].model_max)
 
 
 def _looks_like_file(word: str) -> bool:
@@ -178,7 +191,8 @@ def _shown(resolver: Resolver, dep: Deployment, config: Config, notes: tuple[str
         raise KvlintError(r.skipped_because or r.model.reason or "cannot size this launch")
     budget = replace(budget, notes=extra + budget.notes)
     table = concurrency_table(r, budget)
-    return Shown(budget, table, sweep if r.budget is None else r.candidates)
+    model_max = r.engine.derived_max_len(r.model.spec) if r.model.spec is not None else None
+    return Shown(budget, table, sweep if r.budget is None else r.candidates, model_max)
 
 
 def _notes(r: Resolved) -> tuple[str, ...]:

@@ -9,10 +9,14 @@ from __future__ import annotations
 import os
 import re
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-FORMATS = ("text", "json", "sarif", "github")
+if TYPE_CHECKING:
+    from kvlint.lint import LintOptions, LintResult
+
+FORMATS = ("text", "json", "sarif", "github", "gitlab", "html")
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -39,8 +43,15 @@ def use_color(output: str | None) -> bool:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (for report-upload steps).")
 @click.option("--show-unused-suppressions", is_flag=True, help="Report kvlint comments that suppress nothing (KV006).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report to a file.")
-def command(paths, fmt, gpu, gpu_memory, engine_version, config_path, select, ignore, fail_on, online,
-            exit_zero, show_unused_suppressions, output) -> int:
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False),
+              help="Report only findings not in this baseline file (default: `baseline:` in .kvlint.yaml).")
+@click.option("--write-baseline", "write_path", type=click.Path(dir_okay=False),
+              help="Record the current findings in this baseline file (entries of fixed findings drop out).")
+@click.option("--show-unused-baseline", is_flag=True, help="List baseline entries that no longer match a finding.")
+def command(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str | None, engine_version: str | None,
+            config_path: str | None, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | None,
+            online: bool, exit_zero: bool, show_unused_suppressions: bool, output: str | None,
+            baseline_path: str | None, write_path: str | None, show_unused_baseline: bool) -> int:
     """Lint deployment files (Helm values, Kubernetes manifests, launch scripts); `-` reads stdin."""
     from kvlint.errors import KvlintError
     from kvlint.lint import LintOptions, exit_code, fail_threshold, lint
@@ -62,12 +73,38 @@ def command(paths, fmt, gpu, gpu_memory, engine_version, config_path, select, ig
                           show_unused_suppressions=show_unused_suppressions,
                           stdin_text=sys.stdin.read() if list(paths) == ["-"] else None)
     result = lint(list(paths) or ["."], options)
+    _baseline(result, options, baseline_path, write_path, show_unused_baseline)
     report = render(fmt, result, color=use_color(output))
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(report)
+        from kvlint.baseline import write_atomic
+
+        write_atomic(output, report)
     else:
         click.echo(report, nl=False)
     for note in result.notes:
         click.echo(f"kvlint: note: {note}", err=True)
     return exit_code(result, fail_threshold(fail_on, result), exit_zero)
+
+
+def _baseline(result: LintResult, options: LintOptions, given: str | None, write_path: str | None,
+              show_unused: bool) -> None:
+    """Write and/or apply baselines: the findings they hold leave the report (and the exit code), with a note."""
+    from kvlint import baseline
+    from kvlint.registry import all_rules, selected_codes
+
+    if write_path:
+        not_run = frozenset(r.code for r in all_rules()) - selected_codes(options.select, options.ignore)
+        held = baseline.write(write_path, result.findings, result, result.files, keep_codes=not_run)
+        result.notes.append(f"wrote {held} finding(s) to the baseline {write_path}")
+    paths = [write_path] if write_path else [given] if given else [c.baseline for c in result.configs if c.baseline]
+    if not paths:
+        return
+    loaded = [baseline.load(p) for p in dict.fromkeys(paths)]
+    outcome = baseline.apply(result.findings, result, loaded, result.files)
+    result.findings = outcome.kept
+    if outcome.matched:
+        where = ", ".join(b.path for b in loaded)
+        result.notes.append(f"{outcome.matched} finding(s) in the baseline ({where}) not reported")
+    if show_unused:
+        result.notes.extend(f"{b.path}: unused baseline entry{f' (x{n})' if n > 1 else ''}: {baseline.describe(e)}"
+                            for b, e, n in outcome.unused)

@@ -15,8 +15,10 @@ import click
 if TYPE_CHECKING:
     from kvlint.config import Config
     from kvlint.models.spec import ModelSpec
+    from kvlint.plan import Plan
 
 DEFAULT_GPUS = "H100,H200,B200,A100-80GB,L40S"
+TEXT_ROWS = 12
 
 
 @click.command("plan")
@@ -25,15 +27,18 @@ DEFAULT_GPUS = "H100,H200,B200,A100-80GB,L40S"
 @click.option("--concurrency", type=int, required=True, help="Full-length requests to hold at once.")
 @click.option("--engine", type=click.Choice(["vllm", "sglang"]), default="vllm", show_default=True)
 @click.option("--engine-version", help="Engine release to model (default: the newest documented).")
-@click.option("--gpus", default=DEFAULT_GPUS, show_default=True, help="Comma-separated GPU types to consider.")
+@click.option("--gpus", help=f"Comma-separated GPU types to consider (default: {DEFAULT_GPUS}).")
+@click.option("--gpu", "gpu_names", multiple=True,
+              help="A GPU type to consider (repeatable; replaces the default list).")
 @click.option("--gpu-memory", help="Override every GPU's total, e.g. 81559MiB (the seed's H100).")
 @click.option("--non-kv-gib", type=float, help="Non-KV memory per GPU instead of the estimate.")
 @click.option("--max-gpus", type=int, default=16, show_default=True, help="Largest TP x PP to consider.")
-@click.option("--limit", type=int, default=12, show_default=True, help="Rows per table in text output.")
+@click.option("--limit", type=click.IntRange(min=1), help="Options per table: text shows 12 unless told, JSON all.")
 @click.option("--online", is_flag=True, help="Fetch config.json from the Hugging Face Hub when not cached.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def command(model, context, concurrency, engine, engine_version, gpus, gpu_memory, non_kv_gib, max_gpus, limit,
-            online, fmt) -> int:
+def command(model: str, context: int, concurrency: int, engine: str, engine_version: str | None, gpus: str | None,
+            gpu_names: tuple[str, ...], gpu_memory: str | None, non_kv_gib: float | None, max_gpus: int,
+            limit: int | None, online: bool, fmt: str) -> int:
     """Rank GPU type x TP x PP x KV dtype x weight precision options that hold the target."""
     from kvlint.config import ConfigCache
     from kvlint.errors import KvlintError
@@ -49,17 +54,28 @@ def command(model, context, concurrency, engine, engine_version, gpus, gpu_memor
     if found.spec is None:
         raise KvlintError(found.reason or f"model {model!r} is not known offline")
     spec = found.spec
-    names = [g.strip() for g in gpus.split(",") if g.strip()]
-    if not names:
-        raise KvlintError("--gpus is empty")
+    names = _gpu_names(gpus, gpu_names)
     catalogue = [(lookup_gpu(n).id, lookup_gpu(n)) for n in names]
     result = plan(spec, context=context, concurrency=concurrency, gpus=list(dict(catalogue).items()), engine=engine,
                   version=engine_version, gpu_memory_bytes=parse_memory_size(gpu_memory) if gpu_memory else None,
                   non_kv_bytes=int(round(non_kv_gib * 2**30)) if non_kv_gib is not None else None,
                   max_gpus=max_gpus, non_kv_for=None if non_kv_gib is not None else _calibrated(spec, engine,
                                                                                               engine_version, config))
-    click.echo(json.dumps(result.to_json(), indent=2) if fmt == "json" else render(result, limit))
+    text = json.dumps(result.top(limit).to_json(), indent=2) if fmt == "json" else render(result, limit or TEXT_ROWS)
+    click.echo(text)
     return 0 if result.holding else 1
+
+
+def _gpu_names(gpus: str | None, repeated: tuple[str, ...]) -> list[str]:
+    """--gpus (comma-separated) and every --gpu, in order; the default list only when neither is given."""
+    from kvlint.errors import KvlintError
+
+    listed = [g.strip() for g in (gpus or "").split(",") if g.strip()] + [g.strip() for g in repeated if g.strip()]
+    if gpus is not None or repeated:
+        if not listed:
+            raise KvlintError("--gpus / --gpu name no GPU")
+        return list(dict.fromkeys(listed))
+    return DEFAULT_GPUS.split(",")
 
 
 def _calibrated(spec: ModelSpec, engine: str, version: str | None,
@@ -88,12 +104,13 @@ def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     return [fmt.format(*head), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in rows]
 
 
-def render(result, limit: int) -> str:
+def render(result: Plan, limit: int) -> str:
     head = ("gpu", "tp x pp", "gpus", "weights", "kv dtype", "pool GiB/gpu", "GiB/request", "concurrency", "headroom")
     out = [f"{result.model} on {result.engine}: {result.concurrency} concurrent requests of {result.context:,} tokens"]
     holding = result.holding
     if holding:
-        out += ["", f"{len(holding)} option(s) hold the target (fewest GPUs first):"]
+        shown = f"; the first {limit} shown, --limit N for more" if len(holding) > limit else ""
+        out += ["", f"{len(holding)} option(s) hold the target (fewest GPUs first{shown}):"]
         out += _table(head, [_row(o) for o in holding[:limit]])
     else:
         out += ["", "no option within the limits holds the target"]

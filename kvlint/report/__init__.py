@@ -1,4 +1,4 @@
-"""Reporters: one set of findings rendered as text, json, sarif or github annotations.
+"""Reporters: one set of findings rendered as text, json, sarif, github annotations, GitLab Code Quality or HTML.
 
 Each reporter is a pure function of the lint result, so the golden tests push the same findings
 through all four and any drift between formats shows up as a diff.
@@ -13,6 +13,8 @@ FORMATS = {
     "json": "kvlint.report.json_report",
     "sarif": "kvlint.report.sarif",
     "github": "kvlint.report.github",
+    "gitlab": "kvlint.report.gitlab",
+    "html": "kvlint.report.html",
 }
 
 

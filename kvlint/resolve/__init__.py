@@ -97,7 +97,16 @@ class Resolver:
         found: Sweep = sweep(what_if.sizing, dict(base.settings), self.budgets, load=load, cards=cards or None,
                              candidates=bool(cards))
         return _replace(base, what_if=what_if, sweep=found if not cards else None, candidates=found if cards else None,
-                        non_kv=_non_kv(what_if.sizing, probe))
+                        non_kv=_non_kv(what_if.sizing, probe), picture=self._picture(base, what_if, found))
+
+    def _picture(self, base: Resolved, what_if: WhatIf, found: Sweep) -> Budget | None:
+        """The budget on the smallest card that starts the launch (computed by the sweep already: a cache hit)."""
+        from kvlint.gpus import lookup_gpu
+
+        first = next(iter(found.passing), None)
+        if first is None:
+            return None
+        return self.budgets.get(what_if.sizing.on(lookup_gpu(first)), dict(base.settings)).budget
 
     def _candidates(self, base: Resolved, what_if: WhatIf) -> Sweep | None:
         cards = self._candidate_cards(base.deployment)

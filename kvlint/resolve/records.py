@@ -100,6 +100,7 @@ class Resolved:
     non_kv: NonKv = NonKv(None, "estimated")
     sweep: Sweep | None = None  # sized against the catalogue (no GPU) or against the file's candidates
     candidates: Sweep | None = None  # the file's own candidate GPUs, each tried
+    picture: Budget | None = None  # no card known: the budget on the smallest card that starts it (to draw)
     config_spans: Mapping[str, Span] = field(default_factory=dict)  # config.json key -> span (local configs)
     notes: tuple[str, ...] = ()
     what_if: Callable[[Mapping[str, Any]], Budget | None] = field(default=lambda changes: None, compare=False)
@@ -124,5 +125,6 @@ class Resolved:
             derived_from=getattr(self.model.spec, "derived_from", None),
             engine_version=self.version.version or self.version.modelled,
             kv_tokens=b.kv_tokens if b else None, max_concurrency=round(b.max_concurrency, 2) if b else None,
-            fits_one_request=b.fits_one_request if b else None, sweep=self.sweep or self.candidates, budget=b,
-            unresolved=self.unresolved)
+            fits_one_request=b.fits_one_request if b else None, sweep=self.sweep or self.candidates,
+            budget=b or self.picture, unresolved=self.unresolved,
+            model_max_len=self.engine.derived_max_len(self.model.spec) if self.model.spec is not None else None)

@@ -54,3 +54,41 @@ def test_bad_input_is_one_line(capsys):
     assert code == 2 and "Traceback" not in err
     code, _, err = _run(capsys, "plan", "Qwen/Qwen3-32B", "--context", "0", "--concurrency", "1")
     assert code == 2 and "positive" in err
+
+
+def _json(capsys, *extra):
+    code, out, _ = _run(capsys, "plan", "Qwen/Qwen3-32B", "--context", "32768", "--concurrency", "8",
+                        "--gpu-memory", "81559MiB", "--non-kv-gib", "6", "--format", "json", *extra)
+    return code, json.loads(out)
+
+
+def test_gpu_filter_is_repeatable_and_replaces_the_default_list(capsys):
+    code, data = _json(capsys, "--gpu", "H100", "--gpu", "L40S")
+    assert code == 0 and {o["gpu"] for o in data["options"]} == {"H100-SXM-80GB", "L40S-48GB"}
+    _, everything = _json(capsys)
+    assert {o["gpu"] for o in everything["options"]} > {"H100-SXM-80GB", "L40S-48GB"}
+    _, both = _json(capsys, "--gpus", "B200", "--gpu", "H100")  # --gpus and --gpu add up
+    assert {o["gpu"] for o in both["options"]} == {"B200-180GB", "H100-SXM-80GB"}
+    code, _, err = _run(capsys, "plan", "Qwen/Qwen3-32B", "--context", "8192", "--concurrency", "1",
+                        "--gpu", "NoSuchCard")
+    assert code == 2 and err.startswith("kvlint: error:") and "NoSuchCard" in err
+
+
+def test_limit_keeps_the_best_of_each_kind_in_json(capsys):
+    _, full = _json(capsys, "--gpu", "H100", "--gpu", "L40S")
+    code, top = _json(capsys, "--gpu", "H100", "--gpu", "L40S", "--limit", "3")
+    holding = [o for o in full["options"] if o["holds"]]
+    failing = [o for o in full["options"] if not o["holds"]]
+    assert code == 0 and len(holding) > 3 and len(failing) > 3
+    assert top["options"] == holding[:3] + failing[:3]  # rank order kept
+    assert top["omitted"] == len(full["options"]) - 6 and full["omitted"] == 0
+
+
+def test_limit_in_text_and_says_so(capsys):
+    code, out, _ = _run(capsys, "plan", "Qwen/Qwen3-32B", "--context", "32768", "--concurrency", "8", *SEED,
+                        "--limit", "2")
+    holding = out.split("hold the target")[1].split("\n\n")[0].splitlines()[3:]
+    assert code == 0 and len(holding) == 2
+    assert "the first 2 shown, --limit N for more" in out
+    code, _, err = _run(capsys, "plan", "Qwen/Qwen3-32B", "--context", "32768", "--concurrency", "8", "--limit", "0")
+    assert code == 2 and "--limit" in err
