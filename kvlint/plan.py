@@ -22,7 +22,7 @@ PP_SIZES = (1, 2, 4, 8)
 
 
 @dataclass(frozen=True)
-class Option:
+class PlanOption:
     gpu: str
     tp: int
     pp: int
@@ -61,12 +61,12 @@ class Plan:
     engine: str
     context: int
     concurrency: int
-    options: tuple[Option, ...]  # holding options first (fewest GPUs, then most headroom), then the rest
+    options: tuple[PlanOption, ...]  # holding options first (fewest GPUs, then most headroom), then the rest
     skipped: tuple[str, ...] = ()  # combinations never tried, and why
     omitted: int = 0  # options left out by top()
 
     @property
-    def holding(self) -> list[Option]:
+    def holding(self) -> list[PlanOption]:
         return [o for o in self.options if o.holds]
 
     def top(self, limit: int | None) -> Plan:
@@ -122,9 +122,9 @@ def _failure(budget: Budget, target: int) -> str | None:
     return None
 
 
-def _option(gpu_label: str, tp: int, pp: int, weights: str, budget: Budget, target: int) -> Option:
+def _option(gpu_label: str, tp: int, pp: int, weights: str, budget: Budget, target: int) -> PlanOption:
     failure = _failure(budget, target)
-    return Option(
+    return PlanOption(
         gpu=gpu_label, tp=tp, pp=pp, kv_cache_dtype=budget.kv_cache_dtype, weights=weights,
         holds=failure is None, failure=failure, kv_pool_bytes=budget.kv_pool_bytes,
         kv_bytes_per_token=budget.kv_bytes_per_token, per_request_bytes=_per_request(budget),
@@ -132,7 +132,7 @@ def _option(gpu_label: str, tp: int, pp: int, weights: str, budget: Budget, targ
         max_concurrency=budget.max_concurrency, headroom=budget.max_concurrency - target, budget=budget)
 
 
-def _rank(options: Iterable[Option]) -> tuple[Option, ...]:
+def _rank(options: Iterable[PlanOption]) -> tuple[PlanOption, ...]:
     return tuple(sorted(options, key=lambda o: (not o.holds, o.gpus, -o.headroom, o.gpu, o.tp, o.pp)))
 
 
@@ -165,7 +165,7 @@ def plan(model: ModelSpec, *, context: int, concurrency: int, gpus: Iterable[tup
         raise KvlintError("--context and --concurrency must be positive")
     names = {"len": record.setting("max_len"), "tp": record.setting("tp"), "pp": record.setting("pp")}
     kvs = list(kv_dtypes) if kv_dtypes is not None else ["auto", record.fp8_kv_dtype]
-    options: dict[tuple, Option] = {}
+    options: dict[tuple, PlanOption] = {}
     skipped: list[str] = []
     for label, gpu in gpus:
         for tp, pp in _shapes(model, max_gpus, skipped):

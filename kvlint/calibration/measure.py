@@ -65,6 +65,7 @@ def _measure_vllm(record: LogRecord, total_bytes: int | None, utilization: float
 
 
 def _vllm_result(record: LogRecord, requested: float, how: str) -> Measurement:
+    assert record.model_loading_gib is not None and record.available_kv_gib is not None  # checked by the caller
     non_kv = requested - record.model_loading_gib * GIB - record.available_kv_gib * GIB
     formula = (f"{how} - model loading {record.model_loading_gib} GiB - "
                f"available KV {record.available_kv_gib} GiB")

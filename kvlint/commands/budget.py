@@ -276,7 +276,7 @@ def _mark(b: Budget, label: str, estimated: bool) -> str:
     return " (calibrated)" if label == "non-KV" and b.non_kv_source == "calibrated" else ""
 
 
-def _float(name: str, value) -> str:
+def _float(name: str, value: object) -> str:
     """SGLang's fraction is rounded to 3 places; the VLM factor makes it long (0.7532616796874999)."""
     if isinstance(value, float) and name.startswith("mem_fraction_static"):
         return f"{round(value, 3):g}"

@@ -15,7 +15,7 @@ import click
 if TYPE_CHECKING:
     from kvlint.config import Config
     from kvlint.models.spec import ModelSpec
-    from kvlint.plan import Plan
+    from kvlint.plan import Plan, PlanOption
 
 DEFAULT_GPUS = "H100,H200,B200,A100-80GB,L40S"
 TEXT_ROWS = 12
@@ -92,7 +92,7 @@ def _calibrated(spec: ModelSpec, engine: str, version: str | None,
     return non_kv
 
 
-def _row(o) -> tuple[str, ...]:
+def _row(o: PlanOption) -> tuple[str, ...]:
     gib = 2**30
     return (o.gpu, f"{o.tp}x{o.pp}", str(o.gpus), o.weights, o.kv_cache_dtype, f"{o.kv_pool_bytes / gib:.2f}",
             f"{o.per_request_bytes / gib:.3f}", f"{o.max_concurrency:.2f}", f"{o.headroom:+.2f}")

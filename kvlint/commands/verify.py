@@ -18,7 +18,10 @@ from kvlint.errors import InputError, KvlintError
 
 if TYPE_CHECKING:
     from kvlint.config import Config
+    from kvlint.deployment import Deployment
     from kvlint.gpus import Gpu
+    from kvlint.logs.compare import Comparison
+    from kvlint.logs.record import LogRecord
     from kvlint.models.spec import ModelSpec
 
 
@@ -34,8 +37,9 @@ if TYPE_CHECKING:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--report", type=click.Path(dir_okay=False, writable=True), help="Write the comparison as JSON.")
 @click.option("--calibrate", is_flag=True, help="Store the measured non-KV memory in .kvlint.yaml.")
-def command(log, command_line, manifest, gpu, gpu_memory, model_ref, engine_version, non_kv_gib, fmt, report,
-            calibrate) -> int:
+def command(log: str, command_line: tuple[str, ...], manifest: str | None, gpu: str | None, gpu_memory: str | None,
+            model_ref: str | None, engine_version: str | None, non_kv_gib: float | None, fmt: str, report: str | None,
+            calibrate: bool) -> int:
     """Compare a prediction with a real engine startup LOG (`-` reads stdin).
 
     Settings the log does not print can follow `--` as the engine command line, or come from --manifest.
@@ -85,7 +89,8 @@ def _write(path: str, text: str) -> None:
         raise InputError(f"{path}: cannot write the report: {exc.strerror}") from None
 
 
-def _target(record, command_line: list[str], manifest: str | None, model_ref, gpu, version) -> dict[str, Any]:
+def _target(record: LogRecord, command_line: list[str], manifest: str | None, model_ref: str | None, gpu: str | None,
+            version: str | None) -> dict[str, Any]:
     """engine, version, model, gpu name and settings: flags given > manifest > what the log printed."""
     from kvlint.logs.compare import settings_from_log
 
@@ -129,7 +134,7 @@ def _parse_command(words: list[str]) -> tuple[str, str | None, dict[str, Any]]:
     return engine, model, dict(parsed.settings)
 
 
-def _deployment(path: str, record):
+def _deployment(path: str, record: LogRecord) -> Deployment:
     from kvlint.launches import read_path
 
     result = read_path(path)
@@ -160,7 +165,7 @@ def _spec(ref: str | None, config: Config) -> tuple[ModelSpec | None, str]:
     return found.spec, ""
 
 
-def _gpu(name: str | None, memory: str | None, record, engine: str):
+def _gpu(name: str | None, memory: str | None, record: LogRecord, engine: str) -> tuple[Gpu | None, int | None]:
     """(Gpu or None, total bytes the engine saw): an explicit --gpu-memory beats the log's total.
 
     A GPU the user named must resolve; one only hinted at by the log is used when the catalogue knows it.
@@ -211,13 +216,14 @@ def _tp(target: dict[str, Any]) -> int:
     return resolved_int(target["settings"], get_engine(target["engine"]).setting("tp"))
 
 
-def _with_note(result, note: str):
+def _with_note(result: Comparison, note: str) -> Comparison:
     from dataclasses import replace
 
     return replace(result, notes=(note,) + result.notes)
 
 
-def _calibrate(result, spec, gpu_obj, target, log: str, base: str = ".") -> str:
+def _calibrate(result: Comparison, spec: ModelSpec | None, gpu_obj: Gpu | None, target: dict[str, Any], log: str,
+               base: str = ".") -> str:
     from kvlint.calibration.entry import Calibration
     from kvlint.calibration.store import save
 

@@ -30,11 +30,12 @@ def parse_human_int(engine: str, text: str) -> int:
 
 
 def _converter(engine: str, kind: str) -> Callable[[str], Any]:
-    return {
+    table: dict[str, Callable[[str], Any]] = {
         "int": int, "float": float, "human_int": get_engine(engine).syntax.human_int,
         "human_int_or_auto": units.vllm_human_int_or_auto,
         "json": json.loads, "json_or_str": _json_or_str,
-    }.get(kind, str)
+    }
+    return table.get(kind, str)
 
 
 def _json_or_str(text: str) -> Any:

@@ -7,6 +7,7 @@ flags can be parsed; this is the one list of entry points and wrappers the engin
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,7 @@ class LaunchStart:
     index: int  # first token after the entry point (the model or the first flag)
     entry_span: Span | None = None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter((self.engine, self.index))
 
     def __len__(self) -> int:

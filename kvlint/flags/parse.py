@@ -168,7 +168,7 @@ def _consume(st: ParseState, i: int, spec: FlagSpec, written: str, inline: str |
 
 
 def _take_values(st: ParseState, spec: FlagSpec, j: int) -> tuple[list[Token], int]:
-    limit = {None: 1, "?": 1}.get(spec.nargs, spec.nargs if isinstance(spec.nargs, int) else len(st.tokens))
+    limit = spec.nargs if isinstance(spec.nargs, int) else 1 if spec.nargs in (None, "?") else len(st.tokens)
     out: list[Token] = []
     while j < len(st.tokens) and len(out) < limit and st.tokens[j].text != "--" and not _looks_like_option(st, st.tokens[j].text):
         out.append(st.tokens[j])

@@ -9,7 +9,7 @@ Two predictions per log, both from compute_budget with the same engine version:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -126,7 +126,10 @@ def _full_rows(record: LogRecord, b: Budget, measured: Measurement | None) -> tu
     return tuple(rows)
 
 
-def _pooled(record: LogRecord, settings: Mapping[str, Any], budget_fn) -> tuple[tuple[Row, ...], bool | None]:
+BudgetFn = Callable[[Mapping[str, Any]], Budget]
+
+
+def _pooled(record: LogRecord, settings: Mapping[str, Any], budget_fn: BudgetFn) -> tuple[tuple[Row, ...], bool | None]:
     """Predict with the logged pool, at its rounding bounds, and see whether the logged tokens fall inside."""
     avail = record.available_kv_bytes
     if avail is None or avail <= 0 or record.engine == "sglang":
@@ -144,7 +147,7 @@ def _pooled(record: LogRecord, settings: Mapping[str, Any], budget_fn) -> tuple[
     checks = []
     if record.kv_tokens is not None:
         checks.append(lo.kv_tokens <= record.kv_tokens <= hi.kv_tokens)
-    if record.num_gpu_blocks is not None:
+    if record.num_gpu_blocks is not None and lo.num_blocks is not None and hi.num_blocks is not None:
         checks.append(lo.num_blocks <= record.num_gpu_blocks <= hi.num_blocks)
     if record.max_concurrency is not None:
         low, high = round(lo.max_concurrency, 2) - 0.01, round(hi.max_concurrency, 2) + 0.01
@@ -152,7 +155,8 @@ def _pooled(record: LogRecord, settings: Mapping[str, Any], budget_fn) -> tuple[
     return tuple(rows), (all(checks) if checks else None)
 
 
-def _predict(budget_fn, settings, non_kv_source, notes: list[str]) -> Budget | None:
+def _predict(budget_fn: BudgetFn, settings: Mapping[str, Any], non_kv_source: str | None,
+             notes: list[str]) -> Budget | None:
     try:
         budget = budget_fn(settings)
     except KvlintError as exc:
@@ -192,7 +196,8 @@ def compare(record: LogRecord, model: ModelSpec | None, settings: Mapping[str, A
     notes: list[str] = []
     budget = _predict(budget_fn, settings, non_kv_source if non_kv_bytes is not None else None, notes)
     measured = _measure(record, budget, gpu_memory_bytes, notes)
-    pooled_rows, match = (), None
+    pooled_rows: tuple[Row, ...] = ()
+    match: bool | None = None
     try:
         pooled_rows, match = _pooled(record, settings, budget_fn)
     except KvlintError as exc:

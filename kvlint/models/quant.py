@@ -13,7 +13,7 @@ from kvlint.models.spec import Quantization
 
 def quantization(cfg: dict[str, Any], hf_quant: dict[str, Any] | None = None) -> Quantization | None:
     """The checkpoint's declared weight (and KV) quantization; never guessed from the repo name."""
-    text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+    text: dict[str, Any] = cfg["text_config"] if isinstance(cfg.get("text_config"), dict) else {}
     qc = cfg.get("quantization_config") or text.get("quantization_config")
     if isinstance(qc, dict) and qc.get("quant_method"):
         return _from_quant_config(qc)
@@ -52,7 +52,7 @@ def _int_or_none(value: Any) -> int | None:
 def _compressed_tensors(qc: dict[str, Any]) -> Quantization:
     """compressed-tensors: weight bits from the first config group; any kv_cache_scheme means fp8 KV."""
     groups = [g for g in (qc.get("config_groups") or {}).values() if isinstance(g, dict)]
-    weights = next((g.get("weights") for g in groups if isinstance(g.get("weights"), dict)), {}) or {}
+    weights: dict[str, Any] = next((g["weights"] for g in groups if isinstance(g.get("weights"), dict)), {})
     kv = "fp8" if qc.get("kv_cache_scheme") else None
     return Quantization(
         "compressed-tensors",

@@ -290,7 +290,7 @@ def weights_bytes(
     counts = count_params(spec)
     price = _Pricing(spec, dtype, quantization)
     ranks = [pp_rank] if pp_rank is not None else list(range(pp))
-    return max(_stage_bytes(spec, counts, price, tp, pp, r, ep, mtp) for r in ranks)
+    return int(max(_stage_bytes(spec, counts, price, tp, pp, r, ep, mtp) for r in ranks))
 
 
 def _stage_bytes(

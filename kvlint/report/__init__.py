@@ -7,6 +7,10 @@ through all four and any drift between formats shows up as a diff.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kvlint.lint import LintResult
 
 FORMATS = {
     "text": "kvlint.report.text",
@@ -18,7 +22,7 @@ FORMATS = {
 }
 
 
-def render(fmt: str, result, *, color: bool = False) -> str:
+def render(fmt: str, result: LintResult, *, color: bool = False) -> str:
     """The report for `fmt`; imported on demand so a text run never loads the SARIF code."""
     module = importlib.import_module(FORMATS[fmt])
     return module.render(result, color=color)

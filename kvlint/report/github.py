@@ -6,7 +6,12 @@ also `:` and `,` in properties) or the annotation is cut short.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kvlint.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from kvlint.lint import LintResult
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -30,7 +35,7 @@ def annotation(f: Finding) -> str:
     return f"::{COMMANDS[f.severity]} {','.join(props)}::{_data(f'{f.code} [{f.severity}] {f.name}: {text}')}"
 
 
-def render(result, *, color: bool = False) -> str:
+def render(result: LintResult, *, color: bool = False) -> str:
     lines = [annotation(f) for f in result.findings]
     lines += [f"::error file={_prop(p)},title=kvlint::{_data(r)}" for p, r in result.unreadable]
     return "\n".join(lines) + ("\n" if lines else "")

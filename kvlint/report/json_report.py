@@ -6,15 +6,20 @@ Keys are stable and additive; `version` changes only when a key changes meaning 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from kvlint import __version__
 from kvlint.findings import Finding, Severity
+from kvlint.span import Span
 from kvlint.status import capacity_summary
+
+if TYPE_CHECKING:
+    from kvlint.lint import LintResult
 
 VERSION = 1
 
 
-def span_json(span) -> dict | None:
+def span_json(span: Span | None) -> dict[str, Any] | None:
     if span is None:
         return None
     return {"path": span.path, "line": span.line, "col": span.col, "end_line": span.end_line,
@@ -44,7 +49,7 @@ def _plain(data: dict) -> dict:
     return {k: v for k, v in data.items() if isinstance(v, (str, int, float, bool, list, type(None)))}
 
 
-def document(result) -> dict:
+def document(result: LintResult) -> dict[str, Any]:
     counts = {str(sev): sum(1 for f in result.findings if f.severity is sev) for sev in Severity}
     return {
         "version": VERSION,
@@ -59,5 +64,5 @@ def document(result) -> dict:
     }
 
 
-def render(result, *, color: bool = False) -> str:
+def render(result: LintResult, *, color: bool = False) -> str:
     return json.dumps(document(result), indent=2, sort_keys=False) + "\n"

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING, Any
 
 from kvlint import DOCS_URL, __version__
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Rule, all_rules
+from kvlint.span import Span
 from kvlint.status import capacity_summary
+
+if TYPE_CHECKING:
+    from kvlint.lint import LintResult
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -38,8 +43,8 @@ def descriptor(rule: Rule) -> dict:
     }
 
 
-def location(span, path: str) -> dict:
-    loc: dict = {"physicalLocation": {"artifactLocation": {"uri": uri(span.path if span else path)}}}
+def location(span: Span | None, path: str) -> dict[str, Any]:
+    loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": {"uri": uri(span.path if span else path)}}}
     if span is not None:
         loc["physicalLocation"]["region"] = {"startLine": span.line, "startColumn": span.col,
                                              "endLine": span.end_line, "endColumn": span.end_col}
@@ -59,7 +64,7 @@ def result_json(f: Finding, index: dict[str, int]) -> dict:
     return out
 
 
-def document(result) -> dict:
+def document(result: LintResult) -> dict[str, Any]:
     rules = all_rules()
     index = {r.code: i for i, r in enumerate(rules)}
     return {
@@ -78,5 +83,5 @@ def document(result) -> dict:
     }
 
 
-def render(result, *, color: bool = False) -> str:
+def render(result: LintResult, *, color: bool = False) -> str:
     return json.dumps(document(result), indent=2) + "\n"

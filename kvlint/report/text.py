@@ -6,8 +6,13 @@ offending value so a reader need not open the file. Colour only when asked (a te
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kvlint.findings import Finding, Severity
 from kvlint.status import capacity_line
+
+if TYPE_CHECKING:
+    from kvlint.lint import LintResult
 
 FRAME_WIDTH = 120
 COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
@@ -59,7 +64,7 @@ def notes(f: Finding) -> list[str]:
     return out
 
 
-def summary(result) -> str:
+def summary(result: LintResult) -> str:
     counts = {sev: sum(1 for f in result.findings if f.severity is sev) for sev in Severity}
     files = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
     if not result.findings:
@@ -69,7 +74,7 @@ def summary(result) -> str:
     return f"Found {len(result.findings)} findings ({', '.join(parts)}{extra}) in {files}."
 
 
-def render(result, *, color: bool = False) -> str:
+def render(result: LintResult, *, color: bool = False) -> str:
     out: list[str] = []
     split: dict[str, list[str]] = {}
     for f in result.findings:
