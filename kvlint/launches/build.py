@@ -159,7 +159,8 @@ def finish(path: str, found: FoundLaunch, ctx: Context, gpu: GpuFacts) -> Deploy
         if count is not None or product is not None:
             gpu = replace(gpu, product=product or gpu.product, product_span=found.gpus_span if product else gpu.product_span,
                           count=count if count is not None else gpu.count, count_span=found.gpus_span if count is not None else gpu.count_span)
-    ctx = replace(ctx, notes=ctx.notes + found.notes, runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper)
+    ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,
+                  runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper)
     from kvlint.launches.config_link import merge_config_file
 
     dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), _entry_span(found), ctx, gpu))

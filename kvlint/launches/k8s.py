@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
-from kvlint.launches.env import Field, expand_k8s, expand_word
-from kvlint.launches.script import VLLM_IMAGES, FoundLaunch, launch_in_argv, run_script
+from kvlint.launches.env import Field, Positional, expand_k8s, expand_word
+from kvlint.launches.images import entrypoint_engine
+from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -57,7 +58,9 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
 
 
 def _argv_like(node: YNode | None) -> bool:
-    return node is not None and (node.is_seq or (node.is_scalar and bool(node.text.strip()) and node.tag.endswith(":str")))
+    if node is None:
+        return False
+    return node.is_seq or (node.is_scalar and bool(node.text.strip()) and node.tag.endswith(":str"))
 
 
 def container_env(container: YNode, ancestors: list[YNode]) -> dict[str, str]:
@@ -96,11 +99,11 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: 
         env.setdefault("LWS_GROUP_SIZE", str(size))  # the LWS controller sets it to leaderWorkerTemplate.size
     image = c.get("image")
     image_text = _text(image)
-    fields, script = _argv(yf, c, env)
-    default = "vllm" if image_text and any(t in image_text for t in VLLM_IMAGES) else None
+    fields, script, positional = _argv(yf, c, env)
+    default = entrypoint_engine(image_text)
     notes: list[str] = []
     if script is not None:
-        launches, _, notes = run_script(yf.mapped(script), env)
+        launches, _, notes = run_script(yf.mapped(script), env, positional=positional)
     else:
         found = launch_in_argv(fields, env, image_default=default)
         launches = [found] if found else []
@@ -112,14 +115,17 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: 
     launches = env_flag_launch(yf, c, env, launches, default)
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
     if c.get("envFrom") is not None:
-        notes = list(notes) + ["envFrom loads variables this file does not show; ${VAR:-default} defaults assume they are unset"]
-    ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes), runtime_vars=runtime_vars(c, anc))
+        notes = list(notes) + ["envFrom loads variables this file does not show; "
+                               "${VAR:-default} defaults assume they are unset"]
+    ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes),
+                  runtime_vars=runtime_vars(c, anc))
     gpu = gpu_facts(c, anc)
     return [finish(yf.path, f, ctx, gpu) for f in launches]
 
 
-def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNode | None]:
-    """command + args as fields, or the script node when they run `sh -c SCRIPT`."""
+def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNode | None, Positional | None]:
+    """command + args as fields, or the script node when they run `sh -c SCRIPT`, with the words
+    after the script ($0, then "$@": the LeaderWorkerSet `sh -c '... "$@"' --` + `args:` pattern)."""
     items: list[YNode] = []
     for key in ("command", "args"):
         node = c.get(key)
@@ -136,10 +142,10 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
             t = fields[k].text
             if t.startswith("-") and not t.startswith("--") and "c" in t:
                 k += 1 if fields[k + 1].text == "--" and k + 2 < len(fields) else 0  # `bash -lc -- SCRIPT`
-                return fields, items[k + 1]
+                return fields, items[k + 1], tuple(fields[k + 2 :])
     if len(items) == 1 and items[0].is_scalar and " " in items[0].text.strip() and c.get("command") is items[0]:
-        return fields, items[0]  # a CRD's command written as one shell string
-    return fields, None
+        return fields, items[0], None  # a CRD's command written as one shell string
+    return fields, None, None
 
 
 def _guess_engine(fields: list[Field]) -> str | None:
@@ -158,7 +164,8 @@ def _storage_model(c: YNode) -> list[Field]:
     uri = c.get("storageUri")
     if uri is None or not uri.is_scalar:
         return []
-    return [Field("--model", uri.span), Field(uri.text, uri.span, "${" not in uri.text, (uri.text,) if "${" in uri.text else ())]
+    unresolved = "${" in uri.text
+    return [Field("--model", uri.span), Field(uri.text, uri.span, not unresolved, (uri.text,) if unresolved else ())]
 
 
 def _field(node: YNode, env: dict[str, str]) -> Field:
@@ -166,7 +173,8 @@ def _field(node: YNode, env: dict[str, str]) -> Field:
     return Field(text, node.span, not missing, missing)
 
 
-def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[FoundLaunch], default: str | None) -> list[FoundLaunch]:
+def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[FoundLaunch],
+                    default: str | None) -> list[FoundLaunch]:
     """Flags carried in env vars (VLLM_ADDITIONAL_ARGS) start the image's engine when the container
     has no command of its own (KServe runtimes read them); a script that wants them references them."""
     if launches:
@@ -175,7 +183,8 @@ def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[
     extra: list[Field] = []
     for item in node.items if node is not None and node.is_seq else ():
         name, value = _text(item.get("name")), item.get("value")
-        if name and "ARGS" in name.upper() and value is not None and value.is_scalar and value.text.lstrip().startswith("-"):
+        flags = value is not None and value.is_scalar and value.text.lstrip().startswith("-")
+        if name and "ARGS" in name.upper() and value is not None and flags:
             m = yf.mapped(value)
             cmds, _ = tokenize(m)
             extra.extend(f for cmd in cmds for w in cmd.words for f in expand_word(w, m, env))
@@ -220,7 +229,8 @@ def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int, str] | None:
 
 def _pod_gpus(pod: YNode | None) -> int:
     containers = pod.get("containers") if pod is not None else None
-    return sum((g.count_from_resources(c.get("resources"))[0] or 0) for c in (containers.items if containers is not None and containers.is_seq else ()))
+    items = containers.items if containers is not None and containers.is_seq else ()
+    return sum((g.count_from_resources(c.get("resources"))[0] or 0) for c in items)
 
 
 def group_size(anc: list[YNode]) -> tuple[int, object, str]:
