@@ -74,21 +74,21 @@ def test_missing_env_file_is_said(tmp_path):
 
 
 def test_lws_sh_c_dollar_at_takes_the_args_list():
-    leader = _deps("lws-positional.yaml")[0]
+    leader = _deps("k8s/lws-positional.yaml")[0]
     assert leader.model == "example-org/demo-70b" and _at(leader.model_span) == (16, 17)
     assert leader.get("tensor_parallel_size") == 8 and _at(leader.settings["tensor_parallel_size"].span) == (18, 17)
     assert leader.get("pipeline_parallel_size") == 2 and leader.gpu_count == 16
 
 
 def test_bash_c_numbered_parameters_after_the_placeholder():
-    d = _deps("lws-positional.yaml")[1]
+    d = _deps("k8s/lws-positional.yaml")[1]
     assert d.model == "example-org/demo-8b" and _at(d.model_span) == (44, 94)
     assert d.get("max_model_len") == 4096 and _at(d.settings["max_model_len"].span) == (44, 117)
     assert d.get("max_num_seqs") == 32
 
 
 def test_first_word_after_the_script_is_dollar_zero_and_that_is_said():
-    d = _deps("lws-positional.yaml")[2]
+    d = _deps("k8s/lws-positional.yaml")[2]
     assert d.model == "example-org/demo-1b"  # `--model` became $0; the id is then the positional model
     assert any("$0" in n and "--model" in n for n in d.notes)
 
