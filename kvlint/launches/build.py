@@ -10,9 +10,10 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from kvlint.deployment import Deployment, Setting
+from kvlint.deployment import DeclaredLoad, Deployment, GpuOption, ModelAlias, NodeLabel, Setting
 from kvlint.launches.argv import parse
 from kvlint.launches.env import Field
+from kvlint.launches.facts import is_path_like, model_aliases, path_alias
 from kvlint.launches.gpus_in_manifest import from_launch_hint
 from kvlint.span import Span
 
@@ -36,6 +37,7 @@ class GpuFacts:
     count_span: Span | None = None
     notes: tuple[str, ...] = ()
     grouped: bool = False  # count already multiplied by a group size (LWS, nodes, Ray cluster)
+    options: tuple[GpuOption, ...] = ()  # several candidate products (one product stays in `product`)
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,11 @@ class Context:
     notes: tuple[str, ...] = ()
     runtime_vars: tuple[tuple[str, str], ...] = ()  # (name, where it comes from) for env set at run time
     wrapper: str | None = None  # `dynamo.vllm` etc.: flags the engine does not know belong to the wrapper
+    node_labels: tuple[NodeLabel, ...] = ()
+    declared_load: DeclaredLoad | None = None
+    alias_env: tuple[tuple[str, str, Span | None], ...] = ()  # (name, value, span) env the engine process sees
+    mounts: tuple[tuple[str, str], ...] = ()  # (host path, container path)
+    storage: tuple[str, Span | None] | None = None  # a storage URI mounted as the model (KServe storageUri)
 
 
 def version_from_image(image: str | None) -> str | None:
@@ -96,7 +103,21 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
         invalid_values=tuple(parsed.invalid),
+        gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
+        model_aliases=_aliases(model, served, ctx),
     )
+
+
+def _aliases(model: Setting | None, served: Setting | None, ctx: Context) -> tuple[ModelAlias, ...]:
+    """Hub ids for a model given as a path (none for a Hub id or an unresolved reference)."""
+    if model is None or model.value is None:
+        return ()
+    if not model.resolved:  # only the literal tail of an unresolved path can name the model
+        own = path_alias(str(model.raw or model.value)) if is_path_like(str(model.raw or model.value)) else None
+        return (ModelAlias(own, "path", model.span),) if own else ()
+    names = served.value if served is not None and isinstance(served.value, list) else [served.value] if served else []
+    served_names = [(str(n), served.span if served else None) for n in names if served is not None and served.resolved]
+    return model_aliases(str(model.value), served_names, ctx.alias_env, ctx.mounts, ctx.storage, model.span)
 
 
 def _why_var(expr: str, runtime: dict[str, str]) -> str:
@@ -159,8 +180,11 @@ def finish(path: str, found: FoundLaunch, ctx: Context, gpu: GpuFacts) -> Deploy
         if count is not None or product is not None:
             gpu = replace(gpu, product=product or gpu.product, product_span=found.gpus_span if product else gpu.product_span,
                           count=count if count is not None else gpu.count, count_span=found.gpus_span if count is not None else gpu.count_span)
+    own_env = found.container_env if found.container_env is not None else tuple(found.env.items())
+    alias_env = ctx.alias_env or tuple((k, v, None) for k, v in own_env)
     ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,
-                  runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper)
+                  runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper, alias_env=alias_env,
+                  mounts=ctx.mounts + found.mounts)
     from kvlint.launches.config_link import merge_config_file
 
     dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), _entry_span(found), ctx, gpu))

@@ -8,9 +8,10 @@ Dynamo `multinode.nodeCount`), which multiplies the per-pod GPU count.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from kvlint.deployment import Deployment
+from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.env import Field, Positional, expand_k8s, expand_word
@@ -18,6 +19,7 @@ from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
+from kvlint.span import Span
 
 _SHELLS = ("sh", "bash", "zsh", "ash", "dash")
 _SKIP_KEYS = {"initContainers", "ephemeralContainers", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}
@@ -26,9 +28,8 @@ _SKIP_KEYS = {"initContainers", "ephemeralContainers", "livenessProbe", "readine
 def read_k8s(yf: YamlFile, doc: YNode) -> list[Deployment]:
     out: list[Deployment] = []
     ignore = ignore_codes(doc)
-    doc_name = _text(doc.path("metadata", "name")) or ""
     for container, ancestors in iter_containers(doc):
-        out.extend(_container(yf, container, ancestors, doc_name, ignore))
+        out.extend(_container(yf, container, ancestors, doc, ignore))
     return out
 
 
@@ -92,7 +93,8 @@ def _env_items(container: YNode, ancestors: list[YNode]):
                     yield name, None, f"valueFrom {ref.items[0][0].text}"
 
 
-def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: tuple[str, ...]) -> list[Deployment]:
+def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tuple[str, ...]) -> list[Deployment]:
+    doc_name = _text(doc.path("metadata", "name")) or ""
     env = container_env(c, anc)
     size, _, why = group_size(anc)
     if why.startswith("LeaderWorkerSet"):
@@ -118,8 +120,10 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: 
         notes = list(notes) + ["envFrom loads variables this file does not show; "
                                "${VAR:-default} defaults assume they are unset"]
     ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes),
-                  runtime_vars=runtime_vars(c, anc))
-    gpu = gpu_facts(c, anc)
+                  runtime_vars=runtime_vars(c, anc), node_labels=facts.node_labels(facts.pod_holder(anc)),
+                  declared_load=facts.declared_load(doc, anc + [c], yf.docs),
+                  alias_env=tuple(facts.env_items(c, anc)), storage=_storage_uri(c, anc))
+    gpu = gpu_facts(c, anc, yf.docs)
     return [finish(yf.path, f, ctx, gpu) for f in launches]
 
 
@@ -160,6 +164,15 @@ def _guess_engine(fields: list[Field]) -> str | None:
     return None
 
 
+def _storage_uri(c: YNode, anc: list[YNode]) -> tuple[str, Span | None] | None:
+    """KServe's storageUri beside the container (mounted at /mnt/models): another name for the model."""
+    for holder in [c] + list(reversed(anc)):
+        uri = holder.get("storageUri") if holder.is_map else None
+        if uri is not None and uri.is_scalar and uri.text:
+            return uri.text, uri.span
+    return None
+
+
 def _storage_model(c: YNode) -> list[Field]:
     uri = c.get("storageUri")
     if uri is None or not uri.is_scalar:
@@ -191,7 +204,9 @@ def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[
     return [FoundLaunch(default, tuple(extra), None, env)] if extra and default else []
 
 
-def gpu_facts(c: YNode, anc: list[YNode]) -> GpuFacts:
+def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> GpuFacts:
+    """Product and per-instance count from the container and the pod around it; several candidate
+    products (affinity `In [A, B]`, a ComputeClass in `docs`) become options with that count."""
     count, span, resource = g.count_from_resources(c.get("resources"))
     for holder in reversed(anc):
         if count is None:
@@ -204,11 +219,13 @@ def gpu_facts(c: YNode, anc: list[YNode]) -> GpuFacts:
     notes: tuple[str, ...] = ()
     ray = _ray_cluster_gpus(anc)
     if ray is not None and count is not None and ray[0] > count:
-        return GpuFacts(product, pspan, ray[0], span, (ray[1],), grouped=True)
+        options = facts.gpu_options(facts.pod_holder(anc), ray[0], docs)
+        return GpuFacts(product, pspan, ray[0], span, (ray[1],), grouped=True, options=options)
     if count is not None and group > 1:
         notes = (f"gpu count = {count} per pod x {why} {group}",)
         count *= group
-    return GpuFacts(product, pspan, count, span, notes, grouped=group > 1)
+    options = facts.gpu_options(facts.pod_holder(anc), count, docs)
+    return GpuFacts(product, pspan, count, span, notes, grouped=group > 1, options=options)
 
 
 def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int, str] | None:

@@ -48,6 +48,7 @@ class FoundLaunch:
     nodes: str | None = None  # `srun -N/--nodes` value: a per-node GRES on the same line covers that many nodes
     name: str | None = None  # `docker run --name`
     mounts: tuple[tuple[str, str], ...] = ()  # `docker run -v HOST:CONTAINER`: model paths readable on the host
+    container_env: tuple[tuple[str, str], ...] | None = None  # `docker run -e`: all the engine's process sees
 
 
 @dataclass
@@ -276,7 +277,8 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
     runtime = tuple((n, "passed from the host by docker run -e") for n in opts.passthrough if n not in env)
     return replace(found, entry_span=found.entry_span or image.span, image=image, gpus=opts.gpus[0] or found.gpus,
                    gpus_span=opts.gpus[1] or found.gpus_span, notes=found.notes + tuple(opts.notes), name=opts.name,
-                   mounts=tuple(opts.mounts), runtime_vars=found.runtime_vars + runtime)
+                   mounts=tuple(opts.mounts), runtime_vars=found.runtime_vars + runtime,
+                   container_env=tuple(opts.env.items()))
 
 
 def _join(a: Span | None, b: Span | None) -> Span | None:
