@@ -20,6 +20,7 @@ from kvlint.span import Span
 _VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?(?:post|rc|dev)\d+)?)")
 _UNRESOLVED = re.compile(r"\$\{|\$\(|\$[A-Za-z_]|\{\{|\u27e6|\{[a-z_]+\}")
 _SERVED = "served_model_name"
+SUPPLIED_ORIGINS = ("config-variable", "chart-values")  # Setting.origin of values the file did not hold
 _OPERATOR_VARS = (("LWS_", "LeaderWorkerSet"), ("SKYPILOT_", "SkyPilot"), ("KUBERAY_", "KubeRay"), ("RAY_", "Ray"),
                   ("SLURM_", "Slurm"), ("DYN_", "Dynamo"), ("POD_", "the pod spec"), ("MASTER_ADDR", "the launcher"))
 
@@ -83,7 +84,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     expanded = [(f.span, f.origin) for f in fields if f.origin and f.span is not None]
     settings = {}
     for name, s in parsed.settings.items():
-        s = _mark(s, missing, ctx.origin if ctx.origin != "explicit" else _expansion_origin(s.span, expanded))
+        s = _mark(s, missing, _origin(ctx.origin, _expansion_origin(s.span, expanded)))
         if not s.resolved:
             notes.append(f"{name} = {s.raw!r} is not resolved: {_why(s.raw, missing, runtime)}")
         settings[name] = s
@@ -128,6 +129,14 @@ def _why_var(expr: str, runtime: dict[str, str]) -> str:
         if name.startswith(prefix):
             return f"{expr} is set at run time by {who}"
     return f"{expr} not defined in this file"
+
+
+def _origin(context: str, expansion: str) -> str:
+    """A value supplied from outside the file (configuration, chart values) says so, even inside a
+    chart adapter; otherwise the reader's own origin, then how the shell expanded it."""
+    if expansion in SUPPLIED_ORIGINS:
+        return expansion
+    return context if context != "explicit" else expansion
 
 
 def _expansion_origin(span: Span | None, expanded: list[tuple[Span, str]]) -> str:

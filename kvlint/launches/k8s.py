@@ -14,7 +14,7 @@ from kvlint.deployment import Deployment
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
-from kvlint.launches.env import Field, Positional, expand_k8s, expand_word
+from kvlint.launches.env import Field, Positional, expand_k8s, expand_k8s_traced, expand_word
 from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.sources.shell import tokenize
@@ -182,8 +182,8 @@ def _storage_model(c: YNode) -> list[Field]:
 
 
 def _field(node: YNode, env: dict[str, str]) -> Field:
-    text, missing = expand_k8s(node.text, env)
-    return Field(text, node.span, not missing, missing)
+    text, missing, origin = expand_k8s_traced(node.text, env)
+    return Field(text, node.span, not missing, missing, origin=origin)
 
 
 def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[FoundLaunch],

@@ -7,28 +7,33 @@ compose, SkyPilot or chart code (start-up time is most of a pre-commit run).
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
+from kvlint.findings import Finding
 from kvlint.sources.yaml import YamlFile, YNode
 
 
-def deployments_in(yf: YamlFile) -> tuple[list[Deployment], list[str]]:
+def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[list[Deployment], list[str | Finding]]:
+    """Every launch in the file's documents, and what to tell the user (KV001 notes as text, other
+    reader findings as Findings). `as_vllm_config` True reads a plain map as a vLLM --config file
+    (a launch or the configuration names it), False never does, None decides by its keys."""
     from kvlint.launches.helm import launch_strings
     from kvlint.launches.k8s import read_k8s
 
     out: list[Deployment] = []
-    notes: list[str] = []
+    notes: list[str | Finding] = []
     for doc in yf.docs:
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:
             out.extend(_by_kind(yf, doc) or read_k8s(yf, doc) or launch_strings(yf, doc))
         else:
-            deps, why = _not_kubernetes(yf, doc)
+            deps, why = _not_kubernetes(yf, doc, as_vllm_config)
             out.extend(deps)
             notes.extend(why)
     return out, notes
 
 
-def _not_kubernetes(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str]]:
+def _not_kubernetes(yf: YamlFile, doc: YNode,
+                    as_vllm_config: bool | None) -> tuple[list[Deployment], list[str | Finding]]:
     from kvlint.launches.compose import is_compose, read_compose
     from kvlint.launches.helm import read_values
     from kvlint.launches.skypilot import is_skypilot, read_skypilot
@@ -38,7 +43,7 @@ def _not_kubernetes(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[st
         return read_compose(yf, doc), []
     if is_skypilot(doc):
         return read_skypilot(yf, doc), []
-    if looks_like_vllm_config(doc):
+    if as_vllm_config or (as_vllm_config is None and looks_like_vllm_config(doc)):
         return read_vllm_config(yf.path, doc), []
     return read_values(yf, doc)
 
