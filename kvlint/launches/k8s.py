@@ -14,13 +14,14 @@ from kvlint.deployment import Deployment
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
-from kvlint.launches.env import Field, Positional, expand_k8s, expand_k8s_traced, expand_word
+from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_word
 from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
 
+CHART_VALUES = "chart-values"  # Setting.origin of a value read from the chart's values.yaml
 _SHELLS = ("sh", "bash", "zsh", "ash", "dash")
 _SKIP_KEYS = {"initContainers", "ephemeralContainers", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}
 
@@ -70,7 +71,8 @@ def container_env(container: YNode, ancestors: list[YNode]) -> dict[str, str]:
     env: dict[str, str] = {}
     for name, value, _ in _env_items(container, ancestors):
         if value is not None:
-            env[name] = expand_k8s(value.text, env)[0]
+            text = expand_k8s(value.text, env)[0]
+            env[name] = Supplied(text, CHART_VALUES) if value.span.path != container.span.path else text
     return env
 
 
@@ -140,7 +142,7 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
                 items.append(node)
         else:
             items.extend(i for i in node.items if i.is_scalar)
-    fields = [_field(i, env) for i in items]
+    fields = [_field(i, env, yf.path) for i in items]
     if len(fields) >= 2 and fields[0].text.rsplit("/", 1)[-1] in _SHELLS:
         for k in range(1, len(fields) - 1):
             t = fields[k].text
@@ -181,8 +183,11 @@ def _storage_model(c: YNode) -> list[Field]:
     return [Field("--model", uri.span), Field(uri.text, uri.span, not unresolved, (uri.text,) if unresolved else ())]
 
 
-def _field(node: YNode, env: dict[str, str]) -> Field:
+def _field(node: YNode, env: dict[str, str], home: str) -> Field:
+    """One argv item; an item that is a chart's values.yaml node (a resolved Helm reference) says so."""
     text, missing, origin = expand_k8s_traced(node.text, env)
+    if node.span.path != home:
+        origin = CHART_VALUES
     return Field(text, node.span, not missing, missing, origin=origin)
 
 

@@ -34,8 +34,8 @@ def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]],
 
 def _pair(flag: str, knode: YNode, val: YNode) -> list[Field]:
     if val.is_scalar:
-        if val.tag.endswith(":null"):
-            return []
+        if val.tag.endswith(":null") or val.text == "":
+            return []  # a chart key set to "" (or nothing) means "leave the engine's default"
         if val.tag.endswith(":bool") and isinstance(val.value, bool):
             name = flag if val.value else "--no-" + flag[2:]
             return [Field(name, knode.span)]
