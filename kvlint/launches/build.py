@@ -58,6 +58,7 @@ class Context:
     alias_env: tuple[tuple[str, str, Span | None], ...] = ()  # (name, value, span) env the engine process sees
     mounts: tuple[tuple[str, str], ...] = ()  # (host path, container path)
     storage: tuple[str, Span | None] | None = None  # a storage URI mounted as the model (KServe storageUri)
+    extra_aliases: tuple[ModelAlias, ...] = ()  # names an adapter knows for the model (a chart's download repo)
 
 
 def version_from_image(image: str | None) -> str | None:
@@ -113,6 +114,8 @@ def _aliases(model: Setting | None, served: Setting | None, ctx: Context) -> tup
     """Hub ids for a model given as a path (none for a Hub id or an unresolved reference)."""
     if model is None or model.value is None:
         return ()
+    if ctx.extra_aliases:
+        return ctx.extra_aliases + _aliases(model, served, replace(ctx, extra_aliases=()))
     if not model.resolved:  # only the literal tail of an unresolved path can name the model
         own = path_alias(str(model.raw or model.value)) if is_path_like(str(model.raw or model.value)) else None
         return (ModelAlias(own, "path", model.span),) if own else ()

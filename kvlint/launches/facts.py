@@ -277,6 +277,20 @@ def path_alias(path: str) -> str | None:
     return None
 
 
+def oci_alias(uri: str) -> tuple[str, str] | None:
+    """The model an `oci://` model car names: its tag (`modelcar-catalog:granite-3.3-2b-instruct`), or
+    when the tag is a version, the image name without `modelcar-` (`modelcar-granite-7b:1.4`)."""
+    if not uri.lower().startswith("oci://"):
+        return None
+    ref = uri[len("oci://"):].split("@", 1)[0]
+    name, _, tag = ref.rpartition(":") if ":" in ref.rsplit("/", 1)[-1] else (ref, "", "")
+    if tag and not re.fullmatch(r"v?[\d.]+(-[\w.]+)?|latest|main|stable", tag):
+        return tag, "oci-tag"
+    image = name.rsplit("/", 1)[-1]
+    image = image[len("modelcar-"):] if image.startswith("modelcar-") else image
+    return (image, "oci-image") if image and any(ch.isdigit() for ch in image) else None
+
+
 def model_aliases(model: str | None, served: Sequence[tuple[str, Span | None]],
                   env: Sequence[tuple[str, str, Span | None]], mounts: Sequence[tuple[str, str]] = (),
                   storage: tuple[str, Span | None] | None = None,
@@ -302,6 +316,9 @@ def model_aliases(model: str | None, served: Sequence[tuple[str, Span | None]],
     own = path_alias(model)
     if own:
         out.append(ModelAlias(own, "path", model_span))
+    car = oci_alias(model)
+    if car is not None:
+        out.append(ModelAlias(car[0], car[1], model_span))
     first: dict[str, ModelAlias] = {}
     for alias in out:
         first.setdefault(alias.name, alias)

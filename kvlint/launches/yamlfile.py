@@ -21,6 +21,10 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
     out: list[Deployment] = []
     notes: list[str | Finding] = []
     for doc in yf.docs:
+        if doc.is_seq and any(_is_aibrix_template(i) for i in doc.items):
+            from kvlint.launches.charts import aibrix
+
+            out.extend(aibrix.read_list(yf, doc))
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:
@@ -68,8 +72,25 @@ def _by_kind(yf: YamlFile, doc: YNode) -> list[Deployment]:
         from kvlint.launches.charts import llmaz
 
         return llmaz.read_playground(yf, doc) if kind == "Playground" else llmaz.read_backend_runtime(yf, doc)
+    if kind == "ModelDeploymentTemplate" or (kind == "ConfigMap" and "model_source" in _data_text(doc)):
+        from kvlint.launches.charts import aibrix
+
+        return aibrix.read_object(yf, doc) if kind != "ConfigMap" else aibrix.read_configmap(yf, doc)
+    if kind == "VLLMRuntime":
+        from kvlint.launches.charts import production_stack
+
+        return production_stack.read_vllmruntime(yf, doc)
     if kind == "Workspace" and api.startswith("kaito"):
         from kvlint.launches.charts import kaito
 
         return kaito.read_workspace(yf, doc)
     return []
+
+
+def _is_aibrix_template(item: YNode) -> bool:
+    return item.is_map and item.path("spec", "engine") is not None and item.path("spec", "model_source") is not None
+
+
+def _data_text(doc: YNode) -> str:
+    data = doc.get("data")
+    return " ".join(v.text for _, _, v in data.pairs() if v.is_scalar) if data is not None and data.is_map else ""
