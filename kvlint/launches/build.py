@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kvlint.deployment import DeclaredLoad, Deployment, GpuOption, ModelAlias, NodeLabel, Setting
 from kvlint.launches.argv import parse
@@ -66,17 +66,20 @@ def version_from_image(image: str | None) -> str | None:
     if not image or ":" not in image.rsplit("/", 1)[-1]:
         return None
     repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1]
-    if not (repo in ("vllm", "sglang") or repo.startswith(("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm", "sglang"))):
+    prefixes = ("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm", "sglang")
+    if not (repo in ("vllm", "sglang") or repo.startswith(prefixes)):
         return None  # a wrapper image (dynamo, llm-d, cuda base): its tag is not the engine version
     tag = image.rsplit(":", 1)[1].split("@", 1)[0]
     m = _VERSION.match(tag)
     return m.group(1) if m else None
 
 
-def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: Context, gpu: GpuFacts) -> Deployment:
+def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: Context,
+                    gpu: GpuFacts) -> Deployment:
     parsed = parse(engine, [f.token() for f in fields])
     if gpu.product and _UNRESOLVED.search(gpu.product):
-        gpu = replace(gpu, product=None, product_span=None, notes=gpu.notes + (f"GPU product {gpu.product!r} is not resolved: {_why(gpu.product, set())}",))
+        why = f"GPU product {gpu.product!r} is not resolved: {_why(gpu.product, set())}"
+        gpu = replace(gpu, product=None, product_span=None, notes=gpu.notes + (why,))
     missing = {e for f in fields if not f.resolved for e in f.missing}
     notes = list(ctx.notes) + list(gpu.notes) + [f"flag parse: {e}" for e in parsed.errors]
     if ctx.wrapper:
@@ -93,14 +96,17 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     if model is not None and not model.resolved:
         notes.append(f"model {model.raw!r} is not resolved: {_why(model.raw, missing, runtime)}")
     served = settings.get(_SERVED)
-    served_name = served.value[0] if served and isinstance(served.value, list) and served.value else (served.value if served else None)
+    served_name = served.value if served else None
+    if served and isinstance(served.value, list):
+        served_name = served.value[0] if served.value else None
     return Deployment(
         path=path, engine=engine, launch_span=launch_span,
         model=str(model.value) if model and model.value is not None else None,
         model_span=model.span if model else None,
         model_resolved=model.resolved if model else True,
         served_model_name=str(served_name) if served_name is not None else None,
-        engine_version=version_from_image(ctx.image), engine_version_span=ctx.image_span if version_from_image(ctx.image) else None,
+        engine_version=version_from_image(ctx.image),
+        engine_version_span=ctx.image_span if version_from_image(ctx.image) else None,
         settings=settings, unknown_flags=() if ctx.wrapper else tuple(parsed.unknown),
         gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
@@ -154,7 +160,7 @@ def _expansion_origin(span: Span | None, expanded: list[tuple[Span, str]]) -> st
 def _mark(s: Setting, missing: set[str], origin: str) -> Setting:
     raw = s.raw if s.raw else (s.value if isinstance(s.value, str) else "")
     unresolved = any(e in raw for e in missing) or bool(_UNRESOLVED.search(raw))
-    changes = {}
+    changes: dict[str, Any] = {}
     if unresolved:
         changes.update(resolved=False, value=raw)
     if origin != "explicit" and s.origin == "explicit":
@@ -190,8 +196,10 @@ def finish(path: str, found: FoundLaunch, ctx: Context, gpu: GpuFacts) -> Deploy
     if found.gpus and (found.gpus_span is not None or gpu.count is None):  # a device list on the launch line wins
         product, count = from_launch_hint(found.gpus)
         if count is not None or product is not None:
-            gpu = replace(gpu, product=product or gpu.product, product_span=found.gpus_span if product else gpu.product_span,
-                          count=count if count is not None else gpu.count, count_span=found.gpus_span if count is not None else gpu.count_span)
+            gpu = replace(gpu, product=product or gpu.product,
+                          product_span=found.gpus_span if product else gpu.product_span,
+                          count=count if count is not None else gpu.count,
+                          count_span=found.gpus_span if count is not None else gpu.count_span)
     own_env = found.container_env if found.container_env is not None else tuple(found.env.items())
     alias_env = ctx.alias_env or tuple((k, v, None) for k, v in own_env)
     ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,
@@ -202,5 +210,6 @@ def finish(path: str, found: FoundLaunch, ctx: Context, gpu: GpuFacts) -> Deploy
     dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), _entry_span(found), ctx, gpu))
     nnodes = dep.get("nnodes")
     if isinstance(nnodes, int) and nnodes > 1 and dep.gpu_count and not gpu.grouped:
-        dep = replace(dep, gpu_count=dep.gpu_count * nnodes, notes=dep.notes + (f"gpu count = per-node GPUs x --nnodes {nnodes}",))
+        note = f"gpu count = per-node GPUs x --nnodes {nnodes}"
+        dep = replace(dep, gpu_count=dep.gpu_count * nnodes, notes=dep.notes + (note,))
     return dep

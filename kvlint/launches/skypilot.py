@@ -17,7 +17,8 @@ from kvlint.sources.yaml import YamlFile, YNode
 
 def is_skypilot(doc: YNode) -> bool:
     run = doc.get("run") if doc.is_map else None
-    return run is not None and run.is_scalar and any(doc.get(k) is not None for k in ("resources", "num_nodes", "envs", "setup"))
+    task_keys = ("resources", "num_nodes", "envs", "setup")
+    return run is not None and run.is_scalar and any(doc.get(k) is not None for k in task_keys)
 
 
 def read_skypilot(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -29,7 +30,9 @@ def read_skypilot(yf: YamlFile, doc: YNode) -> list[Deployment]:
         env.setdefault("SKYPILOT_NUM_GPUS_PER_NODE", str(per_node))
     env.setdefault("SKYPILOT_NUM_NODES", str(nodes))
     launches, _, notes = run_script(yf.mapped(doc.get("run")), env)
-    gnotes = tuple(n for n in (f"accelerator alternatives: {alts}" if alts else "", f"gpu count = {per_node} per node x num_nodes {nodes}" if per_node and nodes > 1 else "") if n)
+    gnotes = tuple(n for n in (f"accelerator alternatives: {alts}" if alts else "",
+                               f"gpu count = {per_node} per node x num_nodes {nodes}" if per_node and nodes > 1 else "")
+                   if n)
     options = _options(doc.get("resources"), nodes)
     if product is None and len(options) == 1:  # a lone any_of / ordered entry is the product
         product, pspan, per_node = options[0].name, options[0].span, (options[0].count or 0) // nodes or None

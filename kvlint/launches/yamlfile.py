@@ -54,8 +54,9 @@ def _not_kubernetes(yf: YamlFile, doc: YNode,
 
 def _by_kind(yf: YamlFile, doc: YNode) -> list[Deployment]:
     """CRDs whose engine command is built by an operator from structured fields (each adapter loads on its kind)."""
-    kind = doc.get("kind").text if doc.get("kind").is_scalar else ""
-    api = doc.get("apiVersion").text if doc.get("apiVersion").is_scalar else ""
+    kind_node, api_node = doc.get("kind"), doc.get("apiVersion")
+    kind = kind_node.text if kind_node is not None and kind_node.is_scalar else ""
+    api = api_node.text if api_node is not None and api_node.is_scalar else ""
     if kind == "Model" and api.startswith("kubeai"):
         from kvlint.launches.charts import kubeai
 

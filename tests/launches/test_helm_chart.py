@@ -98,3 +98,17 @@ def test_evaluate_pipelines():
     assert evaluate(chart, ".Values.resources | toYaml | nindent 12", root).node.is_map
     assert evaluate(chart, 'include "x" .', root) is None and evaluate(chart, ".Values.model.id | upper", root) is None
     assert evaluate(chart, ".Release.Name", root) is None
+
+
+def test_real_chart_layout_resolves_once_chart_yaml_is_beside_it(shared_dir, tmp_path):
+    """The GKE ai-inference chart in ../shared/corpus keeps templates/ and values.yaml but not its
+    Chart.yaml; with one beside them the template reads as the rendered chart would start vLLM."""
+    src = shared_dir / "corpus" / "GoogleCloudPlatform__kubernetes-engine-samples" / "app-design-center" / "ai-inference"
+    root = tmp_path / "ai-inference"
+    shutil.copytree(src, root)
+    (root / "Chart.yaml").write_text("apiVersion: v2\nname: gemma\nversion: 0.1.0\n")
+    (d,) = read_path(str(root / "templates" / "deployment.yaml")).deployments
+    assert (d.model, _at(d.model_span)) == ("google/gemma-7b-it", ("deployment.yaml", 36, 11))  # --model=$(MODEL_ID)
+    assert (d.get("tensor_parallel_size"), _at(d.settings["tensor_parallel_size"].span)) == (1, ("values.yaml", 46, 21))
+    assert (d.get("max_model_len"), d.settings["max_model_len"].origin) == (512, "chart-values")
+    assert (d.engine_version, d.gpu, d.gpu_count) == ("0.19.1", "nvidia-l4", 1)

@@ -57,8 +57,8 @@ def _template(yf: YamlFile, item: YNode, name: str = "") -> list[Deployment]:
     spec = item.get("spec")
     engine_node = spec.path("engine", "type") if spec is not None else None
     image = spec.path("engine", "image") if spec is not None else None
-    engine = (text(engine_node) or "").lower()
-    engine = engine if engine in PARALLEL_FLAGS else shipped_engine(text(image)) if not engine else None
+    declared = (text(engine_node) or "").lower()
+    engine = declared if declared in PARALLEL_FLAGS else shipped_engine(text(image)) if not declared else None
     if spec is None or engine is None:
         return []  # a `mock` engine (CI templates) starts no vLLM or SGLang
     uri = spec.path("model_source", "uri")
@@ -102,6 +102,7 @@ def _accelerator(node: YNode | None) -> GpuFacts:
     name = text(gtype)
     if not name or name.lower() == "cpu":
         return GpuFacts(notes=("accelerator: cpu",) if name else ())
-    notes = (f"vram_gb {text(node.get('vram_gb'))} per GPU as the template states it",) if text(node.get("vram_gb")) else ()
+    vram = text(node.get("vram_gb"))
+    notes = (f"vram_gb {vram} per GPU as the template states it",) if vram else ()
     return GpuFacts(name, gtype.span if gtype is not None else None, g.to_int(count),
                     count.span if count is not None else None, notes)

@@ -32,7 +32,8 @@ def model_entry(yf: YamlFile, name: str, spec: YNode) -> Deployment | None:
     fields = model_fields(engine, spec.get("url")) + argv_items(spec.get("args"))
     notes = ("catalog entry has enabled: false",) if text(spec.get("enabled")) == "false" else ()
     ctx = Context(name, notes=notes, declared_load=target_requests(spec))
-    return chart_deployment(yf.path, engine, fields, spec.get("url") or spec, ctx, profile_gpu(spec.get("resourceProfile")))
+    gpu = profile_gpu(spec.get("resourceProfile"))
+    return chart_deployment(yf.path, engine, fields, spec.get("url") or spec, ctx, gpu)
 
 
 def target_requests(spec: YNode) -> DeclaredLoad | None:

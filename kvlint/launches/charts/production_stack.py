@@ -59,7 +59,8 @@ def _vendor_only(name: str) -> bool:
 # ---------------------------------------------------------------- the operator's VLLMRuntime CRD
 
 _RUNTIME_RENAMES = {"enableLoRA": "--enable-lora", "enableTool": "--enable-auto-tool-choice"}
-_RUNTIME_SKIP = frozenset({"modelURL", "extraArgs", "env", "port", "v1", "hfTokenSecret", "hfTokenName", "chatTemplate"})
+_RUNTIME_SKIP = frozenset({"modelURL", "extraArgs", "env", "port", "v1", "hfTokenSecret", "hfTokenName",
+                           "chatTemplate"})
 
 
 def read_vllmruntime(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -71,8 +72,8 @@ def read_vllmruntime(yf: YamlFile, doc: YNode) -> list[Deployment]:
     name = text(doc.path("metadata", "name")) or ""
     topology = spec.get("topology")
     roles = [(r, topology.get(r)) for r in ("prefill", "decode")] if topology is not None and topology.is_map else []
-    roles = [(r, n) for r, n in roles if n is not None and n.is_map] or [("", spec)]
-    return [_runtime(yf, f"{name}/{role}" if role else name, holder, spec) for role, holder in roles]
+    found: list[tuple[str, YNode]] = [(r, n) for r, n in roles if n is not None and n.is_map] or [("", spec)]
+    return [_runtime(yf, f"{name}/{role}" if role else name, holder, spec) for role, holder in found]
 
 
 def _runtime(yf: YamlFile, name: str, holder: YNode, spec: YNode) -> Deployment:
@@ -90,13 +91,15 @@ def _runtime(yf: YamlFile, name: str, holder: YNode, spec: YNode) -> Deployment:
         fields += key_fields("vllm", plain)
     fields += argv_items(cfg.get("extraArgs") if cfg is not None and cfg.is_map else None)
     dep = holder.get("deploymentConfig")
-    registry, image = text(dep.path("image", "registry")) if dep else None, text(dep.path("image", "name")) if dep else None
+    registry = text(dep.path("image", "registry")) if dep else None
+    image = text(dep.path("image", "name")) if dep else None
     image_node = dep.path("image", "name") if dep else None
     full = f"{registry}/{image}" if registry and image and "/" in image and "." not in image.split("/")[0] else image
     gpu = dep.path("resources", "gpu") if dep else None
-    gtype = text(dep.path("resources", "gpuType")) if dep else None
+    gtype_node = dep.path("resources", "gpuType") if dep else None
+    gtype = text(gtype_node)
     product = gtype if gtype and not _vendor_only(gtype) else None
-    gfacts = GpuFacts(product, dep.path("resources", "gpuType").span if product and dep else None, g.to_int(gpu),
+    gfacts = GpuFacts(product, gtype_node.span if product and gtype_node is not None else None, g.to_int(gpu),
                       gpu.span if gpu is not None else None)
     ctx = Context(name, full, image_node.span if image_node is not None else None,
                   declared_load=_running_threshold(spec))

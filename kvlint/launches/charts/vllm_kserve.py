@@ -26,12 +26,16 @@ _MOUNT = "/mnt/models"
 
 def matches(doc: YNode) -> bool:
     runtime, model = doc.get("servingRuntime"), doc.get("model")
-    return (runtime is not None and runtime.is_map and (runtime.get("args") is not None or runtime.get("command") is not None)
-            and model is not None and model.is_map and any(model.get(k) is not None for k in ("uri", "args", "mode")))
+    if runtime is None or not runtime.is_map or model is None or not model.is_map:
+        return False
+    argv = runtime.get("args") is not None or runtime.get("command") is not None
+    return argv and any(model.get(k) is not None for k in ("uri", "args", "mode"))
 
 
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     runtime, model = doc.get("servingRuntime"), doc.get("model")
+    if runtime is None or model is None:
+        return []
     argv = _items(runtime.get("command")) + [f for f in _items(runtime.get("args")) if not _mount_model(f)]
     argv += _items(model.get("args"))
     uri = _model_uri(model)
@@ -45,7 +49,8 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     found = replace(found, fields=found.fields + tuple(fields))
     image = doc.get("image")
     repo, tag = text(image.get("image")) if image is not None and image.is_map else None, text(doc.path("image", "tag"))
-    ctx = Context(text(doc.path("inferenceService", "name")) or "vllm-kserve", f"{repo}:{tag}" if repo and tag else repo,
+    name = text(doc.path("inferenceService", "name")) or "vllm-kserve"
+    ctx = Context(name, f"{repo}:{tag}" if repo and tag else repo,
                   origin="chart", notes=tuple(notes), node_labels=facts.node_labels(doc),
                   extra_aliases=_pvc_alias(model))
     return [finish(yf.path, found, ctx, gpu)]
@@ -90,5 +95,6 @@ def _topology(doc: YNode, multi: bool) -> tuple[list[Field], GpuFacts, list[str]
             fields += [Field(flag, node.span), Field(node.text, node.span)]
     per, pods = g.to_int(tp) or 1, g.to_int(pp) or 1
     note = f"gpu count = {per} per pod (multiNode.tensorParallelSize) x {pods} pods (pipelineParallelSize)"
-    return fields, GpuFacts(count=per * pods, count_span=(tp or pp).span if (tp or pp) is not None else None,
+    anchor = tp if tp is not None else pp
+    return fields, GpuFacts(count=per * pods, count_span=anchor.span if anchor is not None else None,
                             notes=(note,), grouped=pods > 1), []
