@@ -60,6 +60,7 @@ class _Expr:
     end: int
     body: str  # inside the braces, trimmed
     dot: tuple[str, ...] | None  # `.` here: ROOT, a values path (inside `with`), None (inside `range`)
+    each: tuple[str, ...] | None = None  # inside `range PATH` (nearest block): the list `.` walks
 
 
 @dataclass(frozen=True)
@@ -139,15 +140,19 @@ def _scan(text: str) -> tuple[_Expr, ...]:
     """Every `{{ }}` with what `.` means there (`with` narrows it, `range` and `define` lose it)."""
     out: list[_Expr] = []
     stack: list[tuple[str, ...] | None] = []
+    ranges: list[tuple[str, ...] | None] = []  # per open block: the list a `range` walks (None otherwise)
     for m in _EXPR.finditer(text):
         body = m.group(1).strip()
         dot = next((s for s in reversed(stack) if s != ("if",)), ROOT) if stack else ROOT
         word = body.split(None, 1)[0] if body else ""
-        out.append(_Expr(m.start(), m.end(), body, dot))
+        each = next((r for r, s in zip(reversed(ranges), reversed(stack)) if s != ("if",)), None) if stack else None
+        out.append(_Expr(m.start(), m.end(), body, dot, each))
         if word in ("if", "with", "range", "define", "block"):
             stack.append(("if",) if word == "if" else _with_path(body, dot) if word == "with" else None)
+            ranges.append(_with_path(body, dot) if word == "range" and "$" not in body else None)
         elif word == "end" and stack:
             stack.pop()
+            ranges.pop()
     return tuple(out)
 
 
@@ -300,7 +305,9 @@ def _rewrite(tf: ChartTemplate, node: YNode, toyaml: dict[int, _Expr], key: str 
         items: list[YNode] = []
         for item in node.items:
             split = _split_flag(tf, item) if key in _ARGV_KEYS and item.is_scalar else None
-            items.extend(split or [_rewrite(tf, item, toyaml, None, depth + 1)])
+            if split is None and key in _ARGV_KEYS and item.is_scalar:
+                split = _ranged(tf, item)  # may be empty: `range` over an empty list adds no argument
+            items.extend(split if split is not None else [_rewrite(tf, item, toyaml, None, depth + 1)])
         return replace(node, items=tuple(items))
     pairs = []
     for k, v in node.items:
@@ -355,6 +362,21 @@ def _split_flag(tf: ChartTemplate, item: YNode) -> list[YNode] | None:
     span = mapped.span(at, at + len(flag)) if at >= 0 else item.span
     flag_node = replace(item, text=flag, value=flag, tag=_STR, span=span)
     return [flag_node, _values_node(value, quoted=True)]
+
+
+def _ranged(tf: ChartTemplate, item: YNode) -> list[YNode] | None:
+    """`{{- range .Values.extraArgs }} {{ quote . }}, {{- end }}` in an argv list: the list's own items."""
+    found = _exprs_in(tf, item.start, item.end)
+    if tf.chart is None or len(found) != 1 or found[0].each is None or not _WHOLE.match(item.text):
+        return None
+    if found[0].body not in (".", "quote .", ". | quote", "squote .", ". | squote", "toString ."):
+        return None
+    listed = _lookup(tf.chart, found[0].each)
+    if found[0].each[:1] == ("Values",) and (listed is None or (listed.node is not None and _empty(listed))):
+        return []  # Helm renders a range over a missing or empty value as nothing
+    if listed is None or listed.node is None or not listed.node.is_seq:
+        return None
+    return [_values_node(Value(i, i.text), quoted=True) for i in listed.node.items if i.is_scalar]
 
 
 def _from_toyaml(tf: ChartTemplate, key: YNode, val: YNode, toyaml: dict[int, _Expr]) -> YNode | None:

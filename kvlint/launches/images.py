@@ -35,8 +35,11 @@ def entrypoint_engine(image: str | None) -> str | None:
 
 
 def shipped_engine(image: str | None) -> str | None:
-    """The engine an image carries, whether or not its entry point starts it."""
+    """The engine an image carries, whether or not its entry point starts it: a known image, or an
+    image whose own name is the engine's (`opea/vllm`, `org/vllm-gaudi`, `org/sglang-rocm`)."""
     if not image:
         return None
     low = image.lower()
-    return next((e.engine for e in IMAGES if any(t in low for t in e.ships)), None)
+    name = low.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    return next((e.engine for e in IMAGES if any(t in low for t in e.ships)
+                 or name == e.engine or name.startswith(e.engine + "-")), None)

@@ -138,3 +138,9 @@ def test_values_without_an_engine_image_stay_quiet(tmp_path):
 ])
 def test_oci_model_car_names(uri, alias):
     assert oci_alias(uri) == alias
+
+
+def test_unknown_chart_with_env_style_model_key_and_image_named_after_the_engine():
+    (d,) = _deps("unknown-chart-env-style.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "example-org/demo-7b", 7, 15)
+    assert _s(d, "max_model_len") == (4096, 6, 73) and d.get("enforce_eager") is True

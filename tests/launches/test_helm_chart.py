@@ -112,3 +112,11 @@ def test_real_chart_layout_resolves_once_chart_yaml_is_beside_it(shared_dir, tmp
     assert (d.get("tensor_parallel_size"), _at(d.settings["tensor_parallel_size"].span)) == (1, ("values.yaml", 46, 21))
     assert (d.get("max_model_len"), d.settings["max_model_len"].origin) == (512, "chart-values")
     assert (d.engine_version, d.gpu, d.gpu_count) == ("0.19.1", "nvidia-l4", 1)
+
+
+def test_range_over_a_values_list_in_a_flow_command():
+    (d,) = read_path(str(CHART / "templates" / "flow-command.yaml")).deployments
+    assert (d.model, _at(d.model_span)) == ("example-org/demo-8b", ("values.yaml", 6, 7))
+    flag = d.settings["enable_prefix_caching"]  # {{- range .Values.extraArgs }} {{ quote . }}, {{- end }}
+    assert (flag.value, flag.origin, _at(flag.span)) == (True, "chart-values", ("values.yaml", 16, 5))
+    assert d.unknown_flags == () and d.notes == ()  # a range over a list values.yaml lacks stays as written

@@ -22,8 +22,9 @@ from kvlint.span import Span
 KV008 = ("KV008", "unknown-launch-layout")
 MODEL_KEYS = (("modelName",), ("model", "name"), ("model", "id"), ("model", "modelId"), ("model", "repo"),
               ("modelId",), ("model_id",), ("modelPath",), ("model_path",), ("modelURL",), ("hfModel",),
-              ("huggingfaceModel",), ("model",), ("servedModel",))
-ARG_KEYS = ("args", "extraArgs", "extra_args", "vllmArgs", "engineArgs", "serverArgs", "extraArguments")
+              ("huggingfaceModel",), ("LLM_MODEL_ID",), ("MODEL_ID",), ("model",), ("servedModel",))
+ARG_KEYS = ("args", "extraArgs", "extra_args", "extraCmdArgs", "vllmArgs", "engineArgs", "serverArgs",
+            "extraArguments")
 _NOT_FLAGS = frozenset({"port", "host", "model", "image", "name", "resources", "args", "extraArgs"})
 _MAX_NODES = 5000  # bounded walk for the image key
 

@@ -18,6 +18,7 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.charts.common import text
 from kvlint.launches.env import Field
+from kvlint.launches.images import shipped_engine
 from kvlint.launches.script import launch_in_argv
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -41,7 +42,8 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     uri = _model_uri(model)
     if uri is not None:
         argv += [Field("--model", uri.span), Field(uri.text, uri.span)]
-    found = launch_in_argv(argv, {}, image_default="vllm")
+    image_engine = shipped_engine(text(doc.path("image", "image")))  # the runtime image when the command is implicit
+    found = launch_in_argv(argv, {}, image_default=image_engine if runtime.get("command") is None else None)
     if found is None:
         return []
     multi = text(doc.get("servingTopology")) == "multiNode"
