@@ -11,16 +11,18 @@ module does not know) stays unresolved text, as before.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from kvlint.sources.scalars import scalar_mapped
-from kvlint.sources.text import Mapped, SourceError, read_file
-from kvlint.sources.yaml import TEMPLATE_NOTE, YamlFile, YNode, parse_yaml
+from kvlint.sources.templates import Templated, detemplate
+from kvlint.sources.text import LineIndex, Mapped, SourceError, read_file
+from kvlint.sources.yaml import TEMPLATE_NOTE, YamlFile, YamlProblem, YNode, parse_yaml
 
-_EXPR = re.compile(r"\{\{-?(.*?)-?\}\}", re.S)
+_EXPR = re.compile(r"\{\{-?([^\n]{0,2000}?)-?\}\}")  # one line, bounded: an unclosed `{{` costs one line
 _WHOLE = re.compile(r"^\s*\{\{[^{}]*\}\}\s*$")
 _STR = "tag:yaml.org,2002:str"
 _FLAG_EQ = re.compile(r"^(--?[A-Za-z][A-Za-z0-9_-]*)=(\{\{[^{}]*\}\})$")
@@ -39,6 +41,14 @@ class Chart:
     root: str
     values: YamlFile
     meta: dict[str, str] = field(default_factory=dict)  # Chart.yaml: Name, Version, AppVersion
+    keys: dict[int, dict[str, YNode]] = field(default_factory=dict, compare=False)  # map node -> key index
+
+    def child(self, node: YNode, key: str) -> YNode | None:
+        """`node.get(key)` in constant time: a template can look up thousands of keys in a big map."""
+        index = self.keys.get(id(node))
+        if index is None:
+            index = self.keys[id(node)] = {k: v for k, _, v in node.pairs()}  # the last duplicate wins
+        return index.get(key)
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,7 @@ class ChartTemplate(YamlFile):
     chart: Chart | None = None
     originals: dict[tuple[int, int], str] = field(default_factory=dict)  # (start, end) -> text before
     exprs: tuple[_Expr, ...] = ()
+    starts: tuple[int, ...] = ()  # exprs' start offsets, for bisection
 
     def mapped(self, node: YNode) -> Mapped:
         if self.chart is not None and node.span.path != self.path:
@@ -123,12 +134,37 @@ def _load_chart(root: str, _mtime: int, _size: int) -> Chart | None:
     return Chart(root, values, meta)
 
 
+def parse_template(path: str, text: str) -> YamlFile:
+    """A chart template composed with every `{{ }}` neutralised, even when the text happens to be
+    valid YAML (`replicas: {{ .Values.n }}` composes as nested flow maps, not as a reference)."""
+    templated = detemplate(text)
+    plain = parse_yaml(path, templated.text)
+    docs = [_restore(d, templated, 0) for d in plain.docs]
+    note = YamlProblem(TEMPLATE_NOTE, templated.first_line, 1, "info")
+    return YamlFile(path, text, LineIndex(text), docs, plain.problems + [note], plain.comments, templated)
+
+
+def _restore(node: YNode, templated: Templated, depth: int) -> YNode:
+    if depth > _MAX_DEPTH:
+        return node
+    if node.is_scalar:
+        if "\u27e6" not in node.text:
+            return node
+        text = templated.restore(node.text)
+        return replace(node, text=text, value=text, tag=_STR)
+    if node.is_seq:
+        return replace(node, items=tuple(_restore(i, templated, depth + 1) for i in node.items))
+    return replace(node, items=tuple((_restore(k, templated, depth + 1), _restore(v, templated, depth + 1))
+                                     for k, v in node.items))
+
+
 def resolve_template(yf: YamlFile, chart: Chart) -> ChartTemplate:
     """The template's documents with every simple reference replaced by what values.yaml holds."""
     exprs = _scan(yf.text)
     problems = [replace(p, message=CHART_NOTE.format(values=chart.values.path)) if p.message == TEMPLATE_NOTE else p
                 for p in yf.problems]
-    out = ChartTemplate(yf.path, yf.text, yf.index, [], problems, yf.comments, yf.templated, chart, {}, exprs)
+    out = ChartTemplate(yf.path, yf.text, yf.index, [], problems, yf.comments, yf.templated, chart, {}, exprs,
+                        tuple(e.start for e in exprs))
     toyaml = _toyaml_after_keys(yf, exprs)
     docs = [_rewrite(out, d, toyaml, None, 0) for d in yf.docs]
     return replace(out, docs=docs)
@@ -252,7 +288,7 @@ def _lookup(chart: Chart, path: tuple[str, ...]) -> Value | None:
         return None
     node: YNode | None = chart.values.docs[0]
     for key in path[1:]:
-        node = node.get(key) if node is not None and node.is_map else None
+        node = chart.child(node, key) if node is not None and node.is_map else None
     if node is None:
         return None
     return Value(node, node.text if node.is_scalar else "")
@@ -318,7 +354,9 @@ def _rewrite(tf: ChartTemplate, node: YNode, toyaml: dict[int, _Expr], key: str 
 
 
 def _exprs_in(tf: ChartTemplate, start: int, end: int) -> list[_Expr]:
-    return [e for e in tf.exprs if start <= e.start and e.end <= end]
+    """The references inside [start, end), found by bisection (a template can hold thousands)."""
+    first, last = bisect.bisect_left(tf.starts, start), bisect.bisect_left(tf.starts, end)
+    return [e for e in tf.exprs[first:last] if e.end <= end]
 
 
 def _scalar(tf: ChartTemplate, node: YNode) -> YNode:
@@ -399,7 +437,8 @@ def _substituted(m: Mapped, tf: ChartTemplate, node: YNode) -> Mapped:
         chars.extend(m.text[i : match.start()])
         pos.extend(m.pos[i : match.start()])
         offset = tf.index.offset(*m.at(match.start()))
-        expr = next((e for e in tf.exprs if e.start == offset), None)
+        near = _exprs_in(tf, offset, offset + (match.end() - match.start()))
+        expr = near[0] if near else None
         value = evaluate(tf.chart, expr.body, expr.dot) if expr is not None and tf.chart is not None else None
         text = value.text if value is not None and value.scalar else match.group(0)
         width = match.end() - match.start()

@@ -76,12 +76,12 @@ def _read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> Read
     from kvlint.sources.yaml import parse_yaml
 
     yf = parse_yaml(path, text)
-    if yf.templated is not None:
-        from kvlint.launches.helm_chart import chart_of, resolve_template
+    if "{{" in text:
+        from kvlint.launches.helm_chart import chart_of, parse_template, resolve_template
 
         chart = chart_of(path)
         if chart is not None:
-            yf = resolve_template(yf, chart)
+            yf = resolve_template(yf if yf.templated is not None else parse_template(path, text), chart)
     findings = [kv001(path, p.message, p.line, p.col, Severity.INFO if p.severity == "info" else Severity.ERROR)
                 for p in yf.problems]
     deployments, notes = deployments_in(yf, as_vllm_config)

@@ -120,3 +120,35 @@ def test_range_over_a_values_list_in_a_flow_command():
     flag = d.settings["enable_prefix_caching"]  # {{- range .Values.extraArgs }} {{ quote . }}, {{- end }}
     assert (flag.value, flag.origin, _at(flag.span)) == (True, "chart-values", ("values.yaml", 16, 5))
     assert d.unknown_flags == () and d.notes == ()  # a range over a list values.yaml lacks stays as written
+
+
+def test_many_references_and_unclosed_braces_stay_fast(tmp_path):
+    """Resolving is near-linear in the references: bisection per scalar, one bounded line per `{{`."""
+    import time
+
+    from kvlint.launches.helm_chart import parse_template, resolve_template
+
+    root = tmp_path / "big"
+    (root / "templates").mkdir(parents=True)
+    (root / "Chart.yaml").write_text("apiVersion: v2\nname: big\nversion: 1.0.0\n")
+    (root / "values.yaml").write_text("a: 1\n" + "".join(f"k{i}: v{i}\n" for i in range(3000)))
+    lines = [f"  k{i}: {{{{ .Values.k{i % 3000} }}}}" for i in range(20000)] + ["  # " + "{{ " * 5000]
+    path = root / "templates" / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\ndata:\n" + "\n".join(lines) + "\n")
+    yf = parse_template(str(path), path.read_text())  # valid YAML as written: `{{ }}` would compose as flow maps
+    start = time.perf_counter()
+    resolved = resolve_template(yf, chart_of(str(path)))
+    assert time.perf_counter() - start < 2.0
+    assert resolved.docs[0].path("data", "k7").text == "v7"
+
+
+def test_a_template_that_happens_to_be_valid_yaml_is_still_read_as_a_template(tmp_path):
+    root = tmp_path / "c"
+    (root / "templates").mkdir(parents=True)
+    (root / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 1.0.0\n")
+    (root / "values.yaml").write_text("model: org/m\nlen: 2048\n")
+    (root / "templates" / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - image: vllm/vllm-openai:v0.9.0\n"
+        "    args: [--model, {{ .Values.model }}, --max-model-len, {{ .Values.len }}]\n")
+    (d,) = read_path(str(root / "templates" / "pod.yaml")).deployments
+    assert (d.model, d.get("max_model_len")) == ("org/m", 2048) and _at(d.model_span) == ("values.yaml", 1, 8)
