@@ -181,7 +181,8 @@ def _scan(text: str) -> tuple[_Expr, ...]:
         body = m.group(1).strip()
         dot = next((s for s in reversed(stack) if s != ("if",)), ROOT) if stack else ROOT
         word = body.split(None, 1)[0] if body else ""
-        each = next((r for r, s in zip(reversed(ranges), reversed(stack)) if s != ("if",)), None) if stack else None
+        blocks = zip(reversed(ranges), reversed(stack), strict=True)
+        each = next((r for r, s in blocks if s != ("if",)), None)
         out.append(_Expr(m.start(), m.end(), body, dot, each))
         if word in ("if", "with", "range", "define", "block"):
             stack.append(("if",) if word == "if" else _with_path(body, dot) if word == "with" else None)
