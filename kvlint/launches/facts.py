@@ -59,8 +59,9 @@ def node_labels(pod: YNode | None) -> tuple[NodeLabel, ...]:
     return tuple(label for label in out if not _UNRESOLVED.search(label.value))
 
 
-def _affinity_terms(pod: YNode) -> Iterable[tuple[str, list[YNode]]]:
-    terms = pod.path(*_AFFINITY)
+def _affinity_terms(pod: YNode, terms: YNode | None = None) -> Iterable[tuple[str, list[YNode]]]:
+    """(key, values) of `In` expressions in required node affinity (or in `terms` given directly)."""
+    terms = pod.path(*_AFFINITY) if terms is None else terms
     for term in terms.items if terms is not None and terms.is_seq else ():
         exprs = term.get("matchExpressions") if term.is_map else None
         for expr in exprs.items if exprs is not None and exprs.is_seq else ():
@@ -69,6 +70,23 @@ def _affinity_terms(pod: YNode) -> Iterable[tuple[str, list[YNode]]]:
                 continue
             if op is None or not op.is_scalar or op.text == "In":
                 yield key.text, [v for v in values.items if v.is_scalar and v.text]
+
+
+def term_labels(terms: YNode | None) -> tuple[NodeLabel, ...]:
+    """Single-value `In` expressions of a bare `nodeSelectorTerms` list (production-stack's chart key)."""
+    if terms is None:
+        return ()
+    found = [NodeLabel(k, v[0].text, v[0].span) for k, v in _affinity_terms(terms, terms) if len(v) == 1]
+    return tuple(lb for lb in found if not _UNRESOLVED.search(lb.value))
+
+
+def term_options(terms: YNode | None, count: int | None) -> tuple[GpuOption, ...]:
+    """Product-label values of a bare `nodeSelectorTerms` list, when there are several."""
+    if terms is None:
+        return ()
+    found = [GpuOption(v.text, count, v.span, _OPTION_SOURCE.get(k, "node-affinity"))
+             for k, values in _affinity_terms(terms, terms) if k in PRODUCT_LABELS for v in values]
+    return tuple(found) if len(found) > 1 else ()
 
 
 def gpu_options(pod: YNode | None, count: int | None, docs: Sequence[YNode] = ()) -> tuple[GpuOption, ...]:

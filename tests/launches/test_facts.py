@@ -129,3 +129,15 @@ def test_kubeai_target_requests(shared_dir):
     path = shared_dir / "corpus" / "substratusai__kubeai" / "manifests" / "models" / "llama-3.1-405b-instruct-fp8-h100.yaml"
     (d,) = read_path(str(path)).deployments
     assert (d.declared_load.value, d.declared_load.source, d.declared_load.span.line) == (500, "targetRequests", 20)
+
+
+def test_production_stack_node_selector_terms(shared_dir, tmp_path):
+    path = shared_dir / "corpus" / "vllm-project__production-stack" / "tutorials" / "assets" / "values-25-v100-multi-gpu-tp4.yaml"
+    (d,) = read_path(str(path)).deployments
+    assert [(lb.key, lb.value, lb.span.line) for lb in d.node_labels] == [("kubernetes.io/hostname", "gpu-node-02", 70)]
+    p = tmp_path / "values.yaml"
+    p.write_text("servingEngineSpec:\n  modelSpec:\n  - name: m\n    modelURL: org/m\n    requestGPU: 2\n    nodeSelectorTerms:\n"
+                 "    - matchExpressions:\n      - key: nvidia.com/gpu.product\n        operator: In\n"
+                 "        values: [NVIDIA-L40S, NVIDIA-A10G]\n")
+    (d,) = read_path(str(p)).deployments
+    assert d.gpu == "NVIDIA-L40S" and [(o.name, o.count) for o in d.gpu_options] == [("NVIDIA-L40S", 2), ("NVIDIA-A10G", 2)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kvlint.deployment import DeclaredLoad, Deployment
+from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts
 from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, text
@@ -26,7 +27,10 @@ def _entry(yf: YamlFile, e: YNode) -> Deployment:
     repo, tag = text(e.get("repository")), text(e.get("tag"))
     image = f"{repo}:{tag}" if repo and tag else repo
     tag_node = e.get("tag")
-    ctx = Context(text(e.get("name")) or "", image, tag_node.span if tag_node is not None else None)
+    terms = e.get("nodeSelectorTerms")
+    labels = facts.node_labels(e) + facts.term_labels(terms)
+    ctx = Context(text(e.get("name")) or "", image, tag_node.span if tag_node is not None else None,
+                  node_labels=labels)
     return chart_deployment(yf.path, "vllm", fields, e.get("modelURL") or e, ctx, _gpu(e))
 
 
@@ -47,7 +51,8 @@ def _gpu(e: YNode) -> GpuFacts:
                 key, values = text(expr.get("key")), expr.get("values")
                 if key in g.PRODUCT_LABELS and values is not None and values.is_seq and values.items:
                     product, pspan = values.items[0].text, values.items[0].span
-    return GpuFacts(product, pspan, g.to_int(count), count.span if count is not None else None)
+    options = facts.gpu_options(e, g.to_int(count)) or facts.term_options(terms, g.to_int(count))
+    return GpuFacts(product, pspan, g.to_int(count), count.span if count is not None else None, options=options)
 
 
 def _vendor_only(name: str) -> bool:
