@@ -6,7 +6,7 @@ so one broken file never stops a run over a folder.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from kvlint.deployment import Deployment
@@ -22,11 +22,18 @@ class ReadResult:
     skipped: str | None = None  # why the file was not read at all (not a deployment format)
 
 
-def read_path(path: str, text: str | None = None) -> ReadResult:
-    """Read one file (or `text` as if it were that file) and return every engine instance in it."""
+def read_path(path: str, text: str | None = None, *, variables: Mapping[str, str] | None = None,
+              as_vllm_config: bool | None = None) -> ReadResult:
+    """Read one file (or `text` as if it were that file) and return every engine instance in it.
+
+    `variables` gives values for variables the file leaves to its deploy tooling (`$(VAR)`,
+    `${VAR}`, `$VAR`), used only where the file itself does not set them; Settings filled from
+    them have origin "config-variable". `as_vllm_config` True reads a YAML map as a vLLM
+    `--config` file (a launch or the configuration names it), False never does, None (default)
+    only when every top-level key is a vLLM argument."""
     from kvlint.launches.read import read_one
 
-    return read_one(path, text)
+    return read_one(path, text, variables, as_vllm_config)
 
 
 def iter_files(paths: Iterable[str]) -> Iterator[tuple[str, str | None]]:

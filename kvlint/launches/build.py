@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from kvlint.deployment import Deployment, Setting
+from kvlint.deployment import DeclaredLoad, Deployment, GpuOption, ModelAlias, NodeLabel, Setting
 from kvlint.launches.argv import parse
 from kvlint.launches.env import Field
+from kvlint.launches.facts import is_path_like, model_aliases, path_alias
 from kvlint.launches.gpus_in_manifest import from_launch_hint
 from kvlint.span import Span
 
 _VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?(?:post|rc|dev)\d+)?)")
 _UNRESOLVED = re.compile(r"\$\{|\$\(|\$[A-Za-z_]|\{\{|\u27e6|\{[a-z_]+\}")
 _SERVED = "served_model_name"
+SUPPLIED_ORIGINS = ("config-variable", "chart-values")  # Setting.origin of values the file did not hold
 _OPERATOR_VARS = (("LWS_", "LeaderWorkerSet"), ("SKYPILOT_", "SkyPilot"), ("KUBERAY_", "KubeRay"), ("RAY_", "Ray"),
                   ("SLURM_", "Slurm"), ("DYN_", "Dynamo"), ("POD_", "the pod spec"), ("MASTER_ADDR", "the launcher"))
 
@@ -36,6 +38,7 @@ class GpuFacts:
     count_span: Span | None = None
     notes: tuple[str, ...] = ()
     grouped: bool = False  # count already multiplied by a group size (LWS, nodes, Ray cluster)
+    options: tuple[GpuOption, ...] = ()  # several candidate products (one product stays in `product`)
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,12 @@ class Context:
     notes: tuple[str, ...] = ()
     runtime_vars: tuple[tuple[str, str], ...] = ()  # (name, where it comes from) for env set at run time
     wrapper: str | None = None  # `dynamo.vllm` etc.: flags the engine does not know belong to the wrapper
+    node_labels: tuple[NodeLabel, ...] = ()
+    declared_load: DeclaredLoad | None = None
+    alias_env: tuple[tuple[str, str, Span | None], ...] = ()  # (name, value, span) env the engine process sees
+    mounts: tuple[tuple[str, str], ...] = ()  # (host path, container path)
+    storage: tuple[str, Span | None] | None = None  # a storage URI mounted as the model (KServe storageUri)
+    extra_aliases: tuple[ModelAlias, ...] = ()  # names an adapter knows for the model (a chart's download repo)
 
 
 def version_from_image(image: str | None) -> str | None:
@@ -57,17 +66,20 @@ def version_from_image(image: str | None) -> str | None:
     if not image or ":" not in image.rsplit("/", 1)[-1]:
         return None
     repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1]
-    if not (repo in ("vllm", "sglang") or repo.startswith(("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm", "sglang"))):
+    prefixes = ("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm", "sglang")
+    if not (repo in ("vllm", "sglang") or repo.startswith(prefixes)):
         return None  # a wrapper image (dynamo, llm-d, cuda base): its tag is not the engine version
     tag = image.rsplit(":", 1)[1].split("@", 1)[0]
     m = _VERSION.match(tag)
     return m.group(1) if m else None
 
 
-def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: Context, gpu: GpuFacts) -> Deployment:
+def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: Context,
+                    gpu: GpuFacts) -> Deployment:
     parsed = parse(engine, [f.token() for f in fields])
     if gpu.product and _UNRESOLVED.search(gpu.product):
-        gpu = replace(gpu, product=None, product_span=None, notes=gpu.notes + (f"GPU product {gpu.product!r} is not resolved: {_why(gpu.product, set())}",))
+        why = f"GPU product {gpu.product!r} is not resolved: {_why(gpu.product, set())}"
+        gpu = replace(gpu, product=None, product_span=None, notes=gpu.notes + (why,))
     missing = {e for f in fields if not f.resolved for e in f.missing}
     notes = list(ctx.notes) + list(gpu.notes) + [f"flag parse: {e}" for e in parsed.errors]
     if ctx.wrapper:
@@ -76,7 +88,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     expanded = [(f.span, f.origin) for f in fields if f.origin and f.span is not None]
     settings = {}
     for name, s in parsed.settings.items():
-        s = _mark(s, missing, ctx.origin if ctx.origin != "explicit" else _expansion_origin(s.span, expanded))
+        s = _mark(s, missing, _origin(ctx.origin, _expansion_origin(s.span, expanded)))
         if not s.resolved:
             notes.append(f"{name} = {s.raw!r} is not resolved: {_why(s.raw, missing, runtime)}")
         settings[name] = s
@@ -84,19 +96,38 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     if model is not None and not model.resolved:
         notes.append(f"model {model.raw!r} is not resolved: {_why(model.raw, missing, runtime)}")
     served = settings.get(_SERVED)
-    served_name = served.value[0] if served and isinstance(served.value, list) and served.value else (served.value if served else None)
+    served_name = served.value if served else None
+    if served and isinstance(served.value, list):
+        served_name = served.value[0] if served.value else None
     return Deployment(
         path=path, engine=engine, launch_span=launch_span,
         model=str(model.value) if model and model.value is not None else None,
         model_span=model.span if model else None,
         model_resolved=model.resolved if model else True,
         served_model_name=str(served_name) if served_name is not None else None,
-        engine_version=version_from_image(ctx.image), engine_version_span=ctx.image_span if version_from_image(ctx.image) else None,
+        engine_version=version_from_image(ctx.image),
+        engine_version_span=ctx.image_span if version_from_image(ctx.image) else None,
         settings=settings, unknown_flags=() if ctx.wrapper else tuple(parsed.unknown),
         gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
         invalid_values=tuple(parsed.invalid),
+        gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
+        model_aliases=_aliases(model, served, ctx),
     )
+
+
+def _aliases(model: Setting | None, served: Setting | None, ctx: Context) -> tuple[ModelAlias, ...]:
+    """Hub ids for a model given as a path (none for a Hub id or an unresolved reference)."""
+    if model is None or model.value is None:
+        return ()
+    if ctx.extra_aliases:
+        return ctx.extra_aliases + _aliases(model, served, replace(ctx, extra_aliases=()))
+    if not model.resolved:  # only the literal tail of an unresolved path can name the model
+        own = path_alias(str(model.raw or model.value)) if is_path_like(str(model.raw or model.value)) else None
+        return (ModelAlias(own, "path", model.span),) if own else ()
+    names = served.value if served is not None and isinstance(served.value, list) else [served.value] if served else []
+    served_names = [(str(n), served.span if served else None) for n in names if served is not None and served.resolved]
+    return model_aliases(str(model.value), served_names, ctx.alias_env, ctx.mounts, ctx.storage, model.span)
 
 
 def _why_var(expr: str, runtime: dict[str, str]) -> str:
@@ -107,6 +138,14 @@ def _why_var(expr: str, runtime: dict[str, str]) -> str:
         if name.startswith(prefix):
             return f"{expr} is set at run time by {who}"
     return f"{expr} not defined in this file"
+
+
+def _origin(context: str, expansion: str) -> str:
+    """A value supplied from outside the file (configuration, chart values) says so, even inside a
+    chart adapter; otherwise the reader's own origin, then how the shell expanded it."""
+    if expansion in SUPPLIED_ORIGINS:
+        return expansion
+    return context if context != "explicit" else expansion
 
 
 def _expansion_origin(span: Span | None, expanded: list[tuple[Span, str]]) -> str:
@@ -121,7 +160,7 @@ def _expansion_origin(span: Span | None, expanded: list[tuple[Span, str]]) -> st
 def _mark(s: Setting, missing: set[str], origin: str) -> Setting:
     raw = s.raw if s.raw else (s.value if isinstance(s.value, str) else "")
     unresolved = any(e in raw for e in missing) or bool(_UNRESOLVED.search(raw))
-    changes = {}
+    changes: dict[str, Any] = {}
     if unresolved:
         changes.update(resolved=False, value=raw)
     if origin != "explicit" and s.origin == "explicit":
@@ -157,13 +196,20 @@ def finish(path: str, found: FoundLaunch, ctx: Context, gpu: GpuFacts) -> Deploy
     if found.gpus and (found.gpus_span is not None or gpu.count is None):  # a device list on the launch line wins
         product, count = from_launch_hint(found.gpus)
         if count is not None or product is not None:
-            gpu = replace(gpu, product=product or gpu.product, product_span=found.gpus_span if product else gpu.product_span,
-                          count=count if count is not None else gpu.count, count_span=found.gpus_span if count is not None else gpu.count_span)
-    ctx = replace(ctx, notes=ctx.notes + found.notes, runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper)
+            gpu = replace(gpu, product=product or gpu.product,
+                          product_span=found.gpus_span if product else gpu.product_span,
+                          count=count if count is not None else gpu.count,
+                          count_span=found.gpus_span if count is not None else gpu.count_span)
+    own_env = found.container_env if found.container_env is not None else tuple(found.env.items())
+    alias_env = ctx.alias_env or tuple((k, v, None) for k, v in own_env)
+    ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,
+                  runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper, alias_env=alias_env,
+                  mounts=ctx.mounts + found.mounts)
     from kvlint.launches.config_link import merge_config_file
 
     dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), _entry_span(found), ctx, gpu))
     nnodes = dep.get("nnodes")
     if isinstance(nnodes, int) and nnodes > 1 and dep.gpu_count and not gpu.grouped:
-        dep = replace(dep, gpu_count=dep.gpu_count * nnodes, notes=dep.notes + (f"gpu count = per-node GPUs x --nnodes {nnodes}",))
+        note = f"gpu count = per-node GPUs x --nnodes {nnodes}"
+        dep = replace(dep, gpu_count=dep.gpu_count * nnodes, notes=dep.notes + (note,))
     return dep

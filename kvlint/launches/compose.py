@@ -15,8 +15,9 @@ from dataclasses import replace
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
-from kvlint.launches.env import Field, expand_word
-from kvlint.launches.script import VLLM_IMAGES, launch_in_argv
+from kvlint.launches.env import Field, expand_word, parse_dotenv, with_supplied
+from kvlint.launches.images import entrypoint_engine
+from kvlint.launches.script import launch_in_argv
 from kvlint.sources.shell import tokenize
 from kvlint.sources.text import SourceError, read_file
 from kvlint.sources.yaml import YamlFile, YNode
@@ -27,7 +28,6 @@ def is_compose(doc: YNode) -> bool:
     return services is not None and services.is_map and "apiVersion" not in dict((k, 1) for k, _, _ in doc.pairs())
 
 
-_DOTENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
 _REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -49,26 +49,16 @@ def dotenv_beside(path: str) -> tuple[dict[str, str], str]:
         text = read_file(env_path) if os.path.isfile(env_path) else ""
     except SourceError:
         return {}, ""
-    env = {}
-    for line in text.splitlines():
-        m = _DOTENV_LINE.match(line)
-        if m and not line.lstrip().startswith("#"):
-            env[m.group(1)] = _dotenv_value(m.group(2))
-    return env, env_path
-
-
-def _dotenv_value(raw: str) -> str:
-    if len(raw) >= 2 and raw[0] in "'\"" and raw[0] in raw[1:]:
-        return raw[1:raw.index(raw[0], 1)]
-    return re.split(r"\s+#", raw, maxsplit=1)[0].strip()  # an unquoted value ends at ` #`
+    return parse_dotenv(text), env_path
 
 
 def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_path: str) -> list[Deployment]:
     image = svc.get("image")
     image_text = image.text if image is not None and image.is_scalar else None
     nodes = (svc.get("entrypoint"), svc.get("command"))
-    fields = _argv(yf, nodes[0], env) + _argv(yf, nodes[1], env)
-    default = "vllm" if image_text and any(t in image_text for t in VLLM_IMAGES) and svc.get("entrypoint") is None else None
+    interpolate = with_supplied(env)  # .env beside the file, then configured variables
+    fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
+    default = entrypoint_engine(image_text) if svc.get("entrypoint") is None else None
     found = launch_in_argv(fields, {}, image_default=default) if fields else None
     if found is None:
         return []

@@ -18,16 +18,20 @@ def merge_config_file(dep: Deployment) -> Deployment:
         return dep
     target = os.path.join(os.path.dirname(dep.path), str(cfg.value))
     if dep.path == "-" or not os.path.isfile(target):
-        return replace(dep, notes=dep.notes + (f"--config {cfg.value} is not next to this file; its settings are not included",))
+        note = f"--config {cfg.value} is not next to this file; its settings are not included"
+        return replace(dep, notes=dep.notes + (note,))
     from kvlint.launches import read_path
 
-    found = [d for d in read_path(target).deployments if d.engine == "vllm"]
+    found = [d for d in read_path(target, as_vllm_config=True).deployments if d.engine == "vllm"]
     if not found:
         return replace(dep, notes=dep.notes + (f"--config {cfg.value} holds no vLLM settings kvlint can read",))
     file_dep = found[0]
     settings = {**file_dep.settings, **dep.settings}  # the command line wins
-    model = (dep.model, dep.model_span, dep.model_resolved) if dep.model else (file_dep.model, file_dep.model_span, file_dep.model_resolved)
+    source = dep if dep.model else file_dep
+    model = (source.model, source.model_span, source.model_resolved)
     refused = tuple(v for v in file_dep.invalid_values if v.setting not in dep.settings)  # unless overridden
+    unknown = () if dep.notes and any("wrapper" in n for n in dep.notes) else file_dep.unknown_flags
     return replace(dep, settings=settings, model=model[0], model_span=model[1], model_resolved=model[2],
                    notes=dep.notes + (f"settings from --config {cfg.value} merged below the command line",),
-                   invalid_values=dep.invalid_values + refused)
+                   invalid_values=dep.invalid_values + refused,
+                   unknown_flags=dep.unknown_flags + unknown)  # vLLM turns each key into a flag: unknown ones fail

@@ -7,8 +7,9 @@ import re
 
 from kvlint.deployment import Deployment
 from kvlint.launches.build import Context, GpuFacts, finish
-from kvlint.launches.env import Field
-from kvlint.launches.script import VLLM_IMAGES, launch_in_argv
+from kvlint.launches.env import Field, with_supplied
+from kvlint.launches.images import entrypoint_engine
+from kvlint.launches.script import launch_in_argv
 from kvlint.sources.text import LineIndex, Mapped
 
 _INSTR = re.compile(r"^\s*(FROM|ARG|ENV|CMD|ENTRYPOINT)\s+(.*)$", re.I)
@@ -16,7 +17,7 @@ _INSTR = re.compile(r"^\s*(FROM|ARG|ENV|CMD|ENTRYPOINT)\s+(.*)$", re.I)
 
 def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> list[Deployment]:
     index = index or LineIndex(text)
-    env: dict[str, str] = {}
+    env: dict[str, str] = with_supplied({})  # a build arg the file gives no default is left to `--build-arg`
     image: str | None = None
     parts: dict[str, tuple[int, str]] = {}
     for start, body in _logical_lines(text):
@@ -27,12 +28,14 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> lis
         arg_off = start + m.start(2)
         if op == "FROM":
             image = arg.split()[0] if arg.split() else None
-        elif op in ("ARG", "ENV"):
+        elif op == "ARG":
+            env.update(_build_args(arg))
+        elif op == "ENV":
             env.update(_assignments(arg))
         else:
             parts[op] = (arg_off, arg)
     fields = [f for op in ("ENTRYPOINT", "CMD") if op in parts for f in _argv(path, text, index, *parts[op], env)]
-    default = "vllm" if image and any(t in image for t in VLLM_IMAGES) and "ENTRYPOINT" not in parts else None
+    default = entrypoint_engine(image) if "ENTRYPOINT" not in parts else None
     found = launch_in_argv(fields, env, image_default=default) if fields else None
     return [finish(path, found, Context(image=image), GpuFacts())] if found else []
 
@@ -52,6 +55,11 @@ def _logical_lines(text: str):
             buf = None
     if buf:
         yield buf_start, buf
+
+
+def _build_args(arg: str) -> dict[str, str]:
+    """`ARG NAME=default` sets a default; a bare `ARG NAME` sets nothing (its value is a build argument)."""
+    return {k: v.strip("\"'") for k, eq, v in (tok.partition("=") for tok in arg.split()) if eq}
 
 
 def _assignments(arg: str) -> dict[str, str]:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from kvlint.sources.shell import Part, Word
 from kvlint.sources.text import Mapped
@@ -19,6 +22,86 @@ from kvlint.span import Span, Token
 _K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 _ARITH_OK = re.compile(r"^[\d\s+\-*/%()]+$")
 _IDENT = re.compile(r"\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_POSITIONAL = re.compile(r"^\$(?:([0-9])|\{([0-9]+)\}|([@*#]))$")
+_DOTENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
+_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+class Supplied(str):
+    """A variable's value that does not come from the file being read: the user's configuration
+    (`variables:` in .kvlint.yaml, origin "config-variable") or a chart's values.yaml ("chart-values").
+    The origin travels with the text through env copies, so a Setting can say where it came from."""
+
+    origin: str
+
+    def __new__(cls, text: str, origin: str) -> Supplied:
+        obj = super().__new__(cls, text)
+        obj.origin = origin
+        return obj
+
+
+_SUPPLIED: ContextVar[Mapping[str, str]] = ContextVar("kvlint_supplied_variables", default=MappingProxyType({}))
+
+
+@contextmanager
+def supplying(variables: Mapping[str, str] | None) -> Iterator[None]:
+    """Read with these values for variables the file leaves to its deploy tooling (`$(VAR)`, `${VAR}`).
+
+    A context rather than a parameter: every reader that starts a variable table (a script, a
+    container's env, compose interpolation, chart values) consults it, and none of them has to pass
+    it along. The file's own definitions always win; these only fill what it leaves unset."""
+    token = _SUPPLIED.set({k: Supplied(str(v), "config-variable") for k, v in (variables or {}).items()})
+    try:
+        yield
+    finally:
+        _SUPPLIED.reset(token)
+
+
+def supplied() -> Mapping[str, str]:
+    """The configured variables for the read in progress (empty outside one)."""
+    return _SUPPLIED.get()
+
+
+def with_supplied(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with the configured variables underneath it: the file's own values win."""
+    return {**supplied(), **env}
+
+
+def substitute_supplied(text: str) -> tuple[str, str]:
+    """`${VAR}`, `$(VAR)`, `$VAR` in a structured value (a chart key, a config field) replaced by
+    configured variables; (text, origin) with origin "config-variable" when anything was replaced."""
+    table = supplied()
+    if "$" not in text or not table:
+        return text, ""
+    used = False
+
+    def sub(m: re.Match) -> str:
+        nonlocal used
+        name = m.group(1) or m.group(2) or m.group(3)
+        if name in table:
+            used = True
+            return table[name]
+        return m.group(0)
+
+    out = _REF.sub(sub, text)
+    return out, "config-variable" if used else ""
+
+
+def parse_dotenv(text: str) -> dict[str, str]:
+    """KEY=VALUE lines as compose's `.env` and `docker run --env-file` read them: `#` comments,
+    optional `export`, quoted values, an unquoted value ending at ` #`."""
+    env: dict[str, str] = {}
+    for line in text.splitlines():
+        m = _DOTENV_LINE.match(line)
+        if m and not line.lstrip().startswith("#"):
+            env[m.group(1)] = _dotenv_value(m.group(2))
+    return env
+
+
+def _dotenv_value(raw: str) -> str:
+    if len(raw) >= 2 and raw[0] in "'\"" and raw[0] in raw[1:]:
+        return raw[1:raw.index(raw[0], 1)]
+    return re.split(r"\s+#", raw, maxsplit=1)[0].strip()
 
 
 @dataclass(frozen=True)
@@ -43,31 +126,53 @@ class Field:
             pos = ((self.span.line, self.span.col),) * (len(self.text) + 1) if self.span else ()
             return Mapped(self.span.path if self.span else "", self.text, pos)
         pos = tuple(self.source.at(o) for o in self.offsets)
-        end = self.source.at(self.offsets[-1] + 1) if self.offsets else (self.span.line, self.span.col) if self.span else (1, 1)
+        start = (self.span.line, self.span.col) if self.span else (1, 1)
+        end = self.source.at(self.offsets[-1] + 1) if self.offsets else start
         return Mapped(self.span.path if self.span else "", self.text, pos + (end,))
 
 
 def expand_k8s(text: str, env: Mapping[str, str]) -> tuple[str, tuple[str, ...]]:
-    """Kubernetes `$(VAR)` in command/args: replaced when VAR is in the container env."""
+    """Kubernetes `$(VAR)` in command/args: replaced when VAR is in the container env (or configured)."""
+    out, missing, _ = expand_k8s_traced(text, env)
+    return out, missing
+
+
+def expand_k8s_traced(text: str, env: Mapping[str, str]) -> tuple[str, tuple[str, ...], str]:
+    """`expand_k8s` plus where the substituted text came from ("" for the file's own env)."""
     missing: list[str] = []
+    origins: list[str] = []
+    table = supplied()
 
     def sub(m: re.Match) -> str:
         if m.group(0) == "$$":
             return "$"
         name = m.group(1)
-        if name in env:
-            return env[name]
-        missing.append(m.group(0))
-        return m.group(0)
+        value = env.get(name, table.get(name))
+        if value is None:
+            missing.append(m.group(0))
+            return m.group(0)
+        if isinstance(value, Supplied):
+            origins.append(value.origin)
+        return value
 
-    return _K8S_REF.sub(sub, text), tuple(missing)
+    out = _K8S_REF.sub(sub, text)
+    return out, tuple(missing), origins[0] if origins else ""
 
 
-def expand_word(word: Word, m: Mapped, env: Mapping[str, str]) -> list[Field]:
+Positional = tuple[Field, ...]  # $0, $1, ... of a `sh -c SCRIPT NAME ARGS...` (index 0 is $0)
+
+
+def expand_word(word: Word, m: Mapped, env: Mapping[str, str], positional: Positional | None = None) -> list[Field]:
+    """One shell word as the fields the shell would pass on. `positional` holds the script's
+    positional parameters when they are known (`sh -c '... "$@"' -- ARGS`); unknown ones stay as
+    their expression, like any unset variable."""
+    whole = _positional_fields(word, m, positional)
+    if whole is not None:
+        return whole
     # text, offsets, splittable, quoted, missing, extent (start, end) of an expansion, origin
     segs: list[tuple] = []
     for part in word.parts:
-        segs.extend(_expand_part(part, m, env))
+        segs.extend(_expand_part(part, m, env, positional))
     fields = _split_fields(segs, m)
     if len(fields) == 1 and any(p.kind != "lit" for p in word.parts) and word.end > word.start:
         # a value that came from an expansion points at the whole expression as written, quotes included
@@ -75,12 +180,55 @@ def expand_word(word: Word, m: Mapped, env: Mapping[str, str]) -> list[Field]:
     return fields
 
 
-def _expand_part(part: Part, m: Mapped, env: Mapping[str, str]) -> list:
+def _positional_key(part: Part) -> str | None:
+    """"@", "*", "#" or a digit string for `$@`, `"$*"`, `$#`, `$1`, `${12}`; None for anything else."""
+    if part.kind == "special":
+        found = _POSITIONAL.match(part.text)
+        return next((g for g in found.groups() if g), None) if found else None
+    if part.kind == "var" and part.text.isdigit() and not part.op:
+        return part.text
+    return None
+
+
+def _positional_fields(word: Word, m: Mapped, positional: Positional | None) -> list[Field] | None:
+    """A word that is exactly one positional expansion becomes the arguments themselves, each
+    keeping its own span (`"$@"` -> the `args:` items); None when the word is anything else."""
+    parts = [p for p in word.parts if p.kind != "lit" or p.text]
+    if positional is None or len(parts) != 1:
+        return None
+    part = parts[0]
+    key = _positional_key(part)
+    if key is None:
+        return None
+    args = list(positional[1:])
+    span = m.span(word.start, word.end)
+    if key == "@" or (key == "*" and not part.quoted):
+        return args
+    if key in ("*", "#"):
+        text = " ".join(f.text for f in args) if key == "*" else str(len(args))
+        missing = tuple(e for f in args for e in f.missing) if key == "*" else ()
+        return [Field(text, span, not missing, missing)]
+    n = int(key)
+    if n < len(positional):
+        return [positional[n]]
+    return [Field("", span)] if part.quoted else []
+
+
+def _positional_text(key: str, positional: Positional) -> str:
+    if key in ("@", "*"):
+        return " ".join(f.text for f in positional[1:])
+    if key == "#":
+        return str(len(positional) - 1)
+    n = int(key)
+    return positional[n].text if n < len(positional) else ""
+
+
+def _expand_part(part: Part, m: Mapped, env: Mapping[str, str], positional: Positional | None = None) -> list:
     if part.kind == "lit":
         return [(part.text, list(part.offsets), False, part.quoted, None, None, "")]
     start, end = part.offsets if len(part.offsets) == 2 else (0, 0)
     raw = m.text[start:end]
-    value = _value_of(part, m, env)
+    value = _value_of(part, m, env, positional)
     if value is None:
         return [(raw, [start] * len(raw), False, True, raw, (start, end), "")]
     text, missing = value
@@ -88,17 +236,27 @@ def _expand_part(part: Part, m: Mapped, env: Mapping[str, str]) -> list:
 
 
 def _origin_of(part: Part, env: Mapping[str, str]) -> str:
-    """Where an expanded value came from, for Setting.origin: a `${X:-d}` default or X's definition."""
+    """Where an expanded value came from, for Setting.origin: a `${X:-d}` default, X's definition in
+    the file ("variable"), or a value the file left to its deploy tooling (Supplied's origin)."""
+    if part.kind == "cmd":
+        val = env.get(part.text.strip())
+        return val.origin if isinstance(val, Supplied) else "variable" if val is not None else ""
     if part.kind != "var":
-        return "variable" if part.kind == "cmd" and part.text.strip() in env else ""
+        return ""
     val = env.get(part.text)
     defaulted = part.op in (":-", ":=") and not val or part.op in ("-", "=") and val is None
-    return "default-expansion" if defaulted else "variable"
+    if defaulted:
+        return "default-expansion"
+    return val.origin if isinstance(val, Supplied) else "variable"
 
 
-def _value_of(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str | None] | None:
+def _value_of(part: Part, m: Mapped, env: Mapping[str, str],
+              positional: Positional | None = None) -> tuple[str, str | None] | None:
+    key = _positional_key(part) if positional is not None else None
+    if key is not None and positional is not None:
+        return _positional_text(key, positional), None
     if part.kind == "var":
-        return _var_value(part, m, env)
+        return _var_value(part, m, env, positional)
     if part.kind == "cmd" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part.text.strip()):
         name = part.text.strip()  # Kubernetes $(VAR) reaching a shell string
         return (env[name], None) if name in env else None
@@ -108,7 +266,8 @@ def _value_of(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str |
     return None
 
 
-def _var_value(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str | None] | None:
+def _var_value(part: Part, m: Mapped, env: Mapping[str, str],
+               positional: Positional | None = None) -> tuple[str, str | None] | None:
     """${VAR}, ${VAR:-d}, ${VAR-d}, ${VAR:+alt}; a variable not known here counts as unset, except
     that an empty default (`${VAR-}`) stays unresolved: it marks a value the environment supplies."""
     val = env.get(part.text)
@@ -116,7 +275,8 @@ def _var_value(part: Part, m: Mapped, env: Mapping[str, str]) -> tuple[str, str 
     use_default = op in (":-", ":=") and not val or op in ("-", "=") and val is None
     use_alt = op == ":+" and bool(val) or op == "+" and val is not None
     if use_default or use_alt:
-        fields = _split_fields([s for d in part.default for s in _expand_part(d, m, env)], m, keep_empty=True)
+        fields = _split_fields([s for d in part.default for s in _expand_part(d, m, env, positional)], m,
+                              keep_empty=True)
         if any(not f.resolved for f in fields):
             return None
         text = " ".join(f.text for f in fields)

@@ -7,6 +7,7 @@ then to any string that itself starts an engine (`start_command: vllm serve ...`
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
+from kvlint.findings import Finding
 from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.k8s import read_k8s
 from kvlint.launches.script import run_script
@@ -15,13 +16,23 @@ from kvlint.sources.yaml import YamlFile, YNode
 ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.entrypoints")
 
 
-def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str]]:
+def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | Finding]]:
+    """A known chart's adapter, else the container walk, else launch strings; when all find nothing
+    but the values deploy an engine image, the unknown-chart walk (a launch, or a KV008 finding)."""
     from kvlint.launches.charts import adapters
 
     for adapter in adapters():
         if adapter.matches(doc):
             return adapter.read(yf, doc), []
-    return read_k8s(yf, doc) or launch_strings(yf, doc), []
+    found = read_k8s(yf, doc) or launch_strings(yf, doc)
+    if found and any(d.model is not None for d in found):
+        return found, []
+    from kvlint.launches.charts import unknown
+
+    deps, findings = unknown.read(yf, doc)
+    if found and not deps:  # argv-shaped keys without a model: the container walk's reading stands
+        return found, []
+    return deps, list(findings)
 
 
 def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:

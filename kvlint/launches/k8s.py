@@ -8,16 +8,20 @@ Dynamo `multinode.nodeCount`), which multiplies the per-pod GPU count.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from kvlint.deployment import Deployment
+from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
-from kvlint.launches.env import Field, expand_k8s, expand_word
-from kvlint.launches.script import VLLM_IMAGES, FoundLaunch, launch_in_argv, run_script
+from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_word
+from kvlint.launches.images import entrypoint_engine
+from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
+from kvlint.span import Span
 
+CHART_VALUES = "chart-values"  # Setting.origin of a value read from the chart's values.yaml
 _SHELLS = ("sh", "bash", "zsh", "ash", "dash")
 _SKIP_KEYS = {"initContainers", "ephemeralContainers", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}
 
@@ -25,9 +29,8 @@ _SKIP_KEYS = {"initContainers", "ephemeralContainers", "livenessProbe", "readine
 def read_k8s(yf: YamlFile, doc: YNode) -> list[Deployment]:
     out: list[Deployment] = []
     ignore = ignore_codes(doc)
-    doc_name = _text(doc.path("metadata", "name")) or ""
     for container, ancestors in iter_containers(doc):
-        out.extend(_container(yf, container, ancestors, doc_name, ignore))
+        out.extend(_container(yf, container, ancestors, doc, ignore))
     return out
 
 
@@ -57,7 +60,9 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
 
 
 def _argv_like(node: YNode | None) -> bool:
-    return node is not None and (node.is_seq or (node.is_scalar and bool(node.text.strip()) and node.tag.endswith(":str")))
+    if node is None:
+        return False
+    return node.is_seq or (node.is_scalar and bool(node.text.strip()) and node.tag.endswith(":str"))
 
 
 def container_env(container: YNode, ancestors: list[YNode]) -> dict[str, str]:
@@ -66,7 +71,8 @@ def container_env(container: YNode, ancestors: list[YNode]) -> dict[str, str]:
     env: dict[str, str] = {}
     for name, value, _ in _env_items(container, ancestors):
         if value is not None:
-            env[name] = expand_k8s(value.text, env)[0]
+            text = expand_k8s(value.text, env)[0]
+            env[name] = Supplied(text, CHART_VALUES) if value.span.path != container.span.path else text
     return env
 
 
@@ -89,18 +95,19 @@ def _env_items(container: YNode, ancestors: list[YNode]):
                     yield name, None, f"valueFrom {ref.items[0][0].text}"
 
 
-def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: tuple[str, ...]) -> list[Deployment]:
+def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tuple[str, ...]) -> list[Deployment]:
+    doc_name = _text(doc.path("metadata", "name")) or ""
     env = container_env(c, anc)
     size, _, why = group_size(anc)
     if why.startswith("LeaderWorkerSet"):
         env.setdefault("LWS_GROUP_SIZE", str(size))  # the LWS controller sets it to leaderWorkerTemplate.size
     image = c.get("image")
     image_text = _text(image)
-    fields, script = _argv(yf, c, env)
-    default = "vllm" if image_text and any(t in image_text for t in VLLM_IMAGES) else None
+    fields, script, positional = _argv(yf, c, env)
+    default = entrypoint_engine(image_text)
     notes: list[str] = []
     if script is not None:
-        launches, _, notes = run_script(yf.mapped(script), env)
+        launches, _, notes = run_script(yf.mapped(script), env, positional=positional)
     else:
         found = launch_in_argv(fields, env, image_default=default)
         launches = [found] if found else []
@@ -112,14 +119,19 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc_name: str, ignore: 
     launches = env_flag_launch(yf, c, env, launches, default)
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
     if c.get("envFrom") is not None:
-        notes = list(notes) + ["envFrom loads variables this file does not show; ${VAR:-default} defaults assume they are unset"]
-    ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes), runtime_vars=runtime_vars(c, anc))
-    gpu = gpu_facts(c, anc)
+        notes = list(notes) + ["envFrom loads variables this file does not show; "
+                               "${VAR:-default} defaults assume they are unset"]
+    ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes),
+                  runtime_vars=runtime_vars(c, anc), node_labels=facts.node_labels(facts.pod_holder(anc)),
+                  declared_load=facts.declared_load(doc, anc + [c], yf.docs),
+                  alias_env=tuple(facts.env_items(c, anc)), storage=_storage_uri(c, anc))
+    gpu = gpu_facts(c, anc, yf.docs)
     return [finish(yf.path, f, ctx, gpu) for f in launches]
 
 
-def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNode | None]:
-    """command + args as fields, or the script node when they run `sh -c SCRIPT`."""
+def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNode | None, Positional | None]:
+    """command + args as fields, or the script node when they run `sh -c SCRIPT`, with the words
+    after the script ($0, then "$@": the LeaderWorkerSet `sh -c '... "$@"' --` + `args:` pattern)."""
     items: list[YNode] = []
     for key in ("command", "args"):
         node = c.get(key)
@@ -130,16 +142,16 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
                 items.append(node)
         else:
             items.extend(i for i in node.items if i.is_scalar)
-    fields = [_field(i, env) for i in items]
+    fields = [_field(i, env, yf.path) for i in items]
     if len(fields) >= 2 and fields[0].text.rsplit("/", 1)[-1] in _SHELLS:
         for k in range(1, len(fields) - 1):
             t = fields[k].text
             if t.startswith("-") and not t.startswith("--") and "c" in t:
                 k += 1 if fields[k + 1].text == "--" and k + 2 < len(fields) else 0  # `bash -lc -- SCRIPT`
-                return fields, items[k + 1]
+                return fields, items[k + 1], tuple(fields[k + 2 :])
     if len(items) == 1 and items[0].is_scalar and " " in items[0].text.strip() and c.get("command") is items[0]:
-        return fields, items[0]  # a CRD's command written as one shell string
-    return fields, None
+        return fields, items[0], None  # a CRD's command written as one shell string
+    return fields, None, None
 
 
 def _guess_engine(fields: list[Field]) -> str | None:
@@ -154,19 +166,33 @@ def _guess_engine(fields: list[Field]) -> str | None:
     return None
 
 
+def _storage_uri(c: YNode, anc: list[YNode]) -> tuple[str, Span | None] | None:
+    """KServe's storageUri beside the container (mounted at /mnt/models): another name for the model."""
+    for holder in [c] + list(reversed(anc)):
+        uri = holder.get("storageUri") if holder.is_map else None
+        if uri is not None and uri.is_scalar and uri.text:
+            return uri.text, uri.span
+    return None
+
+
 def _storage_model(c: YNode) -> list[Field]:
     uri = c.get("storageUri")
     if uri is None or not uri.is_scalar:
         return []
-    return [Field("--model", uri.span), Field(uri.text, uri.span, "${" not in uri.text, (uri.text,) if "${" in uri.text else ())]
+    unresolved = "${" in uri.text
+    return [Field("--model", uri.span), Field(uri.text, uri.span, not unresolved, (uri.text,) if unresolved else ())]
 
 
-def _field(node: YNode, env: dict[str, str]) -> Field:
-    text, missing = expand_k8s(node.text, env)
-    return Field(text, node.span, not missing, missing)
+def _field(node: YNode, env: dict[str, str], home: str) -> Field:
+    """One argv item; an item that is a chart's values.yaml node (a resolved Helm reference) says so."""
+    text, missing, origin = expand_k8s_traced(node.text, env)
+    if node.span.path != home:
+        origin = CHART_VALUES
+    return Field(text, node.span, not missing, missing, origin=origin)
 
 
-def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[FoundLaunch], default: str | None) -> list[FoundLaunch]:
+def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[FoundLaunch],
+                    default: str | None) -> list[FoundLaunch]:
     """Flags carried in env vars (VLLM_ADDITIONAL_ARGS) start the image's engine when the container
     has no command of its own (KServe runtimes read them); a script that wants them references them."""
     if launches:
@@ -175,14 +201,17 @@ def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[
     extra: list[Field] = []
     for item in node.items if node is not None and node.is_seq else ():
         name, value = _text(item.get("name")), item.get("value")
-        if name and "ARGS" in name.upper() and value is not None and value.is_scalar and value.text.lstrip().startswith("-"):
+        flags = value is not None and value.is_scalar and value.text.lstrip().startswith("-")
+        if name and "ARGS" in name.upper() and value is not None and flags:
             m = yf.mapped(value)
             cmds, _ = tokenize(m)
             extra.extend(f for cmd in cmds for w in cmd.words for f in expand_word(w, m, env))
     return [FoundLaunch(default, tuple(extra), None, env)] if extra and default else []
 
 
-def gpu_facts(c: YNode, anc: list[YNode]) -> GpuFacts:
+def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> GpuFacts:
+    """Product and per-instance count from the container and the pod around it; several candidate
+    products (affinity `In [A, B]`, a ComputeClass in `docs`) become options with that count."""
     count, span, resource = g.count_from_resources(c.get("resources"))
     for holder in reversed(anc):
         if count is None:
@@ -195,11 +224,13 @@ def gpu_facts(c: YNode, anc: list[YNode]) -> GpuFacts:
     notes: tuple[str, ...] = ()
     ray = _ray_cluster_gpus(anc)
     if ray is not None and count is not None and ray[0] > count:
-        return GpuFacts(product, pspan, ray[0], span, (ray[1],), grouped=True)
+        options = facts.gpu_options(facts.pod_holder(anc), ray[0], docs)
+        return GpuFacts(product, pspan, ray[0], span, (ray[1],), grouped=True, options=options)
     if count is not None and group > 1:
         notes = (f"gpu count = {count} per pod x {why} {group}",)
         count *= group
-    return GpuFacts(product, pspan, count, span, notes, grouped=group > 1)
+    options = facts.gpu_options(facts.pod_holder(anc), count, docs)
+    return GpuFacts(product, pspan, count, span, notes, grouped=group > 1, options=options)
 
 
 def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int, str] | None:
@@ -220,7 +251,8 @@ def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int, str] | None:
 
 def _pod_gpus(pod: YNode | None) -> int:
     containers = pod.get("containers") if pod is not None else None
-    return sum((g.count_from_resources(c.get("resources"))[0] or 0) for c in (containers.items if containers is not None and containers.is_seq else ()))
+    items = containers.items if containers is not None and containers.is_seq else ()
+    return sum((g.count_from_resources(c.get("resources"))[0] or 0) for c in items)
 
 
 def group_size(anc: list[YNode]) -> tuple[int, object, str]:

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 
-from kvlint.launches.env import Field
+from kvlint.launches.env import Field, substitute_supplied
 from kvlint.sources.yaml import YNode
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
@@ -21,7 +21,8 @@ def camel_to_flag(key: str) -> str:
     return "--" + _CAMEL.sub(r"-\1", key).lower().replace("_", "-")
 
 
-def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]], to_flag: Callable[[str], str | None] = camel_to_flag) -> list[Field]:
+def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]],
+                      to_flag: Callable[[str], str | None] = camel_to_flag) -> list[Field]:
     out: list[Field] = []
     for key, knode, val in pairs:
         flag = to_flag(key)
@@ -33,8 +34,8 @@ def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]], to_flag: Callab
 
 def _pair(flag: str, knode: YNode, val: YNode) -> list[Field]:
     if val.is_scalar:
-        if val.tag.endswith(":null"):
-            return []
+        if val.tag.endswith(":null") or val.text == "":
+            return []  # a chart key set to "" (or nothing) means "leave the engine's default"
         if val.tag.endswith(":bool") and isinstance(val.value, bool):
             name = flag if val.value else "--no-" + flag[2:]
             return [Field(name, knode.span)]
@@ -45,6 +46,7 @@ def _pair(flag: str, knode: YNode, val: YNode) -> list[Field]:
 
 
 def _value(node: YNode) -> Field:
-    text = node.text
+    """A key's value as an argv word; `${VAR}` left to deploy tooling takes a configured value."""
+    text, origin = substitute_supplied(node.text)
     unresolved = "{{" in text or "\u27e6" in text
-    return Field(text, node.span, not unresolved, (text,) if unresolved else ())
+    return Field(text, node.span, not unresolved, (text,) if unresolved else (), origin=origin)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 
 from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches.discover import kind_of
+from kvlint.launches.env import supplying
 from kvlint.sources.comments import scan_comments
 from kvlint.sources.text import SourceError, decode, read_file
 from kvlint.span import Span
@@ -14,12 +16,14 @@ from kvlint.span import Span
 KV001 = ("KV001", "unreadable-input")
 
 
-def kv001(path: str, message: str, line: int | None = None, col: int | None = None, severity: Severity = Severity.ERROR) -> Finding:
+def kv001(path: str, message: str, line: int | None = None, col: int | None = None,
+          severity: Severity = Severity.ERROR) -> Finding:
     span = Span(path, line, col or 1, line, (col or 1) + 1) if line else None
     return Finding(KV001[0], KV001[1], severity, message, span, path=path)
 
 
-def read_one(path: str, text: str | None = None) -> ReadResult:
+def read_one(path: str, text: str | None = None, variables: Mapping[str, str] | None = None,
+             as_vllm_config: bool | None = None) -> ReadResult:
     try:
         if text is None:
             text = _load(path)
@@ -28,9 +32,13 @@ def read_one(path: str, text: str | None = None) -> ReadResult:
     # CRLF and a BOM change no line number and no column an editor shows
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     try:
-        return _dispatch(path, text)
+        if variables is None:  # a nested read (a --config file) keeps the variables of the read around it
+            return _dispatch(path, text, as_vllm_config)
+        with supplying(variables):
+            return _dispatch(path, text, as_vllm_config)
     except (RecursionError, MemoryError) as exc:  # never a traceback for input, whatever it is
-        return ReadResult(path, findings=[kv001(path, f"input too deeply nested or too large to read ({type(exc).__name__})")])
+        why = f"input too deeply nested or too large to read ({type(exc).__name__})"
+        return ReadResult(path, findings=[kv001(path, why)])
 
 
 def _load(path: str) -> str:
@@ -39,7 +47,7 @@ def _load(path: str) -> str:
     return read_file(path)
 
 
-def _dispatch(path: str, text: str) -> ReadResult:
+def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
     if not text.strip():
         return ReadResult(path, skipped="empty file")
     kind = kind_of(path) or _sniff(text)
@@ -51,7 +59,7 @@ def _dispatch(path: str, text: str) -> ReadResult:
         from kvlint.launches.dockerfile import read_dockerfile
 
         return ReadResult(path, read_dockerfile(path, text), comments=scan_comments(text))
-    return _read_yaml(path, text)
+    return _read_yaml(path, text, as_vllm_config)
 
 
 def _sniff(text: str) -> str:
@@ -63,14 +71,21 @@ def _sniff(text: str) -> str:
     return "yaml"
 
 
-def _read_yaml(path: str, text: str) -> ReadResult:
+def _read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
     from kvlint.launches.yamlfile import deployments_in
     from kvlint.sources.yaml import parse_yaml
 
     yf = parse_yaml(path, text)
-    findings = [kv001(path, p.message, p.line, p.col, Severity.INFO if p.severity == "info" else Severity.ERROR) for p in yf.problems]
-    deployments, notes = deployments_in(yf)
-    findings.extend(kv001(path, n, None, None, Severity.INFO) for n in notes)
+    if "{{" in text:
+        from kvlint.launches.helm_chart import chart_of, parse_template, resolve_template
+
+        chart = chart_of(path)
+        if chart is not None:
+            yf = resolve_template(yf if yf.templated is not None else parse_template(path, text), chart)
+    findings = [kv001(path, p.message, p.line, p.col, Severity.INFO if p.severity == "info" else Severity.ERROR)
+                for p in yf.problems]
+    deployments, notes = deployments_in(yf, as_vllm_config)
+    findings.extend(n if isinstance(n, Finding) else kv001(path, n, None, None, Severity.INFO) for n in notes)
     return ReadResult(path, deployments, findings, yf.comments)
 
 

@@ -7,11 +7,14 @@ scripts of their own, and `docker run IMAGE ...` becomes the image's entry point
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 
 from kvlint.launches.argv import detect
-from kvlint.launches.env import Field, expand_word
+from kvlint.launches.docker_run import RUNNERS, is_run
+from kvlint.launches.env import Field, Positional, expand_word, with_supplied
+from kvlint.launches.images import IMAGES
 from kvlint.sources.shell import Word, tokenize
 from kvlint.sources.text import Mapped
 from kvlint.span import Span
@@ -19,16 +22,13 @@ from kvlint.span import Span
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _RESERVED = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"}
 _PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "stdbuf", "unbuffer", "taskset"}
-_SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name", "--gpus", "--gpus-per-node", "--account", "--qos", "--nodelist", "--output", "--error"}
-_DOCKER_VALUE_OPTS = {
-    "-e", "--env", "-v", "--volume", "-p", "--publish", "--name", "--gpus", "--ipc", "--shm-size", "--runtime",
-    "--network", "--net", "--entrypoint", "-w", "--workdir", "--mount", "--env-file", "--ulimit", "--device",
-    "--cpus", "-m", "--memory", "-u", "--user", "--platform", "--label", "-l", "--restart", "--pull", "--log-driver",
-    "--hostname", "-h", "--add-host", "--cap-add", "--security-opt", "--group-add", "--cgroupns", "--pid", "--uts",
-}
-_NOT_ENGINE_ARGS = {"bash", "sh", "python", "python3", "vllm", "sglang", "ray", "sleep", "exec"}  # image args that replace its entry point
+_SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name",
+                    "--gpus", "--gpus-per-node", "--account", "--qos", "--nodelist", "--output", "--error"}
+# image args that replace its entry point
+_NOT_ENGINE_ARGS = {"bash", "sh", "python", "python3", "vllm", "sglang", "ray", "sleep", "exec"}
 MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
-VLLM_IMAGES = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")
+VLLM_IMAGES = IMAGES[0].entrypoint  # kept for callers that test an image for vLLM's entry point
+_USES_POSITIONAL = re.compile(r"\$[@*]|\$\{[@*]\}")
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,9 @@ class FoundLaunch:
     runtime_vars: tuple[tuple[str, str], ...] = ()  # variables assigned from run-time expressions
     wrapper: str | None = None  # a wrapper module taking the engine's flags plus its own (dynamo.vllm)
     nodes: str | None = None  # `srun -N/--nodes` value: a per-node GRES on the same line covers that many nodes
+    name: str | None = None  # `docker run --name`
+    mounts: tuple[tuple[str, str], ...] = ()  # `docker run -v HOST:CONTAINER`: model paths readable on the host
+    container_env: tuple[tuple[str, str], ...] | None = None  # `docker run -e`: all the engine's process sees
 
 
 @dataclass
@@ -54,11 +57,19 @@ class _State:
     launches: list[FoundLaunch] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     runtime: dict[str, str] = field(default_factory=dict)  # name -> why its value is only known at run time
+    positional: Positional | None = None  # $0 $1 ... when the script was started as `sh -c SCRIPT NAME ARGS`
 
 
-def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
-    """Launches in a script, the variables at its end, and notes about what was odd."""
-    state = _State(dict(env or {}))
+def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
+               positional: Positional | None = None) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
+    """Launches in a script, the variables at its end, and notes about what was odd.
+
+    `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
+    the rest are `"$@"`; None when they are not known (a script file run by whoever calls it)."""
+    state = _State(with_supplied(env or {}), positional=positional)
+    if positional and _looks_like_flag(positional[0].text) and _USES_POSITIONAL.search(m.text):
+        state.notes.append(f"{positional[0].text} is the shell's $0 after `-c SCRIPT`, not one of \"$@\": the launch "
+                           "never sees it (put `--` or `_` before the arguments)")
     commands, errors = tokenize(m)
     for off, msg in errors:
         line, col = m.at(off)
@@ -67,7 +78,8 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0) -> 
     for cmd in commands:
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
             line, _ = m.at(cmd.words[0].start)
-            note = f"line {line}: flags after a commented-out line are a separate command to the shell, not part of this launch"
+            note = (f"line {line}: flags after a commented-out line are a separate command to the shell, "
+                    "not part of this launch")
             if state.launches:
                 last = state.launches[-1]
                 state.launches[-1] = replace(last, notes=last.notes + (note,))
@@ -76,11 +88,16 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0) -> 
     return state.launches, state.env, state.notes
 
 
+def _looks_like_flag(zeroth: str) -> bool:
+    """`--model` as $0 is an argument the author meant for "$@"; `--` and `_` are the usual placeholders."""
+    return zeroth.startswith("-") and zeroth not in ("-", "--")
+
+
 def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> None:
     local: dict[str, str] = {}
     i = 0
     while i < len(words) and _ASSIGN.match(words[i].literal or _first_lit(words[i])):
-        name, value = _assignment(words[i], m, {**state.env, **local})
+        name, value = _assignment(words[i], m, {**state.env, **local}, state.positional)
         if value is not None:
             local[name] = value
         else:
@@ -92,8 +109,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         state.env.update(local)
         return
     env = {**state.env, **local}
-    prefix = [_joined(w, m, env) for w in words[:i]]  # kept as one field each: their spans matter
-    fields = prefix + [f for w in words[i:] for f in expand_word(w, m, env)]
+    prefix = [_joined(w, m, env, state.positional) for w in words[:i]]  # one field each: their spans matter
+    fields = prefix + [f for w in words[i:] for f in expand_word(w, m, env, state.positional)]
     if len(fields) == len(prefix):
         return
     head = fields[len(prefix)].text
@@ -105,9 +122,9 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         state.launches.append(replace(found, runtime_vars=found.runtime_vars + tuple(state.runtime.items())))
 
 
-def _joined(word: Word, m: Mapped, env: dict[str, str]) -> Field:
+def _joined(word: Word, m: Mapped, env: dict[str, str], positional: Positional | None = None) -> Field:
     """An assignment word as one field (the shell does not split assignment values)."""
-    parts = expand_word(word, m, env)
+    parts = expand_word(word, m, env, positional)
     if len(parts) == 1:
         return parts[0]
     missing = tuple(e for f in parts for e in f.missing)
@@ -118,8 +135,9 @@ def _first_lit(word: Word) -> str:
     return word.parts[0].text if word.parts and word.parts[0].kind == "lit" else ""
 
 
-def _assignment(word: Word, m: Mapped, env: dict[str, str]) -> tuple[str, str | None]:
-    fields = expand_word(word, m, env)
+def _assignment(word: Word, m: Mapped, env: dict[str, str],
+                positional: Positional | None = None) -> tuple[str, str | None]:
+    fields = expand_word(word, m, env, positional)
     text = " ".join(f.text for f in fields)
     name, _, value = text.partition("=")
     name = name.rstrip("+")
@@ -131,7 +149,7 @@ def _assignment(word: Word, m: Mapped, env: dict[str, str]) -> tuple[str, str | 
 def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
     for w in words:
         if _ASSIGN.match(w.literal or _first_lit(w)):
-            name, value = _assignment(w, m, state.env)
+            name, value = _assignment(w, m, state.env, state.positional)
             if value is None:
                 state.env.pop(name, None)
                 state.runtime[name] = f"exported at line {m.at(w.start)[0]} from an expression evaluated at run time"
@@ -139,7 +157,8 @@ def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
                 state.env[name] = value
 
 
-def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, state: _State | None = None, image_default: str | None = None) -> FoundLaunch | None:
+def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, state: _State | None = None,
+                   image_default: str | None = None) -> FoundLaunch | None:
     """Peel prefixes off one argv and return the engine launch it starts, if any."""
     cvd = env.get("CUDA_VISIBLE_DEVICES")
     gpus: tuple[str | None, Span | None] = (f"cuda:{cvd}" if cvd else None, None)
@@ -168,8 +187,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return _shell_c(fields, i, env, depth, state)
         elif head == "eval" and depth < MAX_DEPTH:
             return _eval(fields[i + 1 :], env, depth, state)
-        elif head in ("docker", "podman") and i + 1 < len(fields) and fields[i + 1].text == "run":
-            return _docker_run(fields, i + 2, env)
+        elif head in RUNNERS and is_run(fields, i) is not None:
+            return _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
         else:
             break
     rest = fields[i:]
@@ -207,7 +226,7 @@ def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state
     while j < len(fields) and fields[j].text.startswith("-"):
         if "c" in fields[j].text[1:] and not fields[j].text.startswith("--"):
             if j + 1 < len(fields):
-                launches, _, notes = run_script(fields[j + 1].mapped(), env, depth + 1)
+                launches, _, notes = run_script(fields[j + 1].mapped(), env, depth + 1, tuple(fields[j + 2 :]))
                 if state is not None:
                     state.launches.extend(launches[:-1])
                     state.notes.extend(notes)
@@ -223,7 +242,9 @@ def _eval(fields: list[Field], env: dict[str, str], depth: int, state: _State | 
     if len(fields) == 1:
         m = fields[0].mapped()
     else:
-        m = Mapped(fields[0].span.path if fields[0].span else "", " ".join(f.text for f in fields), ((fields[0].span.line, fields[0].span.col),) * (sum(len(f.text) + 1 for f in fields)) if fields[0].span else ())
+        first = fields[0].span
+        text = " ".join(f.text for f in fields)
+        m = Mapped(first.path if first else "", text, ((first.line, first.col),) * (len(text) + 1) if first else ())
     launches, _, notes = run_script(m, env, depth + 1)
     if state is not None:
         state.launches.extend(launches[:-1])
@@ -231,32 +252,33 @@ def _eval(fields: list[Field], env: dict[str, str], depth: int, state: _State | 
     return launches[-1] if launches else None
 
 
-def _docker_run(fields: list[Field], i: int, env: dict[str, str]) -> FoundLaunch | None:
-    container_env: dict[str, str] = {}
-    gpus: tuple[str | None, Span | None] = (None, None)
-    entrypoint: str | None = None
-    while i < len(fields) and fields[i].text.startswith("-"):
-        name, eq, value = fields[i].text.partition("=")
-        takes = not eq and name in _DOCKER_VALUE_OPTS
-        if takes and i + 1 < len(fields):
-            value = fields[i + 1].text
-        if name in ("-e", "--env") and "=" in value:
-            k, _, v = value.partition("=")
-            container_env[k] = v
-        elif name == "--gpus":
-            gpus = ("docker:" + value.strip("'\""), fields[i].span)
-        elif name == "--entrypoint":
-            entrypoint = value
-        i += 2 if takes else 1
+def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
+                state: _State | None) -> FoundLaunch | None:
+    """`docker run [OPTIONS] IMAGE [COMMAND...]`: the launch the container starts, seen from the host."""
+    from kvlint.launches import docker_run as dr
+
+    where = fields[0].span.path if fields and fields[0].span else ""
+    base = os.path.dirname(where) if where not in ("", "-") else ""
+    opts, i = dr.read_options(fields, i, base)
+    opts = dr.gpu_env_hint(opts)
     if i >= len(fields):
         return None
-    image = fields[i]
-    rest = fields[i + 1 :]
-    default = "vllm" if any(t in image.text for t in VLLM_IMAGES) and not entrypoint else None
-    found = launch_in_argv(list(rest), {**env, **container_env}, MAX_DEPTH, None, default)
+    image, rest = fields[i], fields[i + 1 :]
+    argv, default = dr.command_after_image(opts, image, rest)
+    inner_env = {**env, **opts.env}
+    for name in opts.passthrough:
+        if name not in env:
+            inner_env.pop(name, None)
+    if state is not None:
+        state.notes.extend(opts.notes)
+    found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None:
         return None
-    return FoundLaunch(found.engine, found.fields, found.entry_span or image.span, found.env, image, gpus[0] or found.gpus, gpus[1] or found.gpus_span)
+    runtime = tuple((n, "passed from the host by docker run -e") for n in opts.passthrough if n not in env)
+    return replace(found, entry_span=found.entry_span or image.span, image=image, gpus=opts.gpus[0] or found.gpus,
+                   gpus_span=opts.gpus[1] or found.gpus_span, notes=found.notes + tuple(opts.notes), name=opts.name,
+                   mounts=tuple(opts.mounts), runtime_vars=found.runtime_vars + runtime,
+                   container_env=tuple(opts.env.items()))
 
 
 def _join(a: Span | None, b: Span | None) -> Span | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kvlint.deployment import Deployment
+from kvlint.deployment import Deployment, GpuOption
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.script import run_script
@@ -17,7 +17,8 @@ from kvlint.sources.yaml import YamlFile, YNode
 
 def is_skypilot(doc: YNode) -> bool:
     run = doc.get("run") if doc.is_map else None
-    return run is not None and run.is_scalar and any(doc.get(k) is not None for k in ("resources", "num_nodes", "envs", "setup"))
+    task_keys = ("resources", "num_nodes", "envs", "setup")
+    return run is not None and run.is_scalar and any(doc.get(k) is not None for k in task_keys)
 
 
 def read_skypilot(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -29,12 +30,50 @@ def read_skypilot(yf: YamlFile, doc: YNode) -> list[Deployment]:
         env.setdefault("SKYPILOT_NUM_GPUS_PER_NODE", str(per_node))
     env.setdefault("SKYPILOT_NUM_NODES", str(nodes))
     launches, _, notes = run_script(yf.mapped(doc.get("run")), env)
-    gnotes = tuple(n for n in (f"accelerator alternatives: {alts}" if alts else "", f"gpu count = {per_node} per node x num_nodes {nodes}" if per_node and nodes > 1 else "") if n)
-    gpu = GpuFacts(product, pspan, per_node * nodes if per_node else None, pspan, gnotes, grouped=nodes > 1)
+    gnotes = tuple(n for n in (f"accelerator alternatives: {alts}" if alts else "",
+                               f"gpu count = {per_node} per node x num_nodes {nodes}" if per_node and nodes > 1 else "")
+                   if n)
+    options = _options(doc.get("resources"), nodes)
+    if product is None and len(options) == 1:  # a lone any_of / ordered entry is the product
+        product, pspan, per_node = options[0].name, options[0].span, (options[0].count or 0) // nodes or None
+    gpu = GpuFacts(product, pspan, per_node * nodes if per_node else None, pspan, gnotes, grouped=nodes > 1,
+                   options=options if len(options) > 1 else ())
     image = doc.path("resources", "image_id")
     image_text = image.text.removeprefix("docker:") if image is not None and image.is_scalar else None
     ctx = Context(_name(doc), image_text, image.span if image_text else None, notes=tuple(notes))
     return [replace(finish(yf.path, f, ctx, gpu)) for f in launches]
+
+
+def _options(resources: YNode | None, nodes: int) -> tuple[GpuOption, ...]:
+    """Every accelerator the task accepts, with GPUs per instance (per node x num_nodes): the
+    `accelerators` set or list, then `any_of` / `ordered` entries (each its own resources map)."""
+    if resources is None or not resources.is_map:
+        return ()
+    out = _candidates(resources.get("accelerators"), "accelerators", nodes)
+    for key in ("any_of", "ordered"):
+        entries = resources.get(key)
+        for entry in entries.items if entries is not None and entries.is_seq else ():
+            if entry.is_map:
+                out += _candidates(entry.get("accelerators"), key, nodes)
+    return tuple({(o.name, o.count): o for o in out}.values())
+
+
+def _candidates(node: YNode | None, source: str, nodes: int) -> list[GpuOption]:
+    if node is None:
+        return []
+    if node.is_scalar:
+        items = [(node.text, None, node.span)]
+    elif node.is_map:
+        items = [(k, v, kn.span) for k, kn, v in node.pairs()]
+    else:
+        items = [(i.text, None, i.span) for i in node.items if i.is_scalar]
+    out = []
+    for text, val, span in items:
+        name, _, count = text.partition(":")
+        per = int(count) if count.strip().isdigit() else g.to_int(val) if val is not None and val.is_scalar else 1
+        if name.strip():
+            out.append(GpuOption(name.strip(), (per or 1) * nodes, span, source))
+    return out
 
 
 def _name(doc: YNode) -> str:

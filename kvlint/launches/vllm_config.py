@@ -12,14 +12,16 @@ _K8S_KEYS = {"apiVersion", "kind", "services", "run", "resources", "spec", "meta
 
 
 def looks_like_vllm_config(doc: YNode) -> bool:
-    """A flat map whose keys are mostly vLLM flags spelled as on the command line."""
+    """Every top-level key is a vLLM argument (`max-model-len`, `max_model_len`), at least two of them.
+
+    Never "most keys": an application's own settings file (`max_model_len` beside `temperature`,
+    `top_p`, `cors_allow_origins`) is read by that application, not by `vllm serve --config`, and
+    reading it as one turned each of its own keys into an engine error. A file a launch names with
+    `--config`, or one the configuration names, is read as a config file whatever its keys."""
     if not doc.is_map or any(k in _K8S_KEYS for k, _, _ in doc.pairs()):
         return False
-    keys = [k for k, _, v in doc.pairs() if v.is_scalar or v.is_seq]
-    if len(keys) < 2 or not any("-" in k or "_" in k for k in keys):
-        return False
-    known = sum(1 for k in keys if exact_option("vllm", "--" + k.replace("_", "-")) is not None)
-    return known >= max(2, (len(keys) * 2) // 3)
+    keys = [k for k, _, _ in doc.pairs()]
+    return len(keys) >= 2 and all(exact_option("vllm", "--" + k.replace("_", "-")) is not None for k in keys)
 
 
 def read_vllm_config(path: str, doc: YNode) -> list[Deployment]:

@@ -7,28 +7,37 @@ compose, SkyPilot or chart code (start-up time is most of a pre-commit run).
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
+from kvlint.findings import Finding
 from kvlint.sources.yaml import YamlFile, YNode
 
 
-def deployments_in(yf: YamlFile) -> tuple[list[Deployment], list[str]]:
+def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[list[Deployment], list[str | Finding]]:
+    """Every launch in the file's documents, and what to tell the user (KV001 notes as text, other
+    reader findings as Findings). `as_vllm_config` True reads a plain map as a vLLM --config file
+    (a launch or the configuration names it), False never does, None decides by its keys."""
     from kvlint.launches.helm import launch_strings
     from kvlint.launches.k8s import read_k8s
 
     out: list[Deployment] = []
-    notes: list[str] = []
+    notes: list[str | Finding] = []
     for doc in yf.docs:
+        if doc.is_seq and any(_is_aibrix_template(i) for i in doc.items):
+            from kvlint.launches.charts import aibrix
+
+            out.extend(aibrix.read_list(yf, doc))
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:
             out.extend(_by_kind(yf, doc) or read_k8s(yf, doc) or launch_strings(yf, doc))
         else:
-            deps, why = _not_kubernetes(yf, doc)
+            deps, why = _not_kubernetes(yf, doc, as_vllm_config)
             out.extend(deps)
             notes.extend(why)
     return out, notes
 
 
-def _not_kubernetes(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str]]:
+def _not_kubernetes(yf: YamlFile, doc: YNode,
+                    as_vllm_config: bool | None) -> tuple[list[Deployment], list[str | Finding]]:
     from kvlint.launches.compose import is_compose, read_compose
     from kvlint.launches.helm import read_values
     from kvlint.launches.skypilot import is_skypilot, read_skypilot
@@ -38,15 +47,16 @@ def _not_kubernetes(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[st
         return read_compose(yf, doc), []
     if is_skypilot(doc):
         return read_skypilot(yf, doc), []
-    if looks_like_vllm_config(doc):
+    if as_vllm_config or (as_vllm_config is None and looks_like_vllm_config(doc)):
         return read_vllm_config(yf.path, doc), []
     return read_values(yf, doc)
 
 
 def _by_kind(yf: YamlFile, doc: YNode) -> list[Deployment]:
     """CRDs whose engine command is built by an operator from structured fields (each adapter loads on its kind)."""
-    kind = doc.get("kind").text if doc.get("kind").is_scalar else ""
-    api = doc.get("apiVersion").text if doc.get("apiVersion").is_scalar else ""
+    kind_node, api_node = doc.get("kind"), doc.get("apiVersion")
+    kind = kind_node.text if kind_node is not None and kind_node.is_scalar else ""
+    api = api_node.text if api_node is not None and api_node.is_scalar else ""
     if kind == "Model" and api.startswith("kubeai"):
         from kvlint.launches.charts import kubeai
 
@@ -63,8 +73,25 @@ def _by_kind(yf: YamlFile, doc: YNode) -> list[Deployment]:
         from kvlint.launches.charts import llmaz
 
         return llmaz.read_playground(yf, doc) if kind == "Playground" else llmaz.read_backend_runtime(yf, doc)
+    if kind == "ModelDeploymentTemplate" or (kind == "ConfigMap" and "model_source" in _data_text(doc)):
+        from kvlint.launches.charts import aibrix
+
+        return aibrix.read_object(yf, doc) if kind != "ConfigMap" else aibrix.read_configmap(yf, doc)
+    if kind == "VLLMRuntime":
+        from kvlint.launches.charts import production_stack
+
+        return production_stack.read_vllmruntime(yf, doc)
     if kind == "Workspace" and api.startswith("kaito"):
         from kvlint.launches.charts import kaito
 
         return kaito.read_workspace(yf, doc)
     return []
+
+
+def _is_aibrix_template(item: YNode) -> bool:
+    return item.is_map and item.path("spec", "engine") is not None and item.path("spec", "model_source") is not None
+
+
+def _data_text(doc: YNode) -> str:
+    data = doc.get("data")
+    return " ".join(v.text for _, _, v in data.pairs() if v.is_scalar) if data is not None and data.is_map else ""

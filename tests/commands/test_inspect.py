@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from kvlint.cli import main
+from kvlint.launches import iter_files
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches"
 
@@ -24,7 +25,10 @@ def test_json_folder_walk(capsys):
     assert main(["inspect", "--format", "json", str(FIX)]) == 0
     data = json.loads(capsys.readouterr().out)
     by_name = {Path(f["path"]).name: f for f in data["files"]}
-    assert len(by_name) == 8
+    walked = [p for p, reason in iter_files([str(FIX)]) if reason is None]
+    assert len(data["files"]) == len(walked) >= 8  # reader fixtures in subfolders are walked too
+    assert {"Dockerfile", "compose.yaml", "engine.vllm.yaml", "k8s-shell.yaml", "serve-with-config.sh", "sky.yaml",
+            "stack-values.yaml", "two-launches.slurm"} <= set(by_name)
     sky = by_name["sky.yaml"]["deployments"][0]
     assert sky["gpu_count"] == 8 and sky["settings"]["tensor_parallel_size"]["span"]["line"] == 10
     assert sky["defaults"]["gpu_memory_utilization"] == 0.92

@@ -83,7 +83,9 @@ def test_vllm_config_file_keys_are_flags():
 
 
 def test_folder_walk_finds_fixture_kinds():
-    found = sorted(Path(p).name for p, r in iter_files([str(FIX)]) if r is None)
+    walked = [Path(p) for p, r in iter_files([str(FIX)]) if r is None]
+    found = sorted(p.name for p in walked if p.parent == FIX)  # the folders below hold each reader's own fixtures
+    assert any(p.parent != FIX for p in walked) and not any(p.name == "serve.env" for p in walked)
     assert found == sorted(["Dockerfile", "compose.yaml", "engine.vllm.yaml", "k8s-shell.yaml", "sky.yaml", "stack-values.yaml",
                             "two-launches.slurm", "serve-with-config.sh"])
 

@@ -9,7 +9,8 @@ import importlib
 from functools import cache
 
 # order matters: the generic adapter only after every chart that knows its own keys
-ADAPTER_NAMES = ("production_stack", "kubeai", "llmd", "ai_on_eks", "runpod", "generic")
+ADAPTER_NAMES = ("production_stack", "kubeai", "llmd", "ai_on_eks", "runpod", "ray", "nm_vllm", "vllm_kserve",
+                 "generic")
 
 
 @cache

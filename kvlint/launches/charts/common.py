@@ -5,7 +5,7 @@ from __future__ import annotations
 from kvlint.deployment import Deployment
 from kvlint.launches.argv import exact_option
 from kvlint.launches.build import Context, GpuFacts, make_deployment
-from kvlint.launches.env import Field
+from kvlint.launches.env import Field, substitute_supplied
 from kvlint.launches.keys import camel_to_flag, fields_from_pairs
 from kvlint.sources.yaml import YNode
 
@@ -24,10 +24,12 @@ def known_flag(engine: str, key: str) -> str | None:
 
 def model_fields(engine: str, node: YNode | None) -> list[Field]:
     value = text(node)
-    if not value:
+    if not value or node is None:
         return []
+    value, origin = substitute_supplied(value)
     unresolved = "{{" in value
-    return [Field(MODEL_FLAG[engine], node.span), Field(value, node.span, not unresolved, (value,) if unresolved else ())]
+    return [Field(MODEL_FLAG[engine], node.span),
+            Field(value, node.span, not unresolved, (value,) if unresolved else (), origin=origin)]
 
 
 def argv_items(node: YNode | None) -> list[Field]:
@@ -43,7 +45,9 @@ def key_fields(engine: str, node: YNode | None, skip: frozenset[str] = frozenset
     return fields_from_pairs(pairs, lambda k: known_flag(engine, k))
 
 
-def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode | None, ctx: Context, gpu: GpuFacts) -> Deployment:
+def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode | None, ctx: Context,
+                     gpu: GpuFacts) -> Deployment:
     from dataclasses import replace
 
-    return make_deployment(path, engine, fields, launch.span if launch is not None else None, replace(ctx, origin="chart"), gpu)
+    span = launch.span if launch is not None else None
+    return make_deployment(path, engine, fields, span, replace(ctx, origin="chart"), gpu)

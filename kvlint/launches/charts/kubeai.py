@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kvlint.deployment import Deployment
+from kvlint.deployment import DeclaredLoad, Deployment
 from kvlint.launches.build import Context, GpuFacts
 from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
 from kvlint.sources.yaml import YamlFile, YNode
@@ -31,8 +31,16 @@ def model_entry(yf: YamlFile, name: str, spec: YNode) -> Deployment | None:
         return None
     fields = model_fields(engine, spec.get("url")) + argv_items(spec.get("args"))
     notes = ("catalog entry has enabled: false",) if text(spec.get("enabled")) == "false" else ()
-    ctx = Context(name, notes=notes)
-    return chart_deployment(yf.path, engine, fields, spec.get("url") or spec, ctx, profile_gpu(spec.get("resourceProfile")))
+    ctx = Context(name, notes=notes, declared_load=target_requests(spec))
+    gpu = profile_gpu(spec.get("resourceProfile"))
+    return chart_deployment(yf.path, engine, fields, spec.get("url") or spec, ctx, gpu)
+
+
+def target_requests(spec: YNode) -> DeclaredLoad | None:
+    """KubeAI scales a model on `targetRequests`: the active requests it aims at per replica."""
+    node = spec.get("targetRequests")
+    value = node.value if node is not None and node.is_scalar and isinstance(node.value, int) else None
+    return DeclaredLoad(value, "targetRequests", node.span) if value and value > 0 and node is not None else None
 
 
 def profile_gpu(node: YNode | None) -> GpuFacts:

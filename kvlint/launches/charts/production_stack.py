@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from kvlint.deployment import Deployment
+from kvlint.deployment import DeclaredLoad, Deployment
+from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts
 from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, text
+from kvlint.launches.keys import fields_from_pairs
 from kvlint.sources.yaml import YamlFile, YNode
 
 
@@ -25,7 +27,10 @@ def _entry(yf: YamlFile, e: YNode) -> Deployment:
     repo, tag = text(e.get("repository")), text(e.get("tag"))
     image = f"{repo}:{tag}" if repo and tag else repo
     tag_node = e.get("tag")
-    ctx = Context(text(e.get("name")) or "", image, tag_node.span if tag_node is not None else None)
+    terms = e.get("nodeSelectorTerms")
+    labels = facts.node_labels(e) + facts.term_labels(terms)
+    ctx = Context(text(e.get("name")) or "", image, tag_node.span if tag_node is not None else None,
+                  node_labels=labels)
     return chart_deployment(yf.path, "vllm", fields, e.get("modelURL") or e, ctx, _gpu(e))
 
 
@@ -46,9 +51,71 @@ def _gpu(e: YNode) -> GpuFacts:
                 key, values = text(expr.get("key")), expr.get("values")
                 if key in g.PRODUCT_LABELS and values is not None and values.is_seq and values.items:
                     product, pspan = values.items[0].text, values.items[0].span
-    return GpuFacts(product, pspan, g.to_int(count), count.span if count is not None else None)
+    options = facts.gpu_options(e, g.to_int(count)) or facts.term_options(terms, g.to_int(count))
+    return GpuFacts(product, pspan, g.to_int(count), count.span if count is not None else None, options=options)
 
 
 def _vendor_only(name: str) -> bool:
     """`nvidia.com/gpu`, `amd.com/gpu`, `gpu`: the kind of device, not which one."""
-    return name.strip().lower() in ("gpu", "nvidia.com/gpu", "amd.com/gpu") or name.strip().endswith(("/gpu", "/tpu", "/gaudi"))
+    low = name.strip().lower()
+    return low in ("gpu", "nvidia.com/gpu", "amd.com/gpu") or low.endswith(("/gpu", "/tpu", "/gaudi"))
+
+
+# ---------------------------------------------------------------- the operator's VLLMRuntime CRD
+
+_RUNTIME_RENAMES = {"enableLoRA": "--enable-lora", "enableTool": "--enable-auto-tool-choice"}
+_RUNTIME_SKIP = frozenset({"modelURL", "extraArgs", "env", "port", "v1", "hfTokenSecret", "hfTokenName",
+                           "chatTemplate"})
+
+
+def read_vllmruntime(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """`kind: VLLMRuntime`: the operator writes `vllm serve MODEL` from spec.model and spec.vllmConfig
+    (camelCase keys, two renamed, booleans as --x / --no-x); a P/D runtime has one per topology role."""
+    spec = doc.get("spec")
+    if spec is None or not spec.is_map:
+        return []
+    name = text(doc.path("metadata", "name")) or ""
+    topology = spec.get("topology")
+    roles = [(r, topology.get(r)) for r in ("prefill", "decode")] if topology is not None and topology.is_map else []
+    found: list[tuple[str, YNode]] = [(r, n) for r, n in roles if n is not None and n.is_map] or [("", spec)]
+    return [_runtime(yf, f"{name}/{role}" if role else name, holder, spec) for role, holder in found]
+
+
+def _runtime(yf: YamlFile, name: str, holder: YNode, spec: YNode) -> Deployment:
+    model, cfg = holder.get("model"), holder.get("vllmConfig")
+    url = model.get("modelURL") if model is not None and model.is_map else None
+    fields = model_fields("vllm", url)
+    for section in (model, cfg):
+        if section is None or not section.is_map:
+            continue
+        renamed = [(k, kn, v) for k, kn, v in section.pairs() if k in _RUNTIME_RENAMES]
+        fields += fields_from_pairs(renamed, _RUNTIME_RENAMES.get)
+        plain = YNode("map", section.span, section.start, section.end,
+                      items=tuple((kn, v) for kn, v in section.items if kn.is_scalar and kn.text not in _RUNTIME_SKIP
+                                  and kn.text not in _RUNTIME_RENAMES))
+        fields += key_fields("vllm", plain)
+    fields += argv_items(cfg.get("extraArgs") if cfg is not None and cfg.is_map else None)
+    dep = holder.get("deploymentConfig")
+    registry = text(dep.path("image", "registry")) if dep else None
+    image = text(dep.path("image", "name")) if dep else None
+    image_node = dep.path("image", "name") if dep else None
+    full = f"{registry}/{image}" if registry and image and "/" in image and "." not in image.split("/")[0] else image
+    gpu = dep.path("resources", "gpu") if dep else None
+    gtype_node = dep.path("resources", "gpuType") if dep else None
+    gtype = text(gtype_node)
+    product = gtype if gtype and not _vendor_only(gtype) else None
+    gfacts = GpuFacts(product, gtype_node.span if product and gtype_node is not None else None, g.to_int(gpu),
+                      gpu.span if gpu is not None else None)
+    ctx = Context(name, full, image_node.span if image_node is not None else None,
+                  declared_load=_running_threshold(spec))
+    return chart_deployment(yf.path, "vllm", fields, url or holder, ctx, gfacts)
+
+
+def _running_threshold(spec: YNode) -> DeclaredLoad | None:
+    """autoscalingConfig.triggers.requestsRunningThreshold: the per-pod running requests KEDA aims at."""
+    auto = spec.get("autoscalingConfig")
+    node = auto.path("triggers", "requestsRunningThreshold") if auto is not None and auto.is_map else None
+    enabled = auto.get("enabled") if auto is not None and auto.is_map else None
+    if node is None or g.to_int(node) is None or enabled is None or enabled.value is not True:
+        return None
+    return DeclaredLoad(g.to_int(node) or 0, "requestsRunningThreshold", node.span)

@@ -8,10 +8,12 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
 from kvlint.launches.env import Field
+from kvlint.launches.facts import ray_serve_load
 from kvlint.sources.yaml import YamlFile, YNode, parse_yaml
 
 _ENV_MODEL = ("MODEL_ID", "MODEL_NAME", "MODEL")
-_ENV_FLAGS = {"TENSOR_PARALLELISM": "--tensor-parallel-size", "TENSOR_PARALLEL_SIZE": "--tensor-parallel-size", "MAX_MODEL_LEN": "--max-model-len", "GPU_MEMORY_UTILIZATION": "--gpu-memory-utilization"}
+_ENV_FLAGS = {"TENSOR_PARALLELISM": "--tensor-parallel-size", "TENSOR_PARALLEL_SIZE": "--tensor-parallel-size",
+              "MAX_MODEL_LEN": "--max-model-len", "GPU_MEMORY_UTILIZATION": "--gpu-memory-utilization"}
 
 
 def read_rayservice(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -36,26 +38,56 @@ def embedded(yf: YamlFile, node: YNode) -> YamlFile:
     return parse_yaml(yf.path, "\n" * first + keep)
 
 
+def matches(doc: YNode) -> bool:
+    """A Serve config file (`applications:` with `llm_configs`) or one LLMConfig file on its own."""
+    apps = doc.get("applications")
+    if apps is not None and apps.is_seq:
+        return any(a.is_map and (a.get("import_path") is not None or a.path("args", "llm_configs") is not None)
+                   for a in apps.items)
+    return doc.get("model_loading_config") is not None and any(
+        doc.get(k) is not None for k in ("engine_kwargs", "accelerator_type", "deployment_config"))
+
+
+def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """`serve run config.yaml` files: the same applications as a RayService's serveConfigV2."""
+    if doc.get("model_loading_config") is not None:
+        return [_llm_config(yf, doc, GpuFacts())]
+    apps = doc.get("applications")
+    return [d for app in apps.items if app.is_map for d in _app(yf, app, GpuFacts())] if apps is not None else []
+
+
 def _app(yf: YamlFile, app: YNode, gpu: GpuFacts) -> list[Deployment]:
     configs = app.path("args", "llm_configs")
     out = []
     for c in configs.items if configs is not None and configs.is_seq else ():
         if c.is_map:
-            src = c.path("model_loading_config", "model_source") or c.path("model_loading_config", "model_id")
-            fields = model_fields("vllm", src) + key_fields("vllm", c.get("engine_kwargs"))
-            name = text(c.path("model_loading_config", "model_id")) or ""
-            acc = c.get("accelerator_type")
-            g2 = GpuFacts(text(acc) or gpu.product, acc.span if acc is not None else gpu.product_span, gpu.count, gpu.count_span, gpu.notes)
-            out.append(chart_deployment(yf.path, "vllm", fields, src or c, Context(name), g2))
+            out.append(_llm_config(yf, c, gpu))
     env = app.path("runtime_env", "env_vars")
     model = next((env.get(k) for k in _ENV_MODEL if env is not None and env.get(k) is not None), None)
-    if not out and model is not None:
+    if not out and model is not None and env is not None:
         fields = model_fields("vllm", model)
         for key, knode, val in env.pairs():
             if key in _ENV_FLAGS and val.is_scalar:
                 fields += [Field(_ENV_FLAGS[key], knode.span), Field(val.text, val.span)]
         out.append(chart_deployment(yf.path, "vllm", fields, model, Context(text(app.get("name")) or ""), gpu))
     return out
+
+
+def _llm_config(yf: YamlFile, c: YNode, gpu: GpuFacts) -> Deployment:
+    """One Ray Serve LLM `LLMConfig`: model_source (an id, or `bucket_uri` of a mirror), snake_case
+    engine_kwargs, accelerator_type, and the replica's request limits as declared load."""
+    loading = c.get("model_loading_config")
+    src = loading.get("model_source") if loading is not None and loading.is_map else None
+    if src is not None and src.is_map:
+        src = src.get("bucket_uri")
+    src = src if src is not None else loading.get("model_id") if loading is not None and loading.is_map else None
+    fields = model_fields("vllm", src) + key_fields("vllm", c.get("engine_kwargs"))
+    name = text(loading.get("model_id")) if loading is not None and loading.is_map else None
+    acc = c.get("accelerator_type")
+    g2 = GpuFacts(text(acc) or gpu.product, acc.span if acc is not None else gpu.product_span, gpu.count,
+                  gpu.count_span, gpu.notes)
+    ctx = Context(name or "", declared_load=ray_serve_load(c.get("deployment_config")))
+    return chart_deployment(yf.path, "vllm", fields, src or c, ctx, g2)
 
 
 def _worker_gpu(doc: YNode) -> GpuFacts:

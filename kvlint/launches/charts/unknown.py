@@ -1,0 +1,108 @@
+"""Values of a chart kvlint has no adapter for, when its image is an engine image: never silent.
+
+The walk looks for the keys charts use for the model (`modelName`, `model`, `model.name`,
+`modelId`, ...) and for argument lists (`args`, `extraArgs`, `vllmArgs`, ...), at the top level and
+one map below it (`vllm:`, `engine:`, `server:`), plus top-level keys that are exactly engine
+flags. With a model that is the launch (noted as assembled); without one kvlint says what it saw:
+a KV008 info finding on the image, "engine image found, chart layout unknown".
+"""
+
+from __future__ import annotations
+
+from kvlint.deployment import Deployment
+from kvlint.findings import Finding, Severity
+from kvlint.launches import facts
+from kvlint.launches import gpus_in_manifest as g
+from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, text
+from kvlint.launches.images import shipped_engine
+from kvlint.sources.yaml import YamlFile, YNode
+from kvlint.span import Span
+
+KV008 = ("KV008", "unknown-launch-layout")
+MODEL_KEYS = (("modelName",), ("model", "name"), ("model", "id"), ("model", "modelId"), ("model", "repo"),
+              ("modelId",), ("model_id",), ("modelPath",), ("model_path",), ("modelURL",), ("hfModel",),
+              ("huggingfaceModel",), ("LLM_MODEL_ID",), ("MODEL_ID",), ("model",), ("servedModel",))
+ARG_KEYS = ("args", "extraArgs", "extra_args", "extraCmdArgs", "vllmArgs", "engineArgs", "serverArgs",
+            "extraArguments")
+_NOT_FLAGS = frozenset({"port", "host", "model", "image", "name", "resources", "args", "extraArgs"})
+_MAX_NODES = 5000  # bounded walk for the image key
+
+
+def engine_image(doc: YNode) -> tuple[str, str, Span] | None:
+    """(engine, image as written, span) of the first `image` key naming an engine image."""
+    stack, seen = [doc], 0
+    while stack and seen < _MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        for key, _, val in node.pairs() if node.is_map else ():
+            if key == "image":
+                found = _image(val)
+                if found is not None and shipped_engine(found[0]):
+                    return shipped_engine(found[0]) or "vllm", found[0], found[1]
+            if not val.is_scalar:
+                stack.append(val)
+        if node.is_seq:
+            stack.extend(i for i in reversed(node.items) if not i.is_scalar)
+    return None
+
+
+def _image(val: YNode) -> tuple[str, Span] | None:
+    if val.is_scalar and val.text:
+        return val.text, val.span
+    if not val.is_map:
+        return None
+    for key in ("repository", "name", "image"):
+        repo = val.get(key)
+        if text(repo) and repo is not None:
+            tag = text(val.get("tag"))
+            registry = text(val.get("registry"))
+            full = f"{registry}/{repo.text}" if registry and not repo.text.startswith(registry) else repo.text
+            return (f"{full}:{tag}" if tag and ":" not in repo.text.rsplit("/", 1)[-1] else full), repo.span
+    return None
+
+
+def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
+    found = engine_image(doc)
+    if found is None:
+        return [], []
+    engine, image, span = found
+    holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
+    model_path, model = _model(holders)
+    lists = [h.get(k) for h in holders for k in ARG_KEYS]
+    args = next((argv_items(n) for n in lists if n is not None and n.is_seq), [])
+    if model is None and not any(f.text.split("=", 1)[0] in ("--model", "--model-path") for f in args):
+        return [], [_kv008(yf.path, engine, image, span)]
+    flat = YNode("map", doc.span, doc.start, doc.end, items=tuple(
+        (k, v) for k, v in doc.items if k.is_scalar and k.text not in _NOT_FLAGS and v.is_scalar))
+    fields = model_fields(engine, model) + key_fields(engine, flat) + args
+    count, cspan, _ = g.count_from_resources(doc.get("resources"))
+    product, pspan = g.product_from_pod(doc)
+    where = ".".join(model_path) if model_path else "the argument list"
+    note = f"chart not recognised: launch assembled from {where}, the {engine} image and engine-flag keys"
+    ctx = Context(image=image, image_span=span, notes=(note,), node_labels=facts.node_labels(doc))
+    gpu = GpuFacts(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
+    return [chart_deployment(yf.path, engine, fields, model or doc, ctx, gpu)], []
+
+
+def _model(holders: list[YNode]) -> tuple[tuple[str, ...], YNode | None]:
+    for holder in holders:
+        for keys in MODEL_KEYS:
+            node = holder.path(*keys)
+            if node is not None and node.is_scalar and text(node):
+                prefix = () if holder is holders[0] else (_key_of(holders[0], holder),)
+                return prefix + keys, node
+    return (), None
+
+
+def _key_of(parent: YNode, child: YNode) -> str:
+    return next((k for k, _, v in parent.pairs() if v is child), "")
+
+
+def _kv008(path: str, engine: str, image: str, span: Span) -> Finding:
+    message = (f"engine image found, chart layout unknown: {image} ({engine}) is deployed by this values file, but "
+               "kvlint found no model key (modelName, model, model.name, modelId, ...) or argument list it can read; "
+               "this launch is not checked")
+    fix = ("name the model under a key kvlint reads (`modelName:`, `model:`), list the engine flags under `args:`, "
+           "or add `# kvlint: disable-file` when this file does not start the engine")
+    return Finding(KV008[0], KV008[1], Severity.INFO, message, span, fix=fix, path=path)

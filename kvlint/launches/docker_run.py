@@ -1,0 +1,146 @@
+"""`docker run` / `podman run` in scripts: the options, the image, and the command after it.
+
+The command a container runs is the image's entry point plus the words after the image, or
+`--entrypoint` plus those words. `-e`, `--env-file` and the image's own entry point decide what
+the engine sees; `--gpus`, `--device nvidia.com/gpu=...` and NVIDIA_VISIBLE_DEVICES decide how
+many GPUs it gets; `-v HOST:CONTAINER` lets a model path inside the container be read on the host.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from kvlint.launches.env import Field, parse_dotenv
+from kvlint.launches.images import entrypoint_engine
+from kvlint.span import Span
+
+# options that take a value (as a separate word or after `=`); everything else is a flag
+VALUE_OPTS = frozenset({
+    "-e", "--env", "-v", "--volume", "-p", "--publish", "--name", "--gpus", "--ipc", "--shm-size", "--runtime",
+    "--network", "--net", "--entrypoint", "-w", "--workdir", "--mount", "--env-file", "--ulimit", "--device",
+    "--cpus", "-m", "--memory", "-u", "--user", "--platform", "--label", "-l", "--restart", "--pull", "--log-driver",
+    "--hostname", "-h", "--add-host", "--cap-add", "--cap-drop", "--security-opt", "--group-add", "--cgroupns",
+    "--pid", "--uts", "--memory-swap", "--cpuset-cpus", "--stop-signal", "--log-opt", "--dns", "--volumes-from",
+    "--label-file", "--expose", "--userns", "--tmpfs", "--health-cmd", "--pod", "--annotation", "--secret",
+})
+RUNNERS = ("docker", "podman", "nvidia-docker")
+
+
+@dataclass
+class RunOptions:
+    """What `docker run`'s options say about the container (before the image)."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    passthrough: list[str] = field(default_factory=list)  # `-e NAME`: the value comes from the host
+    gpus: tuple[str | None, Span | None] = (None, None)
+    entrypoint: Field | None = None
+    name: str | None = None
+    mounts: list[tuple[str, str]] = field(default_factory=list)  # (host, container)
+    notes: list[str] = field(default_factory=list)
+
+
+def is_run(fields: list[Field], i: int) -> int | None:
+    """Index after `docker run` / `podman container run` at `i`, or None."""
+    head = fields[i].text.rsplit("/", 1)[-1]
+    if head not in RUNNERS:
+        return None
+    j = i + 1
+    if j < len(fields) and fields[j].text == "container":
+        j += 1
+    return j + 1 if j < len(fields) and fields[j].text == "run" else None
+
+
+def read_options(fields: list[Field], i: int, base: str) -> tuple[RunOptions, int]:
+    """The options from index `i` up to the image; `base` is the folder an `--env-file` is read from."""
+    opts = RunOptions()
+    while i < len(fields) and fields[i].text.startswith("-") and fields[i].text != "-":
+        name, eq, value = fields[i].text.partition("=")
+        takes = not eq and name in VALUE_OPTS
+        value_field = fields[i + 1] if takes and i + 1 < len(fields) else fields[i]
+        if takes and i + 1 < len(fields):
+            value = fields[i + 1].text
+        _OPTION.get(name, _ignore)(opts, value, value_field, fields[i], base)
+        i += 2 if takes else 1
+    return opts, i
+
+
+def _env(opts: RunOptions, value: str, _vf: Field, _opt: Field, _base: str) -> None:
+    key, eq, val = value.partition("=")
+    if eq:
+        opts.env[key] = val
+    elif key:
+        opts.passthrough.append(key)
+
+
+def _env_file(opts: RunOptions, value: str, _vf: Field, _opt: Field, base: str) -> None:
+    from kvlint.sources.text import SourceError, read_file
+
+    path = value if os.path.isabs(value) else os.path.join(base, value)
+    try:
+        text = read_file(path) if base and os.path.isfile(path) else None
+    except SourceError:
+        text = None
+    if text is None:
+        opts.notes.append(f"--env-file {value} is not beside this script; the variables it sets are not known")
+        return
+    for key, val in parse_dotenv(text).items():
+        opts.env.setdefault(key, val)
+
+
+def _gpus(opts: RunOptions, value: str, _vf: Field, opt: Field, _base: str) -> None:
+    opts.gpus = ("docker:" + value.strip("'\""), opt.span)
+
+
+def _device(opts: RunOptions, value: str, _vf: Field, opt: Field, _base: str) -> None:
+    """podman / CDI `--device nvidia.com/gpu=0` (one per GPU), `=all` (count unknown)."""
+    kind, _, which = value.partition("=")
+    if not kind.endswith("/gpu"):
+        return
+    known, _ = opts.gpus
+    if which == "all" or (known is not None and not known.startswith("docker:device=")):
+        opts.gpus = ("docker:all", opt.span)
+        return
+    prev = known[len("docker:device="):].split(",") if known else []
+    opts.gpus = ("docker:device=" + ",".join(prev + [which]), opt.span)
+
+
+def _entrypoint(opts: RunOptions, _value: str, vf: Field, _opt: Field, _base: str) -> None:
+    opts.entrypoint = vf
+
+
+def _name(opts: RunOptions, value: str, _vf: Field, _opt: Field, _base: str) -> None:
+    opts.name = value
+
+
+def _volume(opts: RunOptions, value: str, _vf: Field, _opt: Field, _base: str) -> None:
+    host, sep, rest = value.partition(":")
+    if sep and host.startswith(("/", "~", ".")):
+        opts.mounts.append((host, rest.split(":", 1)[0]))
+
+
+def _ignore(opts: RunOptions, value: str, vf: Field, opt: Field, base: str) -> None:
+    return None
+
+
+_OPTION: dict[str, Callable[[RunOptions, str, Field, Field, str], None]] = {
+    "-e": _env, "--env": _env, "--env-file": _env_file, "--gpus": _gpus, "--device": _device,
+    "--entrypoint": _entrypoint, "--name": _name, "-v": _volume, "--volume": _volume,
+}
+
+
+def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tuple[list[Field], str | None]:
+    """The argv the container runs and, when only arguments follow an image whose entry point is
+    the engine, that engine (the caller reads `rest` as the engine's flags)."""
+    if opts.entrypoint is not None:
+        return [opts.entrypoint] + rest, None
+    return rest, entrypoint_engine(image.text)
+
+
+def gpu_env_hint(opts: RunOptions) -> RunOptions:
+    """NVIDIA_VISIBLE_DEVICES=0,1 passed with -e counts like `--gpus device=0,1` when --gpus is absent."""
+    visible = opts.env.get("NVIDIA_VISIBLE_DEVICES")
+    if opts.gpus[0] is None and visible and visible != "all":
+        return replace(opts, gpus=("docker:device=" + visible, None))
+    return opts

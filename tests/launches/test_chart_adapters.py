@@ -1,0 +1,146 @@
+"""Chart adapters and the unknown-chart walk on fixtures we wrote in the real charts' layouts:
+nm-vllm, redhat vllm-kserve, production-stack's VLLMRuntime CRD, AIBrix deployment templates,
+Ray Serve LLM config files, and values of charts kvlint has no adapter for (a launch or KV008)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kvlint.launches import read_path
+from kvlint.launches.facts import oci_alias
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "charts"
+
+
+def _deps(name: str):
+    result = read_path(str(FIX / name))
+    assert [f for f in result.findings if f.code != "KV008"] == []
+    return result.deployments
+
+
+def _s(dep, name):
+    s = dep.settings[name]
+    return (s.value, s.span.line, s.span.col)
+
+
+def test_nm_vllm_model_name_and_extra_args():
+    (d,) = _deps("nm-vllm-values.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "example-org/demo-7b-gptq", 12, 3)
+    assert _s(d, "dtype") == ("float16", 5, 7) and _s(d, "max_model_len") == (8192, 7, 7)
+    assert (d.gpu, d.gpu_count, d.gpu_count_span.line) == ("nvidia-l4", 1, 16)
+    assert d.engine_version is None  # nm-vllm's own release number, not a vLLM version
+
+
+def test_vllm_kserve_split_keys_are_one_launch_with_the_model_car():
+    (d,) = _deps("vllm-kserve-values.yaml")
+    assert d.model == "oci://quay.io/example-org/modelcar-catalog:granite-3.3-8b-instruct"
+    assert (d.model_span.line, d.model_span.col) == (12, 8)
+    assert _s(d, "max_model_len") == (16384, 9, 7) and d.settings["max_model_len"].origin == "chart"
+    assert d.get("gpu_memory_utilization") == 0.9 and d.get("port") == 8080
+    assert [(a.name, a.how) for a in d.model_aliases] == [
+        ("ibm-granite/granite-3.3-8b-instruct", "download-repo"), ("granite-3.3-8b-instruct", "oci-tag")]
+    assert (d.gpu, d.gpu_count) == ("NVIDIA-L40S", 1)
+    assert d.declared_load is None  # RawDeployment scaling on cpu is not concurrency
+
+
+def test_vllm_kserve_multinode_spreads_tp_over_pp_pods():
+    (d,) = _deps("vllm-kserve-multinode.yaml")
+    assert _s(d, "tensor_parallel_size") == (4, 8, 23) and _s(d, "pipeline_parallel_size") == (2, 7, 25)
+    assert d.gpu_count == 8 and any("4 per pod" in n for n in d.notes)
+    assert [(a.name, a.how) for a in d.model_aliases] == [("llama-3-1-70b-instruct", "oci-image")]
+
+
+def test_vllmruntime_crd_and_its_pd_topology():
+    single, prefill, decode = _deps("vllmruntime.yaml")
+    assert (single.name, single.model, single.model_span.line) == ("llama-runtime", "example-org/demo-8b", 8)
+    assert _s(single, "enable_lora") == (True, 9, 5) and _s(single, "max_num_seqs") == (32, 12, 17)
+    assert _s(single, "enable_chunked_prefill") == (False, 16, 5)  # false becomes --no-enable-chunked-prefill
+    assert _s(single, "tensor_parallel_size") == (2, 17, 25) and _s(single, "max_num_batched_tokens") == (8192, 19, 71)
+    assert single.gpu_count == 2 and single.gpu is None  # nvidia.com/gpu names no product
+    assert (single.declared_load.value, single.declared_load.source) == (12, "requestsRunningThreshold")
+    assert [d.name for d in (prefill, decode)] == ["pd-runtime/prefill", "pd-runtime/decode"]
+    assert (decode.get("tensor_parallel_size"), decode.gpu_count, decode.engine_version) == (2, 2, "0.9.1")
+
+
+def test_aibrix_templates_in_a_configmap():
+    prod, dev = _deps("aibrix-templates.yaml")  # the `mock` engine template starts no engine
+    assert (prod.name, prod.model, prod.model_span.line) == ("demo-70b-prod/v1.0.0", "s3://models/demo-70b-instruct/", 19)
+    assert _s(prod, "tensor_parallel_size") == (4, 25, 15) and _s(prod, "quantization") == ("fp8", 32, 19)
+    assert _s(prod, "kv_cache_dtype") == ("fp8_e4m3", 33, 21) and _s(prod, "max_num_seqs") == (256, 28, 25)
+    assert (prod.gpu, prod.gpu_count, prod.engine_version) == ("H100-SXM", 4, "0.8.5")
+    assert dev.get("dtype") == "bfloat16" and dev.get("max_model_len") == 8192 and dev.gpu == "L40S"
+
+
+def test_aibrix_templates_as_a_bare_list(tmp_path):
+    p = tmp_path / "templates.yaml"
+    p.write_text("- name: t\n  spec:\n    engine: {type: sglang, image: lmsysorg/sglang:v0.4.6}\n"
+                 "    model_source: {uri: org/m}\n    parallelism: {tp: 2}\n    engine_args: {context_length: 4096}\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.get("tp_size"), d.get("context_length")) == ("sglang", "org/m", 2, 4096)
+
+
+def test_ray_serve_config_file_and_single_llm_config(tmp_path):
+    p = tmp_path / "serve_config.yaml"
+    p.write_text("applications:\n- name: llm_app\n  import_path: ray.serve.llm:build_openai_app\n  args:\n    llm_configs:\n"
+                 "      - model_loading_config: {model_id: qwen, model_source: Qwen/Qwen2.5-7B-Instruct}\n"
+                 "        accelerator_type: L4\n        engine_kwargs: {max_model_len: 8192, tensor_parallel_size: 2}\n"
+                 "        deployment_config: {max_ongoing_requests: 64, autoscaling_config: {target_ongoing_requests: 16}}\n"
+                 "      - models/other.yaml\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.name, d.model, d.gpu, d.gpu_span.line) == ("qwen", "Qwen/Qwen2.5-7B-Instruct", "L4", 7)
+    assert d.get("max_model_len") == 8192 and d.get("tensor_parallel_size") == 2
+    assert (d.declared_load.value, d.declared_load.source, d.declared_load.span.line) == (64, "max_ongoing_requests", 9)
+    q = tmp_path / "other.yaml"
+    q.write_text("model_loading_config:\n  model_id: m\n  model_source:\n    bucket_uri: s3://bucket/Qwen2.5-1.5B\n"
+                 "accelerator_type: A10G\ndeployment_config:\n  autoscaling_config: {target_ongoing_requests: 8}\n")
+    (d,) = read_path(str(q)).deployments
+    assert (d.model, d.gpu, d.declared_load.value) == ("s3://bucket/Qwen2.5-1.5B", "A10G", 8)
+
+
+def test_unknown_chart_with_a_model_key_is_a_launch():
+    (d,) = _deps("unknown-chart-values.yaml")
+    assert (d.model, d.model_span.line, d.model_span.col, d.engine_version) == ("example-org/demo-8b", 6, 9, "0.9.1")
+    assert _s(d, "max_num_batched_tokens") == (8192, 8, 22) and _s(d, "kv_cache_dtype") == ("fp8", 10, 15)
+    assert _s(d, "max_model_len") == (16384, 13, 5) and d.gpu_count == 1
+    assert any("chart not recognised: launch assembled from model.name" in n for n in d.notes)
+    assert [(lb.key, lb.value) for lb in d.node_labels] == [("karpenter.sh/nodepool", "l40s")]
+
+
+def test_unknown_chart_nested_engine_section_prefers_the_model_key():
+    (d,) = _deps("unknown-chart-sglang.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.engine_version) == ("sglang", "example-org/demo-1b", 3, "0.4.6.post1")
+    assert _s(d, "context_length") == (4096, 4, 30) and _s(d, "mem_fraction_static") == (0.85, 4, 63)
+
+
+def test_unknown_chart_without_a_model_is_never_silent():
+    result = read_path(str(FIX / "unknown-chart-no-model.yaml"))
+    assert result.deployments == []
+    (f,) = result.findings
+    assert (f.code, str(f.severity), f.span.line, f.span.col) == ("KV008", "info", 4, 15)
+    assert "engine image found, chart layout unknown" in f.message and "vllm/vllm-openai:v0.9.1" in f.message
+
+
+def test_values_without_an_engine_image_stay_quiet(tmp_path):
+    p = tmp_path / "values.yaml"
+    p.write_text("image:\n  repository: nginx\n  tag: '1.27'\nreplicaCount: 2\n")
+    result = read_path(str(p))
+    assert result.deployments == [] and result.findings == []
+
+
+@pytest.mark.parametrize("uri, alias", [
+    ("oci://quay.io/org/modelcar-catalog:granite-3.3-2b-instruct", ("granite-3.3-2b-instruct", "oci-tag")),
+    ("oci://registry.example.com/org/modelcar-granite-7b-lab:1.4", ("granite-7b-lab", "oci-image")),
+    ("oci://registry.example.com/org/modelcar-granite-7b-lab@sha256:abc", ("granite-7b-lab", "oci-image")),
+    ("oci://registry.example.com/org/runtime:latest", None),
+    ("s3://bucket/model", None),
+])
+def test_oci_model_car_names(uri, alias):
+    assert oci_alias(uri) == alias
+
+
+def test_unknown_chart_with_env_style_model_key_and_image_named_after_the_engine():
+    (d,) = _deps("unknown-chart-env-style.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "example-org/demo-7b", 7, 15)
+    assert _s(d, "max_model_len") == (4096, 6, 73) and d.get("enforce_eager") is True

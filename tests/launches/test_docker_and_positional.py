@@ -1,0 +1,108 @@
+"""`docker run` / `podman run` in scripts and `sh -c '... "$@"' -- ARGS`: fixtures we wrote in the
+shapes real launch scripts and LeaderWorkerSets use; every model, flag and GPU is pinned to (line, col)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import read_path
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches"
+
+
+def _at(span):
+    return (span.line, span.col)
+
+
+def _deps(name: str):
+    result = read_path(str(FIX / name))
+    assert not [f for f in result.findings if f.severity >= 2], result.findings
+    return result.deployments
+
+
+def test_image_entrypoint_takes_the_flags_and_options_name_the_container():
+    first = _deps("docker/run-variants.sh")[0]
+    assert (first.engine, first.engine_version, first.name) == ("vllm", "0.9.2", "demo-server")
+    assert first.model == "example-org/demo-8b" and _at(first.model_span) == (10, 13)
+    assert first.get("max_model_len") == 8192 and _at(first.settings["max_model_len"].span) == (10, 36)
+    assert first.get("gpu_memory_utilization") == 0.85 and _at(first.settings["gpu_memory_utilization"].span) == (10, 66)
+    assert first.gpu_count is None  # --gpus all: every GPU on the host, however many that is
+    assert _at(first.engine_version_span) == (9, 5)
+
+
+def test_entrypoint_option_replaces_the_image_entry_point():
+    d = _deps("docker/run-variants.sh")[1]
+    assert (d.engine, d.engine_version, d.model) == ("vllm", "0.8.5", "example-org/demo-3b")
+    assert _at(d.model_span) == (12, 51) and d.get("tensor_parallel_size") == 2
+    assert d.gpu_count == 2 and _at(d.gpu_count_span) == (11, 12)
+
+
+def test_bash_c_after_the_image_is_read_with_the_container_env():
+    d = _deps("docker/run-variants.sh")[2]
+    assert (d.engine_version, d.model, _at(d.model_span)) == ("0.10.1", "example-org/demo-70b", (14, 25))
+    mml = d.settings["max_model_len"]
+    assert (mml.value, mml.origin) == (4096, "variable")  # \$MAX_LEN: expanded inside, from -e MAX_LEN=4096
+    assert d.gpu_count == 4 and _at(d.gpu_count_span) == (13, 17)  # --gpus '"device=0,1,2,3"'
+
+
+def test_podman_cdi_devices_count_and_sglang_needs_its_command():
+    d = _deps("docker/run-variants.sh")[3]
+    assert (d.engine, d.engine_version, d.model) == ("sglang", "0.4.6.post1", "example-org/demo-7b")
+    assert d.get("tp_size") == 2 and d.get("context_length") == 32768 and _at(d.settings["context_length"].span) == (16, 94)
+    assert d.gpu_count == 2 and _at(d.gpu_count_span) == (15, 38)
+
+
+def test_sglang_image_with_only_flags_is_not_a_launch(tmp_path):
+    p = tmp_path / "run.sh"
+    p.write_text("docker run --gpus 1 lmsysorg/sglang:v0.4.6 --model-path org/m --tp 1\n")
+    assert read_path(str(p)).deployments == []  # lmsysorg/sglang's entry point is a shell, not the server
+
+
+def test_env_file_beside_the_script_and_host_passthrough():
+    (d,) = _deps("docker/run-env-file.sh")
+    assert d.model == "example-org/demo-1b" and _at(d.model_span) == (2, 21)
+    assert d.get("max_model_len") == 2048 and d.settings["max_model_len"].origin == "variable"
+    seqs = d.settings["max_num_seqs"]
+    assert not seqs.resolved and "passed from the host by docker run -e" in " ".join(d.notes)
+
+
+def test_missing_env_file_is_said(tmp_path):
+    p = tmp_path / "run.sh"
+    p.write_text("docker run --env-file prod.env vllm/vllm-openai:v0.9.0 --model org/m\n")
+    (d,) = read_path(str(p)).deployments
+    assert any("--env-file prod.env is not beside this script" in n for n in d.notes)
+
+
+def test_lws_sh_c_dollar_at_takes_the_args_list():
+    leader = _deps("k8s/lws-positional.yaml")[0]
+    assert leader.model == "example-org/demo-70b" and _at(leader.model_span) == (16, 17)
+    assert leader.get("tensor_parallel_size") == 8 and _at(leader.settings["tensor_parallel_size"].span) == (18, 17)
+    assert leader.get("pipeline_parallel_size") == 2 and leader.gpu_count == 16
+
+
+def test_bash_c_numbered_parameters_after_the_placeholder():
+    d = _deps("k8s/lws-positional.yaml")[1]
+    assert d.model == "example-org/demo-8b" and _at(d.model_span) == (44, 94)
+    assert d.get("max_model_len") == 4096 and _at(d.settings["max_model_len"].span) == (44, 117)
+    assert d.get("max_num_seqs") == 32
+
+
+def test_first_word_after_the_script_is_dollar_zero_and_that_is_said():
+    d = _deps("k8s/lws-positional.yaml")[2]
+    assert d.model == "example-org/demo-1b"  # `--model` became $0; the id is then the positional model
+    assert any("$0" in n and "--model" in n for n in d.notes)
+
+
+def test_dollar_at_without_known_arguments_stays_unresolved(tmp_path):
+    p = tmp_path / "entry.sh"
+    p.write_text('#!/bin/sh\nexec vllm serve "$@"\n')
+    (d,) = read_path(str(p)).deployments
+    assert d.model is None or not d.model_resolved
+
+
+def test_shell_script_sh_c_with_arguments(tmp_path):
+    p = tmp_path / "run.sh"
+    p.write_text("sh -c 'vllm serve \"$1\" --max-model-len \"$2\"' sh org/m 1024\n")
+    (d,) = read_path(str(p)).deployments
+    assert d.model == "org/m" and d.get("max_model_len") == 1024
+    assert _at(d.model_span) == (1, 49) and _at(d.settings["max_model_len"].span) == (1, 55)
