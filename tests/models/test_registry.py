@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -183,6 +184,11 @@ ADDED = [
     ("Qwen/Qwen2-0.5B-Instruct", 24, 2, 64, 12_288, None, 32_768),  # 896 / 14 heads = 64
     ("Qwen/Qwen2.5-0.5B", 24, 2, 64, 12_288, None, 32_768),  # 896 / 14 heads = 64
     ("intfloat/e5-mistral-7b-instruct", 32, 8, 128, 131_072, None, 32_768),  # 4096 / 32 heads
+    ("codellama/CodeLlama-13b-hf", 40, 40, 128, 819_200, None, 16_384),  # MHA, 5120 / 40 heads
+    ("google/gemma-2b", 18, 1, 256, 18_432, None, 8_192),  # multi-query, head_dim 256 explicit
+    # longrope: vLLM defaults to original_max_position_embeddings (engines.md 1.1 step 7)
+    ("microsoft/Phi-3.5-mini-instruct", 32, 32, 96, 393_216, None, 4_096),  # 3072 / 32 heads
+    ("microsoft/Phi-3-mini-128k-instruct", 32, 32, 96, 393_216, None, 4_096),
 ]
 
 
@@ -209,3 +215,19 @@ def test_gemma3_1b_keeps_its_five_to_one_sliding_pattern():
     kinds = [layer.kind for layer in spec.layers]
     assert kinds[:6] == ["sliding"] * 5 + ["full"] and kinds.count("full") == 4
     assert {layer.window for layer in spec.layers if layer.kind == "sliding"} == {512}
+
+
+@pytest.mark.parametrize("model_id", ["microsoft/Phi-3.5-mini-instruct", "microsoft/Phi-3-mini-128k-instruct"])
+def test_longrope_phi3_default_lengths_differ_by_engine(model_id):
+    """vLLM starts a longrope model at original_max_position_embeddings; SGLang reads max_position_embeddings."""
+    spec = from_registry(model_id)
+    assert (spec.max_len_vllm, spec.max_len_key) == (4_096, "original_max_position_embeddings")
+    assert spec.max_len_sglang == 131_072
+
+
+def test_rows_from_github_repositories_cite_a_full_commit():
+    """A config found in a public repository is cited by owner/name, path and the 40-hex commit it was read at."""
+    github = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+    for model_id, row in sources_rows().items():
+        if github.fullmatch(row["repo_where_found"]):
+            assert re.fullmatch(r"[0-9a-f]{40}", row["commit"]), model_id

@@ -61,7 +61,7 @@ def test_aliases_do_not_replace_a_hub_id_or_a_path_that_resolves():
 
 def test_unknown_names_get_the_closest_bundled_names():
     with pytest.raises(UnknownModelError) as info:
-        resolve_model("codellama/CodeLlama-13b-hf")
+        resolve_model("codellama/CodeLlama-70b-hf")
     assert "closest bundled: codellama/CodeLlama-7b-hf" in info.value.message
     with pytest.raises(UnknownModelError) as info:
         resolve_model("/var/mdl/YOUR-MODEL-PATH")
