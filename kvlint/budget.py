@@ -175,7 +175,7 @@ class Budget:
             "steps": [asdict(s) for s in self.steps],
             "notes": list(self.notes),
         }
-        if self.engine == "vllm":
+        if not isinstance(self.detail, SglangDetail):  # vLLM's block view; SGLang's is a memory fraction
             out["num_blocks"] = self.num_blocks
             out["block_size"] = self.block_size
         else:

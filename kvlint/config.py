@@ -65,6 +65,11 @@ class Config:
                 out |= codes
         return frozenset(out)
 
+    def is_vllm_config(self, path: str) -> bool:
+        """The file is named by `vllm-config-files:` (read as a vLLM --config file whatever its keys)."""
+        rel = self.relpath(path)
+        return any(_glob(rel, p) for p in self.vllm_config_files)
+
     def excluded(self, path: str) -> bool:
         rel = self.relpath(path)
         return any(_glob(rel, p) for p in self.exclude)

@@ -109,7 +109,7 @@ def _read_text(path: str, options: LintOptions) -> str | None:
 def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolver, result: LintResult) -> None:
     from kvlint import suppress
 
-    text, read = _read(path, options, result)
+    text, read = _read(path, config, options, result)
     if read is None or read.skipped:
         return
     result.files.append(path)
@@ -126,8 +126,13 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolv
         result.findings.extend(_unused(path, outcome.unused))
 
 
-def _read(path: str, options: LintOptions, result: LintResult) -> tuple[str | None, ReadResult | None]:
-    """The file's text and what the readers found in it; (None, None) when it cannot be read at all."""
+def _read(path: str, config: Config, options: LintOptions,
+          result: LintResult) -> tuple[str | None, ReadResult | None]:
+    """The file's text and what the readers found in it; (None, None) when it cannot be read at all.
+
+    The configuration supplies values for variables the repository leaves to its deploy tooling
+    (`variables:`) and names YAML files to read as vLLM --config files (`vllm-config-files:`).
+    """
     from kvlint.launches import read_path
 
     try:
@@ -136,7 +141,8 @@ def _read(path: str, options: LintOptions, result: LintResult) -> tuple[str | No
         result.unreadable.append((path, f"cannot read: {exc.strerror or exc}"))
         return None, None
     try:
-        return text, read_path(path, text)
+        as_config = True if path != "-" and config.is_vllm_config(path) else None
+        return text, read_path(path, text, variables=config.variables or None, as_vllm_config=as_config)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not crash the hook; the file counts as unread
         result.unreadable.append((path, f"internal error while reading ({type(exc).__name__}: {exc}); please report it"))
         return text, None

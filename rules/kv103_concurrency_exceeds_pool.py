@@ -58,7 +58,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield check.rule.finding(
         ctx, message, where or c.primary(dep, "max_len"),
         related=[c.related(dep, "max_len", "the length every slot is sized for")],
-        fix=f"{c.flag(dep.engine, 'max_seqs')} {max(1, int(fit))}", estimated=b.kv_pool_estimated,
+        fix=_fix(ctx, declared, max(1, int(fit))), estimated=b.kv_pool_estimated,
         demand_tokens=demand, kv_tokens=b.kv_tokens, full_length_requests=round(fit, 2))
 
 
@@ -72,3 +72,10 @@ def _declaration(ctx: Context) -> tuple[str, Span | None]:
         return c.setting_name(dep.engine, "max_seqs"), c.span(dep, "max_seqs")
     load = dep.declared_load
     return (f"{load.source} target", load.span) if load is not None else ("declared concurrency", None)
+
+
+def _fix(ctx: Context, declared: str, fits: int) -> str:
+    """The declaration lowered to what fits, written where it was declared."""
+    if declared == c.setting_name(ctx.deployment.engine, "max_seqs"):
+        return f"{c.flag(ctx.deployment.engine, 'max_seqs')} {fits}"
+    return f"{declared.removesuffix(' target')}: {fits} (or more replicas)"

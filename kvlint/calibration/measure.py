@@ -37,7 +37,9 @@ def measure_non_kv(record: LogRecord, *, total_bytes: int | None = None, utiliza
     vLLM's requested memory comes from the log when printed, else ceil(total x util) from the log's
     total and utilization, else `requested_bytes` (what compute_budget derived for this GPU and version).
     """
-    if record.engine == "sglang":
+    from kvlint.engines import get_engine
+
+    if not get_engine(record.engine or "vllm").log.block_rows:  # SGLang: the pool from its fraction of pre-load
         return _measure_sglang(record, total_bytes)
     return _measure_vllm(record, total_bytes, utilization, requested_bytes)
 

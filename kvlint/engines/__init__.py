@@ -33,9 +33,3 @@ def get_engine(name: str) -> Engine:
 def all_engines() -> list[Engine]:
     return [get_engine(n) for n in ENGINE_NAMES]
 
-
-def engine_for_image(image: str | None) -> str | None:
-    """The engine an image starts with no command given (its entrypoint is the server), or None."""
-    if not image:
-        return None
-    return next((e.name for e in all_engines() if any(m in image for m in e.image_markers)), None)

@@ -42,6 +42,7 @@ class ArgSyntax:
     model_first_check: bool  # `serve --served-model-name x ... MODEL` is refused (vLLM)
     config_words: ConfigWords  # the argv words one `--config` YAML entry becomes
     config_after_model: bool  # --config words go after `serve MODEL` (vLLM) or before every CLI word (SGLang)
+    config_file_merged: bool  # readers merge a `--config FILE.yaml` beside the manifest into the launch
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class Engine(Protocol):
     title: str  # "vLLM", as messages write it
     flags_file: str  # package data file with its flag table
     image_markers: tuple[str, ...]  # image names whose entrypoint starts this engine's server
+    image_ships: tuple[str, ...]  # image names that carry the engine, whether or not the entry point starts it
     memory_view: str  # "torch" (cudaMemGetInfo total) | "nvidia-smi" (MiB as nvidia-smi prints)
     fp8_kv_dtype: str  # the spelling of fp8 KV the fix messages suggest
     refuses_unfit_request: bool  # refuses to start when one max-length request does not fit (KV101)

@@ -36,6 +36,7 @@ class Sglang(RoleTable):
     title = "SGLang"
     flags_file = "sglang_flags.json"
     image_markers: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
+    image_ships = ("lmsysorg/sglang", "sglang:", "/sglang")
     memory_view = "nvidia-smi"
     fp8_kv_dtype = "fp8_e4m3"
     refuses_unfit_request = False
@@ -54,7 +55,7 @@ class Sglang(RoleTable):
     syntax = ArgSyntax(
         positional_model="after-serve", optimization_level=False, human_int=units.sglang_human_int,
         count=units.sglang_human_int, model_first_check=False, config_words=sglang_config_words,
-        config_after_model=False,
+        config_after_model=False, config_file_merged=False,
         type_words={"human_int": "not a count SGLang reads (32768, 32k, 32M, 32Ki; suffixes are case-sensitive: "
                                  "k/M/G/T decimal, Ki/Mi/Gi/Ti binary)"})
     log = LogView(pool_gib=_pool, tokens=_tokens, weights_gib=_weights, prints_total_memory=False, block_rows=False)

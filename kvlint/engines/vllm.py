@@ -32,7 +32,9 @@ class Vllm(RoleTable):
     name = "vllm"
     title = "vLLM"
     flags_file = "vllm_flags.json"
-    image_markers = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")
+    image_markers = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")  # the entry point is the server
+    image_ships = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
+                   "modh/vllm", "opendatahub/vllm", "vllm-cuda")  # images that carry vLLM, entry point or not
     memory_view = "torch"
     fp8_kv_dtype = "fp8"
     refuses_unfit_request = True
@@ -52,7 +54,7 @@ class Vllm(RoleTable):
     syntax = ArgSyntax(
         positional_model="always", optimization_level=True, human_int=units.vllm_human_int,
         count=units.vllm_human_int_or_auto, model_first_check=True, config_words=vllm_config_words,
-        config_after_model=True,
+        config_after_model=True, config_file_merged=True,
         type_words={"human_int": "not a count vLLM reads (32768; 32k = 32,000; 32K = 32,768; decimals only with "
                                  "k/m/g/t)",
                     "human_int_or_auto": "not a count vLLM reads (32768, auto or -1; 32k = 32,000; 32K = 32,768; "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
+from kvlint.engines import get_engine
 from kvlint.flags.flag_table import flag_table
 from kvlint.flags.launch import detect_launch
 from kvlint.flags.parse import parse_args
@@ -35,7 +36,7 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
     """
     found = detect_launch(tokens)
     if found:
-        serve = found.engine == "sglang" and found.index > 0 and tokens[found.index - 1].text == "serve"
+        serve = _keeps_serve(found.engine) and found.index > 0 and tokens[found.index - 1].text == "serve"
         return found.engine, found.index - 1 if serve else found.index
     texts = [t.text for t in tokens]
     if len(texts) >= 3 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and texts[1] == "-m" and texts[2] in _WRAPPERS:
@@ -43,9 +44,14 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
     return None
 
 
+def _keeps_serve(engine: str) -> bool:
+    """`sglang serve MODEL`: the engine takes a positional model only after `serve`, so argv keeps it."""
+    return get_engine(engine).syntax.positional_model == "after-serve"
+
+
 def parse(engine: str, tokens: list[Token]) -> Parsed:
     """The engine's parse of a launch's argv; a leading `serve` (from `detect`) means `sglang serve`."""
-    start = 1 if engine == "sglang" and tokens and tokens[0].text == "serve" else 0
+    start = 1 if _keeps_serve(engine) and tokens and tokens[0].text == "serve" else 0
     p = parse_args(engine, tokens, start)
     errors = [e for e in p.errors if e not in p.value_errors]
     return Parsed(p.model, dict(p.settings), list(p.unknown), errors, list(p.invalid))

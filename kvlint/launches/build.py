@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kvlint.deployment import DeclaredLoad, Deployment, GpuOption, ModelAlias, NodeLabel, Setting
+from kvlint.engines import get_engine
 from kvlint.launches.argv import parse
 from kvlint.launches.env import Field
 from kvlint.launches.facts import is_path_like, model_aliases, path_alias
@@ -182,7 +183,8 @@ def _why(raw: str, missing: set[str], runtime: dict[str, str] | None = None) -> 
 def _entry_span(found: FoundLaunch) -> Span | None:
     """`sglang serve`: the argv keeps `serve` (it allows the positional model), the launch span covers it."""
     first = found.fields[0] if found.fields else None
-    if found.engine == "sglang" and first is not None and first.text == "serve" and found.entry_span and first.span:
+    keeps_serve = get_engine(found.engine).syntax.positional_model == "after-serve"
+    if keeps_serve and first is not None and first.text == "serve" and found.entry_span and first.span:
         from kvlint.flags.token_spans import join_spans
 
         return join_spans(found.entry_span, first.span)

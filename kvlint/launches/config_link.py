@@ -10,11 +10,13 @@ import os
 from dataclasses import replace
 
 from kvlint.deployment import Deployment
+from kvlint.engines import get_engine
 
 
 def merge_config_file(dep: Deployment) -> Deployment:
     cfg = dep.settings.get("config")
-    if dep.engine != "vllm" or cfg is None or not cfg.resolved or not str(cfg.value).endswith((".yaml", ".yml")):
+    if not get_engine(dep.engine).syntax.config_file_merged or cfg is None or not cfg.resolved \
+            or not str(cfg.value).endswith((".yaml", ".yml")):
         return dep
     target = os.path.join(os.path.dirname(dep.path), str(cfg.value))
     if dep.path == "-" or not os.path.isfile(target):
@@ -22,7 +24,7 @@ def merge_config_file(dep: Deployment) -> Deployment:
         return replace(dep, notes=dep.notes + (note,))
     from kvlint.launches import read_path
 
-    found = [d for d in read_path(target, as_vllm_config=True).deployments if d.engine == "vllm"]
+    found = [d for d in read_path(target, as_vllm_config=True).deployments if d.engine == dep.engine]
     if not found:
         return replace(dep, notes=dep.notes + (f"--config {cfg.value} holds no vLLM settings kvlint can read",))
     file_dep = found[0]

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from kvlint.launches.argv import detect
 from kvlint.launches.docker_run import RUNNERS, is_run
 from kvlint.launches.env import Field, Positional, expand_word, with_supplied
-from kvlint.launches.images import IMAGES
 from kvlint.sources.shell import Word, tokenize
 from kvlint.sources.text import Mapped
 from kvlint.span import Span
@@ -27,7 +26,6 @@ _SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-
 # image args that replace its entry point
 _NOT_ENGINE_ARGS = {"bash", "sh", "python", "python3", "vllm", "sglang", "ray", "sleep", "exec"}
 MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
-VLLM_IMAGES = IMAGES[0].entrypoint  # kept for callers that test an image for vLLM's entry point
 _USES_POSITIONAL = re.compile(r"\$[@*]|\$\{[@*]\}")
 
 

@@ -72,6 +72,8 @@ def sglang_pool_check(record: LogRecord, cell_bytes: int | None, page_size: int 
 def run_checks(record: LogRecord, cell_bytes: int | None, block_size: int | None, *,
                uniform: bool = True, page_size: int = 1) -> list[Check]:
     """The checks for this log's engine; cell_bytes None (model unknown, or hybrid) leaves (b)/(c) n/a."""
-    if record.engine == "sglang":
+    from kvlint.engines import get_engine
+
+    if not get_engine(record.engine or "vllm").log.block_rows:  # a token pool: the seed's check (c)
         return [sglang_pool_check(record, cell_bytes if uniform else None, page_size)]
     return [concurrency_check(record, uniform), pool_check(record, cell_bytes if uniform else None, block_size)]

@@ -15,6 +15,8 @@ from typing import Any
 
 from kvlint.budget import Budget
 from kvlint.calibration.measure import Measurement, measure_non_kv
+from kvlint.engines import get_engine
+from kvlint.engines.base import LogView
 from kvlint.errors import KvlintError
 from kvlint.logs.checks import GIB_ROUNDING, Check, run_checks
 from kvlint.logs.record import GIB, LogRecord
@@ -97,25 +99,20 @@ def _gib(n: int | float | None) -> float | None:
     return None if n is None else round(n / GIB, 2)
 
 
-def _logged_pool(record: LogRecord) -> float | None:
-    """The pool the log shows: vLLM's available KV (GiB); SGLang's K + V buffers (GB = GiB)."""
-    if record.engine != "sglang":
-        return record.available_kv_gib
-    if record.k_size_gb is not None and record.v_size_gb is not None:
-        return round(record.k_size_gb + record.v_size_gb, 2)
-    return record.kv_size_gb
+def _log_view(record: LogRecord) -> LogView:
+    """How this log's engine prints its pool (a log that names no engine reads as vLLM's)."""
+    return get_engine(record.engine or "vllm").log
 
 
 def _full_rows(record: LogRecord, b: Budget, measured: Measurement | None) -> tuple[Row, ...]:
-    sglang = b.engine == "sglang"
+    view = get_engine(b.engine).log
     rows = [
-        Row("weights", "GiB", _gib(b.weights_bytes),
-            record.weights_mem_usage_gb if sglang else record.model_loading_gib),
+        Row("weights", "GiB", _gib(b.weights_bytes), view.weights_gib(record)),
         Row("non-KV", "GiB", _gib(b.non_kv_bytes), _gib(measured.non_kv_bytes) if measured else None),
-        Row("KV pool", "GiB", _gib(b.kv_pool_bytes), _logged_pool(record)),
-        Row("tokens", "tokens", b.kv_tokens, record.max_total_num_tokens if sglang else record.kv_tokens),
+        Row("KV pool", "GiB", _gib(b.kv_pool_bytes), _log_view(record).pool_gib(record)),
+        Row("tokens", "tokens", b.kv_tokens, view.tokens(record)),
     ]
-    if not sglang:
+    if view.block_rows:
         rows.insert(0, Row("requested", "GiB", _gib(b.requested_bytes) if b.requested_bytes else None,
                            record.requested_memory_gib))
         rows.insert(4, Row("blocks", "blocks", b.num_blocks, record.num_gpu_blocks))
@@ -132,7 +129,7 @@ BudgetFn = Callable[[Mapping[str, Any]], Budget]
 def _pooled(record: LogRecord, settings: Mapping[str, Any], budget_fn: BudgetFn) -> tuple[tuple[Row, ...], bool | None]:
     """Predict with the logged pool, at its rounding bounds, and see whether the logged tokens fall inside."""
     avail = record.available_kv_bytes
-    if avail is None or avail <= 0 or record.engine == "sglang":
+    if avail is None or avail <= 0 or not _log_view(record).block_rows:
         return (), None
     bounds = []
     for pool in (avail - int(GIB_ROUNDING), avail, avail + int(GIB_ROUNDING)):

@@ -89,8 +89,7 @@ spec:
     (tmp_path / ".kvlint.yaml").write_text('node-labels:\n  "cloud.google.com/gke-nodepool=a100-pool": A100-80GB\n')
     (tmp_path / "d.yaml").write_text(manifest)
     [dep] = read_path(str(tmp_path / "d.yaml")).deployments
-    if not dep.node_labels:  # the readers fill node_labels; without them the map has nothing to match
-        return
+    assert [(lab.key, lab.value) for lab in dep.node_labels] == [("cloud.google.com/gke-nodepool", "a100-pool")]
     r = Resolver().resolve(dep, ConfigCache(None).for_file(str(tmp_path / "d.yaml")))
     assert (r.gpu.source, r.gpu.gpu.id) == ("fleet", "A100-SXM-80GB")
 
@@ -110,3 +109,43 @@ def test_json_deployments_validate_against_the_published_schema(tmp_path, capsys
                      ("skipped", None, "unresolved-model")]
     assert doc["capacity"] == {"launches": 3, "evaluated": 1, "against_catalogue": 1, "skipped": 2,
                                "skipped_by": {"unknown-model": 1, "unresolved-model": 1}}
+
+
+def test_an_application_config_with_engine_like_keys_is_not_a_vllm_config(tmp_path):
+    path = FIXTURES / "resolve" / "appconfig" / "serving_config.yaml"
+    result = lint([str(path)], LintOptions())
+    assert [f.code for f in result.findings] == [] and result.launches == []  # was: 6 KV004 errors, exit 1
+
+
+def test_configuration_can_name_vllm_config_files_and_give_variable_values(tmp_path):
+    import shutil
+
+    (tmp_path / ".git").mkdir()
+    shutil.copy(FIXTURES / "resolve" / "appconfig" / "serving_config.yaml", tmp_path / "engine.yaml")
+    (tmp_path / ".kvlint.yaml").write_text("vllm-config-files: [engine.yaml]\nvariables: {PARALLELISM_SIZE: 8}\n")
+    named = lint([str(tmp_path / "engine.yaml")], LintOptions(select=("KV004",)))
+    flagged = sorted(f.message.split(" ")[2].rstrip(":") for f in named.findings)
+    assert flagged == ["--cors_allow_origins", "--temperature", "--top_p"]  # read as vLLM would read it
+    shutil.copy(FIXTURES / "resolve" / "sglang_unresolved_tp.yaml", tmp_path / "sts.yaml")
+    result = lint([str(tmp_path / "sts.yaml")], LintOptions())
+    [status] = result.launches
+    assert status.capacity == "evaluated" and status.unresolved == ()
+    assert not {f.code for f in result.findings} & {"KV204"}  # 8 GPUs for --tp-size 8
+
+
+SKY = """resources:
+  accelerators: {L4: 1, A100-80GB: 1}
+run: |
+  vllm serve Qwen/Qwen3-14B --max-model-len 16384
+"""
+
+
+def test_each_candidate_gpu_is_tried_and_the_one_that_cannot_start_it_is_reported(tmp_path):
+    (tmp_path / "task.yaml").write_text(SKY)
+    result = lint([str(tmp_path / "task.yaml")], LintOptions(select=("KV108",)))
+    [status] = result.launches
+    assert status.gpu_source in ("candidates", "manifest") and status.sweep is not None
+    verdicts = {v.gpu: v.starts for v in status.sweep.cards}
+    assert verdicts == {"L4-24GB": False, "A100-SXM-80GB": True}
+    [f] = result.findings
+    assert f.severity.name == "WARNING" and "does not start on L4-24GB" in f.message and "fine on A100" in f.message

@@ -9,6 +9,7 @@ in a ConfigMap's `templates.yaml`, as a bare list file, or one `kind: ModelDeplo
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
+from kvlint.engines import ENGINE_NAMES, get_engine
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts
 from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, text
@@ -16,11 +17,6 @@ from kvlint.launches.env import Field
 from kvlint.launches.images import shipped_engine
 from kvlint.sources.yaml import YamlFile, YNode
 
-# Per-engine spellings of the structured fields (the lead's engine records can take this table over).
-PARALLEL_FLAGS = {
-    "vllm": {"tp": "--tensor-parallel-size", "pp": "--pipeline-parallel-size", "dp": "--data-parallel-size"},
-    "sglang": {"tp": "--tp-size", "pp": "--pp-size", "dp": "--dp-size"},
-}
 _DTYPES = {"bf16": "bfloat16", "bfloat16": "bfloat16", "fp16": "float16", "float16": "float16", "half": "float16",
            "fp32": "float32", "float32": "float32"}
 
@@ -58,7 +54,7 @@ def _template(yf: YamlFile, item: YNode, name: str = "") -> list[Deployment]:
     engine_node = spec.path("engine", "type") if spec is not None else None
     image = spec.path("engine", "image") if spec is not None else None
     declared = (text(engine_node) or "").lower()
-    engine = declared if declared in PARALLEL_FLAGS else shipped_engine(text(image)) if not declared else None
+    engine = declared if declared in ENGINE_NAMES else shipped_engine(text(image)) if not declared else None
     if spec is None or engine is None:
         return []  # a `mock` engine (CI templates) starts no vLLM or SGLang
     uri = spec.path("model_source", "uri")
@@ -73,7 +69,8 @@ def _template(yf: YamlFile, item: YNode, name: str = "") -> list[Deployment]:
 
 def _parallelism(engine: str, node: YNode | None) -> list[Field]:
     out: list[Field] = []
-    for key, flag in PARALLEL_FLAGS[engine].items():
+    for key in ("tp", "pp", "dp"):  # AIBrix's parallelism keys are the engine records' roles
+        flag = get_engine(engine).flag(key)
         val = node.get(key) if node is not None and node.is_map else None
         if g.to_int(val) and val is not None:
             out += [Field(flag, val.span), Field(val.text, val.span)]

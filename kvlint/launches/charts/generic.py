@@ -7,6 +7,7 @@ from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
+from kvlint.launches.images import shipped_engine
 from kvlint.sources.yaml import YamlFile, YNode
 
 KV_KEYS = {"maxModelLen", "tensorParallelSize", "pipelineParallelSize", "gpuMemoryUtilization", "maxNumSeqs", "contextLength", "memFractionStatic"}
@@ -28,7 +29,7 @@ def matches(doc: YNode) -> bool:
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     repo, tag = text(doc.path("image", "repository")), text(doc.path("image", "tag"))
     image = f"{repo}:{tag}" if repo and tag else repo
-    engine = "sglang" if image and "sglang" in image else "vllm"
+    engine = shipped_engine(image) or "vllm"  # production-stack-like values default to vLLM
     scalars = {k for k, _, v in doc.pairs() if v.is_scalar and k in KV_KEYS}
     flat = YNode("map", doc.span, doc.start, doc.end, items=tuple((kn, v) for kn, v in doc.items if kn.is_scalar and kn.text in scalars))
     fields = model_fields(engine, _model(doc)) + key_fields(engine, flat)
