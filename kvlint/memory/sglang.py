@@ -72,7 +72,7 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
     if user is not None:
         return user, cps, max_bs
     if gpu_mib is None:
-        return ver.fallback_mem_fraction, cps, max_bs
+        return _vlm_adjusted(ver.fallback_mem_fraction, model, steps), cps, max_bs
     graphs = not setting(settings, "disable_cuda_graph", False)
     activation = max(cps, 2048) if cps > 0 else max(int_setting(settings, "max_prefill_tokens", 16384), 2048)
     reserved = 512 + 1.5 * activation + tp * pp / 8 * 1024
@@ -81,7 +81,7 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
     if attn_dp > 1 and graphs:
         graph += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
     if ver.prefill_graph_reserve and graphs and pp == 1 and int_setting(settings, "dcp_size", 1) == 1:
-        graph += 1536 if model.is_mla else 8 * prefill_graph_sizes(min(8192, cps) if model.is_mla else cps)
+        graph += 1536 if model.is_mla else 8 * prefill_graph_sizes(prefill_graph_max_bs(settings, model, cps))
     reserved += graph
     if gpu_mib > 60 * 1024:
         reserved = max(reserved, 10240)
@@ -89,21 +89,40 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
     steps.add("reserved (MB)", f"512 + 1.5 x {activation} + tp*pp/8 x 1024 + graphs {graph:g}; floor 10240 above "
               "60 GB", reserved, "MiB")
     steps.add("mem_fraction_static", f"round(({gpu_mib} - {reserved:g}) / {gpu_mib}, 3)", mfs)
+    return _vlm_adjusted(mfs, model, steps), cps, max_bs
+
+
+def prefill_graph_max_bs(settings: Mapping[str, Any], model: ModelSpec, cps: int) -> int:
+    """Largest breakable prefill graph: chunked_prefill_size, capped by --max-total-tokens and, for a model path
+    containing "llama-2", at 4096 (memory_hook.py)."""
+    max_bs = cps
+    cap = int_setting(settings, "max_total_tokens")
+    if cap is not None:
+        max_bs = min(max_bs, cap)
+    if "llama-2" in model.model_id.lower():
+        max_bs = min(max_bs, 4096)
+    return max_bs
+
+
+def _vlm_adjusted(mfs: float, model: ModelSpec, steps: Steps) -> float:
+    """A multimodal model scales the fraction by its ViT size, also when the GPU size is unknown (0.95 fallback)."""
     factor = vision_factor(model)
-    if factor != 1.0:
-        mfs *= factor
-        steps.add("mem_fraction_static (VLM)", f"x 0.95 x clamp(1 - 0.1 x (ViT size / ViT-L - 1)) = x {factor:.4f}",
-                  mfs)
-    return mfs, cps, max_bs
+    if factor == 1.0:
+        return mfs
+    steps.add("mem_fraction_static (VLM)", f"x 0.95 x clamp(1 - 0.1 x (ViT size / ViT-L - 1)) = x {factor:.4f}",
+              mfs * factor)
+    return mfs * factor
 
 
 def vision_factor(model: ModelSpec) -> float:
-    """Multimodal models keep more headroom for the vision tower's activations, scaled by its size (engines.md 3.1)."""
+    """Multimodal models keep more headroom for the vision tower's activations, scaled by its size
+    (memory_hook.py adjust_mem_fraction_for_vlm: vision_config.num_hidden_layers, default 24, and hidden_size,
+    default 1024; a `depth` key is not read)."""
     vision = model.raw.get("vision_config") if model.is_multimodal else None
     if not isinstance(vision, dict):
         return 1.0
-    layers = vision.get("depth") or vision.get("num_hidden_layers") or 24
-    hidden = vision.get("hidden_size") or vision.get("embed_dim") or 1024
+    layers = vision.get("num_hidden_layers", 24)
+    hidden = vision.get("hidden_size", 1024)
     scale = 1 - 0.1 * (layers * hidden**2 / (24 * 1024**2) - 1)
     return 0.95 * min(max(scale, 0.8), 1.05)
 
@@ -132,6 +151,15 @@ def per_token(model: ModelSpec, layer, attn_tp: int, dcp: int, size: float, kv_n
     return heads * (layer.head_dim_k + layer.head_dim_v) * size
 
 
+def mxfp8_scale_bytes(layers: list, attn_tp: int, dcp: int, kv_name: str) -> int:
+    """mxfp8 keeps one scale byte per 32 elements: n x (head_dim + v_head_dim) x layers // 32 per token."""
+    if kv_name != "mxfp8":
+        return 0
+    elements = sum(max(1, ly.num_kv_heads // max(attn_tp // dcp, 1)) * (ly.head_dim_k + ly.head_dim_v)
+                   for ly in layers if ly.kind != MLA)
+    return elements // 32
+
+
 def is_hybrid_swa(model: ModelSpec, settings: Mapping[str, Any]) -> bool:
     if setting(settings, "disable_hybrid_swa_memory", False):
         return False
@@ -158,6 +186,7 @@ def pool_tokens(model, settings, layers, attn_tp, dcp, size, kv_name, available,
                   "tokens")
         return tokens, math.ceil(cell)
     cell = math.ceil(sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn))
+    cell += mxfp8_scale_bytes(attn, attn_tp, dcp, kv_name)
     return page_align(available // cell, page), cell
 
 

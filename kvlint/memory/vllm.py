@@ -215,13 +215,25 @@ def align_mamba(specs: dict[LayerKey, KVSpec], block_size: int) -> tuple[dict[La
     return out, block
 
 
+def mamba_blocks(settings: Mapping[str, Any], ver: VllmVersion, spec_tokens: int, steps: Steps) -> int:
+    """Blocks one request's Mamba state holds: 1 (+ speculative) without prefix caching; in "align" mode
+    (prefix caching on, the default for generative hybrids from 0.33) 2 + speculative + prefill checkpoint."""
+    caching = setting(settings, "enable_prefix_caching", ver.hybrid_prefix_caching)
+    if not caching:
+        return 1 + spec_tokens
+    blocks = 2 + spec_tokens + ver.mamba_checkpoint_blocks
+    steps.add("Mamba state blocks", f"prefix caching on: mamba_cache_mode align, 2 + {spec_tokens} speculative + "
+              f"{ver.mamba_checkpoint_blocks} prefill checkpoint per request", blocks, "blocks")
+    return blocks
+
+
 def build_specs(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, block: int, kvd: KVDtype,
-                steps: Steps) -> tuple[dict[LayerKey, KVSpec], int]:
+                steps: Steps, ver: VllmVersion) -> tuple[dict[LayerKey, KVSpec], int]:
     specs = layer_specs(model, tp=par.tp, dcp=par.dcp, block_size=block, dtype=kvd)
     specs.update(indexer_specs(model, block_size=block))
     if any(s.kind == MAMBA for s in specs.values()):
-        if setting(settings, "enable_prefix_caching", False):
-            specs = {k: replace(s, mamba_blocks=2) if s.kind == MAMBA else s for k, s in specs.items()}
+        held = mamba_blocks(settings, ver, 0, steps)
+        specs = {k: replace(s, mamba_blocks=held) if s.kind == MAMBA else s for k, s in specs.items()}
         specs, aligned = align_mamba(specs, block)
         if aligned != block:
             steps.add("attention block size", "raised so one attention page >= one Mamba state page", aligned, "tokens")
@@ -430,7 +442,7 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     length, auto = max_model_len(settings, model)
     mns, mnbt = batch_defaults(settings, facts, ver, length)
     specs, block = build_specs(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name),
-                               kvd, steps)
+                               kvd, steps, ver)
     groups = kv_groups(specs, hybrid_manager=hybrid_manager(settings, model, ver, steps))
     check_dcp_groups(groups, par.dcp)
     batches = par.pp + 1 if setting(settings, "async_scheduling", True) is not False else par.pp
