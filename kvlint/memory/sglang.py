@@ -80,7 +80,8 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
     attn_dp = int_setting(settings, "attn_dp_size", 1)
     if attn_dp > 1 and graphs:
         graph += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
-    if ver.prefill_graph_reserve and graphs and pp == 1 and int_setting(settings, "dcp_size", 1) == 1:
+    if ver.prefill_graph_reserve and graphs and pp == 1 and int_setting(settings, "dcp_size", 1) == 1 \
+            and prefill_graphs_allowed(model):
         graph += 1536 if model.is_mla else 8 * prefill_graph_sizes(prefill_graph_max_bs(settings, model, cps))
     reserved += graph
     if gpu_mib > 60 * 1024:
@@ -90,6 +91,25 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
               "60 GB", reserved, "MiB")
     steps.add("mem_fraction_static", f"round(({gpu_mib} - {reserved:g}) / {gpu_mib}, 3)", mfs)
     return _vlm_adjusted(mfs, model, steps), cps, max_bs
+
+
+# cuda_graph_hook.py disables breakable prefill graphs for multimodal models except these (configs/model_config.py
+# multimodal_breakable_cuda_graph_supported_model_archs, 0.5.23).
+BCG_MULTIMODAL_ARCHS = ("MiniMaxM3SparseForConditionalGeneration", "Cohere2VisionForConditionalGeneration",
+                        "Glm5NextForConditionalGeneration", "InternS2MobiusForConditionalGeneration",
+                        "PaddleOCRVLForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
+                        "Qwen3_5MoeForConditionalGeneration", "Qwen4ExpForConditionalGeneration",
+                        "MuseGlimmerForConditionalGeneration", "MuseSparkForConditionalGeneration",
+                        "KimiK3ForConditionalGeneration", "KimiK25ForConditionalGeneration",
+                        "MiniMaxM3SparseForCausalLM")
+
+
+def prefill_graphs_allowed(model: ModelSpec) -> bool:
+    """Multimodal prefill replay faults under breakable graphs, so SGLang turns them off outside its allowlist
+    (and for DeepSeek-V4, whose capture pool OOMs)."""
+    if model.architecture.startswith("DeepseekV4"):
+        return False
+    return not model.is_multimodal or model.architecture in BCG_MULTIMODAL_ARCHS
 
 
 def prefill_graph_max_bs(settings: Mapping[str, Any], model: ModelSpec, cps: int) -> int:

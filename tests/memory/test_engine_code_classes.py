@@ -152,3 +152,11 @@ def test_sglang_llama2_prefill_graph_cap_and_mxfp8_scales():
     mx = compute_budget("sglang", spec, {"kv_cache_dtype": "mxfp8"}, None, version="0.5.23",
                         gpu_memory_bytes=80 * GIB, weights_bytes=16 * GIB)
     assert mx.kv_bytes_per_token - fp8.kv_bytes_per_token == 8 * 256 * 36 // 32
+
+
+def test_sglang_multimodal_models_reserve_no_prefill_graphs():
+    """cuda_graph_hook.py turns breakable prefill graphs off for multimodal models outside its allowlist, so
+    their 8 MB per captured size is not reserved: Gemma-3-4B (a VLM) at TP 2 on 95,830 MiB gets 0.780554."""
+    b = compute_budget("sglang", resolve_model("google/gemma-3-4b-it"), {"tp_size": 2}, None, version="0.5.23",
+                       gpu_memory_bytes=95830 * 2**20, weights_bytes=0)
+    assert round(b.mem_fraction_static, 6) == 0.780554
