@@ -59,7 +59,8 @@ def kv_layers(model: ModelSpec) -> int:
 
 
 def vllm_non_kv(model: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: int, tp: int, pp: int,
-                layers_on_rank: int, cudagraphs: bool, blackwell: bool = False) -> NonKV:
+                layers_on_rank: int, cudagraphs: bool, blackwell: bool = False, spec_tokens: int = 0,
+                extra: tuple[tuple[str, int, str], ...] = ()) -> NonKV:
     c = coefficients()["vllm"]
     act = max_num_batched_tokens * model.hidden_size * c["activation_bytes_per_token_per_hidden"]
     sampler = max_num_seqs * model.vocab_size * c["sampler_bytes_per_seq_per_vocab"]
@@ -73,10 +74,11 @@ def vllm_non_kv(model: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: 
     if multi:
         parts.append(("collectives", c["collective_bytes_multi_gpu"], "NCCL / all-reduce buffers (tp*pp > 1)"))
     if cudagraphs:
-        n = len(capture_sizes(max_num_seqs, max_num_batched_tokens, blackwell=blackwell))
+        n = len(capture_sizes(max_num_seqs, max_num_batched_tokens, spec_tokens=spec_tokens, blackwell=blackwell))
         graphs = layers_on_rank * c["cudagraph_bytes_per_layer"] * n // c["cudagraph_reference_sizes"]
         graphs += c["cudagraph_bytes_multi_gpu"] if multi else 0
         parts.append(("CUDA graphs", graphs, f"{layers_on_rank} layers x {n} capture sizes"))
+    parts.extend(extra)
     return NonKV(sum(p[1] for p in parts), tuple(parts))
 
 

@@ -32,6 +32,7 @@ from kvlint.memory.common import (
     setting,
     start_steps,
 )
+from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm_reservation, sglang_speculative
 from kvlint.memory.versions import SglangVersion, sglang_version
 from kvlint.memory.vllm_planning import layers_of_stage
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, ModelSpec
@@ -191,7 +192,8 @@ def page_align(n: int, page: int) -> int:
     return n // page * page
 
 
-def pool_tokens(model, settings, layers, attn_tp, dcp, size, kv_name, available, page, steps) -> tuple[int, int]:
+def pool_tokens(model: ModelSpec, settings: Mapping[str, Any], layers: Any, attn_tp: int, dcp: int, size: float,
+                kv_name: str, available: int, page: int, steps: Steps, draft_layers: int = 0) -> tuple[int, int]:
     """(max_total_num_tokens, cell bytes) for the default or hybrid-SWA configurator."""
     attn = [model.layers[i] for i in layers if model.layers[i].kind in (FULL, SLIDING, CHUNKED, MLA)]
     if not attn:
@@ -207,10 +209,16 @@ def pool_tokens(model, settings, layers, attn_tp, dcp, size, kv_name, available,
         return tokens, math.ceil(cell)
     cell = math.ceil(sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn))
     cell += mxfp8_scale_bytes(attn, attn_tp, dcp, kv_name)
+    if draft_layers:  # EAGLE / NEXTN: the draft shares the target's per-layer KV size (pool_configurator.py)
+        draft = int(cell * draft_layers / len(attn))
+        steps.add("speculative draft KV", f"int(cell {cell} x {draft_layers} draft layers / {len(attn)} layers)",
+                  draft, "B")
+        cell += draft
     return page_align(available // cell, page), cell
 
 
-def tokens_for_pool(model: ModelSpec, available_bytes: int, settings: Mapping[str, Any] | None = None) -> tuple[int, int]:
+def tokens_for_pool(model: ModelSpec, available_bytes: int,
+                    settings: Mapping[str, Any] | None = None) -> tuple[int, int]:
     """(max_total_num_tokens, cell size) SGLang would derive from a given pool (no memory model involved)."""
     settings = settings or {}
     tp, attn_dp = int_setting(settings, "tp_size", 1), int_setting(settings, "attn_dp_size", 1)
@@ -244,16 +252,31 @@ def parallel_sizes(settings: Mapping[str, Any]) -> tuple[tuple[int, int, int, in
     return (tp, pp, dp, dcp, attn_dp), settings
 
 
-def rank_pool(model, settings, rank, sizes, dtype, kv, page, budget, weights_bytes, steps) -> tuple[int, int, int, int]:
-    """(tokens, cell, weights, pool bytes) on one PP rank: its own weights and its own layers."""
+def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: tuple[int, int, int, int], dtype: str,
+              kv: tuple[str, float], page: int, budget: float, weights_bytes: int | None, steps: Steps,
+              spec: Speculative | None = None) -> tuple[int, int, int, int]:
+    """(tokens, cell, weights, pool bytes) on one PP rank: its own weights, layers and state pools."""
     tp, pp, dcp, attn_dp = sizes
     weights = weights_bytes if weights_bytes is not None else model_weights(
         model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=1, dtype=dtype,
         quantization=setting(settings, "quantization"))
-    rest = int(budget - weights)
-    tokens, cell = pool_tokens(model, settings, layers_of_stage(model.num_layers, pp, rank), tp // attn_dp, dcp,
-                               kv[1], kv[0], max(rest, 0), page, steps)
+    rest = int(budget - weights - sglang_mm_reservation(model))
+    layers = layers_of_stage(model.num_layers, pp, rank)
+    mamba = sglang_mamba_pool(model, settings, tp // attn_dp, attn_dp, max(rest, 0), 4 if dtype == "float32" else 2,
+                              max_stage_mamba_layers(model, pp))
+    if mamba is not None:
+        rest -= mamba.pool_bytes
+        if rank == 0:
+            steps.add("Mamba state pool", mamba.how, mamba.pool_bytes, "B")
+    tokens, cell = pool_tokens(model, settings, layers, tp // attn_dp, dcp, kv[1], kv[0], max(rest, 0), page, steps,
+                               spec.draft_layers if spec else 0)
     return tokens, cell, int(weights), rest
+
+
+def max_stage_mamba_layers(model: ModelSpec, pp: int) -> int:
+    """Every PP rank charges the largest stage's share of Mamba layers (so all ranks derive one pool)."""
+    return max(sum(1 for i in layers_of_stage(model.num_layers, pp, r) if model.layers[i].kind == "mamba")
+               for r in range(pp))
 
 
 def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
@@ -263,10 +286,15 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     ver = resolved.record
     steps, facts = start_steps("sglang", resolved, gpu, gpu_memory_bytes)
     (tp, pp, dp, dcp, attn_dp), settings = parallel_sizes(settings)
-    if any(layer.kind == "mamba" for layer in model.layers):
-        steps.note("Mamba/linear-attention state pool is not subtracted: SGLang's KV pool will be smaller")
-    if setting(settings, "speculative_algorithm"):
-        steps.note("speculative decoding: draft weights and draft KV layers are not modelled")
+    spec = sglang_speculative(settings, model)
+    if spec is not None:
+        steps.add("speculative decoding", f"{spec.method}: {spec.source}", spec.draft_layers, "layers",
+                  estimated=not spec.exact)
+        steps.note("speculative decoding: the draft's weights are not counted" + ("" if spec.exact else
+                   f"; {spec.source}"))
+    if model.is_multimodal:
+        steps.add("multimodal cache", "SGLANG_VLM_CACHE_SIZE_MB default, taken from the rest memory",
+                  sglang_mm_reservation(model), "B")
     mfs, cps, max_bs = mem_fraction(settings, model, facts.memory_mib, ver, steps)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
     kv_name, size = kv_dtype_bytes(setting(settings, "kv_cache_dtype"), model, dtype)
@@ -276,7 +304,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     pre_load = facts.total_bytes - nonkv.sglang_context(tp, pp)
     other = nonkv.sglang_pre_pool() if non_kv_bytes is None else int(non_kv_bytes)
     ranks = [rank_pool(model, settings, rank, (tp, pp, dcp, attn_dp), dtype, (kv_name, size), page,
-                       pre_load - other - pre_load * (1 - mfs), weights_bytes, steps) for rank in range(pp)]
+                       pre_load - other - pre_load * (1 - mfs), weights_bytes, steps, spec) for rank in range(pp)]
     tokens, cell, weights, rest = min(ranks)
     cap = int_setting(settings, "max_total_tokens")
     if cap is not None and cap < tokens:
@@ -323,7 +351,8 @@ def _log(steps, facts, pre_load, weights, other, mfs, rest, cell, tokens, page, 
     steps.add("pre-load free", "total - CUDA context (+ NCCL)", pre_load, "B", estimated=True)
     steps.add("weights per rank", "weights model", weights, "B")
     steps.add("pre-pool allocations", "buffers allocated before the pool is sized", other, "B", estimated=user is None)
-    steps.add("reserve", f"pre-load x (1 - {round(mfs, 3):g}) for activations and CUDA graphs", int(pre_load * (1 - mfs)), "B")
+    steps.add("reserve", f"pre-load x (1 - {round(mfs, 3):g}) for activations and CUDA graphs",
+              int(pre_load * (1 - mfs)), "B")
     steps.add("KV pool", f"pre-load - weights - pre-pool - reserve = {gib(rest)}", rest, "B", estimated=True)
     steps.add("cell size", "per-rank bytes per token over all layers", cell, "B")
     steps.add("max_total_num_tokens", f"(pool // cell) // page {page} x page", tokens, "tokens")
