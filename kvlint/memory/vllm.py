@@ -333,7 +333,8 @@ def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Ste
     est = nonkv.vllm_non_kv(inp.model, max_num_seqs=inp.mns, max_num_batched_tokens=inp.mnbt, tp=inp.par.tp,
                             pp=inp.par.pp, layers_on_rank=len({k[0] for k in layers}) or inp.model.num_layers,
                             cudagraphs=inp.cudagraphs, blackwell=inp.blackwell,
-                            spec_tokens=inp.spec.num_tokens if inp.spec else 0, extra=inp.reserved)
+                            spec_tokens=inp.spec.num_tokens if inp.spec else 0, extra=inp.reserved,
+                            collectives=inp.ver.collectives_profiled)
     if rank == 0:
         for name, value, how in est.parts:
             steps.add(f"non-KV: {name}", how, value, "B", estimated=True)
