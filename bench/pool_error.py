@@ -108,7 +108,7 @@ def main(shared: Path) -> int:
     print(summary("fitted on (vLLM 0.19 H100 planner sweep)", [r for r in rows if r[4]]))
     print(summary("held out", [r for r in rows if not r[4]]))
     print("\nworst five:")
-    for ident, logged, pred, err, _, weights, case in sorted(rows, key=lambda r: -abs(r[3]))[:5]:
+    for ident, _logged, _pred, err, _, weights, case in sorted(rows, key=lambda r: -abs(r[3]))[:5]:
         print(f"  {ident}: {err:+.2f} GiB ({cause(case, weights, err)})")
     print("\nrefusals (logged failures from memory):")
     for ident, kind, refuses, pool in refusals:
