@@ -1,9 +1,11 @@
 """How far kvlint's pool estimate (GPU + flags alone) lands from the pool real engines logged.
 
-For every vLLM start-up in shared/logs/cases.json that logs `Available KV cache memory` and whose model
-config is readable, predict the pool from the GPU, the flags and the engine version only (weights from
-kvlint.models.weights, non-KV from kvlint.memory.nonkv), and print the error per case plus the median
-absolute error. Usage: python bench/pool_error.py [path/to/shared]
+For every vLLM start-up in shared/logs/cases.json that logs `Available KV cache memory` (or fails for lack of
+KV memory) and whose model config is readable, predict the pool from the GPU, the flags and the engine version
+only (weights from kvlint.models.weights, non-KV from kvlint.memory.nonkv), and print the error per case, the
+median and p90 absolute error on the fitted and the held-out cases, the worst five with the weights / non-KV
+split of their error, and whether each logged refusal is predicted as one.
+Usage: python bench/pool_error.py [path/to/shared]
 """
 
 from __future__ import annotations
@@ -33,10 +35,11 @@ def gpu_for(case):
     return None
 
 
-def predict(case, shared):
+def predict_budget(case, shared):
+    """(pool bytes, why not, Budget) from the GPU, the flags and the version only."""
     model = load_model(shared, case)
     if model is None:
-        return None, "no config"
+        return None, "no config", None
     settings = vllm_settings(case)
     quant = str(case.get("quantization") or "").lower()
     if model_id(case) in SAME_SHAPES and ("fp8" in quant or "compressed" in quant):
@@ -44,32 +47,73 @@ def predict(case, shared):
     gpu = gpu_for(case)
     total = int(case["total_gpu_memory_gib"] * GIB) if case.get("total_gpu_memory_gib") else None
     if gpu is None and total is None:
-        return None, f"GPU {case['gpu']!r} not identifiable"
+        return None, f"GPU {case['gpu']!r} not identifiable", None
     try:
         b = compute_budget("vllm", model, settings, gpu, version=version_of(case), gpu_memory_bytes=total)
     except KvlintError as exc:
-        return None, str(exc)
-    return b.requested_bytes - b.weights_bytes - b.non_kv_bytes, ""
+        return None, str(exc), None
+    return b.requested_bytes - b.weights_bytes - b.non_kv_bytes, "", b
+
+
+FIT_GROUP = "committed-log-sweep"  # the vLLM 0.19 H100 planner sweep the coefficients were fitted on
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def cause(case, b_weights: float, pool_err: float) -> str:
+    """Split an error into its weights part (logged model loading) and the rest (non-KV), where the log allows."""
+    loaded = case.get("model_loading_gib")
+    if loaded is None:
+        return "no weights figure in the log"
+    weights_err = loaded - b_weights
+    return f"weights {weights_err:+.2f} GiB (kvlint under-counts when +), non-KV {pool_err - weights_err:+.2f} GiB"
+
+
+def summary(name: str, rows: list) -> str:
+    errors = [abs(r[3]) for r in rows]
+    if not errors:
+        return f"{name}: no cases"
+    return (f"{name}: {len(rows)} cases; median |error| {statistics.median(errors):.2f} GiB, "
+            f"p90 {percentile(errors, 0.9):.2f} GiB, within 0.5 GiB {sum(e < 0.5 for e in errors)}/{len(errors)}")
 
 
 def main(shared: Path) -> int:
-    rows, skipped = [], []
+    rows, skipped, refusals = [], [], []
     for case in load_cases(shared):
-        if case["engine"] != "vllm" or case.get("available_kv_gib") is None:
+        if case["engine"] != "vllm":
             continue
-        pool, why = predict(case, shared)
+        failed = case.get("outcome") == "failed" and case.get("failure_kind") in (
+            "negative_available_kv", "max_seq_len_gt_kv_tokens", "kv_needed_gt_available")
+        if case.get("available_kv_gib") is None and not failed:
+            continue
+        pool, why, budget = predict_budget(case, shared)
         if pool is None:
             skipped.append((case["id"], why))
             continue
-        logged = case["available_kv_gib"]
-        rows.append((case["id"], logged, pool / GIB, pool / GIB - logged))
-    print(f"{'case':<62} {'logged':>8} {'kvlint':>8} {'error':>7}  (GiB per rank)")
-    for ident, logged, pred, err in rows:
-        print(f"{ident[:62]:<62} {logged:>8.2f} {pred:>8.2f} {err:>+7.2f}")
-    errors = [abs(r[3]) for r in rows]
-    if errors:
-        print(f"\n{len(rows)} cases; median absolute error {statistics.median(errors):.2f} GiB; "
-              f"within 0.5 GiB: {sum(e < 0.5 for e in errors)}/{len(errors)}")
+        if failed:
+            refuses = pool <= 0 or not budget.fits_one_request
+            refusals.append((case["id"], case["failure_kind"], refuses, pool / GIB))
+        if case.get("available_kv_gib") is not None:
+            logged = case["available_kv_gib"]
+            fitted = str(case.get("group", "")).startswith(FIT_GROUP)
+            rows.append((case["id"], logged, pool / GIB, pool / GIB - logged, fitted, budget.weights_bytes / GIB, case))
+    print(f"{'case':<62} {'logged':>8} {'kvlint':>8} {'error':>7}  set   (GiB per rank)")
+    for ident, logged, pred, err, fitted, _, _ in rows:
+        print(f"{ident[:62]:<62} {logged:>8.2f} {pred:>8.2f} {err:>+7.2f}  {'fit' if fitted else 'held'}")
+    print()
+    print(summary("all", rows))
+    print(summary("fitted on (vLLM 0.19 H100 planner sweep)", [r for r in rows if r[4]]))
+    print(summary("held out", [r for r in rows if not r[4]]))
+    print("\nworst five:")
+    for ident, _logged, _pred, err, _, weights, case in sorted(rows, key=lambda r: -abs(r[3]))[:5]:
+        print(f"  {ident}: {err:+.2f} GiB ({cause(case, weights, err)})")
+    print("\nrefusals (logged failures from memory):")
+    for ident, kind, refuses, pool in refusals:
+        print(f"  {ident}: {kind}; kvlint {'predicts a refusal' if refuses else 'predicts a start'} "
+              f"(pool {pool:.2f} GiB)")
     for ident, why in skipped:
         print(f"skipped {ident}: {why}")
     return 0

@@ -54,12 +54,24 @@ def capture_sizes(max_num_seqs: int, max_num_batched_tokens: int, *, spec_tokens
     return sorted(sizes)
 
 
+def moe_activation(model: ModelSpec, tokens: int, tp: int, per_unit: int) -> list[tuple[str, int, str]]:
+    """The fused-MoE workspace of the profile run: every token goes to top_k experts of moe_intermediate width
+    (split by TP), held in a few activation-dtype caches at once."""
+    if model.moe is None or not model.moe.experts_per_token:
+        return []
+    width = model.moe.moe_intermediate_size // max(tp, 1)
+    size = tokens * model.moe.experts_per_token * width * per_unit
+    return [("MoE activation", size, f"{tokens} tokens x top-{model.moe.experts_per_token} x intermediate "
+                                     f"{model.moe.moe_intermediate_size}/{tp} x {per_unit} B")]
+
+
 def kv_layers(model: ModelSpec) -> int:
     return sum(1 for layer in model.layers if layer.kind not in (NONE, MAMBA)) or model.num_layers
 
 
 def vllm_non_kv(model: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: int, tp: int, pp: int,
-                layers_on_rank: int, cudagraphs: bool, blackwell: bool = False) -> NonKV:
+                layers_on_rank: int, cudagraphs: bool, blackwell: bool = False, spec_tokens: int = 0,
+                extra: tuple[tuple[str, int, str], ...] = (), collectives: bool = True) -> NonKV:
     c = coefficients()["vllm"]
     act = max_num_batched_tokens * model.hidden_size * c["activation_bytes_per_token_per_hidden"]
     sampler = max_num_seqs * model.vocab_size * c["sampler_bytes_per_seq_per_vocab"]
@@ -67,16 +79,18 @@ def vllm_non_kv(model: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: 
     parts = [
         ("activation peak", act, f"{max_num_batched_tokens} tokens x hidden {model.hidden_size} x "
                                  f"{c['activation_bytes_per_token_per_hidden']} B"),
+        *moe_activation(model, max_num_batched_tokens, tp, c["moe_activation_bytes_per_token_per_topk_intermediate"]),
         ("sampler", sampler, f"{max_num_seqs} seqs x vocab {model.vocab_size} x "
                              f"{c['sampler_bytes_per_seq_per_vocab']} B"),
     ]
-    if multi:
+    if multi and collectives:
         parts.append(("collectives", c["collective_bytes_multi_gpu"], "NCCL / all-reduce buffers (tp*pp > 1)"))
     if cudagraphs:
-        n = len(capture_sizes(max_num_seqs, max_num_batched_tokens, blackwell=blackwell))
+        n = len(capture_sizes(max_num_seqs, max_num_batched_tokens, spec_tokens=spec_tokens, blackwell=blackwell))
         graphs = layers_on_rank * c["cudagraph_bytes_per_layer"] * n // c["cudagraph_reference_sizes"]
         graphs += c["cudagraph_bytes_multi_gpu"] if multi else 0
         parts.append(("CUDA graphs", graphs, f"{layers_on_rank} layers x {n} capture sizes"))
+    parts.extend(extra)
     return NonKV(sum(p[1] for p in parts), tuple(parts))
 
 

@@ -32,6 +32,7 @@ from kvlint.memory.common import (
     setting,
     start_steps,
 )
+from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm_reservation, sglang_speculative
 from kvlint.memory.versions import SglangVersion, sglang_version
 from kvlint.memory.vllm_planning import layers_of_stage
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, ModelSpec
@@ -72,7 +73,7 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
     if user is not None:
         return user, cps, max_bs
     if gpu_mib is None:
-        return ver.fallback_mem_fraction, cps, max_bs
+        return _vlm_adjusted(ver.fallback_mem_fraction, model, steps), cps, max_bs
     graphs = not setting(settings, "disable_cuda_graph", False)
     activation = max(cps, 2048) if cps > 0 else max(int_setting(settings, "max_prefill_tokens", 16384), 2048)
     reserved = 512 + 1.5 * activation + tp * pp / 8 * 1024
@@ -80,8 +81,9 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
     attn_dp = int_setting(settings, "attn_dp_size", 1)
     if attn_dp > 1 and graphs:
         graph += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
-    if ver.prefill_graph_reserve and graphs and pp == 1 and int_setting(settings, "dcp_size", 1) == 1:
-        graph += 1536 if model.is_mla else 8 * prefill_graph_sizes(min(8192, cps) if model.is_mla else cps)
+    if ver.prefill_graph_reserve and graphs and pp == 1 and int_setting(settings, "dcp_size", 1) == 1 \
+            and prefill_graphs_allowed(model):
+        graph += 1536 if model.is_mla else 8 * prefill_graph_sizes(prefill_graph_max_bs(settings, model, cps))
     reserved += graph
     if gpu_mib > 60 * 1024:
         reserved = max(reserved, 10240)
@@ -89,21 +91,59 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
     steps.add("reserved (MB)", f"512 + 1.5 x {activation} + tp*pp/8 x 1024 + graphs {graph:g}; floor 10240 above "
               "60 GB", reserved, "MiB")
     steps.add("mem_fraction_static", f"round(({gpu_mib} - {reserved:g}) / {gpu_mib}, 3)", mfs)
+    return _vlm_adjusted(mfs, model, steps), cps, max_bs
+
+
+# cuda_graph_hook.py disables breakable prefill graphs for multimodal models except these (configs/model_config.py
+# multimodal_breakable_cuda_graph_supported_model_archs, 0.5.23).
+BCG_MULTIMODAL_ARCHS = ("MiniMaxM3SparseForConditionalGeneration", "Cohere2VisionForConditionalGeneration",
+                        "Glm5NextForConditionalGeneration", "InternS2MobiusForConditionalGeneration",
+                        "PaddleOCRVLForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
+                        "Qwen3_5MoeForConditionalGeneration", "Qwen4ExpForConditionalGeneration",
+                        "MuseGlimmerForConditionalGeneration", "MuseSparkForConditionalGeneration",
+                        "KimiK3ForConditionalGeneration", "KimiK25ForConditionalGeneration",
+                        "MiniMaxM3SparseForCausalLM")
+
+
+def prefill_graphs_allowed(model: ModelSpec) -> bool:
+    """Multimodal prefill replay faults under breakable graphs, so SGLang turns them off outside its allowlist
+    (and for DeepSeek-V4, whose capture pool OOMs)."""
+    if model.architecture.startswith("DeepseekV4"):
+        return False
+    return not model.is_multimodal or model.architecture in BCG_MULTIMODAL_ARCHS
+
+
+def prefill_graph_max_bs(settings: Mapping[str, Any], model: ModelSpec, cps: int) -> int:
+    """Largest breakable prefill graph: chunked_prefill_size, capped by --max-total-tokens and, for a model path
+    containing "llama-2", at 4096 (memory_hook.py)."""
+    max_bs = cps
+    cap = int_setting(settings, "max_total_tokens")
+    if cap is not None:
+        max_bs = min(max_bs, cap)
+    if "llama-2" in model.model_id.lower():
+        max_bs = min(max_bs, 4096)
+    return max_bs
+
+
+def _vlm_adjusted(mfs: float, model: ModelSpec, steps: Steps) -> float:
+    """A multimodal model scales the fraction by its ViT size, also when the GPU size is unknown (0.95 fallback)."""
     factor = vision_factor(model)
-    if factor != 1.0:
-        mfs *= factor
-        steps.add("mem_fraction_static (VLM)", f"x 0.95 x clamp(1 - 0.1 x (ViT size / ViT-L - 1)) = x {factor:.4f}",
-                  mfs)
-    return mfs, cps, max_bs
+    if factor == 1.0:
+        return mfs
+    steps.add("mem_fraction_static (VLM)", f"x 0.95 x clamp(1 - 0.1 x (ViT size / ViT-L - 1)) = x {factor:.4f}",
+              mfs * factor)
+    return mfs * factor
 
 
 def vision_factor(model: ModelSpec) -> float:
-    """Multimodal models keep more headroom for the vision tower's activations, scaled by its size (engines.md 3.1)."""
+    """Multimodal models keep more headroom for the vision tower's activations, scaled by its size
+    (memory_hook.py adjust_mem_fraction_for_vlm: vision_config.num_hidden_layers, default 24, and hidden_size,
+    default 1024; a `depth` key is not read)."""
     vision = model.raw.get("vision_config") if model.is_multimodal else None
     if not isinstance(vision, dict):
         return 1.0
-    layers = vision.get("depth") or vision.get("num_hidden_layers") or 24
-    hidden = vision.get("hidden_size") or vision.get("embed_dim") or 1024
+    layers = vision.get("num_hidden_layers", 24)
+    hidden = vision.get("hidden_size", 1024)
     scale = 1 - 0.1 * (layers * hidden**2 / (24 * 1024**2) - 1)
     return 0.95 * min(max(scale, 0.8), 1.05)
 
@@ -132,6 +172,15 @@ def per_token(model: ModelSpec, layer, attn_tp: int, dcp: int, size: float, kv_n
     return heads * (layer.head_dim_k + layer.head_dim_v) * size
 
 
+def mxfp8_scale_bytes(layers: list, attn_tp: int, dcp: int, kv_name: str) -> int:
+    """mxfp8 keeps one scale byte per 32 elements: n x (head_dim + v_head_dim) x layers // 32 per token."""
+    if kv_name != "mxfp8":
+        return 0
+    elements = sum(max(1, ly.num_kv_heads // max(attn_tp // dcp, 1)) * (ly.head_dim_k + ly.head_dim_v)
+                   for ly in layers if ly.kind != MLA)
+    return elements // 32
+
+
 def is_hybrid_swa(model: ModelSpec, settings: Mapping[str, Any]) -> bool:
     if setting(settings, "disable_hybrid_swa_memory", False):
         return False
@@ -143,7 +192,8 @@ def page_align(n: int, page: int) -> int:
     return n // page * page
 
 
-def pool_tokens(model, settings, layers, attn_tp, dcp, size, kv_name, available, page, steps) -> tuple[int, int]:
+def pool_tokens(model: ModelSpec, settings: Mapping[str, Any], layers: Any, attn_tp: int, dcp: int, size: float,
+                kv_name: str, available: int, page: int, steps: Steps, draft_layers: int = 0) -> tuple[int, int]:
     """(max_total_num_tokens, cell bytes) for the default or hybrid-SWA configurator."""
     attn = [model.layers[i] for i in layers if model.layers[i].kind in (FULL, SLIDING, CHUNKED, MLA)]
     if not attn:
@@ -158,10 +208,17 @@ def pool_tokens(model, settings, layers, attn_tp, dcp, size, kv_name, available,
                   "tokens")
         return tokens, math.ceil(cell)
     cell = math.ceil(sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn))
+    cell += mxfp8_scale_bytes(attn, attn_tp, dcp, kv_name)
+    if draft_layers:  # EAGLE / NEXTN: the draft shares the target's per-layer KV size (pool_configurator.py)
+        draft = int(cell * draft_layers / len(attn))
+        steps.add("speculative draft KV", f"int(cell {cell} x {draft_layers} draft layers / {len(attn)} layers)",
+                  draft, "B")
+        cell += draft
     return page_align(available // cell, page), cell
 
 
-def tokens_for_pool(model: ModelSpec, available_bytes: int, settings: Mapping[str, Any] | None = None) -> tuple[int, int]:
+def tokens_for_pool(model: ModelSpec, available_bytes: int,
+                    settings: Mapping[str, Any] | None = None) -> tuple[int, int]:
     """(max_total_num_tokens, cell size) SGLang would derive from a given pool (no memory model involved)."""
     settings = settings or {}
     tp, attn_dp = int_setting(settings, "tp_size", 1), int_setting(settings, "attn_dp_size", 1)
@@ -195,16 +252,31 @@ def parallel_sizes(settings: Mapping[str, Any]) -> tuple[tuple[int, int, int, in
     return (tp, pp, dp, dcp, attn_dp), settings
 
 
-def rank_pool(model, settings, rank, sizes, dtype, kv, page, budget, weights_bytes, steps) -> tuple[int, int, int, int]:
-    """(tokens, cell, weights, pool bytes) on one PP rank: its own weights and its own layers."""
+def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: tuple[int, int, int, int], dtype: str,
+              kv: tuple[str, float], page: int, budget: float, weights_bytes: int | None, steps: Steps,
+              spec: Speculative | None = None) -> tuple[int, int, int, int]:
+    """(tokens, cell, weights, pool bytes) on one PP rank: its own weights, layers and state pools."""
     tp, pp, dcp, attn_dp = sizes
     weights = weights_bytes if weights_bytes is not None else model_weights(
         model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=1, dtype=dtype,
         quantization=setting(settings, "quantization"))
-    rest = int(budget - weights)
-    tokens, cell = pool_tokens(model, settings, layers_of_stage(model.num_layers, pp, rank), tp // attn_dp, dcp,
-                               kv[1], kv[0], max(rest, 0), page, steps)
+    rest = int(budget - weights - sglang_mm_reservation(model))
+    layers = layers_of_stage(model.num_layers, pp, rank)
+    mamba = sglang_mamba_pool(model, settings, tp // attn_dp, attn_dp, max(rest, 0), 4 if dtype == "float32" else 2,
+                              max_stage_mamba_layers(model, pp))
+    if mamba is not None:
+        rest -= mamba.pool_bytes
+        if rank == 0:
+            steps.add("Mamba state pool", mamba.how, mamba.pool_bytes, "B")
+    tokens, cell = pool_tokens(model, settings, layers, tp // attn_dp, dcp, kv[1], kv[0], max(rest, 0), page, steps,
+                               spec.draft_layers if spec else 0)
     return tokens, cell, int(weights), rest
+
+
+def max_stage_mamba_layers(model: ModelSpec, pp: int) -> int:
+    """Every PP rank charges the largest stage's share of Mamba layers (so all ranks derive one pool)."""
+    return max(sum(1 for i in layers_of_stage(model.num_layers, pp, r) if model.layers[i].kind == "mamba")
+               for r in range(pp))
 
 
 def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
@@ -214,10 +286,15 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     ver = resolved.record
     steps, facts = start_steps("sglang", resolved, gpu, gpu_memory_bytes)
     (tp, pp, dp, dcp, attn_dp), settings = parallel_sizes(settings)
-    if any(layer.kind == "mamba" for layer in model.layers):
-        steps.note("Mamba/linear-attention state pool is not subtracted: SGLang's KV pool will be smaller")
-    if setting(settings, "speculative_algorithm"):
-        steps.note("speculative decoding: draft weights and draft KV layers are not modelled")
+    spec = sglang_speculative(settings, model)
+    if spec is not None:
+        steps.add("speculative decoding", f"{spec.method}: {spec.source}", spec.draft_layers, "layers",
+                  estimated=not spec.exact)
+        steps.note("speculative decoding: the draft's weights are not counted" + ("" if spec.exact else
+                   f"; {spec.source}"))
+    if model.is_multimodal:
+        steps.add("multimodal cache", "SGLANG_VLM_CACHE_SIZE_MB default, taken from the rest memory",
+                  sglang_mm_reservation(model), "B")
     mfs, cps, max_bs = mem_fraction(settings, model, facts.memory_mib, ver, steps)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
     kv_name, size = kv_dtype_bytes(setting(settings, "kv_cache_dtype"), model, dtype)
@@ -227,7 +304,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     pre_load = facts.total_bytes - nonkv.sglang_context(tp, pp)
     other = nonkv.sglang_pre_pool() if non_kv_bytes is None else int(non_kv_bytes)
     ranks = [rank_pool(model, settings, rank, (tp, pp, dcp, attn_dp), dtype, (kv_name, size), page,
-                       pre_load - other - pre_load * (1 - mfs), weights_bytes, steps) for rank in range(pp)]
+                       pre_load - other - pre_load * (1 - mfs), weights_bytes, steps, spec) for rank in range(pp)]
     tokens, cell, weights, rest = min(ranks)
     cap = int_setting(settings, "max_total_tokens")
     if cap is not None and cap < tokens:
@@ -274,7 +351,8 @@ def _log(steps, facts, pre_load, weights, other, mfs, rest, cell, tokens, page, 
     steps.add("pre-load free", "total - CUDA context (+ NCCL)", pre_load, "B", estimated=True)
     steps.add("weights per rank", "weights model", weights, "B")
     steps.add("pre-pool allocations", "buffers allocated before the pool is sized", other, "B", estimated=user is None)
-    steps.add("reserve", f"pre-load x (1 - {round(mfs, 3):g}) for activations and CUDA graphs", int(pre_load * (1 - mfs)), "B")
+    steps.add("reserve", f"pre-load x (1 - {round(mfs, 3):g}) for activations and CUDA graphs",
+              int(pre_load * (1 - mfs)), "B")
     steps.add("KV pool", f"pre-load - weights - pre-pool - reserve = {gib(rest)}", rest, "B", estimated=True)
     steps.add("cell size", "per-rank bytes per token over all layers", cell, "B")
     steps.add("max_total_num_tokens", f"(pool // cell) // page {page} x page", tokens, "tokens")

@@ -35,6 +35,11 @@ class VllmVersion:
     mla_block_rule: str  # MLA block size: "forced_exact" (0.11: FlashMLA 64 on SM90, CUTLASS 128 on SM100, over
     # --block-size), "forced_multiple" (0.16 read: rounded to the backend's multiple), "backend" (0.20+: the first
     # backend that takes the KV dtype; --block-size wins)
+    hybrid_prefix_caching: bool  # prefix caching defaults on for generative hybrid (Mamba) models (0.33; opt-in
+    # before: "Hybrid models support prefix caching but keep it opt-in" in 0.27's arg_utils)
+    collectives_profiled: bool  # TP/PP collective buffers land inside the profiled non-KV (from 0.17: the 0.10
+    # TP 2 log shows none of the ~1.6 GiB the 0.19 TP 2/4 logs show; the code change was not located)
+    mamba_checkpoint_blocks: int  # prefill checkpoint blocks a Mamba state holds in align mode (0.33: 1)
     dcp_check: str  # GQA/MQA with DCP: "lse" (0.11: only MLA backends return the softmax lse), "assert"
     # (0.2x: verify_with_parallel_config asserts), "value_error" (0.27+: the same rules as ValueError)
 

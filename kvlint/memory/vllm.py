@@ -28,6 +28,7 @@ from kvlint.memory.common import (
     setting,
     start_steps,
 )
+from kvlint.memory.reservations import Speculative, vllm_encoder_cache, vllm_lora, vllm_speculative
 from kvlint.memory.versions import VllmVersion, vllm_version
 from kvlint.memory.vllm_planning import (
     Group,
@@ -41,7 +42,7 @@ from kvlint.memory.vllm_planning import (
     worker_groups,
 )
 from kvlint.memory.vllm_specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
-from kvlint.models.spec import CHUNKED, MAMBA, MLA, SLIDING, ModelSpec
+from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING, ModelSpec
 
 
 @dataclass(frozen=True)
@@ -190,8 +191,12 @@ def sparse_mla_dtype(model: ModelSpec, kvd: KVDtype) -> KVDtype:
     return kvd
 
 
-def hybrid_manager(settings: Mapping[str, Any], model: ModelSpec, ver: VllmVersion, steps: Steps) -> bool:
+def hybrid_manager(settings: Mapping[str, Any], model: ModelSpec, ver: VllmVersion, steps: Steps,
+                   spec: Speculative | None = None) -> bool:
     if setting(settings, "disable_hybrid_kv_cache_manager", False):
+        return False
+    if spec is not None and spec.method in ("eagle", "eagle3") and any(ly.kind == CHUNKED for ly in model.layers):
+        steps.note("EAGLE with chunked local attention disables vLLM's hybrid KV cache manager")
         return False
     if ver.chunked_disables_hma and any(layer.kind == CHUNKED for layer in model.layers):
         steps.note("chunked local attention (Llama-4) disables vLLM's hybrid KV cache manager: chunked layers "
@@ -215,13 +220,40 @@ def align_mamba(specs: dict[LayerKey, KVSpec], block_size: int) -> tuple[dict[La
     return out, block
 
 
+def mamba_blocks(settings: Mapping[str, Any], ver: VllmVersion, spec_tokens: int, steps: Steps) -> int:
+    """Blocks one request's Mamba state holds: 1 (+ speculative) without prefix caching; in "align" mode
+    (prefix caching on, the default for generative hybrids from 0.33) 2 + speculative + prefill checkpoint."""
+    caching = setting(settings, "enable_prefix_caching", ver.hybrid_prefix_caching)
+    if not caching:
+        return 1 + spec_tokens
+    blocks = 2 + spec_tokens + ver.mamba_checkpoint_blocks
+    steps.add("Mamba state blocks", f"prefix caching on: mamba_cache_mode align, 2 + {spec_tokens} speculative + "
+              f"{ver.mamba_checkpoint_blocks} prefill checkpoint per request", blocks, "blocks")
+    return blocks
+
+
+def draft_specs(specs: dict[LayerKey, KVSpec], model: ModelSpec, spec: Speculative | None,
+                steps: Steps) -> dict[LayerKey, KVSpec]:
+    """Draft layers hold KV in the target's pool with a target layer's page (the MTP / EAGLE layer copies the
+    target's attention): exact for MTP layers shipped in config.json, an assumption for EAGLE heads."""
+    if spec is None or not spec.draft_layers:
+        return {}
+    template = next((s for k, s in sorted(specs.items(), reverse=True) if s.kind in (FULL, MLA)), None)
+    if template is None:
+        return {}
+    steps.add("speculative draft layers", f"{spec.method}, {spec.num_tokens} speculative tokens: {spec.source}",
+              spec.draft_layers, "layers", estimated=not spec.exact)
+    return {(model.num_layers + i, 0): template for i in range(spec.draft_layers)}
+
+
 def build_specs(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, block: int, kvd: KVDtype,
-                steps: Steps) -> tuple[dict[LayerKey, KVSpec], int]:
+                steps: Steps, ver: VllmVersion, spec: Speculative | None = None) -> tuple[dict[LayerKey, KVSpec], int]:
     specs = layer_specs(model, tp=par.tp, dcp=par.dcp, block_size=block, dtype=kvd)
     specs.update(indexer_specs(model, block_size=block))
+    specs.update(draft_specs(specs, model, spec, steps))
     if any(s.kind == MAMBA for s in specs.values()):
-        if setting(settings, "enable_prefix_caching", False):
-            specs = {k: replace(s, mamba_blocks=2) if s.kind == MAMBA else s for k, s in specs.items()}
+        held = mamba_blocks(settings, ver, spec.num_tokens if spec else 0, steps)
+        specs = {k: replace(s, mamba_blocks=held) if s.kind == MAMBA else s for k, s in specs.items()}
         specs, aligned = align_mamba(specs, block)
         if aligned != block:
             steps.add("attention block size", "raised so one attention page >= one Mamba state page", aligned, "tokens")
@@ -255,6 +287,8 @@ class Inputs:
     blackwell: bool
     fixed_pool: int | None  # --kv-cache-memory-bytes
     override: int | None  # --num-gpu-blocks-override
+    spec: Speculative | None = None  # --speculative-config
+    reserved: tuple[tuple[str, int, str], ...] = ()  # LoRA slots, encoder cache: measured by vLLM, estimated here
 
 
 @dataclass(frozen=True)
@@ -298,7 +332,9 @@ def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Ste
         return int(inp.non_kv_bytes)
     est = nonkv.vllm_non_kv(inp.model, max_num_seqs=inp.mns, max_num_batched_tokens=inp.mnbt, tp=inp.par.tp,
                             pp=inp.par.pp, layers_on_rank=len({k[0] for k in layers}) or inp.model.num_layers,
-                            cudagraphs=inp.cudagraphs, blackwell=inp.blackwell)
+                            cudagraphs=inp.cudagraphs, blackwell=inp.blackwell,
+                            spec_tokens=inp.spec.num_tokens if inp.spec else 0, extra=inp.reserved,
+                            collectives=inp.ver.collectives_profiled)
     if rank == 0:
         for name, value, how in est.parts:
             steps.add(f"non-KV: {name}", how, value, "B", estimated=True)
@@ -329,6 +365,8 @@ def plan_stages(inp: Inputs, steps: Steps) -> list[Stage]:
     stages = []
     for rank in range(inp.par.pp):
         idx = set(layers_of_stage(inp.model.num_layers, inp.par.pp, rank))
+        if rank == inp.par.pp - 1:  # the drafter runs on the last stage
+            idx |= set(range(inp.model.num_layers, inp.model.num_layers + (inp.spec.draft_layers if inp.spec else 0)))
         layers = frozenset(k for k in inp.specs if k[0] in idx)
         mem = stage_memory(inp, rank, layers, steps)
         bpb = bytes_per_block(list(inp.groups), layers)
@@ -415,14 +453,31 @@ def vllm_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, vers
     return assemble(inp, steps, stages, limiting, fit, cap, footprint)
 
 
+def reserved_terms(settings: Mapping[str, Any], model: ModelSpec, par: Parallel, dtype: str, mnbt: int,
+                   steps: Steps) -> tuple[tuple[str, int, str], ...]:
+    """What the profile run also measures beside activations: LoRA adapter slots and the multimodal encoder cache."""
+    size = 4 if dtype == "float32" else 2
+    out = []
+    lora = vllm_lora(settings, model, par.tp, size)
+    if lora is not None:
+        out.append(("LoRA adapters", lora.bytes_per_rank, lora.how))
+        if int_setting(settings, "max_cpu_loras") is not None:
+            steps.note("--max-cpu-loras sizes the CPU-side adapter cache; GPU memory holds --max-loras slots")
+    encoder = vllm_encoder_cache(model, mnbt, size)
+    if encoder is not None:
+        out.append(("encoder cache", encoder[0], encoder[1]))
+    return tuple(out)
+
+
 def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: str | None, non_kv_bytes: int | None,
             gpu_memory_bytes: int | None, weights_bytes: int | None) -> tuple[Inputs, Steps]:
     """Every input the planner needs, resolved the way the engine resolves it (engines.md 1.1)."""
     resolved = vllm_version(version)
     ver = resolved.record
     steps, facts = start_steps("vllm", resolved, gpu, gpu_memory_bytes)
-    if setting(settings, "speculative_config"):
-        steps.note("speculative decoding: draft-model layers and graph sizes are not modelled")
+    spec = vllm_speculative(settings, model)
+    if spec is not None and not spec.exact:
+        steps.note(f"speculative decoding ({spec.method}): {spec.source}")
     par = parallel_of(settings)
     check_dcp(model, par, ver)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
@@ -430,8 +485,8 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     length, auto = max_model_len(settings, model)
     mns, mnbt = batch_defaults(settings, facts, ver, length)
     specs, block = build_specs(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name),
-                               kvd, steps)
-    groups = kv_groups(specs, hybrid_manager=hybrid_manager(settings, model, ver, steps))
+                               kvd, steps, ver, spec)
+    groups = kv_groups(specs, hybrid_manager=hybrid_manager(settings, model, ver, steps, spec))
     check_dcp_groups(groups, par.dcp)
     batches = par.pp + 1 if setting(settings, "async_scheduling", True) is not False else par.pp
     util = float_setting(settings, "gpu_memory_utilization", ver.gpu_memory_utilization)
@@ -445,7 +500,8 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
                  cudagraphs=ver.cudagraph_estimate and not setting(settings, "enforce_eager", False),
                  blackwell=bool(facts.compute_capability and facts.compute_capability[0] == 10),
                  fixed_pool=int_setting(settings, "kv_cache_memory_bytes"),
-                 override=int_setting(settings, "num_gpu_blocks_override"))
+                 override=int_setting(settings, "num_gpu_blocks_override"), spec=spec,
+                 reserved=reserved_terms(settings, model, par, dtype, mnbt, steps))
     _log_inputs(steps, inp, util)
     return inp, steps
 

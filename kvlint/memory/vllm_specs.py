@@ -38,7 +38,7 @@ class KVSpec:
     state_bytes: int = 0  # mamba: bytes of one request's state on this rank
     page_padded: int | None = None
     dcp: int = 1
-    mamba_blocks: int = 1  # blocks one request holds: 1 without prefix caching, 2 in "align" mode
+    mamba_blocks: int = 1  # blocks one request's state holds (vllm.mamba_blocks: 1, or 2+ in "align" mode)
 
     @property
     def unpadded_page(self) -> int:

@@ -59,16 +59,23 @@ def max_len_vllm(text: dict[str, Any]) -> tuple[int, str | None]:
     return int(derived * factor), key
 
 
+# Config classes whose transformers (v5) form nests `rope_scaling` per attention layer type, even when config.json
+# writes one flat set (Gemma-3: {"factor": 8, "rope_type": "linear"} becomes {"full_attention": {...},
+# "sliding_attention": {...}}). SGLang's get_context_length calls .get("factor", 1) on that nested dict: factor 1.
+NESTED_ROPE_MODEL_TYPES = frozenset({"gemma3", "gemma3_text"})
+
+
 def max_len_sglang(text: dict[str, Any]) -> tuple[int, str | None]:
-    """SGLang 0.5.23 context length: first key in its order, times the rope factor unless the set
-    names original_max_position_embeddings or is llama3. SGLang reads `rope_scaling`; a config with
-    only flat `rope_parameters` is read the same way (not verified against the engine)."""
+    """SGLang 0.5.23 context length (utils/hf_transformers/common.py get_context_length): first key in its order,
+    times rope_scaling's factor unless the set names original_max_position_embeddings or is llama3. A nested
+    per-layer-type set (as the config object holds it) has no top-level factor, so it counts 1."""
     key = next((k for k in SGLANG_LEN_KEYS if isinstance(text.get(k), (int, float)) and text[k]), None)
     if key is None:
         return DEFAULT_MAX_LEN, None
     rope = text.get("rope_scaling") or text.get("rope_parameters")
     factor = 1.0
-    nested = isinstance(rope, dict) and all(isinstance(v, dict) for v in rope.values())
+    nested = isinstance(rope, dict) and (all(isinstance(v, dict) for v in rope.values())
+                                         or str(text.get("model_type")) in NESTED_ROPE_MODEL_TYPES)
     if isinstance(rope, dict) and "original_max_position_embeddings" not in rope and not nested \
             and rope.get("rope_type") != "llama3":
         factor = float(rope.get("factor") or 1)

@@ -103,3 +103,60 @@ def test_mla_fp8_on_hopper_uses_flashmla_blocks_of_64():
     old = compute_budget("vllm", spec, {**settings, "kv_cache_dtype": "auto", "block_size": 16}, h100,
                          version="0.11.0", weights_bytes=0)
     assert old.block_size == 64
+
+
+def test_mamba_hybrid_default_flags_in_033():
+    """Generative hybrids get prefix caching by default in 0.33, so mamba_cache_mode is align and each of
+    Qwen3-Next's three Mamba groups holds 2 + 0 speculative + 1 checkpoint blocks per request."""
+    from kvlint.gpus import lookup_gpu
+
+    spec, h100 = resolve_model("Qwen/Qwen3-Next-80B-A3B-Thinking"), lookup_gpu("H100")
+    settings = {"tensor_parallel_size": 4, "max_model_len": 4096, "kv_cache_memory_bytes": 40 * GIB}
+    b = compute_budget("vllm", spec, settings, h100, version="0.33.0", weights_bytes=0)
+    assert (b.kv_tokens, f"{b.max_concurrency:.1f}") == (2_105_344, "514.0")
+    off = compute_budget("vllm", spec, {**settings, "enable_prefix_caching": False}, h100, version="0.33.0",
+                         weights_bytes=0)
+    assert off.detail.blocks_per_request == b.detail.blocks_per_request - 6
+
+
+def sglang(model: str, settings: dict, gpu: str | None = None, **kw):
+    from kvlint.gpus import lookup_gpu
+
+    return compute_budget("sglang", resolve_model(model), settings, lookup_gpu(gpu) if gpu else None,
+                          version="0.5.23", **kw)
+
+
+def test_sglang_context_length_of_gemma3_reads_factor_1():
+    """transformers nests Gemma-3's rope_scaling per layer type; SGLang's .get("factor", 1) on it is 1."""
+    assert resolve_model("google/gemma-3-27b-it").max_len_sglang == 131_072
+
+
+def test_sglang_vlm_factor_reads_num_hidden_layers():
+    """Qwen2.5-VL's vision_config has depth 32 but no num_hidden_layers: SGLang uses 24 x 1280^2, factor
+    0.95 x 0.94375; on an H100 with --chunked-prefill-size 4096 that is 0.874 x 0.8965625 = 0.78360."""
+    b = sglang("Qwen/Qwen2.5-VL-7B-Instruct", {"chunked_prefill_size": 4096}, "H100", weights_bytes=15 * GIB)
+    assert round(b.mem_fraction_static, 5) == 0.78360
+    unknown = sglang("Qwen/Qwen2.5-VL-7B-Instruct", {}, None, weights_bytes=15 * GIB, gpu_memory_bytes=80 * GIB)
+    assert unknown.mem_fraction_static < 0.95  # the factor applies to the 0.95 fallback too
+
+
+def test_sglang_llama2_prefill_graph_cap_and_mxfp8_scales():
+    """A "llama-2" model path caps breakable prefill graphs at 4096 tokens (50 sizes, not 58): 0.834 on a
+    81,920 MiB card with --max-running-requests 128. mxfp8 adds one scale byte per 32 K/V elements."""
+    b = compute_budget("sglang", resolve_model("meta-llama/Llama-2-13b-hf"), {"max_running_requests": 128}, None,
+                       version="0.5.23", gpu_memory_bytes=81920 * 2**20, weights_bytes=26 * GIB)
+    assert b.mem_fraction_static == 0.834
+    spec = resolve_model("Qwen/Qwen3-8B")
+    fp8 = compute_budget("sglang", spec, {"kv_cache_dtype": "fp8_e4m3"}, None, version="0.5.23",
+                         gpu_memory_bytes=80 * GIB, weights_bytes=16 * GIB)
+    mx = compute_budget("sglang", spec, {"kv_cache_dtype": "mxfp8"}, None, version="0.5.23",
+                        gpu_memory_bytes=80 * GIB, weights_bytes=16 * GIB)
+    assert mx.kv_bytes_per_token - fp8.kv_bytes_per_token == 8 * 256 * 36 // 32
+
+
+def test_sglang_multimodal_models_reserve_no_prefill_graphs():
+    """cuda_graph_hook.py turns breakable prefill graphs off for multimodal models outside its allowlist, so
+    their 8 MB per captured size is not reserved: Gemma-3-4B (a VLM) at TP 2 on 95,830 MiB gets 0.780554."""
+    b = compute_budget("sglang", resolve_model("google/gemma-3-4b-it"), {"tp_size": 2}, None, version="0.5.23",
+                       gpu_memory_bytes=95830 * 2**20, weights_bytes=0)
+    assert round(b.mem_fraction_static, 6) == 0.780554

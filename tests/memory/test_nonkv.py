@@ -48,19 +48,25 @@ def test_cuda_graphs_only_from_020_and_not_eager():
     assert nonkv("0.33.0", enforce_eager=True) == nonkv("0.19.0")
 
 
-def test_pool_error_median_below_half_gib(shared_dir):
-    """bench/pool_error.py: predicted pool from GPU + flags alone vs the logged pool (in-sample fit)."""
+def test_pool_error_on_the_fitted_and_all_cases(shared_dir):
+    """bench/pool_error.py: predicted pool from GPU + flags alone vs the logged pool. On the vLLM 0.19 H100 sweep
+    the coefficients were fitted on: median <= 0.2 GiB and p90 <= 1.0 GiB; over every case: median <= 0.2 GiB
+    (the held-out cases are reported by the benchmark, not pinned here)."""
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[2] / "bench" / "pool_error.py"
     spec = importlib.util.spec_from_file_location("pool_error", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    errors = []
+    fitted, every = [], []
     for case in bench.load_cases(shared_dir):
         if case["engine"] == "vllm" and case.get("available_kv_gib") is not None:
-            pool, _ = bench.predict(case, shared_dir)
+            pool, _, _ = bench.predict_budget(case, shared_dir)
             if pool is not None:
-                errors.append(abs(pool / GIB - case["available_kv_gib"]))
-    assert len(errors) >= 20
-    assert statistics.median(errors) < 0.5
+                error = abs(pool / GIB - case["available_kv_gib"])
+                every.append(error)
+                if str(case.get("group", "")).startswith(bench.FIT_GROUP):
+                    fitted.append(error)
+    assert len(every) >= 30 and len(fitted) >= 20
+    assert statistics.median(fitted) <= 0.2 and bench.percentile(fitted, 0.9) <= 1.0
+    assert statistics.median(every) <= 0.2
