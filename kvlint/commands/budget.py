@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kvlint.budget import Budget, SglangDetail
+from kvlint.budget import Budget
 from kvlint.deployment import Deployment
 from kvlint.engines import get_engine
 from kvlint.errors import KvlintError, UnknownFlagError
+from kvlint.report.tenants import segments
 from kvlint.resolve import Resolved, ResolveOptions, Resolver
 from kvlint.sizes import GIB
 from kvlint.span import Token
@@ -98,7 +99,6 @@ def _looks_like_file(word: str) -> bool:
 def budget_from_argv(words: list[str], options: ResolveOptions) -> Shown:
     """A command line read with the engine's own flag rules, resolved like any manifest's launch."""
     from kvlint.config import ConfigCache
-    from kvlint.engines import get_engine
     from kvlint.flags.launch import detect_launch
     from kvlint.flags.parse import parse_args
 
@@ -245,22 +245,6 @@ def _json(shown: Shown) -> dict[str, Any]:
 
 def _g(n: float) -> str:
     return f"{n / GIB:.2f} GiB"
-
-
-def segments(b: Budget) -> list[tuple[str, str, int, bool]]:
-    """(label, bar character, bytes, estimated) in card order; the KV pool never shows negative."""
-    pool = max(b.kv_pool_bytes, 0)
-    if isinstance(b.detail, SglangDetail):  # SGLang reserves (1 - mem_fraction_static) for activations and graphs
-        head = b.detail.reserve_bytes
-    else:  # vLLM leaves what gpu_memory_utilization does not request
-        head = max(b.gpu_memory_bytes - b.requested_bytes, 0) if b.requested_bytes else 0
-    est = b.kv_pool_estimated
-    non_kv, non_kv_est = b.non_kv_bytes, b.non_kv_source == "estimated"
-    if b.fixed_pool is not None:  # a fixed pool: the working set still shares the card
-        non_kv, non_kv_est = b.fixed_pool.non_kv_bytes, b.fixed_pool.estimated
-    return [("weights", "W", b.weights_bytes, False), ("non-KV", "n", non_kv, non_kv_est),
-            (get_engine(b.engine).headroom_label, ".", head, False),
-            ("KV pool", "#", pool, est)]
 
 
 def bar(b: Budget) -> str:

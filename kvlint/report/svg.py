@@ -6,7 +6,7 @@ exchange rate: requests x context <= tokens in the pool, a hyperbola on which th
 operating point (max_num_seqs at max_model_len) either sits under the curve or does not.
 
 Pure functions of a Budget (and the model's maximum length when known): the four tenants come from
-kvlint.commands.budget.segments, every number printed is a Budget field, and the only arithmetic here
+kvlint.report.tenants.segments, every number printed is a Budget field, and the only arithmetic here
 is scaling to pixels. Every picture carries <title> and <desc> and text labels, and estimated parts
 are hatched *and* labelled "est.", so it reads without colour and to a screen reader.
 """
@@ -64,7 +64,7 @@ def _hatch(ident: str) -> str:
 
 def tenants(b: Budget) -> list[tuple[str, int, bool]]:
     """(label, bytes, estimated) left to right, as `kvlint budget` draws its text bar."""
-    from kvlint.commands.budget import segments
+    from kvlint.report.tenants import segments
 
     return [(label, max(n, 0), est) for label, _, n, est in segments(b)]
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from kvlint.cli import main
-from kvlint.commands.budget import budget_from_argv, segments
+from kvlint.commands.budget import budget_from_argv
 from kvlint.report import svg
+from kvlint.report.tenants import segments
 from kvlint.resolve import ResolveOptions
 
 NS = {"s": "http://www.w3.org/2000/svg"}
