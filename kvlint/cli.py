@@ -18,8 +18,10 @@ from kvlint.errors import KvlintError
 # name -> (module, attribute, one-line help)
 COMMANDS = {
     "check": ("kvlint.commands.check", "command", "Lint deployment files (the pre-commit hook)."),
-    "inspect": ("kvlint.commands.inspect", "command", "Show every engine instance found and where each setting came from."),
-    "budget": ("kvlint.commands.budget", "command", "Show where every GiB of the GPU goes for one engine command line."),
+    "inspect": ("kvlint.commands.inspect", "command",
+                "Show every engine instance found and where each setting came from."),
+    "budget": ("kvlint.commands.budget", "command",
+               "Show where every GiB of the GPU goes for one engine command line."),
     "verify": ("kvlint.commands.verify", "command", "Compare a prediction with a real engine startup log."),
     "plan": ("kvlint.commands.plan", "command", "Rank GPU / parallelism / precision options that hold a target."),
     "models": ("kvlint.commands.models", "group", "Fetch the configs of models not known offline (`models pull`)."),

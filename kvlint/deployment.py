@@ -23,7 +23,9 @@ class Setting:
     span: Span | None = None  # where the value is (or the flag, for a bare boolean)
     flag_span: Span | None = None
     resolved: bool = True  # False when the value is an unresolved expression ({{ }}, $(VAR), ${X})
-    origin: str = "explicit"  # "explicit" | "default" | "env" | "config-file" | "chart" | "default-expansion" | "variable"
+    # "explicit" | "default" | "env" | "config-file" | "chart" | "chart-values" | "default-expansion" | "variable"
+    # | "config-variable"
+    origin: str = "explicit"
 
 
 @dataclass(frozen=True)

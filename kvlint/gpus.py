@@ -15,7 +15,8 @@ from kvlint.data import load_json
 from kvlint.errors import KvlintError, UnknownGpuError
 from kvlint.flags.units import parse_memory_size
 
-__all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_gpu", "lookup_instance_type", "parse_memory_size"]
+__all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_gpu", "lookup_instance_type",
+           "parse_memory_size"]
 
 MIB = 2**20
 _PREFIXES = ("nvidiageforce", "nvidia", "tesla", "geforce", "amdinstinct", "amd", "instinct")
@@ -70,7 +71,8 @@ def _record(entry: dict, reservation: dict) -> Gpu:
     if measured is None:
         reserve = reservation.get(entry["arch"], reservation["default"])
         torch_total = (entry["memory_mib"] - reserve) * MIB
-        how = f"estimated: nvidia-smi {entry['memory_mib']} MiB minus {reserve} MiB fitted reservation ({entry['arch']})"
+        how = (f"estimated: nvidia-smi {entry['memory_mib']} MiB minus {reserve} MiB fitted reservation "
+               f"({entry['arch']})")
     else:
         torch_total, how = measured, entry["torch_total_source"]
     return Gpu(
@@ -142,7 +144,8 @@ def _unknown(name: str) -> UnknownGpuError:
     if kind is not None:
         return UnknownGpuError(f"{name!r} is a {kind.upper()} device, not a GPU: kvlint sizes GPU memory only")
     if _key(str(name)) in ("nvidiacomgpu", "amdcomgpu", "gpu"):
-        return UnknownGpuError(f"{name!r} names a GPU resource, not a product", "set the GPU with --gpu or a node label")
+        return UnknownGpuError(f"{name!r} names a GPU resource, not a product",
+                               "set the GPU with --gpu or a node label")
     names = sorted({n for g in all_gpus() for n in (g.id, *g.aliases)})
     import difflib  # only for a GPU name the catalogue does not know
 
@@ -161,13 +164,15 @@ def _mig(text: str) -> Gpu:
     if parent is None:
         owners = [g for g, p in _data()["mig_profiles"].items() if f"{slices}g.{gb}gb" in p]
         where = f"offered by {', '.join(owners)}" if owners else "not a profile kvlint knows"
-        raise UnknownGpuError(f"MIG profile {text!r}: parent GPU unknown ({where})", "name the card, e.g. A100-SXM4-40GB-MIG-3g.20gb")
+        raise UnknownGpuError(f"MIG profile {text!r}: parent GPU unknown ({where})",
+                              "name the card, e.g. A100-SXM4-40GB-MIG-3g.20gb")
     mib = gb * 10**9 // MIB
     return Gpu(
         id=f"{parent.id}-MIG-{slices}g.{gb}gb", name=f"{parent.name} MIG {slices}g.{gb}gb", vendor=parent.vendor,
         memory_mib=mib, torch_total_bytes=mib * MIB, compute_capability=parent.compute_capability,
         source=f"MIG profile {slices}g.{gb}gb of {parent.id}: {gb} GB (estimated)", marketing_gb=gb, arch=parent.arch,
-        torch_total_estimated=True, torch_total_source="estimated from the MIG profile size", mig_profile=f"{slices}g.{gb}gb",
+        torch_total_estimated=True, torch_total_source="estimated from the MIG profile size",
+        mig_profile=f"{slices}g.{gb}gb",
     )
 
 

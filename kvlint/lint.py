@@ -144,7 +144,8 @@ def _read(path: str, config: Config, options: LintOptions,
         as_config = True if path != "-" and config.is_vllm_config(path) else None
         return text, read_path(path, text, variables=config.variables or None, as_vllm_config=as_config)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not crash the hook; the file counts as unread
-        result.unreadable.append((path, f"internal error while reading ({type(exc).__name__}: {exc}); please report it"))
+        why = f"internal error while reading ({type(exc).__name__}: {exc}); please report it"
+        result.unreadable.append((path, why))
         return text, None
 
 

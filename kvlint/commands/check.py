@@ -38,7 +38,8 @@ def use_color(output: str | None) -> bool:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Configuration file (skips discovery).")
 @click.option("--select", multiple=True, help="Rules to run (codes, prefixes like KV1, or names; comma-separated).")
 @click.option("--ignore", multiple=True, help="Rules not to run.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), help="Lowest severity that fails (default error).")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]),
+              help="Lowest severity that fails (default error).")
 @click.option("--online", is_flag=True, help="Fetch config.json from the Hugging Face Hub when not cached.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (for report-upload steps).")
 @click.option("--show-unused-suppressions", is_flag=True, help="Report kvlint comments that suppress nothing (KV006).")

@@ -77,7 +77,8 @@ def _step(st: ParseState, i: int) -> int:
 
 def _positional(st: ParseState, tok: Token) -> None:
     if st.positional_model:
-        st.model = Setting(st.table.model_dest, tok.text, "", tok.text, tok.span, None, resolved=not is_unresolved(tok.text))
+        st.model = Setting(st.table.model_dest, tok.text, "", tok.text, tok.span, None,
+                           resolved=not is_unresolved(tok.text))
         st.positional_model = False  # one positional only; a second is an error as in argparse
         return
     st.errors.append(f"unrecognized argument {tok.text!r}" + (f" at {tok.span}" if tok.span else ""))
@@ -95,7 +96,8 @@ def _optimization_level(st: ParseState, i: int) -> int:
         store(st, st.table.by_option["--optimization-level"], tok, "-O", nxt.text, nxt.span)
         return i + 2
     value = text[3:] if text[2:3] == "=" else text[2:]
-    store(st, st.table.by_option["--optimization-level"], tok, "-O", value, sub_span(tok, len(text) - len(value), value))
+    span = sub_span(tok, len(text) - len(value), value)
+    store(st, st.table.by_option["--optimization-level"], tok, "-O", value, span)
     return i + 1
 
 
@@ -130,7 +132,8 @@ def _unknown(st: ParseState, i: int, name: str, others: list[str]) -> int:
     if removed is not None:
         st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, removed.get("replacement"), "removed"))
         takes = removed.get("takes_value") and "=" not in tok.text
-        return i + 2 if takes and i + 1 < len(st.tokens) and not _looks_like_option(st, st.tokens[i + 1].text) else i + 1
+        value_follows = i + 1 < len(st.tokens) and not _looks_like_option(st, st.tokens[i + 1].text)
+        return i + 2 if takes and value_follows else i + 1
     if others:
         st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, ", ".join(others[:4]), "ambiguous"))
     else:
@@ -170,7 +173,8 @@ def _consume(st: ParseState, i: int, spec: FlagSpec, written: str, inline: str |
 def _take_values(st: ParseState, spec: FlagSpec, j: int) -> tuple[list[Token], int]:
     limit = spec.nargs if isinstance(spec.nargs, int) else 1 if spec.nargs in (None, "?") else len(st.tokens)
     out: list[Token] = []
-    while j < len(st.tokens) and len(out) < limit and st.tokens[j].text != "--" and not _looks_like_option(st, st.tokens[j].text):
+    while j < len(st.tokens) and len(out) < limit and st.tokens[j].text != "--" \
+            and not _looks_like_option(st, st.tokens[j].text):
         out.append(st.tokens[j])
         j += 1
     return out, j

@@ -42,7 +42,8 @@ def render_text(result: Comparison, source: str = "") -> str:
     outcome = f", outcome {rec.outcome}" if rec.outcome else ""
     if rec.failure_kind:
         outcome += f" ({rec.failure_kind})"
-    out = [f"{source}: {result.engine} {result.version or '(version not logged)'}, model {result.model or '?'}{outcome}"]
+    version = result.version or "(version not logged)"
+    out = [f"{source}: {result.engine} {version}, model {result.model or '?'}{outcome}"]
     if result.rows:
         out += ["", "Prediction from GPU + flags vs the log (per rank):"] + _table(result.rows)
     if result.measured:

@@ -58,7 +58,8 @@ def _v4_dims(text: dict[str, Any]) -> MLADims:
     and sliding layers (compress_ratios, sliding_window) are not modelled."""
     rope = int(text.get("qk_rope_head_dim") or 64)
     head = int(text["head_dim"])
-    return MLADims(head - rope, rope, head - rope, head, text.get("q_lora_rank"), text.get("index_head_dim"), text.get("index_topk"))
+    return MLADims(head - rope, rope, head - rope, head, text.get("q_lora_rank"), text.get("index_head_dim"),
+                   text.get("index_topk"))
 
 
 def head_dims(text: dict[str, Any], hidden: int, heads: int, mla: MLADims | None) -> tuple[int, int]:

@@ -27,7 +27,8 @@ def moe_of(text: dict[str, Any], num_layers: int) -> MoE | None:
         shared_size = None
     expert_size = _expert_size(text)
     first_dense = int(text.get("first_k_dense_replace") or 0)
-    freq = int(text.get("interleave_moe_layer_step") or text.get("decoder_sparse_step") or text.get("moe_layer_freq") or 1)
+    freq = int(text.get("interleave_moe_layer_step") or text.get("decoder_sparse_step") or text.get("moe_layer_freq")
+               or 1)
     return MoE(
         num_experts=experts,
         experts_per_token=int(top_k),
