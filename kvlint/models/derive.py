@@ -19,7 +19,7 @@ from kvlint.data import REGISTRY_DIR, load_json
 from kvlint.models.config import spec_from_config
 from kvlint.models.spec import ModelSpec
 
-IGNORE_KEYS = ("ignore", "modules_to_not_convert", "exclude_modules")
+IGNORE_KEYS = ("ignore", "modules_to_not_convert", "exclude_modules", "ignored_layers")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,8 +28,10 @@ class Variant:
     suffix: str
     base_org: str  # "same" | "any"
     scheme: str
-    exemplar: str
+    exemplar: str | None  # a bundled real config of this convention, or None with `convention`
     keep_ignore: tuple[str, ...] | None = None
+    convention: dict[str, Any] | None = dataclasses.field(default=None, compare=False, hash=False)
+    source: str = ""  # where the convention's block is written (the publisher's own quantization tool)
 
     def base_name(self, repo_id: str) -> tuple[str, str] | None:
         """(org, base name) when `repo_id` is this publisher's name with this suffix."""
@@ -44,8 +46,8 @@ class Variant:
 def variants() -> tuple[Variant, ...]:
     rows = load_json("variants.json", REGISTRY_DIR)["variants"]
     return tuple(
-        Variant(tuple(r["publishers"]), r["suffix"], r["base_org"], r["scheme"], r["exemplar"],
-                tuple(r["keep_ignore"]) if "keep_ignore" in r else None)
+        Variant(tuple(r["publishers"]), r["suffix"], r["base_org"], r["scheme"], r.get("exemplar"),
+                tuple(r["keep_ignore"]) if "keep_ignore" in r else None, r.get("convention"), r.get("source", ""))
         for r in rows
     )
 
@@ -60,15 +62,25 @@ def derive(repo_id: str, *, exclude: str | None = None) -> ModelSpec | None:
         if parts is None:
             continue
         base = _base_entry(rule, *parts, exclude=exclude)
-        exemplar = lookup_registry(rule.exemplar)
-        if base is None or exemplar is None:
+        block = _block(rule)
+        if base is None or block is None:
             continue
         base_entry, how = base
-        cfg, side = _with_quantization(base_entry["config"], exemplar[0], rule)
+        cfg, side = _with_quantization(base_entry["config"], block, rule)
         spec = spec_from_config(cfg, repo_id, f"derived:{base_entry['id']}", hf_quant_config=side)
         label = f"{base_entry['id']}{how} ({rule.scheme})"
         return dataclasses.replace(spec, derived_from=label)
     return None
+
+
+def _block(rule: Variant) -> dict[str, Any] | None:
+    """The registry entry whose quantization block a derived spec carries: the exemplar's, or the convention."""
+    from kvlint.models.resolve import lookup_registry
+
+    if rule.exemplar is not None:
+        found = lookup_registry(rule.exemplar)
+        return found[0] if found is not None else None
+    return {"config": rule.convention} if rule.convention else None
 
 
 def _base_entry(rule: Variant, org: str, name: str, *, exclude: str | None) -> tuple[dict[str, Any], str] | None:
@@ -87,12 +99,23 @@ def _base_entry(rule: Variant, org: str, name: str, *, exclude: str | None) -> t
             continue
         entry, by_alias = hit
         found[entry["id"]] = (entry, f", by alias of {candidate}" if by_alias else "")
-    if len(found) != 1:
-        return None
-    entry, how = next(iter(found.values()))
+    if not found or (len(found) > 1 and not _same_shapes([e for e, _ in found.values()])):
+        return None  # two different models of that name: never a guess
+    exact = [k for k in found if k.split("/", 1)[1].lower() == name.lower()]
+    entry, how = found[exact[0] if exact else sorted(found)[0]]
     if _is_quantized(entry):
         return None  # never stack a second quantization on a quantized checkpoint
     return entry, (f" [{how[2:]}]" if how else "")
+
+
+SHAPE_KEYS = ("architectures", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+              "num_key_value_heads", "head_dim", "vocab_size", "tie_word_embeddings", "torch_dtype")
+
+
+def _same_shapes(entries: list[dict[str, Any]]) -> bool:
+    """Bundled copies of one model under two names (a renamed repository): the same shapes, key by key."""
+    shapes = {tuple(repr(e["config"].get(k)) for k in SHAPE_KEYS) for e in entries}
+    return len(shapes) == 1 and not any(_is_quantized(e) for e in entries)
 
 
 def _is_quantized(entry: dict[str, Any]) -> bool:

@@ -33,8 +33,10 @@ def _from_quant_config(qc: dict[str, Any]) -> Quantization:
         group = int(qc.get("group_size") or qc.get("q_group_size") or 128)
         ignored = tuple(qc.get("modules_to_not_convert") or ())
         return Quantization(method.split("_")[0], bits, group, None, ignored, qc)
-    if method == "fp8":
-        return Quantization("fp8", 8, None, None, tuple(qc.get("modules_to_not_convert") or ()), qc)
+    if method == "fp8":  # vLLM's Fp8Config reads AutoFP8's `ignored_layers` as well as `modules_to_not_convert`
+        ignored = qc.get("ignored_layers") or qc.get("modules_to_not_convert") or ()
+        kv = "fp8" if qc.get("kv_cache_scheme") else None
+        return Quantization("fp8", 8, None, kv, tuple(ignored), qc)
     if method == "fbgemm_fp8":  # Meta's own FP8 releases: fp8 weights with per-channel scales
         return Quantization("fbgemm_fp8", 8, None, None, tuple(qc.get("modules_to_not_convert") or ()), qc)
     if method == "bitsandbytes":

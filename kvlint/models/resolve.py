@@ -358,10 +358,32 @@ def _by_last_segment(name: str) -> ModelSpec | None:
     tail = re.split(r"[/\\]+", name.rstrip("/\\"))[-1].lower()
     hits = [key for key in _registry_index() if key.split("/", 1)[1] == tail]
     if len(hits) != 1:
-        return None
+        return _derived_by_last_segment(name, tail)
     entry = load_registry_entry(_registry_index()[hits[0]])
     source = f"path:{name} (bundled:{entry['id']}, by path name)"
     return spec_from_config(entry["config"], entry["id"], source, hf_quant_config=entry.get("hf_quant_config"))
+
+
+def _derived_by_last_segment(name: str, tail: str) -> ModelSpec | None:
+    """`/models/Qwen2.5-72B-Instruct-GPTQ-Int4`: a segment spelt the way exactly one publisher names its
+    quantized variants of a bundled base (two different results, or none: no guess)."""
+    import dataclasses
+
+    from kvlint.models.derive import derive, variants
+
+    segment = re.split(r"[/\\]+", name.rstrip("/\\"))[-1]
+    found = {}
+    for rule in variants():
+        if not tail.endswith(rule.suffix.lower()):
+            continue
+        for publisher in rule.publishers:
+            spec = derive(f"{publisher}/{segment}")
+            if spec is not None:
+                found[(spec.source, spec.derived_from, spec.quant)] = spec
+    if len(found) != 1:
+        return None
+    spec = next(iter(found.values()))
+    return dataclasses.replace(spec, source=f"path:{name} ({spec.source}, by path name)")
 
 
 def _registry_lookup(repo_id: str) -> tuple[str, bool] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 
 import pytest
@@ -68,7 +69,7 @@ def test_corpus_names_resolve_as_derived_and_say_from_what(name, base, method, b
     "name",
     [
         "RedHatAI/Llama-3.3-71B-Instruct-FP8-dynamic",  # no such size bundled: never the 70B
-        "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8",  # a suffix this publisher has no exemplar for
+        "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-KV",  # a suffix this publisher has no convention for
         "someone/Llama-3.3-70B-Instruct-FP8-dynamic",  # not a publisher with that convention
         "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8",  # the 2507 base is not bundled: not the older 235B
         "RedHatAI/Qwen3-8B-FP8-FP8-dynamic",  # the base would itself be quantized
@@ -84,9 +85,32 @@ def test_variant_rules_name_bundled_quantized_exemplars():
     data = json.loads(resources.files("kvlint.models").joinpath("registry/variants.json").read_text())
     assert len(data["variants"]) == len(variants())
     for rule in variants():
+        if rule.exemplar is None:  # a convention: the block its publisher's tool writes, with where
+            assert rule.convention and re.search(r"@[0-9a-f]{40}:", rule.source), rule.suffix
+            continue
         exemplar = from_registry(rule.exemplar)
         assert exemplar is not None and exemplar.quant is not None, rule.exemplar
         assert rule.exemplar.split("/")[0] in rule.publishers and rule.exemplar.lower().endswith(rule.suffix.lower())
+
+
+@pytest.mark.parametrize("name, base", [
+    ("neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8", "meta-llama/Llama-3.1-70B-Instruct"),
+    ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "meta-llama/Meta-Llama-3.1-8B-Instruct"),
+    ("neuralmagic/gemma-2-9b-it-FP8", "google/gemma-2-9b-it"),
+])
+def test_autofp8_convention_keeps_the_base_shapes_and_lm_head_16_bit(name, base):
+    from kvlint.models.weights import count_params
+
+    spec, ref = resolve_model(name), from_registry(base)
+    assert spec.source == f"derived:{base}" and "AutoFP8" in spec.derived_from
+    assert (spec.quant.method, spec.quant.bits, spec.quant.ignored, spec.quant.kv_cache_dtype) == \
+        ("fp8", 8, ("lm_head",), None)
+    assert spec.layers == ref.layers  # KV bytes per token exactly the base's
+    counts = count_params(ref)
+    bf16 = weights_bytes(ref)
+    # every linear weight at 1 byte; embeddings, norms and (untied) lm_head stay at 2 bytes
+    assert 0.5 * bf16 < weights_bytes(spec) < 0.6 * bf16
+    assert counts.total > 0
 
 
 def test_meta_fp8_checkpoint_counts_fp8_weights_except_its_named_layers():
@@ -94,3 +118,11 @@ def test_meta_fp8_checkpoint_counts_fp8_weights_except_its_named_layers():
     fp8, bf16 = from_registry("meta-llama/Meta-Llama-3.1-405B-Instruct-FP8"), from_registry("meta-llama/Llama-3.1-405B")
     assert fp8.quant.method == "fbgemm_fp8" and fp8.quant.bits == 8
     assert 0.49 < weights_bytes(fp8) / weights_bytes(bf16) < 0.53
+
+
+def test_a_path_segment_spelt_the_way_one_publisher_names_its_variants_is_derived():
+    spec = resolve_model("/mnt/team/models/Qwen2.5-72B-Instruct-GPTQ-Int4")
+    assert spec.source.startswith("path:") and "derived:Qwen/Qwen2.5-72B-Instruct" in spec.source
+    assert (spec.quant.method, spec.quant.bits) == ("gptq", 4)
+    with pytest.raises(UnknownModelError):
+        resolve_model("/mnt/team/models/Qwen2.5-73B-Instruct-GPTQ-Int4")  # no such base: no guess

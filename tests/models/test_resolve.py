@@ -98,9 +98,11 @@ def test_aliases_say_so_in_the_source():
 
 
 def test_quantized_variants_are_not_aliased_to_unquantized_configs():
-    for ref in ("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8", "Qwen/Qwen2.5-72B-Instruct-AWQ", "neuralmagic/Llama-3.1-8B-Instruct-FP8"):
-        with pytest.raises(UnknownModelError):
-            resolve_model(ref)
+    with pytest.raises(UnknownModelError):
+        resolve_model("Qwen/Qwen2.5-72B-Instruct-AWQ")  # no Qwen AWQ convention known: unknown, not the bf16 config
+    for ref in ("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8", "neuralmagic/Llama-3.1-8B-Instruct-FP8"):
+        spec = resolve_model(ref)  # derived: the base's shapes with the publisher's fp8 block, never bf16
+        assert spec.source.startswith("derived:") and spec.quant is not None and spec.quant.method == "fp8"
 
 
 def test_unknown_model_says_how_to_fix_in_one_line():

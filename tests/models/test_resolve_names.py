@@ -70,6 +70,6 @@ def test_unknown_names_get_the_closest_bundled_names():
 
 def test_a_hub_id_of_another_org_is_never_matched_by_its_last_segment():
     """neuralmagic's FP8 405B is another checkpoint than Meta's bundled FP8 405B of the same name."""
-    with pytest.raises(UnknownModelError):
-        resolve_model("hf://neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8")
+    neural = resolve_model("hf://neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8")  # derived (AutoFP8), not Meta's
+    assert neural.source.startswith("derived:") and neural.quant.method == "fp8"
     assert resolve_model("meta-llama/Meta-Llama-3.1-405B-Instruct-FP8").quant.method == "fbgemm_fp8"
