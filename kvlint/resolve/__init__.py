@@ -192,8 +192,8 @@ def _model_skip(r: Resolved) -> str:
     if not dep.model:
         return "no model reference found in the launch: kvlint needs the model to size it"
     if not dep.model_resolved:
-        return (f"the model is {dep.model}, an unresolved expression: give it a value under `variables:` in "
-                f".kvlint.yaml, or map it under `models:`")
+        return (f"the model is {dep.model}, an unresolved expression: give its variable a value under "
+                f"`variables:` in .kvlint.yaml")
     return f"model {dep.model} is not known offline: {lookups.MODEL_FIX}" if "not known offline" in reason \
         else f"model {dep.model}: {reason}"
 

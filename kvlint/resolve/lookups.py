@@ -46,8 +46,21 @@ def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> Model
     if not dep.model:
         return ModelLookup(None, "no model reference found in the launch")
     if not dep.model_resolved:
+        found = _by_alias(dep, config, options)  # s3://${bucket}/models/org--name: the tail still names it
+        if found is not None:
+            return found
         return ModelLookup(None, f"the reference {dep.model} is an unresolved expression (variable or template)")
     return lookup_model(dep.model, config, options, dep.model_aliases)
+
+
+def _by_alias(dep: Deployment, config: Config, options: ResolveOptions) -> ModelLookup | None:
+    """The first literal other name of a model whose reference is an expression (a path's tail, a served name)."""
+    for alias in dep.model_aliases:
+        found = lookup_model(alias.name, config, options)
+        if found.spec is not None:
+            kind = {"served-name": "served-name", "path": "path-name"}.get(alias.how, "env-name")
+            return ModelLookup(found.spec, None, kind)
+    return None
 
 
 def lookup_gpu_name(name: str) -> tuple[Gpu | None, str | None]:

@@ -149,3 +149,24 @@ def test_each_candidate_gpu_is_tried_and_the_one_that_cannot_start_it_is_reporte
     assert verdicts == {"L4-24GB": False, "A100-SXM-80GB": True}
     [f] = result.findings
     assert f.severity.name == "WARNING" and "does not start on L4-24GB" in f.message and "fine on A100" in f.message
+
+
+def test_an_unresolved_reference_whose_path_tail_names_the_model_resolves_by_that_name(tmp_path):
+    manifest = """apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: llama}
+spec:
+  predictor:
+    model:
+      modelFormat: {name: huggingface}
+      runtime: kserve-vllm
+      storageUri: s3://${bucket}/models/meta-llama--Meta-Llama-3.1-8B-Instruct
+      args: ["--max-model-len=8192"]
+      resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+    (tmp_path / "isvc.yaml").write_text(manifest)
+    [dep] = read_path(str(tmp_path / "isvc.yaml")).deployments
+    assert not dep.model_resolved and dep.model_aliases
+    r = Resolver().resolve(dep, Config(root=str(tmp_path)))
+    assert r.model.spec is not None and r.model.spec.model_id == "meta-llama/Meta-Llama-3.1-8B-Instruct"
+    assert r.status().model_source == "path-name" and r.evaluated
