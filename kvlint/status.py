@@ -94,7 +94,8 @@ class LaunchStatus:
 
 SKIP_WORDS = {
     "no-model": "no model reference", "unresolved-model": "unresolved model reference",
-    "unknown-model": "model unknown offline", "rejected-value": "flag value the engine rejects",
+    "unknown-model": "model unknown offline", "model-path": "model given as a bare local path",
+    "rejected-value": "flag value the engine rejects",
     "refused": "settings the engine refuses", "unresolved-setting": "unresolved setting",
     "not-a-gpu": "not a GPU", "error": "memory model error",
 }

@@ -194,12 +194,23 @@ def _model_skip(r: Resolved) -> str:
     if not dep.model_resolved:
         return (f"the model is {dep.model}, an unresolved expression: give its variable a value under "
                 f"`variables:` in .kvlint.yaml")
+    if _is_path(dep.model):
+        return (f"the model is the path {dep.model}, with no config.json beside the manifest and no Hub id in "
+                f"it: map it under `models:` in .kvlint.yaml, or name the model with --served-model-name")
     return f"model {dep.model} is not known offline: {lookups.MODEL_FIX}" if "not known offline" in reason \
         else f"model {dep.model}: {reason}"
 
 
+def _is_path(ref: str) -> bool:
+    return ref.startswith(("/", "./", "../", "~"))
+
+
 def _model_kind(dep: Deployment) -> str:
-    return "no-model" if not dep.model else "unresolved-model" if not dep.model_resolved else "unknown-model"
+    if not dep.model:
+        return "no-model"
+    if not dep.model_resolved:
+        return "unresolved-model"
+    return "model-path" if _is_path(dep.model) else "unknown-model"
 
 
 def _not_a_gpu(reason: str) -> bool:
