@@ -624,9 +624,25 @@ def _log_inputs(steps: Steps, inp: Inputs, util: float) -> None:
     steps.add("KV cache groups", f"{len(groups)} group(s), {padding_layers(groups)} padding layer(s)", len(groups))
 
 
+def weights_formula(inp: Inputs) -> str:
+    """How the per-rank weights were counted: the parts vLLM's load adds to the checkpoint's parameters."""
+    if inp.weights_bytes is not None:
+        return "as given"
+    text = "weights model (per rank, this stage)"
+    rope = vllm_rope_table(inp.model, inp.dtype)
+    if rope:
+        text += f" + RoPE cos/sin table {gib(rope)}"
+    backend = mxfp4_backend(inp.ver, inp.facts)
+    par = inp.par
+    layout = mxfp4_layout_bytes(inp.model, backend, tp=par.tp, pp=par.pp, ep=par.tp * par.dp if par.ep else 1)
+    if layout:
+        text += f" + mxfp4 {backend} layout {gib(layout)}"
+    return text
+
+
 def _log_results(steps: Steps, inp: Inputs, st: Stage, cap: Capacity, fit: Fit, footprint: FixedPool | None) -> None:
     estimated = inp.non_kv_bytes is None
-    steps.add("weights per rank", "weights model (per rank, this stage)", st.weights, "B")
+    steps.add("weights per rank", weights_formula(inp), st.weights, "B")
     if footprint:
         _log_fixed_pool(steps, inp, st, footprint)
     elif inp.fixed_pool is not None:
