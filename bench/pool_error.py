@@ -21,6 +21,7 @@ sys.path.insert(0, str(REPO))
 from kvlint.errors import KvlintError  # noqa: E402
 from kvlint.gpus import lookup_gpu  # noqa: E402
 from kvlint.memory import compute_budget  # noqa: E402
+from kvlint.memory.versions import vllm_release_on  # noqa: E402
 from tests.memory.cases import GIB, SAME_SHAPES, load_cases, load_model, model_id, version_of, vllm_settings  # noqa: E402
 
 
@@ -35,12 +36,45 @@ def gpu_for(case):
     return None
 
 
+def assumed_version(case) -> tuple[str | None, str]:
+    """(version, how): the logged release, else the newest documented release built by the source's date (an
+    unversioned log ran whatever was current), else kvlint's default."""
+    logged = version_of(case)
+    if logged:
+        return logged, "logged"
+    date = str((case.get("source") or {}).get("date") or "")
+    dated = vllm_release_on(date) if date else None
+    return (dated, f"release current on {date}") if dated else (None, "default")
+
+
+def implied_utilization(case) -> float | None:
+    """The --gpu-memory-utilization a log's own figures imply, where it logs weights, torch peak, non-torch growth,
+    the pool and the card's total and the release subtracts no CUDA-graph estimate (before 0.20, where
+    requested = weights + peak + non-torch + pool); None when it agrees with the recorded flag or cannot be told.
+    A flag transcribed wrongly is a data error, not a model error: the case is predicted with the implied value
+    and listed."""
+    parts = [case.get(k) for k in ("model_loading_gib", "torch_peak_increase_gib", "non_torch_increase_gib",
+                                    "available_kv_gib", "total_gpu_memory_gib")]
+    version = assumed_version(case)[0]
+    if any(p is None for p in parts) or version is None or _padded_key(version) >= (0, 20, 0):
+        return None
+    implied = round(sum(parts[:4]) / parts[4], 2)
+    recorded = case.get("gpu_memory_utilization") or 0.9
+    return implied if abs(implied - recorded) > 0.005 else None
+
+
+def _padded_key(version: str) -> tuple[int, ...]:
+    return tuple((list(map(int, re.findall(r"\d+", version)[:3])) + [0, 0, 0])[:3])
+
+
 def predict_budget(case, shared):
     """(pool bytes, why not, Budget) from the GPU, the flags and the version only."""
     model = load_model(shared, case)
     if model is None:
         return None, "no config", None
     settings = vllm_settings(case)
+    if implied_utilization(case) is not None:
+        settings["gpu_memory_utilization"] = implied_utilization(case)
     quant = str(case.get("quantization") or "").lower()
     if model_id(case) in SAME_SHAPES and ("fp8" in quant or "compressed" in quant):
         settings["quantization"] = "fp8"  # the checkpoint is an 8-bit copy of the base shapes
@@ -49,7 +83,7 @@ def predict_budget(case, shared):
     if gpu is None and total is None:
         return None, f"GPU {case['gpu']!r} not identifiable", None
     try:
-        b = compute_budget("vllm", model, settings, gpu, version=version_of(case), gpu_memory_bytes=total)
+        b = compute_budget("vllm", model, settings, gpu, version=assumed_version(case)[0], gpu_memory_bytes=total)
     except KvlintError as exc:
         return None, str(exc), None
     return b.requested_bytes - b.weights_bytes - b.non_kv_bytes, "", b
@@ -100,9 +134,11 @@ def main(shared: Path) -> int:
             logged = case["available_kv_gib"]
             fitted = str(case.get("group", "")).startswith(FIT_GROUP)
             rows.append((case["id"], logged, pool / GIB, pool / GIB - logged, fitted, budget.weights_bytes / GIB, case))
-    print(f"{'case':<62} {'logged':>8} {'kvlint':>8} {'error':>7}  set   (GiB per rank)")
-    for ident, logged, pred, err, fitted, _, _ in rows:
-        print(f"{ident[:62]:<62} {logged:>8.2f} {pred:>8.2f} {err:>+7.2f}  {'fit' if fitted else 'held'}")
+    print(f"{'case':<62} {'logged':>8} {'kvlint':>8} {'error':>7}  set   release modelled (GiB per rank)")
+    for ident, logged, pred, err, fitted, _, case in rows:
+        ver, how = assumed_version(case)
+        print(f"{ident[:62]:<62} {logged:>8.2f} {pred:>8.2f} {err:>+7.2f}  {'fit ' if fitted else 'held'}  "
+              f"{ver or 'default'} ({how})")
     print()
     print(summary("all", rows))
     print(summary("fitted on (vLLM 0.19 H100 planner sweep)", [r for r in rows if r[4]]))
@@ -114,6 +150,11 @@ def main(shared: Path) -> int:
     for ident, kind, refuses, pool in refusals:
         print(f"  {ident}: {kind}; kvlint {'predicts a refusal' if refuses else 'predicts a start'} "
               f"(pool {pool:.2f} GiB)")
+    fixed = [(c["id"], c.get("gpu_memory_utilization"), implied_utilization(c)) for *_, c in rows
+             if implied_utilization(c) is not None]
+    for ident, recorded, implied in fixed:
+        print(f"flag from the log's arithmetic {ident}: gpu_memory_utilization {implied} "
+              f"(recorded {recorded}; weights + peak + non-torch + pool = {implied} x total)")
     for ident, why in skipped:
         print(f"skipped {ident}: {why}")
     return 0

@@ -10,7 +10,10 @@ start-ups in shared/logs/cases.json (vLLM 0.19, H100: non-KV = total*util - weig
 - sampler: the dummy sampler holds fp32 logits for max_num_seqs rows plus sorted / softmaxed copies
   (13 B per row per vocab entry, about three fp32 copies): this is why Gemma's 256k vocabulary costs
   ~3 GiB more than Granite's 49k at 1024 sequences;
-- collectives: tensor/pipeline parallel ranks hold NCCL and custom all-reduce buffers (~1.6 GiB);
+- sampler path: torch's sort-based top-k/top-p (V0 and vLLM 0.12-0.16) holds 14 B more per entry than the
+  FlashInfer (0.8-0.11) and Triton (0.17+) paths: the "3 GiB step" between 0.16 and 0.17 at 1024 sequences;
+- collectives: from 0.17 the all-reduce + RMSNorm fusion pass (TP > 1, SM 9.0/10.x, DP == PP == 1, compiled)
+  creates its IPC workspace and the TP group's NCCL communicator during the profile run (~1.6 GiB);
 - CUDA graphs (vLLM >= 0.20 subtracts its estimate; not with --enforce-eager): ~22 MiB per layer at
   the 51 default capture sizes, scaled by the capture-size count, plus 0.5 GiB with collectives.
 
@@ -69,22 +72,42 @@ def kv_layers(model: ModelSpec) -> int:
     return sum(1 for layer in model.layers if layer.kind not in (NONE, MAMBA)) or model.num_layers
 
 
+SORTING_SAMPLERS = frozenset({"v0", "torch_sort"})
+
+
+def sampler_term(model: ModelSpec, max_num_seqs: int, sampler: str) -> tuple[str, int, str]:
+    """The dummy sampler's peak over max_num_seqs rows of the vocabulary (top-k = vocab - 1 and top-p 0.9, so the
+    filtering path runs). The FlashInfer and Triton paths hold the bf16 logits, an fp32 copy, softmax probs and
+    the exponential draw (about 14 B per entry; 13 fitted); torch's sort path (V0, and V1 0.12-0.16 where
+    FlashInfer became opt-in) also holds the sorted fp32 values, their int64 indices, two bool masks, the sorted
+    softmax and the scatter output at once: 14 B more per entry (topk_topp_sampler.apply_top_k_top_p)."""
+    c = coefficients()["vllm"]
+    per = c["sampler_bytes_per_seq_per_vocab"]
+    how = f"{max_num_seqs} seqs x vocab {model.vocab_size} x {per} B"
+    if sampler in SORTING_SAMPLERS:
+        per += c["sampler_sort_extra_bytes_per_seq_per_vocab"]
+        how += f" + {c['sampler_sort_extra_bytes_per_seq_per_vocab']} B (torch sort top-k/top-p)"
+    return "sampler", max_num_seqs * model.vocab_size * per, how
+
+
 def vllm_non_kv(model: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: int, tp: int, pp: int,
                 layers_on_rank: int, cudagraphs: bool, blackwell: bool = False, spec_tokens: int = 0,
-                extra: tuple[tuple[str, int, str], ...] = (), collectives: bool = True) -> NonKV:
+                extra: tuple[tuple[str, int, str], ...] = (), collectives: bool = True,
+                sampler: str = "triton") -> NonKV:
+    """`collectives`: the all-reduce fusion pass is built during profiling (vLLM 0.17+ on SM 9.0/10.x, TP > 1,
+    DP == PP == 1, compiled); `sampler`: the release's dummy-sampler path (VllmVersion.sampler)."""
     c = coefficients()["vllm"]
     act = max_num_batched_tokens * model.hidden_size * c["activation_bytes_per_token_per_hidden"]
-    sampler = max_num_seqs * model.vocab_size * c["sampler_bytes_per_seq_per_vocab"]
     multi = tp * pp > 1
     parts = [
         ("activation peak", act, f"{max_num_batched_tokens} tokens x hidden {model.hidden_size} x "
                                  f"{c['activation_bytes_per_token_per_hidden']} B"),
         *moe_activation(model, max_num_batched_tokens, tp, c["moe_activation_bytes_per_token_per_topk_intermediate"]),
-        ("sampler", sampler, f"{max_num_seqs} seqs x vocab {model.vocab_size} x "
-                             f"{c['sampler_bytes_per_seq_per_vocab']} B"),
+        sampler_term(model, max_num_seqs, sampler),
     ]
     if multi and collectives:
-        parts.append(("collectives", c["collective_bytes_multi_gpu"], "NCCL / all-reduce buffers (tp*pp > 1)"))
+        parts.append(("collectives", c["collective_bytes_multi_gpu"],
+                      "all-reduce fusion workspace + TP group NCCL communicator, made while profiling"))
     if cudagraphs:
         n = len(capture_sizes(max_num_seqs, max_num_batched_tokens, spec_tokens=spec_tokens, blackwell=blackwell))
         graphs = layers_on_rank * c["cudagraph_bytes_per_layer"] * n // c["cudagraph_reference_sizes"]

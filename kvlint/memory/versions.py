@@ -37,11 +37,23 @@ class VllmVersion:
     # backend that takes the KV dtype; --block-size wins)
     hybrid_prefix_caching: bool  # prefix caching defaults on for generative hybrid (Mamba) models (0.33; opt-in
     # before: "Hybrid models support prefix caching but keep it opt-in" in 0.27's arg_utils)
-    collectives_profiled: bool  # TP/PP collective buffers land inside the profiled non-KV (from 0.17: the 0.10
-    # TP 2 log shows none of the ~1.6 GiB the 0.19 TP 2/4 logs show; the code change was not located)
+    allreduce_fusion: bool  # 0.17+: -O2/-O3 turn on the all-reduce + RMSNorm fusion pass when TP > 1 on SM 9.0 /
+    # SM 10.x with FlashInfer, DP == PP == 1 (config/vllm.py enable_allreduce_rms_fusion); the pass is built when
+    # the profile run compiles the model, creating its IPC workspace and the TP device group's NCCL communicator
+    # (flashinfer create_shared_buffer: cudaMalloc + all_gather_object + barrier), so both land in the profiled
+    # non-torch memory. Off in 0.16 (fuse_allreduce_rms False at every level).
+    sampler: str  # what the profile run's dummy sampler (top-k = vocab-1, top-p 0.9 over max_num_seqs rows) runs:
+    # "v0" (V0 Sampler: torch sort, driver rank only), "flashinfer" (0.8-0.11: FlashInfer's sampler whenever it is
+    # installed, as in the engine's container image; the PyPI wheel lists it as an extra), "torch_sort" (0.12-0.16:
+    # FlashInfer opt-in, so apply_top_k_top_p sorts the fp32 logits), "triton" (0.17+: apply_top_k_top_p_triton)
+    v0_profile: bool  # V0 engine (< 0.8): max_num_seqs 256, max_num_batched_tokens 2048 with chunked prefill (on by
+    # default only above 32K tokens) else max(max_model_len, 2048); no CUDA-graph or collective terms
+    mxfp4_hopper: str  # mxfp4 MoE backend on SM 9.0: "marlin" (0.10.1 needs torch >= 2.8 for triton_kernels, ships
+    # 2.7.1) or "triton" (0.10.2+)
     mamba_checkpoint_blocks: int  # prefill checkpoint blocks a Mamba state holds in align mode (0.33: 1)
     dcp_check: str  # GQA/MQA with DCP: "lse" (0.11: only MLA backends return the softmax lse), "assert"
     # (0.2x: verify_with_parallel_config asserts), "value_error" (0.27+: the same rules as ValueError)
+    released: str = ""  # build date of vllm/_version.py in the release wheel, where read
 
 
 @dataclass(frozen=True)
@@ -107,3 +119,11 @@ def sglang_version(version: str | None = None) -> Resolved:
     data["bands"] = tuple(tuple(b) for b in data["bands"])
     data["unknown_band"] = tuple(data["unknown_band"])
     return Resolved(SglangVersion(version=name, **data), note)
+
+
+def vllm_release_on(date: str) -> str | None:
+    """The newest documented vLLM release whose wheel was built on or before `date` (YYYY-MM-DD): the release a log
+    that names no version most likely ran, when only its date is known; None before the first dated release."""
+    dated = [(str(rec["released"]), name) for name, rec in _table()["vllm"]["versions"].items() if rec.get("released")]
+    before = [name for released, name in sorted(dated) if released <= date]
+    return before[-1] if before else None

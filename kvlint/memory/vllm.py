@@ -42,7 +42,8 @@ from kvlint.memory.vllm_planning import (
     worker_groups,
 )
 from kvlint.memory.vllm_specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
-from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING, ModelSpec
+from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, ModelSpec
+from kvlint.models.weights import mxfp4_layout_bytes, rope_cache_bytes
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,8 @@ def max_model_len(settings: Mapping[str, Any], model: ModelSpec) -> tuple[int, b
 
 def batch_defaults(settings: Mapping[str, Any], facts: GpuFacts, ver: VllmVersion, length: int) -> tuple[int, int]:
     """(max_num_seqs, max_num_batched_tokens) as `vllm serve` resolves them (engines.md 1.1 table)."""
+    if ver.v0_profile:
+        return v0_batch_defaults(settings, length)
     if ver.large_gpu_tier and facts.total_bytes >= 160 * GIB:
         mnbt, mns = 16384, 1024
     elif facts.total_bytes >= 70 * GIB and "a100" not in facts.name.lower() and facts.compute_capability != (12, 1):
@@ -148,6 +151,19 @@ def batch_defaults(settings: Mapping[str, Any], facts: GpuFacts, ver: VllmVersio
     if user_mns is None:
         mns = min(mns, mnbt)
     return mns, mnbt
+
+
+def v0_batch_defaults(settings: Mapping[str, Any], length: int) -> tuple[int, int]:
+    """V0 engine (< 0.8, arg_utils.py / SchedulerConfig): 256 sequences; chunked prefill on by default only above
+    32K tokens, then 2048 batched tokens, else max(max_model_len, 2048), the whole prompt in one profile pass."""
+    mns = int_setting(settings, "max_num_seqs") or 256
+    user_mnbt = int_setting(settings, "max_num_batched_tokens")
+    if user_mnbt is not None:
+        return mns, user_mnbt
+    chunked = setting(settings, "enable_chunked_prefill", None)
+    if chunked is None:
+        chunked = length > 32768
+    return mns, 2048 if chunked else max(length, 2048)
 
 
 def default_block_size(settings: Mapping[str, Any], model: ModelSpec, facts: GpuFacts, ver: VllmVersion,
@@ -301,19 +317,46 @@ class StageMemory:
     weights_known: bool = True
 
 
-def stage_weights(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, rank: int, dtype: str,
-                  weights_bytes: int | None) -> int:
-    if weights_bytes is not None:
-        return int(weights_bytes)
+def stage_weights(inp: Inputs, rank: int) -> int:
+    """What vLLM's "Model loading took" measures on one stage: the parameters in the layout the engine's kernels
+    keep (mxfp4 MoE backends pad and re-lay experts) plus the RoPE cos/sin table, a buffer allocated at load."""
+    if inp.weights_bytes is not None:
+        return int(inp.weights_bytes)
+    par = inp.par
     ep = par.tp * par.dp if par.ep else 1
-    return model_weights(model, tp=par.tp, pp=par.pp, pp_rank=rank if par.pp > 1 else None, ep=ep, dtype=dtype,
-                         quantization=setting(settings, "quantization"))
+    pp_rank = rank if par.pp > 1 else None
+    params = model_weights(inp.model, tp=par.tp, pp=par.pp, pp_rank=pp_rank, ep=ep, dtype=inp.dtype,
+                           quantization=setting(inp.settings, "quantization"))
+    layout = mxfp4_layout_bytes(inp.model, mxfp4_backend(inp.ver, inp.facts), tp=par.tp, pp=par.pp, pp_rank=pp_rank,
+                                ep=ep)
+    return params + layout + vllm_rope_table(inp.model, inp.dtype)
+
+
+def mxfp4_backend(ver: VllmVersion, facts: GpuFacts) -> str:
+    """vLLM's mxfp4 MoE backend for the card (quantization/mxfp4.py get_mxfp4_backend): Marlin below SM 9.0 and
+    from SM 11 (triton_kernels are confirmed on 9.0-10.x only), Triton on Hopper (Marlin in 0.10.1, whose torch
+    2.7.1 predates triton_kernels' 2.8 requirement), FlashInfer on Blackwell; the checkpoint layout when the
+    card is unknown."""
+    cc = facts.compute_capability
+    if cc is None:
+        return "checkpoint"
+    if cc[0] == 9:
+        return ver.mxfp4_hopper
+    return "flashinfer" if cc[0] == 10 else "marlin"
+
+
+def vllm_rope_table(model: ModelSpec, dtype: str) -> int:
+    """RoPE cos/sin cache (rotary_embedding/base.py: max_position x rotary_dim at the model dtype, one table per
+    distinct RoPE): registered as a buffer at load, so inside "Model loading took" (Llama-4 Scout: 2.5 GiB)."""
+    if not any(layer.kind not in (MAMBA, NONE) for layer in model.layers):
+        return 0
+    return rope_cache_bytes(model, dtype)
 
 
 def stage_memory(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Steps) -> StageMemory:
     """Weights, non-KV and available KV bytes on one stage; kv_cache_memory_bytes replaces the subtraction."""
     try:
-        weights, known = stage_weights(inp.model, inp.settings, inp.par, rank, inp.dtype, inp.weights_bytes), True
+        weights, known = stage_weights(inp, rank), True
     except KvlintError:
         if inp.fixed_pool is None:
             raise
@@ -334,11 +377,19 @@ def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Ste
                             pp=inp.par.pp, layers_on_rank=len({k[0] for k in layers}) or inp.model.num_layers,
                             cudagraphs=inp.cudagraphs, blackwell=inp.blackwell,
                             spec_tokens=inp.spec.num_tokens if inp.spec else 0, extra=inp.reserved,
-                            collectives=inp.ver.collectives_profiled)
+                            collectives=allreduce_fusion(inp), sampler=inp.ver.sampler)
     if rank == 0:
         for name, value, how in est.parts:
             steps.add(f"non-KV: {name}", how, value, "B", estimated=True)
     return est.total
+
+
+def allreduce_fusion(inp: Inputs) -> bool:
+    """vLLM 0.17+ enable_allreduce_rms_fusion: TP > 1, DP == PP == 1, SM 9.0 or 10.x, compiled (not eager); its
+    workspace and the TP group's first NCCL communicator are made during the profile run (VllmVersion)."""
+    cc, par = inp.facts.compute_capability, inp.par
+    return (inp.ver.allreduce_fusion and par.tp > 1 and par.pp == 1 and par.dp == 1
+            and cc is not None and (cc == (9, 0) or cc[0] == 10) and not setting(inp.settings, "enforce_eager", False))
 
 
 def fixed_pool_footprint(inp: Inputs, stages: list[Stage], steps: Steps) -> FixedPool | None:
@@ -573,9 +624,25 @@ def _log_inputs(steps: Steps, inp: Inputs, util: float) -> None:
     steps.add("KV cache groups", f"{len(groups)} group(s), {padding_layers(groups)} padding layer(s)", len(groups))
 
 
+def weights_formula(inp: Inputs) -> str:
+    """How the per-rank weights were counted: the parts vLLM's load adds to the checkpoint's parameters."""
+    if inp.weights_bytes is not None:
+        return "as given"
+    text = "weights model (per rank, this stage)"
+    rope = vllm_rope_table(inp.model, inp.dtype)
+    if rope:
+        text += f" + RoPE cos/sin table {gib(rope)}"
+    backend = mxfp4_backend(inp.ver, inp.facts)
+    par = inp.par
+    layout = mxfp4_layout_bytes(inp.model, backend, tp=par.tp, pp=par.pp, ep=par.tp * par.dp if par.ep else 1)
+    if layout:
+        text += f" + mxfp4 {backend} layout {gib(layout)}"
+    return text
+
+
 def _log_results(steps: Steps, inp: Inputs, st: Stage, cap: Capacity, fit: Fit, footprint: FixedPool | None) -> None:
     estimated = inp.non_kv_bytes is None
-    steps.add("weights per rank", "weights model (per rank, this stage)", st.weights, "B")
+    steps.add("weights per rank", weights_formula(inp), st.weights, "B")
     if footprint:
         _log_fixed_pool(steps, inp, st, footprint)
     elif inp.fixed_pool is not None:

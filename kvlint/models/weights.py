@@ -243,6 +243,67 @@ def rope_cache_bytes(spec: ModelSpec, dtype: str | None = None) -> int:
 
 
 
+MXFP4_BACKENDS = ("checkpoint", "marlin", "triton", "flashinfer")
+
+
+def _round_up(x: int, m: int) -> int:
+    return -(-x // m) * m
+
+
+def _mxfp4_expert_bytes(backend: str, hidden: int, inter: int, biased: bool) -> float:
+    """Bytes of one routed expert (w13 + w2, their e8m0 scales, biases) as vLLM's mxfp4 MoE backend keeps them.
+
+    `inter` is the intermediate width on this rank. From vLLM's Mxfp4MoEMethod.create_weights and
+    process_weights_after_loading (0.10.1-0.19 wheels):
+    - checkpoint: fp4 weights (0.5 B), one scale byte per 32, bf16 biases;
+    - marlin (SM < 9.0, or 0.10.1 on Hopper): intermediate padded to a multiple of 128, hidden to 256, weights
+      repacked at the same bytes, scales kept at one byte per 32 (float8_e8m0fnu), biases bf16;
+    - triton (SM 9.x / 10.x with triton_kernels): intermediate padded to 64, biases cast to fp32, the weights
+      swizzled and the original tensors deleted, but the original scale parameters stay registered beside the
+      swizzled copy, whose rows (2 x intermediate, hidden) are padded to 256 (HopperMXScaleLayout,
+      num_warps 8) and columns to an even count;
+    - flashinfer (SM 10.x): intermediate and hidden padded to multiples of 256, scales shuffled in place.
+    """
+    h, i = hidden, inter
+    if backend == "marlin":
+        i, h = _round_up(inter, 128), _round_up(hidden, 256)
+    elif backend == "triton":
+        i = _round_up(inter, 64)
+    elif backend == "flashinfer":
+        i, h = _round_up(inter, 256), _round_up(hidden, 256)
+    weights = 3 * h * i / 2
+    scales = 3 * h * i / 32
+    bias = (2 * i + h) * (4 if backend == "triton" else 2) if biased else 0
+    if backend == "triton":
+        scales += _round_up(2 * i, 256) * _round_up(h // 32, 2) + _round_up(h, 256) * _round_up(i // 32, 2)
+    return weights + scales + bias
+
+
+@lru_cache(maxsize=1024)
+def mxfp4_layout_bytes(spec: ModelSpec, backend: str, *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
+                       ep: int = 1) -> int:
+    """Bytes an mxfp4 MoE backend adds to (or, never in practice, saves on) the experts `weights_bytes` counts in
+    the checkpoint layout, on the largest rank or stage `pp_rank`; 0 for any other model.
+
+    gpt-oss-120b on one H100: the checkpoint layout is 60.71 GiB; Marlin (vLLM 0.10.1) pads to 65.84 GiB (logged
+    65.97), the Triton backend keeps both scale copies for 64.25 GiB (logged 64.38)."""
+    if backend not in MXFP4_BACKENDS:
+        raise WeightsError(f"unknown mxfp4 backend {backend!r}: one of {', '.join(MXFP4_BACKENDS)}")
+    if backend == "checkpoint" or spec.moe is None or spec.quant is None or spec.quant.method != "mxfp4":
+        return 0
+    if tp < 1 or pp < 1 or ep < 1 or (pp_rank is not None and not 0 <= pp_rank < pp) or pp > spec.num_layers:
+        raise WeightsError(f"invalid parallel sizes tp={tp} pp={pp} pp_rank={pp_rank} ep={ep}")
+    moe, h = spec.moe, spec.hidden_size
+    experts, inter = (moe.num_experts // ep, moe.moe_intermediate_size) if ep > 1 else \
+        (moe.num_experts, moe.moe_intermediate_size // tp)
+    biased = spec.model_type == "gpt_oss"
+    extra = experts * (_mxfp4_expert_bytes(backend, h, inter, biased) - _mxfp4_expert_bytes("checkpoint", h, inter,
+                                                                                           biased))
+    ranks = [pp_rank] if pp_rank is not None else list(range(pp))
+    ids = set(moe.moe_layer_ids)
+    return int(max(sum(1 for i in pp_layer_range(spec.num_layers, pp, r) if i in ids) for r in ranks) * extra)
+
+
 class WeightsError(KvlintError):
     """Parallel sizes that cannot describe a real launch (tp < 1, pp_rank outside 0..pp-1)."""
 
@@ -362,7 +423,8 @@ def _choose_quant(spec: ModelSpec, override: str | None) -> Quantization | None:
         return Quantization("fp8-online", 8)
     if name == "bitsandbytes":  # in-flight 4-bit with fp32 absmax per 64 weights
         return Quantization("bitsandbytes", 4, 64)
-    raise WeightsError(f"--quantization {override} needs a checkpoint quantized that way; {spec.model_id} declares none")
+    raise WeightsError(f"--quantization {override} needs a checkpoint quantized that way; "
+                       f"{spec.model_id} declares none")
 
 
 def _linear_bytes(quant: Quantization, hidden: int) -> float:

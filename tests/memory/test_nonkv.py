@@ -70,3 +70,59 @@ def test_pool_error_on_the_fitted_and_all_cases(shared_dir):
     assert len(every) >= 30 and len(fitted) >= 20
     assert statistics.median(fitted) <= 0.2 and bench.percentile(fitted, 0.9) <= 1.0
     assert statistics.median(every) <= 0.2
+
+
+def _budget(model, version, gpu="H100", **settings):
+    from kvlint.gpus import lookup_gpu
+
+    return compute_budget("vllm", model, settings, lookup_gpu(gpu), version=version, weights_bytes=15 * GIB)
+
+
+def _part(budget, name):
+    return next((s.value for s in budget.steps if s.name == f"non-KV: {name}"), 0)
+
+
+def test_sampler_sort_path_holds_14_more_bytes_per_entry_in_012_to_016():
+    """The dummy sampler (1024 rows x 128256 vocab on an H100) on torch's sort path (0.12-0.16, V0) keeps sorted
+    fp32 values (4 B), int64 indices (8), two bool masks (2), the sorted softmax (4) and the scatter output (4)
+    live beside the logits; the FlashInfer (<= 0.11) and Triton (0.17+) paths peak 8 B per entry lower after it."""
+    entries = 1024 * 128256
+    flashinfer, sort, triton = (_part(_budget(LLAMA3_8B, v), "sampler") for v in ("0.11.0", "0.15.0", "0.17.0"))
+    assert flashinfer == triton == 13 * entries
+    assert sort - triton == (4 + 8 + 1 + 1 + 4 + 4 - 8) * entries == 14 * entries
+    assert _part(_budget(LLAMA3_8B, "0.16.0"), "sampler") == sort  # 0.16 maps to the 0.15 record
+    assert _part(_budget(LLAMA3_8B, "0.7.2", max_num_seqs=1024), "sampler") == sort  # V0's Sampler sorts too
+
+
+def test_collectives_only_where_017s_allreduce_fusion_pass_is_built():
+    """enable_allreduce_rms_fusion (0.17+): TP > 1, SM 9.0 or 10.x, DP == PP == 1, compiled; 0.16 never."""
+    assert _part(_budget(LLAMA3_8B, "0.17.0", tensor_parallel_size=2), "collectives") > 0
+    assert _part(_budget(LLAMA3_8B, "0.33.0", "B200", tensor_parallel_size=2), "collectives") > 0
+    for version, gpu, settings in [
+        ("0.15.0", "H100", {"tensor_parallel_size": 2}),  # before the pass was on by default
+        ("0.19.0", "A100 80GB", {"tensor_parallel_size": 2}),  # SM 8.0
+        ("0.19.0", "L40S", {"tensor_parallel_size": 4}),  # SM 8.9
+        ("0.19.0", "H100", {"tensor_parallel_size": 1}),
+        ("0.19.0", "H100", {"tensor_parallel_size": 2, "enforce_eager": True}),  # no torch.compile, no pass
+        ("0.19.0", "H100", {"tensor_parallel_size": 2, "pipeline_parallel_size": 2}),
+        ("0.19.0", "H100", {"tensor_parallel_size": 2, "data_parallel_size": 2}),
+    ]:
+        assert _part(_budget(LLAMA3_8B, version, gpu, **settings), "collectives") == 0, (version, gpu, settings)
+
+
+def test_v0_profile_batches():
+    """V0 (< 0.8): 256 sequences; chunked prefill by default only above 32K tokens (2048 batched tokens), else the
+    whole max_model_len in one profile pass; no CUDA-graph estimate, no collectives."""
+    long = _budget(LLAMA3_8B, "0.7.2", "A100 80GB", max_model_len=131072, tensor_parallel_size=2)
+    assert (long.max_num_seqs, _mnbt(long)) == (256, 2048)
+    short = _budget(LLAMA3_8B, "0.7.2", "A100", max_model_len=8192)
+    assert _mnbt(short) == 8192
+    assert _part(short, "activation peak") == 8192 * 4096 * 22
+    assert _part(long, "collectives") == _part(long, "CUDA graphs") == 0
+    assert _mnbt(_budget(LLAMA3_8B, "0.7.2", "A100", max_model_len=8192, enable_chunked_prefill=True)) == 2048
+    assert _mnbt(_budget(LLAMA3_8B, "0.8.0", "A100", max_model_len=8192)) == 2048  # V1: chunked by default
+
+
+def _mnbt(budget):
+    step = next(s for s in budget.steps if s.name == "non-KV: activation peak")
+    return int(step.formula.split(" tokens")[0])

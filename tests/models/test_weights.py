@@ -234,3 +234,49 @@ def test_qwen3_next_tp2_load_matches_its_log(shared_dir):
     spec = load(shared_dir, "Qwen/Qwen3-Next-80B-A3B-Thinking")
     total = (weights_bytes(spec, tp=2) + rope_cache_bytes(spec)) / GIB
     assert abs(total / 74.2812 - 1) < 0.01
+
+
+def _gpt_oss_expert(inter: int, hidden: int, scale_rows: tuple[int, int] = (0, 0), bias_bytes: int = 2) -> float:
+    """One gpt-oss expert as vLLM allocates it: w13 (2*inter x hidden) and w2 (hidden x inter) at 0.5 B, one e8m0
+    scale per 32, w13/w2 biases; `scale_rows` adds a second (swizzled, padded) scale copy of that many rows."""
+    weights = 3 * inter * hidden / 2 + 3 * inter * hidden / 32
+    kept = scale_rows[0] * (hidden // 32) + scale_rows[1] * (inter // 32)
+    return weights + kept + (2 * inter + hidden) * bias_bytes
+
+
+@pytest.mark.parametrize("backend, inter, hidden, rows, bias", [
+    ("marlin", 2944, 3072, (0, 0), 2),  # round_up(2880, 128), round_up(2880, 256)
+    ("triton", 2880, 2880, (5888, 3072), 4),  # scales kept twice, swizzled rows padded to 256; fp32 biases
+    ("flashinfer", 3072, 3072, (0, 0), 2),  # round_up(., 256) both
+])
+def test_mxfp4_backend_layouts_of_gpt_oss(shared_dir, backend, inter, hidden, rows, bias):
+    from kvlint.models.weights import mxfp4_layout_bytes
+
+    spec = load(shared_dir, "openai/gpt-oss-120b")
+    extra = 36 * 128 * (_gpt_oss_expert(inter, hidden, rows, bias) - _gpt_oss_expert(2880, 2880))
+    assert mxfp4_layout_bytes(spec, backend) == int(extra)
+    assert mxfp4_layout_bytes(spec, "checkpoint") == 0
+    assert mxfp4_layout_bytes(load(shared_dir, "meta-llama/Llama-3.1-8B-Instruct"), backend) == 0
+
+
+def test_mxfp4_layouts_land_on_the_logged_loads(shared_dir):
+    """gpt-oss-120b on one H100: 65.97 GiB logged by vLLM 0.10.1 (Marlin: torch 2.7.1 predates triton_kernels),
+    64.38 GiB in the llm-d notes (Triton); the checkpoint layout alone is 60.7 GiB."""
+    from kvlint.models.weights import mxfp4_layout_bytes
+
+    spec = load(shared_dir, "openai/gpt-oss-120b")
+    base = weights_bytes(spec) + rope_cache_bytes(spec)
+    assert abs((base + mxfp4_layout_bytes(spec, "marlin")) / GIB - 65.97) < 0.15
+    assert abs((base + mxfp4_layout_bytes(spec, "triton")) / GIB - 64.38) < 0.15
+    assert base / GIB < 61
+
+
+def test_mxfp4_layout_splits_like_the_experts(shared_dir):
+    from kvlint.models.weights import WeightsError, mxfp4_layout_bytes
+
+    spec = load(shared_dir, "openai/gpt-oss-120b")
+    per_rank = 36 * 128 * (_gpt_oss_expert(1536, 3072) - _gpt_oss_expert(1440, 2880))  # 1440 -> 1536 (128)
+    assert mxfp4_layout_bytes(spec, "marlin", tp=2) == int(per_rank)
+    assert mxfp4_layout_bytes(spec, "marlin", pp=2, pp_rank=1) == mxfp4_layout_bytes(spec, "marlin") // 2
+    with pytest.raises(WeightsError):
+        mxfp4_layout_bytes(spec, "cutlass")
