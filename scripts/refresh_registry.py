@@ -44,6 +44,8 @@ TEXT_KEYS = {
     "linear_key_head_dim", "linear_num_key_heads", "linear_num_value_heads", "linear_value_head_dim",
     "attention_bias", "use_qk_norm", "num_nextn_predict_layers", "o_groups", "o_lora_rank",
     "compress_ratios", "quantization_config", "architectures", "vision_config", "text_config",
+    "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers", "top_k_experts",
+    "enable_moe_block",
 }
 
 

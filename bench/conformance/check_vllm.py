@@ -86,7 +86,7 @@ def engine_side(eng: Engine, config: dict[str, Any], s: dict[str, Any]) -> dict[
     refusal = dcp_refusal(text, s, eng.version)
     if refusal:
         return {"refused": refusal}
-    derived = models.derived_len(config)
+    derived = models.derived_len(config, eng.version)
     length = derived if s["max_model_len"] in (None, -1) else s["max_model_len"]
     model_dtype = {"float32": "bfloat16"}.get(str(text.get("torch_dtype") or config.get("torch_dtype") or "bfloat16"),
                                            str(text.get("torch_dtype") or config.get("torch_dtype") or "bfloat16"))
@@ -157,7 +157,7 @@ def main() -> None:
     refused = 0
     for i in range(count):
         model_id, config = covered[i % len(covered)]
-        s = generate(rng, models.text_config(config), models.derived_len(config), eng.version)
+        s = generate(rng, models.text_config(config), models.derived_len(config, eng.version), eng.version)
         try:
             e = engine_side(eng, config, s)
         except Exception as exc:  # noqa: BLE001 - a harness gap is reported, not fatal

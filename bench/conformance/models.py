@@ -52,9 +52,13 @@ def text_config(config: dict[str, Any]) -> dict[str, Any]:
     return text
 
 
-def derived_len(config: dict[str, Any]) -> int:
-    """vLLM's derived max_model_len: the smallest length key, times non-YaRN rope factors (engines.md 1.1)."""
+def derived_len(config: dict[str, Any], version: tuple[int, ...] = (0, 33)) -> int:
+    """vLLM's derived max_model_len: the smallest length key, times non-YaRN rope factors (engines.md 1.1); from
+    0.12 an unset length of a LongRoPE model is its original_max_position_embeddings (config/model.py)."""
     text = text_config(config)
+    rope_kind = (text.get("rope_scaling") or {}).get("rope_type") or (text.get("rope_scaling") or {}).get("type")
+    if version >= (0, 12) and rope_kind == "longrope" and text.get("original_max_position_embeddings"):
+        return int(text["original_max_position_embeddings"])
     found = [text[k] for k in LENGTH_KEYS if isinstance(text.get(k), (int, float))]
     length = min(found) if found else 2048
     if text.get("model_max_length"):
@@ -122,6 +126,8 @@ def layer_kinds(config: dict[str, Any]) -> list[str]:
         return ["sliding" if i % 2 == 0 else "full" for i in range(n)]
     if mtype == "gemma2":  # transformers Gemma2Config.layer_types
         return ["sliding" if (i + 1) % 2 else "full" for i in range(n)]
+    if mtype.startswith("gemma4"):  # gemma4.py: config.layer_types, read per layer
+        return ["full" if t == "full_attention" else "sliding" for t in text["layer_types"]]
     if mtype.startswith("gemma3"):
         every = int(text.get("sliding_window_pattern") or 6)
         return ["sliding" if (i + 1) % every else "full" for i in range(n)]
@@ -133,8 +139,17 @@ def layers(config: dict[str, Any], tp: int) -> list[dict[str, Any]]:
     text = text_config(config)
     kv, head, w = total_kv_heads(text), head_size(text), window(text)
     out = []
-    for i, kind in enumerate(layer_kinds(config)):
-        if kind == "mla":
+    kinds = layer_kinds(config)
+    shared_from = len(kinds) - int(text.get("num_kv_shared_layers") or 0)
+    for i, kind in enumerate(kinds):
+        if i >= shared_from:  # gemma4.py: kv_sharing_target_layer_name, no KV spec of its own
+            continue
+        if kind == "full" and text.get("global_head_dim"):  # gemma4.py Gemma4DecoderLayer: global dims, k_eq_v heads
+            heads = text.get("num_global_key_value_heads") if text.get("attention_k_eq_v") else kv
+            g = int(text["global_head_dim"])
+            out.append({"index": i, "kind": "full", "heads": max(1, int(heads or kv) // tp), "head": g, "head_v": g,
+                        "window": None})
+        elif kind == "mla":
             out.append({"index": i, "kind": "mla", "heads": 1, "head": head})
         elif kind == "mamba":
             out.append({"index": i, "kind": "mamba"})

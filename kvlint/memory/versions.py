@@ -53,6 +53,10 @@ class VllmVersion:
     mamba_checkpoint_blocks: int  # prefill checkpoint blocks a Mamba state holds in align mode (0.33: 1)
     dcp_check: str  # GQA/MQA with DCP: "lse" (0.11: only MLA backends return the softmax lse), "assert"
     # (0.2x: verify_with_parallel_config asserts), "value_error" (0.27+: the same rules as ValueError)
+    longrope_original_default: bool = True  # an unset max_model_len of a LongRoPE model is the config's
+    # original_max_position_embeddings (0.12+, config/model.py); 0.11 and before take max_position_embeddings
+    unifies_page_sizes: bool = True  # hybrid layers of different page sizes are unified by scaling block sizes
+    # (unify_kv_cache_spec_page_size, read in 0.16+); 0.11's get_kv_cache_groups raises NotImplementedError
     released: str = ""  # build date of vllm/_version.py in the release wheel, where read
 
 

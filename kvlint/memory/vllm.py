@@ -113,13 +113,20 @@ def check_dcp_groups(groups: list[Group], dcp: int) -> None:
             raise InvalidSettingError(f"DCP not support {what}.", _DCP, f"must be 1 with {what} layers")
 
 
-def max_model_len(settings: Mapping[str, Any], model: ModelSpec) -> tuple[int, bool]:
+def derived_len(model: ModelSpec, ver: VllmVersion) -> int:
+    """The length vLLM derives from config.json in this release (LongRoPE's default moved at 0.12)."""
+    if model.max_len_vllm_legacy is not None and not ver.longrope_original_default:
+        return model.max_len_vllm_legacy
+    return model.max_len_vllm
+
+
+def max_model_len(settings: Mapping[str, Any], model: ModelSpec, ver: VllmVersion) -> tuple[int, bool]:
     """(length, auto-fit requested). -1 / 'auto' starts from the derived length and may shrink it."""
     value = setting(settings, "max_model_len")
     if value is None:
-        return model.max_len_vllm, False
+        return derived_len(model, ver), False
     if str(value).strip().lower() in ("-1", "auto"):
-        return model.max_len_vllm, True
+        return derived_len(model, ver), True
     length = int_setting(settings, "max_model_len", 0)
     if length < 1:
         raise InvalidSettingError(f"max_model_len must be positive, got {length}", "max_model_len",
@@ -533,11 +540,12 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     check_dcp(model, par, ver)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
     kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype))
-    length, auto = max_model_len(settings, model)
+    length, auto = max_model_len(settings, model, ver)
     mns, mnbt = batch_defaults(settings, facts, ver, length)
     specs, block = build_specs(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name),
                                kvd, steps, ver, spec)
-    groups = kv_groups(specs, hybrid_manager=hybrid_manager(settings, model, ver, steps, spec))
+    groups = kv_groups(specs, hybrid_manager=hybrid_manager(settings, model, ver, steps, spec),
+                       unify=ver.unifies_page_sizes)
     check_dcp_groups(groups, par.dcp)
     batches = par.pp + 1 if setting(settings, "async_scheduling", True) is not False else par.pp
     util = float_setting(settings, "gpu_memory_utilization", ver.gpu_memory_utilization)
@@ -561,7 +569,7 @@ def fit_length(inp: Inputs, stages: list[Stage], steps: Steps) -> Fit:
     """max_model_len after auto-fit, whether one request fits, and the longest length that fits (engines.md 1.6)."""
     length, reserve, ver = inp.length, inp.reserve, inp.ver
     fits, check = check_stages(stages, length, reserve, ver)
-    derived = inp.model.max_len_vllm
+    derived = derived_len(inp.model, ver)
     if inp.auto:
         fitted = longest_fit(stages, check, derived, reserve, ver)
         if fitted == 0:

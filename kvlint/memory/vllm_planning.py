@@ -97,7 +97,7 @@ def unify_pages(specs: dict[LayerKey, KVSpec]) -> dict[LayerKey, KVSpec]:
     return out
 
 
-def kv_groups(specs: dict[LayerKey, KVSpec], *, hybrid_manager: bool) -> list[Group]:
+def kv_groups(specs: dict[LayerKey, KVSpec], *, hybrid_manager: bool, unify: bool = True) -> list[Group]:
     if not specs:
         return []
     if not hybrid_manager:
@@ -106,6 +106,10 @@ def kv_groups(specs: dict[LayerKey, KVSpec], *, hybrid_manager: bool) -> list[Gr
     values = [specs[k] for k in keys]
     if len(set(values)) == 1 or _uniform_type(values):
         return [Group(tuple(keys), tuple(values))]
+    if not unify and len({s.page for s in values}) > 1:
+        raise InvalidSettingError(
+            "this vLLM release cannot group KV layers with different page sizes (get_kv_cache_groups raises "
+            "NotImplementedError at startup)", None, "KV layers of different page sizes need vLLM 0.12 or newer")
     specs = unify_pages(specs)
     buckets: dict[KVSpec, list[LayerKey]] = {}
     for key in keys:

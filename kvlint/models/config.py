@@ -15,7 +15,7 @@ from typing import Any
 from kvlint.errors import KvlintError
 from kvlint.models.heads import head_dims, mla_dims, num_kv_heads
 from kvlint.models.layers import layer_kvs, sliding_window
-from kvlint.models.maxlen import max_len_sglang, max_len_vllm
+from kvlint.models.maxlen import max_len_sglang, max_len_vllm, max_len_vllm_before_longrope_default
 from kvlint.models.moe import moe_of
 from kvlint.models.quant import quantization
 from kvlint.models.spec import ModelSpec
@@ -71,6 +71,7 @@ def _build(cfg: dict[str, Any], model_id: str, source: str, hf_quant_config: dic
         tie_word_embeddings=bool(_first(text, cfg, "tie_word_embeddings", default=False)),
         dtype=checkpoint_dtype(text, cfg),
         max_len_vllm=len_v,
+        max_len_vllm_legacy=max_len_vllm_before_longrope_default(text),
         max_len_sglang=len_s,
         max_len_key=key_v,
         mla=mla,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING, LayerKV, MLADims
+from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, LayerKV, MLADims
 from kvlint.models.text_config import checkpoint_dtype
 
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
@@ -87,15 +87,31 @@ def layer_kvs(
     if mla is not None:
         return tuple(LayerKV(MLA, 1, head_k, 0) for _ in range(num_layers))
     state = linear_state_bytes(text)
+    full_heads, full_head = _full_layer_shape(text, kv_heads, head_k)
+    shared_from = num_layers - int(text.get("num_kv_shared_layers") or 0)
     out = []
-    for kind in layer_kinds(text, num_layers, window):
-        if kind == MAMBA:
+    for i, kind in enumerate(layer_kinds(text, num_layers, window)):
+        if i >= shared_from:
+            out.append(LayerKV(NONE))  # reads an earlier layer's KV (Gemma-3n/4 KV sharing): no cache of its own
+        elif kind == MAMBA:
             out.append(LayerKV(MAMBA, state_bytes=state))
         elif kind == CHUNKED:
             out.append(LayerKV(CHUNKED, kv_heads, head_k, head_v, int(text["attention_chunk_size"])))
+        elif kind == FULL:
+            out.append(LayerKV(FULL, full_heads, full_head or head_k, full_head or head_v))
         else:
             out.append(LayerKV(kind, kv_heads, head_k, head_v, window if kind == SLIDING else None))
     return tuple(out)
+
+
+def _full_layer_shape(text: dict[str, Any], kv_heads: int, head_k: int) -> tuple[int, int | None]:
+    """Gemma-4's full-attention layers: `global_head_dim`, and with `attention_k_eq_v` (K reused as V, no v_proj)
+    `num_global_key_value_heads` KV heads; the cache still holds K and V pages (vLLM gemma4.py)."""
+    head = text.get("global_head_dim")
+    if not isinstance(head, int) or head <= 0:
+        return kv_heads, None
+    heads = text.get("num_global_key_value_heads") if text.get("attention_k_eq_v") else None
+    return (int(heads) if isinstance(heads, int) and heads > 0 else kv_heads), head
 
 
 def linear_state_bytes(text: dict[str, Any]) -> int | None:

@@ -54,9 +54,25 @@ def max_len_vllm(text: dict[str, Any]) -> tuple[int, str | None]:
         for rope in rope_sets(text):
             if _rope_type(rope) not in VLLM_NO_FACTOR_ROPE:
                 factor = float(rope.get("factor") or 1.0)
-    if any(_rope_type(r) == "longrope" for r in rope_sets(text)) and text.get("original_max_position_embeddings"):
+    if longrope_original(text) is not None:
         return int(text["original_max_position_embeddings"]), "original_max_position_embeddings"
     return int(derived * factor), key
+
+
+def longrope_original(text: dict[str, Any]) -> int | None:
+    """LongRoPE models (Phi-3/3.5 128k) start at original_max_position_embeddings from vLLM 0.12 on."""
+    if any(_rope_type(r) == "longrope" for r in rope_sets(text)) and text.get("original_max_position_embeddings"):
+        return int(text["original_max_position_embeddings"])
+    return None
+
+
+def max_len_vllm_before_longrope_default(text: dict[str, Any]) -> int | None:
+    """What vLLM <= 0.11 derives for a LongRoPE model (the full max_position_embeddings); None for other models."""
+    if longrope_original(text) is None:
+        return None
+    present = [int(text[k]) for k in VLLM_LEN_KEYS if isinstance(text.get(k), (int, float)) and text[k]]
+    length = int(text["model_max_length"]) if text.get("model_max_length") else min(present, default=DEFAULT_MAX_LEN)
+    return length
 
 
 # Config classes whose transformers (v5) form nests `rope_scaling` per attention layer type, even when config.json

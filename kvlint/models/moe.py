@@ -16,7 +16,7 @@ def moe_of(text: dict[str, Any], num_layers: int) -> MoE | None:
     experts = _int_of(text, ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts"))
     if not experts or experts <= 1:
         return None
-    top_k = _int_of(text, ("num_experts_per_tok", "experts_per_token", "moe_top_k")) or 1
+    top_k = _int_of(text, ("num_experts_per_tok", "experts_per_token", "moe_top_k", "top_k_experts")) or 1
     shared = int(text.get("n_shared_experts") or 0)
     shared_size = text.get("shared_expert_intermediate_size")
     if text.get("model_type") == "llama4_text":

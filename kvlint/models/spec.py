@@ -98,6 +98,7 @@ class ModelSpec:
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
     text_config_key: str | None = None  # "text_config" when the decoder's keys are nested (multimodal)
     max_len_key_sglang: str | None = None  # the config.json key SGLang's context length came from
+    max_len_vllm_legacy: int | None = None  # LongRoPE: what vLLM <= 0.11 derives (0.12+ starts at the original)
     # A quantization or re-host resolved from a bundled base: "<base id> (<scheme>)", e.g.
     # "meta-llama/Llama-3.3-70B-Instruct (fp8 dynamic, compressed-tensors)"; None for a config read as is.
     derived_from: str | None = None
