@@ -55,7 +55,6 @@ def variants() -> tuple[Variant, ...]:
 def derive(repo_id: str, *, exclude: str | None = None) -> ModelSpec | None:
     """The derived spec of a known publisher's quantized name, or None. `exclude` leaves one bundled id
     out of the base and exemplar search (the derived-versus-real test derives a bundled variant anew)."""
-    from kvlint.models.resolve import lookup_registry
 
     for rule in variants():
         parts = rule.base_name(repo_id)
