@@ -8,11 +8,11 @@ for a Budget, runs the selected rules and applies suppressions. Reporters only r
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kvlint import limits
 from kvlint.config import Config, ConfigCache
 from kvlint.deployment import Deployment, InvalidValue
 from kvlint.errors import InvalidSettingError, KvlintError
@@ -51,6 +51,9 @@ class LintResult:
 def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
     """Check every deployment file under paths; never raises for bad input (only for bad config)."""
     from kvlint.launches import iter_files
+    from kvlint.launches.discover import is_note
+    from kvlint.launches.read import kv001
+    from kvlint.limits import LimitExceeded, file_limits
 
     configs = ConfigCache(options.config)
     resolver = Resolver(options)
@@ -61,7 +64,7 @@ def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
     files = [("-", None)] if list(paths) == ["-"] else iter_files(paths)
     for path, skip in files:
         if skip is not None:
-            if skip.startswith("symlink"):
+            if is_note(skip):
                 result.notes.append(f"{path}: {skip}")
             else:
                 result.unreadable.append((path, skip))
@@ -71,7 +74,12 @@ def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
         config = configs.for_file(path)
         if path != "-" and config.excluded(path):
             continue
-        _lint_file(path, config, options, resolver, result)
+        with file_limits():  # one budget for the file: its read and its rules (kvlint.limits)
+            try:
+                _lint_file(path, config, options, resolver, result)
+            except LimitExceeded as exc:
+                if "KV001" in _codes(config, options, path):
+                    result.findings.append(kv001(path, exc.reason))
     result.findings = sorted(dict.fromkeys(result.findings), key=lambda f: f.sort_key)  # same span twice: once
     result.configs = configs.loaded()
     result.notes = sorted(set(result.notes) | {n for c in result.configs for n in c.notes})
@@ -79,19 +87,14 @@ def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
 
 
 def _read_text(path: str, options: LintOptions) -> str | None:
-    if path == "-":
-        return options.stdin_text if options.stdin_text is not None else sys.stdin.read()
-    from kvlint.sources.text import MAX_BYTES
+    """The text, read within the size cap; None for what the reader must refuse (it says why as KV001)."""
+    if path == "-" and options.stdin_text is not None:
+        return options.stdin_text
+    from kvlint.sources.text import SourceError, decode, read_bytes, read_stdin
 
-    if os.path.getsize(path) > MAX_BYTES:  # left to the reader, which reports the size cap as KV001
-        return None
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if b"\0" in data:  # binary: the reader says so as KV001
-        return None
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
+        return decode(read_stdin() if path == "-" else read_bytes(path))
+    except SourceError:  # over the cap, binary, not UTF-8, not a regular file
         return None
 
 
@@ -133,6 +136,7 @@ def _read(path: str, options: LintOptions, result: LintResult):
 
 def _deployment_findings(dep: Deployment, config: Config, codes: frozenset[str], resolver: Resolver,
                          result: LintResult) -> list[Finding]:
+    limits.check()
     result.deployments += 1
     ctx = resolver.context(dep, config)
     result.notes.extend(resolver.notes.pop(id(dep), []))

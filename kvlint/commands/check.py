@@ -55,8 +55,7 @@ def command(paths, fmt, gpu, gpu_memory, engine_version, config_path, select, ig
     selected_codes(select_codes or None, ignore_codes)  # unknown codes: exit 2 before any work
     options = LintOptions(gpu=gpu, gpu_memory=gpu_memory, engine_version=engine_version, config=config_path,
                           select=select_codes or None, ignore=ignore_codes, online=online,
-                          show_unused_suppressions=show_unused_suppressions,
-                          stdin_text=sys.stdin.read() if list(paths) == ["-"] else None)
+                          show_unused_suppressions=show_unused_suppressions)
     result = lint(list(paths) or ["."], options)
     report = render(fmt, result, color=use_color(output))
     if output:

@@ -4,25 +4,37 @@ defaulted and what could not be resolved. The reader's view, before any rule run
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from kvlint.launches import ReadResult
 
 
 @click.command("inspect")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def command(paths: tuple[str, ...], fmt: str) -> int:
-    """Show the engine instances in deployment files (folders are walked; `-` reads stdin)."""
-    from kvlint.errors import InputError
-    from kvlint.launches import iter_files, read_path
+    """Show the engine instances in deployment files (folders are walked; `-` reads stdin).
 
-    results, missing = [], []
+    Exit codes as `kvlint check`'s: 3 when an input could not be read at all, 1 when a file is refused
+    as KV001 (binary, over the size cap, not YAML), else 0.
+    """
+    from kvlint.errors import InputError
+    from kvlint.launches import iter_files
+    from kvlint.launches.discover import is_note
+
+    results, missing, unreadable = [], [], 0
     for path, reason in iter_files(paths):
         if reason is None:
-            results.append(read_path(path))
+            result = _read(path)
+            unreadable += result.skipped is not None and result.skipped.startswith("internal error")
+            results.append(result)
         elif reason == "no such file or directory":
             missing.append(path)
         else:
+            unreadable += not is_note(reason)
             results.append(_skipped(path, reason))
     if missing and not results:
         raise InputError(f"no such file or directory: {', '.join(missing)}")
@@ -33,7 +45,19 @@ def command(paths: tuple[str, ...], fmt: str) -> int:
             click.echo(file_text(r))
         for m in missing:
             click.echo(f"{m}: no such file or directory")
-    return 0
+    if missing or unreadable:
+        return 3
+    return 1 if any(f.code == "KV001" and str(f.severity) == "error" for r in results for f in r.findings) else 0
+
+
+def _read(path: str) -> ReadResult:
+    """read_path, with a reader bug costing this file only (as in `kvlint check`)."""
+    from kvlint.launches import read_path
+
+    try:
+        return read_path(path)
+    except Exception as exc:  # noqa: BLE001 - one file's reader bug must not hide the others
+        return _skipped(path, f"internal error while reading ({type(exc).__name__}: {exc}); please report it")
 
 
 def _skipped(path: str, reason: str):

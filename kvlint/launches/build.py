@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from kvlint import limits
 from kvlint.deployment import Deployment, Setting
 from kvlint.launches.argv import parse
 from kvlint.launches.env import Field
@@ -65,6 +66,7 @@ def version_from_image(image: str | None) -> str | None:
 
 
 def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: Context, gpu: GpuFacts) -> Deployment:
+    limits.check()  # every reader builds each launch here: the file's time budget is looked at once per launch
     parsed = parse(engine, [f.token() for f in fields])
     if gpu.product and _UNRESOLVED.search(gpu.product):
         gpu = replace(gpu, product=None, product_span=None, notes=gpu.notes + (f"GPU product {gpu.product!r} is not resolved: {_why(gpu.product, set())}",))

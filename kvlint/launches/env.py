@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from kvlint import limits
 from kvlint.sources.shell import Part, Word
 from kvlint.sources.text import Mapped
 from kvlint.span import Span, Token
@@ -56,6 +57,7 @@ def expand_k8s(text: str, env: Mapping[str, str]) -> tuple[str, tuple[str, ...]]
             return "$"
         name = m.group(1)
         if name in env:
+            limits.spend(len(env[name]))  # `$(A)$(A)` per env entry doubles: bounded per file
             return env[name]
         missing.append(m.group(0))
         return m.group(0)
@@ -84,6 +86,7 @@ def _expand_part(part: Part, m: Mapped, env: Mapping[str, str]) -> list:
     if value is None:
         return [(raw, [start] * len(raw), False, True, raw, (start, end), "")]
     text, missing = value
+    limits.spend(len(text))  # `A=$A$A` per line doubles: bounded per file
     return [(text, [start] * len(text), not part.quoted, part.quoted, missing, (start, end), _origin_of(part, env))]
 
 

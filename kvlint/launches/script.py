@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from kvlint import limits
 from kvlint.launches.argv import detect
 from kvlint.launches.env import Field, expand_word
 from kvlint.sources.shell import Word, tokenize
@@ -65,6 +66,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0) -> 
         state.notes.append(f"{m.path}:{line}:{col}: {msg}")
     prev_sep = ""
     for cmd in commands:
+        limits.check()
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
             line, _ = m.at(cmd.words[0].start)
             note = f"line {line}: flags after a commented-out line are a separate command to the shell, not part of this launch"

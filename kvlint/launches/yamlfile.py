@@ -6,6 +6,7 @@ compose, SkyPilot or chart code (start-up time is most of a pre-commit run).
 
 from __future__ import annotations
 
+from kvlint import limits
 from kvlint.deployment import Deployment
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -17,6 +18,7 @@ def deployments_in(yf: YamlFile) -> tuple[list[Deployment], list[str]]:
     out: list[Deployment] = []
     notes: list[str] = []
     for doc in yf.docs:
+        limits.check()
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:
