@@ -224,6 +224,9 @@ class Resolver:
                                                    overrides=config.models or None, base_dir=config.root), None)
             except KvlintError as exc:
                 self._models[key] = (None, exc.message)
+            except OSError as exc:  # a 300-character name, an unreadable HF cache: this machine cannot look it up
+                self._models[key] = (None, f"the reference cannot be looked up on this machine ({exc.strerror or exc})"
+                                           "; give a Hub id or a readable local path, or map it under `models:`")
             except Exception as exc:  # noqa: BLE001 - a resolver bug degrades to KV002, not a crash
                 self._models[key] = (None, f"internal error ({type(exc).__name__}: {exc}); please report it")
         return self._models[key]

@@ -12,10 +12,10 @@ import re
 import stat
 import sys
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, overload
 
 from kvlint.span import Span
 
@@ -143,20 +143,67 @@ class LineIndex:
         return self.text[start:end]
 
 
+class Runs(Sequence[int]):
+    """Offsets of a string's characters stored as runs of consecutive offsets: a 5 MiB scalar read straight
+    from the file is one run, not five million integers (36 bytes each in a tuple)."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []  # index of each run's first character
+        self._offsets: list[int] = []  # its offset
+        self._len = 0
+
+    def add(self, offset: int, count: int = 1) -> None:
+        """`count` characters at offset, offset + 1, ...; joined to the last run when they continue it."""
+        if count <= 0:
+            return
+        if not self._starts or self._offsets[-1] + (self._len - self._starts[-1]) != offset:
+            self._starts.append(self._len)
+            self._offsets.append(offset)
+        self._len += count
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self._len))]
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError(i)
+        k = bisect.bisect_right(self._starts, i) - 1
+        return self._offsets[k] + i - self._starts[k]
+
+
 @dataclass(frozen=True)
 class Mapped:
     """A string as some consumer sees it, with where each of its characters sits in a file.
 
-    Either `pos[i]` is the (line, col) of character i (YAML block/quoted scalars, where the text a
-    shell sees is not a contiguous slice of the file), or `index` maps a whole file's offsets.
+    Either `pos[i]` is the (line, col) of character i, or `index` maps a whole file's offsets, or
+    character i sits at `offsets[i]`: an offset of `within` (a string inside another, such as an `sh -c`
+    argument), or of the file through `index`. Offsets are turned into positions only when asked, so
+    mapping a long scalar costs memory for its runs of offsets, not a (line, col) pair per character.
     """
 
     path: str
     text: str
     pos: tuple[tuple[int, int], ...] = ()
     index: LineIndex | None = None
+    offsets: Sequence[int] | None = None
+    within: Mapped | None = None
 
     def at(self, i: int) -> tuple[int, int]:
+        if self.offsets is not None:
+            if not len(self.offsets):
+                return (1, 1) if self.within is None else self.within.at(0)
+            o = self.offsets[max(0, min(i, len(self.offsets) - 1))]
+            return self.within.at(o) if self.within is not None else self.index.locate(o) if self.index else (1, 1)
         if self.index is not None:
             return self.index.locate(i)
         if not self.pos:
@@ -169,6 +216,10 @@ class Mapped:
             return Span(self.path, line, col, line, col)
         eline, ecol = self.at(end - 1)
         return Span(self.path, line, col, eline, ecol + 1)
+
+    def view(self, path: str, text: str, offsets: Sequence[int]) -> Mapped:
+        """`text` whose character i is this string's character offsets[i] (positions looked up when asked)."""
+        return Mapped(path, text, offsets=offsets, within=self)
 
     @classmethod
     def whole(cls, path: str, text: str, index: LineIndex | None = None) -> Mapped:

@@ -55,6 +55,12 @@ class YNode:
     def is_scalar(self) -> bool:
         return self.kind == "scalar"
 
+    @property
+    def elements(self) -> tuple[YNode, ...]:
+        """A sequence's items; () for a map or a scalar, so a reader expecting a list never walks a map's
+        (key, value) pairs by mistake when a file writes `command: {a: b}`."""
+        return self.items if self.kind == "seq" else ()
+
     def get(self, key: str) -> YNode | None:
         """The value node for a string key (last occurrence, as YAML loaders keep)."""
         if self.kind != "map":
