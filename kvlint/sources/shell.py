@@ -15,7 +15,8 @@ from kvlint.sources.text import Mapped
 
 _META = " \t\n;&|()<>"
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
-MAX_DEFAULT_DEPTH = 8  # `${A:-${B:-x}}` nests two; each level re-reads the rest of the text, so deeper is kept raw
+MAX_DEFAULT_DEPTH = 4  # `${A:-${B:-x}}` nests two; each level re-reads the rest of the text, so deeper is kept raw
+MAX_WORD = 131072  # Linux's MAX_ARG_STRLEN: execve refuses a longer argument (E2BIG), so no engine receives it
 
 
 @dataclass(frozen=True)
@@ -193,12 +194,14 @@ def _word(sc: _Scanner) -> Word:
     while sc.i < sc.n:
         if sc.i >= next_check:
             limits.check()
+            _word_length(sc.i - start)
             next_check = sc.i + CHECK_EVERY
         c = sc.s[sc.i]
         if c in _META:
             break
         run = _PLAIN_RUN.match(sc.s, sc.i)
         if run is not None:
+            _word_length(run.end() - start)
             lit.add(run.group(), range(sc.i, run.end()), False)
             sc.i = run.end()
         elif c == "\\":
@@ -221,6 +224,7 @@ def _word(sc: _Scanner) -> Word:
         elif c == "{" and sc.peek(1) == "{" and sc.last_close >= sc.i + 2:
             # a Go/Helm template is rendered before any shell sees the line: one word, spaces and all
             close = sc.s.find("}}", sc.i + 2)
+            _word_length(close + 2 - start)
             lit.add(sc.s[sc.i : close + 2], range(sc.i, close + 2), False)
             sc.i = close + 2
         elif c == "$" or c == "`":
@@ -235,7 +239,16 @@ def _word(sc: _Scanner) -> Word:
             lit.add(c, (sc.i,), False)
             sc.i += 1
     lit.flush()
+    _word_length(sc.i - start)  # an unterminated `$(` or `${` swallows the rest of the text into one word
     return Word(tuple(parts), start, sc.i)
+
+
+def _word_length(n: int) -> None:
+    """A word longer than any argument a program can receive stops the file (its offsets alone would take
+    36 bytes a character)."""
+    if n > MAX_WORD:
+        raise limits.LimitExceeded(f"a shell word of over {MAX_WORD:,} characters: longer than any argument a "
+                                   "program can receive (Linux MAX_ARG_STRLEN); not read")
 
 
 def _single(sc: _Scanner, ansi: bool) -> Part:
@@ -243,12 +256,14 @@ def _single(sc: _Scanner, ansi: bool) -> Part:
     if not ansi:  # no escapes at all: up to the next quote in one step
         end = sc.s.find("'", sc.i)
         end = sc.n if end < 0 else end
+        _word_length(end - sc.i)
         part = Part("lit", sc.s[sc.i : end], True, tuple(range(sc.i, end)))
         sc.i = end
     else:
         chars: list[str] = []
         offs: list[int] = []
         while sc.i < sc.n and sc.s[sc.i] != "'":
+            _word_length(len(chars))
             if sc.s[sc.i] == "\\" and sc.i + 1 < sc.n:
                 sc.i += 1
             chars.append(sc.s[sc.i])
@@ -267,14 +282,16 @@ def _double(sc: _Scanner) -> list[Part]:
     parts: list[Part] = []
     chars: list[str] = []
     offs: list[int] = []
-    next_check = sc.i + CHECK_EVERY
+    next_check, begin = sc.i + CHECK_EVERY, sc.i
     while sc.i < sc.n and sc.s[sc.i] != '"':
         if sc.i >= next_check:
             limits.check()
+            _word_length(sc.i - begin)
             next_check = sc.i + CHECK_EVERY
         c = sc.s[sc.i]
         run = _DOUBLE_RUN.match(sc.s, sc.i)
         if run is not None:
+            _word_length(run.end() - begin)
             chars.append(run.group())
             offs.extend(range(sc.i, run.end()))
             sc.i = run.end()
@@ -321,8 +338,8 @@ def _expansion(sc: _Scanner, quoted: bool) -> Part | None:
         return Part("cmd", s[i + 2 : end], quoted, (i, sc.i))
     if nxt == "{":
         end = _close(s, i + 2, "{", "}")
-        sc.i = end + 1
-        return _braced(s[i + 2 : end], i + 2, quoted, (i, sc.i), sc.depth)
+        sc.i = end + 1  # an unterminated `${` is not read as a default (the shell refuses it too)
+        return _braced(s[i + 2 : end], i + 2, quoted, (i, sc.i), sc.depth if end < sc.n else MAX_DEFAULT_DEPTH)
     if nxt and (nxt.isalpha() or nxt == "_"):
         j = i + 1
         while j < sc.n and s[j] in _NAME_CHARS:
@@ -381,7 +398,11 @@ def _close(s: str, i: int, opener: str, closer: str) -> int:
     """
     depth, n = 1, len(s)
     stops = _CLOSE_STOPS[opener + closer]
+    steps = 0
     while i < n:
+        steps += 1
+        if not steps & 0xFFF:
+            limits.check()
         m = stops.search(s, i)
         if m is None:
             return n

@@ -78,3 +78,16 @@ def test_realistic_script_is_read_at_linear_cost():
     result = read_path("serve.sh", unit * (N // len(unit)))
     _no_budget_finding(result)
     assert len(result.deployments) == N // len(unit) and result.deployments[0].get("tensor_parallel_size") == 2
+
+
+@pytest.mark.parametrize("word", ["x" * 200_000, '"' + "y" * 200_000 + '"', "'" + "z" * 200_000, "$(" + "(" * 200_000],
+                         ids=["plain", "double-quoted", "unterminated-single", "unterminated-substitution"])
+def test_a_word_longer_than_any_argument_is_one_kv001(word):
+    result = read_path("serve.sh", "vllm serve org/m " + word + "\n")
+    assert [f.code for f in result.findings] == ["KV001"] and "MAX_ARG_STRLEN" in result.findings[0].message
+    assert result.deployments == []
+
+
+def test_a_long_argument_under_the_limit_is_read():
+    result = read_path("serve.sh", "vllm serve org/m --served-model-name " + "n" * 100_000 + "\n")
+    assert result.findings == [] and result.deployments[0].get("served_model_name") == ["n" * 100_000]
