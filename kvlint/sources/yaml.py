@@ -109,6 +109,7 @@ class YamlProblem:
     line: int
     col: int
     severity: str = "error"  # "error" | "info"
+    kind: str = ""  # "duplicate" for a repeated key (a loader keeps the last), else ""
 
 
 @dataclass(frozen=True)
@@ -325,10 +326,10 @@ class _Builder:
         self.duplicates += 1
         if self.duplicates <= MAX_DUPLICATE_REPORTS:
             self.problems.append(YamlProblem(f"duplicate key {key.text!r} (first at line {first}); the last one wins",
-                                             key.span.line, key.span.col))
+                                             key.span.line, key.span.col, kind="duplicate"))
         elif self.duplicates == MAX_DUPLICATE_REPORTS + 1:
             self.problems.append(YamlProblem(f"more duplicate keys after this one; only the first {MAX_DUPLICATE_REPORTS} are reported",
-                                             key.span.line, key.span.col))
+                                             key.span.line, key.span.col, kind="duplicate"))
 
     def _scalar(self, node, span, a, b) -> YNode:
         text = node.value
