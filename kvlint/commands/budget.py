@@ -17,6 +17,7 @@ import click
 
 from kvlint.budget import Budget
 from kvlint.errors import KvlintError, UnknownFlagError
+from kvlint.redact import redact_text
 from kvlint.span import Token
 
 GIB = 2**30
@@ -51,9 +52,9 @@ def command(gpu, gpu_memory, engine_version, non_kv_gib, online, fmt, argv) -> i
         results = [budget_from_argv(words, options)]
     if fmt == "json":
         payload = [_json(b, table) for b, table in results]
-        click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
+        click.echo(redact_text(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2)))
     else:
-        click.echo("\n\n".join(render_text(b, table) for b, table in results))
+        click.echo(redact_text("\n\n".join(render_text(b, table) for b, table in results)))
     return 0
 
 
@@ -195,7 +196,7 @@ def budgets_from_file(path: str, options: dict[str, Any]):
     if not out:
         raise KvlintError(errors[0])
     for line in errors:
-        click.echo(f"kvlint: skipped {line}", err=True)
+        click.echo(redact_text(f"kvlint: skipped {line}"), err=True)
     return out
 
 

@@ -44,6 +44,7 @@ def command(paths, fmt, gpu, gpu_memory, engine_version, config_path, select, ig
     """Lint deployment files (Helm values, Kubernetes manifests, launch scripts); `-` reads stdin."""
     from kvlint.errors import KvlintError
     from kvlint.lint import LintOptions, exit_code, fail_threshold, lint
+    from kvlint.redact import redact_text
     from kvlint.registry import selected_codes
     from kvlint.report import render
 
@@ -64,5 +65,5 @@ def command(paths, fmt, gpu, gpu_memory, engine_version, config_path, select, ig
     else:
         click.echo(report, nl=False)
     for note in result.notes:
-        click.echo(f"kvlint: note: {note}", err=True)
+        click.echo(redact_text(f"kvlint: note: {note}"), err=True)
     return exit_code(result, fail_threshold(fail_on, result), exit_zero)

@@ -24,6 +24,7 @@ def command(paths: tuple[str, ...], fmt: str) -> int:
     from kvlint.errors import InputError
     from kvlint.launches import iter_files
     from kvlint.launches.discover import is_note
+    from kvlint.redact import redact_text
 
     results, missing, unreadable = [], [], 0
     for path, reason in iter_files(paths):
@@ -39,10 +40,11 @@ def command(paths: tuple[str, ...], fmt: str) -> int:
     if missing and not results:
         raise InputError(f"no such file or directory: {', '.join(missing)}")
     if fmt == "json":
-        click.echo(json.dumps({"files": [file_json(r) for r in results], "missing": missing}, indent=2, default=str))
+        click.echo(redact_text(json.dumps({"files": [file_json(r) for r in results], "missing": missing}, indent=2,
+                                          default=str)))
     else:
         for r in results:
-            click.echo(file_text(r))
+            click.echo(redact_text(file_text(r)))
         for m in missing:
             click.echo(f"{m}: no such file or directory")
     if missing or unreadable:

@@ -38,6 +38,7 @@ def command(log, command_line, manifest, gpu, gpu_memory, model_ref, engine_vers
     from kvlint.logs import parse_log
     from kvlint.logs.compare import compare
     from kvlint.logs.render import render_text
+    from kvlint.redact import redact_text
 
     record = parse_log(_read(log))
     if record.engine is None and not command_line and not manifest:
@@ -54,8 +55,8 @@ def command(log, command_line, manifest, gpu, gpu_memory, model_ref, engine_vers
             result = _with_note(result, extra)
     payload = result.to_json()
     if report:
-        _write(report, json.dumps(payload, indent=2) + "\n")
-    click.echo(json.dumps(payload, indent=2) if fmt == "json" else render_text(result, source=log))
+        _write(report, redact_text(json.dumps(payload, indent=2)) + "\n")
+    click.echo(redact_text(json.dumps(payload, indent=2) if fmt == "json" else render_text(result, source=log)))
     if calibrate:
         click.echo(_calibrate(result, spec, gpu_obj, target, log, base), err=fmt == "json")
     return 0
