@@ -236,3 +236,37 @@ def test_a_value_built_from_itself_is_one_kv001_not_exponential_memory(tmp_path,
     bomb = [f for f in found if os.path.basename(f["path"]) == name]
     assert [f["code"] for f in bomb] == ["KV001"] and "variable expansion" in bomb[0]["message"]
     assert any(os.path.basename(f["path"]) == "z-good.sh" and f["code"] == "KV105" for f in found)
+
+
+# ---------------------------------------------------------------- budget FILE and verify LOG are bounded too
+
+def test_budget_on_an_over_cap_file_says_so(tmp_path, capsys):
+    big = tmp_path / "big.yaml"
+    big.write_text("a: b\n" * (MAX_BYTES // 5 + 10))
+    assert main(["budget", str(big)]) == 3
+    err = capsys.readouterr().err
+    assert "size cap" in err and "no vLLM or SGLang launch found" not in err
+    (tmp_path / "blob.sh").write_bytes(b"vllm serve m\n\x00\x01")
+    assert main(["budget", str(tmp_path / "blob.sh")]) == 3
+    assert f"{tmp_path / 'blob.sh'}:2: binary file" in capsys.readouterr().err
+
+
+def test_verify_reads_a_bounded_regular_log(tmp_path, capsys, monkeypatch):
+    from kvlint.commands import verify
+
+    monkeypatch.setattr(verify, "LOG_MAX_BYTES", 1000)
+    log = tmp_path / "start.log"
+    log.write_text("INFO x\n" * 500)
+    assert main(["verify", str(log)]) == 3
+    assert "size cap for logs" in capsys.readouterr().err
+    if os.path.exists("/dev/zero"):
+        assert main(["verify", "/dev/zero"]) == 3
+        assert "character device" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need POSIX")
+def test_verify_on_a_fifo_does_not_block(tmp_path):
+    os.mkfifo(tmp_path / "start.log")
+    proc = subprocess.run([sys.executable, "-m", "kvlint", "verify", str(tmp_path / "start.log")], capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 3 and b"named pipe" in proc.stderr

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from kvlint.budget import Budget
-from kvlint.errors import KvlintError, UnknownFlagError
+from kvlint.errors import InputError, KvlintError, UnknownFlagError
 from kvlint.redact import redact_text
 from kvlint.span import Token
 
@@ -180,6 +180,10 @@ def budgets_from_file(path: str, options: dict[str, Any]):
     except ImportError:
         raise KvlintError("kvlint budget FILE is not available yet; pass the command line after `--`") from None
     result = read_path(path)
+    refused = next((f for f in result.findings if f.code == "KV001" and str(f.severity) == "error"), None)
+    if not result.deployments and refused is not None:  # over the size cap, binary, not YAML: say so (exit 3)
+        where = f":{refused.span.line}" if refused.span else ""
+        raise InputError(f"{path}{where}: {refused.message}")
     if not result.deployments:
         raise KvlintError(f"{path}: no vLLM or SGLang launch found" + (f" ({result.skipped})" if result.skipped else ""))
     out, errors = [], []
