@@ -192,3 +192,11 @@ def test_ynode_elements_are_a_sequences_items_only():
     assert [e.value for e in doc.get("s").elements] == [1, 2]
     assert doc.get("m").elements == () and doc.get("v").elements == ()
     assert isinstance(doc.get("s").elements[0], YNode)
+
+
+def test_budget_with_a_model_name_no_file_system_can_hold_is_a_clean_error(capsys):
+    from kvlint.cli import main
+
+    assert main(["budget", "--", "vllm", "serve", "/".join(["c" * 200] * 30)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be looked up on this machine" in err and "internal error" not in err and len(err) < 400

@@ -107,7 +107,11 @@ def run(engine: str, model_ref: str, settings: dict[str, Any], options: dict[str
     from kvlint.memory import compute_budget
     from kvlint.models.resolve import resolve_model
 
-    spec = resolve_model(model_ref, online=bool(options.get("online")))
+    try:
+        spec = resolve_model(model_ref, online=bool(options.get("online")))
+    except OSError as exc:  # a 300-character name, an unreadable HF cache: a clean error, not an internal one
+        shown = model_ref if len(model_ref) <= 80 else model_ref[:77] + "..."
+        raise KvlintError(f"model {shown!r} cannot be looked up on this machine ({exc.strerror or exc})") from None
     gpu, memory, notes = _gpu(options.get("gpu") or gpu_name, options.get("gpu_memory"))
     non_kv = options.get("non_kv_gib")
     version = options.get("version") or version

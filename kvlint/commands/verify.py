@@ -154,6 +154,8 @@ def _spec(ref: str | None):
         return resolve_model(ref), ""
     except UnknownModelError as exc:
         return None, f"model {ref!r} not resolvable offline ({exc}); pass --model with a known id"
+    except OSError as exc:  # a name no file system can hold, an unreadable HF cache
+        return None, f"model {ref[:80]!r} cannot be looked up on this machine ({exc.strerror or exc}); pass --model"
 
 
 def _gpu(name: str | None, memory: str | None, record, engine: str):
