@@ -14,6 +14,7 @@ import click
 
 from kvlint import __version__
 from kvlint.errors import KvlintError
+from kvlint.redact import redact_text
 
 # name -> (module, attribute, one-line help)
 COMMANDS = {
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = cli.main(args=argv, prog_name="kvlint", standalone_mode=False)
     except KvlintError as exc:
-        click.echo(f"kvlint: error: {exc}", err=True)
+        click.echo(redact_text(f"kvlint: error: {exc}"), err=True)
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("kvlint: aborted", err=True)
@@ -70,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("KVLINT_DEBUG"):
             raise
-        click.echo(f"kvlint: internal error: {type(exc).__name__}: {exc} (set KVLINT_DEBUG=1 for the traceback; "
-                   "please report it)", err=True)
+        said = redact_text(f"kvlint: internal error: {type(exc).__name__}: {exc}")
+        click.echo(said + " (set KVLINT_DEBUG=1 for the traceback; please report it)", err=True)
         return 2
     return int(rv or 0)
 

@@ -13,13 +13,19 @@ import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kvlint.data import load_json
 from kvlint.errors import KvlintError
 from kvlint.findings import Severity
 
+if TYPE_CHECKING:
+    from kvlint.sources.yaml import YNode
+
 NAMES = (".kvlint.yaml", ".kvlint.yml")
+MAX_BYTES = 1024 * 1024  # a configuration is a few hundred lines, calibrations included
+MAX_NODES = 20_000  # YAML nodes with aliases expanded: an alias bomb stops here, not in the validator
+MAX_DEPTH = 64  # nesting levels; the schema needs five, the validators recurse per level
 
 
 class ConfigError(KvlintError):
@@ -117,20 +123,31 @@ def find_config(start: str) -> str | None:
 
 
 def _has_tool_section(path: str) -> bool:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return re.search(r"^\[tool\.kvlint[\].]", fh.read(), re.MULTILINE) is not None
-    except OSError:
+    from kvlint.sources.text import SourceError, read_head
+
+    try:  # a regular file, and no more of it than a configuration may hold
+        head = read_head(path, MAX_BYTES + 1).decode("utf-8", "replace")
+    except (OSError, SourceError):
         return False
+    return re.search(r"^\[tool\.kvlint[\].]", head, re.MULTILINE) is not None
+
+
+def read_config_text(path: str) -> str:
+    """A configuration file's text: a regular file within MAX_BYTES, UTF-8, else a ConfigError with file:line."""
+    from kvlint.sources.text import SourceError, decode, read_bytes
+
+    try:
+        return decode(read_bytes(path, MAX_BYTES))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from None
+    except SourceError as exc:
+        reason = exc.reason.replace("for manifests", "for configuration files")
+        raise ConfigError(f"{path}:{exc.line or 1}: {reason}") from None
 
 
 def load_config(path: str) -> Config:
     """Read and validate one configuration file."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror}") from None
+    text = read_config_text(path)
     if os.path.basename(path) == "pyproject.toml":
         data, locate, notes = _from_pyproject(path, text)
     else:
@@ -144,35 +161,68 @@ def load_config(path: str) -> Config:
 
 
 def _from_yaml(path: str, text: str):
-    import yaml
-
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else path
-        raise ConfigError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    if data is None:
-        return {}, lambda keys: 1
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}:1: the configuration must be a mapping of keys")
-    return data, lambda keys: _yaml_line(node, keys)
+    data, root = parse_config_yaml(path, text)
+    return data, lambda keys: _yaml_line(root, keys)
 
 
-def _yaml_line(node: Any, keys: list) -> int:
-    line = node.start_mark.line + 1 if node is not None else 1
+def parse_config_yaml(path: str, text: str) -> tuple[dict, YNode | None]:
+    """The configuration mapping and its node tree, composed by kvlint.sources.yaml (libyaml, bounded alias
+    expansion, no recursion) and checked for size and depth before any validator walks it."""
+    from kvlint.sources.yaml import parse_yaml
+
+    yf = parse_yaml(path, text)
+    if yf.templated is not None:
+        raise ConfigError(f"{path}:{yf.templated.first_line}: invalid YAML: template expressions ({{{{ }}}}) are "
+                          "not allowed in a configuration file")
+    problem = next((p for p in yf.problems if p.severity == "error" and p.kind != "duplicate"), None)
+    if problem is not None:
+        raise ConfigError(f"{path}:{problem.line}: {problem.message}")
+    if len(yf.docs) > 1:
+        raise ConfigError(f"{path}:{yf.docs[1].span.line}: one YAML document expected, found {len(yf.docs)}")
+    root = yf.docs[0] if yf.docs else None
+    if root is None or (root.is_scalar and root.value is None):  # empty, comments only, or `~`
+        return {}, None
+    if not root.is_map:
+        raise ConfigError(f"{path}:{root.span.line}: the configuration must be a mapping of keys")
+    if root.size > MAX_NODES:
+        raise ConfigError(f"{path}:{root.span.line}: the configuration expands to {root.size:,} YAML nodes, over "
+                          f"{MAX_NODES:,} (an alias bomb?)")
+    deep = _too_deep(root)
+    if deep is not None:
+        raise ConfigError(f"{path}:{deep.span.line}: nested over {MAX_DEPTH} levels deep")
+    return root.data(), root
+
+
+def _too_deep(root: YNode) -> YNode | None:
+    """The first node nested deeper than MAX_DEPTH, found without recursion (a non-scalar key is an error)."""
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return node
+        if node.is_map:
+            key = next((k for k, _ in node.items if not k.is_scalar), None)
+            if key is not None:  # what a loader refuses as an unhashable key (`{{ x }}` reads as one)
+                raise ConfigError(f"{key.span.path}:{key.span.line}: invalid YAML: a mapping key must be a plain "
+                                  "value (a template expression?)")
+        children = node.elements if node.is_seq else [v for _, v in node.items] if node.is_map else []
+        stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def _yaml_line(node: YNode | None, keys: list) -> int:
+    line = node.span.line if node is not None else 1
     for key in keys:
-        if node is None or not hasattr(node, "value") or not isinstance(node.value, list):
+        if node is None:
             break
         nxt = None
-        if node.tag.endswith(":map"):
-            for k, v in node.value:
-                if k.value == str(key):
-                    line, nxt = k.start_mark.line + 1, v
-        elif isinstance(key, int) and key < len(node.value):
-            nxt = node.value[key]
-            line = nxt.start_mark.line + 1
+        if node.is_map:
+            for k, v in node.items:
+                if k.is_scalar and k.text == str(key):
+                    line, nxt = k.span.line, v
+        elif node.is_seq and isinstance(key, int) and key < len(node.items):
+            nxt = node.items[key]
+            line = nxt.span.line
         node = nxt
     return line
 
@@ -185,8 +235,39 @@ def _from_pyproject(path: str, text: str):
     try:
         data = tomllib.loads(text).get("tool", {}).get("kvlint", {})
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        at = re.search(r"at line (\d+)", str(exc))
+        raise ConfigError(f"{path}:{at.group(1) if at else 1}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses per nesting level
+        raise ConfigError(f"{path}:{_deep_line(text)}: nested over {MAX_DEPTH} levels deep") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}:{_toml_line(text, [])}: [tool.kvlint] must be a table")
+    deep = _too_deep_data(data)
+    if deep:
+        raise ConfigError(f"{path}:{_deep_line(text)}: nested over {MAX_DEPTH} levels deep")
     return data, lambda keys: _toml_line(text, keys), ()
+
+
+def _too_deep_data(data: Any) -> bool:
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _deep_line(text: str) -> int:
+    """The line where bracket nesting first passes MAX_DEPTH (quotes ignored: a best effort for the message)."""
+    depth = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        for ch in line:
+            depth += ch in "[{"
+            depth -= ch in "]}"
+            if depth > MAX_DEPTH:
+                return number
+    return 1
 
 
 def _toml_line(text: str, keys: list) -> int:

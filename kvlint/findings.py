@@ -47,3 +47,8 @@ class Finding:
     def sort_key(self) -> tuple:
         s = self.span
         return (self.path or (s.path if s else ""), s.line if s else 0, s.col if s else 0, self.code, self.message)
+
+
+def short(text: str, width: int = 80) -> str:
+    """A value as a message quotes it: a 6,000-character name is cut, never printed whole."""
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from kvlint import limits
 from kvlint.config import Config, ConfigCache
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
@@ -62,6 +63,9 @@ class LintResult:
 def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
     """Check every deployment file under paths; never raises for bad input (only for bad config)."""
     from kvlint.launches import iter_files
+    from kvlint.launches.discover import is_note
+    from kvlint.launches.read import kv001
+    from kvlint.limits import LimitExceeded, file_limits
 
     configs = ConfigCache(options.config)
     resolver = Resolver(options.resolve_options())
@@ -72,7 +76,7 @@ def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
     files = [("-", None)] if list(paths) == ["-"] else iter_files(paths)
     for path, skip in files:
         if skip is not None:
-            if skip.startswith("symlink"):
+            if is_note(skip):
                 result.notes.append(f"{path}: {skip}")
             else:
                 result.unreadable.append((path, skip))
@@ -82,7 +86,12 @@ def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
         config = configs.for_file(path)
         if path != "-" and config.excluded(path):
             continue
-        _lint_file(path, config, options, resolver, result)
+        with file_limits():  # one budget for the file: its read and its rules (kvlint.limits)
+            try:
+                _lint_file(path, config, options, resolver, result)
+            except LimitExceeded as exc:
+                if "KV001" in _codes(config, options, path):
+                    result.findings.append(kv001(path, exc.reason))
     result.findings = sorted(dict.fromkeys(result.findings), key=lambda f: f.sort_key)  # same span twice: once
     result.configs = configs.loaded()
     result.notes = sorted(set(result.notes) | {n for c in result.configs for n in c.notes})
@@ -90,19 +99,14 @@ def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
 
 
 def _read_text(path: str, options: LintOptions) -> str | None:
-    if path == "-":
-        return options.stdin_text if options.stdin_text is not None else sys.stdin.read()
-    from kvlint.sources.text import MAX_BYTES
+    """The text, read within the size cap; None for what the reader must refuse (it says why as KV001)."""
+    if path == "-" and options.stdin_text is not None:
+        return options.stdin_text
+    from kvlint.sources.text import SourceError, decode, read_bytes, read_stdin
 
-    if os.path.getsize(path) > MAX_BYTES:  # left to the reader, which reports the size cap as KV001
-        return None
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if b"\0" in data:  # binary: the reader says so as KV001
-        return None
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
+        return decode(read_stdin() if path == "-" else read_bytes(path))
+    except SourceError:  # over the cap, binary, not UTF-8, not a regular file
         return None
 
 
@@ -151,6 +155,7 @@ def _read(path: str, config: Config, options: LintOptions,
 
 def _deployment_findings(dep: Deployment, config: Config, codes: frozenset[str], resolver: Resolver,
                          result: LintResult) -> list[Finding]:
+    limits.check()
     result.deployments += 1
     resolved = resolver.resolve(dep, config)
     result.launches.append(resolved.status())

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.findings import Finding, Severity
+from kvlint.findings import Finding, Severity, short
 from kvlint.registry import Context, rule
 
 
@@ -42,8 +42,8 @@ def check(ctx: Context) -> Iterator[Finding]:
     if not ctx.model_error:
         return
     span = dep.model_span or dep.launch_span
-    what = ctx.model_error if dep.model is None or repr(dep.model) in ctx.model_error or dep.model in ctx.model_error \
-        else f"model {dep.model!r}: {ctx.model_error}"
+    named = dep.model is None or short(dep.model) in ctx.model_error or repr(dep.model) in ctx.model_error
+    what = ctx.model_error if named else f"model {short(dep.model or '')!r}: {ctx.model_error}"
     yield check.rule.finding(
         ctx, f"{what}; capacity rules skipped for this deployment", span,
         fix="map it to a local config.json under `models:` in .kvlint.yaml, or run `kvlint check --online`",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from importlib import resources
 
@@ -132,3 +133,93 @@ def test_gpu_checked_against_catalogue_unless_memory_given(tmp_path):
     # with gpu-memory the name may be a card the catalogue does not list: kept as written
     cfg = load_config(str(write(tmp_path / "b" / ".kvlint.yaml", "gpu: Acme-X1\ngpu-memory: 80GiB\n")))
     assert (cfg.gpu, cfg.gpu_memory) == ("Acme-X1", "80GiB")
+
+
+# ---------------------------------------------------------------- hostile configuration files
+
+def _error(path) -> str:
+    with pytest.raises(ConfigError) as exc:
+        load_config(str(path))
+    assert exc.value.exit_code == 2 and "\n" not in str(exc.value)
+    return str(exc.value)
+
+
+def test_non_utf8_configuration_names_file_and_line(tmp_path):
+    path = tmp_path / ".kvlint.yaml"
+    path.write_bytes(b"select: [KV1]\n# caf\xe9\n")
+    assert _error(path) == f"{path}:2: not UTF-8 text (byte 0xe9)"
+
+
+def test_configuration_over_the_size_cap(tmp_path):
+    from kvlint.config import MAX_BYTES
+
+    path = tmp_path / ".kvlint.yaml"
+    path.write_text("# padding\n" * (MAX_BYTES // 10 + 1))
+    assert "size cap for configuration files" in _error(path)
+
+
+def test_a_100000_deep_configuration_is_a_config_error_with_a_line(tmp_path):
+    path = write(tmp_path / ".kvlint.yaml", "select: [KV1]\nrules: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    message = _error(path)
+    assert message.startswith(f"{path}:2: ") and ("nest" in message or "depth" in message)
+
+
+def test_a_deep_block_configuration_stops_at_the_depth_limit(tmp_path):
+    from kvlint.config import MAX_DEPTH
+
+    text = "".join("  " * i + f"k{i}:\n" for i in range(MAX_DEPTH + 5))
+    path = write(tmp_path / ".kvlint.yaml", text)
+    assert _error(path) == f"{path}:{MAX_DEPTH + 1}: nested over {MAX_DEPTH} levels deep"
+
+
+def test_an_alias_bomb_configuration_is_refused_before_validation(tmp_path):
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    path = write(tmp_path / ".kvlint.yaml", "models:\n  bomb: *a9\n".join(["\n".join(lines) + "\n", ""]))
+    message = _error(path)
+    assert message.startswith(f"{path}:") and "alias bomb" in message
+
+
+def test_a_configuration_under_the_node_limit_still_loads(tmp_path):
+    cfg = load_config(str(write(tmp_path / ".kvlint.yaml", "select: [" + ", ".join(["KV1"] * 5000) + "]\n")))
+    assert "KV101" in cfg.select
+
+
+@pytest.mark.parametrize("text,line", [("select: [KV1]\ngpu: {{ .Values.gpu }}\n", 2),
+                                       ("{{- if .Values.lint }}\nselect: [KV1]\n{{- end }}\n", 1)])
+def test_template_expressions_in_a_configuration_are_an_error(tmp_path, text, line):
+    path = write(tmp_path / ".kvlint.yaml", text)
+    assert _error(path).startswith(f"{path}:{line}: invalid YAML")
+
+
+def test_a_null_document_is_the_defaults(tmp_path):
+    assert load_config(str(write(tmp_path / ".kvlint.yaml", "~\n"))).select is None
+
+
+def test_a_fifo_named_kvlint_yaml_is_a_config_error_not_a_hang(tmp_path):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("named pipes need POSIX")
+    os.mkfifo(tmp_path / ".kvlint.yaml")
+    assert "not a regular file" in _error(tmp_path / ".kvlint.yaml")
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib needs Python 3.11")
+def test_a_100000_deep_pyproject_is_a_config_error_with_a_line(tmp_path):
+    path = write(tmp_path / "pyproject.toml", '[tool.kvlint]\nselect = ["KV1"]\nx = ' + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert _error(path) == f"{path}:3: nested over 64 levels deep"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib needs Python 3.11")
+def test_invalid_toml_names_its_line(tmp_path):
+    path = write(tmp_path / "pyproject.toml", '[tool.kvlint]\nselect = ["KV1"\nfail-on = "error"\n')
+    assert _error(path).startswith(f"{path}:3: invalid TOML")
+
+
+def test_a_hostile_configuration_exits_2_through_the_cli(tmp_path, capsys):
+    from kvlint.cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".kvlint.yaml").write_bytes(b"\xff\xfe")
+    (tmp_path / "serve.sh").write_text("vllm serve org/m\n")
+    assert main(["check", str(tmp_path / "serve.sh")]) == 2
+    assert f"{tmp_path / '.kvlint.yaml'}:1: not UTF-8" in capsys.readouterr().err

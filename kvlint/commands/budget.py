@@ -18,7 +18,8 @@ import click
 from kvlint.budget import Budget
 from kvlint.deployment import Deployment
 from kvlint.engines import get_engine
-from kvlint.errors import KvlintError, UnknownFlagError
+from kvlint.errors import InputError, KvlintError, UnknownFlagError
+from kvlint.redact import redact_text
 from kvlint.report.tenants import segments
 from kvlint.resolve import Resolved, ResolveOptions, Resolver
 from kvlint.sizes import GIB
@@ -75,11 +76,11 @@ def command(gpu: str | None, gpu_memory: str | None, engine_version: str | None,
         results = [budget_from_argv(words, replace(options, assume_gpu=options.gpu or "H100"))]
     if fmt == "json":
         payload = [_json(r) for r in results]
-        click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
+        click.echo(redact_text(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2)))
     elif fmt == "svg":
-        click.echo(_svg(results), nl=False)
+        click.echo(redact_text(_svg(results)), nl=False)
     else:
-        click.echo("\n\n".join(render_text(r.budget, r.table, r.sweep) for r in results))
+        click.echo(redact_text("\n\n".join(render_text(r.budget, r.table, r.sweep) for r in results)))
     return 0
 
 
@@ -142,6 +143,10 @@ def budgets_from_file(path: str, options: ResolveOptions) -> list[Shown]:
     from kvlint.launches import read_path
 
     result = read_path(path)
+    refused = next((f for f in result.findings if f.code == "KV001" and str(f.severity) == "error"), None)
+    if not result.deployments and refused is not None:  # over the size cap, binary, not YAML: say so (exit 3)
+        where = f":{refused.span.line}" if refused.span else ""
+        raise InputError(f"{path}{where}: {refused.message}")
     if not result.deployments:
         why = f" ({result.skipped})" if result.skipped else ""
         raise KvlintError(f"{path}: no vLLM or SGLang launch found{why}")
@@ -155,7 +160,7 @@ def budgets_from_file(path: str, options: ResolveOptions) -> list[Shown]:
     if not out:
         raise KvlintError(errors[0])
     for line in errors:
-        click.echo(f"kvlint: skipped {line}", err=True)
+        click.echo(redact_text(f"kvlint: skipped {line}"), err=True)
     return out
 
 

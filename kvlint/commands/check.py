@@ -56,6 +56,7 @@ def command(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str |
     """Lint deployment files (Helm values, Kubernetes manifests, launch scripts); `-` reads stdin."""
     from kvlint.errors import KvlintError
     from kvlint.lint import LintOptions, exit_code, fail_threshold, lint
+    from kvlint.redact import redact_text
     from kvlint.registry import selected_codes
     from kvlint.report import render
 
@@ -71,8 +72,7 @@ def command(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str |
     selected_codes(select_codes or None, ignore_codes)  # unknown codes: exit 2 before any work
     options = LintOptions(gpu=gpu, gpu_memory=gpu_memory, engine_version=engine_version, config=config_path,
                           select=select_codes or None, ignore=ignore_codes, online=online,
-                          show_unused_suppressions=show_unused_suppressions,
-                          stdin_text=sys.stdin.read() if list(paths) == ["-"] else None)
+                          show_unused_suppressions=show_unused_suppressions)
     result = lint(list(paths) or ["."], options)
     _baseline(result, options, baseline_path, write_path, show_unused_baseline)
     report = render(fmt, result, color=use_color(output))
@@ -83,7 +83,7 @@ def command(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str |
     else:
         click.echo(report, nl=False)
     for note in result.notes:
-        click.echo(f"kvlint: note: {note}", err=True)
+        click.echo(redact_text(f"kvlint: note: {note}"), err=True)
     return exit_code(result, fail_threshold(fail_on, result), exit_zero)
 
 

@@ -21,35 +21,57 @@ Inspected = tuple[ReadResult, list[Resolved]]
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def command(paths: tuple[str, ...], fmt: str) -> int:
-    """Show the engine instances in deployment files (folders are walked; `-` reads stdin)."""
+    """Show the engine instances in deployment files (folders are walked; `-` reads stdin).
+
+    Exit codes as `kvlint check`'s: 3 when an input could not be read at all, 1 when a file is refused
+    as KV001 (binary, over the size cap, not YAML), else 0.
+    """
     from kvlint.config import ConfigCache
     from kvlint.errors import InputError
-    from kvlint.launches import iter_files, read_path
+    from kvlint.launches import iter_files
+    from kvlint.launches.discover import is_note
+    from kvlint.redact import redact_text
     from kvlint.resolve import Resolver
 
     resolver, configs = Resolver(), ConfigCache(None)
     results: list[Inspected] = []
     missing: list[str] = []
+    unreadable = 0
     for path, reason in iter_files(paths):
         if reason is None:
-            read = read_path(path)
+            read = _read(path)
+            unreadable += read.skipped is not None and read.skipped.startswith("internal error")
             config = configs.for_file(path)
             results.append((read, [resolver.resolve(d, config) for d in read.deployments]))
         elif reason == "no such file or directory":
             missing.append(path)
         else:
+            unreadable += not is_note(reason)
             results.append((ReadResult(path, skipped=reason), []))
     if missing and not results:
         raise InputError(f"no such file or directory: {', '.join(missing)}")
     if fmt == "json":
         files = [file_json(r, res) for r, res in results]
-        click.echo(json.dumps({"files": files, "missing": missing}, indent=2, default=str))
+        click.echo(redact_text(json.dumps({"files": files, "missing": missing}, indent=2, default=str)))
     else:
         for r, res in results:
-            click.echo(file_text(r, res))
+            click.echo(redact_text(file_text(r, res)))
         for m in missing:
             click.echo(f"{m}: no such file or directory")
-    return 0
+    if missing or unreadable:
+        return 3
+    refused = any(f.code == "KV001" and str(f.severity) == "error" for r, _ in results for f in r.findings)
+    return 1 if refused else 0
+
+
+def _read(path: str) -> ReadResult:
+    """read_path, with a reader bug costing this file only (as in `kvlint check`)."""
+    from kvlint.launches import read_path
+
+    try:
+        return read_path(path)
+    except Exception as exc:  # noqa: BLE001 - one file's reader bug must not hide the others
+        return ReadResult(path, skipped=f"internal error while reading ({type(exc).__name__}: {exc}); please report it")
 
 
 def _loc(span: Span | None, path: str = "") -> str:

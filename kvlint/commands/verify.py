@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -47,6 +46,7 @@ def command(log: str, command_line: tuple[str, ...], manifest: str | None, gpu: 
     from kvlint.logs import parse_log
     from kvlint.logs.compare import compare
     from kvlint.logs.render import render_text
+    from kvlint.redact import redact_text
 
     record = parse_log(_read(log))
     if record.engine is None and not command_line and not manifest:
@@ -64,21 +64,31 @@ def command(log: str, command_line: tuple[str, ...], manifest: str | None, gpu: 
             result = _with_note(result, extra)
     payload = result.to_json()
     if report:
-        _write(report, json.dumps(payload, indent=2) + "\n")
-    click.echo(json.dumps(payload, indent=2) if fmt == "json" else render_text(result, source=log))
+        _write(report, redact_text(json.dumps(payload, indent=2)) + "\n")
+    click.echo(redact_text(json.dumps(payload, indent=2) if fmt == "json" else render_text(result, source=log)))
     if calibrate:
         click.echo(_calibrate(result, spec, gpu_obj, target, log, base), err=fmt == "json")
     return 0
 
 
+LOG_MAX_BYTES = 32 * 1024 * 1024  # start-up logs are kilobytes; the parser reads ~4 MiB/s
+
+
 def _read(path: str) -> str:
+    """The log, bounded before it is read: a regular file or stdin, at most LOG_MAX_BYTES."""
+    from kvlint.sources.text import SourceError, read_bytes, read_stdin
+
     try:
-        if path == "-":
-            return sys.stdin.read()
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
+        data = read_stdin(LOG_MAX_BYTES) if path == "-" else read_bytes(path, LOG_MAX_BYTES)
     except OSError as exc:
         raise InputError(f"{path}: cannot read the log: {exc.strerror}") from None
+    except SourceError as exc:
+        raise InputError(f"{path}: {exc.reason.replace('for manifests', 'for logs')}",
+                         "pass the start-up part of the log (e.g. `head -c 30M`)") from None
+    if len(data) > LOG_MAX_BYTES:
+        raise InputError(f"{path}: over the {LOG_MAX_BYTES // 2**20} MiB size cap for logs; not read",
+                         "pass the start-up part of the log (e.g. `head -c 30M`)")
+    return data.decode("utf-8", errors="replace")
 
 
 def _write(path: str, text: str) -> None:

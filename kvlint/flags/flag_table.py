@@ -104,13 +104,24 @@ def match(table: FlagTable, name: str) -> tuple[FlagSpec | None, str, list[str]]
     return None, name, hits
 
 
+MAX_SUGGEST = 100  # characters; the longest option of either engine has 62
+
+
 def did_you_mean(table: FlagTable, name: str) -> str | None:
     """The option a mistyped name most likely meant: its dashed spelling first, then the closest string."""
+    if len(name) > MAX_SUGGEST:
+        return None  # no option is that long; difflib on a generated megabyte-long "flag" takes seconds
     if name.startswith("--") and "_" in name:
         spec, opt, _ = match(table, "--" + name[2:].replace("_", "-"))
         if spec is not None:
             return opt
+    return _closest(tuple(table.by_option), name)
+
+
+@lru_cache(maxsize=4096)
+def _closest(options: tuple[str, ...], name: str) -> str | None:
+    """Memoised: a generated file repeating one mistyped flag a thousand times asks difflib once (~1 ms each)."""
     import difflib  # only for a flag the engine does not know
 
-    close = difflib.get_close_matches(name, list(table.by_option), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
     return close[0] if close else None

@@ -8,6 +8,7 @@ that only the shell or a template would expand is kept raw.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -67,11 +68,26 @@ def read_value(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]
     except (ValueError, TypeError):
         words = get_engine(engine).syntax.type_words.get(spec.type) or _TYPE_RULES.get(spec.type)
         return None, words or f"invalid {spec.type} value"
+    absurd = _out_of_range(value)
+    if absurd:
+        return None, absurd
     if spec.choices is not None and value not in spec.choices:
         return None, "valid: " + ", ".join(str(c) for c in spec.choices)
     if spec.valid_values is not None and value not in spec.valid_values:
         return None, "valid: " + ", ".join(spec.valid_values)
     return value, None
+
+
+def _out_of_range(value: Any) -> str | None:
+    """Numbers argparse takes but no engine can use: every count ends in a 64-bit integer, every fraction
+    and size in finite arithmetic (a 400-digit --max-model-len overflows the first float conversion)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and abs(value) > 2**63 - 1:
+        return "too large: over 2**63 - 1, no 64-bit integer holds it"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "not a finite number"
+    return None
 
 
 def json_or_human(raw: str) -> Any:

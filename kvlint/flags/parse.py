@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from kvlint import limits
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
 from kvlint.engines import get_engine
 from kvlint.flags.flag_table import FlagSpec, FlagTable, did_you_mean, flag_table, match, normalise
@@ -56,6 +57,7 @@ def parse_args(engine: str, tokens: list[Token], start: int = 0, *, positional_m
     st = ParseState(engine, flag_table(engine), tokens, positional_model)
     i = start
     while i < len(tokens):
+        limits.check()  # a generated argv of a million flags stops at the file's time budget
         i = _step(st, i)
     _check_model_first(st, start)
     return ParsedArgs(st.model, st.settings, st.unknown, st.errors, st.deprecated, st.invalid, st.value_errors)

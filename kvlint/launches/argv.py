@@ -6,13 +6,14 @@ Readers never parse flags themselves: argv (real or synthesized from chart keys)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
 from kvlint.engines import get_engine
 from kvlint.flags.flag_table import flag_table
 from kvlint.flags.launch import detect_launch
 from kvlint.flags.parse import parse_args
+from kvlint.redact import is_reference, is_secret_name, redact_value
 from kvlint.span import Token
 
 _PY = ("python", "python3")
@@ -54,7 +55,15 @@ def parse(engine: str, tokens: list[Token]) -> Parsed:
     start = 1 if _keeps_serve(engine) and tokens and tokens[0].text == "serve" else 0
     p = parse_args(engine, tokens, start)
     errors = [e for e in p.errors if e not in p.value_errors]
-    return Parsed(p.model, dict(p.settings), list(p.unknown), errors, list(p.invalid))
+    settings = {name: _redacted(s) for name, s in p.settings.items()}
+    return Parsed(p.model, settings, list(p.unknown), errors, list(p.invalid))
+
+
+def _redacted(s: Setting) -> Setting:
+    """A credential (`--api-key`, `--hf-token`, ...) is kept as *** from here on: no reporter can show it."""
+    if not is_secret_name(s.name) or (isinstance(s.value, str) and is_reference(s.value)):
+        return s
+    return replace(s, value=redact_value(s.name, s.value), raw=redact_value(s.name, s.raw) if s.raw else s.raw)
 
 
 def exact_option(engine: str, option: str):

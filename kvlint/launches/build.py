@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from kvlint import limits
 from kvlint.deployment import DeclaredLoad, Deployment, GpuOption, ModelAlias, NodeLabel, Setting
 from kvlint.engines import get_engine
 from kvlint.launches.argv import parse
@@ -77,6 +78,7 @@ def version_from_image(image: str | None) -> str | None:
 
 def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: Context,
                     gpu: GpuFacts) -> Deployment:
+    limits.check()  # every reader builds each launch here: the file's time budget is looked at once per launch
     parsed = parse(engine, [f.token() for f in fields])
     if gpu.product and _UNRESOLVED.search(gpu.product):
         why = f"GPU product {gpu.product!r} is not resolved: {_why(gpu.product, set())}"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from collections.abc import Iterable, Iterator
 
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache"}
@@ -27,6 +29,7 @@ def kind_of(path: str) -> str | None:
 
 
 def iter_files(paths: Iterable[str]) -> Iterator[tuple[str, str | None]]:
+    """(path, None) to read, or (path, reason) skipped; `is_note(reason)` tells a note from an unreadable input."""
     for path in paths:
         if path == "-":
             yield path, None
@@ -35,7 +38,26 @@ def iter_files(paths: Iterable[str]) -> Iterator[tuple[str, str | None]]:
         elif not os.path.exists(path):
             yield path, "no such file or directory"
         else:
-            yield path, None  # named explicitly: read it whatever its name
+            yield path, _irregular(path)  # named explicitly: read it whatever its name
+
+
+def is_note(reason: str) -> bool:
+    """Skips that are worth a note but refuse nothing (exit codes unchanged); the rest are unreadable inputs."""
+    return reason.startswith(NOTE_REASONS)
+
+
+NOTE_REASONS = ("symlink loop", "broken symlink", "not a regular file")
+
+
+def _irregular(path: str) -> str | None:
+    """Why a path that is not a regular file is skipped (a FIFO would block the read, /dev/zero never ends)."""
+    from kvlint.sources.text import not_regular
+
+    try:
+        what = not_regular(os.stat(path).st_mode)
+    except OSError:
+        return None  # the read says why
+    return None if what is None else f"not a regular file ({what}); skipped"
 
 
 def _walk(root: str) -> Iterator[tuple[str, str | None]]:
@@ -63,14 +85,29 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
             if entry.name in SKIP_DIRS or _ignored(entry.name, ignored):
                 continue
             try:
-                is_dir = entry.is_dir()
-            except OSError:
+                mode = entry.stat().st_mode  # follows symlinks
+            except OSError as exc:
+                why = _unstatable(entry, exc)
+                if why is not None:
+                    yield entry.path, why
                 continue
-            if is_dir:
+            if stat.S_ISDIR(mode):
                 subdirs.append(entry.path)
             elif kind_of(entry.path) is not None and _wanted(entry.name):
-                yield entry.path, None
+                yield entry.path, _irregular(entry.path) if not stat.S_ISREG(mode) else None
         stack.extend(reversed(subdirs))
+
+
+def _unstatable(entry: os.DirEntry, exc: OSError) -> str | None:
+    """A walked entry whose target cannot be reached: a loop is always said; a broken link or an error only for a
+    file kvlint would have read."""
+    if exc.errno == errno.ELOOP:
+        return "symlink loop (a link that resolves to itself); skipped"
+    if kind_of(entry.path) is None or not _wanted(entry.name):
+        return None
+    if exc.errno == errno.ENOENT and entry.is_symlink():
+        return "broken symlink (its target does not exist); skipped"
+    return f"cannot read: {exc.strerror}"
 
 
 def _wanted(name: str) -> bool:
@@ -81,10 +118,11 @@ def _wanted(name: str) -> bool:
 
 def _gitignore(folder: str) -> list[str]:
     """Simple name patterns from a folder's own .gitignore (enough to skip build output)."""
-    try:
-        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as fh:
-            lines = fh.read(65536).splitlines()
-    except OSError:
+    from kvlint.sources.text import SourceError, read_head
+
+    try:  # a regular file only, and only its first 64 KiB (a FIFO named .gitignore must not block the walk)
+        lines = read_head(os.path.join(folder, ".gitignore"), 65536).decode("utf-8", "replace").splitlines()
+    except (OSError, SourceError):
         return []
     return [ln.strip().strip("/") for ln in lines if ln.strip() and not ln.startswith(("#", "!")) and "/" not in ln.strip().strip("/")]
 

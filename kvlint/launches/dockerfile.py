@@ -42,19 +42,20 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> lis
 
 def _logical_lines(text: str):
     """(offset, text) per instruction, `\\`-continued lines joined with their offsets kept."""
-    offset, buf_start, buf = 0, 0, None
+    offset, buf_start = 0, 0
+    buf: list[str] | None = None
     for line in text.split("\n"):
         if buf is None:
-            buf_start, buf = offset, ""
+            buf_start, buf = offset, []
         stripped = line.rstrip()
         # a continued line keeps its length (+1 for the newline) so offsets still match the file
-        buf += (stripped[:-1] + " " * (len(line) - len(stripped) + 2)) if stripped.endswith("\\") else line
+        buf.append((stripped[:-1] + " " * (len(line) - len(stripped) + 2)) if stripped.endswith("\\") else line)
         offset += len(line) + 1
         if not stripped.endswith("\\"):
-            yield buf_start, buf
+            yield buf_start, "".join(buf)  # parts joined once (`+=` per line is quadratic outside CPython)
             buf = None
     if buf:
-        yield buf_start, buf
+        yield buf_start, "".join(buf)
 
 
 def _build_args(arg: str) -> dict[str, str]:
@@ -80,15 +81,14 @@ def _argv(path: str, text: str, index: LineIndex, off: int, arg: str, env: dict[
             items = None
         if isinstance(items, list):
             return [_exec_item(path, text, index, off, arg, str(i)) for i in items]
-    pos = tuple(index.locate(i) for i in range(off, off + len(arg) + 1))
-    return _shell_words(path, arg, pos, env)
+    # continued lines keep their length, so the instruction's text is a slice of the file: offsets, not positions
+    return _shell_words(Mapped(path, arg, index=index, offsets=range(off, off + len(arg) + 1)), env)
 
 
-def _shell_words(path: str, arg: str, pos, env) -> list[Field]:
+def _shell_words(m: Mapped, env) -> list[Field]:
     from kvlint.launches.env import expand_word
     from kvlint.sources.shell import tokenize
 
-    m = Mapped(path, arg, pos)
     cmds, _ = tokenize(m)
     return [f for c in cmds for w in c.words for f in expand_word(w, m, env)]
 

@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
+from kvlint import limits
 from kvlint.sources.shell import Part, Word
 from kvlint.sources.text import Mapped
 from kvlint.span import Span, Token
@@ -125,10 +126,11 @@ class Field:
         if self.source is None or len(self.offsets) != len(self.text):
             pos = ((self.span.line, self.span.col),) * (len(self.text) + 1) if self.span else ()
             return Mapped(self.span.path if self.span else "", self.text, pos)
-        pos = tuple(self.source.at(o) for o in self.offsets)
-        start = (self.span.line, self.span.col) if self.span else (1, 1)
-        end = self.source.at(self.offsets[-1] + 1) if self.offsets else start
-        return Mapped(self.span.path if self.span else "", self.text, pos + (end,))
+        if not self.offsets:
+            end = (self.span.line, self.span.col) if self.span else (1, 1)
+            return Mapped(self.span.path if self.span else "", self.text, (end,))
+        # positions looked up when asked: a (line, col) pair per character cost ~100 bytes each
+        return self.source.view(self.span.path if self.span else "", self.text, self.offsets + (self.offsets[-1] + 1,))
 
 
 def expand_k8s(text: str, env: Mapping[str, str]) -> tuple[str, tuple[str, ...]]:
@@ -153,6 +155,7 @@ def expand_k8s_traced(text: str, env: Mapping[str, str]) -> tuple[str, tuple[str
             return m.group(0)
         if isinstance(value, Supplied):
             origins.append(value.origin)
+        limits.spend(len(value))  # `$(A)$(A)` per env entry doubles: bounded per file
         return value
 
     out = _K8S_REF.sub(sub, text)
@@ -232,6 +235,7 @@ def _expand_part(part: Part, m: Mapped, env: Mapping[str, str], positional: Posi
     if value is None:
         return [(raw, [start] * len(raw), False, True, raw, (start, end), "")]
     text, missing = value
+    limits.spend(len(text))  # `A=$A$A` per line doubles: bounded per file
     return [(text, [start] * len(text), not part.quoted, part.quoted, missing, (start, end), _origin_of(part, env))]
 
 
@@ -360,6 +364,18 @@ def _split_fields(segs: list, m: Mapped, keep_empty: bool = False) -> list[Field
         quoted = quoted or is_quoted
         if miss:
             missing.append(miss)
+        limits.check()
+        if not splittable:  # nothing to split on: the whole text at once (a 5 MiB word is one C-speed step)
+            n = min(len(text), len(offsets))
+            if n:
+                chars.append(text[:n])
+                offs.extend(offsets[:n])
+                ends.append(extent[1] if extent else max(offsets[:n]) + 1)
+                if origin and origin not in origins:
+                    origins.append(origin)
+            if not text and offsets == [] and is_quoted:
+                quoted = True
+            continue
         for ch, off in zip(text, offsets, strict=False):
             if splittable and ch in " \t\n":
                 if chars:

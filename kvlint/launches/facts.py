@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 
 from kvlint.deployment import DeclaredLoad, GpuOption, ModelAlias, NodeLabel
 from kvlint.launches.gpus_in_manifest import PRODUCT_LABELS
+from kvlint.sources import numbers
 from kvlint.sources.yaml import YNode
 from kvlint.span import Span
 
@@ -244,8 +245,7 @@ def _annotation(doc: YNode, key: str) -> str | None:
 def _int(node: YNode | None) -> int | None:
     if node is None or not node.is_scalar:
         return None
-    text = node.text.strip().strip("'\"")
-    return int(text) if text.isdigit() else None
+    return numbers.count(node.text.strip().strip("'\""))
 
 
 def _quantity(node: YNode | None) -> int | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from kvlint.sources.numbers import count
 from kvlint.sources.yaml import YNode
 from kvlint.span import Span
 
@@ -67,8 +68,7 @@ def product_from_pod(pod: YNode) -> tuple[str | None, Span | None]:
 def to_int(node: YNode | None) -> int | None:
     if node is None or not node.is_scalar:
         return None
-    text = node.text.strip()
-    return int(text) if text.isdigit() else None
+    return count(node.text)
 
 
 def parse_gres(text: str) -> tuple[str | None, int | None]:
@@ -78,10 +78,10 @@ def parse_gres(text: str) -> tuple[str | None, int | None]:
     if parts and parts[0] in ("gpu", "gpus"):
         parts = parts[1:]
     product = parts[0] if len(parts) == 2 else None
-    count = parts[-1] if parts else None
+    number = parts[-1] if parts else None
     if product and re.fullmatch(r"\d+g(b)?", product, re.I):
         product = None
-    return product, int(count) if count and count.isdigit() else None
+    return product, count(number)
 
 
 def from_launch_hint(hint: str | None) -> tuple[str | None, int | None]:
@@ -93,10 +93,10 @@ def from_launch_hint(hint: str | None) -> tuple[str | None, int | None]:
     text = text.strip().strip("'\"")
     if kind == "cuda":
         items = [t for t in text.split(",") if t.strip()]
-        return None, len(items) if items and all(t.strip().isdigit() for t in items) else None
+        return None, len(items) if items and all(count(t) is not None for t in items) else None
     if kind == "docker":
         if text.startswith("device="):
             items = [t for t in text[7:].split(",") if t.strip()]
             return None, len(items) or None
-        return None, int(text) if text.isdigit() else None
+        return None, count(text)
     return parse_gres(hint)

@@ -436,7 +436,7 @@ def _substituted(m: Mapped, tf: ChartTemplate, node: YNode) -> Mapped:
     i = 0
     for match in _EXPR.finditer(m.text):
         chars.extend(m.text[i : match.start()])
-        pos.extend(m.pos[i : match.start()])
+        pos.extend(m.at(k) for k in range(i, match.start()))
         offset = tf.index.offset(*m.at(match.start()))
         near = _exprs_in(tf, offset, offset + (match.end() - match.start()))
         expr = near[0] if near else None
@@ -447,6 +447,6 @@ def _substituted(m: Mapped, tf: ChartTemplate, node: YNode) -> Mapped:
         pos.extend(m.at(match.start() + (k * width) // max(1, len(text))) for k in range(len(text)))
         i = match.end()
     chars.extend(m.text[i:])
-    pos.extend(m.pos[i : len(m.text)])
-    end = m.pos[len(m.text)] if len(m.pos) > len(m.text) else (node.span.end_line, node.span.end_col)
+    pos.extend(m.at(k) for k in range(i, len(m.text)))
+    end = (node.span.end_line, node.span.end_col)
     return Mapped(m.path, "".join(chars), tuple(pos) + (end,))

@@ -141,7 +141,7 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
             if node.text.strip():
                 items.append(node)
         else:
-            items.extend(i for i in node.items if i.is_scalar)
+            items.extend(i for i in node.elements if i.is_scalar)
     fields = [_field(i, env, yf.path) for i in items]
     if len(fields) >= 2 and fields[0].text.rsplit("/", 1)[-1] in _SHELLS:
         for k in range(1, len(fields) - 1):

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 
 from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches.discover import kind_of
 from kvlint.launches.env import supplying
+from kvlint.limits import LimitExceeded, file_limits
 from kvlint.sources.comments import scan_comments
-from kvlint.sources.text import SourceError, decode, read_file
+from kvlint.sources.text import SourceError, decode, read_file, read_stdin
 from kvlint.span import Span
 
 KV001 = ("KV001", "unreadable-input")
@@ -24,6 +24,16 @@ def kv001(path: str, message: str, line: int | None = None, col: int | None = No
 
 def read_one(path: str, text: str | None = None, variables: Mapping[str, str] | None = None,
              as_vllm_config: bool | None = None) -> ReadResult:
+    """One file within kvlint.limits' per-file budget: running out of it is a KV001 for this file only."""
+    with file_limits():
+        try:
+            return _read_one(path, text, variables, as_vllm_config)
+        except LimitExceeded as exc:
+            return ReadResult(path, findings=[kv001(path, exc.reason)])
+
+
+def _read_one(path: str, text: str | None, variables: Mapping[str, str] | None,
+              as_vllm_config: bool | None) -> ReadResult:
     try:
         if text is None:
             text = _load(path)
@@ -43,7 +53,7 @@ def read_one(path: str, text: str | None = None, variables: Mapping[str, str] | 
 
 def _load(path: str) -> str:
     if path == "-":
-        return decode(sys.stdin.buffer.read())
+        return decode(read_stdin())
     return read_file(path)
 
 

@@ -11,6 +11,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 
+from kvlint import limits
 from kvlint.launches.argv import detect
 from kvlint.launches.docker_run import RUNNERS, is_run
 from kvlint.launches.env import Field, Positional, expand_word, with_supplied
@@ -74,6 +75,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
         state.notes.append(f"{m.path}:{line}:{col}: {msg}")
     prev_sep = ""
     for cmd in commands:
+        limits.check()
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
             line, _ = m.at(cmd.words[0].start)
             note = (f"line {line}: flags after a commented-out line are a separate command to the shell, "

@@ -15,6 +15,7 @@ from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.script import FoundLaunch, run_script
+from kvlint.sources.numbers import count
 from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
@@ -100,9 +101,7 @@ def _nodes(value: str | None) -> int | None:
     if value is None:
         return 1
     low, _, high = value.partition("-")
-    if low.isdigit() and (not high or high == low):
-        return int(low)
-    return None
+    return count(low) if not high or high == low else None
 
 
 def _launch_gpus(found: FoundLaunch, job: GpuFacts, job_nodes: int | None, launches: int) -> tuple[FoundLaunch, GpuFacts]:

@@ -12,6 +12,7 @@ from kvlint.deployment import Deployment, GpuOption
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.script import run_script
+from kvlint.sources import numbers
 from kvlint.sources.yaml import YamlFile, YNode
 
 
@@ -70,7 +71,7 @@ def _candidates(node: YNode | None, source: str, nodes: int) -> list[GpuOption]:
     out = []
     for text, val, span in items:
         name, _, count = text.partition(":")
-        per = int(count) if count.strip().isdigit() else g.to_int(val) if val is not None and val.is_scalar else 1
+        per = numbers.count(count) if count.strip() else g.to_int(val) if val is not None and val.is_scalar else 1
         if name.strip():
             out.append(GpuOption(name.strip(), (per or 1) * nodes, span, source))
     return out
@@ -86,12 +87,14 @@ def _accelerators(node: YNode | None) -> tuple[str | None, int | None, object, s
         return None, None, None, ""
     if node.is_scalar:
         name, _, count = node.text.partition(":")
-        return name or None, int(count) if count.strip().isdigit() else 1, node.span, ""
+        n = numbers.count(count)
+        return name or None, 1 if n is None else n, node.span, ""
     pairs = [(k, v) for k, _, v in node.pairs()] if node.is_map else [(i.text, None) for i in node.items if i.is_scalar]
     if not pairs:
         return None, None, None, ""
     first, val = pairs[0]
     name, _, count = first.partition(":")
-    n = int(count) if count.isdigit() else g.to_int(val) if val is not None else 1
+    n = numbers.count(count) if count else None
+    n = n if n is not None else g.to_int(val) if val is not None else 1
     alts = ", ".join(k if v is None or not v.text else f"{k}:{v.text}" for k, v in pairs) if len(pairs) > 1 else ""
     return name, n, node.span, alts

@@ -6,6 +6,7 @@ compose, SkyPilot or chart code (start-up time is most of a pre-commit run).
 
 from __future__ import annotations
 
+from kvlint import limits
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding
 from kvlint.sources.yaml import YamlFile, YNode
@@ -21,7 +22,8 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
     out: list[Deployment] = []
     notes: list[str | Finding] = []
     for doc in yf.docs:
-        if doc.is_seq and any(_is_aibrix_template(i) for i in doc.items):
+        limits.check()
+        if doc.is_seq and any(_is_aibrix_template(i) for i in doc.elements):
             from kvlint.launches.charts import aibrix
 
             out.extend(aibrix.read_list(yf, doc))

@@ -18,6 +18,7 @@ from kvlint.logs import patterns as P
 from kvlint.logs.lines import Line, is_rank0, split_lines
 from kvlint.logs.pyrepr import parse_call_repr, parse_dict_repr
 from kvlint.logs.record import FIELD_NAMES, LogRecord
+from kvlint.redact import redact_text, redact_value
 
 
 @dataclass(frozen=True)
@@ -210,9 +211,10 @@ def parse_log(text: str) -> LogRecord:
     lines = split_lines(text)
     votes: dict[str, int] = defaultdict(int)
     values, ranks = _line_values(lines, votes)
-    args = _args(lines, votes)
+    args = {k: redact_value(k, v) for k, v in _args(lines, votes).items()}  # api_key, hf_token: never kept
     _fill_from_args(values, args)
     kind, message = _failure(" ".join(line.message for line in lines), values, votes)
+    message = redact_text(message) if message else message
     _tidy(values)
     values["outcome"] = _outcome(values, kind)
     known = {k: v for k, v in values.items() if k in FIELD_NAMES}

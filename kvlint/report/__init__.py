@@ -24,5 +24,7 @@ FORMATS = {
 
 def render(fmt: str, result: LintResult, *, color: bool = False) -> str:
     """The report for `fmt`; imported on demand so a text run never loads the SARIF code."""
+    from kvlint.redact import redact_text
+
     module = importlib.import_module(FORMATS[fmt])
-    return module.render(result, color=color)
+    return redact_text(module.render(result, color=color))  # the last net: a frame's source line, a message

@@ -18,6 +18,7 @@ from kvlint.budget import Budget
 from kvlint.deployment import Deployment, InvalidValue
 from kvlint.engines import get_engine
 from kvlint.errors import InvalidSettingError, KvlintError
+from kvlint.findings import short
 from kvlint.resolve import lookups
 from kvlint.resolve.records import GpuLookup, ModelLookup, NonKv, Resolved, ResolveOptions, VersionLookup
 from kvlint.resolve.sizing import BudgetCache, Outcome, Sizing, UnresolvedSetting, WhatIf
@@ -189,16 +190,17 @@ def _reader_block(r: Resolved) -> str | None:
 
 def _model_skip(r: Resolved) -> str:
     dep, reason = r.deployment, r.model.reason or "model unknown"
+    ref = short(dep.model or "")
     if not dep.model:
         return "no model reference found in the launch: kvlint needs the model to size it"
     if not dep.model_resolved:
-        return (f"the model is {dep.model}, an unresolved expression: give its variable a value under "
+        return (f"the model is {ref}, an unresolved expression: give its variable a value under "
                 f"`variables:` in .kvlint.yaml")
     if _is_path(dep.model):
-        return (f"the model is the path {dep.model}, with no config.json beside the manifest and no Hub id in "
+        return (f"the model is the path {ref}, with no config.json beside the manifest and no Hub id in "
                 f"it: map it under `models:` in .kvlint.yaml, or name the model with --served-model-name")
-    return f"model {dep.model} is not known offline: {lookups.MODEL_FIX}" if "not known offline" in reason \
-        else f"model {dep.model}: {reason}"
+    return f"model {ref} is not known offline: {lookups.MODEL_FIX}" if "not known offline" in reason \
+        else f"model {ref}: {reason}"
 
 
 def _is_path(ref: str) -> bool:

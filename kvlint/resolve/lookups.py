@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kvlint.errors import KvlintError
+from kvlint.findings import short
 from kvlint.resolve.records import GpuLookup, ModelLookup, ResolveOptions, VersionLookup
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ def lookup_model(ref: str, config: Config, options: ResolveOptions, aliases: tup
                              aliases=aliases)
     except KvlintError as exc:
         return ModelLookup(None, exc.message)
+    except OSError as exc:  # a 300-character name, an unreadable HF cache: this machine cannot look it up
+        return ModelLookup(None, f"{short(ref)} cannot be looked up on this machine ({exc.strerror or exc}); give "
+                                 "a Hub id or a readable local path, or map it under `models:`")
     except Exception as exc:  # noqa: BLE001 - a resolver bug degrades to KV002, not a crash
         return ModelLookup(None, f"internal error ({type(exc).__name__}: {exc}); please report it")
     return ModelLookup(spec, None, source_kind(spec))

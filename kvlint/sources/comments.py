@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def scan_comments(text: str) -> dict[int, str]:
     """line -> comment text after '#', for '#' at line start or after whitespace, outside quotes.
@@ -18,9 +20,17 @@ def scan_comments(text: str) -> dict[int, str]:
     return out
 
 
+_STOPS = re.compile(r"['\"\\#]")  # the only characters that change the scan
+
+
 def comment_start(line: str) -> int | None:
+    """Offset of the `#` that starts a comment, jumping between quotes, backslashes and `#` (a long line of
+    ordinary text is one regex step, not a Python loop per character)."""
     quote = None
-    for i, ch in enumerate(line):
+    pos = 0
+    while (m := _STOPS.search(line, pos)) is not None:
+        i, ch = m.start(), m.group()
+        pos = i + 1
         if quote:
             if ch == quote:
                 quote = None

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kvlint.sources.text import Mapped
+from kvlint import limits
+from kvlint.sources.text import Mapped, Runs
 
 if TYPE_CHECKING:
     from kvlint.sources.yaml import YamlFile, YNode
@@ -21,17 +22,44 @@ def scalar_mapped(src: YamlFile, node: YNode) -> Mapped:
     raw = src.text[node.start : node.end]
     value = node.text
     j = _body_start(raw, node.style)
-    offsets: list[int] = []
-    for ch in value:
-        k = _find(raw, j, ch)
-        if k is None:
-            offsets.append(offsets[-1] if offsets else j)
+    runs = Runs()  # file offset of each value character, as runs (a plain scalar is one)
+    last = node.start + j
+    i = 0
+    while i < len(value):
+        if i & 0xFFF == 0:
+            limits.check()
+        same = _common(value, i, raw, j)
+        if same:  # a stretch the value shares with the raw text: one step at C speed
+            runs.add(node.start + j, same)
+            last = node.start + j + same - 1
+            i, j = i + same, j + same
             continue
-        offsets.append(k)
-        j = k + 1
-    offsets.append(min(len(raw), (offsets[-1] + 1) if offsets else j))
-    pos = tuple(src.index.locate(node.start + o) for o in offsets)
-    return Mapped(node.span.path, value, pos)
+        k = _find(raw, j, value[i])
+        if k is None:
+            runs.add(last)  # folded or escaped: the character stays on the last matched one
+        else:
+            runs.add(node.start + k)
+            last, j = node.start + k, k + 1
+        i += 1
+    runs.add(min(node.start + len(raw), (last + 1) if value else node.start + j))
+    return Mapped(node.span.path, value, index=src.index, offsets=runs)
+
+
+def _common(a: str, i: int, b: str, j: int) -> int:
+    """Length of the common prefix of a[i:] and b[j:], by slice comparisons of growing, then shrinking, length."""
+    top = min(len(a) - i, len(b) - j)
+    if top <= 0 or a[i] != b[j]:
+        return 0
+    good, step = 1, 1
+    while good < top:
+        m = min(good + step, top)
+        if a[i + good : i + m] == b[j + good : j + m]:
+            good, step = m, step * 2
+        elif step == 1:
+            break
+        else:
+            step //= 2
+    return good
 
 
 def _body_start(raw: str, style: str | None) -> int:

@@ -7,12 +7,16 @@ Only the parts of POSIX shell that launch scripts use: quoting, `\\` continuatio
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+from kvlint import limits
 from kvlint.sources.text import Mapped
 
 _META = " \t\n;&|()<>"
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+MAX_DEFAULT_DEPTH = 4  # `${A:-${B:-x}}` nests two; each level re-reads the rest of the text, so deeper is kept raw
+MAX_WORD = 131072  # Linux's MAX_ARG_STRLEN: execve refuses a longer argument (E2BIG), so no engine receives it
 
 
 @dataclass(frozen=True)
@@ -54,11 +58,13 @@ class Command:
 
 
 class _Scanner:
-    def __init__(self, m: Mapped):
+    def __init__(self, m: Mapped, depth: int = 0):
         self.s = m.text
         self.n = len(m.text)
         self.i = 0
         self.errors: list[tuple[int, str]] = []
+        self.depth = depth  # ${VAR:-${...}} defaults read inside this one
+        self.last_close = m.text.rfind("}}")  # no `{{` after it can close: never search for one again
 
     def peek(self, k: int = 0) -> str:
         """The character k ahead, or NUL past the end (never "", which `in` would always match)."""
@@ -81,6 +87,7 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
         words = []
 
     while sc.i < sc.n:
+        limits.check()
         c = sc.s[sc.i]
         if c in " \t\r":
             sc.i += 1
@@ -151,73 +158,123 @@ def _skip_heredocs(sc: _Scanner, pending: list[tuple[str, bool]]) -> None:
                 break
 
 
+_PLAIN_RUN = re.compile(r"[^ \t\n;&|()<>\\'\"{$`]+")  # word characters with no meaning to the shell
+_DOUBLE_RUN = re.compile(r"[^\\\"$`]+")  # inside double quotes
+CHECK_EVERY = 4096  # characters between two looks at the file's time budget
+
+
+class _Literal:
+    """The literal text of a word being read, kept as one part while the quoting stays the same (`"a""b"`
+    and a million `""` are each one part: the same meaning, and memory and time stay linear)."""
+
+    def __init__(self, parts: list[Part]):
+        self.parts = parts
+        self.text: list[str] = []
+        self.offs: list[int] = []
+        self.quoted: bool | None = None  # None: nothing held
+
+    def add(self, text: str, offsets: range | tuple[int, ...] | list[int], quoted: bool) -> None:
+        if self.quoted is not None and self.quoted != quoted:
+            self.flush()
+        self.quoted = quoted
+        self.text.append(text)
+        self.offs.extend(offsets)
+
+    def flush(self) -> None:
+        if self.quoted is not None:  # an empty quoted literal ("") is still an argument
+            self.parts.append(Part("lit", "".join(self.text), self.quoted, tuple(self.offs)))
+        self.text, self.offs, self.quoted = [], [], None
+
+
 def _word(sc: _Scanner) -> Word:
     start = sc.i
     parts: list[Part] = []
-    lit: list[str] = []
-    offs: list[int] = []
-
-    def flush(quoted: bool) -> None:
-        if lit:
-            parts.append(Part("lit", "".join(lit), quoted, tuple(offs)))
-            lit.clear()
-            offs.clear()
-
+    lit = _Literal(parts)
+    next_check = sc.i + CHECK_EVERY
     while sc.i < sc.n:
+        if sc.i >= next_check:
+            limits.check()
+            _word_length(sc.i - start)
+            next_check = sc.i + CHECK_EVERY
         c = sc.s[sc.i]
         if c in _META:
             break
-        if c == "\\":
+        run = _PLAIN_RUN.match(sc.s, sc.i)
+        if run is not None:
+            _word_length(run.end() - start)
+            lit.add(run.group(), range(sc.i, run.end()), False)
+            sc.i = run.end()
+        elif c == "\\":
             if sc.peek(1) == "\n":
                 sc.i += 2
                 continue
             if sc.i + 1 < sc.n:
-                lit.append(sc.s[sc.i + 1])
-                offs.append(sc.i + 1)
+                lit.add(sc.s[sc.i + 1], (sc.i + 1,), False)
             sc.i += 2
         elif c == "'" or (c == "$" and sc.peek(1) == "'"):
-            flush(False)
-            parts.append(_single(sc, ansi=c == "$"))
+            single = _single(sc, ansi=c == "$")
+            lit.add(single.text, single.offsets, True)
         elif c == '"':
-            flush(False)
-            parts.extend(_double(sc))
-        elif c == "{" and sc.peek(1) == "{" and (close := sc.s.find("}}", sc.i + 2)) != -1:
+            for part in _double(sc):
+                if part.kind == "lit":
+                    lit.add(part.text, part.offsets, True)
+                else:
+                    lit.flush()
+                    parts.append(part)
+        elif c == "{" and sc.peek(1) == "{" and sc.last_close >= sc.i + 2:
             # a Go/Helm template is rendered before any shell sees the line: one word, spaces and all
-            for k in range(sc.i, close + 2):
-                lit.append(sc.s[k])
-                offs.append(k)
+            close = sc.s.find("}}", sc.i + 2)
+            _word_length(close + 2 - start)
+            lit.add(sc.s[sc.i : close + 2], range(sc.i, close + 2), False)
             sc.i = close + 2
         elif c == "$" or c == "`":
             exp = _expansion(sc, quoted=False)
             if exp is None:
-                lit.append(c)
-                offs.append(sc.i)
+                lit.add(c, (sc.i,), False)
                 sc.i += 1
             else:
-                flush(False)
+                lit.flush()
                 parts.append(exp)
-        else:
-            lit.append(c)
-            offs.append(sc.i)
+        else:  # a lone `{`
+            lit.add(c, (sc.i,), False)
             sc.i += 1
-    flush(False)
+    lit.flush()
+    _word_length(sc.i - start)  # an unterminated `$(` or `${` swallows the rest of the text into one word
     return Word(tuple(parts), start, sc.i)
+
+
+def _word_length(n: int) -> None:
+    """A word longer than any argument a program can receive stops the file (its offsets alone would take
+    36 bytes a character)."""
+    if n > MAX_WORD:
+        raise limits.LimitExceeded(f"a shell word of over {MAX_WORD:,} characters: longer than any argument a "
+                                   "program can receive (Linux MAX_ARG_STRLEN); not read")
 
 
 def _single(sc: _Scanner, ansi: bool) -> Part:
     sc.i += 2 if ansi else 1
-    chars: list[str] = []
-    offs: list[int] = []
-    while sc.i < sc.n and sc.s[sc.i] != "'":
-        if ansi and sc.s[sc.i] == "\\" and sc.i + 1 < sc.n:
+    if not ansi:  # no escapes at all: up to the next quote in one step
+        end = sc.s.find("'", sc.i)
+        end = sc.n if end < 0 else end
+        _word_length(end - sc.i)
+        part = Part("lit", sc.s[sc.i : end], True, tuple(range(sc.i, end)))
+        sc.i = end
+    else:
+        chars: list[str] = []
+        offs: list[int] = []
+        while sc.i < sc.n and sc.s[sc.i] != "'":
+            _word_length(len(chars))
+            if sc.s[sc.i] == "\\" and sc.i + 1 < sc.n:
+                sc.i += 1
+            chars.append(sc.s[sc.i])
+            offs.append(sc.i)
             sc.i += 1
-        chars.append(sc.s[sc.i])
-        offs.append(sc.i)
-        sc.i += 1
+        part = Part("lit", "".join(chars), True, tuple(offs))
     if sc.i >= sc.n:
         sc.errors.append((sc.i, "unterminated single quote"))
     sc.i += 1
-    return Part("lit", "".join(chars), True, tuple(offs))
+    limits.check()
+    return part
 
 
 def _double(sc: _Scanner) -> list[Part]:
@@ -225,8 +282,20 @@ def _double(sc: _Scanner) -> list[Part]:
     parts: list[Part] = []
     chars: list[str] = []
     offs: list[int] = []
+    next_check, begin = sc.i + CHECK_EVERY, sc.i
     while sc.i < sc.n and sc.s[sc.i] != '"':
+        if sc.i >= next_check:
+            limits.check()
+            _word_length(sc.i - begin)
+            next_check = sc.i + CHECK_EVERY
         c = sc.s[sc.i]
+        run = _DOUBLE_RUN.match(sc.s, sc.i)
+        if run is not None:
+            _word_length(run.end() - begin)
+            chars.append(run.group())
+            offs.extend(range(sc.i, run.end()))
+            sc.i = run.end()
+            continue
         if c == "\\" and sc.peek(1) in '$`"\\\n':
             if sc.peek(1) != "\n":
                 chars.append(sc.s[sc.i + 1])
@@ -269,8 +338,8 @@ def _expansion(sc: _Scanner, quoted: bool) -> Part | None:
         return Part("cmd", s[i + 2 : end], quoted, (i, sc.i))
     if nxt == "{":
         end = _close(s, i + 2, "{", "}")
-        sc.i = end + 1
-        return _braced(s[i + 2 : end], i + 2, quoted, (i, sc.i))
+        sc.i = end + 1  # an unterminated `${` is not read as a default (the shell refuses it too)
+        return _braced(s[i + 2 : end], i + 2, quoted, (i, sc.i), sc.depth if end < sc.n else MAX_DEFAULT_DEPTH)
     if nxt and (nxt.isalpha() or nxt == "_"):
         j = i + 1
         while j < sc.n and s[j] in _NAME_CHARS:
@@ -283,14 +352,14 @@ def _expansion(sc: _Scanner, quoted: bool) -> Part | None:
     return None
 
 
-def _braced(inner: str, base: int, quoted: bool, offs: tuple[int, int]) -> Part:
+def _braced(inner: str, base: int, quoted: bool, offs: tuple[int, int], depth: int = 0) -> Part:
     j = 0
     while j < len(inner) and inner[j] in _NAME_CHARS:
         j += 1
     name, rest = inner[:j], inner[j:]
     for op in (":-", ":=", ":+", ":?", "-", "=", "+", "?"):
-        if rest.startswith(op) and name:
-            sub = _Scanner(Mapped("", rest[len(op) :]))
+        if rest.startswith(op) and name and depth < MAX_DEFAULT_DEPTH:
+            sub = _Scanner(Mapped("", rest[len(op) :]), depth + 1)
             parts = _word_until_end(sub, base + j + len(op))
             return Part("var", name, quoted, offs, op, parts)
     if rest or not name:
@@ -318,10 +387,26 @@ def _shift(p: Part, by: int) -> Part:
     return Part(p.kind, p.text, p.quoted, tuple(o + by for o in p.offsets), p.op, tuple(_shift(d, by) for d in p.default))
 
 
+_CLOSE_STOPS = {pair: re.compile("[" + re.escape("\\'" + pair[0] + pair[1]) + "]") for pair in ("()", "{}", "``")}
+
+
 def _close(s: str, i: int, opener: str, closer: str) -> int:
-    """Index of the matching closer, skipping quoted text; len(s) when unterminated."""
+    """Index of the matching closer, skipping quoted text; len(s) when unterminated.
+
+    Jumps from one character that matters (a backslash, a quote, an opener, a closer) to the next, so a
+    long `$( ...` costs one pass at the regex engine's speed.
+    """
     depth, n = 1, len(s)
+    stops = _CLOSE_STOPS[opener + closer]
+    steps = 0
     while i < n:
+        steps += 1
+        if not steps & 0xFFF:
+            limits.check()
+        m = stops.search(s, i)
+        if m is None:
+            return n
+        i = m.start()
         c = s[i]
         if c == "\\":
             i += 2
@@ -329,6 +414,9 @@ def _close(s: str, i: int, opener: str, closer: str) -> int:
         if c == "'" and opener != "`":
             j = s.find("'", i + 1)
             i = n if j < 0 else j + 1
+            continue
+        if c == "'":
+            i += 1
             continue
         if c == closer and (opener == closer or depth == 1):
             return i

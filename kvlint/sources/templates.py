@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_EXPR = re.compile(r"\{\{.*?\}\}")
-_ONLY_ACTIONS = re.compile(r"^\s*(?:\{\{.*?\}\}\s*)+$")
 _PLACEHOLDER = re.compile(r"\u27e6[0-9a-z_]*\u27e7")
 
 
@@ -38,13 +36,46 @@ def detemplate(text: str) -> Templated:
         if "{{" not in line:
             continue
         first = first or i + 1
-        if _ONLY_ACTIONS.match(line):
+        found = expressions(line)
+        if found and _only_actions(line, found):
             lines[i] = " " * len(line)
-        else:
-            lines[i] = _EXPR.sub(lambda m: _placeholder(m.group(0), table), line)
+        elif found:
+            lines[i] = _swap(line, found, table)
     if not first:
         return Templated(text)
     return Templated("\n".join(lines), len(table) or 1, first, table)
+
+
+def expressions(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each `{{ ... }}` in a line, left to right, each closed by the first `}}` after it opens.
+
+    One forward pass of str.find: once no `}}` follows, none follows any later `{{` either, so a line of
+    a million `{` costs one scan (the non-greedy regex this replaces rescanned the rest from every brace).
+    """
+    out: list[tuple[int, int]] = []
+    pos = line.find("{{")
+    while pos >= 0:
+        close = line.find("}}", pos + 2)
+        if close < 0:
+            break
+        out.append((pos, close + 2))
+        pos = line.find("{{", close + 2)
+    return out
+
+
+def _only_actions(line: str, found: list[tuple[int, int]]) -> bool:
+    """Nothing but template actions and blanks on the line (`{{- if .Values.x }}`)."""
+    ends = [0] + [e for _, e in found]
+    starts = [s for s, _ in found] + [len(line)]
+    return all(not line[a:b].strip() for a, b in zip(ends, starts, strict=True))
+
+
+def _swap(line: str, found: list[tuple[int, int]], table: dict[str, str]) -> str:
+    pieces, last = [], 0
+    for start, end in found:
+        pieces += [line[last:start], _placeholder(line[start:end], table)]
+        last = end
+    return "".join(pieces) + line[last:]
 
 
 def _placeholder(expr: str, table: dict[str, str]) -> str:

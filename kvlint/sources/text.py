@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 import stat
+import sys
+import weakref
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any, BinaryIO, overload
 
 from kvlint.span import Span
 
+_NEWLINE = re.compile("\n")
 MAX_BYTES = 5 * 1024 * 1024  # manifests are kilobytes; anything past this is not a deployment file
 
 
@@ -29,8 +36,7 @@ class SourceError(Exception):
 def decode(data: bytes, size: int | None = None) -> str:
     """Bytes to text, refusing binary and non-UTF-8 input with the line of the first bad byte."""
     if len(data) > MAX_BYTES:
-        size = max(size or 0, len(data))
-        raise SourceError(f"file is {size / 1048576:.1f} MiB, over the {MAX_BYTES // 1048576} MiB size cap for manifests; not read")
+        raise SourceError(_over_cap(max(size or 0, len(data))))
     if b"\x00" in data[:8192]:
         raise SourceError("binary file (NUL bytes), not a text manifest", _line_of(data, data.index(b"\x00")))
     try:
@@ -40,23 +46,81 @@ def decode(data: bytes, size: int | None = None) -> str:
     return text.replace("\r\n", "\n")
 
 
+def _over_cap(size: int, cap: int = MAX_BYTES) -> str:
+    return f"file is {size / 1048576:.1f} MiB, over the {cap / 1048576:g} MiB size cap for manifests; not read"
+
+
 def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+
+
+def not_regular(mode: int) -> str | None:
+    """What a file is when it is not a regular file (a FIFO blocks a read forever, /dev/zero never ends)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def read_bytes(path: str, cap: int = MAX_BYTES) -> bytes:
+    """At most `cap` bytes of a regular file, checked before reading: SourceError for anything else, OSError as is.
+
+    The read asks for cap + 1 bytes whatever the size says (a growing file, /proc), so memory never
+    depends on the file.
+    """
+    with _open_regular(path) as (fh, size):
+        if size > cap:
+            raise SourceError(_over_cap(size, cap))
+        data = fh.read(cap + 1)
+    if len(data) > cap:
+        raise SourceError(_over_cap(max(size, len(data)), cap))
+    return data
+
+
+def read_head(path: str, limit: int) -> bytes:
+    """The first `limit` bytes of a regular file (SourceError for other kinds, OSError as is)."""
+    with _open_regular(path) as (fh, _):
+        return fh.read(limit)
+
+
+@contextmanager
+def _open_regular(path: str) -> Iterator[tuple[BinaryIO, int]]:
+    """A regular file opened for reading, and its size. The type is checked before opening (opening a FIFO
+    waits for a writer; opening some devices acts) and again on the descriptor, in case the path changed."""
+    what = not_regular(os.stat(path).st_mode)
+    if what is not None:
+        raise SourceError(f"{what}, not a regular file; not read")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    with os.fdopen(os.open(path, flags), "rb") as fh:
+        st = os.fstat(fh.fileno())
+        what = not_regular(st.st_mode)
+        if what is not None:
+            raise SourceError(f"{what}, not a regular file; not read")
+        yield fh, st.st_size
+
+
+_STDIN: weakref.WeakKeyDictionary[Any, bytes] = weakref.WeakKeyDictionary()
+
+
+def read_stdin(cap: int = MAX_BYTES) -> bytes:
+    """At most cap + 1 bytes of standard input, read once per stream (the check command and the reader
+    both ask for it; the second gets the same bytes, so the reader can still say why they were refused)."""
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    if stream not in _STDIN:
+        data = stream.read(cap + 1)
+        _STDIN[stream] = data.encode("utf-8") if isinstance(data, str) else data
+    return _STDIN[stream]
+
+
 def read_file(path: str) -> str:
-    """Read and decode one file, checking the size before reading it all."""
+    """Read and decode one file, bounded before it is read (see read_bytes)."""
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            size = st.st_size
-            if size > MAX_BYTES:
-                raise SourceError(f"file is {size / 1048576:.1f} MiB, over the {MAX_BYTES // 1048576} MiB size cap for manifests; not read")
-            # never more than the cap, whatever the size says (pipes and /proc report 0)
-            data = fh.read(size + 1 if size or stat.S_ISREG(st.st_mode) else MAX_BYTES + 1)
+        return decode(read_bytes(path))
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
-    return decode(data, size)
 
 
 class LineIndex:
@@ -64,11 +128,7 @@ class LineIndex:
 
     def __init__(self, text: str):
         self.text = text
-        self.starts = [0]
-        pos = text.find("\n")
-        while pos >= 0:
-            self.starts.append(pos + 1)
-            pos = text.find("\n", pos + 1)
+        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
 
     def locate(self, offset: int) -> tuple[int, int]:
         i = bisect.bisect_right(self.starts, offset) - 1
@@ -83,20 +143,67 @@ class LineIndex:
         return self.text[start:end]
 
 
+class Runs(Sequence[int]):
+    """Offsets of a string's characters stored as runs of consecutive offsets: a 5 MiB scalar read straight
+    from the file is one run, not five million integers (36 bytes each in a tuple)."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []  # index of each run's first character
+        self._offsets: list[int] = []  # its offset
+        self._len = 0
+
+    def add(self, offset: int, count: int = 1) -> None:
+        """`count` characters at offset, offset + 1, ...; joined to the last run when they continue it."""
+        if count <= 0:
+            return
+        if not self._starts or self._offsets[-1] + (self._len - self._starts[-1]) != offset:
+            self._starts.append(self._len)
+            self._offsets.append(offset)
+        self._len += count
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self._len))]
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError(i)
+        k = bisect.bisect_right(self._starts, i) - 1
+        return self._offsets[k] + i - self._starts[k]
+
+
 @dataclass(frozen=True)
 class Mapped:
     """A string as some consumer sees it, with where each of its characters sits in a file.
 
-    Either `pos[i]` is the (line, col) of character i (YAML block/quoted scalars, where the text a
-    shell sees is not a contiguous slice of the file), or `index` maps a whole file's offsets.
+    Either `pos[i]` is the (line, col) of character i, or `index` maps a whole file's offsets, or
+    character i sits at `offsets[i]`: an offset of `within` (a string inside another, such as an `sh -c`
+    argument), or of the file through `index`. Offsets are turned into positions only when asked, so
+    mapping a long scalar costs memory for its runs of offsets, not a (line, col) pair per character.
     """
 
     path: str
     text: str
     pos: tuple[tuple[int, int], ...] = ()
     index: LineIndex | None = None
+    offsets: Sequence[int] | None = None
+    within: Mapped | None = None
 
     def at(self, i: int) -> tuple[int, int]:
+        if self.offsets is not None:
+            if not len(self.offsets):
+                return (1, 1) if self.within is None else self.within.at(0)
+            o = self.offsets[max(0, min(i, len(self.offsets) - 1))]
+            return self.within.at(o) if self.within is not None else self.index.locate(o) if self.index else (1, 1)
         if self.index is not None:
             return self.index.locate(i)
         if not self.pos:
@@ -109,6 +216,10 @@ class Mapped:
             return Span(self.path, line, col, line, col)
         eline, ecol = self.at(end - 1)
         return Span(self.path, line, col, eline, ecol + 1)
+
+    def view(self, path: str, text: str, offsets: Sequence[int]) -> Mapped:
+        """`text` whose character i is this string's character offsets[i] (positions looked up when asked)."""
+        return Mapped(path, text, offsets=offsets, within=self)
 
     @classmethod
     def whole(cls, path: str, text: str, index: LineIndex | None = None) -> Mapped:

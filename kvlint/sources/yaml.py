@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from kvlint import limits
 from kvlint.sources.comments import scan_comments
 from kvlint.sources.templates import Templated, detemplate
 from kvlint.sources.text import LineIndex, Mapped
@@ -21,12 +22,13 @@ from kvlint.span import Span
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_NODES = 200_000  # expanded node count per document; real manifests are a few thousand
+MAX_COMPOSE = 150_000  # estimated nodes per document composed at once (PyYAML's C composer cannot be stopped)
 MAX_DUPLICATE_REPORTS = 20  # per document: past this the file is generated, not hand-written
 _DOC_SPLIT = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)", re.M)
 _CONFLICT = re.compile(r"^(<<<<<<<|=======|>>>>>>>)( |$)", re.M)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class YNode:
     """One composed node. Scalars keep their typed value, parsed text, raw-text style and offsets."""
 
@@ -52,6 +54,12 @@ class YNode:
     @property
     def is_scalar(self) -> bool:
         return self.kind == "scalar"
+
+    @property
+    def elements(self) -> tuple[YNode, ...]:
+        """A sequence's items; () for a map or a scalar, so a reader expecting a list never walks a map's
+        (key, value) pairs by mistake when a file writes `command: {a: b}`."""
+        return self.items if self.kind == "seq" else ()
 
     def get(self, key: str) -> YNode | None:
         """The value node for a string key (last occurrence, as YAML loaders keep)."""
@@ -101,6 +109,7 @@ class YamlProblem:
     line: int
     col: int
     severity: str = "error"  # "error" | "info"
+    kind: str = ""  # "duplicate" for a repeated key (a loader keeps the last), else ""
 
 
 @dataclass(frozen=True)
@@ -130,6 +139,7 @@ def parse_yaml(path: str, text: str) -> YamlFile:
     docs: list[YNode] = []
     templated: Templated | None = None
     for start, chunk in _chunks(resolved):
+        limits.check()
         doc, used = _compose_chunk(path, chunk, start, index, problems)
         if used is not None and templated is None:
             templated = used
@@ -176,6 +186,12 @@ def _resolve_conflicts(text: str, problems: list[YamlProblem]) -> str:
 def _compose_chunk(path, chunk, start, index, problems) -> tuple[YNode | None, Templated | None]:
     """One document; a chunk that is not YAML only because of `{{ }}` is read detemplated."""
     base_line = index.locate(start)[0] - 1
+    estimate = _node_estimate(chunk)
+    if estimate > MAX_COMPOSE:
+        problems.append(YamlProblem(f"document too large to read: about {estimate:,} YAML nodes, over the "
+                                    f"{MAX_COMPOSE:,} kvlint composes at once (generated data?); not read",
+                                    base_line + 1, 1))
+        return None, None
     node, error = _compose(chunk, base_line)
     templated = None
     if error is not None and "{{" in chunk:
@@ -187,6 +203,15 @@ def _compose_chunk(path, chunk, start, index, problems) -> tuple[YNode | None, T
     if node is None:
         return None, templated
     return _Builder(path, start, base_line, index, problems, templated).build(node), templated
+
+
+def _node_estimate(chunk: str) -> int:
+    """Roughly how many nodes composing `chunk` makes, counted at C speed before PyYAML spends ~6 us on each.
+
+    Every node but a document's first starts at a line break, a comma, a colon or a dash, or opens with a
+    bracket; text inside block scalars and strings counts too, so it errs high, never low.
+    """
+    return sum(chunk.count(c) for c in "\n,:-[{") + 1
 
 
 def _compose(text: str, base_line: int):
@@ -222,7 +247,11 @@ class _Builder:
         open_: set[int] = set()
         stack = [(root, False)]
         scalar_type = yaml.ScalarNode
+        steps = 0
         while stack:
+            steps += 1
+            if not steps & 1023:
+                limits.check()
             node, ready = stack.pop()
             key = id(node)
             if ready:
@@ -297,10 +326,10 @@ class _Builder:
         self.duplicates += 1
         if self.duplicates <= MAX_DUPLICATE_REPORTS:
             self.problems.append(YamlProblem(f"duplicate key {key.text!r} (first at line {first}); the last one wins",
-                                             key.span.line, key.span.col))
+                                             key.span.line, key.span.col, kind="duplicate"))
         elif self.duplicates == MAX_DUPLICATE_REPORTS + 1:
             self.problems.append(YamlProblem(f"more duplicate keys after this one; only the first {MAX_DUPLICATE_REPORTS} are reported",
-                                             key.span.line, key.span.col))
+                                             key.span.line, key.span.col, kind="duplicate"))
 
     def _scalar(self, node, span, a, b) -> YNode:
         text = node.value

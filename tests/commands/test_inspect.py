@@ -49,7 +49,7 @@ def test_stdin_dash(capsys, monkeypatch):
 def test_bad_file_is_reported_and_run_continues(tmp_path, capsys):
     (tmp_path / "bad.yaml").write_text("a: [\n")
     (tmp_path / "ok.sh").write_text("vllm serve org/m\n")
-    assert main(["inspect", str(tmp_path)]) == 0
+    assert main(["inspect", str(tmp_path)]) == 1  # a KV001 error, as `kvlint check` exits
     out = capsys.readouterr().out
     assert "KV001 error: invalid YAML" in out and "model: org/m" in out
 

@@ -47,12 +47,12 @@ def test_block_and_folded_scalars_map_each_char_to_its_line():
     v = _pairs(yf.docs[0])
     lit = yf.mapped(v["c"])
     i = lit.text.index("--max-model-len")
-    assert lit.pos[i] == (5, 5)
+    assert lit.at(i) == (5, 5)
     folded = yf.mapped(v["d"])
     j = folded.text.index("--tp")
-    assert folded.pos[j] == (8, 3)
+    assert folded.at(j) == (8, 3)
     dq = yf.mapped(v["e"])
-    assert dq.pos[dq.text.index("two")] == (10, 3)
+    assert dq.at(dq.text.index("two")) == (10, 3)
 
 
 def test_multi_document_broken_middle_keeps_others():
@@ -169,6 +169,6 @@ def test_every_scalar_span_rereads_to_its_value(tree, flow):
         assert raw == yf.raw(node)
         assert yaml.safe_load(raw) == node.value, (text, raw)
         mapped = yf.mapped(node)  # each character of the value sits on its own source character
-        for ch, (line, col) in zip(mapped.text, mapped.pos, strict=False):
+        for ch, (line, col) in zip(mapped.text, (mapped.at(i) for i in range(len(mapped.text))), strict=False):
             if not ch.isspace() and node.style != '"':
                 assert lines[line - 1][col - 1] == ch, (text, node.text)

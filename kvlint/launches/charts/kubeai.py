@@ -5,6 +5,7 @@ from __future__ import annotations
 from kvlint.deployment import DeclaredLoad, Deployment
 from kvlint.launches.build import Context, GpuFacts
 from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
+from kvlint.sources import numbers
 from kvlint.sources.yaml import YamlFile, YNode
 
 ENGINES = {"VLLM": "vllm", "SGLANG": "sglang"}
@@ -51,7 +52,7 @@ def profile_gpu(node: YNode | None) -> GpuFacts:
     name, _, count = value.partition(":")
     if name.startswith("cpu"):
         return GpuFacts(notes=(f"resource profile {value}: CPU only",))
-    n = int(count) if count.isdigit() else None
+    n = numbers.count(count)
     return GpuFacts(name, node.span, n, node.span if n else None)
 
 

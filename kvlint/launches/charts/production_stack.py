@@ -47,7 +47,7 @@ def _gpu(e: YNode) -> GpuFacts:
     terms = e.get("nodeSelectorTerms")
     if product is None and terms is not None:
         for term in terms.items if terms.is_seq else ():
-            for expr in (term.get("matchExpressions").items if term.get("matchExpressions") is not None else ()):
+            for expr in (term.get("matchExpressions").elements if term.get("matchExpressions") is not None else ()):
                 key, values = text(expr.get("key")), expr.get("values")
                 if key in g.PRODUCT_LABELS and values is not None and values.is_seq and values.items:
                     product, pspan = values.items[0].text, values.items[0].span

@@ -1,0 +1,96 @@
+"""Per-file limits on a reader's work: a time budget and an allowance of text made by expansion.
+
+A pre-commit hook that hangs on one odd file blocks a commit, so reading one file is bounded twice:
+- time: `check()` raises LimitExceeded once the file's budget (FILE_SECONDS, or KVLINT_FILE_SECONDS
+  in the environment; 0 turns it off) has run out;
+- expansion: `spend(n)` charges n characters of text that variable expansion adds (`A=$A$A` doubles
+  per line, Kubernetes `$(A)$(A)` too), raising once a file has made EXPANDED_CHARS of them.
+`kvlint.launches.read` opens `file_limits()` around reading one file and turns LimitExceeded into a
+KV001 finding for that file; the run goes on with the next one. Outside `file_limits()` both calls
+do nothing, so library callers and other commands never see the exception.
+
+Why cooperative checks rather than SIGALRM: a signal can only stop Python bytecode, not the C parts
+(libyaml's composer, `re`), so those must be linear anyway, and it would fire anywhere: inside a
+shared cache being filled (flag tables, model resolution), off the main thread not at all, on
+Windows never, and it would take over a timer that a host (pytest-timeout, an embedding tool) may
+own. Checks placed in the readers' loops stop at known safe points, behave the same on every
+platform and thread, and cost a clock read per loop step (tens of nanoseconds).
+
+LimitExceeded derives from BaseException, as asyncio's CancelledError does, so a reader's
+`except Exception` can never swallow it and go on with half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+FILE_SECONDS = 1.0  # real manifests are checked in under 50 ms; a hook must not hang on a generated file
+EXPANDED_CHARS = 2_000_000  # text expansion may add per file (real files: a few kilobytes)
+SECONDS_VARIABLE = "KVLINT_FILE_SECONDS"
+
+
+class LimitExceeded(BaseException):
+    """A file used up its time budget or its expansion allowance; `reason` says which, for KV001."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class _Allowance:
+    deadline: float  # time.monotonic() value; float("inf") when the time budget is off
+    seconds: float
+    chars: int
+    chars_left: int
+
+
+_current: ContextVar[_Allowance | None] = ContextVar("kvlint_file_limits", default=None)
+
+
+def file_seconds() -> float:
+    """The per-file budget: KVLINT_FILE_SECONDS when set to a number (0 or less: no limit), else FILE_SECONDS."""
+    text = os.environ.get(SECONDS_VARIABLE, "").strip()
+    try:
+        return float(text) if text else FILE_SECONDS
+    except ValueError:
+        return FILE_SECONDS
+
+
+@contextmanager
+def file_limits(seconds: float | None = None, expanded_chars: int = EXPANDED_CHARS) -> Iterator[None]:
+    """Bound the work inside the block; nested blocks (a --config file read for a launch) share the outer one."""
+    if _current.get() is not None:
+        yield
+        return
+    budget = file_seconds() if seconds is None else seconds
+    deadline = time.monotonic() + budget if budget > 0 else float("inf")
+    token = _current.set(_Allowance(deadline, budget, expanded_chars, expanded_chars))
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+def check() -> None:
+    """Raise LimitExceeded when the current file's time budget has run out (a no-op outside file_limits)."""
+    allowance = _current.get()
+    if allowance is not None and time.monotonic() > allowance.deadline:
+        raise LimitExceeded(f"reading this file took over {allowance.seconds:g} s, kvlint's per-file time budget "
+                            f"(generated or hostile input?); not read (set {SECONDS_VARIABLE} to allow more)")
+
+
+def spend(chars: int) -> None:
+    """Charge `chars` characters of expanded text to the current file; raise when its allowance is used up."""
+    allowance = _current.get()
+    if allowance is None or chars <= 0:
+        return
+    allowance.chars_left -= chars
+    if allowance.chars_left < 0:
+        raise LimitExceeded(f"variable expansion makes over {allowance.chars:,} characters of text in this file "
+                            "(a value built from itself, line after line?); not read")
