@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 FILES = sorted(p for p in EXAMPLES.rglob("*") if p.suffix in (".yaml", ".sh") and not p.name.startswith("."))
 KINDS = ("helm-production-stack", "kubernetes", "leaderworkerset", "kserve", "compose", "shell", "sglang",
-         "vllm-config")
+         "vllm-config", "fleet")
 
 
 @pytest.fixture(scope="module")

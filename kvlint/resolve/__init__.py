@@ -101,13 +101,14 @@ class Resolver:
                         non_kv=_non_kv(what_if.sizing, probe), picture=self._picture(base, what_if, found))
 
     def _picture(self, base: Resolved, what_if: WhatIf, found: Sweep) -> Budget | None:
-        """The budget on the smallest card that starts the launch (computed by the sweep already: a cache hit)."""
+        """The budget on the smallest card that starts the launch, else on the largest (why none does); the
+        sweep computed it already (a cache hit)."""
         from kvlint.gpus import lookup_gpu
 
-        first = next(iter(found.passing), None)
-        if first is None:
+        card = next(iter(found.passing), None) or (found.cards[-1].gpu if found.cards else None)
+        if card is None:
             return None
-        return self.budgets.get(what_if.sizing.on(lookup_gpu(first)), dict(base.settings)).budget
+        return self.budgets.get(what_if.sizing.on(lookup_gpu(card)), dict(base.settings)).budget
 
     def _candidates(self, base: Resolved, what_if: WhatIf) -> Sweep | None:
         cards = self._candidate_cards(base.deployment)

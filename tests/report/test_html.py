@@ -89,7 +89,7 @@ def test_every_finding_code_and_a_card_per_launch(examples):
     page = parse(html)
     text = " ".join(page.text)
     assert result.findings and all(f.code in text for f in result.findings)
-    assert len(page.cards) == len(result.launches) == 17
+    assert len(page.cards) == len(result.launches) == 19
     for f in result.findings:  # the message and the code frame of every finding are on the page
         assert f.message.split(":")[0] in text
     assert "maxModelLen: 32768" in text  # a code frame's source line (helm bad-values.yaml:20)
