@@ -26,7 +26,10 @@ from tests.memory.cases import GIB, SAME_SHAPES, load_cases, load_model, model_i
 
 
 def gpu_for(case):
-    """The catalogue card for the case's GPU text, or None when the source names only a class."""
+    """The catalogue card for the case's GPU text, or None when the source names only a class (an "A100 (size
+    not stated)" is a 40 GB or an 80 GB card: no figure from GPU and flags alone)."""
+    if re.search(r"size not stated|not named|not identif", case["gpu"]):
+        return None
     text = re.split(r"[(,]", case["gpu"])[0].strip()
     for candidate in (text, text.replace("NVIDIA ", ""), text.split(" ")[0]):
         try:

@@ -41,7 +41,20 @@ def load_model(shared: Path, case: dict[str, Any]) -> ModelSpec | None:
         path = shared / "models" / str(candidate) / "config.json"
         if candidate and path.is_file():
             return spec_from_config(json.loads(path.read_text()), ident, str(path))
-    return None
+    return _bundled(ident)
+
+
+def _bundled(ident: str | None) -> ModelSpec | None:
+    """A model ../shared/models lacks, as `kvlint check` resolves it offline (the package's bundled registry)."""
+    from kvlint.errors import KvlintError
+    from kvlint.models.resolve import resolve_model
+
+    if not ident:
+        return None
+    try:
+        return resolve_model(ident)
+    except KvlintError:
+        return None
 
 
 def _word(value: Any) -> Any:
