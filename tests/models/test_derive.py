@@ -126,3 +126,18 @@ def test_a_path_segment_spelt_the_way_one_publisher_names_its_variants_is_derive
     assert (spec.quant.method, spec.quant.bits) == ("gptq", 4)
     with pytest.raises(UnknownModelError):
         resolve_model("/mnt/team/models/Qwen2.5-73B-Instruct-GPTQ-Int4")  # no such base: no guess
+
+
+@pytest.mark.parametrize("name, bits, group, low, high", [
+    ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", 8, None, 0.5, 0.6),
+    ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a16", 8, None, 0.5, 0.6),
+    ("neuralmagic/Meta-Llama-3.1-8B-Instruct-quantized.w4a16", 4, 128, 0.3, 0.4),
+])
+def test_compressed_tensors_presets_keep_the_base_shapes(name, bits, group, low, high):
+    base = from_registry("meta-llama/Meta-Llama-3.1-8B-Instruct")
+    spec = resolve_model(name)
+    assert spec.source == "derived:meta-llama/Meta-Llama-3.1-8B-Instruct" and "compressed-tensors" in spec.derived_from
+    assert (spec.quant.method, spec.quant.bits, spec.quant.group_size, spec.quant.ignored) == \
+        ("compressed-tensors", bits, group, ("lm_head",))
+    assert spec.layers == base.layers and spec.quant.kv_cache_dtype is None
+    assert low * weights_bytes(base) < weights_bytes(spec) < high * weights_bytes(base)
