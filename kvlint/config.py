@@ -11,7 +11,7 @@ import fnmatch
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,14 @@ from kvlint.errors import KvlintError
 from kvlint.findings import Severity
 
 if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+
+    from kvlint.registry import Rule
     from kvlint.sources.yaml import YNode
+
+Keys = Sequence[str | int]  # a path into the configuration: mapping keys and sequence indexes
+Locate = Callable[[Keys], int]  # the line a path of keys starts on, for error messages
 
 NAMES = (".kvlint.yaml", ".kvlint.yml")
 MAX_BYTES = 1024 * 1024  # a configuration is a few hundred lines, calibrations included
@@ -153,14 +160,14 @@ def load_config(path: str) -> Config:
     else:
         data, locate = _from_yaml(path, text)
         notes = ()
-    if data is None:
+    if data is None or locate is None:  # together: [tool.kvlint] skipped on Python 3.10
         return Config(path=path, root=os.path.dirname(os.path.abspath(path)), notes=notes)
     _validate(path, data, locate)
     _check_gpu(path, data, locate)
     return _build(path, data, locate, notes)
 
 
-def _from_yaml(path: str, text: str):
+def _from_yaml(path: str, text: str) -> tuple[dict[str, Any], Locate]:
     data, root = parse_config_yaml(path, text)
     return data, lambda keys: _yaml_line(root, keys)
 
@@ -210,7 +217,7 @@ def _too_deep(root: YNode) -> YNode | None:
     return None
 
 
-def _yaml_line(node: YNode | None, keys: list) -> int:
+def _yaml_line(node: YNode | None, keys: Keys) -> int:
     line = node.span.line if node is not None else 1
     for key in keys:
         if node is None:
@@ -227,9 +234,10 @@ def _yaml_line(node: YNode | None, keys: list) -> int:
     return line
 
 
-def _from_pyproject(path: str, text: str):
+def _from_pyproject(path: str, text: str) -> tuple[dict[str, Any] | None, Locate | None, tuple[str, ...]]:
     if sys.version_info < (3, 11):
-        return None, None, (f"{path}: [tool.kvlint] skipped: reading TOML needs Python 3.11 (use .kvlint.yaml)",)
+        skipped = f"{path}: [tool.kvlint] skipped: reading TOML needs Python 3.11 (use .kvlint.yaml)"
+        return None, None, (skipped,)
     import tomllib
 
     try:
@@ -270,13 +278,14 @@ def _deep_line(text: str) -> int:
     return 1
 
 
-def _toml_line(text: str, keys: list) -> int:
+def _toml_line(text: str, keys: Keys) -> int:
     """Best effort: the line of the deepest key spelled out under [tool.kvlint]."""
     lines = text.splitlines()
     start = next((i for i, l in enumerate(lines) if l.strip().startswith("[tool.kvlint")), 0)
     best = start + 1
     for key in (k for k in keys if isinstance(k, str)):
-        pat = re.compile(rf'^\s*"?{re.escape(key)}"?\s*=|^\[tool\.kvlint\.{re.escape(key)}\]|[{{,]\s*"?{re.escape(key)}"?\s*=')
+        name = re.escape(key)
+        pat = re.compile(rf'^\s*"?{name}"?\s*=|^\[tool\.kvlint\.{name}\]|[{{,]\s*"?{name}"?\s*=')
         hit = next((i for i in range(best - 1, len(lines)) if pat.search(lines[i])), None)
         if hit is not None:
             best = hit + 1
@@ -287,7 +296,7 @@ def _schema(name: str = "config.schema.json") -> dict:
     return load_json(name)
 
 
-def _validator():
+def _validator() -> Validator:
     """The config schema with the calibration schema it $refs registered: one source of truth for the block."""
     import jsonschema
     from referencing import Registry
@@ -298,7 +307,7 @@ def _validator():
     return jsonschema.Draft202012Validator(_schema(), registry=registry)
 
 
-def _validate(path: str, data: dict, locate) -> None:
+def _validate(path: str, data: dict[str, Any], locate: Locate) -> None:
     from kvlint.quickschema import is_valid
 
     if is_valid(data, _schema(), {"calibration.schema.json": _schema("calibration.schema.json")}):
@@ -317,7 +326,7 @@ def _validate(path: str, data: dict, locate) -> None:
         raise ConfigError(f"{path}:{locate(keys)}: {where}: {msg}")
 
 
-def _check_gpu(path: str, data: dict, locate) -> None:
+def _check_gpu(path: str, data: dict[str, Any], locate: Locate) -> None:
     """A misspelt GPU would otherwise surface as KV003 (or a sweep) on every file. With `gpu-memory:` the
     `gpu:` name may be a card the catalogue does not list, so it is left alone; fleet maps must name cards."""
     named = [(["gpu"], data["gpu"])] if "gpu" in data and "gpu-memory" not in data else []
@@ -334,7 +343,7 @@ def _check_gpu(path: str, data: dict, locate) -> None:
             raise ConfigError(f"{path}:{locate(keys)}: {'.'.join(keys)}: {exc}") from None
 
 
-def _explain(err) -> str:
+def _explain(err: ValidationError) -> str:
     """For oneOf/anyOf, the reason from the alternative of the value's own type (not 'not of type object')."""
     specific = [e for e in err.context if e.validator != "type" and not e.relative_path]
     if specific:
@@ -345,12 +354,12 @@ def _explain(err) -> str:
     return err.message
 
 
-def _build(path: str, data: dict, locate, notes) -> Config:
+def _build(path: str, data: dict[str, Any], locate: Locate, notes: tuple[str, ...]) -> Config:
     from kvlint.registry import expand_selector, get_rule
 
     root = os.path.dirname(os.path.abspath(path))
 
-    def codes(key: str, values) -> tuple[str, ...]:
+    def codes(key: str, values: Iterable[str]) -> tuple[str, ...]:
         out = []
         for i, v in enumerate(values):
             try:
@@ -359,7 +368,7 @@ def _build(path: str, data: dict, locate, notes) -> Config:
                 raise ConfigError(f"{path}:{locate([key, i])}: {key}: {exc}") from None
         return tuple(out)
 
-    def by_rule(key: str, mapping: dict, convert) -> dict:
+    def by_rule(key: str, mapping: dict[str, Any], convert: Callable[[Rule, Any, Keys], Any]) -> dict[str, Any]:
         out = {}
         for name, value in mapping.items():
             try:
@@ -369,15 +378,15 @@ def _build(path: str, data: dict, locate, notes) -> Config:
             out[rule.code] = convert(rule, value, [key, name])
         return out
 
-    def options(rule, value: dict, keys) -> dict:
+    def options(rule: Rule, value: dict[str, Any], keys: Keys) -> dict[str, Any]:
         known = rule.option_defaults()
         for opt, v in value.items():
             if opt not in known:
                 have = ", ".join(known) or "none"
-                raise ConfigError(f"{path}:{locate(keys + [opt])}: rules.{keys[1]}: unknown option {opt!r} "
+                raise ConfigError(f"{path}:{locate([*keys, opt])}: rules.{keys[1]}: unknown option {opt!r} "
                                   f"for {rule.code} (options: {have})")
             if isinstance(known[opt], (int, float)) and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise ConfigError(f"{path}:{locate(keys + [opt])}: rules.{keys[1]}.{opt}: expected a number")
+                raise ConfigError(f"{path}:{locate([*keys, opt])}: rules.{keys[1]}.{opt}: expected a number")
         return dict(value)
 
     ev = data.get("engine-version")
@@ -394,7 +403,8 @@ def _build(path: str, data: dict, locate, notes) -> Config:
         gpu=data.get("gpu"), gpu_memory=data.get("gpu-memory"),
         engine_versions={"vllm": ev, "sglang": ev} if isinstance(ev, str) else dict(ev or {}),
         models={k: os.path.normpath(os.path.join(root, v)) for k, v in data.get("models", {}).items()},
-        non_kv_gib={"default": float(nk)} if isinstance(nk, (int, float)) else {k: float(v) for k, v in (nk or {}).items()},
+        non_kv_gib=({"default": float(nk)} if isinstance(nk, (int, float))
+                    else {k: float(v) for k, v in (nk or {}).items()}),
         per_path_ignores=tuple((g, frozenset(codes("per-path-ignores", v))) for g, v in
                                data.get("per-path-ignores", {}).items()),
         exclude=tuple(data.get("exclude", [])), notes=tuple(notes), calibrations=_calibrations(data),
@@ -421,7 +431,7 @@ def _calibrations(data: dict) -> tuple:
 class ConfigCache:
     """One Config per configuration file, looked up per checked file (memoised by directory)."""
 
-    def __init__(self, explicit: str | None = None):
+    def __init__(self, explicit: str | None = None) -> None:
         self.explicit = load_config(explicit) if explicit else None
         self._by_dir: dict[str, Config] = {}
         self._by_path: dict[str, Config] = {}

@@ -32,11 +32,13 @@ None. Info severity: it reports what kvlint could not read, not a fault in the f
 
 from __future__ import annotations
 
-from kvlint.findings import Severity
-from kvlint.registry import rule
+from collections.abc import Iterable
+
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
 
 
 @rule("KV008", "unknown-launch-layout", Severity.INFO,
       "An engine image is deployed by values whose layout kvlint cannot read as a launch.", source="reader")
-def check(ctx):
+def check(ctx: Context) -> Iterable[Finding]:
     return ()

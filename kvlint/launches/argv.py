@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
 from kvlint.engines import get_engine
-from kvlint.flags.flag_table import flag_table
+from kvlint.flags.flag_table import FlagSpec, flag_table
 from kvlint.flags.launch import detect_launch
 from kvlint.flags.parse import parse_args
 from kvlint.redact import is_reference, is_secret_name, redact_value
@@ -66,10 +66,10 @@ def _redacted(s: Setting) -> Setting:
     return replace(s, value=redact_value(s.name, s.value), raw=redact_value(s.name, s.raw) if s.raw else s.raw)
 
 
-def exact_option(engine: str, option: str):
+def exact_option(engine: str, option: str) -> FlagSpec | None:
     """The engine's flag spec for exactly this option string (`--max-model-len`), no prefixes."""
     return flag_table(engine).by_option.get(option)
 
 
-def spec_by_dest(engine: str, dest: str):
+def spec_by_dest(engine: str, dest: str) -> FlagSpec | None:
     return next((f for f in flag_table(engine).flags if f.dest == dest), None)

@@ -32,9 +32,12 @@ _REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def read_compose(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    services = doc.get("services")
+    if services is None:  # not a compose file: callers ask is_compose(doc) first
+        return []
     out: list[Deployment] = []
     env, env_path = dotenv_beside(yf.path)
-    for name, _, svc in doc.get("services").pairs():
+    for name, _, svc in services.pairs():
         if svc.is_map:
             out.extend(_service(yf, name, svc, env, env_path))
     return out
@@ -66,8 +69,11 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     notes = tuple(f"${{{v}}} = {env[v]!r} from {os.path.basename(env_path)} beside the compose file" for v in used)
     ctx = Context(name, image_text, image.span if image is not None else None, notes=notes)
     dep = finish(yf.path, found, ctx, _gpus(svc))
-    if dep.launch_span is None:  # the image's own entrypoint starts the engine: point at the command
-        dep = replace(dep, launch_span=(nodes[1] if nodes[1] is not None else nodes[0]).span)
+    # the image's own entrypoint starts the engine: point at the command (one of the two is set, since
+    # the launch came from their fields)
+    shown = nodes[1] if nodes[1] is not None else nodes[0]
+    if dep.launch_span is None and shown is not None:
+        dep = replace(dep, launch_span=shown.span)
     return [dep]
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from kvlint.deployment import Deployment
 
 KV_SETTINGS = {
-    "vllm": ("max_model_len", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "gpu_memory_utilization",
-             "dtype", "kv_cache_dtype", "quantization", "max_num_seqs", "max_num_batched_tokens", "block_size", "kv_cache_memory_bytes"),
+    "vllm": ("max_model_len", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
+             "gpu_memory_utilization", "dtype", "kv_cache_dtype", "quantization", "max_num_seqs",
+             "max_num_batched_tokens", "block_size", "kv_cache_memory_bytes"),
     "sglang": ("context_length", "tp_size", "pp_size", "dp_size", "mem_fraction_static", "dtype", "kv_cache_dtype",
                "quantization", "max_running_requests", "max_total_tokens", "page_size"),
 }

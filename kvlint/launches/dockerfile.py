@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Mapping
 
 from kvlint.deployment import Deployment
 from kvlint.launches.build import Context, GpuFacts, finish
@@ -40,7 +41,7 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> lis
     return [finish(path, found, Context(image=image), GpuFacts())] if found else []
 
 
-def _logical_lines(text: str):
+def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
     """(offset, text) per instruction, `\\`-continued lines joined with their offsets kept."""
     offset, buf_start = 0, 0
     buf: list[str] | None = None
@@ -85,7 +86,7 @@ def _argv(path: str, text: str, index: LineIndex, off: int, arg: str, env: dict[
     return _shell_words(Mapped(path, arg, index=index, offsets=range(off, off + len(arg) + 1)), env)
 
 
-def _shell_words(m: Mapped, env) -> list[Field]:
+def _shell_words(m: Mapped, env: Mapping[str, str]) -> list[Field]:
     from kvlint.launches.env import expand_word
     from kvlint.sources.shell import tokenize
 

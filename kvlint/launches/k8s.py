@@ -81,7 +81,7 @@ def runtime_vars(container: YNode, ancestors: list[YNode]) -> tuple[tuple[str, s
     return tuple((name, source) for name, value, source in _env_items(container, ancestors) if value is None and source)
 
 
-def _env_items(container: YNode, ancestors: list[YNode]):
+def _env_items(container: YNode, ancestors: list[YNode]) -> Iterator[tuple[str, YNode | None, str]]:
     for holder in ancestors + [container]:
         for key in ("envs", "env"):
             node = holder.get(key)
@@ -255,15 +255,17 @@ def _pod_gpus(pod: YNode | None) -> int:
     return sum((g.count_from_resources(c.get("resources"))[0] or 0) for c in items)
 
 
-def group_size(anc: list[YNode]) -> tuple[int, object, str]:
+def group_size(anc: list[YNode]) -> tuple[int, Span | None, str]:
     """Pods that form one engine instance: LWS size, Dynamo multinode.nodeCount."""
     for holder in reversed(anc):
         lws = holder.path("leaderWorkerTemplate", "size")
-        if g.to_int(lws):
-            return g.to_int(lws), lws.span, "LeaderWorkerSet size"
+        size = g.to_int(lws)
+        if lws is not None and size:
+            return size, lws.span, "LeaderWorkerSet size"
         nodes = holder.path("multinode", "nodeCount")
-        if g.to_int(nodes):
-            return g.to_int(nodes), nodes.span, "multinode.nodeCount"
+        count = g.to_int(nodes)
+        if nodes is not None and count:
+            return count, nodes.span, "multinode.nodeCount"
     return 1, None, ""
 
 

@@ -36,7 +36,8 @@ def read_shell(path: str, text: str, index: LineIndex | None = None) -> list[Dep
     launches, _, notes = run_script(Mapped.whole(path, text, index), {})
     job, nodes = _sbatch_gpus(path, text, index)
     ctx = Context(notes=tuple(notes))
-    return [finish(path, found, ctx, gpu) for found, gpu in (_launch_gpus(f, job, nodes, len(launches)) for f in launches)]
+    placed = (_launch_gpus(f, job, nodes, len(launches)) for f in launches)
+    return [finish(path, found, ctx, gpu) for found, gpu in placed]
 
 
 def _sbatch_options(path: str, text: str, index: LineIndex) -> dict[str, _Option]:
@@ -73,10 +74,10 @@ def _sbatch_gpus(path: str, text: str, index: LineIndex) -> tuple[GpuFacts, int 
             product = _gres(opt, opts[opt].value)[0]
             pspan = opts[opt].span if product else None
     total = _gres(job_opt, opts[job_opt].value)[1] if job_opt else None
-    if total is not None:
+    if job_opt is not None and total is not None:
         return GpuFacts(product, pspan, total, opts[job_opt].span), nodes
     per_node = _gres(per_node_opt, opts[per_node_opt].value)[1] if per_node_opt else None
-    if per_node is None:
+    if per_node_opt is None or per_node is None:
         return GpuFacts(product, pspan), nodes
     span = opts[per_node_opt].span
     if nodes == 1:
@@ -104,7 +105,8 @@ def _nodes(value: str | None) -> int | None:
     return count(low) if not high or high == low else None
 
 
-def _launch_gpus(found: FoundLaunch, job: GpuFacts, job_nodes: int | None, launches: int) -> tuple[FoundLaunch, GpuFacts]:
+def _launch_gpus(found: FoundLaunch, job: GpuFacts, job_nodes: int | None,
+                 launches: int) -> tuple[FoundLaunch, GpuFacts]:
     """The GpuFacts one launch gets: its own srun per-node GRES times its nodes, else the job's
     when it is the script's only launch; a shared allocation leaves the count to the launch line."""
     hint = found.gpus or ""
@@ -113,10 +115,12 @@ def _launch_gpus(found: FoundLaunch, job: GpuFacts, job_nodes: int | None, launc
         nodes = _nodes(found.nodes) if found.nodes else job_nodes
         gpu = GpuFacts(product or job.product, found.gpus_span if product else job.product_span)
         if per_node is not None and nodes is not None:
-            notes = (f"gpu count = {per_node} per node (srun --{hint.split('=', 1)[0]}) x {nodes} nodes",) if nodes > 1 else ()
+            option = hint.split("=", 1)[0]
+            notes = (f"gpu count = {per_node} per node (srun --{option}) x {nodes} nodes",) if nodes > 1 else ()
             gpu = replace(gpu, count=per_node * nodes, count_span=found.gpus_span, notes=notes, grouped=nodes > 1)
         elif per_node is not None:
-            gpu = replace(gpu, notes=("gpu count unknown: srun's GRES is per node and the node count is not one number",))
+            unknown = "gpu count unknown: srun's GRES is per node and the node count is not one number"
+            gpu = replace(gpu, notes=(unknown,))
         return replace(found, gpus=None, gpus_span=None), gpu
     if launches == 1 or job.count is None:
         return found, job

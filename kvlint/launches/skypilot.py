@@ -14,6 +14,7 @@ from kvlint.launches.build import Context, GpuFacts, finish
 from kvlint.launches.script import run_script
 from kvlint.sources import numbers
 from kvlint.sources.yaml import YamlFile, YNode
+from kvlint.span import Span
 
 
 def is_skypilot(doc: YNode) -> bool:
@@ -23,14 +24,18 @@ def is_skypilot(doc: YNode) -> bool:
 
 
 def read_skypilot(yf: YamlFile, doc: YNode) -> list[Deployment]:
-    env = {k: v.text for k, _, v in doc.get("envs").pairs() if v.is_scalar} if doc.get("envs") is not None else {}
+    run = doc.get("run")
+    if run is None:  # not a task: callers ask is_skypilot(doc) first
+        return []
+    envs = doc.get("envs")
+    env = {k: v.text for k, _, v in envs.pairs() if v.is_scalar} if envs is not None else {}
     product, per_node, pspan, alts = _accelerators(doc.path("resources", "accelerators"))
     nodes_node = doc.get("num_nodes")
     nodes = g.to_int(nodes_node) or 1
     if per_node:
         env.setdefault("SKYPILOT_NUM_GPUS_PER_NODE", str(per_node))
     env.setdefault("SKYPILOT_NUM_NODES", str(nodes))
-    launches, _, notes = run_script(yf.mapped(doc.get("run")), env)
+    launches, _, notes = run_script(yf.mapped(run), env)
     gnotes = tuple(n for n in (f"accelerator alternatives: {alts}" if alts else "",
                                f"gpu count = {per_node} per node x num_nodes {nodes}" if per_node and nodes > 1 else "")
                    if n)
@@ -41,7 +46,7 @@ def read_skypilot(yf: YamlFile, doc: YNode) -> list[Deployment]:
                    options=options if len(options) > 1 else ())
     image = doc.path("resources", "image_id")
     image_text = image.text.removeprefix("docker:") if image is not None and image.is_scalar else None
-    ctx = Context(_name(doc), image_text, image.span if image_text else None, notes=tuple(notes))
+    ctx = Context(_name(doc), image_text, image.span if image is not None and image_text else None, notes=tuple(notes))
     return [replace(finish(yf.path, f, ctx, gpu)) for f in launches]
 
 
@@ -62,6 +67,7 @@ def _options(resources: YNode | None, nodes: int) -> tuple[GpuOption, ...]:
 def _candidates(node: YNode | None, source: str, nodes: int) -> list[GpuOption]:
     if node is None:
         return []
+    items: list[tuple[str, YNode | None, Span]]
     if node.is_scalar:
         items = [(node.text, None, node.span)]
     elif node.is_map:
@@ -82,7 +88,7 @@ def _name(doc: YNode) -> str:
     return n.text if n is not None and n.is_scalar else ""
 
 
-def _accelerators(node: YNode | None) -> tuple[str | None, int | None, object, str]:
+def _accelerators(node: YNode | None) -> tuple[str | None, int | None, Span | None, str]:
     if node is None:
         return None, None, None, ""
     if node.is_scalar:

@@ -21,7 +21,8 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
         return []
     fields = model_fields(engine, doc.get("model")) + key_fields(engine, doc.get("modelParameters"))
     server = doc.path("inference", "modelServer")
-    repo, tag = text(server.path("image", "repository")) if server else None, text(server.path("image", "tag")) if server else None
+    repo = text(server.path("image", "repository")) if server else None
+    tag = text(server.path("image", "tag")) if server else None
     ctx = Context(text(doc.path("inference", "serviceName")) or "", f"{repo}:{tag}" if repo and tag else None)
     return [chart_deployment(yf.path, engine, fields, doc.get("model") or doc, ctx, _gpu(doc, framework))]
 
@@ -32,7 +33,8 @@ def _gpu(doc: YNode, framework: str) -> GpuFacts:
     itype = dep.get("instanceType") if dep else None
     notes: tuple[str, ...] = ()
     pp = doc.path("modelParameters", "pipelineParallelSize")
-    if count and "lws" in framework and g.to_int(pp) and g.to_int(pp) > 1:
-        notes = (f"gpu count = {count} per pod x LWS size (pipelineParallelSize) {g.to_int(pp)}",)
-        count *= g.to_int(pp)
+    size = g.to_int(pp)
+    if count and "lws" in framework and size and size > 1:
+        notes = (f"gpu count = {count} per pod x LWS size (pipelineParallelSize) {size}",)
+        count *= size
     return GpuFacts(text(itype), itype.span if itype is not None else None, count, span, notes, grouped=bool(notes))

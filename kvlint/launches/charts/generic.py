@@ -10,7 +10,8 @@ from kvlint.launches.charts.common import chart_deployment, key_fields, model_fi
 from kvlint.launches.images import shipped_engine
 from kvlint.sources.yaml import YamlFile, YNode
 
-KV_KEYS = {"maxModelLen", "tensorParallelSize", "pipelineParallelSize", "gpuMemoryUtilization", "maxNumSeqs", "contextLength", "memFractionStatic"}
+KV_KEYS = {"maxModelLen", "tensorParallelSize", "pipelineParallelSize", "gpuMemoryUtilization", "maxNumSeqs",
+           "contextLength", "memFractionStatic"}
 MODEL_KEYS = (("model", "id"), ("model", "name"), ("modelId",), ("modelURL",), ("model",))
 
 
@@ -31,7 +32,8 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     image = f"{repo}:{tag}" if repo and tag else repo
     engine = shipped_engine(image) or "vllm"  # production-stack-like values default to vLLM
     scalars = {k for k, _, v in doc.pairs() if v.is_scalar and k in KV_KEYS}
-    flat = YNode("map", doc.span, doc.start, doc.end, items=tuple((kn, v) for kn, v in doc.items if kn.is_scalar and kn.text in scalars))
+    flat = YNode("map", doc.span, doc.start, doc.end,
+                 items=tuple((kn, v) for kn, v in doc.items if kn.is_scalar and kn.text in scalars))
     fields = model_fields(engine, _model(doc)) + key_fields(engine, flat)
     count, span, _ = g.count_from_resources(doc.get("resources"))
     product, pspan = g.product_from_pod(doc)

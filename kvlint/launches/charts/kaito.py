@@ -33,16 +33,17 @@ def _implied_parallelism(doc: YNode, fields: list[Field], notes: list[str]) -> l
     """KAITO sizes the engine to the nodes it provisions: TP across a VM's GPUs, PP across VMs,
     unless the config map sets them; without this, every multi-GPU workspace would look like TP 1."""
     sku, nodes_node = doc.path("resource", "instanceType"), doc.path("resource", "count")
-    per_vm = _gpus_per_instance(text(sku)) if text(sku) else None
-    if per_vm is None:
+    sku_name = text(sku)
+    per_vm = _gpus_per_instance(sku_name) if sku_name else None
+    if sku is None or per_vm is None:
         return []
     given = {f.text for f in fields}
     nodes = g.to_int(nodes_node) or 1
     out: list[Field] = []
     if per_vm > 1 and not given & {"--tensor-parallel-size", "-tp"}:
         out += [Field("--tensor-parallel-size", sku.span), Field(str(per_vm), sku.span)]
-        notes.append(f"tensor_parallel_size {per_vm}: KAITO's default, the GPUs of one {text(sku)}")
-    if nodes > 1 and not given & {"--pipeline-parallel-size", "-pp"}:
+        notes.append(f"tensor_parallel_size {per_vm}: KAITO's default, the GPUs of one {sku_name}")
+    if nodes_node is not None and nodes > 1 and not given & {"--pipeline-parallel-size", "-pp"}:
         out += [Field("--pipeline-parallel-size", nodes_node.span), Field(str(nodes), nodes_node.span)]
         notes.append(f"pipeline_parallel_size {nodes}: KAITO's default, one stage per node (resource.count)")
     return out
@@ -62,13 +63,14 @@ def _gpu(doc: YNode) -> GpuFacts:
     sku = doc.path("resource", "instanceType")
     nodes_node = doc.path("resource", "count")
     nodes = g.to_int(nodes_node) or 1
-    if text(sku) is None:
+    name = text(sku)
+    if sku is None or name is None:
         return GpuFacts()
-    per_vm = _gpus_per_instance(text(sku))
+    per_vm = _gpus_per_instance(name)
     if per_vm is None:
-        return GpuFacts(text(sku), sku.span, None, None, (f"GPUs per {text(sku)} unknown",))
-    note = (f"gpu count = {per_vm} per {text(sku)} x resource.count {nodes}",)
-    return GpuFacts(text(sku), sku.span, per_vm * nodes, (nodes_node or sku).span, note, grouped=nodes > 1)
+        return GpuFacts(name, sku.span, None, None, (f"GPUs per {name} unknown",))
+    note = (f"gpu count = {per_vm} per {name} x resource.count {nodes}",)
+    return GpuFacts(name, sku.span, per_vm * nodes, (nodes_node or sku).span, note, grouped=nodes > 1)
 
 
 def _gpus_per_instance(name: str) -> int | None:

@@ -30,7 +30,8 @@ def read_llmisvc(yf: YamlFile, doc: YNode) -> list[Deployment]:
 
 def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tuple[str, ...]) -> list[Deployment]:
     containers = holder.path("template", "containers")
-    main = next((c for c in (containers.items if containers is not None and containers.is_seq else ()) if text(c.get("name")) == "main"), None)
+    items = containers.items if containers is not None and containers.is_seq else ()
+    main = next((c for c in items if text(c.get("name")) == "main"), None)
     if main is None:
         return []
     env = container_env(main, [])
@@ -42,14 +43,17 @@ def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tup
         data = g.to_int(holder.path("parallelism", "data")) or 1
         local = g.to_int(holder.path("parallelism", "dataLocal")) or 1
         if data > local:
-            gpu = replace(gpu, count=gpu.count * (data // local), notes=gpu.notes + (f"gpu count = per pod x {data // local} pods (parallelism data/dataLocal)",), grouped=True)
+            note = f"gpu count = per pod x {data // local} pods (parallelism data/dataLocal)"
+            gpu = replace(gpu, count=gpu.count * (data // local), notes=gpu.notes + (note,), grouped=True)
     return [chart_deployment(yf.path, "vllm", fields + extra, uri, Context(name, ignore_codes=ignore), gpu)]
 
 
 def _parallelism(node: YNode | None) -> list[Field]:
     out: list[Field] = []
-    for key, flag in (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size"), ("data", "--data-parallel-size")):
+    flags = (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size"),
+             ("data", "--data-parallel-size"))
+    for key, flag in flags:
         val = node.get(key) if node is not None and node.is_map else None
-        if g.to_int(val):
+        if val is not None and g.to_int(val):
             out += [Field(flag, val.span), Field(val.text, val.span)]
     return out

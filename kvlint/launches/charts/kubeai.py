@@ -17,8 +17,11 @@ def matches(doc: YNode) -> bool:
 
 
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    catalog = doc.get("catalog")
+    if catalog is None:  # not this chart: callers ask matches(doc) first
+        return []
     out = []
-    for name, _, entry in doc.get("catalog").pairs():
+    for name, _, entry in catalog.pairs():
         if entry.is_map:
             dep = model_entry(yf, name, entry)
             if dep is not None:
@@ -47,7 +50,7 @@ def target_requests(spec: YNode) -> DeclaredLoad | None:
 def profile_gpu(node: YNode | None) -> GpuFacts:
     """`nvidia-gpu-h100:8` -> product `nvidia-gpu-h100`, 8 GPUs (the profile name, as written)."""
     value = text(node)
-    if not value:
+    if node is None or not value:
         return GpuFacts()
     name, _, count = value.partition(":")
     if name.startswith("cpu"):

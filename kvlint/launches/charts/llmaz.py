@@ -55,7 +55,8 @@ def _flavor(model: YNode) -> GpuFacts:
         return GpuFacts()
     name = first.get("name")
     count, span, _ = g.count_from_resources(first)
-    return GpuFacts(text(name), name.span if name is not None else None, count, span, ("GPU type from the llmaz flavor name",))
+    return GpuFacts(text(name), name.span if name is not None else None, count, span,
+                    ("GPU type from the llmaz flavor name",))
 
 
 def read_backend_runtime(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -77,5 +78,6 @@ def read_backend_runtime(yf: YamlFile, doc: YNode) -> list[Deployment]:
         if found is not None:
             name = f"{text(doc.path('metadata', 'name')) or ''}/{text(cfg.get('name')) or ''}"
             count, span, _ = g.count_from_resources(cfg.get("resources"))
-            out.append(finish(yf.path, found, Context(name, notes=("llmaz recommended config: one of the backend's argument sets",)), GpuFacts(count=count, count_span=span)))
+            ctx = Context(name, notes=("llmaz recommended config: one of the backend's argument sets",))
+            out.append(finish(yf.path, found, ctx, GpuFacts(count=count, count_span=span)))
     return out

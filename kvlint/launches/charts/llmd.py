@@ -11,11 +11,14 @@ from kvlint.sources.yaml import YamlFile, YNode
 
 
 def matches(doc: YNode) -> bool:
-    return doc.path("modelArtifacts", "uri") is not None and (doc.get("decode") is not None or doc.get("prefill") is not None)
+    has_role = doc.get("decode") is not None or doc.get("prefill") is not None
+    return doc.path("modelArtifacts", "uri") is not None and has_role
 
 
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     uri = doc.path("modelArtifacts", "uri")
+    if uri is None:  # not this chart: callers ask matches(doc) first
+        return []
     out = []
     for role in ("prefill", "decode"):
         sec = doc.get(role)
@@ -28,7 +31,7 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
 def _role(yf: YamlFile, role: str, sec: YNode, uri: YNode, doc: YNode) -> list[Deployment]:
     tp = sec.path("parallelism", "tensor")
     fields = model_fields("vllm", uri)
-    if g.to_int(tp):
+    if tp is not None and g.to_int(tp):
         fields += [Field("--tensor-parallel-size", tp.span), Field(tp.text, tp.span)]
     containers = sec.get("containers")
     out = []
@@ -38,6 +41,7 @@ def _role(yf: YamlFile, role: str, sec: YNode, uri: YNode, doc: YNode) -> list[D
             ctx = Context(f"{role}/{text(c.get('name')) or ''}", text(image), image.span if image is not None else None)
             per_pod = (g.to_int(tp) or 1) * (g.to_int(sec.path("parallelism", "dataLocal")) or 1)
             product = text(doc.path("accelerator", "type"))
-            gpu = GpuFacts(None, None, per_pod, tp.span if tp is not None else None, (f"accelerator type {product} (vendor only)",) if product else ())
+            notes = (f"accelerator type {product} (vendor only)",) if product else ()
+            gpu = GpuFacts(None, None, per_pod, tp.span if tp is not None else None, notes)
             out.append(chart_deployment(yf.path, "vllm", fields + argv_items(c.get("args")), uri, ctx, gpu))
     return out

@@ -17,6 +17,8 @@ def matches(doc: YNode) -> bool:
 
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     specs = doc.path("servingEngineSpec", "modelSpec")
+    if specs is None:  # not this chart: callers ask matches(doc) first
+        return []
     return [_entry(yf, e) for e in (specs.items if specs.is_seq else ()) if e.is_map]
 
 
@@ -40,8 +42,9 @@ def _gpu(e: YNode) -> GpuFacts:
     count = e.get("requestGPU")
     product, pspan = None, None
     gtype = e.get("requestGPUType")
-    if text(gtype) and not _vendor_only(text(gtype)):
-        product, pspan = text(gtype), gtype.span
+    gname = text(gtype)
+    if gtype is not None and gname and not _vendor_only(gname):
+        product, pspan = gname, gtype.span
     if product is None:
         product, pspan = g.product_from_pod(e)
     terms = e.get("nodeSelectorTerms")

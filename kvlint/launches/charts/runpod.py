@@ -13,22 +13,31 @@ from kvlint.sources.yaml import YamlFile, YNode
 
 def matches(doc: YNode) -> bool:
     env = doc.path("config", "env")
-    return env is not None and env.is_seq and any(i.is_map and i.get("key") is not None and i.get("input") is not None for i in env.items)
+    if env is None or not env.is_seq:
+        return False
+    return any(i.is_map and i.get("key") is not None and i.get("input") is not None for i in env.items)
 
 
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     cfg = doc.get("config")
+    env = cfg.get("env") if cfg is not None else None
+    if cfg is None or env is None:  # not this chart: callers ask matches(doc) first
+        return []
     preset = cfg.path("presets", 0, "defaults", "MODEL_NAME")
     fields = model_fields("vllm", preset)
-    for item in cfg.get("env").items:
+    for item in env.items:
         key, default = text(item.get("key")), item.path("input", "default")
         flag = known_flag("vllm", key.lower()) if key else None
-        if flag and flag != "--model" and default is not None and default.is_scalar and default.text not in ("", "auto"):
+        if (flag and flag != "--model" and default is not None and default.is_scalar
+                and default.text not in ("", "auto")):
             fields.extend(_pair(flag, item.get("key"), default))
     ids, count = cfg.get("gpuIds"), cfg.get("gpuCount")
-    first = text(ids).split(",")[0].strip() if text(ids) else None
-    notes = (f"RunPod GPU choices: {text(ids)}",) if text(ids) and "," in text(ids) else ()
-    gpu = GpuFacts(first, ids.span if ids is not None else None, count.value if count is not None and isinstance(count.value, int) else None, count.span if count is not None else None, notes)
+    choices = text(ids)
+    first = choices.split(",")[0].strip() if choices else None
+    notes = (f"RunPod GPU choices: {choices}",) if choices and "," in choices else ()
+    per_worker = count.value if count is not None and isinstance(count.value, int) else None
+    gpu = GpuFacts(first, ids.span if ids is not None else None,
+                   per_worker, count.span if count is not None else None, notes)
     ctx = Context(text(doc.get("title")) or "", origin="env", notes=("settings are the worker's env-var defaults",))
     return [chart_deployment(yf.path, "vllm", fields, preset, ctx, gpu)]
 
