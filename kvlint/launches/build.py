@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class GpuFacts:
+class ManifestGpu:
     """GPU product and per-instance count as the manifest states them (product as written)."""
 
     product: str | None = None
@@ -44,7 +44,7 @@ class GpuFacts:
 
 
 @dataclass(frozen=True)
-class Context:
+class LaunchContext:
     """What surrounds a launch: the workload name, image, ignore annotation, notes."""
 
     name: str = ""
@@ -76,8 +76,8 @@ def version_from_image(image: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: Context,
-                    gpu: GpuFacts) -> Deployment:
+def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: LaunchContext,
+                    gpu: ManifestGpu) -> Deployment:
     limits.check()  # every reader builds each launch here: the file's time budget is looked at once per launch
     parsed = parse(engine, [f.token() for f in fields])
     if gpu.product and _UNRESOLVED.search(gpu.product):
@@ -119,7 +119,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     )
 
 
-def _aliases(model: Setting | None, served: Setting | None, ctx: Context) -> tuple[ModelAlias, ...]:
+def _aliases(model: Setting | None, served: Setting | None, ctx: LaunchContext) -> tuple[ModelAlias, ...]:
     """Hub ids for a model given as a path (none for a Hub id or an unresolved reference)."""
     if model is None or model.value is None:
         return ()
@@ -193,7 +193,7 @@ def _entry_span(found: FoundLaunch) -> Span | None:
     return found.entry_span
 
 
-def finish(path: str, found: FoundLaunch, ctx: Context, gpu: GpuFacts) -> Deployment:
+def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) -> Deployment:
     """Deployment from a launch; launch-level hints (CUDA_VISIBLE_DEVICES, GRES) fill gaps."""
     if found.image is not None:
         ctx = replace(ctx, image=found.image.text, image_span=found.image.span)

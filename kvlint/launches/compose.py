@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts, finish
+from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, expand_word, parse_dotenv, with_supplied
 from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.script import launch_in_argv
@@ -67,7 +67,7 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
         return []
     used = sorted({v for n in nodes if n is not None for v in _REF.findall(_text_of(n)) if v in env})
     notes = tuple(f"${{{v}}} = {env[v]!r} from {os.path.basename(env_path)} beside the compose file" for v in used)
-    ctx = Context(name, image_text, image.span if image is not None else None, notes=notes)
+    ctx = LaunchContext(name, image_text, image.span if image is not None else None, notes=notes)
     dep = finish(yf.path, found, ctx, _gpus(svc))
     # the image's own entrypoint starts the engine: point at the command (one of the two is set, since
     # the launch came from their fields)
@@ -100,13 +100,13 @@ def _argv(yf: YamlFile, node: YNode | None, env: Mapping[str, str]) -> list[Fiel
     return out
 
 
-def _gpus(svc: YNode) -> GpuFacts:
+def _gpus(svc: YNode) -> ManifestGpu:
     devices = svc.path("deploy", "resources", "reservations", "devices")
     for dev in devices.items if devices is not None and devices.is_seq else ():
         count = dev.get("count")
         if g.to_int(count):
-            return GpuFacts(count=g.to_int(count), count_span=count.span)
+            return ManifestGpu(count=g.to_int(count), count_span=count.span)
         ids = dev.get("device_ids")
         if ids is not None and ids.is_seq and ids.items:
-            return GpuFacts(count=len(ids.items), count_span=ids.span)
-    return GpuFacts()
+            return ManifestGpu(count=len(ids.items), count_span=ids.span)
+    return ManifestGpu()

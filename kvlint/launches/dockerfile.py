@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from kvlint.deployment import Deployment
-from kvlint.launches.build import Context, GpuFacts, finish
+from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, with_supplied
 from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.script import launch_in_argv
@@ -38,7 +38,7 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> lis
     fields = [f for op in ("ENTRYPOINT", "CMD") if op in parts for f in _argv(path, text, index, *parts[op], env)]
     default = entrypoint_engine(image) if "ENTRYPOINT" not in parts else None
     found = launch_in_argv(fields, env, image_default=default) if fields else None
-    return [finish(path, found, Context(image=image), GpuFacts())] if found else []
+    return [finish(path, found, LaunchContext(image=image), ManifestGpu())] if found else []
 
 
 def _logical_lines(text: str) -> Iterator[tuple[int, str]]:

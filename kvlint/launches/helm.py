@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding
-from kvlint.launches.build import Context, GpuFacts, finish
+from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.k8s import read_k8s
 from kvlint.launches.script import run_script
 from kvlint.sources.yaml import YamlFile, YNode
@@ -45,7 +45,8 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
         if node.is_scalar:
             if any(m in node.text for m in ENTRY_MARKERS):
                 launches, _, notes = run_script(yf.mapped(node), {})
-                out.extend(finish(yf.path, f, Context(image=image, notes=tuple(notes)), GpuFacts()) for f in launches)
+                ctx = LaunchContext(image=image, notes=tuple(notes))
+                out.extend(finish(yf.path, f, ctx, ManifestGpu()) for f in launches)
         elif node.is_seq:
             stack.extend(reversed(node.items))
         else:

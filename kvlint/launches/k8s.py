@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from kvlint.deployment import Deployment
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts, finish
+from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_word
 from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
@@ -121,7 +121,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     if c.get("envFrom") is not None:
         notes = list(notes) + ["envFrom loads variables this file does not show; "
                                "${VAR:-default} defaults assume they are unset"]
-    ctx = Context(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes),
+    ctx = LaunchContext(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes),
                   runtime_vars=runtime_vars(c, anc), node_labels=facts.node_labels(facts.pod_holder(anc)),
                   declared_load=facts.declared_load(doc, anc + [c], yf.docs),
                   alias_env=tuple(facts.env_items(c, anc)), storage=_storage_uri(c, anc))
@@ -209,7 +209,7 @@ def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[
     return [FoundLaunch(default, tuple(extra), None, env)] if extra and default else []
 
 
-def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> GpuFacts:
+def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> ManifestGpu:
     """Product and per-instance count from the container and the pod around it; several candidate
     products (affinity `In [A, B]`, a ComputeClass in `docs`) become options with that count."""
     count, span, resource = g.count_from_resources(c.get("resources"))
@@ -225,12 +225,12 @@ def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> GpuFact
     ray = _ray_cluster_gpus(anc)
     if ray is not None and count is not None and ray[0] > count:
         options = facts.gpu_options(facts.pod_holder(anc), ray[0], docs)
-        return GpuFacts(product, pspan, ray[0], span, (ray[1],), grouped=True, options=options)
+        return ManifestGpu(product, pspan, ray[0], span, (ray[1],), grouped=True, options=options)
     if count is not None and group > 1:
         notes = (f"gpu count = {count} per pod x {why} {group}",)
         count *= group
     options = facts.gpu_options(facts.pod_holder(anc), count, docs)
-    return GpuFacts(product, pspan, count, span, notes, grouped=group > 1, options=options)
+    return ManifestGpu(product, pspan, count, span, notes, grouped=group > 1, options=options)
 
 
 def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int, str] | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts, finish
+from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.script import FoundLaunch, run_script
 from kvlint.sources.numbers import count
 from kvlint.sources.text import LineIndex, Mapped
@@ -35,7 +35,7 @@ def read_shell(path: str, text: str, index: LineIndex | None = None) -> list[Dep
     index = index or LineIndex(text)
     launches, _, notes = run_script(Mapped.whole(path, text, index), {})
     job, nodes = _sbatch_gpus(path, text, index)
-    ctx = Context(notes=tuple(notes))
+    ctx = LaunchContext(notes=tuple(notes))
     placed = (_launch_gpus(f, job, nodes, len(launches)) for f in launches)
     return [finish(path, found, ctx, gpu) for found, gpu in placed]
 
@@ -61,7 +61,7 @@ def _sbatch_options(path: str, text: str, index: LineIndex) -> dict[str, _Option
     return found
 
 
-def _sbatch_gpus(path: str, text: str, index: LineIndex) -> tuple[GpuFacts, int | None]:
+def _sbatch_gpus(path: str, text: str, index: LineIndex) -> tuple[ManifestGpu, int | None]:
     """GPUs of the whole job (a per-job count as written, a per-node count times --nodes) and
     the nodes it spans (None for an open range)."""
     opts = _sbatch_options(path, text, index)
@@ -75,18 +75,18 @@ def _sbatch_gpus(path: str, text: str, index: LineIndex) -> tuple[GpuFacts, int 
             pspan = opts[opt].span if product else None
     total = _gres(job_opt, opts[job_opt].value)[1] if job_opt else None
     if job_opt is not None and total is not None:
-        return GpuFacts(product, pspan, total, opts[job_opt].span), nodes
+        return ManifestGpu(product, pspan, total, opts[job_opt].span), nodes
     per_node = _gres(per_node_opt, opts[per_node_opt].value)[1] if per_node_opt else None
     if per_node_opt is None or per_node is None:
-        return GpuFacts(product, pspan), nodes
+        return ManifestGpu(product, pspan), nodes
     span = opts[per_node_opt].span
     if nodes == 1:
-        return GpuFacts(product, pspan, per_node, span), nodes
+        return ManifestGpu(product, pspan, per_node, span), nodes
     if nodes is None:
         note = f"gpu count unknown: {per_node_opt} is per node and --nodes {opts['--nodes'].value} is not one number"
-        return GpuFacts(product, pspan, None, None, (note,)), nodes
+        return ManifestGpu(product, pspan, None, None, (note,)), nodes
     note = f"gpu count = {per_node} per node ({per_node_opt}) x --nodes {nodes}"
-    return GpuFacts(product, pspan, per_node * nodes, span, (note,), grouped=True), nodes
+    return ManifestGpu(product, pspan, per_node * nodes, span, (note,), grouped=True), nodes
 
 
 def _gres(opt: str, value: str) -> tuple[str | None, int | None]:
@@ -105,15 +105,15 @@ def _nodes(value: str | None) -> int | None:
     return count(low) if not high or high == low else None
 
 
-def _launch_gpus(found: FoundLaunch, job: GpuFacts, job_nodes: int | None,
-                 launches: int) -> tuple[FoundLaunch, GpuFacts]:
-    """The GpuFacts one launch gets: its own srun per-node GRES times its nodes, else the job's
+def _launch_gpus(found: FoundLaunch, job: ManifestGpu, job_nodes: int | None,
+                 launches: int) -> tuple[FoundLaunch, ManifestGpu]:
+    """The ManifestGpu one launch gets: its own srun per-node GRES times its nodes, else the job's
     when it is the script's only launch; a shared allocation leaves the count to the launch line."""
     hint = found.gpus or ""
     if hint.startswith(("gres=", "gpus-per-node=")):
         product, per_node = g.from_launch_hint(hint)
         nodes = _nodes(found.nodes) if found.nodes else job_nodes
-        gpu = GpuFacts(product or job.product, found.gpus_span if product else job.product_span)
+        gpu = ManifestGpu(product or job.product, found.gpus_span if product else job.product_span)
         if per_node is not None and nodes is not None:
             option = hint.split("=", 1)[0]
             notes = (f"gpu count = {per_node} per node (srun --{option}) x {nodes} nodes",) if nodes > 1 else ()

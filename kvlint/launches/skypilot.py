@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from kvlint.deployment import Deployment, GpuOption
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts, finish
+from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.script import run_script
 from kvlint.sources import numbers
 from kvlint.sources.yaml import YamlFile, YNode
@@ -42,11 +42,12 @@ def read_skypilot(yf: YamlFile, doc: YNode) -> list[Deployment]:
     options = _options(doc.get("resources"), nodes)
     if product is None and len(options) == 1:  # a lone any_of / ordered entry is the product
         product, pspan, per_node = options[0].name, options[0].span, (options[0].count or 0) // nodes or None
-    gpu = GpuFacts(product, pspan, per_node * nodes if per_node else None, pspan, gnotes, grouped=nodes > 1,
+    gpu = ManifestGpu(product, pspan, per_node * nodes if per_node else None, pspan, gnotes, grouped=nodes > 1,
                    options=options if len(options) > 1 else ())
     image = doc.path("resources", "image_id")
     image_text = image.text.removeprefix("docker:") if image is not None and image.is_scalar else None
-    ctx = Context(_name(doc), image_text, image.span if image is not None and image_text else None, notes=tuple(notes))
+    ctx = LaunchContext(_name(doc), image_text, image.span if image is not None and image_text else None,
+                        notes=tuple(notes))
     return [replace(finish(yf.path, f, ctx, gpu)) for f in launches]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.launches.argv import exact_option
-from kvlint.launches.build import Context, GpuFacts, make_deployment
+from kvlint.launches.build import LaunchContext, ManifestGpu, make_deployment
 from kvlint.launches.keys import fields_from_pairs
 from kvlint.sources.yaml import YNode
 
@@ -27,5 +27,5 @@ def looks_like_vllm_config(doc: YNode) -> bool:
 def read_vllm_config(path: str, doc: YNode) -> list[Deployment]:
     fields = fields_from_pairs(doc.pairs(), lambda k: "--" + k)
     span = doc.items[0][0].span if doc.items else None
-    ctx = Context(name="vllm --config file", origin="config-file")
-    return [make_deployment(path, "vllm", fields, span, ctx, GpuFacts())]
+    ctx = LaunchContext(name="vllm --config file", origin="config-file")
+    return [make_deployment(path, "vllm", fields, span, ctx, ManifestGpu())]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kvlint.deployment import Deployment
 from kvlint.engines import ENGINE_NAMES
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -23,11 +23,11 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     server = doc.path("inference", "modelServer")
     repo = text(server.path("image", "repository")) if server else None
     tag = text(server.path("image", "tag")) if server else None
-    ctx = Context(text(doc.path("inference", "serviceName")) or "", f"{repo}:{tag}" if repo and tag else None)
+    ctx = LaunchContext(text(doc.path("inference", "serviceName")) or "", f"{repo}:{tag}" if repo and tag else None)
     return [chart_deployment(yf.path, engine, fields, doc.get("model") or doc, ctx, _gpu(doc, framework))]
 
 
-def _gpu(doc: YNode, framework: str) -> GpuFacts:
+def _gpu(doc: YNode, framework: str) -> ManifestGpu:
     dep = doc.path("inference", "modelServer", "deployment")
     count, span, _ = g.count_from_resources(dep.path("resources", "gpu") if dep else None)
     itype = dep.get("instanceType") if dep else None
@@ -37,4 +37,4 @@ def _gpu(doc: YNode, framework: str) -> GpuFacts:
     if count and "lws" in framework and size and size > 1:
         notes = (f"gpu count = {count} per pod x LWS size (pipelineParallelSize) {size}",)
         count *= size
-    return GpuFacts(text(itype), itype.span if itype is not None else None, count, span, notes, grouped=bool(notes))
+    return ManifestGpu(text(itype), itype.span if itype is not None else None, count, span, notes, grouped=bool(notes))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from kvlint.deployment import Deployment
 from kvlint.engines import ENGINE_NAMES, get_engine
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, text
 from kvlint.launches.env import Field
 from kvlint.launches.images import shipped_engine
@@ -63,7 +63,7 @@ def _template(yf: YamlFile, item: YNode, name: str = "") -> list[Deployment]:
     fields += key_fields(engine, spec.get("engine_args"))
     version = text(item.get("version"))
     label = name or "/".join(p for p in (text(item.get("name")), version) if p)
-    return [chart_deployment(yf.path, engine, fields, uri or item, Context(label, text(image),
+    return [chart_deployment(yf.path, engine, fields, uri or item, LaunchContext(label, text(image),
                              image.span if image is not None else None), _accelerator(spec.get("accelerator")))]
 
 
@@ -92,14 +92,14 @@ def _quantization(node: YNode | None) -> list[Field]:
     return out
 
 
-def _accelerator(node: YNode | None) -> GpuFacts:
+def _accelerator(node: YNode | None) -> ManifestGpu:
     if node is None or not node.is_map:
-        return GpuFacts()
+        return ManifestGpu()
     gtype, count = node.get("type"), node.get("count")
     name = text(gtype)
     if not name or name.lower() == "cpu":
-        return GpuFacts(notes=("accelerator: cpu",) if name else ())
+        return ManifestGpu(notes=("accelerator: cpu",) if name else ())
     vram = text(node.get("vram_gb"))
     notes = (f"vram_gb {vram} per GPU as the template states it",) if vram else ()
-    return GpuFacts(name, gtype.span if gtype is not None else None, g.to_int(count),
+    return ManifestGpu(name, gtype.span if gtype is not None else None, g.to_int(count),
                     count.span if count is not None else None, notes)

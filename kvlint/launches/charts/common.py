@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.launches.argv import exact_option
-from kvlint.launches.build import Context, GpuFacts, make_deployment
+from kvlint.launches.build import LaunchContext, ManifestGpu, make_deployment
 from kvlint.launches.env import Field, substitute_supplied
 from kvlint.launches.keys import camel_to_flag, fields_from_pairs
 from kvlint.sources.yaml import YNode
@@ -45,8 +45,8 @@ def key_fields(engine: str, node: YNode | None, skip: frozenset[str] = frozenset
     return fields_from_pairs(pairs, lambda k: known_flag(engine, k))
 
 
-def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode | None, ctx: Context,
-                     gpu: GpuFacts) -> Deployment:
+def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode | None, ctx: LaunchContext,
+                     gpu: ManifestGpu) -> Deployment:
     from dataclasses import replace
 
     span = launch.span if launch is not None else None

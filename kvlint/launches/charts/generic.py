@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
 from kvlint.launches.images import shipped_engine
 from kvlint.sources.yaml import YamlFile, YNode
@@ -37,5 +37,5 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     fields = model_fields(engine, _model(doc)) + key_fields(engine, flat)
     count, span, _ = g.count_from_resources(doc.get("resources"))
     product, pspan = g.product_from_pod(doc)
-    ctx = Context(image=image, notes=("chart not recognised: read from top-level model and flag-shaped keys",))
-    return [chart_deployment(yf.path, engine, fields, _model(doc), ctx, GpuFacts(product, pspan, count, span))]
+    ctx = LaunchContext(image=image, notes=("chart not recognised: read from top-level model and flag-shaped keys",))
+    return [chart_deployment(yf.path, engine, fields, _model(doc), ctx, ManifestGpu(product, pspan, count, span))]

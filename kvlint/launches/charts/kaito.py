@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
 from kvlint.launches.charts.ray import embedded
 from kvlint.launches.env import Field
@@ -25,7 +25,7 @@ def read_workspace(yf: YamlFile, doc: YNode) -> list[Deployment]:
         notes.append(f"config map {text(doc.path('inference', 'config'))!r} is not in this file")
     gpu = _gpu(doc)
     fields += _implied_parallelism(doc, fields, notes)
-    ctx = Context(text(doc.path("metadata", "name")) or "", notes=tuple(notes))
+    ctx = LaunchContext(text(doc.path("metadata", "name")) or "", notes=tuple(notes))
     return [chart_deployment(yf.path, "vllm", fields, preset, ctx, gpu)]
 
 
@@ -59,18 +59,18 @@ def _config_map(yf: YamlFile, name: str | None) -> YNode | None:
     return None
 
 
-def _gpu(doc: YNode) -> GpuFacts:
+def _gpu(doc: YNode) -> ManifestGpu:
     sku = doc.path("resource", "instanceType")
     nodes_node = doc.path("resource", "count")
     nodes = g.to_int(nodes_node) or 1
     name = text(sku)
     if sku is None or name is None:
-        return GpuFacts()
+        return ManifestGpu()
     per_vm = _gpus_per_instance(name)
     if per_vm is None:
-        return GpuFacts(name, sku.span, None, None, (f"GPUs per {name} unknown",))
+        return ManifestGpu(name, sku.span, None, None, (f"GPUs per {name} unknown",))
     note = (f"gpu count = {per_vm} per {name} x resource.count {nodes}",)
-    return GpuFacts(name, sku.span, per_vm * nodes, (nodes_node or sku).span, note, grouped=nodes > 1)
+    return ManifestGpu(name, sku.span, per_vm * nodes, (nodes_node or sku).span, note, grouped=nodes > 1)
 
 
 def _gpus_per_instance(name: str) -> int | None:

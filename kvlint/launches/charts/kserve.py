@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context
+from kvlint.launches.build import LaunchContext
 from kvlint.launches.charts.common import chart_deployment, model_fields, text
 from kvlint.launches.env import Field
 from kvlint.launches.k8s import container_env, env_flag_launch, gpu_facts, ignore_codes
@@ -45,7 +45,7 @@ def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tup
         if data > local:
             note = f"gpu count = per pod x {data // local} pods (parallelism data/dataLocal)"
             gpu = replace(gpu, count=gpu.count * (data // local), notes=gpu.notes + (note,), grouped=True)
-    return [chart_deployment(yf.path, "vllm", fields + extra, uri, Context(name, ignore_codes=ignore), gpu)]
+    return [chart_deployment(yf.path, "vllm", fields + extra, uri, LaunchContext(name, ignore_codes=ignore), gpu)]
 
 
 def _parallelism(node: YNode | None) -> list[Field]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kvlint.deployment import DeclaredLoad, Deployment
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
 from kvlint.sources import numbers
 from kvlint.sources.yaml import YamlFile, YNode
@@ -35,7 +35,7 @@ def model_entry(yf: YamlFile, name: str, spec: YNode) -> Deployment | None:
         return None
     fields = model_fields(engine, spec.get("url")) + argv_items(spec.get("args"))
     notes = ("catalog entry has enabled: false",) if text(spec.get("enabled")) == "false" else ()
-    ctx = Context(name, notes=notes, declared_load=target_requests(spec))
+    ctx = LaunchContext(name, notes=notes, declared_load=target_requests(spec))
     gpu = profile_gpu(spec.get("resourceProfile"))
     return chart_deployment(yf.path, engine, fields, spec.get("url") or spec, ctx, gpu)
 
@@ -47,16 +47,16 @@ def target_requests(spec: YNode) -> DeclaredLoad | None:
     return DeclaredLoad(value, "targetRequests", node.span) if value and value > 0 and node is not None else None
 
 
-def profile_gpu(node: YNode | None) -> GpuFacts:
+def profile_gpu(node: YNode | None) -> ManifestGpu:
     """`nvidia-gpu-h100:8` -> product `nvidia-gpu-h100`, 8 GPUs (the profile name, as written)."""
     value = text(node)
     if node is None or not value:
-        return GpuFacts()
+        return ManifestGpu()
     name, _, count = value.partition(":")
     if name.startswith("cpu"):
-        return GpuFacts(notes=(f"resource profile {value}: CPU only",))
+        return ManifestGpu(notes=(f"resource profile {value}: CPU only",))
     n = numbers.count(count)
-    return GpuFacts(name, node.span, n, node.span if n else None)
+    return ManifestGpu(name, node.span, n, node.span if n else None)
 
 
 def read_model_object(yf: YamlFile, doc: YNode) -> list[Deployment]:

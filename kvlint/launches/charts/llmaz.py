@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, model_fields, text
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -22,7 +22,7 @@ def read_playground(yf: YamlFile, doc: YNode) -> list[Deployment]:
     if model is None:
         return []
     source = model.path("spec", "source", "modelHub", "modelID")
-    ctx = Context(text(doc.path("metadata", "name")) or "", notes=tuple(notes))
+    ctx = LaunchContext(text(doc.path("metadata", "name")) or "", notes=tuple(notes))
     return [chart_deployment(yf.path, engine, model_fields(engine, source), source, ctx, _flavor(model))]
 
 
@@ -48,14 +48,14 @@ def _open_model(yf: YamlFile, name: str | None) -> YNode | None:
     return None
 
 
-def _flavor(model: YNode) -> GpuFacts:
+def _flavor(model: YNode) -> ManifestGpu:
     flavors = model.path("spec", "inferenceConfig", "flavors")
     first = flavors.items[0] if flavors is not None and flavors.is_seq and flavors.items else None
     if first is None:
-        return GpuFacts()
+        return ManifestGpu()
     name = first.get("name")
     count, span, _ = g.count_from_resources(first)
-    return GpuFacts(text(name), name.span if name is not None else None, count, span,
+    return ManifestGpu(text(name), name.span if name is not None else None, count, span,
                     ("GPU type from the llmaz flavor name",))
 
 
@@ -78,6 +78,6 @@ def read_backend_runtime(yf: YamlFile, doc: YNode) -> list[Deployment]:
         if found is not None:
             name = f"{text(doc.path('metadata', 'name')) or ''}/{text(cfg.get('name')) or ''}"
             count, span, _ = g.count_from_resources(cfg.get("resources"))
-            ctx = Context(name, notes=("llmaz recommended config: one of the backend's argument sets",))
-            out.append(finish(yf.path, found, ctx, GpuFacts(count=count, count_span=span)))
+            ctx = LaunchContext(name, notes=("llmaz recommended config: one of the backend's argument sets",))
+            out.append(finish(yf.path, found, ctx, ManifestGpu(count=count, count_span=span)))
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
 from kvlint.launches.env import Field
 from kvlint.sources.yaml import YamlFile, YNode
@@ -38,10 +38,11 @@ def _role(yf: YamlFile, role: str, sec: YNode, uri: YNode, doc: YNode) -> list[D
     for c in containers.items if containers is not None and containers.is_seq else ():
         if text(c.get("modelCommand")) in ("vllmServe", "imageDefault"):
             image = c.get("image")
-            ctx = Context(f"{role}/{text(c.get('name')) or ''}", text(image), image.span if image is not None else None)
+            ctx = LaunchContext(f"{role}/{text(c.get('name')) or ''}", text(image),
+                                image.span if image is not None else None)
             per_pod = (g.to_int(tp) or 1) * (g.to_int(sec.path("parallelism", "dataLocal")) or 1)
             product = text(doc.path("accelerator", "type"))
             notes = (f"accelerator type {product} (vendor only)",) if product else ()
-            gpu = GpuFacts(None, None, per_pod, tp.span if tp is not None else None, notes)
+            gpu = ManifestGpu(None, None, per_pod, tp.span if tp is not None else None, notes)
             out.append(chart_deployment(yf.path, "vllm", fields + argv_items(c.get("args")), uri, ctx, gpu))
     return out

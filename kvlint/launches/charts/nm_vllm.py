@@ -9,7 +9,7 @@ from __future__ import annotations
 from kvlint.deployment import Deployment
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -29,7 +29,7 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     tag_node = doc.path("image", "tag")
     count, span, _ = g.count_from_resources(doc.get("resources"))
     product, pspan = g.product_from_pod(doc)
-    gpu = GpuFacts(product, pspan, count, span, options=facts.gpu_options(doc, count))
-    ctx = Context(text(doc.get("fullnameOverride")) or "nm-vllm", f"{repo}:{tag}" if repo and tag else repo,
+    gpu = ManifestGpu(product, pspan, count, span, options=facts.gpu_options(doc, count))
+    ctx = LaunchContext(text(doc.get("fullnameOverride")) or "nm-vllm", f"{repo}:{tag}" if repo and tag else repo,
                   tag_node.span if tag_node is not None else None, node_labels=facts.node_labels(doc))
     return [chart_deployment(yf.path, "vllm", fields, model, ctx, gpu)]

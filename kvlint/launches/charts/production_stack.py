@@ -5,7 +5,7 @@ from __future__ import annotations
 from kvlint.deployment import DeclaredLoad, Deployment
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, text
 from kvlint.launches.keys import fields_from_pairs
 from kvlint.sources.yaml import YamlFile, YNode
@@ -31,12 +31,12 @@ def _entry(yf: YamlFile, e: YNode) -> Deployment:
     tag_node = e.get("tag")
     terms = e.get("nodeSelectorTerms")
     labels = facts.node_labels(e) + facts.term_labels(terms)
-    ctx = Context(text(e.get("name")) or "", image, tag_node.span if tag_node is not None else None,
+    ctx = LaunchContext(text(e.get("name")) or "", image, tag_node.span if tag_node is not None else None,
                   node_labels=labels)
     return chart_deployment(yf.path, "vllm", fields, e.get("modelURL") or e, ctx, _gpu(e))
 
 
-def _gpu(e: YNode) -> GpuFacts:
+def _gpu(e: YNode) -> ManifestGpu:
     """requestGPUType is a resource name: a MIG profile names a product, `nvidia.com/gpu` does not,
     so the product then comes from `affinity` (which the chart prefers) or nodeSelectorTerms."""
     count = e.get("requestGPU")
@@ -55,7 +55,7 @@ def _gpu(e: YNode) -> GpuFacts:
                 if key in g.PRODUCT_LABELS and values is not None and values.is_seq and values.items:
                     product, pspan = values.items[0].text, values.items[0].span
     options = facts.gpu_options(e, g.to_int(count)) or facts.term_options(terms, g.to_int(count))
-    return GpuFacts(product, pspan, g.to_int(count), count.span if count is not None else None, options=options)
+    return ManifestGpu(product, pspan, g.to_int(count), count.span if count is not None else None, options=options)
 
 
 def _vendor_only(name: str) -> bool:
@@ -107,9 +107,9 @@ def _runtime(yf: YamlFile, name: str, holder: YNode, spec: YNode) -> Deployment:
     gtype_node = dep.path("resources", "gpuType") if dep else None
     gtype = text(gtype_node)
     product = gtype if gtype and not _vendor_only(gtype) else None
-    gfacts = GpuFacts(product, gtype_node.span if product and gtype_node is not None else None, g.to_int(gpu),
+    gfacts = ManifestGpu(product, gtype_node.span if product and gtype_node is not None else None, g.to_int(gpu),
                       gpu.span if gpu is not None else None)
-    ctx = Context(name, full, image_node.span if image_node is not None else None,
+    ctx = LaunchContext(name, full, image_node.span if image_node is not None else None,
                   declared_load=_running_threshold(spec))
     return chart_deployment(yf.path, "vllm", fields, url or holder, ctx, gfacts)
 

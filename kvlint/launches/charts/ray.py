@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
 from kvlint.launches.env import Field
 from kvlint.launches.facts import ray_serve_load
@@ -51,12 +51,12 @@ def matches(doc: YNode) -> bool:
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     """`serve run config.yaml` files: the same applications as a RayService's serveConfigV2."""
     if doc.get("model_loading_config") is not None:
-        return [_llm_config(yf, doc, GpuFacts())]
+        return [_llm_config(yf, doc, ManifestGpu())]
     apps = doc.get("applications")
-    return [d for app in apps.items if app.is_map for d in _app(yf, app, GpuFacts())] if apps is not None else []
+    return [d for app in apps.items if app.is_map for d in _app(yf, app, ManifestGpu())] if apps is not None else []
 
 
-def _app(yf: YamlFile, app: YNode, gpu: GpuFacts) -> list[Deployment]:
+def _app(yf: YamlFile, app: YNode, gpu: ManifestGpu) -> list[Deployment]:
     configs = app.path("args", "llm_configs")
     out = []
     for c in configs.items if configs is not None and configs.is_seq else ():
@@ -69,11 +69,11 @@ def _app(yf: YamlFile, app: YNode, gpu: GpuFacts) -> list[Deployment]:
         for key, knode, val in env.pairs():
             if key in _ENV_FLAGS and val.is_scalar:
                 fields += [Field(_ENV_FLAGS[key], knode.span), Field(val.text, val.span)]
-        out.append(chart_deployment(yf.path, "vllm", fields, model, Context(text(app.get("name")) or ""), gpu))
+        out.append(chart_deployment(yf.path, "vllm", fields, model, LaunchContext(text(app.get("name")) or ""), gpu))
     return out
 
 
-def _llm_config(yf: YamlFile, c: YNode, gpu: GpuFacts) -> Deployment:
+def _llm_config(yf: YamlFile, c: YNode, gpu: ManifestGpu) -> Deployment:
     """One Ray Serve LLM `LLMConfig`: model_source (an id, or `bucket_uri` of a mirror), snake_case
     engine_kwargs, accelerator_type, and the replica's request limits as declared load."""
     loading = c.get("model_loading_config")
@@ -84,13 +84,13 @@ def _llm_config(yf: YamlFile, c: YNode, gpu: GpuFacts) -> Deployment:
     fields = model_fields("vllm", src) + key_fields("vllm", c.get("engine_kwargs"))
     name = text(loading.get("model_id")) if loading is not None and loading.is_map else None
     acc = c.get("accelerator_type")
-    g2 = GpuFacts(text(acc) or gpu.product, acc.span if acc is not None else gpu.product_span, gpu.count,
+    g2 = ManifestGpu(text(acc) or gpu.product, acc.span if acc is not None else gpu.product_span, gpu.count,
                   gpu.count_span, gpu.notes)
-    ctx = Context(name or "", declared_load=ray_serve_load(c.get("deployment_config")))
+    ctx = LaunchContext(name or "", declared_load=ray_serve_load(c.get("deployment_config")))
     return chart_deployment(yf.path, "vllm", fields, src or c, ctx, g2)
 
 
-def _worker_gpu(doc: YNode) -> GpuFacts:
+def _worker_gpu(doc: YNode) -> ManifestGpu:
     """GPUs of one Ray worker pod (the engine's TP/PP workers are placed on these)."""
     groups = doc.path("spec", "rayClusterConfig", "workerGroupSpecs")
     for grp in groups.items if groups is not None and groups.is_seq else ():
@@ -102,5 +102,5 @@ def _worker_gpu(doc: YNode) -> GpuFacts:
                 product, pspan = g.product_from_pod(pod)
                 pool = (f"a Ray worker pod has {count} GPU(s), a pool shared by the Serve replicas: "
                         "GPUs per engine instance are its TP x PP, placed by Ray",)
-                return GpuFacts(product, pspan, None, None, pool)
-    return GpuFacts()
+                return ManifestGpu(product, pspan, None, None, pool)
+    return ManifestGpu()

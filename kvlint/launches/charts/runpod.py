@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.launches.argv import exact_option
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, known_flag, model_fields, text
 from kvlint.launches.env import Field
 from kvlint.sources.yaml import YamlFile, YNode
@@ -36,9 +36,10 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     first = choices.split(",")[0].strip() if choices else None
     notes = (f"RunPod GPU choices: {choices}",) if choices and "," in choices else ()
     per_worker = count.value if count is not None and isinstance(count.value, int) else None
-    gpu = GpuFacts(first, ids.span if ids is not None else None,
+    gpu = ManifestGpu(first, ids.span if ids is not None else None,
                    per_worker, count.span if count is not None else None, notes)
-    ctx = Context(text(doc.get("title")) or "", origin="env", notes=("settings are the worker's env-var defaults",))
+    ctx = LaunchContext(text(doc.get("title")) or "", origin="env",
+                        notes=("settings are the worker's env-var defaults",))
     return [chart_deployment(yf.path, "vllm", fields, preset, ctx, gpu)]
 
 

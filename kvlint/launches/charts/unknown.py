@@ -13,7 +13,7 @@ from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, text
 from kvlint.launches.images import shipped_engine
 from kvlint.sources.yaml import YamlFile, YNode
@@ -80,8 +80,8 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     product, pspan = g.product_from_pod(doc)
     where = ".".join(model_path) if model_path else "the argument list"
     note = f"chart not recognised: launch assembled from {where}, the {engine} image and engine-flag keys"
-    ctx = Context(image=image, image_span=span, notes=(note,), node_labels=facts.node_labels(doc))
-    gpu = GpuFacts(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
+    ctx = LaunchContext(image=image, image_span=span, notes=(note,), node_labels=facts.node_labels(doc))
+    gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
     return [chart_deployment(yf.path, engine, fields, model or doc, ctx, gpu)], []
 
 

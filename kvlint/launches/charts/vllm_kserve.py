@@ -15,7 +15,7 @@ from dataclasses import replace
 from kvlint.deployment import Deployment, ModelAlias
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import Context, GpuFacts, finish
+from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.charts.common import text
 from kvlint.launches.env import Field
 from kvlint.launches.images import shipped_engine
@@ -52,7 +52,7 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     image = doc.get("image")
     repo, tag = text(image.get("image")) if image is not None and image.is_map else None, text(doc.path("image", "tag"))
     name = text(doc.path("inferenceService", "name")) or "vllm-kserve"
-    ctx = Context(name, f"{repo}:{tag}" if repo and tag else repo,
+    ctx = LaunchContext(name, f"{repo}:{tag}" if repo and tag else repo,
                   origin="chart", notes=tuple(notes), node_labels=facts.node_labels(doc),
                   extra_aliases=_pvc_alias(model))
     return [finish(yf.path, found, ctx, gpu)]
@@ -83,13 +83,13 @@ def _pvc_alias(model: YNode) -> tuple[ModelAlias, ...]:
         and repo is not None else ()
 
 
-def _topology(doc: YNode, multi: bool) -> tuple[list[Field], GpuFacts, list[str]]:
+def _topology(doc: YNode, multi: bool) -> tuple[list[Field], ManifestGpu, list[str]]:
     if not multi:
         count, span, _ = g.count_from_resources(doc.get("resources"))
         product, pspan = g.product_from_pod(doc)
         notes = [] if count is not None else ["GPUs come from the hardware profile "
                                               f"{text(doc.path('hardwareProfile', 'name')) or ''}".rstrip()]
-        return [], GpuFacts(product, pspan, count, span), notes
+        return [], ManifestGpu(product, pspan, count, span), notes
     pp, tp = doc.path("multiNode", "pipelineParallelSize"), doc.path("multiNode", "tensorParallelSize")
     fields = []
     for flag, node in (("--tensor-parallel-size", tp), ("--pipeline-parallel-size", pp)):
@@ -98,5 +98,5 @@ def _topology(doc: YNode, multi: bool) -> tuple[list[Field], GpuFacts, list[str]
     per, pods = g.to_int(tp) or 1, g.to_int(pp) or 1
     note = f"gpu count = {per} per pod (multiNode.tensorParallelSize) x {pods} pods (pipelineParallelSize)"
     anchor = tp if tp is not None else pp
-    return fields, GpuFacts(count=per * pods, count_span=anchor.span if anchor is not None else None,
+    return fields, ManifestGpu(count=per * pods, count_span=anchor.span if anchor is not None else None,
                             notes=(note,), grouped=pods > 1), []
