@@ -18,7 +18,8 @@ from kvlint.flags.units import parse_memory_size
 __all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_gpu", "lookup_instance_type",
            "parse_memory_size"]
 
-MIB = 2**20
+from kvlint.sizes import MIB
+
 _PREFIXES = ("nvidiageforce", "nvidia", "tesla", "geforce", "amdinstinct", "amd", "instinct")
 _MIG = re.compile(r"(?:^|[-_ /.])mig[-_ ]?(\d)g[._-]?(\d+)gb$", re.IGNORECASE)
 

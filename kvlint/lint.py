@@ -9,7 +9,6 @@ suppressions apply. Every launch found leaves a LaunchStatus. Reporters only rea
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kvlint.sizes import GIB
+
 if TYPE_CHECKING:
     from kvlint.config import Config
     from kvlint.models.spec import ModelSpec
@@ -58,7 +60,7 @@ def command(model: str, context: int, concurrency: int, engine: str, engine_vers
     catalogue = [(lookup_gpu(n).id, lookup_gpu(n)) for n in names]
     result = plan(spec, context=context, concurrency=concurrency, gpus=list(dict(catalogue).items()), engine=engine,
                   version=engine_version, gpu_memory_bytes=parse_memory_size(gpu_memory) if gpu_memory else None,
-                  non_kv_bytes=int(round(non_kv_gib * 2**30)) if non_kv_gib is not None else None,
+                  non_kv_bytes=int(round(non_kv_gib * GIB)) if non_kv_gib is not None else None,
                   max_gpus=max_gpus, non_kv_for=None if non_kv_gib is not None else _calibrated(spec, engine,
                                                                                               engine_version, config))
     text = json.dumps(result.top(limit).to_json(), indent=2) if fmt == "json" else render(result, limit or TEXT_ROWS)
@@ -93,9 +95,8 @@ def _calibrated(spec: ModelSpec, engine: str, version: str | None,
 
 
 def _row(o: PlanOption) -> tuple[str, ...]:
-    gib = 2**30
-    return (o.gpu, f"{o.tp}x{o.pp}", str(o.gpus), o.weights, o.kv_cache_dtype, f"{o.kv_pool_bytes / gib:.2f}",
-            f"{o.per_request_bytes / gib:.3f}", f"{o.max_concurrency:.2f}", f"{o.headroom:+.2f}")
+    return (o.gpu, f"{o.tp}x{o.pp}", str(o.gpus), o.weights, o.kv_cache_dtype, f"{o.kv_pool_bytes / GIB:.2f}",
+            f"{o.per_request_bytes / GIB:.3f}", f"{o.max_concurrency:.2f}", f"{o.headroom:+.2f}")
 
 
 def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-GIB = 2**30
+from kvlint.sizes import GIB
 
 
 @dataclass(frozen=True)

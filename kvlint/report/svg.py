@@ -17,8 +17,8 @@ import math
 from html import escape
 
 from kvlint.budget import Budget
+from kvlint.sizes import GIB
 
-GIB = 2**30
 FONT = "font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif\""
 # weights, non-KV, headroom, KV pool: distinguishable in greyscale too (light to dark differ)
 FILLS = ("#4e79a7", "#f28e2b", "#d9d9d9", "#59a14f")
