@@ -14,10 +14,12 @@ import re
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from kvlint.budget import Budget  # noqa: E402
 from kvlint.errors import KvlintError  # noqa: E402
 from kvlint.gpus import lookup_gpu  # noqa: E402
 from kvlint.memory import compute_budget  # noqa: E402
@@ -64,6 +66,18 @@ def implied_utilization(case) -> float | None:
     implied = round(sum(parts[:4]) / parts[4], 2)
     recorded = case.get("gpu_memory_utilization") or 0.9
     return implied if abs(implied - recorded) > 0.005 else None
+
+
+def refusal_pool_gib(case: dict[str, Any], budget: Budget | None) -> float | None:
+    """The pool a refusal's own message implies (the token count the engine could store x the modelled rank's KV
+    bytes per token), where it disagrees with the recorded figure: V0 sizes the cache with the smallest rank's
+    pool, and only the driver runs the sampler, so a figure quoted from another rank's log is not the one the
+    engine acted on (issue 13061: 8.69 GiB quoted, 81,536 tokens in the error)."""
+    tokens = case.get("kv_tokens_in_error")
+    if not tokens or budget is None or case.get("available_kv_gib") is None:
+        return None
+    implied = tokens * budget.kv_bytes_per_token / GIB
+    return implied if abs(implied - case["available_kv_gib"]) > 0.05 else None
 
 
 def _padded_key(version: str) -> tuple[int, ...]:
@@ -134,7 +148,7 @@ def main(shared: Path) -> int:
             refuses = pool <= 0 or not budget.fits_one_request
             refusals.append((case["id"], case["failure_kind"], refuses, pool / GIB))
         if case.get("available_kv_gib") is not None:
-            logged = case["available_kv_gib"]
+            logged = refusal_pool_gib(case, budget) or case["available_kv_gib"]
             fitted = str(case.get("group", "")).startswith(FIT_GROUP)
             rows.append((case["id"], logged, pool / GIB, pool / GIB - logged, fitted, budget.weights_bytes / GIB, case))
     print(f"{'case':<62} {'logged':>8} {'kvlint':>8} {'error':>7}  set   release modelled (GiB per rank)")
@@ -158,6 +172,10 @@ def main(shared: Path) -> int:
     for ident, recorded, implied in fixed:
         print(f"flag from the log's arithmetic {ident}: gpu_memory_utilization {implied} "
               f"(recorded {recorded}; weights + peak + non-torch + pool = {implied} x total)")
+    for ident, logged, *_, case in rows:
+        if logged != case["available_kv_gib"]:
+            print(f"pool from the refusal's own token count {ident}: {case['kv_tokens_in_error']:,} tokens = "
+                  f"{logged:.2f} GiB (recorded {case['available_kv_gib']} GiB, another rank's figure)")
     for ident, why in skipped:
         print(f"skipped {ident}: {why}")
     return 0
