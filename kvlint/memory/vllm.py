@@ -384,7 +384,7 @@ def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Ste
                             pp=inp.par.pp, layers_on_rank=len({k[0] for k in layers}) or inp.model.num_layers,
                             cudagraphs=inp.cudagraphs, blackwell=inp.blackwell,
                             spec_tokens=inp.spec.num_tokens if inp.spec else 0, extra=inp.reserved,
-                            collectives=allreduce_fusion(inp), sampler=inp.ver.sampler)
+                            collectives=allreduce_fusion(inp), sampler=inp.ver.sampler, dtype=inp.dtype)
     if rank == 0:
         for name, value, how in est.parts:
             steps.add(f"non-KV: {name}", how, value, "B", estimated=True)

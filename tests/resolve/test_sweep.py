@@ -64,3 +64,22 @@ def test_declared_concurrency_needs_more_memory_than_starting():
     assert s.min_load_memory_bytes > s.min_gpu_memory_bytes
     assert all(v.holds_load is not None for v in s.cards)
     assert all(v.starts for v in s.cards if v.holds_load)
+
+
+def test_with_the_batch_pinned_the_figure_is_the_check_solved_by_hand_inside_the_gap():
+    """Same batch on every card (so no card's defaults differ): the figure lies strictly between the largest
+    card that fails and the smallest that starts, where vLLM's own inequality puts it."""
+    resolver, r = _resolved("Qwen/Qwen3-32B", 32768, max_num_seqs=64, max_num_batched_tokens=4096)
+    sweep = r.sweep
+    last_fail = max(i for i, v in enumerate(sweep.cards) if not v.starts)
+    below, above = sweep.cards[last_fail], sweep.cards[last_fail + 1]
+    b = resolver.on_card(r, lookup_gpu(above.gpu))
+    need = b.weights_bytes + b.non_kv_bytes + (b.detail.blocks_per_request + 1) * b.detail.bytes_per_block
+    mib = math.ceil(need / 0.92 / MIB)
+    while math.ceil((mib - 1) * MIB * 0.92) >= need:
+        mib -= 1
+    while math.ceil(mib * MIB * 0.92) < need:
+        mib += 1
+    assert below.memory_bytes < mib * MIB < above.memory_bytes  # a real gap, not a card's edge
+    assert sweep.min_gpu_memory_bytes == mib * MIB
+    assert all(v.starts == (v.memory_bytes >= sweep.min_gpu_memory_bytes) for v in sweep.cards)
