@@ -84,7 +84,7 @@ def _table() -> dict[str, Any]:
 
 def _key(version: str) -> tuple[int, ...]:
     """'v0.10.1.1+cu128' -> (0, 10, 1, 1); raises KvlintError on text without a number."""
-    m = re.match(r"v?(\d+(?:\.\d+)*)", version.strip())
+    m = re.match(r"v?(\d{1,9}(?:\.\d{1,9}){0,5})(?!\d)", version.strip())  # a 5,000-digit "version" is not one
     if not m:
         raise KvlintError(f"engine version {version!r} is not a version number (expected e.g. 0.33.0)")
     return tuple(int(p) for p in m.group(1).split("."))
