@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kvlint.errors import InputError, KvlintError
+from kvlint.sizes import GIB
 
 if TYPE_CHECKING:
     from kvlint.config import Config
@@ -192,7 +193,7 @@ def _gpu(name: str | None, memory: str | None, record: LogRecord, engine: str) -
     if memory:
         return gpu_obj, parse_memory_size(memory)
     if get_engine(engine).log.prints_total_memory and record.total_gpu_memory_gib:
-        return gpu_obj, int(round(record.total_gpu_memory_gib * 2**30))
+        return gpu_obj, int(round(record.total_gpu_memory_gib * GIB))
     return gpu_obj, None
 
 
@@ -208,7 +209,7 @@ def _non_kv(non_kv_gib: float | None, spec: ModelSpec | None, gpu_obj: Gpu | Non
     """(bytes, source, note): --non-kv-gib ("user"), else a calibration from the configuration `check` reads
     ("calibrated", with a note when it was measured on another release), else (None, None, None): the estimate."""
     if non_kv_gib is not None:
-        return int(round(non_kv_gib * 2**30)), "user", None
+        return int(round(non_kv_gib * GIB)), "user", None
     if spec is None or gpu_obj is None or not config.calibrations:
         return None, None, None
     from kvlint.calibration.match import match

@@ -124,7 +124,8 @@ def _gitignore(folder: str) -> list[str]:
         lines = read_head(os.path.join(folder, ".gitignore"), 65536).decode("utf-8", "replace").splitlines()
     except (OSError, SourceError):
         return []
-    return [ln.strip().strip("/") for ln in lines if ln.strip() and not ln.startswith(("#", "!")) and "/" not in ln.strip().strip("/")]
+    names = (ln.strip().strip("/") for ln in lines if not ln.startswith(("#", "!")))
+    return [name for name in names if name and "/" not in name]
 
 
 def _ignored(name: str, patterns: list[str]) -> bool:

@@ -14,9 +14,8 @@ from typing import Any, overload
 from kvlint.budget import Step
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.models.spec import ModelSpec
+from kvlint.sizes import GIB, MIB
 
-GIB = 2**30
-MIB = 2**20
 H100_MIB = 81559  # what nvidia-smi reports for an H100 80GB (seed chapter, engines.md 3.1)
 
 
@@ -76,7 +75,7 @@ def gpu_facts(engine: str, gpu: Any, gpu_memory_bytes: int | None) -> GpuFacts:
     elif gpu is None:
         total, mib, cc, name = H100_MIB * MIB, H100_MIB, (9, 0), "H100 80GB"
     else:
-        total = int(gpu.total_bytes(engine)) if hasattr(gpu, "total_bytes") else int(mib) * MIB
+        total = int(gpu.total_bytes(engine)) if hasattr(gpu, "total_bytes") else int(mib or 0) * MIB
     if total <= 0:
         raise KvlintError(f"GPU memory must be positive, got {total} bytes")
     return GpuFacts(name, total, mib, cc, defaulted)

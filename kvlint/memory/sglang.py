@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from kvlint.budget import Budget, Parallel, SglangDetail
 from kvlint.errors import InvalidSettingError
 from kvlint.memory import nonkv
 from kvlint.memory.common import (
     GIB,
+    GpuFacts,
     Steps,
     float_setting,
     gib,
@@ -35,7 +36,7 @@ from kvlint.memory.common import (
 from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm_reservation, sglang_speculative
 from kvlint.memory.versions import SglangVersion, sglang_version
 from kvlint.memory.vllm_planning import layers_of_stage
-from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, ModelSpec
+from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, LayerKV, ModelSpec
 
 HYBRID_SWA_ARCHS = ("GptOss", "Llama4", "Gemma4", "EmbeddingGemma2", "MiMoV2", "Step3p5", "DeepseekV4")
 _KV_BYTES = {"fp8_e4m3": 1.0, "fp8_e5m2": 1.0, "mxfp8": 1.0, "bf16": 2.0, "bfloat16": 2.0, "nvfp4": 0.5,
@@ -77,7 +78,7 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
     graphs = not setting(settings, "disable_cuda_graph", False)
     activation = max(cps, 2048) if cps > 0 else max(int_setting(settings, "max_prefill_tokens", 16384), 2048)
     reserved = 512 + 1.5 * activation + tp * pp / 8 * 1024
-    graph = 2 * max_bs if graphs else 0
+    graph: float = 2 * max_bs if graphs else 0
     attn_dp = int_setting(settings, "attn_dp_size", 1)
     if attn_dp > 1 and graphs:
         graph += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
@@ -161,7 +162,7 @@ def kv_dtype_bytes(flag: str | None, model: ModelSpec, dtype: str) -> tuple[str,
     return value, _KV_BYTES[value]
 
 
-def per_token(model: ModelSpec, layer, attn_tp: int, dcp: int, size: float, kv_name: str) -> float:
+def per_token(model: ModelSpec, layer: LayerKV, attn_tp: int, dcp: int, size: float, kv_name: str) -> float:
     """Bytes one token costs in one layer on one rank (MLA: the latent, not divided by TP)."""
     if layer.kind == MLA:
         if model.mla and model.mla.index_topk and kv_name.startswith("fp8"):
@@ -315,7 +316,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     user_mrr = int_setting(settings, "max_running_requests")
     mrr = min(max(1, user_mrr // attn_dp) if user_mrr else estimated, tokens // 2)
     kv = _kv_sizes(model, tokens, page, tp // attn_dp, dcp, size, kv_name)
-    _log(steps, facts, pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr, non_kv_bytes)
+    _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes)
     return Budget(
         engine="sglang", engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
         gpu_memory_bytes=facts.total_bytes, parallel=Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp, attn_dp=attn_dp),
@@ -332,7 +333,8 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     )
 
 
-def _kv_sizes(model, tokens, page, attn_tp, dcp, size, kv_name) -> tuple[float, float]:
+def _kv_sizes(model: ModelSpec, tokens: int, page: int, attn_tp: int, dcp: int, size: float,
+              kv_name: str) -> tuple[float, float]:
     """The K and V sizes SGLang logs: every layer buffer holds tokens + one padding page (MLA: one KV buffer)."""
     rows = tokens + page
     k = v = 0.0
@@ -346,7 +348,23 @@ def _kv_sizes(model, tokens, page, attn_tp, dcp, size, kv_name) -> tuple[float, 
     return k / GIB, v / GIB
 
 
-def _log(steps, facts, pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr, user) -> None:
+class _Pool(NamedTuple):
+    """The numbers SGLang's pool sizing went through, in the order its log prints them."""
+
+    pre_load: float
+    weights: int
+    other: int
+    mfs: float
+    rest: float
+    cell: float
+    tokens: int
+    page: int
+    context: int
+    mrr: int
+
+
+def _log(steps: Steps, facts: GpuFacts, pool: _Pool, user: int | None) -> None:
+    pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr = pool
     steps.add("total GPU memory", f"{facts.name}: nvidia-smi {facts.memory_mib} MiB", facts.total_bytes, "B")
     steps.add("pre-load free", "total - CUDA context (+ NCCL)", pre_load, "B", estimated=True)
     steps.add("weights per rank", "weights model", weights, "B")

@@ -63,11 +63,12 @@ class KVSpec:
         """
         if self.kind == MAMBA:
             return self.page * self.mamba_blocks
+        window = self.window or 0  # sliding and chunked specs always carry one
         if self.kind == SLIDING:
-            tokens = min(self.window - 1 + reserve_tokens, max_model_len)
+            tokens = min(window - 1 + reserve_tokens, max_model_len)
             return (cdiv(tokens, self.block_size) + 1) * self.page
         if self.kind == CHUNKED:
-            tokens = min(self.window + reserve_tokens, max_model_len)
+            tokens = min(window + reserve_tokens, max_model_len)
             return cdiv(tokens, self.block_size) * self.page
         length = cdiv(max_model_len, self.dcp) if self.dcp > 1 else max_model_len
         return cdiv(length, self.block_size) * self.page

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kvlint.errors import KvlintError
 from kvlint.findings import short
 from kvlint.resolve.records import GpuLookup, ModelLookup, ResolveOptions, VersionLookup
+from kvlint.sizes import GIB
 
 if TYPE_CHECKING:
     from kvlint.config import Config
@@ -141,10 +142,10 @@ def _modelled(engine: Engine, version: str) -> str:
 def non_kv_setting(dep_model: str | None, config: Config, options: ResolveOptions) -> tuple[int | None, str]:
     """(bytes, source) before any calibration: --non-kv-gib ("user"), `non-kv-gib:` ("config"), or the estimate."""
     if options.non_kv_gib is not None:
-        return int(round(options.non_kv_gib * 2**30)), "user"
+        return int(round(options.non_kv_gib * GIB)), "user"
     configured = config.non_kv_for(dep_model)
     if configured is not None:
-        return int(configured * 2**30), "config"
+        return int(configured * GIB), "config"
     return None, "estimated"
 
 

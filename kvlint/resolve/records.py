@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
 from kvlint.deployment import Deployment, InvalidValue
+from kvlint.sizes import GIB
 from kvlint.span import Span
 from kvlint.status import EVALUATED, SKIPPED, LaunchStatus, Sweep
 
@@ -61,7 +62,7 @@ class GpuLookup:
         """The catalogue id, or a custom total as written."""
         if self.gpu is not None:
             return self.gpu.id
-        return f"custom ({self.memory_bytes / 2**30:.2f} GiB)" if self.memory_bytes is not None else self.name
+        return f"custom ({self.memory_bytes / GIB:.2f} GiB)" if self.memory_bytes is not None else self.name
 
 
 @dataclass(frozen=True)

@@ -384,7 +384,8 @@ def _word_until_end(sc: _Scanner, shift: int) -> tuple[Part, ...]:
 
 
 def _shift(p: Part, by: int) -> Part:
-    return Part(p.kind, p.text, p.quoted, tuple(o + by for o in p.offsets), p.op, tuple(_shift(d, by) for d in p.default))
+    offsets = tuple(o + by for o in p.offsets)
+    return Part(p.kind, p.text, p.quoted, offsets, p.op, tuple(_shift(d, by) for d in p.default))
 
 
 _CLOSE_STOPS = {pair: re.compile("[" + re.escape("\\'" + pair[0] + pair[1]) + "]") for pair in ("()", "{}", "``")}
