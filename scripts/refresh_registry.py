@@ -30,7 +30,7 @@ TEXT_KEYS = {
     "new_decoder_architecture", "parallel_attn", "head_dim", "hidden_size_per_head", "v_head_dim",
     "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "index_head_dim",
     "index_topk", "index_n_heads", "intermediate_size", "ffn_hidden_size", "ff_intermediate_size",
-    "n_inner", "intermediate_size_mlp", "moe_intermediate_size", "shared_expert_intermediate_size",
+    "n_inner", "ffn_dim", "intermediate_size_mlp", "moe_intermediate_size", "shared_expert_intermediate_size",
     "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", "num_experts_per_tok",
     "experts_per_token", "moe_top_k", "n_shared_experts", "first_k_dense_replace",
     "interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_freq", "mlp_only_layers",

@@ -105,7 +105,7 @@ def _num_layers(text: dict[str, Any], model_id: str) -> int:
 
 
 def _intermediate(text: dict[str, Any], hidden: int) -> int:
-    for key in ("intermediate_size", "ffn_hidden_size", "ff_intermediate_size", "n_inner"):
+    for key in ("intermediate_size", "ffn_hidden_size", "ff_intermediate_size", "n_inner", "ffn_dim"):
         if isinstance(text.get(key), int) and text[key] > 0:
             return int(text[key])
     return 4 * int(hidden)  # Falcon / GPT-style 4h MLP

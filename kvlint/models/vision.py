@@ -18,6 +18,7 @@ def vision_params(vision: dict[str, Any] | None, text_hidden: int) -> int:
         return 0
     hidden = int(vision.get("hidden_size") or vision.get("embed_dim") or 0)
     layers = int(vision.get("num_hidden_layers") or vision.get("depth") or 0)
+    layers += int(vision.get("num_global_layers") or 0)  # Mllama: gated global layers after the local ones
     inter = int(vision.get("intermediate_size") or 4 * hidden)
     if not hidden or not layers:
         return 0
@@ -30,7 +31,18 @@ def vision_params(vision: dict[str, Any] | None, text_hidden: int) -> int:
     temporal = int(vision.get("temporal_patch_size") or 1)
     embed = channels * temporal * patch * patch * hidden
     positions = (int(vision.get("image_size") or 0) // patch) ** 2 * hidden
-    return layers * per_layer + embed + positions + _projector(vision, hidden, text_hidden)
+    tiles = _tile_positions(vision, hidden, patch)
+    return layers * per_layer + embed + positions + tiles + _projector(vision, hidden, text_hidden)
+
+
+def _tile_positions(vision: dict[str, Any], hidden: int, patch: int) -> int:
+    """Mllama's aspect-ratio tables: a gated position embedding per (aspect ratio, tile, patch) and the
+    pre/post-tile embeddings per (aspect ratio, tile); one row more than the supported ratios for padding."""
+    ratios, tiles = vision.get("supported_aspect_ratios"), vision.get("max_num_tiles")
+    if not isinstance(ratios, list) or not isinstance(tiles, int) or not vision.get("image_size"):
+        return 0
+    patches = (int(vision["image_size"]) // patch) ** 2 + 1  # + the class token
+    return (len(ratios) + 1) * tiles * hidden * (patches + 2)
 
 
 def _projector(vision: dict[str, Any], hidden: int, text_hidden: int) -> int:
@@ -41,6 +53,8 @@ def _projector(vision: dict[str, Any], hidden: int, text_hidden: int) -> int:
         return 2 * int(vision["projector_input_dim"]) * int(vision["projector_output_dim"]) + int(
             vision.get("vision_output_dim") or 0
         ) * int(text_hidden)
+    if vision.get("vision_output_dim"):  # Mllama: one biased linear from the concatenated layer outputs
+        return (int(vision["vision_output_dim"]) + 1) * int(text_hidden)
     merge = vision.get("merge_kernel_size") or [1, 1]
     width = hidden * int(merge[0]) * int(merge[1])
     return width * width + width * int(text_hidden) if width != hidden else hidden * int(text_hidden)

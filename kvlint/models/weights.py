@@ -16,7 +16,9 @@ from kvlint.errors import KvlintError
 from kvlint.models.spec import MAMBA, ModelSpec, Quantization
 
 DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "fp8": 1}
-NON_GATED_MLP = frozenset({"falcon", "RefinedWebModel", "RefinedWeb", "phi", "gpt2", "gpt_bigcode"})
+NON_GATED_MLP = frozenset({"falcon", "RefinedWebModel", "RefinedWeb", "phi", "gpt2", "gpt_bigcode", "opt"})
+BIASED_LINEAR_TYPES = frozenset({"phi", "opt"})  # every projection (q/k/v/o, fc1/fc2) carries a bias
+OPT_POSITION_OFFSET = 2  # OPTLearnedPositionalEmbedding keeps two rows before position 0
 QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe", "qwen2_5_vl", "qwen2_vl"})
 QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe", "qwen3_next", "gemma3_text", "olmo2"})
 FOUR_NORM_TYPES = frozenset({"gemma2", "gemma3_text"})
@@ -69,7 +71,7 @@ def count_params(spec: ModelSpec) -> ParamCount:
     layers = tuple(layer_params(spec, text, i) for i in range(spec.num_layers))
     embedding = spec.vocab_size * spec.hidden_size
     lm_head = 0 if spec.tie_word_embeddings else embedding + (spec.vocab_size if spec.model_type == "phi" else 0)
-    final_norm = _norm_width(spec)
+    final_norm = _norm_width(spec) + _learned_positions(spec)  # (OPT's position table: replicated, first stage)
     attention = sum(p.attn_split + p.attn_kv + p.attn_down for p in layers)
     moe = sum(p.experts + p.shared for p in layers)
     norms = sum(p.replicated for p in layers) + final_norm
@@ -108,9 +110,18 @@ def layer_params(spec: ModelSpec, text: dict[str, Any], index: int) -> LayerPara
     return LayerParams(split, kv, down, replicated + router, dense, experts, shared, active)
 
 
+def _learned_positions(spec: ModelSpec) -> int:
+    """OPT's learned position table ((max positions + 2) x hidden), replicated on every rank like the norms."""
+    if spec.model_type != "opt":
+        return 0
+    return (int(_text(spec).get("max_position_embeddings") or 2048) + OPT_POSITION_OFFSET) * spec.hidden_size
+
+
 def _layer_norms(spec: ModelSpec) -> int:
     if spec.model_type in FOUR_NORM_TYPES:
         return 4 * spec.hidden_size
+    if spec.model_type == "opt":
+        return 2 * _norm_width(spec)  # self_attn_layer_norm and final_layer_norm, each with a bias
     if spec.model_type in NON_GATED_MLP:
         return _norm_width(spec)  # one LayerNorm before the parallel attention + MLP
     return 2 * spec.hidden_size
@@ -125,8 +136,9 @@ def _attention(spec: ModelSpec, text: dict[str, Any], index: int) -> tuple[int, 
     h, heads, kv_heads = spec.hidden_size, spec.num_attention_heads, spec.num_kv_heads
     dk, dv = spec.head_dim, spec.v_head_dim
     q_width = heads * dk * (2 if spec.model_type == "qwen3_next" else 1)  # Qwen3-Next gates its output
-    qkv_bias = spec.model_type in QKV_BIAS_TYPES or spec.model_type == "phi" or bool(text.get("attention_bias"))
-    o_bias = spec.model_type == "phi" or bool(text.get("attention_bias")) and spec.model_type not in QKV_BIAS_TYPES
+    biased = spec.model_type in BIASED_LINEAR_TYPES
+    qkv_bias = spec.model_type in QKV_BIAS_TYPES or biased or bool(text.get("attention_bias"))
+    o_bias = biased or bool(text.get("attention_bias")) and spec.model_type not in QKV_BIAS_TYPES
     q = h * q_width + (q_width if qkv_bias else 0)
     kv = h * kv_heads * (dk + dv) + (kv_heads * (dk + dv) if qkv_bias else 0)
     o = heads * dv * h + (h if o_bias else 0)
@@ -206,7 +218,7 @@ def _ffn(spec: ModelSpec, text: dict[str, Any], index: int) -> tuple[int, int, i
 def _dense_mlp(spec: ModelSpec, width: int) -> int:
     h = spec.hidden_size
     if spec.model_type in NON_GATED_MLP:
-        return 2 * h * width + ((width + h) if spec.model_type == "phi" else 0)
+        return 2 * h * width + ((width + h) if spec.model_type in BIASED_LINEAR_TYPES else 0)
     return 3 * h * width
 
 
@@ -362,6 +374,7 @@ def _stage_bytes(
         total += _layer_bytes(spec, counts.layers[i], price, tp, ep)
     if rank == 0:
         total += counts.embedding / tp * price.unquantized + counts.vision / tp * price.unquantized
+        total += _learned_positions(spec) * price.unquantized
     if rank == pp - 1:
         head = counts.lm_head or (counts.embedding if pp > 1 else 0)
         total += head / tp * price.head + _norm_width(spec) * price.unquantized
