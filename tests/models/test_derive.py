@@ -55,6 +55,8 @@ def test_derived_spec_equals_the_real_one(model_id, derived):
         ("RedHatAI/Qwen2.5-7B-Instruct-fp8-dynamic", "Qwen/Qwen2.5-7B-Instruct", "compressed-tensors", 8),
         ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "meta-llama/Llama-3.1-70B-Instruct", "awq", 4),
         ("Qwen/Qwen2.5-14B-Instruct-GPTQ-Int4", "Qwen/Qwen2.5-14B", "gptq", 4),
+        ("neuralmagic/Llama-3.2-11B-Vision-Instruct-FP8-dynamic", "meta-llama/Llama-3.2-11B-Vision-Instruct",
+         "compressed-tensors", 8),
     ],
 )
 def test_corpus_names_resolve_as_derived_and_say_from_what(name, base, method, bits):

@@ -189,6 +189,10 @@ ADDED = [
     # longrope: vLLM defaults to original_max_position_embeddings (engines.md 1.1 step 7)
     ("microsoft/Phi-3.5-mini-instruct", 32, 32, 96, 393_216, None, 4_096),  # 3072 / 32 heads
     ("microsoft/Phi-3-mini-128k-instruct", 32, 32, 96, 393_216, None, 4_096),
+    ("facebook/opt-125m", 12, 12, 64, 36_864, None, 2_048),  # MHA, 768 / 12 heads; learned positions
+    ("facebook/opt-6.7b", 32, 32, 128, 524_288, None, 2_048),  # MHA, 4096 / 32 heads
+    # Mllama: 40 text layers (8 of them cross-attention), 8 kv heads, 4096 / 32 heads; text_config's length
+    ("meta-llama/Llama-3.2-11B-Vision-Instruct", 40, 8, 128, 163_840, None, 131_072),
 ]
 
 
@@ -231,3 +235,26 @@ def test_rows_from_github_repositories_cite_a_full_commit():
     for model_id, row in sources_rows().items():
         if github.fullmatch(row["repo_where_found"]):
             assert re.fullmatch(r"[0-9a-f]{40}", row["commit"]), model_id
+
+
+@pytest.mark.parametrize("model_id, total, layer", [
+    # embed 50272 x 768 + positions (2048 + 2) x 768 + 12 x (q/k/v/o 4 x (768^2 + 768) + fc1 768 x 3072 + 3072
+    # + fc2 3072 x 768 + 768 + two biased LayerNorms 4 x 768) + final LayerNorm 2 x 768
+    ("facebook/opt-125m", 125_239_296, 7_087_872),
+    # 205,914,112 + 2050 x 4096 + 32 x 201,379,840 + 8,192
+    ("facebook/opt-6.7b", 6_658_473_984, 201_379_840),
+])
+def test_opt_counts_biased_two_matrix_mlp_learned_positions_and_a_tied_head(model_id, total, layer):
+    """OPT: fc1/fc2 (no gate), a bias on every projection, and lm_head tied by OPTConfig's inherited default."""
+    counts = count_params(from_registry(model_id))
+    assert counts.lm_head == 0 and {p.total for p in counts.layers} == {layer}
+    assert counts.total == total
+
+
+def test_mllama_vision_tower_counts_global_layers_tile_tables_and_projector():
+    """32 local + 8 global layers of width 1280 (MLP 5120), patch 14 at 560 px, 9 x 4 tile position rows,
+    and the 7680 -> 4096 projector: 40 x 19,677,440 + 752,640 + 2,048,000 + 73,866,240 + 31,461,376."""
+    spec = from_registry("meta-llama/Llama-3.2-11B-Vision-Instruct")
+    assert spec.is_multimodal and spec.architecture == "MllamaForConditionalGeneration"
+    assert spec.vision_params == 895_225_856
+    assert not spec.tie_word_embeddings and count_params(spec).lm_head == 128_256 * 4096
