@@ -6,7 +6,8 @@ affinities, `cloud.google.com/gke-accelerator`, instance types, chart keys), the
 `.kvlint.yaml` (`node-labels:`, `gpus:` per path) or `gpu:` there. A product that is named but not in
 kvlint's catalogue is a warning on that launch, with close names. When no product is named at all,
 kvlint sizes the launch against the whole catalogue instead (KV108) and says so once per run, as an
-info finding with the one-line fix.
+info finding with the one-line fix. A launch on a TPU, CPU, Gaudi or Neuron device is not sized
+(kvlint models GPU memory) and gets one info finding saying so, with nothing to fix.
 
 ## Why it matters
 Whether a pool fits depends on the card: 80 GB and 48 GB cards give very different answers. kvlint
@@ -48,6 +49,10 @@ def check(ctx: Context) -> Iterator[Finding]:
     """A named product the catalogue does not know; the run-level 'none declared' note comes from kvlint.lint."""
     dep = ctx.deployment
     if not ctx.gpu_error:
+        return
+    if ctx.device_kind is not None:  # a TPU or CPU launch is fine as it is: say why it is not sized, no fix
+        yield check.rule.finding(ctx, f"{ctx.gpu_error}; capacity rules do not apply to this launch",
+                                 dep.gpu_span or dep.launch_span, severity=Severity.INFO, gpu=dep.gpu)
         return
     span = dep.gpu_span or dep.launch_span
     skipped = "" if ctx.sweep is not None else "; capacity rules skipped for this deployment"

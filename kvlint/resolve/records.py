@@ -58,6 +58,13 @@ class GpuLookup:
         return self.gpu is not None or self.memory_bytes is not None
 
     @property
+    def device_kind(self) -> str | None:
+        """"tpu", "cpu", ... when the named device is not a GPU at all (nothing to declare instead)."""
+        from kvlint.gpus import accelerator_kind
+
+        return accelerator_kind(self.name) if self.name and self.gpu is None else None
+
+    @property
     def label(self) -> str | None:
         """The catalogue id, or a custom total as written."""
         if self.gpu is not None:

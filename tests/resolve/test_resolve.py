@@ -170,3 +170,30 @@ spec:
     r = Resolver().resolve(dep, Config(root=str(tmp_path)))
     assert r.model.spec is not None and r.model.spec.model_id == "meta-llama/Meta-Llama-3.1-8B-Instruct"
     assert r.status().model_source == "path-name" and r.evaluated
+
+
+KUBEAI_CPU = """apiVersion: kubeai.org/v1
+kind: Model
+metadata: {name: opt-125m-cpu}
+spec:
+  features: [TextGeneration]
+  url: hf://facebook/opt-125m
+  engine: VLLM
+  resourceProfile: cpu:1
+"""
+
+
+def test_a_cpu_launch_is_not_sized_on_the_gpu_catalogue_and_gets_one_info_without_a_fix(tmp_path):
+    (tmp_path / "model.yaml").write_text(KUBEAI_CPU)
+    result = lint([str(tmp_path / "model.yaml")], LintOptions())
+    [status] = result.launches
+    assert status.capacity == "skipped" and status.sweep is None and "not a GPU" in (status.skipped_because or "")
+    [f] = [f for f in result.findings if f.code == "KV003"]
+    assert f.severity.name == "INFO" and f.fix is None and "CPU device" in f.message
+    assert f.span is not None and f.span.line == 8 and not [f for f in result.findings if f.code == "KV108"]
+
+
+def test_a_named_gpu_the_catalogue_lacks_is_still_a_warning_with_the_fix(tmp_path):
+    (tmp_path / "model.yaml").write_text(KUBEAI_CPU.replace("cpu:1", "nvidia-gpu-z9000:1"))
+    [f] = [f for f in lint([str(tmp_path / "model.yaml")], LintOptions()).findings if f.code == "KV003"]
+    assert f.severity.name == "WARNING" and f.fix is not None

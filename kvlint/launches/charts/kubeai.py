@@ -53,8 +53,8 @@ def profile_gpu(node: YNode | None) -> ManifestGpu:
     if node is None or not value:
         return ManifestGpu()
     name, _, count = value.partition(":")
-    if name.startswith("cpu"):
-        return ManifestGpu(notes=(f"resource profile {value}: CPU only",))
+    if name.startswith("cpu"):  # a CPU launch: resolve says "not a GPU" instead of sizing it on the catalogue
+        return ManifestGpu(name, node.span, notes=(f"resource profile {value}: CPU only",))
     n = numbers.count(count)
     return ManifestGpu(name, node.span, n, node.span if n else None)
 
