@@ -82,7 +82,7 @@ class ModelAlias:
     """Another name the launch gives its model: a Hub id for a local path (`--served-model-name`, an env var)."""
 
     name: str
-    how: str  # "served-name" | "env:MODEL_ID" | "path"
+    how: str  # "served-name" | "served-short" (no org: a unique bundled name) | "env:MODEL_ID" | "path"
     span: Span | None = None
 
 

@@ -337,6 +337,7 @@ def model_aliases(model: str | None, served: Sequence[tuple[str, Span | None]],
     car = oci_alias(model)
     if car is not None:
         out.append(ModelAlias(car[0], car[1], model_span))
+    out += [ModelAlias(n, "served-short", s) for n, s in served if "/" not in n]  # `opt-125m`: last resort
     first: dict[str, ModelAlias] = {}
     for alias in out:
         first.setdefault(alias.name, alias)

@@ -67,6 +67,11 @@ def resolve_model(
         if not aliases or not _is_local_path(ref.strip()):
             raise
         for alias in aliases:
+            if alias.how == "served-short":
+                short_spec = by_served_name(alias.name)
+                if short_spec is not None:
+                    return short_spec
+                continue
             try:
                 spec = _resolve_cached(alias.name.strip(), online, items, base, _hf_cache_dir())
             except UnknownModelError:
@@ -352,7 +357,7 @@ def _is_store_path(name: str) -> bool:
     return _is_local_path(name) or "://" in name
 
 
-def _by_last_segment(name: str) -> ModelSpec | None:
+def _by_last_segment(name: str, how: str = "path") -> ModelSpec | None:
     """`/models/Llama-3.1-8B-Instruct`: a path whose last segment names exactly one bundled model. A Hub id
     of another org (`neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8`) is another repo, never matched so."""
     tail = re.split(r"[/\\]+", name.rstrip("/\\"))[-1].lower()
@@ -360,8 +365,16 @@ def _by_last_segment(name: str) -> ModelSpec | None:
     if len(hits) != 1:
         return _derived_by_last_segment(name, tail)
     entry = load_registry_entry(_registry_index()[hits[0]])
-    source = f"path:{name} (bundled:{entry['id']}, by path name)"
+    source = f"{how}:{name} (bundled:{entry['id']}, by {how.removesuffix('-name')} name)"
     return spec_from_config(entry["config"], entry["id"], source, hf_quant_config=entry.get("hf_quant_config"))
+
+
+def by_served_name(name: str) -> ModelSpec | None:
+    """`--served-model-name opt-125m` beside a model path: the one bundled model of that name under any org
+    (two of that name, or none: no guess). Only ever a second name of a launch whose own reference is a path."""
+    if "/" in name or not re.fullmatch(r"[\w.\-]{3,96}", name):
+        return None
+    return _by_last_segment(name, "served-name")
 
 
 def _derived_by_last_segment(name: str, tail: str) -> ModelSpec | None:

@@ -60,10 +60,18 @@ def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> Model
 
 def _by_alias(dep: Deployment, config: Config, options: ResolveOptions) -> ModelLookup | None:
     """The first literal other name of a model whose reference is an expression (a path's tail, a served name)."""
+    from kvlint.models.resolve import by_served_name
+    from kvlint.models.resolve import source_kind as source_kind_of
+
     for alias in dep.model_aliases:
-        found = lookup_model(alias.name, config, options)
+        if alias.how == "served-short":
+            spec = by_served_name(alias.name)
+            found = ModelLookup(spec, None) if spec is not None else ModelLookup(None, "")
+        else:
+            found = lookup_model(alias.name, config, options)
         if found.spec is not None:
-            kind = {"served-name": "served-name", "path": "path-name"}.get(alias.how, "env-name")
+            kind = source_kind_of(found.spec) if alias.how == "served-short" else \
+                {"served-name": "served-name", "path": "path-name"}.get(alias.how, "env-name")
             return ModelLookup(found.spec, None, kind)
     return None
 

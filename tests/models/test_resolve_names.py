@@ -73,3 +73,15 @@ def test_a_hub_id_of_another_org_is_never_matched_by_its_last_segment():
     neural = resolve_model("hf://neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8")  # derived (AutoFP8), not Meta's
     assert neural.source.startswith("derived:") and neural.quant.method == "fp8"
     assert resolve_model("meta-llama/Meta-Llama-3.1-405B-Instruct-FP8").quant.method == "fbgemm_fp8"
+
+
+def test_a_short_served_name_resolves_a_path_to_the_one_bundled_model_of_that_name():
+    spec = resolve_model("/data/", aliases=(ModelAlias("opt-125m", "served-short"),))
+    assert spec.model_id == "facebook/opt-125m" and source_kind(spec) == "served-name"
+    assert "by served name" in spec.source
+
+
+@pytest.mark.parametrize("name", ["opt-125", "chat", "llama", "a/b c"])  # a prefix, generic words: no guess
+def test_a_short_served_name_that_names_no_single_bundled_model_resolves_nothing(name):
+    with pytest.raises(UnknownModelError):
+        resolve_model("/data/", aliases=(ModelAlias(name, "served-short"),))
