@@ -103,6 +103,7 @@ class Context:
     model_error: str | None = None
     gpu_error: str | None = None  # a named GPU product the catalogue does not know (KV003)
     device_kind: str | None = None  # the launch runs on a TPU, CPU, Gaudi or Neuron device, not a GPU
+    pinned_version: str | None = None  # the engine release the image tag, CLI or config pins (None: default)
     refusal: InvalidValue | None = None  # the engine refuses these settings at start-up (KV007)
     sweep: Sweep | None = None  # sized against the catalogue: no GPU known (KV108)
     candidates: Sweep | None = None  # the file's own candidate GPUs, each tried (KV108)
@@ -126,6 +127,7 @@ class Context:
                    estimated_severities=config.estimated_severities,
                    model_error=r.model.reason, gpu_error=r.gpu.reason if r.gpu.name else None, refusal=r.refusal,
                    device_kind=r.gpu.device_kind,
+                   pinned_version=r.version.version if r.version.source != "default" else None,
                    sweep=r.sweep, candidates=r.candidates, declared_load=declared_load(r),
                    config_spans=r.config_spans, unresolved=r.unresolved)
 

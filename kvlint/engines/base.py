@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from kvlint.budget import Budget
+    from kvlint.engines.architectures import Retired
     from kvlint.flags.config_args import ConfigEntry
     from kvlint.flags.flag_table import FlagTable
     from kvlint.gpus import Gpu
@@ -111,10 +112,15 @@ class Engine(Protocol):
         """Full-length requests the same pool holds at another context length."""
         ...
 
+    def retired_architecture(self, architecture: str, version: str) -> Retired | None:
+        """The release no longer serves this model class in-tree (kvlint/data/architectures.json)."""
+        ...
+
 
 class RoleTable:
     """The role -> setting / flag lookups both engines share, from two small tables."""
 
+    name: str = ""
     roles: Mapping[str, str] = {}
     flags: Mapping[str, str] = {}
 
@@ -123,6 +129,11 @@ class RoleTable:
 
     def flag(self, role: str) -> str:
         return self.flags[role]
+
+    def retired_architecture(self, architecture: str, version: str) -> Retired | None:
+        from kvlint.engines.architectures import retired
+
+        return retired(self.name, architecture, version)
 
 
 def resolved_int(settings: Mapping[str, Any], name: str, default: int = 1) -> int:

@@ -1,0 +1,58 @@
+"""Architectures an engine release refuses by name (kvlint/data/architectures.json, from the engine's own table).
+
+vLLM keeps a list of model classes it served until some release and names that release when it refuses one
+("supported in vLLM until v0.10.2, and is not supported anymore"), and a list it moved to out-of-tree plugins.
+A launch that pins a later image with such a model fails at start-up, before any memory is sized: the
+one refusal the model's config.json and the image tag alone decide.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from kvlint.data import load_json
+
+
+@dataclass(frozen=True)
+class Retired:
+    """Why `engine` at `version` no longer serves an architecture in-tree."""
+
+    architecture: str
+    last_release: str | None  # the last release that served it (None: moved to a plugin)
+    plugin: str | None = None  # where it is served now
+    resaved_as: str | None = None  # current checkpoints name this served class instead (re-download config.json)
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Any]:
+    table: dict[str, Any] = load_json("architectures.json")
+    return table
+
+
+def _release(version: str) -> tuple[int, ...] | None:
+    m = re.match(r"v?(\d{1,9}(?:\.\d{1,9}){0,5})(?!\d)", version.strip())
+    return tuple(int(p) for p in m.group(1).split(".")) if m else None
+
+
+def _padded(key: tuple[int, ...]) -> tuple[int, ...]:
+    return (key + (0, 0, 0))[:3] if len(key) < 3 else key
+
+
+def retired(engine: str, architecture: str, version: str) -> Retired | None:
+    """The refusal `engine` `version` gives for `architecture`, or None when it serves it (or kvlint cannot tell)."""
+    entry = _table().get(engine, {})
+    pinned = _release(version)
+    if pinned is None:
+        return None
+    plugin = entry.get("out_of_tree", {}).get(architecture)
+    as_of = _release(entry.get("as_of", ""))
+    if plugin is not None and as_of is not None and _padded(pinned) >= _padded(as_of):  # moved by then
+        return Retired(architecture, None, plugin)
+    last = entry.get("removed", {}).get(architecture)
+    until = _release(last) if last else None
+    if until is None or _padded(pinned) <= _padded(until):
+        return None
+    return Retired(architecture, last, resaved_as=entry.get("resaved", {}).get(architecture))

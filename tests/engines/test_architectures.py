@@ -1,0 +1,44 @@
+"""The architectures a release refuses by name: the edges of vLLM's own table, and the schema it is kept in."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from kvlint.engines import get_engine
+
+DATA = Path(__file__).resolve().parents[2] / "kvlint" / "data"
+
+
+def test_the_table_matches_its_schema():
+    jsonschema.validate(json.loads((DATA / "architectures.json").read_text()),
+                        json.loads((DATA / "architectures.schema.json").read_text()))
+
+
+@pytest.mark.parametrize(("version", "refused"), [("0.10.2", False), ("0.10.1.1", False), ("v0.11.0", True),
+                                                  ("0.33.0+cu128", True), ("1.0", True), ("nightly", False)])
+def test_mllama_is_refused_after_its_last_release_only(version, refused):
+    gone = get_engine("vllm").retired_architecture("MllamaForConditionalGeneration", version)
+    assert (gone is not None) is refused
+    if gone is not None:
+        assert gone.last_release == "0.10.2" and gone.plugin is None
+
+
+def test_a_plugin_move_counts_only_from_the_release_the_table_was_read_from():
+    vllm = get_engine("vllm")
+    assert vllm.retired_architecture("BartForConditionalGeneration", "0.8.5") is None
+    moved = vllm.retired_architecture("BartForConditionalGeneration", "0.33.0")
+    assert moved is not None and moved.plugin is not None and moved.plugin.startswith("https://")
+
+
+def test_served_classes_and_sglang_are_never_refused():
+    assert get_engine("vllm").retired_architecture("LlamaForCausalLM", "0.33.0") is None
+    assert get_engine("sglang").retired_architecture("MllamaForConditionalGeneration", "0.5.23") is None
+
+
+def test_falcons_old_class_names_the_class_current_checkpoints_use():
+    gone = get_engine("vllm").retired_architecture("RWForCausalLM", "0.29.0")
+    assert gone is not None and gone.resaved_as == "FalconForCausalLM"
