@@ -111,13 +111,17 @@ def _padded(key: tuple[int, ...]) -> tuple[int, ...]:
     return (key + (0, 0, 0))[:3] + key[3:]
 
 
+@lru_cache(maxsize=256)
 def vllm_version(version: str | None = None) -> Resolved:
+    """The record for a release (memoised: every budget asks, and the records are frozen)."""
     name, note = _pick("vllm", version)
     data = _table()["vllm"]["versions"][name]
     return Resolved(VllmVersion(version=name, **data), note)
 
 
+@lru_cache(maxsize=256)
 def sglang_version(version: str | None = None) -> Resolved:
+    """The record for a release (memoised like vllm_version)."""
     name, note = _pick("sglang", version)
     data = dict(_table()["sglang"]["versions"][name])
     data["bands"] = tuple(tuple(b) for b in data["bands"])

@@ -8,11 +8,13 @@ non-KV term is an estimate (kvlint.memory.nonkv); everything else is the engine'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
 
-from kvlint.budget import Budget, FixedPool, Parallel, VllmDetail
+from kvlint.budget import Budget, FixedPool, Parallel, Step, VllmDetail
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.memory import nonkv
 from kvlint.memory.common import (
@@ -28,6 +30,7 @@ from kvlint.memory.common import (
     setting,
     start_steps,
 )
+from kvlint.memory.memo import PerModel, settings_key
 from kvlint.memory.reservations import Speculative, vllm_encoder_cache, vllm_lora, vllm_speculative
 from kvlint.memory.versions import VllmVersion, vllm_version
 from kvlint.memory.vllm_planning import (
@@ -59,6 +62,8 @@ class Stage:
     weights_known: bool = True  # False: a fixed pool let a weights-model error pass
     raw_available: int = 0  # the pool before --num-gpu-blocks-override (what <= 0.21 checks against)
     raw_specs: tuple[KVSpec, ...] = ()  # this stage's layer specs before grouping (0.11's check sums these)
+    raw_counts: tuple[tuple[KVSpec, int], ...] = ()  # raw_specs as (distinct spec, layers with it): the same sum
+    kv_bytes_per_token: int | None = None  # unpadded bytes a token costs over this stage's layers (None: not summed)
 
     @property
     def num_blocks(self) -> int:
@@ -284,6 +289,99 @@ def build_specs(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, bl
     return specs, block
 
 
+class _Reads(Mapping[str, Any]):
+    """Settings as a cached computation reads them: the names it asked for are kept, to be asked again on a hit
+    (a caller's mapping may record reads, as the resolve stage's view does for values left unresolved)."""
+
+    def __init__(self, settings: Mapping[str, Any]):
+        self._settings = settings
+        self.names: list[str] = []
+
+    def __getitem__(self, key: str) -> Any:
+        self.names.append(key)
+        return self._settings[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._settings)
+
+    def __len__(self) -> int:
+        return len(self._settings)
+
+
+@dataclass(frozen=True)
+class StageLayout:
+    """One pipeline stage's layers and block accounting: nothing here depends on the card."""
+
+    layers: frozenset[LayerKey]
+    bpb: int
+    groups: tuple[Group, ...]
+    raw_specs: tuple[KVSpec, ...]
+    raw_counts: tuple[tuple[KVSpec, int], ...]
+    kv_bytes_per_token: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The layer specs, block size and KV groups one set of settings makes of a model, before any card is involved.
+
+    Built once per (model, settings, block size, KV dtype, release) and replayed on every card of a sweep:
+    what building it logged is added to each budget's steps again, and the settings it read are read again
+    from the caller's mapping, so a hit leaves exactly the trace a fresh build would."""
+
+    specs: Mapping[LayerKey, KVSpec]
+    block: int
+    groups: tuple[Group, ...]
+    steps: tuple[Step, ...] = ()
+    notes: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    pages: tuple[int, ...] = ()  # the distinct pages, smallest first (the derivation log shows them)
+    stage_layouts: dict[tuple[int, int, int], StageLayout] = field(default_factory=dict, compare=False, repr=False)
+
+    def replay(self, settings: Mapping[str, Any], steps: Steps) -> None:
+        for name in self.reads:
+            settings.get(name)
+        steps.items.extend(self.steps)
+        for text in self.notes:
+            steps.note(text)
+
+    def stage(self, model: ModelSpec, pp: int, rank: int, draft_layers: int) -> StageLayout:
+        key = (pp, rank, draft_layers)
+        found = self.stage_layouts.get(key)
+        if found is None:
+            found = self.stage_layouts[key] = stage_layout(self.specs, list(self.groups), model, pp, rank, draft_layers)
+        return found
+
+
+_LAYOUTS: PerModel[Layout] = PerModel()
+
+
+def layout_of(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, block: int, kvd: KVDtype, steps: Steps,
+              ver: VllmVersion, spec: Speculative | None) -> Layout:
+    """build_specs + kv_groups for these inputs, memoised (par and spec are functions of the settings and model)."""
+    def make() -> Layout:
+        recorded, reads = Steps(), _Reads(settings)
+        specs, size = build_specs(model, reads, par, block, kvd, recorded, ver, spec)
+        groups = kv_groups(specs, hybrid_manager=hybrid_manager(reads, model, ver, recorded, spec),
+                           unify=ver.unifies_page_sizes)
+        return Layout(MappingProxyType(specs), size, tuple(groups), tuple(recorded.items), tuple(recorded.notes),
+                      tuple(dict.fromkeys(reads.names)), tuple(sorted({s.page for s in specs.values()})))
+
+    layout = _LAYOUTS.get(model, (settings_key(settings), block, kvd, ver), make)
+    layout.replay(settings, steps)
+    return layout
+
+
+def stage_layout(specs: Mapping[LayerKey, KVSpec], groups: list[Group], model: ModelSpec, pp: int, rank: int,
+                 draft_layers: int) -> StageLayout:
+    idx = set(layers_of_stage(model.num_layers, pp, rank))
+    if rank == pp - 1:  # the drafter runs on the last stage
+        idx |= set(range(model.num_layers, model.num_layers + draft_layers))
+    layers = frozenset(k for k in specs if k[0] in idx)
+    raw = tuple(specs[k] for k in sorted(layers))
+    return StageLayout(layers, bytes_per_block(groups, layers), tuple(worker_groups(groups, layers)), raw,
+                       tuple(Counter(raw).items()), sum(specs[k].bytes_per_token for k in layers))
+
+
 @dataclass(frozen=True)
 class Inputs:
     """Every input the planner needs, resolved once the way the engine resolves it (engines.md 1.1)."""
@@ -312,6 +410,7 @@ class Inputs:
     override: int | None  # --num-gpu-blocks-override
     spec: Speculative | None = None  # --speculative-config
     reserved: tuple[tuple[str, int, str], ...] = ()  # LoRA slots, encoder cache: measured by vLLM, estimated here
+    layout: Layout | None = None  # where specs and groups came from (its stage layouts are memoised)
 
 
 @dataclass(frozen=True)
@@ -332,11 +431,20 @@ def stage_weights(inp: Inputs, rank: int) -> int:
     par = inp.par
     ep = par.tp * par.dp if par.ep else 1
     pp_rank = rank if par.pp > 1 else None
-    params = model_weights(inp.model, tp=par.tp, pp=par.pp, pp_rank=pp_rank, ep=ep, dtype=inp.dtype,
-                           quantization=setting(inp.settings, "quantization"))
-    layout = mxfp4_layout_bytes(inp.model, mxfp4_backend(inp.ver, inp.facts), tp=par.tp, pp=par.pp, pp_rank=pp_rank,
-                                ep=ep)
-    return params + layout + vllm_rope_table(inp.model, inp.dtype)
+    quant = setting(inp.settings, "quantization")
+    backend = mxfp4_backend(inp.ver, inp.facts)
+    return _WEIGHTS.get(inp.model, (par.tp, par.pp, pp_rank, ep, inp.dtype, quant, backend),
+                        lambda: _stage_weights(inp.model, par.tp, par.pp, pp_rank, ep, inp.dtype, quant, backend))
+
+
+_WEIGHTS: PerModel[int] = PerModel()
+
+
+def _stage_weights(model: ModelSpec, tp: int, pp: int, pp_rank: int | None, ep: int, dtype: str, quant: Any,
+                   backend: str) -> int:
+    params = model_weights(model, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep, dtype=dtype, quantization=quant)
+    layout = mxfp4_layout_bytes(model, backend, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep)
+    return params + layout + vllm_rope_table(model, dtype)
 
 
 def mxfp4_backend(ver: VllmVersion, facts: GpuFacts) -> str:
@@ -380,15 +488,18 @@ def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Ste
     """The working set beside weights and pool on one stage: the given figure, else the estimate (logged once)."""
     if inp.non_kv_bytes is not None:
         return int(inp.non_kv_bytes)
-    est = nonkv.vllm_non_kv(inp.model, max_num_seqs=inp.mns, max_num_batched_tokens=inp.mnbt, tp=inp.par.tp,
-                            pp=inp.par.pp, layers_on_rank=len({k[0] for k in layers}) or inp.model.num_layers,
-                            cudagraphs=inp.cudagraphs, blackwell=inp.blackwell,
-                            spec_tokens=inp.spec.num_tokens if inp.spec else 0, extra=inp.reserved,
-                            collectives=allreduce_fusion(inp), sampler=inp.ver.sampler, dtype=inp.dtype)
+    args: dict[str, Any] = dict(max_num_seqs=inp.mns, max_num_batched_tokens=inp.mnbt, tp=inp.par.tp, pp=inp.par.pp,
+                layers_on_rank=len({k[0] for k in layers}) or inp.model.num_layers, cudagraphs=inp.cudagraphs,
+                blackwell=inp.blackwell, spec_tokens=inp.spec.num_tokens if inp.spec else 0, extra=inp.reserved,
+                collectives=allreduce_fusion(inp), sampler=inp.ver.sampler, dtype=inp.dtype)
+    est = _NON_KV.get(inp.model, tuple(args.items()), lambda: nonkv.vllm_non_kv(inp.model, **args))
     if rank == 0:
         for name, value, how in est.parts:
             steps.add(f"non-KV: {name}", how, value, "B", estimated=True)
     return est.total
+
+
+_NON_KV: PerModel[nonkv.NonKV] = PerModel()
 
 
 def allreduce_fusion(inp: Inputs) -> bool:
@@ -421,16 +532,14 @@ def requested_memory(facts: GpuFacts, util: float, ver: VllmVersion) -> int:
 
 def plan_stages(inp: Inputs, steps: Steps) -> list[Stage]:
     stages = []
+    draft = inp.spec.draft_layers if inp.spec else 0
     for rank in range(inp.par.pp):
-        idx = set(layers_of_stage(inp.model.num_layers, inp.par.pp, rank))
-        if rank == inp.par.pp - 1:  # the drafter runs on the last stage
-            idx |= set(range(inp.model.num_layers, inp.model.num_layers + (inp.spec.draft_layers if inp.spec else 0)))
-        layers = frozenset(k for k in inp.specs if k[0] in idx)
-        mem = stage_memory(inp, rank, layers, steps)
-        bpb = bytes_per_block(list(inp.groups), layers)
-        avail = inp.override * bpb if inp.override is not None else mem.available
-        stages.append(Stage(layers, mem.weights, mem.non_kv, avail, bpb, tuple(worker_groups(list(inp.groups), layers)),
-                            mem.weights_known, mem.available, tuple(inp.specs[k] for k in sorted(layers))))
+        lay = (inp.layout.stage(inp.model, inp.par.pp, rank, draft) if inp.layout is not None
+               else stage_layout(inp.specs, list(inp.groups), inp.model, inp.par.pp, rank, draft))
+        mem = stage_memory(inp, rank, lay.layers, steps)
+        avail = inp.override * lay.bpb if inp.override is not None else mem.available
+        stages.append(Stage(lay.layers, mem.weights, mem.non_kv, avail, lay.bpb, lay.groups, mem.weights_known,
+                            mem.available, lay.raw_specs, lay.raw_counts, lay.kv_bytes_per_token))
     return stages
 
 
@@ -451,6 +560,8 @@ def capacity(groups: list[Group], num_blocks: int, length: int, reserve: int, ve
 def stage_needed(st: Stage, ver: VllmVersion, reserve: int) -> Callable[[int], int]:
     """Bytes one request of a given length needs on a stage, as this release's check counts them."""
     if ver.check_basis == "layers":
+        if st.raw_counts:  # the same sum, once per distinct spec
+            return lambda n: sum(count * s.max_memory(n, reserve) for s, count in st.raw_counts)
         return lambda n: layer_needed_bytes(list(st.raw_specs), n, reserve)
     return lambda n: needed_bytes(list(st.groups), st.bpb, n, reserve)
 
@@ -542,10 +653,9 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype))
     length, auto = max_model_len(settings, model, ver)
     mns, mnbt = batch_defaults(settings, facts, ver, length)
-    specs, block = build_specs(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name),
-                               kvd, steps, ver, spec)
-    groups = kv_groups(specs, hybrid_manager=hybrid_manager(settings, model, ver, steps, spec),
-                       unify=ver.unifies_page_sizes)
+    layout = layout_of(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name), kvd, steps,
+                       ver, spec)
+    specs, block, groups = layout.specs, layout.block, list(layout.groups)
     check_dcp_groups(groups, par.dcp)
     batches = par.pp + 1 if setting(settings, "async_scheduling", True) is not False else par.pp
     util = float_setting(settings, "gpu_memory_utilization", ver.gpu_memory_utilization)
@@ -560,7 +670,7 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
                  blackwell=bool(facts.compute_capability and facts.compute_capability[0] == 10),
                  fixed_pool=int_setting(settings, "kv_cache_memory_bytes"),
                  override=int_setting(settings, "num_gpu_blocks_override"), spec=spec,
-                 reserved=reserved_terms(settings, model, par, dtype, mnbt, steps))
+                 reserved=reserved_terms(settings, model, par, dtype, mnbt, steps), layout=layout)
     _log_inputs(steps, inp, util)
     return inp, steps
 
@@ -590,7 +700,8 @@ def assemble(inp: Inputs, steps: Steps, stages: list[Stage], limiting: Stage, fi
     return Budget(
         engine="vllm", engine_version=inp.ver.version, model=inp.model.model_id, gpu_name=inp.facts.name,
         gpu_memory_bytes=inp.facts.total_bytes, parallel=inp.par,
-        kv_bytes_per_token=max(sum(inp.specs[k].bytes_per_token for k in st.layers) for st in stages),
+        kv_bytes_per_token=max(st.kv_bytes_per_token if st.kv_bytes_per_token is not None
+                               else sum(inp.specs[k].bytes_per_token for k in st.layers) for st in stages),
         weights_bytes=limiting.weights, non_kv_bytes=limiting.non_kv, non_kv_source=source,
         kv_pool_bytes=max(limiting.available, 0), kv_pool_estimated=source == "estimated",
         max_model_len=fit.length, kv_tokens=cap.tokens, max_concurrency=cap.concurrency,
@@ -625,7 +736,7 @@ def _log_inputs(steps: Steps, inp: Inputs, util: float) -> None:
     steps.add("batch", f"max_num_seqs {inp.mns}, max_num_batched_tokens {inp.mnbt}", inp.mnbt, "tokens")
     steps.add("kv_cache_dtype", f"{kvd.name} ({kvd.source})", kvd.name)
     steps.add("block_size", "tokens per block", inp.block, "tokens")
-    pages = sorted({s.page for s in inp.specs.values()})
+    pages = list(inp.layout.pages) if inp.layout is not None else sorted({s.page for s in inp.specs.values()})
     steps.add("page per layer", f"kv heads/rank x block x (head_k + head_v) x dtype; distinct: {pages}",
               pages[0] if pages else 0, "B")
     groups = list(inp.groups)

@@ -68,10 +68,15 @@ class Sizing:
     non_kv_source: str  # "user" | "config" | "estimated"
     calibrations: tuple[Any, ...] = ()
     unresolved: frozenset[str] = frozenset()
+    _cards: dict[tuple[int, int | None], Sizing] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def on(self, gpu: Gpu | None, memory_bytes: int | None = None) -> Sizing:
-        """The same launch on another card (the catalogue sweep)."""
-        return replace(self, gpu=gpu, memory_bytes=memory_bytes)
+        """The same launch on another card (the catalogue sweep; memoised: a sweep asks ~50 times per launch)."""
+        key = (id(gpu), memory_bytes)  # the memoised Sizing holds the card, so its id is not reused meanwhile
+        found = self._cards.get(key)
+        if found is None or found.gpu is not gpu:
+            found = self._cards[key] = replace(self, gpu=gpu, memory_bytes=memory_bytes)
+        return found
 
     def calibration(self, settings: Mapping[str, Any]) -> Match | None:
         """A calibration for (model, card, TP of these settings, engine, release): it beats `non-kv-gib:`."""
@@ -109,22 +114,32 @@ def compute(sizing: Sizing, settings: Mapping[str, Any]) -> Outcome:
     return Outcome(budget)
 
 
-def _key(sizing: Sizing, settings: Mapping[str, Any]) -> tuple[Any, ...]:
+def settings_items(settings: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, repr(v)) for k, v in settings.items()))
+
+
+def _key(sizing: Sizing, settings: Mapping[str, Any],
+         items: tuple[tuple[str, str], ...] | None = None) -> tuple[Any, ...]:
     gpu = sizing.gpu.id if sizing.gpu is not None else None
-    items = tuple(sorted((k, repr(v)) for k, v in settings.items()))
     return (sizing.engine.name, sizing.model.source, sizing.model.model_id, gpu, sizing.memory_bytes,
             sizing.version, sizing.non_kv_bytes, sizing.non_kv_source, id(sizing.calibrations),
-            sizing.unresolved, items)
+            sizing.unresolved, settings_items(settings) if items is None else items)
 
 
 @dataclass
 class BudgetCache:
-    """Outcomes by their full inputs, shared by every launch of a run (and by the sweep's cards)."""
+    """Outcomes by their full inputs, shared by every launch of a run (and by the sweep's cards).
+
+    `sweeps` holds whole catalogue sweeps by the same inputs (kvlint.resolve.sweep), so a launch repeated
+    across a repository costs one lookup instead of ~50."""
 
     outcomes: dict[tuple[Any, ...], Outcome] = field(default_factory=dict)
+    sweeps: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
-    def get(self, sizing: Sizing, settings: Mapping[str, Any]) -> Outcome:
-        key = _key(sizing, settings)
+    def get(self, sizing: Sizing, settings: Mapping[str, Any],
+            items: tuple[tuple[str, str], ...] | None = None) -> Outcome:
+        """`items`: settings_items(settings) when the caller asks for many cards with the same settings."""
+        key = _key(sizing, settings, items)
         found = self.outcomes.get(key)
         if found is None:
             found = self.outcomes[key] = compute(sizing, settings)

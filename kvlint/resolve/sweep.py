@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
-from kvlint.resolve.sizing import BudgetCache, Sizing
+from kvlint.resolve.sizing import BudgetCache, Sizing, _key, settings_items
 from kvlint.status import CardVerdict, Sweep
 
 if TYPE_CHECKING:
@@ -58,15 +58,28 @@ def catalogue_cards() -> list[Gpu]:
 
 def sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, *, load: int | None,
           cards: Iterable[Gpu] | None = None, candidates: bool = False) -> Sweep:
-    """Every card tried at the launch's own settings, plus the least per-GPU memory to start / hold `load`."""
-    tried = [Trial(g, cache.get(sizing.on(g), settings).budget) for g in (cards or catalogue_cards())]
+    """Every card tried at the launch's own settings, plus the least per-GPU memory to start / hold `load`.
+
+    Memoised in `cache.sweeps` by the same inputs as the budgets (the card a sizing names plays no part:
+    every card is tried), the load and the cards."""
+    items = settings_items(settings)
+    key = (_key(sizing.on(None), settings, items), load, tuple(g.id for g in cards) if cards else None, candidates)
+    found = cache.sweeps.get(key)
+    if found is None:
+        found = cache.sweeps[key] = _sweep(sizing, settings, cache, items, load, cards, candidates)
+    return found
+
+
+def _sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, items: tuple[tuple[str, str], ...],
+           load: int | None, cards: Iterable[Gpu] | None, candidates: bool) -> Sweep:
+    tried = [Trial(g, cache.get(sizing.on(g), settings, items).budget) for g in (cards or catalogue_cards())]
     tried.sort(key=lambda t: (_total(sizing, t.gpu), t.gpu.id))
     verdicts = tuple(CardVerdict(t.gpu.id, _total(sizing, t.gpu), starts(t.budget), holds(t.budget, load),
                                  t.gpu.marketing_gb) for t in tried)
-    minimum = least_memory(sizing, settings, cache, tried, starts)
+    minimum = least_memory(sizing, settings, cache, tried, starts, items)
     least_load = None
     if load is not None:
-        least_load = least_memory(sizing, settings, cache, tried, lambda b: bool(holds(b, load)))
+        least_load = least_memory(sizing, settings, cache, tried, lambda b: bool(holds(b, load)), items)
     return Sweep(minimum, least_load, verdicts, candidates)
 
 
@@ -75,7 +88,7 @@ def _total(sizing: Sizing, gpu: Gpu) -> int:
 
 
 def least_memory(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, tried: list[Trial],
-                 ok: Callable[[Budget | None], bool]) -> int | None:
+                 ok: Callable[[Budget | None], bool], items: tuple[tuple[str, str], ...] | None = None) -> int | None:
     """The least total (MiB steps) from which every card tried passes `ok`.
 
     Cards differ in more than memory (vLLM gives cards of 70 GiB and more, except A100s, larger batch
@@ -88,11 +101,11 @@ def least_memory(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, t
     last_fail = max((i for i, t in enumerate(tried) if not ok(t.budget)), default=None)
     if last_fail is None:
         ref, lo, hi = tried[0].gpu, 2**30, _total(sizing, tried[0].gpu)
-        if ok(_at(sizing, settings, cache, ref, lo)):
+        if ok(_at(sizing, settings, cache, ref, lo, items)):
             return lo
     elif last_fail == len(tried) - 1:
         ref, lo, hi = tried[-1].gpu, _total(sizing, tried[-1].gpu), UPPER_BYTES
-        if not ok(_at(sizing, settings, cache, ref, hi)):
+        if not ok(_at(sizing, settings, cache, ref, hi, items)):
             return None
     else:
         ref = tried[last_fail + 1].gpu
@@ -100,12 +113,13 @@ def least_memory(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, t
     lo, hi = lo // MIB, -(-hi // MIB)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if ok(_at(sizing, settings, cache, ref, mid * MIB)):
+        if ok(_at(sizing, settings, cache, ref, mid * MIB, items)):
             hi = mid
         else:
             lo = mid
     return hi * MIB
 
 
-def _at(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, ref: Gpu, total: int) -> Budget | None:
-    return cache.get(sizing.on(ref, total), settings).budget
+def _at(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, ref: Gpu, total: int,
+        items: tuple[tuple[str, str], ...] | None = None) -> Budget | None:
+    return cache.get(sizing.on(ref, total), settings, items).budget
