@@ -124,11 +124,22 @@ def read_file(path: str) -> str:
 
 
 class LineIndex:
-    """Offset -> (line, col) for a whole text, 1-based, by binary search over line starts."""
+    """Offset -> (line, col) for a whole text, 1-based, by binary search over line starts.
+
+    The line starts are found on the first lookup: a file whose positions nobody asks for (no launch,
+    no finding) never pays for them."""
+
+    __slots__ = ("text", "_starts")
 
     def __init__(self, text: str):
         self.text = text
-        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
+        return self._starts
 
     def locate(self, offset: int) -> tuple[int, int]:
         i = bisect.bisect_right(self.starts, offset) - 1

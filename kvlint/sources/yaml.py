@@ -8,7 +8,7 @@ and alias expansion is bounded so a "billion laughs" file costs nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,31 @@ from kvlint.sources.templates import Templated, detemplate
 from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_TAGS: dict[tuple[str, tuple[bool, bool]], str] = {}  # (plain scalar, implicit flags) -> resolved tag
+_TAGS_MAX = 50_000
+
+
+class _Loader(_BaseLoader):
+    """PyYAML's safe loader (libyaml when present) with plain scalars' tag resolution memoised.
+
+    libyaml composes in C but asks the Python resolver for every scalar's tag (a dozen regular expressions
+    per `true`, `8` or name); without path resolvers, which the safe loader never has, the tag is a
+    function of the value and its implicit flags alone, and manifests repeat the same few hundred values."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is not yaml.ScalarNode or self.yaml_path_resolvers or len(value) > 64:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = _TAGS.get(key)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_TAGS) >= _TAGS_MAX:
+                _TAGS.clear()
+            _TAGS[key] = tag
+        return tag
+
+
 MAX_NODES = 200_000  # expanded node count per document; real manifests are a few thousand
 MAX_COMPOSE = 150_000  # estimated nodes per document composed at once (PyYAML's C composer cannot be stopped)
 MAX_DUPLICATE_REPORTS = 20  # per document: past this the file is generated, not hand-written
@@ -28,20 +52,89 @@ _DOC_SPLIT = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)", re.M)
 _CONFLICT = re.compile(r"^(<<<<<<<|=======|>>>>>>>)( |$)", re.M)
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@dataclass(init=False, repr=False, eq=False)  # fields for dataclasses.replace; __init__ and laziness are below
 class YNode:
-    """One composed node. Scalars keep their typed value, parsed text, raw-text style and offsets."""
+    """One composed node. Scalars keep their typed value, parsed text, raw-text style and offsets.
+
+    Nodes of a parsed file are built lazily from PyYAML's own nodes (their marks hold the positions): the
+    span, the offsets, a scalar's typed value and a collection's items are made when a reader first asks
+    for them, so the nodes no reader visits (most values of a large manifest) cost nothing beyond
+    libyaml's compose. Nodes made by hand (`YNode("map", span, start, end, items=...)`) hold their fields
+    from the start. Either way a node is immutable, and the same composed node (an alias) is one YNode.
+    """
+
+    __slots__ = ("kind", "span", "start", "end", "value", "text", "style", "tag", "items", "size", "_src", "_doc",
+                 "_keys")
 
     kind: str  # "map" | "seq" | "scalar"
     span: Span
     start: int  # offset of the node's first character in the file
     end: int
-    value: Any = None  # scalars: typed value (int 8 for `8`, str "8" for `"8"`)
-    text: str = ""  # scalars: the parsed string
-    style: str | None = None  # None (plain), "'", '"', "|", ">"
-    tag: str = ""
-    items: tuple = ()  # seq: (YNode, ...); map: ((key YNode, value YNode), ...)
-    size: int = 1  # nodes under this one, aliases expanded
+    value: Any  # scalars: typed value (int 8 for `8`, str "8" for `"8"`)
+    text: str  # scalars: the parsed string
+    style: str | None  # None (plain), "'", '"', "|", ">"
+    tag: str
+    items: tuple  # seq: (YNode, ...); map: ((key YNode, value YNode), ...)
+    size: int  # nodes under this one, aliases expanded
+
+    def __init__(self, kind: str, span: Span, start: int, end: int, value: Any = None, text: str = "",
+                 style: str | None = None, tag: str = "", items: tuple = (), size: int = 1) -> None:
+        for name, given in (("kind", kind), ("span", span), ("start", start), ("end", end), ("value", value),
+                            ("text", text), ("style", style), ("tag", tag), ("items", items), ("size", size),
+                            ("_src", None), ("_doc", None)):
+            object.__setattr__(self, name, given)
+
+    @classmethod
+    def _lazy(cls, node: Any, doc: _Doc) -> YNode:
+        """A node whose span, offsets, typed value, style, items and size are made on first use."""
+        self = object.__new__(cls)
+        _SET_SRC(self, node)
+        _SET_DOC(self, doc)
+        _SET_TAG(self, node.tag)
+        if type(node) is _SCALAR:
+            _SET_KIND(self, "scalar")
+            _SET_TEXT(self, node.value if doc.templated is None else doc.templated.restore(node.value))
+            _SET_ITEMS(self, ())
+            _SET_SIZE(self, 1)
+        else:
+            _SET_KIND(self, "seq" if type(node) is _SEQUENCE else "map")
+            _SET_TEXT(self, "")
+            _SET_VALUE(self, None)
+            _SET_STYLE(self, None)
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        """A field not made yet (only slots of lazily built nodes are ever unset), or the key index of a map."""
+        if name == "_keys":  # string key -> value node, the last occurrence winning (as `get` always chose)
+            keys = {k.text: v for k, v in self.items if k.kind == "scalar"}
+            _SET_KEYS(self, keys)
+            return keys
+        if name not in _LAZY:
+            raise AttributeError(name)
+        src, doc = object.__getattribute__(self, "_src"), object.__getattribute__(self, "_doc")
+        if name in ("span", "start", "end"):
+            span, a, b = doc.span(src)
+            _SET_SPAN(self, span)
+            _SET_START(self, a)
+            _SET_END(self, b)
+        elif name == "items":
+            _SET_ITEMS(self, doc.items(src))
+        elif name == "size":
+            _SET_SIZE(self, node_size(src, doc.sizes, doc.key_text))
+        elif name == "style":
+            _SET_STYLE(self, _style(src))
+        else:
+            _SET_VALUE(self, doc.value(src, self.text))
+        return object.__getattribute__(self, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"YNode is immutable (cannot set {name})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"YNode is immutable (cannot delete {name})")
+
+    def __repr__(self) -> str:
+        return f"YNode({self.kind!r}, {self.span!r}, tag={self.tag!r})"
 
     @property
     def is_map(self) -> bool:
@@ -65,11 +158,7 @@ class YNode:
         """The value node for a string key (last occurrence, as YAML loaders keep)."""
         if self.kind != "map":
             return None
-        found = None
-        for k, v in self.items:
-            if k.kind == "scalar" and k.text == key:
-                found = v
-        return found
+        return self._keys.get(key)
 
     def path(self, *keys: str | int) -> YNode | None:
         node: YNode | None = self
@@ -101,6 +190,129 @@ class YNode:
         if self.kind == "seq":
             return [i.data() for i in self.items]
         return {k.data() if k.kind == "scalar" else str(k.span): v.data() for k, v in self.items}
+
+
+_LAZY = frozenset({"span", "start", "end", "value", "style", "items", "size"})
+_SLOT = {name: YNode.__dict__[name].__set__ for name in YNode.__slots__}  # plain slot stores, past __setattr__
+_SET_KIND, _SET_SPAN, _SET_START, _SET_END = _SLOT["kind"], _SLOT["span"], _SLOT["start"], _SLOT["end"]
+_SET_VALUE, _SET_TEXT, _SET_STYLE, _SET_TAG = _SLOT["value"], _SLOT["text"], _SLOT["style"], _SLOT["tag"]
+_SET_ITEMS, _SET_SIZE, _SET_SRC, _SET_DOC = _SLOT["items"], _SLOT["size"], _SLOT["_src"], _SLOT["_doc"]
+_SET_KEYS = _SLOT["_keys"]
+_SCALAR, _SEQUENCE, _MAPPING = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+_STYLES = ("'", '"', "|", ">")
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _style(node: Any) -> str | None:
+    return node.style if node.style in _STYLES else None
+
+
+class _Doc:
+    """One composed document: PyYAML's node graph and what turns its nodes into YNodes.
+
+    Each composed node becomes one YNode: a node's items are made once and kept, and with aliases (the
+    only way one composed node has two parents) a memo by node makes the alias the same YNode."""
+
+    def __init__(self, path: str, start: int, base_line: int, templated: Templated | None, root: Any,
+                 aliases: bool):
+        self.path, self.start, self.base_line, self.templated, self.root = path, start, base_line, templated, root
+        self.nodes: dict[int, YNode] = {}  # id(PyYAML node) -> its YNode, with aliases only
+        self.sizes: dict[int, int] = {}
+        self.wrap = self._memo if aliases else self._new
+        self._ctor: yaml.constructor.SafeConstructor | None = None
+
+    def _new(self, node: Any) -> YNode:
+        return YNode._lazy(node, self)
+
+    def _memo(self, node: Any) -> YNode:
+        found = self.nodes.get(id(node))
+        if found is None:
+            found = self.nodes[id(node)] = YNode._lazy(node, self)
+        return found
+
+    def span(self, node: Any) -> tuple[Span, int, int]:
+        sm, em, b = node.start_mark, node.end_mark, self.base_line + 1
+        return (Span(self.path, sm.line + b, sm.column + 1, em.line + b, em.column + 1), self.start + sm.index,
+                self.start + em.index)
+
+    def key_text(self, node: Any) -> str:
+        return self.templated.restore(node.value) if self.templated is not None else node.value
+
+    def value(self, node: Any, text: str) -> Any:
+        """A scalar's typed value for the YAML core tags (int 8 for `8`), else its parsed string."""
+        if node.tag == _STR_TAG or not node.tag.startswith("tag:yaml.org,2002:"):
+            return text
+        if self._ctor is None:
+            self._ctor = yaml.constructor.SafeConstructor()
+        try:
+            return self._ctor.construct_object(node)
+        except Exception:  # noqa: BLE001 - an odd timestamp or number form: keep the text
+            return text
+
+    def items(self, node: Any) -> tuple:
+        wrap = self.wrap
+        if type(node) is _SEQUENCE:
+            return tuple(wrap(c) for c in node.value)
+        pairs = node.value
+        if any(type(k) is _SCALAR and k.value == "<<" for k, _ in pairs):  # a merge key (or a quoted `<<`)
+            pairs = effective_pairs(node, self.key_text)
+        return tuple((wrap(k), wrap(v)) for k, v in pairs)
+
+
+def effective_pairs(node: Any, key_text: Callable[[Any], str]) -> list[tuple[Any, Any]]:
+    """A mapping's (key, value) nodes as a loader sees them: a plain `<<` key merges the pairs of its map (or
+    maps) whose keys are not written before it, as the builder always did."""
+    out: list[tuple[Any, Any]] = []
+    seen: set[str] = set()
+    for k, v in node.value:
+        if type(k) is _SCALAR:
+            text = key_text(k)
+            if text == "<<" and _style(k) is None:
+                out.extend(p for p in merged_pairs(v, key_text) if _text_of(p[0], key_text) not in seen)
+                continue
+            seen.add(text)
+        out.append((k, v))
+    return out
+
+
+def _text_of(node: Any, key_text: Callable[[Any], str]) -> str:
+    return key_text(node) if type(node) is _SCALAR else ""
+
+
+def merged_pairs(value: Any, key_text: Callable[[Any], str]) -> list[tuple[Any, Any]]:
+    if type(value) is _MAPPING:
+        return effective_pairs(value, key_text)
+    if type(value) is _SEQUENCE:
+        return [p for m in value.value if type(m) is _MAPPING for p in effective_pairs(m, key_text)]
+    return []
+
+
+def node_size(root: Any, sizes: dict[int, int], key_text: Callable[[Any], str]) -> int:
+    """Nodes under `root`, aliases expanded (a merged pair counts where it is merged), memoised by node."""
+    stack = [(root, False)]
+    while stack:
+        node, ready = stack.pop()
+        if id(node) in sizes:
+            continue
+        if type(node) is _SCALAR:
+            sizes[id(node)] = 1
+        elif ready:
+            sizes[id(node)] = _collection_size(node, sizes, key_text)
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in _children(node) if id(c) not in sizes)
+    return sizes[id(root)]
+
+
+def _collection_size(node: Any, sizes: dict[int, int], key_text: Callable[[Any], str]) -> int:
+    if type(node) is _SEQUENCE:
+        return 1 + sum(sizes[id(c)] for c in node.value)
+    pairs = effective_pairs(node, key_text)
+    missing = [n for p in pairs for n in p if id(n) not in sizes]
+    if missing:  # a merged map's children: sized on their own first
+        for n in missing:
+            node_size(n, sizes, key_text)
+    return 1 + sum(sizes[id(k)] + sizes[id(v)] for k, v in pairs)
 
 
 @dataclass(frozen=True)
@@ -135,22 +347,24 @@ def parse_yaml(path: str, text: str) -> YamlFile:
     """Compose every document of `text`; problems (with lines) instead of exceptions."""
     problems: list[YamlProblem] = []
     resolved = _resolve_conflicts(text, problems)
-    index = LineIndex(resolved)
+    index = LineIndex(resolved)  # line starts are found when a position is first asked for
     docs: list[YNode] = []
     templated: Templated | None = None
+    line, at = 0, 0  # lines before offset `at`
     for start, chunk in _chunks(resolved):
         limits.check()
-        doc, used = _compose_chunk(path, chunk, start, index, problems)
+        line, at = line + resolved.count("\n", at, start), start
+        doc, used = _compose_chunk(path, chunk, start, line, problems)
         if used is not None and templated is None:
             templated = used
-            line = index.locate(start)[0] + used.first_line - 1
-            problems.append(YamlProblem(TEMPLATE_NOTE, line, 1, "info"))
+            problems.append(YamlProblem(TEMPLATE_NOTE, line + used.first_line, 1, "info"))
         if doc is not None:
             docs.append(doc)
     return YamlFile(path, resolved, index, docs, problems, scan_comments(text), templated)
 
 
-TEMPLATE_NOTE = "Helm/Go template file: {{ }} expressions are not YAML; reading the rest with them kept as unresolved text"
+TEMPLATE_NOTE = ("Helm/Go template file: {{ }} expressions are not YAML; reading the rest with them kept as "
+                 "unresolved text")
 
 
 def _chunks(text: str) -> Iterator[tuple[int, str]]:
@@ -179,13 +393,14 @@ def _resolve_conflicts(text: str, problems: list[YamlProblem]) -> str:
             lines[i] = " " * len(ln)
     if first is None:
         return text
-    problems.append(YamlProblem("unresolved git merge-conflict markers: not valid YAML; reading the first side of each conflict", first, 1))
+    problems.append(YamlProblem("unresolved git merge-conflict markers: not valid YAML; reading the first side of "
+                                "each conflict", first, 1))
     return "\n".join(lines)
 
 
-def _compose_chunk(path, chunk, start, index, problems) -> tuple[YNode | None, Templated | None]:
+def _compose_chunk(path: str, chunk: str, start: int, base_line: int,
+                   problems: list[YamlProblem]) -> tuple[YNode | None, Templated | None]:
     """One document; a chunk that is not YAML only because of `{{ }}` is read detemplated."""
-    base_line = index.locate(start)[0] - 1
     estimate = _node_estimate(chunk)
     if estimate > MAX_COMPOSE:
         problems.append(YamlProblem(f"document too large to read: about {estimate:,} YAML nodes, over the "
@@ -194,15 +409,21 @@ def _compose_chunk(path, chunk, start, index, problems) -> tuple[YNode | None, T
         return None, None
     node, error = _compose(chunk, base_line)
     templated = None
+    composed = chunk
     if error is not None and "{{" in chunk:
         templated = detemplate(chunk)
-        node, error = _compose(templated.text, base_line)
+        composed = templated.text
+        node, error = _compose(composed, base_line)
     if error is not None:
         problems.append(error)
         return None, templated
     if node is None:
         return None, templated
-    return _Builder(path, start, base_line, index, problems, templated).build(node), templated
+    aliases = "*" in composed
+    doc = _Doc(path, start, base_line, templated, node, aliases)
+    if not _Checker(doc, problems).check(aliases=aliases):
+        return None, templated
+    return doc.wrap(node), templated
 
 
 def _node_estimate(chunk: str) -> int:
@@ -214,7 +435,7 @@ def _node_estimate(chunk: str) -> int:
     return sum(chunk.count(c) for c in "\n,:-[{") + 1
 
 
-def _compose(text: str, base_line: int):
+def _compose(text: str, base_line: int) -> tuple[Any, YamlProblem | None]:
     try:
         return yaml.compose(text, Loader=_Loader), None
     except yaml.MarkedYAMLError as exc:
@@ -233,20 +454,29 @@ def _one_line(exc: Exception) -> str:
     return re.sub(r"\s+", " ", text)[:200]
 
 
-class _Builder:
-    """Composed PyYAML graph -> YNode tree, iteratively (no recursion limit) and size-bounded."""
+class _Checker:
+    """What composing a document must report before any reader sees it: recursive aliases, alias bombs and
+    duplicate keys, in the order (and under the caps) the YNode builder always reported them.
 
-    def __init__(self, path, start, base_line, index, problems, templated):
-        self.path, self.start, self.base_line = path, start, base_line
-        self.index, self.problems, self.templated = index, problems, templated
-        self.ctor = yaml.constructor.SafeConstructor()
+    Without an alias (no `*` in the text) a document can neither recurse nor expand past its own node
+    count, which the compose estimate already bounds, so only duplicate keys are looked for, in one pass
+    over the mappings; the full walk runs only for documents with aliases or duplicates."""
+
+    def __init__(self, doc: _Doc, problems: list[YamlProblem]):
+        self.doc, self.problems = doc, problems
         self.duplicates = 0
 
-    def build(self, root) -> YNode | None:
-        memo: dict[int, YNode] = {}
+    def check(self, *, aliases: bool) -> bool:
+        """False when the document cannot be read (the problem says why)."""
+        if not aliases and (self.doc.templated is not None or not _has_duplicates(self.doc.root)):
+            return True  # templated documents never report duplicates (template branches repeat keys)
+        return self._walk()
+
+    def _walk(self) -> bool:
+        """The builder's traversal (depth first, children last to first, a node once), node sizes included."""
+        sizes = self.doc.sizes
         open_: set[int] = set()
-        stack = [(root, False)]
-        scalar_type = yaml.ScalarNode
+        stack = [(self.doc.root, False)]
         steps = 0
         while stack:
             steps += 1
@@ -256,106 +486,97 @@ class _Builder:
             key = id(node)
             if ready:
                 open_.discard(key)
-                built = self._make(node, memo)
-                if built is None:
-                    return None
-                memo[key] = built
+                if not self._finish(node):
+                    return False
                 continue
-            if key in memo:
+            if key in sizes:
                 continue
-            if type(node) is scalar_type:
-                memo[key] = self._scalar(node, *self._span(node))
+            if type(node) is _SCALAR:
+                sizes[key] = 1
                 continue
             open_.add(key)
             stack.append((node, True))
             for child in _children(node):
                 ck = id(child)
-                if ck in memo:
+                if ck in sizes:
                     continue
                 if ck in open_:
                     return self._fail(child, "recursive alias (a node contains itself)")
-                if type(child) is scalar_type:
-                    memo[ck] = self._scalar(child, *self._span(child))
+                if type(child) is _SCALAR:
+                    sizes[ck] = 1
                 else:
                     stack.append((child, False))
-        return memo.get(id(root))
+        return True
 
-    def _fail(self, node, message: str) -> None:
-        line, col = self._pos(node.start_mark)
-        self.problems.append(YamlProblem(message, line, col))
-        return None
-
-    def _pos(self, mark) -> tuple[int, int]:
-        return mark.line + 1 + self.base_line, mark.column + 1
-
-    def _span(self, node) -> tuple[Span, int, int]:
-        sm, em, b = node.start_mark, node.end_mark, self.base_line + 1
-        return Span(self.path, sm.line + b, sm.column + 1, em.line + b, em.column + 1), self.start + sm.index, self.start + em.index
-
-    def _make(self, node, memo) -> YNode | None:
-        span, a, b = self._span(node)
-        if isinstance(node, yaml.SequenceNode):
-            items = tuple(memo[id(c)] for c in node.value)
-            size = 1 + sum(i.size for i in items)
-            if size > MAX_NODES:
-                return self._fail(node, f"document expands to over {MAX_NODES} nodes (alias bomb?); not read")
-            return YNode("seq", span, a, b, tag=node.tag, items=items, size=size)
-        pairs = self._pairs(node, memo)
-        size = 1 + sum(k.size + v.size for k, v in pairs)
+    def _finish(self, node: Any) -> bool:
+        if type(node) is _MAPPING:
+            self._report_duplicates(node)
+        size = _collection_size(node, self.doc.sizes, self.doc.key_text)
         if size > MAX_NODES:
-            return self._fail(node, f"document expands to over {MAX_NODES} nodes (alias bomb?); not read")
-        return YNode("map", span, a, b, tag=node.tag, items=pairs, size=size)
+            self._fail(node, f"document expands to over {MAX_NODES} nodes (alias bomb?); not read")
+            return False
+        self.doc.sizes[id(node)] = size
+        return True
 
-    def _pairs(self, node, memo) -> tuple:
-        out: list[tuple[YNode, YNode]] = []
+    def _report_duplicates(self, node: Any) -> None:
+        if self.doc.templated is not None:  # template branches repeat keys
+            return
         seen: dict[str, int] = {}
-        for k, v in node.value:
-            key, val = memo[id(k)], memo[id(v)]
-            if key.kind == "scalar" and key.text == "<<" and key.style is None:
-                out.extend(p for p in _merged(val) if p[0].text not in seen)
+        for k, _ in node.value:
+            if type(k) is not _SCALAR:
                 continue
-            if key.kind == "scalar":
-                if key.text in seen and self.templated is None:  # template branches repeat keys
-                    self._duplicate(key, seen[key.text])
-                seen[key.text] = key.span.line
-            out.append((key, val))
-        return tuple(out)
+            text = self.doc.key_text(k)
+            if text == "<<" and _style(k) is None:
+                continue
+            line = k.start_mark.line + 1 + self.doc.base_line
+            if text in seen:
+                self._duplicate(text, line, k.start_mark.column + 1, seen[text])
+            seen[text] = line
 
-    def _duplicate(self, key: YNode, first: int) -> None:
+    def _fail(self, node: Any, message: str) -> bool:
+        mark = node.start_mark
+        self.problems.append(YamlProblem(message, mark.line + 1 + self.doc.base_line, mark.column + 1))
+        return False
+
+    def _duplicate(self, text: str, line: int, col: int, first: int) -> None:
         """One finding per duplicate up to a cap: a generated file can repeat a key a million times."""
         self.duplicates += 1
         if self.duplicates <= MAX_DUPLICATE_REPORTS:
-            self.problems.append(YamlProblem(f"duplicate key {key.text!r} (first at line {first}); the last one wins",
-                                             key.span.line, key.span.col, kind="duplicate"))
+            self.problems.append(YamlProblem(f"duplicate key {text!r} (first at line {first}); the last one wins",
+                                             line, col, kind="duplicate"))
         elif self.duplicates == MAX_DUPLICATE_REPORTS + 1:
-            self.problems.append(YamlProblem(f"more duplicate keys after this one; only the first {MAX_DUPLICATE_REPORTS} are reported",
-                                             key.span.line, key.span.col, kind="duplicate"))
-
-    def _scalar(self, node, span, a, b) -> YNode:
-        text = node.value
-        if self.templated is not None:
-            text = self.templated.restore(text)
-        value: Any = text
-        if node.tag != "tag:yaml.org,2002:str" and node.tag.startswith("tag:yaml.org,2002:"):
-            try:
-                value = self.ctor.construct_object(node)
-            except Exception:  # noqa: BLE001 - an odd timestamp or number form: keep the text
-                value = text
-        style = node.style if node.style in ("'", '"', "|", ">") else None
-        return YNode("scalar", span, a, b, value=value, text=text, style=style, tag=node.tag)
+            self.problems.append(YamlProblem(f"more duplicate keys after this one; only the first "
+                                             f"{MAX_DUPLICATE_REPORTS} are reported", line, col, kind="duplicate"))
 
 
-def _children(node) -> list:
-    if isinstance(node, yaml.SequenceNode):
+def _has_duplicates(root: Any) -> bool:
+    """Whether any mapping of an alias-free document repeats a key (a plain `<<` merge key aside)."""
+    stack = [root]
+    steps = 0
+    while stack:
+        steps += 1
+        if not steps & 1023:
+            limits.check()
+        node = stack.pop()
+        if type(node) is _MAPPING:
+            keys = [k.value for k, _ in node.value if type(k) is _SCALAR]
+            if len(set(keys)) != len(keys) and _repeats([k for k, _ in node.value if type(k) is _SCALAR]):
+                return True
+            stack.extend(n for pair in node.value for n in pair if type(n) is not _SCALAR)
+        elif type(node) is _SEQUENCE:
+            stack.extend(n for n in node.value if type(n) is not _SCALAR)
+    return False
+
+
+def _repeats(keys: list[Any]) -> bool:
+    """A repeated key other than plain `<<` (merge keys may repeat)."""
+    texts = [k.value for k in keys if not (k.value == "<<" and _style(k) is None)]
+    return len(set(texts)) != len(texts)
+
+
+def _children(node: Any) -> list[Any]:
+    if type(node) is _SEQUENCE:
         return list(node.value)
-    if isinstance(node, yaml.MappingNode):
+    if type(node) is _MAPPING:
         return [n for pair in node.value for n in pair]
-    return []
-
-
-def _merged(val: YNode) -> list[tuple[YNode, YNode]]:
-    if val.kind == "map":
-        return list(val.items)
-    if val.kind == "seq":
-        return [p for m in val.items if m.kind == "map" for p in m.items]
     return []
