@@ -12,10 +12,8 @@ written atomically, so it diffs cleanly in review and a crash never leaves half 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -82,26 +80,46 @@ def fingerprint(code: str, subject: Subject, path: str = "", occurrence: int = 0
     parts = [code, subject.launch, subject.model, subject.setting, subject.value]
     if path or occurrence:
         parts += [path, str(occurrence)]
+    import hashlib
+
     return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:32]
 
 
-def subject(f: Finding, dep: Deployment | None, text: str | None) -> Subject:
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """What the reports and the baseline need of the launch a rule finding is about, kept instead of the whole
+    Deployment so a run over thousands of files holds a few strings per finding (LintResult.origins)."""
+
+    path: str
+    launch_span: Span | None
+    name: str
+    model: str | None
+    setting: str  # setting_of(finding, deployment)
+
+    @classmethod
+    def of(cls, f: Finding, dep: Deployment) -> Origin:
+        return cls(dep.path, dep.launch_span, dep.name, dep.model, setting_of(f, dep))
+
+
+def subject(f: Finding, dep: Deployment | Origin | None, text: str | None) -> Subject:
     """The finding's subject from the launch it was raised for (None: a reader's finding) and the file text."""
     value = _flagged_text(f.span, text) if f.span is not None and text else ""
     if dep is None:
         return Subject(setting=str(f.data.get("flag", "")), value=value)
-    return Subject(launch=dep.name, model=dep.model or "", setting=_setting(f, dep), value=value)
+    setting = dep.setting if isinstance(dep, Origin) else setting_of(f, dep)
+    return Subject(launch=dep.name, model=dep.model or "", setting=setting, value=value)
 
 
 def about(f: Finding, result: object) -> Subject:
     """subject() for a finding of a lint result (its `origins` and `texts`)."""
     path = f.span.path if f.span else f.path
-    origins: Mapping[Finding, Deployment] = getattr(result, "origins", {})
+    origins: Mapping[Finding, Deployment | Origin] = getattr(result, "origins", {})
     texts: Mapping[str, str] = getattr(result, "texts", {})
     return subject(f, origins.get(f), texts.get(path))
 
 
-def _setting(f: Finding, dep: Deployment) -> str:
+def setting_of(f: Finding, dep: Deployment) -> str:
+    """The setting, field or flag of the launch the finding's span points at (else the finding's own flag)."""
     span = f.span
     if span is not None:
         for s in dep.settings.values():
@@ -268,6 +286,8 @@ def write_atomic(path: str, text: str) -> None:
     """Write text to path through a temporary file in the same folder: readers see the old or the new file."""
     folder = os.path.dirname(os.path.abspath(path))
     try:
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     except OSError as exc:
         raise KvlintError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -4,27 +4,38 @@ One direction, no back-and-forth: readers find launches, the resolve stage (kvli
 each into a Resolved record (model, GPU, release, budget or the reason there is none; memoised for
 the run: pre-commit runs one process over every file), the selected rules run on it and
 suppressions apply. Every launch found leaves a LaunchStatus. Reporters only read the result.
+
+Each file is checked on its own into a `FileOutcome` (kvlint.lint_files does it for one file), and
+the run folds the outcomes into the LintResult in the order the files were walked: serially, or with
+`jobs > 1` in worker processes (forked after the parent has loaded every table, so each worker
+starts warm) whose outcomes are folded in the same order. The one run-level decision a file cannot
+make alone, which launch carries the once-per-run KV003 note, is made while folding: a file whose
+launches qualify sends both versions of its findings. So the report is the same bytes whatever
+`jobs` is. A file's text and parse tree are dropped once its findings are made; only the source
+lines its findings point at are kept (code frames and baseline subjects read nothing else).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from kvlint import limits
 from kvlint.config import Config, ConfigCache
-from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, get_rule, run_rules, selected_codes
 from kvlint.resolve import Resolved, ResolveOptions, Resolver
 from kvlint.status import LaunchStatus
 
 if TYPE_CHECKING:
+    from kvlint.baseline import Origin
+    from kvlint.deployment import Deployment
     from kvlint.launches import ReadResult
 
 CONFIG_NAMES = {".kvlint.yaml", ".kvlint.yml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml"}
+MIN_FILES_PER_JOB = 8  # below this many files per worker, forking costs more than it saves
 
 
 @dataclass(frozen=True)
@@ -52,49 +63,73 @@ class LintResult:
     suppressed: int = 0
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # path -> the file's text with only the lines findings point at (the others empty): what code frames and
+    # baseline subjects read, without keeping every file of a large run
     texts: dict[str, str] = field(default_factory=dict)
     configs: list[Config] = field(default_factory=list)
     launches: list[LaunchStatus] = field(default_factory=list)  # one per launch found, in file order
     no_gpu_noted: bool = False  # the once-per-run KV003 "no GPU product declared" was given
-    origins: dict[Finding, Deployment] = field(default_factory=dict)  # the launch a rule finding is about
+    origins: dict[Finding, Origin] = field(default_factory=dict)  # the launch a rule finding is about
 
 
-def lint(paths: list[str], options: LintOptions = LintOptions()) -> LintResult:
-    """Check every deployment file under paths; never raises for bad input (only for bad config)."""
-    from kvlint.launches import iter_files
-    from kvlint.launches.discover import is_note
+# ---------------------------------------------------------------- one file
+
+
+@dataclass
+class Findings:
+    """A file's findings after suppression, and what they need from the file."""
+
+    kept: list[Finding] = field(default_factory=list)
+    suppressed: int = 0
+    origins: list[tuple[Finding, Origin]] = field(default_factory=list)
+
+
+@dataclass
+class FileOutcome:
+    """What one file adds to a run. `noted` is the file's findings when one of its launches carries the run's
+    KV003 note (`qualifies`), `plain` when an earlier file already carried it or none qualifies."""
+
+    path: str
+    linted: bool = False
+    deployments: int = 0
+    launches: list[LaunchStatus] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    plain: Findings = field(default_factory=Findings)
+    noted: Findings | None = None
+    qualifies: bool = False
+    lines: dict[int, str] = field(default_factory=dict)  # line -> text, for the lines the findings point at
+    pending: list[_Launch] = field(default_factory=list)  # launches checked so far (dropped once folded in)
+
+
+@dataclass
+class _Launch:
+    """One launch's rule findings (annotations applied) and, for the first qualifying launch, the KV003 note."""
+
+    dep: Deployment
+    kept: list[Finding]
+    annotated: int
+    note: Finding | None = None
+
+
+def lint_file(path: str, config: Config, options: LintOptions, resolver: Resolver) -> FileOutcome:
+    """Check one file within its time budget (kvlint.limits); never raises for bad input."""
     from kvlint.launches.read import kv001
     from kvlint.limits import LimitExceeded, file_limits
 
-    configs = ConfigCache(options.config)
-    resolver = Resolver(options.resolve_options())
-    result = LintResult()
-    for path in paths:  # a broken configuration is an error even when no file is linted
-        if path != "-" and os.path.exists(path):
-            configs.for_file(os.path.join(path, "-") if os.path.isdir(path) else path)
-    files = [("-", None)] if list(paths) == ["-"] else iter_files(paths)
-    for path, skip in files:
-        if skip is not None:
-            if is_note(skip):
-                result.notes.append(f"{path}: {skip}")
-            else:
-                result.unreadable.append((path, skip))
-            continue
-        if os.path.basename(path) in CONFIG_NAMES:
-            continue
-        config = configs.for_file(path)
-        if path != "-" and config.excluded(path):
-            continue
-        with file_limits():  # one budget for the file: its read and its rules (kvlint.limits)
-            try:
-                _lint_file(path, config, options, resolver, result)
-            except LimitExceeded as exc:
-                if "KV001" in _codes(config, options, path):
-                    result.findings.append(kv001(path, exc.reason))
-    result.findings = sorted(dict.fromkeys(result.findings), key=lambda f: f.sort_key)  # same span twice: once
-    result.configs = configs.loaded()
-    result.notes = sorted(set(result.notes) | {n for c in result.configs for n in c.notes})
-    return result
+    out = FileOutcome(path)
+    with file_limits():  # one budget for the file: its read and its rules (kvlint.limits)
+        try:
+            _lint_file(path, config, options, resolver, out)
+        except LimitExceeded as exc:  # what the launches checked so far left stays; their findings go
+            out.plain = _partial(out.pending, noted=False)
+            out.noted = _partial(out.pending, noted=True) if out.qualifies else None
+            if "KV001" in _codes(config, options, path):
+                for found in (out.plain, out.noted):
+                    if found is not None:
+                        found.kept.append(kv001(path, exc.reason))
+    out.pending = []
+    return out
 
 
 def _read_text(path: str, options: LintOptions) -> str | None:
@@ -109,28 +144,29 @@ def _read_text(path: str, options: LintOptions) -> str | None:
         return None
 
 
-def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolver, result: LintResult) -> None:
-    from kvlint import suppress
-
-    text, read = _read(path, config, options, result)
+def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolver, out: FileOutcome) -> None:
+    text, read = _read(path, config, options, out)
     if read is None or read.skipped:
         return
-    result.files.append(path)
-    if text is not None:
-        result.texts[path] = text
+    out.linted = True
     codes = _codes(config, options, path)
-    found = [_reseverity(f, config) for f in read.findings if f.code in codes]
+    readers = [_reseverity(f, config) for f in read.findings if f.code in codes]
+    launches = out.pending
     for dep in read.deployments:
-        found += _deployment_findings(dep, config, codes, resolver, result)
-    outcome = suppress.apply(found, suppress.scan(text) if text else [])
-    result.suppressed += len(outcome.suppressed)
-    result.findings.extend(outcome.kept)
-    if options.show_unused_suppressions and "KV006" in codes:
-        result.findings.extend(_unused(path, outcome.unused))
+        launches.append(_deployment_findings(dep, config, codes, resolver, out))
+    from kvlint import suppress
+
+    directives = suppress.scan(text) if text else []
+    unused = options.show_unused_suppressions and "KV006" in codes
+    out.plain = _suppressed(path, readers, launches, directives, unused, noted=False)
+    if out.qualifies:
+        out.noted = _suppressed(path, readers, launches, directives, unused, noted=True)
+    if text:
+        out.lines = _lines_for(text, path, out)
 
 
 def _read(path: str, config: Config, options: LintOptions,
-          result: LintResult) -> tuple[str | None, ReadResult | None]:
+          out: FileOutcome) -> tuple[str | None, ReadResult | None]:
     """The file's text and what the readers found in it; (None, None) when it cannot be read at all.
 
     The configuration supplies values for variables the repository leaves to its deploy tooling
@@ -141,41 +177,114 @@ def _read(path: str, config: Config, options: LintOptions,
     try:
         text = _read_text(path, options)
     except OSError as exc:
-        result.unreadable.append((path, f"cannot read: {exc.strerror or exc}"))
+        out.unreadable.append((path, f"cannot read: {exc.strerror or exc}"))
         return None, None
     try:
         as_config = True if path != "-" and config.is_vllm_config(path) else None
         return text, read_path(path, text, variables=config.variables or None, as_vllm_config=as_config)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not crash the hook; the file counts as unread
         why = f"internal error while reading ({type(exc).__name__}: {exc}); please report it"
-        result.unreadable.append((path, why))
+        out.unreadable.append((path, why))
         return text, None
 
 
 def _deployment_findings(dep: Deployment, config: Config, codes: frozenset[str], resolver: Resolver,
-                         result: LintResult) -> list[Finding]:
+                         out: FileOutcome) -> _Launch:
     limits.check()
-    result.deployments += 1
+    out.deployments += 1
     resolved = resolver.resolve(dep, config)
-    result.launches.append(resolved.status())
-    result.notes.extend(resolved.notes)
+    out.launches.append(resolved.status())
+    out.notes.extend(resolved.notes)
     ctx = Context.of(resolved, config)
-    fired = _run_guarded(ctx, codes, result) + _no_gpu_note(resolved, ctx, codes, result)
+    fired = _run_guarded(ctx, codes, out.notes)
     kept = [f for f in fired if not _annotated(f, dep)]
-    result.suppressed += len(fired) - len(kept)
-    result.origins.update((f, dep) for f in kept)
-    return kept
+    note = None
+    if not out.qualifies and _qualifies(resolved, codes):
+        out.qualifies = True
+        note = _no_gpu_note(resolved, ctx)
+    return _Launch(dep, kept, len(fired) - len(kept), note)
 
 
-def _run_guarded(ctx: Context, codes: frozenset[str], result: LintResult) -> list[Finding]:
-    """Rules one at a time: a bug in one rule costs that rule's findings and a note, never the run."""
+def _partial(launches: list[_Launch], *, noted: bool) -> Findings:
+    """Annotation counts and origins of the launches checked before the file ran out of time (their findings
+    are dropped with the file's)."""
+    out = Findings()
+    for launch in launches:
+        out.origins.extend(_origins(_annotate(launch, noted, out)))
+    return out
+
+
+def _annotate(launch: _Launch, noted: bool, out: Findings) -> tuple[list[Finding], _Launch]:
+    """A launch's findings left by its annotations (`kvlint.io/ignore`), the KV003 note included when `noted`."""
+    kept = launch.kept
+    out.suppressed += launch.annotated
+    if noted and launch.note is not None:
+        if _annotated(launch.note, launch.dep):
+            out.suppressed += 1
+        else:
+            kept = kept + [launch.note]
+    return kept, launch
+
+
+def _origins(pair: tuple[list[Finding], _Launch]) -> list[tuple[Finding, Origin]]:
+    from kvlint.baseline import Origin
+
+    kept, launch = pair
+    return [(f, Origin.of(f, launch.dep)) for f in kept]
+
+
+def _suppressed(path: str, readers: list[Finding], launches: list[_Launch], directives: list[Any], unused: bool,
+                *, noted: bool) -> Findings:
+    """The file's findings after annotations and inline suppressions, with or without the run's KV003 note."""
+    from kvlint import suppress
+
+    out = Findings()
+    found = list(readers)
+    for launch in launches:
+        pair = _annotate(launch, noted, out)
+        found += pair[0]
+        out.origins.extend(_origins(pair))
+    outcome = suppress.apply(found, directives)
+    out.suppressed += len(outcome.suppressed)
+    out.kept = list(outcome.kept)
+    if unused:
+        out.kept.extend(_unused(path, outcome.unused))
+    return out
+
+
+def _lines_for(text: str, path: str, out: FileOutcome) -> dict[int, str]:
+    """The lines of this file its own findings point at (their span's file, or the file of the launch they are
+    about: the HTML card of a launch frames its findings with its file's lines); the run reads again the
+    lines other files' findings point at."""
+    wanted = {n for found in (out.plain, out.noted) if found is not None for n in _wanted_lines(found, path)}
+    if not wanted:
+        return {}
+    lines = text.splitlines()
+    return {n: lines[n - 1] for n in wanted if 1 <= n <= len(lines)}
+
+
+def _wanted_lines(found: Findings, path: str) -> set[int]:
+    origin = {id(f): o.path for f, o in found.origins}
+    return {f.span.line for f in found.kept if f.span is not None
+            and (f.span.path == path or origin.get(id(f)) == path)}
+
+
+def _run_guarded(ctx: Context, codes: frozenset[str], notes: list[str]) -> list[Finding]:
+    """The selected rules in code order; a bug in one rule costs that rule's findings and a note, never the run.
+
+    One pass runs them all (run_rules takes the codes in sorted order); only when a rule raises are they run
+    again one at a time, which gives the same findings, the failing rule's aside."""
+    try:
+        return list(run_rules(ctx, codes))
+    except Exception:  # noqa: BLE001 - a pre-commit hook must not crash on a rule bug
+        pass
     fired: list[Finding] = []
     for code in sorted(codes):
         try:
             fired.extend(run_rules(ctx, {code}))
         except Exception as exc:  # noqa: BLE001 - a pre-commit hook must not crash on a rule bug
-            result.notes.append(f"{ctx.deployment.path}: internal error in {code} ({type(exc).__name__}: {exc}); "
-                                f"please report it")
+            notes.append(f"{ctx.deployment.path}: internal error in {code} ({type(exc).__name__}: {exc}); "
+                         f"please report it")
     return fired
 
 
@@ -199,17 +308,19 @@ def _reseverity(f: Finding, config: Config) -> Finding:
     return replace(f, severity=sev) if sev and sev is not f.severity else f
 
 
-def _no_gpu_note(r: Resolved, ctx: Context, codes: frozenset[str], result: LintResult) -> list[Finding]:
+def _qualifies(r: Resolved, codes: frozenset[str]) -> bool:
+    """A launch that would carry the run's KV003 note if no launch before it had: no GPU product named."""
+    return "KV003" in codes and r.gpu.name is None and not r.gpu.known and r.evaluated
+
+
+def _no_gpu_note(r: Resolved, ctx: Context) -> Finding:
     """KV003 as one info per run: launches with no GPU product named are sized against the catalogue."""
-    if result.no_gpu_noted or "KV003" not in codes or r.gpu.name is not None or r.gpu.known or not r.evaluated:
-        return []
-    result.no_gpu_noted = True
     dep = r.deployment
-    return [get_rule("KV003").finding(
+    return get_rule("KV003").finding(
         ctx, "no GPU product declared: launches without one are sized against the GPU catalogue (KV108) "
         "instead of the card they will run on (noted once per run)", dep.gpu_count_span or dep.launch_span,
         fix="declare the fleet once in .kvlint.yaml (`gpu:`, `gpus:` per path, `node-labels:`), a "
-            "nvidia.com/gpu.product node selector, or --gpu", severity=Severity.INFO)]
+            "nvidia.com/gpu.product node selector, or --gpu", severity=Severity.INFO)
 
 
 def _unused(path: str, unused: Iterable[Any]) -> list[Finding]:
@@ -219,6 +330,137 @@ def _unused(path: str, unused: Iterable[Any]) -> list[Finding]:
     return [rule.finding(None, f"suppression `{d.text}` is unused or invalid: {why}",
                          Span(path, d.line, d.col, d.line, d.col + len(d.text)), path=path)
             for d, why in unused]
+
+
+# ---------------------------------------------------------------- the run
+
+
+@dataclass(frozen=True)
+class _Skip:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Task:
+    path: str
+    config: Config
+
+
+def lint(paths: list[str], options: LintOptions = LintOptions(), jobs: int = 1) -> LintResult:
+    """Check every deployment file under paths; never raises for bad input (only for bad config).
+
+    `jobs` > 1 checks files in that many worker processes when there are enough of them; the result is
+    the same as with 1."""
+    configs = ConfigCache(options.config)
+    for path in paths:  # a broken configuration is an error even when no file is linted
+        if path != "-" and os.path.exists(path):
+            configs.for_file(os.path.join(path, "-") if os.path.isdir(path) else path)
+    items = list(_walk(paths, configs))
+    tasks = [i for i in items if isinstance(i, _Task)]
+    if jobs > 1 and len(tasks) >= 2 * MIN_FILES_PER_JOB and "-" not in paths:
+        from kvlint.parallel import lint_in_workers
+
+        outcomes: Iterator[FileOutcome] = lint_in_workers(tasks, options, jobs)
+    else:
+        resolver = Resolver(options.resolve_options())
+        outcomes = (lint_file(t.path, t.config, options, resolver) for t in tasks)
+    result = LintResult()
+    lines: dict[str, dict[int, str]] = {}
+    for item in items:
+        if isinstance(item, _Skip):
+            from kvlint.launches.discover import is_note
+
+            if is_note(item.reason):
+                result.notes.append(f"{item.path}: {item.reason}")
+            else:
+                result.unreadable.append((item.path, item.reason))
+        else:
+            _fold(result, next(outcomes), lines)
+    result.findings = sorted(dict.fromkeys(result.findings), key=lambda f: f.sort_key)  # same span twice: once
+    result.texts = _texts(result, lines, options)
+    result.configs = configs.loaded()
+    result.notes = sorted(set(result.notes) | {n for c in result.configs for n in c.notes})
+    return result
+
+
+def _walk(paths: list[str], configs: ConfigCache) -> Iterator[_Skip | _Task]:
+    """The files to check and the skipped paths, in the order of the walk (the order of the report)."""
+    from kvlint.launches import iter_files
+
+    files = [("-", None)] if list(paths) == ["-"] else iter_files(paths)
+    for path, skip in files:
+        if skip is not None:
+            yield _Skip(path, skip)
+            continue
+        if os.path.basename(path) in CONFIG_NAMES:
+            continue
+        config = configs.for_file(path)
+        if path != "-" and config.excluded(path):
+            continue
+        yield _Task(path, config)
+
+
+def _fold(result: LintResult, out: FileOutcome, lines: dict[str, dict[int, str]]) -> None:
+    """One file's outcome into the run, in walk order; the first qualifying file carries the KV003 note."""
+    found = out.plain
+    if out.qualifies and not result.no_gpu_noted and out.noted is not None:
+        result.no_gpu_noted = True
+        found = out.noted
+    result.unreadable.extend(out.unreadable)
+    if out.linted:
+        result.files.append(out.path)
+        lines[out.path] = out.lines
+    result.deployments += out.deployments
+    result.launches.extend(out.launches)
+    result.notes.extend(out.notes)
+    result.origins.update(found.origins)
+    result.suppressed += found.suppressed
+    result.findings.extend(found.kept)
+
+
+def _texts(result: LintResult, lines: dict[str, dict[int, str]], options: LintOptions) -> dict[str, str]:
+    """Each linted file's text reduced to the lines findings point at: a file another file's finding points
+    into (a vLLM --config file named by a launch) is read again for those lines."""
+    wanted: dict[str, set[int]] = {}
+    for f in result.findings:
+        if f.span is None:
+            continue
+        origin = result.origins.get(f)
+        for path in (f.span.path, origin.path if origin is not None else None):
+            if path in lines:
+                wanted.setdefault(path, set()).add(f.span.line)
+    out: dict[str, str] = {}
+    for path, numbers in wanted.items():
+        have = lines[path]
+        if not numbers <= have.keys():
+            have = _reread(path, numbers, have, options)
+        if have:
+            top = max(have)
+            out[path] = "\n".join(have.get(n, "") for n in range(1, top + 1)) + "\n"
+    return out
+
+
+def _reread(path: str, numbers: set[int], have: dict[int, str], options: LintOptions) -> dict[int, str]:
+    try:
+        text = _read_text(path, options)
+    except OSError:
+        return have
+    if not text:
+        return have
+    split = text.splitlines()
+    return {**{n: split[n - 1] for n in numbers if 1 <= n <= len(split)}, **have}
+
+
+def default_jobs() -> int:
+    """The cores this process may run on (its affinity mask where the platform has one)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        try:
+            return max(1, len(affinity(0)))
+        except OSError:
+            pass
+    return max(1, os.cpu_count() or 1)
 
 
 def fail_threshold(options_fail_on: str | None, result: LintResult) -> Severity:
@@ -238,3 +480,7 @@ def exit_code(result: LintResult, threshold: Severity, exit_zero: bool = False) 
     if exit_zero:
         return 0
     return 1 if any(f.severity >= threshold for f in result.findings) else 0
+
+
+__all__ = ["FileOutcome", "LintOptions", "LintResult", "default_jobs", "exit_code", "fail_threshold", "lint",
+           "lint_file"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Span:
     """A region of one file. Lines and columns are 1-based; end_col is exclusive (as in SARIF)."""
 
@@ -19,7 +19,7 @@ class Span:
         return f"{self.path}:{self.line}:{self.col}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Token:
     """One shell/argv word after quote removal, with where its raw text sits (None for typed-in argv)."""
 

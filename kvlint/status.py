@@ -18,7 +18,7 @@ EVALUATED = "evaluated"
 SKIPPED = "skipped"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CardVerdict:
     """One catalogue card (or one candidate the file offers) tried for a launch."""
 
@@ -29,7 +29,7 @@ class CardVerdict:
     memory_class: int = 0  # the card's marketing GB (80 for an H100 80GB): how the verdicts are grouped
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sweep:
     """The launch sized against the GPU catalogue (no product declared) or against the file's candidates."""
 
@@ -47,7 +47,7 @@ class Sweep:
         return tuple(c.gpu for c in self.cards if not c.starts)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LaunchStatus:
     path: str
     span: Span | None  # the launch

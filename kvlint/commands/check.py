@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import click
@@ -49,16 +50,19 @@ def use_color(output: str | None) -> bool:
 @click.option("--write-baseline", "write_path", type=click.Path(dir_okay=False),
               help="Record the current findings in this baseline file (entries of fixed findings drop out).")
 @click.option("--show-unused-baseline", is_flag=True, help="List baseline entries that no longer match a finding.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1),
+              help="Worker processes checking files (default: the usable cores; 1 checks in this process). "
+                   "The report is the same for any value.")
 def command(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str | None, engine_version: str | None,
             config_path: str | None, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | None,
             online: bool, exit_zero: bool, show_unused_suppressions: bool, output: str | None,
-            baseline_path: str | None, write_path: str | None, show_unused_baseline: bool) -> int:
+            baseline_path: str | None, write_path: str | None, show_unused_baseline: bool, jobs: int | None) -> int:
     """Lint deployment files (Helm values, Kubernetes manifests, launch scripts); `-` reads stdin."""
     from kvlint.errors import KvlintError
-    from kvlint.lint import LintOptions, exit_code, fail_threshold, lint
+    from kvlint.lint import LintOptions, default_jobs, exit_code, fail_threshold, lint
     from kvlint.redact import redact_text
     from kvlint.registry import selected_codes
-    from kvlint.report import render
+    from kvlint.report import render, render_chunks
 
     if engine_version and not re.fullmatch(r"v?\d+(\.\d+){0,3}([.+-][\w.+-]*)?", engine_version):
         raise KvlintError(f"--engine-version {engine_version!r} is not a version number (e.g. 0.33.0)")
@@ -73,18 +77,32 @@ def command(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str |
     options = LintOptions(gpu=gpu, gpu_memory=gpu_memory, engine_version=engine_version, config=config_path,
                           select=select_codes or None, ignore=ignore_codes, online=online,
                           show_unused_suppressions=show_unused_suppressions)
-    result = lint(list(paths) or ["."], options)
+    result = lint(list(paths) or ["."], options, jobs=jobs or default_jobs())
     _baseline(result, options, baseline_path, write_path, show_unused_baseline)
-    report = render(fmt, result, color=use_color(output))
     if output:
         from kvlint.baseline import write_atomic
 
-        write_atomic(output, report)
+        write_atomic(output, render(fmt, result, color=False))
     else:
-        click.echo(report, nl=False)
+        _echo(render_chunks(fmt, result, color=use_color(output)))
     for note in result.notes:
         click.echo(redact_text(f"kvlint: note: {note}"), err=True)
     return exit_code(result, fail_threshold(fail_on, result), exit_zero)
+
+
+def _echo(pieces: Iterable[str], size: int = 1 << 16) -> None:
+    """Write the report as it is made, in blocks of about `size` characters (one write per finding would cost
+    a system call each; the whole report at once, memory in proportion to the run)."""
+    block: list[str] = []
+    held = 0
+    for piece in pieces:
+        block.append(piece)
+        held += len(piece)
+        if held >= size:
+            click.echo("".join(block), nl=False)
+            block, held = [], 0
+    if block:
+        click.echo("".join(block), nl=False)
 
 
 def _baseline(result: LintResult, options: LintOptions, given: str | None, write_path: str | None,

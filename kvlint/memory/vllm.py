@@ -64,6 +64,7 @@ class Stage:
     raw_specs: tuple[KVSpec, ...] = ()  # this stage's layer specs before grouping (0.11's check sums these)
     raw_counts: tuple[tuple[KVSpec, int], ...] = ()  # raw_specs as (distinct spec, layers with it): the same sum
     kv_bytes_per_token: int | None = None  # unpadded bytes a token costs over this stage's layers (None: not summed)
+    layout: StageLayout | None = field(default=None, compare=False, repr=False)  # memoises the one-request need
 
     @property
     def num_blocks(self) -> int:
@@ -318,6 +319,17 @@ class StageLayout:
     raw_specs: tuple[KVSpec, ...]
     raw_counts: tuple[tuple[KVSpec, int], ...]
     kv_bytes_per_token: int
+    needed: dict[tuple[str, int, int], int] = field(default_factory=dict, compare=False, repr=False)
+
+    def need(self, basis: str, length: int, reserve: int, compute: Callable[[int], int]) -> int:
+        """compute(length) memoised: the binary searches of every card of a sweep ask for the same lengths."""
+        key = (basis, length, reserve)
+        found = self.needed.get(key)
+        if found is None:
+            if len(self.needed) >= 4096:
+                self.needed.clear()
+            found = self.needed[key] = compute(length)
+        return found
 
 
 @dataclass(frozen=True)
@@ -539,7 +551,7 @@ def plan_stages(inp: Inputs, steps: Steps) -> list[Stage]:
         mem = stage_memory(inp, rank, lay.layers, steps)
         avail = inp.override * lay.bpb if inp.override is not None else mem.available
         stages.append(Stage(lay.layers, mem.weights, mem.non_kv, avail, lay.bpb, lay.groups, mem.weights_known,
-                            mem.available, lay.raw_specs, lay.raw_counts, lay.kv_bytes_per_token))
+                            mem.available, lay.raw_specs, lay.raw_counts, lay.kv_bytes_per_token, lay))
     return stages
 
 
@@ -559,11 +571,21 @@ def capacity(groups: list[Group], num_blocks: int, length: int, reserve: int, ve
 
 def stage_needed(st: Stage, ver: VllmVersion, reserve: int) -> Callable[[int], int]:
     """Bytes one request of a given length needs on a stage, as this release's check counts them."""
+    compute = _stage_need(st, ver, reserve)
+    lay = st.layout
+    if lay is None:
+        return compute
+    basis = ver.check_basis
+    return lambda n: lay.need(basis, n, reserve, compute)
+
+
+def _stage_need(st: Stage, ver: VllmVersion, reserve: int) -> Callable[[int], int]:
     if ver.check_basis == "layers":
         if st.raw_counts:  # the same sum, once per distinct spec
             return lambda n: sum(count * s.max_memory(n, reserve) for s, count in st.raw_counts)
         return lambda n: layer_needed_bytes(list(st.raw_specs), n, reserve)
-    return lambda n: needed_bytes(list(st.groups), st.bpb, n, reserve)
+    groups = list(st.groups)
+    return lambda n: needed_bytes(groups, st.bpb, n, reserve)
 
 
 def check_memory_of(st: Stage, ver: VllmVersion) -> int:
@@ -747,13 +769,21 @@ def weights_formula(inp: Inputs) -> str:
     """How the per-rank weights were counted: the parts vLLM's load adds to the checkpoint's parameters."""
     if inp.weights_bytes is not None:
         return "as given"
+    backend, par = mxfp4_backend(inp.ver, inp.facts), inp.par
+    ep = par.tp * par.dp if par.ep else 1
+    return _FORMULAS.get(inp.model, (inp.dtype, backend, par.tp, par.pp, ep),
+                         lambda: _weights_formula(inp.model, inp.dtype, backend, par.tp, par.pp, ep))
+
+
+_FORMULAS: PerModel[str] = PerModel()
+
+
+def _weights_formula(model: ModelSpec, dtype: str, backend: str, tp: int, pp: int, ep: int) -> str:
     text = "weights model (per rank, this stage)"
-    rope = vllm_rope_table(inp.model, inp.dtype)
+    rope = vllm_rope_table(model, dtype)
     if rope:
         text += f" + RoPE cos/sin table {gib(rope)}"
-    backend = mxfp4_backend(inp.ver, inp.facts)
-    par = inp.par
-    layout = mxfp4_layout_bytes(inp.model, backend, tp=par.tp, pp=par.pp, ep=par.tp * par.dp if par.ep else 1)
+    layout = mxfp4_layout_bytes(model, backend, tp=tp, pp=pp, ep=ep)
     if layout:
         text += f" + mxfp4 {backend} layout {gib(layout)}"
     return text

@@ -7,6 +7,7 @@ through all four and any drift between formats shows up as a diff.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,7 +25,18 @@ FORMATS = {
 
 def render(fmt: str, result: LintResult, *, color: bool = False) -> str:
     """The report for `fmt`; imported on demand so a text run never loads the SARIF code."""
+    return "".join(render_chunks(fmt, result, color=color))
+
+
+def render_chunks(fmt: str, result: LintResult, *, color: bool = False) -> Iterator[str]:
+    """The report in pieces to write as they come: the text report a finding at a time, the others whole.
+
+    Each piece is redacted on its own (the last net: a frame's source line, a message); a text piece ends
+    with a finding's `= docs:` line, where no credential pattern can continue into the next piece."""
     from kvlint.redact import redact_text
 
     module = importlib.import_module(FORMATS[fmt])
-    return redact_text(module.render(result, color=color))  # the last net: a frame's source line, a message
+    pieces = module.chunks(result, color=color) if hasattr(module, "chunks") else iter([module.render(result,
+                                                                                                     color=color)])
+    for piece in pieces:
+        yield redact_text(piece)

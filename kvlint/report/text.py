@@ -6,6 +6,7 @@ offending value so a reader need not open the file. Colour only when asked (a te
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from kvlint.findings import Finding, Severity
@@ -75,17 +76,19 @@ def summary(result: LintResult) -> str:
 
 
 def render(result: LintResult, *, color: bool = False) -> str:
-    out: list[str] = []
+    return "".join(chunks(result, color=color))
+
+
+def chunks(result: LintResult, *, color: bool = False) -> Iterator[str]:
+    """The report a finding at a time (each chunk ends in a newline), so a large run's report is written as it
+    is made instead of held whole."""
     split: dict[str, list[str]] = {}
     for f in result.findings:
         path = f.span.path if f.span else f.path
         if path not in split and path in result.texts:
             split[path] = result.texts[path].splitlines()
-        out.append(header(f, color))
-        out.extend(frame(f, split.get(path), color))
-        out.extend(notes(f))
-    for path, reason in result.unreadable:
-        out.append(f"{path}: error: {reason}")
+        yield "\n".join([header(f, color), *frame(f, split.get(path), color), *notes(f)]) + "\n"
+    out = [f"{path}: error: {reason}" for path, reason in result.unreadable]
     out.append(summary(result))
     out.append(capacity_line(result.launches))
-    return "\n".join(out) + "\n"
+    yield "\n".join(out) + "\n"
