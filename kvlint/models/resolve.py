@@ -113,6 +113,19 @@ def _resolve_cached(ref: str, online: bool, overrides: tuple[tuple[str, str], ..
     found = _from_overrides(name, dict(overrides), Path(base))
     if found is not None:
         return found
+    spec, why = _known(ref, online, cache)
+    if spec is None:
+        raise UnknownModelError(why, HOW_TO_FIX)
+    return spec
+
+
+@lru_cache(maxsize=512)
+def _known(ref: str, online: bool, cache: str) -> tuple[ModelSpec | None, str]:
+    """The Hub cache's or the registry's spec for a name, or why there is none.
+
+    Kept apart from the folder-dependent part above so a model named in a thousand folders is one object
+    resolved once (the memory model's caches key by it), and an unknown one is searched for once."""
+    name, revision = split_revision(ref)
     unreachable = None
     for repo_id in candidate_ids(name):
         try:
@@ -120,12 +133,12 @@ def _resolve_cached(ref: str, online: bool, overrides: tuple[tuple[str, str], ..
         except HubUnreachable as exc:
             unreachable, spec = str(exc), None
         if spec is not None:
-            return _label_path(spec, name)
+            return _label_path(spec, name), ""
     spec = from_registry(name)
     if spec is not None:
-        return _label_path(spec, name)
+        return _label_path(spec, name), ""
     hub = f" and the Hub is unreachable ({unreachable})" if unreachable else ""
-    raise UnknownModelError(f"model {ref!r} is not known offline{hub}{_closest(name)}", HOW_TO_FIX)
+    return None, f"model {ref!r} is not known offline{hub}{_closest(name)}"
 
 
 def _label_path(spec: ModelSpec, name: str) -> ModelSpec:
@@ -149,6 +162,7 @@ def _closest(name: str) -> str:
 def clear_cache() -> None:
     """Forget memoised resolutions (tests that change the HF cache or files between calls)."""
     _resolve_cached.cache_clear()
+    _known.cache_clear()
 
 
 # ---------------------------------------------------------------- reference forms

@@ -186,3 +186,41 @@ def test_bundled_resolution_does_not_import_huggingface_hub(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     assert out.returncode == 0, out.stderr
     assert float(out.stdout.strip()) < 1.0
+
+
+def test_one_model_object_for_every_folder_that_names_it(tmp_path, monkeypatch):
+    """The memory model's caches key by the spec object: a model named in many folders is one object."""
+    import kvlint.models.resolve as mr
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    mr.clear_cache()
+    specs = [mr.resolve_model("Qwen/Qwen3-8B", base_dir=tmp_path / f"c{i}") for i in range(3)]
+    assert specs[0] is specs[1] is specs[2]
+    assert mr._known.cache_info().misses == 1
+
+
+def test_a_local_folder_still_wins_over_the_registry_in_its_own_folder(tmp_path, monkeypatch):
+    import kvlint.models.resolve as mr
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    mr.clear_cache()
+    shared = mr.resolve_model("Qwen/Qwen3-8B", base_dir=tmp_path)
+    local = tmp_path / "here" / "Qwen" / "Qwen3-8B"
+    local.mkdir(parents=True)
+    (local / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 512, "num_hidden_layers": 2,
+        "num_attention_heads": 8, "num_key_value_heads": 2, "intermediate_size": 1024, "vocab_size": 1000,
+        "max_position_embeddings": 2048, "torch_dtype": "bfloat16"}))
+    mine = mr.resolve_model("Qwen/Qwen3-8B", base_dir=tmp_path / "here")
+    assert mine is not shared and mine.num_layers == 2 and shared.num_layers == 36
+
+
+def test_an_unknown_model_is_searched_for_once(tmp_path, monkeypatch):
+    import kvlint.models.resolve as mr
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    mr.clear_cache()
+    for i in range(3):
+        with pytest.raises(mr.UnknownModelError, match="not known offline"):
+            mr.resolve_model("nobody/Not-A-Model-7B", base_dir=tmp_path / f"c{i}")
+    assert mr._known.cache_info().misses == 1
