@@ -172,7 +172,8 @@ def _read(path: str, config: Config, options: LintOptions,
     The configuration supplies values for variables the repository leaves to its deploy tooling
     (`variables:`) and names YAML files to read as vLLM --config files (`vllm-config-files:`).
     """
-    from kvlint.launches import read_path
+    from kvlint.launches import ReadResult, read_path
+    from kvlint.launches.read import may_hold_launch
 
     try:
         text = _read_text(path, options)
@@ -181,6 +182,8 @@ def _read(path: str, config: Config, options: LintOptions,
         return None, None
     try:
         as_config = True if path != "-" and config.is_vllm_config(path) else None
+        if text is not None and as_config is None and not may_hold_launch(text):
+            return text, ReadResult(path)  # no word a launch is written with: one scan, no parse
         return text, read_path(path, text, variables=config.variables or None, as_vllm_config=as_config)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not crash the hook; the file counts as unread
         why = f"internal error while reading ({type(exc).__name__}: {exc}); please report it"

@@ -182,3 +182,27 @@ def test_a_crashing_rule_costs_a_note_not_the_run(repo, monkeypatch, capsys):
     assert main(["check", "busy.sh"]) == 0
     err = capsys.readouterr().err
     assert "internal error in KV103 (ZeroDivisionError" in err and "Traceback" not in err
+
+
+def test_a_file_no_launch_can_be_in_is_scanned_not_parsed(repo, monkeypatch):
+    """Early exit: YAML that names no engine, model, GPU or sizing flag is not parsed (a broken one is quiet:
+    it cannot hold a launch); one with any of those words is parsed and its error reported."""
+    import kvlint.sources.yaml as ysrc
+
+    parsed: list[str] = []
+    real = ysrc.parse_yaml
+    monkeypatch.setattr(ysrc, "parse_yaml", lambda path, text: parsed.append(path) or real(path, text))
+    Path("ci.yaml").write_text("jobs: [\n  build: {\n")  # broken, and nothing a launch is written with
+    Path("gpu.yaml").write_text("resources: {limits: {nvidia.com/gpu: [\n")
+    code, doc = check(".")
+    assert [p for p in parsed if not p.endswith(".kvlint.yaml")] == ["./gpu.yaml"]
+    assert [(f["code"], Path(f["path"]).name) for f in doc["findings"]] == [("KV001", "gpu.yaml")]
+    assert doc["summary"]["files"] == 2 and code == 1
+
+
+def test_a_named_vllm_config_file_is_read_whatever_its_words(repo):
+    Path(".kvlint.yaml").write_text("gpu: H100-SXM-80GB\nvllm-config-files: ['engine/*.yaml']\n")
+    Path("engine").mkdir()
+    Path("engine/flags.yaml").write_text("enforce-eager: true\nswap-space: 4\n")
+    _, doc = check(".", "--engine-version", "0.33.0")
+    assert "KV005" in codes(doc)  # --swap-space is gone from vLLM 0.33: the file was read as one

@@ -31,7 +31,7 @@ def test_a_file_over_the_size_cap_is_one_finding_not_read(tmp_path, capsys):
 
 def test_duplicate_keys_are_reported_up_to_a_cap(tmp_path, capsys):
     dup = tmp_path / "dup.yaml"
-    dup.write_text("a: b\n" * 500)
+    dup.write_text("a: b  # model\n" * 500)  # a word a launch is written with: the file is parsed
     _, found = _findings(capsys, dup)
     assert len(found) == MAX_DUPLICATE_REPORTS + 1
     assert found[0]["message"].startswith("duplicate key 'a' (first at line 1)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from kvlint.findings import Finding, Severity
@@ -14,6 +15,19 @@ from kvlint.sources.text import SourceError, decode, read_file, read_stdin
 from kvlint.span import Span
 
 KV001 = ("KV001", "unreadable-input")
+# Every launch kvlint reads is written with one of these words: an engine's name (command, module, image),
+# a model key or flag (`--model`, `model:`, `modelName`, `--max-model-len`), a KAITO Workspace (a preset
+# name is its model), a GPU request, the stem of a sizing flag (a vLLM --config file of flags alone:
+# `tensor-parallel-size`, `gpu-memory-utilization`, `max-num-seqs`, `kv-cache-dtype`, SGLang's
+# `mem-fraction-static`, `context-length`) or a kvlint directive. A file with none of them cannot hold a
+# launch and costs one scan instead of a parse (in a monorepo most YAML files are not deployments).
+MAY_LAUNCH = re.compile(r"vllm|sglang|model|kaito|kvlint|gpu|parallel|kv[-_]cache|max[-_]num|mem[-_]fraction|"
+                        r"context[-_]length", re.IGNORECASE)
+
+
+def may_hold_launch(text: str) -> bool:
+    """False for a text no launch can be in: `kvlint check` then skips the parse (`inspect` still parses)."""
+    return MAY_LAUNCH.search(text) is not None
 
 
 def kv001(path: str, message: str, line: int | None = None, col: int | None = None,
@@ -99,4 +113,4 @@ def _read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> Read
     return ReadResult(path, deployments, findings, yf.comments)
 
 
-__all__ = ["read_one", "kv001"]
+__all__ = ["kv001", "may_hold_launch", "read_one"]
