@@ -117,16 +117,26 @@ def find_config(start: str) -> str | None:
     """The nearest .kvlint.yaml (or pyproject.toml with [tool.kvlint]) from start up to the repo root."""
     here = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
     while True:
-        for name in NAMES:
-            if os.path.isfile(os.path.join(here, name)):
-                return os.path.join(here, name)
-        pyproject = os.path.join(here, "pyproject.toml")
-        if os.path.isfile(pyproject) and _has_tool_section(pyproject):
-            return pyproject
-        parent = os.path.dirname(here)
-        if os.path.exists(os.path.join(here, ".git")) or parent == here:
-            return None
-        here = parent
+        found = _config_in(here)
+        if found is not None or _is_top(here):
+            return found
+        here = os.path.dirname(here)
+
+
+def _config_in(here: str) -> str | None:
+    """This folder's own configuration file, if it has one."""
+    for name in NAMES:
+        if os.path.isfile(os.path.join(here, name)):
+            return os.path.join(here, name)
+    pyproject = os.path.join(here, "pyproject.toml")
+    if os.path.isfile(pyproject) and _has_tool_section(pyproject):
+        return pyproject
+    return None
+
+
+def _is_top(here: str) -> bool:
+    """The search stops at a repository root (a .git entry) or the filesystem root."""
+    return os.path.exists(os.path.join(here, ".git")) or os.path.dirname(here) == here
 
 
 def _has_tool_section(path: str) -> bool:
@@ -435,13 +445,14 @@ class ConfigCache:
         self.explicit = load_config(explicit) if explicit else None
         self._by_dir: dict[str, Config] = {}
         self._by_path: dict[str, Config] = {}
+        self._nearest_by_dir: dict[str, str | None] = {}
 
     def for_file(self, path: str) -> Config:
         if self.explicit is not None:
             return self.explicit
         directory = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
         if directory not in self._by_dir:
-            found = find_config(directory)
+            found = self._nearest(directory)
             if found is None:
                 self._by_dir[directory] = Config(root=os.getcwd())
             else:
@@ -449,6 +460,22 @@ class ConfigCache:
                     self._by_path[found] = load_config(found)
                 self._by_dir[directory] = self._by_path[found]
         return self._by_dir[directory]
+
+    def _nearest(self, directory: str) -> str | None:
+        """find_config with every folder's answer kept: sibling folders share their parents' walk up."""
+        chain: list[str] = []
+        here = directory
+        while here not in self._nearest_by_dir:
+            chain.append(here)
+            found = _config_in(here)
+            if found is not None or _is_top(here):
+                self._nearest_by_dir[here] = found
+                break
+            here = os.path.dirname(here)
+        answer = self._nearest_by_dir[here]
+        for folder in chain:
+            self._nearest_by_dir[folder] = answer
+        return answer
 
     def loaded(self) -> list[Config]:
         return ([self.explicit] if self.explicit else []) + list(self._by_path.values())
