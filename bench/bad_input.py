@@ -122,7 +122,7 @@ def _sparse(root: Path) -> list[str]:
 
 
 def _config_bomb(root: Path) -> list[str]:
-    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    lines = ['model: m', 'a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
     lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
     (root / ".kvlint.yaml").write_text("\n".join(lines) + "\n")
     return _write(root, "serve.sh", GOOD)
@@ -133,11 +133,13 @@ POD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  
 SCRIPT = ("#!/bin/bash\nset -e\nMODEL=Qwen/Qwen3-8B\nexport TP=2\n# comment\n"
           "vllm serve $MODEL --tensor-parallel-size $TP --max-model-len 4096 &\n")
 
-# (name, before, builder): builder(root) -> paths for the command line (stdin rows: a file to feed)
+# (name, before, builder): builder(root) -> paths for the command line (stdin rows: a file to feed).
+# Each YAML / JSON input names a model, so it is parsed: a file with no word a launch is written with is
+# only scanned (kvlint.launches.read.MAY_LAUNCH), which would measure nothing here.
 ROWS: list[tuple[str, str, Callable[[Path], list[str]]]] = [
-    ("yaml line of { 64 KiB", "110 s", lambda r: _write(r, "a.yaml", "a: " + "{" * 65536 + "\n")),
-    ("yaml line of { 5 MiB", "", lambda r: _write(r, "a.yaml", "a: " + "{" * BIG + "\n")),
-    ("yaml {{ x {{ 5 MiB", "", lambda r: _write(r, "a.yaml", "a: [\n" + _repeat("{{ x }} {{") + "\n")),
+    ("yaml line of { 64 KiB", "110 s", lambda r: _write(r, "a.yaml", "model: " + "{" * 65536 + "\n")),
+    ("yaml line of { 5 MiB", "", lambda r: _write(r, "a.yaml", "model: " + "{" * BIG + "\n")),
+    ("yaml {{ x {{ 5 MiB", "", lambda r: _write(r, "a.yaml", "model: [\n" + _repeat("{{ x }} {{") + "\n")),
     ("shell line of { 64 KiB", "8.7 s", lambda r: _write(r, "a.sh", "vllm serve m " + "{" * 65536 + "\n")),
     ("shell line of {{ 5 MiB", "", lambda r: _write(r, "a.sh", "vllm serve m " + "{{" * (BIG // 2) + "\n")),
     ('shell line of " 5 MiB', "73 s, 852 MB", lambda r: _write(r, "a.sh", "vllm serve m " + '"' * BIG + "\n")),
@@ -160,9 +162,9 @@ ROWS: list[tuple[str, str, Callable[[Path], list[str]]]] = [
         "    command: [sh, -c]\n    args:\n    - |\n" + _repeat("      vllm serve m --max-model-len 4\n")))),
     ("5 MiB Dockerfile CMD", "", lambda r: _write(r, "Dockerfile", "FROM vllm/vllm-openai\nCMD vllm serve m \\\n"
                                                   + _repeat("  --max-model-len 4 \\\n") + "\n")),
-    ("5 MiB JSON of {", "", lambda r: _write(r, "engine.vllm.json", "{" * BIG)),
+    ("5 MiB JSON of {", "", lambda r: _write(r, "engine.vllm.json", '{"model": ' + "{" * BIG)),
     ("alias bomb", "", lambda r: _write(r, "a.yaml", "\n".join(
-        ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+        ['model: m', 'a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
         + [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]) + "\n")),
     ("50 MiB sparse file", "", _sparse),
     ("named FIFO", "hangs", _fifo),
