@@ -97,7 +97,8 @@ SKIP_WORDS = {
     "unknown-model": "model unknown offline", "model-path": "model given as a bare local path",
     "rejected-value": "flag value the engine rejects",
     "refused": "settings the engine refuses", "unresolved-setting": "unresolved setting",
-    "not-a-gpu": "not a GPU", "error": "memory model error",
+    "not-a-gpu": "not a GPU", "model-length-unknown": "model's context length unknown offline",
+    "error": "memory model error",
 }
 
 

@@ -102,6 +102,11 @@ class ModelSpec:
     # A quantization or re-host resolved from a bundled base: "<base id> (<scheme>)", e.g.
     # "meta-llama/Llama-3.3-70B-Instruct (fp8 dynamic, compressed-tensors)"; None for a config read as is.
     derived_from: str | None = None
+    # Set when this config stands in for a sibling id that is not bundled (a base for its -Instruct, or back)
+    # and bundled pairs of the same family differ in context length: what the engine would derive for the
+    # real model is then unknown. "<why>", with the smaller length such a pair showed.
+    length_unknown: str | None = None
+    length_floor: int | None = None
 
     @property
     def is_mla(self) -> bool:

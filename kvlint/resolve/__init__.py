@@ -63,6 +63,9 @@ class Resolver:
             return _replace(base, skipped_because=why, skip_kind="rejected-value")
         if spec is None:
             return _replace(base, skipped_because=_model_skip(base), skip_kind=_model_kind(base.deployment))
+        doubt = _length_doubt(base, spec)
+        if doubt is not None:
+            return _replace(base, skipped_because=doubt, skip_kind="model-length-unknown")
         sizing = self._sizing(base, spec, config)
         what_if = WhatIf(sizing, dict(base.settings), self.budgets)
         if base.gpu.known:
@@ -206,6 +209,22 @@ def _model_skip(r: Resolved) -> str:
 
 def _is_path(ref: str) -> bool:
     return ref.startswith(("/", "./", "../", "~"))
+
+
+def _length_doubt(r: Resolved, spec: ModelSpec) -> str | None:
+    """A sibling's config stands in for the model and the length rests on the real one's: say so, do not guess.
+
+    With a length set at or below the shortest the family's configs allow, the stand-in sizes the launch
+    exactly (shapes agree); left to the model, the engine derives it from a config kvlint does not have."""
+    if spec.length_unknown is None:
+        return None
+    name = r.engine.setting("max_len")
+    given = r.settings.get(name)
+    if isinstance(given, int) and not isinstance(given, bool) and 0 < given <= (spec.length_floor or 0):
+        return None
+    flag = r.engine.flag("max_len")
+    return (f"{spec.length_unknown}, and the launch leaves the length to the model: set {flag} (at most "
+            f"{spec.length_floor:,} is exact with the stand-in) or `kvlint models pull` its config")
 
 
 def _model_kind(dep: Deployment) -> str:

@@ -85,3 +85,17 @@ def test_a_short_served_name_resolves_a_path_to_the_one_bundled_model_of_that_na
 def test_a_short_served_name_that_names_no_single_bundled_model_resolves_nothing(name):
     with pytest.raises(UnknownModelError):
         resolve_model("/data/", aliases=(ModelAlias(name, "served-short"),))
+
+
+def test_a_sibling_stand_in_carries_the_familys_length_doubt():
+    from kvlint.models.resolve import clear_cache, resolve_model
+
+    clear_cache()
+    qwen = resolve_model("Qwen/Qwen2.5-14B-Instruct")
+    assert qwen.model_id == "Qwen/Qwen2.5-14B" and qwen.length_floor == 32768
+    assert qwen.length_unknown is not None and "Qwen/Qwen2.5-7B-Instruct 32,768" in qwen.length_unknown
+    quantized = resolve_model("Qwen/Qwen2.5-14B-Instruct-GPTQ-Int4")  # derived from the same stand-in
+    assert quantized.derived_from is not None and quantized.length_floor == 32768
+    assert resolve_model("Qwen/Qwen2.5-7B-Instruct").length_unknown is None  # bundled itself
+    assert resolve_model("meta-llama/Meta-Llama-3-8B-Instruct").length_unknown is None  # a curated alias
+    assert resolve_model("google/gemma-7b-it").length_unknown is None  # no bundled pair says they differ

@@ -197,3 +197,18 @@ def test_a_named_gpu_the_catalogue_lacks_is_still_a_warning_with_the_fix(tmp_pat
     (tmp_path / "model.yaml").write_text(KUBEAI_CPU.replace("cpu:1", "nvidia-gpu-z9000:1"))
     [f] = [f for f in lint([str(tmp_path / "model.yaml")], LintOptions()).findings if f.code == "KV003"]
     assert f.severity.name == "WARNING" and f.fix is not None
+
+
+def test_a_sibling_config_whose_family_differs_in_length_sizes_only_a_stated_length(tmp_path):
+    """Qwen2.5-14B-Instruct is not bundled; Qwen2.5-14B stands in for its shapes, but the bundled Qwen2.5-7B
+    pair differs in max_position_embeddings (131,072 vs 32,768): a length left to the model is not guessed."""
+    left = _one("vllm serve Qwen/Qwen2.5-14B-Instruct --max-num-seqs 8\n", "a.sh", tmp_path, gpu="H100")
+    above = _one("vllm serve Qwen/Qwen2.5-14B-Instruct --max-model-len 65536\n", "b.sh", tmp_path, gpu="H100")
+    stated = _one("vllm serve Qwen/Qwen2.5-14B-Instruct --max-model-len 16384\n", "c.sh", tmp_path, gpu="H100")
+    for r in (left, above):
+        assert r.budget is None and r.skip_kind == "model-length-unknown", r.skipped_because
+        assert "Qwen/Qwen2.5-7B 131,072" in r.skipped_because and "--max-model-len (at most 32,768" in r.skipped_because
+    assert stated.budget is not None and stated.budget.max_model_len == 16384
+    sglang = _one("python -m sglang.launch_server --model-path Qwen/Qwen2.5-14B-Instruct\n", "d.sh", tmp_path,
+                  gpu="H100")
+    assert sglang.skip_kind == "model-length-unknown" and "--context-length" in sglang.skipped_because
