@@ -14,7 +14,11 @@ Why cooperative checks rather than SIGALRM: a signal can only stop Python byteco
 shared cache being filled (flag tables, model resolution), off the main thread not at all, on
 Windows never, and it would take over a timer that a host (pytest-timeout, an embedding tool) may
 own. Checks placed in the readers' loops stop at known safe points, behave the same on every
-platform and thread, and cost a clock read per loop step (tens of nanoseconds).
+platform and thread, and cost a clock read per loop step (a few hundred nanoseconds).
+
+The clock is the reading thread's CPU time, not the wall clock: a busy machine (a laptop compiling, a CI
+runner with two jobs, kvlint's own --jobs workers) must not turn a file that takes 0.4 s into a KV001 and
+change the report; a file that really spins is stopped after the same amount of work everywhere.
 
 LimitExceeded derives from BaseException, as asyncio's CancelledError does, so a reader's
 `except Exception` can never swallow it and go on with half a file.
@@ -44,7 +48,7 @@ class LimitExceeded(BaseException):
 
 @dataclass
 class _Allowance:
-    deadline: float  # time.monotonic() value; float("inf") when the time budget is off
+    deadline: float  # time.thread_time() value; float("inf") when the time budget is off
     seconds: float
     chars: int
     chars_left: int
@@ -69,7 +73,7 @@ def file_limits(seconds: float | None = None, expanded_chars: int = EXPANDED_CHA
         yield
         return
     budget = file_seconds() if seconds is None else seconds
-    deadline = time.monotonic() + budget if budget > 0 else float("inf")
+    deadline = time.thread_time() + budget if budget > 0 else float("inf")
     token = _current.set(_Allowance(deadline, budget, expanded_chars, expanded_chars))
     try:
         yield
@@ -80,9 +84,9 @@ def file_limits(seconds: float | None = None, expanded_chars: int = EXPANDED_CHA
 def check() -> None:
     """Raise LimitExceeded when the current file's time budget has run out (a no-op outside file_limits)."""
     allowance = _current.get()
-    if allowance is not None and time.monotonic() > allowance.deadline:
-        raise LimitExceeded(f"reading this file took over {allowance.seconds:g} s, kvlint's per-file time budget "
-                            f"(generated or hostile input?); not read (set {SECONDS_VARIABLE} to allow more)")
+    if allowance is not None and time.thread_time() > allowance.deadline:
+        raise LimitExceeded(f"reading this file took over {allowance.seconds:g} s of CPU, kvlint's per-file time "
+                            f"budget (generated or hostile input?); not read (set {SECONDS_VARIABLE} to allow more)")
 
 
 def spend(chars: int) -> None:

@@ -270,3 +270,19 @@ def test_verify_on_a_fifo_does_not_block(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "kvlint", "verify", str(tmp_path / "start.log")], capture_output=True,
                           timeout=60)
     assert proc.returncode == 3 and b"named pipe" in proc.stderr
+
+
+def test_the_budget_is_cpu_time_so_a_busy_machine_does_not_change_the_report():
+    """Waiting (another process has the core) uses no budget; spinning does. A file near the budget on an idle
+    machine must give the same findings on a loaded one (pre-commit on a busy laptop, CI with two jobs)."""
+    import time
+
+    from kvlint import limits
+
+    with limits.file_limits(seconds=0.05):
+        time.sleep(0.15)  # three budgets of wall time, no CPU
+        limits.check()
+        with pytest.raises(limits.LimitExceeded, match="s of CPU"):
+            end = time.thread_time() + 0.2
+            while time.thread_time() < end:
+                limits.check()

@@ -18,11 +18,18 @@ from kvlint.flags import units
 from kvlint.flags.flag_table import FlagSpec
 
 _UNRESOLVED = re.compile(r"\$\(|\$\{|\$[A-Za-z_]|\{\{|^\{[A-Za-z_]\w*\}$")
+# `__MODEL__`, `<MODEL_ID>`: placeholders a deploy script replaces (sed, envsubst-like tooling) before the
+# engine ever sees the value; never a value an engine would be given as is.
+PLACEHOLDER = re.compile(r"__[A-Z][A-Z0-9_]*__|^<[A-Za-z][\w\- ]*>$")
 
 
 def is_unresolved(text: str) -> bool:
     """Shell/template expressions the engine would only see after expansion: kept raw, never guessed."""
-    return bool(_UNRESOLVED.search(text))
+    return bool(_UNRESOLVED.search(text) or PLACEHOLDER.search(text))
+
+
+def is_placeholder(text: str) -> bool:
+    return bool(PLACEHOLDER.search(text)) and not _UNRESOLVED.search(text)
 
 
 def parse_human_int(engine: str, text: str) -> int:

@@ -15,6 +15,8 @@ from kvlint.span import Span
 PRODUCT_LABELS = (
     "cloud.google.com/gke-accelerator",
     "nvidia.com/gpu.product",
+    "gpu.nvidia.com/model",  # GPU operator feature labels on some clusters (values like H200)
+    "gpu.nvidia.com/class",  # CoreWeave's node label (A100_NVLINK_80GB, H100_NVLINK_80GB)
     "karpenter.k8s.aws/instance-gpu-name",
     "cloud.google.com/gke-tpu-accelerator",
     "node.kubernetes.io/instance-type",
@@ -23,7 +25,7 @@ PRODUCT_LABELS = (
     "accelerator",
     "gpu-type",
 )
-_COUNT_SUFFIXES = ("/gpu", "/tpu", "/gaudi")
+_COUNT_SUFFIXES = ("/gpu", "/tpu", "/gaudi", "/neuron", "/neuroncore", "/neurondevice")
 
 
 def count_from_resources(res: YNode | None) -> tuple[int | None, Span | None, str | None]:
@@ -46,6 +48,14 @@ def product_from_resource(name: str | None) -> str | None:
     if name and "/mig-" in name:
         return name.split("/", 1)[1]
     return None
+
+
+def device_from_resource(name: str | None) -> str | None:
+    """`aws.amazon.com/neuroncore`, `habana.ai/gaudi`, `google.com/tpu`: a resource that is itself a non-GPU
+    device names the device when no node label does (a GPU resource names only the vendor)."""
+    from kvlint.gpus import accelerator_kind
+
+    return name if name and accelerator_kind(name) is not None else None
 
 
 def product_from_pod(pod: YNode) -> tuple[str | None, Span | None]:

@@ -220,6 +220,8 @@ def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> Manifes
     for holder in reversed(anc):
         if product is None and holder.is_map:
             product, pspan = g.product_from_pod(holder)
+    if product is None and g.device_from_resource(resource):
+        product, pspan = resource, span
     group, gspan, why = group_size(anc)
     notes: tuple[str, ...] = ()
     ray = _ray_cluster_gpus(anc)

@@ -198,6 +198,11 @@ def _model_skip(r: Resolved) -> str:
     if not dep.model:
         return "no model reference found in the launch: kvlint needs the model to size it"
     if not dep.model_resolved:
+        from kvlint.flags.flag_values import is_placeholder
+
+        if is_placeholder(dep.model):
+            return (f"the model is {ref}, a placeholder the deploy tooling replaces: kvlint sizes the launch "
+                    f"once the file names the model")
         return (f"the model is {ref}, an unresolved expression: give its variable a value under "
                 f"`variables:` in .kvlint.yaml")
     if _is_path(dep.model):

@@ -54,7 +54,11 @@ def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> Model
         found = _by_alias(dep, config, options)  # s3://${bucket}/models/org--name: the tail still names it
         if found is not None:
             return found
-        return ModelLookup(None, f"the reference {dep.model} is an unresolved expression (variable or template)")
+        from kvlint.flags.flag_values import is_placeholder
+
+        kind = "a placeholder the deploy tooling replaces" if is_placeholder(dep.model) else \
+            "an unresolved expression (variable or template)"
+        return ModelLookup(None, f"the reference {dep.model} is {kind}")
     return lookup_model(dep.model, config, options, dep.model_aliases)
 
 
