@@ -18,7 +18,8 @@ ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.ent
 
 def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | Finding]]:
     """A known chart's adapter, else the container walk, else launch strings; when all find nothing
-    but the values deploy an engine image, the unknown-chart walk (a launch, or a KV008 finding)."""
+    but the values deploy an engine image, the unknown-chart walk (a launch, or a KV008 finding), unless
+    the chart's own templates beside this values.yaml hold the launch."""
     from kvlint.launches.charts import adapters
 
     for adapter in adapters():
@@ -28,7 +29,10 @@ def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | 
     if found and any(d.model is not None for d in found):
         return found, []
     from kvlint.launches.charts import unknown
+    from kvlint.launches.helm_chart import templates_hold_launch
 
+    if templates_hold_launch(yf.path):  # the chart's own template, read with these values, is the launch
+        return found, []
     deps, findings = unknown.read(yf, doc)
     if found and not deps:  # argv-shaped keys without a model: the container walk's reading stands
         return found, []
