@@ -5,8 +5,11 @@ A template under `templates/` of a folder holding `Chart.yaml` is rendered by He
 are simple: `{{ .Values.a.b }}`, with `| default X`, `| quote`, `toYaml .Values.x | nindent N`,
 `with .Values.x` ... `toYaml .`, `.Chart.AppVersion`. Those are looked up in values.yaml and the
 document tree is rebuilt with the values' own nodes, so a setting's span points at the value in
-values.yaml (origin "chart-values"). Anything else (`include`, `range`, conditionals, functions this
-module does not know) stays unresolved text, as before.
+values.yaml (origin "chart-values"). Inside a longer string (a `sh -c` script) each reference that
+resolves to a scalar is replaced where it stands, and `{{ range .Values.list }} {{ . }}{{ end }}` over a
+list of scalars (`.`, `toString .`, `quote .`, `. | quote` in its body) renders the body once per item.
+Anything else (`include`, other `range` bodies, conditionals, functions this module does not know) stays
+unresolved text, each `{{ }}` kept whole.
 """
 
 from __future__ import annotations

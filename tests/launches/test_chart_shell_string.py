@@ -108,3 +108,11 @@ def test_range_forms_quote_and_missing_list(tmp_path):
     # `quote .` renders `"--dtype half"`: one shell word, which the engine's parser rejects, as vLLM would
     assert d.get("dtype") is None and any("unrecognized argument '--dtype half'" in n for n in d.notes)
     assert not any("--bad" in n for n in d.notes)  # a range over a missing value renders nothing
+
+
+def test_the_generic_reading_of_values_also_stands_down_for_its_own_templates(tmp_path):
+    demo = CHART.parent / "demo-vllm"  # flag-shaped top-level keys: the generic adapter's layout
+    assert read_path(str(demo / "values.yaml")).deployments == []
+    shutil.copy(demo / "values.yaml", tmp_path / "values.yaml")
+    (d,) = read_path(str(tmp_path / "values.yaml")).deployments
+    assert d.model == "example-org/demo-8b" and "chart not recognised" in d.notes[0]
