@@ -18,17 +18,24 @@ ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.ent
 
 def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | Finding]]:
     """A known chart's adapter, else the container walk, else launch strings; when all find nothing
-    but the values deploy an engine image, the unknown-chart walk (a launch, or a KV008 finding)."""
+    but the values deploy an engine image, the unknown-chart walk (a launch, or a KV008 finding), unless
+    the chart's own templates beside this values.yaml hold the launch (then neither the generic adapter
+    nor the unknown-chart walk assembles a second one from the values)."""
     from kvlint.launches.charts import adapters
+    from kvlint.launches.helm_chart import templates_hold_launch
 
     for adapter in adapters():
         if adapter.matches(doc):
+            if adapter.__name__.endswith(".generic") and templates_hold_launch(yf.path):
+                return [], []  # an unrecognised chart's values: its own template, read with them, is the launch
             return adapter.read(yf, doc), []
     found = read_k8s(yf, doc) or launch_strings(yf, doc)
     if found and any(d.model is not None for d in found):
         return found, []
     from kvlint.launches.charts import unknown
 
+    if templates_hold_launch(yf.path):  # as above, for the unknown-chart walk (its launch or its KV008)
+        return found, []
     deps, findings = unknown.read(yf, doc)
     if found and not deps:  # argv-shaped keys without a model: the container walk's reading stands
         return found, []

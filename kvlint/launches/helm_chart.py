@@ -5,8 +5,11 @@ A template under `templates/` of a folder holding `Chart.yaml` is rendered by He
 are simple: `{{ .Values.a.b }}`, with `| default X`, `| quote`, `toYaml .Values.x | nindent N`,
 `with .Values.x` ... `toYaml .`, `.Chart.AppVersion`. Those are looked up in values.yaml and the
 document tree is rebuilt with the values' own nodes, so a setting's span points at the value in
-values.yaml (origin "chart-values"). Anything else (`include`, `range`, conditionals, functions this
-module does not know) stays unresolved text, as before.
+values.yaml (origin "chart-values"). Inside a longer string (a `sh -c` script) each reference that
+resolves to a scalar is replaced where it stands, and `{{ range .Values.list }} {{ . }}{{ end }}` over a
+list of scalars (`.`, `toString .`, `quote .`, `. | quote` in its body) renders the body once per item.
+Anything else (`include`, other `range` bodies, conditionals, functions this module does not know) stays
+unresolved text, each `{{ }}` kept whole.
 """
 
 from __future__ import annotations
@@ -27,8 +30,12 @@ _WHOLE = re.compile(r"^\s*\{\{[^{}]*\}\}\s*$")
 _STR = "tag:yaml.org,2002:str"
 _FLAG_EQ = re.compile(r"^(--?[A-Za-z][A-Za-z0-9_-]*)=(\{\{[^{}]*\}\})$")
 _ARGV_KEYS = ("args", "command")
+_BLOCKS = ("if", "with", "range", "define", "block")
+_ITEM_FORMS = {".": False, "toString .": False, "quote .": True, ". | quote": True}  # -> rendered in quotes
 _PASS = frozenset({"quote", "squote", "toString", "int", "int64", "float64", "trim"})
 _MAX_DEPTH = 64  # template documents are shallow; past this the tree is kept as it is
+_MAX_TEMPLATES = 64  # a chart's templates read to see whether one is the launch (charts hold a handful)
+_MAX_TEMPLATE_BYTES = 1 << 20
 ROOT = ("",)  # the template's top-level `.`
 CHART_NOTE = ("Helm template: simple references ({{{{ .Values.x }}}}, default, quote, toYaml) read from {values}; "
               "other {{{{ }}}} expressions kept as unresolved text")
@@ -108,6 +115,47 @@ def chart_of(path: str) -> Chart | None:
     return None
 
 
+def templates_hold_launch(path: str) -> bool:
+    """True for a chart's own values.yaml (Chart.yaml beside it) when a template of that chart reads as an
+    engine launch: the template rendered with these values is the launch, so the values file is its input,
+    not a second launch to assemble. A values file whose chart templates are not on disk stays a launch."""
+    if os.path.basename(path) != "values.yaml":
+        return False
+    root = os.path.dirname(path)
+    folder = os.path.join(root, "templates")
+    if not os.path.isfile(os.path.join(root, "Chart.yaml")) or not os.path.isdir(folder):
+        return False
+    return _template_launches(_listing(folder))
+
+
+def _listing(folder: str) -> tuple[tuple[str, int, int], ...]:
+    """The chart's YAML templates (a bounded walk) with their stamps, the key of the cached answer."""
+    out: list[tuple[str, int, int]] = []
+    for here, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith((".yaml", ".yml")) and len(out) < _MAX_TEMPLATES:
+                full = os.path.join(here, name)
+                out.append((full, *_stamp(full)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=32)
+def _template_launches(listing: tuple[tuple[str, int, int], ...]) -> bool:
+    from kvlint.launches.read import may_hold_launch, read_one
+
+    for path, _, size in listing:
+        if size < 0 or size > _MAX_TEMPLATE_BYTES:
+            continue
+        try:
+            text = read_file(path)
+        except SourceError:
+            continue
+        if "{{" in text and may_hold_launch(text) and read_one(path, text).deployments:
+            return True
+    return False
+
+
 def _stamp(path: str) -> tuple[int, int]:
     try:
         st = os.stat(path)
@@ -184,7 +232,7 @@ def _scan(text: str) -> tuple[_Expr, ...]:
         blocks = zip(reversed(ranges), reversed(stack), strict=True)
         each = next((r for r, s in blocks if s != ("if",)), None)
         out.append(_Expr(m.start(), m.end(), body, dot, each))
-        if word in ("if", "with", "range", "define", "block"):
+        if word in _BLOCKS:
             stack.append(("if",) if word == "if" else _with_path(body, dot) if word == "with" else None)
             ranges.append(_with_path(body, dot) if word == "range" and "$" not in body else None)
         elif word == "end" and stack:
@@ -368,13 +416,95 @@ def _scalar(tf: ChartTemplate, node: YNode) -> YNode:
         value = evaluate(tf.chart, found[0].body, found[0].dot)
         if value is not None and value.node is not None:
             return _values_node(value, quoted=node.style in ("'", '"') or value.quoted)
-    values = [evaluate(tf.chart, e.body, e.dot) for e in found]
-    if not found or any(v is None or not v.scalar for v in values):
+    matches = list(_EXPR.finditer(node.text))
+    if not found or len(matches) != len(found):
         return node
-    texts = iter(v.text for v in values if v is not None)
-    text = _EXPR.sub(lambda _m: next(texts), node.text)
+    pieces = _rendered(tf.chart, node.text, matches, list(found))
+    if all(p.literal for p in pieces):
+        return node
+    text = "".join(p.text for p in pieces)
     tf.originals[(node.start, node.end)] = node.text
     return replace(node, text=text, value=text, tag=_STR)
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A run of rendered text and the [start, end) of the template text it stands for."""
+
+    text: str
+    start: int
+    end: int
+    literal: bool  # the template's own characters, one for one (else a value, spread over its reference)
+
+
+def _rendered(chart: Chart, text: str, matches: list[re.Match[str]], exprs: list[_Expr | None]) -> list[_Piece]:
+    """The text with each reference that resolves to a scalar replaced and each `range` over a values list
+    of scalars expanded; every other `{{ }}` kept whole, as written."""
+    out: list[_Piece] = []
+    i = k = 0
+    while k < len(matches):
+        m, expr = matches[k], exprs[k]
+        out.append(_Piece(text[i : m.start()], i, m.start(), True))
+        end = _block_end(exprs, k) if expr is not None and expr.body.startswith("range ") else None
+        expanded = _range_pieces(chart, text, matches[k : end + 1], exprs[k : end + 1]) if end is not None else None
+        if expanded is not None and end is not None:
+            out.extend(expanded)
+            i, k = matches[end].end(), end + 1
+            continue
+        value = evaluate(chart, expr.body, expr.dot) if expr is not None else None
+        if value is not None and value.scalar:
+            out.append(_Piece(value.text, m.start(), m.end(), False))
+        else:
+            out.append(_Piece(m.group(0), m.start(), m.end(), True))
+        i, k = m.end(), k + 1
+    out.append(_Piece(text[i:], i, len(text), True))
+    return out
+
+
+def _block_end(exprs: list[_Expr | None], k: int) -> int | None:
+    """The index of the `end` closing the block opened at exprs[k], within this one scalar."""
+    depth = 0
+    for j in range(k, len(exprs)):
+        expr = exprs[j]
+        word = expr.body.split(None, 1)[0] if expr is not None and expr.body else ""
+        depth += 1 if word in _BLOCKS else -1 if word == "end" else 0
+        if depth == 0:
+            return j
+    return None
+
+
+def _range_pieces(chart: Chart, text: str, matches: list[re.Match[str]],
+                  exprs: list[_Expr | None]) -> list[_Piece] | None:
+    """`{{ range .Values.args }} {{ . }}{{ end }}` over a list of scalars: the body once per item, `.` being
+    the item (`quote .` the item in double quotes, as Sprig's quote renders it); None for any other shape."""
+    head = exprs[0]
+    inner = exprs[1:-1]
+    if head is None or "$" in head.body or any(e is None or e.body not in _ITEM_FORMS for e in inner):
+        return None
+    path = _with_path(head.body, head.dot)
+    listed = _lookup(chart, path) if path is not None else None
+    if path is not None and path[:1] == ("Values",) and (listed is None or _empty(listed)):
+        return []  # Helm renders a range over a missing or empty value as nothing
+    if listed is None or listed.node is None or not listed.node.is_seq:
+        return None
+    items = listed.node.items
+    if not all(i.is_scalar and not i.tag.endswith(":null") for i in items):
+        return None
+    quote = [_ITEM_FORMS[e.body] for e in inner if e is not None]
+    out: list[_Piece] = []
+    for item in items:
+        for n in range(1, len(matches) - 1):
+            before = matches[n - 1].end()
+            out.append(_Piece(text[before : matches[n].start()], before, matches[n].start(), True))
+            rendered = _quoted(item.text) if quote[n - 1] else item.text
+            out.append(_Piece(rendered, matches[n].start(), matches[n].end(), False))
+        last = matches[-2].end()
+        out.append(_Piece(text[last : matches[-1].start()], last, matches[-1].start(), True))
+    return out
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _values_node(value: Value, quoted: bool) -> YNode:
@@ -431,22 +561,20 @@ def _from_toyaml(tf: ChartTemplate, key: YNode, val: YNode, toyaml: dict[int, _E
 def _substituted(m: Mapped, tf: ChartTemplate, node: YNode) -> Mapped:
     """The template scalar's text with its references replaced; each substituted character sits on
     the reference it came from, so a word from a value points at its `{{ ... }}` in the template."""
-    chars: list[str] = []
-    pos: list[tuple[int, int]] = []
-    i = 0
-    for match in _EXPR.finditer(m.text):
-        chars.extend(m.text[i : match.start()])
-        pos.extend(m.at(k) for k in range(i, match.start()))
+    matches = list(_EXPR.finditer(m.text))
+    exprs: list[_Expr | None] = []
+    for match in matches:
         offset = tf.index.offset(*m.at(match.start()))
         near = _exprs_in(tf, offset, offset + (match.end() - match.start()))
-        expr = near[0] if near else None
-        value = evaluate(tf.chart, expr.body, expr.dot) if expr is not None and tf.chart is not None else None
-        text = value.text if value is not None and value.scalar else match.group(0)
-        width = match.end() - match.start()
-        chars.extend(text)
-        pos.extend(m.at(match.start() + (k * width) // max(1, len(text))) for k in range(len(text)))
-        i = match.end()
-    chars.extend(m.text[i:])
-    pos.extend(m.at(k) for k in range(i, len(m.text)))
+        exprs.append(near[0] if near else None)
+    chars: list[str] = []
+    pos: list[tuple[int, int]] = []
+    for piece in _rendered(tf.chart, m.text, matches, exprs) if tf.chart is not None else ():
+        chars.extend(piece.text)
+        if piece.literal:
+            pos.extend(m.at(piece.start + k) for k in range(len(piece.text)))
+        else:
+            width = piece.end - piece.start
+            pos.extend(m.at(piece.start + (k * width) // max(1, len(piece.text))) for k in range(len(piece.text)))
     end = (node.span.end_line, node.span.end_col)
     return Mapped(m.path, "".join(chars), tuple(pos) + (end,))

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 from kvlint.deployment import Deployment
 from kvlint.launches.argv import exact_option
 from kvlint.launches.build import LaunchContext, ManifestGpu, make_deployment
-from kvlint.launches.env import Field, substitute_supplied
+from kvlint.launches.env import Field, expand_word, substitute_supplied, with_supplied
 from kvlint.launches.keys import camel_to_flag, fields_from_pairs
-from kvlint.sources.yaml import YNode
+from kvlint.sources.shell import tokenize
+from kvlint.sources.yaml import YamlFile, YNode
 
 MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
+_FLAG_THEN_VALUE = re.compile(r"--?[A-Za-z][A-Za-z0-9_.-]*[ \t]+\S")  # `--load-format auto`, not `--x={"a": 1}`
 
 
 def text(node: YNode | None) -> str | None:
@@ -32,10 +36,30 @@ def model_fields(engine: str, node: YNode | None) -> list[Field]:
             Field(value, node.span, not unresolved, (value,) if unresolved else (), origin=origin)]
 
 
-def argv_items(node: YNode | None) -> list[Field]:
+def argv_items(node: YNode | None, shell: YamlFile | None = None) -> list[Field]:
+    """A values list of engine arguments, one word an item; with `shell` (the file the list is in), an item
+    that is a flag and its value in one string (`- "--load-format auto"`) is split as shell words, the way
+    a chart template that joins the list into a `sh -c` string hands it to the engine."""
     if node is None or not node.is_seq:
         return []
-    return [Field(i.text, i.span) for i in node.items if i.is_scalar]
+    out: list[Field] = []
+    for item in node.items:
+        if not item.is_scalar:
+            continue
+        words = shell_words(shell, item) if shell is not None and _FLAG_THEN_VALUE.match(item.text) else None
+        out.extend(words or [Field(item.text, item.span)])
+    return out
+
+
+def shell_words(yf: YamlFile, item: YNode) -> list[Field] | None:
+    """The item as the words of one simple shell command (each with its own span), or None when it is
+    anything else (several commands, an operator, a quoting error): then it stays one word."""
+    mapped = yf.mapped(item)
+    commands, errors = tokenize(mapped)
+    if errors or len(commands) != 1 or commands[0].sep != "":
+        return None
+    env = with_supplied({})
+    return [f for word in commands[0].words for f in expand_word(word, mapped, env)]
 
 
 def key_fields(engine: str, node: YNode | None, skip: frozenset[str] = frozenset()) -> list[Field]:

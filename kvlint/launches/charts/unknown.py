@@ -70,7 +70,7 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
     model_path, model = _model(holders)
     lists = [h.get(k) for h in holders for k in ARG_KEYS]
-    args = next((argv_items(n) for n in lists if n is not None and n.is_seq), [])
+    args = next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
     if model is None and not any(f.text.split("=", 1)[0] in ("--model", "--model-path") for f in args):
         return [], [_kv008(yf.path, engine, image, span)]
     flat = YNode("map", doc.span, doc.start, doc.end, items=tuple(
