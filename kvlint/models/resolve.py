@@ -376,10 +376,14 @@ def _by_last_segment(name: str, how: str = "path") -> ModelSpec | None:
     """`/models/Llama-3.1-8B-Instruct`: a path whose last segment names exactly one bundled model. A Hub id
     of another org (`neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8`) is another repo, never matched so."""
     tail = re.split(r"[/\\]+", name.rstrip("/\\"))[-1].lower()
-    hits = [key for key in _registry_index() if key.split("/", 1)[1] == tail]
+    index = _registry_index()
+    hits = [key for key in index if key.split("/", 1)[1] == tail]
+    if not hits:  # a mirror's or an old name (Meta-Llama-3.1-70B-Instruct): the alias table names its config
+        hits = sorted({target.lower() for alias, target in _aliases().items()
+                       if alias.split("/", 1)[1] == tail and target.lower() in index})
     if len(hits) != 1:
         return _derived_by_last_segment(name, tail)
-    entry = load_registry_entry(_registry_index()[hits[0]])
+    entry = load_registry_entry(index[hits[0]])
     source = f"{how}:{name} (bundled:{entry['id']}, by {how.removesuffix('-name')} name)"
     return spec_from_config(entry["config"], entry["id"], source, hf_quant_config=entry.get("hf_quant_config"))
 

@@ -99,3 +99,15 @@ def test_a_sibling_stand_in_carries_the_familys_length_doubt():
     assert resolve_model("Qwen/Qwen2.5-7B-Instruct").length_unknown is None  # bundled itself
     assert resolve_model("meta-llama/Meta-Llama-3-8B-Instruct").length_unknown is None  # a curated alias
     assert resolve_model("google/gemma-7b-it").length_unknown is None  # no bundled pair says they differ
+
+
+def test_a_path_named_like_an_alias_resolves_to_the_aliased_config():
+    """`/home/u/llama/Meta-Llama-3.1-70B-Instruct`: no bundled id ends so, but the alias table maps that
+    old name to meta-llama/Llama-3.1-70B-Instruct (the KV002 hint already offered it)."""
+    from kvlint.models.resolve import clear_cache, resolve_model
+
+    clear_cache()
+    spec = resolve_model("/home/u/llama/Meta-Llama-3.1-70B-Instruct")
+    assert spec.model_id == "meta-llama/Llama-3.1-70B-Instruct" and spec.source.startswith("path:")
+    with pytest.raises(UnknownModelError):
+        resolve_model("/home/u/llama/Meta-Llama-3.1-70B-Instruct-my-finetune")
