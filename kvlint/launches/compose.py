@@ -17,7 +17,7 @@ from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Supplied, expand_word, parse_dotenv, with_supplied
-from kvlint.launches.images import entrypoint_engine
+from kvlint.launches.images import entrypoint_engine, known_image
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv
 from kvlint.sources.shell import tokenize
@@ -85,7 +85,7 @@ def _launch(fields: list[Field], image: str | None, own_entrypoint: bool) -> tup
     (the rule Kubernetes args-only containers follow) as the only sign of the engine."""
     default = None if own_entrypoint else entrypoint_engine(image)
     found = launch_in_argv(fields, {}, image_default=default) if fields else None
-    guessed = engine_from_flags(fields) if found is None and not own_entrypoint else None
+    guessed = engine_from_flags(fields) if found is None and not own_entrypoint and not known_image(image) else None
     if guessed is None:
         return found, ()
     return FoundLaunch(guessed, tuple(fields), None, {}), (inferred_note(guessed, "entrypoint"),)

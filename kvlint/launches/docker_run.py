@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from kvlint.launches.env import Field, parse_dotenv
-from kvlint.launches.images import entrypoint_engine
+from kvlint.launches.images import entrypoint_engine, known_image
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.span import Span
 
@@ -139,7 +139,7 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
     if opts.entrypoint is not None:
         return [opts.entrypoint] + rest, None
     known = entrypoint_engine(image.text)
-    guessed = None if known else engine_from_flags(rest)
+    guessed = None if known or known_image(image.text) else engine_from_flags(rest)
     if guessed:
         opts.notes.append(inferred_note(guessed, "--entrypoint"))
     return rest, known or guessed

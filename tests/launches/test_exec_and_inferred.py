@@ -84,7 +84,7 @@ def test_interpolation_is_compose_s_and_nothing_more(text, want):
 
 def test_unknown_image_with_engine_flags_is_a_launch_with_the_note():
     deps = _by_name(UNKNOWN)
-    assert set(deps) == {"vllm"}  # `web` (--port, --model) and `wrapper` (own entrypoint) are not launches
+    assert set(deps) == {"vllm"}  # `web` (generic flags) and `wrapper` (own entrypoint) are not launches
     d = deps["vllm"]
     assert (d.engine, d.model, d.get("tensor_parallel_size"), d.get("max_model_len")) == (
         "vllm", "facebook/opt-125m", 1, 8192)
@@ -94,7 +94,7 @@ def test_unknown_image_with_engine_flags_is_a_launch_with_the_note():
 
 def test_docker_run_of_an_unknown_image_with_engine_flags():
     deps = read_path(str(RUN)).deployments
-    assert len(deps) == 1  # the llama.cpp-shaped and the --entrypoint runs are not launches
+    assert len(deps) == 1  # the llama.cpp-shaped (generic flags, -m) and the --entrypoint runs are not launches
     d = deps[0]
     assert (d.engine, d.model, d.get("max_model_len")) == ("vllm", "/workspace/models/qwen", 1024)
     assert "tensor_parallel_size" not in d.settings  # not written: the engine's default (1) applies
@@ -110,10 +110,10 @@ ARGV_SHAPES = [
     ("--model-path x --tensor-parallel-size 2", "sglang"),
     ("--model-path x --tp-size 2", "sglang"),
     ("--model x --context-length 4096", "sglang"),
-    ("--port 80 --model x", None),
-    ("--model-path x --port 30000", None),
-    ("--model m.gguf --ctx-size 4096 --n-gpu-layers 99", None),  # llama.cpp's server
-    ("--tensor-parallel-size 2", None),
+    ("--port 80 --model x", "vllm"),  # the k8s rule counts --model as vLLM's (other servers take it too)
+    ("--model-path x --port 30000", "sglang"),
+    ("--port 8080 --ctx-size 4096 -m m.gguf", None),  # llama.cpp's server, model given as -m
+    ("--port 80 --workers 4", None),
     ("serve --max-model-len 4096", None),
 ]
 
@@ -147,3 +147,16 @@ def _docker(tmp_path: Path, argv: str) -> list:
 def test_all_three_readers_agree(tmp_path, argv, engine):
     found = {reader.__name__: [d.engine for d in reader(tmp_path, argv)] for reader in (_k8s, _compose, _docker)}
     assert found == {name: [engine] if engine else [] for name in found}
+
+
+
+@pytest.mark.parametrize("kind", ["compose", "docker"])
+def test_a_known_image_whose_entry_point_is_a_shell_is_not_inferred(tmp_path, kind):
+    from kvlint.launches.images import known_image
+
+    assert known_image("lmsysorg/sglang:v0.4.6") and not known_image("vastai/vllm:v0.7.0")
+    flags = "--model-path org/m --tp-size 1"
+    p = tmp_path / ("compose.yaml" if kind == "compose" else "run.sh")
+    p.write_text(f"services:\n  s:\n    image: lmsysorg/sglang:v0.4.6\n    command: {flags}\n" if kind == "compose"
+                 else f"docker run --gpus 1 lmsysorg/sglang:v0.4.6 {flags}\n")
+    assert read_path(str(p)).deployments == []  # the flags would reach a shell, not the server
