@@ -10,14 +10,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
+from kvlint import limits
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
-from kvlint.launches.env import Field, expand_word, parse_dotenv, with_supplied
-from kvlint.launches.images import entrypoint_engine
-from kvlint.launches.script import launch_in_argv
+from kvlint.launches.env import Field, Supplied, expand_word, parse_dotenv, with_supplied
+from kvlint.launches.images import entrypoint_engine, known_image
+from kvlint.launches.infer import engine_from_flags, inferred_note
+from kvlint.launches.script import FoundLaunch, launch_in_argv
 from kvlint.sources.shell import tokenize
 from kvlint.sources.text import SourceError, read_file
 from kvlint.sources.yaml import YamlFile, YNode
@@ -61,12 +63,12 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     nodes = (svc.get("entrypoint"), svc.get("command"))
     interpolate = with_supplied(env)  # .env beside the file, then configured variables
     fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
-    default = entrypoint_engine(image_text) if svc.get("entrypoint") is None else None
-    found = launch_in_argv(fields, {}, image_default=default) if fields else None
+    found, inferred = _launch(fields, image_text, own_entrypoint=nodes[0] is not None)
     if found is None:
         return []
     used = sorted({v for n in nodes if n is not None for v in _REF.findall(_text_of(n)) if v in env})
-    notes = tuple(f"${{{v}}} = {env[v]!r} from {os.path.basename(env_path)} beside the compose file" for v in used)
+    notes = inferred + tuple(f"${{{v}}} = {env[v]!r} from {os.path.basename(env_path)} beside the compose file"
+                             for v in used)
     ctx = LaunchContext(name, image_text, image.span if image is not None else None, notes=notes)
     dep = finish(yf.path, found, ctx, _gpus(svc))
     # the image's own entrypoint starts the engine: point at the command (one of the two is set, since
@@ -77,27 +79,126 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     return [dep]
 
 
+def _launch(fields: list[Field], image: str | None, own_entrypoint: bool) -> tuple[FoundLaunch | None, tuple[str, ...]]:
+    """The launch the service runs, and the note when its engine comes from the flags alone: `command:`
+    without `entrypoint:` is the image's arguments, and an image kvlint does not know leaves the flags
+    (the rule Kubernetes args-only containers follow) as the only sign of the engine."""
+    default = None if own_entrypoint else entrypoint_engine(image)
+    found = launch_in_argv(fields, {}, image_default=default) if fields else None
+    guessed = engine_from_flags(fields) if found is None and not own_entrypoint and not known_image(image) else None
+    if guessed is None:
+        return found, ()
+    return FoundLaunch(guessed, tuple(fields), None, {}), (inferred_note(guessed, "entrypoint"),)
+
+
 def _text_of(node: YNode) -> str:
     return node.text if node.is_scalar else " ".join(i.text for i in node.items if i.is_scalar) if node.is_seq else ""
 
 
 def _argv(yf: YamlFile, node: YNode | None, env: Mapping[str, str]) -> list[Field]:
+    """A string is split by shell rules (compose's own rule for a string command); a list is exec form:
+    each item is one argument with its exact text (quotes are content), only interpolated."""
     if node is None:
         return []
-    items = [node] if node.is_scalar else [i for i in node.items if i.is_scalar] if node.is_seq else []
-    out: list[Field] = []
-    for item in items:
-        m = yf.mapped(item)
-        cmds, _ = tokenize(m)
-        words = [f for c in cmds for w in c.words for f in expand_word(w, m, env)]
-        if node.is_seq:  # a list item is one argument: interpolate, never split
-            text = " ".join(f.text for f in words)
-            missing = tuple(e for f in words for e in f.missing)
-            origin = next((f.origin for f in words if f.origin), "")
-            out.append(Field(text if words else item.text, item.span, not missing, missing, origin=origin))
-        else:
-            out.extend(words)
-    return out
+    if node.is_seq:
+        return [_exec_word(i, env) for i in node.elements if i.is_scalar]
+    if not node.is_scalar:
+        return []
+    m = yf.mapped(node)
+    cmds, _ = tokenize(m)
+    return [f for c in cmds for w in c.words for f in expand_word(w, m, env)]
+
+
+def _exec_word(item: YNode, env: Mapping[str, str]) -> Field:
+    text, missing, origin = interpolate(item.text, env)
+    return Field(text, item.span, not missing, missing, origin=origin)
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_OPS = (":-", ":?", ":+", "-", "?", "+")  # longest first: `${A:-x}` is a default, not `${A:` + `-x}`
+
+
+@dataclass
+class _Seen:
+    """What an interpolation left unresolved and where its values came from."""
+
+    missing: list[str] = field(default_factory=list)
+    origins: list[str] = field(default_factory=list)
+
+
+def interpolate(text: str, env: Mapping[str, str]) -> tuple[str, tuple[str, ...], str]:
+    """Compose's interpolation of one value: `$$`, `$VAR`, `${VAR}`, `${VAR:-default}` (and `-`, `:+`, `+`,
+    `:?`, `?`; a default may hold references). No quote removal and no splitting: that is the shell's,
+    and compose runs none for a list. Returns (text, expressions left as written, origin): a variable not
+    known here counts as unset, so a default applies and a bare reference stays unresolved."""
+    seen = _Seen()
+    out, _ = _scan(text, 0, env, seen, inner=False)
+    origin = "default-expansion" if "default-expansion" in seen.origins else next(iter(seen.origins), "")
+    return out, tuple(seen.missing), origin
+
+
+def _scan(text: str, i: int, env: Mapping[str, str], seen: _Seen, inner: bool) -> tuple[str, int]:
+    """Interpolated text from `i` to the end or, `inner`, to the `}` that closes a default."""
+    out: list[str] = []
+    stops = "$}" if inner else "$"
+    while i < len(text):
+        j = min((k for k in (text.find(c, i) for c in stops) if k >= 0), default=len(text))
+        out.append(text[i:j])
+        if j >= len(text) or text[j] == "}":
+            return "".join(out), j
+        value, i = _reference(text, j, env, seen)
+        out.append(value)
+    return "".join(out), i
+
+
+def _reference(text: str, i: int, env: Mapping[str, str], seen: _Seen) -> tuple[str, int]:
+    """The value of the `$` expression at `i` and the index after it; a `$` that starts none is literal."""
+    if text.startswith("$$", i):
+        return "$", i + 2
+    braced = text.startswith("${", i)
+    m = _NAME.match(text, i + 2 if braced else i + 1)
+    if m is None:
+        return "$", i + 1
+    name, p = m.group(0), m.end()
+    if not braced:
+        return _lookup(name, text[i:p], env, seen), p
+    op = next((o for o in _OPS if text.startswith(o, p)), "")
+    inner = _Seen()
+    word, q = _scan(text, p + len(op), env, inner, inner=True) if op else ("", p)
+    if q >= len(text) or text[q] != "}":
+        return "$", i + 1  # compose refuses it; kvlint keeps it as text
+    return _apply(name, op, (word, inner), text[i : q + 1], env, seen), q + 1
+
+
+def _apply(name: str, op: str, word: tuple[str, _Seen], raw: str, env: Mapping[str, str], seen: _Seen) -> str:
+    """`${name<op>word}` as compose evaluates it; `raw` (the expression) when the value is not known."""
+    val, (text, inner) = env.get(name), word
+    use_default = op == ":-" and not val or op == "-" and val is None
+    use_alt = op == ":+" and bool(val) or op == "+" and val is not None
+    if use_default or use_alt:
+        if inner.missing or (use_default and val is None and not text):  # `${X-}`: the environment supplies X
+            return _unresolved(raw, seen)
+        seen.origins.extend((["default-expansion"] if use_default else []) + inner.origins)
+        return text
+    if op in (":+", "+"):
+        return ""
+    if op == ":?" and not val:
+        return _unresolved(raw, seen)
+    return _lookup(name, raw, env, seen)
+
+
+def _lookup(name: str, raw: str, env: Mapping[str, str], seen: _Seen) -> str:
+    val = env.get(name)
+    if val is None:
+        return _unresolved(raw, seen)
+    limits.spend(len(val))
+    seen.origins.append(val.origin if isinstance(val, Supplied) else "variable")
+    return val
+
+
+def _unresolved(raw: str, seen: _Seen) -> str:
+    seen.missing.append(raw)
+    return raw
 
 
 def _gpus(svc: YNode) -> ManifestGpu:

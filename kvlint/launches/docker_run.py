@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from kvlint.launches.env import Field, parse_dotenv
-from kvlint.launches.images import entrypoint_engine
+from kvlint.launches.images import entrypoint_engine, known_image
+from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.span import Span
 
 # options that take a value (as a separate word or after `=`); everything else is a flag
@@ -132,10 +133,16 @@ _OPTION: dict[str, Callable[[RunOptions, str, Field, Field, str], None]] = {
 
 def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tuple[list[Field], str | None]:
     """The argv the container runs and, when only arguments follow an image whose entry point is
-    the engine, that engine (the caller reads `rest` as the engine's flags)."""
+    the engine, that engine (the caller reads `rest` as the engine's flags). An image kvlint does not
+    know, given flags only, starts the engine those flags belong to when they are unmistakably one
+    engine's (the rule Kubernetes args-only containers follow); a note says so."""
     if opts.entrypoint is not None:
         return [opts.entrypoint] + rest, None
-    return rest, entrypoint_engine(image.text)
+    known = entrypoint_engine(image.text)
+    guessed = None if known or known_image(image.text) else engine_from_flags(rest)
+    if guessed:
+        opts.notes.append(inferred_note(guessed, "--entrypoint"))
+    return rest, known or guessed
 
 
 def gpu_env_hint(opts: RunOptions) -> RunOptions:

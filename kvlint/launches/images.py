@@ -28,3 +28,11 @@ def shipped_engine(image: str | None) -> str | None:
     name = low.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
     return next((e.name for e in all_engines() if any(t in low for t in e.image_ships)
                  or name == e.name or name.startswith(e.name + "-")), None)
+
+
+def known_image(image: str | None) -> bool:
+    """Whether kvlint knows this image by an engine's own list (not only by its name): it then knows what
+    its entry point does, so flags alone never make it start an engine it does not start itself
+    (`lmsysorg/sglang` runs a shell). An image known only by its name (`vastai/vllm`) is not known."""
+    low = (image or "").lower()
+    return bool(low) and any(t in low for e in all_engines() for t in e.image_markers + e.image_ships)

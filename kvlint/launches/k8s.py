@@ -16,6 +16,7 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_word
 from kvlint.launches.images import entrypoint_engine
+from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
@@ -112,10 +113,10 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         found = launch_in_argv(fields, env, image_default=default)
         launches = [found] if found else []
     if not launches and script is None and c.get("command") is None:
-        guessed = _guess_engine(fields)
+        guessed = engine_from_flags(fields)  # args-only (Kustomize patches, KServe predictors)
         if guessed:
             launches = [FoundLaunch(guessed, tuple(_storage_model(c) + fields), None, env)]
-            notes = [f"engine {guessed} inferred from the flags: no command, and the image does not name an engine"]
+            notes = [inferred_note(guessed, "command")]
     launches = env_flag_launch(yf, c, env, launches, default)
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
     if c.get("envFrom") is not None:
@@ -152,18 +153,6 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
     if len(items) == 1 and items[0].is_scalar and " " in items[0].text.strip() and c.get("command") is items[0]:
         return fields, items[0], None  # a CRD's command written as one shell string
     return fields, None, None
-
-
-def _guess_engine(fields: list[Field]) -> str | None:
-    """Args-only containers (Kustomize patches, KServe predictors) with engine-shaped flags."""
-    flags = {f.text.split("=", 1)[0] for f in fields if f.text.startswith("--")}
-    if not fields or not fields[0].text.startswith("--"):
-        return None
-    if flags & {"--model-path", "--tp-size", "--mem-fraction-static", "--context-length"}:
-        return "sglang"
-    if flags & {"--model", "--max-model-len", "--tensor-parallel-size", "--gpu-memory-utilization", "--max_model_len"}:
-        return "vllm"
-    return None
 
 
 def _storage_uri(c: YNode, anc: list[YNode]) -> tuple[str, Span | None] | None:
