@@ -5,6 +5,10 @@ A Kubernetes container with `args:` and no `command:`, a compose service with `c
 image's own entry point. When the image is one kvlint does not know (built locally, a third-party
 rebuild), the flags are the only evidence of what that entry point is. All three readers ask this one
 rule, so the same argv is a launch in each or in none.
+
+Only an engine's own setting flags count: `--model` and `--model-path` name the model for llama.cpp,
+FastChat and many in-house servers too, so a container with those (and `--port`) alone stays what it
+was, an unknown program.
 """
 
 from __future__ import annotations
@@ -13,23 +17,28 @@ from collections.abc import Sequence
 
 from kvlint.launches.env import Field
 
-# engine -> flags that mark its server; looked at in this order (the first engine with a match wins)
-_DISTINCTIVE: tuple[tuple[str, frozenset[str]], ...] = (
-    ("sglang", frozenset({"--model-path", "--tp-size", "--mem-fraction-static", "--context-length"})),
-    ("vllm", frozenset({"--model", "--max-model-len", "--tensor-parallel-size", "--gpu-memory-utilization",
-                        "--max_model_len"})),
+# engine -> setting flags no other engine kvlint reads takes; looked at in this order
+_OWN: tuple[tuple[str, frozenset[str]], ...] = (
+    ("sglang", frozenset({"--tp-size", "--mem-fraction-static", "--context-length"})),
+    ("vllm", frozenset({"--max-model-len", "--max_model_len", "--gpu-memory-utilization"})),
 )
+_SHARED = frozenset({"--tensor-parallel-size"})  # an engine's flag, but both take it: the model flag tells which
+_MODEL_SPELLING = (("sglang", "--model-path"), ("vllm", "--model"))  # (both take --model; --model-path is SGLang's)
 
 
 def engine_from_flags(fields: Sequence[Field]) -> str | None:
     """The engine whose own flags an argument list that starts with a flag carries, or None.
 
     The caller has already found that nothing else starts an engine (no engine command, an image whose
-    entry point kvlint does not know) and that the list goes to the image's entry point unchanged."""
+    entry point kvlint does not know) and that the list goes to the image's entry point unchanged.
+    A model flag alone never decides; it only tells the engines apart behind a flag both take."""
     if not fields or not fields[0].text.startswith("--"):
         return None
     flags = {f.text.split("=", 1)[0] for f in fields if f.text.startswith("--")}
-    return next((engine for engine, own in _DISTINCTIVE if flags & own), None)
+    own = next((engine for engine, marks in _OWN if flags & marks), None)
+    if own is not None or not flags & _SHARED:
+        return own
+    return next((engine for engine, model in _MODEL_SPELLING if model in flags), None)
 
 
 def inferred_note(engine: str, absent: str) -> str:
