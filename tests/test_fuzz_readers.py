@@ -109,10 +109,10 @@ def test_hostile_text_spliced_into_a_manifest_is_never_an_internal_error(tmp_pat
     ("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: c\n"
                  "    command: {a: b}\n    args: [vllm, serve, org/m]\n", "org/m"),
     # a 5,000-digit GPU count: ValueError (Python's int conversion limit)
-    ("pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: c\n    args: [--model, org/m]\n"
+    ("pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: c\n    args: [--model, org/m, --max-model-len, '4096']\n"
                  f"    resources: {{limits: {{nvidia.com/gpu: {'9' * 5000}}}}}\n", "org/m"),
     # a GPU count in Unicode digits: isdigit() is true, int() raises
-    ("pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: c\n    args: [--model, org/m]\n"
+    ("pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: c\n    args: [--model, org/m, --max-model-len, '4096']\n"
                  "    resources: {limits: {nvidia.com/gpu: '²'}}\n", "org/m"),
     ("job.slurm", f"#!/bin/bash\n#SBATCH --gres=gpu:{'9' * 5000}\n#SBATCH -N²\nvllm serve org/m\n", "org/m"),
     ("sky.yaml", f"resources:\n  accelerators: H100:{'9' * 5000}\nrun: vllm serve org/m\n", "org/m"),
@@ -128,7 +128,7 @@ def test_a_gpu_count_that_is_no_count_is_unknown_not_an_error(tmp_path):
     from kvlint.launches import read_path
 
     (tmp_path / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: c\n"
-                                       "    args: [--model, org/m]\n    resources: {limits: {nvidia.com/gpu: '²'}}\n")
+                                       "    args: [--model, org/m, --max-model-len, '4096']\n    resources: {limits: {nvidia.com/gpu: '²'}}\n")
     (dep,) = read_path(str(tmp_path / "pod.yaml")).deployments
     assert dep.gpu_count is None
 

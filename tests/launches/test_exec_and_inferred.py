@@ -110,8 +110,9 @@ ARGV_SHAPES = [
     ("--model-path x --tensor-parallel-size 2", "sglang"),
     ("--model-path x --tp-size 2", "sglang"),
     ("--model x --context-length 4096", "sglang"),
-    ("--port 80 --model x", "vllm"),  # the k8s rule counts --model as vLLM's (other servers take it too)
-    ("--model-path x --port 30000", "sglang"),
+    ("--port 80 --model x", None),  # a model flag alone decides nothing: llama.cpp's server takes --model too
+    ("--model-path x --port 30000", None),
+    ("--model x --n-gpu-layers 99", None),  # llama.cpp: its flags would be vLLM "errors" if taken for one
     ("--port 8080 --ctx-size 4096 -m m.gguf", None),  # llama.cpp's server, model given as -m
     ("--port 80 --workers 4", None),
     ("serve --max-model-len 4096", None),
