@@ -74,3 +74,33 @@ def test_a_placeholder_model_is_unresolved_and_said_so(tmp_path, model):
     [status] = result.launches
     assert status.skip_kind == "unresolved-model" and "placeholder" in (status.skipped_because or "")
     assert not any("not known offline" in f.message for f in result.findings)
+
+
+RAY_NEURON = """\
+apiVersion: ray.io/v1
+kind: RayService
+metadata: {name: r}
+spec:
+  serveConfigV2: |
+    applications:
+    - name: llm
+      import_path: ray.serve.llm:build_openai_app
+      args:
+        llm_configs:
+        - model_loading_config: {model_id: m, model_source: Qwen/Qwen3-8B}
+          engine_kwargs: {max_model_len: 8192, tensor_parallel_size: 2}
+  rayClusterConfig:
+    workerGroupSpecs:
+    - groupName: neuron-workers
+      template:
+        spec:
+          containers:
+          - name: w
+            resources: {limits: {aws.amazon.com/neuroncore: 2}}
+"""
+
+
+def test_a_ray_worker_pool_of_neuron_cores_is_not_a_gpu(tmp_path):
+    (tmp_path / "ray.yaml").write_text(RAY_NEURON)
+    [status] = lint([str(tmp_path / "ray.yaml")], LintOptions()).launches
+    assert status.gpu == "aws.amazon.com/neuroncore" and status.skip_kind == "not-a-gpu"

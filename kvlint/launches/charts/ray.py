@@ -97,9 +97,11 @@ def _worker_gpu(doc: YNode) -> ManifestGpu:
         pod = grp.path("template", "spec")
         containers = pod.get("containers") if pod is not None else None
         for c in containers.items if containers is not None and containers.is_seq else ():
-            count, span, _ = g.count_from_resources(c.get("resources"))
+            count, span, resource = g.count_from_resources(c.get("resources"))
             if count:
                 product, pspan = g.product_from_pod(pod)
+                if product is None and g.device_from_resource(resource):  # aws.amazon.com/neuroncore
+                    product, pspan = resource, span
                 pool = (f"a Ray worker pod has {count} GPU(s), a pool shared by the Serve replicas: "
                         "GPUs per engine instance are its TP x PP, placed by Ray",)
                 return ManifestGpu(product, pspan, None, None, pool)
