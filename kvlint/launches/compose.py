@@ -132,26 +132,30 @@ def interpolate(text: str, env: Mapping[str, str]) -> tuple[str, tuple[str, ...]
     and compose runs none for a list. Returns (text, expressions left as written, origin): a variable not
     known here counts as unset, so a default applies and a bare reference stays unresolved."""
     seen = _Seen()
-    out, _ = _scan(text, 0, env, seen, inner=False)
+    out, _ = _scan(text, 0, env, seen, inner=False, depth=0)
     origin = "default-expansion" if "default-expansion" in seen.origins else next(iter(seen.origins), "")
     return out, tuple(seen.missing), origin
 
 
-def _scan(text: str, i: int, env: Mapping[str, str], seen: _Seen, inner: bool) -> tuple[str, int]:
+_MAX_DEPTH = 32  # defaults inside defaults; real files nest two or three
+
+
+def _scan(text: str, i: int, env: Mapping[str, str], seen: _Seen, inner: bool, depth: int) -> tuple[str, int]:
     """Interpolated text from `i` to the end or, `inner`, to the `}` that closes a default."""
     out: list[str] = []
     stops = "$}" if inner else "$"
     while i < len(text):
+        limits.check()
         j = min((k for k in (text.find(c, i) for c in stops) if k >= 0), default=len(text))
         out.append(text[i:j])
         if j >= len(text) or text[j] == "}":
             return "".join(out), j
-        value, i = _reference(text, j, env, seen)
+        value, i = _reference(text, j, env, seen, depth)
         out.append(value)
     return "".join(out), i
 
 
-def _reference(text: str, i: int, env: Mapping[str, str], seen: _Seen) -> tuple[str, int]:
+def _reference(text: str, i: int, env: Mapping[str, str], seen: _Seen, depth: int) -> tuple[str, int]:
     """The value of the `$` expression at `i` and the index after it; a `$` that starts none is literal."""
     if text.startswith("$$", i):
         return "$", i + 2
@@ -163,10 +167,14 @@ def _reference(text: str, i: int, env: Mapping[str, str], seen: _Seen) -> tuple[
     if not braced:
         return _lookup(name, text[i:p], env, seen), p
     op = next((o for o in _OPS if text.startswith(o, p)), "")
+    if op and depth >= _MAX_DEPTH:  # nested past any real file: kept as text, unresolved
+        return _unresolved(text[i:], seen), len(text)
     inner = _Seen()
-    word, q = _scan(text, p + len(op), env, inner, inner=True) if op else ("", p)
+    word, q = _scan(text, p + len(op), env, inner, inner=True, depth=depth + 1) if op else ("", p)
     if q >= len(text) or text[q] != "}":
-        return "$", i + 1  # compose refuses it; kvlint keeps it as text
+        # no `}` closes it, so none closes what follows either: compose refuses the value and kvlint keeps the
+        # rest as text (rescanning from i + 1 made `${A:-${B:-...` quadratic, and worse with each level)
+        return text[i:], len(text)
     return _apply(name, op, (word, inner), text[i : q + 1], env, seen), q + 1
 
 

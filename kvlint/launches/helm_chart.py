@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from kvlint import limits
 from kvlint.sources.scalars import scalar_mapped
 from kvlint.sources.templates import Templated, detemplate
 from kvlint.sources.text import LineIndex, Mapped, SourceError, read_file
@@ -441,11 +442,12 @@ def _rendered(chart: Chart, text: str, matches: list[re.Match[str]], exprs: list
     """The text with each reference that resolves to a scalar replaced and each `range` over a values list
     of scalars expanded; every other `{{ }}` kept whole, as written."""
     out: list[_Piece] = []
+    ends = _block_ends(exprs)
     i = k = 0
     while k < len(matches):
         m, expr = matches[k], exprs[k]
         out.append(_Piece(text[i : m.start()], i, m.start(), True))
-        end = _block_end(exprs, k) if expr is not None and expr.body.startswith("range ") else None
+        end = ends.get(k) if expr is not None and expr.body.startswith("range ") else None
         expanded = _range_pieces(chart, text, matches[k : end + 1], exprs[k : end + 1]) if end is not None else None
         if expanded is not None and end is not None:
             out.extend(expanded)
@@ -461,16 +463,18 @@ def _rendered(chart: Chart, text: str, matches: list[re.Match[str]], exprs: list
     return out
 
 
-def _block_end(exprs: list[_Expr | None], k: int) -> int | None:
-    """The index of the `end` closing the block opened at exprs[k], within this one scalar."""
-    depth = 0
-    for j in range(k, len(exprs)):
-        expr = exprs[j]
+def _block_ends(exprs: list[_Expr | None]) -> dict[int, int]:
+    """Index of each block opener (`range`, `if`, ...) -> the index of its `end`, within this one scalar: one
+    pass with a stack (scanning ahead from every opener was quadratic on a string of unclosed blocks)."""
+    ends: dict[int, int] = {}
+    open_at: list[int] = []
+    for j, expr in enumerate(exprs):
         word = expr.body.split(None, 1)[0] if expr is not None and expr.body else ""
-        depth += 1 if word in _BLOCKS else -1 if word == "end" else 0
-        if depth == 0:
-            return j
-    return None
+        if word in _BLOCKS:
+            open_at.append(j)
+        elif word == "end" and open_at:
+            ends[open_at.pop()] = j
+    return ends
 
 
 def _range_pieces(chart: Chart, text: str, matches: list[re.Match[str]],
@@ -492,6 +496,7 @@ def _range_pieces(chart: Chart, text: str, matches: list[re.Match[str]],
         return None
     quote = [_ITEM_FORMS[e.body] for e in inner if e is not None]
     out: list[_Piece] = []
+    limits.spend(len(items) * (matches[-1].start() - matches[0].end()))  # the body once per item
     for item in items:
         for n in range(1, len(matches) - 1):
             before = matches[n - 1].end()

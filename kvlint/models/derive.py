@@ -69,16 +69,12 @@ def derive(repo_id: str, *, exclude: str | None = None) -> ModelSpec | None:
         spec = spec_from_config(cfg, repo_id, f"derived:{base_entry['id']}", hf_quant_config=side)
         label = f"{base_entry['id']}{how} ({rule.scheme})"
         spec = dataclasses.replace(spec, derived_from=label)
-        return _length_doubted(spec, "/".join(parts), base_entry["id"]) if how else spec
+        if not how:
+            return spec
+        from kvlint.models.resolve import with_length_doubt  # the base was found as a sibling (-Instruct)
+
+        return with_length_doubt(spec, "/".join(parts), base_entry["id"])
     return None
-
-
-def _length_doubted(spec: ModelSpec, named: str, base_id: str) -> ModelSpec:
-    """The base was found as a sibling (`-Instruct` of a bundled base): its length may not be the model's."""
-    from kvlint.models.resolve import length_doubt
-
-    doubt = length_doubt(named, base_id)
-    return spec if doubt is None else dataclasses.replace(spec, length_unknown=doubt[0], length_floor=doubt[1])
 
 
 def _block(rule: Variant) -> dict[str, Any] | None:

@@ -357,7 +357,7 @@ def from_registry(name: str) -> ModelSpec | None:
             entry = load_registry_entry(file_name)
             source = f"bundled:{entry['id']}" + (f" (by alias of {repo_id})" if how else "")
             spec = spec_from_config(entry["config"], entry["id"], source, hf_quant_config=entry.get("hf_quant_config"))
-            return _with_length_doubt(spec, repo_id) if how else spec
+            return with_length_doubt(spec, repo_id, spec.model_id) if how else spec
     for repo_id in ids:
         derived = derive(repo_id)
         if derived is not None:
@@ -431,11 +431,11 @@ def _registry_lookup(repo_id: str) -> tuple[str, bool] | None:
     return None
 
 
-def _with_length_doubt(spec: ModelSpec, repo_id: str) -> ModelSpec:
+def with_length_doubt(spec: ModelSpec, wanted: str, found: str) -> ModelSpec:
     """A sibling's config (`Qwen/Qwen2.5-14B` for `Qwen/Qwen2.5-14B-Instruct`) has the same shapes, but not
     always the same context length: where a bundled pair of the family differs (Qwen2.5-7B 131,072 vs
     Qwen2.5-7B-Instruct 32,768), the length the engine derives for the real model is unknown."""
-    doubt = length_doubt(repo_id, spec.model_id)
+    doubt = length_doubt(wanted, found)
     return spec if doubt is None else dataclasses.replace(spec, length_unknown=doubt[0], length_floor=doubt[1])
 
 

@@ -116,3 +116,25 @@ def test_the_generic_reading_of_values_also_stands_down_for_its_own_templates(tm
     shutil.copy(demo / "values.yaml", tmp_path / "values.yaml")
     (d,) = read_path(str(tmp_path / "values.yaml")).deployments
     assert d.model == "example-org/demo-8b" and "chart not recognised" in d.notes[0]
+
+
+def test_hostile_strings_stay_bounded(tmp_path, monkeypatch):
+    """A string of unclosed `{{ range }}` blocks (each used to scan to the end of the string: quadratic) and a
+    range over a list whose expansion would make megabytes (charged to the file's expansion allowance)."""
+    chart = tmp_path / "chart"
+    shutil.copytree(CHART, chart)
+    items = "\n".join(f"  - '--x{i} {'y' * 200}'" for i in range(20000))
+    (chart / "values.yaml").write_text((CHART / "values.yaml").read_text().replace("args:\n", f"args:\n{items}\n", 1))
+    template = chart / "templates" / "deployment.yaml"
+    text = template.read_text()
+    body = "{{ range .Values.args }} {{ . }} {{ . }} {{ . }}{{ end }}" * 20
+    template.write_text(text.replace("{{ range .Values.args }} {{ . }}{{ end }}", body, 1))
+    result = read_path(str(template))
+    assert any(f.code == "KV001" and "expansion" in f.message for f in result.findings), result.findings
+    unclosed = tmp_path / "u" / "templates"
+    shutil.copytree(CHART, tmp_path / "u", dirs_exist_ok=True)
+    (unclosed / "deployment.yaml").write_text(text.replace("{{ range .Values.args }}",
+                                                           "{{ range .Values.args }}" * 20000, 1))
+    monkeypatch.setenv("KVLINT_FILE_SECONDS", "20")  # linear: ~1 s of mapping 500 KB; quadratic: minutes
+    slow = [f for f in read_path(str(unclosed / "deployment.yaml")).findings if "time budget" in f.message]
+    assert slow == []
