@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from kvlint.deployment import Deployment
 from kvlint.errors import KvlintError
 from kvlint.findings import Finding
+from kvlint.record import record
 from kvlint.span import Span
 
 VERSION = 1
@@ -28,7 +29,7 @@ MAX_VALUE = 200  # characters of the flagged text kept (a minified one-line mani
 MAX_BYTES = 64 * 2**20  # a baseline larger than this is not one kvlint wrote
 
 
-@dataclass(frozen=True)
+@record
 class Subject:
     """What a finding is about, in words that survive moving lines."""
 
@@ -38,7 +39,7 @@ class Subject:
     value: str = ""  # the text of the flagged value
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     path: str  # relative to the baseline file's folder, "/"-separated
     code: str
@@ -55,7 +56,7 @@ class Entry:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class Baseline:
     path: str  # the file, as given
     entries: tuple[Entry, ...] = ()
@@ -65,7 +66,7 @@ class Baseline:
         return os.path.dirname(os.path.abspath(self.path))
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     """What a baseline did to one run: the findings still reported, how many it hid, what it no longer matches."""
 

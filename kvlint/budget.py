@@ -7,14 +7,16 @@ figure was reached.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
+
+from kvlint.record import record
 
 if TYPE_CHECKING:  # the record only; budget.py sits below calibration in the import graph
     from kvlint.calibration.entry import Calibration
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One line of the derivation: a named quantity, how it was computed, and its value."""
 
@@ -25,7 +27,7 @@ class Step:
     estimated: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Parallel:
     tp: int = 1
     pp: int = 1
@@ -44,7 +46,7 @@ class Parallel:
         return self.tp // self.attn_dp if self.attn_dp > 1 else self.tp
 
 
-@dataclass(frozen=True)
+@record
 class FixedPool:
     """vLLM with --kv-cache-memory-bytes: the pool is demanded outright, beside the worst stage's weights and
     working set. `overcommit_bytes` > 0 is a CUDA out-of-memory at allocation (KV107)."""
@@ -60,7 +62,7 @@ class FixedPool:
                 "fixed_pool_estimated": self.estimated}
 
 
-@dataclass(frozen=True)
+@record
 class VllmDetail:
     """vLLM's planner figures beside the Budget's common ones (engines.md 1.4-1.7)."""
 
@@ -81,7 +83,7 @@ class VllmDetail:
         return out | (self.fixed_pool.to_json() if self.fixed_pool else {})
 
 
-@dataclass(frozen=True)
+@record
 class SglangDetail:
     """SGLang's pool figures beside the Budget's common ones (engines.md 3.3)."""
 
@@ -96,7 +98,7 @@ class SglangDetail:
                 "cuda_graph_max_bs": self.cuda_graph_max_bs, "reserve_bytes": self.reserve_bytes}
 
 
-@dataclass(frozen=True)
+@record
 class Calibrated:
     """The calibration entry that supplied the non-KV term, and whether its engine version matched exactly."""
 
@@ -107,7 +109,7 @@ class Calibrated:
         return {**asdict(self.entry), "exact_version": self.exact_version}
 
 
-@dataclass(frozen=True)
+@record
 class Budget:
     engine: str  # "vllm" | "sglang"
     engine_version: str

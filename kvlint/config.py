@@ -12,12 +12,13 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from kvlint.data import load_json
 from kvlint.errors import KvlintError
 from kvlint.findings import Severity
+from kvlint.record import record
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -39,7 +40,7 @@ class ConfigError(KvlintError):
     """The configuration file is invalid (exit code 2)."""
 
 
-@dataclass(frozen=True)
+@record
 class Config:
     path: str | None = None
     root: str = "."

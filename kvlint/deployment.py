@@ -6,13 +6,14 @@ keeps the span it came from, so a finding can point at `--max-model-len 32768` i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from kvlint.record import record
 from kvlint.span import Span
 
 
-@dataclass(frozen=True)
+@record
 class Setting:
     """One engine setting after the engine's own parsing rules (last occurrence wins)."""
 
@@ -28,7 +29,7 @@ class Setting:
     origin: str = "explicit"
 
 
-@dataclass(frozen=True)
+@record
 class UnknownFlag:
     flag: str
     span: Span | None
@@ -36,7 +37,7 @@ class UnknownFlag:
     reason: str = "unrecognized"  # "unrecognized" | "ambiguous" | "removed"
 
 
-@dataclass(frozen=True)
+@record
 class InvalidValue:
     """A flag value the engine refuses (argparse type or choices, or its own start-up check)."""
 
@@ -47,7 +48,7 @@ class InvalidValue:
     setting: str = ""  # canonical destination name
 
 
-@dataclass(frozen=True)
+@record
 class GpuOption:
     """One GPU product a file offers for the launch when it offers several (SkyPilot `accelerators:` sets and
     `any_of`, node affinity `nvidia.com/gpu.product In [...]`, GKE accelerator lists)."""
@@ -58,7 +59,7 @@ class GpuOption:
     source: str = ""  # "accelerators" | "any_of" | "node-affinity" | "gke-accelerator" | ...
 
 
-@dataclass(frozen=True)
+@record
 class NodeLabel:
     """A node-selection label (nodeSelector, required node affinity with one value, tolerations excluded):
     fleet configuration maps values such as a GKE node pool or a Karpenter node pool to a catalogue card."""
@@ -68,7 +69,7 @@ class NodeLabel:
     span: Span | None
 
 
-@dataclass(frozen=True)
+@record
 class DeclaredLoad:
     """Concurrency the deployment advertises outside the engine's own flags (serving or autoscaling targets)."""
 
@@ -77,7 +78,7 @@ class DeclaredLoad:
     span: Span | None
 
 
-@dataclass(frozen=True)
+@record
 class ModelAlias:
     """Another name the launch gives its model: a Hub id for a local path (`--served-model-name`, an env var)."""
 
@@ -86,7 +87,7 @@ class ModelAlias:
     span: Span | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Deployment:
     path: str
     engine: str  # "vllm" | "sglang"

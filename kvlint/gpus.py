@@ -8,12 +8,12 @@ and marks the torch total estimated when it is derived rather than measured.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from kvlint.data import load_json
 from kvlint.errors import KvlintError, UnknownGpuError
 from kvlint.flags.units import parse_memory_size
+from kvlint.record import record
 
 __all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_gpu", "lookup_instance_type",
            "parse_memory_size"]
@@ -24,7 +24,7 @@ _PREFIXES = ("nvidiageforce", "nvidia", "tesla", "geforce", "amdinstinct", "amd"
 _MIG = re.compile(r"(?:^|[-_ /.])mig[-_ ]?(\d)g[._-]?(\d+)gb$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@record
 class Gpu:
     id: str
     name: str

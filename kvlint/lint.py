@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from kvlint import limits
 from kvlint.config import Config, ConfigCache
 from kvlint.findings import Finding, Severity
+from kvlint.record import record
 from kvlint.registry import Context, get_rule, run_rules, selected_codes
 from kvlint.resolve import Resolved, ResolveOptions, Resolver
 from kvlint.status import LaunchStatus
@@ -38,7 +39,7 @@ CONFIG_NAMES = {".kvlint.yaml", ".kvlint.yml", ".pre-commit-config.yaml", ".pre-
 MIN_FILES_PER_JOB = 8  # below this many files per worker, forking costs more than it saves
 
 
-@dataclass(frozen=True)
+@record
 class LintOptions:
     gpu: str | None = None
     gpu_memory: str | None = None
@@ -338,13 +339,13 @@ def _unused(path: str, unused: Iterable[Any]) -> list[Finding]:
 # ---------------------------------------------------------------- the run
 
 
-@dataclass(frozen=True)
+@record
 class _Skip:
     path: str
     reason: str
 
 
-@dataclass(frozen=True)
+@record
 class _Task:
     path: str
     config: Config

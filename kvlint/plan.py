@@ -9,19 +9,20 @@ and what the engine can apply at load time (fp8 online quantization of a 16-bit 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from kvlint.budget import Budget
 from kvlint.errors import KvlintError
 from kvlint.models.spec import ModelSpec
+from kvlint.record import record
 from kvlint.sizes import GIB
 
 TP_SIZES = (1, 2, 4, 8, 16, 32)
 PP_SIZES = (1, 2, 4, 8)
 
 
-@dataclass(frozen=True)
+@record
 class PlanOption:
     gpu: str
     tp: int
@@ -55,7 +56,7 @@ class PlanOption:
                 "non_kv_source": self.budget.non_kv_source if self.budget else None}
 
 
-@dataclass(frozen=True)
+@record
 class Plan:
     model: str
     engine: str

@@ -10,13 +10,14 @@ import importlib
 import pkgutil
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
 from kvlint.deployment import Deployment, InvalidValue
 from kvlint.errors import KvlintError
 from kvlint.findings import Finding, Related, Severity
+from kvlint.record import record
 from kvlint.span import Span
 from kvlint.status import Sweep
 
@@ -35,7 +36,7 @@ DOC_SECTIONS = ("What it checks", "Why it matters", "Example", "Use instead", "O
 SOURCES = ("check", "reader", "resolve", "suppress")
 
 
-@dataclass(frozen=True)
+@record
 class RuleOption:
     """An option a rule takes from `rules:` in .kvlint.yaml (documented in the rule's docstring)."""
 
@@ -45,7 +46,7 @@ class RuleOption:
     type: str = "number"  # JSON Schema type of the value
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     code: str
     name: str
@@ -87,7 +88,7 @@ def _no_budget(changes: Mapping[str, Any]) -> Budget | None:
     return None
 
 
-@dataclass(frozen=True)
+@record
 class Context:
     """What a rule sees for one deployment (a view of its Resolved record plus the rule configuration);
     `what_if` recomputes the budget with changed settings."""

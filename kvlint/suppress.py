@@ -12,13 +12,14 @@ import re
 from dataclasses import dataclass, field
 
 from kvlint.findings import Finding
+from kvlint.record import record
 
 _LEAD = re.compile(r"#\s*kvlint\b", re.IGNORECASE)
 _IGNORE = re.compile(r"^#\s*kvlint:\s*ignore\[([^\[\]]*)\](?:\s+(.*))?$", re.IGNORECASE)
 _DISABLE_FILE = re.compile(r"^#\s*kvlint:\s*disable-file(?:\s+(.*))?$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@record
 class Directive:
     line: int
     col: int

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from kvlint.errors import KvlintError
+from kvlint.record import record
 
 KEYS = ("model", "gpu", "tp", "engine", "engine_version", "non_kv_gib", "source_log")
 
 
-@dataclass(frozen=True)
+@record
 class Calibration:
     model: str
     gpu: str

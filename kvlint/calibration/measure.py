@@ -7,13 +7,13 @@ parsed LogRecord.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from kvlint.errors import KvlintError
 from kvlint.logs.record import GIB, LogRecord
+from kvlint.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Measurement:
     """The measured non-KV bytes per rank and how they were obtained (for `verify` to print).
 

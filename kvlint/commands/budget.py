@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -19,6 +19,7 @@ from kvlint.budget import Budget
 from kvlint.deployment import Deployment
 from kvlint.engines import get_engine
 from kvlint.errors import InputError, KvlintError, UnknownFlagError
+from kvlint.record import record
 from kvlint.redact import redact_text
 from kvlint.report.tenants import segments
 from kvlint.resolve import Resolved, ResolveOptions, Resolver
@@ -35,7 +36,7 @@ USAGE = ("expected an engine command line after `--`: `vllm serve MODEL ...`, `p
          "or `sglang serve M ...`")
 
 
-@dataclass(frozen=True)
+@record
 class Shown:
     """One instance as `budget` prints it: the budget drawn, its concurrency table, and the sweep behind it."""
 

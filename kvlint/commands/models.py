@@ -10,15 +10,16 @@ Exit codes: 0 every model fetched or already known, 1 some could not be fetched,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from kvlint.record import record
+
 SIDE_FILES = ("hf_quant_config.json", "quantize_config.json")
 
 
-@dataclass(frozen=True)
+@record
 class Wanted:
     """One model reference of the tree, with the Hub ids it may name (reference first, then aliases)."""
 

@@ -9,14 +9,14 @@ one refusal the model's config.json and the image tag alone decide.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from kvlint.data import load_json
+from kvlint.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Retired:
     """Why `engine` at `version` no longer serves an architecture in-tree."""
 

@@ -13,8 +13,9 @@ kvlint.flags and kvlint.memory, imported when used.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from kvlint.record import record
 
 if TYPE_CHECKING:
     from kvlint.budget import Budget
@@ -31,7 +32,7 @@ ROLES = ("max_len", "tp", "pp", "dp", "dcp", "max_seqs", "kv_dtype", "mem", "qua
 ConfigWords = Callable[["FlagTable", "ConfigEntry"], "tuple[list[str], str | None]"]
 
 
-@dataclass(frozen=True)
+@record
 class ArgSyntax:
     """How the engine's own argument parser reads a command line (kvlint.flags follows it)."""
 
@@ -46,7 +47,7 @@ class ArgSyntax:
     config_file_merged: bool  # readers merge a `--config FILE.yaml` beside the manifest into the launch
 
 
-@dataclass(frozen=True)
+@record
 class LogView:
     """What this engine's startup log says about its pool, in the fields kvlint.logs parsed."""
 

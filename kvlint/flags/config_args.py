@@ -8,15 +8,15 @@ lets the ordinary flag parser judge the file exactly as the engine would, spans 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from kvlint.engines import get_engine
 from kvlint.flags.flag_table import FlagSpec, FlagTable, flag_table
+from kvlint.record import record
 from kvlint.span import Span, Token
 
 
-@dataclass(frozen=True)
+@record
 class ConfigEntry:
     """One top-level key of a `--config` YAML file, with where its key and value are written."""
 

@@ -8,7 +8,6 @@ then unique prefix. The parser, the `--config` reader and the removed-flag rule 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -16,9 +15,10 @@ from kvlint.data import load_json
 from kvlint.engines import ENGINE_NAMES as ENGINES
 from kvlint.engines import get_engine
 from kvlint.errors import UnknownFlagError
+from kvlint.record import record
 
 
-@dataclass(frozen=True)
+@record
 class FlagSpec:
     dest: str
     options: tuple[str, ...]
@@ -33,7 +33,7 @@ class FlagSpec:
     valid_values: tuple[str, ...] | None = None  # checked after argparse (vLLM CacheDType): still a start-up failure
 
 
-@dataclass(frozen=True)
+@record
 class FlagTable:
     engine: str
     version: str

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from kvlint.engines import ENGINE_NAMES as ENGINES
 from kvlint.flags.token_spans import join_spans
+from kvlint.record import record
 from kvlint.span import Span, Token
 
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
@@ -24,7 +24,7 @@ _MODULES = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class LaunchStart:
     """Where an engine command starts. Iterates as (engine, index) so `engine, i = found` keeps working."""
 

@@ -10,7 +10,7 @@ the type functions in flag_values.py, and where a value lands in parse_state.py.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from kvlint import limits
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
@@ -19,13 +19,14 @@ from kvlint.flags.flag_table import FlagSpec, FlagTable, did_you_mean, flag_tabl
 from kvlint.flags.flag_values import is_unresolved, json_or_human
 from kvlint.flags.parse_state import ParseState, merge_dotted, store, store_flag, store_list
 from kvlint.flags.token_spans import sub_span
+from kvlint.record import record
 from kvlint.span import Token
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 _NO_VALUE = ("store_true", "store_false", "store_const", "bool_optional", "help")
 
 
-@dataclass(frozen=True)
+@record
 class ParsedArgs:
     model: Setting | None
     settings: dict[str, Setting]

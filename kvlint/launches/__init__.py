@@ -7,13 +7,14 @@ so one broken file never stops a run over a folder.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding
+from kvlint.record import record
 
 
-@dataclass(frozen=True)
+@record
 class ReadResult:
     path: str
     deployments: list[Deployment] = field(default_factory=list)

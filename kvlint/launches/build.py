@@ -7,7 +7,7 @@ guessed), the image tag gives the engine version, and GPU facts from the manifes
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from kvlint import limits
@@ -17,6 +17,7 @@ from kvlint.launches.argv import parse
 from kvlint.launches.env import Field
 from kvlint.launches.facts import is_path_like, model_aliases, path_alias
 from kvlint.launches.gpus_in_manifest import from_launch_hint
+from kvlint.record import record
 from kvlint.span import Span
 
 _VERSION = re.compile(r"^v?(\d{1,9}\.\d{1,9}(?:\.\d{1,9})?(?:\.?(?:post|rc|dev)\d{1,9})?)(?!\d)")
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from kvlint.launches.script import FoundLaunch
 
 
-@dataclass(frozen=True)
+@record
 class ManifestGpu:
     """GPU product and per-instance count as the manifest states them (product as written)."""
 
@@ -43,7 +44,7 @@ class ManifestGpu:
     options: tuple[GpuOption, ...] = ()  # several candidate products (one product stays in `product`)
 
 
-@dataclass(frozen=True)
+@record
 class LaunchContext:
     """What surrounds a launch: the workload name, image, ignore annotation, notes."""
 

@@ -12,10 +12,11 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from types import MappingProxyType
 
 from kvlint import limits
+from kvlint.record import record
 from kvlint.sources.shell import Part, Word
 from kvlint.sources.text import Mapped
 from kvlint.span import Span, Token
@@ -105,7 +106,7 @@ def _dotenv_value(raw: str) -> str:
     return re.split(r"\s+#", raw, maxsplit=1)[0].strip()
 
 
-@dataclass(frozen=True)
+@record
 class Field:
     """One argv word after expansion, with its source span and what stayed unresolved."""
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import lru_cache
 
 from kvlint import limits
+from kvlint.record import record
 from kvlint.sources.scalars import scalar_mapped
 from kvlint.sources.templates import Templated, detemplate
 from kvlint.sources.text import LineIndex, Mapped, SourceError, read_file
@@ -42,7 +43,7 @@ CHART_NOTE = ("Helm template: simple references ({{{{ .Values.x }}}}, default, q
               "other {{{{ }}}} expressions kept as unresolved text")
 
 
-@dataclass(frozen=True)
+@record
 class Chart:
     """The chart around a template: its values (with spans) and Chart.yaml's name and versions."""
 
@@ -59,7 +60,7 @@ class Chart:
         return index.get(key)
 
 
-@dataclass(frozen=True)
+@record
 class Value:
     """What a reference evaluates to: a values.yaml node, or literal text from the template itself."""
 
@@ -72,7 +73,7 @@ class Value:
         return self.node is None or self.node.is_scalar
 
 
-@dataclass(frozen=True)
+@record
 class _Expr:
     start: int
     end: int
@@ -81,7 +82,7 @@ class _Expr:
     each: tuple[str, ...] | None = None  # inside `range PATH` (nearest block): the list `.` walks
 
 
-@dataclass(frozen=True)
+@record
 class ChartTemplate(YamlFile):
     """A template file whose references were resolved; `mapped` knows substituted text's positions."""
 
@@ -428,7 +429,7 @@ def _scalar(tf: ChartTemplate, node: YNode) -> YNode:
     return replace(node, text=text, value=text, tag=_STR)
 
 
-@dataclass(frozen=True)
+@record
 class _Piece:
     """A run of rendered text and the [start, end) of the template text it stands for."""
 

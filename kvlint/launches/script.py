@@ -15,6 +15,7 @@ from kvlint import limits
 from kvlint.launches.argv import detect
 from kvlint.launches.docker_run import RUNNERS, is_run
 from kvlint.launches.env import Field, Positional, expand_word, with_supplied
+from kvlint.record import record
 from kvlint.sources.shell import Word, tokenize
 from kvlint.sources.text import Mapped
 from kvlint.span import Span
@@ -30,7 +31,7 @@ MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
 _USES_POSITIONAL = re.compile(r"\$[@*]|\$\{[@*]\}")
 
 
-@dataclass(frozen=True)
+@record
 class FoundLaunch:
     """An engine start found in argv: the flags after the entry point, and what surrounds it."""
 

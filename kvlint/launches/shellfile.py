@@ -9,12 +9,13 @@ states (CUDA_VISIBLE_DEVICES, `srun --gres`, `docker --gpus`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.script import FoundLaunch, run_script
+from kvlint.record import record
 from kvlint.sources.numbers import count
 from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
@@ -25,7 +26,7 @@ _PER_JOB = ("--gpus", "-G")
 _NODES = ("--nodes", "-N")
 
 
-@dataclass(frozen=True)
+@record
 class _Option:
     value: str
     span: Span

@@ -9,14 +9,13 @@ Each returns a Check whose status is "pass", "fail" or "n/a" (the log lacks an i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kvlint.logs.record import GIB, LogRecord
+from kvlint.record import record
 
 GIB_ROUNDING = 0.005 * GIB  # the engines print GiB rounded to two decimals
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     name: str
     status: str  # "pass" | "fail" | "n/a"

@@ -10,7 +10,7 @@ Two predictions per log, both from compute_budget with the same engine version:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from kvlint.budget import Budget
@@ -21,13 +21,14 @@ from kvlint.errors import KvlintError
 from kvlint.logs.checks import GIB_ROUNDING, Check, run_checks
 from kvlint.logs.record import GIB, LogRecord
 from kvlint.models.spec import FULL, MLA, ModelSpec
+from kvlint.record import record
 
 # logged arguments that name the model or the server, not memory settings
 _NOT_SETTINGS = {"model", "model_tag", "model_path", "tokenizer", "tokenizer_path", "host", "port", "api_key",
                  "served_model_name", "subparser", "dispatch_function"}
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     name: str
     unit: str  # "GiB", "blocks", "tokens", "x", ""
@@ -41,7 +42,7 @@ class Row:
         return None
 
 
-@dataclass(frozen=True)
+@record
 class Comparison:
     record: LogRecord
     engine: str

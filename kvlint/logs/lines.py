@@ -8,7 +8,8 @@ the rank tag first, because multi-GPU runs interleave per-worker lines with diff
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from kvlint.record import record
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 # vLLM: "(Worker_TP1 pid=445) ", "(VllmWorker TP0 pid=1430) ", "(EngineCore_DP0 pid=164) "
@@ -23,7 +24,7 @@ _VLLM_HEAD = re.compile(
 _RANK_PART = re.compile(r"(?:^|[_ ])(DP|PP|TP|EP)_?(\d+)")
 
 
-@dataclass(frozen=True)
+@record
 class Line:
     number: int  # 1-based line number in the input
     rank: str  # "" when the line names no worker; else "TP1", "DP0_TP1", ...

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any
 
 from kvlint.logs import patterns as P
 from kvlint.logs.lines import Line, is_rank0, split_lines
 from kvlint.logs.pyrepr import parse_call_repr, parse_dict_repr
 from kvlint.logs.record import FIELD_NAMES, LogRecord
+from kvlint.record import record
 from kvlint.redact import redact_text, redact_value
 
 
-@dataclass(frozen=True)
+@record
 class _Hit:
     priority: int
     line: int

@@ -10,13 +10,14 @@ planned for the smallest worker), "rank0" where the engine reports rank 0, "sum"
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from kvlint.record import record
 
 INT = r"(\d[\d,]*)"
 NUM = r"(-?\d+(?:\.\d+)?)"
 
 
-@dataclass(frozen=True)
+@record
 class Pattern:
     regex: re.Pattern[str]
     fields: tuple[str, ...]  # one per capture group; "" skips a group

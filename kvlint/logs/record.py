@@ -7,13 +7,14 @@ engines: vLLM prints GiB; SGLang prints "GB" that are really 2**30 bytes (kept a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any
 
+from kvlint.record import materialise, record
 from kvlint.sizes import GIB
 
 
-@dataclass(frozen=True)
+@record
 class LogRecord:
     engine: str | None = None  # "vllm" | "sglang"
     engine_version: str | None = None
@@ -101,4 +102,5 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
+materialise(LogRecord)  # its field names are read here, before any instance exists
 FIELD_NAMES = frozenset(f.name for f in fields(LogRecord))

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, overload
 
 from kvlint.budget import Step
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.models.spec import ModelSpec
+from kvlint.record import record
 from kvlint.sizes import GIB, MIB
 
 H100_MIB = 81559  # what nvidia-smi reports for an H100 80GB (seed chapter, engines.md 3.1)
@@ -40,7 +40,7 @@ def gib(n: float) -> str:
     return f"{n / GIB:.5f} GiB"
 
 
-@dataclass(frozen=True)
+@record
 class GpuFacts:
     name: str
     total_bytes: int  # what this engine sees

@@ -29,12 +29,12 @@ calibration from a real log feeds the same parameter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from kvlint.data import load_json
 from kvlint.models.spec import MAMBA, NONE, ModelSpec
+from kvlint.record import record
 
 
 @lru_cache(maxsize=1)
@@ -42,13 +42,13 @@ def coefficients() -> dict[str, Any]:
     return load_json("nonkv.json")
 
 
-@dataclass(frozen=True)
+@record
 class NonKV:
     total: int
     parts: tuple[tuple[str, int, str], ...]  # (term, bytes, how)
 
 
-@dataclass(frozen=True)
+@record
 class LiveTensor:
     """One activation tensor alive at the forward's peak: `width` elements per token on one rank (`full` before a
     column-parallel layer splits it by TP, equal to `width` for full-width tensors)."""
@@ -65,7 +65,7 @@ class LiveTensor:
         return f"{self.name} {self.full}/{tp}" if self.split_by_tp else f"{self.name} {self.width}"
 
 
-@dataclass(frozen=True)
+@record
 class ActivationPeak:
     """The largest set of tensors alive at once in one decoder layer's forward of `tokens` tokens."""
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from kvlint.errors import InvalidSettingError
 from kvlint.memory.common import int_setting, setting
 from kvlint.models.spec import MLA, ModelSpec
+from kvlint.record import record
 
 # vLLM speculative methods whose drafter keeps no KV cache of its own.
 _NO_KV_METHODS = frozenset({"ngram", "suffix", "medusa", "mlp_speculator", "ngram_gpu"})
@@ -23,7 +23,7 @@ _MTP_METHODS = frozenset({"mtp", "deepseek_mtp", "mimo_mtp", "glm4_moe_mtp", "er
 _EAGLE_METHODS = frozenset({"eagle", "eagle3"})
 
 
-@dataclass(frozen=True)
+@record
 class Speculative:
     """What a speculative-decoding setting adds: draft KV layers (same page as a target layer) and query length."""
 
@@ -99,7 +99,7 @@ def _json_object(raw: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------ LoRA (vLLM)
 
 
-@dataclass(frozen=True)
+@record
 class Lora:
     max_loras: int
     max_rank: int
@@ -163,7 +163,7 @@ def draft_layer_kind(model: ModelSpec) -> str:
 # ------------------------------------------------------------------ SGLang Mamba state pool
 
 
-@dataclass(frozen=True)
+@record
 class MambaPool:
     per_request: int  # state bytes of one request on this rank (conv at the model dtype, SSM state at fp32)
     slots: int  # max_mamba_cache_size (+1 padding slot is allocated too)

@@ -9,15 +9,15 @@ at or below it (behaviour persists until the next documented change), with a not
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from kvlint.data import load_json
 from kvlint.errors import KvlintError
+from kvlint.record import record
 
 
-@dataclass(frozen=True)
+@record
 class VllmVersion:
     version: str
     gpu_memory_utilization: float
@@ -60,7 +60,7 @@ class VllmVersion:
     released: str = ""  # build date of vllm/_version.py in the release wheel, where read
 
 
-@dataclass(frozen=True)
+@record
 class SglangVersion:
     version: str
     bands: tuple[tuple[int | None, int, int, int], ...]  # (MiB upper bound, cps, max_bs tp<4, tp>=4)
@@ -69,7 +69,7 @@ class SglangVersion:
     fallback_mem_fraction: float
 
 
-@dataclass(frozen=True)
+@record
 class Resolved:
     """A version record plus the note explaining any mapping (empty when exact)."""
 

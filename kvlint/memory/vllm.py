@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -47,9 +47,10 @@ from kvlint.memory.vllm_planning import (
 from kvlint.memory.vllm_specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, ModelSpec
 from kvlint.models.weights import mxfp4_layout_bytes, rope_cache_bytes
+from kvlint.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Stage:
     """One pipeline stage (its TP ranks are identical): layers, memory terms, and block accounting."""
 
@@ -309,7 +310,7 @@ class _Reads(Mapping[str, Any]):
         return len(self._settings)
 
 
-@dataclass(frozen=True)
+@record
 class StageLayout:
     """One pipeline stage's layers and block accounting: nothing here depends on the card."""
 
@@ -332,7 +333,7 @@ class StageLayout:
         return found
 
 
-@dataclass(frozen=True)
+@record
 class Layout:
     """The layer specs, block size and KV groups one set of settings makes of a model, before any card is involved.
 
@@ -394,7 +395,7 @@ def stage_layout(specs: Mapping[LayerKey, KVSpec], groups: list[Group], model: M
                        tuple(Counter(raw).items()), sum(specs[k].bytes_per_token for k in layers))
 
 
-@dataclass(frozen=True)
+@record
 class Inputs:
     """Every input the planner needs, resolved once the way the engine resolves it (engines.md 1.1)."""
 
@@ -425,7 +426,7 @@ class Inputs:
     layout: Layout | None = None  # where specs and groups came from (its stage layouts are memoised)
 
 
-@dataclass(frozen=True)
+@record
 class StageMemory:
     """(weights, non-KV, available KV) on one stage; weights_known is False when a fixed pool hid a weights error."""
 
@@ -611,7 +612,7 @@ def longest_fit(stages: list[Stage], check: list[int], upper: int, reserve: int,
     return min(lengths, default=upper)
 
 
-@dataclass(frozen=True)
+@record
 class Fit:
     """The length the engine settles on and what the one-request check says about it (engines.md 1.6)."""
 
@@ -620,7 +621,7 @@ class Fit:
     estimated_len: int  # longest length that fits
 
 
-@dataclass(frozen=True)
+@record
 class Capacity:
     """The scheduler's view of the limiting stage (engines.md 1.7)."""
 

@@ -9,18 +9,19 @@ identical specs bucket together, the smallest bucket sets the group size unless 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
 from math import gcd
 
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.memory.vllm_specs import INDEXER, KVSpec, LayerKey, cdiv
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING
+from kvlint.record import record
 
 _FULL_LIKE = (FULL, MLA, INDEXER)
 
 
-@dataclass(frozen=True)
+@record
 class Group:
     """Layers that share one block table; a UniformType group lists members with different pages."""
 
@@ -133,7 +134,7 @@ def padding_layers(groups: list[Group]) -> int:
     return sum(size - len(g.layers) for g in groups)
 
 
-@dataclass(frozen=True)
+@record
 class Worker:
     """One PP stage (all TP ranks of a stage are identical): its layers and KV memory."""
 

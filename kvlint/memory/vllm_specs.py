@@ -7,10 +7,11 @@ sliding windows' extra block and Mamba's per-request state all live in the page 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING, ModelSpec
+from kvlint.record import record
 
 INDEXER = "indexer"  # DeepSeek-V3.2 sparse indexer cache (an MLA-shaped spec with its own page)
 
@@ -26,7 +27,7 @@ _PACKED_UNMODELLED = ("turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_
 VALID_KV_DTYPES = ("auto", *(k for k in _ELEMENT_BYTES if k not in ("half", "float32", "float")), *_PACKED_UNMODELLED)
 
 
-@dataclass(frozen=True)
+@record
 class KVSpec:
     """One layer's cache as vLLM allocates it on one rank."""
 
@@ -87,7 +88,7 @@ def cdiv(a: int, b: int) -> int:
     return -(a // -b)
 
 
-@dataclass(frozen=True)
+@record
 class KVDtype:
     name: str  # resolved kv_cache_dtype ("bfloat16", "fp8", "fp8_ds_mla", ...)
     element_bytes: int

@@ -18,11 +18,12 @@ from typing import Any
 from kvlint.data import REGISTRY_DIR, load_json
 from kvlint.models.config import spec_from_config
 from kvlint.models.spec import ModelSpec
+from kvlint.record import record
 
 IGNORE_KEYS = ("ignore", "modules_to_not_convert", "exclude_modules", "ignored_layers")
 
 
-@dataclasses.dataclass(frozen=True)
+@record
 class Variant:
     publishers: tuple[str, ...]
     suffix: str

@@ -7,8 +7,10 @@ decided in exactly one place: kvlint.models.config.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from kvlint.record import record
 
 # Attention kinds of one layer, as the engines allocate KV for them.
 FULL = "full"  # full attention: KV for every token of the request
@@ -20,7 +22,7 @@ NONE = "none"  # no KV of its own (KV-shared layer, or attention-free)
 LAYER_KINDS = (FULL, SLIDING, CHUNKED, MLA, MAMBA, NONE)
 
 
-@dataclass(frozen=True)
+@record
 class LayerKV:
     """What one decoder layer stores per token (or per request for MAMBA)."""
 
@@ -32,7 +34,7 @@ class LayerKV:
     state_bytes: int | None = None  # MAMBA: state bytes per request at model dtype, whole model width
 
 
-@dataclass(frozen=True)
+@record
 class MLADims:
     kv_lora_rank: int
     qk_rope_head_dim: int
@@ -43,7 +45,7 @@ class MLADims:
     index_topk: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class MoE:
     num_experts: int
     experts_per_token: int
@@ -56,7 +58,7 @@ class MoE:
     moe_layer_ids: tuple[int, ...] = ()  # decoder layers that carry experts (the others are dense)
 
 
-@dataclass(frozen=True)
+@record
 class Quantization:
     """Weight (and checkpoint KV) quantization as the checkpoint declares it."""
 
@@ -68,7 +70,7 @@ class Quantization:
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
-@dataclass(frozen=True)
+@record
 class ModelSpec:
     model_id: str
     source: str  # where the config came from: a path, "hf-cache:<path>", "bundled:<id>"

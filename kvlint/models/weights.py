@@ -8,12 +8,12 @@ hold which layers, and how many bytes a quantized weight really costs (packing p
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from kvlint.errors import KvlintError
 from kvlint.models.spec import MAMBA, ModelSpec, Quantization
+from kvlint.record import record
 
 DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "fp8": 1}
 NON_GATED_MLP = frozenset({"falcon", "RefinedWebModel", "RefinedWeb", "phi", "gpt2", "gpt_bigcode", "opt"})
@@ -24,7 +24,7 @@ QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe", "qwen3_next", "gemma3_text", "o
 FOUR_NORM_TYPES = frozenset({"gemma2", "gemma3_text"})
 
 
-@dataclass(frozen=True)
+@record
 class LayerParams:
     """One decoder layer, split by how tensor parallelism treats each part."""
 
@@ -42,7 +42,7 @@ class LayerParams:
         return self.attn_split + self.attn_kv + self.attn_down + self.replicated + self.mlp + self.experts + self.shared
 
 
-@dataclass(frozen=True)
+@record
 class ParamCount:
     total: int  # everything the checkpoint ships except the MTP module (see `mtp`)
     embedding: int

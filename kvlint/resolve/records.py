@@ -9,11 +9,12 @@ number came from, and its reason when it failed, so a skipped launch says what t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
 from kvlint.deployment import Deployment, InvalidValue
+from kvlint.record import record
 from kvlint.sizes import GIB
 from kvlint.span import Span
 from kvlint.status import EVALUATED, SKIPPED, LaunchStatus, Sweep
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from kvlint.models.spec import ModelSpec
 
 
-@dataclass(frozen=True)
+@record
 class ResolveOptions:
     """What the command line says; the configuration and the manifest say the rest."""
 
@@ -37,14 +38,14 @@ class ResolveOptions:
     sweep: bool = True  # with no GPU known, size the launch against the GPU catalogue
 
 
-@dataclass(frozen=True)
+@record
 class ModelLookup:
     spec: ModelSpec | None
     reason: str | None = None  # why there is no spec (KV002), in words a user can act on
     source: str | None = None  # bundled | derived | hf-cache | local | override | hub | path-name | served-name
 
 
-@dataclass(frozen=True)
+@record
 class GpuLookup:
     gpu: Gpu | None
     memory_bytes: int | None = None  # an explicit total (--gpu-memory, gpu-memory:) the engine sees
@@ -72,14 +73,14 @@ class GpuLookup:
         return f"custom ({self.memory_bytes / GIB:.2f} GiB)" if self.memory_bytes is not None else self.name
 
 
-@dataclass(frozen=True)
+@record
 class VersionLookup:
     version: str | None  # as pinned; None: the engine's default release
     source: str  # image | cli | config | default
     modelled: str  # the release the memory model follows
 
 
-@dataclass(frozen=True)
+@record
 class NonKv:
     """The one estimated term, or what replaces it: --non-kv-gib, a calibration, or `non-kv-gib:`."""
 
@@ -89,7 +90,7 @@ class NonKv:
     how: str | None = None  # where a calibration came from ("calibrated from start.log (vllm 0.33.0, TP=2)")
 
 
-@dataclass(frozen=True)
+@record
 class Resolved:
     """One launch, resolved: the only input the rules and the per-launch status need."""
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from kvlint.budget import Budget
 from kvlint.engines.base import resolved_int
 from kvlint.errors import InvalidSettingError, KvlintError
+from kvlint.record import record
 
 if TYPE_CHECKING:
     from kvlint.calibration.match import Match
@@ -55,7 +56,7 @@ class SettingsView(Mapping[str, Any]):
         return len(self._values)
 
 
-@dataclass(frozen=True)
+@record
 class Sizing:
     """What stays fixed while a launch's settings vary."""
 
@@ -88,7 +89,7 @@ class Sizing:
         return match(self.calibrations, self.model.model_id, self.gpu.id, tp, self.engine.name, self.version)
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     budget: Budget | None
     error: KvlintError | None = None  # InvalidSettingError: the engine refuses; UnresolvedSetting; other
@@ -146,7 +147,7 @@ class BudgetCache:
         return found
 
 
-@dataclass(frozen=True)
+@record
 class WhatIf:
     """The budget of one launch with optional setting changes; a refused or failed one is None."""
 

@@ -11,10 +11,10 @@ brackets it: a figure the engine computes, not a rule of thumb.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
+from kvlint.record import record
 from kvlint.resolve.sizing import BudgetCache, Sizing, _key, settings_items
 from kvlint.status import CardVerdict, Sweep
 
@@ -43,7 +43,7 @@ def holds(b: Budget | None, load: int | None) -> bool | None:
     return starts(b) and b is not None and b.max_concurrency + 1e-9 >= load
 
 
-@dataclass(frozen=True)
+@record
 class Trial:
     gpu: Gpu
     budget: Budget | None

@@ -8,9 +8,10 @@ Only the parts of POSIX shell that launch scripts use: quoting, `\\` continuatio
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from kvlint import limits
+from kvlint.record import record
 from kvlint.sources.text import Mapped
 
 _META = " \t\n;&|()<>"
@@ -19,7 +20,7 @@ MAX_DEFAULT_DEPTH = 4  # `${A:-${B:-x}}` nests two; each level re-reads the rest
 MAX_WORD = 131072  # Linux's MAX_ARG_STRLEN: execve refuses a longer argument (E2BIG), so no engine receives it
 
 
-@dataclass(frozen=True)
+@record
 class Part:
     """A piece of a word: literal text (with each char's offset) or an expansion kept unexpanded."""
 
@@ -31,7 +32,7 @@ class Part:
     default: tuple[Part, ...] = ()  # var: parts of the default word
 
 
-@dataclass(frozen=True)
+@record
 class Word:
     parts: tuple[Part, ...]
     start: int
@@ -49,7 +50,7 @@ class Word:
         return any(p.quoted for p in self.parts)
 
 
-@dataclass(frozen=True)
+@record
 class Command:
     words: tuple[Word, ...]
     sep: str  # what ended it: "\n", ";", "&", "&&", "||", "|", "" (end of text)

@@ -8,12 +8,14 @@ the unresolved expression and every span stays exact.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from kvlint.record import record
 
 _PLACEHOLDER = re.compile(r"\u27e6[0-9a-z_]*\u27e7")
 
 
-@dataclass(frozen=True)
+@record
 class Templated:
     text: str
     count: int = 0

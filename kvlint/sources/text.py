@@ -14,9 +14,9 @@ import sys
 import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, BinaryIO, overload
 
+from kvlint.record import record
 from kvlint.span import Span
 
 _NEWLINE = re.compile("\n")
@@ -192,7 +192,7 @@ class Runs(Sequence[int]):
         return self._offsets[k] + i - self._starts[k]
 
 
-@dataclass(frozen=True)
+@record
 class Mapped:
     """A string as some consumer sees it, with where each of its characters sits in a file.
 

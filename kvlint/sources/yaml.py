@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from kvlint import limits
+from kvlint.record import record
 from kvlint.sources.comments import scan_comments
 from kvlint.sources.templates import Templated, detemplate
 from kvlint.sources.text import LineIndex, Mapped
@@ -315,7 +316,7 @@ def _collection_size(node: Any, sizes: dict[int, int], key_text: Callable[[Any],
     return 1 + sum(sizes[id(k)] + sizes[id(v)] for k, v in pairs)
 
 
-@dataclass(frozen=True)
+@record
 class YamlProblem:
     message: str
     line: int
@@ -324,7 +325,7 @@ class YamlProblem:
     kind: str = ""  # "duplicate" for a repeated key (a loader keeps the last), else ""
 
 
-@dataclass(frozen=True)
+@record
 class YamlFile:
     path: str
     text: str

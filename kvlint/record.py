@@ -1,0 +1,199 @@
+"""`@record`: a frozen dataclass, made cheaply and only the first time the class is used.
+
+Why: every pipeline stage is a frozen typed record, about a hundred classes, and CPython 3.11's
+`@dataclass(frozen=True)` compiles five or six methods from source for each (`__init__`, `__repr__`,
+`__eq__`, `__hash__`, the frozen `__setattr__` and `__delattr__`), about 1.5 ms a class. That was half
+the wall time of a one-file pre-commit run, for classes most runs never instantiate (a Kubernetes file
+needs no chart, compose or log record).
+
+A `@record` class is declared exactly like `@dataclass(frozen=True)` (type checkers see one, through
+`dataclass_transform`). On its first instantiation, comparison, hash, repr or unpickling it becomes a
+dataclass: `dataclasses.dataclass` collects its fields (so `fields`, `replace` and `asdict` work on its
+instances), one `__init__` is compiled, and the other methods are shared functions over an
+`attrgetter`, with the results `@dataclass(frozen=True)` gives: equal when the classes are the same
+and the compared fields equal, the hash of the tuple of hashed fields, `Name(field=value, ...)`, and
+`FrozenInstanceError` on assignment. Methods the class body defines are kept.
+
+A class must be made before anything asks it for its fields without an instance: call
+`materialise(cls)` first (`dataclasses.fields(SomeRecord)` at import time, say). Records inherit only
+from records or plain classes (dataclasses refuses a mix of frozen and non-frozen dataclass bases).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+import reprlib
+import sys
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+T = TypeVar("T")
+
+if sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+elif TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:  # Python 3.10 at run time: the marker only informs type checkers
+
+    def dataclass_transform(**_: Any) -> Callable[[T], T]:
+        return lambda decorated: decorated
+
+
+# The methods a first use goes through: creating, comparing, hashing, printing, and restoring a pickled
+# or copied instance (pickle and copy make instances without __init__, then call __setstate__).
+_TRIGGERS = ("__init__", "__repr__", "__eq__", "__hash__", "__setstate__")
+_PENDING = "__kvlint_record_pending__"
+_ABSENT = object()
+_LOCK = threading.RLock()
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
+def record(cls: type[T]) -> type[T]:
+    """Declare `cls` a frozen dataclass, made on first use. Returns the same class object."""
+    saved = {name: cls.__dict__.get(name, _ABSENT) for name in _TRIGGERS}
+    setattr(cls, _PENDING, saved)
+    for name in _TRIGGERS:
+        setattr(cls, name, _trigger(name))
+    return cls
+
+
+def materialise(cls: type) -> None:
+    """Make `cls` and every pending record it inherits from a dataclass now, bases first."""
+    with _LOCK:
+        for klass in reversed(cls.__mro__):
+            saved = klass.__dict__.get(_PENDING)
+            if saved is None:
+                continue
+            delattr(klass, _PENDING)
+            for name, value in saved.items():  # what the class body itself defined
+                if value is _ABSENT:
+                    delattr(klass, name)
+                else:
+                    setattr(klass, name, value)
+            body = dict(klass.__dict__)
+            # Fields, defaults and __match_args__ only: no method is compiled by dataclasses.
+            dataclasses.dataclass(init=False, repr=False, eq=False)(klass)
+            _install(klass, body)
+
+
+def _install(cls: type, body: dict[str, Any]) -> None:
+    """The methods `@dataclass(frozen=True)` would add, where the class body did not define them."""
+    fields = dataclasses.fields(cls)
+    for name in ("__setattr__", "__delattr__"):
+        if name in body:
+            raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+    methods: dict[str, Any] = {"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr}
+    methods.update(_value_methods(fields))
+    if "__init__" not in body:
+        methods["__init__"] = _init(cls, fields)
+    explicit_hash = "__hash__" in body and not (body["__hash__"] is None and "__eq__" in body)
+    for name, method in methods.items():
+        if explicit_hash if name == "__hash__" else name in body:
+            continue
+        setattr(cls, name, method)
+
+
+def _value_methods(fields: tuple[dataclasses.Field[Any], ...]) -> dict[str, Callable[..., Any]]:
+    """`__eq__`, `__hash__` and `__repr__` over the fields, as closures rather than compiled source."""
+    compared = _tuple_of([f.name for f in fields if f.compare])
+    hashed = _tuple_of([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
+    shown = [f.name for f in fields if f.repr]
+
+    def __eq__(self: Any, other: Any) -> Any:
+        if other.__class__ is self.__class__:
+            return compared(self) == compared(other)
+        return NotImplemented
+
+    def __hash__(self: Any) -> int:
+        return hash(hashed(self))
+
+    @reprlib.recursive_repr()
+    def __repr__(self: Any) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+        return f"{self.__class__.__qualname__}({inner})"
+
+    return {"__eq__": __eq__, "__hash__": __hash__, "__repr__": __repr__}
+
+
+def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
+    """Compile the class's `__init__`: one function, as fast per call as the one dataclasses writes.
+
+    Parameters in field order, defaults bound at definition, a factory called when its argument was
+    not given, every value stored with `object.__setattr__` (the class refuses assignment).
+    """
+    space: dict[str, Any] = {"_set": object.__setattr__, "_NOT_GIVEN": dataclasses.MISSING}
+    params, lines = ["self"], []
+    for f in fields:
+        default = f"_default_{f.name}"
+        factory = f"_factory_{f.name}"
+        if f.default is not dataclasses.MISSING:
+            space[default] = f.default
+        if f.default_factory is not dataclasses.MISSING:
+            space[factory] = f.default_factory
+        value = _init_value(f, default, factory)
+        if f.init:
+            given = "_NOT_GIVEN" if factory in space else default if default in space else None
+            params.append(f.name if given is None else f"{f.name}={given}")
+        if value is not None:
+            lines.append(f"    _set(self, {f.name!r}, {value})")
+    if hasattr(cls, "__post_init__"):
+        lines.append("    self.__post_init__()")
+    source = f"def __init__({', '.join(params)}):\n" + ("\n".join(lines) or "    pass") + "\n"
+    exec(compile(source, f"<record {cls.__qualname__}>", "exec"), space)  # our own source, from field names
+    init: Callable[..., None] = space["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
+
+
+def _init_value(f: dataclasses.Field[Any], default: str, factory: str) -> str | None:
+    """The expression `__init__` stores for field `f`, or None when it stores nothing."""
+    has_factory = f.default_factory is not dataclasses.MISSING
+    if f.init:
+        return f"{factory}() if {f.name} is _NOT_GIVEN else {f.name}" if has_factory else f.name
+    if has_factory:
+        return f"{factory}()"
+    return default if f.default is not dataclasses.MISSING else None
+
+
+def _frozen_setattr(self: Any, name: str, value: Any) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self: Any, name: str) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _tuple_of(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
+    """A function giving the tuple of those attributes (attrgetter gives a bare value for one name)."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    if names:
+        one = operator.attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
+
+
+def _trigger(name: str) -> Callable[..., Any]:
+    """A stand-in for method `name` that makes the class a dataclass, then calls the real method."""
+
+    def first_use(self: Any, *args: Any, **kwargs: Any) -> Any:
+        cls = type(self)
+        materialise(cls)
+        method: Callable[..., Any] | None = getattr(cls, name, None)
+        if method is None:  # only __setstate__ can be absent: a dataclass without slots keeps __dict__
+            return _restore(self, *args)
+        return method(self, *args, **kwargs)
+
+    first_use.__name__ = name
+    return first_use
+
+
+def _restore(self: Any, state: Any) -> None:
+    """What pickle does for an instance with no __setstate__: a dict, or a (dict, slots) pair."""
+    own, slots = state if isinstance(state, tuple) else (state, None)
+    if own:
+        self.__dict__.update(own)
+    for key, value in (slots or {}).items():
+        object.__setattr__(self, key, value)

@@ -1,0 +1,154 @@
+"""`@record` behaves as `@dataclass(frozen=True)` does, whichever method is the class's first use."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from kvlint.record import materialise, record
+
+SHAPES = """
+    a: int
+    b: str = "x"
+    c: list[int] = field(default_factory=list, hash=False)
+    d: float = field(default=0.5, compare=False)
+    e: tuple[int, ...] = field(default=(), hash=False, repr=False)
+    f: dict[str, int] = field(default_factory=dict, init=False, compare=False)
+"""
+
+
+def _pair() -> tuple[type, type]:
+    """The same class body made by `@record` and by `@dataclass(frozen=True)`."""
+    space: dict = {"field": dataclasses.field, "record": record, "dataclass": dataclasses.dataclass}
+    body = textwrap.indent(textwrap.dedent(SHAPES), "    ")
+    exec(f"@record\nclass Lazy:\n{body}\n@dataclass(frozen=True)\nclass Eager:\n{body}", space)
+    return space["Lazy"], space["Eager"]
+
+
+@pytest.mark.parametrize("args, kwargs", [((1,), {}), ((2, "y", [3]), {"d": 1.5, "e": (4,)}), ((), {"a": 0})])
+def test_same_values_as_a_frozen_dataclass(args: tuple, kwargs: dict) -> None:
+    lazy_cls, eager_cls = _pair()
+    lazy, eager = lazy_cls(*args, **kwargs), eager_cls(*args, **kwargs)
+    assert dataclasses.asdict(lazy) == dataclasses.asdict(eager)
+    assert hash(lazy) == hash(eager)
+    assert repr(lazy).replace("Lazy", "Eager") == repr(eager)
+    assert [f.name for f in dataclasses.fields(lazy)] == [f.name for f in dataclasses.fields(eager)]
+
+
+def test_equality_follows_compared_fields_and_class() -> None:
+    lazy_cls, eager_cls = _pair()
+    assert lazy_cls(1, d=9.0) == lazy_cls(1, d=1.0)  # d is compare=False
+    assert lazy_cls(1) != lazy_cls(2)
+    assert lazy_cls(1) != eager_cls(1)  # different classes are never equal
+    assert hash(lazy_cls(1, e=(1,))) == hash(lazy_cls(1, e=(2,)))  # e is hash=False
+
+
+def test_defaults_are_fresh_and_init_false_fields_are_set() -> None:
+    lazy_cls, _ = _pair()
+    one, two = lazy_cls(1), lazy_cls(1)
+    assert one.c is not two.c and one.f == {} and one.f is not two.f
+    with pytest.raises(TypeError):
+        lazy_cls(1, f={})  # init=False: not a parameter
+
+
+def test_frozen() -> None:
+    lazy_cls, _ = _pair()
+    value = lazy_cls(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.a = 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del value.a
+    assert dataclasses.replace(value, a=3).a == 3
+
+
+def test_restored_before_first_instantiation() -> None:
+    """pickle and copy make an instance without __init__; eq, hash and repr must still be by value."""
+    lazy_cls, _ = _pair()
+    made = object.__new__(lazy_cls)
+    made.__setstate__({"a": 1, "b": "x", "c": [], "d": 0.5, "e": (), "f": {}})
+    assert made == lazy_cls(1) and hash(made) == hash(lazy_cls(1))
+    assert copy.deepcopy(made) == made and copy.copy(made) == made
+
+
+def test_unpickled_in_a_process_that_never_made_one() -> None:
+    """The --jobs parent unpickles workers' records of classes it never instantiated itself."""
+    from kvlint.budget import Step  # a record the child below has not used when it unpickles
+
+    blob = pickle.dumps([Step("pool", "a - b", 3, "B"), Step("pool", "a - b", 3, "B")])
+    code = (
+        "import pickle, sys\n"
+        "from kvlint.budget import Step\n"
+        "one, two = pickle.loads(sys.stdin.buffer.read())\n"  # eq and hash before any Step() is made
+        "print(one == two, len({one, two}), repr(one))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, check=True).stdout
+    assert out.decode().strip() == "True 1 Step(name='pool', formula='a - b', value=3, unit='B', estimated=False)"
+
+
+def test_class_body_methods_are_kept() -> None:
+    @record
+    class Custom:
+        a: int
+
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __repr__(self) -> str:
+            return "custom"
+
+    assert Custom(1) == Custom(2) and repr(Custom(1)) == "custom"
+    assert hash(Custom(1)) == hash((1,))  # as dataclasses: a body __eq__ still gets the fields' hash
+
+    @record
+    class OwnHash:
+        a: int
+
+        def __hash__(self) -> int:
+            return 7
+
+    assert hash(OwnHash(1)) == 7
+
+
+def test_inherited_fields_come_first() -> None:
+    @record
+    class Base:
+        a: int
+        b: int = 2
+
+    @record
+    class Child(Base):
+        c: int = 3
+
+    child = Child(1)  # the child's first use makes the base too
+    assert (child.a, child.b, child.c) == (1, 2, 3)
+    assert child != Base(1, 2) and Base(1) == Base(1, 2)
+
+
+def test_post_init_runs() -> None:
+    @record
+    class Checked:
+        a: int
+
+        def __post_init__(self) -> None:
+            if self.a < 0:
+                raise ValueError("negative")
+
+    with pytest.raises(ValueError):
+        Checked(-1)
+
+
+def test_fields_of_the_class_need_materialise() -> None:
+    @record
+    class Unused:
+        a: int
+
+    with pytest.raises(TypeError):
+        dataclasses.fields(Unused)
+    materialise(Unused)
+    assert [f.name for f in dataclasses.fields(Unused)] == ["a"]
