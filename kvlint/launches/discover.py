@@ -29,8 +29,11 @@ def kind_of(path: str) -> str | None:
 
 
 def iter_files(paths: Iterable[str]) -> Iterator[tuple[str, str | None]]:
-    """(path, None) to read, or (path, reason) skipped; `is_note(reason)` tells a note from an unreadable input."""
-    for path in paths:
+    """(path, None) to read, or (path, reason) skipped; `is_note(reason)` tells a note from an unreadable input.
+
+    Paths come in the order of their strings (a folder's as `folder/`, as its files' paths sort), whatever
+    order they were given in: the order of the report (see _walk)."""
+    for path in sorted(dict.fromkeys(paths), key=lambda p: p + "/" if os.path.isdir(p) else p):
         if path == "-":
             yield path, None
         elif os.path.isdir(path):
@@ -60,42 +63,61 @@ def _irregular(path: str) -> str | None:
     return None if what is None else f"not a regular file ({what}); skipped"
 
 
+FOLDER = object()  # an entry of a folder listing to descend into
+
+
 def _walk(root: str) -> Iterator[tuple[str, str | None]]:
+    """Depth first, each folder's entries by name with a folder's name read as `name/`. So files come in the
+    order of their path strings (`a.yaml` < `a/` < `a-b/` as `a.yaml` < `a/x` < `a-b/x`), the order the
+    report sorts findings in, and a run can write each file's findings as soon as they are made."""
     seen: set[tuple[int, int]] = set()
-    stack = [root]
-    while stack:
-        folder = stack.pop()
+    pending: list[Iterator[tuple[str, object]]] = [iter([(root, FOLDER)])]
+    while pending:
+        item = next(pending[-1], None)
+        if item is None:
+            pending.pop()
+        elif item[1] is not FOLDER:
+            yield item[0], item[1]  # type: ignore[misc]  # a file: None to read, or why it is skipped
+        else:
+            listed = _list(item[0], seen)
+            if isinstance(listed, str):
+                yield item[0], listed
+            else:
+                pending.append(iter(listed))
+
+
+def _list(folder: str, seen: set[tuple[int, int]]) -> str | list[tuple[str, object]]:
+    """A folder's entries in visiting order: (path, FOLDER) to descend, (path, None) to read, (path, reason)
+    skipped; or why the folder cannot be entered."""
+    try:
+        st = os.stat(folder)
+    except OSError as exc:
+        return f"cannot enter folder: {exc.strerror}"
+    if (st.st_dev, st.st_ino) in seen:
+        return "symlink loop (folder already visited)"
+    seen.add((st.st_dev, st.st_ino))
+    try:
+        listing = list(os.scandir(folder))
+    except OSError as exc:
+        return f"cannot list folder: {exc.strerror}"
+    ignored = _gitignore(folder)
+    visit: list[tuple[str, str, object]] = []
+    for entry in listing:
+        if entry.name in SKIP_DIRS or _ignored(entry.name, ignored):
+            continue
         try:
-            st = os.stat(folder)
+            mode = entry.stat().st_mode  # follows symlinks
         except OSError as exc:
-            yield folder, f"cannot enter folder: {exc.strerror}"
+            why = _unstatable(entry, exc)
+            if why is not None:
+                visit.append((entry.name, entry.path, why))
             continue
-        if (st.st_dev, st.st_ino) in seen:
-            yield folder, "symlink loop (folder already visited)"
-            continue
-        seen.add((st.st_dev, st.st_ino))
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError as exc:
-            yield folder, f"cannot list folder: {exc.strerror}"
-            continue
-        ignored = _gitignore(folder)
-        subdirs = []
-        for entry in entries:
-            if entry.name in SKIP_DIRS or _ignored(entry.name, ignored):
-                continue
-            try:
-                mode = entry.stat().st_mode  # follows symlinks
-            except OSError as exc:
-                why = _unstatable(entry, exc)
-                if why is not None:
-                    yield entry.path, why
-                continue
-            if stat.S_ISDIR(mode):
-                subdirs.append(entry.path)
-            elif kind_of(entry.path) is not None and _wanted(entry.name):
-                yield entry.path, _irregular(entry.path) if not stat.S_ISREG(mode) else None
-        stack.extend(reversed(subdirs))
+        if stat.S_ISDIR(mode):
+            visit.append((entry.name + "/", entry.path, FOLDER))
+        elif kind_of(entry.path) is not None and _wanted(entry.name):
+            visit.append((entry.name, entry.path, _irregular(entry.path) if not stat.S_ISREG(mode) else None))
+    visit.sort(key=lambda v: v[0])
+    return [(path, what) for _, path, what in visit]
 
 
 def _unstatable(entry: os.DirEntry, exc: OSError) -> str | None:
