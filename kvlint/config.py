@@ -447,6 +447,7 @@ class ConfigCache:
         self._by_dir: dict[str, Config] = {}
         self._by_path: dict[str, Config] = {}
         self._nearest_by_dir: dict[str, str | None] = {}
+        self._default: Config | None = None
 
     def for_file(self, path: str) -> Config:
         if self.explicit is not None:
@@ -454,8 +455,10 @@ class ConfigCache:
         directory = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
         if directory not in self._by_dir:
             found = self._nearest(directory)
-            if found is None:
-                self._by_dir[directory] = Config(root=os.getcwd())
+            if found is None:  # one default for every folder without a configuration, not one per folder
+                if self._default is None:
+                    self._default = Config(root=os.getcwd())
+                self._by_dir[directory] = self._default
             else:
                 if found not in self._by_path:
                     self._by_path[found] = load_config(found)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kvlint import limits
 from kvlint.config import Config, ConfigCache
@@ -28,7 +28,7 @@ from kvlint.findings import Finding, Severity
 from kvlint.record import record
 from kvlint.registry import Context, get_rule, run_rules, selected_codes
 from kvlint.resolve import Resolved, ResolveOptions, Resolver
-from kvlint.status import LaunchStatus
+from kvlint.status import CapacityTally, LaunchStatus
 
 if TYPE_CHECKING:
     from kvlint.baseline import Origin
@@ -339,16 +339,121 @@ def _unused(path: str, unused: Iterable[Any]) -> list[Finding]:
 # ---------------------------------------------------------------- the run
 
 
-@record
-class _Skip:
+class _Skip(NamedTuple):  # tuples: a run holds one per walked file (a record would carry a __dict__ each)
     path: str
     reason: str
 
 
-@record
-class _Task:
+class _Task(NamedTuple):
     path: str
     config: Config
+
+
+@dataclass
+class Totals:
+    """What a run's summary, notes and exit code need, counted as its files go by: a run that writes each
+    file's findings as they are made (`kvlint check`'s text report) keeps these, not the findings."""
+
+    files: list[str] = field(default_factory=list)
+    deployments: int = 0
+    suppressed: int = 0
+    severities: dict[Severity, int] = field(default_factory=dict)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    capacity: CapacityTally = field(default_factory=CapacityTally)
+    configs: list[Config] = field(default_factory=list)
+
+    @property
+    def findings(self) -> int:
+        return sum(self.severities.values())
+
+
+@dataclass
+class FileReport:
+    """One file's part of the report, in walk order: its findings (by position, each once), the launches it
+    holds and the source lines the findings point at, by file."""
+
+    path: str
+    findings: list[Finding]
+    origins: dict[Finding, Origin]
+    launches: list[LaunchStatus]
+    lines: dict[int, str]
+
+
+class Run:
+    """A check of every deployment file under `paths`, file by file: `reports()` yields each file's report
+    as soon as it is made (folding in walk order, serially or from workers), and `totals` is complete once
+    it is exhausted. The walk happens first, so every configuration (`configs`) is known before any file is
+    checked."""
+
+    def __init__(self, paths: list[str], options: LintOptions = LintOptions(), jobs: int = 1) -> None:
+        cache = ConfigCache(options.config)
+        for path in paths:  # a broken configuration is an error even when no file is linted
+            if path != "-" and os.path.exists(path):
+                cache.for_file(os.path.join(path, "-") if os.path.isdir(path) else path)
+        self.items = list(_walk(paths, cache))
+        self.options, self.jobs, self.paths = options, jobs, paths
+        self.configs = cache.loaded()
+        self.totals = Totals(configs=self.configs)
+        self.linted: set[str] = set()
+        self._noted = False
+
+    def reports(self) -> Iterator[FileReport]:
+        tasks = [i for i in self.items if isinstance(i, _Task)]
+        outcomes = self._outcomes(tasks)
+        for item in self.items:
+            if isinstance(item, _Skip):
+                self._skip(item)
+            else:
+                yield self._fold(next(outcomes))
+        self.totals.notes = sorted(set(self.totals.notes) | {n for c in self.configs for n in c.notes})
+
+    def _outcomes(self, tasks: list[_Task]) -> Iterator[FileOutcome]:
+        if self.jobs > 1 and len(tasks) >= 2 * MIN_FILES_PER_JOB and "-" not in self.paths:
+            from kvlint.parallel import lint_in_workers
+
+            return lint_in_workers(tasks, self.options, self.jobs)
+        resolver = Resolver(self.options.resolve_options())
+        return (lint_file(t.path, t.config, self.options, resolver) for t in tasks)
+
+    def _skip(self, item: _Skip) -> None:
+        from kvlint.launches.discover import is_note
+
+        if is_note(item.reason):
+            self.totals.notes.append(f"{item.path}: {item.reason}")
+        else:
+            self.totals.unreadable.append((item.path, item.reason))
+
+    def _fold(self, out: FileOutcome) -> FileReport:
+        """One file's outcome, in walk order; the first qualifying file carries the KV003 note."""
+        found, t = out.plain, self.totals
+        if out.qualifies and not self._noted and out.noted is not None:
+            self._noted = True
+            found = out.noted
+        t.unreadable.extend(out.unreadable)
+        if out.linted:
+            t.files.append(out.path)
+            self.linted.add(out.path)
+        t.deployments += out.deployments
+        t.notes.extend(out.notes)
+        t.suppressed += found.suppressed
+        for status in out.launches:
+            t.capacity.add(status)
+        kept = sorted(dict.fromkeys(found.kept), key=lambda f: f.sort_key)  # same span twice: once
+        for f in kept:
+            t.severities[f.severity] = t.severities.get(f.severity, 0) + 1
+        return FileReport(out.path, kept, dict(found.origins), out.launches, out.lines if out.linted else {})
+
+    def texts(self, report: FileReport) -> dict[str, str]:
+        """The source lines one report's findings point at, by file, as `_texts` gives them for a whole run:
+        this file's from its outcome, a linted file's other lines read again."""
+        wanted = _wanted(report.findings, report.origins, self.linted)
+        return {path: text for path, numbers in wanted.items()
+                if (text := _text_of(self._have(path, numbers, report)))}
+
+    def _have(self, path: str, numbers: set[int], report: FileReport) -> dict[int, str]:
+        have = report.lines if path == report.path else {}
+        return _reread(path, numbers, have, self.options) if not numbers <= have.keys() else have
 
 
 def lint(paths: list[str], options: LintOptions = LintOptions(), jobs: int = 1) -> LintResult:
@@ -356,35 +461,26 @@ def lint(paths: list[str], options: LintOptions = LintOptions(), jobs: int = 1) 
 
     `jobs` > 1 checks files in that many worker processes when there are enough of them; the result is
     the same as with 1."""
-    configs = ConfigCache(options.config)
-    for path in paths:  # a broken configuration is an error even when no file is linted
-        if path != "-" and os.path.exists(path):
-            configs.for_file(os.path.join(path, "-") if os.path.isdir(path) else path)
-    items = list(_walk(paths, configs))
-    tasks = [i for i in items if isinstance(i, _Task)]
-    if jobs > 1 and len(tasks) >= 2 * MIN_FILES_PER_JOB and "-" not in paths:
-        from kvlint.parallel import lint_in_workers
+    return collect(Run(paths, options, jobs))
 
-        outcomes: Iterator[FileOutcome] = lint_in_workers(tasks, options, jobs)
-    else:
-        resolver = Resolver(options.resolve_options())
-        outcomes = (lint_file(t.path, t.config, options, resolver) for t in tasks)
+
+def collect(run: Run) -> LintResult:
+    """Every file's report of a run kept, for the reports written whole (and baselines)."""
+    options = run.options
     result = LintResult()
     lines: dict[str, dict[int, str]] = {}
-    for item in items:
-        if isinstance(item, _Skip):
-            from kvlint.launches.discover import is_note
-
-            if is_note(item.reason):
-                result.notes.append(f"{item.path}: {item.reason}")
-            else:
-                result.unreadable.append((item.path, item.reason))
-        else:
-            _fold(result, next(outcomes), lines)
+    for report in run.reports():
+        result.findings.extend(report.findings)
+        result.origins.update(report.origins)
+        result.launches.extend(report.launches)
+        if report.path in run.linted:
+            lines[report.path] = report.lines
+    t = run.totals
+    result.files, result.deployments, result.suppressed = t.files, t.deployments, t.suppressed
+    result.unreadable, result.notes, result.configs = t.unreadable, t.notes, run.configs
+    result.no_gpu_noted = run._noted
     result.findings = sorted(dict.fromkeys(result.findings), key=lambda f: f.sort_key)  # same span twice: once
     result.texts = _texts(result, lines, options)
-    result.configs = configs.loaded()
-    result.notes = sorted(set(result.notes) | {n for c in result.configs for n in c.notes})
     return result
 
 
@@ -405,44 +501,36 @@ def _walk(paths: list[str], configs: ConfigCache) -> Iterator[_Skip | _Task]:
         yield _Task(path, config)
 
 
-def _fold(result: LintResult, out: FileOutcome, lines: dict[str, dict[int, str]]) -> None:
-    """One file's outcome into the run, in walk order; the first qualifying file carries the KV003 note."""
-    found = out.plain
-    if out.qualifies and not result.no_gpu_noted and out.noted is not None:
-        result.no_gpu_noted = True
-        found = out.noted
-    result.unreadable.extend(out.unreadable)
-    if out.linted:
-        result.files.append(out.path)
-        lines[out.path] = out.lines
-    result.deployments += out.deployments
-    result.launches.extend(out.launches)
-    result.notes.extend(out.notes)
-    result.origins.update(found.origins)
-    result.suppressed += found.suppressed
-    result.findings.extend(found.kept)
-
-
 def _texts(result: LintResult, lines: dict[str, dict[int, str]], options: LintOptions) -> dict[str, str]:
     """Each linted file's text reduced to the lines findings point at: a file another file's finding points
     into (a vLLM --config file named by a launch) is read again for those lines."""
-    wanted: dict[str, set[int]] = {}
-    for f in result.findings:
-        if f.span is None:
-            continue
-        origin = result.origins.get(f)
-        for path in (f.span.path, origin.path if origin is not None else None):
-            if path in lines:
-                wanted.setdefault(path, set()).add(f.span.line)
     out: dict[str, str] = {}
-    for path, numbers in wanted.items():
+    for path, numbers in _wanted(result.findings, result.origins, lines.keys()).items():
         have = lines[path]
         if not numbers <= have.keys():
             have = _reread(path, numbers, have, options)
-        if have:
-            top = max(have)
-            out[path] = "\n".join(have.get(n, "") for n in range(1, top + 1)) + "\n"
+        if text := _text_of(have):
+            out[path] = text
     return out
+
+
+def _wanted(findings: Iterable[Finding], origins: dict[Finding, Origin], linted: Iterable[str]) -> dict[str, set[int]]:
+    """Line numbers by linted file: each finding's line, in its span's file and in the file of its launch."""
+    known = set(linted)
+    wanted: dict[str, set[int]] = {}
+    for f in findings:
+        if f.span is None:
+            continue
+        origin = origins.get(f)
+        for path in (f.span.path, origin.path if origin is not None else None):
+            if path in known:
+                wanted.setdefault(path, set()).add(f.span.line)
+    return wanted
+
+
+def _text_of(have: dict[int, str]) -> str:
+    """A file's text with only these lines (the others empty), as code frames index it."""
+    return "\n".join(have.get(n, "") for n in range(1, max(have) + 1)) + "\n" if have else ""
 
 
 def _reread(path: str, numbers: set[int], have: dict[int, str], options: LintOptions) -> dict[int, str]:
@@ -467,7 +555,7 @@ def default_jobs() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def fail_threshold(options_fail_on: str | None, result: LintResult) -> Severity:
+def fail_threshold(options_fail_on: str | None, result: LintResult | Totals) -> Severity:
     """--fail-on, else the first configuration's fail-on, else error."""
     if options_fail_on:
         return Severity.parse(options_fail_on)
@@ -477,14 +565,16 @@ def fail_threshold(options_fail_on: str | None, result: LintResult) -> Severity:
     return Severity.ERROR
 
 
-def exit_code(result: LintResult, threshold: Severity, exit_zero: bool = False) -> int:
+def exit_code(result: LintResult | Totals, threshold: Severity, exit_zero: bool = False) -> int:
     """0 clean, 1 findings at or above the threshold, 3 an input could not be read."""
     if result.unreadable:
         return 3
     if exit_zero:
         return 0
+    if isinstance(result, Totals):
+        return 1 if any(n and sev >= threshold for sev, n in result.severities.items()) else 0
     return 1 if any(f.severity >= threshold for f in result.findings) else 0
 
 
-__all__ = ["FileOutcome", "LintOptions", "LintResult", "default_jobs", "exit_code", "fail_threshold", "lint",
-           "lint_file"]
+__all__ = ["FileOutcome", "FileReport", "LintOptions", "LintResult", "Run", "Totals", "collect", "default_jobs",
+           "exit_code", "fail_threshold", "lint", "lint_file"]

@@ -8,6 +8,7 @@ summary line, SARIF run properties, the HTML cards) read it; nothing writes back
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,20 +103,38 @@ SKIP_WORDS = {
 }
 
 
-def capacity_summary(launches: list[LaunchStatus]) -> dict[str, Any]:
-    """Counts for the report's summary: launches sized (on a declared GPU or the catalogue) and skipped, by kind."""
-    skipped: dict[str, int] = {}
-    for s in launches:
+class CapacityTally:
+    """The summary's launch counts, added a launch at a time (a streamed run keeps these, not the statuses)."""
+
+    def __init__(self) -> None:
+        self.launches = self.evaluated = self.against_catalogue = 0
+        self.skipped_by: dict[str, int] = {}
+
+    def add(self, s: LaunchStatus) -> None:
+        self.launches += 1
         if s.capacity == SKIPPED:
             kind = s.skip_kind or "error"
-            skipped[kind] = skipped.get(kind, 0) + 1
-    evaluated = [s for s in launches if s.capacity == EVALUATED]
-    return {"launches": len(launches), "evaluated": len(evaluated),
-            "against_catalogue": sum(1 for s in evaluated if s.gpu_source in ("catalogue", "candidates")),
-            "skipped": len(launches) - len(evaluated), "skipped_by": dict(sorted(skipped.items()))}
+            self.skipped_by[kind] = self.skipped_by.get(kind, 0) + 1
+        if s.capacity == EVALUATED:
+            self.evaluated += 1
+            self.against_catalogue += s.gpu_source in ("catalogue", "candidates")
+
+    def summary(self) -> dict[str, Any]:
+        return {"launches": self.launches, "evaluated": self.evaluated, "against_catalogue": self.against_catalogue,
+                "skipped": self.launches - self.evaluated, "skipped_by": dict(sorted(self.skipped_by.items()))}
 
 
-def capacity_line(launches: list[LaunchStatus]) -> str:
+def capacity_summary(launches: Iterable[LaunchStatus] | CapacityTally) -> dict[str, Any]:
+    """Counts for the report's summary: launches sized (on a declared GPU or the catalogue) and skipped, by kind."""
+    if isinstance(launches, CapacityTally):
+        return launches.summary()
+    tally = CapacityTally()
+    for s in launches:
+        tally.add(s)
+    return tally.summary()
+
+
+def capacity_line(launches: Iterable[LaunchStatus] | CapacityTally) -> str:
     """`14 launches: 11 sized (3 against the GPU catalogue), 3 skipped (2 unresolved model reference, ...)`."""
     c = capacity_summary(launches)
     if not c["launches"]:

@@ -59,10 +59,9 @@ def command(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str |
             baseline_path: str | None, write_path: str | None, show_unused_baseline: bool, jobs: int | None) -> int:
     """Lint deployment files (Helm values, Kubernetes manifests, launch scripts); `-` reads stdin."""
     from kvlint.errors import KvlintError
-    from kvlint.lint import LintOptions, default_jobs, exit_code, fail_threshold, lint
-    from kvlint.redact import redact_text
+    from kvlint.lint import LintOptions, Run, collect, default_jobs, exit_code, fail_threshold
     from kvlint.registry import selected_codes
-    from kvlint.report import render, render_chunks
+    from kvlint.report import render, render_chunks, stream_chunks, streams
 
     if engine_version and not re.fullmatch(r"v?\d+(\.\d+){0,3}([.+-][\w.+-]*)?", engine_version):
         raise KvlintError(f"--engine-version {engine_version!r} is not a version number (e.g. 0.33.0)")
@@ -77,7 +76,11 @@ def command(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str |
     options = LintOptions(gpu=gpu, gpu_memory=gpu_memory, engine_version=engine_version, config=config_path,
                           select=select_codes or None, ignore=ignore_codes, online=online,
                           show_unused_suppressions=show_unused_suppressions)
-    result = lint(list(paths) or ["."], options, jobs=jobs or default_jobs())
+    run = Run(list(paths) or ["."], options, jobs=jobs or default_jobs())
+    if output is None and streams(fmt) and not (baseline_path or write_path or any(c.baseline for c in run.configs)):
+        _echo(stream_chunks(fmt, run, color=use_color(output)))  # memory flat in the number of files
+        return _finish(run.totals.notes, exit_code(run.totals, fail_threshold(fail_on, run.totals), exit_zero))
+    result = collect(run)
     _baseline(result, options, baseline_path, write_path, show_unused_baseline)
     if output:
         from kvlint.baseline import write_atomic
@@ -85,9 +88,15 @@ def command(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str |
         write_atomic(output, render(fmt, result, color=False))
     else:
         _echo(render_chunks(fmt, result, color=use_color(output)))
-    for note in result.notes:
+    return _finish(result.notes, exit_code(result, fail_threshold(fail_on, result), exit_zero))
+
+
+def _finish(notes: list[str], code: int) -> int:
+    from kvlint.redact import redact_text
+
+    for note in notes:
         click.echo(redact_text(f"kvlint: note: {note}"), err=True)
-    return exit_code(result, fail_threshold(fail_on, result), exit_zero)
+    return code
 
 
 def _echo(pieces: Iterable[str], size: int = 1 << 16) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kvlint.lint import LintResult
+    from kvlint.lint import LintResult, Run
 
 FORMATS = {
     "text": "kvlint.report.text",
@@ -26,6 +26,19 @@ FORMATS = {
 def render(fmt: str, result: LintResult, *, color: bool = False) -> str:
     """The report for `fmt`; imported on demand so a text run never loads the SARIF code."""
     return "".join(render_chunks(fmt, result, color=color))
+
+
+def streams(fmt: str) -> bool:
+    """Whether `fmt` can be written as the files are checked (a document format is written whole)."""
+    return fmt in ("text", "github")
+
+
+def stream_chunks(fmt: str, run: Run, *, color: bool = False) -> Iterator[str]:
+    """The report of a run, written as its files are checked, each piece redacted (see render_chunks)."""
+    from kvlint.redact import redact_text
+
+    for piece in importlib.import_module(FORMATS[fmt]).stream(run, color=color):
+        yield redact_text(piece)
 
 
 def render_chunks(fmt: str, result: LintResult, *, color: bool = False) -> Iterator[str]:

@@ -6,12 +6,13 @@ also `:` and `,` in properties) or the annotation is cut short.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from kvlint.findings import Finding, Severity
 
 if TYPE_CHECKING:
-    from kvlint.lint import LintResult
+    from kvlint.lint import LintResult, Run
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -39,3 +40,12 @@ def render(result: LintResult, *, color: bool = False) -> str:
     lines = [annotation(f) for f in result.findings]
     lines += [f"::error file={_prop(p)},title=kvlint::{_data(r)}" for p, r in result.unreadable]
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def stream(run: Run, *, color: bool = False) -> Iterator[str]:
+    """The same annotations as the run's files are checked (memory flat in the number of files)."""
+    for report in run.reports():
+        for f in report.findings:
+            yield annotation(f) + "\n"
+    for p, r in run.totals.unreadable:
+        yield f"::error file={_prop(p)},title=kvlint::{_data(r)}\n"

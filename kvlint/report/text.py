@@ -6,14 +6,14 @@ offending value so a reader need not open the file. Colour only when asked (a te
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from kvlint.findings import Finding, Severity
-from kvlint.status import capacity_line
+from kvlint.status import CapacityTally, LaunchStatus, capacity_line
 
 if TYPE_CHECKING:
-    from kvlint.lint import LintResult
+    from kvlint.lint import LintResult, Run, Totals
 
 FRAME_WIDTH = 120
 COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
@@ -65,14 +65,22 @@ def notes(f: Finding) -> list[str]:
     return out
 
 
-def summary(result: LintResult) -> str:
-    counts = {sev: sum(1 for f in result.findings if f.severity is sev) for sev in Severity}
+def summary(result: LintResult | Totals) -> str:
+    counts = _counts(result)
     files = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
-    if not result.findings:
+    if not sum(counts.values()):
         return f"No findings in {files} ({result.deployments} engine launches)."
     parts = [f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in sorted(counts.items(), reverse=True) if n]
     extra = f", {result.suppressed} suppressed" if result.suppressed else ""
-    return f"Found {len(result.findings)} findings ({', '.join(parts)}{extra}) in {files}."
+    return f"Found {sum(counts.values())} findings ({', '.join(parts)}{extra}) in {files}."
+
+
+def _counts(result: LintResult | Totals) -> dict[Severity, int]:
+    from kvlint.lint import Totals
+
+    if isinstance(result, Totals):  # counted as the files went by
+        return {sev: result.severities.get(sev, 0) for sev in Severity}
+    return {sev: sum(1 for f in result.findings if f.severity is sev) for sev in Severity}
 
 
 def render(result: LintResult, *, color: bool = False) -> str:
@@ -82,13 +90,30 @@ def render(result: LintResult, *, color: bool = False) -> str:
 def chunks(result: LintResult, *, color: bool = False) -> Iterator[str]:
     """The report a finding at a time (each chunk ends in a newline), so a large run's report is written as it
     is made instead of held whole."""
+    yield from _findings(result.findings, result.texts, color)
+    yield _tail(result, result.launches)
+
+
+def stream(run: Run, *, color: bool = False) -> Iterator[str]:
+    """The same report from a run as its files are checked: each file's findings are written and dropped, so
+    memory does not grow with the number of files."""
+    for report in run.reports():
+        if report.findings:
+            yield from _findings(report.findings, run.texts(report), color)
+    yield _tail(run.totals, run.totals.capacity)
+
+
+def _findings(findings: Iterable[Finding], texts: dict[str, str], color: bool) -> Iterator[str]:
     split: dict[str, list[str]] = {}
-    for f in result.findings:
+    for f in findings:
         path = f.span.path if f.span else f.path
-        if path not in split and path in result.texts:
-            split[path] = result.texts[path].splitlines()
+        if path not in split and path in texts:
+            split[path] = texts[path].splitlines()
         yield "\n".join([header(f, color), *frame(f, split.get(path), color), *notes(f)]) + "\n"
+
+
+def _tail(result: LintResult | Totals, launches: Iterable[LaunchStatus] | CapacityTally) -> str:
     out = [f"{path}: error: {reason}" for path, reason in result.unreadable]
     out.append(summary(result))
-    out.append(capacity_line(result.launches))
-    yield "\n".join(out) + "\n"
+    out.append(capacity_line(launches))
+    return "\n".join(out) + "\n"

@@ -219,13 +219,14 @@ class _Doc:
         self.path, self.start, self.base_line, self.templated, self.root = path, start, base_line, templated, root
         self.nodes: dict[int, YNode] = {}  # id(PyYAML node) -> its YNode, with aliases only
         self.sizes: dict[int, int] = {}
-        self.wrap = self._memo if aliases else self._new
+        self.aliases = aliases
         self._ctor: yaml.constructor.SafeConstructor | None = None
 
-    def _new(self, node: Any) -> YNode:
-        return YNode._lazy(node, self)
-
-    def _memo(self, node: Any) -> YNode:
+    def wrap(self, node: Any) -> YNode:
+        """The node's YNode (a bound method kept on the instance would make every document a reference cycle,
+        freed only by the cycle collector: a large run's memory would grow between collections)."""
+        if not self.aliases:
+            return YNode._lazy(node, self)
         found = self.nodes.get(id(node))
         if found is None:
             found = self.nodes[id(node)] = YNode._lazy(node, self)
