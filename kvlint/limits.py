@@ -31,7 +31,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+
+from kvlint.record import record
 
 FILE_SECONDS = 1.0  # real manifests are checked in under 50 ms; a hook must not hang on a generated file
 EXPANDED_CHARS = 2_000_000  # text expansion may add per file (real files: a few kilobytes)
@@ -46,7 +47,7 @@ class LimitExceeded(BaseException):
         self.reason = reason
 
 
-@dataclass
+@record(frozen=False)
 class _Allowance:
     deadline: float  # time.thread_time() value; float("inf") when the time budget is off
     seconds: float

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kvlint import limits
@@ -56,7 +56,7 @@ class LintOptions:
                               online=self.online)
 
 
-@dataclass
+@record(frozen=False)
 class LintResult:
     findings: list[Finding] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
@@ -76,7 +76,7 @@ class LintResult:
 # ---------------------------------------------------------------- one file
 
 
-@dataclass
+@record(frozen=False)
 class Findings:
     """A file's findings after suppression, and what they need from the file."""
 
@@ -85,7 +85,7 @@ class Findings:
     origins: list[tuple[Finding, Origin]] = field(default_factory=list)
 
 
-@dataclass
+@record(frozen=False)
 class FileOutcome:
     """What one file adds to a run. `noted` is the file's findings when one of its launches carries the run's
     KV003 note (`qualifies`), `plain` when an earlier file already carried it or none qualifies."""
@@ -103,7 +103,7 @@ class FileOutcome:
     pending: list[_Launch] = field(default_factory=list)  # launches checked so far (dropped once folded in)
 
 
-@dataclass
+@record(frozen=False)
 class _Launch:
     """One launch's rule findings (annotations applied) and, for the first qualifying launch, the KV003 note."""
 
@@ -349,7 +349,7 @@ class _Task(NamedTuple):
     config: Config
 
 
-@dataclass
+@record(frozen=False)
 class Totals:
     """What a run's summary, notes and exit code need, counted as its files go by: a run that writes each
     file's findings as they are made (`kvlint check`'s text report) keeps these, not the findings."""
@@ -368,7 +368,7 @@ class Totals:
         return sum(self.severities.values())
 
 
-@dataclass
+@record(frozen=False)
 class FileReport:
     """One file's part of the report, in walk order: its findings (by position, each once), the launches it
     holds and the source lines the findings point at, by file."""

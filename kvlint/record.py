@@ -14,6 +14,8 @@ instances), one `__init__` is compiled, and the other methods are shared functio
 and the compared fields equal, the hash of the tuple of hashed fields, `Name(field=value, ...)`, and
 `FrozenInstanceError` on assignment. Methods the class body defines are kept.
 
+`@record(frozen=False)` declares a mutable record the same way (`@dataclass`: assignable, unhashable).
+
 A class must be made before anything asks it for its fields without an instance: call
 `materialise(cls)` first (`dataclasses.fields(SomeRecord)` at import time, say). Records inherit only
 from records or plain classes (dataclasses refuses a mix of frozen and non-frozen dataclass bases).
@@ -27,7 +29,7 @@ import reprlib
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -49,23 +51,37 @@ _ABSENT = object()
 _LOCK = threading.RLock()
 
 
+@overload
+def record(cls: type[T], /) -> type[T]: ...
+
+
+@overload
+def record(*, frozen: bool = True) -> Callable[[type[T]], type[T]]: ...
+
+
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
-def record(cls: type[T]) -> type[T]:
-    """Declare `cls` a frozen dataclass, made on first use. Returns the same class object."""
-    saved = {name: cls.__dict__.get(name, _ABSENT) for name in _TRIGGERS}
-    setattr(cls, _PENDING, saved)
-    for name in _TRIGGERS:
-        setattr(cls, name, _trigger(name))
-    return cls
+def record(cls: type[T] | None = None, /, *, frozen: bool = True) -> type[T] | Callable[[type[T]], type[T]]:
+    """Declare `cls` a frozen dataclass, made on first use; `@record(frozen=False)`: a mutable one (as
+    `@dataclass`: assignable, and unhashable unless the body defines `__hash__`). Returns the same class."""
+
+    def declare(klass: type[T]) -> type[T]:
+        saved = {name: klass.__dict__.get(name, _ABSENT) for name in _TRIGGERS}
+        setattr(klass, _PENDING, (saved, frozen))
+        for name in _TRIGGERS:
+            setattr(klass, name, _trigger(name))
+        return klass
+
+    return declare if cls is None else declare(cls)
 
 
 def materialise(cls: type) -> None:
     """Make `cls` and every pending record it inherits from a dataclass now, bases first."""
     with _LOCK:
         for klass in reversed(cls.__mro__):
-            saved = klass.__dict__.get(_PENDING)
-            if saved is None:
+            pending = klass.__dict__.get(_PENDING)
+            if pending is None:
                 continue
+            saved, frozen = pending
             delattr(klass, _PENDING)
             for name, value in saved.items():  # what the class body itself defined
                 if value is _ABSENT:
@@ -75,17 +91,20 @@ def materialise(cls: type) -> None:
             body = dict(klass.__dict__)
             # Fields, defaults and __match_args__ only: no method is compiled by dataclasses.
             dataclasses.dataclass(init=False, repr=False, eq=False)(klass)
-            _install(klass, body)
+            _install(klass, body, frozen)
 
 
-def _install(cls: type, body: dict[str, Any]) -> None:
-    """The methods `@dataclass(frozen=True)` would add, where the class body did not define them."""
+def _install(cls: type, body: dict[str, Any], frozen: bool) -> None:
+    """The methods `@dataclass(frozen=...)` would add, where the class body did not define them."""
     fields = dataclasses.fields(cls)
-    for name in ("__setattr__", "__delattr__"):
-        if name in body:
-            raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
-    methods: dict[str, Any] = {"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr}
-    methods.update(_value_methods(fields))
+    methods: dict[str, Any] = _value_methods(fields)
+    if frozen:
+        for name in ("__setattr__", "__delattr__"):
+            if name in body:
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+        methods.update({"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr})
+    else:
+        methods["__hash__"] = None  # as dataclasses makes a mutable class with __eq__: unhashable
     if "__init__" not in body:
         methods["__init__"] = _init(cls, fields)
     explicit_hash = "__hash__" in body and not (body["__hash__"] is None and "__eq__" in body)

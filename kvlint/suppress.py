@@ -9,7 +9,7 @@ misspelt one is reported (KV006 with --show-unused-suppressions) instead of sile
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from kvlint.findings import Finding
 from kvlint.record import record
@@ -30,7 +30,7 @@ class Directive:
     error: str = ""
 
 
-@dataclass
+@record(frozen=False)
 class Outcome:
     kept: list[Finding] = field(default_factory=list)
     suppressed: list[Finding] = field(default_factory=list)

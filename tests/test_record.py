@@ -152,3 +152,22 @@ def test_fields_of_the_class_need_materialise() -> None:
         dataclasses.fields(Unused)
     materialise(Unused)
     assert [f.name for f in dataclasses.fields(Unused)] == ["a"]
+
+
+def test_mutable_record_is_a_plain_dataclass() -> None:
+    @record(frozen=False)
+    class Counter:
+        n: int = 0
+        seen: list[str] = dataclasses.field(default_factory=list)
+
+    @dataclasses.dataclass
+    class Plain:
+        n: int = 0
+        seen: list[str] = dataclasses.field(default_factory=list)
+
+    c = Counter()
+    c.n += 1
+    c.seen.append("a")
+    assert c == Counter(1, ["a"]) and repr(c) == repr(Plain(1, ["a"])).replace("Plain", "Counter")
+    with pytest.raises(TypeError):
+        hash(c)  # eq without frozen: unhashable, as dataclasses makes it

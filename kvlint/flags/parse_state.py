@@ -7,7 +7,7 @@ and the storing rules (last occurrence wins, append lists, dotted JSON merges) s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
@@ -16,10 +16,11 @@ from kvlint.engines.base import ArgSyntax
 from kvlint.flags.flag_table import FlagSpec, FlagTable, match, normalise
 from kvlint.flags.flag_values import convert, is_unresolved, read_value
 from kvlint.flags.token_spans import join_spans
+from kvlint.record import record
 from kvlint.span import Span, Token
 
 
-@dataclass
+@record(frozen=False)
 class ParseState:
     """The parse in progress; only the parser's own helpers touch it."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from kvlint import limits
 from kvlint.deployment import Deployment
@@ -20,6 +20,7 @@ from kvlint.launches.env import Field, Supplied, expand_word, parse_dotenv, with
 from kvlint.launches.images import entrypoint_engine, known_image
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv
+from kvlint.record import record
 from kvlint.sources.shell import tokenize
 from kvlint.sources.text import SourceError, read_file
 from kvlint.sources.yaml import YamlFile, YNode
@@ -118,7 +119,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPS = (":-", ":?", ":+", "-", "?", "+")  # longest first: `${A:-x}` is a default, not `${A:` + `-x}`
 
 
-@dataclass
+@record(frozen=False)
 class _Seen:
     """What an interpolation left unresolved and where its values came from."""
 

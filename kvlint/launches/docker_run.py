@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from kvlint.launches.env import Field, parse_dotenv
 from kvlint.launches.images import entrypoint_engine, known_image
 from kvlint.launches.infer import engine_from_flags, inferred_note
+from kvlint.record import record
 from kvlint.span import Span
 
 # options that take a value (as a separate word or after `=`); everything else is a flag
@@ -29,7 +30,7 @@ VALUE_OPTS = frozenset({
 RUNNERS = ("docker", "podman", "nvidia-docker")
 
 
-@dataclass
+@record(frozen=False)
 class RunOptions:
     """What `docker run`'s options say about the container (before the image)."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from kvlint import limits
 from kvlint.launches.argv import detect
@@ -51,7 +51,7 @@ class FoundLaunch:
     container_env: tuple[tuple[str, str], ...] | None = None  # `docker run -e`: all the engine's process sees
 
 
-@dataclass
+@record(frozen=False)
 class _State:
     env: dict[str, str]
     launches: list[FoundLaunch] = field(default_factory=list)

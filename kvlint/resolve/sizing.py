@@ -12,7 +12,7 @@ rest on a guessed default, so it is refused (`UnresolvedSetting`) and the capaci
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
@@ -127,7 +127,7 @@ def _key(sizing: Sizing, settings: Mapping[str, Any],
             sizing.unresolved, settings_items(settings) if items is None else items)
 
 
-@dataclass
+@record(frozen=False)
 class BudgetCache:
     """Outcomes by their full inputs, shared by every launch of a run (and by the sweep's cards).
 
