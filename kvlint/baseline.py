@@ -16,7 +16,6 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from kvlint.deployment import Deployment
 from kvlint.errors import KvlintError
@@ -86,7 +85,7 @@ def fingerprint(code: str, subject: Subject, path: str = "", occurrence: int = 0
     return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:32]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Origin:
     """What the reports and the baseline need of the launch a rule finding is about, kept instead of the whole
     Deployment so a run over thousands of files holds a few strings per finding (LintResult.origins)."""

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from kvlint.record import record
 from kvlint.span import Span
 
 
@@ -24,13 +25,15 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Related:
+    __slots__ = ("span", "message")
+
     span: Span
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Finding:
     code: str  # "KV101"
     name: str  # "pool-below-one-request"

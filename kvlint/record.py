@@ -56,17 +56,19 @@ def record(cls: type[T], /) -> type[T]: ...
 
 
 @overload
-def record(*, frozen: bool = True) -> Callable[[type[T]], type[T]]: ...
+def record(*, frozen: bool = True, order: bool = False) -> Callable[[type[T]], type[T]]: ...
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
-def record(cls: type[T] | None = None, /, *, frozen: bool = True) -> type[T] | Callable[[type[T]], type[T]]:
+def record(cls: type[T] | None = None, /, *, frozen: bool = True,
+           order: bool = False) -> type[T] | Callable[[type[T]], type[T]]:
     """Declare `cls` a frozen dataclass, made on first use; `@record(frozen=False)`: a mutable one (as
-    `@dataclass`: assignable, and unhashable unless the body defines `__hash__`). Returns the same class."""
+    `@dataclass`: assignable, and unhashable unless the body defines `__hash__`); `order=True` adds `<`,
+    `<=`, `>`, `>=` over the compared fields. Returns the same class."""
 
     def declare(klass: type[T]) -> type[T]:
         saved = {name: klass.__dict__.get(name, _ABSENT) for name in _TRIGGERS}
-        setattr(klass, _PENDING, (saved, frozen))
+        setattr(klass, _PENDING, (saved, frozen, order))
         for name in _TRIGGERS:
             setattr(klass, name, _trigger(name))
         return klass
@@ -81,7 +83,7 @@ def materialise(cls: type) -> None:
             pending = klass.__dict__.get(_PENDING)
             if pending is None:
                 continue
-            saved, frozen = pending
+            saved, frozen, order = pending
             delattr(klass, _PENDING)
             for name, value in saved.items():  # what the class body itself defined
                 if value is _ABSENT:
@@ -91,18 +93,21 @@ def materialise(cls: type) -> None:
             body = dict(klass.__dict__)
             # Fields, defaults and __match_args__ only: no method is compiled by dataclasses.
             dataclasses.dataclass(init=False, repr=False, eq=False)(klass)
-            _install(klass, body, frozen)
+            _install(klass, body, frozen, order)
 
 
-def _install(cls: type, body: dict[str, Any], frozen: bool) -> None:
-    """The methods `@dataclass(frozen=...)` would add, where the class body did not define them."""
+def _install(cls: type, body: dict[str, Any], frozen: bool, order: bool) -> None:
+    """The methods `@dataclass(frozen=..., order=...)` would add, where the class body did not define them."""
     fields = dataclasses.fields(cls)
     methods: dict[str, Any] = _value_methods(fields)
+    if order:
+        methods.update(_order_methods(fields))
     if frozen:
         for name in ("__setattr__", "__delattr__"):
             if name in body:
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
-        methods.update({"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr})
+        # pickle and copy restore slots by setattr, which a frozen class refuses: restore them underneath
+        methods.update({"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr, "__setstate__": _restore})
     else:
         methods["__hash__"] = None  # as dataclasses makes a mutable class with __eq__: unhashable
     if "__init__" not in body:
@@ -134,6 +139,23 @@ def _value_methods(fields: tuple[dataclasses.Field[Any], ...]) -> dict[str, Call
         return f"{self.__class__.__qualname__}({inner})"
 
     return {"__eq__": __eq__, "__hash__": __hash__, "__repr__": __repr__}
+
+
+def _order_methods(fields: tuple[dataclasses.Field[Any], ...]) -> dict[str, Callable[..., Any]]:
+    """`<`, `<=`, `>`, `>=` between instances of the same class, as tuples of the compared fields."""
+    compared = _tuple_of([f.name for f in fields if f.compare])
+
+    def method(name: str, test: Callable[[Any, Any], bool]) -> Callable[..., Any]:
+        def compare(self: Any, other: Any) -> Any:
+            if other.__class__ is self.__class__:
+                return test(compared(self), compared(other))
+            return NotImplemented
+
+        compare.__name__ = name
+        return compare
+
+    return {name: method(name, test) for name, test in (("__lt__", operator.lt), ("__le__", operator.le),
+                                                         ("__gt__", operator.gt), ("__ge__", operator.ge))}
 
 
 def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from kvlint.record import record
 
 
-@dataclass(frozen=True, order=True, slots=True)
+@record(order=True)
 class Span:
     """A region of one file. Lines and columns are 1-based; end_col is exclusive (as in SARIF)."""
+
+    __slots__ = ("path", "line", "col", "end_line", "end_col")  # one per parsed node: no __dict__ each
 
     path: str
     line: int
@@ -19,7 +21,7 @@ class Span:
         return f"{self.path}:{self.line}:{self.col}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Token:
     """One shell/argv word after quote removal, with where its raw text sits (None for typed-in argv)."""
 

@@ -9,17 +9,17 @@ summary line, SARIF run properties, the HTML cards) read it; nothing writes back
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from kvlint.budget import Budget
+from kvlint.record import record
 from kvlint.span import Span
 
 EVALUATED = "evaluated"
 SKIPPED = "skipped"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CardVerdict:
     """One catalogue card (or one candidate the file offers) tried for a launch."""
 
@@ -30,7 +30,7 @@ class CardVerdict:
     memory_class: int = 0  # the card's marketing GB (80 for an H100 80GB): how the verdicts are grouped
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Sweep:
     """The launch sized against the GPU catalogue (no product declared) or against the file's candidates."""
 
@@ -48,7 +48,7 @@ class Sweep:
         return tuple(c.gpu for c in self.cards if not c.starts)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LaunchStatus:
     path: str
     span: Span | None  # the launch

@@ -171,3 +171,12 @@ def test_mutable_record_is_a_plain_dataclass() -> None:
     assert c == Counter(1, ["a"]) and repr(c) == repr(Plain(1, ["a"])).replace("Plain", "Counter")
     with pytest.raises(TypeError):
         hash(c)  # eq without frozen: unhashable, as dataclasses makes it
+
+
+def test_slotted_frozen_record_pickles() -> None:
+    """Span keeps __slots__ (one per parsed node); pickle restores slots by setattr unless told otherwise."""
+    from kvlint.span import Span
+
+    one = Span("a.yaml", 1, 2, 1, 5)
+    assert pickle.loads(pickle.dumps(one)) == one and copy.deepcopy(one) == one
+    assert not hasattr(one, "__dict__") and Span("a", 1, 1, 1, 2) < Span("a", 1, 2, 1, 3)
