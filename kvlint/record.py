@@ -91,9 +91,14 @@ def materialise(cls: type) -> None:
                 else:
                     setattr(klass, name, value)
             body = dict(klass.__dict__)
+            undocumented = not klass.__doc__
+            if undocumented:  # dataclasses would parse inspect.signature() for it: tokenize, at ~1 ms
+                klass.__doc__ = klass.__name__
             # Fields, defaults and __match_args__ only: no method is compiled by dataclasses.
             dataclasses.dataclass(init=False, repr=False, eq=False)(klass)
             _install(klass, body, frozen, order)
+            if undocumented:
+                klass.__doc__ = f"{klass.__name__}({', '.join(f.name for f in dataclasses.fields(klass))})"
 
 
 def _install(cls: type, body: dict[str, Any], frozen: bool, order: bool) -> None:

@@ -16,7 +16,6 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
     """Every launch in the file's documents, and what to tell the user (KV001 notes as text, other
     reader findings as Findings). `as_vllm_config` True reads a plain map as a vLLM --config file
     (a launch or the configuration names it), False never does, None decides by its keys."""
-    from kvlint.launches.helm import launch_strings
     from kvlint.launches.k8s import read_k8s
 
     out: list[Deployment] = []
@@ -30,12 +29,20 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:
-            out.extend(_by_kind(yf, doc) or read_k8s(yf, doc) or launch_strings(yf, doc))
+            out.extend(_by_kind(yf, doc) or read_k8s(yf, doc) or _launch_strings(yf, doc))
         else:
             deps, why = _not_kubernetes(yf, doc, as_vllm_config)
             out.extend(deps)
             notes.extend(why)
     return out, notes
+
+
+def _launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """Launch command lines in a manifest's strings (ConfigMaps, operators' fields): chart code, loaded only for
+    a manifest whose containers launch nothing."""
+    from kvlint.launches.helm import launch_strings
+
+    return launch_strings(yf, doc)
 
 
 def _not_kubernetes(yf: YamlFile, doc: YNode,
