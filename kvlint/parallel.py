@@ -38,7 +38,12 @@ class _Sender:
     """Pickles outcomes in a worker; a string or a Budget / Sweep object already sent is sent as its number.
 
     Numbers are per worker and count up in the order objects were first sent; the parent reads a worker's
-    messages in that order (its files come back in task order, and a worker takes tasks in order)."""
+    messages in that order (its files come back in task order, and a worker takes tasks in order). The
+    tables are bounded: past `limit` entries the next message starts new ones and says so (every file path
+    is a new string, and a kept Budget outlives the memo that made it), so a worker's memory and the
+    parent's stay flat over any number of files."""
+
+    limit = 4096
 
     def __init__(self) -> None:
         from kvlint.budget import Budget
@@ -49,12 +54,16 @@ class _Sender:
         self.strings: dict[str, int] = {}
         self.pid = os.getpid()
 
-    def dumps(self, outcome: FileOutcome) -> tuple[int, bytes]:
+    def dumps(self, outcome: FileOutcome) -> tuple[int, bool, bytes]:
+        fresh = len(self.strings) + len(self.objects) > self.limit
+        if fresh:
+            self.strings.clear()
+            self.objects.clear()
         buf = io.BytesIO()
         pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
         pickler.persistent_id = self._persistent_id  # type: ignore[method-assign]
         pickler.dump(outcome)
-        return self.pid, buf.getvalue()
+        return self.pid, fresh, buf.getvalue()
 
     def _persistent_id(self, obj: Any) -> Any:
         kind = type(obj)
@@ -84,8 +93,11 @@ class _Receiver:
         self.objects: dict[int, dict[int, Any]] = {}
         self._pid = 0
 
-    def loads(self, message: tuple[int, bytes]) -> FileOutcome:
-        self._pid, data = message
+    def loads(self, message: tuple[int, bool, bytes]) -> FileOutcome:
+        self._pid, fresh, data = message
+        if fresh:  # the worker started new tables with this message
+            self.strings.pop(self._pid, None)
+            self.objects.pop(self._pid, None)
         unpickler = pickle.Unpickler(io.BytesIO(data))
         unpickler.persistent_load = self._persistent_load  # type: ignore[method-assign]
         outcome: FileOutcome = unpickler.load()
@@ -137,7 +149,7 @@ def _start(options: LintOptions) -> None:
     _WORKER = (options, Resolver(options.resolve_options()), {}, _Sender())
 
 
-def _check(task: tuple[str, Config]) -> tuple[int, bytes]:
+def _check(task: tuple[str, Config]) -> tuple[int, bool, bytes]:
     from kvlint.lint import lint_file
 
     assert _WORKER is not None, "worker not started"

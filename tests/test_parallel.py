@@ -82,3 +82,28 @@ def test_few_files_stay_in_process(tmp_path, counted):
 
 def test_default_jobs_is_the_usable_cores():
     assert 1 <= kvlint.lint.default_jobs() <= (os.cpu_count() or 1)
+
+
+def test_shared_tables_restart_without_changing_the_report(tmp_path, counted, shared_dir, monkeypatch):
+    """Workers start new string/object tables past a bound (memory flat over any number of files); the
+    parent follows, and the report is still the serial run's bytes."""
+    monkeypatch.setattr(kvlint.parallel._Sender, "limit", 5)  # a reset every few files
+    corpus = str(shared_dir / "corpus")
+    serial = _report(tmp_path, corpus, "json", 1)
+    assert _report(tmp_path, corpus, "json", 2) == serial
+    assert counted == [2]
+
+
+def test_sender_resets_past_its_limit():
+    sender = kvlint.parallel._Sender()
+    sender.limit = 2
+    receiver = kvlint.parallel._Receiver()
+    outcome = kvlint.lint.FileOutcome("a/b.yaml", notes=["one note", "two notes", "three notes"])
+    flags, sizes = [], []
+    for _ in range(3):
+        message = sender.dumps(outcome)
+        flags.append(message[1])
+        sizes.append(len(sender.strings))
+        assert receiver.loads(message) == outcome
+    assert flags == [False, True, True] and sizes[0] > 2  # the tables restarted: one message's worth each time
+    assert sizes == [sizes[0]] * 3 and len(receiver.strings[sender.pid]) == sizes[0]

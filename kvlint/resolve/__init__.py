@@ -35,6 +35,9 @@ __all__ = ["GpuLookup", "ModelLookup", "NonKv", "Resolved", "ResolveOptions", "R
 CONFIG_FACTS = ("num_kv_heads", "num_attention_heads", "max_len", "kv_lora_rank", "head_dim", "num_layers")
 
 
+MODEL_LOOKUPS = 4096
+
+
 class Resolver:
     """Resolves launches; lookups and budgets are memoised for the whole run."""
 
@@ -145,6 +148,8 @@ class Resolver:
         key = (dep.model, dep.model_resolved, tuple((a.name, a.how) for a in dep.model_aliases),
                tuple(sorted(config.models.items())), config.root)
         if key not in self._models:
+            if len(self._models) >= MODEL_LOOKUPS:  # per folder and reference: bounded, memory stays flat
+                self._models.clear()
             self._models[key] = lookups.model_for(dep, config, self.options)
         return self._models[key]
 

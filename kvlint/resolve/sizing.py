@@ -132,17 +132,25 @@ class BudgetCache:
     """Outcomes by their full inputs, shared by every launch of a run (and by the sweep's cards).
 
     `sweeps` holds whole catalogue sweeps by the same inputs (kvlint.resolve.sweep), so a launch repeated
-    across a repository costs one lookup instead of ~50."""
+    across a repository costs one lookup instead of ~50. Both are cleared when full (`bound` entries), so a
+    run over thousands of distinct launches keeps its memory flat."""
 
     outcomes: dict[tuple[Any, ...], Outcome] = field(default_factory=dict)
     sweeps: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    bound: int = 4096
 
     def get(self, sizing: Sizing, settings: Mapping[str, Any],
-            items: tuple[tuple[str, str], ...] | None = None) -> Outcome:
-        """`items`: settings_items(settings) when the caller asks for many cards with the same settings."""
+            items: tuple[tuple[str, str], ...] | None = None, keep: bool = True) -> Outcome:
+        """`items`: settings_items(settings) when the caller asks for many cards with the same settings.
+        `keep` False: computed but not stored (a sweep's cards and bisection points are used by that sweep,
+        which is memoised whole: keeping them held ~1,300 budgets for 34 sweeps)."""
         key = _key(sizing, settings, items)
         found = self.outcomes.get(key)
+        if found is None and not keep:
+            return compute(sizing, settings)
         if found is None:
+            if len(self.outcomes) >= self.bound:
+                self.outcomes.clear()
             found = self.outcomes[key] = compute(sizing, settings)
         return found
 

@@ -66,13 +66,17 @@ def sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, *, load:
     key = (_key(sizing.on(None), settings, items), load, tuple(g.id for g in cards) if cards else None, candidates)
     found = cache.sweeps.get(key)
     if found is None:
+        if len(cache.sweeps) >= cache.bound // 16:  # a sweep holds ~50 outcomes' worth
+            cache.sweeps.clear()
         found = cache.sweeps[key] = _sweep(sizing, settings, cache, items, load, cards, candidates)
     return found
 
 
 def _sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, items: tuple[tuple[str, str], ...],
            load: int | None, cards: Iterable[Gpu] | None, candidates: bool) -> Sweep:
-    tried = [Trial(g, cache.get(sizing.on(g), settings, items).budget) for g in (cards or catalogue_cards())]
+    # the cards' and the bisection's budgets are not kept one by one: the sweep is kept whole (about 50 of them)
+    tried = [Trial(g, cache.get(sizing.on(g), settings, items, keep=False).budget)
+             for g in (cards or catalogue_cards())]
     tried.sort(key=lambda t: (_total(sizing, t.gpu), t.gpu.id))
     verdicts = tuple(CardVerdict(t.gpu.id, _total(sizing, t.gpu), starts(t.budget), holds(t.budget, load),
                                  t.gpu.marketing_gb) for t in tried)
@@ -122,4 +126,4 @@ def least_memory(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, t
 
 def _at(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, ref: Gpu, total: int,
         items: tuple[tuple[str, str], ...] | None = None) -> Budget | None:
-    return cache.get(sizing.on(ref, total), settings, items).budget
+    return cache.get(sizing.on(ref, total), settings, items, keep=False).budget

@@ -23,7 +23,7 @@ from kvlint.span import Span
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TAGS: dict[tuple[str, tuple[bool, bool]], str] = {}  # (plain scalar, implicit flags) -> resolved tag
-_TAGS_MAX = 50_000
+_TAGS_MAX = 8192  # short values only (64 characters), about 1 MiB when full
 
 
 class _Loader(_BaseLoader):

@@ -83,3 +83,25 @@ def test_with_the_batch_pinned_the_figure_is_the_check_solved_by_hand_inside_the
     assert below.memory_bytes < mib * MIB < above.memory_bytes  # a real gap, not a card's edge
     assert sweep.min_gpu_memory_bytes == mib * MIB
     assert all(v.starts == (v.memory_bytes >= sweep.min_gpu_memory_bytes) for v in sweep.cards)
+
+
+def test_a_sweep_is_kept_whole_not_card_by_card():
+    """Memory flat over a large run: a sweep's ~50 budgets are not each kept beside the sweep itself."""
+    resolver, r = _resolved("Qwen/Qwen3-32B", 32768)
+    assert r.sweep is not None and len(resolver.budgets.sweeps) == 1
+    assert len(resolver.budgets.outcomes) <= 2  # the launch's own (unsized) and the picture's smallest card
+    again = resolver.resolve(Deployment(path="other.sh", engine="vllm", launch_span=None, model="Qwen/Qwen3-32B",
+                                        settings={"max_model_len": Setting("max_model_len", 32768)}), Config())
+    assert again.sweep is r.sweep  # the second launch is one lookup
+
+
+def test_budget_cache_is_bounded():
+    from kvlint.resolve import ResolveOptions
+
+    resolver = Resolver(ResolveOptions(gpu="H100-SXM-80GB"))
+    resolver.budgets.bound = 2
+    for length in (1024, 2048, 4096):
+        dep = Deployment(path="serve.sh", engine="vllm", launch_span=None, model="Qwen/Qwen3-8B",
+                         settings={"max_model_len": Setting("max_model_len", length)})
+        assert resolver.resolve(dep, Config()).budget is not None
+    assert len(resolver.budgets.outcomes) == 1  # cleared when full, then the third kept
