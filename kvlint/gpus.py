@@ -147,12 +147,18 @@ def _unknown(name: str) -> UnknownGpuError:
     if _key(str(name)) in ("nvidiacomgpu", "amdcomgpu", "gpu"):
         return UnknownGpuError(f"{name!r} names a GPU resource, not a product",
                                "set the GPU with --gpu or a node label")
+    close = _close_names(str(name))
+    hint = f"did you mean {', '.join(close)}?" if close else "pass --gpu-memory SIZE for a card kvlint does not list"
+    return UnknownGpuError(f"unknown GPU {name!r}", hint)
+
+
+@lru_cache(maxsize=256)
+def _close_names(name: str) -> tuple[str, ...]:
+    """Catalogue names near an unknown one (about 5 ms against ~300 names; a repository repeats its name)."""
     names = sorted({n for g in all_gpus() for n in (g.id, *g.aliases)})
     import difflib  # only for a GPU name the catalogue does not know
 
-    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
-    hint = f"did you mean {', '.join(close)}?" if close else "pass --gpu-memory SIZE for a card kvlint does not list"
-    return UnknownGpuError(f"unknown GPU {name!r}", hint)
+    return tuple(difflib.get_close_matches(name, names, n=3, cutoff=0.5))
 
 
 def _mig(text: str) -> Gpu:

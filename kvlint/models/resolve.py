@@ -148,8 +148,10 @@ def _label_path(spec: ModelSpec, name: str) -> ModelSpec:
     return dataclasses.replace(spec, source=f"path:{name} ({spec.source})")
 
 
+@lru_cache(maxsize=256)
 def _closest(name: str) -> str:
-    """`; closest bundled: a, b` for a Hub-id-shaped name with near bundled names (KV002's message)."""
+    """`; closest bundled: a, b` for a Hub-id-shaped name with near bundled names (KV002's message; memoised:
+    a repository names the same unknown model in many files)."""
     ids = candidate_ids(name)
     if not ids:
         return ""
@@ -163,6 +165,7 @@ def clear_cache() -> None:
     """Forget memoised resolutions (tests that change the HF cache or files between calls)."""
     _resolve_cached.cache_clear()
     _known.cache_clear()
+    _closest.cache_clear()
 
 
 # ---------------------------------------------------------------- reference forms
