@@ -5,8 +5,11 @@ each into a Resolved record (model, GPU, release, budget or the reason there is 
 the run: pre-commit runs one process over every file), the selected rules run on it and
 suppressions apply. Every launch found leaves a LaunchStatus. Reporters only read the result.
 
-Each file is checked on its own into a `FileOutcome` (kvlint.lint_files does it for one file), and
-the run folds the outcomes into the LintResult in the order the files were walked: serially, or with
+Each file is checked on its own into a `FileOutcome` (`lint_file` does it for one file), and a `Run`
+folds the outcomes into one `FileReport` per file, yielded in the order the files were walked (the
+order of their path strings, the report's order), with `Totals` for the summary and exit code: the
+text and GitHub reports are written from it as the files go by, the others from the whole
+`LintResult` that `collect` keeps. Outcomes come serially, or with
 `jobs > 1` in worker processes (forked after the parent has loaded every table, so each worker
 starts warm) whose outcomes are folded in the same order. The one run-level decision a file cannot
 make alone, which launch carries the once-per-run KV003 note, is made while folding: a file whose
