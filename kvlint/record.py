@@ -47,6 +47,7 @@ else:  # Python 3.10 at run time: the marker only informs type checkers
 # or copied instance (pickle and copy make instances without __init__, then call __setstate__).
 _TRIGGERS = ("__init__", "__repr__", "__eq__", "__hash__", "__setstate__")
 _PENDING = "__kvlint_record_pending__"
+_INIT_NAMES = "__kvlint_record_init__"  # the fields __init__ takes, in order (for replace)
 _ABSENT = object()
 _LOCK = threading.RLock()
 
@@ -117,6 +118,7 @@ def _install(cls: type, body: dict[str, Any], frozen: bool, order: bool) -> None
         methods["__hash__"] = None  # as dataclasses makes a mutable class with __eq__: unhashable
     if "__init__" not in body:
         methods["__init__"] = _init(cls, fields)
+        methods[_INIT_NAMES] = tuple(f.name for f in fields if f.init)
     explicit_hash = "__hash__" in body and not (body["__hash__"] is None and "__eq__" in body)
     for name, method in methods.items():
         if explicit_hash if name == "__hash__" else name in body:
@@ -161,6 +163,21 @@ def _order_methods(fields: tuple[dataclasses.Field[Any], ...]) -> dict[str, Call
 
     return {name: method(name, test) for name, test in (("__lt__", operator.lt), ("__le__", operator.le),
                                                          ("__gt__", operator.gt), ("__ge__", operator.ge))}
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """`dataclasses.replace` for records, about three times cheaper (the readers copy a few records per
+    value they mark); any other dataclass goes to dataclasses.replace. Same rules: every init field is
+    passed on, an init=False field is made again by __init__ and cannot be changed."""
+    names: tuple[str, ...] | None = type(obj).__dict__.get(_INIT_NAMES)
+    if names is None:
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    kwargs = {name: getattr(obj, name) for name in names}
+    for name in changes:
+        if name not in kwargs:
+            raise TypeError(f"{type(obj).__name__}.{name} is not a field __init__ takes")
+    kwargs.update(changes)
+    return type(obj)(**kwargs)
 
 
 def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:

@@ -180,3 +180,16 @@ def test_slotted_frozen_record_pickles() -> None:
     one = Span("a.yaml", 1, 2, 1, 5)
     assert pickle.loads(pickle.dumps(one)) == one and copy.deepcopy(one) == one
     assert not hasattr(one, "__dict__") and Span("a", 1, 1, 1, 2) < Span("a", 1, 2, 1, 3)
+
+
+def test_replace_is_dataclasses_replace() -> None:
+    from kvlint.record import replace
+
+    lazy_cls, eager_cls = _pair()
+    one = lazy_cls(1, "y", [2], d=2.5)
+    two = replace(one, a=5, e=(1,))
+    assert dataclasses.asdict(two) == dataclasses.asdict(dataclasses.replace(eager_cls(1, "y", [2], d=2.5), a=5, e=(1,)))
+    assert two.f == {} and two.f is not one.f  # init=False: made again by __init__, as dataclasses does
+    with pytest.raises(TypeError):
+        replace(one, f={})  # not an __init__ field
+    assert replace(eager_cls(1), a=2) == eager_cls(2)  # another dataclass: dataclasses.replace

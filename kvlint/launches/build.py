@@ -7,7 +7,6 @@ guessed), the image tag gives the engine version, and GPU facts from the manifes
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from kvlint import limits
@@ -17,7 +16,7 @@ from kvlint.launches.argv import parse
 from kvlint.launches.env import Field
 from kvlint.launches.facts import is_path_like, model_aliases, path_alias
 from kvlint.launches.gpus_in_manifest import from_launch_hint
-from kvlint.record import record
+from kvlint.record import record, replace
 from kvlint.span import Span
 
 _VERSION = re.compile(r"^v?(\d{1,9}\.\d{1,9}(?:\.\d{1,9})?(?:\.?(?:post|rc|dev)\d{1,9})?)(?!\d)")

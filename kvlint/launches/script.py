@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import field, replace
+from dataclasses import field
 
 from kvlint import limits
 from kvlint.launches.argv import detect
 from kvlint.launches.docker_run import RUNNERS, is_run
 from kvlint.launches.env import Field, Positional, expand_word, with_supplied
-from kvlint.record import record
+from kvlint.record import record, replace
 from kvlint.sources.shell import Word, tokenize
 from kvlint.sources.text import Mapped
 from kvlint.span import Span

@@ -183,7 +183,7 @@ def declarations(dep: Deployment, engine: Engine) -> list[tuple[int, str]]:
 
 
 def _replace(r: Resolved, **changes: Any) -> Resolved:
-    from dataclasses import replace
+    from kvlint.record import replace
 
     return replace(r, **changes)
 

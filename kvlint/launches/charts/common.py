@@ -71,7 +71,7 @@ def key_fields(engine: str, node: YNode | None, skip: frozenset[str] = frozenset
 
 def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode | None, ctx: LaunchContext,
                      gpu: ManifestGpu) -> Deployment:
-    from dataclasses import replace
+    from kvlint.record import replace
 
     span = launch.span if launch is not None else None
     return make_deployment(path, engine, fields, span, replace(ctx, origin="chart"), gpu)
