@@ -75,6 +75,14 @@ class LintResult:
     no_gpu_noted: bool = False  # the once-per-run KV003 "no GPU product declared" was given
     origins: dict[Finding, Origin] = field(default_factory=dict)  # the launch a rule finding is about
 
+    @property
+    def severities(self) -> dict[Severity, int]:
+        """Findings by severity, as `Totals` counts them for a streamed run."""
+        out: dict[Severity, int] = {}
+        for f in self.findings:
+            out[f.severity] = out.get(f.severity, 0) + 1
+        return out
+
 
 # ---------------------------------------------------------------- one file
 
@@ -399,7 +407,7 @@ class Run:
         self.configs = cache.loaded()
         self.totals = Totals(configs=self.configs)
         self.linted: set[str] = set()
-        self._noted = False
+        self.noted = False
 
     def reports(self) -> Iterator[FileReport]:
         tasks = [i for i in self.items if isinstance(i, _Task)]
@@ -430,8 +438,8 @@ class Run:
     def _fold(self, out: FileOutcome) -> FileReport:
         """One file's outcome, in walk order; the first qualifying file carries the KV003 note."""
         found, t = out.plain, self.totals
-        if out.qualifies and not self._noted and out.noted is not None:
-            self._noted = True
+        if out.qualifies and not self.noted and out.noted is not None:
+            self.noted = True
             found = out.noted
         t.unreadable.extend(out.unreadable)
         if out.linted:
@@ -481,7 +489,7 @@ def collect(run: Run) -> LintResult:
     t = run.totals
     result.files, result.deployments, result.suppressed = t.files, t.deployments, t.suppressed
     result.unreadable, result.notes, result.configs = t.unreadable, t.notes, run.configs
-    result.no_gpu_noted = run._noted
+    result.no_gpu_noted = run.noted
     result.findings = sorted(dict.fromkeys(result.findings), key=lambda f: f.sort_key)  # same span twice: once
     result.texts = _texts(result, lines, options)
     return result
@@ -574,9 +582,7 @@ def exit_code(result: LintResult | Totals, threshold: Severity, exit_zero: bool 
         return 3
     if exit_zero:
         return 0
-    if isinstance(result, Totals):
-        return 1 if any(n and sev >= threshold for sev, n in result.severities.items()) else 0
-    return 1 if any(f.severity >= threshold for f in result.findings) else 0
+    return 1 if any(n and sev >= threshold for sev, n in result.severities.items()) else 0
 
 
 __all__ = ["FileOutcome", "FileReport", "LintOptions", "LintResult", "Run", "Totals", "collect", "default_jobs",

@@ -76,11 +76,8 @@ def summary(result: LintResult | Totals) -> str:
 
 
 def _counts(result: LintResult | Totals) -> dict[Severity, int]:
-    from kvlint.lint import Totals
-
-    if isinstance(result, Totals):  # counted as the files went by
-        return {sev: result.severities.get(sev, 0) for sev in Severity}
-    return {sev: sum(1 for f in result.findings if f.severity is sev) for sev in Severity}
+    have = result.severities
+    return {sev: have.get(sev, 0) for sev in Severity}
 
 
 def render(result: LintResult, *, color: bool = False) -> str:
