@@ -1,7 +1,8 @@
 """The `kvlint` command: a thin click group whose subcommands live in kvlint.commands.
 
 Subcommands are imported only when invoked, so `kvlint check` in pre-commit never pays for the
-planner or the log parser (and jsonschema / huggingface_hub load only where a run needs them).
+planner or the log parser (and jsonschema / huggingface_hub load only where a run needs them), and a
+plain `kvlint check` command line is read without click at all (kvlint.commands.options).
 """
 
 from __future__ import annotations
@@ -9,12 +10,14 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import click
-
-from kvlint import __version__
 from kvlint.errors import KvlintError
 from kvlint.redact import redact_text
+
+if TYPE_CHECKING:
+    import click
 
 # name -> (module, attribute, one-line help)
 COMMANDS = {
@@ -31,50 +34,99 @@ COMMANDS = {
 }
 
 
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in COMMANDS:
-            return None
-        module, attr, _ = COMMANDS[name]
-        return getattr(importlib.import_module(module), attr)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, help_) for name, (_, _, help_) in COMMANDS.items()]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="kvlint")
-def cli() -> None:
-    """kvlint: will this vLLM / SGLang deployment start, and how many requests does it hold?"""
-
-
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: user errors become one line on stderr and exit 2 (3 for unreadable input)."""
+    """Entry point: user errors become one line on stderr and exit 2 (3 for unreadable input).
+
+    A plain `kvlint check ...` (the pre-commit hook's command line) runs without importing click;
+    every other command line, and any `check` one that is not plain, goes through click.
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["check"]:
+        from kvlint.commands import check
+
+        params = check.parse(args[1:])
+        if params is not None:
+            return _guarded(lambda: check.run(**params))
+    return _guarded(lambda: _click_main(args))
+
+
+def _click_main(args: list[str]) -> int:
+    """The click group's run; click's own errors print as click prints them, exit 2."""
+    import click
+
     try:
-        rv = cli.main(args=argv, prog_name="kvlint", standalone_mode=False)
-    except KvlintError as exc:
-        click.echo(redact_text(f"kvlint: error: {exc}"), err=True)
-        return exc.exit_code
+        rv = cli().main(args=args, prog_name="kvlint", standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("kvlint: aborted", err=True)
+        _say("kvlint: aborted")
         return 2
     except click.ClickException as exc:
         exc.show()
         return 2
+    return int(rv or 0)
+
+
+def _guarded(run: Callable[[], int]) -> int:
+    """`run()`, with errors as one line on stderr: a KvlintError its own exit code, anything else 2."""
+    try:
+        return run()
+    except KvlintError as exc:
+        _say(redact_text(f"kvlint: error: {exc}"))
+        return exc.exit_code
     except BrokenPipeError:
         return 0
     except Exception as exc:
         if os.environ.get("KVLINT_DEBUG"):
             raise
         said = redact_text(f"kvlint: internal error: {type(exc).__name__}: {exc}")
-        click.echo(said + " (set KVLINT_DEBUG=1 for the traceback; please report it)", err=True)
+        _say(said + " (set KVLINT_DEBUG=1 for the traceback; please report it)")
         return 2
-    return int(rv or 0)
+
+
+def _say(line: str) -> None:
+    from kvlint.commands.check import write
+
+    write(sys.stderr, line + "\n")
+
+
+def cli() -> click.Group:
+    """The click group (made once): subcommands are imported only when invoked, so a run never pays for
+    the planner or the log parser (and jsonschema / huggingface_hub load only where a run needs them)."""
+    global _GROUP
+    if _GROUP is None:
+        _GROUP = _make_group()
+    return _GROUP
+
+
+_GROUP: click.Group | None = None
+
+
+def _make_group() -> click.Group:
+    import click
+
+    from kvlint import __version__
+
+    class LazyGroup(click.Group):
+        def list_commands(self, ctx: click.Context) -> list[str]:
+            return list(COMMANDS)
+
+        def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+            if name not in COMMANDS:
+                return None
+            module, attr, _ = COMMANDS[name]
+            command: click.Command = getattr(importlib.import_module(module), attr)
+            return command
+
+        def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+            rows = [(name, help_) for name, (_, _, help_) in COMMANDS.items()]
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+    @click.version_option(__version__, prog_name="kvlint")
+    def group() -> None:
+        """kvlint: will this vLLM / SGLang deployment start, and how many requests does it hold?"""
+
+    return group
 
 
 if __name__ == "__main__":

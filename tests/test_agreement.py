@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def _run(*args: str) -> dict:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    result = CliRunner().invoke(cli(), list(args), catch_exceptions=False)
     return json.loads(result.output)
 
 

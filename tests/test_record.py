@@ -193,3 +193,32 @@ def test_replace_is_dataclasses_replace() -> None:
     with pytest.raises(TypeError):
         replace(one, f={})  # not an __init__ field
     assert replace(eager_cls(1), a=2) == eager_cls(2)  # another dataclass: dataclasses.replace
+
+
+def test_init_signature_is_the_dataclass_one_and_the_body_is_shared() -> None:
+    import inspect
+
+    lazy_cls, eager_cls = _pair()
+    lazy_cls(1)
+    def shape(cls: type) -> list:
+        return [(p.name, p.kind, p.default is inspect.Parameter.empty) for p in
+                inspect.signature(cls.__init__).parameters.values()]
+
+    assert shape(lazy_cls) == shape(eager_cls)
+    space: dict = {"record": record}
+    exec("@record\nclass P:\n    x: int\n    y: int = 2\n@record\nclass Q:\n    u: str\n    v: str = 'v'\n", space)
+    p, q = space["P"](1), space["Q"]("u")
+    assert (p.x, p.y, q.u, q.v) == (1, 2, "u", "v")
+    assert type(p).__init__.__code__.co_code == type(q).__init__.__code__.co_code  # one compiled template
+    assert type(q).__init__.__code__.co_varnames[1:] == ("u", "v")
+    with pytest.raises(TypeError):
+        space["P"](y=3)  # x is still required
+
+
+def test_a_field_with_the_templates_own_prefix_is_refused() -> None:
+    @record
+    class Clash:
+        _kvlint_record_set: int
+
+    with pytest.raises(TypeError, match="kept for record"):
+        Clash(1)

@@ -10,9 +10,9 @@ import os
 import re
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 
-import click
+from kvlint.commands.options import Option, click_options, parse_plain
 
 if TYPE_CHECKING:
     from kvlint.lint import LintOptions, LintResult
@@ -30,34 +30,63 @@ def use_color(output: str | None) -> bool:
     return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
 
 
-@click.command("check")
-@click.argument("paths", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
-@click.option("--gpu", help="GPU for every deployment (overrides the manifest), e.g. H100-SXM-80GB.")
-@click.option("--gpu-memory", help="GPU memory total, e.g. 81559MiB or 79.19GiB.")
-@click.option("--engine-version", help="Engine version when the image tag does not say, e.g. 0.33.0.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Configuration file (skips discovery).")
-@click.option("--select", multiple=True, help="Rules to run (codes, prefixes like KV1, or names; comma-separated).")
-@click.option("--ignore", multiple=True, help="Rules not to run.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]),
-              help="Lowest severity that fails (default error).")
-@click.option("--online", is_flag=True, help="Fetch config.json from the Hugging Face Hub when not cached.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (for report-upload steps).")
-@click.option("--show-unused-suppressions", is_flag=True, help="Report kvlint comments that suppress nothing (KV006).")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report to a file.")
-@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False),
-              help="Report only findings not in this baseline file (default: `baseline:` in .kvlint.yaml).")
-@click.option("--write-baseline", "write_path", type=click.Path(dir_okay=False),
-              help="Record the current findings in this baseline file (entries of fixed findings drop out).")
-@click.option("--show-unused-baseline", is_flag=True, help="List baseline entries that no longer match a finding.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1),
-              help="Worker processes checking files (default: the usable cores; 1 checks in this process). "
-                   "The report is the same for any value.")
-def command(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str | None, engine_version: str | None,
-            config_path: str | None, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | None,
-            online: bool, exit_zero: bool, show_unused_suppressions: bool, output: str | None,
-            baseline_path: str | None, write_path: str | None, show_unused_baseline: bool, jobs: int | None) -> int:
-    """Lint deployment files (Helm values, Kubernetes manifests, launch scripts); `-` reads stdin."""
+OPTIONS = (
+    Option(("--format",), "fmt", "choice", choices=FORMATS, default="text"),
+    Option(("--gpu",), "gpu", help="GPU for every deployment (overrides the manifest), e.g. H100-SXM-80GB."),
+    Option(("--gpu-memory",), "gpu_memory", help="GPU memory total, e.g. 81559MiB or 79.19GiB."),
+    Option(("--engine-version",), "engine_version",
+           help="Engine version when the image tag does not say, e.g. 0.33.0."),
+    Option(("--config",), "config_path", "path", help="Configuration file (skips discovery)."),
+    Option(("--select",), "select", "multiple",
+           help="Rules to run (codes, prefixes like KV1, or names; comma-separated)."),
+    Option(("--ignore",), "ignore", "multiple", help="Rules not to run."),
+    Option(("--fail-on",), "fail_on", "choice", choices=("error", "warning", "info"),
+           help="Lowest severity that fails (default error)."),
+    Option(("--online",), "online", "flag", help="Fetch config.json from the Hugging Face Hub when not cached."),
+    Option(("--exit-zero",), "exit_zero", "flag", help="Exit 0 even with findings (for report-upload steps)."),
+    Option(("--show-unused-suppressions",), "show_unused_suppressions", "flag",
+           help="Report kvlint comments that suppress nothing (KV006)."),
+    Option(("--output", "-o"), "output", "output", help="Write the report to a file."),
+    Option(("--baseline",), "baseline_path", "path",
+           help="Report only findings not in this baseline file (default: `baseline:` in .kvlint.yaml)."),
+    Option(("--write-baseline",), "write_path", "path",
+           help="Record the current findings in this baseline file (entries of fixed findings drop out)."),
+    Option(("--show-unused-baseline",), "show_unused_baseline", "flag",
+           help="List baseline entries that no longer match a finding."),
+    Option(("--jobs", "-j"), "jobs", "count",
+           help="Worker processes checking files (default: the usable cores; 1 checks in this process). "
+                "The report is the same for any value."),
+)
+
+
+def parse(argv: list[str]) -> dict[str, Any] | None:
+    """`run`'s parameters for the arguments after `check`, read without click, or None when click must
+    read them (help, an error, anything unusual): see kvlint.commands.options."""
+    return parse_plain(OPTIONS, argv, "paths")
+
+
+def __getattr__(name: str) -> Any:
+    """`command`, the click command, made on first use (the plain path never imports click)."""
+    if name != "command":
+        raise AttributeError(name)
+    import click
+
+    @click.command("check")
+    @click.argument("paths", nargs=-1)
+    @click_options(OPTIONS)
+    def command(**params: Any) -> int:
+        """Lint deployment files (Helm values, Kubernetes manifests, launch scripts); `-` reads stdin."""
+        return run(**params)
+
+    globals()["command"] = command
+    return command
+
+
+def run(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str | None, engine_version: str | None,
+        config_path: str | None, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | None,
+        online: bool, exit_zero: bool, show_unused_suppressions: bool, output: str | None,
+        baseline_path: str | None, write_path: str | None, show_unused_baseline: bool, jobs: int | None) -> int:
+    """Check `paths` and write the report: the exit code, 0 to 3 (see the module's doc)."""
     from kvlint.errors import KvlintError
     from kvlint.lint import LintOptions, Run, collect, default_jobs, exit_code, fail_threshold
     from kvlint.registry import selected_codes
@@ -95,7 +124,7 @@ def _finish(notes: list[str], code: int) -> int:
     from kvlint.redact import redact_text
 
     for note in notes:
-        click.echo(redact_text(f"kvlint: note: {note}"), err=True)
+        write(sys.stderr, redact_text(f"kvlint: note: {note}") + "\n")
     return code
 
 
@@ -108,10 +137,21 @@ def _echo(pieces: Iterable[str], size: int = 1 << 16) -> None:
         block.append(piece)
         held += len(piece)
         if held >= size:
-            click.echo("".join(block), nl=False)
+            write(sys.stdout, "".join(block))
             block, held = [], 0
     if block:
-        click.echo("".join(block), nl=False)
+        write(sys.stdout, "".join(block))
+
+
+def write(stream: TextIO, text: str) -> None:
+    """Write and flush (a pre-commit or CI log shows each block as it comes); a character the stream's
+    encoding lacks becomes `?` rather than an error."""
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        encoding = stream.encoding or "utf-8"
+        stream.write(text.encode(encoding, "replace").decode(encoding))
+    stream.flush()
 
 
 def _baseline(result: LintResult, options: LintOptions, given: str | None, write_path: str | None,
