@@ -13,6 +13,7 @@ from functools import lru_cache
 from kvlint.data import load_json
 from kvlint.errors import KvlintError, UnknownGpuError
 from kvlint.flags.units import parse_memory_size
+from kvlint.lazyre import lazy
 from kvlint.record import record
 
 __all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_gpu", "lookup_instance_type",
@@ -21,7 +22,7 @@ __all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_
 from kvlint.sizes import MIB
 
 _PREFIXES = ("nvidiageforce", "nvidia", "tesla", "geforce", "amdinstinct", "amd", "instinct")
-_MIG = re.compile(r"(?:^|[-_ /.])mig[-_ ]?(\d)g[._-]?(\d+)gb$", re.IGNORECASE)
+_MIG = lazy(r"(?:^|[-_ /.])mig[-_ ]?(\d)g[._-]?(\d+)gb$", re.IGNORECASE)
 
 
 @record

@@ -25,15 +25,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kvlint.lazyre import lazy
+
 MASK = "***"
 _TOKEN_SHAPES = r"\bhf_[A-Za-z0-9]{30,}|\bsk-[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{30,}"
-_TOKEN = re.compile(_TOKEN_SHAPES)
-_REFERENCE = re.compile(r"\$\([A-Za-z_][\w.-]*\)|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|\{\{[^{}]*\}\}")
+_TOKEN = lazy(_TOKEN_SHAPES)
+_REFERENCE = lazy(r"\$\([A-Za-z_][\w.-]*\)|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|\{\{[^{}]*\}\}")
 _VALUE = r"""(?P<value>"(?:[^"\\]|\\.)*"|'[^']*'|\$\([^)\s]*\)|[^\s'",;}\])(={\[]+)"""
 # `--api-key X`, `--hf-token=X`: a flag (not inside a longer word) and a value that is not the next flag
-_FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]*)(?P<sep>\s*=\s*|\s+)(?=[^\s-])" + _VALUE)
+_FLAG = lazy(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]*)(?P<sep>\s*=\s*|\s+)(?=[^\s-])" + _VALUE)
 # `HF_TOKEN=X`, `api_key: X`, `"api_key": "X"`, `api_key='X'` (a Python repr in a log)
-_KEYED = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]*)(?P<close>['\"]?)(?P<sep>\s*[:=]\s*)" + _VALUE)
+_KEYED = lazy(r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]*)(?P<close>['\"]?)(?P<sep>\s*[:=]\s*)" + _VALUE)
 _LITERALS = frozenset({"null", "None", "true", "false", "True", "False", "~", ""})
 
 

@@ -17,6 +17,7 @@ from kvlint.budget import Budget
 from kvlint.deployment import Deployment, InvalidValue
 from kvlint.errors import KvlintError
 from kvlint.findings import Finding, Related, Severity
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.span import Span
 from kvlint.status import Sweep
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
     from kvlint.models.spec import ModelSpec
     from kvlint.resolve.records import Resolved
 
-CODE_RE = re.compile(r"^KV\d{3}$")
-NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+CODE_RE = lazy(r"^KV\d{3}$")
+NAME_RE = lazy(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 DOC_SECTIONS = ("What it checks", "Why it matters", "Example", "Use instead", "Options")
 
 # Where a rule's findings come from: its own check, or a pipeline stage it documents.

@@ -12,11 +12,12 @@ import re
 from dataclasses import field
 
 from kvlint.findings import Finding
+from kvlint.lazyre import lazy
 from kvlint.record import record
 
-_LEAD = re.compile(r"#\s*kvlint\b", re.IGNORECASE)
-_IGNORE = re.compile(r"^#\s*kvlint:\s*ignore\[([^\[\]]*)\](?:\s+(.*))?$", re.IGNORECASE)
-_DISABLE_FILE = re.compile(r"^#\s*kvlint:\s*disable-file(?:\s+(.*))?$", re.IGNORECASE)
+_LEAD = lazy(r"#\s*kvlint\b", re.IGNORECASE)
+_IGNORE = lazy(r"^#\s*kvlint:\s*ignore\[([^\[\]]*)\](?:\s+(.*))?$", re.IGNORECASE)
+_DISABLE_FILE = lazy(r"^#\s*kvlint:\s*disable-file(?:\s+(.*))?$", re.IGNORECASE)
 
 
 @record

@@ -13,8 +13,9 @@ from dataclasses import asdict
 from typing import Any
 
 from kvlint.calibration.entry import KEYS, Calibration
+from kvlint.lazyre import lazy
 
-_TOP_KEY = re.compile(r"^[^\s#-][^:]*:")
+_TOP_KEY = lazy(r"^[^\s#-][^:]*:")
 
 
 def render_block(items: Iterable[Calibration]) -> str:

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable
 from typing import Any
 
 from kvlint.engines import get_engine
 from kvlint.flags import units
 from kvlint.flags.flag_table import FlagSpec
+from kvlint.lazyre import lazy
 
-_UNRESOLVED = re.compile(r"\$\(|\$\{|\$[A-Za-z_]|\{\{|^\{[A-Za-z_]\w*\}$")
+_UNRESOLVED = lazy(r"\$\(|\$\{|\$[A-Za-z_]|\{\{|^\{[A-Za-z_]\w*\}$")
 # `__MODEL__`, `<MODEL_ID>`: placeholders a deploy script replaces (sed, envsubst-like tooling) before the
 # engine ever sees the value; never a value an engine would be given as is.
-PLACEHOLDER = re.compile(r"__[A-Z][A-Z0-9_]*__|^<[A-Za-z][\w\- ]*>$")
+PLACEHOLDER = lazy(r"__[A-Z][A-Z0-9_]*__|^<[A-Za-z][\w\- ]*>$")
 
 
 def is_unresolved(text: str) -> bool:

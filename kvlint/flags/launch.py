@@ -6,17 +6,17 @@ flags can be parsed; this is the one list of entry points and wrappers the engin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from kvlint.engines import ENGINE_NAMES as ENGINES
 from kvlint.flags.token_spans import join_spans
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.span import Span, Token
 
-_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
-_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PYTHON = lazy(r"^python(\d+(\.\d+)?)?$")
+_ASSIGN = lazy(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _MODULES = {
     "vllm.entrypoints.openai.api_server": "vllm",
     "vllm.entrypoints.api_server": "vllm",

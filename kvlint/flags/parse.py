@@ -19,10 +19,11 @@ from kvlint.flags.flag_table import FlagSpec, FlagTable, did_you_mean, flag_tabl
 from kvlint.flags.flag_values import is_unresolved, json_or_human
 from kvlint.flags.parse_state import ParseState, merge_dotted, store, store_flag, store_list
 from kvlint.flags.token_spans import sub_span
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.span import Token
 
-_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+_NEGATIVE_NUMBER = lazy(r"^-\d+$|^-\d*\.\d+$")
 _NO_VALUE = ("store_true", "store_false", "store_const", "bool_optional", "help")
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 
 from kvlint.errors import KvlintError
+from kvlint.lazyre import lazy
 
 _VLLM_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 _VLLM_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-_VLLM_RE = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
-_SGLANG_RE = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
+_VLLM_RE = lazy(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+_SGLANG_RE = lazy(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
 _SGLANG_UNITS = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
-_MEMORY_RE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|[kmgt]i?b?|B|b)?\s*", re.IGNORECASE)
+_MEMORY_RE = lazy(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|[kmgt]i?b?|B|b)?\s*", re.IGNORECASE)
 
 
 def vllm_human_int(text: str) -> int:

@@ -16,11 +16,12 @@ from kvlint.launches.argv import parse
 from kvlint.launches.env import Field
 from kvlint.launches.facts import is_path_like, model_aliases, path_alias
 from kvlint.launches.gpus_in_manifest import from_launch_hint
+from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.span import Span
 
-_VERSION = re.compile(r"^v?(\d{1,9}\.\d{1,9}(?:\.\d{1,9})?(?:\.?(?:post|rc|dev)\d{1,9})?)(?!\d)")
-_UNRESOLVED = re.compile(r"\$\{|\$\(|\$[A-Za-z_]|\{\{|\u27e6|\{[a-z_]+\}")
+_VERSION = lazy(r"^v?(\d{1,9}\.\d{1,9}(?:\.\d{1,9})?(?:\.?(?:post|rc|dev)\d{1,9})?)(?!\d)")
+_UNRESOLVED = lazy(r"\$\{|\$\(|\$[A-Za-z_]|\{\{|\u27e6|\{[a-z_]+\}")
 _SERVED = "served_model_name"
 SUPPLIED_ORIGINS = ("config-variable", "chart-values")  # Setting.origin of values the file did not hold
 _OPERATOR_VARS = (("LWS_", "LeaderWorkerSet"), ("SKYPILOT_", "SkyPilot"), ("KUBERAY_", "KubeRay"), ("RAY_", "Ray"),

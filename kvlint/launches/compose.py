@@ -8,7 +8,6 @@ other variables stay unresolved.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import field, replace
 
@@ -20,6 +19,7 @@ from kvlint.launches.env import Field, Supplied, expand_word, parse_dotenv, with
 from kvlint.launches.images import entrypoint_engine, known_image
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.sources.shell import tokenize
 from kvlint.sources.text import SourceError, read_file
@@ -31,7 +31,7 @@ def is_compose(doc: YNode) -> bool:
     return services is not None and services.is_map and "apiVersion" not in dict((k, 1) for k, _, _ in doc.pairs())
 
 
-_REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_REF = lazy(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def read_compose(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -115,7 +115,7 @@ def _exec_word(item: YNode, env: Mapping[str, str]) -> Field:
     return Field(text, item.span, not missing, missing, origin=origin)
 
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPS = (":-", ":?", ":+", "-", "?", "+")  # longest first: `${A:-x}` is a default, not `${A:` + `-x}`
 
 

@@ -11,9 +11,10 @@ from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, with_supplied
 from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.script import launch_in_argv
+from kvlint.lazyre import lazy
 from kvlint.sources.text import LineIndex, Mapped
 
-_INSTR = re.compile(r"^\s*(FROM|ARG|ENV|CMD|ENTRYPOINT)\s+(.*)$", re.I)
+_INSTR = lazy(r"^\s*(FROM|ARG|ENV|CMD|ENTRYPOINT)\s+(.*)$", re.I)
 
 
 def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> list[Deployment]:

@@ -16,17 +16,18 @@ from dataclasses import field
 from types import MappingProxyType
 
 from kvlint import limits
+from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.shell import Part, Word
 from kvlint.sources.text import Mapped
 from kvlint.span import Span, Token
 
-_K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
-_ARITH_OK = re.compile(r"^[\d\s+\-*/%()]+$")
-_IDENT = re.compile(r"\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
-_POSITIONAL = re.compile(r"^\$(?:([0-9])|\{([0-9]+)\}|([@*#]))$")
-_DOTENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
-_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$([A-Za-z_][A-Za-z0-9_]*)")
+_K8S_REF = lazy(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+_ARITH_OK = lazy(r"^[\d\s+\-*/%()]+$")
+_IDENT = lazy(r"\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_POSITIONAL = lazy(r"^\$(?:([0-9])|\{([0-9]+)\}|([@*#]))$")
+_DOTENV_LINE = lazy(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
+_REF = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 class Supplied(str):

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 
 from kvlint.deployment import DeclaredLoad, GpuOption, ModelAlias, NodeLabel
 from kvlint.launches.gpus_in_manifest import PRODUCT_LABELS
+from kvlint.lazyre import lazy
 from kvlint.sources import numbers
 from kvlint.sources.yaml import YNode
 from kvlint.span import Span
@@ -25,15 +26,15 @@ from kvlint.span import Span
 _AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
 _OPTION_SOURCE = {"cloud.google.com/gke-accelerator": "gke-accelerator"}
 _COMPUTE_CLASS = "cloud.google.com/compute-class"
-_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
-_CACHE_DIR = re.compile(r"^(?:models--)?([A-Za-z0-9][A-Za-z0-9._-]*?)--([A-Za-z0-9][A-Za-z0-9._-]*)$")
+_HUB_ID = lazy(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+_CACHE_DIR = lazy(r"^(?:models--)?([A-Za-z0-9][A-Za-z0-9._-]*?)--([A-Za-z0-9][A-Za-z0-9._-]*)$")
 _GENERIC_DIRS = {"models", "model", "data", "mnt", "weights", "checkpoints", "checkpoint", "ckpt", "tmp", "home",
                  "root", "cache", ".cache", "hf", "huggingface", "hub", "output", "outputs", "workspace", "opt", "var",
                  "srv", "snapshots", "local", "shared", "storage", "llm", "llms", "volume", "volumes", "app", "usr",
                  "share"}
 _NOT_THE_MODEL = ("TOKENIZER", "DRAFT", "SPECULAT", "LORA", "ADAPTER", "EMBED", "REWARD", "JUDGE", "ROUTER")
 _PATH_SCHEMES = ("pvc://", "s3://", "gs://", "gcs://", "oci://", "file://", "azure://", "abfs://")
-_UNRESOLVED = re.compile(r"\$\{|\$\(|\{\{|\u27e6")
+_UNRESOLVED = lazy(r"\$\{|\$\(|\{\{|\u27e6")
 _RUNNING = ("num_requests_running", "num_running_reqs")  # vLLM, SGLang gauges of requests being decoded
 
 

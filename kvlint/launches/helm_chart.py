@@ -21,16 +21,17 @@ from dataclasses import field, replace
 from functools import lru_cache
 
 from kvlint import limits
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.sources.scalars import scalar_mapped
 from kvlint.sources.templates import Templated, detemplate
 from kvlint.sources.text import LineIndex, Mapped, SourceError, read_file
 from kvlint.sources.yaml import TEMPLATE_NOTE, YamlFile, YamlProblem, YNode, parse_yaml
 
-_EXPR = re.compile(r"\{\{-?([^\n]{0,2000}?)-?\}\}")  # one line, bounded: an unclosed `{{` costs one line
-_WHOLE = re.compile(r"^\s*\{\{[^{}]*\}\}\s*$")
+_EXPR = lazy(r"\{\{-?([^\n]{0,2000}?)-?\}\}")  # one line, bounded: an unclosed `{{` costs one line
+_WHOLE = lazy(r"^\s*\{\{[^{}]*\}\}\s*$")
 _STR = "tag:yaml.org,2002:str"
-_FLAG_EQ = re.compile(r"^(--?[A-Za-z][A-Za-z0-9_-]*)=(\{\{[^{}]*\}\})$")
+_FLAG_EQ = lazy(r"^(--?[A-Za-z][A-Za-z0-9_-]*)=(\{\{[^{}]*\}\})$")
 _ARGV_KEYS = ("args", "command")
 _BLOCKS = ("if", "with", "range", "define", "block")
 _ITEM_FORMS = {".": False, "toString .": False, "quote .": True, ". | quote": True}  # -> rendered in quotes

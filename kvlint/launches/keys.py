@@ -7,13 +7,13 @@ spans are the key and the value lets the one engine flag parser normalise them l
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable
 
 from kvlint.launches.env import Field, substitute_supplied
+from kvlint.lazyre import lazy
 from kvlint.sources.yaml import YNode
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+_CAMEL = lazy(r"(?<=[a-z0-9])([A-Z])")
 
 
 def camel_to_flag(key: str) -> str:

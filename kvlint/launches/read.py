@@ -9,6 +9,7 @@ from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches.discover import kind_of
 from kvlint.launches.env import supplying
+from kvlint.lazyre import lazy
 from kvlint.limits import LimitExceeded, file_limits
 from kvlint.sources.comments import scan_comments
 from kvlint.sources.text import SourceError, decode, read_file, read_stdin
@@ -21,7 +22,7 @@ KV001 = ("KV001", "unreadable-input")
 # `tensor-parallel-size`, `gpu-memory-utilization`, `max-num-seqs`, `kv-cache-dtype`, SGLang's
 # `mem-fraction-static`, `context-length`) or a kvlint directive. A file with none of them cannot hold a
 # launch and costs one scan instead of a parse (in a monorepo most YAML files are not deployments).
-MAY_LAUNCH = re.compile(r"vllm|sglang|model|kaito|kvlint|gpu|parallel|kv[-_]cache|max[-_]num|mem[-_]fraction|"
+MAY_LAUNCH = lazy(r"vllm|sglang|model|kaito|kvlint|gpu|parallel|kv[-_]cache|max[-_]num|mem[-_]fraction|"
                         r"context[-_]length", re.IGNORECASE)
 
 

@@ -8,19 +8,19 @@ scripts of their own, and `docker run IMAGE ...` becomes the image's entry point
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import field
 
 from kvlint import limits
 from kvlint.launches.argv import detect
 from kvlint.launches.docker_run import RUNNERS, is_run
 from kvlint.launches.env import Field, Positional, expand_word, with_supplied
+from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.shell import Word, tokenize
 from kvlint.sources.text import Mapped
 from kvlint.span import Span
 
-_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
+_ASSIGN = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _RESERVED = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"}
 _PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "stdbuf", "unbuffer", "taskset"}
 _SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name",
@@ -28,7 +28,7 @@ _SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-
 # image args that replace its entry point
 _NOT_ENGINE_ARGS = {"bash", "sh", "python", "python3", "vllm", "sglang", "ray", "sleep", "exec"}
 MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
-_USES_POSITIONAL = re.compile(r"\$[@*]|\$\{[@*]\}")
+_USES_POSITIONAL = lazy(r"\$[@*]|\$\{[@*]\}")
 
 
 @record

@@ -15,12 +15,13 @@ from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.script import FoundLaunch, run_script
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.sources.numbers import count
 from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
-_SBATCH = re.compile(r"^#SBATCH[ \t]+([^\n#]*)", re.M)
+_SBATCH = lazy(r"^#SBATCH[ \t]+([^\n#]*)", re.M)
 _PER_NODE = ("--gres", "--gpus-per-node")
 _PER_JOB = ("--gpus", "-G")
 _NODES = ("--nodes", "-N")

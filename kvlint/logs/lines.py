@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import re
 
+from kvlint.lazyre import lazy
 from kvlint.record import record
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+_ANSI = lazy(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 # vLLM: "(Worker_TP1 pid=445) ", "(VllmWorker TP0 pid=1430) ", "(EngineCore_DP0 pid=164) "
-_VLLM_PROC = re.compile(r"\((?P<proc>[A-Za-z][\w ]*?)\s+pid=\d+\)")
+_VLLM_PROC = lazy(r"\((?P<proc>[A-Za-z][\w ]*?)\s+pid=\d+\)")
 # SGLang: "[2026-11-29 07:20:15 DP1 TP0] " (labels only when that size > 1)
-_SGLANG_HEAD = re.compile(
+_SGLANG_HEAD = lazy(
     r"\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?P<labels>(?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+)*)\]"
 )
-_VLLM_HEAD = re.compile(
+_VLLM_HEAD = lazy(
     r"\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[?[\w./-]+\.py:\d+\]\s*"
 )
-_RANK_PART = re.compile(r"(?:^|[_ ])(DP|PP|TP|EP)_?(\d+)")
+_RANK_PART = lazy(r"(?:^|[_ ])(DP|PP|TP|EP)_?(\d+)")
 
 
 @record

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from kvlint.lazyre import lazy
 from kvlint.record import record
 
 INT = r"(\d[\d,]*)"
@@ -199,8 +200,8 @@ FAILURES: tuple[tuple[str, Pattern], ...] = (
     ("sglang_pool_too_small", _p(r"Memory pool size is too small|max_running_request is zero", engine="sglang")),
 )
 NEGATIVE_KIND = "negative_available_kv"
-OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|HIP out of memory", re.IGNORECASE)
-GENERIC_FAILURE = re.compile(
+OOM = lazy(r"CUDA out of memory|OutOfMemoryError|HIP out of memory", re.IGNORECASE)
+GENERIC_FAILURE = lazy(
     r"EngineCore failed to start|Engine core initialization failed|Error execut|Traceback \(most recent call"
     r"|\b(?:ValueError|RuntimeError|AssertionError)\b:",
 )

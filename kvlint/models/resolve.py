@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint.data import REGISTRY_DIR, load_json
 from kvlint.errors import UnknownModelError
+from kvlint.lazyre import lazy
 from kvlint.models.config import spec_from_config
 from kvlint.models.hub import HubMissing, HubUnreachable
 from kvlint.models.spec import ModelSpec
@@ -32,9 +33,9 @@ if TYPE_CHECKING:
     from kvlint.deployment import ModelAlias
 
 REMOTE_SCHEMES = ("s3://", "gs://", "gcs://", "pvc://", "oci://", "azure://", "abfs://")
-HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
-HF_CACHE_FOLDER = re.compile(r"^models--([A-Za-z0-9][\w.\-]*?)--([\w.\-]+)$")
-HUB_URL = re.compile(r"^https?://(?:www\.)?(?:huggingface\.co|hf\.co)/([\w.\-]+)/([\w.\-]+)", re.IGNORECASE)
+HUB_ID = lazy(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
+HF_CACHE_FOLDER = lazy(r"^models--([A-Za-z0-9][\w.\-]*?)--([\w.\-]+)$")
+HUB_URL = lazy(r"^https?://(?:www\.)?(?:huggingface\.co|hf\.co)/([\w.\-]+)/([\w.\-]+)", re.IGNORECASE)
 # Suffixes of chat/instruct variants that keep the base architecture (never quantization markers).
 VARIANT_SUFFIXES = ("-instruct", "-chat", "-it", "-hf", "-chat-hf")
 HOW_TO_FIX = (

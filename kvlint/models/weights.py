@@ -7,11 +7,11 @@ hold which layers, and how many bytes a quantized weight really costs (packing p
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
 from kvlint.errors import KvlintError
+from kvlint.lazyre import lazy
 from kvlint.models.spec import MAMBA, ModelSpec, Quantization
 from kvlint.record import record
 
@@ -423,7 +423,7 @@ class _Pricing:
             self.head = self.experts
 
 
-_ONE_LAYER = re.compile(r"layers\.\d+\.")
+_ONE_LAYER = lazy(r"layers\.\d+\.")
 
 
 def _choose_quant(spec: ModelSpec, override: str | None) -> Quantization | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from kvlint.lazyre import lazy
 
 
 def scan_comments(text: str) -> dict[int, str]:
@@ -20,7 +20,7 @@ def scan_comments(text: str) -> dict[int, str]:
     return out
 
 
-_STOPS = re.compile(r"['\"\\#]")  # the only characters that change the scan
+_STOPS = lazy(r"['\"\\#]")  # the only characters that change the scan
 
 
 def comment_start(line: str) -> int | None:

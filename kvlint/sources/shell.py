@@ -11,6 +11,7 @@ import re
 from dataclasses import field
 
 from kvlint import limits
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.sources.text import Mapped
 
@@ -159,8 +160,8 @@ def _skip_heredocs(sc: _Scanner, pending: list[tuple[str, bool]]) -> None:
                 break
 
 
-_PLAIN_RUN = re.compile(r"[^ \t\n;&|()<>\\'\"{$`]+")  # word characters with no meaning to the shell
-_DOUBLE_RUN = re.compile(r"[^\\\"$`]+")  # inside double quotes
+_PLAIN_RUN = lazy(r"[^ \t\n;&|()<>\\'\"{$`]+")  # word characters with no meaning to the shell
+_DOUBLE_RUN = lazy(r"[^\\\"$`]+")  # inside double quotes
 CHECK_EVERY = 4096  # characters between two looks at the file's time budget
 
 

@@ -7,12 +7,12 @@ the unresolved expression and every span stays exact.
 
 from __future__ import annotations
 
-import re
 from dataclasses import field
 
+from kvlint.lazyre import lazy
 from kvlint.record import record
 
-_PLACEHOLDER = re.compile(r"\u27e6[0-9a-z_]*\u27e7")
+_PLACEHOLDER = lazy(r"\u27e6[0-9a-z_]*\u27e7")
 
 
 @record

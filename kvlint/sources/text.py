@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import re
 import stat
 import sys
 import weakref
@@ -16,10 +15,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, BinaryIO, overload
 
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.span import Span
 
-_NEWLINE = re.compile("\n")
+_NEWLINE = lazy("\n")
 MAX_BYTES = 5 * 1024 * 1024  # manifests are kilobytes; anything past this is not a deployment file
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from kvlint import limits
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.sources.comments import scan_comments
 from kvlint.sources.templates import Templated, detemplate
@@ -49,8 +50,8 @@ class _Loader(_BaseLoader):
 MAX_NODES = 200_000  # expanded node count per document; real manifests are a few thousand
 MAX_COMPOSE = 150_000  # estimated nodes per document composed at once (PyYAML's C composer cannot be stopped)
 MAX_DUPLICATE_REPORTS = 20  # per document: past this the file is generated, not hand-written
-_DOC_SPLIT = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)", re.M)
-_CONFLICT = re.compile(r"^(<<<<<<<|=======|>>>>>>>)( |$)", re.M)
+_DOC_SPLIT = lazy(r"^(?:---|\.\.\.)(?=[ \t]|$)", re.M)
+_CONFLICT = lazy(r"^(<<<<<<<|=======|>>>>>>>)( |$)", re.M)
 
 
 @dataclass(init=False, repr=False, eq=False)  # fields for dataclasses.replace; __init__ and laziness are below

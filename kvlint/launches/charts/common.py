@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
-
 from kvlint.deployment import Deployment
 from kvlint.launches.argv import exact_option
 from kvlint.launches.build import LaunchContext, ManifestGpu, make_deployment
 from kvlint.launches.env import Field, expand_word, substitute_supplied, with_supplied
 from kvlint.launches.keys import camel_to_flag, fields_from_pairs
+from kvlint.lazyre import lazy
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
 
 MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
-_FLAG_THEN_VALUE = re.compile(r"--?[A-Za-z][A-Za-z0-9_.-]*[ \t]+\S")  # `--load-format auto`, not `--x={"a": 1}`
+_FLAG_THEN_VALUE = lazy(r"--?[A-Za-z][A-Za-z0-9_.-]*[ \t]+\S")  # `--load-format auto`, not `--x={"a": 1}`
 
 
 def text(node: YNode | None) -> str | None:
