@@ -95,14 +95,68 @@ def materialise(cls: type) -> None:
                 else:
                     setattr(klass, name, value)
             body = dict(klass.__dict__)
-            undocumented = not klass.__doc__
-            if undocumented:  # dataclasses would parse inspect.signature() for it: tokenize, at ~1 ms
-                klass.__doc__ = klass.__name__
-            # Fields, defaults and __match_args__ only: no method is compiled by dataclasses.
-            dataclasses.dataclass(init=False, repr=False, eq=False)(klass)
+            _collect_fields(klass, frozen, order)
             _install(klass, body, frozen, order)
-            if undocumented:
+            if not klass.__doc__:
                 klass.__doc__ = f"{klass.__name__}({', '.join(f.name for f in dataclasses.fields(klass))})"
+
+
+def _collect_fields(cls: type, frozen: bool, order: bool) -> None:
+    """What `dataclasses.dataclass(init=False, repr=False, eq=False)` records about `cls`: its fields (the
+    bases' first, then its own annotations, defaults and `field()`s), `__dataclass_params__` and
+    `__match_args__`, so `fields`, `replace`, `asdict` and dataclass subclasses work as on a dataclass.
+
+    Why not that call: it checks every annotation string for ClassVar and InitVar with a regular
+    expression and builds a signature, about 70 µs a class; records declare neither.
+    """
+    fields: dict[str, dataclasses.Field[Any]] = {}
+    for base in reversed(cls.__mro__[1:]):
+        fields.update(getattr(base, "__dataclass_fields__", None) or {})
+    defaulted: str | None = None
+    for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+        _refuse_pseudo_field(cls, name, annotation)
+        value = cls.__dict__.get(name, dataclasses.MISSING)
+        f: Any = value if isinstance(value, dataclasses.Field) else dataclasses.field(default=value)
+        f.name, f.type = name, annotation
+        f._field_type = dataclasses._FIELD  # type: ignore[attr-defined]  # what fields() selects on
+        if getattr(f, "kw_only", False) is dataclasses.MISSING:
+            f.kw_only = False
+        if f.default is not dataclasses.MISSING and type(f.default).__hash__ is None:
+            raise ValueError(f"mutable default {type(f.default)} for field {name} is not allowed: use default_factory")
+        if isinstance(value, dataclasses.Field):
+            if f.default is dataclasses.MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, f.default)
+        fields.pop(name, None)
+        fields[name] = f
+    for f in fields.values():
+        if not f.init:
+            continue
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            if defaulted is not None:
+                raise TypeError(f"non-default argument {f.name!r} follows default argument {defaulted!r}")
+        else:
+            defaulted = defaulted or f.name
+    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+    cls.__dataclass_params__ = _Params(frozen, order)  # type: ignore[attr-defined]
+    if "__match_args__" not in cls.__dict__:
+        setattr(cls, "__match_args__", tuple(f.name for f in fields.values() if f.init))  # noqa: B010
+
+
+def _refuse_pseudo_field(cls: type, name: str, annotation: Any) -> None:
+    """ClassVar and InitVar annotations are not fields; records declare none, so refuse rather than guess."""
+    text = annotation if isinstance(annotation, str) else repr(annotation)
+    if any(marker in text for marker in ("ClassVar", "InitVar")):
+        raise TypeError(f"{cls.__qualname__}.{name}: ClassVar and InitVar are not supported by @record")
+
+
+class _Params:
+    """`__dataclass_params__`: what a dataclass subclass reads from its bases (it checks `frozen`)."""
+
+    def __init__(self, frozen: bool, order: bool) -> None:
+        self.init, self.repr, self.eq, self.order, self.unsafe_hash = True, True, True, order, False
+        self.frozen, self.match_args, self.kw_only, self.slots, self.weakref_slot = frozen, True, False, False, False
 
 
 def _install(cls: type, body: dict[str, Any], frozen: bool, order: bool) -> None:
@@ -184,30 +238,71 @@ def replace(obj: T, /, **changes: Any) -> T:
 
 
 def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
-    """The class's `__init__`: one plain function, as fast per call as the one dataclasses writes.
-
-    Parameters in field order, defaults bound at definition, every value stored with
+    """The class's `__init__`: parameters in field order with their defaults, every value stored with
     `object.__setattr__` (the class refuses assignment); then, only for the classes that have them,
-    factories for arguments not given, init=False fields and `__post_init__`. Why a template:
-    compiling source per class cost 0.25 ms, a fifth of a one-file run. Classes with the same number
-    of parameters share one compiled body; each gets a copy with its own parameter names
-    (`CodeType.replace`), and its field names and the rest as the function's globals.
+    factories for arguments not given, init=False fields and `__post_init__`.
+
+    Why not compiled per class: compiling cost 0.25 ms a class, a fifth of a one-file run, and most
+    classes make a few instances in such a run. So the first `__init__` is a copy of one shared
+    body, renamed per class (`CodeType.replace`: Python binds the arguments), that stores what
+    `locals()` holds; after `HOT` instances the class gets a compiled body as fast per call as the
+    one dataclasses writes, shared by every class with as many parameters.
     """
     params = [f for f in fields if f.init]
     if any(f.name.startswith(_OWN) or f.name == "self" for f in params):
         raise TypeError(f"{cls.__qualname__}: `self` and field names starting with {_OWN!r} are kept for record")
-    space: dict[str, Any] = {f"{_OWN}set": object.__setattr__}
-    space.update((f"{_OWN}n{i}", f.name) for i, f in enumerate(params))
     finish = _finish(cls, fields)
-    if finish is not None:
-        space[f"{_OWN}finish"] = finish
     defaults = tuple(f.default if f.default_factory is dataclasses.MISSING else dataclasses.MISSING
                      for f in params if f.default is not dataclasses.MISSING
-                     or f.default_factory is not dataclasses.MISSING)
-    code = _template(len(params), finish is not None).replace(co_varnames=("self", *(f.name for f in params)))
-    init: Callable[..., None] = FunctionType(code, space, "__init__", defaults or None)
+                     or f.default_factory is not dataclasses.MISSING) or None
+    names = ("self", *(f.name for f in params))
+
+    def fast() -> Callable[..., None]:
+        space: dict[str, Any] = {f"{_OWN}set": object.__setattr__, f"{_OWN}finish": finish}
+        space.update((f"{_OWN}n{i}", name) for i, name in enumerate(names[1:]))
+        code = _template(len(params), finish is not None).replace(co_varnames=names)
+        return _named(cls, FunctionType(code, space, "__init__", defaults))
+
+    if len(params) >= _GENERIC_SIZE:
+        return fast()
+    made = 0
+
+    def store(self: Any, values: dict[str, Any]) -> None:
+        nonlocal made
+        del values["self"]
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        if finish is not None:
+            finish(self)
+        made += 1
+        if made == HOT and cls.__dict__.get("__init__") is first:
+            type.__setattr__(cls, "__init__", fast())
+
+    spare = tuple(f"{_OWN}x{i}" for i in range(_GENERIC_SIZE - len(params)))
+    code = _generic().replace(co_argcount=len(names), co_varnames=names + spare)
+    first = _named(cls, FunctionType(code, {f"{_OWN}store": store, "locals": locals}, "__init__", defaults))
+    return first
+
+
+HOT = 32  # instances a class makes before its __init__ is compiled
+_GENERIC_SIZE = 64  # parameters of the shared first body (a class with more is compiled at once)
+
+
+def _named(cls: type, init: Callable[..., None]) -> Callable[..., None]:
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+@functools.cache
+def _generic() -> CodeType:
+    """The shared first `__init__`: `_GENERIC_SIZE` parameters, of which a class keeps its own count
+    (the rest are never-bound locals, which `locals()` leaves out), and one call storing them."""
+    params = ", ".join(f"a{i}" for i in range(_GENERIC_SIZE))
+    source = f"def __init__(self, {params}):\n    {_OWN}store(self, locals())\n"
+    space: dict[str, Any] = {}
+    exec(compile(source, "<record __init__>", "exec"), space)  # our own source, fixed
+    code: CodeType = space["__init__"].__code__
+    return code
 
 
 _OWN = "_kvlint_record_"  # prefix of the names the __init__ template uses for itself

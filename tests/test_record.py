@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from kvlint.record import materialise, record
+from kvlint.record import HOT, materialise, record
 
 SHAPES = """
     a: int
@@ -205,14 +205,25 @@ def test_init_signature_is_the_dataclass_one_and_the_body_is_shared() -> None:
                 inspect.signature(cls.__init__).parameters.values()]
 
     assert shape(lazy_cls) == shape(eager_cls)
-    space: dict = {"record": record}
-    exec("@record\nclass P:\n    x: int\n    y: int = 2\n@record\nclass Q:\n    u: str\n    v: str = 'v'\n", space)
-    p, q = space["P"](1), space["Q"]("u")
-    assert (p.x, p.y, q.u, q.v) == (1, 2, "u", "v")
-    assert type(p).__init__.__code__.co_code == type(q).__init__.__code__.co_code  # one compiled template
-    assert type(q).__init__.__code__.co_varnames[1:] == ("u", "v")
+    space: dict = {"record": record, "field": dataclasses.field}
+    exec("@record\nclass P:\n    x: int\n    y: int = 2\n    z: list = field(default_factory=list)\n"
+         "@record\nclass Q:\n    u: str\n    v: str = 'v'\n    w: list = field(default_factory=list)\n", space)
+    P, Q = space["P"], space["Q"]
+    cold = [P(i) for i in range(HOT)]  # the shared first body until HOT instances
+    assert [(p.x, p.y, p.z) for p in cold] == [(i, 2, []) for i in range(HOT)] and cold[0].z is not cold[1].z
+    assert P.__init__.__code__.co_varnames[:4] == ("self", "x", "y", "z")
+    q = Q("u", w=[1])
+    assert (q.u, q.v, q.w) == ("u", "v", [1])
+    for i in range(HOT):
+        Q(str(i))
+    hot_p, hot_q = P(7, z=[3]), Q("k")
+    assert (hot_p.x, hot_p.y, hot_p.z, hot_q.u, hot_q.v, hot_q.w) == (7, 2, [3], "k", "v", [])
+    assert P.__init__.__code__.co_code == Q.__init__.__code__.co_code  # one compiled body for both
+    assert Q.__init__.__code__.co_varnames[:4] == ("self", "u", "v", "w")
     with pytest.raises(TypeError):
-        space["P"](y=3)  # x is still required
+        P(y=3)  # x is still required
+    with pytest.raises(TypeError):
+        P(1, 2, [], 4)
 
 
 def test_a_field_with_the_templates_own_prefix_is_refused() -> None:
@@ -222,3 +233,45 @@ def test_a_field_with_the_templates_own_prefix_is_refused() -> None:
 
     with pytest.raises(TypeError, match="kept for record"):
         Clash(1)
+
+
+def test_fields_are_collected_as_dataclasses_collects_them() -> None:
+    lazy_cls, eager_cls = _pair()
+    lazy_cls(1)
+    for name in ("name", "type", "default", "init", "repr", "hash", "compare", "kw_only"):
+        assert [getattr(f, name) for f in dataclasses.fields(lazy_cls)] == \
+               [getattr(f, name) for f in dataclasses.fields(eager_cls)], name
+    assert lazy_cls.__match_args__ == eager_cls.__match_args__
+    assert dataclasses.is_dataclass(lazy_cls) and lazy_cls.b == "x" and not hasattr(lazy_cls, "c")
+    match lazy_cls(4, "z"):
+        case lazy_cls(a, b):  # type: ignore[misc]
+            assert (a, b) == (4, "z")
+
+
+def test_a_dataclass_may_subclass_a_record() -> None:
+    @record
+    class Base:
+        a: int
+
+    materialise(Base)  # a dataclass reads its bases' fields when it is made
+
+    @dataclasses.dataclass(frozen=True)
+    class Child(Base):
+        b: int = 2
+
+    child = Child(1)
+    assert (child.a, child.b) == (1, 2) and [f.name for f in dataclasses.fields(Child)] == ["a", "b"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        child.a = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("body, error", [
+    ("    a: int = 1\n    b: int\n", TypeError),  # non-default after default
+    ("    a: list = []\n", ValueError),  # mutable default
+    ("    a: ClassVar[int] = 1\n", TypeError),  # ClassVar is refused, not guessed
+])
+def test_what_dataclasses_refuses_is_refused(body: str, error: type) -> None:
+    space: dict = {"record": record}
+    exec(f"@record\nclass Bad:\n{body}", space)
+    with pytest.raises(error):
+        space["Bad"]()
