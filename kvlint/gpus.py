@@ -53,7 +53,10 @@ class Gpu:
 
 
 def _key(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
+    return _NOT_KEY.sub("", name.lower())
+
+
+_NOT_KEY = lazy(r"[^a-z0-9]")
 
 
 def _short(key: str) -> str:
@@ -95,8 +98,9 @@ def _catalogue() -> tuple[dict[str, Gpu], dict[str, Gpu]]:
         gpu = _record(entry, data["torch_reservation_mib"])
         by_id[gpu.id] = gpu
         for name in (gpu.id, gpu.name, *gpu.aliases):
-            index.setdefault(_key(name), gpu)
-            index.setdefault(_short(_key(name)), gpu)
+            key = _key(name)
+            index.setdefault(key, gpu)
+            index.setdefault(_short(key), gpu)
     return by_id, index
 
 

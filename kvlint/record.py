@@ -52,6 +52,7 @@ _TRIGGERS = ("__init__", "__repr__", "__eq__", "__hash__", "__setstate__")
 _PENDING = "__kvlint_record_pending__"
 _INIT_NAMES = "__kvlint_record_init__"  # the fields __init__ takes, in order (for replace)
 _ABSENT = object()
+_OWN = "_kvlint_record_"  # prefix of the names the __init__ template uses for itself
 _LOCK = threading.RLock()
 
 
@@ -278,14 +279,14 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[...
         if made == HOT and cls.__dict__.get("__init__") is first:
             type.__setattr__(cls, "__init__", fast())
 
-    spare = tuple(f"{_OWN}x{i}" for i in range(_GENERIC_SIZE - len(params)))
-    code = _generic().replace(co_argcount=len(names), co_varnames=names + spare)
+    code = _generic().replace(co_argcount=len(names), co_varnames=names + _SPARE[len(params):])
     first = _named(cls, FunctionType(code, {f"{_OWN}store": store, "locals": locals}, "__init__", defaults))
     return first
 
 
 HOT = 32  # instances a class makes before its __init__ is compiled
 _GENERIC_SIZE = 64  # parameters of the shared first body (a class with more is compiled at once)
+_SPARE = tuple(f"{_OWN}x{i}" for i in range(_GENERIC_SIZE))  # names of the parameters a class does not use
 
 
 def _named(cls: type, init: Callable[..., None]) -> Callable[..., None]:
@@ -304,8 +305,6 @@ def _generic() -> CodeType:
     code: CodeType = space["__init__"].__code__
     return code
 
-
-_OWN = "_kvlint_record_"  # prefix of the names the __init__ template uses for itself
 
 
 def _finish(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[[Any], None] | None:
