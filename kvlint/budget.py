@@ -7,10 +7,9 @@ figure was reached.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from kvlint.record import record
+from kvlint.record import asdict, record
 
 if TYPE_CHECKING:  # the record only; budget.py sits below calibration in the import graph
     from kvlint.calibration.entry import Calibration

@@ -12,13 +12,12 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from kvlint.data import load_json
 from kvlint.errors import KvlintError
 from kvlint.findings import Severity
-from kvlint.record import record
+from kvlint.record import field, record
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError

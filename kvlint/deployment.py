@@ -6,10 +6,9 @@ keeps the span it came from, so a finding can point at `--max-model-len 32768` i
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
-from kvlint.record import record
+from kvlint.record import field, record
 from kvlint.span import Span
 
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import field
 
-from kvlint.record import record
+from kvlint.record import field, record
 from kvlint.span import Span
 
 

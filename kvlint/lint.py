@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kvlint import limits
 from kvlint.config import Config, ConfigCache
 from kvlint.findings import Finding, Severity
-from kvlint.record import record
+from kvlint.record import field, record, replace
 from kvlint.registry import Context, get_rule, run_rules, selected_codes
 from kvlint.resolve import Resolved, ResolveOptions, Resolver
 from kvlint.status import CapacityTally, LaunchStatus

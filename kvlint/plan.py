@@ -9,13 +9,12 @@ and what the engine can apply at load time (fp8 online quantization of a 16-bit 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import field, replace
 from typing import Any
 
 from kvlint.budget import Budget
 from kvlint.errors import KvlintError
 from kvlint.models.spec import ModelSpec
-from kvlint.record import record
+from kvlint.record import field, record, replace
 from kvlint.sizes import GIB
 
 TP_SIZES = (1, 2, 4, 8, 16, 32)

@@ -24,14 +24,13 @@ from records or plain classes (dataclasses refuses a mix of frozen and non-froze
 
 from __future__ import annotations
 
-import dataclasses
+import _thread
 import functools
 import operator
 import reprlib
 import sys
-import threading
-from collections.abc import Callable
-from types import CodeType, FunctionType
+from collections.abc import Callable, Mapping
+from types import CodeType, FunctionType, MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 T = TypeVar("T")
@@ -53,7 +52,72 @@ _PENDING = "__kvlint_record_pending__"
 _INIT_NAMES = "__kvlint_record_init__"  # the fields __init__ takes, in order (for replace)
 _ABSENT = object()
 _OWN = "_kvlint_record_"  # prefix of the names the __init__ template uses for itself
-_LOCK = threading.RLock()
+_FIELDS = "__kvlint_record_fields__"  # name -> Field, bases' first: what `fields` reads
+_LOCK = _thread.RLock()
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()  # no default given (as MISSING)
+
+
+class FrozenInstanceError(AttributeError):
+    """Assignment to a field of a frozen record (as dataclasses.FrozenInstanceError)."""
+
+
+class Field:
+    """One field of a record, with the attributes a `dataclasses.Field` has (read by `fields`, `replace`)."""
+
+    __slots__ = ("name", "type", "default", "default_factory", "init", "repr", "hash", "compare", "metadata",
+                 "kw_only")
+
+    def __init__(self, default: Any, default_factory: Any, init: bool, repr: bool, hash: bool | None,
+                 compare: bool, metadata: Mapping[Any, Any] | None) -> None:
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.name: str = ""
+        self.type: Any = None
+        self.default, self.default_factory, self.init, self.repr = default, default_factory, init, repr
+        self.hash, self.compare, self.kw_only = hash, compare, False
+        self.metadata = MappingProxyType(dict(metadata or {}))
+
+    def __repr__(self) -> str:
+        return f"Field(name={self.name!r}, default={self.default!r}, init={self.init})"
+
+
+@overload
+def field(*, default: T, init: bool = ..., repr: bool = ..., hash: bool | None = ..., compare: bool = ...,
+          metadata: Mapping[Any, Any] | None = ...) -> T: ...
+
+
+@overload
+def field(*, default_factory: Callable[[], T], init: bool = ..., repr: bool = ..., hash: bool | None = ...,
+          compare: bool = ..., metadata: Mapping[Any, Any] | None = ...) -> T: ...
+
+
+@overload
+def field(*, init: bool = ..., repr: bool = ..., hash: bool | None = ..., compare: bool = ...,
+          metadata: Mapping[Any, Any] | None = ...) -> Any: ...
+
+
+def field(*, default: Any = MISSING, default_factory: Any = MISSING, init: bool = True, repr: bool = True,
+          hash: bool | None = None, compare: bool = True, metadata: Mapping[Any, Any] | None = None) -> Any:
+    """A record field with options, as `dataclasses.field` (no kw_only: records take fields in order)."""
+    return Field(default, default_factory, init, repr, hash, compare, metadata)
+
+
+def fields(class_or_instance: Any) -> tuple[Field, ...]:
+    """The fields of a record class or instance, in order (as `dataclasses.fields`)."""
+    cls = class_or_instance if isinstance(class_or_instance, type) else type(class_or_instance)
+    if _PENDING in cls.__dict__ or getattr(cls, _FIELDS, None) is None:
+        materialise(cls)
+    found: dict[str, Field] | None = getattr(cls, _FIELDS, None)
+    if found is None:
+        raise TypeError(f"{cls.__qualname__} is not a record")
+    return tuple(found.values())
 
 
 @overload
@@ -64,7 +128,7 @@ def record(cls: type[T], /) -> type[T]: ...
 def record(*, frozen: bool = True, order: bool = False) -> Callable[[type[T]], type[T]]: ...
 
 
-@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
+@dataclass_transform(frozen_default=True, field_specifiers=(field, Field))
 def record(cls: type[T] | None = None, /, *, frozen: bool = True,
            order: bool = False) -> type[T] | Callable[[type[T]], type[T]]:
     """Declare `cls` a frozen dataclass, made on first use; `@record(frozen=False)`: a mutable one (as
@@ -76,6 +140,7 @@ def record(cls: type[T] | None = None, /, *, frozen: bool = True,
         setattr(klass, _PENDING, (saved, frozen, order))
         for name in _TRIGGERS:
             setattr(klass, name, _trigger(name))
+        klass.__dataclass_fields__ = _DATACLASS_VIEW  # type: ignore[attr-defined]
         return klass
 
     return declare if cls is None else declare(cls)
@@ -99,50 +164,40 @@ def materialise(cls: type) -> None:
             _collect_fields(klass, frozen, order)
             _install(klass, body, frozen, order)
             if not klass.__doc__:
-                klass.__doc__ = f"{klass.__name__}({', '.join(f.name for f in dataclasses.fields(klass))})"
+                klass.__doc__ = f"{klass.__name__}({', '.join(f.name for f in fields(klass))})"
 
 
 def _collect_fields(cls: type, frozen: bool, order: bool) -> None:
-    """What `dataclasses.dataclass(init=False, repr=False, eq=False)` records about `cls`: its fields (the
-    bases' first, then its own annotations, defaults and `field()`s), `__dataclass_params__` and
-    `__match_args__`, so `fields`, `replace`, `asdict` and dataclass subclasses work as on a dataclass.
+    """The record's fields (the bases' first, then its own annotations, defaults and `field()`s), what
+    `@dataclass` keeps of them (class attributes for defaults), `__dataclass_params__` and
+    `__match_args__`.
 
-    Why not that call: it checks every annotation string for ClassVar and InitVar with a regular
-    expression and builds a signature, about 70 µs a class; records declare neither.
+    Why not `dataclasses.dataclass`: importing dataclasses (and inspect, ast, dis, tokenize with it) was
+    7 ms of a one-file run, and it checks every annotation string for ClassVar and InitVar with a
+    regular expression, about 70 µs a class; records declare neither.
     """
-    fields: dict[str, dataclasses.Field[Any]] = {}
+    collected: dict[str, Field] = {}
     for base in reversed(cls.__mro__[1:]):
-        fields.update(getattr(base, "__dataclass_fields__", None) or {})
-    defaulted: str | None = None
+        collected.update(base.__dict__.get(_FIELDS) or {})
     for name, annotation in cls.__dict__.get("__annotations__", {}).items():
         _refuse_pseudo_field(cls, name, annotation)
-        value = cls.__dict__.get(name, dataclasses.MISSING)
-        f: Any = value if isinstance(value, dataclasses.Field) else dataclasses.field(default=value)
+        value = _own_field(cls.__dict__.get(name, MISSING))
+        f = value if isinstance(value, Field) else field(default=value)
         f.name, f.type = name, annotation
-        f._field_type = dataclasses._FIELD  # type: ignore[attr-defined]  # what fields() selects on
-        if getattr(f, "kw_only", False) is dataclasses.MISSING:
-            f.kw_only = False
-        if f.default is not dataclasses.MISSING and type(f.default).__hash__ is None:
+        if f.default is not MISSING and type(f.default).__hash__ is None:
             raise ValueError(f"mutable default {type(f.default)} for field {name} is not allowed: use default_factory")
-        if isinstance(value, dataclasses.Field):
-            if f.default is dataclasses.MISSING:
+        if isinstance(value, Field):
+            if f.default is MISSING:
                 delattr(cls, name)
             else:
                 setattr(cls, name, f.default)
-        fields.pop(name, None)
-        fields[name] = f
-    for f in fields.values():
-        if not f.init:
-            continue
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            if defaulted is not None:
-                raise TypeError(f"non-default argument {f.name!r} follows default argument {defaulted!r}")
-        else:
-            defaulted = defaulted or f.name
-    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
-    cls.__dataclass_params__ = _Params(frozen, order)  # type: ignore[attr-defined]
+        collected.pop(name, None)
+        collected[name] = f
+    _check_order(collected.values())
+    type.__setattr__(cls, _FIELDS, collected)
+    type.__setattr__(cls, "__dataclass_params__", _Params(frozen, order))
     if "__match_args__" not in cls.__dict__:
-        setattr(cls, "__match_args__", tuple(f.name for f in fields.values() if f.init))  # noqa: B010
+        type.__setattr__(cls, "__match_args__", tuple(f.name for f in collected.values() if f.init))
 
 
 def _refuse_pseudo_field(cls: type, name: str, annotation: Any) -> None:
@@ -160,12 +215,105 @@ class _Params:
         self.frozen, self.match_args, self.kw_only, self.slots, self.weakref_slot = frozen, True, False, False, False
 
 
+def _own_field(value: Any) -> Any:
+    """A `dataclasses.field(...)` in a record's body as a record Field (any other value unchanged)."""
+    if type(value).__name__ != "Field" or type(value).__module__ != "dataclasses":
+        return value
+    import dataclasses
+
+    def given(option: Any) -> Any:
+        return MISSING if option is dataclasses.MISSING else option
+
+    return Field(given(value.default), given(value.default_factory), value.init, value.repr, value.hash,
+                 value.compare, value.metadata)
+
+
+def replaceable(*names: str) -> Callable[[type[T]], type[T]]:
+    """Mark a class with its own `__init__` (not a record) so `replace` copies an instance by passing
+    these attributes to that `__init__`, with the changes."""
+
+    def mark(cls: type[T]) -> type[T]:
+        type.__setattr__(cls, _INIT_NAMES, names)
+        return cls
+
+    return mark
+
+
+def _check_order(declared: Any) -> None:
+    """As dataclasses: a parameter without a default cannot follow one with a default."""
+    defaulted: str | None = None
+    for f in declared:
+        if not f.init:
+            continue
+        if f.default is MISSING and f.default_factory is MISSING:
+            if defaulted is not None:
+                raise TypeError(f"non-default argument {f.name!r} follows default argument {defaulted!r}")
+        else:
+            defaulted = defaulted or f.name
+
+
+class _DataclassView:
+    """`__dataclass_fields__` of a record: dataclasses' own Field objects, made (importing dataclasses) only
+    when something asks, so `dataclasses.fields`, `asdict`, `replace`, `is_dataclass` and dataclass
+    subclasses work on records while a check never imports dataclasses."""
+
+    def __get__(self, instance: Any, owner: type) -> dict[str, Any]:
+        import dataclasses
+
+        made: dict[str, Any] = {}
+        for f in fields(owner):
+            options: dict[str, Any] = {"init": f.init, "repr": f.repr, "hash": f.hash, "compare": f.compare,
+                                       "metadata": f.metadata}
+            if f.default is not MISSING:
+                options["default"] = f.default
+            if f.default_factory is not MISSING:
+                options["default_factory"] = f.default_factory
+            real: Any = dataclasses.field(**options)
+            real.name, real.type, real.kw_only = f.name, f.type, False
+            real._field_type = dataclasses._FIELD  # type: ignore[attr-defined]  # what fields() selects on
+            made[f.name] = real
+        type.__setattr__(owner, "__dataclass_fields__", made)
+        return made
+
+
+_DATACLASS_VIEW = _DataclassView()
+
+
+def asdict(obj: Any) -> dict[str, Any]:
+    """`dataclasses.asdict` for records (any other dataclass goes to it): a dict of the fields, records,
+    lists, tuples and dicts inside converted the same way, other values deep-copied."""
+    if getattr(type(obj), _FIELDS, None) is None:
+        import dataclasses
+
+        return dataclasses.asdict(obj)
+    plain: dict[str, Any] = _plain(obj)
+    return plain
+
+
+def _plain(value: Any) -> Any:
+    if getattr(type(value), _FIELDS, None) is not None:
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple keeps its type
+        return type(value)(*[_plain(v) for v in value])
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return type(value)((_plain(k), _plain(v)) for k, v in value.items())
+    if hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type):
+        import dataclasses
+
+        return dataclasses.asdict(value)
+    import copy
+
+    return copy.deepcopy(value)
+
+
 def _install(cls: type, body: dict[str, Any], frozen: bool, order: bool) -> None:
     """The methods `@dataclass(frozen=..., order=...)` would add, where the class body did not define them."""
-    fields = dataclasses.fields(cls)
-    methods: dict[str, Any] = _value_methods(fields)
+    declared = fields(cls)
+    methods: dict[str, Any] = _value_methods(declared)
     if order:
-        methods.update(_order_methods(fields))
+        methods.update(_order_methods(declared))
     if frozen:
         for name in ("__setattr__", "__delattr__"):
             if name in body:
@@ -175,8 +323,8 @@ def _install(cls: type, body: dict[str, Any], frozen: bool, order: bool) -> None
     else:
         methods["__hash__"] = None  # as dataclasses makes a mutable class with __eq__: unhashable
     if "__init__" not in body:
-        methods["__init__"] = _init(cls, fields)
-        methods[_INIT_NAMES] = tuple(f.name for f in fields if f.init)
+        methods["__init__"] = _init(cls, declared)
+        methods[_INIT_NAMES] = tuple(f.name for f in declared if f.init)
     explicit_hash = "__hash__" in body and not (body["__hash__"] is None and "__eq__" in body)
     for name, method in methods.items():
         if explicit_hash if name == "__hash__" else name in body:
@@ -184,7 +332,7 @@ def _install(cls: type, body: dict[str, Any], frozen: bool, order: bool) -> None
         setattr(cls, name, method)
 
 
-def _value_methods(fields: tuple[dataclasses.Field[Any], ...]) -> dict[str, Callable[..., Any]]:
+def _value_methods(fields: tuple[Field, ...]) -> dict[str, Callable[..., Any]]:
     """`__eq__`, `__hash__` and `__repr__` over the fields, as closures rather than compiled source."""
     compared = _tuple_of([f.name for f in fields if f.compare])
     hashed = _tuple_of([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
@@ -206,7 +354,7 @@ def _value_methods(fields: tuple[dataclasses.Field[Any], ...]) -> dict[str, Call
     return {"__eq__": __eq__, "__hash__": __hash__, "__repr__": __repr__}
 
 
-def _order_methods(fields: tuple[dataclasses.Field[Any], ...]) -> dict[str, Callable[..., Any]]:
+def _order_methods(fields: tuple[Field, ...]) -> dict[str, Callable[..., Any]]:
     """`<`, `<=`, `>`, `>=` between instances of the same class, as tuples of the compared fields."""
     compared = _tuple_of([f.name for f in fields if f.compare])
 
@@ -229,6 +377,8 @@ def replace(obj: T, /, **changes: Any) -> T:
     passed on, an init=False field is made again by __init__ and cannot be changed."""
     names: tuple[str, ...] | None = type(obj).__dict__.get(_INIT_NAMES)
     if names is None:
+        import dataclasses
+
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     kwargs = {name: getattr(obj, name) for name in names}
     for name in changes:
@@ -238,7 +388,7 @@ def replace(obj: T, /, **changes: Any) -> T:
     return type(obj)(**kwargs)
 
 
-def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
+def _init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:
     """The class's `__init__`: parameters in field order with their defaults, every value stored with
     `object.__setattr__` (the class refuses assignment); then, only for the classes that have them,
     factories for arguments not given, init=False fields and `__post_init__`.
@@ -253,9 +403,9 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[...
     if any(f.name.startswith(_OWN) or f.name == "self" for f in params):
         raise TypeError(f"{cls.__qualname__}: `self` and field names starting with {_OWN!r} are kept for record")
     finish = _finish(cls, fields)
-    defaults = tuple(f.default if f.default_factory is dataclasses.MISSING else dataclasses.MISSING
-                     for f in params if f.default is not dataclasses.MISSING
-                     or f.default_factory is not dataclasses.MISSING) or None
+    defaults = tuple(f.default if f.default_factory is MISSING else MISSING
+                     for f in params if f.default is not MISSING
+                     or f.default_factory is not MISSING) or None
     names = ("self", *(f.name for f in params))
 
     def fast() -> Callable[..., None]:
@@ -307,10 +457,10 @@ def _generic() -> CodeType:
 
 
 
-def _finish(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[[Any], None] | None:
+def _finish(cls: type, fields: tuple[Field, ...]) -> Callable[[Any], None] | None:
     """What `__init__` does after storing its arguments, or None when nothing: a factory's value for an
     argument not given, an init=False field's factory or default, then `__post_init__`."""
-    missing = dataclasses.MISSING
+    missing = MISSING
     given = [(f.name, f.default_factory) for f in fields if f.init and f.default_factory is not missing]
     made = [(f.name, f.default_factory if f.default_factory is not missing else _constant(f.default))
             for f in fields if not f.init and (f.default_factory is not missing or f.default is not missing)]
@@ -351,11 +501,11 @@ def _template(count: int, finish: bool) -> CodeType:
 
 
 def _frozen_setattr(self: Any, name: str, value: Any) -> None:
-    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
 def _frozen_delattr(self: Any, name: str) -> None:
-    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 def _tuple_of(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:

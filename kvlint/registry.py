@@ -7,10 +7,9 @@ found, the codes registered and the generated docs/rules.md agree, so the catalo
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
@@ -18,7 +17,7 @@ from kvlint.deployment import Deployment, InvalidValue
 from kvlint.errors import KvlintError
 from kvlint.findings import Finding, Related, Severity
 from kvlint.lazyre import lazy
-from kvlint.record import record
+from kvlint.record import field, record, replace
 from kvlint.span import Span
 from kvlint.status import Sweep
 
@@ -200,9 +199,26 @@ def _load() -> None:
         return
     import kvlint.rules as package
 
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{package.__name__}.{info.name}")
+    for name in _rule_modules(package.__path__):
+        if not name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{name}")
+
+
+def _rule_modules(folders: Iterable[str]) -> list[str]:
+    """The modules and packages in the rules folders, sorted. Why not pkgutil.iter_modules: it imports
+    inspect (with ast, dis and tokenize), 7 ms of a one-file run, to tell a module's name from a file's."""
+    names: set[str] = set()
+    for folder in folders:
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.endswith(".py") and entry[:-3].isidentifier() and entry != "__init__.py":
+                names.add(entry[:-3])
+            elif entry.isidentifier() and os.path.isfile(os.path.join(folder, entry, "__init__.py")):
+                names.add(entry)
+    return sorted(names)
 
 
 def all_rules() -> list[Rule]:

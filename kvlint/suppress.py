@@ -9,11 +9,10 @@ misspelt one is reported (KV006 with --show-unused-suppressions) instead of sile
 from __future__ import annotations
 
 import re
-from dataclasses import field
 
 from kvlint.findings import Finding
 from kvlint.lazyre import lazy
-from kvlint.record import record
+from kvlint.record import field, record
 
 _LEAD = lazy(r"#\s*kvlint\b", re.IGNORECASE)
 _IGNORE = lazy(r"^#\s*kvlint:\s*ignore\[([^\[\]]*)\](?:\s+(.*))?$", re.IGNORECASE)

@@ -8,10 +8,11 @@ import pickle
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from kvlint.record import HOT, materialise, record
+from kvlint.record import HOT, FrozenInstanceError, asdict, field, fields, materialise, record, replace
 
 SHAPES = """
     a: int
@@ -60,9 +61,9 @@ def test_defaults_are_fresh_and_init_false_fields_are_set() -> None:
 def test_frozen() -> None:
     lazy_cls, _ = _pair()
     value = lazy_cls(1)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         value.a = 2
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         del value.a
     assert dataclasses.replace(value, a=3).a == 3
 
@@ -143,15 +144,32 @@ def test_post_init_runs() -> None:
         Checked(-1)
 
 
-def test_fields_of_the_class_need_materialise() -> None:
+def test_fields_of_a_class_never_used_are_made_when_asked() -> None:
     @record
     class Unused:
         a: int
+        b: list = field(default_factory=list)
 
-    with pytest.raises(TypeError):
-        dataclasses.fields(Unused)
-    materialise(Unused)
-    assert [f.name for f in dataclasses.fields(Unused)] == ["a"]
+    assert [f.name for f in fields(Unused)] == ["a", "b"]  # ours, no dataclasses needed
+    real = dataclasses.fields(Unused)  # dataclasses' own Field objects, made on demand
+    assert [(f.name, f.default_factory) for f in real] == [("a", dataclasses.MISSING), ("b", list)]
+    assert dataclasses.is_dataclass(Unused) and dataclasses.asdict(Unused(1)) == {"a": 1, "b": []}
+
+
+def test_a_check_never_imports_dataclasses() -> None:
+    code = ("import sys; from kvlint.cli import main; main(['check', '--exit-zero', 'examples']); "
+            "print(sorted(m for m in ('dataclasses', 'inspect', 'click') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_asdict_and_replace_match_dataclasses() -> None:
+    lazy_cls, eager_cls = _pair()
+    nested = lazy_cls(1, "y", [2], e=(lazy_cls(3),))
+    assert asdict(nested) == dataclasses.asdict(nested)
+    assert asdict(nested)["e"][0]["a"] == 3 and asdict(nested)["c"] is not nested.c
+    assert replace(nested, a=9) == dataclasses.replace(nested, a=9)
 
 
 def test_mutable_record_is_a_plain_dataclass() -> None:

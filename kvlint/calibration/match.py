@@ -7,14 +7,13 @@ parsing, so a calibrated check costs no more than an estimated one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from kvlint.budget import Calibrated
 from kvlint.calibration.entry import Calibration, deployment_key, entries, norm_version, target, version_key
 from kvlint.errors import KvlintError
 from kvlint.memory.common import GIB
-from kvlint.record import record
+from kvlint.record import record, replace
 
 NON_KV_STEPS = ("non-KV", "pre-pool allocations")  # the step each engine's derivation names the given term
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import asdict
 from typing import Any
 
 from kvlint.calibration.entry import KEYS, Calibration
 from kvlint.lazyre import lazy
+from kvlint.record import asdict
 
 _TOP_KEY = lazy(r"^[^\s#-][^:]*:")
 

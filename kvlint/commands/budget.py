@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -19,7 +18,7 @@ from kvlint.budget import Budget
 from kvlint.deployment import Deployment
 from kvlint.engines import get_engine
 from kvlint.errors import InputError, KvlintError, UnknownFlagError
-from kvlint.record import record
+from kvlint.record import record, replace
 from kvlint.redact import redact_text
 from kvlint.report.tenants import segments
 from kvlint.resolve import Resolved, ResolveOptions, Resolver

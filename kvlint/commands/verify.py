@@ -228,7 +228,7 @@ def _tp(target: dict[str, Any]) -> int:
 
 
 def _with_note(result: Comparison, note: str) -> Comparison:
-    from dataclasses import replace
+    from kvlint.record import replace
 
     return replace(result, notes=(note,) + result.notes)
 

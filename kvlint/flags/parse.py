@@ -10,7 +10,6 @@ the type functions in flag_values.py, and where a value lands in parse_state.py.
 from __future__ import annotations
 
 import re
-from dataclasses import field, replace
 
 from kvlint import limits
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
@@ -20,7 +19,7 @@ from kvlint.flags.flag_values import is_unresolved, json_or_human
 from kvlint.flags.parse_state import ParseState, merge_dotted, store, store_flag, store_list
 from kvlint.flags.token_spans import sub_span
 from kvlint.lazyre import lazy
-from kvlint.record import record
+from kvlint.record import field, record, replace
 from kvlint.span import Token
 
 _NEGATIVE_NUMBER = lazy(r"^-\d+$|^-\d*\.\d+$")

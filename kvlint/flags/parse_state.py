@@ -7,7 +7,6 @@ and the storing rules (last occurrence wins, append lists, dotted JSON merges) s
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
@@ -16,7 +15,7 @@ from kvlint.engines.base import ArgSyntax
 from kvlint.flags.flag_table import FlagSpec, FlagTable, match, normalise
 from kvlint.flags.flag_values import convert, is_unresolved, read_value
 from kvlint.flags.token_spans import join_spans
-from kvlint.record import record
+from kvlint.record import field, record
 from kvlint.span import Span, Token
 
 

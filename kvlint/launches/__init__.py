@@ -7,11 +7,10 @@ so one broken file never stops a run over a folder.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import field
 
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding
-from kvlint.record import record
+from kvlint.record import field, record
 
 
 @record

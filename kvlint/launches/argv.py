@@ -6,14 +6,12 @@ Readers never parse flags themselves: argv (real or synthesized from chart keys)
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
 from kvlint.engines import get_engine
 from kvlint.flags.flag_table import FlagSpec, flag_table
 from kvlint.flags.launch import detect_launch
 from kvlint.flags.parse import parse_args
-from kvlint.record import record, replace
+from kvlint.record import field, record, replace
 from kvlint.redact import is_reference, is_secret_name, redact_value
 from kvlint.span import Token
 

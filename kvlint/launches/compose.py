@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import field, replace
 
 from kvlint import limits
 from kvlint.deployment import Deployment
@@ -20,7 +19,7 @@ from kvlint.launches.images import entrypoint_engine, known_image
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv
 from kvlint.lazyre import lazy
-from kvlint.record import record
+from kvlint.record import field, record, replace
 from kvlint.sources.shell import tokenize
 from kvlint.sources.text import SourceError, read_file
 from kvlint.sources.yaml import YamlFile, YNode

@@ -7,10 +7,10 @@ looked up next to the manifest; when it is not there the launch says so instead 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 
 from kvlint.deployment import Deployment
 from kvlint.engines import get_engine
+from kvlint.record import replace
 
 
 def merge_config_file(dep: Deployment) -> Deployment:

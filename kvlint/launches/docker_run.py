@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import field, replace
 
 from kvlint.launches.env import Field, parse_dotenv
 from kvlint.launches.images import entrypoint_engine, known_image
 from kvlint.launches.infer import engine_from_flags, inferred_note
-from kvlint.record import record
+from kvlint.record import field, record, replace
 from kvlint.span import Span
 
 # options that take a value (as a separate word or after `=`); everything else is a flag

@@ -12,12 +12,11 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import field
 from types import MappingProxyType
 
 from kvlint import limits
 from kvlint.lazyre import lazy
-from kvlint.record import record, replace
+from kvlint.record import field, record, replace
 from kvlint.sources.shell import Part, Word
 from kvlint.sources.text import Mapped
 from kvlint.span import Span, Token

@@ -17,12 +17,11 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from dataclasses import field, replace
 from functools import lru_cache
 
 from kvlint import limits
 from kvlint.lazyre import lazy
-from kvlint.record import record
+from kvlint.record import field, record, replace
 from kvlint.sources.scalars import scalar_mapped
 from kvlint.sources.templates import Templated, detemplate
 from kvlint.sources.text import LineIndex, Mapped, SourceError, read_file

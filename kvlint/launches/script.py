@@ -8,14 +8,13 @@ scripts of their own, and `docker run IMAGE ...` becomes the image's entry point
 from __future__ import annotations
 
 import os
-from dataclasses import field
 
 from kvlint import limits
 from kvlint.launches.argv import detect
 from kvlint.launches.docker_run import RUNNERS, is_run
 from kvlint.launches.env import Field, Positional, expand_word, with_supplied
 from kvlint.lazyre import lazy
-from kvlint.record import record, replace
+from kvlint.record import field, record, replace
 from kvlint.sources.shell import Word, tokenize
 from kvlint.sources.text import Mapped
 from kvlint.span import Span

@@ -9,14 +9,13 @@ states (CUDA_VISIBLE_DEVICES, `srun --gres`, `docker --gpus`).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.script import FoundLaunch, run_script
 from kvlint.lazyre import lazy
-from kvlint.record import record
+from kvlint.record import record, replace
 from kvlint.sources.numbers import count
 from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span

@@ -6,12 +6,11 @@ computed from them resolve when the accelerator count is known.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from kvlint.deployment import Deployment, GpuOption
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.script import run_script
+from kvlint.record import replace
 from kvlint.sources import numbers
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span

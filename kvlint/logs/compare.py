@@ -10,7 +10,6 @@ Two predictions per log, both from compute_budget with the same engine version:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import field, replace
 from typing import Any
 
 from kvlint.budget import Budget
@@ -21,7 +20,7 @@ from kvlint.errors import KvlintError
 from kvlint.logs.checks import GIB_ROUNDING, Check, run_checks
 from kvlint.logs.record import GIB, LogRecord
 from kvlint.models.spec import FULL, MLA, ModelSpec
-from kvlint.record import record
+from kvlint.record import field, record, replace
 
 # logged arguments that name the model or the server, not memory settings
 _NOT_SETTINGS = {"model", "model_tag", "model_path", "tokenizer", "tokenizer_path", "host", "port", "api_key",

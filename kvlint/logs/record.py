@@ -7,10 +7,9 @@ engines: vLLM prints GiB; SGLang prints "GB" that are really 2**30 bytes (kept a
 
 from __future__ import annotations
 
-from dataclasses import field, fields
 from typing import Any
 
-from kvlint.record import materialise, record
+from kvlint.record import field, fields, materialise, record
 from kvlint.sizes import GIB
 
 

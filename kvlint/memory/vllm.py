@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -47,7 +46,7 @@ from kvlint.memory.vllm_planning import (
 from kvlint.memory.vllm_specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, ModelSpec
 from kvlint.models.weights import mxfp4_layout_bytes, rope_cache_bytes
-from kvlint.record import record
+from kvlint.record import field, record, replace
 
 
 @record

@@ -9,14 +9,13 @@ identical specs bucket together, the smallest bucket sets the group size unless 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from functools import cached_property
 from math import gcd
 
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.memory.vllm_specs import INDEXER, KVSpec, LayerKey, cdiv
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING
-from kvlint.record import record
+from kvlint.record import record, replace
 
 _FULL_LIKE = (FULL, MLA, INDEXER)
 

@@ -7,11 +7,9 @@ sliding windows' extra block and Mamba's per-request state all live in the page 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING, ModelSpec
-from kvlint.record import record
+from kvlint.record import record, replace
 
 INDEXER = "indexer"  # DeepSeek-V3.2 sparse indexer cache (an MLA-shaped spec with its own page)
 

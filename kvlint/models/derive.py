@@ -11,14 +11,13 @@ different size, family or a second candidate means no derivation (never a guess 
 from __future__ import annotations
 
 import copy
-import dataclasses
 from functools import lru_cache
 from typing import Any
 
 from kvlint.data import REGISTRY_DIR, load_json
 from kvlint.models.config import spec_from_config
 from kvlint.models.spec import ModelSpec
-from kvlint.record import record
+from kvlint.record import field, record, replace
 
 IGNORE_KEYS = ("ignore", "modules_to_not_convert", "exclude_modules", "ignored_layers")
 
@@ -31,7 +30,7 @@ class Variant:
     scheme: str
     exemplar: str | None  # a bundled real config of this convention, or None with `convention`
     keep_ignore: tuple[str, ...] | None = None
-    convention: dict[str, Any] | None = dataclasses.field(default=None, compare=False, hash=False)
+    convention: dict[str, Any] | None = field(default=None, compare=False, hash=False)
     source: str = ""  # where the convention's block is written (the publisher's own quantization tool)
 
     def base_name(self, repo_id: str) -> tuple[str, str] | None:
@@ -69,7 +68,7 @@ def derive(repo_id: str, *, exclude: str | None = None) -> ModelSpec | None:
         cfg, side = _with_quantization(base_entry["config"], block, rule)
         spec = spec_from_config(cfg, repo_id, f"derived:{base_entry['id']}", hf_quant_config=side)
         label = f"{base_entry['id']}{how} ({rule.scheme})"
-        spec = dataclasses.replace(spec, derived_from=label)
+        spec = replace(spec, derived_from=label)
         if not how:
             return spec
         from kvlint.models.resolve import with_length_doubt  # the base was found as a sibling (-Instruct)

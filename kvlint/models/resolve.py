@@ -12,8 +12,6 @@ or --online is given, so `kvlint check` on bundled models stays fast.
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
 import json
 import os
 import re
@@ -28,6 +26,7 @@ from kvlint.lazyre import lazy
 from kvlint.models.config import spec_from_config
 from kvlint.models.hub import HubMissing, HubUnreachable
 from kvlint.models.spec import ModelSpec
+from kvlint.record import replace
 
 if TYPE_CHECKING:
     from kvlint.deployment import ModelAlias
@@ -77,7 +76,7 @@ def resolve_model(
                 spec = _resolve_cached(alias.name.strip(), online, items, base, _hf_cache_dir())
             except UnknownModelError:
                 continue
-            return dataclasses.replace(spec, source=f"{_alias_prefix(alias.how)}:{alias.name} ({spec.source})")
+            return replace(spec, source=f"{_alias_prefix(alias.how)}:{alias.name} ({spec.source})")
         raise
 
 
@@ -146,7 +145,7 @@ def _label_path(spec: ModelSpec, name: str) -> ModelSpec:
     """A Hub id read out of a path says so: `path:/models/Org/Name (bundled:Org/Name)`."""
     if not _is_local_path(name) or spec.source.startswith("path:"):
         return spec
-    return dataclasses.replace(spec, source=f"path:{name} ({spec.source})")
+    return replace(spec, source=f"path:{name} ({spec.source})")
 
 
 @lru_cache(maxsize=256)
@@ -156,6 +155,8 @@ def _closest(name: str) -> str:
     ids = candidate_ids(name)
     if not ids:
         return ""
+    import difflib  # only for a model the registry does not know
+
     known = registry_ids() + alias_ids()
     by_lower = {k.lower(): k for k in known}
     close = difflib.get_close_matches(ids[0].lower(), list(by_lower), n=3, cutoff=0.75)
@@ -403,7 +404,6 @@ def by_served_name(name: str) -> ModelSpec | None:
 def _derived_by_last_segment(name: str, tail: str) -> ModelSpec | None:
     """`/models/Qwen2.5-72B-Instruct-GPTQ-Int4`: a segment spelt the way exactly one publisher names its
     quantized variants of a bundled base (two different results, or none: no guess)."""
-    import dataclasses
 
     from kvlint.models.derive import derive, variants
 
@@ -419,7 +419,7 @@ def _derived_by_last_segment(name: str, tail: str) -> ModelSpec | None:
     if len(found) != 1:
         return None
     spec = next(iter(found.values()))
-    return dataclasses.replace(spec, source=f"path:{name} ({spec.source}, by path name)")
+    return replace(spec, source=f"path:{name} ({spec.source}, by path name)")
 
 
 def _registry_lookup(repo_id: str) -> tuple[str, bool] | None:
@@ -440,7 +440,7 @@ def with_length_doubt(spec: ModelSpec, wanted: str, found: str) -> ModelSpec:
     always the same context length: where a bundled pair of the family differs (Qwen2.5-7B 131,072 vs
     Qwen2.5-7B-Instruct 32,768), the length the engine derives for the real model is unknown."""
     doubt = length_doubt(wanted, found)
-    return spec if doubt is None else dataclasses.replace(spec, length_unknown=doubt[0], length_floor=doubt[1])
+    return spec if doubt is None else replace(spec, length_unknown=doubt[0], length_floor=doubt[1])
 
 
 def length_doubt(wanted: str, found: str) -> tuple[str, int] | None:

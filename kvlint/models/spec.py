@@ -7,10 +7,9 @@ decided in exactly one place: kvlint.models.config.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
-from kvlint.record import record
+from kvlint.record import field, record
 
 # Attention kinds of one layer, as the engines allocate KV for them.
 FULL = "full"  # full attention: KV for every token of the request

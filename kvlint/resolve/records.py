@@ -9,12 +9,11 @@ number came from, and its reason when it failed, so a skipped launch says what t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
 from kvlint.deployment import Deployment, InvalidValue
-from kvlint.record import record
+from kvlint.record import field, record
 from kvlint.sizes import GIB
 from kvlint.span import Span
 from kvlint.status import EVALUATED, SKIPPED, LaunchStatus, Sweep

@@ -12,13 +12,12 @@ rest on a guessed default, so it is refused (`UnresolvedSetting`) and the capaci
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
 from kvlint.engines.base import resolved_int
 from kvlint.errors import InvalidSettingError, KvlintError
-from kvlint.record import record, replace
+from kvlint.record import field, record, replace
 
 if TYPE_CHECKING:
     from kvlint.calibration.match import Match

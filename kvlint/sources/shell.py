@@ -8,11 +8,10 @@ Only the parts of POSIX shell that launch scripts use: quoting, `\\` continuatio
 from __future__ import annotations
 
 import re
-from dataclasses import field
 
 from kvlint import limits
 from kvlint.lazyre import lazy
-from kvlint.record import record
+from kvlint.record import field, record
 from kvlint.sources.text import Mapped
 
 _META = " \t\n;&|()<>"

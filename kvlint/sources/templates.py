@@ -7,10 +7,8 @@ the unresolved expression and every span stays exact.
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from kvlint.lazyre import lazy
-from kvlint.record import record
+from kvlint.record import field, record
 
 _PLACEHOLDER = lazy(r"\u27e6[0-9a-z_]*\u27e7")
 

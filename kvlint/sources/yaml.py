@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from kvlint import limits
 from kvlint.lazyre import lazy
-from kvlint.record import record
+from kvlint.record import field, record, replaceable
 from kvlint.sources.comments import scan_comments
 from kvlint.sources.templates import Templated, detemplate
 from kvlint.sources.text import LineIndex, Mapped
@@ -54,7 +53,7 @@ _DOC_SPLIT = lazy(r"^(?:---|\.\.\.)(?=[ \t]|$)", re.M)
 _CONFLICT = lazy(r"^(<<<<<<<|=======|>>>>>>>)( |$)", re.M)
 
 
-@dataclass(init=False, repr=False, eq=False)  # fields for dataclasses.replace; __init__ and laziness are below
+@replaceable("kind", "span", "start", "end", "value", "text", "style", "tag", "items", "size")
 class YNode:
     """One composed node. Scalars keep their typed value, parsed text, raw-text style and offsets.
 

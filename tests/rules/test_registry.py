@@ -72,3 +72,20 @@ def test_rules_and_rule_commands(capsys):
     assert out.startswith("# KV101 pool-below-one-request") and "## Why it matters" in out
     assert main(["rule", "pool-below-one-requests"]) == 2
     assert "did you mean pool-below-one-request" in capsys.readouterr().err
+
+
+def test_rule_modules_are_the_ones_pkgutil_lists(tmp_path):
+    import pkgutil
+
+    import kvlint.rules as package
+    from kvlint.registry import _rule_modules
+
+    (tmp_path / "kv999_extra.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("", encoding="utf-8")
+    (tmp_path / "not-a-module.py").write_text("", encoding="utf-8")
+    for folders in (package.__path__, [str(tmp_path)]):  # pkgutil also lists names no import could load
+        listed = sorted(i.name for i in pkgutil.iter_modules(folders) if i.name.isidentifier())
+        assert _rule_modules(folders) == listed
+    assert _rule_modules([str(tmp_path)]) == ["kv999_extra", "pkg"]

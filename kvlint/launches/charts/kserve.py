@@ -3,14 +3,13 @@ container carries VLLM_ADDITIONAL_ARGS; the controller writes the `vllm serve` c
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext
 from kvlint.launches.charts.common import chart_deployment, model_fields, text
 from kvlint.launches.env import Field
 from kvlint.launches.k8s import container_env, env_flag_launch, gpu_facts, ignore_codes
+from kvlint.record import replace
 from kvlint.sources.yaml import YamlFile, YNode
 
 

@@ -10,8 +10,6 @@ GPUs each.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from kvlint.deployment import Deployment, ModelAlias
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
@@ -20,6 +18,7 @@ from kvlint.launches.charts.common import text
 from kvlint.launches.env import Field
 from kvlint.launches.images import shipped_engine
 from kvlint.launches.script import launch_in_argv
+from kvlint.record import replace
 from kvlint.sources.yaml import YamlFile, YNode
 
 _MOUNT = "/mnt/models"
