@@ -241,9 +241,11 @@ def _annotate(launch: _Launch, noted: bool, out: Findings) -> tuple[list[Finding
 
 
 def _origins(pair: tuple[list[Finding], _Launch]) -> list[tuple[Finding, Origin]]:
+    kept, launch = pair
+    if not kept:
+        return []
     from kvlint.baseline import Origin
 
-    kept, launch = pair
     return [(f, Origin.of(f, launch.dep)) for f in kept]
 
 

@@ -68,6 +68,9 @@ class FrozenInstanceError(AttributeError):
     """Assignment to a field of a frozen record (as dataclasses.FrozenInstanceError)."""
 
 
+_NO_METADATA: Mapping[Any, Any] = MappingProxyType({})
+
+
 class Field:
     """One field of a record, with the attributes a `dataclasses.Field` has (read by `fields`, `replace`)."""
 
@@ -82,7 +85,7 @@ class Field:
         self.type: Any = None
         self.default, self.default_factory, self.init, self.repr = default, default_factory, init, repr
         self.hash, self.compare, self.kw_only = hash, compare, False
-        self.metadata = MappingProxyType(dict(metadata or {}))
+        self.metadata = MappingProxyType(dict(metadata)) if metadata else _NO_METADATA
 
     def __repr__(self) -> str:
         return f"Field(name={self.name!r}, default={self.default!r}, init={self.init})"
@@ -203,7 +206,7 @@ def _collect_fields(cls: type, frozen: bool, order: bool) -> None:
 def _refuse_pseudo_field(cls: type, name: str, annotation: Any) -> None:
     """ClassVar and InitVar annotations are not fields; records declare none, so refuse rather than guess."""
     text = annotation if isinstance(annotation, str) else repr(annotation)
-    if any(marker in text for marker in ("ClassVar", "InitVar")):
+    if "ClassVar" in text or "InitVar" in text:
         raise TypeError(f"{cls.__qualname__}.{name}: ClassVar and InitVar are not supported by @record")
 
 
@@ -434,7 +437,7 @@ def _init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:
     return first
 
 
-HOT = 32  # instances a class makes before its __init__ is compiled
+HOT = 100  # instances a class makes before its __init__ is compiled
 _GENERIC_SIZE = 64  # parameters of the shared first body (a class with more is compiled at once)
 _SPARE = tuple(f"{_OWN}x{i}" for i in range(_GENERIC_SIZE))  # names of the parameters a class does not use
 

@@ -86,9 +86,18 @@ def redact_text(text: str) -> str:
     passes; a JSON or SARIF document stays valid JSON (a masked bare literal becomes the string "***")."""
     if not text:
         return text
-    text = _TOKEN.sub(MASK, text)
+    if any(start in text for start in _TOKEN_STARTS):
+        text = _TOKEN.sub(MASK, text)
+    if not any(word in text.upper() for word in _NAME_WORDS):
+        return text
     text = _FLAG.sub(_mask_named, text)
     return _KEYED.sub(_mask_named, text)
+
+
+# Exact preconditions, so most text skips the passes (and a clean run never compiles them): a token shape
+# starts with one of these; a credential's name, upper-cased as is_secret_name reads it, holds one of these.
+_TOKEN_STARTS = ("hf_", "sk-", *(f"gh{c}_" for c in "pousr"))
+_NAME_WORDS = ("TOKEN", "KEY", "SECRET", "PASSW")
 
 
 def _mask_named(m: re.Match[str]) -> str:

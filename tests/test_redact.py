@@ -166,3 +166,24 @@ def test_redact_text_is_linear_on_long_lines():
         assert redact_text("a=" * 200_000) == "a=" * 200_000
         assert redact_text('"' * 200_000 + "api_key: x") .endswith("api_key: ***")
         limits.check()
+
+
+def _three_passes(text: str) -> str:
+    """redact_text without its preconditions: what it must equal on every text."""
+    from kvlint import redact
+
+    text = redact._TOKEN.sub(redact.MASK, text)
+    text = redact._FLAG.sub(redact._mask_named, text)
+    return redact._KEYED.sub(redact._mask_named, text)
+
+
+def test_the_preconditions_never_change_what_is_masked():
+    import random
+
+    pieces = ["--api-key", "api_key", "HF_TOKEN", "ſecret_value", "passwd", "Password", "tokens", "KEY", "my-key",
+              "x", "=", ": ", " ", "'", '"', "hf_" + "a" * 34, "sk-" + "b" * 24, "ghp_" + "c" * 36, "gh_x", "ß",
+              "$(HF_TOKEN)", "{{ .Values.token }}", "value123", "\n", ",", "{", "}", "--max-num-batched-tokens"]
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 9)))
+        assert redact_text(text) == _three_passes(text), text

@@ -8,6 +8,7 @@ then unique prefix. The parser, the `--config` reader and the removed-flag rule 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -33,16 +34,56 @@ class FlagSpec:
     valid_values: tuple[str, ...] | None = None  # checked after argparse (vLLM CacheDType): still a start-up failure
 
 
+class Specs(Mapping[str, FlagSpec]):
+    """Option string -> FlagSpec, each spec made the first time it is looked up: a launch names a dozen of
+    an engine's 300 options, and making them all was a millisecond of every one-file run."""
+
+    def __init__(self, entries: list[dict]) -> None:
+        self._entries = entries
+        self._index = {opt: i for i, e in enumerate(entries) for opt in (*e["options"], *e.get("negative_options", ()))}
+        self._made: dict[int, FlagSpec] = {}
+
+    def __getitem__(self, option: str) -> FlagSpec:
+        return self._at(self._index[option])
+
+    def _at(self, i: int) -> FlagSpec:
+        spec = self._made.get(i)
+        if spec is None:
+            spec = self._made[i] = _spec(self._entries[i])
+        return spec
+
+    def __contains__(self, option: object) -> bool:
+        return option in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def in_order(self) -> tuple[FlagSpec, ...]:
+        """Every spec, in the table's order (all made)."""
+        return tuple(self._at(i) for i in range(len(self._entries)))
+
+    def by_dest(self, dest: str) -> FlagSpec | None:
+        """The first spec that stores into `dest`."""
+        return next((self._at(i) for i, entry in enumerate(self._entries) if entry["dest"] == dest), None)
+
+
 @record
 class FlagTable:
     engine: str
     version: str
-    flags: tuple[FlagSpec, ...]
-    by_option: dict[str, FlagSpec]
+    by_option: Specs
     removed: dict[str, dict]
     underscore_to_dash: bool
     dotted_json_keys: bool
     model_dest: str
+
+    @property
+    def flags(self) -> tuple[FlagSpec, ...]:
+        """Every option's spec, in the engine's order."""
+        return self.by_option.in_order()
 
 
 def _spec(entry: dict) -> FlagSpec:
@@ -62,10 +103,8 @@ def flag_table(engine: str) -> FlagTable:
     if engine not in ENGINES:
         raise UnknownFlagError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
     data = load_json(get_engine(engine).flags_file)
-    flags = tuple(_spec(e) for e in data["flags"])
-    by_option = {opt: f for f in flags for opt in (*f.options, *f.negative)}
     removed = {opt: r for r in data["removed"] for opt in r["options"]}
-    return FlagTable(engine, data["version"], flags, by_option, removed, data["underscore_to_dash"],
+    return FlagTable(engine, data["version"], Specs(data["flags"]), removed, data["underscore_to_dash"],
                      data["dotted_json_keys"], data["model_dest"])
 
 

@@ -71,4 +71,4 @@ def exact_option(engine: str, option: str) -> FlagSpec | None:
 
 
 def spec_by_dest(engine: str, dest: str) -> FlagSpec | None:
-    return next((f for f in flag_table(engine).flags if f.dest == dest), None)
+    return flag_table(engine).by_option.by_dest(dest)

@@ -316,3 +316,19 @@ def test_deprecated_flags_are_accepted_and_listed() -> None:
     assert [t.text for t in parsed.deprecated] == ["--enable-dp-attention", "--disable-cuda-graph"]
     assert parsed.settings["enable_dp_attention"].value is True and not parsed.unknown
     assert run("vllm", "vllm serve m -tp 2").deprecated == []
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_specs_are_made_on_lookup_and_equal_the_table_entries(engine):
+    from kvlint.data import load_json
+    from kvlint.engines import get_engine
+    from kvlint.flags.flag_table import Specs, _spec
+
+    entries = load_json(get_engine(engine).flags_file)["flags"]
+    specs = Specs(entries)
+    first = entries[0]["options"][0]
+    assert specs[first] == _spec(entries[0]) and len(specs._made) == 1  # one lookup, one spec made
+    eager = {opt: _spec(e) for e in entries for opt in (*e["options"], *e.get("negative_options", ()))}
+    assert dict(specs.items()) == eager and len(specs) == len(eager)
+    assert specs.in_order() == tuple(_spec(e) for e in entries)
+    assert specs.by_dest(entries[-1]["dest"]) == next(_spec(e) for e in entries if e["dest"] == entries[-1]["dest"])
