@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from kvlint import limits
 from kvlint.config import Config, ConfigCache
@@ -351,14 +351,20 @@ def _unused(path: str, unused: Iterable[Any]) -> list[Finding]:
 # ---------------------------------------------------------------- the run
 
 
-class _Skip(NamedTuple):  # tuples: a run holds one per walked file (a record would carry a __dict__ each)
-    path: str
-    reason: str
+# A run holds one of these per walked file: slotted (a record would carry a __dict__ each), and plain
+# classes rather than NamedTuples, whose string annotations typing compiles (a millisecond at start-up).
+class _Skip:
+    __slots__ = ("path", "reason")
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path, self.reason = path, reason
 
 
-class _Task(NamedTuple):
-    path: str
-    config: Config
+class _Task:
+    __slots__ = ("path", "config")
+
+    def __init__(self, path: str, config: Config) -> None:
+        self.path, self.config = path, config
 
 
 @record(frozen=False)

@@ -438,7 +438,7 @@ def _init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:
 
 
 HOT = 100  # instances a class makes before its __init__ is compiled
-_GENERIC_SIZE = 64  # parameters of the shared first body (a class with more is compiled at once)
+_GENERIC_SIZE = 40  # parameters of the shared first body (a class with more is compiled at once)
 _SPARE = tuple(f"{_OWN}x{i}" for i in range(_GENERIC_SIZE))  # names of the parameters a class does not use
 
 
@@ -447,17 +447,17 @@ def _named(cls: type, init: Callable[..., None]) -> Callable[..., None]:
     return init
 
 
-@functools.cache
 def _generic() -> CodeType:
     """The shared first `__init__`: `_GENERIC_SIZE` parameters, of which a class keeps its own count
-    (the rest are never-bound locals, which `locals()` leaves out), and one call storing them."""
-    params = ", ".join(f"a{i}" for i in range(_GENERIC_SIZE))
-    source = f"def __init__(self, {params}):\n    {_OWN}store(self, locals())\n"
-    space: dict[str, Any] = {}
-    exec(compile(source, "<record __init__>", "exec"), space)  # our own source, fixed
-    code: CodeType = space["__init__"].__code__
-    return code
+    (the rest are never-bound locals, which `locals()` leaves out), and one call storing them. Written
+    out below rather than compiled: the first compile in a process costs about a millisecond."""
+    return _generic_init.__code__
 
+
+def _generic_init(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15,  # type: ignore[no-untyped-def]
+                  a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32,
+                  a33, a34, a35, a36, a37, a38, a39) -> None:
+    _kvlint_record_store(self, locals())  # type: ignore[name-defined]  # noqa: F821  # a global of each copy
 
 
 def _finish(cls: type, fields: tuple[Field, ...]) -> Callable[[Any], None] | None:

@@ -293,3 +293,11 @@ def test_what_dataclasses_refuses_is_refused(body: str, error: type) -> None:
     exec(f"@record\nclass Bad:\n{body}", space)
     with pytest.raises(error):
         space["Bad"]()
+
+
+def test_the_written_out_first_body_has_the_declared_size() -> None:
+    from kvlint import record as module
+
+    code = module._generic()
+    assert code.co_argcount == module._GENERIC_SIZE + 1
+    assert code.co_varnames[1:code.co_argcount] == tuple(f"a{i}" for i in range(module._GENERIC_SIZE))
