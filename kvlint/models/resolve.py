@@ -329,7 +329,12 @@ def _aliases() -> dict[str, str]:
 
 def registry_ids() -> list[str]:
     """Every bundled model id, as spelled on the Hub."""
-    return sorted(load_registry_entry(name)["id"] for name in _registry_index().values())
+    return list(_registry_ids())
+
+
+@lru_cache(maxsize=1)
+def _registry_ids() -> tuple[str, ...]:  # reads every bundled config: once per process, not once per unknown model
+    return tuple(sorted(load_registry_entry(name)["id"] for name in _registry_index().values()))
 
 
 def load_registry_entry(file_name: str) -> dict[str, Any]:
@@ -338,7 +343,12 @@ def load_registry_entry(file_name: str) -> dict[str, Any]:
 
 def alias_ids() -> list[str]:
     """Every id aliases.json maps to a bundled config, as spelled there."""
-    return sorted(load_json("aliases.json", REGISTRY_DIR)["aliases"])
+    return list(_alias_ids())
+
+
+@lru_cache(maxsize=1)
+def _alias_ids() -> tuple[str, ...]:
+    return tuple(sorted(load_json("aliases.json", REGISTRY_DIR)["aliases"]))
 
 
 def lookup_registry(repo_id: str) -> tuple[dict[str, Any], bool] | None:
