@@ -42,6 +42,7 @@ class Specs(Mapping[str, FlagSpec]):
         self._entries = entries
         self._index = {opt: i for i, e in enumerate(entries) for opt in (*e["options"], *e.get("negative_options", ()))}
         self._made: dict[int, FlagSpec] = {}
+        self._prefixed: dict[str, tuple[str, ...]] = {}
 
     def __getitem__(self, option: str) -> FlagSpec:
         return self._at(self._index[option])
@@ -60,6 +61,18 @@ class Specs(Mapping[str, FlagSpec]):
 
     def __len__(self) -> int:
         return len(self._index)
+
+    def starting_with(self, prefix: str) -> list[str]:
+        """The options `prefix` abbreviates (`--` ones for a `--` prefix, single-dash ones otherwise), sorted;
+        memoised (a repository repeats its unknown or abbreviated flags, and each scan reads every option)."""
+        found = self._prefixed.get(prefix)
+        if found is None:
+            if len(self._prefixed) >= 4096:
+                self._prefixed.clear()
+            double = prefix.startswith("--")
+            found = self._prefixed[prefix] = tuple(sorted(o for o in self._index if o.startswith(prefix)
+                                                          and o.startswith("--") == double))
+        return list(found)
 
     def in_order(self) -> tuple[FlagSpec, ...]:
         """Every spec, in the table's order (all made)."""
@@ -136,8 +149,7 @@ def match(table: FlagTable, name: str) -> tuple[FlagSpec | None, str, list[str]]
     """
     if name in table.by_option:
         return table.by_option[name], name, []
-    double = name.startswith("--")
-    hits = sorted(o for o in table.by_option if o.startswith(name) and o.startswith("--") == double)
+    hits = table.by_option.starting_with(name)
     if len(hits) == 1:
         return table.by_option[hits[0]], hits[0], []
     return None, name, hits

@@ -332,3 +332,13 @@ def test_specs_are_made_on_lookup_and_equal_the_table_entries(engine):
     assert dict(specs.items()) == eager and len(specs) == len(eager)
     assert specs.in_order() == tuple(_spec(e) for e in entries)
     assert specs.by_dest(entries[-1]["dest"]) == next(_spec(e) for e in entries if e["dest"] == entries[-1]["dest"])
+
+
+@pytest.mark.parametrize("prefix", ["--max", "--max-model", "-t", "--enable-", "--nope", "--", "-"])
+def test_abbreviation_candidates_are_the_scan_argparse_does(prefix):
+    from kvlint.flags.flag_table import flag_table
+
+    table = flag_table("vllm")
+    scan = sorted(o for o in table.by_option if o.startswith(prefix) and o.startswith("--") == prefix.startswith("--"))
+    assert table.by_option.starting_with(prefix) == scan
+    assert table.by_option.starting_with(prefix) == scan  # memoised, same answer
