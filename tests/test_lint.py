@@ -135,6 +135,15 @@ def test_text_output_has_no_colour_off_tty(repo, capsys):
     assert out.startswith("busy.sh:1:") and " KV103 [warning] " in out and "\x1b[" not in out
 
 
+def test_force_color_colours_a_piped_report(repo, capsys, monkeypatch):
+    (repo / "busy.sh").write_text(TOO_MANY_SEQS)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert main(["check", "busy.sh"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[1mbusy.sh:1:" in out and "KV103" in out  # FORCE_COLOR turns colour on off a terminal (docs/ci.md)
+
+
 def test_plain_run_does_not_import_jsonschema(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / "x.sh").write_text(TOO_MANY_SEQS)
