@@ -106,9 +106,14 @@ def _default_gpu() -> Any:
 def setting(settings: Mapping[str, Any], name: str, default: Any = None) -> Any:
     """A canonical setting's value; Setting records (kvlint.deployment) are unwrapped."""
     value = settings.get(name, default)
+    if value is None or type(value) in _PLAIN:
+        return default if value is None else value
     if hasattr(value, "value") and hasattr(value, "resolved"):
         value = value.value if value.resolved else default
     return default if value is None else value
+
+
+_PLAIN = frozenset({int, float, str, bool})  # values with no Setting to unwrap (most reads of a budget)
 
 
 @overload

@@ -48,6 +48,11 @@ class SettingsView(Mapping[str, Any]):
             self.asked.add(key)
         return self._values[key]
 
+    def get(self, key: str, default: Any = None) -> Any:  # Mapping.get's answer without its try/except
+        if key in self._unresolved and key not in self._values:
+            self.asked.add(key)
+        return self._values.get(key, default)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._values)
 
