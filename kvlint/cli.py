@@ -41,13 +41,17 @@ def main(argv: list[str] | None = None) -> int:
     every other command line, and any `check` one that is not plain, goes through click.
     """
     args = sys.argv[1:] if argv is None else list(argv)
+    return _guarded(lambda: _run(args))
+
+
+def _run(args: list[str]) -> int:
     if args[:1] == ["check"]:
         from kvlint.commands import check
 
         params = check.parse(args[1:])
         if params is not None:
-            return _guarded(lambda: check.run(**params))
-    return _guarded(lambda: _click_main(args))
+            return check.run(**params)
+    return _click_main(args)
 
 
 def _click_main(args: list[str]) -> int:

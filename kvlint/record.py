@@ -2,24 +2,24 @@
 
 Why: every pipeline stage is a frozen typed record, about a hundred classes, and CPython 3.11's
 `@dataclass(frozen=True)` compiles five or six methods from source for each (`__init__`, `__repr__`,
-`__eq__`, `__hash__`, the frozen `__setattr__` and `__delattr__`), about 1.5 ms a class. That was half
-the wall time of a one-file pre-commit run, for classes most runs never instantiate (a Kubernetes file
-needs no chart, compose or log record).
+`__eq__`, `__hash__`, the frozen `__setattr__` and `__delattr__`), about 1.5 ms a class, and importing
+dataclasses brings inspect, ast, dis and tokenize (7 ms). That was most of a one-file pre-commit run, for
+classes most runs never instantiate (a Kubernetes file needs no chart, compose or log record).
 
-A `@record` class is declared exactly like `@dataclass(frozen=True)` (type checkers see one, through
-`dataclass_transform`). On its first instantiation, comparison, hash, repr or unpickling it becomes a
-dataclass: `dataclasses.dataclass` collects its fields (so `fields`, `replace` and `asdict` work on its
-instances), its `__init__` is a copy of a compiled template shared by every record with as many
-parameters, and the other methods are shared functions over an
-`attrgetter`, with the results `@dataclass(frozen=True)` gives: equal when the classes are the same
-and the compared fields equal, the hash of the tuple of hashed fields, `Name(field=value, ...)`, and
-`FrozenInstanceError` on assignment. Methods the class body defines are kept.
+A `@record` class is declared exactly like `@dataclass(frozen=True)`, with `field()` from here (type
+checkers see a dataclass, through `dataclass_transform`). On its first instantiation, comparison, hash,
+repr or unpickling, or when its fields are asked for, the class is made: its fields are collected as
+dataclasses collects them (`fields`, `replace` and `asdict` here read them), its `__init__` starts as a
+copy of one shared body and is compiled after `HOT` instances, and the other methods are shared functions
+over an `attrgetter`, with the results `@dataclass(frozen=True)` gives: equal when the classes are the
+same and the compared fields equal, the hash of the tuple of hashed fields, `Name(field=value, ...)`, and
+`FrozenInstanceError` on assignment. Methods the class body defines are kept. The dataclasses module sees
+a record too (`dataclasses.fields`, `asdict`, `replace`, `is_dataclass`, a dataclass subclassing one):
+`__dataclass_fields__` is made, importing dataclasses, only when something reads it.
 
 `@record(frozen=False)` declares a mutable record the same way (`@dataclass`: assignable, unhashable).
-
-A class must be made before anything asks it for its fields without an instance: call
-`materialise(cls)` first (`dataclasses.fields(SomeRecord)` at import time, say). Records inherit only
-from records or plain classes (dataclasses refuses a mix of frozen and non-frozen dataclass bases).
+Records inherit only from records or plain classes; a dataclass may subclass a record that is made
+(`materialise(cls)`), since dataclasses reads its bases' fields when the subclass is declared.
 """
 
 from __future__ import annotations
