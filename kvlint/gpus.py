@@ -161,9 +161,9 @@ def _unknown(name: str) -> UnknownGpuError:
 def _close_names(name: str) -> tuple[str, ...]:
     """Catalogue names near an unknown one (about 5 ms against ~300 names; a repository repeats its name)."""
     names = sorted({n for g in all_gpus() for n in (g.id, *g.aliases)})
-    import difflib  # only for a GPU name the catalogue does not know
+    from kvlint.suggest import close_matches  # only for a GPU name the catalogue does not know
 
-    return tuple(difflib.get_close_matches(name, names, n=3, cutoff=0.5))
+    return tuple(close_matches(name, names, n=3, cutoff=0.5))
 
 
 def _mig(text: str) -> Gpu:

@@ -233,10 +233,10 @@ def get_rule(code_or_name: str) -> Rule:
     found = _RULES.get(key.upper()) or next((r for r in _RULES.values() if r.name == key.lower()), None)
     if found:
         return found
-    import difflib
+    from kvlint.suggest import close_matches
 
     names = [r.name for r in _RULES.values()] + list(_RULES)
-    close = difflib.get_close_matches(key, names, n=3)
+    close = close_matches(key, names, n=3)
     hint = f"did you mean {', '.join(close)}?" if close else "see `kvlint rules`"
     raise KvlintError(f"unknown rule {code_or_name!r}", hint)
 

@@ -171,8 +171,8 @@ def did_you_mean(table: FlagTable, name: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _closest(options: tuple[str, ...], name: str) -> str | None:
-    """Memoised: a generated file repeating one mistyped flag a thousand times asks difflib once (~1 ms each)."""
-    import difflib  # only for a flag the engine does not know
+    """Memoised: a generated file repeating one mistyped flag a thousand times asks once (a few ms each)."""
+    from kvlint.suggest import close_matches  # only for a flag the engine does not know
 
-    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
+    close = close_matches(name, options, n=1, cutoff=0.6)
     return close[0] if close else None

@@ -155,11 +155,11 @@ def _closest(name: str) -> str:
     ids = candidate_ids(name)
     if not ids:
         return ""
-    import difflib  # only for a model the registry does not know
+    from kvlint.suggest import close_matches  # only for a model the registry does not know
 
     known = registry_ids() + alias_ids()
     by_lower = {k.lower(): k for k in known}
-    close = difflib.get_close_matches(ids[0].lower(), list(by_lower), n=3, cutoff=0.75)
+    close = close_matches(ids[0].lower(), by_lower, n=3, cutoff=0.75)
     return f"; closest bundled: {', '.join(by_lower[c] for c in close)}" if close else ""
 
 
