@@ -87,7 +87,7 @@ def _guarded(run: Callable[[], int]) -> int:
 
 
 def _say(line: str) -> None:
-    from kvlint.commands.check import write
+    from kvlint.commands import write
 
     write(sys.stderr, line + "\n")
 

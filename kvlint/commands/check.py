@@ -10,8 +10,9 @@ import os
 import re
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
+from kvlint.commands import write
 from kvlint.commands.options import Option, click_options, parse_plain
 
 if TYPE_CHECKING:
@@ -141,17 +142,6 @@ def _echo(pieces: Iterable[str], size: int = 1 << 16) -> None:
             block, held = [], 0
     if block:
         write(sys.stdout, "".join(block))
-
-
-def write(stream: TextIO, text: str) -> None:
-    """Write and flush (a pre-commit or CI log shows each block as it comes); a character the stream's
-    encoding lacks becomes `?` rather than an error."""
-    try:
-        stream.write(text)
-    except UnicodeEncodeError:
-        encoding = stream.encoding or "utf-8"
-        stream.write(text.encode(encoding, "replace").decode(encoding))
-    stream.flush()
 
 
 def _baseline(result: LintResult, options: LintOptions, given: str | None, write_path: str | None,
