@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class KvlintError(Exception):
     """A usage or configuration problem the user can fix (exit code 2)."""
@@ -15,6 +17,18 @@ class KvlintError(Exception):
 
     def __str__(self) -> str:
         return self.message if not self.hint else f"{self.message} ({self.hint})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its class, args and attributes, whatever its constructor takes: an engine's refusal
+        travels between `--jobs` workers inside memoised outcomes (kvlint.parallel)."""
+        return _restore, (type(self), self.args, self.__dict__)
+
+
+def _restore(cls: type[KvlintError], args: tuple[Any, ...], state: dict[str, Any]) -> KvlintError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class UnknownModelError(KvlintError):

@@ -107,3 +107,96 @@ def test_sender_resets_past_its_limit():
         assert receiver.loads(message) == outcome
     assert flags == [False, True, True] and sizes[0] > 2  # the tables restarted: one message's worth each time
     assert sizes == [sizes[0]] * 3 and len(receiver.strings[sender.pid]) == sizes[0]
+
+
+# ---------------------------------------------------------------- what workers share, and workers that fail
+
+
+def _launches(tmp_path: Path, count: int) -> None:
+    """Files that repeat two launches with no GPU named: each one a catalogue sweep (~50 budgets)."""
+    for i in range(count):
+        model = "Qwen/Qwen3-8B" if i % 2 else "meta-llama/Llama-3.1-8B-Instruct"
+        (tmp_path / f"d{i:02}.sh").write_text(f"vllm serve {model} --max-model-len 8192 --max-num-seqs 4\n")
+
+
+def _outcomes(tmp_path: Path, resolver):
+    from kvlint.config import Config
+    from kvlint.lint import LintOptions, lint_file
+
+    return [lint_file(str(p), Config(), LintOptions(), resolver) for p in sorted(tmp_path.iterdir())]
+
+
+def test_a_worker_reuses_what_another_sized(tmp_path, monkeypatch):
+    """Entries a worker computed reach another as they were: the second computes nothing, its outcomes are
+    equal, and what it adopted it does not send on as its own."""
+    import kvlint.resolve.sizing
+    import kvlint.resolve.sweep
+    from kvlint.resolve import Resolver
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    _launches(tmp_path, 4)
+    first, second = Resolver(), Resolver()
+    one, two = kvlint.parallel._Shared(first.budgets), kvlint.parallel._Shared(second.budgets)
+    expected = _outcomes(tmp_path, first)
+    blob = one.take()
+    assert blob is not None and one.take() is None  # taken once
+    outcomes, sweeps = __import__("pickle").loads(blob)
+    assert len(sweeps) == 2  # one sweep per distinct launch
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("sized again")
+
+    two.adopt([blob])
+    monkeypatch.setattr(kvlint.resolve.sizing, "compute", refuse)
+    monkeypatch.setattr(kvlint.resolve.sweep, "_sweep", refuse)
+    assert _outcomes(tmp_path, second) == expected
+    assert two.take() is None
+
+
+def test_an_unreadable_entry_is_skipped_not_fatal():
+    from kvlint.resolve.sizing import BudgetCache
+
+    shared = kvlint.parallel._Shared(BudgetCache())
+    shared.adopt([b"not a pickle"])
+    assert not shared.cache.outcomes and not shared.cache.sweeps
+
+
+def test_adopted_entries_keep_the_memo_bounded():
+    from kvlint.resolve.sizing import BudgetCache
+
+    cache = BudgetCache(bound=32)
+    cache.adopt([((i,), None) for i in range(100)], [((i,), None) for i in range(100)])  # type: ignore[misc]
+    assert len(cache.outcomes) <= 32 and len(cache.sweeps) <= cache.sweep_bound == 2
+
+
+def test_a_worker_that_dies_costs_time_not_files(tmp_path, counted, monkeypatch):
+    """A worker killed mid-run (out of memory, a signal): its chunk is checked in the parent, the report is whole."""
+    monkeypatch.setattr(kvlint.lint, "MIN_FILES_PER_JOB", 1)
+    monkeypatch.setattr(kvlint.parallel, "CHUNK_MAX", 2)
+    _launches(tmp_path, 12)
+    serial = kvlint.lint.lint([str(tmp_path)], jobs=1)
+    real = kvlint.parallel._check
+
+    def dying(task):
+        if task[0].endswith("d05.sh"):
+            os._exit(1)
+        return real(task)
+
+    monkeypatch.setattr(kvlint.parallel, "_check", dying)  # inherited by the forked workers
+    result = kvlint.lint.lint([str(tmp_path)], jobs=2)
+    assert counted == [2]
+    assert result.findings == serial.findings and result.launches == serial.launches and len(result.launches) == 12
+
+
+def test_a_bug_in_a_worker_surfaces_in_the_parent_without_a_worker_traceback(tmp_path, counted, monkeypatch, capfd):
+    """A worker ends quietly; the parent checks the chunk itself and meets the bug as a serial run would."""
+    monkeypatch.setattr(kvlint.lint, "MIN_FILES_PER_JOB", 1)
+    _launches(tmp_path, 8)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(kvlint.lint, "lint_file", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        kvlint.lint.lint([str(tmp_path)], jobs=2)
+    assert "Traceback" not in capfd.readouterr().err

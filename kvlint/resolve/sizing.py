@@ -11,7 +11,7 @@ rest on a guessed default, so it is refused (`UnresolvedSetting`) and the capaci
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
@@ -127,7 +127,7 @@ def _key(sizing: Sizing, settings: Mapping[str, Any],
          items: tuple[tuple[str, str], ...] | None = None) -> tuple[Any, ...]:
     gpu = sizing.gpu.id if sizing.gpu is not None else None
     return (sizing.engine.name, sizing.model.source, sizing.model.model_id, gpu, sizing.memory_bytes,
-            sizing.version, sizing.non_kv_bytes, sizing.non_kv_source, id(sizing.calibrations),
+            sizing.version, sizing.non_kv_bytes, sizing.non_kv_source, sizing.calibrations,
             sizing.unresolved, settings_items(settings) if items is None else items)
 
 
@@ -136,12 +136,30 @@ class BudgetCache:
     """Outcomes by their full inputs, shared by every launch of a run (and by the sweep's cards).
 
     `sweeps` holds whole catalogue sweeps by the same inputs (kvlint.resolve.sweep), so a launch repeated
-    across a repository costs one lookup instead of ~50. Both are cleared when full (`bound` entries), so a
-    run over thousands of distinct launches keeps its memory flat."""
+    across a repository costs one lookup instead of ~50. Both are cleared when full (`bound` entries; a sweep
+    holds ~50 outcomes' worth, so sweeps are bounded at a sixteenth), so a run over thousands of distinct
+    launches keeps its memory flat. Keys are made of values only (names, numbers, the calibration records
+    themselves), never of object ids, so an entry means the same in every process (kvlint.parallel hands a
+    worker's entries to the others)."""
 
     outcomes: dict[tuple[Any, ...], Outcome] = field(default_factory=dict)
     sweeps: dict[tuple[Any, ...], Any] = field(default_factory=dict)
     bound: int = 4096
+
+    @property
+    def sweep_bound(self) -> int:
+        return self.bound // 16
+
+    def adopt(self, outcomes: Iterable[tuple[tuple[Any, ...], Outcome]],
+              sweeps: Iterable[tuple[tuple[Any, ...], Any]]) -> None:
+        """Entries computed elsewhere for the same inputs (another worker): stored as if computed here, within
+        the same bounds. Stored with dict's own method, so a table that records its new entries does not
+        record these as its own."""
+        for table, bound, entries in ((self.outcomes, self.bound, outcomes), (self.sweeps, self.sweep_bound, sweeps)):
+            for key, value in entries:
+                if len(table) >= bound:
+                    table.clear()
+                dict.__setitem__(table, key, value)
 
     def get(self, sizing: Sizing, settings: Mapping[str, Any],
             items: tuple[tuple[str, str], ...] | None = None, keep: bool = True) -> Outcome:

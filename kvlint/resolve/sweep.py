@@ -66,7 +66,7 @@ def sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, *, load:
     key = (_key(sizing.on(None), settings, items), load, tuple(g.id for g in cards) if cards else None, candidates)
     found = cache.sweeps.get(key)
     if found is None:
-        if len(cache.sweeps) >= cache.bound // 16:  # a sweep holds ~50 outcomes' worth
+        if len(cache.sweeps) >= cache.sweep_bound:
             cache.sweeps.clear()
         found = cache.sweeps[key] = _sweep(sizing, settings, cache, items, load, cards, candidates)
     return found
