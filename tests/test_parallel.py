@@ -36,6 +36,20 @@ def counted(monkeypatch):
     return calls
 
 
+@pytest.fixture
+def redone(monkeypatch):
+    """The chunks the parent had to check itself because their worker was gone."""
+    chunks: list[int] = []
+    real = kvlint.parallel._Pool._redo
+
+    def wrapper(self, index):
+        chunks.append(index)
+        return real(self, index)
+
+    monkeypatch.setattr(kvlint.parallel._Pool, "_redo", wrapper)
+    return chunks
+
+
 def _report(tmp_path: Path, target: str, fmt: str, jobs: int) -> bytes:
     out = tmp_path / f"{fmt}-{jobs}.out"
     code = main(["check", target, "--format", fmt, "--jobs", str(jobs), "--exit-zero", "--output", str(out)])
@@ -44,22 +58,22 @@ def _report(tmp_path: Path, target: str, fmt: str, jobs: int) -> bytes:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_examples_same_bytes_with_workers(tmp_path, counted, monkeypatch, fmt):
+def test_examples_same_bytes_with_workers(tmp_path, counted, redone, monkeypatch, fmt):
     monkeypatch.setattr(kvlint.lint, "MIN_FILES_PER_JOB", 1)  # examples/ has too few files to fork for
     serial = _report(tmp_path, "examples/", fmt, 1)
     parallel = _report(tmp_path, "examples/", fmt, 2)
-    assert counted == [2]
+    assert counted == [2] and redone == []
     assert parallel == serial
     assert b"KV101" in serial  # the comparison is over a report with findings in it
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_corpus_same_bytes_with_workers(tmp_path, counted, shared_dir, fmt):
+def test_corpus_same_bytes_with_workers(tmp_path, counted, redone, shared_dir, fmt):
     corpus = str(shared_dir / "corpus")
     serial = _report(tmp_path, corpus, fmt, 1)
     for jobs in (2, 3):
         assert _report(tmp_path, corpus, fmt, jobs) == serial, jobs
-    assert counted == [2, 3]
+    assert counted == [2, 3] and redone == []
 
 
 def test_kv003_note_once_whichever_worker_meets_it(tmp_path, counted, monkeypatch):
@@ -169,11 +183,10 @@ def test_adopted_entries_keep_the_memo_bounded():
     assert len(cache.outcomes) <= 32 and len(cache.sweeps) <= cache.sweep_bound == 2
 
 
-def test_a_worker_that_dies_costs_time_not_files(tmp_path, counted, monkeypatch):
+def test_a_worker_that_dies_costs_time_not_files(tmp_path, counted, redone, monkeypatch):
     """A worker killed mid-run (out of memory, a signal): its chunk is checked in the parent, the report is whole."""
     monkeypatch.setattr(kvlint.lint, "MIN_FILES_PER_JOB", 1)
-    monkeypatch.setattr(kvlint.parallel, "CHUNK_MAX", 2)
-    _launches(tmp_path, 12)
+    _launches(tmp_path, 12)  # one file per chunk: 12 files are too few to batch for 2 workers
     serial = kvlint.lint.lint([str(tmp_path)], jobs=1)
     real = kvlint.parallel._check
 
@@ -184,7 +197,7 @@ def test_a_worker_that_dies_costs_time_not_files(tmp_path, counted, monkeypatch)
 
     monkeypatch.setattr(kvlint.parallel, "_check", dying)  # inherited by the forked workers
     result = kvlint.lint.lint([str(tmp_path)], jobs=2)
-    assert counted == [2]
+    assert counted == [2] and redone == [5]  # d05's chunk, and only it
     assert result.findings == serial.findings and result.launches == serial.launches and len(result.launches) == 12
 
 
@@ -200,3 +213,14 @@ def test_a_bug_in_a_worker_surfaces_in_the_parent_without_a_worker_traceback(tmp
     with pytest.raises(RuntimeError, match="a bug"):
         kvlint.lint.lint([str(tmp_path)], jobs=2)
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_spawned_workers_give_the_same_report(tmp_path, counted, redone, monkeypatch):
+    """Where the platform does not fork (macOS, Windows), workers start fresh and load the tables themselves."""
+    import multiprocessing
+
+    monkeypatch.setattr(kvlint.lint, "MIN_FILES_PER_JOB", 1)
+    serial = _report(tmp_path, "examples/", "json", 1)
+    monkeypatch.setattr(kvlint.parallel, "_context", lambda: multiprocessing.get_context("spawn"))
+    assert _report(tmp_path, "examples/", "json", 2) == serial
+    assert counted == [2] and redone == []  # the workers did the work
