@@ -26,34 +26,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
 
-from kvlint.data import load_json
+from kvlint.errors import KvlintError
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
 
 
-@cache
 def table_version(engine: str) -> str:
-    """The engine release the flag table was read from (the release the removal is judged against)."""
+    """The engine release the flag table was read from (the release the removal is judged against): the
+    table the readers parsed the launch with, not a second read of its file."""
     try:
-        from kvlint.engines import get_engine
+        from kvlint.flags.flag_table import flag_table
 
-        return str(load_json(get_engine(engine).flags_file).get("version", ""))
-    except (OSError, ValueError):
+        return flag_table(engine).version
+    except KvlintError:
         return ""
 
 
 @rule("KV005", "removed-flag", Severity.ERROR, "A flag the configured engine release no longer accepts.")
 def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
+    removed = [unknown for unknown in dep.unknown_flags if unknown.reason == "removed"]
+    if not removed:
+        return
     engine = c.title(dep.engine)
     table = table_version(dep.engine)
     older = _older(dep.engine_version, table)
-    for unknown in dep.unknown_flags:
-        if unknown.reason != "removed":
-            continue
+    for unknown in removed:
         hint = f"; use {unknown.suggestion}" if unknown.suggestion else ""
         gone = f"{unknown.flag} was removed from {engine} (absent from the {table or 'current'} parser)"
         outcome = (f"the image pins {engine} {dep.engine_version}, which may still accept it; upgrading breaks "

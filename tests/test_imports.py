@@ -27,6 +27,7 @@ NOT_NEEDED = [
     "kvlint.launches.compose", "kvlint.launches.skypilot", "kvlint.launches.vllm_config",
     "kvlint.launches.charts.generic", "kvlint.launches.charts.kaito", "kvlint.launches.dockerfile",
     "kvlint.report.sarif", "kvlint.report.json_report", "kvlint.report.github",
+    "kvlint.engines.sglang", "kvlint.models.derive",  # a vLLM image with a bundled model: no SGLang, no derivation
     "huggingface_hub", "jsonschema", "referencing", "click", "dataclasses", "inspect", "difflib", "pkgutil",
 ]
 

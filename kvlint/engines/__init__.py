@@ -7,6 +7,7 @@ record. A third engine is a module beside vllm.py and sglang.py and one entry in
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,6 +31,8 @@ def get_engine(name: str) -> Engine:
     return found
 
 
-def all_engines() -> list[Engine]:
-    return [get_engine(n) for n in ENGINE_NAMES]
+def all_engines() -> Iterator[Engine]:
+    """Every engine's record in a fixed order, each loaded when reached: a search that stops at vLLM's
+    (an image, a command) does not load SGLang's record and what it imports."""
+    return (get_engine(n) for n in ENGINE_NAMES)
 

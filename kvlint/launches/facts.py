@@ -34,8 +34,14 @@ _GENERIC_DIRS = {"models", "model", "data", "mnt", "weights", "checkpoints", "ch
                  "share"}
 _NOT_THE_MODEL = ("TOKENIZER", "DRAFT", "SPECULAT", "LORA", "ADAPTER", "EMBED", "REWARD", "JUDGE", "ROUTER")
 _PATH_SCHEMES = ("pvc://", "s3://", "gs://", "gcs://", "oci://", "file://", "azure://", "abfs://")
-_UNRESOLVED = lazy(r"\$\{|\$\(|\{\{|\u27e6")
+_UNRESOLVED = lazy(r"\$\{|\$\(|\{\{")  # and a template placeholder: see _unresolved
 _RUNNING = ("num_requests_running", "num_running_reqs")  # vLLM, SGLang gauges of requests being decoded
+
+
+def _unresolved(text: str) -> bool:
+    """A shell or template expansion, or a template placeholder (kvlint.sources.templates): the placeholder
+    is tested apart because a non-ASCII alternative makes the pattern's compile cost 0.5 ms, not 0.1 ms."""
+    return "\u27e6" in text or _UNRESOLVED.search(text) is not None
 
 
 # ---------------------------------------------------------------- node labels and GPU options
@@ -58,7 +64,7 @@ def node_labels(pod: YNode | None) -> tuple[NodeLabel, ...]:
     for key, values in _affinity_terms(pod):
         if len(values) == 1:
             out.append(NodeLabel(key, values[0].text, values[0].span))
-    return tuple(label for label in out if not _UNRESOLVED.search(label.value))
+    return tuple(label for label in out if not _unresolved(label.value))
 
 
 def _affinity_terms(pod: YNode, terms: YNode | None = None) -> Iterable[tuple[str, list[YNode]]]:
@@ -79,7 +85,7 @@ def term_labels(terms: YNode | None) -> tuple[NodeLabel, ...]:
     if terms is None:
         return ()
     found = [NodeLabel(k, v[0].text, v[0].span) for k, v in _affinity_terms(terms, terms) if len(v) == 1]
-    return tuple(lb for lb in found if not _UNRESOLVED.search(lb.value))
+    return tuple(lb for lb in found if not _unresolved(lb.value))
 
 
 def term_options(terms: YNode | None, count: int | None) -> tuple[GpuOption, ...]:
@@ -285,9 +291,9 @@ def path_alias(path: str) -> str | None:
     parts = [p for p in re.split(r"[/\\]+", body) if p and p != "."]
     for seg in reversed(parts):
         m = _CACHE_DIR.match(seg)
-        if m and not _UNRESOLVED.search(seg) and (seg.startswith("models--") or seg.count("--") == 1):
+        if m and not _unresolved(seg) and (seg.startswith("models--") or seg.count("--") == 1):
             return f"{m.group(1)}/{m.group(2)}"
-    if len(parts) < 2 or any(_UNRESOLVED.search(p) or "$" in p for p in parts[-2:]):
+    if len(parts) < 2 or any(_unresolved(p) or "$" in p for p in parts[-2:]):
         return None
     org, name = parts[-2], parts[-1]
     under_generic = len(parts) == 2 or parts[-3].lower() in _GENERIC_DIRS

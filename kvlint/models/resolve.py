@@ -362,8 +362,6 @@ def lookup_registry(repo_id: str) -> tuple[dict[str, Any], bool] | None:
 
 def from_registry(name: str) -> ModelSpec | None:
     """A bundled config for the id (or a path's tail), directly or by alias, or derived from a bundled base."""
-    from kvlint.models.derive import derive
-
     ids = candidate_ids(name) or [name]
     for repo_id in ids:
         hit = _registry_lookup(repo_id)
@@ -373,6 +371,8 @@ def from_registry(name: str) -> ModelSpec | None:
             source = f"bundled:{entry['id']}" + (f" (by alias of {repo_id})" if how else "")
             spec = spec_from_config(entry["config"], entry["id"], source, hf_quant_config=entry.get("hf_quant_config"))
             return with_length_doubt(spec, repo_id, spec.model_id) if how else spec
+    from kvlint.models.derive import derive  # only for a name not bundled as such
+
     for repo_id in ids:
         derived = derive(repo_id)
         if derived is not None:

@@ -141,3 +141,25 @@ def test_production_stack_node_selector_terms(shared_dir, tmp_path):
                  "        values: [NVIDIA-L40S, NVIDIA-A10G]\n")
     (d,) = read_path(str(p)).deployments
     assert d.gpu == "NVIDIA-L40S" and [(o.name, o.count) for o in d.gpu_options] == [("NVIDIA-L40S", 2), ("NVIDIA-A10G", 2)]
+
+
+@pytest.mark.parametrize("module, old", [
+    ("kvlint.launches.facts", r"\$\{|\$\(|\{\{|\u27e6"),
+    ("kvlint.launches.build", r"\$\{|\$\(|\$[A-Za-z_]|\{\{|\u27e6|\{[a-z_]+\}"),
+])
+def test_unresolved_is_the_one_pattern_it_replaced(module, old):
+    """The template placeholder is tested apart from the pattern (a non-ASCII alternative made its compile
+    five times dearer); the predicate is the one pattern's, on the cases and on random texts."""
+    import importlib
+    import random
+    import re
+
+    unresolved = importlib.import_module(module)._unresolved
+    pattern = re.compile(old)
+    assert unresolved("\u27e6v0\u27e7") and unresolved("${MODEL}") and unresolved("{{ .Values.model }}")
+    assert not unresolved("Qwen/Qwen3-8B") and not unresolved("")
+    rng = random.Random(7)
+    alphabet = "${}()a_Z9 \u27e6\u27e7-"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        assert unresolved(text) == bool(pattern.search(text)), text
