@@ -41,7 +41,22 @@ def main(argv: list[str] | None = None) -> int:
     every other command line, and any `check` one that is not plain, goes through click.
     """
     args = sys.argv[1:] if argv is None else list(argv)
+    _collect_less_often()
     return _guarded(lambda: _run(args))
+
+
+GC_THRESHOLDS = (10_000, 10, 10)  # first generation: 10,000 net allocations, not 700
+
+
+def _collect_less_often() -> None:
+    """A run allocates its tables and records once and keeps them; the collector's default (a pass every
+    700 net allocations) keeps walking them while they are not garbage: 1.4% of a one-file run's
+    instructions. Reference cycles are still collected, less often. mypy sets 200,000; here that let a
+    10,000-file run's parent grow from 36 to 60 MB, while 10,000 keeps it at 36 MB."""
+    import gc
+
+    if gc.get_threshold()[0] < GC_THRESHOLDS[0]:
+        gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _run(args: list[str]) -> int:
