@@ -88,16 +88,26 @@ def redact_text(text: str) -> str:
         return text
     if any(start in text for start in _TOKEN_STARTS):
         text = _TOKEN.sub(MASK, text)
-    if not any(word in text.upper() for word in _NAME_WORDS):
+    if not _may_name_a_credential(text.upper()):
         return text
     text = _FLAG.sub(_mask_named, text)
     return _KEYED.sub(_mask_named, text)
 
 
 # Exact preconditions, so most text skips the passes (and a clean run never compiles them): a token shape
-# starts with one of these; a credential's name, upper-cased as is_secret_name reads it, holds one of these.
+# starts with one of these; a credential's name, upper-cased as is_secret_name reads it, holds SECRET or
+# PASSW(ORD/D), or ends in TOKEN, KEY or KEYS where the name ends: what follows a name in both patterns is a
+# separator, never a character that could go on with the name. So "16384 tokens" and
+# "max_num_batched_tokens", in nearly every finding, skip the two passes.
 _TOKEN_STARTS = ("hf_", "sk-", *(f"gh{c}_" for c in "pousr"))
-_NAME_WORDS = ("TOKEN", "KEY", "SECRET", "PASSW")
+_NAME_WORDS = ("SECRET", "PASSW")
+_NAME_END = lazy(r"(?:TOKEN|KEYS?)(?![\w.-])")
+
+
+def _may_name_a_credential(upper: str) -> bool:
+    if any(word in upper for word in _NAME_WORDS):
+        return True
+    return ("TOKEN" in upper or "KEY" in upper) and _NAME_END.search(upper) is not None
 
 
 def _mask_named(m: re.Match[str]) -> str:

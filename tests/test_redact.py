@@ -182,8 +182,10 @@ def test_the_preconditions_never_change_what_is_masked():
 
     pieces = ["--api-key", "api_key", "HF_TOKEN", "ſecret_value", "passwd", "Password", "tokens", "KEY", "my-key",
               "x", "=", ": ", " ", "'", '"', "hf_" + "a" * 34, "sk-" + "b" * 24, "ghp_" + "c" * 36, "gh_x", "ß",
-              "$(HF_TOKEN)", "{{ .Values.token }}", "value123", "\n", ",", "{", "}", "--max-num-batched-tokens"]
+              "$(HF_TOKEN)", "{{ .Values.token }}", "value123", "\n", ",", "{", "}", "--max-num-batched-tokens",
+              "token", "Token.", "keys", "api_keys", "per token", "-token", "key_", "TOKEN2", "\u017f", "\ufb01",
+              "\u212a", "key.", "tokens:", "my.key"]
     rng = random.Random(7)
-    for _ in range(3000):
+    for _ in range(10000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 9)))
         assert redact_text(text) == _three_passes(text), text
