@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
 
+    from kvlint.launches.discover import Listings
     from kvlint.registry import Rule
     from kvlint.sources.yaml import YNode
 
@@ -123,20 +124,22 @@ def find_config(start: str) -> str | None:
         here = os.path.dirname(here)
 
 
-def _config_in(here: str) -> str | None:
-    """This folder's own configuration file, if it has one."""
+def _config_in(here: str, names: frozenset[str] | None = None) -> str | None:
+    """This folder's own configuration file, if it has one (`names`: the folder's listing, when known, so a
+    name it lacks is not looked for)."""
     for name in NAMES:
-        if os.path.isfile(os.path.join(here, name)):
+        if (names is None or name in names) and os.path.isfile(os.path.join(here, name)):
             return os.path.join(here, name)
     pyproject = os.path.join(here, "pyproject.toml")
-    if os.path.isfile(pyproject) and _has_tool_section(pyproject):
+    if (names is None or "pyproject.toml" in names) and os.path.isfile(pyproject) and _has_tool_section(pyproject):
         return pyproject
     return None
 
 
-def _is_top(here: str) -> bool:
+def _is_top(here: str, names: frozenset[str] | None = None) -> bool:
     """The search stops at a repository root (a .git entry) or the filesystem root."""
-    return os.path.exists(os.path.join(here, ".git")) or os.path.dirname(here) == here
+    return ((names is None or ".git" in names) and os.path.exists(os.path.join(here, ".git"))
+            or os.path.dirname(here) == here)
 
 
 def _has_tool_section(path: str) -> bool:
@@ -441,8 +444,11 @@ def _calibrations(data: dict) -> tuple:
 class ConfigCache:
     """One Config per configuration file, looked up per checked file (memoised by directory)."""
 
-    def __init__(self, explicit: str | None = None) -> None:
+    def __init__(self, explicit: str | None = None, listings: Listings | None = None) -> None:
+        """`listings`: the names of the folders a walk is in (kvlint.launches.discover), read instead of
+        four stats per folder while the walk that fills them is running."""
         self.explicit = load_config(explicit) if explicit else None
+        self.listings = listings
         self._by_dir: dict[str, Config] = {}
         self._by_path: dict[str, Config] = {}
         self._nearest_by_dir: dict[str, str | None] = {}
@@ -470,8 +476,9 @@ class ConfigCache:
         here = directory
         while here not in self._nearest_by_dir:
             chain.append(here)
-            found = _config_in(here)
-            if found is not None or _is_top(here):
+            names = self.listings.names(here) if self.listings is not None else None
+            found = _config_in(here, names)
+            if found is not None or _is_top(here, names):
                 self._nearest_by_dir[here] = found
                 break
             here = os.path.dirname(here)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from kvlint.baseline import Origin
     from kvlint.deployment import Deployment
     from kvlint.launches import ReadResult
+    from kvlint.launches.discover import Listings
 
 CONFIG_NAMES = {".kvlint.yaml", ".kvlint.yml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml"}
 MIN_FILES_PER_JOB = 8  # below this many files per worker, forking costs more than it saves
@@ -405,11 +406,14 @@ class Run:
     checked."""
 
     def __init__(self, paths: list[str], options: LintOptions = LintOptions(), jobs: int = 1) -> None:
-        cache = ConfigCache(options.config)
+        from kvlint.launches.discover import Listings
+
+        listings = Listings()
+        cache = ConfigCache(options.config, listings)
         for path in paths:  # a broken configuration is an error even when no file is linted
             if path != "-" and os.path.exists(path):
                 cache.for_file(os.path.join(path, "-") if os.path.isdir(path) else path)
-        self.items = list(_walk(paths, cache))
+        self.items = list(_walk(paths, cache, listings))
         self.options, self.jobs, self.paths = options, jobs, paths
         self.configs = cache.loaded()
         self.totals = Totals(configs=self.configs)
@@ -502,11 +506,12 @@ def collect(run: Run) -> LintResult:
     return result
 
 
-def _walk(paths: list[str], configs: ConfigCache) -> Iterator[_Skip | _Task]:
-    """The files to check and the skipped paths, in the order of the walk (the order of the report)."""
+def _walk(paths: list[str], configs: ConfigCache, listings: Listings | None = None) -> Iterator[_Skip | _Task]:
+    """The files to check and the skipped paths, in the order of the walk (the order of the report); the
+    walk keeps `listings` of the folders it is in, which `configs` reads."""
     from kvlint.launches import iter_files
 
-    files = [("-", None)] if list(paths) == ["-"] else iter_files(paths)
+    files = [("-", None)] if list(paths) == ["-"] else iter_files(paths, listings)
     for path, skip in files:
         if skip is not None:
             yield _Skip(path, skip)

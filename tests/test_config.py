@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -223,3 +224,37 @@ def test_a_hostile_configuration_exits_2_through_the_cli(tmp_path, capsys):
     (tmp_path / "serve.sh").write_text("vllm serve org/m\n")
     assert main(["check", str(tmp_path / "serve.sh")]) == 2
     assert f"{tmp_path / '.kvlint.yaml'}:1: not UTF-8" in capsys.readouterr().err
+
+
+def test_the_walks_listings_find_what_the_stats_find(tmp_path):
+    """During a walk, configuration lookups read the listings of the folders the walk is in instead of four
+    stats a folder; every file gets the configuration find_config finds, and no listing outlives its folder."""
+    from kvlint.launches.discover import Listings, iter_files
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    write(repo / "a" / ".kvlint.yaml", "gpu: L40S\n")
+    write(repo / "a" / "b" / "pyproject.toml", '[project]\nname = "x"\n')  # no [tool.kvlint]: not a config
+    write(repo / "c" / "pyproject.toml", '[tool.kvlint]\ngpu = "H100-SXM-80GB"\n')
+    (repo / "d" / ".kvlint.yml").mkdir(parents=True)  # a folder with a config's name is not a config
+    write(repo / "e" / "sub" / ".git", "gitdir: elsewhere\n")  # a submodule's .git file is a repository root
+    write(repo / "e" / ".kvlint.yaml", "gpu: A10G\n")
+    for folder in ("a/b/deep", "c", "d", "e/sub", "."):
+        write(repo / folder / "serve.sh", "vllm serve Qwen/Qwen3-8B\n")
+    listings = Listings()
+    cache = ConfigCache(None, listings)
+    checked = []
+    for path, skip in iter_files([str(repo)], listings):
+        assert skip is None
+        inside = Path(path).parent
+        chain = {str(p) for p in (inside, *inside.parents) if p == repo or repo in p.parents}
+        assert set(listings.by_folder) == chain  # the folders the walk is in, and only those
+        assert cache.for_file(path).path == find_config(path), path
+        checked.append(os.path.relpath(path, repo))
+    assert sorted(p for p in checked if p.endswith("serve.sh")) == [
+        "a/b/deep/serve.sh", "c/serve.sh", "d/serve.sh", "e/sub/serve.sh", "serve.sh"]
+    assert listings.by_folder == {}
+    configs = {os.path.relpath(path, repo): cache.for_file(path).gpu for path in
+               (str(repo / f / "serve.sh") for f in ("a/b/deep", "c", "d", "e/sub", "."))}
+    assert configs == {"a/b/deep/serve.sh": "L40S", "c/serve.sh": "H100-SXM-80GB", "d/serve.sh": None,
+                       "e/sub/serve.sh": None, "serve.sh": None}

@@ -7,10 +7,14 @@ so one broken file never stops a run over a folder.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding
 from kvlint.record import field, record
+
+if TYPE_CHECKING:
+    from kvlint.launches.discover import Listings
 
 
 @record
@@ -36,11 +40,12 @@ def read_path(path: str, text: str | None = None, *, variables: Mapping[str, str
     return read_one(path, text, variables, as_vllm_config)
 
 
-def iter_files(paths: Iterable[str]) -> Iterator[tuple[str, str | None]]:
-    """Walk files and folders, yielding (path, None) to read or (path, reason) for skipped ones."""
+def iter_files(paths: Iterable[str], listings: Listings | None = None) -> Iterator[tuple[str, str | None]]:
+    """Walk files and folders, yielding (path, None) to read or (path, reason) for skipped ones (`listings`:
+    kvlint.launches.discover.Listings, the names of the folders the walk is in, for configuration lookups)."""
     from kvlint.launches.discover import iter_files as _iter
 
-    return _iter(paths)
+    return _iter(paths, listings)
 
 
 __all__ = ["ReadResult", "read_path", "iter_files"]

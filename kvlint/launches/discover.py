@@ -28,16 +28,31 @@ def kind_of(path: str) -> str | None:
     return None
 
 
-def iter_files(paths: Iterable[str]) -> Iterator[tuple[str, str | None]]:
+class Listings:
+    """The names in each folder the walk is inside (by absolute path), while it is inside: the configuration
+    lookup for a file walks up exactly these folders, and a name a listing lacks needs no stat (four per
+    folder: .kvlint.yaml, .kvlint.yml, pyproject.toml, .git). A folder's names go when the walk leaves it, so
+    memory follows the depth of the tree, not its size."""
+
+    def __init__(self) -> None:
+        self.by_folder: dict[str, frozenset[str]] = {}
+
+    def names(self, folder: str) -> frozenset[str] | None:
+        """The names in `folder` (absolute), or None when the walk is not inside it."""
+        return self.by_folder.get(folder)
+
+
+def iter_files(paths: Iterable[str], listings: Listings | None = None) -> Iterator[tuple[str, str | None]]:
     """(path, None) to read, or (path, reason) skipped; `is_note(reason)` tells a note from an unreadable input.
 
     Paths come in the order of their strings (a folder's as `folder/`, as its files' paths sort), whatever
-    order they were given in: the order of the report (see _walk)."""
+    order they were given in: the order of the report (see _walk). `listings`, when given, holds the names
+    of the folders the walk is inside as each file is yielded."""
     for path in sorted(dict.fromkeys(paths), key=lambda p: p + "/" if os.path.isdir(p) else p):
         if path == "-":
             yield path, None
         elif os.path.isdir(path):
-            yield from _walk(path)
+            yield from _walk(path, listings if listings is not None else Listings())
         elif not os.path.exists(path):
             yield path, "no such file or directory"
         else:
@@ -66,16 +81,19 @@ def _irregular(path: str) -> str | None:
 FOLDER = object()  # an entry of a folder listing to descend into
 
 
-def _walk(root: str) -> Iterator[tuple[str, str | None]]:
+def _walk(root: str, listings: Listings) -> Iterator[tuple[str, str | None]]:
     """Depth first, each folder's entries by name with a folder's name read as `name/`. So files come in the
     order of their path strings (`a.yaml` < `a/` < `a-b/` as `a.yaml` < `a/x` < `a-b/x`), the order the
     report sorts findings in, and a run can write each file's findings as soon as they are made."""
     seen: set[tuple[int, int]] = set()
-    pending: list[Iterator[tuple[str, object]]] = [iter([(root, FOLDER)])]
+    pending: list[tuple[str | None, Iterator[tuple[str, object]]]] = [(None, iter([(root, FOLDER)]))]
     while pending:
-        item = next(pending[-1], None)
+        folder, entries = pending[-1]
+        item = next(entries, None)
         if item is None:
             pending.pop()
+            if folder is not None:
+                listings.by_folder.pop(folder, None)
         elif item[1] is not FOLDER:
             yield item[0], item[1]  # type: ignore[misc]  # a file: None to read, or why it is skipped
         else:
@@ -83,12 +101,14 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
             if isinstance(listed, str):
                 yield item[0], listed
             else:
-                pending.append(iter(listed))
+                where = os.path.abspath(item[0])
+                listings.by_folder[where] = listed[1]
+                pending.append((where, iter(listed[0])))
 
 
-def _list(folder: str, seen: set[tuple[int, int]]) -> str | list[tuple[str, object]]:
+def _list(folder: str, seen: set[tuple[int, int]]) -> str | tuple[list[tuple[str, object]], frozenset[str]]:
     """A folder's entries in visiting order: (path, FOLDER) to descend, (path, None) to read, (path, reason)
-    skipped; or why the folder cannot be entered."""
+    skipped, and the names it holds; or why the folder cannot be entered."""
     try:
         st = os.stat(folder)
     except OSError as exc:
@@ -100,7 +120,8 @@ def _list(folder: str, seen: set[tuple[int, int]]) -> str | list[tuple[str, obje
         listing = list(os.scandir(folder))
     except OSError as exc:
         return f"cannot list folder: {exc.strerror}"
-    ignored = _gitignore(folder)
+    names = frozenset(entry.name for entry in listing)
+    ignored = _gitignore(folder) if ".gitignore" in names else []
     visit: list[tuple[str, str, object]] = []
     for entry in listing:
         if entry.name in SKIP_DIRS or _ignored(entry.name, ignored):
@@ -117,7 +138,7 @@ def _list(folder: str, seen: set[tuple[int, int]]) -> str | list[tuple[str, obje
         elif kind_of(entry.path) is not None and _wanted(entry.name):
             visit.append((entry.name, entry.path, _irregular(entry.path) if not stat.S_ISREG(mode) else None))
     visit.sort(key=lambda v: v[0])
-    return [(path, what) for _, path, what in visit]
+    return [(path, what) for _, path, what in visit], names
 
 
 def _unstatable(entry: os.DirEntry, exc: OSError) -> str | None:
