@@ -108,14 +108,23 @@ def all_gpus() -> list[Gpu]:
     return list(_catalogue()[0].values())
 
 
+@lru_cache(maxsize=1024)
 def accelerator_kind(name: str) -> str | None:
-    """"tpu", "gaudi", "neuron" or "cpu" when the name is a known non-GPU accelerator, else None."""
+    """"tpu", "gaudi", "neuron" or "cpu" when the name is a known non-GPU accelerator, else None.
+
+    Memoised: every rule that asks whether a launch's device is a GPU asks it again (a values file with
+    32 launches made 800 lookups, each normalising the 21 names of the table)."""
     key = _key(name)
-    for kind, names in _data()["non_gpu"].items():
-        for other in map(_key, names):
+    for kind, others in _non_gpu_keys():
+        for other in others:
             if key == other or (len(other) > 3 and other in key):
                 return kind
     return None
+
+
+@lru_cache(maxsize=1)
+def _non_gpu_keys() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((kind, tuple(map(_key, names))) for kind, names in _data()["non_gpu"].items())
 
 
 def lookup_gpu(name: str) -> Gpu:
