@@ -51,7 +51,9 @@ def _report():
 atexit.register(_report)
 sys.argv = sys.argv[1:]
 """
-RUN = {"kvlint": "from kvlint.cli import main; sys.exit(main(sys.argv[1:]))",
+RUN = {"kvlint": ("from kvlint import cli\n"  # the console script's function (main, before kvlint.cli.entry)
+                  "entry = getattr(cli, 'entry', None)\n"
+                  "entry(sys.argv[1:]) if entry else sys.exit(cli.main(sys.argv[1:]))"),
        "yamllint": "from yamllint.cli import run; sys.exit(run(sys.argv[1:]))",
        "floor": "import runpy; runpy.run_path(sys.argv[0], run_name='__main__')"}
 
@@ -123,7 +125,7 @@ def tool(name: str) -> str:
 
 
 def kvlint_tool(name: str, script: str, jobs: int | None) -> Tool:
-    """kvlint run with the interpreter beside its console script, through kvlint.cli.main as the script does."""
+    """kvlint run with the interpreter beside its console script, as the script runs it (kvlint.cli.entry)."""
     python = str(Path(script).with_name("python"))
     extra = ["--jobs", str(jobs)] if jobs is not None and _has_jobs(script) else []
     return Tool(name, wrapped(python, "kvlint", ["kvlint", "check", "--exit-zero", *extra, "tree"]))

@@ -1,4 +1,4 @@
-from kvlint.cli import main
+from kvlint.cli import entry
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

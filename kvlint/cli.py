@@ -7,11 +7,12 @@ plain `kvlint check` command line is read without click at all (kvlint.commands.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from kvlint.errors import KvlintError
 from kvlint.redact import redact_text
@@ -32,6 +33,30 @@ COMMANDS = {
     "rules": ("kvlint.commands.rules", "rules_command", "List the rule catalogue."),
     "rule": ("kvlint.commands.rules", "rule_command", "Show one rule's documentation."),
 }
+
+
+def entry(argv: list[str] | None = None) -> NoReturn:
+    """The console script and `python -m kvlint`: `main`, then the process ends without the interpreter's
+    teardown, which frees every module and object one by one: 20 ms of a 120 ms one-file run, the part of
+    a pre-commit hook no one waits for on purpose. What a normal exit does that matters still happens:
+    atexit handlers run (multiprocessing's, logging's, any a caller registered) and stdout and stderr are
+    flushed. With another thread alive, or on an interpreter without the atexit runner, the exit is the
+    normal one (it joins threads)."""
+    _end(main(argv))
+
+
+def _end(code: int) -> NoReturn:
+    import atexit
+
+    threading = sys.modules.get("threading")
+    run_exit_functions = getattr(atexit, "_run_exitfuncs", None)
+    if run_exit_functions is None or (threading is not None and threading.active_count() > 1):
+        sys.exit(code)
+    run_exit_functions()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream: nothing more can reach it
+            stream.flush()
+    os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:

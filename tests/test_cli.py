@@ -41,3 +41,53 @@ def test_version_and_unknown_command(capsys):
     assert cli.main(["--version"]) == 0
     assert "kvlint" in capsys.readouterr().out
     assert cli.main(["frobnicate"]) == 2
+
+
+# ---------------------------------------------------------------- the console script's exit (kvlint.cli.entry)
+
+REPO = __import__("pathlib").Path(__file__).resolve().parent.parent
+GOOD = str(REPO / "examples" / "kubernetes" / "good-deployment.yaml")
+
+
+def _run(code: str, *args: str, **kwargs):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                          cwd=REPO, **kwargs)
+
+
+def test_entry_exits_with_mains_code_its_output_whole_and_atexit_run():
+    """The teardown is skipped, not what a normal exit promises: the report reaches a file or pipe in full,
+    atexit handlers run (after the report, as at a normal exit), and the exit code is main's."""
+    code = ("import atexit, sys; atexit.register(lambda: print('atexit ran')); from kvlint.cli import entry; "
+            "entry(sys.argv[1:])")
+    expected = _run("import sys; from kvlint.cli import main; sys.exit(main(sys.argv[1:]))", "check", "examples")
+    out = _run(code, "check", "examples")
+    assert out.returncode == expected.returncode == 1  # examples/ holds errors
+    assert out.stdout == expected.stdout + "atexit ran\n" and "Found" in out.stdout
+    assert _run(code, "check", GOOD).returncode == 0
+
+
+def test_entry_leaves_the_normal_exit_to_a_run_with_other_threads(tmp_path):
+    """Another thread alive: the normal exit, which waits for it (os._exit would kill it mid-work)."""
+    marker = tmp_path / "done"
+    code = ("import sys, threading, time, pathlib\n"
+            "def work():\n    time.sleep(0.3); pathlib.Path(sys.argv[1]).write_text('done')\n"
+            "threading.Thread(target=work).start()\n"
+            "from kvlint.cli import entry\nentry(['check', sys.argv[2]])\n")
+    out = _run(code, str(marker), GOOD)
+    assert out.returncode == 0 and marker.read_text() == "done"
+
+
+def test_a_closed_pipe_ends_quietly_with_exit_0():
+    """`kvlint check . | head -1`: the reader goes away; no traceback, no 'Exception ignored', exit 0."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "kvlint", "check", "--jobs", "1", "examples"], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the first line: every write of the report meets a closed pipe
+    assert proc.wait(timeout=120) == 0
+    assert proc.stderr.read() == ""
