@@ -330,12 +330,14 @@ class _Pool:
         resolver = self._resolver
         self.done[index] = [lint_file(path, config, self.options, resolver) for path, config in self.chunks[index]]
 
-    def close(self) -> None:
+    def close(self, finished: bool) -> None:
+        """Finished: each worker is told to stop and given a second to; otherwise (Ctrl-C, a reader that went
+        away mid-report) they are stopped at once, not after the chunk they are on."""
         for worker in self.workers:
             with contextlib.suppress(OSError):
                 worker.conn.send(None)
         for worker in self.workers:
-            worker.process.join(timeout=1)
+            worker.process.join(timeout=1 if finished else 0)
             if worker.process.is_alive():
                 worker.process.terminate()
                 worker.process.join()
@@ -356,11 +358,12 @@ def lint_in_workers(tasks: list[Any], options: LintOptions, jobs: int) -> Iterat
     size = max(1, min(CHUNK_MAX, len(tasks) // (jobs * 4)))
     pairs = [(t.path, t.config) for t in tasks]
     pool = _Pool(ctx, options, jobs, [pairs[i:i + size] for i in range(0, len(pairs), size)])
-    receiver = _Receiver()
+    receiver, finished = _Receiver(), False
     try:
         for remote, items in pool.results():
             for item in items:
                 yield receiver.loads(item) if remote else item
                 pool.poll()
+        finished = True
     finally:
-        pool.close()
+        pool.close(finished)

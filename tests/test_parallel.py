@@ -224,3 +224,36 @@ def test_spawned_workers_give_the_same_report(tmp_path, counted, redone, monkeyp
     monkeypatch.setattr(kvlint.parallel, "_context", lambda: multiprocessing.get_context("spawn"))
     assert _report(tmp_path, "examples/", "json", 2) == serial
     assert counted == [2] and redone == []  # the workers did the work
+
+
+def test_a_run_stopped_early_stops_its_workers_at_once(tmp_path, monkeypatch):
+    """The report's reader goes away (or Ctrl-C) after the first file: no worker is left running or waited on."""
+    import time
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    _launches(tmp_path, 40)
+    from kvlint.config import Config
+
+    tasks = [kvlint.lint._Task(str(p), Config()) for p in sorted(tmp_path.iterdir())]
+    made: list = []
+    real = kvlint.parallel._Pool.__init__
+
+    def keep(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(kvlint.parallel._Pool, "__init__", keep)
+    real_check = kvlint.parallel._check
+
+    def slow_after_the_first_chunk(task):  # inherited by the forked workers
+        if not task[0].endswith(("d00.sh", "d01.sh", "d02.sh", "d03.sh", "d04.sh")):
+            time.sleep(0.5)
+        return real_check(task)
+
+    monkeypatch.setattr(kvlint.parallel, "_check", slow_after_the_first_chunk)
+    outcomes = kvlint.parallel.lint_in_workers(tasks, kvlint.lint.LintOptions(), 2)
+    assert next(outcomes).path == tasks[0].path
+    start = time.monotonic()
+    outcomes.close()
+    assert time.monotonic() - start < 0.9  # not the chunk in hand (2.5 s), nor the second a finished run allows
+    assert made and all(not w.process.is_alive() for w in made[0].workers)
