@@ -18,23 +18,24 @@ from kvlint.launches.facts import is_path_like, model_aliases, path_alias
 from kvlint.launches.gpus_in_manifest import from_launch_hint
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
+from kvlint.sources.templates import has_placeholder
 from kvlint.span import Span
 
 _VERSION = lazy(r"^v?(\d{1,9}\.\d{1,9}(?:\.\d{1,9})?(?:\.?(?:post|rc|dev)\d{1,9})?)(?!\d)")
 _UNRESOLVED = lazy(r"\$\{|\$\(|\$[A-Za-z_]|\{\{|\{[a-z_]+\}")  # and a template placeholder: see _unresolved
 _SERVED = "served_model_name"
 SUPPLIED_ORIGINS = ("config-variable", "chart-values")  # Setting.origin of values the file did not hold
-
-
-def _unresolved(text: str) -> bool:
-    """An expansion left for the deploy tooling, or a template placeholder (kvlint.sources.templates): the
-    placeholder is tested apart because a non-ASCII alternative makes the pattern's compile cost 0.5 ms."""
-    return "\u27e6" in text or _UNRESOLVED.search(text) is not None
 _OPERATOR_VARS = (("LWS_", "LeaderWorkerSet"), ("SKYPILOT_", "SkyPilot"), ("KUBERAY_", "KubeRay"), ("RAY_", "Ray"),
                   ("SLURM_", "Slurm"), ("DYN_", "Dynamo"), ("POD_", "the pod spec"), ("MASTER_ADDR", "the launcher"))
 
 if TYPE_CHECKING:
     from kvlint.launches.script import FoundLaunch
+
+
+def _unresolved(text: str) -> bool:
+    """An expansion left for the deploy tooling, or a template placeholder (kvlint.sources.templates.has_placeholder):
+    the placeholder is tested apart because a non-ASCII alternative makes the pattern's compile cost 0.5 ms."""
+    return has_placeholder(text) or _UNRESOLVED.search(text) is not None
 
 
 @record
@@ -182,7 +183,7 @@ def _why(raw: str, missing: set[str], runtime: dict[str, str] | None = None) -> 
     found = sorted(e for e in missing if e in raw)
     if found:
         return "; ".join(_why_var(e, runtime or {}) for e in found)
-    if "{{" in raw or "\u27e6" in raw:
+    if "{{" in raw or has_placeholder(raw):
         return "template expression filled in at deploy time"
     if re.search(r"\{[a-z_]+\}", raw):
         return "format placeholder filled in by whatever renders this file"

@@ -23,7 +23,7 @@ from kvlint import limits
 from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
 from kvlint.sources.scalars import scalar_mapped
-from kvlint.sources.templates import Templated, detemplate
+from kvlint.sources.templates import Templated, detemplate, has_placeholder
 from kvlint.sources.text import LineIndex, Mapped, SourceError, read_file
 from kvlint.sources.yaml import TEMPLATE_NOTE, YamlFile, YamlProblem, YNode, parse_yaml
 
@@ -198,7 +198,7 @@ def _restore(node: YNode, templated: Templated, depth: int) -> YNode:
     if depth > _MAX_DEPTH:
         return node
     if node.is_scalar:
-        if "\u27e6" not in node.text:
+        if not has_placeholder(node.text):
             return node
         text = templated.restore(node.text)
         return replace(node, text=text, value=text, tag=_STR)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 
 from kvlint.launches.env import Field, substitute_supplied
 from kvlint.lazyre import lazy
+from kvlint.sources.templates import has_placeholder
 from kvlint.sources.yaml import YNode
 
 _CAMEL = lazy(r"(?<=[a-z0-9])([A-Z])")
@@ -48,5 +49,5 @@ def _pair(flag: str, knode: YNode, val: YNode) -> list[Field]:
 def _value(node: YNode) -> Field:
     """A key's value as an argv word; `${VAR}` left to deploy tooling takes a configured value."""
     text, origin = substitute_supplied(node.text)
-    unresolved = "{{" in text or "\u27e6" in text
+    unresolved = "{{" in text or has_placeholder(text)
     return Field(text, node.span, not unresolved, (text,) if unresolved else (), origin=origin)

@@ -10,7 +10,13 @@ from __future__ import annotations
 from kvlint.lazyre import lazy
 from kvlint.record import field, record
 
+_OPEN = "\u27e6"  # a placeholder's first character: nothing YAML or a shell gives means it
 _PLACEHOLDER = lazy(r"\u27e6[0-9a-z_]*\u27e7")
+
+
+def has_placeholder(text: str) -> bool:
+    """Whether `text` holds a neutralised template expression (read as unresolved by every reader)."""
+    return _OPEN in text
 
 
 @record
@@ -21,7 +27,7 @@ class Templated:
     table: dict[str, str] = field(default_factory=dict)
 
     def restore(self, text: str) -> str:
-        if "\u27e6" not in text:
+        if not has_placeholder(text):
             return text
         return _PLACEHOLDER.sub(lambda m: self.table.get(m.group(0), m.group(0)), text)
 
