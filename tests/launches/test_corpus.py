@@ -80,6 +80,11 @@ CONTEXT = ("max_model_len", "context_length")
 NOT_YET = {
     "kaito-project__kaito/presets/workspace/models/supported_models.yaml",
     "vllm-project__production-stack/helm/templates/deployment-vllm-multi.yaml",
+    # added with the corpus's second half (124 files): readers not written yet (issue L)
+    "anyscale__examples/03_deploy_llama_3_8b/serve_llama_3_1_8b.py",
+    "castai__helm-charts/charts/castai-hosted-model/child-charts/sglang/values.yaml",
+    "castai__helm-charts/charts/castai-hosted-model/child-charts/vllm/values.yaml",
+    "redhat-ai-services__helm-charts/charts/vllm-kserve/templates/servingruntime.yaml",
 }
 
 
@@ -126,7 +131,7 @@ def test_every_corpus_file_reads_without_error(shared_dir):
 
 def test_engines_found_where_index_says(shared_dir):
     rows = _index(shared_dir)
-    assert len(rows) == 67
+    assert len(rows) == 124
     for row in rows:
         if row["engine"] not in ("vllm", "sglang") or row["path"] in NOT_YET:
             continue
@@ -157,13 +162,14 @@ def test_unresolved_values_are_kept_not_guessed(shared_dir):
 
 
 def test_template_note_exactly_for_helm_template_files(shared_dir):
-    marked = {r["path"] for r in _index(shared_dir) if "[helm-template]" in r["notes"]}
+    marked = {r["path"] for r in _index(shared_dir)
+              if "[helm-template]" in r["notes"] or r["format"].startswith("helm template")}
     noted = set()
     for row in _index(shared_dir):
         findings = read_path(str(shared_dir / "corpus" / row["path"])).findings
         if any(str(f.severity) == "info" and "template" in f.message for f in findings):
             noted.add(row["path"])
-    assert noted == marked and len(marked) == 4
+    assert noted == marked and len(marked) == 5
 
 
 def test_helm_template_is_one_info_finding(shared_dir):
