@@ -101,17 +101,19 @@ def found_launches(path: str) -> tuple[list[Found], int, str]:
     except Exception as exc:  # noqa: BLE001 - a reader that raises is a result too: nothing found
         return [], 0, f"{type(exc).__name__}: {exc}"
     out = []
-    for dep in res.deployments:
+    for dep in getattr(res, "deployments", []):
         lines: set[int] = set()
         shown = 0
-        if dep.launch_span is not None:
-            lines.update(range(dep.launch_span.line, dep.launch_span.end_line + 1))
-            shown = dep.launch_span.line
-        if dep.model_span is not None:
-            lines.add(dep.model_span.line)
-            shown = dep.model_span.line
-        out.append(Found(lines, dep.engine, dep.model, shown))
-    return out, len(res.findings), res.skipped or ""
+        launch = getattr(dep, "launch_span", None)  # getattr: any checkout's records, older or newer
+        model_span = getattr(dep, "model_span", None)
+        if launch is not None:
+            lines.update(range(launch.line, max(launch.line, getattr(launch, "end_line", launch.line)) + 1))
+            shown = launch.line
+        if model_span is not None:
+            lines.add(model_span.line)
+            shown = model_span.line
+        out.append(Found(lines, getattr(dep, "engine", "?"), getattr(dep, "model", None), shown))
+    return out, len(getattr(res, "findings", [])), getattr(res, "skipped", None) or ""
 
 
 def matches(h: Hand, f: Found) -> bool:
@@ -167,7 +169,11 @@ def load(index: str, folder: str) -> list[Row]:
 
 
 def measure(rows: list[Row], folder: str, direct: bool, use_check: bool) -> None:
-    walked = {os.path.realpath(p) for p, reason in iter_files([folder]) if reason is None}
+    try:
+        walked = {os.path.realpath(p) for p, reason in iter_files([folder]) if reason is None}
+    except Exception as exc:  # noqa: BLE001 - a walk that fails is reported, and every file is read directly
+        print(f"warning: the folder walk failed ({type(exc).__name__}: {exc}); reading every file", file=sys.stderr)
+        walked, direct = set(), True
     per_file = check_findings(folder) if use_check else None
     for row in rows:
         real = os.path.realpath(row.file)
