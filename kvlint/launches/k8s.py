@@ -14,7 +14,7 @@ from kvlint.deployment import Deployment
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
-from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_word
+from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_words
 from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
@@ -107,7 +107,9 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     fields, script, positional = _argv(yf, c, env)
     default = entrypoint_engine(image_text)
     notes: list[str] = []
-    if script is not None:
+    if script is None and _kserve_hf(c, anc, image_text, fields):
+        launches, notes = _hf_server(c, anc, fields, env)
+    elif script is not None:
         launches, _, notes = run_script(yf.mapped(script), env, positional=positional)
     else:
         found = launch_in_argv(fields, env, image_default=default)
@@ -155,6 +157,28 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
     return fields, None, None
 
 
+def _kserve_hf(c: YNode, anc: list[YNode], image: str | None, fields: list[Field]) -> bool:
+    """A cheap test first (the image, a KServe flag spelling) so most containers never load the module."""
+    if not (image and "huggingfaceserver" in image) and not any(f.text.startswith(("--model_id", "--backend",
+                                                                                        "--model_name")) or
+                                                                 "huggingfaceserver" in f.text for f in fields):
+        return False
+    from kvlint.launches.charts import kserve_hf
+
+    return kserve_hf.is_server(c, anc, image, fields)
+
+
+def _hf_server(c: YNode, anc: list[YNode], fields: list[Field], env: dict[str, str]) -> tuple[list[FoundLaunch], list[str]]:
+    from kvlint.launches.charts import kserve_hf
+
+    storage = next((h.get("storageUri") for h in [c] + list(reversed(anc)) if h.is_map and h.get("storageUri")), None)
+    found = kserve_hf.launch_fields(fields, storage)
+    if found is None:
+        return [], []
+    argv, note = found
+    return [FoundLaunch("vllm", tuple(argv), fields[0].span if fields else None, env)], [note]
+
+
 def _storage_uri(c: YNode, anc: list[YNode]) -> tuple[str, Span | None] | None:
     """KServe's storageUri beside the container (mounted at /mnt/models): another name for the model."""
     for holder in [c] + list(reversed(anc)):
@@ -194,7 +218,7 @@ def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[
         if name and "ARGS" in name.upper() and value is not None and flags:
             m = yf.mapped(value)
             cmds, _ = tokenize(m)
-            extra.extend(f for cmd in cmds for w in cmd.words for f in expand_word(w, m, env))
+            extra.extend(f for cmd in cmds for f in expand_words(cmd.words, m, env))
     return [FoundLaunch(default, tuple(extra), None, env)] if extra and default else []
 
 

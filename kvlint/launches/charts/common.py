@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment
 from kvlint.launches.build import LaunchContext, ManifestGpu, make_deployment
-from kvlint.launches.env import Field, expand_word, substitute_supplied, with_supplied
+from kvlint.launches.env import Field, expand_words, substitute_supplied, with_supplied
 from kvlint.launches.keys import fields_from_pairs, option_for_key
 from kvlint.lazyre import lazy
 from kvlint.sources.shell import tokenize
@@ -57,7 +57,7 @@ def shell_words(yf: YamlFile, item: YNode) -> list[Field] | None:
     if errors or len(commands) != 1 or commands[0].sep != "":
         return None
     env = with_supplied({})
-    return [f for word in commands[0].words for f in expand_word(word, mapped, env)]
+    return expand_words(commands[0].words, mapped, env)
 
 
 def key_fields(engine: str, node: YNode | None, skip: frozenset[str] = frozenset()) -> list[Field]:

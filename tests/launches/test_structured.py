@@ -1,0 +1,120 @@
+"""Structured settings at any depth (kvlint.launches.structured), known charts under subchart keys, and the
+values issue N lists as misread: each launch with its value positions (line, col) asserted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kvlint.launches import read_path
+from kvlint.launches.keys import option_for_key, spelled_as_flag
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "structured"
+
+
+def _one(name: str):
+    result = read_path(str(FIX / name))
+    assert [f for f in result.findings if str(f.severity) == "error"] == []
+    (dep,) = result.deployments
+    return dep
+
+
+def _s(dep, name):
+    s = dep.settings[name]
+    return (s.value, s.span.line, s.span.col)
+
+
+@pytest.mark.parametrize("engine, key, option", [
+    ("vllm", "maxModelLen", "--max-model-len"), ("vllm", "max_model_len", "--max-model-len"),
+    ("vllm", "max-model-len", "--max-model-len"), ("vllm", "tensorParallelSize", "--tensor-parallel-size"),
+    ("vllm", "tp", "-tp"), ("vllm", "gpuMemoryUtilization", "--gpu-memory-utilization"),
+    ("sglang", "memFractionStatic", "--mem-fraction-static"), ("sglang", "tpSize", "--tp-size"),
+    ("vllm", "contextLength", None), ("vllm", "replicaCount", None), ("vllm", "name", None),
+])
+def test_a_key_in_any_spelling_is_the_option_the_engine_table_names(engine, key, option):
+    assert option_for_key(engine, key) == option
+
+
+def test_bare_words_are_settings_but_never_evidence():
+    assert spelled_as_flag("maxModelLen") and spelled_as_flag("max_model_len") and spelled_as_flag("tp")
+    assert not spelled_as_flag("port") and not spelled_as_flag("dtype")
+
+
+def test_unknown_chart_camel_case_under_a_key_is_read_not_defaulted():
+    """Issue N: TP read as 1 and the length as the model's maximum gave a false "vLLM refuses to start"."""
+    d = _one("unknown-structured.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "openai/gpt-oss-120b", 6, 14)
+    assert _s(d, "tensor_parallel_size") == (4, 7, 23) and _s(d, "max_model_len") == (16384, 8, 16)
+    assert _s(d, "gpu_memory_utilization") == (0.9, 9, 27)  # quoted "0.9" is a number to the engine
+    assert d.gpu_count == 4
+
+
+def test_settings_at_depth_through_anchor_and_merge_key():
+    d = _one("deep-merge.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", 9, 17)
+    assert _s(d, "max_model_len") == (32768, 3, 18)  # the anchor's own line: where the value is written
+    assert _s(d, "tensor_parallel_size") == (2, 4, 7)
+    assert _s(d, "max_num_seqs") == (64, 10, 19) and _s(d, "gpu_memory_utilization") == (0.85, 11, 29)
+
+
+def test_engine_named_by_a_key_value_takes_its_own_flags():
+    d = _one("sglang-engine-key.yaml")
+    assert (d.engine, d.model, d.model_span.line) == ("sglang", "Qwen/Qwen2.5-7B-Instruct", 4)
+    assert _s(d, "context_length") == (8192, 5, 20) and _s(d, "mem_fraction_static") == (0.8, 6, 24)
+    assert _s(d, "tp_size") == (2, 7, 13)
+
+
+def test_application_settings_without_an_engine_named_are_not_a_launch():
+    assert read_path(str(FIX / "app-settings.yaml")).deployments == []
+
+
+def test_production_stack_under_a_subchart_key_with_anchor_merge():
+    d = _one("subchart-production-stack.yaml")
+    assert (d.name, d.model, d.model_span.line, d.model_span.col) == ("llama", "meta-llama/Llama-3.1-8B-Instruct", 12, 19)
+    assert _s(d, "max_model_len") == (8192, 4, 18) and _s(d, "tensor_parallel_size") == (2, 5, 25)
+    assert (d.engine_version, d.gpu_count, d.gpu_count_span.line) == ("0.9.1", 2, 13)
+
+
+def test_compose_trailing_empty_expansion_vanishes_as_in_the_shell():
+    d = _one("compose-empty-extra-args.yaml")
+    assert (d.model, d.model_resolved, d.model_span.line, d.model_span.col) == (
+        "meta-llama/Llama-3.2-1B-Instruct", True, 5, 15)
+    assert _s(d, "max_model_len") == (4096, 6, 23) and d.unknown_flags == ()
+
+
+def test_kserve_hf_server_model_from_model_id_and_vllm_flags_after_its_own():
+    d = _one("kserve-hf-runtime.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", 15, 22)
+    assert d.unknown_flags == ()  # --model_name, --model_id, --backend are KServe's, not vLLM unknowns
+    assert _s(d, "tensor_parallel_size") == (2, 17, 34) and _s(d, "gpu_memory_utilization") == (0.85, 18, 36)
+    assert _s(d, "max_model_len") == (16384, 19, 27) and d.gpu_count == 2
+    assert any("KServe Hugging Face server" in n and "--backend=vllm" in n for n in d.notes)
+
+
+def test_kserve_docs_text_generation_isvc_is_a_launch():
+    """KServe's docs example gave "0 engine launches": modelFormat huggingface + --model_id, backend auto."""
+    d = _one("kserve-hf-isvc.yaml")
+    assert (d.model, d.model_span.line, d.model_span.col) == ("meta-llama/meta-llama-3-8b-instruct", 12, 22)
+    assert _s(d, "max_model_len") == (8192, 13, 27) and d.unknown_flags == () and d.gpu_count == 1
+
+
+def test_kserve_hf_server_on_the_transformers_backend_is_not_an_engine(shared_dir):
+    path = shared_dir / "corpus" / "kserve__kserve/docs/samples/storage/hf/hf_isvc.yaml"  # --backend=huggingface
+    assert read_path(str(path)).deployments == []
+
+
+def test_kserve_hf_flags_raise_no_kv004(tmp_path):
+    from kvlint.lint import LintOptions, lint
+
+    result = lint([str(FIX / "kserve-hf-runtime.yaml"), str(FIX / "kserve-hf-isvc.yaml")], LintOptions())
+    assert [f for f in result.findings if f.code == "KV004"] == []
+    assert not any("--moe-backend" in (f.fix or "") + f.message for f in result.findings)
+
+
+def test_camel_case_tp_and_length_give_no_false_refusal_on_h100():
+    """gpt-oss-120b with TP 4 and 16k on H100 starts; read as TP 1 at the model's maximum it did not."""
+    from kvlint.lint import LintOptions, lint
+
+    result = lint([str(FIX / "unknown-structured.yaml")], LintOptions(gpu="H100"))
+    assert [f for f in result.findings if f.severity >= 3] == []
