@@ -18,6 +18,7 @@ from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_
 from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
+from kvlint.record import replace
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
@@ -28,11 +29,43 @@ _SKIP_KEYS = {"initContainers", "ephemeralContainers", "livenessProbe", "readine
 
 
 def read_k8s(yf: YamlFile, doc: YNode) -> list[Deployment]:
-    out: list[Deployment] = []
+    """Every container's launches; the workers of a LeaderWorkerSet whose leader launches are that launch
+    (one engine over the group, `--node-rank` / `--headless` ranks), not launches of their own."""
+    found: list[tuple[list[Deployment], YNode | None, bool]] = []
     ignore = ignore_codes(doc)
     for container, ancestors in iter_containers(doc):
-        out.extend(_container(yf, container, ancestors, doc, ignore))
+        template = lws_template(ancestors)
+        worker = template.get("workerTemplate") if template is not None else None
+        is_worker = worker is not None and any(a is worker for a in ancestors)
+        found.append((_container(yf, container, ancestors, doc, ignore), template, is_worker))
+    leaders = {id(t) for deps, t, w in found if t is not None and deps and not w}
+    out: list[Deployment] = []
+    for deps, template, is_worker in found:
+        if template is not None and is_worker and id(template) in leaders:
+            continue
+        if template is not None and not is_worker and any(t is template and w and d for d, t, w in found):
+            deps = [replace(d, notes=d.notes + (_GROUP_NOTE,)) for d in deps]
+        out.extend(deps)
     return out
+
+
+_GROUP_NOTE = ("the LeaderWorkerSet's worker pods start the same engine (their ranks of this launch): "
+               "one launch over the group, its GPUs summed over the pods")
+
+
+def lws_template(anc: list[YNode]) -> YNode | None:
+    """The LeaderWorkerSet template around a container: `leaderWorkerTemplate` (LWS itself) or another
+    operator's map holding `leaderTemplate`/`workerTemplate` and `size` (llmaz's `workloadTemplate`)."""
+    for holder in reversed(anc):
+        if holder.get("workerTemplate") is not None or holder.get("leaderTemplate") is not None:
+            return holder
+        for key in ("leaderWorkerTemplate", "workloadTemplate"):
+            inner = holder.get(key)
+            if inner is not None and inner.is_map and (inner.get("workerTemplate") is not None
+                                                        or inner.get("leaderTemplate") is not None
+                                                        or inner.get("size") is not None):
+                return inner
+    return None
 
 
 def ignore_codes(doc: YNode) -> tuple[str, ...]:
@@ -100,7 +133,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     doc_name = _text(doc.path("metadata", "name")) or ""
     env = container_env(c, anc)
     size, _, why = group_size(anc)
-    if why.startswith("LeaderWorkerSet"):
+    if why.startswith("LeaderWorkerSet") and size:
         env.setdefault("LWS_GROUP_SIZE", str(size))  # the LWS controller sets it to leaderWorkerTemplate.size
     image = c.get("image")
     image_text = _text(image)
@@ -241,6 +274,9 @@ def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> Manifes
     if ray is not None and count is not None and ray[0] > count:
         options = facts.gpu_options(facts.pod_holder(anc), ray[0], docs)
         return ManifestGpu(product, pspan, ray[0], span, (ray[1],), grouped=True, options=options)
+    if group is None:  # a group whose size the file does not fix: the group's GPUs are unknown, not one pod's
+        note = f"gpu count unresolved: {count if count is not None else '?'} per pod x {why}"
+        return ManifestGpu(product, pspan, None, span or gspan, (note,), grouped=True)
     if count is not None and group > 1:
         notes = (f"gpu count = {count} per pod x {why} {group}",)
         count *= group
@@ -270,13 +306,17 @@ def _pod_gpus(pod: YNode | None) -> int:
     return sum((g.count_from_resources(c.get("resources"))[0] or 0) for c in items)
 
 
-def group_size(anc: list[YNode]) -> tuple[int, Span | None, str]:
-    """Pods that form one engine instance: LWS size, Dynamo multinode.nodeCount."""
-    for holder in reversed(anc):
-        lws = holder.path("leaderWorkerTemplate", "size")
+def group_size(anc: list[YNode]) -> tuple[int | None, Span | None, str]:
+    """Pods that form one engine instance: LWS size, Dynamo multinode.nodeCount; None when the file writes
+    the size as something it does not resolve (`{{ .Values.size }}`, `${GROUP}`): never assumed 1."""
+    template = lws_template(anc)
+    lws = template.get("size") if template is not None else None
+    if lws is not None and lws.is_scalar and not lws.tag.endswith(":null"):
         size = g.to_int(lws)
-        if lws is not None and size:
+        if size:
             return size, lws.span, "LeaderWorkerSet size"
+        return None, lws.span, f"LeaderWorkerSet size {lws.text} (unresolved)"
+    for holder in reversed(anc):
         nodes = holder.path("multinode", "nodeCount")
         count = g.to_int(nodes)
         if nodes is not None and count:

@@ -118,3 +118,48 @@ def test_camel_case_tp_and_length_give_no_false_refusal_on_h100():
 
     result = lint([str(FIX / "unknown-structured.yaml")], LintOptions(gpu="H100"))
     assert [f for f in result.findings if f.severity >= 3] == []
+
+
+# ---------------------------------------------------------------- one deployment, one launch
+
+
+def _no_errors(name: str, gpu: str = "H100"):
+    from kvlint.lint import LintOptions, lint
+
+    result = lint([str(FIX / name)], LintOptions(gpu=gpu))
+    return [f for f in result.findings if f.severity >= 3]
+
+
+def test_llmaz_lws_leader_and_worker_are_one_launch_over_the_group():
+    """Issue N: TP 2 over a 2-pod group of 1 GPU each gave KV204 "not enough GPUs", twice."""
+    d = _one("llmaz-service-lws.yaml")
+    assert (d.engine, d.model, d.gpu_count, d.gpu_count_span.line) == ("sglang", "Qwen/Qwen2.5-7B-Instruct", 2, 19)
+    assert _s(d, "nnodes") == (2, 16, 33)  # --nnodes $(LWS_GROUP_SIZE): the group's size
+    assert any("worker pods start the same engine" in n for n in d.notes)
+    assert [f.code for f in _no_errors("llmaz-service-lws.yaml")] == []
+
+
+def test_lws_size_left_to_the_tooling_is_unresolved_not_one():
+    d = _one("lws-unresolved-size.yaml")
+    assert d.gpu_count is None and d.settings["nnodes"].resolved is False
+    assert any("gpu count unresolved: 1 per pod x LeaderWorkerSet size ${GROUP_SIZE}" in n for n in d.notes)
+    assert [f.code for f in _no_errors("lws-unresolved-size.yaml")] == []
+
+
+def test_production_stack_raycluster_head_and_workers_sum_their_gpus():
+    d = _one("raycluster-pp.yaml")
+    assert _s(d, "pipeline_parallel_size") == (2, 12, 29) and d.gpu_count == 2
+    assert any("Ray cluster head 1 + 1 x 1" in n for n in d.notes)
+    assert [f.code for f in _no_errors("raycluster-pp.yaml")] == []
+
+
+def test_headless_data_parallel_worker_joins_its_leader():
+    d = _one("dp-headless.yaml")
+    assert (d.name, d.gpu_count) == ("dp-leader/vllm", 4)
+    assert _s(d, "data_parallel_size") == (4, 12, 64) and d.get("headless") is not True
+    assert any("--headless data-parallel worker at dp-worker/vllm line 28" in n for n in d.notes)
+
+
+def test_corpus_lws_sglang_example_is_one_launch(shared_dir):
+    deps = read_path(str(shared_dir / "corpus" / "kubernetes-sigs__lws/docs/examples/sglang/lws.yaml")).deployments
+    assert [(d.name, d.gpu_count) for d in deps] == [("sglang/sglang-leader", 2)]
