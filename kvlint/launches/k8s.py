@@ -201,7 +201,8 @@ def _kserve_hf(c: YNode, anc: list[YNode], image: str | None, fields: list[Field
     return kserve_hf.is_server(c, anc, image, fields)
 
 
-def _hf_server(c: YNode, anc: list[YNode], fields: list[Field], env: dict[str, str]) -> tuple[list[FoundLaunch], list[str]]:
+def _hf_server(c: YNode, anc: list[YNode], fields: list[Field],
+               env: dict[str, str]) -> tuple[list[FoundLaunch], list[str]]:
     from kvlint.launches.charts import kserve_hf
 
     storage = next((h.get("storageUri") for h in [c] + list(reversed(anc)) if h.is_map and h.get("storageUri")), None)

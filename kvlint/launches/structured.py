@@ -13,6 +13,8 @@ best such map is the launch's settings, each value with its own span.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kvlint import limits
 from kvlint.launches.keys import option_for_key, spelled_as_flag
 from kvlint.record import record
@@ -30,6 +32,7 @@ _NOT_SETTINGS = frozenset({"resources", "image", "service", "ingress", "env", "n
                            "labels", "annotations", "podAnnotations", "podLabels", "volumes", "volumeMounts",
                            "registry", "cache", "router", "storage", "secret", "credentials"})
 ENGINE_WORDS = ("vllm", "sglang")
+_Pair = tuple[str, YNode, YNode, str]
 
 
 @record
@@ -40,7 +43,7 @@ class Block:
     path: tuple[str, ...]  # keys from the document to the holder
     model_key: tuple[str, ...]  # the model key below the holder (`("model", "name")`, `("modelName",)`)
     model: YNode  # the model's scalar node (null when the chart leaves it to the install)
-    pairs: tuple[tuple[str, YNode, YNode, str], ...]  # (key, key node, value, option) for each flag key
+    pairs: tuple[_Pair, ...]  # (key, key node, value, option) for each flag key
     engine: str
     named: bool  # the path or a key's value names the engine (`vllm:`, `engine: sglang`)
 
@@ -101,7 +104,7 @@ def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool
     return block if block.score >= 1 and (named or engine is not None) else None
 
 
-def _flag_pairs(engine: str, holder: YNode, model: str):
+def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:
     """(key, key node, value, option) for the holder's flag keys, then those of its child maps that hold
     settings (`vllmConfig:`, `engineArgs:`); a child that names its own model is another block."""
     for key, knode, val in holder.pairs():
@@ -117,11 +120,14 @@ def _flag_pairs(engine: str, holder: YNode, model: str):
             yield key, knode, val, option
 
 
-def _settings_map(engine: str, node: YNode):
+def _settings_map(engine: str, node: YNode) -> list[_Pair]:
     """A child map's flag keys, when at least one of them is spelled like a setting (`vllmConfig:`), not
     a map whose keys only happen to be flags too (`container: {port: 8000}`)."""
-    found = [(k, kn, v, option_for_key(engine, k)) for k, kn, v in node.pairs() if not v.is_map]
-    flags = [(k, kn, v, o) for k, kn, v, o in found if o is not None and o not in ("--model", "--model-path")]
+    flags: list[_Pair] = []
+    for k, kn, v in node.pairs():
+        option = option_for_key(engine, k) if not v.is_map else None
+        if option is not None and option not in ("--model", "--model-path"):
+            flags.append((k, kn, v, option))
     return flags if any(spelled_as_flag(k) for k, *_ in flags) else []
 
 

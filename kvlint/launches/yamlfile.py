@@ -34,7 +34,14 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
             deps, why = _not_kubernetes(yf, doc, as_vllm_config)
             out.extend(deps)
             notes.extend(why)
-    return join_headless(out), notes
+    return join_headless([d for d in out if not _bare_entrypoint(d)]), notes
+
+
+def _bare_entrypoint(dep: Deployment) -> bool:
+    """An engine entry point with nothing after it (no model, no flag): an image's definition written in YAML
+    (`entrypoint: [python3, -m, vllm.entrypoints.openai.api_server]`, a Dockerfile in a string); the launch is
+    where that image is run with arguments, so it is not one here (and gets no "no model" warning)."""
+    return dep.model is None and not dep.settings and not dep.unknown_flags and not dep.invalid_values
 
 
 def join_headless(deps: list[Deployment]) -> list[Deployment]:

@@ -163,3 +163,15 @@ def test_headless_data_parallel_worker_joins_its_leader():
 def test_corpus_lws_sglang_example_is_one_launch(shared_dir):
     deps = read_path(str(shared_dir / "corpus" / "kubernetes-sigs__lws/docs/examples/sglang/lws.yaml")).deployments
     assert [(d.name, d.gpu_count) for d in deps] == [("sglang/sglang-leader", 2)]
+
+
+def test_an_engine_entrypoint_with_no_arguments_is_an_image_not_a_launch(tmp_path):
+    """Issue L: an ENTRYPOINT with no arguments was reported as a launch with a KV002 warning."""
+    assert read_path(str(FIX / "entrypoint-only.yaml")).deployments == []
+    compose = tmp_path / "compose.yaml"
+    compose.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.9.1\n"
+                       "    entrypoint: [python3, -m, vllm.entrypoints.openai.api_server]\n")
+    assert read_path(str(compose)).deployments == []
+    compose.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.9.1\n"
+                       "    entrypoint: [python3, -m, vllm.entrypoints.openai.api_server, --max-model-len, '4096']\n")
+    assert len(read_path(str(compose)).deployments) == 1  # a flag: the launch is here (its model the default)

@@ -22,8 +22,8 @@ _OWN = frozenset({
     "return_token_type_ids", "return_probabilities", "disable_lower_case", "disable_special_tokens", "max_length",
     "return_raw_logits", "http_port", "grpc_port", "workers", "max_threads", "max_asyncio_workers",
     "enable_grpc", "enable_docs_url", "enable_latency_logging", "configure_logging", "log_config_file",
-    "access_log_format", "predictor_host", "predictor_protocol", "predictor_use_ssl", "predictor_request_timeout_seconds",
-    "predictor_request_retries", "predictor_health_check", "model_kind", "input_names", "tensor_input_names",
+    "access_log_format", "predictor_host", "predictor_protocol", "predictor_use_ssl",
+    "predictor_request_timeout_seconds", "predictor_request_retries", "predictor_health_check", "model_kind", "input_names", "tensor_input_names",
     "request_timeout_seconds",
 })
 _NOT_VLLM = ("huggingface", "transformers", "hf")
@@ -60,9 +60,8 @@ def launch_fields(fields: Sequence[Field], storage: YNode | None) -> tuple[list[
                 if value.text.lower() in _NOT_VLLM:
                     return None
                 backend = f"--backend={value.text}"
-            if name == "model_id" and value is not None:
-                model = [Field("--model", f.span), value]
-            elif name == "model_dir" and value is not None and not model and storage is None:
+            by_dir = name == "model_dir" and not model and storage is None  # --model_id and storageUri come first
+            if value is not None and (name == "model_id" or by_dir):
                 model = [Field("--model", f.span), value]
             i += width
             continue

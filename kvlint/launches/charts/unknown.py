@@ -9,16 +9,17 @@ a KV008 info finding on the image, "engine image found, chart layout unknown".
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
-from kvlint.launches import facts
+from kvlint.launches import facts, structured
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
-from kvlint.launches import structured
 from kvlint.launches.charts.common import MODEL_FLAG, argv_items, chart_deployment, key_fields, model_fields, text
 from kvlint.launches.env import Field
-from kvlint.launches.keys import fields_from_pairs
 from kvlint.launches.images import shipped_engine
+from kvlint.launches.keys import fields_from_pairs
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
 
@@ -125,8 +126,12 @@ def _flag_fields(engine: str, doc: YNode, block: structured.Block | None) -> lis
             (k, v) for k, v in doc.items if k.is_scalar and k.text not in _NOT_FLAGS and v.is_scalar))
         out += key_fields(engine, flat)
     for key, knode, val, option in block.pairs if block is not None else ():
-        out += fields_from_pairs([(key, knode, val)], lambda _key, option=option: option)
+        out += fields_from_pairs([(key, knode, val)], _fixed(option))
     return out
+
+
+def _fixed(option: str) -> Callable[[str], str | None]:
+    return lambda _key: option
 
 
 def _model(holders: list[YNode]) -> tuple[tuple[str, ...], YNode | None]:
