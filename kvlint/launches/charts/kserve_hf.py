@@ -23,7 +23,8 @@ _OWN = frozenset({
     "return_raw_logits", "http_port", "grpc_port", "workers", "max_threads", "max_asyncio_workers",
     "enable_grpc", "enable_docs_url", "enable_latency_logging", "configure_logging", "log_config_file",
     "access_log_format", "predictor_host", "predictor_protocol", "predictor_use_ssl",
-    "predictor_request_timeout_seconds", "predictor_request_retries", "predictor_health_check", "model_kind", "input_names", "tensor_input_names",
+    "predictor_request_timeout_seconds", "predictor_request_retries", "predictor_health_check", "model_kind",
+    "input_names", "tensor_input_names",
     "request_timeout_seconds",
 })
 _NOT_VLLM = ("huggingface", "transformers", "hf")
