@@ -24,7 +24,9 @@ _MAX_NODES = 20000
 # a model key, compared without case, `_` or `-`: the keys charts and apps name the model with
 MODEL_NAMES = frozenset({"model", "modelname", "modelid", "modelurl", "modelpath", "modelrepo", "servedmodel",
                          "hfmodel", "huggingfacemodel", "hfmodelid", "llmmodelid", "modeluri"})
-_MODEL_PARTS = ("name", "id", "modelId", "repo", "repository", "uri", "path")  # `model: {name: ...}`
+# `model: {name: ...}`, `model: {repoId: ...}`: the key inside a model map that names it (compared as MODEL_NAMES)
+_MODEL_PARTS = frozenset({"name", "id", "modelid", "repo", "repoid", "repository", "uri", "path", "hfrepo",
+                          "hfrepoid", "huggingfaceid", "hubid"})
 # child maps that are never the engine's settings (a pod's resources, probes, the image, the service)
 _NOT_SETTINGS = frozenset({"resources", "image", "service", "ingress", "env", "nodeSelector", "affinity",
                            "tolerations", "livenessProbe", "readinessProbe", "startupProbe", "securityContext",
@@ -60,10 +62,11 @@ def model_key(holder: YNode) -> tuple[tuple[str, ...], YNode] | None:
         if val.is_scalar and not val.text.startswith("-"):
             return (key,), val
         if val.is_map:
-            for part in _MODEL_PARTS:
-                inner = val.get(part)
-                if inner is not None and inner.is_scalar:
-                    return (key, part), inner
+            parts = [(p, n) for p, _, n in val.pairs() if _norm(p) in _MODEL_PARTS and n.is_scalar
+                     and not n.tag.endswith(":bool")]
+            named = [(p, n) for p, n in parts if n.text] or parts  # a part left empty only when none is set
+            if named:
+                return (key, named[0][0]), named[0][1]
     return None
 
 

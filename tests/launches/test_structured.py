@@ -175,3 +175,11 @@ def test_an_engine_entrypoint_with_no_arguments_is_an_image_not_a_launch(tmp_pat
     compose.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.9.1\n"
                        "    entrypoint: [python3, -m, vllm.entrypoints.openai.api_server, --max-model-len, '4096']\n")
     assert len(read_path(str(compose)).deployments) == 1  # a flag: the launch is here (its model the default)
+
+
+def test_model_map_and_settings_map_side_by_side():
+    d = _one("sibling-settings.yaml")
+    assert (d.model, d.model_span.line, d.model_span.col, d.engine_version) == ("Qwen/Qwen2.5-32B-Instruct", 3, 11, "0.10.0")
+    assert _s(d, "tensor_parallel_size") == (2, 11, 23) and _s(d, "max_model_len") == (32768, 12, 16)
+    assert _s(d, "reasoning_parser") == ("deepseek_r1", 15, 7) and "task" not in d.settings  # "" keeps the default
+    assert d.gpu_count == 2
