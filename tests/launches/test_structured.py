@@ -183,3 +183,9 @@ def test_model_map_and_settings_map_side_by_side():
     assert _s(d, "tensor_parallel_size") == (2, 11, 23) and _s(d, "max_model_len") == (32768, 12, 16)
     assert _s(d, "reasoning_parser") == ("deepseek_r1", 15, 7) and "task" not in d.settings  # "" keeps the default
     assert d.gpu_count == 2
+
+
+def test_json_settings_under_an_engine_key():
+    d = _one("engine-settings.json")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", 5, 16)
+    assert _s(d, "max_model_len") == (16384, 6, 24) and _s(d, "tensor_parallel_size") == (2, 7, 31)
