@@ -56,7 +56,8 @@ def _value(node: YNode) -> Field:
 
 def option_for_key(engine: str, key: str) -> str | None:
     """The engine option a structured key stands for, in any spelling: `maxModelLen`, `max_model_len`,
-    `max-model-len` (the option or its dest), or a short option written bare (`tp` -> `-tp`). The engine's
+    `max-model-len` (the option or its dest), or a short option written bare (`tp` -> vLLM's `-tp`, SGLang's
+    `--tp-size`). The engine's
     flag table decides; no list of keys per chart."""
     return _option_for_key(engine, key) if 0 < len(key) <= 64 else None
 
@@ -66,7 +67,8 @@ def _option_for_key(engine: str, key: str) -> str | None:
     from kvlint.launches.argv import exact_option
 
     kebab = camel_to_flag(key.strip())
-    for option in (kebab, "-" + key, "--" + key):
+    short = ("--" + key + "-size",) if key in _SHORT else ()  # SGLang's `--tp-size` for a bare `tp`
+    for option in (kebab, "-" + key, "--" + key, *short):
         if exact_option(engine, option) is not None:
             return option
     return None

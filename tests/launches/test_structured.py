@@ -30,6 +30,7 @@ def _s(dep, name):
     ("vllm", "max-model-len", "--max-model-len"), ("vllm", "tensorParallelSize", "--tensor-parallel-size"),
     ("vllm", "tp", "-tp"), ("vllm", "gpuMemoryUtilization", "--gpu-memory-utilization"),
     ("sglang", "memFractionStatic", "--mem-fraction-static"), ("sglang", "tpSize", "--tp-size"),
+    ("sglang", "tp", "--tp-size"), ("sglang", "dp", "--dp-size"),
     ("vllm", "contextLength", None), ("vllm", "replicaCount", None), ("vllm", "name", None),
 ])
 def test_a_key_in_any_spelling_is_the_option_the_engine_table_names(engine, key, option):
