@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kvlint import limits
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
@@ -45,19 +46,30 @@ def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | 
 
 
 def _claims(adapters: list, doc: YNode) -> Iterator[tuple[Any, YNode]]:
-    """The adapter that knows the document, else one that knows a top-level map: an umbrella chart's values
-    hold each subchart's under the subchart's name (`vllm-stack:`), and a known chart there is still that chart."""
+    """The adapter that knows the document, else one that knows a map below it (breadth first, a few levels):
+    an umbrella chart's values hold each subchart's under the subchart's name (`vllm-stack:`, `global.stack:`),
+    and a known chart there is still that chart."""
     for adapter in adapters:
         if adapter.matches(doc):
             yield adapter, doc
             return
-    for _, _, child in doc.pairs():
-        if not child.is_map:
-            continue
-        for adapter in adapters:
-            if not adapter.__name__.endswith(".generic") and adapter.matches(child):
-                yield adapter, child
+    level, seen = [doc], 0
+    for _ in range(_SUBCHART_DEPTH):
+        below = [v for node in level for _, _, v in node.pairs() if v.is_map]
+        for child in below:
+            seen += 1
+            limits.check()
+            if seen > _SUBCHART_MAPS:
                 return
+            for adapter in adapters:
+                if not adapter.__name__.endswith(".generic") and adapter.matches(child):
+                    yield adapter, child
+                    return
+        level = below
+
+
+_SUBCHART_DEPTH = 3  # subchart values sit under their name, at most under a parent's name or two
+_SUBCHART_MAPS = 2000
 
 
 def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:

@@ -190,3 +190,9 @@ def test_json_settings_under_an_engine_key():
     d = _one("engine-settings.json")
     assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", 5, 16)
     assert _s(d, "max_model_len") == (16384, 6, 24) and _s(d, "tensor_parallel_size") == (2, 7, 31)
+
+
+def test_known_chart_two_keys_down_is_still_that_chart():
+    d = _one("subchart-deeper.yaml")
+    assert (d.name, d.model, d.model_span.line, d.gpu_count) == ("deep", "Qwen/Qwen2.5-7B-Instruct", 8, 1)
+    assert _s(d, "max_model_len") == (4096, 11, 26)
