@@ -196,3 +196,20 @@ def test_known_chart_two_keys_down_is_still_that_chart():
     d = _one("subchart-deeper.yaml")
     assert (d.name, d.model, d.model_span.line, d.gpu_count) == ("deep", "Qwen/Qwen2.5-7B-Instruct", 8, 1)
     assert _s(d, "max_model_len") == (4096, 11, 26)
+
+
+def test_an_empty_argument_list_after_a_switch_vanishes_too():
+    d = _one("compose-extra-args-after-switch.yaml")
+    assert (d.model, d.model_resolved, d.get("enforce_eager")) == ("Qwen/Qwen2.5-7B-Instruct", True, True)
+
+
+def test_an_empty_value_after_an_option_stays_the_environment_s():
+    from kvlint.launches.env import expand_words
+    from kvlint.sources.shell import tokenize
+    from kvlint.sources.text import Mapped
+
+    text = "--api-key ${KEY:-} --port 8000 ${EXTRA:-}"
+    m = Mapped("x", text, tuple((1, i + 1) for i in range(len(text) + 1)))
+    cmds, _ = tokenize(m)
+    fields = expand_words(cmds[0].words, m, {})
+    assert [f.text for f in fields] == ["--api-key", "${KEY:-}", "--port", "8000"] and not fields[1].resolved
