@@ -272,7 +272,9 @@ def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> Manifes
     group, gspan, why = group_size(anc)
     notes: tuple[str, ...] = ()
     ray = _ray_cluster_gpus(anc)
-    if ray is not None and count is not None and ray[0] > count:
+    if ray is not None and ray[0] is None:  # the workers' number is left to the deploy tooling: never assumed
+        return ManifestGpu(product, pspan, None, span, (ray[1],), grouped=True)
+    if ray is not None and ray[0] is not None and count is not None and ray[0] > count:
         options = facts.gpu_options(facts.pod_holder(anc), ray[0], docs)
         return ManifestGpu(product, pspan, ray[0], span, (ray[1],), grouped=True, options=options)
     if group is None:  # a group whose size the file does not fix: the group's GPUs are unknown, not one pod's
@@ -285,19 +287,27 @@ def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> Manifes
     return ManifestGpu(product, pspan, count, span, notes, grouped=group > 1, options=options)
 
 
-def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int, str] | None:
-    """An engine started in a Ray head spans the whole cluster: head + workers x replicas."""
+def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int | None, str] | None:
+    """An engine started in a Ray head spans the whole cluster: head + workers x replicas; a worker group whose
+    replicas the file does not fix (`{{ .Values.workers }}`, `${N}`) leaves the cluster's GPUs unresolved."""
     for holder in reversed(anc):
         head, workers = holder.get("headGroupSpec"), holder.get("workerGroupSpecs")
         if head is None or workers is None or not workers.is_seq:
             continue
         total, parts = _pod_gpus(head.path("template", "spec")), []
         parts.append(f"head {total}")
+        unresolved = False
         for grp in workers.items:
-            per, reps = _pod_gpus(grp.path("template", "spec")), g.to_int(grp.get("replicas")) or 1
+            node = grp.get("replicas") if grp.is_map else None
+            reps = g.to_int(node) if node is not None else g.to_int(grp.get("minReplicas")) or 1
+            per = _pod_gpus(grp.path("template", "spec"))
+            if reps is None:
+                unresolved = True
+                parts.append(f"{node.text if node is not None else '?'} (unresolved) x {per}")
+                continue
             total += per * reps
             parts.append(f"{reps} x {per}")
-        return total, "gpu count = Ray cluster " + " + ".join(parts)
+        return (None if unresolved else total), "gpu count = Ray cluster " + " + ".join(parts)
     return None
 
 

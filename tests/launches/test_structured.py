@@ -213,3 +213,16 @@ def test_an_empty_value_after_an_option_stays_the_environment_s():
     cmds, _ = tokenize(m)
     fields = expand_words(cmds[0].words, m, {})
     assert [f.text for f in fields] == ["--api-key", "${KEY:-}", "--port", "8000"] and not fields[1].resolved
+
+
+def test_raycluster_head_engine_spans_head_and_workers():
+    d = _one("raycluster-head-engine.yaml")
+    assert (d.gpu_count, d.get("tensor_parallel_size"), d.get("pipeline_parallel_size")) == (4, 2, 2)
+    assert any("Ray cluster head 2 + 1 x 2" in n for n in d.notes)
+    assert [f.code for f in _no_errors("raycluster-head-engine.yaml")] == []
+
+
+def test_raycluster_worker_replicas_left_to_tooling_are_unresolved():
+    d = _one("raycluster-unresolved-workers.yaml")
+    assert d.gpu_count is None and any("${WORKERS} (unresolved) x 2" in n for n in d.notes)
+    assert [f.code for f in _no_errors("raycluster-unresolved-workers.yaml")] == []
