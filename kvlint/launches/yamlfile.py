@@ -29,7 +29,7 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:
-            out.extend(_by_kind(yf, doc) or read_k8s(yf, doc) or _launch_strings(yf, doc))
+            out.extend(_by_kind(yf, doc) or read_k8s(yf, doc) or _launch_strings(yf, doc) or _structured(yf, doc))
         else:
             deps, why = _not_kubernetes(yf, doc, as_vllm_config)
             out.extend(deps)
@@ -81,6 +81,15 @@ def _launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     from kvlint.launches.helm import launch_strings
 
     return launch_strings(yf, doc)
+
+
+def _structured(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """An operator's object whose spec holds the engine's settings as keys (`spec.model`, `spec.maxModelLen`):
+    read when its kind, API group, a key on the path or an engine image names the engine (chart code, loaded
+    only for a manifest nothing else launched)."""
+    from kvlint.launches.charts.unknown import read_object
+
+    return read_object(yf, doc)
 
 
 def _not_kubernetes(yf: YamlFile, doc: YNode,

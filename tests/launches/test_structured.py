@@ -226,3 +226,14 @@ def test_raycluster_worker_replicas_left_to_tooling_are_unresolved():
     d = _one("raycluster-unresolved-workers.yaml")
     assert d.gpu_count is None and any("${WORKERS} (unresolved) x 2" in n for n in d.notes)
     assert [f.code for f in _no_errors("raycluster-unresolved-workers.yaml")] == []
+
+
+def test_an_operator_object_named_for_its_engine_is_read_from_its_spec(tmp_path):
+    d = _one("operator-object.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col, d.gpu_count) == (
+        "vllm", "Qwen/Qwen2.5-7B-Instruct", 7, 10, 2)
+    assert _s(d, "max_model_len") == (8192, 8, 16) and _s(d, "tensor_parallel_size") == (2, 9, 23)
+    cm = tmp_path / "cm.yaml"  # a ConfigMap of an application's settings names no engine: not a launch
+    cm.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  model: example-org/demo\n"
+                  "  max_model_len: '4096'\n  temperature: '0.7'\n")
+    assert read_path(str(cm)).deployments == []

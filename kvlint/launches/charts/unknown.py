@@ -93,7 +93,19 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     return [chart_deployment(yf.path, engine, fields, model or doc, ctx, gpu)], []
 
 
-def _from_block(yf: YamlFile, doc: YNode, block: structured.Block) -> Deployment:
+def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """A Kubernetes object of a kind kvlint has no reader for, whose settings are keys at some depth: the
+    engine from its image, else its kind or API group (`kind: VllmServer`), else the settings' own path."""
+    found = engine_image(doc)
+    named = " ".join(text(doc.get(k)) or "" for k in ("kind", "apiVersion")).lower()
+    engine = found[0] if found else next((w for w in structured.ENGINE_WORDS if w in named), None)
+    block = structured.find(doc, engine)
+    if block is None:
+        return []
+    return [_from_block(yf, doc, block, found[1:] if found else None)]
+
+
+def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[str, Span] | None = None) -> Deployment:
     """Settings with no engine image: the mapping names its engine, or its keys are plainly an engine's."""
     model_path = block.path + block.model_key
     fields = _model_fields(block.engine, block.model, model_path) + _flag_fields(block.engine, doc, block)
@@ -104,7 +116,8 @@ def _from_block(yf: YamlFile, doc: YNode, block: structured.Block) -> Deployment
         product, pspan = g.product_from_pod(doc)
     note = (f"read from the settings under {'.'.join(block.path) or 'the top level'}: model key "
             f"{'.'.join(model_path)} and {len(block.pairs)} engine-flag keys")
-    ctx = LaunchContext(notes=(note,), node_labels=facts.node_labels(doc))
+    ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
+                        node_labels=facts.node_labels(doc))
     return chart_deployment(yf.path, block.engine, fields, block.model, ctx, ManifestGpu(product, pspan, count, cspan))
 
 
