@@ -34,6 +34,10 @@ _NOT_SETTINGS = frozenset({"resources", "image", "service", "ingress", "env", "n
                            "labels", "annotations", "podAnnotations", "podLabels", "volumes", "volumeMounts",
                            "registry", "cache", "router", "storage", "secret", "credentials"})
 ENGINE_WORDS = ("vllm", "sglang")
+# a request's sampling parameters: beside a model they make a client's or an in-process run's settings (an
+# eval harness, `LLM(...)` kwargs), never a server's, whose flags hold none of them
+_SAMPLING = frozenset({"temperature", "topp", "topk", "maxtokens", "maxnewtokens", "repetitionpenalty",
+                       "presencepenalty", "frequencypenalty", "samplingparams"})
 _Pair = tuple[str, YNode, YNode, str]
 
 
@@ -98,7 +102,7 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
 
 def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool) -> Block | None:
     found = model_key(holder)
-    if found is None:
+    if found is None or any(_norm(k) in _SAMPLING for k, _, _ in holder.pairs()):
         return None
     keys, model = found
     chosen = engine or _engine_by_keys(holder)

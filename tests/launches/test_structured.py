@@ -237,3 +237,10 @@ def test_an_operator_object_named_for_its_engine_is_read_from_its_spec(tmp_path)
     cm.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  model: example-org/demo\n"
                   "  max_model_len: '4096'\n  temperature: '0.7'\n")
     assert read_path(str(cm)).deployments == []
+
+
+def test_settings_beside_sampling_parameters_are_a_client_s_not_a_launch(tmp_path):
+    p = tmp_path / "eval.yaml"
+    p.write_text("vllm:\n  model: example-org/demo-8b\n  max_model_len: 4096\n  tensor_parallel_size: 2\n"
+                 "  temperature: 0.0\n  max_tokens: 512\n")
+    assert read_path(str(p)).deployments == []
