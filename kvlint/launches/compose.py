@@ -14,7 +14,7 @@ from kvlint import limits
 from kvlint.deployment import Deployment
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
-from kvlint.launches.env import Field, Supplied, expand_word, parse_dotenv, with_supplied
+from kvlint.launches.env import Field, Supplied, expand_words, parse_dotenv, with_supplied
 from kvlint.launches.images import entrypoint_engine, known_image
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv
@@ -106,7 +106,7 @@ def _argv(yf: YamlFile, node: YNode | None, env: Mapping[str, str]) -> list[Fiel
         return []
     m = yf.mapped(node)
     cmds, _ = tokenize(m)
-    return [f for c in cmds for w in c.words for f in expand_word(w, m, env)]
+    return [f for c in cmds for f in expand_words(c.words, m, env)]
 
 
 def _exec_word(item: YNode, env: Mapping[str, str]) -> Field:

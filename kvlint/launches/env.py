@@ -8,7 +8,7 @@ and the inspect output says which variable was missing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import MappingProxyType
@@ -181,6 +181,40 @@ def expand_word(word: Word, m: Mapped, env: Mapping[str, str], positional: Posit
         # a value that came from an expansion points at the whole expression as written, quotes included
         fields = [replace(fields[0], span=m.span(word.start, word.end))]
     return fields
+
+
+def expand_words(words: Sequence[Word], m: Mapped, env: Mapping[str, str],
+                 positional: Positional | None = None) -> list[Field]:
+    """The words of one command as the fields the shell passes on. A word that is only an empty default of a
+    variable this file never sets (`${EXTRA_ARGS:-}`, `${X-}`) expands to nothing and the shell drops it;
+    it stays an unresolved value only right after an option that may take one (`--api-key ${KEY:-}`), where the
+    environment supplies what the launch means (read as "" it would swallow the next flag), unless its name
+    says it is a list of arguments (`${VLLM_EXTRA_ARGS:-}`, `$OPTS`: never one option's value)."""
+    out: list[Field] = []
+    for word in words:
+        if _empty_default(word, env) and (_arg_list(word) or not (out and _takes_value(out[-1].text))):
+            continue
+        out.extend(expand_word(word, m, env, positional))
+    return out
+
+
+def _empty_default(word: Word, env: Mapping[str, str]) -> bool:
+    if len(word.parts) != 1:
+        return False
+    part = word.parts[0]
+    return (part.kind == "var" and not part.quoted and part.op in (":-", "-") and not part.default
+            and not env.get(part.text))
+
+
+def _arg_list(word: Word) -> bool:
+    return word.parts[0].text.upper().endswith(_ARG_LISTS)
+
+
+_ARG_LISTS = ("ARGS", "ARGUMENTS", "FLAGS", "OPTS", "OPTIONS", "PARAMS")
+
+
+def _takes_value(text: str) -> bool:
+    return text.startswith("-") and "=" not in text and len(text) > 1 and not text[1:2].isdigit()
 
 
 def _positional_key(part: Part) -> str | None:

@@ -6,6 +6,10 @@ then to any string that itself starts an engine (`start_command: vllm serve ...`
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
+from kvlint import limits
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
@@ -24,11 +28,10 @@ def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | 
     from kvlint.launches.charts import adapters
     from kvlint.launches.helm_chart import templates_hold_launch
 
-    for adapter in adapters():
-        if adapter.matches(doc):
-            if adapter.__name__.endswith(".generic") and templates_hold_launch(yf.path):
-                return [], []  # an unrecognised chart's values: its own template, read with them, is the launch
-            return adapter.read(yf, doc), []
+    for adapter, node in _claims(adapters(), doc):
+        if adapter.__name__.endswith(".generic") and templates_hold_launch(yf.path):
+            return [], []  # an unrecognised chart's values: its own template, read with them, is the launch
+        return adapter.read(yf, node), []
     found = read_k8s(yf, doc) or launch_strings(yf, doc)
     if found and any(d.model is not None for d in found):
         return found, []
@@ -40,6 +43,33 @@ def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | 
     if found and not deps:  # argv-shaped keys without a model: the container walk's reading stands
         return found, []
     return deps, list(findings)
+
+
+def _claims(adapters: list, doc: YNode) -> Iterator[tuple[Any, YNode]]:
+    """The adapter that knows the document, else one that knows a map below it (breadth first, a few levels):
+    an umbrella chart's values hold each subchart's under the subchart's name (`vllm-stack:`, `global.stack:`),
+    and a known chart there is still that chart."""
+    for adapter in adapters:
+        if adapter.matches(doc):
+            yield adapter, doc
+            return
+    level, seen = [doc], 0
+    for _ in range(_SUBCHART_DEPTH):
+        below = [v for node in level for _, _, v in node.pairs() if v.is_map]
+        for child in below:
+            seen += 1
+            limits.check()
+            if seen > _SUBCHART_MAPS:
+                return
+            for adapter in adapters:
+                if not adapter.__name__.endswith(".generic") and adapter.matches(child):
+                    yield adapter, child
+                    return
+        level = below
+
+
+_SUBCHART_DEPTH = 3  # subchart values sit under their name, at most under a parent's name or two
+_SUBCHART_MAPS = 2000
 
 
 def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:

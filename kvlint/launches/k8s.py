@@ -14,10 +14,11 @@ from kvlint.deployment import Deployment
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
-from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_word
+from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_words
 from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
+from kvlint.record import replace
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
@@ -28,11 +29,43 @@ _SKIP_KEYS = {"initContainers", "ephemeralContainers", "livenessProbe", "readine
 
 
 def read_k8s(yf: YamlFile, doc: YNode) -> list[Deployment]:
-    out: list[Deployment] = []
+    """Every container's launches; the workers of a LeaderWorkerSet whose leader launches are that launch
+    (one engine over the group, `--node-rank` / `--headless` ranks), not launches of their own."""
+    found: list[tuple[list[Deployment], YNode | None, bool]] = []
     ignore = ignore_codes(doc)
     for container, ancestors in iter_containers(doc):
-        out.extend(_container(yf, container, ancestors, doc, ignore))
+        template = lws_template(ancestors)
+        worker = template.get("workerTemplate") if template is not None else None
+        is_worker = worker is not None and any(a is worker for a in ancestors)
+        found.append((_container(yf, container, ancestors, doc, ignore), template, is_worker))
+    leaders = {id(t) for deps, t, w in found if t is not None and deps and not w}
+    out: list[Deployment] = []
+    for deps, template, is_worker in found:
+        if template is not None and is_worker and id(template) in leaders:
+            continue
+        if template is not None and not is_worker and any(t is template and w and d for d, t, w in found):
+            deps = [replace(d, notes=d.notes + (_GROUP_NOTE,)) for d in deps]
+        out.extend(deps)
     return out
+
+
+_GROUP_NOTE = ("the LeaderWorkerSet's worker pods start the same engine (their ranks of this launch): "
+               "one launch over the group, its GPUs summed over the pods")
+
+
+def lws_template(anc: list[YNode]) -> YNode | None:
+    """The LeaderWorkerSet template around a container: `leaderWorkerTemplate` (LWS itself) or another
+    operator's map holding `leaderTemplate`/`workerTemplate` and `size` (llmaz's `workloadTemplate`)."""
+    for holder in reversed(anc):
+        if holder.get("workerTemplate") is not None or holder.get("leaderTemplate") is not None:
+            return holder
+        for key in ("leaderWorkerTemplate", "workloadTemplate"):
+            inner = holder.get(key)
+            if inner is not None and inner.is_map and (inner.get("workerTemplate") is not None
+                                                        or inner.get("leaderTemplate") is not None
+                                                        or inner.get("size") is not None):
+                return inner
+    return None
 
 
 def ignore_codes(doc: YNode) -> tuple[str, ...]:
@@ -100,14 +133,16 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     doc_name = _text(doc.path("metadata", "name")) or ""
     env = container_env(c, anc)
     size, _, why = group_size(anc)
-    if why.startswith("LeaderWorkerSet"):
+    if why.startswith("LeaderWorkerSet") and size:
         env.setdefault("LWS_GROUP_SIZE", str(size))  # the LWS controller sets it to leaderWorkerTemplate.size
     image = c.get("image")
     image_text = _text(image)
     fields, script, positional = _argv(yf, c, env)
     default = entrypoint_engine(image_text)
     notes: list[str] = []
-    if script is not None:
+    if script is None and _kserve_hf(c, anc, image_text, fields):
+        launches, notes = _hf_server(c, anc, fields, env)
+    elif script is not None:
         launches, _, notes = run_script(yf.mapped(script), env, positional=positional)
     else:
         found = launch_in_argv(fields, env, image_default=default)
@@ -155,6 +190,29 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
     return fields, None, None
 
 
+def _kserve_hf(c: YNode, anc: list[YNode], image: str | None, fields: list[Field]) -> bool:
+    """A cheap test first (the image, a KServe flag spelling) so most containers never load the module."""
+    if not (image and "huggingfaceserver" in image) and not any(f.text.startswith(("--model_id", "--backend",
+                                                                                        "--model_name")) or
+                                                                 "huggingfaceserver" in f.text for f in fields):
+        return False
+    from kvlint.launches.charts import kserve_hf
+
+    return kserve_hf.is_server(c, anc, image, fields)
+
+
+def _hf_server(c: YNode, anc: list[YNode], fields: list[Field],
+               env: dict[str, str]) -> tuple[list[FoundLaunch], list[str]]:
+    from kvlint.launches.charts import kserve_hf
+
+    storage = next((h.get("storageUri") for h in [c] + list(reversed(anc)) if h.is_map and h.get("storageUri")), None)
+    found = kserve_hf.launch_fields(fields, storage)
+    if found is None:
+        return [], []
+    argv, note = found
+    return [FoundLaunch("vllm", tuple(argv), fields[0].span if fields else None, env)], [note]
+
+
 def _storage_uri(c: YNode, anc: list[YNode]) -> tuple[str, Span | None] | None:
     """KServe's storageUri beside the container (mounted at /mnt/models): another name for the model."""
     for holder in [c] + list(reversed(anc)):
@@ -194,7 +252,7 @@ def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[
         if name and "ARGS" in name.upper() and value is not None and flags:
             m = yf.mapped(value)
             cmds, _ = tokenize(m)
-            extra.extend(f for cmd in cmds for w in cmd.words for f in expand_word(w, m, env))
+            extra.extend(f for cmd in cmds for f in expand_words(cmd.words, m, env))
     return [FoundLaunch(default, tuple(extra), None, env)] if extra and default else []
 
 
@@ -214,9 +272,14 @@ def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> Manifes
     group, gspan, why = group_size(anc)
     notes: tuple[str, ...] = ()
     ray = _ray_cluster_gpus(anc)
-    if ray is not None and count is not None and ray[0] > count:
+    if ray is not None and ray[0] is None:  # the workers' number is left to the deploy tooling: never assumed
+        return ManifestGpu(product, pspan, None, span, (ray[1],), grouped=True)
+    if ray is not None and ray[0] is not None and count is not None and ray[0] > count:
         options = facts.gpu_options(facts.pod_holder(anc), ray[0], docs)
         return ManifestGpu(product, pspan, ray[0], span, (ray[1],), grouped=True, options=options)
+    if group is None:  # a group whose size the file does not fix: the group's GPUs are unknown, not one pod's
+        note = f"gpu count unresolved: {count if count is not None else '?'} per pod x {why}"
+        return ManifestGpu(product, pspan, None, span or gspan, (note,), grouped=True)
     if count is not None and group > 1:
         notes = (f"gpu count = {count} per pod x {why} {group}",)
         count *= group
@@ -224,19 +287,27 @@ def gpu_facts(c: YNode, anc: list[YNode], docs: Sequence[YNode] = ()) -> Manifes
     return ManifestGpu(product, pspan, count, span, notes, grouped=group > 1, options=options)
 
 
-def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int, str] | None:
-    """An engine started in a Ray head spans the whole cluster: head + workers x replicas."""
+def _ray_cluster_gpus(anc: list[YNode]) -> tuple[int | None, str] | None:
+    """An engine started in a Ray head spans the whole cluster: head + workers x replicas; a worker group whose
+    replicas the file does not fix (`{{ .Values.workers }}`, `${N}`) leaves the cluster's GPUs unresolved."""
     for holder in reversed(anc):
         head, workers = holder.get("headGroupSpec"), holder.get("workerGroupSpecs")
         if head is None or workers is None or not workers.is_seq:
             continue
         total, parts = _pod_gpus(head.path("template", "spec")), []
         parts.append(f"head {total}")
+        unresolved = False
         for grp in workers.items:
-            per, reps = _pod_gpus(grp.path("template", "spec")), g.to_int(grp.get("replicas")) or 1
+            node = grp.get("replicas") if grp.is_map else None
+            reps = g.to_int(node) if node is not None else g.to_int(grp.get("minReplicas")) or 1
+            per = _pod_gpus(grp.path("template", "spec"))
+            if reps is None:
+                unresolved = True
+                parts.append(f"{node.text if node is not None else '?'} (unresolved) x {per}")
+                continue
             total += per * reps
             parts.append(f"{reps} x {per}")
-        return total, "gpu count = Ray cluster " + " + ".join(parts)
+        return (None if unresolved else total), "gpu count = Ray cluster " + " + ".join(parts)
     return None
 
 
@@ -246,13 +317,17 @@ def _pod_gpus(pod: YNode | None) -> int:
     return sum((g.count_from_resources(c.get("resources"))[0] or 0) for c in items)
 
 
-def group_size(anc: list[YNode]) -> tuple[int, Span | None, str]:
-    """Pods that form one engine instance: LWS size, Dynamo multinode.nodeCount."""
-    for holder in reversed(anc):
-        lws = holder.path("leaderWorkerTemplate", "size")
+def group_size(anc: list[YNode]) -> tuple[int | None, Span | None, str]:
+    """Pods that form one engine instance: LWS size, Dynamo multinode.nodeCount; None when the file writes
+    the size as something it does not resolve (`{{ .Values.size }}`, `${GROUP}`): never assumed 1."""
+    template = lws_template(anc)
+    lws = template.get("size") if template is not None else None
+    if lws is not None and lws.is_scalar and not lws.tag.endswith(":null"):
         size = g.to_int(lws)
-        if lws is not None and size:
+        if size:
             return size, lws.span, "LeaderWorkerSet size"
+        return None, lws.span, f"LeaderWorkerSet size {lws.text} (unresolved)"
+    for holder in reversed(anc):
         nodes = holder.path("multinode", "nodeCount")
         count = g.to_int(nodes)
         if nodes is not None and count:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 from kvlint.launches.env import Field, substitute_supplied
 from kvlint.lazyre import lazy
@@ -51,3 +52,33 @@ def _value(node: YNode) -> Field:
     text, origin = substitute_supplied(node.text)
     unresolved = "{{" in text or has_placeholder(text)
     return Field(text, node.span, not unresolved, (text,) if unresolved else (), origin=origin)
+
+
+def option_for_key(engine: str, key: str) -> str | None:
+    """The engine option a structured key stands for, in any spelling: `maxModelLen`, `max_model_len`,
+    `max-model-len` (the option or its dest), or a short option written bare (`tp` -> vLLM's `-tp`, SGLang's
+    `--tp-size`). The engine's
+    flag table decides; no list of keys per chart."""
+    return _option_for_key(engine, key) if 0 < len(key) <= 64 else None
+
+
+@lru_cache(maxsize=4096)
+def _option_for_key(engine: str, key: str) -> str | None:
+    from kvlint.launches.argv import exact_option
+
+    kebab = camel_to_flag(key.strip())
+    short = ("--" + key + "-size",) if key in _SHORT else ()  # SGLang's `--tp-size` for a bare `tp`
+    for option in (kebab, "-" + key, "--" + key, *short):
+        if exact_option(engine, option) is not None:
+            return option
+    return None
+
+
+def spelled_as_flag(key: str) -> bool:
+    """A key written the way only engine settings are (several words: camelCase, snake or kebab case, or a
+    short option such as `tp`): a bare word (`port`, `name`, `device`) is a setting once a block is an
+    engine's, but never evidence that it is one."""
+    return "_" in key or "-" in key or any(c.isupper() for c in key[1:]) or key in _SHORT
+
+
+_SHORT = frozenset({"tp", "pp", "dp", "ep"})

@@ -29,12 +29,50 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:
-            out.extend(_by_kind(yf, doc) or read_k8s(yf, doc) or _launch_strings(yf, doc))
+            out.extend(_by_kind(yf, doc) or read_k8s(yf, doc) or _launch_strings(yf, doc) or _structured(yf, doc))
         else:
             deps, why = _not_kubernetes(yf, doc, as_vllm_config)
             out.extend(deps)
             notes.extend(why)
-    return out, notes
+    return join_headless([d for d in out if not _bare_entrypoint(d)]), notes
+
+
+def _bare_entrypoint(dep: Deployment) -> bool:
+    """An engine entry point with nothing after it (no model, no flag): an image's definition written in YAML
+    (`entrypoint: [python3, -m, vllm.entrypoints.openai.api_server]`, a Dockerfile in a string); the launch is
+    where that image is run with arguments, so it is not one here (and gets no "no model" warning)."""
+    return dep.model is None and not dep.settings and not dep.unknown_flags and not dep.invalid_values
+
+
+def join_headless(deps: list[Deployment]) -> list[Deployment]:
+    """A data-parallel `--headless` worker (it serves no API: its ranks belong to a leader) is part of the
+    launch of the same engine and model that does serve: one launch, its GPUs summed over both. A headless
+    launch with no such leader in the file stays a launch (its leader is elsewhere)."""
+    if not any(d.get("headless") is True for d in deps):
+        return deps
+    out: list[Deployment] = []
+    for dep in deps:
+        if dep.get("headless") is True:
+            at = next((i for i, d in enumerate(out) if d.engine == dep.engine and d.model == dep.model
+                       and d.get("headless") is not True), None)
+            if at is not None:
+                out[at] = _with_worker(out[at], dep)
+                continue
+        out.append(dep)
+    return out
+
+
+def _with_worker(leader: Deployment, worker: Deployment) -> Deployment:
+    from kvlint.record import replace
+
+    span = worker.launch_span or worker.model_span
+    where = " ".join(p for p in (worker.name, f"line {span.line}" if span is not None else "") if p) or "this file"
+    if leader.gpu_count is not None and worker.gpu_count is not None:
+        note = (f"gpu count = {leader.gpu_count} (this launch) + {worker.gpu_count} (its --headless data-parallel "
+                f"worker at {where}): one launch")
+        return replace(leader, gpu_count=leader.gpu_count + worker.gpu_count, notes=leader.notes + (note,))
+    note = f"its --headless data-parallel worker at {where} is part of this launch; the group's GPUs are not all stated"
+    return replace(leader, gpu_count=None, notes=leader.notes + (note,))
 
 
 def _launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -43,6 +81,15 @@ def _launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     from kvlint.launches.helm import launch_strings
 
     return launch_strings(yf, doc)
+
+
+def _structured(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """An operator's object whose spec holds the engine's settings as keys (`spec.model`, `spec.maxModelLen`):
+    read when its kind, API group, a key on the path or an engine image names the engine (chart code, loaded
+    only for a manifest nothing else launched)."""
+    from kvlint.launches.charts.unknown import read_object
+
+    return read_object(yf, doc)
 
 
 def _not_kubernetes(yf: YamlFile, doc: YNode,

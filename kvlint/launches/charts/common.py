@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
-from kvlint.launches.argv import exact_option
 from kvlint.launches.build import LaunchContext, ManifestGpu, make_deployment
-from kvlint.launches.env import Field, expand_word, substitute_supplied, with_supplied
-from kvlint.launches.keys import camel_to_flag, fields_from_pairs
+from kvlint.launches.env import Field, expand_words, substitute_supplied, with_supplied
+from kvlint.launches.keys import fields_from_pairs, option_for_key
 from kvlint.lazyre import lazy
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
@@ -20,9 +19,9 @@ def text(node: YNode | None) -> str | None:
 
 
 def known_flag(engine: str, key: str) -> str | None:
-    """The `--flag` a chart key stands for, only when the engine has exactly that option."""
-    flag = camel_to_flag(key)
-    return flag if exact_option(engine, flag) is not None else None
+    """The `--flag` a chart key stands for, only when the engine has exactly that option (in any spelling:
+    kvlint.launches.keys.option_for_key)."""
+    return option_for_key(engine, key)
 
 
 def model_fields(engine: str, node: YNode | None) -> list[Field]:
@@ -58,7 +57,7 @@ def shell_words(yf: YamlFile, item: YNode) -> list[Field] | None:
     if errors or len(commands) != 1 or commands[0].sep != "":
         return None
     env = with_supplied({})
-    return [f for word in commands[0].words for f in expand_word(word, mapped, env)]
+    return expand_words(commands[0].words, mapped, env)
 
 
 def key_fields(engine: str, node: YNode | None, skip: frozenset[str] = frozenset()) -> list[Field]:

@@ -8,10 +8,9 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
 from kvlint.launches.images import shipped_engine
+from kvlint.launches.keys import option_for_key, spelled_as_flag
 from kvlint.sources.yaml import YamlFile, YNode
 
-KV_KEYS = {"maxModelLen", "tensorParallelSize", "pipelineParallelSize", "gpuMemoryUtilization", "maxNumSeqs",
-           "contextLength", "memFractionStatic"}
 MODEL_KEYS = (("model", "id"), ("model", "name"), ("modelId",), ("modelURL",), ("model",))
 
 
@@ -23,15 +22,29 @@ def _model(doc: YNode) -> YNode | None:
     return None
 
 
+def _flag_keys(doc: YNode) -> set[str]:
+    """Top-level scalar keys in a chart's camelCase that either engine's flag table knows (`maxModelLen`,
+    `memFractionStatic`): no list of keys per chart. Snake case at the top of a file with no engine image is
+    an application's own settings, read by its code (tests/fixtures/launches/vllm-config/serving_config.yaml)."""
+    return {k for k, _, v in doc.pairs() if v.is_scalar and spelled_as_flag(k) and any(c.isupper() for c in k)
+            and (option_for_key("vllm", k) or option_for_key("sglang", k))}
+
+
 def matches(doc: YNode) -> bool:
-    return any(k in KV_KEYS for k, _, v in doc.pairs() if v.is_scalar) and _model(doc) is not None
+    """Top-level model and flag keys, no engine image: with one, the unknown-chart walk reads the same keys
+    and more (argument lists, settings at any depth), so this adapter leaves the file to it."""
+    if _model(doc) is None or not _flag_keys(doc):
+        return False
+    from kvlint.launches.charts.unknown import engine_image
+
+    return engine_image(doc) is None
 
 
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     repo, tag = text(doc.path("image", "repository")), text(doc.path("image", "tag"))
     image = f"{repo}:{tag}" if repo and tag else repo
     engine = shipped_engine(image) or "vllm"  # production-stack-like values default to vLLM
-    scalars = {k for k, _, v in doc.pairs() if v.is_scalar and k in KV_KEYS}
+    scalars = _flag_keys(doc)
     flat = YNode("map", doc.span, doc.start, doc.end,
                  items=tuple((kn, v) for kn, v in doc.items if kn.is_scalar and kn.text in scalars))
     fields = model_fields(engine, _model(doc)) + key_fields(engine, flat)

@@ -55,7 +55,25 @@ def _gpu(e: YNode) -> ManifestGpu:
                 if key in g.PRODUCT_LABELS and values is not None and values.is_seq and values.items:
                     product, pspan = values.items[0].text, values.items[0].span
     options = facts.gpu_options(e, g.to_int(count)) or facts.term_options(terms, g.to_int(count))
+    ray = _ray_cluster(e, g.to_int(count))
+    if ray is not None:
+        return ManifestGpu(product, pspan, ray[0], count.span if count is not None else None, (ray[1],),
+                           grouped=True, options=options)
     return ManifestGpu(product, pspan, g.to_int(count), count.span if count is not None else None, options=options)
+
+
+def _ray_cluster(e: YNode, per_worker: int | None) -> tuple[int, str] | None:
+    """`raySpec.enabled`: the chart renders a RayCluster whose head (raySpec.headNode.requestGPU) and
+    `replicaCount` workers (requestGPU each) run one engine together (pipeline or tensor parallel over them)."""
+    ray = e.get("raySpec")
+    enabled = ray.get("enabled") if ray is not None and ray.is_map else None
+    if enabled is None or enabled.value is not True:
+        return None
+    head = g.to_int(ray.path("headNode", "requestGPU")) or 0 if ray is not None else 0
+    replicas = g.to_int(e.get("replicaCount")) or 1
+    total = head + replicas * (per_worker or 0)
+    note = f"gpu count = Ray cluster head {head} + {replicas} x {per_worker or 0} (raySpec, replicaCount x requestGPU)"
+    return (total, note) if total else None
 
 
 def _vendor_only(name: str) -> bool:

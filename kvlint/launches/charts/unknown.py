@@ -9,13 +9,17 @@ a KV008 info finding on the image, "engine image found, chart layout unknown".
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
-from kvlint.launches import facts
+from kvlint.launches import facts, structured
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
-from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, text
+from kvlint.launches.charts.common import MODEL_FLAG, argv_items, chart_deployment, key_fields, model_fields, text
+from kvlint.launches.env import Field
 from kvlint.launches.images import shipped_engine
+from kvlint.launches.keys import fields_from_pairs
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
 
@@ -63,26 +67,84 @@ def _image(val: YNode) -> tuple[str, Span] | None:
 
 
 def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
+    """The launch a values file of an unknown chart makes: its engine image and the mapping that holds a model
+    key and engine-flag keys at any depth (kvlint.launches.structured); without an image, only such a mapping
+    that names its engine (`vllm:`, `engine: sglang`) or holds two flag-spelled keys."""
     found = engine_image(doc)
+    block = structured.find(doc, found[0] if found else None)
     if found is None:
-        return [], []
+        return ([_from_block(yf, doc, block)] if block is not None else []), []
     engine, image, span = found
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
-    model_path, model = _model(holders)
+    model_path, model = (block.path + block.model_key, block.model) if block is not None else _model(holders)
     lists = [h.get(k) for h in holders for k in ARG_KEYS]
     args = next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
     if model is None and not any(f.text.split("=", 1)[0] in ("--model", "--model-path") for f in args):
         return [], [_kv008(yf.path, engine, image, span)]
-    flat = YNode("map", doc.span, doc.start, doc.end, items=tuple(
-        (k, v) for k, v in doc.items if k.is_scalar and k.text not in _NOT_FLAGS and v.is_scalar))
-    fields = model_fields(engine, model) + key_fields(engine, flat) + args
+    fields = _model_fields(engine, model, model_path) + _flag_fields(engine, doc, block) + args
     count, cspan, _ = g.count_from_resources(doc.get("resources"))
     product, pspan = g.product_from_pod(doc)
     where = ".".join(model_path) if model_path else "the argument list"
     note = f"chart not recognised: launch assembled from {where}, the {engine} image and engine-flag keys"
+    if model is not None and text(model) is None:
+        note += f"; {where} is empty here: the install names the model"
     ctx = LaunchContext(image=image, image_span=span, notes=(note,), node_labels=facts.node_labels(doc))
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
     return [chart_deployment(yf.path, engine, fields, model or doc, ctx, gpu)], []
+
+
+def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """A Kubernetes object of a kind kvlint has no reader for, whose settings are keys at some depth: the
+    engine from its image, else its kind or API group (`kind: VllmServer`), else the settings' own path."""
+    found = engine_image(doc)
+    named = " ".join(text(doc.get(k)) or "" for k in ("kind", "apiVersion")).lower()
+    engine = found[0] if found else next((w for w in structured.ENGINE_WORDS if w in named), None)
+    block = structured.find(doc, engine)
+    if block is None:
+        return []
+    return [_from_block(yf, doc, block, found[1:] if found else None)]
+
+
+def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[str, Span] | None = None) -> Deployment:
+    """Settings with no engine image: the mapping names its engine, or its keys are plainly an engine's."""
+    model_path = block.path + block.model_key
+    fields = _model_fields(block.engine, block.model, model_path) + _flag_fields(block.engine, doc, block)
+    resources = block.holder.get("resources") or doc.get("resources")
+    count, cspan, _ = g.count_from_resources(resources)
+    product, pspan = g.product_from_pod(block.holder)
+    if product is None:
+        product, pspan = g.product_from_pod(doc)
+    note = (f"read from the settings under {'.'.join(block.path) or 'the top level'}: model key "
+            f"{'.'.join(model_path)} and {len(block.pairs)} engine-flag keys")
+    ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
+                        node_labels=facts.node_labels(doc))
+    return chart_deployment(yf.path, block.engine, fields, block.model, ctx, ManifestGpu(product, pspan, count, cspan))
+
+
+def _model_fields(engine: str, model: YNode | None, path: tuple[str, ...]) -> list[Field]:
+    """The model as written; a model key left empty (the install sets it, `--set model.name=...`) is a
+    placeholder naming that key: the launch is there, its model is not in this file."""
+    if model is not None and text(model) is None and model.is_scalar:
+        name = f"<{'_'.join(path)}>"  # a placeholder (`<model_name>`): the install names the model
+        return [Field(MODEL_FLAG[engine], model.span), Field(name, model.span, False, (name,))]
+    return model_fields(engine, model)
+
+
+def _flag_fields(engine: str, doc: YNode, block: structured.Block | None) -> list[Field]:
+    """The block's flag keys, each spelled as the option the engine's table names; top-level scalars that
+    are exactly engine flags too, when the block sits deeper."""
+    out: list[Field] = []
+    if block is None or block.holder is not doc:
+        flat = YNode("map", doc.span, doc.start, doc.end, items=tuple(
+            (k, v) for k, v in doc.items if k.is_scalar and k.text not in _NOT_FLAGS and v.is_scalar))
+        out += key_fields(engine, flat)
+    for key, knode, val, option in block.pairs if block is not None else ():
+        out += fields_from_pairs([(key, knode, val)], _fixed(option))
+    return out
+
+
+def _fixed(option: str) -> Callable[[str], str | None]:
+    return lambda _key: option
 
 
 def _model(holders: list[YNode]) -> tuple[tuple[str, ...], YNode | None]:

@@ -1,0 +1,168 @@
+"""Engine settings written as a mapping at any depth: a model key beside keys that are engine flags.
+
+Values of a chart kvlint has no adapter for, an application's deployment file, a JSON config: the
+engine's settings sit under some key (`structured:`, `vllm:`, `engine:`, a subchart's name), reached
+through anchors and merge keys, spelled in camelCase, snake or kebab case. The engine's own flag table
+decides which keys are flags (kvlint.launches.keys.option_for_key), never a list of keys per chart.
+
+One pass over the parsed tree, bounded (`_MAX_NODES`, `limits.check()`): each map that holds a model key
+(`model`, `modelName`, `model_id`, `modelURL`, `servedModel`, `model: {name: ...}`) is scored by the keys
+beside it (and in its child maps) that only an engine setting is spelled like (`maxModelLen`, `tp`); the
+best such map is the launch's settings, each value with its own span.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kvlint import limits
+from kvlint.launches.keys import option_for_key, spelled_as_flag
+from kvlint.record import record
+from kvlint.sources.yaml import YNode
+
+_MAX_NODES = 20000
+# a model key, compared without case, `_` or `-`: the keys charts and apps name the model with
+MODEL_NAMES = frozenset({"model", "modelname", "modelid", "modelurl", "modelpath", "modelrepo", "servedmodel",
+                         "hfmodel", "huggingfacemodel", "hfmodelid", "llmmodelid", "modeluri"})
+# `model: {name: ...}`, `model: {repoId: ...}`: the key inside a model map that names it (compared as MODEL_NAMES)
+_MODEL_PARTS = frozenset({"name", "id", "modelid", "repo", "repoid", "repository", "uri", "path", "hfrepo",
+                          "hfrepoid", "huggingfaceid", "hubid"})
+# child maps that are never the engine's settings (a pod's resources, probes, the image, the service)
+_NOT_SETTINGS = frozenset({"resources", "image", "service", "ingress", "env", "nodeSelector", "affinity",
+                           "tolerations", "livenessProbe", "readinessProbe", "startupProbe", "securityContext",
+                           "podSecurityContext", "autoscaling", "persistence", "serviceAccount", "metadata",
+                           "labels", "annotations", "podAnnotations", "podLabels", "volumes", "volumeMounts",
+                           "registry", "cache", "router", "storage", "secret", "credentials"})
+ENGINE_WORDS = ("vllm", "sglang")
+# a request's sampling parameters: beside a model they make a client's or an in-process run's settings (an
+# eval harness, `LLM(...)` kwargs), never a server's, whose flags hold none of them
+_SAMPLING = frozenset({"temperature", "topp", "topk", "maxtokens", "maxnewtokens", "repetitionpenalty",
+                       "presencepenalty", "frequencypenalty", "samplingparams"})
+_Pair = tuple[str, YNode, YNode, str]
+
+
+@record
+class Block:
+    """One mapping read as engine settings: where it is, its model, and its flag keys."""
+
+    holder: YNode
+    path: tuple[str, ...]  # keys from the document to the holder
+    model_key: tuple[str, ...]  # the model key below the holder (`("model", "name")`, `("modelName",)`)
+    model: YNode  # the model's scalar node (null when the chart leaves it to the install)
+    pairs: tuple[_Pair, ...]  # (key, key node, value, option) for each flag key
+    engine: str
+    named: bool  # the path or a key's value names the engine (`vllm:`, `engine: sglang`)
+
+    @property
+    def score(self) -> int:
+        return sum(1 for k, *_ in self.pairs if spelled_as_flag(k))
+
+
+def model_key(holder: YNode) -> tuple[tuple[str, ...], YNode] | None:
+    """The holder's model key and the scalar it names; a null value counts (a chart's install sets it)."""
+    for key, _, val in holder.pairs():
+        if _norm(key) not in MODEL_NAMES:
+            continue
+        if val.is_scalar and not val.text.startswith("-"):
+            return (key,), val
+        if val.is_map:
+            parts = [(p, n) for p, _, n in val.pairs() if _norm(p) in _MODEL_PARTS and n.is_scalar
+                     and not n.tag.endswith(":bool")]
+            named = [(p, n) for p, n in parts if n.text] or parts  # a part left empty only when none is set
+            if named:
+                return (key, named[0][0]), named[0][1]
+    return None
+
+
+def find(doc: YNode, engine: str | None = None) -> Block | None:
+    """The best mapping in `doc` that holds a model key and engine-flag keys, or None. The engine comes from an
+    image known beside it (`engine`), else the mapping must name it (`vllm:` on its path, `engine: sglang`):
+    an application's own settings (`max_model_len` beside `temperature`) are read by its code, not an engine."""
+    best: Block | None = None
+    stack: list[tuple[YNode, tuple[str, ...], bool]] = [(doc, (), False)]
+    seen = 0
+    while stack and seen < _MAX_NODES:
+        node, path, named = stack.pop()
+        seen += 1
+        limits.check()
+        if node.is_seq:
+            stack.extend((i, path, named) for i in reversed(node.items) if not i.is_scalar)
+            continue
+        if not node.is_map:
+            continue
+        here = named or _names_engine(node, path)
+        block = _block(node, path, engine or _engine_named(node, path), here)
+        if block is not None and (best is None or block.score > best.score):
+            best = block
+        for key, _, val in node.pairs():
+            if not val.is_scalar and key not in _NOT_SETTINGS:
+                stack.append((val, path + (key,), here))
+    return best
+
+
+def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool) -> Block | None:
+    found = model_key(holder)
+    if found is None or any(_norm(k) in _SAMPLING for k, _, _ in holder.pairs()):
+        return None
+    keys, model = found
+    chosen = engine or _engine_by_keys(holder)
+    pairs = tuple(_flag_pairs(chosen, holder, keys[0]))
+    block = Block(holder, path, keys, model, pairs, chosen, named)
+    return block if block.score >= 1 and (named or engine is not None) else None
+
+
+def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:
+    """(key, key node, value, option) for the holder's flag keys, then those of its child maps that hold
+    settings (`vllmConfig:`, `engineArgs:`); a child that names its own model is another block."""
+    for key, knode, val in holder.pairs():
+        limits.check()
+        if key == model:
+            continue
+        if val.is_map:
+            if key not in _NOT_SETTINGS and model_key(val) is None:
+                yield from _settings_map(engine, val)
+            continue
+        option = option_for_key(engine, key) if not val.is_map else None
+        if option is not None and option not in ("--model", "--model-path"):
+            yield key, knode, val, option
+
+
+def _settings_map(engine: str, node: YNode) -> list[_Pair]:
+    """A child map's flag keys, when at least one of them is spelled like a setting (`vllmConfig:`), not
+    a map whose keys only happen to be flags too (`container: {port: 8000}`)."""
+    flags: list[_Pair] = []
+    for k, kn, v in node.pairs():
+        option = option_for_key(engine, k) if not v.is_map else None
+        if option is not None and option not in ("--model", "--model-path"):
+            flags.append((k, kn, v, option))
+    return flags if any(spelled_as_flag(k) for k, *_ in flags) else []
+
+
+def _engine_by_keys(holder: YNode) -> str:
+    """SGLang when some flag key is SGLang's and not vLLM's (`contextLength`, `memFractionStatic`), else vLLM."""
+    keys = [k for k, _, v in holder.pairs() if not v.is_map and spelled_as_flag(k)]
+    only_sglang = any(option_for_key("sglang", k) and not option_for_key("vllm", k) for k in keys)
+    only_vllm = any(option_for_key("vllm", k) and not option_for_key("sglang", k) for k in keys)
+    return "sglang" if only_sglang and not only_vllm else "vllm"
+
+
+def _engine_named(holder: YNode, path: tuple[str, ...]) -> str | None:
+    for key in reversed(path):
+        low = key.lower()
+        word = next((w for w in ENGINE_WORDS if w in low), None)
+        if word:
+            return word
+    for key, _, val in holder.pairs():
+        if key.lower() in ("engine", "backend", "runtime", "framework") and val.is_scalar:
+            word = next((w for w in ENGINE_WORDS if w in val.text.lower()), None)
+            if word:
+                return word
+    return None
+
+
+def _names_engine(holder: YNode, path: tuple[str, ...]) -> bool:
+    return _engine_named(holder, path) is not None
+
+
+def _norm(key: str) -> str:
+    return key.replace("_", "").replace("-", "").lower()

@@ -1,0 +1,246 @@
+"""Structured settings at any depth (kvlint.launches.structured), known charts under subchart keys, and the
+values issue N lists as misread: each launch with its value positions (line, col) asserted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kvlint.launches import read_path
+from kvlint.launches.keys import option_for_key, spelled_as_flag
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "structured"
+
+
+def _one(name: str):
+    result = read_path(str(FIX / name))
+    assert [f for f in result.findings if str(f.severity) == "error"] == []
+    (dep,) = result.deployments
+    return dep
+
+
+def _s(dep, name):
+    s = dep.settings[name]
+    return (s.value, s.span.line, s.span.col)
+
+
+@pytest.mark.parametrize("engine, key, option", [
+    ("vllm", "maxModelLen", "--max-model-len"), ("vllm", "max_model_len", "--max-model-len"),
+    ("vllm", "max-model-len", "--max-model-len"), ("vllm", "tensorParallelSize", "--tensor-parallel-size"),
+    ("vllm", "tp", "-tp"), ("vllm", "gpuMemoryUtilization", "--gpu-memory-utilization"),
+    ("sglang", "memFractionStatic", "--mem-fraction-static"), ("sglang", "tpSize", "--tp-size"),
+    ("sglang", "tp", "--tp-size"), ("sglang", "dp", "--dp-size"),
+    ("vllm", "contextLength", None), ("vllm", "replicaCount", None), ("vllm", "name", None),
+])
+def test_a_key_in_any_spelling_is_the_option_the_engine_table_names(engine, key, option):
+    assert option_for_key(engine, key) == option
+
+
+def test_bare_words_are_settings_but_never_evidence():
+    assert spelled_as_flag("maxModelLen") and spelled_as_flag("max_model_len") and spelled_as_flag("tp")
+    assert not spelled_as_flag("port") and not spelled_as_flag("dtype")
+
+
+def test_unknown_chart_camel_case_under_a_key_is_read_not_defaulted():
+    """Issue N: TP read as 1 and the length as the model's maximum gave a false "vLLM refuses to start"."""
+    d = _one("unknown-structured.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "openai/gpt-oss-120b", 6, 14)
+    assert _s(d, "tensor_parallel_size") == (4, 7, 23) and _s(d, "max_model_len") == (16384, 8, 16)
+    assert _s(d, "gpu_memory_utilization") == (0.9, 9, 27)  # quoted "0.9" is a number to the engine
+    assert d.gpu_count == 4
+
+
+def test_settings_at_depth_through_anchor_and_merge_key():
+    d = _one("deep-merge.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", 9, 17)
+    assert _s(d, "max_model_len") == (32768, 3, 18)  # the anchor's own line: where the value is written
+    assert _s(d, "tensor_parallel_size") == (2, 4, 7)
+    assert _s(d, "max_num_seqs") == (64, 10, 19) and _s(d, "gpu_memory_utilization") == (0.85, 11, 29)
+
+
+def test_engine_named_by_a_key_value_takes_its_own_flags():
+    d = _one("sglang-engine-key.yaml")
+    assert (d.engine, d.model, d.model_span.line) == ("sglang", "Qwen/Qwen2.5-7B-Instruct", 4)
+    assert _s(d, "context_length") == (8192, 5, 20) and _s(d, "mem_fraction_static") == (0.8, 6, 24)
+    assert _s(d, "tp_size") == (2, 7, 13)
+
+
+def test_application_settings_without_an_engine_named_are_not_a_launch():
+    assert read_path(str(FIX / "app-settings.yaml")).deployments == []
+
+
+def test_production_stack_under_a_subchart_key_with_anchor_merge():
+    d = _one("subchart-production-stack.yaml")
+    assert (d.name, d.model, d.model_span.line, d.model_span.col) == ("llama", "meta-llama/Llama-3.1-8B-Instruct", 12, 19)
+    assert _s(d, "max_model_len") == (8192, 4, 18) and _s(d, "tensor_parallel_size") == (2, 5, 25)
+    assert (d.engine_version, d.gpu_count, d.gpu_count_span.line) == ("0.9.1", 2, 13)
+
+
+def test_compose_trailing_empty_expansion_vanishes_as_in_the_shell():
+    d = _one("compose-empty-extra-args.yaml")
+    assert (d.model, d.model_resolved, d.model_span.line, d.model_span.col) == (
+        "meta-llama/Llama-3.2-1B-Instruct", True, 5, 15)
+    assert _s(d, "max_model_len") == (4096, 6, 23) and d.unknown_flags == ()
+
+
+def test_kserve_hf_server_model_from_model_id_and_vllm_flags_after_its_own():
+    d = _one("kserve-hf-runtime.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", 15, 22)
+    assert d.unknown_flags == ()  # --model_name, --model_id, --backend are KServe's, not vLLM unknowns
+    assert _s(d, "tensor_parallel_size") == (2, 17, 34) and _s(d, "gpu_memory_utilization") == (0.85, 18, 36)
+    assert _s(d, "max_model_len") == (16384, 19, 27) and d.gpu_count == 2
+    assert any("KServe Hugging Face server" in n and "--backend=vllm" in n for n in d.notes)
+
+
+def test_kserve_docs_text_generation_isvc_is_a_launch():
+    """KServe's docs example gave "0 engine launches": modelFormat huggingface + --model_id, backend auto."""
+    d = _one("kserve-hf-isvc.yaml")
+    assert (d.model, d.model_span.line, d.model_span.col) == ("meta-llama/meta-llama-3-8b-instruct", 12, 22)
+    assert _s(d, "max_model_len") == (8192, 13, 27) and d.unknown_flags == () and d.gpu_count == 1
+
+
+def test_kserve_hf_server_on_the_transformers_backend_is_not_an_engine(shared_dir):
+    path = shared_dir / "corpus" / "kserve__kserve/docs/samples/storage/hf/hf_isvc.yaml"  # --backend=huggingface
+    assert read_path(str(path)).deployments == []
+
+
+def test_kserve_hf_flags_raise_no_kv004(tmp_path):
+    from kvlint.lint import LintOptions, lint
+
+    result = lint([str(FIX / "kserve-hf-runtime.yaml"), str(FIX / "kserve-hf-isvc.yaml")], LintOptions())
+    assert [f for f in result.findings if f.code == "KV004"] == []
+    assert not any("--moe-backend" in (f.fix or "") + f.message for f in result.findings)
+
+
+def test_camel_case_tp_and_length_give_no_false_refusal_on_h100():
+    """gpt-oss-120b with TP 4 and 16k on H100 starts; read as TP 1 at the model's maximum it did not."""
+    from kvlint.lint import LintOptions, lint
+
+    result = lint([str(FIX / "unknown-structured.yaml")], LintOptions(gpu="H100"))
+    assert [f for f in result.findings if f.severity >= 3] == []
+
+
+# ---------------------------------------------------------------- one deployment, one launch
+
+
+def _no_errors(name: str, gpu: str = "H100"):
+    from kvlint.lint import LintOptions, lint
+
+    result = lint([str(FIX / name)], LintOptions(gpu=gpu))
+    return [f for f in result.findings if f.severity >= 3]
+
+
+def test_llmaz_lws_leader_and_worker_are_one_launch_over_the_group():
+    """Issue N: TP 2 over a 2-pod group of 1 GPU each gave KV204 "not enough GPUs", twice."""
+    d = _one("llmaz-service-lws.yaml")
+    assert (d.engine, d.model, d.gpu_count, d.gpu_count_span.line) == ("sglang", "Qwen/Qwen2.5-7B-Instruct", 2, 19)
+    assert _s(d, "nnodes") == (2, 16, 33)  # --nnodes $(LWS_GROUP_SIZE): the group's size
+    assert any("worker pods start the same engine" in n for n in d.notes)
+    assert [f.code for f in _no_errors("llmaz-service-lws.yaml")] == []
+
+
+def test_lws_size_left_to_the_tooling_is_unresolved_not_one():
+    d = _one("lws-unresolved-size.yaml")
+    assert d.gpu_count is None and d.settings["nnodes"].resolved is False
+    assert any("gpu count unresolved: 1 per pod x LeaderWorkerSet size ${GROUP_SIZE}" in n for n in d.notes)
+    assert [f.code for f in _no_errors("lws-unresolved-size.yaml")] == []
+
+
+def test_production_stack_raycluster_head_and_workers_sum_their_gpus():
+    d = _one("raycluster-pp.yaml")
+    assert _s(d, "pipeline_parallel_size") == (2, 12, 29) and d.gpu_count == 2
+    assert any("Ray cluster head 1 + 1 x 1" in n for n in d.notes)
+    assert [f.code for f in _no_errors("raycluster-pp.yaml")] == []
+
+
+def test_headless_data_parallel_worker_joins_its_leader():
+    d = _one("dp-headless.yaml")
+    assert (d.name, d.gpu_count) == ("dp-leader/vllm", 4)
+    assert _s(d, "data_parallel_size") == (4, 12, 64) and d.get("headless") is not True
+    assert any("--headless data-parallel worker at dp-worker/vllm line 28" in n for n in d.notes)
+
+
+def test_corpus_lws_sglang_example_is_one_launch(shared_dir):
+    deps = read_path(str(shared_dir / "corpus" / "kubernetes-sigs__lws/docs/examples/sglang/lws.yaml")).deployments
+    assert [(d.name, d.gpu_count) for d in deps] == [("sglang/sglang-leader", 2)]
+
+
+def test_an_engine_entrypoint_with_no_arguments_is_an_image_not_a_launch(tmp_path):
+    """Issue L: an ENTRYPOINT with no arguments was reported as a launch with a KV002 warning."""
+    assert read_path(str(FIX / "entrypoint-only.yaml")).deployments == []
+    compose = tmp_path / "compose.yaml"
+    compose.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.9.1\n"
+                       "    entrypoint: [python3, -m, vllm.entrypoints.openai.api_server]\n")
+    assert read_path(str(compose)).deployments == []
+    compose.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.9.1\n"
+                       "    entrypoint: [python3, -m, vllm.entrypoints.openai.api_server, --max-model-len, '4096']\n")
+    assert len(read_path(str(compose)).deployments) == 1  # a flag: the launch is here (its model the default)
+
+
+def test_model_map_and_settings_map_side_by_side():
+    d = _one("sibling-settings.yaml")
+    assert (d.model, d.model_span.line, d.model_span.col, d.engine_version) == ("Qwen/Qwen2.5-32B-Instruct", 3, 11, "0.10.0")
+    assert _s(d, "tensor_parallel_size") == (2, 11, 23) and _s(d, "max_model_len") == (32768, 12, 16)
+    assert _s(d, "reasoning_parser") == ("deepseek_r1", 15, 7) and "task" not in d.settings  # "" keeps the default
+    assert d.gpu_count == 2
+
+
+def test_json_settings_under_an_engine_key():
+    d = _one("engine-settings.json")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", 5, 16)
+    assert _s(d, "max_model_len") == (16384, 6, 24) and _s(d, "tensor_parallel_size") == (2, 7, 31)
+
+
+def test_known_chart_two_keys_down_is_still_that_chart():
+    d = _one("subchart-deeper.yaml")
+    assert (d.name, d.model, d.model_span.line, d.gpu_count) == ("deep", "Qwen/Qwen2.5-7B-Instruct", 8, 1)
+    assert _s(d, "max_model_len") == (4096, 11, 26)
+
+
+def test_an_empty_argument_list_after_a_switch_vanishes_too():
+    d = _one("compose-extra-args-after-switch.yaml")
+    assert (d.model, d.model_resolved, d.get("enforce_eager")) == ("Qwen/Qwen2.5-7B-Instruct", True, True)
+
+
+def test_an_empty_value_after_an_option_stays_the_environment_s():
+    from kvlint.launches.env import expand_words
+    from kvlint.sources.shell import tokenize
+    from kvlint.sources.text import Mapped
+
+    text = "--api-key ${KEY:-} --port 8000 ${EXTRA:-}"
+    m = Mapped("x", text, tuple((1, i + 1) for i in range(len(text) + 1)))
+    cmds, _ = tokenize(m)
+    fields = expand_words(cmds[0].words, m, {})
+    assert [f.text for f in fields] == ["--api-key", "${KEY:-}", "--port", "8000"] and not fields[1].resolved
+
+
+def test_raycluster_head_engine_spans_head_and_workers():
+    d = _one("raycluster-head-engine.yaml")
+    assert (d.gpu_count, d.get("tensor_parallel_size"), d.get("pipeline_parallel_size")) == (4, 2, 2)
+    assert any("Ray cluster head 2 + 1 x 2" in n for n in d.notes)
+    assert [f.code for f in _no_errors("raycluster-head-engine.yaml")] == []
+
+
+def test_raycluster_worker_replicas_left_to_tooling_are_unresolved():
+    d = _one("raycluster-unresolved-workers.yaml")
+    assert d.gpu_count is None and any("${WORKERS} (unresolved) x 2" in n for n in d.notes)
+    assert [f.code for f in _no_errors("raycluster-unresolved-workers.yaml")] == []
+
+
+def test_an_operator_object_named_for_its_engine_is_read_from_its_spec(tmp_path):
+    d = _one("operator-object.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col, d.gpu_count) == (
+        "vllm", "Qwen/Qwen2.5-7B-Instruct", 7, 10, 2)
+    assert _s(d, "max_model_len") == (8192, 8, 16) and _s(d, "tensor_parallel_size") == (2, 9, 23)
+    cm = tmp_path / "cm.yaml"  # a ConfigMap of an application's settings names no engine: not a launch
+    cm.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  model: example-org/demo\n"
+                  "  max_model_len: '4096'\n  temperature: '0.7'\n")
+    assert read_path(str(cm)).deployments == []
+
+
+def test_settings_beside_sampling_parameters_are_a_client_s_not_a_launch(tmp_path):
+    p = tmp_path / "eval.yaml"
+    p.write_text("vllm:\n  model: example-org/demo-8b\n  max_model_len: 4096\n  tensor_parallel_size: 2\n"
+                 "  temperature: 0.0\n  max_tokens: 512\n")
+    assert read_path(str(p)).deployments == []
