@@ -99,9 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"known (sized):            {report['known_weighted_pct']}% weighted by repositories, "
           f"{report['known_unweighted_pct']}% of ids, {report['known_2+_pct']}% of ids named by >= 2 "
           f"({report['known_2+_weighted_pct']}% of their mentions)")
-    print(f"known incl. length doubt: {report['known_or_doubt_weighted_pct']}% weighted, "
+    print(f"known incl. length candidates: {report['known_or_doubt_weighted_pct']}% weighted, "
           f"{report['known_or_doubt_unweighted_pct']}% of ids, {report['known_or_doubt_2+_pct']}% of ids named by >= 2")
-    print(f"length doubt only:        {report['length_doubt_ids']} ids, {report['length_doubt_mentions']} mentions")
+    print(f"resolved, length carried as candidates (sized where every candidate gives the verdict): "
+          f"{report['length_doubt_ids']} ids, {report['length_doubt_mentions']} mentions")
     print(f"how: {report['how']}")
     return 0
 

@@ -252,7 +252,8 @@ NOT_A_FINE_TUNE = ("nemotron", "minitron", "prun", "puzzle", "distill-to", "moe"
                    "awq", "gptq", "gguf", "fp8", "fp4", "nvfp4", "mxfp4", "int4", "int8", "w4a16", "w8a8", "w8a16",
                    "w4a8", "bnb", "4bit", "8bit", "exl2", "mlx", "quant", "vl", "vision", "embed", "rerank",
                    "reward", "rm", "lora", "adapter", "draft", "eagle", "medusa", "mtp", "onnx", "tts", "audio",
-                   "long", "yarn", "ctx", "context", "1m")
+                   "long", "yarn", "ctx", "context", "1m", "llava", "vila", "ov", "clip", "siglip", "omni", "image",
+                   "video", "ocr", "speech")
 # A dated or numbered re-release after the base (`Qwen3-235B-A22B-Instruct-2507`: 262,144 positions against the
 # base's 40,960) or a context tag (`-128k`) is retrained for another length that no bundled relative shows.
 RE_RELEASE = r"(^|[-_])(\d{4}|\d+k)($|[-_])"

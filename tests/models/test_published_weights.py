@@ -98,3 +98,30 @@ def test_nemotron_3_super_fp8_weights_per_rank_at_tp8():
     pattern = spec.raw["hybrid_override_pattern"]
     assert kinds.count("full") == pattern.count("*") and kinds.count("mamba") == pattern.count("M")
     assert spec.moe is not None and len(spec.moe.moe_layer_ids) == pattern.count("E")
+
+
+def test_nemotron_h_mamba_state_and_block_counts():
+    """Super: Mamba-2 mixers of 128 heads x 64, 8 groups x state 128, conv 4; conv state at bf16, SSM state at
+    mamba_ssm_cache_dtype float32: (8192 + 2 x 8 x 128) x 3 x 2 + 128 x 64 x 128 x 4 bytes per request."""
+    spec = from_registry("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8")
+    mamba = [layer for layer in spec.layers if layer.kind == "mamba"]
+    assert mamba and {layer.state_bytes for layer in mamba} == {(8192 + 2048) * 3 * 2 + 128 * 64 * 128 * 4}
+    full = [layer for layer in spec.layers if layer.kind == "full"]
+    assert {(layer.num_kv_heads, layer.head_dim_k) for layer in full} == {(2, 128)}
+    nano = count_params(from_registry("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"))
+    assert abs(nano.total / 31.6e9 - 1) < 0.01  # 23 Mamba-2, 23 MoE, 6 attention blocks
+
+
+@pytest.mark.parametrize(("architecture", "says"), [
+    ("GlmMoeDsaForCausalLM", "latent attention"),
+    ("DeciLMForCausalLM", "block_configs"),
+])
+def test_an_architecture_kvlint_cannot_size_is_refused_with_the_reason(architecture, says):
+    from kvlint.models.config import ModelConfigError, spec_from_config
+
+    cfg = {"architectures": [architecture], "model_type": "x", "num_hidden_layers": 2, "hidden_size": 64,
+           "num_attention_heads": 4, "vocab_size": 100}
+    with pytest.raises(ModelConfigError, match=f"{architecture} is not modelled by kvlint .*{says}"):
+        spec_from_config(cfg, "org/model", "test")
+    cfg["architectures"] = ["LlamaForCausalLM"]
+    assert spec_from_config(cfg, "org/model", "test").num_layers == 2
