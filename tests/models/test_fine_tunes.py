@@ -128,9 +128,10 @@ def test_the_rule_derived_base_serves_a_quantized_re_host():
 
 
 def test_a_publishers_changed_convention_is_not_derived():
-    """nvidia's Qwen3.6 NVFP4 re-hosts are mixed precision with a 16-bit KV cache: the -NVFP4 rule's block
-    (pure NVFP4, fp8 KV) would be wrong, so an unbundled one is refused, and the bundled ones are read as is."""
+    """nvidia's Qwen3.6 NVFP4 re-hosts are mixed precision (FP8 attention, NVFP4 MLP) with a 16-bit KV cache: the
+    -NVFP4 rule's block (pure NVFP4, fp8 KV) would be wrong, so they are refused rather than derived; the other
+    families of the rule still derive."""
     from kvlint.models.derive import derive
 
-    assert derive("nvidia/Qwen3.6-27B-NVFP4") is None
-    assert from_registry("nvidia/Qwen3.6-27B-NVFP4").source == "bundled:nvidia/Qwen3.6-27B-NVFP4"
+    assert derive("nvidia/Qwen3.6-27B-NVFP4") is None and from_registry("nvidia/Qwen3.6-27B-NVFP4") is None
+    assert derive("nvidia/Qwen3-32B-NVFP4") is not None
