@@ -56,3 +56,10 @@ def retired(engine: str, architecture: str, version: str) -> Retired | None:
     if until is None or _padded(pinned) <= _padded(until):
         return None
     return Retired(architecture, last, resaved_as=entry.get("resaved", {}).get(architecture))
+
+
+def not_modelled(architecture: str) -> str | None:
+    """Why kvlint does not size `architecture` (architectures.json `not_modelled`), or None when it does. Such a
+    model is refused with the reason (issue O item 5: an unknown layout is refused, not guessed)."""
+    reasons: dict[str, str] = _table().get("not_modelled", {})
+    return reasons.get(architecture)

@@ -1,4 +1,6 @@
-"""Quantized re-hosts of bundled models: `RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic` is the bundled
+"""Models sized from a bundled relative: quantized re-hosts and fine-tunes named after a bundled base.
+
+Quantized re-hosts: `RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic` is the bundled
 `meta-llama/Llama-3.3-70B-Instruct` config plus the quantization block its publisher writes for that suffix.
 
 Each rule in registry/variants.json names a publisher, a name suffix and an exemplar: a bundled real
@@ -6,17 +8,26 @@ config of that publisher and suffix whose quantization block (quantization_confi
 hf_quant_config) is what the derived spec carries, so no quantization is invented here. A name is
 derived only when its base resolves to exactly one unquantized bundled model of the same name; a
 different size, family or a second candidate means no derivation (never a guess across architectures).
+
+Fine-tunes (issue M item 4): 17 real fine-tune/base pairs kept layers, heads, KV heads, head_dim and hidden size
+and changed max_position_embeddings, rope_theta, dtype or vocab (+16). A name that carries a bundled unquantized
+base between dashes (`lab/my-Qwen2.5-7B-sft`), or that a rule of registry/derivations.json names
+(`DeepSeek-R1-Distill-Llama-70B` -> Llama-3.3-70B-Instruct), is sized with the base's shapes and marked derived;
+its context length is a doubt: every length the family's bundled configs derive is carried as a candidate
+(ModelSpec.length_candidates) unless the rule states the fine-tune's own. A name whose remainder says another
+architecture (Nemotron, Minitron, pruned), format (AWQ, FP8, GGUF), modality or length (-2507, -1M) is never derived.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from functools import lru_cache
 from typing import Any
 
 from kvlint.data import REGISTRY_DIR, load_json
 from kvlint.models.config import spec_from_config
-from kvlint.models.spec import ModelSpec
+from kvlint.models.spec import LengthCandidate, ModelSpec
 from kvlint.record import field, record, replace
 
 IGNORE_KEYS = ("ignore", "modules_to_not_convert", "exclude_modules", "ignored_layers")
@@ -32,6 +43,7 @@ class Variant:
     keep_ignore: tuple[str, ...] | None = None
     convention: dict[str, Any] | None = field(default=None, compare=False, hash=False)
     source: str = ""  # where the convention's block is written (the publisher's own quantization tool)
+    except_bases: tuple[str, ...] = ()  # base names (full regex match) whose real re-hosts follow another block
 
     def base_name(self, repo_id: str) -> tuple[str, str] | None:
         """(org, base name) when `repo_id` is this publisher's name with this suffix."""
@@ -39,6 +51,8 @@ class Variant:
         if org.lower() not in {p.lower() for p in self.publishers} or not name.lower().endswith(self.suffix.lower()):
             return None
         base = name[: -len(self.suffix)]
+        if any(re.fullmatch(pattern, base, flags=re.IGNORECASE) for pattern in self.except_bases):
+            return None  # the publisher's real configs of this family differ from the rule's block: no guess
         return (org, base) if base else None
 
 
@@ -47,7 +61,8 @@ def variants() -> tuple[Variant, ...]:
     rows = load_json("variants.json", REGISTRY_DIR)["variants"]
     return tuple(
         Variant(tuple(r["publishers"]), r["suffix"], r["base_org"], r["scheme"], r.get("exemplar"),
-                tuple(r["keep_ignore"]) if "keep_ignore" in r else None, r.get("convention"), r.get("source", ""))
+                tuple(r["keep_ignore"]) if "keep_ignore" in r else None, r.get("convention"), r.get("source", ""),
+                tuple(r.get("except_bases", ())))
         for r in rows
     )
 
@@ -71,10 +86,8 @@ def derive(repo_id: str, *, exclude: str | None = None) -> ModelSpec | None:
         spec = replace(spec, derived_from=label)
         if not how:
             return spec
-        from kvlint.models.resolve import with_length_doubt  # the base was found as a sibling (-Instruct)
-
-        return with_length_doubt(spec, "/".join(parts), base_entry["id"])
-    return None
+        return carry_length_doubt(spec, "/".join(parts), base_entry["id"])  # the base stood in as a sibling
+    return derive_fine_tune(repo_id) if exclude is None else None
 
 
 def _block(rule: Variant) -> dict[str, Any] | None:
@@ -99,6 +112,9 @@ def _base_entry(rule: Variant, org: str, name: str, *, exclude: str | None) -> t
     found: dict[str, tuple[dict[str, Any], str]] = {}
     for candidate in candidates:
         hit = lookup_registry(candidate)
+        by_rule = _by_rule(candidate) if hit is None and exclude is None else None
+        if by_rule is not None:  # a base of derivations.json (Qwen3-Next-80B-A3B-Instruct from its -Thinking sibling)
+            found[by_rule[0]["id"]] = (by_rule[0], f", {candidate}: {by_rule[1]}")
         if hit is None or hit[0]["id"].lower() == (exclude or "").lower():
             continue
         entry, by_alias = hit
@@ -149,3 +165,186 @@ def _keep(block: dict[str, Any], keep: tuple[str, ...] | None) -> dict[str, Any]
         if isinstance(block.get(key), list):
             block[key] = [p for p in block[key] if p in keep]
     return block
+
+
+# ---------------------------------------------------------------- the length a stand-in cannot know
+
+SIZE = r"\d+(?:\.\d+)?[bm]"
+VARIANT_ENDINGS = ("-instruct", "-chat-hf", "-chat", "-it", "-hf")
+
+
+def carry_length_doubt(spec: ModelSpec, wanted: str, found: str, *, fine_tune: bool = False) -> ModelSpec:
+    """`found`'s config stands in for `wanted` (a sibling -Instruct, or a fine-tune named after it): shapes agree,
+    the context length need not. The candidates are the lengths `found` and its bundled relatives derive
+    (fine-tune: the whole family; sibling: the family's members of wanted's kind); when they differ, the spec
+    carries them all and says so, and a verdict is given only where every candidate gives it."""
+    candidates = _relatives_lengths(spec, wanted.lower(), found.lower(), fine_tune)
+    distinct = sorted({(c.max_len_vllm, c.max_len_sglang) for c in candidates})
+    if len(distinct) <= 1:
+        return spec
+    how = "is named after" if fine_tune else "is not bundled and"
+    why = (f"{wanted} {how} {_bundled_spelling(found)}, which stands in for it, but this family's bundled configs "
+           f"differ in context length: {_grouped(candidates)}")
+    return replace(spec, length_unknown=why, length_floor=min(v for v, _ in distinct),
+                   length_candidates=tuple(candidates))
+
+
+def _grouped(candidates: list[LengthCandidate]) -> str:
+    """`131,072 (Qwen/Qwen2.5-14B, ...) or 32,768 (Qwen/Qwen2.5-7B-Instruct, ...)`, in the candidates' order."""
+    groups: dict[int, list[str]] = {}
+    for c in candidates:
+        groups.setdefault(c.max_len_vllm, []).append(c.source)
+    return " or ".join(f"{length:,} ({', '.join(ids)})" for length, ids in groups.items())
+
+
+def _relatives_lengths(spec: ModelSpec, wanted: str, found: str, fine_tune: bool) -> list[LengthCandidate]:
+    """The stand-in's own lengths, then each bundled relative's (same org and family, any size)."""
+    from kvlint.models.resolve import lookup_registry, registry_ids
+
+    own = LengthCandidate(spec.max_len_vllm, spec.max_len_sglang, _bundled_spelling(found))
+    family, _ = _family(found)
+    if family is None:
+        return [own]
+    want_variant = _ending(wanted) is not None
+    out = [own]
+    for model_id in sorted(registry_ids()):
+        key = model_id.lower()
+        if key == found or not _member(key, family):
+            continue
+        if not fine_tune and (_ending(key) is not None) != want_variant:
+            continue
+        hit = lookup_registry(model_id)
+        if hit is None or _is_quantized(hit[0]):
+            continue
+        relative = spec_from_config(hit[0]["config"], model_id, f"bundled:{model_id}")
+        out.append(LengthCandidate(relative.max_len_vllm, relative.max_len_sglang, model_id))
+    return out
+
+
+def _member(key: str, family: str) -> bool:
+    """`qwen/qwen2.5-` + a size and at most a variant ending (`14b`, `7b-instruct`, `7b-chat-hf`)."""
+    return key.startswith(family) and re.fullmatch(SIZE + r"(-[a-z]+(-hf)?)?", key[len(family):]) is not None
+
+
+def _bundled_spelling(key: str) -> str:
+    from kvlint.models.resolve import registry_ids
+
+    return next((i for i in registry_ids() if i.lower() == key), key)
+
+
+def _ending(key: str) -> str | None:
+    return next((e for e in VARIANT_ENDINGS if key.endswith(e)), None)
+
+
+def _family(key: str) -> tuple[str | None, str]:
+    """(`org/family-` prefix, size) of `qwen/qwen2.5-14b[-instruct]`; None when the name has no trailing size."""
+    ending = _ending(key)
+    base = key[: -len(ending)] if ending else key
+    match = re.fullmatch(rf"(.*?[-_])({SIZE})", base)
+    return (match.group(1), match.group(2)) if match else (None, "")
+
+
+# ---------------------------------------------------------------- fine-tunes named after a bundled base
+
+# A fine-tune keeps its base's shapes (17 real pairs compared, issue M); a name with one of these words outside the
+# base it carries is another architecture or another checkpoint format, and is never derived by name.
+NOT_A_FINE_TUNE = ("nemotron", "minitron", "prun", "puzzle", "distill-to", "moe", "upscal", "merge", "franken",
+                   "awq", "gptq", "gguf", "fp8", "fp4", "nvfp4", "mxfp4", "int4", "int8", "w4a16", "w8a8", "w8a16",
+                   "w4a8", "bnb", "4bit", "8bit", "exl2", "mlx", "quant", "vl", "vision", "embed", "rerank",
+                   "reward", "rm", "lora", "adapter", "draft", "eagle", "medusa", "mtp", "onnx", "tts", "audio",
+                   "long", "yarn", "ctx", "context", "1m", "llava", "vila", "ov", "clip", "siglip", "omni", "image",
+                   "video", "ocr", "speech")
+# A dated or numbered re-release after the base (`Qwen3-235B-A22B-Instruct-2507`: 262,144 positions against the
+# base's 40,960) or a context tag (`-128k`) is retrained for another length that no bundled relative shows.
+RE_RELEASE = r"(^|[-_])(\d{4}|\d+k)($|[-_])"
+
+
+@lru_cache(maxsize=1)
+def rules() -> tuple[dict[str, Any], ...]:
+    """registry/derivations.json: names that do not carry their base literally, each rule with its source."""
+    return tuple(load_json("derivations.json", REGISTRY_DIR)["rules"])
+
+
+def derive_fine_tune(repo_id: str) -> ModelSpec | None:
+    """`org/...-Qwen2.5-7B-...`: the one unquantized bundled base whose name the id carries (or a rule of
+    derivations.json names), with its shapes, marked derived, and the family's lengths as candidates (unless the
+    rule states the fine-tune's own length)."""
+    rule = _by_rule(repo_id)
+    hit = (rule[0], rule[1]) if rule is not None else _carried_base(repo_id)
+    if hit is None:
+        return None
+    entry, why = hit
+    spec = spec_from_config(entry["config"], repo_id, f"derived:{entry['id']}")
+    spec = replace(spec, derived_from=f"{entry['id']} ({why})")
+    if rule is not None and rule[2]:
+        return spec
+    return carry_length_doubt(spec, repo_id, entry["id"], fine_tune=True)
+
+
+def _by_rule(repo_id: str) -> tuple[dict[str, Any], str, bool] | None:
+    """(base entry, why, whether the rule states the fine-tune's own length) of the rule matching the id."""
+    from kvlint.models.resolve import lookup_registry
+
+    for rule in rules():
+        match = re.fullmatch(rule["pattern"], repo_id, flags=re.IGNORECASE)
+        if match is None:
+            continue
+        hit = lookup_registry(match.expand(rule["base"]))
+        if hit is not None and not _is_quantized(hit[0]):
+            positions = rule.get("max_position_embeddings")
+            return _with_length(hit[0], positions), rule["why"], positions is not None
+    return None
+
+
+def _with_length(entry: dict[str, Any], positions: int | None) -> dict[str, Any]:
+    """The base entry with the fine-tune's own max_position_embeddings, when a rule states it (with its source)."""
+    if positions is None:
+        return entry
+    out = copy.deepcopy(entry)
+    text = out["config"].get("text_config") if isinstance(out["config"].get("text_config"), dict) else out["config"]
+    text["max_position_embeddings"] = positions
+    return out
+
+
+def _carried_base(repo_id: str) -> tuple[dict[str, Any], str] | None:
+    """The longest bundled base name with a size (`Llama-3.1-8B`) that the id's name carries between dashes."""
+    from kvlint.models.resolve import alias_ids, lookup_registry, registry_ids
+
+    name = repo_id.split("/", 1)[-1].lower()
+    known_ids = registry_ids() + alias_ids()
+    if any(k.split("/", 1)[1].lower() == name for k in known_ids):
+        return None  # a bundled model's own name under another org or path: a copy, matched (or not) by name only
+    found: dict[str, tuple[int, dict[str, Any]]] = {}
+    for known in known_ids:
+        base = known.split("/", 1)[1].lower()
+        if not re.search(rf"(^|-){SIZE}($|-)", base) and not re.search(rf"-{SIZE}-", f"-{base}-"):
+            continue
+        at = _bounded_find(name, base)
+        if at < 0:
+            continue
+        rest = (name[:at] + "-" + name[at + len(base):]).lower()
+        if _not_a_fine_tune(rest):
+            return None  # a re-architected, quantized, other-modality or re-released derivative: never by name
+        hit = lookup_registry(known)
+        if hit is None or _is_quantized(hit[0]):
+            continue
+        found.setdefault(hit[0]["id"], (len(base), hit[0]))
+    if not found:
+        return None
+    longest = max(n for n, _ in found.values())
+    best = [entry for n, entry in found.values() if n == longest]
+    if len(best) > 1 and not _same_shapes(best):
+        return None
+    return best[0], "fine-tune named after it"
+
+
+def _not_a_fine_tune(rest: str) -> bool:
+    """The name outside the base it carries says another architecture, format, modality or length."""
+    return any(re.search(rf"(^|[-_.]){re.escape(word)}", rest) for word in NOT_A_FINE_TUNE) or bool(
+        re.search(RE_RELEASE, rest))
+
+
+def _bounded_find(name: str, base: str) -> int:
+    """Where `base` occurs in `name` with a dash, underscore or an end on each side, else -1."""
+    match = re.search(rf"(?:^|(?<=[-_/])){re.escape(base)}(?=$|[-_])", name)
+    return match.start() if match else -1

@@ -33,11 +33,43 @@ def layer_kinds(text: dict[str, Any], num_layers: int, window: int | None) -> li
     if text.get("full_attention_interval") and text.get("model_type") == "qwen3_next":
         step = int(text["full_attention_interval"])
         return [FULL if (i + 1) % step == 0 else MAMBA for i in range(num_layers)]
+    pattern = hybrid_pattern(text)
+    if pattern is not None:
+        return hybrid_pattern_kinds(pattern, num_layers)
     if text.get("attention_chunk_size"):
         return _llama4_kinds(text, num_layers)
     if window is None:
         return [FULL] * num_layers
     return _window_pattern(text, num_layers)
+
+
+# Nemotron-H's hybrid_override_pattern: one character per decoder block. Only "*" blocks attend (and cache KV),
+# "M" blocks are Mamba-2 mixers (a fixed state per request), "-" (MLP) and "E" (MoE) blocks cache nothing.
+HYBRID_BLOCKS = {"*": FULL, "M": MAMBA, "-": NONE, "E": NONE}
+
+
+BLOCK_TYPES = {"attention": "*", "mamba": "M", "mlp": "-", "moe": "E"}  # layers_block_type, the later spelling
+
+
+def hybrid_pattern(text: dict[str, Any]) -> str | None:
+    """Nemotron-H's block pattern, from hybrid_override_pattern or (later configs) the layers_block_type list."""
+    if text.get("model_type") != "nemotron_h":
+        return None
+    pattern = text.get("hybrid_override_pattern")
+    if isinstance(pattern, str):
+        return pattern
+    blocks = text.get("layers_block_type")
+    if isinstance(blocks, list):
+        return "".join(BLOCK_TYPES.get(str(b), "?") for b in blocks)
+    return None
+
+
+def hybrid_pattern_kinds(pattern: str, num_layers: int) -> list[str]:
+    """Nemotron-H: the block kind of each character; a pattern that disagrees with num_hidden_layers is refused."""
+    if len(pattern) != num_layers or set(pattern) - set(HYBRID_BLOCKS):
+        raise ValueError(f"hybrid_override_pattern {pattern!r} does not give {num_layers} blocks of kinds "
+                         f"{''.join(HYBRID_BLOCKS)}")
+    return [HYBRID_BLOCKS[c] for c in pattern]
 
 
 def _kind_of_type(layer_type: str, window: int | None) -> str:
@@ -93,6 +125,8 @@ def layer_kvs(
     for i, kind in enumerate(layer_kinds(text, num_layers, window)):
         if i >= shared_from:
             out.append(LayerKV(NONE))  # reads an earlier layer's KV (Gemma-3n/4 KV sharing): no cache of its own
+        elif kind == NONE:
+            out.append(LayerKV(NONE))
         elif kind == MAMBA:
             out.append(LayerKV(MAMBA, state_bytes=state))
         elif kind == CHUNKED:
@@ -119,6 +153,8 @@ def linear_state_bytes(text: dict[str, Any]) -> int | None:
 
     conv state: (2*key_dim + value_dim) x (kernel - 1); recurrent state: v_heads x k_dim x v_dim.
     """
+    if text.get("mamba_num_heads"):
+        return mamba2_state_bytes(text)
     if not text.get("linear_num_value_heads"):
         return None
     key_dim = int(text["linear_num_key_heads"]) * int(text["linear_key_head_dim"])
@@ -126,3 +162,15 @@ def linear_state_bytes(text: dict[str, Any]) -> int | None:
     conv = (2 * key_dim + v_heads * v_dim) * (int(text.get("linear_conv_kernel_dim") or 4) - 1)
     recurrent = v_heads * int(text["linear_key_head_dim"]) * v_dim
     return (conv + recurrent) * DTYPE_BYTES.get(checkpoint_dtype(text, {}), 2)
+
+
+def mamba2_state_bytes(text: dict[str, Any]) -> int:
+    """Per-request, per-layer state of a Mamba-2 mixer (Nemotron-H) at the model dtype (the SSM state at
+    mamba_ssm_cache_dtype when given): conv state (d_inner + 2 x groups x d_state) x (kernel - 1);
+    SSM state heads x head_dim x d_state."""
+    heads, head_dim = int(text["mamba_num_heads"]), int(text.get("mamba_head_dim") or 64)
+    groups, d_state = int(text.get("n_groups") or 1), int(text.get("ssm_state_size") or 128)
+    model = DTYPE_BYTES.get(checkpoint_dtype(text, {}), 2)
+    ssm = DTYPE_BYTES.get(str(text.get("mamba_ssm_cache_dtype") or ""), model)
+    conv = (heads * head_dim + 2 * groups * d_state) * (int(text.get("conv_kernel") or 4) - 1)
+    return conv * model + heads * head_dim * d_state * ssm

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kvlint.models.layers import hybrid_pattern
 from kvlint.models.spec import MoE
 
 
@@ -23,6 +24,8 @@ def moe_of(text: dict[str, Any], num_layers: int) -> MoE | None:
         shared, shared_size = 1, int(text["intermediate_size"])
     elif shared_size and text.get("model_type") in ("qwen2_moe", "qwen3_next"):
         shared = 1
+    elif text.get("moe_shared_expert_intermediate_size"):  # Nemotron-H
+        shared_size = int(text["moe_shared_expert_intermediate_size"]) * max(shared, 1)
     else:
         shared_size = None
     expert_size = _expert_size(text)
@@ -64,6 +67,9 @@ def _dense_size(text: dict[str, Any]) -> int | None:
 def moe_layer_ids(text: dict[str, Any], num_layers: int, first_dense: int, freq: int) -> tuple[int, ...]:
     """Which decoder layers carry experts, as each family's model code decides it."""
     dense_only = set(text.get("mlp_only_layers") or [])
+    pattern = hybrid_pattern(text)
+    if pattern is not None:  # Nemotron-H: the "E" blocks
+        return tuple(i for i, c in enumerate(pattern[:num_layers]) if c == "E")
     if text.get("model_type") == "llama4_text" or "decoder_sparse_step" in text:
         ids = [i for i in range(num_layers) if (i + 1) % freq == 0]
     else:  # DeepSeek / GLM: dense first k, then every freq-th

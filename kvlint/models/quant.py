@@ -66,6 +66,12 @@ def _compressed_tensors(qc: dict[str, Any]) -> Quantization:
     )
 
 
+def _first_group(quant: dict[str, Any]) -> dict[str, Any]:
+    """The weights block of the first config group (ModelOpt >= 0.4x writes its NVFP4 group size only there)."""
+    groups = [g for g in (quant.get("config_groups") or {}).values() if isinstance(g, dict)]
+    return next((g["weights"] for g in groups if isinstance(g.get("weights"), dict)), {})
+
+
 def _from_modelopt(quant: dict[str, Any], raw: dict[str, Any]) -> Quantization:
     algo = str(quant.get("quant_algo") or "").upper()
     kv_algo = quant.get("kv_cache_quant_algo") or quant.get("kv_cache_scheme")
@@ -75,6 +81,6 @@ def _from_modelopt(quant: dict[str, Any], raw: dict[str, Any]) -> Quantization:
     elif isinstance(kv_algo, dict):
         kv = "fp8" if kv_algo.get("num_bits") == 8 else "nvfp4"
     bits = 4 if "FP4" in algo or "INT4" in algo else 8
-    group = quant.get("group_size") if bits == 4 else None
-    ignored = tuple(quant.get("exclude_modules") or ())
+    group = (quant.get("group_size") or _first_group(quant).get("group_size")) if bits == 4 else None
+    ignored = tuple(quant.get("exclude_modules") or quant.get("ignore") or ())
     return Quantization("modelopt", bits, _int_or_none(group), kv, ignored, raw)

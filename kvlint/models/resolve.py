@@ -447,51 +447,13 @@ def _registry_lookup(repo_id: str) -> tuple[str, bool] | None:
 
 def with_length_doubt(spec: ModelSpec, wanted: str, found: str) -> ModelSpec:
     """A sibling's config (`Qwen/Qwen2.5-14B` for `Qwen/Qwen2.5-14B-Instruct`) has the same shapes, but not
-    always the same context length: where a bundled pair of the family differs (Qwen2.5-7B 131,072 vs
-    Qwen2.5-7B-Instruct 32,768), the length the engine derives for the real model is unknown."""
-    doubt = length_doubt(wanted, found)
-    return spec if doubt is None else replace(spec, length_unknown=doubt[0], length_floor=doubt[1])
-
-
-def length_doubt(wanted: str, found: str) -> tuple[str, int] | None:
-    """(why, the shortest length the pair showed) when `found`'s config stands in for sibling `wanted` and the
-    family's bundled pairs differ in context length; None for the same id or a curated alias (checked)."""
+    always the same context length: where the family's bundled configs differ (Qwen2.5-7B 131,072 vs
+    Qwen2.5-7B-Instruct 32,768), the spec carries each length as a candidate (kvlint.models.derive)."""
     if wanted.lower() == found.lower() or wanted.lower() in _aliases():
-        return None
-    pair = _length_pair(wanted.lower(), found.lower())
-    if pair is None:
-        return None
-    (a, la), (b, lb) = pair
-    why = (f"{wanted} is not bundled and {found} stands in for it, but this family's bundled configs "
-           f"differ in context length ({a} {la:,}, {b} {lb:,})")
-    return why, min(la, lb)
+        return spec
+    from kvlint.models.derive import carry_length_doubt  # the candidates each relative gives (M item 4)
 
-
-def _length_pair(wanted: str, found: str) -> tuple[tuple[str, int], tuple[str, int]] | None:
-    """A bundled (base, variant) pair of the same family as wanted/found whose max_position_embeddings differ."""
-    suffix = next((x for x in VARIANT_SUFFIXES if wanted.endswith(x) or found.endswith(x)), None)
-    if suffix is None:
-        return None
-    base = (wanted if not wanted.endswith(suffix) else found).removesuffix(suffix)
-    family = re.sub(r"\d+(\.\d+)?[bm]$", "", base)
-    if family == base:
-        return None
-    index = _registry_index()
-    for key in sorted(index):
-        if key.startswith(family) and re.fullmatch(r"\d+(\.\d+)?[bm]", key[len(family):]) and key + suffix in index:
-            la, lb = _max_positions(index[key]), _max_positions(index[key + suffix])
-            if la is not None and lb is not None and la != lb:
-                return (_entry_id(index[key]), la), (_entry_id(index[key + suffix]), lb)
-    return None
-
-
-def _max_positions(file_name: str) -> int | None:
-    value = load_registry_entry(file_name)["config"].get("max_position_embeddings")
-    return value if isinstance(value, int) else None
-
-
-def _entry_id(file_name: str) -> str:
-    return str(load_registry_entry(file_name)["id"])
+    return carry_length_doubt(spec, wanted, found)
 
 
 def _variants(key: str) -> list[str]:

@@ -70,6 +70,16 @@ class Quantization:
 
 
 @record
+class LengthCandidate:
+    """One context length the real model may derive when its own config.json is not at hand: the lengths a
+    bundled relative's config gives each engine (a fine-tune's or a sibling's length is not its base's)."""
+
+    max_len_vllm: int
+    max_len_sglang: int
+    source: str  # the bundled id whose config gives these lengths
+
+
+@record
 class ModelSpec:
     model_id: str
     source: str  # where the config came from: a path, "hf-cache:<path>", "bundled:<id>"
@@ -108,6 +118,9 @@ class ModelSpec:
     # real model is then unknown. "<why>", with the smaller length such a pair showed.
     length_unknown: str | None = None
     length_floor: int | None = None
+    # With length_unknown: every length the real model may derive, the stand-in's own among them (two or more
+    # distinct). A verdict that holds for each candidate holds for the real model (resolve: robust verdicts).
+    length_candidates: tuple[LengthCandidate, ...] = ()
 
     @property
     def is_mla(self) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 from kvlint.errors import KvlintError
 from kvlint.lazyre import lazy
+from kvlint.models.layers import hybrid_pattern
 from kvlint.models.spec import MAMBA, ModelSpec, Quantization
 from kvlint.record import record
 
@@ -104,10 +105,40 @@ def _norm_width(spec: ModelSpec) -> int:
 
 
 def layer_params(spec: ModelSpec, text: dict[str, Any], index: int) -> LayerParams:
+    pattern = hybrid_pattern(text)
+    if pattern is not None:
+        return _hybrid_block(spec, text, pattern[index])
     split, kv, down, replicated = _attention(spec, text, index)
     replicated += _layer_norms(spec)
     dense, experts, shared, router, active = _ffn(spec, text, index)
     return LayerParams(split, kv, down, replicated + router, dense, experts, shared, active)
+
+
+def _hybrid_block(spec: ModelSpec, text: dict[str, Any], block: str) -> LayerParams:
+    """Nemotron-H: each block is ONE of Mamba-2 mixer (M), attention (*), MLP (-) or MoE (E), with one norm.
+    Its MLPs and experts are non-gated (squared ReLU: up and down only); with moe_latent_size the routed
+    experts work in that latent width between a down- and an up-projection of the hidden state."""
+    h = norm = spec.hidden_size
+    if block == "M":
+        heads, head_dim = int(text["mamba_num_heads"]), int(text.get("mamba_head_dim") or 64)
+        inner = heads * head_dim
+        groups_state = 2 * int(text.get("n_groups") or 1) * int(text.get("ssm_state_size") or 128)
+        conv = (inner + groups_state) * (int(text.get("conv_kernel") or 4) + (1 if text.get("use_conv_bias") else 0))
+        split = h * (2 * inner + groups_state + heads) + inner * h + conv
+        return LayerParams(attn_split=split, replicated=norm + 3 * heads + inner)
+    if block == "*":
+        q_o = 2 * h * spec.num_attention_heads * spec.head_dim
+        return LayerParams(attn_split=q_o, attn_kv=2 * h * spec.num_kv_heads * spec.head_dim, replicated=norm)
+    if block == "-":
+        return LayerParams(replicated=norm, mlp=2 * h * spec.intermediate_size)
+    moe = spec.moe
+    assert moe is not None
+    latent = int(text.get("moe_latent_size") or h)
+    per_expert = 2 * latent * moe.moe_intermediate_size
+    router = moe.num_experts * (h + 1)  # gate weight and e_score_correction_bias
+    shared = 2 * h * (moe.shared_intermediate_size or 0) + (2 * h * latent if latent != h else 0)
+    return LayerParams(replicated=norm + router, experts=per_expert * moe.num_experts, shared=shared,
+                       active_experts=per_expert * moe.experts_per_token)
 
 
 def _learned_positions(spec: ModelSpec) -> int:

@@ -99,7 +99,9 @@ def test_aliases_say_so_in_the_source():
 
 def test_quantized_variants_are_not_aliased_to_unquantized_configs():
     with pytest.raises(UnknownModelError):
-        resolve_model("Qwen/Qwen2.5-72B-Instruct-AWQ")  # no Qwen AWQ convention known: unknown, not the bf16 config
+        resolve_model("someone/Qwen2.5-72B-Instruct-AWQ")  # no convention of that publisher: unknown, not bf16
+    qwen_awq = resolve_model("Qwen/Qwen2.5-72B-Instruct-AWQ")  # Qwen's own: AutoAWQ's block on the bundled base
+    assert qwen_awq.source.startswith("derived:") and qwen_awq.quant is not None and qwen_awq.quant.bits == 4
     for ref in ("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8", "neuralmagic/Llama-3.1-8B-Instruct-FP8"):
         spec = resolve_model(ref)  # derived: the base's shapes with the publisher's fp8 block, never bf16
         assert spec.source.startswith("derived:") and spec.quant is not None and spec.quant.method == "fp8"

@@ -93,7 +93,7 @@ def test_a_sibling_stand_in_carries_the_familys_length_doubt():
     clear_cache()
     qwen = resolve_model("Qwen/Qwen2.5-14B-Instruct")
     assert qwen.model_id == "Qwen/Qwen2.5-14B" and qwen.length_floor == 32768
-    assert qwen.length_unknown is not None and "Qwen/Qwen2.5-7B-Instruct 32,768" in qwen.length_unknown
+    assert qwen.length_unknown is not None and "32,768 (Qwen/Qwen2.5-72B-Instruct, Qwen/Qwen2.5-7B-Instruct)" in qwen.length_unknown
     quantized = resolve_model("Qwen/Qwen2.5-14B-Instruct-GPTQ-Int4")  # derived from the same stand-in
     assert quantized.derived_from is not None and quantized.length_floor == 32768
     assert resolve_model("Qwen/Qwen2.5-7B-Instruct").length_unknown is None  # bundled itself
@@ -109,5 +109,6 @@ def test_a_path_named_like_an_alias_resolves_to_the_aliased_config():
     clear_cache()
     spec = resolve_model("/home/u/llama/Meta-Llama-3.1-70B-Instruct")
     assert spec.model_id == "meta-llama/Llama-3.1-70B-Instruct" and spec.source.startswith("path:")
-    with pytest.raises(UnknownModelError):
-        resolve_model("/home/u/llama/Meta-Llama-3.1-70B-Instruct-my-finetune")
+    tuned = resolve_model("/home/u/llama/Meta-Llama-3.1-70B-Instruct-my-finetune")  # never the bundled config as is,
+    assert "derived:" in tuned.source  # but a fine-tune named after it (M item 4)
+    assert tuned.derived_from == "meta-llama/Llama-3.1-70B-Instruct (fine-tune named after it)"

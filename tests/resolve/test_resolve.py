@@ -207,7 +207,7 @@ def test_a_sibling_config_whose_family_differs_in_length_sizes_only_a_stated_len
     stated = _one("vllm serve Qwen/Qwen2.5-14B-Instruct --max-model-len 16384\n", "c.sh", tmp_path, gpu="H100")
     for r in (left, above):
         assert r.budget is None and r.skip_kind == "model-length-unknown", r.skipped_because
-        assert "Qwen/Qwen2.5-7B 131,072" in r.skipped_because and "--max-model-len (at most 32,768" in r.skipped_because
+        assert "131,072 (Qwen/Qwen2.5-14B, " in r.skipped_because and "--max-model-len (at most 32,768" in r.skipped_because
     assert stated.budget is not None and stated.budget.max_model_len == 16384
     sglang = _one("python -m sglang.launch_server --model-path Qwen/Qwen2.5-14B-Instruct\n", "d.sh", tmp_path,
                   gpu="H100")
