@@ -93,12 +93,13 @@ def _is_local_path(ref: str) -> bool:
 
 
 def source_kind(spec: ModelSpec) -> str:
-    """How the spec was found, for the per-launch status: bundled, derived, hf-cache, local, override,
-    hub, path-name (a Hub id read from a path), served-name or env-name (another name the launch gives)."""
+    """How the spec was found, for the per-launch status: lock (kvlint.lock), bundled, derived, hf-cache, local,
+    override, hub, path-name (a Hub id read from a path), served-name or env-name (another name the launch gives)."""
     src = spec.source
-    for prefix, kind in (("served-name:", "served-name"), ("env:", "env-name"), ("path:", "path-name"),
-                         ("alias:", "served-name"), ("derived:", "derived"), ("bundled:", "bundled"),
-                         ("hf-cache:", "hf-cache"), ("override:", "override"), ("hub:", "hub")):
+    for prefix, kind in (("lock:", "lock"), ("served-name:", "served-name"), ("env:", "env-name"),
+                         ("path:", "path-name"), ("alias:", "served-name"), ("derived:", "derived"),
+                         ("bundled:", "bundled"), ("hf-cache:", "hf-cache"), ("override:", "override"),
+                         ("hub:", "hub")):
         if src.startswith(prefix):
             return kind
     return "local"
