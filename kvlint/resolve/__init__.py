@@ -66,6 +66,8 @@ class Resolver:
         if why is not None:
             return _replace(base, skipped_because=why, skip_kind="rejected-value")
         if spec is None:
+            if base.model.conflict:
+                return _replace(base, skipped_because=base.model.reason, skip_kind="model-conflict")
             return _replace(base, skipped_because=_model_skip(base), skip_kind=_model_kind(base.deployment))
         doubt = _length_doubt(base, spec)
         if doubt is not None:

@@ -45,7 +45,10 @@ def lookup_model(ref: str, config: Config, options: ResolveOptions, aliases: tup
         spec = resolve_model(ref, online=options.online, overrides=config.models or None, base_dir=config.root,
                              aliases=aliases)
     except KvlintError as exc:
-        return ModelLookup(None, exc.message, note=note)
+        from kvlint.models.resolve import ModelConflict
+
+        return ModelLookup(None, str(exc) if isinstance(exc, ModelConflict) else exc.message, note=note,
+                           conflict=isinstance(exc, ModelConflict))
     except OSError as exc:  # a 300-character name, an unreadable HF cache: this machine cannot look it up
         return ModelLookup(None, f"{short(ref)} cannot be looked up on this machine ({exc.strerror or exc}); give "
                                  "a Hub id or a readable local path, or map it under `models:`")
