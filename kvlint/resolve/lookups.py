@@ -1,8 +1,9 @@
 """Model, GPU and engine-version lookups: one set of defaults for every command.
 
 Precedence, the same wherever a launch is sized:
-- model: the reference as written (local path, `models:` overrides, HF cache, the Hub with --online,
-  the bundled registry), then the launch's other names for it (served name, env var, path);
+- model: the project's kvlint.lock (by the reference or the launch's other names for it), then the reference
+  as written (local path, `models:` overrides, HF cache, the Hub with --online, the bundled registry) and
+  the launch's other names for it (served name, env var, path, KServe `name:`), which must agree;
 - GPU: --gpu, else the product the manifest declares, else the fleet map (`node-labels:` for the
   launch's node selection, then the first `gpus:` glob), else `gpu:`, else the command's own
   fallback (only `budget -- CMD` has one), else none: the launch is sized against the catalogue;
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
     from kvlint.engines.base import Engine
     from kvlint.gpus import Gpu
 
-MODEL_FIX = "run `kvlint models pull` to fetch its config.json, or map it under `models:` in .kvlint.yaml"
+MODEL_FIX = ("run `kvlint models lock` to record its config in the repository's kvlint.lock (`kvlint models pull`: "
+             "this machine's cache only), or map it under `models:` in .kvlint.yaml")
 
 
 def lookup_model(ref: str, config: Config, options: ResolveOptions, aliases: tuple[Any, ...] = (),
