@@ -122,7 +122,8 @@ def place_of(alias: ModelAlias) -> str:
             "storageUri": "storageUri", "model-name": "the model's name:", "download-repo": "the download repo",
             "oci-tag": "the OCI image tag", "oci-image": "the OCI image"}.get(how)
     if what is None:
-        what = f"env {how[len('env:'):]}" if how.startswith("env:") else how
+        what = f"env {how[len('env:'):]}" if how.startswith("env:") else \
+            f"the key {how[len('key:'):]}" if how.startswith("key:") else how
     line = f", line {alias.span.line}" if alias.span is not None else ""
     return f"{what} {short_text(alias.name)}{line}"
 
@@ -132,7 +133,9 @@ def short_text(text: str, width: int = 80) -> str:
 
 
 def _alias_prefix(how: str) -> str:
-    """served-name | env:VAR | path | model-name, as the ModelAlias record spells them."""
+    """served-name | env:VAR | path | model-name (KServe `name:`, a chart key), as the source prefix."""
+    if how.startswith("key:"):
+        return "model-name"
     return how if how in ("served-name", "path", "model-name") or how.startswith("env:") else "alias"
 
 

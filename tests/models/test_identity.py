@@ -110,3 +110,17 @@ def test_a_conflict_is_the_launchs_own_warning(tmp_path):
     assert [s.skip_kind for s in result.launches] == ["model-conflict"]
     (kv002,) = [f for f in result.findings if f.code == "KV002"]
     assert kv002.severity.name == "WARNING" and "names two different models" in kv002.message
+
+
+def test_a_chart_key_names_the_model_beside_its_path(tmp_path):
+    (tmp_path / "values.yaml").write_text("modelURL: /data/weights/current\nmodelName: Qwen/Qwen3-8B\n"
+                                          "maxModelLen: 4096\n")
+    result = lint([str(tmp_path)], LintOptions(gpu="H100"))
+    assert [(s.model, s.model_source, s.capacity) for s in result.launches] == [
+        ("/data/weights/current", "model-name", "evaluated")]
+    (tmp_path / "values.yaml").write_text("modelURL: /data/Qwen3-8B\nmodelName: meta-llama/Llama-3.1-8B-Instruct\n"
+                                          "maxModelLen: 4096\n")
+    result = lint([str(tmp_path)], LintOptions(gpu="H100"))
+    assert [s.skip_kind for s in result.launches] == ["model-conflict"]
+    (kv002,) = [f for f in result.findings if f.code == "KV002"]
+    assert "the key modelName meta-llama/Llama-3.1-8B-Instruct, line 2" in kv002.message
