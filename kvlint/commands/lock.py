@@ -154,7 +154,9 @@ def _write(named: list[Named], old: Lock | None, where: str, shown: str) -> int:
         status, entry, line = _lock_one(item, old)
         counts[status] = counts.get(status, 0) + 1
         click.echo(line)
-        if entry is not None:
+        if entry is not None and status == "failed":  # an edited entry that cannot be resolved again stays as is
+            entries.setdefault(entry.id.lower(), entry)
+        elif entry is not None:
             entries[entry.id.lower()] = _merged(entries.get(entry.id.lower()), entry, item)
     dropped = [e for e in (old.entries if old is not None else ()) if e.id.lower() not in entries]
     for entry in dropped:
@@ -199,7 +201,8 @@ def _lock_one(item: Named, old: Lock | None) -> tuple[str, LockEntry | None, str
                                      f"it, no Hub id in it or beside it): map it under `models:` or name it with "
                                      f"--served-model-name")
         stand_in = f" (offline kvlint only has a stand-in: {spec.source})" if spec is not None else ""
-        return "failed", None, f"failed   {_label(item)}: {why}{stand_in}"
+        kept = "; its edited entry is kept as it is" if known is not None else ""
+        return "failed", known, f"failed   {_label(item)}: {why}{stand_in}{kept}"
     again = " (the edited entry resolved again)" if known is not None else ""
     return "added", entry, f"added    {_label(item)} -> {entry.id} ({_where(entry)}){again}"
 

@@ -138,8 +138,9 @@ def digest_of(entry: LockEntry) -> str:
 
 
 def render(entries: Iterable[LockEntry]) -> str:
-    """The whole file: header, version, one block per model sorted by id (case-insensitive)."""
-    blocks = [_canonical(e) + f"digest = {_value(digest_of(e))}\n" for e in
+    """The whole file: header, version, one block per model sorted by id (case-insensitive). An entry keeps the
+    digest it has (an edited entry kept as it is stays edited); a new one gets its own."""
+    blocks = [_canonical(e) + f"digest = {_value(e.digest or digest_of(e))}\n" for e in
               sorted(entries, key=lambda e: (e.id.lower(), e.id))]
     return HEADER + f"lock-version = {VERSION}\n" + "".join("\n" + b for b in blocks)
 

@@ -167,3 +167,15 @@ def test_lookup_by_id_name_and_alias_not_by_a_paths_tail():
     assert lock.find("/other/Org/Model-7B") is None  # a path's last two segments are no id
     assert lock.find("/mnt/models", ["Org/Model-7B"]) is not None  # the launch's other name for it
     assert lock.find("Org/Model-7B@abc") is None  # a pinned revision only by its own name
+
+
+def test_an_edited_entry_the_hub_cannot_give_again_is_kept_and_still_fails_check(tree):
+    with StandInHub(hub_repos()) as hub:
+        assert run(["models", "lock", "deploy"], env_for(tree, hub.endpoint), tree)[0] == 0
+    lock = tree / "kvlint.lock"
+    lock.write_text(lock.read_text().replace("config.num_hidden_layers = 3", "config.num_hidden_layers = 4"))
+    code, out, _, _ = run(["models", "lock", "deploy"], offline_env(tree), tree)  # no Hub: cannot redo it
+    assert code == 1 and "its edited entry is kept as it is" in out and "dropped  " not in out
+    assert "config.num_hidden_layers = 4" in lock.read_text()
+    code, out, _, _ = run(["models", "lock", "--check", "deploy"], offline_env(tree), tree)
+    assert code == 1 and "edited   acme/tiny-llama" in out
