@@ -45,6 +45,7 @@ class Named:
     aliases: tuple[ModelAlias, ...]
     path: str
     config: Config
+    lock: str  # the kvlint.lock this launch reads (kvlint.resolve.lookups.lock_for_file)
 
     @property
     def alias_names(self) -> tuple[str, ...]:
@@ -56,21 +57,42 @@ class Named:
 @click.option("--check", "check_only", is_flag=True,
               help="Write nothing: exit 1 if a model the tree names is not locked or an entry was edited by hand.")
 def lock(paths: tuple[str, ...], check_only: bool) -> int:
-    """Resolve every model the tree names and write kvlint.lock at the project root (never weights)."""
-    from kvlint.models.lock import LOCK_NAME, LockError, load, lock_dir
+    """Resolve every model the tree names and write kvlint.lock at the project root (never weights).
+
+    The lock covers the models named under PATHS (default: the current folder); an entry no launch there
+    names is dropped. A tree with a configuration in a subfolder has a lock beside each configuration, the
+    one its files' launches read."""
+    from kvlint.models.lock import LOCK_NAME, lock_dir
 
     targets = paths or (".",)
     named, missing = models_in(targets)
     if missing and not named:
         raise KvlintError(f"no such file or directory: {', '.join(missing)}")
     first = targets[0]
-    where = os.path.join(lock_dir(first if os.path.isdir(first) else os.path.dirname(first) or "."), LOCK_NAME)
+    default = os.path.join(lock_dir(first if os.path.isdir(first) else os.path.dirname(first) or "."), LOCK_NAME)
+    groups: dict[str, list[Named]] = {}
+    for item in named:
+        groups.setdefault(item.lock, []).append(item)
+    code = 0
+    for where in sorted(groups) or [default]:
+        old, shown = _old(where), _shown(where)
+        items = groups.get(where, [])
+        code = max(code, _check(items, old, shown) if check_only else _write(items, old, where, shown))
+    return code
+
+
+def _old(where: str) -> Lock | None:
+    from kvlint.models.lock import LockError, load
+
     try:
-        old = load(where)
+        return load(where)
     except LockError as exc:
         raise KvlintError(f"{exc.message}: fix the line, or delete the file and run `kvlint models lock`") from None
-    shown = os.path.relpath(where) if not os.path.relpath(where).startswith("..") else where
-    return _check(named, old, shown) if check_only else _write(named, old, where, shown)
+
+
+def _shown(where: str) -> str:
+    rel = os.path.relpath(where)
+    return where if rel.startswith("..") else rel
 
 
 def models_in(paths: tuple[str, ...]) -> tuple[list[Named], list[str]]:
@@ -78,9 +100,10 @@ def models_in(paths: tuple[str, ...]) -> tuple[list[Named], list[str]]:
     from kvlint.config import ConfigCache
     from kvlint.launches import iter_files, read_path
     from kvlint.lint import CONFIG_NAMES
+    from kvlint.resolve.lookups import lock_for_file
 
     configs = ConfigCache()
-    seen: dict[tuple[str, tuple[str, ...]], Named] = {}
+    seen: dict[tuple[str, tuple[str, ...], str], Named] = {}
     missing = []
     for path, reason in iter_files(paths):
         if reason == "no such file or directory":
@@ -98,8 +121,9 @@ def models_in(paths: tuple[str, ...]) -> tuple[list[Named], list[str]]:
             if not dep.model or not (dep.model_resolved or dep.model_aliases):
                 continue
             ref = dep.model if dep.model_resolved else ""
-            key = (ref, tuple(a.name for a in dep.model_aliases))
-            seen.setdefault(key, Named(ref, dep.model_aliases, path, config))
+            where = lock_for_file(path, config)
+            key = (ref, tuple(a.name for a in dep.model_aliases), where)
+            seen.setdefault(key, Named(ref, dep.model_aliases, path, config, where))
     return list(seen.values()), missing
 
 

@@ -103,11 +103,16 @@ def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> Model
 
 def lock_for(dep: Deployment, config: Config) -> str:
     """The lock a launch reads: its configuration's folder's, else its own file's project's."""
+    return lock_for_file(dep.path, config)
+
+
+def lock_for_file(path: str, config: Config) -> str:
+    """The lock of a file's launches (`kvlint models lock` writes each model to the lock its launches read)."""
     if config.path:
         return lock_path(config)
     from kvlint.models.lock import lock_path_for
 
-    return lock_path_for(dep.path)
+    return lock_path_for(path)
 
 
 def _by_alias(dep: Deployment, config: Config, options: ResolveOptions) -> ModelLookup | None:

@@ -179,3 +179,19 @@ def test_an_edited_entry_the_hub_cannot_give_again_is_kept_and_still_fails_check
     assert "config.num_hidden_layers = 4" in lock.read_text()
     code, out, _, _ = run(["models", "lock", "--check", "deploy"], offline_env(tree), tree)
     assert code == 1 and "edited   acme/tiny-llama" in out
+
+
+def test_a_subfolder_configuration_gets_its_own_lock_the_one_its_files_read(tree):
+    team = tree / "team"
+    team.mkdir()
+    (team / ".kvlint.yaml").write_text("gpu: L4\n")
+    (team / "serve.sh").write_text("vllm serve acme/other-3b\n")
+    with StandInHub(hub_repos()) as hub:
+        code, out, err, _ = run(["models", "lock"], env_for(tree, hub.endpoint), tree)
+    assert code == 0, (out, err)
+    assert [e.id for e in parse((tree / "kvlint.lock").read_text()).entries] == ["acme/tiny-llama"]
+    assert [e.id for e in parse((team / "kvlint.lock").read_text()).entries] == ["acme/other-3b"]
+    code, out, _, _ = run(["models", "lock", "--check"], offline_env(tree), tree)
+    assert code == 0, out
+    code, out, _, _ = run(["check", ".", "--format", "json"], offline_env(tree), tree)
+    assert sorted(d["model_source"] for d in json.loads(out)["deployments"]) == ["lock", "lock"]
