@@ -4,7 +4,9 @@ Every model reference of the launches under PATHS (and the other names a launch 
 resolved exactly: a local config.json or a `models:` override, the Hugging Face cache, a config kvlint
 bundles, else the Hub through huggingface_hub (HF_ENDPOINT, HF_TOKEN honoured; bounded as for `--online`,
 kvlint.models.hub). A stand-in (a sibling's config, a derived fine-tune) is never locked: the lock holds
-what the model's own config says, or nothing. Only config.json and the quantization side files are
+what the model's own config says, or nothing. A config.json inside the project (a local path, a `models:`
+mapping) is read as it is by `check` and never copied into the lock, where it would hide its next edit.
+Only config.json and the quantization side files are
 fetched, never weights. An entry already in the lock is kept as it is (a lock changes when asked: delete
 the entry, or edit it, to have it resolved again); entries no launch names any more are dropped. The file
 is written atomically (kvlint.baseline.write_atomic) and only when it changes. Format: kvlint.models.lock.
@@ -153,10 +155,24 @@ def _check(named: list[Named], old: Lock | None, shown: str) -> int:
 
 def _lockable(item: Named) -> bool:
     """A reference the lock could hold: a Hub id (here or among the launch's other names), or one that
-    resolves offline now (a local config, a bundled model by its path's name)."""
-    if _hub_ids(item):
-        return True
-    return _offline_spec(item)[0] is not None
+    resolves offline now (a config outside the project, a bundled model by its path's name). A config.json in
+    the project itself is read as it is, never locked (a copy would hide its next edit)."""
+    spec = _offline_spec(item)[0]
+    if spec is not None and _in_project(spec, item):
+        return False
+    return bool(_hub_ids(item)) or spec is not None
+
+
+def _in_project(spec: ModelSpec, item: Named) -> str | None:
+    """The config file a local or `models:` spec was read from, when it lies under the lock's folder."""
+    from kvlint.models.resolve import source_kind
+
+    kind = source_kind(spec)
+    if kind not in ("local", "override"):
+        return None
+    path = os.path.abspath(spec.source[len("override:"):] if kind == "override" else spec.source)
+    root = os.path.dirname(os.path.abspath(item.lock))
+    return path if path.startswith(root + os.sep) else None
 
 
 def _label(item: Named) -> str:
@@ -173,7 +189,7 @@ def _write(named: list[Named], old: Lock | None, where: str, shown: str) -> int:
     from kvlint.models.lock import render
 
     entries: dict[str, LockEntry] = {}
-    counts = {"added": 0, "kept": 0, "failed": 0, "skipped": 0}
+    counts = {"added": 0, "kept": 0, "failed": 0, "skipped": 0, "project": 0}
     for item in named:
         status, entry, line = _lock_one(item, old)
         counts[status] = counts.get(status, 0) + 1
@@ -192,7 +208,8 @@ def _write(named: list[Named], old: Lock | None, where: str, shown: str) -> int:
         write_atomic(where, text)
     state = ("wrote" if changed else "unchanged") if (entries or old is not None) else "nothing to write to"
     click.echo(f"{state} {shown}: {counts['added']} added, {counts['kept']} kept, {len(dropped)} dropped, "
-               f"{counts['failed']} failed" + (f", {counts['skipped']} not lockable" if counts["skipped"] else ""))
+               f"{counts['failed']} failed" + (f", {counts['skipped']} not lockable" if counts["skipped"] else "")
+               + (f", {counts['project']} read from the project" if counts["project"] else ""))
     return 1 if counts["failed"] else 0
 
 
@@ -210,11 +227,14 @@ def _merged(have: LockEntry | None, entry: LockEntry, item: Named) -> LockEntry:
 
 
 def _lock_one(item: Named, old: Lock | None) -> tuple[str, LockEntry | None, str]:
-    """("added" | "kept" | "failed" | "skipped", the entry, the progress line) for one reference."""
+    """("added" | "kept" | "failed" | "skipped" | "project", the entry, the progress line) for one reference."""
     known = old.find(item.ref, item.alias_names) if old is not None else None
     if known is not None and not known.edited:
         return "kept", known, f"kept     {_label(item)} -> {known.id} ({_where(known)})"
     spec, why = _offline_spec(item)
+    own = _in_project(spec, item) if spec is not None else None
+    if own is not None:
+        return "project", None, f"project  {_label(item)}: its config is in the project ({_shown(own)}), read as it is"
     entry = _exact(spec) if spec is not None else None
     if entry is None:
         entry, hub_why = _from_hub(item)

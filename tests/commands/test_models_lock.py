@@ -195,3 +195,15 @@ def test_a_subfolder_configuration_gets_its_own_lock_the_one_its_files_read(tree
     assert code == 0, out
     code, out, _, _ = run(["check", ".", "--format", "json"], offline_env(tree), tree)
     assert sorted(d["model_source"] for d in json.loads(out)["deployments"]) == ["lock", "lock"]
+
+
+def test_a_config_in_the_project_is_read_as_it_is_not_locked(tree):
+    folder = tree / "models" / "tiny"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps(TINY))
+    (tree / "deploy" / "serve.sh").write_text("vllm serve ./models/tiny --max-model-len 2048\n")
+    code, out, _, _ = run(["models", "lock"], offline_env(tree), tree)
+    assert code == 0 and "project  ./models/tiny: its config is in the project (models/tiny/config.json)" in out
+    assert not (tree / "kvlint.lock").exists()  # nothing to lock: no file is written
+    code, out, _, _ = run(["models", "lock", "--check"], offline_env(tree), tree)
+    assert code == 0, out
