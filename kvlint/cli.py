@@ -29,7 +29,7 @@ COMMANDS = {
                "Show where every GiB of the GPU goes for one engine command line."),
     "verify": ("kvlint.commands.verify", "command", "Compare a prediction with a real engine startup log."),
     "plan": ("kvlint.commands.plan", "command", "Rank GPU / parallelism / precision options that hold a target."),
-    "models": ("kvlint.commands.models", "group", "Fetch the configs of models not known offline (`models pull`)."),
+    "models": ("kvlint.commands.models", "group", "Model configs offline: `models lock` (kvlint.lock), `models pull`."),
     "rules": ("kvlint.commands.rules", "rules_command", "List the rule catalogue."),
     "rule": ("kvlint.commands.rules", "rule_command", "Show one rule's documentation."),
 }

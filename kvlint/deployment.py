@@ -82,7 +82,9 @@ class ModelAlias:
     """Another name the launch gives its model: a Hub id for a local path (`--served-model-name`, an env var)."""
 
     name: str
-    how: str  # "served-name" | "served-short" (no org: a unique bundled name) | "env:MODEL_ID" | "path"
+    # "served-name" | "served-short" (no org: a unique bundled name) | "env:MODEL_ID" | "path" | "storageUri"
+    # | "model-name" (KServe `name:` beside the URI) | "key:modelName" (a chart key naming the model) | ...
+    how: str
     span: Span | None = None
 
 

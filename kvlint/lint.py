@@ -94,6 +94,7 @@ class Findings:
     kept: list[Finding] = field(default_factory=list)
     suppressed: int = 0
     origins: list[tuple[Finding, Origin]] = field(default_factory=list)
+    per_run: list[Finding] = field(default_factory=list)  # kept, but folded into the run's one info (KV002)
 
 
 @record(frozen=False)
@@ -263,7 +264,8 @@ def _suppressed(path: str, readers: list[Finding], launches: list[_Launch], dire
         out.origins.extend(_origins(pair))
     outcome = suppress.apply(found, directives)
     out.suppressed += len(outcome.suppressed)
-    out.kept = list(outcome.kept)
+    out.kept = [f for f in outcome.kept if not f.data.get("per_run")]
+    out.per_run = [f for f in outcome.kept if f.data.get("per_run")]
     if unused:
         out.kept.extend(_unused(path, outcome.unused))
     return out
@@ -338,6 +340,31 @@ def _no_gpu_note(r: Resolved, ctx: Context) -> Finding:
         "instead of the card they will run on (noted once per run)", dep.gpu_count_span or dep.launch_span,
         fix="declare the fleet once in .kvlint.yaml (`gpu:`, `gpus:` per path, `node-labels:`), a "
             "nvidia.com/gpu.product node selector, or --gpu", severity=Severity.INFO)
+
+
+PER_RUN_NAMED = 8  # models the run's KV002 info names; the others are counted
+
+
+def per_run(unknown: list[Finding]) -> list[Finding]:
+    """KV002 as one info per run: every launch whose model is not known offline, folded into one finding at the
+    first such launch (walk order, so the same for any --jobs) naming the models (sorted, each once, at most
+    PER_RUN_NAMED) and the one command that records them all. Each launch's status still says it was skipped."""
+    if not unknown:
+        return []
+    from kvlint.findings import short
+
+    models = sorted({short(str(f.data.get("model") or "?"), 60) for f in unknown},  # Hub ids first, then paths
+                    key=lambda m: (m.startswith(("/", ".", "~")) or "://" in m, m.lower(), m))
+    named = ", ".join(models[:PER_RUN_NAMED]) + (f" and {len(models) - PER_RUN_NAMED} more"
+                                                 if len(models) > PER_RUN_NAMED else "")
+    first = unknown[0]
+    launches = f"{len(unknown)} launch{'es' if len(unknown) != 1 else ''}"
+    return [get_rule("KV002").finding(
+        None, f"{len(models)} model{'s' if len(models) != 1 else ''} not known offline, so {launches} "
+        f"{'is' if len(unknown) == 1 else 'are'} not sized: {named} (noted once per run)", first.span,
+        fix="run `kvlint models lock` once where the Hub is reachable and commit kvlint.lock: every later run "
+            "sizes them offline; a path that names no model: map it under `models:` in .kvlint.yaml or name it "
+            "with --served-model-name", path=first.path, severity=Severity.INFO, models=models)]
 
 
 def _unused(path: str, unused: Iterable[Any]) -> list[Finding]:
@@ -419,6 +446,8 @@ class Run:
         self.totals = Totals(configs=self.configs)
         self.linted: set[str] = set()
         self.noted = False
+        self.unknown: list[Finding] = []  # launches whose model is not known offline, in walk order
+        self.run_findings: list[Finding] = []  # the run's own findings, after every file's (kvlint.lint.per_run)
 
     def reports(self) -> Iterator[FileReport]:
         tasks = [i for i in self.items if isinstance(i, _Task)]
@@ -428,6 +457,11 @@ class Run:
                 self._skip(item)
             else:
                 yield self._fold(next(outcomes))
+        self.run_findings = per_run(self.unknown)
+        if self.run_findings:
+            for f in self.run_findings:
+                self.totals.severities[f.severity] = self.totals.severities.get(f.severity, 0) + 1
+            yield FileReport("", list(self.run_findings), {}, [], {})
         self.totals.notes = sorted(set(self.totals.notes) | {n for c in self.configs for n in c.notes})
 
     def _outcomes(self, tasks: list[_Task]) -> Iterator[FileOutcome]:
@@ -459,6 +493,7 @@ class Run:
         t.deployments += out.deployments
         t.notes.extend(out.notes)
         t.suppressed += found.suppressed
+        self.unknown.extend(found.per_run)
         for status in out.launches:
             t.capacity.add(status)
         kept = sorted(dict.fromkeys(found.kept), key=lambda f: f.sort_key)  # same span twice: once
@@ -501,7 +536,9 @@ def collect(run: Run) -> LintResult:
     result.files, result.deployments, result.suppressed = t.files, t.deployments, t.suppressed
     result.unreadable, result.notes, result.configs = t.unreadable, t.notes, run.configs
     result.no_gpu_noted = run.noted
-    result.findings = sorted(dict.fromkeys(result.findings), key=lambda f: f.sort_key)  # same span twice: once
+    own = set(run.run_findings)  # the run's own findings come after every file's, as the streamed report has them
+    result.findings = sorted(dict.fromkeys(f for f in result.findings if f not in own), key=lambda f: f.sort_key)
+    result.findings += run.run_findings
     result.texts = _texts(result, lines, options)
     return result
 

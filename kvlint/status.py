@@ -99,7 +99,7 @@ SKIP_WORDS = {
     "rejected-value": "flag value the engine rejects",
     "refused": "settings the engine refuses", "unresolved-setting": "unresolved setting",
     "not-a-gpu": "not a GPU", "model-length-unknown": "model's context length unknown offline",
-    "error": "memory model error",
+    "error": "memory model error", "model-conflict": "model named as two different models",
 }
 
 

@@ -3,7 +3,12 @@
 ## What it checks
 Every launch names a model. kvlint resolves it, in order: a local path, the `models:` overrides of
 `.kvlint.yaml`, the Hugging Face cache, the Hub (only with `--online`), and the bundled registry.
-When none has it, this finding says which reference failed and how to make it resolvable.
+When none has it, this finding says which reference failed and how to make it resolvable. A model that is
+simply not known offline (a Hub id kvlint does not bundle, a path naming nothing) is reported once per run,
+as one info naming every such model (sorted, at most eight named) and the one command that fixes them all,
+`kvlint models lock`; each launch's status (JSON `skip_kind: "unknown-model"` or `"model-path"`) still says
+it was not sized. A reference that is an unresolved expression, or a config that cannot be read, is a
+warning on its launch.
 
 ## Why it matters
 Every KV number depends on the model's layers, KV heads and head size. Without them kvlint cannot
@@ -19,6 +24,11 @@ Point kvlint at the config in `.kvlint.yaml`:
 ```yaml
 models:
   my-org/private-llama-70b: models/private-llama-70b/config.json
+```
+or record every model the repository names in its kvlint.lock, once, where the Hub is reachable, and
+commit it: `kvlint check` then sizes them offline (pre-commit.ci, air-gapped runners):
+```sh
+kvlint models lock          # writes kvlint.lock; `kvlint models lock --check` in CI
 ```
 or run once with `--online` (uses HF_TOKEN) to fill the local cache.
 
@@ -44,7 +54,14 @@ def check(ctx: Context) -> Iterator[Finding]:
     span = dep.model_span or dep.launch_span
     named = dep.model is None or short(dep.model) in ctx.model_error or repr(dep.model) in ctx.model_error
     what = ctx.model_error if named else f"model {short(dep.model or '')!r}: {ctx.model_error}"
+    # a model no source has offline is folded by kvlint.lint into the run's one info (PER_RUN), after this
+    # launch's annotations and inline suppressions had their say
+    per_run = {"per_run": PER_RUN} if NOT_KNOWN in ctx.model_error else {}
     yield check.rule.finding(
         ctx, f"{what}; capacity rules skipped for this deployment", span,
         fix="map it to a local config.json under `models:` in .kvlint.yaml, or run `kvlint check --online`",
-        model=dep.model)
+        model=dep.model, **per_run)
+
+
+NOT_KNOWN = "not known offline"
+PER_RUN = "unknown-model"

@@ -39,8 +39,11 @@ spec:
 
 
 def test_manifest_declares_the_contract():
-    [hook] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    hook, lock = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "kvlint" and hook["language"] == "python" and hook["entry"] == "kvlint check"
+    assert lock["id"] == "kvlint-lock" and lock["entry"] == "kvlint models lock --check"
+    assert lock["pass_filenames"] is False  # it checks the whole tree against kvlint.lock, not the changed files
+    assert re.compile(lock["files"]).search("kvlint.lock") and re.compile(lock["files"]).search("values.yaml")
     assert hook["require_serial"] is True
     files = re.compile(hook["files"])
     for name in ("values.yaml", "deploy/x.yml", "run.sh", "Dockerfile", "serve.slurm"):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from kvlint.commands.lock import lock
 from kvlint.record import record
 
 SIDE_FILES = ("hf_quant_config.json", "quantize_config.json")
@@ -30,6 +31,9 @@ class Wanted:
 @click.group("models")
 def group() -> None:
     """Model configs kvlint resolves offline."""
+
+
+group.add_command(lock)
 
 
 @group.command("pull")

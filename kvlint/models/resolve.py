@@ -35,6 +35,12 @@ REMOTE_SCHEMES = ("s3://", "gs://", "gcs://", "pvc://", "oci://", "azure://", "a
 HUB_ID = lazy(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 HF_CACHE_FOLDER = lazy(r"^models--([A-Za-z0-9][\w.\-]*?)--([\w.\-]+)$")
 HUB_URL = lazy(r"^https?://(?:www\.)?(?:huggingface\.co|hf\.co)/([\w.\-]+)/([\w.\-]+)", re.IGNORECASE)
+# Folders a relative model path starts with, never a Hub org (kvlint.launches.facts reads paths with the same
+# list, _GENERIC_DIRS; models sit before the readers, so it is kept here too and a test keeps them equal)
+PATH_FOLDERS = frozenset({
+    "models", "model", "data", "mnt", "weights", "checkpoints", "checkpoint", "ckpt", "tmp", "home", "root", "cache",
+    ".cache", "hf", "huggingface", "hub", "output", "outputs", "workspace", "opt", "var", "srv", "snapshots", "local",
+    "shared", "storage", "llm", "llms", "volume", "volumes", "app", "usr", "share"})
 # Suffixes of chat/instruct variants that keep the base architecture (never quantization markers).
 VARIANT_SUFFIXES = ("-instruct", "-chat", "-it", "-hf", "-chat-hf")
 HOW_TO_FIX = (
@@ -53,52 +59,105 @@ def resolve_model(
 ) -> ModelSpec:
     """Find a config.json for `ref` and read it; raises UnknownModelError with how to fix it.
 
-    `aliases` (Deployment.model_aliases) are other names the launch gives its model; they are tried in
-    order only when `ref` is a local path that resolves to nothing, and the spec's source says which
-    (`served-name:Qwen/Qwen3-8B`, `env:MODEL_ID:...`, `path:...`).
+    `aliases` (Deployment.model_aliases) are other names the launch gives its model. For a reference that is a
+    path or a store URL (no config.json of its own), the model is identified from all the evidence: the
+    path's own name and each alias; the first that names a known model wins and the spec's source says which
+    (`served-name:Qwen/Qwen3-8B`, `env:MODEL_ID:...`, `path:...`). When two name different known models,
+    ModelConflict names both places instead of guessing. A Hub id, or a path with its own config.json,
+    is the model whatever else the launch says.
     """
     if not isinstance(ref, str) or not ref.strip():
         raise UnknownModelError("empty model reference", HOW_TO_FIX)
     items = tuple(sorted((str(k), str(v)) for k, v in (overrides or {}).items()))
     base = str(base_dir) if base_dir is not None else os.getcwd()
+    name = ref.strip()
+    by_evidence = bool(aliases) and _is_store_path(name)
     try:
-        return _resolve_cached(ref.strip(), online, items, base, _hf_cache_dir())
+        own: ModelSpec | None = _resolve_cached(name, online, items, base, _hf_cache_dir())
     except UnknownModelError:
-        if not aliases or not _is_local_path(ref.strip()):
+        if not by_evidence:
             raise
-        for alias in aliases:
-            if alias.how == "served-short":
-                short_spec = by_served_name(alias.name)
-                if short_spec is not None:
-                    return short_spec
-                continue
-            try:
-                spec = _resolve_cached(alias.name.strip(), online, items, base, _hf_cache_dir())
-            except UnknownModelError:
-                continue
-            return replace(spec, source=f"{_alias_prefix(alias.how)}:{alias.name} ({spec.source})")
-        raise
+        own = None
+    if own is not None and (not by_evidence or source_kind(own) in ("local", "override")):
+        return own
+    found = ([("the path's name " + short_text(name), own)] if own is not None else [])
+    found += [(place_of(a), spec) for a in aliases if (spec := _alias_spec(a, online, items, base)) is not None]
+    _no_conflict(found)
+    if not found:
+        return _resolve_cached(name, online, items, base, _hf_cache_dir())  # raises again, with its reason
+    return found[0][1]
+
+
+class ModelConflict(UnknownModelError):
+    """The launch's evidence names two different known models (its path's name, a served name, a KServe
+    `name:`...): kvlint does not guess which one the engine loads."""
+
+
+def _alias_spec(alias: ModelAlias, online: bool, items: tuple[tuple[str, str], ...], base: str) -> ModelSpec | None:
+    if alias.how == "served-short":
+        return by_served_name(alias.name)
+    try:
+        spec = _resolve_cached(alias.name.strip(), online, items, base, _hf_cache_dir())
+    except UnknownModelError:
+        return None
+    return replace(spec, source=f"{_alias_prefix(alias.how)}:{alias.name} ({spec.source})")
+
+
+def _no_conflict(found: list[tuple[str, ModelSpec]]) -> None:
+    first: dict[str, tuple[str, ModelSpec]] = {}
+    for place, spec in found:
+        first.setdefault(spec.model_id.lower(), (place, spec))
+    if len(first) > 1:
+        (pa, a), (pb, b) = list(first.values())[:2]
+        raise ModelConflict(
+            f"the launch names two different models: {a.model_id} ({pa}) and {b.model_id} ({pb}); kvlint does not "
+            f"guess which one the engine loads",
+            "make them agree, or map the path to its config.json under `models:` in .kvlint.yaml")
+
+
+def place_of(alias: ModelAlias) -> str:
+    """Where an alias was read, in the words of the file: `--served-model-name X, line 4`."""
+    how = alias.how
+    what = {"served-name": "--served-model-name", "served-short": "--served-model-name", "path": "the path",
+            "storageUri": "storageUri", "model-name": "the model's name:", "download-repo": "the download repo",
+            "oci-tag": "the OCI image tag", "oci-image": "the OCI image"}.get(how)
+    if what is None:
+        what = f"env {how[len('env:'):]}" if how.startswith("env:") else \
+            f"the key {how[len('key:'):]}" if how.startswith("key:") else how
+    line = f", line {alias.span.line}" if alias.span is not None else ""
+    return f"{what} {short_text(alias.name)}{line}"
+
+
+def short_text(text: str, width: int = 80) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _alias_prefix(how: str) -> str:
-    """served-name | env:VAR | path, as the ModelAlias record spells them."""
-    return how if how in ("served-name", "path") or how.startswith("env:") else "alias"
+    """served-name | env:VAR | path | model-name (KServe `name:`, a chart key), as the source prefix."""
+    if how.startswith("key:"):
+        return "model-name"
+    return how if how in ("served-name", "path", "model-name") or how.startswith("env:") else "alias"
 
 
 def _is_local_path(ref: str) -> bool:
-    """A filesystem path rather than a Hub id, URL or remote store reference."""
-    if ref.lower().startswith(("hf://", "http://", "https://") + REMOTE_SCHEMES) or HUB_ID.match(ref):
+    """A filesystem path rather than a Hub id, URL or remote store reference (`models/Qwen3-8B`, relative
+    under a folder no Hub org is named, is a path)."""
+    if ref.lower().startswith(("hf://", "http://", "https://") + REMOTE_SCHEMES):
         return False
+    if HUB_ID.match(ref):
+        return ref.split("/", 1)[0].lower() in PATH_FOLDERS
     return ref.startswith(("/", ".", "~")) or "\\" in ref or "/" not in ref
 
 
 def source_kind(spec: ModelSpec) -> str:
-    """How the spec was found, for the per-launch status: bundled, derived, hf-cache, local, override,
-    hub, path-name (a Hub id read from a path), served-name or env-name (another name the launch gives)."""
+    """How the spec was found, for the per-launch status: lock (kvlint.lock), bundled, derived, hf-cache, local,
+    override, hub, path-name (a Hub id read from a path), served-name, env-name or model-name (another name
+    the launch gives: a served name, an env var, KServe's `name:` beside the URI)."""
     src = spec.source
-    for prefix, kind in (("served-name:", "served-name"), ("env:", "env-name"), ("path:", "path-name"),
-                         ("alias:", "served-name"), ("derived:", "derived"), ("bundled:", "bundled"),
-                         ("hf-cache:", "hf-cache"), ("override:", "override"), ("hub:", "hub")):
+    for prefix, kind in (("lock:", "lock"), ("model-name:", "model-name"), ("served-name:", "served-name"),
+                         ("env:", "env-name"), ("path:", "path-name"), ("alias:", "served-name"),
+                         ("derived:", "derived"), ("bundled:", "bundled"), ("hf-cache:", "hf-cache"),
+                         ("override:", "override"), ("hub:", "hub")):
         if src.startswith(prefix):
             return kind
     return "local"

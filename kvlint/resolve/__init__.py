@@ -54,7 +54,8 @@ class Resolver:
         version = lookups.version_for(dep, engine, config, self.options)
         settings, unresolved = lookups.resolved_settings(dep)
         base = Resolved(deployment=dep, engine=engine, model=model, gpu=gpu, version=version, settings=settings,
-                        unresolved=unresolved, config_spans=self._config_spans(model.spec))
+                        unresolved=unresolved, config_spans=self._config_spans(model.spec),
+                        notes=(model.note,) if model.note else ())
         return self._sized(base, config)
 
     # -------------------------------------------------------------- the budget, or why there is none
@@ -65,6 +66,8 @@ class Resolver:
         if why is not None:
             return _replace(base, skipped_because=why, skip_kind="rejected-value")
         if spec is None:
+            if base.model.conflict:
+                return _replace(base, skipped_because=base.model.reason, skip_kind="model-conflict")
             return _replace(base, skipped_because=_model_skip(base), skip_kind=_model_kind(base.deployment))
         doubt = _length_doubt(base, spec)
         if doubt is not None:
@@ -146,7 +149,7 @@ class Resolver:
 
     def _model(self, dep: Deployment, config: Config) -> ModelLookup:
         key = (dep.model, dep.model_resolved, tuple((a.name, a.how) for a in dep.model_aliases),
-               tuple(sorted(config.models.items())), config.root)
+               tuple(sorted(config.models.items())), config.root, lookups.lock_for(dep, config))
         if key not in self._models:
             if len(self._models) >= MODEL_LOOKUPS:  # per folder and reference: bounded, memory stays flat
                 self._models.clear()

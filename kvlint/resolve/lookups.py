@@ -1,8 +1,9 @@
 """Model, GPU and engine-version lookups: one set of defaults for every command.
 
 Precedence, the same wherever a launch is sized:
-- model: the reference as written (local path, `models:` overrides, HF cache, the Hub with --online,
-  the bundled registry), then the launch's other names for it (served name, env var, path);
+- model: the project's kvlint.lock (by the reference or the launch's other names for it), then the reference
+  as written (local path, `models:` overrides, HF cache, the Hub with --online, the bundled registry) and
+  the launch's other names for it (served name, env var, path, KServe `name:`), which must agree;
 - GPU: --gpu, else the product the manifest declares, else the fleet map (`node-labels:` for the
   launch's node selection, then the first `gpus:` glob), else `gpu:`, else the command's own
   fallback (only `budget -- CMD` has one), else none: the launch is sized against the catalogue;
@@ -27,24 +28,62 @@ if TYPE_CHECKING:
     from kvlint.engines.base import Engine
     from kvlint.gpus import Gpu
 
-MODEL_FIX = "run `kvlint models pull` to fetch its config.json, or map it under `models:` in .kvlint.yaml"
+MODEL_FIX = ("run `kvlint models lock` to record its config in the repository's kvlint.lock (`kvlint models pull`: "
+             "this machine's cache only), or map it under `models:` in .kvlint.yaml")
 
 
-def lookup_model(ref: str, config: Config, options: ResolveOptions, aliases: tuple[Any, ...] = ()) -> ModelLookup:
-    """The model's config for a reference and the launch's other names for it (the reason when none has one)."""
+def lookup_model(ref: str, config: Config, options: ResolveOptions, aliases: tuple[Any, ...] = (),
+                 lock_at: str | None = None) -> ModelLookup:
+    """The model's config for a reference and the launch's other names for it (the reason when none has one):
+    the project's kvlint.lock first (`lock_at`; by default the one of the configuration's folder), then the
+    resolution order of kvlint.models.resolve."""
     from kvlint.models.resolve import resolve_model, source_kind
 
+    locked = _from_lock(ref, aliases, lock_at or lock_path(config))
+    if locked is not None and (locked.spec is not None or locked.reason):
+        return locked
+    note = locked.note if locked is not None else None
     try:
         spec = resolve_model(ref, online=options.online, overrides=config.models or None, base_dir=config.root,
                              aliases=aliases)
     except KvlintError as exc:
-        return ModelLookup(None, exc.message)
+        from kvlint.models.resolve import ModelConflict
+
+        return ModelLookup(None, str(exc) if isinstance(exc, ModelConflict) else exc.message, note=note,
+                           conflict=isinstance(exc, ModelConflict))
     except OSError as exc:  # a 300-character name, an unreadable HF cache: this machine cannot look it up
         return ModelLookup(None, f"{short(ref)} cannot be looked up on this machine ({exc.strerror or exc}); give "
                                  "a Hub id or a readable local path, or map it under `models:`")
     except Exception as exc:  # noqa: BLE001 - a resolver bug degrades to KV002, not a crash
         return ModelLookup(None, f"internal error ({type(exc).__name__}: {exc}); please report it")
-    return ModelLookup(spec, None, source_kind(spec))
+    return ModelLookup(spec, None, source_kind(spec), note=note)
+
+
+def lock_path(config: Config) -> str:
+    """The kvlint.lock of the project a configuration belongs to (kvlint.models.lock.lock_dir)."""
+    import os
+
+    from kvlint.models.lock import LOCK_NAME, lock_dir
+
+    return os.path.join(lock_dir(config.root), LOCK_NAME)
+
+
+def _from_lock(ref: str, aliases: tuple[Any, ...], path: str) -> ModelLookup | None:
+    """The lock's entry for the reference or another name of the model (None: the lock has none, or there is
+    no lock); a lock that cannot be read is a note for the run and resolution goes on without it."""
+    from kvlint.models.lock import LockError, load, spec_of
+
+    try:
+        lock = load(path)
+    except LockError as exc:
+        return ModelLookup(None, None, note=f"{exc.message}: the lock is ignored (run `kvlint models lock` again)")
+    entry = lock.find(ref, tuple(a.name for a in aliases)) if lock is not None else None
+    if entry is None:
+        return None
+    try:
+        return ModelLookup(spec_of(entry), None, "lock")
+    except KvlintError as exc:
+        return ModelLookup(None, f"{lock.path}:{entry.line}: {exc.message}" if lock else exc.message)
 
 
 def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> ModelLookup:
@@ -59,7 +98,21 @@ def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> Model
         kind = "a placeholder the deploy tooling replaces" if is_placeholder(dep.model) else \
             "an unresolved expression (variable or template)"
         return ModelLookup(None, f"the reference {dep.model} is {kind}")
-    return lookup_model(dep.model, config, options, dep.model_aliases)
+    return lookup_model(dep.model, config, options, dep.model_aliases, lock_for(dep, config))
+
+
+def lock_for(dep: Deployment, config: Config) -> str:
+    """The lock a launch reads: its configuration's folder's, else its own file's project's."""
+    return lock_for_file(dep.path, config)
+
+
+def lock_for_file(path: str, config: Config) -> str:
+    """The lock of a file's launches (`kvlint models lock` writes each model to the lock its launches read)."""
+    if config.path:
+        return lock_path(config)
+    from kvlint.models.lock import lock_path_for
+
+    return lock_path_for(path)
 
 
 def _by_alias(dep: Deployment, config: Config, options: ResolveOptions) -> ModelLookup | None:
@@ -72,9 +125,9 @@ def _by_alias(dep: Deployment, config: Config, options: ResolveOptions) -> Model
             spec = by_served_name(alias.name)
             found = ModelLookup(spec, None) if spec is not None else ModelLookup(None, "")
         else:
-            found = lookup_model(alias.name, config, options)
+            found = lookup_model(alias.name, config, options, lock_at=lock_for(dep, config))
         if found.spec is not None:
-            kind = source_kind_of(found.spec) if alias.how == "served-short" else \
+            kind = source_kind_of(found.spec) if alias.how == "served-short" or found.source == "lock" else \
                 {"served-name": "served-name", "path": "path-name"}.get(alias.how, "env-name")
             return ModelLookup(found.spec, None, kind)
     return None

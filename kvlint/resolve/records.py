@@ -41,7 +41,9 @@ class ResolveOptions:
 class ModelLookup:
     spec: ModelSpec | None
     reason: str | None = None  # why there is no spec (KV002), in words a user can act on
-    source: str | None = None  # bundled | derived | hf-cache | local | override | hub | path-name | served-name
+    source: str | None = None  # lock | bundled | derived | hf-cache | local | override | hub | path-name | served-name
+    note: str | None = None  # for the run's notes: a kvlint.lock that could not be read
+    conflict: bool = False  # the launch's evidence names two different known models (the reason says where)
 
 
 @record

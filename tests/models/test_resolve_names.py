@@ -6,7 +6,7 @@ import pytest
 
 from kvlint.deployment import ModelAlias
 from kvlint.errors import UnknownModelError
-from kvlint.models.resolve import candidate_ids, clear_cache, resolve_model, source_kind
+from kvlint.models.resolve import ModelConflict, candidate_ids, clear_cache, resolve_model, source_kind
 from tests.models.test_resolve import TINY, make_hub_cache
 
 
@@ -52,10 +52,12 @@ def test_aliases_are_tried_for_a_local_path_that_does_not_resolve(alias, prefix,
     assert spec.model_id == "Qwen/Qwen3-8B" and spec.source.startswith(prefix) and source_kind(spec) == kind
 
 
-def test_aliases_do_not_replace_a_hub_id_or_a_path_that_resolves():
+def test_aliases_do_not_replace_a_hub_id_and_a_disagreeing_one_is_no_guess():
     with pytest.raises(UnknownModelError):
         resolve_model("acme/private-model", aliases=(ModelAlias("Qwen/Qwen3-8B", "served-name"),))
-    spec = resolve_model("/models/Qwen3-8B", aliases=(ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "served-name"),))
+    with pytest.raises(ModelConflict):  # the path's name and the served name are two models (tests/models/test_identity)
+        resolve_model("/models/Qwen3-8B", aliases=(ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "served-name"),))
+    spec = resolve_model("/models/Qwen3-8B", aliases=(ModelAlias("Qwen/Qwen3-8B", "served-name"),))
     assert spec.model_id == "Qwen/Qwen3-8B" and source_kind(spec) == "path-name"
 
 

@@ -3,7 +3,7 @@ the top level (`model.id`, `tensorParallelSize`, `maxModelLen`), image, resource
 
 from __future__ import annotations
 
-from kvlint.deployment import Deployment
+from kvlint.deployment import Deployment, ModelAlias
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
@@ -12,6 +12,7 @@ from kvlint.launches.keys import option_for_key, spelled_as_flag
 from kvlint.sources.yaml import YamlFile, YNode
 
 MODEL_KEYS = (("model", "id"), ("model", "name"), ("modelId",), ("modelURL",), ("model",))
+NAME_KEYS = (("modelName",), ("servedModelName",), ("model", "name"), ("model", "id"), ("modelId",))
 
 
 def _model(doc: YNode) -> YNode | None:
@@ -28,6 +29,17 @@ def _flag_keys(doc: YNode) -> set[str]:
     an application's own settings, read by its code (tests/fixtures/launches/vllm-config/serving_config.yaml)."""
     return {k for k, _, v in doc.pairs() if v.is_scalar and spelled_as_flag(k) and any(c.isupper() for c in k)
             and (option_for_key("vllm", k) or option_for_key("sglang", k))}
+
+
+def _names(doc: YNode, model: YNode | None) -> tuple[ModelAlias, ...]:
+    """Keys that name the model beside a model path (`modelName: Qwen/Qwen3-8B` beside `modelURL: /data/q`):
+    evidence the resolve stage weighs when the path itself names nothing, or names another model."""
+    out = []
+    for keys in NAME_KEYS:
+        node = doc.path(*keys)
+        if node is not None and node is not model and node.is_scalar and text(node):
+            out.append(ModelAlias(node.text, "key:" + ".".join(keys), node.span))
+    return tuple(out)
 
 
 def matches(doc: YNode) -> bool:
@@ -50,5 +62,6 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     fields = model_fields(engine, _model(doc)) + key_fields(engine, flat)
     count, span, _ = g.count_from_resources(doc.get("resources"))
     product, pspan = g.product_from_pod(doc)
-    ctx = LaunchContext(image=image, notes=("chart not recognised: read from top-level model and flag-shaped keys",))
+    ctx = LaunchContext(image=image, notes=("chart not recognised: read from top-level model and flag-shaped keys",),
+                        extra_aliases=_names(doc, _model(doc)))
     return [chart_deployment(yf.path, engine, fields, _model(doc), ctx, ManifestGpu(product, pspan, count, span))]

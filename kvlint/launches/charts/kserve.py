@@ -3,7 +3,7 @@ container carries VLLM_ADDITIONAL_ARGS; the controller writes the `vllm serve` c
 
 from __future__ import annotations
 
-from kvlint.deployment import Deployment
+from kvlint.deployment import Deployment, ModelAlias
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext
 from kvlint.launches.charts.common import chart_deployment, model_fields, text
@@ -19,15 +19,18 @@ def read_llmisvc(yf: YamlFile, doc: YNode) -> list[Deployment]:
         return []
     uri = spec.path("model", "uri")
     name = text(doc.path("metadata", "name")) or ""
+    named = spec.path("model", "name")  # `name: deepseek-ai/DeepSeek-R1-0528` beside `uri: pvc://...`
+    aliases = (ModelAlias(named.text, "model-name", named.span),) if named is not None and text(named) else ()
     out = []
     for role, holder in (("decode", spec), ("prefill", spec.get("prefill"))):
         if holder is None or not holder.is_map or holder.get("template") is None:
             continue
-        out.extend(_role(yf, f"{name}/{role}", holder, uri, ignore_codes(doc)))
+        out.extend(_role(yf, f"{name}/{role}", holder, uri, ignore_codes(doc), aliases))
     return out
 
 
-def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tuple[str, ...]) -> list[Deployment]:
+def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tuple[str, ...],
+          aliases: tuple[ModelAlias, ...] = ()) -> list[Deployment]:
     containers = holder.path("template", "containers")
     items = containers.items if containers is not None and containers.is_seq else ()
     main = next((c for c in items if text(c.get("name")) == "main"), None)
@@ -44,7 +47,8 @@ def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tup
         if data > local:
             note = f"gpu count = per pod x {data // local} pods (parallelism data/dataLocal)"
             gpu = replace(gpu, count=gpu.count * (data // local), notes=gpu.notes + (note,), grouped=True)
-    return [chart_deployment(yf.path, "vllm", fields + extra, uri, LaunchContext(name, ignore_codes=ignore), gpu)]
+    ctx = LaunchContext(name, ignore_codes=ignore, extra_aliases=aliases)
+    return [chart_deployment(yf.path, "vllm", fields + extra, uri, ctx, gpu)]
 
 
 def _parallelism(node: YNode | None) -> list[Field]:

@@ -1,0 +1,126 @@
+"""Identity from evidence (kvlint.models.resolve.resolve_model with the launch's aliases): a path or store URL
+names its model by its last segment (relative `models/Qwen3-8B` as absolute `/data/...`, s3://, gs://, pvc://),
+or by what the file says beside it (--served-model-name, KServe `name:` beside the URI), each with its place;
+two pieces of evidence naming different known models are a conflict the launch reports, never a guess, and a
+comment is never evidence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kvlint.deployment import ModelAlias
+from kvlint.lint import LintOptions, lint
+from kvlint.models.resolve import PATH_FOLDERS, ModelConflict, resolve_model, source_kind
+from kvlint.span import Span
+
+
+@pytest.mark.parametrize("ref", ["models/Qwen3-8B", "./models/Qwen3-8B", "/data/Qwen3-8B", "s3://bucket/a/Qwen3-8B",
+                                 "gs://bucket/Qwen3-8B/", "pvc://claim/Qwen3-8B", "weights/Qwen3-8B"])
+def test_a_paths_last_segment_names_the_bundled_model(ref):
+    spec = resolve_model(ref)
+    assert spec.model_id == "Qwen/Qwen3-8B" and source_kind(spec) == "path-name" and ref in spec.source
+
+
+def test_a_hub_org_is_not_a_folder():
+    assert source_kind(resolve_model("hf://Qwen/Qwen3-8B")) == "bundled"
+    with pytest.raises(Exception, match="not known offline"):
+        resolve_model("acme/Qwen3-8B")  # another org's repo of that name: never matched by its last segment
+
+
+def test_the_folder_words_match_the_readers():
+    from kvlint.launches.facts import _GENERIC_DIRS
+
+    assert frozenset(_GENERIC_DIRS) == PATH_FOLDERS
+
+
+def test_disagreeing_evidence_names_both_places():
+    alias = ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "served-name", Span("x.sh", 4, 1, 4, 30))
+    with pytest.raises(ModelConflict) as caught:
+        resolve_model("/models/Qwen3-8B", aliases=(alias,))
+    said = str(caught.value)
+    assert "Qwen/Qwen3-8B (the path's name /models/Qwen3-8B)" in said
+    assert "meta-llama/Llama-3.1-8B-Instruct (--served-model-name meta-llama/Llama-3.1-8B-Instruct, line 4)" in said
+
+
+def test_two_aliases_that_disagree_on_a_path_naming_nothing():
+    aliases = (ModelAlias("Qwen/Qwen3-8B", "model-name"), ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "env:MODEL"))
+    with pytest.raises(ModelConflict, match=r"the model's name: Qwen/Qwen3-8B\) and .* \(env MODEL"):
+        resolve_model("pvc://claim/weights", aliases=aliases)
+
+
+def test_agreeing_evidence_and_unknown_evidence_are_no_conflict():
+    spec = resolve_model("/models/Qwen3-8B", aliases=(ModelAlias("Qwen3-8B", "served-short"),
+                                                       ModelAlias("acme/never-published", "served-name")))
+    assert spec.model_id == "Qwen/Qwen3-8B" and source_kind(spec) == "path-name"
+
+
+def test_a_local_config_is_the_model_whatever_else_is_said(tmp_path):
+    folder = tmp_path / "Qwen3-8B"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 256, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "num_hidden_layers": 3, "intermediate_size": 512, "vocab_size": 1000,
+        "max_position_embeddings": 4096}))
+    spec = resolve_model(str(folder), aliases=(ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "served-name"),))
+    assert spec.num_layers == 3 and source_kind(spec) == "local"
+
+
+LLMISVC = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata:
+  name: r1
+spec:
+  model:
+    uri: pvc://llm-test-pvc-deepseek
+    # uri: hf://meta-llama/Llama-3.1-8B-Instruct
+    name: {name}
+  template:
+    containers:
+      - name: main
+        resources:
+          limits:
+            nvidia.com/gpu: "8"
+"""
+
+
+def statuses(tmp_path: Path, name: str, text: str = LLMISVC):
+    (tmp_path / "svc.yaml").write_text(text.format(name=name))
+    result = lint([str(tmp_path / "svc.yaml")], LintOptions(gpu="H100"))
+    return result.launches, [f for f in result.findings if f.code == "KV002"]
+
+
+def test_kserve_name_beside_the_uri_names_the_model(tmp_path):
+    launches, kv002 = statuses(tmp_path, "Qwen/Qwen3-8B")
+    assert [(s.model_source, s.capacity) for s in launches] == [("model-name", "evaluated")] and kv002 == []
+
+
+def test_a_comment_is_never_evidence(tmp_path):
+    launches, kv002 = statuses(tmp_path, "my-own-name")  # only the commented uri names a model
+    assert [s.skip_kind for s in launches] == ["unknown-model"] and kv002[0].severity.name == "INFO"
+
+
+def test_a_conflict_is_the_launchs_own_warning(tmp_path):
+    (tmp_path / "serve.sh").write_text("vllm serve /models/Qwen3-8B --served-model-name "
+                                       "meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.9\n")
+    result = lint([str(tmp_path)], LintOptions(gpu="H100"))
+    assert [s.skip_kind for s in result.launches] == ["model-conflict"]
+    (kv002,) = [f for f in result.findings if f.code == "KV002"]
+    assert kv002.severity.name == "WARNING" and "names two different models" in kv002.message
+
+
+def test_a_chart_key_names_the_model_beside_its_path(tmp_path):
+    (tmp_path / "values.yaml").write_text("modelURL: /data/weights/current\nmodelName: Qwen/Qwen3-8B\n"
+                                          "maxModelLen: 4096\n")
+    result = lint([str(tmp_path)], LintOptions(gpu="H100"))
+    assert [(s.model, s.model_source, s.capacity) for s in result.launches] == [
+        ("/data/weights/current", "model-name", "evaluated")]
+    (tmp_path / "values.yaml").write_text("modelURL: /data/Qwen3-8B\nmodelName: meta-llama/Llama-3.1-8B-Instruct\n"
+                                          "maxModelLen: 4096\n")
+    result = lint([str(tmp_path)], LintOptions(gpu="H100"))
+    assert [s.skip_kind for s in result.launches] == ["model-conflict"]
+    (kv002,) = [f for f in result.findings if f.code == "KV002"]
+    assert "the key modelName meta-llama/Llama-3.1-8B-Instruct, line 2" in kv002.message
