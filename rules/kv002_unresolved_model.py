@@ -39,6 +39,7 @@ None.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from kvlint.findings import Finding, Severity, short
 from kvlint.registry import Context, rule
@@ -56,7 +57,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     what = ctx.model_error if named else f"model {short(dep.model or '')!r}: {ctx.model_error}"
     # a model no source has offline is folded by kvlint.lint into the run's one info (PER_RUN), after this
     # launch's annotations and inline suppressions had their say
-    per_run = {"per_run": PER_RUN} if NOT_KNOWN in ctx.model_error else {}
+    per_run: dict[str, Any] = {"per_run": PER_RUN} if NOT_KNOWN in ctx.model_error else {}
     yield check.rule.finding(
         ctx, f"{what}; capacity rules skipped for this deployment", span,
         fix="map it to a local config.json under `models:` in .kvlint.yaml, or run `kvlint check --online`",
