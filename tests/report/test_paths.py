@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,16 @@ def test_json_paths(repo, capsys):
 def test_json_paths_given_absolute(repo, capsys):
     doc = json.loads(_check(capsys, "json", str(repo)))
     assert {f["path"] for f in doc["findings"]} == {"k8s/x.yaml"}
+
+
+def test_junit_paths(repo, capsys):
+    root = ET.fromstring(_check(capsys, "junit", "."))
+    assert {case.get("classname") for case in root.iter("testcase")} == {"k8s/x.yaml"}
+
+
+def test_concise_paths(repo, capsys):
+    out = _check(capsys, "concise", ".")
+    assert "k8s/x.yaml:11:9: KV004 [error] " in out and "./" not in out
 
 
 @pytest.mark.parametrize(("given", "shown"), [("./a/b.yaml", "a/b.yaml"), ("a//b/../c.yaml", "a/c.yaml"),
