@@ -72,7 +72,8 @@ class Rule:
                 **data: Any) -> Finding:
         """One finding of this rule, at the severity the configuration gives it.
 
-        `severity` lowers a finding the rule itself is unsure of; a configured severity still wins.
+        `severity` sets a finding's own level where the rule's cases differ (lowered where the rule is unsure,
+        raised for its one serious case); a configured severity still wins.
         """
         configured = ctx is not None and (self.code in ctx.severities or
                                           (estimated and self.code in ctx.estimated_severities))

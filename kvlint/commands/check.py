@@ -151,7 +151,9 @@ def run(paths: tuple[str, ...], fmt: str | None, gpu: str | None, gpu_memory: st
 
 
 def _hidden_note(count: int) -> list[str]:
-    return [f"{count} finding{'s' if count != 1 else ''} below --min-severity not shown"] if count else []
+    from kvlint.report.text import plural
+
+    return [f"{plural(count, 'finding')} below --min-severity not shown"] if count else []
 
 
 def _finish(notes: list[str], code: int) -> int:
@@ -182,11 +184,12 @@ def _baseline(result: LintResult, options: LintOptions, given: str | None, write
     """Write and/or apply baselines: the findings they hold leave the report (and the exit code), with a note."""
     from kvlint import baseline
     from kvlint.registry import all_rules, selected_codes
+    from kvlint.report.text import plural
 
     if write_path:
         not_run = frozenset(r.code for r in all_rules()) - selected_codes(options.select, options.ignore)
         held = baseline.write(write_path, result.findings, result, result.files, keep_codes=not_run)
-        result.notes.append(f"wrote {held} finding(s) to the baseline {write_path}")
+        result.notes.append(f"wrote {plural(held, 'finding')} to the baseline {write_path}")
     paths = [write_path] if write_path else [given] if given else [c.baseline for c in result.configs if c.baseline]
     if not paths:
         return
@@ -195,7 +198,7 @@ def _baseline(result: LintResult, options: LintOptions, given: str | None, write
     result.findings = outcome.kept
     if outcome.matched:
         where = ", ".join(b.path for b in loaded)
-        result.notes.append(f"{outcome.matched} finding(s) in the baseline ({where}) not reported")
+        result.notes.append(f"{plural(outcome.matched, 'finding')} in the baseline ({where}) not reported")
     if show_unused:
         result.notes.extend(f"{b.path}: unused baseline entry{f' (x{n})' if n > 1 else ''}: {baseline.describe(e)}"
                             for b, e, n in outcome.unused)

@@ -22,6 +22,8 @@ def line(f: Finding) -> str:
 
 def _tail(result: LintResult | Totals) -> str:
     out = [f"{report_path(path)}: error: {reason}" for path, reason in result.unreadable]
+    if not result.files and result.unreadable:  # `check missing.yaml`: the error is the report
+        return "\n".join(out) + "\n"
     return "\n".join([*out, summary(result)]) + "\n"
 
 

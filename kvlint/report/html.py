@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from kvlint import __version__
 from kvlint.findings import Finding, Severity
 from kvlint.report import svg
-from kvlint.report.text import frame, notes
+from kvlint.report.text import frame, notes, plural
 from kvlint.status import EVALUATED, LaunchStatus
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def render(result: LintResult, *, color: bool = False) -> str:
         body.append(_file_section(path, result, launches, owners))
     body += [_unreadable(result.unreadable), _notes(result.notes),
              f'<footer class="muted"><p>kvlint {escape(__version__)}</p></footer>']
-    title = f"kvlint report: {len(result.findings)} finding(s) in {len(result.files)} file(s)"
+    title = f"kvlint report: {plural(len(result.findings), 'finding')} in {plural(len(result.files), 'file')}"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{escape(title)}</title><style>{CSS}</style></head>\n<body>\n"
@@ -97,17 +97,18 @@ def _files(result: LintResult, launches: list[LaunchStatus]) -> list[str]:
 
 def _counts(findings: Iterable[Finding]) -> str:
     items = list(findings)
-    parts = [f"{n} {sev}{'s' if n != 1 else ''}" for sev in sorted(Severity, reverse=True)
+    parts = [plural(n, str(sev)) for sev in sorted(Severity, reverse=True)
              if (n := sum(1 for f in items if f.severity is sev))]
     return ", ".join(parts) or "no findings"
 
 
 def _header(result: LintResult, launches: list[LaunchStatus]) -> str:
     sized = sum(1 for s in launches if s.capacity == EVALUATED)
-    launch_words = (f"{len(launches)} engine launch(es), {sized} sized, {len(launches) - sized} not sized"
-                    if launches else f"{result.deployments} engine launch(es)")
-    return (f"<header><h1>kvlint report</h1><p class=\"summary\">{len(result.files)} file(s), {launch_words}; "
-            f"{len(result.findings)} finding(s): {_counts(result.findings)}"
+    launch_words = plural(len(launches) if launches else result.deployments, "engine launch", "engine launches")
+    if launches:
+        launch_words += f", {sized} sized, {len(launches) - sized} not sized"
+    return (f"<header><h1>kvlint report</h1><p class=\"summary\">{plural(len(result.files), 'file')}, "
+            f"{launch_words}; {plural(len(result.findings), 'finding')}: {_counts(result.findings)}"
             f"{f', {result.suppressed} suppressed' if result.suppressed else ''}.</p></header>")
 
 
@@ -125,8 +126,8 @@ def _index(launches: list[LaunchStatus], owners: dict[Finding, int], result: Lin
                     f"<td>{count[i]}</td></tr>")
     skipped = [s for s in launches if s.capacity != EVALUATED]
     head = ("<h2>Launches</h2>"
-            + (f"<p>{len(skipped)} launch(es) could not be sized; their reasons are in the table and on their "
-               f"cards.</p>" if skipped else ""))
+            + (f"<p>{plural(len(skipped), 'launch', 'launches')} could not be sized; their reasons are in the "
+               f"table and on their cards.</p>" if skipped else ""))
     return (f"<section>{head}<table><thead><tr><th scope=\"col\">where</th><th scope=\"col\">launch</th>"
             f"<th scope=\"col\">model</th><th scope=\"col\">GPU</th><th scope=\"col\">capacity</th>"
             f"<th scope=\"col\">findings</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>")

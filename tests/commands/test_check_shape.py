@@ -80,3 +80,30 @@ def test_github_format_under_github_actions(capsys, monkeypatch):
     assert "Found" in out and "::error" not in out
     monkeypatch.setenv("GITHUB_ACTIONS", "false")
     assert "Found" in _run(capsys, EXAMPLES)[1]
+
+
+def test_a_missing_file_is_the_whole_report(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = _run(capsys, "missing.yaml")
+    assert code == 3 and out == "missing.yaml: error: no such file or directory\n"
+    code, out, _ = _run(capsys, "--format", "concise", "missing.yaml")
+    assert out == "missing.yaml: error: no such file or directory\n"
+
+
+def test_summary_words_agree_with_their_counts():
+    from kvlint.findings import Finding, Severity
+    from kvlint.lint import LintResult
+    from kvlint.report.text import plural, summary
+
+    one = Finding("KV004", "unknown-flag", Severity.ERROR, "m", None, path="a.yaml")
+    assert summary(LintResult(findings=[one], files=["a.yaml"])) == "Found 1 finding (1 error) in 1 file."
+    assert summary(LintResult(files=["a", "b"], deployments=1)) == "No findings in 2 files (1 engine launch)."
+    assert (plural(0, "file"), plural(7, "launch", "launches")) == ("0 files", "7 launches")
+
+
+def test_kv003_prints_at_the_severity_it_is_listed_with(capsys):
+    from kvlint.registry import get_rule
+
+    _, out, _ = _run(capsys, "--format", "concise", "--select", "KV003", EXAMPLES)
+    printed = {line.split(" [")[1].split("]")[0] for line in out.splitlines() if " KV003 [" in line}
+    assert printed == {str(get_rule("KV003").severity)}
