@@ -247,12 +247,25 @@ def _yaml_line(node: YNode | None, keys: Keys) -> int:
     return line
 
 
-def _from_pyproject(path: str, text: str) -> tuple[dict[str, Any] | None, Locate | None, tuple[str, ...]]:
-    if sys.version_info < (3, 11):
-        skipped = f"{path}: [tool.kvlint] skipped: reading TOML needs Python 3.11 (use .kvlint.yaml)"
-        return None, None, (skipped,)
-    import tomllib
+def _toml_reader() -> Any:
+    """tomllib (3.11+), or tomli on 3.10 (a dependency there: `tomli; python_version < "3.11"`, the same parser
+    tomllib was made from); None when neither is importable (an install that skipped dependencies)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
 
+        return tomllib
+    try:
+        import tomli
+    except ImportError:
+        return None
+    return tomli
+
+
+def _from_pyproject(path: str, text: str) -> tuple[dict[str, Any] | None, Locate | None, tuple[str, ...]]:
+    tomllib = _toml_reader()
+    if tomllib is None:
+        skipped = f"{path}: [tool.kvlint] skipped: reading TOML on Python 3.10 needs tomli (pip install tomli)"
+        return None, None, (skipped,)
     try:
         data = tomllib.loads(text).get("tool", {}).get("kvlint", {})
     except tomllib.TOMLDecodeError as exc:
