@@ -7,7 +7,6 @@ name the file, the line and the key, because a typo in a CI config otherwise sil
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import sys
@@ -109,9 +108,11 @@ class Config:
 
 
 def _glob(rel: str, pattern: str) -> bool:
-    pattern = pattern.rstrip("/")
-    return (fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, pattern + "/*")
-            or rel.startswith(pattern + "/") or fnmatch.fnmatchcase(os.path.basename(rel), pattern))
+    """gitignore semantics (kvlint.ignore): `*` stays within a folder, `**` crosses them, a slash-free pattern
+    matches a name at any depth, a folder's pattern covers what it holds."""
+    from kvlint.ignore import glob_match
+
+    return glob_match(rel, pattern)
 
 
 def find_config(start: str) -> str | None:
