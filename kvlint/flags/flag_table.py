@@ -121,10 +121,6 @@ def flag_table(engine: str) -> FlagTable:
                      data["dotted_json_keys"], data["model_dest"])
 
 
-def option_strings(engine: str) -> list[str]:
-    return sorted(flag_table(engine).by_option)
-
-
 def removed_flag(engine: str, option: str) -> dict | None:
     """What the table knows of a flag the engine no longer takes: last_seen / absent_in versions, replacement.
 
