@@ -3,8 +3,8 @@ configuration (`exclude`, `per-path-ignores`, `gpus`, `vllm-config-files`).
 
 Why not fnmatch: its `*` crosses `/`, so `k8s/*.yaml` silenced `k8s/sub/x.yaml`, and a `.gitignore` read
 with it could only take slash-free names (`kvlint check .` linted files git ignores). Why not pathspec (the
-maintained gitwildmatch library): importing it took 60-90 ms here, on a one-file run of about 150 ms, and the
-walk needs it in every repository with a `.gitignore`. The translation below is git's wildmatch with the
+maintained gitwildmatch library): importing it costs a large share of a one-file run, and the walk
+needs it in every repository with a `.gitignore`. The translation below is git's wildmatch with the
 pathname flag, about sixty lines, checked against `git check-ignore` itself (tests/test_ignore.py):
 
 - `*` and `?` do not match `/`; `[a-z]`, `[!x]`, `[^x]` are classes of one character other than `/`;

@@ -355,7 +355,7 @@ def _unused(path: str, unused: Iterable[Any]) -> list[Finding]:
 
 
 # A run holds one of these per walked file: slotted (a record would carry a __dict__ each), and plain
-# classes rather than NamedTuples, whose string annotations typing compiles (a millisecond at start-up).
+# classes rather than NamedTuples, whose string annotations typing compiles at start-up.
 class _Skip:
     __slots__ = ("path", "reason")
 

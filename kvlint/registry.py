@@ -207,7 +207,8 @@ def _load() -> None:
 
 def _rule_modules(folders: Iterable[str]) -> list[str]:
     """The modules and packages in the rules folders, sorted. Why not pkgutil.iter_modules: it imports
-    inspect (with ast, dis and tokenize), 7 ms of a one-file run, to tell a module's name from a file's."""
+    inspect (with ast, dis and tokenize), a visible part of a one-file run, to tell a module's name from a
+    file's."""
     names: set[str] = set()
     for folder in folders:
         try:

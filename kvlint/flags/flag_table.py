@@ -36,7 +36,7 @@ class FlagSpec:
 
 class Specs(Mapping[str, FlagSpec]):
     """Option string -> FlagSpec, each spec made the first time it is looked up: a launch names a dozen of
-    an engine's 300 options, and making them all was a millisecond of every one-file run."""
+    an engine's 300 options, and making them all cost every one-file run for nothing."""
 
     def __init__(self, entries: list[dict]) -> None:
         self._entries = entries
