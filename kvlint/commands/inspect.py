@@ -131,8 +131,10 @@ def _span_json(span: Span | None) -> dict[str, int] | None:
 
 
 def file_json(r: ReadResult, resolved: list[Resolved]) -> dict[str, Any]:
+    from kvlint.report.paths import report_path
+
     return {
-        "path": r.path,
+        "path": report_path(r.path),  # as `check --format json` names it: relative, normalised
         "skipped": r.skipped,
         "findings": [{"code": f.code, "severity": str(f.severity), "message": f.message, "span": _span_json(f.span)}
                      for f in r.findings],
