@@ -164,13 +164,24 @@ def card(s: LaunchStatus, number: int, findings: list[Finding], lines: list[str]
             f"GPU {escape(s.gpu or 'not declared')}</p>")
     b = s.budget
     if s.capacity == EVALUATED and b is not None:
-        body = (f"<div class=\"pictures\"><div class=\"memory\">{svg.memory(b, ident=f'l{number}m')}{_numbers(s)}"
+        body = (_drawn_on(s, b.gpu_name) +
+                f"<div class=\"pictures\"><div class=\"memory\">{svg.memory(b, ident=f'l{number}m')}{_numbers(s)}"
                 f"</div>{svg.curve(b, model_max=s.model_max_len, ident=f'l{number}c')}</div>")
     else:
         body = (f"<p class=\"skipped\"><strong>Not sized:</strong> "
                 f"{escape(s.skipped_because or 'the capacity rules did not run')}</p>")
     tail = _findings(findings, lines) if findings else "<p class=\"muted\">No findings for this launch.</p>"
     return head + body + tail + "</article>"
+
+
+def _drawn_on(s: LaunchStatus, card: str) -> str:
+    """Why a launch with no GPU declared is drawn on the card it is (else a reader takes it for the target)."""
+    if s.sweep is None or s.sweep.candidates or s.gpu_source != "catalogue":
+        return ""
+    which = "the smallest card of the catalogue that starts it" if s.sweep.passing else \
+        "the largest card of the catalogue, and none starts it"
+    return (f"<p class=\"muted\">No GPU product declared: drawn on {escape(card)}, {which} (KV108 lists the "
+            f"cards); declare the GPU to see the card it will run on.</p>")
 
 
 def _numbers(s: LaunchStatus) -> str:

@@ -66,3 +66,18 @@ def test_the_checker_sees_an_overlap_and_a_clipped_label():
            '<text x="20" y="22" font-size="10">declared</text><text x="95" y="40">edge</text></svg>')
     found = problems(svg)
     assert "'pool: 1.00 requests' overlaps 'declared'" in found and "past the edge: 'edge'" in found
+
+
+def test_a_card_with_no_gpu_declared_says_what_it_is_drawn_on(charts):
+    """A launch sized against the catalogue is drawn on one card of it: the card says which and why."""
+    from kvlint.record import replace
+    from kvlint.report.html import _drawn_on
+    from kvlint.status import CardVerdict, LaunchStatus, Sweep
+
+    sweep = Sweep(20 * 2**30, None, (CardVerdict("L4-24GB", 23034 * 2**20, True, None, 24),))
+    status = LaunchStatus("a.yaml", None, "vllm", "", "m", "bundled", "L4-24GB", "catalogue", "evaluated",
+                          sweep=sweep)
+    assert "drawn on L4-24GB, the smallest card of the catalogue that starts it" in _drawn_on(status, "L4-24GB")
+    none_starts = replace(status, sweep=Sweep(None, None, (CardVerdict("L4-24GB", 1, False, None, 24),)))
+    assert "the largest card of the catalogue, and none starts it" in _drawn_on(none_starts, "MI355X")
+    assert _drawn_on(replace(status, gpu_source="manifest"), "L4-24GB") == ""
