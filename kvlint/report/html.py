@@ -125,12 +125,29 @@ def _index(launches: list[LaunchStatus], owners: dict[Finding, int], result: Lin
                     f"<td>{escape(s.model or '-')}</td><td>{escape(s.gpu or '-')}</td><td>{escape(status)}</td>"
                     f"<td>{count[i]}</td></tr>")
     skipped = [s for s in launches if s.capacity != EVALUATED]
-    head = ("<h2>Launches</h2>"
+    head = (_failing_first(launches, owners) + "<h2>Launches</h2>"
             + (f"<p>{plural(len(skipped), 'launch', 'launches')} could not be sized; their reasons are in the "
                f"table and on their cards.</p>" if skipped else ""))
     return (f"<section>{head}<table><thead><tr><th scope=\"col\">where</th><th scope=\"col\">launch</th>"
             f"<th scope=\"col\">model</th><th scope=\"col\">GPU</th><th scope=\"col\">capacity</th>"
             f"<th scope=\"col\">findings</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>")
+
+
+def _failing_first(launches: list[LaunchStatus], owners: dict[Finding, int]) -> str:
+    """Links to the launches with errors (most first), then those with warnings: a long page's reader jumps
+    to what fails without scrolling past the launches that pass."""
+    tally: dict[int, list[int]] = {}
+    for f, i in owners.items():
+        if f.severity >= Severity.WARNING:
+            tally.setdefault(i, [0, 0])[f.severity is Severity.WARNING] += 1
+    if not tally:
+        return ""
+    order = sorted(tally, key=lambda i: (-tally[i][0], -tally[i][1], i))
+    items = [f"<li><a href=\"#launch-{i + 1}\">{escape(_name(launches[i]))}</a> "
+             f"<span class=\"muted\">{escape(_where(launches[i]))}</span>: "
+             f"{escape(', '.join(plural(n, w) for n, w in zip(tally[i], ('error', 'warning'), strict=True) if n))}"
+             f"</li>" for i in order]
+    return f"<nav aria-labelledby=\"failing-h\"><h2 id=\"failing-h\">Fails first</h2><ol>{''.join(items)}</ol></nav>"
 
 
 def _where(s: LaunchStatus) -> str:

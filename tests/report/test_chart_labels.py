@@ -81,3 +81,18 @@ def test_a_card_with_no_gpu_declared_says_what_it_is_drawn_on(charts):
     none_starts = replace(status, sweep=Sweep(None, None, (CardVerdict("L4-24GB", 1, False, None, 24),)))
     assert "the largest card of the catalogue, and none starts it" in _drawn_on(none_starts, "MI355X")
     assert _drawn_on(replace(status, gpu_source="manifest"), "L4-24GB") == ""
+
+
+def test_the_page_opens_with_the_launches_that_fail_most_first():
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        page = render("html", lint(["examples"]))
+    finally:
+        os.chdir(cwd)
+    nav = re.search(r'<nav aria-labelledby="failing-h">(.*?)</nav>', page, re.S)
+    assert nav and page.index("<nav") < page.index("<h2>Launches</h2>")
+    items = re.findall(r'<li><a href="#(launch-\d+)">.*?: ([^<]*)</li>', nav.group(1))
+    assert items and all(f'id="{anchor}"' in page for anchor, _ in items)
+    errors = [int(m.group(1)) if (m := re.match(r"(\d+) errors?", tally)) else 0 for _, tally in items]
+    assert errors == sorted(errors, reverse=True) and errors[0] >= 2
