@@ -183,7 +183,8 @@ def card(s: LaunchStatus, number: int, findings: list[Finding], lines: list[str]
     if s.capacity == EVALUATED and b is not None:
         body = (_drawn_on(s, b.gpu_name) +
                 f"<div class=\"pictures\"><div class=\"memory\">{svg.memory(b, ident=f'l{number}m')}{_numbers(s)}"
-                f"</div>{svg.curve(b, model_max=s.model_max_len, ident=f'l{number}c')}</div>")
+                f"</div>{svg.curve(b, model_max=s.model_max_len, ident=f'l{number}c', seqs_declared=s.seqs_declared)}"
+                "</div>")
     else:
         body = (f"<p class=\"skipped\"><strong>Not sized:</strong> "
                 f"{escape(s.skipped_because or 'the capacity rules did not run')}</p>")

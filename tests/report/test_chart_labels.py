@@ -96,3 +96,10 @@ def test_the_page_opens_with_the_launches_that_fail_most_first():
     assert items and all(f'id="{anchor}"' in page for anchor, _ in items)
     errors = [int(m.group(1)) if (m := re.match(r"(\d+) errors?", tally)) else 0 for _, tally in items]
     assert errors == sorted(errors, reverse=True) and errors[0] >= 2
+
+
+def test_an_engine_default_is_not_labelled_declared(charts):
+    """Launches that leave max_num_seqs unset are drawn at the engine's default, and say so."""
+    defaults = [svg for svg in charts if "vllm default: max_num_seqs" in svg]
+    assert defaults and not any("declared: max_num_seqs" in svg for svg in defaults)
+    assert any("declared: max_num_seqs" in svg for svg in charts)  # the launches that set it
