@@ -16,7 +16,9 @@ from kvlint.commands import write
 from kvlint.commands.options import Option, click_options, parse_plain
 
 if TYPE_CHECKING:
-    from kvlint.lint import LintOptions, LintResult
+    from kvlint.findings import Severity
+    from kvlint.lint import LintOptions, LintResult, Run
+    from kvlint.report.shape import Shown
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab", "junit", "html")
 SEVERITIES = ("error", "warning", "info")
@@ -105,7 +107,6 @@ def run(paths: tuple[str, ...], fmt: str | None, gpu: str | None, gpu_memory: st
     from kvlint.lint import LintOptions, Run, collect, default_jobs, exit_code, fail_threshold
     from kvlint.registry import selected_codes
     from kvlint.report import render, render_chunks, stream_chunks, streams
-    from kvlint.report.shape import Shown, hidden, hide
 
     fmt = fmt or default_format()
     if statistics and fmt not in ("text", "concise", "json"):
@@ -128,15 +129,14 @@ def run(paths: tuple[str, ...], fmt: str | None, gpu: str | None, gpu_memory: st
     run = Run(list(paths) or ["."], options, jobs=jobs or default_jobs())
     if (output is None and streams(fmt) and not statistics
             and not (baseline_path or write_path or any(c.baseline for c in run.configs))):
-        _echo(stream_chunks(fmt, Shown(run, least) if least > Severity.INFO else run,
-                            color=use_color(output)))  # memory flat in the number of files
-        notes = run.totals.notes + _hidden_note(hidden(run.totals.severities, least))
+        _echo(stream_chunks(fmt, _shown(run, least), color=use_color(output)))  # memory flat in the number of files
+        notes = run.totals.notes + _hidden_note(run.totals.severities, least)
         return _finish(notes, exit_code(run.totals, fail_threshold(fail_on, run.totals), exit_zero))
     result = collect(run)
     _baseline(result, options, baseline_path, write_path, show_unused_baseline)
     code = exit_code(result, fail_threshold(fail_on, result), exit_zero)
-    notes = result.notes + _hidden_note(hidden(result.severities, least))
-    hide(result, least)
+    notes = result.notes + _hidden_note(result.severities, least)
+    result.findings = [f for f in result.findings if f.severity >= least]  # --min-severity: shown, not failed
     if statistics:
         from kvlint.report.shape import statistics as table
 
@@ -150,8 +150,21 @@ def run(paths: tuple[str, ...], fmt: str | None, gpu: str | None, gpu_memory: st
     return _finish(notes, code)
 
 
-def _hidden_note(count: int) -> list[str]:
+def _shown(run: Run, least: Severity) -> Run | Shown:
+    """The run as --min-severity shows it (the shaping module only when a threshold is given)."""
+    from kvlint.findings import Severity
+
+    if least <= Severity.INFO:
+        return run
+    from kvlint.report.shape import Shown
+
+    return Shown(run, least)
+
+
+def _hidden_note(severities: dict[Severity, int], least: Severity) -> list[str]:
     from kvlint.report.text import plural
+
+    count = sum(n for sev, n in severities.items() if sev < least)
 
     return [f"{plural(count, 'finding')} below --min-severity not shown"] if count else []
 

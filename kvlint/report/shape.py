@@ -4,8 +4,6 @@ per rule instead of the findings (ruff's `--statistics`)."""
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -13,7 +11,7 @@ from kvlint.findings import Finding, Severity
 from kvlint.record import replace
 
 if TYPE_CHECKING:
-    from kvlint.lint import FileReport, LintResult, Run, Totals
+    from kvlint.lint import FileReport, Run, Totals
 
 
 class Shown:
@@ -36,18 +34,11 @@ class Shown:
         return replace(t, severities={s: n for s, n in t.severities.items() if s >= self.least})
 
 
-def hidden(severities: dict[Severity, int], least: Severity) -> int:
-    """How many findings --min-severity leaves out of the report."""
-    return sum(n for s, n in severities.items() if s < least)
-
-
-def hide(result: LintResult, least: Severity) -> None:
-    """Drop the findings below `least` from a collected result (after its exit code was taken)."""
-    result.findings = [f for f in result.findings if f.severity >= least]
-
-
 def statistics(findings: list[Finding], fmt: str) -> str:
     """Findings counted per rule, most first: `  11  KV101  [error]  pool-below-one-request`, or JSON."""
+    import json
+    from collections import Counter
+
     counts = Counter((f.code, f.name, f.severity) for f in findings)
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))
     if fmt == "json":
