@@ -37,8 +37,8 @@ COMMANDS = {
 
 def entry(argv: list[str] | None = None) -> NoReturn:
     """The console script and `python -m kvlint`: `main`, then the process ends without the interpreter's
-    teardown, which frees every module and object one by one: 20 ms of a 120 ms one-file run, the part of
-    a pre-commit hook no one waits for on purpose. What a normal exit does that matters still happens:
+    teardown, which frees every module and object one by one: a sizeable part of a one-file run, and
+    the part of a pre-commit hook no one waits for on purpose. What a normal exit does that matters still happens:
     atexit handlers run (multiprocessing's, logging's, any a caller registered) and stdout and stderr are
     flushed. With another thread alive, or on an interpreter without the atexit runner, the exit is the
     normal one (it joins threads)."""

@@ -7,7 +7,6 @@ name the file, the line and the key, because a typo in a CI config otherwise sil
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import sys
@@ -109,9 +108,11 @@ class Config:
 
 
 def _glob(rel: str, pattern: str) -> bool:
-    pattern = pattern.rstrip("/")
-    return (fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, pattern + "/*")
-            or rel.startswith(pattern + "/") or fnmatch.fnmatchcase(os.path.basename(rel), pattern))
+    """gitignore semantics (kvlint.ignore): `*` stays within a folder, `**` crosses them, a slash-free pattern
+    matches a name at any depth, a folder's pattern covers what it holds."""
+    from kvlint.ignore import glob_match
+
+    return glob_match(rel, pattern)
 
 
 def find_config(start: str) -> str | None:
@@ -247,12 +248,25 @@ def _yaml_line(node: YNode | None, keys: Keys) -> int:
     return line
 
 
-def _from_pyproject(path: str, text: str) -> tuple[dict[str, Any] | None, Locate | None, tuple[str, ...]]:
-    if sys.version_info < (3, 11):
-        skipped = f"{path}: [tool.kvlint] skipped: reading TOML needs Python 3.11 (use .kvlint.yaml)"
-        return None, None, (skipped,)
-    import tomllib
+def _toml_reader() -> Any:
+    """tomllib (3.11+), or tomli on 3.10 (a dependency there: `tomli; python_version < "3.11"`, the same parser
+    tomllib was made from); None when neither is importable (an install that skipped dependencies)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
 
+        return tomllib
+    try:
+        import tomli
+    except ImportError:
+        return None
+    return tomli
+
+
+def _from_pyproject(path: str, text: str) -> tuple[dict[str, Any] | None, Locate | None, tuple[str, ...]]:
+    tomllib = _toml_reader()
+    if tomllib is None:
+        skipped = f"{path}: [tool.kvlint] skipped: reading TOML on Python 3.10 needs tomli (pip install tomli)"
+        return None, None, (skipped,)
     try:
         data = tomllib.loads(text).get("tool", {}).get("kvlint", {})
     except tomllib.TOMLDecodeError as exc:
@@ -324,7 +338,7 @@ def _validate(path: str, data: dict[str, Any], locate: Locate) -> None:
     from kvlint.quickschema import is_valid
 
     if is_valid(data, _schema(), {"calibration.schema.json": _schema("calibration.schema.json")}):
-        return  # the usual valid file, decided without importing jsonschema (~120 ms of start-up)
+        return  # the usual valid file, decided without importing jsonschema (a large import)
     validator = _validator()
     errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     if errors:

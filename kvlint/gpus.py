@@ -168,7 +168,8 @@ def _unknown(name: str) -> UnknownGpuError:
 
 @lru_cache(maxsize=256)
 def _close_names(name: str) -> tuple[str, ...]:
-    """Catalogue names near an unknown one (about 5 ms against ~300 names; a repository repeats its name)."""
+    """Catalogue names near an unknown one (memoised: a repository repeats its name, and each search compares
+    it with every name in the catalogue)."""
     names = sorted({n for g in all_gpus() for n in (g.id, *g.aliases)})
     from kvlint.suggest import close_matches  # only for a GPU name the catalogue does not know
 

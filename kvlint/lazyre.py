@@ -1,7 +1,7 @@
 """`lazy(pattern)`: a module-level regular expression compiled the first time it is used.
 
-Why: kvlint declares about sixty patterns at module level, and compiling them cost about 5 ms of a
-one-file pre-commit run, most of them for inputs that file does not have (a Helm chart, a log, a
+Why: kvlint declares about sixty patterns at module level, and compiling them all was a visible part of
+a one-file pre-commit run, most of them for inputs that file does not have (a Helm chart, a log, a
 secret to redact). A lazy pattern compiles on its first method call, then keeps the compiled
 pattern's bound methods on itself, so every later call costs what a compiled pattern's does.
 Use it where a compiled pattern is used through its methods (`P.match(s)`, `P.sub(f, s)`); the

@@ -170,7 +170,9 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolv
     from kvlint import suppress
 
     directives = suppress.scan(text) if text else []
-    unused = options.show_unused_suppressions and "KV006" in codes
+    # KV006: malformed or misplaced suppressions always (when the rule runs), unused ones when asked
+    unused: tuple[str, ...] = ("invalid", "unused") if options.show_unused_suppressions else ("invalid",)
+    unused = unused if "KV006" in codes else ()
     out.plain = _suppressed(path, readers, launches, directives, unused, noted=False)
     if out.qualifies:
         out.noted = _suppressed(path, readers, launches, directives, unused, noted=True)
@@ -251,7 +253,8 @@ def _origins(pair: tuple[list[Finding], _Launch]) -> list[tuple[Finding, Origin]
     return [(f, Origin.of(f, launch.dep)) for f in kept]
 
 
-def _suppressed(path: str, readers: list[Finding], launches: list[_Launch], directives: list[Any], unused: bool,
+def _suppressed(path: str, readers: list[Finding], launches: list[_Launch], directives: list[Any],
+                unused: tuple[str, ...],
                 *, noted: bool) -> Findings:
     """The file's findings after annotations and inline suppressions, with or without the run's KV003 note."""
     from kvlint import suppress
@@ -266,8 +269,7 @@ def _suppressed(path: str, readers: list[Finding], launches: list[_Launch], dire
     out.suppressed += len(outcome.suppressed)
     out.kept = [f for f in outcome.kept if not f.data.get("per_run")]
     out.per_run = [f for f in outcome.kept if f.data.get("per_run")]
-    if unused:
-        out.kept.extend(_unused(path, outcome.unused))
+    out.kept.extend(_unused(path, [entry for kind in unused for entry in getattr(outcome, kind)]))
     return out
 
 
@@ -380,7 +382,7 @@ def _unused(path: str, unused: Iterable[Any]) -> list[Finding]:
 
 
 # A run holds one of these per walked file: slotted (a record would carry a __dict__ each), and plain
-# classes rather than NamedTuples, whose string annotations typing compiles (a millisecond at start-up).
+# classes rather than NamedTuples, whose string annotations typing compiles at start-up.
 class _Skip:
     __slots__ = ("path", "reason")
 

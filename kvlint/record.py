@@ -2,8 +2,8 @@
 
 Why: every pipeline stage is a frozen typed record, about a hundred classes, and CPython 3.11's
 `@dataclass(frozen=True)` compiles five or six methods from source for each (`__init__`, `__repr__`,
-`__eq__`, `__hash__`, the frozen `__setattr__` and `__delattr__`), about 1.5 ms a class, and importing
-dataclasses brings inspect, ast, dis and tokenize (7 ms). That was most of a one-file pre-commit run, for
+`__eq__`, `__hash__`, the frozen `__setattr__` and `__delattr__`), and importing dataclasses brings
+inspect, ast, dis and tokenize. That was most of a one-file pre-commit run, for
 classes most runs never instantiate (a Kubernetes file needs no chart, compose or log record).
 
 A `@record` class is declared exactly like `@dataclass(frozen=True)`, with `field()` from here (type
@@ -175,9 +175,9 @@ def _collect_fields(cls: type, frozen: bool, order: bool) -> None:
     `@dataclass` keeps of them (class attributes for defaults), `__dataclass_params__` and
     `__match_args__`.
 
-    Why not `dataclasses.dataclass`: importing dataclasses (and inspect, ast, dis, tokenize with it) was
-    7 ms of a one-file run, and it checks every annotation string for ClassVar and InitVar with a
-    regular expression, about 70 µs a class; records declare neither.
+    Why not `dataclasses.dataclass`: importing dataclasses (and inspect, ast, dis, tokenize with it) is a
+    visible part of a one-file run, and it checks every annotation string for ClassVar and InitVar with a
+    regular expression, for every class; records declare neither.
     """
     collected: dict[str, Field] = {}
     for base in reversed(cls.__mro__[1:]):
@@ -396,8 +396,8 @@ def _init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:
     `object.__setattr__` (the class refuses assignment); then, only for the classes that have them,
     factories for arguments not given, init=False fields and `__post_init__`.
 
-    Why not compiled per class: compiling cost 0.25 ms a class, a fifth of a one-file run, and most
-    classes make a few instances in such a run. So the first `__init__` is a copy of one shared
+    Why not compiled per class: compiling every class's `__init__` was a large part of a one-file run,
+    and most classes make a few instances in such a run. So the first `__init__` is a copy of one shared
     body, renamed per class (`CodeType.replace`: Python binds the arguments), that stores what
     `locals()` holds; after `HOT` instances the class gets a compiled body as fast per call as the
     one dataclasses writes, shared by every class with as many parameters.
@@ -450,7 +450,7 @@ def _named(cls: type, init: Callable[..., None]) -> Callable[..., None]:
 def _generic() -> CodeType:
     """The shared first `__init__`: `_GENERIC_SIZE` parameters, of which a class keeps its own count
     (the rest are never-bound locals, which `locals()` leaves out), and one call storing them. Written
-    out below rather than compiled: the first compile in a process costs about a millisecond."""
+    out below rather than compiled: the first compile in a process is the dear one."""
     return _generic_init.__code__
 
 

@@ -72,7 +72,8 @@ class Rule:
                 **data: Any) -> Finding:
         """One finding of this rule, at the severity the configuration gives it.
 
-        `severity` lowers a finding the rule itself is unsure of; a configured severity still wins.
+        `severity` sets a finding's own level where the rule's cases differ (lowered where the rule is unsure,
+        raised for its one serious case); a configured severity still wins.
         """
         configured = ctx is not None and (self.code in ctx.severities or
                                           (estimated and self.code in ctx.estimated_severities))
@@ -206,7 +207,8 @@ def _load() -> None:
 
 def _rule_modules(folders: Iterable[str]) -> list[str]:
     """The modules and packages in the rules folders, sorted. Why not pkgutil.iter_modules: it imports
-    inspect (with ast, dis and tokenize), 7 ms of a one-file run, to tell a module's name from a file's."""
+    inspect (with ast, dis and tokenize), a visible part of a one-file run, to tell a module's name from a
+    file's."""
     names: set[str] = set()
     for folder in folders:
         try:

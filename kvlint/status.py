@@ -70,6 +70,7 @@ class LaunchStatus:
     budget: Budget | None = None  # the memory picture (reports draw it); not part of the JSON
     unresolved: tuple[str, ...] = ()  # settings left as expressions (rules reading them were skipped)
     model_max_len: int | None = None  # the model's derived maximum length for this engine (the HTML curve)
+    seqs_declared: bool = True  # max_num_seqs (SGLang max_running_requests) is set, not the engine's default
 
     def to_json(self) -> dict[str, Any]:
         """The `deployments[]` entry of the JSON report (documented in data/report.schema.json)."""

@@ -1,6 +1,6 @@
 """`close_matches`: difflib.get_close_matches' answer, computing the full ratio for few candidates.
 
-Why: a did-you-mean over an engine's 300-500 options took 5-30 ms per mistyped flag, most of it in
+Why: a did-you-mean over an engine's 300-500 options was slow per mistyped flag, most of it in
 `SequenceMatcher.ratio()` for every candidate that passes the cheap bounds. `quick_ratio()` is an upper
 bound of `ratio()`, so candidates are taken in falling order of that bound and the search stops once
 no bound left can reach the `n` best ratios found: the same matches, in the same order (ties broken

@@ -4,9 +4,10 @@
 The GPU product comes from `--gpu`, the manifest (`nvidia.com/gpu.product` node selectors and
 affinities, `cloud.google.com/gke-accelerator`, instance types, chart keys), the fleet map in
 `.kvlint.yaml` (`node-labels:`, `gpus:` per path) or `gpu:` there. A product that is named but not in
-kvlint's catalogue is a warning on that launch, with close names. When no product is named at all,
-kvlint sizes the launch against the whole catalogue instead (KV108) and says so once per run, as an
-info finding with the one-line fix. A launch on a TPU, CPU, Gaudi or Neuron device is not sized
+kvlint's catalogue is a warning on that launch, with close names (the rule's one warning; it is listed as
+info, what it prints in every other case). When no product is named at all, kvlint sizes the launch
+against the whole catalogue instead (KV108) and says so once per run, as an info finding with the
+one-line fix. A launch on a TPU, CPU, Gaudi or Neuron device is not sized
 (kvlint models GPU memory) and gets one info finding saying so, with nothing to fix.
 
 ## Why it matters
@@ -43,7 +44,7 @@ from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
 
 
-@rule("KV003", "unknown-gpu", Severity.WARNING, "The GPU product is not declared or not in the catalogue.",
+@rule("KV003", "unknown-gpu", Severity.INFO, "The GPU product is not declared or not in the catalogue.",
       source="resolve")
 def check(ctx: Context) -> Iterator[Finding]:
     """A named product the catalogue does not know; the run-level 'none declared' note comes from kvlint.lint."""
@@ -60,4 +61,4 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield check.rule.finding(
         ctx, f"{ctx.gpu_error}{swept}", span,
         fix="declare the GPU (nvidia.com/gpu.product node selector), pass --gpu, or set `gpu:` in .kvlint.yaml",
-        gpu=dep.gpu)
+        severity=Severity.WARNING, gpu=dep.gpu)

@@ -1,9 +1,11 @@
 """A suppression comment that suppresses nothing, or names a rule that does not exist.
 
 ## What it checks
-With `--show-unused-suppressions`: `# kvlint: ignore[...]` comments whose codes matched no finding
-on their line or the next, `# kvlint: disable-file` in a file with no findings, and directives that
-name unknown rules or are malformed (`# kvlint: ignore KV103` without brackets).
+Always: kvlint comments that are malformed or name unknown rules (`# kvlint: ignore KV103` without
+brackets, `# kvlint: ignore[KV999]`, `# kvlint: disable-line[...]`), and a `kvlint.io/ignore`
+annotation on a pod template's metadata, where kvlint does not read it. With
+`--show-unused-suppressions`, also: `# kvlint: ignore[...]` comments whose codes matched no finding on
+the lines they cover, and `# kvlint: disable-file` in a file with no findings.
 
 ## Why it matters
 Stale suppressions hide the next real finding on that line; misspelt ones suppress nothing while
@@ -18,7 +20,7 @@ the author believes they do.
 Delete the comment, or fix its spelling: `# kvlint: ignore[KV103] reason`.
 
 ## Options
-None. Reported only with `--show-unused-suppressions`.
+None. Unused (well-formed) suppressions are reported only with `--show-unused-suppressions`.
 """
 
 from __future__ import annotations

@@ -34,3 +34,4 @@ def _offline(monkeypatch, tmp_path_factory):
     if "HF_HUB_CACHE" not in os.environ:
         monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path_factory.mktemp("empty-hf-cache")))
     monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)  # else `kvlint check` would pick the github format

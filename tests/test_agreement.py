@@ -12,6 +12,7 @@ from kvlint.cli import cli
 from kvlint.commands.budget import file_budgets
 from kvlint.config import ConfigCache
 from kvlint.launches import iter_files, read_path
+from kvlint.report.paths import report_path
 from kvlint.resolve import ResolveOptions, Resolver
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,7 +31,7 @@ def _budgets(root: Path) -> dict[tuple[str, int], dict]:
             continue
         read = read_path(path)
         for i, (_, shown, _) in enumerate(file_budgets(read.deployments, configs.for_file(path), resolver)):
-            out[(path, i)] = None if shown is None else shown
+            out[(report_path(path), i)] = None if shown is None else shown  # as the JSON reports name it
     return out
 
 

@@ -46,11 +46,11 @@ def test_round_trip(repo, capsys):
 
     code, after, err = check(capsys, "deploy", "--write-baseline", "kvlint-baseline.json")
     assert code == 0 and after == []
-    assert "wrote 5 finding(s) to the baseline kvlint-baseline.json" in err
+    assert "wrote 5 findings to the baseline kvlint-baseline.json" in err
     assert len(entries(repo / "kvlint-baseline.json")) == 5
 
     code, again, err = check(capsys, "deploy", "--baseline", "kvlint-baseline.json")
-    assert (code, again) == (0, []) and "5 finding(s) in the baseline" in err
+    assert (code, again) == (0, []) and "5 findings in the baseline" in err
 
     bad = repo / "deploy" / "bad.sh"  # move every line down: matched by what, never by where
     bad.write_text("#!/bin/sh\n# sized for one H100\n\nset -e\n" + BAD.split("\n", 1)[1])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from importlib import resources
 from pathlib import Path
@@ -39,7 +40,6 @@ def test_discovery_walks_up_and_stops_at_repo_root(tmp_path):
     assert ConfigCache().for_file(str(deep / "values.yaml")).gpu == "H100-SXM-80GB"
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib needs Python 3.11")
 def test_pyproject_section(tmp_path):
     (tmp_path / ".git").mkdir()
     write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n\n[tool.kvlint]\nignore = ["KV3"]\n'
@@ -49,7 +49,6 @@ def test_pyproject_section(tmp_path):
     assert cfg.severities == {"KV103": Severity.ERROR}
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib needs Python 3.11")
 def test_pyproject_error_names_line(tmp_path):
     path = write(tmp_path / "pyproject.toml", '[tool.kvlint]\nselect = ["KV1"]\nfail_on = "error"\n')
     with pytest.raises(ConfigError, match=r"pyproject.toml:3: fail_on: unknown key 'fail_on'"):
@@ -110,13 +109,6 @@ exclude: ["charts/templates/*"]
 def test_empty_file_is_defaults(tmp_path):
     cfg = load_config(str(write(tmp_path / ".kvlint.yaml", "# nothing yet\n")))
     assert cfg.select is None and cfg.ignore == () and cfg.fail_on is None
-
-
-def test_pyproject_skipped_with_a_note_before_311(tmp_path, monkeypatch):
-    path = write(tmp_path / "pyproject.toml", '[tool.kvlint]\nselect = ["KV1"]\n')
-    monkeypatch.setattr(sys, "version_info", (3, 10, 14))
-    cfg = load_config(str(path))
-    assert cfg.select is None and "needs Python 3.11" in cfg.notes[0]
 
 
 @pytest.mark.parametrize("text,message", [
@@ -204,13 +196,11 @@ def test_a_fifo_named_kvlint_yaml_is_a_config_error_not_a_hang(tmp_path):
     assert "not a regular file" in _error(tmp_path / ".kvlint.yaml")
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib needs Python 3.11")
 def test_a_100000_deep_pyproject_is_a_config_error_with_a_line(tmp_path):
     path = write(tmp_path / "pyproject.toml", '[tool.kvlint]\nselect = ["KV1"]\nx = ' + "[" * 100_000 + "]" * 100_000 + "\n")
     assert _error(path) == f"{path}:3: nested over 64 levels deep"
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib needs Python 3.11")
 def test_invalid_toml_names_its_line(tmp_path):
     path = write(tmp_path / "pyproject.toml", '[tool.kvlint]\nselect = ["KV1"\nfail-on = "error"\n')
     assert _error(path).startswith(f"{path}:3: invalid TOML")
@@ -258,3 +248,28 @@ def test_the_walks_listings_find_what_the_stats_find(tmp_path):
                (str(repo / f / "serve.sh") for f in ("a/b/deep", "c", "d", "e/sub", "."))}
     assert configs == {"a/b/deep/serve.sh": "L40S", "c/serve.sh": "H100-SXM-80GB", "d/serve.sh": None,
                        "e/sub/serve.sh": None, "serve.sh": None}
+
+
+def test_pyproject_is_read_on_python_3_10_with_tomli(tmp_path, monkeypatch):
+    """3.10 has no tomllib: tomli (a dependency there) reads [tool.kvlint]; without it, a note, not silence."""
+    import importlib
+    import types
+
+    from kvlint import config
+
+    reader = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
+
+    monkeypatch.setattr(config.sys, "version_info", (3, 10, 14, "final", 0))
+    monkeypatch.setitem(sys.modules, "tomllib", None)  # as on 3.10: `import tomllib` fails
+    fake = types.ModuleType("tomli")
+    fake.loads, fake.TOMLDecodeError = reader.loads, reader.TOMLDecodeError  # tomllib is tomli, vendored
+    monkeypatch.setitem(sys.modules, "tomli", fake)
+    path = write(tmp_path / "pyproject.toml", '[tool.kvlint]\nfail-on = "warning"\n')
+    assert load_config(str(path)).fail_on is Severity.WARNING
+    monkeypatch.setitem(sys.modules, "tomli", None)
+    assert any("needs tomli" in n for n in load_config(str(path)).notes)
+
+
+def test_tomli_is_a_dependency_on_python_3_10_only():
+    text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r"""\"tomli>=[\d.]+; python_version < '3\.11'\",""", text)

@@ -245,15 +245,23 @@ def test_a_run_stopped_early_stops_its_workers_at_once(tmp_path, monkeypatch):
     monkeypatch.setattr(kvlint.parallel._Pool, "__init__", keep)
     real_check = kvlint.parallel._check
 
+    done = tmp_path.parent / f"{tmp_path.name}-done"
+    done.mkdir()
+
     def slow_after_the_first_chunk(task):  # inherited by the forked workers
         if not task[0].endswith(("d00.sh", "d01.sh", "d02.sh", "d03.sh", "d04.sh")):
             time.sleep(0.5)
+            (done / os.path.basename(task[0])).touch()  # a slow task finished
         return real_check(task)
 
     monkeypatch.setattr(kvlint.parallel, "_check", slow_after_the_first_chunk)
     outcomes = kvlint.parallel.lint_in_workers(tasks, kvlint.lint.LintOptions(), 2)
     assert next(outcomes).path == tasks[0].path
-    start = time.monotonic()
     outcomes.close()
-    assert time.monotonic() - start < 0.9  # not the chunk in hand (2.5 s), nor the second a finished run allows
     assert made and all(not w.process.is_alive() for w in made[0].workers)
+    # work, not time: a close that waited would have let the chunk in hand finish (5 slow tasks); the workers
+    # ended mid-chunk, and nothing finishes after close returns
+    finished = len(list(done.iterdir()))
+    assert finished < 5
+    time.sleep(0.6)
+    assert len(list(done.iterdir())) == finished

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from kvlint import suppress
@@ -67,7 +70,7 @@ def test_scan_and_apply_cover_same_and_next_line():
     out = suppress.apply([_finding(3), _finding(4, "KV101", "pool-below-one-request"), _finding(5)], directives)
     assert [f.span.line for f in out.kept] == [5]
     assert [f.span.line for f in out.suppressed] == [3, 4]
-    assert [(d.line, why) for d, why in out.unused] == [(6, "no KV204 finding on this line or the next")]
+    assert [(d.line, why) for d, why in out.unused] == [(6, "no KV204 finding on the lines it covers")]
 
 
 def test_code_must_match():
@@ -103,3 +106,146 @@ def test_any_spelling_of_known_codes_round_trips():
         assert (found.line, found.codes) == (2, d.codes)
 
     prop()
+
+
+# ---------------------------------------------------------------- a comment above a command covers all of it
+
+SCRIPT = """\
+#!/usr/bin/env bash
+# kvlint: ignore[KV103] batch host
+vllm serve m \\
+  --max-model-len 32768 \\
+  --max-num-seqs 256 \\
+  --port 8000
+vllm serve other --max-num-seqs 512
+"""
+
+
+def test_a_comment_above_a_continued_shell_command_covers_every_line():
+    [d] = suppress.scan(SCRIPT)
+    assert (d.line, d.end) == (2, 6)
+    out = suppress.apply([_finding(5), _finding(6), _finding(7)], [d])
+    assert [f.span.line for f in out.suppressed] == [5, 6] and [f.span.line for f in out.kept] == [7]
+
+
+MANIFEST = """\
+spec:
+  containers:
+    - name: vllm
+      # kvlint: ignore[KV103] chat traffic
+      args:
+        - --model
+        - m
+
+        - --max-num-seqs   # a comment inside
+        - "256"
+      resources: {}
+    - name: other
+      # kvlint: ignore[KV101]
+      command:
+      - sh
+      - -c
+      - |
+        vllm serve m \\
+          --max-model-len 9999
+      env: []
+    - name: third
+      # kvlint: ignore[KV204]
+      args: >-
+        --model m
+        --tensor-parallel-size 3
+      image: x
+"""
+
+
+@pytest.mark.parametrize(("line", "end"), [(4, 10), (13, 19), (22, 25)])
+def test_a_comment_above_a_yaml_block_covers_the_block(line, end):
+    by_line = {d.line: d for d in suppress.scan(MANIFEST)}
+    assert by_line[line].end == end
+
+
+def test_a_block_scalar_list_item_and_a_trailing_comment():
+    text = "args:\n  # kvlint: ignore[KV101]\n  - |\n    vllm serve m\n    --x 1\n  - y\nkey: 1  # kvlint: ignore[KV103]\nz: 2\nw: 3\n"
+    by_line = {d.line: d for d in suppress.scan(text)}
+    assert by_line[2].end == 5 and by_line[7].end == 8  # a trailing comment: its line and the next, as before
+
+
+def test_a_comment_above_one_line_covers_only_the_next():
+    [d] = suppress.scan("# kvlint: ignore[KV103]\na: 1\nb: 2\n")
+    assert d.end == 2
+    assert [f.span.line for f in suppress.apply([_finding(3)], [d]).kept] == [3]
+
+
+@pytest.mark.parametrize("comment", ["# kvlint rules", "# kvlint architecture notes", "# kvlint checks this file"])
+def test_prose_about_kvlint_is_not_a_directive(comment):
+    assert suppress.parse_comment(comment) is None
+
+
+# ---------------------------------------------------------------- malformed and misplaced: always KV006
+
+POD_TEMPLATE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: chat
+  annotations:
+    kvlint.io/ignore: KV301
+spec:
+  template:
+    metadata:
+      annotations:
+        kvlint.io/ignore: KV103
+    spec: {}
+"""
+
+
+def test_an_annotation_on_the_pod_template_is_invalid_and_the_objects_is_not():
+    [d] = suppress.scan(POD_TEMPLATE)
+    assert d.kind == "invalid" and d.line == 11 and "pod template" in d.error
+    assert suppress.apply([], [d]).invalid == [(d, d.error)]
+
+
+def _check(tmp_path, text: str, *flags: str) -> list:
+    from kvlint.lint import LintOptions, lint
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text(text, encoding="utf-8")
+    options = LintOptions(show_unused_suppressions="--show-unused-suppressions" in flags)
+    return [(f.code, f.span.line if f.span else None) for f in lint([str(path)], options).findings]
+
+
+def test_malformed_comments_are_reported_without_a_flag_and_unused_ones_only_with_it(tmp_path):
+    text = "a: 1  # kvlint: ignore KV103\nb: 2  # kvlint: ignore[KV999]\nc: 3  # kvlint: ignore[KV103]\n"
+    assert _check(tmp_path, text) == [("KV006", 1), ("KV006", 2)]
+    assert _check(tmp_path, text, "--show-unused-suppressions") == [("KV006", 1), ("KV006", 2), ("KV006", 3)]
+
+
+def test_a_misplaced_annotation_is_reported_without_a_flag(tmp_path):
+    assert ("KV006", 11) in _check(tmp_path, POD_TEMPLATE)
+
+
+# ---------------------------------------------------------------- the documented examples are clean
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "suppressing.md"
+
+
+def _examples() -> list[tuple[str, str]]:
+    text = DOCS.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```(sh|yaml)\n(.*?)^```", text, re.M | re.S)
+    return [(lang, body) for lang, body in blocks if "vllm" in body]
+
+
+@pytest.mark.parametrize("index", range(2))
+def test_the_documented_multi_line_examples_are_clean_and_their_comment_is_used(tmp_path, index):
+    """docs/suppressing.md's script and manifest: no finding, and the comment is used (it would be KV006 with
+    --show-unused-suppressions otherwise); without the comment the finding it suppresses is there."""
+    from kvlint.lint import LintOptions, lint
+
+    lang, body = _examples()[index]
+    path = tmp_path / ("serve.sh" if lang == "sh" else "deploy.yaml")
+    path.write_text(body, encoding="utf-8")
+    options = LintOptions(show_unused_suppressions=True, gpu="H100-SXM-80GB")
+    result = lint([str(path)], options)
+    assert result.findings == [] and result.suppressed >= 1 and result.deployments == 1
+    path.write_text(re.sub(r"^\s*# kvlint: .*\n", "", body, flags=re.M), encoding="utf-8")
+    assert lint([str(path)], options).findings

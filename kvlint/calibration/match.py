@@ -94,14 +94,6 @@ def default_version(engine: str) -> str:
         return ""
 
 
-def settings_tp(engine: str, settings: Mapping[str, Any]) -> int:
-    """TP from canonical settings (vLLM tensor_parallel_size, SGLang tp_size); 1 when unset or unreadable."""
-    from kvlint.engines import get_engine
-    from kvlint.engines.base import resolved_int
-
-    return resolved_int(settings, get_engine(engine).setting("tp"))
-
-
 def apply(budget: Any, found: Match) -> Any:
     """Relabel a budget computed with `non_kv_bytes=found.non_kv_bytes` as calibrated.
 

@@ -81,7 +81,9 @@ def _loc(span: Span | None, path: str = "") -> str:
 
 
 def file_text(r: ReadResult, resolved: list[Resolved]) -> str:
-    head = f"skipped ({r.skipped})" if r.skipped else f"{len(r.deployments)} engine instance(s)"
+    from kvlint.report.text import plural
+
+    head = f"skipped ({r.skipped})" if r.skipped else plural(len(r.deployments), "engine instance")
     lines = [f"{r.path}: {head}"]
     for f in r.findings:
         lines.append(f"  {f.code} {f.severity}: {f.message}" + (f" [{_loc(f.span, r.path)}]" if f.span else ""))
@@ -91,7 +93,7 @@ def file_text(r: ReadResult, resolved: list[Resolved]) -> str:
 
 
 def _deployment_text(d: Deployment, res: Resolved, path: str) -> list[str]:
-    from kvlint.launches.defaults import defaulted
+    from kvlint.launches.defaults import defaulted, substitution
 
     version = f" {d.engine_version}" if d.engine_version else ""
     served = f" (served as {d.served_model_name})" if d.served_model_name else ""
@@ -106,12 +108,15 @@ def _deployment_text(d: Deployment, res: Resolved, path: str) -> list[str]:
              f"    resolved: gpu {res.status().gpu or '-'} ({res.status().gpu_source or 'none declared'}), engine "
              f"{res.version.modelled} ({res.version.source}), capacity "
              + ("evaluated" if res.evaluated else f"skipped: {res.skipped_because}")]
+    substituted = substitution(res.version.version, res.version.modelled)
+    if substituted:
+        lines.append(f"    release: {substituted} (defaults below are {res.version.modelled}'s)")
     for n, s in d.settings.items():
         flag = f" [{s.flag}]" if s.flag else ""
         mark = "" if s.resolved else " [unresolved]"
         lines.append(f"    {n} = {s.value!r}{mark}{flag}  ({_loc(s.span, path)}, {s.origin})")
-    for n, value in defaulted(d).items():
-        lines.append(f"    {n} = {value!r}  (engine default)")
+    for n, value in defaulted(d, res.version.modelled).items():
+        lines.append(f"    {n} = {value!r}  ({d.engine} {res.version.modelled} default)")
     for u in d.unknown_flags:
         mean = f", did you mean {u.suggestion}" if u.suggestion else ""
         lines.append(f"    unknown flag {u.flag} ({u.reason}{mean})  ({_loc(u.span, path)})")
@@ -126,8 +131,10 @@ def _span_json(span: Span | None) -> dict[str, int] | None:
 
 
 def file_json(r: ReadResult, resolved: list[Resolved]) -> dict[str, Any]:
+    from kvlint.report.paths import report_path
+
     return {
-        "path": r.path,
+        "path": report_path(r.path),  # as `check --format json` names it: relative, normalised
         "skipped": r.skipped,
         "findings": [{"code": f.code, "severity": str(f.severity), "message": f.message, "span": _span_json(f.span)}
                      for f in r.findings],
@@ -136,7 +143,7 @@ def file_json(r: ReadResult, resolved: list[Resolved]) -> dict[str, Any]:
 
 
 def _deployment_json(d: Deployment, res: Resolved) -> dict[str, Any]:
-    from kvlint.launches.defaults import defaulted
+    from kvlint.launches.defaults import defaulted, substitution
 
     status = res.status()
     return {
@@ -149,11 +156,13 @@ def _deployment_json(d: Deployment, res: Resolved) -> dict[str, Any]:
         "gpu_count_span": _span_json(d.gpu_count_span),
         "resolved": {"gpu": status.gpu, "gpu_source": status.gpu_source, "gpu_error": res.gpu.reason,
                      "engine_version": status.engine_version, "modelled_release": res.version.modelled,
-                     "version_source": res.version.source, "capacity": status.capacity,
+                     "version_source": res.version.source,
+                     "release_substituted": substitution(res.version.version, res.version.modelled),
+                     "capacity": status.capacity,
                      "skipped_because": status.skipped_because},
         "settings": {n: {"value": s.value, "raw": s.raw, "flag": s.flag, "resolved": s.resolved, "origin": s.origin,
                          "span": _span_json(s.span)} for n, s in d.settings.items()},
-        "defaults": defaulted(d),
+        "defaults": defaulted(d, res.version.modelled),
         "unresolved": {n: s.raw or s.value for n, s in d.settings.items() if not s.resolved},
         "unknown_flags": [{"flag": u.flag, "reason": u.reason, "suggestion": u.suggestion, "span": _span_json(u.span)}
                           for u in d.unknown_flags],

@@ -1,7 +1,7 @@
 """A command's options as one table, parsed by click, or without click when the command line is plain.
 
-Why: `kvlint check` is started once per pre-commit batch, and importing click is about 19 ms, an
-eighth of a one-file run. The options of `check` are declared once, here as data; click builds the
+Why: `kvlint check` is started once per pre-commit batch, and importing click is a visible part of a
+one-file run. The options of `check` are declared once, here as data; click builds the
 real command from the table (help, errors, every edge of its parsing), and `parse_plain` reads the
 command lines pre-commit and CI actually write (known options, valid values) to the same parameters
 click would give. Anything else (help, a typo, a bad value, a value that looks like an option, a

@@ -1,7 +1,7 @@
 """Package data: JSON tables and schemas, read as plain files.
 
-importlib.resources costs ~30 ms of imports (zipfile, tempfile, readers) on every start-up, a tenth
-of a pre-commit run; kvlint is always installed as files (setuptools wheel, never zipped), so a path
+importlib.resources imports zipfile, tempfile and its readers on every start-up, a visible part of a
+pre-commit run; kvlint is always installed as files (setuptools wheel, never zipped), so a path
 next to this module is enough.
 """
 

@@ -36,7 +36,7 @@ class FlagSpec:
 
 class Specs(Mapping[str, FlagSpec]):
     """Option string -> FlagSpec, each spec made the first time it is looked up: a launch names a dozen of
-    an engine's 300 options, and making them all was a millisecond of every one-file run."""
+    an engine's 300 options, and making them all cost every one-file run for nothing."""
 
     def __init__(self, entries: list[dict]) -> None:
         self._entries = entries
@@ -119,10 +119,6 @@ def flag_table(engine: str) -> FlagTable:
     removed = {opt: r for r in data["removed"] for opt in r["options"]}
     return FlagTable(engine, data["version"], Specs(data["flags"]), removed, data["underscore_to_dash"],
                      data["dotted_json_keys"], data["model_dest"])
-
-
-def option_strings(engine: str) -> list[str]:
-    return sorted(flag_table(engine).by_option)
 
 
 def removed_flag(engine: str, option: str) -> dict | None:

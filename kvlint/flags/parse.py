@@ -19,7 +19,7 @@ from kvlint.flags.flag_values import is_unresolved, json_or_human
 from kvlint.flags.parse_state import ParseState, merge_dotted, store, store_flag, store_list
 from kvlint.flags.token_spans import sub_span
 from kvlint.lazyre import lazy
-from kvlint.record import field, record, replace
+from kvlint.record import field, record
 from kvlint.span import Token
 
 _NEGATIVE_NUMBER = lazy(r"^-\d+$|^-\d*\.\d+$")
@@ -214,8 +214,3 @@ def _check_model_first(st: ParseState, start: int) -> None:
         return
     if any(re.match(r"^--served[-_]model[-_]name(=.+|$)", t) for t in texts):
         st.errors.append("vllm serve: the model must be the first positional argument when --served-model-name is used")
-
-
-def with_origin(setting: Setting, origin: str) -> Setting:
-    """A copy marked as coming from a config file, env var or chart (readers that splice argv use this)."""
-    return replace(setting, origin=origin)

@@ -1,6 +1,6 @@
 """Shell arithmetic, `$(( ... ))`: integers, + - * / %, unary signs and parentheses, as the shell computes them.
 
-Its own module so a launch without arithmetic never imports ast (1 ms of a one-file run). The
+Its own module so a launch without arithmetic never imports ast. The
 expression has already been checked to hold only digits, operators and parentheses (kvlint.launches.env).
 """
 

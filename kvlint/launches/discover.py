@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import errno
-import fnmatch
 import os
 import stat
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kvlint.ignore import Ignores
 
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache"}
 SHELL_EXT = (".sh", ".bash", ".slurm", ".sbatch")
@@ -85,10 +88,13 @@ def _walk(root: str, listings: Listings) -> Iterator[tuple[str, str | None]]:
     """Depth first, each folder's entries by name with a folder's name read as `name/`. So files come in the
     order of their path strings (`a.yaml` < `a/` < `a-b/` as `a.yaml` < `a/x` < `a-b/x`), the order the
     report sorts findings in, and a run can write each file's findings as soon as they are made."""
+    from kvlint.ignore import Ignores
+
     seen: set[tuple[int, int]] = set()
-    pending: list[tuple[str | None, Iterator[tuple[str, object]]]] = [(None, iter([(root, FOLDER)]))]
+    pending: list[tuple[str | None, Iterator[tuple[str, object]], Ignores]] = [
+        (None, iter([(root, FOLDER)]), Ignores.above(root))]
     while pending:
-        folder, entries = pending[-1]
+        folder, entries, ignores = pending[-1]
         item = next(entries, None)
         if item is None:
             pending.pop()
@@ -97,18 +103,19 @@ def _walk(root: str, listings: Listings) -> Iterator[tuple[str, str | None]]:
         elif item[1] is not FOLDER:
             yield item[0], item[1]  # type: ignore[misc]  # a file: None to read, or why it is skipped
         else:
-            listed = _list(item[0], seen)
+            listed = _list(item[0], seen, ignores)
             if isinstance(listed, str):
                 yield item[0], listed
             else:
                 where = os.path.abspath(item[0])
                 listings.by_folder[where] = listed[1]
-                pending.append((where, iter(listed[0])))
+                pending.append((where, iter(listed[0]), listed[2]))
 
 
-def _list(folder: str, seen: set[tuple[int, int]]) -> str | tuple[list[tuple[str, object]], frozenset[str]]:
+def _list(folder: str, seen: set[tuple[int, int]],
+          ignores: Ignores) -> str | tuple[list[tuple[str, object]], frozenset[str], Ignores]:
     """A folder's entries in visiting order: (path, FOLDER) to descend, (path, None) to read, (path, reason)
-    skipped, and the names it holds; or why the folder cannot be entered."""
+    skipped, the names it holds and the .gitignore rules inside it; or why the folder cannot be entered."""
     try:
         st = os.stat(folder)
     except OSError as exc:
@@ -121,10 +128,11 @@ def _list(folder: str, seen: set[tuple[int, int]]) -> str | tuple[list[tuple[str
     except OSError as exc:
         return f"cannot list folder: {exc.strerror}"
     names = frozenset(entry.name for entry in listing)
-    ignored = _gitignore(folder) if ".gitignore" in names else []
+    ignores = ignores.entering(folder, names)
+    where = os.path.abspath(folder).replace(os.sep, "/") if ignores.files else ""
     visit: list[tuple[str, str, object]] = []
     for entry in listing:
-        if entry.name in SKIP_DIRS or _ignored(entry.name, ignored):
+        if entry.name in SKIP_DIRS or where and ignores.ignored(f"{where}/{entry.name}", _is_dir(entry)):
             continue
         try:
             mode = entry.stat().st_mode  # follows symlinks
@@ -138,7 +146,14 @@ def _list(folder: str, seen: set[tuple[int, int]]) -> str | tuple[list[tuple[str
         elif kind_of(entry.path) is not None and _wanted(entry.name):
             visit.append((entry.name, entry.path, _irregular(entry.path) if not stat.S_ISREG(mode) else None))
     visit.sort(key=lambda v: v[0])
-    return [(path, what) for _, path, what in visit], names
+    return [(path, what) for _, path, what in visit], names, ignores
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _unstatable(entry: os.DirEntry, exc: OSError) -> str | None:
@@ -157,19 +172,3 @@ def _wanted(name: str) -> bool:
     """In a folder walk, JSON only when its name says engine config (package.json is not)."""
     low = name.lower()
     return not low.endswith(".json") or low == "hub.json" or any(w in low for w in JSON_NAME_HINTS)
-
-
-def _gitignore(folder: str) -> list[str]:
-    """Simple name patterns from a folder's own .gitignore (enough to skip build output)."""
-    from kvlint.sources.text import SourceError, read_head
-
-    try:  # a regular file only, and only its first 64 KiB (a FIFO named .gitignore must not block the walk)
-        lines = read_head(os.path.join(folder, ".gitignore"), 65536).decode("utf-8", "replace").splitlines()
-    except (OSError, SourceError):
-        return []
-    names = (ln.strip().strip("/") for ln in lines if not ln.startswith(("#", "!")))
-    return [name for name in names if name and "/" not in name]
-
-
-def _ignored(name: str, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatch(name, p) for p in patterns)

@@ -340,7 +340,7 @@ def eval_arith(expr: str, env: Mapping[str, str]) -> int | None:
     text = _IDENT.sub(sub, expr)
     if "\x00" in text or not _ARITH_OK.match(text) or "**" in text or len(text) > 200:
         return None
-    from kvlint.launches.arith import evaluate  # only for a `$((...))`: ast is 1 ms to import
+    from kvlint.launches.arith import evaluate  # only for a `$((...))`: the rest never imports ast
 
     try:
         return evaluate(text.strip())

@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from kvlint.data import load_json
-from kvlint.models.spec import MAMBA, NONE, ModelSpec
+from kvlint.models.spec import ModelSpec
 from kvlint.record import record
 
 
@@ -201,10 +201,6 @@ def _moe_backend(model: ModelSpec) -> str:
     if quant is not None and quant.bits == 4:
         return "Marlin"
     return "Triton experts"
-
-
-def kv_layers(model: ModelSpec) -> int:
-    return sum(1 for layer in model.layers if layer.kind not in (NONE, MAMBA)) or model.num_layers
 
 
 SORTING_SAMPLERS = frozenset({"v0", "torch_sort"})

@@ -13,7 +13,7 @@ from typing import Any
 
 from kvlint.errors import InvalidSettingError
 from kvlint.memory.common import int_setting, setting
-from kvlint.models.spec import MLA, ModelSpec
+from kvlint.models.spec import ModelSpec
 from kvlint.record import record
 
 # vLLM speculative methods whose drafter keeps no KV cache of its own.
@@ -153,11 +153,6 @@ SGLANG_VLM_CACHE_MB = 100  # SGLANG_VLM_CACHE_SIZE_MB default (environ.py, 0.5.2
 def sglang_mm_reservation(model: ModelSpec) -> int:
     """SGLang subtracts SGLANG_VLM_CACHE_SIZE_MB from the rest memory of a multimodal model."""
     return SGLANG_VLM_CACHE_MB * 2**20 if model.is_multimodal else 0
-
-
-def draft_layer_kind(model: ModelSpec) -> str:
-    """The kind the draft layers copy: MLA for MLA targets, else full attention."""
-    return MLA if model.is_mla else "full"
 
 
 # ------------------------------------------------------------------ SGLang Mamba state pool

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
-from math import gcd
 
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.memory.vllm_specs import INDEXER, KVSpec, LayerKey, cdiv
@@ -159,12 +158,6 @@ def needed_bytes(groups: list[Group], bpb: int, max_model_len: int, reserve: int
     return bpb * sum(g.blocks_per_request(max_model_len, reserve) for g in groups)
 
 
-def check_memory(worker: Worker, groups: list[Group], null_block: bool) -> tuple[int, int]:
-    """(bytes per block, memory the one-request check may use) for one worker."""
-    bpb = bytes_per_block(groups, worker.layers)
-    return bpb, worker.available - (bpb if null_block else 0)
-
-
 def estimate_max_len(groups: list[Group], bpb: int, check_mem: int, upper: int, reserve: int) -> int:
     """Largest model length in [1, upper] whose one request fits check_mem; 0 if none (binary search)."""
     return longest_length(lambda n: needed_bytes(groups, bpb, n, reserve), check_mem, upper)
@@ -197,7 +190,3 @@ def layers_of_stage(num_layers: int, pp: int, rank: int) -> range:
         sizes[-2 - i if pp > 1 else 0] += 1
     start = sum(sizes[:rank])
     return range(start, start + sizes[rank])
-
-
-def lcm(a: int, b: int) -> int:
-    return a * b // gcd(a, b)

@@ -39,10 +39,6 @@ def reset() -> None:
     _state.update(unreachable=None, attempts=0, noted=False)
 
 
-def unreachable_reason() -> str | None:
-    return _state["unreachable"]  # type: ignore[return-value]
-
-
 def download(repo_id: str, filename: str, revision: str | None, cache: Path) -> Path:
     """Fetch one file into the HF cache; HubMissing when the Hub says it is not there, HubUnreachable
     when the Hub cannot be asked (at most one request is tried once the Hub is found unreachable)."""

@@ -1,4 +1,5 @@
-"""Reporters: one set of findings rendered as text, json, sarif, github annotations, GitLab Code Quality or HTML.
+"""Reporters: one set of findings rendered as text, concise lines, json, sarif, github annotations, GitLab Code
+Quality, JUnit XML or HTML.
 
 Each reporter is a pure function of the lint result, so the golden tests push the same findings
 through all four and any drift between formats shows up as a diff.
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from kvlint.lint import LintResult, Run
+    from kvlint.report.shape import Shown
 
 FORMATS = {
     "text": "kvlint.report.text",
@@ -20,6 +22,8 @@ FORMATS = {
     "github": "kvlint.report.github",
     "gitlab": "kvlint.report.gitlab",
     "html": "kvlint.report.html",
+    "concise": "kvlint.report.concise",
+    "junit": "kvlint.report.junit",
 }
 
 
@@ -30,10 +34,10 @@ def render(fmt: str, result: LintResult, *, color: bool = False) -> str:
 
 def streams(fmt: str) -> bool:
     """Whether `fmt` can be written as the files are checked (a document format is written whole)."""
-    return fmt in ("text", "github")
+    return fmt in ("text", "github", "concise")
 
 
-def stream_chunks(fmt: str, run: Run, *, color: bool = False) -> Iterator[str]:
+def stream_chunks(fmt: str, run: Run | Shown, *, color: bool = False) -> Iterator[str]:
     """The report of a run, written as its files are checked, each piece redacted (see render_chunks)."""
     from kvlint.redact import redact_text
 

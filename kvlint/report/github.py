@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from kvlint.findings import Finding, Severity
+from kvlint.report.paths import report_path
 
 if TYPE_CHECKING:
     from kvlint.lint import LintResult, Run
@@ -27,7 +28,7 @@ def _prop(text: str) -> str:
 
 def annotation(f: Finding) -> str:
     s = f.span
-    props = [f"file={_prop(s.path if s else f.path)}"]
+    props = [f"file={_prop(report_path(s.path if s else f.path, 'github'))}"]
     if s is not None:
         props += [f"line={s.line}", f"col={s.col}", f"endLine={s.end_line}",
                   f"endColumn={max(s.col, s.end_col - 1)}"]
@@ -38,7 +39,7 @@ def annotation(f: Finding) -> str:
 
 def render(result: LintResult, *, color: bool = False) -> str:
     lines = [annotation(f) for f in result.findings]
-    lines += [f"::error file={_prop(p)},title=kvlint::{_data(r)}" for p, r in result.unreadable]
+    lines += [f"::error file={_prop(report_path(p, 'github'))},title=kvlint::{_data(r)}" for p, r in result.unreadable]
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -48,4 +49,4 @@ def stream(run: Run, *, color: bool = False) -> Iterator[str]:
         for f in report.findings:
             yield annotation(f) + "\n"
     for p, r in run.totals.unreadable:
-        yield f"::error file={_prop(p)},title=kvlint::{_data(r)}\n"
+        yield f"::error file={_prop(report_path(p, 'github'))},title=kvlint::{_data(r)}\n"

@@ -35,15 +35,15 @@ def document(result: LintResult) -> list[dict]:
     seen: Counter[tuple[str, Subject, str]] = Counter()
     out = []
     for f in result.findings:
-        path = uri(f.span.path if f.span else f.path)
+        path = uri(f.span.path if f.span else f.path, "gitlab")
         key = (f.code, about(f, result), path)
         out.append(issue(f, path, fingerprint(*key, occurrence=seen[key])))
         seen[key] += 1
     for path, reason in result.unreadable:
         out.append({"type": "issue", "check_name": "kvlint", "description": f"kvlint could not read the file: {reason}",
                     "categories": ["Bug Risk"], "severity": "critical",
-                    "fingerprint": fingerprint("unreadable", Subject(), uri(path)),
-                    "location": {"path": uri(path), "lines": {"begin": 1, "end": 1}}})
+                    "fingerprint": fingerprint("unreadable", Subject(), uri(path, "gitlab")),
+                    "location": {"path": uri(path, "gitlab"), "lines": {"begin": 1, "end": 1}}})
     return out
 
 

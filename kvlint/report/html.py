@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from kvlint import __version__
 from kvlint.findings import Finding, Severity
 from kvlint.report import svg
-from kvlint.report.text import frame, notes
+from kvlint.report.text import frame, notes, plural
 from kvlint.status import EVALUATED, LaunchStatus
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def render(result: LintResult, *, color: bool = False) -> str:
         body.append(_file_section(path, result, launches, owners))
     body += [_unreadable(result.unreadable), _notes(result.notes),
              f'<footer class="muted"><p>kvlint {escape(__version__)}</p></footer>']
-    title = f"kvlint report: {len(result.findings)} finding(s) in {len(result.files)} file(s)"
+    title = f"kvlint report: {plural(len(result.findings), 'finding')} in {plural(len(result.files), 'file')}"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{escape(title)}</title><style>{CSS}</style></head>\n<body>\n"
@@ -97,17 +97,18 @@ def _files(result: LintResult, launches: list[LaunchStatus]) -> list[str]:
 
 def _counts(findings: Iterable[Finding]) -> str:
     items = list(findings)
-    parts = [f"{n} {sev}{'s' if n != 1 else ''}" for sev in sorted(Severity, reverse=True)
+    parts = [plural(n, str(sev)) for sev in sorted(Severity, reverse=True)
              if (n := sum(1 for f in items if f.severity is sev))]
     return ", ".join(parts) or "no findings"
 
 
 def _header(result: LintResult, launches: list[LaunchStatus]) -> str:
     sized = sum(1 for s in launches if s.capacity == EVALUATED)
-    launch_words = (f"{len(launches)} engine launch(es), {sized} sized, {len(launches) - sized} not sized"
-                    if launches else f"{result.deployments} engine launch(es)")
-    return (f"<header><h1>kvlint report</h1><p class=\"summary\">{len(result.files)} file(s), {launch_words}; "
-            f"{len(result.findings)} finding(s): {_counts(result.findings)}"
+    launch_words = plural(len(launches) if launches else result.deployments, "engine launch", "engine launches")
+    if launches:
+        launch_words += f", {sized} sized, {len(launches) - sized} not sized"
+    return (f"<header><h1>kvlint report</h1><p class=\"summary\">{plural(len(result.files), 'file')}, "
+            f"{launch_words}; {plural(len(result.findings), 'finding')}: {_counts(result.findings)}"
             f"{f', {result.suppressed} suppressed' if result.suppressed else ''}.</p></header>")
 
 
@@ -124,12 +125,29 @@ def _index(launches: list[LaunchStatus], owners: dict[Finding, int], result: Lin
                     f"<td>{escape(s.model or '-')}</td><td>{escape(s.gpu or '-')}</td><td>{escape(status)}</td>"
                     f"<td>{count[i]}</td></tr>")
     skipped = [s for s in launches if s.capacity != EVALUATED]
-    head = ("<h2>Launches</h2>"
-            + (f"<p>{len(skipped)} launch(es) could not be sized; their reasons are in the table and on their "
-               f"cards.</p>" if skipped else ""))
+    head = (_failing_first(launches, owners) + "<h2>Launches</h2>"
+            + (f"<p>{plural(len(skipped), 'launch', 'launches')} could not be sized; their reasons are in the "
+               f"table and on their cards.</p>" if skipped else ""))
     return (f"<section>{head}<table><thead><tr><th scope=\"col\">where</th><th scope=\"col\">launch</th>"
             f"<th scope=\"col\">model</th><th scope=\"col\">GPU</th><th scope=\"col\">capacity</th>"
             f"<th scope=\"col\">findings</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>")
+
+
+def _failing_first(launches: list[LaunchStatus], owners: dict[Finding, int]) -> str:
+    """Links to the launches with errors (most first), then those with warnings: a long page's reader jumps
+    to what fails without scrolling past the launches that pass."""
+    tally: dict[int, list[int]] = {}
+    for f, i in owners.items():
+        if f.severity >= Severity.WARNING:
+            tally.setdefault(i, [0, 0])[f.severity is Severity.WARNING] += 1
+    if not tally:
+        return ""
+    order = sorted(tally, key=lambda i: (-tally[i][0], -tally[i][1], i))
+    items = [f"<li><a href=\"#launch-{i + 1}\">{escape(_name(launches[i]))}</a> "
+             f"<span class=\"muted\">{escape(_where(launches[i]))}</span>: "
+             f"{escape(', '.join(plural(n, w) for n, w in zip(tally[i], ('error', 'warning'), strict=True) if n))}"
+             f"</li>" for i in order]
+    return f"<nav aria-labelledby=\"failing-h\"><h2 id=\"failing-h\">Fails first</h2><ol>{''.join(items)}</ol></nav>"
 
 
 def _where(s: LaunchStatus) -> str:
@@ -163,13 +181,25 @@ def card(s: LaunchStatus, number: int, findings: list[Finding], lines: list[str]
             f"GPU {escape(s.gpu or 'not declared')}</p>")
     b = s.budget
     if s.capacity == EVALUATED and b is not None:
-        body = (f"<div class=\"pictures\"><div class=\"memory\">{svg.memory(b, ident=f'l{number}m')}{_numbers(s)}"
-                f"</div>{svg.curve(b, model_max=s.model_max_len, ident=f'l{number}c')}</div>")
+        body = (_drawn_on(s, b.gpu_name) +
+                f"<div class=\"pictures\"><div class=\"memory\">{svg.memory(b, ident=f'l{number}m')}{_numbers(s)}"
+                f"</div>{svg.curve(b, model_max=s.model_max_len, ident=f'l{number}c', seqs_declared=s.seqs_declared)}"
+                "</div>")
     else:
         body = (f"<p class=\"skipped\"><strong>Not sized:</strong> "
                 f"{escape(s.skipped_because or 'the capacity rules did not run')}</p>")
     tail = _findings(findings, lines) if findings else "<p class=\"muted\">No findings for this launch.</p>"
     return head + body + tail + "</article>"
+
+
+def _drawn_on(s: LaunchStatus, card: str) -> str:
+    """Why a launch with no GPU declared is drawn on the card it is (else a reader takes it for the target)."""
+    if s.sweep is None or s.sweep.candidates or s.gpu_source != "catalogue":
+        return ""
+    which = "the smallest card of the catalogue that starts it" if s.sweep.passing else \
+        "the largest card of the catalogue, and none starts it"
+    return (f"<p class=\"muted\">No GPU product declared: drawn on {escape(card)}, {which} (KV108 lists the "
+            f"cards); declare the GPU to see the card it will run on.</p>")
 
 
 def _numbers(s: LaunchStatus) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint import __version__
 from kvlint.findings import Finding, Severity
+from kvlint.report.paths import report_path
 from kvlint.span import Span
 from kvlint.status import capacity_summary
 
@@ -22,7 +23,7 @@ VERSION = 1
 def span_json(span: Span | None) -> dict[str, Any] | None:
     if span is None:
         return None
-    return {"path": span.path, "line": span.line, "col": span.col, "end_line": span.end_line,
+    return {"path": report_path(span.path), "line": span.line, "col": span.col, "end_line": span.end_line,
             "end_col": span.end_col}
 
 
@@ -39,7 +40,7 @@ def _help(code: str) -> dict:
 def finding_json(f: Finding) -> dict:
     return {
         "code": f.code, "name": f.name, "severity": str(f.severity), "message": f.message,
-        "path": f.path or (f.span.path if f.span else ""), "span": span_json(f.span),
+        "path": report_path(f.path or (f.span.path if f.span else "")), "span": span_json(f.span),
         "related": [{"span": span_json(r.span), "message": r.message} for r in f.related],
         "fix": f.fix, "estimated": f.estimated, "data": _plain(f.data), **_help(f.code),
     }
@@ -57,11 +58,15 @@ def document(result: LintResult) -> dict[str, Any]:
         "findings": [finding_json(f) for f in result.findings],
         "summary": {"files": len(result.files), "deployments": result.deployments,
                     "findings": len(result.findings), "suppressed": result.suppressed, **counts},
-        "unreadable": [{"path": p, "reason": r} for p, r in result.unreadable],
+        "unreadable": [{"path": report_path(p), "reason": r} for p, r in result.unreadable],
         "notes": list(result.notes),
-        "deployments": [s.to_json() for s in result.launches],
+        "deployments": [_relative(s.to_json()) for s in result.launches],
         "capacity": capacity_summary(result.launches),
     }
+
+
+def _relative(entry: dict[str, Any]) -> dict[str, Any]:
+    return {**entry, "path": report_path(entry["path"])} if entry.get("path") else entry
 
 
 def render(result: LintResult, *, color: bool = False) -> str:

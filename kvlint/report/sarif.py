@@ -7,12 +7,12 @@ rule whose alerts were all fixed; ruleIndex ties each result to its descriptor.
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING, Any
 
 from kvlint import DOCS_URL, __version__
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Rule, all_rules
+from kvlint.report.paths import report_path
 from kvlint.span import Span
 from kvlint.status import capacity_summary
 
@@ -24,9 +24,10 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 DOCS_URI = DOCS_URL  # kept for importers; the value lives in kvlint/__init__.py
 
 
-def uri(path: str) -> str:
-    rel = os.path.relpath(path) if os.path.isabs(path) else path
-    return rel.replace(os.sep, "/") if not rel.startswith("..") else "file://" + os.path.abspath(path)
+def uri(path: str, fmt: str = "sarif") -> str:
+    """The artifact's URI: relative to the working directory (kvlint.report.paths), or file:// outside it."""
+    rel = report_path(path, fmt)
+    return "file://" + rel if rel.startswith("/") else rel
 
 
 def descriptor(rule: Rule) -> dict:

@@ -182,7 +182,7 @@ def _ranges(b: Budget, model_max: int | None) -> tuple[float, float, bool]:
 
 
 def curve(b: Budget, *, model_max: int | None = None, ident: str = "cur", width: int = 640,
-          height: int = CURVE_HEIGHT, standalone: bool = False) -> str:
+          height: int = CURVE_HEIGHT, standalone: bool = False, seqs_declared: bool = True) -> str:
     """Full-length requests the pool holds against the context each is promised: kv_tokens / context."""
     x_max, y_max, on_scale = _ranges(b, model_max)
     p = _Plot(width, height, x_max, y_max)
@@ -200,7 +200,7 @@ def curve(b: Budget, *, model_max: int | None = None, ident: str = "cur", width:
     out += _hyperbola(b, p) if b.kv_tokens > 0 else [
         _text((p.x0 + p.x1) / 2, (p.y0 + p.y1) / 2, "no KV pool: not one request fits", anchor="middle", size=13,
               weight="bold")]
-    out += _marks(b, p, model_max, on_scale)
+    out += _marks(b, p, model_max, on_scale, seqs_declared)
     out.append("</svg>")
     return "".join(out)
 
@@ -237,7 +237,7 @@ def _hyperbola(b: Budget, p: _Plot) -> list[str]:
             f'<polyline points="{pts}" fill="none" stroke="#2f6b2a" stroke-width="2.5"{dash}/>']
 
 
-def _marks(b: Budget, p: _Plot, model_max: int | None, on_scale: bool) -> list[str]:
+def _marks(b: Budget, p: _Plot, model_max: int | None, on_scale: bool, declared: bool = True) -> list[str]:
     out: list[str] = []
     if p.y_max >= 1:
         y = p.py(1)
@@ -260,12 +260,25 @@ def _marks(b: Budget, p: _Plot, model_max: int | None, on_scale: bool) -> list[s
                   f"pool: {b.max_concurrency:.2f} requests at {b.max_model_len:,}", anchor=anchor, size=10,
                   weight="bold", halo=True)]
     if seqs:
-        words = f"declared: max_num_seqs {seqs:,} at max_model_len {b.max_model_len:,}"
+        said = "declared" if declared else f"{b.engine} default"  # an unset max_num_seqs was not declared
+        words = f"{said}: max_num_seqs {seqs:,} at max_model_len {b.max_model_len:,}"
+        words = words if on_scale else f"{words} (above the scale)"
+        at, side = _inside(p, x, dx, anchor, words)
         out += [_diamond(x, op_y) if on_scale else _arrow(x, op_y),
-                _text(x + dx, _clamp(p, op_y + 26 if not on_scale else op_y + 4 if pool_above else op_y - 10),
-                      words if on_scale else f"{words} (above the scale)", anchor=anchor, size=10, weight="bold",
-                      fill="#a40e26", halo=True)]
+                _text(at, _clamp(p, op_y + 26 if not on_scale else op_y + 4 if pool_above else op_y - 10),
+                      words, anchor=side, size=10, weight="bold", fill="#a40e26", halo=True)]
     return out
+
+
+def _inside(p: _Plot, x: float, dx: float, anchor: str, words: str) -> tuple[float, str]:
+    """(x, anchor) of a bold 10 px label beside a mark, turned to the mark's other side when it would run past
+    the picture's edge (the plot's right margin is 24 px), and moved in when it fits beside neither."""
+    wide, right = CHAR_PX * 10 / 11 * 1.05 * len(words), p.x1 + 24
+    if x + abs(dx) + wide <= right and (anchor == "start" or x - abs(dx) - wide < 0):
+        return x + abs(dx), "start"
+    if x - abs(dx) - wide >= 0:
+        return x - abs(dx), "end"
+    return max(4.0, right - 4 - wide), "start"  # too long for either side: as far right as it fits
 
 
 def _clamp(p: _Plot, y: float) -> float:

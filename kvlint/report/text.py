@@ -65,14 +65,19 @@ def notes(f: Finding) -> list[str]:
     return out
 
 
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """`1 file`, `7 files`, `2 engine launches`: the count with the word in the number it takes."""
+    return f"{count} {word if count == 1 else words or word + 's'}"
+
+
 def summary(result: LintResult | Totals) -> str:
     counts = _counts(result)
-    files = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
+    files = plural(len(result.files), "file")
     if not sum(counts.values()):
-        return f"No findings in {files} ({result.deployments} engine launches)."
-    parts = [f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in sorted(counts.items(), reverse=True) if n]
+        return f"No findings in {files} ({plural(result.deployments, 'engine launch', 'engine launches')})."
+    parts = [plural(n, str(sev)) for sev, n in sorted(counts.items(), reverse=True) if n]
     extra = f", {result.suppressed} suppressed" if result.suppressed else ""
-    return f"Found {sum(counts.values())} findings ({', '.join(parts)}{extra}) in {files}."
+    return f"Found {plural(sum(counts.values()), 'finding')} ({', '.join(parts)}{extra}) in {files}."
 
 
 def _counts(result: LintResult | Totals) -> dict[Severity, int]:
@@ -111,6 +116,8 @@ def _findings(findings: Iterable[Finding], texts: dict[str, str], color: bool) -
 
 def _tail(result: LintResult | Totals, launches: Iterable[LaunchStatus] | CapacityTally) -> str:
     out = [f"{path}: error: {reason}" for path, reason in result.unreadable]
+    if not result.files and result.unreadable:  # `check missing.yaml`: the error is the report
+        return "\n".join(out) + "\n"
     out.append(summary(result))
     out.append(capacity_line(launches))
     return "\n".join(out) + "\n"

@@ -323,13 +323,3 @@ def _find_keys(spec: ModelSpec) -> Mapping[str, Span]:
     except (OSError, UnicodeDecodeError):
         return {}
     return found
-
-
-def engine_of(dep: Deployment) -> Engine:
-    return get_engine(dep.engine)
-
-
-def resolve_one(dep: Deployment, config: Config, options: ResolveOptions | None = None) -> Resolved:
-    """A single launch (commands that size one); `check` keeps one Resolver for the whole run."""
-    return Resolver(options).resolve(dep, config)
-

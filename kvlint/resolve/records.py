@@ -137,4 +137,5 @@ class Resolved:
             kv_tokens=b.kv_tokens if b else None, max_concurrency=round(b.max_concurrency, 2) if b else None,
             fits_one_request=b.fits_one_request if b else None, sweep=self.sweep or self.candidates,
             budget=b or self.picture, unresolved=self.unresolved,
-            model_max_len=self.engine.derived_max_len(self.model.spec) if self.model.spec is not None else None)
+            model_max_len=self.engine.derived_max_len(self.model.spec) if self.model.spec is not None else None,
+            seqs_declared=self.engine.setting("max_seqs") in dep.settings)

@@ -178,12 +178,6 @@ class YNode:
                 if k.kind == "scalar":
                     yield k.text, k, v
 
-    def str_value(self) -> str | None:
-        """A scalar as the string a program would receive (env values, argv items)."""
-        if self.kind != "scalar" or self.tag.endswith(":null"):
-            return None
-        return self.text
-
     def data(self) -> Any:
         """Plain Python data (only call on bounded trees: sizes are checked at compose time)."""
         if self.kind == "scalar":

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from kvlint.cli import main
 from kvlint.launches import iter_files
 
@@ -17,7 +19,7 @@ def test_text_shows_values_locations_defaults_and_unresolved(capsys):
     assert "vllm 0.8.5 demo/engine at 19:16" in out
     assert "tensor_parallel_size = 2 [--tensor-parallel-size]  (20:36, variable)" in out
     assert "gpu_memory_utilization = '$UTIL' [unresolved]" in out
-    assert "pipeline_parallel_size = 1  (engine default)" in out
+    assert "pipeline_parallel_size = 1  (vllm 0.8.0 default)" in out
     assert "$UTIL not defined in this file" in out
 
 
@@ -31,7 +33,7 @@ def test_json_folder_walk(capsys):
             "stack-values.yaml", "two-launches.slurm"} <= set(by_name)
     sky = by_name["sky.yaml"]["deployments"][0]
     assert sky["gpu_count"] == 8 and sky["settings"]["tensor_parallel_size"]["span"]["line"] == 10
-    assert sky["defaults"]["gpu_memory_utilization"] == 0.92
+    assert sky["defaults"]["gpu_memory_utilization"] == 0.9  # v0.10.0, modelled as 0.8.0: 0.92 came in 0.20
     k8s = by_name["k8s-shell.yaml"]["deployments"][0]
     assert k8s["unresolved"] == {"gpu_memory_utilization": "$UTIL"} and k8s["ignore_codes"] == ["KV103", "KV105"]
 
@@ -57,3 +59,35 @@ def test_bad_file_is_reported_and_run_continues(tmp_path, capsys):
 def test_missing_path_is_an_input_error(capsys):
     assert main(["inspect", "/no/such/path.yaml"]) == 3
     assert "no such file or directory" in capsys.readouterr().err
+
+
+MANIFEST = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:TAG
+          args: ["--model", "Qwen/Qwen3-8B", "--max-model-len", "8192"]
+"""
+
+
+@pytest.mark.parametrize(("tag", "share", "release", "substituted"), [
+    ("v0.10.1", 0.9, "0.10.1", None),
+    ("v0.10.3", 0.9, "0.10.2", "0.10.3 is not a documented release: modelled as 0.10.2"),
+    ("v0.33.0", 0.92, "0.33.0", None),
+])
+def test_defaults_are_the_modelled_releases(tmp_path, capsys, tag, share, release, substituted):
+    """A v0.10.1 image is sized at gpu_memory_utilization 0.9: inspect shows 0.9, not the newest release's."""
+    path = tmp_path / "d.yaml"
+    path.write_text(MANIFEST.replace("TAG", tag), encoding="utf-8")
+    assert main(["inspect", str(path), "--format", "json"]) == 0
+    dep = json.loads(capsys.readouterr().out)["files"][0]["deployments"][0]
+    assert dep["defaults"]["gpu_memory_utilization"] == share
+    assert dep["resolved"]["modelled_release"] == release and dep["resolved"]["release_substituted"] == substituted
+    main(["inspect", str(path)])
+    text = capsys.readouterr().out
+    assert f"gpu_memory_utilization = {share}  (vllm {release} default)" in text
+    assert ("release: " + substituted in text) if substituted else "release:" not in text

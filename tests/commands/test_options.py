@@ -32,6 +32,8 @@ COMMON = [
     ["x", "--online", "--show-unused-suppressions", "y"], ["--engine-version", "0.8.5", "--", "--odd-name"],
     ["--format=sarif", "-o", "report.sarif", "k8s/"], ["--gpu-memory", "81559MiB", "x.yaml"],
     ["--baseline", "base.json", "--show-unused-baseline", "x"], ["--write-baseline", "new.json", "x"],
+    ["--statistics", "."], ["--min-severity", "warning", "--format", "concise", "x"], ["--format=junit", "."],
+    ["--min-severity=error", "--fail-on", "info", "--statistics", "--format", "json", "x"],
 ]
 
 ODD = [
@@ -40,11 +42,13 @@ ODD = [
     ["--gpu", "--exit-zero"], ["--config", "."], ["--output", "."], ["--output", ""], ["--config="],
     ["--jobs= 3"], ["-j", "+2"], ["--fail-on", "Error"], ["--gpu=", "x"], ["-o=out.txt"], ["-", "--"],
     ["--", "-h"], ["--select", "-KV1"], ["--select=-KV1"], ["--jobs", "4_0"],
+    ["--min-severity", "notice"], ["--min-severity"], ["--statistics=yes"],
 ]
 
 WORDS = ["x.yaml", "-", "--", ".", "--exit-zero", "--online", "--gpu", "L40S", "--format", "text", "json",
          "--jobs", "-j", "3", "0", "-j2", "--select", "KV1", "--ignore=KV2", "--fail-on", "info", "--config",
-         "cfg.yaml", "-o", "out", "--output=o2", "--engine-version", "0.9", "-h", "--bogus", "=", "-jx"]
+         "cfg.yaml", "-o", "out", "--output=o2", "--engine-version", "0.9", "-h", "--bogus", "=", "-jx",
+         "--statistics", "--min-severity", "warning", "concise", "junit"]
 
 
 def random_lines(count: int) -> list[list[str]]:

@@ -16,7 +16,7 @@ from tests.launches import bad_cases
 @pytest.mark.parametrize("builder", bad_cases.BUILDERS, ids=[b.__name__ for b in bad_cases.BUILDERS])
 def test_bad_input(tmp_path, builder):
     path, expect = builder(tmp_path)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a busy machine does not stretch it
     if expect == "walk":
         found = list(iter_files([str(path)]))
         reasons = [r for _, r in found if r]
@@ -35,7 +35,7 @@ def test_bad_input(tmp_path, builder):
             assert result.skipped and expect[5:] in result.skipped
         else:
             assert result.deployments and result.deployments[0].model == "m"
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 def test_merge_conflict_still_reads_first_side(tmp_path):

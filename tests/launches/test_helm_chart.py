@@ -136,9 +136,9 @@ def test_many_references_and_unclosed_braces_stay_fast(tmp_path):
     path = root / "templates" / "cm.yaml"
     path.write_text("apiVersion: v1\nkind: ConfigMap\ndata:\n" + "\n".join(lines) + "\n")
     yf = parse_template(str(path), path.read_text())  # valid YAML as written: `{{ }}` would compose as flow maps
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time, with a wide margin: a busy runner does not stretch it
     resolved = resolve_template(yf, chart_of(str(path)))
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 4.0
     assert resolved.docs[0].path("data", "k7").text == "v7"
 
 

@@ -191,6 +191,6 @@ def test_large_logs_parse_quickly():
 
     noise = "(APIServer pid=1) INFO 04-22 01:05:31 [loggers.py:123] Engine 000: Avg prompt throughput: 12.5 tokens/s\n"
     text = noise * 20000 + "GPU KV cache size: 1,000 tokens\n"
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time, not the wall clock a busy runner stretches
     assert parse_log(text).kv_tokens == 1000
-    assert time.perf_counter() - start < 5  # ~0.7 s on the CI box; guards against per-line regex blow-ups
+    assert time.process_time() - start < 5  # a wide margin; guards against per-line regex blow-ups

@@ -176,18 +176,18 @@ def test_memoised_per_process():
 def test_bundled_resolution_does_not_import_huggingface_hub(tmp_path):
     code = (
         "import sys, time\n"
-        "t = time.perf_counter()\n"
+        "t = time.process_time()\n"
         "from kvlint.models.resolve import resolve_model\n"
         "spec = resolve_model('meta-llama/Llama-3.1-8B-Instruct')\n"
         "assert spec.source.startswith('bundled:'), spec.source\n"
         "assert 'huggingface_hub' not in sys.modules\n"
         "assert 'jsonschema' not in sys.modules\n"
-        "print(time.perf_counter() - t)\n"
+        "print(time.process_time() - t)\n"
     )
     env = {**os.environ, "HF_HUB_CACHE": str(tmp_path), "HF_HUB_OFFLINE": "1"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     assert out.returncode == 0, out.stderr
-    assert float(out.stdout.strip()) < 1.0
+    assert float(out.stdout.strip()) < 1.0  # CPU seconds: the imports and one bundled config, with a wide margin
 
 
 def test_one_model_object_for_every_folder_that_names_it(tmp_path, monkeypatch):

@@ -20,7 +20,8 @@ from kvlint.status import CardVerdict, LaunchStatus, Sweep
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 SAMPLE = "tests/golden/values.yaml"
-EXT = {"text": "txt", "json": "json", "sarif": "sarif", "github": "txt", "gitlab": "json", "html": "html"}
+EXT = {"text": "txt", "json": "json", "sarif": "sarif", "github": "txt", "gitlab": "json", "html": "html",
+       "concise": "txt", "junit": "xml"}
 
 
 def sample_result() -> LintResult:
