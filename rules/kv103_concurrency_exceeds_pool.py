@@ -1,7 +1,9 @@
 """The advertised batch of full-length requests does not fit the KV pool.
 
 ## What it checks
-Declared concurrency times the maximum length, against the tokens the pool holds. Concurrency is
+Declared concurrency against the full-length requests the pool holds at once, the engine's own figure
+(vLLM's `Maximum concurrency for N tokens per request`, which counts sliding-window, hybrid and Mamba
+layers as the engine does; SGLang's pool over its context length). Concurrency is
 declared by `max_num_seqs` (vLLM) or `max_running_requests` (SGLang) written in the launch, or by a
 serving or autoscaling target: KServe `containerConcurrency` or a concurrency `scaleTarget`, Knative
 `autoscaling.knative.dev/target`, KubeAI `targetRequests`, an HPA on a running-requests metric
@@ -23,7 +25,8 @@ vllm serve Qwen/Qwen2.5-32B-Instruct --max-model-len 32768 --max-num-seqs 256   
 Set `--max-num-seqs` to what fits, lower `--max-model-len`, store KV in fp8, or add replicas.
 
 ## Options
-- `min-ratio` (number, default 1.0): fire only when demanded tokens exceed the pool by this factor.
+- `min-ratio` (number, default 1.0): fire only when the declared concurrency exceeds the full-length requests
+  the pool holds at once by this factor.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ from kvlint.span import Span
 
 
 @rule("KV103", "concurrency-exceeds-pool", Severity.WARNING,
-      "max_num_seqs x max_model_len exceeds the tokens the KV pool holds.", needs=("model", "gpu", "budget"),
-      options=(RuleOption("min-ratio", 1.0, "fire when demanded tokens / pool tokens exceeds this"),))
+      "The declared concurrency exceeds the full-length requests the KV pool holds (the engine's figure).", needs=("model", "gpu", "budget"),
+      options=(RuleOption("min-ratio", 1.0, "fire when declared concurrency / the engine's maximum concurrency exceeds this"),))
 def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
     if b is None or ctx.declared_load is None:
@@ -46,15 +49,16 @@ def check(ctx: Context) -> Iterator[Finding]:
     seqs, length = ctx.declared_load, b.max_model_len
     if not length or not b.fits_one_request or b.kv_tokens <= 0:
         return
-    demand = seqs * length
-    if demand <= b.kv_tokens * ctx.option(check.rule, "min-ratio"):
+    # the engine's own figure (vLLM's "Maximum concurrency for N tokens per request"): with sliding-window,
+    # hybrid or Mamba layers a request needs fewer pool tokens than its length, so pool / length understates it
+    fit = b.max_concurrency
+    if seqs <= fit * ctx.option(check.rule, "min-ratio"):
         return
+    demand = seqs * length
     declared, where = _declaration(ctx)
-    fit = b.kv_tokens / length
-    message = (f"{declared} {seqs} x {c.setting_name(dep.engine, 'max_len')} {c.tokens(length)} = "
-               f"{c.tokens(demand)} tokens, but the KV pool holds {c.tokens(b.kv_tokens)} tokens"
-               f"{c.basis(b)}: only {fit:.2f} full-length requests fit at once; the rest queue "
-               f"or are preempted.")
+    message = (f"{declared} {seqs} x {c.setting_name(dep.engine, 'max_len')} {c.tokens(length)}, but the KV pool "
+               f"({c.tokens(b.kv_tokens)} tokens{c.basis(b)}) holds {fit:.2f} full-length requests at once "
+               f"({ctx.engine.title}'s maximum concurrency): the rest queue or are preempted.")
     yield check.rule.finding(
         ctx, message, where or c.primary(dep, "max_len"),
         related=[c.related(dep, "max_len", "the length every slot is sized for")],
