@@ -26,6 +26,11 @@ def flag(engine: str, role: str) -> str:
     return get_engine(engine).flag(role)
 
 
+def has_role(engine: str, role: str) -> bool:
+    """Whether the engine has a setting for `role` (SGLang's pool cap, --max-total-tokens; vLLM has none)."""
+    return role in getattr(get_engine(engine), "roles", {})
+
+
 def fp8_kv(engine: str) -> str:
     return get_engine(engine).fp8_kv_dtype
 

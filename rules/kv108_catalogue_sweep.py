@@ -117,6 +117,9 @@ def _what(ctx: Context) -> str:
     if not isinstance(length, int) and model is not None:
         length = ctx.engine.derived_max_len(model)
     where = f" at {c.setting_name(dep.engine, 'max_len')} {c.tokens(length)}" if isinstance(length, int) else ""
+    cap = c.value(dep, "pool_cap") if c.has_role(dep.engine, "pool_cap") else None
+    if isinstance(cap, int) and not isinstance(cap, bool) and (not isinstance(length, int) or cap < length):
+        where += f" with its pool capped at {c.flag(dep.engine, 'pool_cap')} {c.tokens(cap)}"
     name = model.model_id if model is not None else dep.model
     return f"{ctx.engine.title} with {name}{where} ({c.flag(dep.engine, 'tp')} {tp})"
 

@@ -311,6 +311,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     if cap is not None and cap < tokens:
         tokens = page_align(cap, page)
         steps.add("max_total_tokens cap", "--max-total-tokens, page aligned", tokens, "tokens")
+    pool_cap = page_align(cap, page) if cap is not None and 0 < cap < context else None
 
     estimated = max(2048, min(4096, int(tokens / max(context, 1) * 512)))
     user_mrr = int_setting(settings, "max_running_requests")
@@ -330,6 +331,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
         notes=tuple(steps.notes),
         detail=SglangDetail(page_size=page, k_size_gb=kv[0], v_size_gb=kv[1], cuda_graph_max_bs=max_bs,
                             reserve_bytes=int(pre_load * (1 - mfs))),
+        pool_cap=pool_cap,
     )
 
 
