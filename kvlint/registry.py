@@ -111,6 +111,9 @@ class Context:
     declared_load: int | None = None  # concurrency the deployment declares (KV103, KV108)
     config_spans: Mapping[str, Span] = field(default_factory=dict)  # config.json key -> span (local configs)
     unresolved: tuple[str, ...] = ()  # canonical names of settings left as expressions
+    modelled_release: str | None = None  # "rocm/sgl-dev:20250701 is a build of 2025-07-01: modelled as 0.4.9"
+    open_input: tuple[str, tuple[str, ...], str] | None = None  # (input, its values, what settles it)
+    alternatives: tuple[Context, ...] = ()  # the launch on open_input's other values (run_rules keeps agreement)
 
     @property
     def engine(self) -> Engine:
@@ -130,7 +133,9 @@ class Context:
                    device_kind=r.gpu.device_kind,
                    pinned_version=r.version.version if r.version.source != "default" else None,
                    sweep=r.sweep, candidates=r.candidates, declared_load=declared_load(r),
-                   config_spans=r.config_spans, unresolved=r.unresolved)
+                   config_spans=r.config_spans, unresolved=r.unresolved, modelled_release=r.version.said,
+                   open_input=(r.open_input.name, r.open_input.values, r.open_input.settle) if r.open_input else None,
+                   alternatives=tuple(cls.of(a, config) for a in r.alternatives))
 
     def option(self, rule: Rule, name: str) -> Any:
         return self.options.get(rule.code, {}).get(name, rule.option_defaults()[name])
@@ -269,7 +274,53 @@ def with_options(ctx: Context, **changes: Any) -> Context:
 
 
 def run_rules(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
-    """Run the selected checks whose needs the context satisfies and whose settings are resolved."""
+    """Run the selected checks whose needs the context satisfies and whose settings are resolved; with an input
+    left open (ctx.alternatives), on every value of it, keeping each verdict only where all values agree."""
+    codes = sorted(codes)
+    if ctx.open_input is not None and ctx.alternatives:
+        yield from _agreed(ctx, codes)
+        return
+    for f in _run(ctx, codes):
+        yield _said(f, ctx)
+
+
+def _said(f: Finding, ctx: Context) -> Finding:
+    """A finding names the release it was modelled on when that is not the image's own (reports print it)."""
+    if not ctx.modelled_release or "modelled_release" in f.data:
+        return f
+    return replace(f, data={**f.data, "modelled_release": ctx.modelled_release})
+
+
+def _agreed(ctx: Context, codes: list[str]) -> Iterator[Finding]:
+    """A finding every value of the open input gives stays as it is (the first value's words); one that only some
+    give is an info naming the input that decides it and what would settle it, never a warning or an error."""
+    assert ctx.open_input is not None
+    name, values, settle = ctx.open_input
+    runs = [list(_run(c, codes)) for c in (ctx, *ctx.alternatives)]
+    keys = [{_key(f) for f in found} for found in runs]
+    seen: set[tuple[Any, ...]] = set()
+    for found in runs:
+        for f in found:
+            key = _key(f)
+            if key in seen:
+                continue
+            seen.add(key)
+            on = [v for v, have in zip(values, keys, strict=True) if key in have]
+            if len(on) == len(values):
+                yield _said(f, ctx)
+                continue
+            off = [v for v in values if v not in on]
+            words = (f" [only on {name} {', '.join(on)}, not on {', '.join(off)}: {settle}]")
+            yield replace(f, severity=Severity.INFO, message=f.message + words,
+                          data={**f.data, "open_input": name, "on": on, "off": off})
+
+
+def _key(f: Finding) -> tuple[Any, ...]:
+    span = f.span
+    return (f.code, span.line if span else None, span.col if span else None)
+
+
+def _run(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
     _load()
     have = {"model": ctx.model is not None, "gpu": ctx.gpu is not None or ctx.budget is not None,
             "budget": ctx.budget is not None, "sweep": ctx.sweep is not None or ctx.candidates is not None}

@@ -70,6 +70,8 @@ class LaunchStatus:
     budget: Budget | None = None  # the memory picture (reports draw it); not part of the JSON
     unresolved: tuple[str, ...] = ()  # settings left as expressions (rules reading them were skipped)
     model_max_len: int | None = None  # the model's derived maximum length for this engine (the HTML curve)
+    modelled_release: str | None = None  # the release the memory model followed, when not the image's own
+    open_input: str | None = None  # an input left open, its values and what settles it (verdicts on every value)
 
     def to_json(self) -> dict[str, Any]:
         """The `deployments[]` entry of the JSON report (documented in data/report.schema.json)."""
@@ -89,6 +91,8 @@ class LaunchStatus:
             "passing_gpus": list(self.sweep.passing) if self.sweep else None,
             "failing_gpus": list(self.sweep.failing) if self.sweep else None,
             "unresolved_settings": list(self.unresolved),
+            "modelled_release": self.modelled_release,
+            "open_input": self.open_input,
         }
         return out
 

@@ -40,8 +40,10 @@ from kvlint.span import Span
 
 
 @rule("KV103", "concurrency-exceeds-pool", Severity.WARNING,
-      "The declared concurrency exceeds the full-length requests the KV pool holds (the engine's figure).", needs=("model", "gpu", "budget"),
-      options=(RuleOption("min-ratio", 1.0, "fire when declared concurrency / the engine's maximum concurrency exceeds this"),))
+      "The declared concurrency exceeds the full-length requests the KV pool holds (the engine's figure).",
+      needs=("model", "gpu", "budget"),
+      options=(RuleOption("min-ratio", 1.0,
+                          "fire when declared concurrency / the engine's maximum concurrency exceeds this"),))
 def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
     if b is None or ctx.declared_load is None:

@@ -87,7 +87,7 @@ def test_verify_calibrate_then_check_is_calibrated(repo, capsys):
 
     full = expected(entry["non_kv_gib"], {"tensor_parallel_size": 2, "max_model_len": 131072,
                                           "gpu_memory_utilization": 0.9})
-    assert f"holds {full.kv_tokens:,} tokens calibrated:" in kv103["message"]
+    assert f"({full.kv_tokens:,} tokens calibrated)" in kv103["message"]
     assert kv103["data"]["kv_tokens"] == full.kv_tokens
     assert not kv103["estimated"] and kv103["severity"] == "warning"  # estimated-severity no longer applies
 
@@ -164,4 +164,4 @@ def test_verify_with_manifest_calibrates_the_manifests_configuration(repo, capsy
     entry = yaml.safe_load((sub / ".kvlint.yaml").read_text())["calibration"][0]
     assert entry["gpu"] == "H100-SXM-80GB" and entry["tp"] == 2  # from the manifest's nodeSelector and flags
     _, doc = check("team/deploy.yaml")
-    assert " calibrated:" in by_code(doc)["KV103"]["message"]
+    assert " calibrated)" in by_code(doc)["KV103"]["message"]

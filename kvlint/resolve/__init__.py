@@ -20,7 +20,7 @@ from kvlint.engines import get_engine
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.findings import short
 from kvlint.resolve import lookups
-from kvlint.resolve.records import GpuLookup, ModelLookup, NonKv, Resolved, ResolveOptions, VersionLookup
+from kvlint.resolve.records import GpuLookup, ModelLookup, NonKv, OpenInput, Resolved, ResolveOptions, VersionLookup
 from kvlint.resolve.sizing import BudgetCache, Outcome, Sizing, UnresolvedSetting, WhatIf
 from kvlint.span import Span
 
@@ -55,7 +55,39 @@ class Resolver:
         settings, unresolved = lookups.resolved_settings(dep)
         base = Resolved(deployment=dep, engine=engine, model=model, gpu=gpu, version=version, settings=settings,
                         unresolved=unresolved, config_spans=self._config_spans(model.spec))
-        return self._sized(base, config)
+        return self._over_candidates(base, config)
+
+    # -------------------------------------------------------------- robust verdicts: every value of an open input
+
+    def _over_candidates(self, base: Resolved, config: Config) -> Resolved:
+        """The launch sized on every value of the one input the file leaves open but bounded (the releases a
+        date-tagged image could be, the memory sizes of a card named without one); the rules then keep a verdict
+        only where every value agrees (kvlint.registry.run_rules). The first value is the launch's own resolution;
+        the budgets are the run's memo, so a value shared with another launch costs a lookup."""
+        opened = self._open_input(base)
+        first = self._sized(base, config)
+        if opened is None:
+            return first
+        name, values, settle = opened
+        alternatives = tuple(self._sized(_replace(base, **changes), config) for _, changes in values[1:])
+        return _replace(first, open_input=OpenInput(name, tuple(v for v, _ in values), settle),
+                        alternatives=alternatives)
+
+    def _open_input(self, base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str] | None:
+        dep, version = base.deployment, base.version
+        if len(version.candidates) > 1:
+            line = f", line {dep.image_span.line}" if dep.image_span is not None else ""
+            values: list[tuple[str, dict[str, Any]]] = [(v, {"version": _replace_version(version, v)})
+                                                        for v in version.candidates]
+            return (f"{base.engine.title} release", values,
+                    f"{version.why}: pin a release tag on the image{line}")
+        if base.gpu.gpu is not None and base.gpu.source in ("manifest", "fleet", "config") and not self.options.gpu:
+            cards = lookups.memory_variants(base.gpu.name, base.gpu.gpu)
+            if len(cards) > 1:
+                line = f", line {base.gpu.span.line}" if base.gpu.span is not None else ""
+                values = [(g.id, {"gpu": _card(base.gpu, g)}) for g in cards]
+                return ("GPU", values, f"{base.gpu.name!r} names no memory size: name the card with its memory{line}")
+        return None
 
     # -------------------------------------------------------------- the budget, or why there is none
 
@@ -180,6 +212,18 @@ def declarations(dep: Deployment, engine: Engine) -> list[tuple[int, str]]:
     if dep.declared_load is not None and dep.declared_load.value > 0:
         out.append((dep.declared_load.value, "target"))
     return out
+
+
+def _card(lookup: GpuLookup, gpu: Any) -> GpuLookup:
+    from kvlint.record import replace
+
+    return replace(lookup, gpu=gpu)
+
+
+def _replace_version(v: VersionLookup, release: str) -> VersionLookup:
+    from kvlint.record import replace
+
+    return replace(v, version=release, modelled=release)
 
 
 def _replace(r: Resolved, **changes: Any) -> Resolved:

@@ -140,7 +140,57 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
                             (config.engine_versions.get(engine.name), "config")):
         if version:
             return VersionLookup(version, source, _modelled(engine, version))
+    dated = _dated_build(dep.image, engine)
+    if dated is not None:
+        return dated
     return VersionLookup(None, "default", engine.release(None))
+
+
+_DATE = r"(?<!\d)(20\d\d)-?([01]\d)-?([0-3]\d)(?!\d)"
+
+
+def _dated_build(image: str | None, engine: Engine) -> VersionLookup | None:
+    """An engine image tagged with a build date (`rocm/sgl-dev:20250701`, `vllm-openai:nightly-2025-09-01`): the
+    documented releases that build could behave as, by date against the release table."""
+    import re
+
+    if not image or ":" not in image.rsplit("/", 1)[-1] or not _engine_image(image, engine):
+        return None
+    m = re.search(_DATE, image.rsplit(":", 1)[1])
+    if m is None:
+        return None
+    from kvlint.memory.versions import release_on, releases_around
+
+    date = "-".join(m.groups())
+    found = releases_around(engine.name, date)
+    if not found:
+        return None
+    why = f"the image {short(image)} is a build of {date}"
+    if release_on(engine.name, date) is None:
+        why += ", older than kvlint's release tables (the nearest modelled)"
+    return VersionLookup(found[0], "image-date", found[0], candidates=found, why=why)
+
+
+def _engine_image(image: str, engine: Engine) -> bool:
+    repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1].lower()
+    return engine.name in repo or (engine.name == "sglang" and repo.startswith("sgl-"))
+
+
+def memory_variants(name: str | None, gpu: Gpu | None) -> list[Gpu]:
+    """A card named without its memory (`A100`): the catalogue's cards of the same make and form that differ only
+    in memory (A100-SXM-40GB, A100-SXM-80GB), the named one first; [] when the name says the memory or there is
+    one size. GKE's `nvidia-tesla-*` labels name one size each, so they are not open."""
+    import re
+
+    if not name or gpu is None or gpu.mig_profile or "tesla" in name.lower() or re.search(r"\d\s*g", name, re.I):
+        return []
+    if not re.fullmatch(r"(?:nvidia|amd)?[-_ ]?[a-z]{1,3}\d{2,4}[a-z]{0,3}", name.strip(), re.I):
+        return []
+    stem = re.sub(r"\d+GB$", "", gpu.id)
+    from kvlint.gpus import all_gpus
+
+    others = [g for g in all_gpus() if not g.mig_profile and g.id != gpu.id and re.sub(r"\d+GB$", "", g.id) == stem]
+    return [gpu, *sorted(others, key=lambda g: g.id)] if others else []
 
 
 def _modelled(engine: Engine, version: str) -> str:
