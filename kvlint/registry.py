@@ -296,23 +296,35 @@ def _agreed(ctx: Context, codes: list[str]) -> Iterator[Finding]:
     give is an info naming the input that decides it and what would settle it, never a warning or an error."""
     assert ctx.open_input is not None
     name, values, settle = ctx.open_input
-    runs = [list(_run(c, codes)) for c in (ctx, *ctx.alternatives)]
-    keys = [{_key(f) for f in found} for found in runs]
+    runs = [{_key(f): f for f in _run(c, codes)} for c in (ctx, *ctx.alternatives)]
     seen: set[tuple[Any, ...]] = set()
     for found in runs:
-        for f in found:
-            key = _key(f)
+        for key, f in found.items():
             if key in seen:
                 continue
             seen.add(key)
-            on = [v for v, have in zip(values, keys, strict=True) if key in have]
+            on = [v for v, have in zip(values, runs, strict=True) if key in have]
             if len(on) == len(values):
-                yield _said(f, ctx)
+                differ = [v for v, have in zip(values, runs, strict=True) if _verdict(have[key]) != _verdict(f)]
+                if not differ:
+                    yield _said(f, ctx)
+                    continue
+                words = f" [the verdict differs on {name} {', '.join(differ)}: {settle}]"
+                said = _said(f, ctx)
+                yield replace(said, severity=Severity.INFO, message=f.message + words,
+                              data={**said.data, "open_input": name, "differs_on": differ})
                 continue
             off = [v for v in values if v not in on]
-            words = (f" [only on {name} {', '.join(on)}, not on {', '.join(off)}: {settle}]")
-            yield replace(f, severity=Severity.INFO, message=f.message + words,
-                          data={**f.data, "open_input": name, "on": on, "off": off})
+            words = f" [only on {name} {', '.join(on)}, not on {', '.join(off)}: {settle}]"
+            said = _said(f, ctx)
+            yield replace(said, severity=Severity.INFO, message=f.message + words,
+                          data={**said.data, "open_input": name, "on": on, "off": off})
+
+
+def _verdict(f: Finding) -> tuple[Any, ...]:
+    """What two values of an open input must share for their findings to agree: the severity and the cards or
+    candidates named as passing or failing (the figures may differ; the verdict may not)."""
+    return (f.severity, *(tuple(f.data.get(k) or ()) for k in ("passing", "failing", "short")))
 
 
 def _key(f: Finding) -> tuple[Any, ...]:

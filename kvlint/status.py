@@ -38,6 +38,7 @@ class Sweep:
     min_load_memory_bytes: int | None  # smallest at which it also holds its concurrency
     cards: tuple[CardVerdict, ...] = ()
     candidates: bool = False  # True: the cards are the file's own candidates, not the catalogue
+    scope: str = ""  # the catalogue narrowed by what the file says of the vendor ("AMD cards (the image ... is ROCm)")
 
     @property
     def passing(self) -> tuple[str, ...]:

@@ -60,19 +60,22 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _catalogue(ctx: Context, sweep: Sweep) -> Iterator[Finding]:
     dep = ctx.deployment
     what = _what(ctx)
+    where = f"the {sweep.scope} of the GPU catalogue" if sweep.scope else "the GPU catalogue"
     if not sweep.passing:
         need = f"at least {c.gib(sweep.min_gpu_memory_bytes, 1)} per GPU" if sweep.min_gpu_memory_bytes else \
             "more memory per GPU than 4 TiB"
         largest = max(sweep.cards, key=lambda v: v.memory_bytes) if sweep.cards else None
         biggest = f" (the largest, {largest.gpu}, has {c.gib(largest.memory_bytes, 1)})" if largest else ""
+        among = f"among the {sweep.scope}, " if sweep.scope else ""
         yield check.rule.finding(
-            ctx, f"no GPU in the catalogue can start {what}: it needs {need}{biggest}", c.primary(dep, "tp", "max_len"),
+            ctx, f"no GPU in the catalogue {among}can start {what}: it needs {need}{biggest}",
+            c.primary(dep, "tp", "max_len"),
             fix="raise the tensor / pipeline parallel size, quantize the weights, or shorten the context",
             severity=Severity.ERROR, estimated=True, min_gpu_memory_bytes=sweep.min_gpu_memory_bytes)
         return
     floor = sweep.min_gpu_memory_bytes or 0
     below = [v.gpu for v in sweep.cards if v.starts and v.memory_bytes < floor]
-    message = (f"no GPU declared; on the GPU catalogue, {what} starts on every card with at least "
+    message = (f"no GPU declared; on {where}, {what} starts on every card with at least "
                f"{c.gib(floor, 1)} per GPU")
     if below:
         message += f" and on {', '.join(below[:SHOWN])}{_more(below)} (smaller engine defaults there)"

@@ -54,7 +54,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     else:  # never a flag the pinned release lacks
         remedy = (f"{ctx.engine.title} {ctx.pinned_version} has no {dcp} (a later release spreads tokens across "
                   f"them)")
-        fix = f"a {ctx.engine.title} release with {dcp}, then {dcp} {attn_tp}"
+        fix = f"a release of {ctx.engine.title} with {dcp}, then {dcp} {attn_tp}"
     yield check.rule.finding(
         ctx, f"{model.model_id} uses MLA: the latent, kv_lora_rank {model.mla.kv_lora_rank} + rope "
         f"{model.mla.qk_rope_head_dim} = {width} values per token per layer, is stored "

@@ -133,8 +133,11 @@ class Resolver:
             return _unsized(_replace(base, what_if=what_if), probe)
         load = declared_load(base)
         cards = self._candidate_cards(dep)
-        found: Sweep = sweep(what_if.sizing, dict(base.settings), self.budgets, load=load, cards=cards or None,
-                             candidates=bool(cards))
+        scope = lookups.vendor_scope(dep) if not cards else None
+        found: Sweep = sweep(what_if.sizing, dict(base.settings), self.budgets, load=load,
+                             cards=cards or _vendor_cards(scope), candidates=bool(cards))
+        if scope is not None:
+            found = _scoped(found, scope)
         return _replace(base, what_if=what_if, sweep=found if not cards else None, candidates=found if cards else None,
                         non_kv=_non_kv(what_if.sizing, probe), picture=self._picture(base, what_if, found))
 
@@ -192,6 +195,21 @@ class Resolver:
         if spec.source not in self._spans:
             self._spans[spec.source] = _find_keys(spec)
         return self._spans[spec.source]
+
+
+def _vendor_cards(scope: tuple[str, str] | None) -> list[Any] | None:
+    """The catalogue's whole cards of one vendor (None: every card)."""
+    if scope is None:
+        return None
+    from kvlint.resolve.sweep import catalogue_cards
+
+    return [g for g in catalogue_cards() if g.vendor == scope[0]] or None
+
+
+def _scoped(found: Sweep, scope: tuple[str, str]) -> Sweep:
+    from kvlint.record import replace
+
+    return replace(found, scope=f"{scope[0].upper()} cards ({scope[1]})")
 
 
 def declared_load(r: Resolved) -> int | None:

@@ -176,6 +176,17 @@ def _engine_image(image: str, engine: Engine) -> bool:
     return engine.name in repo or (engine.name == "sglang" and repo.startswith("sgl-"))
 
 
+def vendor_scope(dep: Deployment) -> tuple[str, str] | None:
+    """(vendor, why) when the file says which vendor's cards run the launch without naming one: a ROCm image or an
+    `amd.com/gpu` resource means AMD cards only (the catalogue sweep then tries those)."""
+    image = dep.image or ""
+    if "rocm" in image.lower():
+        return "amd", f"the image {short(image)} is a ROCm build"
+    if (dep.gpu or "").lower().startswith("amd.com/"):
+        return "amd", f"the launch requests {dep.gpu}"
+    return None
+
+
 def memory_variants(name: str | None, gpu: Gpu | None) -> list[Gpu]:
     """A card named without its memory (`A100`): the catalogue's cards of the same make and form that differ only
     in memory (A100-SXM-40GB, A100-SXM-80GB), the named one first; [] when the name says the memory or there is

@@ -23,3 +23,88 @@ def test_a_capped_sglang_pool_is_not_a_context_the_pool_must_hold():
     [f] = result.findings
     assert f.severity == Severity.INFO and "4 TiB" not in f.message
     assert "--max-total-tokens 65,000" in f.message and f.data["passing"]
+
+
+def check(name: str, *select: str, gpu: str | None = None):
+    result = lint([str(VERDICTS / name)], LintOptions(select=select or None, gpu=gpu))
+    assert result.unreadable == []
+    return result
+
+
+def loud(result) -> list:
+    return [f for f in result.findings if f.severity > Severity.INFO]
+
+
+def test_a_build_older_than_the_tables_is_the_nearest_modelled_said_aloud():
+    """rocm/sgl-dev:20250701 predates the formula that gives a negative fraction: no error on MI300X (issue 23)."""
+    result = check("r1-mi300x-20250701.sh", gpu="MI300X")
+    assert loud(result) == [] and not any(f.code == "KV102" for f in result.findings)
+    [status] = result.launches
+    assert status.modelled_release == "0.4.9" and status.open_input is None
+    said = {f.data.get("modelled_release") for f in result.findings}
+    assert said == {"the image rocm/sgl-dev:20250701 is a build of 2025-07-01, older than kvlint's release tables "
+                    "(the nearest modelled): modelled as 0.4.9"}
+
+
+def test_a_rocm_image_is_swept_on_amd_cards_only():
+    result = check("r1-mi300x-20250701.sh", "KV108")
+    [f] = result.findings
+    assert f.severity == Severity.INFO and "AMD cards" in f.message
+    assert "MI300X-192GB" in f.data["passing"] and not any(g.startswith(("H", "A1", "B")) for g in
+                                                           f.data["passing"] + f.data["failing"])
+
+
+def test_a_verdict_the_candidate_releases_disagree_on_is_an_info_naming_the_release():
+    result = check("r1-mi300x-20250901.sh", gpu="MI300X")
+    assert loud(result) == []
+    [f] = [f for f in result.findings if f.code == "KV102"]
+    assert f.data["on"] == ["0.5.4"] and f.data["off"] == ["0.4.9"]
+    assert "pin a release tag on the image, line 4" in f.message
+    [status] = result.launches
+    assert status.open_input.startswith("SGLang release 0.4.9 or 0.5.4")
+
+
+def test_a_negative_derived_fraction_is_the_engines_refusal_on_the_release_that_computes_it():
+    [f] = [f for f in check("r1-h100-v054.sh", gpu="H100").findings if f.code == "KV102"]
+    assert f.severity == Severity.ERROR and "SGLang 0.5.4 derives mem_fraction_static -" in f.message
+    assert "refuses to start" in f.message and f.fix.startswith("--mem-fraction-static")
+    assert f.span.line == 5 and "--chunked-prefill-size" in f.message
+
+
+def test_a_card_named_without_its_memory_is_tried_on_each_size():
+    result = check("a100-no-memory.yaml")
+    assert loud(result) == []
+    [kv102] = [f for f in result.findings if f.code == "KV102"]
+    assert kv102.data["on"] == ["A100-SXM-40GB"] and "'A100' names no memory size" in kv102.message
+    both = check("a100-both-fail.yaml")
+    assert [f.code for f in loud(both)] == ["KV102"]  # every size agrees: the error stands
+
+
+def test_a_flag_the_pinned_release_lacks_is_never_suggested():
+    [f] = check("vllm-v092-mla.yaml", "KV203").findings
+    assert "-dcp 8 spreads" not in f.message and "vLLM 0.9.2 has no -dcp" in f.message
+    assert f.fix is not None and not f.fix.startswith("-dcp")
+    assert f.data["modelled_release"] == "0.9.2 is not a documented release: modelled as 0.8.0"
+
+
+def test_on_release_reads_the_flag_tables_versions():
+    from kvlint.flags.flag_table import on_release
+
+    assert on_release("vllm", "-dcp", "0.9.2") is False and on_release("vllm", "-dcp", "0.10.2") is True
+    assert on_release("vllm", "-dcp", None) is True
+    assert on_release("sglang", "--dcp-size", "0.5.12") is False  # read in 0.5.12, absent there
+    assert on_release("vllm", "--nnodes", "0.9.0") is False  # absent from 0.11.0, the first read
+    assert on_release("vllm", "--max-model-len", "0.9.0") is None  # older than the tables, seen from the first read
+
+
+def test_the_modelled_release_is_in_the_json_and_the_html():
+    import json
+
+    from kvlint.report import html as html_report
+    from kvlint.report import json_report
+
+    result = check("r1-mi300x-20250701.sh", gpu="MI300X")
+    doc = json.loads(json_report.render(result))
+    assert doc["deployments"][0]["modelled_release"] == "0.4.9"
+    assert {f["data"]["modelled_release"] for f in doc["findings"]} == {result.findings[0].data["modelled_release"]}
+    assert "modelled as 0.4.9" in html_report.render(result)
