@@ -19,7 +19,8 @@ from kvlint.models.resolve import resolve_model
 GIB = 2**30
 LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
-USER_CONFIG = "# team config: keep me\ngpu: H100-SXM-80GB  # our fleet\nestimated-severity: {KV103: info}\n"
+USER_CONFIG = ("# team config: keep me\ngpu: H100-SXM-80GB  # our fleet\nseverity: {KV103: warning}\n"
+               "estimated-severity: {KV103: info}\n")
 # Same model, GPU, TP and engine as the log, with a smaller share of the card: one 131k request does not fit.
 SMALL = f"vllm serve {MODEL} -tp 2 --max-model-len 131072 --gpu-memory-utilization 0.25\n"
 SMALL_SETTINGS = {"tensor_parallel_size": 2, "max_model_len": 131072, "gpu_memory_utilization": 0.25}
@@ -142,7 +143,7 @@ def test_bad_calibration_block_names_file_line_and_key(repo, capsys, item, where
     (repo / ".kvlint.yaml").write_text(USER_CONFIG + "calibration:\n  - " + item + "\n")
     assert main(["check", "small.sh"]) == 2
     err = capsys.readouterr().err
-    assert f".kvlint.yaml:5: {where}" in err and "Traceback" not in err
+    assert f".kvlint.yaml:6: {where}" in err and "Traceback" not in err
 
 
 def test_documented_example_configuration_validates(tmp_path):
