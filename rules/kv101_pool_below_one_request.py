@@ -20,9 +20,6 @@ Lower `--max-model-len` to the length in the message, store KV in fp8 (`--kv-cac
 raise `--gpu-memory-utilization`, or add GPUs with `-tp`. Each alternative in the message is
 computed, not guessed.
 
-A refusal that rests on kvlint's non-KV estimate by less than a quarter of it (the spread held-out
-start-up logs show) is a warning that says so, not an error.
-
 ## Options
 None. Findings that rest on the non-KV estimate are marked `estimated`; give them their own
 severity with `estimated-severity: {KV101: warning}`. Once `kvlint verify LOG --calibrate` has measured
@@ -57,11 +54,6 @@ def check(ctx: Context) -> Iterator[Finding]:
         message += f" The model's own maximum is {c.tokens(_model_max(ctx))} tokens (KV105)."
     if fixes:
         message += " Fits: " + ", or ".join(fixes) + "."
-    close = _within_estimate(b, needed)
-    if close:
-        message = message.replace(" vLLM refuses to start.", " By kvlint's estimate vLLM refuses to start.")
-        message += (f" The shortfall, {c.gib(needed - b.kv_pool_bytes)}, is within the margin of kvlint's non-KV "
-                    f"estimate ({c.gib(b.non_kv_bytes, 1)}): calibrate with `kvlint verify` to settle it.")
     yield check.rule.finding(
         ctx, message, c.primary(dep, "max_len"),
         related=[c.related(dep, "mem", "sets the share of the GPU the pool comes from"),
@@ -69,19 +61,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                  c.related(dep, "tp", "splits KV heads and weights across ranks"), field],
         fix=fixes[0] if fixes else "use a larger GPU or more of them",
         estimated=b.kv_pool_estimated, needed_bytes=needed, pool_bytes=b.kv_pool_bytes,
-        kv_tokens=b.kv_tokens, max_model_len=b.max_model_len, fits_max_model_len=b.estimated_max_model_len,
-        severity=Severity.WARNING if close else None)
-
-
-MARGIN = 0.25  # of the estimated non-KV term: held-out logs differ from the estimate by this much (memory-model.md)
-
-
-def _within_estimate(b: Budget, needed: int) -> bool:
-    """The refusal rests on the estimate: the pool misses the request by less than the estimate's margin, so a
-    non-KV term that much smaller (as measured start-ups show) would let it start. Not an error, then."""
-    if b.non_kv_source != "estimated" or not b.kv_pool_estimated:
-        return False
-    return 0 < needed - b.kv_pool_bytes < MARGIN * b.non_kv_bytes
+        kv_tokens=b.kv_tokens, max_model_len=b.max_model_len, fits_max_model_len=b.estimated_max_model_len)
 
 
 def _needed(b: Budget) -> int:
