@@ -65,15 +65,16 @@ class Resolver:
         only where every value agrees (kvlint.registry.run_rules). The first value is the launch's own resolution;
         the budgets are the run's memo, so a value shared with another launch costs a lookup."""
         opened = self._open_input(base)
-        first = self._sized(base, config)
         if opened is None:
-            return first
+            return self._sized(base, config)
         name, values, settle = opened
+        first = self._sized(_replace(base, **values[0][1]), config)
         alternatives = tuple(self._sized(_replace(base, **changes), config) for _, changes in values[1:])
         return _replace(first, open_input=OpenInput(name, tuple(v for v, _ in values), settle),
                         alternatives=alternatives)
 
     def _open_input(self, base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str] | None:
+        """The first open input of the launch with its values (each a change to the Resolved record), or None."""
         dep, version = base.deployment, base.version
         if len(version.candidates) > 1:
             line = f", line {dep.image_span.line}" if dep.image_span is not None else ""
@@ -81,6 +82,9 @@ class Resolver:
                                                         for v in version.candidates]
             return (f"{base.engine.title} release", values,
                     f"{version.why}: pin a release tag on the image{line}")
+        parallel = _parallel_candidates(base)
+        if parallel is not None:
+            return parallel
         if base.gpu.gpu is not None and base.gpu.source in ("manifest", "fleet", "config") and not self.options.gpu:
             cards = lookups.memory_variants(base.gpu.name, base.gpu.gpu)
             if len(cards) > 1:
@@ -230,6 +234,31 @@ def declarations(dep: Deployment, engine: Engine) -> list[tuple[int, str]]:
     if dep.declared_load is not None and dep.declared_load.value > 0:
         out.append((dep.declared_load.value, "target"))
     return out
+
+
+def _parallel_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str] | None:
+    """An unresolved tensor-parallel size bounded by the GPUs the instance requests: each divisor of the count
+    (largest first, the usual choice), the other sizes as written. The launch is resolved with the value written
+    into its Deployment too, so every rule reads the same size."""
+    dep, engine = base.deployment, base.engine
+    name = engine.setting("tp")
+    written = dep.settings.get(name)
+    if written is None or written.resolved or not dep.gpu_count or dep.gpu_count < 1 or dep.gpu_count > 64:
+        return None
+    from kvlint.record import replace
+
+    values: list[tuple[str, dict[str, Any]]] = []
+    for tp in sorted((d for d in range(1, dep.gpu_count + 1) if dep.gpu_count % d == 0), reverse=True):
+        fixed = replace(written, value=tp, resolved=True)
+        values.append((str(tp), {"deployment": replace(dep, settings={**dep.settings, name: fixed}),
+                                 "settings": {**base.settings, name: tp},
+                                 "unresolved": tuple(n for n in base.unresolved if n != name)}))
+    if len(values) < 2:
+        return None
+    line = f", line {written.span.line}" if written.span is not None else ""
+    return (f"{engine.flag('tp')}", values,
+            f"{engine.flag('tp')} is {written.raw or written.value!r}, bounded by the {dep.gpu_count} GPUs requested: "
+            f"give it a value under `variables:` in .kvlint.yaml{line}")
 
 
 def _card(lookup: GpuLookup, gpu: Any) -> GpuLookup:

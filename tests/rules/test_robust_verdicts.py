@@ -108,3 +108,15 @@ def test_the_modelled_release_is_in_the_json_and_the_html():
     assert doc["deployments"][0]["modelled_release"] == "0.4.9"
     assert {f["data"]["modelled_release"] for f in doc["findings"]} == {result.findings[0].data["modelled_release"]}
     assert "modelled as 0.4.9" in html_report.render(result)
+
+
+def test_an_unresolved_tp_is_sized_on_each_size_the_gpus_allow():
+    """$(TP) over 2 GPUs: sized at TP 2 and 1 (was skipped); the TP 1 refusal is an info naming -tp, not an error."""
+    result = check("tp-from-env-70b.yaml")
+    assert loud(result) == []
+    [status] = result.launches
+    assert status.capacity == "evaluated" and status.open_input.startswith("-tp 2 or 1 (")
+    [kv102] = [f for f in result.findings if f.code == "KV102"]
+    assert kv102.data["on"] == ["1"] and "bounded by the 2 GPUs requested" in kv102.message
+    quiet = check("tp-from-env.yaml")
+    assert loud(quiet) == [] and quiet.launches[0].capacity == "evaluated"
