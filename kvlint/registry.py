@@ -104,7 +104,9 @@ class Context:
     model_error: str | None = None
     gpu_error: str | None = None  # a named GPU product the catalogue does not know (KV003)
     device_kind: str | None = None  # the launch runs on a TPU, CPU, Gaudi or Neuron device, not a GPU
-    pinned_version: str | None = None  # the engine release the image tag, CLI or config pins (None: default)
+    pinned_version: str | None = None  # the release the image tag, CLI or config pins (None: default, or a host
+    # install: the newest assumed, see version_source)
+    version_source: str = "default"  # image | image-date | image-latest | host | cli | config | default
     refusal: InvalidValue | None = None  # the engine refuses these settings at start-up (KV007)
     sweep: Sweep | None = None  # sized against the catalogue: no GPU known (KV108)
     candidates: Sweep | None = None  # the file's own candidate GPUs, each tried (KV108)
@@ -131,7 +133,8 @@ class Context:
                    estimated_severities=config.estimated_severities,
                    model_error=r.model.reason, gpu_error=r.gpu.reason if r.gpu.name else None, refusal=r.refusal,
                    device_kind=r.gpu.device_kind,
-                   pinned_version=r.version.version if r.version.source != "default" else None,
+                   pinned_version=r.version.version if r.version.source not in ("default", "host") else None,
+                   version_source=r.version.source,
                    sweep=r.sweep, candidates=r.candidates, declared_load=declared_load(r),
                    config_spans=r.config_spans, unresolved=r.unresolved, modelled_release=r.version.said,
                    open_input=(r.open_input.name, r.open_input.values, r.open_input.settle) if r.open_input else None,

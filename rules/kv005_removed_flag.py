@@ -16,8 +16,10 @@ vllm serve meta-llama/Llama-3.1-8B-Instruct --swap-space 16
 ## Use instead
 Drop the flag (or pin the engine version the manifest was written for). When the image tag pins a
 release older than the first one read without the flag, the flag may still work there: the finding
-is then a warning about the next upgrade. When nothing pins a release (no image tag, no
-`engine-version:`), the release decides and kvlint does not assume one: the finding is an info that
+is then a warning about the next upgrade. An engine image without a tag (or
+`:latest`) is the newest release, and so is a script that runs the engine installed on the host (the
+message says it was assumed). When nothing pins a release otherwise (a manifest or chart whose image
+is set elsewhere), the release decides and kvlint does not assume one: the finding is an info that
 says from which release the server exits, and how to pin it.
 
 ## Options
@@ -60,7 +62,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         gone_in = _absent_in(dep.engine, unknown.flag) or table
         gone = f"{unknown.flag} was removed from {engine} (absent from the {gone_in or 'current'} parser)"
         severity: Severity | None = None
-        if pinned is None:  # the release is open: the verdict depends on it, so it is said, not asserted
+        if pinned is None and ctx.version_source == "host":
+            outcome = (f"the server exits with 'unrecognized arguments' on the {engine} release installed today "
+                       f"({table or 'the newest'} assumed: the script pins none)")
+        elif pinned is None:  # the release is open: the verdict depends on it, so it is said, not asserted
             outcome = (f"the launch pins no {engine} release, so the release decides: from {gone_in or 'the current'} "
                        f"on the server exits with 'unrecognized arguments' (pin the image tag, or `engine-version:` "
                        f"in .kvlint.yaml, to settle it)")

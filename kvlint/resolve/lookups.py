@@ -143,7 +143,27 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     dated = _dated_build(dep.image, engine)
     if dated is not None:
         return dated
-    return VersionLookup(None, "default", engine.release(None))
+    newest = engine.release(None)
+    if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
+        return VersionLookup(newest, "image-latest", newest, why=f"the image {short(dep.image)} is the newest release")
+    if dep.image is None and _host_script(dep.path):
+        return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
+                                                         "assumed")
+    return VersionLookup(None, "default", newest)
+
+
+def _latest_tag(image: str) -> bool:
+    """No tag, or a tag that follows the newest release (`latest`, `nightly` without a date)."""
+    last = image.rsplit("/", 1)[-1].split("@", 1)[0]
+    return ":" not in last or last.rsplit(":", 1)[1].lower() in ("latest", "nightly", "main", "stable")
+
+
+def _host_script(path: str) -> bool:
+    """A shell or batch script that runs the engine without a container: whatever release is installed."""
+    import os
+
+    name = os.path.basename(path).lower()
+    return name.endswith((".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".job")) or name in ("makefile", "justfile")
 
 
 _DATE = r"(?<!\d)(20\d\d)-?([01]\d)-?([0-3]\d)(?!\d)"

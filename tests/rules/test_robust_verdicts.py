@@ -120,3 +120,12 @@ def test_an_unresolved_tp_is_sized_on_each_size_the_gpus_allow():
     assert kv102.data["on"] == ["1"] and "bounded by the 2 GPUs requested" in kv102.message
     quiet = check("tp-from-env.yaml")
     assert loud(quiet) == [] and quiet.launches[0].capacity == "evaluated"
+
+
+def test_kv005_judges_the_release_the_launch_runs():
+    [latest] = check("kv005-latest.yaml", "KV005").findings
+    assert latest.severity == Severity.ERROR and "the server exits" in latest.message
+    [host] = check("kv005-host.sh", "KV005").findings
+    assert host.severity == Severity.ERROR and "0.33.0 assumed: the script pins none" in host.message
+    [open_] = check("kv005-image-elsewhere.yaml", "KV005").findings
+    assert open_.severity == Severity.INFO and "pins no vLLM release, so the release decides" in open_.message
