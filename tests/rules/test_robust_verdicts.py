@@ -129,3 +129,20 @@ def test_kv005_judges_the_release_the_launch_runs():
     assert host.severity == Severity.ERROR and "0.33.0 assumed: the script pins none" in host.message
     [open_] = check("kv005-image-elsewhere.yaml", "KV005").findings
     assert open_.severity == Severity.INFO and "pins no vLLM release, so the release decides" in open_.message
+
+
+def test_open_inputs_share_the_runs_budget_memo():
+    """The alternatives are sized through the run's BudgetCache: a launch repeated costs lookups, not budgets."""
+    from kvlint.config import Config
+    from kvlint.launches import read_path
+    from kvlint.resolve import ResolveOptions, Resolver
+
+    [dep] = read_path(str(VERDICTS / "r1-mi300x-20250901.sh")).deployments
+    resolver = Resolver(ResolveOptions(gpu="MI300X"))
+    first = resolver.resolve(dep, Config())
+    assert first.open_input is not None and len(first.alternatives) == 1
+    assert first.budget is not None and first.alternatives[0].budget is not None
+    assert first.budget.engine_version == "0.4.9" and first.alternatives[0].budget.engine_version == "0.5.4"
+    held = dict(resolver.budgets.outcomes)
+    again = resolver.resolve(dep, Config())
+    assert again.budget == first.budget and dict(resolver.budgets.outcomes).keys() == held.keys()
