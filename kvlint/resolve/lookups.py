@@ -176,7 +176,11 @@ def _dated_build(image: str | None, engine: Engine) -> VersionLookup | None:
 
     if not image or ":" not in image.rsplit("/", 1)[-1] or not _engine_image(image, engine):
         return None
-    m = re.search(_DATE, image.rsplit(":", 1)[1])
+    tag = image.rsplit(":", 1)[1]
+    named = re.match(r"v?(\d{1,4}\.\d{1,4}(?:\.\d{1,4})?(?:\.post\d{1,4})?)(?![\d.])", tag)
+    if named is not None:  # rocm/sgl-dev:v0.5.7-rocm700-mi35x-20260121: the tag names the release it builds
+        return VersionLookup(named.group(1), "image", _modelled(engine, named.group(1)))
+    m = re.search(_DATE, tag)
     if m is None:
         return None
     from kvlint.memory.versions import release_on, releases_around

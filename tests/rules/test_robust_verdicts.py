@@ -58,10 +58,10 @@ def test_a_verdict_the_candidate_releases_disagree_on_is_an_info_naming_the_rele
     result = check("r1-mi300x-20250901.sh", gpu="MI300X")
     assert loud(result) == []
     [f] = [f for f in result.findings if f.code == "KV102"]
-    assert f.data["on"] == ["0.5.4"] and f.data["off"] == ["0.4.9"]
+    assert f.data["on"] == ["0.5.3"] and f.data["off"] == ["0.4.9"]
     assert "pin a release tag on the image, line 4" in f.message
     [status] = result.launches
-    assert status.open_input.startswith("SGLang release 0.4.9 or 0.5.4")
+    assert status.open_input.startswith("SGLang release 0.4.9 or 0.5.3")
 
 
 def test_a_negative_derived_fraction_is_the_engines_refusal_on_the_release_that_computes_it():
@@ -142,7 +142,19 @@ def test_open_inputs_share_the_runs_budget_memo():
     first = resolver.resolve(dep, Config())
     assert first.open_input is not None and len(first.alternatives) == 1
     assert first.budget is not None and first.alternatives[0].budget is not None
-    assert first.budget.engine_version == "0.4.9" and first.alternatives[0].budget.engine_version == "0.5.4"
+    assert first.budget.engine_version == "0.4.9" and first.alternatives[0].budget.engine_version == "0.5.3"
     held = dict(resolver.budgets.outcomes)
     again = resolver.resolve(dep, Config())
     assert again.budget == first.budget and dict(resolver.budgets.outcomes).keys() == held.keys()
+
+
+def test_a_tag_that_names_its_release_is_that_release():
+    from kvlint.engines import get_engine
+    from kvlint.resolve.lookups import _dated_build
+
+    sglang = get_engine("sglang")
+    named = _dated_build("rocm/sgl-dev:v0.5.7-rocm700-mi35x-20260121", sglang)
+    assert named is not None and (named.version, named.source, named.modelled) == ("0.5.7", "image", "0.5.4")
+    dated = _dated_build("lmsysorg/sglang:nightly-dev-20251015", sglang)
+    assert dated is not None and dated.candidates == ("0.5.3", "0.5.4") and dated.source == "image-date"
+    assert _dated_build("lmsysorg/sglang:dev", sglang) is None
