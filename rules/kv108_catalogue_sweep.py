@@ -2,7 +2,9 @@
 
 ## What it checks
 When no GPU product is known for a launch (most manifests leave it to a node pool), kvlint runs the
-engine's own start-up check on every card in its catalogue at the launch's TP x PP x DP and settings
+engine's own start-up check on every card in its catalogue (on the vendor's cards only when the file
+says the vendor: a ROCm image or an `amd.com/gpu` request means AMD, the engines' own CUDA images
+NVIDIA) at the launch's TP x PP x DP and settings
 (vLLM: one request at `max_model_len` fits, null block included; SGLang: the pool holds the context),
 and finds by bisection the least per-GPU memory at which the engine starts it, and at which it holds
 the declared concurrency when one is declared. The finding says which cards pass and which fail,
@@ -60,7 +62,7 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _catalogue(ctx: Context, sweep: Sweep) -> Iterator[Finding]:
     dep = ctx.deployment
     what = _what(ctx)
-    where = f"the {sweep.scope} of the GPU catalogue" if sweep.scope else "the GPU catalogue"
+    where = f"the GPU catalogue's {sweep.scope}" if sweep.scope else "the GPU catalogue"
     if not sweep.passing:
         need = f"at least {c.gib(sweep.min_gpu_memory_bytes, 1)} per GPU" if sweep.min_gpu_memory_bytes else \
             "more memory per GPU than 4 TiB"

@@ -208,7 +208,14 @@ def vendor_scope(dep: Deployment) -> tuple[str, str] | None:
         return "amd", f"the image {short(image)} is a ROCm build"
     if (dep.gpu or "").lower().startswith("amd.com/"):
         return "amd", f"the launch requests {dep.gpu}"
+    repo = image.rsplit(":", 1)[0].lower() if ":" in image.rsplit("/", 1)[-1] else image.lower()
+    tag = image.rsplit(":", 1)[1].lower() if repo != image.lower() else ""
+    if repo.removeprefix("docker.io/") in CUDA_IMAGES and not any(w in tag for w in ("cpu", "xpu", "tpu", "hpu")):
+        return "nvidia", f"the image {short(image)} is a CUDA build"
     return None
+
+
+CUDA_IMAGES = ("vllm/vllm-openai", "lmsysorg/sglang")  # the engines' own images, built for CUDA only (AMD: rocm/...)
 
 
 def memory_variants(name: str | None, gpu: Gpu | None) -> list[Gpu]:

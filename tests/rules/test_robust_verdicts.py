@@ -158,3 +158,9 @@ def test_a_tag_that_names_its_release_is_that_release():
     dated = _dated_build("lmsysorg/sglang:nightly-dev-20251015", sglang)
     assert dated is not None and dated.candidates == ("0.5.3", "0.5.4") and dated.source == "image-date"
     assert _dated_build("lmsysorg/sglang:dev", sglang) is None
+
+
+def test_a_cuda_engine_image_is_swept_on_nvidia_cards_only():
+    [f] = check("cuda-image.yaml", "KV108").findings
+    assert "NVIDIA cards (the image vllm/vllm-openai:v0.11.0 is a CUDA build)" in f.message
+    assert not any(g.startswith("MI") for g in f.data["passing"] + f.data["failing"])
