@@ -195,8 +195,16 @@ def _dated_build(image: str | None, engine: Engine) -> VersionLookup | None:
     return VersionLookup(found[0], "image-date", found[0], candidates=found, why=why)
 
 
+FORKS = ("gaudi", "hpu", "neuron", "tpu", "xpu", "ascend", "npu", "cpu", "habana")  # their own release numbers
+
+
 def _engine_image(image: str, engine: Engine) -> bool:
-    repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1].lower()
+    """The engine's own build (official, ROCm, dev): its tag speaks of the engine's releases. A hardware fork
+    (`opea/vllm-gaudi:1.22.0`) numbers its own releases."""
+    repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1].lower() if ":" in image.rsplit("/", 1)[-1] else \
+        image.rsplit("/", 1)[-1].lower()
+    if any(word in repo for word in FORKS):
+        return False
     return engine.name in repo or (engine.name == "sglang" and repo.startswith("sgl-"))
 
 

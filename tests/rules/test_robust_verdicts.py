@@ -164,3 +164,10 @@ def test_a_cuda_engine_image_is_swept_on_nvidia_cards_only():
     [f] = check("cuda-image.yaml", "KV108").findings
     assert "NVIDIA cards (the image vllm/vllm-openai:v0.11.0 is a CUDA build)" in f.message
     assert not any(g.startswith("MI") for g in f.data["passing"] + f.data["failing"])
+
+
+def test_a_hardware_forks_tag_is_not_an_engine_release():
+    from kvlint.engines import get_engine
+    from kvlint.resolve.lookups import _dated_build
+
+    assert _dated_build("opea/vllm-gaudi:1.22.0", get_engine("vllm")) is None
