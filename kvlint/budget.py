@@ -139,6 +139,15 @@ class Budget:
     notes: tuple[str, ...] = ()
     detail: VllmDetail | SglangDetail | None = None
     calibration: Calibrated | None = None
+    pool_cap: int | None = None  # SGLang --max-total-tokens below the context: the pool the launch asks for
+
+    @property
+    def holds_what_it_asks(self) -> bool:
+        """The pool holds one full-length request, or reaches the cap the launch set below its context (a capped
+        pool is the size the user chose, not a context the pool must hold)."""
+        if self.kv_pool_bytes <= 0 or self.kv_tokens <= 0:
+            return False
+        return self.fits_one_request or (self.pool_cap is not None and self.kv_tokens >= self.pool_cap)
 
     @property
     def fixed_pool(self) -> FixedPool | None:

@@ -99,6 +99,8 @@ class Deployment:
     served_model_name: str | None = None
     engine_version: str | None = None  # from the image tag when present
     engine_version_span: Span | None = None
+    image: str | None = None  # the container image as written (a date or nightly tag: the releases it could be)
+    image_span: Span | None = None
     settings: dict[str, Setting] = field(default_factory=dict)
     unknown_flags: tuple[UnknownFlag, ...] = ()
     gpu: str | None = None  # GPU product as written (label value, resource name, instance type)

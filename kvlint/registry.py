@@ -105,13 +105,18 @@ class Context:
     model_error: str | None = None
     gpu_error: str | None = None  # a named GPU product the catalogue does not know (KV003)
     device_kind: str | None = None  # the launch runs on a TPU, CPU, Gaudi or Neuron device, not a GPU
-    pinned_version: str | None = None  # the engine release the image tag, CLI or config pins (None: default)
+    pinned_version: str | None = None  # the release the image tag, CLI or config pins (None: default, or a host
+    # install: the newest assumed, see version_source)
+    version_source: str = "default"  # image | image-date | image-latest | host | cli | config | default
     refusal: InvalidValue | None = None  # the engine refuses these settings at start-up (KV007)
     sweep: Sweep | None = None  # sized against the catalogue: no GPU known (KV108)
     candidates: Sweep | None = None  # the file's own candidate GPUs, each tried (KV108)
     declared_load: int | None = None  # concurrency the deployment declares (KV103, KV108)
     config_spans: Mapping[str, Span] = field(default_factory=dict)  # config.json key -> span (local configs)
     unresolved: tuple[str, ...] = ()  # canonical names of settings left as expressions
+    modelled_release: str | None = None  # "rocm/sgl-dev:20250701 is a build of 2025-07-01: modelled as 0.4.9"
+    open_input: tuple[str, tuple[str, ...], str] | None = None  # (input, its values, what settles it)
+    alternatives: tuple[Context, ...] = ()  # the launch on open_input's other values (run_rules keeps agreement)
 
     @property
     def engine(self) -> Engine:
@@ -129,9 +134,12 @@ class Context:
                    estimated_severities=config.estimated_severities,
                    model_error=r.model.reason, gpu_error=r.gpu.reason if r.gpu.name else None, refusal=r.refusal,
                    device_kind=r.gpu.device_kind,
-                   pinned_version=r.version.version if r.version.source != "default" else None,
+                   pinned_version=r.version.version if r.version.source not in ("default", "host") else None,
+                   version_source=r.version.source,
                    sweep=r.sweep, candidates=r.candidates, declared_load=declared_load(r),
-                   config_spans=r.config_spans, unresolved=r.unresolved)
+                   config_spans=r.config_spans, unresolved=r.unresolved, modelled_release=r.version.said,
+                   open_input=(r.open_input.name, r.open_input.values, r.open_input.settle) if r.open_input else None,
+                   alternatives=tuple(cls.of(a, config) for a in r.alternatives))
 
     def option(self, rule: Rule, name: str) -> Any:
         return self.options.get(rule.code, {}).get(name, rule.option_defaults()[name])
@@ -271,7 +279,65 @@ def with_options(ctx: Context, **changes: Any) -> Context:
 
 
 def run_rules(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
-    """Run the selected checks whose needs the context satisfies and whose settings are resolved."""
+    """Run the selected checks whose needs the context satisfies and whose settings are resolved; with an input
+    left open (ctx.alternatives), on every value of it, keeping each verdict only where all values agree."""
+    codes = sorted(codes)
+    if ctx.open_input is not None and ctx.alternatives:
+        yield from _agreed(ctx, codes)
+        return
+    for f in _run(ctx, codes):
+        yield _said(f, ctx)
+
+
+def _said(f: Finding, ctx: Context) -> Finding:
+    """A finding names the release it was modelled on when that is not the image's own (reports print it)."""
+    if not ctx.modelled_release or "modelled_release" in f.data:
+        return f
+    return replace(f, data={**f.data, "modelled_release": ctx.modelled_release})
+
+
+def _agreed(ctx: Context, codes: list[str]) -> Iterator[Finding]:
+    """A finding every value of the open input gives stays as it is (the first value's words); one that only some
+    give is an info naming the input that decides it and what would settle it, never a warning or an error."""
+    assert ctx.open_input is not None
+    name, values, settle = ctx.open_input
+    runs = [{_key(f): f for f in _run(c, codes)} for c in (ctx, *ctx.alternatives)]
+    seen: set[tuple[Any, ...]] = set()
+    for found in runs:
+        for key, f in found.items():
+            if key in seen:
+                continue
+            seen.add(key)
+            on = [v for v, have in zip(values, runs, strict=True) if key in have]
+            if len(on) == len(values):
+                differ = [v for v, have in zip(values, runs, strict=True) if _verdict(have[key]) != _verdict(f)]
+                if not differ:
+                    yield _said(f, ctx)
+                    continue
+                words = f" [the verdict differs on {name} {', '.join(differ)}: {settle}]"
+                said = _said(f, ctx)
+                yield replace(said, severity=Severity.INFO, message=f.message + words,
+                              data={**said.data, "open_input": name, "differs_on": differ})
+                continue
+            off = [v for v in values if v not in on]
+            words = f" [only on {name} {', '.join(on)}, not on {', '.join(off)}: {settle}]"
+            said = _said(f, ctx)
+            yield replace(said, severity=Severity.INFO, message=f.message + words,
+                          data={**said.data, "open_input": name, "on": on, "off": off})
+
+
+def _verdict(f: Finding) -> tuple[Any, ...]:
+    """What two values of an open input must share for their findings to agree: the severity and the cards or
+    candidates named as passing or failing (the figures may differ; the verdict may not)."""
+    return (f.severity, *(tuple(f.data.get(k) or ()) for k in ("passing", "failing", "short")))
+
+
+def _key(f: Finding) -> tuple[Any, ...]:
+    span = f.span
+    return (f.code, span.line if span else None, span.col if span else None)
+
+
+def _run(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
     _load()
     have = {"model": ctx.model is not None, "gpu": ctx.gpu is not None or ctx.budget is not None,
             "budget": ctx.budget is not None, "sweep": ctx.sweep is not None or ctx.candidates is not None}

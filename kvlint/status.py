@@ -38,6 +38,7 @@ class Sweep:
     min_load_memory_bytes: int | None  # smallest at which it also holds its concurrency
     cards: tuple[CardVerdict, ...] = ()
     candidates: bool = False  # True: the cards are the file's own candidates, not the catalogue
+    scope: str = ""  # the catalogue narrowed by what the file says of the vendor ("AMD cards (the image ... is ROCm)")
 
     @property
     def passing(self) -> tuple[str, ...]:
@@ -71,6 +72,8 @@ class LaunchStatus:
     unresolved: tuple[str, ...] = ()  # settings left as expressions (rules reading them were skipped)
     model_max_len: int | None = None  # the model's derived maximum length for this engine (the HTML curve)
     seqs_declared: bool = True  # max_num_seqs (SGLang max_running_requests) is set, not the engine's default
+    modelled_release: str | None = None  # the release the memory model followed, when not the image's own
+    open_input: str | None = None  # an input left open, its values and what settles it (verdicts on every value)
 
     def to_json(self) -> dict[str, Any]:
         """The `deployments[]` entry of the JSON report (documented in data/report.schema.json)."""
@@ -90,6 +93,8 @@ class LaunchStatus:
             "passing_gpus": list(self.sweep.passing) if self.sweep else None,
             "failing_gpus": list(self.sweep.failing) if self.sweep else None,
             "unresolved_settings": list(self.unresolved),
+            "modelled_release": self.modelled_release,
+            "open_input": self.open_input,
         }
         return out
 

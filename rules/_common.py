@@ -26,6 +26,20 @@ def flag(engine: str, role: str) -> str:
     return get_engine(engine).flag(role)
 
 
+def has_role(engine: str, role: str) -> bool:
+    """Whether the engine has a setting for `role` (SGLang's pool cap, --max-total-tokens; vLLM has none)."""
+    return role in getattr(get_engine(engine), "roles", {})
+
+
+def on_release(ctx: Context, role: str) -> bool:
+    """Whether the release the launch pins takes the role's flag: a fix is never a flag the release lacks (nor one
+    the tables cannot vouch for on a release older than they are)."""
+    from kvlint.flags.flag_table import on_release as takes
+
+    engine = ctx.deployment.engine
+    return takes(engine, flag(engine, role), ctx.pinned_version) is True
+
+
 def fp8_kv(engine: str) -> str:
     return get_engine(engine).fp8_kv_dtype
 

@@ -15,8 +15,12 @@ vllm serve meta-llama/Llama-3.1-8B-Instruct --swap-space 16
 
 ## Use instead
 Drop the flag (or pin the engine version the manifest was written for). When the image tag pins a
-release older than kvlint's flag table, the flag may still work there: the finding is then a
-warning about the next upgrade.
+release older than the first one read without the flag, the flag may still work there: the finding
+is then a warning about the next upgrade. An engine image without a tag (or
+`:latest`) is the newest release, and so is a script that runs the engine installed on the host (the
+message says it was assumed). When nothing pins a release otherwise (a manifest or chart whose image
+is set elsewhere), the release decides and kvlint does not assume one: the finding is an info that
+says from which release the server exits, and how to pin it.
 
 ## Options
 None.
@@ -52,21 +56,45 @@ def check(ctx: Context) -> Iterator[Finding]:
         return
     engine = c.title(dep.engine)
     table = table_version(dep.engine)
-    older = _older(dep.engine_version, table)
+    pinned = ctx.pinned_version
     for unknown in removed:
         hint = f"; use {unknown.suggestion}" if unknown.suggestion else ""
-        gone = f"{unknown.flag} was removed from {engine} (absent from the {table or 'current'} parser)"
-        outcome = (f"the image pins {engine} {dep.engine_version}, which may still accept it; upgrading breaks "
-                   f"the launch with 'unrecognized arguments'" if older
-                   else "the server exits with 'unrecognized arguments'")
+        gone_in = _absent_in(dep.engine, unknown.flag) or table
+        gone = f"{unknown.flag} was removed from {engine} (absent from the {gone_in or 'current'} parser)"
+        severity: Severity | None = None
+        if pinned is None and ctx.version_source == "host":
+            outcome = (f"the server exits with 'unrecognized arguments' on the {engine} release installed today "
+                       f"({table or 'the newest'} assumed: the script pins none)")
+        elif pinned is None:  # the release is open: the verdict depends on it, so it is said, not asserted
+            outcome = (f"the launch pins no {engine} release, so the release decides: from {gone_in or 'the current'} "
+                       f"on the server exits with 'unrecognized arguments' (pin the image tag, or `engine-version:` "
+                       f"in .kvlint.yaml, to settle it)")
+            severity = Severity.INFO
+        elif _older(pinned, gone_in):
+            outcome = (f"{engine} {pinned} (pinned) may still accept it; upgrading breaks the launch with "
+                       f"'unrecognized arguments'")
+            severity = Severity.WARNING
+        else:
+            outcome = "the server exits with 'unrecognized arguments'"
         yield check.rule.finding(
             ctx, f"{gone}: {outcome}{hint}", unknown.span or dep.launch_span,
             fix=unknown.suggestion and f"use {unknown.suggestion}" or f"remove {unknown.flag}", flag=unknown.flag,
-            severity=Severity.WARNING if older else None)
+            severity=severity)
+
+
+def _absent_in(engine: str, flag: str) -> str | None:
+    """The first release read without the flag (the tables' removal record), when known."""
+    from kvlint.flags.flag_table import removed_flag
+
+    try:
+        found = removed_flag(engine, flag)
+    except KvlintError:
+        return None
+    return str(found["absent_in"]) if found and found.get("absent_in") else None
 
 
 def _older(version: str | None, table: str) -> bool:
-    """True when the image pins a release before the flag table's (where the flag may still exist)."""
+    """True when the pinned release is before the first one read without the flag (where it may still exist)."""
     def key(v: str) -> tuple[int, ...]:
         return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
 

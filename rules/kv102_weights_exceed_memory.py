@@ -41,6 +41,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
     if b is None or b.kv_pool_bytes > 0:
         return
+    if _derived_out_of_domain(dep, b):
+        yield _refused_share(ctx, b)
+        return
     usable = b.requested_bytes or b.gpu_memory_bytes
     share = _share(dep, b)
     message = (f"weights need {c.gib(b.weights_bytes, 1)} per rank (tp {b.parallel.tp}, pp {b.parallel.pp}) and "
@@ -56,6 +59,37 @@ def check(ctx: Context) -> Iterator[Finding]:
                  c.related(dep, "quant", "sets the bytes per weight")],
         fix=f"{c.flag(dep.engine, 'tp')} {tp}" if tp else "quantize the weights or use a larger GPU",
         estimated=b.kv_pool_estimated, weights_bytes=b.weights_bytes, usable_bytes=usable, fits_tp=tp)
+
+
+def _derived_out_of_domain(dep: Deployment, b: Budget) -> bool:
+    """The engine derived its memory share itself and got a value at or below 0 (SGLang 0.5.3+ reserves 1.5 MB per
+    token of --chunked-prefill-size: 131072 is 192 GiB, more than an 80 GB card)."""
+    fraction = _fraction(b)
+    written = dep.settings.get(get_engine(dep.engine).setting("mem"))
+    return fraction is not None and fraction <= 0 and (written is None or written.origin == "default")
+
+
+def _refused_share(ctx: Context, b: Budget) -> Finding:
+    """The derived share is outside its domain: the engine refuses to start, whatever the weights; the fix is the
+    flag that sets the share (and the setting the derivation grew from)."""
+    dep, engine = ctx.deployment, ctx.engine
+    name, fraction = engine.setting("mem"), _fraction(b)
+    cause = c.span(dep, "max_batched")
+    grew = (f" from {engine.flag('max_batched')} {c.value(dep, 'max_batched')}" if cause is not None else "")
+    fixes = []
+    for share in (0.85, 0.8, 0.9):
+        given = ctx.what_if({name: share})
+        if given is not None and given.kv_pool_bytes > 0:
+            fixes.append(f"{engine.flag('mem')} {share:g}")
+            break
+    fix = fixes[0] if fixes else f"{engine.flag('mem')} (a fraction in (0, 1))"
+    message = (f"{engine.title} {b.engine_version} derives {name} {round(fraction or 0, 3):g} on {c.gpu_label(ctx)}"
+               f"{grew}: a fraction at or below 0, so {engine.title} refuses to start (no memory for weights or KV "
+               f"cache). Set {fix}" + (f" or lower {engine.flag('max_batched')}" if cause is not None else "") + ".")
+    return check.rule.finding(
+        ctx, message, cause or c.primary(dep, "tp", "quant"),
+        related=[c.related(dep, "mem", "the engine's share of GPU memory")], fix=fix,
+        estimated=False, derived_fraction=fraction, release=b.engine_version)
 
 
 def _share(dep: Deployment, b: Budget) -> str:

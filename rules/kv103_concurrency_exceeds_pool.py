@@ -1,7 +1,9 @@
 """The advertised batch of full-length requests does not fit the KV pool.
 
 ## What it checks
-Declared concurrency times the maximum length, against the tokens the pool holds. Concurrency is
+Declared concurrency against the full-length requests the pool holds at once, the engine's own figure
+(vLLM's `Maximum concurrency for N tokens per request`, which counts sliding-window, hybrid and Mamba
+layers as the engine does; SGLang's pool over its context length). Concurrency is
 declared by `max_num_seqs` (vLLM) or `max_running_requests` (SGLang) written in the launch, or by a
 serving or autoscaling target: KServe `containerConcurrency` or a concurrency `scaleTarget`, Knative
 `autoscaling.knative.dev/target`, KubeAI `targetRequests`, an HPA on a running-requests metric
@@ -12,7 +14,9 @@ engine's defaults nothing was promised, so nothing fires (`kvlint budget` still 
 ## Why it matters
 The engine starts, and the deployment looks sized for 256 parallel requests; under long prompts it
 holds a handful, and the rest queue or get preempted. Autoscalers and gateway limits set from the
-advertised figure then overload it.
+advertised figure then overload it. It is an info: `max_num_seqs` is a scheduler cap and most
+requests are shorter than the maximum length, so the figure is for the reviewer to weigh against the
+traffic, not a defect (raise it with `severity: {KV103: warning}`).
 
 ## Example
 ```
@@ -20,10 +24,12 @@ vllm serve Qwen/Qwen2.5-32B-Instruct --max-model-len 32768 --max-num-seqs 256   
 ```
 
 ## Use instead
-Set `--max-num-seqs` to what fits, lower `--max-model-len`, store KV in fp8, or add replicas.
+If long requests must run at the declared concurrency: store KV in fp8, add GPUs or replicas, or lower
+`--max-model-len`. Lowering `--max-num-seqs` only caps the throughput of short requests.
 
 ## Options
-- `min-ratio` (number, default 1.0): fire only when demanded tokens exceed the pool by this factor.
+- `min-ratio` (number, default 1.0): fire only when the declared concurrency exceeds the full-length requests
+  the pool holds at once by this factor.
 """
 
 from __future__ import annotations
@@ -36,9 +42,11 @@ from kvlint.rules import _common as c
 from kvlint.span import Span
 
 
-@rule("KV103", "concurrency-exceeds-pool", Severity.WARNING,
-      "max_num_seqs x max_model_len exceeds the tokens the KV pool holds.", needs=("model", "gpu", "budget"),
-      options=(RuleOption("min-ratio", 1.0, "fire when demanded tokens / pool tokens exceeds this"),))
+@rule("KV103", "concurrency-exceeds-pool", Severity.INFO,
+      "The declared concurrency exceeds the full-length requests the KV pool holds (the engine's figure).",
+      needs=("model", "gpu", "budget"),
+      options=(RuleOption("min-ratio", 1.0,
+                          "fire when declared concurrency / the engine's maximum concurrency exceeds this"),))
 def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
     if b is None or ctx.declared_load is None:
@@ -46,19 +54,20 @@ def check(ctx: Context) -> Iterator[Finding]:
     seqs, length = ctx.declared_load, b.max_model_len
     if not length or not b.fits_one_request or b.kv_tokens <= 0:
         return
-    demand = seqs * length
-    if demand <= b.kv_tokens * ctx.option(check.rule, "min-ratio"):
+    # the engine's own figure (vLLM's "Maximum concurrency for N tokens per request"): with sliding-window,
+    # hybrid or Mamba layers a request needs fewer pool tokens than its length, so pool / length understates it
+    fit = b.max_concurrency
+    if seqs <= fit * ctx.option(check.rule, "min-ratio"):
         return
+    demand = seqs * length
     declared, where = _declaration(ctx)
-    fit = b.kv_tokens / length
-    message = (f"{declared} {seqs} x {c.setting_name(dep.engine, 'max_len')} {c.tokens(length)} = "
-               f"{c.tokens(demand)} tokens, but the KV pool holds {c.tokens(b.kv_tokens)} tokens"
-               f"{c.basis(b)}: only {fit:.2f} full-length requests fit at once; the rest queue "
-               f"or are preempted.")
+    message = (f"{declared} {seqs} x {c.setting_name(dep.engine, 'max_len')} {c.tokens(length)}, but the KV pool "
+               f"({c.tokens(b.kv_tokens)} tokens{c.basis(b)}) holds {fit:.2f} full-length requests at once "
+               f"({ctx.engine.title}'s maximum concurrency): the rest queue or are preempted.")
     yield check.rule.finding(
         ctx, message, where or c.primary(dep, "max_len"),
         related=[c.related(dep, "max_len", "the length every slot is sized for")],
-        fix=_fix(ctx, declared, max(1, int(fit))), estimated=b.kv_pool_estimated,
+        fix=_fix(ctx), estimated=b.kv_pool_estimated,
         demand_tokens=demand, kv_tokens=b.kv_tokens, full_length_requests=round(fit, 2))
 
 
@@ -74,8 +83,9 @@ def _declaration(ctx: Context) -> tuple[str, Span | None]:
     return (f"{load.source} target", load.span) if load is not None else ("declared concurrency", None)
 
 
-def _fix(ctx: Context, declared: str, fits: int) -> str:
-    """The declaration lowered to what fits, written where it was declared."""
-    if declared == c.setting_name(ctx.deployment.engine, "max_seqs"):
-        return f"{c.flag(ctx.deployment.engine, 'max_seqs')} {fits}"
-    return f"{declared.removesuffix(' target')}: {fits} (or more replicas)"
+def _fix(ctx: Context) -> str:
+    """What makes the pool hold more long requests; lowering the declaration only caps throughput for the short
+    requests that fit many at a time, so it is not offered."""
+    engine = ctx.engine
+    return (f"{engine.flag('kv_dtype')} {engine.fp8_kv_dtype}, more GPUs or replicas, or a shorter "
+            f"{engine.flag('max_len')}, if long requests must run at this concurrency")

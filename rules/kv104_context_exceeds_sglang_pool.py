@@ -2,7 +2,9 @@
 
 ## What it checks
 For SGLang launches: `max_total_num_tokens` (the pool, after `mem_fraction_static`, weights and
-the page rounding) against `--context-length` (or the model's derived context length).
+the page rounding) against `--context-length` (or the model's derived context length). A pool the
+launch caps itself below the context (`--max-total-tokens`) is the size it chose: quiet when the pool
+reaches that cap.
 
 ## Why it matters
 Unlike vLLM, SGLang does not refuse to start. It logs a warning and then refuses or truncates every
@@ -38,8 +40,8 @@ def check(ctx: Context) -> Iterator[Finding]:
     dep, b = ctx.deployment, ctx.budget
     if b is None or not ctx.engine.starts_with_short_pool:
         return
-    if b.kv_pool_bytes <= 0 or b.kv_tokens <= 0 or b.kv_tokens >= b.max_model_len:
-        return
+    if b.kv_pool_bytes <= 0 or b.kv_tokens <= 0 or b.holds_what_it_asks:
+        return  # also a pool the launch capped itself (--max-total-tokens): the size chosen, not a shortfall
     fixes = [f"{c.flag(dep.engine, 'max_len')} {b.kv_tokens}"]
     if b.kv_cache_dtype in ("auto", "bfloat16", "bf16"):
         fp8 = ctx.what_if({c.setting_name(dep.engine, "kv_dtype"): c.fp8_kv(dep.engine)})

@@ -2,7 +2,9 @@
 
 ## What it checks
 When no GPU product is known for a launch (most manifests leave it to a node pool), kvlint runs the
-engine's own start-up check on every card in its catalogue at the launch's TP x PP x DP and settings
+engine's own start-up check on every card in its catalogue (on the vendor's cards only when the file
+says the vendor: a ROCm image or an `amd.com/gpu` request means AMD, the engines' own CUDA images
+NVIDIA) at the launch's TP x PP x DP and settings
 (vLLM: one request at `max_model_len` fits, null block included; SGLang: the pool holds the context),
 and finds by bisection the least per-GPU memory at which the engine starts it, and at which it holds
 the declared concurrency when one is declared. The finding says which cards pass and which fail,
@@ -60,19 +62,22 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _catalogue(ctx: Context, sweep: Sweep) -> Iterator[Finding]:
     dep = ctx.deployment
     what = _what(ctx)
+    where = f"the GPU catalogue's {sweep.scope}" if sweep.scope else "the GPU catalogue"
     if not sweep.passing:
         need = f"at least {c.gib(sweep.min_gpu_memory_bytes, 1)} per GPU" if sweep.min_gpu_memory_bytes else \
             "more memory per GPU than 4 TiB"
         largest = max(sweep.cards, key=lambda v: v.memory_bytes) if sweep.cards else None
         biggest = f" (the largest, {largest.gpu}, has {c.gib(largest.memory_bytes, 1)})" if largest else ""
+        among = f"among the {sweep.scope}, " if sweep.scope else ""
         yield check.rule.finding(
-            ctx, f"no GPU in the catalogue can start {what}: it needs {need}{biggest}", c.primary(dep, "tp", "max_len"),
+            ctx, f"no GPU in the catalogue {among}can start {what}: it needs {need}{biggest}",
+            c.primary(dep, "tp", "max_len"),
             fix="raise the tensor / pipeline parallel size, quantize the weights, or shorten the context",
             severity=Severity.ERROR, estimated=True, min_gpu_memory_bytes=sweep.min_gpu_memory_bytes)
         return
     floor = sweep.min_gpu_memory_bytes or 0
     below = [v.gpu for v in sweep.cards if v.starts and v.memory_bytes < floor]
-    message = (f"no GPU declared; on the GPU catalogue, {what} starts on every card with at least "
+    message = (f"no GPU declared; on {where}, {what} starts on every card with at least "
                f"{c.gib(floor, 1)} per GPU")
     if below:
         message += f" and on {', '.join(below[:SHOWN])}{_more(below)} (smaller engine defaults there)"
@@ -117,6 +122,9 @@ def _what(ctx: Context) -> str:
     if not isinstance(length, int) and model is not None:
         length = ctx.engine.derived_max_len(model)
     where = f" at {c.setting_name(dep.engine, 'max_len')} {c.tokens(length)}" if isinstance(length, int) else ""
+    cap = c.value(dep, "pool_cap") if c.has_role(dep.engine, "pool_cap") else None
+    if isinstance(cap, int) and not isinstance(cap, bool) and (not isinstance(length, int) or cap < length):
+        where += f" with its pool capped at {c.flag(dep.engine, 'pool_cap')} {c.tokens(cap)}"
     name = model.model_id if model is not None else dep.model
     return f"{ctx.engine.title} with {name}{where} ({c.flag(dep.engine, 'tp')} {tp})"
 

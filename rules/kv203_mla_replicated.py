@@ -48,10 +48,17 @@ def check(ctx: Context) -> Iterator[Finding]:
     width = model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
     per_rank = f": {ctx.budget.kv_bytes_per_token:,} bytes per token on each rank" if ctx.budget else ""
     field, words = c.config_field(ctx, "kv_lora_rank")
+    dcp = c.flag(dep.engine, "dcp")
+    if c.on_release(ctx, "dcp"):
+        remedy, fix = f"{dcp} {attn_tp} spreads tokens across them", f"{dcp} {attn_tp}"
+    else:  # never a flag the pinned release lacks
+        remedy = (f"{ctx.engine.title} {ctx.pinned_version} has no {dcp} (a later release spreads tokens across "
+                  f"them)")
+        fix = f"a release of {ctx.engine.title} with {dcp}, then {dcp} {attn_tp}"
     yield check.rule.finding(
         ctx, f"{model.model_id} uses MLA: the latent, kv_lora_rank {model.mla.kv_lora_rank} + rope "
         f"{model.mla.qk_rope_head_dim} = {width} values per token per layer, is stored "
         f"whole on each of the {attn_tp} {how}{per_rank}, not divided by {c.flag(dep.engine, 'tp')}; "
-        f"{c.flag(dep.engine, 'dcp')} {attn_tp} spreads tokens across them", c.primary(dep, "tp"), related=[field],
-        fix=f"{c.flag(dep.engine, 'dcp')} {attn_tp}", tp=tp, attention_tp=attn_tp, latent_width=width)
+        f"{remedy}", c.primary(dep, "tp"), related=[field],
+        fix=fix, tp=tp, attention_tp=attn_tp, latent_width=width)
 

@@ -3,7 +3,9 @@
 ## What it checks
 TP x PP (x DP when the data-parallel replicas run in the same instance) against the GPUs the
 instance requests: `nvidia.com/gpu` limits times the group size (LeaderWorkerSet, Ray), or the
-chart's GPU count.
+chart's GPU count. When the group size is left to the platform (`--nnodes $(LWS_GROUP_SIZE)`), the
+count is a range, the request per node times any node count: the rule fires only when no node count
+gives TP x PP (x DP), and never asserts a group of one.
 
 ## Why it matters
 Too few GPUs: the engine waits for ranks that never start or fails with an invalid device ordinal.
@@ -41,11 +43,27 @@ def check(ctx: Context) -> Iterator[Finding]:
     if needed == dep.gpu_count:
         return
     shown = " x ".join(f"{c.flag(dep.engine, r)} {v}" for r, v in parts if v > 1 or r == "tp")
+    group = _unresolved_group(ctx)
+    if group is not None and needed > dep.gpu_count and needed % dep.gpu_count == 0:
+        return  # some node count gives exactly the ranks: the group size decides, and the file leaves it open
     outcome = ("the engine cannot start all its ranks" if needed > dep.gpu_count
                else f"{dep.gpu_count - needed} requested GPU(s) stay idle")
+    requests = f"the instance requests {dep.gpu_count}"
+    if group is not None:
+        requests = (f"each of its {group} nodes requests {dep.gpu_count}, and no node count makes {needed}"
+                    if needed > dep.gpu_count else f"each of its {group} nodes requests {dep.gpu_count}")
     related = [Related(dep.gpu_count_span, f"requests {dep.gpu_count} GPU(s)")] if dep.gpu_count_span else []
     yield check.rule.finding(
-        ctx, f"{shown} needs {needed} GPU(s) per instance but the instance requests {dep.gpu_count}: {outcome}",
+        ctx, f"{shown} needs {needed} GPU(s) per instance but {requests}: {outcome}",
         c.primary(dep, "tp", "pp", "dp") if any(c.span(dep, r) for r in ("tp", "pp", "dp")) else
         (dep.gpu_count_span or dep.launch_span), related=related,
         fix=f"request {needed} GPU(s)", needed=needed, requested=dep.gpu_count)
+
+
+def _unresolved_group(ctx: Context) -> str | None:
+    """The node count as written when the file leaves it to the platform (`$(LWS_GROUP_SIZE)`), else None."""
+    name = ctx.engine.setting("nodes")
+    if name not in ctx.unresolved:
+        return None
+    s = ctx.deployment.settings.get(name)
+    return (s.raw or "?") if s is not None else "?"

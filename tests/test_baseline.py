@@ -59,9 +59,9 @@ def test_round_trip(repo, capsys):
 
     (repo / "deploy" / "new.sh").write_text(TWICE)
     code, new, _ = check(capsys, "deploy", "--baseline", "kvlint-baseline.json")
-    assert code == 0  # KV103 is a warning: below the default --fail-on
+    assert code == 0  # KV103 is an info: below the default --fail-on
     assert {f["path"] for f in new} == {"deploy/new.sh"} and [f["code"] for f in new] == ["KV103", "KV103"]
-    code, _, _ = check(capsys, "deploy", "--baseline", "kvlint-baseline.json", "--fail-on", "warning")
+    code, _, _ = check(capsys, "deploy", "--baseline", "kvlint-baseline.json", "--fail-on", "info")
     assert code == 1
     os.remove(repo / "deploy" / "new.sh")
 

@@ -19,7 +19,8 @@ from kvlint.models.resolve import resolve_model
 GIB = 2**30
 LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
-USER_CONFIG = "# team config: keep me\ngpu: H100-SXM-80GB  # our fleet\nestimated-severity: {KV103: info}\n"
+USER_CONFIG = ("# team config: keep me\ngpu: H100-SXM-80GB  # our fleet\nseverity: {KV103: warning}\n"
+               "estimated-severity: {KV103: info}\n")
 # Same model, GPU, TP and engine as the log, with a smaller share of the card: one 131k request does not fit.
 SMALL = f"vllm serve {MODEL} -tp 2 --max-model-len 131072 --gpu-memory-utilization 0.25\n"
 SMALL_SETTINGS = {"tensor_parallel_size": 2, "max_model_len": 131072, "gpu_memory_utilization": 0.25}
@@ -87,7 +88,7 @@ def test_verify_calibrate_then_check_is_calibrated(repo, capsys):
 
     full = expected(entry["non_kv_gib"], {"tensor_parallel_size": 2, "max_model_len": 131072,
                                           "gpu_memory_utilization": 0.9})
-    assert f"holds {full.kv_tokens:,} tokens calibrated:" in kv103["message"]
+    assert f"({full.kv_tokens:,} tokens calibrated)" in kv103["message"]
     assert kv103["data"]["kv_tokens"] == full.kv_tokens
     assert not kv103["estimated"] and kv103["severity"] == "warning"  # estimated-severity no longer applies
 
@@ -142,7 +143,7 @@ def test_bad_calibration_block_names_file_line_and_key(repo, capsys, item, where
     (repo / ".kvlint.yaml").write_text(USER_CONFIG + "calibration:\n  - " + item + "\n")
     assert main(["check", "small.sh"]) == 2
     err = capsys.readouterr().err
-    assert f".kvlint.yaml:5: {where}" in err and "Traceback" not in err
+    assert f".kvlint.yaml:6: {where}" in err and "Traceback" not in err
 
 
 def test_documented_example_configuration_validates(tmp_path):
@@ -164,4 +165,4 @@ def test_verify_with_manifest_calibrates_the_manifests_configuration(repo, capsy
     entry = yaml.safe_load((sub / ".kvlint.yaml").read_text())["calibration"][0]
     assert entry["gpu"] == "H100-SXM-80GB" and entry["tp"] == 2  # from the manifest's nodeSelector and flags
     _, doc = check("team/deploy.yaml")
-    assert " calibrated:" in by_code(doc)["KV103"]["message"]
+    assert " calibrated)" in by_code(doc)["KV103"]["message"]

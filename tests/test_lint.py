@@ -56,9 +56,10 @@ def test_exit_codes_follow_fail_on(repo):
     assert check("big.sh")[0] == 1
     assert check("big.sh", "--exit-zero")[0] == 0
     code, doc = check("busy.sh")
-    assert (code, codes(doc)) == (0, ["KV103"])  # a warning does not fail by default
-    assert check("busy.sh", "--fail-on", "warning")[0] == 1
-    (repo / ".kvlint.yaml").write_text("gpu: H100-SXM-80GB\nfail-on: warning\n")
+    assert (code, codes(doc)) == (0, ["KV103"])  # an info does not fail by default
+    assert check("busy.sh", "--fail-on", "warning")[0] == 0
+    assert check("busy.sh", "--fail-on", "info")[0] == 1
+    (repo / ".kvlint.yaml").write_text("gpu: H100-SXM-80GB\nfail-on: info\n")
     assert check("busy.sh")[0] == 1
 
 
@@ -124,7 +125,7 @@ def test_stdin(repo, monkeypatch):
     import io
 
     monkeypatch.setattr(sys, "stdin", io.StringIO(TOO_MANY_SEQS))
-    code, doc = check("-", "--fail-on", "warning")
+    code, doc = check("-", "--fail-on", "info")
     assert code == 1 and codes(doc) == ["KV103"]
 
 
@@ -132,7 +133,7 @@ def test_text_output_has_no_colour_off_tty(repo, capsys):
     (repo / "busy.sh").write_text(TOO_MANY_SEQS)
     assert main(["check", "busy.sh"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("busy.sh:1:") and " KV103 [warning] " in out and "\x1b[" not in out
+    assert out.startswith("busy.sh:1:") and " KV103 [info] " in out and "\x1b[" not in out
 
 
 def test_force_color_colours_a_piped_report(repo, capsys, monkeypatch):

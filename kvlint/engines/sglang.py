@@ -48,10 +48,12 @@ class Sglang(RoleTable):
     default_model = None
     roles = {"max_len": "context_length", "tp": "tp_size", "pp": "pp_size", "dp": "dp_size", "dcp": "dcp_size",
              "max_seqs": "max_running_requests", "kv_dtype": "kv_cache_dtype", "mem": "mem_fraction_static",
-             "quant": "quantization", "max_batched": "chunked_prefill_size"}
+             "quant": "quantization", "max_batched": "chunked_prefill_size",
+             "pool_cap": "max_total_tokens", "nodes": "nnodes"}
     flags = {"max_len": "--context-length", "tp": "--tp-size", "pp": "--pp-size", "dp": "--dp-size",
              "dcp": "--dcp-size", "max_seqs": "--max-running-requests", "kv_dtype": "--kv-cache-dtype",
-             "mem": "--mem-fraction-static", "quant": "--quantization", "max_batched": "--chunked-prefill-size"}
+             "mem": "--mem-fraction-static", "quant": "--quantization", "max_batched": "--chunked-prefill-size",
+             "pool_cap": "--max-total-tokens", "nodes": "--nnodes"}
     syntax = ArgSyntax(
         positional_model="after-serve", optimization_level=False, human_int=units.sglang_human_int,
         count=units.sglang_human_int, model_first_check=False, config_words=sglang_config_words,

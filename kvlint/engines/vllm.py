@@ -47,10 +47,10 @@ class Vllm(RoleTable):
     roles = {"max_len": "max_model_len", "tp": "tensor_parallel_size", "pp": "pipeline_parallel_size",
              "dp": "data_parallel_size", "dcp": "decode_context_parallel_size", "max_seqs": "max_num_seqs",
              "kv_dtype": "kv_cache_dtype", "mem": "gpu_memory_utilization", "quant": "quantization",
-             "max_batched": "max_num_batched_tokens"}
+             "max_batched": "max_num_batched_tokens", "nodes": "nnodes"}
     flags = {"max_len": "--max-model-len", "tp": "-tp", "pp": "-pp", "dp": "-dp", "dcp": "-dcp",
              "max_seqs": "--max-num-seqs", "kv_dtype": "--kv-cache-dtype", "mem": "--gpu-memory-utilization",
-             "quant": "--quantization", "max_batched": "--max-num-batched-tokens"}
+             "quant": "--quantization", "max_batched": "--max-num-batched-tokens", "nodes": "--nnodes"}
     syntax = ArgSyntax(
         positional_model="always", optimization_level=True, human_int=units.vllm_human_int,
         count=units.vllm_human_int_or_auto, model_first_check=True, config_words=vllm_config_words,

@@ -121,6 +121,31 @@ def flag_table(engine: str) -> FlagTable:
                      data["dotted_json_keys"], data["model_dest"])
 
 
+def on_release(engine: str, option: str, version: str | None) -> bool | None:
+    """Whether `version` of the engine takes `option` (a fix must work on the release the launch pins): True, False,
+    or None when the tables cannot say (a release older than the first one read, the flag seen from that one on,
+    and no `added` version recorded). None for `version`: the current release."""
+    import re
+
+    def key(text: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+    data = load_json(get_engine(engine).flags_file)
+    entry = next((e for e in data["flags"] if option in e["options"]), None)
+    if entry is None:
+        return False
+    if version is None or not re.search(r"\d", version):
+        return True
+    want, read = key(version), data["versions_read"]
+    if entry.get("added"):
+        return want >= key(entry["added"])
+    first = entry["seen_in"][0]
+    if want >= key(first):
+        return True
+    return False if any(want <= key(r) < key(first) for r in read) else None
+
+
+
 def removed_flag(engine: str, option: str) -> dict | None:
     """What the table knows of a flag the engine no longer takes: last_seen / absent_in versions, replacement.
 

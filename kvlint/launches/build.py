@@ -118,6 +118,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         served_model_name=str(served_name) if served_name is not None else None,
         engine_version=version_from_image(ctx.image),
         engine_version_span=ctx.image_span if version_from_image(ctx.image) else None,
+        image=ctx.image, image_span=ctx.image_span,
         settings=settings, unknown_flags=() if ctx.wrapper else tuple(parsed.unknown),
         gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),

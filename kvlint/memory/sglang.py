@@ -75,6 +75,8 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
         return user, cps, max_bs
     if gpu_mib is None:
         return _vlm_adjusted(ver.fallback_mem_fraction, model, steps), cps, max_bs
+    if ver.fixed_reserve:
+        return _fixed_reserve(settings, model, gpu_mib, ver, tp * pp, steps), cps, max_bs
     graphs = not setting(settings, "disable_cuda_graph", False)
     activation = max(cps, 2048) if cps > 0 else max(int_setting(settings, "max_prefill_tokens", 16384), 2048)
     reserved = 512 + 1.5 * activation + tp * pp / 8 * 1024
@@ -93,6 +95,25 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
               "60 GB", reserved, "MiB")
     steps.add("mem_fraction_static", f"round(({gpu_mib} - {reserved:g}) / {gpu_mib}, 3)", mfs)
     return _vlm_adjusted(mfs, model, steps), cps, max_bs
+
+
+def _fixed_reserve(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int, ver: SglangVersion, ranks: int,
+                   steps: Steps) -> float:
+    """Before 0.5.3, server_args reserved a fixed amount by memory band (plus TP x PP), whatever the chunked
+    prefill size: the fraction stays positive where 0.5.3's activation formula goes negative."""
+    base, per = next((b, p) for upper, b, p in ver.fixed_reserve if upper is None or gpu_mib < upper)
+    reserved = (base + ranks * per) * 1024
+    if setting(settings, "speculative_algorithm") is not None:
+        reserved += 2 * 1024
+    if setting(settings, "enable_dp_attention", False):
+        reserved += 4 * 1024
+    mfs = round((gpu_mib - reserved) / gpu_mib, 3)
+    steps.add("reserved (MB)", f"({base:g} + tp*pp x {per:g}) x 1024 by memory band ({ver.version})", reserved, "MiB")
+    steps.add("mem_fraction_static", f"round(({gpu_mib} - {reserved:g}) / {gpu_mib}, 3)", mfs)
+    if model.is_multimodal:
+        mfs *= 0.90
+        steps.add("mem_fraction_static (VLM)", "x 0.90", mfs)
+    return mfs
 
 
 # cuda_graph_hook.py disables breakable prefill graphs for multimodal models except these (configs/model_config.py
@@ -311,6 +332,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     if cap is not None and cap < tokens:
         tokens = page_align(cap, page)
         steps.add("max_total_tokens cap", "--max-total-tokens, page aligned", tokens, "tokens")
+    pool_cap = page_align(cap, page) if cap is not None and 0 < cap < context else None
 
     estimated = max(2048, min(4096, int(tokens / max(context, 1) * 512)))
     user_mrr = int_setting(settings, "max_running_requests")
@@ -330,6 +352,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
         notes=tuple(steps.notes),
         detail=SglangDetail(page_size=page, k_size_gb=kv[0], v_size_gb=kv[1], cuda_graph_max_bs=max_bs,
                             reserve_bytes=int(pre_load * (1 - mfs))),
+        pool_cap=pool_cap,
     )
 
 

@@ -67,6 +67,9 @@ class SglangVersion:
     unknown_band: tuple[int, int, int]
     prefill_graph_reserve: bool  # 0.5.23: breakable prefill graphs reserve 8 MB per captured size
     fallback_mem_fraction: float
+    fixed_reserve: tuple[tuple[int | None, float, float], ...] = ()  # before 0.5.3: (MiB upper bound, GB, GB per
+    # TP x PP rank) reserved by memory band, whatever --chunked-prefill-size; empty: the activation formula (0.5.3+)
+    released: str = ""  # build date of the release wheel, where read
 
 
 @record
@@ -126,12 +129,34 @@ def sglang_version(version: str | None = None) -> Resolved:
     data = dict(_table()["sglang"]["versions"][name])
     data["bands"] = tuple(tuple(b) for b in data["bands"])
     data["unknown_band"] = tuple(data["unknown_band"])
+    data["fixed_reserve"] = tuple(tuple(b) for b in data.get("fixed_reserve", ()))
     return Resolved(SglangVersion(version=name, **data), note)
 
 
 def vllm_release_on(date: str) -> str | None:
     """The newest documented vLLM release whose wheel was built on or before `date` (YYYY-MM-DD): the release a log
     that names no version most likely ran, when only its date is known; None before the first dated release."""
-    dated = [(str(rec["released"]), name) for name, rec in _table()["vllm"]["versions"].items() if rec.get("released")]
-    before = [name for released, name in sorted(dated) if released <= date]
+    return release_on("vllm", date)
+
+
+def release_on(engine: str, date: str) -> str | None:
+    """The newest documented release of `engine` built on or before `date` (YYYY-MM-DD); None before the first."""
+    before = [name for released, name in _dated(engine) if released <= date]
     return before[-1] if before else None
+
+
+def releases_around(engine: str, date: str) -> tuple[str, ...]:
+    """The documented releases a build of `date` (a nightly or date-tagged image) could behave as: the newest
+    release on or before the date and the next one after it (a development build sits between them); before the
+    first dated release, the first (the nearest modelled)."""
+    dated = _dated(engine)
+    if not dated:
+        return ()
+    before = [name for released, name in dated if released <= date]
+    after = [name for released, name in dated if released > date]
+    return tuple(before[-1:] + after[:1]) if before else (after[0],)
+
+
+def _dated(engine: str) -> list[tuple[str, str]]:
+    return sorted((str(rec["released"]), name) for name, rec in _table()[engine]["versions"].items()
+                  if rec.get("released"))

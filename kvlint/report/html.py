@@ -155,7 +155,9 @@ def _where(s: LaunchStatus) -> str:
 
 
 def _name(s: LaunchStatus) -> str:
-    return f"{s.name or '(unnamed)'} ({s.engine}{' ' + s.engine_version if s.engine_version else ''})"
+    modelled = f", modelled as {s.modelled_release}" if s.modelled_release and s.modelled_release != s.engine_version \
+        else ""
+    return f"{s.name or '(unnamed)'} ({s.engine}{' ' + s.engine_version if s.engine_version else ''}{modelled})"
 
 
 def _file_section(path: str, result: LintResult, launches: list[LaunchStatus],
@@ -178,7 +180,9 @@ def card(s: LaunchStatus, number: int, findings: list[Finding], lines: list[str]
     head = (f"<article class=\"card\" id=\"launch-{number}\" aria-labelledby=\"launch-{number}-h\">"
             f"<h3 id=\"launch-{number}-h\">{escape(_name(s))}</h3>"
             f"<p class=\"where\">{escape(_where(s))} · model {escape(s.model or 'not found')} · "
-            f"GPU {escape(s.gpu or 'not declared')}</p>")
+            f"GPU {escape(s.gpu or 'not declared')}</p>"
+            + (f"<p class=\"open\">Evaluated on every {escape(s.open_input)}; a verdict that differs between them "
+               f"is an info.</p>" if s.open_input else ""))
     b = s.budget
     if s.capacity == EVALUATED and b is not None:
         body = (_drawn_on(s, b.gpu_name) +

@@ -61,6 +61,8 @@ def notes(f: Finding) -> list[str]:
         out.append(f"   = fix: {f.fix}")
     if f.estimated:
         out.append("   = note: rests on kvlint's non-KV estimate (calibrate with `kvlint verify` or set non-kv-gib)")
+    if f.data.get("modelled_release"):
+        out.append(f"   = note: {f.data['modelled_release']}")
     out.append(f"   = docs: kvlint rule {f.code}")
     return out
 

@@ -20,7 +20,7 @@ from kvlint.engines import get_engine
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.findings import short
 from kvlint.resolve import lookups
-from kvlint.resolve.records import GpuLookup, ModelLookup, NonKv, Resolved, ResolveOptions, VersionLookup
+from kvlint.resolve.records import GpuLookup, ModelLookup, NonKv, OpenInput, Resolved, ResolveOptions, VersionLookup
 from kvlint.resolve.sizing import BudgetCache, Outcome, Sizing, UnresolvedSetting, WhatIf
 from kvlint.span import Span
 
@@ -56,7 +56,43 @@ class Resolver:
         base = Resolved(deployment=dep, engine=engine, model=model, gpu=gpu, version=version, settings=settings,
                         unresolved=unresolved, config_spans=self._config_spans(model.spec),
                         notes=(model.note,) if model.note else ())
-        return self._sized(base, config)
+        return self._over_candidates(base, config)
+
+    # -------------------------------------------------------------- robust verdicts: every value of an open input
+
+    def _over_candidates(self, base: Resolved, config: Config) -> Resolved:
+        """The launch sized on every value of the one input the file leaves open but bounded (the releases a
+        date-tagged image could be, the memory sizes of a card named without one); the rules then keep a verdict
+        only where every value agrees (kvlint.registry.run_rules). The first value is the launch's own resolution;
+        the budgets are the run's memo, so a value shared with another launch costs a lookup."""
+        opened = self._open_input(base)
+        if opened is None:
+            return self._sized(base, config)
+        name, values, settle = opened
+        first = self._sized(_replace(base, **values[0][1]), config)
+        alternatives = tuple(self._sized(_replace(base, **changes), config) for _, changes in values[1:])
+        return _replace(first, open_input=OpenInput(name, tuple(v for v, _ in values), settle),
+                        alternatives=alternatives)
+
+    def _open_input(self, base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str] | None:
+        """The first open input of the launch with its values (each a change to the Resolved record), or None."""
+        dep, version = base.deployment, base.version
+        if len(version.candidates) > 1:
+            line = f", line {dep.image_span.line}" if dep.image_span is not None else ""
+            values: list[tuple[str, dict[str, Any]]] = [(v, {"version": _replace_version(version, v)})
+                                                        for v in version.candidates]
+            return (f"{base.engine.title} release", values,
+                    f"{version.why}: pin a release tag on the image{line}")
+        parallel = _parallel_candidates(base)
+        if parallel is not None:
+            return parallel
+        if base.gpu.gpu is not None and base.gpu.source in ("manifest", "fleet", "config") and not self.options.gpu:
+            cards = lookups.memory_variants(base.gpu.name, base.gpu.gpu)
+            if len(cards) > 1:
+                line = f", line {base.gpu.span.line}" if base.gpu.span is not None else ""
+                values = [(g.id, {"gpu": _card(base.gpu, g)}) for g in cards]
+                return ("GPU", values, f"{base.gpu.name!r} names no memory size: name the card with its memory{line}")
+        return None
 
     # -------------------------------------------------------------- the budget, or why there is none
 
@@ -104,8 +140,11 @@ class Resolver:
             return _unsized(_replace(base, what_if=what_if), probe)
         load = declared_load(base)
         cards = self._candidate_cards(dep)
-        found: Sweep = sweep(what_if.sizing, dict(base.settings), self.budgets, load=load, cards=cards or None,
-                             candidates=bool(cards))
+        scope = lookups.vendor_scope(dep) if not cards else None
+        found: Sweep = sweep(what_if.sizing, dict(base.settings), self.budgets, load=load,
+                             cards=cards or _vendor_cards(scope), candidates=bool(cards))
+        if scope is not None:
+            found = _scoped(found, scope)
         return _replace(base, what_if=what_if, sweep=found if not cards else None, candidates=found if cards else None,
                         non_kv=_non_kv(what_if.sizing, probe), picture=self._picture(base, what_if, found))
 
@@ -165,6 +204,21 @@ class Resolver:
         return self._spans[spec.source]
 
 
+def _vendor_cards(scope: tuple[str, str] | None) -> list[Any] | None:
+    """The catalogue's whole cards of one vendor (None: every card)."""
+    if scope is None:
+        return None
+    from kvlint.resolve.sweep import catalogue_cards
+
+    return [g for g in catalogue_cards() if g.vendor == scope[0]] or None
+
+
+def _scoped(found: Sweep, scope: tuple[str, str]) -> Sweep:
+    from kvlint.record import replace
+
+    return replace(found, scope=f"{scope[0].upper()} cards ({scope[1]})")
+
+
 def declared_load(r: Resolved) -> int | None:
     """Concurrency the launch advertises: an explicit max_num_seqs / max_running_requests, or a serving or
     autoscaling target the reader found; the smaller when both (the engine runs no more than its
@@ -183,6 +237,43 @@ def declarations(dep: Deployment, engine: Engine) -> list[tuple[int, str]]:
     if dep.declared_load is not None and dep.declared_load.value > 0:
         out.append((dep.declared_load.value, "target"))
     return out
+
+
+def _parallel_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str] | None:
+    """An unresolved tensor-parallel size bounded by the GPUs the instance requests: each divisor of the count
+    (largest first, the usual choice), the other sizes as written. The launch is resolved with the value written
+    into its Deployment too, so every rule reads the same size."""
+    dep, engine = base.deployment, base.engine
+    name = engine.setting("tp")
+    written = dep.settings.get(name)
+    if written is None or written.resolved or not dep.gpu_count or dep.gpu_count < 1 or dep.gpu_count > 64:
+        return None
+    from kvlint.record import replace
+
+    values: list[tuple[str, dict[str, Any]]] = []
+    for tp in sorted((d for d in range(1, dep.gpu_count + 1) if dep.gpu_count % d == 0), reverse=True):
+        fixed = replace(written, value=tp, resolved=True)
+        values.append((str(tp), {"deployment": replace(dep, settings={**dep.settings, name: fixed}),
+                                 "settings": {**base.settings, name: tp},
+                                 "unresolved": tuple(n for n in base.unresolved if n != name)}))
+    if len(values) < 2:
+        return None
+    line = f", line {written.span.line}" if written.span is not None else ""
+    return (f"{engine.flag('tp')}", values,
+            f"{engine.flag('tp')} is {written.raw or written.value!r}, bounded by the {dep.gpu_count} GPUs requested: "
+            f"give it a value under `variables:` in .kvlint.yaml{line}")
+
+
+def _card(lookup: GpuLookup, gpu: Any) -> GpuLookup:
+    from kvlint.record import replace
+
+    return replace(lookup, gpu=gpu)
+
+
+def _replace_version(v: VersionLookup, release: str) -> VersionLookup:
+    from kvlint.record import replace
+
+    return replace(v, version=release, modelled=release)
 
 
 def _replace(r: Resolved, **changes: Any) -> Resolved:

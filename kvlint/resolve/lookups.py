@@ -193,7 +193,107 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
                             (config.engine_versions.get(engine.name), "config")):
         if version:
             return VersionLookup(version, source, _modelled(engine, version))
-    return VersionLookup(None, "default", engine.release(None))
+    dated = _dated_build(dep.image, engine)
+    if dated is not None:
+        return dated
+    newest = engine.release(None)
+    if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
+        return VersionLookup(newest, "image-latest", newest, why=f"the image {short(dep.image)} is the newest release")
+    if dep.image is None and _host_script(dep.path):
+        return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
+                                                         "assumed")
+    return VersionLookup(None, "default", newest)
+
+
+def _latest_tag(image: str) -> bool:
+    """No tag, or a tag that follows the newest release (`latest`, `nightly` without a date)."""
+    last = image.rsplit("/", 1)[-1].split("@", 1)[0]
+    return ":" not in last or last.rsplit(":", 1)[1].lower() in ("latest", "nightly", "main", "stable")
+
+
+def _host_script(path: str) -> bool:
+    """A shell or batch script that runs the engine without a container: whatever release is installed."""
+    import os
+
+    name = os.path.basename(path).lower()
+    return name.endswith((".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".job")) or name in ("makefile", "justfile")
+
+
+_DATE = r"(?<!\d)(20\d\d)-?([01]\d)-?([0-3]\d)(?!\d)"
+
+
+def _dated_build(image: str | None, engine: Engine) -> VersionLookup | None:
+    """An engine image tagged with a build date (`rocm/sgl-dev:20250701`, `vllm-openai:nightly-2025-09-01`): the
+    documented releases that build could behave as, by date against the release table."""
+    import re
+
+    if not image or ":" not in image.rsplit("/", 1)[-1] or not _engine_image(image, engine):
+        return None
+    tag = image.rsplit(":", 1)[1]
+    named = re.match(r"v?(\d{1,4}\.\d{1,4}(?:\.\d{1,4})?(?:\.post\d{1,4})?)(?![\d.])", tag)
+    if named is not None:  # rocm/sgl-dev:v0.5.7-rocm700-mi35x-20260121: the tag names the release it builds
+        return VersionLookup(named.group(1), "image", _modelled(engine, named.group(1)))
+    m = re.search(_DATE, tag)
+    if m is None:
+        return None
+    from kvlint.memory.versions import release_on, releases_around
+
+    date = "-".join(m.groups())
+    found = releases_around(engine.name, date)
+    if not found:
+        return None
+    why = f"the image {short(image)} is a build of {date}"
+    if release_on(engine.name, date) is None:
+        why += ", older than kvlint's release tables (the nearest modelled)"
+    return VersionLookup(found[0], "image-date", found[0], candidates=found, why=why)
+
+
+FORKS = ("gaudi", "hpu", "neuron", "tpu", "xpu", "ascend", "npu", "cpu", "habana")  # their own release numbers
+
+
+def _engine_image(image: str, engine: Engine) -> bool:
+    """The engine's own build (official, ROCm, dev): its tag speaks of the engine's releases. A hardware fork
+    (`opea/vllm-gaudi:1.22.0`) numbers its own releases."""
+    repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1].lower() if ":" in image.rsplit("/", 1)[-1] else \
+        image.rsplit("/", 1)[-1].lower()
+    if any(word in repo for word in FORKS):
+        return False
+    return engine.name in repo or (engine.name == "sglang" and repo.startswith("sgl-"))
+
+
+def vendor_scope(dep: Deployment) -> tuple[str, str] | None:
+    """(vendor, why) when the file says which vendor's cards run the launch without naming one: a ROCm image or an
+    `amd.com/gpu` resource means AMD cards only (the catalogue sweep then tries those)."""
+    image = dep.image or ""
+    if "rocm" in image.lower():
+        return "amd", f"the image {short(image)} is a ROCm build"
+    if (dep.gpu or "").lower().startswith("amd.com/"):
+        return "amd", f"the launch requests {dep.gpu}"
+    repo = image.rsplit(":", 1)[0].lower() if ":" in image.rsplit("/", 1)[-1] else image.lower()
+    tag = image.rsplit(":", 1)[1].lower() if repo != image.lower() else ""
+    if repo.removeprefix("docker.io/") in CUDA_IMAGES and not any(w in tag for w in ("cpu", "xpu", "tpu", "hpu")):
+        return "nvidia", f"the image {short(image)} is a CUDA build"
+    return None
+
+
+CUDA_IMAGES = ("vllm/vllm-openai", "lmsysorg/sglang")  # the engines' own images, built for CUDA only (AMD: rocm/...)
+
+
+def memory_variants(name: str | None, gpu: Gpu | None) -> list[Gpu]:
+    """A card named without its memory (`A100`): the catalogue's cards of the same make and form that differ only
+    in memory (A100-SXM-40GB, A100-SXM-80GB), the named one first; [] when the name says the memory or there is
+    one size. GKE's `nvidia-tesla-*` labels name one size each, so they are not open."""
+    import re
+
+    if not name or gpu is None or gpu.mig_profile or "tesla" in name.lower() or re.search(r"\d\s*g", name, re.I):
+        return []
+    if not re.fullmatch(r"(?:nvidia|amd)?[-_ ]?[a-z]{1,3}\d{2,4}[a-z]{0,3}", name.strip(), re.I):
+        return []
+    stem = re.sub(r"\d+GB$", "", gpu.id)
+    from kvlint.gpus import all_gpus
+
+    others = [g for g in all_gpus() if not g.mig_profile and g.id != gpu.id and re.sub(r"\d+GB$", "", g.id) == stem]
+    return [gpu, *sorted(others, key=lambda g: g.id)] if others else []
 
 
 def _modelled(engine: Engine, version: str) -> str:

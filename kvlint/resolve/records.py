@@ -77,8 +77,32 @@ class GpuLookup:
 @record
 class VersionLookup:
     version: str | None  # as pinned; None: the engine's default release
-    source: str  # image | cli | config | default
+    source: str  # image | image-date | cli | config | default
     modelled: str  # the release the memory model follows
+    candidates: tuple[str, ...] = ()  # a date-tagged build: the documented releases it could behave as
+    why: str = ""  # how the candidates were found ("rocm/sgl-dev:20250701 is a build of 2025-07-01")
+
+    @property
+    def said(self) -> str | None:
+        """The release modelled, in words, when it is not the one the image names (None when it is)."""
+        if self.source == "image-date":
+            return f"{self.why}: modelled as {self.modelled}"
+        if self.version and self.modelled != self.version:
+            return f"{self.version} is not a documented release: modelled as {self.modelled}"
+        return None
+
+
+@record
+class OpenInput:
+    """An input the file leaves open but bounded: every value was evaluated (the first is the launch's own
+    resolution); a verdict that differs between them names this input and what would settle it."""
+
+    name: str  # "engine release" | "GPU"
+    values: tuple[str, ...]
+    settle: str  # "pin a release tag on the image (line 3)"
+
+    def words(self) -> str:
+        return f"{self.name} {' or '.join(self.values)} ({self.settle})"
 
 
 @record
@@ -113,6 +137,8 @@ class Resolved:
     picture: Budget | None = None  # no card known: the budget on the smallest card that starts it (to draw)
     config_spans: Mapping[str, Span] = field(default_factory=dict)  # config.json key -> span (local configs)
     notes: tuple[str, ...] = ()
+    open_input: OpenInput | None = None  # an input left open: the launch resolved on each of its values
+    alternatives: tuple[Resolved, ...] = ()  # the launch on open_input.values[1:], in order
     what_if: Callable[[Mapping[str, Any]], Budget | None] = field(default=lambda changes: None, compare=False)
 
     @property
@@ -134,6 +160,8 @@ class Resolved:
             skip_kind=None if self.evaluated else self.skip_kind,
             derived_from=getattr(self.model.spec, "derived_from", None),
             engine_version=self.version.version or self.version.modelled,
+            modelled_release=self.version.modelled if self.version.said else None,
+            open_input=self.open_input.words() if self.open_input is not None else None,
             kv_tokens=b.kv_tokens if b else None, max_concurrency=round(b.max_concurrency, 2) if b else None,
             fits_one_request=b.fits_one_request if b else None, sweep=self.sweep or self.candidates,
             budget=b or self.picture, unresolved=self.unresolved,

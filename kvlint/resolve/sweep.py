@@ -27,8 +27,9 @@ UPPER_BYTES = 4096 * 2**30  # the search stops here: no card has 4 TiB
 
 
 def starts(b: Budget | None) -> bool:
-    """The engine starts with this budget and serves one full-length request."""
-    return b is not None and b.kv_pool_bytes > 0 and b.fits_one_request and not _overcommitted(b)
+    """The engine starts with this budget and serves one full-length request (or fills the pool cap the launch
+    set below its context: SGLang --max-total-tokens)."""
+    return b is not None and b.holds_what_it_asks and not _overcommitted(b)
 
 
 def _overcommitted(b: Budget) -> bool:

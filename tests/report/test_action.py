@@ -77,7 +77,7 @@ def test_check_step_annotates_and_gates(tmp_path):
                     KVLINT_ARGS="--gpu H100 --fail-on error")
     assert done.returncode == 1, done.stderr
     assert "::error file=examples/shell/bad-serve.sh,line=6" in done.stdout
-    assert "::warning file=examples/vllm-config/bad-config.yaml" in done.stdout
+    assert "::notice file=examples/vllm-config/bad-config.yaml" in done.stdout
     assert (tmp_path / "output").read_text() == "exit-code=1\n"
     clean = run_step("kvlint check", tmp_path, KVLINT_PATHS="examples/shell/good-serve.sh", KVLINT_ARGS="")
     assert clean.returncode == 0 and "exit-code=0" in (tmp_path / "output").read_text()

@@ -52,7 +52,7 @@ def test_examples_report_has_gitlabs_fields(in_repo):
     assert len(issues) == len(result.findings) > 0
     assert len({i["fingerprint"] for i in issues}) == len(issues)  # GitLab collapses equal fingerprints
     by_code = {i["check_name"]: i for i in issues}
-    assert by_code["KV101"]["severity"] == "critical" and by_code["KV103"]["severity"] == "major"
+    assert by_code["KV101"]["severity"] == "critical" and by_code["KV103"]["severity"] == "info"
     assert by_code["KV301"]["severity"] == "info"
     kv103 = by_code["KV103"]
     assert kv103["location"] == {"path": "examples/vllm-config/bad-config.yaml", "lines": {"begin": 4, "end": 4}}

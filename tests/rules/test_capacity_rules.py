@@ -69,8 +69,21 @@ def test_kv103_counts_full_length_requests():
     ctx = fx.context(dep)
     [f] = run(ctx, "KV103")
     assert f.span.line == 6
-    assert f"only {ctx.budget.kv_tokens / 16384:.2f} full-length requests" in f.message
-    assert "64 x max_model_len 16,384 = 1,048,576 tokens" in f.message
+    assert f"holds {ctx.budget.max_concurrency:.2f} full-length requests at once" in f.message
+    assert "max_num_seqs 64 x max_model_len 16,384, but" in f.message
+
+
+def test_kv103_uses_the_engines_concurrency_not_pool_over_length():
+    """Sliding-window / hybrid models: vLLM's maximum concurrency exceeds pool tokens / length (issue 23)."""
+    from kvlint.record import replace
+
+    ctx = fx.context(fx.deployment(max_model_len=(16384, 4), max_num_seqs=(4, 6)))
+    b = ctx.budget
+    windowed = replace(b, kv_tokens=int(2.65 * 16384), max_concurrency=8.19)
+    assert run(replace(ctx, budget=windowed), "KV103") == []  # 4 <= 8.19: quiet though 2.65 x 16384 tokens
+    short = replace(b, kv_tokens=int(8.19 * 16384), max_concurrency=2.65)
+    [f] = run(replace(ctx, budget=short), "KV103")
+    assert "holds 2.65 full-length requests" in f.message and f.data["full_length_requests"] == 2.65
 
 
 def test_kv103_is_quiet_on_engine_defaults_and_ratio_option_silences():

@@ -31,12 +31,21 @@ def test_kv004_unknown_and_ambiguous_with_did_you_mean():
 
 def test_kv005_severity_follows_the_pinned_image():
     removed = UnknownFlag("--swap-space", fx.span(6), reason="removed")
-    [current] = run(Context(deployment=flags(removed)), "KV005")
+    [current] = run(Context(deployment=flags(removed, version="0.33.0"), pinned_version="0.33.0"), "KV005")
     assert current.severity is Severity.ERROR and "the server exits" in current.message
-    [pinned] = run(Context(deployment=flags(removed, version="0.10.0")), "KV005")
-    assert pinned.severity is Severity.WARNING and "pins vLLM 0.10.0, which may still accept it" in pinned.message
-    configured = Context(deployment=flags(removed, version="0.10.0"), severities={"KV005": Severity.ERROR})
+    [pinned] = run(Context(deployment=flags(removed, version="0.10.0"), pinned_version="0.10.0"), "KV005")
+    assert pinned.severity is Severity.WARNING and "vLLM 0.10.0 (pinned) may still accept it" in pinned.message
+    configured = Context(deployment=flags(removed, version="0.10.0"), pinned_version="0.10.0",
+                         severities={"KV005": Severity.ERROR})
     assert [f.severity for f in run(configured, "KV005")] == [Severity.ERROR]
+
+
+def test_kv005_never_assumes_a_release_nothing_pins():
+    """Issue 23: an unpinned launch was judged on the newest parser ("the server exits"): the release decides."""
+    removed = UnknownFlag("--swap-space", fx.span(6), reason="removed")
+    [open_] = run(Context(deployment=flags(removed)), "KV005")
+    assert open_.severity is Severity.INFO and "pins no vLLM release, so the release decides" in open_.message
+    assert "pin the image tag" in open_.message
 
 
 def test_kv002_and_kv003_come_from_resolution_errors():

@@ -1,0 +1,173 @@
+"""Issue 23: verdicts a reviewer would sign. Each case is a fixture file run through `lint`; what must not fire
+is asserted as firmly as what must."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.findings import Severity
+from kvlint.lint import LintOptions, lint
+
+RULES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
+VERDICTS = Path(__file__).resolve().parents[1] / "fixtures" / "verdicts"
+
+
+def run(path: Path, *select: str):
+    result = lint([str(path)], LintOptions(select=select or None))
+    assert result.unreadable == []
+    return result
+
+
+def test_a_capped_sglang_pool_is_not_a_context_the_pool_must_hold():
+    result = run(RULES / "KV108" / "bad-capped-pool.sh", "KV108")
+    [f] = result.findings
+    assert f.severity == Severity.INFO and "4 TiB" not in f.message
+    assert "--max-total-tokens 65,000" in f.message and f.data["passing"]
+
+
+def check(name: str, *select: str, gpu: str | None = None):
+    result = lint([str(VERDICTS / name)], LintOptions(select=select or None, gpu=gpu))
+    assert result.unreadable == []
+    return result
+
+
+def loud(result) -> list:
+    return [f for f in result.findings if f.severity > Severity.INFO]
+
+
+def test_a_build_older_than_the_tables_is_the_nearest_modelled_said_aloud():
+    """rocm/sgl-dev:20250701 predates the formula that gives a negative fraction: no error on MI300X (issue 23)."""
+    result = check("r1-mi300x-20250701.sh", gpu="MI300X")
+    assert loud(result) == [] and not any(f.code == "KV102" for f in result.findings)
+    [status] = result.launches
+    assert status.modelled_release == "0.4.9" and status.open_input is None
+    said = {f.data.get("modelled_release") for f in result.findings}
+    assert said == {"the image rocm/sgl-dev:20250701 is a build of 2025-07-01, older than kvlint's release tables "
+                    "(the nearest modelled): modelled as 0.4.9"}
+
+
+def test_a_rocm_image_is_swept_on_amd_cards_only():
+    result = check("r1-mi300x-20250701.sh", "KV108")
+    [f] = result.findings
+    assert f.severity == Severity.INFO and "AMD cards" in f.message
+    assert "MI300X-192GB" in f.data["passing"] and not any(g.startswith(("H", "A1", "B")) for g in
+                                                           f.data["passing"] + f.data["failing"])
+
+
+def test_a_verdict_the_candidate_releases_disagree_on_is_an_info_naming_the_release():
+    result = check("r1-mi300x-20250901.sh", gpu="MI300X")
+    assert loud(result) == []
+    [f] = [f for f in result.findings if f.code == "KV102"]
+    assert f.data["on"] == ["0.5.3"] and f.data["off"] == ["0.4.9"]
+    assert "pin a release tag on the image, line 4" in f.message
+    [status] = result.launches
+    assert status.open_input.startswith("SGLang release 0.4.9 or 0.5.3")
+
+
+def test_a_negative_derived_fraction_is_the_engines_refusal_on_the_release_that_computes_it():
+    [f] = [f for f in check("r1-h100-v054.sh", gpu="H100").findings if f.code == "KV102"]
+    assert f.severity == Severity.ERROR and "SGLang 0.5.4 derives mem_fraction_static -" in f.message
+    assert "refuses to start" in f.message and f.fix.startswith("--mem-fraction-static")
+    assert f.span.line == 5 and "--chunked-prefill-size" in f.message
+
+
+def test_a_card_named_without_its_memory_is_tried_on_each_size():
+    result = check("a100-no-memory.yaml")
+    assert loud(result) == []
+    [kv102] = [f for f in result.findings if f.code == "KV102"]
+    assert kv102.data["on"] == ["A100-SXM-40GB"] and "'A100' names no memory size" in kv102.message
+    both = check("a100-both-fail.yaml")
+    assert [f.code for f in loud(both)] == ["KV102"]  # every size agrees: the error stands
+
+
+def test_a_flag_the_pinned_release_lacks_is_never_suggested():
+    [f] = check("vllm-v092-mla.yaml", "KV203").findings
+    assert "-dcp 8 spreads" not in f.message and "vLLM 0.9.2 has no -dcp" in f.message
+    assert f.fix is not None and not f.fix.startswith("-dcp")
+    assert f.data["modelled_release"] == "0.9.2 is not a documented release: modelled as 0.8.0"
+
+
+def test_on_release_reads_the_flag_tables_versions():
+    from kvlint.flags.flag_table import on_release
+
+    assert on_release("vllm", "-dcp", "0.9.2") is False and on_release("vllm", "-dcp", "0.10.2") is True
+    assert on_release("vllm", "-dcp", None) is True
+    assert on_release("sglang", "--dcp-size", "0.5.12") is False  # read in 0.5.12, absent there
+    assert on_release("vllm", "--nnodes", "0.9.0") is False  # absent from 0.11.0, the first read
+    assert on_release("vllm", "--max-model-len", "0.9.0") is None  # older than the tables, seen from the first read
+
+
+def test_the_modelled_release_is_in_the_json_and_the_html():
+    import json
+
+    from kvlint.report import html as html_report
+    from kvlint.report import json_report
+
+    result = check("r1-mi300x-20250701.sh", gpu="MI300X")
+    doc = json.loads(json_report.render(result))
+    assert doc["deployments"][0]["modelled_release"] == "0.4.9"
+    assert {f["data"]["modelled_release"] for f in doc["findings"]} == {result.findings[0].data["modelled_release"]}
+    assert "modelled as 0.4.9" in html_report.render(result)
+
+
+def test_an_unresolved_tp_is_sized_on_each_size_the_gpus_allow():
+    """$(TP) over 2 GPUs: sized at TP 2 and 1 (was skipped); the TP 1 refusal is an info naming -tp, not an error."""
+    result = check("tp-from-env-70b.yaml")
+    assert loud(result) == []
+    [status] = result.launches
+    assert status.capacity == "evaluated" and status.open_input.startswith("-tp 2 or 1 (")
+    [kv102] = [f for f in result.findings if f.code == "KV102"]
+    assert kv102.data["on"] == ["1"] and "bounded by the 2 GPUs requested" in kv102.message
+    quiet = check("tp-from-env.yaml")
+    assert loud(quiet) == [] and quiet.launches[0].capacity == "evaluated"
+
+
+def test_kv005_judges_the_release_the_launch_runs():
+    [latest] = check("kv005-latest.yaml", "KV005").findings
+    assert latest.severity == Severity.ERROR and "the server exits" in latest.message
+    [host] = check("kv005-host.sh", "KV005").findings
+    assert host.severity == Severity.ERROR and "0.33.0 assumed: the script pins none" in host.message
+    [open_] = check("kv005-image-elsewhere.yaml", "KV005").findings
+    assert open_.severity == Severity.INFO and "pins no vLLM release, so the release decides" in open_.message
+
+
+def test_open_inputs_share_the_runs_budget_memo():
+    """The alternatives are sized through the run's BudgetCache: a launch repeated costs lookups, not budgets."""
+    from kvlint.config import Config
+    from kvlint.launches import read_path
+    from kvlint.resolve import ResolveOptions, Resolver
+
+    [dep] = read_path(str(VERDICTS / "r1-mi300x-20250901.sh")).deployments
+    resolver = Resolver(ResolveOptions(gpu="MI300X"))
+    first = resolver.resolve(dep, Config())
+    assert first.open_input is not None and len(first.alternatives) == 1
+    assert first.budget is not None and first.alternatives[0].budget is not None
+    assert first.budget.engine_version == "0.4.9" and first.alternatives[0].budget.engine_version == "0.5.3"
+    held = dict(resolver.budgets.outcomes)
+    again = resolver.resolve(dep, Config())
+    assert again.budget == first.budget and dict(resolver.budgets.outcomes).keys() == held.keys()
+
+
+def test_a_tag_that_names_its_release_is_that_release():
+    from kvlint.engines import get_engine
+    from kvlint.resolve.lookups import _dated_build
+
+    sglang = get_engine("sglang")
+    named = _dated_build("rocm/sgl-dev:v0.5.7-rocm700-mi35x-20260121", sglang)
+    assert named is not None and (named.version, named.source, named.modelled) == ("0.5.7", "image", "0.5.4")
+    dated = _dated_build("lmsysorg/sglang:nightly-dev-20251015", sglang)
+    assert dated is not None and dated.candidates == ("0.5.3", "0.5.4") and dated.source == "image-date"
+    assert _dated_build("lmsysorg/sglang:dev", sglang) is None
+
+
+def test_a_cuda_engine_image_is_swept_on_nvidia_cards_only():
+    [f] = check("cuda-image.yaml", "KV108").findings
+    assert "NVIDIA cards (the image vllm/vllm-openai:v0.11.0 is a CUDA build)" in f.message
+    assert not any(g.startswith("MI") for g in f.data["passing"] + f.data["failing"])
+
+
+def test_a_hardware_forks_tag_is_not_an_engine_release():
+    from kvlint.engines import get_engine
+    from kvlint.resolve.lookups import _dated_build
+
+    assert _dated_build("opea/vllm-gaudi:1.22.0", get_engine("vllm")) is None
