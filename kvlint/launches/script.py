@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 
 from kvlint import limits
-from kvlint.launches.argv import detect
+from kvlint.launches import wrappers
+from kvlint.launches.argv import detect, wrapper_of
 from kvlint.launches.docker_run import RUNNERS, is_run
 from kvlint.launches.env import Field, Positional, expand_word, with_supplied
 from kvlint.lazyre import lazy
@@ -180,9 +181,22 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 i += 1
         elif head == "timeout":
             i += 2
-        elif head in ("srun", "numactl", "mpirun"):
+        elif head in ("srun", "numactl"):
             i, gres, srun_nodes = _skip_options(fields, i + 1)
             gpus, nodes = gres or gpus, srun_nodes or nodes
+        elif head in ("mpirun", "mpiexec"):
+            i = wrappers.after_mpirun(fields, i)
+        elif head in wrappers.RUN_TOOLS and wrappers.after_run_tool(fields, i) is not None:
+            i = wrappers.after_run_tool(fields, i) or i + 1
+        elif head == "torchrun" and wrappers.torchrun_module(fields, i) is not None:
+            # `torchrun [opts] -m MODULE` runs MODULE as `python -m MODULE` would: read it so
+            module = wrappers.torchrun_module(fields, i) or i
+            fields = [*fields[:i], replace(fields[i], text="python"), *fields[module:]]
+            break
+        elif head in wrappers.CONTAINERS and wrappers.container_image(fields, i) is not None:
+            return _container(fields, wrappers.container_image(fields, i) or (i, ""), env, depth, state)
+        elif head == "enroot" and wrappers.enroot_image(fields, i) is not None:
+            return _container(fields, wrappers.enroot_image(fields, i) or (i, ""), env, depth, state)
         elif head in ("sh", "bash", "zsh") and depth < MAX_DEPTH:
             return _shell_c(fields, i, env, depth, state)
         elif head == "eval" and depth < MAX_DEPTH:
@@ -196,7 +210,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     if found is not None:
         engine, k = found
         span = _join(rest[0].span, rest[k - 1].span) if k else None
-        wrapper = next((t.text for t in rest[:k] if t.text.startswith("dynamo.")), None)
+        wrapper = wrapper_of([t.text for t in rest[:k]])
         return FoundLaunch(engine, tuple(rest[k:]), span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes)
     if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
@@ -279,6 +293,24 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
                    gpus_span=opts.gpus[1] or found.gpus_span, notes=found.notes + tuple(opts.notes), name=opts.name,
                    mounts=tuple(opts.mounts), runtime_vars=found.runtime_vars + runtime,
                    container_env=tuple(opts.env.items()))
+
+
+def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str], depth: int,
+               state: _State | None) -> FoundLaunch | None:
+    """`apptainer exec|run X.sif ...`, `enroot start NAME ...`: `exec` runs the words after the image, `run`
+    hands them to the image's entry point (an engine image's, or one the flags name, as for docker run)."""
+    from kvlint.launches.docker_run import RunOptions, command_after_image
+
+    image, rest, default = fields[where[0]], fields[where[0] + 1 :], None
+    if where[1] == "run":
+        opts = RunOptions()
+        rest, default = command_after_image(opts, image, rest)
+        if state is not None:
+            state.notes.extend(opts.notes)
+    found = launch_in_argv(rest, env, min(depth + 1, MAX_DEPTH), state, default)
+    if found is None:
+        return None
+    return replace(found, entry_span=found.entry_span or image.span, image=found.image or image)
 
 
 def _join(a: Span | None, b: Span | None) -> Span | None:
