@@ -43,9 +43,10 @@ def test_manifest_declares_the_contract():
     assert hook["id"] == "kvlint" and hook["language"] == "python" and hook["entry"] == "kvlint check"
     assert hook["require_serial"] is True
     files = re.compile(hook["files"])
-    for name in ("values.yaml", "deploy/x.yml", "run.sh", "Dockerfile", "serve.slurm"):
+    for name in ("values.yaml", "deploy/x.yml", "run.sh", "Dockerfile", "serve.slurm", "Makefile", "run.ps1",
+                 "main.py"):
         assert files.search(name), name
-    for name in ("README.md", "main.py", "config.json"):
+    for name in ("README.md", "config.json", "package.json"):
         assert not files.search(name), name
 
 

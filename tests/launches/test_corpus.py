@@ -70,6 +70,7 @@ CASES = [
     ("kaito-project__kaito/examples/inference/kaito_workspace_llama-3.3_70b_instruct.yaml", 0, "vllm", "llama-3.3-70b-instruct", 34, 2, 28, 16384, 20, "Standard_NC48ads_A100_v4", 4),  # KAITO: TP = GPUs per VM
     ("runpod-workers__worker-vllm/.runpod/hub.json", 0, "vllm", "deepseek-ai/deepseek-r1-distill-llama-8b", 17, 1, 240, None, None, "ADA_80_PRO", 1),
     ("vllm-project__aibrix/samples/deepseek-r1/deepseek-r1-huggingface.yaml", 0, "vllm", "deepseek-ai/DeepSeek-R1", 96, 16, 96, None, None, None, 16),
+    ("anyscale__examples/03_deploy_llama_3_8b/serve_llama_3_1_8b.py", 0, "vllm", "meta-llama/Llama-3.1-8B-Instruct", 9, None, None, 8192, 25, "L4", None),  # Ray Serve LLMConfig
     ("zwycl__s3/generator_llms/host.sh", 0, "vllm", "Qwen/Qwen2.5-14B-Instruct-GPTQ-Int4", 4, 2, 7, 8192, 6, None, 2),
 ]
 TP = ("tensor_parallel_size", "tp_size")
@@ -81,7 +82,6 @@ NOT_YET = {
     "kaito-project__kaito/presets/workspace/models/supported_models.yaml",
     "vllm-project__production-stack/helm/templates/deployment-vllm-multi.yaml",
     # added with the corpus's second half (124 files): readers not written yet (issue L)
-    "anyscale__examples/03_deploy_llama_3_8b/serve_llama_3_1_8b.py",
     "castai__helm-charts/charts/castai-hosted-model/child-charts/sglang/values.yaml",
     "castai__helm-charts/charts/castai-hosted-model/child-charts/vllm/values.yaml",
     "redhat-ai-services__helm-charts/charts/vllm-kserve/templates/servingruntime.yaml",

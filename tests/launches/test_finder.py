@@ -47,3 +47,83 @@ def test_trl_server_flags_with_underscores_are_vllm_settings():
     assert trl.get("max_model_len") == 32768 and _at(trl.settings["max_model_len"].span) == (10, 73)
     assert trl.unknown_flags == () and trl.invalid_values == ()
     assert module.get("data_parallel_size") == 2
+
+
+def test_makefile_recipes_are_scripts_with_the_files_variables():
+    serve, bench = _deps("Makefile")
+    assert (serve.engine, serve.model, _at(serve.model_span)) == ("vllm", "org/make-model", (7, 13))
+    assert serve.get("port") == 8000 and _at(serve.settings["port"].span) == (7, 29)  # at `$(PORT)`
+    assert serve.get("max_model_len") == 16384 and _at(serve.settings["max_model_len"].span) == (8, 22)
+    assert (bench.engine, bench.model, _at(bench.model_span)) == ("sglang", "org/make-sglang", (11, 47))
+    assert bench.get("tp_size") == 4 and _at(bench.settings["tp_size"].span) == (11, 68)
+
+
+def test_justfile_recipes_see_just_variables_and_prefix_assignments():
+    first, second = _deps("Justfile")
+    assert (first.model, _at(first.model_span)) == ("org/just-model", (4, 23))  # `{{model}}`
+    assert first.get("tensor_parallel_size") == 2 and _at(first.settings["tensor_parallel_size"].span) == (4, 56)
+    assert (second.model, second.get("max_model_len")) == ("org/just-env", 4096)
+
+
+def test_powershell_backtick_continuations_and_variables():
+    (d,) = _deps("run.ps1")
+    assert (d.engine, d.engine_version, d.model, _at(d.model_span)) == ("vllm", "0.9.0", "org/ps-model", (6, 11))
+    assert d.get("max_model_len") == 8192 and _at(d.settings["max_model_len"].span) == (7, 19)  # `$env:MAXLEN`
+
+
+def test_python_argv_lists_command_strings_and_module_constants():
+    deps = _deps("serve.py")
+    got = [(d.engine, d.model, _at(d.model_span)) for d in deps]
+    assert got == [("vllm", "org/py-list", (7, 35)), ("sglang", "org/default", (8, 82)),
+                   ("vllm", "org/py-system", (9, 23)), ("vllm", "org/py-string", (10, 19))]
+    listed = deps[0]
+    assert listed.get("max_model_len") == 8192 and _at(listed.settings["max_model_len"].span) == (7, 69)
+    assert listed.get("tensor_parallel_size") == 2 and _at(listed.settings["tensor_parallel_size"].span) == (7, 102)
+    assert deps[1].get("tp_size") == 2 and deps[1].model_resolved  # MODEL = os.environ.get("MODEL", default)
+    assert _at(deps[2].settings["gpu_memory_utilization"].span) == (9, 62)
+
+
+def test_ray_serve_llm_config_and_dict_literal():
+    call, literal = _deps("ray_serve.py")
+    assert (call.engine, call.model, _at(call.model_span)) == ("vllm", "org/ray-model", (4, 68))
+    assert call.served_model_name == "short-name" and (call.gpu, _at(call.gpu_span)) == ("A10G", (5, 23))
+    assert call.get("tensor_parallel_size") == 2 and _at(call.settings["tensor_parallel_size"].span) == (6, 45)
+    assert call.get("max_model_len") == 32768 and _at(call.settings["max_model_len"].span) == (6, 62)
+    assert call.unknown_flags == () and _at(call.launch_span) == (3, 10)
+    assert (literal.model, _at(literal.model_span), literal.get("max_model_len")) == ("org/ray-dict", (9, 43), 4096)
+
+
+def test_ci_run_block_behind_nohup_hatch_run():
+    (d,) = _deps("workflow.yml")
+    assert (d.engine, d.model, d.model_resolved, _at(d.model_span)) == ("vllm", "${{ env.VLLM_MODEL }}", False, (12, 41))
+    assert d.get("max_model_len") == 8192 and _at(d.settings["max_model_len"].span) == (12, 79)
+
+
+def test_heredoc_manifest_is_read_as_yaml_at_its_lines():
+    (d,) = _deps("heredoc.sh")
+    assert (d.model, _at(d.model_span), d.gpu_count, d.engine_version) == ("org/in-heredoc", (14, 29), 2, "0.9.0")
+    assert d.get("max_model_len") == 8192 and d.settings["max_model_len"].span.line == 14
+
+
+def test_dockerfile_engine_entrypoint_without_model_is_the_image_not_a_launch():
+    result = read_path(str(FIX / "Dockerfile.image"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, str(note.severity), note.span.line) == ("KV008", "info", 1)
+    assert "no model" in note.message
+    (d,) = _deps("Dockerfile.launch")
+    assert (d.model, _at(d.model_span), d.get("max_model_len")) == ("org/docker-model", (3, 7), 4096)
+
+
+def test_a_file_naming_an_engine_with_no_launch_gets_one_info_finding():
+    result = read_path(str(FIX / "silent.sh"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, str(note.severity), _at(note.span)) == ("KV008", "info", (3, 45))  # not the comment on line 2
+    assert "vllm.entrypoints" in note.message
+
+
+def test_a_mention_in_a_comment_or_docstring_is_not_a_place():
+    assert read_path(str(FIX / "readme-like.sh")).findings == []
+    text = '"""Serve with\n   vllm serve org/m\n"""\nimport os\n'
+    assert read_path("doc.py", text).findings == [] and read_path("doc.py", text).deployments == []
