@@ -29,13 +29,14 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 
 def read_recipes(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.build import LaunchContext, ManifestGpu, finish
+    from kvlint.launches.groups import is_launch
     from kvlint.launches.script import run_script
 
     script, env = recipes(text)
     script, offsets = substitute(script, _VAR_REF, lambda m: "${" + (m.group(1) or m.group(2)) + "}")
     launches, _, notes = run_script(mapped(path, text, script, offsets), env)
     ctx = LaunchContext(notes=tuple(notes))
-    return [finish(path, f, ctx, ManifestGpu()) for f in launches]
+    return [d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d)]
 
 
 def recipes(text: str) -> tuple[str, dict[str, str]]:

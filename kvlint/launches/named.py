@@ -24,6 +24,7 @@ _NAMED = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_serve
               r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b")
 _COMMENT = lazy(r"(^|\s)(#|//|REM\s|::)")
 _DOCSTRING = ('"""', "'''")
+_PASS_THROUGH = ("$@", "${@}", "[@]}", "$*")
 
 
 def passed_over(path: str, text: str, kind: str) -> Finding | None:
@@ -34,7 +35,11 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
         return None
     line, col, what = found
     span = Span(path, line, col, line, col + len(what))
-    if kind == "dockerfile":
+    source_line = text.split("\n", line)[line - 1]
+    if any(mark in source_line for mark in _PASS_THROUGH):
+        message = (f"`{what}` is started here with the arguments passed to this file (an image's entry point or a "
+                   "wrapper script): the launch is where it is called with a model; nothing here is checked")
+    elif kind == "dockerfile":
         message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
                    "with one (docker run, a manifest, a compose file); nothing here is checked")
     elif what.startswith(("vllm/", "lmsysorg/")):

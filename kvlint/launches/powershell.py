@@ -26,6 +26,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 
 def read_powershell(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.build import LaunchContext, ManifestGpu, finish
+    from kvlint.launches.groups import is_launch
     from kvlint.launches.script import run_script
 
     env: dict[str, str] = {}
@@ -39,4 +40,4 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
     script, offsets = substitute("\n".join(lines), _ENV_REF, lambda m: "$")
     launches, _, notes = run_script(mapped(path, text, script, offsets), env)
     ctx = LaunchContext(notes=tuple(notes))
-    return [finish(path, f, ctx, ManifestGpu()) for f in launches]
+    return [d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d)]

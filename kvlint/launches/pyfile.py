@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     import ast
 
 ENGINE_WORDS = ("vllm", "sglang", "LLMConfig")  # Ray Serve LLM runs vLLM without naming it
-_RUNS = {"run", "Popen", "call", "check_call", "check_output", "system", "popen", "execvp", "execv", "execlp",
-         "getoutput", "getstatusoutput", "create_subprocess_exec", "create_subprocess_shell"}
 _RAY_CONFIG = "LLMConfig"
 _RAY_WRAPPER = "ray.serve.llm"
 
@@ -49,16 +47,21 @@ def read_python(path: str, text: str) -> list[Deployment]:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError):
         return []  # not Python kvlint can read (a template, Python 2): the never-silent note says so
-    src = _Source(path, text, LineIndex(text), _constants(tree))
+    src = _Source(path, text, LineIndex(text), _scopes(tree))
     seen: set[int] = set()
     out: list[Deployment] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
-        elif isinstance(node, ast.Call):
-            out.extend(_call(src, node, seen))
-        elif isinstance(node, ast.Dict) and id(node) not in seen and _ray_dict(node) is not None:
+        elif isinstance(node, ast.Call) and _name(node.func) == _RAY_CONFIG:
+            out.extend(_ray(src, {k.arg: k.value for k in node.keywords if k.arg}, node))
+        elif isinstance(node, ast.Dict) and _ray_dict(node) is not None:
             out.extend(_ray(src, _ray_dict(node) or {}, None))
+        elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node):
+            found = _argv(src, node.elts)
+            if found:
+                seen.update(id(e) for e in node.elts)
+            out.extend(found)
         elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
             out.extend(_script(src, src.mapped(node)))
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
@@ -72,13 +75,36 @@ def _command_string(node: ast.AST) -> bool:
     return isinstance(value, str) and any(m in value for m in ENTRY_MARKERS)
 
 
-def _constants(tree: ast.Module) -> dict[str, str]:
-    """Module-level `NAME = "literal"` and `NAME = os.environ.get("X", "default")` / `os.getenv(...)` (the
-    default): the values an argv naming NAME sees when nothing else is known."""
+def _scopes(tree: ast.Module) -> dict[int, dict[str, str]]:
+    """The names each node sees (by node id; 0 is the module): module constants, then the enclosing
+    function's parameter defaults and its own constant assignments (an inner function's win)."""
+    import ast
+
+    module = _constants(tree.body)
+    scopes: dict[int, dict[str, str]] = {0: module}
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            seen = {**module, **_defaults(fn), **_constants(fn.body)}
+            for node in ast.walk(fn):
+                scopes[id(node)] = seen
+    return scopes
+
+
+def _defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """`def serve(model="org/m", tp: int = 4)`: each parameter's literal default."""
+    args = fn.args.posonlyargs + fn.args.args
+    pairs = list(zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults, strict=True))
+    pairs += [(a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d is not None]
+    return {a.arg: v for a, d in pairs if (v := _plain(d)) is not None}
+
+
+def _constants(body: list[ast.stmt]) -> dict[str, str]:
+    """`NAME = "literal"` and `NAME = os.environ.get("X", "default")` / `os.getenv(...)` (the default) in a
+    module's or function's body: the values an argv naming NAME sees when nothing else is known."""
     import ast
 
     out: dict[str, str] = {}
-    for stmt in tree.body:
+    for stmt in body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             value = _plain(stmt.value)
             if value is None and isinstance(stmt.value, ast.Call) and _name(stmt.value.func) in ("get", "getenv"):
@@ -88,20 +114,21 @@ def _constants(tree: ast.Module) -> dict[str, str]:
     return out
 
 
-def _plain(node: ast.expr) -> str | None:
-    """A literal's text (`str(2)` and `int("2")` of one too), else None."""
+def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
+    """A literal's text (`str(2)` and `int("2")` of one too), or a known name's value, else None."""
     import ast
 
     if isinstance(node, ast.Call) and _name(node.func) in ("str", "int", "float") and len(node.args) == 1:
         node = node.args[0]
+    if isinstance(node, ast.Name) and names is not None:
+        return names.get(node.id)
     value = node.value if isinstance(node, ast.Constant) else None
     return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
 
 
 class _Source:
-    def __init__(self, path: str, text: str, index: LineIndex, constants: dict[str, str] | None = None):
-        self.path, self.text, self.index = path, text, index
-        self.constants = constants or {}
+    def __init__(self, path: str, text: str, index: LineIndex, scopes: dict[int, dict[str, str]]):
+        self.path, self.text, self.index, self.scopes = path, text, index, scopes
 
     def offset(self, node: ast.expr) -> int:
         return self.index.offset(node.lineno, node.col_offset + 1)
@@ -145,11 +172,10 @@ class _Source:
 
         if isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value is not None:
             return Field(str(node.value), self.value_span(node))
-        plain = _plain(node)
+        names = self.scopes.get(id(node), self.scopes[0])
+        plain = _plain(node, names)
         if plain is not None:
-            return Field(plain, self.span(node))
-        if isinstance(node, ast.Name) and node.id in self.constants:
-            return Field(self.constants[node.id], self.span(node), origin="variable")
+            return Field(plain, self.span(node), origin="" if _plain(node) is not None else "variable")
         expr = self.segment(node) or "expr"
         return Field("${" + expr + "}", self.span(node), False, ("${" + expr + "}",))
 
@@ -160,29 +186,16 @@ def _name(func: ast.expr) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
-def _call(src: _Source, node: ast.Call, seen: set[int]) -> list[Deployment]:
+def _starts_with_word(node: ast.List | ast.Tuple) -> bool:
     import ast
 
-    name = _name(node.func)
-    if name == _RAY_CONFIG:
-        kwargs = {k.arg: k.value for k in node.keywords if k.arg}
-        return _ray(src, kwargs, node)
-    if name not in _RUNS or not node.args:
-        return []
-    first = node.args[0]
-    if isinstance(first, (ast.List, ast.Tuple)):
-        seen.update(id(e) for e in first.elts)
-        return _argv(src, first.elts, node)
-    if name in ("execvp", "execv", "execlp") and len(node.args) > 1 and isinstance(node.args[1], (ast.List, ast.Tuple)):
-        seen.update(id(e) for e in node.args[1].elts)
-        return _argv(src, node.args[1].elts, node)
-    if isinstance(first, ast.Constant) and isinstance(first.value, str):
-        seen.add(id(first))
-        return _script(src, src.mapped(first))
-    return []
+    first = node.elts[0] if node.elts else None
+    return isinstance(first, ast.Constant) and isinstance(first.value, str) and " " not in first.value.strip()
 
 
-def _argv(src: _Source, elts: list[ast.expr], call: ast.Call) -> list[Deployment]:
+def _argv(src: _Source, elts: list[ast.expr]) -> list[Deployment]:
+    """An argument list anywhere (`subprocess.run([...])`, `cmd = ["vllm", "serve", model, ...]`, `execvp`):
+    a launch when its words start an engine."""
     import ast
 
     fields = []
@@ -190,7 +203,7 @@ def _argv(src: _Source, elts: list[ast.expr], call: ast.Call) -> list[Deployment
         if isinstance(e, ast.Starred):
             break  # `*args`: what follows is not known word by word
         fields.append(src.field(e))
-    found = launch_in_argv(fields, {})
+    found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:6] for w in ENGINE_WORDS) else None
     return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
 
 

@@ -86,6 +86,10 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
                 state.launches[-1] = replace(last, notes=last.notes + (note,))
         _command(cmd.words, m, state, depth)
         prev_sep = cmd.sep
+    if depth == 0 and len(state.launches) > 1:
+        from kvlint.launches.groups import one_per_deployment
+
+        state.launches = one_per_deployment(state.launches)
     return state.launches, state.env, state.notes
 
 

@@ -14,6 +14,7 @@ from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
+from kvlint.launches.groups import is_launch
 from kvlint.launches.script import FoundLaunch, run_script
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
@@ -94,7 +95,7 @@ def read_shell(path: str, text: str, index: LineIndex | None = None,
     job, nodes = _sbatch_gpus(path, text, index)
     ctx = LaunchContext(notes=tuple(notes))
     placed = (_launch_gpus(f, job, nodes, len(launches)) for f in launches)
-    return [finish(path, found, ctx, gpu) for found, gpu in placed]
+    return [d for d in (finish(path, found, ctx, gpu) for found, gpu in placed) if is_launch(d)]
 
 
 def _sbatch_options(path: str, text: str, index: LineIndex) -> dict[str, _Option]:

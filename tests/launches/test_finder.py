@@ -127,3 +127,34 @@ def test_a_mention_in_a_comment_or_docstring_is_not_a_place():
     assert read_path(str(FIX / "readme-like.sh")).findings == []
     text = '"""Serve with\n   vllm serve org/m\n"""\nimport os\n'
     assert read_path("doc.py", text).findings == [] and read_path("doc.py", text).deployments == []
+
+
+def test_rank_branches_of_one_multinode_script_are_one_launch():
+    (d,) = _deps("multinode.sh")
+    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/multi-node", (6, 47))
+    assert d.gpu_count == 16 and d.get("tp_size") == 16  # 8 per node x --nodes 2
+    assert any("2 launches of one deployment" in n and "line 9" in n for n in d.notes)
+
+
+def test_headless_data_parallel_workers_fold_into_their_leader_but_replicas_do_not():
+    leader, first, second = _deps("headless.sh")
+    assert (leader.model, _at(leader.model_span), leader.get("data_parallel_size")) == ("org/dp-model", (4, 14), 4)
+    assert "headless" not in leader.settings and any("launches of one deployment" in n for n in leader.notes)
+    assert [(d.model, d.gpu_count) for d in (first, second)] == [("org/replica", 1), ("org/replica", 1)]
+
+
+def test_dockerfile_script_entrypoint_with_engine_flags_in_cmd_is_the_images_launch():
+    (d,) = _deps("Dockerfile.script")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "/model", (5, 18))
+    assert d.get("max_model_len") == 16384 and _at(d.settings["max_model_len"].span) == (5, 83)
+    assert any("inferred from the flags" in n for n in d.notes)
+
+
+def test_python_argv_built_in_a_function_with_parameter_defaults():
+    text = ('import subprocess\n'
+            'def launch(model: str = "org/fn-default", tp: int = 4):\n'
+            '    cmd = ["vllm", "serve", model, "--tensor-parallel-size", str(tp)]\n'
+            '    return subprocess.Popen(cmd)\n')
+    (d,) = read_path("launch.py", text).deployments
+    assert (d.model, d.model_resolved, _at(d.model_span)) == ("org/fn-default", True, (3, 29))
+    assert d.get("tensor_parallel_size") == 4 and _at(d.settings["tensor_parallel_size"].span) == (3, 62)
