@@ -46,11 +46,11 @@ def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
 
 
 def is_launch(dep: Deployment) -> bool:
-    """False for an engine started with no model (and no --config file that would name it), or with only the
-    arguments its caller passes through (`"$@"`, `"${ARGS[@]}"`): that is an image's entry point or a wrapper
-    script, whose launch is where it is called with a model (the never-silent note says so)."""
-    if dep.model is None:
-        return "config" in dep.settings  # `vllm serve --config X.yaml`: the model is in a file not read here
+    """False for an engine started with no arguments at all, or with only the arguments its caller passes
+    through (`"$@"`, `"${ARGS[@]}"`): that is an image's entry point or a wrapper script, whose launch is where
+    it is called with a model (the never-silent note says so)."""
+    if dep.model is None:  # a bare `vllm serve`; with flags (or --config) it is a launch whose model is missing
+        return bool(dep.settings or dep.unknown_flags or dep.invalid_values)
     return not (not dep.model_resolved and _PASSED_THROUGH.match(dep.model))
 
 

@@ -68,11 +68,19 @@ def notes(f: Finding) -> list[str]:
 def summary(result: LintResult | Totals) -> str:
     counts = _counts(result)
     files = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
+    over = passed_over_words(result.passed_over)
     if not sum(counts.values()):
-        return f"No findings in {files} ({result.deployments} engine launches)."
+        return f"No findings in {files} ({result.deployments} engine launches{over})."
     parts = [f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in sorted(counts.items(), reverse=True) if n]
     extra = f", {result.suppressed} suppressed" if result.suppressed else ""
-    return f"Found {sum(counts.values())} findings ({', '.join(parts)}{extra}) in {files}."
+    return f"Found {sum(counts.values())} findings ({', '.join(parts)}{extra}) in {files}{over and f' ({over[2:]})'}."
+
+
+def passed_over_words(n: int) -> str:
+    """`; 3 places named an engine but gave no launch` (KV008), or nothing when there are none."""
+    if not n:
+        return ""
+    return f"; {n} place{'s' if n != 1 else ''} named an engine but gave no launch"
 
 
 def _counts(result: LintResult | Totals) -> dict[Severity, int]:

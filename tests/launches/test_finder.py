@@ -158,3 +158,21 @@ def test_python_argv_built_in_a_function_with_parameter_defaults():
     (d,) = read_path("launch.py", text).deployments
     assert (d.model, d.model_resolved, _at(d.model_span)) == ("org/fn-default", True, (3, 29))
     assert d.get("tensor_parallel_size") == 4 and _at(d.settings["tensor_parallel_size"].span) == (3, 62)
+
+
+def test_summary_and_json_count_the_places_passed_over(tmp_path, monkeypatch):
+    import json
+
+    from kvlint.cli import main
+    from kvlint.lint import lint
+    from kvlint.report.text import summary
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for name in ("silent.sh", "Dockerfile.image", "readme-like.sh", "Dockerfile.launch"):
+        (tmp_path / name).write_text((FIX / name).read_text())
+    result = lint([str(tmp_path)])
+    assert (result.passed_over, result.deployments) == (2, 1)
+    assert "2 places named an engine but gave no launch" in summary(result)
+    out = tmp_path / "report.json"
+    main(["check", str(tmp_path), "--format", "json", "--exit-zero", "--output", str(out)])
+    assert json.loads(out.read_text())["summary"]["passed_over"] == 2
