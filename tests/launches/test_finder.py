@@ -176,3 +176,13 @@ def test_summary_and_json_count_the_places_passed_over(tmp_path, monkeypatch):
     out = tmp_path / "report.json"
     main(["check", str(tmp_path), "--format", "json", "--exit-zero", "--output", str(out)])
     assert json.loads(out.read_text())["summary"]["passed_over"] == 2
+
+
+def test_gitlab_script_list_and_buildkite_command_blocks():
+    (gl,) = _deps("gitlab-ci.yml")
+    # found at its place; `variables:` are not yet the script's environment, so the model stays unresolved
+    assert (gl.engine, gl.model, gl.model_resolved, _at(gl.model_span)) == ("vllm", "$MODEL", False, (9, 18))
+    assert gl.get("max_model_len") == 4096 and _at(gl.settings["max_model_len"].span) == (9, 41)
+    (bk,) = _deps("buildkite.yml")
+    assert (bk.engine, bk.model, _at(bk.model_span)) == ("sglang", "org/buildkite-model", (4, 58))
+    assert bk.get("tp_size") == 2 and _at(bk.settings["tp_size"].span) == (4, 83)
