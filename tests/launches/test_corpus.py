@@ -71,6 +71,7 @@ CASES = [
     ("runpod-workers__worker-vllm/.runpod/hub.json", 0, "vllm", "deepseek-ai/deepseek-r1-distill-llama-8b", 17, 1, 240, None, None, "ADA_80_PRO", 1),
     ("vllm-project__aibrix/samples/deepseek-r1/deepseek-r1-huggingface.yaml", 0, "vllm", "deepseek-ai/DeepSeek-R1", 96, 16, 96, None, None, None, 16),
     ("anyscale__examples/03_deploy_llama_3_8b/serve_llama_3_1_8b.py", 0, "vllm", "meta-llama/Llama-3.1-8B-Instruct", 9, None, None, 8192, 25, "L4", None),  # Ray Serve LLMConfig
+    ("yandy__dockerapps/vllm/run.ps1", 0, "vllm", "deepseek-ai/DeepSeek-V3", 1, None, None, None, None, None, None),  # PowerShell, now walked
     ("zwycl__s3/generator_llms/host.sh", 0, "vllm", "Qwen/Qwen2.5-14B-Instruct-GPTQ-Int4", 4, 2, 7, 8192, 6, None, 2),
 ]
 TP = ("tensor_parallel_size", "tp_size")
@@ -159,6 +160,11 @@ def test_unresolved_values_are_kept_not_guessed(shared_dir):
     rank = dep.settings["data_parallel_start_rank"]
     assert rank.resolved is False and rank.value == "$START_RANK"
     assert any("START_RANK" in n and "line 66" in n for n in dep.notes)
+
+
+def test_the_walk_reads_the_python_and_powershell_files(shared_dir):
+    walked = {p.rsplit("corpus/", 1)[1] for p, why in iter_files([str(shared_dir / "corpus")]) if why is None}
+    assert {"anyscale__examples/03_deploy_llama_3_8b/serve_llama_3_1_8b.py", "yandy__dockerapps/vllm/run.ps1"} <= walked
 
 
 def test_template_note_exactly_for_helm_template_files(shared_dir):
