@@ -16,7 +16,8 @@ from kvlint.launches.rewrite import mapped, substitute
 from kvlint.lazyre import lazy
 
 _ASSIGN = lazy(r"^(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\?|:|::|\+|!)?=[ \t]*(.*)$")
-_VAR_REF = lazy(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\}\}")  # $(VAR), {{var}}
+# make's $(VAR) and $$ (a `$` for the shell), Just's {{var}}
+_VAR_REF = lazy(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\}\}")
 _RECIPE_PREFIX = "@-+"
 
 
@@ -33,10 +34,14 @@ def read_recipes(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.script import run_script
 
     script, env = recipes(text)
-    script, offsets = substitute(script, _VAR_REF, lambda m: "${" + (m.group(1) or m.group(2)) + "}")
+    script, offsets = substitute(script, _VAR_REF, _shell_ref)
     launches, _, notes = run_script(mapped(path, text, script, offsets), env)
     ctx = LaunchContext(notes=tuple(notes))
     return [d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d)]
+
+
+def _shell_ref(m: re.Match[str]) -> str:
+    return "$" if m.group(0) == "$$" else "${" + (m.group(1) or m.group(2)) + "}"
 
 
 def recipes(text: str) -> tuple[str, dict[str, str]]:
@@ -47,6 +52,9 @@ def recipes(text: str) -> tuple[str, dict[str, str]]:
     for line in text.split("\n"):
         body = line.rstrip()
         indented = line[:1] in ("\t", " ") and body.strip() != ""
+        if not body.strip() and not continued:  # a blank line neither ends a recipe nor is part of one
+            out.append(" " * len(line))
+            continue
         if continued or (indented and in_recipe):
             out.append(_recipe_line(line) if not continued else line)
         else:

@@ -186,3 +186,11 @@ def test_gitlab_script_list_and_buildkite_command_blocks():
     (bk,) = _deps("buildkite.yml")
     assert (bk.engine, bk.model, _at(bk.model_span)) == ("sglang", "org/buildkite-model", (4, 58))
     assert bk.get("tp_size") == 2 and _at(bk.settings["tp_size"].span) == (4, 83)
+
+
+def test_make_blank_lines_inside_a_recipe_and_double_dollar():
+    text = "MODEL = org/m\n\nserve:\n\techo hi\n\n\tvllm serve $(MODEL) --max-model-len $$LEN\n"
+    (d,) = read_path("Makefile", text).deployments
+    assert (d.model, _at(d.model_span)) == ("org/m", (6, 13))
+    setting = d.settings["max_model_len"]
+    assert (setting.value, setting.resolved, _at(setting.span)) == ("$LEN", False, (6, 38))  # `$$LEN`: the shell's $LEN
