@@ -215,7 +215,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         engine, k = found
         span = _join(rest[0].span, rest[k - 1].span) if k else None
         wrapper = wrapper_of([t.text for t in rest[:k]])
-        return FoundLaunch(engine, tuple(rest[k:]), span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes)
+        words = wrappers.engine_words(wrapper, rest[k:])
+        return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes)
     if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
     return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kvlint.launches.env import Field
+from kvlint.span import Span
 
 # `TOOL [options] run [options] [--] COMMAND...`; options that take a value as a separate word
 RUN_TOOLS = frozenset({"uv", "uvx", "hatch", "poetry", "pixi", "pipenv", "rye", "pdm", "conda", "mamba",
@@ -93,3 +94,36 @@ def after_mpirun(fields: Sequence[Field], i: int) -> int:
         name, eq, _ = fields[j].text.partition("=")
         j += 3 if name in _MPI_PAIRS else 2 if not eq and name in _MPI_VALUES else 1
     return j
+
+
+# a wrapper's own spellings of the engine's model flags (KServe's huggingfaceserver: `--model_id` is the model,
+# `--model_name` the name it is served as); `--backend` chose the engine and is the wrapper's alone
+_WRAPPER_FLAGS = {"huggingfaceserver": {"--model_id": "--model", "--model_name": "--served-model-name"}}
+_WRAPPER_ONLY = {"huggingfaceserver": ("--backend",)}
+
+
+def engine_words(wrapper: str | None, fields: Sequence[Field]) -> tuple[Field, ...]:
+    """The words after a wrapper's entry point as the engine's own flags: its model flags respelled (each word
+    keeps its position), its own switches left out."""
+    renames, own = _WRAPPER_FLAGS.get(wrapper or ""), _WRAPPER_ONLY.get(wrapper or "", ())
+    if renames is None:
+        return tuple(fields)
+    from kvlint.record import replace
+
+    out: list[Field] = []
+    skip = False
+    for f in fields:
+        name, eq, value = f.text.partition("=")
+        if skip or name in own:
+            skip = not skip and not eq and name in own
+            continue
+        if name not in renames:
+            out.append(f)
+        elif not eq or f.span is None or f.span.line != f.span.end_line:
+            out.append(replace(f, text=renames[name] + eq + value))
+        else:  # `--model_id=X` -> `--model` `X`, the value at its own column
+            at = f.span.col + len(name) + 1
+            out += [Field(renames[name], Span(f.span.path, f.span.line, f.span.col, f.span.line, at - 1)),
+                    replace(f, text=value, span=Span(f.span.path, f.span.line, at, f.span.line, f.span.end_col),
+                            offsets=(), source=None)]
+    return tuple(out)

@@ -194,3 +194,11 @@ def test_make_blank_lines_inside_a_recipe_and_double_dollar():
     assert (d.model, _at(d.model_span)) == ("org/m", (6, 13))
     setting = d.settings["max_model_len"]
     assert (setting.value, setting.resolved, _at(setting.span)) == ("$LEN", False, (6, 38))  # `$$LEN`: the shell's $LEN
+
+
+def test_kserve_huggingfaceserver_with_the_vllm_backend():
+    first, second = _deps("kserve-hf.sh")  # the huggingface backend is no engine kvlint sizes
+    assert (first.engine, first.model, _at(first.model_span)) == ("vllm", "org/kserve-hf", (3, 60))
+    assert first.served_model_name == "llama3" and _at(first.settings["served_model_name"].span) == (3, 42)
+    assert first.get("max_model_len") == 8192 and first.unknown_flags == () and "backend" not in first.settings
+    assert (second.model, _at(second.model_span), second.get("tensor_parallel_size")) == ("org/kserve-tp", (5, 41), 2)
