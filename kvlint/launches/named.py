@@ -21,7 +21,10 @@ ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.ent
                  "trl.scripts.vllm_serve")
 _NAMED = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b"
               r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b"
-              r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b")
+              r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b"
+              # any image whose name carries an engine's, as a manifest or values file writes it
+              r"|(?<=image: )[\"']?[^\s\"'#]*(?:vllm|sglang)[^\s\"'#]*"
+              r"|(?<=repository: )[\"']?[^\s\"'#]*(?:vllm|sglang)[^\s\"'#]*")
 _COMMENT = lazy(r"(^|\s)(#|//|REM\s|::)")
 _DOCSTRING = ('"""', "'''")
 _PASS_THROUGH = ("$@", "${@}", "[@]}", "$*")
@@ -42,7 +45,7 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     elif kind == "dockerfile":
         message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
                    "with one (docker run, a manifest, a compose file); nothing here is checked")
-    elif what.startswith(("vllm/", "lmsysorg/")):
+    elif "/" in what or ":" in what or what.startswith(("vllm/", "lmsysorg/")):
         message = (f"engine image {what} named here, but kvlint found no launch in this file (no model and engine "
                    "flags it can read); nothing here is checked")
     else:
@@ -70,7 +73,8 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
         comment = _COMMENT.search(line)
         if comment is not None and comment.start(2) < m.start():
             continue
-        return number, m.start() + 1, re.sub(r"[ \t]+", " ", m.group())
+        what = m.group().strip("\"'")
+        return number, m.start() + 1 + (m.group() != what and m.group()[0] in "\"'"), re.sub(r"[ \t]+", " ", what)
     return None
 
 

@@ -202,3 +202,11 @@ def test_kserve_huggingfaceserver_with_the_vllm_backend():
     assert first.served_model_name == "llama3" and _at(first.settings["served_model_name"].span) == (3, 42)
     assert first.get("max_model_len") == 8192 and first.unknown_flags == () and "backend" not in first.settings
     assert (second.model, _at(second.model_span), second.get("tensor_parallel_size")) == ("org/kserve-tp", (5, 41), 2)
+
+
+def test_an_image_named_for_the_engine_in_values_without_a_launch_is_said():
+    text = "servingRuntime:\n  image: kserve/vllmserver:v0.12.1\ninferenceService:\n  storageUri: s3://m/\n"
+    result = read_path("values-runtime.yaml", text)
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span)) == ("KV008", (2, 10)) and "kserve/vllmserver:v0.12.1" in note.message
