@@ -55,6 +55,8 @@ KINDS: tuple[Kind, ...] = (
          names=("makefile", "gnumakefile", "justfile", ".justfile")),
     Kind("powershell", "kvlint.launches.powershell:read", suffixes=(".ps1",)),
     Kind("python", "kvlint.launches.pyfile:read", suffixes=(".py",)),
+    Kind("text", "kvlint.launches.textfile:read", suffixes=(".conf", ".ini", ".service", ".toml", ".cfg"),
+         names=("procfile",)),
 )
 _BY_NAME = {k.name: k for k in KINDS}
 

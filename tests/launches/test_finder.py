@@ -210,3 +210,15 @@ def test_an_image_named_for_the_engine_in_values_without_a_launch_is_said():
     assert result.deployments == []
     (note,) = result.findings
     assert (note.code, _at(note.span)) == ("KV008", (2, 10)) and "kserve/vllmserver:v0.12.1" in note.message
+
+
+def test_supervisor_procfile_and_toml_command_lines():
+    vllm, sglang = _deps("supervisord.conf")
+    assert (vllm.model, _at(vllm.model_span)) == ("org/supervisor-model", (3, 34))
+    assert _at(vllm.settings["max_model_len"].span) == (3, 71)
+    assert vllm.get("gpu_memory_utilization") == 0.9 and _at(vllm.settings["gpu_memory_utilization"].span) == (4, 28)
+    assert (sglang.model, sglang.get("tp_size"), _at(sglang.settings["tp_size"].span)) == ("org/supervisor-sglang", 2, (9, 8))
+    (web,) = _deps("Procfile")
+    assert (web.model, _at(web.model_span)) == ("org/procfile-model", (1, 17))
+    (task,) = _deps("serve.toml")
+    assert (task.model, _at(task.model_span), task.get("tensor_parallel_size")) == ("org/toml-model", (2, 19), 2)

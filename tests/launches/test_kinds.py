@@ -20,8 +20,9 @@ NAMES = [
     "Dockerfile", "Dockerfile.cuda", "img.dockerfile", "Makefile", "makefile", "GNUmakefile", "rules.mk",
     "Justfile", "justfile", ".justfile", "x.just", "run.ps1", "serve.py", "pkg/__init__.py",
     "vllm-config.json", "engine_args.json", ".runpod/hub.json", "serve_cfg.json",
-    "package.json", "config.json", "tsconfig.json", "README.md", "notes.txt", "x.toml", "setup.cfg", "x.ps1.bak",
-    "Makefile.am", "docs/index.rst", "a/makefile/readme.md",
+    "package.json", "config.json", "tsconfig.json", "README.md", "notes.txt", "x.yaml.bak", "x.ps1.bak",
+    "Makefile.am", "docs/index.rst", "a/makefile/readme.md", "supervisord.conf", "vllm.service", "Procfile",
+    "pyproject.toml", "setup.ini", "requirements.txt",
 ]
 
 
