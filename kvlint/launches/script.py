@@ -310,12 +310,24 @@ def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str],
     if where[1] == "run":
         opts = RunOptions()
         rest, default = command_after_image(opts, image, rest)
+        default = default or _named_image(image.text, rest)
         if state is not None:
             state.notes.extend(opts.notes)
     found = launch_in_argv(rest, env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None:
         return None
     return replace(found, entry_span=found.entry_span or image.span, image=found.image or image)
+
+
+def _named_image(image: str, rest: list[Field]) -> str | None:
+    """`apptainer run vllm_0.9.sif --model X`: a container file named for an engine, run with flags, runs that
+    engine (a .sif's runscript is its entry point, and these files are named for what they hold)."""
+    from kvlint.engines import ENGINE_NAMES
+
+    base = image.rsplit("/", 1)[-1].lower()
+    if not base.endswith((".sif", ".sqsh", ".img")) or not rest or not rest[0].text.startswith("-"):
+        return None
+    return next((name for name in ENGINE_NAMES if name in base), None)
 
 
 def _join(a: Span | None, b: Span | None) -> Span | None:

@@ -35,6 +35,7 @@ def test_launchers_in_front_of_the_engine_are_peeled():
         ("vllm", "org/trl", (10, 24)),
         ("vllm", "org/trl-module", (11, 42)),
         ("vllm", "org/poetry-pixi", (12, 32)),
+        ("sglang", "org/sif-named", (14, 40)),  # apptainer run of a .sif named for the engine, flags only
     ]
     assert _at(deps[0].settings["max_model_len"].span) == (3, 95)
     assert deps[1].engine_version == "0.8.5" and deps[1].get("tensor_parallel_size") == 2
