@@ -64,6 +64,7 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     deployments: int = 0
+    passed_over: int = 0  # places that named an engine but gave no launch (the readers' KV008 findings)
     suppressed: int = 0
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -105,6 +106,7 @@ class FileOutcome:
     path: str
     linted: bool = False
     deployments: int = 0
+    passed_over: int = 0
     launches: list[LaunchStatus] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)
@@ -157,11 +159,15 @@ def _read_text(path: str, options: LintOptions) -> str | None:
         return None
 
 
+PASSED_OVER = "KV008"  # a reader's "an engine is named here but no launch was read" (kvlint.launches.named)
+
+
 def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolver, out: FileOutcome) -> None:
     text, read = _read(path, config, options, out)
     if read is None or read.skipped:
         return
     out.linted = True
+    out.passed_over = sum(1 for f in read.findings if f.code == PASSED_OVER)
     codes = _codes(config, options, path)
     readers = [_reseverity(f, config) for f in read.findings if f.code in codes]
     launches = out.pending
@@ -404,6 +410,7 @@ class Totals:
 
     files: list[str] = field(default_factory=list)
     deployments: int = 0
+    passed_over: int = 0
     suppressed: int = 0
     severities: dict[Severity, int] = field(default_factory=dict)
     unreadable: list[tuple[str, str]] = field(default_factory=list)
@@ -493,6 +500,7 @@ class Run:
             t.files.append(out.path)
             self.linted.add(out.path)
         t.deployments += out.deployments
+        t.passed_over += out.passed_over
         t.notes.extend(out.notes)
         t.suppressed += found.suppressed
         self.unknown.extend(found.per_run)
@@ -536,6 +544,7 @@ def collect(run: Run) -> LintResult:
             lines[report.path] = report.lines
     t = run.totals
     result.files, result.deployments, result.suppressed = t.files, t.deployments, t.suppressed
+    result.passed_over = t.passed_over
     result.unreadable, result.notes, result.configs = t.unreadable, t.notes, run.configs
     result.no_gpu_noted = run.noted
     own = set(run.run_findings)  # the run's own findings come after every file's, as the streamed report has them

@@ -134,7 +134,7 @@ def warm() -> None:
     from kvlint.engines import all_engines
     from kvlint.flags.flag_table import flag_table
     from kvlint.gpus import all_gpus
-    from kvlint.launches import compose, helm, k8s, shellfile, skypilot, vllm_config  # noqa: F401
+    from kvlint.launches import compose, groups, helm, k8s, kinds, named, shellfile, skypilot, vllm_config  # noqa: F401
     from kvlint.memory.nonkv import coefficients
     from kvlint.memory.versions import sglang_version, vllm_version
     from kvlint.models.resolve import alias_ids, lookup_registry

@@ -1,12 +1,19 @@
-"""Values that deploy an engine image in a layout kvlint cannot read: the readers report it, this
-module documents it.
+"""A file that names an engine but from which no launch could be read: the readers report it, this module
+documents it.
 
 ## What it checks
-A values file (Helm chart values, or any YAML map that is not a Kubernetes object) whose `image`
-is a vLLM or SGLang image (`vllm/vllm-openai`, `nm-vllm-openai`, `lmsysorg/sglang`, ...) but where
-neither a known chart adapter, the container walk, nor the unknown-chart walk (model keys such as
-`modelName`, `model`, `model.name`, `modelId`; argument lists such as `args`, `extraArgs`) finds a
-launch. The finding points at the image.
+Two cases, one finding each, at the place the engine is named:
+- a values file (Helm chart values, or any YAML map that is not a Kubernetes object) whose `image` is a
+  vLLM or SGLang image (`vllm/vllm-openai`, `nm-vllm-openai`, `lmsysorg/sglang`, ...) but where neither a
+  known chart adapter, the container walk, nor the unknown-chart walk (model keys such as `modelName`,
+  `model`, `model.name`, `modelId`; argument lists such as `args`, `extraArgs`) finds a launch;
+- any other file kvlint reads (script, Makefile, PowerShell, Python, Dockerfile, YAML) that names an engine
+  entry point or image on a code or config line (`vllm serve`, `python -m vllm.entrypoints...`,
+  `sglang.launch_server`, `trl vllm-serve`, `vllm/vllm-openai`, `lmsysorg/sglang`) and gives no launch: a
+  command shape kvlint does not read yet, an entry point started with the arguments passed to it (`"$@"`),
+  or a Dockerfile whose entry point starts the engine with no model (the image, launched where it is run).
+A mention in a comment or a Python docstring is not a place; the summary counts the places ("N places
+named an engine but gave no launch"), and the JSON report's `summary.passed_over`.
 
 ## Why it matters
 Without it such a file would pass silently: kvlint would check nothing and say nothing, which
@@ -23,8 +30,8 @@ service:
 
 ## Use instead
 Name the model under a key kvlint reads (`modelName:`, `model:`) and the engine flags under
-`args:`, or add `# kvlint: disable-file` when the file does not start the engine itself (its model
-is chosen elsewhere).
+`args:`, write the launch as a command line kvlint reads (`vllm serve MODEL --flags`), or add
+`# kvlint: disable-file` when the file does not start the engine itself (its model is chosen elsewhere).
 
 ## Options
 None. Info severity: it reports what kvlint could not read, not a fault in the file.
@@ -39,6 +46,7 @@ from kvlint.registry import Context, rule
 
 
 @rule("KV008", "unknown-launch-layout", Severity.INFO,
-      "An engine image is deployed by values whose layout kvlint cannot read as a launch.", source="reader")
+      "A file names an engine entry point or image, but kvlint could not read a launch from it.",
+      source="reader")
 def check(ctx: Context) -> Iterable[Finding]:
     return ()

@@ -46,9 +46,10 @@ def test_manifest_declares_the_contract():
     assert re.compile(lock["files"]).search("kvlint.lock") and re.compile(lock["files"]).search("values.yaml")
     assert hook["require_serial"] is True
     files = re.compile(hook["files"])
-    for name in ("values.yaml", "deploy/x.yml", "run.sh", "Dockerfile", "serve.slurm"):
+    for name in ("values.yaml", "deploy/x.yml", "run.sh", "Dockerfile", "serve.slurm", "Makefile", "run.ps1",
+                 "main.py"):
         assert files.search(name), name
-    for name in ("README.md", "main.py", "config.json"):
+    for name in ("README.md", "config.json", "package.json"):
         assert not files.search(name), name
 
 

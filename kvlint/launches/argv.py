@@ -16,7 +16,11 @@ from kvlint.redact import is_reference, is_secret_name, redact_value
 from kvlint.span import Token
 
 _PY = ("python", "python3")
-_WRAPPERS = {"dynamo.vllm": "vllm", "dynamo.sglang": "sglang"}  # take the engine's own flags
+# modules and commands that take the engine's own flags (plus a few of their own, left to them)
+_WRAPPERS = {"dynamo.vllm": "vllm", "dynamo.sglang": "sglang", "trl.scripts.vllm_serve": "vllm"}
+_WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm"}  # TRL's server spells vLLM's flags with underscores
+_BACKENDS = ("huggingfaceserver",)  # servers whose `--backend` picks the engine
+_BACKENDS_ENGINES = ("vllm",)
 
 
 @record
@@ -41,6 +45,32 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
     texts = [t.text for t in tokens]
     if len(texts) >= 3 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and texts[1] == "-m" and texts[2] in _WRAPPERS:
         return _WRAPPERS[texts[2]], 3
+    if len(texts) >= 2 and (texts[0].rsplit("/", 1)[-1], texts[1]) in _WRAPPER_COMMANDS:
+        return _WRAPPER_COMMANDS[(texts[0].rsplit("/", 1)[-1], texts[1])], 2
+    if len(texts) >= 3 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and texts[1] == "-m" and texts[2] in _BACKENDS:
+        backend = _backend(texts[3:])
+        return (backend, 3) if backend is not None else None
+    return None
+
+
+def _backend(texts: list[str]) -> str | None:
+    """`--backend vllm` / `--backend=vllm` of a server that runs an engine only when told to (KServe's
+    huggingfaceserver; its default backend is Hugging Face's own, no engine kvlint sizes)."""
+    for k, t in enumerate(texts):
+        value = t.partition("=")[2] if t.startswith("--backend=") else texts[k + 1] if t == "--backend" and \
+            k + 1 < len(texts) else None
+        if value is not None:
+            return value if value in _BACKENDS_ENGINES else None
+    return None
+
+
+def wrapper_of(texts: list[str]) -> str | None:
+    """The wrapper an entry point found by `detect` is (`dynamo.vllm`, `trl vllm-serve`), None for the engine's own."""
+    module = next((t for t in texts if t in _WRAPPERS or t in _BACKENDS), None)
+    if module is not None:
+        return module
+    if len(texts) >= 2 and (texts[0].rsplit("/", 1)[-1], texts[1]) in _WRAPPER_COMMANDS:
+        return f"{texts[0].rsplit('/', 1)[-1]} {texts[1]}"
     return None
 
 

@@ -12,23 +12,14 @@ if TYPE_CHECKING:
     from kvlint.ignore import Ignores
 
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache"}
-SHELL_EXT = (".sh", ".bash", ".slurm", ".sbatch")
-YAML_EXT = (".yaml", ".yml")
-JSON_NAME_HINTS = ("vllm", "sglang", "engine", "serve")
 
 
 def kind_of(path: str) -> str | None:
-    """The reader for a file name, or None when the name is not a deployment format."""
-    base = os.path.basename(path).lower()
-    if base.endswith(YAML_EXT) or base.endswith(".yaml.tpl") or base.endswith(".yml.tpl"):
-        return "yaml"
-    if base.endswith(SHELL_EXT):
-        return "shell"
-    if base.startswith("dockerfile") or base.endswith(".dockerfile"):
-        return "dockerfile"
-    if base.endswith(".json"):
-        return "json"
-    return None
+    """The kind a file name claims (kvlint.launches.kinds), or None when the name is not a deployment format."""
+    from kvlint.launches.kinds import kind_for
+
+    kind = kind_for(path)
+    return kind.name if kind is not None else None
 
 
 class Listings:
@@ -169,6 +160,8 @@ def _unstatable(entry: os.DirEntry, exc: OSError) -> str | None:
 
 
 def _wanted(name: str) -> bool:
-    """In a folder walk, JSON only when its name says engine config (package.json is not)."""
-    low = name.lower()
-    return not low.endswith(".json") or low == "hub.json" or any(w in low for w in JSON_NAME_HINTS)
+    """In a folder walk, JSON only when its name says engine config (package.json is not): the kind's walk hint."""
+    from kvlint.launches.kinds import walked
+
+    return walked(name)
+

@@ -7,14 +7,22 @@ import re
 from collections.abc import Iterator, Mapping
 
 from kvlint.deployment import Deployment
+from kvlint.launches import ReadResult
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, with_supplied
 from kvlint.launches.images import entrypoint_engine
-from kvlint.launches.script import launch_in_argv
+from kvlint.launches.script import FoundLaunch, launch_in_argv
 from kvlint.lazyre import lazy
 from kvlint.sources.text import LineIndex, Mapped
 
 _INSTR = lazy(r"^\s*(FROM|ARG|ENV|CMD|ENTRYPOINT)\s+(.*)$", re.I)
+
+
+def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader protocol's entry (kvlint.launches.kinds): a Dockerfile's launch and its comments."""
+    from kvlint.sources.comments import scan_comments
+
+    return ReadResult(path, read_dockerfile(path, text), comments=scan_comments(text))
 
 
 def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> list[Deployment]:
@@ -39,7 +47,23 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> lis
     fields = [f for op in ("ENTRYPOINT", "CMD") if op in parts for f in _argv(path, text, index, *parts[op], env)]
     default = entrypoint_engine(image) if "ENTRYPOINT" not in parts else None
     found = launch_in_argv(fields, env, image_default=default) if fields else None
-    return [finish(path, found, LaunchContext(image=image), ManifestGpu())] if found else []
+    if found is None and "ENTRYPOINT" in parts and "CMD" in parts:
+        found = _flags_for_entrypoint(_argv(path, text, index, *parts["CMD"], env), env)
+    dep = finish(path, found, LaunchContext(image=image), ManifestGpu()) if found else None
+    # an engine entry point with no model is the image, not a launch: it is launched where it is run with one
+    return [dep] if dep is not None and dep.model is not None else []
+
+
+def _flags_for_entrypoint(cmd: list[Field], env: dict[str, str]) -> FoundLaunch | None:
+    """`ENTRYPOINT ["/start.sh"]` + `CMD ["--model", "/model", "--gpu-memory-utilization", "0.9"]`: an entry
+    point kvlint cannot see into, handed flags that are unmistakably one engine's (the rule a Kubernetes
+    args-only container and `docker run IMAGE --flags` follow), starts that engine."""
+    from kvlint.launches.infer import engine_from_flags, inferred_note
+
+    engine = engine_from_flags(cmd)
+    if engine is None:
+        return None
+    return FoundLaunch(engine, tuple(cmd), cmd[0].span, env, notes=(inferred_note(engine, "engine ENTRYPOINT"),))
 
 
 def _logical_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -7,11 +7,9 @@ from collections.abc import Mapping
 
 from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
-from kvlint.launches.discover import kind_of
 from kvlint.launches.env import supplying
 from kvlint.lazyre import lazy
 from kvlint.limits import LimitExceeded, file_limits
-from kvlint.sources.comments import scan_comments
 from kvlint.sources.text import SourceError, decode, read_file, read_stdin
 from kvlint.span import Span
 
@@ -20,10 +18,12 @@ KV001 = ("KV001", "unreadable-input")
 # a model key or flag (`--model`, `model:`, `modelName`, `--max-model-len`), a KAITO Workspace (a preset
 # name is its model), a GPU request, the stem of a sizing flag (a vLLM --config file of flags alone:
 # `tensor-parallel-size`, `gpu-memory-utilization`, `max-num-seqs`, `kv-cache-dtype`, SGLang's
-# `mem-fraction-static`, `context-length`) or a kvlint directive. A file with none of them cannot hold a
-# launch and costs one scan instead of a parse (in a monorepo most YAML files are not deployments).
+# `mem-fraction-static`, `context-length`), Ray Serve's `LLMConfig` or a kvlint directive. Every engine entry
+# point and image (kvlint.launches.named.ENTRY_MARKERS) holds one of them: tests/launches/test_kinds.py. A file
+# with none of them cannot hold a launch and costs one scan instead of a parse (in a monorepo most YAML files
+# are not deployments).
 MAY_LAUNCH = lazy(r"vllm|sglang|model|kaito|kvlint|gpu|parallel|kv[-_]cache|max[-_]num|mem[-_]fraction|"
-                        r"context[-_]length", re.IGNORECASE)
+                        r"context[-_]length|llmconfig", re.IGNORECASE)
 
 
 def may_hold_launch(text: str) -> bool:
@@ -73,30 +73,37 @@ def _load(path: str) -> str:
 
 
 def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader of the kind the file's name claims (kvlint.launches.kinds), else of the kind its first
+    words claim."""
+    from kvlint.launches.kinds import kind_for, reader_of, sniffed
+
     if not text.strip():
         return ReadResult(path, skipped="empty file")
-    kind = kind_of(path) or _sniff(text)
-    if kind == "shell":
-        from kvlint.launches.shellfile import read_shell
+    kind = kind_for(path) or sniffed(text)
+    result = reader_of(kind)(path, text, as_vllm_config)
+    if not result.deployments and result.skipped is None and not any(f.code in _SAID for f in result.findings):
+        from kvlint.launches.named import passed_over
 
-        return ReadResult(path, read_shell(path, text), comments=scan_comments(text))
-    if kind == "dockerfile":
-        from kvlint.launches.dockerfile import read_dockerfile
-
-        return ReadResult(path, read_dockerfile(path, text), comments=scan_comments(text))
-    return _read_yaml(path, text, as_vllm_config)
-
-
-def _sniff(text: str) -> str:
-    head = text.lstrip()[:200]
-    if head.startswith("#!") or head.startswith(("vllm ", "python", "sglang ", "docker run", "export ")):
-        return "shell"
-    if head.upper().startswith(("FROM ", "ARG ")):
-        return "dockerfile"
-    return "yaml"
+        note = passed_over(path, text, kind.name)
+        if note is not None and not _chart_values(path, kind.name):
+            result.findings.append(note)
+    return result
 
 
-def _read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
+def _chart_values(path: str, kind: str) -> bool:
+    """A chart's values file whose own templates hold the launch (they are read with these values)."""
+    if kind != "yaml" or path == "-":
+        return False
+    from kvlint.launches.helm_chart import templates_hold_launch
+
+    return templates_hold_launch(path)
+
+
+_SAID = ("KV001", "KV008")  # a file that could not be read, or whose engine image was already reported
+
+
+def read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
+    """YAML (and JSON, a subset): every document through kvlint.launches.yamlfile; a Helm template with its chart."""
     from kvlint.launches.yamlfile import deployments_in
     from kvlint.sources.yaml import parse_yaml
 
@@ -114,4 +121,4 @@ def _read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> Read
     return ReadResult(path, deployments, findings, yf.comments)
 
 
-__all__ = ["kv001", "may_hold_launch", "read_one"]
+__all__ = ["kv001", "may_hold_launch", "read_one", "read_yaml"]

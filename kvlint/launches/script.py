@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 
 from kvlint import limits
-from kvlint.launches.argv import detect
+from kvlint.launches import wrappers
+from kvlint.launches.argv import detect, wrapper_of
 from kvlint.launches.docker_run import RUNNERS, is_run
 from kvlint.launches.env import Field, Positional, expand_word, with_supplied
 from kvlint.lazyre import lazy
@@ -85,6 +86,10 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
                 state.launches[-1] = replace(last, notes=last.notes + (note,))
         _command(cmd.words, m, state, depth)
         prev_sep = cmd.sep
+    if depth == 0 and len(state.launches) > 1:
+        from kvlint.launches.groups import one_per_deployment
+
+        state.launches = one_per_deployment(state.launches)
     return state.launches, state.env, state.notes
 
 
@@ -180,9 +185,22 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 i += 1
         elif head == "timeout":
             i += 2
-        elif head in ("srun", "numactl", "mpirun"):
+        elif head in ("srun", "numactl"):
             i, gres, srun_nodes = _skip_options(fields, i + 1)
             gpus, nodes = gres or gpus, srun_nodes or nodes
+        elif head in ("mpirun", "mpiexec"):
+            i = wrappers.after_mpirun(fields, i)
+        elif head in wrappers.RUN_TOOLS and wrappers.after_run_tool(fields, i) is not None:
+            i = wrappers.after_run_tool(fields, i) or i + 1
+        elif head == "torchrun" and wrappers.torchrun_module(fields, i) is not None:
+            # `torchrun [opts] -m MODULE` runs MODULE as `python -m MODULE` would: read it so
+            module = wrappers.torchrun_module(fields, i) or i
+            fields = [*fields[:i], replace(fields[i], text="python"), *fields[module:]]
+            break
+        elif head in wrappers.CONTAINERS and wrappers.container_image(fields, i) is not None:
+            return _container(fields, wrappers.container_image(fields, i) or (i, ""), env, depth, state)
+        elif head == "enroot" and wrappers.enroot_image(fields, i) is not None:
+            return _container(fields, wrappers.enroot_image(fields, i) or (i, ""), env, depth, state)
         elif head in ("sh", "bash", "zsh") and depth < MAX_DEPTH:
             return _shell_c(fields, i, env, depth, state)
         elif head == "eval" and depth < MAX_DEPTH:
@@ -196,8 +214,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     if found is not None:
         engine, k = found
         span = _join(rest[0].span, rest[k - 1].span) if k else None
-        wrapper = next((t.text for t in rest[:k] if t.text.startswith("dynamo.")), None)
-        return FoundLaunch(engine, tuple(rest[k:]), span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes)
+        wrapper = wrapper_of([t.text for t in rest[:k]])
+        words = wrappers.engine_words(wrapper, rest[k:])
+        return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes)
     if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
     return None
@@ -279,6 +298,36 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
                    gpus_span=opts.gpus[1] or found.gpus_span, notes=found.notes + tuple(opts.notes), name=opts.name,
                    mounts=tuple(opts.mounts), runtime_vars=found.runtime_vars + runtime,
                    container_env=tuple(opts.env.items()))
+
+
+def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str], depth: int,
+               state: _State | None) -> FoundLaunch | None:
+    """`apptainer exec|run X.sif ...`, `enroot start NAME ...`: `exec` runs the words after the image, `run`
+    hands them to the image's entry point (an engine image's, or one the flags name, as for docker run)."""
+    from kvlint.launches.docker_run import RunOptions, command_after_image
+
+    image, rest, default = fields[where[0]], fields[where[0] + 1 :], None
+    if where[1] == "run":
+        opts = RunOptions()
+        rest, default = command_after_image(opts, image, rest)
+        default = default or _named_image(image.text, rest)
+        if state is not None:
+            state.notes.extend(opts.notes)
+    found = launch_in_argv(rest, env, min(depth + 1, MAX_DEPTH), state, default)
+    if found is None:
+        return None
+    return replace(found, entry_span=found.entry_span or image.span, image=found.image or image)
+
+
+def _named_image(image: str, rest: list[Field]) -> str | None:
+    """`apptainer run vllm_0.9.sif --model X`: a container file named for an engine, run with flags, runs that
+    engine (a .sif's runscript is its entry point, and these files are named for what they hold)."""
+    from kvlint.engines import ENGINE_NAMES
+
+    base = image.rsplit("/", 1)[-1].lower()
+    if not base.endswith((".sif", ".sqsh", ".img")) or not rest or not rest[0].text.startswith("-"):
+        return None
+    return next((name for name in ENGINE_NAMES if name in base), None)
 
 
 def _join(a: Span | None, b: Span | None) -> Span | None:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 
 from kvlint.deployment import Deployment
+from kvlint.launches import ReadResult
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
+from kvlint.launches.groups import is_launch
 from kvlint.launches.script import FoundLaunch, run_script
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
@@ -20,6 +22,9 @@ from kvlint.sources.numbers import count
 from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
+_HEREDOC = lazy(r"(?<!<)<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
+_YAML_DOC = lazy(r"^[ \t]*(apiVersion|kind|services|spec|containers|args|command|image):", re.M)
+_BODY_WORDS = ("vllm", "sglang")
 _SBATCH = lazy(r"^#SBATCH[ \t]+([^\n#]*)", re.M)
 _PER_NODE = ("--gres", "--gpus-per-node")
 _PER_JOB = ("--gpus", "-G")
@@ -32,13 +37,65 @@ class _Option:
     span: Span
 
 
-def read_shell(path: str, text: str, index: LineIndex | None = None) -> list[Deployment]:
+def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader protocol's entry (kvlint.launches.kinds): a script's launches, those of the documents it
+    writes with here-documents, and its comments."""
+    from kvlint.sources.comments import scan_comments
+
+    deployments = read_shell(path, text)
+    if "<<" in text:
+        deployments += heredoc_launches(path, text)
+        deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+    return ReadResult(path, deployments, comments=scan_comments(text))
+
+
+def heredoc_launches(path: str, text: str) -> list[Deployment]:
+    """Launches in the bodies of `cat <<EOF ... EOF`: a Kubernetes manifest (or any YAML document) piped to
+    `kubectl apply -f -`, a script written to a file. The shell skips a body when it reads the script, so
+    each is read here, at its own lines: the body keeps its columns and is preceded by as many empty lines
+    as come before it in the file."""
+    out: list[Deployment] = []
+    for start, body in _heredoc_bodies(text):
+        if not any(m in body for m in _BODY_WORDS):
+            continue
+        padded = "\n" * text.count("\n", 0, start) + body
+        if _YAML_DOC.search(body):
+            from kvlint.launches.read import read_yaml
+
+            out.extend(read_yaml(path, padded).deployments)
+        else:
+            out.extend(read_shell(path, padded))
+    return out
+
+
+def _heredoc_bodies(text: str) -> list[tuple[int, str]]:
+    """(offset, text) of each here-document body, up to the line that is its delimiter."""
+    bodies = []
+    for m in _HEREDOC.finditer(text):
+        start = text.find("\n", m.end()) + 1
+        if start == 0:
+            continue
+        pos, delim, strip = start, m.group(3), m.group(1) == "-"
+        while pos < len(text):
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            line = text[pos:end]
+            if (line.lstrip("\t") if strip else line).rstrip() == delim:
+                bodies.append((start, text[start:pos]))
+                break
+            pos = end + 1
+    return bodies
+
+
+def read_shell(path: str, text: str, index: LineIndex | None = None,
+               env: dict[str, str] | None = None) -> list[Deployment]:
+    """A script's launches; `env` the variables it starts with (a Makefile's own assignments)."""
     index = index or LineIndex(text)
-    launches, _, notes = run_script(Mapped.whole(path, text, index), {})
+    launches, _, notes = run_script(Mapped.whole(path, text, index), env or {})
     job, nodes = _sbatch_gpus(path, text, index)
     ctx = LaunchContext(notes=tuple(notes))
     placed = (_launch_gpus(f, job, nodes, len(launches)) for f in launches)
-    return [finish(path, found, ctx, gpu) for found, gpu in placed]
+    return [d for d in (finish(path, found, ctx, gpu) for found, gpu in placed) if is_launch(d)]
 
 
 def _sbatch_options(path: str, text: str, index: LineIndex) -> dict[str, _Option]:

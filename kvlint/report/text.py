@@ -75,11 +75,19 @@ def plural(count: int, word: str, words: str | None = None) -> str:
 def summary(result: LintResult | Totals) -> str:
     counts = _counts(result)
     files = plural(len(result.files), "file")
+    over = passed_over_words(result.passed_over)
     if not sum(counts.values()):
-        return f"No findings in {files} ({plural(result.deployments, 'engine launch', 'engine launches')})."
+        return f"No findings in {files} ({plural(result.deployments, 'engine launch', 'engine launches')}{over})."
     parts = [plural(n, str(sev)) for sev, n in sorted(counts.items(), reverse=True) if n]
     extra = f", {result.suppressed} suppressed" if result.suppressed else ""
-    return f"Found {plural(sum(counts.values()), 'finding')} ({', '.join(parts)}{extra}) in {files}."
+    return f"Found {plural(sum(counts.values()), 'finding')} ({', '.join(parts)}{extra}) in {files}{over and f' ({over[2:]})'}."
+
+
+def passed_over_words(n: int) -> str:
+    """`; 3 places named an engine but gave no launch` (KV008), or nothing when there are none."""
+    if not n:
+        return ""
+    return f"; {plural(n, 'place')} named an engine but gave no launch"
 
 
 def _counts(result: LintResult | Totals) -> dict[Severity, int]:

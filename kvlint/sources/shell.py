@@ -113,6 +113,11 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
         elif c in ";&|()":
             finish(c if c != ")" else ";")
             sc.i += 1
+        elif c == "<" and _PLACEHOLDER.match(sc.s, sc.i) and not words_in_progress(sc):
+            # `--model <model_name>`: a placeholder the reader fills in, not two redirections
+            end = _PLACEHOLDER.match(sc.s, sc.i).end()  # type: ignore[union-attr]
+            words.append(Word((Part("lit", sc.s[sc.i : end], False, tuple(range(sc.i, end))),), sc.i, end))
+            sc.i = end
         elif c in "<>" or (c.isdigit() and sc.peek(1) in "<>" and not words_in_progress(sc)):
             heredoc = _skip_redirection(sc)
             if heredoc:
@@ -159,6 +164,7 @@ def _skip_heredocs(sc: _Scanner, pending: list[tuple[str, bool]]) -> None:
                 break
 
 
+_PLACEHOLDER = lazy(r"<[A-Za-z][A-Za-z0-9_.:/-]*>(?=[ \t\n\\;&|)]|$)")
 _PLAIN_RUN = lazy(r"[^ \t\n;&|()<>\\'\"{$`]+")  # word characters with no meaning to the shell
 _DOUBLE_RUN = lazy(r"[^\\\"$`]+")  # inside double quotes
 CHECK_EVERY = 4096  # characters between two looks at the file's time budget

@@ -75,7 +75,8 @@ _pieces = st.sampled_from(list("ab -_:=\n\t'\"\\$(){}[]|>&;#*!`,.09") + [
 @given(parts=st.lists(_pieces, max_size=40), name=st.sampled_from(["x.yaml", "x.sh", "Dockerfile", "x.json"]))
 def test_arbitrary_text_never_raises(parts, name):
     result = read_path(name, "".join(parts))
-    assert all(f.code == "KV001" for f in result.findings)
+    # KV008: the text names an engine and gave no launch (the never-silent note, info)
+    assert all(f.code == "KV001" or (f.code == "KV008" and str(f.severity) == "info") for f in result.findings)
 
 
 def test_folder_walk_skips_unrelated_json(tmp_path):

@@ -70,6 +70,8 @@ CASES = [
     ("kaito-project__kaito/examples/inference/kaito_workspace_llama-3.3_70b_instruct.yaml", 0, "vllm", "llama-3.3-70b-instruct", 34, 2, 28, 16384, 20, "Standard_NC48ads_A100_v4", 4),  # KAITO: TP = GPUs per VM
     ("runpod-workers__worker-vllm/.runpod/hub.json", 0, "vllm", "deepseek-ai/deepseek-r1-distill-llama-8b", 17, 1, 240, None, None, "ADA_80_PRO", 1),
     ("vllm-project__aibrix/samples/deepseek-r1/deepseek-r1-huggingface.yaml", 0, "vllm", "deepseek-ai/DeepSeek-R1", 96, 16, 96, None, None, None, 16),
+    ("anyscale__examples/03_deploy_llama_3_8b/serve_llama_3_1_8b.py", 0, "vllm", "meta-llama/Llama-3.1-8B-Instruct", 9, None, None, 8192, 25, "L4", None),  # Ray Serve LLMConfig
+    ("yandy__dockerapps/vllm/run.ps1", 0, "vllm", "deepseek-ai/DeepSeek-V3", 1, None, None, None, None, None, None),  # PowerShell, now walked
     ("zwycl__s3/generator_llms/host.sh", 0, "vllm", "Qwen/Qwen2.5-14B-Instruct-GPTQ-Int4", 4, 2, 7, 8192, 6, None, 2),
 ]
 TP = ("tensor_parallel_size", "tp_size")
@@ -80,8 +82,6 @@ CONTEXT = ("max_model_len", "context_length")
 NOT_YET = {
     "kaito-project__kaito/presets/workspace/models/supported_models.yaml",
     "vllm-project__production-stack/helm/templates/deployment-vllm-multi.yaml",
-    # added with the corpus's second half (124 files): readers not written yet (issue L)
-    "anyscale__examples/03_deploy_llama_3_8b/serve_llama_3_1_8b.py",
     # its command and args are whole `toYaml .Values.servingRuntime.*` blocks: the corpus holds the chart without
     # Chart.yaml, so helm_chart.chart_of does not resolve them against values.yaml (tests/launches/test_helm_chart.py
     # pins that), and its values.yaml (vllm_kserve adapter) already is this chart's one launch
@@ -160,6 +160,11 @@ def test_unresolved_values_are_kept_not_guessed(shared_dir):
     rank = dep.settings["data_parallel_start_rank"]
     assert rank.resolved is False and rank.value == "$START_RANK"
     assert any("START_RANK" in n and "line 66" in n for n in dep.notes)
+
+
+def test_the_walk_reads_the_python_and_powershell_files(shared_dir):
+    walked = {p.rsplit("corpus/", 1)[1] for p, why in iter_files([str(shared_dir / "corpus")]) if why is None}
+    assert {"anyscale__examples/03_deploy_llama_3_8b/serve_llama_3_1_8b.py", "yandy__dockerapps/vllm/run.ps1"} <= walked
 
 
 def test_template_note_exactly_for_helm_template_files(shared_dir):

@@ -93,11 +93,11 @@ def test_first_word_after_the_script_is_dollar_zero_and_that_is_said():
     assert any("$0" in n and "--model" in n for n in d.notes)
 
 
-def test_dollar_at_without_known_arguments_stays_unresolved(tmp_path):
+def test_dollar_at_without_known_arguments_is_an_entry_point_not_a_launch(tmp_path):
     p = tmp_path / "entry.sh"
     p.write_text('#!/bin/sh\nexec vllm serve "$@"\n')
-    (d,) = read_path(str(p)).deployments
-    assert d.model is None or not d.model_resolved
+    result = read_path(str(p))  # an image's entry point: the launch is where it is called with a model
+    assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 2)]
 
 
 def test_shell_script_sh_c_with_arguments(tmp_path):

@@ -1,0 +1,86 @@
+"""One deployment, one launch: an image's entry point is not a launch, and the rank branches of one multi-node
+script and vLLM's `--headless` data-parallel workers are the same engine deployment as their leader.
+
+A multi-node script writes the same command twice (`if [ "$RANK" -eq 0 ]; then ... else ... fi`), differing
+only in the flags that say which node a process is (`--node-rank`, `--dist-init-addr`, `--headless`,
+`--data-parallel-start-rank`, ...). Two launches of one script with the same engine whose arguments are
+equal once those flags are set aside are one deployment: the leader (the first launch that is not
+`--headless`) stands for the group, and its `--nnodes` / `--data-parallel-size` already describe the whole
+group, so its GPUs are the group's (kvlint.launches.build multiplies the per-node count by `--nnodes`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from kvlint.deployment import Deployment
+from kvlint.launches.script import FoundLaunch
+from kvlint.record import replace
+
+_PASSED_THROUGH = re.compile(r'^"?\$(\{?[@*]\}?|\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\})"?$')
+
+# flags that name a process's place in a multi-node group (both engines' spellings); value-less ones apart
+ROLE_FLAGS = frozenset({"--node-rank", "--node_rank", "--dist-init-addr", "--dist_init_addr", "--headless",
+                        "--data-parallel-start-rank", "--data_parallel_start_rank", "--data-parallel-rank",
+                        "--data-parallel-address", "--data_parallel_address", "--master-addr", "--master-port"})
+_NO_VALUE = frozenset({"--headless"})
+
+
+def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
+    """The launches with each group of rank branches / headless workers folded into its leader."""
+    if len(launches) < 2:
+        return launches
+    groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+    for k, found in enumerate(launches):
+        groups.setdefault((found.engine, _shape(found)), []).append(k)
+    out: list[FoundLaunch] = []
+    for k, found in enumerate(launches):
+        members = groups[(found.engine, _shape(found))]
+        if len(members) == 1 or not any(_has_role(launches[m]) for m in members):  # the same command twice: two
+            out.append(found)
+            continue
+        leader = next((m for m in members if not _headless(launches[m])), members[0])
+        if k == leader:
+            out.append(_leader(found, [launches[m] for m in members if m != k]))
+    return out
+
+
+def is_launch(dep: Deployment) -> bool:
+    """False for an engine started with no arguments at all, or with only the arguments its caller passes
+    through (`"$@"`, `"${ARGS[@]}"`): that is an image's entry point or a wrapper script, whose launch is where
+    it is called with a model (the never-silent note says so)."""
+    if dep.model is None:  # a bare `vllm serve`; with flags (or --config) it is a launch whose model is missing
+        return bool(dep.settings or dep.unknown_flags or dep.invalid_values)
+    return not (not dep.model_resolved and _PASSED_THROUGH.match(dep.model))
+
+
+def _shape(found: FoundLaunch) -> tuple[str, ...]:
+    """The launch's words without the role flags and their values: equal for the branches of one group."""
+    words: list[str] = []
+    skip = False
+    for f in found.fields:
+        if skip:
+            skip = False
+            continue
+        name, eq, _ = f.text.partition("=")
+        if name in ROLE_FLAGS:
+            skip = not eq and name not in _NO_VALUE
+            continue
+        words.append(f.text)
+    return tuple(words)
+
+
+def _has_role(found: FoundLaunch) -> bool:
+    return any(f.text.partition("=")[0] in ROLE_FLAGS for f in found.fields)
+
+
+def _headless(found: FoundLaunch) -> bool:
+    return any(f.text == "--headless" for f in found.fields)
+
+
+def _leader(found: FoundLaunch, others: list[FoundLaunch]) -> FoundLaunch:
+    lines = sorted({o.entry_span.line for o in others if o.entry_span is not None})
+    where = f" (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if lines else ""
+    note = (f"{len(others) + 1} launches of one deployment: the other rank branch(es) or --headless worker(s)"
+            f"{where} differ only in which node they are, and are counted with this one")
+    return replace(found, notes=found.notes + (note,))

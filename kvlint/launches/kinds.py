@@ -1,0 +1,86 @@
+"""The reader protocol: one table of input kinds, each claimed by name or by its first words, each read
+by one module's function `(path, text, as_vllm_config) -> ReadResult`.
+
+The folder walk (`discover`), the reader dispatch (`read`) and the pre-commit hook's file filter
+(.pre-commit-hooks.yaml `files:`, kept equal by tests/launches/test_kinds.py) all ask this table, so a new
+kind is one row and one module. A reader module is imported only when a file of its kind is read: the table
+itself imports nothing but the record type, so a one-file run loads one reader.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from kvlint.record import record
+
+if TYPE_CHECKING:
+    from kvlint.launches import ReadResult
+
+Reader = Callable[[str, str, "bool | None"], "ReadResult"]
+
+
+@record
+class Kind:
+    """An input kind: which file names it claims (suffixes, exact names, name prefixes, all lower case), which
+    texts it claims when the name says nothing (`sniff`: the first words of the text), and its reader."""
+
+    name: str
+    reader: str  # "module:function"
+    suffixes: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    prefixes: tuple[str, ...] = ()
+    sniff: tuple[str, ...] = ()
+    walk_hint: tuple[str, ...] = ()  # in a folder walk, only names holding one of these (package.json is not)
+
+    def claims(self, base: str) -> bool:
+        return base.endswith(self.suffixes) or base in self.names or base.startswith(self.prefixes)
+
+    def walked(self, base: str) -> bool:
+        return not self.walk_hint or any(w in base for w in self.walk_hint)
+
+
+# looked at in this order: the first kind whose name matches reads the file
+KINDS: tuple[Kind, ...] = (
+    Kind("yaml", "kvlint.launches.read:read_yaml", suffixes=(".yaml", ".yml", ".yaml.tpl", ".yml.tpl")),
+    Kind("shell", "kvlint.launches.shellfile:read", suffixes=(".sh", ".bash", ".slurm", ".sbatch"),
+         sniff=("#!", "vllm ", "python", "sglang ", "docker run", "export ")),
+    Kind("dockerfile", "kvlint.launches.dockerfile:read", suffixes=(".dockerfile",), prefixes=("dockerfile",),
+         sniff=("FROM ", "ARG ", "from ", "arg ")),
+    Kind("json", "kvlint.launches.read:read_yaml", suffixes=(".json",),
+         walk_hint=("vllm", "sglang", "engine", "serve", "hub.json")),
+    Kind("make", "kvlint.launches.makefile:read", suffixes=(".mk", ".just"),
+         names=("makefile", "gnumakefile", "justfile", ".justfile")),
+    Kind("powershell", "kvlint.launches.powershell:read", suffixes=(".ps1",)),
+    Kind("python", "kvlint.launches.pyfile:read", suffixes=(".py",)),
+    Kind("text", "kvlint.launches.textfile:read", suffixes=(".conf", ".ini", ".service", ".toml", ".cfg"),
+         names=("procfile",)),
+)
+_BY_NAME = {k.name: k for k in KINDS}
+
+
+def kind_for(path: str) -> Kind | None:
+    """The kind a file name claims, or None when the name is not a format kvlint reads."""
+    base = os.path.basename(path).lower()
+    return next((k for k in KINDS if k.claims(base)), None)
+
+
+def walked(path: str) -> bool:
+    """Whether a folder walk reads this file (a kind claims its name and its walk hint allows it)."""
+    kind = kind_for(path)
+    return kind is not None and kind.walked(os.path.basename(path).lower())
+
+
+def sniffed(text: str) -> Kind:
+    """The kind of a text whose name says nothing (stdin, a file named on the command line): its first
+    words, else YAML."""
+    head = text.lstrip()[:200]
+    return next((k for k in KINDS if k.sniff and head.startswith(k.sniff)), _BY_NAME["yaml"])
+
+
+def reader_of(kind: Kind) -> Reader:
+    module, _, function = kind.reader.partition(":")
+    reader: Reader = getattr(importlib.import_module(module), function)
+    return reader

@@ -1,0 +1,84 @@
+"""Never silent: a file that names an engine entry point or image on a code or config line, and from which
+no reader assembled a launch, gets one KV008 info finding at the first such place.
+
+A linter that skips a launch tells its user the launch is fine. The readers are built shape by shape; this
+is the net under all of them, so a shape kvlint does not read yet is reported, not passed over. Prose is not
+a place: only the kinds the readers claim are looked at (a README is not read), and a mention in a comment
+(`#`, `//`, `REM`) or a Python docstring does not count.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kvlint.findings import Finding, Severity
+from kvlint.lazyre import lazy
+from kvlint.span import Span
+
+KV008 = ("KV008", "unknown-launch-layout")
+# what starts an engine (commands, modules, wrappers) and the images whose entry point is one or that carry one
+ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.entrypoints", "vllm-serve",
+                 "trl.scripts.vllm_serve")
+_NAMED = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b"
+              r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b"
+              r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b"
+              # any image whose name carries an engine's, as a manifest or values file writes it
+              r"|(?<=image: )[\"']?[^\s\"'#]*(?:vllm|sglang)[^\s\"'#]*"
+              r"|(?<=repository: )[\"']?[^\s\"'#]*(?:vllm|sglang)[^\s\"'#]*")
+_COMMENT = lazy(r"(^|\s)(#|//|REM\s|::)")
+_DOCSTRING = ('"""', "'''")
+_PASS_THROUGH = ("$@", "${@}", "[@]}", "$*")
+
+
+def passed_over(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for a file that names an engine and gave no launch, at the first named place; None when no
+    code or config line names one."""
+    found = _first_place(text, kind)
+    if found is None:
+        return None
+    line, col, what = found
+    span = Span(path, line, col, line, col + len(what))
+    source_line = text.split("\n", line)[line - 1]
+    if any(mark in source_line for mark in _PASS_THROUGH):
+        message = (f"`{what}` is started here with the arguments passed to this file (an image's entry point or a "
+                   "wrapper script): the launch is where it is called with a model; nothing here is checked")
+    elif kind == "dockerfile":
+        message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
+                   "with one (docker run, a manifest, a compose file); nothing here is checked")
+    elif "/" in what or ":" in what or what.startswith(("vllm/", "lmsysorg/")):
+        message = (f"engine image {what} named here, but kvlint found no launch in this file (no model and engine "
+                   "flags it can read); nothing here is checked")
+    else:
+        message = (f"engine entry point `{what}` named here, but kvlint could not read a launch from it (a command "
+                   "shape, wrapper or file layout it does not know yet); nothing here is checked")
+    fix = ("write the launch as a command line kvlint reads (`vllm serve MODEL --flags`), or add "
+           "`# kvlint: disable-file` when this file does not start the engine")
+    return Finding(KV008[0], KV008[1], Severity.INFO, message, span, fix=fix, path=path)
+
+
+def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
+    """(line, col, the words) of the first engine name on a line that is not a comment or docstring."""
+    if _NAMED.search(text) is None:
+        return None
+    in_doc = False
+    for number, line in enumerate(text.split("\n"), 1):
+        if kind == "python" and _toggles_docstring(line):
+            in_doc = not in_doc
+            continue
+        if in_doc:
+            continue
+        m = _NAMED.search(line)
+        if m is None:
+            continue
+        comment = _COMMENT.search(line)
+        if comment is not None and comment.start(2) < m.start():
+            continue
+        what = m.group().strip("\"'")
+        return number, m.start() + 1 + (m.group() != what and m.group()[0] in "\"'"), re.sub(r"[ \t]+", " ", what)
+    return None
+
+
+def _toggles_docstring(line: str) -> bool:
+    """An odd number of triple quotes opens or closes a long string (one that opens and closes on the line does
+    neither)."""
+    return sum(line.count(q) for q in _DOCSTRING) % 2 == 1

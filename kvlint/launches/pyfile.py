@@ -1,0 +1,270 @@
+"""Python files that start an engine: `subprocess.run([...])` / `Popen` / `os.system` argument lists and
+command strings, any string that is an engine command line, and Ray Serve's `LLMConfig(model_loading_config=
+dict(model_id=...), engine_kwargs=dict(...))` (or the same as a dict literal).
+
+The stdlib `ast` parse happens only for a file that names an engine (most Python files in a repository never
+do, and a one-file run should not pay for the import); every argument keeps the position of its literal, an
+expression kvlint cannot evaluate stays an unresolved `${expr}` with its position. The engine's flag table
+decides what the arguments mean, as for a shell command: argv lists go through `launch_in_argv`, strings
+through `run_script`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from kvlint.deployment import Deployment
+from kvlint.launches import ReadResult
+from kvlint.launches.build import LaunchContext, ManifestGpu, finish
+from kvlint.launches.env import Field
+from kvlint.launches.named import ENTRY_MARKERS
+from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
+from kvlint.sources.text import LineIndex, Mapped
+from kvlint.span import Span
+
+if TYPE_CHECKING:
+    import ast
+
+ENGINE_WORDS = ("vllm", "sglang", "LLMConfig")  # Ray Serve LLM runs vLLM without naming it
+_RAY_CONFIG = "LLMConfig"
+_RAY_WRAPPER = "ray.serve.llm"
+
+
+def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader protocol's entry (kvlint.launches.kinds)."""
+    from kvlint.sources.comments import scan_comments
+
+    if not any(w in text for w in ENGINE_WORDS):
+        return ReadResult(path)
+    return ReadResult(path, read_python(path, text), comments=scan_comments(text))
+
+
+def read_python(path: str, text: str) -> list[Deployment]:
+    import ast
+
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError):
+        return []  # not Python kvlint can read (a template, Python 2): the never-silent note says so
+    src = _Source(path, text, LineIndex(text), _scopes(tree))
+    seen: set[int] = set()
+    out: list[Deployment] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
+        elif isinstance(node, ast.Call) and _name(node.func) == _RAY_CONFIG:
+            out.extend(_ray(src, {k.arg: k.value for k in node.keywords if k.arg}, node))
+        elif isinstance(node, ast.Dict) and _ray_dict(node) is not None:
+            out.extend(_ray(src, _ray_dict(node) or {}, None))
+        elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node):
+            found = _argv(src, node.elts)
+            if found:
+                seen.update(id(e) for e in node.elts)
+            out.extend(found)
+        elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
+            out.extend(_script(src, src.mapped(node)))
+    out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+    return out
+
+
+def _command_string(node: ast.AST) -> bool:
+    import ast
+
+    value = node.value if isinstance(node, ast.Constant) else None
+    return isinstance(value, str) and any(m in value for m in ENTRY_MARKERS)
+
+
+def _scopes(tree: ast.Module) -> dict[int, dict[str, str]]:
+    """The names each node sees (by node id; 0 is the module): module constants, then the enclosing
+    function's parameter defaults and its own constant assignments (an inner function's win)."""
+    import ast
+
+    module = _constants(tree.body)
+    scopes: dict[int, dict[str, str]] = {0: module}
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            seen = {**module, **_defaults(fn), **_constants(fn.body)}
+            for node in ast.walk(fn):
+                scopes[id(node)] = seen
+    return scopes
+
+
+def _defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """`def serve(model="org/m", tp: int = 4)`: each parameter's literal default."""
+    args = fn.args.posonlyargs + fn.args.args
+    pairs = list(zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults, strict=True))
+    pairs += [(a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d is not None]
+    return {a.arg: v for a, d in pairs if (v := _plain(d)) is not None}
+
+
+def _constants(body: list[ast.stmt]) -> dict[str, str]:
+    """`NAME = "literal"` and `NAME = os.environ.get("X", "default")` / `os.getenv(...)` (the default) in a
+    module's or function's body: the values an argv naming NAME sees when nothing else is known."""
+    import ast
+
+    out: dict[str, str] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = _plain(stmt.value)
+            if value is None and isinstance(stmt.value, ast.Call) and _name(stmt.value.func) in ("get", "getenv"):
+                value = _plain(stmt.value.args[1]) if len(stmt.value.args) == 2 else None
+            if value is not None:
+                out[stmt.targets[0].id] = value
+    return out
+
+
+def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
+    """A literal's text (`str(2)` and `int("2")` of one too), or a known name's value, else None."""
+    import ast
+
+    if isinstance(node, ast.Call) and _name(node.func) in ("str", "int", "float") and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, ast.Name) and names is not None:
+        return names.get(node.id)
+    value = node.value if isinstance(node, ast.Constant) else None
+    return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
+
+
+class _Source:
+    def __init__(self, path: str, text: str, index: LineIndex, scopes: dict[int, dict[str, str]]):
+        self.path, self.text, self.index, self.scopes = path, text, index, scopes
+
+    def offset(self, node: ast.expr) -> int:
+        return self.index.offset(node.lineno, node.col_offset + 1)
+
+    def span(self, node: ast.expr) -> Span:
+        end_line = getattr(node, "end_lineno", None) or node.lineno
+        end_col = getattr(node, "end_col_offset", None) or node.col_offset
+        return Span(self.path, node.lineno, node.col_offset + 1, end_line, end_col + 1)
+
+    def segment(self, node: ast.expr) -> str:
+        import ast
+
+        return ast.get_source_segment(self.text, node) or ""
+
+    def value_span(self, node: ast.expr) -> Span:
+        """A string literal's value without its quotes (and prefix); other expressions whole."""
+        span = self.span(node)
+        seg = self.segment(node)
+        value = getattr(node, "value", None)
+        if isinstance(value, str) and value and span.line == span.end_line:
+            k = seg.find(value)
+            if k >= 0:
+                return Span(self.path, span.line, span.col + k, span.line, span.col + k + len(value))
+        return span
+
+    def mapped(self, node: ast.expr) -> Mapped:
+        """A string constant as shell input: each character at its place in the file when the literal holds
+        the value verbatim (no escapes), else every character at the literal's start."""
+        value = str(getattr(node, "value", ""))
+        seg = self.segment(node)
+        k = seg.find(value)
+        if k >= 0 and value:
+            start = self.offset(node) + k
+            return Mapped(self.path, value, index=self.index, offsets=range(start, start + len(value) + 1))
+        pos = ((node.lineno, node.col_offset + 1),) * (len(value) + 1)
+        return Mapped(self.path, value, pos)
+
+    def field(self, node: ast.expr) -> Field:
+        """One argv word: a literal's text, or `${expr}` left unresolved at the expression's place."""
+        import ast
+
+        if isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value is not None:
+            return Field(str(node.value), self.value_span(node))
+        names = self.scopes.get(id(node), self.scopes[0])
+        plain = _plain(node, names)
+        if plain is not None:
+            return Field(plain, self.span(node), origin="" if _plain(node) is not None else "variable")
+        expr = self.segment(node) or "expr"
+        return Field("${" + expr + "}", self.span(node), False, ("${" + expr + "}",))
+
+
+def _name(func: ast.expr) -> str:
+    import ast
+
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _starts_with_word(node: ast.List | ast.Tuple) -> bool:
+    import ast
+
+    first = node.elts[0] if node.elts else None
+    return isinstance(first, ast.Constant) and isinstance(first.value, str) and " " not in first.value.strip()
+
+
+def _argv(src: _Source, elts: list[ast.expr]) -> list[Deployment]:
+    """An argument list anywhere (`subprocess.run([...])`, `cmd = ["vllm", "serve", model, ...]`, `execvp`):
+    a launch when its words start an engine."""
+    import ast
+
+    fields = []
+    for e in elts:
+        if isinstance(e, ast.Starred):
+            break  # `*args`: what follows is not known word by word
+        fields.append(src.field(e))
+    found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:6] for w in ENGINE_WORDS) else None
+    return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
+
+
+def _script(src: _Source, m: Mapped) -> list[Deployment]:
+    launches, _, notes = run_script(m, {})
+    ctx = LaunchContext(notes=tuple(notes))
+    return [finish(src.path, f, ctx, ManifestGpu()) for f in launches]
+
+
+def _ray_dict(node: ast.Dict) -> dict[str, ast.expr] | None:
+    """A dict literal with Ray Serve LLM's keys (`model_loading_config` and `engine_kwargs`), as keywords."""
+    keys = {key: value for key, _, value in _mapping(node)}
+    return keys if "model_loading_config" in keys else None
+
+
+def _mapping(node: ast.expr | None) -> list[tuple[str, ast.expr, ast.expr]]:
+    """(key, key node, value node) of `dict(a=1)` or `{"a": 1}`; empty for anything else."""
+    import ast
+
+    if isinstance(node, ast.Call) and _name(node.func) == "dict":
+        return [(k.arg, k, k.value) for k in node.keywords if k.arg]  # type: ignore[misc]
+    if isinstance(node, ast.Dict):
+        return [(k.value, k, v) for k, v in zip(node.keys, node.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    return []
+
+
+def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[Deployment]:
+    """Ray Serve LLM: the model is `model_source` (else `model_id`, which is also the served name); each
+    `engine_kwargs` key is a vLLM argument; `accelerator_type` is the GPU product."""
+    import ast
+
+    loading = {k: v for k, _, v in _mapping(kwargs.get("model_loading_config"))}
+    source = loading.get("model_source") or loading.get("model_id")
+    if source is None:
+        return []
+    fields = [Field("--model", src.span(source)), src.field(source)]
+    if "model_source" in loading and "model_id" in loading:
+        fields += [Field("--served-model-name", src.span(loading["model_id"])), src.field(loading["model_id"])]
+    for key, key_node, value in _mapping(kwargs.get("engine_kwargs")):
+        flag = Field("--" + key.replace("_", "-"), src.span(key_node))
+        if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+            fields += [flag] if value.value else []
+        elif isinstance(value, (ast.Dict, ast.List)) and _literal(value) is not None:
+            fields += [flag, Field(json.dumps(_literal(value)), src.span(value))]
+        else:
+            fields += [flag, src.field(value)]
+    where = call if call is not None else source
+    found = FoundLaunch("vllm", tuple(fields), src.span(where.func if isinstance(where, ast.Call) else where),
+                        wrapper=_RAY_WRAPPER)
+    accel = kwargs.get("accelerator_type")
+    gpu = ManifestGpu()
+    if isinstance(accel, ast.Constant) and isinstance(accel.value, str):
+        gpu = ManifestGpu(accel.value, src.value_span(accel))
+    return [finish(src.path, found, LaunchContext(), gpu)]
+
+
+def _literal(node: ast.expr) -> Any:
+    import ast
+
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None

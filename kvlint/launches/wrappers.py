@@ -1,0 +1,129 @@
+"""The launchers people put in front of an engine command, and how far each one reaches.
+
+`kvlint.launches.script.launch_in_argv` peels words off an argv until an engine entry point starts it;
+this module knows the launchers whose shape is more than one word: project runners (`uv run`, `hatch run
+--`, `poetry run`, `pixi run`, `conda run -n ENV`), HPC containers (`apptainer|singularity exec|run
+[--nv] X.sif`, `enroot start|exec`), and process launchers with options of their own (`torchrun ... -m
+MODULE`, `mpirun -np 4 -x VAR`). Each answer is an index into the argv: where the next command starts, or
+for a container where its image is. Nothing here knows an engine: the flag table decides what follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kvlint.launches.env import Field
+from kvlint.span import Span
+
+# `TOOL [options] run [options] [--] COMMAND...`; options that take a value as a separate word
+RUN_TOOLS = frozenset({"uv", "uvx", "hatch", "poetry", "pixi", "pipenv", "rye", "pdm", "conda", "mamba",
+                       "micromamba"})
+_RUN_TOOL_VALUES = frozenset({"-n", "--name", "-p", "--prefix", "-e", "--env", "--environment", "--with",
+                              "--python", "--project", "--directory", "--package", "--extra", "--group",
+                              "--env-file", "--index-url", "--manifest-path", "-C", "--cwd", "--from"})
+CONTAINERS = frozenset({"apptainer", "singularity"})
+_CONTAINER_VALUES = frozenset({"-B", "--bind", "--env", "--env-file", "-H", "--home", "--pwd", "-W", "--workdir",
+                               "--overlay", "-o", "--mount", "--network", "--network-args", "--security", "--app",
+                               "-S", "--scratch", "--hostname", "--dns", "--drop-caps", "--add-caps",
+                               "--apply-cgroups"})
+_ENROOT_VALUES = frozenset({"-m", "--mount", "-e", "--env", "-c", "--conf"})
+_TORCHRUN_FLAGS = frozenset({"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
+                             "--redirects", "--tee"})  # flags without a value (--redirects/--tee take `=` forms)
+_MPI_VALUES = frozenset({"-np", "-n", "-x", "-H", "--host", "-host", "-hostfile", "--hostfile", "-machinefile",
+                         "--map-by", "-map-by", "--bind-to", "-bind-to", "-npernode", "--npernode", "-ppn", "-N",
+                         "--rankfile", "-wdir", "--wdir", "-env"})
+_MPI_PAIRS = frozenset({"-mca", "--mca", "-genv", "-gmca", "--gmca"})  # two value words
+
+
+def _skip(fields: Sequence[Field], j: int, values: frozenset[str]) -> int:
+    """Past options (`-x`, `--opt=v`, `--opt v` when `--opt` takes a value) up to the first other word."""
+    while j < len(fields) and fields[j].text.startswith("-") and fields[j].text != "--":
+        name, eq, _ = fields[j].text.partition("=")
+        j += 2 if not eq and name in values else 1
+    return j
+
+
+def after_run_tool(fields: Sequence[Field], i: int) -> int | None:
+    """`uv run [--with X] [--] CMD`, `hatch run -- CMD`, `conda run -n ENV CMD`: the index of CMD, or None
+    when the tool at `i` does not run a command (`uv pip install`, `poetry install`)."""
+    j = _skip(fields, i + 1, _RUN_TOOL_VALUES)
+    if fields[i].text.rsplit("/", 1)[-1] == "uvx":
+        return j  # `uvx` is `uv tool run`: the command follows
+    if j >= len(fields) or fields[j].text != "run":
+        return None
+    j = _skip(fields, j + 1, _RUN_TOOL_VALUES)
+    return j + 1 if j < len(fields) and fields[j].text == "--" else j
+
+
+def container_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:
+    """`apptainer exec|run [options] IMAGE ...` at `i`: (index of IMAGE, "exec" or "run"), else None.
+    `exec` runs the words after the image; `run` hands them to the image's runscript (its entry point)."""
+    j = _skip(fields, i + 1, frozenset())
+    if j >= len(fields) or fields[j].text not in ("exec", "run"):
+        return None
+    verb = fields[j].text
+    j = _skip(fields, j + 1, _CONTAINER_VALUES)
+    return (j, verb) if j < len(fields) else None
+
+
+def enroot_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:
+    """`enroot start [options] NAME [COMMAND...]` (the container's entry point unless a command follows) and
+    `enroot exec PID COMMAND...`: (index of NAME/PID, "run" or "exec"), else None."""
+    if i + 1 >= len(fields) or fields[i + 1].text not in ("start", "exec"):
+        return None
+    verb = "run" if fields[i + 1].text == "start" else "exec"
+    j = _skip(fields, i + 2, _ENROOT_VALUES)
+    return (j, verb) if j < len(fields) else None
+
+
+def torchrun_module(fields: Sequence[Field], i: int) -> int | None:
+    """`torchrun [options] -m MODULE ARGS`: the index of `-m`, or None when torchrun runs a script file."""
+    j = i + 1
+    while j < len(fields) and fields[j].text.startswith("-"):
+        name, eq, _ = fields[j].text.partition("=")
+        if name in ("-m", "--module"):
+            return j
+        j += 1 if eq or name in _TORCHRUN_FLAGS else 2
+    return None
+
+
+def after_mpirun(fields: Sequence[Field], i: int) -> int:
+    """Past `mpirun|mpiexec` and its options (`-np 4`, `-x VAR`, `--mca btl tcp`) to the command."""
+    j = i + 1
+    while j < len(fields) and fields[j].text.startswith("-"):
+        name, eq, _ = fields[j].text.partition("=")
+        j += 3 if name in _MPI_PAIRS else 2 if not eq and name in _MPI_VALUES else 1
+    return j
+
+
+# a wrapper's own spellings of the engine's model flags (KServe's huggingfaceserver: `--model_id` is the model,
+# `--model_name` the name it is served as); `--backend` chose the engine and is the wrapper's alone
+_WRAPPER_FLAGS = {"huggingfaceserver": {"--model_id": "--model", "--model_name": "--served-model-name"}}
+_WRAPPER_ONLY = {"huggingfaceserver": ("--backend",)}
+
+
+def engine_words(wrapper: str | None, fields: Sequence[Field]) -> tuple[Field, ...]:
+    """The words after a wrapper's entry point as the engine's own flags: its model flags respelled (each word
+    keeps its position), its own switches left out."""
+    renames, own = _WRAPPER_FLAGS.get(wrapper or ""), _WRAPPER_ONLY.get(wrapper or "", ())
+    if renames is None:
+        return tuple(fields)
+    from kvlint.record import replace
+
+    out: list[Field] = []
+    skip = False
+    for f in fields:
+        name, eq, value = f.text.partition("=")
+        if skip or name in own:
+            skip = not skip and not eq and name in own
+            continue
+        if name not in renames:
+            out.append(f)
+        elif not eq or f.span is None or f.span.line != f.span.end_line:
+            out.append(replace(f, text=renames[name] + eq + value))
+        else:  # `--model_id=X` -> `--model` `X`, the value at its own column
+            at = f.span.col + len(name) + 1
+            out += [Field(renames[name], Span(f.span.path, f.span.line, f.span.col, f.span.line, at - 1)),
+                    replace(f, text=value, span=Span(f.span.path, f.span.line, at, f.span.line, f.span.end_col),
+                            offsets=(), source=None)]
+    return tuple(out)

@@ -1,0 +1,225 @@
+"""The engine-invocation finder on any text: launchers in front of the engine, new file kinds, heredocs,
+Python, and what is said when a file names an engine but gives no launch. Fixtures in
+tests/fixtures/launches/finder; every model and flag pinned to (line, col)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import read_path
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "finder"
+
+
+def _at(span):
+    return (span.line, span.col)
+
+
+def _deps(name: str):
+    result = read_path(str(FIX / name))
+    assert not [f for f in result.findings if f.severity >= 2], result.findings
+    return result.deployments
+
+
+def test_launchers_in_front_of_the_engine_are_peeled():
+    deps = _deps("wrappers.sh")
+    got = [(d.engine, d.model, _at(d.model_span)) for d in deps]
+    assert got == [
+        ("vllm", "org/apptainer-exec", (3, 60)),
+        ("vllm", "org/sif-run", (4, 65)),
+        ("vllm", "org/hatch", (5, 31)),
+        ("sglang", "org/conda", (6, 84)),
+        ("vllm", "org/torchrun", (7, 86)),
+        ("vllm", "org/mpi-uv", (8, 62)),
+        ("vllm", "org/enroot", (9, 58)),
+        ("vllm", "org/trl", (10, 24)),
+        ("vllm", "org/trl-module", (11, 42)),
+        ("vllm", "org/poetry-pixi", (12, 32)),
+        ("sglang", "org/sif-named", (14, 40)),  # apptainer run of a .sif named for the engine, flags only
+    ]
+    assert _at(deps[0].settings["max_model_len"].span) == (3, 95)
+    assert deps[1].engine_version == "0.8.5" and deps[1].get("tensor_parallel_size") == 2
+    assert deps[3].get("tp_size") == 2 and _at(deps[3].settings["tp_size"].span) == (6, 99)
+
+
+def test_trl_server_flags_with_underscores_are_vllm_settings():
+    trl, module = _deps("wrappers.sh")[7:9]
+    assert trl.get("tensor_parallel_size") == 2 and _at(trl.settings["tensor_parallel_size"].span) == (10, 55)
+    assert trl.get("max_model_len") == 32768 and _at(trl.settings["max_model_len"].span) == (10, 73)
+    assert trl.unknown_flags == () and trl.invalid_values == ()
+    assert module.get("data_parallel_size") == 2
+
+
+def test_makefile_recipes_are_scripts_with_the_files_variables():
+    serve, bench = _deps("Makefile")
+    assert (serve.engine, serve.model, _at(serve.model_span)) == ("vllm", "org/make-model", (7, 13))
+    assert serve.get("port") == 8000 and _at(serve.settings["port"].span) == (7, 29)  # at `$(PORT)`
+    assert serve.get("max_model_len") == 16384 and _at(serve.settings["max_model_len"].span) == (8, 22)
+    assert (bench.engine, bench.model, _at(bench.model_span)) == ("sglang", "org/make-sglang", (11, 47))
+    assert bench.get("tp_size") == 4 and _at(bench.settings["tp_size"].span) == (11, 68)
+
+
+def test_justfile_recipes_see_just_variables_and_prefix_assignments():
+    first, second = _deps("Justfile")
+    assert (first.model, _at(first.model_span)) == ("org/just-model", (4, 23))  # `{{model}}`
+    assert first.get("tensor_parallel_size") == 2 and _at(first.settings["tensor_parallel_size"].span) == (4, 56)
+    assert (second.model, second.get("max_model_len")) == ("org/just-env", 4096)
+
+
+def test_powershell_backtick_continuations_and_variables():
+    (d,) = _deps("run.ps1")
+    assert (d.engine, d.engine_version, d.model, _at(d.model_span)) == ("vllm", "0.9.0", "org/ps-model", (6, 11))
+    assert d.get("max_model_len") == 8192 and _at(d.settings["max_model_len"].span) == (7, 19)  # `$env:MAXLEN`
+
+
+def test_python_argv_lists_command_strings_and_module_constants():
+    deps = _deps("serve.py")
+    got = [(d.engine, d.model, _at(d.model_span)) for d in deps]
+    assert got == [("vllm", "org/py-list", (7, 35)), ("sglang", "org/default", (8, 82)),
+                   ("vllm", "org/py-system", (9, 23)), ("vllm", "org/py-string", (10, 19))]
+    listed = deps[0]
+    assert listed.get("max_model_len") == 8192 and _at(listed.settings["max_model_len"].span) == (7, 69)
+    assert listed.get("tensor_parallel_size") == 2 and _at(listed.settings["tensor_parallel_size"].span) == (7, 102)
+    assert deps[1].get("tp_size") == 2 and deps[1].model_resolved  # MODEL = os.environ.get("MODEL", default)
+    assert _at(deps[2].settings["gpu_memory_utilization"].span) == (9, 62)
+
+
+def test_ray_serve_llm_config_and_dict_literal():
+    call, literal = _deps("ray_serve.py")
+    assert (call.engine, call.model, _at(call.model_span)) == ("vllm", "org/ray-model", (4, 68))
+    assert call.served_model_name == "short-name" and (call.gpu, _at(call.gpu_span)) == ("A10G", (5, 23))
+    assert call.get("tensor_parallel_size") == 2 and _at(call.settings["tensor_parallel_size"].span) == (6, 45)
+    assert call.get("max_model_len") == 32768 and _at(call.settings["max_model_len"].span) == (6, 62)
+    assert call.unknown_flags == () and _at(call.launch_span) == (3, 10)
+    assert (literal.model, _at(literal.model_span), literal.get("max_model_len")) == ("org/ray-dict", (9, 43), 4096)
+
+
+def test_ci_run_block_behind_nohup_hatch_run():
+    (d,) = _deps("workflow.yml")
+    assert (d.engine, d.model, d.model_resolved, _at(d.model_span)) == ("vllm", "${{ env.VLLM_MODEL }}", False, (12, 41))
+    assert d.get("max_model_len") == 8192 and _at(d.settings["max_model_len"].span) == (12, 79)
+
+
+def test_heredoc_manifest_is_read_as_yaml_at_its_lines():
+    (d,) = _deps("heredoc.sh")
+    assert (d.model, _at(d.model_span), d.gpu_count, d.engine_version) == ("org/in-heredoc", (14, 29), 2, "0.9.0")
+    assert d.get("max_model_len") == 8192 and d.settings["max_model_len"].span.line == 14
+
+
+def test_dockerfile_engine_entrypoint_without_model_is_the_image_not_a_launch():
+    result = read_path(str(FIX / "Dockerfile.image"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, str(note.severity), note.span.line) == ("KV008", "info", 1)
+    assert "no model" in note.message
+    (d,) = _deps("Dockerfile.launch")
+    assert (d.model, _at(d.model_span), d.get("max_model_len")) == ("org/docker-model", (3, 7), 4096)
+
+
+def test_a_file_naming_an_engine_with_no_launch_gets_one_info_finding():
+    result = read_path(str(FIX / "silent.sh"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, str(note.severity), _at(note.span)) == ("KV008", "info", (3, 45))  # not the comment on line 2
+    assert "vllm.entrypoints" in note.message
+
+
+def test_a_mention_in_a_comment_or_docstring_is_not_a_place():
+    assert read_path(str(FIX / "readme-like.sh")).findings == []
+    text = '"""Serve with\n   vllm serve org/m\n"""\nimport os\n'
+    assert read_path("doc.py", text).findings == [] and read_path("doc.py", text).deployments == []
+
+
+def test_rank_branches_of_one_multinode_script_are_one_launch():
+    (d,) = _deps("multinode.sh")
+    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/multi-node", (6, 47))
+    assert d.gpu_count == 16 and d.get("tp_size") == 16  # 8 per node x --nodes 2
+    assert any("2 launches of one deployment" in n and "line 9" in n for n in d.notes)
+
+
+def test_headless_data_parallel_workers_fold_into_their_leader_but_replicas_do_not():
+    leader, first, second = _deps("headless.sh")
+    assert (leader.model, _at(leader.model_span), leader.get("data_parallel_size")) == ("org/dp-model", (4, 14), 4)
+    assert "headless" not in leader.settings and any("launches of one deployment" in n for n in leader.notes)
+    assert [(d.model, d.gpu_count) for d in (first, second)] == [("org/replica", 1), ("org/replica", 1)]
+
+
+def test_dockerfile_script_entrypoint_with_engine_flags_in_cmd_is_the_images_launch():
+    (d,) = _deps("Dockerfile.script")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "/model", (5, 18))
+    assert d.get("max_model_len") == 16384 and _at(d.settings["max_model_len"].span) == (5, 83)
+    assert any("inferred from the flags" in n for n in d.notes)
+
+
+def test_python_argv_built_in_a_function_with_parameter_defaults():
+    text = ('import subprocess\n'
+            'def launch(model: str = "org/fn-default", tp: int = 4):\n'
+            '    cmd = ["vllm", "serve", model, "--tensor-parallel-size", str(tp)]\n'
+            '    return subprocess.Popen(cmd)\n')
+    (d,) = read_path("launch.py", text).deployments
+    assert (d.model, d.model_resolved, _at(d.model_span)) == ("org/fn-default", True, (3, 29))
+    assert d.get("tensor_parallel_size") == 4 and _at(d.settings["tensor_parallel_size"].span) == (3, 62)
+
+
+def test_summary_and_json_count_the_places_passed_over(tmp_path, monkeypatch):
+    import json
+
+    from kvlint.cli import main
+    from kvlint.lint import lint
+    from kvlint.report.text import summary
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for name in ("silent.sh", "Dockerfile.image", "readme-like.sh", "Dockerfile.launch"):
+        (tmp_path / name).write_text((FIX / name).read_text())
+    result = lint([str(tmp_path)])
+    assert (result.passed_over, result.deployments) == (2, 1)
+    assert "2 places named an engine but gave no launch" in summary(result)
+    out = tmp_path / "report.json"
+    main(["check", str(tmp_path), "--format", "json", "--exit-zero", "--output", str(out)])
+    assert json.loads(out.read_text())["summary"]["passed_over"] == 2
+
+
+def test_gitlab_script_list_and_buildkite_command_blocks():
+    (gl,) = _deps("gitlab-ci.yml")
+    # found at its place; `variables:` are not yet the script's environment, so the model stays unresolved
+    assert (gl.engine, gl.model, gl.model_resolved, _at(gl.model_span)) == ("vllm", "$MODEL", False, (9, 18))
+    assert gl.get("max_model_len") == 4096 and _at(gl.settings["max_model_len"].span) == (9, 41)
+    (bk,) = _deps("buildkite.yml")
+    assert (bk.engine, bk.model, _at(bk.model_span)) == ("sglang", "org/buildkite-model", (4, 58))
+    assert bk.get("tp_size") == 2 and _at(bk.settings["tp_size"].span) == (4, 83)
+
+
+def test_make_blank_lines_inside_a_recipe_and_double_dollar():
+    text = "MODEL = org/m\n\nserve:\n\techo hi\n\n\tvllm serve $(MODEL) --max-model-len $$LEN\n"
+    (d,) = read_path("Makefile", text).deployments
+    assert (d.model, _at(d.model_span)) == ("org/m", (6, 13))
+    setting = d.settings["max_model_len"]
+    assert (setting.value, setting.resolved, _at(setting.span)) == ("$LEN", False, (6, 38))  # `$$LEN`: the shell's $LEN
+
+
+def test_kserve_huggingfaceserver_with_the_vllm_backend():
+    first, second = _deps("kserve-hf.sh")  # the huggingface backend is no engine kvlint sizes
+    assert (first.engine, first.model, _at(first.model_span)) == ("vllm", "org/kserve-hf", (3, 60))
+    assert first.served_model_name == "llama3" and _at(first.settings["served_model_name"].span) == (3, 42)
+    assert first.get("max_model_len") == 8192 and first.unknown_flags == () and "backend" not in first.settings
+    assert (second.model, _at(second.model_span), second.get("tensor_parallel_size")) == ("org/kserve-tp", (5, 41), 2)
+
+
+def test_an_image_named_for_the_engine_in_values_without_a_launch_is_said():
+    text = "servingRuntime:\n  image: kserve/vllmserver:v0.12.1\ninferenceService:\n  storageUri: s3://m/\n"
+    result = read_path("values-runtime.yaml", text)
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span)) == ("KV008", (2, 10)) and "kserve/vllmserver:v0.12.1" in note.message
+
+
+def test_supervisor_procfile_and_toml_command_lines():
+    vllm, sglang = _deps("supervisord.conf")
+    assert (vllm.model, _at(vllm.model_span)) == ("org/supervisor-model", (3, 34))
+    assert _at(vllm.settings["max_model_len"].span) == (3, 71)
+    assert vllm.get("gpu_memory_utilization") == 0.9 and _at(vllm.settings["gpu_memory_utilization"].span) == (4, 28)
+    assert (sglang.model, sglang.get("tp_size"), _at(sglang.settings["tp_size"].span)) == ("org/supervisor-sglang", 2, (9, 8))
+    (web,) = _deps("Procfile")
+    assert (web.model, _at(web.model_span)) == ("org/procfile-model", (1, 17))
+    (task,) = _deps("serve.toml")
+    assert (task.model, _at(task.model_span), task.get("tensor_parallel_size")) == ("org/toml-model", (2, 19), 2)

@@ -1,0 +1,65 @@
+"""The reader protocol's table (kvlint.launches.kinds): the walk, the dispatch and the pre-commit hook's
+file filter agree, and no file that names an engine entry point is skipped unread."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kvlint.launches import iter_files, read_path
+from kvlint.launches.kinds import KINDS, kind_for, reader_of, sniffed, walked
+from kvlint.launches.named import ENTRY_MARKERS
+from kvlint.launches.read import may_hold_launch
+
+REPO = Path(__file__).resolve().parents[2]
+NAMES = [
+    "values.yaml", "deploy/x.YML", "chart/t.yaml.tpl", "run.sh", "a/b.bash", "job.slurm", "job.sbatch",
+    "Dockerfile", "Dockerfile.cuda", "img.dockerfile", "Makefile", "makefile", "GNUmakefile", "rules.mk",
+    "Justfile", "justfile", ".justfile", "x.just", "run.ps1", "serve.py", "pkg/__init__.py",
+    "vllm-config.json", "engine_args.json", ".runpod/hub.json", "serve_cfg.json",
+    "package.json", "config.json", "tsconfig.json", "README.md", "notes.txt", "x.yaml.bak", "x.ps1.bak",
+    "Makefile.am", "docs/index.rst", "a/makefile/readme.md", "supervisord.conf", "vllm.service", "Procfile",
+    "pyproject.toml", "setup.ini", "requirements.txt",
+]
+
+
+def _hook_files() -> re.Pattern[str]:
+    [hook] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    return re.compile(hook["files"])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_hook_filter_matches_the_walk(name):
+    assert (_hook_files().search(name) is not None) == walked(name), name
+
+
+def test_walk_reads_what_the_table_claims(tmp_path):
+    for name in NAMES:
+        path = tmp_path / name
+        if path.parent.name == "makefile":
+            continue  # a folder named like a kind is descended, not read
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n")
+    read = {str(Path(p).relative_to(tmp_path)) for p, why in iter_files([str(tmp_path)]) if why is None}
+    assert read == {n for n in NAMES if walked(n) and not n.startswith("a/makefile")}
+
+
+def test_every_kind_has_a_reader_that_returns_a_read_result():
+    for kind in KINDS:
+        assert callable(reader_of(kind)), kind.name
+        assert read_path("x" + (kind.suffixes or (".",))[0] if kind.suffixes else kind.names[0], "\n\n") is not None
+
+
+def test_a_name_that_says_nothing_is_read_by_its_first_words():
+    assert sniffed("#!/bin/bash\nvllm serve m\n").name == "shell"
+    assert sniffed("FROM vllm/vllm-openai\n").name == "dockerfile"
+    assert sniffed("apiVersion: v1\n").name == "yaml"
+    assert kind_for("serve") is None and read_path("-", "vllm serve org/m\n").deployments[0].model == "org/m"
+
+
+def test_the_scan_filter_never_skips_a_file_naming_an_entry_point():
+    for marker in ENTRY_MARKERS + ("trl vllm-serve", "vllm/vllm-openai", "lmsysorg/sglang", "LLMConfig("):
+        assert may_hold_launch(f"x = 1\n{marker}\n"), marker
