@@ -80,7 +80,8 @@ def summary(result: LintResult | Totals) -> str:
         return f"No findings in {files} ({plural(result.deployments, 'engine launch', 'engine launches')}{over})."
     parts = [plural(n, str(sev)) for sev, n in sorted(counts.items(), reverse=True) if n]
     extra = f", {result.suppressed} suppressed" if result.suppressed else ""
-    return f"Found {plural(sum(counts.values()), 'finding')} ({', '.join(parts)}{extra}) in {files}{over and f' ({over[2:]})'}."
+    tail = f" ({over[2:]})" if over else ""
+    return f"Found {plural(sum(counts.values()), 'finding')} ({', '.join(parts)}{extra}) in {files}{tail}."
 
 
 def passed_over_words(n: int) -> str:

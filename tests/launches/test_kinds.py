@@ -26,14 +26,21 @@ NAMES = [
 ]
 
 
-def _hook_files() -> re.Pattern[str]:
-    [hook] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+def _hook_files(hook_id: str = "kvlint") -> re.Pattern[str]:
+    [hook] = [h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text()) if h["id"] == hook_id]
     return re.compile(hook["files"])
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_hook_filter_matches_the_walk(name):
     assert (_hook_files().search(name) is not None) == walked(name), name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_lock_hook_runs_on_every_file_the_walk_reads(name):
+    """`kvlint models lock --check` must run when any file that can name a model changes, and on kvlint.lock."""
+    assert (_hook_files("kvlint-lock").search(name) is not None) == walked(name), name
+    assert _hook_files("kvlint-lock").search("deploy/kvlint.lock")
 
 
 def test_walk_reads_what_the_table_claims(tmp_path):
