@@ -68,9 +68,9 @@ def _catalogue(ctx: Context, sweep: Sweep) -> Iterator[Finding]:
             "more memory per GPU than 4 TiB"
         largest = max(sweep.cards, key=lambda v: v.memory_bytes) if sweep.cards else None
         biggest = f" (the largest, {largest.gpu}, has {c.gib(largest.memory_bytes, 1)})" if largest else ""
-        among = f"among the {sweep.scope}, " if sweep.scope else ""
+        among = f" among the {sweep.scope}" if sweep.scope else ""
         yield check.rule.finding(
-            ctx, f"no GPU in the catalogue {among}can start {what}: it needs {need}{biggest}",
+            ctx, f"no GPU in the catalogue{among} can start {what}: it needs {need}{biggest}",
             c.primary(dep, "tp", "max_len"),
             fix="raise the tensor / pipeline parallel size, quantize the weights, or shorten the context",
             severity=Severity.ERROR, estimated=True, min_gpu_memory_bytes=sweep.min_gpu_memory_bytes)
