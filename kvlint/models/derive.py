@@ -182,9 +182,10 @@ def carry_length_doubt(spec: ModelSpec, wanted: str, found: str, *, fine_tune: b
     distinct = sorted({(c.max_len_vllm, c.max_len_sglang) for c in candidates})
     if len(distinct) <= 1:
         return spec
-    how = "is named after" if fine_tune else "is not bundled and"
-    why = (f"{wanted} {how} {_bundled_spelling(found)}, which stands in for it, but this family's bundled configs "
-           f"differ in context length: {_grouped(candidates)}")
+    base = _bundled_spelling(found)
+    how = f"is named after {base}, which stands in for it" if fine_tune else \
+        f"is not bundled and {base} stands in for it"
+    why = f"{wanted} {how}; this family's bundled configs differ in context length: {_grouped(candidates)}"
     return replace(spec, length_unknown=why, length_floor=min(v for v, _ in distinct),
                    length_candidates=tuple(candidates))
 

@@ -86,6 +86,9 @@ class Resolver:
         parallel = _parallel_candidates(base)
         if parallel is not None:
             return parallel
+        lengths = _length_candidates(base)
+        if lengths is not None:
+            return lengths
         if base.gpu.gpu is not None and base.gpu.source in ("manifest", "fleet", "config") and not self.options.gpu:
             cards = lookups.memory_variants(base.gpu.name, base.gpu.gpu)
             if len(cards) > 1:
@@ -268,6 +271,27 @@ def _card(lookup: GpuLookup, gpu: Any) -> GpuLookup:
     from kvlint.record import replace
 
     return replace(lookup, gpu=gpu)
+
+
+def _length_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str] | None:
+    """A stand-in config whose family disagrees on the context length (kvlint.models.derive): each length the
+    real model may derive is a value, so a verdict every length agrees on is given instead of a skip."""
+    spec = base.model.spec
+    if spec is None or len(spec.length_candidates) < 2 or _length_doubt(base, spec) is None:
+        return None
+    from kvlint.record import replace
+
+    engine = base.engine
+    by_length: dict[int, tuple[ModelSpec, list[str]]] = {}
+    for c in spec.length_candidates:  # one value per length this engine derives, its sources named together
+        real = replace(spec, max_len_vllm=c.max_len_vllm, max_len_sglang=c.max_len_sglang, length_unknown=None)
+        by_length.setdefault(engine.derived_max_len(real), (real, []))[1].append(c.source)
+    if len(by_length) < 2:
+        return None
+    values = [(f"{n:,} ({', '.join(sources)})", {"model": replace(base.model, spec=real)})
+              for n, (real, sources) in by_length.items()]
+    flag = engine.flag("max_len")
+    return ("context length", values, f"{spec.length_unknown}: set {flag}, or `kvlint models lock` the real config")
 
 
 def _replace_version(v: VersionLookup, release: str) -> VersionLookup:

@@ -126,7 +126,10 @@ def settings_items(settings: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
 def _key(sizing: Sizing, settings: Mapping[str, Any],
          items: tuple[tuple[str, str], ...] | None = None) -> tuple[Any, ...]:
     gpu = sizing.gpu.id if sizing.gpu is not None else None
-    return (sizing.engine.name, sizing.model.source, sizing.model.model_id, gpu, sizing.memory_bytes,
+    # the derived lengths too: a stand-in config sized at each length its family may derive (resolve: robust
+    # verdicts) keeps its source and id
+    return (sizing.engine.name, sizing.model.source, sizing.model.model_id, sizing.model.max_len_vllm,
+            sizing.model.max_len_sglang, gpu, sizing.memory_bytes,
             sizing.version, sizing.non_kv_bytes, sizing.non_kv_source, sizing.calibrations,
             sizing.unresolved, settings_items(settings) if items is None else items)
 

@@ -202,16 +202,28 @@ def test_a_named_gpu_the_catalogue_lacks_is_still_a_warning_with_the_fix(tmp_pat
     assert f.severity.name == "WARNING" and f.fix is not None
 
 
-def test_a_sibling_config_whose_family_differs_in_length_sizes_only_a_stated_length(tmp_path):
+def test_a_sibling_config_whose_family_differs_in_length_is_sized_on_every_length(tmp_path):
     """Qwen2.5-14B-Instruct is not bundled; Qwen2.5-14B stands in for its shapes, but the bundled Qwen2.5-7B
-    pair differs in max_position_embeddings (131,072 vs 32,768): a length left to the model is not guessed."""
+    pair differs in max_position_embeddings (131,072 vs 32,768): a length left to the model is not guessed, the
+    launch is sized on each (issue 22: no refusal where the candidates agree; issue 23: robust verdicts)."""
     left = _one("vllm serve Qwen/Qwen2.5-14B-Instruct --max-num-seqs 8\n", "a.sh", tmp_path, gpu="H100")
-    above = _one("vllm serve Qwen/Qwen2.5-14B-Instruct --max-model-len 65536\n", "b.sh", tmp_path, gpu="H100")
     stated = _one("vllm serve Qwen/Qwen2.5-14B-Instruct --max-model-len 16384\n", "c.sh", tmp_path, gpu="H100")
-    for r in (left, above):
-        assert r.budget is None and r.skip_kind == "model-length-unknown", r.skipped_because
-        assert "131,072 (Qwen/Qwen2.5-14B, " in r.skipped_because and "--max-model-len (at most 32,768" in r.skipped_because
-    assert stated.budget is not None and stated.budget.max_model_len == 16384
+    assert left.budget is not None and left.skip_kind is None and left.open_input is not None
+    assert left.open_input.name == "context length"
+    assert [v.split(" ")[0] for v in left.open_input.values] == ["131,072", "32,768"]
+    assert sorted(a.budget.max_model_len for a in (left, *left.alternatives)) == [32768, 131072]
+    assert "--max-model-len" in left.open_input.settle
+    assert stated.budget is not None and stated.budget.max_model_len == 16384 and stated.open_input is None
     sglang = _one("python -m sglang.launch_server --model-path Qwen/Qwen2.5-14B-Instruct\n", "d.sh", tmp_path,
                   gpu="H100")
-    assert sglang.skip_kind == "model-length-unknown" and "--context-length" in sglang.skipped_because
+    assert sglang.open_input is not None and "--context-length" in sglang.open_input.settle
+
+
+def test_a_verdict_only_one_candidate_length_gives_is_an_info(tmp_path):
+    """0.2 of a T4: the pool holds about 50k tokens, so 131,072 refuses and 32,768 starts. The real model is one of
+    them: the refusal is an info naming the length that decides it, never an error (issue 23)."""
+    (tmp_path / "s.sh").write_text("vllm serve Qwen/Qwen2.5-0.5B-Instruct --gpu-memory-utilization 0.2\n")
+    [f] = [f for f in lint([str(tmp_path / "s.sh")], LintOptions(gpu="T4")).findings if f.code == "KV101"]
+    assert f.severity == Severity.INFO and "only on context length 131,072" in f.message
+    (tmp_path / "t.sh").write_text("vllm serve Qwen/Qwen2.5-0.5B-Instruct --gpu-memory-utilization 0.5\n")
+    assert not lint([str(tmp_path / "t.sh")], LintOptions(gpu="T4")).findings
