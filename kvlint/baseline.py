@@ -170,7 +170,17 @@ def entries_for(findings: Iterable[Finding], result: object, folder: str) -> lis
         path = _finding_path(f)
         if path and path != "-":
             counts[(_relative(path, folder), f.code, about(f, result))] += 1
-    return sorted((Entry(p, c, fingerprint(c, s), s, n) for (p, c, s), n in counts.items()), key=_order)
+    return sorted((Entry(p, c, fingerprint(c, s), shown(s), n) for (p, c, s), n in counts.items()), key=_order)
+
+
+def shown(s: Subject) -> Subject:
+    """The subject as the baseline file keeps it for a reader: credentials masked (a baseline is committed).
+    Matching uses the fingerprint of the raw subject, so masking changes no match, and older baselines, which
+    kept the raw text, still read and match as before."""
+    from kvlint.redact import MASK, is_secret_name, redact_text
+
+    value = MASK if s.value and is_secret_name(s.setting) else redact_text(s.value)
+    return Subject(redact_text(s.launch), redact_text(s.model), s.setting, value)
 
 
 def _order(e: Entry) -> tuple[str, str, str]:

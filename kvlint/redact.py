@@ -41,6 +41,7 @@ _VALUE = r"""(?P<value>"(?:[^"\\]|\\.)*"|'[^']*'|\$\([^)\s]*\)|[^\s'",;}\])(={\[
 _FLAG = lazy(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]*)(?P<sep>[ \t]*=[ \t]*|[ \t]+)(?=[^\s-])" + _VALUE)
 # `HF_TOKEN=X`, `api_key: X`, `"api_key": "X"`, `api_key='X'` (a Python repr in a log)
 _KEYED = lazy(r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]*)(?P<close>['\"]?)(?P<sep>[ \t]*[:=][ \t]*)" + _VALUE)
+_LOCATION = lazy(r"\d+:\d+:?")
 _LITERALS = frozenset({"null", "None", "true", "false", "True", "False", "~", ""})
 
 
@@ -135,6 +136,8 @@ def _mask_named(m: re.Match[str]) -> str:
     quoted = value[:1] in ("'", '"') and len(value) >= 2
     inner = value[1:-1] if quoted else value
     if not is_secret_name(name) or inner in (MASK, *_LITERALS) or is_reference(inner):
+        return m.group(0)
+    if m.group("sep") == ":" and _LOCATION.fullmatch(inner):  # `secrets.yaml:8:12:`, a finding's place
         return m.group(0)
     masked = f"{value[0]}{MASK}{value[-1]}" if quoted else f'"{MASK}"' if m.groupdict().get("close") else MASK
     return m.group(0)[: m.start("value") - m.start()] + masked

@@ -36,12 +36,26 @@ def frame(f: Finding, lines: list[str] | None, color: bool = False) -> list[str]
         return []
     src = lines[s.line - 1].rstrip("\n").expandtabs(1)
     end = s.end_col if s.end_line == s.line and s.end_col > s.col else len(src) + 1
-    src, start, end = _window(src, s.col, end)
+    src, col, end = _redacted(src, s.col, end)
+    src, start, end = _window(src, col, end)
     width = len(str(s.line))
     carets = " " * (start - 1) + "^" * max(1, end - start)
     bar = _paint("|", "34", color)
     return [f"{' ' * width} {bar}", f"{s.line} {bar} {src}",
             f"{' ' * width} {bar} {_paint(carets, COLORS[f.severity], color)}"]
+
+
+def _redacted(src: str, col: int, end: int) -> tuple[str, int, int]:
+    """The line with its credentials masked before any window is cut from it: a cut that drops a flag's name
+    (`...rFAKE0019 --foo-key`) leaves a value no later pass can tell is a secret. Columns follow the mask."""
+    from kvlint.redact import redact_text
+
+    shown = redact_text(src)
+    if shown == src:
+        return src, col, end
+    start = len(redact_text(src[:col - 1])) + 1
+    end = min(start + len(redact_text(src[col - 1:end - 1])), len(shown) + 1)
+    return shown, start, max(start + 1, end)
 
 
 def _window(src: str, col: int, end: int, width: int = FRAME_WIDTH) -> tuple[str, int, int]:
