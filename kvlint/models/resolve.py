@@ -231,10 +231,19 @@ def _load_file(path: Path, model_id: str, source: str) -> ModelSpec:
     return spec_from_config(cfg, model_id, source, hf_quant_config=hf_quant)
 
 
+MAX_CONFIG_BYTES = 4 * 2**20  # real config.json files are under 100 KB; a 2 GB one took 4.1 GiB and 37 s
+
+
 def _read_json(path: Path, model_id: str) -> dict[str, Any]:
+    """A model's JSON file, read no further than MAX_CONFIG_BYTES (any source: `models:`, a path, the HF cache)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise UnknownModelError(f"{model_id}: {path} is larger than {MAX_CONFIG_BYTES // 2**20} MiB, not a "
+                                    "model config (real ones are under 100 KB); not read", HOW_TO_FIX)
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise UnknownModelError(f"{model_id}: cannot read {path}: {exc}", HOW_TO_FIX) from None
     if not isinstance(data, dict):
         raise UnknownModelError(f"{model_id}: {path} is not a JSON object", HOW_TO_FIX)
