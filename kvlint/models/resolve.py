@@ -243,7 +243,7 @@ def _read_json(path: Path, model_id: str) -> dict[str, Any]:
             raise UnknownModelError(f"{model_id}: {path} is larger than {MAX_CONFIG_BYTES // 2**20} MiB, not a "
                                     "model config (real ones are under 100 KB); not read", HOW_TO_FIX)
         data = json.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad JSON, UTF-8, a 5,001-digit integer
         raise UnknownModelError(f"{model_id}: cannot read {path}: {exc}", HOW_TO_FIX) from None
     if not isinstance(data, dict):
         raise UnknownModelError(f"{model_id}: {path} is not a JSON object", HOW_TO_FIX)
