@@ -128,8 +128,9 @@ def _guarded(run: Callable[[], int]) -> int:
 
 def _say(line: str) -> None:
     from kvlint.commands import write
+    from kvlint.printable import printable
 
-    write(sys.stderr, line + "\n")
+    write(sys.stderr, printable(line) + "\n")
 
 
 def cli() -> click.Group:

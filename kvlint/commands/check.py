@@ -122,10 +122,11 @@ def run(paths: tuple[str, ...], fmt: str, gpu: str | None, gpu_memory: str | Non
 
 
 def _finish(notes: list[str], code: int) -> int:
+    from kvlint.printable import printable
     from kvlint.redact import redact_text
 
     for note in notes:
-        write(sys.stderr, redact_text(f"kvlint: note: {note}") + "\n")
+        write(sys.stderr, printable(redact_text(f"kvlint: note: {note}")) + "\n")
     return code
 
 
