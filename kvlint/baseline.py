@@ -12,10 +12,11 @@ written atomically, so it diffs cleanly in review and a crash never leaves half 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from kvlint.deployment import Deployment
 from kvlint.errors import KvlintError
@@ -272,15 +273,38 @@ def write(path: str, findings: list[Finding], result: object, linted: Iterable[s
     not read are kept while the file exists, as are entries whose code is in keep_codes (rules this
     run did not select), so writing from a subset of the tree or of the rules loses nothing.
     """
-    old = load(path) if os.path.exists(path) else Baseline(path)
     folder = os.path.dirname(os.path.abspath(path))
-    read = {_key(p) for p in linted}
-    kept = [e for e in old.entries
-            if e.code in keep_codes or (_key(os.path.join(folder, e.path)) not in read
-                                        and os.path.exists(os.path.join(folder, e.path)))]
-    entries = _merge(kept + entries_for(findings, result, folder))
-    write_atomic(path, document(entries))
+    fresh = entries_for(findings, result, folder)
+    with _locked(folder):  # read, merge and replace as one step: two runs writing one baseline lose nothing
+        old = load(path) if os.path.exists(path) else Baseline(path)
+        read = {_key(p) for p in linted}
+        kept = [e for e in old.entries
+                if e.code in keep_codes or (_key(os.path.join(folder, e.path)) not in read
+                                            and os.path.exists(os.path.join(folder, e.path)))]
+        entries = _merge(kept + fresh)
+        write_atomic(path, document(entries))
     return sum(e.count for e in entries)
+
+
+@contextlib.contextmanager
+def _locked(folder: str) -> Iterator[None]:
+    """An exclusive advisory lock (flock) on the baseline's folder while a write reads and replaces the file.
+    The folder, not the file: the file is replaced by a rename, so a lock on it would guard an inode the
+    next writer no longer opens, and the folder needs no lock file left beside the baseline. Where flock is
+    missing (Windows) or the folder cannot be opened for it, the write goes on unlocked, as before."""
+    try:
+        import fcntl
+
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _merge(entries: list[Entry]) -> list[Entry]:
