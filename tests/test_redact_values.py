@@ -127,3 +127,9 @@ def test_redaction_stops_at_the_line_end():
     """redact-eats-docs-line.sh: `--api-key` at a line's end took the next line's `= docs:` for its value."""
     text = "   = fix: use --api-key\n   = docs: kvlint rule KV004\napi_key:\n  other: 1"
     assert redact_text(text) == text
+
+
+def test_the_docs_line_after_a_credential_flag_fix_is_kept(tree, capsys):
+    (tree / "k.sh").write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 --apikey FAKE\n")
+    out = _run(capsys, "check", "--gpu", "H100", "k.sh")
+    assert "= fix: use --api-key\n   = docs: kvlint rule KV004" in out
