@@ -64,7 +64,7 @@ def is_note(reason: str) -> bool:
     return reason.startswith(NOTE_REASONS)
 
 
-NOTE_REASONS = ("symlink loop", "broken symlink", "not a regular file")
+NOTE_REASONS = ("symlink loop", "broken symlink", "not a regular file", "symlink to outside")
 
 
 def _irregular(path: str) -> str | None:
@@ -86,6 +86,7 @@ def _walk(root: str, listings: Listings) -> Iterator[tuple[str, str | None]]:
     order of their path strings (`a.yaml` < `a/` < `a-b/` as `a.yaml` < `a/x` < `a-b/x`), the order the
     report sorts findings in, and a run can write each file's findings as soon as they are made."""
     seen: set[tuple[int, int]] = set()
+    inside = os.path.realpath(root)
     pending: list[tuple[str | None, Iterator[tuple[str, object]]]] = [(None, iter([(root, FOLDER)]))]
     while pending:
         folder, entries = pending[-1]
@@ -97,7 +98,7 @@ def _walk(root: str, listings: Listings) -> Iterator[tuple[str, str | None]]:
         elif item[1] is not FOLDER:
             yield item[0], item[1]  # type: ignore[misc]  # a file: None to read, or why it is skipped
         else:
-            listed = _list(item[0], seen)
+            listed = _list(item[0], seen, inside)
             if isinstance(listed, str):
                 yield item[0], listed
             else:
@@ -106,9 +107,12 @@ def _walk(root: str, listings: Listings) -> Iterator[tuple[str, str | None]]:
                 pending.append((where, iter(listed[0])))
 
 
-def _list(folder: str, seen: set[tuple[int, int]]) -> str | tuple[list[tuple[str, object]], frozenset[str]]:
+def _list(folder: str, seen: set[tuple[int, int]],
+          inside: str = "") -> str | tuple[list[tuple[str, object]], frozenset[str]]:
     """A folder's entries in visiting order: (path, FOLDER) to descend, (path, None) to read, (path, reason)
-    skipped, and the names it holds; or why the folder cannot be entered."""
+    skipped, and the names it holds; or why the folder cannot be entered. A symlink whose target lies outside
+    `inside` (the walked tree, resolved) is not followed: a repository's link to /etc/shadow or a home folder
+    is not the repository's to report on (a path given by name is read whatever it is)."""
     try:
         st = os.stat(folder)
     except OSError as exc:
@@ -133,12 +137,22 @@ def _list(folder: str, seen: set[tuple[int, int]]) -> str | tuple[list[tuple[str
             if why is not None:
                 visit.append((entry.name, entry.path, why))
             continue
-        if stat.S_ISDIR(mode):
+        wanted = stat.S_ISDIR(mode) or (kind_of(entry.path) is not None and _wanted(entry.name))
+        if wanted and inside and entry.is_symlink() and not _within(os.path.realpath(entry.path), inside):
+            visit.append((entry.name, entry.path, OUTSIDE))
+        elif stat.S_ISDIR(mode):
             visit.append((entry.name + "/", entry.path, FOLDER))
         elif kind_of(entry.path) is not None and _wanted(entry.name):
             visit.append((entry.name, entry.path, _irregular(entry.path) if not stat.S_ISREG(mode) else None))
     visit.sort(key=lambda v: v[0])
     return [(path, what) for _, path, what in visit], names
+
+
+OUTSIDE = "symlink to outside the tree being checked; not followed"
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _unstatable(entry: os.DirEntry, exc: OSError) -> str | None:
