@@ -246,3 +246,12 @@ def test_an_oversized_config_is_refused_without_reading_it_all(tmp_path, monkeyp
     _oversized(snap / "config.json")
     with pytest.raises(UnknownModelError, match="larger than 4 MiB"):
         resolve_model("acme/huge-config")
+
+
+def test_a_config_under_the_working_folder_is_named_relative_to_it(tmp_path, monkeypatch):
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{not json")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UnknownModelError) as caught:
+        resolve_model("org/x", overrides={"org/x": "m"}, base_dir=tmp_path)
+    assert "cannot read m/config.json" in str(caught.value) and str(tmp_path) not in str(caught.value)
