@@ -220,7 +220,7 @@ def test_a_hostile_configuration_exits_2_through_the_cli(tmp_path, capsys):
     from kvlint.cli import main
 
     (tmp_path / ".git").mkdir()
-    (tmp_path / ".kvlint.yaml").write_bytes(b"\xff\xfe")
+    (tmp_path / ".kvlint.yaml").write_bytes(b"\xff\xfd")  # not a byte-order mark: \xff\xfe now reads as UTF-16
     (tmp_path / "serve.sh").write_text("vllm serve org/m\n")
     assert main(["check", str(tmp_path / "serve.sh")]) == 2
     assert f"{tmp_path / '.kvlint.yaml'}:1: not UTF-8" in capsys.readouterr().err
