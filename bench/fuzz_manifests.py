@@ -14,7 +14,8 @@ Round 2 (issue 24) adds: mutants placed as a Helm chart's template (Chart.yaml, 
 the `{{ }}` scan and the values check run), hostile model configs under `models:` (a seed config.json with a
 node replaced by a hostile value: 10^12 layers, negative vocab, 5,000 digits ...), terminal escapes (ESC, CR,
 C1) and planted fake credentials (URL user:password, Bearer) among the snippets; a case whose text report
-shows a planted credential or a raw control character is counted as a leak.
+shows a planted credential (while every copy of it in the input is intact) or a raw control character is
+counted as a leak.
 
 Usage: python bench/fuzz_manifests.py [CASES] [SEED]     (defaults: 20000 cases, seed 12)
 """
@@ -183,8 +184,15 @@ def leaks(path: Path, result) -> list[str]:
     from kvlint.report import render_chunks
 
     out = "".join(render_chunks("text", result))
-    found = [p for p in PLANTED if p in out]
+    found = [secret for secret, snippets in _PLANTED_IN.items()
+             if secret in out and text.count(secret) == sum(text.count(s) for s in snippets)]
     return found + [f"raw {c!r}" for c in "\x1b\r\x9b" if c in out]
+
+
+# each planted credential and the snippets that carry it whole: a mutation that cut `--password` off its
+# `=FAKEPASS0025` leaves a value nothing names a secret, so it is only a leak while every copy is intact
+_PLANTED_IN = {secret: [s for s in SNIPPETS if secret in s] for secret in
+               ("FAKEPASS0024", "FAKEPASS0025", "FAKEBEARER26x", "FAKEPASS0027")}
 
 
 def problems(result) -> tuple[list[str], bool]:
