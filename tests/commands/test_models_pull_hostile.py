@@ -169,3 +169,14 @@ def test_a_password_in_hf_endpoint_is_never_printed(tree):
                               cwd=tree, timeout=60)
         assert "127.0.0.1" in proc.stdout + proc.stderr, args  # the endpoint is still named
         assert "FAKEPASS0024" not in proc.stdout + proc.stderr, args
+
+
+def test_check_online_writes_nothing_outside_the_cache(tree, tmp_path_factory):
+    """The same download serves `check --online`: the hostile ETag is refused there too."""
+    outside = tmp_path_factory.mktemp("outside-online")
+    (tree / "deploy" / "serve.sh").write_text("vllm serve x/etagdotdot --max-model-len 2048\n")
+    with HostileHub(str(outside).lstrip("/")) as hub:
+        proc = subprocess.run([sys.executable, "-m", "kvlint", "check", "--online", "deploy"], capture_output=True,
+                              text=True, env=env_for(tree, hub.endpoint), cwd=tree, timeout=120)
+    assert "KV002" in proc.stdout and "Traceback" not in proc.stderr, (proc.stdout, proc.stderr)
+    assert os.listdir(outside) == []
