@@ -133,3 +133,15 @@ def test_the_docs_line_after_a_credential_flag_fix_is_kept(tree, capsys):
     (tree / "k.sh").write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 --apikey FAKE\n")
     out = _run(capsys, "check", "--gpu", "H100", "k.sh")
     assert "= fix: use --api-key\n   = docs: kvlint rule KV004" in out
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_verify_shows_no_value_credential_of_the_log(tree, capsys, fmt):
+    from pathlib import Path
+
+    log = (Path(__file__).resolve().parent / "fixtures" / "logs" / "vllm033_tp2.log").read_text().replace(
+        "'gpu_memory_utilization': 0.9}", "'gpu_memory_utilization': 0.9, 'download_dir': "
+        "'s3://AKIAFAKE:FAKEPASS0030@bucket', 'middleware': 'Authorization: Bearer FAKEBEARER31abc'}")
+    (tree / "start.log").write_text(log + "\nERROR fetch https://u:FAKEPASS0032@h.example/x failed\n")
+    out = _run(capsys, "verify", "--format", fmt, "--report", "cmp.json", "start.log")
+    assert out and _leaks(out) == [] and _leaks((tree / "cmp.json").read_text()) == []
