@@ -127,7 +127,7 @@ def _run_deadline_check() -> None:
     if not _started:
         _started.append(now)
     elif now - _started[0] > RUN_DEADLINE_S:
-        _mark_unreachable(TimeoutError(f"{RUN_DEADLINE_S:.0f} s of Hub requests in this run"))
+        _mark_unreachable(TimeoutError(), f"over {RUN_DEADLINE_S:.0f} s of Hub requests in this run")
 
 
 def _fetch_body(location: str, blob: Path) -> None:
@@ -210,13 +210,13 @@ def _missing_reason(exc: Exception) -> str:
     }.get(name, name)
 
 
-def _mark_unreachable(exc: Exception) -> None:
+def _mark_unreachable(exc: Exception, why: str | None = None) -> None:
     """Remember the verdict for the rest of the run and say it once on stderr; then raise."""
     name = type(exc).__name__
     from kvlint.redact import redact_text
 
     shown = redact_text(endpoint())  # a user:password inside HF_ENDPOINT is never printed
-    reason = "HF_HUB_OFFLINE is set" if name == "OfflineModeIsEnabled" else f"{shown} did not answer ({name})"
+    reason = "HF_HUB_OFFLINE is set" if name == "OfflineModeIsEnabled" else f"{shown} did not answer ({why or name})"
     _state["unreachable"] = reason
     if not _state["noted"]:
         _state["noted"] = True
