@@ -232,7 +232,11 @@ def main() -> None:
                 leak_count += 1
                 found = found or [f"leak: {', '.join(leaked)}"]
             took = time.perf_counter() - t
-            slowest = max(slowest, (took, f"{name} ({'+'.join(how)}, {len(text):,} chars)"))
+            if took > slowest[0]:
+                keep = Path(tmp).parent / "kvlint-fuzz-slowest"
+                keep.mkdir(exist_ok=True)
+                (keep / name).write_text(text, encoding="utf-8", errors="surrogatepass")
+            slowest = max(slowest, (took, f"{name} ({'+'.join(how)}, {len(text):,} chars, case {n})"))
             over_budget += slow
             if found and shown < 10:
                 shown += 1
