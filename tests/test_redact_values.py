@@ -145,3 +145,25 @@ def test_verify_shows_no_value_credential_of_the_log(tree, capsys, fmt):
     (tree / "start.log").write_text(log + "\nERROR fetch https://u:FAKEPASS0032@h.example/x failed\n")
     out = _run(capsys, "verify", "--format", fmt, "--report", "cmp.json", "start.log")
     assert out and _leaks(out) == [] and _leaks((tree / "cmp.json").read_text()) == []
+
+
+def test_a_long_line_is_redacted_around_each_window_not_whole_per_finding(tree, capsys, monkeypatch):
+    """A 25 KB line with 2,000 unknown flags (a fuzz mutant) took 7 s of CPU when every finding's frame redacted
+    the whole line; each frame now redacts the few hundred characters around its window. A secret whose value
+    runs long before a window is still masked."""
+    import kvlint.redact
+
+    flags = " ".join("--bogus-flag 1" for _ in range(1000))
+    (tree / "long.sh").write_text(f"vllm serve Qwen/Qwen2.5-7B-Instruct --api-key {'S' * 400}FAKEKEY0099 {flags}\n")
+    seen = []
+    real = kvlint.redact.redact_text
+
+    def counting(text):
+        seen.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(kvlint.redact, "redact_text", counting)
+    out = _run(capsys, "check", "--gpu", "H100", "long.sh")
+    findings = out.count("KV004")
+    assert findings >= 1000 and _leaks(out) == [] and "SSSS" not in out
+    assert sum(seen) < 5_000 * findings  # before: the whole line (about 15,000 characters here) three times per finding

@@ -37,13 +37,37 @@ def frame(f: Finding, lines: list[str] | None, color: bool = False) -> list[str]
         return []
     src = lines[s.line - 1].rstrip("\n").removesuffix("\r").expandtabs(1)
     end = s.end_col if s.end_line == s.line and s.end_col > s.col else len(src) + 1
-    src, col, end = _redacted(src, s.col, end)
+    src, col, end, before, after = _around(src, s.col, end)
+    src, col, end = _redacted(src, col, end)
     src, start, end = _window(src, col, end)
+    if before and not src.startswith("..."):
+        src, start, end = "..." + src, start + 3, end + 3
+    if after and not src.endswith("..."):
+        src += "..."
     width = len(str(s.line))
     carets = " " * (start - 1) + "^" * max(1, end - start)
     bar = _paint("|", "34", color)
     return [f"{' ' * width} {bar}", f"{s.line} {bar} {src}",
             f"{' ' * width} {bar} {_paint(carets, COLORS[f.severity], color)}"]
+
+
+def _around(src: str, col: int, end: int, width: int = FRAME_WIDTH) -> tuple[str, int, int, bool, bool]:
+    """The part of a long line a window can show, widened to whole words and the two words before (a flag's
+    name and its value are redacted together), so each finding redacts a few hundred characters, not a line of
+    25 KB with 2,000 findings on it; and whether text was left off before and after."""
+    if len(src) <= 3 * width:
+        return src, col, end, False, False
+    lo = max(0, col - 1 - width)
+    for _ in range(3):  # back to the start of this word, then over two more (`--name value`, `"Bearer X"`)
+        lo = src.rfind(" ", 0, lo)
+        if lo <= 0:
+            lo = 0
+            break
+        while lo > 0 and src[lo - 1] == " ":
+            lo -= 1
+    hi = src.find(" ", min(len(src), max(col, end) - 1 + width))
+    hi = len(src) if hi < 0 else hi
+    return src[lo:hi], col - lo, end - lo, lo > 0, hi < len(src)
 
 
 def _redacted(src: str, col: int, end: int) -> tuple[str, int, int]:
