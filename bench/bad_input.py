@@ -8,7 +8,11 @@ targets (issue 12): every row under 2 s and 200 MiB, good.sh reported (except wh
 configuration stops the run with exit 2, by contract). The "before" column is the figure measured
 at the start of the round where one was recorded.
 
-Usage: python bench/bad_input.py [--quick]    (--quick: only the first table)
+Round 2 (issue 24) adds rows for a Helm template of `{`, oversized and implausible model configs, UTF-16,
+a symlink out of the tree, 5,000 exclude globs and terminal escapes.
+
+Usage: python bench/bad_input.py [--quick] [--round2]    (--quick: only the first table; --round2: only the
+second table's round-2 rows)
 """
 
 from __future__ import annotations
@@ -128,6 +132,62 @@ def _config_bomb(root: Path) -> list[str]:
     return _write(root, "serve.sh", GOOD)
 
 
+def _chart_braces(root: Path) -> list[str]:
+    """helm-brace-template.sh: a chart template ending in 1 MB of `{`; the chart folder is checked (values.yaml too)."""
+    chart = root / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: x\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("model: Qwen/Qwen2.5-7B-Instruct\n")
+    (chart / "templates" / "b.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  template:\n    spec:\n      containers:\n"
+        "      - name: v\n        image: vllm/vllm-openai:v0.8.0\n        args: [\"--model\", \"{{ .Values.model }}\"]\n"
+        "x: " + "{" * 1_000_000 + "\n")
+    return [str(chart)]
+
+
+def _model_config(text: str | None = None, **values: object) -> Callable[[Path], list[str]]:
+    """A launch of org/x whose config.json (under `models:`) is `text`, or a Llama config with `values` set."""
+    def build(root: Path) -> list[str]:
+        (root / "m").mkdir()
+        config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+                  "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "head_dim": 128,
+                  "max_position_embeddings": 8192, "vocab_size": 128256, "intermediate_size": 14336,
+                  "torch_dtype": "bfloat16", **values}
+        (root / "m" / "config.json").write_text(json.dumps(config) if text is None else text)
+        (root / ".kvlint.yaml").write_text("models:\n  org/x: m\n")
+        return _write(root, "s.sh", "vllm serve org/x --max-model-len 4096\n")
+    return build
+
+
+def _sparse_config(root: Path) -> list[str]:
+    paths = _model_config("{}")(root)
+    with open(root / "m" / "config.json", "wb") as fh:
+        fh.truncate(2 * 1024 * MIB)  # config-json-no-size-cap.sh: sparse, costs no disk
+    return paths
+
+
+def _symlink_out(root: Path) -> list[str]:
+    outside = Path(tempfile.mkdtemp())
+    (outside / "x.sh").write_text(GOOD.replace("Qwen3-8B", "Qwen3-32B"))
+    (root / "tree").mkdir()
+    os.symlink(outside / "x.sh", root / "tree" / "link.sh")
+    os.symlink(outside, root / "tree" / "dirlink")
+    return [str(root / "tree")]
+
+
+def _utf16(root: Path) -> list[str]:
+    (root / "u.sh").write_bytes(GOOD.replace("Qwen3-8B", "Qwen3-32B").encode("utf-16"))
+    return [str(root / "u.sh")]
+
+
+def _exclude_globs(root: Path) -> list[str]:
+    (root / "gen").mkdir()
+    for i in range(2000):
+        (root / "gen" / f"f{i}.yaml").write_text("a: 1\n")
+    (root / ".kvlint.yaml").write_text("exclude:\n" + "".join(f"  - gen/x{i}/*.yaml\n" for i in range(5000)))
+    return [str(root / "gen")]
+
+
 POD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: c\n"
        "    image: vllm/vllm-openai:v0.8.5\n    args: [--model, Qwen/Qwen3-8B, --max-model-len, '4096']\n")
 SCRIPT = ("#!/bin/bash\nset -e\nMODEL=Qwen/Qwen3-8B\nexport TP=2\n# comment\n"
@@ -173,6 +233,20 @@ ROWS: list[tuple[str, str, Callable[[Path], list[str]]]] = [
     ("check - < /dev/zero", "no cap", lambda r: ["-", "<", "/dev/zero"]),
     ("symlink loops in a folder", "dropped", _symlink_loop),
     (".kvlint.yaml alias bomb", "> 60 s", _config_bomb),
+    # round 2 (issue 24)
+    ("helm template, 1 MB of {", "215 s", _chart_braces),
+    ("config.json 2 GB (sparse)", "37 s, 4.1 GiB", _sparse_config),
+    ("num_hidden_layers 1e6", "33 s, 840 MB", _model_config(num_hidden_layers=10**6)),
+    ("num_hidden_layers 1e7", "MemoryError", _model_config(num_hidden_layers=10**7)),
+    ("num_hidden_layers 1e12", "internal err", _model_config(num_hidden_layers=10**12)),
+    ("num_hidden_layers 5,001 digits", "internal err", _model_config(
+        json.dumps({"num_hidden_layers": 1}).replace("1}", "9" * 5001 + "}"))),
+    ("vocab_size -1", "a verdict", _model_config(vocab_size=-1)),
+    ("UTF-16 with BOM", "binary", _utf16),
+    ("symlink out of the tree", "followed", _symlink_out),
+    ("5,000 exclude globs x 2,000", "58 s", _exclude_globs),
+    ("ESC / CR in a model name", "raw", lambda r: _write(r, "e.sh", "vllm serve 'org/\x1b]0;T\x07\x1b[2J\r' "
+                                                         "--max-model-len 4096\n")),
 ]
 
 
@@ -217,7 +291,9 @@ def _said(report: dict, bad: str) -> str:
 def check_table() -> None:
     print(f"\n{'input (+ good.sh)':28} {'before':>13} {'s':>7} {'RSS MiB':>8}  good outcome for the input")
     with tempfile.TemporaryDirectory() as tmp:
-        for i, (name, before, builder) in enumerate(ROWS):
+        rows = ROWS[ROWS.index(next(r for r in ROWS if r[0].startswith("helm template"))):] if "--round2" in sys.argv \
+            else ROWS
+        for i, (name, before, builder) in enumerate(rows):
             if ("FIFO" in name and not hasattr(os, "mkfifo")) or ("/dev/zero" in name and not os.path.exists("/dev/zero")):
                 continue
             root = Path(tmp) / str(i)
@@ -227,6 +303,9 @@ def check_table() -> None:
 
 
 def main() -> None:
+    if "--round2" in sys.argv:
+        check_table()
+        return
     suite_table()
     if "--quick" not in sys.argv:
         check_table()

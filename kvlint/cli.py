@@ -42,7 +42,11 @@ def entry(argv: list[str] | None = None) -> NoReturn:
     atexit handlers run (multiprocessing's, logging's, any a caller registered) and stdout and stderr are
     flushed. With another thread alive, or on an interpreter without the atexit runner, the exit is the
     normal one (it joins threads)."""
-    _end(main(argv))
+    try:
+        code = main(argv)
+    except KeyboardInterrupt:  # a second Ctrl-C while the first was being reported
+        code = INTERRUPTED
+    _end(code)
 
 
 def _end(code: int) -> NoReturn:
@@ -100,7 +104,9 @@ def _click_main(args: list[str]) -> int:
 
     try:
         rv = cli().main(args=args, prog_name="kvlint", standalone_mode=False)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):  # click's own wrapping of Ctrl-C
+            raise KeyboardInterrupt from None
         _say("kvlint: aborted")
         return 2
     except click.ClickException as exc:
@@ -118,6 +124,9 @@ def _guarded(run: Callable[[], int]) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's 128 + SIGINT, never a traceback
+        _say("kvlint: interrupted")
+        return INTERRUPTED
     except Exception as exc:
         if os.environ.get("KVLINT_DEBUG"):
             raise
@@ -126,10 +135,14 @@ def _guarded(run: Callable[[], int]) -> int:
         return 2
 
 
+INTERRUPTED = 130
+
+
 def _say(line: str) -> None:
     from kvlint.commands import write
+    from kvlint.printable import printable
 
-    write(sys.stderr, line + "\n")
+    write(sys.stderr, printable(line) + "\n")
 
 
 def cli() -> click.Group:

@@ -216,7 +216,8 @@ class _Shared:
             self.cache.adopt(outcomes, sweeps)
 
 
-def _serve(conn: Connection, options: LintOptions) -> None:
+def _serve(conn: Connection, options: LintOptions, inherited: tuple[Connection, ...] = (),
+           parent: int = 0) -> None:
     """A worker: chunks of tasks in, their messages and the worker's new memo entries out, until None.
 
     Any failure ends the worker quietly; the parent then checks that chunk itself, so a bug surfaces
@@ -224,6 +225,9 @@ def _serve(conn: Connection, options: LintOptions) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops the workers
+    for other in inherited:  # forked: the parent's ends of every pipe, this worker's own among them
+        other.close()
+    _die_with(parent)
     try:
         _start(options)
         assert _WORKER is not None
@@ -239,10 +243,30 @@ def _serve(conn: Connection, options: LintOptions) -> None:
         conn.close()
 
 
+def _die_with(parent: int) -> None:
+    """End this worker when the parent process ends (Linux: the kernel's parent-death signal), so a parent
+    killed by SIGKILL, SIGTERM or SIGHUP leaves no worker behind; if the parent is already gone, end now."""
+    if not parent or not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(0)
+
+
 class _Worker:
-    def __init__(self, ctx: Any, options: LintOptions) -> None:
+    def __init__(self, ctx: Any, options: LintOptions, others: tuple[Connection, ...] = ()) -> None:
         self.conn, theirs = ctx.Pipe()
-        self.process = ctx.Process(target=_serve, args=(theirs, options), daemon=True)
+        # A forked child holds copies of the parent's pipe ends, its own included: with them open it never
+        # reads end-of-file or a broken pipe when the parent dies, and blocks forever. It closes them first.
+        # (Spawned children inherit none, and a Connection passed to one would be duplicated into it.)
+        forked = ctx.get_start_method() == "fork"
+        inherited = (self.conn, *others) if forked else ()
+        self.process = ctx.Process(target=_serve, args=(theirs, options, inherited, os.getpid()), daemon=True)
         self.process.start()
         theirs.close()
         self.inbox: list[bytes] = []  # other workers' memo entries, sent with this worker's next chunk
@@ -262,7 +286,9 @@ class _Pool:
 
     def __init__(self, ctx: Any, options: LintOptions, jobs: int, chunks: list[list[tuple[str, Config]]]) -> None:
         self.options, self.chunks = options, chunks
-        self.workers = [_Worker(ctx, options) for _ in range(min(jobs, len(chunks)))]
+        self.workers: list[_Worker] = []
+        for _ in range(min(jobs, len(chunks))):
+            self.workers.append(_Worker(ctx, options, tuple(w.conn for w in self.workers)))
         self.queued = iter(range(len(chunks)))
         self.done: dict[int, list[Any]] = {}  # chunk -> its messages (or, redone here, its outcomes)
         self.here: set[int] = set()

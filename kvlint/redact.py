@@ -30,12 +30,18 @@ from kvlint.lazyre import lazy
 MASK = "***"
 _TOKEN_SHAPES = r"\bhf_[A-Za-z0-9]{30,}|\bsk-[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{30,}"
 _TOKEN = lazy(_TOKEN_SHAPES)
+# values that are credentials whatever their name: a URL's user:password@ (or token@), an Authorization
+# header's scheme and credentials, an `s3://KEY:SECRET@bucket`
+_URL_USERINFO = lazy(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]{0,30}://)(?P<info>[^\s/?#@'\"<>]{1,512})@(?=[^\s@])")
+_AUTH_SCHEME = lazy(r"(?i)(?P<scheme>\bBearer[ \t]+|\bAuthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:[A-Za-z]+[ \t]+)?)"
+                    r"(?P<cred>[A-Za-z0-9._~+/=:-]{4,})")
 _REFERENCE = lazy(r"\$\([A-Za-z_][\w.-]*\)|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|\{\{[^{}]*\}\}")
 _VALUE = r"""(?P<value>"(?:[^"\\]|\\.)*"|'[^']*'|\$\([^)\s]*\)|[^\s'",;}\])(={\[]+)"""
 # `--api-key X`, `--hf-token=X`: a flag (not inside a longer word) and a value that is not the next flag
-_FLAG = lazy(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]*)(?P<sep>\s*=\s*|\s+)(?=[^\s-])" + _VALUE)
+_FLAG = lazy(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]*)(?P<sep>[ \t]*=[ \t]*|[ \t]+)(?=[^\s-])" + _VALUE)
 # `HF_TOKEN=X`, `api_key: X`, `"api_key": "X"`, `api_key='X'` (a Python repr in a log)
-_KEYED = lazy(r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]*)(?P<close>['\"]?)(?P<sep>\s*[:=]\s*)" + _VALUE)
+_KEYED = lazy(r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]*)(?P<close>['\"]?)(?P<sep>[ \t]*[:=][ \t]*)" + _VALUE)
+_LOCATION = lazy(r"\d+:\d+:?")
 _LITERALS = frozenset({"null", "None", "true", "false", "True", "False", "~", ""})
 
 
@@ -70,7 +76,7 @@ def redact_value(name: str, value: Any) -> Any:
     if isinstance(value, str):
         if is_secret_name(name) and value and not is_reference(value):
             return MASK
-        return _TOKEN.sub(MASK, value)
+        return redact_shapes(value)
     if isinstance(value, (list, tuple)):
         return type(value)(redact_value(name, v) for v in value)
     if isinstance(value, dict):
@@ -86,12 +92,27 @@ def redact_text(text: str) -> str:
     passes; a JSON or SARIF document stays valid JSON (a masked bare literal becomes the string "***")."""
     if not text:
         return text
-    if any(start in text for start in _TOKEN_STARTS):
-        text = _TOKEN.sub(MASK, text)
+    text = redact_shapes(text)
     if not _may_name_a_credential(text.upper()):
         return text
     text = _FLAG.sub(_mask_named, text)
     return _KEYED.sub(_mask_named, text)
+
+
+def redact_shapes(text: str) -> str:
+    """Credentials known by their shape, whatever name they stand under: token shapes, a URL's userinfo
+    (`https://user:pass@host` -> `https://***@host`, `s3://KEY:SECRET@bucket`),
+    `Bearer X`, `Authorization: <scheme> X`."""
+    if any(start in text for start in _TOKEN_STARTS):
+        text = _TOKEN.sub(MASK, text)
+    if "://" in text and "@" in text:
+        text = _URL_USERINFO.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
+    if _AUTH_WORDS.search(text) is not None:
+        text = _AUTH_SCHEME.sub(lambda m: f"{m.group('scheme')}{MASK}", text)
+    return text
+
+
+_AUTH_WORDS = lazy(r"(?i)bearer|authorization")
 
 
 # Exact preconditions, so most text skips the passes (and a clean run never compiles them): a token shape
@@ -115,6 +136,8 @@ def _mask_named(m: re.Match[str]) -> str:
     quoted = value[:1] in ("'", '"') and len(value) >= 2
     inner = value[1:-1] if quoted else value
     if not is_secret_name(name) or inner in (MASK, *_LITERALS) or is_reference(inner):
+        return m.group(0)
+    if m.group("sep") == ":" and _LOCATION.fullmatch(inner):  # `secrets.yaml:8:12:`, a finding's place
         return m.group(0)
     masked = f"{value[0]}{MASK}{value[-1]}" if quoted else f'"{MASK}"' if m.groupdict().get("close") else MASK
     return m.group(0)[: m.start("value") - m.start()] + masked

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from kvlint import cli
@@ -91,3 +93,34 @@ def test_a_closed_pipe_ends_quietly_with_exit_0():
     proc.stdout.close()  # before the first line: every write of the report meets a closed pipe
     assert proc.wait(timeout=120) == 0
     assert proc.stderr.read() == ""
+
+
+@pytest.mark.parametrize("argv", [["check", "x.sh"], ["inspect", "x.sh"], ["check", "--format", "json", "x.sh"]])
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path, monkeypatch, capsys, argv):
+    import kvlint.launches
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.sh").write_text("vllm serve Qwen/Qwen3-8B\n")
+    monkeypatch.setattr(kvlint.launches, "read_path", interrupted)
+    assert cli.main(argv) == 130
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == "kvlint: interrupted" and "Traceback" not in err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signal")
+def test_a_real_sigint_mid_run_prints_no_traceback(tmp_path):
+    import signal
+    import subprocess
+
+    for i in range(1500):
+        (tmp_path / f"f{i}.sh").write_text(f"vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len {40000 + i}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "kvlint", "check", "-j1", str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline()  # the run is under way
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "kvlint: interrupted"

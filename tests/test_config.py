@@ -210,7 +210,7 @@ def test_a_hostile_configuration_exits_2_through_the_cli(tmp_path, capsys):
     from kvlint.cli import main
 
     (tmp_path / ".git").mkdir()
-    (tmp_path / ".kvlint.yaml").write_bytes(b"\xff\xfe")
+    (tmp_path / ".kvlint.yaml").write_bytes(b"\xff\xfd")  # not a byte-order mark: \xff\xfe now reads as UTF-16
     (tmp_path / "serve.sh").write_text("vllm serve org/m\n")
     assert main(["check", str(tmp_path / "serve.sh")]) == 2
     assert f"{tmp_path / '.kvlint.yaml'}:1: not UTF-8" in capsys.readouterr().err
@@ -273,3 +273,39 @@ def test_pyproject_is_read_on_python_3_10_with_tomli(tmp_path, monkeypatch):
 def test_tomli_is_a_dependency_on_python_3_10_only():
     text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r"""\"tomli>=[\d.]+; python_version < '3\.11'\",""", text)
+
+
+def test_exclude_globs_are_one_matcher_with_the_same_answers():
+    """5,000 `exclude:` globs x 2,000 files took 58 s, each glob tried in turn; now one compiled matcher per run
+    (bounded on CPU time, generously: before, this loop alone took over 20 s)."""
+    import time
+
+    from kvlint.config import _glob, _matcher
+
+    patterns = tuple(f"gen/x{i}/*.yaml" for i in range(5000)) + ("vendor", "*.tmp.yaml", "deploy/a?/b.sh", "[ab]*.sh")
+    paths = [f"d/f{i}.sh" for i in range(2000)] + ["vendor/x.sh", "gen/x42/a.yaml", "q/w.tmp.yaml", "deploy/a1/b.sh",
+                                                   "b.sh", "c.sh", "gen/x42/a.yml", "vendorx/c.sh"]
+    started = time.thread_time()
+    got = [_matcher(patterns)(p) for p in paths]
+    assert time.thread_time() - started < 5  # now about 0.1 s
+    assert got[-8:] == [True, True, True, True, True, False, False, False]
+    assert not any(got[:2000])
+    sample = patterns[-4:] + patterns[:3]
+    assert [_matcher(sample)(p) for p in paths[-8:]] == [any(_glob(p, g) for g in sample) for p in paths[-8:]]
+
+
+def test_the_one_matcher_answers_as_each_glob_does():
+    """The per-run matcher keeps gitignore semantics (`*` within a folder, `**` across, a slash-free pattern
+    at any depth, a folder covering what it holds): the same answer as `_glob` for every pattern and path."""
+    import random
+
+    from kvlint.config import _glob, _matcher
+
+    rng = random.Random(7)
+    words = ["k8s", "deploy", "a", "b1", "x.yaml", "y.sh", "vendor", "charts"]
+    globs = ["k8s/*.yaml", "k8s/**", "**/x.yaml", "*.sh", "vendor/", "/deploy", "deploy/*/y.sh", "a?", "[ab]*",
+             "charts/**/x.yaml", "b1/", "*", "k8s\\*x", "deploy/**/b1"]
+    for _ in range(300):
+        path = "/".join(rng.choice(words) for _ in range(rng.randint(1, 4)))
+        chosen = tuple(rng.sample(globs, rng.randint(1, 4)))
+        assert _matcher(chosen)(path) == any(_glob(path, g) for g in chosen), (path, chosen)

@@ -286,3 +286,35 @@ def test_the_budget_is_cpu_time_so_a_busy_machine_does_not_change_the_report():
             end = time.thread_time() + 0.2
             while time.thread_time() < end:
                 limits.check()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_a_walk_never_follows_a_symlink_out_of_the_tree(tmp_path, capsys):
+    """A repository's link to /etc/shadow (or any file outside) was read and reported; now a note, not followed.
+    A link inside the tree is still followed, and a path given by name is read whatever it is."""
+    outside, tree = tmp_path / "outside", tmp_path / "repo"
+    outside.mkdir()
+    tree.mkdir()
+    (tree / ".git").mkdir()
+    (outside / "x.sh").write_text("vllm serve Qwen/Qwen3-8B --max-model-len 999999 --outside-flag\n")
+    os.symlink(outside / "x.sh", tree / "link.sh")
+    os.symlink(outside, tree / "dirlink")
+    (tree / "own.sh").write_text("vllm serve Qwen/Qwen3-8B --inside-flag\n")
+    os.symlink("own.sh", tree / "in.sh")
+    assert main(["check", "--gpu", "H100", str(tree)]) == 1
+    out, err = capsys.readouterr()
+    assert "outside-flag" not in out and "inside-flag" in out and "in.sh" in out
+    assert "link.sh: symlink to outside the tree being checked; not followed" in err
+    assert "dirlink: symlink to outside the tree" in err
+    main(["check", "--gpu", "H100", str(tree / "link.sh")])
+    assert "outside-flag" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_with_a_byte_order_mark_are_read(tmp_path, capsys, codec):
+    text = "vllm serve Qwen/Qwen3-8B --max-model-len 999999\n"
+    data = text.encode(codec) if codec != "utf-16-be" else b"\xfe\xff" + text.encode(codec)
+    (tmp_path / "w.sh").write_bytes(data)
+    main(["check", "--gpu", "H100", str(tmp_path / "w.sh")])
+    out, err = capsys.readouterr()
+    assert "w.sh:1:42: KV101" in out and "binary" not in out + err

@@ -8,6 +8,10 @@ parallel run on examples/ and on ../shared/corpus, and check that the parallel r
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -265,3 +269,54 @@ def test_a_run_stopped_early_stops_its_workers_at_once(tmp_path, monkeypatch):
     assert finished < 5
     time.sleep(0.6)
     assert len(list(done.iterdir())) == finished
+
+
+def _children(pid: int) -> list[int]:
+    """Live (not zombie) processes whose parent is pid, from /proc."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z" and int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; the forked workers are Linux's")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP])
+def test_workers_end_with_a_killed_parent(tmp_path, sig):
+    """parent-killed-orphans.sh: the forked workers kept the parent's ends of their own pipes, so a parent killed
+    mid-run left them blocked forever. Polled, with a bound far above the few milliseconds it takes."""
+    for i in range(1500):
+        (tmp_path / f"f{i}.sh").write_text(f"#!/bin/sh\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len {40000 + i}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "kvlint", "check", "-j2", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: list[int] = []
+    for _ in range(600):
+        workers = _children(proc.pid)
+        if len(workers) == 2 or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None and len(workers) == 2, "the run ended before its workers could be seen"
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    for _ in range(400):
+        if not any(_alive(w) for w in workers):
+            break
+        time.sleep(0.05)
+    left = [w for w in workers if _alive(w)]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    assert left == []

@@ -18,6 +18,7 @@ from kvlint.budget import Budget
 from kvlint.deployment import Deployment
 from kvlint.engines import get_engine
 from kvlint.errors import InputError, KvlintError, UnknownFlagError
+from kvlint.printable import printable
 from kvlint.record import record, replace
 from kvlint.redact import redact_text
 from kvlint.report.tenants import segments
@@ -80,7 +81,7 @@ def command(gpu: str | None, gpu_memory: str | None, engine_version: str | None,
     elif fmt == "svg":
         click.echo(redact_text(_svg(results)), nl=False)
     else:
-        click.echo(redact_text("\n\n".join(render_text(r.budget, r.table, r.sweep) for r in results)))
+        click.echo(printable(redact_text("\n\n".join(render_text(r.budget, r.table, r.sweep) for r in results))))
     return 0
 
 
@@ -160,7 +161,7 @@ def budgets_from_file(path: str, options: ResolveOptions) -> list[Shown]:
     if not out:
         raise KvlintError(errors[0])
     for line in errors:
-        click.echo(redact_text(f"kvlint: skipped {line}"), err=True)
+        click.echo(printable(redact_text(f"kvlint: skipped {line}")), err=True)
     return out
 
 

@@ -170,10 +170,11 @@ def _hidden_note(severities: dict[Severity, int], least: Severity) -> list[str]:
 
 
 def _finish(notes: list[str], code: int) -> int:
+    from kvlint.printable import printable
     from kvlint.redact import redact_text
 
     for note in notes:
-        write(sys.stderr, redact_text(f"kvlint: note: {note}") + "\n")
+        write(sys.stderr, printable(redact_text(f"kvlint: note: {note}")) + "\n")
     return code
 
 

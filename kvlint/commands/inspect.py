@@ -30,6 +30,7 @@ def command(paths: tuple[str, ...], fmt: str) -> int:
     from kvlint.errors import InputError
     from kvlint.launches import iter_files
     from kvlint.launches.discover import is_note
+    from kvlint.printable import printable
     from kvlint.redact import redact_text
     from kvlint.resolve import Resolver
 
@@ -55,9 +56,9 @@ def command(paths: tuple[str, ...], fmt: str) -> int:
         click.echo(redact_text(json.dumps({"files": files, "missing": missing}, indent=2, default=str)))
     else:
         for r, res in results:
-            click.echo(redact_text(file_text(r, res)))
+            click.echo(printable(redact_text(file_text(r, res))))
         for m in missing:
-            click.echo(f"{m}: no such file or directory")
+            click.echo(printable(f"{m}: no such file or directory"))
     if missing or unreadable:
         return 3
     refused = any(f.code == "KV001" and str(f.severity) == "error" for r, _ in results for f in r.findings)

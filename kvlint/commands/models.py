@@ -42,6 +42,8 @@ def pull(paths: tuple[str, ...]) -> int:
     """Fetch config.json (and quantization files, never weights) of every model the tree names that is
     not known offline into the Hugging Face cache."""
     from kvlint.errors import InputError
+    from kvlint.printable import printable
+    from kvlint.redact import redact_text
 
     wanted, missing = _models_in(paths or (".",))
     if missing and not wanted:
@@ -49,7 +51,7 @@ def pull(paths: tuple[str, ...]) -> int:
     failed = pulled = known = 0
     for item in wanted:
         status, line = _pull_one(item)
-        click.echo(line)
+        click.echo(printable(redact_text(line)))
         failed += status == "failed"
         pulled += status == "pulled"
         known += status == "known"

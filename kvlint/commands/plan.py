@@ -64,7 +64,10 @@ def command(model: str, context: int, concurrency: int, engine: str, engine_vers
                   max_gpus=max_gpus, non_kv_for=None if non_kv_gib is not None else _calibrated(spec, engine,
                                                                                               engine_version, config))
     text = json.dumps(result.top(limit).to_json(), indent=2) if fmt == "json" else render(result, limit or TEXT_ROWS)
-    click.echo(text)
+    from kvlint.printable import printable
+    from kvlint.redact import redact_text
+
+    click.echo(printable(redact_text(text)))  # the model name is the user's input: masked and escaped as anywhere
     return 0 if result.holding else 1
 
 

@@ -47,6 +47,7 @@ def command(log: str, command_line: tuple[str, ...], manifest: str | None, gpu: 
     from kvlint.logs import parse_log
     from kvlint.logs.compare import compare
     from kvlint.logs.render import render_text
+    from kvlint.printable import printable
     from kvlint.redact import redact_text
 
     record = parse_log(_read(log))
@@ -66,7 +67,8 @@ def command(log: str, command_line: tuple[str, ...], manifest: str | None, gpu: 
     payload = result.to_json()
     if report:
         _write(report, redact_text(json.dumps(payload, indent=2)) + "\n")
-    click.echo(redact_text(json.dumps(payload, indent=2) if fmt == "json" else render_text(result, source=log)))
+    shown = json.dumps(payload, indent=2) if fmt == "json" else render_text(result, source=log)
+    click.echo(printable(redact_text(shown)))
     if calibrate:
         click.echo(_calibrate(result, spec, gpu_obj, target, log, base), err=fmt == "json")
     return 0

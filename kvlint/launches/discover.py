@@ -58,7 +58,7 @@ def is_note(reason: str) -> bool:
     return reason.startswith(NOTE_REASONS)
 
 
-NOTE_REASONS = ("symlink loop", "broken symlink", "not a regular file")
+NOTE_REASONS = ("symlink loop", "broken symlink", "not a regular file", "symlink to outside")
 
 
 def _irregular(path: str) -> str | None:
@@ -82,6 +82,7 @@ def _walk(root: str, listings: Listings) -> Iterator[tuple[str, str | None]]:
     from kvlint.ignore import Ignores
 
     seen: set[tuple[int, int]] = set()
+    inside = os.path.realpath(root)
     pending: list[tuple[str | None, Iterator[tuple[str, object]], Ignores]] = [
         (None, iter([(root, FOLDER)]), Ignores.above(root))]
     while pending:
@@ -94,7 +95,7 @@ def _walk(root: str, listings: Listings) -> Iterator[tuple[str, str | None]]:
         elif item[1] is not FOLDER:
             yield item[0], item[1]  # type: ignore[misc]  # a file: None to read, or why it is skipped
         else:
-            listed = _list(item[0], seen, ignores)
+            listed = _list(item[0], seen, ignores, inside)
             if isinstance(listed, str):
                 yield item[0], listed
             else:
@@ -104,9 +105,12 @@ def _walk(root: str, listings: Listings) -> Iterator[tuple[str, str | None]]:
 
 
 def _list(folder: str, seen: set[tuple[int, int]],
-          ignores: Ignores) -> str | tuple[list[tuple[str, object]], frozenset[str], Ignores]:
+          ignores: Ignores, inside: str = "") -> str | tuple[list[tuple[str, object]], frozenset[str], Ignores]:
     """A folder's entries in visiting order: (path, FOLDER) to descend, (path, None) to read, (path, reason)
-    skipped, the names it holds and the .gitignore rules inside it; or why the folder cannot be entered."""
+    skipped, the names it holds and the .gitignore rules inside it; or why the folder cannot be entered. A
+    symlink whose target lies outside `inside` (the walked tree, resolved) is not followed: a repository's link
+    to /etc/shadow or a home folder is not the repository's to report on (a path given by name is read whatever
+    it is)."""
     try:
         st = os.stat(folder)
     except OSError as exc:
@@ -132,7 +136,10 @@ def _list(folder: str, seen: set[tuple[int, int]],
             if why is not None:
                 visit.append((entry.name, entry.path, why))
             continue
-        if stat.S_ISDIR(mode):
+        wanted = stat.S_ISDIR(mode) or (kind_of(entry.path) is not None and _wanted(entry.name))
+        if wanted and inside and entry.is_symlink() and not _within(os.path.realpath(entry.path), inside):
+            visit.append((entry.name, entry.path, OUTSIDE))
+        elif stat.S_ISDIR(mode):
             visit.append((entry.name + "/", entry.path, FOLDER))
         elif kind_of(entry.path) is not None and _wanted(entry.name):
             visit.append((entry.name, entry.path, _irregular(entry.path) if not stat.S_ISREG(mode) else None))
@@ -145,6 +152,13 @@ def _is_dir(entry: os.DirEntry) -> bool:
         return entry.is_dir()
     except OSError:
         return False
+
+
+OUTSIDE = "symlink to outside the tree being checked; not followed"
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _unstatable(entry: os.DirEntry, exc: OSError) -> str | None:

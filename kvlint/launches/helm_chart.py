@@ -27,7 +27,10 @@ from kvlint.sources.templates import Templated, detemplate, has_placeholder
 from kvlint.sources.text import LineIndex, Mapped, SourceError, read_file
 from kvlint.sources.yaml import TEMPLATE_NOTE, YamlFile, YamlProblem, YNode, parse_yaml
 
-_EXPR = lazy(r"\{\{-?([^\n]{0,2000}?)-?\}\}")  # one line, bounded: an unclosed `{{` costs one line
+# One action on one line. The body never holds `{{` or `}}`, so on a run of `{` each start fails at once and a
+# scan is linear (a body of `[^\n]{0,2000}?` tried 2,000 characters from every `{` of the run: O(n x 2000),
+# 22 s for 200 KB of `{`); an unclosed `{{` costs the rest of its line, up to the next `{{`, at most.
+_EXPR = lazy(r"\{\{-?((?:[^\n{}]|\{(?!\{)|\}(?!\})){0,2000}?)-?\}\}")
 _WHOLE = lazy(r"^\s*\{\{[^{}]*\}\}\s*$")
 _STR = "tag:yaml.org,2002:str"
 _FLAG_EQ = lazy(r"^(--?[A-Za-z][A-Za-z0-9_-]*)=(\{\{[^{}]*\}\})$")
@@ -222,12 +225,17 @@ def resolve_template(yf: YamlFile, chart: Chart) -> ChartTemplate:
 
 # ---------------------------------------------------------------- scanning the template text
 
+@lru_cache(maxsize=16)
 def _scan(text: str) -> tuple[_Expr, ...]:
-    """Every `{{ }}` with what `.` means there (`with` narrows it, `range` and `define` lose it)."""
+    """Every `{{ }}` with what `.` means there (`with` narrows it, `range` and `define` lose it).
+
+    Kept per text: checking a chart's values.yaml reads its templates (templates_hold_launch), and the run
+    reads the same templates again as files; the second reading does not scan again."""
     out: list[_Expr] = []
     stack: list[tuple[str, ...] | None] = []
     ranges: list[tuple[str, ...] | None] = []  # per open block: the list a `range` walks (None otherwise)
     for m in _EXPR.finditer(text):
+        limits.check()
         body = m.group(1).strip()
         dot = next((s for s in reversed(stack) if s != ("if",)), ROOT) if stack else ROOT
         word = body.split(None, 1)[0] if body else ""

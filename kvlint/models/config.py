@@ -37,6 +37,7 @@ def spec_from_config(
     if not isinstance(cfg, dict):
         raise ModelConfigError(f"{model_id}: config.json is not a JSON object")
     _refuse_not_modelled(cfg, model_id)
+    _check_ranges(cfg, model_id, 0)
     try:
         return _build(cfg, model_id, source, hf_quant_config)
     except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError, OverflowError) as exc:
@@ -98,6 +99,46 @@ def _build(cfg: dict[str, Any], model_id: str, source: str, hf_quant_config: dic
         text_config_key="text_config" if nested else None,
         max_len_key_sglang=key_s,
     )
+
+
+# Generous ceilings on the sizes a config gives (real models: <= 200 layers, hidden 25k, vocab 300k, 10M
+# positions). Every per-layer and per-head loop takes its count from these, so a value checked here bounds the
+# work: num_hidden_layers 1e6 took 33 s and 840 MiB, 1e7 ended in MemoryError and lost the whole run.
+_LAYERS, _DIM, _HEADS, _VOCAB, _POSITIONS, _EXPERTS = 10_000, 1_000_000, 100_000, 100_000_000, 1 << 32, 1_000_000
+_CEILINGS = {
+    **dict.fromkeys(("num_hidden_layers", "n_layer", "num_layers", "n_layers", "num_nextn_predict_layers",
+                     "first_k_dense_replace"), _LAYERS),
+    **dict.fromkeys(("hidden_size", "n_embd", "d_model", "intermediate_size", "ffn_hidden_size", "n_inner",
+                     "ffn_dim", "ff_intermediate_size", "moe_intermediate_size", "shared_expert_intermediate_size",
+                     "head_dim", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
+                     "v_head_dim", "global_head_dim", "kv_channels"), _DIM),
+    **dict.fromkeys(("num_attention_heads", "n_head", "num_heads", "num_key_value_heads", "n_head_kv",
+                     "multi_query_group_num", "num_kv_heads"), _HEADS),
+    "vocab_size": _VOCAB,
+    **dict.fromkeys(("max_position_embeddings", "n_positions", "seq_length", "max_seq_len", "max_sequence_length",
+                     "n_ctx", "original_max_position_embeddings", "sliding_window", "model_max_length"), _POSITIONS),
+    **dict.fromkeys(("num_experts", "num_local_experts", "n_routed_experts", "n_shared_experts",
+                     "num_experts_per_tok", "moe_topk", "num_shared_experts"), _EXPERTS),
+}
+
+
+def _check_ranges(cfg: dict[str, Any], model_id: str, depth: int) -> None:
+    """Every size the config gives is a number in 0..its ceiling, in the config and its nested sub-configs
+    (text_config, vision_config, ...): a clear ModelConfigError instead of minutes of work, a MemoryError, or
+    a confident verdict from a negative vocabulary or context length."""
+    for key, value in cfg.items():
+        if isinstance(value, dict) and depth < 3:
+            _check_ranges(value, model_id, depth + 1)
+            continue
+        ceiling = _CEILINGS.get(key)
+        if ceiling is None or value is None or isinstance(value, bool):
+            continue
+        if isinstance(value, (int, float)) and 0 <= value <= ceiling:
+            continue
+        shown = f"{value}"[:40] + ("..." if len(f"{value}") > 40 else "") if isinstance(value, (int, float)) \
+            else type(value).__name__
+        raise ModelConfigError(f"{model_id}: config.json {key} = {shown} is not a plausible value "
+                               f"(a number from 0 to {ceiling:,}); not sized")
 
 
 def _first(text: dict[str, Any], cfg: dict[str, Any], key: str, default: Any = None) -> Any:

@@ -290,13 +290,35 @@ def _load_file(path: Path, model_id: str, source: str) -> ModelSpec:
     return spec_from_config(cfg, model_id, source, hf_quant_config=hf_quant)
 
 
+MAX_CONFIG_BYTES = 4 * 2**20  # real config.json files are under 100 KB; a 2 GB one took 4.1 GiB and 37 s
+
+
+def shown_path(path: Path | str) -> str:
+    """A path as a message shows it: relative to the working folder when it lies below it (a finding names the
+    repository's files as the user does, not /home/someone/...), else as it is."""
+    here = os.getcwd()
+    full = os.path.abspath(path)
+    return os.path.relpath(full, here) if full.startswith(here.rstrip(os.sep) + os.sep) else str(path)
+
+
+def _reason(exc: BaseException) -> str:
+    """An OSError's reason without the path it repeats; other errors as they say it."""
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
 def _read_json(path: Path, model_id: str) -> dict[str, Any]:
+    """A model's JSON file, read no further than MAX_CONFIG_BYTES (any source: `models:`, a path, the HF cache)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UnknownModelError(f"{model_id}: cannot read {path}: {exc}", HOW_TO_FIX) from None
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise UnknownModelError(f"{model_id}: {shown_path(path)} is larger than {MAX_CONFIG_BYTES // 2**20} MiB, "
+                                    "not a model config (real ones are under 100 KB); not read", HOW_TO_FIX)
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad JSON, UTF-8, a 5,001-digit integer
+        raise UnknownModelError(f"{model_id}: cannot read {shown_path(path)}: {_reason(exc)}", HOW_TO_FIX) from None
     if not isinstance(data, dict):
-        raise UnknownModelError(f"{model_id}: {path} is not a JSON object", HOW_TO_FIX)
+        raise UnknownModelError(f"{model_id}: {shown_path(path)} is not a JSON object", HOW_TO_FIX)
     return data
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from kvlint.findings import Finding, Severity
+from kvlint.printable import printable
 from kvlint.report.paths import report_path
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO:
 
 
 def _data(text: str) -> str:
+    text = printable(text.replace("\r", "\n"))  # CR and LF are the runner's escapes below; the rest as \x1b
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

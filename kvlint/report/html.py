@@ -162,7 +162,7 @@ def _name(s: LaunchStatus) -> str:
 
 def _file_section(path: str, result: LintResult, launches: list[LaunchStatus],
                   owners: dict[Finding, int]) -> str:
-    lines = result.texts[path].splitlines() if path in result.texts else None
+    lines = result.texts[path].split("\n") if path in result.texts else None
     out = [f"<section class=\"file\"><h2>{escape(path)}</h2>"]
     for i, s in enumerate(launches):
         if s.path == path:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from kvlint.findings import Finding, Severity
+from kvlint.printable import printable
 from kvlint.status import CapacityTally, LaunchStatus, capacity_line
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ def _paint(text: str, code: str, color: bool) -> str:
 def header(f: Finding, color: bool = False) -> str:
     where = str(f.span) if f.span else f.path or "-"
     level = _paint(f"[{f.severity}]", "1;" + COLORS[f.severity], color)
-    return f"{_paint(where, '1', color)}: {_paint(f.code, '1', color)} {level} {f.message}"
+    return f"{_paint(printable(where), '1', color)}: {_paint(f.code, '1', color)} {level} {printable(f.message)}"
 
 
 def frame(f: Finding, lines: list[str] | None, color: bool = False) -> list[str]:
@@ -34,14 +35,56 @@ def frame(f: Finding, lines: list[str] | None, color: bool = False) -> list[str]
     s = f.span
     if s is None or not lines or not 1 <= s.line <= len(lines):
         return []
-    src = lines[s.line - 1].rstrip("\n").expandtabs(1)
+    src = lines[s.line - 1].rstrip("\n").removesuffix("\r").expandtabs(1)
     end = s.end_col if s.end_line == s.line and s.end_col > s.col else len(src) + 1
-    src, start, end = _window(src, s.col, end)
+    src, col, end, before, after = _around(src, s.col, end)
+    src, col, end = _redacted(src, col, end)
+    src, start, end = _window(src, col, end)
+    if before and not src.startswith("..."):
+        src, start, end = "..." + src, start + 3, end + 3
+    if after and not src.endswith("..."):
+        src += "..."
     width = len(str(s.line))
     carets = " " * (start - 1) + "^" * max(1, end - start)
     bar = _paint("|", "34", color)
     return [f"{' ' * width} {bar}", f"{s.line} {bar} {src}",
             f"{' ' * width} {bar} {_paint(carets, COLORS[f.severity], color)}"]
+
+
+def _around(src: str, col: int, end: int, width: int = FRAME_WIDTH) -> tuple[str, int, int, bool, bool]:
+    """The part of a long line a window can show, widened to whole words and the two words before (a flag's
+    name and its value are redacted together), so each finding redacts a few hundred characters, not a line of
+    25 KB with 2,000 findings on it; and whether text was left off before and after."""
+    if len(src) <= 3 * width:
+        return src, col, end, False, False
+    lo = max(0, col - 1 - width)
+    for _ in range(3):  # back to the start of this word, then over two more (`--name value`, `"Bearer X"`)
+        lo = src.rfind(" ", 0, lo)
+        if lo <= 0:
+            lo = 0
+            break
+        while lo > 0 and src[lo - 1] == " ":
+            lo -= 1
+    hi = src.find(" ", min(len(src), max(col, end) - 1 + width))
+    hi = len(src) if hi < 0 else hi
+    return src[lo:hi], col - lo, end - lo, lo > 0, hi < len(src)
+
+
+def _redacted(src: str, col: int, end: int) -> tuple[str, int, int]:
+    """The line with its credentials masked before any window is cut from it: a cut that drops a flag's name
+    (`...rFAKE0019 --foo-key`) leaves a value no later pass can tell is a secret; control characters escaped
+    (kvlint.printable). Columns follow the mask and the escapes."""
+    from kvlint.redact import redact_text
+
+    def show(text: str) -> str:
+        return printable(redact_text(text))
+
+    shown = show(src)
+    if shown == src:
+        return src, col, end
+    start = len(show(src[:col - 1])) + 1
+    end = min(start + len(show(src[col - 1:end - 1])), len(shown) + 1)
+    return shown, start, max(start + 1, end)
 
 
 def _window(src: str, col: int, end: int, width: int = FRAME_WIDTH) -> tuple[str, int, int]:
@@ -56,9 +99,9 @@ def _window(src: str, col: int, end: int, width: int = FRAME_WIDTH) -> tuple[str
 
 
 def notes(f: Finding) -> list[str]:
-    out = [f"   = related: {r.span}: {r.message}" for r in f.related]
+    out = [printable(f"   = related: {r.span}: {r.message}") for r in f.related]
     if f.fix:
-        out.append(f"   = fix: {f.fix}")
+        out.append(printable(f"   = fix: {f.fix}"))
     if f.estimated:
         out.append("   = note: rests on kvlint's non-KV estimate (calibrate with `kvlint verify` or set non-kv-gib)")
     if f.data.get("modelled_release"):
@@ -121,12 +164,12 @@ def _findings(findings: Iterable[Finding], texts: dict[str, str], color: bool) -
     for f in findings:
         path = f.span.path if f.span else f.path
         if path not in split and path in texts:
-            split[path] = texts[path].splitlines()
+            split[path] = texts[path].split("\n")  # as spans count lines: a lone CR or form feed is no line end
         yield "\n".join([header(f, color), *frame(f, split.get(path), color), *notes(f)]) + "\n"
 
 
 def _tail(result: LintResult | Totals, launches: Iterable[LaunchStatus] | CapacityTally) -> str:
-    out = [f"{path}: error: {reason}" for path, reason in result.unreadable]
+    out = [printable(f"{path}: error: {reason}") for path, reason in result.unreadable]
     if not result.files and result.unreadable:  # `check missing.yaml`: the error is the report
         return "\n".join(out) + "\n"
     out.append(summary(result))

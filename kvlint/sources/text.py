@@ -37,6 +37,12 @@ def decode(data: bytes, size: int | None = None) -> str:
     """Bytes to text, refusing binary and non-UTF-8 input with the line of the first bad byte."""
     if len(data) > MAX_BYTES:
         raise SourceError(_over_cap(max(size or 0, len(data))))
+    wide = _wide_encoding(data)
+    if wide is not None:  # UTF-16/32 with a byte-order mark (Windows editors save YAML so): text, not binary
+        try:
+            return data.decode(wide).lstrip("\ufeff").replace("\r\n", "\n")
+        except UnicodeDecodeError as exc:
+            raise SourceError(f"not {wide.upper()} text past its byte-order mark (byte {exc.start})") from None
     if b"\x00" in data[:8192]:
         raise SourceError("binary file (NUL bytes), not a text manifest", _line_of(data, data.index(b"\x00")))
     try:
@@ -44,6 +50,15 @@ def decode(data: bytes, size: int | None = None) -> str:
     except UnicodeDecodeError as exc:
         raise SourceError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", _line_of(data, exc.start)) from None
     return text.replace("\r\n", "\n")
+
+
+def _wide_encoding(data: bytes) -> str | None:
+    """The codec a byte-order mark names, for the encodings whose text holds NUL bytes."""
+    for bom, codec in ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+                       (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
+        if data.startswith(bom):
+            return codec
+    return None
 
 
 def _over_cap(size: int, cap: int = MAX_BYTES) -> str:

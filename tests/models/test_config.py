@@ -265,3 +265,48 @@ def test_arbitrary_configs_never_raise_anything_but_kvlint_errors(cfg):
         spec_from_config({**base, **cfg}, "fuzz/model", "t")
     except KvlintError as exc:
         assert "\n" not in str(exc)
+
+
+LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+         "num_key_value_heads": 8, "num_hidden_layers": 32, "head_dim": 128, "max_position_embeddings": 8192,
+         "vocab_size": 128256, "intermediate_size": 14336, "torch_dtype": "bfloat16"}
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("num_hidden_layers", 10**6), ("num_hidden_layers", 10**12), ("num_key_value_heads", 10**9),
+    ("head_dim", 10**9), ("vocab_size", -1), ("max_position_embeddings", -8192), ("hidden_size", 10**30),
+    ("max_position_embeddings", float("inf")), ("num_local_experts", 10**12), ("vocab_size", "many"),
+])
+def test_an_implausible_size_is_a_clear_error_before_any_work(key, value):
+    """config-num-layers.sh: num_hidden_layers 1e6 took 33 s / 840 MiB, 1e7 a MemoryError for the whole run;
+    a negative vocabulary or context length gave confident verdicts."""
+    with pytest.raises(KvlintError, match=f"{key} = .* is not a plausible value"):
+        spec_from_config({**LLAMA, key: value}, "org/x", "test")
+    nested = {"architectures": ["X"], "text_config": {**LLAMA, key: value}}
+    with pytest.raises(KvlintError, match="not a plausible value"):
+        spec_from_config(nested, "org/x", "test")
+
+
+def test_a_5001_digit_integer_is_a_clean_error(tmp_path):
+    from kvlint.models.resolve import clear_cache, resolve_model
+
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA).replace('"num_hidden_layers": 32',
+                                                                     '"num_hidden_layers": ' + "9" * 5001))
+    clear_cache()
+    with pytest.raises(KvlintError, match="cannot read"):
+        resolve_model(str(tmp_path))
+    clear_cache()
+
+
+def test_the_run_goes_on_past_an_implausible_config(tmp_path, capsys):
+    from kvlint.cli import main
+
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text(json.dumps({**LLAMA, "num_hidden_layers": 10**7}))
+    (tmp_path / ".kvlint.yaml").write_text("models:\n  org/x: m\n")
+    (tmp_path / "s.sh").write_text("vllm serve org/x --max-model-len 4096\n")
+    (tmp_path / "t.sh").write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 999999\n")
+    code = main(["check", "--gpu", "H100", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1 and "internal error" not in out
+    assert "num_hidden_layers = 10000000 is not a plausible value" in out and "t.sh:1:" in out

@@ -56,3 +56,21 @@ def test_a_closed_port_gives_the_same_clean_result(tree):
     code, report, err = check_online(tree, f"http://127.0.0.1:{closed_port()}")
     assert code == 0 and err.count("unreachable") == 1
     assert kv002_models(report) == ["acme/a-7b", "acme/b-7b", "acme/c-7b"]
+
+
+def test_a_run_past_its_hub_deadline_asks_no_more(tmp_path, capsys):
+    """Per-read timeouts do not bound a run that meets many slow files: past RUN_DEADLINE_S of Hub requests the
+    Hub counts as unreachable for the rest of the run, before any request is made."""
+    import time
+
+    from kvlint.models import hub
+
+    hub.reset()
+    try:
+        hub._started.append(time.monotonic() - hub.RUN_DEADLINE_S - 1)
+        with pytest.raises(hub.HubUnreachable, match="of Hub requests in this run"):
+            hub.download("acme/x", "config.json", None, tmp_path)
+        assert hub.attempts() == 0
+        assert "not asked again" in capsys.readouterr().err
+    finally:
+        hub.reset()

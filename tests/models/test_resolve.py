@@ -226,3 +226,34 @@ def test_an_unknown_model_is_searched_for_once(tmp_path, monkeypatch):
         with pytest.raises(mr.UnknownModelError, match="not known offline"):
             mr.resolve_model("nobody/Not-A-Model-7B", base_dir=tmp_path / f"c{i}")
     assert mr._known.cache_info().misses == 1
+
+
+def _oversized(path: Path) -> None:
+    """A config.json of 8 MiB, sparse where the file system allows (config-json-no-size-cap.sh used 2 GB)."""
+    with open(path, "wb") as fh:
+        fh.write(b'{"a": "')
+        fh.truncate(8 * 2**20)
+
+
+def test_an_oversized_config_is_refused_without_reading_it_all(tmp_path, monkeypatch):
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    _oversized(folder / "config.json")
+    with pytest.raises(UnknownModelError, match="larger than 4 MiB"):
+        resolve_model("org/x", overrides={"org/x": "ckpt"}, base_dir=tmp_path)
+    with pytest.raises(UnknownModelError, match="larger than 4 MiB"):
+        resolve_model(str(folder))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    snap = make_hub_cache(tmp_path / "hub", "acme/huge-config", TINY)
+    _oversized(snap / "config.json")
+    with pytest.raises(UnknownModelError, match="larger than 4 MiB"):
+        resolve_model("acme/huge-config")
+
+
+def test_a_config_under_the_working_folder_is_named_relative_to_it(tmp_path, monkeypatch):
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{not json")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UnknownModelError) as caught:
+        resolve_model("org/x", overrides={"org/x": "m"}, base_dir=tmp_path)
+    assert "cannot read m/config.json" in str(caught.value) and str(tmp_path) not in str(caught.value)
