@@ -229,13 +229,22 @@ def test_a_misplaced_annotation_is_reported_without_a_flag(tmp_path):
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "suppressing.md"
 
 
+README = DOCS.parent.parent / "README.md"
+
+
 def _examples() -> list[tuple[str, str]]:
-    text = DOCS.read_text(encoding="utf-8")
+    text = DOCS.read_text(encoding="utf-8") + README.read_text(encoding="utf-8")
     blocks = re.findall(r"^```(sh|yaml)\n(.*?)^```", text, re.M | re.S)
-    return [(lang, body) for lang, body in blocks if "vllm" in body]
+    return [(lang, body) for lang, body in blocks if "vllm serve" in body or "vllm-openai" in body
+            if "# kvlint: ignore" in body]
 
 
-@pytest.mark.parametrize("index", range(2))
+def test_the_readme_shows_a_multi_line_suppression():
+    assert any("\\\n" in body and body.index("# kvlint: ignore") < body.index("vllm serve")
+               for lang, body in _examples() if lang == "sh" and body in README.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("index", range(3))
 def test_the_documented_multi_line_examples_are_clean_and_their_comment_is_used(tmp_path, index):
     """docs/suppressing.md's script and manifest: no finding, and the comment is used (it would be KV006 with
     --show-unused-suppressions otherwise); without the comment the finding it suppresses is there."""
