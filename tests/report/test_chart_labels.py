@@ -103,3 +103,74 @@ def test_an_engine_default_is_not_labelled_declared(charts):
     defaults = [svg for svg in charts if "vllm default: max_num_seqs" in svg]
     assert defaults and not any("declared: max_num_seqs" in svg for svg in defaults)
     assert any("declared: max_num_seqs" in svg for svg in charts)  # the launches that set it
+
+
+# ---------------------------------------------------------------- the same check on the boxes a browser draws
+
+PROBE = """<script>
+window.addEventListener('load', () => {
+  const out = [];
+  document.querySelectorAll('svg').forEach((svg, i) => {
+    const frame = svg.getBoundingClientRect();
+    const boxes = [];
+    svg.querySelectorAll('text').forEach(t => {
+      if (t.getAttribute('transform')) return;
+      const b = t.getBoundingClientRect();
+      if (b.width > 0) boxes.push([b.left - frame.left, b.top - frame.top, b.right - frame.left,
+                                   b.bottom - frame.top, t.textContent]);
+    });
+    out.push([frame.width, boxes]);
+  });
+  const pre = document.createElement('pre');
+  pre.id = 'kvlint-probe';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def browser_problems(frame_width: float, boxes: list[list]) -> list[str]:
+    """Overlaps and clipping among the boxes the browser measured; a pixel of slack for anti-aliased edges
+    (text boxes include the font's line gap, so two labels on adjacent baselines touch without overlapping)."""
+    found = [f"past the edge: {b[4]!r}" for b in boxes if b[0] < -1 or b[2] > frame_width + 1]
+    for i, a in enumerate(boxes):
+        found += [f"{a[4]!r} overlaps {b[4]!r}" for b in boxes[i + 1:]
+                  if min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 2]
+    return found
+
+
+def test_no_label_overlaps_in_the_page_chromium_renders(tmp_path):
+    """Issue 25: the label boxes as headless Chromium lays the page out (its fonts, not an average advance)."""
+    import json
+    import subprocess
+
+    from tests.report.test_html import chromium
+
+    browser = chromium()
+    if browser is None:
+        pytest.skip("chromium is not installed (CI installs Debian's chromium when apt-get is available)")
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        page = render("html", lint(["examples"]))
+    finally:
+        os.chdir(cwd)
+    path = tmp_path / "report.html"
+    path.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'p'}",
+           "--window-size=1200,1600", "--virtual-time-budget=5000", "--dump-dom", path.as_uri()]
+    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False).stdout
+    probe = re.search(r'<pre id="kvlint-probe">(.*?)</pre>', dom, re.S)
+    assert probe, "the probe script did not run"
+    charts = json.loads(probe.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<")
+                        .replace("&gt;", ">"))
+    assert len(charts) >= 30
+    assert {i: p for i, (width, boxes) in enumerate(charts) if (p := browser_problems(width, boxes))} == {}
+
+
+def test_the_browser_check_sees_an_overlap_and_a_clipped_label():
+    boxes = [[10, 10, 80, 24, "pool: 1.00 requests"], [60, 12, 110, 26, "declared"], [90, 30, 130, 44, "edge"]]
+    found = browser_problems(120, boxes)
+    assert "'pool: 1.00 requests' overlaps 'declared'" in found and "past the edge: 'edge'" in found
+    assert browser_problems(120, [[0, 0, 50, 14, "a"], [0, 13, 50, 27, "b"]]) == []  # adjacent baselines
