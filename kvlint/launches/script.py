@@ -278,6 +278,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return _shell_c(fields, i, env, depth, state)
         elif head == "eval" and depth < MAX_DEPTH:
             return _eval(fields[i + 1 :], env, depth, state)
+        elif head in ("docker", "podman", "nerdctl", "kubectl", "oc") and wrappers.exec_command(fields, i):
+            i = wrappers.exec_command(fields, i) or i + 1
         elif head in RUNNERS and is_run(fields, i) is not None:
             return _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
         else:

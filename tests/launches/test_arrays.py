@@ -50,3 +50,22 @@ def test_an_unknown_array_expands_as_before_and_an_unset_optional_one_to_nothing
     p.write_text('vllm serve org/m ${extra[@]+"${extra[@]}"} --max-model-len 4096\n')
     (d,) = read_path(str(p)).deployments
     assert d.model == "org/m" and d.get("max_model_len") == 4096 and d.unknown_flags == ()
+
+
+def test_commands_run_in_a_running_container_or_pod():
+    deps = read_path(str(FIX / "exec.sh")).deployments
+    got = [(d.engine, d.model, _at(d.model_span)) for d in deps]
+    assert got == [("vllm", "org/docker-exec", (2, 51)), ("sglang", "org/podman-exec", (3, 62)),
+                   ("vllm", "org/kubectl-exec", (4, 60))]
+    assert _at(deps[0].settings["max_model_len"].span) == (2, 83)
+    assert deps[1].get("tp_size") == 2 and _at(deps[1].settings["tp_size"].span) == (3, 83)
+    assert deps[2].get("tensor_parallel_size") == 4 and _at(deps[2].settings["tensor_parallel_size"].span) == (4, 100)
+
+
+def test_powershell_param_and_array_splat():
+    (d,) = read_path(str(FIX / "start.ps1")).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "$Model", (7, 12))  # a parameter with no default
+    assert any("$Model" in n and "not resolved" in n for n in d.notes)
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (5, 41)
+    assert d.get("max_model_len") == 4096 and _at(d.settings["max_model_len"].span) == (6, 35)
+    assert d.unknown_flags == ()
