@@ -187,7 +187,8 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
     if engine is None:
         return None
     items = [(n, None, _field(v, env, yf.path)) for n, v, _ in _env_items(c, anc) if v is not None]
-    spans = {n: item.get("name").span for item in _env_list(c, anc) if (n := _text(item.get("name")))}
+    spans = {n: named.span for item in _env_list(c, anc) if (named := item.get("name")) is not None
+             and (n := _text(named))}
     fields = env_launch.fields_from_env(engine, [(n, spans.get(n), v) for n, _, v in items])
     if fields is None:
         return None

@@ -182,7 +182,7 @@ def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Depl
         if val.is_scalar and text(val):
             items.append((key, knode.span, _env_value(val)))
     for item in node.items if node.is_seq else ():
-        name, val = (item.get("name"), item.get("value")) if item.is_map else (None, None)
+        name, val = item.get("name"), item.get("value")
         if name is not None and val is not None and val.is_scalar and text(name) and text(val):
             items.append((name.text, name.span, _env_value(val)))
     fields = env_launch.fields_from_env(engine, items)
