@@ -13,7 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kvlint.launches.env import Field
+from kvlint.launches.images import named_engine
 from kvlint.span import Span
+
+__all__ = ["MODEL_VARS", "NOTE", "fields_from_env", "named_engine"]
 
 MODEL_VARS = ("MODEL", "MODEL_NAME", "MODEL_ID", "HF_MODEL", "HF_MODEL_ID", "MODEL_PATH", "MODEL_REPO",
               "HF_MODEL_NAME", "LLM_MODEL", "SERVED_MODEL")
@@ -21,19 +24,6 @@ _PREFIXES = ("VLLM_", "SGLANG_", "ENGINE_")  # `VLLM_MAX_MODEL_LEN`: the engine'
 _SECRET = ("TOKEN", "KEY", "SECRET", "PASSWORD")
 NOTE = ("model and settings read from the container's environment: {image} is a custom build of the engine with "
         "no command here, whose entry point starts it with these variables")
-
-
-def named_engine(image: str | None) -> str | None:
-    """The engine a custom image's own name holds (`org/foo-vllm-docker:latest` -> vllm), when it is not one of
-    the engine's known images (those kvlint reads by their entry point)."""
-    from kvlint.engines import ENGINE_NAMES
-    from kvlint.launches.images import known_image
-
-    if not image or known_image(image):
-        return None
-    name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
-    found = [e for e in ENGINE_NAMES if e in name]
-    return found[0] if len(found) == 1 else None
 
 
 def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]) -> list[Field] | None:

@@ -69,3 +69,11 @@ def test_powershell_param_and_array_splat():
     assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (5, 41)
     assert d.get("max_model_len") == 4096 and _at(d.settings["max_model_len"].span) == (6, 35)
     assert d.unknown_flags == ()
+
+
+def test_docker_run_of_a_custom_image_holding_the_engine_name(tmp_path):
+    p = tmp_path / "run.sh"
+    p.write_text("docker run --gpus all org/spark-vllm-build:1 org/custom --max-model-len 4096\n"
+                 "docker run org/spark-vllm-build:1 bash -c 'echo hi'\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len")) == ("vllm", "org/custom", (1, 46), 4096)
