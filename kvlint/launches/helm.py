@@ -98,7 +98,8 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
             stack.extend((item, env) for item in reversed(node.items))
         else:
             pairs = list(node.pairs())
-            inner = {**env, **{k: v for key, _, val in pairs if key in _SCOPES for k, v in _scope(val)}}
+            scoped = [val for key, _, val in pairs if key in _SCOPES]
+            inner = {**env, **{k: v for val in scoped for k, v in _scope(val)}} if scoped else env
             for key, _, val in reversed(pairs):
                 if key == "image" and val.is_scalar and image is None:
                     image = val.text
