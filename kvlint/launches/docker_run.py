@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 
 from kvlint.launches.env import Field, parse_dotenv
-from kvlint.launches.images import entrypoint_engine, known_image
+from kvlint.launches.images import entrypoint_engine, known_image, named_engine, shipped_engine
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.record import field, record, replace
 from kvlint.span import Span
@@ -142,6 +142,12 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
     guessed = None if known or known_image(image.text) else engine_from_flags(rest)
     if guessed:
         opts.notes.append(inferred_note(guessed, "--entrypoint"))
+    elif not known and not known_image(image.text) and rest and (shipped_engine(image.text) or
+                                                                named_engine(image.text)):
+        # a custom build named for the engine (`vllm-spark:latest`) run with arguments: its entry point is the
+        # engine's (a shell or a script as the first word still replaces it: launch_in_argv checks)
+        guessed = shipped_engine(image.text) or named_engine(image.text)
+        opts.notes.append(f"engine {guessed} assumed from the image name {image.text}: its entry point is not known")
     return rest, known or guessed
 
 

@@ -14,7 +14,10 @@ from kvlint.deployment import Deployment
 from kvlint.findings import Finding
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.k8s import read_k8s
+from kvlint.launches.rewrite import substitute
 from kvlint.launches.script import run_script
+from kvlint.lazyre import lazy
+from kvlint.sources.text import Mapped
 from kvlint.sources.yaml import YamlFile, YNode
 
 ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.entrypoints")
@@ -72,23 +75,54 @@ _SUBCHART_DEPTH = 3  # subchart values sit under their name, at most under a par
 _SUBCHART_MAPS = 2000
 
 
+_SCOPES = ("env", "variables")  # GitHub Actions `env:` (workflow, job, step), GitLab `variables:`
+_GHA_REF = lazy(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
 def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
-    """Engine launches inside any string value, read as a shell script (keeps the string's lines)."""
+    """Engine launches inside any string value, read as a shell script (keeps the string's lines). A mapping's
+    `env:` / `variables:` of plain values is the environment of the strings beside and below it (a workflow's
+    `env:` feeds every job's `run:`, a step's its own), and `${{ env.NAME }}` reads as `$NAME`."""
     out: list[Deployment] = []
     image = None
-    stack = [doc]
+    stack: list[tuple[YNode, dict[str, str]]] = [(doc, {})]
     while stack:
-        node = stack.pop()
+        limits.check()
+        node, env = stack.pop()
         if node.is_scalar:
             if any(m in node.text for m in ENTRY_MARKERS):
-                launches, _, notes = run_script(yf.mapped(node), {})
+                launches, _, notes = run_script(_ci_expressions(yf.mapped(node)), env)
                 ctx = LaunchContext(image=image, notes=tuple(notes))
                 out.extend(finish(yf.path, f, ctx, ManifestGpu()) for f in launches)
         elif node.is_seq:
-            stack.extend(reversed(node.items))
+            stack.extend((item, env) for item in reversed(node.items))
         else:
-            for key, _, val in reversed(list(node.pairs())):
+            pairs = list(node.pairs())
+            scoped = [val for key, _, val in pairs if key in _SCOPES]
+            inner = {**env, **{k: v for val in scoped for k, v in _scope(val)}} if scoped else env
+            for key, _, val in reversed(pairs):
                 if key == "image" and val.is_scalar and image is None:
                     image = val.text
-                stack.append(val)
+                stack.append((val, inner))
     return out
+
+
+def _scope(node: YNode) -> list[tuple[str, str]]:
+    """The plain values of an `env:` / `variables:` map (GitLab's `NAME: {value: X}` too); a value that is
+    itself an expression (`${{ secrets.X }}`, `${{ matrix.model }}`) is left unknown."""
+    out = []
+    for key, _, val in node.pairs() if node.is_map else ():
+        if not val.is_scalar and val.is_map:
+            val = next((v for k, _, v in val.pairs() if k == "value"), val)
+        if val.is_scalar and "${{" not in val.text and key.replace("_", "a").isalnum():
+            out.append((key, val.text))
+    return out
+
+
+def _ci_expressions(m: Mapped) -> Mapped:
+    """`${{ env.NAME }}` (a GitHub Actions expression, filled in before the shell runs) as `${NAME}`, each
+    character still at its place in the file."""
+    if "${{" not in m.text:
+        return m
+    text, offsets = substitute(m.text, _GHA_REF, lambda e: "${" + e.group(1) + "}")
+    return m.view(m.path, text, offsets)

@@ -36,3 +36,15 @@ def known_image(image: str | None) -> bool:
     (`lmsysorg/sglang` runs a shell). An image known only by its name (`vastai/vllm`) is not known."""
     low = (image or "").lower()
     return bool(low) and any(t in low for e in all_engines() for t in e.image_markers + e.image_ships)
+
+
+def named_engine(image: str | None) -> str | None:
+    """The engine a custom image's own name holds (`org/foo-vllm-docker:latest` -> vllm), when it is not one of
+    the engine's known images (those kvlint reads by their entry point)."""
+    from kvlint.engines import ENGINE_NAMES
+
+    if not image or known_image(image):
+        return None
+    name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    found = [e for e in ENGINE_NAMES if e in name]
+    return found[0] if len(found) == 1 else None

@@ -75,13 +75,14 @@ def ignore_codes(doc: YNode) -> tuple[str, ...]:
 
 
 def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
-    """Maps with a `command` or `args` list/string, with their ancestor maps (nearest last)."""
+    """Maps with a `command` or `args` list/string, with their ancestor maps (nearest last); and a custom engine
+    image's container configured only by `env:` (kvlint.launches.env_launch)."""
     stack: list[tuple[YNode, list[YNode]]] = [(root, [])]
     while stack:
         node, anc = stack.pop()
         if node.is_map:
             cmd, args = node.get("command"), node.get("args")
-            if _argv_like(cmd) or _argv_like(args):
+            if _argv_like(cmd) or _argv_like(args) or _env_configured_image(node):
                 yield node, anc
                 continue
             for key, _, val in reversed(list(node.pairs())):
@@ -91,6 +92,16 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
             for item in reversed(node.items):
                 if not item.is_scalar:
                     stack.append((item, anc))
+
+
+def _env_configured_image(node: YNode) -> bool:
+    """A container with an `env:` list and an image named for an engine (cheap tests first)."""
+    env, image = node.get("env"), node.get("image")
+    if env is None or not env.is_seq or image is None or not image.is_scalar:
+        return False
+    from kvlint.launches.env_launch import named_engine
+
+    return named_engine(image.text) is not None
 
 
 def _argv_like(node: YNode | None) -> bool:
@@ -153,6 +164,9 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
             launches = [FoundLaunch(guessed, tuple(_storage_model(c) + fields), None, env)]
             notes = [inferred_note(guessed, "command")]
     launches = env_flag_launch(yf, c, env, launches, default)
+    gpu = gpu_facts(c, anc, yf.docs)
+    if not launches and script is None and not fields and gpu.count:
+        launches, notes = _env_configured(yf, c, anc, image_text, env) or (launches, notes)
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
     if c.get("envFrom") is not None:
         notes = list(notes) + ["envFrom loads variables this file does not show; "
@@ -161,8 +175,31 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
                   runtime_vars=runtime_vars(c, anc), node_labels=facts.node_labels(facts.pod_holder(anc)),
                   declared_load=facts.declared_load(doc, anc + [c], yf.docs),
                   alias_env=tuple(facts.env_items(c, anc)), storage=_storage_uri(c, anc))
-    gpu = gpu_facts(c, anc, yf.docs)
     return [finish(yf.path, f, ctx, gpu) for f in launches]
+
+
+def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
+                    env: dict[str, str]) -> tuple[list[FoundLaunch], list[str]] | None:
+    """A custom engine image with no command, configured by `env:` (kvlint.launches.env_launch)."""
+    from kvlint.launches import env_launch
+
+    engine = env_launch.named_engine(image)
+    if engine is None:
+        return None
+    items = [(n, None, _field(v, env, yf.path)) for n, v, _ in _env_items(c, anc) if v is not None]
+    spans = {n: named.span for item in _env_list(c, anc) if (named := item.get("name")) is not None
+             and (n := _text(named))}
+    fields = env_launch.fields_from_env(engine, [(n, spans.get(n), v) for n, _, v in items])
+    if fields is None:
+        return None
+    return [FoundLaunch(engine, tuple(fields), None, env)], [env_launch.NOTE.format(image=image)]
+
+
+def _env_list(c: YNode, anc: list[YNode]) -> Iterator[YNode]:
+    for holder in anc + [c]:
+        for key in ("envs", "env"):
+            node = holder.get(key)
+            yield from (i for i in (node.items if node is not None and node.is_seq else ()) if i.is_map)
 
 
 def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNode | None, Positional | None]:

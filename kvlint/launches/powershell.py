@@ -4,6 +4,9 @@ A backtick at the end of a line continues the command as a backslash does in a s
 same length), so the text goes to `run_script` at the file's own offsets and every value keeps its line and
 column. Simple assignments (`$Model = "org/name"`, `$env:MODEL = "org/name"`) are the variables the command
 lines see; `$env:NAME` reads as `$NAME` (positions looked up per character, so the shorter word keeps its place).
+An array `$Args = @("--tp", $N, ...)` is read as the shell array `Args=( "--tp"  $N ... )` (same length: commas
+become spaces) and a bare `$Args` in a command as `"${Args[@]}"`, the words it splats into. A `param(...)`
+parameter with a default (`[string]$Model = "org/name"`) is a variable; one without stays unresolved, named.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from kvlint.lazyre import lazy
 
 _ASSIGN = lazy(r"^[ \t]*\$(?:env:)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*[\"']?([^\"'\n]*)[\"']?[ \t]*$")
 _ENV_REF = lazy(r"\$env:(?=[A-Za-z_])")
+_ARRAY_OPEN = lazy(r"^([ \t]*)\$([A-Za-z_][A-Za-z0-9_]*)([ \t]*=[ \t]*@)\(")
+_PARAM_DEFAULT = lazy(r"\]\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^\s,)]+))")
 
 
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
@@ -24,6 +29,30 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     return ReadResult(path, read_powershell(path, text), comments=scan_comments(text))
 
 
+def _array_line(line: str, start: int, depth: int) -> tuple[str, int]:
+    """One line of an `@( ... )` array from `start`: unquoted commas as spaces, and the parenthesis depth after
+    it (0 once the array's `)` is passed)."""
+    out = list(line)
+    quote = ""
+    for k in range(start, len(line)):
+        c = line[k]
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c == "#":
+            break
+        elif c == ",":
+            out[k] = " "
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                break
+    return "".join(out), depth
+
+
 def read_powershell(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.build import LaunchContext, ManifestGpu, finish
     from kvlint.launches.groups import is_launch
@@ -31,13 +60,28 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
 
     env: dict[str, str] = {}
     lines = []
+    arrays: set[str] = set()
+    depth = 0  # inside an `@( ... )` array this many parentheses deep
     for line in text.split("\n"):
         m = _ASSIGN.match(line)
-        if m is not None:
+        if m is not None and not depth:
             env[m.group(1)] = m.group(2)
             line = " " * len(line)
+        elif "$" in line and "[" in line and "=" in line:
+            for d in _PARAM_DEFAULT.finditer(line):  # `param([string]$Model = "org/name")`
+                env[d.group(1)] = next(g for g in d.groups()[1:] if g is not None)
+        opened = _ARRAY_OPEN.match(line) if not depth else None
+        if opened is not None:
+            arrays.add(opened.group(2))
+            head = opened.group(1) + opened.group(2) + "=("
+            line = head + " " * (opened.end() - len(head)) + line[opened.end() :]
+            depth = 1
+        if depth:
+            line, depth = _array_line(line, len(head) if opened is not None else 0, depth)
         lines.append(line[:-1] + "\\" if line.endswith("`") else line)
-    script, offsets = substitute("\n".join(lines), _ENV_REF, lambda m: "$")
+    names = "|".join(sorted(arrays))
+    ref = lazy(rf"\$env:(?=[A-Za-z_])|\$({names or '(?!)'})\b(?!\s*=)")
+    script, offsets = substitute("\n".join(lines), ref, lambda m: f'"${{{m.group(1)}[@]}}"' if m.group(1) else "$")
     launches, _, notes = run_script(mapped(path, text, script, offsets), env)
     ctx = LaunchContext(notes=tuple(notes))
     return [d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d)]

@@ -58,7 +58,7 @@ def read_python(path: str, text: str) -> list[Deployment]:
         elif isinstance(node, ast.Dict) and _ray_dict(node) is not None:
             out.extend(_ray(src, _ray_dict(node) or {}, None))
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node):
-            found = _argv(src, node.elts)
+            found = _argv(src, node.elts) or _flag_list(src, node)
             if found:
                 seen.update(id(e) for e in node.elts)
             out.extend(found)
@@ -205,6 +205,55 @@ def _argv(src: _Source, elts: list[ast.expr]) -> list[Deployment]:
         fields.append(src.field(e))
     found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:6] for w in ENGINE_WORDS) else None
     return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
+
+
+_MODEL_FLAGS = ("--model", "--model-path")
+MAX_PROGRAM_WORDS = 2  # `sys.argv = ["api_server.py", "--model", ...]`: the program's own name before the flags
+
+
+def _flag_list(src: _Source, node: ast.List | ast.Tuple) -> list[Deployment]:
+    """A list of the engine's own arguments without the command (`default_args = ["--model", "org/m",
+    "--max-model-len", "2048"]` handed to the engine's `make_arg_parser(...).parse_args`, `sys.argv = [...]` before
+    its `main()`), in a file that names the engine: a launch when it holds a model (`--model X`, or a word after
+    `serve`) and at least one more of the engine's flags; the flag table decides which engine's they are."""
+    import ast
+
+    fields: list[Field] = []
+    for e in node.elts:
+        if isinstance(e, ast.Starred):
+            break
+        fields.append(src.field(e))
+    start = next((k for k, f in enumerate(fields[: MAX_PROGRAM_WORDS + 1]) if f.text.startswith("--")
+                  or f.text == "serve"), None)
+    if start is None:
+        return []
+    words = fields[start + 1 :] if fields[start].text == "serve" else fields[start:]
+    engine = _engine_of_flags(src.text, words, positional=fields[start].text == "serve")
+    if engine is None:
+        return []
+    if fields[start].text == "serve":  # `[ENGINE] serve MODEL ...`: read as the engine's own command line
+        found = launch_in_argv([Field(engine, fields[start].span), *fields[start:]], {})
+    else:
+        found = FoundLaunch(engine, tuple(words), src.span(node))
+    return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
+
+
+def _engine_of_flags(text: str, words: list[Field], positional: bool) -> str | None:
+    """The one engine the file names whose flag table knows a model flag (or a positional model after `serve`)
+    and at least one more flag of these words."""
+    from kvlint.engines import ENGINE_NAMES
+    from kvlint.launches.argv import exact_option
+
+    flags = [f.text.split("=", 1)[0] for f in words if f.text.startswith("-")]
+    has_model = positional and bool(words) and not words[0].text.startswith("-")
+    fits = []
+    for engine in (e for e in ENGINE_NAMES if e in text):
+        known = [f for f in flags if exact_option(engine, f) is not None]
+        model = has_model or any(f in _MODEL_FLAGS for f in known)
+        if model and len([f for f in known if f not in _MODEL_FLAGS]) >= 1:
+            fits.append((len(known), engine))
+    fits.sort(reverse=True)
+    return fits[0][1] if fits and (len(fits) == 1 or fits[0][0] > fits[1][0]) else None
 
 
 def _script(src: _Source, m: Mapped) -> list[Deployment]:

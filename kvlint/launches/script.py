@@ -8,6 +8,7 @@ scripts of their own, and `docker run IMAGE ...` becomes the image's entry point
 from __future__ import annotations
 
 import os
+import re
 
 from kvlint import limits
 from kvlint.launches import wrappers
@@ -58,6 +59,9 @@ class _State:
     notes: list[str] = field(default_factory=list)
     runtime: dict[str, str] = field(default_factory=dict)  # name -> why its value is only known at run time
     positional: Positional | None = None  # $0 $1 ... when the script was started as `sh -c SCRIPT NAME ARGS`
+    arrays: dict[str, tuple[Field, ...]] = field(default_factory=dict)  # `NAME=( ... )`: each word with its span
+    optional: dict[str, list[str]] = field(default_factory=dict)  # NAME -> additions made only under a condition
+    conditional: int = 0  # inside this many `if` / `case` blocks
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -77,6 +81,8 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
     prev_sep = ""
     for cmd in commands:
         limits.check()
+        _track_condition(cmd.words, state)
+        state.conditional += prev_sep in ("&&", "||")
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
             line, _ = m.at(cmd.words[0].start)
             note = (f"line {line}: flags after a commented-out line are a separate command to the shell, "
@@ -85,6 +91,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
                 last = state.launches[-1]
                 state.launches[-1] = replace(last, notes=last.notes + (note,))
         _command(cmd.words, m, state, depth)
+        state.conditional -= prev_sep in ("&&", "||")
         prev_sep = cmd.sep
     if depth == 0 and len(state.launches) > 1:
         from kvlint.launches.groups import one_per_deployment
@@ -98,10 +105,23 @@ def _looks_like_flag(zeroth: str) -> bool:
     return zeroth.startswith("-") and zeroth not in ("-", "--")
 
 
+def _track_condition(words: tuple[Word, ...], state: _State) -> None:
+    """`if` / `case` open a block whose commands run only sometimes; `fi` / `esac` close it."""
+    head = words[0].literal if words else None
+    if head in ("if", "case"):
+        state.conditional += 1
+    elif head in ("fi", "esac") and state.conditional > 0:
+        state.conditional -= 1
+
+
 def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> None:
     local: dict[str, str] = {}
     i = 0
     while i < len(words) and _ASSIGN.match(words[i].literal or _first_lit(words[i])):
+        if words[i].elements is not None:
+            _array_assignment(words[i], m, {**state.env, **local}, state)
+            i += 1
+            continue
         name, value = _assignment(words[i], m, {**state.env, **local}, state.positional)
         if value is not None:
             local[name] = value
@@ -115,7 +135,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         return
     env = {**state.env, **local}
     prefix = [_joined(w, m, env, state.positional) for w in words[:i]]  # one field each: their spans matter
-    fields = prefix + [f for w in words[i:] for f in expand_word(w, m, env, state.positional)]
+    fields = prefix + [f for w in words[i:] for f in _expand(w, m, env, state)]
     if len(fields) == len(prefix):
         return
     head = fields[len(prefix)].text
@@ -124,6 +144,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         return
     found = launch_in_argv(fields, env, depth, state)
     if found is not None:
+        found = replace(found, notes=found.notes + _optional_notes(words[i:], state))
         state.launches.append(replace(found, runtime_vars=found.runtime_vars + tuple(state.runtime.items())))
 
 
@@ -153,13 +174,65 @@ def _assignment(word: Word, m: Mapped, env: dict[str, str],
 
 def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
     for w in words:
-        if _ASSIGN.match(w.literal or _first_lit(w)):
+        if w.elements is not None and _ASSIGN.match(w.literal or ""):
+            _array_assignment(w, m, state.env, state)
+        elif _ASSIGN.match(w.literal or _first_lit(w)):
             name, value = _assignment(w, m, state.env, state.positional)
             if value is None:
                 state.env.pop(name, None)
                 state.runtime[name] = f"exported at line {m.at(w.start)[0]} from an expression evaluated at run time"
             else:
                 state.env[name] = value
+
+
+_ARRAY_REF = lazy(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\](?:(:?[+-])(.*))?\}$", re.DOTALL)
+
+
+def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State) -> None:
+    """`NAME=( ... )` sets the array, `NAME+=( ... )` adds to it; an addition made only under a condition
+    (an `if` branch, `[ ... ] && args+=(...)`) is left out and remembered for a note."""
+    text = word.literal or ""
+    name = text.rstrip("=").rstrip("+")
+    elements = tuple(f for e in word.elements or () for f in _expand(e, m, env, state))
+    if not text.endswith("+="):
+        state.arrays[name] = elements
+        state.optional.pop(name, None)
+    elif state.conditional:
+        line = m.at(word.start)[0]
+        state.optional.setdefault(name, []).append(f"line {line}: `{' '.join(f.text for f in elements)}`")
+    else:
+        state.arrays[name] = state.arrays.get(name, ()) + elements
+    limits.spend(sum(len(f.text) for f in elements))
+
+
+def _array_ref(word: Word) -> re.Match | None:
+    """`"${NAME[@]}"`, `${NAME[*]}`, `${NAME[@]+"${NAME[@]}"}`: a word that is one array expansion."""
+    parts = [p for p in word.parts if p.kind != "lit" or p.text]
+    if len(parts) != 1 or parts[0].kind != "special":
+        return None
+    return _ARRAY_REF.match(parts[0].text)
+
+
+def _expand(word: Word, m: Mapped, env: dict[str, str], state: _State) -> list[Field]:
+    """A word's fields; a known array's expansion is the array's own words, each where it was written."""
+    ref = _array_ref(word)
+    if ref is None or (ref.group(1) not in state.arrays and not ref.group(2)):
+        return expand_word(word, m, env, state.positional)
+    value = state.arrays.get(ref.group(1), ())
+    if ref.group(2) and ref.group(2).endswith("+"):  # `${a[@]+WORD}`: WORD (the array again) when a is set
+        return list(value)
+    return list(value) or ([] if ref.group(2) is None else expand_word(word, m, env, state.positional))
+
+
+def _optional_notes(words: tuple[Word, ...], state: _State) -> tuple[str, ...]:
+    """What the launch's arrays gain only under a condition: read without it, said in a note."""
+    out = []
+    for w in words:
+        ref = _array_ref(w)
+        for added in state.optional.get(ref.group(1), []) if ref else []:
+            out.append(f"{added} is added to ${{{ref.group(1)}[@]}} only when a condition holds: "  # type: ignore[union-attr]
+                       "read without it")
+    return tuple(out)
 
 
 def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, state: _State | None = None,
@@ -205,6 +278,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return _shell_c(fields, i, env, depth, state)
         elif head == "eval" and depth < MAX_DEPTH:
             return _eval(fields[i + 1 :], env, depth, state)
+        elif head in ("docker", "podman", "nerdctl", "kubectl", "oc") and wrappers.exec_command(fields, i):
+            i = wrappers.exec_command(fields, i) or i + 1
         elif head in RUNNERS and is_run(fields, i) is not None:
             return _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
         else:

@@ -76,6 +76,26 @@ def enroot_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:
     return (j, verb) if j < len(fields) else None
 
 
+_EXEC_VALUES = frozenset({"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"})
+_KUBECTL_VALUES = frozenset({"-n", "--namespace", "-c", "--container", "--context", "--kubeconfig", "-f",
+                             "--filename", "--pod-running-timeout", "--cluster", "--user"})
+
+
+def exec_command(fields: Sequence[Field], i: int) -> int | None:
+    """`docker|podman exec [-it] [-e V] CONTAINER CMD...` and `kubectl|oc exec [-it] POD [-c C] -- CMD...`
+    at `i`: the index of CMD (a command run in a container that is already up), else None."""
+    tool = fields[i].text.rsplit("/", 1)[-1]
+    if i + 1 >= len(fields) or fields[i + 1].text != "exec":
+        return None
+    if tool in ("kubectl", "oc"):
+        j = i + 2
+        while j < len(fields) and fields[j].text != "--":
+            j += 2 if fields[j].text in _KUBECTL_VALUES else 1
+        return j + 1 if j + 1 < len(fields) else None
+    j = _skip(fields, i + 2, _EXEC_VALUES)  # past the options to CONTAINER
+    return j + 1 if j + 1 < len(fields) else None
+
+
 def torchrun_module(fields: Sequence[Field], i: int) -> int | None:
     """`torchrun [options] -m MODULE ARGS`: the index of `-m`, or None when torchrun runs a script file."""
     j = i + 1

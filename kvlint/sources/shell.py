@@ -37,6 +37,7 @@ class Word:
     parts: tuple[Part, ...]
     start: int
     end: int
+    elements: tuple[Word, ...] | None = None  # `NAME=( ... )` / `NAME+=( ... )`: the array's words
 
     @property
     def literal(self) -> str | None:
@@ -110,6 +111,8 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
         elif sc.s.startswith("&&", sc.i) or sc.s.startswith("||", sc.i):
             finish(sc.s[sc.i : sc.i + 2])
             sc.i += 2
+        elif c == "(" and words and words[-1].end == sc.i and _assigns(words[-1]):
+            words[-1] = _array(sc, words[-1])
         elif c in ";&|()":
             finish(c if c != ")" else ";")
             sc.i += 1
@@ -126,6 +129,39 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
             words.append(_word(sc))
     finish("")
     return commands, sc.errors
+
+
+def _assigns(word: Word) -> bool:
+    """`NAME=` or `NAME+=` right before a `(`: a bash array assignment follows."""
+    text = word.literal or ""
+    return text.endswith("=") and text.rstrip("+=").replace("_", "a").isalnum() and not text[0].isdigit()
+
+
+MAX_ELEMENTS = 4096  # words of one array literal read; an argv is never longer
+
+
+def _array(sc: _Scanner, head: Word) -> Word:
+    """`NAME=( w1 w2 ... )` across lines and comments: the assignment word carrying the array's words."""
+    sc.i += 1
+    elements: list[Word] = []
+    while sc.i < sc.n and len(elements) < MAX_ELEMENTS:
+        limits.check()
+        c = sc.s[sc.i]
+        if c == ")":
+            sc.i += 1
+            break
+        if c in " \t\r\n" or (c == "\\" and sc.peek(1) == "\n"):
+            sc.i += 1 if c != "\\" else 2
+        elif c == "#":
+            end = sc.s.find("\n", sc.i)
+            sc.i = sc.n if end < 0 else end
+        else:
+            w = _word(sc)
+            if w.end == w.start:  # a metacharacter the array has no use for
+                sc.i += 1
+            else:
+                elements.append(w)
+    return Word(head.parts, head.start, sc.i, tuple(elements))
 
 
 def words_in_progress(sc: _Scanner) -> bool:

@@ -96,7 +96,8 @@ def test_ray_serve_llm_config_and_dict_literal():
 
 def test_ci_run_block_behind_nohup_hatch_run():
     (d,) = _deps("workflow.yml")
-    assert (d.engine, d.model, d.model_resolved, _at(d.model_span)) == ("vllm", "${{ env.VLLM_MODEL }}", False, (12, 41))
+    # the workflow's `env:` feeds the run block: `${{ env.VLLM_MODEL }}` is its value, at the expression's place
+    assert (d.engine, d.model, d.model_resolved, _at(d.model_span)) == ("vllm", "org/ci-model", True, (12, 41))
     assert d.get("max_model_len") == 8192 and _at(d.settings["max_model_len"].span) == (12, 79)
 
 
@@ -181,8 +182,8 @@ def test_summary_and_json_count_the_places_passed_over(tmp_path, monkeypatch):
 
 def test_gitlab_script_list_and_buildkite_command_blocks():
     (gl,) = _deps("gitlab-ci.yml")
-    # found at its place; `variables:` are not yet the script's environment, so the model stays unresolved
-    assert (gl.engine, gl.model, gl.model_resolved, _at(gl.model_span)) == ("vllm", "$MODEL", False, (9, 18))
+    # found at its place; `variables:` are the script's environment
+    assert (gl.engine, gl.model, gl.model_resolved, _at(gl.model_span)) == ("vllm", "org/gitlab-model", True, (9, 18))
     assert gl.get("max_model_len") == 4096 and _at(gl.settings["max_model_len"].span) == (9, 41)
     (bk,) = _deps("buildkite.yml")
     assert (bk.engine, bk.model, _at(bk.model_span)) == ("sglang", "org/buildkite-model", (4, 58))

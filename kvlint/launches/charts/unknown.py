@@ -33,8 +33,9 @@ _NOT_FLAGS = frozenset({"port", "host", "model", "image", "name", "resources", "
 _MAX_NODES = 5000  # bounded walk for the image key
 
 
-def engine_image(doc: YNode) -> tuple[str, str, Span] | None:
-    """(engine, image as written, span) of the first `image` key naming an engine image."""
+def engine_image(doc: YNode,
+                 names: Callable[[str | None], str | None] = shipped_engine) -> tuple[str, str, Span] | None:
+    """(engine, image as written, span) of the first `image` key naming an engine image (by `names`)."""
     stack, seen = [doc], 0
     while stack and seen < _MAX_NODES:
         node = stack.pop()
@@ -42,8 +43,8 @@ def engine_image(doc: YNode) -> tuple[str, str, Span] | None:
         for key, _, val in node.pairs() if node.is_map else ():
             if key == "image":
                 found = _image(val)
-                if found is not None and shipped_engine(found[0]):
-                    return shipped_engine(found[0]) or "vllm", found[0], found[1]
+                if found is not None and names(found[0]):
+                    return names(found[0]) or "vllm", found[0], found[1]
             if not val.is_scalar:
                 stack.append(val)
         if node.is_seq:
@@ -72,15 +73,17 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     that names its engine (`vllm:`, `engine: sglang`) or holds two flag-spelled keys."""
     found = engine_image(doc)
     block = structured.find(doc, found[0] if found else None)
-    if found is None:
-        return ([_from_block(yf, doc, block)] if block is not None else []), []
-    engine, image, span = found
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
+    if found is None:
+        by_env = _env_configured(yf, doc, holders) if block is None else None
+        return ([_from_block(yf, doc, block)] if block is not None else by_env or []), []
+    engine, image, span = found
     model_path, model = (block.path + block.model_key, block.model) if block is not None else _model(holders)
     lists = [h.get(k) for h in holders for k in ARG_KEYS]
     args = next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
     if model is None and not any(f.text.split("=", 1)[0] in ("--model", "--model-path") for f in args):
-        return [], [_kv008(yf.path, engine, image, span)]
+        by_env = _env_configured(yf, doc, holders)
+        return (by_env, []) if by_env else ([], [_kv008(yf.path, engine, image, span)])
     fields = _model_fields(engine, model, model_path) + _flag_fields(engine, doc, block) + args
     count, cspan, _ = g.count_from_resources(doc.get("resources"))
     product, pspan = g.product_from_pod(doc)
@@ -159,6 +162,44 @@ def _model(holders: list[YNode]) -> tuple[tuple[str, ...], YNode | None]:
 
 def _key_of(parent: YNode, child: YNode) -> str:
     return next((k for k, _, v in parent.pairs() if v is child), "")
+
+
+_ENV_KEYS = ("env", "envs", "extraEnv", "envVars")
+
+
+def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Deployment]:
+    """Values of a custom engine image configured by its environment (`image: org/foo-vllm`, `env: {MODEL: ...,
+    MAX_MODEL_LEN: ...}` or a name/value list) with a GPU request: the launch kvlint.launches.env_launch reads."""
+    from kvlint.launches import env_launch
+
+    found = engine_image(doc, env_launch.named_engine)
+    node = next((n for h in holders for k in _ENV_KEYS if (n := h.get(k)) is not None and not n.is_scalar), None)
+    if found is None or node is None:
+        return []
+    engine, image, span = found
+    items: list[tuple[str, Span | None, Field]] = []
+    for key, knode, val in node.pairs() if node.is_map else ():
+        if val.is_scalar and text(val):
+            items.append((key, knode.span, _env_value(val)))
+    for item in node.items if node.is_seq else ():
+        name, val = item.get("name"), item.get("value")
+        if name is not None and val is not None and val.is_scalar and text(name) and text(val):
+            items.append((name.text, name.span, _env_value(val)))
+    fields = env_launch.fields_from_env(engine, items)
+    resources = next((r for h in holders if (r := h.get("resources")) is not None), None)
+    count, cspan, _ = g.count_from_resources(resources)
+    if fields is None or not count:
+        return []
+    product, pspan = g.product_from_pod(doc)
+    ctx = LaunchContext(image=image, image_span=span, notes=(env_launch.NOTE.format(image=image),),
+                        node_labels=facts.node_labels(doc))
+    gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
+    return [chart_deployment(yf.path, engine, fields, node, ctx, gpu)]
+
+
+def _env_value(val: YNode) -> Field:
+    unresolved = "{{" in val.text or "${" in val.text
+    return Field(val.text, val.span, not unresolved, (val.text,) if unresolved else ())
 
 
 def _kv008(path: str, engine: str, image: str, span: Span) -> Finding:

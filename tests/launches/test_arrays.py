@@ -1,0 +1,79 @@
+"""Bash arrays as a command's words: `args=( ... )`, `args+=( ... )` (an addition under a condition is left out
+and noted), `"${args[@]}"` and `${a[@]+"${a[@]}"}` expanding to the array's words where they were written, and a
+custom image named for the engine run with them. Fixtures in tests/fixtures/launches/arrays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import read_path
+from kvlint.sources.shell import tokenize
+from kvlint.sources.text import Mapped
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "arrays"
+
+
+def _at(span):
+    return (span.line, span.col)
+
+
+def test_an_array_literal_is_one_assignment_word_with_its_elements():
+    commands, errors = tokenize(Mapped("x", "a=( one # c\n  two\n)\nb+=(x)\necho (y)\n"))
+    assert errors == []
+    first, second = commands[0].words[0], commands[1].words[0]
+    assert first.literal == "a=" and [e.literal for e in first.elements] == ["one", "two"]
+    assert second.literal == "b+=" and [e.literal for e in second.elements] == ["x"]
+    assert all(w.elements is None for c in commands[2:] for w in c.words)  # `echo (y)` is no array
+
+
+def test_docker_run_of_arrays_into_an_image_named_for_the_engine():
+    (d,) = read_path(str(FIX / "spark.sh")).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "org/array-model", (6, 3))
+    assert d.get("max_model_len") == 262144 and _at(d.settings["max_model_len"].span) == (7, 19)
+    assert d.get("kv_cache_dtype") == "fp8" and _at(d.settings["kv_cache_dtype"].span) == (8, 20)
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (10, 36)
+    assert "enforce_eager" not in d.settings
+    assert any("line 12: `--enforce-eager`" in n and "only when a condition holds" in n for n in d.notes)
+    assert any("assumed from the image name vllm-spark:latest" in n for n in d.notes)
+
+
+def test_declared_array_conditional_and_unconditional_additions():
+    (d,) = read_path(str(FIX / "serve.sh")).deployments
+    assert (d.model, _at(d.model_span)) == ("org/serve-array", (2, 26))
+    assert d.get("gpu_memory_utilization") == 0.85 and _at(d.settings["gpu_memory_utilization"].span) == (2, 67)
+    assert d.get("max_model_len") == 8192 and _at(d.settings["max_model_len"].span) == (4, 24)
+    assert any("`--max-model-len 131072`" in n for n in d.notes)
+
+
+def test_an_unknown_array_expands_as_before_and_an_unset_optional_one_to_nothing(tmp_path):
+    p = tmp_path / "inline.sh"
+    p.write_text('vllm serve org/m ${extra[@]+"${extra[@]}"} --max-model-len 4096\n')
+    (d,) = read_path(str(p)).deployments
+    assert d.model == "org/m" and d.get("max_model_len") == 4096 and d.unknown_flags == ()
+
+
+def test_commands_run_in_a_running_container_or_pod():
+    deps = read_path(str(FIX / "exec.sh")).deployments
+    got = [(d.engine, d.model, _at(d.model_span)) for d in deps]
+    assert got == [("vllm", "org/docker-exec", (2, 51)), ("sglang", "org/podman-exec", (3, 62)),
+                   ("vllm", "org/kubectl-exec", (4, 60))]
+    assert _at(deps[0].settings["max_model_len"].span) == (2, 83)
+    assert deps[1].get("tp_size") == 2 and _at(deps[1].settings["tp_size"].span) == (3, 83)
+    assert deps[2].get("tensor_parallel_size") == 4 and _at(deps[2].settings["tensor_parallel_size"].span) == (4, 100)
+
+
+def test_powershell_param_and_array_splat():
+    (d,) = read_path(str(FIX / "start.ps1")).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "$Model", (7, 12))  # a parameter with no default
+    assert any("$Model" in n and "not resolved" in n for n in d.notes)
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (5, 41)
+    assert d.get("max_model_len") == 4096 and _at(d.settings["max_model_len"].span) == (6, 35)
+    assert d.unknown_flags == ()
+
+
+def test_docker_run_of_a_custom_image_holding_the_engine_name(tmp_path):
+    p = tmp_path / "run.sh"
+    p.write_text("docker run --gpus all org/spark-vllm-build:1 org/custom --max-model-len 4096\n"
+                 "docker run org/spark-vllm-build:1 bash -c 'echo hi'\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len")) == ("vllm", "org/custom", (1, 46), 4096)

@@ -1,0 +1,30 @@
+"""CI variables scope the commands they sit beside: GitHub Actions `env:` at workflow, job and step level (the
+nearest wins, `${{ env.NAME }}` reads as `$NAME`, an expression value stays unknown) and GitLab `variables:`
+(global and per job, `NAME: {value: X}` too). Fixtures in tests/fixtures/launches/ci."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import read_path
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "ci"
+
+
+def _at(span):
+    return (span.line, span.col)
+
+
+def test_workflow_job_and_step_env_scope_their_run_blocks():
+    job, step, other = read_path(str(FIX / "scoped.yml")).deployments
+    assert (job.model, job.model_resolved, _at(job.model_span)) == ("org/job-model", True, (11, 25))
+    assert job.get("max_model_len") == 4096 and _at(job.settings["max_model_len"].span) == (11, 48)
+    assert (step.model, _at(step.model_span)) == ("org/step-model", (15, 25))  # the step's env wins
+    assert step.get("max_model_len") == 4096 and _at(step.settings["max_model_len"].span) == (15, 52)
+    assert (other.model, other.model_resolved) == ("$MODEL", False)  # job a's env does not reach job b
+
+
+def test_gitlab_global_and_job_variables():
+    (d,) = read_path(str(FIX / "gitlab-ci.yml")).deployments
+    assert (d.model, _at(d.model_span)) == ("org/gitlab-global", (9, 18))
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (9, 48)

@@ -1,0 +1,36 @@
+"""A Python list of the engine's own arguments, without the command, in a file that names the engine:
+`default_args = ["--model", ...]` handed to `make_arg_parser(...).parse_args` and `sys.argv = [...]` before the
+engine's main. Fixture tests/fixtures/launches/python/default_args.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import read_path
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "python"
+
+
+def _at(span):
+    return (span.line, span.col)
+
+
+def test_default_args_and_sys_argv_are_launches():
+    listed, argv = read_path(str(FIX / "default_args.py")).deployments
+    assert (listed.engine, listed.model, _at(listed.model_span)) == ("vllm", "org/default-args", (7, 29))
+    assert listed.get("max_model_len") == 2048 and _at(listed.settings["max_model_len"].span) == (7, 68)
+    assert listed.get("gpu_memory_utilization") == 0.9 and _at(listed.settings["gpu_memory_utilization"].span) == (8, 46)
+    assert (argv.engine, argv.model, _at(argv.model_span)) == ("vllm", "org/sys-argv", (17, 46))
+    assert argv.get("tensor_parallel_size") == 2 and _at(argv.settings["tensor_parallel_size"].span) == (17, 88)
+
+
+def test_a_flag_list_needs_the_engine_named_a_model_and_an_engine_flag():
+    assert read_path("a.py", 'ARGS = ["--model", "org/m", "--max-model-len", "2048"]\n').deployments == []
+    assert read_path("b.py", 'import vllm\nARGS = ["--model", "org/m"]\n').deployments == []
+    assert read_path("c.py", 'import vllm\nARGS = ["--model", "org/m", "--lr", "1e-4"]\n').deployments == []
+    (d,) = read_path("d.py", 'import sglang\nARGS = ["--model-path", "org/m", "--tp-size", "2"]\n').deployments
+    assert (d.engine, d.model, d.get("tp_size")) == ("sglang", "org/m", 2)
+    (v,) = read_path("e.py", 'import vllm\nARGS = ["serve", "org/v", "--max-model-len", "4096"]\n').deployments
+    assert (v.engine, v.model, v.get("max_model_len")) == ("vllm", "org/v", 4096)
+    (g,) = read_path("f.py", 'import sglang\nARGS = ["serve", "org/g", "--tp-size", "2"]\n').deployments
+    assert (g.engine, g.model, g.get("tp_size"), _at(g.model_span)) == ("sglang", "org/g", 2, (2, 19))
