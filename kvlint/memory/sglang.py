@@ -204,10 +204,7 @@ def pool_tokens(model: ModelSpec, settings: Mapping[str, Any], layers: Any, attn
         full = sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind in (FULL, MLA))
         swa = sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind not in (FULL, MLA))
         cell = full + ratio * swa
-        tokens = page_align(int(available // cell), page)
-        steps.add("SWA pool", f"swa tokens = page_align(full tokens x {ratio})", page_align(int(tokens * ratio), page),
-                  "tokens")
-        return tokens, math.ceil(cell)
+        return page_align(int(available // cell), page), math.ceil(cell)
     cell = math.ceil(sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn))
     cell += mxfp8_scale_bytes(attn, attn_tp, dcp, kv_name)
     if draft_layers:  # EAGLE / NEXTN: the draft shares the target's per-layer KV size (pool_configurator.py)
@@ -216,6 +213,16 @@ def pool_tokens(model: ModelSpec, settings: Mapping[str, Any], layers: Any, attn
                   draft, "B")
         cell += draft
     return page_align(available // cell, page), cell
+
+
+def _swa_split(model: ModelSpec, settings: Mapping[str, Any], tokens: int, page: int, steps: Steps) -> None:
+    """The SWA pool follows the final full-pool size: after the PP ranks agree on the smallest and after
+    --max-total-tokens (KVCacheConfigurator.config_from_budget re-derives it from the capped count,
+    HybridSWAPoolConfigurator._solve_pool_sizes, SGLang 0.5.23)."""
+    if tokens and is_hybrid_swa(model, settings):
+        ratio = float_setting(settings, "swa_full_tokens_ratio", 0.8)
+        steps.add("SWA pool", f"swa tokens = page_align(full tokens x {ratio})", page_align(int(tokens * ratio), page),
+                  "tokens")
 
 
 def tokens_for_pool(model: ModelSpec, available_bytes: int,
@@ -311,6 +318,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     if cap is not None and cap < tokens:
         tokens = page_align(cap, page)
         steps.add("max_total_tokens cap", "--max-total-tokens, page aligned", tokens, "tokens")
+    _swa_split(model, settings, tokens, page, steps)
 
     estimated = max(2048, min(4096, int(tokens / max(context, 1) * 512)))
     user_mrr = int_setting(settings, "max_running_requests")

@@ -107,3 +107,33 @@ def test_pipeline_ranks_take_the_smaller_pool():
     two = sglang(LLAMA3_70B, {"mem_fraction_static": 0.8, "pp_size": 2}, weights=10 * GIB)
     assert two.kv_bytes_per_token == 40 * 8 * 2 * 128 * 2
     assert two.kv_tokens > one.kv_tokens
+
+
+def _bundled(model_id):
+    from kvlint.models.resolve import from_registry
+
+    spec = from_registry(model_id)
+    assert spec is not None
+    return spec
+
+
+def _swa_step(budget):
+    return next(int(s.value) for s in budget.steps if s.name == "SWA pool")
+
+
+def test_swa_pool_follows_the_max_total_tokens_cap():
+    """KVCacheConfigurator.config_from_budget re-derives the split from the capped count
+    (HybridSWAPoolConfigurator._solve_pool_sizes, SGLang 0.5.23): the wheel gives full 100,000 / SWA 80,000 for
+    gpt-oss-20b, TP 2, H200, --max-total-tokens 100000 (bench/conformance/check_sglang_pool.py)."""
+    b = sglang(_bundled("openai/gpt-oss-20b"), {"tp_size": 2, "max_total_tokens": 100_000}, memory=143771 * 2**20,
+               weights=0, non_kv_bytes=0)
+    assert (b.kv_tokens, _swa_step(b)) == (100_000, 80_000)
+
+
+def test_swa_pool_follows_the_smallest_pp_stage():
+    """PP ranks all-reduce the full pool to the smallest stage's (_apply_token_constraints) and re-derive SWA from
+    it: the wheel gives full 124,334,192 / SWA 99,467,344 for gpt-oss-120b, TP 8, PP 4, page 16, fp8 KV, H200."""
+    b = sglang(_bundled("openai/gpt-oss-120b"), {"tp_size": 8, "pp_size": 4, "page_size": 16,
+                                                  "kv_cache_dtype": "fp8_e4m3"},
+               memory=143771 * 2**20, weights=0, non_kv_bytes=0)
+    assert (b.kv_tokens, _swa_step(b)) == (124_334_192, 99_467_344)

@@ -265,3 +265,13 @@ def test_arbitrary_configs_never_raise_anything_but_kvlint_errors(cfg):
         spec_from_config({**base, **cfg}, "fuzz/model", "t")
     except KvlintError as exc:
         assert "\n" not in str(exc)
+
+
+def test_sglang_context_length_reads_gpt2_n_positions_through_the_attribute_map():
+    """GPT2Config maps max_position_embeddings to n_positions (transformers 5.19 attribute_map), and SGLang 0.5.23's
+    get_context_length reads the config object: 1,024 for gpt2, not the 2,048 default
+    (bench/conformance/check_sglang_pool.py)."""
+    from kvlint.models.maxlen import max_len_sglang
+
+    assert max_len_sglang({"model_type": "gpt2", "n_positions": 1024}) == (1024, "max_position_embeddings")
+    assert max_len_sglang({"model_type": "llama", "n_positions": 1024}) == (2048, None)
