@@ -26,6 +26,7 @@ import math
 import os
 import random
 import sys
+import tempfile
 import traceback
 from collections import defaultdict
 from pathlib import Path
@@ -71,19 +72,26 @@ def load(root: Path) -> SimpleNamespace:
     common = loader.require("sglang.srt.utils.hf_transformers.common")
     hybrid = loader.require("sglang.srt.configs.hybrid_arch")
     rc = loader.require("sglang.srt.runtime_context")
+    config = loader.require("sglang.srt.utils.hf_transformers.config")
     try:
         dist = loader.require("sglang.srt.distributed.utils")
         pp_indices = dist.get_pp_indices
     except RuntimeError:
         pp_indices = None
-    return SimpleNamespace(rc=rc, mc=mc, pc=pc, kc=kc, ls=ls, common=common, hybrid=hybrid, pp_indices=pp_indices)
+    return SimpleNamespace(rc=rc, config=config, mc=mc, pc=pc, kc=kc, ls=ls, common=common, hybrid=hybrid, pp_indices=pp_indices)
+
+
+# Old remote-code model types transformers now serves under another class (Falcon's RefinedWeb checkpoints load
+# as FalconConfig with trust_remote_code off). A harness rewrite, listed in README.md.
+MODEL_TYPE_ALIASES = {"RefinedWebModel": "falcon", "RefinedWeb": "falcon"}
 
 
 def hf_config(config: dict[str, Any]) -> Any:
     """The transformers config class for the model type (its defaults), else a plain PretrainedConfig."""
     body = {k: v for k, v in config.items() if k not in ("model_type", "transformers_version")}
+    model_type = MODEL_TYPE_ALIASES.get(str(config.get("model_type")), str(config.get("model_type")))
     try:
-        return AutoConfig.for_model(str(config.get("model_type")), **body)
+        return AutoConfig.for_model(model_type, **body)
     except (ValueError, KeyError, TypeError, AttributeError):
         cfg = PretrainedConfig(**body)
         cfg.model_type = config.get("model_type")
@@ -93,13 +101,24 @@ def hf_config(config: dict[str, Any]) -> Any:
         return cfg
 
 
+def sglang_config(mods: SimpleNamespace, config: dict[str, Any]) -> Any:
+    """SGLang's own get_config on a folder holding the config.json (its registry classes and per-model fixups,
+    e.g. Gemma-4's full/SWA shapes); a model type only remote code defines falls back to hf_config()."""
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "config.json").write_text(json.dumps(config))
+        try:
+            return mods.config.get_config(folder, trust_remote_code=False)
+        except ValueError:
+            return hf_config(config)
+
+
 def model_config(mods: SimpleNamespace, config: dict[str, Any], model_id: str, context: int | None) -> Any:
     """SGLang's ModelConfig with its own shape derivations run on the transformers config."""
     m = object.__new__(mods.mc.ModelConfig)
     m.model_path, m.revision, m.quantization = model_id, None, None
     m.is_draft_model, m.disable_hybrid_swa_memory, m.is_multi_layer_eagle = False, False, False
     m.speculative_algorithm, m.model_impl = None, "auto"
-    m.hf_config = hf_config(config)
+    m.hf_config = sglang_config(mods, config)
     m.hf_text_config = mods.common.get_hf_text_config(m.hf_config)
     m.is_multimodal = mods.mc.is_multimodal_model(m.hf_config.architectures or [""])
     m._derive_context_length(context)
@@ -226,6 +245,8 @@ def kvlint_side(model_id: str, config: dict[str, Any], s: dict[str, Any]) -> tup
     from kvlint.models.config import spec_from_config
 
     spec = spec_from_config(config, model_id, "bundled")
+    if s.get("context") and s["context"] > spec.max_len_sglang:  # SGLang raises at ModelConfig; kvlint: KV105
+        raise ValueError(f"KV105: --context-length {s['context']} > derived {spec.max_len_sglang}")
     settings: dict[str, Any] = {"tp_size": s["tp"], "pp_size": s["pp"], "page_size": s["page"],
                                 "kv_cache_dtype": s["kv"]}
     for ours, theirs in (("max_total_tokens", "max_total_tokens"), ("max_running_requests", "mrr"),

@@ -262,8 +262,8 @@ def parallel_sizes(settings: Mapping[str, Any]) -> tuple[tuple[int, int, int, in
 
 def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: tuple[int, int, int, int], dtype: str,
               kv: tuple[str, float], page: int, budget: float, weights_bytes: int | None, steps: Steps,
-              spec: Speculative | None = None) -> tuple[int, int, int, int]:
-    """(tokens, cell, weights, pool bytes) on one PP rank: its own weights, layers and state pools."""
+              spec: Speculative | None = None) -> tuple[int, int, int, int, int | None]:
+    """(tokens, cell, weights, pool bytes, Mamba slots) on one PP rank: its own weights, layers and state pools."""
     tp, pp, dcp, attn_dp = sizes
     weights = weights_bytes if weights_bytes is not None else model_weights(
         model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=1, dtype=dtype,
@@ -278,7 +278,14 @@ def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: t
             steps.add("Mamba state pool", mamba.how, mamba.pool_bytes, "B")
     tokens, cell = pool_tokens(model, settings, layers, tp // attn_dp, dcp, kv[1], kv[0], max(rest, 0), page, steps,
                                spec.draft_layers if spec else 0)
-    return tokens, cell, int(weights), rest
+    return tokens, cell, int(weights), rest, mamba.slots if mamba is not None else None
+
+
+def mamba_slots_per_request(settings: Mapping[str, Any]) -> int:
+    """KVCacheConfigurator._calculate_mamba_ratio (SGLang 0.5.23): a running request holds 3 Mamba state slots
+    with the radix cache on (no extra buffer), 1 with it off; resolve_max_num_reqs caps the requests at
+    max_mamba_cache_size // that."""
+    return 1 if setting(settings, "disable_radix_cache", False) else 3
 
 
 def max_stage_mamba_layers(model: ModelSpec, pp: int) -> int:
@@ -313,7 +320,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     other = nonkv.sglang_pre_pool() if non_kv_bytes is None else int(non_kv_bytes)
     ranks = [rank_pool(model, settings, rank, (tp, pp, dcp, attn_dp), dtype, (kv_name, size), page,
                        pre_load - other - pre_load * (1 - mfs), weights_bytes, steps, spec) for rank in range(pp)]
-    tokens, cell, weights, rest = min(ranks)
+    tokens, cell, weights, rest, mamba_slots = min(ranks)
     cap = int_setting(settings, "max_total_tokens")
     if cap is not None and cap < tokens:
         tokens = page_align(cap, page)
@@ -323,6 +330,8 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     estimated = max(2048, min(4096, int(tokens / max(context, 1) * 512)))
     user_mrr = int_setting(settings, "max_running_requests")
     mrr = min(max(1, user_mrr // attn_dp) if user_mrr else estimated, tokens // 2)
+    if mamba_slots is not None:
+        mrr = min(mrr, mamba_slots // mamba_slots_per_request(settings))
     kv = _kv_sizes(model, tokens, page, tp // attn_dp, dcp, size, kv_name)
     _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes)
     return Budget(

@@ -137,3 +137,18 @@ def test_swa_pool_follows_the_smallest_pp_stage():
                                                   "kv_cache_dtype": "fp8_e4m3"},
                memory=143771 * 2**20, weights=0, non_kv_bytes=0)
     assert (b.kv_tokens, _swa_step(b)) == (124_334_192, 99_467_344)
+
+
+def test_mamba_pool_caps_max_running_requests():
+    """resolve_max_num_reqs caps the requests at max_mamba_cache_size // 3 with the radix cache on
+    (_calculate_mamba_ratio, SGLang 0.5.23): the wheel gives 549 for Qwen3-Next-80B, TP 2, H200, page 32,
+    --max-total-tokens 100000 (bench/conformance/check_sglang_pool.py); 2,048 before the cap."""
+    b = sglang(_bundled("Qwen/Qwen3-Next-80B-A3B-Thinking"), {"tp_size": 2, "page_size": 32,
+                                                               "max_total_tokens": 100_000},
+               memory=143771 * 2**20, weights=0, non_kv_bytes=0)
+    assert (b.kv_tokens, b.max_num_seqs) == (100_000, 549)
+    off = sglang(_bundled("Qwen/Qwen3-Next-80B-A3B-Thinking"), {"tp_size": 2, "page_size": 32,
+                                                                 "max_total_tokens": 100_000,
+                                                                 "disable_radix_cache": True},
+                 memory=143771 * 2**20, weights=0, non_kv_bytes=0)
+    assert off.max_num_seqs == 3 * 549 + 1  # one slot per request with the radix cache off: all 1,648 slots
