@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from kvlint.data import load_json
+from kvlint.errors import NotModelledError
 from kvlint.record import record
 
 
@@ -56,3 +57,19 @@ def retired(engine: str, architecture: str, version: str) -> Retired | None:
     if until is None or _padded(pinned) <= _padded(until):
         return None
     return Retired(architecture, last, resaved_as=entry.get("resaved", {}).get(architecture))
+
+
+def not_modelled(architecture: str) -> str | None:
+    """Why kvlint does not size this architecture's KV cache (its layout is one kvlint lacks), or None.
+
+    Such a launch is refused by architecture with the reason, never sized with a confident guess."""
+    reason: str | None = _table().get("not_modelled", {}).get(architecture)
+    return reason
+
+
+def refuse_unmodelled(architecture: str) -> None:
+    """Raise NotModelledError for an architecture in the not-modelled table (both engines' budgets call it)."""
+    reason = not_modelled(architecture)
+    if reason is not None:
+        raise NotModelledError(f"{architecture} is not modelled: {reason}",
+                               "its KV pool is not sized; check the engine's start-up log for its figures")
