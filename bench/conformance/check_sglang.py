@@ -51,6 +51,7 @@ def server_args(mods: SimpleNamespace, s: dict[str, Any], model_path: str) -> Ar
 
 
 def load(root: Path) -> SimpleNamespace:
+    loader.prepare_transformers()
     loader.install("sglang", root)
     mem = loader.require("sglang.srt.arg_groups.memory_hook")
     cgh = loader.require("sglang.srt.arg_groups.cuda_graph_hook")
