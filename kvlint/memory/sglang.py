@@ -35,7 +35,6 @@ from kvlint.memory.common import (
 )
 from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm_reservation, sglang_speculative
 from kvlint.memory.versions import SglangVersion, sglang_version
-from kvlint.memory.vllm_planning import layers_of_stage
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, LayerKV, ModelSpec
 
 HYBRID_SWA_ARCHS = ("GptOss", "Llama4", "Gemma4", "EmbeddingGemma2", "MiMoV2", "Step3p5", "DeepseekV4")
@@ -286,6 +285,16 @@ def mamba_slots_per_request(settings: Mapping[str, Any]) -> int:
     with the radix cache on (no extra buffer), 1 with it off; resolve_max_num_reqs caps the requests at
     max_mamba_cache_size // that."""
     return 1 if setting(settings, "disable_radix_cache", False) else 3
+
+
+def layers_of_stage(num_layers: int, pp: int, rank: int) -> range:
+    """SGLang's get_pp_indices (distributed/utils.py, 0.5.23): an equal split with the remainder one each to the
+    LAST stages (vLLM gives it to stages -2, -3, ..., never the last): 30 layers on PP 4 are 7, 7, 8, 8."""
+    per, rem = divmod(num_layers, pp)
+    if rank >= pp - rem:
+        start = rank * (per + 1) - (pp - rem)
+        return range(start, start + per + 1)
+    return range(rank * per, rank * per + per)
 
 
 def max_stage_mamba_layers(model: ModelSpec, pp: int) -> int:

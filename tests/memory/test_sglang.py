@@ -152,3 +152,17 @@ def test_mamba_pool_caps_max_running_requests():
                                                                  "disable_radix_cache": True},
                  memory=143771 * 2**20, weights=0, non_kv_bytes=0)
     assert off.max_num_seqs == 3 * 549 + 1  # one slot per request with the radix cache off: all 1,648 slots
+
+
+def test_pp_stages_take_the_remainder_last():
+    """SGLang's get_pp_indices (distributed/utils.py, 0.5.23) gives the extra layers to the last stages: 30 layers on
+    PP 4 are [0,7) [7,14) [14,22) [22,30), so gemma-4-26B-A4B's last stage holds full layers 23 and 29 with six
+    sliding ones. The wheel sizes that stage: 4,356,672 tokens at TP 8, page 64, 45 GB, mem fraction 0.843
+    (bench/conformance/check_sglang_pool.py); vLLM's split (remainder to stages -2, -3) gave 4,792,320."""
+    from kvlint.memory.sglang import layers_of_stage
+
+    assert [layers_of_stage(30, 4, r) for r in range(4)] == [range(0, 7), range(7, 14), range(14, 22), range(22, 30)]
+    b = sglang(_bundled("google/gemma-4-26B-A4B"), {"tp_size": 8, "pp_size": 4, "page_size": 64,
+                                                     "mem_fraction_static": 0.843},
+               memory=46068 * 2**20, weights=0, non_kv_bytes=0)
+    assert (b.kv_tokens, b.kv_bytes_per_token) == (4_356_672, 9012)
