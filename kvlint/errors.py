@@ -35,6 +35,11 @@ class UnknownModelError(KvlintError):
     """The model's config.json could not be found offline (nor in the bundled registry)."""
 
 
+class NotModelledError(KvlintError):
+    """The model's architecture has a KV layout kvlint does not model (kvlint/data/architectures.json not_modelled):
+    refused by name instead of sized with a guess."""
+
+
 class UnknownGpuError(KvlintError):
     """The GPU name matches nothing in the catalogue; the message lists close names."""
 

@@ -16,6 +16,7 @@ import copy
 import json
 import random
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 from types import SimpleNamespace
@@ -51,13 +52,18 @@ def server_args(mods: SimpleNamespace, s: dict[str, Any], model_path: str) -> Ar
 
 
 def load(root: Path) -> SimpleNamespace:
+    loader.prepare_transformers()
     loader.install("sglang", root)
     mem = loader.require("sglang.srt.arg_groups.memory_hook")
     cgh = loader.require("sglang.srt.arg_groups.cuda_graph_hook")
     cgc = loader.require("sglang.srt.model_executor.cuda_graph_config")
     common = loader.require("sglang.srt.utils.hf_transformers.common")
     mc = loader.require("sglang.srt.configs.model_config")
-    return SimpleNamespace(mem=mem, cgh=cgh, cgc=cgc, common=common, mc=mc)
+    try:
+        config = loader.require("sglang.srt.utils.hf_transformers.config")
+    except RuntimeError:  # transformers not installed: get_config is a stand-in
+        config = None
+    return SimpleNamespace(mem=mem, cgh=cgh, cgc=cgc, common=common, mc=mc, config=config)
 
 
 def engine_side(mods: SimpleNamespace, config: dict[str, Any], s: dict[str, Any], model_path: str) -> dict[str, Any]:
@@ -89,13 +95,28 @@ def engine_side(mods: SimpleNamespace, config: dict[str, Any], s: dict[str, Any]
     with contextlib.suppress(Exception):
         mods.cgh.apply_cuda_graph_compatibility(args)
     mods.mem.handle_gpu_memory_settings(args)
+    ctx = mods.common.get_context_length(context_config(mods, config))
+    return {"mem_fraction_static": round(args.mem_fraction_static, 6), "chunked_prefill_size": args.chunked_prefill_size,
+            "max_bs": args.cuda_graph_config.decode.max_bs, "context_len": ctx}
+
+
+def context_config(mods: SimpleNamespace, config: dict[str, Any]) -> Any:
+    """The text config get_context_length reads: SGLang's own get_config on a folder holding the config.json
+    (transformers' config classes, their attribute_map aliases such as GPT-2's n_positions), when transformers is
+    installed and the model type needs no remote code; else the config.json's text part as attributes, with
+    transformers v5's per-layer-type rope nesting restated (NESTED_ROPE)."""
+    if mods.config is not None:
+        with tempfile.TemporaryDirectory() as folder:
+            Path(folder, "config.json").write_text(json.dumps(config))
+            try:
+                return mods.common.get_hf_text_config(mods.config.get_config(folder, trust_remote_code=False))
+            except ValueError:
+                pass
     text = copy.deepcopy(models.text_config(config))
     rope = text.get("rope_scaling")
     if isinstance(rope, dict) and str(text.get("model_type")) in NESTED_ROPE:
         text["rope_scaling"] = {"full_attention": rope, "sliding_attention": {"rope_type": "default"}}
-    ctx = mods.common.get_context_length(SimpleNamespace(**text))
-    return {"mem_fraction_static": round(args.mem_fraction_static, 6), "chunked_prefill_size": args.chunked_prefill_size,
-            "max_bs": args.cuda_graph_config.decode.max_bs, "context_len": ctx}
+    return SimpleNamespace(**text)
 
 
 def kvlint_side(model_id: str, config: dict[str, Any], s: dict[str, Any]) -> dict[str, Any]:

@@ -179,3 +179,25 @@ def require(name: str) -> types.ModuleType:
     if getattr(module, "__stub__", False):
         raise RuntimeError(f"{name} could not be loaded from the wheel; the harness needs it for real")
     return module
+
+
+def prepare_transformers() -> None:
+    """When transformers is installed (SGLang's get_config and config classes need it), resolve the lazy names
+    SGLang's config modules import at module level before the stand-ins are on the import path (under them they
+    raise, and the config classes, Dots3Config & co., would be stand-ins), and let AutoConfig.register skip a
+    config class whose own module could not load here (a stand-in is not a class)."""
+    try:
+        import transformers
+        import transformers.models.auto.tokenization_auto as tokenization_auto
+    except ImportError:
+        return
+    for name in ("AutoFeatureExtractor", "AutoProcessor", "AutoTokenizer", "GenerationMixin", "ProcessorMixin"):
+        getattr(transformers, name)
+    _ = tokenization_auto.TOKENIZER_MAPPING
+    register = transformers.AutoConfig.register
+
+    def tolerant_register(model_type: str, config: Any, exist_ok: bool = False) -> None:
+        if isinstance(config, type):
+            register(model_type, config, exist_ok=True)
+
+    transformers.AutoConfig.register = staticmethod(tolerant_register)  # type: ignore[method-assign]

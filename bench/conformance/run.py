@@ -58,23 +58,25 @@ def main() -> int:
     jobs = [("vllm", v) for v in args.versions.split(",") if v] + [("sglang", v) for v in args.sglang.split(",") if v]
     for package, version in jobs:
         root = fetch(package, version, scratch)
-        worker = HERE / ("check_vllm.py" if package == "vllm" else "check_sglang.py")
-        out = subprocess.run([args.python, str(worker), str(root), version, str(args.settings), str(args.seed)],
-                             capture_output=True, text=True, cwd=REPO)
-        if out.returncode != 0:
-            print(f"{package} {version}: harness failed\n{out.stderr[-3000:]}")
-            total += 1
-            continue
-        report = json.loads(out.stdout.splitlines()[-1])
-        total += report["mismatches"]
-        print(render(package, version, report))
-        if args.json:
-            Path(args.json).with_suffix(f".{package}-{version}.json").write_text(json.dumps(report, indent=1))
+        workers = ["check_vllm.py"] if package == "vllm" else ["check_sglang.py", "check_sglang_pool.py"]
+        for worker in workers:
+            out = subprocess.run([args.python, str(HERE / worker), str(root), version, str(args.settings),
+                                  str(args.seed)], capture_output=True, text=True, cwd=REPO)
+            label = f"{package} {version} ({worker[:-3]})"
+            if out.returncode != 0:
+                print(f"{label}: harness failed\n{out.stderr[-3000:]}")
+                total += 1
+                continue
+            report = json.loads(out.stdout.splitlines()[-1])
+            total += report["mismatches"]
+            print(render(label, report))
+            if args.json:
+                Path(args.json).with_suffix(f".{worker[:-3]}-{version}.json").write_text(json.dumps(report, indent=1))
     return 1 if total else 0
 
 
-def render(package: str, version: str, report: dict) -> str:
-    lines = [f"{package} {version}: {report['settings']} settings over {report['configs']} configs "
+def render(label: str, report: dict) -> str:
+    lines = [f"{label}: {report['settings']} settings over {report['configs']} configs "
              f"({report['refused']} refused by the engine), {report['mismatches']} mismatches"]
     for note in report.get("skipped", []):
         lines.append(f"  not covered: {note}")

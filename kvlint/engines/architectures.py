@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from kvlint.data import load_json
+from kvlint.errors import NotModelledError
 from kvlint.record import record
 
 
@@ -59,7 +60,16 @@ def retired(engine: str, architecture: str, version: str) -> Retired | None:
 
 
 def not_modelled(architecture: str) -> str | None:
-    """Why kvlint does not size `architecture` (architectures.json `not_modelled`), or None when it does. Such a
-    model is refused with the reason (issue O item 5: an unknown layout is refused, not guessed)."""
-    reasons: dict[str, str] = _table().get("not_modelled", {})
-    return reasons.get(architecture)
+    """Why kvlint does not size this architecture's KV cache (its layout is one kvlint lacks), or None.
+
+    Such a launch is refused by architecture with the reason, never sized with a confident guess."""
+    reason: str | None = _table().get("not_modelled", {}).get(architecture)
+    return reason
+
+
+def refuse_unmodelled(architecture: str) -> None:
+    """Raise NotModelledError for an architecture in the not-modelled table (both engines' budgets call it)."""
+    reason = not_modelled(architecture)
+    if reason is not None:
+        raise NotModelledError(f"{architecture} is not modelled: {reason}",
+                               "its KV pool is not sized; check the engine's start-up log for its figures")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from kvlint.engines.architectures import refuse_unmodelled
 from kvlint.engines.base import ArgSyntax, LogView, RoleTable, resolved_int
 from kvlint.flags import units
 from kvlint.flags.config_args import sglang_config_words
@@ -98,6 +99,7 @@ class Sglang(RoleTable):
                weights_bytes: int | None = None) -> Budget:
         from kvlint.memory.sglang import sglang_budget
 
+        refuse_unmodelled(model.architecture)
         return sglang_budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
                              gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
 

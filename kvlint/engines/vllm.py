@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from kvlint.engines.architectures import refuse_unmodelled
 from kvlint.engines.base import ArgSyntax, LogView, RoleTable, resolved_int
 from kvlint.flags import units
 from kvlint.flags.config_args import vllm_config_words
@@ -81,6 +82,7 @@ class Vllm(RoleTable):
                weights_bytes: int | None = None) -> Budget:
         from kvlint.memory.vllm import vllm_budget
 
+        refuse_unmodelled(model.architecture)
         return vllm_budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
                            gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
 

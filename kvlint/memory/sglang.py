@@ -35,7 +35,6 @@ from kvlint.memory.common import (
 )
 from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm_reservation, sglang_speculative
 from kvlint.memory.versions import SglangVersion, sglang_version
-from kvlint.memory.vllm_planning import layers_of_stage
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, LayerKV, ModelSpec
 
 HYBRID_SWA_ARCHS = ("GptOss", "Llama4", "Gemma4", "EmbeddingGemma2", "MiMoV2", "Step3p5", "DeepseekV4")
@@ -225,10 +224,7 @@ def pool_tokens(model: ModelSpec, settings: Mapping[str, Any], layers: Any, attn
         full = sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind in (FULL, MLA))
         swa = sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind not in (FULL, MLA))
         cell = full + ratio * swa
-        tokens = page_align(int(available // cell), page)
-        steps.add("SWA pool", f"swa tokens = page_align(full tokens x {ratio})", page_align(int(tokens * ratio), page),
-                  "tokens")
-        return tokens, math.ceil(cell)
+        return page_align(int(available // cell), page), math.ceil(cell)
     cell = math.ceil(sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn))
     cell += mxfp8_scale_bytes(attn, attn_tp, dcp, kv_name)
     if draft_layers:  # EAGLE / NEXTN: the draft shares the target's per-layer KV size (pool_configurator.py)
@@ -237,6 +233,16 @@ def pool_tokens(model: ModelSpec, settings: Mapping[str, Any], layers: Any, attn
                   draft, "B")
         cell += draft
     return page_align(available // cell, page), cell
+
+
+def _swa_split(model: ModelSpec, settings: Mapping[str, Any], tokens: int, page: int, steps: Steps) -> None:
+    """The SWA pool follows the final full-pool size: after the PP ranks agree on the smallest and after
+    --max-total-tokens (KVCacheConfigurator.config_from_budget re-derives it from the capped count,
+    HybridSWAPoolConfigurator._solve_pool_sizes, SGLang 0.5.23)."""
+    if tokens and is_hybrid_swa(model, settings):
+        ratio = float_setting(settings, "swa_full_tokens_ratio", 0.8)
+        steps.add("SWA pool", f"swa tokens = page_align(full tokens x {ratio})", page_align(int(tokens * ratio), page),
+                  "tokens")
 
 
 def tokens_for_pool(model: ModelSpec, available_bytes: int,
@@ -276,8 +282,8 @@ def parallel_sizes(settings: Mapping[str, Any]) -> tuple[tuple[int, int, int, in
 
 def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: tuple[int, int, int, int], dtype: str,
               kv: tuple[str, float], page: int, budget: float, weights_bytes: int | None, steps: Steps,
-              spec: Speculative | None = None) -> tuple[int, int, int, int]:
-    """(tokens, cell, weights, pool bytes) on one PP rank: its own weights, layers and state pools."""
+              spec: Speculative | None = None) -> tuple[int, int, int, int, int | None]:
+    """(tokens, cell, weights, pool bytes, Mamba slots) on one PP rank: its own weights, layers and state pools."""
     tp, pp, dcp, attn_dp = sizes
     weights = weights_bytes if weights_bytes is not None else model_weights(
         model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=1, dtype=dtype,
@@ -292,7 +298,24 @@ def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: t
             steps.add("Mamba state pool", mamba.how, mamba.pool_bytes, "B")
     tokens, cell = pool_tokens(model, settings, layers, tp // attn_dp, dcp, kv[1], kv[0], max(rest, 0), page, steps,
                                spec.draft_layers if spec else 0)
-    return tokens, cell, int(weights), rest
+    return tokens, cell, int(weights), rest, mamba.slots if mamba is not None else None
+
+
+def mamba_slots_per_request(settings: Mapping[str, Any]) -> int:
+    """KVCacheConfigurator._calculate_mamba_ratio (SGLang 0.5.23): a running request holds 3 Mamba state slots
+    with the radix cache on (no extra buffer), 1 with it off; resolve_max_num_reqs caps the requests at
+    max_mamba_cache_size // that."""
+    return 1 if setting(settings, "disable_radix_cache", False) else 3
+
+
+def layers_of_stage(num_layers: int, pp: int, rank: int) -> range:
+    """SGLang's get_pp_indices (distributed/utils.py, 0.5.23): an equal split with the remainder one each to the
+    LAST stages (vLLM gives it to stages -2, -3, ..., never the last): 30 layers on PP 4 are 7, 7, 8, 8."""
+    per, rem = divmod(num_layers, pp)
+    if rank >= pp - rem:
+        start = rank * (per + 1) - (pp - rem)
+        return range(start, start + per + 1)
+    return range(rank * per, rank * per + per)
 
 
 def max_stage_mamba_layers(model: ModelSpec, pp: int) -> int:
@@ -327,16 +350,19 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     other = nonkv.sglang_pre_pool() if non_kv_bytes is None else int(non_kv_bytes)
     ranks = [rank_pool(model, settings, rank, (tp, pp, dcp, attn_dp), dtype, (kv_name, size), page,
                        pre_load - other - pre_load * (1 - mfs), weights_bytes, steps, spec) for rank in range(pp)]
-    tokens, cell, weights, rest = min(ranks)
+    tokens, cell, weights, rest, mamba_slots = min(ranks)
     cap = int_setting(settings, "max_total_tokens")
     if cap is not None and cap < tokens:
         tokens = page_align(cap, page)
         steps.add("max_total_tokens cap", "--max-total-tokens, page aligned", tokens, "tokens")
     pool_cap = page_align(cap, page) if cap is not None and 0 < cap < context else None
+    _swa_split(model, settings, tokens, page, steps)
 
     estimated = max(2048, min(4096, int(tokens / max(context, 1) * 512)))
     user_mrr = int_setting(settings, "max_running_requests")
     mrr = min(max(1, user_mrr // attn_dp) if user_mrr else estimated, tokens // 2)
+    if mamba_slots is not None:
+        mrr = min(mrr, mamba_slots // mamba_slots_per_request(settings))
     kv = _kv_sizes(model, tokens, page, tp // attn_dp, dcp, size, kv_name)
     _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes)
     return Budget(

@@ -36,24 +36,11 @@ def spec_from_config(
     """
     if not isinstance(cfg, dict):
         raise ModelConfigError(f"{model_id}: config.json is not a JSON object")
-    _refuse_not_modelled(cfg, model_id)
     _check_ranges(cfg, model_id, 0)
     try:
         return _build(cfg, model_id, source, hf_quant_config)
     except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError, OverflowError) as exc:
         raise ModelConfigError(f"{model_id}: config.json has a malformed field ({type(exc).__name__}: {exc})") from None
-
-
-def _refuse_not_modelled(cfg: dict[str, Any], model_id: str) -> None:
-    """An architecture kvlint knows it cannot size (kvlint/data/architectures.json) is refused with the reason."""
-    from kvlint.engines.architectures import not_modelled
-
-    archs = cfg.get("architectures")
-    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else ""
-    why = not_modelled(arch)
-    if why is not None:
-        raise ModelConfigError(f"{model_id}: {arch} is not modelled by kvlint ({why}); its memory is not sized "
-                               "rather than guessed")
 
 
 def _build(cfg: dict[str, Any], model_id: str, source: str, hf_quant_config: dict[str, Any] | None) -> ModelSpec:

@@ -81,10 +81,29 @@ def max_len_vllm_before_longrope_default(text: dict[str, Any]) -> int | None:
 NESTED_ROPE_MODEL_TYPES = frozenset({"gemma3", "gemma3_text"})
 
 
+# transformers config classes whose attribute_map answers a length key SGLang reads from another key
+# (transformers 5.19: GPT2Config.attribute_map {"max_position_embeddings": "n_positions"}, ...). SGLang reads the
+# config object, so getattr(config, "max_position_embeddings") is n_positions for these model types.
+LENGTH_ATTRIBUTE_ALIASES: dict[str, dict[str, str]] = {
+    **{t: {"max_position_embeddings": "n_positions"}
+       for t in ("gpt2", "gpt-sw3", "codegen", "ctrl", "gpt_bigcode", "gptj", "imagegpt", "openai-gpt")},
+    "dbrx": {"max_position_embeddings": "max_seq_len"},
+    "kimi_linear": {"max_position_embeddings": "model_max_length"},
+    "rwkv": {"max_position_embeddings": "context_length"},
+}
+
+
+def _with_attribute_aliases(text: dict[str, Any]) -> dict[str, Any]:
+    aliases = LENGTH_ATTRIBUTE_ALIASES.get(str(text.get("model_type")), {})
+    present = {key: text[source] for key, source in aliases.items() if text.get(source) is not None}
+    return {**text, **present} if present else text
+
+
 def max_len_sglang(text: dict[str, Any]) -> tuple[int, str | None]:
     """SGLang 0.5.23 context length (utils/hf_transformers/common.py get_context_length): first key in its order,
     times rope_scaling's factor unless the set names original_max_position_embeddings or is llama3. A nested
     per-layer-type set (as the config object holds it) has no top-level factor, so it counts 1."""
+    text = _with_attribute_aliases(text)
     key = next((k for k in SGLANG_LEN_KEYS if isinstance(text.get(k), (int, float)) and text[k]), None)
     if key is None:
         return DEFAULT_MAX_LEN, None

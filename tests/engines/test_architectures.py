@@ -42,3 +42,25 @@ def test_served_classes_and_sglang_are_never_refused():
 def test_falcons_old_class_names_the_class_current_checkpoints_use():
     gone = get_engine("vllm").retired_architecture("RWForCausalLM", "0.29.0")
     assert gone is not None and gone.resaved_as == "FalconForCausalLM"
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_deepseek_v4_is_refused_as_not_modelled_not_sized(engine):
+    """DeepSeek-V4's packed pools (SWA ring, c4/c128 compressed KV and their state pools, indexer: SGLang 0.5.23
+    DSV4PoolConfigurator) are not kvlint's MLA cell; kvlint gave a confident 70,516 B/token before. It now refuses
+    the architecture by name, on both engines."""
+    from kvlint.errors import NotModelledError
+    from kvlint.memory import compute_budget
+    from kvlint.models.resolve import from_registry
+
+    spec = from_registry("deepseek-ai/DeepSeek-V4-Pro")
+    assert spec is not None and spec.architecture == "DeepseekV4ForCausalLM"
+    with pytest.raises(NotModelledError, match="DeepseekV4ForCausalLM is not modelled: DeepSeek-V4 caches"):
+        compute_budget(engine, spec, {"tp_size": 8}, None, gpu_memory_bytes=143771 * 2**20)
+
+
+def test_not_modelled_table_names_only_that_architecture():
+    from kvlint.engines.architectures import not_modelled
+
+    assert not_modelled("DeepseekV4ForCausalLM") is not None
+    assert not_modelled("DeepseekV3ForCausalLM") is None

@@ -107,3 +107,62 @@ def test_pipeline_ranks_take_the_smaller_pool():
     two = sglang(LLAMA3_70B, {"mem_fraction_static": 0.8, "pp_size": 2}, weights=10 * GIB)
     assert two.kv_bytes_per_token == 40 * 8 * 2 * 128 * 2
     assert two.kv_tokens > one.kv_tokens
+
+
+def _bundled(model_id):
+    from kvlint.models.resolve import from_registry
+
+    spec = from_registry(model_id)
+    assert spec is not None
+    return spec
+
+
+def _swa_step(budget):
+    return next(int(s.value) for s in budget.steps if s.name == "SWA pool")
+
+
+def test_swa_pool_follows_the_max_total_tokens_cap():
+    """KVCacheConfigurator.config_from_budget re-derives the split from the capped count
+    (HybridSWAPoolConfigurator._solve_pool_sizes, SGLang 0.5.23): the wheel gives full 100,000 / SWA 80,000 for
+    gpt-oss-20b, TP 2, H200, --max-total-tokens 100000 (bench/conformance/check_sglang_pool.py)."""
+    b = sglang(_bundled("openai/gpt-oss-20b"), {"tp_size": 2, "max_total_tokens": 100_000}, memory=143771 * 2**20,
+               weights=0, non_kv_bytes=0)
+    assert (b.kv_tokens, _swa_step(b)) == (100_000, 80_000)
+
+
+def test_swa_pool_follows_the_smallest_pp_stage():
+    """PP ranks all-reduce the full pool to the smallest stage's (_apply_token_constraints) and re-derive SWA from
+    it: the wheel gives full 124,334,192 / SWA 99,467,344 for gpt-oss-120b, TP 8, PP 4, page 16, fp8 KV, H200."""
+    b = sglang(_bundled("openai/gpt-oss-120b"), {"tp_size": 8, "pp_size": 4, "page_size": 16,
+                                                  "kv_cache_dtype": "fp8_e4m3"},
+               memory=143771 * 2**20, weights=0, non_kv_bytes=0)
+    assert (b.kv_tokens, _swa_step(b)) == (124_334_192, 99_467_344)
+
+
+def test_mamba_pool_caps_max_running_requests():
+    """resolve_max_num_reqs caps the requests at max_mamba_cache_size // 3 with the radix cache on
+    (_calculate_mamba_ratio, SGLang 0.5.23): the wheel gives 549 for Qwen3-Next-80B, TP 2, H200, page 32,
+    --max-total-tokens 100000 (bench/conformance/check_sglang_pool.py); 2,048 before the cap."""
+    b = sglang(_bundled("Qwen/Qwen3-Next-80B-A3B-Thinking"), {"tp_size": 2, "page_size": 32,
+                                                               "max_total_tokens": 100_000},
+               memory=143771 * 2**20, weights=0, non_kv_bytes=0)
+    assert (b.kv_tokens, b.max_num_seqs) == (100_000, 549)
+    off = sglang(_bundled("Qwen/Qwen3-Next-80B-A3B-Thinking"), {"tp_size": 2, "page_size": 32,
+                                                                 "max_total_tokens": 100_000,
+                                                                 "disable_radix_cache": True},
+                 memory=143771 * 2**20, weights=0, non_kv_bytes=0)
+    assert off.max_num_seqs == 3 * 549 + 1  # one slot per request with the radix cache off: all 1,648 slots
+
+
+def test_pp_stages_take_the_remainder_last():
+    """SGLang's get_pp_indices (distributed/utils.py, 0.5.23) gives the extra layers to the last stages: 30 layers on
+    PP 4 are [0,7) [7,14) [14,22) [22,30), so gemma-4-26B-A4B's last stage holds full layers 23 and 29 with six
+    sliding ones. The wheel sizes that stage: 4,356,672 tokens at TP 8, page 64, 45 GB, mem fraction 0.843
+    (bench/conformance/check_sglang_pool.py); vLLM's split (remainder to stages -2, -3) gave 4,792,320."""
+    from kvlint.memory.sglang import layers_of_stage
+
+    assert [layers_of_stage(30, 4, r) for r in range(4)] == [range(0, 7), range(7, 14), range(14, 22), range(22, 30)]
+    b = sglang(_bundled("google/gemma-4-26B-A4B"), {"tp_size": 8, "pp_size": 4, "page_size": 64,
+                                                     "mem_fraction_static": 0.843},
+               memory=46068 * 2**20, weights=0, non_kv_bytes=0)
+    assert (b.kv_tokens, b.kv_bytes_per_token) == (4_356_672, 9012)

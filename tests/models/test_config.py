@@ -310,3 +310,13 @@ def test_the_run_goes_on_past_an_implausible_config(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1 and "internal error" not in out
     assert "num_hidden_layers = 10000000 is not a plausible value" in out and "t.sh:1:" in out
+
+
+def test_sglang_context_length_reads_gpt2_n_positions_through_the_attribute_map():
+    """GPT2Config maps max_position_embeddings to n_positions (transformers 5.19 attribute_map), and SGLang 0.5.23's
+    get_context_length reads the config object: 1,024 for gpt2, not the 2,048 default
+    (bench/conformance/check_sglang_pool.py)."""
+    from kvlint.models.maxlen import max_len_sglang
+
+    assert max_len_sglang({"model_type": "gpt2", "n_positions": 1024}) == (1024, "max_position_embeddings")
+    assert max_len_sglang({"model_type": "llama", "n_positions": 1024}) == (2048, None)

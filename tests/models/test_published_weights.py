@@ -117,11 +117,18 @@ def test_nemotron_h_mamba_state_and_block_counts():
     ("DeciLMForCausalLM", "block_configs"),
 ])
 def test_an_architecture_kvlint_cannot_size_is_refused_with_the_reason(architecture, says):
-    from kvlint.models.config import ModelConfigError, spec_from_config
+    """One mechanism for every layout kvlint lacks (kvlint/data/architectures.json `not_modelled`): the config
+    reads, the engine's budget refuses it by architecture with the reason (never a guessed size)."""
+    from kvlint.errors import NotModelledError
+    from kvlint.memory import compute_budget
+    from kvlint.models.config import spec_from_config
 
     cfg = {"architectures": [architecture], "model_type": "x", "num_hidden_layers": 2, "hidden_size": 64,
            "num_attention_heads": 4, "vocab_size": 100}
-    with pytest.raises(ModelConfigError, match=f"{architecture} is not modelled by kvlint .*{says}"):
-        spec_from_config(cfg, "org/model", "test")
+    spec = spec_from_config(cfg, "org/model", "test")
+    for engine in ("vllm", "sglang"):
+        with pytest.raises(NotModelledError, match=f"{architecture} is not modelled: .*{says}"):
+            compute_budget(engine, spec, {}, None, gpu_memory_bytes=81559 * 2**20)
     cfg["architectures"] = ["LlamaForCausalLM"]
-    assert spec_from_config(cfg, "org/model", "test").num_layers == 2
+    assert compute_budget("vllm", spec_from_config(cfg, "org/model", "test"), {}, None,
+                          gpu_memory_bytes=81559 * 2**20) is not None
