@@ -7,8 +7,10 @@ When none has it, this finding says which reference failed and how to make it re
 simply not known offline (a Hub id kvlint does not bundle, a path naming nothing) is reported once per run,
 as one info naming every such model (sorted, at most eight named) and the one command that fixes them all,
 `kvlint models lock`; each launch's status (JSON `skip_kind: "unknown-model"` or `"model-path"`) still says
-it was not sized. A reference that is an unresolved expression, or a config that cannot be read, is a
-warning on its launch.
+it was not sized. A reference the file leaves open (an unresolved expression, a placeholder the deploy
+tooling fills, a local path with no config beside it) is an info on its launch: the deployment is not wrong,
+kvlint only cannot size it, and the info says what would let it. A config that cannot be read (malformed,
+implausible sizes) or evidence naming two different models is a warning.
 
 ## Why it matters
 Every KV number depends on the model's layers, KV heads and head size. Without them kvlint cannot
@@ -61,7 +63,19 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield check.rule.finding(
         ctx, f"{what}; capacity rules skipped for this deployment", span,
         fix="map it to a local config.json under `models:` in .kvlint.yaml, or run `kvlint check --online`",
-        model=dep.model, **per_run)
+        severity=Severity.INFO if _left_open(ctx) else None, model=dep.model, **per_run)
+
+
+def _left_open(ctx: Context) -> bool:
+    """The file leaves the model to its deploy tooling: an expression, a placeholder, a bare path, no model.
+    Not a defect a reviewer can act on in this file (the reviewer's table judged every such warning noise)."""
+    dep = ctx.deployment
+    if not dep.model or not dep.model_resolved:
+        return True
+    from kvlint.flags.flag_values import is_placeholder
+
+    return is_placeholder(dep.model) or (dep.model.startswith(("/", "./", "../", "~"))
+                                         and "no config.json beside" in (ctx.model_error or ""))
 
 
 NOT_KNOWN = "not known offline"
