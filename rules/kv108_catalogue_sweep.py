@@ -77,7 +77,7 @@ def _catalogue(ctx: Context, sweep: Sweep) -> Iterator[Finding]:
         return
     floor = sweep.min_gpu_memory_bytes or 0
     below = [v.gpu for v in sweep.cards if v.starts and v.memory_bytes < floor]
-    message = (f"no GPU declared; on {where}, {what} starts on every card with at least "
+    message = (f"no GPU product declared; on {where}, {what} starts on every card with at least "
                f"{c.gib(floor, 1)} per GPU")
     if below:
         message += f" and on {', '.join(below[:SHOWN])}{_more(below)} (smaller engine defaults there)"

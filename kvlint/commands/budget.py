@@ -192,7 +192,7 @@ def _shown(resolver: Resolver, dep: Deployment, config: Config, notes: tuple[str
         card = next(iter(sweep.passing), None) or (sweep.cards[-1].gpu if sweep.cards else None)
         budget = resolver.on_card(r, lookup_gpu(card)) if card else None
         how = "the smallest catalogue card that starts it" if sweep.passing else "the largest card (none starts it)"
-        extra += (f"no GPU declared: drawn on {card}, {how}; see the catalogue verdict below",)
+        extra += (f"no GPU product declared: drawn on {card}, {how}; see the catalogue verdict below",)
     if budget is None:
         raise KvlintError(r.skipped_because or r.model.reason or "cannot size this launch")
     budget = replace(budget, notes=extra + budget.notes)
