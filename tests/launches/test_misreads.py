@@ -1,0 +1,41 @@
+"""Launches a reviewer found misread on real files, each fixed at its reader's mechanism: the fixtures in
+tests/fixtures/launches/misreads/ are small files written for these tests, shaped like the real ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import read_path
+from kvlint.lint import LintOptions, lint
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "misreads"
+
+
+def _launches(name: str):
+    return read_path(str(FIX / name)).deployments
+
+
+def _findings(name: str) -> list[tuple[str, int, str]]:
+    result = lint([str(FIX / name)], LintOptions())
+    return [(f.code, f.span.line if f.span else 0, f.message) for f in result.findings]
+
+
+def _at(span) -> tuple[int, int]:
+    return (span.line, span.col)
+
+
+def test_colon_builtin_default_assignment_sets_the_variable():
+    (d,) = _launches("colon-default.sh")
+    assert (d.model, d.model_resolved, _at(d.model_span)) == ("Qwen/Qwen3-VL-2B", True, (4, 12))
+    port = d.settings["port"]
+    assert (port.value, port.resolved, _at(port.span)) == (8000, True, (4, 31))  # `echo "${PORT:=8000}"` too
+    assert not [f for f in _findings("colon-default.sh") if f[0] == "KV002"]
+
+
+def test_unquoted_heredoc_sees_the_scripts_variables_a_quoted_one_does_not():
+    unquoted, quoted = _launches("heredoc-vars.sh")
+    assert (unquoted.model, unquoted.model_resolved, _at(unquoted.model_span)) == ("Qwen/Qwen3.5-9B", True, (4, 12))
+    assert unquoted.get("max_model_len") == 8192
+    assert (quoted.model, quoted.model_resolved, _at(quoted.model_span)) == ("$VLLM_MODEL", False, (7, 12))
+    kv002 = [f for f in _findings("heredoc-vars.sh") if f[0] == "KV002" and "unresolved expression" in f[2]]
+    assert [f[1] for f in kv002] == [7]
