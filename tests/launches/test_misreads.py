@@ -39,3 +39,19 @@ def test_unquoted_heredoc_sees_the_scripts_variables_a_quoted_one_does_not():
     assert (quoted.model, quoted.model_resolved, _at(quoted.model_span)) == ("$VLLM_MODEL", False, (7, 12))
     kv002 = [f for f in _findings("heredoc-vars.sh") if f[0] == "KV002" and "unresolved expression" in f[2]]
     assert [f[1] for f in kv002] == [7]
+
+
+def test_trailing_expansion_after_flags_is_extra_arguments_not_the_model():
+    named, unnamed, passed, first, plain = _launches("trailing-args.sh")
+    for d, line in ((named, 2), (passed, 4)):
+        assert (d.model, d.model_resolved, _at(d.model_span)) == ("Qwen/Qwen2.5-7B-Instruct", True, (line, 20))
+    assert any("read as extra arguments" in n for n in named.notes)
+    assert (unnamed.model, unnamed.model_resolved, _at(unnamed.model_span)) == ("$EXTRA_ARGS", False, (3, 58))
+    assert (first.model, _at(first.model_span)) == ("Qwen/Qwen2.5-3B-Instruct", (5, 12))  # directly after serve
+    assert (plain.model, plain.model_resolved, _at(plain.model_span)) == ("$MODEL", False, (6, 12))
+    (k8s,) = _launches("template-kwargs.yaml")
+    assert (k8s.model, k8s.model_resolved, _at(k8s.model_span)) == ("Qwen/Qwen2.5-7B-Instruct", True, (12, 30))
+    assert k8s.get("max_model_len") == 8192
+    for name, lines in (("trailing-args.sh", [3, 6]), ("template-kwargs.yaml", [])):
+        unresolved = [f[1] for f in _findings(name) if f[0] == "KV002" and "unresolved expression" in f[2]]
+        assert unresolved == lines
