@@ -55,3 +55,26 @@ def test_trailing_expansion_after_flags_is_extra_arguments_not_the_model():
     for name, lines in (("trailing-args.sh", [3, 6]), ("template-kwargs.yaml", [])):
         unresolved = [f[1] for f in _findings(name) if f[0] == "KV002" and "unresolved expression" in f[2]]
         assert unresolved == lines
+
+
+def test_apptainer_options_before_the_image_are_peeled_with_their_values():
+    exec_, run = _launches("apptainer.sh")
+    assert (exec_.image, _at(exec_.image_span)) == ("vllm.sif", (3, 63))
+    assert (exec_.model, _at(exec_.model_span), exec_.get("max_model_len")) == ("Qwen/Qwen2.5-7B-Instruct", (4, 14), 8192)
+    assert (run.image, _at(run.image_span)) == ("vllm-openai_v0.9.0.sif", (5, 85))
+    assert (run.model, _at(run.model_span), run.get("max_model_len")) == ("Qwen/Qwen2.5-3B-Instruct", (6, 11), 4096)
+    (tpl,) = _launches("apptainer-template.sh")  # `{{ '--nv' if ... }}` before `--env`: an option, not the image
+    assert (tpl.image, _at(tpl.image_span)) == ("{{ profile.cache_dir }}/images/vllm-openai_v0.9.0.sif", (5, 3))
+    assert (tpl.model, _at(tpl.model_span)) == ("Qwen/Qwen2.5-7B-Instruct", (6, 11))
+    for d in (exec_, run, tpl):
+        assert d.unknown_flags == ()
+    for name in ("apptainer.sh", "apptainer-template.sh"):
+        assert not [f for f in _findings(name) if f[0] == "KV004"]
+
+
+def test_container_options_table_matches_its_schema():
+    import jsonschema
+
+    from kvlint.data import load_json
+
+    jsonschema.validate(load_json("container_options.json"), load_json("container_options.schema.json"))
