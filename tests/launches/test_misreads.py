@@ -78,3 +78,19 @@ def test_container_options_table_matches_its_schema():
     from kvlint.data import load_json
 
     jsonschema.validate(load_json("container_options.json"), load_json("container_options.schema.json"))
+
+
+def test_unreadable_config_file_leaves_model_and_parallel_sizes_open():
+    (sh,) = _launches("missing-config.sh")
+    assert (sh.model, sh.model_resolved, _at(sh.model_span)) == ("--config serve.yaml", False, (3, 21))
+    assert sh.get("max_model_len") == 8192  # the command line's own settings stay
+    for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
+        s = sh.settings[name]
+        assert (s.resolved, _at(s.span)) == (False, (3, 21))
+    assert any("--config serve.yaml is not next to this file" in n for n in sh.notes)
+    (k8s,) = _launches("missing-config.yaml")
+    assert (k8s.model_resolved, _at(k8s.model_span), k8s.gpu_count) == (False, (10, 45), 4)
+    assert not k8s.settings["tensor_parallel_size"].resolved
+    for name in ("missing-config.sh", "missing-config.yaml"):
+        found = _findings(name)
+        assert not [f for f in found if f[0] == "KV204" or "no model reference" in f[2]]
