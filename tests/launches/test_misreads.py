@@ -94,3 +94,22 @@ def test_unreadable_config_file_leaves_model_and_parallel_sizes_open():
     for name in ("missing-config.sh", "missing-config.yaml"):
         found = _findings(name)
         assert not [f for f in found if f[0] == "KV204" or "no model reference" in f[2]]
+
+
+def test_llmisvc_parallelism_data_local_and_expert_are_the_launchs():
+    (d,) = _launches("llmisvc-dp-ep.yaml")
+    expect = {"data_parallel_size": (32, (10, 11)), "data_parallel_size_local": (8, (11, 16)),
+              "enable_expert_parallel": (True, (12, 13)), "tensor_parallel_size": (1, (13, 13))}
+    assert {k: (d.settings[k].value, _at(d.settings[k].span)) for k in expect} == expect
+    assert d.gpu_count == 32  # 8 per pod x 32/8 pods
+    assert not [f for f in _findings("llmisvc-dp-ep.yaml") if f[0] == "KV108" and "needs at least" in f[2]]
+
+
+def test_llmisvc_dp_ep_corpus_file_is_sized_per_expert_parallel_rank(shared_dir):
+    path = (shared_dir / "corpus/kserve__kserve/docs/samples/llmisvc/dp-ep/deepseek-r1-gpu-rdma-roce/"
+            "llm-inference-service-dp-ep-deepseek-r1-gpu-deepep-ht.yaml")
+    (d,) = read_path(str(path)).deployments
+    assert (d.get("data_parallel_size"), d.get("data_parallel_size_local"), d.get("enable_expert_parallel")) == \
+        (32, 8, True)
+    errors = [f for f in lint([str(path)], LintOptions()).findings if f.severity.name == "ERROR"]
+    assert errors == []
