@@ -113,3 +113,23 @@ def test_llmisvc_dp_ep_corpus_file_is_sized_per_expert_parallel_rank(shared_dir)
         (32, 8, True)
     errors = [f for f in lint([str(path)], LintOptions()).findings if f.severity.name == "ERROR"]
     assert errors == []
+
+
+def test_node_affinity_key_naming_a_gpu_is_the_launchs_product():
+    one, several = _launches("affinity-gpu-name.yaml")
+    assert (one.gpu, _at(one.gpu_span), one.gpu_options) == ("Tesla-V100", (15, 19), ())  # NotIn [T4] is not it
+    assert [(o.name, o.count, _at(o.span)) for o in several.gpu_options] == [
+        ("NVIDIA-L4", 1, (36, 71)), ("NVIDIA-A10G", 1, (36, 82))]
+    sweeps = [f for f in _findings("affinity-gpu-name.yaml") if f[0] == "KV108" and "no GPU declared" in f[2]]
+    assert sweeps == []
+
+
+def test_gaudi_accelerator_is_the_launchs_device_not_a_gpu_sweep():
+    (values,) = _launches("gaudi-values.yaml")
+    assert (values.gpu, _at(values.gpu_span)) == ("intel-gaudi", (5, 9))
+    (pod,) = _launches("gaudi-resource.yaml")
+    assert (pod.gpu, _at(pod.gpu_span)) == ("habana.ai/gaudi", (9, 43))
+    for name in ("gaudi-values.yaml", "gaudi-resource.yaml"):
+        found = _findings(name)
+        assert not [f for f in found if f[0] == "KV108"]
+        assert [f[0] for f in found if "not a GPU" in f[2]] == ["KV003"]
