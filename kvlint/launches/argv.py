@@ -6,11 +6,14 @@ Readers never parse flags themselves: argv (real or synthesized from chart keys)
 
 from __future__ import annotations
 
+import re
+
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
 from kvlint.engines import get_engine
 from kvlint.flags.flag_table import FlagSpec, flag_table
 from kvlint.flags.launch import detect_launch
-from kvlint.flags.parse import parse_args
+from kvlint.flags.parse import ParsedArgs, parse_args
+from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
 from kvlint.redact import is_reference, is_secret_name, redact_value
 from kvlint.span import Token
@@ -83,9 +86,51 @@ def parse(engine: str, tokens: list[Token]) -> Parsed:
     """The engine's parse of a launch's argv; a leading `serve` (from `detect`) means `sglang serve`."""
     start = 1 if _keeps_serve(engine) and tokens and tokens[0].text == "serve" else 0
     p = parse_args(engine, tokens, start)
-    errors = [e for e in p.errors if e not in p.value_errors]
+    p, extra = _extra_args(engine, tokens, start, p)
+    errors = [e for e in p.errors if e not in p.value_errors] + extra
     settings = {name: _redacted(s) for name, s in p.settings.items()}
     return Parsed(p.model, settings, list(p.unknown), errors, list(p.invalid))
+
+
+def _extra_args(engine: str, tokens: list[Token], start: int, p: ParsedArgs) -> tuple[ParsedArgs, list[str]]:
+    """`vllm serve --model X --port 8000 ${EXTRA_ARGS}` / `... {{ launch_kwargs }}` / `... "$@"`: a trailing word
+    that is only an unresolved expansion, after flags, is the arguments the caller adds, not the positional
+    model; when the flags name the model (`--model X`) that is the model. Without such a flag the word stays
+    the (unresolved) model: the model may be in it. A positional directly after the entry point is the model."""
+    original, kept, dropped = p, list(tokens), []
+    for _ in range(_MAX_EXTRA):
+        k = _positional_model_index(kept, start, p)
+        if k is None or k == start or not _only_expansion(kept[k].text):
+            break
+        dropped.append(kept.pop(k))
+        p_next = parse_args(engine, kept, start)
+        if p_next.model is not None and p_next.model.flag:
+            notes = [f"{t.text!r} after the flags is read as extra arguments, not the model (the model is "
+                     f"{p_next.model.flag}'s)" for t in dropped]
+            return p_next, notes
+        p = p_next
+    return original, []
+
+
+_MAX_EXTRA = 4  # trailing argument-list words looked at; more is not a launch line anyone writes
+
+
+def _positional_model_index(tokens: list[Token], start: int, p: ParsedArgs) -> int | None:
+    """Where the model the parse placed came from, when it came from a positional word (no flag)."""
+    model = p.model
+    if model is None or model.flag:
+        return None
+    return next((k for k in range(len(tokens) - 1, start - 1, -1)
+                 if tokens[k].span == model.span and tokens[k].text == model.raw), None)
+
+
+_EXPANSION = lazy(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[@*]|\{\{.*?\}\}|\{%.*?%\}", re.S)
+
+
+def _only_expansion(text: str) -> bool:
+    """`${ARGS}`, `$EXTRA_ARGS`, `"$@"`, `{{ launch_kwargs }}`: nothing written but the expansion (and quotes)."""
+    rest, n = _EXPANSION.subn("", text)
+    return n > 0 and not rest.strip().strip("\"'")
 
 
 def _redacted(s: Setting) -> Setting:

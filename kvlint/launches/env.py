@@ -198,6 +198,27 @@ def expand_words(words: Sequence[Word], m: Mapped, env: Mapping[str, str],
     return out
 
 
+def assigned_defaults(word: Word, m: Mapped, env: Mapping[str, str],
+                      positional: Positional | None = None) -> list[tuple[str, str | None]]:
+    """The variables a word's `${VAR:=d}` / `${VAR=d}` assign (bash sets VAR to d for every later command
+    when VAR is unset, or empty with `:=`): (name, value), the value None when d is only known at run time.
+    The builtin `:` with such a word (`: "${MODEL:=org/m}"`) exists only for this."""
+    out: list[tuple[str, str | None]] = []
+    for part in _var_parts(word.parts):
+        val = env.get(part.text)
+        if part.op == ":=" and not val or part.op == "=" and val is None:
+            found = _var_value(part, m, env, positional)
+            out.append((part.text, None if found is None else found[0]))
+    return out
+
+
+def _var_parts(parts: Sequence[Part]) -> Iterator[Part]:
+    for part in parts:
+        if part.kind == "var":
+            yield part
+            yield from _var_parts(part.default)
+
+
 def _empty_default(word: Word, env: Mapping[str, str]) -> bool:
     if len(word.parts) != 1:
         return False

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from kvlint.deployment import DeclaredLoad, GpuOption, ModelAlias, NodeLabel
-from kvlint.launches.gpus_in_manifest import PRODUCT_LABELS
+from kvlint.launches.gpus_in_manifest import is_product_label
 from kvlint.lazyre import lazy
 from kvlint.sources import numbers
 from kvlint.sources.templates import has_placeholder
@@ -95,7 +95,7 @@ def term_options(terms: YNode | None, count: int | None) -> tuple[GpuOption, ...
     if terms is None:
         return ()
     found = [GpuOption(v.text, count, v.span, _OPTION_SOURCE.get(k, "node-affinity"))
-             for k, values in _affinity_terms(terms, terms) if k in PRODUCT_LABELS for v in values]
+             for k, values in _affinity_terms(terms, terms) if is_product_label(k) for v in values]
     return tuple(found) if len(found) > 1 else ()
 
 
@@ -106,7 +106,7 @@ def gpu_options(pod: YNode | None, count: int | None, docs: Sequence[YNode] = ()
         return ()
     found: list[GpuOption] = []
     for key, values in _affinity_terms(pod):
-        if key in PRODUCT_LABELS:
+        if is_product_label(key):
             source = _OPTION_SOURCE.get(key, "node-affinity")
             found.extend(GpuOption(v.text, count, v.span, source) for v in values)
     found.extend(_compute_class_options(pod, count, docs))

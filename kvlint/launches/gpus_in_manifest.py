@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from kvlint.lazyre import lazy
 from kvlint.sources.numbers import count
 from kvlint.sources.yaml import YNode
 from kvlint.span import Span
@@ -25,6 +26,17 @@ PRODUCT_LABELS = (
     "accelerator",
     "gpu-type",
 )
+# a node label key whose own name (after the last `/`) says it holds the GPU product: `gpu-name`
+# (Volcengine VKE's machine.cluster.vke.volcengine.com/gpu-name), `gpu.product`, `gpu-model`, `gpu_type`, ...
+_PRODUCT_LABEL_NAME = lazy(r"(?:[a-z0-9]+[-_.])*(?:gpu|accelerator)[-_.]?(?:name|product|model|type|class|family)",
+                           re.I)
+
+
+def is_product_label(key: str) -> bool:
+    """A node label that names the GPU product: one of PRODUCT_LABELS, or any key whose name says so."""
+    return key in PRODUCT_LABELS or bool(_PRODUCT_LABEL_NAME.fullmatch(key.rsplit("/", 1)[-1]))
+
+
 _COUNT_SUFFIXES = ("/gpu", "/tpu", "/gaudi", "/neuron", "/neuroncore", "/neurondevice")
 
 
@@ -61,15 +73,17 @@ def device_from_resource(name: str | None) -> str | None:
 def product_from_pod(pod: YNode) -> tuple[str | None, Span | None]:
     sel = pod.get("nodeSelector")
     for key, _, val in sel.pairs() if sel is not None else ():
-        if key in PRODUCT_LABELS and val.is_scalar and val.text:
+        if is_product_label(key) and val.is_scalar and val.text:
             return val.text, val.span
     terms = pod.path("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
     for term in terms.items if terms is not None and terms.is_seq else ():
         exprs = term.get("matchExpressions")
         for expr in exprs.items if exprs is not None and exprs.is_seq else ():
-            key = expr.get("key")
-            values = expr.get("values")
-            if key is not None and key.text in PRODUCT_LABELS and values is not None and values.is_seq and values.items:
+            key, values, op = expr.get("key"), expr.get("values"), expr.get("operator")
+            if op is not None and op.text != "In":
+                continue  # NotIn / Exists / DoesNotExist: not the card the pod runs on
+            if key is not None and is_product_label(key.text) and values is not None and values.is_seq \
+                    and values.items:
                 first = values.items[0]
                 return "|".join(v.text for v in values.items if v.is_scalar), first.span
     return None, None

@@ -14,7 +14,7 @@ from kvlint import limits
 from kvlint.launches import wrappers
 from kvlint.launches.argv import detect, wrapper_of
 from kvlint.launches.docker_run import RUNNERS, is_run
-from kvlint.launches.env import Field, Positional, expand_word, with_supplied
+from kvlint.launches.env import Field, Positional, assigned_defaults, expand_word, with_supplied
 from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
 from kvlint.sources.shell import Word, tokenize
@@ -115,6 +115,7 @@ def _track_condition(words: tuple[Word, ...], state: _State) -> None:
 
 
 def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> None:
+    _assign_defaults(words, m, state)
     local: dict[str, str] = {}
     i = 0
     while i < len(words) and _ASSIGN.match(words[i].literal or _first_lit(words[i])):
@@ -146,6 +147,17 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if found is not None:
         found = replace(found, notes=found.notes + _optional_notes(words[i:], state))
         state.launches.append(replace(found, runtime_vars=found.runtime_vars + tuple(state.runtime.items())))
+
+
+def _assign_defaults(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
+    """`${VAR:=d}` in any word of a command (`: "${MODEL:=org/m}"`) sets VAR for the rest of the script."""
+    for w in words:
+        for name, value in assigned_defaults(w, m, state.env, state.positional):
+            if value is None:
+                state.env.pop(name, None)
+                state.runtime[name] = f"defaulted at line {m.at(w.start)[0]} to an expression evaluated at run time"
+            else:
+                state.env[name] = value
 
 
 def _joined(word: Word, m: Mapped, env: dict[str, str], positional: Positional | None = None) -> Field:

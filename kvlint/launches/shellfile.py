@@ -55,7 +55,7 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
     each is read here, at its own lines: the body keeps its columns and is preceded by as many empty lines
     as come before it in the file."""
     out: list[Deployment] = []
-    for start, body in _heredoc_bodies(text):
+    for start, body, opened in _heredoc_bodies(text):
         if not any(m in body for m in _BODY_WORDS):
             continue
         padded = "\n" * text.count("\n", 0, start) + body
@@ -64,12 +64,24 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
 
             out.extend(read_yaml(path, padded).deployments)
         else:
-            out.extend(read_shell(path, padded))
+            out.extend(read_shell(path, padded, env=_variables_before(path, text, opened)))
     return out
 
 
-def _heredoc_bodies(text: str) -> list[tuple[int, str]]:
-    """(offset, text) of each here-document body, up to the line that is its delimiter."""
+def _variables_before(path: str, text: str, opened: int | None) -> dict[str, str]:
+    """What an unquoted body's `$VAR` expands to: the variables the script has set by the line that opens
+    the here-document (the shell expands them as it writes the body). A quoted delimiter (`<<'EOF'`)
+    writes the body as it is: `opened` is None and the body sees only what it sets itself."""
+    if opened is None:
+        return {}
+    line_start = text.rfind("\n", 0, opened) + 1
+    _, env, _ = run_script(Mapped.whole(path, text[:line_start]), {})
+    return env
+
+
+def _heredoc_bodies(text: str) -> list[tuple[int, str, int | None]]:
+    """(offset, text, where its `<<` is) of each here-document body, up to the line that is its delimiter;
+    None for the third when the delimiter is quoted (the shell expands nothing in the body)."""
     bodies = []
     for m in _HEREDOC.finditer(text):
         start = text.find("\n", m.end()) + 1
@@ -81,7 +93,7 @@ def _heredoc_bodies(text: str) -> list[tuple[int, str]]:
             end = len(text) if end < 0 else end
             line = text[pos:end]
             if (line.lstrip("\t") if strip else line).rstrip() == delim:
-                bodies.append((start, text[start:pos]))
+                bodies.append((start, text[start:pos], None if m.group(2) else m.start()))
                 break
             pos = end + 1
     return bodies

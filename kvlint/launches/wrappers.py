@@ -11,7 +11,9 @@ for a container where its image is. Nothing here knows an engine: the flag table
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
+from kvlint.flags.flag_values import is_unresolved
 from kvlint.launches.env import Field
 from kvlint.span import Span
 
@@ -22,10 +24,6 @@ _RUN_TOOL_VALUES = frozenset({"-n", "--name", "-p", "--prefix", "-e", "--env", "
                               "--python", "--project", "--directory", "--package", "--extra", "--group",
                               "--env-file", "--index-url", "--manifest-path", "-C", "--cwd", "--from"})
 CONTAINERS = frozenset({"apptainer", "singularity"})
-_CONTAINER_VALUES = frozenset({"-B", "--bind", "--env", "--env-file", "-H", "--home", "--pwd", "-W", "--workdir",
-                               "--overlay", "-o", "--mount", "--network", "--network-args", "--security", "--app",
-                               "-S", "--scratch", "--hostname", "--dns", "--drop-caps", "--add-caps",
-                               "--apply-cgroups"})
 _ENROOT_VALUES = frozenset({"-m", "--mount", "-e", "--env", "-c", "--conf"})
 _TORCHRUN_FLAGS = frozenset({"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
                              "--redirects", "--tee"})  # flags without a value (--redirects/--tee take `=` forms)
@@ -62,8 +60,38 @@ def container_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:
     if j >= len(fields) or fields[j].text not in ("exec", "run"):
         return None
     verb = fields[j].text
-    j = _skip(fields, j + 1, _CONTAINER_VALUES)
+    j = _skip_container_options(fields, j + 1)
     return (j, verb) if j < len(fields) else None
+
+
+@cache
+def _container_options() -> tuple[frozenset[str], frozenset[str]]:
+    """(options taking a value, options taking none) of apptainer / singularity, from
+    kvlint/data/container_options.json (their documented list)."""
+    from kvlint.data import load_json
+
+    table = load_json("container_options.json")["apptainer"]
+    return frozenset(table["value"]), frozenset(table["flag"])
+
+
+def _skip_container_options(fields: Sequence[Field], j: int) -> int:
+    """Past the options before the image (`--nv`, `--env A=B`, `--bind src:dst`, `-B s:d`, `--env-file F`) with
+    their values. A word that is only an unresolved expansion followed by one of these options is an option
+    filled in later (`{{ '--nv' if gpus else '' }}`, `$GPU_FLAG`): the image comes after the options."""
+    values, flags = _container_options()
+    while j < len(fields):
+        text = fields[j].text
+        if text == "--":
+            return j
+        if not text.startswith("-"):
+            nxt = fields[j + 1].text.partition("=")[0] if j + 1 < len(fields) else ""
+            if not (is_unresolved(text) and (nxt in values or nxt in flags)):
+                return j
+            j += 1
+            continue
+        name, eq, _ = text.partition("=")
+        j += 2 if not eq and name in values else 1
+    return j
 
 
 def enroot_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:

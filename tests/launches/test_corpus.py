@@ -37,7 +37,7 @@ CASES = [
     ("lesliegaga__reflexion/zjy_test/serve_vllm_qwen.sh", 0, "vllm", "/mnt/tongyan.zjy/openlm/model/Qwen2.5-72B-Instruct-GPTQ-Int4", 5, 2, 4, 8000, 7, None, 2),
     ("llm-d__llm-d/guides/agentic-serving/modelserver/gpu/vllm/nemotron-3-super/patch-vllm.yaml", 0, "vllm", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", 13, 4, 15, 262144, 16, None, 4),
     ("llm-d__llm-d/guides/inference-scheduling/ms-inference-scheduling/values.yaml", 0, "vllm", "hf://Qwen/Qwen3-32B", 12, 2, 34, None, None, None, 2),
-    ("llm-d__llm-d/guides/inference-scheduling/ms-inference-scheduling/values-hpu.yaml", 0, "vllm", "hf://Qwen/Qwen3-8B", 26, None, None, 2048, 63, None, 1),
+    ("llm-d__llm-d/guides/inference-scheduling/ms-inference-scheduling/values-hpu.yaml", 0, "vllm", "hf://Qwen/Qwen3-8B", 26, None, None, 2048, 63, "intel-gaudi", 1),  # accelerator.type: the device, not a GPU
     ("llm-d__llm-d/guides/wide-ep-lws/manifests/modelserver/base/decode.yaml", 0, "vllm", "deepseek-ai/DeepSeek-R1-0528", 75, 1, 81, None, None, None, 16),
     ("raunak-sood2003__pragmatic-code-generation/vLLM/codellama13b_vllm_server.sh", 0, "vllm", "codellama/CodeLlama-13b-hf", 9, 1, 9, None, None, "A6000", 1),
     ("ray-project__kuberay/ray-operator/config/samples/ray-service.llm-serve.yaml", 0, "vllm", "Qwen/Qwen2.5-7B-Instruct", 15, None, None, 1024, 18, None, None),  # 4-GPU worker pool shared by up to 4 replicas
@@ -54,7 +54,7 @@ CASES = [
     ("substratusai__kubeai/manifests/models/gemma-2b-it-tpu.yaml", 0, "vllm", "hf://google/gemma-2b-it", 8, None, None, None, None, "google-tpu-v5e-1x1", 1),
     ("vllm-project__aibrix/brixbench/benchmark/testdata/deployments/dynamo/qwen3-8b-round-robin-1p1d-tp2-vke.yaml", 0, "vllm", "/models/Qwen3-8B", 166, 2, 170, 1024, 168, None, 2),
     ("vllm-project__aibrix/samples/disaggregation/sglang/tp-1p1d.yaml", 0, "sglang", "/models/Qwen3-8B", 67, 2, 77, None, None, None, 2),
-    ("vllm-project__aibrix/samples/heterogeneous/deepseek-coder-7b-v100-deployment.yaml", 0, "vllm", "/models/deepseek-coder-6.7b-instruct", 48, None, None, 10240, 53, None, 1),
+    ("vllm-project__aibrix/samples/heterogeneous/deepseek-coder-7b-v100-deployment.yaml", 0, "vllm", "/models/deepseek-coder-6.7b-instruct", 48, None, None, 10240, 53, "Tesla-V100", 1),  # node affinity gpu-name
     ("vllm-project__aibrix/samples/quickstart/model.yaml", 0, "vllm", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B", 32, None, None, 12288, 37, None, 1),
     ("vllm-project__production-stack/tutorials/assets/values-02-basic-config.yaml", 0, "vllm", "meta-llama/Llama-3.1-8B-Instruct", 7, None, None, 4096, 21, None, 1),
     ("vllm-project__production-stack/tutorials/assets/values-25-v100-multi-gpu-tp4.yaml", 0, "vllm", "Qwen/Qwen2.5-14B-Instruct", 26, 4, 45, 8192, 46, None, 4),

@@ -51,12 +51,24 @@ def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tup
     return [chart_deployment(yf.path, "vllm", fields + extra, uri, ctx, gpu)]
 
 
+# spec.parallelism keys -> the flags the controller writes (KServe's LLMInferenceService API: `tensor`,
+# `pipeline`, `data` ranks in all, `dataLocal` of them per pod, `expert: true` for expert parallelism)
+_PARALLELISM = (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size"),
+                ("data", "--data-parallel-size"), ("dataLocal", "--data-parallel-size-local"))
+_PARALLELISM_SWITCHES = (("expert", "--enable-expert-parallel"),)
+
+
 def _parallelism(node: YNode | None) -> list[Field]:
+    """spec.parallelism as the engine's flags, each at the value it comes from."""
     out: list[Field] = []
-    flags = (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size"),
-             ("data", "--data-parallel-size"))
-    for key, flag in flags:
-        val = node.get(key) if node is not None and node.is_map else None
+    if node is None or not node.is_map:
+        return out
+    for key, flag in _PARALLELISM:
+        val = node.get(key)
         if val is not None and g.to_int(val):
             out += [Field(flag, val.span), Field(val.text, val.span)]
+    for key, flag in _PARALLELISM_SWITCHES:
+        val = node.get(key)
+        if val is not None and val.text.strip().lower() == "true":
+            out.append(Field(flag, val.span))
     return out

@@ -7,6 +7,7 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
 from kvlint.launches.env import Field
+from kvlint.record import replace
 from kvlint.sources.yaml import YamlFile, YNode
 
 
@@ -41,8 +42,20 @@ def _role(yf: YamlFile, role: str, sec: YNode, uri: YNode, doc: YNode) -> list[D
             ctx = LaunchContext(f"{role}/{text(c.get('name')) or ''}", text(image),
                                 image.span if image is not None else None)
             per_pod = (g.to_int(tp) or 1) * (g.to_int(sec.path("parallelism", "dataLocal")) or 1)
-            product = text(doc.path("accelerator", "type"))
-            notes = (f"accelerator type {product} (vendor only)",) if product else ()
-            gpu = ManifestGpu(None, None, per_pod, tp.span if tp is not None else None, notes)
+            gpu = ManifestGpu(None, None, per_pod, tp.span if tp is not None else None)
+            gpu = _accelerator(doc.path("accelerator", "type"), gpu)
             out.append(chart_deployment(yf.path, "vllm", fields + argv_items(c.get("args")), uri, ctx, gpu))
     return out
+
+
+def _accelerator(node: YNode | None, gpu: ManifestGpu) -> ManifestGpu:
+    """`accelerator.type`: a vendor (nvidia, amd) is only a note; a device that is not a GPU (intel-gaudi,
+    google-tpu) is the launch's device, so it is not swept over the GPU catalogue."""
+    product = text(node)
+    if not product or node is None:
+        return gpu
+    from kvlint.gpus import accelerator_kind
+
+    if accelerator_kind(product) is not None:
+        return replace(gpu, product=product, product_span=node.span)
+    return replace(gpu, notes=gpu.notes + (f"accelerator type {product} (vendor only)",))

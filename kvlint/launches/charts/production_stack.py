@@ -52,7 +52,7 @@ def _gpu(e: YNode) -> ManifestGpu:
         for term in terms.items if terms.is_seq else ():
             for expr in (term.get("matchExpressions").elements if term.get("matchExpressions") is not None else ()):
                 key, values = text(expr.get("key")), expr.get("values")
-                if key in g.PRODUCT_LABELS and values is not None and values.is_seq and values.items:
+                if g.is_product_label(key or "") and values is not None and values.is_seq and values.items:
                     product, pspan = values.items[0].text, values.items[0].span
     options = facts.gpu_options(e, g.to_int(count)) or facts.term_options(terms, g.to_int(count))
     ray = _ray_cluster(e, g.to_int(count))

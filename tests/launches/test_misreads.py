@@ -1,0 +1,135 @@
+"""Launches a reviewer found misread on real files, each fixed at its reader's mechanism: the fixtures in
+tests/fixtures/launches/misreads/ are small files written for these tests, shaped like the real ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import read_path
+from kvlint.lint import LintOptions, lint
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "misreads"
+
+
+def _launches(name: str):
+    return read_path(str(FIX / name)).deployments
+
+
+def _findings(name: str) -> list[tuple[str, int, str]]:
+    result = lint([str(FIX / name)], LintOptions())
+    return [(f.code, f.span.line if f.span else 0, f.message) for f in result.findings]
+
+
+def _at(span) -> tuple[int, int]:
+    return (span.line, span.col)
+
+
+def test_colon_builtin_default_assignment_sets_the_variable():
+    (d,) = _launches("colon-default.sh")
+    assert (d.model, d.model_resolved, _at(d.model_span)) == ("Qwen/Qwen3-VL-2B", True, (4, 12))
+    port = d.settings["port"]
+    assert (port.value, port.resolved, _at(port.span)) == (8000, True, (4, 31))  # `echo "${PORT:=8000}"` too
+    assert not [f for f in _findings("colon-default.sh") if f[0] == "KV002"]
+
+
+def test_unquoted_heredoc_sees_the_scripts_variables_a_quoted_one_does_not():
+    unquoted, quoted = _launches("heredoc-vars.sh")
+    assert (unquoted.model, unquoted.model_resolved, _at(unquoted.model_span)) == ("Qwen/Qwen3.5-9B", True, (4, 12))
+    assert unquoted.get("max_model_len") == 8192
+    assert (quoted.model, quoted.model_resolved, _at(quoted.model_span)) == ("$VLLM_MODEL", False, (7, 12))
+    kv002 = [f for f in _findings("heredoc-vars.sh") if f[0] == "KV002" and "unresolved expression" in f[2]]
+    assert [f[1] for f in kv002] == [7]
+
+
+def test_trailing_expansion_after_flags_is_extra_arguments_not_the_model():
+    named, unnamed, passed, first, plain = _launches("trailing-args.sh")
+    for d, line in ((named, 2), (passed, 4)):
+        assert (d.model, d.model_resolved, _at(d.model_span)) == ("Qwen/Qwen2.5-7B-Instruct", True, (line, 20))
+    assert any("read as extra arguments" in n for n in named.notes)
+    assert (unnamed.model, unnamed.model_resolved, _at(unnamed.model_span)) == ("$EXTRA_ARGS", False, (3, 58))
+    assert (first.model, _at(first.model_span)) == ("Qwen/Qwen2.5-3B-Instruct", (5, 12))  # directly after serve
+    assert (plain.model, plain.model_resolved, _at(plain.model_span)) == ("$MODEL", False, (6, 12))
+    (k8s,) = _launches("template-kwargs.yaml")
+    assert (k8s.model, k8s.model_resolved, _at(k8s.model_span)) == ("Qwen/Qwen2.5-7B-Instruct", True, (12, 30))
+    assert k8s.get("max_model_len") == 8192
+    for name, lines in (("trailing-args.sh", [3, 6]), ("template-kwargs.yaml", [])):
+        unresolved = [f[1] for f in _findings(name) if f[0] == "KV002" and "unresolved expression" in f[2]]
+        assert unresolved == lines
+
+
+def test_apptainer_options_before_the_image_are_peeled_with_their_values():
+    exec_, run = _launches("apptainer.sh")
+    assert (exec_.image, _at(exec_.image_span)) == ("vllm.sif", (3, 63))
+    assert (exec_.model, _at(exec_.model_span), exec_.get("max_model_len")) == ("Qwen/Qwen2.5-7B-Instruct", (4, 14), 8192)
+    assert (run.image, _at(run.image_span)) == ("vllm-openai_v0.9.0.sif", (5, 85))
+    assert (run.model, _at(run.model_span), run.get("max_model_len")) == ("Qwen/Qwen2.5-3B-Instruct", (6, 11), 4096)
+    (tpl,) = _launches("apptainer-template.sh")  # `{{ '--nv' if ... }}` before `--env`: an option, not the image
+    assert (tpl.image, _at(tpl.image_span)) == ("{{ profile.cache_dir }}/images/vllm-openai_v0.9.0.sif", (5, 3))
+    assert (tpl.model, _at(tpl.model_span)) == ("Qwen/Qwen2.5-7B-Instruct", (6, 11))
+    for d in (exec_, run, tpl):
+        assert d.unknown_flags == ()
+    for name in ("apptainer.sh", "apptainer-template.sh"):
+        assert not [f for f in _findings(name) if f[0] == "KV004"]
+
+
+def test_container_options_table_matches_its_schema():
+    import jsonschema
+
+    from kvlint.data import load_json
+
+    jsonschema.validate(load_json("container_options.json"), load_json("container_options.schema.json"))
+
+
+def test_unreadable_config_file_leaves_model_and_parallel_sizes_open():
+    (sh,) = _launches("missing-config.sh")
+    assert (sh.model, sh.model_resolved, _at(sh.model_span)) == ("--config serve.yaml", False, (3, 21))
+    assert sh.get("max_model_len") == 8192  # the command line's own settings stay
+    for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
+        s = sh.settings[name]
+        assert (s.resolved, _at(s.span)) == (False, (3, 21))
+    assert any("--config serve.yaml is not next to this file" in n for n in sh.notes)
+    (k8s,) = _launches("missing-config.yaml")
+    assert (k8s.model_resolved, _at(k8s.model_span), k8s.gpu_count) == (False, (10, 45), 4)
+    assert not k8s.settings["tensor_parallel_size"].resolved
+    for name in ("missing-config.sh", "missing-config.yaml"):
+        found = _findings(name)
+        assert not [f for f in found if f[0] == "KV204" or "no model reference" in f[2]]
+
+
+def test_llmisvc_parallelism_data_local_and_expert_are_the_launchs():
+    (d,) = _launches("llmisvc-dp-ep.yaml")
+    expect = {"data_parallel_size": (32, (10, 11)), "data_parallel_size_local": (8, (11, 16)),
+              "enable_expert_parallel": (True, (12, 13)), "tensor_parallel_size": (1, (13, 13))}
+    assert {k: (d.settings[k].value, _at(d.settings[k].span)) for k in expect} == expect
+    assert d.gpu_count == 32  # 8 per pod x 32/8 pods
+    assert not [f for f in _findings("llmisvc-dp-ep.yaml") if f[0] == "KV108" and "needs at least" in f[2]]
+
+
+def test_llmisvc_dp_ep_corpus_file_is_sized_per_expert_parallel_rank(shared_dir):
+    path = (shared_dir / "corpus/kserve__kserve/docs/samples/llmisvc/dp-ep/deepseek-r1-gpu-rdma-roce/"
+            "llm-inference-service-dp-ep-deepseek-r1-gpu-deepep-ht.yaml")
+    (d,) = read_path(str(path)).deployments
+    assert (d.get("data_parallel_size"), d.get("data_parallel_size_local"), d.get("enable_expert_parallel")) == \
+        (32, 8, True)
+    errors = [f for f in lint([str(path)], LintOptions()).findings if f.severity.name == "ERROR"]
+    assert errors == []
+
+
+def test_node_affinity_key_naming_a_gpu_is_the_launchs_product():
+    one, several = _launches("affinity-gpu-name.yaml")
+    assert (one.gpu, _at(one.gpu_span), one.gpu_options) == ("Tesla-V100", (15, 19), ())  # NotIn [T4] is not it
+    assert [(o.name, o.count, _at(o.span)) for o in several.gpu_options] == [
+        ("NVIDIA-L4", 1, (36, 71)), ("NVIDIA-A10G", 1, (36, 82))]
+    sweeps = [f for f in _findings("affinity-gpu-name.yaml") if f[0] == "KV108" and "no GPU declared" in f[2]]
+    assert sweeps == []
+
+
+def test_gaudi_accelerator_is_the_launchs_device_not_a_gpu_sweep():
+    (values,) = _launches("gaudi-values.yaml")
+    assert (values.gpu, _at(values.gpu_span)) == ("intel-gaudi", (5, 9))
+    (pod,) = _launches("gaudi-resource.yaml")
+    assert (pod.gpu, _at(pod.gpu_span)) == ("habana.ai/gaudi", (9, 43))
+    for name in ("gaudi-values.yaml", "gaudi-resource.yaml"):
+        found = _findings(name)
+        assert not [f for f in found if f[0] == "KV108"]
+        assert [f[0] for f in found if "not a GPU" in f[2]] == ["KV003"]
