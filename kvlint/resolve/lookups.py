@@ -285,9 +285,11 @@ def memory_variants(name: str | None, gpu: Gpu | None) -> list[Gpu]:
     one size. GKE's `nvidia-tesla-*` labels name one size each, so they are not open."""
     import re
 
-    if not name or gpu is None or gpu.mig_profile or "tesla" in name.lower() or re.search(r"\d\s*g", name, re.I):
+    lowered = name.lower() if name else ""
+    if not name or gpu is None or gpu.mig_profile or lowered.startswith("nvidia-tesla-") or \
+            re.search(r"\d\s*g", name, re.I):
         return []
-    if not re.fullmatch(r"(?:nvidia|amd)?[-_ ]?[a-z]{1,3}\d{2,4}[a-z]{0,3}", name.strip(), re.I):
+    if not re.fullmatch(r"(?:nvidia|amd)?[-_ ]?(?:tesla[-_ ]?)?[a-z]{1,3}\d{2,4}[a-z]{0,3}", name.strip(), re.I):
         return []
     stem = re.sub(r"\d+GB$", "", gpu.id)
     from kvlint.gpus import all_gpus
