@@ -209,23 +209,23 @@ def _entry(block: dict[str, Any], path: str) -> LockEntry:
 # ---------------------------------------------------------------- where, and reading it for `check`
 
 
-@lru_cache(maxsize=1024)
 def lock_dir(start: str) -> str:
     """The project root for a folder: the configuration's folder, else the git root, else the current folder."""
-    from kvlint.config import find_config
+    return _lock_dir(os.path.abspath(start or "."))
 
-    here = os.path.abspath(start or ".")
-    found = find_config(here) if os.path.isdir(here) else None
+
+@lru_cache(maxsize=4096)
+def _lock_dir(here: str) -> str:
+    """Folder by folder up to the repository root, each answer memoised, so the folders of one tree share the
+    walk above them (a stat per folder once per run, not a walk per folder: a 1,000-file tree made 700 walks)."""
+    from kvlint.config import _config_in, _is_top
+
+    found = _config_in(here) if os.path.isdir(here) else None
     if found is not None:
-        return os.path.dirname(os.path.abspath(found))
-    probe = here
-    while True:
-        if os.path.exists(os.path.join(probe, ".git")):
-            return probe
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            return os.getcwd()
-        probe = parent
+        return here
+    if _is_top(here):
+        return here if os.path.exists(os.path.join(here, ".git")) else os.getcwd()
+    return _lock_dir(os.path.dirname(here))
 
 
 def lock_path_for(file_path: str) -> str:
