@@ -56,3 +56,14 @@ def test_kv002_and_kv003_come_from_resolution_errors():
     [g] = run(Context(deployment=dep, gpu_error="no GPU product declared"), "KV003")
     assert g.span == dep.launch_span and "--gpu" in g.fix
     assert run(Context(deployment=dep), "KV002") == [] and run(Context(deployment=dep), "KV003") == []
+
+
+def test_kv003_a_card_that_states_its_memory_is_an_info_a_bare_unknown_name_a_warning():
+    """`nvidia-gpu-rtx4070-8gb` (a KubeAI profile) or `mig-2g.48gb` is a real card the catalogue lacks; `NVIDIA-H1000`
+    is likely a typo worth the reviewer's time."""
+    from kvlint.record import replace
+
+    dep = fx.deployment()
+    for name, severity in (("nvidia-gpu-rtx4070-8gb", "info"), ("mig-2g.48gb", "info"), ("NVIDIA-H1000", "warning")):
+        [g] = run(Context(deployment=replace(dep, gpu=name), gpu_error=f"unknown GPU {name!r}"), "KV003")
+        assert str(g.severity) == severity, name
