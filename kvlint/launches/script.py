@@ -62,6 +62,7 @@ class _State:
     arrays: dict[str, tuple[Field, ...]] = field(default_factory=dict)  # `NAME=( ... )`: each word with its span
     optional: dict[str, list[str]] = field(default_factory=dict)  # NAME -> additions made only under a condition
     conditional: int = 0  # inside this many `if` / `case` blocks
+    ray_started: int | None = None  # the line of a `ray start` before the launches: they run on that cluster
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -143,10 +144,23 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if head in ("export", "declare", "typeset", "readonly", "local"):
         _export(words[i + 1 :], m, state)
         return
+    if head.rsplit("/", 1)[-1] == "ray" and len(fields) > len(prefix) + 1 and fields[len(prefix) + 1].text == "start":
+        state.ray_started = state.ray_started or m.at(words[i].start)[0]
+        return
     found = launch_in_argv(fields, env, depth, state)
     if found is not None:
         found = replace(found, notes=found.notes + _optional_notes(words[i:], state))
+        if state.ray_started is not None and found.gpus and found.gpus.startswith("cuda:"):
+            found = _on_ray_cluster(found, state.ray_started)
         state.launches.append(replace(found, runtime_vars=found.runtime_vars + tuple(state.runtime.items())))
+
+
+def _on_ray_cluster(found: FoundLaunch, line: int) -> FoundLaunch:
+    """After `ray start` the engine's ranks run on the Ray cluster (this node's and every node that joined it):
+    the devices this host shows are one node's, not the group's, so they do not count the launch's GPUs."""
+    note = (f"the engine runs on the Ray cluster started at line {line}: its GPUs are the cluster's, not this "
+            f"host's {found.gpus.removeprefix('cuda:')} (CUDA_VISIBLE_DEVICES)" if found.gpus else "")
+    return replace(found, gpus=None, gpus_span=None, notes=found.notes + (note,))
 
 
 def _assign_defaults(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
