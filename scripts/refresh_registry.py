@@ -17,38 +17,9 @@ import json
 import sys
 from pathlib import Path
 
-REGISTRY = Path(__file__).resolve().parent.parent / "kvlint" / "models" / "registry"
+from kvlint.models.trim import TEXT_KEYS, TOP_KEYS  # one list of kept keys for the bundle and kvlint.lock
 
-TOP_KEYS = {
-    "architectures", "model_type", "text_config", "vision_config", "torch_dtype", "dtype",
-    "quantization_config", "tie_word_embeddings", "vocab_size",
-}
-TEXT_KEYS = {
-    "model_type", "num_hidden_layers", "n_layer", "num_layers", "n_layers", "hidden_size", "n_embd",
-    "d_model", "num_attention_heads", "n_head", "num_heads", "n_head_kv", "num_kv_heads",
-    "num_key_value_heads", "multi_query_group_num", "num_attention_groups", "multi_query",
-    "new_decoder_architecture", "parallel_attn", "head_dim", "hidden_size_per_head", "v_head_dim",
-    "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "index_head_dim",
-    "index_topk", "index_n_heads", "intermediate_size", "ffn_hidden_size", "ff_intermediate_size",
-    "n_inner", "ffn_dim", "intermediate_size_mlp", "moe_intermediate_size", "shared_expert_intermediate_size",
-    "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", "num_experts_per_tok",
-    "experts_per_token", "moe_top_k", "n_shared_experts", "first_k_dense_replace",
-    "interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_freq", "mlp_only_layers",
-    "topk_method", "vocab_size", "tie_word_embeddings", "torch_dtype", "dtype",
-    "max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
-    "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len",
-    "original_max_position_embeddings", "rope_scaling", "rope_parameters", "rope_theta",
-    "sliding_window", "sliding_window_size", "use_sliding_window", "max_window_layers",
-    "sliding_window_pattern", "layer_types", "attention_chunk_size", "no_rope_layers",
-    "no_rope_layer_interval", "full_attention_interval", "linear_conv_kernel_dim",
-    "linear_key_head_dim", "linear_num_key_heads", "linear_num_value_heads", "linear_value_head_dim",
-    "attention_bias", "use_qk_norm", "num_nextn_predict_layers", "o_groups", "o_lora_rank",
-    "compress_ratios", "quantization_config", "architectures", "vision_config", "text_config",
-    "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers", "top_k_experts",
-    "enable_moe_block", "hybrid_override_pattern", "layers_block_type", "mamba_num_heads", "mamba_head_dim",
-    "n_groups", "ssm_state_size", "conv_kernel", "use_conv_bias", "mamba_ssm_cache_dtype", "moe_latent_size",
-    "moe_shared_expert_intermediate_size",
-}
+REGISTRY = Path(__file__).resolve().parent.parent / "kvlint" / "models" / "registry"
 
 
 def trim(cfg: dict) -> dict:

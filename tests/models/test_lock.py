@@ -31,3 +31,19 @@ def test_trim_drops_what_kvlint_never_reads():
     cfg = {"architectures": ["X"], "hidden_size": 8, "eos_token_id": 2, "auto_map": {"a": "b"},
            "text_config": {"num_hidden_layers": 2, "bos_token_id": 1}}
     assert trim(cfg) == {"architectures": ["X"], "text_config": {"num_hidden_layers": 2}}
+
+
+def test_the_lock_keeps_every_key_the_bundle_keeps():
+    """One list for both (a Nemotron-H config locked without `hybrid_override_pattern` would be sized as 88
+    attention + MoE blocks: 174.6 GiB of weights per rank instead of 14.3)."""
+    import importlib.util
+    from pathlib import Path
+
+    from kvlint.models import trim
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "refresh_registry.py"
+    spec = importlib.util.spec_from_file_location("refresh_registry", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.TEXT_KEYS is trim.TEXT_KEYS and "hybrid_override_pattern" in trim.TEXT_KEYS
