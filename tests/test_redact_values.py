@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
-from kvlint.cli import main
 from kvlint.redact import redact_text
+from tests.test_redact import _run
 
 SCRIPT = (
     "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 --bogus https://u:FAKEPASS0017@h.example.com "
@@ -45,12 +45,6 @@ def tree(tmp_path, monkeypatch):
     (tmp_path / "serve.sh").write_text(SCRIPT)
     (tmp_path / "pod.yaml").write_text(POD)
     return tmp_path
-
-
-def _run(capsys, *argv) -> str:
-    main(list(argv))
-    out, err = capsys.readouterr()
-    return out + err
 
 
 def _leaks(text: str) -> list[str]:

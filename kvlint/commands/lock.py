@@ -64,7 +64,7 @@ def lock(paths: tuple[str, ...], check_only: bool) -> int:
     The lock covers the models named under PATHS (default: the current folder); an entry no launch there
     names is dropped. A tree with a configuration in a subfolder has a lock beside each configuration, the
     one its files' launches read."""
-    from kvlint.models.lock import LOCK_NAME, lock_dir
+    from kvlint.models.lockpath import LOCK_NAME, lock_dir
 
     targets = paths or (".",)
     named, missing = models_in(targets)
@@ -133,7 +133,7 @@ def models_in(paths: tuple[str, ...]) -> tuple[list[Named], list[str]]:
 
 
 def _check(named: list[Named], old: Lock | None, shown: str) -> int:
-    from kvlint.models.lock import LOCK_NAME
+    from kvlint.models.lockpath import LOCK_NAME
 
     problems = []
     for item in named:

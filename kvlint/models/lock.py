@@ -5,7 +5,8 @@ a lock checked into the repository is. `kvlint models lock` writes it (kvlint.co
 reads it before anything else, offline, and a launch sized from it says `model_source: "lock"`.
 
 Where: beside the configuration (`.kvlint.yaml`, `.kvlint.yml`, or pyproject.toml with [tool.kvlint]),
-else at the git root, else in the current folder (`lock_dir`), the same place for writing and reading.
+else at the git root, else in the current folder (`kvlint.models.lockpath.lock_dir`), the same place for
+writing and reading.
 
 The format is text made for review and diffs, with no new dependency (TOML has no null, which config.json
 uses, and a YAML writer would add one; JSON puts a whole model on a reviewer's screen as one hunk):
@@ -33,26 +34,25 @@ made from (config.json and the quantization side files, never weights), `config.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
 from kvlint.errors import KvlintError
+from kvlint.lazyre import lazy
+from kvlint.models.lockpath import LOCK_NAME
 from kvlint.record import field, record
 
-LOCK_NAME = "kvlint.lock"
 VERSION = 1
 HEADER = (
     "# kvlint.lock: the model configs this repository's launches name, written by `kvlint models lock`.\n"
     "# Check it in: `kvlint check` reads it first, offline. Change it by running the command again;\n"
     "# `kvlint models lock --check` fails when a model named in the tree is missing or an entry was edited.\n"
 )
-_BLOCK = re.compile(r'^\[model ("(?:[^"\\]|\\.)*")\]$')
-_LINE = re.compile(r"^([A-Za-z_][\w.\-/]*) = (.*)$")
+_BLOCK = lazy(r'^\[model ("(?:[^"\\]|\\.)*")\]$')  # compiled when a lock is read: a run without one never is
+_LINE = lazy(r"^([A-Za-z_][\w.\-/]*) = (.*)$")
 _GROUPS = ("source", "revision", "names", "file.", "hf_quant_config", "config.")
 
 
@@ -134,6 +134,8 @@ def _canonical(entry: LockEntry) -> str:
 
 
 def digest_of(entry: LockEntry) -> str:
+    import hashlib  # only where a lock is read or written: a one-file check without one skips its import
+
     return "sha256:" + hashlib.sha256(_canonical(entry).encode("utf-8")).hexdigest()
 
 
@@ -206,32 +208,7 @@ def _entry(block: dict[str, Any], path: str) -> LockEntry:
                      line=block["line"])
 
 
-# ---------------------------------------------------------------- where, and reading it for `check`
-
-
-def lock_dir(start: str) -> str:
-    """The project root for a folder: the configuration's folder, else the git root, else the current folder."""
-    return _lock_dir(os.path.abspath(start or "."))
-
-
-@lru_cache(maxsize=4096)
-def _lock_dir(here: str) -> str:
-    """Folder by folder up to the repository root, each answer memoised, so the folders of one tree share the
-    walk above them (a stat per folder once per run, not a walk per folder: a 1,000-file tree made 700 walks)."""
-    from kvlint.config import _config_in, _is_top
-
-    found = _config_in(here) if os.path.isdir(here) else None
-    if found is not None:
-        return here
-    if _is_top(here):
-        return here if os.path.exists(os.path.join(here, ".git")) else os.getcwd()
-    return _lock_dir(os.path.dirname(here))
-
-
-def lock_path_for(file_path: str) -> str:
-    """The lock a checked file's launches read (`-`, stdin: the current folder's project)."""
-    folder = os.path.dirname(os.path.abspath(file_path)) if file_path not in ("", "-") else os.getcwd()
-    return os.path.join(lock_dir(folder), LOCK_NAME)
+# ---------------------------------------------------------------- reading it for `check` (where: lockpath)
 
 
 def load(path: str) -> Lock | None:
@@ -263,6 +240,8 @@ def spec_of(entry: LockEntry) -> Any:
 
 
 def sha256_of(data: bytes) -> str:
+    import hashlib
+
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 

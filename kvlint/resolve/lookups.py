@@ -60,10 +60,10 @@ def lookup_model(ref: str, config: Config, options: ResolveOptions, aliases: tup
 
 
 def lock_path(config: Config) -> str:
-    """The kvlint.lock of the project a configuration belongs to (kvlint.models.lock.lock_dir)."""
+    """The kvlint.lock of the project a configuration belongs to (kvlint.models.lockpath.lock_dir)."""
     import os
 
-    from kvlint.models.lock import LOCK_NAME, lock_dir
+    from kvlint.models.lockpath import LOCK_NAME, lock_dir
 
     return os.path.join(lock_dir(config.root), LOCK_NAME)
 
@@ -71,6 +71,10 @@ def lock_path(config: Config) -> str:
 def _from_lock(ref: str, aliases: tuple[Any, ...], path: str) -> ModelLookup | None:
     """The lock's entry for the reference or another name of the model (None: the lock has none, or there is
     no lock); a lock that cannot be read is a note for the run and resolution goes on without it."""
+    import os
+
+    if not os.path.exists(path):  # most projects have none: the reader is not even imported
+        return None
     from kvlint.models.lock import LockError, load, spec_of
 
     try:
@@ -110,7 +114,7 @@ def lock_for_file(path: str, config: Config) -> str:
     """The lock of a file's launches (`kvlint models lock` writes each model to the lock its launches read)."""
     if config.path:
         return lock_path(config)
-    from kvlint.models.lock import lock_path_for
+    from kvlint.models.lockpath import lock_path_for
 
     return lock_path_for(path)
 

@@ -7,18 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from kvlint.launches import read_path
+from tests.launches.test_docker_and_positional import _at
+from tests.launches.test_docker_and_positional import _deps as positional_deps
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "finder"
 
 
-def _at(span):
-    return (span.line, span.col)
-
-
 def _deps(name: str):
-    result = read_path(str(FIX / name))
-    assert not [f for f in result.findings if f.severity >= 2], result.findings
-    return result.deployments
+    """The launches of a fixture under finder/, none of its reader findings an error."""
+    return positional_deps("finder/" + name)
 
 
 def test_launchers_in_front_of_the_engine_are_peeled():

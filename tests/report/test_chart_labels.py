@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import xml.etree.ElementTree as ET
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -45,15 +46,20 @@ def problems(svg: str) -> list[str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def charts() -> list[str]:
+@lru_cache(maxsize=1)
+def examples_page() -> str:
+    """The HTML report of examples/, rendered once for every test here."""
     cwd = os.getcwd()
     os.chdir(REPO)
     try:
-        page = render("html", lint(["examples"]))
+        return render("html", lint(["examples"]))
     finally:
         os.chdir(cwd)
-    return re.findall(r"<svg\b.*?</svg>", page, re.S)
+
+
+@pytest.fixture(scope="module")
+def charts() -> list[str]:
+    return re.findall(r"<svg\b.*?</svg>", examples_page(), re.S)
 
 
 def test_no_label_overlaps_another_or_leaves_its_chart(charts):
@@ -84,12 +90,7 @@ def test_a_card_with_no_gpu_declared_says_what_it_is_drawn_on(charts):
 
 
 def test_the_page_opens_with_the_launches_that_fail_most_first():
-    cwd = os.getcwd()
-    os.chdir(REPO)
-    try:
-        page = render("html", lint(["examples"]))
-    finally:
-        os.chdir(cwd)
+    page = examples_page()
     nav = re.search(r'<nav aria-labelledby="failing-h">(.*?)</nav>', page, re.S)
     assert nav and page.index("<nav") < page.index("<h2>Launches</h2>")
     items = re.findall(r'<li><a href="#(launch-\d+)">.*?: ([^<]*)</li>', nav.group(1))
@@ -149,12 +150,7 @@ def test_no_label_overlaps_in_the_page_chromium_renders(tmp_path):
     browser = chromium()
     if browser is None:
         pytest.skip("chromium is not installed (CI installs Debian's chromium when apt-get is available)")
-    cwd = os.getcwd()
-    os.chdir(REPO)
-    try:
-        page = render("html", lint(["examples"]))
-    finally:
-        os.chdir(cwd)
+    page = examples_page()
     path = tmp_path / "report.html"
     path.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
     cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
