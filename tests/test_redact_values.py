@@ -161,3 +161,22 @@ def test_a_long_line_is_redacted_around_each_window_not_whole_per_finding(tree, 
     findings = out.count("KV004")
     assert findings >= 1000 and _leaks(out) == [] and "SSSS" not in out
     assert sum(seen) < 5_000 * findings  # before: the whole line (about 15,000 characters here) three times per finding
+
+
+def test_a_long_line_without_spaces_is_not_one_word_per_finding(tree, capsys, monkeypatch):
+    """A PowerShell array of 20,000 unknown flags on one line with no space: widening the window to whole words
+    took the whole 120 KB line for each of 4,096 findings (9 s); the reach past the window is bounded."""
+    import kvlint.redact
+
+    (tree / "run.ps1").write_text('$a = @(' + '"--x",' * 20000 + ')\nvllm serve Qwen/Qwen2.5-7B-Instruct $a\n')
+    seen = []
+    real = kvlint.redact.redact_text
+
+    def counting(text):
+        seen.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(kvlint.redact, "redact_text", counting)
+    out = _run(capsys, "check", "--gpu", "H100", "run.ps1")
+    findings = out.count("KV004")
+    assert findings >= 1000 and max(seen) < 10_000  # before: 120,000 characters per finding

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     import ast
 
 ENGINE_WORDS = ("vllm", "sglang", "LLMConfig")  # Ray Serve LLM runs vLLM without naming it
+# ast.parse cannot be interrupted by the per-file budget and its tree costs about 100 bytes a character:
+# a launcher is a few KiB, a 2 MiB generated module took 2.5 s and 230 MiB.
+PARSE_CAP = 512 * 1024
 _RAY_CONFIG = "LLMConfig"
 _RAY_WRAPPER = "ray.serve.llm"
 
@@ -37,11 +40,20 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 
     if not any(w in text for w in ENGINE_WORDS):
         return ReadResult(path)
+    if len(text) > PARSE_CAP:
+        from kvlint.findings import Severity
+        from kvlint.launches.read import kv001
+
+        why = (f"a Python file over {PARSE_CAP // 1024} KiB is not parsed for launches (a launcher is a few KiB); "
+               "a launch in it is not checked")
+        return ReadResult(path, findings=[kv001(path, why, severity=Severity.INFO)])
     return ReadResult(path, read_python(path, text), comments=scan_comments(text))
 
 
 def read_python(path: str, text: str) -> list[Deployment]:
     import ast
+
+    from kvlint.limits import check
 
     try:
         tree = ast.parse(text, filename=path)
@@ -51,6 +63,7 @@ def read_python(path: str, text: str) -> list[Deployment]:
     seen: set[int] = set()
     out: list[Deployment] = []
     for node in ast.walk(tree):
+        check()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
         elif isinstance(node, ast.Call) and _name(node.func) == _RAY_CONFIG:
@@ -129,6 +142,7 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
 class _Source:
     def __init__(self, path: str, text: str, index: LineIndex, scopes: dict[int, dict[str, str]]):
         self.path, self.text, self.index, self.scopes = path, text, index, scopes
+        self._bytes: dict[int, bytes] = {}  # line -> its UTF-8 bytes, encoded once (ast's columns are bytes)
 
     def offset(self, node: ast.expr) -> int:
         return self.index.offset(node.lineno, node.col_offset + 1)
@@ -139,9 +153,26 @@ class _Source:
         return Span(self.path, node.lineno, node.col_offset + 1, end_line, end_col + 1)
 
     def segment(self, node: ast.expr) -> str:
-        import ast
+        """The node's source text, sliced through the file's line index: ast.get_source_segment splits the whole
+        file on every call (a 200,000-item argument list took minutes). Columns are UTF-8 byte offsets."""
+        end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+        if end_line is None or end_col is None:
+            return ""
+        first = self._line(node.lineno)
+        if end_line == node.lineno:
+            return first[node.col_offset:end_col].decode("utf-8", "replace")
+        middle = b"".join(self._line(n) for n in range(node.lineno + 1, end_line))
+        return (first[node.col_offset:] + middle + self._line(end_line)[:end_col]).decode("utf-8", "replace")
 
-        return ast.get_source_segment(self.text, node) or ""
+    def _line(self, line: int) -> bytes:
+        """Line `line` (1-based) with its line break, as UTF-8 bytes."""
+        found = self._bytes.get(line)
+        if found is None:
+            starts = self.index.starts
+            start = starts[line - 1] if 0 < line <= len(starts) else len(self.text)
+            end = starts[line] if line < len(starts) else len(self.text)
+            found = self._bytes[line] = self.text[start:end].encode("utf-8")
+        return found
 
     def value_span(self, node: ast.expr) -> Span:
         """A string literal's value without its quotes (and prefix); other expressions whole."""

@@ -34,3 +34,24 @@ def test_a_flag_list_needs_the_engine_named_a_model_and_an_engine_flag():
     assert (v.engine, v.model, v.get("max_model_len")) == ("vllm", "org/v", 4096)
     (g,) = read_path("f.py", 'import sglang\nARGS = ["serve", "org/g", "--tp-size", "2"]\n').deployments
     assert (g.engine, g.model, g.get("tp_size"), _at(g.model_span)) == ("sglang", "org/g", 2, (2, 19))
+
+
+def test_a_long_flag_list_is_read_in_one_pass_over_its_line(tmp_path):
+    """Each value's place was found with ast.get_source_segment, which splits the whole file per call: a
+    20,000-item list on one line took minutes. Bounded on CPU time, generously (now well under a second)."""
+    import time
+
+    items = ", ".join(f'"--max-model-len", "{4096 + i}"' for i in range(10000))
+    path = tmp_path / "serve.py"
+    path.write_text(f'import vllm\nargs = ["--model", "Qwen/Qwen2.5-7B-Instruct", {items}]\n')
+    started = time.process_time()
+    [dep] = read_path(str(path)).deployments
+    assert time.process_time() - started < 10
+    assert dep.model == "Qwen/Qwen2.5-7B-Instruct" and dep.settings["max_model_len"].value == 4096 + 9999
+
+
+def test_a_python_file_too_large_to_parse_is_a_note(tmp_path):
+    path = tmp_path / "gen.py"
+    path.write_text("import vllm\nX = [" + "1, " * 300000 + "]\n")
+    result = read_path(str(path))
+    assert result.deployments == [] and [(f.code, str(f.severity)) for f in result.findings] == [("KV001", "info")]
