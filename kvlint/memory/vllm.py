@@ -503,7 +503,7 @@ def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Ste
     args: dict[str, Any] = dict(max_num_seqs=inp.mns, max_num_batched_tokens=inp.mnbt, tp=inp.par.tp, pp=inp.par.pp,
                 layers_on_rank=len({k[0] for k in layers}) or inp.model.num_layers, cudagraphs=inp.cudagraphs,
                 blackwell=inp.blackwell, spec_tokens=inp.spec.num_tokens if inp.spec else 0, extra=inp.reserved,
-                collectives=allreduce_fusion(inp), sampler=inp.ver.sampler, dtype=inp.dtype)
+                collectives=allreduce_fusion(inp), sampler=sampler_path(inp), dtype=inp.dtype)
     est = _NON_KV.get(inp.model, tuple(args.items()), lambda: nonkv.vllm_non_kv(inp.model, **args))
     if rank == 0:
         for name, value, how in est.parts:
@@ -512,6 +512,21 @@ def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Ste
 
 
 _NON_KV: PerModel[nonkv.NonKV] = PerModel()
+
+
+def sampler_path(inp: Inputs) -> str:
+    """The dummy sampler's path on this install. From 0.8 to 0.11 the V1 sampler (topk_topp_sampler.py
+    TopKTopPSampler.__init__) takes FlashInfer's kernels only when the flashinfer package imports and
+    VLLM_USE_FLASHINFER_SAMPLER is not 0; otherwise it sorts the fp32 logits (apply_top_k_top_p), the 0.12-0.16 path.
+    The vllm/vllm-openai image ships FlashInfer; the PyPI wheel lists it as an extra, so a plain `pip install vllm`
+    sorts. `flashinfer_sampler` (True / False; not a flag: the install, or the log's own "Using FlashInfer for
+    top-p & top-k sampling" / "Falling back to the PyTorch-native implementation" line) picks; unset, the image's
+    path. Evidence: flashinfer issue 1180 (same launch 4.00 GiB of KV with FlashInfer, 2.49 without), issue 23278
+    (gpt-oss-120b, 0.10.1 in a conda env: -2.14 GiB logged, the sorting path's figure)."""
+    path = inp.ver.sampler
+    if path == "flashinfer" and setting(inp.settings, "flashinfer_sampler") is False:
+        return "torch_sort"
+    return path
 
 
 def allreduce_fusion(inp: Inputs) -> bool:
