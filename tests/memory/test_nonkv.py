@@ -347,3 +347,7 @@ def test_pool_error_on_the_held_out_issue_logs(shared_dir: Path) -> None:
         errors[case["id"]] = round(pool / GIB - case["available_kv_gib"], 2)
     assert errors["heldout-i27508-h100-gpt-oss-120b-u095-mnbt1024-fail"] == 1.64
     assert abs(errors["heldout-i10517-3090-llama31-8b-20k"]) <= 0.1
+    # the same 0.10.1 pip environment with and without the flashinfer package, on fresh logs of each
+    assert errors["heldout-dl-2xa100-40gb-qwen2-7b-tp2-u050-crossnode"] == -0.11  # "FlashInfer is not available"
+    assert errors["heldout-dl-2xa100-80gb-qwen2-7b-tp2-u050-samenode"] == -0.10  # "Using FlashInfer for top-p & top-k"
+    assert bench.percentile([abs(e) for e in errors.values() if abs(e) < 100], 0.9) <= 1.5
