@@ -145,9 +145,12 @@ def batch_defaults(settings: Mapping[str, Any], facts: GpuFacts, ver: VllmVersio
     """(max_num_seqs, max_num_batched_tokens) as `vllm serve` resolves them (engines.md 1.1 table)."""
     if ver.v0_profile:
         return v0_batch_defaults(settings, length)
-    if ver.large_gpu_tier and facts.total_bytes >= 160 * GIB:
+    name = facts.name.lower()
+    if ver.batch_tier == "h100_name":
+        mnbt, mns = (8192 if "h100" in name or "h200" in name else 2048), 1024
+    elif ver.large_gpu_tier and facts.total_bytes >= 160 * GIB:
         mnbt, mns = 16384, 1024
-    elif facts.total_bytes >= 70 * GIB and "a100" not in facts.name.lower() and facts.compute_capability != (12, 1):
+    elif facts.total_bytes >= 70 * GIB and "a100" not in name and facts.compute_capability != (12, 1):
         mnbt, mns = 8192, 1024
     else:
         mnbt, mns = 2048, 256
@@ -538,12 +541,13 @@ def sampler_path(inp: Inputs) -> str:
     TopKTopPSampler.__init__) takes FlashInfer's kernels only when the flashinfer package imports and
     VLLM_USE_FLASHINFER_SAMPLER is not 0; otherwise it sorts the fp32 logits (apply_top_k_top_p), the 0.12-0.16 path.
     The vllm/vllm-openai image ships FlashInfer; the PyPI wheel lists it as an extra, so a plain `pip install vllm`
-    sorts. `flashinfer_sampler` (True / False; not a flag: the install, or the log's own "Using FlashInfer for
-    top-p & top-k sampling" / "Falling back to the PyTorch-native implementation" line) picks; unset, the image's
-    path. Evidence: flashinfer issue 1180 (same launch 4.00 GiB of KV with FlashInfer, 2.49 without), issue 23278
+    sorts. `flashinfer_sampler` (not a flag: True for an image of the engine (resolve.lookups.install_settings) or a
+    log's "Using FlashInfer for top-p & top-k sampling" line, False for its "Falling back to the PyTorch-native
+    implementation" line) picks; unset, the wheel's path, which is also the larger working set, so a refusal is not
+    missed. Evidence: flashinfer issue 1180 (same launch 4.00 GiB of KV with FlashInfer, 2.49 without), issue 23278
     (gpt-oss-120b, 0.10.1 in a conda env: -2.14 GiB logged, the sorting path's figure)."""
     path = inp.ver.sampler
-    if path == "flashinfer" and setting(inp.settings, "flashinfer_sampler") is False:
+    if path == "flashinfer" and setting(inp.settings, "flashinfer_sampler") is not True:
         return "torch_sort"
     return path
 
