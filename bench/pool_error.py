@@ -59,7 +59,8 @@ def assumed_version(case) -> tuple[str | None, str]:
 
 
 # How each case's engine was installed, where its source says (the sampler path of 0.8-0.11 depends on it:
-# kvlint.memory.vllm.sampler_path). A held-out case carries its own `install` field.
+# kvlint.memory.vllm.sampler_path; unknown is the PyPI wheel's path, kvlint's default). A held-out case carries its own
+# `install` field.
 INSTALL_EVIDENCE = {
     "vllm-i23278-h100-gpt-oss-120b-fail": ("pip", "the issue's traceback runs from /home/ubuntu/miniconda3/envs/..."),
     "vllm-2xh200-qwen3-next-80b-a3b-tp2-v0102": ("pip", "`python -m vllm.entrypoints.openai.api_server` on the host "
@@ -74,7 +75,8 @@ INSTALL_EVIDENCE = {
 
 
 def flashinfer_sampler(case) -> bool | None:
-    """True / False where the source shows whether FlashInfer's sampler ran, else None (kvlint's default)."""
+    """True / False where the source shows whether FlashInfer's sampler ran, else None (kvlint's default: the wheel's
+    sorting path, as for a launch without the engine's image)."""
     install = case.get("install") or INSTALL_EVIDENCE.get(case["id"], (None, ""))[0]
     return None if install is None else install != "pip"
 
