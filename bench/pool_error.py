@@ -5,7 +5,10 @@ KV memory) and whose model config is readable, predict the pool from the GPU, th
 only (weights from kvlint.models.weights, non-KV from kvlint.memory.nonkv), and print the error per case, the
 median and p90 absolute error on the fitted and the held-out cases, the worst five with the weights / non-KV
 split of their error, and whether each logged refusal is predicted as one.
-Usage: python bench/pool_error.py [path/to/shared]
+It also prints the error per class (release era, MoE, hybrid, V0, TP > 1, GPU family): median, p90 and the
+refusals predicted, so a band on the estimate can use the residuals of the class a launch falls in.
+Usage: python bench/pool_error.py [path/to/shared] [--cases bench/heldout_logs.json]
+(--cases: a held-out file of the same shape, {"cases": [...]}, instead of shared/logs/cases.json)
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from kvlint.budget import Budget  # noqa: E402
 from kvlint.errors import KvlintError  # noqa: E402
 from kvlint.gpus import lookup_gpu  # noqa: E402
 from kvlint.memory import compute_budget  # noqa: E402
-from kvlint.memory.versions import vllm_release_on  # noqa: E402
+from kvlint.memory.versions import documented, vllm_release_on  # noqa: E402
 from tests.memory.cases import GIB, SAME_SHAPES, load_cases, load_model, model_id, version_of, vllm_settings  # noqa: E402
 
 
@@ -43,13 +46,39 @@ def gpu_for(case):
 
 def assumed_version(case) -> tuple[str | None, str]:
     """(version, how): the logged release, else the newest documented release built by the source's date (an
-    unversioned log ran whatever was current), else kvlint's default."""
+    unversioned log ran whatever was current; a date before kvlint's first table is the first, the nearest
+    modelled), else kvlint's default."""
     logged = version_of(case)
     if logged:
         return logged, "logged"
     date = str((case.get("source") or {}).get("date") or "")
     dated = vllm_release_on(date) if date else None
+    if date and dated is None:
+        return documented("vllm")[0], f"older than the tables ({date}): the first modelled"
     return (dated, f"release current on {date}") if dated else (None, "default")
+
+
+# How each case's engine was installed, where its source says (the sampler path of 0.8-0.11 depends on it:
+# kvlint.memory.vllm.sampler_path; unknown is the PyPI wheel's path, kvlint's default). A held-out case carries its own
+# `install` field.
+INSTALL_EVIDENCE = {
+    "vllm-i23278-h100-gpt-oss-120b-fail": ("pip", "the issue's traceback runs from /home/ubuntu/miniconda3/envs/..."),
+    "vllm-2xh200-qwen3-next-80b-a3b-tp2-v0102": ("pip", "`python -m vllm.entrypoints.openai.api_server` on the host "
+                                                        "(CUDA_VISIBLE_DEVICES=6,7, /data/models), no container"),
+    "vllm-dl-a100-80gb-qwen2-7b-tp1-u025": ("pip+flashinfer", "README: pip install vllm ... flashinfer-python; the "
+                                                              "log: Using FlashInfer for top-p & top-k sampling"),
+    "vllm-dl-a100-80gb-qwen2-7b-tp2-u025": ("pip+flashinfer", "as the TP-1 run of the same README"),
+    "vllm-dl-a100-80gb-qwen2-7b-tp1-u050": ("pip+flashinfer", "as the TP-1 run of the same README"),
+    "vllm-llmdb-h100-mistral-small-3.2-24b-u095-16k": ("image", "the doc's replication template: vllm/vllm-openai"),
+    "vllm-doc-4xl40s-qwen3-coder-30b-a3b": ("pip", "the doc sets VLLM_USE_FLASHINFER_SAMPLER=0"),
+}
+
+
+def flashinfer_sampler(case) -> bool | None:
+    """True / False where the source shows whether FlashInfer's sampler ran, else None (kvlint's default: the wheel's
+    sorting path, as for a launch without the engine's image)."""
+    install = case.get("install") or INSTALL_EVIDENCE.get(case["id"], (None, ""))[0]
+    return None if install is None else install != "pip"
 
 
 def implied_utilization(case) -> float | None:
@@ -90,6 +119,8 @@ def predict_budget(case, shared):
     if model is None:
         return None, "no config", None
     settings = vllm_settings(case)
+    if flashinfer_sampler(case) is not None:
+        settings["flashinfer_sampler"] = flashinfer_sampler(case)
     if implied_utilization(case) is not None:
         settings["gpu_memory_utilization"] = implied_utilization(case)
     quant = str(case.get("quantization") or "").lower()
@@ -131,9 +162,60 @@ def summary(name: str, rows: list) -> str:
             f"p90 {percentile(errors, 0.9):.2f} GiB, within 0.5 GiB {sum(e < 0.5 for e in errors)}/{len(errors)}")
 
 
-def main(shared: Path) -> int:
-    rows, skipped, refusals = [], [], []
-    for case in load_cases(shared):
+def classes(case, shared: Path) -> list[str]:
+    """The classes a case falls in: release era, V0, MoE, hybrid (Mamba / linear attention), TP > 1, GPU family."""
+    from kvlint.memory.versions import vllm_version
+    from kvlint.models.spec import MAMBA
+
+    ver = vllm_version(assumed_version(case)[0]).record
+    key = _padded_key(ver.version)
+    era = ("V0 (<= 0.7)" if ver.v0_profile else "0.8-0.11" if key < (0, 12, 0) else "0.12-0.16" if key < (0, 17, 0)
+           else "0.17-0.19" if key < (0, 20, 0) else "0.20+")
+    out = [f"release {era}"]
+    model = load_model(shared, case)
+    if model is not None and model.moe is not None and model.moe.experts_per_token:
+        out.append("MoE")
+    if model is not None and any(layer.kind == MAMBA for layer in model.layers):
+        out.append("hybrid")
+    if (case.get("tp") or 1) > 1:
+        out.append("TP > 1")
+    gpu = gpu_for(case)
+    out.append("GPU H100/H200" if gpu is not None and re.match(r"H(100|200)", gpu.id) else "GPU other")
+    return out
+
+
+def class_table(rows: list, refusals: list, shared: Path) -> list[str]:
+    """Per class: cases, median and p90 |error|, refusals predicted / logged."""
+    by: dict[str, list] = {}
+    for row in rows:
+        for name in classes(row[6], shared):
+            by.setdefault(name, []).append(row)
+    refused: dict[str, list[bool]] = {}
+    for _ident, case, predicted in refusals:
+        for name in classes(case, shared):
+            refused.setdefault(name, []).append(predicted)
+    lines = [f"{'class':<18} {'cases':>5} {'median':>7} {'p90':>6} {'max':>6}  refusals predicted"]
+    for name in sorted(set(by) | set(refused)):
+        errors = [abs(r[3]) for r in by.get(name, [])]
+        stats = (f"{statistics.median(errors):>7.2f} {percentile(errors, 0.9):>6.2f} {max(errors):>6.2f}" if errors
+                 else f"{'-':>7} {'-':>6} {'-':>6}")
+        got = refused.get(name, [])
+        lines.append(f"{name:<18} {len(errors):>5} {stats}  {sum(got)}/{len(got)}")
+    return lines
+
+
+def load(shared: Path, cases_file: Path | None) -> list[dict[str, Any]]:
+    if cases_file is None:
+        return load_cases(shared)
+    import json
+
+    data = json.loads(cases_file.read_text())
+    return list(data["cases"] if isinstance(data, dict) else data)
+
+
+def main(shared: Path, cases_file: Path | None = None) -> int:
+    rows, skipped, refusals, refused_by_case = [], [], [], []
+    for case in load(shared, cases_file):
         if case["engine"] != "vllm":
             continue
         failed = case.get("outcome") == "failed" and case.get("failure_kind") in (
@@ -147,6 +229,7 @@ def main(shared: Path) -> int:
         if failed:
             refuses = pool <= 0 or not budget.fits_one_request
             refusals.append((case["id"], case["failure_kind"], refuses, pool / GIB))
+            refused_by_case.append((case["id"], case, refuses))
         if case.get("available_kv_gib") is not None:
             logged = refusal_pool_gib(case, budget) or case["available_kv_gib"]
             fitted = str(case.get("group", "")).startswith(FIT_GROUP)
@@ -160,6 +243,8 @@ def main(shared: Path) -> int:
     print(summary("all", rows))
     print(summary("fitted on (vLLM 0.19 H100 planner sweep)", [r for r in rows if r[4]]))
     print(summary("held out", [r for r in rows if not r[4]]))
+    print("\nper class (|error| GiB; a case is in several classes):")
+    print("\n".join(class_table(rows, refused_by_case, shared)))
     print("\nworst five:")
     for ident, _logged, _pred, err, _, weights, case in sorted(rows, key=lambda r: -abs(r[3]))[:5]:
         print(f"  {ident}: {err:+.2f} GiB ({cause(case, weights, err)})")
@@ -182,4 +267,7 @@ def main(shared: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else REPO.parent / "shared"))
+    args = sys.argv[1:]
+    held = Path(args[args.index("--cases") + 1]) if "--cases" in args else None
+    rest = [a for i, a in enumerate(args) if a != "--cases" and (i == 0 or args[i - 1] != "--cases")]
+    sys.exit(main(Path(rest[0]) if rest else REPO.parent / "shared", held))

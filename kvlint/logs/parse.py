@@ -32,6 +32,8 @@ class _Hit:
 def _convert(name: str, raw: str) -> Any:
     if name in P.STR_FIELDS:
         return raw
+    if name in P.BOOL_FIELDS:
+        return P.BOOL_FIELDS[name][raw.lower()]
     if name in P.INT_FIELDS:
         return int(raw.replace(",", ""))
     return float(raw)

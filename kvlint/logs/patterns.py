@@ -78,6 +78,7 @@ INT_FIELDS = frozenset({
     "max_prefill_tokens", "max_running_requests", "full_layer_tokens", "swa_layer_tokens",
 })
 STR_FIELDS = frozenset({"engine_version", "kv_cache_dtype", "gpu_hint"})
+BOOL_FIELDS = {"flashinfer_sampler": {"using flashinfer": True, "falling back": False}}  # captured words -> value
 
 # Messages read line by line.
 LINE_PATTERNS: tuple[Pattern, ...] = (
@@ -92,6 +93,8 @@ LINE_PATTERNS: tuple[Pattern, ...] = (
     _p(r"Chunked prefill is enabled with max_num_batched_tokens=" + INT, "max_num_batched_tokens"),
     _p(r"Setting (?:kv cache|attention) block size to " + INT, "block_size"),
     _p(r"device_name=(NVIDIA_[A-Za-z0-9_-]+?)(?:\.json|[,\s]|$)", "gpu_hint"),
+    _p(r"(Using FlashInfer) for top-p & top-k sampling", "flashinfer_sampler"),
+    _p(r"(Falling back) to the PyTorch-native implementation of top-p & top-k sampling", "flashinfer_sampler"),
     # --- vLLM memory
     _p(r"Model loading took:?\s*" + NUM + r"\s*GiB", "model_loading_gib"),
     _p(r"Loading model weights took:?\s*" + NUM + r"\s*GB", "model_loading_gib"),

@@ -46,6 +46,8 @@ class LogRecord:
     estimated_max_model_len: int | None = None
     kv_needed_gib: float | None = None
     kv_tokens_in_error: int | None = None
+    flashinfer_sampler: bool | None = None  # 0.8-0.11: "Using FlashInfer for top-p & top-k sampling" (True) or the
+    # PyTorch-native fallback warning (False): which path the profile's dummy sampler ran (memory.vllm.sampler_path)
     # SGLang
     max_total_num_tokens: int | None = None
     profiled_max_total_num_tokens: int | None = None

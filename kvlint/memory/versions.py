@@ -57,6 +57,13 @@ class VllmVersion:
     # original_max_position_embeddings (0.12+, config/model.py); 0.11 and before take max_position_embeddings
     unifies_page_sizes: bool = True  # hybrid layers of different page sizes are unified by scaling block sizes
     # (unify_kv_cache_spec_page_size, read in 0.16+); 0.11's get_kv_cache_groups raises NotImplementedError
+    batch_tier: str = "memory"  # default batch of `vllm serve` (arg_utils): "memory" (0.9.2+: a card of >= 70 GiB that
+    # is not an A100 gets 8192 batched tokens and 1024 sequences, others 2048 and 256) or "h100_name" (0.8.0-0.9.1
+    # _set_default_args_v1: 8192 tokens only when the device name holds "h100" or "h200", else 2048, and
+    # max_num_seqs 1024 on every card, so the dummy sampler runs 1024 rows on a 4090 too)
+    mm_item_batch_floor: bool = False  # 0.22+: with the default batch, a multimodal prefix-LM model whose processor
+    # states per-item token ceilings (Gemma-4: get_mm_max_tokens_per_item) raises max_num_batched_tokens to its
+    # largest item so one item fits a batch (arg_utils _get_min_mm_batched_tokens; absent in 0.21.0)
     released: str = ""  # build date of vllm/_version.py in the release wheel, where read
 
 

@@ -140,13 +140,17 @@ def max_model_len(settings: Mapping[str, Any], model: ModelSpec, ver: VllmVersio
     return length, False
 
 
-def batch_defaults(settings: Mapping[str, Any], facts: GpuFacts, ver: VllmVersion, length: int) -> tuple[int, int]:
+def batch_defaults(settings: Mapping[str, Any], facts: GpuFacts, ver: VllmVersion, length: int,
+                   model: ModelSpec | None = None) -> tuple[int, int]:
     """(max_num_seqs, max_num_batched_tokens) as `vllm serve` resolves them (engines.md 1.1 table)."""
     if ver.v0_profile:
         return v0_batch_defaults(settings, length)
-    if ver.large_gpu_tier and facts.total_bytes >= 160 * GIB:
+    name = facts.name.lower()
+    if ver.batch_tier == "h100_name":
+        mnbt, mns = (8192 if "h100" in name or "h200" in name else 2048), 1024
+    elif ver.large_gpu_tier and facts.total_bytes >= 160 * GIB:
         mnbt, mns = 16384, 1024
-    elif facts.total_bytes >= 70 * GIB and "a100" not in facts.name.lower() and facts.compute_capability != (12, 1):
+    elif facts.total_bytes >= 70 * GIB and "a100" not in name and facts.compute_capability != (12, 1):
         mnbt, mns = 8192, 1024
     else:
         mnbt, mns = 2048, 256
@@ -160,10 +164,28 @@ def batch_defaults(settings: Mapping[str, Any], facts: GpuFacts, ver: VllmVersio
     else:
         if setting(settings, "enable_chunked_prefill", True) is False:
             mnbt = max(length, mnbt)
+        if ver.mm_item_batch_floor and model is not None:
+            mnbt = max(mnbt, mm_item_tokens(model))
         mnbt = min(mns * length, mnbt)
     if user_mns is None:
         mns = min(mns, mnbt)
     return mns, mnbt
+
+
+GEMMA4_VIDEO_FRAMES, GEMMA4_FRAME_TOKENS = 32, 70 + 2 + 6  # gemma4_mm.py: _VIDEO_MAX_FRAMES; a frame's 70 soft tokens
+# (_VIDEO_MAX_SOFT_TOKENS) + begin/end of image + ~6 timestamp tokens (0.21-0.33)
+
+
+def mm_item_tokens(model: ModelSpec) -> int:
+    """The largest multimodal item a prefix-LM model's processor states (get_mm_max_tokens_per_item), 0 where it
+    states none. Gemma-4 with its vision tower: max(image: vision_config.default_output_length (280), video: 32
+    frames x 78 = 2,496, audio: the processor's audio_seq_length, not read here); the video ceiling is taken
+    (--limit-mm-per-prompt's video num_frames, which lowers it, is not read). On gemma-4-26B-A4B (L40S, 0.25.1:
+    2,048 -> 2,496) it lifts each sliding group's reservation from 193 to 221 blocks: the logged 321,600 tokens
+    (the 0.21 table gave 344,138)."""
+    if not model.is_multimodal or not model.architecture.startswith("Gemma4"):
+        return 0
+    return GEMMA4_VIDEO_FRAMES * GEMMA4_FRAME_TOKENS
 
 
 def v0_batch_defaults(settings: Mapping[str, Any], length: int) -> tuple[int, int]:
@@ -503,7 +525,7 @@ def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Ste
     args: dict[str, Any] = dict(max_num_seqs=inp.mns, max_num_batched_tokens=inp.mnbt, tp=inp.par.tp, pp=inp.par.pp,
                 layers_on_rank=len({k[0] for k in layers}) or inp.model.num_layers, cudagraphs=inp.cudagraphs,
                 blackwell=inp.blackwell, spec_tokens=inp.spec.num_tokens if inp.spec else 0, extra=inp.reserved,
-                collectives=allreduce_fusion(inp), sampler=inp.ver.sampler, dtype=inp.dtype)
+                collectives=allreduce_fusion(inp), sampler=sampler_path(inp), dtype=inp.dtype)
     est = _NON_KV.get(inp.model, tuple(args.items()), lambda: nonkv.vllm_non_kv(inp.model, **args))
     if rank == 0:
         for name, value, how in est.parts:
@@ -512,6 +534,22 @@ def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Ste
 
 
 _NON_KV: PerModel[nonkv.NonKV] = PerModel()
+
+
+def sampler_path(inp: Inputs) -> str:
+    """The dummy sampler's path on this install. From 0.8 to 0.11 the V1 sampler (topk_topp_sampler.py
+    TopKTopPSampler.__init__) takes FlashInfer's kernels only when the flashinfer package imports and
+    VLLM_USE_FLASHINFER_SAMPLER is not 0; otherwise it sorts the fp32 logits (apply_top_k_top_p), the 0.12-0.16 path.
+    The vllm/vllm-openai image ships FlashInfer; the PyPI wheel lists it as an extra, so a plain `pip install vllm`
+    sorts. `flashinfer_sampler` (not a flag: True for an image of the engine (resolve.lookups.install_settings) or a
+    log's "Using FlashInfer for top-p & top-k sampling" line, False for its "Falling back to the PyTorch-native
+    implementation" line) picks; unset, the wheel's path, which is also the larger working set, so a refusal is not
+    missed. Evidence: flashinfer issue 1180 (same launch 4.00 GiB of KV with FlashInfer, 2.49 without), issue 23278
+    (gpt-oss-120b, 0.10.1 in a conda env: -2.14 GiB logged, the sorting path's figure)."""
+    path = inp.ver.sampler
+    if path == "flashinfer" and setting(inp.settings, "flashinfer_sampler") is not True:
+        return "torch_sort"
+    return path
 
 
 def allreduce_fusion(inp: Inputs) -> bool:
@@ -674,7 +712,7 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
     kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype))
     length, auto = max_model_len(settings, model, ver)
-    mns, mnbt = batch_defaults(settings, facts, ver, length)
+    mns, mnbt = batch_defaults(settings, facts, ver, length, model)
     layout = layout_of(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name), kvd, steps,
                        ver, spec)
     specs, block, groups = layout.specs, layout.block, list(layout.groups)

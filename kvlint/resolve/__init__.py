@@ -53,6 +53,7 @@ class Resolver:
         gpu = lookups.gpu_for(dep, config, self.options)
         version = lookups.version_for(dep, engine, config, self.options)
         settings, unresolved = lookups.resolved_settings(dep)
+        settings = {**lookups.install_settings(dep, engine), **settings}
         base = Resolved(deployment=dep, engine=engine, model=model, gpu=gpu, version=version, settings=settings,
                         unresolved=unresolved, config_spans=self._config_spans(model.spec),
                         notes=(model.note,) if model.note else ())

@@ -320,6 +320,15 @@ def non_kv_setting(dep_model: str | None, config: Config, options: ResolveOption
     return None, "estimated"
 
 
+def install_settings(dep: Deployment, engine: Engine) -> dict[str, Any]:
+    """What the install tells the memory model beside the flags: the engine's own container image ships its optional
+    kernels (vLLM's image has FlashInfer, so 0.8-0.11 sample with it; a pip wheel lacks the extra and sorts), so an
+    image of the engine sets `flashinfer_sampler`; without one the memory model takes the wheel's path."""
+    if dep.image and _engine_image(dep.image, engine):
+        return {"flashinfer_sampler": True}
+    return {}
+
+
 def resolved_settings(dep: Deployment) -> tuple[dict[str, Any], tuple[str, ...]]:
     """(canonical resolved values, names of unresolved ones) of a deployment's settings."""
     return dep.resolved_values(), tuple(sorted(name for name, s in dep.settings.items() if not s.resolved))

@@ -194,3 +194,23 @@ def test_large_logs_parse_quickly():
     start = time.process_time()  # CPU time, not the wall clock a busy runner stretches
     assert parse_log(text).kv_tokens == 1000
     assert time.process_time() - start < 5  # a wide margin; guards against per-line regex blow-ups
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("(EngineCore_0 pid=1812) INFO 09-04 01:02:57 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k "
+     "sampling.", True),
+    ("(RayWorkerWrapper pid=1384) WARNING 09-03 04:38:28 [topk_topp_sampler.py:61] FlashInfer is not available. "
+     "Falling back to the PyTorch-native implementation of top-p & top-k sampling. For the best performance, please "
+     "install FlashInfer.", False),
+    ("WARNING 06-26 00:49:19 [topk_topp_sampler.py:52] FlashInfer is available, but it is not enabled. Falling back "
+     "to the PyTorch-native implementation of top-p & top-k sampling.", False),
+    ("INFO 09-03 04:42:46 [gpu_worker.py:276] Available KV cache memory: 11.03 GiB", None),
+])
+def test_the_sampler_line_says_which_path_the_profile_ran(line: str, expected: bool | None) -> None:
+    """0.8-0.11 print which top-k/top-p path the V1 sampler took (FlashInfer's kernels or torch's sort); verify hands
+    it to the memory model (memory.vllm.sampler_path), so a pip install without FlashInfer is sized as one."""
+    from kvlint.logs.compare import settings_from_log
+
+    record = parse_log("INFO [api_server.py:1805] vLLM API server version 0.10.1.1\n" + line + "\n")
+    assert record.flashinfer_sampler is expected
+    assert settings_from_log(record, "vllm").get("flashinfer_sampler") is expected

@@ -27,8 +27,8 @@ def test_data_matches_schema(name):
 
 
 def test_documented_vllm_releases():
-    assert documented("vllm") == ["0.7.2", "0.8.0", "0.10.1", "0.10.2", "0.11.0", "0.12.0", "0.15.0", "0.17.0",
-                                  "0.18.0", "0.19.0", "0.20.0", "0.21.0", "0.27.0", "0.30.0", "0.33.0"]
+    assert documented("vllm") == ["0.7.2", "0.8.0", "0.9.2", "0.10.1", "0.10.2", "0.11.0", "0.12.0", "0.15.0", "0.17.0",
+                                  "0.18.0", "0.19.0", "0.20.0", "0.21.0", "0.22.0", "0.27.0", "0.30.0", "0.33.0"]
 
 
 @pytest.mark.parametrize("version, util", [("0.19.0", 0.9), ("0.20.0", 0.92), ("0.33.0", 0.92), ("0.10.1.1", 0.9)])
@@ -39,8 +39,8 @@ def test_default_utilization(version, util):
 
 
 def test_unknown_version_maps_below_with_a_note():
-    assert vllm_version("0.25.1").record.version == "0.21.0"
-    assert "modelled as 0.21.0" in vllm_version("0.25.1").note
+    assert vllm_version("0.25.1").record.version == "0.22.0"
+    assert "modelled as 0.22.0" in vllm_version("0.25.1").note
     assert vllm_version("0.33").note == "" and vllm_version(None).record.version == "0.33.0"
     assert sglang_version("0.5.7").record.version == "0.5.4"
     with pytest.raises(KvlintError):

@@ -227,3 +227,18 @@ def test_a_verdict_only_one_candidate_length_gives_is_an_info(tmp_path):
     assert f.severity == Severity.INFO and "only on context length 131,072" in f.message
     (tmp_path / "t.sh").write_text("vllm serve Qwen/Qwen2.5-0.5B-Instruct --gpu-memory-utilization 0.5\n")
     assert not lint([str(tmp_path / "t.sh")], LintOptions(gpu="T4")).findings
+
+
+def test_the_engines_image_means_flashinfers_sampler_and_a_bare_install_the_wheels(tmp_path):
+    """vLLM 0.8-0.11 sample with FlashInfer only where the package imports: the vllm/vllm-openai image ships it, the
+    PyPI wheel lists it as an extra. A launch of the engine's image is sized with FlashInfer's sampler (14 B per
+    vocabulary entry); the same launch with the version pinned and no image, with the sort's 38 B (issue 26 O)."""
+    compose = ("services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n"
+               "    command: --model Qwen/Qwen2.5-7B-Instruct --max-model-len 16384\n")
+    image = _one(compose, "docker-compose.yaml", tmp_path, gpu="A100-80GB")
+    bare = _one("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 16384\n", "serve.sh", tmp_path, gpu="A100-80GB",
+                engine_version="0.10.1")
+    assert image.settings.get("flashinfer_sampler") is True and "flashinfer_sampler" not in bare.settings
+    assert image.budget is not None and bare.budget is not None
+    extra = bare.budget.non_kv_bytes - image.budget.non_kv_bytes
+    assert extra == 24 * 256 * 152064  # 256 sequences x the vocabulary x (38 - 14) B
