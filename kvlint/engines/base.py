@@ -66,6 +66,7 @@ class Engine(Protocol):
     flags_file: str  # package data file with its flag table
     image_markers: tuple[str, ...]  # image names whose entrypoint starts this engine's server
     image_ships: tuple[str, ...]  # image names that carry the engine, whether or not the entry point starts it
+    parser_sources: tuple[str, ...]  # where a source checkout keeps the argument parser (a fork in the repository)
     memory_view: str  # "torch" (cudaMemGetInfo total) | "nvidia-smi" (MiB as nvidia-smi prints)
     fp8_kv_dtype: str  # the spelling of fp8 KV the fix messages suggest
     refuses_unfit_request: bool  # refuses to start when one max-length request does not fit (KV101)

@@ -38,6 +38,7 @@ class Sglang(RoleTable):
     flags_file = "sglang_flags.json"
     image_markers: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
     image_ships = ("lmsysorg/sglang", "sglang:", "/sglang")
+    parser_sources = ("python/sglang/srt/server_args.py", "sglang/srt/server_args.py")
     memory_view = "nvidia-smi"
     fp8_kv_dtype = "fp8_e4m3"
     refuses_unfit_request = False

@@ -36,6 +36,7 @@ class Vllm(RoleTable):
     image_markers = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")  # the entry point is the server
     image_ships = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
                    "modh/vllm", "opendatahub/vllm", "vllm-cuda")  # images that carry vLLM, entry point or not
+    parser_sources = ("vllm/engine/arg_utils.py",)
     memory_view = "torch"
     fp8_kv_dtype = "fp8"
     refuses_unfit_request = True
