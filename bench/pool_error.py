@@ -131,7 +131,9 @@ def summary(name: str, rows: list) -> str:
             f"p90 {percentile(errors, 0.9):.2f} GiB, within 0.5 GiB {sum(e < 0.5 for e in errors)}/{len(errors)}")
 
 
-def main(shared: Path) -> int:
+def collect(shared: Path) -> tuple[list, list, list]:
+    """(rows, skipped, refusals): every vLLM case's predicted and logged pool, what could not be predicted, and
+    whether each logged refusal is predicted as one."""
     rows, skipped, refusals = [], [], []
     for case in load_cases(shared):
         if case["engine"] != "vllm":
@@ -151,6 +153,11 @@ def main(shared: Path) -> int:
             logged = refusal_pool_gib(case, budget) or case["available_kv_gib"]
             fitted = str(case.get("group", "")).startswith(FIT_GROUP)
             rows.append((case["id"], logged, pool / GIB, pool / GIB - logged, fitted, budget.weights_bytes / GIB, case))
+    return rows, skipped, refusals
+
+
+def main(shared: Path) -> int:
+    rows, skipped, refusals = collect(shared)
     print(f"{'case':<62} {'logged':>8} {'kvlint':>8} {'error':>7}  set   release modelled (GiB per rank)")
     for ident, logged, pred, err, fitted, _, case in rows:
         ver, how = assumed_version(case)
@@ -178,7 +185,36 @@ def main(shared: Path) -> int:
                   f"{logged:.2f} GiB (recorded {case['available_kv_gib']} GiB, another rank's figure)")
     for ident, why in skipped:
         print(f"skipped {ident}: {why}")
+    print()
+    eras(rows)
     return 0
+
+
+def era_errors(rows: list) -> dict[tuple[str, bool], list[float]]:
+    """Signed errors (predicted - logged pool, GiB) by the era of the release each log ran: (sampler, whether
+    the release subtracts a CUDA-graph estimate), as kvlint/data/nonkv.json `uncertainty` keys its eras."""
+    from kvlint.memory.versions import vllm_version
+
+    found: dict[tuple[str, bool], list[float]] = {}
+    for _ident, _logged, _pred, err, _, _, case in rows:
+        version, _how = assumed_version(case)
+        if version is None:
+            continue
+        record = vllm_version(version).record
+        found.setdefault((record.sampler, record.cudagraph_estimate), []).append(err)
+    return found
+
+
+def eras(rows: list) -> None:
+    """The non-KV estimate's uncertainty per release era (kvlint/data/nonkv.json `uncertainty`): the most the
+    estimate under-stated the pool (logged above predicted, what can turn a predicted refusal into a start) on the
+    logs whose release is known (logged, or dated); a log of no known release says nothing of an era."""
+    found = era_errors(rows)
+    print("pool under-stated per era (logged - predicted, GiB; the refusal band of kvlint/data/nonkv.json):")
+    for era, errs in sorted(found.items()):
+        name = era[0] + ("+graphs" if era[1] else "")
+        print(f"  {name:<14} {len(errs):>2} logs, largest under-statement {max(0.0, -min(errs)):.3f} GiB = {round(max(0.0, -min(errs)) * GIB):,} B "
+              f"(over-statement {max(0.0, max(errs)):.3f} GiB)")
 
 
 if __name__ == "__main__":

@@ -119,12 +119,18 @@ class Context:
     open_input: tuple[str, tuple[str, ...], str] | None = None  # (input, its values, what settles it)
     alternatives: tuple[Context, ...] = ()  # the launch on open_input's other values (run_rules keeps agreement)
     engine_tree: EngineTree | None = None  # the repository's own engine source tree (a fork), if any
+    on_release: Callable[[str], Budget | None] = lambda version: None  # the budget on another release
 
     @property
     def engine(self) -> Engine:
         from kvlint.engines import get_engine
 
         return get_engine(self.deployment.engine)
+
+    @property
+    def release_open(self) -> bool:
+        """The launch pins no engine release (no tag, no --engine-version, a host install): any could run it."""
+        return self.version_source in ("default", "host")
 
     @classmethod
     def of(cls, r: Resolved, config: Config) -> Context:
@@ -141,7 +147,8 @@ class Context:
                    sweep=r.sweep, candidates=r.candidates, declared_load=declared_load(r),
                    config_spans=r.config_spans, unresolved=r.unresolved, modelled_release=r.version.said,
                    open_input=(r.open_input.name, r.open_input.values, r.open_input.settle) if r.open_input else None,
-                   alternatives=tuple(cls.of(a, config) for a in r.alternatives), engine_tree=r.engine_tree)
+                   alternatives=tuple(cls.of(a, config) for a in r.alternatives), engine_tree=r.engine_tree,
+                   on_release=r.on_release)
 
     def option(self, rule: Rule, name: str) -> Any:
         return self.options.get(rule.code, {}).get(name, rule.option_defaults()[name])

@@ -103,6 +103,11 @@ class Engine(Protocol):
         """The documented release the memory model follows for `version` (None: the default release)."""
         ...
 
+    def era_releases(self) -> tuple[str, ...]:
+        """One release per era of the memory model's estimate: a launch that pins no release could run any of
+        them, so a refusal it predicts is stated only when every era agrees (KV101)."""
+        ...
+
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                weights_bytes: int | None = None) -> Budget:

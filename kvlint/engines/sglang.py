@@ -95,6 +95,10 @@ class Sglang(RoleTable):
 
         return str(sglang_version(version).record.version)
 
+    def era_releases(self) -> tuple[str, ...]:
+        """SGLang starts with a short pool (KV104): no refusal verdict is judged across releases."""
+        return ()
+
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                weights_bytes: int | None = None) -> Budget:

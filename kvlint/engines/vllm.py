@@ -78,6 +78,12 @@ class Vllm(RoleTable):
 
         return str(vllm_version(version).record.version)
 
+    def era_releases(self) -> tuple[str, ...]:
+        """One release per era of the non-KV estimate (kvlint/data/nonkv.json `uncertainty`), oldest first."""
+        from kvlint.memory.nonkv import pool_bands
+
+        return tuple(b.release for b in pool_bands())
+
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                weights_bytes: int | None = None) -> Budget:

@@ -128,7 +128,7 @@ class Resolver:
 
     def _on_card(self, base: Resolved, what_if: WhatIf) -> Resolved:
         outcome = what_if.outcome()
-        fixed = _replace(base, what_if=what_if, non_kv=_non_kv(what_if.sizing, outcome),
+        fixed = _replace(base, what_if=what_if, on_release=what_if.on_release, non_kv=_non_kv(what_if.sizing, outcome),
                          notes=_calibration_notes(base, outcome))
         if outcome.budget is None:
             return _unsized(fixed, outcome)

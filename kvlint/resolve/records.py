@@ -142,6 +142,7 @@ class Resolved:
     engine_tree: EngineTree | None = None  # the repository's own engine source (a fork), when a flag is unknown
     alternatives: tuple[Resolved, ...] = ()  # the launch on open_input.values[1:], in order
     what_if: Callable[[Mapping[str, Any]], Budget | None] = field(default=lambda changes: None, compare=False)
+    on_release: Callable[[str], Budget | None] = field(default=lambda version: None, compare=False)
 
     @property
     def evaluated(self) -> bool:
