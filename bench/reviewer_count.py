@@ -4,7 +4,7 @@ Usage: python bench/reviewer_count.py [--corpus DIR] [--fresh DIR] [--table TSV 
 
 Runs `python -m kvlint check <sample> --format json --exit-zero` (no other flag) from inside each sample's
 folder: ../shared/corpus ("corpus") and FRESH/A, FRESH/B, FRESH/C. Each warning and error is looked up by
-(sample, path, line, code) in the tables: bench/reviewer-table-2.tsv (columns sample, file, line, code,
+(sample, path, line, code, severity) in the tables (a finding whose severity changed is a new finding to judge): bench/reviewer-table-2.tsv (columns sample, file, line, code,
 severity, verdict, why), bench/reviewer-table-C.tsv (file is `fresh/C/<path>`, no sample column) and any
 later table in the first layout (bench/reviewer-table-N2.tsv). A later table's verdict wins over an earlier
 one's. Prints true / noise / wrong per sample and the share true; a finding with no verdict is listed as
@@ -23,7 +23,7 @@ from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLES = ["reviewer-table-2.tsv", "reviewer-table-C.tsv", "reviewer-table-N2.tsv"]
-Key = tuple[str, str, int, str]
+Key = tuple[str, str, int, str, str]
 
 
 def _load(paths: list[str]) -> dict[Key, tuple[str, str]]:
@@ -37,7 +37,8 @@ def _load(paths: list[str]) -> dict[Key, tuple[str, str]]:
                 name = row["file"]
                 if not sample:
                     _, sample, name = name.split("/", 2)
-                verdicts[(sample, name, int(row["line"]), row["code"])] = (row["verdict"], row["why"])
+                key = (sample, name, int(row["line"]), row["code"], row["severity"])
+                verdicts[key] = (row["verdict"], row["why"])
     return verdicts
 
 
@@ -67,7 +68,7 @@ def main() -> None:
             span = finding["span"]
             assert isinstance(span, dict)
             path = str(finding["path"]).removeprefix("./")
-            key = (sample, path, int(span["line"]), str(finding["code"]))
+            key = (sample, path, int(span["line"]), str(finding["code"]), str(finding["severity"]))
             verdict, _ = verdicts.get(key, ("unjudged", ""))
             counts[verdict] += 1
             print(f"{sample}\t{path}:{span['line']}\t{finding['code']}\t{finding['severity']}\t{verdict}")

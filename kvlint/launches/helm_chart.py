@@ -103,15 +103,21 @@ class ChartTemplate(YamlFile):
         return _substituted(scalar_mapped(self, replace(node, text=original)), self, node)
 
 
+def chart_root(root: str) -> bool:
+    """A folder Helm renders as a chart: Chart.yaml, or (a chart copied without it, a vendored subtree) a
+    values.yaml beside the `templates/` folder, which is the values the templates are rendered with."""
+    return os.path.isfile(os.path.join(root, "Chart.yaml")) or os.path.isfile(os.path.join(root, "values.yaml"))
+
+
 def chart_of(path: str) -> Chart | None:
-    """The chart a template belongs to: a `templates/` folder (or below) whose parent has Chart.yaml."""
+    """The chart a template belongs to: a `templates/` folder (or below) whose parent is a chart root."""
     if path in ("", "-"):
         return None
     folder = os.path.dirname(path)  # kept as the caller wrote it: values.yaml spans read the same way
     for _ in range(6):
         if os.path.basename(os.path.normpath(folder)) == "templates":
             root = os.path.dirname(os.path.normpath(folder))
-            if os.path.isfile(os.path.join(root, "Chart.yaml")):
+            if chart_root(root):
                 return _load_chart(root, *_stamp(os.path.join(root, "values.yaml")))
         parent = os.path.dirname(folder)
         if not folder or parent == folder:
@@ -121,14 +127,14 @@ def chart_of(path: str) -> Chart | None:
 
 
 def templates_hold_launch(path: str) -> bool:
-    """True for a chart's own values.yaml (Chart.yaml beside it) when a template of that chart reads as an
+    """True for a chart's own values.yaml (at a chart root, `chart_root`) when a template of that chart reads as an
     engine launch: the template rendered with these values is the launch, so the values file is its input,
     not a second launch to assemble. A values file whose chart templates are not on disk stays a launch."""
     if os.path.basename(path) != "values.yaml":
         return False
     root = os.path.dirname(path)
     folder = os.path.join(root, "templates")
-    if not os.path.isfile(os.path.join(root, "Chart.yaml")) or not os.path.isdir(folder):
+    if not chart_root(root) or not os.path.isdir(folder):
         return False
     return _template_launches(_listing(folder))
 
@@ -173,7 +179,8 @@ def _stamp(path: str) -> tuple[int, int]:
 def _load_chart(root: str, _mtime: int, _size: int) -> Chart | None:
     try:
         text = read_file(os.path.join(root, "values.yaml"))
-        meta_text = read_file(os.path.join(root, "Chart.yaml"))
+        meta_text = read_file(os.path.join(root, "Chart.yaml")) if os.path.isfile(os.path.join(root, "Chart.yaml")) \
+            else ""
     except SourceError:
         return None
     values = parse_yaml(os.path.join(root, "values.yaml"), text)
