@@ -7,6 +7,8 @@ median and p90 absolute error on the fitted and the held-out cases, the worst fi
 split of their error, and whether each logged refusal is predicted as one.
 It also prints the error per class (release era, MoE, hybrid, V0, TP > 1, GPU family): median, p90 and the
 refusals predicted, so a band on the estimate can use the residuals of the class a launch falls in.
+Last, per release era (kvlint/data/nonkv.json `uncertainty`), the most the estimate under-stated the pool on the
+logs of a known release: the band KV101 allows a predicted refusal (tests/memory/test_nonkv.py ties the two).
 Usage: python bench/pool_error.py [path/to/shared] [--cases bench/heldout_logs.json]
 (--cases: a held-out file of the same shape, {"cases": [...]}, instead of shared/logs/cases.json)
 """
@@ -162,16 +164,27 @@ def summary(name: str, rows: list) -> str:
             f"p90 {percentile(errors, 0.9):.2f} GiB, within 0.5 GiB {sum(e < 0.5 for e in errors)}/{len(errors)}")
 
 
-def classes(case, shared: Path) -> list[str]:
-    """The classes a case falls in: release era, V0, MoE, hybrid (Mamba / linear attention), TP > 1, GPU family."""
+def era_of(version: str | None) -> tuple[str, bool]:
+    """The release era a version falls in, as kvlint/data/nonkv.json `uncertainty` keys it: (sampler, whether the
+    release subtracts a CUDA-graph estimate); None is kvlint's default release."""
     from kvlint.memory.versions import vllm_version
+
+    record = vllm_version(version).record
+    return record.sampler, record.cudagraph_estimate
+
+
+def era_name(era: tuple[str, bool]) -> str:
+    from kvlint.memory.nonkv import pool_band
+
+    return pool_band(*era).era
+
+
+def classes(case, shared: Path) -> list[str]:
+    """The classes a case falls in: release era (of the release it is modelled on), MoE, hybrid (Mamba / linear
+    attention), TP > 1, GPU family."""
     from kvlint.models.spec import MAMBA
 
-    ver = vllm_version(assumed_version(case)[0]).record
-    key = _padded_key(ver.version)
-    era = ("V0 (<= 0.7)" if ver.v0_profile else "0.8-0.11" if key < (0, 12, 0) else "0.12-0.16" if key < (0, 17, 0)
-           else "0.17-0.19" if key < (0, 20, 0) else "0.20+")
-    out = [f"release {era}"]
+    out = [f"release {era_name(era_of(assumed_version(case)[0])).split(' (')[0]}"]
     model = load_model(shared, case)
     if model is not None and model.moe is not None and model.moe.experts_per_token:
         out.append("MoE")
@@ -191,16 +204,42 @@ def class_table(rows: list, refusals: list, shared: Path) -> list[str]:
         for name in classes(row[6], shared):
             by.setdefault(name, []).append(row)
     refused: dict[str, list[bool]] = {}
-    for _ident, case, predicted in refusals:
+    for _ident, _kind, predicted, _pool, case in refusals:
         for name in classes(case, shared):
             refused.setdefault(name, []).append(predicted)
-    lines = [f"{'class':<18} {'cases':>5} {'median':>7} {'p90':>6} {'max':>6}  refusals predicted"]
+    lines = [f"{'class':<24} {'cases':>5} {'median':>7} {'p90':>6} {'max':>6}  refusals predicted"]
     for name in sorted(set(by) | set(refused)):
         errors = [abs(r[3]) for r in by.get(name, [])]
         stats = (f"{statistics.median(errors):>7.2f} {percentile(errors, 0.9):>6.2f} {max(errors):>6.2f}" if errors
                  else f"{'-':>7} {'-':>6} {'-':>6}")
         got = refused.get(name, [])
-        lines.append(f"{name:<18} {len(errors):>5} {stats}  {sum(got)}/{len(got)}")
+        lines.append(f"{name:<24} {len(errors):>5} {stats}  {sum(got)}/{len(got)}")
+    return lines
+
+
+def era_errors(rows: list) -> dict[tuple[str, bool], list[float]]:
+    """Signed errors (predicted - logged pool, GiB) by the era of the release each log ran (era_of), as
+    kvlint/data/nonkv.json `uncertainty` keys its eras; a log of no known release (logged, or dated) is left out."""
+    found: dict[tuple[str, bool], list[float]] = {}
+    for _ident, _logged, _pred, err, _, _, case in rows:
+        version, _how = assumed_version(case)
+        if version is not None:
+            found.setdefault(era_of(version), []).append(err)
+    return found
+
+
+def eras(rows: list) -> list[str]:
+    """The non-KV estimate's uncertainty per release era (kvlint/data/nonkv.json `uncertainty`): the most the
+    estimate under-stated the pool (logged above predicted, what can turn a predicted refusal into a start) on the
+    logs whose release is known (logged, or dated); a log of no known release says nothing of an era."""
+    from kvlint.memory.nonkv import coefficients
+
+    table = [(e["sampler"], e["cudagraph_estimate"]) for e in coefficients()["uncertainty"]["vllm"]]
+    lines = ["pool under-stated per era (logged - predicted, GiB; the refusal band of kvlint/data/nonkv.json):"]
+    for era, errs in sorted(era_errors(rows).items(), key=lambda kv: table.index(kv[0]) if kv[0] in table else 99):
+        under = max(0.0, -min(errs))
+        lines.append(f"  {era_name(era):<52} {len(errs):>2} logs, largest under-statement {under:.3f} GiB = "
+                     f"{round(under * GIB):,} B (over-statement {max(0.0, max(errs)):.3f} GiB)")
     return lines
 
 
@@ -213,8 +252,10 @@ def load(shared: Path, cases_file: Path | None) -> list[dict[str, Any]]:
     return list(data["cases"] if isinstance(data, dict) else data)
 
 
-def main(shared: Path, cases_file: Path | None = None) -> int:
-    rows, skipped, refusals, refused_by_case = [], [], [], []
+def collect(shared: Path, cases_file: Path | None = None) -> tuple[list, list, list]:
+    """(rows, skipped, refusals): every vLLM case's predicted and logged pool, what could not be predicted, and
+    whether each logged refusal is predicted as one; the cases of shared/logs/cases.json, or of cases_file."""
+    rows, skipped, refusals = [], [], []
     for case in load(shared, cases_file):
         if case["engine"] != "vllm":
             continue
@@ -228,12 +269,16 @@ def main(shared: Path, cases_file: Path | None = None) -> int:
             continue
         if failed:
             refuses = pool <= 0 or not budget.fits_one_request
-            refusals.append((case["id"], case["failure_kind"], refuses, pool / GIB))
-            refused_by_case.append((case["id"], case, refuses))
+            refusals.append((case["id"], case["failure_kind"], refuses, pool / GIB, case))
         if case.get("available_kv_gib") is not None:
             logged = refusal_pool_gib(case, budget) or case["available_kv_gib"]
             fitted = str(case.get("group", "")).startswith(FIT_GROUP)
             rows.append((case["id"], logged, pool / GIB, pool / GIB - logged, fitted, budget.weights_bytes / GIB, case))
+    return rows, skipped, refusals
+
+
+def main(shared: Path, cases_file: Path | None = None) -> int:
+    rows, skipped, refusals = collect(shared, cases_file)
     print(f"{'case':<62} {'logged':>8} {'kvlint':>8} {'error':>7}  set   release modelled (GiB per rank)")
     for ident, logged, pred, err, fitted, _, case in rows:
         ver, how = assumed_version(case)
@@ -244,12 +289,12 @@ def main(shared: Path, cases_file: Path | None = None) -> int:
     print(summary("fitted on (vLLM 0.19 H100 planner sweep)", [r for r in rows if r[4]]))
     print(summary("held out", [r for r in rows if not r[4]]))
     print("\nper class (|error| GiB; a case is in several classes):")
-    print("\n".join(class_table(rows, refused_by_case, shared)))
+    print("\n".join(class_table(rows, refusals, shared)))
     print("\nworst five:")
     for ident, _logged, _pred, err, _, weights, case in sorted(rows, key=lambda r: -abs(r[3]))[:5]:
         print(f"  {ident}: {err:+.2f} GiB ({cause(case, weights, err)})")
     print("\nrefusals (logged failures from memory):")
-    for ident, kind, refuses, pool in refusals:
+    for ident, kind, refuses, pool, _case in refusals:
         print(f"  {ident}: {kind}; kvlint {'predicts a refusal' if refuses else 'predicts a start'} "
               f"(pool {pool:.2f} GiB)")
     fixed = [(c["id"], c.get("gpu_memory_utilization"), implied_utilization(c)) for *_, c in rows
@@ -263,6 +308,8 @@ def main(shared: Path, cases_file: Path | None = None) -> int:
                   f"{logged:.2f} GiB (recorded {case['available_kv_gib']} GiB, another rank's figure)")
     for ident, why in skipped:
         print(f"skipped {ident}: {why}")
+    print()
+    print("\n".join(eras(rows)))
     return 0
 
 

@@ -140,6 +140,9 @@ class Budget:
     detail: VllmDetail | SglangDetail | None = None
     calibration: Calibrated | None = None
     pool_cap: int | None = None  # SGLang --max-total-tokens below the context: the pool the launch asks for
+    pool_band_bytes: int = 0  # how much larger the real pool has been than this estimate, on the logs of the
+    # release's era (kvlint/data/nonkv.json `uncertainty`); 0 when the non-KV term is not estimated
+    pool_band_era: str = ""  # that era, with its number of logs, for messages
 
     @property
     def holds_what_it_asks(self) -> bool:

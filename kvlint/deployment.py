@@ -115,6 +115,7 @@ class Deployment:
     node_labels: tuple[NodeLabel, ...] = ()  # node-selection labels (for the fleet map in .kvlint.yaml)
     declared_load: DeclaredLoad | None = None  # serving / autoscaling concurrency target
     model_aliases: tuple[ModelAlias, ...] = ()  # other names of the model (for a local path)
+    disabled: Span | None = None  # the entry's own `enabled: false` (a chart default, not deployed as written)
 
     def resolved_values(self) -> dict[str, Any]:
         """Canonical name -> value of the settings that are not unresolved expressions."""

@@ -16,8 +16,8 @@ from kvlint.flags.units import parse_memory_size
 from kvlint.lazyre import lazy
 from kvlint.record import record
 
-__all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_gpu", "lookup_instance_type",
-           "parse_memory_size"]
+__all__ = ["Gpu", "all_gpus", "accelerator_kind", "hint_keys", "lookup_accelerator", "lookup_gpu",
+           "lookup_instance_family", "lookup_instance_type", "parse_memory_size"]
 
 from kvlint.sizes import MIB
 
@@ -137,6 +137,8 @@ def lookup_gpu(name: str) -> Gpu:
     for prefix in ("nvidia.com/gpu.product=", "nvidia.com/", "amd.com/"):
         if text.lower().startswith(prefix) and text.lower() not in ("nvidia.com/gpu", "amd.com/gpu"):
             text = text[len(prefix):]
+    if "|" in text:
+        return _one_card(text, name)
     if _MIG.search(text):
         return _mig(text)
     found = _find(text)
@@ -145,7 +147,40 @@ def lookup_gpu(name: str) -> Gpu:
     instance = lookup_instance_type(text)
     if instance is not None:  # `node.kubernetes.io/instance-type: g6e.12xlarge` names the card too
         return instance[0]
+    family = lookup_instance_family(text)
+    if family is not None:  # `karpenter.k8s.aws/instance-family: g5`, `g5.*`: every size has the same card
+        return family
     raise _unknown(name)
+
+
+def _one_card(text: str, name: str) -> Gpu:
+    """`g5.xlarge|g5.2xlarge` (the values of a node-affinity `In`): one card when every name is that card."""
+    cards = {lookup_gpu(part).id: lookup_gpu(part) for part in text.split("|") if part.strip()}
+    if len(cards) != 1:
+        raise UnknownGpuError(f"{name!r} names several cards ({', '.join(cards) or 'none'})",
+                              "each is tried as a candidate (KV108)")
+    return next(iter(cards.values()))
+
+
+def lookup_instance_family(name: str) -> Gpu | None:
+    """The card of a cloud instance family (gpus.json `instance_families`), from the family itself (`g5`,
+    `a3-highgpu`) or from a type of it the table does not list (`g5.*`, `g5.96xlarge`, `a2-highgpu-16g`);
+    the count is the type's, so only the card is known."""
+    text = str(name).strip().lower()
+    families = _data()["instance_families"]
+    for key in (text, text.split(".", 1)[0], re.sub(r"-(\d+g|standard-\d+|\d+)$", "", text),
+                re.sub(r"-\d+$", "", text)):
+        if key in families:
+            return _catalogue()[0][families[key]]
+    return None
+
+
+@lru_cache(maxsize=1)
+def hint_keys() -> dict[str, tuple[str, ...]]:
+    """Manifest keys that name the GPU without a product label (gpus.json `hint_keys`): node labels whose value is a
+    product or instance type, node labels whose value is an instance family, chart-values keys naming the card."""
+    keys = _data()["hint_keys"]
+    return {k: tuple(keys[k]) for k in ("product_labels", "family_labels", "chart_keys")}
 
 
 def _find(text: str) -> Gpu | None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from kvlint.engines.base import Engine
     from kvlint.gpus import Gpu
     from kvlint.models.spec import ModelSpec
+    from kvlint.resolve.fork import EngineTree
     from kvlint.resolve.records import Resolved
 
 CODE_RE = lazy(r"^KV\d{3}$")
@@ -117,12 +118,19 @@ class Context:
     modelled_release: str | None = None  # "rocm/sgl-dev:20250701 is a build of 2025-07-01: modelled as 0.4.9"
     open_input: tuple[str, tuple[str, ...], str] | None = None  # (input, its values, what settles it)
     alternatives: tuple[Context, ...] = ()  # the launch on open_input's other values (run_rules keeps agreement)
+    engine_tree: EngineTree | None = None  # the repository's own engine source tree (a fork), if any
+    on_release: Callable[[str], Budget | None] = lambda version: None  # the budget on another release
 
     @property
     def engine(self) -> Engine:
         from kvlint.engines import get_engine
 
         return get_engine(self.deployment.engine)
+
+    @property
+    def release_open(self) -> bool:
+        """The launch pins no engine release (no tag, no --engine-version, a host install): any could run it."""
+        return self.version_source in ("default", "host")
 
     @classmethod
     def of(cls, r: Resolved, config: Config) -> Context:
@@ -139,7 +147,8 @@ class Context:
                    sweep=r.sweep, candidates=r.candidates, declared_load=declared_load(r),
                    config_spans=r.config_spans, unresolved=r.unresolved, modelled_release=r.version.said,
                    open_input=(r.open_input.name, r.open_input.values, r.open_input.settle) if r.open_input else None,
-                   alternatives=tuple(cls.of(a, config) for a in r.alternatives))
+                   alternatives=tuple(cls.of(a, config) for a in r.alternatives), engine_tree=r.engine_tree,
+                   on_release=r.on_release)
 
     def option(self, rule: Rule, name: str) -> Any:
         return self.options.get(rule.code, {}).get(name, rule.option_defaults()[name])
@@ -283,10 +292,20 @@ def run_rules(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
     left open (ctx.alternatives), on every value of it, keeping each verdict only where all values agree."""
     codes = sorted(codes)
     if ctx.open_input is not None and ctx.alternatives:
-        yield from _agreed(ctx, codes)
-        return
-    for f in _run(ctx, codes):
-        yield _said(f, ctx)
+        found: Iterable[Finding] = _agreed(ctx, codes)
+    else:
+        found = (_said(f, ctx) for f in _run(ctx, codes))
+    yield from (_disabled(f, ctx.deployment.disabled) for f in found)
+
+
+def _disabled(f: Finding, off: Span | None) -> Finding:
+    """A launch whose own entry says `enabled: false` is not deployed as written (a chart's default example):
+    what its rules find is an info saying so, never a warning or an error a reviewer must act on."""
+    if off is None or f.severity is Severity.INFO:
+        return f
+    words = f" [not deployed: its entry says enabled: false at line {off.line}]"
+    return replace(f, severity=Severity.INFO, message=f.message + words,
+                   data={**f.data, "disabled_at": off.line, "severity_if_enabled": f.severity.name.lower()})
 
 
 def _said(f: Finding, ctx: Context) -> Finding:

@@ -3,7 +3,12 @@
 ## What it checks
 Every flag of a vLLM or SGLang launch is parsed with that engine's rules: vLLM turns `_` into `-`
 and accepts unique prefixes; SGLang accepts only dash spellings and unique prefixes. A flag neither
-would accept, or a prefix that matches several flags, is reported with a did-you-mean.
+would accept, or a prefix that matches several flags, is reported with a did-you-mean when an option
+is spelled like it (the words that differ alike, not only a shared `--enable-` head). A flag that no
+release has and nothing is spelled like is a warning: it may belong to a fork, a plugin or a newer
+release. When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
+`vllm/engine/arg_utils.py` between the file and the project root), the launch runs that fork: an
+unknown flag is an info naming the tree and whether its parser defines the flag.
 
 ## Why it matters
 argparse exits on the first unknown flag: the pod crash-loops with `unrecognized arguments` before
@@ -30,6 +35,7 @@ from collections.abc import Iterator
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
+from kvlint.span import Span
 
 
 @rule("KV004", "unknown-flag", Severity.ERROR, "A flag the engine's argument parser rejects.")
@@ -39,9 +45,31 @@ def check(ctx: Context) -> Iterator[Finding]:
     for unknown in dep.unknown_flags:
         if unknown.reason == "removed":
             continue
+        span = unknown.span or dep.launch_span
+        if unknown.reason == "unrecognized" and ctx.engine_tree is not None:
+            yield _fork(ctx, unknown.flag, span)
+            continue
+        if unknown.reason == "unrecognized" and not unknown.suggestion:
+            yield check.rule.finding(
+                ctx, f"{unknown.flag} is an option of no {engine} release kvlint knows, and no option is spelled "
+                f"like it: a stock {engine} exits at start-up (unrecognized arguments); a fork, a plugin or a newer "
+                f"release that adds it would not", span, severity=Severity.WARNING,
+                fix="remove the flag, or keep it where the launch runs the build that defines it", flag=unknown.flag)
+            continue
         why = "an ambiguous abbreviation" if unknown.reason == "ambiguous" else "an unrecognized argument"
         hint = f"; did you mean {unknown.suggestion}?" if unknown.suggestion else ""
         yield check.rule.finding(
             ctx, f"{engine} rejects {unknown.flag}: {why}, the server exits before loading the model{hint}",
-            unknown.span or dep.launch_span,
-            fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)
+            span, fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)
+
+
+def _fork(ctx: Context, flag: str, span: Span | None) -> Finding:
+    """The repository holds its own engine tree: the launch runs it, not a release, and its own flags are its own."""
+    tree = ctx.engine_tree
+    assert tree is not None
+    engine = c.title(ctx.deployment.engine)
+    said = "defines it" if tree.defines(flag) else "does not name it where kvlint looks (string literals)"
+    return check.rule.finding(
+        ctx, f"{flag} is an option of no {engine} release, but the repository holds its own {engine} tree "
+        f"({tree.parser}), which {said}: the launch runs that fork", span, severity=Severity.INFO,
+        fix=None if tree.defines(flag) else f"check that {tree.parser} adds {flag}", flag=flag, fork=tree.parser)

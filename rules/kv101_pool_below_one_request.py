@@ -20,6 +20,12 @@ Lower `--max-model-len` to the length in the message, store KV in fp8 (`--kv-cac
 raise `--gpu-memory-utilization`, or add GPUs with `-tp`. Each alternative in the message is
 computed, not guessed.
 
+Where the non-KV term is kvlint's estimate, the verdict carries its uncertainty: for each release era,
+`kvlint/data/nonkv.json` records the most the estimate under-stated the pool on real logs of that era
+(bench/pool_error.py). A shortfall inside that band is a warning ("may refuse ... within the estimate's
++-X GiB"), not an error. A launch that pins no release (no image tag, a host install) is also judged on
+one release of every era; when one of them starts it, the finding is an info naming the releases.
+
 ## Options
 None. Findings that rest on the non-KV estimate are marked `estimated`; give them their own
 severity with `estimated-severity: {KV101: warning}`. Once `kvlint verify LOG --calibrate` has measured
@@ -29,8 +35,9 @@ this deployment's non-KV memory, the message says `calibrated` and the finding i
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from kvlint.budget import Budget
+from kvlint.budget import Budget, VllmDetail
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
@@ -47,8 +54,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     field, words = c.config_field(ctx, "num_kv_heads")
     message = (f"max_model_len {b.max_model_len} needs {c.gib(needed)} of KV cache per rank{words}; the pool holds "
                f"{c.gib(b.kv_pool_bytes)} ({c.tokens(b.kv_tokens)} tokens) on {c.gpu_label(ctx)} "
-               f"(weights {c.gib(b.weights_bytes, 1)}, non-KV {c.gib(b.non_kv_bytes, 1)}{c.basis(b)})."
-               f" vLLM refuses to start.")
+               f"(weights {c.gib(b.weights_bytes, 1)}, non-KV {c.gib(b.non_kv_bytes, 1)}{c.basis(b)}).")
+    severity, verdict, data = _verdict(ctx, b)
+    message += " " + verdict
     fixes = _alternatives(ctx, b)
     if _model_max(ctx) and b.max_model_len > _model_max(ctx):
         message += f" The model's own maximum is {c.tokens(_model_max(ctx))} tokens (KV105)."
@@ -59,9 +67,49 @@ def check(ctx: Context) -> Iterator[Finding]:
         related=[c.related(dep, "mem", "sets the share of the GPU the pool comes from"),
                  c.related(dep, "kv_dtype", "sets the bytes per cached token"),
                  c.related(dep, "tp", "splits KV heads and weights across ranks"), field],
-        fix=fixes[0] if fixes else "use a larger GPU or more of them",
+        fix=fixes[0] if fixes else "use a larger GPU or more of them", severity=severity,
         estimated=b.kv_pool_estimated, needed_bytes=needed, pool_bytes=b.kv_pool_bytes,
-        kv_tokens=b.kv_tokens, max_model_len=b.max_model_len, fits_max_model_len=b.estimated_max_model_len)
+        kv_tokens=b.kv_tokens, max_model_len=b.max_model_len, fits_max_model_len=b.estimated_max_model_len, **data)
+
+
+def _verdict(ctx: Context, b: Budget) -> tuple[Severity | None, str, dict[str, Any]]:
+    """The refusal as the estimate supports it. A launch that pins no release could run any era's: when one of
+    them starts it, the release decides (an info naming them). Otherwise, a shortfall inside the non-KV estimate's
+    band (how much larger the pool has been than estimated on that era's logs) is a warning that says so; beyond
+    it, the error. Each era is judged with its own band."""
+    short = _shortfall(b)
+    data: dict[str, Any] = {"short_bytes": short, "pool_band_bytes": b.pool_band_bytes}
+    if ctx.release_open:
+        tried = [(r, x) for r in ctx.engine.era_releases() if r != b.engine_version
+                 for x in (ctx.on_release(r),) if x is not None]
+        starts = [(r, x) for r, x in tried if _starts(x)]
+        if starts:
+            refuses = [b.engine_version] + [r for r, x in tried if not _starts(x)]
+            fits = [f"{r} ({c.gib(x.kv_pool_bytes)} est.)" for r, x in starts if x.fits_one_request]
+            near = [f"{r} ({c.gib(_shortfall(x))} short, within its +-{c.gib(x.pool_band_bytes)})"
+                    for r, x in starts if not x.fits_one_request]
+            on = "; ".join(p for p in (f"starts on {', '.join(fits)}" if fits else "",
+                                       f"may start on {', '.join(near)}" if near else "") if p)
+            words = (f"vLLM {', '.join(refuses)} refuses to start, but the launch pins no vLLM release: it {on}. "
+                     f"The release decides (pin the image tag, or `engine-version:` in .kvlint.yaml).")
+            return Severity.INFO, words, {**data, "open_input": "vLLM release", "on": refuses,
+                                          "off": [r for r, _ in starts]}
+    if b.pool_band_bytes and short <= b.pool_band_bytes:
+        words = (f"vLLM may refuse to start: the pool falls {c.gib(short)} short, within the non-KV estimate's "
+                 f"+-{c.gib(b.pool_band_bytes)} (the most the pool was under-estimated on {b.pool_band_era}).")
+        return Severity.WARNING, words, data
+    return None, "vLLM refuses to start.", data
+
+
+def _shortfall(b: Budget) -> int:
+    """Bytes the pool lacks for one max-length request (with the one block the engine's check may hold back)."""
+    block = b.detail.bytes_per_block if isinstance(b.detail, VllmDetail) else 0
+    return max(0, _needed(b) + block - b.kv_pool_bytes)
+
+
+def _starts(b: Budget) -> bool:
+    """The estimate says it starts, or its shortfall lies inside the era's band."""
+    return b.fits_one_request or (b.kv_pool_bytes > 0 and _shortfall(b) <= b.pool_band_bytes)
 
 
 def _needed(b: Budget) -> int:

@@ -301,7 +301,7 @@ def test_a_walk_never_follows_a_symlink_out_of_the_tree(tmp_path, capsys):
     os.symlink(outside, tree / "dirlink")
     (tree / "own.sh").write_text("vllm serve Qwen/Qwen3-8B --inside-flag\n")
     os.symlink("own.sh", tree / "in.sh")
-    assert main(["check", "--gpu", "H100", str(tree)]) == 1
+    assert main(["check", "--gpu", "H100", "--fail-on", "warning", str(tree)]) == 1  # --inside-flag: KV004
     out, err = capsys.readouterr()
     assert "outside-flag" not in out and "inside-flag" in out and "in.sh" in out
     assert "link.sh: symlink to outside the tree being checked; not followed" in err

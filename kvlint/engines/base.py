@@ -66,6 +66,7 @@ class Engine(Protocol):
     flags_file: str  # package data file with its flag table
     image_markers: tuple[str, ...]  # image names whose entrypoint starts this engine's server
     image_ships: tuple[str, ...]  # image names that carry the engine, whether or not the entry point starts it
+    parser_sources: tuple[str, ...]  # where a source checkout keeps the argument parser (a fork in the repository)
     memory_view: str  # "torch" (cudaMemGetInfo total) | "nvidia-smi" (MiB as nvidia-smi prints)
     fp8_kv_dtype: str  # the spelling of fp8 KV the fix messages suggest
     refuses_unfit_request: bool  # refuses to start when one max-length request does not fit (KV101)
@@ -100,6 +101,11 @@ class Engine(Protocol):
 
     def release(self, version: str | None) -> str:
         """The documented release the memory model follows for `version` (None: the default release)."""
+        ...
+
+    def era_releases(self) -> tuple[str, ...]:
+        """One release per era of the memory model's estimate: a launch that pins no release could run any of
+        them, so a refusal it predicts is stated only when every era agrees (KV101)."""
         ...
 
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,

@@ -38,6 +38,7 @@ class Sglang(RoleTable):
     flags_file = "sglang_flags.json"
     image_markers: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
     image_ships = ("lmsysorg/sglang", "sglang:", "/sglang")
+    parser_sources = ("python/sglang/srt/server_args.py", "sglang/srt/server_args.py")
     memory_view = "nvidia-smi"
     fp8_kv_dtype = "fp8_e4m3"
     refuses_unfit_request = False
@@ -93,6 +94,10 @@ class Sglang(RoleTable):
         from kvlint.memory.versions import sglang_version
 
         return str(sglang_version(version).record.version)
+
+    def era_releases(self) -> tuple[str, ...]:
+        """SGLang starts with a short pool (KV104): no refusal verdict is judged across releases."""
+        return ()
 
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,

@@ -36,6 +36,7 @@ class Vllm(RoleTable):
     image_markers = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")  # the entry point is the server
     image_ships = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
                    "modh/vllm", "opendatahub/vllm", "vllm-cuda")  # images that carry vLLM, entry point or not
+    parser_sources = ("vllm/engine/arg_utils.py",)
     memory_view = "torch"
     fp8_kv_dtype = "fp8"
     refuses_unfit_request = True
@@ -76,6 +77,12 @@ class Vllm(RoleTable):
         from kvlint.memory.versions import vllm_version
 
         return str(vllm_version(version).record.version)
+
+    def era_releases(self) -> tuple[str, ...]:
+        """One release per era of the non-KV estimate (kvlint/data/nonkv.json `uncertainty`), oldest first."""
+        from kvlint.memory.nonkv import pool_bands
+
+        return tuple(b.release for b in pool_bands())
 
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,

@@ -195,5 +195,19 @@ def _closest(options: tuple[str, ...], name: str) -> str | None:
     """Memoised: a generated file repeating one mistyped flag a thousand times asks once (a few ms each)."""
     from kvlint.suggest import close_matches  # only for a flag the engine does not know
 
-    close = close_matches(name, options, n=1, cutoff=0.6)
-    return close[0] if close else None
+    close = close_matches(name, options, n=3, cutoff=0.6)
+    return next((c for c in close if _words_close(name, c)), None)
+
+
+def _words_close(name: str, option: str) -> bool:
+    """A did-you-mean only where the words that differ are alike, not where a shared head makes the whole
+    string look close: `--enable-kvstore` is not `--enable-trace` (kvstore / trace: 0.5), while
+    `--max-model-length` is `--max-model-len` and `--enable-prefix-cache` `--enable-prefix-caching`."""
+    from difflib import SequenceMatcher
+
+    a, b = name.lstrip("-").replace("_", "-").split("-"), option.lstrip("-").split("-")
+    while a and b and a[0] == b[0]:
+        a, b = a[1:], b[1:]
+    if not a or not b:
+        return True
+    return SequenceMatcher(None, "-".join(a), "-".join(b)).ratio() > 0.5

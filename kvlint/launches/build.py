@@ -69,6 +69,7 @@ class LaunchContext:
     mounts: tuple[tuple[str, str], ...] = ()  # (host path, container path)
     storage: tuple[str, Span | None] | None = None  # a storage URI mounted as the model (KServe storageUri)
     extra_aliases: tuple[ModelAlias, ...] = ()  # names an adapter knows for the model (a chart's download repo)
+    disabled: Span | None = None  # the launch's own mapping says `enabled: false` (see charts.common.disabled)
 
 
 def version_from_image(image: str | None) -> str | None:
@@ -124,7 +125,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
         invalid_values=tuple(parsed.invalid),
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
-        model_aliases=_aliases(model, served, ctx),
+        model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled,
     )
 
 

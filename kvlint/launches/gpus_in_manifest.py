@@ -13,19 +13,6 @@ from kvlint.sources.numbers import count
 from kvlint.sources.yaml import YNode
 from kvlint.span import Span
 
-PRODUCT_LABELS = (
-    "cloud.google.com/gke-accelerator",
-    "nvidia.com/gpu.product",
-    "gpu.nvidia.com/model",  # GPU operator feature labels on some clusters (values like H200)
-    "gpu.nvidia.com/class",  # CoreWeave's node label (A100_NVLINK_80GB, H100_NVLINK_80GB)
-    "karpenter.k8s.aws/instance-gpu-name",
-    "cloud.google.com/gke-tpu-accelerator",
-    "node.kubernetes.io/instance-type",
-    "beta.kubernetes.io/instance-type",
-    "karpenter.k8s.aws/instance-type",
-    "accelerator",
-    "gpu-type",
-)
 # a node label key whose own name (after the last `/`) says it holds the GPU product: `gpu-name`
 # (Volcengine VKE's machine.cluster.vke.volcengine.com/gpu-name), `gpu.product`, `gpu-model`, `gpu_type`, ...
 _PRODUCT_LABEL_NAME = lazy(r"(?:[a-z0-9]+[-_.])*(?:gpu|accelerator)[-_.]?(?:name|product|model|type|class|family)",
@@ -33,8 +20,37 @@ _PRODUCT_LABEL_NAME = lazy(r"(?:[a-z0-9]+[-_.])*(?:gpu|accelerator)[-_.]?(?:name
 
 
 def is_product_label(key: str) -> bool:
-    """A node label that names the GPU product: one of PRODUCT_LABELS, or any key whose name says so."""
-    return key in PRODUCT_LABELS or bool(_PRODUCT_LABEL_NAME.fullmatch(key.rsplit("/", 1)[-1]))
+    """A node label that names the GPU product or an instance type (gpus.json `hint_keys.product_labels`), or any
+    key whose name says so."""
+    from kvlint.gpus import hint_keys
+
+    return key in hint_keys()["product_labels"] or bool(_PRODUCT_LABEL_NAME.fullmatch(key.rsplit("/", 1)[-1]))
+
+
+def family_card(key: str, value: str) -> bool:
+    """A node label whose value is an instance family that fixes the card (`karpenter.k8s.aws/instance-family: g5`,
+    `cloud.google.com/machine-family: g2`); a family the table lacks (`a3`: H100 or H200) is no hint."""
+    from kvlint.gpus import hint_keys, lookup_instance_family
+
+    return key in hint_keys()["family_labels"] and lookup_instance_family(value) is not None
+
+
+def product_from_keys(holder: YNode) -> tuple[str | None, Span | None]:
+    """A chart-values key beside the launch that names the card (`gpuType: a10g`, `instanceType: g5.2xlarge`;
+    gpus.json `hint_keys.chart_keys`), only when kvlint knows the value as a card or an instance type:
+    `gpuType: nvidia.com/gpu` names the vendor's resource, not a card."""
+    from kvlint.gpus import hint_keys, lookup_gpu
+
+    for key in hint_keys()["chart_keys"]:
+        node = holder.get(key) if holder.is_map else None
+        if node is None or not node.is_scalar or not node.text:
+            continue
+        try:
+            lookup_gpu(node.text)
+        except Exception:  # noqa: BLE001 - an unknown or vendor-only value is no hint
+            continue
+        return node.text, node.span
+    return None, None
 
 
 _COUNT_SUFFIXES = ("/gpu", "/tpu", "/gaudi", "/neuron", "/neuroncore", "/neurondevice")
@@ -71,9 +87,10 @@ def device_from_resource(name: str | None) -> str | None:
 
 
 def product_from_pod(pod: YNode) -> tuple[str | None, Span | None]:
+    """The card a pod's node selection names (product label, instance type or family), else a chart key beside it."""
     sel = pod.get("nodeSelector")
     for key, _, val in sel.pairs() if sel is not None else ():
-        if is_product_label(key) and val.is_scalar and val.text:
+        if val.is_scalar and val.text and (is_product_label(key) or family_card(key, val.text)):
             return val.text, val.span
     terms = pod.path("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
     for term in terms.items if terms is not None and terms.is_seq else ():
@@ -82,11 +99,12 @@ def product_from_pod(pod: YNode) -> tuple[str | None, Span | None]:
             key, values, op = expr.get("key"), expr.get("values"), expr.get("operator")
             if op is not None and op.text != "In":
                 continue  # NotIn / Exists / DoesNotExist: not the card the pod runs on
-            if key is not None and is_product_label(key.text) and values is not None and values.is_seq \
-                    and values.items:
-                first = values.items[0]
-                return "|".join(v.text for v in values.items if v.is_scalar), first.span
-    return None, None
+            if key is None or values is None or not values.is_seq or not values.items:
+                continue
+            names = [v.text for v in values.items if v.is_scalar]
+            if is_product_label(key.text) or (names and all(family_card(key.text, n) for n in names)):
+                return "|".join(names), values.items[0].span
+    return product_from_keys(pod) if pod.is_map else (None, None)
 
 
 def to_int(node: YNode | None) -> int | None:

@@ -26,6 +26,7 @@ from kvlint.sources.scalars import scalar_mapped
 from kvlint.sources.templates import Templated, detemplate, has_placeholder
 from kvlint.sources.text import LineIndex, Mapped, SourceError, read_file
 from kvlint.sources.yaml import TEMPLATE_NOTE, YamlFile, YamlProblem, YNode, parse_yaml
+from kvlint.span import Span
 
 # One action on one line. The body never holds `{{` or `}}`, so on a run of `{` each start fails at once and a
 # scan is linear (a body of `[^\n]{0,2000}?` tried 2,000 characters from every `{` of the run: O(n x 2000),
@@ -118,6 +119,52 @@ def chart_of(path: str) -> Chart | None:
             break
         folder = parent
     return None
+
+
+def pinned_image(path: str, image: str) -> tuple[str, Span | None] | None:
+    """A template read without its Chart.yaml (a chart copied in part): its references are left unresolved, but
+    the image it runs is the release Helm would install, and a values.yaml beside `templates/` says which. Only the
+    image string is rendered from it (`"{{ .Values.image.repository }}:{{ .Values.image.tag }}"`), and only when
+    every reference in it resolves to a scalar; the span is the last value's (the tag)."""
+    root = _bare_chart_root(path)
+    if root is None or "{{" not in image:
+        return None
+    chart = _load_values(root, *_stamp(os.path.join(root, "values.yaml")))
+    if chart is None:
+        return None
+    out, last, span = [], 0, None
+    for m in _EXPR.finditer(image):
+        value = evaluate(chart, m.group(1).strip(), ROOT)
+        if value is None or (value.node is not None and not value.node.is_scalar) or not value.text:
+            return None
+        out += [image[last:m.start()], value.text]
+        last, span = m.end(), value.node.span if value.node is not None else span
+    rendered = "".join(out) + image[last:]
+    return (rendered, span) if "{{" not in rendered else None
+
+
+def _bare_chart_root(path: str) -> str | None:
+    """The folder above a `templates/` folder holding this file when it has values.yaml but no Chart.yaml."""
+    folder = os.path.dirname(path)
+    for _ in range(6):
+        if os.path.basename(os.path.normpath(folder)) == "templates":
+            root = os.path.dirname(os.path.normpath(folder))
+            has_values = os.path.isfile(os.path.join(root, "values.yaml"))
+            return root if has_values and not os.path.isfile(os.path.join(root, "Chart.yaml")) else None
+        parent = os.path.dirname(folder)
+        if not folder or parent == folder:
+            break
+        folder = parent
+    return None
+
+
+@lru_cache(maxsize=32)
+def _load_values(root: str, _mtime: int, _size: int) -> Chart | None:
+    try:
+        values = parse_yaml(os.path.join(root, "values.yaml"), read_file(os.path.join(root, "values.yaml")))
+    except SourceError:
+        return None
+    return Chart(root, values) if values.docs and values.docs[0].is_map else None
 
 
 def templates_hold_launch(path: str) -> bool:

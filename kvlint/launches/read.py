@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches.env import supplying
@@ -117,8 +118,28 @@ def read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     findings = [kv001(path, p.message, p.line, p.col, Severity.INFO if p.severity == "info" else Severity.ERROR)
                 for p in yf.problems]
     deployments, notes = deployments_in(yf, as_vllm_config)
+    if "{{" in text and deployments:
+        deployments = [_pinned(path, d) for d in deployments]
     findings.extend(n if isinstance(n, Finding) else kv001(path, n, None, None, Severity.INFO) for n in notes)
     return ReadResult(path, deployments, findings, yf.comments)
+
+
+def _pinned(path: str, dep: Deployment) -> Deployment:
+    """A template of a chart copied without Chart.yaml keeps its references unresolved, but the engine release its
+    image pins comes from the values.yaml beside `templates/` (kvlint.launches.helm_chart.pinned_image)."""
+    if dep.engine_version or not dep.image or "{{" not in dep.image:
+        return dep
+    from kvlint.launches.build import version_from_image
+    from kvlint.launches.helm_chart import pinned_image
+    from kvlint.record import replace
+
+    found = pinned_image(path, dep.image)
+    version = version_from_image(found[0]) if found else None
+    if found is None or version is None:
+        return dep
+    note = f"engine release from the image {found[0]} in the values.yaml beside templates/ (no Chart.yaml)"
+    return replace(dep, image=found[0], engine_version=version, engine_version_span=found[1] or dep.image_span,
+                   notes=dep.notes + (note,))
 
 
 __all__ = ["kv001", "may_hold_launch", "read_one", "read_yaml"]

@@ -275,6 +275,31 @@ def vllm_non_kv(model: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: 
     return NonKV(sum(p[1] for p in parts), tuple(parts))
 
 
+@record
+class PoolBand:
+    """How much larger than estimated the pool has been on the logs of one release era (kvlint/data/nonkv.json
+    `uncertainty`): a predicted refusal whose shortfall lies inside it is not stated as a refusal (KV101)."""
+
+    bytes: int
+    era: str
+    logs: int
+    release: str  # the era's representative release (a launch pinning none is also judged on it)
+
+
+def pool_band(sampler: str, cudagraph_estimate: bool) -> PoolBand:
+    """The band of the era a vLLM release belongs to (its sampler path and whether it subtracts CUDA graphs)."""
+    for era in coefficients()["uncertainty"]["vllm"]:
+        if era["sampler"] == sampler and era["cudagraph_estimate"] == cudagraph_estimate:
+            return PoolBand(era["pool_above_bytes"], era["era"], era["logs"], era["release"])
+    return max(pool_bands(), key=lambda b: b.bytes)  # an era the table lacks: the widest band
+
+
+def pool_bands() -> tuple[PoolBand, ...]:
+    """Every era's band, oldest first: the releases a launch that pins none could run."""
+    return tuple(PoolBand(e["pool_above_bytes"], e["era"], e["logs"], e["release"])
+                 for e in coefficients()["uncertainty"]["vllm"])
+
+
 def sglang_context(tp: int, pp: int) -> int:
     """Memory gone before SGLang's pre-load measurement: CUDA context, plus NCCL when multi-GPU."""
     c = coefficients()["sglang"]

@@ -771,7 +771,17 @@ def assemble(inp: Inputs, steps: Steps, stages: list[Stage], limiting: Stage, fi
         max_num_batched_tokens=inp.mnbt, steps=tuple(steps.items), notes=tuple(steps.notes),
         detail=VllmDetail(kv_groups=len(inp.groups), blocks_per_request=cap.per_request, bytes_per_block=limiting.bpb,
                           padding_layers=padding_layers(list(inp.groups)), fixed_pool=footprint),
+        **_band(inp.ver, source),
     )
+
+
+def _band(ver: VllmVersion, source: str) -> dict[str, Any]:
+    """The estimate's uncertainty on this release's era (only for an estimated non-KV term)."""
+    if source != "estimated":
+        return {}
+    band = nonkv.pool_band(ver.sampler, ver.cudagraph_estimate)
+    logs = f"{band.logs} log{'s' if band.logs != 1 else ''}" if band.logs else "no log"
+    return {"pool_band_bytes": band.bytes, "pool_band_era": f"vLLM {band.era}, {logs}"}
 
 
 def _log_fixed_pool(steps: Steps, inp: Inputs, st: Stage, fp: FixedPool) -> None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from kvlint.config import Config
     from kvlint.engines.base import Engine
     from kvlint.models.spec import ModelSpec
+    from kvlint.resolve.fork import EngineTree
     from kvlint.status import Sweep
 
 __all__ = ["GpuLookup", "ModelLookup", "NonKv", "Resolved", "ResolveOptions", "Resolver", "VersionLookup"]
@@ -56,7 +57,7 @@ class Resolver:
         settings = {**lookups.install_settings(dep, engine), **settings}
         base = Resolved(deployment=dep, engine=engine, model=model, gpu=gpu, version=version, settings=settings,
                         unresolved=unresolved, config_spans=self._config_spans(model.spec),
-                        notes=(model.note,) if model.note else ())
+                        notes=(model.note,) if model.note else (), engine_tree=_engine_tree(dep, engine))
         return self._over_candidates(base, config)
 
     # -------------------------------------------------------------- robust verdicts: every value of an open input
@@ -128,7 +129,7 @@ class Resolver:
 
     def _on_card(self, base: Resolved, what_if: WhatIf) -> Resolved:
         outcome = what_if.outcome()
-        fixed = _replace(base, what_if=what_if, non_kv=_non_kv(what_if.sizing, outcome),
+        fixed = _replace(base, what_if=what_if, on_release=what_if.on_release, non_kv=_non_kv(what_if.sizing, outcome),
                          notes=_calibration_notes(base, outcome))
         if outcome.budget is None:
             return _unsized(fixed, outcome)
@@ -439,3 +440,12 @@ def _find_keys(spec: ModelSpec) -> Mapping[str, Span]:
     except (OSError, UnicodeDecodeError):
         return {}
     return found
+
+
+def _engine_tree(dep: Deployment, engine: Engine) -> EngineTree | None:
+    """The repository's own engine source (a fork), looked for only when a flag is unknown to every release."""
+    if not any(u.reason == "unrecognized" for u in dep.unknown_flags):
+        return None
+    from kvlint.resolve.fork import engine_tree
+
+    return engine_tree(dep.path, engine.parser_sources)

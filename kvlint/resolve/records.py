@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kvlint.engines.base import Engine
     from kvlint.gpus import Gpu
     from kvlint.models.spec import ModelSpec
+    from kvlint.resolve.fork import EngineTree
 
 
 @record
@@ -138,8 +139,10 @@ class Resolved:
     config_spans: Mapping[str, Span] = field(default_factory=dict)  # config.json key -> span (local configs)
     notes: tuple[str, ...] = ()
     open_input: OpenInput | None = None  # an input left open: the launch resolved on each of its values
+    engine_tree: EngineTree | None = None  # the repository's own engine source (a fork), when a flag is unknown
     alternatives: tuple[Resolved, ...] = ()  # the launch on open_input.values[1:], in order
     what_if: Callable[[Mapping[str, Any]], Budget | None] = field(default=lambda changes: None, compare=False)
+    on_release: Callable[[str], Budget | None] = field(default=lambda version: None, compare=False)
 
     @property
     def evaluated(self) -> bool:

@@ -194,6 +194,10 @@ class WhatIf:
     def outcome(self, changes: Mapping[str, Any] | None = None) -> Outcome:
         return self.cache.get(self.sizing, {**self.settings, **(changes or {})})
 
+    def on_release(self, version: str) -> Budget | None:
+        """The same launch on another engine release (a launch that pins none could run any: KV101 asks)."""
+        return self.cache.get(replace(self.sizing, version=version), dict(self.settings)).budget
+
 
 def refused(outcome: Outcome) -> InvalidSettingError | None:
     return outcome.error if isinstance(outcome.error, InvalidSettingError) else None

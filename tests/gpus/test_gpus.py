@@ -275,3 +275,22 @@ def test_lookup_accelerator_without_a_gpu_product(text: str) -> None:
 
     with pytest.raises(UnknownGpuError):
         lookup_accelerator(text)
+
+
+def test_every_instance_family_agrees_with_its_listed_types() -> None:
+    """gpus.json `instance_families`: a family names the card of every listed type of it (g5.* are A10G), each
+    family's card is in the catalogue, and an instance type the table lacks resolves by its family."""
+    from kvlint.gpus import _data, lookup_instance_family
+
+    data = _data()
+    ids = {g.id for g in all_gpus()}
+    assert set(data["instance_families"].values()) <= ids
+    for name, entry in data["instance_types"].items():
+        family = lookup_instance_family(name)
+        if family is not None:
+            assert family.id == entry["gpu"], name
+    assert lookup_gpu("g5.*").id == "A10G-24GB" and lookup_gpu("g6e.96xlarge").id == "L40S-48GB"
+    assert lookup_gpu("g5.xlarge|g5.2xlarge").id == "A10G-24GB"
+    assert lookup_instance_family("a3") is None  # GKE's a3 family is H100 or H200
+    with pytest.raises(UnknownGpuError, match="several cards"):
+        lookup_gpu("g5.xlarge|p5.48xlarge")

@@ -376,3 +376,33 @@ def test_08_to_091_serve_1024_sequences_on_every_card() -> None:
     assert batch("0.8.3", "A100-80GB") == (1024, 2048) and batch("0.10.1", "A100-80GB") == (256, 2048)
     pip = compute_budget("vllm", model, settings, lookup_gpu("RTX 4090"), version="0.8.3")
     assert round(pip.kv_pool_bytes / GIB, 2) == 1.38 and not pip.fits_one_request
+
+
+def test_the_refusal_band_of_each_era_is_the_logs_largest_under_statement(shared_dir: Path) -> None:
+    """kvlint/data/nonkv.json `uncertainty`: an era with three or more logs of a known release carries the most its
+    estimate under-stated the pool on them; one with fewer, the widest measured band; one with none (0.20+) the
+    band of the era whose terms it shares (0.17-0.19). bench/pool_error.py prints the same table."""
+    bench = _bench()
+    found = bench.era_errors(bench.collect(shared_dir)[0])
+    eras = coefficients()["uncertainty"]["vllm"]
+    measured = {k: round(max(0.0, -min(v)) * GIB) for k, v in found.items() if len(v) >= 3}
+    assert measured and max(measured.values()) == max(e["pool_above_bytes"] for e in eras)
+    for era in eras:
+        key = (era["sampler"], era["cudagraph_estimate"])
+        assert era["logs"] == len(found.get(key, ())), era["era"]
+        if key in measured:
+            assert abs(era["pool_above_bytes"] - measured[key]) < 2**20, era["era"]
+        elif era["logs"]:
+            assert era["pool_above_bytes"] == max(measured.values()), era["era"]
+        else:
+            assert era["pool_above_bytes"] == measured[(era["sampler"], False)], era["era"]
+
+
+def test_every_era_has_a_band_and_a_documented_release() -> None:
+    from kvlint.memory.nonkv import pool_band, pool_bands
+    from kvlint.memory.versions import vllm_version
+
+    for band in pool_bands():
+        record = vllm_version(band.release).record
+        assert record.version == band.release
+        assert pool_band(record.sampler, record.cudagraph_estimate) == band

@@ -9,6 +9,7 @@ from kvlint.launches.keys import fields_from_pairs, option_for_key
 from kvlint.lazyre import lazy
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
+from kvlint.span import Span
 
 MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
 _FLAG_THEN_VALUE = lazy(r"--?[A-Za-z][A-Za-z0-9_.-]*[ \t]+\S")  # `--load-format auto`, not `--x={"a": 1}`
@@ -16,6 +17,16 @@ _FLAG_THEN_VALUE = lazy(r"--?[A-Za-z][A-Za-z0-9_.-]*[ \t]+\S")  # `--load-format
 
 def text(node: YNode | None) -> str | None:
     return node.text if node is not None and node.is_scalar and not node.tag.endswith(":null") else None
+
+
+def disabled(entry: YNode | None) -> Span | None:
+    """The span of an entry's own `enabled: false` (production-stack modelSpec[], a KubeAI catalogue entry):
+    the chart renders nothing for it, so it is an example of its defaults, not a deployment. A value left to
+    the template (`{{ .Values.x }}`) or any other value is not read as disabled."""
+    node = entry.get("enabled") if entry is not None and entry.is_map else None
+    if node is None or not node.is_scalar or node.value is not False:
+        return None
+    return node.span
 
 
 def known_flag(engine: str, key: str) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kvlint.deployment import DeclaredLoad, Deployment
 from kvlint.launches.build import LaunchContext, ManifestGpu
-from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
+from kvlint.launches.charts.common import argv_items, chart_deployment, disabled, model_fields, text
 from kvlint.sources import numbers
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -34,8 +34,7 @@ def model_entry(yf: YamlFile, name: str, spec: YNode) -> Deployment | None:
     if engine is None:
         return None
     fields = model_fields(engine, spec.get("url")) + argv_items(spec.get("args"))
-    notes = ("catalog entry has enabled: false",) if text(spec.get("enabled")) == "false" else ()
-    ctx = LaunchContext(name, notes=notes, declared_load=target_requests(spec))
+    ctx = LaunchContext(name, declared_load=target_requests(spec), disabled=disabled(spec))
     gpu = profile_gpu(spec.get("resourceProfile"))
     return chart_deployment(yf.path, engine, fields, spec.get("url") or spec, ctx, gpu)
 

@@ -6,7 +6,7 @@ from kvlint.deployment import DeclaredLoad, Deployment
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
-from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, text
+from kvlint.launches.charts.common import argv_items, chart_deployment, disabled, key_fields, model_fields, text
 from kvlint.launches.keys import fields_from_pairs
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -32,7 +32,7 @@ def _entry(yf: YamlFile, e: YNode) -> Deployment:
     terms = e.get("nodeSelectorTerms")
     labels = facts.node_labels(e) + facts.term_labels(terms)
     ctx = LaunchContext(text(e.get("name")) or "", image, tag_node.span if tag_node is not None else None,
-                  node_labels=labels)
+                  node_labels=labels, disabled=disabled(e))
     return chart_deployment(yf.path, "vllm", fields, e.get("modelURL") or e, ctx, _gpu(e))
 
 
