@@ -379,11 +379,11 @@ def test_08_to_091_serve_1024_sequences_on_every_card() -> None:
 
 
 def test_the_refusal_band_of_each_era_is_the_logs_largest_under_statement(shared_dir: Path) -> None:
-    """kvlint/data/nonkv.json `uncertainty`: an era with three or more logs of a known release carries the most its
-    estimate under-stated the pool on them; one with fewer, the widest measured band; one with none (0.20+) the
+    """kvlint/data/nonkv.json `uncertainty`: an era with three or more logs of a known release (../shared/logs and
+    bench/heldout_logs.json) carries the most its estimate under-stated the pool on them; one with fewer, the widest measured band; one with none (0.20+) the
     band of the era whose terms it shares (0.17-0.19). bench/pool_error.py prints the same table."""
     bench = _bench()
-    found = bench.era_errors(bench.collect(shared_dir)[0])
+    found = bench.era_errors(bench.band_rows(shared_dir))
     eras = coefficients()["uncertainty"]["vllm"]
     measured = {k: round(max(0.0, -min(v)) * GIB) for k, v in found.items() if len(v) >= 3}
     assert measured and max(measured.values()) == max(e["pool_above_bytes"] for e in eras)
