@@ -33,12 +33,12 @@ TEXT_KEYS = {
     "sliding_window_pattern", "layer_types", "attention_chunk_size", "no_rope_layers",
     "no_rope_layer_interval", "full_attention_interval", "linear_conv_kernel_dim",
     "linear_key_head_dim", "linear_num_key_heads", "linear_num_value_heads", "linear_value_head_dim",
-    "attention_bias", "use_qk_norm", "num_nextn_predict_layers", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings", "o_groups", "o_lora_rank",
+    "attention_bias", "use_qk_norm", "num_nextn_predict_layers", "o_groups", "o_lora_rank",
     "compress_ratios", "quantization_config", "architectures", "vision_config", "text_config",
     "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers", "top_k_experts",
     "enable_moe_block", "hybrid_override_pattern", "layers_block_type", "mamba_num_heads", "mamba_head_dim",
     "n_groups", "ssm_state_size", "conv_kernel", "use_conv_bias", "mamba_ssm_cache_dtype", "moe_latent_size",
-    "moe_shared_expert_intermediate_size",
+    "moe_shared_expert_intermediate_size", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings",
 }
 
 
