@@ -64,7 +64,8 @@ def resolve_model(
     path's own name and each alias; the first that names a known model wins and the spec's source says which
     (`served-name:Qwen/Qwen3-8B`, `env:MODEL_ID:...`, `path:...`). When two name different known models,
     ModelConflict names both places instead of guessing. A served name is weaker evidence (WEAK_ALIASES): it
-    is read only when nothing else names the model, and never against a path that names quantized weights. A Hub id, or a path with its own config.json,
+    is read only when nothing else names the model, and never against a path that names quantized weights.
+    A Hub id, or a path with its own config.json,
     is the model whatever else the launch says.
     """
     if not isinstance(ref, str) or not ref.strip():
