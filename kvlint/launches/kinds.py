@@ -58,6 +58,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("properties", "kvlint.launches.properties:read", suffixes=(".properties",)),
     Kind("text", "kvlint.launches.textfile:read", suffixes=(".conf", ".ini", ".service", ".toml", ".cfg"),
          names=("procfile",)),
+    # notes a deployment repository keeps (`vllm.txt`): walked, read from the commands only (kvlint.launches.notes)
+    Kind("notes", "kvlint.launches.notes:read", suffixes=(".txt",)),
 )
 _BY_NAME = {k.name: k for k in KINDS}
 

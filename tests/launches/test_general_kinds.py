@@ -37,3 +37,21 @@ def test_a_list_of_name_value_strings_is_the_env_of_the_commands():
     assert (d.engine, d.model, d.model_resolved, _at(d.model_span)) == ("sglang", "org/env-list-model", True, (13, 26))
     context = d.settings["context_length"]
     assert (context.value, context.resolved, _at(context.span)) == ("$CONTEXT", False, (14, 30))
+
+
+def test_a_notes_file_is_walked_and_read_from_its_commands_only():
+    """`vllm.txt` holds what its author runs: each command from after its prompt through its continuations, with
+    its environment prefix; the client code after it is not read. requirements.txt (`vllm==`) and a notes file
+    that only names an image give nothing; a README's code block is documentation and is not walked."""
+    from kvlint.launches import iter_files
+
+    walked = sorted(Path(p).name for p, why in iter_files([str(FIX / "notes-repo")]) if why is None)
+    assert walked == ["images.txt", "requirements.txt", "vllm.txt"]
+    deps = _deps("notes-repo/vllm.txt")
+    assert [(d.engine, d.model, _at(d.model_span)) for d in deps] == [
+        ("vllm", "org/notes-model", (3, 37)), ("sglang", "org/prompted", (7, 61)), ("vllm", "org/venv-prompt", (8, 21))]
+    assert deps[0].get("tensor_parallel_size") == 2 and _at(deps[0].settings["tensor_parallel_size"].span) == (4, 26)
+    assert deps[0].get("max_model_len") == 8192 and deps[1].get("tp_size") == 2
+    for quiet in ("requirements.txt", "images.txt"):
+        result = read_path(str(FIX / "notes-repo" / quiet))
+        assert (result.deployments, result.findings) == ([], []), quiet
