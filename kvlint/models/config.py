@@ -78,7 +78,7 @@ def _build(cfg: dict[str, Any], model_id: str, source: str, hf_quant_config: dic
         mla=mla,
         moe=moe_of(text, layers_n),
         quant=quantization(cfg, hf_quant_config),
-        num_mtp_layers=mtp_layers(text),
+        num_mtp_layers=mtp_layers(text) or 0,
         mtp_unknown=mtp_layers(text, None) is None and copied(source),
         mtp_shares_embeddings="mtp_num_hidden_layers" in text and not text.get("mtp_use_dedicated_embeddings"),
         sliding_window=window,
