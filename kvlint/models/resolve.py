@@ -97,7 +97,7 @@ def resolve_model(
 
 # `--served-model-name` is the name the API answers to, not what the engine loads: never a conflict with the
 # model the path or a download names, and a hint only when nothing stronger identifies it.
-WEAK_ALIASES = ("served-name", "served-short")
+WEAK_ALIASES = ("served-name", "served-short", "display-name")
 _QUANT_MARK = re.compile(r"(?i)(?:^|[-_.])(?:fp8|fp4|nvfp4|mxfp4|int4|int8|awq|gptq|w4a16|w8a8|w8a16|bnb|4bit|8bit"
                          r"|gguf|exl2|ggml|quantized)(?:$|[-_.])")
 
@@ -141,7 +141,8 @@ def place_of(alias: ModelAlias) -> str:
     how = alias.how
     what = {"served-name": "--served-model-name", "served-short": "--served-model-name", "path": "the path",
             "storageUri": "storageUri", "model-name": "the model's name:", "download-repo": "the download repo",
-            "oci-tag": "the OCI image tag", "oci-image": "the OCI image"}.get(how)
+            "oci-tag": "the OCI image tag", "oci-image": "the OCI image",
+            "display-name": "the display name"}.get(how)
     if what is None:
         what = f"env {how[len('env:'):]}" if how.startswith("env:") else \
             f"the key {how[len('key:'):]}" if how.startswith("key:") else how

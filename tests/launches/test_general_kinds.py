@@ -55,3 +55,18 @@ def test_a_notes_file_is_walked_and_read_from_its_commands_only():
     for quiet in ("requirements.txt", "images.txt"):
         result = read_path(str(FIX / "notes-repo" / quiet))
         assert (result.deployments, result.findings) == ([], []), quiet
+
+
+def test_a_kserve_predictor_with_only_an_engine_model_format_is_a_launch():
+    """`modelFormat: {name: vLLM}` + `storageUri`, its ServingRuntime in another file: a launch on the stored
+    model with the resources' GPUs (was silence); the display name identifies a path that names nothing, as
+    a weak hint. Another model format (sklearn) is no launch."""
+    from kvlint.lint import LintOptions, lint
+
+    (d,) = _deps("isvc-format-only.yaml")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "pvc://models-claim/weights/current", (13, 19))
+    assert d.gpu_count == 2 and _at(d.gpu_count_span) == (16, 27)
+    assert any("ServingRuntime small-chat-runtime" in n for n in d.notes)
+    assert [(a.name, a.how) for a in d.model_aliases][:1] == [("Qwen/Qwen2.5-7B-Instruct", "display-name")]
+    (status,) = lint([str(FIX / "isvc-format-only.yaml")], LintOptions(gpu="L40S")).launches
+    assert status.capacity == "evaluated"
