@@ -70,3 +70,17 @@ def test_a_kserve_predictor_with_only_an_engine_model_format_is_a_launch():
     assert [(a.name, a.how) for a in d.model_aliases][:1] == [("Qwen/Qwen2.5-7B-Instruct", "display-name")]
     (status,) = lint([str(FIX / "isvc-format-only.yaml")], LintOptions(gpu="L40S")).launches
     assert status.capacity == "evaluated"
+
+
+def test_a_compose_service_running_a_mounted_script_is_read_in_that_script():
+    """`volumes: ./serve.vllm.sh:/serve.sh` + `command: ["/serve.sh"]`, the service an anchor alias: the launch
+    is read in the repository's script with the service's environment, build base image and GPUs; each value
+    keeps its place in the script. A mounted script missing from the checkout gives no guessed launch."""
+    (d,) = _deps("compose-mount/docker-compose.yaml")
+    script = str(FIX / "compose-mount" / "serve.vllm.sh")
+    assert (d.engine, d.name, d.image, d.model) == ("vllm", "openai-endpoint", "vllm/vllm-openai:v0.9.2", "Qwen/Qwen3-8B")
+    assert (d.model_span.path, _at(d.model_span)) == (script, (4, 17))
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (5, 26)
+    assert d.get("max_model_len") == 8192 and d.settings["max_model_len"].span.path == script
+    assert d.gpu_count == 2 and _at(d.gpu_count_span) == (20, 22)
+    assert any("mounted from serve.vllm.sh" in n for n in d.notes)
