@@ -84,3 +84,17 @@ def test_a_compose_service_running_a_mounted_script_is_read_in_that_script():
     assert d.get("max_model_len") == 8192 and d.settings["max_model_len"].span.path == script
     assert d.gpu_count == 2 and _at(d.gpu_count_span) == (20, 22)
     assert any("mounted from serve.vllm.sh" in n for n in d.notes)
+
+
+def test_a_cpu_launch_is_not_swept_over_gpus():
+    """`VLLM_TARGET_DEVICE=cpu`, `VLLM_CPU_KVCACHE_SPACE`, `--device cpu` or a CPU build of the image: the launch
+    runs on CPU, so its status says so (not a GPU, not sized) instead of a KV108 sweep of the GPU catalogue; a
+    GPU launch beside them is still swept."""
+    from kvlint.lint import LintOptions, lint
+
+    result = lint([str(FIX / "cpu.sh"), str(FIX / "cpu-image.sh")], LintOptions())
+    kinds = [(s.span.line, s.skip_kind) for s in result.launches]
+    assert kinds == [(2, "not-a-gpu"), (3, "not-a-gpu"), (4, None), (2, "not-a-gpu"), (4, "not-a-gpu")], kinds
+    assert [(f.span.line, Path(f.span.path).name) for f in result.findings if f.code == "KV108"] == [(4, "cpu-image.sh")]
+    (first,) = [d for d in _deps("cpu.sh") if d.model == "Qwen/Qwen3-1.7B"]
+    assert first.gpu == "cpu" and any("VLLM_CPU_KVCACHE_SPACE=8" in n for n in first.notes)
