@@ -98,3 +98,14 @@ def test_a_cpu_launch_is_not_swept_over_gpus():
     assert [(f.span.line, Path(f.span.path).name) for f in result.findings if f.code == "KV108"] == [(4, "cpu-image.sh")]
     (first,) = [d for d in _deps("cpu.sh") if d.model == "Qwen/Qwen3-1.7B"]
     assert first.gpu == "cpu" and any("VLLM_CPU_KVCACHE_SPACE=8" in n for n in first.notes)
+
+
+def test_a_length_past_a_folder_named_models_config_is_a_warning_not_an_error():
+    """`/models/Qwen2.5-7B-Instruct --max-model-len 131072`: the published config stands in for the folder's own,
+    which may carry an added rope_scaling (Qwen's documented 128K edit): KV105 says so as a warning; the same
+    length on the Hub id stays an error."""
+    from kvlint.lint import LintOptions, lint
+
+    path = FIX.parents[1] / "rules" / "KV105" / "bad.sh"
+    got = {f.span.line: f.severity.name for f in lint([str(path)], LintOptions(select=("KV105",))).findings}
+    assert got == {2: "ERROR", 3: "ERROR", 5: "WARNING"}
