@@ -109,3 +109,22 @@ def test_a_length_past_a_folder_named_models_config_is_a_warning_not_an_error():
     path = FIX.parents[1] / "rules" / "KV105" / "bad.sh"
     got = {f.span.line: f.severity.name for f in lint([str(path)], LintOptions(select=("KV105",))).findings}
     assert got == {2: "ERROR", 3: "ERROR", 5: "WARNING"}
+
+
+def test_a_large_text_file_is_data_and_the_walk_passes_it_over(tmp_path):
+    """A notes file is small; a 300 KiB `.txt` is data (a corpus, a log): not read, and no KV001 about a cap."""
+    from kvlint.launches import iter_files
+
+    (tmp_path / "corpus.txt").write_text("vllm serve org/x\n" + "the model said hello\n" * 16000)
+    (tmp_path / "vllm.txt").write_text("vllm serve org/x\n")
+    assert [Path(p).name for p, why in iter_files([str(tmp_path)]) if why is None] == ["vllm.txt"]
+
+
+def test_a_named_data_txt_is_passed_over_not_an_error(tmp_path):
+    """The hook names every changed .txt: one over the manifest size cap, or binary, is data (no KV001 error)."""
+    big, binary = tmp_path / "corpus.txt", tmp_path / "blob.txt"
+    big.write_text("the model said hello\n" * 300000)
+    binary.write_bytes(b"vllm serve org/x\x00\x00")
+    for path in (big, binary):
+        result = read_path(str(path))
+        assert (result.deployments, result.findings, result.skipped is not None) == ([], [], True), path
