@@ -222,6 +222,12 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
     from kvlint.launches.config_link import merge_config_file
 
     dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), _entry_span(found), ctx, gpu))
+    if dep.gpu is None:
+        from kvlint.launches.gpus_in_manifest import cpu_evidence
+
+        why = cpu_evidence(dep, dict(own_env), [(f.text, f.span) for f in found.fields])
+        if why is not None:  # the device kvlint does not size: "cpu" makes the launch's status say so
+            dep = replace(dep, gpu="cpu", gpu_span=why[1] or dep.launch_span, notes=dep.notes + (why[0],))
     nnodes = dep.get("nnodes")
     if isinstance(nnodes, int) and nnodes > 1 and dep.gpu_count and not gpu.grouped:
         note = f"gpu count = per-node GPUs x --nnodes {nnodes}"

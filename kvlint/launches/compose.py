@@ -65,7 +65,7 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
     found, inferred = _launch(fields, image_text, own_entrypoint=nodes[0] is not None)
     if found is None:
-        return []
+        return _mounted_script(yf, name, svc, fields, interpolate, image_text)
     used = sorted({v for n in nodes if n is not None for v in _REF.findall(_text_of(n)) if v in env})
     notes = inferred + tuple(f"${{{v}}} = {env[v]!r} from {os.path.basename(env_path)} beside the compose file"
                              for v in used)
@@ -207,6 +207,91 @@ def _lookup(name: str, raw: str, env: Mapping[str, str], seen: _Seen) -> str:
 def _unresolved(raw: str, seen: _Seen) -> str:
     seen.missing.append(raw)
     return raw
+
+
+_SHELLS = ("sh", "bash", "dash", "ash", "zsh")
+
+
+def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env: Mapping[str, str],
+                    image: str | None) -> list[Deployment]:
+    """A service whose command runs a script it mounts from the repository (`volumes: ./serve.sh:/serve.sh`,
+    `command: ["/serve.sh"]` or `bash -c /serve.sh`): the launch is read in that file, in this service's
+    context (its image, GPUs, `environment:` and .env). Each value keeps its place in the script; a script
+    that is not in the checkout stays a place kvlint names (KV008), never a guess."""
+    target = _script_run(fields)
+    host = _mounted_host(yf.path, svc, target) if target else None
+    if host is None:
+        return []
+    from kvlint.launches.script import run_script
+    from kvlint.sources.text import Mapped
+
+    try:
+        text = read_file(host)
+    except SourceError:
+        return []
+    variables = {**dict(env), **_environment(svc, env)}
+    launches, _, notes = run_script(Mapped.whole(host, text.replace("\r\n", "\n")), variables)
+    note = f"the command runs {target}, mounted from {os.path.relpath(host, os.path.dirname(yf.path) or '.')}"
+    ctx = LaunchContext(name, image or _build_base(svc), notes=(note, *notes))
+    return [finish(yf.path, f, ctx, _gpus(svc)) for f in launches]
+
+
+def _script_run(fields: list[Field]) -> str | None:
+    """The absolute path of the program the service runs: `/serve.sh`, `bash /serve.sh`, `bash -c "/serve.sh"`."""
+    words = [f.text for f in fields]
+    while words and words[0].rsplit("/", 1)[-1] in _SHELLS:
+        words = words[1:]
+        while words and words[0].startswith("-"):
+            words = words[1:]
+    first = words[0].split()[0] if words and words[0].split() else ""
+    return first if first.startswith("/") else None
+
+
+def _mounted_host(path: str, svc: YNode, target: str) -> str | None:
+    """The repository file a bind mount puts at `target` (short `./x:/y[:ro]` or long `source`/`target` form)."""
+    volumes = svc.get("volumes")
+    base = os.path.dirname(path)  # relative stays relative: findings name files as they were given
+    for item in volumes.items if volumes is not None and volumes.is_seq else ():
+        if item.is_scalar:
+            host, _, rest = item.text.partition(":")
+            inside = rest.split(":", 1)[0]
+        elif item.is_map:
+            host, inside = _scalar(item.get("source")), _scalar(item.get("target"))
+        else:
+            continue
+        if inside.rstrip("/") == target and host.startswith((".", "/")) and not host.startswith("~"):
+            full = os.path.normpath(os.path.join(base, host))
+            if os.path.isfile(full):
+                return full
+    return None
+
+
+def _scalar(node: YNode | None) -> str:
+    return node.text if node is not None and node.is_scalar else ""
+
+
+def _environment(svc: YNode, env: Mapping[str, str]) -> dict[str, str]:
+    """The service's `environment:` (list of NAME=value or a map), interpolated; a bare NAME is unknown."""
+    node = svc.get("environment")
+    pairs: list[tuple[str, str]] = []
+    if node is not None and node.is_seq:
+        pairs = [(k, v) for k, eq, v in (i.text.partition("=") for i in node.items if i.is_scalar) if eq]
+    elif node is not None and node.is_map:
+        pairs = [(k, v.text) for k, _, v in node.pairs() if v.is_scalar and v.text]
+    out = {}
+    for key, value in pairs:
+        text, missing, _ = interpolate(value, env)
+        if not missing:
+            out[key] = text
+    return out
+
+
+def _build_base(svc: YNode) -> str | None:
+    """`build.args: BASE_IMAGE=vllm/vllm-openai:latest`: the image a locally built service starts from."""
+    args = svc.path("build", "args")
+    items = [i.text for i in args.items if i.is_scalar] if args is not None and args.is_seq else \
+        [f"{k}={v.text}" for k, _, v in args.pairs() if v.is_scalar] if args is not None and args.is_map else []
+    return next((v for k, _, v in (i.partition("=") for i in items) if "IMAGE" in k.upper() and v), None)
 
 
 def _gpus(svc: YNode) -> ManifestGpu:

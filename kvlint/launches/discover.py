@@ -141,10 +141,20 @@ def _list(folder: str, seen: set[tuple[int, int]],
             visit.append((entry.name, entry.path, OUTSIDE))
         elif stat.S_ISDIR(mode):
             visit.append((entry.name + "/", entry.path, FOLDER))
-        elif kind_of(entry.path) is not None and _wanted(entry.name):
+        elif kind_of(entry.path) is not None and _wanted(entry.name) and _small_enough(entry):
             visit.append((entry.name, entry.path, _irregular(entry.path) if not stat.S_ISREG(mode) else None))
     visit.sort(key=lambda v: v[0])
     return [(path, what) for _, path, what in visit], names, ignores
+
+
+def _small_enough(entry: os.DirEntry) -> bool:
+    """A kind bounded in size (kvlint.launches.kinds.Kind.walk_bytes: notes) reads only files within it."""
+    from kvlint.launches.kinds import walked_size
+
+    try:
+        return walked_size(entry.path, entry.stat().st_size)
+    except OSError:
+        return True  # the read says why
 
 
 def _is_dir(entry: os.DirEntry) -> bool:

@@ -7,11 +7,16 @@ entry is kvlint.gpus' job. Counts are per pod / per process here; group sizes mu
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from kvlint.lazyre import lazy
 from kvlint.sources.numbers import count
 from kvlint.sources.yaml import YNode
 from kvlint.span import Span
+
+if TYPE_CHECKING:
+    from kvlint.deployment import Deployment
 
 # a node label key whose own name (after the last `/`) says it holds the GPU product: `gpu-name`
 # (Volcengine VKE's machine.cluster.vke.volcengine.com/gpu-name), `gpu.product`, `gpu-model`, `gpu_type`, ...
@@ -142,3 +147,27 @@ def from_launch_hint(hint: str | None) -> tuple[str | None, int | None]:
             return None, len(items) or None
         return None, count(text)
     return parse_gres(hint)
+
+
+_CPU_IMAGE = lazy(r"(?i)(?:^|[/_.:-])cpu(?:$|[/_.:-])")
+
+
+def cpu_evidence(dep: Deployment, env: Mapping[str, str], words: Sequence[tuple[str, Span | None]] = ()
+                 ) -> tuple[str, Span | None] | None:
+    """(why, where) when the launch runs on CPU, not a GPU: `--device cpu`, `VLLM_TARGET_DEVICE=cpu`,
+    `VLLM_CPU_KVCACHE_SPACE` (the CPU backend's KV cache size), or a CPU build of the image (`vllm-cpu`,
+    `:v0.9.0-cpu`). A CPU launch is not swept over the GPU catalogue (its KV cache is host memory)."""
+    for k, (text, span) in enumerate(words):  # `--device` left the parser in 0.11: read from the words
+        value = text.partition("=")[2] if text.startswith("--device=") else \
+            words[k + 1][0] if text == "--device" and k + 1 < len(words) else ""
+        if value.lower() == "cpu":
+            return "runs on CPU (--device cpu): not sized over GPUs", span
+    if str(env.get("VLLM_TARGET_DEVICE", "")).lower() == "cpu":
+        return "runs on CPU (VLLM_TARGET_DEVICE=cpu): not sized over GPUs", None
+    if env.get("VLLM_CPU_KVCACHE_SPACE"):
+        space = env["VLLM_CPU_KVCACHE_SPACE"]
+        return (f"runs on CPU (VLLM_CPU_KVCACHE_SPACE={space} GiB of host memory for the KV cache): not sized over "
+                "GPUs"), None
+    if dep.image and _CPU_IMAGE.search(dep.image):
+        return f"runs on CPU (the image {dep.image} is a CPU build): not sized over GPUs", dep.image_span
+    return None

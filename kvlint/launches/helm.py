@@ -109,8 +109,13 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
 
 def _scope(node: YNode) -> list[tuple[str, str]]:
     """The plain values of an `env:` / `variables:` map (GitLab's `NAME: {value: X}` too); a value that is
-    itself an expression (`${{ secrets.X }}`, `${{ matrix.model }}`) is left unknown."""
+    itself an expression (`${{ secrets.X }}`, `${{ matrix.model }}`) is left unknown. A list of `NAME=value`
+    strings (dstack's `env:`, compose's list form) is the same map; a bare `- NAME` is taken from the
+    environment of whoever runs it: unknown."""
     out = []
+    if node.is_seq:
+        items = [item.text.partition("=") for item in node.items if item.is_scalar]
+        return [(k, v) for k, eq, v in items if eq and "${{" not in v and k.replace("_", "a").isalnum()]
     for key, _, val in node.pairs() if node.is_map else ():
         if not val.is_scalar and val.is_map:
             val = next((v for k, _, v in val.pairs() if k == "value"), val)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from kvlint.deployment import Deployment
+from kvlint.deployment import Deployment, ModelAlias
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
@@ -82,7 +82,7 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
         node, anc = stack.pop()
         if node.is_map:
             cmd, args = node.get("command"), node.get("args")
-            if _argv_like(cmd) or _argv_like(args) or _env_configured_image(node):
+            if _argv_like(cmd) or _argv_like(args) or _env_configured_image(node) or _format_engine(node):
                 yield node, anc
                 continue
             for key, _, val in reversed(list(node.pairs())):
@@ -92,6 +92,37 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
             for item in reversed(node.items):
                 if not item.is_scalar:
                     stack.append((item, anc))
+
+
+FORMAT_NOTE = ("KServe predictor with modelFormat {engine} and no arguments: the engine's flags are in the "
+               "ServingRuntime {runtime} (not in this file), so the engine's defaults are assumed")
+
+
+def _format_engine(node: YNode) -> str | None:
+    """A KServe predictor `model:` with `modelFormat: {name: vLLM}` and a `storageUri`: the runtime (another
+    file) starts that engine on the stored model, so this is a launch, not silence (its flags are the
+    runtime's)."""
+    fmt, uri = node.path("modelFormat", "name"), node.get("storageUri")
+    if fmt is None or not fmt.is_scalar or uri is None or not uri.is_scalar or not uri.text:
+        return None
+    from kvlint.engines import ENGINE_NAMES
+
+    name = fmt.text.strip().lower()
+    return name if name in ENGINE_NAMES else None
+
+
+_DISPLAY_KEYS = ("openshift.io/display-name",)
+
+
+def _display_name(doc: YNode) -> tuple[ModelAlias, ...]:
+    """An OpenShift AI display name that is a Hub id (`RedHatAI/Qwen2.5-7B-Instruct-FP8-dynamic`): a label for
+    people, so weak evidence (kvlint.models.resolve.WEAK_ALIASES), read only when nothing stronger names the
+    model of a path or store URI."""
+    for key in _DISPLAY_KEYS:
+        node = doc.path("metadata", "annotations", key)
+        if node is not None and node.is_scalar and facts.looks_like_hub_id(node.text):
+            return (ModelAlias(node.text, "display-name", node.span),)
+    return ()
 
 
 def _env_configured_image(node: YNode) -> bool:
@@ -163,6 +194,9 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         if guessed:
             launches = [FoundLaunch(guessed, tuple(_storage_model(c) + fields), None, env)]
             notes = [inferred_note(guessed, "command")]
+    if not launches and script is None and not fields and (by_format := _format_engine(c)):
+        launches = [FoundLaunch(by_format, tuple(_storage_model(c)), None, env)]
+        notes = [FORMAT_NOTE.format(engine=by_format, runtime=_text(c.get("runtime")) or "the cluster's default")]
     launches = env_flag_launch(yf, c, env, launches, default)
     gpu = gpu_facts(c, anc, yf.docs)
     if not launches and script is None and not fields and gpu.count:
@@ -174,7 +208,8 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     ctx = LaunchContext(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes),
                   runtime_vars=runtime_vars(c, anc), node_labels=facts.node_labels(facts.pod_holder(anc)),
                   declared_load=facts.declared_load(doc, anc + [c], yf.docs),
-                  alias_env=tuple(facts.env_items(c, anc)), storage=_storage_uri(c, anc))
+                  alias_env=tuple(facts.env_items(c, anc)), storage=_storage_uri(c, anc),
+                  extra_aliases=_display_name(doc))
     return [finish(yf.path, f, ctx, gpu) for f in launches]
 
 

@@ -34,6 +34,7 @@ class Kind:
     prefixes: tuple[str, ...] = ()
     sniff: tuple[str, ...] = ()
     walk_hint: tuple[str, ...] = ()  # in a folder walk, only names holding one of these (package.json is not)
+    walk_bytes: int = 0  # in a folder walk, only files up to this size (0: any); a bigger one is data, not notes
 
     def claims(self, base: str) -> bool:
         return base.endswith(self.suffixes) or base in self.names or base.startswith(self.prefixes)
@@ -58,6 +59,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("properties", "kvlint.launches.properties:read", suffixes=(".properties",)),
     Kind("text", "kvlint.launches.textfile:read", suffixes=(".conf", ".ini", ".service", ".toml", ".cfg"),
          names=("procfile",)),
+    # notes a deployment repository keeps (`vllm.txt`): walked, read from the commands only (kvlint.launches.notes)
+    Kind("notes", "kvlint.launches.notes:read", suffixes=(".txt",), walk_bytes=256 * 1024),
 )
 _BY_NAME = {k.name: k for k in KINDS}
 
@@ -72,6 +75,13 @@ def walked(path: str) -> bool:
     """Whether a folder walk reads this file (a kind claims its name and its walk hint allows it)."""
     kind = kind_for(path)
     return kind is not None and kind.walked(os.path.basename(path).lower())
+
+
+def walked_size(path: str, size: int) -> bool:
+    """Whether a walked file of this size is read: a kind with a size bound (notes) passes over a larger file
+    in silence (a 16 MiB corpus.txt is data, not a KV001 about a manifest over the cap)."""
+    kind = kind_for(path)
+    return kind is None or not kind.walk_bytes or size <= kind.walk_bytes
 
 
 def sniffed(text: str) -> Kind:

@@ -25,6 +25,7 @@ _NAMED = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_serve
               # any image whose name carries an engine's, as a manifest or values file writes it
               r"|(?<=image: )[\"']?[^\s\"'#]*(?:vllm|sglang)[^\s\"'#]*"
               r"|(?<=repository: )[\"']?[^\s\"'#]*(?:vllm|sglang)[^\s\"'#]*")
+_ENTRY_WORDS = lazy(r"serve|launch_server|entrypoints")
 _COMMENT = lazy(r"(^|\s)(#|//|REM\s|::)")
 _DOCSTRING = ('"""', "'''")
 _PASS_THROUGH = ("$@", "${@}", "[@]}", "$*")
@@ -34,6 +35,8 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     """The KV008 for a file that names an engine and gave no launch, at the first named place; None when no
     code or config line names one."""
     found = _first_place(text, kind)
+    if found is not None and kind == "notes" and not _ENTRY_WORDS.search(found[2]):
+        return None  # prose that names an image is no place in a notes file: only a command is
     if found is None:
         return None
     line, col, what = found

@@ -54,6 +54,8 @@ def _read_one(path: str, text: str | None, variables: Mapping[str, str] | None,
         if text is None:
             text = _load(path)
     except SourceError as exc:
+        if _data_not_notes(path, exc.reason):
+            return ReadResult(path, skipped=f"{exc.reason}: a .txt like this is data, not deployment notes")
         return ReadResult(path, findings=[kv001(path, exc.reason, exc.line, exc.col)])
     # CRLF and a BOM change no line number and no column an editor shows
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
@@ -65,6 +67,15 @@ def _read_one(path: str, text: str | None, variables: Mapping[str, str] | None,
     except (RecursionError, MemoryError) as exc:  # never a traceback for input, whatever it is
         why = f"input too deeply nested or too large to read ({type(exc).__name__})"
         return ReadResult(path, findings=[kv001(path, why)])
+
+
+def _data_not_notes(path: str, reason: str) -> bool:
+    """A file of a size-bounded kind (notes, `*.txt`) that is too large or not text is data whatever way it
+    came in (the pre-commit hook names every changed .txt): passed over, never a KV001 error."""
+    from kvlint.launches.kinds import kind_for
+
+    kind = kind_for(path)
+    return kind is not None and bool(kind.walk_bytes) and not reason.startswith(("cannot read", "not a regular"))
 
 
 def _load(path: str) -> str:

@@ -28,7 +28,8 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     return ReadResult(path, read_lines(path, text), comments=scan_comments(text))
 
 
-def read_lines(path: str, text: str) -> list[Deployment]:
+def read_lines(path: str, text: str, commands: list[tuple[int, int]] | None = None) -> list[Deployment]:
+    """The launches of each command (start, end offsets; by default each line that names an entry point)."""
     from kvlint.launches.build import LaunchContext, ManifestGpu, finish
     from kvlint.launches.groups import is_launch
     from kvlint.launches.script import run_script
@@ -36,7 +37,7 @@ def read_lines(path: str, text: str) -> list[Deployment]:
 
     index = LineIndex(text)
     out: list[Deployment] = []
-    for start, end in _commands(text):
+    for start, end in _commands(text) if commands is None else commands:
         # an INI value continued on indented lines is one command: its newlines are spaces (offsets unchanged)
         m = Mapped(path, _JOINED.sub(" ", text[start:end]), index=index, offsets=range(start, end + 1))
         launches, _, notes = run_script(m, {})

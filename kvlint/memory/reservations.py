@@ -34,6 +34,11 @@ class Speculative:
     source: str  # where the layer count came from, for the derivation
 
 
+# A bundled / locked / derived copy of config.json that states no MTP layer count: unknown, not zero (the key
+# may have been dropped on the way), so the draft is sized as one layer and nothing is refused.
+_MTP_UNKNOWN = "MTP layer count not stated by kvlint's copy of config.json: one layer assumed"
+
+
 def vllm_speculative(settings: Mapping[str, Any], model: ModelSpec) -> Speculative | None:
     """--speculative-config {"method", "model", "num_speculative_tokens", "num_nextn_predict_layers"?}."""
     raw = setting(settings, "speculative_config")
@@ -54,11 +59,13 @@ def _draft(method: str, tokens: int, model: ModelSpec, draft_model: Any) -> Spec
         return Speculative(method, tokens, 0, True, f"{method} keeps no draft KV cache")
     if method in _MTP_METHODS or (method in _EAGLE_METHODS and not draft_model and model.num_mtp_layers):
         layers = model.num_mtp_layers
+        if not layers and model.mtp_unknown:
+            return Speculative(method, tokens, 1, False, _MTP_UNKNOWN)
         if not layers:
             raise InvalidSettingError(f"speculative method {method} needs MTP layers, and {model.model_id} ships none "
-                                      "(num_nextn_predict_layers)", "speculative_config",
+                                      "(num_nextn_predict_layers / mtp_num_hidden_layers)", "speculative_config",
                                       "the model has no MTP layers")
-        return Speculative(method, tokens, layers, True, f"num_nextn_predict_layers {layers} of config.json")
+        return Speculative(method, tokens, layers, True, f"MTP layers {layers} of config.json")
     if method in _EAGLE_METHODS:
         return Speculative(method, tokens, 1, False, "EAGLE head assumed one layer with the target's attention shape")
     return Speculative(method, tokens, 0, False, "draft model's config.json not read: its KV is not counted")
@@ -74,7 +81,9 @@ def sglang_speculative(settings: Mapping[str, Any], model: ModelSpec) -> Specula
     if name == "NEXTN" or (name in ("EAGLE", "EAGLE3") and not setting(settings, "speculative_draft_model_path")):
         layers = model.num_mtp_layers
         if layers:
-            return Speculative(name, draft_tokens - 1, layers, True, f"num_nextn_predict_layers {layers}")
+            return Speculative(name, draft_tokens - 1, layers, True, f"MTP layers {layers} of config.json")
+        if model.mtp_unknown:
+            return Speculative(name, draft_tokens - 1, 1, False, _MTP_UNKNOWN)
     if name in ("EAGLE", "EAGLE3", "NEXTN"):
         return Speculative(name, draft_tokens - 1, 1, False, "EAGLE draft assumed one layer (draft config not read)")
     if name == "STANDALONE":

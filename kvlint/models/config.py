@@ -78,7 +78,9 @@ def _build(cfg: dict[str, Any], model_id: str, source: str, hf_quant_config: dic
         mla=mla,
         moe=moe_of(text, layers_n),
         quant=quantization(cfg, hf_quant_config),
-        num_mtp_layers=int(text.get("num_nextn_predict_layers") or 0),
+        num_mtp_layers=mtp_layers(text) or 0,
+        mtp_unknown=mtp_layers(text, None) is None and copied(source),
+        mtp_shares_embeddings="mtp_num_hidden_layers" in text and not text.get("mtp_use_dedicated_embeddings"),
         sliding_window=window,
         is_multimodal=nested or "vision_config" in cfg,
         vision_params=vision_params(cfg.get("vision_config"), hidden),
@@ -88,12 +90,32 @@ def _build(cfg: dict[str, Any], model_id: str, source: str, hf_quant_config: dic
     )
 
 
+MTP_KEYS = ("num_nextn_predict_layers", "mtp_num_hidden_layers")  # DeepSeek / GLM / MiMo; Qwen3.5 / Qwen3-Next
+# Sources whose config is a copy kvlint trimmed or derived (kvlint.models.resolve, derive, lock): a key such
+# a copy lacks may have been dropped on the way (Qwen3.5's mtp_num_hidden_layers was, until the trim kept it).
+COPIED_SOURCES = ("bundled:", "derived:", "lock:")
+
+
+def copied(source: str) -> bool:
+    """Whether a ModelSpec's source is a trimmed or derived copy, not the model's own config.json."""
+    return any(prefix in source for prefix in COPIED_SOURCES)
+
+
+def mtp_layers(text: dict[str, Any], absent: int | None = 0) -> int | None:
+    """The MTP (next-n) layers the checkpoint ships, by either spelling; `absent` when no key states it."""
+    for key in MTP_KEYS:
+        if text.get(key) is not None:
+            return int(text[key])
+    return absent
+
+
 # Generous ceilings on the sizes a config gives (real models: <= 200 layers, hidden 25k, vocab 300k, 10M
 # positions). Every per-layer and per-head loop takes its count from these, so a value checked here bounds the
 # work: num_hidden_layers 1e6 took 33 s and 840 MiB, 1e7 ended in MemoryError and lost the whole run.
 _LAYERS, _DIM, _HEADS, _VOCAB, _POSITIONS, _EXPERTS = 10_000, 1_000_000, 100_000, 100_000_000, 1 << 32, 1_000_000
 _CEILINGS = {
     **dict.fromkeys(("num_hidden_layers", "n_layer", "num_layers", "n_layers", "num_nextn_predict_layers",
+                     "mtp_num_hidden_layers",
                      "first_k_dense_replace"), _LAYERS),
     **dict.fromkeys(("hidden_size", "n_embd", "d_model", "intermediate_size", "ffn_hidden_size", "n_inner",
                      "ffn_dim", "ff_intermediate_size", "moe_intermediate_size", "shared_expert_intermediate_size",

@@ -63,7 +63,9 @@ def resolve_model(
     path or a store URL (no config.json of its own), the model is identified from all the evidence: the
     path's own name and each alias; the first that names a known model wins and the spec's source says which
     (`served-name:Qwen/Qwen3-8B`, `env:MODEL_ID:...`, `path:...`). When two name different known models,
-    ModelConflict names both places instead of guessing. A Hub id, or a path with its own config.json,
+    ModelConflict names both places instead of guessing. A served name is weaker evidence (WEAK_ALIASES): it
+    is read only when nothing else names the model, and never against a path that names quantized weights.
+    A Hub id, or a path with its own config.json,
     is the model whatever else the launch says.
     """
     if not isinstance(ref, str) or not ref.strip():
@@ -81,11 +83,30 @@ def resolve_model(
     if own is not None and (not by_evidence or source_kind(own) in ("local", "override")):
         return own
     found = ([("the path's name " + short_text(name), own)] if own is not None else [])
-    found += [(place_of(a), spec) for a in aliases if (spec := _alias_spec(a, online, items, base)) is not None]
+    found += [(place_of(a), spec) for a in aliases
+              if a.how not in WEAK_ALIASES and (spec := _alias_spec(a, online, items, base)) is not None]
     _no_conflict(found)
+    if not found:  # only then a served name, and only one that fits what the path says of the weights
+        found = [(place_of(a), spec) for a in aliases if a.how in WEAK_ALIASES
+                 and (spec := _alias_spec(a, online, items, base)) is not None and hint_fits(name, spec)]
+        _no_conflict(found)
     if not found:
         return _resolve_cached(name, online, items, base, _hf_cache_dir())  # raises again, with its reason
     return found[0][1]
+
+
+# `--served-model-name` is the name the API answers to, not what the engine loads: never a conflict with the
+# model the path or a download names, and a hint only when nothing stronger identifies it.
+WEAK_ALIASES = ("served-name", "served-short", "display-name")
+_QUANT_MARK = re.compile(r"(?i)(?:^|[-_.])(?:fp8|fp4|nvfp4|mxfp4|int4|int8|awq|gptq|w4a16|w8a8|w8a16|bnb|4bit|8bit"
+                         r"|gguf|exl2|ggml|quantized)(?:$|[-_.])")
+
+
+def hint_fits(path: str, spec: ModelSpec) -> bool:
+    """A weak name fits a path unless the path's last segment names a quantized checkpoint and the name's
+    model is not quantized: `/models/Qwen3.6-27B-FP8` served as `qwen3.6-27b` is FP8 weights, not BF16."""
+    tail = re.split(r"[/\\]+", path.rstrip("/\\"))[-1]
+    return spec.quant is not None or _QUANT_MARK.search(tail) is None
 
 
 class ModelConflict(UnknownModelError):
@@ -120,7 +141,8 @@ def place_of(alias: ModelAlias) -> str:
     how = alias.how
     what = {"served-name": "--served-model-name", "served-short": "--served-model-name", "path": "the path",
             "storageUri": "storageUri", "model-name": "the model's name:", "download-repo": "the download repo",
-            "oci-tag": "the OCI image tag", "oci-image": "the OCI image"}.get(how)
+            "oci-tag": "the OCI image tag", "oci-image": "the OCI image",
+            "display-name": "the display name"}.get(how)
     if what is None:
         what = f"env {how[len('env:'):]}" if how.startswith("env:") else \
             f"the key {how[len('key:'):]}" if how.startswith("key:") else how

@@ -102,7 +102,14 @@ class ModelSpec:
     mla: MLADims | None = None
     moe: MoE | None = None
     quant: Quantization | None = None
-    num_mtp_layers: int = 0  # num_nextn_predict_layers (weights shipped, not in num_layers)
+    num_mtp_layers: int = 0  # num_nextn_predict_layers / mtp_num_hidden_layers (weights shipped, not in num_layers)
+    # True when the config kvlint holds is a trimmed or derived copy (bundled registry, kvlint.lock, a
+    # quantized re-host derived from its base) that states no MTP layer count: the key may have been dropped
+    # on the way, so 0 above means "not known", never "the model has none" (no refusal may rest on it).
+    mtp_unknown: bool = field(default=False, compare=False)  # a fact of the copy, not of the model
+    # Qwen3.5-style MTP (mtp_num_hidden_layers) shares the target's embedding and output head unless
+    # mtp_use_dedicated_embeddings says otherwise; DeepSeek-style next-n modules store their own copies.
+    mtp_shares_embeddings: bool = False
     sliding_window: int | None = None
     is_multimodal: bool = False
     vision_params: int = 0  # parameters of a vision tower, counted in weights

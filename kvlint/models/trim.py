@@ -38,7 +38,7 @@ TEXT_KEYS = {
     "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers", "top_k_experts",
     "enable_moe_block", "hybrid_override_pattern", "layers_block_type", "mamba_num_heads", "mamba_head_dim",
     "n_groups", "ssm_state_size", "conv_kernel", "use_conv_bias", "mamba_ssm_cache_dtype", "moe_latent_size",
-    "moe_shared_expert_intermediate_size",
+    "moe_shared_expert_intermediate_size", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings",
 }
 
 

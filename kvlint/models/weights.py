@@ -255,11 +255,12 @@ def _dense_mlp(spec: ModelSpec, width: int) -> int:
 
 def _mtp_params(spec: ModelSpec, text: dict[str, Any]) -> int:
     """DeepSeek-style next-n module: a full (MoE) decoder layer, enorm/hnorm, eh_proj (2h x h), a
-    final norm, and its own copies of the embedding and output head as the checkpoint stores them."""
+    final norm, and its own copies of the embedding and output head as the checkpoint stores them (Qwen3.5's
+    MTP shares the target's: `mtp_shares_embeddings`)."""
     if not spec.num_mtp_layers:
         return 0
     last = layer_params(spec, text, spec.num_layers - 1).total
-    h, embed = spec.hidden_size, spec.vocab_size * spec.hidden_size
+    h, embed = spec.hidden_size, 0 if spec.mtp_shares_embeddings else spec.vocab_size * spec.hidden_size
     return spec.num_mtp_layers * (last + 2 * h * h + 3 * h + 2 * embed)
 
 

@@ -126,9 +126,18 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
             if heredoc:
                 pending_heredocs.append(heredoc)
         else:
-            words.append(_word(sc))
+            word = _word(sc)
+            if not _comment_only(word):
+                words.append(word)
     finish("")
     return commands, sc.errors
+
+
+def _comment_only(word: Word) -> bool:
+    """`` `# a note` `` on a continuation line: an unquoted command substitution that runs only a comment
+    expands to nothing, so the shell drops the word (a documented idiom for commenting each flag)."""
+    return bool(word.parts) and all(p.kind == "tick" and not p.quoted and p.text.lstrip().startswith("#")
+                                    for p in word.parts)
 
 
 def _assigns(word: Word) -> bool:

@@ -34,7 +34,7 @@ def test_vllm_mtp_draft_layers_are_exact_extra_pages():
         {"method": "deepseek_mtp", "num_speculative_tokens": 1})})
     assert mtp.detail.bytes_per_block == plain.detail.bytes_per_block * 62 // 61
     s = step(mtp, "speculative draft layers")
-    assert s.value == 1 and not s.estimated and "num_nextn_predict_layers 1" in s.formula
+    assert s.value == 1 and not s.estimated and "MTP layers 1" in s.formula
 
 
 def test_vllm_eagle_head_is_an_assumed_layer_and_ngram_has_none():
@@ -47,9 +47,55 @@ def test_vllm_eagle_head_is_an_assumed_layer_and_ngram_has_none():
     ngram = vllm("meta-llama/Llama-3.1-8B-Instruct", {**base, "speculative_config": {
         "method": "ngram", "num_speculative_tokens": 4}})
     assert ngram.detail.bytes_per_block == plain.detail.bytes_per_block
+
+
+
+def _llama_config(tmp_path) -> str:
+    from pathlib import Path
+
+    import kvlint.models
+
+    bundled = Path(kvlint.models.__file__).parent / "registry" / "meta-llama--Llama-3.1-8B-Instruct.json"
+    folder = tmp_path / "llama"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(json.loads(bundled.read_text())["config"]))
+    return str(folder)
+
+
+def test_vllm_mtp_on_a_model_whose_own_config_states_none_is_refused(tmp_path):
+    """The model's own config.json (a local folder) lists every key: no MTP key means no MTP layers."""
+    base = {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * GIB}
     with pytest.raises(InvalidSettingError, match="MTP layers"):
-        vllm("meta-llama/Llama-3.1-8B-Instruct", {**base, "speculative_config": {"method": "mtp",
-                                                                                 "num_speculative_tokens": 1}})
+        vllm(_llama_config(tmp_path), {**base, "speculative_config": {"method": "mtp", "num_speculative_tokens": 1}})
+
+
+def test_mtp_absent_from_a_bundled_copy_is_unknown_not_zero():
+    """A bundled (trimmed) copy may have dropped the MTP key (Qwen3.6-27B's did: sample D's wrong KV007): the
+    draft is sized as one assumed layer and nothing is refused, by either engine."""
+    base = {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * GIB}
+    plain = vllm("meta-llama/Llama-3.1-8B-Instruct", base)
+    mtp = vllm("meta-llama/Llama-3.1-8B-Instruct", {**base, "speculative_config": {
+        "method": "mtp", "num_speculative_tokens": 1}})
+    s = step(mtp, "speculative draft layers")
+    assert s.value == 1 and s.estimated and "not stated" in s.formula
+    assert mtp.detail.bytes_per_block == plain.detail.bytes_per_block * 33 // 32
+    sg = compute_budget("sglang", resolve_model("meta-llama/Llama-3.1-8B-Instruct"), {
+        "context_length": 8192, "speculative_algorithm": "NEXTN", "speculative_num_draft_tokens": 4},
+        None, gpu_memory_bytes=80 * GIB, weights_bytes=0)
+    assert any("not stated" in st.formula for st in sg.steps)
+
+
+def test_qwen3_5_family_ships_one_mtp_layer_sharing_its_embeddings():
+    """Data fix with provenance: every bundled Qwen3.5 / Qwen3.6 config states text_config.mtp_num_hidden_layers
+    1 and mtp_use_dedicated_embeddings false, as the aiconfigurator-core 0.12.0 wheel's copies of their
+    config.json do (the trim had dropped both keys)."""
+    for model in ("Qwen/Qwen3.6-27B", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3.5-27B", "Qwen/Qwen3.5-397B-A17B"):
+        spec = resolve_model(model)
+        assert spec.num_mtp_layers == 1 and spec.mtp_shares_embeddings and not spec.mtp_unknown, model
+    mtp = vllm("Qwen/Qwen3.6-27B", {"max_model_len": 32768, "kv_cache_memory_bytes": 10 * GIB,
+                                    "speculative_config": {"method": "mtp", "num_speculative_tokens": 3}})
+    s = step(mtp, "speculative draft layers")
+    assert s.value == 1 and not s.estimated
 
 
 def test_vllm_lora_slots_are_an_estimated_non_kv_term():

@@ -37,12 +37,32 @@ def test_the_folder_words_match_the_readers():
 
 
 def test_disagreeing_evidence_names_both_places():
-    alias = ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "served-name", Span("x.sh", 4, 1, 4, 30))
+    alias = ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "env:MODEL_ID", Span("x.sh", 4, 1, 4, 30))
     with pytest.raises(ModelConflict) as caught:
         resolve_model("/models/Qwen3-8B", aliases=(alias,))
     said = str(caught.value)
     assert "Qwen/Qwen3-8B (the path's name /models/Qwen3-8B)" in said
-    assert "meta-llama/Llama-3.1-8B-Instruct (--served-model-name meta-llama/Llama-3.1-8B-Instruct, line 4)" in said
+    assert "meta-llama/Llama-3.1-8B-Instruct (env MODEL_ID meta-llama/Llama-3.1-8B-Instruct, line 4)" in said
+
+
+@pytest.mark.parametrize("served", [ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "served-name"),
+                                    ModelAlias("qwen2.5-7b", "served-short")])
+def test_a_served_name_is_an_api_alias_never_a_conflict(served):
+    """Sample D (chnghia/solv-stack): `--model /models/Qwen2.5-7B-Instruct --served-model-name qwen2.5-7b` is
+    the Instruct model the path names; the served name is what the API answers to, never a second model."""
+    spec = resolve_model("/models/Qwen2.5-7B-Instruct", aliases=(served,))
+    assert spec.model_id == "Qwen/Qwen2.5-7B-Instruct" and source_kind(spec) == "path-name"
+
+
+def test_a_served_name_is_a_hint_only_when_it_fits_the_paths_weights():
+    """A path naming nothing takes the served name's model; a path naming quantized weights (FP8, AWQ, ...) that
+    kvlint cannot pin is not sized as the served name's 16-bit model (sample D: Qwen3.6-27B-FP8 as BF16)."""
+    hint = ModelAlias("qwen3.6-27b", "served-short")
+    assert resolve_model("/models/weights", aliases=(hint,)).model_id == "Qwen/Qwen3.6-27B"
+    with pytest.raises(Exception, match="not known offline"):
+        resolve_model("/models/Qwen3.6-27B-FP8", aliases=(hint,))
+    quantized = ModelAlias("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "served-name")
+    assert resolve_model("/srv/qwen-int4", aliases=(quantized,)).quant is not None
 
 
 def test_two_aliases_that_disagree_on_a_path_naming_nothing():
@@ -103,13 +123,13 @@ def test_a_comment_is_never_evidence(tmp_path):
     assert [s.skip_kind for s in launches] == ["unknown-model"] and kv002[0].severity.name == "INFO"
 
 
-def test_a_conflict_is_the_launchs_own_warning(tmp_path):
+def test_a_served_name_beside_a_path_is_no_conflict_and_the_launch_is_sized(tmp_path):
+    """The served name is the API's alias (sample D's wrong KV002): the path's model is sized, nothing warns."""
     (tmp_path / "serve.sh").write_text("vllm serve /models/Qwen3-8B --served-model-name "
                                        "meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.9\n")
     result = lint([str(tmp_path)], LintOptions(gpu="H100"))
-    assert [s.skip_kind for s in result.launches] == ["model-conflict"]
-    (kv002,) = [f for f in result.findings if f.code == "KV002"]
-    assert kv002.severity.name == "WARNING" and "names two different models" in kv002.message
+    assert [(s.skip_kind, s.capacity) for s in result.launches] == [(None, "evaluated")]
+    assert not [f for f in result.findings if f.code == "KV002"]
 
 
 def test_a_chart_key_names_the_model_beside_its_path(tmp_path):

@@ -55,8 +55,8 @@ def test_aliases_are_tried_for_a_local_path_that_does_not_resolve(alias, prefix,
 def test_aliases_do_not_replace_a_hub_id_and_a_disagreeing_one_is_no_guess():
     with pytest.raises(UnknownModelError):
         resolve_model("acme/private-model", aliases=(ModelAlias("Qwen/Qwen3-8B", "served-name"),))
-    with pytest.raises(ModelConflict):  # the path's name and the served name are two models (tests/models/test_identity)
-        resolve_model("/models/Qwen3-8B", aliases=(ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "served-name"),))
+    with pytest.raises(ModelConflict):  # the path's name and a download's name are two models (test_identity)
+        resolve_model("/models/Qwen3-8B", aliases=(ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "env:MODEL_ID"),))
     spec = resolve_model("/models/Qwen3-8B", aliases=(ModelAlias("Qwen/Qwen3-8B", "served-name"),))
     assert spec.model_id == "Qwen/Qwen3-8B" and source_kind(spec) == "path-name"
 

@@ -1,0 +1,57 @@
+"""Notes files (`*.txt`): the commands a deployment repository keeps beside its manifests (`vllm.txt`,
+`commands.txt`, a pasted terminal session), read as shell from each line that starts an engine.
+
+What a demanding user expects decides the scope. A `.txt` in a deployment repository that holds `vllm serve
+...` is what its author runs, so it is walked and its findings are as real as a script's; a README (`.md`,
+`.rst`) is documentation whose code blocks are examples, so it is not walked (name it on the command line to
+check it anyway). The walk stays cheap: a notes file with no engine entry command (kvlint.launches.textfile's
+entry words: `vllm serve`, `sglang.launch_server`, `vllm.entrypoints`, ...) costs one regular-expression scan,
+and requirements.txt (`vllm==0.9.2`) or a licence has none.
+
+Only the command itself is read, never the prose or client code around it: from the start of the line that
+names the entry point (after a shell prompt such as `$ `, `user@host:~$ ` or `(venv) $ `) through its `\\`
+continuation lines. Each command goes to `run_script` at the file's offsets, so every value keeps its line and
+column; environment prefixes (`CUDA_VISIBLE_DEVICES=0 vllm serve ...`) are the shell's.
+"""
+
+from __future__ import annotations
+
+from kvlint.launches import ReadResult
+from kvlint.lazyre import lazy
+
+_PROMPT = lazy(r"[ \t]*(?:\([^()\n]*\)[ \t]*)?(?:[^\s$#]*[$#][ \t]+|>[ \t]+)?")
+
+
+def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader protocol's entry (kvlint.launches.kinds)."""
+    from kvlint.launches.textfile import _ENTRY, read_lines
+    from kvlint.sources.comments import scan_comments
+
+    if _ENTRY.search(text) is None:
+        return ReadResult(path)
+    return ReadResult(path, read_lines(path, text, commands(text)), comments=scan_comments(text))
+
+
+def commands(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of each command: a line naming an entry point that is not a comment, from after
+    its prompt to the end of its last continuation line."""
+    from kvlint.launches.textfile import _ENTRY
+
+    found: list[tuple[int, int]] = []
+    line_start = 0
+    while line_start < len(text):
+        line_end = text.find("\n", line_start)
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[line_start:line_end]
+        if _ENTRY.search(line) is None or line.lstrip().startswith("#"):
+            line_start = line_end + 1
+            continue
+        prompt = _PROMPT.match(line)
+        start = line_start + (prompt.end() if prompt is not None else 0)
+        end = line_end
+        while end < len(text) and text[line_start:end].rstrip().endswith("\\"):
+            nxt = text.find("\n", end + 1)
+            end = len(text) if nxt < 0 else nxt
+        found.append((start, end))
+        line_start = end + 1
+    return found

@@ -1,0 +1,130 @@
+"""General kinds found missing or misread on held-out sample D (issues L and N), each with a fixture under
+tests/fixtures/launches/kinds2 whose launches, models and value positions are pinned here: comment-only
+backtick substitutions on continuation lines, `NAME=value` lists as an `env:`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import read_path
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "kinds2"
+
+
+def _at(span):
+    return (span.line, span.col)
+
+
+def _deps(name: str):
+    result = read_path(str(FIX / name))
+    assert not [f for f in result.findings if f.severity >= 2], result.findings
+    return result.deployments
+
+
+def test_a_comment_only_backtick_substitution_is_no_word():
+    """`` `# note` \\ `` expands to nothing: it is neither the model nor a flag's value (it was read as the model)."""
+    (d,) = _deps("tick-comments.sh")
+    assert (d.model, _at(d.model_span)) == ("./checkpoints/org-model", (4, 13))
+    assert d.get("quantization") == "awq" and _at(d.settings["quantization"].span) == (7, 20)
+    assert d.get("max_model_len") == 4096 and _at(d.settings["max_model_len"].span) == (10, 21)
+    assert d.unknown_flags == ()
+
+
+def test_a_list_of_name_value_strings_is_the_env_of_the_commands():
+    """dstack's `env:` list: `- MODEL_ID=org/x` resolves `$MODEL_ID`; a bare `- CONTEXT` comes from whoever runs
+    it, so `$CONTEXT` stays unresolved (never a guess)."""
+    (d,) = _deps("dstack-env.dstack.yml")
+    assert (d.engine, d.model, d.model_resolved, _at(d.model_span)) == ("sglang", "org/env-list-model", True, (13, 26))
+    context = d.settings["context_length"]
+    assert (context.value, context.resolved, _at(context.span)) == ("$CONTEXT", False, (14, 30))
+
+
+def test_a_notes_file_is_walked_and_read_from_its_commands_only():
+    """`vllm.txt` holds what its author runs: each command from after its prompt through its continuations, with
+    its environment prefix; the client code after it is not read. requirements.txt (`vllm==`) and a notes file
+    that only names an image give nothing; a README's code block is documentation and is not walked."""
+    from kvlint.launches import iter_files
+
+    walked = sorted(Path(p).name for p, why in iter_files([str(FIX / "notes-repo")]) if why is None)
+    assert walked == ["images.txt", "requirements.txt", "vllm.txt"]
+    deps = _deps("notes-repo/vllm.txt")
+    assert [(d.engine, d.model, _at(d.model_span)) for d in deps] == [
+        ("vllm", "org/notes-model", (3, 37)), ("sglang", "org/prompted", (7, 61)), ("vllm", "org/venv-prompt", (8, 21))]
+    assert deps[0].get("tensor_parallel_size") == 2 and _at(deps[0].settings["tensor_parallel_size"].span) == (4, 26)
+    assert deps[0].get("max_model_len") == 8192 and deps[1].get("tp_size") == 2
+    for quiet in ("requirements.txt", "images.txt"):
+        result = read_path(str(FIX / "notes-repo" / quiet))
+        assert (result.deployments, result.findings) == ([], []), quiet
+
+
+def test_a_kserve_predictor_with_only_an_engine_model_format_is_a_launch():
+    """`modelFormat: {name: vLLM}` + `storageUri`, its ServingRuntime in another file: a launch on the stored
+    model with the resources' GPUs (was silence); the display name identifies a path that names nothing, as
+    a weak hint. Another model format (sklearn) is no launch."""
+    from kvlint.lint import LintOptions, lint
+
+    (d,) = _deps("isvc-format-only.yaml")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "pvc://models-claim/weights/current", (13, 19))
+    assert d.gpu_count == 2 and _at(d.gpu_count_span) == (16, 27)
+    assert any("ServingRuntime small-chat-runtime" in n for n in d.notes)
+    assert [(a.name, a.how) for a in d.model_aliases][:1] == [("Qwen/Qwen2.5-7B-Instruct", "display-name")]
+    (status,) = lint([str(FIX / "isvc-format-only.yaml")], LintOptions(gpu="L40S")).launches
+    assert status.capacity == "evaluated"
+
+
+def test_a_compose_service_running_a_mounted_script_is_read_in_that_script():
+    """`volumes: ./serve.vllm.sh:/serve.sh` + `command: ["/serve.sh"]`, the service an anchor alias: the launch
+    is read in the repository's script with the service's environment, build base image and GPUs; each value
+    keeps its place in the script. A mounted script missing from the checkout gives no guessed launch."""
+    (d,) = _deps("compose-mount/docker-compose.yaml")
+    script = str(FIX / "compose-mount" / "serve.vllm.sh")
+    assert (d.engine, d.name, d.image, d.model) == ("vllm", "openai-endpoint", "vllm/vllm-openai:v0.9.2", "Qwen/Qwen3-8B")
+    assert (d.model_span.path, _at(d.model_span)) == (script, (4, 17))
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (5, 26)
+    assert d.get("max_model_len") == 8192 and d.settings["max_model_len"].span.path == script
+    assert d.gpu_count == 2 and _at(d.gpu_count_span) == (20, 22)
+    assert any("mounted from serve.vllm.sh" in n for n in d.notes)
+
+
+def test_a_cpu_launch_is_not_swept_over_gpus():
+    """`VLLM_TARGET_DEVICE=cpu`, `VLLM_CPU_KVCACHE_SPACE`, `--device cpu` or a CPU build of the image: the launch
+    runs on CPU, so its status says so (not a GPU, not sized) instead of a KV108 sweep of the GPU catalogue; a
+    GPU launch beside them is still swept."""
+    from kvlint.lint import LintOptions, lint
+
+    result = lint([str(FIX / "cpu.sh"), str(FIX / "cpu-image.sh")], LintOptions())
+    kinds = [(s.span.line, s.skip_kind) for s in result.launches]
+    assert kinds == [(2, "not-a-gpu"), (3, "not-a-gpu"), (4, None), (2, "not-a-gpu"), (4, "not-a-gpu")], kinds
+    assert [(f.span.line, Path(f.span.path).name) for f in result.findings if f.code == "KV108"] == [(4, "cpu-image.sh")]
+    (first,) = [d for d in _deps("cpu.sh") if d.model == "Qwen/Qwen3-1.7B"]
+    assert first.gpu == "cpu" and any("VLLM_CPU_KVCACHE_SPACE=8" in n for n in first.notes)
+
+
+def test_a_length_past_a_folder_named_models_config_is_a_warning_not_an_error():
+    """`/models/Qwen2.5-7B-Instruct --max-model-len 131072`: the published config stands in for the folder's own,
+    which may carry an added rope_scaling (Qwen's documented 128K edit): KV105 says so as a warning; the same
+    length on the Hub id stays an error."""
+    from kvlint.lint import LintOptions, lint
+
+    path = FIX.parents[1] / "rules" / "KV105" / "bad.sh"
+    got = {f.span.line: f.severity.name for f in lint([str(path)], LintOptions(select=("KV105",))).findings}
+    assert got == {2: "ERROR", 3: "ERROR", 5: "WARNING"}
+
+
+def test_a_large_text_file_is_data_and_the_walk_passes_it_over(tmp_path):
+    """A notes file is small; a 300 KiB `.txt` is data (a corpus, a log): not read, and no KV001 about a cap."""
+    from kvlint.launches import iter_files
+
+    (tmp_path / "corpus.txt").write_text("vllm serve org/x\n" + "the model said hello\n" * 16000)
+    (tmp_path / "vllm.txt").write_text("vllm serve org/x\n")
+    assert [Path(p).name for p, why in iter_files([str(tmp_path)]) if why is None] == ["vllm.txt"]
+
+
+def test_a_named_data_txt_is_passed_over_not_an_error(tmp_path):
+    """The hook names every changed .txt: one over the manifest size cap, or binary, is data (no KV001 error)."""
+    big, binary = tmp_path / "corpus.txt", tmp_path / "blob.txt"
+    big.write_text("the model said hello\n" * 300000)
+    binary.write_bytes(b"vllm serve org/x\x00\x00")
+    for path in (big, binary):
+        result = read_path(str(path))
+        assert (result.deployments, result.findings, result.skipped is not None) == ([], [], True), path
