@@ -39,6 +39,14 @@ class Steps:
             self.notes.append(text)
 
 
+def weights_unchecked_text(model: ModelSpec, given: bool = False) -> str:
+    """What a budget says of weights counted for a bundled config with no published total to check them against
+    (registry/weights.json `unchecked`): appended to the weights step and kept as a note. Empty otherwise."""
+    if given or not model.weights_unchecked:
+        return ""
+    return f"weights not checked against a published total ({model.weights_unchecked})"
+
+
 def gib(n: float) -> str:
     return f"{n / GIB:.5f} GiB"
 

@@ -32,6 +32,7 @@ from kvlint.memory.common import (
     resolve_model_dtype,
     setting,
     start_steps,
+    weights_unchecked_text,
 )
 from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm_reservation, sglang_speculative
 from kvlint.memory.versions import SglangVersion, sglang_version
@@ -393,7 +394,9 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     if mamba_slots is not None:
         mrr = min(mrr, mamba_slots // mamba_slots_per_request(settings))
     kv = _kv_sizes(model, tokens, page, tp // attn_dp, dcp, size, kv_name)
-    _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes)
+    unchecked = weights_unchecked_text(model, weights_bytes is not None)
+    _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes,
+         unchecked)
     return Budget(
         engine="sglang", engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
         gpu_memory_bytes=facts.total_bytes, parallel=Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp, attn_dp=attn_dp),
@@ -441,11 +444,12 @@ class _Pool(NamedTuple):
     mrr: int
 
 
-def _log(steps: Steps, facts: GpuFacts, pool: _Pool, user: int | None) -> None:
+def _log(steps: Steps, facts: GpuFacts, pool: _Pool, user: int | None, unchecked: str = "") -> None:
     pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr = pool
     steps.add("total GPU memory", f"{facts.name}: nvidia-smi {facts.memory_mib} MiB", facts.total_bytes, "B")
     steps.add("pre-load free", "total - CUDA context (+ NCCL)", pre_load, "B", estimated=True)
-    steps.add("weights per rank", "weights model", weights, "B")
+    steps.add("weights per rank", "weights model" + (f"; {unchecked}" if unchecked else ""), weights, "B")
+    steps.note(unchecked)
     steps.add("pre-pool allocations", "buffers allocated before the pool is sized", other, "B", estimated=user is None)
     steps.add("reserve", f"pre-load x (1 - {round(mfs, 3):g}) for activations and CUDA graphs",
               int(pre_load * (1 - mfs)), "B")

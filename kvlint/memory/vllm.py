@@ -28,6 +28,7 @@ from kvlint.memory.common import (
     resolve_model_dtype,
     setting,
     start_steps,
+    weights_unchecked_text,
 )
 from kvlint.memory.memo import PerModel, settings_key
 from kvlint.memory.reservations import Speculative, vllm_encoder_cache, vllm_lora, vllm_speculative
@@ -791,7 +792,9 @@ def _weights_formula(model: ModelSpec, dtype: str, backend: str, tp: int, pp: in
 
 def _log_results(steps: Steps, inp: Inputs, st: Stage, cap: Capacity, fit: Fit, footprint: FixedPool | None) -> None:
     estimated = inp.non_kv_bytes is None
-    steps.add("weights per rank", weights_formula(inp), st.weights, "B")
+    unchecked = weights_unchecked_text(inp.model, inp.weights_bytes is not None)
+    steps.add("weights per rank", weights_formula(inp) + (f"; {unchecked}" if unchecked else ""), st.weights, "B")
+    steps.note(unchecked)
     if footprint:
         _log_fixed_pool(steps, inp, st, footprint)
     elif inp.fixed_pool is not None:
