@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.budget import Budget
+from kvlint.budget import Budget, VllmDetail
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
@@ -48,7 +48,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     message = (f"max_model_len {b.max_model_len} needs {c.gib(needed)} of KV cache per rank{words}; the pool holds "
                f"{c.gib(b.kv_pool_bytes)} ({c.tokens(b.kv_tokens)} tokens) on {c.gpu_label(ctx)} "
                f"(weights {c.gib(b.weights_bytes, 1)}, non-KV {c.gib(b.non_kv_bytes, 1)}{c.basis(b)})."
-               f" vLLM refuses to start.")
+               f" vLLM refuses to start{_printed(b)}.")
     fixes = _alternatives(ctx, b)
     if _model_max(ctx) and b.max_model_len > _model_max(ctx):
         message += f" The model's own maximum is {c.tokens(_model_max(ctx))} tokens (KV105)."
@@ -61,7 +61,25 @@ def check(ctx: Context) -> Iterator[Finding]:
                  c.related(dep, "tp", "splits KV heads and weights across ranks"), field],
         fix=fixes[0] if fixes else "use a larger GPU or more of them",
         estimated=b.kv_pool_estimated, needed_bytes=needed, pool_bytes=b.kv_pool_bytes,
-        kv_tokens=b.kv_tokens, max_model_len=b.max_model_len, fits_max_model_len=b.estimated_max_model_len)
+        kv_tokens=b.kv_tokens, max_model_len=b.max_model_len, fits_max_model_len=b.estimated_max_model_len,
+        engine_estimated_max_model_len=_engine_estimate(b))
+
+
+def _engine_estimate(b: Budget) -> int | None:
+    return b.detail.engine_estimated_len if isinstance(b.detail, VllmDetail) else None
+
+
+def _printed(b: Budget) -> str:
+    """The length vLLM's message prints, and kvlint's beside it when they differ: vLLM checks the pipeline stages
+    in order and quotes the first that fails; a later stage may hold less, and only the smaller length starts."""
+    printed = _engine_estimate(b)
+    if printed is None:
+        return ""
+    text = f" (its message: \"the estimated maximum model length is {printed}\")"
+    if b.estimated_max_model_len and printed != b.estimated_max_model_len:
+        text += (f"; that is the first pipeline stage that fails: {c.tokens(b.estimated_max_model_len)} tokens fit "
+                 "every stage")
+    return text
 
 
 def _needed(b: Budget) -> int:

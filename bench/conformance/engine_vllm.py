@@ -104,6 +104,17 @@ class Engine:
             if mod is not None and hasattr(mod, "logger"):
                 mod.logger = self.capture
 
+    def checkpoint_kv(self, config: dict[str, Any]) -> str:
+        """What --kv-cache-dtype auto resolves to for this checkpoint, by the wheel's own
+        utils/torch_utils.resolve_kv_cache_dtype_string (a ModelOpt kv_cache_quant_algo names fp8 or nvfp4); "auto"
+        where the release has no such function or the checkpoint names no KV scheme."""
+        utils = _optional("vllm.utils.torch_utils")
+        resolve = getattr(utils, "resolve_kv_cache_dtype_string", None) if utils is not None else None
+        quant = config.get("quantization_config") or (config.get("text_config") or {}).get("quantization_config")
+        if resolve is None or not quant:
+            return "auto"
+        return str(resolve("auto", SimpleNamespace(hf_config=SimpleNamespace(quantization_config=quant))))
+
     # ------------------------------------------------------------ specs
     def make(self, cls_name: str, **fields: Any) -> Any:
         """A spec of the wheel's class, passing only the fields this release has."""

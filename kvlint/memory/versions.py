@@ -57,6 +57,10 @@ class VllmVersion:
     # original_max_position_embeddings (0.12+, config/model.py); 0.11 and before take max_position_embeddings
     unifies_page_sizes: bool = True  # hybrid layers of different page sizes are unified by scaling block sizes
     # (unify_kv_cache_spec_page_size, read in 0.16+); 0.11's get_kv_cache_groups raises NotImplementedError
+    # --kv-cache-dtype auto follows a ModelOpt checkpoint's kv_cache_quant_algo (arg_utils.py calls
+    # resolve_kv_cache_dtype_string, vllm#30785, 2025-12-16; read in the 0.20 and 0.33 wheels); 0.12 and before
+    # keep the model dtype (0.11's ModelOptFp8Config stores the algo and never reads it into the cache dtype)
+    checkpoint_kv_dtype: bool = True
     released: str = ""  # build date of vllm/_version.py in the release wheel, where read
 
 

@@ -618,7 +618,8 @@ class Fit:
 
     length: int  # max_model_len after auto-fit
     fits: bool
-    estimated_len: int  # longest length that fits
+    estimated_len: int  # longest length that fits every stage
+    engine_len: int | None = None  # the length vLLM's refusal prints: the first failing stage's (None: none printed)
 
 
 @record
@@ -673,7 +674,8 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     par = parallel_of(settings)
     check_dcp(model, par, ver)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
-    kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype))
+    kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype,
+                                                       ver.checkpoint_kv_dtype))
     length, auto = max_model_len(settings, model, ver)
     mns, mnbt = batch_defaults(settings, facts, ver, length)
     layout = layout_of(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name), kvd, steps,
@@ -712,7 +714,24 @@ def fit_length(inp: Inputs, stages: list[Stage], steps: Steps) -> Fit:
                       fitted, "tokens", estimated=True)
             length = fitted
         fits, check = check_stages(stages, length, reserve, ver)
-    return Fit(length, fits, longest_fit(stages, check, length, reserve, ver))
+    return Fit(length, fits, longest_fit(stages, check, length, reserve, ver),
+               None if fits else printed_estimate(stages, check, length, reserve, ver))
+
+
+def printed_estimate(stages: list[Stage], check: list[int], length: int, reserve: int, ver: VllmVersion) -> int | None:
+    """The estimate vLLM's refusal prints (kv_cache_planning.get_kv_cache_configs): the workers are checked in rank
+    order and the first that fails raises with its own binary search, so with PP 3 or 4 the message quotes the
+    first failing stage, which may be longer than what fits every stage. None when that stage has no memory ("No
+    available memory for the cache blocks") or not one token fits (the message then gives no length)."""
+    for st, mem in zip(stages, check, strict=False):
+        if not st.groups:
+            continue
+        if mem <= 0:
+            return None
+        needed = stage_needed(st, ver, reserve)
+        if needed(length) > mem:
+            return longest_length(needed, mem, length) or None
+    return None
 
 
 def assemble(inp: Inputs, steps: Steps, stages: list[Stage], limiting: Stage, fit: Fit, cap: Capacity,
@@ -733,7 +752,8 @@ def assemble(inp: Inputs, steps: Steps, stages: list[Stage], limiting: Stage, fi
         num_blocks=limiting.num_blocks, block_size=inp.block, max_num_seqs=inp.mns,
         max_num_batched_tokens=inp.mnbt, steps=tuple(steps.items), notes=tuple(steps.notes),
         detail=VllmDetail(kv_groups=len(inp.groups), blocks_per_request=cap.per_request, bytes_per_block=limiting.bpb,
-                          padding_layers=padding_layers(list(inp.groups)), fixed_pool=footprint),
+                          padding_layers=padding_layers(list(inp.groups)), fixed_pool=footprint,
+                          engine_estimated_len=fit.engine_len),
     )
 
 
@@ -814,3 +834,6 @@ def _log_results(steps: Steps, inp: Inputs, st: Stage, cap: Capacity, fit: Fit, 
               cap.tokens, "tokens")
     steps.add("fits one request", "needed <= pool - one block (null block)", "yes" if fit.fits else "no")
     steps.add("estimated max model len", "binary search on the one-request check", fit.estimated_len, "tokens")
+    if fit.engine_len is not None and fit.engine_len != fit.estimated_len:
+        steps.add("estimated max model len (vLLM's message)", "the first pipeline stage that fails, as vLLM prints it; "
+                  f"{fit.estimated_len} fits every stage", fit.engine_len, "tokens")
