@@ -64,7 +64,12 @@ def generate(rng: random.Random, text: dict[str, Any], derived: int, version: tu
         s["override"] = rng.randint(1, 50000)
     if rng.random() < 0.2:
         s["hma"] = False
+    s["gpu"] = rng.choice([None, "A100-80GB", "H100", "B200"])  # SM80 / SM90 / SM100: the MLA block rules
     return s
+
+
+CC_MAJOR = {"A100-80GB": 8, "H100": 9, "B200": 10}
+FORCED = {"mla_settings_on_a_gpu": 0, "block_forced": 0}  # how often the GPU-dependent MLA block rule ran / bit
 
 
 def dcp_refusal(text: dict[str, Any], s: dict[str, Any], version: tuple[int, ...]) -> str | None:
@@ -103,8 +108,13 @@ def engine_side(eng: Engine, config: dict[str, Any], s: dict[str, Any]) -> dict[
     lays = models.layers(config, s["tp"])
     stages = models.pp_split(len(lays), s["pp"])
     workers = [[lay for lay in lays if lay["index"] in st] for st in stages]
+    block = s["block_size"]
+    if models.is_mla(text):
+        block = eng.mla_block(block, CC_MAJOR.get(s.get("gpu") or ""), bool(text.get("index_topk")))
+        FORCED["mla_settings_on_a_gpu"] += bool(s.get("gpu"))
+        FORCED["block_forced"] += block != s["block_size"]
     setting = {"max_model_len": length, "original_max_model_len": -1 if s["max_model_len"] == -1 else length,
-               "use_mla": models.is_mla(text), "block_size": s["block_size"],
+               "use_mla": models.is_mla(text), "block_size": block,
                "kv_name": kv, "kv_torch": kv_torch, "mnbt": s["mnbt"],
                "mns": s["mns"], "hma": s.get("hma", True) and not chunked_disables_hma(text, eng.version), "tp": s["tp"], "pp": s["pp"], "dcp": s["dcp"],
                "pool": s["pool"], "override": s.get("override")}
@@ -128,8 +138,11 @@ def kvlint_side(model_id: str, config: dict[str, Any], s: dict[str, Any], versio
         settings["num_gpu_blocks_override"] = s["override"]
     if s.get("hma") is False:
         settings["disable_hybrid_kv_cache_manager"] = True
+    from kvlint.gpus import lookup_gpu
+
+    gpu = lookup_gpu(s["gpu"]) if s.get("gpu") else None  # its compute capability picks kvlint's MLA block rule
     try:
-        b = compute_budget("vllm", spec, settings, None, version=version, gpu_memory_bytes=80 * GIB, weights_bytes=0)
+        b = compute_budget("vllm", spec, settings, gpu, version=version, gpu_memory_bytes=80 * GIB, weights_bytes=0)
     except (InvalidSettingError, KvlintError) as exc:
         return {"refused": str(exc)}
     if not b.fits_one_request:
@@ -172,10 +185,18 @@ def main() -> None:
     root, version, count, seed = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     eng = Engine(root, version)
     rng = random.Random(seed)
+    known = (root / "vllm" / "model_executor" / "models" / "registry.py").read_text(encoding="utf-8")
     configs = [(m, c) for m, c in models.bundled()]
-    covered = [(m, c) for m, c in configs if str(models.text_config(c).get("model_type")) not in NOT_COVERED]
-    skipped = sorted({f"{m}: {NOT_COVERED[str(models.text_config(c).get('model_type'))]}"
-                      for m, c in configs if (m, c) not in covered})
+
+    def why_not(config: dict[str, Any]) -> str | None:
+        mtype = str(models.text_config(config).get("model_type"))
+        if mtype in NOT_COVERED:
+            return NOT_COVERED[mtype]
+        arch = (config.get("architectures") or [""])[0]
+        return None if f'"{arch}"' in known else f"{arch} is not in this release's model registry"
+
+    covered = [(m, c) for m, c in configs if why_not(c) is None]
+    skipped = sorted({f"{m}: {why_not(c)}" for m, c in configs if why_not(c) is not None})
     classes: dict[str, list[dict[str, Any]]] = defaultdict(list)
     refused = compared = first_stage = 0
     for i in range(count):
@@ -194,7 +215,7 @@ def main() -> None:
         if cls:
             classes[cls].append({"model": model_id, "settings": s, "engine": e, "kvlint": k})
     print(json.dumps({"settings": count, "configs": len(covered), "refused": refused, "skipped": skipped,
-                      "refusal_numbers_compared": compared, "printed_is_a_first_stage": first_stage,
+                      "refusal_numbers_compared": compared, "printed_is_a_first_stage": first_stage, **FORCED,
                       "mismatches": sum(len(v) for v in classes.values()), "classes": classes}))
 
 

@@ -115,6 +115,32 @@ class Engine:
             return "auto"
         return str(resolve("auto", SimpleNamespace(hf_config=SimpleNamespace(quantization_config=quant))))
 
+    def mla_block(self, block: int, major: int | None, sparse: bool) -> int:
+        """The MLA block size the release settles on for a GPU of compute capability `major`.x. 0.11: the wheel's
+        CudaPlatform.check_and_update_config forces FlashMLA's 64 on SM90 and CUTLASS MLA's 128 on SM100 over
+        --block-size; it runs here with the device capability patched in and vllm._flashmla_C taken as compiled
+        (a real install). 0.20+ keep a --block-size the selected backend supports (attention backend selection,
+        which loads the backends' kernels and cannot run here), so the given block stands."""
+        if major is None or self.version >= (0, 12):
+            return block
+        cuda = loader.require("vllm.platforms.cuda")
+        iface = loader.require("vllm.platforms.interface")
+        flashmla = loader.require("vllm.attention.ops.flashmla")
+        envs = loader.require("vllm.envs")
+        platform = cuda.CudaPlatform
+        platform.get_device_capability = classmethod(lambda cls, device_id=0: iface.DeviceCapability(major, 0))
+        flashmla.current_platform, flashmla._flashmla_C_AVAILABLE = platform(), True
+        envs.VLLM_ATTENTION_BACKEND = None  # the default case (CUTLASS MLA sets it on SM100)
+        ns = SimpleNamespace
+        cfg = ns(parallel_config=ns(worker_cls="set", data_parallel_size=1), speculative_config=None,
+                 model_config=ns(use_mla=True, hf_config=ns(index_topk=2048) if sparse else ns()),
+                 cache_config=ns(block_size=block), compilation_config=ns())
+        try:
+            platform.check_and_update_config(cfg)
+        except (AttributeError, TypeError):  # what follows the MLA block rule reads config this harness lacks
+            pass
+        return int(cfg.cache_config.block_size)
+
     # ------------------------------------------------------------ specs
     def make(self, cls_name: str, **fields: Any) -> Any:
         """A spec of the wheel's class, passing only the fields this release has."""
