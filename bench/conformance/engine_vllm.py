@@ -10,6 +10,7 @@ worker, and the config fields the planner reads. Runs in a subprocess per releas
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from pathlib import Path
@@ -135,10 +136,8 @@ class Engine:
         cfg = ns(parallel_config=ns(worker_cls="set", data_parallel_size=1), speculative_config=None,
                  model_config=ns(use_mla=True, hf_config=ns(index_topk=2048) if sparse else ns()),
                  cache_config=ns(block_size=block), compilation_config=ns())
-        try:
+        with contextlib.suppress(AttributeError, TypeError):  # what follows the MLA rule reads config not built here
             platform.check_and_update_config(cfg)
-        except (AttributeError, TypeError):  # what follows the MLA block rule reads config this harness lacks
-            pass
         return int(cfg.cache_config.block_size)
 
     # ------------------------------------------------------------ specs
