@@ -70,16 +70,16 @@ def _engine_estimate(b: Budget) -> int | None:
 
 
 def _printed(b: Budget) -> str:
-    """The length vLLM's message prints, and kvlint's beside it when they differ: vLLM checks the pipeline stages
-    in order and quotes the first that fails; a later stage may hold less, and only the smaller length starts."""
+    """The length vLLM's message prints where it is not the one kvlint suggests: vLLM checks the pipeline stages
+    in order and quotes the first that fails; a later stage may hold less, and only the smaller length starts.
+    (Where they agree, the suggested --max-model-len is the engine's own number.)"""
     printed = _engine_estimate(b)
-    if printed is None:
+    if printed is None or printed == b.estimated_max_model_len:
         return ""
-    text = f" (its message: \"the estimated maximum model length is {printed}\")"
-    if b.estimated_max_model_len and printed != b.estimated_max_model_len:
-        text += (f"; that is the first pipeline stage that fails: {c.tokens(b.estimated_max_model_len)} tokens fit "
-                 "every stage")
-    return text
+    fits = (f"{c.tokens(b.estimated_max_model_len)} tokens fit every stage" if b.estimated_max_model_len
+            else "no length fits every stage")
+    return (f" (its message: \"the estimated maximum model length is {printed}\"; that is the first pipeline stage "
+            f"that fails: {fits})")
 
 
 def _needed(b: Budget) -> int:

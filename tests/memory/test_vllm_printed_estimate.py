@@ -52,9 +52,24 @@ def test_kv101_shows_the_engine_number_and_its_own(tmp_path):
     import json
 
     kv101 = next(f for f in json.loads(out)["findings"] if f["code"] == "KV101")
-    assert ('vLLM refuses to start (its message: "the estimated maximum model length is 125504"); that is the first '
-            "pipeline stage that fails: 768 tokens fit every stage. Fits: --max-model-len 768") in kv101["message"]
+    assert ('vLLM refuses to start (its message: "the estimated maximum model length is 125504"; that is the first '
+            "pipeline stage that fails: 768 tokens fit every stage). Fits: --max-model-len 768") in kv101["message"]
     assert kv101["data"]["engine_estimated_max_model_len"] == 125504 and kv101["data"]["fits_max_model_len"] == 768
+
+
+def test_kv101_says_nothing_more_where_the_engine_prints_the_suggested_length(tmp_path):
+    from click.testing import CliRunner
+
+    from kvlint.cli import cli
+
+    (tmp_path / "serve.sh").write_text("vllm serve PrimeIntellect/INTELLECT-3-Base -pp 3 --max-model-len 131072 "
+                                       "--gpu-memory-utilization 0.54\n")
+    out = CliRunner().invoke(cli(), ["check", "--gpu", "H200", "--format", "json", str(tmp_path)]).stdout
+    import json
+
+    kv101 = next(f for f in json.loads(out)["findings"] if f["code"] == "KV101")
+    assert "vLLM refuses to start. Fits: --max-model-len 23696" in kv101["message"]
+    assert kv101["data"]["engine_estimated_max_model_len"] == 23696
 
 
 @pytest.mark.parametrize(("version", "kv", "per_token"), [
