@@ -4,7 +4,9 @@
 vLLM sizes its KV pool at startup (`gpu_memory_utilization` x total memory, minus weights and the
 non-KV memory it profiles) and then checks that one request of `max_model_len` tokens fits. kvlint
 repeats that arithmetic from the model's config.json, the GPU and the flags, and reports the bytes
-needed, the bytes available, and the largest length that fits (vLLM's own binary search).
+needed, the bytes available, and the largest length that fits (vLLM's own binary search). With PP 3
+or 4 vLLM checks the stages in order and its message quotes the first that fails, whose length a later
+stage may not hold; the finding then shows the engine's number and the length that fits every stage.
 
 ## Why it matters
 vLLM raises `To serve at least one request with the model's max seq len ...` and the pod
