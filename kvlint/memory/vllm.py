@@ -46,7 +46,7 @@ from kvlint.memory.vllm_planning import (
 )
 from kvlint.memory.vllm_specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, ModelSpec
-from kvlint.models.weights import mxfp4_layout_bytes, rope_cache_bytes
+from kvlint.models.weights import Placement, mxfp4_layout_bytes, rope_cache_bytes
 from kvlint.record import field, record, replace
 
 
@@ -443,19 +443,46 @@ def stage_weights(inp: Inputs, rank: int) -> int:
         return int(inp.weights_bytes)
     par = inp.par
     ep = par.tp * par.dp if par.ep else 1
+    redundant = eplb_redundant_experts(inp.settings) if ep > 1 else 0
     pp_rank = rank if par.pp > 1 else None
     quant = setting(inp.settings, "quantization")
     backend = mxfp4_backend(inp.ver, inp.facts)
-    return _WEIGHTS.get(inp.model, (par.tp, par.pp, pp_rank, ep, inp.dtype, quant, backend),
-                        lambda: _stage_weights(inp.model, par.tp, par.pp, pp_rank, ep, inp.dtype, quant, backend))
+    return _WEIGHTS.get(inp.model, (par.tp, par.pp, pp_rank, ep, redundant, inp.dtype, quant, backend),
+                        lambda: _stage_weights(inp.model, par.tp, par.pp, pp_rank, ep, inp.dtype, quant, backend,
+                                               redundant))
 
 
 _WEIGHTS: PerModel[int] = PerModel()
 
 
+def eplb_redundant_experts(settings: Mapping[str, Any]) -> int:
+    """--enable-eplb with --eplb-config '{"num_redundant_experts": R}': R more physical experts over the EP ranks
+    (fused_moe/layer.py determine_expert_counts: global experts = E + R); 0 without EPLB."""
+    if not setting(settings, "enable_eplb", False):
+        return 0
+    config = setting(settings, "eplb_config")
+    if isinstance(config, str):
+        import json
+
+        try:
+            config = json.loads(config)
+        except ValueError:
+            return 0
+    value = config.get("num_redundant_experts", 0) if isinstance(config, Mapping) else 0
+    try:
+        redundant = int(value)
+    except (TypeError, ValueError):
+        return 0
+    if redundant < 0:
+        raise InvalidSettingError(f"num_redundant_experts must be non-negative, got {redundant}", "eplb_config",
+                                  "num_redundant_experts must be >= 0")
+    return redundant
+
+
 def _stage_weights(model: ModelSpec, tp: int, pp: int, pp_rank: int | None, ep: int, dtype: str, quant: Any,
-                   backend: str) -> int:
-    params = model_weights(model, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep, dtype=dtype, quantization=quant)
+                   backend: str, redundant: int = 0) -> int:
+    params = model_weights(model, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep, dtype=dtype, quantization=quant,
+                           placement=Placement(redundant_experts=redundant) if redundant else None)
     layout = mxfp4_layout_bytes(model, backend, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep)
     return params + layout + vllm_rope_table(model, dtype)
 

@@ -80,6 +80,7 @@ class Placement:
     dense_tp: int | None = None
     shared_tp: int | None = None
     expert_tp: int | None = None  # each routed expert's split; None: 1 with ep > 1 (vLLM's EP), else tp
+    redundant_experts: int = 0  # vLLM's EPLB: E + redundant physical experts spread over the EP ranks
 
     def widths(self, tp: int, ep: int) -> _Widths:
         expert_tp = self.expert_tp if self.expert_tp is not None else (1 if ep > 1 else tp)
@@ -420,20 +421,21 @@ def weights_bytes(
         raise WeightsError(f"pp={pp} is larger than the model's {spec.num_layers} layers")
     counts = count_params(spec)
     price = _Pricing(spec, dtype, quantization)
-    if placement is not None and min(placement.widths(tp, ep)) < 1:
+    if placement is not None and (min(placement.widths(tp, ep)) < 1 or placement.redundant_experts < 0):
         raise WeightsError(f"invalid placement {placement} for tp={tp} ep={ep}")
     widths = (placement or Placement()).widths(tp, ep)
+    share = _expert_share(spec, ep, placement.redundant_experts if placement is not None else 0)
     ranks = [pp_rank] if pp_rank is not None else list(range(pp))
-    return int(max(_stage_bytes(spec, counts, price, widths, pp, r, ep, mtp) for r in ranks))
+    return int(max(_stage_bytes(spec, counts, price, widths, pp, r, share, mtp) for r in ranks))
 
 
 def _stage_bytes(
-    spec: ModelSpec, counts: ParamCount, price: _Pricing, widths: _Widths, pp: int, rank: int, ep: int, mtp: bool
+    spec: ModelSpec, counts: ParamCount, price: _Pricing, widths: _Widths, pp: int, rank: int, share: float, mtp: bool
 ) -> float:
     attn_tp, head_tp = widths[0], widths[1]
     total = 0.0
     for i in pp_layer_range(spec.num_layers, pp, rank):
-        total += _layer_bytes(spec, counts.layers[i], price, widths, ep)
+        total += _layer_bytes(spec, counts.layers[i], price, widths, share)
     if rank == 0:
         total += counts.embedding / attn_tp * price.unquantized + counts.vision / attn_tp * price.unquantized
         total += _learned_positions(spec) * price.unquantized
@@ -442,28 +444,28 @@ def _stage_bytes(
         total += head / head_tp * price.head + _norm_width(spec) * price.unquantized
         if mtp and counts.mtp:
             last = counts.layers[-1]
-            total += _layer_bytes(spec, last, price, widths, ep)
+            total += _layer_bytes(spec, last, price, widths, share)
             total += (counts.mtp - last.total) / attn_tp * price.unquantized
     return int(round(total))
 
 
-def _layer_bytes(spec: ModelSpec, layer: LayerParams, price: _Pricing, widths: _Widths, ep: int) -> float:
+def _layer_bytes(spec: ModelSpec, layer: LayerParams, price: _Pricing, widths: _Widths, share: float) -> float:
     attn_tp, _, dense_tp, shared_tp, expert_tp = widths
     kv_share = max(1, spec.num_kv_heads // attn_tp) / spec.num_kv_heads if spec.num_kv_heads else 1 / attn_tp
     total = layer.attn_split / attn_tp * price.attn + layer.attn_kv * kv_share * price.attn
     total += layer.attn_down * price.attn + layer.replicated * price.unquantized
     total += layer.mlp / dense_tp * price.mlp + layer.shared / shared_tp * price.mlp
-    total += layer.experts * _expert_share(spec, ep) / expert_tp * price.experts
+    total += layer.experts * share / expert_tp * price.experts
     return total
 
 
-def _expert_share(spec: ModelSpec, ep: int) -> float:
-    """The share of a layer's routed experts the largest EP rank holds: ceil(E / ep) / E (the first E % ep ranks
-    take one more), 1 without expert parallelism."""
+def _expert_share(spec: ModelSpec, ep: int, redundant: int = 0) -> float:
+    """The share of a layer's routed experts the largest EP rank holds: ceil((E + redundant) / ep) / E (the first
+    (E + redundant) % ep ranks take one more; EPLB's redundant copies are physical experts too), 1 without EP."""
     if ep <= 1 or spec.moe is None or spec.moe.num_experts < 1:
         return 1.0
     experts = spec.moe.num_experts
-    return -(-experts // ep) / experts
+    return -(-(experts + redundant) // ep) / experts
 
 
 class _Pricing:

@@ -100,3 +100,20 @@ def test_shared_experts_replicated_under_deepep():
     split = weights_bytes(spec, tp=4, ep=4, placement=Placement(expert_tp=1))
     whole = weights_bytes(spec, tp=4, ep=4, placement=Placement(shared_tp=1, expert_tp=1))
     assert whole - split == 24 * 3 * 2048 * 5632 * 2 * 3 // 4
+
+
+@pytest.mark.parametrize(("eplb", "experts_on_rank"), [
+    ({}, 32),  # 128 / 4
+    ({"enable_eplb": True, "eplb_config": '{"num_redundant_experts": 32}'}, 40),  # (128 + 32) / 4
+    ({"enable_eplb": True, "eplb_config": {"num_redundant_experts": 2}}, 33),  # ceil(130 / 4)
+    ({"eplb_config": '{"num_redundant_experts": 32}'}, 32),  # without --enable-eplb nothing is replicated
+])
+def test_vllm_eplb_redundant_experts_are_loaded_on_each_rank(eplb, experts_on_rank):
+    """vLLM's EPLB adds num_redundant_experts physical experts (fused_moe/layer.py determine_expert_counts),
+    spread over the EP ranks like the others. Qwen3-30B-A3B, DP 4 + EP: 48 layers x 3 x 2048 x 768 bf16 an
+    expert."""
+    spec = from_registry("Qwen/Qwen3-30B-A3B")
+    base = {"data_parallel_size": 4, "enable_expert_parallel": True}
+    plain = compute_budget("vllm", spec, base, None, gpu_memory_bytes=H20).weights_bytes
+    loaded = compute_budget("vllm", spec, {**base, **eplb}, None, gpu_memory_bytes=H20).weights_bytes
+    assert loaded - plain == (experts_on_rank - 32) * 48 * 3 * 2048 * 768 * 2
