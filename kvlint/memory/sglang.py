@@ -325,10 +325,13 @@ def sglang_placement(settings: Mapping[str, Any], tp: int, attn_dp: int) -> tupl
                                   "ep_size", f"must divide --tp-size {tp}")
     attn_tp = max(tp // attn_dp, 1)
     dense_replicated = int_setting(settings, "moe_dense_tp_size", 0) == 1  # is_dense_ffn_fully_dp: 1 or the TP group
+    # --ep-num-redundant-experts: E + R physical experts (the models' FusedMoE num_experts, e.g. glm4_moe.py)
+    redundant = max(int_setting(settings, "ep_num_redundant_experts", 0), 0) if ep > 1 else 0
     if attn_dp == 1 and ep == 1 and not a2a and not dense_replicated:
         return 1, None
     return ep, Placement(attn_tp=attn_tp, head_tp=attn_tp if setting(settings, "enable_dp_lm_head", False) else tp,
-                         dense_tp=1 if dense_replicated else None, shared_tp=1 if a2a else None, expert_tp=tp // ep)
+                         dense_tp=1 if dense_replicated else None, shared_tp=1 if a2a else None, expert_tp=tp // ep,
+                         redundant_experts=redundant)
 
 
 def mamba_slots_per_request(settings: Mapping[str, Any]) -> int:

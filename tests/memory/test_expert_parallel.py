@@ -81,6 +81,9 @@ def test_sglang_placement_from_flags():
         8, Placement(attn_tp=1, head_tp=8, shared_tp=1, expert_tp=1))
     assert sglang_placement({"moe_dense_tp_size": 1}, 4, 4)[1] == Placement(attn_tp=1, head_tp=4, dense_tp=1,
                                                                            expert_tp=4)
+    assert sglang_placement({"moe_a2a_backend": "deepep", "ep_num_redundant_experts": 32}, 8, 8)[1] == Placement(
+        attn_tp=1, head_tp=8, shared_tp=1, expert_tp=1, redundant_experts=32)
+    assert sglang_placement({"ep_num_redundant_experts": 32}, 8, 1) == (1, None)  # no EP, nothing redundant
     with pytest.raises(InvalidSettingError, match=r"ep_size \* moe_dp_size must be equal to tp_size"):
         sglang_placement({"ep_size": 3}, 8, 1)
 
@@ -117,3 +120,13 @@ def test_vllm_eplb_redundant_experts_are_loaded_on_each_rank(eplb, experts_on_ra
     plain = compute_budget("vllm", spec, base, None, gpu_memory_bytes=H20).weights_bytes
     loaded = compute_budget("vllm", spec, {**base, **eplb}, None, gpu_memory_bytes=H20).weights_bytes
     assert loaded - plain == (experts_on_rank - 32) * 48 * 3 * 2048 * 768 * 2
+
+
+def test_sglang_redundant_experts_add_to_each_ep_rank():
+    """SGLang's EPLB: E + R physical experts over the EP ranks. Qwen3-Coder-480B, --tp 8 with DeepEP and 32
+    redundant experts: (160 + 32) / 8 = 24 experts a rank instead of 20, 62 layers x 3 x 6144 x 2560 fp8."""
+    base = {"tp_size": 8, "moe_a2a_backend": "deepep"}
+    plain = _weights("sglang", base)
+    more = _weights("sglang", {**base, "ep_num_redundant_experts": 32})
+    per_expert = 62 * 3 * 6144 * 2560
+    assert abs((more - plain) - 4 * per_expert) < per_expert // 1000  # + their fp8 block scales
