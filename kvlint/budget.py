@@ -70,6 +70,9 @@ class VllmDetail:
     bytes_per_block: int  # max over groups of the summed pages of the limiting stage
     padding_layers: int  # vLLM's "Add %d padding layers" warning
     fixed_pool: FixedPool | None = None  # only with --kv-cache-memory-bytes and known weights
+    # The length vLLM's refusal prints ("the estimated maximum model length is N"): the first pipeline stage that
+    # fails, in rank order; with PP 3 or 4 it can exceed Budget.estimated_max_model_len, what fits every stage.
+    engine_estimated_len: int | None = None
 
     @property
     def request_bytes(self) -> int:
@@ -79,6 +82,8 @@ class VllmDetail:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kv_groups": self.kv_groups, "blocks_per_request": self.blocks_per_request,
                                "bytes_per_block": self.bytes_per_block, "padding_layers": self.padding_layers}
+        if self.engine_estimated_len is not None:
+            out["engine_estimated_max_model_len"] = self.engine_estimated_len
         return out | (self.fixed_pool.to_json() if self.fixed_pool else {})
 
 

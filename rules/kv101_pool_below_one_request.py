@@ -4,7 +4,9 @@
 vLLM sizes its KV pool at startup (`gpu_memory_utilization` x total memory, minus weights and the
 non-KV memory it profiles) and then checks that one request of `max_model_len` tokens fits. kvlint
 repeats that arithmetic from the model's config.json, the GPU and the flags, and reports the bytes
-needed, the bytes available, and the largest length that fits (vLLM's own binary search).
+needed, the bytes available, and the largest length that fits (vLLM's own binary search). With PP 3
+or 4 vLLM checks the stages in order and its message quotes the first that fails, whose length a later
+stage may not hold; the finding then shows the engine's number and the length that fits every stage.
 
 ## Why it matters
 vLLM raises `To serve at least one request with the model's max seq len ...` and the pod
@@ -69,7 +71,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                  c.related(dep, "tp", "splits KV heads and weights across ranks"), field],
         fix=fixes[0] if fixes else "use a larger GPU or more of them", severity=severity,
         estimated=b.kv_pool_estimated, needed_bytes=needed, pool_bytes=b.kv_pool_bytes,
-        kv_tokens=b.kv_tokens, max_model_len=b.max_model_len, fits_max_model_len=b.estimated_max_model_len, **data)
+        kv_tokens=b.kv_tokens, max_model_len=b.max_model_len, fits_max_model_len=b.estimated_max_model_len,
+        engine_estimated_max_model_len=_engine_estimate(b), **data)
 
 
 def _verdict(ctx: Context, b: Budget) -> tuple[Severity | None, str, dict[str, Any]]:
@@ -98,7 +101,7 @@ def _verdict(ctx: Context, b: Budget) -> tuple[Severity | None, str, dict[str, A
         words = (f"vLLM may refuse to start: the pool falls {c.gib(short)} short, within the non-KV estimate's "
                  f"+-{c.gib(b.pool_band_bytes)} (the most the pool was under-estimated on {b.pool_band_era}).")
         return Severity.WARNING, words, data
-    return None, "vLLM refuses to start.", data
+    return None, f"vLLM refuses to start{_printed(b)}.", data
 
 
 def _shortfall(b: Budget) -> int:
@@ -110,6 +113,23 @@ def _shortfall(b: Budget) -> int:
 def _starts(b: Budget) -> bool:
     """The estimate says it starts, or its shortfall lies inside the era's band."""
     return b.fits_one_request or (b.kv_pool_bytes > 0 and _shortfall(b) <= b.pool_band_bytes)
+
+
+def _engine_estimate(b: Budget) -> int | None:
+    return b.detail.engine_estimated_len if isinstance(b.detail, VllmDetail) else None
+
+
+def _printed(b: Budget) -> str:
+    """The length vLLM's message prints where it is not the one kvlint suggests: vLLM checks the pipeline stages
+    in order and quotes the first that fails; a later stage may hold less, and only the smaller length starts.
+    (Where they agree, the suggested --max-model-len is the engine's own number.)"""
+    printed = _engine_estimate(b)
+    if printed is None or printed == b.estimated_max_model_len:
+        return ""
+    fits = (f"{c.tokens(b.estimated_max_model_len)} tokens fit every stage" if b.estimated_max_model_len
+            else "no length fits every stage")
+    return (f" (its message: \"the estimated maximum model length is {printed}\"; that is the first pipeline stage "
+            f"that fails: {fits})")
 
 
 def _needed(b: Budget) -> int:

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _run(*args: str) -> dict:
     result = CliRunner().invoke(cli(), list(args), catch_exceptions=False)
-    return json.loads(result.output)
+    return json.loads(result.stdout)  # notes (e.g. weights not checked against a published total) go to stderr
 
 
 def _budgets(root: Path) -> dict[tuple[str, int], dict]:

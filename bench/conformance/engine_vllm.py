@@ -10,6 +10,7 @@ worker, and the config fields the planner reads. Runs in a subprocess per releas
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from pathlib import Path
@@ -103,6 +104,41 @@ class Engine:
         for mod in (self.spec, self.utils, self.planning):
             if mod is not None and hasattr(mod, "logger"):
                 mod.logger = self.capture
+
+    def checkpoint_kv(self, config: dict[str, Any]) -> str:
+        """What --kv-cache-dtype auto resolves to for this checkpoint, by the wheel's own
+        utils/torch_utils.resolve_kv_cache_dtype_string (a ModelOpt kv_cache_quant_algo names fp8 or nvfp4); "auto"
+        where the release has no such function or the checkpoint names no KV scheme."""
+        utils = _optional("vllm.utils.torch_utils")
+        resolve = getattr(utils, "resolve_kv_cache_dtype_string", None) if utils is not None else None
+        quant = config.get("quantization_config") or (config.get("text_config") or {}).get("quantization_config")
+        if resolve is None or not quant:
+            return "auto"
+        return str(resolve("auto", SimpleNamespace(hf_config=SimpleNamespace(quantization_config=quant))))
+
+    def mla_block(self, block: int, major: int | None, sparse: bool) -> int:
+        """The MLA block size the release settles on for a GPU of compute capability `major`.x. 0.11: the wheel's
+        CudaPlatform.check_and_update_config forces FlashMLA's 64 on SM90 and CUTLASS MLA's 128 on SM100 over
+        --block-size; it runs here with the device capability patched in and vllm._flashmla_C taken as compiled
+        (a real install). 0.20+ keep a --block-size the selected backend supports (attention backend selection,
+        which loads the backends' kernels and cannot run here), so the given block stands."""
+        if major is None or self.version >= (0, 12):
+            return block
+        cuda = loader.require("vllm.platforms.cuda")
+        iface = loader.require("vllm.platforms.interface")
+        flashmla = loader.require("vllm.attention.ops.flashmla")
+        envs = loader.require("vllm.envs")
+        platform = cuda.CudaPlatform
+        platform.get_device_capability = classmethod(lambda cls, device_id=0: iface.DeviceCapability(major, 0))
+        flashmla.current_platform, flashmla._flashmla_C_AVAILABLE = platform(), True
+        envs.VLLM_ATTENTION_BACKEND = None  # the default case (CUTLASS MLA sets it on SM100)
+        ns = SimpleNamespace
+        cfg = ns(parallel_config=ns(worker_cls="set", data_parallel_size=1), speculative_config=None,
+                 model_config=ns(use_mla=True, hf_config=ns(index_topk=2048) if sparse else ns()),
+                 cache_config=ns(block_size=block), compilation_config=ns())
+        with contextlib.suppress(AttributeError, TypeError):  # what follows the MLA rule reads config not built here
+            platform.check_and_update_config(cfg)
+        return int(cfg.cache_config.block_size)
 
     # ------------------------------------------------------------ specs
     def make(self, cls_name: str, **fields: Any) -> Any:

@@ -78,6 +78,13 @@ def main() -> int:
 def render(label: str, report: dict) -> str:
     lines = [f"{label}: {report['settings']} settings over {report['configs']} configs "
              f"({report['refused']} refused by the engine), {report['mismatches']} mismatches"]
+    if "refusal_numbers_compared" in report:
+        lines.append(f"  refusal numbers compared: {report['refusal_numbers_compared']} (the engine's printed length "
+                     f"is a first failing stage's, longer than what fits every stage, in "
+                     f"{report['printed_is_a_first_stage']})")
+    if "mla_settings_on_a_gpu" in report:
+        lines.append(f"  MLA settings on an SM80/SM90/SM100 card: {report['mla_settings_on_a_gpu']} (the release's "
+                     f"GPU-dependent block rule changed the block in {report['block_forced']})")
     for note in report.get("skipped", []):
         lines.append(f"  not covered: {note}")
     for cls, items in sorted(report["classes"].items(), key=lambda kv: -len(kv[1])):

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from kvlint.budget import Step
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.models.spec import ModelSpec
 from kvlint.record import record
 from kvlint.sizes import GIB, MIB
+
+if TYPE_CHECKING:
+    from kvlint.models.weights import Placement
 
 H100_MIB = 81559  # what nvidia-smi reports for an H100 80GB (seed chapter, engines.md 3.1)
 
@@ -34,6 +37,14 @@ class Steps:
     def note(self, text: str) -> None:
         if text and text not in self.notes:
             self.notes.append(text)
+
+
+def weights_unchecked_text(model: ModelSpec, given: bool = False) -> str:
+    """What a budget says of weights counted for a bundled config with no published total to check them against
+    (registry/weights.json `unchecked`): appended to the weights step and kept as a note. Empty otherwise."""
+    if given or not model.weights_unchecked:
+        return ""
+    return f"weights not checked against a published total ({model.weights_unchecked})"
 
 
 def gib(n: float) -> str:
@@ -145,14 +156,15 @@ def float_setting(settings: Mapping[str, Any], name: str, default: float | None 
 
 
 def model_weights(model: ModelSpec, *, tp: int, pp: int, pp_rank: int | None, ep: int, dtype: str | None,
-                  quantization: str | None) -> int:
+                  quantization: str | None, placement: Placement | None = None) -> int:
     """Per-rank weight bytes from the models helper (kvlint.models.weights)."""
     try:
         from kvlint.models.weights import weights_bytes
     except ImportError:
         raise KvlintError("weights model (kvlint.models.weights) is not available; pass the weights explicitly "
                           "or give --kv-cache-memory-bytes") from None
-    return int(weights_bytes(model, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep, dtype=dtype, quantization=quantization))
+    return int(weights_bytes(model, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep, dtype=dtype, quantization=quantization,
+                             placement=placement))
 
 
 def resolve_model_dtype(flag: str | None, model: ModelSpec, cc: tuple[int, int] | None) -> str:

@@ -32,10 +32,12 @@ from kvlint.memory.common import (
     resolve_model_dtype,
     setting,
     start_steps,
+    weights_unchecked_text,
 )
 from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm_reservation, sglang_speculative
 from kvlint.memory.versions import SglangVersion, sglang_version
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, LayerKV, ModelSpec
+from kvlint.models.weights import Placement
 
 HYBRID_SWA_ARCHS = ("GptOss", "Llama4", "Gemma4", "EmbeddingGemma2", "MiMoV2", "Step3p5", "DeepseekV4")
 _KV_BYTES = {"fp8_e4m3": 1.0, "fp8_e5m2": 1.0, "mxfp8": 1.0, "bf16": 2.0, "bfloat16": 2.0, "nvfp4": 0.5,
@@ -285,9 +287,10 @@ def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: t
               spec: Speculative | None = None) -> tuple[int, int, int, int, int | None]:
     """(tokens, cell, weights, pool bytes, Mamba slots) on one PP rank: its own weights, layers and state pools."""
     tp, pp, dcp, attn_dp = sizes
+    ep, placement = sglang_placement(settings, tp, attn_dp)
     weights = weights_bytes if weights_bytes is not None else model_weights(
-        model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=1, dtype=dtype,
-        quantization=setting(settings, "quantization"))
+        model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=ep, dtype=dtype,
+        quantization=setting(settings, "quantization"), placement=placement)
     rest = int(budget - weights - sglang_mm_reservation(model))
     layers = layers_of_stage(model.num_layers, pp, rank)
     mamba = sglang_mamba_pool(model, settings, tp // attn_dp, attn_dp, max(rest, 0), 4 if dtype == "float32" else 2,
@@ -299,6 +302,36 @@ def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: t
     tokens, cell = pool_tokens(model, settings, layers, tp // attn_dp, dcp, kv[1], kv[0], max(rest, 0), page, steps,
                                spec.draft_layers if spec else 0)
     return tokens, cell, int(weights), rest, mamba.slots if mamba is not None else None
+
+
+# The all-to-all MoE backends that span the whole TP group: SGLang sets ep_size = tp_size under them
+# (arg_groups/overrides.py _A2A_EP_SPANNING_BACKENDS, 0.5.23) and replicates shared experts (models/qwen2_moe.py,
+# deepseek_v2.py `_shared_expert_use_tp1`).
+SGLANG_A2A_EP_BACKENDS = frozenset({"deepep", "deepep_v2", "megamoe", "mooncake", "nixl", "ascend_fuseep",
+                                    "flashinfer", "flashinfer_megamoe", "mori", "pplx"})
+
+
+def sglang_placement(settings: Mapping[str, Any], tp: int, attn_dp: int) -> tuple[int, Placement | None]:
+    """(ep, placement) of one rank's weights under SGLang's parallel widths (runtime_context.derive_parallel_widths):
+    attention and the input embedding over attn_tp = tp / attn_dp, the lm_head there only with
+    --enable-dp-lm-head, routed experts over ep x moe_tp = tp (ep from --ep-size, or tp under an all-to-all
+    backend), dense FFN layers replicated with --moe-dense-tp-size 1, shared experts replicated under the
+    all-to-all backends. None: every part over the TP group (the default launch)."""
+    backend = str(setting(settings, "moe_a2a_backend", "none") or "none").lower()
+    a2a = backend in SGLANG_A2A_EP_BACKENDS or bool(setting(settings, "enable_deepep_moe", False))
+    ep = tp if a2a else int_setting(settings, "ep_size", 1)
+    if ep < 1 or tp % ep:
+        raise InvalidSettingError(f"ep_size * moe_dp_size must be equal to tp_size (ep_size {ep}, tp_size {tp})",
+                                  "ep_size", f"must divide --tp-size {tp}")
+    attn_tp = max(tp // attn_dp, 1)
+    dense_replicated = int_setting(settings, "moe_dense_tp_size", 0) == 1  # is_dense_ffn_fully_dp: 1 or the TP group
+    # --ep-num-redundant-experts: E + R physical experts (the models' FusedMoE num_experts, e.g. glm4_moe.py)
+    redundant = max(int_setting(settings, "ep_num_redundant_experts", 0), 0) if ep > 1 else 0
+    if attn_dp == 1 and ep == 1 and not a2a and not dense_replicated:
+        return 1, None
+    return ep, Placement(attn_tp=attn_tp, head_tp=attn_tp if setting(settings, "enable_dp_lm_head", False) else tp,
+                         dense_tp=1 if dense_replicated else None, shared_tp=1 if a2a else None, expert_tp=tp // ep,
+                         redundant_experts=redundant)
 
 
 def mamba_slots_per_request(settings: Mapping[str, Any]) -> int:
@@ -364,7 +397,9 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     if mamba_slots is not None:
         mrr = min(mrr, mamba_slots // mamba_slots_per_request(settings))
     kv = _kv_sizes(model, tokens, page, tp // attn_dp, dcp, size, kv_name)
-    _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes)
+    unchecked = weights_unchecked_text(model, weights_bytes is not None)
+    _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes,
+         unchecked)
     return Budget(
         engine="sglang", engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
         gpu_memory_bytes=facts.total_bytes, parallel=Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp, attn_dp=attn_dp),
@@ -412,11 +447,12 @@ class _Pool(NamedTuple):
     mrr: int
 
 
-def _log(steps: Steps, facts: GpuFacts, pool: _Pool, user: int | None) -> None:
+def _log(steps: Steps, facts: GpuFacts, pool: _Pool, user: int | None, unchecked: str = "") -> None:
     pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr = pool
     steps.add("total GPU memory", f"{facts.name}: nvidia-smi {facts.memory_mib} MiB", facts.total_bytes, "B")
     steps.add("pre-load free", "total - CUDA context (+ NCCL)", pre_load, "B", estimated=True)
-    steps.add("weights per rank", "weights model", weights, "B")
+    steps.add("weights per rank", "weights model" + (f"; {unchecked}" if unchecked else ""), weights, "B")
+    steps.note(unchecked)
     steps.add("pre-pool allocations", "buffers allocated before the pool is sized", other, "B", estimated=user is None)
     steps.add("reserve", f"pre-load x (1 - {round(mfs, 3):g}) for activations and CUDA graphs",
               int(pre_load * (1 - mfs)), "B")

@@ -64,6 +64,10 @@ class VllmVersion:
     mm_item_batch_floor: bool = False  # 0.22+: with the default batch, a multimodal prefix-LM model whose processor
     # states per-item token ceilings (Gemma-4: get_mm_max_tokens_per_item) raises max_num_batched_tokens to its
     # largest item so one item fits a batch (arg_utils _get_min_mm_batched_tokens; absent in 0.21.0)
+    # --kv-cache-dtype auto follows a ModelOpt checkpoint's kv_cache_quant_algo (arg_utils.py calls
+    # resolve_kv_cache_dtype_string, vllm#30785, 2025-12-16; read in the 0.20 and 0.33 wheels); 0.12 and before
+    # keep the model dtype (0.11's ModelOptFp8Config stores the algo and never reads it into the cache dtype)
+    checkpoint_kv_dtype: bool = True
     released: str = ""  # build date of vllm/_version.py in the release wheel, where read
 
 

@@ -28,6 +28,7 @@ from kvlint.memory.common import (
     resolve_model_dtype,
     setting,
     start_steps,
+    weights_unchecked_text,
 )
 from kvlint.memory.memo import PerModel, settings_key
 from kvlint.memory.reservations import Speculative, vllm_encoder_cache, vllm_lora, vllm_speculative
@@ -45,7 +46,7 @@ from kvlint.memory.vllm_planning import (
 )
 from kvlint.memory.vllm_specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, ModelSpec
-from kvlint.models.weights import mxfp4_layout_bytes, rope_cache_bytes
+from kvlint.models.weights import Placement, mxfp4_layout_bytes, rope_cache_bytes
 from kvlint.record import field, record, replace
 
 
@@ -464,19 +465,46 @@ def stage_weights(inp: Inputs, rank: int) -> int:
         return int(inp.weights_bytes)
     par = inp.par
     ep = par.tp * par.dp if par.ep else 1
+    redundant = eplb_redundant_experts(inp.settings) if ep > 1 else 0
     pp_rank = rank if par.pp > 1 else None
     quant = setting(inp.settings, "quantization")
     backend = mxfp4_backend(inp.ver, inp.facts)
-    return _WEIGHTS.get(inp.model, (par.tp, par.pp, pp_rank, ep, inp.dtype, quant, backend),
-                        lambda: _stage_weights(inp.model, par.tp, par.pp, pp_rank, ep, inp.dtype, quant, backend))
+    return _WEIGHTS.get(inp.model, (par.tp, par.pp, pp_rank, ep, redundant, inp.dtype, quant, backend),
+                        lambda: _stage_weights(inp.model, par.tp, par.pp, pp_rank, ep, inp.dtype, quant, backend,
+                                               redundant))
 
 
 _WEIGHTS: PerModel[int] = PerModel()
 
 
+def eplb_redundant_experts(settings: Mapping[str, Any]) -> int:
+    """--enable-eplb with --eplb-config '{"num_redundant_experts": R}': R more physical experts over the EP ranks
+    (fused_moe/layer.py determine_expert_counts: global experts = E + R); 0 without EPLB."""
+    if not setting(settings, "enable_eplb", False):
+        return 0
+    config = setting(settings, "eplb_config")
+    if isinstance(config, str):
+        import json
+
+        try:
+            config = json.loads(config)
+        except ValueError:
+            return 0
+    value = config.get("num_redundant_experts", 0) if isinstance(config, Mapping) else 0
+    try:
+        redundant = int(value)
+    except (TypeError, ValueError):
+        return 0
+    if redundant < 0:
+        raise InvalidSettingError(f"num_redundant_experts must be non-negative, got {redundant}", "eplb_config",
+                                  "num_redundant_experts must be >= 0")
+    return redundant
+
+
 def _stage_weights(model: ModelSpec, tp: int, pp: int, pp_rank: int | None, ep: int, dtype: str, quant: Any,
-                   backend: str) -> int:
-    params = model_weights(model, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep, dtype=dtype, quantization=quant)
+                   backend: str, redundant: int = 0) -> int:
+    params = model_weights(model, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep, dtype=dtype, quantization=quant,
+                           placement=Placement(redundant_experts=redundant) if redundant else None)
     layout = mxfp4_layout_bytes(model, backend, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep)
     return params + layout + vllm_rope_table(model, dtype)
 
@@ -655,7 +683,8 @@ class Fit:
 
     length: int  # max_model_len after auto-fit
     fits: bool
-    estimated_len: int  # longest length that fits
+    estimated_len: int  # longest length that fits every stage
+    engine_len: int | None = None  # the length vLLM's refusal prints: the first failing stage's (None: none printed)
 
 
 @record
@@ -710,7 +739,8 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     par = parallel_of(settings)
     check_dcp(model, par, ver)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
-    kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype))
+    kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype,
+                                                       ver.checkpoint_kv_dtype))
     length, auto = max_model_len(settings, model, ver)
     mns, mnbt = batch_defaults(settings, facts, ver, length, model)
     layout = layout_of(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name), kvd, steps,
@@ -749,7 +779,24 @@ def fit_length(inp: Inputs, stages: list[Stage], steps: Steps) -> Fit:
                       fitted, "tokens", estimated=True)
             length = fitted
         fits, check = check_stages(stages, length, reserve, ver)
-    return Fit(length, fits, longest_fit(stages, check, length, reserve, ver))
+    return Fit(length, fits, longest_fit(stages, check, length, reserve, ver),
+               None if fits else printed_estimate(stages, check, length, reserve, ver))
+
+
+def printed_estimate(stages: list[Stage], check: list[int], length: int, reserve: int, ver: VllmVersion) -> int | None:
+    """The estimate vLLM's refusal prints (kv_cache_planning.get_kv_cache_configs): the workers are checked in rank
+    order and the first that fails raises with its own binary search, so with PP 3 or 4 the message quotes the
+    first failing stage, which may be longer than what fits every stage. None when that stage has no memory ("No
+    available memory for the cache blocks") or not one token fits (the message then gives no length)."""
+    for st, mem in zip(stages, check, strict=False):
+        if not st.groups:
+            continue
+        if mem <= 0:
+            return None
+        needed = stage_needed(st, ver, reserve)
+        if needed(length) > mem:
+            return longest_length(needed, mem, length) or None
+    return None
 
 
 def assemble(inp: Inputs, steps: Steps, stages: list[Stage], limiting: Stage, fit: Fit, cap: Capacity,
@@ -770,7 +817,8 @@ def assemble(inp: Inputs, steps: Steps, stages: list[Stage], limiting: Stage, fi
         num_blocks=limiting.num_blocks, block_size=inp.block, max_num_seqs=inp.mns,
         max_num_batched_tokens=inp.mnbt, steps=tuple(steps.items), notes=tuple(steps.notes),
         detail=VllmDetail(kv_groups=len(inp.groups), blocks_per_request=cap.per_request, bytes_per_block=limiting.bpb,
-                          padding_layers=padding_layers(list(inp.groups)), fixed_pool=footprint),
+                          padding_layers=padding_layers(list(inp.groups)), fixed_pool=footprint,
+                          engine_estimated_len=fit.engine_len),
         **_band(inp.ver, source),
     )
 
@@ -839,7 +887,9 @@ def _weights_formula(model: ModelSpec, dtype: str, backend: str, tp: int, pp: in
 
 def _log_results(steps: Steps, inp: Inputs, st: Stage, cap: Capacity, fit: Fit, footprint: FixedPool | None) -> None:
     estimated = inp.non_kv_bytes is None
-    steps.add("weights per rank", weights_formula(inp), st.weights, "B")
+    unchecked = weights_unchecked_text(inp.model, inp.weights_bytes is not None)
+    steps.add("weights per rank", weights_formula(inp) + (f"; {unchecked}" if unchecked else ""), st.weights, "B")
+    steps.note(unchecked)
     if footprint:
         _log_fixed_pool(steps, inp, st, footprint)
     elif inp.fixed_pool is not None:
@@ -859,3 +909,6 @@ def _log_results(steps: Steps, inp: Inputs, st: Stage, cap: Capacity, fit: Fit, 
               cap.tokens, "tokens")
     steps.add("fits one request", "needed <= pool - one block (null block)", "yes" if fit.fits else "no")
     steps.add("estimated max model len", "binary search on the one-request check", fit.estimated_len, "tokens")
+    if fit.engine_len is not None and fit.engine_len != fit.estimated_len:
+        steps.add("estimated max model len (vLLM's message)", "the first pipeline stage that fails, as vLLM prints it; "
+                  f"{fit.estimated_len} fits every stage", fit.engine_len, "tokens")

@@ -93,9 +93,9 @@ class KVDtype:
     source: str  # why: "flag", "model dtype", "checkpoint kv scheme"
 
 
-def resolve_kv_dtype(flag: str | None, model: ModelSpec, model_dtype: str) -> KVDtype:
-    """--kv-cache-dtype auto follows the checkpoint's KV scheme (ModelOpt / compressed-tensors), else the model
-    dtype."""
+def resolve_kv_dtype(flag: str | None, model: ModelSpec, model_dtype: str, checkpoint: bool = True) -> KVDtype:
+    """--kv-cache-dtype auto follows the checkpoint's KV scheme (ModelOpt / compressed-tensors) where the release
+    reads it (`checkpoint`, VllmVersion.checkpoint_kv_dtype), else the model dtype."""
     value = (flag or "auto").strip()
     if value not in VALID_KV_DTYPES:
         raise InvalidSettingError(f"Invalid kv_cache_dtype: {value!r}. Valid values are: {', '.join(VALID_KV_DTYPES)}",
@@ -104,7 +104,7 @@ def resolve_kv_dtype(flag: str | None, model: ModelSpec, model_dtype: str) -> KV
         raise KvlintError(f"kv_cache_dtype {value} uses a backend-packed layout kvlint does not model yet")
     if value != "auto":
         return KVDtype(value, _ELEMENT_BYTES[value], "flag")
-    scheme = model.quant.kv_cache_dtype if model.quant else None
+    scheme = model.quant.kv_cache_dtype if model.quant and checkpoint else None
     if scheme:
         name = "nvfp4" if "fp4" in scheme.lower() else "fp8"
         return KVDtype(name, 1, "checkpoint kv scheme")

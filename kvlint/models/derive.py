@@ -83,7 +83,9 @@ def derive(repo_id: str, *, exclude: str | None = None) -> ModelSpec | None:
         cfg, side = _with_quantization(base_entry["config"], block, rule)
         spec = spec_from_config(cfg, repo_id, f"derived:{base_entry['id']}", hf_quant_config=side)
         label = f"{base_entry['id']}{how} ({rule.scheme})"
-        spec = replace(spec, derived_from=label)
+        from kvlint.models.resolve import with_weights_check
+
+        spec = with_weights_check(replace(spec, derived_from=label), base_entry["id"])
         if not how:
             return spec
         return carry_length_doubt(spec, "/".join(parts), base_entry["id"])  # the base stood in as a sibling
@@ -276,7 +278,9 @@ def derive_fine_tune(repo_id: str) -> ModelSpec | None:
         return None
     entry, why = hit
     spec = spec_from_config(entry["config"], repo_id, f"derived:{entry['id']}")
-    spec = replace(spec, derived_from=f"{entry['id']} ({why})")
+    from kvlint.models.resolve import with_weights_check
+
+    spec = with_weights_check(replace(spec, derived_from=f"{entry['id']} ({why})"), entry["id"])
     if rule is not None and rule[2]:
         return spec
     return carry_length_doubt(spec, repo_id, entry["id"], fine_tune=True)

@@ -444,6 +444,18 @@ def load_registry_entry(file_name: str) -> dict[str, Any]:
     return load_json(file_name, REGISTRY_DIR)
 
 
+@lru_cache(maxsize=1)
+def _unchecked_weights() -> dict[str, str]:
+    return dict(load_json("weights.json", REGISTRY_DIR)["unchecked"])
+
+
+def with_weights_check(spec: ModelSpec, bundled_id: str) -> ModelSpec:
+    """The spec marked when its bundled config has no published total its weights were checked against
+    (registry/weights.json `unchecked`; tests/models/test_published_weights.py checks the others within 1.5 %)."""
+    reason = _unchecked_weights().get(bundled_id)
+    return replace(spec, weights_unchecked=reason) if reason else spec
+
+
 def alias_ids() -> list[str]:
     """Every id aliases.json maps to a bundled config, as spelled there."""
     return list(_alias_ids())
@@ -473,6 +485,7 @@ def from_registry(name: str) -> ModelSpec | None:
             entry = load_registry_entry(file_name)
             source = f"bundled:{entry['id']}" + (f" (by alias of {repo_id})" if how else "")
             spec = spec_from_config(entry["config"], entry["id"], source, hf_quant_config=entry.get("hf_quant_config"))
+            spec = with_weights_check(spec, entry["id"])
             return with_length_doubt(spec, repo_id, spec.model_id) if how else spec
     from kvlint.models.derive import derive  # only for a name not bundled as such
 

@@ -128,6 +128,9 @@ class ModelSpec:
     # With length_unknown: every length the real model may derive, the stand-in's own among them (two or more
     # distinct). A verdict that holds for each candidate holds for the real model (resolve: robust verdicts).
     length_candidates: tuple[LengthCandidate, ...] = ()
+    # A bundled config with no published parameter total to check its weights against (registry/weights.json
+    # `unchecked`): the reason, which budgets and notes repeat; None when checked or not bundled.
+    weights_unchecked: str | None = field(default=None, compare=False, hash=False)
 
     @property
     def is_mla(self) -> bool:

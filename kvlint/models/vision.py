@@ -31,8 +31,11 @@ def vision_params(vision: dict[str, Any] | None, text_hidden: int) -> int:
     temporal = int(vision.get("temporal_patch_size") or 1)
     embed = channels * temporal * patch * patch * hidden
     positions = (int(vision.get("image_size") or 0) // patch) ** 2 * hidden
+    positions += int(vision.get("num_position_embeddings") or 0) * hidden  # Qwen3-VL's learned position table
     tiles = _tile_positions(vision, hidden, patch)
-    return layers * per_layer + embed + positions + tiles + _projector(vision, hidden, text_hidden)
+    # Qwen3-VL's DeepStack: one more merger (the projector's shape) per deepstack_visual_indexes entry
+    deepstack = len(vision.get("deepstack_visual_indexes") or ())
+    return layers * per_layer + embed + positions + tiles + (1 + deepstack) * _projector(vision, hidden, text_hidden)
 
 
 def _tile_positions(vision: dict[str, Any], hidden: int, patch: int) -> int:

@@ -62,6 +62,31 @@ class ParamCount:
         return self.total + self.mtp
 
 
+_Widths = tuple[int, int, int, int, int]  # (attention + embedding, lm_head, dense FFN, shared experts, expert TP)
+
+
+@record
+class Placement:
+    """How wide the group each part of the model is split over, where it is not the whole TP group (None: tp).
+
+    SGLang's attention DP (`--enable-dp-attention`, `--attn-dp-size`) runs attention and the input embedding over
+    tp / attn_dp ranks (models/qwen3_moe.py `parallel_group="attn_tp"`, `get_embedding_tp_kwargs`), the lm_head
+    over the same group only with `--enable-dp-lm-head`, dense FFN layers replicated with `--moe-dense-tp-size 1`,
+    shared experts replicated under an all-to-all MoE backend (DeepEP and kin), and each routed expert over
+    moe_tp = tp / ep ranks (ep x moe_tp = tp, so EP moves experts between ranks but not bytes)."""
+
+    attn_tp: int | None = None
+    head_tp: int | None = None
+    dense_tp: int | None = None
+    shared_tp: int | None = None
+    expert_tp: int | None = None  # each routed expert's split; None: 1 with ep > 1 (vLLM's EP), else tp
+    redundant_experts: int = 0  # vLLM's EPLB: E + redundant physical experts spread over the EP ranks
+
+    def widths(self, tp: int, ep: int) -> _Widths:
+        expert_tp = self.expert_tp if self.expert_tp is not None else (1 if ep > 1 else tp)
+        return (self.attn_tp or tp, self.head_tp or tp, self.dense_tp or tp, self.shared_tp or tp, expert_tp)
+
+
 # ---------------------------------------------------------------- counting
 
 
@@ -338,7 +363,7 @@ def mxfp4_layout_bytes(spec: ModelSpec, backend: str, *, tp: int = 1, pp: int = 
     if tp < 1 or pp < 1 or ep < 1 or (pp_rank is not None and not 0 <= pp_rank < pp) or pp > spec.num_layers:
         raise WeightsError(f"invalid parallel sizes tp={tp} pp={pp} pp_rank={pp_rank} ep={ep}")
     moe, h = spec.moe, spec.hidden_size
-    experts, inter = (moe.num_experts // ep, moe.moe_intermediate_size) if ep > 1 else \
+    experts, inter = (-(-moe.num_experts // ep), moe.moe_intermediate_size) if ep > 1 else \
         (moe.num_experts, moe.moe_intermediate_size // tp)
     biased = spec.model_type == "gpt_oss"
     extra = experts * (_mxfp4_expert_bytes(backend, h, inter, biased) - _mxfp4_expert_bytes("checkpoint", h, inter,
@@ -372,6 +397,7 @@ def weights_bytes(
     dtype: str | None = None,
     quantization: str | None = None,
     mtp: bool = False,
+    placement: Placement | None = None,
 ) -> int:
     """Weight bytes one GPU holds: the largest rank, or stage `pp_rank` when given.
 
@@ -384,8 +410,10 @@ def weights_bytes(
     A float32 checkpoint is counted at bf16 (vLLM's `--dtype auto` downcast on SM80+).
     Under TP attention and MLP split by tp (KV projections keep max(1, h_kv // tp) heads per rank),
     embeddings and lm_head split by tp (vocab parallel), norms and routers are replicated; routed
-    experts split by ep when ep > 1 (expert parallel, ep = tp x dp), else by tp. PP uses vLLM's layer
-    split, the embedding (and vision tower) on the first stage, the lm_head on the last. MTP weights
+    experts split by ep when ep > 1 (expert parallel, ep = tp x dp), else by tp; the largest EP rank holds
+    ceil(experts / ep) of them (vLLM's determine_expert_map, SGLang's EP layers). `placement` gives other
+    group widths per part (SGLang's attention DP: attention and embedding over tp / attn_dp). PP uses vLLM's
+    layer split, the embedding (and vision tower) on the first stage, the lm_head on the last. MTP weights
     are loaded only for MTP speculative decoding (`mtp=True`).
     """
     if tp < 1 or pp < 1 or ep < 1 or (pp_rank is not None and not 0 <= pp_rank < pp):
@@ -394,35 +422,51 @@ def weights_bytes(
         raise WeightsError(f"pp={pp} is larger than the model's {spec.num_layers} layers")
     counts = count_params(spec)
     price = _Pricing(spec, dtype, quantization)
+    if placement is not None and (min(placement.widths(tp, ep)) < 1 or placement.redundant_experts < 0):
+        raise WeightsError(f"invalid placement {placement} for tp={tp} ep={ep}")
+    widths = (placement or Placement()).widths(tp, ep)
+    share = _expert_share(spec, ep, placement.redundant_experts if placement is not None else 0)
     ranks = [pp_rank] if pp_rank is not None else list(range(pp))
-    return int(max(_stage_bytes(spec, counts, price, tp, pp, r, ep, mtp) for r in ranks))
+    return int(max(_stage_bytes(spec, counts, price, widths, pp, r, share, mtp) for r in ranks))
 
 
 def _stage_bytes(
-    spec: ModelSpec, counts: ParamCount, price: _Pricing, tp: int, pp: int, rank: int, ep: int, mtp: bool
+    spec: ModelSpec, counts: ParamCount, price: _Pricing, widths: _Widths, pp: int, rank: int, share: float, mtp: bool
 ) -> float:
+    attn_tp, head_tp = widths[0], widths[1]
     total = 0.0
     for i in pp_layer_range(spec.num_layers, pp, rank):
-        total += _layer_bytes(spec, counts.layers[i], price, tp, ep)
+        total += _layer_bytes(spec, counts.layers[i], price, widths, share)
     if rank == 0:
-        total += counts.embedding / tp * price.unquantized + counts.vision / tp * price.unquantized
+        total += counts.embedding / attn_tp * price.unquantized + counts.vision / attn_tp * price.unquantized
         total += _learned_positions(spec) * price.unquantized
     if rank == pp - 1:
         head = counts.lm_head or (counts.embedding if pp > 1 else 0)
-        total += head / tp * price.head + _norm_width(spec) * price.unquantized
+        total += head / head_tp * price.head + _norm_width(spec) * price.unquantized
         if mtp and counts.mtp:
             last = counts.layers[-1]
-            total += _layer_bytes(spec, last, price, tp, ep) + (counts.mtp - last.total) / tp * price.unquantized
+            total += _layer_bytes(spec, last, price, widths, share)
+            total += (counts.mtp - last.total) / attn_tp * price.unquantized
     return int(round(total))
 
 
-def _layer_bytes(spec: ModelSpec, layer: LayerParams, price: _Pricing, tp: int, ep: int) -> float:
-    kv_share = max(1, spec.num_kv_heads // tp) / spec.num_kv_heads if spec.num_kv_heads else 1 / tp
-    total = layer.attn_split / tp * price.attn + layer.attn_kv * kv_share * price.attn
+def _layer_bytes(spec: ModelSpec, layer: LayerParams, price: _Pricing, widths: _Widths, share: float) -> float:
+    attn_tp, _, dense_tp, shared_tp, expert_tp = widths
+    kv_share = max(1, spec.num_kv_heads // attn_tp) / spec.num_kv_heads if spec.num_kv_heads else 1 / attn_tp
+    total = layer.attn_split / attn_tp * price.attn + layer.attn_kv * kv_share * price.attn
     total += layer.attn_down * price.attn + layer.replicated * price.unquantized
-    total += layer.mlp / tp * price.mlp + layer.shared / tp * price.mlp
-    total += layer.experts / (ep if ep > 1 else tp) * price.experts
+    total += layer.mlp / dense_tp * price.mlp + layer.shared / shared_tp * price.mlp
+    total += layer.experts * share / expert_tp * price.experts
     return total
+
+
+def _expert_share(spec: ModelSpec, ep: int, redundant: int = 0) -> float:
+    """The share of a layer's routed experts the largest EP rank holds: ceil((E + redundant) / ep) / E (the first
+    (E + redundant) % ep ranks take one more; EPLB's redundant copies are physical experts too), 1 without EP."""
+    if ep <= 1 or spec.moe is None or spec.moe.num_experts < 1:
+        return 1.0
+    experts = spec.moe.num_experts
+    return -(-(experts + redundant) // ep) / experts
 
 
 class _Pricing:

@@ -57,7 +57,8 @@ class Resolver:
         settings = {**lookups.install_settings(dep, engine), **settings}
         base = Resolved(deployment=dep, engine=engine, model=model, gpu=gpu, version=version, settings=settings,
                         unresolved=unresolved, config_spans=self._config_spans(model.spec),
-                        notes=(model.note,) if model.note else (), engine_tree=_engine_tree(dep, engine))
+                        notes=tuple(n for n in (model.note, _weights_note(model)) if n),
+                        engine_tree=_engine_tree(dep, engine))
         return self._over_candidates(base, config)
 
     # -------------------------------------------------------------- robust verdicts: every value of an open input
@@ -409,6 +410,14 @@ def _non_kv(sizing: Sizing, outcome: Outcome) -> NonKv:
         found = outcome.calibration
         return NonKv(found.non_kv_bytes, "calibrated", found.note(), found.describe())
     return NonKv(sizing.non_kv_bytes, sizing.non_kv_source)
+
+
+def _weights_note(model: ModelLookup) -> str | None:
+    """A bundled config with no published total to check its weight count against says so in the run's notes."""
+    spec = model.spec
+    if spec is None or not spec.weights_unchecked:
+        return None
+    return f"{spec.model_id}: weights not checked against a published total ({spec.weights_unchecked})"
 
 
 def _calibration_notes(r: Resolved, outcome: Outcome) -> tuple[str, ...]:
