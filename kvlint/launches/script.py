@@ -63,6 +63,7 @@ class _State:
     optional: dict[str, list[str]] = field(default_factory=dict)  # NAME -> additions made only under a condition
     conditional: int = 0  # inside this many `if` / `case` blocks
     ray_started: int | None = None  # the line of a `ray start` before the launches: they run on that cluster
+    named: tuple[str, ...] = ()  # the engines the script's text names (a command run through an unknown program)
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -71,7 +72,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
 
     `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
     the rest are `"$@"`; None when they are not known (a script file run by whoever calls it)."""
-    state = _State(with_supplied(env or {}), positional=positional)
+    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text))
     if positional and _looks_like_flag(positional[0].text) and _USES_POSITIONAL.search(m.text):
         state.notes.append(f"{positional[0].text} is the shell's $0 after `-c SCRIPT`, not one of \"$@\": the launch "
                            "never sees it (put `--` or `_` before the arguments)")
@@ -320,7 +321,22 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes)
     if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
+    from kvlint.launches.byflags import model_flag_in, read_by_flags
+
+    by_flags = read_by_flags(rest, state.named if state is not None else ()) if model_flag_in(rest) else None
+    if by_flags is not None:
+        return FoundLaunch(by_flags.engine, by_flags.words, by_flags.program.span, env, None, gpus[0], gpus[1],
+                           notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes)
     return None
+
+
+def engines_named(text: str) -> tuple[str, ...]:
+    """The engines a text names anywhere (a comment, an environment's name): what a command run through a
+    program kvlint does not know may be read as (kvlint.launches.byflags)."""
+    from kvlint.engines import ENGINE_NAMES
+
+    low = text.lower() if len(text) < 1_000_000 else text[:1_000_000].lower()
+    return tuple(e for e in ENGINE_NAMES if e in low)
 
 
 def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | None] | None, str | None]:

@@ -1,0 +1,27 @@
+"""Whole classes of launch shape the readers did not read: a command run through a program kvlint does not know
+whose arguments are an engine's flags (kvlint.launches.byflags), ... Fixtures in tests/fixtures/launches/finder;
+every model and flag pinned to (line, col)."""
+
+from __future__ import annotations
+
+from tests.launches.test_docker_and_positional import _at
+from tests.launches.test_finder import _deps
+
+
+def test_a_program_kvlint_does_not_know_is_read_by_its_engine_flags():
+    fork, wrapper = _deps("byflags.sh")  # the benchmark, training, offline and sign-less commands are not launches
+    assert (fork.engine, fork.model, _at(fork.model_span), _at(fork.launch_span)) == \
+        ("vllm", "org/fork-server", (3, 62), (3, 33))
+    assert fork.get("tensor_parallel_size") == 2 and _at(fork.settings["tensor_parallel_size"].span) == (3, 126)
+    assert fork.gpu_count == 2  # CUDA_VISIBLE_DEVICES=0,1 in front of the program
+    assert any("through openai_api_server.py" in n for n in fork.notes)
+    assert (wrapper.engine, wrapper.model, _at(wrapper.model_span)) == ("vllm", "org/own-wrapper", (4, 104))
+    assert wrapper.get("enforce_eager") is True and _at(wrapper.settings["enforce_eager"].span) == (4, 120)
+    assert wrapper.unknown_flags == ()  # --slurm, --nodes-file hosts.txt: the wrapper's own
+    assert any("through start-cluster.py" in n for n in wrapper.notes)
+
+
+def test_the_flag_table_decides_the_engine_of_an_unknown_program():
+    (d,) = _deps("byflags_sglang.sh")
+    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/sglang-own", (3, 36))
+    assert d.get("mem_fraction_static") == 0.8 and _at(d.settings["mem_fraction_static"].span) == (3, 73)
