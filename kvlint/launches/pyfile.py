@@ -75,6 +75,11 @@ def read_python(path: str, text: str) -> list[Deployment]:
             if found:
                 seen.update(id(e) for e in node.elts)
             out.extend(found)
+        elif isinstance(node, (ast.JoinedStr, ast.BinOp)) and id(node) not in seen:
+            parts = _string_parts(node)
+            if parts is not None and any(_command_string(p) for p in parts):
+                seen.update(id(n) for n in ast.walk(node))
+                out.extend(_script(src, _composed(src, node, parts)))
         elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
             out.extend(_script(src, src.mapped(node)))
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
@@ -86,6 +91,67 @@ def _command_string(node: ast.AST) -> bool:
 
     value = node.value if isinstance(node, ast.Constant) else None
     return isinstance(value, str) and any(m in value for m in ENTRY_MARKERS)
+
+
+def _string_parts(node: ast.expr) -> list[ast.expr] | None:
+    """The pieces of an f-string or a `+` chain of strings, in order (string constants and the expressions
+    between them); None when `node` is neither (a number's `+`)."""
+    import ast
+
+    if isinstance(node, ast.JoinedStr):
+        return [v.value if isinstance(v, ast.FormattedValue) else v for v in node.values]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _string_parts(node.left), _string_parts(node.right)
+        if left is None and right is None:
+            return None
+        return (left if left is not None else [node.left]) + (right if right is not None else [node.right])
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node]
+    return None
+
+
+def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
+    """An f-string or string concatenation as one shell text: each literal piece at its place in the file, each
+    expression as its known value (a module constant, a parameter default) or as an unresolved `${name}`, its
+    characters at the expression. Python before 3.12 places an f-string's literal pieces at the f-string's
+    start: they are found in its source text in order."""
+    import ast
+
+    start = src.offset(node)
+    seg = src.segment(node) if isinstance(node, ast.JoinedStr) else ""
+    cursor = 0
+    text: list[str] = []
+    offsets: list[int] = []
+    for part in parts:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            value = part.value
+            if isinstance(node, ast.JoinedStr) and getattr(part, "col_offset", -1) == node.col_offset:
+                k = seg.find(value, cursor) if value else -1
+                base = start + k if k >= 0 else start
+                cursor = k + len(value) if k >= 0 else cursor
+                offsets.extend(range(base, base + len(value)) if k >= 0 else [start] * len(value))
+            else:  # a piece with its own place (a `+` operand; any f-string piece from Python 3.12)
+                k = src.segment(part).find(value) if value else -1
+                base = src.offset(part) + max(k, 0)
+                offsets.extend(range(base, base + len(value)) if k >= 0 else [base] * len(value))
+            text.append(value)
+            continue
+        f = src.field(part)
+        word = f.text if f.resolved else "${" + _shell_name(f.text[2:-1]) + "}"
+        at = src.offset(part)
+        if isinstance(node, ast.JoinedStr):
+            close = seg.find("}", max(cursor, at - start + len(src.segment(part))))
+            cursor = close + 1 if close >= 0 else cursor
+        text.append(word)
+        offsets.extend([at] * len(word))
+    offsets.append(offsets[-1] + 1 if offsets else start)
+    return Mapped(src.path, "".join(text), index=src.index, offsets=offsets)
+
+
+def _shell_name(expr: str) -> str:
+    """An expression as a name the shell can expand (`args.model` -> `args_model`): left unresolved, named."""
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in expr).strip("_")
+    return name if name and not name[0].isdigit() else "expr"
 
 
 def _scopes(tree: ast.Module) -> dict[int, dict[str, str]]:

@@ -25,3 +25,15 @@ def test_the_flag_table_decides_the_engine_of_an_unknown_program():
     (d,) = _deps("byflags_sglang.sh")
     assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/sglang-own", (3, 36))
     assert d.get("mem_fraction_static") == 0.8 and _at(d.settings["mem_fraction_static"].span) == (3, 73)
+
+
+def test_python_f_strings_and_concatenations_are_one_command_with_every_value_placed():
+    fstring, concat, shlexed, from_args = _deps("fstrings.py")
+    assert (fstring.model, _at(fstring.model_span)) == ("org/f-model", (7, 25))  # at `MODEL` inside `{MODEL}`
+    assert fstring.get("tensor_parallel_size") == 2 and _at(fstring.settings["tensor_parallel_size"].span) == (7, 56)
+    assert fstring.get("max_model_len") == 8192 and _at(fstring.settings["max_model_len"].span) == (7, 76)
+    assert (concat.engine, concat.model, _at(concat.model_span)) == ("sglang", "org/f-model", (8, 56))
+    assert concat.get("context_length") == 4096 and _at(concat.settings["context_length"].span) == (8, 83)
+    assert (shlexed.model, _at(shlexed.model_span)) == ("org/shlex-model", (10, 40))
+    assert (from_args.model, from_args.model_resolved, _at(from_args.model_span)) == ("${args_model}", False, (14, 34))
+    assert _at(from_args.settings["max_model_len"].span) == (14, 67)  # the second f-string of an implicit join
