@@ -26,6 +26,8 @@ from kvlint.span import Span
 if TYPE_CHECKING:
     import ast
 
+    from kvlint.findings import Finding
+
 ENGINE_WORDS = ("vllm", "sglang", "LLMConfig")  # Ray Serve LLM runs vLLM without naming it
 # ast.parse cannot be interrupted by the per-file budget and its tree costs about 100 bytes a character:
 # a launcher is a few KiB, a 2 MiB generated module took 2.5 s and 230 MiB.
@@ -47,18 +49,22 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         why = (f"a Python file over {PARSE_CAP // 1024} KiB is not parsed for launches (a launcher is a few KiB); "
                "a launch in it is not checked")
         return ReadResult(path, findings=[kv001(path, why, severity=Severity.INFO)])
-    return ReadResult(path, read_python(path, text), comments=scan_comments(text))
+    deployments, notes = read_python(path, text)
+    return ReadResult(path, deployments, notes, comments=scan_comments(text))
 
 
-def read_python(path: str, text: str) -> list[Deployment]:
+def read_python(path: str, text: str) -> tuple[list[Deployment], list[Finding]]:
+    """The file's launches, and a KV008 note for each engine start that is a program's, run with its own
+    arguments (kvlint.launches.entrypoint)."""
     import ast
 
+    from kvlint.launches.entrypoint import python_program
     from kvlint.limits import check
 
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError):
-        return []  # not Python kvlint can read (a template, Python 2): the never-silent note says so
+        return [], []  # not Python kvlint can read (a template, Python 2): the never-silent note says so
     src = _Source(path, text, LineIndex(text), _scopes(tree))
     seen: set[int] = set()
     out: list[Deployment] = []
@@ -83,7 +89,7 @@ def read_python(path: str, text: str) -> list[Deployment]:
         elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
             out.extend(_script(src, src.mapped(node)))
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
-    return out
+    return python_program(path, out, tree)
 
 
 def _command_string(node: ast.AST) -> bool:
@@ -159,7 +165,7 @@ def _scopes(tree: ast.Module) -> dict[int, dict[str, str]]:
     function's parameter defaults and its own constant assignments (an inner function's win)."""
     import ast
 
-    module = _constants(tree.body)
+    module = {**_constants(tree.body), **_argparse_defaults(tree)}
     scopes: dict[int, dict[str, str]] = {0: module}
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -167,6 +173,28 @@ def _scopes(tree: ast.Module) -> dict[int, dict[str, str]]:
             for node in ast.walk(fn):
                 scopes[id(node)] = seen
     return scopes
+
+
+def _argparse_defaults(tree: ast.Module) -> dict[str, str]:
+    """`args.model` -> "org/m" for `parser.add_argument("--model", default="org/m")` and `args = parser.parse_args()`:
+    a program's own option with a literal default is what its argv sees when it is run without it."""
+    import ast
+
+    holders: set[str] = set()
+    defaults: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _name(node.value.func) in (
+                "parse_args", "parse_known_args"):
+            holders.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Call) and _name(node.func) == "add_argument":
+            options = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            keys = {k.arg: k.value for k in node.keywords if k.arg}
+            longs = [o for o in options if o.startswith("--")] or options
+            dest = _plain(keys["dest"]) if "dest" in keys else longs[0].lstrip("-").replace("-", "_") if longs else None
+            default = _plain(keys["default"]) if "default" in keys else None
+            if dest and default is not None:
+                defaults[dest] = default
+    return {f"{h}.{dest}": value for h in holders for dest, value in defaults.items()}
 
 
 def _defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
@@ -201,6 +229,8 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
         node = node.args[0]
     if isinstance(node, ast.Name) and names is not None:
         return names.get(node.id)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and names is not None:
+        return names.get(f"{node.value.id}.{node.attr}")  # a program's own option (`args.model`)
     value = node.value if isinstance(node, ast.Constant) else None
     return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
 

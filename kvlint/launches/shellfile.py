@@ -40,13 +40,15 @@ class _Option:
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
     """The reader protocol's entry (kvlint.launches.kinds): a script's launches, those of the documents it
     writes with here-documents, and its comments."""
+    from kvlint.launches.entrypoint import shell_entrypoint
     from kvlint.sources.comments import scan_comments
 
     deployments = read_shell(path, text)
     if "<<" in text:
         deployments += heredoc_launches(path, text)
         deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
-    return ReadResult(path, deployments, comments=scan_comments(text))
+    deployments, notes = shell_entrypoint(path, deployments)
+    return ReadResult(path, deployments, notes, comments=scan_comments(text))
 
 
 def heredoc_launches(path: str, text: str) -> list[Deployment]:

@@ -37,3 +37,37 @@ def test_python_f_strings_and_concatenations_are_one_command_with_every_value_pl
     assert (shlexed.model, _at(shlexed.model_span)) == ("org/shlex-model", (10, 40))
     assert (from_args.model, from_args.model_resolved, _at(from_args.model_span)) == ("${args_model}", False, (14, 34))
     assert _at(from_args.settings["max_model_len"].span) == (14, 67)  # the second f-string of an implicit join
+
+
+def _read(name: str):
+    from kvlint.launches import read_path
+    from tests.launches.test_finder import FIX
+
+    return read_path(str(FIX.parent / "entrypoint" / name))
+
+
+def _kv008(result) -> list[tuple[int, int]]:
+    return [_at(f.span) for f in result.findings if f.code == "KV008"]
+
+
+def test_an_image_entrypoint_run_with_an_env_model_is_the_image_not_a_launch():
+    run_by_dockerfile = _read("image/serve.sh")  # image/Containerfile copies and runs it
+    assert run_by_dockerfile.deployments == [] and _kv008(run_by_dockerfile) == [(2, 6)]
+    assert "$MODEL of the environment" in run_by_dockerfile.findings[0].message
+    assert "Containerfile runs it" in run_by_dockerfile.findings[0].message
+    named = _read("docker-entrypoint.sh")
+    assert named.deployments == [] and _kv008(named) == [(2, 1)]
+    (defaulted,) = _read("image/defaulted.sh").deployments  # the image's script defaults its model: a launch
+    assert (defaulted.model, _at(defaulted.model_span)) == ("org/image-default", (2, 17))
+    (here,) = _read("run_here.sh").deployments  # no image runs it: an env-only model is a launch left open
+    assert (here.model, here.model_resolved, _at(here.model_span)) == ("$MODEL", False, (3, 12))
+    assert _at(here.settings["max_model_len"].span) == (3, 35)
+
+
+def test_a_python_program_run_with_its_own_model_argument_is_not_a_launch():
+    program = _read("program.py")
+    assert program.deployments == [] and _kv008(program) == [(8, 18)]
+    assert "own --model argument" in program.findings[0].message
+    (d,) = _read("program_default.py").deployments  # argparse default: the model it runs without arguments
+    assert (d.model, d.model_resolved, _at(d.model_span)) == ("org/program-default", True, (8, 34))
+    assert d.get("tensor_parallel_size") == 4 and _at(d.settings["tensor_parallel_size"].span) == (8, 77)
