@@ -71,3 +71,11 @@ def test_a_python_program_run_with_its_own_model_argument_is_not_a_launch():
     (d,) = _read("program_default.py").deployments  # argparse default: the model it runs without arguments
     assert (d.model, d.model_resolved, _at(d.model_span)) == ("org/program-default", True, (8, 34))
     assert d.get("tensor_parallel_size") == 4 and _at(d.settings["tensor_parallel_size"].span) == (8, 77)
+
+
+def test_a_pipeline_with_a_command_string_and_a_commands_list_gives_both():
+    listed, single = _deps("buildkite-steps.yml")  # the `command:` string no longer hides the `commands:` list
+    assert (listed.engine, listed.model, _at(listed.model_span)) == ("vllm", "org/bk-commands", (5, 21))
+    assert _at(listed.settings["max_model_len"].span) == (5, 53)
+    assert (single.engine, single.model, _at(single.model_span)) == ("sglang", "org/bk-command", (7, 59))
+    assert single.get("tp_size") == 2 and _at(single.settings["tp_size"].span) == (7, 79)
