@@ -301,6 +301,22 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return _container(fields, wrappers.container_image(fields, i) or (i, ""), env, depth, state)
         elif head == "enroot" and wrappers.enroot_image(fields, i) is not None:
             return _container(fields, wrappers.enroot_image(fields, i) or (i, ""), env, depth, state)
+        elif head == "screen" and wrappers.after_screen(fields, i) is not None:
+            i = wrappers.after_screen(fields, i) or i + 1
+        elif head == "ray" and wrappers.after_double_dash(fields, i) is not None:
+            i = wrappers.after_double_dash(fields, i) or i + 1
+        elif head == "tmux" and wrappers.tmux_command(fields, i) is not None and depth < MAX_DEPTH:
+            start, end = wrappers.tmux_command(fields, i) or (i, i)
+            if end - start > 1:
+                fields, i = list(fields[start:end]), 0
+                continue
+            return _string_command(fields[start], env, depth, state)
+        elif head == "sbatch" and wrappers.sbatch_wrap(fields, i) is not None and depth < MAX_DEPTH:
+            wrapped = _string_command(_wrap_value(fields[wrappers.sbatch_wrap(fields, i) or i]), env, depth, state)
+            _, gres, sb_nodes = _skip_options(fields, i + 1)
+            if wrapped is not None and gres is not None and wrapped.gpus is None:
+                wrapped = replace(wrapped, gpus=gres[0], gpus_span=gres[1], nodes=wrapped.nodes or sb_nodes)
+            return wrapped
         elif head in ("sh", "bash", "zsh") and depth < MAX_DEPTH:
             return _shell_c(fields, i, env, depth, state)
         elif head == "eval" and depth < MAX_DEPTH:
@@ -370,6 +386,28 @@ def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state
             return None
         j += 1
     return None
+
+
+def _string_command(word: Field, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
+    """A command line given as one word (`tmux new -d "CMD"`, `sbatch --wrap="CMD"`), read as a script of its own."""
+    launches, _, notes = run_script(word.mapped(), env, depth + 1)
+    if state is not None:
+        state.launches.extend(launches[:-1])
+        state.notes.extend(notes)
+    return launches[-1] if launches else None
+
+
+def _wrap_value(word: Field) -> Field:
+    """`--wrap=CMD` as the word CMD, each character still at its place."""
+    if not word.text.startswith("--wrap="):
+        return word
+    cut = len("--wrap=")
+    offsets = word.offsets[cut:] if len(word.offsets) == len(word.text) else ()
+    span = word.span
+    if span is not None and span.line == span.end_line and not offsets:
+        span = Span(span.path, span.line, span.col + cut, span.end_line, span.end_col)
+    return replace(word, text=word.text[cut:], span=span, offsets=offsets,
+                   source=word.source if offsets else None)
 
 
 def _eval(fields: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:

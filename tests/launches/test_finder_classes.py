@@ -79,3 +79,16 @@ def test_a_pipeline_with_a_command_string_and_a_commands_list_gives_both():
     assert _at(listed.settings["max_model_len"].span) == (5, 53)
     assert (single.engine, single.model, _at(single.model_span)) == ("sglang", "org/bk-command", (7, 59))
     assert single.get("tp_size") == 2 and _at(single.settings["tp_size"].span) == (7, 79)
+
+
+def test_multiplexers_and_job_submitters_run_the_command_they_are_given():
+    wrap, tmux, screen, ray_job, send_keys = _deps("session-wrappers.sh")
+    assert (wrap.model, _at(wrap.model_span), wrap.gpu_count) == ("org/wrap", (2, 40), 2)  # sbatch --gres=gpu:2
+    assert _at(wrap.settings["tensor_parallel_size"].span) == (2, 72)
+    assert (tmux.model, _at(tmux.model_span), _at(tmux.settings["max_model_len"].span)) == \
+        ("org/tmux", (3, 41), (3, 66))
+    assert (screen.model, _at(screen.model_span), _at(screen.settings["max_model_len"].span)) == \
+        ("org/screen", (4, 29), (4, 56))
+    assert (ray_job.model, _at(ray_job.model_span), ray_job.get("tensor_parallel_size")) == ("org/rayjob", (5, 57), 2)
+    assert (send_keys.engine, send_keys.model, _at(send_keys.model_span)) == ("sglang", "org/send-keys", (6, 72))
+    assert _at(send_keys.settings["tp_size"].span) == (6, 91)
