@@ -68,6 +68,8 @@ def read_python(path: str, text: str) -> tuple[list[Deployment], list[Finding]]:
     src = _Source(path, text, LineIndex(text), _scopes(tree))
     seen: set[int] = set()
     out: list[Deployment] = []
+    grown = _appended(tree) if "+=" in text or ".extend(" in text or ".append(" in text else {}
+    seen.update(id(e) for extra in grown.values() for e in extra)
     for node in ast.walk(tree):
         check()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
@@ -76,10 +78,11 @@ def read_python(path: str, text: str) -> tuple[list[Deployment], list[Finding]]:
             out.extend(_ray(src, {k.arg: k.value for k in node.keywords if k.arg}, node))
         elif isinstance(node, ast.Dict) and _ray_dict(node) is not None:
             out.extend(_ray(src, _ray_dict(node) or {}, None))
-        elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node):
-            found = _argv(src, node.elts) or _flag_list(src, node)
+        elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node) and id(node) not in seen:
+            elts = node.elts + grown.get(id(node), [])
+            found = _argv(src, elts) or _flag_list(src, node, elts)
             if found:
-                seen.update(id(e) for e in node.elts)
+                seen.update(id(e) for e in elts)
             out.extend(found)
         elif isinstance(node, (ast.JoinedStr, ast.BinOp)) and id(node) not in seen:
             parts = _string_parts(node)
@@ -90,6 +93,58 @@ def read_python(path: str, text: str) -> tuple[list[Deployment], list[Finding]]:
             out.extend(_script(src, src.mapped(node)))
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     return python_program(path, out, tree)
+
+
+def _appended(tree: ast.Module) -> dict[int, list[ast.expr]]:
+    """What a list assigned to a name gains in the statements after it, in the same block (`cmd = ["vllm",
+    "serve", M]` then `cmd += ["--tensor-parallel-size", str(N)]`, `cmd.extend([...])`, `cmd.append(x)`), by the
+    list node's id: the argv the program runs. Additions inside a nested block (an `if`) are not known to run:
+    left out. A flag chosen at run time (`"--a" if X else "--b"`) is a word no one can read: left out too."""
+    import ast
+
+    grown: dict[int, list[ast.expr]] = {}
+    for block in ast.walk(tree):
+        for attr in ("body", "orelse", "finalbody"):
+            stmts = getattr(block, attr, None)
+            if not isinstance(stmts, list):
+                continue
+            lists: dict[str, ast.List] = {}
+            for stmt in stmts:
+                name, added = _list_growth(stmt)
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                    if isinstance(stmt.value, ast.List):
+                        lists[stmt.targets[0].id] = stmt.value
+                    else:
+                        lists.pop(stmt.targets[0].id, None)
+                elif name in lists and added is not None:
+                    grown.setdefault(id(lists[name]), []).extend(
+                        e for e in added if not (isinstance(e, ast.IfExp) and _switches(e)))
+    return grown
+
+
+def _list_growth(stmt: ast.stmt) -> tuple[str | None, list[ast.expr] | None]:
+    """(name, the elements added) for `NAME += [...]`, `NAME.extend([...])`, `NAME.append(x)`."""
+    import ast
+
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name):
+        return stmt.target.id, list(stmt.value.elts) if isinstance(stmt.value, (ast.List, ast.Tuple)) else None
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+            and len(call.args) == 1 and not call.keywords:
+        arg = call.args[0]
+        if call.func.attr == "append":
+            return call.func.value.id, [arg]
+        if call.func.attr == "extend" and isinstance(arg, (ast.List, ast.Tuple)):
+            return call.func.value.id, list(arg.elts)
+    return None, None
+
+
+def _switches(node: ast.IfExp) -> bool:
+    """`"--enforce-eager" if FAST else "--no-enforce-eager"`: both branches a flag word."""
+    import ast
+
+    return all(isinstance(b, ast.Constant) and isinstance(b.value, str) and b.value.startswith("-")
+               for b in (node.body, node.orelse))
 
 
 def _command_string(node: ast.AST) -> bool:
@@ -338,7 +393,7 @@ _MODEL_FLAGS = ("--model", "--model-path")
 MAX_PROGRAM_WORDS = 2  # `sys.argv = ["api_server.py", "--model", ...]`: the program's own name before the flags
 
 
-def _flag_list(src: _Source, node: ast.List | ast.Tuple) -> list[Deployment]:
+def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | None = None) -> list[Deployment]:
     """A list of the engine's own arguments without the command (`default_args = ["--model", "org/m",
     "--max-model-len", "2048"]` handed to the engine's `make_arg_parser(...).parse_args`, `sys.argv = [...]` before
     its `main()`), in a file that names the engine: a launch when it holds a model (`--model X`, or a word after
@@ -346,7 +401,7 @@ def _flag_list(src: _Source, node: ast.List | ast.Tuple) -> list[Deployment]:
     import ast
 
     fields: list[Field] = []
-    for e in node.elts:
+    for e in node.elts if elts is None else elts:
         if isinstance(e, ast.Starred):
             break
         fields.append(src.field(e))

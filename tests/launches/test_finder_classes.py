@@ -92,3 +92,13 @@ def test_multiplexers_and_job_submitters_run_the_command_they_are_given():
     assert (ray_job.model, _at(ray_job.model_span), ray_job.get("tensor_parallel_size")) == ("org/rayjob", (5, 57), 2)
     assert (send_keys.engine, send_keys.model, _at(send_keys.model_span)) == ("sglang", "org/send-keys", (6, 72))
     assert _at(send_keys.settings["tp_size"].span) == (6, 91)
+
+
+def test_a_python_argv_list_grown_after_it_is_made_is_one_command():
+    (d,) = _deps("modal_style.py")  # cmd = [...]; cmd += [...]; cmd.extend([...]); cmd.append(...)
+    assert (d.model, _at(d.model_span)) == ("org/modal-model", (9, 57))
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (11, 39)
+    assert d.get("max_model_len") == 8192 and _at(d.settings["max_model_len"].span) == (12, 37)
+    assert d.get("trust_remote_code") is True and _at(d.settings["trust_remote_code"].span) == (13, 17)
+    assert "pipeline_parallel_size" not in d.settings  # added only under an `if`
+    assert "enforce_eager" not in d.settings  # chosen at run time
