@@ -64,6 +64,10 @@ class _State:
     conditional: int = 0  # inside this many `if` / `case` blocks
     ray_started: int | None = None  # the line of a `ray start` before the launches: they run on that cluster
     named: tuple[str, ...] = ()  # the engines the script's text names (a command run through an unknown program)
+    functions: dict[str, tuple[int, int]] = field(default_factory=dict)  # NAME -> its body's (start, end) offsets
+    defined: dict[str, list[FoundLaunch]] = field(default_factory=dict)  # launches read in a body where it stands
+    called: set[str] = field(default_factory=set)  # functions the script calls (their bodies read per call)
+    call_keys: set[tuple] = field(default_factory=set)  # launches the calls gave (one per distinct argv)
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -81,8 +85,14 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
         line, col = m.at(off)
         state.notes.append(f"{m.path}:{line}:{col}: {msg}")
     prev_sep = ""
-    for cmd in commands:
+    bodies = {first: (name, start, end, last) for name, start, end, first, last in _functions(commands)}
+    open_bodies: list[tuple[str, int, int]] = []  # (name, last command, launches before it)
+    for k, cmd in enumerate(commands):
         limits.check()
+        if k in bodies:
+            name, start, end, closing = bodies[k]
+            state.functions[name] = (start, end)
+            open_bodies.append((name, closing, len(state.launches)))
         _track_condition(cmd.words, state)
         state.conditional += prev_sep in ("&&", "||")
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
@@ -95,6 +105,12 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
         _command(cmd.words, m, state, depth)
         state.conditional -= prev_sep in ("&&", "||")
         prev_sep = cmd.sep
+        while open_bodies and open_bodies[-1][1] == k:
+            name, _, before = open_bodies.pop()
+            state.defined[name] = state.launches[before:]
+    if state.called:  # a function's launches are those of its calls, with their arguments, not of its body alone
+        drop = {id(f) for name in state.called for f in state.defined.get(name, [])}
+        state.launches = [f for f in state.launches if id(f) not in drop]
     if depth == 0 and len(state.launches) > 1:
         from kvlint.launches.groups import one_per_deployment
 
@@ -148,12 +164,73 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if head.rsplit("/", 1)[-1] == "ray" and len(fields) > len(prefix) + 1 and fields[len(prefix) + 1].text == "start":
         state.ray_started = state.ray_started or m.at(words[i].start)[0]
         return
+    if head in state.functions and depth < MAX_DEPTH:
+        _call(head, fields[len(prefix) :], m, env, state, depth)
+        return
     found = launch_in_argv(fields, env, depth, state)
     if found is not None:
         found = replace(found, notes=found.notes + _optional_notes(words[i:], state))
         if state.ray_started is not None and found.gpus and found.gpus.startswith("cuda:"):
             found = _on_ray_cluster(found, state.ray_started)
         state.launches.append(replace(found, runtime_vars=found.runtime_vars + tuple(state.runtime.items())))
+
+
+_FUNCTION_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_:.-]*$")
+
+
+def _functions(commands: list) -> list[tuple[str, int, int, int, int]]:
+    """(name, body start, body end, first command, last command) of each `NAME() { ... }` / `function NAME
+    [()] { ... }` in a script: the body is the text between its braces (nested `{ ...; }` groups counted)."""
+    out = []
+    for k, cmd in enumerate(commands):
+        lits = [w.literal for w in cmd.words]
+        if len(lits) == 1 and cmd.sep == "(" and lits[0] and _FUNCTION_NAME.match(lits[0]):
+            name, at = lits[0], k + 1
+        elif len(lits) >= 2 and lits[0] == "function" and lits[1] and _FUNCTION_NAME.match(lits[1].removesuffix("()")):
+            name, at = lits[1].removesuffix("()"), k if len(lits) > 2 else k + 1
+        else:
+            continue
+        body = _body(commands, at, k)
+        if body is not None:
+            out.append((name, *body))
+    return out
+
+
+def _body(commands: list, at: int, k: int) -> tuple[int, int, int, int] | None:
+    """(start, end, first, last) of the brace group that opens in command `at` (or the one after a `()`)."""
+    opening = None
+    for j in (at, at + 1):
+        words = commands[j].words if j < len(commands) else ()
+        brace = next((w for w in words if w.literal == "{"), None)
+        if brace is not None and (j > k or words.index(brace) > 0):
+            opening = (j, brace)
+            break
+    if opening is None:
+        return None
+    first, brace = opening
+    depth = 0
+    for j in range(first, min(len(commands), first + 10_000)):
+        words = commands[j].words
+        depth += sum(1 for w in words[:1] if w.literal == "{") + (j == first and words[0] is not brace)
+        if words and words[0].literal == "}":
+            depth -= 1
+            if depth == 0:
+                return brace.end, words[0].start, first, j
+    return None
+
+
+def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state: _State, depth: int) -> None:
+    """`NAME ARGS...` of a function the script defines: its body read with $1... set to ARGS (a launch per call)."""
+    start, end = state.functions[name]
+    body = m.view(m.path, m.text[start:end], range(start, end + 1))
+    launches, _, notes = run_script(body, env, depth + 1, tuple(fields))
+    state.called.add(name)
+    for found in launches:  # a call repeated with the same arguments (`start`, `restart`) is the same launch
+        key = (found.engine, found.entry_span, tuple((f.text, f.span) for f in found.fields))
+        if key not in state.call_keys:
+            state.call_keys.add(key)
+            state.launches.append(found)
+    state.notes.extend(notes)
 
 
 def _on_ray_cluster(found: FoundLaunch, line: int) -> FoundLaunch:

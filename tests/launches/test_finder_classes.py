@@ -102,3 +102,14 @@ def test_a_python_argv_list_grown_after_it_is_made_is_one_command():
     assert d.get("trust_remote_code") is True and _at(d.settings["trust_remote_code"].span) == (13, 17)
     assert "pipeline_parallel_size" not in d.settings  # added only under an `if`
     assert "enforce_eager" not in d.settings  # chosen at run time
+
+
+def test_a_shell_function_is_read_per_call_with_its_arguments():
+    first, second, local, one_line = _deps("functions.sh")
+    assert (first.model, _at(first.model_span)) == ("org/first", (11, 7))  # at the call's argument
+    assert first.get("tensor_parallel_size") == 4 and _at(first.settings["tensor_parallel_size"].span) == (11, 17)
+    assert first.get("port") == 8000 and _at(first.settings["port"].span) == (3, 54)  # `${3:-8000}` default
+    assert (second.model, second.get("tensor_parallel_size"), second.get("port")) == ("org/second", 2, 8001)
+    # `local model=$1`, called three times with the same argument (`start`, `restart`): one launch
+    assert (local.engine, local.model, _at(local.model_span)) == ("sglang", "org/local-arg", (7, 48))
+    assert (one_line.model, one_line.get("max_model_len")) == ("org/one-line", 4096)  # a variable set before the call
