@@ -404,7 +404,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
         else:
             break
-    rest = fields[i:]
+    rest = _program_named(fields[i:])
     found = detect([f.token() for f in rest])
     if found is not None:
         engine, k = found
@@ -421,6 +421,23 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         return FoundLaunch(by_flags.engine, by_flags.words, by_flags.program.span, env, None, gpus[0], gpus[1],
                            notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes)
     return None
+
+
+def _program_named(rest: list[Field]) -> list[Field]:
+    """A program given by an unresolved variable, read by what follows it: `"${PYTHON}" -m MODULE` is a Python
+    interpreter, `$VLLM_BIN serve ...` the CLI of the engine the variable is named for."""
+    from kvlint.engines import ENGINE_NAMES
+    from kvlint.flags.flag_values import is_unresolved
+
+    if len(rest) < 2 or rest[0].resolved or not is_unresolved(rest[0].text):
+        return rest
+    if rest[1].text == "-m":
+        return [replace(rest[0], text="python"), *rest[1:]]
+    name = rest[0].text.lower()
+    engine = next((e for e in ENGINE_NAMES if e in name), None)
+    if engine is not None and rest[1].text == "serve":
+        return [replace(rest[0], text=engine), *rest[1:]]
+    return rest
 
 
 def engines_named(text: str) -> tuple[str, ...]:
@@ -520,8 +537,6 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
     for name in opts.passthrough:
         if name not in env:
             inner_env.pop(name, None)
-    if state is not None:
-        state.notes.extend(opts.notes)
     found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None:
         return None
@@ -539,16 +554,16 @@ def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str],
     from kvlint.launches.docker_run import RunOptions, command_after_image
 
     image, rest, default = fields[where[0]], fields[where[0] + 1 :], None
+    opts = RunOptions()
     if where[1] == "run":
-        opts = RunOptions()
         rest, default = command_after_image(opts, image, rest)
         default = default or _named_image(image.text, rest)
-        if state is not None:
-            state.notes.extend(opts.notes)
     found = launch_in_argv(rest, env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None:
         return None
-    return replace(found, entry_span=found.entry_span or image.span, image=found.image or image)
+    # the notes of this container's options are this launch's, not every launch's in the file
+    return replace(found, entry_span=found.entry_span or image.span, image=found.image or image,
+                   notes=found.notes + tuple(n for n in opts.notes if n not in found.notes))
 
 
 def _named_image(image: str, rest: list[Field]) -> str | None:

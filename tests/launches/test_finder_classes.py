@@ -113,3 +113,14 @@ def test_a_shell_function_is_read_per_call_with_its_arguments():
     # `local model=$1`, called three times with the same argument (`start`, `restart`): one launch
     assert (local.engine, local.model, _at(local.model_span)) == ("sglang", "org/local-arg", (7, 48))
     assert (one_line.model, one_line.get("max_model_len")) == ("org/one-line", 4096)  # a variable set before the call
+
+
+def test_a_program_given_by_a_variable_is_read_by_what_follows_it_and_notes_stay_with_their_launch():
+    python, cli, image, sif = _deps("program-vars.sh")
+    assert (python.model, _at(python.model_span), python.get("max_model_len")) == ("org/var-python", (2, 59), 2048)
+    assert (cli.model, _at(cli.model_span)) == ("org/var-bin", (3, 17))  # `$VLLM_BIN serve`: vLLM's CLI
+    assert _at(cli.settings["tensor_parallel_size"].span) == (3, 52)
+    assert (image.model, _at(image.model_span)) == ("org/var-image", (4, 40))
+    assert any("inferred from the flags" in n for n in image.notes)
+    assert not any("inferred from the flags" in n for n in python.notes + cli.notes + sif.notes)  # no leak
+    assert any("vllm_0.9.sif" in n for n in sif.notes) and not any("vllm_0.9.sif" in n for n in image.notes)
