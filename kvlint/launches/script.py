@@ -25,7 +25,9 @@ _ASSIGN = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _RESERVED = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"}
 _PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "stdbuf", "unbuffer", "taskset"}
 _SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name",
-                    "--gpus", "--gpus-per-node", "--account", "--qos", "--nodelist", "--output", "--error"}
+                    "--gpus", "--gpus-per-node", "--account", "--qos", "--nodelist", "--output", "--error",
+                    "--container-image", "--container-mounts", "--container-workdir", "--container-name",
+                    "--container-env"}
 # image args that replace its entry point
 _NOT_ENGINE_ARGS = {"bash", "sh", "python", "python3", "vllm", "sglang", "ray", "sleep", "exec"}
 MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
@@ -363,8 +365,13 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head == "timeout":
             i += 2
         elif head in ("srun", "numactl"):
+            start = i
             i, gres, srun_nodes = _skip_options(fields, i + 1)
             gpus, nodes = gres or gpus, srun_nodes or nodes
+            image = _pyxis_image(fields[start:i]) if head == "srun" else None
+            if image is not None:
+                step = _container(fields, (i - 1, "run"), env, depth, state, image)
+                return _with_allocation(step, gpus, nodes)
         elif head in ("mpirun", "mpiexec"):
             i = wrappers.after_mpirun(fields, i)
         elif head in wrappers.RUN_TOOLS and wrappers.after_run_tool(fields, i) is not None:
@@ -375,9 +382,11 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             fields = [*fields[:i], replace(fields[i], text="python"), *fields[module:]]
             break
         elif head in wrappers.CONTAINERS and wrappers.container_image(fields, i) is not None:
-            return _container(fields, wrappers.container_image(fields, i) or (i, ""), env, depth, state)
+            inside = _container(fields, wrappers.container_image(fields, i) or (i, ""), env, depth, state)
+            return _with_allocation(inside, gpus, nodes)
         elif head == "enroot" and wrappers.enroot_image(fields, i) is not None:
-            return _container(fields, wrappers.enroot_image(fields, i) or (i, ""), env, depth, state)
+            inside = _container(fields, wrappers.enroot_image(fields, i) or (i, ""), env, depth, state)
+            return _with_allocation(inside, gpus, nodes)
         elif head == "screen" and wrappers.after_screen(fields, i) is not None:
             i = wrappers.after_screen(fields, i) or i + 1
         elif head == "ray" and wrappers.after_double_dash(fields, i) is not None:
@@ -401,7 +410,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head in ("docker", "podman", "nerdctl", "kubectl", "oc") and wrappers.exec_command(fields, i):
             i = wrappers.exec_command(fields, i) or i + 1
         elif head in RUNNERS and is_run(fields, i) is not None:
-            return _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
+            host_only = (gpus[0] or "").startswith("cuda:")  # the host's CUDA_VISIBLE_DEVICES stays outside docker
+            inside = _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
+            return _with_allocation(inside, (None, None) if host_only else gpus, nodes)
         else:
             break
     rest = _program_named(fields[i:])
@@ -547,13 +558,46 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
                    container_env=tuple(opts.env.items()))
 
 
+def _with_allocation(found: FoundLaunch | None, gpus: tuple[str | None, Span | None],
+                     nodes: str | None) -> FoundLaunch | None:
+    """A launch inside a container started by `srun --gpus=4 apptainer exec ...` / `CUDA_VISIBLE_DEVICES=0,1
+    docker run ...` keeps the GPUs and nodes of the launcher in front when the container states none."""
+    if found is None or (gpus[0] is None and nodes is None):
+        return found
+    if found.gpus is None and gpus[0] is not None:
+        found = replace(found, gpus=gpus[0], gpus_span=gpus[1])
+    return replace(found, nodes=found.nodes or nodes)
+
+
+_PYXIS_IMAGE = ("--container-image",)
+
+
+def _pyxis_image(fields: list[Field]) -> Field | None:
+    """`srun --container-image=IMAGE ...` (NVIDIA's pyxis plugin): the image the job step runs in, as a word at
+    the value's place; None without one."""
+    for k, f in enumerate(fields):
+        name, eq, value = f.text.partition("=")
+        if name not in _PYXIS_IMAGE:
+            continue
+        if not eq:
+            return fields[k + 1] if k + 1 < len(fields) else None
+        span = f.span
+        if span is not None and span.line == span.end_line:
+            span = Span(span.path, span.line, span.col + len(name) + 1, span.end_line, span.end_col)
+        return replace(f, text=value, span=span, offsets=(), source=None)
+    return None
+
+
 def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str], depth: int,
-               state: _State | None) -> FoundLaunch | None:
+               state: _State | None, image_word: Field | None = None) -> FoundLaunch | None:
     """`apptainer exec|run X.sif ...`, `enroot start NAME ...`: `exec` runs the words after the image, `run`
-    hands them to the image's entry point (an engine image's, or one the flags name, as for docker run)."""
+    hands them to the image's entry point (an engine image's, or one the flags name, as for docker run).
+    `image_word`: the image when it is an option's value (`srun --container-image=X`), the command at `where`."""
     from kvlint.launches.docker_run import RunOptions, command_after_image
 
     image, rest, default = fields[where[0]], fields[where[0] + 1 :], None
+    if image_word is not None:
+        image = image_word
     opts = RunOptions()
     if where[1] == "run":
         rest, default = command_after_image(opts, image, rest)
@@ -561,9 +605,11 @@ def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str],
     found = launch_in_argv(rest, env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None:
         return None
-    # the notes of this container's options are this launch's, not every launch's in the file
+    # what the image's entry point was taken to be is this launch's note (not every launch's in the file), and
+    # only when the entry point runs it (a command after the image replaces it)
+    own = tuple(n for n in opts.notes if n not in found.notes) if found.entry_span is None else ()
     return replace(found, entry_span=found.entry_span or image.span, image=found.image or image,
-                   notes=found.notes + tuple(n for n in opts.notes if n not in found.notes))
+                   notes=found.notes + own)
 
 
 def _named_image(image: str, rest: list[Field]) -> str | None:

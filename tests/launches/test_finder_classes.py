@@ -124,3 +124,14 @@ def test_a_program_given_by_a_variable_is_read_by_what_follows_it_and_notes_stay
     assert any("inferred from the flags" in n for n in image.notes)
     assert not any("inferred from the flags" in n for n in python.notes + cli.notes + sif.notes)  # no leak
     assert any("vllm_0.9.sif" in n for n in sif.notes) and not any("vllm_0.9.sif" in n for n in image.notes)
+
+
+def test_slurm_container_steps_keep_the_allocation_and_the_image():
+    app, pyxis, entry, run_cmd = _deps("hpc-containers.sh")
+    assert (app.model, _at(app.model_span), app.gpu_count) == ("org/srun-app", (2, 97), 4)  # srun --gpus=4 outside
+    assert (pyxis.image, _at(pyxis.image_span), pyxis.engine_version) == ("vllm/vllm-openai:v0.9.0", (3, 24), "0.9.0")
+    assert (pyxis.model, _at(pyxis.model_span)) == ("org/pyxis", (3, 90))
+    # `--container-image IMAGE` then flags only: the image's entry point, 8 per node x 2 nodes
+    assert (entry.model, _at(entry.model_span), entry.gpu_count) == ("org/pyxis-entry", (4, 79), 16)
+    assert _at(entry.settings["pipeline_parallel_size"].span) == (4, 105)
+    assert run_cmd.notes == ()  # a command after the image replaces its entry point: nothing assumed
