@@ -55,6 +55,7 @@ KINDS: tuple[Kind, ...] = (
          names=("makefile", "gnumakefile", "justfile", ".justfile")),
     Kind("powershell", "kvlint.launches.powershell:read", suffixes=(".ps1",)),
     Kind("python", "kvlint.launches.pyfile:read", suffixes=(".py",)),
+    Kind("notebook", "kvlint.launches.notebook:read", suffixes=(".ipynb",)),
     Kind("properties", "kvlint.launches.properties:read", suffixes=(".properties",)),
     Kind("text", "kvlint.launches.textfile:read", suffixes=(".conf", ".ini", ".service", ".toml", ".cfg"),
          names=("procfile",)),

@@ -57,8 +57,9 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
 
 
 def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
-    """(line, col, the words) of the first engine name on a line that is not a comment or docstring."""
-    if _NAMED.search(text) is None:
+    """(line, col, the words) of the first engine name on a line that is not a comment or docstring (a notebook's
+    JSON holds prose cells too: kvlint.launches.notebook looks at its code cells)."""
+    if kind == "notebook" or _NAMED.search(text) is None:
         return None
     in_doc = False
     for number, line in enumerate(text.split("\n"), 1):

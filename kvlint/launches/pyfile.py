@@ -12,12 +12,14 @@ through `run_script`.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field
+from kvlint.launches.groups import is_launch
 from kvlint.launches.named import ENTRY_MARKERS
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.sources.text import LineIndex, Mapped
@@ -53,9 +55,10 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     return ReadResult(path, deployments, notes, comments=scan_comments(text))
 
 
-def read_python(path: str, text: str) -> tuple[list[Deployment], list[Finding]]:
+def read_python(path: str, text: str, within: Mapped | None = None) -> tuple[list[Deployment], list[Finding]]:
     """The file's launches, and a KV008 note for each engine start that is a program's, run with its own
-    arguments (kvlint.launches.entrypoint)."""
+    arguments (kvlint.launches.entrypoint). `within`: where `text`'s characters are when it was cut out of a
+    file (a notebook's cell)."""
     import ast
 
     from kvlint.launches.entrypoint import python_program
@@ -65,7 +68,7 @@ def read_python(path: str, text: str) -> tuple[list[Deployment], list[Finding]]:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError):
         return [], []  # not Python kvlint can read (a template, Python 2): the never-silent note says so
-    src = _Source(path, text, LineIndex(text), _scopes(tree))
+    src = _Source(path, text, LineIndex(text), _scopes(tree), within)
     seen: set[int] = set()
     out: list[Deployment] = []
     grown = _appended(tree) if "+=" in text or ".extend(" in text or ".append(" in text else {}
@@ -92,7 +95,9 @@ def read_python(path: str, text: str) -> tuple[list[Deployment], list[Finding]]:
         elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
             out.extend(_script(src, src.mapped(node)))
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
-    return python_program(path, out, tree)
+    # a bare "vllm serve" with nothing after it (a string a program completes) is no launch: the never-silent
+    # note says where it is
+    return python_program(path, [d for d in out if is_launch(d)], tree)
 
 
 def _appended(tree: ast.Module) -> dict[int, list[ast.expr]]:
@@ -206,7 +211,7 @@ def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
         text.append(word)
         offsets.extend([at] * len(word))
     offsets.append(offsets[-1] + 1 if offsets else start)
-    return Mapped(src.path, "".join(text), index=src.index, offsets=offsets)
+    return src.text_mapped("".join(text), offsets)
 
 
 def _shell_name(expr: str) -> str:
@@ -291,8 +296,12 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
 
 
 class _Source:
-    def __init__(self, path: str, text: str, index: LineIndex, scopes: dict[int, dict[str, str]]):
-        self.path, self.text, self.index, self.scopes = path, text, index, scopes
+    """The parsed text and where its characters are: the file itself, or (`within`) a text cut out of a file, such
+    as a notebook cell, whose every character is mapped to its place in the file."""
+
+    def __init__(self, path: str, text: str, index: LineIndex, scopes: dict[int, dict[str, str]],
+                 within: Mapped | None = None):
+        self.path, self.text, self.index, self.scopes, self.within = path, text, index, scopes, within
         self._bytes: dict[int, bytes] = {}  # line -> its UTF-8 bytes, encoded once (ast's columns are bytes)
 
     def offset(self, node: ast.expr) -> int:
@@ -301,7 +310,24 @@ class _Source:
     def span(self, node: ast.expr) -> Span:
         end_line = getattr(node, "end_lineno", None) or node.lineno
         end_col = getattr(node, "end_col_offset", None) or node.col_offset
+        if self.within is not None:
+            return self.placed(self.offset(node), self.index.offset(end_line, end_col + 1))
         return Span(self.path, node.lineno, node.col_offset + 1, end_line, end_col + 1)
+
+    def placed(self, start: int, end: int) -> Span:
+        """The span of text offsets [start, end) in the file."""
+        if self.within is None:
+            (line, col), (end_line, end_col) = self.index.locate(start), self.index.locate(max(start, end - 1))
+            return Span(self.path, line, col, end_line, end_col + (end > start))
+        line, col = self.within.at(start)
+        end_line, end_col = self.within.at(max(start, end - 1))
+        return Span(self.path, line, col, end_line, end_col + (end > start))
+
+    def text_mapped(self, text: str, offsets: Sequence[int]) -> Mapped:
+        """`text` whose character i is at offset offsets[i] of the parsed text."""
+        if self.within is not None:
+            return Mapped(self.path, text, offsets=offsets, within=self.within)
+        return Mapped(self.path, text, index=self.index, offsets=offsets)
 
     def segment(self, node: ast.expr) -> str:
         """The node's source text, sliced through the file's line index: ast.get_source_segment splits the whole
@@ -330,8 +356,10 @@ class _Source:
         span = self.span(node)
         seg = self.segment(node)
         value = getattr(node, "value", None)
-        if isinstance(value, str) and value and span.line == span.end_line:
+        if isinstance(value, str) and value and (span.line == span.end_line or self.within is not None):
             k = seg.find(value)
+            if k >= 0 and self.within is not None:
+                return self.placed(self.offset(node) + k, self.offset(node) + k + len(value))
             if k >= 0:
                 return Span(self.path, span.line, span.col + k, span.line, span.col + k + len(value))
         return span
@@ -344,7 +372,9 @@ class _Source:
         k = seg.find(value)
         if k >= 0 and value:
             start = self.offset(node) + k
-            return Mapped(self.path, value, index=self.index, offsets=range(start, start + len(value) + 1))
+            return self.text_mapped(value, range(start, start + len(value) + 1))
+        if self.within is not None:
+            return self.text_mapped(value, [self.offset(node)] * (len(value) + 1))
         pos = ((node.lineno, node.col_offset + 1),) * (len(value) + 1)
         return Mapped(self.path, value, pos)
 

@@ -112,6 +112,14 @@ def read_shell(path: str, text: str, index: LineIndex | None = None,
     return [d for d in (finish(path, found, ctx, gpu) for found, gpu in placed) if is_launch(d)]
 
 
+def read_shell_mapped(path: str, m: Mapped) -> list[Deployment]:
+    """The launches of shell text cut out of another file (a notebook's `!` lines and `%%bash` cells), each value
+    at its place in that file."""
+    launches, _, notes = run_script(m, {})
+    ctx = LaunchContext(notes=tuple(notes))
+    return [d for d in (finish(path, found, ctx, ManifestGpu()) for found in launches) if is_launch(d)]
+
+
 def _sbatch_options(path: str, text: str, index: LineIndex) -> dict[str, _Option]:
     """The first value of each option on `#SBATCH` lines (`--opt=v`, `--opt v`, `-N 2`, `-N2`)."""
     found: dict[str, _Option] = {}

@@ -135,3 +135,24 @@ def test_slurm_container_steps_keep_the_allocation_and_the_image():
     assert (entry.model, _at(entry.model_span), entry.gpu_count) == ("org/pyxis-entry", (4, 79), 16)
     assert _at(entry.settings["pipeline_parallel_size"].span) == (4, 105)
     assert run_cmd.notes == ()  # a command after the image replaces its entry point: nothing assumed
+
+
+def test_notebook_code_cells_are_read_at_their_place_in_the_json():
+    bang, bash_cell, python_cell = _deps("serve.ipynb")  # the markdown cell's command is prose
+    assert (bang.model, _at(bang.model_span), _at(bang.launch_span)) == ("org/nb-bang", (17, 24), (17, 13))
+    assert bang.get("max_model_len") == 4096 and _at(bang.settings["max_model_len"].span) == (17, 52)
+    assert (bash_cell.engine, bash_cell.model, _at(bash_cell.model_span)) == ("sglang", "org/nb-bash", (27, 50))
+    assert _at(bash_cell.settings["tp_size"].span) == (27, 67)
+    # a Python cell (its `%env` magic blanked): `MODEL` at its place, past the JSON's escaped quotes
+    assert (python_cell.model, _at(python_cell.model_span)) == ("org/nb-python", (40, 52))
+    assert _at(python_cell.settings["tensor_parallel_size"].span) == (40, 89)
+
+
+def test_a_notebook_that_names_an_engine_in_code_but_gives_no_launch_is_never_silent():
+    from kvlint.launches import read_path
+    from tests.launches.test_finder import FIX
+
+    unread = read_path(str(FIX / "unread.ipynb"))
+    assert unread.deployments == [] and [(f.code, _at(f.span)) for f in unread.findings] == [("KV008", (18, 14))]
+    prose = read_path(str(FIX / "prose.ipynb"))  # only a markdown cell names it: prose, nothing said
+    assert prose.deployments == [] and prose.findings == []
