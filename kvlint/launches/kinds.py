@@ -56,6 +56,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("powershell", "kvlint.launches.powershell:read", suffixes=(".ps1",)),
     Kind("python", "kvlint.launches.pyfile:read", suffixes=(".py",)),
     Kind("notebook", "kvlint.launches.notebook:read", suffixes=(".ipynb",)),
+    Kind("hcl", "kvlint.launches.hcl:read", suffixes=(".tf", ".hcl", ".nomad")),
     Kind("properties", "kvlint.launches.properties:read", suffixes=(".properties",)),
     Kind("text", "kvlint.launches.textfile:read", suffixes=(".conf", ".ini", ".service", ".toml", ".cfg"),
          names=("procfile",)),

@@ -156,3 +156,14 @@ def test_a_notebook_that_names_an_engine_in_code_but_gives_no_launch_is_never_si
     assert unread.deployments == [] and [(f.code, _at(f.span)) for f in unread.findings] == [("KV008", (18, 14))]
     prose = read_path(str(FIX / "prose.ipynb"))  # only a markdown cell names it: prose, nothing said
     assert prose.deployments == [] and prose.findings == []
+
+
+def test_terraform_and_nomad_container_blocks():
+    (tf,) = _deps("vllm.tf")  # the init container (python, no engine) is not one
+    assert (tf.model, _at(tf.model_span), tf.engine_version) == ("org/tf-model", (12, 25), "0.9.1")
+    assert tf.get("tensor_parallel_size") == 2 and _at(tf.settings["tensor_parallel_size"].span) == (13, 40)
+    assert not tf.settings["max_model_len"].resolved and _at(tf.settings["max_model_len"].span) == (14, 32)
+    assert tf.gpu_count == 2 and _at(tf.gpu_count_span) == (18, 34)
+    (nomad,) = _deps("sglang.nomad")
+    assert (nomad.engine, nomad.model, _at(nomad.model_span)) == ("sglang", "org/nomad-model", (8, 67))
+    assert nomad.get("tp_size") == 4 and nomad.gpu_count == 4 and _at(nomad.gpu_count_span) == (12, 19)

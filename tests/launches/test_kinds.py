@@ -23,6 +23,7 @@ NAMES = [
     "package.json", "config.json", "tsconfig.json", "README.md", "notes.txt", "x.yaml.bak", "x.ps1.bak",
     "Makefile.am", "docs/index.rst", "a/makefile/readme.md", "supervisord.conf", "vllm.service", "Procfile",
     "pyproject.toml", "setup.ini", "requirements.txt", "serving.properties", "notebooks/serve.ipynb",
+    "infra/main.tf", "jobs/vllm.nomad", "x.tfvars",
 ]
 
 
