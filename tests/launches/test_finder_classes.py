@@ -167,3 +167,15 @@ def test_terraform_and_nomad_container_blocks():
     (nomad,) = _deps("sglang.nomad")
     assert (nomad.engine, nomad.model, _at(nomad.model_span)) == ("sglang", "org/nomad-model", (8, 67))
     assert nomad.get("tp_size") == 4 and nomad.gpu_count == 4 and _at(nomad.gpu_count_span) == (12, 19)
+
+
+def test_a_command_with_engine_shaped_flags_kvlint_cannot_place_is_never_silent():
+    from kvlint.launches import read_path
+    from tests.launches.test_finder import FIX
+
+    result = read_path(str(FIX / "flag-shaped.sh"))  # run.py shows no sign of a server: not read as one, but said
+    assert result.deployments == [] and [(f.code, _at(f.span)) for f in result.findings] == [("KV008", (3, 31))]
+    assert result.findings[0].message.startswith("`run.py` is run here")
+    assert "shaped like an engine's flags" in result.findings[0].message
+    quiet = read_path("tool.sh", "python tool.py --model org/x --max-model-len 4096\n")  # names no engine
+    assert quiet.findings == []
