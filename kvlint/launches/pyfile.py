@@ -12,6 +12,7 @@ through `run_script`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from kvlint.launches.env import Field
 from kvlint.launches.groups import is_launch
 from kvlint.launches.named import ENTRY_MARKERS
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
+from kvlint.lazyre import lazy
 from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
@@ -92,6 +94,14 @@ def read_python(path: str, text: str, within: Mapped | None = None) -> tuple[lis
             if parts is not None and any(_command_string(p) for p in parts):
                 seen.update(id(n) for n in ast.walk(node))
                 out.extend(_script(src, _composed(src, node, parts)))
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _command_string(node.left):
+                seen.add(id(node.left))
+                out.extend(_script(src, _formatted(src, node.left, _percent_args(node.right), _PERCENT)))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+                and _command_string(node.func.value) and id(node.func.value) not in seen:
+            seen.add(id(node.func.value))
+            args = {str(k): a for k, a in enumerate(node.args)} | {k.arg: k.value for k in node.keywords if k.arg}
+            out.extend(_script(src, _formatted(src, node.func.value, args, _BRACES)))
         elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
             out.extend(_script(src, src.mapped(node)))
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
@@ -193,9 +203,15 @@ def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
             value = part.value
             if isinstance(node, ast.JoinedStr) and getattr(part, "col_offset", -1) == node.col_offset:
                 k = seg.find(value, cursor) if value else -1
-                base = start + k if k >= 0 else start
-                cursor = k + len(value) if k >= 0 else cursor
-                offsets.extend(range(base, base + len(value)) if k >= 0 else [start] * len(value))
+                aligned = _align(value, seg, cursor) if k < 0 and value else None
+                if k >= 0:
+                    offsets.extend(range(start + k, start + k + len(value)))
+                    cursor = k + len(value)
+                elif aligned is not None:
+                    offsets.extend(start + i for i in aligned)
+                    cursor = aligned[-1] + 1
+                else:
+                    offsets.extend([start] * len(value))
             else:  # a piece with its own place (a `+` operand; any f-string piece from Python 3.12)
                 k = src.segment(part).find(value) if value else -1
                 base = src.offset(part) + max(k, 0)
@@ -212,6 +228,76 @@ def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
         offsets.extend([at] * len(word))
     offsets.append(offsets[-1] + 1 if offsets else start)
     return src.text_mapped("".join(text), offsets)
+
+
+_BRACES = lazy(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
+_PERCENT = lazy(r"%%|%(?:\(([^)]*)\))?[-#0 +]*\d*(?:\.\d+)?[sdirfgxXeEc]")
+
+
+def _percent_args(node: ast.expr) -> dict[str, ast.expr]:
+    """The values of `"..." % (a, b)` / `% x` / `% {"k": v}` by place ("0", "1") or key."""
+    import ast
+
+    if isinstance(node, ast.Tuple):
+        return {str(k): e for k, e in enumerate(node.elts)}
+    if isinstance(node, ast.Dict):
+        return {str(k.value): v for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
+    return {"0": node}
+
+
+def _formatted(src: _Source, template: ast.expr, args: dict[str, ast.expr], pattern: re.Pattern[str]) -> Mapped:
+    """`"vllm serve {} --tp {tp}".format(M, tp=2)` / `"vllm serve %s" % M` as one shell text: the template's
+    characters at their places, each field as its argument's known value (or an unresolved `${name}`) at the
+    argument's place."""
+    value = str(getattr(template, "value", ""))
+    base = src.mapped(template)
+    known = base.offsets is not None and len(base.offsets) > len(value)
+    where = [base.offsets[i] for i in range(len(value))] if base.offsets is not None and known \
+        else [src.offset(template)] * len(value)
+    text: list[str] = []
+    offsets: list[int] = []
+    last, auto = 0, 0
+    for m in pattern.finditer(value):
+        text.append(value[last : m.start()])
+        offsets.extend(where[last : m.start()])
+        last = m.end()
+        if m.group() in ("{{", "}}", "%%"):
+            text.append(m.group()[0])
+            offsets.append(where[m.start()])
+            continue
+        key = m.group(1) or ""
+        if not key or key.isdigit() and pattern is _PERCENT:
+            key, auto = str(auto), auto + 1
+        expr = args.get(key.split(".", 1)[0].split("[", 1)[0])
+        if expr is None:
+            word, at = m.group(), where[m.start()]
+        else:
+            f = src.field(expr)
+            word, at = (f.text if f.resolved else "${" + _shell_name(f.text[2:-1]) + "}"), src.offset(expr)
+        text.append(word)
+        offsets.extend([at] * len(word))
+    text.append(value[last:])
+    offsets.extend(where[last:])
+    offsets.append(offsets[-1] + 1 if offsets else src.offset(template))
+    return src.text_mapped("".join(text), offsets)
+
+
+def _align(value: str, seg: str, start: int) -> list[int] | None:
+    """Where each character of a string's value is in its source text from `start`, matched in order, when
+    the source only adds a few characters between them (a backslash-newline the string drops, an escape's
+    backslash); None when a character is not found close by."""
+    out: list[int] = []
+    j = start
+    for ch in value:
+        k = seg.find(ch, j, j + _ALIGN_GAP)
+        if k < 0:
+            return None
+        out.append(k)
+        j = k + 1
+    return out or None
+
+
+_ALIGN_GAP = 8  # source characters a value character may sit past the previous one's
 
 
 def _shell_name(expr: str) -> str:
@@ -366,13 +452,18 @@ class _Source:
 
     def mapped(self, node: ast.expr) -> Mapped:
         """A string constant as shell input: each character at its place in the file when the literal holds
-        the value verbatim (no escapes), else every character at the literal's start."""
+        the value verbatim (no escapes) or nearly (a backslash-newline the string drops), else every character
+        at the literal's start."""
         value = str(getattr(node, "value", ""))
         seg = self.segment(node)
         k = seg.find(value)
         if k >= 0 and value:
             start = self.offset(node) + k
             return self.text_mapped(value, range(start, start + len(value) + 1))
+        aligned = _align(value, seg, 0) if value else None
+        if aligned is not None:
+            base = self.offset(node)
+            return self.text_mapped(value, [base + i for i in aligned] + [base + aligned[-1] + 1])
         if self.within is not None:
             return self.text_mapped(value, [self.offset(node)] * (len(value) + 1))
         pos = ((node.lineno, node.col_offset + 1),) * (len(value) + 1)

@@ -179,3 +179,16 @@ def test_a_command_with_engine_shaped_flags_kvlint_cannot_place_is_never_silent(
     assert "shaped like an engine's flags" in result.findings[0].message
     quiet = read_path("tool.sh", "python tool.py --model org/x --max-model-len 4096\n")  # names no engine
     assert quiet.findings == []
+
+
+def test_python_format_calls_percent_formatting_and_backslash_newlines_keep_every_value_placed():
+    braces, named, percent, triple = _deps("formats.py")
+    assert (braces.model, _at(braces.model_span)) == ("org/formatted", (6, 60))  # `.format(MODEL, TP)`: at MODEL
+    assert braces.get("tensor_parallel_size") == 2 and _at(braces.settings["tensor_parallel_size"].span) == (6, 67)
+    assert (named.model, named.get("max_model_len"), _at(named.settings["max_model_len"].span)) == \
+        ("org/formatted", 4096, (7, 74))
+    assert (percent.model, _at(percent.model_span), percent.get("tensor_parallel_size")) == \
+        ("org/formatted", (8, 56), 2)
+    # a backslash-newline the string drops: the flags after it at their own lines
+    assert _at(triple.settings["max_model_len"].span) == (10, 21)
+    assert _at(triple.settings["tensor_parallel_size"].span) == (11, 29)
