@@ -122,20 +122,52 @@ def argv_model(tree: ast.Module) -> str | None:
 
 
 def python_program(path: str, deps: list[Deployment], tree: ast.Module) -> tuple[list[Deployment], list[Finding]]:
-    """The launches of a Python file, less those whose model is its own command line's (no default)."""
+    """The launches of a Python file, less those whose model is its own command line's (no default), or, in an
+    image's entry point, its environment's (no default)."""
     if not any(d.model is not None and not d.model_resolved for d in deps):
         return deps, []
     option = argv_model(tree)
-    if option is None:
+    from_env = env_names(tree) if option is None else set()
+    why = run_by_image(path) if from_env else None
+    if option is None and why is None:
         return deps, []
     kept, notes = [], []
     for dep in deps:
         if dep.model is None or dep.model_resolved:
             kept.append(dep)
-            continue
-        notes.append(_note(dep, f"the model comes from this program's own {option} argument, which has no default: "
-                                "the launch is where the program is run with one"))
+        elif option is not None:
+            notes.append(_note(dep, f"the model comes from this program's own {option} argument, which has no "
+                                    "default: the launch is where the program is run with one"))
+        elif (name := _PY_NAME.match(dep.model)) is not None and name.group(1) in from_env:
+            notes.append(_note(dep, f"the model is {dep.model} of the environment the image is given ({why}): the "
+                                    "launch is where the image is run with it (a manifest, compose file, docker run)"))
+        else:
+            kept.append(dep)
     return kept, notes
+
+
+_PY_NAME = lazy(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+
+def env_names(tree: ast.Module) -> set[str]:
+    """Names assigned from the environment with no default: `M = os.environ["MODEL"]`, `os.getenv("MODEL")`,
+    `os.environ.get("MODEL")`."""
+    import ast
+
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        env_item = isinstance(value, ast.Subscript) and isinstance(value.value, ast.Attribute) \
+            and value.value.attr == "environ"
+        env_call = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in ("getenv", "get") and len(value.args) == 1 and not value.keywords \
+            and (value.func.attr == "getenv" or isinstance(value.func.value, ast.Attribute)
+                 and value.func.value.attr == "environ")
+        if env_item or env_call:
+            out.add(node.targets[0].id)
+    return out
 
 
 def _note(dep: Deployment, why: str) -> Finding:

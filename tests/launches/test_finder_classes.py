@@ -192,3 +192,11 @@ def test_python_format_calls_percent_formatting_and_backslash_newlines_keep_ever
     # a backslash-newline the string drops: the flags after it at their own lines
     assert _at(triple.settings["max_model_len"].span) == (10, 21)
     assert _at(triple.settings["tensor_parallel_size"].span) == (11, 29)
+
+
+def test_a_python_entrypoint_an_image_runs_with_an_env_model_is_the_image():
+    server = _read("image/server.py")  # image/Containerfile copies it
+    assert server.deployments == [] and _kv008(server) == [(6, 18)]
+    assert "${MODEL} of the environment" in server.findings[0].message
+    (here,) = _read("env_program.py").deployments  # no image runs it: a launch whose model is left open
+    assert (here.model, here.model_resolved, _at(here.model_span)) == ("${MODEL}", False, (5, 34))
