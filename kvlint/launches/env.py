@@ -330,6 +330,9 @@ def _var_value(part: Part, m: Mapped, env: Mapping[str, str],
     """${VAR}, ${VAR:-d}, ${VAR-d}, ${VAR:+alt}; a variable not known here counts as unset, except
     that an empty default (`${VAR-}`) stays unresolved: it marks a value the environment supplies."""
     val = env.get(part.text)
+    if positional is not None and part.text.isdigit():  # `${3:-8000}` with the positional parameters known
+        n = int(part.text)
+        val = positional[n].text if n < len(positional) else None
     op = part.op
     use_default = op in (":-", ":=") and not val or op in ("-", "=") and val is None
     use_alt = op == ":+" and bool(val) or op == "+" and val is not None

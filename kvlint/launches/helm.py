@@ -35,7 +35,7 @@ def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | 
         if adapter.__name__.endswith(".generic") and templates_hold_launch(yf.path):
             return [], []  # an unrecognised chart's values: its own template, read with them, is the launch
         return adapter.read(yf, node), []
-    found = read_k8s(yf, doc) or launch_strings(yf, doc)
+    found = _containers_and_strings(yf, doc)
     if found and any(d.model is not None for d in found):
         return found, []
     from kvlint.launches.charts import unknown
@@ -46,6 +46,20 @@ def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | 
     if found and not deps:  # argv-shaped keys without a model: the container walk's reading stands
         return found, []
     return deps, list(findings)
+
+
+def _containers_and_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """The container walk's launches, and those of command strings elsewhere in the document that it did not
+    read (a CI pipeline's `command:` string read as a container's beside another step's `commands:` list)."""
+    found = read_k8s(yf, doc)
+    strings = launch_strings(yf, doc)
+    if not found:
+        return strings
+    lines = {d.launch_span.line for d in found if d.launch_span is not None}
+    lines |= {d.model_span.line for d in found if d.model_span is not None}
+    extra = [d for d in strings if d.launch_span is not None and d.launch_span.line not in lines
+             and (d.model_span is None or d.model_span.line not in lines)]
+    return sorted(found + extra, key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
 
 
 def _claims(adapters: list, doc: YNode) -> Iterator[tuple[Any, YNode]]:

@@ -38,7 +38,7 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     if found is not None and kind == "notes" and not _ENTRY_WORDS.search(found[2]):
         return None  # prose that names an image is no place in a notes file: only a command is
     if found is None:
-        return None
+        return _flag_shaped(path, text, kind)
     line, col, what = found
     span = Span(path, line, col, line, col + len(what))
     source_line = text.split("\n", line)[line - 1]
@@ -60,8 +60,9 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
 
 
 def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
-    """(line, col, the words) of the first engine name on a line that is not a comment or docstring."""
-    if _NAMED.search(text) is None:
+    """(line, col, the words) of the first engine name on a line that is not a comment or docstring (a notebook's
+    JSON holds prose cells too: kvlint.launches.notebook looks at its code cells)."""
+    if kind == "notebook" or _NAMED.search(text) is None:
         return None
     in_doc = False
     for number, line in enumerate(text.split("\n"), 1):
@@ -79,6 +80,58 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
         what = m.group().strip("\"'")
         return number, m.start() + 1 + (m.group() != what and m.group()[0] in "\"'"), re.sub(r"[ \t]+", " ", what)
     return None
+
+
+_FLAG_SHAPED = lazy(r"--model(?:[-_]path)?[= \t]+\S")
+_SIZING = lazy(r"--(?:tensor[-_]parallel[-_]size|tp[-_]size|pipeline[-_]parallel[-_]size|max[-_]model[-_]len|"
+               r"gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static|context[-_]length)\b")
+_COMMAND_KINDS = ("shell", "make", "powershell", "text", "dockerfile")
+
+
+def _flag_shaped(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for a command whose arguments are shaped like an engine's (a model flag and a sizing flag) in a
+    file that names an engine, when no reader made a launch of it: a program kvlint does not know, which may or
+    may not start a server (kvlint.launches.byflags reads the ones that show it); said, never passed over."""
+    if kind not in _COMMAND_KINDS or not any(e in text.lower() for e in ("vllm", "sglang")):
+        return None
+    lines = text.split("\n")
+    k = 0
+    while k < len(lines):
+        first, joined = k, lines[k]
+        while joined.rstrip().endswith(("\\", "`")) and k + 1 < len(lines):
+            k += 1
+            joined = joined.rstrip()[:-1] + " " + lines[k]
+        k += 1
+        stripped = joined.lstrip()
+        if stripped.startswith(("#", "//", "REM ")) or not (_FLAG_SHAPED.search(joined) and _SIZING.search(joined)):
+            continue
+        program = _program(stripped.split())
+        at = lines[first].find(program) if program else -1
+        col = at + 1 if at >= 0 else len(joined) - len(stripped) + 1
+        message = (f"`{program}` is run here with arguments shaped like an engine's flags (a model and sizing flags), "
+                   "but kvlint could not tell that it starts an engine server (a benchmark, an offline job, or a "
+                   "program it does not know); nothing here is checked")
+        fix = ("if this starts a server, write the engine's own command (`vllm serve MODEL --flags`), or add "
+               "`# kvlint: disable-file` when it does not")
+        span = Span(path, first + 1, col, first + 1, col + len(program))
+        return Finding(KV008[0], KV008[1], Severity.INFO, message, span, fix=fix, path=path)
+    return None
+
+
+_PREFIXES = frozenset({"nohup", "exec", "env", "time", "sudo", "srun", "setsid", "command"})
+
+
+def _program(words: list[str]) -> str:
+    """The program a command line runs: past `VAR=x`, `nohup`-like prefixes and `python [-u] [-m]`."""
+    k = 0
+    while k < len(words) and (words[k] in _PREFIXES or ("=" in words[k] and not words[k].startswith("-"))):
+        k += 1
+    if k < len(words) and words[k].rsplit("/", 1)[-1].startswith("python"):
+        k += 1
+        while k < len(words) and words[k].startswith("-") and words[k] != "-m":
+            k += 1
+        k += k < len(words) and words[k] == "-m"
+    return words[k] if k < len(words) else (words[-1] if words else "")
 
 
 def _toggles_docstring(line: str) -> bool:

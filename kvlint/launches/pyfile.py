@@ -12,19 +12,25 @@ through `run_script`.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field
+from kvlint.launches.groups import is_launch
 from kvlint.launches.named import ENTRY_MARKERS
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
+from kvlint.lazyre import lazy
 from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
 if TYPE_CHECKING:
     import ast
+
+    from kvlint.findings import Finding
 
 ENGINE_WORDS = ("vllm", "sglang", "LLMConfig")  # Ray Serve LLM runs vLLM without naming it
 # ast.parse cannot be interrupted by the per-file budget and its tree costs about 100 bytes a character:
@@ -47,21 +53,28 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         why = (f"a Python file over {PARSE_CAP // 1024} KiB is not parsed for launches (a launcher is a few KiB); "
                "a launch in it is not checked")
         return ReadResult(path, findings=[kv001(path, why, severity=Severity.INFO)])
-    return ReadResult(path, read_python(path, text), comments=scan_comments(text))
+    deployments, notes = read_python(path, text)
+    return ReadResult(path, deployments, notes, comments=scan_comments(text))
 
 
-def read_python(path: str, text: str) -> list[Deployment]:
+def read_python(path: str, text: str, within: Mapped | None = None) -> tuple[list[Deployment], list[Finding]]:
+    """The file's launches, and a KV008 note for each engine start that is a program's, run with its own
+    arguments (kvlint.launches.entrypoint). `within`: where `text`'s characters are when it was cut out of a
+    file (a notebook's cell)."""
     import ast
 
+    from kvlint.launches.entrypoint import python_program
     from kvlint.limits import check
 
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError):
-        return []  # not Python kvlint can read (a template, Python 2): the never-silent note says so
-    src = _Source(path, text, LineIndex(text), _scopes(tree))
+        return [], []  # not Python kvlint can read (a template, Python 2): the never-silent note says so
+    src = _Source(path, text, LineIndex(text), _scopes(tree), within)
     seen: set[int] = set()
     out: list[Deployment] = []
+    grown = _appended(tree) if "+=" in text or ".extend(" in text or ".append(" in text else {}
+    seen.update(id(e) for extra in grown.values() for e in extra)
     for node in ast.walk(tree):
         check()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
@@ -70,15 +83,83 @@ def read_python(path: str, text: str) -> list[Deployment]:
             out.extend(_ray(src, {k.arg: k.value for k in node.keywords if k.arg}, node))
         elif isinstance(node, ast.Dict) and _ray_dict(node) is not None:
             out.extend(_ray(src, _ray_dict(node) or {}, None))
-        elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node):
-            found = _argv(src, node.elts) or _flag_list(src, node)
+        elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node) and id(node) not in seen:
+            elts = node.elts + grown.get(id(node), [])
+            found = _argv(src, elts) or _flag_list(src, node, elts)
             if found:
-                seen.update(id(e) for e in node.elts)
+                seen.update(id(e) for e in elts)
             out.extend(found)
+        elif isinstance(node, (ast.JoinedStr, ast.BinOp)) and id(node) not in seen:
+            parts = _string_parts(node)
+            if parts is not None and any(_command_string(p) for p in parts):
+                seen.update(id(n) for n in ast.walk(node))
+                out.extend(_script(src, _composed(src, node, parts)))
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _command_string(node.left):
+                seen.add(id(node.left))
+                out.extend(_script(src, _formatted(src, node.left, _percent_args(node.right), _PERCENT)))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+                and _command_string(node.func.value) and id(node.func.value) not in seen:
+            seen.add(id(node.func.value))
+            args = {str(k): a for k, a in enumerate(node.args)} | {k.arg: k.value for k in node.keywords if k.arg}
+            out.extend(_script(src, _formatted(src, node.func.value, args, _BRACES)))
         elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
             out.extend(_script(src, src.mapped(node)))
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
-    return out
+    # a bare "vllm serve" with nothing after it (a string a program completes) is no launch: the never-silent
+    # note says where it is
+    return python_program(path, [d for d in out if is_launch(d)], tree)
+
+
+def _appended(tree: ast.Module) -> dict[int, list[ast.expr]]:
+    """What a list assigned to a name gains in the statements after it, in the same block (`cmd = ["vllm",
+    "serve", M]` then `cmd += ["--tensor-parallel-size", str(N)]`, `cmd.extend([...])`, `cmd.append(x)`), by the
+    list node's id: the argv the program runs. Additions inside a nested block (an `if`) are not known to run:
+    left out. A flag chosen at run time (`"--a" if X else "--b"`) is a word no one can read: left out too."""
+    import ast
+
+    grown: dict[int, list[ast.expr]] = {}
+    for block in ast.walk(tree):
+        for attr in ("body", "orelse", "finalbody"):
+            stmts = getattr(block, attr, None)
+            if not isinstance(stmts, list):
+                continue
+            lists: dict[str, ast.List] = {}
+            for stmt in stmts:
+                name, added = _list_growth(stmt)
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                    if isinstance(stmt.value, ast.List):
+                        lists[stmt.targets[0].id] = stmt.value
+                    else:
+                        lists.pop(stmt.targets[0].id, None)
+                elif name in lists and added is not None:
+                    grown.setdefault(id(lists[name]), []).extend(
+                        e for e in added if not (isinstance(e, ast.IfExp) and _switches(e)))
+    return grown
+
+
+def _list_growth(stmt: ast.stmt) -> tuple[str | None, list[ast.expr] | None]:
+    """(name, the elements added) for `NAME += [...]`, `NAME.extend([...])`, `NAME.append(x)`."""
+    import ast
+
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name):
+        return stmt.target.id, list(stmt.value.elts) if isinstance(stmt.value, (ast.List, ast.Tuple)) else None
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+            and len(call.args) == 1 and not call.keywords:
+        arg = call.args[0]
+        if call.func.attr == "append":
+            return call.func.value.id, [arg]
+        if call.func.attr == "extend" and isinstance(arg, (ast.List, ast.Tuple)):
+            return call.func.value.id, list(arg.elts)
+    return None, None
+
+
+def _switches(node: ast.IfExp) -> bool:
+    """`"--enforce-eager" if FAST else "--no-enforce-eager"`: both branches a flag word."""
+    import ast
+
+    return all(isinstance(b, ast.Constant) and isinstance(b.value, str) and b.value.startswith("-")
+               for b in (node.body, node.orelse))
 
 
 def _command_string(node: ast.AST) -> bool:
@@ -88,12 +169,149 @@ def _command_string(node: ast.AST) -> bool:
     return isinstance(value, str) and any(m in value for m in ENTRY_MARKERS)
 
 
+def _string_parts(node: ast.expr) -> list[ast.expr] | None:
+    """The pieces of an f-string or a `+` chain of strings, in order (string constants and the expressions
+    between them); None when `node` is neither (a number's `+`)."""
+    import ast
+
+    if isinstance(node, ast.JoinedStr):
+        return [v.value if isinstance(v, ast.FormattedValue) else v for v in node.values]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _string_parts(node.left), _string_parts(node.right)
+        if left is None and right is None:
+            return None
+        return (left if left is not None else [node.left]) + (right if right is not None else [node.right])
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node]
+    return None
+
+
+def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
+    """An f-string or string concatenation as one shell text: each literal piece at its place in the file, each
+    expression as its known value (a module constant, a parameter default) or as an unresolved `${name}`, its
+    characters at the expression. Python before 3.12 places an f-string's literal pieces at the f-string's
+    start: they are found in its source text in order."""
+    import ast
+
+    start = src.offset(node)
+    seg = src.segment(node) if isinstance(node, ast.JoinedStr) else ""
+    cursor = 0
+    text: list[str] = []
+    offsets: list[int] = []
+    for part in parts:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            value = part.value
+            if isinstance(node, ast.JoinedStr) and getattr(part, "col_offset", -1) == node.col_offset:
+                k = seg.find(value, cursor) if value else -1
+                aligned = _align(value, seg, cursor) if k < 0 and value else None
+                if k >= 0:
+                    offsets.extend(range(start + k, start + k + len(value)))
+                    cursor = k + len(value)
+                elif aligned is not None:
+                    offsets.extend(start + i for i in aligned)
+                    cursor = aligned[-1] + 1
+                else:
+                    offsets.extend([start] * len(value))
+            else:  # a piece with its own place (a `+` operand; any f-string piece from Python 3.12)
+                k = src.segment(part).find(value) if value else -1
+                base = src.offset(part) + max(k, 0)
+                offsets.extend(range(base, base + len(value)) if k >= 0 else [base] * len(value))
+            text.append(value)
+            continue
+        f = src.field(part)
+        word = f.text if f.resolved else "${" + _shell_name(f.text[2:-1]) + "}"
+        at = src.offset(part)
+        if isinstance(node, ast.JoinedStr):
+            close = seg.find("}", max(cursor, at - start + len(src.segment(part))))
+            cursor = close + 1 if close >= 0 else cursor
+        text.append(word)
+        offsets.extend([at] * len(word))
+    offsets.append(offsets[-1] + 1 if offsets else start)
+    return src.text_mapped("".join(text), offsets)
+
+
+_BRACES = lazy(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
+_PERCENT = lazy(r"%%|%(?:\(([^)]*)\))?[-#0 +]*\d*(?:\.\d+)?[sdirfgxXeEc]")
+
+
+def _percent_args(node: ast.expr) -> dict[str, ast.expr]:
+    """The values of `"..." % (a, b)` / `% x` / `% {"k": v}` by place ("0", "1") or key."""
+    import ast
+
+    if isinstance(node, ast.Tuple):
+        return {str(k): e for k, e in enumerate(node.elts)}
+    if isinstance(node, ast.Dict):
+        return {str(k.value): v for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
+    return {"0": node}
+
+
+def _formatted(src: _Source, template: ast.expr, args: dict[str, ast.expr], pattern: re.Pattern[str]) -> Mapped:
+    """`"vllm serve {} --tp {tp}".format(M, tp=2)` / `"vllm serve %s" % M` as one shell text: the template's
+    characters at their places, each field as its argument's known value (or an unresolved `${name}`) at the
+    argument's place."""
+    value = str(getattr(template, "value", ""))
+    base = src.mapped(template)
+    known = base.offsets is not None and len(base.offsets) > len(value)
+    where = [base.offsets[i] for i in range(len(value))] if base.offsets is not None and known \
+        else [src.offset(template)] * len(value)
+    text: list[str] = []
+    offsets: list[int] = []
+    last, auto = 0, 0
+    for m in pattern.finditer(value):
+        text.append(value[last : m.start()])
+        offsets.extend(where[last : m.start()])
+        last = m.end()
+        if m.group() in ("{{", "}}", "%%"):
+            text.append(m.group()[0])
+            offsets.append(where[m.start()])
+            continue
+        key = m.group(1) or ""
+        if not key or key.isdigit() and pattern is _PERCENT:
+            key, auto = str(auto), auto + 1
+        expr = args.get(key.split(".", 1)[0].split("[", 1)[0])
+        if expr is None:
+            word, at = m.group(), where[m.start()]
+        else:
+            f = src.field(expr)
+            word, at = (f.text if f.resolved else "${" + _shell_name(f.text[2:-1]) + "}"), src.offset(expr)
+        text.append(word)
+        offsets.extend([at] * len(word))
+    text.append(value[last:])
+    offsets.extend(where[last:])
+    offsets.append(offsets[-1] + 1 if offsets else src.offset(template))
+    return src.text_mapped("".join(text), offsets)
+
+
+def _align(value: str, seg: str, start: int) -> list[int] | None:
+    """Where each character of a string's value is in its source text from `start`, matched in order, when
+    the source only adds a few characters between them (a backslash-newline the string drops, an escape's
+    backslash); None when a character is not found close by."""
+    out: list[int] = []
+    j = start
+    for ch in value:
+        k = seg.find(ch, j, j + _ALIGN_GAP)
+        if k < 0:
+            return None
+        out.append(k)
+        j = k + 1
+    return out or None
+
+
+_ALIGN_GAP = 8  # source characters a value character may sit past the previous one's
+
+
+def _shell_name(expr: str) -> str:
+    """An expression as a name the shell can expand (`args.model` -> `args_model`): left unresolved, named."""
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in expr).strip("_")
+    return name if name and not name[0].isdigit() else "expr"
+
+
 def _scopes(tree: ast.Module) -> dict[int, dict[str, str]]:
     """The names each node sees (by node id; 0 is the module): module constants, then the enclosing
     function's parameter defaults and its own constant assignments (an inner function's win)."""
     import ast
 
-    module = _constants(tree.body)
+    module = {**_constants(tree.body), **_argparse_defaults(tree)}
     scopes: dict[int, dict[str, str]] = {0: module}
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -101,6 +319,28 @@ def _scopes(tree: ast.Module) -> dict[int, dict[str, str]]:
             for node in ast.walk(fn):
                 scopes[id(node)] = seen
     return scopes
+
+
+def _argparse_defaults(tree: ast.Module) -> dict[str, str]:
+    """`args.model` -> "org/m" for `parser.add_argument("--model", default="org/m")` and `args = parser.parse_args()`:
+    a program's own option with a literal default is what its argv sees when it is run without it."""
+    import ast
+
+    holders: set[str] = set()
+    defaults: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _name(node.value.func) in (
+                "parse_args", "parse_known_args"):
+            holders.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Call) and _name(node.func) == "add_argument":
+            options = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            keys = {k.arg: k.value for k in node.keywords if k.arg}
+            longs = [o for o in options if o.startswith("--")] or options
+            dest = _plain(keys["dest"]) if "dest" in keys else longs[0].lstrip("-").replace("-", "_") if longs else None
+            default = _plain(keys["default"]) if "default" in keys else None
+            if dest and default is not None:
+                defaults[dest] = default
+    return {f"{h}.{dest}": value for h in holders for dest, value in defaults.items()}
 
 
 def _defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
@@ -135,13 +375,19 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
         node = node.args[0]
     if isinstance(node, ast.Name) and names is not None:
         return names.get(node.id)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and names is not None:
+        return names.get(f"{node.value.id}.{node.attr}")  # a program's own option (`args.model`)
     value = node.value if isinstance(node, ast.Constant) else None
     return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
 
 
 class _Source:
-    def __init__(self, path: str, text: str, index: LineIndex, scopes: dict[int, dict[str, str]]):
-        self.path, self.text, self.index, self.scopes = path, text, index, scopes
+    """The parsed text and where its characters are: the file itself, or (`within`) a text cut out of a file, such
+    as a notebook cell, whose every character is mapped to its place in the file."""
+
+    def __init__(self, path: str, text: str, index: LineIndex, scopes: dict[int, dict[str, str]],
+                 within: Mapped | None = None):
+        self.path, self.text, self.index, self.scopes, self.within = path, text, index, scopes, within
         self._bytes: dict[int, bytes] = {}  # line -> its UTF-8 bytes, encoded once (ast's columns are bytes)
 
     def offset(self, node: ast.expr) -> int:
@@ -150,7 +396,24 @@ class _Source:
     def span(self, node: ast.expr) -> Span:
         end_line = getattr(node, "end_lineno", None) or node.lineno
         end_col = getattr(node, "end_col_offset", None) or node.col_offset
+        if self.within is not None:
+            return self.placed(self.offset(node), self.index.offset(end_line, end_col + 1))
         return Span(self.path, node.lineno, node.col_offset + 1, end_line, end_col + 1)
+
+    def placed(self, start: int, end: int) -> Span:
+        """The span of text offsets [start, end) in the file."""
+        if self.within is None:
+            (line, col), (end_line, end_col) = self.index.locate(start), self.index.locate(max(start, end - 1))
+            return Span(self.path, line, col, end_line, end_col + (end > start))
+        line, col = self.within.at(start)
+        end_line, end_col = self.within.at(max(start, end - 1))
+        return Span(self.path, line, col, end_line, end_col + (end > start))
+
+    def text_mapped(self, text: str, offsets: Sequence[int]) -> Mapped:
+        """`text` whose character i is at offset offsets[i] of the parsed text."""
+        if self.within is not None:
+            return Mapped(self.path, text, offsets=offsets, within=self.within)
+        return Mapped(self.path, text, index=self.index, offsets=offsets)
 
     def segment(self, node: ast.expr) -> str:
         """The node's source text, sliced through the file's line index: ast.get_source_segment splits the whole
@@ -179,21 +442,30 @@ class _Source:
         span = self.span(node)
         seg = self.segment(node)
         value = getattr(node, "value", None)
-        if isinstance(value, str) and value and span.line == span.end_line:
+        if isinstance(value, str) and value and (span.line == span.end_line or self.within is not None):
             k = seg.find(value)
+            if k >= 0 and self.within is not None:
+                return self.placed(self.offset(node) + k, self.offset(node) + k + len(value))
             if k >= 0:
                 return Span(self.path, span.line, span.col + k, span.line, span.col + k + len(value))
         return span
 
     def mapped(self, node: ast.expr) -> Mapped:
         """A string constant as shell input: each character at its place in the file when the literal holds
-        the value verbatim (no escapes), else every character at the literal's start."""
+        the value verbatim (no escapes) or nearly (a backslash-newline the string drops), else every character
+        at the literal's start."""
         value = str(getattr(node, "value", ""))
         seg = self.segment(node)
         k = seg.find(value)
         if k >= 0 and value:
             start = self.offset(node) + k
-            return Mapped(self.path, value, index=self.index, offsets=range(start, start + len(value) + 1))
+            return self.text_mapped(value, range(start, start + len(value) + 1))
+        aligned = _align(value, seg, 0) if value else None
+        if aligned is not None:
+            base = self.offset(node)
+            return self.text_mapped(value, [base + i for i in aligned] + [base + aligned[-1] + 1])
+        if self.within is not None:
+            return self.text_mapped(value, [self.offset(node)] * (len(value) + 1))
         pos = ((node.lineno, node.col_offset + 1),) * (len(value) + 1)
         return Mapped(self.path, value, pos)
 
@@ -242,7 +514,7 @@ _MODEL_FLAGS = ("--model", "--model-path")
 MAX_PROGRAM_WORDS = 2  # `sys.argv = ["api_server.py", "--model", ...]`: the program's own name before the flags
 
 
-def _flag_list(src: _Source, node: ast.List | ast.Tuple) -> list[Deployment]:
+def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | None = None) -> list[Deployment]:
     """A list of the engine's own arguments without the command (`default_args = ["--model", "org/m",
     "--max-model-len", "2048"]` handed to the engine's `make_arg_parser(...).parse_args`, `sys.argv = [...]` before
     its `main()`), in a file that names the engine: a launch when it holds a model (`--model X`, or a word after
@@ -250,7 +522,7 @@ def _flag_list(src: _Source, node: ast.List | ast.Tuple) -> list[Deployment]:
     import ast
 
     fields: list[Field] = []
-    for e in node.elts:
+    for e in node.elts if elts is None else elts:
         if isinstance(e, ast.Starred):
             break
         fields.append(src.field(e))

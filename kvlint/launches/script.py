@@ -25,7 +25,9 @@ _ASSIGN = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _RESERVED = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"}
 _PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "stdbuf", "unbuffer", "taskset"}
 _SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name",
-                    "--gpus", "--gpus-per-node", "--account", "--qos", "--nodelist", "--output", "--error"}
+                    "--gpus", "--gpus-per-node", "--account", "--qos", "--nodelist", "--output", "--error",
+                    "--container-image", "--container-mounts", "--container-workdir", "--container-name",
+                    "--container-env"}
 # image args that replace its entry point
 _NOT_ENGINE_ARGS = {"bash", "sh", "python", "python3", "vllm", "sglang", "ray", "sleep", "exec"}
 MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
@@ -63,6 +65,11 @@ class _State:
     optional: dict[str, list[str]] = field(default_factory=dict)  # NAME -> additions made only under a condition
     conditional: int = 0  # inside this many `if` / `case` blocks
     ray_started: int | None = None  # the line of a `ray start` before the launches: they run on that cluster
+    named: tuple[str, ...] = ()  # the engines the script's text names (a command run through an unknown program)
+    functions: dict[str, tuple[int, int]] = field(default_factory=dict)  # NAME -> its body's (start, end) offsets
+    defined: dict[str, list[FoundLaunch]] = field(default_factory=dict)  # launches read in a body where it stands
+    called: set[str] = field(default_factory=set)  # functions the script calls (their bodies read per call)
+    call_keys: set[tuple] = field(default_factory=set)  # launches the calls gave (one per distinct argv)
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -71,7 +78,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
 
     `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
     the rest are `"$@"`; None when they are not known (a script file run by whoever calls it)."""
-    state = _State(with_supplied(env or {}), positional=positional)
+    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text))
     if positional and _looks_like_flag(positional[0].text) and _USES_POSITIONAL.search(m.text):
         state.notes.append(f"{positional[0].text} is the shell's $0 after `-c SCRIPT`, not one of \"$@\": the launch "
                            "never sees it (put `--` or `_` before the arguments)")
@@ -80,8 +87,14 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
         line, col = m.at(off)
         state.notes.append(f"{m.path}:{line}:{col}: {msg}")
     prev_sep = ""
-    for cmd in commands:
+    bodies = {first: (name, start, end, last) for name, start, end, first, last in _functions(commands)}
+    open_bodies: list[tuple[str, int, int]] = []  # (name, last command, launches before it)
+    for k, cmd in enumerate(commands):
         limits.check()
+        if k in bodies:
+            name, start, end, closing = bodies[k]
+            state.functions[name] = (start, end)
+            open_bodies.append((name, closing, len(state.launches)))
         _track_condition(cmd.words, state)
         state.conditional += prev_sep in ("&&", "||")
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
@@ -94,6 +107,12 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
         _command(cmd.words, m, state, depth)
         state.conditional -= prev_sep in ("&&", "||")
         prev_sep = cmd.sep
+        while open_bodies and open_bodies[-1][1] == k:
+            name, _, before = open_bodies.pop()
+            state.defined[name] = state.launches[before:]
+    if state.called:  # a function's launches are those of its calls, with their arguments, not of its body alone
+        drop = {id(f) for name in state.called for f in state.defined.get(name, [])}
+        state.launches = [f for f in state.launches if id(f) not in drop]
     if depth == 0 and len(state.launches) > 1:
         from kvlint.launches.groups import one_per_deployment
 
@@ -147,12 +166,73 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if head.rsplit("/", 1)[-1] == "ray" and len(fields) > len(prefix) + 1 and fields[len(prefix) + 1].text == "start":
         state.ray_started = state.ray_started or m.at(words[i].start)[0]
         return
+    if head in state.functions and depth < MAX_DEPTH:
+        _call(head, fields[len(prefix) :], m, env, state, depth)
+        return
     found = launch_in_argv(fields, env, depth, state)
     if found is not None:
         found = replace(found, notes=found.notes + _optional_notes(words[i:], state))
         if state.ray_started is not None and found.gpus and found.gpus.startswith("cuda:"):
             found = _on_ray_cluster(found, state.ray_started)
         state.launches.append(replace(found, runtime_vars=found.runtime_vars + tuple(state.runtime.items())))
+
+
+_FUNCTION_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_:.-]*$")
+
+
+def _functions(commands: list) -> list[tuple[str, int, int, int, int]]:
+    """(name, body start, body end, first command, last command) of each `NAME() { ... }` / `function NAME
+    [()] { ... }` in a script: the body is the text between its braces (nested `{ ...; }` groups counted)."""
+    out = []
+    for k, cmd in enumerate(commands):
+        lits = [w.literal for w in cmd.words]
+        if len(lits) == 1 and cmd.sep == "(" and lits[0] and _FUNCTION_NAME.match(lits[0]):
+            name, at = lits[0], k + 1
+        elif len(lits) >= 2 and lits[0] == "function" and lits[1] and _FUNCTION_NAME.match(lits[1].removesuffix("()")):
+            name, at = lits[1].removesuffix("()"), k if len(lits) > 2 else k + 1
+        else:
+            continue
+        body = _body(commands, at, k)
+        if body is not None:
+            out.append((name, *body))
+    return out
+
+
+def _body(commands: list, at: int, k: int) -> tuple[int, int, int, int] | None:
+    """(start, end, first, last) of the brace group that opens in command `at` (or the one after a `()`)."""
+    opening = None
+    for j in (at, at + 1):
+        words = commands[j].words if j < len(commands) else ()
+        brace = next((w for w in words if w.literal == "{"), None)
+        if brace is not None and (j > k or words.index(brace) > 0):
+            opening = (j, brace)
+            break
+    if opening is None:
+        return None
+    first, brace = opening
+    depth = 0
+    for j in range(first, min(len(commands), first + 10_000)):
+        words = commands[j].words
+        depth += sum(1 for w in words[:1] if w.literal == "{") + (j == first and words[0] is not brace)
+        if words and words[0].literal == "}":
+            depth -= 1
+            if depth == 0:
+                return brace.end, words[0].start, first, j
+    return None
+
+
+def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state: _State, depth: int) -> None:
+    """`NAME ARGS...` of a function the script defines: its body read with $1... set to ARGS (a launch per call)."""
+    start, end = state.functions[name]
+    body = m.view(m.path, m.text[start:end], range(start, end + 1))
+    launches, _, notes = run_script(body, env, depth + 1, tuple(fields))
+    state.called.add(name)
+    for found in launches:  # a call repeated with the same arguments (`start`, `restart`) is the same launch
+        key = (found.engine, found.entry_span, tuple((f.text, f.span) for f in found.fields))
+        if key not in state.call_keys:
+            state.call_keys.add(key)
+            state.launches.append(found)
+    state.notes.extend(notes)
 
 
 def _on_ray_cluster(found: FoundLaunch, line: int) -> FoundLaunch:
@@ -285,8 +365,13 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head == "timeout":
             i += 2
         elif head in ("srun", "numactl"):
+            start = i
             i, gres, srun_nodes = _skip_options(fields, i + 1)
             gpus, nodes = gres or gpus, srun_nodes or nodes
+            image = _pyxis_image(fields[start:i]) if head == "srun" else None
+            if image is not None:
+                step = _container(fields, (i - 1, "run"), env, depth, state, image)
+                return _with_allocation(step, gpus, nodes)
         elif head in ("mpirun", "mpiexec"):
             i = wrappers.after_mpirun(fields, i)
         elif head in wrappers.RUN_TOOLS and wrappers.after_run_tool(fields, i) is not None:
@@ -297,9 +382,27 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             fields = [*fields[:i], replace(fields[i], text="python"), *fields[module:]]
             break
         elif head in wrappers.CONTAINERS and wrappers.container_image(fields, i) is not None:
-            return _container(fields, wrappers.container_image(fields, i) or (i, ""), env, depth, state)
+            inside = _container(fields, wrappers.container_image(fields, i) or (i, ""), env, depth, state)
+            return _with_allocation(inside, gpus, nodes)
         elif head == "enroot" and wrappers.enroot_image(fields, i) is not None:
-            return _container(fields, wrappers.enroot_image(fields, i) or (i, ""), env, depth, state)
+            inside = _container(fields, wrappers.enroot_image(fields, i) or (i, ""), env, depth, state)
+            return _with_allocation(inside, gpus, nodes)
+        elif head == "screen" and wrappers.after_screen(fields, i) is not None:
+            i = wrappers.after_screen(fields, i) or i + 1
+        elif head == "ray" and wrappers.after_double_dash(fields, i) is not None:
+            i = wrappers.after_double_dash(fields, i) or i + 1
+        elif head == "tmux" and wrappers.tmux_command(fields, i) is not None and depth < MAX_DEPTH:
+            start, end = wrappers.tmux_command(fields, i) or (i, i)
+            if end - start > 1:
+                fields, i = list(fields[start:end]), 0
+                continue
+            return _string_command(fields[start], env, depth, state)
+        elif head == "sbatch" and wrappers.sbatch_wrap(fields, i) is not None and depth < MAX_DEPTH:
+            wrapped = _string_command(_wrap_value(fields[wrappers.sbatch_wrap(fields, i) or i]), env, depth, state)
+            _, gres, sb_nodes = _skip_options(fields, i + 1)
+            if wrapped is not None and gres is not None and wrapped.gpus is None:
+                wrapped = replace(wrapped, gpus=gres[0], gpus_span=gres[1], nodes=wrapped.nodes or sb_nodes)
+            return wrapped
         elif head in ("sh", "bash", "zsh") and depth < MAX_DEPTH:
             return _shell_c(fields, i, env, depth, state)
         elif head == "eval" and depth < MAX_DEPTH:
@@ -307,10 +410,12 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head in ("docker", "podman", "nerdctl", "kubectl", "oc") and wrappers.exec_command(fields, i):
             i = wrappers.exec_command(fields, i) or i + 1
         elif head in RUNNERS and is_run(fields, i) is not None:
-            return _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
+            host_only = (gpus[0] or "").startswith("cuda:")  # the host's CUDA_VISIBLE_DEVICES stays outside docker
+            inside = _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
+            return _with_allocation(inside, (None, None) if host_only else gpus, nodes)
         else:
             break
-    rest = fields[i:]
+    rest = _program_named(fields[i:])
     found = detect([f.token() for f in rest])
     if found is not None:
         engine, k = found
@@ -320,7 +425,39 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes)
     if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
+    from kvlint.launches.byflags import model_flag_in, read_by_flags
+
+    by_flags = read_by_flags(rest, state.named if state is not None else ()) if model_flag_in(rest) else None
+    if by_flags is not None:
+        return FoundLaunch(by_flags.engine, by_flags.words, by_flags.program.span, env, None, gpus[0], gpus[1],
+                           notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes)
     return None
+
+
+def _program_named(rest: list[Field]) -> list[Field]:
+    """A program given by an unresolved variable, read by what follows it: `"${PYTHON}" -m MODULE` is a Python
+    interpreter, `$VLLM_BIN serve ...` the CLI of the engine the variable is named for."""
+    from kvlint.engines import ENGINE_NAMES
+    from kvlint.flags.flag_values import is_unresolved
+
+    if len(rest) < 2 or rest[0].resolved or not is_unresolved(rest[0].text):
+        return rest
+    if rest[1].text == "-m":
+        return [replace(rest[0], text="python"), *rest[1:]]
+    name = rest[0].text.lower()
+    engine = next((e for e in ENGINE_NAMES if e in name), None)
+    if engine is not None and rest[1].text == "serve":
+        return [replace(rest[0], text=engine), *rest[1:]]
+    return rest
+
+
+def engines_named(text: str) -> tuple[str, ...]:
+    """The engines a text names anywhere (a comment, an environment's name): what a command run through a
+    program kvlint does not know may be read as (kvlint.launches.byflags)."""
+    from kvlint.engines import ENGINE_NAMES
+
+    low = text.lower() if len(text) < 1_000_000 else text[:1_000_000].lower()
+    return tuple(e for e in ENGINE_NAMES if e in low)
 
 
 def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | None] | None, str | None]:
@@ -356,6 +493,28 @@ def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state
     return None
 
 
+def _string_command(word: Field, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
+    """A command line given as one word (`tmux new -d "CMD"`, `sbatch --wrap="CMD"`), read as a script of its own."""
+    launches, _, notes = run_script(word.mapped(), env, depth + 1)
+    if state is not None:
+        state.launches.extend(launches[:-1])
+        state.notes.extend(notes)
+    return launches[-1] if launches else None
+
+
+def _wrap_value(word: Field) -> Field:
+    """`--wrap=CMD` as the word CMD, each character still at its place."""
+    if not word.text.startswith("--wrap="):
+        return word
+    cut = len("--wrap=")
+    offsets = word.offsets[cut:] if len(word.offsets) == len(word.text) else ()
+    span = word.span
+    if span is not None and span.line == span.end_line and not offsets:
+        span = Span(span.path, span.line, span.col + cut, span.end_line, span.end_col)
+    return replace(word, text=word.text[cut:], span=span, offsets=offsets,
+                   source=word.source if offsets else None)
+
+
 def _eval(fields: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
     if not fields:
         return None
@@ -389,8 +548,6 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
     for name in opts.passthrough:
         if name not in env:
             inner_env.pop(name, None)
-    if state is not None:
-        state.notes.extend(opts.notes)
     found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None:
         return None
@@ -401,23 +558,58 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
                    container_env=tuple(opts.env.items()))
 
 
+def _with_allocation(found: FoundLaunch | None, gpus: tuple[str | None, Span | None],
+                     nodes: str | None) -> FoundLaunch | None:
+    """A launch inside a container started by `srun --gpus=4 apptainer exec ...` / `CUDA_VISIBLE_DEVICES=0,1
+    docker run ...` keeps the GPUs and nodes of the launcher in front when the container states none."""
+    if found is None or (gpus[0] is None and nodes is None):
+        return found
+    if found.gpus is None and gpus[0] is not None:
+        found = replace(found, gpus=gpus[0], gpus_span=gpus[1])
+    return replace(found, nodes=found.nodes or nodes)
+
+
+_PYXIS_IMAGE = ("--container-image",)
+
+
+def _pyxis_image(fields: list[Field]) -> Field | None:
+    """`srun --container-image=IMAGE ...` (NVIDIA's pyxis plugin): the image the job step runs in, as a word at
+    the value's place; None without one."""
+    for k, f in enumerate(fields):
+        name, eq, value = f.text.partition("=")
+        if name not in _PYXIS_IMAGE:
+            continue
+        if not eq:
+            return fields[k + 1] if k + 1 < len(fields) else None
+        span = f.span
+        if span is not None and span.line == span.end_line:
+            span = Span(span.path, span.line, span.col + len(name) + 1, span.end_line, span.end_col)
+        return replace(f, text=value, span=span, offsets=(), source=None)
+    return None
+
+
 def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str], depth: int,
-               state: _State | None) -> FoundLaunch | None:
+               state: _State | None, image_word: Field | None = None) -> FoundLaunch | None:
     """`apptainer exec|run X.sif ...`, `enroot start NAME ...`: `exec` runs the words after the image, `run`
-    hands them to the image's entry point (an engine image's, or one the flags name, as for docker run)."""
+    hands them to the image's entry point (an engine image's, or one the flags name, as for docker run).
+    `image_word`: the image when it is an option's value (`srun --container-image=X`), the command at `where`."""
     from kvlint.launches.docker_run import RunOptions, command_after_image
 
     image, rest, default = fields[where[0]], fields[where[0] + 1 :], None
+    if image_word is not None:
+        image = image_word
+    opts = RunOptions()
     if where[1] == "run":
-        opts = RunOptions()
         rest, default = command_after_image(opts, image, rest)
         default = default or _named_image(image.text, rest)
-        if state is not None:
-            state.notes.extend(opts.notes)
     found = launch_in_argv(rest, env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None:
         return None
-    return replace(found, entry_span=found.entry_span or image.span, image=found.image or image)
+    # what the image's entry point was taken to be is this launch's note (not every launch's in the file), and
+    # only when the entry point runs it (a command after the image replaces it)
+    own = tuple(n for n in opts.notes if n not in found.notes) if found.entry_span is None else ()
+    return replace(found, entry_span=found.entry_span or image.span, image=found.image or image,
+                   notes=found.notes + own)
 
 
 def _named_image(image: str, rest: list[Field]) -> str | None:

@@ -40,13 +40,15 @@ class _Option:
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
     """The reader protocol's entry (kvlint.launches.kinds): a script's launches, those of the documents it
     writes with here-documents, and its comments."""
+    from kvlint.launches.entrypoint import shell_entrypoint
     from kvlint.sources.comments import scan_comments
 
     deployments = read_shell(path, text)
     if "<<" in text:
         deployments += heredoc_launches(path, text)
         deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
-    return ReadResult(path, deployments, comments=scan_comments(text))
+    deployments, notes = shell_entrypoint(path, deployments)
+    return ReadResult(path, deployments, notes, comments=scan_comments(text))
 
 
 def heredoc_launches(path: str, text: str) -> list[Deployment]:
@@ -108,6 +110,14 @@ def read_shell(path: str, text: str, index: LineIndex | None = None,
     ctx = LaunchContext(notes=tuple(notes))
     placed = (_launch_gpus(f, job, nodes, len(launches)) for f in launches)
     return [d for d in (finish(path, found, ctx, gpu) for found, gpu in placed) if is_launch(d)]
+
+
+def read_shell_mapped(path: str, m: Mapped) -> list[Deployment]:
+    """The launches of shell text cut out of another file (a notebook's `!` lines and `%%bash` cells), each value
+    at its place in that file."""
+    launches, _, notes = run_script(m, {})
+    ctx = LaunchContext(notes=tuple(notes))
+    return [d for d in (finish(path, found, ctx, ManifestGpu()) for found in launches) if is_launch(d)]
 
 
 def _sbatch_options(path: str, text: str, index: LineIndex) -> dict[str, _Option]:

@@ -104,6 +104,55 @@ def enroot_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:
     return (j, verb) if j < len(fields) else None
 
 
+# terminal multiplexers and job submitters that run a command given as their last words or as one string
+_SCREEN_VALUES = frozenset({"-S", "-c", "-p", "-t", "-T", "-e", "-h", "-s", "-Logfile"})
+_TMUX_VERBS = frozenset({"new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane",
+                         "respawnp", "send-keys", "send"})
+_TMUX_VALUES = frozenset({"-s", "-n", "-c", "-t", "-x", "-y", "-e", "-F", "-f", "-l", "-L", "-S", "-N"})
+_TMUX_KEYS = frozenset({"C-m", "Enter", "ENTER", "C-j", "KPEnter"})
+
+
+def after_screen(fields: Sequence[Field], i: int) -> int | None:
+    """`screen -dmS NAME [-L] CMD ARGS...` at `i`: the index of CMD (screen runs it in a new window)."""
+    j = i + 1
+    while j < len(fields) and fields[j].text.startswith("-"):
+        name = fields[j].text
+        j += 2 if name in _SCREEN_VALUES or (name.endswith("S") and len(name) > 2 and name[1] != "-") else 1
+    return j if j < len(fields) else None
+
+
+def tmux_command(fields: Sequence[Field], i: int) -> tuple[int, int] | None:
+    """`tmux [-L sock] new-session -d -s NAME "CMD"` / `tmux send-keys -t T "CMD" C-m` at `i`: (start, end) of the
+    command words (one word is a shell command line, several an argv), else None."""
+    j = _skip(fields, i + 1, frozenset({"-L", "-S", "-f"}))
+    if j >= len(fields) or fields[j].text not in _TMUX_VERBS:
+        return None
+    j = _skip(fields, j + 1, _TMUX_VALUES)
+    end = len(fields)
+    while end > j and fields[end - 1].text in _TMUX_KEYS:
+        end -= 1
+    return (j, end) if j < end else None
+
+
+def sbatch_wrap(fields: Sequence[Field], i: int) -> int | None:
+    """`sbatch [options] --wrap="CMD"` / `--wrap CMD` at `i`: the index of the word holding CMD (a script)."""
+    for j in range(i + 1, len(fields)):
+        text = fields[j].text
+        if text == "--wrap" and j + 1 < len(fields):
+            return j + 1
+        if text.startswith("--wrap="):
+            return j
+    return None
+
+
+def after_double_dash(fields: Sequence[Field], i: int) -> int | None:
+    """`ray job submit [options] -- CMD...` at `i`: the index of CMD (the job's entry point runs it)."""
+    if i + 2 >= len(fields) or fields[i + 1].text != "job" or fields[i + 2].text != "submit":
+        return None
+    j = next((k for k in range(i + 3, len(fields)) if fields[k].text == "--"), None)
+    return j + 1 if j is not None and j + 1 < len(fields) else None
+
+
 _EXEC_VALUES = frozenset({"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"})
 _KUBECTL_VALUES = frozenset({"-n", "--namespace", "-c", "--container", "--context", "--kubeconfig", "-f",
                              "--filename", "--pod-running-timeout", "--cluster", "--user"})

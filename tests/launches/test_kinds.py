@@ -22,7 +22,8 @@ NAMES = [
     "vllm-config.json", "engine_args.json", ".runpod/hub.json", "serve_cfg.json",
     "package.json", "config.json", "tsconfig.json", "README.md", "notes.txt", "x.yaml.bak", "x.ps1.bak",
     "Makefile.am", "docs/index.rst", "a/makefile/readme.md", "supervisord.conf", "vllm.service", "Procfile",
-    "pyproject.toml", "setup.ini", "requirements.txt", "serving.properties",
+    "pyproject.toml", "setup.ini", "requirements.txt", "serving.properties", "notebooks/serve.ipynb",
+    "infra/main.tf", "jobs/vllm.nomad", "x.tfvars",
 ]
 
 

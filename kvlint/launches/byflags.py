@@ -1,0 +1,137 @@
+"""A command run through a program kvlint does not know, read as an engine launch by its arguments.
+
+A repository's own wrapper (`srun start-cluster.py singularity vllm_0.8.sif --model X --enforce-eager`) or a
+fork's own server script (`python openai_api_server.py --model X --tensor-parallel-size 2`) starts the engine
+without any entry point kvlint knows. When the words after such a program are, by an engine's own flag
+table, that engine's flags, the command is read as a launch of that engine, with a note saying it was read by
+its flags through that program; the program's own words (its positionals, flags no engine knows and their
+values) are left to it.
+
+Other programs take `--model` too: benchmark clients, training scripts, offline-inference and evaluation
+programs. The reading is therefore strict (`engine_by_flags`): the engine must be named in the command or in
+the file, the words must hold the engine's model flag and one of its sizing flags (the settings the engine
+record plays a role with: `--tensor-parallel-size`, `--max-model-len`, `--gpu-memory-utilization`,
+`--mem-fraction-static`, ...) plus a sign of a server (a server flag such as `--served-model-name` or
+`--port`, a program named for serving, or an engine image among the words); the program's name must not
+say it is a client or an offline job (`benchmark_serving.py`, `train.py`, `offline_inference.py`); and the
+flags no engine knows must not outnumber the ones it does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kvlint.launches.env import Field
+from kvlint.lazyre import lazy
+from kvlint.record import record
+
+_PYTHON = lazy(r"^python(\d+(\.\d+)?)?$")
+# what a program named for a client, a benchmark, a training or an offline job is called (name words)
+_NOT_SERVER = lazy(r"bench|client|eval|test|train|finetun|sft|grpo|dpo|ppo|rlhf|infer|predict|generat|offline|"
+                   r"batch|score|judge|sampl|download|convert|quantiz|export|merge|profil|distil|label|annotat|"
+                   r"request|query|chat_cli|lm_eval|accuracy")
+_SERVER_NAME = lazy(r"serve|server|api|launch|deploy|endpoint|openai")
+# argparse dests that only a server takes (the engines' HTTP front end)
+_SERVER_DESTS = frozenset({"host", "port", "served_model_name", "api_key", "chat_template", "root_path",
+                           "enable_auto_tool_choice", "tool_call_parser", "uvicorn_log_level", "ssl_keyfile",
+                           "allowed_origins", "response_role", "disable_log_requests", "reasoning_parser"})
+_MODEL_DESTS = frozenset({"model", "model_path"})
+_NOT_ROLES = frozenset({"quantization"})  # a role setting, but a flag every quantization tool has
+
+
+@record
+class ByFlags:
+    """An engine read from a program's arguments: the engine, the words handed to it, and the note."""
+
+    engine: str
+    program: Field
+    words: tuple[Field, ...]
+    note: str
+
+
+def model_flag_in(fields: Sequence[Field]) -> bool:
+    """Cheap pre-filter: a word that could be a model flag (`--model`, `--model-path`, `--model_path`)."""
+    return any(f.text.startswith("--model") for f in fields)
+
+
+def program_of(fields: Sequence[Field]) -> int | None:
+    """Index of the program a command runs: past `python [-u] [-X opt]` to the script or `-m MODULE`."""
+    if not fields:
+        return None
+    if not _PYTHON.match(fields[0].text.rsplit("/", 1)[-1]):
+        return 0
+    j = 1
+    while j < len(fields) and fields[j].text.startswith("-") and fields[j].text != "-m":
+        j += 2 if fields[j].text in ("-X", "-W") else 1
+    if j < len(fields) and fields[j].text == "-m":
+        j += 1
+    return j if j < len(fields) else None
+
+
+def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags | None:
+    """The engine launch `fields` (one command, its launchers already peeled) make by their flags, or None.
+    `named`: the engines the surrounding file names."""
+    from kvlint.engines import ENGINE_NAMES
+
+    at = program_of(fields)
+    if at is None:
+        return None
+    first_flag = next((k for k in range(at + 1, len(fields)) if fields[k].text.startswith("-")), None)
+    if first_flag is None:
+        return None
+    head = [f.text.rsplit("/", 1)[-1].lower() for f in fields[at:first_flag]]
+    if any(_NOT_SERVER.search(w) for w in head):
+        return None
+    in_command = {e for e in ENGINE_NAMES if any(e in f.text.lower() for f in fields)}
+    candidates = [e for e in ENGINE_NAMES if e in in_command or e in named]
+    program = fields[at]
+    server_name = _SERVER_NAME.search(head[0]) is not None
+    fits = []
+    for engine in candidates:
+        found = _fit(engine, fields[first_flag:], server_name, engine in in_command)
+        if found is not None:
+            fits.append((found[0], engine in in_command, engine, found[1]))
+    fits.sort(reverse=True)
+    if not fits or (len(fits) > 1 and fits[0][:2] == fits[1][:2]):
+        return None
+    _, _, engine, words = fits[0]
+    name = program.text.rsplit("/", 1)[-1]
+    note = (f"read as a {engine} launch by its flags through {name}, a program kvlint does not know: its "
+            f"arguments are {engine}'s own flags (by {engine}'s flag table); the program's other words are left to it")
+    return ByFlags(engine, program, words, note)
+
+
+def _fit(engine: str, words: Sequence[Field], server_name: bool,
+         in_command: bool) -> tuple[int, tuple[Field, ...]] | None:
+    """(known flags, the words handed to the engine) when the words are this engine's flags, else None."""
+    from kvlint.engines import get_engine
+    from kvlint.launches.argv import exact_option
+
+    roles = set(getattr(get_engine(engine), "roles", {}).values()) - _NOT_ROLES
+    kept: list[Field] = []
+    known = unknown = 0
+    model = role = server = False
+    skip_value = False
+    for f in words:
+        if not f.text.startswith("-"):
+            if not skip_value:
+                kept.append(f)
+            skip_value = False
+            continue
+        name, eq, _ = f.text.partition("=")
+        spec = exact_option(engine, name)
+        if spec is None:
+            unknown += 1
+            skip_value = not eq
+            continue
+        known += 1
+        skip_value = False
+        kept.append(f)
+        model = model or spec.dest in _MODEL_DESTS
+        role = role or spec.dest in roles
+        server = server or spec.dest in _SERVER_DESTS
+    if not model or unknown > known:
+        return None
+    if not ((role and (server or server_name or in_command)) or (in_command and known >= 2)):
+        return None
+    return known, tuple(kept)

@@ -1,0 +1,177 @@
+"""An image's entry point, or a program run with arguments, is not a launch: the launch is where it is run.
+
+A shell script that an image runs (`ENTRYPOINT ["/entrypoint.sh"]`) and that starts the engine with the model
+of the environment it is given (`--model "$MODEL"`, no default) holds no model of its own: the launch is the
+manifest, compose file or `docker run` that sets MODEL. A Python program that starts the engine with the model
+given on its own command line (an argparse `--model` with no default) is the same: the launch is where it
+is run. Reading either as a launch gives an "unresolved model" finding about a value the file never had.
+
+Each stays a launch when the file fixes or defaults its model (`${MODEL:-org/m}`, `default="org/m"`); each
+that is not one gets one KV008 info at its engine command, so it is never passed over in silence.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from kvlint.findings import Finding, Severity
+from kvlint.lazyre import lazy
+
+if TYPE_CHECKING:
+    import ast
+
+    from kvlint.deployment import Deployment
+
+KV008 = ("KV008", "unknown-launch-layout")
+_ENV_ONLY = lazy(r'^"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?$')
+_ENTRY_NAME = lazy(r"entrypoint|entry[-_]point|startup|start[-_]up")
+_DOCKERFILE = lazy(r"^(docker|container)file|\.(docker|container)file$", re.IGNORECASE)
+_LEVELS = 3  # folders above the script looked at for the Dockerfile that runs it
+_READ_CAP = 256 * 1024
+_MODEL_OPTION = lazy(r"^--?model([-_](name|path|id|name[-_]or[-_]path|dir))?$")
+
+
+def env_model(dep: Deployment) -> str | None:
+    """The variable a launch's model is, when it is only one (`$MODEL`, `"${MODEL}"`) the file never set."""
+    if dep.model is None or dep.model_resolved:
+        return None
+    m = _ENV_ONLY.match(dep.model)
+    return m.group(1) if m else None
+
+
+def run_by_image(path: str) -> str | None:
+    """Why this script is an image's entry point: its name says so (`entrypoint.sh`, `startup.sh`), or a
+    Dockerfile beside it or up to three folders above names it; None when nothing says so."""
+    if path in ("", "-"):
+        return None
+    base = os.path.basename(path)
+    if _ENTRY_NAME.search(base.lower()):
+        return f"{base} is named as an image's entry point"
+    folder = os.path.dirname(os.path.abspath(path))
+    for _ in range(_LEVELS + 1):
+        found = _dockerfile_naming(folder, base)
+        if found is not None:
+            return f"{found} runs it"
+        parent = os.path.dirname(folder)
+        if parent == folder or os.path.exists(os.path.join(folder, ".git")):
+            break
+        folder = parent
+    return None
+
+
+def _dockerfile_naming(folder: str, base: str) -> str | None:
+    from kvlint.sources.text import SourceError, read_file
+
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    for name in names:
+        if not _DOCKERFILE.search(name):
+            continue
+        full = os.path.join(folder, name)
+        try:
+            if os.path.getsize(full) > _READ_CAP:
+                continue
+            text = read_file(full)
+        except (OSError, SourceError):
+            continue
+        if base in text:
+            return name
+    return None
+
+
+def shell_entrypoint(path: str, deps: list[Deployment]) -> tuple[list[Deployment], list[Finding]]:
+    """The launches of a shell script, less those that are an image's entry point run with an env model."""
+    if not any(env_model(d) for d in deps):
+        return deps, []
+    why = run_by_image(path)
+    if why is None:
+        return deps, []
+    kept, notes = [], []
+    for dep in deps:
+        name = env_model(dep)
+        if name is None:
+            kept.append(dep)
+            continue
+        notes.append(_note(dep, f"the model is ${name} of the environment the image is given ({why}): the launch "
+                                "is where the image is run with it (a manifest, compose file, docker run)"))
+    return kept, notes
+
+
+def argv_model(tree: ast.Module) -> str | None:
+    """The option of a Python program's own command line that gives the model with no default (`parser.
+    add_argument("--model", required=True)`), or None when it has none (or a default)."""
+    import ast
+
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("add_argument", "option")):
+            continue
+        options = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        model = next((o for o in options if _MODEL_OPTION.match(o)), None)
+        if model is None:
+            continue
+        keys = {k.arg: k.value for k in node.keywords if k.arg}
+        default = keys.get("default")
+        if default is None or (isinstance(default, ast.Constant) and default.value is None):
+            return model
+    return None
+
+
+def python_program(path: str, deps: list[Deployment], tree: ast.Module) -> tuple[list[Deployment], list[Finding]]:
+    """The launches of a Python file, less those whose model is its own command line's (no default), or, in an
+    image's entry point, its environment's (no default)."""
+    if not any(d.model is not None and not d.model_resolved for d in deps):
+        return deps, []
+    option = argv_model(tree)
+    from_env = env_names(tree) if option is None else set()
+    why = run_by_image(path) if from_env else None
+    if option is None and why is None:
+        return deps, []
+    kept, notes = [], []
+    for dep in deps:
+        if dep.model is None or dep.model_resolved:
+            kept.append(dep)
+        elif option is not None:
+            notes.append(_note(dep, f"the model comes from this program's own {option} argument, which has no "
+                                    "default: the launch is where the program is run with one"))
+        elif (name := _PY_NAME.match(dep.model)) is not None and name.group(1) in from_env:
+            notes.append(_note(dep, f"the model is {dep.model} of the environment the image is given ({why}): the "
+                                    "launch is where the image is run with it (a manifest, compose file, docker run)"))
+        else:
+            kept.append(dep)
+    return kept, notes
+
+
+_PY_NAME = lazy(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+
+def env_names(tree: ast.Module) -> set[str]:
+    """Names assigned from the environment with no default: `M = os.environ["MODEL"]`, `os.getenv("MODEL")`,
+    `os.environ.get("MODEL")`."""
+    import ast
+
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        env_item = isinstance(value, ast.Subscript) and isinstance(value.value, ast.Attribute) \
+            and value.value.attr == "environ"
+        env_call = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in ("getenv", "get") and len(value.args) == 1 and not value.keywords \
+            and (value.func.attr == "getenv" or isinstance(value.func.value, ast.Attribute)
+                 and value.func.value.attr == "environ")
+        if env_item or env_call:
+            out.add(node.targets[0].id)
+    return out
+
+
+def _note(dep: Deployment, why: str) -> Finding:
+    span = dep.launch_span or dep.model_span
+    message = f"{dep.engine} is started here, but not as a launch of its own: {why}; nothing here is checked"
+    fix = "check the file that runs this one, or give the model a default here to have it checked as a launch"
+    return Finding(KV008[0], KV008[1], Severity.INFO, message, span, fix=fix, path=dep.path)

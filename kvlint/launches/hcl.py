@@ -1,0 +1,165 @@
+"""Terraform and Nomad files (HCL): a container block that runs an engine image or command.
+
+A Terraform `kubernetes_deployment` writes its container as `container { image = "..." command = [...]
+args = [...] }`; a Nomad job's docker task as `config { image = "..." entrypoint = [...] command = "..." args =
+[...] }`. Each block that assigns an `image` is read as a container: its entrypoint / command / args lists are
+the argv (an HCL string list: each word at its place, `${var.x}` and bare references left unresolved), and with
+no command the image's entry point runs the arguments, as for `docker run` (kvlint.launches.docker_run). The
+GPU count is the block's `"nvidia.com/gpu" = N` limit (Terraform) or `device "nvidia/gpu" { count = N }`
+(Nomad). Nothing here evaluates HCL: a value kvlint cannot read stays unresolved.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kvlint.deployment import Deployment
+from kvlint.launches import ReadResult
+from kvlint.launches.build import ManifestGpu
+from kvlint.launches.env import Field
+from kvlint.lazyre import lazy
+from kvlint.sources.text import LineIndex
+from kvlint.span import Span
+
+_WORDS = ("vllm", "sglang")
+_IMAGE = lazy(r'(?m)^[ \t]*image[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
+_LIST = lazy(r'(?m)^[ \t]*(entrypoint|command|args)[ \t]*=[ \t]*(\[|")')
+_GPU_LIMIT = lazy(r'"nvidia\.com/gpu"[ \t]*=[ \t]*"?(\d+)')
+_NOMAD_GPU = lazy(r'device[ \t]+"nvidia/gpu"[ \t]*\{[^}]*?\bcount[ \t]*=[ \t]*(\d+)', re.DOTALL)
+_MAX_BLOCKS = 500
+
+
+def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader protocol's entry (kvlint.launches.kinds)."""
+    from kvlint.sources.comments import scan_comments
+
+    if not any(w in text for w in _WORDS):
+        return ReadResult(path)
+    index = LineIndex(text)
+    out: list[Deployment] = []
+    for m in list(_IMAGE.finditer(text))[:_MAX_BLOCKS]:
+        start, end = _block(text, m.start())
+        dep = _container(path, text, index, m, start, end)
+        if dep is not None:
+            out.append(dep)
+    return ReadResult(path, out, comments=scan_comments(text))
+
+
+def _block(text: str, at: int) -> tuple[int, int]:
+    """(start, end) of the innermost `{ ... }` around offset `at` (strings and comments are not looked into:
+    a brace in them is rare in a container block, and a wrong guess only narrows what is read)."""
+    depth, i = 0, at
+    while i > 0:
+        i -= 1
+        c = text[i]
+        if c == "}":
+            depth += 1
+        elif c == "{":
+            if depth == 0:
+                break
+            depth -= 1
+    start, depth, j = i, 0, at
+    while j < len(text):
+        c = text[j]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                break
+            depth -= 1
+        j += 1
+    return start, j
+
+
+def _container(path: str, text: str, index: LineIndex, image_m: re.Match[str], start: int,
+               end: int) -> Deployment | None:
+    from kvlint.launches.build import LaunchContext, finish
+    from kvlint.launches.docker_run import RunOptions, command_after_image
+    from kvlint.launches.groups import is_launch
+    from kvlint.launches.script import launch_in_argv
+    from kvlint.record import replace
+
+    image = _field(path, index, image_m.group(1), image_m.start(1))
+    lists: dict[str, list[Field]] = {}
+    for lm in _LIST.finditer(text, start, end):
+        if _depth(text, start, lm.start()) != 1:
+            continue  # a list of a nested block (an init container's, a probe's exec command)
+        lists.setdefault(lm.group(1), _words(path, text, index, lm.end() - 1, end))
+    argv = lists.get("entrypoint", []) + lists.get("command", []) + lists.get("args", [])
+    opts = RunOptions()
+    rest, default = command_after_image(opts, image, argv)
+    found = launch_in_argv(rest, {}, image_default=default)
+    if found is None:
+        return None
+    found = replace(found, image=image, entry_span=found.entry_span or image.span,
+                    notes=found.notes + tuple(opts.notes))
+    dep = finish(path, found, LaunchContext(), _gpus(path, text, index, start, end))
+    return dep if is_launch(dep) else None
+
+
+def _depth(text: str, start: int, at: int) -> int:
+    """How many braces are open between the block's `{` (at `start`) and `at`: 1 is the block's own level."""
+    depth = 0
+    for c in text[start:at]:
+        depth += c == "{"
+        depth -= c == "}"
+    return depth
+
+
+def _words(path: str, text: str, index: LineIndex, at: int, end: int) -> list[Field]:
+    """An HCL string list `[ "a", var.b, 2 ]` (or one string `"a"`) at `at`: each item as a word at its place."""
+    if text[at] == '"':
+        close = _string_end(text, at)
+        return [_field(path, index, text[at + 1 : close], at + 1)]
+    out: list[Field] = []
+    i = at + 1
+    while i < end:
+        c = text[i]
+        if c == "]":
+            break
+        if c in " \t\r\n,":
+            i += 1
+        elif c == "#" or text.startswith("//", i):
+            nl = text.find("\n", i)
+            i = end if nl < 0 else nl
+        elif c == '"':
+            close = _string_end(text, i)
+            out.append(_field(path, index, text[i + 1 : close], i + 1))
+            i = close + 1
+        else:
+            j = i
+            while j < end and text[j] not in ",]\n":
+                j += 1
+            expr = text[i:j].strip()
+            if expr:
+                out.append(_field(path, index, expr if expr.replace(".", "").isdigit() else "${" + expr + "}", i,
+                                  len(expr)))
+            i = j
+    return out
+
+
+def _string_end(text: str, at: int) -> int:
+    i = at + 1
+    while i < len(text) and text[i] != '"' and text[i] != "\n":
+        i += 2 if text[i] == "\\" else 1
+    return i
+
+
+def _field(path: str, index: LineIndex, raw: str, at: int, width: int | None = None) -> Field:
+    value = raw.replace('\\"', '"').replace("\\\\", "\\")
+    line, col = index.locate(at)
+    span = Span(path, line, col, line, col + (width if width is not None else len(raw)))
+    unresolved = "${" in value
+    return Field(value, span, not unresolved, (value,) if unresolved else ())
+
+
+def _gpus(path: str, text: str, index: LineIndex, start: int, end: int) -> ManifestGpu:
+    """The block's GPU limit, or the Nomad task's device count around it."""
+    m = _GPU_LIMIT.search(text, start, end)
+    if m is None:
+        outer_start, outer_end = _block(text, start) if start > 0 else (start, end)
+        m = _NOMAD_GPU.search(text, outer_start, outer_end) or _GPU_LIMIT.search(text, outer_start, outer_end)
+    if m is None:
+        return ManifestGpu()
+    line, col = index.locate(m.start(1))
+    return ManifestGpu(count=int(m.group(1)), count_span=Span(path, line, col, line, col + len(m.group(1))))

@@ -1,0 +1,122 @@
+"""Jupyter notebooks: the engine started from a code cell.
+
+A notebook starts a server with a shell line (`!vllm serve MODEL ... &`), a shell cell (`%%bash`, `%%sh`,
+`%%script bash`) or Python (`subprocess.Popen(["vllm", "serve", ...])`). Each code cell's source is joined
+from its JSON strings with every character mapped to its place in the .ipynb file (escapes included), then
+read as what it is: shell lines and cells by `run_script`, the rest by the Python reader (its magics and shell
+lines blanked), so every value keeps the line and column of the JSON text that holds it.
+"""
+
+from __future__ import annotations
+
+from kvlint.deployment import Deployment
+from kvlint.findings import Finding
+from kvlint.launches import ReadResult
+from kvlint.sources.text import Mapped
+from kvlint.sources.yaml import YamlFile
+
+_WORDS = ("vllm", "sglang", "LLMConfig")
+_SHELL_CELLS = ("%%bash", "%%sh", "%%script bash", "%%script sh", "%%system")
+_MAX_CELLS = 5000
+
+
+def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader protocol's entry (kvlint.launches.kinds)."""
+    from kvlint.sources.yaml import parse_yaml
+
+    if not any(w in text for w in _WORDS):
+        return ReadResult(path)
+    yf = parse_yaml(path, text)
+    deployments: list[Deployment] = []
+    findings: list[Finding] = []
+    for cell in _code_cells(yf)[:_MAX_CELLS]:
+        if not any(w in cell.text for w in _WORDS):
+            continue
+        deps, notes = _read_cell(path, cell)
+        deployments += deps
+        findings += notes
+    deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+    if not deployments and not findings:
+        findings = _passed_over(path, _code_cells(yf))
+    return ReadResult(path, deployments, findings)
+
+
+def _passed_over(path: str, cells: list[Mapped]) -> list[Finding]:
+    """Never silent: the KV008 of the first code cell that names an engine entry point (a markdown cell is prose,
+    and kvlint.launches.named does not look at a notebook's JSON), at its place in the file."""
+    from kvlint.launches.named import passed_over
+    from kvlint.record import replace
+    from kvlint.sources.text import LineIndex
+    from kvlint.span import Span
+
+    for cell in cells:
+        found = passed_over(path, cell.text.replace("\n!", "\n ").removeprefix("!"), "python")
+        if found is None or found.span is None:
+            continue
+        index = LineIndex(cell.text)
+        start = index.offset(found.span.line, found.span.col)
+        line, col = cell.at(start)
+        end_line, end_col = cell.at(start + max(0, found.span.end_col - found.span.col - 1))
+        return [replace(found, span=Span(path, line, col, end_line, end_col + 1))]
+    return []
+
+
+def _code_cells(yf: YamlFile) -> list[Mapped]:
+    """Each code cell's source as one text, every character at its place in the file."""
+    doc = yf.docs[0] if yf.docs else None
+    cells = doc.get("cells") if doc is not None and doc.is_map else None
+    out = []
+    for cell in cells.items if cells is not None and cells.is_seq else ():
+        kind = cell.get("cell_type") if cell.is_map else None
+        source = cell.get("source") if cell.is_map else None
+        if kind is None or kind.text != "code" or source is None:
+            continue
+        parts = [yf.mapped(n) for n in (source.items if source.is_seq else [source]) if n.is_scalar]
+        if parts:
+            out.append(_joined(yf, parts))
+    return out
+
+
+def _joined(yf: YamlFile, parts: list[Mapped]) -> Mapped:
+    text = "".join(p.text for p in parts)
+    offsets: list[int] = []
+    for p in parts:
+        offsets += [p.offsets[i] if p.offsets is not None else 0 for i in range(len(p.text))]
+    offsets.append(offsets[-1] + 1 if offsets else 0)
+    return Mapped(parts[0].path, text, index=yf.index, offsets=offsets)
+
+
+def _read_cell(path: str, cell: Mapped) -> tuple[list[Deployment], list[Finding]]:
+    from kvlint.launches.pyfile import read_python
+    from kvlint.launches.shellfile import read_shell_mapped
+
+    lines = cell.text.split("\n")
+    head = lines[0].strip()
+    if head.startswith(_SHELL_CELLS):
+        start = len(lines[0]) + 1
+        return read_shell_mapped(path, cell.view(path, cell.text[start:], range(start, len(cell.text) + 1))), []
+    shell, python = _split(cell.text)
+    deployments: list[Deployment] = []
+    if shell.strip():
+        deployments += read_shell_mapped(path, cell.view(path, shell, range(len(shell) + 1)))
+    deps, notes = read_python(path, python, within=cell)
+    return deployments + deps, notes
+
+
+def _split(text: str) -> tuple[str, str]:
+    """(the shell lines `!cmd`, the Python), each as long as `text` with the other's characters blanked (spaces: a
+    blank line to Python), so an offset in either is the same offset in the cell."""
+    shell, python = [], []
+    for line in text.split("\n"):
+        stripped = line.lstrip()
+        blank = " " * len(line)
+        if stripped.startswith("!"):
+            shell.append(" " * (len(line) - len(stripped) + 1) + stripped[1:])
+            python.append(blank)
+        elif stripped.startswith("%"):
+            shell.append(blank)
+            python.append(blank)
+        else:
+            shell.append(blank)
+            python.append(line)
+    return "\n".join(shell), "\n".join(python)

@@ -1,0 +1,202 @@
+"""Whole classes of launch shape the readers did not read: a command run through a program kvlint does not know
+whose arguments are an engine's flags (kvlint.launches.byflags), ... Fixtures in tests/fixtures/launches/finder;
+every model and flag pinned to (line, col)."""
+
+from __future__ import annotations
+
+from tests.launches.test_docker_and_positional import _at
+from tests.launches.test_finder import _deps
+
+
+def test_a_program_kvlint_does_not_know_is_read_by_its_engine_flags():
+    fork, wrapper = _deps("byflags.sh")  # the benchmark, training, offline and sign-less commands are not launches
+    assert (fork.engine, fork.model, _at(fork.model_span), _at(fork.launch_span)) == \
+        ("vllm", "org/fork-server", (3, 62), (3, 33))
+    assert fork.get("tensor_parallel_size") == 2 and _at(fork.settings["tensor_parallel_size"].span) == (3, 126)
+    assert fork.gpu_count == 2  # CUDA_VISIBLE_DEVICES=0,1 in front of the program
+    assert any("through openai_api_server.py" in n for n in fork.notes)
+    assert (wrapper.engine, wrapper.model, _at(wrapper.model_span)) == ("vllm", "org/own-wrapper", (4, 104))
+    assert wrapper.get("enforce_eager") is True and _at(wrapper.settings["enforce_eager"].span) == (4, 120)
+    assert wrapper.unknown_flags == ()  # --slurm, --nodes-file hosts.txt: the wrapper's own
+    assert any("through start-cluster.py" in n for n in wrapper.notes)
+
+
+def test_the_flag_table_decides_the_engine_of_an_unknown_program():
+    (d,) = _deps("byflags_sglang.sh")
+    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/sglang-own", (3, 36))
+    assert d.get("mem_fraction_static") == 0.8 and _at(d.settings["mem_fraction_static"].span) == (3, 73)
+
+
+def test_python_f_strings_and_concatenations_are_one_command_with_every_value_placed():
+    fstring, concat, shlexed, from_args = _deps("fstrings.py")
+    assert (fstring.model, _at(fstring.model_span)) == ("org/f-model", (7, 25))  # at `MODEL` inside `{MODEL}`
+    assert fstring.get("tensor_parallel_size") == 2 and _at(fstring.settings["tensor_parallel_size"].span) == (7, 56)
+    assert fstring.get("max_model_len") == 8192 and _at(fstring.settings["max_model_len"].span) == (7, 76)
+    assert (concat.engine, concat.model, _at(concat.model_span)) == ("sglang", "org/f-model", (8, 56))
+    assert concat.get("context_length") == 4096 and _at(concat.settings["context_length"].span) == (8, 83)
+    assert (shlexed.model, _at(shlexed.model_span)) == ("org/shlex-model", (10, 40))
+    assert (from_args.model, from_args.model_resolved, _at(from_args.model_span)) == ("${args_model}", False, (14, 34))
+    assert _at(from_args.settings["max_model_len"].span) == (14, 67)  # the second f-string of an implicit join
+
+
+def _read(name: str):
+    from kvlint.launches import read_path
+    from tests.launches.test_finder import FIX
+
+    return read_path(str(FIX.parent / "entrypoint" / name))
+
+
+def _kv008(result) -> list[tuple[int, int]]:
+    return [_at(f.span) for f in result.findings if f.code == "KV008"]
+
+
+def test_an_image_entrypoint_run_with_an_env_model_is_the_image_not_a_launch():
+    run_by_dockerfile = _read("image/serve.sh")  # image/Containerfile copies and runs it
+    assert run_by_dockerfile.deployments == [] and _kv008(run_by_dockerfile) == [(2, 6)]
+    assert "$MODEL of the environment" in run_by_dockerfile.findings[0].message
+    assert "Containerfile runs it" in run_by_dockerfile.findings[0].message
+    named = _read("docker-entrypoint.sh")
+    assert named.deployments == [] and _kv008(named) == [(2, 1)]
+    (defaulted,) = _read("image/defaulted.sh").deployments  # the image's script defaults its model: a launch
+    assert (defaulted.model, _at(defaulted.model_span)) == ("org/image-default", (2, 17))
+    (here,) = _read("run_here.sh").deployments  # no image runs it: an env-only model is a launch left open
+    assert (here.model, here.model_resolved, _at(here.model_span)) == ("$MODEL", False, (3, 12))
+    assert _at(here.settings["max_model_len"].span) == (3, 35)
+
+
+def test_a_python_program_run_with_its_own_model_argument_is_not_a_launch():
+    program = _read("program.py")
+    assert program.deployments == [] and _kv008(program) == [(8, 18)]
+    assert "own --model argument" in program.findings[0].message
+    (d,) = _read("program_default.py").deployments  # argparse default: the model it runs without arguments
+    assert (d.model, d.model_resolved, _at(d.model_span)) == ("org/program-default", True, (8, 34))
+    assert d.get("tensor_parallel_size") == 4 and _at(d.settings["tensor_parallel_size"].span) == (8, 77)
+
+
+def test_a_pipeline_with_a_command_string_and_a_commands_list_gives_both():
+    listed, single = _deps("buildkite-steps.yml")  # the `command:` string no longer hides the `commands:` list
+    assert (listed.engine, listed.model, _at(listed.model_span)) == ("vllm", "org/bk-commands", (5, 21))
+    assert _at(listed.settings["max_model_len"].span) == (5, 53)
+    assert (single.engine, single.model, _at(single.model_span)) == ("sglang", "org/bk-command", (7, 59))
+    assert single.get("tp_size") == 2 and _at(single.settings["tp_size"].span) == (7, 79)
+
+
+def test_multiplexers_and_job_submitters_run_the_command_they_are_given():
+    wrap, tmux, screen, ray_job, send_keys = _deps("session-wrappers.sh")
+    assert (wrap.model, _at(wrap.model_span), wrap.gpu_count) == ("org/wrap", (2, 40), 2)  # sbatch --gres=gpu:2
+    assert _at(wrap.settings["tensor_parallel_size"].span) == (2, 72)
+    assert (tmux.model, _at(tmux.model_span), _at(tmux.settings["max_model_len"].span)) == \
+        ("org/tmux", (3, 41), (3, 66))
+    assert (screen.model, _at(screen.model_span), _at(screen.settings["max_model_len"].span)) == \
+        ("org/screen", (4, 29), (4, 56))
+    assert (ray_job.model, _at(ray_job.model_span), ray_job.get("tensor_parallel_size")) == ("org/rayjob", (5, 57), 2)
+    assert (send_keys.engine, send_keys.model, _at(send_keys.model_span)) == ("sglang", "org/send-keys", (6, 72))
+    assert _at(send_keys.settings["tp_size"].span) == (6, 91)
+
+
+def test_a_python_argv_list_grown_after_it_is_made_is_one_command():
+    (d,) = _deps("modal_style.py")  # cmd = [...]; cmd += [...]; cmd.extend([...]); cmd.append(...)
+    assert (d.model, _at(d.model_span)) == ("org/modal-model", (9, 57))
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (11, 39)
+    assert d.get("max_model_len") == 8192 and _at(d.settings["max_model_len"].span) == (12, 37)
+    assert d.get("trust_remote_code") is True and _at(d.settings["trust_remote_code"].span) == (13, 17)
+    assert "pipeline_parallel_size" not in d.settings  # added only under an `if`
+    assert "enforce_eager" not in d.settings  # chosen at run time
+
+
+def test_a_shell_function_is_read_per_call_with_its_arguments():
+    first, second, local, one_line = _deps("functions.sh")
+    assert (first.model, _at(first.model_span)) == ("org/first", (11, 7))  # at the call's argument
+    assert first.get("tensor_parallel_size") == 4 and _at(first.settings["tensor_parallel_size"].span) == (11, 17)
+    assert first.get("port") == 8000 and _at(first.settings["port"].span) == (3, 54)  # `${3:-8000}` default
+    assert (second.model, second.get("tensor_parallel_size"), second.get("port")) == ("org/second", 2, 8001)
+    # `local model=$1`, called three times with the same argument (`start`, `restart`): one launch
+    assert (local.engine, local.model, _at(local.model_span)) == ("sglang", "org/local-arg", (7, 48))
+    assert (one_line.model, one_line.get("max_model_len")) == ("org/one-line", 4096)  # a variable set before the call
+
+
+def test_a_program_given_by_a_variable_is_read_by_what_follows_it_and_notes_stay_with_their_launch():
+    python, cli, image, sif = _deps("program-vars.sh")
+    assert (python.model, _at(python.model_span), python.get("max_model_len")) == ("org/var-python", (2, 59), 2048)
+    assert (cli.model, _at(cli.model_span)) == ("org/var-bin", (3, 17))  # `$VLLM_BIN serve`: vLLM's CLI
+    assert _at(cli.settings["tensor_parallel_size"].span) == (3, 52)
+    assert (image.model, _at(image.model_span)) == ("org/var-image", (4, 40))
+    assert any("inferred from the flags" in n for n in image.notes)
+    assert not any("inferred from the flags" in n for n in python.notes + cli.notes + sif.notes)  # no leak
+    assert any("vllm_0.9.sif" in n for n in sif.notes) and not any("vllm_0.9.sif" in n for n in image.notes)
+
+
+def test_slurm_container_steps_keep_the_allocation_and_the_image():
+    app, pyxis, entry, run_cmd = _deps("hpc-containers.sh")
+    assert (app.model, _at(app.model_span), app.gpu_count) == ("org/srun-app", (2, 97), 4)  # srun --gpus=4 outside
+    assert (pyxis.image, _at(pyxis.image_span), pyxis.engine_version) == ("vllm/vllm-openai:v0.9.0", (3, 24), "0.9.0")
+    assert (pyxis.model, _at(pyxis.model_span)) == ("org/pyxis", (3, 90))
+    # `--container-image IMAGE` then flags only: the image's entry point, 8 per node x 2 nodes
+    assert (entry.model, _at(entry.model_span), entry.gpu_count) == ("org/pyxis-entry", (4, 79), 16)
+    assert _at(entry.settings["pipeline_parallel_size"].span) == (4, 105)
+    assert run_cmd.notes == ()  # a command after the image replaces its entry point: nothing assumed
+
+
+def test_notebook_code_cells_are_read_at_their_place_in_the_json():
+    bang, bash_cell, python_cell = _deps("serve.ipynb")  # the markdown cell's command is prose
+    assert (bang.model, _at(bang.model_span), _at(bang.launch_span)) == ("org/nb-bang", (17, 24), (17, 13))
+    assert bang.get("max_model_len") == 4096 and _at(bang.settings["max_model_len"].span) == (17, 52)
+    assert (bash_cell.engine, bash_cell.model, _at(bash_cell.model_span)) == ("sglang", "org/nb-bash", (27, 50))
+    assert _at(bash_cell.settings["tp_size"].span) == (27, 67)
+    # a Python cell (its `%env` magic blanked): `MODEL` at its place, past the JSON's escaped quotes
+    assert (python_cell.model, _at(python_cell.model_span)) == ("org/nb-python", (40, 52))
+    assert _at(python_cell.settings["tensor_parallel_size"].span) == (40, 89)
+
+
+def test_a_notebook_that_names_an_engine_in_code_but_gives_no_launch_is_never_silent():
+    from kvlint.launches import read_path
+    from tests.launches.test_finder import FIX
+
+    unread = read_path(str(FIX / "unread.ipynb"))
+    assert unread.deployments == [] and [(f.code, _at(f.span)) for f in unread.findings] == [("KV008", (18, 14))]
+    prose = read_path(str(FIX / "prose.ipynb"))  # only a markdown cell names it: prose, nothing said
+    assert prose.deployments == [] and prose.findings == []
+
+
+def test_terraform_and_nomad_container_blocks():
+    (tf,) = _deps("vllm.tf")  # the init container (python, no engine) is not one
+    assert (tf.model, _at(tf.model_span), tf.engine_version) == ("org/tf-model", (12, 25), "0.9.1")
+    assert tf.get("tensor_parallel_size") == 2 and _at(tf.settings["tensor_parallel_size"].span) == (13, 40)
+    assert not tf.settings["max_model_len"].resolved and _at(tf.settings["max_model_len"].span) == (14, 32)
+    assert tf.gpu_count == 2 and _at(tf.gpu_count_span) == (18, 34)
+    (nomad,) = _deps("sglang.nomad")
+    assert (nomad.engine, nomad.model, _at(nomad.model_span)) == ("sglang", "org/nomad-model", (8, 67))
+    assert nomad.get("tp_size") == 4 and nomad.gpu_count == 4 and _at(nomad.gpu_count_span) == (12, 19)
+
+
+def test_a_command_with_engine_shaped_flags_kvlint_cannot_place_is_never_silent():
+    from kvlint.launches import read_path
+    from tests.launches.test_finder import FIX
+
+    result = read_path(str(FIX / "flag-shaped.sh"))  # run.py shows no sign of a server: not read as one, but said
+    assert result.deployments == [] and [(f.code, _at(f.span)) for f in result.findings] == [("KV008", (3, 31))]
+    assert result.findings[0].message.startswith("`run.py` is run here")
+    assert "shaped like an engine's flags" in result.findings[0].message
+    quiet = read_path("tool.sh", "python tool.py --model org/x --max-model-len 4096\n")  # names no engine
+    assert quiet.findings == []
+
+
+def test_python_format_calls_percent_formatting_and_backslash_newlines_keep_every_value_placed():
+    braces, named, percent, triple = _deps("formats.py")
+    assert (braces.model, _at(braces.model_span)) == ("org/formatted", (6, 60))  # `.format(MODEL, TP)`: at MODEL
+    assert braces.get("tensor_parallel_size") == 2 and _at(braces.settings["tensor_parallel_size"].span) == (6, 67)
+    assert (named.model, named.get("max_model_len"), _at(named.settings["max_model_len"].span)) == \
+        ("org/formatted", 4096, (7, 74))
+    assert (percent.model, _at(percent.model_span), percent.get("tensor_parallel_size")) == \
+        ("org/formatted", (8, 56), 2)
+    # a backslash-newline the string drops: the flags after it at their own lines
+    assert _at(triple.settings["max_model_len"].span) == (10, 21)
+    assert _at(triple.settings["tensor_parallel_size"].span) == (11, 29)
+
+
+def test_a_python_entrypoint_an_image_runs_with_an_env_model_is_the_image():
+    server = _read("image/server.py")  # image/Containerfile copies it
+    assert server.deployments == [] and _kv008(server) == [(6, 18)]
+    assert "${MODEL} of the environment" in server.findings[0].message
+    (here,) = _read("env_program.py").deployments  # no image runs it: a launch whose model is left open
+    assert (here.model, here.model_resolved, _at(here.model_span)) == ("${MODEL}", False, (5, 34))
