@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kvlint.engines.base import Engine
 
-_MODULES = {"vllm": "kvlint.engines.vllm", "sglang": "kvlint.engines.sglang"}
+_MODULES = {"vllm": "kvlint.engines.vllm.engine", "sglang": "kvlint.engines.sglang.engine"}
 ENGINE_NAMES = tuple(_MODULES)
 _LOADED: dict[str, Engine] = {}
 

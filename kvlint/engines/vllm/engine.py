@@ -80,7 +80,7 @@ class Vllm(RoleTable):
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                weights_bytes: int | None = None) -> Budget:
-        from kvlint.memory.vllm import vllm_budget
+        from .memory import vllm_budget
 
         refuse_unmodelled(model.architecture)
         return vllm_budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,

@@ -32,7 +32,11 @@ from kvlint.memory.common import (
 from kvlint.memory.memo import PerModel, settings_key
 from kvlint.memory.reservations import Speculative, vllm_encoder_cache, vllm_lora, vllm_speculative
 from kvlint.memory.versions import VllmVersion, vllm_version
-from kvlint.memory.vllm_planning import (
+from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, ModelSpec
+from kvlint.models.weights import mxfp4_layout_bytes, rope_cache_bytes
+from kvlint.record import field, record, replace
+
+from .planning import (
     Group,
     bytes_per_block,
     kv_groups,
@@ -43,10 +47,7 @@ from kvlint.memory.vllm_planning import (
     padding_layers,
     worker_groups,
 )
-from kvlint.memory.vllm_specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
-from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, ModelSpec
-from kvlint.models.weights import mxfp4_layout_bytes, rope_cache_bytes
-from kvlint.record import field, record, replace
+from .specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
 
 
 @record

@@ -78,7 +78,8 @@ class Sglang(RoleTable):
     def attention_tp(self, settings: Mapping[str, Any]) -> tuple[int, str]:
         """DP attention gives each attention replica tp // attn_dp ranks: one latent copy per replica rank."""
         from kvlint.errors import KvlintError
-        from kvlint.memory.sglang import parallel_sizes
+
+        from .memory import parallel_sizes
 
         tp = resolved_int(settings, self.roles["tp"])
         try:
@@ -97,7 +98,7 @@ class Sglang(RoleTable):
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                weights_bytes: int | None = None) -> Budget:
-        from kvlint.memory.sglang import sglang_budget
+        from .memory import sglang_budget
 
         refuse_unmodelled(model.architecture)
         return sglang_budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
