@@ -43,10 +43,10 @@ class Gpu:
 
     def total_bytes(self, engine: str) -> int:
         """The total the engine's own sizing starts from: torch bytes for vLLM, nvidia-smi MiB for SGLang."""
-        from kvlint.engines import get_engine
+        from kvlint.engines.registered import facts
 
         try:
-            view = get_engine(engine).memory_view
+            view = facts(engine).MEMORY_VIEW
         except KvlintError:
             raise UnknownGpuError(f"unknown engine {engine!r}") from None
         return self.torch_total_bytes if view == "torch" else self.memory_mib * MIB

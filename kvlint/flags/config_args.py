@@ -10,20 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kvlint.engines import get_engine
 from kvlint.flags.flag_table import FlagSpec, FlagTable, flag_table
-from kvlint.record import record
-from kvlint.span import Span, Token
-
-
-@record
-class ConfigEntry:
-    """One top-level key of a `--config` YAML file, with where its key and value are written."""
-
-    key: str
-    value: Any
-    key_span: Span | None = None
-    value_span: Span | None = None
+from kvlint.flags.syntax import ConfigEntry, syntax_of
+from kvlint.span import Token
 
 
 def config_tokens(engine: str, entries: list[ConfigEntry]) -> tuple[list[Token], list[str]]:
@@ -36,7 +25,7 @@ def config_tokens(engine: str, entries: list[ConfigEntry]) -> tuple[list[Token],
     out: list[Token] = []
     errors: list[str] = []
     for entry in entries:
-        words, error = get_engine(engine).syntax.config_words(flag_table(engine), entry)
+        words, error = syntax_of(engine).config_words(flag_table(engine), entry)
         if error:
             errors.append(error)
         out += [Token(w, entry.key_span if n == 0 else entry.value_span) for n, w in enumerate(words)]
@@ -88,7 +77,7 @@ def splice_config(engine: str, tokens: list[Token], start: int, config: list[Tok
     where = next((i for i, t in enumerate(args) if t.text == "--config"), None)
     if where is not None:
         del args[where:where + 2]
-    model_first = get_engine(engine).syntax.config_after_model and args and not args[0].text.startswith("-")
+    model_first = syntax_of(engine).config_after_model and args and not args[0].text.startswith("-")
     head = tokens[:start] + (args[:1] if model_first else [])
     rest = args[1:] if model_first else args
     return head + config + rest

@@ -272,13 +272,13 @@ def _flag_list(src: _Source, node: ast.List | ast.Tuple) -> list[Deployment]:
 def _engine_of_flags(text: str, words: list[Field], positional: bool) -> str | None:
     """The one engine the file names whose flag table knows a model flag (or a positional model after `serve`)
     and at least one more flag of these words."""
-    from kvlint.engines import ENGINE_NAMES
+    from kvlint.engines.registered import engine_names
     from kvlint.launches.argv import exact_option
 
     flags = [f.text.split("=", 1)[0] for f in words if f.text.startswith("-")]
     has_model = positional and bool(words) and not words[0].text.startswith("-")
     fits = []
-    for engine in (e for e in ENGINE_NAMES if e in text):
+    for engine in (e for e in engine_names() if e in text):
         known = [f for f in flags if exact_option(engine, f) is not None]
         model = has_model or any(f in _MODEL_FLAGS for f in known)
         if model and len([f for f in known if f not in _MODEL_FLAGS]) >= 1:

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kvlint.engines.architectures import refuse_unmodelled
-from kvlint.engines.base import ArgSyntax, LogView, RoleTable, resolved_int
-from kvlint.flags import units
-from kvlint.flags.config_args import sglang_config_words
+from kvlint.engines.base import LogView, RoleTable, resolved_int
+
+from . import facts
+from .syntax import SYNTAX
 
 if TYPE_CHECKING:
     from kvlint.budget import Budget
@@ -33,38 +34,30 @@ def _weights(record: LogRecord) -> float | None:
 
 
 class Sglang(RoleTable):
-    name = "sglang"
-    title = "SGLang"
-    flags_file = "sglang_flags.json"
-    image_markers: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
-    image_ships = ("lmsysorg/sglang", "sglang:", "/sglang")
-    memory_view = "nvidia-smi"
-    fp8_kv_dtype = "fp8_e4m3"
-    refuses_unfit_request = False
-    starts_with_short_pool = True
-    checks_batched_tokens = False
-    long_context_outcome = "SGLang warns and may produce wrong output past the trained positions"
-    memory_share_default = "default for this GPU"
-    headroom_label = "reserve (activations, graphs)"
-    default_model = None
-    roles = {"max_len": "context_length", "tp": "tp_size", "pp": "pp_size", "dp": "dp_size", "dcp": "dcp_size",
-             "max_seqs": "max_running_requests", "kv_dtype": "kv_cache_dtype", "mem": "mem_fraction_static",
-             "quant": "quantization", "max_batched": "chunked_prefill_size",
-             "pool_cap": "max_total_tokens", "nodes": "nnodes"}
-    flags = {"max_len": "--context-length", "tp": "--tp-size", "pp": "--pp-size", "dp": "--dp-size",
-             "dcp": "--dcp-size", "max_seqs": "--max-running-requests", "kv_dtype": "--kv-cache-dtype",
-             "mem": "--mem-fraction-static", "quant": "--quantization", "max_batched": "--chunked-prefill-size",
-             "pool_cap": "--max-total-tokens", "nodes": "--nnodes"}
-    syntax = ArgSyntax(
-        positional_model="after-serve", optimization_level=False, human_int=units.sglang_human_int,
-        count=units.sglang_human_int, model_first_check=False, config_words=sglang_config_words,
-        config_after_model=False, config_file_merged=False,
-        type_words={"human_int": "not a count SGLang reads (32768, 32k, 32M, 32Ki; suffixes are case-sensitive: "
-                                 "k/M/G/T decimal, Ki/Mi/Gi/Ti binary)"})
+    facts = facts
+    name = facts.NAME
+    title = facts.TITLE
+    flags_file = facts.FLAGS_FILE
+    image_markers = facts.IMAGE_MARKERS
+    image_ships = facts.IMAGE_SHIPS
+    memory_view = facts.MEMORY_VIEW
+    fp8_kv_dtype = facts.FP8_KV_DTYPE
+    refuses_unfit_request = facts.REFUSES_UNFIT_REQUEST
+    starts_with_short_pool = facts.STARTS_WITH_SHORT_POOL
+    checks_batched_tokens = facts.CHECKS_BATCHED_TOKENS
+    long_context_outcome = facts.LONG_CONTEXT_OUTCOME
+    memory_share_default = facts.MEMORY_SHARE_DEFAULT
+    headroom_label = facts.HEADROOM_LABEL
+    default_model = facts.DEFAULT_MODEL
+    roles = facts.ROLES
+    flags = facts.FLAGS
+    syntax = SYNTAX
     log = LogView(pool_gib=_pool, tokens=_tokens, weights_gib=_weights, prints_total_memory=False, block_rows=False)
 
     def derived_max_len(self, model: ModelSpec) -> int:
-        return model.max_len_sglang
+        from .maxlen import derived_max_len
+
+        return derived_max_len(model)
 
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
         """tp x pp x dp, except that DP attention splits the TP group instead of adding GPUs."""
@@ -91,9 +84,9 @@ class Sglang(RoleTable):
         return tp // attn_dp, f"attention TP ranks ({self.flag('tp')} {tp} / attention DP {attn_dp})"
 
     def release(self, version: str | None) -> str:
-        from kvlint.memory.versions import sglang_version
+        from .releases import release
 
-        return str(sglang_version(version).record.version)
+        return release(version)
 
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kvlint.engines.architectures import refuse_unmodelled
-from kvlint.engines.base import ArgSyntax, LogView, RoleTable, resolved_int
-from kvlint.flags import units
-from kvlint.flags.config_args import vllm_config_words
+from kvlint.engines.base import LogView, RoleTable, resolved_int
+
+from . import facts
+from .syntax import SYNTAX
 
 if TYPE_CHECKING:
     from kvlint.budget import Budget
@@ -30,40 +31,30 @@ def _weights(record: LogRecord) -> float | None:
 
 
 class Vllm(RoleTable):
-    name = "vllm"
-    title = "vLLM"
-    flags_file = "vllm_flags.json"
-    image_markers = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")  # the entry point is the server
-    image_ships = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
-                   "modh/vllm", "opendatahub/vllm", "vllm-cuda")  # images that carry vLLM, entry point or not
-    memory_view = "torch"
-    fp8_kv_dtype = "fp8"
-    refuses_unfit_request = True
-    starts_with_short_pool = False
-    checks_batched_tokens = True
-    long_context_outcome = "vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
-    memory_share_default = "default"
-    headroom_label = "headroom"
-    default_model = "Qwen/Qwen3-0.6B"
-    roles = {"max_len": "max_model_len", "tp": "tensor_parallel_size", "pp": "pipeline_parallel_size",
-             "dp": "data_parallel_size", "dcp": "decode_context_parallel_size", "max_seqs": "max_num_seqs",
-             "kv_dtype": "kv_cache_dtype", "mem": "gpu_memory_utilization", "quant": "quantization",
-             "max_batched": "max_num_batched_tokens", "nodes": "nnodes"}
-    flags = {"max_len": "--max-model-len", "tp": "-tp", "pp": "-pp", "dp": "-dp", "dcp": "-dcp",
-             "max_seqs": "--max-num-seqs", "kv_dtype": "--kv-cache-dtype", "mem": "--gpu-memory-utilization",
-             "quant": "--quantization", "max_batched": "--max-num-batched-tokens", "nodes": "--nnodes"}
-    syntax = ArgSyntax(
-        positional_model="always", optimization_level=True, human_int=units.vllm_human_int,
-        count=units.vllm_human_int_or_auto, model_first_check=True, config_words=vllm_config_words,
-        config_after_model=True, config_file_merged=True,
-        type_words={"human_int": "not a count vLLM reads (32768; 32k = 32,000; 32K = 32,768; decimals only with "
-                                 "k/m/g/t)",
-                    "human_int_or_auto": "not a count vLLM reads (32768, auto or -1; 32k = 32,000; 32K = 32,768; "
-                                         "decimals only with k/m/g/t)"})
+    facts = facts
+    name = facts.NAME
+    title = facts.TITLE
+    flags_file = facts.FLAGS_FILE
+    image_markers = facts.IMAGE_MARKERS
+    image_ships = facts.IMAGE_SHIPS
+    memory_view = facts.MEMORY_VIEW
+    fp8_kv_dtype = facts.FP8_KV_DTYPE
+    refuses_unfit_request = facts.REFUSES_UNFIT_REQUEST
+    starts_with_short_pool = facts.STARTS_WITH_SHORT_POOL
+    checks_batched_tokens = facts.CHECKS_BATCHED_TOKENS
+    long_context_outcome = facts.LONG_CONTEXT_OUTCOME
+    memory_share_default = facts.MEMORY_SHARE_DEFAULT
+    headroom_label = facts.HEADROOM_LABEL
+    default_model = facts.DEFAULT_MODEL
+    roles = facts.ROLES
+    flags = facts.FLAGS
+    syntax = SYNTAX
     log = LogView(pool_gib=_pool, tokens=_tokens, weights_gib=_weights, prints_total_memory=True, block_rows=True)
 
     def derived_max_len(self, model: ModelSpec) -> int:
-        return model.max_len_vllm
+        from .maxlen import derived_max_len
+
+        return derived_max_len(model)
 
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
         parts = tuple((role, resolved_int(settings, self.roles[role])) for role in ("tp", "pp", "dp"))
@@ -73,9 +64,9 @@ class Vllm(RoleTable):
         return resolved_int(settings, self.roles["tp"]), "TP ranks"
 
     def release(self, version: str | None) -> str:
-        from kvlint.memory.versions import vllm_version
+        from .releases import release
 
-        return str(vllm_version(version).record.version)
+        return release(version)
 
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
