@@ -37,6 +37,8 @@ from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm
 from kvlint.memory.versions import SglangVersion, sglang_version
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, LayerKV, ModelSpec
 
+from .facts import NAME
+
 HYBRID_SWA_ARCHS = ("GptOss", "Llama4", "Gemma4", "EmbeddingGemma2", "MiMoV2", "Step3p5", "DeepseekV4")
 _KV_BYTES = {"fp8_e4m3": 1.0, "fp8_e5m2": 1.0, "mxfp8": 1.0, "bf16": 2.0, "bfloat16": 2.0, "nvfp4": 0.5,
              "fp4_mx_block16": 0.5}
@@ -329,7 +331,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
                   weights_bytes: int | None = None) -> Budget:
     resolved = sglang_version(version)
     ver = resolved.record
-    steps, facts = start_steps("sglang", resolved, gpu, gpu_memory_bytes)
+    steps, facts = start_steps(NAME, resolved, gpu, gpu_memory_bytes)
     (tp, pp, dp, dcp, attn_dp), settings = parallel_sizes(settings)
     spec = sglang_speculative(settings, model)
     if spec is not None:
@@ -366,7 +368,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     kv = _kv_sizes(model, tokens, page, tp // attn_dp, dcp, size, kv_name)
     _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes)
     return Budget(
-        engine="sglang", engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
+        engine=NAME, engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
         gpu_memory_bytes=facts.total_bytes, parallel=Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp, attn_dp=attn_dp),
         kv_bytes_per_token=cell, weights_bytes=weights, non_kv_bytes=facts.total_bytes - pre_load + other,
         non_kv_source="user" if non_kv_bytes is not None else "estimated", kv_pool_bytes=max(rest, 0),

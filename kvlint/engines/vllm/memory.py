@@ -36,6 +36,7 @@ from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, ModelSp
 from kvlint.models.weights import mxfp4_layout_bytes, rope_cache_bytes
 from kvlint.record import field, record, replace
 
+from .facts import NAME
 from .planning import (
     Group,
     bytes_per_block,
@@ -666,7 +667,7 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     """Every input the planner needs, resolved the way the engine resolves it (engines.md 1.1)."""
     resolved = vllm_version(version)
     ver = resolved.record
-    steps, facts = start_steps("vllm", resolved, gpu, gpu_memory_bytes)
+    steps, facts = start_steps(NAME, resolved, gpu, gpu_memory_bytes)
     spec = vllm_speculative(settings, model)
     if spec is not None and not spec.exact:
         steps.note(f"speculative decoding ({spec.method}): {spec.source}")
@@ -721,7 +722,7 @@ def assemble(inp: Inputs, steps: Steps, stages: list[Stage], limiting: Stage, fi
     source = ("not-needed" if fixed or inp.override is not None
               else ("user" if inp.non_kv_bytes is not None else "estimated"))
     return Budget(
-        engine="vllm", engine_version=inp.ver.version, model=inp.model.model_id, gpu_name=inp.facts.name,
+        engine=NAME, engine_version=inp.ver.version, model=inp.model.model_id, gpu_name=inp.facts.name,
         gpu_memory_bytes=inp.facts.total_bytes, parallel=inp.par,
         kv_bytes_per_token=max(st.kv_bytes_per_token if st.kv_bytes_per_token is not None
                                else sum(inp.specs[k].bytes_per_token for k in st.layers) for st in stages),
