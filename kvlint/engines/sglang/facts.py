@@ -8,6 +8,7 @@ FLAGS_FILE = "sglang_flags.json"  # package data: its option table
 ENTRY_MODULES = ("sglang.launch_server",)  # python -m MODULE starts it
 IMAGE_MARKERS: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
 IMAGE_SHIPS = ("lmsysorg/sglang", "sglang:", "/sglang")  # images that carry SGLang
+VERSION_TAGGED_IMAGES = ("sglang",)  # image repos (and NAME) whose tag is the release
 MEMORY_VIEW = "nvidia-smi"  # sizing starts from the MiB nvidia-smi prints
 FP8_KV_DTYPE = "fp8_e4m3"
 REFUSES_UNFIT_REQUEST = False
