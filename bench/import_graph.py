@@ -5,7 +5,7 @@
 
 An edge is every `import` statement a module holds, wherever it stands (top level, inside a function, under
 `if TYPE_CHECKING:`), relative ones resolved; a name imported from a package that is a module of its own
-(`from kvlint.flags import units`) is an edge to that module. Imports by string (`importlib.import_module`,
+(`from kvlint.memory import nonkv`) is an edge to that module. Imports by string (`importlib.import_module`,
 the engine registry) are not edges: the registry names its engines, it does not depend on them.
 
 A circle is a strongly connected set of two or more modules. The floors are the pipeline's order as

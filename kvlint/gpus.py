@@ -12,14 +12,13 @@ from functools import lru_cache
 
 from kvlint.data import load_json
 from kvlint.errors import KvlintError, UnknownGpuError
-from kvlint.flags.units import parse_memory_size
 from kvlint.lazyre import lazy
 from kvlint.record import record
 
 __all__ = ["Gpu", "all_gpus", "accelerator_kind", "lookup_accelerator", "lookup_gpu", "lookup_instance_type",
            "parse_memory_size"]
 
-from kvlint.sizes import MIB
+from kvlint.sizes import MIB, parse_memory_size
 
 _PREFIXES = ("nvidiageforce", "nvidia", "tesla", "geforce", "amdinstinct", "amd", "instinct")
 _MIG = lazy(r"(?:^|[-_ /.])mig[-_ ]?(\d)g[._-]?(\d+)gb$", re.IGNORECASE)

@@ -12,7 +12,6 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from kvlint.flags import units
 from kvlint.flags.flag_table import FlagSpec
 from kvlint.flags.syntax import syntax_of
 from kvlint.lazyre import lazy
@@ -40,7 +39,7 @@ def parse_human_int(engine: str, text: str) -> int:
 def _converter(engine: str, kind: str) -> Callable[[str], Any]:
     table: dict[str, Callable[[str], Any]] = {
         "int": int, "float": float, "human_int": syntax_of(engine).human_int,
-        "human_int_or_auto": units.vllm_human_int_or_auto,
+        "human_int_or_auto": syntax_of(engine).count,
         "json": json.loads, "json_or_str": _json_or_str,
     }
     return table.get(kind, str)
@@ -97,12 +96,12 @@ def _out_of_range(value: Any) -> str | None:
     return None
 
 
-def json_or_human(raw: str) -> Any:
-    """A vLLM dotted-key value (`--compilation-config.mode 3`): JSON, else a human int, else the text."""
+def json_or_human(engine: str, raw: str) -> Any:
+    """A vLLM dotted-key value (`--compilation-config.mode 3`): JSON, else the engine's human int, else the text."""
     try:
         return json.loads(raw)
     except ValueError:
         try:
-            return units.vllm_human_int(raw)
+            return syntax_of(engine).human_int(raw)
         except ValueError:
             return raw

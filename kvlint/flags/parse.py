@@ -200,7 +200,7 @@ def _dotted(st: ParseState, i: int, name: str, inline: str | None) -> int:
     if keys and keys[-1].endswith("+"):
         keys[-1], value = keys[-1][:-1], raw.split(",")
     else:
-        value = json_or_human(raw)
+        value = json_or_human(st.engine, raw)
     merge_dotted(st, spec, keys, value, tok, name, raw, span)
     return nxt
 
