@@ -3,8 +3,9 @@
 SGLang's "human_readable_int" is not vLLM's: `1Ki` is 1024, `32K` is refused (kvlint/engines/vllm/syntax.py).
 """
 
-from kvlint.flags.config_args import sglang_config_words
-from kvlint.flags.syntax import ArgSyntax
+from kvlint.flags.config_args import scalar_words
+from kvlint.flags.flag_table import FlagSpec, FlagTable
+from kvlint.flags.syntax import ArgSyntax, ConfigEntry
 from kvlint.lazyre import lazy
 
 _SGLANG_RE = lazy(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
@@ -28,6 +29,26 @@ def sglang_human_int(text: str) -> int:
     from decimal import Decimal  # SGLang decimal suffixes only; keeps decimal out of every start-up
 
     return int(Decimal(number) * _SGLANG_UNITS[suffix])
+
+
+def sglang_config_words(table: FlagTable, entry: ConfigEntry) -> tuple[list[str], str | None]:
+    spec = _sglang_config_spec(table, entry.key)
+    if spec is not None and (spec.kind not in ("value", "store_true") or spec.nargs not in (None, "?")):
+        return [], f"--config: unsupported config option {entry.key!r} ({spec.kind}, nargs {spec.nargs})"
+    if isinstance(entry.value, bool):
+        if spec is not None and spec.kind == "store_true":
+            return ([f"--{entry.key}"] if entry.value else []), None
+        return [f"--{entry.key}", str(entry.value).lower()], None
+    return scalar_words(entry.key, entry.value), None
+
+
+def _sglang_config_spec(table: FlagTable, key: str) -> FlagSpec | None:
+    """SGLang looks a YAML key up by dest or by option name with `-` read as `_`."""
+    norm = key.replace("-", "_")
+    for spec in table.flags:
+        if spec.dest == norm or any(o[2:].replace("-", "_") == norm for o in spec.options if o.startswith("--")):
+            return spec
+    return None
 
 
 SYNTAX = ArgSyntax(

@@ -5,8 +5,9 @@ and allows `25.6k`; SGLang wants `1Ki` for 1024 and rejects `32K`. A linter that
 accept launches the engine refuses, so each engine's folder holds its own.
 """
 
-from kvlint.flags.config_args import vllm_config_words
-from kvlint.flags.syntax import ArgSyntax
+from kvlint.flags.config_args import scalar_words
+from kvlint.flags.flag_table import FlagTable
+from kvlint.flags.syntax import ArgSyntax, ConfigEntry
 from kvlint.lazyre import lazy
 
 _VLLM_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
@@ -37,6 +38,15 @@ def vllm_human_int_or_auto(text: str) -> int:
     if text.strip() == "-1" or text.strip().lower() == "auto":
         return -1
     return vllm_human_int(text)
+
+
+def vllm_config_words(table: FlagTable, entry: ConfigEntry) -> tuple[list[str], str | None]:
+    if isinstance(entry.value, bool):
+        if entry.value:
+            return [f"--{entry.key}"], None
+        no_key = f"--no-{entry.key}"
+        return ([no_key], None) if no_key in table.by_option else ([], None)
+    return scalar_words(entry.key, entry.value), None
 
 
 SYNTAX = ArgSyntax(
