@@ -18,6 +18,8 @@ LONG_CONTEXT_OUTCOME = "SGLang warns and may produce wrong output past the train
 MEMORY_SHARE_DEFAULT = "default for this GPU"
 HEADROOM_LABEL = "reserve (activations, graphs)"
 DEFAULT_MODEL: str | None = None  # the engine requires a model
+KV_SETTINGS = ("context_length", "tp_size", "pp_size", "dp_size", "mem_fraction_static", "dtype", "kv_cache_dtype",
+               "quantization", "max_running_requests", "max_total_tokens", "page_size")  # what sizes its pool (inspect)
 ROLES = {"max_len": "context_length", "tp": "tp_size", "pp": "pp_size", "dp": "dp_size", "dcp": "dcp_size",
          "max_seqs": "max_running_requests", "kv_dtype": "kv_cache_dtype", "mem": "mem_fraction_static",
          "quant": "quantization", "max_batched": "chunked_prefill_size",

@@ -19,6 +19,9 @@ LONG_CONTEXT_OUTCOME = "vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_L
 MEMORY_SHARE_DEFAULT = "default"
 HEADROOM_LABEL = "headroom"
 DEFAULT_MODEL: str | None = "Qwen/Qwen3-0.6B"  # what `vllm serve` serves with no model given
+KV_SETTINGS = ("max_model_len", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
+               "gpu_memory_utilization", "dtype", "kv_cache_dtype", "quantization", "max_num_seqs",
+               "max_num_batched_tokens", "block_size", "kv_cache_memory_bytes")  # what sizes its pool (inspect)
 ROLES = {"max_len": "max_model_len", "tp": "tensor_parallel_size", "pp": "pipeline_parallel_size",
          "dp": "data_parallel_size", "dcp": "decode_context_parallel_size", "max_seqs": "max_num_seqs",
          "kv_dtype": "kv_cache_dtype", "mem": "gpu_memory_utilization", "quant": "quantization",
