@@ -2,6 +2,7 @@
 
     python bench/import_graph.py            # counts, the circles, the upward imports
     python bench/import_graph.py --engines  # and every import into or out of kvlint/engines/
+    python bench/import_graph.py --repo DIR # another tree: git archive COMMIT kvlint rules | tar -x -C DIR
 
 An edge is every `import` statement a module holds, wherever it stands (top level, inside a function, under
 `if TYPE_CHECKING:`), relative ones resolved; a name imported from a package that is a module of its own
@@ -31,13 +32,13 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "kvlint.redact", "kvlint.suggest", "kvlint.engines.registered")),
     ("records", ("kvlint.deployment", "kvlint.budget", "kvlint.status", "kvlint.findings", "kvlint.models.spec",
                  "kvlint.gpus", "kvlint.logs.record", "kvlint.calibration.entry")),
-    ("sources", ("kvlint.sources",)),
+    ("sources", ("kvlint.sources", "kvlint.ignore")),  # ignore.py: gitignore patterns, read with sources.text
     ("flags", ("kvlint.flags",)),
     ("models", ("kvlint.models",)),
     ("memory", ("kvlint.memory", "kvlint.logs")),
     ("engines", ("kvlint.engines",)),
     ("launches", ("kvlint.launches",)),
-    ("config", ("kvlint.config", "kvlint.ignore", "kvlint.calibration", "kvlint.logs.checks", "kvlint.logs.compare",
+    ("config", ("kvlint.config", "kvlint.calibration", "kvlint.logs.checks", "kvlint.logs.compare",
                 "kvlint.logs.render")),
     ("resolve", ("kvlint.resolve", "kvlint.plan")),
     ("rules", ("kvlint.registry", "kvlint.rules", "kvlint.ruledocs")),
@@ -157,7 +158,8 @@ def upward(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
 
 
 def main(argv: list[str]) -> int:
-    graph = edges(modules())
+    repo = Path(argv[argv.index("--repo") + 1]) if "--repo" in argv else REPO  # another checkout (git archive)
+    graph = edges(modules(repo))
     rings = circles(graph)
     up = upward(graph)
     print(f"modules {len(graph)}, imports {sum(len(v) for v in graph.values())}")
