@@ -15,6 +15,7 @@ from kvlint.engines.registered import engine_names, part
 if TYPE_CHECKING:
     from kvlint.engines.base import Engine
 
+ENGINE_NAMES = engine_names()  # the engines kvlint ships; a search that must also see a plugin calls engine_names()
 _LOADED: dict[str, Engine] = {}
 
 

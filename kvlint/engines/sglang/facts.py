@@ -5,6 +5,7 @@ points that start it, and what it does at start-up. Imports nothing: every floor
 NAME = "sglang"
 TITLE = "SGLang"  # as messages write it
 FLAGS_FILE = "sglang_flags.json"  # package data: its option table
+MODEL_FLAG = "--model-path"  # the flag that names the model
 ENTRY_MODULES = ("sglang.launch_server",)  # python -m MODULE starts it
 IMAGE_MARKERS: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
 IMAGE_SHIPS = ("lmsysorg/sglang", "sglang:", "/sglang")  # images that carry SGLang

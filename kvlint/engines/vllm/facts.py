@@ -5,6 +5,7 @@ points that start it, and what it does at start-up. Imports nothing: every floor
 NAME = "vllm"
 TITLE = "vLLM"  # as messages write it
 FLAGS_FILE = "vllm_flags.json"  # package data: its option table
+MODEL_FLAG = "--model"  # the flag that names the model (beside `serve MODEL`)
 ENTRY_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")  # python -m MODULE starts it
 IMAGE_MARKERS = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")  # the entry point is the server
 IMAGE_SHIPS = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
