@@ -3,7 +3,7 @@
 The test copies kvlint/engines/vllm/ to a package named `toy` outside kvlint, edits only the copy's facts
 (its name and title), registers it with the hook kvlint.engines.registered.register (the line a contributor
 adds to ENGINES), and checks a script that launches `toy serve ...`: the launch is found as a toy launch and
-its KV pool is sized by the toy's own memory model.
+its KV pool is sized by the toy's own memory model (a script, a Kubernetes manifest, compose, a Dockerfile).
 """
 
 from __future__ import annotations
@@ -50,10 +50,32 @@ def test_a_folder_imports_its_own_parts_relatively(name):
     assert back == []
 
 
-def test_a_launch_of_the_toy_engine_is_found_and_sized(toy, tmp_path, capsys):
-    script = tmp_path / "serve.sh"
-    script.write_text("#!/bin/sh\ntoy serve Qwen/Qwen3-8B --max-model-len 16384 --max-num-seqs 8\n", encoding="utf-8")
-    main(["check", str(script), "--gpu", "H100-SXM-80GB", "--format", "json", "-j", "1"])
+MANIFEST = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: toy}
+spec:
+  template:
+    spec:
+      containers:
+        - name: toy
+          image: example.com/toy:1.0
+          command: ["toy", "serve"]
+          args: [Qwen/Qwen3-8B, --max-model-len=16384, --max-num-seqs=8]
+"""
+FILES = {
+    "serve.sh": "#!/bin/sh\ntoy serve Qwen/Qwen3-8B --max-model-len 16384 --max-num-seqs 8\n",
+    "deploy.yaml": MANIFEST,
+    "compose.yaml": "services:\n  llm:\n    image: example.com/toy:1\n"
+                    "    command: toy serve Qwen/Qwen3-8B --max-model-len 16384 --max-num-seqs 8\n",
+    "Dockerfile": 'FROM python:3.12\nCMD ["toy", "serve", "Qwen/Qwen3-8B", "--max-model-len", "16384"]\n',
+}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_launch_of_the_toy_engine_is_found_and_sized(toy, tmp_path, capsys, name):
+    launch_file = tmp_path / name
+    launch_file.write_text(FILES[name], encoding="utf-8")
+    main(["check", str(launch_file), "--gpu", "H100-SXM-80GB", "--format", "json", "-j", "1"])
     report = json.loads(capsys.readouterr().out)
     [launch] = report["deployments"]
     assert launch["engine"] == "toy" and launch["model"] == "Qwen/Qwen3-8B"
@@ -63,4 +85,3 @@ def test_a_launch_of_the_toy_engine_is_found_and_sized(toy, tmp_path, capsys):
     toy_engine = get_engine("toy")
     assert type(toy_engine).__module__ == "toy.engine" and toy_engine.title == "Toy"
     assert "toy.memory" in sys.modules  # sized by the copy's memory model, not vLLM's record
-
