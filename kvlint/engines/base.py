@@ -44,6 +44,7 @@ class LogView:
     weights_gib: Callable[[LogRecord], float | None]  # the weights it logs
     prints_total_memory: bool  # the log gives the GPU total the engine measured (vLLM)
     block_rows: bool  # the log shows blocks, requested memory and concurrency (vLLM)
+    settings: Callable[[LogRecord], dict[str, Any]]  # the memory settings its own lines state, by canonical name
 
 
 class Engine(Protocol):

@@ -33,6 +33,11 @@ def _weights(record: LogRecord) -> float | None:
     return record.weights_mem_usage_gb
 
 
+def _settings(record: LogRecord) -> dict[str, Any]:
+    return {"context_length": record.context_len, "mem_fraction_static": record.mem_fraction_static,
+            "chunked_prefill_size": record.chunked_prefill_size}
+
+
 class Sglang(RoleTable):
     facts = facts
     name = facts.NAME
@@ -52,7 +57,8 @@ class Sglang(RoleTable):
     roles = facts.ROLES
     flags = facts.FLAGS
     syntax = SYNTAX
-    log = LogView(pool_gib=_pool, tokens=_tokens, weights_gib=_weights, prints_total_memory=False, block_rows=False)
+    log = LogView(pool_gib=_pool, tokens=_tokens, weights_gib=_weights, prints_total_memory=False, block_rows=False,
+                  settings=_settings)
 
     def derived_max_len(self, model: ModelSpec) -> int:
         from .maxlen import derived_max_len

@@ -30,6 +30,11 @@ def _weights(record: LogRecord) -> float | None:
     return record.model_loading_gib
 
 
+def _settings(record: LogRecord) -> dict[str, Any]:
+    return {"max_model_len": record.max_model_len, "max_num_batched_tokens": record.max_num_batched_tokens,
+            "gpu_memory_utilization": record.gpu_memory_utilization}
+
+
 class Vllm(RoleTable):
     facts = facts
     name = facts.NAME
@@ -49,7 +54,8 @@ class Vllm(RoleTable):
     roles = facts.ROLES
     flags = facts.FLAGS
     syntax = SYNTAX
-    log = LogView(pool_gib=_pool, tokens=_tokens, weights_gib=_weights, prints_total_memory=True, block_rows=True)
+    log = LogView(pool_gib=_pool, tokens=_tokens, weights_gib=_weights, prints_total_memory=True, block_rows=True,
+                  settings=_settings)
 
     def derived_max_len(self, model: ModelSpec) -> int:
         from .maxlen import derived_max_len
