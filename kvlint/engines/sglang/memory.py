@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from kvlint.budget import Budget, Parallel, SglangDetail
+from kvlint.engines.architectures import refuse_unmodelled
 from kvlint.errors import InvalidSettingError
 from kvlint.memory import nonkv
 from kvlint.memory.common import (
@@ -427,3 +428,13 @@ def _log(steps: Steps, facts: GpuFacts, pool: _Pool, user: int | None) -> None:
     steps.add("max_total_num_tokens", f"(pool // cell) // page {page} x page", tokens, "tokens")
     steps.add("context_len", "flag, else derived from config.json", context, "tokens")
     steps.add("max_running_requests", "min(clamp(tokens/context x 512, 2048, 4096), tokens // 2)", mrr)
+
+
+def budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
+           non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
+           weights_bytes: int | None = None) -> Budget:
+    """The memory model under the name every engine's memory.py gives it (kvlint.memory.compute_budget and the
+    engine record call it): an architecture kvlint does not model is refused before anything is sized."""
+    refuse_unmodelled(model.architecture)
+    return sglang_budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
+                         gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)

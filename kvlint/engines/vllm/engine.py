@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from kvlint.engines.architectures import refuse_unmodelled
 from kvlint.engines.base import LogView, RoleTable, resolved_int
 
 from . import facts
@@ -77,11 +76,10 @@ class Vllm(RoleTable):
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                weights_bytes: int | None = None) -> Budget:
-        from .memory import vllm_budget
+        from .memory import budget
 
-        refuse_unmodelled(model.architecture)
-        return vllm_budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
-                           gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
+        return budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
+                      gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
 
     def requests_at(self, budget: Budget, context: int, model: ModelSpec, settings: Mapping[str, Any],
                     gpu: Gpu | None, gpu_memory_bytes: int | None) -> int:

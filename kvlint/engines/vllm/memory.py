@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kvlint.budget import Budget, FixedPool, Parallel, Step, VllmDetail
+from kvlint.engines.architectures import refuse_unmodelled
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.memory import nonkv
 from kvlint.memory.common import (
@@ -813,3 +814,13 @@ def _log_results(steps: Steps, inp: Inputs, st: Stage, cap: Capacity, fit: Fit, 
               cap.tokens, "tokens")
     steps.add("fits one request", "needed <= pool - one block (null block)", "yes" if fit.fits else "no")
     steps.add("estimated max model len", "binary search on the one-request check", fit.estimated_len, "tokens")
+
+
+def budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
+           non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
+           weights_bytes: int | None = None) -> Budget:
+    """The memory model under the name every engine's memory.py gives it (kvlint.memory.compute_budget and the
+    engine record call it): an architecture kvlint does not model is refused before anything is sized."""
+    refuse_unmodelled(model.architecture)
+    return vllm_budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
+                       gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
