@@ -15,6 +15,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from kvlint.deployment import Deployment
+from kvlint.engines.registered import engine_names
 from kvlint.launches import ReadResult
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field
@@ -26,7 +27,6 @@ from kvlint.span import Span
 if TYPE_CHECKING:
     import ast
 
-ENGINE_WORDS = ("vllm", "sglang", "LLMConfig")  # Ray Serve LLM runs vLLM without naming it
 # ast.parse cannot be interrupted by the per-file budget and its tree costs about 100 bytes a character:
 # a launcher is a few KiB, a 2 MiB generated module took 2.5 s and 230 MiB.
 PARSE_CAP = 512 * 1024
@@ -34,11 +34,17 @@ _RAY_CONFIG = "LLMConfig"
 _RAY_WRAPPER = "ray.serve.llm"
 
 
+def engine_words() -> tuple[str, ...]:
+    """Words one of which a Python file that launches an engine holds: the registered names, and Ray Serve
+    LLM's config (it runs vLLM without naming it)."""
+    return (*engine_names(), _RAY_CONFIG)
+
+
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
     """The reader protocol's entry (kvlint.launches.kinds)."""
     from kvlint.sources.comments import scan_comments
 
-    if not any(w in text for w in ENGINE_WORDS):
+    if not any(w in text for w in engine_words()):
         return ReadResult(path)
     if len(text) > PARSE_CAP:
         from kvlint.findings import Severity
@@ -234,7 +240,7 @@ def _argv(src: _Source, elts: list[ast.expr]) -> list[Deployment]:
         if isinstance(e, ast.Starred):
             break  # `*args`: what follows is not known word by word
         fields.append(src.field(e))
-    found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:6] for w in ENGINE_WORDS) else None
+    found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:6] for w in engine_words()) else None
     return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
 
 

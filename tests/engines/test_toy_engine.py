@@ -3,7 +3,8 @@
 The test copies kvlint/engines/vllm/ to a package named `toy` outside kvlint, edits only the copy's facts
 (its name and title), registers it with the hook kvlint.engines.registered.register (the line a contributor
 adds to ENGINES), and checks a script that launches `toy serve ...`: the launch is found as a toy launch and
-its KV pool is sized by the toy's own memory model (a script, a Kubernetes manifest, compose, a Dockerfile).
+its KV pool is sized by the toy's own memory model (a script, a Kubernetes manifest, compose, a Dockerfile,
+a Python launcher).
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ FILES = {
     "compose.yaml": "services:\n  llm:\n    image: example.com/toy:1\n"
                     "    command: toy serve Qwen/Qwen3-8B --max-model-len 16384 --max-num-seqs 8\n",
     "Dockerfile": 'FROM python:3.12\nCMD ["toy", "serve", "Qwen/Qwen3-8B", "--max-model-len", "16384"]\n',
+    "launch.py": 'import subprocess\n\nsubprocess.run(["toy", "serve", "Qwen/Qwen3-8B", "--max-model-len", "16384"])\n',
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kvlint.deployment import Deployment
+from kvlint.engines.registered import engine_names
 from kvlint.findings import Finding, Severity
 from kvlint.launches import facts, structured
 from kvlint.launches import gpus_in_manifest as g
@@ -101,7 +102,7 @@ def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
     engine from its image, else its kind or API group (`kind: VllmServer`), else the settings' own path."""
     found = engine_image(doc)
     named = " ".join(text(doc.get(k)) or "" for k in ("kind", "apiVersion")).lower()
-    engine = found[0] if found else next((w for w in structured.ENGINE_WORDS if w in named), None)
+    engine = found[0] if found else next((w for w in engine_names() if w in named), None)
     block = structured.find(doc, engine)
     if block is None:
         return []
