@@ -106,3 +106,28 @@ def test_no_import_circle_runs_through_kvlint_engines():
     assert "kvlint.engines.registered" in edges["kvlint.flags.syntax"]  # the graph sees the imports it should
     rings = [r for r in graph.circles(edges) if any(m.startswith("kvlint.engines") for m in r)]
     assert rings == []
+
+
+def _doc_table() -> dict[str, set[str]]:
+    """docs/architecture.md's "What a stage may import" table: stage -> the packages it never imports."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## What a stage may import", 1)[1].split("\n## ", 1)[0]
+    rows: dict[str, set[str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 2 or cells[0] in ("stage", "---"):
+            continue
+        stage = "kvlint.rules" if cells[0] == "rules/" else cells[0]
+        names = set()
+        for name in (n.strip() for n in cells[1].split(",")):
+            head, _, tails = name.partition(".")  # `resolve.sizing/sweep` is two modules of one package
+            if tails:
+                names.update(f"kvlint.{head}.{t}" for t in tails.split("/"))
+            else:
+                names.add(f"kvlint.{head}")
+        rows[stage] = names
+    return rows
+
+
+def test_the_architecture_doc_states_the_rules_this_test_enforces():
+    assert _doc_table() == {stage: set(never) for stage, never in FORBIDDEN.items()}
