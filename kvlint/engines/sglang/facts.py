@@ -10,6 +10,7 @@ ENTRY_MODULES = ("sglang.launch_server",)  # python -m MODULE starts it
 IMAGE_MARKERS: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
 IMAGE_SHIPS = ("lmsysorg/sglang", "sglang:", "/sglang")  # images that carry SGLang
 VERSION_TAGGED_IMAGES = ("sglang",)  # image repos (and NAME) whose tag is the release
+BUILD_IMAGE_PREFIXES = ("sgl-",)  # own builds whose repo does not hold NAME (their tags are releases)
 MEMORY_VIEW = "nvidia-smi"  # sizing starts from the MiB nvidia-smi prints
 FP8_KV_DTYPE = "fp8_e4m3"
 REFUSES_UNFIT_REQUEST = False

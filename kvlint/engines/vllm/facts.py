@@ -11,6 +11,7 @@ IMAGE_MARKERS = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")  # the
 IMAGE_SHIPS = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
                "modh/vllm", "opendatahub/vllm", "vllm-cuda")  # images that carry vLLM, entry point or not
 VERSION_TAGGED_IMAGES = ("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm")  # repos (and NAME) tagged vX.Y.Z
+BUILD_IMAGE_PREFIXES: tuple[str, ...] = ()  # own builds whose repo does not hold NAME (their tags are releases)
 MEMORY_VIEW = "torch"  # sizing starts from cudaMemGetInfo's total
 FP8_KV_DTYPE = "fp8"
 REFUSES_UNFIT_REQUEST = True  # refuses to start when one max-length request does not fit (KV101)
