@@ -15,6 +15,7 @@ ENGINES = {"vllm": "kvlint.engines.vllm", "sglang": "kvlint.engines.sglang"}  # 
 
 # The modules every engine folder has (tests/engines/test_folders.py checks each registered engine).
 PARTS = ("facts", "syntax", "memory", "releases", "nonkv", "logs", "maxlen", "engine")
+_FOUND: dict[tuple[str, str], ModuleType] = {}  # the flag parser asks for a syntax per value: a dict, not an import
 
 
 def engine_names() -> tuple[str, ...]:
@@ -25,16 +26,21 @@ def engine_names() -> tuple[str, ...]:
 def register(name: str, package: str) -> None:
     """Add an engine whose folder is the importable package `package` (a plugin, the toy-engine test)."""
     ENGINES[name] = package
+    _FOUND.clear()
 
 
 def part(name: str, piece: str) -> ModuleType:
     """Module `piece` of engine `name`'s folder, imported on first use (KvlintError for an unknown engine)."""
+    found = _FOUND.get((name, piece))
+    if found is not None:
+        return found
     package = ENGINES.get(name)
     if package is None:
         from kvlint.errors import KvlintError
 
         raise KvlintError(f"unknown engine {name!r}: expected one of {', '.join(ENGINES)}")
-    return importlib.import_module(f"{package}.{piece}")
+    found = _FOUND[name, piece] = importlib.import_module(f"{package}.{piece}")
+    return found
 
 
 def facts(name: str) -> ModuleType:

@@ -34,6 +34,7 @@ def toy(tmp_path, monkeypatch):
                      encoding="utf-8")
     monkeypatch.syspath_prepend(str(folder.parent))
     monkeypatch.setattr(registered, "ENGINES", dict(registered.ENGINES))  # the registration undone after the test
+    monkeypatch.setattr(registered, "_FOUND", {})
     registered.register("toy", "toy")
     yield folder
     for name in [m for m in sys.modules if m == "toy" or m.startswith("toy.")]:
