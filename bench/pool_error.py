@@ -61,7 +61,7 @@ def assumed_version(case) -> tuple[str | None, str]:
 
 
 # How each case's engine was installed, where its source says (the sampler path of 0.8-0.11 depends on it:
-# kvlint.memory.vllm.sampler_path; unknown is the PyPI wheel's path, kvlint's default). A held-out case carries its own
+# kvlint.engines.vllm.memory.sampler_path; unknown is the PyPI wheel's path, kvlint's default). A held-out case carries its own
 # `install` field.
 INSTALL_EVIDENCE = {
     "vllm-i23278-h100-gpt-oss-120b-fail": ("pip", "the issue's traceback runs from /home/ubuntu/miniconda3/envs/..."),

@@ -1,13 +1,13 @@
 """The memory picture of one engine instance: what an engine would compute at startup.
 
-Engines (kvlint.memory.vllm / sglang) produce a Budget; rules, `kvlint budget`, `verify` and `plan`
+Engines' memory models (kvlint/engines/<name>/memory.py) produce a Budget; rules, `kvlint budget`, `verify` and `plan`
 only read it. Every number carries its derivation in `steps`, so `kvlint budget` can show how each
 figure was reached.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kvlint.record import asdict, record
 
@@ -61,6 +61,25 @@ class FixedPool:
                 "fixed_pool_estimated": self.estimated}
 
 
+class EngineDetail(Protocol):
+    """An engine's own figures beside the Budget's common ones, made by its memory model: what the Budget and
+    the reports ask of them (VllmDetail and SglangDetail below; a new engine's record may live in its folder)."""
+
+    @property
+    def fixed_pool(self) -> FixedPool | None: ...  # a pool of fixed bytes (vLLM's --kv-cache-memory-bytes)
+
+    @property
+    def request_bytes(self) -> int | None: ...  # bytes the engine's one-request check counts
+
+    @property
+    def reserve_bytes(self) -> int | None: ...  # memory set aside outside the engine's share (SGLang's)
+
+    @property
+    def block_view(self) -> bool: ...  # the Budget shows blocks (vLLM), not a memory fraction (SGLang)
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
 @record
 class VllmDetail:
     """vLLM's planner figures beside the Budget's common ones (engines.md 1.4-1.7)."""
@@ -79,6 +98,14 @@ class VllmDetail:
         """Bytes vLLM's one-request check counts: blocks per request x bytes per block."""
         return self.blocks_per_request * self.bytes_per_block
 
+    @property
+    def reserve_bytes(self) -> int | None:
+        return None  # what gpu_memory_utilization leaves is the headroom, no reserve of its own
+
+    @property
+    def block_view(self) -> bool:
+        return True
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kv_groups": self.kv_groups, "blocks_per_request": self.blocks_per_request,
                                "bytes_per_block": self.bytes_per_block, "padding_layers": self.padding_layers}
@@ -96,6 +123,18 @@ class SglangDetail:
     v_size_gb: float
     cuda_graph_max_bs: int
     reserve_bytes: int  # pre-load x (1 - mem_fraction_static): activations and CUDA graphs
+
+    @property
+    def fixed_pool(self) -> FixedPool | None:
+        return None
+
+    @property
+    def request_bytes(self) -> int | None:
+        return None  # a token pool: no block check
+
+    @property
+    def block_view(self) -> bool:
+        return False
 
     def to_json(self) -> dict[str, Any]:
         return {"page_size": self.page_size, "k_size_gb": self.k_size_gb, "v_size_gb": self.v_size_gb,
@@ -142,7 +181,7 @@ class Budget:
     max_num_batched_tokens: int | None = None
     steps: tuple[Step, ...] = ()
     notes: tuple[str, ...] = ()
-    detail: VllmDetail | SglangDetail | None = None
+    detail: EngineDetail | None = None
     calibration: Calibrated | None = None
     pool_cap: int | None = None  # SGLang --max-total-tokens below the context: the pool the launch asks for
     pool_band_bytes: int = 0  # how much larger the real pool has been than this estimate, on the logs of the
@@ -159,12 +198,12 @@ class Budget:
 
     @property
     def fixed_pool(self) -> FixedPool | None:
-        return self.detail.fixed_pool if isinstance(self.detail, VllmDetail) else None
+        return self.detail.fixed_pool if self.detail is not None else None
 
     @property
     def request_bytes(self) -> int | None:
         """vLLM's bytes for one max-length request (its check's figure); None without a planner detail."""
-        return self.detail.request_bytes if isinstance(self.detail, VllmDetail) else None
+        return self.detail.request_bytes if self.detail is not None else None
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON shape of `kvlint budget --format json` (stable keys)."""
@@ -193,7 +232,7 @@ class Budget:
             "steps": [asdict(s) for s in self.steps],
             "notes": list(self.notes),
         }
-        if not isinstance(self.detail, SglangDetail):  # vLLM's block view; SGLang's is a memory fraction
+        if self.detail is None or self.detail.block_view:  # vLLM's block view; SGLang's is a memory fraction
             out["num_blocks"] = self.num_blocks
             out["block_size"] = self.block_size
         else:

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from kvlint.data import load_json
+from kvlint.engines.registered import engine_names
 from kvlint.errors import KvlintError
 from kvlint.findings import Severity
 from kvlint.record import field, record
@@ -480,7 +481,7 @@ def _build(path: str, data: dict[str, Any], locate: Locate, notes: tuple[str, ..
                                      lambda r, v, k: Severity.parse(v)),
         rule_options=by_rule("rules", data.get("rules", {}), options),
         gpu=data.get("gpu"), gpu_memory=data.get("gpu-memory"),
-        engine_versions={"vllm": ev, "sglang": ev} if isinstance(ev, str) else dict(ev or {}),
+        engine_versions=dict.fromkeys(engine_names(), ev) if isinstance(ev, str) else dict(ev or {}),
         models={k: os.path.normpath(os.path.join(root, v)) for k, v in data.get("models", {}).items()},
         non_kv_gib=({"default": float(nk)} if isinstance(nk, (int, float))
                     else {k: float(v) for k, v in (nk or {}).items()}),

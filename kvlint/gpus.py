@@ -12,14 +12,13 @@ from functools import lru_cache
 
 from kvlint.data import load_json
 from kvlint.errors import KvlintError, UnknownGpuError
-from kvlint.flags.units import parse_memory_size
 from kvlint.lazyre import lazy
 from kvlint.record import record
 
 __all__ = ["Gpu", "all_gpus", "accelerator_kind", "hint_keys", "lookup_accelerator", "lookup_gpu",
            "lookup_instance_family", "lookup_instance_type", "parse_memory_size"]
 
-from kvlint.sizes import MIB
+from kvlint.sizes import MIB, parse_memory_size
 
 _PREFIXES = ("nvidiageforce", "nvidia", "tesla", "geforce", "amdinstinct", "amd", "instinct")
 _MIG = lazy(r"(?:^|[-_ /.])mig[-_ ]?(\d)g[._-]?(\d+)gb$", re.IGNORECASE)
@@ -43,10 +42,10 @@ class Gpu:
 
     def total_bytes(self, engine: str) -> int:
         """The total the engine's own sizing starts from: torch bytes for vLLM, nvidia-smi MiB for SGLang."""
-        from kvlint.engines import get_engine
+        from kvlint.engines.registered import facts
 
         try:
-            view = get_engine(engine).memory_view
+            view = facts(engine).MEMORY_VIEW
         except KvlintError:
             raise UnknownGpuError(f"unknown engine {engine!r}") from None
         return self.torch_total_bytes if view == "torch" else self.memory_mib * MIB

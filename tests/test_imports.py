@@ -23,7 +23,7 @@ WRAPPER = ("import json, sys; from kvlint.cli import main; rc = main(['check', s
 # never needed to check a Kubernetes manifest whose model is bundled and whose config (if any) is valid
 NOT_NEEDED = [
     "kvlint.logs", "kvlint.logs.parse", "kvlint.calibration", "kvlint.plan", "kvlint.commands.verify",
-    "kvlint.commands.plan", "kvlint.commands.budget", "kvlint.commands.inspect", "kvlint.memory.sglang",
+    "kvlint.commands.plan", "kvlint.commands.budget", "kvlint.commands.inspect", "kvlint.engines.sglang.memory",
     "kvlint.launches.compose", "kvlint.launches.skypilot", "kvlint.launches.vllm_config",
     "kvlint.launches.charts.generic", "kvlint.launches.charts.kaito", "kvlint.launches.dockerfile",
     "kvlint.report.sarif", "kvlint.report.json_report", "kvlint.report.github",
@@ -48,7 +48,7 @@ def test_check_of_one_good_file_imports_only_what_it_needs(tmp_path, config):
     if config is not None:
         (tmp_path / ".kvlint.yaml").write_text(config, encoding="utf-8")
     modules = modules_after_check(tmp_path)
-    assert "kvlint.launches.k8s" in modules and "kvlint.memory.vllm" in modules  # the check really ran
+    assert "kvlint.launches.k8s" in modules and "kvlint.engines.vllm.memory" in modules  # the check really ran
     assert sorted(set(NOT_NEEDED) & modules) == []
 
 

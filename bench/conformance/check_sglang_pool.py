@@ -1,4 +1,4 @@
-"""SGLang 0.5.23: its own KV pool sizing (rest memory -> max_total_num_tokens) against kvlint.memory.sglang.
+"""SGLang 0.5.23: its own KV pool sizing (rest memory -> max_total_num_tokens) against kvlint.engines.sglang.memory.
 
 Invoked by run.py as `python check_sglang_pool.py WHEEL_ROOT VERSION N SEED`. What runs from the wheel:
 

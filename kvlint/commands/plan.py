@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kvlint.engines.registered import engine_names
 from kvlint.sizes import GIB
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ TEXT_ROWS = 12
 @click.argument("model")
 @click.option("--context", type=int, required=True, help="Tokens per request (max_model_len / context_length).")
 @click.option("--concurrency", type=int, required=True, help="Full-length requests to hold at once.")
-@click.option("--engine", type=click.Choice(["vllm", "sglang"]), default="vllm", show_default=True)
+@click.option("--engine", type=click.Choice(list(engine_names())), default="vllm", show_default=True)
 @click.option("--engine-version", help="Engine release to model (default: the newest documented).")
 @click.option("--gpus", help=f"Comma-separated GPU types to consider (default: {DEFAULT_GPUS}).")
 @click.option("--gpu", "gpu_names", multiple=True,

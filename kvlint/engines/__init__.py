@@ -1,20 +1,21 @@
 """The engine records: what differs between vLLM and SGLang, behind one protocol (base.py).
 
 `get_engine(name)` is the one place an engine's name turns into its record; everything else asks the
-record. A third engine is a module beside vllm.py and sglang.py and one entry in `_MODULES`.
+record. Each engine is a folder (kvlint/engines/vllm/, kvlint/engines/sglang/) registered by one line in
+kvlint.engines.registered; a third engine is a copy of a sibling folder and one entry there.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
+
+from kvlint.engines.registered import engine_names, part
 
 if TYPE_CHECKING:
     from kvlint.engines.base import Engine
 
-_MODULES = {"vllm": "kvlint.engines.vllm", "sglang": "kvlint.engines.sglang"}
-ENGINE_NAMES = tuple(_MODULES)
+ENGINE_NAMES = engine_names()  # the engines kvlint ships; a search that must also see a plugin calls engine_names()
 _LOADED: dict[str, Engine] = {}
 
 
@@ -22,17 +23,11 @@ def get_engine(name: str) -> Engine:
     """The record of engine `name` (KvlintError with the known names otherwise)."""
     found = _LOADED.get(name)
     if found is None:
-        module = _MODULES.get(name)
-        if module is None:
-            from kvlint.errors import KvlintError
-
-            raise KvlintError(f"unknown engine {name!r}: expected one of {', '.join(ENGINE_NAMES)}")
-        found = _LOADED[name] = importlib.import_module(module).ENGINE
+        found = _LOADED[name] = part(name, "engine").ENGINE
     return found
 
 
 def all_engines() -> Iterator[Engine]:
     """Every engine's record in a fixed order, each loaded when reached: a search that stops at vLLM's
     (an image, a command) does not load SGLang's record and what it imports."""
-    return (get_engine(n) for n in ENGINE_NAMES)
-
+    return (get_engine(n) for n in engine_names())

@@ -3,48 +3,36 @@
 Readers, the resolve stage, rules and reporters hold an `Engine` and ask it: which canonical setting
 plays a role (`max_len` is vLLM's `max_model_len` and SGLang's `context_length`), how a fix spells the
 flag, which GPU total its sizing starts from, whether it refuses a request that does not fit or starts
-and rejects it later, and its memory model. Adding TensorRT-LLM or TGI is one new module implementing
-this protocol and one entry in kvlint.engines._MODULES, the way pre-commit keeps one module per language.
+and rejects it later, its memory model, releases, non-KV coefficients and log patterns. Each engine is a
+folder (kvlint/engines/vllm/, kvlint/engines/sglang/) whose engine.py implements this protocol from the
+folder's parts; adding TensorRT-LLM or TGI is a copy of a sibling folder and one line in
+kvlint.engines.registered, the way pre-commit keeps one module per language.
 
 Stage 2 (flag parsing: `syntax`) and stage 5 (memory: `budget`) stay apart: the record only points at
-kvlint.flags and kvlint.memory, imported when used.
+kvlint.flags and kvlint.memory, imported when used; neither imports this module or an engine's record.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kvlint.engines.registered import part
 from kvlint.record import record
 
 if TYPE_CHECKING:
     from kvlint.budget import Budget
     from kvlint.engines.architectures import Retired
-    from kvlint.flags.config_args import ConfigEntry
     from kvlint.flags.flag_table import FlagTable
+    from kvlint.flags.syntax import ArgSyntax
     from kvlint.gpus import Gpu
+    from kvlint.logs.patterns import Pattern
     from kvlint.logs.record import LogRecord
     from kvlint.models.spec import ModelSpec
 
 # What a rule or message asks for; each engine maps a role to its own canonical setting and flag spelling.
 ROLES = ("max_len", "tp", "pp", "dp", "dcp", "max_seqs", "kv_dtype", "mem", "quant", "max_batched")
-
-ConfigWords = Callable[["FlagTable", "ConfigEntry"], "tuple[list[str], str | None]"]
-
-
-@record
-class ArgSyntax:
-    """How the engine's own argument parser reads a command line (kvlint.flags follows it)."""
-
-    positional_model: str  # "always" (vllm serve MODEL, and its api_server) | "after-serve" (sglang serve MODEL)
-    optimization_level: bool  # -O3 / -O.mode short options (vLLM)
-    human_int: Callable[[str], int]  # how `32k`, `1Ki` read (argparse type human_int)
-    count: Callable[[str], int]  # how a length flag reads, `auto` / -1 included where the engine allows them
-    type_words: Mapping[str, str]  # argparse type -> the rule a refused value broke, in the engine's words
-    model_first_check: bool  # `serve --served-model-name x ... MODEL` is refused (vLLM)
-    config_words: ConfigWords  # the argv words one `--config` YAML entry becomes
-    config_after_model: bool  # --config words go after `serve MODEL` (vLLM) or before every CLI word (SGLang)
-    config_file_merged: bool  # readers merge a `--config FILE.yaml` beside the manifest into the launch
 
 
 @record
@@ -56,11 +44,13 @@ class LogView:
     weights_gib: Callable[[LogRecord], float | None]  # the weights it logs
     prints_total_memory: bool  # the log gives the GPU total the engine measured (vLLM)
     block_rows: bool  # the log shows blocks, requested memory and concurrency (vLLM)
+    settings: Callable[[LogRecord], dict[str, Any]]  # the memory settings its own lines state, by canonical name
 
 
 class Engine(Protocol):
-    """One serving engine. Implementations: kvlint/engines/vllm.py, kvlint/engines/sglang.py."""
+    """One serving engine: the record kvlint/engines/<name>/engine.py assembles from its folder's parts."""
 
+    facts: ModuleType  # the folder's leaf module of facts (facts.py), which the attributes below read
     name: str  # "vllm"
     title: str  # "vLLM", as messages write it
     flags_file: str  # package data file with its flag table
@@ -123,9 +113,22 @@ class Engine(Protocol):
         """The release no longer serves this model class in-tree (kvlint/data/architectures.json)."""
         ...
 
+    def flag_table(self) -> FlagTable:
+        """The engine's option table (kvlint/data/<facts.FLAGS_FILE>), as its parser reads it."""
+        ...
+
+    def non_kv_coefficients(self) -> dict[str, Any]:
+        """The coefficients of its non-KV estimate (nonkv.py: kvlint/data/nonkv.json)."""
+        ...
+
+    def log_patterns(self) -> tuple[Pattern, ...]:
+        """The start-up log lines only this engine prints (logs.py: kvlint.logs.patterns)."""
+        ...
+
 
 class RoleTable:
-    """The role -> setting / flag lookups both engines share, from two small tables."""
+    """What every engine record does the same way: role -> setting / flag lookups from two small tables, and the
+    parts of its folder asked for by the engine's name (kvlint.engines.registered.part)."""
 
     name: str = ""
     roles: Mapping[str, str] = {}
@@ -141,6 +144,19 @@ class RoleTable:
         from kvlint.engines.architectures import retired
 
         return retired(self.name, architecture, version)
+
+    def flag_table(self) -> FlagTable:
+        from kvlint.flags.flag_table import flag_table
+
+        return flag_table(self.name)
+
+    def non_kv_coefficients(self) -> dict[str, Any]:
+        found: dict[str, Any] = part(self.name, "nonkv").coefficients()
+        return found
+
+    def log_patterns(self) -> tuple[Pattern, ...]:
+        found: tuple[Pattern, ...] = part(self.name, "logs").line_patterns()
+        return found
 
 
 def resolved_int(settings: Mapping[str, Any], name: str, default: int = 1) -> int:

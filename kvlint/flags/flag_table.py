@@ -13,8 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from kvlint.data import load_json
-from kvlint.engines import ENGINE_NAMES as ENGINES
-from kvlint.engines import get_engine
+from kvlint.engines.registered import engine_names, facts
 from kvlint.errors import UnknownFlagError
 from kvlint.record import record
 
@@ -113,9 +112,9 @@ def _spec(entry: dict) -> FlagSpec:
 @lru_cache(maxsize=2)
 def flag_table(engine: str) -> FlagTable:
     """The engine's option table, loaded once from package data."""
-    if engine not in ENGINES:
-        raise UnknownFlagError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
-    data = load_json(get_engine(engine).flags_file)
+    if engine not in engine_names():
+        raise UnknownFlagError(f"unknown engine {engine!r}: expected one of {', '.join(engine_names())}")
+    data = load_json(facts(engine).FLAGS_FILE)
     removed = {opt: r for r in data["removed"] for opt in r["options"]}
     return FlagTable(engine, data["version"], Specs(data["flags"]), removed, data["underscore_to_dash"],
                      data["dotted_json_keys"], data["model_dest"])
@@ -130,7 +129,7 @@ def on_release(engine: str, option: str, version: str | None) -> bool | None:
     def key(text: str) -> tuple[int, ...]:
         return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
 
-    data = load_json(get_engine(engine).flags_file)
+    data = load_json(facts(engine).FLAGS_FILE)
     entry = next((e for e in data["flags"] if option in e["options"]), None)
     if entry is None:
         return False

@@ -12,9 +12,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from kvlint.engines import get_engine
-from kvlint.flags import units
 from kvlint.flags.flag_table import FlagSpec
+from kvlint.flags.syntax import syntax_of
 from kvlint.lazyre import lazy
 
 _UNRESOLVED = lazy(r"\$\(|\$\{|\$[A-Za-z_]|\{\{|^\{[A-Za-z_]\w*\}$")
@@ -34,13 +33,13 @@ def is_placeholder(text: str) -> bool:
 
 def parse_human_int(engine: str, text: str) -> int:
     """The engine's own reading of `32k` / `1Ki` / `auto` (raises ValueError as its argparse type would)."""
-    return get_engine(engine).syntax.count(text)
+    return syntax_of(engine).count(text)
 
 
 def _converter(engine: str, kind: str) -> Callable[[str], Any]:
     table: dict[str, Callable[[str], Any]] = {
-        "int": int, "float": float, "human_int": get_engine(engine).syntax.human_int,
-        "human_int_or_auto": units.vllm_human_int_or_auto,
+        "int": int, "float": float, "human_int": syntax_of(engine).human_int,
+        "human_int_or_auto": syntax_of(engine).count,
         "json": json.loads, "json_or_str": _json_or_str,
     }
     return table.get(kind, str)
@@ -73,7 +72,7 @@ def read_value(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]
     try:
         value = _converter(engine, spec.type)(text)
     except (ValueError, TypeError):
-        words = get_engine(engine).syntax.type_words.get(spec.type) or _TYPE_RULES.get(spec.type)
+        words = syntax_of(engine).type_words.get(spec.type) or _TYPE_RULES.get(spec.type)
         return None, words or f"invalid {spec.type} value"
     absurd = _out_of_range(value)
     if absurd:
@@ -97,12 +96,12 @@ def _out_of_range(value: Any) -> str | None:
     return None
 
 
-def json_or_human(raw: str) -> Any:
-    """A vLLM dotted-key value (`--compilation-config.mode 3`): JSON, else a human int, else the text."""
+def json_or_human(engine: str, raw: str) -> Any:
+    """A vLLM dotted-key value (`--compilation-config.mode 3`): JSON, else the engine's human int, else the text."""
     try:
         return json.loads(raw)
     except ValueError:
         try:
-            return units.vllm_human_int(raw)
+            return syntax_of(engine).human_int(raw)
         except ValueError:
             return raw

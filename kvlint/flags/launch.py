@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kvlint.engines import ENGINE_NAMES as ENGINES
+from kvlint.engines.registered import engine_names, facts
 from kvlint.flags.token_spans import join_spans
 from kvlint.lazyre import lazy
 from kvlint.record import record
@@ -17,11 +17,6 @@ from kvlint.span import Span, Token
 
 _PYTHON = lazy(r"^python(\d+(\.\d+)?)?$")
 _ASSIGN = lazy(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_MODULES = {
-    "vllm.entrypoints.openai.api_server": "vllm",
-    "vllm.entrypoints.api_server": "vllm",
-    "sglang.launch_server": "sglang",
-}
 
 
 @record
@@ -66,7 +61,7 @@ def _skip_env_options(texts: list[str], i: int) -> int:
 def _entry(texts: list[str], i: int) -> tuple[str, int] | None:
     word = texts[i].rsplit("/", 1)[-1]
     nxt = texts[i + 1] if i + 1 < len(texts) else ""
-    if word in ENGINES and nxt == "serve":
+    if word in engine_names() and nxt == "serve":
         return word, i + 2
     if _PYTHON.match(word):
         j = i + 1
@@ -74,11 +69,17 @@ def _entry(texts: list[str], i: int) -> tuple[str, int] | None:
             j += 1
         if j + 1 < len(texts) and texts[j] == "-m":
             module = texts[j + 1]
-            if module in _MODULES:
-                return _MODULES[module], j + 2
+            engine = _started_by(module)
+            if engine is not None:
+                return engine, j + 2
             if module == "vllm.entrypoints.cli.main" and j + 2 < len(texts) and texts[j + 2] == "serve":
                 return "vllm", j + 3
     return None
+
+
+def _started_by(module: str) -> str | None:
+    """The engine `python -m module` starts (each engine's facts name its entry modules), or None."""
+    return next((name for name in engine_names() if module in facts(name).ENTRY_MODULES), None)
 
 
 def detect_launch(tokens: list[Token]) -> LaunchStart | None:

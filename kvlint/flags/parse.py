@@ -13,10 +13,10 @@ import re
 
 from kvlint import limits
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
-from kvlint.engines import get_engine
 from kvlint.flags.flag_table import FlagSpec, FlagTable, did_you_mean, flag_table, match, normalise
 from kvlint.flags.flag_values import is_unresolved, json_or_human
 from kvlint.flags.parse_state import ParseState, merge_dotted, store, store_flag, store_list
+from kvlint.flags.syntax import syntax_of
 from kvlint.flags.token_spans import sub_span
 from kvlint.lazyre import lazy
 from kvlint.record import field, record
@@ -54,7 +54,7 @@ def parse_args(engine: str, tokens: list[Token], start: int = 0, *, positional_m
     """
     if positional_model is None:
         after_serve = start > 0 and tokens[start - 1].text == "serve"
-        positional_model = get_engine(engine).syntax.positional_model == "always" or after_serve
+        positional_model = syntax_of(engine).positional_model == "always" or after_serve
     st = ParseState(engine, flag_table(engine), tokens, positional_model)
     i = start
     while i < len(tokens):
@@ -200,7 +200,7 @@ def _dotted(st: ParseState, i: int, name: str, inline: str | None) -> int:
     if keys and keys[-1].endswith("+"):
         keys[-1], value = keys[-1][:-1], raw.split(",")
     else:
-        value = json_or_human(raw)
+        value = json_or_human(st.engine, raw)
     merge_dotted(st, spec, keys, value, tok, name, raw, span)
     return nxt
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
-from kvlint.engines import get_engine
-from kvlint.engines.base import ArgSyntax
 from kvlint.flags.flag_table import FlagSpec, FlagTable, match, normalise
 from kvlint.flags.flag_values import convert, is_unresolved, read_value
+from kvlint.flags.syntax import ArgSyntax, syntax_of
 from kvlint.flags.token_spans import join_spans
 from kvlint.record import field, record
 from kvlint.span import Span, Token
@@ -37,7 +36,7 @@ class ParseState:
 
     @property
     def syntax(self) -> ArgSyntax:
-        return get_engine(self.engine).syntax
+        return syntax_of(self.engine)
 
 
 def reject(st: ParseState, spec: FlagSpec, written: str, raw: str, span: Span | None, error: str) -> None:

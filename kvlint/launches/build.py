@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from kvlint import limits
 from kvlint.deployment import DeclaredLoad, Deployment, GpuOption, ModelAlias, NodeLabel, Setting
 from kvlint.engines import get_engine
+from kvlint.engines.registered import engine_names, facts
 from kvlint.launches.argv import parse
 from kvlint.launches.env import Field
 from kvlint.launches.facts import is_path_like, model_aliases, path_alias
@@ -77,8 +78,7 @@ def version_from_image(image: str | None) -> str | None:
     if not image or ":" not in image.rsplit("/", 1)[-1]:
         return None
     repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1]
-    prefixes = ("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm", "sglang")
-    if not (repo in ("vllm", "sglang") or repo.startswith(prefixes)):
+    if not any(repo == name or repo.startswith(facts(name).VERSION_TAGGED_IMAGES) for name in engine_names()):
         return None  # a wrapper image (dynamo, llm-d, cuda base): its tag is not the engine version
     tag = image.rsplit(":", 1)[1].split("@", 1)[0]
     m = _VERSION.match(tag)

@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 
 from kvlint.deployment import Deployment
+from kvlint.engines.registered import facts
 
-KV_SETTINGS = {
-    "vllm": ("max_model_len", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
-             "gpu_memory_utilization", "dtype", "kv_cache_dtype", "quantization", "max_num_seqs",
-             "max_num_batched_tokens", "block_size", "kv_cache_memory_bytes"),
-    "sglang": ("context_length", "tp_size", "pp_size", "dp_size", "mem_fraction_static", "dtype", "kv_cache_dtype",
-               "quantization", "max_running_requests", "max_total_tokens", "page_size"),
-}
+
+def _kv_settings(engine: str) -> tuple[str, ...]:
+    """The settings of `engine` that size its KV pool (its facts' KV_SETTINGS), in the order inspect shows them."""
+    found: tuple[str, ...] = facts(engine).KV_SETTINGS
+    return found
 
 
 def defaulted(dep: Deployment, release: str | None = None) -> dict[str, object]:
@@ -28,7 +27,7 @@ def defaulted(dep: Deployment, release: str | None = None) -> dict[str, object]:
 
     moved = release_defaults(dep.engine, release) if release else {}
     out: dict[str, object] = {}
-    for name in KV_SETTINGS.get(dep.engine, ()):
+    for name in _kv_settings(dep.engine):
         spec = spec_by_dest(dep.engine, name) if name not in dep.settings else None
         if spec is not None:
             out[name] = moved.get(name, spec.default)
@@ -40,7 +39,7 @@ def release_defaults(engine: str, release: str) -> dict[str, object]:
     from kvlint.data import load_json
 
     record = load_json("engine_versions.json").get(engine, {}).get("versions", {}).get(release, {})
-    return {name: record[name] for name in KV_SETTINGS.get(engine, ()) if name in record}
+    return {name: record[name] for name in _kv_settings(engine) if name in record}
 
 
 def substitution(pinned: str | None, modelled: str) -> str | None:

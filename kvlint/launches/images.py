@@ -41,10 +41,10 @@ def known_image(image: str | None) -> bool:
 def named_engine(image: str | None) -> str | None:
     """The engine a custom image's own name holds (`org/foo-vllm-docker:latest` -> vllm), when it is not one of
     the engine's known images (those kvlint reads by their entry point)."""
-    from kvlint.engines import ENGINE_NAMES
+    from kvlint.engines.registered import engine_names
 
     if not image or known_image(image):
         return None
     name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
-    found = [e for e in ENGINE_NAMES if e in name]
+    found = [e for e in engine_names() if e in name]
     return found[0] if len(found) == 1 else None

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from kvlint.deployment import Deployment
+from kvlint.engines.registered import engine_names
 from kvlint.launches import ReadResult
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
     from kvlint.findings import Finding
 
-ENGINE_WORDS = ("vllm", "sglang", "LLMConfig")  # Ray Serve LLM runs vLLM without naming it
 # ast.parse cannot be interrupted by the per-file budget and its tree costs about 100 bytes a character:
 # a launcher is a few KiB, a 2 MiB generated module took 2.5 s and 230 MiB.
 PARSE_CAP = 512 * 1024
@@ -40,11 +40,17 @@ _RAY_CONFIG = "LLMConfig"
 _RAY_WRAPPER = "ray.serve.llm"
 
 
+def engine_words() -> tuple[str, ...]:
+    """Words one of which a Python file that launches an engine holds: the registered names, and Ray Serve
+    LLM's config (it runs vLLM without naming it)."""
+    return (*engine_names(), _RAY_CONFIG)
+
+
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
     """The reader protocol's entry (kvlint.launches.kinds)."""
     from kvlint.sources.comments import scan_comments
 
-    if not any(w in text for w in ENGINE_WORDS):
+    if not any(w in text for w in engine_words()):
         return ReadResult(path)
     if len(text) > PARSE_CAP:
         from kvlint.findings import Severity
@@ -506,7 +512,7 @@ def _argv(src: _Source, elts: list[ast.expr]) -> list[Deployment]:
         if isinstance(e, ast.Starred):
             break  # `*args`: what follows is not known word by word
         fields.append(src.field(e))
-    found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:6] for w in ENGINE_WORDS) else None
+    found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:6] for w in engine_words()) else None
     return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
 
 
@@ -544,13 +550,13 @@ def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | 
 def _engine_of_flags(text: str, words: list[Field], positional: bool) -> str | None:
     """The one engine the file names whose flag table knows a model flag (or a positional model after `serve`)
     and at least one more flag of these words."""
-    from kvlint.engines import ENGINE_NAMES
+    from kvlint.engines.registered import engine_names
     from kvlint.launches.argv import exact_option
 
     flags = [f.text.split("=", 1)[0] for f in words if f.text.startswith("-")]
     has_model = positional and bool(words) and not words[0].text.startswith("-")
     fits = []
-    for engine in (e for e in ENGINE_NAMES if e in text):
+    for engine in (e for e in engine_names() if e in text):
         known = [f for f in flags if exact_option(engine, f) is not None]
         model = has_model or any(f in _MODEL_FLAGS for f in known)
         if model and len([f for f in known if f not in _MODEL_FLAGS]) >= 1:

@@ -615,12 +615,12 @@ def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str],
 def _named_image(image: str, rest: list[Field]) -> str | None:
     """`apptainer run vllm_0.9.sif --model X`: a container file named for an engine, run with flags, runs that
     engine (a .sif's runscript is its entry point, and these files are named for what they hold)."""
-    from kvlint.engines import ENGINE_NAMES
+    from kvlint.engines.registered import engine_names
 
     base = image.rsplit("/", 1)[-1].lower()
     if not base.endswith((".sif", ".sqsh", ".img")) or not rest or not rest[0].text.startswith("-"):
         return None
-    return next((name for name in ENGINE_NAMES if name in base), None)
+    return next((name for name in engine_names() if name in base), None)
 
 
 def _join(a: Span | None, b: Span | None) -> Span | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from kvlint.deployment import Deployment
+from kvlint.engines.registered import engine_names
 from kvlint.launches import ReadResult
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
@@ -24,7 +25,6 @@ from kvlint.span import Span
 
 _HEREDOC = lazy(r"(?<!<)<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 _YAML_DOC = lazy(r"^[ \t]*(apiVersion|kind|services|spec|containers|args|command|image):", re.M)
-_BODY_WORDS = ("vllm", "sglang")
 _SBATCH = lazy(r"^#SBATCH[ \t]+([^\n#]*)", re.M)
 _PER_NODE = ("--gres", "--gpus-per-node")
 _PER_JOB = ("--gpus", "-G")
@@ -58,7 +58,7 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
     as come before it in the file."""
     out: list[Deployment] = []
     for start, body, opened in _heredoc_bodies(text):
-        if not any(m in body for m in _BODY_WORDS):
+        if not any(m in body for m in engine_names()):
             continue
         padded = "\n" * text.count("\n", 0, start) + body
         if _YAML_DOC.search(body):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kvlint import limits
+from kvlint.engines.registered import engine_names
 from kvlint.launches.keys import option_for_key, spelled_as_flag
 from kvlint.record import record
 from kvlint.sources.yaml import YNode
@@ -33,7 +34,6 @@ _NOT_SETTINGS = frozenset({"resources", "image", "service", "ingress", "env", "n
                            "podSecurityContext", "autoscaling", "persistence", "serviceAccount", "metadata",
                            "labels", "annotations", "podAnnotations", "podLabels", "volumes", "volumeMounts",
                            "registry", "cache", "router", "storage", "secret", "credentials"})
-ENGINE_WORDS = ("vllm", "sglang")
 # a request's sampling parameters: beside a model they make a client's or an in-process run's settings (an
 # eval harness, `LLM(...)` kwargs), never a server's, whose flags hold none of them
 _SAMPLING = frozenset({"temperature", "topp", "topk", "maxtokens", "maxnewtokens", "repetitionpenalty",
@@ -149,12 +149,12 @@ def _engine_by_keys(holder: YNode) -> str:
 def _engine_named(holder: YNode, path: tuple[str, ...]) -> str | None:
     for key in reversed(path):
         low = key.lower()
-        word = next((w for w in ENGINE_WORDS if w in low), None)
+        word = next((w for w in engine_names() if w in low), None)
         if word:
             return word
     for key, _, val in holder.pairs():
         if key.lower() in ("engine", "backend", "runtime", "framework") and val.is_scalar:
-            word = next((w for w in ENGINE_WORDS if w in val.text.lower()), None)
+            word = next((w for w in engine_names() if w in val.text.lower()), None)
             if word:
                 return word
     return None

@@ -77,13 +77,7 @@ def _row_json(row: Row) -> dict[str, Any]:
 def settings_from_log(record: LogRecord, engine: str) -> dict[str, Any]:
     """Memory settings as the engine resolved them: logged args, then the values its own lines state."""
     out = {k: v for k, v in record.args.items() if k not in _NOT_SETTINGS and v is not None}
-    resolved = {"vllm": {"max_model_len": record.max_model_len,
-                         "max_num_batched_tokens": record.max_num_batched_tokens,
-                         "gpu_memory_utilization": record.gpu_memory_utilization,
-                         "flashinfer_sampler": record.flashinfer_sampler},
-                "sglang": {"context_length": record.context_len,
-                           "mem_fraction_static": record.mem_fraction_static,
-                           "chunked_prefill_size": record.chunked_prefill_size}}[engine]
+    resolved = get_engine(engine).log.settings(record)
     for key, value in resolved.items():
         if value is not None:
             out.setdefault(key, value)

@@ -1,5 +1,9 @@
 """The engines' memory models (stage 5) behind one call: compute_budget(engine, model, settings, gpu) -> Budget.
 
+Each model is its engine folder's memory.py (kvlint/engines/<name>/memory.py: `budget`), found by name through
+kvlint.engines.registered; this package holds the arithmetic they share (common, memo, nonkv, reservations,
+versions).
+
 Settings are canonical (each engine's argparse dest names, typed values), so the models never know how a
 flag was spelled or which file it came from. `weights_bytes` lets a caller (or a test) state the
 per-rank weight memory instead of the models helper's estimate.
@@ -11,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kvlint.budget import Budget
-from kvlint.engines import get_engine
+from kvlint.engines.registered import part
 from kvlint.errors import KvlintError
 from kvlint.models.spec import ModelSpec
 
@@ -23,5 +27,6 @@ def compute_budget(engine: str, model: ModelSpec, settings: Mapping[str, Any], g
     for name, value in (("non-KV memory", non_kv_bytes), ("weights", weights_bytes)):
         if value is not None and value < 0:
             raise KvlintError(f"{name} cannot be negative, got {value / 2**30:.2f} GiB")
-    return get_engine(engine).budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
-                                     gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
+    found: Budget = part(engine, "memory").budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
+                                                  gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
+    return found

@@ -3,15 +3,16 @@ bar of `kvlint budget`, its SVG and the HTML report all draw, so the pictures ca
 
 from __future__ import annotations
 
-from kvlint.budget import Budget, SglangDetail
+from kvlint.budget import Budget
 from kvlint.engines import get_engine
 
 
 def segments(b: Budget) -> list[tuple[str, str, int, bool]]:
     """(label, bar character, bytes, estimated) in card order; the KV pool never shows negative."""
     pool = max(b.kv_pool_bytes, 0)
-    if isinstance(b.detail, SglangDetail):  # SGLang reserves (1 - mem_fraction_static) for activations and graphs
-        head = b.detail.reserve_bytes
+    reserve = b.detail.reserve_bytes if b.detail is not None else None
+    if reserve is not None:  # SGLang reserves (1 - mem_fraction_static) for activations and graphs
+        head = reserve
     else:  # vLLM leaves what gpu_memory_utilization does not request
         head = max(b.gpu_memory_bytes - b.requested_bytes, 0) if b.requested_bytes else 0
     est = b.kv_pool_estimated

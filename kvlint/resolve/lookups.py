@@ -262,7 +262,7 @@ def _engine_image(image: str, engine: Engine) -> bool:
         image.rsplit("/", 1)[-1].lower()
     if any(word in repo for word in FORKS):
         return False
-    return engine.name in repo or (engine.name == "sglang" and repo.startswith("sgl-"))
+    return engine.name in repo or repo.startswith(engine.facts.BUILD_IMAGE_PREFIXES)
 
 
 def vendor_scope(dep: Deployment) -> tuple[str, str] | None:

@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kvlint.flags.units import parse_memory_size, sglang_human_int, vllm_human_int, vllm_human_int_or_auto
+from kvlint.engines.sglang.syntax import sglang_human_int
+from kvlint.engines.vllm.syntax import vllm_human_int, vllm_human_int_or_auto
+from kvlint.sizes import parse_memory_size
 
 
 @pytest.mark.parametrize(

@@ -74,8 +74,8 @@ def test_011_checks_the_sum_of_raw_layer_needs():
 def test_unify_hybrid_specs_with_the_manager_off():
     """vLLM's test_unify_hybrid_kv_cache_specs cases 1 and 4: beside full attention a sliding layer (padded to
     32 KiB) becomes full attention with its padded page; sliding + chunked with no full layer cannot be unified."""
-    from kvlint.memory.vllm_planning import kv_groups
-    from kvlint.memory.vllm_specs import KVSpec
+    from kvlint.engines.vllm.planning import kv_groups
+    from kvlint.engines.vllm.specs import KVSpec
 
     full = KVSpec("full", 16, 2, 128 * 4)  # block 16, 2 kv heads, (64 + 64) x fp32: 16,384 B pages
     sliding = KVSpec("sliding", 16, 2, 128 * 4, window=1024, page_padded=32 * 1024)

@@ -17,7 +17,7 @@ import pytest
 
 from kvlint.errors import InvalidSettingError
 from kvlint.memory import compute_budget
-from kvlint.memory.sglang import sglang_placement
+from kvlint.engines.sglang.memory import sglang_placement
 from kvlint.models.resolve import from_registry
 from kvlint.models.weights import Placement, weights_bytes
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from kvlint.engines.sglang.memory import tokens_for_pool
 from kvlint.memory import compute_budget
-from kvlint.memory.sglang import tokens_for_pool
 
 from .cases import GIB, exactness_cases, load_cases, load_model, matches, version_of, vllm_outcomes, vllm_settings
 

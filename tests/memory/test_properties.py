@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kvlint.engines.sglang.memory import tokens_for_pool
 from kvlint.memory import compute_budget
-from kvlint.memory.sglang import tokens_for_pool
 from kvlint.models.spec import LayerKV
 
 from .specs import dense

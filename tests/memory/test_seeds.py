@@ -10,8 +10,8 @@ import math
 
 import pytest
 
+from kvlint.engines.sglang.memory import tokens_for_pool
 from kvlint.memory import compute_budget
-from kvlint.memory.sglang import tokens_for_pool
 
 from .specs import DEEPSEEK_V3, DEEPSEEK_V3_AS_GQA, LLAMA3_8B, LLAMA3_70B, QWEN3_8B, QWEN3_14B, QWEN3_32B, QWEN25_72B
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from kvlint.engines.sglang.memory import prefill_graph_sizes, tokens_for_pool
 from kvlint.errors import KvlintError
 from kvlint.memory import compute_budget
-from kvlint.memory.sglang import prefill_graph_sizes, tokens_for_pool
 from kvlint.models.spec import LayerKV
 
 from .specs import DEEPSEEK_V3, LLAMA3_8B, LLAMA3_70B, dense
@@ -159,7 +159,7 @@ def test_pp_stages_take_the_remainder_last():
     PP 4 are [0,7) [7,14) [14,22) [22,30), so gemma-4-26B-A4B's last stage holds full layers 23 and 29 with six
     sliding ones. The wheel sizes that stage: 4,356,672 tokens at TP 8, page 64, 45 GB, mem fraction 0.843
     (bench/conformance/check_sglang_pool.py); vLLM's split (remainder to stages -2, -3) gave 4,792,320."""
-    from kvlint.memory.sglang import layers_of_stage
+    from kvlint.engines.sglang.memory import layers_of_stage
 
     assert [layers_of_stage(30, 4, r) for r in range(4)] == [range(0, 7), range(7, 14), range(14, 22), range(22, 30)]
     b = sglang(_bundled("google/gemma-4-26B-A4B"), {"tp_size": 8, "pp_size": 4, "page_size": 64,

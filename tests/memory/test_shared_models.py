@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
+from kvlint.engines.sglang.memory import tokens_for_pool
 from kvlint.memory import compute_budget
-from kvlint.memory.sglang import tokens_for_pool
 from kvlint.models.config import spec_from_config
 
 GIB = 2**30

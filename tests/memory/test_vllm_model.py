@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from kvlint.engines.vllm.planning import layers_of_stage
 from kvlint.errors import KvlintError
 from kvlint.memory import compute_budget
-from kvlint.memory.vllm_planning import layers_of_stage
 from kvlint.models.spec import LayerKV, Quantization
 
 from .specs import DEEPSEEK_V3, LLAMA3_8B, LLAMA3_70B, dense

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from kvlint.engines.vllm.planning import estimate_max_len, kv_groups
+from kvlint.engines.vllm.specs import KVDtype, layer_specs
 from kvlint.memory import compute_budget
-from kvlint.memory.vllm_planning import estimate_max_len, kv_groups
-from kvlint.memory.vllm_specs import KVDtype, layer_specs
 from kvlint.models.spec import LayerKV
 
 from .specs import full, sliding, unit_model

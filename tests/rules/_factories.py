@@ -81,7 +81,7 @@ def _parallel(engine: str, settings: dict, tp: int) -> Parallel:
     """The engine's own reading of the parallel sizes (SGLang's DP attention included)."""
     if engine != "sglang":
         return Parallel(tp=tp)
-    from kvlint.memory.sglang import parallel_sizes
+    from kvlint.engines.sglang.memory import parallel_sizes
 
     (tp, pp, dp, dcp, attn_dp), _ = parallel_sizes(settings)
     return Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp, attn_dp=attn_dp)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
-from kvlint.engines import ENGINE_NAMES
+from kvlint.engines.registered import engine_names
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
@@ -16,7 +16,7 @@ def matches(doc: YNode) -> bool:
 
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     framework = (text(doc.path("inference", "framework")) or "vllm").lower()
-    engine = next((name for name in ENGINE_NAMES if name in framework), None)
+    engine = next((name for name in engine_names() if name in framework), None)
     if engine is None:
         return []
     fields = model_fields(engine, doc.get("model")) + key_fields(engine, doc.get("modelParameters"))

@@ -9,7 +9,8 @@ in a ConfigMap's `templates.yaml`, as a bare list file, or one `kind: ModelDeplo
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
-from kvlint.engines import ENGINE_NAMES, get_engine
+from kvlint.engines import get_engine
+from kvlint.engines.registered import engine_names
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, text
@@ -54,7 +55,7 @@ def _template(yf: YamlFile, item: YNode, name: str = "") -> list[Deployment]:
     engine_node = spec.path("engine", "type") if spec is not None else None
     image = spec.path("engine", "image") if spec is not None else None
     declared = (text(engine_node) or "").lower()
-    engine = declared if declared in ENGINE_NAMES else shipped_engine(text(image)) if not declared else None
+    engine = declared if declared in engine_names() else shipped_engine(text(image)) if not declared else None
     if spec is None or engine is None:
         return []  # a `mock` engine (CI templates) starts no vLLM or SGLang
     uri = spec.path("model_source", "uri")

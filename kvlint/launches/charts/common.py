@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
+from kvlint.engines.registered import facts
 from kvlint.launches.build import LaunchContext, ManifestGpu, make_deployment
 from kvlint.launches.env import Field, expand_words, substitute_supplied, with_supplied
 from kvlint.launches.keys import fields_from_pairs, option_for_key
@@ -11,8 +12,13 @@ from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
 
-MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
 _FLAG_THEN_VALUE = lazy(r"--?[A-Za-z][A-Za-z0-9_.-]*[ \t]+\S")  # `--load-format auto`, not `--x={"a": 1}`
+
+
+def model_flag(engine: str) -> str:
+    """The flag that names the model on the engine's command line (`--model`, SGLang's `--model-path`)."""
+    found: str = facts(engine).MODEL_FLAG
+    return found
 
 
 def text(node: YNode | None) -> str | None:
@@ -41,7 +47,7 @@ def model_fields(engine: str, node: YNode | None) -> list[Field]:
         return []
     value, origin = substitute_supplied(value)
     unresolved = "{{" in value
-    return [Field(MODEL_FLAG[engine], node.span),
+    return [Field(model_flag(engine), node.span),
             Field(value, node.span, not unresolved, (value,) if unresolved else (), origin=origin)]
 
 

@@ -4,6 +4,7 @@ flavor gives the GPU type and count. Both usually sit in one file."""
 from __future__ import annotations
 
 from kvlint.deployment import Deployment
+from kvlint.engines.registered import engine_names
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, model_fields, text
@@ -15,7 +16,7 @@ def read_playground(yf: YamlFile, doc: YNode) -> list[Deployment]:
     if spec is None or not spec.is_map:
         return []
     engine = (text(spec.path("backendRuntimeConfig", "backendName")) or "vllm").lower()
-    if engine not in ("vllm", "sglang"):
+    if engine not in engine_names():  # llmaz also names backends kvlint has no engine for
         return []
     main, notes = _claimed(spec)
     model = _open_model(yf, main)

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kvlint.deployment import Deployment
+from kvlint.engines.registered import engine_names
 from kvlint.findings import Finding, Severity
 from kvlint.launches import facts, structured
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
-from kvlint.launches.charts.common import MODEL_FLAG, argv_items, chart_deployment, key_fields, model_fields, text
+from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, model_flag, text
 from kvlint.launches.env import Field
 from kvlint.launches.images import shipped_engine
 from kvlint.launches.keys import fields_from_pairs
@@ -101,7 +102,7 @@ def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
     engine from its image, else its kind or API group (`kind: VllmServer`), else the settings' own path."""
     found = engine_image(doc)
     named = " ".join(text(doc.get(k)) or "" for k in ("kind", "apiVersion")).lower()
-    engine = found[0] if found else next((w for w in structured.ENGINE_WORDS if w in named), None)
+    engine = found[0] if found else next((w for w in engine_names() if w in named), None)
     block = structured.find(doc, engine)
     if block is None:
         return []
@@ -129,7 +130,7 @@ def _model_fields(engine: str, model: YNode | None, path: tuple[str, ...]) -> li
     placeholder naming that key: the launch is there, its model is not in this file."""
     if model is not None and text(model) is None and model.is_scalar:
         name = f"<{'_'.join(path)}>"  # a placeholder (`<model_name>`): the install names the model
-        return [Field(MODEL_FLAG[engine], model.span), Field(name, model.span, False, (name,))]
+        return [Field(model_flag(engine), model.span), Field(name, model.span, False, (name,))]
     return model_fields(engine, model)
 
 

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from functools import cached_property
 
 from kvlint.errors import InvalidSettingError, KvlintError
-from kvlint.memory.vllm_specs import INDEXER, KVSpec, LayerKey, cdiv
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING
 from kvlint.record import record, replace
+
+from .specs import INDEXER, KVSpec, LayerKey, cdiv
 
 _FULL_LIKE = (FULL, MLA, INDEXER)
 

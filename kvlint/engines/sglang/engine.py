@@ -1,14 +1,14 @@
-"""SGLang as kvlint sees it: its flag spellings, parser rules, memory view and memory model (kvlint.memory.sglang)."""
+"""SGLang as kvlint sees it: its flag spellings, parser rules, memory view and memory model (kvlint.engines.sglang.memory)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from kvlint.engines.architectures import refuse_unmodelled
-from kvlint.engines.base import ArgSyntax, LogView, RoleTable, resolved_int
-from kvlint.flags import units
-from kvlint.flags.config_args import sglang_config_words
+from kvlint.engines.base import LogView, RoleTable, resolved_int
+
+from . import facts
+from .syntax import SYNTAX
 
 if TYPE_CHECKING:
     from kvlint.budget import Budget
@@ -32,40 +32,38 @@ def _weights(record: LogRecord) -> float | None:
     return record.weights_mem_usage_gb
 
 
+def _settings(record: LogRecord) -> dict[str, Any]:
+    return {"context_length": record.context_len, "mem_fraction_static": record.mem_fraction_static,
+            "chunked_prefill_size": record.chunked_prefill_size}
+
+
 class Sglang(RoleTable):
-    name = "sglang"
-    title = "SGLang"
-    flags_file = "sglang_flags.json"
-    image_markers: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
-    image_ships = ("lmsysorg/sglang", "sglang:", "/sglang")
-    parser_sources = ("python/sglang/srt/server_args.py", "sglang/srt/server_args.py")
-    memory_view = "nvidia-smi"
-    fp8_kv_dtype = "fp8_e4m3"
-    refuses_unfit_request = False
-    starts_with_short_pool = True
-    checks_batched_tokens = False
-    long_context_outcome = "SGLang warns and may produce wrong output past the trained positions"
-    memory_share_default = "default for this GPU"
-    headroom_label = "reserve (activations, graphs)"
-    default_model = None
-    roles = {"max_len": "context_length", "tp": "tp_size", "pp": "pp_size", "dp": "dp_size", "dcp": "dcp_size",
-             "max_seqs": "max_running_requests", "kv_dtype": "kv_cache_dtype", "mem": "mem_fraction_static",
-             "quant": "quantization", "max_batched": "chunked_prefill_size",
-             "pool_cap": "max_total_tokens", "nodes": "nnodes"}
-    flags = {"max_len": "--context-length", "tp": "--tp-size", "pp": "--pp-size", "dp": "--dp-size",
-             "dcp": "--dcp-size", "max_seqs": "--max-running-requests", "kv_dtype": "--kv-cache-dtype",
-             "mem": "--mem-fraction-static", "quant": "--quantization", "max_batched": "--chunked-prefill-size",
-             "pool_cap": "--max-total-tokens", "nodes": "--nnodes"}
-    syntax = ArgSyntax(
-        positional_model="after-serve", optimization_level=False, human_int=units.sglang_human_int,
-        count=units.sglang_human_int, model_first_check=False, config_words=sglang_config_words,
-        config_after_model=False, config_file_merged=False,
-        type_words={"human_int": "not a count SGLang reads (32768, 32k, 32M, 32Ki; suffixes are case-sensitive: "
-                                 "k/M/G/T decimal, Ki/Mi/Gi/Ti binary)"})
-    log = LogView(pool_gib=_pool, tokens=_tokens, weights_gib=_weights, prints_total_memory=False, block_rows=False)
+    facts = facts
+    name = facts.NAME
+    title = facts.TITLE
+    flags_file = facts.FLAGS_FILE
+    image_markers = facts.IMAGE_MARKERS
+    image_ships = facts.IMAGE_SHIPS
+    parser_sources = facts.PARSER_SOURCES
+    memory_view = facts.MEMORY_VIEW
+    fp8_kv_dtype = facts.FP8_KV_DTYPE
+    refuses_unfit_request = facts.REFUSES_UNFIT_REQUEST
+    starts_with_short_pool = facts.STARTS_WITH_SHORT_POOL
+    checks_batched_tokens = facts.CHECKS_BATCHED_TOKENS
+    long_context_outcome = facts.LONG_CONTEXT_OUTCOME
+    memory_share_default = facts.MEMORY_SHARE_DEFAULT
+    headroom_label = facts.HEADROOM_LABEL
+    default_model = facts.DEFAULT_MODEL
+    roles = facts.ROLES
+    flags = facts.FLAGS
+    syntax = SYNTAX
+    log = LogView(pool_gib=_pool, tokens=_tokens, weights_gib=_weights, prints_total_memory=False, block_rows=False,
+                  settings=_settings)
 
     def derived_max_len(self, model: ModelSpec) -> int:
-        return model.max_len_sglang
+        from .maxlen import derived_max_len
+
+        return derived_max_len(model)
 
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
         """tp x pp x dp, except that DP attention splits the TP group instead of adding GPUs."""
@@ -79,7 +77,8 @@ class Sglang(RoleTable):
     def attention_tp(self, settings: Mapping[str, Any]) -> tuple[int, str]:
         """DP attention gives each attention replica tp // attn_dp ranks: one latent copy per replica rank."""
         from kvlint.errors import KvlintError
-        from kvlint.memory.sglang import parallel_sizes
+
+        from .memory import parallel_sizes
 
         tp = resolved_int(settings, self.roles["tp"])
         try:
@@ -91,9 +90,9 @@ class Sglang(RoleTable):
         return tp // attn_dp, f"attention TP ranks ({self.flag('tp')} {tp} / attention DP {attn_dp})"
 
     def release(self, version: str | None) -> str:
-        from kvlint.memory.versions import sglang_version
+        from .releases import release
 
-        return str(sglang_version(version).record.version)
+        return release(version)
 
     def era_releases(self) -> tuple[str, ...]:
         """SGLang starts with a short pool (KV104): no refusal verdict is judged across releases."""
@@ -102,11 +101,10 @@ class Sglang(RoleTable):
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                weights_bytes: int | None = None) -> Budget:
-        from kvlint.memory.sglang import sglang_budget
+        from .memory import budget
 
-        refuse_unmodelled(model.architecture)
-        return sglang_budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
-                             gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
+        return budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
+                      gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
 
     def requests_at(self, budget: Budget, context: int, model: ModelSpec, settings: Mapping[str, Any],
                     gpu: Gpu | None, gpu_memory_bytes: int | None) -> int:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from kvlint.budget import Budget, Parallel, SglangDetail
+from kvlint.engines.architectures import refuse_unmodelled
 from kvlint.errors import InvalidSettingError
 from kvlint.memory import nonkv
 from kvlint.memory.common import (
@@ -38,6 +39,8 @@ from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm
 from kvlint.memory.versions import SglangVersion, sglang_version
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, LayerKV, ModelSpec
 from kvlint.models.weights import Placement
+
+from .facts import NAME
 
 HYBRID_SWA_ARCHS = ("GptOss", "Llama4", "Gemma4", "EmbeddingGemma2", "MiMoV2", "Step3p5", "DeepseekV4")
 _KV_BYTES = {"fp8_e4m3": 1.0, "fp8_e5m2": 1.0, "mxfp8": 1.0, "bf16": 2.0, "bfloat16": 2.0, "nvfp4": 0.5,
@@ -362,7 +365,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
                   weights_bytes: int | None = None) -> Budget:
     resolved = sglang_version(version)
     ver = resolved.record
-    steps, facts = start_steps("sglang", resolved, gpu, gpu_memory_bytes)
+    steps, facts = start_steps(NAME, resolved, gpu, gpu_memory_bytes)
     (tp, pp, dp, dcp, attn_dp), settings = parallel_sizes(settings)
     spec = sglang_speculative(settings, model)
     if spec is not None:
@@ -401,7 +404,7 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
     _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes,
          unchecked)
     return Budget(
-        engine="sglang", engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
+        engine=NAME, engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
         gpu_memory_bytes=facts.total_bytes, parallel=Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp, attn_dp=attn_dp),
         kv_bytes_per_token=cell, weights_bytes=weights, non_kv_bytes=facts.total_bytes - pre_load + other,
         non_kv_source="user" if non_kv_bytes is not None else "estimated", kv_pool_bytes=max(rest, 0),
@@ -461,3 +464,13 @@ def _log(steps: Steps, facts: GpuFacts, pool: _Pool, user: int | None, unchecked
     steps.add("max_total_num_tokens", f"(pool // cell) // page {page} x page", tokens, "tokens")
     steps.add("context_len", "flag, else derived from config.json", context, "tokens")
     steps.add("max_running_requests", "min(clamp(tokens/context x 512, 2048, 4096), tokens // 2)", mrr)
+
+
+def budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
+           non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
+           weights_bytes: int | None = None) -> Budget:
+    """The memory model under the name every engine's memory.py gives it (kvlint.memory.compute_budget and the
+    engine record call it): an architecture kvlint does not model is refused before anything is sized."""
+    refuse_unmodelled(model.architecture)
+    return sglang_budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
+                         gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kvlint.budget import Budget, FixedPool, Parallel, Step, VllmDetail
+from kvlint.engines.architectures import refuse_unmodelled
 from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.memory import nonkv
 from kvlint.memory.common import (
@@ -33,7 +34,12 @@ from kvlint.memory.common import (
 from kvlint.memory.memo import PerModel, settings_key
 from kvlint.memory.reservations import Speculative, vllm_encoder_cache, vllm_lora, vllm_speculative
 from kvlint.memory.versions import VllmVersion, vllm_version
-from kvlint.memory.vllm_planning import (
+from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, ModelSpec
+from kvlint.models.weights import Placement, mxfp4_layout_bytes, rope_cache_bytes
+from kvlint.record import field, record, replace
+
+from .facts import NAME
+from .planning import (
     Group,
     bytes_per_block,
     kv_groups,
@@ -44,10 +50,7 @@ from kvlint.memory.vllm_planning import (
     padding_layers,
     worker_groups,
 )
-from kvlint.memory.vllm_specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
-from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, NONE, SLIDING, ModelSpec
-from kvlint.models.weights import Placement, mxfp4_layout_bytes, rope_cache_bytes
-from kvlint.record import field, record, replace
+from .specs import KVDtype, KVSpec, LayerKey, cdiv, indexer_specs, layer_specs, resolve_kv_dtype
 
 
 @record
@@ -732,7 +735,7 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     """Every input the planner needs, resolved the way the engine resolves it (engines.md 1.1)."""
     resolved = vllm_version(version)
     ver = resolved.record
-    steps, facts = start_steps("vllm", resolved, gpu, gpu_memory_bytes)
+    steps, facts = start_steps(NAME, resolved, gpu, gpu_memory_bytes)
     spec = vllm_speculative(settings, model)
     if spec is not None and not spec.exact:
         steps.note(f"speculative decoding ({spec.method}): {spec.source}")
@@ -805,7 +808,7 @@ def assemble(inp: Inputs, steps: Steps, stages: list[Stage], limiting: Stage, fi
     source = ("not-needed" if fixed or inp.override is not None
               else ("user" if inp.non_kv_bytes is not None else "estimated"))
     return Budget(
-        engine="vllm", engine_version=inp.ver.version, model=inp.model.model_id, gpu_name=inp.facts.name,
+        engine=NAME, engine_version=inp.ver.version, model=inp.model.model_id, gpu_name=inp.facts.name,
         gpu_memory_bytes=inp.facts.total_bytes, parallel=inp.par,
         kv_bytes_per_token=max(st.kv_bytes_per_token if st.kv_bytes_per_token is not None
                                else sum(inp.specs[k].bytes_per_token for k in st.layers) for st in stages),
@@ -912,3 +915,13 @@ def _log_results(steps: Steps, inp: Inputs, st: Stage, cap: Capacity, fit: Fit, 
     if fit.engine_len is not None and fit.engine_len != fit.estimated_len:
         steps.add("estimated max model len (vLLM's message)", "the first pipeline stage that fails, as vLLM prints it; "
                   f"{fit.estimated_len} fits every stage", fit.engine_len, "tokens")
+
+
+def budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
+           non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
+           weights_bytes: int | None = None) -> Budget:
+    """The memory model under the name every engine's memory.py gives it (kvlint.memory.compute_budget and the
+    engine record call it): an architecture kvlint does not model is refused before anything is sized."""
+    refuse_unmodelled(model.architecture)
+    return vllm_budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
+                       gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)

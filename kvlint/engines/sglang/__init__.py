@@ -1,0 +1,1 @@
+"""SGLang: its facts, argument syntax, memory model, releases, non-KV estimate and log patterns."""

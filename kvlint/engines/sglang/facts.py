@@ -1,0 +1,33 @@
+"""SGLang's facts: what it is called, which setting plays each role and how a fix spells it, the images and entry
+points that start it, and what it does at start-up. Imports nothing: every floor of the pipeline may read it.
+"""
+
+NAME = "sglang"
+TITLE = "SGLang"  # as messages write it
+FLAGS_FILE = "sglang_flags.json"  # package data: its option table
+MODEL_FLAG = "--model-path"  # the flag that names the model
+ENTRY_MODULES = ("sglang.launch_server",)  # python -m MODULE starts it
+IMAGE_MARKERS: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
+IMAGE_SHIPS = ("lmsysorg/sglang", "sglang:", "/sglang")  # images that carry SGLang
+VERSION_TAGGED_IMAGES = ("sglang",)  # image repos (and NAME) whose tag is the release
+BUILD_IMAGE_PREFIXES = ("sgl-",)  # own builds whose repo does not hold NAME (their tags are releases)
+PARSER_SOURCES = ("python/sglang/srt/server_args.py", "sglang/srt/server_args.py")  # a fork's parser
+MEMORY_VIEW = "nvidia-smi"  # sizing starts from the MiB nvidia-smi prints
+FP8_KV_DTYPE = "fp8_e4m3"
+REFUSES_UNFIT_REQUEST = False
+STARTS_WITH_SHORT_POOL = True  # starts with a pool shorter than the context, rejects later (KV104)
+CHECKS_BATCHED_TOKENS = False
+LONG_CONTEXT_OUTCOME = "SGLang warns and may produce wrong output past the trained positions"
+MEMORY_SHARE_DEFAULT = "default for this GPU"
+HEADROOM_LABEL = "reserve (activations, graphs)"
+DEFAULT_MODEL: str | None = None  # the engine requires a model
+KV_SETTINGS = ("context_length", "tp_size", "pp_size", "dp_size", "mem_fraction_static", "dtype", "kv_cache_dtype",
+               "quantization", "max_running_requests", "max_total_tokens", "page_size")  # what sizes its pool (inspect)
+ROLES = {"max_len": "context_length", "tp": "tp_size", "pp": "pp_size", "dp": "dp_size", "dcp": "dcp_size",
+         "max_seqs": "max_running_requests", "kv_dtype": "kv_cache_dtype", "mem": "mem_fraction_static",
+         "quant": "quantization", "max_batched": "chunked_prefill_size",
+         "pool_cap": "max_total_tokens", "nodes": "nnodes"}
+FLAGS = {"max_len": "--context-length", "tp": "--tp-size", "pp": "--pp-size", "dp": "--dp-size",
+         "dcp": "--dcp-size", "max_seqs": "--max-running-requests", "kv_dtype": "--kv-cache-dtype",
+         "mem": "--mem-fraction-static", "quant": "--quantization", "max_batched": "--chunked-prefill-size",
+         "pool_cap": "--max-total-tokens", "nodes": "--nnodes"}

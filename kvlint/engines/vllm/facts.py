@@ -1,0 +1,34 @@
+"""vLLM's facts: what it is called, which setting plays each role and how a fix spells it, the images and entry
+points that start it, and what it does at start-up. Imports nothing: every floor of the pipeline may read it.
+"""
+
+NAME = "vllm"
+TITLE = "vLLM"  # as messages write it
+FLAGS_FILE = "vllm_flags.json"  # package data: its option table
+MODEL_FLAG = "--model"  # the flag that names the model (beside `serve MODEL`)
+ENTRY_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")  # python -m MODULE starts it
+IMAGE_MARKERS = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")  # the entry point is the server
+IMAGE_SHIPS = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
+               "modh/vllm", "opendatahub/vllm", "vllm-cuda")  # images that carry vLLM, entry point or not
+VERSION_TAGGED_IMAGES = ("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm")  # repos (and NAME) tagged vX.Y.Z
+BUILD_IMAGE_PREFIXES: tuple[str, ...] = ()  # own builds whose repo does not hold NAME (their tags are releases)
+PARSER_SOURCES = ("vllm/engine/arg_utils.py",)  # where a source checkout keeps the argument parser (a fork)
+MEMORY_VIEW = "torch"  # sizing starts from cudaMemGetInfo's total
+FP8_KV_DTYPE = "fp8"
+REFUSES_UNFIT_REQUEST = True  # refuses to start when one max-length request does not fit (KV101)
+STARTS_WITH_SHORT_POOL = False
+CHECKS_BATCHED_TOKENS = True  # refuses max_num_batched_tokens below max_num_seqs / max_model_len (KV106)
+LONG_CONTEXT_OUTCOME = "vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+MEMORY_SHARE_DEFAULT = "default"
+HEADROOM_LABEL = "headroom"
+DEFAULT_MODEL: str | None = "Qwen/Qwen3-0.6B"  # what `vllm serve` serves with no model given
+KV_SETTINGS = ("max_model_len", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
+               "gpu_memory_utilization", "dtype", "kv_cache_dtype", "quantization", "max_num_seqs",
+               "max_num_batched_tokens", "block_size", "kv_cache_memory_bytes")  # what sizes its pool (inspect)
+ROLES = {"max_len": "max_model_len", "tp": "tensor_parallel_size", "pp": "pipeline_parallel_size",
+         "dp": "data_parallel_size", "dcp": "decode_context_parallel_size", "max_seqs": "max_num_seqs",
+         "kv_dtype": "kv_cache_dtype", "mem": "gpu_memory_utilization", "quant": "quantization",
+         "max_batched": "max_num_batched_tokens", "nodes": "nnodes"}
+FLAGS = {"max_len": "--max-model-len", "tp": "-tp", "pp": "-pp", "dp": "-dp", "dcp": "-dcp",
+         "max_seqs": "--max-num-seqs", "kv_dtype": "--kv-cache-dtype", "mem": "--gpu-memory-utilization",
+         "quant": "--quantization", "max_batched": "--max-num-batched-tokens", "nodes": "--nnodes"}
