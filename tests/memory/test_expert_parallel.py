@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
+from kvlint.engines.sglang.memory import sglang_placement
 from kvlint.errors import InvalidSettingError
 from kvlint.memory import compute_budget
-from kvlint.engines.sglang.memory import sglang_placement
 from kvlint.models.resolve import from_registry
 from kvlint.models.weights import Placement, weights_bytes
 

@@ -1,4 +1,4 @@
-"""SGLang as kvlint sees it: its flag spellings, parser rules, memory view and memory model (kvlint.engines.sglang.memory)."""
+"""SGLang as kvlint sees it: flag spellings, parser rules, memory view, memory model (engines.sglang.memory)."""
 
 from __future__ import annotations
 

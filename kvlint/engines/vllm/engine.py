@@ -1,4 +1,4 @@
-"""vLLM as kvlint sees it: its flag spellings, parser rules, memory view and memory model (kvlint.engines.vllm.memory)."""
+"""vLLM as kvlint sees it: flag spellings, parser rules, memory view and memory model (kvlint.engines.vllm.memory)."""
 
 from __future__ import annotations
 
