@@ -1,4 +1,4 @@
-"""SGLang as kvlint sees it: flag spellings, parser rules, memory view, memory model (engines.sglang.memory)."""
+"""SGLang as kvlint sees it: flag spellings, parser rules, memory view and memory model (this folder's memory.py)."""
 
 from __future__ import annotations
 

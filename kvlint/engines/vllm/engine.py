@@ -1,4 +1,4 @@
-"""vLLM as kvlint sees it: flag spellings, parser rules, memory view and memory model (kvlint.engines.vllm.memory)."""
+"""vLLM as kvlint sees it: flag spellings, parser rules, memory view and memory model (this folder's memory.py)."""
 
 from __future__ import annotations
 
