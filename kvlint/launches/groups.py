@@ -24,6 +24,9 @@ ROLE_FLAGS = frozenset({"--node-rank", "--node_rank", "--dist-init-addr", "--dis
                         "--data-parallel-start-rank", "--data_parallel_start_rank", "--data-parallel-rank",
                         "--data-parallel-address", "--data_parallel_address", "--master-addr", "--master-port"})
 _NO_VALUE = frozenset({"--headless"})
+# the address a process binds differs per node too (`--host 10.0.0.1` on one, `.2` on the next), but alone it
+# does not make two commands one group: only compared once a role flag says they are nodes of one
+_NODE_ADDRESS = frozenset({"--host"})
 
 
 def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
@@ -32,10 +35,10 @@ def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
         return launches
     groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}
     for k, found in enumerate(launches):
-        groups.setdefault((found.engine, _shape(found)), []).append(k)
+        groups.setdefault(_key(found), []).append(k)
     out: list[FoundLaunch] = []
     for k, found in enumerate(launches):
-        members = groups[(found.engine, _shape(found))]
+        members = groups[_key(found)]
         if len(members) == 1 or not any(_has_role(launches[m]) for m in members):  # the same command twice: two
             out.append(found)
             continue
@@ -54,6 +57,15 @@ def is_launch(dep: Deployment) -> bool:
     return not (not dep.model_resolved and _PASSED_THROUGH.match(dep.model))
 
 
+def _key(found: FoundLaunch) -> tuple[str, bool, tuple[str, ...]]:
+    """Launches with a role flag are compared without their node addresses; others keep every word."""
+    return found.engine, _has_role(found), _shape(found) if _has_role(found) else _words(found)
+
+
+def _words(found: FoundLaunch) -> tuple[str, ...]:
+    return tuple(f.text for f in found.fields)
+
+
 def _shape(found: FoundLaunch) -> tuple[str, ...]:
     """The launch's words without the role flags and their values: equal for the branches of one group."""
     words: list[str] = []
@@ -63,7 +75,7 @@ def _shape(found: FoundLaunch) -> tuple[str, ...]:
             skip = False
             continue
         name, eq, _ = f.text.partition("=")
-        if name in ROLE_FLAGS:
+        if name in ROLE_FLAGS or name in _NODE_ADDRESS:
             skip = not eq and name not in _NO_VALUE
             continue
         words.append(f.text)

@@ -221,3 +221,12 @@ def test_supervisor_procfile_and_toml_command_lines():
     assert (web.model, _at(web.model_span)) == ("org/procfile-model", (1, 17))
     (task,) = _deps("serve.toml")
     assert (task.model, _at(task.model_span), task.get("tensor_parallel_size")) == ("org/toml-model", (2, 19), 2)
+
+
+def test_node_commands_that_differ_in_their_bind_address_are_one_group_but_alternatives_are_not():
+    """Each node of a multi-node group binds its own `--host`; with a role flag (`--node-rank`) that address
+    does not split the group. Without one, two commands are two launches however alike (counting rule 4)."""
+    group, first, second = _deps("node-hosts.sh")
+    assert (group.model, _at(group.model_span), group.get("tp_size")) == ("org/pd-model", (2, 65), 16)
+    assert any("2 launches of one deployment" in n and "line 4" in n for n in group.notes)
+    assert [(d.model, _at(d.model_span)) for d in (first, second)] == [("org/alt", (7, 12)), ("org/alt", (8, 12))]
