@@ -24,9 +24,10 @@ ROLE_FLAGS = frozenset({"--node-rank", "--node_rank", "--dist-init-addr", "--dis
                         "--data-parallel-start-rank", "--data_parallel_start_rank", "--data-parallel-rank",
                         "--data-parallel-address", "--data_parallel_address", "--master-addr", "--master-port"})
 _NO_VALUE = frozenset({"--headless"})
-# the address a process binds differs per node too (`--host 10.0.0.1` on one, `.2` on the next), but alone it
-# does not make two commands one group: only compared once a role flag says they are nodes of one
-_NODE_ADDRESS = frozenset({"--host"})
+# the address a process serves on differs per node too (`--host 10.0.0.1` on one, `.2` on the next; only the
+# leader serves HTTP, so its `--host` / `--port` may be missing on the workers), but alone it does not make two
+# commands one group: it is set aside only once a role flag says they are nodes of one
+_NODE_ADDRESS = frozenset({"--host", "--port"})
 
 
 def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:

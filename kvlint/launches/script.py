@@ -24,6 +24,8 @@ from kvlint.span import Span
 _ASSIGN = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _RESERVED = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"}
 _PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "stdbuf", "unbuffer", "taskset"}
+# an image's init process runs its arguments as the command (`ENTRYPOINT ["dumb-init", "--"]`, `tini -s --`)
+_INIT_PROCESSES = {"dumb-init", "tini", "tini-static", "catatonit"}
 _SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name",
                     "--gpus", "--gpus-per-node", "--account", "--qos", "--nodelist", "--output", "--error",
                     "--container-image", "--container-mounts", "--container-workdir", "--container-name",
@@ -358,11 +360,11 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             i += 1
         elif head in _PLAIN_PREFIX or head in _RESERVED:
             i += 1
-        elif head in ("env", "sudo"):
+        elif head in ("env", "sudo") or head in _INIT_PROCESSES:
             i += 1
             while i < len(fields) and fields[i].text.startswith("-"):
                 i += 1
-        elif head == "timeout":
+        elif head in ("timeout", "gosu", "su-exec"):  # `timeout DURATION CMD`, `gosu USER CMD` (a privilege drop)
             i += 2
         elif head in ("srun", "numactl"):
             start = i

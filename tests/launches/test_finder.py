@@ -230,3 +230,21 @@ def test_node_commands_that_differ_in_their_bind_address_are_one_group_but_alter
     assert (group.model, _at(group.model_span), group.get("tp_size")) == ("org/pd-model", (2, 65), 16)
     assert any("2 launches of one deployment" in n and "line 4" in n for n in group.notes)
     assert [(d.model, _at(d.model_span)) for d in (first, second)] == [("org/alt", (7, 12)), ("org/alt", (8, 12))]
+
+
+def test_an_images_init_process_runs_the_engine_it_is_given():
+    """`ENTRYPOINT ["dumb-init", "--"]` + `CMD [..."vllm", "serve", ...]` is the image's default launch, and
+    `tini -s -- gosu USER vllm serve ...` starts vLLM: init processes and privilege drops pass their argv on."""
+    (image,) = _deps("Dockerfile.init")
+    assert (image.engine, image.model, _at(image.model_span)) == ("vllm", "org/init-model", (5, 37))
+    assert image.get("max_model_len") == 8192
+    (script,) = _deps("init-wrappers.sh")
+    assert (script.model, _at(script.model_span), script.get("max_model_len")) == ("org/tini-model", (2, 37), 4096)
+
+
+def test_a_leader_that_alone_serves_the_api_folds_its_worker_branch():
+    leader, first, second = _deps("leader-serves.sh")
+    assert (leader.model, _at(leader.model_span)) == ("org/leader-model", (4, 50))
+    assert any("2 launches of one deployment" in n and "line 7" in n for n in leader.notes)
+    assert [(d.model, _at(d.model_span)) for d in (first, second)] == [("org/two-ports", (11, 46)),
+                                                                       ("org/two-ports", (12, 46))]
