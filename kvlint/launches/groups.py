@@ -34,7 +34,7 @@ def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
     """The launches with each group of rank branches / headless workers folded into its leader."""
     if len(launches) < 2:
         return launches
-    groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+    groups: dict[tuple[str, bool, tuple[str, ...]], list[int]] = {}
     for k, found in enumerate(launches):
         groups.setdefault(_key(found), []).append(k)
     out: list[FoundLaunch] = []
