@@ -107,6 +107,7 @@ class Deployment:
     gpu_span: Span | None = None
     gpu_count: int | None = None  # GPUs for this one instance (resources x group size)
     gpu_count_span: Span | None = None
+    gpu_count_visible_only: bool = False  # the count is CUDA_VISIBLE_DEVICES: devices a process sees, none reserved
     name: str = ""  # workload / chart entry name, for messages
     ignore_codes: tuple[str, ...] = ()  # from the kvlint.io/ignore annotation
     notes: tuple[str, ...] = ()  # what could not be resolved, and why

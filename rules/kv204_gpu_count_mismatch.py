@@ -8,8 +8,10 @@ count is a range, the request per node times any node count: the rule fires only
 gives TP x PP (x DP), and never asserts a group of one.
 
 ## Why it matters
-Too few GPUs: the engine waits for ranks that never start or fails with an invalid device ordinal.
-Too many: the scheduler reserves cards that stay idle.
+Too few GPUs: the engine waits for ranks that never start or fails with an invalid device ordinal (an error).
+Too many: the scheduler reserves cards that stay idle; the server starts, so it is a warning. Devices that are
+only made visible (`CUDA_VISIBLE_DEVICES=0,1,2,3` on a workstation) are not reserved: more of them than the
+parallelism uses is an info (a TP that was meant, perhaps), never an error.
 
 ## Example
 ```yaml
@@ -47,8 +49,12 @@ def check(ctx: Context) -> Iterator[Finding]:
     if group is not None and needed > dep.gpu_count and needed % dep.gpu_count == 0:
         return  # some node count gives exactly the ranks: the group size decides, and the file leaves it open
     outcome = ("the engine cannot start all its ranks" if needed > dep.gpu_count
-               else f"{dep.gpu_count - needed} requested GPU(s) stay idle")
-    requests = f"the instance requests {dep.gpu_count}"
+               else f"{dep.gpu_count - needed} visible GPU(s) go unused (CUDA_VISIBLE_DEVICES reserves none)"
+               if dep.gpu_count_visible_only else f"{dep.gpu_count - needed} requested GPU(s) stay idle")
+    severity = (None if needed > dep.gpu_count else Severity.INFO if dep.gpu_count_visible_only
+                else Severity.WARNING)
+    requests = (f"the launch sees {dep.gpu_count}" if dep.gpu_count_visible_only
+                else f"the instance requests {dep.gpu_count}")
     if group is not None:
         requests = (f"each of its {group} nodes requests {dep.gpu_count}, and no node count makes {needed}"
                     if needed > dep.gpu_count else f"each of its {group} nodes requests {dep.gpu_count}")
@@ -57,7 +63,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         ctx, f"{shown} needs {needed} GPU(s) per instance but {requests}: {outcome}",
         c.primary(dep, "tp", "pp", "dp") if any(c.span(dep, r) for r in ("tp", "pp", "dp")) else
         (dep.gpu_count_span or dep.launch_span), related=related,
-        fix=f"request {needed} GPU(s)", needed=needed, requested=dep.gpu_count)
+        fix=f"request {needed} GPU(s)", severity=severity, needed=needed, requested=dep.gpu_count)
 
 
 def _unresolved_group(ctx: Context) -> str | None:

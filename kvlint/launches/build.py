@@ -50,6 +50,7 @@ class ManifestGpu:
     notes: tuple[str, ...] = ()
     grouped: bool = False  # count already multiplied by a group size (LWS, nodes, Ray cluster)
     options: tuple[GpuOption, ...] = ()  # several candidate products (one product stays in `product`)
+    visible_only: bool = False  # the count is a CUDA_VISIBLE_DEVICES list: what the process sees, not a reservation
 
 
 @record
@@ -122,6 +123,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         image=ctx.image, image_span=ctx.image_span,
         settings=settings, unknown_flags=() if ctx.wrapper else tuple(parsed.unknown),
         gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
+        gpu_count_visible_only=gpu.visible_only,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
         invalid_values=tuple(parsed.invalid),
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
@@ -213,7 +215,8 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
             gpu = replace(gpu, product=product or gpu.product,
                           product_span=found.gpus_span if product else gpu.product_span,
                           count=count if count is not None else gpu.count,
-                          count_span=found.gpus_span if count is not None else gpu.count_span)
+                          count_span=found.gpus_span if count is not None else gpu.count_span,
+                          visible_only=count is not None and found.gpus.startswith("cuda:"))
     own_env = found.container_env if found.container_env is not None else tuple(found.env.items())
     alias_env = ctx.alias_env or tuple((k, v, None) for k, v in own_env)
     ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,

@@ -124,3 +124,16 @@ def test_a_template_of_a_chart_without_chart_yaml_takes_the_values_pin():
     [f] = [f for f in result.findings if f.code == "KV005"]
     assert f.severity == Severity.ERROR and "release decides" not in f.message
     assert [s.engine_version for s in result.launches] == ["0.19.1"]
+
+
+def test_idle_gpus_are_a_warning_and_merely_visible_ones_an_info():
+    """KV204: too few GPUs stops the engine (error); reserved cards that idle are waste (warning); devices only
+    made visible by CUDA_VISIBLE_DEVICES are reserved by nothing (info)."""
+    reserved = check(VERDICTS / "idle-gpus.yaml")
+    [idle] = [f for f in reserved.findings if f.code == "KV204"]
+    assert idle.severity == Severity.WARNING and "1 requested GPU(s) stay idle" in idle.message
+    visible = check(VERDICTS / "visible-gpus.sh")
+    [seen] = infos(visible, "KV204")
+    assert seen.span.line == 3 and "the launch sees 4" in seen.message and "reserves none" in seen.message
+    [short] = [f for f in visible.findings if f.code == "KV204" and f.severity == Severity.ERROR]
+    assert short.span.line == 5 and "cannot start all its ranks" in short.message
