@@ -1,0 +1,183 @@
+"""Budgets off the defaults and at the engines' thresholds (issue O item 9: mutants survived where every test
+ran default batch sizes, chunked prefill on and TP 1). Every expected number is worked out in the test from
+the engine's own rule, cited beside it (engines.md section, or the engine source it paraphrases); none is
+kvlint's output copied back. Weights and non-KV memory are given explicitly where a pool is compared, so
+other changes to those estimates do not move these numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvlint.memory import compute_budget
+from kvlint.memory.common import Steps
+from kvlint.memory.sglang import prefill_graph_sizes
+
+from .specs import LLAMA3_8B, LLAMA3_70B
+
+GIB, MIB = 2**30, 2**20
+
+
+class Card:
+    """A minimal GPU record (kvlint.gpus.Gpu shape)."""
+
+    def __init__(self, name, cc, mib):
+        self.name, self.compute_capability, self.memory_mib = name, cc, mib
+
+    def total_bytes(self, engine):
+        return self.memory_mib * MIB
+
+
+H100 = Card("NVIDIA H100 80GB HBM3", "9.0", 81559)
+
+
+def vllm(settings, gpu=H100, version=None, model=LLAMA3_8B, **kw):
+    kw.setdefault("weights_bytes", 0)
+    return compute_budget("vllm", model, settings, gpu, version=version, **kw)
+
+
+def batch(b):
+    return b.max_num_seqs, b.max_num_batched_tokens
+
+
+# ---------------------------------------------------------------- vLLM V1 batch defaults (engines.md 1.1 table)
+# H100 (>= 70 GiB, not A100) server column: max_num_batched_tokens 8192, max_num_seqs 1024; then, for values the
+# user left unset: chunked prefill off -> mnbt = max(max_model_len, mnbt); mnbt = min(max_num_seqs * max_model_len,
+# mnbt); max_num_seqs = min(max_num_seqs, mnbt).
+
+@pytest.mark.parametrize("settings, want", [
+    # small --max-num-seqs: mnbt = min(8 x 8192, 8192) = 8192, the user's 8 sequences kept
+    ({"max_num_seqs": 8, "max_model_len": 8192}, (8, 8192)),
+    # mnbt = min(2 x 2048, 8192) = 4096: two short requests cap the batch
+    ({"max_num_seqs": 2, "max_model_len": 2048}, (2, 4096)),
+    # chunked prefill off: mnbt = max(32768, 8192) = 32768 (then min(1024 x 32768, 32768))
+    ({"enable_chunked_prefill": False, "max_model_len": 32768}, (1024, 32768)),
+    # chunked prefill off below the GPU default: max(4096, 8192) = 8192
+    ({"enable_chunked_prefill": False, "max_model_len": 4096}, (1024, 8192)),
+    # the user's 512 batched tokens: max_num_seqs = min(1024, 512) = 512
+    ({"max_num_batched_tokens": 512, "max_model_len": 8192}, (512, 512)),
+    # both the user's: nothing derived, even when mns > mnbt
+    ({"max_num_batched_tokens": 512, "max_num_seqs": 600, "max_model_len": 8192}, (600, 512)),
+    # max_model_len 4: mnbt = min(1024 x 4, 8192) = 4096, max_num_seqs = min(1024, 4096) = 1024
+    ({"max_model_len": 4}, (1024, 4096)),
+])
+def test_vllm_batch_defaults_off_the_defaults(settings, want):
+    assert batch(vllm(settings)) == want
+
+
+@pytest.mark.parametrize("mib, want", [
+    (70 * 1024, (1024, 8192)),  # device_memory >= 70 GiB: the H100 tier, at the boundary itself
+    (70 * 1024 - 1, (256, 2048)),  # one MiB below: the A100 / L40S tier
+    (160 * 1024, (1024, 16384)),  # >= 160 GiB tier (0.30+)
+    (160 * 1024 - 1, (1024, 8192)),
+])
+def test_vllm_batch_tiers_at_their_boundaries(mib, want):
+    assert batch(vllm({"max_model_len": 8192}, gpu=Card("NVIDIA X", "9.0", mib))) == want
+
+
+def test_vllm_batch_tier_excludes_a100_and_gb10_by_name_and_capability():
+    assert batch(vllm({"max_model_len": 8192}, gpu=Card("NVIDIA A100-SXM4-80GB", "8.0", 81920))) == (256, 2048)
+    assert batch(vllm({"max_model_len": 8192}, gpu=Card("NVIDIA GB10", "12.1", 122_000))) == (256, 2048)
+    # 0.27 has no >= 160 GiB tier: a B200 is in the 8192 / 1024 one
+    assert batch(vllm({"max_model_len": 8192}, gpu=Card("NVIDIA B200", "10.0", 183_359), version="0.27.0")) \
+        == (1024, 8192)
+
+
+def test_vllm_throughput_mode_doubles_only_unset_values():
+    # 8192 x 2 batched tokens, the user's 64 sequences kept: mnbt = min(64 x 8192, 16384)
+    assert batch(vllm({"performance_mode": "throughput", "max_num_seqs": 64, "max_model_len": 8192})) == (64, 16384)
+
+
+# ------------------------------------------------------------------- vLLM V0 (0.7): the 32K chunked-prefill rule
+# vllm 0.7 arg_utils.py: chunked prefill on by default only when max_model_len > 32768 (then 2048 batched tokens);
+# otherwise SchedulerConfig takes max(max_model_len, 2048). max_num_seqs 256.
+
+@pytest.mark.parametrize("settings, want", [
+    ({"max_model_len": 32768}, (256, 32768)),  # at the threshold: not chunked, the whole prompt
+    ({"max_model_len": 32769}, (256, 2048)),  # above it: chunked, 2048
+    ({"max_model_len": 1000}, (256, 2048)),  # max(1000, 2048)
+    ({"max_model_len": 40000, "enable_chunked_prefill": False}, (256, 40000)),
+    ({"max_model_len": 8192, "enable_chunked_prefill": True}, (256, 2048)),
+    ({"max_model_len": 8192, "max_num_seqs": 16, "max_num_batched_tokens": 4096}, (16, 4096)),
+])
+def test_vllm_v0_batch_defaults(settings, want):
+    assert batch(vllm(settings, version="0.7.2")) == want
+
+
+# ------------------------------------------------------------- SGLang mem_fraction_static off the default bands
+# engines.md 3.1: activation = max(cps, 2048); reserved = 512 + 1.5 x activation + tp*pp/8 x 1024 + 2 x decode
+# max_bs + 8 x len(prefill graph sizes up to cps); floor 10240 above 60 GiB; fraction = round((mib - reserved) / mib, 3).
+# RTX 4090: 24564 MiB, band < 35 GiB: cps 4096, decode max_bs 48 (tp < 4), 160 (tp >= 4).
+RTX4090_MIB = 24564
+
+
+def sglang_fraction(settings, mib=RTX4090_MIB, model=LLAMA3_8B):
+    b = compute_budget("sglang", model, settings, None, gpu_memory_bytes=mib * MIB, weights_bytes=GIB)
+    return b.mem_fraction_static
+
+
+def test_prefill_graph_sizes_below_and_above_1024():
+    # 4..32 step 4 (8), 48..256 step 16 (14), 288..512 step 32 (8), 576..1024 step 64 (8)
+    assert prefill_graph_sizes(1024) == 8 + 14 + 8 + 8 == 38
+    assert prefill_graph_sizes(4096) == 38 + 12  # + 1280..4096 step 256
+    assert prefill_graph_sizes(4) == 1 and prefill_graph_sizes(3) == 0
+
+
+@pytest.mark.parametrize("settings, reserved", [
+    ({}, 512 + 1.5 * 4096 + 128 + 2 * 48 + 8 * 50),  # the band's defaults: 7280 MiB
+    # --chunked-prefill-size 1024: activation max(1024, 2048) = 2048, prefill graphs up to 1024 (38 sizes)
+    ({"chunked_prefill_size": 1024}, 512 + 1.5 * 2048 + 128 + 2 * 48 + 8 * 38),
+    ({"chunked_prefill_size": 3000}, 512 + 1.5 * 3000 + 128 + 2 * 48 + 8 * prefill_graph_sizes(3000)),
+    # chunked prefill off (-1): activation max(max_prefill_tokens 16384, 2048); prefill graph max_bs = cps = -1: none
+    ({"chunked_prefill_size": -1}, 512 + 1.5 * 16384 + 128 + 2 * 48),
+    ({"chunked_prefill_size": -1, "max_prefill_tokens": 1000}, 512 + 1.5 * 2048 + 128 + 2 * 48),
+    # TP 4: tp*pp/8 x 1024 = 512 and decode max_bs 160
+    ({"tp_size": 4}, 512 + 1.5 * 4096 + 512 + 2 * 160 + 8 * 50),
+    ({"tp_size": 2, "pp_size": 2}, 512 + 1.5 * 4096 + 512 + 8 * 0 + 2 * 48),  # PP > 1: no prefill graphs
+    # --max-running-requests 16 below the band's 48 decode graphs
+    ({"max_running_requests": 16}, 512 + 1.5 * 4096 + 128 + 2 * 16 + 8 * 50),
+    ({"disable_cuda_graph": True}, 512 + 1.5 * 4096 + 128),
+    ({"max_total_tokens": 1024}, 512 + 1.5 * 4096 + 128 + 2 * 48 + 8 * 38),  # prefill graphs capped at 1024
+])
+def test_sglang_fraction_off_the_defaults(settings, reserved):
+    assert sglang_fraction(settings) == round((RTX4090_MIB - reserved) / RTX4090_MIB, 3)
+
+
+def test_sglang_fraction_pinned_for_the_4090():
+    """The two numbers a user sees for Llama-3-8B on a 4090: 0.704 by default, 0.833 with --chunked-prefill-size
+    1024 (7280 and 4112 MiB reserved, from the formula above)."""
+    assert sglang_fraction({}) == 0.704
+    assert sglang_fraction({"chunked_prefill_size": 1024}) == 0.833
+
+
+def test_sglang_floor_applies_only_above_60_gib():
+    # 61441 MiB: the formula's 7280 MiB (cps 8192 band: 512 + 12288 + 128 + 512 + 464 = 13904) vs the floor
+    at = 61440
+    assert sglang_fraction({}, mib=at) == round((at - (512 + 1.5 * 8192 + 128 + 2 * 256 + 8 * 58)) / at, 3)
+    above = 61441
+    assert sglang_fraction({"chunked_prefill_size": 1024}, mib=above) == round((above - 10240) / above, 3)
+    assert sglang_fraction({"chunked_prefill_size": 1024}, mib=at) == \
+        round((at - (512 + 1.5 * 2048 + 128 + 2 * 256 + 8 * 38)) / at, 3)
+
+
+def test_sglang_band_edges():
+    # < 20480 MiB: cps 2048, decode max_bs 8; 20480 itself is in the next band (cps 4096, 48)
+    assert sglang_fraction({}, mib=20479) == round((20479 - (512 + 1.5 * 2048 + 128 + 16 + 8 * 42)) / 20479, 3)
+    assert sglang_fraction({}, mib=20480) == round((20480 - (512 + 1.5 * 4096 + 128 + 96 + 8 * 50)) / 20480, 3)
+
+
+# ------------------------------------------------------------------------------------------------- small pieces
+
+def test_an_empty_note_is_not_kept():
+    steps = Steps()
+    steps.note("")
+    steps.note("a")
+    steps.note("a")
+    assert steps.notes == ["a"]
+    assert "" not in vllm({"max_model_len": 8192}).notes
+
+
+def test_tp_divides_kv_heads_and_caps_at_one_head():
+    # Llama-3-70B: 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 327,680 B per token at TP 1
+    for tp, heads in ((1, 8), (2, 4), (8, 1), (16, 1)):
+        b = vllm({"tensor_parallel_size": tp, "max_model_len": 8192}, model=LLAMA3_70B)
+        assert b.kv_bytes_per_token == 80 * heads * 128 * 2 * 2
