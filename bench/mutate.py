@@ -5,6 +5,7 @@ library only; `coverage` is needed for the one `map` step (install it in a bench
 dependency of kvlint).
 
     python bench/mutate.py map                       # once (~5-10 min): which tests run which line
+    python bench/mutate.py map --add tests/x.py      # merge new tests into the map
     python bench/mutate.py list --seed 1 --sample 200  # the sampled mutants, without running them
     python bench/mutate.py run --seed 1 --sample 200 [--out bench/mutation-seed1.jsonl] [--resume]
     python bench/mutate.py show ID                   # one mutant's diff
@@ -372,6 +373,13 @@ def build_map(args: argparse.Namespace) -> None:
             rel = str(Path(measured).resolve().relative_to(REPO))
             by_line = cov.contexts_by_lineno(measured)
             lines[rel] = {str(n): sorted(c for c in ctxs if c) for n, ctxs in by_line.items()}
+    if args.add and MAP_FILE.exists():  # new tests: merge their lines into the map instead of a full run
+        old = json.loads(MAP_FILE.read_text())
+        for rel, by_line in lines.items():
+            into = old["lines"].setdefault(rel, {})
+            for n, tests in by_line.items():
+                into[n] = sorted(set(into.get(n, [])) | set(tests))
+        lines, times = old["lines"], {**old["tests"], **times}
     MAP_FILE.write_text(json.dumps({"lines": lines, "tests": times}))
     print(f"map: {sum(len(v) for v in lines.values())} lines, {len(times)} tests -> {MAP_FILE}")
 
@@ -594,6 +602,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("map", help="run the tests once under coverage: which tests execute which target line")
     p.add_argument("tests", nargs="*", default=["tests"])
+    p.add_argument("--add", action="store_true", help="merge the given tests into the existing map")
     for name in ("list", "run"):
         p = sub.add_parser(name)
         p.add_argument("--seed", type=int, default=1)

@@ -181,3 +181,28 @@ def test_tp_divides_kv_heads_and_caps_at_one_head():
     for tp, heads in ((1, 8), (2, 4), (8, 1), (16, 1)):
         b = vllm({"tensor_parallel_size": tp, "max_model_len": 8192}, model=LLAMA3_70B)
         assert b.kv_bytes_per_token == 80 * heads * 128 * 2 * 2
+
+
+# ------------------------------------------------------ EAGLE3 on gpt-oss-20b keeps vLLM's hybrid manager on
+def test_eagle3_on_gpt_oss_keeps_the_hybrid_manager():
+    """vLLM turns the hybrid KV cache manager off for EAGLE only with chunked local attention (Llama-4); gpt-oss's
+    sliding layers keep their own group (engines.md 1.1). 0.33, H100 defaults (mnbt 8192, async: 2 x 8192 tokens
+    in flight), a 10 GiB pool, max_model_len 131072, bf16: one layer's page is 16 x 8 heads x (64 + 64) x 2 B =
+    32,768 B. 12 full + 1 EAGLE draft layer (full) and 12 sliding (window 128): groups of 13 (one padding layer),
+    num_blocks = 10 GiB // (13 x 32,768) = 25,206; a request holds cdiv(131072, 16) = 8,192 full blocks and
+    cdiv(128 - 1 + 2 x 8192, 16) + 1 = 1,033 sliding ones; tokens = int(25,206 / 9,225 x 131,072) = 358,135.
+    With the manager off every layer is full attention: 10 GiB // (25 x 32,768) = 13,107 blocks, 209,712 tokens."""
+    from kvlint.models.resolve import resolve_model
+
+    model = resolve_model("openai/gpt-oss-20b")
+    eagle = {"method": "eagle3", "model": "x/gpt-oss-20b-eagle3", "num_speculative_tokens": 3}
+    settings = {"max_model_len": 131072, "kv_cache_memory_bytes": 10 * GIB, "speculative_config": eagle}
+    b = vllm(settings, model=model, version="0.33.0")
+    page = 16 * 8 * (64 + 64) * 2
+    blocks = 10 * GIB // (13 * page)
+    per_request = 131072 // 16 + (-(-(128 - 1 + 2 * 8192) // 16) + 1)
+    assert (b.num_blocks, b.detail.kv_groups, b.detail.blocks_per_request) == (blocks, 2, per_request) \
+        == (25206, 2, 9225)
+    assert b.kv_tokens == int(blocks / per_request * 131072) == 358_135
+    off = vllm({**settings, "disable_hybrid_kv_cache_manager": True}, model=model, version="0.33.0")
+    assert (off.num_blocks, off.kv_tokens) == (10 * GIB // (25 * page), 13107 * 16) == (13107, 209_712)
