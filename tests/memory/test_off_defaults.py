@@ -206,3 +206,46 @@ def test_eagle3_on_gpt_oss_keeps_the_hybrid_manager():
     assert b.kv_tokens == int(blocks / per_request * 131072) == 358_135
     off = vllm({**settings, "disable_hybrid_kv_cache_manager": True}, model=model, version="0.33.0")
     assert (off.num_blocks, off.kv_tokens) == (10 * GIB // (25 * page), 13107 * 16) == (13107, 209_712)
+
+
+# ------------------------------------------------------------------------------------------ planner pieces
+def test_uniform_type_group_takes_its_worst_member():
+    """engines.md 1.2, last row: a UniformType group's request needs the most blocks any member needs. At 8,192
+    tokens a full layer holds cdiv(8192, 16) = 512 blocks; a 128-token window with 2,048 reserved tokens
+    cdiv(127 + 2048, 16) + 1 = 137."""
+    from kvlint.memory.vllm_planning import Group
+    from kvlint.memory.vllm_specs import KVSpec
+
+    full = KVSpec("full", 16, 8, 256)
+    window = KVSpec("sliding", 16, 8, 256, window=128)
+    assert window.blocks_per_request(8192, 2048) == 137
+    assert Group(((0, 0), (1, 0)), (window, full)).blocks_per_request(8192, 2048) == 512
+
+
+def test_one_group_has_no_padding_layers():
+    assert vllm({"max_model_len": 8192}).detail.padding_layers == 0
+
+
+@pytest.mark.parametrize("mns, spec, want", [
+    # engines.md 1.1: cap = min(max_num_seqs x (1 + speculative tokens) x 2, 512), then min(cap, mnbt); sizes
+    # 1, 2, 4 (<= cap), 8..248 step 8, 256..cap step 16, plus mnbt and max_num_seqs when <= cap
+    (4, 0, [1, 2, 4, 8]),  # cap 8
+    (4, 1, [1, 2, 4, 8, 16]),  # cap 16
+    (3, 2, [1, 2, 3, 4, 8, 16]),  # cap 18: 3 sequences is itself a size
+    (1024, 0, [1, 2, 4, *range(8, 249, 8), *range(256, 513, 16)]),  # cap 512
+])
+def test_cuda_graph_capture_sizes(mns, spec, want):
+    from kvlint.memory.nonkv import capture_sizes
+
+    assert capture_sizes(mns, 8192, spec_tokens=spec) == want
+    assert capture_sizes(1024, 8192, blackwell=True)[-1] == 1024  # 1024 on SM10x
+    assert capture_sizes(1024, 300)[-1] == 300  # min(cap, mnbt), and mnbt itself is captured
+
+
+def test_promoted_sliding_layers_take_the_full_layers_block_size():
+    """promote_hybrid's rule (HMA off): a sliding layer becomes full attention with the full layers' block size."""
+    from kvlint.memory.vllm_planning import promote_hybrid
+    from kvlint.memory.vllm_specs import KVSpec
+
+    out = promote_hybrid({(0, 0): KVSpec("full", 32, 8, 256), (1, 0): KVSpec("sliding", 16, 8, 256, window=128)})
+    assert (out[(1, 0)].kind, out[(1, 0)].block_size) == ("full", 32)

@@ -73,3 +73,13 @@ def test_kv101_quiet_when_exactly_the_pool_fits():
     assert run(fx.context(fx.deployment(max_model_len=(TOKENS, 5)), fx.model(max_len_vllm=131072)), "KV101") == []
     assert len(run(fx.context(fx.deployment(max_model_len=(TOKENS + 1, 5)), fx.model(max_len_vllm=131072)),
                    "KV101")) == 1
+
+
+def test_kv106_without_a_budget_takes_the_model_length():
+    """vLLM's verify_max_model_len (config/scheduler.py, engines.md 5): with chunked prefill off, one prompt of
+    max_model_len must fit max_num_batched_tokens; unwritten, the length is the model's derived one (32,768)."""
+    dep = fx.deployment(max_num_batched_tokens=(8192, 5), enable_chunked_prefill=(False, 6))
+    [f] = run(fx.context(dep, fx.model(max_len_vllm=32768), with_budget=False), "KV106")
+    assert f.message.startswith("max_num_batched_tokens 8192 is smaller than max_model_len 32768 with chunked "
+                                "prefill off") and f.fix == "--max-num-batched-tokens 32768"
+    assert run(fx.context(dep, fx.model(max_len_vllm=8192), with_budget=False), "KV106") == []
