@@ -334,6 +334,23 @@ _TIMES: dict[str, list] = {}
 def pytest_runtest_setup(item) -> None:
     if _COV is not None:
         _COV.switch_context(item.nodeid)
+        os.environ["MUTATE_MAP_CONTEXT"] = item.nodeid  # a `kvlint` the test spawns records under its name
+
+
+_MAP_SITECUSTOMIZE = '''
+import os
+if os.environ.get("MUTATE_MAP_DATA") and os.environ.get("MUTATE_MAP_CONTEXT"):
+    try:
+        import atexit
+        import coverage
+        _cov = coverage.Coverage(data_file=os.environ["MUTATE_MAP_DATA"], data_suffix=True,
+                                 include=os.environ["MUTATE_MAP_INCLUDE"].split(os.pathsep))
+        _cov.start()
+        _cov.switch_context(os.environ["MUTATE_MAP_CONTEXT"])
+        atexit.register(lambda: (_cov.stop(), _cov.save()))
+    except Exception:
+        pass
+'''
 
 
 def pytest_runtest_logreport(report) -> None:
@@ -359,7 +376,11 @@ if os.environ.get("MUTATE_MAP_DATA") and __name__ == "mutate":
 def build_map(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "cov.data")
-        env = dict(os.environ, MUTATE_MAP_DATA=data, CI="1", PYTHONPATH=os.pathsep.join([str(BENCH), os.environ.get("PYTHONPATH", "")]))
+        Path(tmp, "sitecustomize.py").write_text(_MAP_SITECUSTOMIZE)  # subprocesses (`kvlint ...`) are measured too
+        env = dict(os.environ, MUTATE_MAP_DATA=data, CI="1", KVLINT_FILE_SECONDS="30",
+                   MUTATE_MAP_INCLUDE=os.pathsep.join(str(p) for p in target_files()),
+                   PYTHONPATH=os.pathsep.join([str(BENCH), tmp, os.environ.get("PYTHONPATH", "")]))
+        env.pop("MUTATE_MAP_CONTEXT", None)
         cmd = ["nice", "-n", "15", sys.executable, "-m", "pytest", "-q", "-p", "mutate", "-p", "no:cacheprovider", *args.tests]
         print(" ".join(cmd), file=sys.stderr)
         subprocess.run(cmd, cwd=REPO, env=env, check=False)
@@ -367,6 +388,12 @@ def build_map(args: argparse.Namespace) -> None:
 
         cov = coverage.CoverageData(data)
         cov.read()
+        for part in Path(tmp).glob("cov.data.*"):
+            if part.name.endswith(".times.json"):
+                continue
+            other = coverage.CoverageData(str(part))
+            other.read()
+            cov.update(other)
         times = json.loads(Path(data + ".times.json").read_text())
         lines: dict[str, dict[str, list[str]]] = {}
         for measured in cov.measured_files():

@@ -249,3 +249,31 @@ def test_promoted_sliding_layers_take_the_full_layers_block_size():
 
     out = promote_hybrid({(0, 0): KVSpec("full", 32, 8, 256), (1, 0): KVSpec("sliding", 16, 8, 256, window=128)})
     assert (out[(1, 0)].kind, out[(1, 0)].block_size) == ("full", 32)
+
+
+@pytest.mark.parametrize("cc, want", [(None, "bfloat16"), ((8, 0), "bfloat16"), ((8, 9), "bfloat16"),
+                                      ((7, 5), "float16"), ((9, 0), "bfloat16")])
+def test_float32_checkpoint_downcast_by_compute_capability(cc, want):
+    """--dtype auto on a float32 checkpoint: bfloat16 where the GPU supports it (SM 8.0 and up), else float16."""
+    from dataclasses import replace
+
+    from kvlint.memory.common import resolve_model_dtype
+
+    assert resolve_model_dtype("auto", replace(LLAMA3_8B, dtype="float32"), cc) == want
+
+
+def test_eagle_with_chunked_local_attention_turns_the_hybrid_manager_off():
+    """From 0.16 chunked local layers keep their own group, except with EAGLE (engines.md 1.1: "or always with
+    EAGLE"): then every layer is full attention, one group."""
+    from kvlint.models.spec import LayerKV
+
+    from .specs import dense
+
+    layers = tuple(LayerKV("full" if i % 4 == 3 else "chunked", 8, 128, 128, window=8192) for i in range(48))
+    scout = dense("meta-llama/Llama-4-Scout", 48, 8, 128, kinds=layers, arch="Llama4ForConditionalGeneration")
+    settings = {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * GIB}
+    eagle = {"method": "eagle", "model": "x/scout-eagle", "num_speculative_tokens": 2}
+    assert vllm(settings, model=scout, version="0.33.0").detail.kv_groups > 1
+    b = vllm({**settings, "speculative_config": eagle}, model=scout, version="0.33.0")
+    assert b.detail.kv_groups == 1
+    assert "EAGLE with chunked local attention disables vLLM's hybrid KV cache manager" in b.notes

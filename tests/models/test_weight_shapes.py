@@ -86,3 +86,65 @@ def test_a_model_reference_that_is_not_text_is_an_unknown_model():
     for ref in (None, 7, "", "   "):
         with pytest.raises(UnknownModelError, match="empty model reference"):
             resolve_model(ref)  # type: ignore[arg-type]
+
+
+def test_mla_attention_projections():
+    """DeepSeek-V3's MLA (modeling_deepseek.py): q_a_proj hidden -> q_lora, q_b_proj q_lora -> heads x (nope + rope),
+    kv_a_proj_with_mqa hidden -> kv_lora + rope, kv_b_proj kv_lora -> heads x (nope + v), o_proj heads x v -> hidden;
+    q_a_layernorm and kv_a_layernorm. Split by TP: the up-projections and o; replicated: the down-projections."""
+    from kvlint.models.weights import _mla_attention
+
+    s = spec(config("deepseek-ai--DeepSeek-V3"))
+    h, heads, q_lora, kv_lora = 7168, 128, 1536, 512
+    split = q_lora * heads * (128 + 64) + kv_lora * heads * (128 + 128) + heads * 128 * h
+    assert _mla_attention(s, _text(s)) == (split, 0, h * q_lora + h * (kv_lora + 64), q_lora + kv_lora)
+
+
+def test_qwen3_next_gated_delta_net():
+    """transformers' Qwen3NextGatedDeltaNet: in_proj_qkvz hidden -> 2 x key_dim + 2 x value_dim, in_proj_ba hidden ->
+    2 x value heads, conv1d over 2 x key_dim + value_dim (kernel 4, no bias), dt_bias and A_log per value head, a
+    gated RMSNorm over one value head, out_proj value_dim -> hidden. Qwen3-Next-80B: hidden 2048, 16 key heads x 128,
+    32 value heads x 128."""
+    from kvlint.models.weights import _gated_delta_net
+
+    s = spec(config("Qwen--Qwen3-Next-80B-A3B-Thinking"))
+    h, key_dim, value_dim = 2048, 16 * 128, 32 * 128
+    split = h * (2 * key_dim + 2 * value_dim) + h * 2 * 32 + value_dim * h + (2 * key_dim + value_dim) * 4
+    assert _gated_delta_net(s, _text(s)) == (split, 0, 0, 2 * 32 + 128)
+
+
+def test_mxfp4_layout_takes_the_largest_pipeline_stage():
+    """gpt-oss-20b: 24 MoE layers; vLLM's PP 5 split gives stages of 5, 5, 5, 5 and 4 layers, and the extra
+    bytes of the backend's layout are per MoE layer: the largest stage holds 5 of them (one-layer stages on PP 24)."""
+    from kvlint.models.resolve import resolve_model
+    from kvlint.models.weights import mxfp4_layout_bytes
+
+    model = resolve_model("openai/gpt-oss-20b")
+    one = mxfp4_layout_bytes(model, "triton", pp=24, pp_rank=0)
+    assert one > 0
+    assert mxfp4_layout_bytes(model, "triton", pp=5) == 5 * one
+    assert mxfp4_layout_bytes(model, "triton", pp=5, pp_rank=4) == 4 * one
+    assert mxfp4_layout_bytes(model, "triton") == 24 * one
+
+
+def test_bitsandbytes_8bit_is_read_as_8_bits():
+    """quantization_config {"quant_method": "bitsandbytes", "load_in_8bit": true}: LLM.int8 keeps one byte per
+    weight, twice 4-bit's half byte: the checkpoint's weights are well over 1.5 x the 4-bit ones."""
+    from kvlint.models.weights import weights_bytes
+
+    cfg = config("meta-llama--Meta-Llama-3-8B") if (REGISTRY / "meta-llama--Meta-Llama-3-8B.json").is_file() else None
+    base = cfg or {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+                   "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                   "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 8192,
+                   "torch_dtype": "bfloat16"}
+    eight = spec({**base, "quantization_config": {"quant_method": "bitsandbytes", "load_in_8bit": True}})
+    four = spec({**base, "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True}})
+    assert (eight.quant.bits, four.quant.bits) == (8, 4)
+    assert weights_bytes(eight) > 1.5 * weights_bytes(four)
+
+
+def test_weights_in_an_fp8_dtype_take_one_byte_per_parameter():
+    from kvlint.models.weights import weights_bytes
+
+    s = spec(config("deepseek-ai--DeepSeek-R1-Distill-Llama-8B"))
+    assert weights_bytes(s, dtype="fp8") * 2 == weights_bytes(s, dtype="bfloat16")

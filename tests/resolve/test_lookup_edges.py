@@ -1,0 +1,32 @@
+"""Resolve-stage lookups at their edges (issue O item 9: mutants here survived)."""
+
+from __future__ import annotations
+
+from kvlint.config import Config
+from kvlint.engines import get_engine
+from kvlint.launches import read_path
+from kvlint.resolve import ResolveOptions
+from kvlint.resolve.lookups import _engine_image, gpu_for
+
+
+def _dep(tmp_path, text="vllm serve Qwen/Qwen3-8B --max-model-len 8192\n"):
+    path = tmp_path / "a.sh"
+    path.write_text(text)
+    [dep] = read_path(str(path)).deployments
+    return dep
+
+
+def test_gpu_memory_from_the_command_line_is_its_source(tmp_path):
+    dep = _dep(tmp_path)
+    got = gpu_for(dep, Config(root=str(tmp_path)), ResolveOptions(gpu_memory="80GiB"))
+    assert (got.source, got.memory_bytes) == ("cli", 80 * 2**30)
+    nothing = gpu_for(dep, Config(root=str(tmp_path)), ResolveOptions())
+    assert (nothing.source, nothing.memory_bytes) == (None, None)
+
+
+def test_engine_image_behind_a_registry_port():
+    """The repository is the last path segment; a registry's port (host:5000/...) is not a tag."""
+    vllm = get_engine("vllm")
+    assert _engine_image("registry.local:5000/vllm/vllm-openai", vllm)
+    assert _engine_image("registry.local:5000/vllm/vllm-openai:v0.8.5", vllm)
+    assert not _engine_image("registry.local:5000/opea/vllm-gaudi:1.22.0", vllm)
