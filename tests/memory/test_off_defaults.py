@@ -277,3 +277,24 @@ def test_eagle_with_chunked_local_attention_turns_the_hybrid_manager_off():
     b = vllm({**settings, "speculative_config": eagle}, model=scout, version="0.33.0")
     assert b.detail.kv_groups == 1
     assert "EAGLE with chunked local attention disables vLLM's hybrid KV cache manager" in b.notes
+
+
+def test_a_card_without_a_size_takes_the_given_memory_as_its_mib():
+    """A GPU record with no memory_mib and an explicit total: SGLang's bands read total // MiB (24,564 MiB: the
+    4090 band above, 0.704), not the unknown-GPU fallback (0.95)."""
+    class Named:
+        name, compute_capability, memory_mib = "some card", (8, 9), None
+
+    b = compute_budget("sglang", LLAMA3_8B, {}, Named(), gpu_memory_bytes=RTX4090_MIB * MIB, weights_bytes=GIB)
+    assert b.mem_fraction_static == 0.704
+
+
+def test_sglang_context_equal_to_the_pool_fits():
+    """SGLang admits a request up to max_total_num_tokens (max_req_input_len = max_total_num_tokens - 1, plus the
+    token it generates): a context exactly the pool's size fits, one more does not."""
+    def at(context):
+        return compute_budget("sglang", LLAMA3_8B, {"context_length": context, "max_total_tokens": 4096}, None,
+                              gpu_memory_bytes=81559 * MIB, weights_bytes=16 * GIB)
+
+    assert at(4096).kv_tokens == 4096 and at(4096).fits_one_request
+    assert not at(4097).fits_one_request

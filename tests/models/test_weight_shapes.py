@@ -148,3 +148,37 @@ def test_weights_in_an_fp8_dtype_take_one_byte_per_parameter():
 
     s = spec(config("deepseek-ai--DeepSeek-R1-Distill-Llama-8B"))
     assert weights_bytes(s, dtype="fp8") * 2 == weights_bytes(s, dtype="bfloat16")
+
+
+def test_four_norm_layers():
+    """Gemma-2 / Gemma-3 decoder layers carry four RMSNorms (input, post-attention, pre- and post-feedforward)."""
+    from dataclasses import replace
+
+    from kvlint.models.weights import FOUR_NORM_TYPES, _layer_norms
+
+    s = spec(config("deepseek-ai--DeepSeek-R1-Distill-Llama-8B"))
+    for model_type in FOUR_NORM_TYPES:
+        assert _layer_norms(replace(s, model_type=model_type)) == 4 * s.hidden_size
+    assert _layer_norms(s) == 2 * s.hidden_size  # Llama: input and post-attention norms
+
+
+def test_pipeline_stages_partition_the_weights():
+    """vLLM's PP: each stage holds its own layers, the first the embedding, the last the head and the final norm;
+    for a model with an untied head nothing is on two stages, so the stages sum to the unsplit weights."""
+    from kvlint.models.weights import weights_bytes
+
+    s = spec(config("deepseek-ai--DeepSeek-R1-Distill-Llama-8B"))
+    assert not s.tie_word_embeddings
+    for pp in (2, 3, 4):
+        assert abs(sum(weights_bytes(s, pp=pp, pp_rank=r) for r in range(pp)) - weights_bytes(s)) <= pp
+    last = weights_bytes(s, pp=32, pp_rank=31) - weights_bytes(s, pp=32, pp_rank=30)
+    assert last == (s.vocab_size * s.hidden_size + s.hidden_size) * 2  # lm_head + final norm, bf16
+
+
+def test_cached_repo_folder_found_whatever_its_case(tmp_path):
+    from kvlint.models.resolve import _cached_repo_dir
+
+    (tmp_path / "models--other--Model").mkdir()
+    (tmp_path / "models--qwen--qwen3-8b").mkdir()
+    assert _cached_repo_dir(tmp_path, "Qwen/Qwen3-8B") == tmp_path / "models--qwen--qwen3-8b"
+    assert _cached_repo_dir(tmp_path, "Qwen/Qwen3-14B") is None
