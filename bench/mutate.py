@@ -8,6 +8,7 @@ dependency of kvlint).
     python bench/mutate.py map --add tests/x.py      # merge new tests into the map
     python bench/mutate.py list --seed 1 --sample 200  # the sampled mutants, without running them
     python bench/mutate.py run --seed 1 --sample 200 [--out bench/mutation-seed1.jsonl] [--resume]
+    python bench/mutate.py run --rerun bench/mutation-seed1.jsonl   # its survivors again, after new tests
     python bench/mutate.py show ID                   # one mutant's diff
     python bench/mutate.py report bench/mutation-seed1.jsonl
 
@@ -569,6 +570,11 @@ def run(args: argparse.Namespace) -> None:
     ops = set(args.operators.split(",")) if args.operators else None
     mutants = sample(args.seed, args.sample, ops)
     out = Path(args.out or BENCH / f"mutation-seed{args.seed}.jsonl")
+    if args.rerun:  # the survivors of an earlier run, again (after new tests): a new results file, same sample
+        earlier = [json.loads(x) for x in Path(args.rerun).read_text().splitlines() if x]
+        alive = {r["id"] for r in earlier if r["status"] in ("survived", "uncovered")}
+        mutants = [m for m in all_mutants() if m.id in alive]
+        out = Path(args.out or str(args.rerun).replace(".jsonl", "-rerun.jsonl"))
     done: dict[str, dict] = {}
     if args.resume and out.exists():
         done = {r["id"]: r for r in map(json.loads, out.read_text().splitlines()) if r}
@@ -638,6 +644,7 @@ def main() -> None:
         if name == "run":
             p.add_argument("--out")
             p.add_argument("--resume", action="store_true")
+            p.add_argument("--rerun", metavar="RESULTS", help="run only the survivors of an earlier results file")
             p.add_argument("--jobs", type=int, default=1, help="mutants run at once (each under nice -n 15)")
             p.add_argument("--timeout-factor", type=float, default=4.0)
             p.add_argument("--min-timeout", type=float, default=60.0)

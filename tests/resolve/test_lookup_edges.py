@@ -30,3 +30,17 @@ def test_engine_image_behind_a_registry_port():
     assert _engine_image("registry.local:5000/vllm/vllm-openai", vllm)
     assert _engine_image("registry.local:5000/vllm/vllm-openai:v0.8.5", vllm)
     assert not _engine_image("registry.local:5000/opea/vllm-gaudi:1.22.0", vllm)
+
+
+def test_a_card_without_its_memory_from_the_configuration_has_no_line(tmp_path):
+    """`.kvlint.yaml` `gpu: A100` (40 or 80 GB): the launch is sized on both; the message names the card and, with
+    no line to point at in the launch's file, no line."""
+    from kvlint.lint import LintOptions, lint
+
+    (tmp_path / ".kvlint.yaml").write_text("gpu: A100\n")
+    (tmp_path / "a.sh").write_text("vllm serve Qwen/Qwen2.5-32B-Instruct --max-model-len 8192\n")
+    result = lint([str(tmp_path / "a.sh")], LintOptions())
+    assert result.unreadable == []
+    [f] = [f for f in result.findings if f.code == "KV102"]
+    assert "'A100' names no memory size: name the card with its memory" in f.message
+    assert "with its memory, line" not in f.message
