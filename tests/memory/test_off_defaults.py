@@ -298,3 +298,21 @@ def test_sglang_context_equal_to_the_pool_fits():
 
     assert at(4096).kv_tokens == 4096 and at(4096).fits_one_request
     assert not at(4097).fits_one_request
+
+
+@pytest.mark.parametrize("version, spare", [("0.27.0", 0), ("0.33.0", 16 * 131072)])
+def test_one_request_check_at_its_exact_boundary(version, spare):
+    """vLLM's check: one max_model_len request's blocks <= the pool's; 0.33 keeps one block back for the null block
+    (engines.md 1.4). Llama-3-8B at 8,192 tokens: 512 blocks x 16 x 131,072 B = 1 GiB; a pool of exactly that
+    (plus one 2 MiB block on 0.33) fits, one byte less does not."""
+    def fits(pool):
+        return vllm({"max_model_len": 8192, "kv_cache_memory_bytes": pool}, version=version).fits_one_request
+
+    assert fits(GIB + spare) and not fits(GIB + spare - 1)
+
+
+def test_no_mamba_or_vlm_lines_in_a_dense_models_derivation():
+    b = vllm({"max_model_len": 8192})
+    assert not any("Mamba" in s.name for s in b.steps)
+    sg = compute_budget("sglang", LLAMA3_8B, {}, None, gpu_memory_bytes=81559 * MIB, weights_bytes=16 * GIB)
+    assert not any("VLM" in s.name for s in sg.steps) and sg.mem_fraction_static == 0.83  # engines.md 3.1's worked H100

@@ -182,3 +182,13 @@ def test_cached_repo_folder_found_whatever_its_case(tmp_path):
     (tmp_path / "models--qwen--qwen3-8b").mkdir()
     assert _cached_repo_dir(tmp_path, "Qwen/Qwen3-8B") == tmp_path / "models--qwen--qwen3-8b"
     assert _cached_repo_dir(tmp_path, "Qwen/Qwen3-14B") is None
+
+
+def test_expert_size_and_longrope_legacy_length_for_other_models():
+    from kvlint.models.maxlen import max_len_vllm_before_longrope_default
+    from kvlint.models.moe import _expert_size
+
+    assert _expert_size({}) == 0 and _expert_size({"intermediate_size": 14336}) == 14336
+    assert _expert_size({"moe_intermediate_size": 2048, "intermediate_size": 14336}) == 2048
+    llama = config("deepseek-ai--DeepSeek-R1-Distill-Llama-8B")
+    assert max_len_vllm_before_longrope_default(llama) is None  # only LongRoPE models had another length

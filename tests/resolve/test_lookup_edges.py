@@ -44,3 +44,37 @@ def test_a_card_without_its_memory_from_the_configuration_has_no_line(tmp_path):
     [f] = [f for f in result.findings if f.code == "KV102"]
     assert "'A100' names no memory size: name the card with its memory" in f.message
     assert "with its memory, line" not in f.message
+
+
+def test_length_doubt_is_quiet_only_for_a_length_within_the_floor():
+    """A stand-in config sizes the launch exactly for a written length in 1..length_floor; 0 or more is a doubt."""
+    from types import SimpleNamespace
+
+    from kvlint.models.spec import LayerKV, ModelSpec
+    from kvlint.resolve import _length_doubt
+
+    spec = ModelSpec("lab/x", "derived", "LlamaForCausalLM", "llama", 1, (LayerKV("full", 8, 128, 128),), 4096, 32, 8,
+                     128, 128, 14336, 128256, False, "bfloat16", 32768, 32768, "max_position_embeddings",
+                     length_unknown="lab/x is named after a base", length_floor=32768)
+    vllm = get_engine("vllm")
+    doubt = {n: _length_doubt(SimpleNamespace(engine=vllm, settings={"max_model_len": n}), spec)
+             for n in (0, 1, 32768, 32769)}
+    assert doubt[1] is None and doubt[32768] is None
+    assert doubt[0] and doubt[32769] and "set --max-model-len (at most 32,768 is exact" in doubt[32769]
+
+
+def test_config_key_spans_cover_the_quoted_key(tmp_path):
+    import json
+
+    from kvlint.models.config import spec_from_config
+    from kvlint.resolve import _find_keys
+
+    cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+           "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 8192}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg, indent=2))
+    spans = _find_keys(spec_from_config(cfg, "x", str(path)))
+    line = path.read_text().splitlines().index('  "num_key_value_heads": 8,') + 1
+    s = spans["num_key_value_heads"]
+    assert (s.line, s.col, s.end_line, s.end_col) == (line, 3, line, 3 + len('"num_key_value_heads"'))

@@ -83,3 +83,10 @@ def test_kv106_without_a_budget_takes_the_model_length():
     assert f.message.startswith("max_num_batched_tokens 8192 is smaller than max_model_len 32768 with chunked "
                                 "prefill off") and f.fix == "--max-num-batched-tokens 32768"
     assert run(fx.context(dep, fx.model(max_len_vllm=8192), with_budget=False), "KV106") == []
+
+
+def test_kv102_names_tp_8_when_only_8_fits():
+    """400 GiB of weights: tp 4 leaves 100 GiB a rank (over the 73.6 GiB requested), tp 8 50 GiB + 6 GiB non-KV."""
+    dep = fx.deployment(max_model_len=(8192, 4))
+    [f] = run(fx.context(dep, weights=400 * GIB), "KV102")
+    assert "Fits: -tp 8." in f.message and f.data["fits_tp"] == 8
