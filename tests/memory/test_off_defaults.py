@@ -316,3 +316,52 @@ def test_no_mamba_or_vlm_lines_in_a_dense_models_derivation():
     assert not any("Mamba" in s.name for s in b.steps)
     sg = compute_budget("sglang", LLAMA3_8B, {}, None, gpu_memory_bytes=81559 * MIB, weights_bytes=16 * GIB)
     assert not any("VLM" in s.name for s in sg.steps) and sg.mem_fraction_static == 0.83  # engines.md 3.1's worked H100
+
+
+# ------------------------------------------------------------- MLA block sizes the platform forced before 0.20
+@pytest.mark.parametrize("version, cc, user, want", [
+    # 0.11 (platforms/cuda.py): FlashMLA 64 on Hopper, CUTLASS MLA 128 on Blackwell, over --block-size
+    ("0.11.0", "9.0", None, 64), ("0.11.0", "9.0", 32, 64), ("0.11.0", "10.0", None, 128), ("0.11.0", "8.0", 32, 32),
+    # 0.16-0.19: a multiple the backend takes: Hopper multiples of 64; Blackwell with qk_nope 128 (FlashInfer MLA)
+    # 32 or a multiple of 64
+    ("0.17.0", "9.0", None, 64), ("0.17.0", "9.0", 128, 128), ("0.17.0", "9.0", 96, 64),
+    ("0.17.0", "10.0", None, 64), ("0.17.0", "10.0", 32, 32), ("0.17.0", "10.0", 192, 192), ("0.17.0", "10.0", 48, 64),
+    ("0.17.0", "8.0", None, 16),
+])
+def test_forced_mla_block_sizes(version, cc, user, want):
+    from .specs import DEEPSEEK_V3
+
+    settings = {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * GIB}
+    if user:
+        settings["block_size"] = user
+    b = vllm(settings, gpu=Card("GPU", cc, 81559), version=version, model=DEEPSEEK_V3)
+    assert b.block_size == want
+
+
+def test_forced_mla_block_on_blackwell_without_qk_nope_128_is_cutlass_128():
+    from dataclasses import replace
+
+    from .specs import DEEPSEEK_V3
+
+    other = replace(DEEPSEEK_V3, mla=replace(DEEPSEEK_V3.mla, qk_nope_head_dim=64))
+    settings = {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * GIB}
+    card = Card("B200", "10.0", 183_359)
+    assert vllm(settings, gpu=card, version="0.17.0", model=other).block_size == 128
+    assert vllm({**settings, "block_size": 256}, gpu=card, version="0.17.0", model=other).block_size == 256
+    assert vllm({**settings, "block_size": 64}, gpu=card, version="0.17.0", model=other).block_size == 128
+
+
+# ------------------------------------------------------------------- SGLang before 0.5.3: a fixed reserve by band
+# 0.4.9 server_args: 35..90 GiB cards reserve (9.5 + tp x pp / 2) GiB, + 2 GiB with a speculative algorithm, + 4 GiB
+# with DP attention; fraction = round((mib - reserved) / mib, 3). H100: 81,559 MiB.
+@pytest.mark.parametrize("settings, reserved", [
+    ({}, (9.5 + 0.5) * 1024),
+    ({"tp_size": 4}, (9.5 + 2) * 1024),
+    ({"speculative_algorithm": "EAGLE", "speculative_draft_model_path": "x/draft", "speculative_num_draft_tokens": 4},
+     (9.5 + 0.5) * 1024 + 2048),
+    ({"tp_size": 2, "dp_size": 2, "enable_dp_attention": True}, (9.5 + 1) * 1024 + 4096),
+])
+def test_sglang_049_fixed_reserve(settings, reserved):
+    b = compute_budget("sglang", LLAMA3_8B, settings, None, version="0.4.9", gpu_memory_bytes=81559 * MIB,
+                       weights_bytes=GIB)
+    assert b.mem_fraction_static == round((81559 - reserved) / 81559, 3)
