@@ -1,0 +1,66 @@
+"""Reservations off their usual paths (issue O item 9: lines no test ran). Expected numbers are the formulas of
+the docstrings they test, written out: SGLang's speculative drafts, vLLM's LoRA slots on an MLA model, SGLang's
+Mamba state slots with DP attention and a TP-split state."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kvlint.memory.reservations import sglang_mamba_pool, sglang_speculative, vllm_lora
+from kvlint.models.spec import LayerKV
+
+from .specs import DEEPSEEK_V3, LLAMA3_8B, dense
+
+
+def spec_of(settings, model=LLAMA3_8B):
+    s = sglang_speculative(settings, model)
+    return (s.method, s.num_tokens, s.draft_layers, s.exact)
+
+
+def test_sglang_speculative_algorithms():
+    # --speculative-num-draft-tokens 4: 3 speculative tokens; an EAGLE head from its own path: one layer, assumed
+    drafted = {"speculative_algorithm": "eagle3", "speculative_draft_model_path": "x/d", "speculative_num_draft_tokens": 4}
+    assert spec_of(drafted) == ("EAGLE3", 3, 1, False)
+    # EAGLE without a draft path and no MTP layers in config.json: still one assumed layer
+    assert spec_of({"speculative_algorithm": "EAGLE"}) == ("EAGLE", 0, 1, False)
+    # NEXTN on a model with MTP layers: those layers, exact
+    mtp = replace(DEEPSEEK_V3, num_mtp_layers=1)
+    assert spec_of({"speculative_algorithm": "NEXTN", "speculative_num_draft_tokens": 2}, mtp) == ("NEXTN", 1, 1, True)
+    assert spec_of({"speculative_algorithm": "STANDALONE", "speculative_num_draft_tokens": 3}) == ("STANDALONE", 2, 0,
+                                                                                                 False)
+    assert spec_of({"speculative_algorithm": "ngram"}) == ("NGRAM", 0, 0, False)
+    assert sglang_speculative({}, LLAMA3_8B) is None
+
+
+def test_vllm_lora_slots_on_an_mla_model():
+    """MLA: only o_proj takes an adapter among the attention projections (A split by TP: heads x v_head_dim / tp,
+    B whole: hidden); the MLP's gate_up (A whole, B 2 x inter / tp) and down (A inter / tp, B whole); 61 layers,
+    4 slots of rank 8, bf16, TP 8."""
+    lora = vllm_lora({"enable_lora": True, "max_loras": 4, "max_lora_rank": 8}, DEEPSEEK_V3, 8, 2)
+    h, inter = 7168, 18432
+    per_layer = (h + 0) + (128 * 128 // 8 + h) + (h + 2 * inter // 8) + (inter // 8 + h)
+    assert lora.bytes_per_rank == 4 * 8 * per_layer * 61 * 2
+
+
+def _hybrid(state_bytes):
+    layers = tuple(LayerKV("mamba", 0, 0, 0, state_bytes=state_bytes) if i % 4 else LayerKV("full", 8, 128, 128)
+                   for i in range(8))
+    return dense("test/hybrid", 8, 8, 128, kinds=layers)
+
+
+def test_mamba_slots_fixed_by_the_user_are_split_over_dp_attention():
+    """--max-mamba-cache-size is the whole instance's: each attention DP rank gets its share; 1 padding slot more.
+    The state from the layer model (no linear-attention keys) is divided by the rank's TP."""
+    model = _hybrid(1_000_000)
+    pool = sglang_mamba_pool(model, {"max_mamba_cache_size": 100}, 2, 4, 10**12, 2, 6)
+    per_request = 1_000_000 // 2 * 6
+    assert (pool.per_request, pool.slots, pool.pool_bytes) == (per_request, 25, 26 * per_request)
+
+
+def test_mamba_slots_from_max_running_requests_with_the_radix_cache_off():
+    model = _hybrid(1_000_000)
+    pool = sglang_mamba_pool(model, {"disable_radix_cache": True, "max_running_requests": 10}, 1, 4, 10**12, 2, 6)
+    assert pool.slots == 2  # 10 // 4 attention DP ranks
+    one = sglang_mamba_pool(model, {"disable_radix_cache": True, "max_running_requests": 3}, 1, 4, 10**12, 2, 6)
+    assert one.slots == 1  # at least one
+    assert sglang_mamba_pool(LLAMA3_8B, {}, 1, 1, 10**12, 2, 32) is None
