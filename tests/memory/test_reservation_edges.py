@@ -64,3 +64,12 @@ def test_mamba_slots_from_max_running_requests_with_the_radix_cache_off():
     one = sglang_mamba_pool(model, {"disable_radix_cache": True, "max_running_requests": 3}, 1, 4, 10**12, 2, 6)
     assert one.slots == 1  # at least one
     assert sglang_mamba_pool(LLAMA3_8B, {}, 1, 1, 10**12, 2, 32) is None
+
+
+def test_no_rope_table_without_attention():
+    """A model of Mamba layers only has no rotary embedding to cache."""
+    from kvlint.memory.vllm import vllm_rope_table
+
+    mamba = dense("test/mamba", 4, 0, 0, kinds=tuple(LayerKV("mamba", 0, 0, 0, state_bytes=1000) for _ in range(4)))
+    assert vllm_rope_table(mamba, "bfloat16") == 0
+    assert vllm_rope_table(LLAMA3_8B, "bfloat16") > 0
