@@ -428,7 +428,7 @@ def _tests_for(m: Mutant, mapping: dict, budget: float = float("inf")) -> list[s
 def _within_budget(tests: set[str], times: dict[str, list], budget: float) -> list[str]:
     """Round robin over test functions (each function's parametrizations fastest first, the functions in the
     order of their fastest case) until the expected time reaches `budget` seconds: every function that runs
-    the line gets its first chance before any function gets a second."""
+    the line gets its first chance (all its cases when they are cheap) before any function gets a second."""
     def cost(t: str) -> float:
         return float(times.get(t, [1.0])[0])
 
@@ -438,6 +438,16 @@ def _within_budget(tests: set[str], times: dict[str, list], budget: float) -> li
     order = sorted(groups.values(), key=lambda g: (cost(g[0]), g[0]))
     picked: list[str] = []
     spent = 0.0
+    cheap = 0.5  # a function's cases are taken together while they cost this little (parametrized unit tests)
+    for g in order:
+        taken = 0
+        while taken < len(g) and (taken == 0 or sum(map(cost, g[: taken + 1])) <= cheap):
+            taken += 1
+        if picked and spent + sum(map(cost, g[:taken])) > budget:
+            return picked
+        picked += g[:taken]
+        spent += sum(map(cost, g[:taken]))
+        del g[:taken]
     for i in range(max((len(g) for g in order), default=0)):
         for g in order:
             if i < len(g):
