@@ -419,23 +419,32 @@ def _tests_for(m: Mutant, mapping: dict, budget: float = float("inf")) -> list[s
     tests: set[str] = set()
     for n in range(m.line, m.end_line + 1):
         tests.update(by_line.get(str(n), []))
-    if not tests:
-        tests = _import_time_tests(m, by_line)
+    if not tests or m.function == "<module>":  # run at import: whoever imported the module first "covers" it
+        tests = _import_time_tests(m, by_line) or tests
     ok = {t for t in tests if mapping["tests"].get(t, [0, "passed"])[1] == "passed"}
-    return _within_budget(ok, mapping["tests"], budget)
+    return _within_budget(ok, mapping["tests"], budget, _near(m.file))
 
 
-def _within_budget(tests: set[str], times: dict[str, list], budget: float) -> list[str]:
+def _near(file: str) -> tuple[str, ...]:
+    """Test paths that belong to the mutated module: its package's test folder and its own name."""
+    parts = Path(file).with_suffix("").parts
+    area = "rules" if parts[0] == "rules" else parts[1]
+    return (f"tests/{area}/", parts[-1].split("_")[0])
+
+
+def _within_budget(tests: set[str], times: dict[str, list], budget: float, near: tuple[str, ...] = ()) -> list[str]:
     """Round robin over test functions (each function's parametrizations fastest first, the functions in the
     order of their fastest case) until the expected time reaches `budget` seconds: every function that runs
-    the line gets its first chance (all its cases when they are cheap) before any function gets a second."""
+    the line gets its first chance (all its cases when they are cheap) before any function gets a second. Tests
+    near the module (its package's test folder, or its name in the test's) go first: unit tests before the
+    corpus-wide runs that happen to execute the line."""
     def cost(t: str) -> float:
         return float(times.get(t, [1.0])[0])
 
     groups: dict[str, list[str]] = {}
     for t in sorted(tests, key=lambda t: (cost(t), t)):
         groups.setdefault(t.split("[")[0], []).append(t)
-    order = sorted(groups.values(), key=lambda g: (cost(g[0]), g[0]))
+    order = sorted(groups.values(), key=lambda g: (not any(n in g[0] for n in near), cost(g[0]), g[0]))
     picked: list[str] = []
     spent = 0.0
     cheap = 0.5  # a function's cases are taken together while they cost this little (parametrized unit tests)
