@@ -621,8 +621,12 @@ def run(args: argparse.Namespace) -> None:
     report(out, mutants)
 
 
-def report(path: Path, mutants: list[Mutant] | None = None) -> None:
-    rows = [json.loads(x) for x in path.read_text().splitlines() if x]
+def report(path: Path, mutants: list[Mutant] | None = None, *later: Path) -> None:
+    """The kill rate of a results file; `later` files (reruns of its survivors) override its rows by id."""
+    merged: dict[str, dict] = {}
+    for p in (path, *later):
+        merged.update((r["id"], r) for r in map(json.loads, p.read_text().splitlines()) if r)
+    rows = list(merged.values())
     equivalent = equivalents()
     for r in rows:
         if r["id"] in equivalent:
@@ -632,7 +636,7 @@ def report(path: Path, mutants: list[Mutant] | None = None) -> None:
     killed = [r for r in counted if r["status"] in ("killed", "timeout")]
     alive = [r for r in counted if r["status"] not in ("killed", "timeout")]
     rate = 100.0 * len(killed) / len(counted) if counted else 0.0
-    print(f"# {path.name}: {len(rows)} mutants, {len(rows) - len(counted)} equivalent excluded; "
+    print(f"# {' + '.join(p.name for p in (path, *later))}: {len(rows)} mutants, {len(rows) - len(counted)} equivalent excluded; "
           f"killed {len(killed)} of {len(counted)} = {rate:.1f} %")
     per_op: dict[str, list[int]] = {}
     for r in counted:
@@ -669,8 +673,8 @@ def main() -> None:
                            help="seconds of (measured) test time per mutant; 'inf' runs every covering test")
     p = sub.add_parser("show")
     p.add_argument("ids", nargs="+")
-    p = sub.add_parser("report")
-    p.add_argument("results")
+    p = sub.add_parser("report", help="kill rate and survivors; reruns given after the first file override it")
+    p.add_argument("results", nargs="+")
     args = parser.parse_args()
     if args.cmd == "map":
         build_map(args)
@@ -687,7 +691,7 @@ def main() -> None:
         for i in args.ids:
             print(diff(by_id[i]) if i in by_id else f"{i}: no such mutant")
     elif args.cmd == "report":
-        report(Path(args.results))
+        report(Path(args.results[0]), None, *map(Path, args.results[1:]))
 
 
 if __name__ == "__main__":

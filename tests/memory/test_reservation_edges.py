@@ -73,3 +73,17 @@ def test_no_rope_table_without_attention():
     mamba = dense("test/mamba", 4, 0, 0, kinds=tuple(LayerKV("mamba", 0, 0, 0, state_bytes=1000) for _ in range(4)))
     assert vllm_rope_table(mamba, "bfloat16") == 0
     assert vllm_rope_table(LLAMA3_8B, "bfloat16") > 0
+
+
+def test_vllm_speculative_method_from_the_draft_models_name():
+    """vLLM's SpeculativeConfig: no method, a draft model named like an EAGLE head -> eagle (one layer, assumed);
+    another draft model -> draft_model (its KV not counted here); no model -> ngram (no KV)."""
+    from kvlint.memory.reservations import vllm_speculative
+
+    def of(config):
+        s = vllm_speculative({"speculative_config": {**config, "num_speculative_tokens": 3}}, LLAMA3_8B)
+        return s.method, s.draft_layers
+
+    assert of({"model": "yuhuili/EAGLE-LLaMA3-Instruct-8B"}) == ("eagle", 1)
+    assert of({"model": "meta-llama/Llama-3.2-1B"}) == ("draft_model", 0)
+    assert of({}) == ("ngram", 0)

@@ -192,3 +192,38 @@ def test_expert_size_and_longrope_legacy_length_for_other_models():
     assert _expert_size({"moe_intermediate_size": 2048, "intermediate_size": 14336}) == 2048
     llama = config("deepseek-ai--DeepSeek-R1-Distill-Llama-8B")
     assert max_len_vllm_before_longrope_default(llama) is None  # only LongRoPE models had another length
+
+
+def test_indexer_heads_default_to_64():
+    """DeepSeek-V3.2's Indexer: n_heads defaults to 64 when index_n_heads is not written (V3.2 writes 64)."""
+    cfg = config("deepseek-ai--DeepSeek-V3.2")
+    unwritten = {k: v for k, v in cfg.items() if k != "index_n_heads"}
+    assert count_params(spec(unwritten)).total == count_params(spec(cfg)).total
+
+
+def test_llama4_dense_layer_width():
+    from kvlint.models.moe import _dense_size
+
+    assert _dense_size({"model_type": "llama4_text", "intermediate_size_mlp": 16384}) == 16384
+    assert _dense_size({"model_type": "llama4_text"}) is None
+
+
+def test_config_size_ceilings_are_inclusive():
+    """config.py's ceilings refuse sizes above them (a hidden size of 1,000,000 is read, 1,000,001 is not)."""
+    import pytest
+
+    from kvlint.errors import KvlintError
+
+    base = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_hidden_layers": 1,
+            "num_attention_heads": 1, "num_key_value_heads": 1, "intermediate_size": 8, "vocab_size": 8,
+            "max_position_embeddings": 64}
+    assert spec({**base, "hidden_size": 1_000_000}).hidden_size == 1_000_000
+    with pytest.raises(KvlintError):
+        spec({**base, "hidden_size": 1_000_001})
+
+
+def test_short_text_keeps_a_text_of_exactly_the_width():
+    from kvlint.models.resolve import short_text
+
+    assert short_text("x" * 80) == "x" * 80
+    assert short_text("x" * 81) == "x" * 77 + "..."
