@@ -227,3 +227,24 @@ def test_short_text_keeps_a_text_of_exactly_the_width():
 
     assert short_text("x" * 80) == "x" * 80
     assert short_text("x" * 81) == "x" * 77 + "..."
+
+
+def test_llama_config_without_tie_word_embeddings_has_its_own_head():
+    """transformers' LlamaConfig defaults tie_word_embeddings to False: a config that does not write it keeps a
+    separate lm_head (vocab x hidden more parameters than a tied one)."""
+    base = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 256, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 512, "vocab_size": 1000,
+            "max_position_embeddings": 2048}
+    assert spec(base).tie_word_embeddings is False
+    assert count_params(spec(base)).total - count_params(spec({**base, "tie_word_embeddings": True})).total \
+        == 1000 * 256
+
+
+def test_llama4_vision_adapter_and_projector():
+    """Llama-4: the vision adapter MLP (projector_input_dim -> projector_output_dim, twice) and the projector from
+    vision_output_dim to the text width."""
+    from kvlint.models.vision import _projector
+
+    vision = {"projector_input_dim": 4096, "projector_output_dim": 4096, "vision_output_dim": 4096}
+    assert _projector(vision, 1408, 5120) == 2 * 4096 * 4096 + 4096 * 5120
+    assert _projector({**vision, "projector_input_dim": 1024}, 1408, 5120) == 2 * 1024 * 4096 + 4096 * 5120
