@@ -78,3 +78,11 @@ def test_config_key_spans_cover_the_quoted_key(tmp_path):
     line = path.read_text().splitlines().index('  "num_key_value_heads": 8,') + 1
     s = spans["num_key_value_heads"]
     assert (s.line, s.col, s.end_line, s.end_col) == (line, 3, line, 3 + len('"num_key_value_heads"'))
+
+
+def test_an_unknown_gpu_reason_names_the_card_as_written():
+    from kvlint.resolve.lookups import lookup_gpu_name
+
+    assert lookup_gpu_name("H9000")[1].startswith("unknown GPU 'H9000'")  # already named: kept as it is
+    # the catalogue's message quotes the name with repr (a tab becomes \t): the name as written is put in front
+    assert lookup_gpu_name("zz\tzz")[1].startswith("GPU 'zz\\tzz': ")
