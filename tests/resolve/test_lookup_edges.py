@@ -86,3 +86,18 @@ def test_an_unknown_gpu_reason_names_the_card_as_written():
     assert lookup_gpu_name("H9000")[1].startswith("unknown GPU 'H9000'")  # already named: kept as it is
     # the catalogue's message quotes the name with repr (a tab becomes \t): the name as written is put in front
     assert lookup_gpu_name("zz\tzz")[1].startswith("GPU 'zz\\tzz': ")
+
+
+def test_an_unknown_models_reason_is_its_message_without_the_hint(tmp_path):
+    """KV002 prints its own fix; the reason is the error's message, not message + hint."""
+    from kvlint.resolve.lookups import lookup_model
+
+    got = lookup_model("nobody-org/nothing-7b", Config(root=str(tmp_path)), ResolveOptions())
+    assert got.spec is None and got.reason == "model 'nobody-org/nothing-7b' is not known offline"
+
+
+def test_host_scripts_run_whatever_release_is_installed():
+    from kvlint.resolve.lookups import _host_script
+
+    assert _host_script("/x/run.sh") and _host_script("job.SBATCH") and _host_script("/x/Makefile")
+    assert not _host_script("deploy.yaml") and not _host_script("Dockerfile")
