@@ -87,3 +87,47 @@ def test_vllm_speculative_method_from_the_draft_models_name():
     assert of({"model": "yuhuili/EAGLE-LLaMA3-Instruct-8B"}) == ("eagle", 1)
     assert of({"model": "meta-llama/Llama-3.2-1B"}) == ("draft_model", 0)
     assert of({}) == ("ngram", 0)
+
+
+def test_an_unresolved_or_empty_setting_reads_as_the_default():
+    from kvlint.deployment import Setting
+    from kvlint.memory.common import setting
+
+    assert setting({"max_num_seqs": Setting("max_num_seqs", "$(SEQS)", resolved=False)}, "max_num_seqs", 256) == 256
+    assert setting({"max_num_seqs": Setting("max_num_seqs", None)}, "max_num_seqs", 256) == 256
+    assert setting({"max_num_seqs": Setting("max_num_seqs", 8)}, "max_num_seqs", 256) == 8
+
+
+def test_no_multimodal_reservation_for_a_text_model():
+    from kvlint.memory.reservations import sglang_mm_reservation
+
+    assert sglang_mm_reservation(LLAMA3_8B) == 0
+    assert sglang_mm_reservation(replace(LLAMA3_8B, is_multimodal=True)) == 100 * 2**20  # SGLANG_VLM_CACHE_SIZE_MB
+
+
+def test_lora_slots_on_a_hybrid_count_its_attention_layers():
+    """A hybrid's Mamba mixers take no adapter here: 2 attention layers of 8 carry the slots."""
+    model = _hybrid(1_000_000)
+    one = vllm_lora({"enable_lora": True}, dense("one", 1, 8, 128), 1, 2).bytes_per_rank
+    assert vllm_lora({"enable_lora": True}, model, 1, 2).bytes_per_rank == 2 * one
+
+
+def test_mtp_draft_layers_each_hold_kv():
+    """vLLM's MTP drafter: each of num_nextn_predict_layers layers keeps a KV layer like the target's (MLA, bf16:
+    576 x 2 B a token): 61 + 2 layers."""
+    from kvlint.memory import compute_budget
+
+    mtp = replace(DEEPSEEK_V3, num_mtp_layers=2)
+    settings = {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * 2**30,
+                "speculative_config": {"method": "mtp", "num_speculative_tokens": 2}}
+    b = compute_budget("vllm", mtp, settings, None, gpu_memory_bytes=80 * 2**30, weights_bytes=0)
+    assert b.kv_bytes_per_token == (61 + 2) * 576 * 2
+
+
+def test_two_window_kinds_are_not_one_uniform_type():
+    from kvlint.memory.vllm_planning import _uniform_type
+    from kvlint.memory.vllm_specs import KVSpec
+
+    sliding, chunked = KVSpec("sliding", 16, 8, 256, window=128), KVSpec("chunked", 16, 8, 256, window=128)
+    assert not _uniform_type([sliding, chunked])
+    assert _uniform_type([sliding, sliding]) and _uniform_type([KVSpec("full", 16, 8, 256), KVSpec("mla", 16, 1, 576)])

@@ -248,3 +248,53 @@ def test_llama4_vision_adapter_and_projector():
     vision = {"projector_input_dim": 4096, "projector_output_dim": 4096, "vision_output_dim": 4096}
     assert _projector(vision, 1408, 5120) == 2 * 4096 * 4096 + 4096 * 5120
     assert _projector({**vision, "projector_input_dim": 1024}, 1408, 5120) == 2 * 1024 * 4096 + 4096 * 5120
+
+
+def test_two_experts_are_a_mixture_one_is_dense():
+    from kvlint.models.moe import moe_of
+
+    assert moe_of({"num_local_experts": 2, "num_experts_per_tok": 1, "intermediate_size": 64}, 4) is not None
+    assert moe_of({"num_local_experts": 1, "intermediate_size": 64}, 4) is None
+
+
+def test_awq_without_bits_is_4_bit_and_modelopt_fp8_has_no_group():
+    """vLLM's AWQ config: w_bit / bits default 4; ModelOpt groups only its 4-bit formats."""
+    def quant(qc):
+        return spec({**config("deepseek-ai--DeepSeek-R1-Distill-Llama-8B"), "quantization_config": qc}).quant
+
+    assert quant({"quant_method": "awq", "group_size": 128}).bits == 4
+    fp8 = quant({"quant_method": "modelopt", "quant_algo": "FP8", "group_size": 128})
+    assert (fp8.bits, fp8.group_size) == (8, None)
+    nvfp4 = quant({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16})
+    assert (nvfp4.bits, nvfp4.group_size) == (4, 16)
+
+
+def test_active_parameters_count_a_tied_embedding_once():
+    """Active = everything but the input embedding (a lookup), except that a tied table is also the head."""
+    base = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 256, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 512, "vocab_size": 1000,
+            "max_position_embeddings": 2048}
+    untied, tied = count_params(spec(base)), count_params(spec({**base, "tie_word_embeddings": True}))
+    assert untied.active == untied.total - 1000 * 256
+    assert tied.active == tied.total
+
+
+def test_deepseek_mtp_module():
+    """DeepSeek-V3's next-n module (num_nextn_predict_layers 1): a copy of the last decoder layer, enorm and hnorm,
+    eh_proj 2 x hidden -> hidden, the shared head's norm, and the embedding and head the checkpoint stores again."""
+    cfg = config("deepseek-ai--DeepSeek-V3")
+    s = spec(cfg)
+    h, vocab = 7168, cfg["vocab_size"]
+    last = layer_params(s, _text(s), s.num_layers - 1).total
+    assert s.num_mtp_layers == 1
+    assert count_params(s).mtp == last + 2 * h * h + 3 * h + 2 * vocab * h
+
+
+def test_lock_dir_of_a_folder_with_a_configuration(tmp_path, monkeypatch):
+    from kvlint.models.lockpath import lock_dir
+
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / ".kvlint.yaml").write_text("gpu: H100\n")
+    assert lock_dir(str(tmp_path / "proj")) == str(tmp_path / "proj")
+    monkeypatch.chdir(tmp_path / "proj")
+    assert lock_dir("") == str(tmp_path / "proj")
