@@ -365,3 +365,21 @@ def test_sglang_049_fixed_reserve(settings, reserved):
     b = compute_budget("sglang", LLAMA3_8B, settings, None, version="0.4.9", gpu_memory_bytes=81559 * MIB,
                        weights_bytes=GIB)
     assert b.mem_fraction_static == round((81559 - reserved) / 81559, 3)
+
+
+@pytest.mark.parametrize("max_bs, graphs", [
+    (300, 2 * 300 + 300 * 2 * 3),  # at 300: no extra term (engines.md 3.1: "+1.5 x ... if max_bs > 300")
+    (301, 2 * 301 + 301 * 2 * 3 + 301 * 2 * 1.5),
+])
+def test_sglang_dp_attention_graph_reserve_above_300(max_bs, graphs):
+    """TP 2 with DP attention 2 on a 4090 (no floor): 512 + 1.5 x 4096 + 2/8 x 1024 + decode graphs + 8 x 50
+    prefill graph sizes."""
+    settings = {"tp_size": 2, "attn_dp_size": 2, "cuda_graph_max_bs": max_bs}
+    reserved = 512 + 1.5 * 4096 + 256 + graphs + 8 * 50
+    assert sglang_fraction(settings) == round((RTX4090_MIB - reserved) / RTX4090_MIB, 3)
+
+
+def test_capture_sizes_default_to_no_speculative_tokens():
+    from kvlint.memory.nonkv import capture_sizes
+
+    assert capture_sizes(4, 8192) == [1, 2, 4, 8]

@@ -101,3 +101,12 @@ def test_host_scripts_run_whatever_release_is_installed():
 
     assert _host_script("/x/run.sh") and _host_script("job.SBATCH") and _host_script("/x/Makefile")
     assert not _host_script("deploy.yaml") and not _host_script("Dockerfile")
+
+
+def test_an_amd_gpu_resource_scopes_the_sweep_to_amd(tmp_path):
+    from kvlint.record import replace
+    from kvlint.resolve.lookups import vendor_scope
+
+    dep = _dep(tmp_path)
+    assert vendor_scope(replace(dep, gpu="amd.com/gpu")) == ("amd", "the launch requests amd.com/gpu")
+    assert vendor_scope(replace(dep, gpu="nvidia.com/gpu")) is None
