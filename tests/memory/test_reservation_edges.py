@@ -131,3 +131,18 @@ def test_two_window_kinds_are_not_one_uniform_type():
     sliding, chunked = KVSpec("sliding", 16, 8, 256, window=128), KVSpec("chunked", 16, 8, 256, window=128)
     assert not _uniform_type([sliding, chunked])
     assert _uniform_type([sliding, sliding]) and _uniform_type([KVSpec("full", 16, 8, 256), KVSpec("mla", 16, 1, 576)])
+
+
+def test_activation_widths_of_a_model_with_leading_dense_layers():
+    """DeepSeek-V3 (first_k_dense_replace 3): MoE layers at the shared expert's width and the dense layers at the
+    dense intermediate size, both candidates for the activation peak."""
+    import json
+    from pathlib import Path
+
+    from kvlint.memory.nonkv import _ffn_widths
+    from kvlint.models.config import spec_from_config
+
+    registry = Path(__file__).resolve().parents[2] / "kvlint" / "models" / "registry"
+    cfg = json.loads((registry / "deepseek-ai--DeepSeek-V3.json").read_text())["config"]
+    widths = dict(_ffn_widths(spec_from_config(cfg, "deepseek-ai/DeepSeek-V3", "test")))
+    assert widths == {"MoE": 2048, "MLP": 18432}  # n_shared_experts 1 x moe_intermediate_size 2048; intermediate_size

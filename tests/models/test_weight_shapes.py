@@ -298,3 +298,16 @@ def test_lock_dir_of_a_folder_with_a_configuration(tmp_path, monkeypatch):
     assert lock_dir(str(tmp_path / "proj")) == str(tmp_path / "proj")
     monkeypatch.chdir(tmp_path / "proj")
     assert lock_dir("") == str(tmp_path / "proj")
+
+
+def test_mixtral_experts_and_router():
+    """transformers' MixtralSparseMoeBlock: gate Linear(hidden, num_experts, no bias) and per expert w1, w3
+    (hidden -> ffn) and w2 (ffn -> hidden)."""
+    from kvlint.models.weights import _ffn
+
+    cfg = {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "hidden_size": 64, "num_hidden_layers": 2,
+           "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100,
+           "num_local_experts": 4, "num_experts_per_tok": 2, "max_position_embeddings": 1024}
+    s = spec(cfg)
+    dense, experts, shared, router, active = _ffn(s, _text(s), 0)
+    assert (dense, experts, shared, router, active) == (0, 4 * 3 * 64 * 128, 0, 64 * 4, 2 * 3 * 64 * 128)
