@@ -476,16 +476,43 @@ def _import_time_tests(m: Mutant, by_line: dict[str, list[str]]) -> set[str]:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and m.line < stmt.body[0].lineno:
             lines_wanted |= set(range(stmt.body[0].lineno, (stmt.end_lineno or stmt.lineno) + 1))
         elif isinstance(stmt, ast.Assign | ast.AnnAssign):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            names = {t.id for t in targets if isinstance(t, ast.Name)}
-            names |= {t.attr for t in targets if isinstance(t, ast.Attribute)}
-            lines_wanted |= {
-                n.lineno
-                for n in ast.walk(tree)
-                if (isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load))
-                or (isinstance(n, ast.Attribute) and n.attr in names and isinstance(n.ctx, ast.Load))
-            }
+            lines_wanted |= _readers(tree, _targets(stmt))
     return {t for n in lines_wanted for t in by_line.get(str(n), [])}
+
+
+def _targets(stmt: ast.Assign | ast.AnnAssign) -> set[str]:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    names = set()
+    for t in targets:
+        for n in ast.walk(t):
+            if isinstance(n, ast.Name):
+                names.add(n.id)
+            elif isinstance(n, ast.Attribute):
+                names.add(n.attr)
+    return names
+
+
+def _readers(tree: ast.Module, names: set[str]) -> set[int]:
+    """Lines that read `names`, following module-level assignments built from them (`_CEILINGS = {..: _DIM}`)."""
+    top = {id(stmt): stmt for stmt in tree.body if isinstance(stmt, ast.Assign | ast.AnnAssign)}
+    seen: set[str] = set()
+    lines: set[int] = set()
+    while names - seen:
+        seen |= names
+        new: set[str] = set()
+        for stmt in ast.walk(tree):
+            if not isinstance(stmt, ast.stmt):
+                continue
+            reads = [n for n in ast.walk(stmt) if (isinstance(n, ast.Name) and n.id in seen and isinstance(n.ctx, ast.Load))
+                     or (isinstance(n, ast.Attribute) and n.attr in seen and isinstance(n.ctx, ast.Load))]
+            if not reads:
+                continue
+            if id(stmt) in top:
+                new |= _targets(top[id(stmt)])  # type: ignore[arg-type]
+            elif not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.If | ast.For | ast.While | ast.With | ast.Try):
+                lines |= {n.lineno for n in reads}
+        names = seen | new
+    return lines
 
 
 # ------------------------------------------------------------------------------------------ running
