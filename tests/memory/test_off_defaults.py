@@ -383,3 +383,25 @@ def test_capture_sizes_default_to_no_speculative_tokens():
     from kvlint.memory.nonkv import capture_sizes
 
     assert capture_sizes(4, 8192) == [1, 2, 4, 8]
+
+
+def test_requested_memory_float_before_0_12_and_ceil_after():
+    """vLLM 0.11 requests total x util as a float truncated to bytes; later releases ceil (engines.md 1.3)."""
+    import math
+
+    total = 85_029_615_043
+    card = Card("NVIDIA H100 80GB HBM3", "9.0", 81559)
+    card.total_bytes = lambda engine: total
+    old = vllm({"max_model_len": 8192, "gpu_memory_utilization": 0.9}, gpu=card, version="0.11.0")
+    new = vllm({"max_model_len": 8192, "gpu_memory_utilization": 0.9}, gpu=card, version="0.33.0")
+    assert old.requested_bytes == int(total * 0.9) and new.requested_bytes == math.ceil(total * 0.9)
+    assert new.requested_bytes - old.requested_bytes == 1
+
+
+def test_zero_gpu_memory_is_refused_and_zero_speculative_tokens_too():
+    from kvlint.errors import KvlintError
+
+    with pytest.raises(KvlintError, match="GPU memory must be positive"):
+        compute_budget("vllm", LLAMA3_8B, {}, None, gpu_memory_bytes=0, weights_bytes=0)
+    with pytest.raises(KvlintError, match="num_speculative_tokens >= 1"):
+        vllm({"speculative_config": {"method": "eagle", "model": "x/e", "num_speculative_tokens": 0}})

@@ -311,3 +311,28 @@ def test_mixtral_experts_and_router():
     s = spec(cfg)
     dense, experts, shared, router, active = _ffn(s, _text(s), 0)
     assert (dense, experts, shared, router, active) == (0, 4 * 3 * 64 * 128, 0, 64 * 4, 2 * 3 * 64 * 128)
+
+
+def test_quantization_and_shape_defaults():
+    """AWQ / GPTQ group 128 when unwritten; Qwen3-Next's conv kernel 4 when unwritten; Nemotron-H's conv without a
+    bias when use_conv_bias is false; positions up to 2^32 read, past it refused."""
+    import pytest
+
+    from kvlint.errors import KvlintError
+    from kvlint.models.weights import _gated_delta_net
+
+    llama = config("deepseek-ai--DeepSeek-R1-Distill-Llama-8B")
+    assert spec({**llama, "quantization_config": {"quant_method": "awq", "bits": 4}}).quant.group_size == 128
+    nxt = config("Qwen--Qwen3-Next-80B-A3B-Thinking")
+    a = spec({k: v for k, v in nxt.items() if k != "linear_conv_kernel_dim"})
+    b = spec(nxt)
+    assert _gated_delta_net(a, _text(a)) == _gated_delta_net(b, _text(b))
+    nem = config("nvidia--Nemotron-H-56B-Base-8K")
+    with_bias, without = spec(nem), spec({**nem, "use_conv_bias": False})
+    i = nem["hybrid_override_pattern"].index("M")
+    conv_dim = 256 * 64 + 2 * 8 * 256
+    assert layer_params(with_bias, _text(with_bias), i).total - layer_params(without, _text(without), i).total \
+        == conv_dim
+    assert spec({**llama, "max_position_embeddings": 1 << 32}).max_len_vllm == 1 << 32
+    with pytest.raises(KvlintError):
+        spec({**llama, "max_position_embeddings": (1 << 32) + 1})

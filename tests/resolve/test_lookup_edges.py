@@ -110,3 +110,8 @@ def test_an_amd_gpu_resource_scopes_the_sweep_to_amd(tmp_path):
     dep = _dep(tmp_path)
     assert vendor_scope(replace(dep, gpu="amd.com/gpu")) == ("amd", "the launch requests amd.com/gpu")
     assert vendor_scope(replace(dep, gpu="nvidia.com/gpu")) is None
+
+
+def test_an_sgl_image_is_sglangs_not_vllms():
+    assert _engine_image("lmsysorg/sgl-dev:20250701", get_engine("sglang"))
+    assert not _engine_image("lmsysorg/sgl-dev:20250701", get_engine("vllm"))

@@ -90,3 +90,9 @@ def test_kv102_names_tp_8_when_only_8_fits():
     dep = fx.deployment(max_model_len=(8192, 4))
     [f] = run(fx.context(dep, weights=400 * GIB), "KV102")
     assert "Fits: -tp 8." in f.message and f.data["fits_tp"] == 8
+
+
+def test_kv102_names_tp_16_when_only_16_fits():
+    """1,000 GiB of weights: tp 8 leaves 125 GiB a rank, tp 16 62.5 GiB + 6 GiB non-KV under 73.6 GiB."""
+    [f] = run(fx.context(fx.deployment(max_model_len=(8192, 4)), weights=1000 * GIB), "KV102")
+    assert "Fits: -tp 16." in f.message
