@@ -146,3 +146,15 @@ def test_activation_widths_of_a_model_with_leading_dense_layers():
     cfg = json.loads((registry / "deepseek-ai--DeepSeek-V3.json").read_text())["config"]
     widths = dict(_ffn_widths(spec_from_config(cfg, "deepseek-ai/DeepSeek-V3", "test")))
     assert widths == {"MoE": 2048, "MLP": 18432}  # n_shared_experts 1 x moe_intermediate_size 2048; intermediate_size
+
+
+def test_attention_blocks_grow_in_steps_of_16_to_cover_a_mamba_state():
+    """engines.md 1.1: attention blocks grow to a multiple of the kernels' block (16 without MLA) until one page
+    covers a Mamba state. One token of one attention layer: 8 heads x (128 + 128) x 2 B = 4,096 B; a 1,000,000 B
+    state needs 16 x cdiv(1,000,000, 16 x 4,096) = 256 tokens, also from --block-size 8."""
+    from kvlint.memory import compute_budget
+
+    for user in ({}, {"block_size": 8}):
+        settings = {"max_model_len": 4096, "kv_cache_memory_bytes": 2**30, **user}
+        b = compute_budget("vllm", _hybrid(1_000_000), settings, None, gpu_memory_bytes=80 * 2**30, weights_bytes=0)
+        assert b.block_size == 256

@@ -336,3 +336,13 @@ def test_quantization_and_shape_defaults():
     assert spec({**llama, "max_position_embeddings": 1 << 32}).max_len_vllm == 1 << 32
     with pytest.raises(KvlintError):
         spec({**llama, "max_position_embeddings": (1 << 32) + 1})
+
+
+def test_opt_learned_position_table():
+    """OPT's learned positions: (max_position_embeddings + 2) x hidden at the model dtype, on the first stage."""
+    from kvlint.models.weights import weights_bytes
+
+    opt = {"architectures": ["OPTForCausalLM"], "model_type": "opt", "hidden_size": 256, "num_hidden_layers": 2,
+           "num_attention_heads": 4, "ffn_dim": 1024, "vocab_size": 1000, "max_position_embeddings": 2048,
+           "word_embed_proj_dim": 256, "torch_dtype": "float16"}
+    assert weights_bytes(spec(opt)) - weights_bytes(spec({**opt, "max_position_embeddings": 1024})) == 1024 * 256 * 2
