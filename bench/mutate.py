@@ -10,15 +10,16 @@ dependency of kvlint).
     python bench/mutate.py run --seed 1 --sample 200 [--out bench/mutation-seed1.jsonl] [--resume]
     python bench/mutate.py run --rerun bench/mutation-seed1.jsonl   # its survivors again, after new tests
     python bench/mutate.py show ID                   # one mutant's diff
-    python bench/mutate.py report bench/mutation-seed1.jsonl
+    python bench/mutate.py report bench/mutation-seed1.jsonl [bench/mutation-seed1-rerun.jsonl ...]
 
 `map` runs the test suite once under coverage with one context per test (this file is its pytest
 plugin) and keeps, per target line, the tests that executed it and their durations
 (bench/.mutate-map.json, not committed: it is per checkout). `run` makes every mutant of the target
-files, draws a seeded sample, and runs each mutant against only the tests that execute its line, fastest
-first, with `-x`, a timeout and `nice -n 15`; `--budget S` (default 10) stops adding tests once their
-measured time reaches S seconds, taking one case of every test function that runs the line before a second
-case of any (`--budget inf` runs them all). A mutant's source reaches the test process (and any
+files, draws a seeded sample, and runs each mutant against only the tests that execute its line (a
+module-level line: the tests that read its names), the module's own test folder first, then fastest first,
+with `-x`, a timeout and `nice -n 15`; `--budget S` (default 10) stops adding tests once their measured time
+reaches S seconds, taking one case (all of them when cheap) of every test function that runs the line before a
+second case of any (`--budget inf` runs them all). Results: bench/mutation.md. A mutant's source reaches the test process (and any
 `kvlint` it spawns) through an import hook in a generated sitecustomize.py: the worktree is never
 written, so an interrupted run leaves nothing behind.
 
