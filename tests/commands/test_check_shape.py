@@ -29,10 +29,11 @@ def test_statistics_counts_per_rule(capsys):
     code, out, _ = _run(capsys, "--statistics", EXAMPLES)
     rows = [re.fullmatch(r" *(\d+)  (KV\d{3})  \[(\w+)\]  ([\w-]+)", line) for line in out.splitlines()]
     assert all(rows) and code == 1
-    counts = {m.group(2): int(m.group(1)) for m in rows if m}
-    _, doc, _ = _run(capsys, "--format", "json", EXAMPLES)
+    counts = {(m.group(2), m.group(3)): int(m.group(1)) for m in rows if m}  # a rule whose cases differ in
+    _, doc, _ = _run(capsys, "--format", "json", EXAMPLES)  # severity (KV204) has a row per severity
     findings = json.loads(doc)["findings"]
-    assert counts == {c: sum(1 for f in findings if f["code"] == c) for c in {f["code"] for f in findings}}
+    kinds = {(f["code"], f["severity"]) for f in findings}
+    assert counts == {k: sum(1 for f in findings if (f["code"], f["severity"]) == k) for k in kinds}
     assert [int(m.group(1)) for m in rows if m] == sorted(counts.values(), reverse=True)
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from kvlint.engines.sglang.memory import prefill_graph_sizes
 from kvlint.memory import compute_budget
 from kvlint.memory.common import Steps
-from kvlint.memory.sglang import prefill_graph_sizes
 
 from .specs import LLAMA3_8B, LLAMA3_70B
 
@@ -213,8 +213,8 @@ def test_uniform_type_group_takes_its_worst_member():
     """engines.md 1.2, last row: a UniformType group's request needs the most blocks any member needs. At 8,192
     tokens a full layer holds cdiv(8192, 16) = 512 blocks; a 128-token window with 2,048 reserved tokens
     cdiv(127 + 2048, 16) + 1 = 137."""
-    from kvlint.memory.vllm_planning import Group
-    from kvlint.memory.vllm_specs import KVSpec
+    from kvlint.engines.vllm.planning import Group
+    from kvlint.engines.vllm.specs import KVSpec
 
     full = KVSpec("full", 16, 8, 256)
     window = KVSpec("sliding", 16, 8, 256, window=128)
@@ -244,8 +244,8 @@ def test_cuda_graph_capture_sizes(mns, spec, want):
 
 def test_promoted_sliding_layers_take_the_full_layers_block_size():
     """promote_hybrid's rule (HMA off): a sliding layer becomes full attention with the full layers' block size."""
-    from kvlint.memory.vllm_planning import promote_hybrid
-    from kvlint.memory.vllm_specs import KVSpec
+    from kvlint.engines.vllm.planning import promote_hybrid
+    from kvlint.engines.vllm.specs import KVSpec
 
     out = promote_hybrid({(0, 0): KVSpec("full", 32, 8, 256), (1, 0): KVSpec("sliding", 16, 8, 256, window=128)})
     assert (out[(1, 0)].kind, out[(1, 0)].block_size) == ("full", 32)

@@ -68,7 +68,7 @@ def test_mamba_slots_from_max_running_requests_with_the_radix_cache_off():
 
 def test_no_rope_table_without_attention():
     """A model of Mamba layers only has no rotary embedding to cache."""
-    from kvlint.memory.vllm import vllm_rope_table
+    from kvlint.engines.vllm.memory import vllm_rope_table
 
     mamba = dense("test/mamba", 4, 0, 0, kinds=tuple(LayerKV("mamba", 0, 0, 0, state_bytes=1000) for _ in range(4)))
     assert vllm_rope_table(mamba, "bfloat16") == 0
@@ -125,8 +125,8 @@ def test_mtp_draft_layers_each_hold_kv():
 
 
 def test_two_window_kinds_are_not_one_uniform_type():
-    from kvlint.memory.vllm_planning import _uniform_type
-    from kvlint.memory.vllm_specs import KVSpec
+    from kvlint.engines.vllm.planning import _uniform_type
+    from kvlint.engines.vllm.specs import KVSpec
 
     sliding, chunked = KVSpec("sliding", 16, 8, 256, window=128), KVSpec("chunked", 16, 8, 256, window=128)
     assert not _uniform_type([sliding, chunked])
