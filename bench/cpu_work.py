@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_vs_yamllint import generate, source_files, tool  # noqa: E402  (the same trees)
+from check_vs_yamllint import generate, source_files, tool  # the same trees
 
 RUN = ("import sys\nfrom kvlint import cli\nsys.argv = sys.argv[1:]\n"
        "entry = getattr(cli, 'entry', None)\n"
@@ -104,8 +104,8 @@ def measure_cpu(kvlints: dict[str, str], root: Path, repeat: int, jobs: list[str
         line = (f"  {name:<8} CPU {cpu_q[1]:7.3f} s (quartiles {cpu_q[0]:.3f}-{cpu_q[2]:.3f})  "
                 f"wall {wall_q[1]:7.3f} s (quartiles {wall_q[0]:.3f}-{wall_q[2]:.3f})")
         if name != first:
-            ratios = [a[1] / b[1] for a, b in zip(got[first], runs)]
-            walls = [a[0] / b[0] for a, b in zip(got[first], runs)]
+            ratios = [a[1] / b[1] for a, b in zip(got[first], runs, strict=True)]
+            walls = [a[0] / b[0] for a, b in zip(got[first], runs, strict=True)]
             line += (f"\n  {first} / {name}: CPU {statistics.median(ratios):.3f}x (pairs' median; quartiles "
                      f"{quartiles(ratios)[0]:.3f}-{quartiles(ratios)[2]:.3f}), wall {statistics.median(walls):.3f}x")
         print(line, flush=True)
