@@ -6,6 +6,8 @@ moves by tens of percent from run to run. This script measures what the load doe
 - `cpu`: user + system time (wait4: the process and every worker it waited for) of interleaved runs
   (after, before, after, before, ...), many of them; per size, the medians, the quartiles and the median
   of the per-pair ratios (a pair is two runs next to each other, so a change of load hits both);
+- `instructions`: each kvlint run once under valgrind's callgrind (`--jobs 1`, the console's entry), its
+  instruction count: the same on a quiet machine and a busy one (about 50 times slower than a run);
 - `work`: each kvlint profiled in its own interpreter (cProfile around `kvlint.cli.main`, `--jobs 1`; the
   console entry ends the process with os._exit, so it is not profiled): the calls made in all, and per
   counted function (catalogue sweeps, budgets, parses, file reads) how often it ran, with the functions
@@ -15,7 +17,7 @@ The trees are those of check_vs_yamllint.py (the real manifests of examples/ and
 until there are N files; one file is examples/kubernetes/good-deployment.yaml).
 
     python bench/cpu_work.py --kvlint before=/tmp/venv-before/bin/kvlint [--sizes 1,1000] [--repeat 15]
-                             [--mode cpu|work|both] [--jobs N] [--top 15]
+                             [--mode cpu|work|instructions|both] [--jobs N] [--top 15]
 """
 
 from __future__ import annotations
@@ -111,6 +113,32 @@ def measure_cpu(kvlints: dict[str, str], root: Path, repeat: int, jobs: list[str
         print(line, flush=True)
 
 
+def instructions(kvlints: dict[str, str], root: Path) -> None:
+    """Instructions executed by each kvlint (callgrind's `I refs`), after a run that writes the bytecode."""
+    import re
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind not found (apt-get install valgrind)")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", NO_COLOR="1", PYTHONPYCACHEPREFIX=str(root / "pyc"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    argv = ["check", "--exit-zero", "--jobs", "1", "tree"]
+    counts = {}
+    for name, script in kvlints.items():
+        python = str(Path(script).with_name("python"))
+        code = f"from kvlint.cli import entry; entry({argv!r})"
+        subprocess.run([python, "-c", code], cwd=root, env=env, stdout=subprocess.DEVNULL, check=False)
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", python, "-c", code],
+                             cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             check=False)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+        counts[name] = int(found.group(1).replace(",", "")) if found else 0
+    first = next(iter(counts))
+    for name, n in counts.items():
+        ratio = f"  ({n / counts[first]:.3f}x of {first})" if name != first and counts[first] else ""
+        print(f"  {name:<8} {n:>16,} instructions{ratio}", flush=True)
+
+
 def profile(script: str, root: Path, out: Path) -> dict:
     python = str(Path(script).with_name("python"))
     env = dict(os.environ, HF_HUB_OFFLINE="1", NO_COLOR="1", PYTHONPYCACHEPREFIX=str(root / "pyc"))
@@ -157,7 +185,8 @@ def main() -> None:
                         help="another kvlint console script (first: this checkout's, named 'now')")
     parser.add_argument("--sizes", default="1,1000")
     parser.add_argument("--repeat", type=int, default=15, help="runs per kvlint and size (interleaved)")
-    parser.add_argument("--mode", choices=("cpu", "work", "both"), default="both")
+    parser.add_argument("--mode", choices=("cpu", "work", "instructions", "both"), default="both",
+                        help="both: cpu and work")
     parser.add_argument("--jobs", default=None, help="--jobs for the CPU runs (default: kvlint's)")
     parser.add_argument("--top", type=int, default=15, help="functions listed whose own time moved most")
     args = parser.parse_args()
@@ -175,6 +204,9 @@ def main() -> None:
             if args.mode in ("cpu", "both"):
                 print(f"{size} files, {args.repeat} interleaved runs each:", flush=True)
                 measure_cpu(kvlints, root, args.repeat, jobs)
+            if args.mode == "instructions":
+                print(f"{size} files, instructions (callgrind, --jobs 1):", flush=True)
+                instructions(kvlints, root)
             if args.mode in ("work", "both"):
                 print(f"{size} files, work (cProfile, --jobs 1):", flush=True)
                 measure_work(kvlints, root, args.top)
