@@ -227,3 +227,19 @@ def test_a_verdict_only_one_candidate_length_gives_is_an_info(tmp_path):
     assert f.severity == Severity.INFO and "only on context length 131,072" in f.message
     (tmp_path / "t.sh").write_text("vllm serve Qwen/Qwen2.5-0.5B-Instruct --gpu-memory-utilization 0.5\n")
     assert not lint([str(tmp_path / "t.sh")], LintOptions(gpu="T4")).findings
+
+
+def test_a_swept_launchs_picture_is_the_sweeps_own_budget_not_a_second_one(tmp_path, monkeypatch):
+    """The sweep keeps the outcome of the card the resolver draws (the smallest that starts the launch), so
+    drawing it computes no budget of its own; the picture is the one the card's own sizing gives."""
+    from kvlint.resolve import sizing
+
+    computed = []
+    real = sizing.compute
+    monkeypatch.setattr(sizing, "compute", lambda s, settings: computed.append((s.gpu, s.memory_bytes)) or
+                        real(s, settings))
+    r = _one("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n", "serve.sh", tmp_path)
+    assert r.sweep is not None and r.picture is not None and r.picture.gpu_name
+    drawn = r.sweep.passing[0]
+    on_card = [g for g, total in computed if g is not None and g.id == drawn and total is None]  # not bisecting
+    assert len(on_card) == 1  # by the sweep, not again for the picture
