@@ -196,6 +196,10 @@ def _is_top(here: str, names: frozenset[str] | None = None) -> bool:
             or os.path.dirname(here) == here)
 
 
+def _has_git(here: str, names: frozenset[str] | None = None) -> bool:
+    return (names is None or ".git" in names) and os.path.exists(os.path.join(here, ".git"))
+
+
 def _has_tool_section(path: str) -> bool:
     from kvlint.sources.text import SourceError, read_head
 
@@ -519,6 +523,7 @@ class ConfigCache:
         self._by_dir: dict[str, Config] = {}
         self._by_path: dict[str, Config] = {}
         self._nearest_by_dir: dict[str, str | None] = {}
+        self._root_by_dir: dict[str, str] = {}  # the project root of each folder (kvlint.models.lockpath.lock_dir)
         self._default: Config | None = None
 
     def for_file(self, path: str) -> Config:
@@ -538,7 +543,11 @@ class ConfigCache:
         return self._by_dir[directory]
 
     def _nearest(self, directory: str) -> str | None:
-        """find_config with every folder's answer kept: sibling folders share their parents' walk up."""
+        """find_config with every folder's answer kept: sibling folders share their parents' walk up. The same
+        walk finds each folder's project root (where its kvlint.lock lives), told to kvlint.models.lockpath so
+        the launches' lock lookups need no stat of their own."""
+        from kvlint.models.lockpath import remember
+
         chain: list[str] = []
         here = directory
         while here not in self._nearest_by_dir:
@@ -547,11 +556,14 @@ class ConfigCache:
             found = _config_in(here, names)
             if found is not None or _is_top(here, names):
                 self._nearest_by_dir[here] = found
+                self._root_by_dir[here] = here if found is not None or _has_git(here, names) else os.getcwd()
                 break
             here = os.path.dirname(here)
-        answer = self._nearest_by_dir[here]
+        answer, root = self._nearest_by_dir[here], self._root_by_dir[here]
         for folder in chain:
             self._nearest_by_dir[folder] = answer
+            self._root_by_dir[folder] = root
+            remember(folder, root)
         return answer
 
     def loaded(self) -> list[Config]:

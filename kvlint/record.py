@@ -414,7 +414,9 @@ def _init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:
     def fast() -> Callable[..., None]:
         space: dict[str, Any] = {f"{_OWN}set": object.__setattr__, f"{_OWN}finish": finish}
         space.update((f"{_OWN}n{i}", name) for i, name in enumerate(names[1:]))
-        code = _template(len(params), finish is not None).replace(co_varnames=names)
+        direct = _plain_attributes(cls, names[1:])
+        code = _template(len(params), finish is not None, direct)
+        code = code.replace(co_varnames=names + ((f"{_OWN}d",) if direct else ()))
         return _named(cls, FunctionType(code, space, "__init__", defaults))
 
     if len(params) >= _GENERIC_SIZE:
@@ -488,11 +490,24 @@ def _constant(value: Any) -> Callable[[], Any]:
     return lambda: value
 
 
+def _plain_attributes(cls: type, names: tuple[str, ...]) -> bool:
+    """Whether every field is a plain entry of the instance's `__dict__` (no slot, no data descriptor of that
+    name on the class): then `__init__` writes the dict itself, as object.__setattr__ would, without a call
+    per field (the records a large run makes by the hundred thousand: steps, spans, tokens, fields)."""
+    if not cls.__dictoffset__:
+        return False
+    return not any(hasattr(type(getattr(cls, name, None)), "__set__") for name in names)
+
+
 @functools.cache
-def _template(count: int, finish: bool) -> CodeType:
-    """The compiled `__init__` for `count` parameters named a0, a1, ... (renamed per class)."""
+def _template(count: int, finish: bool, direct: bool = False) -> CodeType:
+    """The compiled `__init__` for `count` parameters named a0, a1, ... (renamed per class); `direct`: stored
+    into the instance's `__dict__` (see _plain_attributes), else through object.__setattr__."""
     own = _OWN
-    lines = [f"    {own}set(self, {own}n{i}, a{i})" for i in range(count)]
+    if direct:
+        lines = [f"    {own}d = self.__dict__"] + [f"    {own}d[{own}n{i}] = a{i}" for i in range(count)]
+    else:
+        lines = [f"    {own}set(self, {own}n{i}, a{i})" for i in range(count)]
     if finish:
         lines.append(f"    {own}finish(self)")
     params = ", ".join(["self"] + [f"a{i}" for i in range(count)])

@@ -250,6 +250,37 @@ def test_the_walks_listings_find_what_the_stats_find(tmp_path):
                        "e/sub/serve.sh": None, "serve.sh": None}
 
 
+def test_the_walk_tells_each_folders_lock_root_as_the_stats_find_it(tmp_path, monkeypatch):
+    """The configuration lookup of a walk tells kvlint.models.lockpath each folder's project root (where its
+    kvlint.lock lives), so the launches need no stats of their own; the answer is the one the stats give."""
+    from kvlint.launches.discover import Listings, iter_files
+    from kvlint.models import lockpath
+
+    monkeypatch.setattr(lockpath, "_TOLD", {})
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    write(repo / "a" / ".kvlint.yaml", "gpu: L40S\n")
+    write(repo / "c" / "pyproject.toml", '[tool.kvlint]\ngpu = "H100-SXM-80GB"\n')
+    write(repo / "e" / "sub" / ".git", "gitdir: elsewhere\n")
+    for folder in ("a/b/deep", "c/x", "e/sub/y", "f/g", "."):
+        write(repo / folder / "serve.sh", "vllm serve Qwen/Qwen3-8B\n")
+    write(tmp_path / "outside" / "serve.sh", "vllm serve Qwen/Qwen3-8B\n")  # no repository: the current folder
+    listings = Listings()
+    cache = ConfigCache(None, listings)
+    for path, _ in iter_files([str(repo), str(tmp_path / "outside")], listings):
+        cache.for_file(path)
+    told = dict(lockpath._TOLD)
+    assert {os.path.relpath(f, tmp_path) for f in told} >= {"repo/a/b/deep", "repo/c/x", "repo/e/sub/y", "repo/f/g",
+                                                            "repo", "outside"}
+    lockpath._lock_dir.cache_clear()
+    assert {f: lockpath._lock_dir(f) for f in told} == told
+    assert told[str(repo / "a" / "b" / "deep")] == str(repo / "a")
+    assert told[str(repo / "c" / "x")] == str(repo / "c")
+    assert told[str(repo / "e" / "sub" / "y")] == str(repo / "e" / "sub")
+    assert told[str(repo / "f" / "g")] == str(repo)
+    lockpath._lock_dir.cache_clear()
+
+
 def test_pyproject_is_read_on_python_3_10_with_tomli(tmp_path, monkeypatch):
     """3.10 has no tomllib: tomli (a dependency there) reads [tool.kvlint]; without it, a note, not silence."""
     import importlib

@@ -29,6 +29,7 @@ NOT_NEEDED = [
     "kvlint.report.sarif", "kvlint.report.json_report", "kvlint.report.github",
     "kvlint.engines.sglang", "kvlint.models.derive",  # a vLLM image with a bundled model: no SGLang, no derivation
     "huggingface_hub", "jsonschema", "referencing", "click", "dataclasses", "inspect", "difflib", "pkgutil",
+    "shutil", "tempfile",  # the Hub download's, imported when a file is fetched (with bz2, lzma and random)
 ]
 
 

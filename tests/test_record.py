@@ -244,6 +244,53 @@ def test_init_signature_is_the_dataclass_one_and_the_body_is_shared() -> None:
         P(1, 2, [], 4)
 
 
+def test_the_compiled_body_writes_the_dict_only_where_setattr_would() -> None:
+    """Past HOT instances a record whose fields are plain instance attributes is stored into its __dict__
+    directly; one with slots, or a data descriptor of a field's name on a base, keeps object.__setattr__ (a
+    dict write would bypass the slot or the descriptor). Either way the instance is the one __init__ made."""
+
+    class Seen:
+        def __init__(self) -> None:
+            self.set: list = []
+
+        def __get__(self, obj: object, owner: type | None = None) -> object:
+            return self if obj is None else obj.__dict__.get("_v")
+
+        def __set__(self, obj: object, value: object) -> None:
+            obj.__dict__["_v"] = value
+            self.set.append(value)
+
+    seen = Seen()
+
+    class Base:
+        v = seen
+
+    @record
+    class Plain:
+        a: int
+        b: str = "b"
+
+    @record
+    class Slotted:
+        __slots__ = ("a", "b")
+        a: int
+        b: str
+
+    @record
+    class Described(Base):
+        v: int
+
+    for i in range(HOT + 2):
+        plain, slotted, described = Plain(i), Slotted(i, "s"), Described(i)
+    own = "_kvlint_record_d"
+    assert own in Plain.__init__.__code__.co_varnames and vars(plain) == {"a": HOT + 1, "b": "b"}
+    assert own not in Slotted.__init__.__code__.co_varnames and (slotted.a, slotted.b) == (HOT + 1, "s")
+    assert own not in Described.__init__.__code__.co_varnames
+    assert described.v == HOT + 1 and seen.set[-1] == HOT + 1 and len(seen.set) == HOT + 2  # through __set__
+    with pytest.raises(FrozenInstanceError):
+        plain.a = 0
+
+
 def test_a_field_with_the_templates_own_prefix_is_refused() -> None:
     @record
     class Clash:

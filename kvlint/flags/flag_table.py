@@ -114,12 +114,19 @@ def flag_table(engine: str) -> FlagTable:
     """The engine's option table, loaded once from package data."""
     if engine not in engine_names():
         raise UnknownFlagError(f"unknown engine {engine!r}: expected one of {', '.join(engine_names())}")
-    data = load_json(facts(engine).FLAGS_FILE)
+    data = _data(engine)
     removed = {opt: r for r in data["removed"] for opt in r["options"]}
     return FlagTable(engine, data["version"], Specs(data["flags"]), removed, data["underscore_to_dash"],
                      data["dotted_json_keys"], data["model_dest"])
 
 
+@lru_cache(maxsize=2)
+def _data(engine: str) -> dict[str, Any]:
+    """The engine's table as package data holds it, parsed once (read-only: the specs and on_release share it)."""
+    return load_json(facts(engine).FLAGS_FILE)
+
+
+@lru_cache(maxsize=1024)
 def on_release(engine: str, option: str, version: str | None) -> bool | None:
     """Whether `version` of the engine takes `option` (a fix must work on the release the launch pins): True, False,
     or None when the tables cannot say (a release older than the first one read, the flag seen from that one on,
@@ -129,7 +136,7 @@ def on_release(engine: str, option: str, version: str | None) -> bool | None:
     def key(text: str) -> tuple[int, ...]:
         return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
 
-    data = load_json(facts(engine).FLAGS_FILE)
+    data = _data(engine)
     entry = next((e for e in data["flags"] if option in e["options"]), None)
     if entry is None:
         return False

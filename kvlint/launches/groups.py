@@ -34,18 +34,22 @@ def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
     """The launches with each group of rank branches / headless workers folded into its leader."""
     if len(launches) < 2:
         return launches
+    keys = [_key(found) for found in launches]
     groups: dict[tuple[str, bool, tuple[str, ...]], list[int]] = {}
-    for k, found in enumerate(launches):
-        groups.setdefault(_key(found), []).append(k)
+    for k, key in enumerate(keys):
+        groups.setdefault(key, []).append(k)
+    # each group's leader, decided once per group (a script repeating one command a thousand times is one group:
+    # asked per launch, the question was a million checks)
+    leaders = {key: next((m for m in members if not _headless(launches[m])), members[0])
+               for key, members in groups.items()
+               if len(members) > 1 and any(_has_role(launches[m]) for m in members)}  # else the same command twice
     out: list[FoundLaunch] = []
     for k, found in enumerate(launches):
-        members = groups[_key(found)]
-        if len(members) == 1 or not any(_has_role(launches[m]) for m in members):  # the same command twice: two
+        leader = leaders.get(keys[k])
+        if leader is None:
             out.append(found)
-            continue
-        leader = next((m for m in members if not _headless(launches[m])), members[0])
-        if k == leader:
-            out.append(_leader(found, [launches[m] for m in members if m != k]))
+        elif k == leader:
+            out.append(_leader(found, [launches[m] for m in groups[keys[k]] if m != k]))
     return out
 
 

@@ -79,24 +79,27 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
     image known beside it (`engine`), else the mapping must name it (`vllm:` on its path, `engine: sglang`):
     an application's own settings (`max_model_len` beside `temperature`) are read by its code, not an engine."""
     best: Block | None = None
-    stack: list[tuple[YNode, tuple[str, ...], bool]] = [(doc, (), False)]
+    # each entry: the node, its path, whether the path named the engine, and the engine its nearest key names
+    # (carried down, so a node's path is not scanned again)
+    stack: list[tuple[YNode, tuple[str, ...], bool, str | None]] = [(doc, (), False, None)]
     seen = 0
     while stack and seen < _MAX_NODES:
-        node, path, named = stack.pop()
+        node, path, named, on_path = stack.pop()
         seen += 1
         limits.check()
         if node.is_seq:
-            stack.extend((i, path, named) for i in reversed(node.items) if not i.is_scalar)
+            stack.extend((i, path, named, on_path) for i in reversed(node.items) if not i.is_scalar)
             continue
         if not node.is_map:
             continue
-        here = named or _names_engine(node, path)
-        block = _block(node, path, engine or _engine_named(node, path), here)
+        word = on_path or _engine_value(node)
+        here = named or word is not None
+        block = _block(node, path, engine or word, here)
         if block is not None and (best is None or block.score > best.score):
             best = block
         for key, _, val in node.pairs():
             if not val.is_scalar and key not in _NOT_SETTINGS:
-                stack.append((val, path + (key,), here))
+                stack.append((val, path + (key,), here, _engine_in(key) or on_path))
     return best
 
 
@@ -146,22 +149,20 @@ def _engine_by_keys(holder: YNode) -> str:
     return "sglang" if only_sglang and not only_vllm else "vllm"
 
 
-def _engine_named(holder: YNode, path: tuple[str, ...]) -> str | None:
-    for key in reversed(path):
-        low = key.lower()
-        word = next((w for w in engine_names() if w in low), None)
-        if word:
-            return word
+def _engine_in(text: str) -> str | None:
+    """The engine a key or value names (`vllm:`, `engine: sglang`): a map's engine is the one its path's nearest
+    such key names, else its own `engine:` / `backend:` value's."""
+    low = text.lower()
+    return next((w for w in engine_names() if w in low), None)
+
+
+def _engine_value(holder: YNode) -> str | None:
     for key, _, val in holder.pairs():
         if key.lower() in ("engine", "backend", "runtime", "framework") and val.is_scalar:
-            word = next((w for w in engine_names() if w in val.text.lower()), None)
+            word = _engine_in(val.text)
             if word:
                 return word
     return None
-
-
-def _names_engine(holder: YNode, path: tuple[str, ...]) -> bool:
-    return _engine_named(holder, path) is not None
 
 
 def _norm(key: str) -> str:

@@ -316,14 +316,11 @@ def _carried_base(repo_id: str) -> tuple[dict[str, Any], str] | None:
     from kvlint.models.resolve import alias_ids, lookup_registry, registry_ids
 
     name = repo_id.split("/", 1)[-1].lower()
-    known_ids = registry_ids() + alias_ids()
-    if any(k.split("/", 1)[1].lower() == name for k in known_ids):
+    known_names, sized = _known_bases(tuple(registry_ids() + alias_ids()))
+    if name in known_names:
         return None  # a bundled model's own name under another org or path: a copy, matched (or not) by name only
     found: dict[str, tuple[int, dict[str, Any]]] = {}
-    for known in known_ids:
-        base = known.split("/", 1)[1].lower()
-        if not re.search(rf"(^|-){SIZE}($|-)", base) and not re.search(rf"-{SIZE}-", f"-{base}-"):
-            continue
+    for known, base in sized:
         at = _bounded_find(name, base)
         if at < 0:
             continue
@@ -349,7 +346,24 @@ def _not_a_fine_tune(rest: str) -> bool:
         re.search(RE_RELEASE, rest))
 
 
+@lru_cache(maxsize=2)
+def _known_bases(known_ids: tuple[str, ...]) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    """The bundled names (lower case) and the (id, name) of those with a size: the same for every id asked about,
+    so made once, not once per unknown model (two searches per bundled id)."""
+    bases = [(known, known.split("/", 1)[1].lower()) for known in known_ids]
+    sized = tuple((known, base) for known, base in bases
+                  if re.search(rf"(^|-){SIZE}($|-)", base) or re.search(rf"-{SIZE}-", f"-{base}-"))
+    return frozenset(base for _, base in bases), sized
+
+
 def _bounded_find(name: str, base: str) -> int:
-    """Where `base` occurs in `name` with a dash, underscore or an end on each side, else -1."""
-    match = re.search(rf"(?:^|(?<=[-_/])){re.escape(base)}(?=$|[-_])", name)
-    return match.start() if match else -1
+    """Where `base` occurs in `name` with a dash, underscore or slash before it (or the start) and a dash,
+    underscore or the end after it, else -1. A scan, not a pattern per base: compiling one for each of the
+    registry's names cost more than the scans."""
+    at = name.find(base)
+    while at >= 0:
+        end = at + len(base)
+        if (at == 0 or name[at - 1] in "-_/") and (end == len(name) or name[end] in "-_" or name[end:] == "\n"):
+            return at
+        at = name.find(base, at + 1)
+    return -1

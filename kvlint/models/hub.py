@@ -10,9 +10,7 @@ are left to huggingface_hub (HF_TOKEN or the stored login) and never appear in a
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -139,6 +137,8 @@ def _fetch_body(location: str, blob: Path) -> None:
     headers["Accept-Encoding"] = "identity"
     blob.parent.mkdir(parents=True, exist_ok=True)
     _inside(blob.parent.parent.parent, blob.parent)
+    import tempfile  # only when a file is fetched: every run imports this module, few download
+
     deadline = time.monotonic() + FILE_DEADLINE_S
     fd, tmp = tempfile.mkstemp(prefix=".kvlint-", suffix=".incomplete", dir=blob.parent)
     try:
@@ -182,6 +182,8 @@ def _link(blob: Path, snapshot: Path) -> None:
     try:
         os.symlink(os.path.relpath(blob, snapshot.parent), tmp)
     except OSError:
+        import shutil
+
         shutil.copyfile(blob, tmp)
     os.replace(tmp, snapshot)
 

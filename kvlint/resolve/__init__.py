@@ -156,10 +156,11 @@ class Resolver:
 
     def _picture(self, base: Resolved, what_if: WhatIf, found: Sweep) -> Budget | None:
         """The budget on the smallest card that starts the launch, else on the largest (why none does); the
-        sweep computed it already (a cache hit)."""
+        sweep computed it already and kept it (a cache hit)."""
         from kvlint.gpus import lookup_gpu
+        from kvlint.resolve.sweep import picture_card
 
-        card = next(iter(found.passing), None) or (found.cards[-1].gpu if found.cards else None)
+        card = picture_card(found)
         if card is None:
             return None
         return self.budgets.get(what_if.sizing.on(lookup_gpu(card)), dict(base.settings)).budget

@@ -75,9 +75,10 @@ def sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, *, load:
 
 def _sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, items: tuple[tuple[str, str], ...],
            load: int | None, cards: Iterable[Gpu] | None, candidates: bool) -> Sweep:
-    # the cards' and the bisection's budgets are not kept one by one: the sweep is kept whole (about 50 of them)
-    tried = [Trial(g, cache.get(sizing.on(g), settings, items, keep=False).budget)
-             for g in (cards or catalogue_cards())]
+    # the cards' and the bisection's budgets are not kept one by one: the sweep is kept whole (about 50 of them),
+    # and the one card whose budget the resolver draws (picture_card) is kept so it is not computed again
+    outcomes = {g.id: cache.get(sizing.on(g), settings, items, keep=False) for g in (cards or catalogue_cards())}
+    tried = [Trial(g, outcomes[g.id].budget) for g in (cards or catalogue_cards())]
     tried.sort(key=lambda t: (_total(sizing, t.gpu), t.gpu.id))
     verdicts = tuple(CardVerdict(t.gpu.id, _total(sizing, t.gpu), starts(t.budget), holds(t.budget, load),
                                  t.gpu.marketing_gb) for t in tried)
@@ -85,7 +86,16 @@ def _sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, items: 
     least_load = None
     if load is not None:
         least_load = least_memory(sizing, settings, cache, tried, lambda b: bool(holds(b, load)), items)
-    return Sweep(minimum, least_load, verdicts, candidates)
+    found = Sweep(minimum, least_load, verdicts, candidates)
+    drawn = next((t.gpu for t in tried if t.gpu.id == picture_card(found)), None)
+    if drawn is not None:
+        cache.store(sizing.on(drawn), settings, items, outcomes[drawn.id])
+    return found
+
+
+def picture_card(found: Sweep) -> str | None:
+    """The card a swept launch's memory picture is drawn on: the smallest that starts it, else the largest."""
+    return next(iter(found.passing), None) or (found.cards[-1].gpu if found.cards else None)
 
 
 def _total(sizing: Sizing, gpu: Gpu) -> int:

@@ -142,6 +142,19 @@ def test_headless_data_parallel_workers_fold_into_their_leader_but_replicas_do_n
     assert [(d.model, d.gpu_count) for d in (first, second)] == [("org/replica", 1), ("org/replica", 1)]
 
 
+def test_grouping_asks_each_launch_once_whatever_the_group_size(monkeypatch):
+    """A script repeating one command (with a role flag) a thousand times is one group: its leader is chosen
+    once, not once per member (asked per launch, 900 launches made 650,000 role checks: a second of CPU)."""
+    from kvlint.launches import groups
+
+    asked = []
+    real = groups._has_role
+    monkeypatch.setattr(groups, "_has_role", lambda found: asked.append(1) or real(found))
+    unit = "vllm serve org/m --headless --data-parallel-start-rank 1 -tp 2 &\n"
+    deps = read_path("serve.sh", "vllm serve org/m -tp 2 &\n" + unit * 900).deployments
+    assert len(deps) == 1 and len(asked) <= 901
+
+
 def test_dockerfile_script_entrypoint_with_engine_flags_in_cmd_is_the_images_launch():
     (d,) = _deps("Dockerfile.script")
     assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "/model", (5, 18))

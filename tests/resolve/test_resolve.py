@@ -242,3 +242,19 @@ def test_the_engines_image_means_flashinfers_sampler_and_a_bare_install_the_whee
     assert image.budget is not None and bare.budget is not None
     extra = bare.budget.non_kv_bytes - image.budget.non_kv_bytes
     assert extra == 24 * 256 * 152064  # 256 sequences x the vocabulary x (38 - 14) B
+
+
+def test_a_swept_launchs_picture_is_the_sweeps_own_budget_not_a_second_one(tmp_path, monkeypatch):
+    """The sweep keeps the outcome of the card the resolver draws (the smallest that starts the launch), so
+    drawing it computes no budget of its own; the picture is the one the card's own sizing gives."""
+    from kvlint.resolve import sizing
+
+    computed = []
+    real = sizing.compute
+    monkeypatch.setattr(sizing, "compute", lambda s, settings: computed.append((s.gpu, s.memory_bytes)) or
+                        real(s, settings))
+    r = _one("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n", "serve.sh", tmp_path)
+    assert r.sweep is not None and r.picture is not None and r.picture.gpu_name
+    drawn = r.sweep.passing[0]
+    on_card = [g for g, total in computed if g is not None and g.id == drawn and total is None]  # not bisecting
+    assert len(on_card) == 1  # by the sweep, not again for the picture
