@@ -25,8 +25,8 @@ ROLE_FLAGS = frozenset({"--node-rank", "--node_rank", "--dist-init-addr", "--dis
                         "--data-parallel-address", "--data_parallel_address", "--master-addr", "--master-port"})
 _NO_VALUE = frozenset({"--headless"})
 # the address a process serves on differs per node too (`--host 10.0.0.1` on one, `.2` on the next; only the
-# leader serves HTTP, so its `--host` / `--port` may be missing on the workers), but alone it does not make two
-# commands one group: it is set aside only once a role flag says they are nodes of one
+# leader serves HTTP, so its `--host` / `--port` may be missing on the workers); alone it does not make two
+# commands one group: a group folds only when one of its members has a role flag
 _NODE_ADDRESS = frozenset({"--host", "--port"})
 
 
@@ -34,8 +34,8 @@ def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
     """The launches with each group of rank branches / headless workers folded into its leader."""
     if len(launches) < 2:
         return launches
-    keys = [_key(found) for found in launches]
-    groups: dict[tuple[str, bool, tuple[str, ...]], list[int]] = {}
+    keys = [(found.engine, _shape(found)) for found in launches]
+    groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}
     for k, key in enumerate(keys):
         groups.setdefault(key, []).append(k)
     # each group's leader, decided once per group (a script repeating one command a thousand times is one group:
@@ -60,15 +60,6 @@ def is_launch(dep: Deployment) -> bool:
     if dep.model is None:  # a bare `vllm serve`; with flags (or --config) it is a launch whose model is missing
         return bool(dep.settings or dep.unknown_flags or dep.invalid_values)
     return not (not dep.model_resolved and _PASSED_THROUGH.match(dep.model))
-
-
-def _key(found: FoundLaunch) -> tuple[str, bool, tuple[str, ...]]:
-    """Launches with a role flag are compared without their node addresses; others keep every word."""
-    return found.engine, _has_role(found), _shape(found) if _has_role(found) else _words(found)
-
-
-def _words(found: FoundLaunch) -> tuple[str, ...]:
-    return tuple(f.text for f in found.fields)
 
 
 def _shape(found: FoundLaunch) -> tuple[str, ...]:
