@@ -231,8 +231,26 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
         why = cpu_evidence(dep, dict(own_env), [(f.text, f.span) for f in found.fields])
         if why is not None:  # the device kvlint does not size: "cpu" makes the launch's status say so
             dep = replace(dep, gpu="cpu", gpu_span=why[1] or dep.launch_span, notes=dep.notes + (why[0],))
+    if found.left_to is not None:
+        dep = _parallelism_left_to(dep, found.left_to, found.entry_span)
     nnodes = dep.get("nnodes")
     if isinstance(nnodes, int) and nnodes > 1 and dep.gpu_count and not gpu.grouped:
         note = f"gpu count = per-node GPUs x --nnodes {nnodes}"
         dep = replace(dep, gpu_count=dep.gpu_count * nnodes, notes=dep.notes + (note,))
     return dep
+
+
+
+def _parallelism_left_to(dep: Deployment, program: str, where: Span | None) -> Deployment:
+    """A launch read by its flags through a program with options of its own: the parallelism the file does not
+    state may be the program's to set (a cluster launcher spreads TP x PP over the nodes it starts), so it is an
+    open input, not the engine's default of 1. A verdict that depends on it is not given."""
+    engine = get_engine(dep.engine)
+    open_roles = {engine.setting(role): f"(left to {program})" for role in ("tp", "pp")
+                  if engine.setting(role) not in dep.settings}
+    if not open_roles:
+        return dep
+    added = {name: Setting(name=name, value=raw, raw=raw, span=where, resolved=False, origin="variable")
+             for name, raw in open_roles.items()}
+    note = f"{', '.join(added)} not stated: {program} may set them; not resolved"
+    return replace(dep, settings={**dep.settings, **added}, notes=dep.notes + (note,))

@@ -47,6 +47,7 @@ class ByFlags:
     program: Field
     words: tuple[Field, ...]
     note: str
+    own_options: tuple[str, ...] = ()  # the program's own options (`--slurm --auto`): they may set the engine's
 
 
 def model_flag_in(fields: Sequence[Field]) -> bool:
@@ -98,7 +99,9 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     name = program.text.rsplit("/", 1)[-1]
     note = (f"read as a {engine} launch by its flags through {name}, a program kvlint does not know: its "
             f"arguments are {engine}'s own flags (by {engine}'s flag table); the program's other words are left to it")
-    return ByFlags(engine, program, words, note)
+    handed = {id(f) for f in words}
+    own = tuple(f.text for f in fields[first_flag:] if f.text.startswith("-") and id(f) not in handed)
+    return ByFlags(engine, program, words, note, own)
 
 
 def _fit(engine: str, words: Sequence[Field], server_name: bool,

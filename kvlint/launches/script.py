@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from kvlint import limits
 from kvlint.launches import wrappers
@@ -20,6 +21,9 @@ from kvlint.record import field, record, replace
 from kvlint.sources.shell import Word, tokenize
 from kvlint.sources.text import Mapped
 from kvlint.span import Span
+
+if TYPE_CHECKING:
+    from kvlint.launches.byflags import ByFlags
 
 _ASSIGN = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _RESERVED = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"}
@@ -53,6 +57,7 @@ class FoundLaunch:
     nodes: str | None = None  # `srun -N/--nodes` value: a per-node GRES on the same line covers that many nodes
     name: str | None = None  # `docker run --name`
     mounts: tuple[tuple[str, str], ...] = ()  # `docker run -v HOST:CONTAINER`: model paths readable on the host
+    left_to: str | None = None  # a program kvlint does not know, with options of its own that may set the engine's
     container_env: tuple[tuple[str, str], ...] | None = None  # `docker run -e`: all the engine's process sees
 
 
@@ -432,7 +437,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     by_flags = read_by_flags(rest, state.named if state is not None else ()) if model_flag_in(rest) else None
     if by_flags is not None:
         return FoundLaunch(by_flags.engine, by_flags.words, by_flags.program.span, env, None, gpus[0], gpus[1],
-                           notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes)
+                           notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes,
+                           left_to=_left_to(by_flags))
     return None
 
 
@@ -629,3 +635,11 @@ def _join(a: Span | None, b: Span | None) -> Span | None:
     if a is None or b is None:
         return a or b
     return Span(a.path, a.line, a.col, b.end_line, b.end_col)
+
+
+def _left_to(by_flags: ByFlags) -> str | None:
+    """`start-cluster.py (--slurm --auto)` when the program has options of its own: what it does with them (a
+    parallelism over the nodes it starts) is not in the file."""
+    if not by_flags.own_options:
+        return None
+    return f"{by_flags.program.text.rsplit('/', 1)[-1]} ({' '.join(by_flags.own_options[:3])})"

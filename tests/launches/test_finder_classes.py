@@ -19,6 +19,12 @@ def test_a_program_kvlint_does_not_know_is_read_by_its_engine_flags():
     assert wrapper.get("enforce_eager") is True and _at(wrapper.settings["enforce_eager"].span) == (4, 120)
     assert wrapper.unknown_flags == ()  # --slurm, --nodes-file hosts.txt: the wrapper's own
     assert any("through start-cluster.py" in n for n in wrapper.notes)
+    # the wrapper's own options may set the parallelism (a cluster launcher spreads TP over its nodes): open, not
+    # the engine's default 1; the fork's server, with no options of its own, keeps the engine's defaults
+    tp = wrapper.settings["tensor_parallel_size"]
+    assert not tp.resolved and tp.raw == "(left to start-cluster.py (--slurm --nodes-file))"
+    assert not wrapper.settings["pipeline_parallel_size"].resolved
+    assert "pipeline_parallel_size" not in fork.settings
 
 
 def test_the_flag_table_decides_the_engine_of_an_unknown_program():

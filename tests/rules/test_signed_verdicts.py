@@ -137,3 +137,10 @@ def test_idle_gpus_are_a_warning_and_merely_visible_ones_an_info():
     assert seen.span.line == 3 and "the launch sees 4" in seen.message and "reserves none" in seen.message
     [short] = [f for f in visible.findings if f.code == "KV204" and f.severity == Severity.ERROR]
     assert short.span.line == 5 and "cannot start all its ranks" in short.message
+
+
+def test_a_launch_whose_parallelism_a_wrapper_may_set_gets_no_verdict_that_assumes_tp_1():
+    """Sample C: a Slurm job's own start-cluster.py (--slurm --auto) over 8 nodes; read at TP 1 it was 'no GPU in
+    the catalogue can start' (KV108 error). The launcher's options may set TP x PP: an unresolved input."""
+    result = check(VERDICTS / "wrapper-own-options.sh")
+    assert not [f for f in result.findings if f.code == "KV108"]
