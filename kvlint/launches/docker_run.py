@@ -148,6 +148,13 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
         # engine's (a shell or a script as the first word still replaces it: launch_in_argv checks)
         guessed = shipped_engine(image.text) or named_engine(image.text)
         opts.notes.append(f"engine {guessed} assumed from the image name {image.text}: its entry point is not known")
+    elif not known and rest and rest[0].text.startswith("-") and "/" not in image.text.partition(":")[0] and \
+            shipped_engine(image.text) and engine_from_flags(rest) == shipped_engine(image.text):
+        # a local build of the engine (no registry, no org: `sglang:my-build`), given only that engine's flags
+        # (`--model-path X --mem-fraction-static 0.85`): flags cannot be a command, so its entry point is the
+        # server (a published image whose entry point is a shell, lmsysorg/sglang, is not assumed to take them)
+        guessed = shipped_engine(image.text)
+        opts.notes.append(f"engine {guessed} assumed: {image.text} carries it and is given only {guessed}'s flags")
     return rest, known or guessed
 
 

@@ -261,3 +261,11 @@ def test_a_leader_that_alone_serves_the_api_folds_its_worker_branch():
     assert any("2 launches of one deployment" in n and "line 7" in n for n in leader.notes)
     assert [(d.model, _at(d.model_span)) for d in (first, second)] == [("org/two-ports", (11, 46)),
                                                                        ("org/two-ports", (12, 46))]
+
+
+def test_a_local_build_of_an_engine_given_only_its_flags_runs_the_engine():
+    """`docker run sglang:my-build --model-path X ...`: a locally tagged image that carries SGLang, given only
+    SGLang's flags, starts SGLang (flags cannot be a command); lmsysorg/sglang's entry point is a shell, not assumed."""
+    (d,) = _deps("local-image.sh")
+    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/local-build", (4, 16))
+    assert d.get("mem_fraction_static") == 0.85 and any("carries it" in n for n in d.notes)
