@@ -261,9 +261,18 @@ def _mounted_host(path: str, svc: YNode, target: str) -> str | None:
             continue
         if inside.rstrip("/") == target and host.startswith((".", "/")) and not host.startswith("~"):
             full = os.path.normpath(os.path.join(base, host))
-            if os.path.isfile(full):
+            if os.path.isfile(full) and _in_project(full, path):
                 return full
     return None
+
+
+def _in_project(host: str, compose: str) -> bool:
+    """Whether a mounted file lies in the compose file's project (its configuration's or git root): a mount of
+    `/etc/...` or of a file beside the checkout is the host's, not the repository's, and is not read."""
+    from kvlint.models.lockpath import lock_dir
+
+    root = os.path.realpath(lock_dir(os.path.dirname(os.path.abspath(compose))))
+    return os.path.realpath(host).startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _scalar(node: YNode | None) -> str:

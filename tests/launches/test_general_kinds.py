@@ -128,3 +128,19 @@ def test_a_named_data_txt_is_passed_over_not_an_error(tmp_path):
     for path in (big, binary):
         result = read_path(str(path))
         assert (result.deployments, result.findings, result.skipped is not None) == ([], [], True), path
+
+
+def test_a_mount_from_outside_the_project_is_not_read(tmp_path, monkeypatch):
+    """A bind mount of a file beside the checkout (`../serve.sh`) or of the host's (`/etc/...`) is the host's, not
+    the repository's: the launch in it is not read (the service stays a place kvlint names)."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (tmp_path / "serve.sh").write_text("#!/bin/sh\nvllm serve org/outside --max-model-len 4096\n")
+    (repo / "inside.sh").write_text("#!/bin/sh\nvllm serve org/inside --max-model-len 4096\n")
+    service = ('  {name}:\n    build: {{context: ., args: [BASE_IMAGE=vllm/vllm-openai:v0.9.2]}}\n'
+               '    volumes: ["{host}:/serve.sh"]\n    entrypoint: ["/bin/bash", "-c"]\n    command: ["/serve.sh"]\n')
+    (repo / "docker-compose.yaml").write_text("services:\n" + service.format(name="out", host="../serve.sh")
+                                              + service.format(name="in", host="./inside.sh"))
+    monkeypatch.chdir(repo)
+
+    assert [d.model for d in read_path("docker-compose.yaml").deployments] == ["org/inside"]
