@@ -141,15 +141,13 @@ def test_verify_shows_no_value_credential_of_the_log(tree, capsys, fmt):
     assert out and _leaks(out) == [] and _leaks((tree / "cmp.json").read_text()) == []
 
 
-def test_a_long_line_is_redacted_around_each_window_not_whole_per_finding(tree, capsys, monkeypatch):
-    """A 25 KB line with 2,000 unknown flags (a fuzz mutant) took 7 s of CPU when every finding's frame redacted
-    the whole line; each frame now redacts the few hundred characters around its window. A secret whose value
-    runs long before a window is still masked."""
+def _redactions(monkeypatch) -> list[int]:
+    """The length of every text kvlint.redact.redact_text is asked to mask, as the run goes. The per-file time
+    budget is lifted: these tests are about the redaction's reach, and on a busy machine the 1 s of CPU such a
+    file takes ran out first (the file became one KV001)."""
     import kvlint.redact
 
-    flags = " ".join("--bogus-flag 1" for _ in range(1000))
-    (tree / "long.sh").write_text(f"vllm serve Qwen/Qwen2.5-7B-Instruct --api-key {'S' * 400}FAKEKEY0099 {flags}\n")
-    seen = []
+    seen: list[int] = []
     real = kvlint.redact.redact_text
 
     def counting(text):
@@ -157,9 +155,17 @@ def test_a_long_line_is_redacted_around_each_window_not_whole_per_finding(tree, 
         return real(text)
 
     monkeypatch.setattr(kvlint.redact, "redact_text", counting)
-    # the point is the redaction's reach, not the per-file time budget (about 1 s of CPU here: on a busy machine
-    # the budget ran out first and the file became one KV001)
     monkeypatch.setenv("KVLINT_FILE_SECONDS", "30")
+    return seen
+
+
+def test_a_long_line_is_redacted_around_each_window_not_whole_per_finding(tree, capsys, monkeypatch):
+    """A 25 KB line with 2,000 unknown flags (a fuzz mutant) took 7 s of CPU when every finding's frame redacted
+    the whole line; each frame now redacts the few hundred characters around its window. A secret whose value
+    runs long before a window is still masked."""
+    flags = " ".join("--bogus-flag 1" for _ in range(1000))
+    (tree / "long.sh").write_text(f"vllm serve Qwen/Qwen2.5-7B-Instruct --api-key {'S' * 400}FAKEKEY0099 {flags}\n")
+    seen = _redactions(monkeypatch)
     out = _run(capsys, "check", "--gpu", "H100", "long.sh")
     findings = out.count("KV004")
     assert findings >= 1000 and _leaks(out) == [] and "SSSS" not in out
@@ -169,20 +175,8 @@ def test_a_long_line_is_redacted_around_each_window_not_whole_per_finding(tree, 
 def test_a_long_line_without_spaces_is_not_one_word_per_finding(tree, capsys, monkeypatch):
     """A PowerShell array of 20,000 unknown flags on one line with no space: widening the window to whole words
     took the whole 120 KB line for each of 4,096 findings (9 s); the reach past the window is bounded."""
-    import kvlint.redact
-
     (tree / "run.ps1").write_text('$a = @(' + '"--x",' * 20000 + ')\nvllm serve Qwen/Qwen2.5-7B-Instruct $a\n')
-    seen = []
-    real = kvlint.redact.redact_text
-
-    def counting(text):
-        seen.append(len(text))
-        return real(text)
-
-    monkeypatch.setattr(kvlint.redact, "redact_text", counting)
-    # the point is the redaction's reach, not the per-file time budget (about 1 s of CPU here: on a busy machine
-    # the budget ran out first and the file became one KV001)
-    monkeypatch.setenv("KVLINT_FILE_SECONDS", "30")
+    seen = _redactions(monkeypatch)
     out = _run(capsys, "check", "--gpu", "H100", "run.ps1")
     findings = out.count("KV004")
     assert findings >= 1000 and max(seen) < 10_000  # before: 120,000 characters per finding
