@@ -290,8 +290,13 @@ def all_mutants() -> list[Mutant]:
     return [m for p in target_files() for m in mutants_of(p)]
 
 
-def sample(seed: int, size: int, operators: set[str] | None = None) -> list[Mutant]:
-    pool = [m for m in all_mutants() if operators is None or m.operator in operators]
+def sample(seed: int, size: int, operators: set[str] | None = None, only: str | None = None) -> list[Mutant]:
+    """A seeded draw; `only` (comma-separated path prefixes) keeps the files under them, for splitting work."""
+    prefixes = tuple(only.split(",")) if only else ("",)
+    pool = [
+        m for m in all_mutants()
+        if (operators is None or m.operator in operators) and m.file.startswith(prefixes)
+    ]
     pool.sort(key=lambda m: (m.file, m.line, m.id))
     return random.Random(seed).sample(pool, min(size, len(pool)))  # in draw order: a run cut short is a sample too
 
@@ -613,7 +618,7 @@ def run_one(m: Mutant, mapping: dict, tmp: Path, timeout_factor: float, min_time
 def run(args: argparse.Namespace) -> None:
     mapping = json.loads(MAP_FILE.read_text())
     ops = set(args.operators.split(",")) if args.operators else None
-    mutants = sample(args.seed, args.sample, ops)
+    mutants = sample(args.seed, args.sample, ops, args.only)
     out = Path(args.out or BENCH / f"mutation-seed{args.seed}.jsonl")
     if args.rerun:  # the survivors of an earlier run, again (after new tests): a new results file, same sample
         earlier = [json.loads(x) for x in Path(args.rerun).read_text().splitlines() if x]
@@ -690,6 +695,7 @@ def main() -> None:
         p.add_argument("--seed", type=int, default=1)
         p.add_argument("--sample", type=int, default=200)
         p.add_argument("--operators", help="comma-separated subset, e.g. ror,int+1,int-1")
+        p.add_argument("--only", help="comma-separated path prefixes, e.g. kvlint/memory,rules/")
         if name == "run":
             p.add_argument("--out")
             p.add_argument("--resume", action="store_true")
@@ -707,7 +713,7 @@ def main() -> None:
     if args.cmd == "map":
         build_map(args)
     elif args.cmd == "list":
-        ms = sample(args.seed, args.sample, set(args.operators.split(",")) if args.operators else None)
+        ms = sample(args.seed, args.sample, set(args.operators.split(",")) if args.operators else None, args.only)
         total = all_mutants()
         print(f"# {len(ms)} of {len(total)} mutants (seed {args.seed})")
         for m in sorted(ms, key=lambda m: (m.file, m.line, m.id)):
