@@ -1,6 +1,7 @@
 """Mutation testing for the modules that compute a user's numbers: do the tests catch a wrong number?
 
-Scope: kvlint/memory/, kvlint/models/, kvlint/resolve/ and the capacity rules (rules/kv1*.py). Standard
+Scope: kvlint/memory/, each engine's memory model (kvlint/engines/*/memory.py, planning.py, specs.py),
+kvlint/models/, kvlint/resolve/ and the capacity rules (rules/kv1*.py). Standard
 library only; `coverage` is needed for the one `map` step (install it in a bench venv, never as a
 dependency of kvlint).
 
@@ -62,10 +63,12 @@ MAP_FILE = BENCH / ".mutate-map.json"
 EQUIVALENT_FILE = BENCH / "mutants-equivalent.tsv"
 TARGET_DIRS = ("kvlint/memory", "kvlint/models", "kvlint/resolve")
 CAPACITY_RULES = "rules/kv1*.py"  # KV101-KV108: the rules that compute or quote capacity
+ENGINE_MEMORY = ("memory.py", "planning.py", "specs.py")  # each engine folder's memory model (issue P moved them)
 
 
 def target_files() -> list[Path]:
     files = [p for d in TARGET_DIRS for p in sorted((REPO / d).glob("*.py"))]
+    files += sorted(p for p in (REPO / "kvlint/engines").glob("*/*.py") if p.name in ENGINE_MEMORY)
     files += sorted(REPO.glob(CAPACITY_RULES))
     return [p for p in files if p.name != "__init__.py" or p.stat().st_size > 200]
 
