@@ -34,6 +34,7 @@ class UnknownFlag:
     span: Span | None
     suggestion: str | None = None  # did-you-mean
     reason: str = "unrecognized"  # "unrecognized" | "ambiguous" | "removed"
+    since: str | None = None  # ambiguous only from this release on (before it, a unique abbreviation)
 
 
 @record

@@ -6,7 +6,9 @@ and accepts unique prefixes; SGLang accepts only dash spellings and unique prefi
 would accept, or a prefix that matches several flags, is reported with a did-you-mean when an option
 is spelled like it (the words that differ alike, not only a shared `--enable-` head). A flag that no
 release has and nothing is spelled like is a warning: it may belong to a fork, a plugin or a newer
-release. When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
+release. An abbreviation that only later releases find ambiguous (a second option came with the same
+prefix) is judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing
+pins one. When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
 `vllm/engine/arg_utils.py` between the file and the project root), the launch runs that fork: an
 unknown flag is an info naming the tree and whether its parser defines the flag.
 
@@ -30,6 +32,7 @@ None.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from kvlint.findings import Finding, Severity
@@ -56,11 +59,38 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"release that adds it would not", span, severity=Severity.WARNING,
                 fix="remove the flag, or keep it where the launch runs the build that defines it", flag=unknown.flag)
             continue
+        if unknown.reason == "ambiguous" and unknown.since:
+            yield _ambiguous_from(ctx, unknown.flag, unknown.since, unknown.suggestion or "", span)
+            continue
         why = "an ambiguous abbreviation" if unknown.reason == "ambiguous" else "an unrecognized argument"
         hint = f"; did you mean {unknown.suggestion}?" if unknown.suggestion else ""
         yield check.rule.finding(
             ctx, f"{engine} rejects {unknown.flag}: {why}, the server exits before loading the model{hint}",
             span, fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)
+
+
+def _ambiguous_from(ctx: Context, flag: str, since: str, options: str, span: Span | None) -> Finding:
+    """An abbreviation that only later releases find ambiguous: the release decides, as for a removed flag (KV005)."""
+    engine = c.title(ctx.deployment.engine)
+    pinned, severity = ctx.pinned_version, None
+    exits = f"from {engine} {since} on, {flag} abbreviates several options ({options}) and the server exits"
+    if pinned is None and ctx.version_source == "host":
+        outcome = f"{exits}; the release installed today is assumed (the script pins none)"
+    elif pinned is None:
+        outcome = (f"{exits}; before {since} it abbreviates one option. The launch pins no {engine} release, so the "
+                   f"release decides (pin the image tag, or `engine-version:` in .kvlint.yaml, to settle it)")
+        severity = Severity.INFO
+    elif _key(pinned) < _key(since):
+        outcome = f"{exits}; {engine} {pinned} (pinned) reads it as the one option it abbreviates there"
+        severity = Severity.WARNING
+    else:
+        outcome = f"{exits} ({pinned} pinned)"
+    return check.rule.finding(ctx, outcome, span, severity=severity,
+                              fix=f"spell the option out: one of {options}, or remove {flag}", flag=flag)
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 
 def _fork(ctx: Context, flag: str, span: Span | None) -> Finding:

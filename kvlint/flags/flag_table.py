@@ -151,6 +151,23 @@ def on_release(engine: str, option: str, version: str | None) -> bool | None:
     return False if any(want <= key(r) < key(first) for r in read) else None
 
 
+def ambiguous_since(engine: str, hits: tuple[str, ...]) -> str | None:
+    """The first release read where two or more of `hits` exist, when an earlier release read had at most one.
+
+    argparse's abbreviation is ambiguous only where several options share the prefix: `--disable-flashinfer`
+    was SGLang 0.5.4's unique prefix of one option and is ambiguous from 0.5.12, when a second one came. None
+    when the tables read it ambiguous on every release (or on none)."""
+    import re
+
+    def key(text: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+    read = sorted(_data(engine)["versions_read"], key=key)
+    counts = [sum(bool(on_release(engine, h, v)) for h in hits) for v in read]
+    if all(n >= 2 for n in counts) or not any(n >= 2 for n in counts):
+        return None
+    return read[next(i for i, n in enumerate(counts) if n >= 2)]
+
 
 def removed_flag(engine: str, option: str) -> dict | None:
     """What the table knows of a flag the engine no longer takes: last_seen / absent_in versions, replacement.

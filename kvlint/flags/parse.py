@@ -13,7 +13,15 @@ import re
 
 from kvlint import limits
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
-from kvlint.flags.flag_table import FlagSpec, FlagTable, did_you_mean, flag_table, match, normalise
+from kvlint.flags.flag_table import (
+    FlagSpec,
+    FlagTable,
+    ambiguous_since,
+    did_you_mean,
+    flag_table,
+    match,
+    normalise,
+)
 from kvlint.flags.flag_values import is_unresolved, json_or_human
 from kvlint.flags.parse_state import ParseState, merge_dotted, store, store_flag, store_list
 from kvlint.flags.syntax import syntax_of
@@ -138,7 +146,8 @@ def _unknown(st: ParseState, i: int, name: str, others: list[str]) -> int:
         value_follows = i + 1 < len(st.tokens) and not _looks_like_option(st, st.tokens[i + 1].text)
         return i + 2 if takes and value_follows else i + 1
     if others:
-        st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, ", ".join(others[:4]), "ambiguous"))
+        since = ambiguous_since(st.table.engine, tuple(others))
+        st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, ", ".join(others[:4]), "ambiguous", since))
     else:
         st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, did_you_mean(st.table, name)))
     j = i + 1

@@ -342,3 +342,11 @@ def test_abbreviation_candidates_are_the_scan_argparse_does(prefix):
     scan = sorted(o for o in table.by_option if o.startswith(prefix) and o.startswith("--") == prefix.startswith("--"))
     assert table.by_option.starting_with(prefix) == scan
     assert table.by_option.starting_with(prefix) == scan  # memoised, same answer
+
+
+def test_an_abbreviation_ambiguous_only_on_later_releases_carries_the_first_such_release():
+    words = ["--model-path", "Qwen/Qwen3-8B", "--disable-flashinfer", "--pp"]
+    parsed = parse_args("sglang", [Token(w) for w in words])
+    by_flag = {u.flag: u for u in parsed.unknown}
+    assert by_flag["--disable-flashinfer"].reason == "ambiguous" and by_flag["--disable-flashinfer"].since == "0.5.12"
+    assert by_flag["--pp"].since is None  # ambiguous on every release read

@@ -67,3 +67,26 @@ def test_kv003_a_card_that_states_its_memory_is_an_info_a_bare_unknown_name_a_wa
     for name, severity in (("nvidia-gpu-rtx4070-8gb", "info"), ("mig-2g.48gb", "info"), ("NVIDIA-H1000", "warning")):
         [g] = run(Context(deployment=replace(dep, gpu=name), gpu_error=f"unknown GPU {name!r}"), "KV003")
         assert str(g.severity) == severity, name
+
+
+def test_kv004_an_abbreviation_ambiguous_only_from_a_release_is_judged_on_the_pinned_one():
+    """Held-out samples D and F: SGLang `--disable-flashinfer` was 0.5.4's unique prefix of one option and is
+    ambiguous from 0.5.12; on an image of unknown release kvlint said "the server exits" as an error."""
+    ambiguous = UnknownFlag("--disable-flashinfer", fx.span(7), "--a, --b", reason="ambiguous", since="0.5.12")
+    [open_] = run(Context(deployment=flags(ambiguous)), "KV004")
+    assert open_.severity is Severity.INFO and "the release decides" in open_.message
+    assert "from vLLM 0.5.12 on" in open_.message and "before 0.5.12 it abbreviates one option" in open_.message
+    [older] = run(Context(deployment=flags(ambiguous, version="0.5.4"), pinned_version="0.5.4"), "KV004")
+    assert older.severity is Severity.WARNING and "0.5.4 (pinned) reads it as the one option" in older.message
+    [newer] = run(Context(deployment=flags(ambiguous, version="0.5.23"), pinned_version="0.5.23"), "KV004")
+    assert newer.severity is Severity.ERROR and "the server exits (0.5.23 pinned)" in newer.message
+    [host] = run(Context(deployment=flags(ambiguous), version_source="host"), "KV004")
+    assert host.severity is Severity.ERROR and "installed today is assumed" in host.message
+
+
+def test_ambiguous_since_reads_the_release_tables():
+    from kvlint.flags.flag_table import ambiguous_since
+
+    pair = ("--disable-flashinfer-autotune", "--disable-flashinfer-cutlass-moe-fp4-allgather")
+    assert ambiguous_since("sglang", pair) == "0.5.12"  # autotune came in 0.5.12
+    assert ambiguous_since("sglang", pair[1:]) is None  # one option: never ambiguous
