@@ -6,6 +6,7 @@ then to any string that itself starts an engine (`start_command: vllm serve ...`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -99,13 +100,14 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     `env:` feeds every job's `run:`, a step's its own), and `${{ env.NAME }}` reads as `$NAME`."""
     out: list[Deployment] = []
     image = None
-    stack: list[tuple[YNode, dict[str, str]]] = [(doc, {})]
+    inputs = _input_defaults(doc)
+    stack: list[tuple[YNode, dict[str, str]]] = [(doc, {_INPUT_VAR + k: v for k, v in inputs.items()})]
     while stack:
         limits.check()
         node, env = stack.pop()
         if node.is_scalar:
-            if any(m in node.text for m in ENTRY_MARKERS):
-                launches, _, notes = run_script(_ci_expressions(yf.mapped(node)), env)
+            if _may_launch(node.text):
+                launches, _, notes = run_script(_ci_expressions(yf.mapped(node), inputs), env)
                 ctx = LaunchContext(image=image, notes=tuple(notes))
                 out.extend(finish(yf.path, f, ctx, ManifestGpu()) for f in launches)
         elif node.is_seq:
@@ -119,6 +121,20 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
                     image = val.text
                 stack.append((val, inner))
     return out
+
+
+_RUNS_CONTAINER = ("docker run", "podman run", "docker container run", "podman container run")
+
+
+def _may_launch(text: str) -> bool:
+    """A string that names an engine entry point, or runs a container in a text that names an engine
+    (`docker run -d $VLLM_IMAGE $VLLM_ARGS`: the image's entry point is the engine; its flags say so)."""
+    if any(m in text for m in ENTRY_MARKERS):
+        return True
+    if not any(r in text for r in _RUNS_CONTAINER):
+        return False
+    low = text.lower()
+    return "vllm" in low or "sglang" in low
 
 
 def _scope(node: YNode) -> list[tuple[str, str]]:
@@ -138,10 +154,44 @@ def _scope(node: YNode) -> list[tuple[str, str]]:
     return out
 
 
-def _ci_expressions(m: Mapped) -> Mapped:
-    """`${{ env.NAME }}` (a GitHub Actions expression, filled in before the shell runs) as `${NAME}`, each
-    character still at its place in the file."""
+_GHA_INPUT = lazy(r"\$\{\{\s*(?:github\.event\.)?inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+_INPUT_VAR = "GITHUB_INPUT__"  # the variable a `${{ inputs.NAME }}` with a default is read as
+
+
+def _input_defaults(doc: YNode) -> dict[str, str]:
+    """The declared defaults of a GitHub action's `inputs:` and of a workflow's `on.workflow_dispatch.inputs` /
+    `on.workflow_call.inputs`, by a shell-safe form of the input's name: what `${{ inputs.NAME }}` is when the
+    caller gives nothing (a `${VAR:-default}` of the workflow language)."""
+    if not doc.is_map:
+        return {}
+    on = doc.get("on") or doc.get("true")  # YAML 1.1 readers turn a bare `on` into true
+    maps = [doc.get("inputs")] + [on.path(trigger, "inputs") for trigger in ("workflow_dispatch", "workflow_call")
+                                  if on is not None and on.is_map]
+    out: dict[str, str] = {}
+    for node in maps:
+        for key, _, spec in node.pairs() if node is not None and node.is_map else ():
+            default = spec.get("default") if spec.is_map else None
+            if default is not None and default.is_scalar and default.text and "${{" not in default.text:
+                out[_shell_name(key)] = default.text
+    return out
+
+
+def _shell_name(name: str) -> str:
+    return name.replace("-", "_")
+
+
+def _ci_expressions(m: Mapped, inputs: dict[str, str] | None = None) -> Mapped:
+    """`${{ env.NAME }}` (a GitHub Actions expression, filled in before the shell runs) as `${NAME}`, and
+    `${{ inputs.NAME }}` of an input with a default as the variable holding it, each character still at its
+    place in the file."""
     if "${{" not in m.text:
         return m
     text, offsets = substitute(m.text, _GHA_REF, lambda e: "${" + e.group(1) + "}")
+    if inputs and "inputs." in text:
+        def input_ref(e: re.Match) -> str:
+            name = _shell_name(e.group(1))
+            return "${" + _INPUT_VAR + name + "}" if name in inputs else e.group(0)
+
+        text, again = substitute(text, _GHA_INPUT, input_ref)
+        offsets = [offsets[k] for k in again]
     return m.view(m.path, text, offsets)

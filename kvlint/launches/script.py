@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 _ASSIGN = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _RESERVED = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"}
-_PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "stdbuf", "unbuffer", "taskset"}
+_PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "unbuffer"}
 # an image's init process runs its arguments as the command (`ENTRYPOINT ["dumb-init", "--"]`, `tini -s --`)
 _INIT_PROCESSES = {"dumb-init", "tini", "tini-static", "catatonit"}
 _SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name",
@@ -77,6 +77,9 @@ class _State:
     defined: dict[str, list[FoundLaunch]] = field(default_factory=dict)  # launches read in a body where it stands
     called: set[str] = field(default_factory=set)  # functions the script calls (their bodies read per call)
     call_keys: set[tuple] = field(default_factory=set)  # launches the calls gave (one per distinct argv)
+    # open `if` statements: each arm's assignments, NAME -> (value, line); the closed ones whose arms differ
+    arms: list[list[dict[str, tuple[str, int]]]] = field(default_factory=list)
+    closed: list[list[dict[str, tuple[str, int]]]] = field(default_factory=list)
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -133,15 +136,53 @@ def _looks_like_flag(zeroth: str) -> bool:
 
 
 def _track_condition(words: tuple[Word, ...], state: _State) -> None:
-    """`if` / `case` open a block whose commands run only sometimes; `fi` / `esac` close it."""
+    """`if` / `case` open a block whose commands run only sometimes; `fi` / `esac` close it. The arms of an `if`
+    (`then`, each `elif`, `else`) are kept apart: what each assigns is a candidate value of its variables."""
     head = words[0].literal if words else None
     if head in ("if", "case"):
         state.conditional += 1
+        if head == "if":
+            state.arms.append([{}])
+    elif head in ("elif", "else") and state.arms:
+        state.arms[-1].append({})
     elif head in ("fi", "esac") and state.conditional > 0:
         state.conditional -= 1
+        if head == "fi" and state.arms:
+            _close_if(state.arms.pop(), state)
+
+
+MAX_CLOSED_IFS = 16  # the latest `if` statements whose arms are remembered (a launch reads its variables' arms)
+MAX_ALTERNATIVES = 8  # other arms read per launch
+
+
+def _close_if(arms: list[dict[str, tuple[str, int]]], state: _State) -> None:
+    """An `if` whose arms set a variable to different values: each arm's assignments are a candidate
+    environment of the commands after it (the script runs one arm; the reader went through them all, so the
+    variables hold the last arm's values)."""
+    names = {name for arm in arms for name in arm}
+    if any(len({arm[name][0] for arm in arms if name in arm}) > 1 for name in names):
+        state.closed.append([arm for arm in arms if arm])
+        del state.closed[:-MAX_CLOSED_IFS]
+
+
+def _assigned(name: str, value: str | None, line: int, state: _State) -> None:
+    """Note an assignment for the arms of the open `if` statements; a later one replaces every arm's value."""
+    for arm in state.closed:
+        for values in arm:
+            values.pop(name, None)
+    for arms in state.arms:
+        if value is None:
+            arms[-1].pop(name, None)
+        else:
+            arms[-1][name] = (value, line)
+
+
+_OPENS_BODY = ("then", "else", "do", "{")  # words after which a command starts (`else MODEL=b`)
 
 
 def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> None:
+    while words and words[0].literal in _OPENS_BODY:
+        words = words[1:]
     _assign_defaults(words, m, state)
     local: dict[str, str] = {}
     i = 0
@@ -160,6 +201,9 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         i += 1
     if i == len(words):
         state.env.update(local)
+        line = m.at(words[0].start)[0] if words else 0
+        for name, value in local.items():
+            _assigned(name, value, line, state)
         return
     env = {**state.env, **local}
     prefix = [_joined(w, m, env, state.positional) for w in words[:i]]  # one field each: their spans matter
@@ -178,10 +222,69 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         return
     found = launch_in_argv(fields, env, depth, state)
     if found is not None:
-        found = replace(found, notes=found.notes + _optional_notes(words[i:], state))
-        if state.ray_started is not None and found.gpus and found.gpus.startswith("cuda:"):
-            found = _on_ray_cluster(found, state.ray_started)
-        state.launches.append(replace(found, runtime_vars=found.runtime_vars + tuple(state.runtime.items())))
+        for launch in _per_arm(found, words, i, prefix, m, env, state, depth):
+            launch = replace(launch, notes=launch.notes + _optional_notes(words[i:], state))
+            if state.ray_started is not None and launch.gpus and launch.gpus.startswith("cuda:"):
+                launch = _on_ray_cluster(launch, state.ray_started)
+            state.launches.append(replace(launch, runtime_vars=launch.runtime_vars + tuple(state.runtime.items())))
+
+
+def _per_arm(found: FoundLaunch, words: tuple[Word, ...], i: int, prefix: list[Field], m: Mapped,
+             env: dict[str, str], state: _State, depth: int) -> list[FoundLaunch]:
+    """The launch, and the launches this command makes in the other arms of the `if` statements that set its
+    variables when an arm gives it another model (`if [ "$MODE" = chat ]; then ARGS="--model a"; elif ...; then
+    ARGS="--model b"; fi` then `docker run $IMAGE $ARGS`: two deployments). An arm that changes only other
+    settings (TP 8 or 4 for the same model) is the same deployment: the reading stays the last arm's."""
+    if not state.closed:
+        return [found]
+    used = _variables_in(words[i:])
+    arms = [arm for closed in state.closed for arm in closed if used.intersection(arm)]
+    models = {_model_of(found)}
+    out: list[FoundLaunch] = []
+    for arm in arms:
+        if len(out) >= MAX_ALTERNATIVES or all(env.get(n) == v for n, (v, _) in arm.items() if n in used):
+            continue
+        other_env = {**env, **{name: value for name, (value, _) in arm.items()}}
+        fields = prefix + [f for w in words[i:] for f in _expand(w, m, other_env, state)]
+        other = launch_in_argv(fields, other_env, depth, None)
+        model = _model_of(other) if other is not None else None
+        if other is not None and model is not None and model not in models:
+            models.add(model)
+            out.append(replace(other, notes=other.notes + (_arm_note(arm, used),)))
+    if not out:
+        return [found]
+    mine = next((arm for arm in arms if all(env.get(n) == v for n, (v, _) in arm.items() if n in used)), None)
+    return [replace(found, notes=found.notes + (_arm_note(mine, used),)) if mine else found, *out]
+
+
+def _arm_note(arm: dict[str, tuple[str, int]], used: set[str]) -> str:
+    """Which arm of an `if` a launch is read in: the variables it takes from there, and their lines."""
+    where = ", ".join(f"${name} of line {line}" for name, (_, line) in sorted(arm.items()) if name in used)
+    return (f"one launch per arm of the `if` that sets this command's arguments, each arm naming another model: "
+            f"this one reads {where}")
+
+
+def _variables_in(words: tuple[Word, ...]) -> set[str]:
+    """The variables a command's words expand (in defaults too)."""
+    out: set[str] = set()
+    todo = [p for w in words for p in w.parts]
+    while todo:
+        part = todo.pop()
+        if part.kind == "var":
+            out.add(part.text)
+            todo.extend(part.default)
+    return out
+
+
+def _model_of(found: FoundLaunch) -> str | None:
+    """The model a launch names, when it is written out (resolved)."""
+    from kvlint.launches.argv import parse
+    from kvlint.launches.build import _unresolved
+
+    model = parse(found.engine, [f.token() for f in found.fields]).model
+    if model is None or model.value is None or _unresolved(str(model.value)):
+        return None
+    return str(model.value)
 
 
 _FUNCTION_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_:.-]*$")
@@ -291,6 +394,7 @@ def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
             _array_assignment(w, m, state.env, state)
         elif _ASSIGN.match(w.literal or _first_lit(w)):
             name, value = _assignment(w, m, state.env, state.positional)
+            _assigned(name, value, m.at(w.start)[0], state)
             if value is None:
                 state.env.pop(name, None)
                 state.runtime[name] = f"exported at line {m.at(w.start)[0]} from an expression evaluated at run time"
@@ -369,8 +473,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             i += 1
             while i < len(fields) and fields[i].text.startswith("-"):
                 i += 1
-        elif head in ("timeout", "gosu", "su-exec"):  # `timeout DURATION CMD`, `gosu USER CMD` (a privilege drop)
-            i += 2
+        elif head in wrappers.PREFIX_COMMANDS:  # `timeout -k 60 DURATION CMD`, `gosu USER CMD` (a privilege drop)
+            i = wrappers.after_prefix(fields, i)
         elif head in ("srun", "numactl"):
             start = i
             i, gres, srun_nodes = _skip_options(fields, i + 1)

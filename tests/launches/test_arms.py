@@ -1,0 +1,61 @@
+"""Shapes of sample E's misses, each read as a class: a variable set in the arms of an `if` (each arm that gives
+the command another model is its own launch; an arm that changes another setting is not), a container run from
+a CI `run:` string that names no entry point (`docker run $VLLM_IMAGE $ARGS`), a `(` inside double quotes
+inside `$(...)`, launchers with options of their own in front (`timeout -k 60 DUR`, `nice -n`, `taskset -c`),
+and `${{ inputs.NAME }}` read as the input's declared default. Fixtures in tests/fixtures/launches/arms; every
+model and flag pinned to (line, col)."""
+
+from __future__ import annotations
+
+from tests.launches.test_docker_and_positional import _at
+from tests.launches.test_docker_and_positional import _deps as fixture_deps
+
+
+def _deps(name: str):
+    return fixture_deps("arms/" + name)
+
+
+def test_each_arm_of_an_if_that_names_another_model_is_a_launch():
+    embed, chat, served, retry = _deps("action.yml")
+    # `docker run -d --net=host $VLLM_IMAGE $ENGINE_ARGS` (line 21): no entry point in the string; the image
+    # variable and the flags name the engine; ENGINE_ARGS is set in the `if` (line 15) and `elif` (line 17) arms
+    assert (embed.engine, embed.model, _at(embed.launch_span), _at(embed.model_span)) == \
+        ("vllm", "org/embed-model", (21, 34), (21, 46))
+    assert (chat.model, _at(chat.model_span)) == ("org/chat-model", (21, 46))
+    assert chat.get("max_model_len") == 8192 and _at(chat.settings["max_model_len"].span) == (21, 46)
+    assert "max_model_len" not in embed.settings or embed.get("max_model_len") is None  # the embed arm sets none
+    assert any("$ENGINE_ARGS of line 15" in n for n in chat.notes)
+    assert any("$ENGINE_ARGS of line 17" in n for n in embed.notes)
+    # `${{ inputs.model }}` is the action input's declared default (line 5), `${{ inputs.max-len }}` too
+    assert (served.model, served.model_resolved, _at(served.model_span)) == ("org/input-default", True, (24, 23))
+    assert served.get("max_model_len") == 4096 and _at(served.settings["max_model_len"].span) == (24, 61)
+    # the retry step: `$(grep "... \\(\\K[0-9]+" log)` no longer swallows the rest of the script
+    assert (_at(retry.launch_span), retry.model) == ((29, 9), "org/input-default")
+    assert not retry.settings["max_model_len"].resolved and _at(retry.settings["max_model_len"].span) == (29, 58)
+
+
+def test_an_arm_that_changes_only_a_setting_is_the_same_launch():
+    same, small, big, niced = _deps("arms.sh")
+    # TP 8 or 4 for one model: one launch, read with the last arm's value (`else TP=4` on the `else` line)
+    assert (same.model, _at(same.model_span), same.get("tensor_parallel_size")) == ("org/arms-model", (7, 12), 4)
+    assert _at(same.settings["tensor_parallel_size"].span) == (7, 44)
+    assert not any("arm" in n for n in same.notes)
+    # each arm names another model (and length): two launches, behind `timeout --signal=INT --kill-after=60 "$CAP"`
+    assert [(d.model, _at(d.model_span), d.get("max_model_len")) for d in (small, big)] == \
+        [("org/small-model", (13, 56), 8192), ("org/big-model", (13, 56), 32768)]
+    assert _at(big.launch_span) == (13, 45) and _at(big.settings["max_model_len"].span) == (13, 82)
+    assert any("$LEN of line 9, $SERVED of line 9" in n for n in big.notes)
+    # `nice -n 10 taskset -c 0-7 python -m sglang.launch_server ...`
+    assert (niced.engine, niced.model, _at(niced.model_span)) == ("sglang", "org/niced", (14, 71))
+
+
+def test_a_parenthesis_in_double_quotes_inside_a_command_substitution_is_text():
+    from kvlint.sources.shell import tokenize
+    from kvlint.sources.text import Mapped
+
+    text = 'len=$(grep -oP "cache \\\\(\\\\K[0-9]+" log)\nx=$(echo "a $(echo ")") b")\nvllm serve m\n'
+    commands, errors = tokenize(Mapped.whole("t.sh", text))
+    assert errors == [] and len(commands) == 3
+    assert [p.kind for p in commands[0].words[0].parts] == ["lit", "cmd"]
+    assert commands[1].words[0].parts[1].text == 'echo "a $(echo ")") b"'
+    assert [w.literal for w in commands[2].words] == ["vllm", "serve", "m"]
