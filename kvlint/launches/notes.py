@@ -16,9 +16,15 @@ column; environment prefixes (`CUDA_VISIBLE_DEVICES=0 vllm serve ...`) are the s
 
 from __future__ import annotations
 
+import re
+
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
 
+# a repository's own wrapper named for an engine and for serving (`scripts/launch_vllm.py MODEL -- --tp 2`):
+# kvlint.launches.byflags reads it when what follows is the engine's
+_WRAPPER = lazy(r"[\w.-]*(?:launch|serve|server|start)[\w-]*(?:vllm|sglang)[\w-]*\.(?:py|sh)\b"
+                r"|[\w.-]*(?:vllm|sglang)[\w-]*(?:launch|serve|server|start)[\w-]*\.(?:py|sh)\b", re.IGNORECASE)
 _PROMPT = lazy(r"[ \t]*(?:\([^()\n]*\)[ \t]*)?(?:[^\s$#]*[$#][ \t]+|>[ \t]+)?")
 
 
@@ -27,7 +33,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     from kvlint.launches.textfile import _ENTRY, read_lines
     from kvlint.sources.comments import scan_comments
 
-    if _ENTRY.search(text) is None:
+    if _ENTRY.search(text) is None and _WRAPPER.search(text) is None:
         return ReadResult(path)
     return ReadResult(path, read_lines(path, text, commands(text)), comments=scan_comments(text))
 
@@ -43,7 +49,7 @@ def commands(text: str) -> list[tuple[int, int]]:
         line_end = text.find("\n", line_start)
         line_end = len(text) if line_end < 0 else line_end
         line = text[line_start:line_end]
-        if _ENTRY.search(line) is None or line.lstrip().startswith("#"):
+        if (_ENTRY.search(line) is None and _WRAPPER.search(line) is None) or line.lstrip().startswith("#"):
             line_start = line_end + 1
             continue
         prompt = _PROMPT.match(line)
