@@ -77,9 +77,8 @@ class _State:
     defined: dict[str, list[FoundLaunch]] = field(default_factory=dict)  # launches read in a body where it stands
     called: set[str] = field(default_factory=set)  # functions the script calls (their bodies read per call)
     call_keys: set[tuple] = field(default_factory=set)  # launches the calls gave (one per distinct argv)
-    # open `if` statements: each arm's assignments, NAME -> (value, line); the closed ones whose arms differ
-    arms: list[list[dict[str, tuple[str, int]]]] = field(default_factory=list)
-    closed: list[list[dict[str, tuple[str, int]]]] = field(default_factory=list)
+    arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
+    closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -105,7 +104,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
             name, start, end, closing = bodies[k]
             state.functions[name] = (start, end)
             open_bodies.append((name, closing, len(state.launches)))
-        _track_condition(cmd.words, state)
+        _track_condition(cmd.words, cmd.sep, state)
         state.conditional += prev_sep in ("&&", "||")
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
             line, _ = m.at(cmd.words[0].start)
@@ -135,46 +134,74 @@ def _looks_like_flag(zeroth: str) -> bool:
     return zeroth.startswith("-") and zeroth not in ("-", "--")
 
 
-def _track_condition(words: tuple[Word, ...], state: _State) -> None:
+def _track_condition(words: tuple[Word, ...], sep: str, state: _State) -> None:
     """`if` / `case` open a block whose commands run only sometimes; `fi` / `esac` close it. The arms of an `if`
-    (`then`, each `elif`, `else`) are kept apart: what each assigns is a candidate value of its variables."""
+    (`then`, each `elif`, `else`) and of a `case` (each `pattern)`) are kept apart: what each assigns is a
+    candidate value of its variables."""
     head = words[0].literal if words else None
+    top = state.arms[-1] if state.arms else None
     if head in ("if", "case"):
         state.conditional += 1
-        if head == "if":
-            state.arms.append([{}])
-    elif head in ("elif", "else") and state.arms:
-        state.arms[-1].append({})
+        state.arms.append(_Arms(head, [{}] if head == "if" or sep == ")" else []))  # `case $X in a)` on one line
+    elif top is not None and (head in ("elif", "else") if top.kind == "if" else sep == ")"):
+        top.arms.append({})  # `elif`, `else`; a case's `chat)`, `a|b)`: the next arm
     elif head in ("fi", "esac") and state.conditional > 0:
         state.conditional -= 1
-        if head == "fi" and state.arms:
-            _close_if(state.arms.pop(), state)
+        if top is not None and top.kind == ("if" if head == "fi" else "case"):
+            _close(state.arms.pop(), state)
 
 
-MAX_CLOSED_IFS = 16  # the latest `if` statements whose arms are remembered (a launch reads its variables' arms)
-MAX_ALTERNATIVES = 8  # other arms read per launch
+MAX_CLOSED = 16  # the latest `if` / `case` statements whose arms are remembered (a launch reads its variables')
+MAX_ARMS = 8  # arms read per launch
 
 
-def _close_if(arms: list[dict[str, tuple[str, int]]], state: _State) -> None:
-    """An `if` whose arms set a variable to different values: each arm's assignments are a candidate
+@record(frozen=False)
+class _Arms:
+    """One `if` or `case` statement: what each arm assigns (NAME -> (value, line)), and what each name held
+    before the statement (None: unset)."""
+
+    kind: str
+    arms: list[dict[str, tuple[str, int]]]
+    before: dict[str, str | None] = field(default_factory=dict)
+
+    def environment(self, k: int, env: dict[str, str]) -> dict[str, str]:
+        """`env` as arm k leaves it: the statement's other assignments undone, arm k's made."""
+        out = dict(env)
+        for name, value in self.before.items():
+            if value is None:
+                out.pop(name, None)
+            else:
+                out[name] = value
+        out.update({name: value for name, (value, _) in self.arms[k].items()})
+        return out
+
+
+def _close(statement: _Arms, state: _State) -> None:
+    """A statement whose arms set a variable to different values: each arm's assignments are a candidate
     environment of the commands after it (the script runs one arm; the reader went through them all, so the
-    variables hold the last arm's values)."""
-    names = {name for arm in arms for name in arm}
-    if any(len({arm[name][0] for arm in arms if name in arm}) > 1 for name in names):
-        state.closed.append([arm for arm in arms if arm])
-        del state.closed[:-MAX_CLOSED_IFS]
+    variables hold the last assigned values)."""
+    names = {name for arm in statement.arms for name in arm}
+    if any(len({arm[name][0] for arm in statement.arms if name in arm}) > 1 for name in names):
+        statement.arms = [arm for arm in statement.arms if arm]
+        state.closed.append(statement)
+        del state.closed[:-MAX_CLOSED]
 
 
 def _assigned(name: str, value: str | None, line: int, state: _State) -> None:
-    """Note an assignment for the arms of the open `if` statements; a later one replaces every arm's value."""
-    for arm in state.closed:
-        for values in arm:
-            values.pop(name, None)
-    for arms in state.arms:
+    """Note an assignment (before it is made) for the arms of the open statements; a later one replaces the
+    value every closed statement's arms gave the name."""
+    for statement in state.closed:
+        for arm in statement.arms:
+            arm.pop(name, None)
+        statement.before.pop(name, None)
+    for statement in state.arms:
+        if not statement.arms:
+            continue  # a `case` before its first pattern
+        statement.before.setdefault(name, state.env.get(name))
         if value is None:
-            arms[-1].pop(name, None)
+            statement.arms[-1].pop(name, None)
         else:
-            arms[-1][name] = (value, line)
+            statement.arms[-1][name] = (value, line)
 
 
 _OPENS_BODY = ("then", "else", "do", "{")  # words after which a command starts (`else MODEL=b`)
@@ -200,10 +227,10 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             state.runtime[name] = f"assigned at line {m.at(words[i].start)[0]} from an expression evaluated at run time"
         i += 1
     if i == len(words):
-        state.env.update(local)
         line = m.at(words[0].start)[0] if words else 0
         for name, value in local.items():
             _assigned(name, value, line, state)
+        state.env.update(local)
         return
     env = {**state.env, **local}
     prefix = [_joined(w, m, env, state.positional) for w in words[:i]]  # one field each: their spans matter
@@ -231,37 +258,36 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
 
 def _per_arm(found: FoundLaunch, words: tuple[Word, ...], i: int, prefix: list[Field], m: Mapped,
              env: dict[str, str], state: _State, depth: int) -> list[FoundLaunch]:
-    """The launch, and the launches this command makes in the other arms of the `if` statements that set its
-    variables when an arm gives it another model (`if [ "$MODE" = chat ]; then ARGS="--model a"; elif ...; then
-    ARGS="--model b"; fi` then `docker run $IMAGE $ARGS`: two deployments). An arm that changes only other
-    settings (TP 8 or 4 for the same model) is the same deployment: the reading stays the last arm's."""
+    """The launch, or one launch per arm of an `if` / `case` that sets this command's variables when the arms
+    give it different models (`if [ "$MODE" = chat ]; then ARGS="--model a"; elif ...; then ARGS="--model b";
+    fi` then `docker run $IMAGE $ARGS`: two deployments), each read with its own arm's values. Arms that change
+    only other settings (TP 8 or 4 for one model) are one deployment: the reading stays as it was."""
     if not state.closed:
         return [found]
     used = _variables_in(words[i:])
-    arms = [arm for closed in state.closed for arm in closed if used.intersection(arm)]
-    models = {_model_of(found)}
-    out: list[FoundLaunch] = []
-    for arm in arms:
-        if len(out) >= MAX_ALTERNATIVES or all(env.get(n) == v for n, (v, _) in arm.items() if n in used):
-            continue
-        other_env = {**env, **{name: value for name, (value, _) in arm.items()}}
-        fields = prefix + [f for w in words[i:] for f in _expand(w, m, other_env, state)]
-        other = launch_in_argv(fields, other_env, depth, None)
-        model = _model_of(other) if other is not None else None
-        if other is not None and model is not None and model not in models:
-            models.add(model)
-            out.append(replace(other, notes=other.notes + (_arm_note(arm, used),)))
-    if not out:
+    by_model: dict[str, tuple[FoundLaunch, dict[str, tuple[str, int]]]] = {}
+    read = 0
+    for statement in state.closed:
+        for k, arm in enumerate(statement.arms):
+            if read >= MAX_ARMS or not used.intersection(arm):
+                continue
+            read += 1
+            arm_env = statement.environment(k, env)
+            fields = prefix + [f for w in words[i:] for f in _expand(w, m, arm_env, state)]
+            launch = launch_in_argv(fields, arm_env, depth, None)
+            model = _model_of(launch) if launch is not None else None
+            if launch is not None and model is not None:
+                by_model[model] = (launch, arm)  # the last arm naming a model reads it, as the script's order does
+    if len(by_model) < 2:
         return [found]
-    mine = next((arm for arm in arms if all(env.get(n) == v for n, (v, _) in arm.items() if n in used)), None)
-    return [replace(found, notes=found.notes + (_arm_note(mine, used),)) if mine else found, *out]
+    return [replace(launch, notes=launch.notes + (_arm_note(arm, used),)) for launch, arm in by_model.values()]
 
 
 def _arm_note(arm: dict[str, tuple[str, int]], used: set[str]) -> str:
-    """Which arm of an `if` a launch is read in: the variables it takes from there, and their lines."""
+    """Which arm a launch is read in: the variables it takes from there, and their lines."""
     where = ", ".join(f"${name} of line {line}" for name, (_, line) in sorted(arm.items()) if name in used)
-    return (f"one launch per arm of the `if` that sets this command's arguments, each arm naming another model: "
-            f"this one reads {where}")
+    return (f"one launch per arm of the `if` / `case` that sets this command's arguments, each arm naming "
+            f"another model: this one reads {where}")
 
 
 def _variables_in(words: tuple[Word, ...]) -> set[str]:

@@ -54,7 +54,7 @@ class Word:
 @record
 class Command:
     words: tuple[Word, ...]
-    sep: str  # what ended it: "\n", ";", "&", "&&", "||", "|", "" (end of text)
+    sep: str  # what ended it: "\n", ";", "&", "&&", "||", "|", "(", ")", "" (end of text)
     after_comment: bool = False  # a comment ended the previous line of this command's text
     heredocs: tuple[str, ...] = field(default=(), compare=False)
 
@@ -114,7 +114,7 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
         elif c == "(" and words and words[-1].end == sc.i and _assigns(words[-1]):
             words[-1] = _array(sc, words[-1])
         elif c in ";&|()":
-            finish(c if c != ")" else ";")
+            finish(c)  # `)` ends a subshell or a `case` pattern (`chat)`): kvlint.launches.script tells which
             sc.i += 1
         elif c == "<" and _PLACEHOLDER.match(sc.s, sc.i) and not words_in_progress(sc):
             # `--model <model_name>`: a placeholder the reader fills in, not two redirections

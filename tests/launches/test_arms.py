@@ -16,7 +16,7 @@ def _deps(name: str):
 
 
 def test_each_arm_of_an_if_that_names_another_model_is_a_launch():
-    embed, chat, served, retry = _deps("action.yml")
+    chat, embed, served, retry = _deps("action.yml")  # one launch per arm, in the script's order
     # `docker run -d --net=host $VLLM_IMAGE $ENGINE_ARGS` (line 21): no entry point in the string; the image
     # variable and the flags name the engine; ENGINE_ARGS is set in the `if` (line 15) and `elif` (line 17) arms
     assert (embed.engine, embed.model, _at(embed.launch_span), _at(embed.model_span)) == \
@@ -35,18 +35,27 @@ def test_each_arm_of_an_if_that_names_another_model_is_a_launch():
 
 
 def test_an_arm_that_changes_only_a_setting_is_the_same_launch():
-    same, small, big, niced = _deps("arms.sh")
+    same, big, small, niced = _deps("arms.sh")
     # TP 8 or 4 for one model: one launch, read with the last arm's value (`else TP=4` on the `else` line)
     assert (same.model, _at(same.model_span), same.get("tensor_parallel_size")) == ("org/arms-model", (7, 12), 4)
     assert _at(same.settings["tensor_parallel_size"].span) == (7, 44)
     assert not any("arm" in n for n in same.notes)
     # each arm names another model (and length): two launches, behind `timeout --signal=INT --kill-after=60 "$CAP"`
-    assert [(d.model, _at(d.model_span), d.get("max_model_len")) for d in (small, big)] == \
-        [("org/small-model", (13, 56), 8192), ("org/big-model", (13, 56), 32768)]
+    assert [(d.model, _at(d.model_span), d.get("max_model_len")) for d in (big, small)] == \
+        [("org/big-model", (13, 56), 32768), ("org/small-model", (13, 56), 8192)]
     assert _at(big.launch_span) == (13, 45) and _at(big.settings["max_model_len"].span) == (13, 82)
     assert any("$LEN of line 9, $SERVED of line 9" in n for n in big.notes)
     # `nice -n 10 taskset -c 0-7 python -m sglang.launch_server ...`
     assert (niced.engine, niced.model, _at(niced.model_span)) == ("sglang", "org/niced", (14, 71))
+
+
+def test_each_pattern_of_a_case_is_an_arm_read_with_its_own_values_only():
+    chat, embed = _deps("case.sh")
+    assert [(d.model, _at(d.model_span)) for d in (chat, embed)] == [("org/chat", (8, 12)), ("org/embed", (8, 12))]
+    assert chat.get("max_model_len") == 8192 and _at(chat.settings["max_model_len"].span) == (8, 35)
+    assert embed.get("max_model_len") == 4096  # LEN is the chat arm's alone: the embed arm reads the default
+    assert any("$LEN of line 3, $MODEL of line 3" in n for n in chat.notes)
+    assert any("$MODEL of line 5" in n for n in embed.notes)
 
 
 def test_a_parenthesis_in_double_quotes_inside_a_command_substitution_is_text():
