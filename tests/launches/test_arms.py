@@ -68,3 +68,16 @@ def test_a_parenthesis_in_double_quotes_inside_a_command_substitution_is_text():
     assert [p.kind for p in commands[0].words[0].parts] == ["lit", "cmd"]
     assert commands[1].words[0].parts[1].text == 'echo "a $(echo ")") b"'
     assert [w.literal for w in commands[2].words] == ["vllm", "serve", "m"]
+
+
+def test_a_container_run_from_an_engine_named_image_variable_is_never_passed_over():
+    from kvlint.launches import read_path
+    from tests.launches.test_docker_and_positional import FIX
+
+    # `docker run -d \ --gpus all \ "$SGLANG_IMAGE" $SERVER_ARGS`: no model, no flag (SGLang's image does not take
+    # flags as its command), so no launch; one KV008 at the image variable (the commented-out line 2 is no place)
+    result = read_path(str(FIX / "arms" / "run_variable.sh"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span), note.span.end_col) == ("KV008", (5, 4), 17)
+    assert "a container is run here from $SGLANG_IMAGE, an image named for an engine" in note.message
