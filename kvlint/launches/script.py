@@ -277,7 +277,9 @@ def _per_arm(found: FoundLaunch, words: tuple[Word, ...], i: int, prefix: list[F
             launch = launch_in_argv(fields, arm_env, depth, None)
             model = _model_of(launch) if launch is not None else None
             if launch is not None and model is not None:
-                by_model[model] = (launch, arm)  # the last arm naming a model reads it, as the script's order does
+                # the last arm naming a model reads it, as the script's order does; a local copy and the Hub id of
+                # one model (`/models/Qwen2.5-7B` or `Qwen/Qwen2.5-7B`) are one model
+                by_model[model.rstrip("/").rsplit("/", 1)[-1].lower()] = (launch, arm)
     if len(by_model) < 2:
         return [found]
     return [replace(launch, notes=launch.notes + (_arm_note(arm, used),)) for launch, arm in by_model.values()]

@@ -35,7 +35,7 @@ def test_each_arm_of_an_if_that_names_another_model_is_a_launch():
 
 
 def test_an_arm_that_changes_only_a_setting_is_the_same_launch():
-    same, big, small, niced = _deps("arms.sh")
+    same, big, small, niced, local = _deps("arms.sh")
     # TP 8 or 4 for one model: one launch, read with the last arm's value (`else TP=4` on the `else` line)
     assert (same.model, _at(same.model_span), same.get("tensor_parallel_size")) == ("org/arms-model", (7, 12), 4)
     assert _at(same.settings["tensor_parallel_size"].span) == (7, 44)
@@ -47,6 +47,8 @@ def test_an_arm_that_changes_only_a_setting_is_the_same_launch():
     assert any("$LEN of line 9, $SERVED of line 9" in n for n in big.notes)
     # `nice -n 10 taskset -c 0-7 python -m sglang.launch_server ...`
     assert (niced.engine, niced.model, _at(niced.model_span)) == ("sglang", "org/niced", (14, 71))
+    # a local copy if present, else the Hub id: one model, one launch (the last arm's reading)
+    assert (local.model, _at(local.model_span)) == ("Qwen/Qwen2.5-7B-Instruct", (20, 12))
 
 
 def test_each_pattern_of_a_case_is_an_arm_read_with_its_own_values_only():
