@@ -497,7 +497,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             i += 1
         elif head in _PLAIN_PREFIX or head in _RESERVED:
             i += 1
-        elif head in ("env", "sudo") or head in _INIT_PROCESSES:
+        elif head in _INIT_PROCESSES:
             i += 1
             while i < len(fields) and fields[i].text.startswith("-"):
                 i += 1

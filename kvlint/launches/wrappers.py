@@ -106,7 +106,8 @@ def enroot_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:
 
 # commands that run the rest of their argv after options of their own and a fixed number of positionals:
 # `timeout [-s SIG] [-k DUR] DURATION CMD`, `nice -n 10 CMD`, `taskset -c 0-3 CMD` (the mask is a positional),
-# `gosu USER CMD`; (options taking a value as the next word, positionals before the command)
+# `env -u VAR A=b CMD`, `sudo -u USER -E CMD`, `gosu USER CMD`; (options taking a value as the next word,
+# positionals before the command)
 PREFIX_COMMANDS: dict[str, tuple[frozenset[str], int]] = {
     "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
     "nice": (frozenset({"-n", "--adjustment"}), 0),
@@ -114,6 +115,10 @@ PREFIX_COMMANDS: dict[str, tuple[frozenset[str], int]] = {
     "chrt": (frozenset(), 1),
     "taskset": (frozenset(), 1),
     "stdbuf": (frozenset({"-i", "-o", "-e"}), 0),
+    "env": (frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}), 0),
+    "sudo": (frozenset({"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host",
+                        "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T",
+                        "--command-timeout"}), 0),
     "gosu": (frozenset(), 1),
     "su-exec": (frozenset(), 1),
 }

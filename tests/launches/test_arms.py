@@ -35,7 +35,7 @@ def test_each_arm_of_an_if_that_names_another_model_is_a_launch():
 
 
 def test_an_arm_that_changes_only_a_setting_is_the_same_launch():
-    same, big, small, niced, local = _deps("arms.sh")
+    same, big, small, niced, local, sudo = _deps("arms.sh")
     # TP 8 or 4 for one model: one launch, read with the last arm's value (`else TP=4` on the `else` line)
     assert (same.model, _at(same.model_span), same.get("tensor_parallel_size")) == ("org/arms-model", (7, 12), 4)
     assert _at(same.settings["tensor_parallel_size"].span) == (7, 44)
@@ -49,6 +49,9 @@ def test_an_arm_that_changes_only_a_setting_is_the_same_launch():
     assert (niced.engine, niced.model, _at(niced.model_span)) == ("sglang", "org/niced", (14, 71))
     # a local copy if present, else the Hub id: one model, one launch (the last arm's reading)
     assert (local.model, _at(local.model_span)) == ("Qwen/Qwen2.5-7B-Instruct", (20, 12))
+    # `sudo -u svc -E env -u VAR HF_HOME=/cache vllm serve ...`: each prefix's options and their values peeled
+    assert (sudo.model, _at(sudo.model_span), sudo.get("max_model_len")) == ("org/sudo-env", (21, 70), 2048)
+    assert _at(sudo.settings["max_model_len"].span) == (21, 99)
 
 
 def test_each_pattern_of_a_case_is_an_arm_read_with_its_own_values_only():
