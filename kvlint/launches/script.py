@@ -204,12 +204,42 @@ def _assigned(name: str, value: str | None, line: int, state: _State) -> None:
             statement.arms[-1][name] = (value, line)
 
 
+_LOOP_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _for_loop(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
+    """`for NAME in WORDS; do ... done`: each value of the list is an arm its body runs in (`for m in org/a
+    org/b; do vllm serve "$m" & done` starts two deployments). The variable holds the last value, as after the
+    loop; a list with a value known only at run time leaves it unknown."""
+    name = words[1].literal or ""
+    if not _LOOP_NAME.match(name):
+        return
+    values = [f for w in words[3:] for f in _expand(w, m, state.env, state)]
+    line = m.at(words[0].start)[0]
+    loop = _Arms("for", [], {name: state.env.get(name)})
+    for statement in state.closed:  # the loop's assignment replaces what earlier arms gave the name
+        for arm in statement.arms:
+            arm.pop(name, None)
+        statement.before.pop(name, None)
+    if not values or not all(f.resolved for f in values):
+        state.env.pop(name, None)
+        return
+    loop.arms = [{name: (f.text, f.span.line if f.span else line)} for f in values[:MAX_ARMS]]
+    state.env[name] = values[-1].text
+    if len(loop.arms) > 1:
+        state.closed.append(loop)
+        del state.closed[:-MAX_CLOSED]
+
+
 _OPENS_BODY = ("then", "else", "do", "{")  # words after which a command starts (`else MODEL=b`)
 
 
 def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> None:
     while words and words[0].literal in _OPENS_BODY:
         words = words[1:]
+    if len(words) > 2 and words[0].literal == "for" and words[2].literal == "in":
+        _for_loop(words, m, state)
+        return
     _assign_defaults(words, m, state)
     local: dict[str, str] = {}
     i = 0
@@ -288,8 +318,8 @@ def _per_arm(found: FoundLaunch, words: tuple[Word, ...], i: int, prefix: list[F
 def _arm_note(arm: dict[str, tuple[str, int]], used: set[str]) -> str:
     """Which arm a launch is read in: the variables it takes from there, and their lines."""
     where = ", ".join(f"${name} of line {line}" for name, (_, line) in sorted(arm.items()) if name in used)
-    return (f"one launch per arm of the `if` / `case` that sets this command's arguments, each arm naming "
-            f"another model: this one reads {where}")
+    return (f"one launch per arm of the `if` / `case` / `for` that sets this command's arguments, each arm "
+            f"naming another model: this one reads {where}")
 
 
 def _variables_in(words: tuple[Word, ...]) -> set[str]:

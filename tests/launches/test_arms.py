@@ -63,6 +63,17 @@ def test_each_pattern_of_a_case_is_an_arm_read_with_its_own_values_only():
     assert any("$MODEL of line 5" in n for n in embed.notes)
 
 
+def test_each_value_of_a_for_loop_that_names_a_model_is_a_launch():
+    a, b, same, unknown = _deps("loop.sh")
+    # `for m in "${MODELS[@]}"; do vllm serve "$m" --port 8000 & done`: one deployment per model of the list
+    assert [(d.model, _at(d.model_span)) for d in (a, b)] == [("org/arr-a", (3, 14)), ("org/arr-b", (3, 14))]
+    assert all(any("$m of line 1" in n for n in d.notes) for d in (a, b))
+    # a loop over ports of one model is one deployment, read with the last value; a list known only at run time
+    # leaves the variable open
+    assert (same.model, same.get("port"), _at(same.settings["port"].span)) == ("org/same", 8002, (5, 54))
+    assert (unknown.model, unknown.model_resolved) == ("$x", False)
+
+
 def test_a_parenthesis_in_double_quotes_inside_a_command_substitution_is_text():
     from kvlint.sources.shell import tokenize
     from kvlint.sources.text import Mapped
