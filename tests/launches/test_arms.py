@@ -74,6 +74,18 @@ def test_each_value_of_a_for_loop_that_names_a_model_is_a_launch():
     assert (unknown.model, unknown.model_resolved) == ("$x", False)
 
 
+def test_each_model_of_a_ci_matrix_is_a_launch():
+    a, b, fixed = _deps("matrix.yml")
+    # `vllm serve ${{ matrix.model }}` under `strategy.matrix.model: [org/m-a, org/m-b]` (line 8)
+    assert [(d.model, _at(d.model_span), _at(d.launch_span)) for d in (a, b)] == \
+        [("org/m-a", (12, 22), (12, 11)), ("org/m-b", (12, 22), (12, 11))]
+    assert a.get("max_model_len") == 4096 and _at(a.settings["max_model_len"].span) == (12, 58)
+    assert any("matrix.model = org/m-b" in n for n in b.notes)
+    # a matrix that changes no model (Python versions): one launch, no matrix note
+    assert (fixed.model, _at(fixed.model_span)) == ("org/fixed", (20, 25))
+    assert not any("matrix" in n for n in fixed.notes)
+
+
 def test_a_parenthesis_in_double_quotes_inside_a_command_substitution_is_text():
     from kvlint.sources.shell import tokenize
     from kvlint.sources.text import Mapped
