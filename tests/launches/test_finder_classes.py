@@ -80,6 +80,13 @@ def test_a_script_a_compose_file_mounts_and_runs_is_the_image_entry_point_not_a_
     assert service.get("mem_fraction_static") == 0.8 and _at(service.settings["mem_fraction_static"].span) == (5, 25)
 
 
+def test_a_compose_service_running_a_mounted_script_not_in_the_tree_names_the_script():
+    result = _read("compose-missing/docker-compose.yml")  # ./serve.vllm.sh is not beside it
+    assert result.deployments == [] and _kv008(result) == [(10, 9)]
+    assert "service endpoint runs /serve.sh, mounted from ./serve.vllm.sh, which is not in the tree" in \
+        result.findings[0].message
+
+
 def test_a_python_program_run_with_its_own_model_argument_is_not_a_launch():
     program = _read("program.py")
     assert program.deployments == [] and _kv008(program) == [(8, 18)]
