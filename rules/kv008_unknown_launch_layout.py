@@ -9,7 +9,8 @@ Two cases, one finding each, at the place the engine is named:
   `model`, `model.name`, `modelId`; argument lists such as `args`, `extraArgs`) finds a launch;
 - any other file kvlint reads (script, Makefile, PowerShell, Python, Dockerfile, YAML) that names an engine
   entry point or image on a code or config line (`vllm serve`, `python -m vllm.entrypoints...`,
-  `sglang.launch_server`, `trl vllm-serve`, `vllm/vllm-openai`, `lmsysorg/sglang`) and gives no launch: a
+  `sglang.launch_server`, `trl vllm-serve`, `vllm/vllm-openai`, `lmsysorg/sglang`), or runs a container from
+  an image variable named for an engine (`docker run -d "$SGLANG_IMAGE" $ARGS`), and gives no launch: a
   command shape kvlint does not read yet, an entry point started with the arguments passed to it (`"$@"`),
   or a Dockerfile whose entry point starts the engine with no model (the image, launched where it is run).
 A mention in a comment or a Python docstring is not a place; the summary counts the places ("N places

@@ -15,6 +15,11 @@ record plays a role with: `--tensor-parallel-size`, `--max-model-len`, `--gpu-me
 `--port`, a program named for serving, or an engine image among the words); the program's name must not
 say it is a client or an offline job (`benchmark_serving.py`, `train.py`, `offline_inference.py`); and the
 flags no engine knows must not outnumber the ones it does.
+
+A wrapper that takes the model as its first argument and passes the engine's flags on after `--` (`python
+scripts/launch_vllm.py ORG/MODEL --own-option 2 -- --tensor-parallel-size 2`) is read the same way when its
+name names the engine and serving (`launch_vllm.py`, `serve_sglang.sh`) and the words after `--` are that
+engine's flags.
 """
 
 from __future__ import annotations
@@ -51,8 +56,9 @@ class ByFlags:
 
 
 def model_flag_in(fields: Sequence[Field]) -> bool:
-    """Cheap pre-filter: a word that could be a model flag (`--model`, `--model-path`, `--model_path`)."""
-    return any(f.text.startswith("--model") for f in fields)
+    """Cheap pre-filter: a word that could be a model flag (`--model`, `--model-path`, `--model_path`), or the
+    `--` after which a wrapper passes the engine its flags."""
+    return any(f.text.startswith("--model") or f.text == "--" for f in fields)
 
 
 def program_of(fields: Sequence[Field]) -> int | None:
@@ -77,6 +83,8 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     at = program_of(fields)
     if at is None:
         return None
+    if not any(f.text.startswith("--model") for f in fields):
+        return _passed_through(fields, at)
     first_flag = next((k for k in range(at + 1, len(fields)) if fields[k].text.startswith("-")), None)
     if first_flag is None:
         return None
@@ -138,3 +146,35 @@ def _fit(engine: str, words: Sequence[Field], server_name: bool,
     if not ((role and (server or server_name or in_command)) or (in_command and known >= 2)):
         return None
     return known, tuple(kept)
+
+
+def _passed_through(fields: Sequence[Field], at: int) -> ByFlags | None:
+    """`python scripts/launch_vllm.py ORG/MODEL [own options] -- --tensor-parallel-size 2 --port 8013`: a program
+    named for an engine and for serving, given a model as its first argument and the engine's flags after `--`
+    (the usual way a wrapper passes arguments on). Read when the words after `--` are that engine's flags (a
+    sizing flag among them, no more unknown flags than known) and the first argument looks like a model (a
+    Hub id or a path); the program's own options before `--` are left to it."""
+    from kvlint.engines import ENGINE_NAMES
+    from kvlint.launches.argv import spec_by_dest
+    from kvlint.record import replace
+
+    name = fields[at].text.rsplit("/", 1)[-1].lower()
+    engine = next((e for e in ENGINE_NAMES if e in name), None)
+    if engine is None or not _SERVER_NAME.search(name) or _NOT_SERVER.search(name.replace(engine, "")):
+        return None
+    dash = next((k for k in range(at + 1, len(fields)) if fields[k].text == "--"), None)
+    model = fields[at + 1] if at + 1 < len(fields) else None
+    if dash is None or model is None or model.text.startswith("-") or "/" not in model.text:
+        return None
+    spec = spec_by_dest(engine, "model") or spec_by_dest(engine, "model_path")
+    if spec is None:
+        return None
+    flag = replace(model, text=spec.options[0], offsets=(), source=None)
+    found = _fit(engine, (flag, model, *fields[dash + 1 :]), True, True)
+    if found is None:
+        return None
+    own = [f.text for f in fields[at + 2 : dash] if f.text.startswith("-")]
+    note = (f"read as a {engine} launch through {fields[at].text.rsplit('/', 1)[-1]}, a program kvlint does not "
+            f"know: its first argument as the model and the words after `--` as {engine}'s own flags"
+            + (f" (its own options {' '.join(own[:3])} are left to it)" if own else ""))
+    return ByFlags(engine, fields[at], found[1], note)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from kvlint import limits
 from kvlint.deployment import Deployment
+from kvlint.findings import Finding
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Supplied, expand_words, parse_dotenv, with_supplied
@@ -23,6 +24,7 @@ from kvlint.record import field, record, replace
 from kvlint.sources.shell import tokenize
 from kvlint.sources.text import SourceError, read_file
 from kvlint.sources.yaml import YamlFile, YNode
+from kvlint.span import Span
 
 
 def is_compose(doc: YNode) -> bool:
@@ -234,6 +236,44 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     note = f"the command runs {target}, mounted from {os.path.relpath(host, os.path.dirname(yf.path) or '.')}"
     ctx = LaunchContext(name, image or _build_base(svc), notes=(note, *notes))
     return [finish(yf.path, f, ctx, _gpus(svc)) for f in launches]
+
+
+def missing_scripts(yf: YamlFile, doc: YNode) -> list[Finding]:
+    """KV008 for each service (the file gave no launch) whose command runs a script it bind-mounts from a path
+    of the repository that is not in the tree being checked (`./serve.vllm.sh:/serve.sh`, the file left out or
+    not checked in): the launch is in that script, so the place is named rather than passed over."""
+    from kvlint.findings import Severity
+
+    services = doc.get("services")
+    out: list[Finding] = []
+    for name, _, svc in services.pairs() if services is not None and services.is_map else ():
+        if not svc.is_map:
+            continue
+        env = with_supplied(dotenv_beside(yf.path)[0])
+        target = _script_run(_argv(yf, svc.get("entrypoint"), env) + _argv(yf, svc.get("command"), env))
+        mount = _mount_of(svc, target) if target else None
+        if mount is None or os.path.exists(os.path.join(os.path.dirname(yf.path), mount[0])):
+            continue
+        message = (f"service {name} runs {target}, mounted from {mount[0]}, which is not in the tree being checked: "
+                   "its launch is in that script; nothing here is checked")
+        fix = "check the folder that holds the script too, or add `# kvlint: disable-file` when it is not a launch"
+        out.append(Finding(KV008[0], KV008[1], Severity.INFO, message, mount[1], fix=fix, path=yf.path))
+    return out
+
+
+KV008 = ("KV008", "unknown-launch-layout")
+
+
+def _mount_of(svc: YNode, target: str) -> tuple[str, Span | None] | None:
+    """(host path, where it is written) of the short-form bind mount `./x:/target` of a repository path."""
+    volumes = svc.get("volumes")
+    for item in volumes.items if volumes is not None and volumes.is_seq else ():
+        if not item.is_scalar:
+            continue
+        host, _, rest = item.text.partition(":")
+        if rest.split(":", 1)[0].rstrip("/") == target and host.startswith("./"):
+            return host, item.span
+    return None
 
 
 def _script_run(fields: list[Field]) -> str | None:

@@ -28,6 +28,7 @@ KV008 = ("KV008", "unknown-launch-layout")
 _ENV_ONLY = lazy(r'^"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?$')
 _ENTRY_NAME = lazy(r"entrypoint|entry[-_]point|startup|start[-_]up")
 _DOCKERFILE = lazy(r"^(docker|container)file|\.(docker|container)file$", re.IGNORECASE)
+_COMPOSE = lazy(r"^(docker-)?compose([.-][\w.-]*)?\.ya?ml$", re.IGNORECASE)
 _LEVELS = 3  # folders above the script looked at for the Dockerfile that runs it
 _READ_CAP = 256 * 1024
 _MODEL_OPTION = lazy(r"^--?model([-_](name|path|id|name[-_]or[-_]path|dir))?$")
@@ -43,7 +44,8 @@ def env_model(dep: Deployment) -> str | None:
 
 def run_by_image(path: str) -> str | None:
     """Why this script is an image's entry point: its name says so (`entrypoint.sh`, `startup.sh`), or a
-    Dockerfile beside it or up to three folders above names it; None when nothing says so."""
+    Dockerfile beside it or up to three folders above names it, or a compose file there mounts it into a
+    container (`./serve.sh:/serve.sh`, run as the service's command); None when nothing says so."""
     if path in ("", "-"):
         return None
     base = os.path.basename(path)
@@ -53,7 +55,7 @@ def run_by_image(path: str) -> str | None:
     for _ in range(_LEVELS + 1):
         found = _dockerfile_naming(folder, base)
         if found is not None:
-            return f"{found} runs it"
+            return f"{found} mounts it into a container" if _COMPOSE.search(found) else f"{found} runs it"
         parent = os.path.dirname(folder)
         if parent == folder or os.path.exists(os.path.join(folder, ".git")):
             break
@@ -69,7 +71,8 @@ def _dockerfile_naming(folder: str, base: str) -> str | None:
     except OSError:
         return None
     for name in names:
-        if not _DOCKERFILE.search(name):
+        compose = _COMPOSE.search(name) is not None
+        if not compose and not _DOCKERFILE.search(name):
             continue
         full = os.path.join(folder, name)
         try:
@@ -78,7 +81,7 @@ def _dockerfile_naming(folder: str, base: str) -> str | None:
             text = read_file(full)
         except (OSError, SourceError):
             continue
-        if base in text:
+        if (base + ":/" in text) if compose else base in text:  # a compose file's bind mount `./x.sh:/x.sh`
             return name
     return None
 

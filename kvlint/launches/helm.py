@@ -6,6 +6,7 @@ then to any string that itself starts an engine (`start_command: vllm serve ...`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +18,7 @@ from kvlint.launches.k8s import read_k8s
 from kvlint.launches.rewrite import substitute
 from kvlint.launches.script import run_script
 from kvlint.lazyre import lazy
+from kvlint.record import replace
 from kvlint.sources.text import Mapped
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -96,29 +98,99 @@ _GHA_REF = lazy(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     """Engine launches inside any string value, read as a shell script (keeps the string's lines). A mapping's
     `env:` / `variables:` of plain values is the environment of the strings beside and below it (a workflow's
-    `env:` feeds every job's `run:`, a step's its own), and `${{ env.NAME }}` reads as `$NAME`."""
+    `env:` feeds every job's `run:`, a step's its own), and `${{ env.NAME }}` reads as `$NAME`; a job's
+    `strategy.matrix` lists are the values of `${{ matrix.NAME }}` (kvlint.launches.script's arms: one launch
+    per model the matrix gives a command)."""
     out: list[Deployment] = []
     image = None
-    stack: list[tuple[YNode, dict[str, str]]] = [(doc, {})]
+    inputs = _input_defaults(doc)
+    start: Matrix = {}
+    stack: list[tuple[YNode, dict[str, str], Matrix]] = [(doc, {_INPUT_VAR + k: v for k, v in inputs.items()}, start)]
     while stack:
         limits.check()
-        node, env = stack.pop()
+        node, env, matrix = stack.pop()
         if node.is_scalar:
-            if any(m in node.text for m in ENTRY_MARKERS):
-                launches, _, notes = run_script(_ci_expressions(yf.mapped(node)), env)
-                ctx = LaunchContext(image=image, notes=tuple(notes))
-                out.extend(finish(yf.path, f, ctx, ManifestGpu()) for f in launches)
+            if _may_launch(node.text):
+                out.extend(_string_launches(yf, node, env, inputs, matrix, image))
         elif node.is_seq:
-            stack.extend((item, env) for item in reversed(node.items))
+            stack.extend((item, env, matrix) for item in reversed(node.items))
         else:
             pairs = list(node.pairs())
             scoped = [val for key, _, val in pairs if key in _SCOPES]
             inner = {**env, **{k: v for val in scoped for k, v in _scope(val)}} if scoped else env
+            strategy = next((val for key, _, val in pairs if key == "strategy" and val.is_map), None)
+            values = {**matrix, **_matrix(strategy.get("matrix"))} if strategy is not None else matrix
             for key, _, val in reversed(pairs):
                 if key == "image" and val.is_scalar and image is None:
                     image = val.text
-                stack.append((val, inner))
+                stack.append((val, inner, values))
     return out
+
+
+Matrix = dict[str, list[str]]
+_MATRIX_VAR = "GITHUB_MATRIX__"  # the variable a `${{ matrix.NAME }}` with listed values is read as
+_MAX_COMBINATIONS = 8
+
+
+def _matrix(node: YNode | None) -> Matrix:
+    """A job's `strategy.matrix` lists of plain values by a shell-safe form of their names (`include` /
+    `exclude` and values that are maps or expressions are left out)."""
+    out: Matrix = {}
+    for key, _, val in node.pairs() if node is not None and node.is_map else ():
+        if key in ("include", "exclude") or not val.is_seq:
+            continue
+        items = [item.text for item in val.items if item.is_scalar and item.text and "${{" not in item.text]
+        if items and len(items) == len(val.items):
+            out[_shell_name(key)] = items
+    return out
+
+
+def _string_launches(yf: YamlFile, node: YNode, env: dict[str, str], inputs: dict[str, str], matrix: Matrix,
+                     image: str | None) -> list[Deployment]:
+    """The launches of one string, once per combination of the matrix values it uses; a launch whose model
+    is the same in every combination is one launch (a matrix over Python versions), each other model its own."""
+    import itertools
+
+    used = {k: v for k, v in matrix.items() if "matrix." in node.text and re.search(
+        r"\bmatrix\." + re.escape(k).replace("_", "[_-]") + r"\b", node.text)}
+    text = _ci_expressions(yf.mapped(node), inputs, used)
+    combos = list(itertools.islice(itertools.product(*used.values()), _MAX_COMBINATIONS)) if used else [()]
+    seen: dict[tuple, Deployment] = {}
+    for combo in combos:
+        values = {_MATRIX_VAR + k: v for k, v in zip(used, combo, strict=True)}
+        launches, _, notes = run_script(text, {**env, **values})
+        ctx = LaunchContext(image=image, notes=tuple(notes))
+        for k, found in enumerate(launches):
+            dep = finish(yf.path, found, ctx, ManifestGpu())
+            model = (dep.model or "").rstrip("/").rsplit("/", 1)[-1].lower()
+            if values and dep.model_resolved and dep.model:
+                where = ", ".join(f"matrix.{name} = {value}" for name, value in zip(used, combo, strict=True))
+                dep = replace(dep, notes=dep.notes + (f"one launch per model the job's matrix gives: {where}",))
+            seen[(k, model)] = dep  # the last combination naming a model reads it
+    if len(combos) > 1:  # a launch whose model no combination changes: one launch, without the matrix note
+        counts: dict[int, int] = {}
+        for k, _ in seen:
+            counts[k] = counts.get(k, 0) + 1
+        seen = {key: (dep if counts[key[0]] > 1 else _without_matrix_note(dep)) for key, dep in seen.items()}
+    return sorted(seen.values(), key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+
+
+def _without_matrix_note(dep: Deployment) -> Deployment:
+    return replace(dep, notes=tuple(n for n in dep.notes if not n.startswith("one launch per model the job's")))
+
+
+_RUNS_CONTAINER = ("docker run", "podman run", "docker container run", "podman container run")
+
+
+def _may_launch(text: str) -> bool:
+    """A string that names an engine entry point, or runs a container in a text that names an engine
+    (`docker run -d $VLLM_IMAGE $VLLM_ARGS`: the image's entry point is the engine; its flags say so)."""
+    if any(m in text for m in ENTRY_MARKERS):
+        return True
+    if not any(r in text for r in _RUNS_CONTAINER):
+        return False
+    low = text.lower()
+    return "vllm" in low or "sglang" in low
 
 
 def _scope(node: YNode) -> list[tuple[str, str]]:
@@ -138,10 +210,52 @@ def _scope(node: YNode) -> list[tuple[str, str]]:
     return out
 
 
-def _ci_expressions(m: Mapped) -> Mapped:
-    """`${{ env.NAME }}` (a GitHub Actions expression, filled in before the shell runs) as `${NAME}`, each
-    character still at its place in the file."""
+_GHA_INPUT = lazy(r"\$\{\{\s*(?:github\.event\.)?inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+_GHA_MATRIX = lazy(r"\$\{\{\s*matrix\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+_INPUT_VAR = "GITHUB_INPUT__"  # the variable a `${{ inputs.NAME }}` with a default is read as
+
+
+def _input_defaults(doc: YNode) -> dict[str, str]:
+    """The declared defaults of a GitHub action's `inputs:` and of a workflow's `on.workflow_dispatch.inputs` /
+    `on.workflow_call.inputs`, by a shell-safe form of the input's name: what `${{ inputs.NAME }}` is when the
+    caller gives nothing (a `${VAR:-default}` of the workflow language)."""
+    if not doc.is_map:
+        return {}
+    on = doc.get("on") or doc.get("true")  # YAML 1.1 readers turn a bare `on` into true
+    maps = [doc.get("inputs")] + [on.path(trigger, "inputs") for trigger in ("workflow_dispatch", "workflow_call")
+                                  if on is not None and on.is_map]
+    out: dict[str, str] = {}
+    for node in maps:
+        for key, _, spec in node.pairs() if node is not None and node.is_map else ():
+            default = spec.get("default") if spec.is_map else None
+            if default is not None and default.is_scalar and default.text and "${{" not in default.text:
+                out[_shell_name(key)] = default.text
+    return out
+
+
+def _shell_name(name: str) -> str:
+    return name.replace("-", "_")
+
+
+def _ci_expressions(m: Mapped, inputs: dict[str, str] | None = None, matrix: Matrix | None = None) -> Mapped:
+    """`${{ env.NAME }}` (a GitHub Actions expression, filled in before the shell runs) as `${NAME}`, and
+    `${{ inputs.NAME }}` of an input with a default as the variable holding it, each character still at its
+    place in the file."""
     if "${{" not in m.text:
         return m
     text, offsets = substitute(m.text, _GHA_REF, lambda e: "${" + e.group(1) + "}")
+    if inputs and "inputs." in text:
+        def input_ref(e: re.Match) -> str:
+            name = _shell_name(e.group(1))
+            return "${" + _INPUT_VAR + name + "}" if name in inputs else e.group(0)
+
+        text, again = substitute(text, _GHA_INPUT, input_ref)
+        offsets = [offsets[k] for k in again]
+    if matrix and "matrix." in text:
+        def matrix_ref(e: re.Match) -> str:
+            name = _shell_name(e.group(1))
+            return "${" + _MATRIX_VAR + name + "}" if name in matrix else e.group(0)
+
+        text, again = substitute(text, _GHA_MATRIX, matrix_ref)
+        offsets = [offsets[k] for k in again]
     return m.view(m.path, text, offsets)

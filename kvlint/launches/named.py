@@ -25,6 +25,10 @@ _NAMED = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_serve
               # any image whose name carries an engine's, as a manifest or values file writes it
               r"|(?<=image: )[\"']?[^\s\"'#]*(?:vllm|sglang)[^\s\"'#]*"
               r"|(?<=repository: )[\"']?[^\s\"'#]*(?:vllm|sglang)[^\s\"'#]*")
+# a container run from an image variable named for an engine (`docker run -d \` ... `"$SGLANG_IMAGE" $ARGS`), over
+# `\` continuation lines
+_RUN_VAR = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b(?:[^\n#\\]|\\\n|\\){0,600}?"
+                r"(\$\{?[A-Za-z_]*(?:vllm|sglang|VLLM|SGLANG)[A-Za-z0-9_]*\}?)")
 _ENTRY_WORDS = lazy(r"serve|launch_server|entrypoints")
 _COMMENT = lazy(r"(^|\s)(#|//|REM\s|::)")
 _DOCSTRING = ('"""', "'''")
@@ -48,6 +52,10 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     elif kind == "dockerfile":
         message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
                    "with one (docker run, a manifest, a compose file); nothing here is checked")
+    elif what.startswith("$"):
+        message = (f"a container is run here from {what}, an image named for an engine, but kvlint could not read a "
+                   "launch from it (no model and engine flags it can read: the arguments are not in this file, or "
+                   "the image's entry point is not the engine); nothing here is checked")
     elif "/" in what or ":" in what or what.startswith(("vllm/", "lmsysorg/")):
         message = (f"engine image {what} named here, but kvlint found no launch in this file (no model and engine "
                    "flags it can read); nothing here is checked")
@@ -62,8 +70,10 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
 def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
     """(line, col, the words) of the first engine name on a line that is not a comment or docstring (a notebook's
     JSON holds prose cells too: kvlint.launches.notebook looks at its code cells)."""
-    if kind == "notebook" or _NAMED.search(text) is None:
+    if kind == "notebook":
         return None
+    if _NAMED.search(text) is None:
+        return _run_from_variable(text) if "run" in text else None
     in_doc = False
     for number, line in enumerate(text.split("\n"), 1):
         if kind == "python" and _toggles_docstring(line):
@@ -79,6 +89,21 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
             continue
         what = m.group().strip("\"'")
         return number, m.start() + 1 + (m.group() != what and m.group()[0] in "\"'"), re.sub(r"[ \t]+", " ", what)
+    return _run_from_variable(text) if "run" in text else None
+
+
+def _run_from_variable(text: str) -> tuple[int, int, str] | None:
+    """(line, col, the variable) of the first `docker|podman run` of an image variable named for an engine that
+    is not on a comment line."""
+    for k, m in enumerate(_RUN_VAR.finditer(text)):
+        if k >= 8:
+            break
+        start = text.rfind("\n", 0, m.start()) + 1
+        if text[start : m.start()].lstrip().startswith(("#", "//")):
+            continue
+        at = m.start(1)
+        line_start = text.rfind("\n", 0, at) + 1
+        return text.count("\n", 0, at) + 1, at - line_start + 1, m.group(1)
     return None
 
 

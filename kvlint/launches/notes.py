@@ -19,6 +19,34 @@ from __future__ import annotations
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
 
+# a repository's own wrapper named for an engine and for serving (`scripts/launch_vllm.py MODEL -- --tp 2`):
+# kvlint.launches.byflags reads it when what follows is the engine's. Found from the engine's name (a scan for a
+# literal), then the word around it: a pattern starting with a character class costs a 256 KiB data file a second
+_ENGINE_WORD = lazy(r"vllm|sglang")
+_SERVER_WORD = lazy(r"launch|serve|server|start")
+_PROGRAM_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_MAX_ENGINE_WORDS = 256  # engine names looked at per text (a notes file names its wrapper early)
+
+
+def _names_wrapper(text: str) -> bool:
+    """Whether the text names a program file named for an engine and for serving (`launch_vllm.py`)."""
+    text = text.lower()
+    if "vllm" not in text and "sglang" not in text:
+        return False
+    for k, m in enumerate(_ENGINE_WORD.finditer(text)):
+        if k >= _MAX_ENGINE_WORDS:
+            return False
+        start, end = m.start(), m.end()
+        while start > 0 and text[start - 1] in _PROGRAM_CHARS:
+            start -= 1
+        while end < len(text) and text[end] in _PROGRAM_CHARS:
+            end += 1
+        word = text[start:end]
+        if word.endswith((".py", ".sh")) and _SERVER_WORD.search(word.replace(m.group(), " ")):
+            return True
+    return False
+
+
 _PROMPT = lazy(r"[ \t]*(?:\([^()\n]*\)[ \t]*)?(?:[^\s$#]*[$#][ \t]+|>[ \t]+)?")
 
 
@@ -27,7 +55,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     from kvlint.launches.textfile import _ENTRY, read_lines
     from kvlint.sources.comments import scan_comments
 
-    if _ENTRY.search(text) is None:
+    if _ENTRY.search(text) is None and not _names_wrapper(text):
         return ReadResult(path)
     return ReadResult(path, read_lines(path, text, commands(text)), comments=scan_comments(text))
 
@@ -43,7 +71,7 @@ def commands(text: str) -> list[tuple[int, int]]:
         line_end = text.find("\n", line_start)
         line_end = len(text) if line_end < 0 else line_end
         line = text[line_start:line_end]
-        if _ENTRY.search(line) is None or line.lstrip().startswith("#"):
+        if (_ENTRY.search(line) is None and not _names_wrapper(line)) or line.lstrip().startswith("#"):
             line_start = line_end + 1
             continue
         prompt = _PROMPT.match(line)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 _ASSIGN = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _RESERVED = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"}
-_PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "stdbuf", "unbuffer", "taskset"}
+_PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "unbuffer"}
 # an image's init process runs its arguments as the command (`ENTRYPOINT ["dumb-init", "--"]`, `tini -s --`)
 _INIT_PROCESSES = {"dumb-init", "tini", "tini-static", "catatonit"}
 _SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name",
@@ -77,6 +77,8 @@ class _State:
     defined: dict[str, list[FoundLaunch]] = field(default_factory=dict)  # launches read in a body where it stands
     called: set[str] = field(default_factory=set)  # functions the script calls (their bodies read per call)
     call_keys: set[tuple] = field(default_factory=set)  # launches the calls gave (one per distinct argv)
+    arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
+    closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -102,7 +104,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
             name, start, end, closing = bodies[k]
             state.functions[name] = (start, end)
             open_bodies.append((name, closing, len(state.launches)))
-        _track_condition(cmd.words, state)
+        _track_condition(cmd.words, cmd.sep, state)
         state.conditional += prev_sep in ("&&", "||")
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
             line, _ = m.at(cmd.words[0].start)
@@ -132,16 +134,112 @@ def _looks_like_flag(zeroth: str) -> bool:
     return zeroth.startswith("-") and zeroth not in ("-", "--")
 
 
-def _track_condition(words: tuple[Word, ...], state: _State) -> None:
-    """`if` / `case` open a block whose commands run only sometimes; `fi` / `esac` close it."""
+def _track_condition(words: tuple[Word, ...], sep: str, state: _State) -> None:
+    """`if` / `case` open a block whose commands run only sometimes; `fi` / `esac` close it. The arms of an `if`
+    (`then`, each `elif`, `else`) and of a `case` (each `pattern)`) are kept apart: what each assigns is a
+    candidate value of its variables."""
     head = words[0].literal if words else None
+    top = state.arms[-1] if state.arms else None
     if head in ("if", "case"):
         state.conditional += 1
+        state.arms.append(_Arms(head, [{}] if head == "if" or sep == ")" else []))  # `case $X in a)` on one line
+    elif top is not None and (head in ("elif", "else") if top.kind == "if" else sep == ")"):
+        top.arms.append({})  # `elif`, `else`; a case's `chat)`, `a|b)`: the next arm
     elif head in ("fi", "esac") and state.conditional > 0:
         state.conditional -= 1
+        if top is not None and top.kind == ("if" if head == "fi" else "case"):
+            _close(state.arms.pop(), state)
+
+
+MAX_CLOSED = 16  # the latest `if` / `case` statements whose arms are remembered (a launch reads its variables')
+MAX_ARMS = 8  # arms read per launch
+
+
+@record(frozen=False)
+class _Arms:
+    """One `if` or `case` statement: what each arm assigns (NAME -> (value, line)), and what each name held
+    before the statement (None: unset)."""
+
+    kind: str
+    arms: list[dict[str, tuple[str, int]]]
+    before: dict[str, str | None] = field(default_factory=dict)
+
+    def environment(self, k: int, env: dict[str, str]) -> dict[str, str]:
+        """`env` as arm k leaves it: the statement's other assignments undone, arm k's made."""
+        out = dict(env)
+        for name, value in self.before.items():
+            if value is None:
+                out.pop(name, None)
+            else:
+                out[name] = value
+        out.update({name: value for name, (value, _) in self.arms[k].items()})
+        return out
+
+
+def _close(statement: _Arms, state: _State) -> None:
+    """A statement whose arms set a variable to different values: each arm's assignments are a candidate
+    environment of the commands after it (the script runs one arm; the reader went through them all, so the
+    variables hold the last assigned values)."""
+    names = {name for arm in statement.arms for name in arm}
+    if any(len({arm[name][0] for arm in statement.arms if name in arm}) > 1 for name in names):
+        statement.arms = [arm for arm in statement.arms if arm]
+        state.closed.append(statement)
+        del state.closed[:-MAX_CLOSED]
+
+
+def _assigned(name: str, value: str | None, line: int, state: _State) -> None:
+    """Note an assignment (before it is made) for the arms of the open statements; a later one replaces the
+    value every closed statement's arms gave the name."""
+    for statement in state.closed:
+        for arm in statement.arms:
+            arm.pop(name, None)
+        statement.before.pop(name, None)
+    for statement in state.arms:
+        if not statement.arms:
+            continue  # a `case` before its first pattern
+        statement.before.setdefault(name, state.env.get(name))
+        if value is None:
+            statement.arms[-1].pop(name, None)
+        else:
+            statement.arms[-1][name] = (value, line)
+
+
+_LOOP_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _for_loop(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
+    """`for NAME in WORDS; do ... done`: each value of the list is an arm its body runs in (`for m in org/a
+    org/b; do vllm serve "$m" & done` starts two deployments). The variable holds the last value, as after the
+    loop; a list with a value known only at run time leaves it unknown."""
+    name = words[1].literal or ""
+    if not _LOOP_NAME.match(name):
+        return
+    values = [f for w in words[3:] for f in _expand(w, m, state.env, state)]
+    line = m.at(words[0].start)[0]
+    loop = _Arms("for", [], {name: state.env.get(name)})
+    for statement in state.closed:  # the loop's assignment replaces what earlier arms gave the name
+        for arm in statement.arms:
+            arm.pop(name, None)
+        statement.before.pop(name, None)
+    if not values or not all(f.resolved for f in values):
+        state.env.pop(name, None)
+        return
+    loop.arms = [{name: (f.text, f.span.line if f.span else line)} for f in values[:MAX_ARMS]]
+    state.env[name] = values[-1].text
+    if len(loop.arms) > 1:
+        state.closed.append(loop)
+        del state.closed[:-MAX_CLOSED]
+
+
+_OPENS_BODY = ("then", "else", "do", "{")  # words after which a command starts (`else MODEL=b`)
 
 
 def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> None:
+    while words and words[0].literal in _OPENS_BODY:
+        words = words[1:]
+    if len(words) > 2 and words[0].literal == "for" and words[2].literal == "in":
+        _for_loop(words, m, state)
+        return
     _assign_defaults(words, m, state)
     local: dict[str, str] = {}
     i = 0
@@ -159,6 +257,9 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             state.runtime[name] = f"assigned at line {m.at(words[i].start)[0]} from an expression evaluated at run time"
         i += 1
     if i == len(words):
+        line = m.at(words[0].start)[0] if words else 0
+        for name, value in local.items():
+            _assigned(name, value, line, state)
         state.env.update(local)
         return
     env = {**state.env, **local}
@@ -178,10 +279,70 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         return
     found = launch_in_argv(fields, env, depth, state)
     if found is not None:
-        found = replace(found, notes=found.notes + _optional_notes(words[i:], state))
-        if state.ray_started is not None and found.gpus and found.gpus.startswith("cuda:"):
-            found = _on_ray_cluster(found, state.ray_started)
-        state.launches.append(replace(found, runtime_vars=found.runtime_vars + tuple(state.runtime.items())))
+        for launch in _per_arm(found, words, i, prefix, m, env, state, depth):
+            launch = replace(launch, notes=launch.notes + _optional_notes(words[i:], state))
+            if state.ray_started is not None and launch.gpus and launch.gpus.startswith("cuda:"):
+                launch = _on_ray_cluster(launch, state.ray_started)
+            state.launches.append(replace(launch, runtime_vars=launch.runtime_vars + tuple(state.runtime.items())))
+
+
+def _per_arm(found: FoundLaunch, words: tuple[Word, ...], i: int, prefix: list[Field], m: Mapped,
+             env: dict[str, str], state: _State, depth: int) -> list[FoundLaunch]:
+    """The launch, or one launch per arm of an `if` / `case` that sets this command's variables when the arms
+    give it different models (`if [ "$MODE" = chat ]; then ARGS="--model a"; elif ...; then ARGS="--model b";
+    fi` then `docker run $IMAGE $ARGS`: two deployments), each read with its own arm's values. Arms that change
+    only other settings (TP 8 or 4 for one model) are one deployment: the reading stays as it was."""
+    if not state.closed:
+        return [found]
+    used = _variables_in(words[i:])
+    by_model: dict[str, tuple[FoundLaunch, dict[str, tuple[str, int]]]] = {}
+    read = 0
+    for statement in state.closed:
+        for k, arm in enumerate(statement.arms):
+            if read >= MAX_ARMS or not used.intersection(arm):
+                continue
+            read += 1
+            arm_env = statement.environment(k, env)
+            fields = prefix + [f for w in words[i:] for f in _expand(w, m, arm_env, state)]
+            launch = launch_in_argv(fields, arm_env, depth, None)
+            model = _model_of(launch) if launch is not None else None
+            if launch is not None and model is not None:
+                # the last arm naming a model reads it, as the script's order does; a local copy and the Hub id of
+                # one model (`/models/Qwen2.5-7B` or `Qwen/Qwen2.5-7B`) are one model
+                by_model[model.rstrip("/").rsplit("/", 1)[-1].lower()] = (launch, arm)
+    if len(by_model) < 2:
+        return [found]
+    return [replace(launch, notes=launch.notes + (_arm_note(arm, used),)) for launch, arm in by_model.values()]
+
+
+def _arm_note(arm: dict[str, tuple[str, int]], used: set[str]) -> str:
+    """Which arm a launch is read in: the variables it takes from there, and their lines."""
+    where = ", ".join(f"${name} of line {line}" for name, (_, line) in sorted(arm.items()) if name in used)
+    return (f"one launch per arm of the `if` / `case` / `for` that sets this command's arguments, each arm "
+            f"naming another model: this one reads {where}")
+
+
+def _variables_in(words: tuple[Word, ...]) -> set[str]:
+    """The variables a command's words expand (in defaults too)."""
+    out: set[str] = set()
+    todo = [p for w in words for p in w.parts]
+    while todo:
+        part = todo.pop()
+        if part.kind == "var":
+            out.add(part.text)
+            todo.extend(part.default)
+    return out
+
+
+def _model_of(found: FoundLaunch) -> str | None:
+    """The model a launch names, when it is written out (resolved)."""
+    from kvlint.launches.argv import parse
+    from kvlint.launches.build import _unresolved
+
+    model = parse(found.engine, [f.token() for f in found.fields]).model
+    if model is None or model.value is None or _unresolved(str(model.value)):
+        return None
+    return str(model.value)
 
 
 _FUNCTION_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_:.-]*$")
@@ -291,6 +452,7 @@ def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
             _array_assignment(w, m, state.env, state)
         elif _ASSIGN.match(w.literal or _first_lit(w)):
             name, value = _assignment(w, m, state.env, state.positional)
+            _assigned(name, value, m.at(w.start)[0], state)
             if value is None:
                 state.env.pop(name, None)
                 state.runtime[name] = f"exported at line {m.at(w.start)[0]} from an expression evaluated at run time"
@@ -365,12 +527,12 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             i += 1
         elif head in _PLAIN_PREFIX or head in _RESERVED:
             i += 1
-        elif head in ("env", "sudo") or head in _INIT_PROCESSES:
+        elif head in _INIT_PROCESSES:
             i += 1
             while i < len(fields) and fields[i].text.startswith("-"):
                 i += 1
-        elif head in ("timeout", "gosu", "su-exec"):  # `timeout DURATION CMD`, `gosu USER CMD` (a privilege drop)
-            i += 2
+        elif head in wrappers.PREFIX_COMMANDS:  # `timeout -k 60 DURATION CMD`, `gosu USER CMD` (a privilege drop)
+            i = wrappers.after_prefix(fields, i)
         elif head in ("srun", "numactl"):
             start = i
             i, gres, srun_nodes = _skip_options(fields, i + 1)

@@ -104,6 +104,34 @@ def enroot_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:
     return (j, verb) if j < len(fields) else None
 
 
+# commands that run the rest of their argv after options of their own and a fixed number of positionals:
+# `timeout [-s SIG] [-k DUR] DURATION CMD`, `nice -n 10 CMD`, `taskset -c 0-3 CMD` (the mask is a positional),
+# `env -u VAR A=b CMD`, `sudo -u USER -E CMD`, `gosu USER CMD`; (options taking a value as the next word,
+# positionals before the command)
+PREFIX_COMMANDS: dict[str, tuple[frozenset[str], int]] = {
+    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
+    "nice": (frozenset({"-n", "--adjustment"}), 0),
+    "ionice": (frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid"}), 0),
+    "chrt": (frozenset(), 1),
+    "taskset": (frozenset(), 1),
+    "stdbuf": (frozenset({"-i", "-o", "-e"}), 0),
+    "env": (frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}), 0),
+    "sudo": (frozenset({"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host",
+                        "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T",
+                        "--command-timeout"}), 0),
+    "gosu": (frozenset(), 1),
+    "su-exec": (frozenset(), 1),
+}
+
+
+def after_prefix(fields: Sequence[Field], i: int) -> int:
+    """Past a prefix command at `i` (PREFIX_COMMANDS), its options and positionals, to the command it runs."""
+    values, positionals = PREFIX_COMMANDS[fields[i].text.rsplit("/", 1)[-1]]
+    j = _skip(fields, i + 1, values)
+    j += j < len(fields) and fields[j].text == "--"
+    return j + positionals
+
+
 # terminal multiplexers and job submitters that run a command given as their last words or as one string
 _SCREEN_VALUES = frozenset({"-S", "-c", "-p", "-t", "-T", "-e", "-h", "-s", "-Logfile"})
 _TMUX_VERBS = frozenset({"new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane",

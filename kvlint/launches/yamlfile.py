@@ -100,7 +100,10 @@ def _not_kubernetes(yf: YamlFile, doc: YNode,
     from kvlint.launches.vllm_config import looks_like_vllm_config, read_vllm_config
 
     if is_compose(doc):
-        return read_compose(yf, doc), []
+        from kvlint.launches.compose import missing_scripts
+
+        deps = read_compose(yf, doc)
+        return deps, [] if deps else list(missing_scripts(yf, doc))
     if is_skypilot(doc):
         return read_skypilot(yf, doc), []
     if as_vllm_config or (as_vllm_config is None and looks_like_vllm_config(doc)):

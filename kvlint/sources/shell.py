@@ -54,7 +54,7 @@ class Word:
 @record
 class Command:
     words: tuple[Word, ...]
-    sep: str  # what ended it: "\n", ";", "&", "&&", "||", "|", "" (end of text)
+    sep: str  # what ended it: "\n", ";", "&", "&&", "||", "|", "(", ")", "" (end of text)
     after_comment: bool = False  # a comment ended the previous line of this command's text
     heredocs: tuple[str, ...] = field(default=(), compare=False)
 
@@ -114,7 +114,7 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
         elif c == "(" and words and words[-1].end == sc.i and _assigns(words[-1]):
             words[-1] = _array(sc, words[-1])
         elif c in ";&|()":
-            finish(c if c != ")" else ";")
+            finish(c)  # `)` ends a subshell or a `case` pattern (`chat)`): kvlint.launches.script tells which
             sc.i += 1
         elif c == "<" and _PLACEHOLDER.match(sc.s, sc.i) and not words_in_progress(sc):
             # `--model <model_name>`: a placeholder the reader fills in, not two redirections
@@ -440,7 +440,9 @@ def _shift(p: Part, by: int) -> Part:
     return Part(p.kind, p.text, p.quoted, offsets, p.op, tuple(_shift(d, by) for d in p.default))
 
 
-_CLOSE_STOPS = {pair: re.compile("[" + re.escape("\\'" + pair[0] + pair[1]) + "]") for pair in ("()", "{}", "``")}
+_CLOSE_STOPS = {pair: re.compile("[" + re.escape("\\'" + ('"' if pair != "``" else "") + pair[0] + pair[1]) + "]")
+                for pair in ("()", "{}", "``")}
+_DOUBLE_STOPS = re.compile(r'[\\"$`]')
 
 
 def _close(s: str, i: int, opener: str, closer: str) -> int:
@@ -471,6 +473,9 @@ def _close(s: str, i: int, opener: str, closer: str) -> int:
         if c == "'":
             i += 1
             continue
+        if c == '"':  # `$(grep "a \\(b" f)`: a parenthesis inside double quotes is text, not a closer
+            i = _after_double(s, i + 1)
+            continue
         if c == closer and (opener == closer or depth == 1):
             return i
         if c == opener and opener != closer:
@@ -478,4 +483,27 @@ def _close(s: str, i: int, opener: str, closer: str) -> int:
         elif c == closer:
             depth -= 1
         i += 1
+    return n
+
+
+def _after_double(s: str, i: int) -> int:
+    """Index after the double quote that closes the string opened before `i` (len(s) when unterminated): its
+    `\\` escapes, and a `$(...)` or `` `...` `` inside it (whose own quotes nest), skipped whole."""
+    n = len(s)
+    while i < n:
+        m = _DOUBLE_STOPS.search(s, i)
+        if m is None:
+            return n
+        i = m.start()
+        c = s[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            return i + 1
+        elif c == "`":
+            i = _close(s, i + 1, "`", "`") + 1
+        elif s.startswith("$(", i):
+            i = _close(s, i + 2, "(", ")") + 1
+        else:
+            i += 1
     return n

@@ -70,6 +70,23 @@ def test_an_image_entrypoint_run_with_an_env_model_is_the_image_not_a_launch():
     assert _at(here.settings["max_model_len"].span) == (3, 35)
 
 
+def test_a_script_a_compose_file_mounts_and_runs_is_the_image_entry_point_not_a_launch():
+    mounted = _read("compose/serve.sh")  # docker-compose.yml beside it mounts ./serve.sh:/serve.sh and runs it
+    assert mounted.deployments == [] and _kv008(mounted) == [(3, 1)]
+    assert "docker-compose.yml mounts it into a container" in mounted.findings[0].message
+    (service,) = _read("compose/docker-compose.yml").deployments  # the launch: the service, its MODEL_PATH
+    assert (service.engine, service.model, service.model_span.path.endswith("serve.sh"), _at(service.model_span)) \
+        == ("sglang", "org/compose-model", True, (4, 16))
+    assert service.get("mem_fraction_static") == 0.8 and _at(service.settings["mem_fraction_static"].span) == (5, 25)
+
+
+def test_a_compose_service_running_a_mounted_script_not_in_the_tree_names_the_script():
+    result = _read("compose-missing/docker-compose.yml")  # ./serve.vllm.sh is not beside it
+    assert result.deployments == [] and _kv008(result) == [(10, 9)]
+    assert "service endpoint runs /serve.sh, mounted from ./serve.vllm.sh, which is not in the tree" in \
+        result.findings[0].message
+
+
 def test_a_python_program_run_with_its_own_model_argument_is_not_a_launch():
     program = _read("program.py")
     assert program.deployments == [] and _kv008(program) == [(8, 18)]
@@ -206,3 +223,14 @@ def test_a_python_entrypoint_an_image_runs_with_an_env_model_is_the_image():
     assert "${MODEL} of the environment" in server.findings[0].message
     (here,) = _read("env_program.py").deployments  # no image runs it: a launch whose model is left open
     assert (here.model, here.model_resolved, _at(here.model_span)) == ("${MODEL}", False, (5, 34))
+
+
+def test_a_wrapper_named_for_the_engine_passes_the_engine_its_flags_after_a_double_dash():
+    vllm, sglang = _deps("passthrough.txt")  # a notes file: the data-prep, benchmark and --config lines are not
+    assert (vllm.engine, vllm.model, _at(vllm.model_span), _at(vllm.launch_span)) == \
+        ("vllm", "org/passed-model", (4, 56), (4, 33))
+    assert vllm.get("tensor_parallel_size") == 2 and _at(vllm.settings["tensor_parallel_size"].span) == (6, 29)
+    assert vllm.gpu_count == 2 and "pipeline_parallel_size" not in vllm.settings  # --target-layer-ids: the wrapper's
+    assert any("through launch_vllm.py" in n and "--target-layer-ids are left to it" in n for n in vllm.notes)
+    assert (sglang.engine, sglang.model, _at(sglang.model_span)) == ("sglang", "org/sgl-model", (8, 19))
+    assert sglang.get("mem_fraction_static") == 0.7 and _at(sglang.settings["mem_fraction_static"].span) == (8, 70)

@@ -1,0 +1,111 @@
+"""Shapes of sample E's misses, each read as a class: a variable set in the arms of an `if` (each arm that gives
+the command another model is its own launch; an arm that changes another setting is not), a container run from
+a CI `run:` string that names no entry point (`docker run $VLLM_IMAGE $ARGS`), a `(` inside double quotes
+inside `$(...)`, launchers with options of their own in front (`timeout -k 60 DUR`, `nice -n`, `taskset -c`),
+and `${{ inputs.NAME }}` read as the input's declared default. Fixtures in tests/fixtures/launches/arms; every
+model and flag pinned to (line, col)."""
+
+from __future__ import annotations
+
+from tests.launches.test_docker_and_positional import _at
+from tests.launches.test_docker_and_positional import _deps as fixture_deps
+
+
+def _deps(name: str):
+    return fixture_deps("arms/" + name)
+
+
+def test_each_arm_of_an_if_that_names_another_model_is_a_launch():
+    chat, embed, served, retry = _deps("action.yml")  # one launch per arm, in the script's order
+    # `docker run -d --net=host $VLLM_IMAGE $ENGINE_ARGS` (line 21): no entry point in the string; the image
+    # variable and the flags name the engine; ENGINE_ARGS is set in the `if` (line 15) and `elif` (line 17) arms
+    assert (embed.engine, embed.model, _at(embed.launch_span), _at(embed.model_span)) == \
+        ("vllm", "org/embed-model", (21, 34), (21, 46))
+    assert (chat.model, _at(chat.model_span)) == ("org/chat-model", (21, 46))
+    assert chat.get("max_model_len") == 8192 and _at(chat.settings["max_model_len"].span) == (21, 46)
+    assert "max_model_len" not in embed.settings or embed.get("max_model_len") is None  # the embed arm sets none
+    assert any("$ENGINE_ARGS of line 15" in n for n in chat.notes)
+    assert any("$ENGINE_ARGS of line 17" in n for n in embed.notes)
+    # `${{ inputs.model }}` is the action input's declared default (line 5), `${{ inputs.max-len }}` too
+    assert (served.model, served.model_resolved, _at(served.model_span)) == ("org/input-default", True, (24, 23))
+    assert served.get("max_model_len") == 4096 and _at(served.settings["max_model_len"].span) == (24, 61)
+    # the retry step: `$(grep "... \\(\\K[0-9]+" log)` no longer swallows the rest of the script
+    assert (_at(retry.launch_span), retry.model) == ((29, 9), "org/input-default")
+    assert not retry.settings["max_model_len"].resolved and _at(retry.settings["max_model_len"].span) == (29, 58)
+
+
+def test_an_arm_that_changes_only_a_setting_is_the_same_launch():
+    same, big, small, niced, local, sudo = _deps("arms.sh")
+    # TP 8 or 4 for one model: one launch, read with the last arm's value (`else TP=4` on the `else` line)
+    assert (same.model, _at(same.model_span), same.get("tensor_parallel_size")) == ("org/arms-model", (7, 12), 4)
+    assert _at(same.settings["tensor_parallel_size"].span) == (7, 44)
+    assert not any("arm" in n for n in same.notes)
+    # each arm names another model (and length): two launches, behind `timeout --signal=INT --kill-after=60 "$CAP"`
+    assert [(d.model, _at(d.model_span), d.get("max_model_len")) for d in (big, small)] == \
+        [("org/big-model", (13, 56), 32768), ("org/small-model", (13, 56), 8192)]
+    assert _at(big.launch_span) == (13, 45) and _at(big.settings["max_model_len"].span) == (13, 82)
+    assert any("$LEN of line 9, $SERVED of line 9" in n for n in big.notes)
+    # `nice -n 10 taskset -c 0-7 python -m sglang.launch_server ...`
+    assert (niced.engine, niced.model, _at(niced.model_span)) == ("sglang", "org/niced", (14, 71))
+    # a local copy if present, else the Hub id: one model, one launch (the last arm's reading)
+    assert (local.model, _at(local.model_span)) == ("Qwen/Qwen2.5-7B-Instruct", (20, 12))
+    # `sudo -u svc -E env -u VAR HF_HOME=/cache vllm serve ...`: each prefix's options and their values peeled
+    assert (sudo.model, _at(sudo.model_span), sudo.get("max_model_len")) == ("org/sudo-env", (21, 70), 2048)
+    assert _at(sudo.settings["max_model_len"].span) == (21, 99)
+
+
+def test_each_pattern_of_a_case_is_an_arm_read_with_its_own_values_only():
+    chat, embed = _deps("case.sh")
+    assert [(d.model, _at(d.model_span)) for d in (chat, embed)] == [("org/chat", (8, 12)), ("org/embed", (8, 12))]
+    assert chat.get("max_model_len") == 8192 and _at(chat.settings["max_model_len"].span) == (8, 35)
+    assert embed.get("max_model_len") == 4096  # LEN is the chat arm's alone: the embed arm reads the default
+    assert any("$LEN of line 3, $MODEL of line 3" in n for n in chat.notes)
+    assert any("$MODEL of line 5" in n for n in embed.notes)
+
+
+def test_each_value_of_a_for_loop_that_names_a_model_is_a_launch():
+    a, b, same, unknown = _deps("loop.sh")
+    # `for m in "${MODELS[@]}"; do vllm serve "$m" --port 8000 & done`: one deployment per model of the list
+    assert [(d.model, _at(d.model_span)) for d in (a, b)] == [("org/arr-a", (3, 14)), ("org/arr-b", (3, 14))]
+    assert all(any("$m of line 1" in n for n in d.notes) for d in (a, b))
+    # a loop over ports of one model is one deployment, read with the last value; a list known only at run time
+    # leaves the variable open
+    assert (same.model, same.get("port"), _at(same.settings["port"].span)) == ("org/same", 8002, (5, 54))
+    assert (unknown.model, unknown.model_resolved) == ("$x", False)
+
+
+def test_each_model_of_a_ci_matrix_is_a_launch():
+    a, b, fixed = _deps("matrix.yml")
+    # `vllm serve ${{ matrix.model }}` under `strategy.matrix.model: [org/m-a, org/m-b]` (line 8)
+    assert [(d.model, _at(d.model_span), _at(d.launch_span)) for d in (a, b)] == \
+        [("org/m-a", (12, 22), (12, 11)), ("org/m-b", (12, 22), (12, 11))]
+    assert a.get("max_model_len") == 4096 and _at(a.settings["max_model_len"].span) == (12, 58)
+    assert any("matrix.model = org/m-b" in n for n in b.notes)
+    # a matrix that changes no model (Python versions): one launch, no matrix note
+    assert (fixed.model, _at(fixed.model_span)) == ("org/fixed", (20, 25))
+    assert not any("matrix" in n for n in fixed.notes)
+
+
+def test_a_parenthesis_in_double_quotes_inside_a_command_substitution_is_text():
+    from kvlint.sources.shell import tokenize
+    from kvlint.sources.text import Mapped
+
+    text = 'len=$(grep -oP "cache \\\\(\\\\K[0-9]+" log)\nx=$(echo "a $(echo ")") b")\nvllm serve m\n'
+    commands, errors = tokenize(Mapped.whole("t.sh", text))
+    assert errors == [] and len(commands) == 3
+    assert [p.kind for p in commands[0].words[0].parts] == ["lit", "cmd"]
+    assert commands[1].words[0].parts[1].text == 'echo "a $(echo ")") b"'
+    assert [w.literal for w in commands[2].words] == ["vllm", "serve", "m"]
+
+
+def test_a_container_run_from_an_engine_named_image_variable_is_never_passed_over():
+    from kvlint.launches import read_path
+    from tests.launches.test_docker_and_positional import FIX
+
+    # `docker run -d \ --gpus all \ "$SGLANG_IMAGE" $SERVER_ARGS`: no model, no flag (SGLang's image does not take
+    # flags as its command), so no launch; one KV008 at the image variable (the commented-out line 2 is no place)
+    result = read_path(str(FIX / "arms" / "run_variable.sh"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span), note.span.end_col) == ("KV008", (5, 4), 17)
+    assert "a container is run here from $SGLANG_IMAGE, an image named for an engine" in note.message
