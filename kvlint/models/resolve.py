@@ -529,12 +529,17 @@ def by_served_name(name: str) -> ModelSpec | None:
 
 def _derived_by_last_segment(name: str, tail: str) -> ModelSpec | None:
     """`/models/Qwen2.5-72B-Instruct-GPTQ-Int4`: a segment spelt the way exactly one publisher names its
-    quantized variants of a bundled base (two different results, or none: no guess)."""
+    quantized variants of a bundled base, or `/models/DeepSeek/DeepSeek-R1-Distill-Llama-70B`: the name of a
+    fine-tune a rule of derivations.json derives (two different results, or none: no guess)."""
 
-    from kvlint.models.derive import derive, variants
+    from kvlint.models.derive import derive, derive_fine_tune, rule_ids_named, variants
 
     segment = re.split(r"[/\\]+", name.rstrip("/\\"))[-1]
     found = {}
+    for repo_id in rule_ids_named(segment):
+        spec = derive_fine_tune(repo_id)
+        if spec is not None:
+            found[(spec.source, spec.derived_from, spec.quant)] = spec
     for rule in variants():
         if not tail.endswith(rule.suffix.lower()):
             continue
