@@ -8,7 +8,9 @@ is spelled like it (the words that differ alike, not only a shared `--enable-` h
 release has and nothing is spelled like is a warning: it may belong to a fork, a plugin or a newer
 release. When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
 `vllm/engine/arg_utils.py` between the file and the project root), the launch runs that fork: an
-unknown flag is an info naming the tree and whether its parser defines the flag.
+unknown flag is an info naming the tree and whether its parser defines the flag. Without such a tree, a flag
+the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched entry point) is an info
+naming where: it is the repository's flag, not a typo.
 
 ## Why it matters
 argparse exits on the first unknown flag: the pod crash-loops with `unrecognized arguments` before
@@ -46,7 +48,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         if unknown.reason == "removed":
             continue
         span = unknown.span or dep.launch_span
-        if unknown.reason == "unrecognized" and ctx.engine_tree is not None:
+        tree = ctx.engine_tree
+        if unknown.reason == "unrecognized" and tree is not None and (not tree.adds or tree.defines(unknown.flag)):
             yield _fork(ctx, unknown.flag, span)
             continue
         if unknown.reason == "unrecognized" and not unknown.suggestion:
@@ -68,6 +71,12 @@ def _fork(ctx: Context, flag: str, span: Span | None) -> Finding:
     tree = ctx.engine_tree
     assert tree is not None
     engine = c.title(ctx.deployment.engine)
+    added = tree.added_at(flag)
+    if added is not None:
+        return check.rule.finding(
+            ctx, f"{flag} is an option of no {engine} release, but the repository's own code adds it ({added[0]}, "
+            f"line {added[1]}): the launch runs that code (a fork or a plugin), not a stock {engine}", span,
+            severity=Severity.INFO, flag=flag, fork=added[0])
     said = "defines it" if tree.defines(flag) else "does not name it where kvlint looks (string literals)"
     return check.rule.finding(
         ctx, f"{flag} is an option of no {engine} release, but the repository holds its own {engine} tree "

@@ -454,8 +454,9 @@ def _find_keys(spec: ModelSpec) -> Mapping[str, Span]:
 
 def _engine_tree(dep: Deployment, engine: Engine) -> EngineTree | None:
     """The repository's own engine source (a fork), looked for only when a flag is unknown to every release."""
-    if not any(u.reason == "unrecognized" for u in dep.unknown_flags):
+    flags = tuple(u.flag for u in dep.unknown_flags if u.reason == "unrecognized")
+    if not flags:
         return None
     from kvlint.resolve.fork import engine_tree
 
-    return engine_tree(dep.path, engine.parser_sources)
+    return engine_tree(dep.path, engine.parser_sources, flags)
