@@ -66,7 +66,8 @@ def engine_tree(file_path: str, markers: tuple[str, ...], flags: tuple[str, ...]
 
 OWN_CODE_FILES = 4000  # Python files read for the flags a repository adds (a large monorepo stops there)
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "build", "dist"})
-_ADD_ARGUMENT = re.compile(r"""add_argument\(\s*((?:[rRuU]?["'][^"'\n]{0,200}["']\s*,\s*){0,4}[rRuU]?["'][^"'\n]{0,200}["'])""")
+_STRING = r"""[rRuU]?["'][^"'\n]{0,200}["']"""
+_ADD_ARGUMENT = re.compile(rf"""add_argument\(\s*((?:{_STRING}\s*,\s*){{0,4}}{_STRING})""")
 _LONG = re.compile(r"""["'](--[A-Za-z0-9][A-Za-z0-9_.-]*)["']""")
 
 

@@ -14,6 +14,7 @@ Precedence, the same wherever a launch is sized:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -204,9 +205,39 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
         return VersionLookup(newest, "image-latest", newest, why=f"the image {short(dep.image)} is the newest release")
     if dep.image is None and _host_script(dep.path):
+        vendor = vendor_image(dep.path)
+        if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
+            return VersionLookup(None, "default", newest, why=f"the file runs the launcher of {vendor}: the release "
+                                                              "is the image's, which the file does not name")
         return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
                                                          "assumed")
     return VersionLookup(None, "default", newest)
+
+
+def vendor_image(path: str) -> str | None:
+    """The vendor serving image whose launcher the script runs (kvlint/data/vendor_launchers.json: its program with
+    an option only it takes), or None; the file is read once per run, at most 256 KiB."""
+    if path in ("", "-"):
+        return None
+    return _vendor_image(path)
+
+
+@functools.lru_cache(maxsize=1024)
+def _vendor_image(path: str) -> str | None:
+    import re
+
+    from kvlint.data import load_json
+
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(256 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return None
+    for launcher in load_json("vendor_launchers.json")["launchers"]:
+        program, option = re.escape(launcher["program"]), re.escape(launcher["option"])
+        if re.search(rf"(?:^|[\s/\"'])({program})[\"']?(?:[ \t]+[^\n]*?)?[\s\"',]{option}(?:[=\s\"']|$)", text, re.M):
+            return str(launcher["image"])
+    return None
 
 
 def _latest_tag(image: str) -> bool:

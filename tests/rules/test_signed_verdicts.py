@@ -107,6 +107,33 @@ def test_the_flags_a_repository_adds_are_read_in_the_checkout_the_file_is_in(tmp
     assert tree is not None and tree.added_at("--only-in-b") == ("cli.py", 1)
 
 
+def test_a_notes_file_for_a_vendor_image_leaves_the_release_open():
+    """Vertex's vLLM image runs /root/scripts/launcher.py --model_gcs_uri: the file's other engine commands are that
+    image's build, so a removed flag is an info naming the release that decides (was an error: "0.33.0 assumed")."""
+    result = check(VERDICTS / "vertex-notes.sh")
+    removed = infos(result, "KV005")
+    assert [f.span.line for f in removed] == [7, 9]
+    assert all("the release decides" in f.message for f in removed)
+    from kvlint.resolve.lookups import vendor_image
+
+    assert vendor_image(str(VERDICTS / "vertex-notes.sh")) == "Vertex AI Model Garden's vLLM serving image"
+
+
+def test_a_host_script_running_another_launcher_still_assumes_the_installed_release():
+    result = check(VERDICTS / "host-launcher.sh")
+    [f] = [f for f in result.findings if f.code == "KV005"]
+    assert f.severity == Severity.ERROR and "installed today" in f.message
+
+
+def test_the_vendor_launchers_file_matches_its_schema():
+    import pytest
+
+    jsonschema = pytest.importorskip("jsonschema")
+    from kvlint.data import load_json
+
+    jsonschema.validate(load_json("vendor_launchers.json"), load_json("vendor_launchers.schema.json"))
+
+
 def test_a_refusal_the_release_decides_is_an_info_naming_the_releases():
     """KubeAI's 1xH100 Llama-3.1-70B-FP8 profile pins no release: 0.38 GiB short on 0.33, 3.9 GiB free on 0.19; on
     0.11 (the catalogue names no install, so the wheel's sorting sampler) 0.18 GiB short, inside that era's band."""
