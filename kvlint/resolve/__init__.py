@@ -72,6 +72,8 @@ class Resolver:
         if opened is None:
             return self._sized(base, config)
         name, values, settle = opened
+        if len(values) == 1:  # bounded to one value (TP under 1 GPU): nothing is open, the launch runs with it
+            return self._sized(_replace(base, **values[0][1]), config)
         first = self._sized(_replace(base, **values[0][1]), config)
         alternatives = tuple(self._sized(_replace(base, **changes), config) for _, changes in values[1:])
         return _replace(first, open_input=OpenInput(name, tuple(v for v, _ in values), settle),
@@ -249,7 +251,8 @@ def declarations(dep: Deployment, engine: Engine) -> list[tuple[int, str]]:
 def _parallel_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str] | None:
     """An unresolved tensor-parallel size bounded by the GPUs the instance requests: each divisor of the count
     (largest first, the usual choice), the other sizes as written. The launch is resolved with the value written
-    into its Deployment too, so every rule reads the same size."""
+    into its Deployment too, so every rule reads the same size. One GPU leaves one size: the launch is sized on
+    it, with nothing open (`--tensor-parallel-size $NUM_GPUS` under CUDA_VISIBLE_DEVICES="0")."""
     dep, engine = base.deployment, base.engine
     name = engine.setting("tp")
     written = dep.settings.get(name)
@@ -263,7 +266,7 @@ def _parallel_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str,
         values.append((str(tp), {"deployment": replace(dep, settings={**dep.settings, name: fixed}),
                                  "settings": {**base.settings, name: tp},
                                  "unresolved": tuple(n for n in base.unresolved if n != name)}))
-    if len(values) < 2:
+    if not values:
         return None
     line = f", line {written.span.line}" if written.span is not None else ""
     return (f"{engine.flag('tp')}", values,

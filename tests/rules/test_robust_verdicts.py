@@ -122,6 +122,15 @@ def test_an_unresolved_tp_is_sized_on_each_size_the_gpus_allow():
     assert loud(quiet) == [] and quiet.launches[0].capacity == "evaluated"
 
 
+def test_an_unresolved_tp_over_one_gpu_is_one_and_nothing_is_left_open():
+    result = check("tp-visible-one.sh")
+    assert loud(result) == []
+    [status] = result.launches
+    assert status.capacity == "evaluated" and status.open_input is None and "tensor_parallel_size" not in status.unresolved
+    [kv108] = [f for f in result.findings if f.code == "KV108"]
+    assert "(-tp 1)" in kv108.message
+
+
 def test_kv005_judges_the_release_the_launch_runs():
     [latest] = check("kv005-latest.yaml", "KV005").findings
     assert latest.severity == Severity.ERROR and "the server exits" in latest.message
