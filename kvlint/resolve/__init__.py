@@ -88,6 +88,15 @@ class Resolver:
                                                         for v in version.candidates]
             return (f"{base.engine.title} release", values,
                     f"{version.why}: pin a release tag on the image{line}")
+        if base.model.spec is None and len(base.model.candidates) > 1:
+            line = f", line {dep.model_span.line}" if dep.model_span is not None else ""
+            from kvlint.record import replace
+
+            models = [(spec.model_id, {"model": replace(base.model, spec=spec, reason=None, candidates=())})
+                      for spec in base.model.candidates]
+            return ("model", models, f"the path {dep.model} names weights that {len(models)} publishers' conventions "
+                                     f"derive differently: map it to its config.json under `models:` in .kvlint.yaml"
+                                     f"{line}")
         parallel = _parallel_candidates(base)
         if parallel is not None:
             return parallel

@@ -103,7 +103,14 @@ def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> Model
         kind = "a placeholder the deploy tooling replaces" if is_placeholder(dep.model) else \
             "an unresolved expression (variable or template)"
         return ModelLookup(None, f"the reference {dep.model} is {kind}")
-    return lookup_model(dep.model, config, options, dep.model_aliases, lock_for(dep, config))
+    found = lookup_model(dep.model, config, options, dep.model_aliases, lock_for(dep, config))
+    if found.spec is None and not found.conflict:
+        from kvlint.models.resolve import path_candidates
+
+        candidates = path_candidates(dep.model)
+        if candidates:
+            return ModelLookup(None, found.reason, "path-name", note=found.note, candidates=candidates)
+    return found
 
 
 def lock_for(dep: Deployment, config: Config) -> str:
