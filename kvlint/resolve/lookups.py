@@ -212,6 +212,9 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
         return VersionLookup(newest, "image-latest", newest, why=f"the image {short(dep.image)} is the newest release")
     if dep.image is None and _host_script(dep.path):
+        built = _built_image(dep.path, engine, newest)
+        if built is not None:
+            return built
         vendor = vendor_image(dep.path)
         if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
             return VersionLookup(None, "default", newest, why=f"the file runs the launcher of {vendor}: the release "
@@ -219,6 +222,24 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
                                                          "assumed")
     return VersionLookup(None, "default", newest)
+
+
+def _built_image(path: str, engine: Engine, newest: str) -> VersionLookup | None:
+    """A script the repository's own image runs (kvlint.resolve.built): the release of its one FROM when that is the
+    engine's image with a release tag, else open (two images, a base that is not the engine's, an untagged one)."""
+    from kvlint.resolve.built import images_running
+
+    images = images_running(path)
+    if not images:
+        return None
+    first = images[0]
+    if len(images) == 1 and first.base and _engine_image(first.base, engine) and not _latest_tag(first.base):
+        dated = _dated_build(first.base, engine)
+        if dated is not None:
+            return dated
+    bases = " or ".join(short(i.base or "an unnamed base") for i in images)
+    return VersionLookup(None, "default", newest, why=f"the script runs in the repository's image ({first.why}; FROM "
+                                                      f"{bases}): the release is the image's, which no tag pins")
 
 
 def vendor_image(path: str) -> str | None:

@@ -125,6 +125,27 @@ def test_a_host_script_running_another_launcher_still_assumes_the_installed_rele
     assert f.severity == Severity.ERROR and "installed today" in f.message
 
 
+def test_a_script_the_repositorys_image_runs_takes_that_images_release():
+    """docker/Dockerfile copies serve.sh into vllm/vllm-openai:v0.8.5: the script runs 0.8.5, not the host's newest."""
+    result = check(VERDICTS / "built-image" / "serve.sh")
+    [f] = [f for f in result.findings if f.code == "KV005"]
+    assert f.severity == Severity.WARNING and "0.8.5 (pinned)" in f.message
+
+
+def test_a_script_running_a_file_two_images_copy_leaves_the_release_open():
+    """The Vertex notes with the launcher's vendor option gone: two Dockerfiles copy /root/scripts/launcher.py, which
+    the script runs, so its commands run in one of those images and the release is open (an info, not an error)."""
+    result = check(VERDICTS / "built-open" / "script.sh")
+    [f] = infos(result, "KV005")
+    assert f.span.line == 6 and "the release decides" in f.message
+    from kvlint.resolve.built import images_running
+
+    found = images_running(str(VERDICTS / "built-open" / "script.sh"))
+    assert [i.dockerfile for i in found] == ["docker/Dockerfile", "dockerfile/Dockerfile"]
+    assert "copies /root/scripts/launcher.py into its image, and the script runs it" in found[0].why
+    assert images_running(str(VERDICTS / "host-launcher.sh")) == ()
+
+
 def test_the_vendor_launchers_file_matches_its_schema():
     import pytest
 
