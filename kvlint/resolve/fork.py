@@ -65,6 +65,7 @@ def engine_tree(file_path: str, markers: tuple[str, ...], flags: tuple[str, ...]
 
 
 OWN_CODE_FILES = 4000  # Python files read for the flags a repository adds (a large monorepo stops there)
+OWN_CODE_FOLDERS = 20000  # folders walked for them (a data tree of no Python files stops there)
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "build", "dist"})
 _STRING = r"""[rRuU]?["'][^"'\n]{0,200}["']"""
 _ADD_ARGUMENT = re.compile(rf"""add_argument\(\s*((?:{_STRING}\s*,\s*){{0,4}}{_STRING})""")
@@ -75,7 +76,9 @@ def _project(folder: str, root: str) -> str:
     """The folder whose code is the launch's repository: the project root when it is one (a .git, a kvlint
     configuration), else (a folder of several checkouts, the current folder by default) the root's child the file
     lies in."""
-    if os.path.exists(os.path.join(root, ".git")) or not _under(folder, root) or folder == root:
+    if not _under(folder, root):  # a file outside the folder kvlint runs in, in no repository: its own folder
+        return folder
+    if os.path.exists(os.path.join(root, ".git")) or folder == root:
         return root
     from kvlint.config import _config_in
 
@@ -88,8 +91,11 @@ def _project(folder: str, root: str) -> str:
 def _added_flags(scope: str) -> dict[str, tuple[str, int]]:
     """Every long option string the project's Python files pass to `add_argument`, with the first file and line."""
     found: dict[str, tuple[str, int]] = {}
-    seen = 0
+    seen = folders = 0
     for here, dirs, files in os.walk(scope):
+        folders += 1
+        if folders > OWN_CODE_FOLDERS:
+            return found
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
         for name in sorted(files):
             if not name.endswith(".py"):
