@@ -7,7 +7,7 @@ assumed). A Dockerfile of the same repository can say otherwise: it names the sc
 and script.sh beside them runs `python3 /root/scripts/launcher.py ...`). The script's commands then run in that
 image: its FROM is the release when one Dockerfile says so, else the release is left open.
 
-Dockerfiles are looked for beside the script, in the folders right under it and up to three folders above (not
+Dockerfiles are looked for beside the script, in the folders right under it (the first 200) and up to three folders above (not
 past a repository root); each is read at most 256 KiB, each folder once per run.
 """
 
@@ -20,6 +20,7 @@ from functools import lru_cache
 from kvlint.record import record
 
 _LEVELS = 3
+_CHILDREN = 200  # folders right under the script looked into (docker/, dockerfile/, deploy/...)
 _READ_CAP = 256 * 1024
 _DOCKERFILE = re.compile(r"^(docker|container)file|\.(docker|container)file$", re.IGNORECASE)
 _COPY = re.compile(r"^\s*(?:COPY|ADD)\s+(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
@@ -61,7 +62,7 @@ def _dockerfiles(folder: str) -> list[str]:
         children = sorted(e.path for e in os.scandir(folder) if e.is_dir() and not e.name.startswith("."))
     except OSError:
         children = []
-    for child in children:
+    for child in children[:_CHILDREN]:
         out.extend(_listed(child))
     here = folder
     for _ in range(_LEVELS):
