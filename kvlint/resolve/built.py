@@ -7,8 +7,8 @@ assumed). A Dockerfile of the same repository can say otherwise: it names the sc
 and script.sh beside them runs `python3 /root/scripts/launcher.py ...`). The script's commands then run in that
 image: its FROM is the release when one Dockerfile says so, else the release is left open.
 
-Dockerfiles are looked for beside the script, in the folders right under it (the first 200) and up to three folders above (not
-past a repository root); each is read at most 256 KiB, each folder once per run.
+Dockerfiles are looked for beside the script, in the folders right under it (the first 200) and up to three
+folders above (not past a repository root); each is read at most 256 KiB, each folder once per run.
 """
 
 from __future__ import annotations
