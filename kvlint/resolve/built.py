@@ -1,8 +1,8 @@
 """A script the repository's own image runs: its engine is that image's, not the host's newest release.
 
 A shell script is read as run on the host, with whatever engine release is installed there (the newest
-assumed). A Dockerfile of the same repository can say otherwise: it names the script (`COPY serve.sh /app/`,
-`ENTRYPOINT ["/serve.sh"]`), or it copies a file into the image that the script runs by its place there
+assumed). A Dockerfile of the same repository can say otherwise: it copies the script (`COPY serve.sh /app/`)
+into its image, or a file that the script runs by its place there
 (nonokangwei/LLM-Tuning-On-GCP: `COPY launcher.py /root/scripts/launcher.py` in Serve/vLLM-on-Vertex/docker*/,
 and script.sh beside them runs `python3 /root/scripts/launcher.py ...`). The script's commands then run in that
 image: its FROM is the release when one Dockerfile says so, else the release is left open.
