@@ -68,7 +68,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             outcome = (f"the server exits with 'unrecognized arguments' on the {engine} release installed today "
                        f"({table or 'the newest'} assumed: the script pins none)")
         elif pinned is None:  # the release is open: the verdict depends on it, so it is said, not asserted
-            outcome = (f"the launch pins no {engine} release, so the release decides: from {gone_in or 'the current'} "
+            why = f" ({ctx.version_why})" if ctx.version_why else ""
+            outcome = (f"the launch pins no {engine} release{why}, so the release decides: from "
+                       f"{gone_in or 'the current'} "
                        f"on the server exits with 'unrecognized arguments' (pin the image tag, or `engine-version:` "
                        f"in .kvlint.yaml, to settle it)")
             severity = Severity.INFO

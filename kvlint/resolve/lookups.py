@@ -217,8 +217,7 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
             return built
         vendor = vendor_image(dep.path)
         if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
-            return VersionLookup(None, "default", newest, why=f"the file runs the launcher of {vendor}: the release "
-                                                              "is the image's, which the file does not name")
+            return VersionLookup(None, "default", newest, why=f"it runs in {vendor}")
         return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
                                                          "assumed")
     return VersionLookup(None, "default", newest)
@@ -237,9 +236,8 @@ def _built_image(path: str, engine: Engine, newest: str) -> VersionLookup | None
         dated = _dated_build(first.base, engine)
         if dated is not None:
             return dated
-    bases = " or ".join(short(i.base or "an unnamed base") for i in images)
-    return VersionLookup(None, "default", newest, why=f"the script runs in the repository's image ({first.why}; FROM "
-                                                      f"{bases}): the release is the image's, which no tag pins")
+    built = " or ".join(f"{i.dockerfile} builds" for i in images[:2]) + (" or others" if len(images) > 2 else "")
+    return VersionLookup(None, "default", newest, why=f"it runs in the image {built}")
 
 
 def vendor_image(path: str) -> str | None:

@@ -113,7 +113,8 @@ def test_a_notes_file_for_a_vendor_image_leaves_the_release_open():
     result = check(VERDICTS / "vertex-notes.sh")
     removed = infos(result, "KV005")
     assert [f.span.line for f in removed] == [7, 9]
-    assert all("the release decides" in f.message for f in removed)
+    assert all("release (it runs in Vertex AI Model Garden's vLLM serving image), so the release decides" in f.message
+               for f in removed)
     from kvlint.resolve.lookups import vendor_image
 
     assert vendor_image(str(VERDICTS / "vertex-notes.sh")) == "Vertex AI Model Garden's vLLM serving image"
@@ -137,7 +138,8 @@ def test_a_script_running_a_file_two_images_copy_leaves_the_release_open():
     the script runs, so its commands run in one of those images and the release is open (an info, not an error)."""
     result = check(VERDICTS / "built-open" / "script.sh")
     [f] = infos(result, "KV005")
-    assert f.span.line == 6 and "the release decides" in f.message
+    assert f.span.line == 6 and "(it runs in the image docker/Dockerfile builds or dockerfile/Dockerfile builds), so " \
+        "the release decides" in f.message
     from kvlint.resolve.built import images_running
 
     found = images_running(str(VERDICTS / "built-open" / "script.sh"))
