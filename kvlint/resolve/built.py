@@ -40,7 +40,11 @@ def images_running(path: str) -> tuple[BuiltImage, ...]:
     """Every Dockerfile near the script whose image runs it (distinct by FROM), in the order found; () for none."""
     if path in ("", "-"):
         return ()
-    script = os.path.abspath(path)
+    return _images_running(os.path.abspath(path))
+
+
+@lru_cache(maxsize=1024)
+def _images_running(script: str) -> tuple[BuiltImage, ...]:  # once per script, not once per launch in it
     try:
         with open(script, "rb") as handle:
             text = handle.read(_READ_CAP).decode("utf-8", "replace")
