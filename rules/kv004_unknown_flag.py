@@ -10,7 +10,9 @@ release. An abbreviation that only later releases find ambiguous (a second optio
 prefix) is judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing
 pins one. When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
 `vllm/engine/arg_utils.py` between the file and the project root), the launch runs that fork: an
-unknown flag is an info naming the tree and whether its parser defines the flag.
+unknown flag is an info naming the tree and whether its parser defines the flag. Without such a tree, a flag
+the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched entry point) is an info
+naming where: it is the repository's flag, not a typo.
 
 ## Why it matters
 argparse exits on the first unknown flag: the pod crash-loops with `unrecognized arguments` before
@@ -49,7 +51,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         if unknown.reason == "removed":
             continue
         span = unknown.span or dep.launch_span
-        if unknown.reason == "unrecognized" and ctx.engine_tree is not None:
+        tree = ctx.engine_tree
+        if unknown.reason == "unrecognized" and tree is not None and (not tree.adds or tree.defines(unknown.flag)):
             yield _fork(ctx, unknown.flag, span)
             continue
         if unknown.reason == "unrecognized" and not unknown.suggestion:
@@ -98,6 +101,12 @@ def _fork(ctx: Context, flag: str, span: Span | None) -> Finding:
     tree = ctx.engine_tree
     assert tree is not None
     engine = c.title(ctx.deployment.engine)
+    added = tree.added_at(flag)
+    if added is not None:
+        return check.rule.finding(
+            ctx, f"{flag} is an option of no {engine} release, but the repository's own code adds it ({added[0]}, "
+            f"line {added[1]}): the launch runs that code (a fork or a plugin), not a stock {engine}", span,
+            severity=Severity.INFO, flag=flag, fork=added[0])
     said = "defines it" if tree.defines(flag) else "does not name it where kvlint looks (string literals)"
     return check.rule.finding(
         ctx, f"{flag} is an option of no {engine} release, but the repository holds its own {engine} tree "

@@ -18,7 +18,9 @@ Drop the flag (or pin the engine version the manifest was written for). When the
 release older than the first one read without the flag, the flag may still work there: the finding
 is then a warning about the next upgrade. An engine image without a tag (or
 `:latest`) is the newest release, and so is a script that runs the engine installed on the host (the
-message says it was assumed). When nothing pins a release otherwise (a manifest or chart whose image
+message says it was assumed). A script the repository's own image runs (a Dockerfile copies it, or a file
+it runs) or that runs a vendor image's launcher takes that image's release instead. When nothing pins a
+release otherwise (a manifest or chart whose image
 is set elsewhere), the release decides and kvlint does not assume one: the finding is an info that
 says from which release the server exits, and how to pin it.
 
@@ -66,7 +68,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             outcome = (f"the server exits with 'unrecognized arguments' on the {engine} release installed today "
                        f"({table or 'the newest'} assumed: the script pins none)")
         elif pinned is None:  # the release is open: the verdict depends on it, so it is said, not asserted
-            outcome = (f"the launch pins no {engine} release, so the release decides: from {gone_in or 'the current'} "
+            why = f" ({ctx.version_why})" if ctx.version_why else ""
+            outcome = (f"the launch pins no {engine} release{why}, so the release decides: from "
+                       f"{gone_in or 'the current'} "
                        f"on the server exits with 'unrecognized arguments' (pin the image tag, or `engine-version:` "
                        f"in .kvlint.yaml, to settle it)")
             severity = Severity.INFO

@@ -108,9 +108,10 @@ def _base_entry(rule: Variant, org: str, name: str, *, exclude: str | None) -> t
 
     if rule.base_org == "same":
         candidates = [f"{org}/{name}"]
-    else:
+    else:  # a bundled model of that name, or a fine-tune a rule of derivations.json names (under its own org)
         known = registry_ids() + alias_ids()
-        candidates = [i for i in known if i.split("/", 1)[1].lower() == name.lower()] or [f"{org}/{name}"]
+        candidates = [i for i in known if i.split("/", 1)[1].lower() == name.lower()] + \
+            (rule_ids_named(name) if exclude is None else []) or [f"{org}/{name}"]
     found: dict[str, tuple[dict[str, Any], str]] = {}
     for candidate in candidates:
         hit = lookup_registry(candidate)
@@ -299,6 +300,18 @@ def _by_rule(repo_id: str) -> tuple[dict[str, Any], str, bool] | None:
             positions = rule.get("max_position_embeddings")
             return _with_length(hit[0], positions), rule["why"], positions is not None
     return None
+
+
+def rule_ids_named(name: str) -> list[str]:
+    """The Hub ids a rule of derivations.json derives whose name (the part after the org) is `name`: a re-host's
+    base or a path's last segment (`/models/DeepSeek/DeepSeek-R1-Distill-Llama-70B`) names the fine-tune by its
+    name alone, under another org or none. Only a rule whose org is written literally is read so."""
+    out = []
+    for rule in rules():
+        org = rule["pattern"].split("/", 1)[0].replace("\\.", ".")
+        if re.fullmatch(r"[\w.\-]+", org) and re.fullmatch(rule["pattern"], f"{org}/{name}", flags=re.IGNORECASE):
+            out.append(f"{org}/{name}")
+    return out
 
 
 def _with_length(entry: dict[str, Any], positions: int | None) -> dict[str, Any]:

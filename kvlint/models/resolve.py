@@ -249,6 +249,7 @@ def clear_cache() -> None:
     _resolve_cached.cache_clear()
     _known.cache_clear()
     _closest.cache_clear()
+    _segment_derivations.cache_clear()
 
 
 # ---------------------------------------------------------------- reference forms
@@ -529,12 +530,42 @@ def by_served_name(name: str) -> ModelSpec | None:
 
 def _derived_by_last_segment(name: str, tail: str) -> ModelSpec | None:
     """`/models/Qwen2.5-72B-Instruct-GPTQ-Int4`: a segment spelt the way exactly one publisher names its
-    quantized variants of a bundled base (two different results, or none: no guess)."""
+    quantized variants of a bundled base, or `/models/DeepSeek/DeepSeek-R1-Distill-Llama-70B`: the name of a
+    fine-tune a rule of derivations.json derives (two different results, or none: no guess; path_candidates
+    gives the several)."""
+    found = _segment_derivations(name, tail)
+    if len(found) != 1:
+        return None
+    spec = found[0]
+    return replace(spec, source=f"path:{name} ({spec.source}, by path name)")
 
-    from kvlint.models.derive import derive, variants
+
+def path_candidates(ref: str) -> tuple[ModelSpec, ...]:
+    """The models a path's last segment may name when several publishers' conventions derive it differently
+    (`/models/Qwen3.6-27B-FP8`: Qwen's block FP8, nvidia's ModelOpt FP8, the AutoFP8 per-tensor FP8), each marked
+    as read from the path; () when the segment names one model or none. The resolver sizes the launch on each
+    and keeps the verdicts they agree on (kvlint.resolve: an open input)."""
+    if not isinstance(ref, str) or not _is_store_path(ref.strip()):
+        return ()
+    name = ref.strip()
+    tail = re.split(r"[/\\]+", name.rstrip("/\\"))[-1].lower()
+    found = _segment_derivations(name, tail)
+    if len(found) < 2:
+        return ()
+    return tuple(replace(s, source=f"path:{name} ({s.source}, by path name, as {s.model_id})") for s in found)
+
+
+@lru_cache(maxsize=256)
+def _segment_derivations(name: str, tail: str) -> tuple[ModelSpec, ...]:
+    """Every distinct spec the segment derives: by a fine-tune rule, or as each publisher's quantized variant."""
+    from kvlint.models.derive import derive, derive_fine_tune, rule_ids_named, variants
 
     segment = re.split(r"[/\\]+", name.rstrip("/\\"))[-1]
-    found = {}
+    found: dict[tuple[Any, ...], ModelSpec] = {}
+    for repo_id in rule_ids_named(segment):
+        spec = derive_fine_tune(repo_id)
+        if spec is not None:
+            found[(spec.source, spec.derived_from, spec.quant)] = spec
     for rule in variants():
         if not tail.endswith(rule.suffix.lower()):
             continue
@@ -542,10 +573,7 @@ def _derived_by_last_segment(name: str, tail: str) -> ModelSpec | None:
             spec = derive(f"{publisher}/{segment}")
             if spec is not None:
                 found[(spec.source, spec.derived_from, spec.quant)] = spec
-    if len(found) != 1:
-        return None
-    spec = next(iter(found.values()))
-    return replace(spec, source=f"path:{name} ({spec.source}, by path name)")
+    return tuple(found.values())
 
 
 def _registry_lookup(repo_id: str) -> tuple[str, bool] | None:

@@ -72,6 +72,8 @@ class Resolver:
         if opened is None:
             return self._sized(base, config)
         name, values, settle = opened
+        if len(values) == 1:  # bounded to one value (TP under 1 GPU): nothing is open, the launch runs with it
+            return self._sized(_replace(base, **values[0][1]), config)
         first = self._sized(_replace(base, **values[0][1]), config)
         alternatives = tuple(self._sized(_replace(base, **changes), config) for _, changes in values[1:])
         return _replace(first, open_input=OpenInput(name, tuple(v for v, _ in values), settle),
@@ -86,6 +88,15 @@ class Resolver:
                                                         for v in version.candidates]
             return (f"{base.engine.title} release", values,
                     f"{version.why}: pin a release tag on the image{line}")
+        if base.model.spec is None and len(base.model.candidates) > 1:
+            line = f", line {dep.model_span.line}" if dep.model_span is not None else ""
+            from kvlint.record import replace
+
+            models = [(spec.model_id, {"model": replace(base.model, spec=spec, reason=None, candidates=())})
+                      for spec in base.model.candidates]
+            return ("model", models, f"the path {dep.model} names weights that {len(models)} publishers' conventions "
+                                     f"derive differently: map it to its config.json under `models:` in .kvlint.yaml"
+                                     f"{line}")
         parallel = _parallel_candidates(base)
         if parallel is not None:
             return parallel
@@ -249,7 +260,8 @@ def declarations(dep: Deployment, engine: Engine) -> list[tuple[int, str]]:
 def _parallel_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str] | None:
     """An unresolved tensor-parallel size bounded by the GPUs the instance requests: each divisor of the count
     (largest first, the usual choice), the other sizes as written. The launch is resolved with the value written
-    into its Deployment too, so every rule reads the same size."""
+    into its Deployment too, so every rule reads the same size. One GPU leaves one size: the launch is sized on
+    it, with nothing open (`--tensor-parallel-size $NUM_GPUS` under CUDA_VISIBLE_DEVICES="0")."""
     dep, engine = base.deployment, base.engine
     name = engine.setting("tp")
     written = dep.settings.get(name)
@@ -263,7 +275,7 @@ def _parallel_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str,
         values.append((str(tp), {"deployment": replace(dep, settings={**dep.settings, name: fixed}),
                                  "settings": {**base.settings, name: tp},
                                  "unresolved": tuple(n for n in base.unresolved if n != name)}))
-    if len(values) < 2:
+    if not values:
         return None
     line = f", line {written.span.line}" if written.span is not None else ""
     return (f"{engine.flag('tp')}", values,
@@ -454,8 +466,9 @@ def _find_keys(spec: ModelSpec) -> Mapping[str, Span]:
 
 def _engine_tree(dep: Deployment, engine: Engine) -> EngineTree | None:
     """The repository's own engine source (a fork), looked for only when a flag is unknown to every release."""
-    if not any(u.reason == "unrecognized" for u in dep.unknown_flags):
+    flags = tuple(u.flag for u in dep.unknown_flags if u.reason == "unrecognized")
+    if not flags:
         return None
     from kvlint.resolve.fork import engine_tree
 
-    return engine_tree(dep.path, engine.parser_sources)
+    return engine_tree(dep.path, engine.parser_sources, flags)

@@ -14,6 +14,7 @@ Precedence, the same wherever a launch is sized:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -102,7 +103,14 @@ def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> Model
         kind = "a placeholder the deploy tooling replaces" if is_placeholder(dep.model) else \
             "an unresolved expression (variable or template)"
         return ModelLookup(None, f"the reference {dep.model} is {kind}")
-    return lookup_model(dep.model, config, options, dep.model_aliases, lock_for(dep, config))
+    found = lookup_model(dep.model, config, options, dep.model_aliases, lock_for(dep, config))
+    if found.spec is None and not found.conflict:
+        from kvlint.models.resolve import path_candidates
+
+        candidates = path_candidates(dep.model)
+        if candidates:
+            return ModelLookup(None, found.reason, "path-name", note=found.note, candidates=candidates)
+    return found
 
 
 def lock_for(dep: Deployment, config: Config) -> str:
@@ -204,9 +212,58 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
         return VersionLookup(newest, "image-latest", newest, why=f"the image {short(dep.image)} is the newest release")
     if dep.image is None and _host_script(dep.path):
+        built = _built_image(dep.path, engine, newest)
+        if built is not None:
+            return built
+        vendor = vendor_image(dep.path)
+        if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
+            return VersionLookup(None, "default", newest, why=f"it runs in {vendor}")
         return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
                                                          "assumed")
     return VersionLookup(None, "default", newest)
+
+
+def _built_image(path: str, engine: Engine, newest: str) -> VersionLookup | None:
+    """A script the repository's own image runs (kvlint.resolve.built): the release of its one FROM when that is the
+    engine's image with a release tag, else open (two images, a base that is not the engine's, an untagged one)."""
+    from kvlint.resolve.built import images_running
+
+    images = images_running(path)
+    if not images:
+        return None
+    first = images[0]
+    if len(images) == 1 and first.base and _engine_image(first.base, engine) and not _latest_tag(first.base):
+        dated = _dated_build(first.base, engine)
+        if dated is not None:
+            return dated
+    built = " or ".join(f"{i.dockerfile} builds" for i in images[:2]) + (" or others" if len(images) > 2 else "")
+    return VersionLookup(None, "default", newest, why=f"it runs in the image {built}")
+
+
+def vendor_image(path: str) -> str | None:
+    """The vendor serving image whose launcher the script runs (kvlint/data/vendor_launchers.json: its program with
+    an option only it takes), or None; the file is read once per run, at most 256 KiB."""
+    if path in ("", "-"):
+        return None
+    return _vendor_image(path)
+
+
+@functools.lru_cache(maxsize=1024)
+def _vendor_image(path: str) -> str | None:
+    import re
+
+    from kvlint.data import load_json
+
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(256 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return None
+    for launcher in load_json("vendor_launchers.json")["launchers"]:
+        program, option = re.escape(launcher["program"]), re.escape(launcher["option"])
+        if re.search(rf"(?:^|[\s/\"'])({program})[\"']?(?:[ \t]+[^\n]*?)?[\s\"',]{option}(?:[=\s\"']|$)", text, re.M):
+            return str(launcher["image"])
+    return None
 
 
 def _latest_tag(image: str) -> bool:

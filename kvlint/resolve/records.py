@@ -45,6 +45,9 @@ class ModelLookup:
     source: str | None = None  # lock | bundled | derived | hf-cache | local | override | hub | path-name | served-name
     note: str | None = None  # for the run's notes: a kvlint.lock that could not be read
     conflict: bool = False  # the launch's evidence names two different known models (the reason says where)
+    # a path several publishers' conventions derive differently (/models/Qwen3.6-27B-FP8): each is a value of an
+    # open input, and the verdicts they agree on are given (kvlint.models.resolve.path_candidates)
+    candidates: tuple[ModelSpec, ...] = ()
 
 
 @record

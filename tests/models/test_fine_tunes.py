@@ -135,3 +135,35 @@ def test_a_publishers_changed_convention_is_not_derived():
 
     assert derive("nvidia/Qwen3.6-27B-NVFP4") is None and from_registry("nvidia/Qwen3.6-27B-NVFP4") is None
     assert derive("nvidia/Qwen3-32B-NVFP4") is not None
+
+
+def test_a_quantized_re_host_of_a_rule_derived_fine_tune_is_derived_under_another_org():
+    """neuralmagic/DeepSeek-R1-Distill-Llama-70B-FP8-dynamic (KubeAI's GH200 profile): the -FP8-dynamic rule takes
+    any org's base, and the base is the fine-tune a rule of derivations.json derives under deepseek-ai; the base
+    search asked only bundled names, so the launch was left unsized as "not known offline"."""
+    spec = resolve_model("hf://neuralmagic/DeepSeek-R1-Distill-Llama-70B-FP8-dynamic")
+    assert spec.quant is not None and spec.quant.method == "compressed-tensors"
+    assert spec.source == "derived:meta-llama/Llama-3.3-70B-Instruct"
+    assert spec.derived_from is not None and "deepseek-ai/DeepSeek-R1-Distill-Llama-70B" in spec.derived_from
+    assert spec.layers == from_registry("meta-llama/Llama-3.3-70B-Instruct").layers
+
+
+@pytest.mark.parametrize(("path", "model_id", "base"), [
+    ("/map-vepfs/models/jiajun/DeepSeek/DeepSeek-R1-Distill-Llama-70B", "deepseek-ai/DeepSeek-R1-Distill-Llama-70B",
+     "meta-llama/Llama-3.3-70B-Instruct"),  # KORGym: the folder names the fine-tune, its parent is not the org
+    ("/models/Qwen2.5-Coder-7B-Instruct", "Qwen/Qwen2.5-Coder-7B-Instruct", "Qwen/Qwen2.5-7B"),
+])
+def test_a_path_whose_last_segment_names_a_rule_derived_fine_tune_is_sized_by_it(path, model_id, base):
+    spec = resolve_model(path)
+    assert spec.model_id == model_id and "by path name" in spec.source and f"derived:{base}" in spec.source
+
+
+def test_a_qwen3_vl_thinking_edition_is_its_instruct_siblings_architecture():
+    """/data/models/Qwen/Qwen3-VL-235B-A22B-Thinking: not bundled; the -Instruct edition is, and the one pair
+    bundled in both editions (32B) is equal key by key."""
+    thinking = from_registry("Qwen/Qwen3-VL-32B-Thinking")
+    instruct = from_registry("Qwen/Qwen3-VL-32B-Instruct")
+    assert (thinking.layers, thinking.max_len_vllm) == (instruct.layers, instruct.max_len_vllm)
+    spec = resolve_model("/data/models/Qwen/Qwen3-VL-235B-A22B-Thinking")
+    assert spec.model_id == "Qwen/Qwen3-VL-235B-A22B-Thinking" and "derived:Qwen/Qwen3-VL-235B-A22B-Instruct" in spec.source
+    assert derive_fine_tune("Qwen/Qwen3-VL-235B-A22B-Thinking-1M") is None  # a context extension: not by this rule

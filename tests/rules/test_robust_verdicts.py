@@ -122,6 +122,35 @@ def test_an_unresolved_tp_is_sized_on_each_size_the_gpus_allow():
     assert loud(quiet) == [] and quiet.launches[0].capacity == "evaluated"
 
 
+def test_an_unresolved_tp_over_one_gpu_is_one_and_nothing_is_left_open():
+    result = check("tp-visible-one.sh")
+    assert loud(result) == []
+    [status] = result.launches
+    assert status.capacity == "evaluated" and status.open_input is None and "tensor_parallel_size" not in status.unresolved
+    [kv108] = [f for f in result.findings if f.code == "KV108"]
+    assert "(-tp 1)" in kv108.message
+
+
+def test_a_path_several_publishers_conventions_derive_is_sized_on_each():
+    result = check("path-fp8-publishers.yml")
+    assert loud(result) == []
+    [status] = result.launches
+    assert status.capacity == "evaluated" and status.model_source == "path-name"
+    assert status.open_input.startswith("model Qwen/Qwen3.6-27B-FP8 or nvidia/Qwen3.6-27B-FP8 or RedHatAI/Qwen3.6-27B-FP8 (")
+    assert "map it to its config.json under `models:`" in status.open_input
+    [kv108] = [f for f in result.findings if f.code == "KV108"]
+    assert "passes on" in kv108.message
+
+
+def test_a_path_one_convention_derives_is_not_an_open_input():
+    from kvlint.models.resolve import path_candidates
+
+    assert path_candidates("/models/Qwen2.5-72B-Instruct-GPTQ-Int4") == ()  # Qwen's own suffix only
+    assert path_candidates("Qwen/Qwen3.6-27B-FP8") == ()  # a Hub id is the model it names
+    assert [s.model_id for s in path_candidates("/models/Qwen3.6-27B-FP8")] == [
+        "Qwen/Qwen3.6-27B-FP8", "nvidia/Qwen3.6-27B-FP8", "RedHatAI/Qwen3.6-27B-FP8"]
+
+
 def test_kv005_judges_the_release_the_launch_runs():
     [latest] = check("kv005-latest.yaml", "KV005").findings
     assert latest.severity == Severity.ERROR and "the server exits" in latest.message

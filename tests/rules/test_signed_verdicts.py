@@ -45,7 +45,7 @@ def test_a_disabled_kubeai_catalogue_entry_is_not_deployed():
 
 def test_a_flag_spelled_like_no_option_is_a_warning_without_a_suggestion():
     """LSMCache's `--enable-kvstore`: "did you mean --enable-trace" was a nonsense fix on a fork's own flag."""
-    result = check(VERDICTS / "unknown-flag-no-spelling.sh")
+    result = check(VERDICTS / "unknown-flag" / "no-spelling.sh")
     by_line = {f.span.line: f for f in result.findings if f.code == "KV004"}
     assert by_line[8].severity == Severity.ERROR and "did you mean --context-length" in by_line[8].message
     kvstore = by_line[9]
@@ -74,6 +74,87 @@ def test_the_search_for_a_fork_stops_at_the_project_root(tmp_path):
     assert engine_tree(str(project / "run.sh"), ("sglang/srt/server_args.py",)) is None
     tree = engine_tree(str(tmp_path / "outer" / "run.sh"), ("sglang/srt/server_args.py",))
     assert tree is not None and tree.defines("--x-y") and not tree.defines("--z")
+
+
+def test_a_flag_the_repositorys_own_code_adds_is_its_own():
+    """No SGLang tree in the repository, but its own Python code adds the flags (`add_argument`): infos naming the
+    file and line, not "a stock SGLang exits"; a flag added nowhere stays the warning."""
+    result = check(VERDICTS / "own-flag" / "server.sh")
+    own = {f.span.line: f for f in infos(result, "KV004")}
+    assert sorted(own) == [7, 8]
+    assert "own code adds it (lsm_plugin/args.py, line 6)" in own[7].message
+    assert "(lsm_plugin/args.py, line 7)" in own[8].message  # the long option after a short one
+    assert own[7].data["fork"] == "lsm_plugin/args.py"
+
+
+def test_the_flags_a_repository_adds_are_read_in_the_checkout_the_file_is_in(tmp_path, monkeypatch):
+    """A folder of several checkouts (no .git, no configuration: the current folder is the root): another
+    checkout's add_argument is not this repository's code."""
+    from kvlint.models import lockpath
+    from kvlint.resolve import fork
+
+    for repo in ("a", "b"):
+        (tmp_path / repo).mkdir()
+    (tmp_path / "a" / "run.sh").write_text("python -m sglang.launch_server --only-in-b\n")
+    (tmp_path / "b" / "cli.py").write_text('parser.add_argument("--only-in-b")\n')
+    (tmp_path / "b" / "run.sh").write_text("python -m sglang.launch_server --only-in-b\n")
+    monkeypatch.chdir(tmp_path)
+    lockpath._lock_dir.cache_clear()
+    fork._added_flags.cache_clear()
+    markers = ("sglang/srt/server_args.py",)
+    assert fork.engine_tree(str(tmp_path / "a" / "run.sh"), markers, ("--only-in-b",)) is None
+    tree = fork.engine_tree(str(tmp_path / "b" / "run.sh"), markers, ("--only-in-b",))
+    assert tree is not None and tree.added_at("--only-in-b") == ("cli.py", 1)
+
+
+def test_a_notes_file_for_a_vendor_image_leaves_the_release_open():
+    """Vertex's vLLM image runs /root/scripts/launcher.py --model_gcs_uri: the file's other engine commands are that
+    image's build, so a removed flag is an info naming the release that decides (was an error: "0.33.0 assumed")."""
+    result = check(VERDICTS / "vertex-notes.sh")
+    removed = infos(result, "KV005")
+    assert [f.span.line for f in removed] == [7, 9]
+    assert all("release (it runs in Vertex AI Model Garden's vLLM serving image), so the release decides" in f.message
+               for f in removed)
+    from kvlint.resolve.lookups import vendor_image
+
+    assert vendor_image(str(VERDICTS / "vertex-notes.sh")) == "Vertex AI Model Garden's vLLM serving image"
+
+
+def test_a_host_script_running_another_launcher_still_assumes_the_installed_release():
+    result = check(VERDICTS / "host-launcher.sh")
+    [f] = [f for f in result.findings if f.code == "KV005"]
+    assert f.severity == Severity.ERROR and "installed today" in f.message
+
+
+def test_a_script_the_repositorys_image_runs_takes_that_images_release():
+    """docker/Dockerfile copies serve.sh into vllm/vllm-openai:v0.8.5: the script runs 0.8.5, not the host's newest."""
+    result = check(VERDICTS / "built-image" / "serve.sh")
+    [f] = [f for f in result.findings if f.code == "KV005"]
+    assert f.severity == Severity.WARNING and "0.8.5 (pinned)" in f.message
+
+
+def test_a_script_running_a_file_two_images_copy_leaves_the_release_open():
+    """The Vertex notes with the launcher's vendor option gone: two Dockerfiles copy /root/scripts/launcher.py, which
+    the script runs, so its commands run in one of those images and the release is open (an info, not an error)."""
+    result = check(VERDICTS / "built-open" / "script.sh")
+    [f] = infos(result, "KV005")
+    assert f.span.line == 6 and "(it runs in the image docker/Dockerfile builds or dockerfile/Dockerfile builds), so " \
+        "the release decides" in f.message
+    from kvlint.resolve.built import images_running
+
+    found = images_running(str(VERDICTS / "built-open" / "script.sh"))
+    assert [i.dockerfile for i in found] == ["docker/Dockerfile", "dockerfile/Dockerfile"]
+    assert "copies /root/scripts/launcher.py into its image, and the script runs it" in found[0].why
+    assert images_running(str(VERDICTS / "host-launcher.sh")) == ()
+
+
+def test_the_vendor_launchers_file_matches_its_schema():
+    import pytest
+
+    jsonschema = pytest.importorskip("jsonschema")
+    from kvlint.data import load_json
+
+    jsonschema.validate(load_json("vendor_launchers.json"), load_json("vendor_launchers.schema.json"))
 
 
 def test_a_refusal_the_release_decides_is_an_info_naming_the_releases():

@@ -1,0 +1,129 @@
+"""A script the repository's own image runs: its engine is that image's, not the host's newest release.
+
+A shell script is read as run on the host, with whatever engine release is installed there (the newest
+assumed). A Dockerfile of the same repository can say otherwise: it copies the script (`COPY serve.sh /app/`)
+into its image, or a file that the script runs by its place there
+(nonokangwei/LLM-Tuning-On-GCP: `COPY launcher.py /root/scripts/launcher.py` in Serve/vLLM-on-Vertex/docker*/,
+and script.sh beside them runs `python3 /root/scripts/launcher.py ...`). The script's commands then run in that
+image: its FROM is the release when one Dockerfile says so, else the release is left open.
+
+Dockerfiles are looked for beside the script, in the folders right under it (the first 200) and up to three
+folders above (not past a repository root); each is read at most 256 KiB, each folder once per run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+
+from kvlint.record import record
+
+_LEVELS = 3
+_CHILDREN = 200  # folders right under the script looked into (docker/, dockerfile/, deploy/...)
+_READ_CAP = 256 * 1024
+_DOCKERFILE = re.compile(r"^(docker|container)file|\.(docker|container)file$", re.IGNORECASE)
+_COPY = re.compile(r"^\s*(?:COPY|ADD)\s+(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+@record
+class BuiltImage:
+    """The image a script runs in, by the Dockerfile that builds it."""
+
+    dockerfile: str  # relative to the script's folder
+    base: str | None  # the final stage's FROM (None: an ARG, or scratch)
+    why: str  # "docker/Dockerfile copies /root/scripts/launcher.py, which the script runs"
+
+
+def images_running(path: str) -> tuple[BuiltImage, ...]:
+    """Every Dockerfile near the script whose image runs it (distinct by FROM), in the order found; () for none."""
+    if path in ("", "-"):
+        return ()
+    return _images_running(os.path.abspath(path))
+
+
+@lru_cache(maxsize=1024)
+def _images_running(script: str) -> tuple[BuiltImage, ...]:  # once per script, not once per launch in it
+    try:
+        with open(script, "rb") as handle:
+            text = handle.read(_READ_CAP).decode("utf-8", "replace")
+    except OSError:
+        return ()
+    folder = os.path.dirname(script)
+    found: dict[str | None, BuiltImage] = {}
+    for dockerfile in _dockerfiles(folder):
+        built = _runs(dockerfile, os.path.basename(script), text, folder)
+        if built is not None:
+            found.setdefault(built.base, built)
+    return tuple(found.values())
+
+
+def _dockerfiles(folder: str) -> list[str]:
+    """Dockerfiles beside the script, in its child folders, then in up to three folders above."""
+    out = list(_listed(folder))
+    try:
+        children = sorted(e.path for e in os.scandir(folder) if e.is_dir() and not e.name.startswith("."))
+    except OSError:
+        children = []
+    for child in children[:_CHILDREN]:
+        out.extend(_listed(child))
+    here = folder
+    for _ in range(_LEVELS):
+        if os.path.exists(os.path.join(here, ".git")):
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+        out.extend(_listed(here))
+    return out
+
+
+@lru_cache(maxsize=2048)
+def _listed(folder: str) -> tuple[str, ...]:
+    try:
+        return tuple(os.path.join(folder, n) for n in sorted(os.listdir(folder)) if _DOCKERFILE.search(n)
+                     and os.path.isfile(os.path.join(folder, n)))
+    except OSError:
+        return ()
+
+
+@lru_cache(maxsize=1024)
+def _read(path: str) -> str | None:
+    try:
+        if os.path.getsize(path) > _READ_CAP:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _runs(dockerfile: str, base_name: str, script: str, folder: str) -> BuiltImage | None:
+    text = _read(dockerfile)
+    if text is None:
+        return None
+    shown = os.path.relpath(dockerfile, folder)
+    why = None
+    for line in _COPY.findall(text):
+        words = [w.strip('"[],') for w in line.split() if not w.startswith("--")]
+        words = [w for w in words if w]
+        if len(words) < 2:
+            continue
+        *sources, dest = words
+        if any(os.path.basename(s.rstrip("/")) == base_name for s in sources):
+            why = f"{shown} copies it into its image"
+            break
+        for source in sources:
+            target = dest + os.path.basename(source.rstrip("/")) if dest.endswith("/") else dest
+            if target.startswith("/") and re.search(rf"(?<![\w./-]){re.escape(target)}(?![\w./-])", script):
+                why = f"{shown} copies {target} into its image, and the script runs it"
+                break
+        if why:
+            break
+    if why is None:
+        return None
+    stages = _FROM.findall(text)
+    base = stages[-1] if stages and "$" not in stages[-1] and stages[-1].lower() != "scratch" else None
+    return BuiltImage(shown, base, why)
