@@ -161,6 +161,16 @@ class YNode:
             return None
         return self._keys.get(key)
 
+    def has_any(self, keys: tuple[str, ...]) -> bool:
+        """Whether a map has any of these string keys (one call where asking `get` per key is several)."""
+        if self.kind != "map":
+            return False
+        index = self._keys
+        for key in keys:
+            if key in index:
+                return True
+        return False
+
     def path(self, *keys: str | int) -> YNode | None:
         node: YNode | None = self
         for key in keys:
