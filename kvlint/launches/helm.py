@@ -20,6 +20,7 @@ from kvlint.lazyre import lazy
 from kvlint.sources.text import Mapped
 from kvlint.sources.yaml import YamlFile, YNode
 
+# launch_strings spells these out (every scalar of a document is asked): keep the two alike
 ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.entrypoints")
 
 
@@ -103,19 +104,22 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     while stack:
         limits.check()
         node, env = stack.pop()
-        if node.is_scalar:
-            if any(m in node.text for m in ENTRY_MARKERS):
+        kind = node.kind
+        if kind == "scalar":
+            text = node.text  # ENTRY_MARKERS
+            if "vllm serve" in text or "sglang serve" in text or "sglang.launch_server" in text \
+                    or "vllm.entrypoints" in text:
                 launches, _, notes = run_script(_ci_expressions(yf.mapped(node)), env)
                 ctx = LaunchContext(image=image, notes=tuple(notes))
                 out.extend(finish(yf.path, f, ctx, ManifestGpu()) for f in launches)
-        elif node.is_seq:
-            stack.extend((item, env) for item in reversed(node.items))
+        elif kind == "seq":
+            stack.extend([(item, env) for item in reversed(node.items)])
         else:
             pairs = list(node.pairs())
             scoped = [val for key, _, val in pairs if key in _SCOPES]
             inner = {**env, **{k: v for val in scoped for k, v in _scope(val)}} if scoped else env
             for key, _, val in reversed(pairs):
-                if key == "image" and val.is_scalar and image is None:
+                if key == "image" and image is None and val.kind == "scalar":
                     image = val.text
                 stack.append((val, inner))
     return out
