@@ -166,13 +166,6 @@ class BudgetCache:
                     table.clear()
                 dict.__setitem__(table, key, value)
 
-    def store(self, sizing: Sizing, settings: Mapping[str, Any], items: tuple[tuple[str, str], ...] | None,
-              outcome: Outcome) -> None:
-        """An outcome computed with `keep` False, kept after all (the sweep's card the resolver draws)."""
-        if len(self.outcomes) >= self.bound:
-            self.outcomes.clear()
-        self.outcomes[_key(sizing, settings, items)] = outcome
-
     def get(self, sizing: Sizing, settings: Mapping[str, Any],
             items: tuple[tuple[str, str], ...] | None = None, keep: bool = True) -> Outcome:
         """`items`: settings_items(settings) when the caller asks for many cards with the same settings.

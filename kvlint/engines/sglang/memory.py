@@ -401,8 +401,9 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
         mrr = min(mrr, mamba_slots // mamba_slots_per_request(settings))
     kv = _kv_sizes(model, tokens, page, tp // attn_dp, dcp, size, kv_name)
     unchecked = weights_unchecked_text(model, weights_bytes is not None)
-    _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes,
-         unchecked)
+    if not steps.quiet:
+        _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes,
+             unchecked)
     return Budget(
         engine=NAME, engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
         gpu_memory_bytes=facts.total_bytes, parallel=Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp, attn_dp=attn_dp),

@@ -710,7 +710,8 @@ def vllm_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, vers
     cap = Capacity(limiting.num_blocks, *capacity(list(inp.groups), limiting.num_blocks, fit.length, inp.reserve,
                                                   inp.ver, inp.par.dcp))
     footprint = fixed_pool_footprint(inp, stages, steps)
-    _log_results(steps, inp, limiting, cap, fit, footprint)
+    if not steps.quiet:
+        _log_results(steps, inp, limiting, cap, fit, footprint)
     return assemble(inp, steps, stages, limiting, fit, cap, footprint)
 
 
@@ -764,7 +765,8 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
                  fixed_pool=int_setting(settings, "kv_cache_memory_bytes"),
                  override=int_setting(settings, "num_gpu_blocks_override"), spec=spec,
                  reserved=reserved_terms(settings, model, par, dtype, mnbt, steps), layout=layout)
-    _log_inputs(steps, inp, util)
+    if not steps.quiet:
+        _log_inputs(steps, inp, util)
     return inp, steps
 
 
