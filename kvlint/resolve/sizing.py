@@ -122,7 +122,7 @@ def compute(sizing: Sizing, settings: Mapping[str, Any]) -> Outcome:
 
 
 def settings_items(settings: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted((k, repr(v)) for k, v in settings.items()))
+    return tuple(sorted([(k, repr(v)) for k, v in settings.items()]))
 
 
 def _key(sizing: Sizing, settings: Mapping[str, Any],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from types import MappingProxyType
 from typing import Any
 
@@ -644,8 +645,7 @@ def stage_needed(st: Stage, ver: VllmVersion, reserve: int) -> Callable[[int], i
     lay = st.layout
     if lay is None:
         return compute
-    basis = ver.check_basis
-    return lambda n: lay.need(basis, n, reserve, compute)
+    return partial(lay.need, ver.check_basis, reserve=reserve, compute=compute)  # need(basis, n, ...)
 
 
 def _stage_need(st: Stage, ver: VllmVersion, reserve: int) -> Callable[[int], int]:
