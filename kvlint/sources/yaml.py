@@ -320,7 +320,7 @@ def _collection_size(node: Any, sizes: dict[int, int], key_text: Callable[[Any],
     if missing:  # a merged map's children: sized on their own first
         for n in missing:
             node_size(n, sizes, key_text)
-    return 1 + sum(sizes[id(k)] + sizes[id(v)] for k, v in pairs)
+    return 1 + sum([sizes[id(k)] + sizes[id(v)] for k, v in pairs])
 
 
 @record
