@@ -96,7 +96,7 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
                     stack.append((item, anc))
 
 
-_CONTAINER_KEYS = ("command", "args", "env", "storageUri")  # what _argv_like, _env_configured_image, _format_engine read
+_CONTAINER_KEYS = ("command", "args", "env", "storageUri")  # what _argv_like, _env_configured_image, _format_engine ask
 
 
 FORMAT_NOTE = ("KServe predictor with modelFormat {engine} and no arguments: the engine's flags are in the "

@@ -166,7 +166,7 @@ class YNode:
         if self.kind != "map":
             return False
         index = self._keys
-        for key in keys:
+        for key in keys:  # noqa: SIM110 - a loop, not any() over a generator: asked of every map a walk visits
             if key in index:
                 return True
         return False
