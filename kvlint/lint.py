@@ -601,7 +601,7 @@ def _wanted(findings: Iterable[Finding], origins: dict[Finding, Origin], linted:
 
 def _text_of(have: dict[int, str]) -> str:
     """A file's text with only these lines (the others empty), as code frames index it."""
-    return "\n".join(have.get(n, "") for n in range(1, max(have) + 1)) + "\n" if have else ""
+    return "\n".join([have.get(n, "") for n in range(1, max(have) + 1)]) + "\n" if have else ""
 
 
 def _reread(path: str, numbers: set[int], have: dict[int, str], options: LintOptions) -> dict[int, str]:

@@ -357,6 +357,14 @@ def _key(f: Finding) -> tuple[Any, ...]:
     return (f.code, span.line if span else None, span.col if span else None)
 
 
+def _lacks(have: dict[str, bool], needs: Iterable[str]) -> bool:
+    """An input the rule needs is missing (a loop, not all() over a generator: asked per rule and launch)."""
+    for n in needs:  # noqa: SIM110 - any() over a generator is what this loop saves
+        if not have.get(n, True):
+            return True
+    return False
+
+
 def _run(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
     _load()
     have = {"model": ctx.model is not None, "gpu": ctx.gpu is not None or ctx.budget is not None,
@@ -364,7 +372,7 @@ def _run(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
     unresolved = set(ctx.unresolved)
     for code in sorted(codes):
         r = _RULES.get(code)
-        if r is None or r.check is None or not all(have.get(n, True) for n in r.needs):
+        if r is None or r.check is None or _lacks(have, r.needs):
             continue
         if unresolved and any(ctx.engine.setting(role) in unresolved for role in r.reads):
             continue  # never the engine default in place of a value the file leaves to its deploy tooling

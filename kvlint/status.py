@@ -42,11 +42,11 @@ class Sweep:
 
     @property
     def passing(self) -> tuple[str, ...]:
-        return tuple(c.gpu for c in self.cards if c.starts)
+        return tuple([c.gpu for c in self.cards if c.starts])  # a list: a generator resumes once per card
 
     @property
     def failing(self) -> tuple[str, ...]:
-        return tuple(c.gpu for c in self.cards if not c.starts)
+        return tuple([c.gpu for c in self.cards if not c.starts])
 
 
 @record

@@ -177,7 +177,7 @@ def expand_word(word: Word, m: Mapped, env: Mapping[str, str], positional: Posit
     for part in word.parts:
         segs.extend(_expand_part(part, m, env, positional))
     fields = _split_fields(segs, m)
-    if len(fields) == 1 and any(p.kind != "lit" for p in word.parts) and word.end > word.start:
+    if len(fields) == 1 and word.literal is None and word.end > word.start:  # None: a part is an expansion
         # a value that came from an expansion points at the whole expression as written, quotes included
         fields = [replace(fields[0], span=m.span(word.start, word.end))]
     return fields

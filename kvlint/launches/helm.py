@@ -22,6 +22,7 @@ from kvlint.record import replace
 from kvlint.sources.text import Mapped
 from kvlint.sources.yaml import YamlFile, YNode
 
+# launch_strings spells these out (every scalar of a document is asked): keep the two alike
 ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.entrypoints")
 
 
@@ -109,11 +110,12 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     while stack:
         limits.check()
         node, env, matrix = stack.pop()
-        if node.is_scalar:
+        kind = node.kind
+        if kind == "scalar":
             if _may_launch(node.text):
                 out.extend(_string_launches(yf, node, env, inputs, matrix, image))
-        elif node.is_seq:
-            stack.extend((item, env, matrix) for item in reversed(node.items))
+        elif kind == "seq":
+            stack.extend([(item, env, matrix) for item in reversed(node.items)])
         else:
             pairs = list(node.pairs())
             scoped = [val for key, _, val in pairs if key in _SCOPES]
@@ -121,7 +123,7 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
             strategy = next((val for key, _, val in pairs if key == "strategy" and val.is_map), None)
             values = {**matrix, **_matrix(strategy.get("matrix"))} if strategy is not None else matrix
             for key, _, val in reversed(pairs):
-                if key == "image" and val.is_scalar and image is None:
+                if key == "image" and image is None and val.kind == "scalar":
                     image = val.text
                 stack.append((val, inner, values))
     return out

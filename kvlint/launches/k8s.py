@@ -80,18 +80,23 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
     stack: list[tuple[YNode, list[YNode]]] = [(root, [])]
     while stack:
         node, anc = stack.pop()
-        if node.is_map:
-            cmd, args = node.get("command"), node.get("args")
-            if _argv_like(cmd) or _argv_like(args) or _env_configured_image(node) or _format_engine(node):
+        kind = node.kind
+        if kind == "map":
+            # a map with none of the keys the four tests read is none of them (most maps of a manifest)
+            if node.has_any(_CONTAINER_KEYS) and (_argv_like(node.get("command")) or _argv_like(node.get("args"))
+                                                  or _env_configured_image(node) or _format_engine(node)):
                 yield node, anc
                 continue
             for key, _, val in reversed(list(node.pairs())):
-                if key not in _SKIP_KEYS and not val.is_scalar:
+                if key not in _SKIP_KEYS and val.kind != "scalar":
                     stack.append((val, anc + [node]))
-        elif node.is_seq:
+        elif kind == "seq":
             for item in reversed(node.items):
-                if not item.is_scalar:
+                if item.kind != "scalar":
                     stack.append((item, anc))
+
+
+_CONTAINER_KEYS = ("command", "args", "env", "storageUri")  # what _argv_like, _env_configured_image, _format_engine ask
 
 
 FORMAT_NOTE = ("KServe predictor with modelFormat {engine} and no arguments: the engine's flags are in the "

@@ -414,6 +414,11 @@ def _on_ray_cluster(found: FoundLaunch, line: int) -> FoundLaunch:
 def _assign_defaults(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
     """`${VAR:=d}` in any word of a command (`: "${MODEL:=org/m}"`) sets VAR for the rest of the script."""
     for w in words:
+        for part in w.parts:  # only a word with a variable can hold `${VAR:=d}` (most words have none)
+            if part.kind == "var":
+                break
+        else:
+            continue
         for name, value in assigned_defaults(w, m, state.env, state.positional):
             if value is None:
                 state.env.pop(name, None)
@@ -482,10 +487,14 @@ def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State)
 
 def _array_ref(word: Word) -> re.Match | None:
     """`"${NAME[@]}"`, `${NAME[*]}`, `${NAME[@]+"${NAME[@]}"}`: a word that is one array expansion."""
-    parts = [p for p in word.parts if p.kind != "lit" or p.text]
-    if len(parts) != 1 or parts[0].kind != "special":
-        return None
-    return _ARRAY_REF.match(parts[0].text)
+    found = None  # the one part that is not an empty literal (a loop: asked of every word of every command)
+    for p in word.parts:
+        if p.kind == "lit" and not p.text:
+            continue
+        if found is not None or p.kind != "special":
+            return None
+        found = p
+    return None if found is None else _ARRAY_REF.match(found.text)
 
 
 def _expand(word: Word, m: Mapped, env: dict[str, str], state: _State) -> list[Field]:

@@ -7,7 +7,9 @@ keeps vllm.py and sglang.py free of duck-typing and lets tests pass hand-built n
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, overload
 
 from kvlint.budget import Step
@@ -25,6 +27,8 @@ H100_MIB = 81559  # what nvidia-smi reports for an H100 80GB (seed chapter, engi
 class Steps:
     """Accumulates derivation lines in the order a reader should follow them."""
 
+    quiet = False  # True: nothing is recorded (see quiet_steps); the memory models skip their logging blocks
+
     def __init__(self) -> None:
         self.items: list[Step] = []
         self.notes: list[str] = []
@@ -37,6 +41,34 @@ class Steps:
     def note(self, text: str) -> None:
         if text and text not in self.notes:
             self.notes.append(text)
+
+
+class _QuietSteps(Steps):
+    """The log of a budget whose derivation no one reads: the numbers are the same, no line is kept."""
+
+    quiet = True
+
+    def add(self, name: str, formula: str, value: float | int | str, unit: str = "",
+            estimated: bool = False) -> float | int | str:
+        return value
+
+    def note(self, text: str) -> None:
+        return None
+
+
+_QUIET: ContextVar[bool] = ContextVar("kvlint_quiet_steps", default=False)
+
+
+@contextmanager
+def quiet_steps() -> Iterator[None]:
+    """Budgets computed inside the block keep no derivation (steps and notes empty): a catalogue sweep's trial
+    cards and bisection points are read for their verdict only (kvlint.resolve.sweep), never shown or stored.
+    Nothing a budget computes reads its own log, so every number is what a logged budget has."""
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
 
 
 def weights_unchecked_text(model: ModelSpec, given: bool = False) -> str:
@@ -94,7 +126,7 @@ def gpu_facts(engine: str, gpu: Any, gpu_memory_bytes: int | None) -> GpuFacts:
 
 def start_steps(engine: str, resolved: Any, gpu: Any, gpu_memory_bytes: int | None) -> tuple[Steps, GpuFacts]:
     """The first derivation lines both engines share: which release is modelled, which card is assumed."""
-    steps = Steps()
+    steps = _QuietSteps() if _QUIET.get() else Steps()
     steps.note(resolved.note)
     facts = gpu_facts(engine, gpu, gpu_memory_bytes)
     if facts.defaulted:

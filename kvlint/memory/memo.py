@@ -44,4 +44,4 @@ class PerModel(Generic[T]):
 
 def settings_key(settings: Any) -> tuple[tuple[str, str], ...]:
     """A hashable stand-in for a settings mapping: every (name, repr(value)), sorted (values may be dicts)."""
-    return tuple(sorted((k, repr(v)) for k, v in settings.items()))
+    return tuple(sorted([(k, repr(v)) for k, v in settings.items()]))

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
+from kvlint.memory.common import quiet_steps
 from kvlint.record import record
 from kvlint.resolve.sizing import BudgetCache, Sizing, _key, settings_items
 from kvlint.status import CardVerdict, Sweep
@@ -75,21 +76,24 @@ def sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, *, load:
 
 def _sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, items: tuple[tuple[str, str], ...],
            load: int | None, cards: Iterable[Gpu] | None, candidates: bool) -> Sweep:
-    # the cards' and the bisection's budgets are not kept one by one: the sweep is kept whole (about 50 of them),
-    # and the one card whose budget the resolver draws (picture_card) is kept so it is not computed again
-    outcomes = {g.id: cache.get(sizing.on(g), settings, items, keep=False) for g in (cards or catalogue_cards())}
-    tried = [Trial(g, outcomes[g.id].budget) for g in (cards or catalogue_cards())]
-    tried.sort(key=lambda t: (_total(sizing, t.gpu), t.gpu.id))
-    verdicts = tuple(CardVerdict(t.gpu.id, _total(sizing, t.gpu), starts(t.budget), holds(t.budget, load),
-                                 t.gpu.marketing_gb) for t in tried)
-    minimum = least_memory(sizing, settings, cache, tried, starts, items)
-    least_load = None
-    if load is not None:
-        least_load = least_memory(sizing, settings, cache, tried, lambda b: bool(holds(b, load)), items)
+    # the cards' and the bisection's budgets are not kept one by one: the sweep is kept whole (about 50 of them).
+    # They are read for their verdict only, so they are computed without their derivation log (quiet_steps: the
+    # same numbers, a sixth less work); the one card whose budget the resolver draws (picture_card) is computed
+    # again with its log and kept.
+    with quiet_steps():
+        outcomes = {g.id: cache.get(sizing.on(g), settings, items, keep=False) for g in (cards or catalogue_cards())}
+        tried = [Trial(g, outcomes[g.id].budget) for g in (cards or catalogue_cards())]
+        tried.sort(key=lambda t: (_total(sizing, t.gpu), t.gpu.id))
+        verdicts = tuple(CardVerdict(t.gpu.id, _total(sizing, t.gpu), starts(t.budget), holds(t.budget, load),
+                                     t.gpu.marketing_gb) for t in tried)
+        minimum = least_memory(sizing, settings, cache, tried, starts, items)
+        least_load = None
+        if load is not None:
+            least_load = least_memory(sizing, settings, cache, tried, lambda b: bool(holds(b, load)), items)
     found = Sweep(minimum, least_load, verdicts, candidates)
     drawn = next((t.gpu for t in tried if t.gpu.id == picture_card(found)), None)
     if drawn is not None:
-        cache.store(sizing.on(drawn), settings, items, outcomes[drawn.id])
+        cache.get(sizing.on(drawn), settings, items)
     return found
 
 

@@ -161,6 +161,16 @@ class YNode:
             return None
         return self._keys.get(key)
 
+    def has_any(self, keys: tuple[str, ...]) -> bool:
+        """Whether a map has any of these string keys (one call where asking `get` per key is several)."""
+        if self.kind != "map":
+            return False
+        index = self._keys
+        for key in keys:  # noqa: SIM110 - a loop, not any() over a generator: asked of every map a walk visits
+            if key in index:
+                return True
+        return False
+
     def path(self, *keys: str | int) -> YNode | None:
         node: YNode | None = self
         for key in keys:
@@ -247,12 +257,14 @@ class _Doc:
 
     def items(self, node: Any) -> tuple:
         wrap = self.wrap
-        if type(node) is _SEQUENCE:
-            return tuple(wrap(c) for c in node.value)
+        if type(node) is _SEQUENCE:  # lists, not generators: every map and list of a file comes through here
+            return tuple([wrap(c) for c in node.value])
         pairs = node.value
-        if any(type(k) is _SCALAR and k.value == "<<" for k, _ in pairs):  # a merge key (or a quoted `<<`)
-            pairs = effective_pairs(node, self.key_text)
-        return tuple((wrap(k), wrap(v)) for k, v in pairs)
+        for k, _ in pairs:
+            if type(k) is _SCALAR and k.value == "<<":  # a merge key (or a quoted `<<`)
+                pairs = effective_pairs(node, self.key_text)
+                break
+        return tuple([(wrap(k), wrap(v)) for k, v in pairs])
 
 
 def effective_pairs(node: Any, key_text: Callable[[Any], str]) -> list[tuple[Any, Any]]:
@@ -308,7 +320,7 @@ def _collection_size(node: Any, sizes: dict[int, int], key_text: Callable[[Any],
     if missing:  # a merged map's children: sized on their own first
         for n in missing:
             node_size(n, sizes, key_text)
-    return 1 + sum(sizes[id(k)] + sizes[id(v)] for k, v in pairs)
+    return 1 + sum([sizes[id(k)] + sizes[id(v)] for k, v in pairs])
 
 
 @record
@@ -558,9 +570,9 @@ def _has_duplicates(root: Any) -> bool:
             keys = [k.value for k, _ in node.value if type(k) is _SCALAR]
             if len(set(keys)) != len(keys) and _repeats([k for k, _ in node.value if type(k) is _SCALAR]):
                 return True
-            stack.extend(n for pair in node.value for n in pair if type(n) is not _SCALAR)
+            stack.extend([n for pair in node.value for n in pair if type(n) is not _SCALAR])
         elif type(node) is _SEQUENCE:
-            stack.extend(n for n in node.value if type(n) is not _SCALAR)
+            stack.extend([n for n in node.value if type(n) is not _SCALAR])
     return False
 
 

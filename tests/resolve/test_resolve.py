@@ -245,8 +245,9 @@ def test_the_engines_image_means_flashinfers_sampler_and_a_bare_install_the_whee
 
 
 def test_a_swept_launchs_picture_is_the_sweeps_own_budget_not_a_second_one(tmp_path, monkeypatch):
-    """The sweep keeps the outcome of the card the resolver draws (the smallest that starts the launch), so
-    drawing it computes no budget of its own; the picture is the one the card's own sizing gives."""
+    """The sweep tries each card without a derivation log (quiet_steps), then computes the card the resolver
+    draws (the smallest that starts the launch) once with its log and keeps it, so drawing it computes no
+    budget of its own; the picture is the one the card's own sizing gives, with its steps."""
     from kvlint.resolve import sizing
 
     computed = []
@@ -257,4 +258,8 @@ def test_a_swept_launchs_picture_is_the_sweeps_own_budget_not_a_second_one(tmp_p
     assert r.sweep is not None and r.picture is not None and r.picture.gpu_name
     drawn = r.sweep.passing[0]
     on_card = [g for g, total in computed if g is not None and g.id == drawn and total is None]  # not bisecting
-    assert len(on_card) == 1  # by the sweep, not again for the picture
+    assert len(on_card) == 2  # by the sweep: tried quietly, then with its log; not again for the picture
+    from kvlint.gpus import lookup_gpu
+
+    fresh = real(r.what_if.sizing.on(lookup_gpu(drawn)), dict(r.settings)).budget
+    assert r.picture.steps and r.picture == fresh  # the whole budget, its derivation log included

@@ -226,11 +226,11 @@ def pool_tokens(model: ModelSpec, settings: Mapping[str, Any], layers: Any, attn
         return 0, 0
     if is_hybrid_swa(model, settings):
         ratio = float_setting(settings, "swa_full_tokens_ratio", 0.8)
-        full = sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind in (FULL, MLA))
-        swa = sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind not in (FULL, MLA))
+        full = sum([per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind in (FULL, MLA)])
+        swa = sum([per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind not in (FULL, MLA)])
         cell = full + ratio * swa
         return page_align(int(available // cell), page), math.ceil(cell)
-    cell = math.ceil(sum(per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn))
+    cell = math.ceil(sum([per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn]))  # a list: per layer
     cell += mxfp8_scale_bytes(attn, attn_tp, dcp, kv_name)
     if draft_layers:  # EAGLE / NEXTN: the draft shares the target's per-layer KV size (pool_configurator.py)
         draft = int(cell * draft_layers / len(attn))
@@ -401,8 +401,9 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
         mrr = min(mrr, mamba_slots // mamba_slots_per_request(settings))
     kv = _kv_sizes(model, tokens, page, tp // attn_dp, dcp, size, kv_name)
     unchecked = weights_unchecked_text(model, weights_bytes is not None)
-    _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes,
-         unchecked)
+    if not steps.quiet:
+        _log(steps, facts, _Pool(pre_load, weights, other, mfs, rest, cell, tokens, page, context, mrr), non_kv_bytes,
+             unchecked)
     return Budget(
         engine=NAME, engine_version=ver.version, model=model.model_id, gpu_name=facts.name,
         gpu_memory_bytes=facts.total_bytes, parallel=Parallel(tp=tp, pp=pp, dp=dp, dcp=dcp, attn_dp=attn_dp),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from types import MappingProxyType
 from typing import Any
 
@@ -644,8 +645,7 @@ def stage_needed(st: Stage, ver: VllmVersion, reserve: int) -> Callable[[int], i
     lay = st.layout
     if lay is None:
         return compute
-    basis = ver.check_basis
-    return lambda n: lay.need(basis, n, reserve, compute)
+    return partial(lay.need, ver.check_basis, reserve=reserve, compute=compute)  # need(basis, n, ...)
 
 
 def _stage_need(st: Stage, ver: VllmVersion, reserve: int) -> Callable[[int], int]:
@@ -710,7 +710,8 @@ def vllm_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, vers
     cap = Capacity(limiting.num_blocks, *capacity(list(inp.groups), limiting.num_blocks, fit.length, inp.reserve,
                                                   inp.ver, inp.par.dcp))
     footprint = fixed_pool_footprint(inp, stages, steps)
-    _log_results(steps, inp, limiting, cap, fit, footprint)
+    if not steps.quiet:
+        _log_results(steps, inp, limiting, cap, fit, footprint)
     return assemble(inp, steps, stages, limiting, fit, cap, footprint)
 
 
@@ -764,7 +765,8 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
                  fixed_pool=int_setting(settings, "kv_cache_memory_bytes"),
                  override=int_setting(settings, "num_gpu_blocks_override"), spec=spec,
                  reserved=reserved_terms(settings, model, par, dtype, mnbt, steps), layout=layout)
-    _log_inputs(steps, inp, util)
+    if not steps.quiet:
+        _log_inputs(steps, inp, util)
     return inp, steps
 
 

@@ -29,7 +29,7 @@ class Group:
 
     def blocks_per_request(self, max_model_len: int, reserve_tokens: int) -> int:
         """UniformType groups take the worst member (engines.md 1.2 table, last row)."""
-        return max(s.blocks_per_request(max_model_len, reserve_tokens) for s in self.distinct_specs)
+        return max([s.blocks_per_request(max_model_len, reserve_tokens) for s in self.distinct_specs])
 
     @cached_property
     def distinct_specs(self) -> frozenset[KVSpec]:
@@ -37,11 +37,11 @@ class Group:
         return frozenset(self.specs)
 
     def bytes_per_block(self, keep: set[LayerKey] | None = None) -> int:
-        return sum(s.page for k, s in zip(self.layers, self.specs, strict=False) if keep is None or k in keep)
+        return sum([s.page for k, s in zip(self.layers, self.specs, strict=False) if keep is None or k in keep])
 
     @property
     def block_size(self) -> int:
-        return min(s.block_size for s in self.specs)
+        return min([s.block_size for s in self.specs])  # lists, not generators: asked per budget and length
 
 
 def promote_hybrid(specs: dict[LayerKey, KVSpec]) -> dict[LayerKey, KVSpec]:
@@ -156,7 +156,7 @@ def worker_groups(groups: list[Group], layers: frozenset[LayerKey]) -> list[Grou
 
 
 def needed_bytes(groups: list[Group], bpb: int, max_model_len: int, reserve: int) -> int:
-    return bpb * sum(g.blocks_per_request(max_model_len, reserve) for g in groups)
+    return bpb * sum([g.blocks_per_request(max_model_len, reserve) for g in groups])
 
 
 def estimate_max_len(groups: list[Group], bpb: int, check_mem: int, upper: int, reserve: int) -> int:
