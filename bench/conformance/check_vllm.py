@@ -25,7 +25,7 @@ from engine_vllm import Engine  # noqa: E402
 
 GIB = 2**30
 NOT_COVERED = {  # the harness cannot build these layers without the model's torch code
-    "qwen3_next": "Qwen3-Next Mamba state (gated delta net shapes come from the model's layers)",
+    "qwen3_next": "Qwen3-Next hybrid planner run (its state per request is compared: mamba_state_check)",
     "deepseek_v4": "DeepSeek-V4 compressed / packed KV layout",
     # models.py has no layer list for these yet (it read them as full attention, so every comparison on them
     # compared a wrong restatement): gated-delta-net / Mamba-2 state with vLLM's hybrid block alignment and
@@ -94,19 +94,63 @@ def chunked_disables_hma(text: dict[str, Any], version: tuple[int, ...]) -> bool
     return version < (0, 16) and bool(text.get("attention_chunk_size"))
 
 
-def engine_side(eng: Engine, config: dict[str, Any], s: dict[str, Any]) -> dict[str, Any]:
+REWRITTEN: dict[str, set[str]] = defaultdict(set)  # what the harness restated because the wheel's code could not run
+
+
+def derived_len(eng: Engine, model_id: str, config: dict[str, Any]) -> int:
+    """The wheel's own default length (ModelConfig.get_and_verify_max_len on its get_config's hf_config); the
+    restatement in models.py only where the wheel cannot load the config."""
+    length = eng.derived_len(model_id, models.raw(model_id))
+    if length is None:
+        REWRITTEN["derived length (models.derived_len)"].add(model_id)
+        return models.derived_len(config, eng.version)
+    return length
+
+
+def engine_side(eng: Engine, model_id: str, config: dict[str, Any], s: dict[str, Any]) -> dict[str, Any]:
     text = models.text_config(config)
-    refusal = dcp_refusal(text, s, eng.version)
+    if eng.version >= (0, 20) and eng.view(model_id, models.raw(model_id)) is not None:
+        refusal = eng.parallel_refusal(model_id, models.raw(model_id), s["tp"], s["pp"], s["dcp"])
+    else:
+        REWRITTEN["DCP validity (dcp_refusal)"].add(model_id)
+        refusal = dcp_refusal(text, s, eng.version)
     if refusal:
         return {"refused": refusal}
-    derived = models.derived_len(config, eng.version)
+    derived = derived_len(eng, model_id, config)
     length = derived if s["max_model_len"] in (None, -1) else s["max_model_len"]
-    model_dtype = {"float32": "bfloat16"}.get(str(text.get("torch_dtype") or config.get("torch_dtype") or "bfloat16"),
-                                           str(text.get("torch_dtype") or config.get("torch_dtype") or "bfloat16"))
+    model_dtype = eng.model_dtype(model_id, models.raw(model_id))
+    if model_dtype is None:
+        REWRITTEN["model dtype (float32 -> bfloat16, else torch_dtype)"].add(model_id)
+        stated = str(text.get("torch_dtype") or config.get("torch_dtype") or "bfloat16")
+        model_dtype = {"float32": "bfloat16"}.get(stated, stated)
     kv = eng.checkpoint_kv(config) if s["kv"] == "auto" else s["kv"]  # the wheel resolves auto from the checkpoint
     kv_torch = "uint8" if kv.startswith("fp8") else model_dtype
     lays = models.layers(config, s["tp"])
-    stages = models.pp_split(len(lays), s["pp"])
+    raw = models.raw(model_id)
+    wheel = eng.kv_heads_and_size(model_id, raw, s["tp"])
+    attention = [lay for lay in lays if lay["kind"] != "mamba"]
+    per_layer = bool(attention) and eng.kv_heads_and_size(model_id, raw, s["tp"], attention[0]["index"]) is not None
+    if wheel is None:
+        REWRITTEN["KV heads per rank and head size (models.layers)"].add(model_id)
+    elif per_layer:
+        for lay in attention:  # 0.33's per-layer model-arch configs: each layer's own heads and head size
+            heads, head = eng.kv_heads_and_size(model_id, raw, s["tp"], lay["index"])
+            lay["heads"], lay["head"] = heads, head
+            if "head_v" in lay:
+                lay["head_v"] = head
+    elif len({(lay["heads"], lay["head"]) for lay in attention}) <= 1:  # one shape for the model: the wheel's
+        for lay in attention:
+            lay["heads"], lay["head"] = wheel
+            if "head_v" in lay:
+                lay["head_v"] = wheel[1]
+    else:
+        REWRITTEN["per-layer KV heads and head size (models.layers; the release keeps no per-layer configs)"].add(
+            model_id)
+    n_layers = len(models.layer_kinds(config))
+    stages = eng.pp_split(n_layers, s["pp"])
+    if stages is None:
+        REWRITTEN["PP stage split (models.pp_split)"].add(model_id)
+        stages = models.pp_split(n_layers, s["pp"])
     workers = [[lay for lay in lays if lay["index"] in st] for st in stages]
     block = s["block_size"]
     if models.is_mla(text):
@@ -181,6 +225,39 @@ def classify(eng: dict[str, Any], kv: dict[str, Any]) -> str | None:
     return "differ in " + ", ".join(diff) if diff else None
 
 
+HYBRID = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "nemotron_h")
+
+
+def mamba_state_check(eng: Engine, configs: list[tuple[str, dict[str, Any]]]) -> tuple[int, list[dict[str, Any]]]:
+    """Per-request recurrent state of one linear-attention layer on a TP rank: the wheel's model class
+    (get_mamba_state_shape/dtype_from_config, after its MODELS_CONFIG_MAP fix-ups) against kvlint's
+    layer_specs, at every TP the model's heads allow. The hybrid block alignment (backend-dependent) is not in it."""
+    from kvlint.engines.vllm.specs import layer_specs, resolve_kv_dtype
+    from kvlint.models.config import spec_from_config
+    from kvlint.models.spec import MAMBA
+
+    compared, differ = 0, []
+    for model_id, config in configs:
+        if str(models.text_config(config).get("model_type")) not in HYBRID:
+            continue
+        spec = spec_from_config(config, model_id, "bundled")
+        for tp in (1, 2, 4, 8):
+            if not valid_tp(models.text_config(config), tp):
+                continue
+            wheel = eng.mamba_state_bytes(model_id, models.raw(model_id), tp)
+            if wheel is None:
+                REWRITTEN["Mamba state bytes (not compared)"].add(model_id)
+                break
+            kv = resolve_kv_dtype("auto", spec, spec.dtype)
+            ours = [k.state_bytes for k in layer_specs(spec, tp=tp, dcp=1, block_size=16, dtype=kv).values()
+                    if k.kind == MAMBA]
+            compared += 1
+            if set(ours) != {wheel}:
+                differ.append({"model": model_id, "settings": {"tp": tp}, "engine": {"state_bytes": wheel},
+                               "kvlint": {"state_bytes": sorted(set(ours))}})
+    return compared, differ
+
+
 def main() -> None:
     root, version, count, seed = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     eng = Engine(root, version)
@@ -201,9 +278,9 @@ def main() -> None:
     refused = compared = first_stage = 0
     for i in range(count):
         model_id, config = covered[i % len(covered)]
-        s = generate(rng, models.text_config(config), models.derived_len(config, eng.version), eng.version)
+        s = generate(rng, models.text_config(config), derived_len(eng, model_id, config), eng.version)
         try:
-            e = engine_side(eng, config, s)
+            e = engine_side(eng, model_id, config, s)
         except Exception as exc:  # noqa: BLE001 - a harness gap is reported, not fatal
             e = {"refused": f"harness error {type(exc).__name__}: {exc}"}
         k = kvlint_side(model_id, config, s, version)
@@ -214,7 +291,12 @@ def main() -> None:
         cls = classify(e, k)
         if cls:
             classes[cls].append({"model": model_id, "settings": s, "engine": e, "kvlint": k})
-    print(json.dumps({"settings": count, "configs": len(covered), "refused": refused, "skipped": skipped,
+    mamba_compared, mamba_differ = mamba_state_check(eng, configs)
+    if mamba_differ:
+        classes["Mamba state bytes per request and layer differ (wheel's model class vs kvlint)"] = mamba_differ
+    print(json.dumps({"settings": count, "mamba_states_compared": mamba_compared, "configs": len(covered),
+                      "refused": refused, "skipped": skipped,
+                      "rewritten": {k: sorted(v) for k, v in REWRITTEN.items()}, "view_failures": eng.view_failures,
                       "refusal_numbers_compared": compared, "printed_is_a_first_stage": first_stage, **FORCED,
                       "mismatches": sum(len(v) for v in classes.values()), "classes": classes}))
 

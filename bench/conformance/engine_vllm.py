@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import sys
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -78,8 +80,64 @@ class Platform:
     def register_custom_kv_cache_specs(self, vllm_config: Any = None) -> None:
         return None  # CUDA registers no extra spec types
 
+    def check_max_model_len(self, max_model_len: int) -> int:
+        return max_model_len  # interface.py Platform.check_max_model_len (CUDA keeps the default)
+
+    def is_cuda_alike(self) -> bool:
+        return True
+
+    def is_cpu(self) -> bool:
+        return False
+
+    def is_tpu(self) -> bool:
+        return False
+
+    @property
+    def supported_dtypes(self) -> list[Any]:
+        """CudaPlatform.supported_dtypes on SM80 and later (every card the grid draws): bf16 first."""
+        import torch
+
+        return [torch.bfloat16, torch.float16, torch.float32]
+
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(f"harness platform has no {name!r}: the planner asked for it")
+
+
+def _defaults(config_cls: type) -> dict[str, Any]:
+    """A config dataclass's field defaults (what a start-up without the matching flags holds)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(config_cls):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            out[f.name] = f.default_factory()
+    return out
+
+
+class ModelView:
+    """A plain object on which the wheel's ModelConfig methods and properties run: each name not set on the
+    instance is looked up on the class (methods bound, properties and cached properties evaluated)."""
+
+    def __init__(self, config_cls: type) -> None:
+        self.__dict__["_cls"] = config_cls
+
+    def __getattr__(self, name: str) -> Any:
+        for klass in type.__getattribute__(self._cls, "__mro__"):
+            member = klass.__dict__.get(name)
+            if member is None:
+                continue
+            if isinstance(member, property):
+                return member.fget(self)
+            if hasattr(member, "func") and hasattr(member, "attrname"):  # functools.cached_property
+                value = member.func(self)
+                self.__dict__[name] = value
+                return value
+            if isinstance(member, (staticmethod, classmethod)):
+                return member.__get__(self, type(self))
+            if callable(member):
+                return member.__get__(self, type(self))
+            return member
+        raise AttributeError(f"ModelView has no {name!r}: set it from what the start-up would resolve")
 
 
 class Engine:
@@ -87,6 +145,7 @@ class Engine:
 
     def __init__(self, root: Path, version: str) -> None:
         self.version = tuple(int(p) for p in version.split(".")[:3])
+        loader.prepare_transformers()  # the wheel's get_config loads configs through transformers' classes
         loader.install("vllm", root)
         import torch
 
@@ -97,6 +156,8 @@ class Engine:
         self.utils = loader.require("vllm.v1.core.kv_cache_utils")
         self.planning = loader.require("vllm.v1.core.kv_cache_planning") if self.version >= (0, 30) else None
         self.capture = Capture()
+        self.views: dict[str, Any] = {}
+        self.view_failures: dict[str, str] = {}
         self.layouts = loader.require("vllm.v1.attention.backends.utils") if self.version >= (0, 30) else None
         platforms = sys.modules.get("vllm.platforms")
         if platforms is not None:  # a CUDA GPU as far as the planner asks (no device is touched)
@@ -139,6 +200,161 @@ class Engine:
         with contextlib.suppress(AttributeError, TypeError):  # what follows the MLA rule reads config not built here
             platform.check_and_update_config(cfg)
         return int(cfg.cache_config.block_size)
+
+    # ------------------------------------------------------------ the model config, by the wheel
+    def view(self, model_id: str, config: dict[str, Any]) -> Any:
+        """The wheel's own ModelConfig methods (max length, KV heads, head size, MLA, the parallel checks) on the
+        hf_config the wheel's transformers_utils.config.get_config loads from the checkpoint's config.json (its
+        config registry, transformers' class defaults, patch_rope_parameters) and, from 0.20, the model-arch config
+        its convertor derives. ModelConfig itself is a pydantic dataclass whose __post_init__ resolves the tokenizer,
+        the runner and the platform: its methods run here on a plain object carrying the fields they read.
+        None when the wheel's get_config cannot load the config (remote code: Phi-3-small's phi3small)."""
+        if model_id in self.views:
+            return self.views[model_id]
+        cm = loader.require("vllm.config.model")
+        tu = loader.require("vllm.transformers_utils.config")
+        cm.current_platform = sys.modules["vllm.platforms"].current_platform
+        folder = Path(tempfile.mkdtemp(prefix="kvlint-conformance-cfg-"))
+        (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        try:
+            view = self._view(cm, tu, folder)
+        except Exception as exc:  # noqa: BLE001 - listed as a remaining rewrite, not fatal
+            self.view_failures[model_id] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+            view = None
+        self.views[model_id] = view
+        return view
+
+    def _view(self, cm: Any, tu: Any, folder: Path) -> Any:
+        hf = tu.get_config(str(folder), trust_remote_code=False)
+        view = ModelView(cm.ModelConfig)
+        registry = SimpleNamespace(is_pp_supported_model=lambda archs, cfg: True,
+                                   is_hc_sp_supported_model=lambda archs, cfg: False)
+        view.__dict__.update(model=str(folder), revision=None, hf_config=hf, hf_text_config=tu.get_hf_text_config(hf),
+                             model_impl="auto", runner_type="generate", convert_type="none", multimodal_config=None,
+                             disable_sliding_window=False, spec_target_max_model_len=None, encoder_config=None,
+                             tokenizer=str(folder), trust_remote_code=False, tokenizer_revision=None,
+                             registry=registry, hf_image_processor_config={},
+                             # the registry's inspection (a subprocess importing the model class) does not run: the
+                             # in-tree class of architectures[0] serves the model, not the Transformers backend
+                             _model_info=SimpleNamespace(architecture=(hf.architectures or [""])[0], is_attention_free=False,
+                                                         is_hybrid=False, has_noops=False))
+        if self.version >= (0, 20):
+            conv = loader.require("vllm.transformers_utils.model_arch_config_convertor")
+            cls_conv = conv.MODEL_ARCH_CONFIG_CONVERTORS.get(hf.model_type, conv.ModelArchConfigConvertorBase)
+            convertor = cls_conv(view.hf_config, view.hf_text_config)
+            try:
+                view.model_arch_config = convertor.convert()
+            except TypeError:  # releases whose convert() takes no multimodal switch
+                view.model_arch_config = convertor.convert(supports_multimodal=False)
+        return view
+
+    def derived_len(self, model_id: str, config: dict[str, Any]) -> int | None:
+        """The length vLLM settles on with no --max-model-len: ModelConfig.get_and_verify_max_len(None) (the
+        convertor's or hf config's length keys, RoPE factors, LongRoPE's original length), None without a view."""
+        view = self.view(model_id, config)
+        return None if view is None else self._guard(model_id, "get_and_verify_max_len",
+                                                     lambda: int(view.get_and_verify_max_len(None)))
+
+    def _guard(self, model_id: str, what: str, call: Any) -> Any:
+        """The wheel's method, or None (listed in the report) where it cannot run on the config this interpreter's
+        transformers builds (an older release's code on a newer transformers)."""
+        try:
+            return call()
+        except Exception as exc:  # noqa: BLE001 - listed as a remaining rewrite, not fatal
+            self.view_failures[f"{model_id} ({what})"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+            return None
+
+    def kv_heads_and_size(self, model_id: str, config: dict[str, Any], tp: int,
+                          layer: int | None = None) -> tuple[int, int] | None:
+        """(KV heads per TP rank, head size) by ModelConfig.get_num_kv_heads / get_head_size (MLA: 1 and the
+        latent width); with `layer`, that layer's own shape from model_arch_config[layer] (0.33's per-layer
+        configs). None without a view, or for a layer when the release keeps no per-layer shapes."""
+        view = self.view(model_id, config)
+        if view is None:
+            return None
+        par = SimpleNamespace(tensor_parallel_size=tp)
+        if layer is None:
+            return self._guard(model_id, "get_num_kv_heads/get_head_size",
+                               lambda: (int(view.get_num_kv_heads(par)), int(view.get_head_size())))
+        arch = getattr(view, "model_arch_config", None)
+        if arch is None or getattr(arch, "per_layer_overrides", None) is None:
+            return None
+        one = arch[layer]
+        return int(view.get_num_kv_heads(par, arch_config=one)), int(one.head_size)
+
+    def model_dtype(self, model_id: str, config: dict[str, Any]) -> str | None:
+        """--dtype auto as config/model.py _get_and_verify_dtype resolves it (the checkpoint's dtype, a float32
+        one downcast to the platform's first supported dtype), as a name ("bfloat16"); None without a view."""
+        view = self.view(model_id, config)
+        cm = sys.modules.get("vllm.config.model")
+        if view is None or cm is None or not hasattr(cm, "_get_and_verify_dtype"):
+            return None
+        import inspect
+
+        fn = cm._get_and_verify_dtype
+        params = inspect.signature(fn).parameters
+        kwargs = {k: v for k, v in {"is_pooling_model": False, "revision": None}.items() if k in params}
+        args = (view.model, view.hf_config, "auto") if "model_id" in params else (view.hf_config, "auto")
+        dtype = self._guard(model_id, "_get_and_verify_dtype", lambda: fn(*args, **kwargs))
+        return None if dtype is None else str(dtype).replace("torch.", "")
+
+    def pp_split(self, num_layers: int, pp: int) -> list[range] | None:
+        """Each stage's layers by vllm/distributed/utils.py get_pp_indices (VLLM_PP_LAYER_PARTITION unset)."""
+        utils = _optional("vllm.distributed.utils")
+        if utils is None or not hasattr(utils, "get_pp_indices"):
+            return None
+        return [range(*utils.get_pp_indices(num_layers, rank, pp)) for rank in range(pp)]
+
+    def mamba_state_bytes(self, model_id: str, config: dict[str, Any], tp: int) -> int | None:
+        """One request's recurrent state on a TP rank for one linear-attention layer, by the wheel's own code: the
+        model-specific config update (MODELS_CONFIG_MAP: Nemotron-H's float32 SSM state, Qwen3.5's mamba_ssm_dtype),
+        then the model class's get_mamba_state_shape_from_config / get_mamba_state_dtype_from_config and
+        MambaSpec.page_size_bytes (block_size -1, no padding: the page before hybrid block alignment). None when the
+        model has no such layers or the wheel's code cannot run (listed)."""
+        view = self.view(model_id, config)
+        registry = _optional("vllm.model_executor.models.registry")
+        if view is None or registry is None:
+            return None
+        arch = (view.hf_config.architectures or [""])[0]
+        found = registry._VLLM_MODELS.get(arch)
+        if found is None:
+            return None
+        module = _optional(f"vllm.model_executor.models.{found[0]}")
+        model_cls = getattr(module, found[1], None) if module is not None else None
+        if model_cls is None or not hasattr(model_cls, "get_mamba_state_shape_from_config"):
+            return None
+        dtype = self.model_dtype(model_id, config) or "bfloat16"
+        view.dtype = DTYPES[dtype]
+        cache = SimpleNamespace(**_defaults(loader.require("vllm.config.cache").CacheConfig))  # the flags' defaults
+        vllm_config = SimpleNamespace(model_config=view, cache_config=cache, speculative_config=None, num_speculative_tokens=0,
+                                      parallel_config=SimpleNamespace(tensor_parallel_size=tp, pipeline_parallel_size=1,
+                                                                      decode_context_parallel_size=1))
+
+        def run() -> int:
+            update = getattr(_optional("vllm.model_executor.models.config"), "MODELS_CONFIG_MAP", {}).get(arch)
+            if update is not None:  # the per-architecture config fix-ups a start-up runs (mamba SSM dtypes)
+                update.verify_and_update_config(vllm_config)
+            spec = self.make("MambaSpec", block_size=-1,
+                             shapes=model_cls.get_mamba_state_shape_from_config(vllm_config),
+                             dtypes=model_cls.get_mamba_state_dtype_from_config(vllm_config))
+            return int(spec.page_size_bytes)
+
+        return self._guard(model_id, "mamba state", run)
+
+    def parallel_refusal(self, model_id: str, config: dict[str, Any], tp: int, pp: int, dcp: int) -> str | None:
+        """ModelConfig.verify_with_parallel_config (0.20+): heads divisible by TP, and for a non-MLA model with DCP
+        > 1 the GQA rules (TP > KV heads, DCP <= TP // KV heads, query heads per KV head divisible by DCP)."""
+        view = self.view(model_id, config)
+        if view is None:
+            return "no view"
+        par = SimpleNamespace(tensor_parallel_size=tp, pipeline_parallel_size=pp, decode_context_parallel_size=dcp,
+                              enable_expert_parallel=False, enable_hc_sp=False, world_size_across_dp=tp * pp,
+                              data_parallel_size=1, prefill_context_parallel_size=1)
+        try:
+            view.verify_with_parallel_config(par)
+        except (ValueError, AssertionError, NotImplementedError) as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return None
 
     # ------------------------------------------------------------ specs
     def make(self, cls_name: str, **fields: Any) -> Any:

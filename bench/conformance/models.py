@@ -35,6 +35,13 @@ def bundled() -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+def raw(model_id: str) -> dict[str, Any]:
+    """The bundled config.json as kvlint ships it, without defaults.json: what the wheel's get_config is given
+    (transformers' config classes fill their own defaults)."""
+    entry = json.loads((REGISTRY / (model_id.replace("/", "--") + ".json")).read_text())
+    return dict(entry["config"])
+
+
 def _with_defaults(config: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
     extra = defaults.get(str(config.get("model_type")), {})
     return {**extra, **config} if isinstance(extra, dict) else config

@@ -82,9 +82,17 @@ def render(label: str, report: dict) -> str:
         lines.append(f"  refusal numbers compared: {report['refusal_numbers_compared']} (the engine's printed length "
                      f"is a first failing stage's, longer than what fits every stage, in "
                      f"{report['printed_is_a_first_stage']})")
+    if "mamba_states_compared" in report:
+        lines.append(f"  Mamba state per request and layer (the wheel's model classes) compared at "
+                     f"{report['mamba_states_compared']} config x TP points")
     if "mla_settings_on_a_gpu" in report:
         lines.append(f"  MLA settings on an SM80/SM90/SM100 card: {report['mla_settings_on_a_gpu']} (the release's "
                      f"GPU-dependent block rule changed the block in {report['block_forced']})")
+    for what, ids in report.get("rewritten", {}).items():
+        lines.append(f"  restated by the harness (the wheel's code could not run): {what}: {len(ids)} configs, "
+                     f"e.g. {ids[0]}")
+    for model, why in report.get("view_failures", {}).items():
+        lines.append(f"  the wheel's config code failed on {model}: {why}")
     for note in report.get("skipped", []):
         lines.append(f"  not covered: {note}")
     for cls, items in sorted(report["classes"].items(), key=lambda kv: -len(kv[1])):

@@ -164,13 +164,18 @@ def linear_state_bytes(text: dict[str, Any]) -> int | None:
     return (conv + recurrent) * DTYPE_BYTES.get(checkpoint_dtype(text, {}), 2)
 
 
+NEMOTRON_H_SSM_DTYPE = "float32"  # vLLM NemotronHForCausalLMConfig.DEFAULT_MAMBA_SSM_CACHE_DTYPE; SGLang's default
+
+
 def mamba2_state_bytes(text: dict[str, Any]) -> int:
-    """Per-request, per-layer state of a Mamba-2 mixer (Nemotron-H) at the model dtype (the SSM state at
-    mamba_ssm_cache_dtype when given): conv state (d_inner + 2 x groups x d_state) x (kernel - 1);
-    SSM state heads x head_dim x d_state."""
+    """Per-request, per-layer state of a Mamba-2 mixer (Nemotron-H): conv state (d_inner + 2 x groups x d_state) x
+    (kernel - 1) at the model dtype; SSM state heads x head_dim x d_state at mamba_ssm_cache_dtype when the config
+    names it, else float32 for Nemotron-H (vLLM 0.20+ NemotronHForCausalLMConfig, SGLang mamba2_state_dtype: "only
+    float32 is known to have no accuracy issues"), else the model dtype."""
     heads, head_dim = int(text["mamba_num_heads"]), int(text.get("mamba_head_dim") or 64)
     groups, d_state = int(text.get("n_groups") or 1), int(text.get("ssm_state_size") or 128)
     model = DTYPE_BYTES.get(checkpoint_dtype(text, {}), 2)
-    ssm = DTYPE_BYTES.get(str(text.get("mamba_ssm_cache_dtype") or ""), model)
+    default = NEMOTRON_H_SSM_DTYPE if text.get("model_type") == "nemotron_h" else ""
+    ssm = DTYPE_BYTES.get(str(text.get("mamba_ssm_cache_dtype") or default), model)
     conv = (heads * head_dim + 2 * groups * d_state) * (int(text.get("conv_kernel") or 4) - 1)
     return conv * model + heads * head_dim * d_state * ssm

@@ -13,6 +13,7 @@ from typing import Any
 from kvlint.errors import KvlintError
 from kvlint.lazyre import lazy
 from kvlint.models.layers import hybrid_pattern
+from kvlint.models.outputs import LM_HEAD, SCORE, num_labels, output_head
 from kvlint.models.spec import MAMBA, ModelSpec, Quantization
 from kvlint.record import record
 
@@ -47,7 +48,7 @@ class LayerParams:
 class ParamCount:
     total: int  # everything the checkpoint ships except the MTP module (see `mtp`)
     embedding: int
-    lm_head: int  # 0 when tied to the embedding
+    lm_head: int  # 0 when tied to the embedding, or when the architecture has no vocabulary head (outputs.py)
     attention: int
     mlp: int  # dense FFN layers
     moe: int  # routed + shared experts
@@ -56,6 +57,8 @@ class ParamCount:
     mtp: int  # MTP / next-n draft module: one decoder layer + its projections, embedding and head
     active: int  # per token: all non-expert weights + the routed top-k, without the input embedding lookup
     layers: tuple[LayerParams, ...]
+    score: int = 0  # a classifier's hidden x num_labels head (replicated, last stage), in place of the lm_head
+    tied_head: bool = False  # the lm_head is the input embedding (a last PP stage holds its own copy)
 
     @property
     def total_with_mtp(self) -> int:
@@ -96,13 +99,16 @@ def count_params(spec: ModelSpec) -> ParamCount:
     text = _text(spec)
     layers = tuple(layer_params(spec, text, i) for i in range(spec.num_layers))
     embedding = spec.vocab_size * spec.hidden_size
-    lm_head = 0 if spec.tie_word_embeddings else embedding + (spec.vocab_size if spec.model_type == "phi" else 0)
+    head = output_head(spec.architecture)  # an embedding or reward model has no vocabulary head
+    tied = head == LM_HEAD and spec.tie_word_embeddings
+    lm_head = 0 if tied or head != LM_HEAD else embedding + (spec.vocab_size if spec.model_type == "phi" else 0)
+    score = spec.hidden_size * num_labels(spec.raw) if head == SCORE else 0
     final_norm = _norm_width(spec) + _learned_positions(spec)  # (OPT's position table: replicated, first stage)
     attention = sum(p.attn_split + p.attn_kv + p.attn_down for p in layers)
     moe = sum(p.experts + p.shared for p in layers)
     norms = sum(p.replicated for p in layers) + final_norm
-    total = embedding + lm_head + sum(p.total for p in layers) + final_norm + spec.vision_params
-    active = total - embedding + (embedding if spec.tie_word_embeddings else 0) - spec.vision_params
+    total = embedding + lm_head + score + sum(p.total for p in layers) + final_norm + spec.vision_params
+    active = total - embedding + (embedding if tied else 0) - spec.vision_params
     active -= sum(p.experts - p.active_experts for p in layers)
     return ParamCount(
         total=total,
@@ -116,6 +122,8 @@ def count_params(spec: ModelSpec) -> ParamCount:
         mtp=_mtp_params(spec, text),
         active=active,
         layers=layers,
+        score=score,
+        tied_head=tied,
     )
 
 
@@ -441,8 +449,8 @@ def _stage_bytes(
         total += counts.embedding / attn_tp * price.unquantized + counts.vision / attn_tp * price.unquantized
         total += _learned_positions(spec) * price.unquantized
     if rank == pp - 1:
-        head = counts.lm_head or (counts.embedding if pp > 1 else 0)
-        total += head / head_tp * price.head + _norm_width(spec) * price.unquantized
+        head = counts.lm_head or (counts.embedding if pp > 1 and counts.tied_head else 0)
+        total += head / head_tp * price.head + (counts.score + _norm_width(spec)) * price.unquantized
         if mtp and counts.mtp:
             last = counts.layers[-1]
             total += _layer_bytes(spec, last, price, widths, share)

@@ -64,3 +64,48 @@ def test_not_modelled_table_names_only_that_architecture():
 
     assert not_modelled("DeepseekV4ForCausalLM") is not None
     assert not_modelled("DeepseekV3ForCausalLM") is None
+
+
+def _bundled_architectures() -> dict[str, list[str]]:
+    from kvlint.models.resolve import from_registry, registry_ids
+
+    found: dict[str, list[str]] = {}
+    for model_id in registry_ids():
+        spec = from_registry(model_id)
+        assert spec is not None
+        found.setdefault(spec.architecture, []).append(model_id)
+    return found
+
+
+def test_every_bundled_config_names_its_architecture():
+    """The class is what both engines dispatch on (vLLM's registry, SGLang's EntryClass) and what kvlint's
+    not-modelled table and output head are keyed by: a trimmed config must keep `architectures`."""
+    from kvlint.models.resolve import load_registry_entry, registry_ids
+
+    for model_id in registry_ids():
+        entry = load_registry_entry(model_id.replace("/", "--") + ".json")
+        names = entry["config"].get("architectures")
+        assert isinstance(names, list) and names and all(isinstance(n, str) and n for n in names), model_id
+    assert "" not in _bundled_architectures()
+
+
+@pytest.mark.parametrize("architecture", sorted(_bundled_architectures()))
+def test_each_bundled_architecture_is_sized_by_both_engines_or_refused_as_not_modelled(architecture):
+    """Issue O item 5: an architecture is either sized (a pool, weights and a KV cell from both engines' budgets)
+    or refused by name with the reason from architectures.json `not_modelled`, never half of each."""
+    from kvlint.engines.architectures import not_modelled
+    from kvlint.errors import NotModelledError
+    from kvlint.memory import compute_budget
+    from kvlint.models.resolve import from_registry
+
+    model_id = _bundled_architectures()[architecture][0]
+    spec = from_registry(model_id)
+    reason = not_modelled(architecture)
+    for engine in ("vllm", "sglang"):
+        if reason is not None:
+            with pytest.raises(NotModelledError) as refused:
+                compute_budget(engine, spec, {"tp_size": 8}, None, gpu_memory_bytes=183 * 2**30)
+            assert str(refused.value).startswith(f"{architecture} is not modelled: {reason}")
+            continue
+        budget = compute_budget(engine, spec, {"tp_size": 8}, None, gpu_memory_bytes=183 * 2**30)
+        assert budget.weights_bytes > 0 and budget.kv_bytes_per_token > 0, (engine, model_id)

@@ -122,6 +122,18 @@ def test_nemotron_h_mamba_state_and_block_counts():
     assert abs(nano.total / 31.6e9 - 1) < 0.01  # 23 Mamba-2, 23 MoE, 6 attention blocks
 
 
+def test_nemotron_h_ssm_state_defaults_to_float32_when_the_config_names_no_dtype():
+    """Nemotron-H-56B-Base-8K's config names no mamba_ssm_cache_dtype: vLLM's NemotronHForCausalLMConfig (0.20+) and
+    SGLang's mamba2_state_dtype keep the SSM state in float32. 16,900,096 B per request and layer at TP 1 is what
+    vLLM 0.33's own NemotronHForCausalLM.get_mamba_state_shape/dtype_from_config give (MambaSpec.page_size_bytes,
+    bench/conformance); kvlint had the bf16 8,511,488 (half)."""
+    spec = from_registry("nvidia/Nemotron-H-56B-Base-8K")
+    assert "mamba_ssm_cache_dtype" not in spec.raw
+    assert {layer.state_bytes for layer in spec.layers if layer.kind == "mamba"} == {16_900_096}
+    conv = (256 * 64 + 2 * 8 * 256) * 3 * 2  # (d_inner + 2 x groups x d_state) x (kernel - 1) at bf16
+    assert conv + 256 * 64 * 256 * 4 == 16_900_096  # + heads x head_dim x d_state at float32
+
+
 @pytest.mark.parametrize(("architecture", "says"), [
     ("GlmMoeDsaForCausalLM", "latent attention"),
     ("DeciLMForCausalLM", "block_configs"),

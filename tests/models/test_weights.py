@@ -280,3 +280,57 @@ def test_mxfp4_layout_splits_like_the_experts(shared_dir):
     assert mxfp4_layout_bytes(spec, "marlin", pp=2, pp_rank=1) == mxfp4_layout_bytes(spec, "marlin") // 2
     with pytest.raises(WeightsError):
         mxfp4_layout_bytes(spec, "cutlass")
+
+
+def _mistral_7b(architecture: str, **extra) -> dict:
+    return {"architectures": [architecture], "model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336,
+            "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 32000,
+            "tie_word_embeddings": False, "torch_dtype": "float16", **extra}
+
+
+def test_an_embedding_architecture_has_no_lm_head():
+    """intfloat/e5-mistral-7b-instruct is a MistralModel: vLLM runs a base-model class as a pooling model, built
+    without its ParallelLMHead, and SGLang's MistralModel is LlamaModel + a pooler; the checkpoint ships no head.
+    7,110,660,096 is the exact count MTEB lists for Zeta-Alpha-E5-Mistral (the same shapes); kvlint gave 7.242B
+    (+1.8 %), the count of a MistralForCausalLM with its 32000 x 4096 head."""
+    from kvlint.models.resolve import from_registry
+
+    e5 = count_params(from_registry("intfloat/e5-mistral-7b-instruct"))
+    assert (e5.total, e5.lm_head, e5.score) == (7_110_660_096, 0, 0)
+    causal = spec_from_config(_mistral_7b("MistralForCausalLM"), "m/causal", "test")
+    embed = spec_from_config(_mistral_7b("MistralModel"), "m/embed", "test")
+    assert count_params(causal).total - count_params(embed).total == 32000 * 4096
+    head_bytes = 32000 * 4096 * 2  # float16
+    assert weights_bytes(causal) - weights_bytes(embed) == head_bytes
+    assert weights_bytes(causal, tp=2) - weights_bytes(embed, tp=2) == head_bytes // 2
+    # the last PP stage holds no head at all: not even the copy of the embedding a tied head gets there
+    assert weights_bytes(causal, pp=2, pp_rank=1) - weights_bytes(embed, pp=2, pp_rank=1) == head_bytes
+    assert weights_bytes(causal, pp=2, pp_rank=0) == weights_bytes(embed, pp=2, pp_rank=0)
+    tied = spec_from_config(_mistral_7b("MistralModel", tie_word_embeddings=True), "m/tied", "test")
+    assert weights_bytes(tied, pp=2, pp_rank=1) == weights_bytes(embed, pp=2, pp_rank=1)
+
+
+def test_a_classifier_keeps_a_score_of_hidden_by_labels_in_place_of_the_lm_head():
+    """vLLM's as_seq_cls_model: a ReplicatedLinear(hidden, num_labels, bias=False) on every rank, no lm_head."""
+    causal = spec_from_config(_mistral_7b("MistralForCausalLM"), "m/causal", "test")
+    labels = spec_from_config(_mistral_7b("MistralForSequenceClassification", id2label={"0": "a", "1": "b", "2": "c"}),
+                              "m/cls", "test")
+    two = spec_from_config(_mistral_7b("MistralForSequenceClassification"), "m/cls2", "test")
+    assert count_params(labels).score == 3 * 4096 and count_params(two).score == 2 * 4096
+    assert count_params(causal).total - count_params(labels).total == 32000 * 4096 - 3 * 4096
+    assert weights_bytes(causal, tp=4) - weights_bytes(labels, tp=4) == 32000 * 4096 * 2 // 4 - 3 * 4096 * 2
+
+
+@pytest.mark.parametrize(("architecture", "head"), [
+    ("Qwen3ForCausalLM", "lm_head"), ("Gemma3ForConditionalGeneration", "lm_head"), ("GPT2LMHeadModel", "lm_head"),
+    ("InternLM2ChatModel", "lm_head"), ("", "lm_head"), ("SomethingNew", "lm_head"),
+    ("MistralModel", "none"), ("Qwen3Model", "none"), ("LlamaEmbeddingModel", "none"),
+    ("Qwen2ForRewardModel", "none"), ("Qwen2ForSequenceClassification", "score"),
+    ("BertForTokenClassification", "score"),
+])
+def test_output_head_follows_the_architecture_suffix_in_vllms_order(architecture, head):
+    """vLLM's _SUFFIX_TO_DEFAULTS, first match: `ChatModel` and `LMHeadModel` generate before the catch-all
+    `Model` (pooling); a name matching nothing is run as a generator."""
+    from kvlint.models.outputs import output_head
+
+    assert output_head(architecture) == head
