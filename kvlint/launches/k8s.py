@@ -177,8 +177,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     size, _, why = group_size(anc)
     if why.startswith("LeaderWorkerSet") and size:
         env.setdefault("LWS_GROUP_SIZE", str(size))  # the LWS controller sets it to leaderWorkerTemplate.size
-    image = c.get("image")
-    image_text = _text(image)
+    image, image_text = container_image(c)
     fields, script, positional = _argv(yf, c, env)
     default = entrypoint_engine(image_text)
     notes: list[str] = []
@@ -211,6 +210,28 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
                   alias_env=tuple(facts.env_items(c, anc)), storage=_storage_uri(c, anc),
                   extra_aliases=_display_name(doc))
     return [finish(yf.path, f, ctx, gpu) for f in launches]
+
+
+_REPO_KEYS = ("image_repo", "image_repository", "imageRepo", "imageRepository", "image_name", "imageName",
+              "repository")
+_TAG_KEYS = ("image_tag", "imageTag", "tag")
+
+
+def container_image(c: YNode) -> tuple[YNode | None, str | None]:
+    """The node and text of a container's image: `image: repo:tag` (Kubernetes, compose), `image: {repository,
+    tag}` (chart values), or a repository key and a tag key beside the command (a benchmark harness's or a
+    deploy tool's own schema: `image_repo: vllm/vllm-openai` + `image_tag: x`). The repository node is the
+    image's place."""
+    image = c.get("image")
+    holder = image if image is not None and image.is_map else c
+    if image is not None and image.is_scalar:
+        return image, _text(image)
+    for key in _REPO_KEYS:
+        repo = holder.get(key)
+        if repo is not None and repo.is_scalar and (text := _text(repo)):
+            tag = next((t for k in _TAG_KEYS if (t := _text(holder.get(k)))), None)
+            return repo, f"{text}:{tag}" if tag and ":" not in text.rsplit("/", 1)[-1] else text
+    return image, None
 
 
 def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
