@@ -130,9 +130,9 @@ def _env_configured_image(node: YNode) -> bool:
     env, image = node.get("env"), node.get("image")
     if env is None or not env.is_seq or image is None or not image.is_scalar:
         return False
-    from kvlint.launches.env_launch import named_engine
+    from kvlint.launches.env_launch import configured_engine
 
-    return named_engine(image.text) is not None
+    return configured_engine(image.text) is not None
 
 
 def _argv_like(node: YNode | None) -> bool:
@@ -239,13 +239,13 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
     """A custom engine image with no command, configured by `env:` (kvlint.launches.env_launch)."""
     from kvlint.launches import env_launch
 
-    engine = env_launch.named_engine(image)
+    engine = env_launch.configured_engine(image)
     if engine is None:
         return None
     items = [(n, None, _field(v, env, yf.path)) for n, v, _ in _env_items(c, anc) if v is not None]
     spans = {n: named.span for item in _env_list(c, anc) if (named := item.get("name")) is not None
              and (n := _text(named))}
-    fields = env_launch.fields_from_env(engine, [(n, spans.get(n), v) for n, _, v in items])
+    fields = env_launch.fields_from_env(engine, [(n, spans.get(n), v) for n, _, v in items], image)
     if fields is None:
         return None
     return [FoundLaunch(engine, tuple(fields), None, env)], [env_launch.NOTE.format(image=image)]
