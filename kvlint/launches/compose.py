@@ -241,15 +241,17 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
 
 def _env_configured(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
                     image: str | None) -> list[Deployment]:
-    """A service with no command whose image is an engine wrapper configured by its environment (a known one,
-    kvlint/data/env_images.json, or a build named for the engine): the model and the flags are the service's
-    `environment:` entries (kvlint.launches.env_launch), each at its place."""
+    """A service with no command whose image is a known engine wrapper configured by its environment
+    (kvlint/data/env_images.json): the model and the flags are the service's `environment:` entries
+    (kvlint.launches.env_launch), each at its place. A local build merely named for the engine is not enough
+    here: a compose file's client services are named for the engine they call (`app-vllm`, `MODEL=...`)."""
     from kvlint.launches import env_launch
 
-    engine = env_launch.configured_engine(image)
+    entry = env_launch.env_image(image)
     node = svc.get("environment")
-    if engine is None or node is None or node.is_scalar:
+    if entry is None or node is None or node.is_scalar:
         return []
+    engine = entry.engine
     items: list[tuple[str, Span | None, Field]] = []
     for key, key_span, value, value_span in _environment_items(node):
         text, missing, _ = interpolate(value, env)

@@ -212,26 +212,24 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     return [finish(yf.path, f, ctx, gpu) for f in launches]
 
 
-_REPO_KEYS = ("image_repo", "image_repository", "imageRepo", "imageRepository", "image_name", "imageName",
-              "repository")
+_REPO_KEYS = ("image_repo", "image_repository", "imageRepo", "imageRepository", "image_name", "imageName")
 _TAG_KEYS = ("image_tag", "imageTag", "tag")
 
 
 def container_image(c: YNode) -> tuple[YNode | None, str | None]:
-    """The node and text of a container's image: `image: repo:tag` (Kubernetes, compose), `image: {repository,
-    tag}` (chart values), or a repository key and a tag key beside the command (a benchmark harness's or a
-    deploy tool's own schema: `image_repo: vllm/vllm-openai` + `image_tag: x`). The repository node is the
-    image's place."""
+    """The node and text of a container's image: `image: repo:tag` (Kubernetes, compose), or an image repository
+    key and a tag key beside the command (a benchmark harness's or a deploy tool's own schema: `image_repo:
+    vllm/vllm-openai` + `image_tag: x`; the repository node is the image's place). A chart's `image: {repository,
+    tag}` stays its chart adapter's (kvlint.launches.charts), which knows whether its templates hold the launch."""
     image = c.get("image")
-    holder = image if image is not None and image.is_map else c
-    if image is not None and image.is_scalar:
+    if image is not None:
         return image, _text(image)
     for key in _REPO_KEYS:
-        repo = holder.get(key)
+        repo = c.get(key)
         if repo is not None and repo.is_scalar and (text := _text(repo)):
-            tag = next((t for k in _TAG_KEYS if (t := _text(holder.get(k)))), None)
+            tag = next((t for k in _TAG_KEYS if (t := _text(c.get(k)))), None)
             return repo, f"{text}:{tag}" if tag and ":" not in text.rsplit("/", 1)[-1] else text
-    return image, None
+    return None, None
 
 
 def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,

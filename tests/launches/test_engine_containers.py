@@ -33,13 +33,6 @@ def test_repository_and_tag_keys_beside_an_engine_argv_are_a_launch():
     assert dep.get("tensor_parallel_size") == 2 and _at(dep.settings["tensor_parallel_size"].span) == (12, 7)
 
 
-def test_an_image_map_with_repository_and_tag_is_the_image():
-    text = ("server:\n  image:\n    repository: vllm/vllm-openai\n    tag: v0.9.0\n"
-            "  args: [--model, org/m, --max-model-len, '4096']\n")
-    [dep] = read_path("values.yaml", text).deployments
-    assert (dep.model, dep.engine_version, dep.get("max_model_len")) == ("org/m", "0.9.0", 4096)
-
-
 def test_a_repository_key_of_another_image_is_not_an_engine():
     text = "job:\n  image_repo: python\n  image_tag: '3.12'\n  command: [--model, org/m, --max-model-len, '4096']\n"
     assert read_path("cell.yaml", text).deployments == []
@@ -103,3 +96,11 @@ def test_env_images_table_matches_its_schema():
     from kvlint.data import load_json
 
     jsonschema.validate(load_json("env_images.json"), load_json("env_images.schema.json"))
+
+
+def test_a_client_service_named_for_the_engine_is_not_an_env_configured_launch():
+    """A compose client built as `app-vllm` with `LLM_MODEL=...` calls the engine; only a known wrapper image is
+    read from its environment in a compose file."""
+    text = ("services:\n  llm-service:\n    image: fasttalk-llm-service-vllm:latest\n    environment:\n"
+            "      - VLLM_BASE_URL=http://vllm:8000/v1\n      - LLM_MODEL=llama3.2:1b\n")
+    assert read_path("docker-compose.yml", text).deployments == []
