@@ -171,3 +171,12 @@ def test_a_hardware_forks_tag_is_not_an_engine_release():
     from kvlint.resolve.lookups import _dated_build
 
     assert _dated_build("opea/vllm-gaudi:1.22.0", get_engine("vllm")) is None
+
+
+def test_a_stand_ins_length_is_never_printed_as_the_models():
+    """Sample F: KV108 said "at context_length 131,072" for Qwen2.5-1.5B-Instruct, the base's length. A verdict
+    every candidate length agrees on keeps the first candidate's words and says they are its figures."""
+    [f] = check("stand-in-length.sh", "KV108").findings
+    assert f.severity == Severity.INFO
+    assert "[figures for context length 131,072; the same verdict on 32,768:" in f.message
+    assert f.data["figures_for"].startswith("131,072")
