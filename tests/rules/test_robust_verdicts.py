@@ -191,3 +191,15 @@ def test_agreed_words_that_differ_say_whose_figures_they_are():
     assert said.message.endswith("[figures for context length 131,072; the same verdict on 32,768: "
                                  "set --context-length]") and said.data["figures_for"] == values[0]
     assert _figures_of_first(first, [first, first], "context length", values, "x") is first  # same words: as is
+
+
+def test_a_choice_no_release_knows_on_an_unpinned_launch_names_the_release_assumed():
+    """Sample F: `--disaggregation-mode language` (an SGLang development branch's mode) was an error "the server
+    exits"; unrelated to every released choice and with no release pinned, it is an info naming the release."""
+    [f] = check("dev-branch-value.sh", "KV007").findings
+    assert f.severity == Severity.INFO and "0.5.23 assumed" in f.message and "pin the image tag" in f.message
+
+
+def test_a_slip_of_a_valid_choice_stays_an_error():
+    found = check("slip-value.sh", "KV007").findings
+    assert [(f.severity, f.data["value"]) for f in found] == [(Severity.ERROR, "fp16"), (Severity.ERROR, "prefil")]
