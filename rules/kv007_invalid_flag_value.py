@@ -8,7 +8,8 @@ of at least 1, MLA-only cache dtypes on MLA models). The finding points at the v
 
 A value that is not a choice of the newest release kvlint models and is unrelated to every one (a mode only a
 development branch has) is said as an info naming the release assumed when the launch pins none: a newer
-build may accept it. A near miss (`prefil`, `fp16` beside `fp8`), or any refused value on a pinned release, stays an error.
+build may accept it. A near miss (`prefil`, `fp16` beside `fp8`), or any refused value on a pinned release,
+stays an error.
 
 ## Why it matters
 argparse exits with `invalid ... value` or `invalid choice`, and the engine's config validation
@@ -48,8 +49,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             release = _table_version(dep.engine)
             yield check.rule.finding(
                 ctx, f"{engine} {release or 'as kvlint models it'} rejects {what}: {bad.reason}; the launch pins no "
-                     f"release ({release or 'the newest'} assumed) and the value is unrelated to every valid one, so it may "
-                     "come from a newer or development build, where the verdict differs: pin the image tag, or "
+                     f"release ({release or 'the newest'} assumed) and the value is unrelated to every valid one, so "
+                     "it may come from a newer or development build, where the verdict differs: pin the image tag, or "
                      "`engine-version:` in .kvlint.yaml, to settle it",
                 bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw, setting=bad.setting,
                 severity=Severity.INFO)

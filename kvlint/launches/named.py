@@ -137,9 +137,11 @@ def _program(words: list[str]) -> str:
 
 _ENGINE_WORD = lazy(r"vllm|sglang", re.IGNORECASE)
 # a model key of a values / config file whose value is a Hub id (`modelName: meta-llama/Llama-3.2-90B-Vision`)
-_MODEL_KEY = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?(?:model|model[-_]?(?:name|path|id)|served[-_]?model)[\"']?[ \t]*:[ \t]*"
-                  r"[\"']?(?P<id>[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9])[\"']?[ \t]*(?:#.*)?$", re.IGNORECASE | re.MULTILINE)
-_GPU_REQUEST = lazy(r"\b(?:nvidia\.com|amd\.com)/gpu\b|^[ \t]*(?:gpus?|gpu[-_]?count|num[-_]?gpus)[ \t]*:[ \t]*[\"']?[1-9]",
+_MODEL_KEY = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?(?:model|model[-_]?(?:name|path|id)|served[-_]?model)[\"']?[ \t]*:"
+                  r"[ \t]*[\"']?(?P<id>[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9])[\"']?[ \t]*(?:#.*)?$",
+                  re.IGNORECASE | re.MULTILINE)
+_GPU_REQUEST = lazy(r"\b(?:nvidia\.com|amd\.com)/gpu\b"
+                    r"|^[ \t]*(?:gpus?|gpu[-_]?count|num[-_]?gpus)[ \t]*:[ \t]*[\"']?[1-9]",
                     re.IGNORECASE | re.MULTILINE)
 # a program whose name says it starts a server (`python -m serving.start_server`, `./launch_server.py`)
 _SERVER_PROGRAM = lazy(r"(?:^|[./_-])(?:start|launch|run)[-_]?(?:server|serving)(?:\.py)?$|(?:^|[./_-])serve(?:\.py)?$",
@@ -171,20 +173,20 @@ def _launch_shaped(path: str, text: str, kind: str) -> Finding | None:
                        fix=fix, path=path)
     if kind not in _COMMAND_KINDS:
         return None
-    for number, line in enumerate(text.split("\n"), 1):
-        stripped = line.lstrip()
+    for number, source in enumerate(text.split("\n"), 1):
+        stripped = source.lstrip()
         if not stripped or stripped.startswith(("#", "//", "REM ")):
             continue
         program = _program(stripped.split())
         if not program or not _SERVER_PROGRAM.search(program.strip("\"'")):
             continue
-        col = line.find(program) + 1
+        at = source.find(program) + 1
         message = (f"`{program}` starts a server here, in a file that names an engine, but it is not an engine "
                    "command kvlint knows (a repository's own wrapper: its config decides the model and the flags); "
                    "nothing here is checked")
         fix = ("write the engine's own command (`vllm serve MODEL --flags`) where kvlint can read it, or add "
                "`# kvlint: disable-file` when this program starts no engine")
-        return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, number, col, number, col + len(program)),
+        return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, number, at, number, at + len(program)),
                        fix=fix, path=path)
     return None
 
