@@ -207,7 +207,17 @@ def _close_names(name: str) -> tuple[str, ...]:
     names = sorted({n for g in all_gpus() for n in (g.id, *g.aliases)})
     from kvlint.suggest import close_matches  # only for a GPU name the catalogue does not know
 
-    return tuple(close_matches(name, names, n=3, cutoff=0.5))
+    return tuple(c for c in close_matches(name, names, n=6, cutoff=0.5) if _plausible_typo(name, c))[:3]
+
+
+def _plausible_typo(name: str, candidate: str) -> bool:
+    """A close catalogue name is offered only when it could be a slip of the same product: a model number of the
+    same length that differs (`RTX4060` against `RTX4090`, `L20` against `L40`) is another real card, not a typo;
+    an extra or missing digit (`H1000`) or letters and separators are."""
+    import re
+
+    ours, theirs = re.findall(r"\d{2,}", name), re.findall(r"\d{2,}", candidate)
+    return not any(a != b and len(a) == len(b) for a, b in zip(ours, theirs, strict=False))
 
 
 def _mig(text: str) -> Gpu:

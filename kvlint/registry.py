@@ -332,7 +332,7 @@ def _agreed(ctx: Context, codes: list[str]) -> Iterator[Finding]:
             if len(on) == len(values):
                 differ = [v for v, have in zip(values, runs, strict=True) if _verdict(have[key]) != _verdict(f)]
                 if not differ:
-                    yield _said(f, ctx)
+                    yield _figures_of_first(_said(f, ctx), [have[key] for have in runs], name, values, settle)
                     continue
                 words = f" [the verdict differs on {name} {', '.join(differ)}: {settle}]"
                 said = _said(f, ctx)
@@ -344,6 +344,17 @@ def _agreed(ctx: Context, codes: list[str]) -> Iterator[Finding]:
             said = _said(f, ctx)
             yield replace(said, severity=Severity.INFO, message=f.message + words,
                           data={**said.data, "open_input": name, "on": on, "off": off})
+
+
+def _figures_of_first(f: Finding, each: list[Finding], name: str, values: tuple[str, ...], settle: str) -> Finding:
+    """A verdict every value agrees on, whose words differ between the values (a length, a memory figure): the
+    words are the first value's, so the finding says so and names the other values, never one value as the
+    fact (a stand-in's 131,072 tokens for a model that may derive 32,768)."""
+    if all(g.message == f.message for g in each):
+        return f
+    bare = [v.split(" (", 1)[0] for v in values]  # the settle words name each value's sources
+    words = f" [figures for {name} {bare[0]}; the same verdict on {', '.join(bare[1:])}: {settle}]"
+    return replace(f, message=f.message + words, data={**f.data, "open_input": name, "figures_for": values[0]})
 
 
 def _verdict(f: Finding) -> tuple[Any, ...]:

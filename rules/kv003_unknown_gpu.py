@@ -4,9 +4,11 @@
 The GPU product comes from `--gpu`, the manifest (`nvidia.com/gpu.product` node selectors and
 affinities, `cloud.google.com/gke-accelerator`, instance types, chart keys), the fleet map in
 `.kvlint.yaml` (`node-labels:`, `gpus:` per path) or `gpu:` there. A product that is named but not in
-kvlint's catalogue is a warning on that launch, with close names (the rule's one warning; it is listed as
-info, what it prints in every other case), unless the name states its memory (`rtx4070-8gb`, a MIG profile
-such as `mig-2g.48gb`): such a card is real, only not in kvlint's catalogue, so it is an info saying so
+kvlint's catalogue is a warning on that launch when it looks like a typo of a catalogue card (close names
+are offered: an extra digit, letters, separators; never another model number of the same length, `RTX 4050`
+is not a slip of `RTX 4090`), the rule's one warning; it is listed as info, what it prints in every other
+case: a name with no close card, or one that states its memory (`rtx4070-8gb`, a MIG profile such as
+`mig-2g.48gb`), is a real card only missing from kvlint's catalogue, so it is an info saying so
 (`--gpu-memory` sizes it). When no product is named at all, kvlint sizes the launch
 against the whole catalogue instead (KV108) and says so once per run, as an info finding with the
 one-line fix. A launch on a TPU, CPU, Gaudi or Neuron device is not sized
@@ -63,7 +65,15 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield check.rule.finding(
         ctx, f"{ctx.gpu_error}{swept}", span,
         fix="declare the GPU (nvidia.com/gpu.product node selector), pass --gpu, or set `gpu:` in .kvlint.yaml",
-        severity=Severity.INFO if _states_memory(dep.gpu) else Severity.WARNING, gpu=dep.gpu)
+        severity=Severity.WARNING if _looks_like_a_typo(ctx.gpu_error) and not _states_memory(dep.gpu)
+        else Severity.INFO, gpu=dep.gpu)
+
+
+def _looks_like_a_typo(error: str) -> bool:
+    """The catalogue offered close names (kvlint.gpus: only a plausible slip of one of its cards, never another
+    model number): a typo worth fixing. With none, the name is a card kvlint lacks (`RTX 4050`): sized on the
+    catalogue, said as an info (the reviewer's table judged those warnings noise)."""
+    return "did you mean" in error
 
 
 def _states_memory(name: str | None) -> bool:

@@ -6,6 +6,11 @@ SGLang reads `32k` but not `32K`; vLLM has no `--kv-cache-dtype fp16`, SGLang no
 against the checks the engine runs at start-up (`--gpu-memory-utilization` in (0, 1], parallel sizes
 of at least 1, MLA-only cache dtypes on MLA models). The finding points at the value as written.
 
+A value that is not a choice of the newest release kvlint models and is unrelated to every one (a mode only a
+development branch has) is said as an info naming the release assumed when the launch pins none: a newer
+build may accept it. A near miss (`prefil`, `fp16` beside `fp8`), or any refused value on a pinned release,
+stays an error.
+
 ## Why it matters
 argparse exits with `invalid ... value` or `invalid choice`, and the engine's config validation
 raises before any weight is loaded: the pod crash-loops, usually after a long image pull. The
@@ -40,9 +45,44 @@ def check(ctx: Context) -> Iterator[Finding]:
     engine = c.title(dep.engine)
     for bad in (*dep.invalid_values, *((ctx.refusal,) if ctx.refusal is not None else ())):
         what = f"{bad.flag} {bad.raw}".strip() if bad.flag else "these settings"
+        if ctx.pinned_version is None and bad in dep.invalid_values and _beyond_the_tables(bad.raw, bad.reason):
+            release = _table_version(dep.engine)
+            yield check.rule.finding(
+                ctx, f"{engine} {release or 'as kvlint models it'} rejects {what}: {bad.reason}; the launch pins no "
+                     f"release ({release or 'the newest'} assumed) and the value is unrelated to every valid one, so "
+                     "it may come from a newer or development build, where the verdict differs: pin the image tag, or "
+                     "`engine-version:` in .kvlint.yaml, to settle it",
+                bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw, setting=bad.setting,
+                severity=Severity.INFO)
+            continue
         yield check.rule.finding(
             ctx, f"{engine} rejects {what}: {bad.reason}; the server exits before loading the model",
             bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw, setting=bad.setting)
+
+
+def _beyond_the_tables(raw: str, reason: str) -> bool:
+    """An invalid choice unrelated to every valid one (`--disaggregation-mode language` against null, prefill,
+    decode: an SGLang development branch's mode) may be a newer build's value; a slip (`prefil`) or a spelling of
+    the same family (`fp16` beside `fp8`) is not."""
+    if not reason.startswith("valid: ") or not raw or raw.startswith(("$", "{")):
+        return False
+    from kvlint.suggest import close_matches
+
+    choices = [v.strip().lower() for v in reason[len("valid: "):].split(",") if v.strip()]
+    low = raw.lower()
+    related = any(c[:2] == low[:2] or c in low or low in c for c in choices)  # `fp16` beside fp8: a wrong spelling
+    return not related and not close_matches(low, choices, n=1, cutoff=0.6)
+
+
+def _table_version(engine: str) -> str:
+    """The newest release the engine's flag table was read from."""
+    from kvlint.errors import KvlintError
+    from kvlint.flags.flag_table import flag_table
+
+    try:
+        return flag_table(engine).version
+    except KvlintError:
+        return ""
 
 
 def _fix(reason: str) -> str:

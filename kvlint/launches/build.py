@@ -138,11 +138,15 @@ def _aliases(model: Setting | None, served: Setting | None, ctx: LaunchContext) 
     if ctx.extra_aliases:
         return ctx.extra_aliases + _aliases(model, served, replace(ctx, extra_aliases=()))
     if not model.resolved:  # only the literal tail of an unresolved path can name the model
-        own = path_alias(str(model.raw or model.value)) if is_path_like(str(model.raw or model.value)) else None
+        raw = str(model.raw or model.value)
+        own = path_alias(raw) if is_path_like(raw) or _VAR_PREFIX.match(raw) else None
         return (ModelAlias(own, "path", model.span),) if own else ()
     names = served.value if served is not None and isinstance(served.value, list) else [served.value] if served else []
     served_names = [(str(n), served.span if served else None) for n in names if served is not None and served.resolved]
     return model_aliases(str(model.value), served_names, ctx.alias_env, ctx.mounts, ctx.storage, model.span)
+
+
+_VAR_PREFIX = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/")  # `$ROOT/...`, `${ROOT}/...`: a path under a variable
 
 
 def _why_var(expr: str, runtime: dict[str, str]) -> str:

@@ -66,6 +66,8 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     interpolate = with_supplied(env)  # .env beside the file, then configured variables
     fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
     found, inferred = _launch(fields, image_text, own_entrypoint=nodes[0] is not None)
+    if found is None and not fields:
+        return _env_configured(yf, name, svc, interpolate, image_text)
     if found is None:
         return _mounted_script(yf, name, svc, fields, interpolate, image_text)
     used = sorted({v for n in nodes if n is not None for v in _REF.findall(_text_of(n)) if v in env})
@@ -274,6 +276,47 @@ def _mount_of(svc: YNode, target: str) -> tuple[str, Span | None] | None:
         if rest.split(":", 1)[0].rstrip("/") == target and host.startswith("./"):
             return host, item.span
     return None
+
+
+def _env_configured(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
+                    image: str | None) -> list[Deployment]:
+    """A service with no command whose image is a known engine wrapper configured by its environment
+    (kvlint/data/env_images.json): the model and the flags are the service's `environment:` entries
+    (kvlint.launches.env_launch), each at its place. A local build merely named for the engine is not enough
+    here: a compose file's client services are named for the engine they call (`app-vllm`, `MODEL=...`)."""
+    from kvlint.launches import env_launch
+
+    entry = env_launch.env_image(image)
+    node = svc.get("environment")
+    if entry is None or node is None or node.is_scalar:
+        return []
+    engine = entry.engine
+    items: list[tuple[str, Span | None, Field]] = []
+    for key, key_span, value, value_span in _environment_items(node):
+        text, missing, _ = interpolate(value, env)
+        if text and not missing:
+            items.append((key, key_span, Field(text, value_span)))
+    fields = env_launch.fields_from_env(engine, items, image)
+    if fields is None:
+        return []
+    ctx = LaunchContext(name, image, notes=(env_launch.NOTE.format(image=image),))
+    return [finish(yf.path, FoundLaunch(engine, tuple(fields), None, {}), ctx, _gpus(svc))]
+
+
+def _environment_items(node: YNode) -> list[tuple[str, Span, str, Span]]:
+    """(name, its span, value, its span) of `environment:` as a list of NAME=value or a map."""
+    out = []
+    for item in node.items if node.is_seq else ():
+        key, eq, value = item.text.partition("=") if item.is_scalar else ("", "", "")
+        sp = item.span
+        if eq and key and sp.line == sp.end_line:
+            at = sp.col + (item.style in ("'", '"')) + len(key) + 1
+            out.append((key, Span(sp.path, sp.line, at - len(key) - 1, sp.line, at - 1),
+                        value, Span(sp.path, sp.line, at, sp.line, at + len(value))))
+    for key, knode, value in node.pairs() if node.is_map else ():
+        if value.is_scalar and value.text:
+            out.append((key, knode.span, value.text, value.span))
+    return out
 
 
 def _script_run(fields: list[Field]) -> str | None:

@@ -11,12 +11,46 @@ environment).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 from kvlint.launches.env import Field
 from kvlint.launches.images import named_engine
+from kvlint.record import record
 from kvlint.span import Span
 
-__all__ = ["MODEL_VARS", "NOTE", "fields_from_env", "named_engine"]
+
+@record
+class EnvImage:
+    """A known engine wrapper image configured by its environment (kvlint/data/env_images.json)."""
+
+    image: str
+    engine: str
+    model_vars: tuple[str, ...]
+    aliases: tuple[tuple[str, str], ...]  # env name -> the flag's dest, for names that are not the flag upper-cased
+
+
+@cache
+def _table() -> tuple[EnvImage, ...]:
+    from kvlint.data import load_json
+
+    return tuple(EnvImage(e["image"], e["engine"], tuple(e["model_vars"]), tuple(sorted(e["aliases"].items())))
+                 for e in load_json("env_images.json")["images"])
+
+
+def env_image(image: str | None) -> EnvImage | None:
+    """The table's entry for an image reference (`runpod/worker-v1-vllm:stable-cuda12.1.0`), longest match first."""
+    low = (image or "").lower()
+    found = [e for e in _table() if e.image in low]
+    return max(found, key=lambda e: len(e.image)) if found else None
+
+
+def configured_engine(image: str | None) -> str | None:
+    """The engine an environment-configured image starts: a known wrapper image, else a custom build named for
+    the engine."""
+    entry = env_image(image)
+    return entry.engine if entry is not None else named_engine(image)
+
+__all__ = ["MODEL_VARS", "NOTE", "EnvImage", "configured_engine", "env_image", "fields_from_env", "named_engine"]
 
 MODEL_VARS = ("MODEL", "MODEL_NAME", "MODEL_ID", "HF_MODEL", "HF_MODEL_ID", "MODEL_PATH", "MODEL_REPO",
               "HF_MODEL_NAME", "LLM_MODEL", "SERVED_MODEL")
@@ -26,22 +60,28 @@ NOTE = ("model and settings read from the container's environment: {image} is a 
         "no command here, whose entry point starts it with these variables")
 
 
-def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]) -> list[Field] | None:
+def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]],
+                    image: str | None = None) -> list[Field] | None:
     """(name, name span, value) of the environment as the engine's argv: `--model VALUE` first, then each
-    variable that spells one of the engine's flags; None without a model variable."""
+    variable that spells one of the engine's flags (or that a known wrapper image maps to one:
+    kvlint/data/env_images.json); None without a model variable."""
     from kvlint.launches.keys import option_for_key, spelled_as_flag
 
+    entry = env_image(image)
+    model_vars = (entry.model_vars if entry is not None else ()) + MODEL_VARS
+    aliases = dict(entry.aliases) if entry is not None else {}
     model: list[Field] = []
     flags: list[Field] = []
     for name, span, value in items:
         upper = name.upper()
-        if upper in MODEL_VARS:
+        if upper in model_vars:
             model = model or [Field("--model", span or value.span), value]
             continue
         if any(s in upper for s in _SECRET) or not value.text:
             continue
-        key = next((upper[len(p) :] for p in _PREFIXES if upper.startswith(p)), upper).lower()
-        option = option_for_key(engine, key) if spelled_as_flag(key) else None
+        key = aliases.get(upper) or next((upper[len(p) :] for p in _PREFIXES if upper.startswith(p)), upper).lower()
+        # a known wrapper maps every flag's upper-cased name (`DTYPE` too); elsewhere a bare word is no evidence
+        option = option_for_key(engine, key) if entry is not None or spelled_as_flag(key) else None
         if option is None:
             continue
         low = value.text.lower()

@@ -287,14 +287,17 @@ def looks_like_hub_id(text: str | None) -> bool:
 def path_alias(path: str) -> str | None:
     """The Hub id a path names: an HF cache folder (`models--org--name`, also below `snapshots/`),
     or a tail `<folder>/Org/Name` under a generic folder (`/models/Qwen/Qwen3-8B`) whose name has a
-    digit, as model names do (`/var/mdl/YOUR-MODEL-PATH` names nothing). Only literal text counts:
-    segments with an unresolved expression are skipped."""
+    digit, as model names do (`/var/mdl/YOUR-MODEL-PATH` names nothing), also with a revision folder after it
+    (`/models/microsoft/Phi-3-mini-4k-instruct/main`, a commit hash). Only literal text counts: segments with an
+    unresolved expression are skipped (`$ROOT/huggingface/Org/Name-7B` names Org/Name-7B by its literal tail)."""
     body = path.split("://", 1)[-1] if "://" in path else path
     parts = [p for p in re.split(r"[/\\]+", body) if p and p != "."]
     for seg in reversed(parts):
         m = _CACHE_DIR.match(seg)
         if m and not _unresolved(seg) and (seg.startswith("models--") or seg.count("--") == 1):
             return f"{m.group(1)}/{m.group(2)}"
+    while len(parts) > 2 and _REVISION_DIR.fullmatch(parts[-1]):
+        parts = parts[:-1]  # `/models/org/Name/main`, `.../Name/<commit>`: a revision folder below the id
     if len(parts) < 2 or any(_unresolved(p) or "$" in p for p in parts[-2:]):
         return None
     org, name = parts[-2], parts[-1]
@@ -302,6 +305,9 @@ def path_alias(path: str) -> str | None:
     if under_generic and any(ch.isdigit() for ch in name) and looks_like_hub_id(f"{org}/{name}"):
         return f"{org}/{name}"
     return None
+
+
+_REVISION_DIR = re.compile(r"main|master|[0-9a-f]{7,40}")
 
 
 def oci_alias(uri: str) -> tuple[str, str] | None:

@@ -135,9 +135,9 @@ def _env_configured_image(node: YNode) -> bool:
     env, image = node.get("env"), node.get("image")
     if env is None or not env.is_seq or image is None or not image.is_scalar:
         return False
-    from kvlint.launches.env_launch import named_engine
+    from kvlint.launches.env_launch import configured_engine
 
-    return named_engine(image.text) is not None
+    return configured_engine(image.text) is not None
 
 
 def _argv_like(node: YNode | None) -> bool:
@@ -182,8 +182,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     size, _, why = group_size(anc)
     if why.startswith("LeaderWorkerSet") and size:
         env.setdefault("LWS_GROUP_SIZE", str(size))  # the LWS controller sets it to leaderWorkerTemplate.size
-    image = c.get("image")
-    image_text = _text(image)
+    image, image_text = container_image(c)
     fields, script, positional = _argv(yf, c, env)
     default = entrypoint_engine(image_text)
     notes: list[str] = []
@@ -218,18 +217,38 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     return [finish(yf.path, f, ctx, gpu) for f in launches]
 
 
+_REPO_KEYS = ("image_repo", "image_repository", "imageRepo", "imageRepository", "image_name", "imageName")
+_TAG_KEYS = ("image_tag", "imageTag", "tag")
+
+
+def container_image(c: YNode) -> tuple[YNode | None, str | None]:
+    """The node and text of a container's image: `image: repo:tag` (Kubernetes, compose), or an image repository
+    key and a tag key beside the command (a benchmark harness's or a deploy tool's own schema: `image_repo:
+    vllm/vllm-openai` + `image_tag: x`; the repository node is the image's place). A chart's `image: {repository,
+    tag}` stays its chart adapter's (kvlint.launches.charts), which knows whether its templates hold the launch."""
+    image = c.get("image")
+    if image is not None:
+        return image, _text(image)
+    for key in _REPO_KEYS:
+        repo = c.get(key)
+        if repo is not None and repo.is_scalar and (text := _text(repo)):
+            tag = next((t for k in _TAG_KEYS if (t := _text(c.get(k)))), None)
+            return repo, f"{text}:{tag}" if tag and ":" not in text.rsplit("/", 1)[-1] else text
+    return None, None
+
+
 def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
                     env: dict[str, str]) -> tuple[list[FoundLaunch], list[str]] | None:
     """A custom engine image with no command, configured by `env:` (kvlint.launches.env_launch)."""
     from kvlint.launches import env_launch
 
-    engine = env_launch.named_engine(image)
+    engine = env_launch.configured_engine(image)
     if engine is None:
         return None
     items = [(n, None, _field(v, env, yf.path)) for n, v, _ in _env_items(c, anc) if v is not None]
     spans = {n: named.span for item in _env_list(c, anc) if (named := item.get("name")) is not None
              and (n := _text(named))}
-    fields = env_launch.fields_from_env(engine, [(n, spans.get(n), v) for n, _, v in items])
+    fields = env_launch.fields_from_env(engine, [(n, spans.get(n), v) for n, _, v in items], image)
     if fields is None:
         return None
     return [FoundLaunch(engine, tuple(fields), None, env)], [env_launch.NOTE.format(image=image)]

@@ -39,12 +39,24 @@ def _pair(flag: str, knode: YNode, val: YNode) -> list[Field]:
         if val.tag.endswith(":null") or val.text == "":
             return []  # a chart key set to "" (or nothing) means "leave the engine's default"
         if val.tag.endswith(":bool") and isinstance(val.value, bool):
-            name = flag if val.value else "--no-" + flag[2:]
-            return [Field(name, knode.span)]
+            if val.value:
+                return [Field(flag, knode.span)]
+            # a structured setting is a keyword argument, not CLI text: `false` of an on/off flag is its `--no-`
+            # form, and of a store_true flag (`disable_log_stats: false`) the default, which no argv spells
+            negative = "--no-" + flag[2:]
+            return [Field(negative, knode.span)] if negatable(negative) else []
         return [Field(flag, knode.span), _value(val)]
     if val.is_seq:
         return [Field(flag, knode.span)] + [_value(i) for i in val.items if i.is_scalar]
     return [Field(flag, knode.span), Field(json.dumps(val.data(), default=str), val.span)]
+
+
+def negatable(option: str) -> bool:
+    """Whether an engine's flag table has this `--no-` option (an on/off flag: BooleanOptionalAction)."""
+    from kvlint.engines.registered import engine_names
+    from kvlint.launches.argv import exact_option
+
+    return any(exact_option(engine, option) is not None for engine in engine_names())
 
 
 def _value(node: YNode) -> Field:

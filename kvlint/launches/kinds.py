@@ -48,7 +48,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("yaml", "kvlint.launches.read:read_yaml", suffixes=(".yaml", ".yml", ".yaml.tpl", ".yml.tpl")),
     Kind("shell", "kvlint.launches.shellfile:read", suffixes=(".sh", ".bash", ".slurm", ".sbatch"),
          sniff=("#!", "vllm ", "python", "sglang ", "docker run", "export ")),
-    Kind("dockerfile", "kvlint.launches.dockerfile:read", suffixes=(".dockerfile",), prefixes=("dockerfile",),
+    # Podman/Buildah's `Containerfile` is the same format under another name
+    Kind("dockerfile", "kvlint.launches.dockerfile:read", suffixes=(".dockerfile", ".containerfile"),
+         prefixes=("dockerfile", "containerfile"),
          sniff=("FROM ", "ARG ", "from ", "arg ")),
     Kind("json", "kvlint.launches.read:read_yaml", suffixes=(".json",),
          walk_hint=("vllm", "sglang", "engine", "serve", "hub.json")),
@@ -88,8 +90,12 @@ def walked_size(path: str, size: int) -> bool:
 
 def sniffed(text: str) -> Kind:
     """The kind of a text whose name says nothing (stdin, a file named on the command line): its first
-    words, else YAML."""
-    head = text.lstrip()[:200]
+    words, else YAML. Leading `#` comment lines (not a `#!` shebang, which is the shell's) are passed over: a
+    Dockerfile or a script often opens with a licence or a usage comment, and a comment is not YAML either."""
+    head = text.lstrip()[:4096]
+    while head.startswith("#") and not head.startswith("#!"):
+        head = head.partition("\n")[2].lstrip()
+    head = head[:200]
     return next((k for k in KINDS if k.sniff and head.startswith(k.sniff)), _BY_NAME["yaml"])
 
 

@@ -42,7 +42,7 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     if found is not None and kind == "notes" and not _ENTRY_WORDS.search(found[2]):
         return None  # prose that names an image is no place in a notes file: only a command is
     if found is None:
-        return _flag_shaped(path, text, kind)
+        return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind)
     line, col, what = found
     span = Span(path, line, col, line, col + len(what))
     source_line = text.split("\n", line)[line - 1]
@@ -79,8 +79,8 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
         if kind == "python" and _toggles_docstring(line):
             in_doc = not in_doc
             continue
-        if in_doc:
-            continue
+        if in_doc or (kind in ("python", "notebook") and _IMPORT.match(line)):
+            continue  # `from vllm.entrypoints.openai... import X` is library use in a program, not a launch
         m = _NAMED.search(line)
         if m is None:
             continue
@@ -107,6 +107,7 @@ def _run_from_variable(text: str) -> tuple[int, int, str] | None:
     return None
 
 
+_IMPORT = lazy(r"\s*(?:from|import)\s")
 _FLAG_SHAPED = lazy(r"--model(?:[-_]path)?[= \t]+\S")
 _SIZING = lazy(r"--(?:tensor[-_]parallel[-_]size|tp[-_]size|pipeline[-_]parallel[-_]size|max[-_]model[-_]len|"
                r"gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static|context[-_]length)\b")
@@ -157,6 +158,62 @@ def _program(words: list[str]) -> str:
             k += 1
         k += k < len(words) and words[k] == "-m"
     return words[k] if k < len(words) else (words[-1] if words else "")
+
+
+_ENGINE_WORD = lazy(r"vllm|sglang", re.IGNORECASE)
+# a model key of a values / config file whose value is a Hub id (`modelName: meta-llama/Llama-3.2-90B-Vision`)
+_MODEL_KEY = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?(?:model|model[-_]?(?:name|path|id)|served[-_]?model)[\"']?[ \t]*:"
+                  r"[ \t]*[\"']?(?P<id>[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9])[\"']?[ \t]*(?:#.*)?$",
+                  re.IGNORECASE | re.MULTILINE)
+_GPU_REQUEST = lazy(r"\b(?:nvidia\.com|amd\.com)/gpu\b"
+                    r"|^[ \t]*(?:gpus?|gpu[-_]?count|num[-_]?gpus)[ \t]*:[ \t]*[\"']?[1-9]",
+                    re.IGNORECASE | re.MULTILINE)
+# a program whose name says it starts a server (`python -m serving.start_server`, `./launch_server.py`)
+_SERVER_PROGRAM = lazy(r"(?:^|[./_-])(?:start|launch|run)[-_]?(?:server|serving)(?:\.py)?$|(?:^|[./_-])serve(?:\.py)?$",
+                       re.IGNORECASE)
+_STRUCTURED_KINDS = ("yaml", "json")
+
+
+def _launch_shaped(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for a launch kvlint sees the shape of but not the engine command of, in a file that names vLLM or
+    SGLang anywhere (a comment or a port name counts here: it says what the file is for): a values or config file
+    that sets a Hub model next to a GPU request (a repository's own chart, whose template holds the command), or a
+    command that runs a program named as a server starter (`python -m serving.start_server --config x.yaml`, a
+    repository's own wrapper). Once per file, at the first such line; files that name no engine cost one scan."""
+    if _ENGINE_WORD.search(text) is None:
+        return None
+    if kind in _STRUCTURED_KINDS:
+        model = _MODEL_KEY.search(text)
+        if model is None or _GPU_REQUEST.search(text) is None:
+            return None
+        line = text.count("\n", 0, model.start("id")) + 1
+        col = model.start("id") - (text.rfind("\n", 0, model.start("id")) + 1) + 1
+        what = model.group("id")
+        message = (f"model {what} and a GPU request are set here, in a file that names an engine, but kvlint found no "
+                   "engine command or chart layout it knows (a repository's own chart or program whose template "
+                   "holds the command); nothing here is checked")
+        fix = ("point kvlint at the chart (templates/ beside this file) or write the launch as a command line it "
+               "reads, or add `# kvlint: disable-file` when this file starts no engine")
+        return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, line, col, line, col + len(what)),
+                       fix=fix, path=path)
+    if kind not in _COMMAND_KINDS:
+        return None
+    for number, source in enumerate(text.split("\n"), 1):
+        stripped = source.lstrip()
+        if not stripped or stripped.startswith(("#", "//", "REM ")):
+            continue
+        program = _program(stripped.split())
+        if not program or not _SERVER_PROGRAM.search(program.strip("\"'")):
+            continue
+        at = source.find(program) + 1
+        message = (f"`{program}` starts a server here, in a file that names an engine, but it is not an engine "
+                   "command kvlint knows (a repository's own wrapper: its config decides the model and the flags); "
+                   "nothing here is checked")
+        fix = ("write the engine's own command (`vllm serve MODEL --flags`) where kvlint can read it, or add "
+               "`# kvlint: disable-file` when this program starts no engine")
+        return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, number, at, number, at + len(program)),
+                       fix=fix, path=path)
+    return None
 
 
 def _toggles_docstring(line: str) -> bool:

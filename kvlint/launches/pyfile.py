@@ -22,6 +22,7 @@ from kvlint.launches import ReadResult
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field
 from kvlint.launches.groups import is_launch
+from kvlint.launches.keys import negatable
 from kvlint.launches.named import ENTRY_MARKERS
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.lazyre import lazy
@@ -604,7 +605,8 @@ def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[De
     for key, key_node, value in _mapping(kwargs.get("engine_kwargs")):
         flag = Field("--" + key.replace("_", "-"), src.span(key_node))
         if isinstance(value, ast.Constant) and isinstance(value.value, bool):
-            fields += [flag] if value.value else []
+            negative = "--no-" + flag.text[2:]  # False: an on/off flag's `--no-` form, else the default (nothing)
+            fields += [flag] if value.value else [Field(negative, flag.span)] if negatable(negative) else []
         elif isinstance(value, (ast.Dict, ast.List)) and _literal(value) is not None:
             fields += [flag, Field(json.dumps(_literal(value)), src.span(value))]
         else:

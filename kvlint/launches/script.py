@@ -119,6 +119,8 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
         while open_bodies and open_bodies[-1][1] == k:
             name, _, before = open_bodies.pop()
             state.defined[name] = state.launches[before:]
+    if depth == 0 and state.arrays:
+        state.launches.extend(_array_commands(state))
     if state.called:  # a function's launches are those of its calls, with their arguments, not of its body alone
         drop = {id(f) for name in state.called for f in state.defined.get(name, [])}
         state.launches = [f for f in state.launches if id(f) not in drop]
@@ -127,6 +129,26 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
 
         state.launches = one_per_deployment(state.launches)
     return state.launches, state.env, state.notes
+
+
+def _array_commands(state: _State) -> list[FoundLaunch]:
+    """An array that holds a whole engine command (`cmd=( vllm serve "$MODEL" --tp 8 )`, grown by `cmd+=(...)`) is
+    a launch however it is run: `"${cmd[@]}"` in a command the reader followed (then it is that launch already),
+    `printf '%q ' "${cmd[@]}"` into a generated script, `exec`, a `nohup` of a file. Its words keep the places
+    they were written at."""
+    used = {f.span for launch in state.launches for f in launch.fields}
+    out = []
+    for name, words in state.arrays.items():
+        if not words or words[0].span in used or any(w.span in used for w in words[1:3]):
+            continue
+        found = launch_in_argv(list(words), state.env)
+        if found is None:
+            continue
+        note = f"the command is kept in the array {name}=( ... ) and run through its expansion \"${{{name}[@]}}\""
+        optional = tuple(f"{added} is added to ${{{name}[@]}} only when a condition holds: read without it"
+                         for added in state.optional.get(name, []))
+        out.append(replace(found, notes=found.notes + (note, *optional)))
+    return out
 
 
 def _looks_like_flag(zeroth: str) -> bool:

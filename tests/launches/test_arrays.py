@@ -77,3 +77,39 @@ def test_docker_run_of_a_custom_image_holding_the_engine_name(tmp_path):
                  "docker run org/spark-vllm-build:1 bash -c 'echo hi'\n")
     (d,) = read_path(str(p)).deployments
     assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len")) == ("vllm", "org/custom", (1, 46), 4096)
+
+
+WHOLE_COMMAND = """#!/usr/bin/env bash
+MODEL="${VLLM_MODEL:-org/array-held}"
+TP="${VLLM_TP:-8}"
+server_cmd=(
+  vllm serve "${MODEL}"
+  --tensor-parallel-size "${TP}"
+  --max-model-len 32768
+)
+if [[ "${TOOLS}" == "1" ]]; then
+  server_cmd+=(--enable-auto-tool-choice)
+fi
+{
+  printf 'docker run --rm vllm/vllm-openai:latest'
+  printf ' %q' "${server_cmd[@]}"
+} > "${cmd_file}"
+nohup "${cmd_file}" > log 2>&1 &
+"""
+
+
+def test_an_array_holding_the_whole_engine_command_is_a_launch_however_it_is_run():
+    """The array is only expanded into a generated script (`printf %q`): its words are still the launch."""
+    (d,) = read_path("serve.sh", WHOLE_COMMAND).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "org/array-held", (5, 14))
+    assert d.get("tensor_parallel_size") == 8 and _at(d.settings["tensor_parallel_size"].span) == (6, 26)
+    assert d.get("max_model_len") == 32768 and _at(d.settings["max_model_len"].span) == (7, 19)
+    assert "enable_auto_tool_choice" not in d.settings
+    assert any("server_cmd" in n for n in d.notes)
+
+
+def test_an_array_run_by_a_command_is_one_launch_and_an_args_only_array_none():
+    ran = WHOLE_COMMAND.replace("printf ' %q' \"${server_cmd[@]}\"", '"${server_cmd[@]}"')
+    assert len(read_path("serve.sh", ran).deployments) == 1
+    args_only = "args=(--model org/m --max-model-len 4096)\necho \"${args[@]}\"\n"
+    assert read_path("serve.sh", args_only).deployments == []

@@ -93,6 +93,12 @@ def test_docker_mount_maps_the_container_path_to_the_host_path():
     ("/mnt/petrelfs/user/gveval_user/Qwen2.5-72B-Instruct", None),  # org folder not under a generic folder
     ("/models/Qwen3-8B", None),  # one segment: the registry's by-name lookup handles it
     ("/models/${ORG}/Qwen3-8B", None),
+    # a revision folder after the id (sample F): the id before it
+    ("/models/microsoft/Phi-3-mini-4k-instruct/main", "microsoft/Phi-3-mini-4k-instruct"),
+    ("/models/Qwen/Qwen3-8B/3f1e2d4c5b6a79880123456789abcdef01234567", "Qwen/Qwen3-8B"),
+    ("/models/org/main", None),  # `main` is no model name
+    # an unresolvable prefix: the literal tail under a generic folder still names the model
+    ("$PROJECT_ROOT/huggingface/heterodoxin/gemma-4-e4b-it-apostate", "heterodoxin/gemma-4-e4b-it-apostate"),
 ])
 def test_path_alias(path, alias):
     assert path_alias(path) == alias
@@ -163,3 +169,9 @@ def test_unresolved_is_the_one_pattern_it_replaced(module, old):
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
         assert unresolved(text) == bool(pattern.search(text)), text
+
+
+def test_an_unresolved_prefix_keeps_the_path_name_of_its_literal_tail():
+    text = 'python -m sglang.launch_server --model-path "$ROOT/huggingface/Qwen/Qwen3-8B" --tp 1\n'
+    (d,) = read_path("serve.sh", text).deployments
+    assert not d.model_resolved and [(a.name, a.how) for a in d.model_aliases] == [("Qwen/Qwen3-8B", "path")]

@@ -269,3 +269,57 @@ def test_a_local_build_of_an_engine_given_only_its_flags_runs_the_engine():
     (d,) = _deps("local-image.sh")
     assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/local-build", (4, 16))
     assert d.get("mem_fraction_static") == 0.85 and any("carries it" in n for n in d.notes)
+
+
+# Never silent (sample F): a launch whose engine command kvlint cannot see, in a file that names the engine only
+# in a comment or a port name, is said once; an import of an engine module is not a launch.
+OWN_CHART_VALUES = """app: llama-90b
+modelName: meta-llama/Llama-3.2-90B-Vision-Instruct
+service:
+  ports:
+    - name: http-sglang
+resources:
+  limits:
+    nvidia.com/gpu: "8"
+extraArgs: {}
+# https://github.com/sgl-project/sglang/blob/main/docs/backend/server_arguments.md
+"""
+
+OWN_WRAPPER_JOB = """#!/bin/bash
+#SBATCH --gres=gpu:1
+MODEL="Qwen/Qwen2.5-7B-Instruct"
+echo "--- Starting vLLM server ---"
+python -m serving.start_server \\
+    --config configs/serving.yaml --role "${ROLE}" &
+python -m serving.healthcheck --url http://localhost:8000
+"""
+
+
+def test_own_chart_values_with_a_model_and_gpus_in_a_file_naming_the_engine_are_said_once():
+    result = read_path("values.yaml", OWN_CHART_VALUES)
+    assert result.deployments == []
+    [note] = result.findings
+    assert (note.code, str(note.severity), _at(note.span)) == ("KV008", "info", (2, 12))
+    assert "meta-llama/Llama-3.2-90B-Vision-Instruct" in note.message
+    # no engine named anywhere, or no GPU request: a model catalogue / client config, not a launch: nothing said
+    assert read_path("values.yaml", OWN_CHART_VALUES.replace("sglang", "web")).findings == []
+    assert read_path("values.yaml", OWN_CHART_VALUES.replace('nvidia.com/gpu: "8"', "cpu: 2")).findings == []
+
+
+def test_own_server_wrapper_in_a_job_naming_the_engine_is_said_once():
+    result = read_path("bench.sbatch", OWN_WRAPPER_JOB)
+    assert result.deployments == []
+    [note] = result.findings
+    assert (note.code, _at(note.span)) == ("KV008", (5, 11)) and "serving.start_server" in note.message
+    # the echo is prose, the health check is no server: without the wrapper line nothing is said
+    text = OWN_WRAPPER_JOB.replace("serving.start_server", "serving.prepare")
+    assert read_path("bench.sbatch", text).findings == []
+
+
+def test_an_import_of_an_engine_module_is_not_a_place():
+    text = ("import os\nfrom vllm.engine.async_llm_engine import AsyncLLMEngine\n"
+            "from vllm.entrypoints.openai.serving_chat import OpenAIServingChat\n"
+            "engine = AsyncLLMEngine.from_engine_args(args)\n")
+    assert read_path("app.py", text).findings == [] and read_path("app.py", text).deployments == []
+    # the module run as a program is still a place
+    assert read_path("app.py", 'cmd = "python -m vllm.entrypoints.openai.api_server"\n').findings

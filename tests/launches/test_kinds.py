@@ -23,7 +23,8 @@ NAMES = [
     "package.json", "config.json", "tsconfig.json", "README.md", "notes.txt", "x.yaml.bak", "x.ps1.bak",
     "Makefile.am", "docs/index.rst", "a/makefile/readme.md", "supervisord.conf", "vllm.service", "Procfile",
     "pyproject.toml", "setup.ini", "requirements.txt", "serving.properties", "notebooks/serve.ipynb",
-    "infra/main.tf", "jobs/vllm.nomad", "x.tfvars",
+    "infra/main.tf", "jobs/vllm.nomad", "x.tfvars", "container/Containerfile", "Containerfile.gpu",
+    "img.containerfile", "Dockerfile.rocm", "containerfiles.md",
 ]
 
 
@@ -65,9 +66,42 @@ def test_a_name_that_says_nothing_is_read_by_its_first_words():
     assert sniffed("#!/bin/bash\nvllm serve m\n").name == "shell"
     assert sniffed("FROM vllm/vllm-openai\n").name == "dockerfile"
     assert sniffed("apiVersion: v1\n").name == "yaml"
+    # a leading comment is neither YAML nor a kind of its own: the first instruction after it decides
+    assert sniffed("# Docker Containerfile\n\n# base\nFROM vllm/vllm-openai:v0.20.2\n").name == "dockerfile"
+    assert sniffed("# a comment\nmodel: org/m\n").name == "yaml"
+    assert sniffed("#!/bin/sh\n# usage\nFROM=1\n").name == "shell"
     assert kind_for("serve") is None and read_path("-", "vllm serve org/m\n").deployments[0].model == "org/m"
 
 
 def test_the_scan_filter_never_skips_a_file_naming_an_entry_point():
     for marker in ENTRY_MARKERS + ("trl vllm-serve", "vllm/vllm-openai", "lmsysorg/sglang", "LLMConfig("):
         assert may_hold_launch(f"x = 1\n{marker}\n"), marker
+
+
+CONTAINERFILE = """# Docker Containerfile
+FROM docker.io/vllm/vllm-openai:v0.20.2
+ARG MODEL_NAME=org/ignored
+# the engine image's entrypoint is `vllm serve`: the first CMD word is the positional model
+CMD ["TheBloke/Mistral-7B-Instruct-v0.1-AWQ", "--quantization", "awq_marlin", "--max-model-len", "880"]
+"""
+
+
+@pytest.mark.parametrize("name", ["Containerfile", "Containerfile.cuda", "serve.containerfile", "Dockerfile.rocm"])
+def test_a_containerfile_is_a_dockerfile_walked_read_and_filtered(tmp_path, name):
+    """Podman/Buildah's Containerfile: the walk reads it, the hook's filter passes it, and an engine image's
+    CMD whose first word is a positional model is the launch (model and flag with their positions)."""
+    path = tmp_path / name
+    path.write_text(CONTAINERFILE)
+    assert walked(name) and _hook_files().search(name)
+    assert [p for p, why in iter_files([str(tmp_path)]) if why is None] == [str(path)]
+    [dep] = read_path(str(path), CONTAINERFILE).deployments
+    assert dep.model == "TheBloke/Mistral-7B-Instruct-v0.1-AWQ" and dep.model_span.line == 5
+    assert dep.get("max_model_len") == 880
+
+
+def test_a_containerfile_read_under_another_name_is_not_yaml():
+    """Named on the command line with a name that says nothing (`-`), the leading comment does not make it
+    YAML (that gave KV001 "invalid YAML")."""
+    result = read_path("-", CONTAINERFILE)
+    assert [d.model for d in result.deployments] == ["TheBloke/Mistral-7B-Instruct-v0.1-AWQ"]
+    assert not result.findings

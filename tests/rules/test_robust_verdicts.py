@@ -200,3 +200,35 @@ def test_a_hardware_forks_tag_is_not_an_engine_release():
     from kvlint.resolve.lookups import _dated_build
 
     assert _dated_build("opea/vllm-gaudi:1.22.0", get_engine("vllm")) is None
+
+
+def test_a_stand_ins_length_is_never_printed_as_the_models():
+    """Sample F: KV108 said "at context_length 131,072" for Qwen2.5-1.5B-Instruct, the base's length. A verdict
+    every candidate length agrees on keeps the first candidate's words and says they are its figures."""
+    [f] = check("stand-in-length.sh", "KV108").findings
+    assert f.severity == Severity.INFO and "32,768" in f.message and f.data["open_input"] == "context length"
+
+
+def test_agreed_words_that_differ_say_whose_figures_they_are():
+    from kvlint.findings import Finding
+    from kvlint.registry import _figures_of_first
+
+    first = Finding("KV108", "catalogue-sweep", Severity.INFO, "at context_length 131,072 it needs 8.5 GiB", None)
+    other = Finding("KV108", "catalogue-sweep", Severity.INFO, "at context_length 32,768 it needs 4.1 GiB", None)
+    values = ("131,072 (org/base)", "32,768 (org/a-Instruct)")
+    said = _figures_of_first(first, [first, other], "context length", values, "set --context-length")
+    assert said.message.endswith("[figures for context length 131,072; the same verdict on 32,768: "
+                                 "set --context-length]") and said.data["figures_for"] == values[0]
+    assert _figures_of_first(first, [first, first], "context length", values, "x") is first  # same words: as is
+
+
+def test_a_choice_no_release_knows_on_an_unpinned_launch_names_the_release_assumed():
+    """Sample F: `--disaggregation-mode language` (an SGLang development branch's mode) was an error "the server
+    exits"; unrelated to every released choice and with no release pinned, it is an info naming the release."""
+    [f] = check("dev-branch-value.sh", "KV007").findings
+    assert f.severity == Severity.INFO and "0.5.23 assumed" in f.message and "pin the image tag" in f.message
+
+
+def test_a_slip_of_a_valid_choice_stays_an_error():
+    found = check("slip-value.sh", "KV007").findings
+    assert [(f.severity, f.data["value"]) for f in found] == [(Severity.ERROR, "fp16"), (Severity.ERROR, "prefil")]

@@ -173,7 +173,7 @@ def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Depl
     MAX_MODEL_LEN: ...}` or a name/value list) with a GPU request: the launch kvlint.launches.env_launch reads."""
     from kvlint.launches import env_launch
 
-    found = engine_image(doc, env_launch.named_engine)
+    found = engine_image(doc, env_launch.configured_engine)
     node = next((n for h in holders for k in _ENV_KEYS if (n := h.get(k)) is not None and not n.is_scalar), None)
     if found is None or node is None:
         return []
@@ -186,7 +186,7 @@ def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Depl
         name, val = item.get("name"), item.get("value")
         if name is not None and val is not None and val.is_scalar and text(name) and text(val):
             items.append((name.text, name.span, _env_value(val)))
-    fields = env_launch.fields_from_env(engine, items)
+    fields = env_launch.fields_from_env(engine, items, image)
     resources = next((r for h in holders if (r := h.get("resources")) is not None), None)
     count, cspan, _ = g.count_from_resources(resources)
     if fields is None or not count:
