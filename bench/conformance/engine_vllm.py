@@ -10,9 +10,11 @@ worker, and the config fields the planner reads. Runs in a subprocess per releas
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -215,6 +217,7 @@ class Engine:
         tu = loader.require("vllm.transformers_utils.config")
         cm.current_platform = sys.modules["vllm.platforms"].current_platform
         folder = Path(tempfile.mkdtemp(prefix="kvlint-conformance-cfg-"))
+        atexit.register(shutil.rmtree, folder, True)  # the wheel reads the folder until the worker ends
         (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
         try:
             view = self._view(cm, tu, folder)
