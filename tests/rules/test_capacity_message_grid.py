@@ -59,6 +59,13 @@ vllm serve Qwen/Qwen3-8B --max-num-batched-tokens 100 --max-num-seqs 256 --max-m
 vllm serve Qwen/Qwen3-8B --no-enable-chunked-prefill --max-num-batched-tokens 8192 --max-model-len 32768
 vllm serve Qwen/Qwen3-8B --no-enable-chunked-prefill --max-num-batched-tokens 4096
 vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 16384
+vllm serve Qwen/Qwen3-8B --max-num-batched-tokens 0 --max-num-seqs 8 --max-model-len 8192
+vllm serve Qwen/Qwen3-8B --max-num-batched-tokens 1 --max-num-seqs 1 --max-model-len 8192
+vllm serve Qwen/Qwen3-8B --max-num-batched-tokens 8 --max-num-seqs 9 --max-model-len 8192
+vllm serve Qwen/Qwen3-8B --no-enable-chunked-prefill --max-num-batched-tokens 8192 --max-model-len 8192
+vllm serve Qwen/Qwen3-8B --no-enable-chunked-prefill --max-num-batched-tokens 8191 --max-model-len 8192
+vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 8192
+vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 8193
 """),
     ("vllm-fixed-pool", "L4", "0.33.0", "run.sh", """#!/bin/sh
 vllm serve Qwen/Qwen3-8B --kv-cache-memory 20G --max-model-len 8192
