@@ -52,3 +52,25 @@ def test_gated_delta_net_state_per_request(ssm, ssm_bytes, tp):
     recurrent = 32 // tp * 128 * 128 * ssm_bytes
     assert pool.per_request == 36 * (conv + recurrent)
     assert (pool.slots, pool.pool_bytes) == (10, 11 * pool.per_request)
+
+
+def _groups(full: int, sliding: int):
+    from kvlint.engines.vllm.planning import kv_groups
+    from kvlint.models.spec import SLIDING
+
+    f, s = KVSpec(FULL, 16, 2, 256), KVSpec(SLIDING, 16, 2, 256, window=128)
+    specs = {(i, 0): f for i in range(full)}
+    specs.update({(full + i, 0): s for i in range(sliding)})
+    return kv_groups(specs, hybrid_manager=True)
+
+
+@pytest.mark.parametrize("full, sliding, sizes", [
+    (4, 5, [4, 5]),  # 5 < 1.5 x 4: the largest bucket sets the group size, one group per kind
+    (2, 3, [2, 2, 1]),  # 3 is not < 1.5 x 2: the smallest (2) does; the sliding bucket splits into two groups
+    (20, 29, [20, 29]),  # 29 < 30
+    (20, 30, [20, 15, 15]),  # 30 is not < 30: groups of 20; cdiv(30, 20) = 2 groups, members taken [i::2]
+    (2, 4, [2, 2, 2]),
+])
+def test_group_size_at_vllms_one_and_a_half_rule(full, sliding, sizes):
+    """kv_cache_utils: the largest bucket's layer count when it is below 1.5 x the smallest's, else the smallest."""
+    assert [len(g.layers) for g in _groups(full, sliding)] == sizes

@@ -102,6 +102,11 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 65536
 python -m sglang.launch_server --model-path Qwen/Qwen3-14B --context-length 40960 --max-running-requests 64
 python -m sglang.launch_server --model-path Qwen/Qwen3-32B
 """),
+    ("local-folders", "H100", None, "run.sh", """#!/bin/sh
+vllm serve /models/Meta-Llama-3-8B-Instruct --max-model-len 16384
+python -m sglang.launch_server --model-path /data/Meta-Llama-3-8B-Instruct --context-length 16384
+vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 16384
+"""),
     ("sweep", None, "0.33.0", "run.sh", """#!/bin/sh
 vllm serve Qwen/Qwen3-32B --max-model-len 32768
 vllm serve meta-llama/Llama-3.1-405B-Instruct --max-model-len 8192
