@@ -65,3 +65,17 @@ def test_capture_sizes_at_their_thresholds(mns, mnbt, blackwell, spec, want_len,
     sizes = capture_sizes(mns, mnbt, spec_tokens=spec, blackwell=blackwell)
     assert (len(sizes), max(sizes)) == (want_len, want_max)
     assert sizes == sorted(set(sizes))
+
+
+def test_max_cpu_loras_is_noted_as_the_cpu_cache_only():
+    """--max-cpu-loras sizes the CPU-side adapter cache; the GPU holds --max-loras slots (vLLM's LoRA manager)."""
+    from kvlint.memory import compute_budget
+
+    model = dense("lora-base", 4, 4, 128, heads=32, hidden=4096, inter=14336)
+    lora = {"enable_lora": True, "max_loras": 2}
+    note = "--max-cpu-loras sizes the CPU-side adapter cache; GPU memory holds --max-loras slots"
+    with_cpu = compute_budget("vllm", model, {**lora, "max_cpu_loras": 8}, None, gpu_memory_bytes=80 * 2**30,
+                              weights_bytes=0)
+    without = compute_budget("vllm", model, lora, None, gpu_memory_bytes=80 * 2**30, weights_bytes=0)
+    assert note in with_cpu.notes and note not in without.notes
+    assert with_cpu.non_kv_bytes == without.non_kv_bytes  # the CPU cache costs no GPU memory
