@@ -79,3 +79,16 @@ def test_max_cpu_loras_is_noted_as_the_cpu_cache_only():
     without = compute_budget("vllm", model, lora, None, gpu_memory_bytes=80 * 2**30, weights_bytes=0)
     assert note in with_cpu.notes and note not in without.notes
     assert with_cpu.non_kv_bytes == without.non_kv_bytes  # the CPU cache costs no GPU memory
+
+
+def test_a_moe_layer_keeps_the_routed_output_beside_its_shared_experts():
+    """The MoE point holds the routed experts' output (hidden wide, full on every rank) beside the shared experts'
+    gate_up / activation tensors; a model without shared experts has only that at the MoE point."""
+    from kvlint.models.resolve import from_registry
+
+    model = from_registry("Qwen/Qwen3-30B-A3B")  # no shared experts, every layer MoE
+    points = dict(forward_points(model, 1))
+    assert set(points) == {"MoE"}
+    routed = [t for t in points["MoE"] if t.name == "routed output"]
+    assert [(t.width, t.full) for t in routed] == [(model.hidden_size, model.hidden_size)]
+    assert not any(t.name in ("gate_up output", "activation output") for t in points["MoE"])
