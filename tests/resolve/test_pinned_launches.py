@@ -240,26 +240,6 @@ def resolve_all(tmp_path: Path, names: list[str] | None = None) -> dict[str, Any
 PINNED = json.loads(TABLE.read_text()) if TABLE.exists() else {}
 
 
-def _kind(rows: list[dict[str, Any]]) -> str:
-    """Sized on one card, swept over cards, or skipped: three tests, so a change runs the cheapest that sees it."""
-    if any(r["sweep"] or r["candidates"] or r["alternatives"] for r in rows):
-        return "swept"
-    return "skipped" if any(r["skip"][0] for r in rows) else "card"
-
-
-def _check(tmp_path: Path, kind: str) -> None:
-    names = [name for name, rows in PINNED.items() if _kind(rows) == kind]
-    got = resolve_all(tmp_path, names)
-    want = {name: PINNED[name] for name in names}
-    differences = [f"{name} [{i}] {key}: pinned {w.get(key)} now {g.get(key)}"
-                   for name in sorted(want)
-                   for i, (w, g) in enumerate(zip(want[name], got.get(name, []), strict=False))
-                   for key in sorted(g) if w.get(key) != g.get(key)]
-    differences += [f"{name}: {len(want[name])} launches pinned, {len(got.get(name, []))} now"
-                    for name in sorted(want) if len(want[name]) != len(got.get(name, []))]
-    assert not differences, "\n".join(differences[:30])
-
-
 def test_the_table_has_every_launch_and_is_updated_when_asked(tmp_path):
     if os.environ.get("KVLINT_UPDATE_GOLDEN"):
         TABLE.parent.mkdir(exist_ok=True)
@@ -267,16 +247,14 @@ def test_the_table_has_every_launch_and_is_updated_when_asked(tmp_path):
     assert set(json.loads(TABLE.read_text())) == set(LAUNCHES)
 
 
-def test_launches_on_one_card_resolve_as_pinned(tmp_path):
-    _check(tmp_path, "card")
-
-
-def test_skipped_launches_resolve_as_pinned(tmp_path):
-    _check(tmp_path, "skipped")
-
-
-def test_swept_launches_and_open_inputs_resolve_as_pinned(tmp_path):
-    _check(tmp_path, "swept")
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_each_launch_resolves_as_pinned(tmp_path, name):
+    """One case per launch: a change runs the launches whose resolution reads its line."""
+    want = PINNED[name]
+    got = resolve_all(tmp_path, [name]).get(name, [])
+    differences = [f"{name} [{i}] {key}: pinned {w.get(key)} now {g.get(key)}"
+                   for i, (w, g) in enumerate(zip(want, got, strict=False)) for key in sorted(g) if w.get(key) != g.get(key)]
+    assert len(want) == len(got) and not differences, "\n".join(differences[:30])
 
 
 @pytest.fixture(scope="module")
