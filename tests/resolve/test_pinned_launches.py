@@ -151,6 +151,54 @@ LAUNCHES: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
     "unchecked weights note": ("serve.sh", "vllm serve microsoft/phi-4 --max-model-len 8192\n", {"gpu": "H100"}, {}),
     "kv cache bytes overcommitted": (
         "serve.sh", "vllm serve Qwen/Qwen3-32B --kv-cache-memory-bytes 60000000000 --max-model-len 8192\n", {}, {}),
+    "sgl-dev tag naming its release": (
+        "deploy.yaml", k8s("rocm/sgl-dev:v0.5.7-rocm700-mi35x-20260121", ["python3", "-m", "sglang.launch_server",
+                                                                          "--model-path", "Qwen/Qwen3-8B"]),
+        {"gpu": "MI300X"}, {}),
+    "sgl-dev dated build": (
+        "deploy.yaml", k8s("lmsysorg/sgl-dev:20250701", ["python3", "-m", "sglang.launch_server", "--model-path",
+                                                         "Qwen/Qwen3-8B"]), {"gpu": "H100"}, {}),
+    "image dated before the tables": (
+        "deploy.yaml", k8s("vllm/vllm-openai:nightly-2023-01-01", ["--model", "Qwen/Qwen3-8B",
+                                                                   "--max-model-len", "8192"]), {"gpu": "H100"}, {}),
+    "image dated far ahead": (
+        "deploy.yaml", k8s("vllm/vllm-openai:nightly-2031-01-01", ["--model", "Qwen/Qwen3-8B",
+                                                                   "--max-model-len", "8192"]), {"gpu": "H100"}, {}),
+    "image with a registry port and docker.io": (
+        "deploy.yaml", k8s("docker.io/vllm/vllm-openai:v0.10.1", ["--model", "Qwen/Qwen3-8B", "--max-model-len",
+                                                                  "8192"]), {}, {}),
+    "cuda image cpu tag": (
+        "deploy.yaml", k8s("vllm/vllm-openai:v0.10.1-cpu", ["--model", "Qwen/Qwen3-8B", "--max-model-len", "8192"]),
+        {}, {}),
+    "nightly image undated": (
+        "deploy.yaml", k8s("vllm/vllm-openai:nightly", ["--model", "Qwen/Qwen3-8B", "--max-model-len", "8192"]),
+        {"gpu": "H100"}, {}),
+    "node label fleet": (
+        "deploy.yaml", k8s("vllm/vllm-openai:v0.10.1", ["--model", "Qwen/Qwen3-8B", "--max-model-len", "8192"], 1,
+                           "      nodeSelector: {cloud.google.com/gke-nodepool: big-pool}\n"), {},
+        {"node_labels": {"cloud.google.com/gke-nodepool=big-pool": "H200"}}),
+    "node label fleet by value": (
+        "deploy.yaml", k8s("vllm/vllm-openai:v0.10.1", ["--model", "Qwen/Qwen3-8B", "--max-model-len", "8192"], 1,
+                           "      nodeSelector: {pool: l4-pool}\n"), {}, {"node_labels": {"l4-pool": "L4"}}),
+    "kserve storage uri tail": (
+        "isvc.yaml", "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: llama}\nspec:\n"
+                     "  predictor:\n    model:\n      modelFormat: {name: huggingface}\n      runtime: kserve-vllm\n"
+                     "      storageUri: s3://${bucket}/models/meta-llama--Meta-Llama-3.1-8B-Instruct\n"
+                     "      args: [\"--max-model-len=8192\"]\n      resources: {limits: {nvidia.com/gpu: \"1\"}}\n",
+        {"gpu": "L40S"}, {}),
+    "two launches in one script": ("serve.sh", "vllm serve Qwen/Qwen3-8B --max-model-len 8192 &\n"
+                                              "vllm serve Qwen/Qwen3-4B --max-model-len 4096 --port 8001\n",
+                                   {"gpu": "A100-80GB"}, {}),
+    "sglang declared load and tp 2": (
+        "serve.sh", "python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 --max-running-requests 64 "
+                    "--context-length 32768\n", {"gpu": "H100"}, {}),
+    "sglang swept with load": (
+        "serve.sh", "python -m sglang.launch_server --model-path Qwen/Qwen3-14B --max-running-requests 32 "
+                    "--context-length 16384\n", {}, {}),
+    "max-num-seqs 1: a load of one": (
+        "serve.sh", "vllm serve Qwen/Qwen3-8B --max-model-len 8192 --max-num-seqs 1\n", {}, {}),
+    "non-kv from the command line, swept": (
+        "serve.sh", "vllm serve Qwen/Qwen3-8B --max-model-len 8192\n", {"non_kv_gib": 1.25}, {}),
     "tpu": ("model.yaml", "apiVersion: kubeai.org/v1\nkind: Model\nmetadata: {name: m}\nspec:\n"
                           "  features: [TextGeneration]\n  url: hf://Qwen/Qwen3-8B\n  engine: VLLM\n"
                           "  resourceProfile: google-tpu-v5e-2x2:1\n", {}, {}),
@@ -264,8 +312,12 @@ def pinned() -> dict[str, Any]:
 
 def test_every_launch_is_one_launch_and_each_mechanism_shows(pinned):
     """The table is read, not only recorded: each launch shows the mechanism it was written for."""
-    assert all(len(rows) == 1 for rows in pinned.values()), [k for k, v in pinned.items() if len(v) != 1]
+    assert {k for k, v in pinned.items() if len(v) != 1} == {"two launches in one script"}
     one = {name: rows[0] for name, rows in pinned.items()}
+    assert one["node label fleet"]["gpu"][:2] == ["H200-SXM-141GB", "fleet"]
+    assert one["image dated before the tables"]["version"][1] == "image-date"
+    assert one["sglang swept with load"]["sweep"]["min_load"] > one["sglang swept with load"]["sweep"]["min"]
+    assert one["non-kv from the command line, swept"]["non_kv"] == [int(1.25 * 2**30), "user"]
     assert one["cli gpu"]["gpu"][:2] == ["H100-SXM-80GB", "cli"] and one["cli gpu"]["budget"]
     assert one["script, catalogue sweep"]["status"]["gpu_source"] == "catalogue"
     assert one["script, no card starts it"]["sweep"]["passing"] == []
