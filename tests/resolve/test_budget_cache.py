@@ -74,3 +74,26 @@ def test_non_kv_from_the_command_line_is_the_users():
     assert (w.sizing.non_kv_bytes, w.sizing.non_kv_source) == (2 * 2**30, "user")
     assert w({}).non_kv_bytes == 2 * 2**30
     assert w.sizing.calibration(dict(w.settings)) is None
+
+
+def _refusal(setting, **options):
+    from kvlint.span import Span
+
+    launch = Span("serve.sh", 1, 1, 1, 10)
+    dep = Deployment(path="serve.sh", engine="vllm", launch_span=launch, model="Qwen/Qwen3-8B",
+                     settings={"max_model_len": Setting("max_model_len", 8192), setting.name: setting})
+    return Resolver(ResolveOptions(gpu="H100", **options)).resolve(dep, Config()).refusal, launch
+
+
+def test_a_refusal_is_placed_at_the_setting_and_quotes_it_as_written_or_as_read():
+    from kvlint.span import Span
+
+    at = Span("serve.sh", 1, 30, 1, 40)
+    written, _ = _refusal(Setting("kv_cache_dtype", "fp8_ds_mla", flag="--kv-cache-dtype", raw="'fp8_ds_mla'",
+                                  span=at))
+    assert (written.flag, written.raw, written.span, written.setting) == ("--kv-cache-dtype", "'fp8_ds_mla'", at,
+                                                                          "kv_cache_dtype")
+    read, launch = _refusal(Setting("kv_cache_dtype", "fp8_ds_mla"))  # from a structured file: no text, no span
+    assert (read.flag, read.raw, read.span) == ("kv_cache_dtype", "fp8_ds_mla", launch)
+    util, _ = _refusal(Setting("gpu_memory_utilization", 1.5, flag="--gpu-memory-utilization"))
+    assert (util.raw, util.reason) == ("1.5", "must be in (0, 1]")
