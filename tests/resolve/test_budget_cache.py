@@ -97,3 +97,9 @@ def test_a_refusal_is_placed_at_the_setting_and_quotes_it_as_written_or_as_read(
     assert (read.flag, read.raw, read.span) == ("kv_cache_dtype", "fp8_ds_mla", launch)
     util, _ = _refusal(Setting("gpu_memory_utilization", 1.5, flag="--gpu-memory-utilization"))
     assert (util.raw, util.reason) == ("1.5", "must be in (0, 1]")
+
+
+def test_a_what_if_is_its_launch_whatever_memo_serves_it():
+    w = _what_if()
+    assert WhatIf(w.sizing, w.settings, BudgetCache()) == WhatIf(w.sizing, w.settings, BudgetCache(bound=2)) == w
+    assert WhatIf(w.sizing, {**w.settings, "max_model_len": 1}, w.cache) != w
