@@ -77,6 +77,8 @@ def test_expert_parallel_largest_rank_and_redundant_experts():
     whole = weights_bytes(MOE)
     assert weights_bytes(MOE, ep=128) < weights_bytes(MOE, ep=127) < weights_bytes(MOE, ep=2) < whole
     assert weights_bytes(MOE, ep=1) == whole
+    assert weights_bytes(MOE, placement=Placement(redundant_experts=4)) == whole  # EPLB's copies need EP > 1
+    assert weights_bytes(QWEN, tp=2, ep=2, placement=Placement(redundant_experts=4)) == weights_bytes(QWEN, tp=2)
     plain = weights_bytes(MOE, tp=4, ep=4)
     assert weights_bytes(MOE, tp=4, ep=4, placement=Placement(redundant_experts=0)) == plain
     assert weights_bytes(MOE, tp=4, ep=4, placement=Placement(redundant_experts=4)) > plain
