@@ -73,6 +73,8 @@ ZOO: dict[str, dict[str, Any]] = {
     "hidden_size_per_head": with_(hidden_size_per_head=96),
     "v_head_dim": with_(v_head_dim=48),
     "no kv heads: MHA": with_("num_key_value_heads"),
+    "kv heads 0: the next key, then MHA": with_(num_key_value_heads=0, num_kv_heads=0),
+    "kv heads 0, then n_head_kv": with_(num_key_value_heads=0, n_head_kv=2),
     "n_head_kv": with_("num_key_value_heads", n_head_kv=2),
     "num_kv_heads": with_("num_key_value_heads", num_kv_heads=8),
     "multi_query_group_num": with_("num_key_value_heads", multi_query_group_num=2, model_type="chatglm"),
