@@ -53,6 +53,22 @@ EVIDENCE_CASES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("/models/mine", (("opt-125m", "served-short"), ("Qwen/Qwen3-8B", "display-name"))),
     ("Qwen/Qwen3-8B", (("Qwen/Qwen3-32B", "env:MODEL_ID"),)),
     ("/models/Meta-Llama-3.1-8B-Instruct", (("meta-llama/Llama-3.1-8B-Instruct", "oci-tag"),)),
+    ("/models/Qwen3-8B", (("Qwen/Qwen3-4B", "download-repo"),)),
+    ("/models/Qwen3-8B", (("Qwen/Qwen3-4B", "oci-image"),)),
+    ("/models/Qwen3-8B", (("Qwen/Qwen3-4B", "storageUri"),)),
+    ("/models/Qwen3-8B", (("Qwen/Qwen3-4B", "key:modelId"),)),
+    ("/models/Qwen3-8B", (("Qwen/Qwen3-4B", "model-name"),)),
+    ("/models/Qwen3-8B", (("Qwen/Qwen3-4B", "path"),)),
+    ("/models/Qwen3-8B", (("Qwen/Qwen3-4B", "something-else"),)),
+    ("/models/mine", (("Qwen/Qwen3-4B", "key:modelId"),)),
+    ("/models/mine", (("Qwen/Qwen3-4B", "something-else"),)),
+    ("/models/mine", (("Qwen/Qwen3-4B", "download-repo"), ("Qwen/Qwen3-4B", "oci-image"))),
+    ("/models/mine", (("Qwen/Qwen3-4B", "display-name"),)),
+    ("/models/mine-AWQ", (("qwen3-8b", "served-short"),)),
+    ("/models/mine-AWQ", (("Qwen/Qwen3-8B-AWQ", "served-name"),)),
+    ("/models/mine", (("a" * 100 + "/b", "env:LONG"), ("Qwen/Qwen3-4B", "env:MODEL"))),
+    ("/" + "d" * 90 + "/Qwen3-8B", (("Qwen/Qwen3-4B", "env:M"),)),
+    ("s3://bucket/x", (("opt-125m", "served-short"), ("x/y", "served-short"), ("ab", "served-short"))),
 )
 
 
