@@ -157,3 +157,16 @@ def test_the_lock_lives_at_the_configuration_else_the_git_root(tmp_path, monkeyp
     outside.mkdir(parents=True)
     monkeypatch.chdir(outside)
     assert lock_dir(str(outside)) == os.getcwd()  # no configuration, no git root: the current folder
+
+
+def test_remembered_roots_are_answered_without_a_walk_and_bounded(tmp_path, monkeypatch):
+    from kvlint.models import lockpath
+
+    monkeypatch.setattr(lockpath, "_TOLD", {})
+    monkeypatch.setattr(lockpath, "TOLD_BOUND", 3)
+    folders = [str(tmp_path / f"f{i}") for i in range(4)]
+    for i, folder in enumerate(folders[:3]):
+        lockpath.remember(folder, f"/root{i}")  # roots a walk would not find: only the memo answers these
+    assert [lock_dir(f) for f in folders[:3]] == ["/root0", "/root1", "/root2"]
+    lockpath.remember(folders[3], "/root3")  # full: cleared, then kept
+    assert lock_dir(folders[3]) == "/root3" and lock_dir(folders[0]) != "/root0"
