@@ -53,7 +53,7 @@ def _least(threshold: int, cards=CARDS, on: str | None = None):
 @pytest.mark.parametrize("threshold", [
     20 * GIB, 20 * GIB + 1, 20 * GIB - 1, 16 * GIB + 1, 16 * GIB + MIB, 16 * GIB + MIB + 1, 24 * GIB - MIB,
     24 * GIB - MIB + 1, 24 * GIB, 17 * GIB + 12345,
-])
+], ids=lambda t: f"{t // MIB}MiB+{t % MIB}")
 def test_between_the_largest_failing_card_and_the_next_the_threshold_rounded_up_to_the_mib(threshold):
     found, asked = _least(threshold)
     assert found == -(-threshold // MIB) * MIB
@@ -70,14 +70,15 @@ def test_a_threshold_on_a_card_is_that_card():
 @pytest.mark.parametrize(("threshold", "want"), [
     (GIB, GIB), (GIB - 5, GIB), (GIB + 1, GIB + MIB), (3 * GIB + 7 * MIB, 3 * GIB + 7 * MIB),
     (15 * GIB + 1, 15 * GIB + MIB),
-])
+], ids=["1GiB", "1GiB-5", "1GiB+1", "3GiB+7MiB", "15GiB+1"])
 def test_every_card_passing_searches_from_one_gib_on_the_smallest(threshold, want):
     found, asked = _least(threshold)
     assert found == want
     assert {gpu for gpu, total in asked if total is not None} == {"small"}
 
 
-@pytest.mark.parametrize("threshold", [80 * GIB + 1, 100 * GIB + 3 * MIB, UPPER_BYTES - MIB, UPPER_BYTES])
+@pytest.mark.parametrize("threshold", [80 * GIB + 1, 100 * GIB + 3 * MIB, UPPER_BYTES - MIB, UPPER_BYTES],
+                         ids=["80GiB+1", "100GiB+3MiB", "upper-1MiB", "upper"])  # ids not made of the module's values
 def test_above_the_largest_card_up_to_four_tib(threshold):
     found, asked = _least(threshold)
     assert found == -(-threshold // MIB) * MIB
