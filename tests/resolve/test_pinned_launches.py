@@ -199,6 +199,15 @@ LAUNCHES: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
         "serve.sh", "vllm serve Qwen/Qwen3-8B --max-model-len 8192 --max-num-seqs 1\n", {}, {}),
     "non-kv from the command line, swept": (
         "serve.sh", "vllm serve Qwen/Qwen3-8B --max-model-len 8192\n", {"non_kv_gib": 1.25}, {}),
+    "value the reader rejects": ("serve.sh", "vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp7 --max-model-len 8192\n",
+                                 {"gpu": "H100"}, {}),
+    "angle-bracket placeholder model": ("serve.sh", "vllm serve <model_name> --max-model-len 8192\n",
+                                        {"gpu": "H100"}, {}),
+    "no model in the launch": ("docker-compose.yaml", COMPOSE.format(image="vllm/vllm-openai:v0.10.1",
+                                                                     command="--max-model-len 8192"), {"gpu": "H100"},
+                               {}),
+    "sglang fine-tune, length left": ("serve.sh", "python -m sglang.launch_server --model-path lab/my-Qwen2.5-7B-sft\n",
+                                      {"gpu": "H100"}, {}),
     "tpu": ("model.yaml", "apiVersion: kubeai.org/v1\nkind: Model\nmetadata: {name: m}\nspec:\n"
                           "  features: [TextGeneration]\n  url: hf://Qwen/Qwen3-8B\n  engine: VLLM\n"
                           "  resourceProfile: google-tpu-v5e-2x2:1\n", {}, {}),

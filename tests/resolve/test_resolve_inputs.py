@@ -84,3 +84,20 @@ def test_config_key_spans_only_for_a_config_the_user_owns(tmp_path):
             assert set(spans) == {"num_key_value_heads", "num_attention_heads", "num_hidden_layers",
                                   "max_position_embeddings"}
             assert spans["num_hidden_layers"].line == 7 and spans["num_hidden_layers"].col == 2
+
+
+def test_a_name_this_machine_cannot_look_up_and_a_bad_memory_size(tmp_path):
+    import pytest
+
+    from kvlint.errors import KvlintError
+    from kvlint.resolve import ResolveOptions
+    from kvlint.resolve.lookups import lookup_model, memory_total
+
+    got = lookup_model("/" + "a" * 300 + "/model", Config(root=str(tmp_path)), ResolveOptions())
+    assert got.spec is None and got.reason.startswith("/aaaa") and "cannot be looked up on this machine (" in got.reason
+    assert got.reason.endswith("give a Hub id or a readable local path, or map it under `models:`")
+    with pytest.raises(KvlintError, match="invalid GPU memory size 'lots'"):
+        memory_total(Config(), ResolveOptions(gpu_memory="lots"))
+    assert memory_total(Config(gpu_memory="24GiB"), ResolveOptions()) == 24 * 2**30
+    assert memory_total(Config(gpu_memory="24GiB"), ResolveOptions(gpu_memory="16GiB")) == 16 * 2**30
+    assert memory_total(Config(), ResolveOptions()) is None
