@@ -156,7 +156,11 @@ def test_the_lock_lives_at_the_configuration_else_the_git_root(tmp_path, monkeyp
     outside = tmp_path / "nogit" / "x"
     outside.mkdir(parents=True)
     monkeypatch.chdir(outside)
+    from kvlint.models import lockpath
+
+    lockpath._lock_dir.cache_clear()  # the walk memoises per folder (the current folder of an earlier test too)
     assert lock_dir(str(outside)) == os.getcwd()  # no configuration, no git root: the current folder
+    lockpath._lock_dir.cache_clear()
 
 
 def test_remembered_roots_are_answered_without_a_walk_and_bounded(tmp_path, monkeypatch):
