@@ -18,7 +18,7 @@ from kvlint.models.layers import layer_kvs, sliding_window
 from kvlint.models.maxlen import max_len_sglang, max_len_vllm, max_len_vllm_before_longrope_default
 from kvlint.models.moe import moe_of
 from kvlint.models.quant import quantization
-from kvlint.models.spec import ModelSpec
+from kvlint.models.spec import MAMBA, ModelSpec
 from kvlint.models.text_config import checkpoint_dtype, text_config
 from kvlint.models.vision import vision_params
 
@@ -53,6 +53,9 @@ def _build(cfg: dict[str, Any], model_id: str, source: str, hf_quant_config: dic
     head_k, head_v = head_dims(text, hidden, heads, mla)
     window = sliding_window(text)
     layers = layer_kvs(text, layers_n, kv_heads, head_k, head_v, mla, window)
+    if any(layer.kind == MAMBA and layer.state_bytes is None for layer in layers):
+        raise ModelConfigError(f"{model_id}: config.json has Mamba or linear-attention layers but none of the state "
+                               "sizes kvlint reads (linear_num_value_heads, mamba_num_heads); not sized")
     len_v, key_v = max_len_vllm(text)
     len_s, key_s = max_len_sglang(text)
     return ModelSpec(

@@ -468,7 +468,7 @@ def _layer_bytes(spec: ModelSpec, layer: LayerParams, price: _Pricing, widths: _
     return total
 
 
-def _expert_share(spec: ModelSpec, ep: int, redundant: int = 0) -> float:
+def _expert_share(spec: ModelSpec, ep: int, redundant: int) -> float:
     """The share of a layer's routed experts the largest EP rank holds: ceil((E + redundant) / ep) / E (the first
     (E + redundant) % ep ranks take one more; EPLB's redundant copies are physical experts too), 1 without EP."""
     if ep <= 1 or spec.moe is None or spec.moe.num_experts < 1:
