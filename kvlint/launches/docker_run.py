@@ -18,13 +18,27 @@ from kvlint.record import field, record, replace
 from kvlint.span import Span
 
 # options that take a value (as a separate word or after `=`); everything else is a flag
-VALUE_OPTS = frozenset({
-    "-e", "--env", "-v", "--volume", "-p", "--publish", "--name", "--gpus", "--ipc", "--shm-size", "--runtime",
-    "--network", "--net", "--entrypoint", "-w", "--workdir", "--mount", "--env-file", "--ulimit", "--device",
-    "--cpus", "-m", "--memory", "-u", "--user", "--platform", "--label", "-l", "--restart", "--pull", "--log-driver",
-    "--hostname", "-h", "--add-host", "--cap-add", "--cap-drop", "--security-opt", "--group-add", "--cgroupns",
-    "--pid", "--uts", "--memory-swap", "--cpuset-cpus", "--stop-signal", "--log-opt", "--dns", "--volumes-from",
-    "--label-file", "--expose", "--userns", "--tmpfs", "--health-cmd", "--pod", "--annotation", "--secret",
+VALUE_OPTS = frozenset({  # every value option of `docker run` (docs.docker.com/reference/cli/docker/container/run)
+    "--add-host", "--annotation", "-a", "--attach", "--blkio-weight", "--blkio-weight-device", "--cap-add",
+    "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-count", "--cpu-percent", "--cpu-period",
+    "--cpu-quota", "--cpu-rt-period", "--cpu-rt-runtime", "-c", "--cpu-shares", "--cpus", "--cpuset-cpus",
+    "--cpuset-mems", "--detach-keys", "--device", "--device-cgroup-rule", "--device-read-bps", "--device-read-iops",
+    "--device-write-bps", "--device-write-iops", "--dns", "--dns-option", "--dns-opt", "--dns-search", "--domainname",
+    "--entrypoint", "-e", "--env", "--env-file", "--expose", "--gpus", "--group-add", "--health-cmd",
+    "--health-interval", "--health-retries", "--health-start-interval", "--health-start-period", "--health-timeout",
+    "-h", "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "--kernel-memory", "-l", "--label", "--label-file",
+    "--link", "--link-local-ip", "--log-driver", "--log-opt", "--mac-address", "-m", "--memory",
+    "--memory-reservation", "--memory-swap", "--memory-swappiness", "--mount", "--name", "--network", "--net",
+    "--network-alias", "--net-alias", "--oom-score-adj", "--pid", "--pids-limit", "--platform", "-p", "--publish",
+    "--pull", "--restart", "--runtime", "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout",
+    "--storage-opt", "--sysctl", "--tmpfs", "--ulimit", "-u", "--user", "--userns", "--uts", "-v", "--volume",
+    "--volume-driver", "--volumes-from", "-w", "--workdir",
+    # podman's own (docs.podman.io podman-run)
+    "--pod", "--pod-id-file", "--secret", "--arch", "--os", "--variant", "--authfile", "--cert-dir", "--creds",
+    "--cgroups", "--cgroup-conf", "--chrootdirs", "--conmon-pidfile", "--decryption-key", "--gidmap", "--uidmap",
+    "--subgidname", "--subuidname", "--group-entry", "--passwd-entry", "--hooks-dir", "--hostuser", "--image-volume",
+    "--init-path", "--personality", "--preserve-fds", "--rdt-class", "--requires", "--sdnotify", "--seccomp-policy",
+    "--timezone", "--umask", "--shm-size-systemd", "--retry", "--retry-delay", "--device-cgroup-rule",
 })
 RUNNERS = ("docker", "podman", "nvidia-docker")
 

@@ -139,7 +139,7 @@ def _array_commands(state: _State) -> list[FoundLaunch]:
     used = {f.span for launch in state.launches for f in launch.fields}
     out = []
     for name, words in state.arrays.items():
-        if not words or words[0].span in used or any(w.span in used for w in words[1:3]):
+        if not words or any(w.span in used for w in words):  # a followed command read it (its image, its model)
             continue
         found = launch_in_argv(list(words), state.env)
         if found is None:

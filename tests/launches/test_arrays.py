@@ -113,3 +113,20 @@ def test_an_array_run_by_a_command_is_one_launch_and_an_args_only_array_none():
     assert len(read_path("serve.sh", ran).deployments) == 1
     args_only = "args=(--model org/m --max-model-len 4096)\necho \"${args[@]}\"\n"
     assert read_path("serve.sh", args_only).deployments == []
+
+
+def test_a_docker_run_array_is_one_launch_and_its_docker_options_stay_dockers():
+    """Sample G: `--stop-timeout 60` was not known to take a value, so `60` became the image and every docker option
+    after it a vLLM flag (seven KV004 on docker's options); the array was also counted again beside the command that
+    ran it."""
+    (d,) = read_path(str(FIX / "docker-array.sh")).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "Qwen/Qwen2.5-0.5B-Instruct", (17, 9))
+    assert d.unknown_flags == () and d.get("gpu_memory_utilization") == 0.15
+    assert _at(d.settings["gpu_memory_utilization"].span) == (18, 28)
+
+
+def test_every_docker_run_value_option_takes_its_value():
+    from kvlint.launches.docker_run import VALUE_OPTS
+
+    for option in ("--stop-timeout", "--health-interval", "--pids-limit", "--sysctl", "--cpuset-mems", "--ip"):
+        assert option in VALUE_OPTS, option
