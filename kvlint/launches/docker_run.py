@@ -38,7 +38,7 @@ VALUE_OPTS = frozenset({  # every value option of `docker run` (docs.docker.com/
     "--cgroups", "--cgroup-conf", "--chrootdirs", "--conmon-pidfile", "--decryption-key", "--gidmap", "--uidmap",
     "--subgidname", "--subuidname", "--group-entry", "--passwd-entry", "--hooks-dir", "--hostuser", "--image-volume",
     "--init-path", "--personality", "--preserve-fds", "--rdt-class", "--requires", "--sdnotify", "--seccomp-policy",
-    "--timezone", "--umask", "--shm-size-systemd", "--retry", "--retry-delay", "--device-cgroup-rule",
+    "--timezone", "--umask", "--shm-size-systemd", "--retry", "--retry-delay",
 })
 RUNNERS = ("docker", "podman", "nvidia-docker")
 
