@@ -40,10 +40,6 @@ def test_kept_or_not_as_asked_and_stored_within_the_bound():
     assert len(cache.outcomes) == 2
     cache.get(sizing, {**settings, "max_model_len": 2048})
     assert len(cache.outcomes) == 1  # full: cleared, then the new one
-    cache.store(sizing, {**settings, "max_model_len": 1024}, None, first)
-    assert len(cache.outcomes) == 2
-    cache.store(sizing, {**settings, "max_model_len": 512}, None, first)
-    assert len(cache.outcomes) == 1 and cache.get(sizing, {**settings, "max_model_len": 512}) is first
 
 
 def test_the_key_holds_every_input_that_moves_a_budget():
