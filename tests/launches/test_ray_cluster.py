@@ -23,3 +23,19 @@ def test_without_ray_start_the_devices_count(tmp_path):
     assert dep.gpu_count == 1
     [f] = [f for f in lint([str(script)], LintOptions()).findings if f.code == "KV204"]
     assert str(f.severity) == "error"
+
+
+def test_llm_configs_under_any_key_of_a_serve_apps_args():
+    """Sample G: a Serve config whose P/D builder takes `prefill_config` and `decode_config` (two LLMConfigs, no
+    `llm_configs` list) gave no launch and no note. An LLMConfig is a map with a model_loading_config, wherever
+    the application's args hold it."""
+    from pathlib import Path
+
+    from kvlint.launches import read_path
+
+    path = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "ray" / "pd-serve.yaml"
+    prefill, decode = read_path(str(path)).deployments
+    assert (prefill.model, prefill.get("max_model_len"), prefill.get("tensor_parallel_size")) == (
+        "Qwen/Qwen2.5-7B-Instruct", 8192, 2)
+    assert (decode.get("max_model_len"), decode.get("tensor_parallel_size")) == (16384, 1)
+    assert (prefill.model_span.line, decode.settings["max_model_len"].span.line) == (10, 19)

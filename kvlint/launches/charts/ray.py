@@ -57,11 +57,7 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
 
 
 def _app(yf: YamlFile, app: YNode, gpu: ManifestGpu) -> list[Deployment]:
-    configs = app.path("args", "llm_configs")
-    out = []
-    for c in configs.items if configs is not None and configs.is_seq else ():
-        if c.is_map:
-            out.append(_llm_config(yf, c, gpu))
+    out = [_llm_config(yf, c, gpu) for c in _llm_configs(app.get("args"))]
     env = app.path("runtime_env", "env_vars")
     model = next((env.get(k) for k in _ENV_MODEL if env is not None and env.get(k) is not None), None)
     if not out and model is not None and env is not None:
@@ -71,6 +67,22 @@ def _app(yf: YamlFile, app: YNode, gpu: ManifestGpu) -> list[Deployment]:
                 fields += [Field(_ENV_FLAGS[key], knode.span), Field(val.text, val.span)]
         out.append(chart_deployment(yf.path, "vllm", fields, model, LaunchContext(text(app.get("name")) or ""), gpu))
     return out
+
+
+def _llm_configs(node: YNode | None, depth: int = 0) -> list[YNode]:
+    """Every LLMConfig an application's `args` hold, wherever its builder takes them: `llm_configs: [...]`
+    (build_openai_app), `prefill_config` / `decode_config` (the P/D builders), `llm_config`, or a custom
+    builder's own key. An LLMConfig is a map with a `model_loading_config`; the search stops at one (its
+    engine_kwargs are settings, not configs) and goes four levels deep."""
+    if node is None or depth > 4:
+        return []
+    if node.is_map:
+        if node.get("model_loading_config") is not None:
+            return [node]
+        return [c for _, _, val in node.pairs() for c in _llm_configs(val, depth + 1)]
+    if node.is_seq:
+        return [c for item in node.items for c in _llm_configs(item, depth + 1)]
+    return []
 
 
 def _llm_config(yf: YamlFile, c: YNode, gpu: ManifestGpu) -> Deployment:
