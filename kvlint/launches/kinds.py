@@ -69,16 +69,24 @@ KINDS: tuple[Kind, ...] = (
 _BY_NAME = {k.name: k for k in KINDS}
 
 
+# a copy a repository keeps for its users to fill in (`start.sh.example`, `compose.yaml.sample`): the launch it
+# shows is the one they will run, so it is read as the file it copies (a bare `.example` claims nothing)
+COPY_SUFFIXES = (".example", ".sample", ".template", ".dist")
+
+
 def kind_for(path: str) -> Kind | None:
     """The kind a file name claims, or None when the name is not a format kvlint reads."""
     base = os.path.basename(path).lower()
+    if base.endswith(COPY_SUFFIXES):
+        base = base.rsplit(".", 1)[0]
     return next((k for k in KINDS if k.claims(base)), None)
 
 
 def walked(path: str) -> bool:
     """Whether a folder walk reads this file (a kind claims its name and its walk hint allows it)."""
     kind = kind_for(path)
-    return kind is not None and kind.walked(os.path.basename(path).lower())
+    base = os.path.basename(path).lower()
+    return kind is not None and kind.walked(base.rsplit(".", 1)[0] if base.endswith(COPY_SUFFIXES) else base)
 
 
 def walked_size(path: str, size: int) -> bool:

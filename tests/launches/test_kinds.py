@@ -25,6 +25,8 @@ NAMES = [
     "pyproject.toml", "setup.ini", "requirements.txt", "serving.properties", "notebooks/serve.ipynb",
     "infra/main.tf", "jobs/vllm.nomad", "x.tfvars", "container/Containerfile", "Containerfile.gpu",
     "img.containerfile", "Dockerfile.rocm", "containerfiles.md",
+    "start_model.sh.example", "compose.yaml.sample", "values.yaml.template", "serve.py.dist", ".env.example",
+    "config.json.example", "vllm-args.json.sample", "README.md.example", "notes.example",
 ]
 
 
@@ -105,3 +107,14 @@ def test_a_containerfile_read_under_another_name_is_not_yaml():
     result = read_path("-", CONTAINERFILE)
     assert [d.model for d in result.deployments] == ["TheBloke/Mistral-7B-Instruct-v0.1-AWQ"]
     assert not result.findings
+
+
+def test_a_copy_kept_for_users_to_fill_in_is_read_as_the_file_it_copies(tmp_path):
+    """Sample G: `start_model.sh.example` (a script the repository's users copy and fill in) was not walked: a
+    silent miss. `.example` / `.sample` / `.template` / `.dist` after a name kvlint reads are that kind."""
+    path = tmp_path / "start_model.sh.example"
+    path.write_text("#!/bin/bash\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n")
+    assert walked(str(path)) and not walked(str(tmp_path / ".env.example"))
+    (d,) = read_path(str(path)).deployments
+    assert (d.model, d.get("max_model_len"), d.model_span.line) == ("Qwen/Qwen2.5-7B-Instruct", 8192, 2)
+    assert [p for p, why in iter_files([str(tmp_path)]) if why is None] == [str(path)]
