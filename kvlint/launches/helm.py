@@ -7,7 +7,7 @@ then to any string that itself starts an engine (`start_command: vllm serve ...`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from kvlint import limits
@@ -246,18 +246,18 @@ def _ci_expressions(m: Mapped, inputs: dict[str, str] | None = None, matrix: Mat
     if "${{" not in m.text:
         return m
     text, offsets = substitute(m.text, _GHA_REF, lambda e: "${" + e.group(1) + "}")
-    if inputs and "inputs." in text:
-        def input_ref(e: re.Match) -> str:
-            name = _shell_name(e.group(1))
-            return "${" + _INPUT_VAR + name + "}" if name in inputs else e.group(0)
-
-        text, again = substitute(text, _GHA_INPUT, input_ref)
-        offsets = [offsets[k] for k in again]
-    if matrix and "matrix." in text:
-        def matrix_ref(e: re.Match) -> str:
-            name = _shell_name(e.group(1))
-            return "${" + _MATRIX_VAR + name + "}" if name in matrix else e.group(0)
-
-        text, again = substitute(text, _GHA_MATRIX, matrix_ref)
-        offsets = [offsets[k] for k in again]
+    for names, scope, pattern, prefix in ((inputs, "inputs.", _GHA_INPUT, _INPUT_VAR),
+                                          (matrix, "matrix.", _GHA_MATRIX, _MATRIX_VAR)):
+        if names and scope in text:
+            text, again = substitute(text, pattern, _variable_for(names, prefix))
+            offsets = [offsets[k] for k in again]
     return m.view(m.path, text, offsets)
+
+
+def _variable_for(names: Mapping[str, object], prefix: str) -> Callable[[re.Match], str]:
+    """`${{ inputs.X }}` / `${{ matrix.X }}` of a known name as the shell variable that holds its value(s)."""
+    def ref(e: re.Match) -> str:
+        name = _shell_name(e.group(1))
+        return "${" + prefix + name + "}" if name in names else e.group(0)
+
+    return ref
