@@ -73,21 +73,23 @@ class _State:
     conditional: int = 0  # inside this many `if` / `case` blocks
     ray_started: int | None = None  # the line of a `ray start` before the launches: they run on that cluster
     named: tuple[str, ...] = ()  # the engines the script's text names (a command run through an unknown program)
-    functions: dict[str, tuple[int, int]] = field(default_factory=dict)  # NAME -> its body's (start, end) offsets
+    functions: dict[str, Mapped] = field(default_factory=dict)  # NAME -> its body, where it stands in the file
     defined: dict[str, list[FoundLaunch]] = field(default_factory=dict)  # launches read in a body where it stands
     called: set[str] = field(default_factory=set)  # functions the script calls (their bodies read per call)
-    call_keys: set[tuple] = field(default_factory=set)  # launches the calls gave (one per distinct argv)
+    call_keys: dict[int, tuple] = field(default_factory=dict)  # id of a launch a call gave -> its argv's key
     arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
 
 
-def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
-               positional: Positional | None = None) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
+def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0, positional: Positional | None = None,
+               functions: dict[str, Mapped] | None = None) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
     """Launches in a script, the variables at its end, and notes about what was odd.
 
     `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
-    the rest are `"$@"`; None when they are not known (a script file run by whoever calls it)."""
-    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text))
+    the rest are `"$@"`; None when they are not known (a script file run by whoever calls it). `functions` are
+    those defined before a function body read here was called (`main` calling `start_server`)."""
+    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text),
+                   functions=dict(functions or {}))
     if positional and _looks_like_flag(positional[0].text) and _USES_POSITIONAL.search(m.text):
         state.notes.append(f"{positional[0].text} is the shell's $0 after `-c SCRIPT`, not one of \"$@\": the launch "
                            "never sees it (put `--` or `_` before the arguments)")
@@ -102,7 +104,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
         limits.check()
         if k in bodies:
             name, start, end, closing = bodies[k]
-            state.functions[name] = (start, end)
+            state.functions[name] = m.view(m.path, m.text[start:end], range(start, end + 1))
             open_bodies.append((name, closing, len(state.launches)))
         _track_condition(cmd.words, cmd.sep, state)
         state.conditional += prev_sep in ("&&", "||")
@@ -123,7 +125,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
         state.launches.extend(_array_commands(state))
     if state.called:  # a function's launches are those of its calls, with their arguments, not of its body alone
         drop = {id(f) for name in state.called for f in state.defined.get(name, [])}
-        state.launches = [f for f in state.launches if id(f) not in drop]
+        state.launches = _distinct_calls([f for f in state.launches if id(f) not in drop], state.call_keys)
     if depth == 0 and len(state.launches) > 1:
         from kvlint.launches.groups import one_per_deployment
 
@@ -435,16 +437,26 @@ def _body(commands: list, at: int, k: int) -> tuple[int, int, int, int] | None:
 
 def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state: _State, depth: int) -> None:
     """`NAME ARGS...` of a function the script defines: its body read with $1... set to ARGS (a launch per call)."""
-    start, end = state.functions[name]
-    body = m.view(m.path, m.text[start:end], range(start, end + 1))
-    launches, _, notes = run_script(body, env, depth + 1, tuple(fields))
+    launches, _, notes = run_script(state.functions[name], env, depth + 1, tuple(fields), dict(state.functions))
     state.called.add(name)
-    for found in launches:  # a call repeated with the same arguments (`start`, `restart`) is the same launch
-        key = (found.engine, found.entry_span, tuple((f.text, f.span) for f in found.fields))
-        if key not in state.call_keys:
-            state.call_keys.add(key)
-            state.launches.append(found)
+    for found in launches:
+        state.call_keys[id(found)] = (found.engine, found.entry_span, tuple(f.text for f in found.fields))
+        state.launches.append(found)
     state.notes.extend(notes)
+
+
+def _distinct_calls(launches: list[FoundLaunch], keys: dict[int, tuple]) -> list[FoundLaunch]:
+    """A call repeated with the same arguments (`start`, `restart`; `main` calling `start` read again when `main` is
+    called) is the same launch. Judged after the bodies' own launches are dropped, so the copy that stays is one a
+    call gave."""
+    seen: set[tuple] = set()
+    out = []
+    for found in launches:
+        key = keys.get(id(found))
+        if key is None or key not in seen:
+            out.append(found)
+            seen.update(() if key is None else (key,))
+    return out
 
 
 def _on_ray_cluster(found: FoundLaunch, line: int) -> FoundLaunch:

@@ -125,15 +125,24 @@ def _alias_spec(alias: ModelAlias, online: bool, items: tuple[tuple[str, str], .
 
 
 def _no_conflict(found: list[tuple[str, ModelSpec]]) -> None:
-    first: dict[str, tuple[str, ModelSpec]] = {}
+    """Two names are a conflict only when they lead to different configs: `/models/Qwen2.5-0.5B-Instruct` and
+    `Qwen/Qwen2.5-0.5B-Instruct` both stand on Qwen/Qwen2.5-0.5B's config, and size the same whichever loads."""
+    first: dict[ModelSpec, tuple[str, ModelSpec]] = {}
     for place, spec in found:
-        first.setdefault(spec.model_id.lower(), (place, spec))
+        first.setdefault(_sized_as(spec), (place, spec))
     if len(first) > 1:
         (pa, a), (pb, b) = list(first.values())[:2]
         raise ModelConflict(
             f"the launch names two different models: {a.model_id} ({pa}) and {b.model_id} ({pb}); kvlint does not "
             f"guess which one the engine loads",
             "make them agree, or map the path to its config.json under `models:` in .kvlint.yaml")
+
+
+def _sized_as(spec: ModelSpec) -> ModelSpec:
+    """The config's facts without the names it was reached by, nor what is uncertain about those names (the
+    lengths a stand-in's siblings derive): two names that stand on one config are one model to size."""
+    return replace(spec, model_id="", source="", derived_from=None, length_unknown=None, length_floor=None,
+                   length_candidates=())
 
 
 def place_of(alias: ModelAlias) -> str:

@@ -138,6 +138,14 @@ def test_a_shell_function_is_read_per_call_with_its_arguments():
     assert (one_line.model, one_line.get("max_model_len")) == ("org/one-line", 4096)  # a variable set before the call
 
 
+def test_a_function_called_from_another_function_is_read_with_the_callers_values():
+    """`main` calls `start_server`: the callee is known inside the caller's body, and the two identical calls (and
+    the body read again when `main` is called) are one launch."""
+    (d,) = _deps("nested-functions.sh")
+    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "/models/Qwen2.5-0.5B-Instruct", (6, 24))  # where the launch names it
+    assert d.get("tp_size") == 2 and _at(d.settings["tp_size"].span) == (7, 22)
+
+
 def test_a_program_given_by_a_variable_is_read_by_what_follows_it_and_notes_stay_with_their_launch():
     python, cli, image, sif = _deps("program-vars.sh")
     assert (python.model, _at(python.model_span), python.get("max_model_len")) == ("org/var-python", (2, 59), 2048)

@@ -45,6 +45,19 @@ def test_disagreeing_evidence_names_both_places():
     assert "meta-llama/Llama-3.1-8B-Instruct (env MODEL_ID meta-llama/Llama-3.1-8B-Instruct, line 4)" in said
 
 
+@pytest.mark.parametrize(("path", "other"), [
+    ("/models/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct"),  # both stand on Qwen/Qwen2.5-0.5B's config
+    ("/models/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct"),  # one repository, renamed
+])
+def test_two_names_of_one_config_are_no_conflict(path, other):
+    """Sample G (an SGLang entry point): the path's name and an env id are spelt differently, but lead to the same
+    config, so every figure is the same whichever the engine loads; a conflict would leave the launch unsized."""
+    spec = resolve_model(path, aliases=(ModelAlias(other, "env:MODEL_ID"),))
+    assert source_kind(spec) == "path-name"
+    with pytest.raises(ModelConflict):  # a different config still is one
+        resolve_model(path, aliases=(ModelAlias("Qwen/Qwen3-8B", "env:MODEL_ID"),))
+
+
 @pytest.mark.parametrize("served", [ModelAlias("meta-llama/Llama-3.1-8B-Instruct", "served-name"),
                                     ModelAlias("qwen2.5-7b", "served-short")])
 def test_a_served_name_is_an_api_alias_never_a_conflict(served):
