@@ -79,17 +79,22 @@ class _State:
     call_keys: dict[int, tuple] = field(default_factory=dict)  # id of a launch a call gave -> its argv's key
     arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
+    locals: set[str] = field(default_factory=set)  # `local` / `declare` names of a function body being read
 
 
-def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0, positional: Positional | None = None,
-               functions: dict[str, Mapped] | None = None) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
+def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
+               positional: Positional | None = None) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
     """Launches in a script, the variables at its end, and notes about what was odd.
 
     `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
-    the rest are `"$@"`; None when they are not known (a script file run by whoever calls it). `functions` are
-    those defined before a function body read here was called (`main` calling `start_server`)."""
-    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text),
-                   functions=dict(functions or {}))
+    the rest are `"$@"`; None when they are not known (a script file run by whoever calls it)."""
+    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text))
+    _read(m, state, depth)
+    return state.launches, state.env, state.notes
+
+
+def _read(m: Mapped, state: _State, depth: int) -> None:
+    positional = state.positional
     if positional and _looks_like_flag(positional[0].text) and _USES_POSITIONAL.search(m.text):
         state.notes.append(f"{positional[0].text} is the shell's $0 after `-c SCRIPT`, not one of \"$@\": the launch "
                            "never sees it (put `--` or `_` before the arguments)")
@@ -130,7 +135,6 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0, pos
         from kvlint.launches.groups import one_per_deployment
 
         state.launches = one_per_deployment(state.launches)
-    return state.launches, state.env, state.notes
 
 
 def _array_commands(state: _State) -> list[FoundLaunch]:
@@ -294,6 +298,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         return
     head = fields[len(prefix)].text
     if head in ("export", "declare", "typeset", "readonly", "local"):
+        if head in ("local", "declare", "typeset") and depth:
+            state.locals.update(_declared(words[i + 1 :]))
         _export(words[i + 1 :], m, state)
         return
     if head.rsplit("/", 1)[-1] == "ray" and len(fields) > len(prefix) + 1 and fields[len(prefix) + 1].text == "start":
@@ -437,12 +443,29 @@ def _body(commands: list, at: int, k: int) -> tuple[int, int, int, int] | None:
 
 def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state: _State, depth: int) -> None:
     """`NAME ARGS...` of a function the script defines: its body read with $1... set to ARGS (a launch per call)."""
-    launches, _, notes = run_script(state.functions[name], env, depth + 1, tuple(fields), dict(state.functions))
+    body = state.functions[name]
+    sub = _State(dict(env), positional=tuple(fields), named=state.named, functions=dict(state.functions),
+                 arrays=dict(state.arrays))
+    _read(body, sub, depth + 1)
+    _globals_back(sub, state)
+    launches, notes = sub.launches, sub.notes
     state.called.add(name)
     for found in launches:
         state.call_keys[id(found)] = (found.engine, found.entry_span, tuple(f.text for f in found.fields))
         state.launches.append(found)
     state.notes.extend(notes)
+
+
+def _globals_back(sub: _State, caller: _State) -> None:
+    """A function's variables and arrays are the script's unless declared `local` (bash's dynamic scope):
+    `build() { CMD=(vllm serve "$1" ...); }; build m; "${CMD[@]}"` runs what the call built."""
+    for name in (set(caller.env) | set(sub.env)) - sub.locals:
+        if name in sub.env:
+            caller.env[name] = sub.env[name]
+        else:
+            caller.env.pop(name, None)
+    for name in set(sub.arrays) - sub.locals:
+        caller.arrays[name] = sub.arrays[name]
 
 
 def _distinct_calls(launches: list[FoundLaunch], keys: dict[int, tuple]) -> list[FoundLaunch]:
@@ -505,6 +528,20 @@ def _assignment(word: Word, m: Mapped, env: dict[str, str],
     if any(not f.resolved for f in fields):
         return name, None  # unknown from here on: never keep a stale value
     return name, value
+
+
+def _declared(words: tuple[Word, ...]) -> set[str]:
+    """The names `local` / `declare` (not `declare -g`) makes local to the function: `local a=1 b`, `declare -a c`."""
+    names: set[str] = set()
+    for w in words:
+        text = w.literal or _first_lit(w)
+        if text.startswith("-"):
+            if "g" in text:
+                return set()
+            continue
+        name = _ASSIGN.match(text)
+        names.add(name.group(1) if name else text)
+    return names
 
 
 def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:

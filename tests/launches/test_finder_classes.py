@@ -146,6 +146,21 @@ def test_a_function_called_from_another_function_is_read_with_the_callers_values
     assert d.get("tp_size") == 2 and _at(d.settings["tp_size"].span) == (7, 22)
 
 
+def test_a_functions_globals_are_the_callers_and_its_locals_are_not():
+    (d,) = _deps("function-globals.sh")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "org/global-model", (9, 25))
+    assert d.get("max_model_len") == 8192 and _at(d.settings["max_model_len"].span) == (4, 28)  # a global array
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (10, 37)
+    from kvlint.launches.script import _declared
+    from kvlint.sources.shell import tokenize
+    from kvlint.sources.text import Mapped
+
+    (cmd,), _ = tokenize(Mapped("x", "local a=1 b 'c'\n"))
+    assert _declared(cmd.words[1:]) == {"a", "b", "c"}
+    (cmd,), _ = tokenize(Mapped("x", "declare -g a=1\n"))
+    assert _declared(cmd.words[1:]) == set()  # -g: global
+
+
 def test_a_program_given_by_a_variable_is_read_by_what_follows_it_and_notes_stay_with_their_launch():
     python, cli, image, sif = _deps("program-vars.sh")
     assert (python.model, _at(python.model_span), python.get("max_model_len")) == ("org/var-python", (2, 59), 2048)
