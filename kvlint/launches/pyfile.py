@@ -380,6 +380,8 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
 
     if isinstance(node, ast.Call) and _name(node.func) in ("str", "int", "float") and len(node.args) == 1:
         node = node.args[0]
+    if _is_interpreter(node):
+        return "python"
     if isinstance(node, ast.Name) and names is not None:
         return names.get(node.id)
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and names is not None:
@@ -500,7 +502,18 @@ def _starts_with_word(node: ast.List | ast.Tuple) -> bool:
     import ast
 
     first = node.elts[0] if node.elts else None
+    if first is not None and _is_interpreter(first):
+        return True
     return isinstance(first, ast.Constant) and isinstance(first.value, str) and " " not in first.value.strip()
+
+
+def _is_interpreter(node: ast.expr) -> bool:
+    """`sys.executable`: the running Python, the usual first word of `[sys.executable, "-m", "sglang.launch_server",
+    ...]` in a program that starts the engine beside itself."""
+    import ast
+
+    return (isinstance(node, ast.Attribute) and node.attr == "executable" and isinstance(node.value, ast.Name)
+            and node.value.id == "sys")
 
 
 def _argv(src: _Source, elts: list[ast.expr]) -> list[Deployment]:

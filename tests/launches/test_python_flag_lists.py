@@ -59,3 +59,13 @@ def test_a_python_file_too_large_to_parse_is_a_note(tmp_path):
     path.write_text("import vllm\nX = [" + "1, " * 300000 + "]\n")
     result = read_path(str(path))
     assert result.deployments == [] and [(f.code, str(f.severity)) for f in result.findings] == [("KV001", "info")]
+
+
+def test_sys_executable_starts_the_engine_beside_the_program():
+    """`[sys.executable, "-m", "sglang.launch_server", ...]`: the running Python is the first word; the values the
+    program fills in are unresolved expressions at their place (the launch is found, not passed over)."""
+    (d,) = read_path(str(FIX / "beside_itself.py")).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "${settings.model_path}", (12, 9))
+    assert d.get("context_length") == 8192 and _at(d.settings["context_length"].span) == (16, 10)
+    assert "tp_size" in d.settings and _at(d.settings["tp_size"].span) == (14, 9)
+    assert read_path("x.py", "import sys\ncmd = [sys.executable, '-m', 'pip', 'install', 'vllm']\n").deployments == []
