@@ -62,6 +62,17 @@ class FoundLaunch:
 
 
 @record(frozen=False)
+class _Shared:
+    """What a script's function calls share, however deep: each body's tokens, and how many calls were read."""
+
+    tokens: dict[int, tuple[list, list]] = field(default_factory=dict)
+    calls: int = 0
+
+
+MAX_CALLS = 256  # function bodies read per script: calls nest (main -> start -> log), each read with its arguments
+
+
+@record(frozen=False)
 class _State:
     env: dict[str, str]
     launches: list[FoundLaunch] = field(default_factory=list)
@@ -80,6 +91,7 @@ class _State:
     arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
     locals: set[str] = field(default_factory=set)  # `local` / `declare` names of a function body being read
+    shared: _Shared = field(default_factory=lambda: _Shared())  # one per script, with its function bodies' reads
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -93,12 +105,12 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
     return state.launches, state.env, state.notes
 
 
-def _read(m: Mapped, state: _State, depth: int) -> None:
+def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None = None) -> None:
     positional = state.positional
     if positional and _looks_like_flag(positional[0].text) and _USES_POSITIONAL.search(m.text):
         state.notes.append(f"{positional[0].text} is the shell's $0 after `-c SCRIPT`, not one of \"$@\": the launch "
                            "never sees it (put `--` or `_` before the arguments)")
-    commands, errors = tokenize(m)
+    commands, errors = tokens or tokenize(m)
     for off, msg in errors:
         line, col = m.at(off)
         state.notes.append(f"{m.path}:{line}:{col}: {msg}")
@@ -305,7 +317,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if head.rsplit("/", 1)[-1] == "ray" and len(fields) > len(prefix) + 1 and fields[len(prefix) + 1].text == "start":
         state.ray_started = state.ray_started or m.at(words[i].start)[0]
         return
-    if head in state.functions and depth < MAX_DEPTH:
+    if head in state.functions and depth < MAX_DEPTH and state.shared.calls < MAX_CALLS:
         _call(head, fields[len(prefix) :], m, env, state, depth)
         return
     found = launch_in_argv(fields, env, depth, state)
@@ -444,9 +456,13 @@ def _body(commands: list, at: int, k: int) -> tuple[int, int, int, int] | None:
 def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state: _State, depth: int) -> None:
     """`NAME ARGS...` of a function the script defines: its body read with $1... set to ARGS (a launch per call)."""
     body = state.functions[name]
+    state.shared.calls += 1
     sub = _State(dict(env), positional=tuple(fields), named=state.named, functions=dict(state.functions),
-                 arrays=dict(state.arrays))
-    _read(body, sub, depth + 1)
+                 arrays=dict(state.arrays), shared=state.shared)
+    tokens = state.shared.tokens.get(id(body))
+    if tokens is None:  # a body is read once per call: tokenized once
+        tokens = state.shared.tokens[id(body)] = tokenize(body)
+    _read(body, sub, depth + 1, tokens)
     _globals_back(sub, state)
     launches, notes = sub.launches, sub.notes
     state.called.add(name)

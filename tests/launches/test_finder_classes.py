@@ -257,3 +257,29 @@ def test_a_wrapper_named_for_the_engine_passes_the_engine_its_flags_after_a_doub
     assert any("through launch_vllm.py" in n and "--target-layer-ids are left to it" in n for n in vllm.notes)
     assert (sglang.engine, sglang.model, _at(sglang.model_span)) == ("sglang", "org/sgl-model", (8, 19))
     assert sglang.get("mem_fraction_static") == 0.7 and _at(sglang.settings["mem_fraction_static"].span) == (8, 70)
+
+
+def test_recursive_and_fanned_out_function_calls_are_read_within_a_bound():
+    """Calls nest now (a body knows the script's functions), so a script of functions calling each other is read
+    within MAX_DEPTH levels and MAX_CALLS bodies, each tokenized once: the launch is still found, once."""
+    from kvlint.launches import read_path, script
+
+    recursive = "f() {\n  vllm serve org/recursive --max-model-len 4096\n  g\n}\ng() {\n  f\n}\nf\n"
+    (d,) = read_path("r.sh", recursive).deployments
+    assert d.model == "org/recursive"
+    calls = "\n".join(f"h{i}() {{ log x; log y; }}" for i in range(40))
+    fanned = "log() { echo \"$@\"; }\n" + calls + "\n" + "\n".join(f"h{i}" for i in range(40)) + "\n"
+    fanned += "vllm serve org/fanned\n"
+    seen = []
+    real = script._read
+
+    def script_read(m, state, depth, tokens=None):
+        seen.append(depth)
+        return real(m, state, depth, tokens)
+
+    import pytest
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(script, "_read", script_read)
+        (d,) = read_path("f.sh", fanned).deployments
+    assert d.model == "org/fanned" and len(seen) - 1 <= script.MAX_CALLS
