@@ -281,7 +281,6 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         _for_loop(words, m, state)
         return
     _assign_defaults(words, m, state)
-    _substitutions(words, m, state, depth)
     local: dict[str, str] = {}
     i = 0
     while i < len(words) and _ASSIGN.match(words[i].literal or _first_lit(words[i])):
@@ -327,27 +326,6 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             if state.ray_started is not None and launch.gpus and launch.gpus.startswith("cuda:"):
                 launch = _on_ray_cluster(launch, state.ray_started)
             state.launches.append(replace(launch, runtime_vars=launch.runtime_vars + tuple(state.runtime.items())))
-
-
-_SUBSTITUTED = lazy(r"\b(?:vllm|sglang|docker|podman|nerdctl|apptainer|singularity|srun|serve|launch_server)\b")
-
-
-def _substitutions(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> None:
-    """A command inside `$(...)` or backticks runs like any other (`ID=$(docker run -d ... "$IMAGE" "${ARGS[@]}")`
-    starts the container and keeps its id), so it is read with the script's variables, arrays and functions.
-
-    Only a substitution that names an engine or a container runner is read: most (`$(date)`, `$(nproc)`) cannot
-    start one, and reading each would cost every script a second tokenization."""
-    if depth >= MAX_DEPTH:
-        return
-    for w in words:
-        for part in w.parts:
-            if part.kind not in ("cmd", "tick") or not _SUBSTITUTED.search(part.text):
-                continue
-            start = part.offsets[0] + (2 if part.kind == "cmd" else 1)
-            sub = m.view(m.path, part.text, range(start, start + len(part.text) + 1))
-            for cmd in tokenize(sub)[0]:
-                _command(cmd.words, sub, state, depth + 1)
 
 
 def _per_arm(found: FoundLaunch, words: tuple[Word, ...], i: int, prefix: list[Field], m: Mapped,
