@@ -59,6 +59,7 @@ class FoundLaunch:
     mounts: tuple[tuple[str, str], ...] = ()  # `docker run -v HOST:CONTAINER`: model paths readable on the host
     left_to: str | None = None  # a program kvlint does not know, with options of its own that may set the engine's
     container_env: tuple[tuple[str, str], ...] | None = None  # `docker run -e`: all the engine's process sees
+    runner: str | None = None  # `uv run`, `poetry run` ... in front: the project's lock decides the release
 
 
 @record(frozen=False)
@@ -547,6 +548,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     cvd = env.get("CUDA_VISIBLE_DEVICES")
     gpus: tuple[str | None, Span | None] = (f"cuda:{cvd}" if cvd else None, None)
     nodes = None
+    runner: str | None = None
     i = 0
     while i < len(fields):
         head = fields[i].text.rsplit("/", 1)[-1]
@@ -575,6 +577,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head in ("mpirun", "mpiexec"):
             i = wrappers.after_mpirun(fields, i)
         elif head in wrappers.RUN_TOOLS and wrappers.after_run_tool(fields, i) is not None:
+            runner = runner or head
             i = wrappers.after_run_tool(fields, i) or i + 1
         elif head == "torchrun" and wrappers.torchrun_module(fields, i) is not None:
             # `torchrun [opts] -m MODULE` runs MODULE as `python -m MODULE` would: read it so
@@ -622,7 +625,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         span = _join(rest[0].span, rest[k - 1].span) if k else None
         wrapper = wrapper_of([t.text for t in rest[:k]])
         words = wrappers.engine_words(wrapper, rest[k:])
-        return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes)
+        return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes,
+                           runner=runner)
     if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
     from kvlint.launches.byflags import model_flag_in, read_by_flags
@@ -631,7 +635,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     if by_flags is not None:
         return FoundLaunch(by_flags.engine, by_flags.words, by_flags.program.span, env, None, gpus[0], gpus[1],
                            notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes,
-                           left_to=_left_to(by_flags))
+                           left_to=_left_to(by_flags), runner=runner)
     return None
 
 
