@@ -272,6 +272,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             i += 1
             continue
         name, value = _assignment(words[i], m, {**state.env, **local}, state.positional)
+        if value is None and state.conditional:
+            value = _caller_override(words[i], name, {**state.env, **local}, m, state)
         if value is not None:
             local[name] = value
         else:
@@ -307,6 +309,27 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             if state.ray_started is not None and launch.gpus and launch.gpus.startswith("cuda:"):
                 launch = _on_ray_cluster(launch, state.ray_started)
             state.launches.append(replace(launch, runtime_vars=launch.runtime_vars + tuple(state.runtime.items())))
+
+
+def _caller_override(word: Word, name: str, env: dict[str, str], m: Mapped, state: _State) -> str | None:
+    """`-m|--model) MODEL="$2"; shift 2 ;;`, `[ -n "$1" ] && MODEL=$1`, getopts' `m) MODEL=$OPTARG ;;`: an assignment
+    that takes a positional parameter whole, made only under a condition, is the caller's override of a value
+    the script already holds. The launch runs with that default when the caller gives none, so the default
+    stands (with a note), not an unknown: None when the name holds no value yet (the caller must give it)."""
+    parts = word.parts
+    if len(parts) != 2 or parts[0].kind != "lit" or parts[0].text != f"{name}=" or name not in env:
+        return None
+    p = parts[1]
+    if p.kind == "special" and len(p.text) == 2 and p.text[1] in "123456789":
+        ref = p.text
+    elif p.kind == "var" and not p.op and (p.text in ("OPTARG", *"123456789")):
+        ref = "$" + p.text
+    else:
+        return None
+    line = m.at(word.start)[0]
+    state.notes.append(f"line {line}: {name}={ref} is the caller's override, made under a condition: the script's "
+                       f"own value {env[name]!r} stands")
+    return env[name]
 
 
 def _per_arm(found: FoundLaunch, words: tuple[Word, ...], i: int, prefix: list[Field], m: Mapped,

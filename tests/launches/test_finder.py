@@ -104,6 +104,12 @@ def test_heredoc_manifest_is_read_as_yaml_at_its_lines():
     assert d.get("max_model_len") == 8192 and d.settings["max_model_len"].span.line == 14
 
 
+def test_heredoc_manifest_is_read_by_its_kind_without_an_engine_word():
+    """An LLMInferenceService in a heredoc names no engine in lower case: its kind decides, as in a YAML file."""
+    (d,) = _deps("heredoc-kserve.sh")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "hf://facebook/opt-125m", (14, 10))
+
+
 def test_dockerfile_engine_entrypoint_without_model_is_the_image_not_a_launch():
     result = read_path(str(FIX / "Dockerfile.image"))
     assert result.deployments == []
