@@ -80,6 +80,9 @@ class _State:
     call_keys: set[tuple] = field(default_factory=set)  # launches the calls gave (one per distinct argv)
     arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
+    built: dict[str, str] = field(default_factory=dict)  # image tag -> the Dockerfile an earlier `docker build -t` used
+    folders: dict[str, str] = field(default_factory=dict)  # NAME -> the folder it holds, relative to the script's
+    # (`SCRIPT_DIR=$(dirname "$0")`: "."): where `source "$SCRIPT_DIR/config.sh"` looks (kvlint.launches.sourced)
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -272,6 +275,9 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             i += 1
             continue
         name, value = _assignment(words[i], m, {**state.env, **local}, state.positional)
+        raw = m.text[words[i].start:words[i].end]
+        if name in state.folders or "dirname" in raw or "BASH_SOURCE" in raw or (state.folders and "$" in raw):
+            _script_folder(name, raw, state)
         if value is None and state.conditional:
             value = _caller_override(words[i], name, {**state.env, **local}, m, state)
         if value is not None:
@@ -282,6 +288,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             state.runtime[name] = f"assigned at line {m.at(words[i].start)[0]} from an expression evaluated at run time"
         i += 1
     if i == len(words):
+        for w in words:
+            _substituted(w, m, state, depth)
         line = m.at(words[0].start)[0] if words else 0
         for name, value in local.items():
             _assigned(name, value, line, state)
@@ -302,6 +310,15 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if head in state.functions and depth < MAX_DEPTH:
         _call(head, fields[len(prefix) :], m, env, state, depth)
         return
+    if head in ("docker", "podman") and state.built is not None and len(fields) > len(prefix) + 2:
+        import os
+
+        where = m.path if m.path not in ("", "-") else ""
+        for tag, dockerfile in dr_built(fields, len(prefix), os.path.dirname(os.path.abspath(where)) if where else ""):
+            state.built[tag] = dockerfile
+    if head in ("source", ".") and len(words) > i + 1 and depth < MAX_DEPTH:
+        _source(words[i + 1], m, state, depth)
+        return
     found = launch_in_argv(fields, env, depth, state)
     if found is not None:
         for launch in _per_arm(found, words, i, prefix, m, env, state, depth):
@@ -309,6 +326,69 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             if state.ray_started is not None and launch.gpus and launch.gpus.startswith("cuda:"):
                 launch = _on_ray_cluster(launch, state.ray_started)
             state.launches.append(replace(launch, runtime_vars=launch.runtime_vars + tuple(state.runtime.items())))
+
+
+def dr_built(fields: list[Field], i: int, base: str) -> list[tuple[str, str]]:
+    from kvlint.launches.docker_run import built_images
+
+    return built_images(fields, i, base)
+
+
+def _substituted(word: Word, m: Mapped, state: _State, depth: int) -> None:
+    """`CID=$(docker run -d ... IMAGE "${ARGS[@]}")`: the shell runs the command of a substitution in an assignment,
+    so a launch there is read at its own place, with the script's variables, arrays and functions; what the
+    subshell assigns does not outlive it."""
+    for part in word.parts:
+        if part.kind != "cmd" or len(part.offsets) != 2 or depth >= MAX_DEPTH or "(" in part.text[:1]:
+            continue
+        start, end = part.offsets[0] + 2, part.offsets[1] - 1
+        if end <= start or m.text[start:end] != part.text or not _RUNS_SOMETHING.search(part.text):
+            continue
+        view = m.view(m.path, part.text, range(start, end))
+        env, arrays = dict(state.env), dict(state.arrays)
+        commands, _ = tokenize(view)
+        for cmd in commands[:64]:
+            _command(cmd.words, view, state, depth + 1)
+        state.env, state.arrays = env, arrays
+
+
+_RUNS_SOMETHING = lazy(r"\b(?:run|serve|launch_server|api_server|entrypoints)\b|\$\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\}")
+
+
+def _script_folder(name: str, raw: str, state: _State) -> None:
+    """Remember a variable that holds the script's own folder (or one derived from it), or forget one reassigned."""
+    from kvlint.launches.sourced import script_folder_of
+
+    folder = script_folder_of(raw.partition("=")[2], state.folders)
+    if folder is not None:
+        state.folders[name] = folder
+    else:
+        state.folders.pop(name, None)
+
+
+def _source(word: Word, m: Mapped, state: _State, depth: int) -> None:
+    """`source FILE` / `. FILE` of a settings file of the same repository (kvlint.launches.sourced): its assignments
+    are made here, at the `source` line, as the shell makes them; its own launches are its file's, not this one's."""
+    import os
+
+    from kvlint.launches import sourced
+
+    path = sourced.sourced_path(m.text[word.start:word.end], m.path, state.folders)
+    text = sourced.read_text(path) if path is not None else None
+    if path is None or text is None:
+        return
+    before = dict(state.env)
+    _, env, _ = run_script(Mapped.whole(path, text), dict(state.env), depth + 1)
+    line = m.at(word.start)[0]
+    changed = {name: value for name, value in env.items() if before.get(name) != value}
+    for name, value in changed.items():
+        _assigned(name, value, line, state)
+    state.env.update(changed)
+    for name in set(before) - set(env):
+        state.env.pop(name, None)
+    if changed:
+        shown = os.path.relpath(path, os.path.dirname(os.path.abspath(m.path)))
+        state.notes.append(f"line {line}: {len(changed)} variables set by {shown}, which the script sources")
 
 
 def _caller_override(word: Word, name: str, env: dict[str, str], m: Mapped, state: _State) -> str | None:
@@ -772,6 +852,12 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         return None
     image, rest = fields[i], fields[i + 1 :]
     argv, default = dr.command_after_image(opts, image, rest)
+    flags_follow = any(f.text.startswith("-") for f in rest[:2])  # `IMAGE --flags`, `IMAGE MODEL --flags`
+    if default is None and opts.entrypoint is None and flags_follow:
+        local = dr.local_image_engine(image, base, state.built if state is not None else {})
+        if local is not None:  # the repository's own image, whose entry point is the engine, given its arguments
+            default = local[0]
+            opts.notes.append(local[1])
     inner_env = {**env, **opts.env}
     for name in opts.passthrough:
         if name not in env:
