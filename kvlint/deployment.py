@@ -118,6 +118,8 @@ class Deployment:
     declared_load: DeclaredLoad | None = None  # serving / autoscaling concurrency target
     model_aliases: tuple[ModelAlias, ...] = ()  # other names of the model (for a local path)
     disabled: Span | None = None  # the entry's own `enabled: false` (a chart default, not deployed as written)
+    runner: str | None = None  # the project runner the engine is started through (`uv run`: "uv"): its lock decides
+    # the release (kvlint.resolve.project)
 
     def resolved_values(self) -> dict[str, Any]:
         """Canonical name -> value of the settings that are not unresolved expressions."""

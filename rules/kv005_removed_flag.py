@@ -19,7 +19,11 @@ release older than the first one read without the flag, the flag may still work 
 is then a warning about the next upgrade. An engine image without a tag (or
 `:latest`) is the newest release, and so is a script that runs the engine installed on the host (the
 message says it was assumed). A script the repository's own image runs (a Dockerfile copies it, or a file
-it runs) or that runs a vendor image's launcher takes that image's release instead. When nothing pins a
+it runs) or that runs a vendor image's launcher takes that image's release instead. A launch through a project
+runner (`uv run`, `poetry run`, `pixi run`) runs the release the project's lock pins, and a host install the one
+its requirements pin (`==`), the finding's note naming the file and line; a runner whose project pins none
+leaves the release open over the releases its range allows, so the verdict is given only where they agree.
+When nothing pins a
 release otherwise (a manifest or chart whose image
 is set elsewhere), the release decides and kvlint does not assume one: the finding is an info that
 says from which release the server exits, and how to pin it.

@@ -72,6 +72,7 @@ class LaunchContext:
     storage: tuple[str, Span | None] | None = None  # a storage URI mounted as the model (KServe storageUri)
     extra_aliases: tuple[ModelAlias, ...] = ()  # names an adapter knows for the model (a chart's download repo)
     disabled: Span | None = None  # the launch's own mapping says `enabled: false` (see charts.common.disabled)
+    runner: str | None = None  # `uv run`, `poetry run` ...: the project runner in front of the engine
 
 
 def version_from_image(image: str | None) -> str | None:
@@ -127,7 +128,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
         invalid_values=tuple(parsed.invalid),
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
-        model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled,
+        model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, runner=ctx.runner,
     )
 
 
@@ -225,7 +226,7 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
     alias_env = ctx.alias_env or tuple((k, v, None) for k, v in own_env)
     ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,
                   runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper, alias_env=alias_env,
-                  mounts=ctx.mounts + found.mounts)
+                  mounts=ctx.mounts + found.mounts, runner=found.runner or ctx.runner)
     from kvlint.launches.config_link import merge_config_file
 
     dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), _entry_span(found), ctx, gpu))

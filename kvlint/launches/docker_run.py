@@ -9,6 +9,7 @@ many GPUs it gets; `-v HOST:CONTAINER` lets a model path inside the container be
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 
 from kvlint.launches.env import Field, parse_dotenv
@@ -178,3 +179,99 @@ def gpu_env_hint(opts: RunOptions) -> RunOptions:
     if opts.gpus[0] is None and visible and visible != "all":
         return replace(opts, gpus=("docker:device=" + visible, None))
     return opts
+
+
+# ------------------------------------------------------------------------------------------- local builds
+
+_BUILD_VALUES = frozenset({"-t", "--tag", "-f", "--file", "--build-arg", "--target", "--platform", "--label",
+                           "--network", "--secret", "--ssh", "--cache-from", "--cache-to", "--output", "-o",
+                           "--progress", "--iidfile", "--add-host", "--build-context", "--shm-size", "--ulimit",
+                           "--metadata-file", "--builder", "-m", "--memory"})
+_DOCKERFILE_NAME = re.compile(r"^(docker|container)file([.-][\w.-]*)?$|\.(docker|container)file$", re.IGNORECASE)
+_READ_CAP = 256 * 1024
+
+
+def built_images(fields: list[Field], i: int, base: str) -> list[tuple[str, str]]:
+    """`docker build -t TAG [-f FILE] CONTEXT` (also `buildx build`, `podman build`) at `i`: (tag, the Dockerfile's
+    path) for each tag; [] when it is not a build or names no tag."""
+    j = i + 1
+    if j < len(fields) and fields[j].text == "buildx":
+        j += 1
+    if j >= len(fields) or fields[j].text not in ("build", "image") or \
+            (fields[j].text == "image" and (j + 1 >= len(fields) or fields[j + 1].text != "build")):
+        return []
+    j += 2 if fields[j].text == "image" else 1
+    tags: list[str] = []
+    dockerfile, context = None, None
+    while j < len(fields):
+        name, eq, value = fields[j].text.partition("=")
+        if name.startswith("-") and name in _BUILD_VALUES:
+            if not eq:
+                value = fields[j + 1].text if j + 1 < len(fields) else ""
+                j += 1
+            if name in ("-t", "--tag"):
+                tags.append(value)
+            elif name in ("-f", "--file"):
+                dockerfile = value
+        elif not name.startswith("-"):
+            context = fields[j].text
+        j += 1
+    if not tags or not base:
+        return []
+    folder = os.path.normpath(os.path.join(base, context or "."))
+    path = os.path.normpath(os.path.join(base, dockerfile)) if dockerfile else os.path.join(folder, "Dockerfile")
+    return [(tag, path) for tag in tags]
+
+
+def local_image_engine(image: Field, base: str, built: dict[str, str]) -> tuple[str, str] | None:
+    """(engine, note) for an image the repository builds itself, whose entry point is the engine: a tag an earlier
+    `docker build -t TAG` of the script builds, or an image given by a variable kvlint cannot resolve when the
+    script's folder holds one Dockerfile, whose ENTRYPOINT is the engine (`["vllm", "serve"]`). None otherwise."""
+    text = image.text
+    tag = text if text in built else f"{text}:latest" if f"{text}:latest" in built else None
+    if tag is not None:
+        path, how = built[tag], f"the script builds {text} from"
+    elif not image.resolved and base:
+        try:
+            names = sorted(n for n in os.listdir(base) if _DOCKERFILE_NAME.search(n))
+        except OSError:
+            return None
+        if len(names) != 1:
+            return None
+        path, how = os.path.join(base, names[0]), f"{text} is not resolved here; the script's folder builds one image,"
+    else:
+        return None
+    engine = dockerfile_engine(path)
+    if engine is None:
+        return None
+    shown = os.path.relpath(path, base) if base else path
+    return engine, f"engine {engine} assumed: {how} {shown}, whose entry point is the engine"
+
+
+def dockerfile_engine(path: str) -> str | None:
+    """The engine a Dockerfile's image starts when it is run with arguments: its last ENTRYPOINT is the engine's
+    command (`["vllm", "serve"]`, `python3 -m sglang.launch_server`); None for anything else or an unreadable file."""
+    import json
+
+    from kvlint.launches.argv import detect
+    from kvlint.span import Token
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_READ_CAP + 1)
+    except OSError:
+        return None
+    if len(data) > _READ_CAP:
+        return None
+    entries = re.findall(r"^\s*ENTRYPOINT\s+(.+?)\s*$", data.decode("utf-8", "replace"), re.I | re.M)
+    if not entries:
+        return None
+    arg = entries[-1]
+    try:
+        words = json.loads(arg) if arg.startswith("[") else arg.split()
+    except ValueError:
+        return None
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words) or not words:
+        return None
+    found = detect([Token(w, None) for w in words])
+    return found[0] if found is not None else None

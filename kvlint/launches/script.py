@@ -59,6 +59,7 @@ class FoundLaunch:
     mounts: tuple[tuple[str, str], ...] = ()  # `docker run -v HOST:CONTAINER`: model paths readable on the host
     left_to: str | None = None  # a program kvlint does not know, with options of its own that may set the engine's
     container_env: tuple[tuple[str, str], ...] | None = None  # `docker run -e`: all the engine's process sees
+    runner: str | None = None  # `uv run`, `poetry run` ... in front: the project's lock decides the release
 
 
 @record(frozen=False)
@@ -92,6 +93,9 @@ class _State:
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
     locals: set[str] = field(default_factory=set)  # `local` / `declare` names of a function body being read
     shared: _Shared = field(default_factory=lambda: _Shared())  # one per script, with its function bodies' reads
+    built: dict[str, str] = field(default_factory=dict)  # image tag -> the Dockerfile an earlier `docker build -t` used
+    folders: dict[str, str] = field(default_factory=dict)  # NAME -> the folder it holds, relative to the script's
+    # (`SCRIPT_DIR=$(dirname "$0")`: "."): where `source "$SCRIPT_DIR/config.sh"` looks (kvlint.launches.sourced)
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -289,6 +293,11 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             i += 1
             continue
         name, value = _assignment(words[i], m, {**state.env, **local}, state.positional)
+        raw = m.text[words[i].start:words[i].end]
+        if name in state.folders or "dirname" in raw or "BASH_SOURCE" in raw or (state.folders and "$" in raw):
+            _script_folder(name, raw, state)
+        if value is None and state.conditional:
+            value = _caller_override(words[i], name, {**state.env, **local}, m, state)
         if value is not None:
             local[name] = value
         else:
@@ -297,6 +306,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             state.runtime[name] = f"assigned at line {m.at(words[i].start)[0]} from an expression evaluated at run time"
         i += 1
     if i == len(words):
+        for w in words:
+            _substituted(w, m, state, depth)
         line = m.at(words[0].start)[0] if words else 0
         for name, value in local.items():
             _assigned(name, value, line, state)
@@ -319,6 +330,15 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if head in state.functions and depth < MAX_DEPTH and state.shared.calls < MAX_CALLS:
         _call(head, fields[len(prefix) :], m, env, state, depth)
         return
+    if head in ("docker", "podman") and state.built is not None and len(fields) > len(prefix) + 2:
+        import os
+
+        where = m.path if m.path not in ("", "-") else ""
+        for tag, dockerfile in dr_built(fields, len(prefix), os.path.dirname(os.path.abspath(where)) if where else ""):
+            state.built[tag] = dockerfile
+    if head in ("source", ".") and len(words) > i + 1 and depth < MAX_DEPTH:
+        _source(words[i + 1], m, state, depth)
+        return
     found = launch_in_argv(fields, env, depth, state)
     if found is not None:
         for launch in _per_arm(found, words, i, prefix, m, env, state, depth):
@@ -326,6 +346,90 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             if state.ray_started is not None and launch.gpus and launch.gpus.startswith("cuda:"):
                 launch = _on_ray_cluster(launch, state.ray_started)
             state.launches.append(replace(launch, runtime_vars=launch.runtime_vars + tuple(state.runtime.items())))
+
+
+def dr_built(fields: list[Field], i: int, base: str) -> list[tuple[str, str]]:
+    from kvlint.launches.docker_run import built_images
+
+    return built_images(fields, i, base)
+
+
+def _substituted(word: Word, m: Mapped, state: _State, depth: int) -> None:
+    """`CID=$(docker run -d ... IMAGE "${ARGS[@]}")` (or `` CID=`...` ``): the shell runs the command of a substitution in an assignment,
+    so a launch there is read at its own place, with the script's variables, arrays and functions; what the
+    subshell assigns does not outlive it."""
+    for part in word.parts:
+        if part.kind not in ("cmd", "tick") or len(part.offsets) != 2 or depth >= MAX_DEPTH or "(" in part.text[:1]:
+            continue
+        start, end = part.offsets[0] + (2 if part.kind == "cmd" else 1), part.offsets[1] - 1
+        if end <= start or m.text[start:end] != part.text or not _RUNS_SOMETHING.search(part.text):
+            continue
+        view = m.view(m.path, part.text, range(start, end))
+        env, arrays = dict(state.env), dict(state.arrays)
+        commands, _ = tokenize(view)
+        for cmd in commands[:64]:
+            _command(cmd.words, view, state, depth + 1)
+        state.env, state.arrays = env, arrays
+
+
+_RUNS_SOMETHING = lazy(r"\b(?:run|serve|launch_server|api_server|entrypoints)\b|\$\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\}")
+
+
+def _script_folder(name: str, raw: str, state: _State) -> None:
+    """Remember a variable that holds the script's own folder (or one derived from it), or forget one reassigned."""
+    from kvlint.launches.sourced import script_folder_of
+
+    folder = script_folder_of(raw.partition("=")[2], state.folders)
+    if folder is not None:
+        state.folders[name] = folder
+    else:
+        state.folders.pop(name, None)
+
+
+def _source(word: Word, m: Mapped, state: _State, depth: int) -> None:
+    """`source FILE` / `. FILE` of a settings file of the same repository (kvlint.launches.sourced): its assignments
+    are made here, at the `source` line, as the shell makes them; its own launches are its file's, not this one's."""
+    import os
+
+    from kvlint.launches import sourced
+
+    path = sourced.sourced_path(m.text[word.start:word.end], m.path, state.folders)
+    text = sourced.read_text(path) if path is not None else None
+    if path is None or text is None:
+        return
+    before = dict(state.env)
+    _, env, _ = run_script(Mapped.whole(path, text), dict(state.env), depth + 1)
+    line = m.at(word.start)[0]
+    changed = {name: value for name, value in env.items() if before.get(name) != value}
+    for name, value in changed.items():
+        _assigned(name, value, line, state)
+    state.env.update(changed)
+    for name in set(before) - set(env):
+        state.env.pop(name, None)
+    if changed:
+        shown = os.path.relpath(path, os.path.dirname(os.path.abspath(m.path)))
+        state.notes.append(f"line {line}: {len(changed)} variables set by {shown}, which the script sources")
+
+
+def _caller_override(word: Word, name: str, env: dict[str, str], m: Mapped, state: _State) -> str | None:
+    """`-m|--model) MODEL="$2"; shift 2 ;;`, `[ -n "$1" ] && MODEL=$1`, getopts' `m) MODEL=$OPTARG ;;`: an assignment
+    that takes a positional parameter whole, made only under a condition, is the caller's override of a value
+    the script already holds. The launch runs with that default when the caller gives none, so the default
+    stands (with a note), not an unknown: None when the name holds no value yet (the caller must give it)."""
+    parts = word.parts
+    if len(parts) != 2 or parts[0].kind != "lit" or parts[0].text != f"{name}=" or name not in env:
+        return None
+    p = parts[1]
+    if p.kind == "special" and len(p.text) == 2 and p.text[1] in "123456789":
+        ref = p.text
+    elif p.kind == "var" and not p.op and (p.text in ("OPTARG", *"123456789")):
+        ref = "$" + p.text
+    else:
+        return None
+    line = m.at(word.start)[0]
+    state.notes.append(f"line {line}: {name}={ref} is the caller's override, made under a condition: the script's "
+                       f"own value {env[name]!r} stands")
+    return env[name]
 
 
 def _per_arm(found: FoundLaunch, words: tuple[Word, ...], i: int, prefix: list[Field], m: Mapped,
@@ -436,7 +540,7 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
     body = state.functions[name]
     state.shared.calls += 1
     sub = _State(dict(env), positional=tuple(fields), named=state.named, functions=dict(state.functions),
-                 arrays=dict(state.arrays), shared=state.shared)
+                 arrays=dict(state.arrays), shared=state.shared, built=state.built, folders=dict(state.folders))
     tokens = state.shared.tokens.get(id(body))
     if tokens is None:  # a body is read once per call: tokenized once
         tokens = state.shared.tokens[id(body)] = tokenize(body)
@@ -612,6 +716,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     cvd = env.get("CUDA_VISIBLE_DEVICES")
     gpus: tuple[str | None, Span | None] = (f"cuda:{cvd}" if cvd else None, None)
     nodes = None
+    runner: str | None = None
     i = 0
     while i < len(fields):
         head = fields[i].text.rsplit("/", 1)[-1]
@@ -640,6 +745,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head in ("mpirun", "mpiexec"):
             i = wrappers.after_mpirun(fields, i)
         elif head in wrappers.RUN_TOOLS and wrappers.after_run_tool(fields, i) is not None:
+            runner = runner or head
             i = wrappers.after_run_tool(fields, i) or i + 1
         elif head == "torchrun" and wrappers.torchrun_module(fields, i) is not None:
             # `torchrun [opts] -m MODULE` runs MODULE as `python -m MODULE` would: read it so
@@ -687,7 +793,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         span = _join(rest[0].span, rest[k - 1].span) if k else None
         wrapper = wrapper_of([t.text for t in rest[:k]])
         words = wrappers.engine_words(wrapper, rest[k:])
-        return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes)
+        return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes,
+                           runner=runner)
     if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
     from kvlint.launches.byflags import model_flag_in, read_by_flags
@@ -696,7 +803,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     if by_flags is not None:
         return FoundLaunch(by_flags.engine, by_flags.words, by_flags.program.span, env, None, gpus[0], gpus[1],
                            notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes,
-                           left_to=_left_to(by_flags))
+                           left_to=_left_to(by_flags), runner=runner)
     return None
 
 
@@ -810,6 +917,12 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         return None
     image, rest = fields[i], fields[i + 1 :]
     argv, default = dr.command_after_image(opts, image, rest)
+    flags_follow = any(f.text.startswith("-") for f in rest[:2])  # `IMAGE --flags`, `IMAGE MODEL --flags`
+    if default is None and opts.entrypoint is None and flags_follow:
+        local = dr.local_image_engine(image, base, state.built if state is not None else {})
+        if local is not None:  # the repository's own image, whose entry point is the engine, given its arguments
+            default = local[0]
+            opts.notes.append(local[1])
     inner_env = {**env, **opts.env}
     for name in opts.passthrough:
         if name not in env:

@@ -58,10 +58,11 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
     as come before it in the file."""
     out: list[Deployment] = []
     for start, body, opened in _heredoc_bodies(text):
-        if not any(m in body for m in engine_names()):
-            continue
+        manifest = _YAML_DOC.search(body) is not None
+        if not manifest and not any(m in body for m in engine_names()):
+            continue  # a manifest is read whatever it names: its kind decides (a KServe LLMInferenceService)
         padded = "\n" * text.count("\n", 0, start) + body
-        if _YAML_DOC.search(body):
+        if manifest:
             from kvlint.launches.read import read_yaml
 
             out.extend(read_yaml(path, padded).deployments)

@@ -86,8 +86,8 @@ class Resolver:
             line = f", line {dep.image_span.line}" if dep.image_span is not None else ""
             values: list[tuple[str, dict[str, Any]]] = [(v, {"version": _replace_version(version, v)})
                                                         for v in version.candidates]
-            return (f"{base.engine.title} release", values,
-                    f"{version.why}: pin a release tag on the image{line}")
+            settle = version.settle or f"pin a release tag on the image{line}"
+            return (f"{base.engine.title} release", values, f"{version.why}: {settle}")
         if base.model.spec is None and len(base.model.candidates) > 1:
             line = f", line {dep.model_span.line}" if dep.model_span is not None else ""
             from kvlint.record import replace

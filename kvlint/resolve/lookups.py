@@ -8,8 +8,9 @@ Precedence, the same wherever a launch is sized:
   launch's node selection, then the first `gpus:` glob), else `gpu:`, else the command's own
   fallback (only `budget -- CMD` has one), else none: the launch is sized against the catalogue;
   --gpu-memory / `gpu-memory:` give the total beside or instead of a name;
-- engine version: the image tag, else --engine-version, else `engine-version:`, else the engine's
-  default release.
+- engine version: the image tag, else --engine-version, else `engine-version:`, else what the project's lock or
+  requirements pin for a launch through a project runner (`uv run`) or a host install (kvlint.resolve.project),
+  else the engine's default release.
 """
 
 from __future__ import annotations
@@ -211,16 +212,77 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     newest = engine.release(None)
     if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
         return VersionLookup(newest, "image-latest", newest, why=f"the image {short(dep.image)} is the newest release")
-    if dep.image is None and _host_script(dep.path):
+    host = dep.image is None and _host_script(dep.path)
+    if host:
         built = _built_image(dep.path, engine, newest)
         if built is not None:
             return built
         vendor = vendor_image(dep.path)
         if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
             return VersionLookup(None, "default", newest, why=f"it runs in {vendor}")
+    if dep.image is None and (host or dep.runner is not None):
+        project = _project_release(dep, engine, newest)
+        if project is not None:
+            return project
+    if host:
         return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
                                                          "assumed")
     return VersionLookup(None, "default", newest)
+
+
+def _project_release(dep: Deployment, engine: Engine, newest: str) -> VersionLookup | None:
+    """The release the project's own files decide (kvlint.resolve.project): a lock's entry or an `==` pin is the
+    release, with its file and line; a launch through a project runner (`uv run`) whose project pins none is open
+    over the releases its declared range allows (every era's when none), never the newest assumed; a host install
+    with a range the newest release is outside of is open over the range. None: the host's newest stands."""
+    from kvlint.resolve.project import RUNNER_LOCKS, project_release, releases_within
+
+    found = project_release(dep.path, engine.name, dep.runner)
+    title, package = engine.title, engine.name
+    pin = found.pinned
+    if pin is not None and pin.version:
+        return VersionLookup(pin.version, "project", _modelled(engine, pin.version),
+                             why=f"{title} {pin.version} from {pin.where}")
+    locks = RUNNER_LOCKS.get(dep.runner, ()) if dep.runner else ()
+    lock = locks[0] if locks else "lock"
+    settle = (f"commit the project's {lock}, or pin {package}==X in its requirements" if dep.runner else
+              f"pin {package}==X in the project's requirements")
+    if len(found.pins) > 1:  # a lock with forked resolutions (one per platform or Python): each is a candidate
+        values = tuple(sorted({p.version for p in found.pins if p.version}, key=_release_key, reverse=True))
+        said = ", ".join(f"{p.version} ({p.where})" for p in found.pins)
+        return VersionLookup(values[0], "project-range", _modelled(engine, values[0]), candidates=values,
+                             why=f"the project's lock holds {title} {said}", settle=settle)
+    spec = ",".join(r.spec for r in found.ranges if r.spec)
+    if dep.runner is None and (not spec or _allows(spec, newest)):
+        return None  # a host install of today takes the newest release its requirements allow
+    from kvlint.memory.versions import documented
+
+    values, nearest = releases_within(spec, documented(engine.name), engine.era_releases())
+    if spec:
+        where = ", ".join(f"{r.where} allows {package}{r.spec}" for r in found.ranges if r.spec)
+        why = f"{where}" + (", older than kvlint's release tables (the nearest modelled)" if nearest else "")
+    elif found.folder is None:
+        why = (f"`{dep.runner} run` runs the {title} of the project's environment, and no project file "
+               f"(pyproject.toml, {lock}, requirements*.txt) is above the file")
+    elif found.locks_read:
+        why = (f"`{dep.runner} run` runs the project's environment, and its {found.locks_read[0]} does not name "
+               f"{package}")
+    else:
+        why = f"`{dep.runner} run` runs the project's environment, and no {lock} in it pins {package}"
+    return VersionLookup(values[0], "project-range", _modelled(engine, values[0]), candidates=values, why=why,
+                         settle=settle)
+
+
+def _allows(spec: str, version: str) -> bool:
+    from kvlint.resolve.project import allows
+
+    return allows(spec, version)
+
+
+def _release_key(version: str | None) -> tuple[int, ...]:
+    import re
+
+    return tuple(int(p) for p in re.findall(r"\d+", version or "")[:4])
 
 
 def _built_image(path: str, engine: Engine, newest: str) -> VersionLookup | None:

@@ -81,15 +81,21 @@ class GpuLookup:
 @record
 class VersionLookup:
     version: str | None  # as pinned; None: the engine's default release
-    source: str  # image | image-date | cli | config | default
+    source: str  # image | image-date | image-latest | host | project | project-range | cli | config | default
     modelled: str  # the release the memory model follows
-    candidates: tuple[str, ...] = ()  # a date-tagged build: the documented releases it could behave as
-    why: str = ""  # how the candidates were found ("rocm/sgl-dev:20250701 is a build of 2025-07-01")
+    candidates: tuple[str, ...] = ()  # a date-tagged build, a project's range: the releases it could behave as
+    why: str = ""  # how the candidates were found ("rocm/sgl-dev:20250701 is a build of 2025-07-01"), or where the
+    # project pins the release ("vLLM 0.8.5 from uv.lock:412")
+    settle: str = ""  # what pins the release when candidates are open (default: a release tag on the image)
 
     @property
     def said(self) -> str | None:
-        """The release modelled, in words, when it is not the one the image names (None when it is)."""
-        if self.source == "image-date":
+        """The release modelled, in words, when it is not the one the image names (None when it is); a release
+        the project's files pin says where (`vLLM 0.8.5 from uv.lock:412`)."""
+        if self.source == "project":
+            off = f": modelled as {self.modelled}" if self.version and self.modelled != self.version else ""
+            return f"{self.why}{off}"
+        if self.source in ("image-date", "project-range"):
             return f"{self.why}: modelled as {self.modelled}"
         if self.version and self.modelled != self.version:
             return f"{self.version} is not a documented release: modelled as {self.modelled}"

@@ -109,3 +109,15 @@ def test_a_container_run_from_an_engine_named_image_variable_is_never_passed_ove
     (note,) = result.findings
     assert (note.code, _at(note.span), note.span.end_col) == ("KV008", (5, 4), 17)
     assert "a container is run here from $SGLANG_IMAGE, an image named for an engine" in note.message
+
+
+def test_a_positional_parameter_assigned_under_a_condition_is_the_callers_override():
+    """`-m|--model) MODEL="$2"` in a `case` arm and `[ ... ] && LEN=$3`: the default stands (sample G's Tennsoku
+    start-server.sh was an unresolved `${MODEL}`); an unconditional `NAME=$1` with no default stays unknown."""
+    default, given = _deps("caller-override.sh")
+    assert (default.model, default.model_resolved, _at(default.model_span)) == \
+        ("/models/Qwen2.5-0.5B-Instruct", True, (15, 12))
+    assert default.get("max_model_len") == 4096
+    assert any("line 9: MODEL=$2 is the caller's override" in n for n in default.notes)
+    assert any("line 14: LEN=$3 is the caller's override" in n for n in default.notes)
+    assert (given.model, given.model_resolved) == ("$NAME", False)

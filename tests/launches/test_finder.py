@@ -104,6 +104,42 @@ def test_heredoc_manifest_is_read_as_yaml_at_its_lines():
     assert d.get("max_model_len") == 8192 and d.settings["max_model_len"].span.line == 14
 
 
+def test_heredoc_manifest_is_read_by_its_kind_without_an_engine_word():
+    """An LLMInferenceService in a heredoc names no engine in lower case: its kind decides, as in a YAML file."""
+    (d,) = _deps("heredoc-kserve.sh")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "hf://facebook/opt-125m", (14, 10))
+
+
+def test_a_sourced_settings_file_gives_the_launch_its_values():
+    """`source "${SCRIPT_DIR}/../config/serving.env"` (SCRIPT_DIR from `dirname "${BASH_SOURCE[0]}"`): its image,
+    model, TP and length; the container started inside `CONTAINER_ID=$(docker run ...)` (sample G, yangyuxin-hub).
+    A home or absolute path is not read (`~/.secrets.env`, `/etc/profile.d/site.sh`)."""
+    (d,) = _deps("sourced/scripts/start_docker.sh")
+    assert (d.engine, d.model, _at(d.model_span), d.image) == \
+        ("vllm", "/mnt/models/Qwen2.5-7B-Instruct", (11, 13), "vllm/vllm-openai:v0.10.1")
+    assert d.get("tensor_parallel_size") == 2 and _at(d.settings["tensor_parallel_size"].span) == (12, 28)
+    assert d.get("max_model_len") == 16384 and d.engine_version == "0.10.1"
+    assert any("line 7: 5 variables set by ../config/serving.env, which the script sources" in n for n in d.notes)
+    (local,) = _deps("sourced/scripts/run_local.sh")  # `. "$(dirname "$0")/common.sh"`
+    assert (local.model, local.model_resolved, _at(local.model_span)) == ("Qwen/Qwen2.5-7B-Instruct", True, (3, 12))
+
+
+def test_the_repositorys_own_image_with_an_engine_entrypoint_takes_the_engines_arguments():
+    """`docker build -t omni-server:latest .` then `docker run omni-server:latest MODEL --flags`: the Dockerfile's
+    ENTRYPOINT is `vllm serve`; an image from a variable kvlint cannot resolve, when the folder builds one image
+    whose entry point is the engine, is that image (sample G, kyr0/qwen3-omni-vllm-docker). An image whose entry
+    point is the repository's own app is not a launch."""
+    (built,) = _deps("local-build/build_and_run.sh")
+    assert (built.engine, built.model, _at(built.model_span)) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", (5, 45))
+    assert built.get("tensor_parallel_size") == 1 and built.get("max_model_len") == 8192
+    assert any("the script builds omni-server:latest from Dockerfile" in n for n in built.notes)
+    (var,) = _deps("unresolved-image/run-omni.sh")
+    assert (var.engine, var.model, var.model_resolved, _at(var.model_span)) == ("vllm", "$MODEL_REPO", False, (7, 12))
+    assert var.get("max_model_len") == 4096 and var.get("tensor_parallel_size") == 1
+    assert any("$IMAGE is not resolved here; the script's folder builds one image, Dockerfile" in n for n in var.notes)
+    assert read_path(str(FIX / "not-engine-image" / "run-app.sh")).deployments == []
+
+
 def test_dockerfile_engine_entrypoint_without_model_is_the_image_not_a_launch():
     result = read_path(str(FIX / "Dockerfile.image"))
     assert result.deployments == []

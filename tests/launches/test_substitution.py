@@ -40,5 +40,5 @@ def test_without_the_reader_of_substitutions_these_are_missed(monkeypatch):
     """The mechanism, not the file: turned off, the same fixtures give no launch (so the tests above could fail)."""
     from kvlint.launches import script
 
-    monkeypatch.setattr(script, "_substitutions", lambda *a, **k: None)
+    monkeypatch.setattr(script, "_substituted", lambda *a, **k: None)
     assert read_path(str(FIX / "docker-id.sh")).deployments == []
