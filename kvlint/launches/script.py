@@ -355,9 +355,9 @@ def dr_built(fields: list[Field], i: int, base: str) -> list[tuple[str, str]]:
 
 
 def _substituted(word: Word, m: Mapped, state: _State, depth: int) -> None:
-    """`CID=$(docker run -d ... IMAGE "${ARGS[@]}")` (or `` CID=`...` ``): the shell runs the command of a substitution in an assignment,
-    so a launch there is read at its own place, with the script's variables, arrays and functions; what the
-    subshell assigns does not outlive it."""
+    """`CID=$(docker run -d ... IMAGE "${ARGS[@]}")` (or backticks): the shell runs the command of a substitution
+    in an assignment, so a launch there is read at its own place, with the script's variables, arrays and
+    functions; what the subshell assigns does not outlive it."""
     for part in word.parts:
         if part.kind not in ("cmd", "tick") or len(part.offsets) != 2 or depth >= MAX_DEPTH or "(" in part.text[:1]:
             continue
