@@ -747,6 +747,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head in wrappers.RUN_TOOLS and wrappers.after_run_tool(fields, i) is not None:
             runner = runner or head
             i = wrappers.after_run_tool(fields, i) or i + 1
+            fields = _hatch_script(fields, i) if head == "hatch" and i < len(fields) else fields
         elif head == "torchrun" and wrappers.torchrun_module(fields, i) is not None:
             # `torchrun [opts] -m MODULE` runs MODULE as `python -m MODULE` would: read it so
             module = wrappers.torchrun_module(fields, i) or i
@@ -879,7 +880,19 @@ def _wrap_value(word: Field) -> Field:
     """`--wrap=CMD` as the word CMD, each character still at its place."""
     if not word.text.startswith("--wrap="):
         return word
-    cut = len("--wrap=")
+    return _cut(word, len("--wrap="))
+
+
+def _hatch_script(fields: list[Field], i: int) -> list[Field]:
+    """`hatch run ENV:CMD ...` runs CMD in environment ENV: the command's first word is what follows the colon."""
+    env, colon, cmd = fields[i].text.partition(":")
+    if not colon or not cmd or "/" in env or not env.replace("-", "").replace("_", "").isalnum():
+        return fields
+    return [*fields[:i], _cut(fields[i], len(env) + 1), *fields[i + 1 :]]
+
+
+def _cut(word: Field, cut: int) -> Field:
+    """The word without its first `cut` characters, each remaining one still at its place."""
     offsets = word.offsets[cut:] if len(word.offsets) == len(word.text) else ()
     span = word.span
     if span is not None and span.line == span.end_line and not offsets:

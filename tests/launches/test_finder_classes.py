@@ -283,3 +283,14 @@ def test_recursive_and_fanned_out_function_calls_are_read_within_a_bound():
         mp.setattr(script, "_read", script_read)
         (d,) = read_path("f.sh", fanned).deployments
     assert d.model == "org/fanned" and len(seen) - 1 <= script.MAX_CALLS
+
+
+def test_hatch_runs_a_command_in_a_named_environment():
+    """`hatch run ENV:CMD` is CMD run in ENV (hatch's own syntax); a colon in a URL is not an environment."""
+    from kvlint.launches import read_path
+
+    text = "hatch run serve:vllm serve org/hatch --max-model-len 4096\nhatch run -- vllm serve org/plain\n"
+    named, plain = read_path("x.sh", text).deployments
+    assert (named.model, _at(named.model_span), named.get("max_model_len")) == ("org/hatch", (1, 28), 4096)
+    assert (plain.model, _at(plain.model_span)) == ("org/plain", (2, 25))
+    assert read_path("y.sh", "hatch run http://x:8000/serve\n").deployments == []
