@@ -305,7 +305,7 @@ def _yaml_line(node: YNode | None, keys: Keys) -> int:
     return line
 
 
-def _toml_reader() -> Any:
+def toml_reader() -> Any:
     """tomllib (3.11+), or tomli on 3.10 (a dependency there: `tomli; python_version < "3.11"`, the same parser
     tomllib was made from); None when neither is importable (an install that skipped dependencies)."""
     if sys.version_info >= (3, 11):
@@ -320,7 +320,7 @@ def _toml_reader() -> Any:
 
 
 def _from_pyproject(path: str, text: str) -> tuple[dict[str, Any] | None, Locate | None, tuple[str, ...]]:
-    tomllib = _toml_reader()
+    tomllib = toml_reader()
     if tomllib is None:
         skipped = f"{path}: [tool.kvlint] skipped: reading TOML on Python 3.10 needs tomli (pip install tomli)"
         return None, None, (skipped,)

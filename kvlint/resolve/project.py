@@ -15,8 +15,8 @@ folders up. What is read there, in this order:
   the releases it could be.
 
 Each file is read once per run, at most 8 MiB (a lock) or 1 MiB (the others), with the standard library only
-(tomllib, json, a line scan of the locks, which also gives the line); a file that cannot be read or parsed is
-passed over, never an error.
+(tomllib, or tomli on 3.10; json; a line scan of the locks, which also gives the line); a file that cannot be
+read or parsed is passed over, never an error.
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import tomllib
-
+from kvlint.config import toml_reader
 from kvlint.record import record
 
 _LEVELS = 8
@@ -245,9 +244,12 @@ def _declared_cached(folder: str, package: str) -> tuple[Pin, ...]:
         text = _read(os.path.join(folder, name), _FILE_CAP)
         if text is None:
             continue
+        toml = toml_reader()
+        if toml is None:
+            continue
         try:
-            data = tomllib.loads(text)
-        except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+            data = toml.loads(text)
+        except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError
             continue
         for spec in _toml_specs(data, package):
             out.append(_pin(name, _line_of(text, rf"(?i)(^|[\s\"'\[,]){_name_pattern(package)}"), spec))
