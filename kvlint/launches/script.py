@@ -91,11 +91,20 @@ class _State:
     call_keys: dict[int, tuple] = field(default_factory=dict)  # id of a launch a call gave -> its argv's key
     arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
+    unread: list[tuple[Span, str, str]] = field(default_factory=list)  # (place, engine words, program) not read
     locals: set[str] = field(default_factory=set)  # `local` / `declare` names of a function body being read
     shared: _Shared = field(default_factory=lambda: _Shared())  # one per script, with its function bodies' reads
     built: dict[str, str] = field(default_factory=dict)  # image tag -> the Dockerfile an earlier `docker build -t` used
     folders: dict[str, str] = field(default_factory=dict)  # NAME -> the folder it holds, relative to the script's
     # (`SCRIPT_DIR=$(dirname "$0")`: "."): where `source "$SCRIPT_DIR/config.sh"` looks (kvlint.launches.sourced)
+
+
+def unread_in(m: Mapped, env: dict[str, str] | None = None) -> tuple[list[FoundLaunch], list[str], list[tuple]]:
+    """run_script's launches and notes, and the commands that run an engine's entry point but gave no launch:
+    (place, the engine words, the program that ran them)."""
+    state = _State(with_supplied(env or {}), named=engines_named(m.text))
+    _read(m, state, 0)
+    return state.launches, state.notes, state.unread
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -340,6 +349,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         _source(words[i + 1], m, state, depth)
         return
     found = launch_in_argv(fields, env, depth, state)
+    if found is None and depth == 0:
+        _note_unread(fields[len(prefix) :], state)
     if found is not None:
         for launch in _per_arm(found, words, i, prefix, m, env, state, depth):
             launch = replace(launch, notes=launch.notes + _optional_notes(words[i:], state))
@@ -552,6 +563,30 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
         state.call_keys[id(found)] = (found.engine, found.entry_span, tuple(f.text for f in found.fields))
         state.launches.append(found)
     state.notes.extend(notes)
+
+
+# programs that name an engine command without running it: output, search, process control, tests
+_NAMES_ONLY = frozenset({"echo", "printf", "print", "pkill", "pgrep", "kill", "killall", "ps", "grep", "egrep",
+                         "fgrep", "rg", "cat", "tee", "which", "type", "hash", "sed", "awk", "read", "test", "[", "[[",
+                         "true", "false", "logger", "pip", "pip3", "uv", "conda", "apt-get", "apt", "nvidia-smi",
+                         "curl", "wget"})
+_MODULES = ("sglang.launch_server", "vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+
+
+def _note_unread(fields: list[Field], state: _State) -> None:
+    """A command that runs an engine's entry point as words of its own (`xargs -I{} vllm serve {}`, `parallel
+    vllm serve ::: ...`) that no reader made a launch of: remembered, so the file's reader says so at its place even
+    when other launches were read (never silent). A name inside one quoted word (`pkill -f "vllm serve"`) or
+    given to a program that only prints or searches is not a command."""
+    if not fields or fields[0].text.rsplit("/", 1)[-1] in _NAMES_ONLY or fields[0].text.startswith(("log", "_log")):
+        return
+    for k, f in enumerate(fields[:-1]):
+        base, nxt = f.text.rsplit("/", 1)[-1], fields[k + 1].text
+        if (base in ("vllm", "sglang") and nxt == "serve") or (f.text == "-m" and nxt in _MODULES):
+            span = fields[k + 1].span if f.text == "-m" else f.span
+            if span is not None:
+                state.unread.append((span, f"{base} {nxt}" if f.text != "-m" else nxt, fields[0].text))
+            return
 
 
 def _globals_back(sub: _State, caller: _State) -> None:
