@@ -2,7 +2,7 @@
 documents it.
 
 ## What it checks
-Two cases, one finding each, at the place the engine is named:
+Three cases, one finding each, at the place the engine is named:
 - a values file (Helm chart values, or any YAML map that is not a Kubernetes object) whose `image` is a
   vLLM or SGLang image (`vllm/vllm-openai`, `nm-vllm-openai`, `lmsysorg/sglang`, ...) but where neither a
   known chart adapter, the container walk, nor the unknown-chart walk (model keys such as `modelName`,
@@ -12,7 +12,12 @@ Two cases, one finding each, at the place the engine is named:
   `sglang.launch_server`, `trl vllm-serve`, `vllm/vllm-openai`, `lmsysorg/sglang`), or runs a container from
   an image variable named for an engine (`docker run -d "$SGLANG_IMAGE" $ARGS`), and gives no launch: a
   command shape kvlint does not read yet, an entry point started with the arguments passed to it (`"$@"`),
-  or a Dockerfile whose entry point starts the engine with no model (the image, launched where it is run).
+  or a Dockerfile whose entry point starts the engine with no model (the image, launched where it is run);
+- in a script whose other launches were read, a command that runs an engine entry point as words of its own
+  through a program kvlint cannot read (`xargs -I{} vllm serve {}`, `parallel ... python -m
+  sglang.launch_server ...`): one finding per such command (at most five a file), so a launch is not passed
+  over because its neighbours were found. Printing, search and process tools (`echo`, `grep`, `pkill -f "vllm
+  serve"`) do not run the engine and are not reported.
 A mention in a comment or a Python docstring is not a place; the summary counts the places ("N places
 named an engine but gave no launch"), and the JSON report's `summary.passed_over`.
 

@@ -164,10 +164,10 @@ def _slow_shell_reader(monkeypatch):
 
     real = shellfile.read_shell
 
-    def read_shell(path, text, index=None):
+    def read_shell(path, text, index=None, **kwargs):
         while "SLOW" in text:
             limits.check()
-        return real(path, text, index)
+        return real(path, text, index, **kwargs)
 
     monkeypatch.setattr(shellfile, "read_shell", read_shell)
 

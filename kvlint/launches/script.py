@@ -91,11 +91,20 @@ class _State:
     call_keys: dict[int, tuple] = field(default_factory=dict)  # id of a launch a call gave -> its argv's key
     arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
+    unread: list[tuple[Span, str, str]] = field(default_factory=list)  # (place, engine words, program) not read
     locals: set[str] = field(default_factory=set)  # `local` / `declare` names of a function body being read
     shared: _Shared = field(default_factory=lambda: _Shared())  # one per script, with its function bodies' reads
     built: dict[str, str] = field(default_factory=dict)  # image tag -> the Dockerfile an earlier `docker build -t` used
     folders: dict[str, str] = field(default_factory=dict)  # NAME -> the folder it holds, relative to the script's
     # (`SCRIPT_DIR=$(dirname "$0")`: "."): where `source "$SCRIPT_DIR/config.sh"` looks (kvlint.launches.sourced)
+
+
+def unread_in(m: Mapped, env: dict[str, str] | None = None) -> tuple[list[FoundLaunch], list[str], list[tuple]]:
+    """run_script's launches and notes, and the commands that run an engine's entry point but gave no launch:
+    (place, the engine words, the program that ran them)."""
+    state = _State(with_supplied(env or {}), named=engines_named(m.text))
+    _read(m, state, 0)
+    return state.launches, state.notes, state.unread
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -127,7 +136,10 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             name, start, end, closing = bodies[k]
             state.functions[name] = m.view(m.path, m.text[start:end], range(start, end + 1))
             open_bodies.append((name, closing, len(state.launches)))
-        _track_condition(cmd.words, cmd.sep, state)
+        _track_condition(cmd.words, cmd.sep, state, m)
+        if _in_dead_arm(state):
+            prev_sep = cmd.sep
+            continue  # an arm of a `case` whose subject the script fixes, and which does not match it, never runs
         state.conditional += prev_sep in ("&&", "||")
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
             line, _ = m.at(cmd.words[0].start)
@@ -178,21 +190,57 @@ def _looks_like_flag(zeroth: str) -> bool:
     return zeroth.startswith("-") and zeroth not in ("-", "--")
 
 
-def _track_condition(words: tuple[Word, ...], sep: str, state: _State) -> None:
+def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped | None = None) -> None:
     """`if` / `case` open a block whose commands run only sometimes; `fi` / `esac` close it. The arms of an `if`
     (`then`, each `elif`, `else`) and of a `case` (each `pattern)`) are kept apart: what each assigns is a
-    candidate value of its variables."""
+    candidate value of its variables. A `case` whose subject the script fixes (`V="${1:-instruct}"; case "$V"
+    in instruct) ...`) runs the first arm whose patterns match it, and only that one."""
     head = words[0].literal if words else None
     top = state.arms[-1] if state.arms else None
     if head in ("if", "case"):
         state.conditional += 1
         state.arms.append(_Arms(head, [{}] if head == "if" or sep == ")" else []))  # `case $X in a)` on one line
+        if head == "case" and len(words) > 2 and m is not None:
+            subject = _joined(words[1], m, state.env, state.positional)
+            state.arms[-1].subject = subject.text if subject.resolved and "$" not in subject.text else None
+            if sep == ")" and len(words) > 3:
+                _case_arm(state.arms[-1], [w.literal for w in words[3:]])
     elif top is not None and (head in ("elif", "else") if top.kind == "if" else sep == ")"):
         top.arms.append({})  # `elif`, `else`; a case's `chat)`, `a|b)`: the next arm
+        if top.kind == "case":
+            _case_arm(top, [*top.pending, *(w.literal for w in words)])
+    elif top is not None and top.kind == "case" and sep == "|" and len(words) == 1:
+        top.pending.append(words[0].literal)  # `a|b)`: the alternatives before the last
+        return
     elif head in ("fi", "esac") and state.conditional > 0:
         state.conditional -= 1
         if top is not None and top.kind == ("if" if head == "fi" else "case"):
             _close(state.arms.pop(), state)
+    if top is not None and top.kind == "case":
+        top.pending = []
+
+
+def _case_arm(statement: _Arms, patterns: list[str | None]) -> None:
+    """A new arm of a `case`: dead when the subject is known and the arm cannot run (an earlier arm matched it, or
+    every pattern is a literal glob that does not); a pattern with an expansion may match, so the arm runs."""
+    statement.pending = []
+    if statement.subject is None:
+        return
+    if statement.matched:
+        statement.dead = True
+        return
+    import fnmatch
+
+    literal = [p.strip("\"'") for p in patterns if p is not None]
+    if len(literal) < len(patterns) or not literal:
+        statement.dead = False
+        return
+    statement.matched = any(fnmatch.fnmatchcase(statement.subject, p) for p in literal)
+    statement.dead = not statement.matched
+
+
+def _in_dead_arm(state: _State) -> bool:
+    return any(statement.dead for statement in state.arms)
 
 
 MAX_CLOSED = 16  # the latest `if` / `case` statements whose arms are remembered (a launch reads its variables')
@@ -207,6 +255,10 @@ class _Arms:
     kind: str
     arms: list[dict[str, tuple[str, int]]]
     before: dict[str, str | None] = field(default_factory=dict)
+    subject: str | None = None  # a `case` whose word the script fixes: the arm that runs is known
+    matched: bool = False  # an earlier arm matched the subject: the later ones never run
+    dead: bool = False  # the current arm never runs
+    pending: list[str | None] = field(default_factory=list)  # `a|b)`: the alternatives read before the last
 
     def environment(self, k: int, env: dict[str, str]) -> dict[str, str]:
         """`env` as arm k leaves it: the statement's other assignments undone, arm k's made."""
@@ -340,6 +392,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         _source(words[i + 1], m, state, depth)
         return
     found = launch_in_argv(fields, env, depth, state)
+    if found is None and depth == 0:
+        _note_unread(fields[len(prefix) :], state)
     if found is not None:
         for launch in _per_arm(found, words, i, prefix, m, env, state, depth):
             launch = replace(launch, notes=launch.notes + _optional_notes(words[i:], state))
@@ -552,6 +606,30 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
         state.call_keys[id(found)] = (found.engine, found.entry_span, tuple(f.text for f in found.fields))
         state.launches.append(found)
     state.notes.extend(notes)
+
+
+# programs that name an engine command without running it: output, search, process control, tests
+_NAMES_ONLY = frozenset({"echo", "printf", "print", "pkill", "pgrep", "kill", "killall", "ps", "grep", "egrep",
+                         "fgrep", "rg", "cat", "tee", "which", "type", "hash", "sed", "awk", "read", "test", "[", "[[",
+                         "true", "false", "logger", "pip", "pip3", "uv", "conda", "apt-get", "apt", "nvidia-smi",
+                         "curl", "wget"})
+_MODULES = ("sglang.launch_server", "vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+
+
+def _note_unread(fields: list[Field], state: _State) -> None:
+    """A command that runs an engine's entry point as words of its own (`xargs -I{} vllm serve {}`, `parallel
+    vllm serve ::: ...`) that no reader made a launch of: remembered, so the file's reader says so at its place even
+    when other launches were read (never silent). A name inside one quoted word (`pkill -f "vllm serve"`) or
+    given to a program that only prints or searches is not a command."""
+    if not fields or fields[0].text.rsplit("/", 1)[-1] in _NAMES_ONLY or fields[0].text.startswith(("log", "_log")):
+        return
+    for k, f in enumerate(fields[:-1]):
+        base, nxt = f.text.rsplit("/", 1)[-1], fields[k + 1].text
+        if (base in ("vllm", "sglang") and nxt == "serve") or (f.text == "-m" and nxt in _MODULES):
+            span = fields[k + 1].span if f.text == "-m" else f.span
+            if span is not None:
+                state.unread.append((span, f"{base} {nxt}" if f.text != "-m" else nxt, fields[0].text))
+            return
 
 
 def _globals_back(sub: _State, caller: _State) -> None:

@@ -12,11 +12,12 @@ import re
 
 from kvlint.deployment import Deployment
 from kvlint.engines.registered import engine_names
+from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.groups import is_launch
-from kvlint.launches.script import FoundLaunch, run_script
+from kvlint.launches.script import FoundLaunch, run_script, unread_in
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.numbers import count
@@ -43,12 +44,38 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     from kvlint.launches.entrypoint import shell_entrypoint
     from kvlint.sources.comments import scan_comments
 
-    deployments = read_shell(path, text)
+    unread: list[tuple] = []
+    deployments = read_shell(path, text, unread=unread)
     if "<<" in text:
         deployments += heredoc_launches(path, text)
         deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     deployments, notes = shell_entrypoint(path, deployments)
+    if deployments:  # with none, the file's one never-silent note (kvlint.launches.named) says it
+        notes += unread_notes(path, unread, deployments)
     return ReadResult(path, deployments, notes, comments=scan_comments(text))
+
+
+_UNREAD_NOTES = 5  # per file: a script repeating one unread shape says it a few times, not at every line
+
+
+def unread_notes(path: str, unread: list[tuple], deployments: list[Deployment]) -> list[Finding]:
+    """A KV008 info at each command that runs an engine's entry point through a program kvlint cannot read
+    (`xargs`, `parallel`, a tool of the repository's own), in a file whose other launches were read: never
+    passed over in silence because its neighbours were found. A line a launch was read from is not repeated."""
+    from kvlint.launches.named import KV008
+
+    taken = {d.launch_span.line for d in deployments if d.launch_span is not None}
+    out: list[Finding] = []
+    for span, words, program in unread:
+        if span.line in taken or len(out) >= _UNREAD_NOTES:
+            continue
+        taken.add(span.line)
+        message = (f"`{words}` is run here through `{program}`, which kvlint cannot read as a launch (its model and "
+                   "flags are not words of this command it can place); nothing here is checked")
+        fix = ("write the launch as a command line kvlint reads (`vllm serve MODEL --flags`), or add "
+               "`# kvlint: ignore[KV008] why` on the line when this command starts no engine")
+        out.append(Finding(KV008[0], KV008[1], Severity.INFO, message, span, fix=fix, path=path))
+    return out
 
 
 def heredoc_launches(path: str, text: str) -> list[Deployment]:
@@ -103,10 +130,13 @@ def _heredoc_bodies(text: str) -> list[tuple[int, str, int | None]]:
 
 
 def read_shell(path: str, text: str, index: LineIndex | None = None,
-               env: dict[str, str] | None = None) -> list[Deployment]:
-    """A script's launches; `env` the variables it starts with (a Makefile's own assignments)."""
+               env: dict[str, str] | None = None, unread: list[tuple] | None = None) -> list[Deployment]:
+    """A script's launches; `env` the variables it starts with (a Makefile's own assignments); `unread` gets the
+    commands that ran an engine's entry point but gave no launch (kvlint.launches.script.unread_in)."""
     index = index or LineIndex(text)
-    launches, _, notes = run_script(Mapped.whole(path, text, index), env or {})
+    launches, notes, not_read = unread_in(Mapped.whole(path, text, index), env or {})
+    if unread is not None:
+        unread.extend(not_read)
     job, nodes = _sbatch_gpus(path, text, index)
     ctx = LaunchContext(notes=tuple(notes))
     placed = (_launch_gpus(f, job, nodes, len(launches)) for f in launches)

@@ -67,7 +67,11 @@ class Resolver:
         """The launch sized on every value of the one input the file leaves open but bounded (the releases a
         date-tagged image could be, the memory sizes of a card named without one); the rules then keep a verdict
         only where every value agrees (kvlint.registry.run_rules). The first value is the launch's own resolution;
-        the budgets are the run's memo, so a value shared with another launch costs a lookup."""
+        the budgets are the run's memo, so a value shared with another launch costs a lookup. An input bounded to one
+        value (TP under one GPU) settles first, so another input left open (the release) is tried with it."""
+        parallel = _parallel_candidates(base)
+        if parallel is not None and len(parallel[1]) == 1:
+            base = _replace(base, **parallel[1][0][1])
         opened = self._open_input(base)
         if opened is None:
             return self._sized(base, config)

@@ -121,3 +121,13 @@ def test_a_positional_parameter_assigned_under_a_condition_is_the_callers_overri
     assert any("line 9: MODEL=$2 is the caller's override" in n for n in default.notes)
     assert any("line 14: LEN=$3 is the caller's override" in n for n in default.notes)
     assert (given.model, given.model_resolved) == ("$NAME", False)
+
+
+def test_a_case_on_a_value_the_script_fixes_runs_the_arm_that_matches():
+    """`VARIANT="${1:-instruct}"; case "$VARIANT" in instruct) ... thinking|t) ... *) ...`: one launch, the instruct
+    model (each arm was its own launch); `a|b)` alternatives and one-line arms; a pattern with an expansion may
+    match, so its arm is read as before."""
+    omni, short, unsure = _deps("case-subject.sh")
+    assert (omni.model, _at(omni.model_span)) == ("Qwen/Qwen3-Omni-30B-A3B-Instruct", (12, 12))
+    assert short.get("max_model_len") == 8192
+    assert unsure.get("max_model_len") == 222  # `[a-s]*` cannot match t; "$OTHER" may: read as it was

@@ -294,3 +294,19 @@ def test_hatch_runs_a_command_in_a_named_environment():
     assert (named.model, _at(named.model_span), named.get("max_model_len")) == ("org/hatch", (1, 28), 4096)
     assert (plain.model, _at(plain.model_span)) == ("org/plain", (2, 25))
     assert read_path("y.sh", "hatch run http://x:8000/serve\n").deployments == []
+
+
+def test_a_command_that_runs_an_engine_unread_is_said_even_beside_read_launches():
+    """Never silent per place, not only per file: `xargs ... vllm serve {}` in a script whose other launch was read
+    gets its own KV008 at the engine words; names inside one quoted word or given to a printing or process tool do
+    not."""
+    from pathlib import Path
+
+    from kvlint.launches import read_path
+
+    path = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "finder" / "unread-beside-read.sh"
+    result = read_path(str(path))
+    assert [d.model for d in result.deployments] == ["org/read-model"]
+    said = [(f.code, _at(f.span)) for f in result.findings if f.code == "KV008"]
+    assert said == [("KV008", (4, 12)), ("KV008", (5, 24))]
+    assert "through `xargs`" in result.findings[0].message and "through `parallel`" in result.findings[1].message

@@ -124,3 +124,14 @@ def test_specifiers():
     assert releases_within(">=0.8,<0.11", documented, eras) == (("0.10.2", "0.8.0"), False)
     assert releases_within("<0.6", documented, eras) == (("0.7.2",), True)
     assert releases_within(">=1.0", documented, eras) == (("0.33.0",), True)
+
+
+def test_an_open_release_keeps_a_tp_bounded_to_one_gpu(tmp_path):
+    """Sample E's Leroll/llm-server: `CUDA_VISIBLE_DEVICES=0 ... uv run vllm serve ... --tensor-parallel-size
+    $NUM_GPUS`. TP bounded to the one visible GPU settles before the open release, so the launch stays sized on
+    every release (it was skipped as "tensor_parallel_size is '$NUM_GPUS'" once the release was open)."""
+    script = tmp_path / "start.sh"
+    script.write_text('export CUDA_VISIBLE_DEVICES="0"\nNUM_GPUS=$(nproc)\n'
+                      "uv run vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --tensor-parallel-size $NUM_GPUS\n")
+    [status] = lint([str(script)], LintOptions()).launches
+    assert status.capacity == "evaluated" and status.open_input.startswith("vLLM release 0.33.0 or")
