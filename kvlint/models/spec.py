@@ -42,6 +42,8 @@ class MLADims:
     q_lora_rank: int | None = None
     index_head_dim: int | None = None  # DeepSeek-V3.2 sparse indexer
     index_topk: int | None = None
+    index_kpool: int = 1  # tokens pooled into one indexer key (index_kpool)
+    index_shared_layers: tuple[int, ...] = ()  # layers reusing the previous layer's top-k: no indexer key of their own
 
 
 @record

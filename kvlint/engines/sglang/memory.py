@@ -207,6 +207,21 @@ def mxfp8_scale_bytes(layers: list, attn_tp: int, dcp: int, kv_name: str) -> int
     return elements // 32
 
 
+def dsa_indexer_bytes(model: ModelSpec, layers: Any, dcp: int) -> int:
+    """Bytes per token of a sparse-attention model's indexer keys on one rank (DeepSeek-V3.2, GLM DSA; SGLang
+    0.5.23 DefaultPoolConfigurator._compute_dsa_indexer_cell_size, part of the cell max_total_num_tokens divides
+    by): each layer computing its own top-k keeps index_head_dim fp8 bytes plus a 4-byte scale per 128, over
+    index_kpool pooled tokens (rounded up), whatever --kv-cache-dtype; layers reusing the previous top-k keep
+    none. The keys are replicated under decode context parallelism while the latent is not, so x dcp."""
+    mla = model.mla
+    if mla is None or not mla.index_topk or not mla.index_head_dim:
+        return 0
+    width = -(-(mla.index_head_dim + mla.index_head_dim // 128 * 4) // mla.index_kpool)
+    shared = set(mla.index_shared_layers)
+    own = sum(1 for i in layers if model.layers[i].kind == MLA and i not in shared)
+    return width * own * dcp
+
+
 def is_hybrid_swa(model: ModelSpec, settings: Mapping[str, Any]) -> bool:
     if setting(settings, "disable_hybrid_swa_memory", False):
         return False
@@ -232,6 +247,11 @@ def pool_tokens(model: ModelSpec, settings: Mapping[str, Any], layers: Any, attn
         return page_align(int(available // cell), page), math.ceil(cell)
     cell = math.ceil(sum([per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn]))  # a list: per layer
     cell += mxfp8_scale_bytes(attn, attn_tp, dcp, kv_name)
+    indexer = dsa_indexer_bytes(model, layers, dcp)
+    if indexer:
+        steps.add("DSA indexer cache", "fp8 index keys + a 4-byte scale per 128, on every layer with its own top-k"
+                  + (f", x DCP {dcp} (replicated)" if dcp > 1 else ""), indexer, "B")
+        cell += indexer
     if draft_layers:  # EAGLE / NEXTN: the draft shares the target's per-layer KV size (pool_configurator.py)
         draft = int(cell * draft_layers / len(attn))
         steps.add("speculative draft KV", f"int(cell {cell} x {draft_layers} draft layers / {len(attn)} layers)",
