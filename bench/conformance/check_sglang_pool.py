@@ -62,13 +62,17 @@ def load(root: Path) -> SimpleNamespace:
     hybrid = loader.require("sglang.srt.configs.hybrid_arch")
     rc = loader.require("sglang.srt.runtime_context")
     config = loader.require("sglang.srt.utils.hf_transformers.config")
+    weight_utils = loader.require("sglang.srt.model_loader.weight_utils")
+    kv_dtype = loader.require("sglang.srt.mem_cache.kv_cache_dtype")
+    load_config = loader.require("sglang.srt.configs.load_config")
     try:
         dist = loader.require("sglang.srt.distributed.utils")
         pp_indices = dist.get_pp_indices
     except RuntimeError:
         pp_indices = None
     return SimpleNamespace(rc=rc, config=config, mc=mc, pc=pc, kc=kc, ls=ls, common=common, hybrid=hybrid,
-                           pp_indices=pp_indices)
+                           pp_indices=pp_indices, weight_utils=weight_utils, kv_dtype=kv_dtype,
+                           load_config=load_config)
 
 
 # Old remote-code model types transformers now serves under another class (Falcon's RefinedWeb checkpoints load
@@ -205,7 +209,7 @@ def engine_side(mods: SimpleNamespace, config: dict[str, Any], model_id: str, s:
     ctx = Ctx(s, mfs)
     ctx.install(mods)
     m = model_config(mods, config, model_id, s.get("context"))
-    kv_dtype = KV_DTYPES[s["kv"]] or (torch.float8_e4m3fn if _fp8_checkpoint_kv(config) else torch.bfloat16)
+    kv_dtype = checkpoint_kv_dtype(mods, m, config, model_id) if s["kv"] == "auto" else KV_DTYPES[s["kv"]]
     pre_gb = pre_load / GIB
     mods.kc.get_available_gpu_memory = lambda *a, **k: pre_gb  # weights 0: free after load = free before
     ranks = []
@@ -225,16 +229,45 @@ def engine_side(mods: SimpleNamespace, config: dict[str, Any], model_id: str, s:
             "max_running_requests": kvc.resolve_max_num_reqs(cfg.max_total_num_tokens)}
 
 
-def _fp8_checkpoint_kv(config: dict[str, Any]) -> bool:
-    quant = config.get("quantization_config") or {}
-    return "fp8" in str(quant.get("kv_cache_scheme") or quant.get("kv_cache_quant_algo") or "").lower()
+KV_RESTATED: set[str] = set()  # configs whose quantization config the wheel cannot build here (listed)
+
+
+def checkpoint_kv_dtype(mods: SimpleNamespace, m: Any, config: dict[str, Any], model_id: str) -> torch.dtype:
+    """--kv-cache-dtype auto as the wheel resolves it: ModelConfig._verify_quantization names the method,
+    weight_utils.get_quant_config builds its config from the checkpoint's files (config.json and ModelOpt's
+    hf_quant_config.json, as bundled), and kv_cache_dtype.configure_kv_cache_dtype reads its
+    kv_cache_quant_algo off the model (the model classes keep `self.quant_config`). A method this interpreter
+    has no class for (gptq, fbgemm_fp8, mxfp4 register only with their kernels) keeps the model dtype: listed."""
+    side = models.hf_quant_config(model_id)
+    if not config.get("quantization_config") and not side:
+        return torch.bfloat16
+    if side and isinstance(side.get("quantization"), dict):  # trimmed in the registry: the weight fields only
+        side = {**side, "quantization": {"group_size": 16, "exclude_modules": [], **side["quantization"]}}
+    saved = m.model_path
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "config.json").write_text(json.dumps(config))
+        if side:
+            Path(folder, "hf_quant_config.json").write_text(json.dumps(side))
+        m.model_path = folder
+        try:
+            m._verify_quantization()
+            quant = mods.weight_utils.get_quant_config(m, mods.load_config.LoadConfig(), {})
+        except ValueError:
+            KV_RESTATED.add(model_id)
+            return torch.bfloat16
+        finally:
+            m.model_path, m.quantization = saved, None
+    _, dtype = mods.kv_dtype.configure_kv_cache_dtype(
+        server_args_kv_cache_dtype="auto", model=SimpleNamespace(quant_config=quant), model_dtype=torch.bfloat16,
+        is_draft_worker=False, is_dflash=False, speculative_draft_attention_backend=None)
+    return dtype
 
 
 def kvlint_side(model_id: str, config: dict[str, Any], s: dict[str, Any]) -> tuple[dict[str, Any], int, float]:
     from kvlint.memory import compute_budget, nonkv
     from kvlint.models.config import spec_from_config
 
-    spec = spec_from_config(config, model_id, "bundled")
+    spec = spec_from_config(config, model_id, "bundled", hf_quant_config=models.hf_quant_config(model_id))
     if s.get("context") and s["context"] > spec.max_len_sglang:  # SGLang raises at ModelConfig; kvlint: KV105
         raise ValueError(f"KV105: --context-length {s['context']} > derived {spec.max_len_sglang}")
     settings: dict[str, Any] = {"tp_size": s["tp"], "pp_size": s["pp"], "page_size": s["page"],
@@ -305,6 +338,7 @@ def main() -> None:
             classes["differ in " + ", ".join(diff)].append({"model": model_id, "settings": s, "engine": e,
                                                           "kvlint": k})
     print(json.dumps({"settings": count, "configs": len(configs), "refused": refused, "skipped": sorted(not_modelled),
+                      "kv_dtype_restated": sorted(KV_RESTATED),
                       "mismatches": sum(len(v) for v in classes.values()), "classes": classes}))
 
 
