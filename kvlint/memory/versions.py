@@ -68,6 +68,11 @@ class VllmVersion:
     # resolve_kv_cache_dtype_string, vllm#30785, 2025-12-16; read in the 0.20 and 0.33 wheels); 0.12 and before
     # keep the model dtype (0.11's ModelOptFp8Config stores the algo and never reads it into the cache dtype)
     checkpoint_kv_dtype: bool = True
+    # Nemotron-H's Mamba-2 SSM state dtype under --mamba-ssm-cache-dtype auto: "model" (no NemotronHForCausalLMConfig
+    # hook in models/config.py: read in the 0.11 and 0.12 wheels), else the config's mamba_ssm_cache_dtype and, when it
+    # names none, "float16" (the hook's getattr default in the 0.15, 0.17, 0.18 and 0.19 wheels) or "float32"
+    # (DEFAULT_MAMBA_SSM_CACHE_DTYPE, 0.20+)
+    nemotron_h_ssm_dtype: str = "float32"
     released: str = ""  # build date of vllm/_version.py in the release wheel, where read
 
 

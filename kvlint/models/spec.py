@@ -31,6 +31,9 @@ class LayerKV:
     head_dim_v: int = 0  # MLA: 0
     window: int | None = None  # SLIDING: window W; CHUNKED: chunk size C
     state_bytes: int | None = None  # MAMBA: state bytes per request at model dtype, whole model width
+    ssm_elements: int = 0  # Mamba-2: SSM state elements per request inside state_bytes (whole width), whose dtype
+    ssm_bytes: int = 0  # is an engine default: counted at ssm_bytes each (config's mamba_ssm_cache_dtype, else float32)
+    ssm_named: bool = False  # the config names mamba_ssm_cache_dtype
 
 
 @record
