@@ -65,6 +65,7 @@ def load(root: Path) -> SimpleNamespace:
     weight_utils = loader.require("sglang.srt.model_loader.weight_utils")
     kv_dtype = loader.require("sglang.srt.mem_cache.kv_cache_dtype")
     load_config = loader.require("sglang.srt.configs.load_config")
+    overrides = loader.require("sglang.srt.arg_groups.overrides")
     try:
         dist = loader.require("sglang.srt.distributed.utils")
         pp_indices = dist.get_pp_indices
@@ -72,7 +73,7 @@ def load(root: Path) -> SimpleNamespace:
         pp_indices = None
     return SimpleNamespace(rc=rc, config=config, mc=mc, pc=pc, kc=kc, ls=ls, common=common, hybrid=hybrid,
                            pp_indices=pp_indices, weight_utils=weight_utils, kv_dtype=kv_dtype,
-                           load_config=load_config)
+                           load_config=load_config, overrides=overrides)
 
 
 # Old remote-code model types transformers now serves under another class (Falcon's RefinedWeb checkpoints load
@@ -209,7 +210,9 @@ def engine_side(mods: SimpleNamespace, config: dict[str, Any], model_id: str, s:
     ctx = Ctx(s, mfs)
     ctx.install(mods)
     m = model_config(mods, config, model_id, s.get("context"))
-    kv_dtype = checkpoint_kv_dtype(mods, m, config, model_id) if s["kv"] == "auto" else KV_DTYPES[s["kv"]]
+    kv_dtype = KV_DTYPES[s["kv"]]
+    if s["kv"] == "auto":
+        kv_dtype = server_args_kv_dtype(mods, m, s.get("sm")) or checkpoint_kv_dtype(mods, m, config, model_id)
     pre_gb = pre_load / GIB
     mods.kc.get_available_gpu_memory = lambda *a, **k: pre_gb  # weights 0: free after load = free before
     ranks = []
@@ -227,6 +230,24 @@ def engine_side(mods: SimpleNamespace, config: dict[str, Any], model_id: str, s:
             "cell": math.ceil(getattr(pool, "_cell_size", 0) or 0),  # hybrid SWA: full + ratio x swa, fractional
             "context_len": m.context_len,
             "max_running_requests": kvc.resolve_max_num_reqs(cfg.max_total_num_tokens)}
+
+
+SERVER_ARGS_KV = {"bfloat16": torch.bfloat16, "bf16": torch.bfloat16, "fp8_e4m3": torch.float8_e4m3fn}
+CARDS = {"dsa_auto_settings": 0}  # how often the wheel's DSA KV default ran on a setting
+
+
+def server_args_kv_dtype(mods: SimpleNamespace, m: Any, sm: int | None) -> torch.dtype | None:
+    """The server-args post-process that sets --kv-cache-dtype auto before the model loads (the wheel's
+    `_dsa_kv_cache_dtype_default`: sparse-attention models by compute capability), run on the setting's card
+    (torch.cuda.get_device_capability patched; no card: SM90, listed) on a CUDA platform; None when it leaves auto."""
+    mods.overrides.model_config_of = lambda view: m
+    mods.overrides.get_platform = lambda: SimpleNamespace(is_npu=False, is_xpu=False)
+    major, minor = divmod(sm or 90, 10)
+    torch.cuda.get_device_capability = lambda *a, **k: (major, minor)
+    view = SimpleNamespace(kv_cache_dtype="auto", dsa_prefill_backend=None, dsa_decode_backend=None)
+    chosen = mods.overrides._dsa_kv_cache_dtype_default(view).get("kv_cache_dtype")
+    CARDS["dsa_auto_settings"] += chosen is not None
+    return SERVER_ARGS_KV[chosen] if chosen else None
 
 
 KV_RESTATED: set[str] = set()  # configs whose quantization config the wheel cannot build here (listed)
@@ -277,7 +298,9 @@ def kvlint_side(model_id: str, config: dict[str, Any], s: dict[str, Any]) -> tup
         if s.get(theirs) is not None:
             settings[ours] = s[theirs]
     total = s["gpu_mib"] * 2**20
-    b = compute_budget("sglang", spec, settings, None, version="0.5.23", weights_bytes=0, non_kv_bytes=0,
+    card = None if not s.get("sm") else SimpleNamespace(name=f"SM{s['sm']}", memory_mib=s["gpu_mib"],
+                                                          compute_capability=divmod(s["sm"], 10))
+    b = compute_budget("sglang", spec, settings, card, version="0.5.23", weights_bytes=0, non_kv_bytes=0,
                        gpu_memory_bytes=total)
     swa = next((st for st in b.steps if st.name == "SWA pool"), None)
     pre_load = total - nonkv.sglang_context(s["tp"], s["pp"])
@@ -306,12 +329,14 @@ def main() -> None:
     mods = load(root)
     loader.DEBUG = bool(os.environ.get("KVLINT_CONFORMANCE_DEBUG"))
     rng = random.Random(seed)
+    cards = random.Random(seed * 7919 + 1)  # its own stream: the other settings stay those of earlier runs
     configs = models.bundled()
     classes: dict[str, list[dict[str, Any]]] = defaultdict(list)
     refused, not_modelled = 0, set()
     for i in range(count):
         model_id, config = configs[i % len(configs)]
         s = generate(rng)
+        s["sm"] = cards.choice([None, 80, 90, 100])  # the card's compute capability (SGLang's DSA KV default)
         try:
             k, pre_load, mfs = kvlint_side(model_id, config, s)
         except NotModelledError as exc:  # kvlint refuses the architecture by name: listed, never compared
@@ -338,7 +363,7 @@ def main() -> None:
             classes["differ in " + ", ".join(diff)].append({"model": model_id, "settings": s, "engine": e,
                                                           "kvlint": k})
     print(json.dumps({"settings": count, "configs": len(configs), "refused": refused, "skipped": sorted(not_modelled),
-                      "kv_dtype_restated": sorted(KV_RESTATED),
+                      "kv_dtype_restated": sorted(KV_RESTATED), **CARDS,
                       "mismatches": sum(len(v) for v in classes.values()), "classes": classes}))
 
 

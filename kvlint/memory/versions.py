@@ -83,6 +83,10 @@ class SglangVersion:
     unknown_band: tuple[int, int, int]
     prefill_graph_reserve: bool  # 0.5.23: breakable prefill graphs reserve 8 MB per captured size
     fallback_mem_fraction: float
+    # --kv-cache-dtype on a sparse-attention (DSA) model: "card" (0.5.12+, read in the 0.5.12 and 0.5.23 wheels: auto
+    # is fp8_e4m3 on SM100+, else bfloat16, over the checkpoint's KV scheme) or "blackwell_fp8" (0.5.4 server_args:
+    # fp8_e4m3 on SM100+ whatever the flag says, elsewhere the flag or the checkpoint; 0.5.3 and 0.4.9 not read)
+    dsa_kv_default: str = "card"
     fixed_reserve: tuple[tuple[int | None, float, float], ...] = ()  # before 0.5.3: (MiB upper bound, GB, GB per
     # TP x PP rank) reserved by memory band, whatever --chunked-prefill-size; empty: the activation formula (0.5.3+)
     released: str = ""  # build date of the release wheel, where read

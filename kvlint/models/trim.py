@@ -21,7 +21,7 @@ TEXT_KEYS = {
     "new_decoder_architecture", "parallel_attn", "head_dim", "hidden_size_per_head", "v_head_dim",
     "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "index_head_dim",
     "index_topk", "index_n_heads", "index_kpool", "index_topk_freq", "index_topk_pattern",
-    "index_skip_topk_offset", "indexer_types", "cli_factor", "intermediate_size", "ffn_hidden_size",
+    "index_skip_topk_offset", "indexer_types", "cli_factor", "learnable_sink", "intermediate_size", "ffn_hidden_size",
     "ff_intermediate_size",
     "n_inner", "ffn_dim", "intermediate_size_mlp", "moe_intermediate_size", "shared_expert_intermediate_size",
     "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", "num_experts_per_tok",

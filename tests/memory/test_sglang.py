@@ -211,3 +211,46 @@ def test_dsa_indexer_skips_shared_top_k_layers_pools_and_replicates_under_dcp():
     assert indexer({"index_kpool": 4}) == 8 * 33
     assert indexer({}, dcp=2) == 2 * 8 * 132
     assert indexer({"index_topk": None}) == 0
+
+
+@pytest.mark.parametrize(("model_id", "gpu", "kv", "cell"), [
+    # SGLang's server args set --kv-cache-dtype auto for sparse-attention models before the checkpoint is read
+    # (_dsa_kv_cache_dtype_default, 0.5.23): fp8_e4m3 on SM100+ ((656 + 132) x 61 at TP 8), else bfloat16, even
+    # where the checkpoint names an FP8 KV scheme (DeepSeek-V3.2-NVFP4's hf_quant_config)
+    ("deepseek-ai/DeepSeek-V3.2", "B200", "fp8_e4m3", 48_068),
+    ("deepseek-ai/DeepSeek-V3.2", "H100", "bfloat16", 78_324),
+    ("nvidia/DeepSeek-V3.2-NVFP4", "H100", "bfloat16", 78_324),
+    ("nvidia/DeepSeek-V3.2-NVFP4", "B200", "fp8_e4m3", 48_068),
+    ("deepseek-ai/DeepSeek-V3", "B200", "bfloat16", 70_272),  # not sparse: the model dtype
+    ("nvidia/DeepSeek-V3.1-NVFP4", "H100", "fp8_e4m3", 35_136),  # not sparse: the checkpoint's FP8 KV scheme
+])
+def test_dsa_kv_cache_dtype_auto_follows_the_card(model_id, gpu, kv, cell):
+    from kvlint.gpus import lookup_gpu
+
+    b = compute_budget("sglang", _bundled(model_id), {"tp_size": 8}, lookup_gpu(gpu), version="0.5.23")
+    assert (b.kv_cache_dtype, b.kv_bytes_per_token) == (kv, cell)
+
+
+def test_dsa_kv_cache_dtype_auto_keeps_bf16_with_learnable_sinks():
+    from dataclasses import replace
+
+    from kvlint.engines.sglang.memory import dsa_auto_kv
+
+    spec = _bundled("deepseek-ai/DeepSeek-V3.2")
+    assert dsa_auto_kv(spec, (10, 0)) == "fp8_e4m3" and dsa_auto_kv(spec, None) == "bfloat16"
+    assert dsa_auto_kv(replace(spec, raw={**spec.raw, "learnable_sink": True}), (10, 0)) == "bfloat16"
+
+
+def test_dsa_kv_cache_dtype_before_0_5_12_is_fp8_on_blackwell_whatever_the_flag():
+    """SGLang 0.5.4's server_args set fp8_e4m3 for a DeepSeek NSA model on SM100+ even over --kv-cache-dtype, and left
+    auto to the checkpoint elsewhere (so the NVFP4 V3.2's FP8 KV scheme on Hopper)."""
+    from kvlint.gpus import lookup_gpu
+
+    def kv(model_id, gpu, flag):
+        b = compute_budget("sglang", _bundled(model_id), {"tp_size": 8, "kv_cache_dtype": flag}, lookup_gpu(gpu),
+                           version="0.5.4")
+        return b.kv_cache_dtype, b.kv_bytes_per_token
+
+    assert kv("deepseek-ai/DeepSeek-V3.2", "B200", "bf16") == ("fp8_e4m3", 48_068)
+    assert kv("nvidia/DeepSeek-V3.2-NVFP4", "H100", "auto") == ("fp8_e4m3", 48_068)
+    assert kv("deepseek-ai/DeepSeek-V3.2", "H100", "auto") == ("bfloat16", 78_324)
