@@ -13,9 +13,9 @@ Invoked by run.py as `python check_sglang_pool.py WHEEL_ROOT VERSION N SEED`. Wh
 
 Rewrites (what a start-up would compute with a loaded model or a GPU, restated here; listed in README.md):
 free memory after weights (weights 0 on both sides, so free = pre-load memory), the PP layer range
-(`get_pp_indices` from the wheel when it loads), `use_mla_backend` (attention_arch == MLA), the KV dtype
-(`--kv-cache-dtype` -> torch dtype as server_args does for auto / fp8_e4m3 / bf16), and the runtime-context
-getters (parallel / schedule / memory sizes from the setting). Both sides get the same mem_fraction_static
+(`get_pp_indices` from the wheel when it loads), `use_mla_backend` (attention_arch == MLA), the card under
+`--kv-cache-dtype auto` (the wheel's DSA post-process and quantization classes resolve it; see
+checkpoint_kv_dtype), and the runtime-context getters (parallel / schedule / memory sizes from the setting). Both sides get the same mem_fraction_static
 (kvlint's, compared against the wheel's heuristic by check_sglang.py) and the same total memory.
 """
 
