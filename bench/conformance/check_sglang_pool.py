@@ -13,9 +13,9 @@ Invoked by run.py as `python check_sglang_pool.py WHEEL_ROOT VERSION N SEED`. Wh
 
 Rewrites (what a start-up would compute with a loaded model or a GPU, restated here; listed in README.md):
 free memory after weights (weights 0 on both sides, so free = pre-load memory), the PP layer range
-(`get_pp_indices` from the wheel when it loads), `use_mla_backend` (attention_arch == MLA), the KV dtype
-(`--kv-cache-dtype` -> torch dtype as server_args does for auto / fp8_e4m3 / bf16), and the runtime-context
-getters (parallel / schedule / memory sizes from the setting). Both sides get the same mem_fraction_static
+(`get_pp_indices` from the wheel when it loads), `use_mla_backend` (attention_arch == MLA), the card under
+`--kv-cache-dtype auto` (the wheel's DSA post-process and quantization classes resolve it; see
+checkpoint_kv_dtype), and the runtime-context getters (parallel / schedule / memory sizes from the setting). Both sides get the same mem_fraction_static
 (kvlint's, compared against the wheel's heuristic by check_sglang.py) and the same total memory.
 """
 
@@ -62,13 +62,18 @@ def load(root: Path) -> SimpleNamespace:
     hybrid = loader.require("sglang.srt.configs.hybrid_arch")
     rc = loader.require("sglang.srt.runtime_context")
     config = loader.require("sglang.srt.utils.hf_transformers.config")
+    weight_utils = loader.require("sglang.srt.model_loader.weight_utils")
+    kv_dtype = loader.require("sglang.srt.mem_cache.kv_cache_dtype")
+    load_config = loader.require("sglang.srt.configs.load_config")
+    overrides = loader.require("sglang.srt.arg_groups.overrides")
     try:
         dist = loader.require("sglang.srt.distributed.utils")
         pp_indices = dist.get_pp_indices
     except RuntimeError:
         pp_indices = None
     return SimpleNamespace(rc=rc, config=config, mc=mc, pc=pc, kc=kc, ls=ls, common=common, hybrid=hybrid,
-                           pp_indices=pp_indices)
+                           pp_indices=pp_indices, weight_utils=weight_utils, kv_dtype=kv_dtype,
+                           load_config=load_config, overrides=overrides)
 
 
 # Old remote-code model types transformers now serves under another class (Falcon's RefinedWeb checkpoints load
@@ -205,7 +210,9 @@ def engine_side(mods: SimpleNamespace, config: dict[str, Any], model_id: str, s:
     ctx = Ctx(s, mfs)
     ctx.install(mods)
     m = model_config(mods, config, model_id, s.get("context"))
-    kv_dtype = KV_DTYPES[s["kv"]] or (torch.float8_e4m3fn if _fp8_checkpoint_kv(config) else torch.bfloat16)
+    kv_dtype = KV_DTYPES[s["kv"]]
+    if s["kv"] == "auto":
+        kv_dtype = server_args_kv_dtype(mods, m, s.get("sm")) or checkpoint_kv_dtype(mods, m, config, model_id)
     pre_gb = pre_load / GIB
     mods.kc.get_available_gpu_memory = lambda *a, **k: pre_gb  # weights 0: free after load = free before
     ranks = []
@@ -225,16 +232,63 @@ def engine_side(mods: SimpleNamespace, config: dict[str, Any], model_id: str, s:
             "max_running_requests": kvc.resolve_max_num_reqs(cfg.max_total_num_tokens)}
 
 
-def _fp8_checkpoint_kv(config: dict[str, Any]) -> bool:
-    quant = config.get("quantization_config") or {}
-    return "fp8" in str(quant.get("kv_cache_scheme") or quant.get("kv_cache_quant_algo") or "").lower()
+SERVER_ARGS_KV = {"bfloat16": torch.bfloat16, "bf16": torch.bfloat16, "fp8_e4m3": torch.float8_e4m3fn}
+CARDS = {"dsa_auto_settings": 0}  # how often the wheel's DSA KV default ran on a setting
+
+
+def server_args_kv_dtype(mods: SimpleNamespace, m: Any, sm: int | None) -> torch.dtype | None:
+    """The server-args post-process that sets --kv-cache-dtype auto before the model loads (the wheel's
+    `_dsa_kv_cache_dtype_default`: sparse-attention models by compute capability), run on the setting's card
+    (torch.cuda.get_device_capability patched; no card: SM90, listed) on a CUDA platform; None when it leaves auto."""
+    mods.overrides.model_config_of = lambda view: m
+    mods.overrides.get_platform = lambda: SimpleNamespace(is_npu=False, is_xpu=False)
+    major, minor = divmod(sm or 90, 10)
+    torch.cuda.get_device_capability = lambda *a, **k: (major, minor)
+    view = SimpleNamespace(kv_cache_dtype="auto", dsa_prefill_backend=None, dsa_decode_backend=None)
+    chosen = mods.overrides._dsa_kv_cache_dtype_default(view).get("kv_cache_dtype")
+    CARDS["dsa_auto_settings"] += chosen is not None
+    return SERVER_ARGS_KV[chosen] if chosen else None
+
+
+KV_RESTATED: set[str] = set()  # configs whose quantization config the wheel cannot build here (listed)
+
+
+def checkpoint_kv_dtype(mods: SimpleNamespace, m: Any, config: dict[str, Any], model_id: str) -> torch.dtype:
+    """--kv-cache-dtype auto as the wheel resolves it: ModelConfig._verify_quantization names the method,
+    weight_utils.get_quant_config builds its config from the checkpoint's files (config.json and ModelOpt's
+    hf_quant_config.json, as bundled), and kv_cache_dtype.configure_kv_cache_dtype reads its
+    kv_cache_quant_algo off the model (the model classes keep `self.quant_config`). A method this interpreter
+    has no class for (gptq, fbgemm_fp8, mxfp4 register only with their kernels) keeps the model dtype: listed."""
+    side = models.hf_quant_config(model_id)
+    if not config.get("quantization_config") and not side:
+        return torch.bfloat16
+    if side and isinstance(side.get("quantization"), dict):  # trimmed in the registry: the weight fields only
+        side = {**side, "quantization": {"group_size": 16, "exclude_modules": [], **side["quantization"]}}
+    saved = m.model_path
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "config.json").write_text(json.dumps(config))
+        if side:
+            Path(folder, "hf_quant_config.json").write_text(json.dumps(side))
+        m.model_path = folder
+        try:
+            m._verify_quantization()
+            quant = mods.weight_utils.get_quant_config(m, mods.load_config.LoadConfig(), {})
+        except ValueError:
+            KV_RESTATED.add(model_id)
+            return torch.bfloat16
+        finally:
+            m.model_path, m.quantization = saved, None
+    _, dtype = mods.kv_dtype.configure_kv_cache_dtype(
+        server_args_kv_cache_dtype="auto", model=SimpleNamespace(quant_config=quant), model_dtype=torch.bfloat16,
+        is_draft_worker=False, is_dflash=False, speculative_draft_attention_backend=None)
+    return dtype
 
 
 def kvlint_side(model_id: str, config: dict[str, Any], s: dict[str, Any]) -> tuple[dict[str, Any], int, float]:
     from kvlint.memory import compute_budget, nonkv
     from kvlint.models.config import spec_from_config
 
-    spec = spec_from_config(config, model_id, "bundled")
+    spec = spec_from_config(config, model_id, "bundled", hf_quant_config=models.hf_quant_config(model_id))
     if s.get("context") and s["context"] > spec.max_len_sglang:  # SGLang raises at ModelConfig; kvlint: KV105
         raise ValueError(f"KV105: --context-length {s['context']} > derived {spec.max_len_sglang}")
     settings: dict[str, Any] = {"tp_size": s["tp"], "pp_size": s["pp"], "page_size": s["page"],
@@ -244,7 +298,9 @@ def kvlint_side(model_id: str, config: dict[str, Any], s: dict[str, Any]) -> tup
         if s.get(theirs) is not None:
             settings[ours] = s[theirs]
     total = s["gpu_mib"] * 2**20
-    b = compute_budget("sglang", spec, settings, None, version="0.5.23", weights_bytes=0, non_kv_bytes=0,
+    card = None if not s.get("sm") else SimpleNamespace(name=f"SM{s['sm']}", memory_mib=s["gpu_mib"],
+                                                          compute_capability=divmod(s["sm"], 10))
+    b = compute_budget("sglang", spec, settings, card, version="0.5.23", weights_bytes=0, non_kv_bytes=0,
                        gpu_memory_bytes=total)
     swa = next((st for st in b.steps if st.name == "SWA pool"), None)
     pre_load = total - nonkv.sglang_context(s["tp"], s["pp"])
@@ -273,12 +329,14 @@ def main() -> None:
     mods = load(root)
     loader.DEBUG = bool(os.environ.get("KVLINT_CONFORMANCE_DEBUG"))
     rng = random.Random(seed)
+    cards = random.Random(seed * 7919 + 1)  # its own stream: the other settings stay those of earlier runs
     configs = models.bundled()
     classes: dict[str, list[dict[str, Any]]] = defaultdict(list)
     refused, not_modelled = 0, set()
     for i in range(count):
         model_id, config = configs[i % len(configs)]
         s = generate(rng)
+        s["sm"] = cards.choice([None, 80, 90, 100])  # the card's compute capability (SGLang's DSA KV default)
         try:
             k, pre_load, mfs = kvlint_side(model_id, config, s)
         except NotModelledError as exc:  # kvlint refuses the architecture by name: listed, never compared
@@ -305,6 +363,7 @@ def main() -> None:
             classes["differ in " + ", ".join(diff)].append({"model": model_id, "settings": s, "engine": e,
                                                           "kvlint": k})
     print(json.dumps({"settings": count, "configs": len(configs), "refused": refused, "skipped": sorted(not_modelled),
+                      "kv_dtype_restated": sorted(KV_RESTATED), **CARDS,
                       "mismatches": sum(len(v) for v in classes.values()), "classes": classes}))
 
 

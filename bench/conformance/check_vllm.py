@@ -228,15 +228,19 @@ def classify(eng: dict[str, Any], kv: dict[str, Any]) -> str | None:
 HYBRID = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "nemotron_h")
 
 
-def mamba_state_check(eng: Engine, configs: list[tuple[str, dict[str, Any]]]) -> tuple[int, list[dict[str, Any]]]:
+def mamba_state_check(eng: Engine, configs: list[tuple[str, dict[str, Any]]],
+                      version: str) -> tuple[int, list[dict[str, Any]]]:
     """Per-request recurrent state of one linear-attention layer on a TP rank: the wheel's model class
     (get_mamba_state_shape/dtype_from_config, after its MODELS_CONFIG_MAP fix-ups) against kvlint's
-    layer_specs, at every TP the model's heads allow. The hybrid block alignment (backend-dependent) is not in it."""
+    layer_specs under the release's record (its Nemotron-H SSM dtype rule), at every TP the model's heads allow. The
+    hybrid block alignment (backend-dependent) is not in it."""
     from kvlint.engines.vllm.specs import layer_specs, resolve_kv_dtype
+    from kvlint.memory.versions import vllm_version
     from kvlint.models.config import spec_from_config
     from kvlint.models.spec import MAMBA
 
     compared, differ = 0, []
+    ssm_dtype = vllm_version(version).record.nemotron_h_ssm_dtype
     for model_id, config in configs:
         if str(models.text_config(config).get("model_type")) not in HYBRID:
             continue
@@ -249,7 +253,8 @@ def mamba_state_check(eng: Engine, configs: list[tuple[str, dict[str, Any]]]) ->
                 REWRITTEN["Mamba state bytes (not compared)"].add(model_id)
                 break
             kv = resolve_kv_dtype("auto", spec, spec.dtype)
-            ours = [k.state_bytes for k in layer_specs(spec, tp=tp, dcp=1, block_size=16, dtype=kv).values()
+            ours = [k.state_bytes for k in layer_specs(spec, tp=tp, dcp=1, block_size=16, dtype=kv,
+                                                               ssm_dtype=ssm_dtype).values()
                     if k.kind == MAMBA]
             compared += 1
             if set(ours) != {wheel}:
@@ -291,7 +296,7 @@ def main() -> None:
         cls = classify(e, k)
         if cls:
             classes[cls].append({"model": model_id, "settings": s, "engine": e, "kvlint": k})
-    mamba_compared, mamba_differ = mamba_state_check(eng, configs)
+    mamba_compared, mamba_differ = mamba_state_check(eng, configs, version)
     if mamba_differ:
         classes["Mamba state bytes per request and layer differ (wheel's model class vs kvlint)"] = mamba_differ
     print(json.dumps({"settings": count, "mamba_states_compared": mamba_compared, "configs": len(covered),

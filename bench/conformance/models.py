@@ -42,6 +42,13 @@ def raw(model_id: str) -> dict[str, Any]:
     return dict(entry["config"])
 
 
+def hf_quant_config(model_id: str) -> dict[str, Any] | None:
+    """ModelOpt's hf_quant_config.json as the registry bundles it (trimmed to the quantization section), or None."""
+    entry = json.loads((REGISTRY / (model_id.replace("/", "--") + ".json")).read_text())
+    side = entry.get("hf_quant_config")
+    return side if isinstance(side, dict) else None
+
+
 def _with_defaults(config: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
     extra = defaults.get(str(config.get("model_type")), {})
     return {**extra, **config} if isinstance(extra, dict) else config

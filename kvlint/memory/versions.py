@@ -68,6 +68,11 @@ class VllmVersion:
     # resolve_kv_cache_dtype_string, vllm#30785, 2025-12-16; read in the 0.20 and 0.33 wheels); 0.12 and before
     # keep the model dtype (0.11's ModelOptFp8Config stores the algo and never reads it into the cache dtype)
     checkpoint_kv_dtype: bool = True
+    # Nemotron-H's Mamba-2 SSM state dtype under --mamba-ssm-cache-dtype auto: "model" (no NemotronHForCausalLMConfig
+    # hook in models/config.py: read in the 0.11 and 0.12 wheels), else the config's mamba_ssm_cache_dtype and, when it
+    # names none, "float16" (the hook's getattr default in the 0.15, 0.17, 0.18 and 0.19 wheels) or "float32"
+    # (DEFAULT_MAMBA_SSM_CACHE_DTYPE, 0.20+)
+    nemotron_h_ssm_dtype: str = "float32"
     released: str = ""  # build date of vllm/_version.py in the release wheel, where read
 
 
@@ -78,6 +83,10 @@ class SglangVersion:
     unknown_band: tuple[int, int, int]
     prefill_graph_reserve: bool  # 0.5.23: breakable prefill graphs reserve 8 MB per captured size
     fallback_mem_fraction: float
+    # --kv-cache-dtype on a sparse-attention (DSA) model: "card" (0.5.12+, read in the 0.5.12 and 0.5.23 wheels: auto
+    # is fp8_e4m3 on SM100+, else bfloat16, over the checkpoint's KV scheme) or "blackwell_fp8" (0.5.4 server_args:
+    # fp8_e4m3 on SM100+ whatever the flag says, elsewhere the flag or the checkpoint; 0.5.3 and 0.4.9 not read)
+    dsa_kv_default: str = "card"
     fixed_reserve: tuple[tuple[int | None, float, float], ...] = ()  # before 0.5.3: (MiB upper bound, GB, GB per
     # TP x PP rank) reserved by memory band, whatever --chunked-prefill-size; empty: the activation formula (0.5.3+)
     released: str = ""  # build date of the release wheel, where read

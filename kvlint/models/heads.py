@@ -49,7 +49,32 @@ def mla_dims(text: dict[str, Any], cfg: dict[str, Any]) -> MLADims | None:
         q_lora_rank=text.get("q_lora_rank"),
         index_head_dim=text.get("index_head_dim"),
         index_topk=text.get("index_topk"),
+        index_kpool=max(int(text.get("index_kpool") or 1), 1),
+        index_shared_layers=index_shared_layers(text),
     )
+
+
+def index_shared_layers(text: dict[str, Any]) -> tuple[int, ...]:
+    """Sparse-attention layers that reuse the previous layer's top-k and so keep no indexer key, by the first key
+    the config names (SGLang 0.5.23 dsa_layer_skips_topk): `indexer_types` ("shared"), LongCat's `cli_factor` (a
+    fresh top-k every N layers), `index_topk_pattern` ("S"), `index_topk_freq` (a fresh top-k every N layers
+    from layer 1, or from `index_skip_topk_offset`). DeepSeek-V3.2 names none: every layer has its own."""
+    if not text.get("index_topk"):
+        return ()
+    layers = int(text.get("num_hidden_layers") or 0)
+    kinds = text.get("indexer_types")
+    if isinstance(kinds, list):
+        return tuple(i for i, kind in enumerate(kinds) if kind == "shared")
+    every = int(text.get("cli_factor") or 1)
+    if every > 1:
+        return tuple(i for i in range(layers) if i % every)
+    pattern = text.get("index_topk_pattern")
+    if isinstance(pattern, (str, list)):
+        return tuple(i for i, mark in enumerate(pattern) if mark == "S")
+    freq = max(int(text.get("index_topk_freq") or 1), 1)
+    offset = text.get("index_skip_topk_offset")
+    first = int(offset) - 1 if isinstance(offset, int) and offset > 0 else 1
+    return tuple(i for i in range(layers) if max(i - first, 0) % freq)
 
 
 def _v4_dims(text: dict[str, Any]) -> MLADims:

@@ -128,7 +128,8 @@ def layer_kvs(
         elif kind == NONE:
             out.append(LayerKV(NONE))
         elif kind == MAMBA:
-            out.append(LayerKV(MAMBA, state_bytes=state))
+            elements, per, named = ssm_state(text)
+            out.append(LayerKV(MAMBA, state_bytes=state, ssm_elements=elements, ssm_bytes=per, ssm_named=named))
         elif kind == CHUNKED:
             out.append(LayerKV(CHUNKED, kv_heads, head_k, head_v, int(text["attention_chunk_size"])))
         elif kind == FULL:
@@ -165,6 +166,19 @@ def linear_state_bytes(text: dict[str, Any]) -> int | None:
 
 
 NEMOTRON_H_SSM_DTYPE = "float32"  # vLLM NemotronHForCausalLMConfig.DEFAULT_MAMBA_SSM_CACHE_DTYPE; SGLang's default
+
+
+def ssm_state(text: dict[str, Any]) -> tuple[int, int, bool]:
+    """(elements, bytes each, named) of a Nemotron-H Mamba-2 layer's SSM state inside mamba2_state_bytes: the part
+    whose dtype is an engine default when the config names none (vLLM gates it by release,
+    VllmVersion.nemotron_h_ssm_dtype); (0, 0, False) for any other layer."""
+    if not text.get("mamba_num_heads") or text.get("model_type") != "nemotron_h":
+        return 0, 0, False
+    heads, head_dim = int(text["mamba_num_heads"]), int(text.get("mamba_head_dim") or 64)
+    named = text.get("mamba_ssm_cache_dtype")
+    model = DTYPE_BYTES.get(checkpoint_dtype(text, {}), 2)
+    per = DTYPE_BYTES.get(str(named or NEMOTRON_H_SSM_DTYPE), model)
+    return heads * head_dim * int(text.get("ssm_state_size") or 128), per, bool(named)
 
 
 def mamba2_state_bytes(text: dict[str, Any]) -> int:

@@ -31,6 +31,9 @@ class LayerKV:
     head_dim_v: int = 0  # MLA: 0
     window: int | None = None  # SLIDING: window W; CHUNKED: chunk size C
     state_bytes: int | None = None  # MAMBA: state bytes per request at model dtype, whole model width
+    ssm_elements: int = 0  # Mamba-2: SSM state elements per request inside state_bytes (whole width), whose dtype
+    ssm_bytes: int = 0  # is an engine default: counted at ssm_bytes each (config's mamba_ssm_cache_dtype, else float32)
+    ssm_named: bool = False  # the config names mamba_ssm_cache_dtype
 
 
 @record
@@ -42,6 +45,8 @@ class MLADims:
     q_lora_rank: int | None = None
     index_head_dim: int | None = None  # DeepSeek-V3.2 sparse indexer
     index_topk: int | None = None
+    index_kpool: int = 1  # tokens pooled into one indexer key (index_kpool)
+    index_shared_layers: tuple[int, ...] = ()  # layers reusing the previous layer's top-k: no indexer key of their own
 
 
 @record

@@ -74,3 +74,28 @@ def _groups(full: int, sliding: int):
 def test_group_size_at_vllms_one_and_a_half_rule(full, sliding, sizes):
     """kv_cache_utils: the largest bucket's layer count when it is below 1.5 x the smallest's, else the smallest."""
     assert [len(g.layers) for g in _groups(full, sliding)] == sizes
+
+
+@pytest.mark.parametrize(("model_id", "version", "tp", "state"), [
+    # vLLM 0.11 (no NemotronHForCausalLMConfig hook): the SSM state at the model dtype, bf16, even where config.json
+    # names float32; the 0.11 wheel's model class gives these (bench/conformance/check_vllm.py mamba_state_check)
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "0.11.0", 1, 1_085_440),
+    ("nvidia/Nemotron-H-56B-Base-8K", "0.11.0", 1, 8_511_488),
+    # 0.13-0.19: the config's mamba_ssm_cache_dtype (float32), else float16 (the hook's default in those wheels)
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "0.15.0", 1, 2_134_016),
+    ("nvidia/Nemotron-H-56B-Base-8K", "0.19.0", 1, 8_511_488),
+    # 0.20+: float32 when the config names none (DEFAULT_MAMBA_SSM_CACHE_DTYPE; the 0.33 wheel gives 16,900,096)
+    ("nvidia/Nemotron-H-56B-Base-8K", "0.20.0", 1, 16_900_096),
+    ("nvidia/Nemotron-H-56B-Base-8K", "0.33.0", 2, 8_450_048),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "0.33.0", 1, 2_134_016),
+])
+def test_nemotron_h_ssm_state_dtype_follows_the_release(model_id, version, tp, state):
+    from kvlint.engines.vllm.specs import layer_specs, resolve_kv_dtype
+    from kvlint.memory.versions import vllm_version
+
+    spec = from_registry(model_id)
+    assert spec is not None
+    ssm = vllm_version(version).record.nemotron_h_ssm_dtype
+    specs = layer_specs(spec, tp=tp, dcp=1, block_size=16, dtype=resolve_kv_dtype("auto", spec, spec.dtype),
+                        ssm_dtype=ssm)
+    assert {s.state_bytes for s in specs.values() if s.kind == MAMBA} == {state}

@@ -53,10 +53,11 @@ def test_page_rounding_and_max_total_tokens_cap():
     assert capped.kv_tokens == 100_000 // 64 * 64
 
 
-def test_dsa_fp8_cell_is_656_per_layer():
+def test_dsa_fp8_cell_is_656_per_layer_plus_the_indexer_key():
+    """fp8 FlashMLA latent 656 B (512 + 16 scale bytes + 64 bf16 rope) and the 132-byte indexer key, per layer."""
     from dataclasses import replace
     dsa = replace(DEEPSEEK_V3, mla=replace(DEEPSEEK_V3.mla, index_topk=2048, index_head_dim=128))
-    assert tokens_for_pool(dsa, GIB, {"kv_cache_dtype": "fp8_e4m3"})[1] == 656 * 61
+    assert tokens_for_pool(dsa, GIB, {"kv_cache_dtype": "fp8_e4m3"})[1] == (656 + 132) * 61
 
 
 def test_logged_k_v_sizes_include_one_padding_page():
@@ -166,3 +167,90 @@ def test_pp_stages_take_the_remainder_last():
                                                      "mem_fraction_static": 0.843},
                memory=46068 * 2**20, weights=0, non_kv_bytes=0)
     assert (b.kv_tokens, b.kv_bytes_per_token) == (4_356_672, 9012)
+
+
+def test_dsa_indexer_keys_are_part_of_the_cell():
+    """SGLang counts DeepSeek-V3.2's indexer keys in the cell max_total_num_tokens divides by
+    (DefaultPoolConfigurator._compute_dsa_indexer_cell_size, 0.5.23): 128 fp8 bytes + a 4-byte scale on each of the
+    61 layers, 8,052 B over the bf16 latent's 70,272. The wheel gives cell 78,324 and 1,694,733 tokens at TP 4 on an
+    H200 (bench/conformance/check_sglang_pool.py); without the indexer, 1,888,922."""
+    b = sglang(_bundled("deepseek-ai/DeepSeek-V3.2"), {"tp_size": 4}, memory=143771 * 2**20, weights=0,
+               non_kv_bytes=0)
+    assert (b.kv_bytes_per_token, b.kv_tokens) == (78_324, 1_694_733)
+
+
+def test_dsa_indexer_follows_the_pipeline_stage():
+    """On PP 2 the larger stage (31 of 61 layers) holds 31 indexer keys next to the fp8 FlashMLA latent (656 B a
+    layer): the wheel gives cell 24,428 and 6,649,664 tokens for DeepSeek-V3.2-NVFP4, TP 4, PP 2, page 16, fp8 KV,
+    183,359 MiB (7,987,712 without the indexer)."""
+    b = sglang(_bundled("nvidia/DeepSeek-V3.2-NVFP4"), {"tp_size": 4, "pp_size": 2, "page_size": 16,
+                                                         "kv_cache_dtype": "fp8_e4m3"},
+               memory=183359 * 2**20, weights=0, non_kv_bytes=0)
+    assert (b.kv_bytes_per_token, b.kv_tokens) == (24_428, 6_649_664)
+
+
+def test_dsa_indexer_skips_shared_top_k_layers_pools_and_replicates_under_dcp():
+    """Layers reusing the previous top-k keep no key; index_kpool pools tokens into one key (rounded up); the keys
+    are replicated under decode context parallelism (x dcp)."""
+    from kvlint.engines.sglang.memory import dsa_indexer_bytes
+    from kvlint.models.config import spec_from_config
+
+    base = {"architectures": ["DeepseekV32ForCausalLM"], "model_type": "deepseek_v32", "num_hidden_layers": 8,
+            "hidden_size": 1024, "num_attention_heads": 8, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+            "index_head_dim": 128, "index_topk": 256, "vocab_size": 1000, "torch_dtype": "bfloat16"}
+
+    def indexer(extra, dcp=1):
+        spec = spec_from_config({**base, **extra}, "t/dsa", "test")
+        return dsa_indexer_bytes(spec, range(8), dcp)
+
+    assert indexer({}) == 8 * 132
+    assert indexer({"index_topk_freq": 2}) == 5 * 132  # fresh top-k on layers 0, 1, 3, 5, 7
+    assert indexer({"index_topk_freq": 2, "index_skip_topk_offset": 3}) == 5 * 132  # 0, 1, 2, 4, 6
+    assert indexer({"index_topk_pattern": "FSFSFFFF"}) == 6 * 132
+    assert indexer({"indexer_types": ["full", "shared"] * 4}) == 4 * 132
+    assert indexer({"index_kpool": 4}) == 8 * 33
+    assert indexer({}, dcp=2) == 2 * 8 * 132
+    assert indexer({"index_topk": None}) == 0
+
+
+@pytest.mark.parametrize(("model_id", "gpu", "kv", "cell"), [
+    # SGLang's server args set --kv-cache-dtype auto for sparse-attention models before the checkpoint is read
+    # (_dsa_kv_cache_dtype_default, 0.5.23): fp8_e4m3 on SM100+ ((656 + 132) x 61 at TP 8), else bfloat16, even
+    # where the checkpoint names an FP8 KV scheme (DeepSeek-V3.2-NVFP4's hf_quant_config)
+    ("deepseek-ai/DeepSeek-V3.2", "B200", "fp8_e4m3", 48_068),
+    ("deepseek-ai/DeepSeek-V3.2", "H100", "bfloat16", 78_324),
+    ("nvidia/DeepSeek-V3.2-NVFP4", "H100", "bfloat16", 78_324),
+    ("nvidia/DeepSeek-V3.2-NVFP4", "B200", "fp8_e4m3", 48_068),
+    ("deepseek-ai/DeepSeek-V3", "B200", "bfloat16", 70_272),  # not sparse: the model dtype
+    ("nvidia/DeepSeek-V3.1-NVFP4", "H100", "fp8_e4m3", 35_136),  # not sparse: the checkpoint's FP8 KV scheme
+])
+def test_dsa_kv_cache_dtype_auto_follows_the_card(model_id, gpu, kv, cell):
+    from kvlint.gpus import lookup_gpu
+
+    b = compute_budget("sglang", _bundled(model_id), {"tp_size": 8}, lookup_gpu(gpu), version="0.5.23")
+    assert (b.kv_cache_dtype, b.kv_bytes_per_token) == (kv, cell)
+
+
+def test_dsa_kv_cache_dtype_auto_keeps_bf16_with_learnable_sinks():
+    from dataclasses import replace
+
+    from kvlint.engines.sglang.memory import dsa_auto_kv
+
+    spec = _bundled("deepseek-ai/DeepSeek-V3.2")
+    assert dsa_auto_kv(spec, (10, 0)) == "fp8_e4m3" and dsa_auto_kv(spec, None) == "bfloat16"
+    assert dsa_auto_kv(replace(spec, raw={**spec.raw, "learnable_sink": True}), (10, 0)) == "bfloat16"
+
+
+def test_dsa_kv_cache_dtype_before_0_5_12_is_fp8_on_blackwell_whatever_the_flag():
+    """SGLang 0.5.4's server_args set fp8_e4m3 for a DeepSeek NSA model on SM100+ even over --kv-cache-dtype, and left
+    auto to the checkpoint elsewhere (so the NVFP4 V3.2's FP8 KV scheme on Hopper)."""
+    from kvlint.gpus import lookup_gpu
+
+    def kv(model_id, gpu, flag):
+        b = compute_budget("sglang", _bundled(model_id), {"tp_size": 8, "kv_cache_dtype": flag}, lookup_gpu(gpu),
+                           version="0.5.4")
+        return b.kv_cache_dtype, b.kv_bytes_per_token
+
+    assert kv("deepseek-ai/DeepSeek-V3.2", "B200", "bf16") == ("fp8_e4m3", 48_068)
+    assert kv("nvidia/DeepSeek-V3.2-NVFP4", "H100", "auto") == ("fp8_e4m3", 48_068)
+    assert kv("deepseek-ai/DeepSeek-V3.2", "H100", "auto") == ("bfloat16", 78_324)

@@ -174,9 +174,36 @@ def vision_factor(model: ModelSpec) -> float:
     return 0.95 * min(max(scale, 0.8), 1.05)
 
 
-def kv_dtype_bytes(flag: str | None, model: ModelSpec, dtype: str) -> tuple[str, float]:
+# Sparse-attention (DSA) models SGLang's server-args post-process gives its own --kv-cache-dtype auto
+# (arg_groups/overrides.py _dsa_kv_cache_dtype_default, 0.5.23: the DeepSeek family that is_deepseek_dsa also names).
+DSA_KV_DEFAULT_ARCHS = frozenset({
+    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration",
+    "GlmMoeDsaForCausalLM", "Glm5NextForConditionalGeneration", "HYV4ForCausalLM", "HYV4ForCausalLMNextN",
+    "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN", "Dots3NoteForCausalLM"})
+
+
+def dsa_auto_kv(model: ModelSpec, cc: tuple[int, int] | None, rule: str = "card") -> str | None:
+    """--kv-cache-dtype auto on a sparse-attention (DSA) model, as SGLang's server args set it before the checkpoint is
+    read: fp8_e4m3 on SM100+ (bfloat16 with learnable attention sinks), else bfloat16, whatever KV scheme the
+    checkpoint names (so an NVFP4 V3.2 with an FP8 KV scheme runs bf16 KV on Hopper). A card of unknown compute
+    capability is taken as pre-Blackwell. None: not such a model, or (`rule` "blackwell_fp8", 0.5.4) not SM100+."""
+    if model.architecture not in DSA_KV_DEFAULT_ARCHS or model.mla is None or not model.mla.index_topk:
+        return None
+    if rule == "blackwell_fp8":
+        return "fp8_e4m3" if cc is not None and cc[0] >= 10 else None
+    sinks = bool(model.raw.get("learnable_sink") or (model.raw.get("text_config") or {}).get("learnable_sink"))
+    return "fp8_e4m3" if cc is not None and cc[0] >= 10 and not sinks else "bfloat16"
+
+
+def kv_dtype_bytes(flag: str | None, model: ModelSpec, dtype: str,
+                   cc: tuple[int, int] | None = None, rule: str = "card") -> tuple[str, float]:
     value = (flag or "auto").lower()
+    if rule == "blackwell_fp8" and dsa_auto_kv(model, cc, rule):  # 0.5.4 overrode even an explicit flag
+        return "fp8_e4m3", 1.0
     if value == "auto":
+        dsa = dsa_auto_kv(model, cc, rule)
+        if dsa is not None:
+            return dsa, _KV_BYTES[dsa]
         scheme = model.quant.kv_cache_dtype if model.quant else None
         if scheme and "fp8" in scheme.lower():
             return "fp8_e4m3", 1.0
@@ -207,6 +234,21 @@ def mxfp8_scale_bytes(layers: list, attn_tp: int, dcp: int, kv_name: str) -> int
     return elements // 32
 
 
+def dsa_indexer_bytes(model: ModelSpec, layers: Any, dcp: int) -> int:
+    """Bytes per token of a sparse-attention model's indexer keys on one rank (DeepSeek-V3.2, GLM DSA; SGLang
+    0.5.23 DefaultPoolConfigurator._compute_dsa_indexer_cell_size, part of the cell max_total_num_tokens divides
+    by): each layer computing its own top-k keeps index_head_dim fp8 bytes plus a 4-byte scale per 128, over
+    index_kpool pooled tokens (rounded up), whatever --kv-cache-dtype; layers reusing the previous top-k keep
+    none. The keys are replicated under decode context parallelism while the latent is not, so x dcp."""
+    mla = model.mla
+    if mla is None or not mla.index_topk or not mla.index_head_dim:
+        return 0
+    width = -(-(mla.index_head_dim + mla.index_head_dim // 128 * 4) // mla.index_kpool)
+    shared = set(mla.index_shared_layers)
+    own = sum(1 for i in layers if model.layers[i].kind == MLA and i not in shared)
+    return width * own * dcp
+
+
 def is_hybrid_swa(model: ModelSpec, settings: Mapping[str, Any]) -> bool:
     if setting(settings, "disable_hybrid_swa_memory", False):
         return False
@@ -232,6 +274,11 @@ def pool_tokens(model: ModelSpec, settings: Mapping[str, Any], layers: Any, attn
         return page_align(int(available // cell), page), math.ceil(cell)
     cell = math.ceil(sum([per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn]))  # a list: per layer
     cell += mxfp8_scale_bytes(attn, attn_tp, dcp, kv_name)
+    indexer = dsa_indexer_bytes(model, layers, dcp)
+    if indexer:
+        steps.add("DSA indexer cache", "fp8 index keys + a 4-byte scale per 128, on every layer with its own top-k"
+                  + (f", x DCP {dcp} (replicated)" if dcp > 1 else ""), indexer, "B")
+        cell += indexer
     if draft_layers:  # EAGLE / NEXTN: the draft shares the target's per-layer KV size (pool_configurator.py)
         draft = int(cell * draft_layers / len(attn))
         steps.add("speculative draft KV", f"int(cell {cell} x {draft_layers} draft layers / {len(attn)} layers)",
@@ -378,7 +425,14 @@ def sglang_budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, ve
                   sglang_mm_reservation(model), "B")
     mfs, cps, max_bs = mem_fraction(settings, model, facts.memory_mib, ver, steps)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
-    kv_name, size = kv_dtype_bytes(setting(settings, "kv_cache_dtype"), model, dtype)
+    kv_name, size = kv_dtype_bytes(setting(settings, "kv_cache_dtype"), model, dtype, facts.compute_capability,
+                                   ver.dsa_kv_default)
+    if dsa_auto_kv(model, facts.compute_capability, ver.dsa_kv_default) and (
+            ver.dsa_kv_default != "card" or str(setting(settings, "kv_cache_dtype", "auto")).lower() == "auto"):
+        how = ("--kv-cache-dtype auto on a sparse-attention model: fp8_e4m3 on SM100+, else bfloat16 (SGLang's "
+               "server args, before the checkpoint's KV scheme)" if ver.dsa_kv_default == "card" else
+               f"a sparse-attention model on SM100+: fp8_e4m3 whatever --kv-cache-dtype says ({ver.version})")
+        steps.add("KV cache dtype (DSA)", how, _KV_BYTES[kv_name], "B per element")
     page = page_size(settings, 64 if facts.compute_capability and facts.compute_capability[0] == 10 else 1)
     context = int_setting(settings, "context_length", model.max_len_sglang)
 

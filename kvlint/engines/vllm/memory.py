@@ -304,7 +304,7 @@ def draft_specs(specs: dict[LayerKey, KVSpec], model: ModelSpec, spec: Speculati
 
 def build_specs(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, block: int, kvd: KVDtype,
                 steps: Steps, ver: VllmVersion, spec: Speculative | None = None) -> tuple[dict[LayerKey, KVSpec], int]:
-    specs = layer_specs(model, tp=par.tp, dcp=par.dcp, block_size=block, dtype=kvd)
+    specs = layer_specs(model, tp=par.tp, dcp=par.dcp, block_size=block, dtype=kvd, ssm_dtype=ver.nemotron_h_ssm_dtype)
     specs.update(indexer_specs(model, block_size=block))
     specs.update(draft_specs(specs, model, spec, steps))
     if any(s.kind == MAMBA for s in specs.values()):

@@ -8,7 +8,7 @@ sliding windows' extra block and Mamba's per-request state all live in the page 
 from __future__ import annotations
 
 from kvlint.errors import InvalidSettingError, KvlintError
-from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING, ModelSpec
+from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING, LayerKV, ModelSpec
 from kvlint.record import record, replace
 
 INDEXER = "indexer"  # DeepSeek-V3.2 sparse indexer cache (an MLA-shaped spec with its own page)
@@ -137,15 +137,18 @@ def _content(kind: str, head: int, head_v: int, dtype: KVDtype) -> tuple[int, in
 LayerKey = tuple  # (decoder layer index, 0 for its attention / 1 for its indexer cache)
 
 
-def layer_specs(model: ModelSpec, *, tp: int, dcp: int, block_size: int, dtype: KVDtype) -> dict[LayerKey, KVSpec]:
+def layer_specs(model: ModelSpec, *, tp: int, dcp: int, block_size: int, dtype: KVDtype,
+                ssm_dtype: str = "float32") -> dict[LayerKey, KVSpec]:
     """(layer, role) -> spec on one TP rank; KV-shared and attention-free layers get none.
 
-    Mamba state is sharded over TP like its heads; its dtype follows the model, not --kv-cache-dtype.
+    Mamba state is sharded over TP like its heads; its dtype follows the model (the Nemotron-H SSM state the
+    release's `ssm_dtype`, VllmVersion.nemotron_h_ssm_dtype), not --kv-cache-dtype.
     """
     specs: dict[LayerKey, KVSpec] = {}
     for i, layer in enumerate(model.layers):
         if layer.kind == MAMBA:
-            specs[(i, 0)] = KVSpec(MAMBA, block_size, state_bytes=(layer.state_bytes or 0) // max(tp, 1))
+            state = release_state_bytes(layer, ssm_dtype, _DTYPE_BYTES.get(model.dtype, 2))
+            specs[(i, 0)] = KVSpec(MAMBA, block_size, state_bytes=state // max(tp, 1))
             continue
         if layer.kind not in (FULL, SLIDING, CHUNKED, MLA):
             continue
@@ -154,6 +157,26 @@ def layer_specs(model: ModelSpec, *, tp: int, dcp: int, block_size: int, dtype: 
         window = layer.window if layer.kind in (SLIDING, CHUNKED) else None
         specs[(i, 0)] = KVSpec(layer.kind, block_size, heads * mult, content, window, dcp=dcp)
     return specs
+
+
+_DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+
+def release_state_bytes(layer: LayerKV, ssm_dtype: str, model_bytes: int) -> int:
+    """A Mamba layer's per-request state under a release's Nemotron-H SSM dtype rule (--mamba-ssm-cache-dtype
+    auto): "model" (no NemotronHForCausalLMConfig hook, through 0.12: the model dtype even where the config names
+    float32), else the config's mamba_ssm_cache_dtype and, when it names none, `ssm_dtype` (float16 0.15-0.19,
+    float32 from 0.20)."""
+    state = layer.state_bytes or 0
+    if not layer.ssm_elements:
+        return state
+    if ssm_dtype == "model":
+        per = model_bytes
+    elif layer.ssm_named:
+        return state
+    else:
+        per = _DTYPE_BYTES[ssm_dtype]
+    return state + layer.ssm_elements * (per - layer.ssm_bytes)
 
 
 def indexer_specs(model: ModelSpec, *, block_size: int) -> dict[LayerKey, KVSpec]:
