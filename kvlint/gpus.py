@@ -42,13 +42,22 @@ class Gpu:
 
     def total_bytes(self, engine: str) -> int:
         """The total the engine's own sizing starts from: torch bytes for vLLM, nvidia-smi MiB for SGLang."""
-        from kvlint.engines.registered import facts
-
-        try:
-            view = facts(engine).MEMORY_VIEW
-        except KvlintError:
-            raise UnknownGpuError(f"unknown engine {engine!r}") from None
+        view = _MEMORY_VIEW.get(engine) or _memory_view(engine)
         return self.torch_total_bytes if view == "torch" else self.memory_mib * MIB
+
+
+_MEMORY_VIEW: dict[str, str] = {}  # engine -> its facts' MEMORY_VIEW (asked per card of every sweep: ~10,000 times)
+
+
+def _memory_view(engine: str) -> str:
+    from kvlint.engines.registered import facts
+
+    try:
+        view: str = facts(engine).MEMORY_VIEW
+    except KvlintError:
+        raise UnknownGpuError(f"unknown engine {engine!r}") from None
+    _MEMORY_VIEW[engine] = view
+    return view
 
 
 def _key(name: str) -> str:

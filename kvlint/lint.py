@@ -125,6 +125,7 @@ class _Launch:
     kept: list[Finding]
     annotated: int
     note: Finding | None = None
+    origins: dict[int, Any] = field(default_factory=dict)  # id(finding) -> its baseline Origin, made once
 
 
 def lint_file(path: str, config: Config, options: LintOptions, resolver: Resolver) -> FileOutcome:
@@ -256,7 +257,14 @@ def _origins(pair: tuple[list[Finding], _Launch]) -> list[tuple[Finding, Origin]
         return []
     from kvlint.baseline import Origin
 
-    return [(f, Origin.of(f, launch.dep)) for f in kept]
+    made = launch.origins  # a file with the run's KV003 note is reported twice (with and without it): one Origin each
+    out = []
+    for f in kept:
+        origin = made.get(id(f))
+        if origin is None:
+            origin = made[id(f)] = Origin.of(f, launch.dep)
+        out.append((f, origin))
+    return out
 
 
 def _suppressed(path: str, readers: list[Finding], launches: list[_Launch], directives: list[Any],

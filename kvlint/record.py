@@ -50,6 +50,7 @@ else:  # Python 3.10 at run time: the marker only informs type checkers
 _TRIGGERS = ("__init__", "__repr__", "__eq__", "__hash__", "__setstate__")
 _PENDING = "__kvlint_record_pending__"
 _INIT_NAMES = "__kvlint_record_init__"  # the fields __init__ takes, in order (for replace)
+_INIT_VALUES = "__kvlint_record_values__"  # obj -> a tuple of those fields' values (operator.attrgetter, for replace)
 _ABSENT = object()
 _OWN = "_kvlint_record_"  # prefix of the names the __init__ template uses for itself
 _FIELDS = "__kvlint_record_fields__"  # name -> Field, bases' first: what `fields` reads
@@ -237,6 +238,7 @@ def replaceable(*names: str) -> Callable[[type[T]], type[T]]:
 
     def mark(cls: type[T]) -> type[T]:
         type.__setattr__(cls, _INIT_NAMES, names)
+        type.__setattr__(cls, _INIT_VALUES, _values_of(names))
         return cls
 
     return mark
@@ -328,6 +330,7 @@ def _install(cls: type, body: dict[str, Any], frozen: bool, order: bool) -> None
     if "__init__" not in body:
         methods["__init__"] = _init(cls, declared)
         methods[_INIT_NAMES] = tuple(f.name for f in declared if f.init)
+        methods[_INIT_VALUES] = _values_of(methods[_INIT_NAMES])
     explicit_hash = "__hash__" in body and not (body["__hash__"] is None and "__eq__" in body)
     for name, method in methods.items():
         if explicit_hash if name == "__hash__" else name in body:
@@ -383,12 +386,19 @@ def replace(obj: T, /, **changes: Any) -> T:
         import dataclasses
 
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
-    kwargs = {name: getattr(obj, name) for name in names}
+    # every field's getattr in one C call (its tuple has one value more: zip stops at the names)
+    kwargs = dict(zip(names, type(obj).__dict__[_INIT_VALUES](obj), strict=False))
     for name in changes:
         if name not in kwargs:
             raise TypeError(f"{type(obj).__name__}.{name} is not a field __init__ takes")
-    kwargs.update(changes)
-    return type(obj)(**kwargs)
+    return type(obj)(**{**kwargs, **changes})
+
+
+def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """obj -> (getattr(obj, name) for each name) as a tuple (attrgetter gives a bare value for one name)."""
+    if not names:
+        return lambda obj: ()
+    return operator.attrgetter(*names, names[0])  # one name more: always a tuple; zip stops at the names
 
 
 def _init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:

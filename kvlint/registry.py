@@ -368,23 +368,21 @@ def _key(f: Finding) -> tuple[Any, ...]:
     return (f.code, span.line if span else None, span.col if span else None)
 
 
-def _lacks(have: dict[str, bool], needs: Iterable[str]) -> bool:
-    """An input the rule needs is missing (a loop, not all() over a generator: asked per rule and launch)."""
-    for n in needs:  # noqa: SIM110 - any() over a generator is what this loop saves
-        if not have.get(n, True):
-            return True
-    return False
-
-
 def _run(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
     _load()
-    have = {"model": ctx.model is not None, "gpu": ctx.gpu is not None or ctx.budget is not None,
-            "budget": ctx.budget is not None, "sweep": ctx.sweep is not None or ctx.candidates is not None}
+    missing = _missing(ctx)
     unresolved = set(ctx.unresolved)
     for code in sorted(codes):
         r = _RULES.get(code)
-        if r is None or r.check is None or _lacks(have, r.needs):
-            continue
+        if r is None or r.check is None or missing and r.needs and not missing.isdisjoint(r.needs):
+            continue  # an input the rule needs is missing (one set test per rule, none when nothing is)
         if unresolved and any(ctx.engine.setting(role) in unresolved for role in r.reads):
             continue  # never the engine default in place of a value the file leaves to its deploy tooling
         yield from r.check(ctx)
+
+
+def _missing(ctx: Context) -> frozenset[str]:
+    """The inputs a rule may need (`needs=`) that this launch lacks."""
+    have = (("model", ctx.model is not None), ("gpu", ctx.gpu is not None or ctx.budget is not None),
+            ("budget", ctx.budget is not None), ("sweep", ctx.sweep is not None or ctx.candidates is not None))
+    return frozenset([name for name, present in have if not present])

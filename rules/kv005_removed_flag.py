@@ -34,11 +34,11 @@ None.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from kvlint.errors import KvlintError
 from kvlint.findings import Finding, Severity
+from kvlint.lazyre import lazy
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
 
@@ -101,9 +101,12 @@ def _absent_in(engine: str, flag: str) -> str | None:
     return str(found["absent_in"]) if found and found.get("absent_in") else None
 
 
+_NUMBER = lazy(r"\d+")
+
+
 def _older(version: str | None, table: str) -> bool:
     """True when the pinned release is before the first one read without the flag (where it may still exist)."""
     def key(v: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+        return tuple(int(p) for p in _NUMBER.findall(v)[:3])
 
     return bool(version and table and key(version) and key(version) < key(table))

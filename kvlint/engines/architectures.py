@@ -8,12 +8,12 @@ one refusal the model's config.json and the image tag alone decide.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
 from kvlint.data import load_json
 from kvlint.errors import NotModelledError
+from kvlint.lazyre import lazy
 from kvlint.record import record
 
 
@@ -33,8 +33,11 @@ def _table() -> dict[str, Any]:
     return table
 
 
+_VERSION = lazy(r"v?(\d{1,9}(?:\.\d{1,9}){0,5})(?!\d)")  # asked per launch and release: compiled once
+
+
 def _release(version: str) -> tuple[int, ...] | None:
-    m = re.match(r"v?(\d{1,9}(?:\.\d{1,9}){0,5})(?!\d)", version.strip())
+    m = _VERSION.match(version.strip())
     return tuple(int(p) for p in m.group(1).split(".")) if m else None
 
 

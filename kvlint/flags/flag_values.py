@@ -37,12 +37,11 @@ def parse_human_int(engine: str, text: str) -> int:
 
 
 def _converter(engine: str, kind: str) -> Callable[[str], Any]:
-    table: dict[str, Callable[[str], Any]] = {
-        "int": int, "float": float, "human_int": syntax_of(engine).human_int,
-        "human_int_or_auto": syntax_of(engine).count,
-        "json": json.loads, "json_or_str": _json_or_str,
-    }
-    return table.get(kind, str)
+    if kind == "human_int":
+        return syntax_of(engine).human_int
+    if kind == "human_int_or_auto":
+        return syntax_of(engine).count
+    return _PLAIN.get(kind, str)
 
 
 def _json_or_str(text: str) -> Any:
@@ -50,6 +49,10 @@ def _json_or_str(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+# the argparse types read the same way by every engine (the rest are the engine's own: syntax_of)
+_PLAIN: dict[str, Callable[[str], Any]] = {"int": int, "float": float, "json": json.loads, "json_or_str": _json_or_str}
 
 
 def convert(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]:

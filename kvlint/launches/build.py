@@ -150,8 +150,11 @@ def _aliases(model: Setting | None, served: Setting | None, ctx: LaunchContext) 
 _VAR_PREFIX = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/")  # `$ROOT/...`, `${ROOT}/...`: a path under a variable
 
 
+_NOT_NAME = lazy(r"[^A-Za-z0-9_]")
+
+
 def _why_var(expr: str, runtime: dict[str, str]) -> str:
-    name = re.sub(r"[^A-Za-z0-9_]", "", expr.split(":", 1)[0].split("-", 1)[0])
+    name = _NOT_NAME.sub("", expr.split(":", 1)[0].split("-", 1)[0])
     if name in runtime:
         return f"{expr} is set at run time ({runtime[name]})"
     for prefix, who in _OPERATOR_VARS:

@@ -136,12 +136,14 @@ def _list(folder: str, seen: set[tuple[int, int]],
             if why is not None:
                 visit.append((entry.name, entry.path, why))
             continue
-        wanted = stat.S_ISDIR(mode) or (kind_of(entry.path) is not None and _wanted(entry.name))
-        if wanted and inside and entry.is_symlink() and not _within(os.path.realpath(entry.path), inside):
+        folder_entry = stat.S_ISDIR(mode)
+        reads = not folder_entry and kind_of(entry.path) is not None and _wanted(entry.name)
+        if (folder_entry or reads) and inside and entry.is_symlink() and not _within(os.path.realpath(entry.path),
+                                                                                      inside):
             visit.append((entry.name, entry.path, OUTSIDE))
-        elif stat.S_ISDIR(mode):
+        elif folder_entry:
             visit.append((entry.name + "/", entry.path, FOLDER))
-        elif kind_of(entry.path) is not None and _wanted(entry.name) and _small_enough(entry):
+        elif reads and _small_enough(entry):
             visit.append((entry.name, entry.path, _irregular(entry.path) if not stat.S_ISREG(mode) else None))
     visit.sort(key=lambda v: v[0])
     return [(path, what) for _, path, what in visit], names, ignores

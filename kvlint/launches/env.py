@@ -309,6 +309,9 @@ def _origin_of(part: Part, env: Mapping[str, str]) -> str:
     return val.origin if isinstance(val, Supplied) else "variable"
 
 
+_NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _value_of(part: Part, m: Mapped, env: Mapping[str, str],
               positional: Positional | None = None) -> tuple[str, str | None] | None:
     key = _positional_key(part) if positional is not None else None
@@ -316,7 +319,7 @@ def _value_of(part: Part, m: Mapped, env: Mapping[str, str],
         return _positional_text(key, positional), None
     if part.kind == "var":
         return _var_value(part, m, env, positional)
-    if part.kind == "cmd" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part.text.strip()):
+    if part.kind == "cmd" and _NAME.fullmatch(part.text.strip()):
         name = part.text.strip()  # Kubernetes $(VAR) reaching a shell string
         return (env[name], None) if name in env else None
     if part.kind == "arith":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 from kvlint import limits
@@ -74,6 +75,8 @@ def _claims(adapters: list, doc: YNode) -> Iterator[tuple[Any, YNode]]:
             yield adapter, doc
             return
     level, seen = [doc], 0
+    charts = [adapter for adapter in adapters if not adapter.__name__.endswith(".generic")]
+    keys = _chart_keys(tuple(charts))
     for _ in range(_SUBCHART_DEPTH):
         below = [v for node in level for _, _, v in node.pairs() if v.is_map]
         for child in below:
@@ -81,11 +84,20 @@ def _claims(adapters: list, doc: YNode) -> Iterator[tuple[Any, YNode]]:
             limits.check()
             if seen > _SUBCHART_MAPS:
                 return
-            for adapter in adapters:
-                if not adapter.__name__.endswith(".generic") and adapter.matches(child):
+            if not child.has_any(keys):  # no chart's key: no adapter's matches() can accept it
+                continue
+            for adapter in charts:
+                if adapter.matches(child):
                     yield adapter, child
                     return
         level = below
+
+
+@lru_cache(maxsize=4)
+def _chart_keys(charts: tuple[Any, ...]) -> tuple[str, ...]:
+    """Every key one of these charts' maps must hold (each adapter's KEYS): one test per map of a subchart walk
+    instead of a matches() per adapter (a values file's ~1,600 maps were ~13,000 matches calls)."""
+    return tuple(dict.fromkeys(key for chart in charts for key in chart.KEYS))
 
 
 _SUBCHART_DEPTH = 3  # subchart values sit under their name, at most under a parent's name or two

@@ -8,12 +8,12 @@ at or below it (behaviour persists until the next documented change), with a not
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
 from kvlint.data import load_json
 from kvlint.errors import KvlintError
+from kvlint.lazyre import lazy
 from kvlint.record import record
 
 
@@ -105,9 +105,12 @@ def _table() -> dict[str, Any]:
     return load_json("engine_versions.json")
 
 
+_VERSION = lazy(r"v?(\d{1,9}(?:\.\d{1,9}){0,5})(?!\d)")  # asked per budget: compiled once
+
+
 def _key(version: str) -> tuple[int, ...]:
     """'v0.10.1.1+cu128' -> (0, 10, 1, 1); raises KvlintError on text without a number."""
-    m = re.match(r"v?(\d{1,9}(?:\.\d{1,9}){0,5})(?!\d)", version.strip())  # a 5,000-digit "version" is not one
+    m = _VERSION.match(version.strip())  # a 5,000-digit "version" is not one
     if not m:
         raise KvlintError(f"engine version {version!r} is not a version number (expected e.g. 0.33.0)")
     return tuple(int(p) for p in m.group(1).split("."))

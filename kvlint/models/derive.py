@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from kvlint.data import REGISTRY_DIR, load_json
+from kvlint.lazyre import lazy
 from kvlint.models.config import spec_from_config
 from kvlint.models.spec import LengthCandidate, ModelSpec
 from kvlint.record import field, record, replace
@@ -227,7 +228,7 @@ def _relatives_lengths(spec: ModelSpec, wanted: str, found: str, fine_tune: bool
 
 def _member(key: str, family: str) -> bool:
     """`qwen/qwen2.5-` + a size and at most a variant ending (`14b`, `7b-instruct`, `7b-chat-hf`)."""
-    return key.startswith(family) and re.fullmatch(SIZE + r"(-[a-z]+(-hf)?)?", key[len(family):]) is not None
+    return key.startswith(family) and _SIZED_MEMBER.fullmatch(key[len(family):]) is not None
 
 
 def _bundled_spelling(key: str) -> str:
@@ -244,7 +245,7 @@ def _family(key: str) -> tuple[str | None, str]:
     """(`org/family-` prefix, size) of `qwen/qwen2.5-14b[-instruct]`; None when the name has no trailing size."""
     ending = _ending(key)
     base = key[: -len(ending)] if ending else key
-    match = re.fullmatch(rf"(.*?[-_])({SIZE})", base)
+    match = _SIZED_FAMILY.fullmatch(base)
     return (match.group(1), match.group(2)) if match else (None, "")
 
 
@@ -261,6 +262,10 @@ NOT_A_FINE_TUNE = ("nemotron", "minitron", "prun", "puzzle", "distill-to", "moe"
 # A dated or numbered re-release after the base (`Qwen3-235B-A22B-Instruct-2507`: 262,144 positions against the
 # base's 40,960) or a context tag (`-128k`) is retrained for another length that no bundled relative shows.
 RE_RELEASE = r"(^|[-_])(\d{4}|\d+k)($|[-_])"
+# compiled once: each asked per unknown model and bundled relative (a search per word was ~60 pattern lookups)
+_OTHER_THAN_A_FINE_TUNE = lazy(r"(?:^|[-_.])(?:" + "|".join(re.escape(w) for w in NOT_A_FINE_TUNE) + ")|" + RE_RELEASE)
+_SIZED_MEMBER = lazy(SIZE + r"(-[a-z]+(-hf)?)?")
+_SIZED_FAMILY = lazy(rf"(.*?[-_])({SIZE})")
 
 
 @lru_cache(maxsize=1)
@@ -355,8 +360,7 @@ def _carried_base(repo_id: str) -> tuple[dict[str, Any], str] | None:
 
 def _not_a_fine_tune(rest: str) -> bool:
     """The name outside the base it carries says another architecture, format, modality or length."""
-    return any(re.search(rf"(^|[-_.]){re.escape(word)}", rest) for word in NOT_A_FINE_TUNE) or bool(
-        re.search(RE_RELEASE, rest))
+    return _OTHER_THAN_A_FINE_TUNE.search(rest) is not None
 
 
 @lru_cache(maxsize=2)

@@ -15,7 +15,11 @@ TOLD_BOUND = 65_536
 
 def lock_dir(start: str) -> str:
     """The project root for a folder: the configuration's folder, else the git root, else the current folder."""
-    here = os.path.abspath(start or ".")
+    return _root(os.path.abspath(start or "."))
+
+
+def _root(here: str) -> str:
+    """lock_dir of an absolute, normalised folder."""
     return _TOLD.get(here) or _lock_dir(here)
 
 
@@ -44,7 +48,7 @@ def _lock_dir(here: str) -> str:
 def lock_path_for(file_path: str) -> str:
     """The lock a checked file's launches read (`-`, stdin: the current folder's project)."""
     folder = os.path.dirname(os.path.abspath(file_path)) if file_path not in ("", "-") else os.getcwd()
-    return os.path.join(lock_dir(folder), LOCK_NAME)
+    return os.path.join(_root(folder), LOCK_NAME)
 
 
 __all__ = ["LOCK_NAME", "lock_dir", "lock_path_for", "remember"]

@@ -16,11 +16,13 @@ Precedence, the same wherever a launch is sized:
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kvlint.errors import KvlintError
 from kvlint.findings import short
+from kvlint.lazyre import lazy
 from kvlint.resolve.records import GpuLookup, ModelLookup, ResolveOptions, VersionLookup
 from kvlint.sizes import GIB
 
@@ -312,8 +314,6 @@ def vendor_image(path: str) -> str | None:
 
 @functools.lru_cache(maxsize=1024)
 def _vendor_image(path: str) -> str | None:
-    import re
-
     from kvlint.data import load_json
 
     try:
@@ -343,20 +343,20 @@ def _host_script(path: str) -> bool:
 
 
 _DATE = r"(?<!\d)(20\d\d)-?([01]\d)-?([0-3]\d)(?!\d)"
+_DATE_TAG = lazy(_DATE)
+_NAMED_RELEASE = lazy(r"v?(\d{1,4}\.\d{1,4}(?:\.\d{1,4})?(?:\.post\d{1,4})?)(?![\d.])")
 
 
 def _dated_build(image: str | None, engine: Engine) -> VersionLookup | None:
     """An engine image tagged with a build date (`rocm/sgl-dev:20250701`, `vllm-openai:nightly-2025-09-01`): the
     documented releases that build could behave as, by date against the release table."""
-    import re
-
     if not image or ":" not in image.rsplit("/", 1)[-1] or not _engine_image(image, engine):
         return None
     tag = image.rsplit(":", 1)[1]
-    named = re.match(r"v?(\d{1,4}\.\d{1,4}(?:\.\d{1,4})?(?:\.post\d{1,4})?)(?![\d.])", tag)
+    named = _NAMED_RELEASE.match(tag)
     if named is not None:  # rocm/sgl-dev:v0.5.7-rocm700-mi35x-20260121: the tag names the release it builds
         return VersionLookup(named.group(1), "image", _modelled(engine, named.group(1)))
-    m = re.search(_DATE, tag)
+    m = _DATE_TAG.search(tag)
     if m is None:
         return None
     from kvlint.memory.versions import release_on, releases_around
@@ -399,6 +399,11 @@ def vendor_scope(dep: Deployment) -> tuple[str, str] | None:
     return None
 
 
+# compiled once (memory_variants runs per launch, its stem test per catalogue card)
+_SAYS_MEMORY = lazy(r"\d\s*g", re.I)
+_BARE_CARD = lazy(r"(?:nvidia|amd)?[-_ ]?(?:tesla[-_ ]?)?[a-z]{1,3}\d{2,4}[a-z]{0,3}", re.I)
+_MEMORY_SUFFIX = lazy(r"\d+GB$")
+
 CUDA_IMAGES = ("vllm/vllm-openai", "lmsysorg/sglang")  # the engines' own images, built for CUDA only (AMD: rocm/...)
 
 
@@ -406,18 +411,15 @@ def memory_variants(name: str | None, gpu: Gpu | None) -> list[Gpu]:
     """A card named without its memory (`A100`): the catalogue's cards of the same make and form that differ only
     in memory (A100-SXM-40GB, A100-SXM-80GB), the named one first; [] when the name says the memory or there is
     one size. GKE's `nvidia-tesla-*` labels name one size each, so they are not open."""
-    import re
-
     lowered = name.lower() if name else ""
-    if not name or gpu is None or gpu.mig_profile or lowered.startswith("nvidia-tesla-") or \
-            re.search(r"\d\s*g", name, re.I):
+    if not name or gpu is None or gpu.mig_profile or lowered.startswith("nvidia-tesla-") or _SAYS_MEMORY.search(name):
         return []
-    if not re.fullmatch(r"(?:nvidia|amd)?[-_ ]?(?:tesla[-_ ]?)?[a-z]{1,3}\d{2,4}[a-z]{0,3}", name.strip(), re.I):
+    if not _BARE_CARD.fullmatch(name.strip()):
         return []
-    stem = re.sub(r"\d+GB$", "", gpu.id)
+    stem = _MEMORY_SUFFIX.sub("", gpu.id)
     from kvlint.gpus import all_gpus
 
-    others = [g for g in all_gpus() if not g.mig_profile and g.id != gpu.id and re.sub(r"\d+GB$", "", g.id) == stem]
+    others = [g for g in all_gpus() if not g.mig_profile and g.id != gpu.id and _MEMORY_SUFFIX.sub("", g.id) == stem]
     return [gpu, *sorted(others, key=lambda g: g.id)] if others else []
 
 

@@ -144,3 +144,30 @@ def test_unknown_chart_with_env_style_model_key_and_image_named_after_the_engine
     (d,) = _deps("unknown-chart-env-style.yaml")
     assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "example-org/demo-7b", 7, 15)
     assert _s(d, "max_model_len") == (4096, 6, 73) and d.get("enforce_eager") is True
+
+
+def test_each_chart_adapter_accepts_only_maps_holding_one_of_its_keys():
+    """helm._claims asks a subchart walk's map for any adapter's KEYS before any matches(): exact only if no
+    adapter accepts a map without one of its own KEYS. Every map of every YAML fixture and example."""
+    from kvlint.launches.charts import adapters
+    from kvlint.sources.yaml import parse_yaml
+
+    charts = [a for a in adapters() if not a.__name__.endswith(".generic")]
+    assert all(a.KEYS and all(isinstance(k, str) for k in a.KEYS) for a in charts)
+    root = FIX.parents[2].parent
+    files = sorted({*root.glob("tests/fixtures/**/*.yaml"), *root.glob("examples/**/*.yaml")})
+    accepted = 0
+    for path in files:
+        text = path.read_text(errors="replace")
+        stack = list(parse_yaml(str(path), text).docs)
+        while stack:
+            node = stack.pop()
+            if node.is_map:
+                for chart in charts:
+                    if chart.matches(node):
+                        accepted += 1
+                        assert node.has_any(chart.KEYS), (path, chart.__name__)
+                stack.extend(v for _, _, v in node.pairs())
+            elif node.is_seq:
+                stack.extend(node.items)
+    assert accepted >= 8  # the fixtures hold every chart's layout

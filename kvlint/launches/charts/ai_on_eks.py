@@ -9,6 +9,9 @@ from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, key_fields, model_fields, text
 from kvlint.sources.yaml import YamlFile, YNode
 
+# a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
+KEYS = ("modelParameters",)
+
 
 def matches(doc: YNode) -> bool:
     return doc.get("modelParameters") is not None and doc.get("inference") is not None

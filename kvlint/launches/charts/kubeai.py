@@ -11,6 +11,10 @@ from kvlint.sources.yaml import YamlFile, YNode
 ENGINES = {"VLLM": "vllm", "SGLANG": "sglang"}
 
 
+# a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
+KEYS = ("catalog",)
+
+
 def matches(doc: YNode) -> bool:
     cat = doc.get("catalog")
     return cat is not None and cat.is_map and any(v.is_map and v.get("url") is not None for _, _, v in cat.pairs())

@@ -10,6 +10,9 @@ from kvlint.launches.env import Field
 from kvlint.record import replace
 from kvlint.sources.yaml import YamlFile, YNode
 
+# a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
+KEYS = ("modelArtifacts",)
+
 
 def matches(doc: YNode) -> bool:
     has_role = doc.get("decode") is not None or doc.get("prefill") is not None

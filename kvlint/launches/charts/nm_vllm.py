@@ -13,6 +13,9 @@ from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
 from kvlint.sources.yaml import YamlFile, YNode
 
+# a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
+KEYS = ("modelName",)
+
 
 def matches(doc: YNode) -> bool:
     model = doc.get("modelName")

@@ -10,6 +10,9 @@ from kvlint.launches.charts.common import argv_items, chart_deployment, disabled
 from kvlint.launches.keys import fields_from_pairs
 from kvlint.sources.yaml import YamlFile, YNode
 
+# a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
+KEYS = ("servingEngineSpec",)
+
 
 def matches(doc: YNode) -> bool:
     return doc.path("servingEngineSpec", "modelSpec") is not None

@@ -38,6 +38,10 @@ def embedded(yf: YamlFile, node: YNode) -> YamlFile:
     return parse_yaml(yf.path, "\n" * first + keep)
 
 
+# a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
+KEYS = ("applications", "model_loading_config")
+
+
 def matches(doc: YNode) -> bool:
     """A Serve config file (`applications:` with `llm_configs`) or one LLMConfig file on its own."""
     apps = doc.get("applications")

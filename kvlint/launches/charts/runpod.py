@@ -10,6 +10,9 @@ from kvlint.launches.charts.common import chart_deployment, known_flag, model_fi
 from kvlint.launches.env import Field
 from kvlint.sources.yaml import YamlFile, YNode
 
+# a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
+KEYS = ("config",)
+
 
 def matches(doc: YNode) -> bool:
     env = doc.path("config", "env")

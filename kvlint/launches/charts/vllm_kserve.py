@@ -24,6 +24,10 @@ from kvlint.sources.yaml import YamlFile, YNode
 _MOUNT = "/mnt/models"
 
 
+# a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
+KEYS = ("servingRuntime",)
+
+
 def matches(doc: YNode) -> bool:
     runtime, model = doc.get("servingRuntime"), doc.get("model")
     if runtime is None or not runtime.is_map or model is None or not model.is_map:
