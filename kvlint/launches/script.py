@@ -78,20 +78,28 @@ class _State:
     defined: dict[str, list[FoundLaunch]] = field(default_factory=dict)  # launches read in a body where it stands
     called: set[str] = field(default_factory=set)  # functions the script calls (their bodies read per call)
     call_keys: set[tuple] = field(default_factory=set)  # launches the calls gave (one per distinct argv)
+    scopes: list[dict[str, str | None]] = field(default_factory=list)  # per function body read in place: what its
+    # `local` names held before it (restored at its closing brace)
+    from_calls: set[int] = field(default_factory=set)  # ids of those launches: a call inside a body read in place
+    # (`main() { start_server "$M" & }`) is still a call, kept when the body's own launches give way to main's calls
     arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
+    outer: tuple[Mapped, dict[str, tuple[int, int]]] | None = None  # the functions of the script a body was called
+    # from (a function calling another: `main() { ...; start_server "$MODEL" & }`), with the text they index
     built: dict[str, str] = field(default_factory=dict)  # image tag -> the Dockerfile an earlier `docker build -t` used
     folders: dict[str, str] = field(default_factory=dict)  # NAME -> the folder it holds, relative to the script's
     # (`SCRIPT_DIR=$(dirname "$0")`: "."): where `source "$SCRIPT_DIR/config.sh"` looks (kvlint.launches.sourced)
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
-               positional: Positional | None = None) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
+               positional: Positional | None = None,
+               outer: tuple[Mapped, dict[str, tuple[int, int]]] | None = None,
+               ) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
     """Launches in a script, the variables at its end, and notes about what was odd.
 
     `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
     the rest are `"$@"`; None when they are not known (a script file run by whoever calls it)."""
-    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text))
+    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text), outer=outer)
     if positional and _looks_like_flag(positional[0].text) and _USES_POSITIONAL.search(m.text):
         state.notes.append(f"{positional[0].text} is the shell's $0 after `-c SCRIPT`, not one of \"$@\": the launch "
                            "never sees it (put `--` or `_` before the arguments)")
@@ -108,6 +116,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
             name, start, end, closing = bodies[k]
             state.functions[name] = (start, end)
             open_bodies.append((name, closing, len(state.launches)))
+            state.scopes.append({})
         _track_condition(cmd.words, cmd.sep, state, m)
         if _in_dead_arm(state):
             prev_sep = cmd.sep
@@ -125,11 +134,12 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
         prev_sep = cmd.sep
         while open_bodies and open_bodies[-1][1] == k:
             name, _, before = open_bodies.pop()
+            _leave_scope(state)
             state.defined[name] = state.launches[before:]
     if depth == 0 and state.arrays:
         state.launches.extend(_array_commands(state))
     if state.called:  # a function's launches are those of its calls, with their arguments, not of its body alone
-        drop = {id(f) for name in state.called for f in state.defined.get(name, [])}
+        drop = {id(f) for name in state.called for f in state.defined.get(name, [])} - state.from_calls
         state.launches = [f for f in state.launches if id(f) not in drop]
     if depth == 0 and len(state.launches) > 1:
         from kvlint.launches.groups import one_per_deployment
@@ -345,12 +355,17 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         return
     head = fields[len(prefix)].text
     if head in ("export", "declare", "typeset", "readonly", "local"):
+        if head in ("local", "declare", "typeset") and state.scopes:  # the function's own: gone when its body ends
+            for w in words[i + 1 :]:
+                local_name = (w.literal or _first_lit(w)).partition("=")[0].rstrip("+")
+                if _LOOP_NAME.match(local_name):
+                    state.scopes[-1].setdefault(local_name, state.env.get(local_name))
         _export(words[i + 1 :], m, state)
         return
     if head.rsplit("/", 1)[-1] == "ray" and len(fields) > len(prefix) + 1 and fields[len(prefix) + 1].text == "start":
         state.ray_started = state.ray_started or m.at(words[i].start)[0]
         return
-    if head in state.functions and depth < MAX_DEPTH:
+    if depth < MAX_DEPTH and (head in state.functions or (state.outer is not None and head in state.outer[1])):
         _call(head, fields[len(prefix) :], m, env, state, depth)
         return
     if head in ("docker", "podman") and state.built is not None and len(fields) > len(prefix) + 2:
@@ -396,6 +411,17 @@ def _substituted(word: Word, m: Mapped, state: _State, depth: int) -> None:
 
 
 _RUNS_SOMETHING = lazy(r"\b(?:run|serve|launch_server|api_server|entrypoints)\b|\$\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\}")
+
+
+def _leave_scope(state: _State) -> None:
+    """The end of a function body read in place: its `local` variables give back what the names held before."""
+    if not state.scopes:
+        return
+    for name, value in state.scopes.pop().items():
+        if value is None:
+            state.env.pop(name, None)
+        else:
+            state.env[name] = value
 
 
 def _script_folder(name: str, raw: str, state: _State) -> None:
@@ -560,15 +586,17 @@ def _body(commands: list, at: int, k: int) -> tuple[int, int, int, int] | None:
 
 def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state: _State, depth: int) -> None:
     """`NAME ARGS...` of a function the script defines: its body read with $1... set to ARGS (a launch per call)."""
-    start, end = state.functions[name]
-    body = m.view(m.path, m.text[start:end], range(start, end + 1))
-    launches, _, notes = run_script(body, env, depth + 1, tuple(fields))
+    owner, table = (m, state.functions) if name in state.functions else state.outer or (m, state.functions)
+    start, end = table[name]
+    body = owner.view(owner.path, owner.text[start:end], range(start, end + 1))
+    launches, _, notes = run_script(body, env, depth + 1, tuple(fields), outer=(owner, table))
     state.called.add(name)
     for found in launches:  # a call repeated with the same arguments (`start`, `restart`) is the same launch
         key = (found.engine, found.entry_span, tuple((f.text, f.span) for f in found.fields))
         if key not in state.call_keys:
             state.call_keys.add(key)
             state.launches.append(found)
+            state.from_calls.add(id(found))
     state.notes.extend(notes)
 
 
