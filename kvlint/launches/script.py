@@ -118,9 +118,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
             open_bodies.append((name, closing, len(state.launches)))
             state.scopes.append({})
         _track_condition(cmd.words, cmd.sep, state, m)
-        if _in_dead_arm(state):
-            prev_sep = cmd.sep
-            continue  # an arm of a `case` whose subject the script fixes, and which does not match it, never runs
+        runs = not _in_dead_arm(state)  # an arm of a `case` whose subject the script fixes, and which it does not match
         state.conditional += prev_sep in ("&&", "||")
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
             line, _ = m.at(cmd.words[0].start)
@@ -129,7 +127,8 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
             if state.launches:
                 last = state.launches[-1]
                 state.launches[-1] = replace(last, notes=last.notes + (note,))
-        _command(cmd.words, m, state, depth)
+        if runs:
+            _command(cmd.words, m, state, depth)
         state.conditional -= prev_sep in ("&&", "||")
         prev_sep = cmd.sep
         while open_bodies and open_bodies[-1][1] == k:
@@ -190,8 +189,8 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
                 _case_arm(state.arms[-1], [w.literal for w in words[3:]])
     elif top is not None and (head in ("elif", "else") if top.kind == "if" else sep == ")"):
         top.arms.append({})  # `elif`, `else`; a case's `chat)`, `a|b)`: the next arm
-        if top.kind == "case":
-            _case_arm(top, [*top.pending, *(w.literal for w in words)])
+        if top.kind == "case" and len(words) == 1:  # a pattern is one word (a body's `(cd x; cmd)` is not one)
+            _case_arm(top, [*top.pending, words[0].literal])
     elif top is not None and top.kind == "case" and sep == "|" and len(words) == 1:
         top.pending.append(words[0].literal)  # `a|b)`: the alternatives before the last
         return
