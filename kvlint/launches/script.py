@@ -92,6 +92,8 @@ class _State:
     arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
     unread: list[tuple[Span, str, str]] = field(default_factory=list)  # (place, engine words, program) not read
+    scopes: list[dict[str, str | None]] = field(default_factory=list)  # per function body read in place: what its
+    # `local` names held before it (restored at its closing brace)
     locals: set[str] = field(default_factory=set)  # `local` / `declare` names of a function body being read
     shared: _Shared = field(default_factory=lambda: _Shared())  # one per script, with its function bodies' reads
     built: dict[str, str] = field(default_factory=dict)  # image tag -> the Dockerfile an earlier `docker build -t` used
@@ -136,10 +138,9 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             name, start, end, closing = bodies[k]
             state.functions[name] = m.view(m.path, m.text[start:end], range(start, end + 1))
             open_bodies.append((name, closing, len(state.launches)))
+            state.scopes.append({})
         _track_condition(cmd.words, cmd.sep, state, m)
-        if _in_dead_arm(state):
-            prev_sep = cmd.sep
-            continue  # an arm of a `case` whose subject the script fixes, and which does not match it, never runs
+        runs = not _in_dead_arm(state)  # an arm of a `case` whose subject the script fixes, and which it does not match
         state.conditional += prev_sep in ("&&", "||")
         if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
             line, _ = m.at(cmd.words[0].start)
@@ -148,11 +149,13 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             if state.launches:
                 last = state.launches[-1]
                 state.launches[-1] = replace(last, notes=last.notes + (note,))
-        _command(cmd.words, m, state, depth)
+        if runs:
+            _command(cmd.words, m, state, depth)
         state.conditional -= prev_sep in ("&&", "||")
         prev_sep = cmd.sep
         while open_bodies and open_bodies[-1][1] == k:
             name, _, before = open_bodies.pop()
+            _leave_scope(state)
             state.defined[name] = state.launches[before:]
     if depth == 0 and state.arrays:
         state.launches.extend(_array_commands(state))
@@ -207,8 +210,8 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
                 _case_arm(state.arms[-1], [w.literal for w in words[3:]])
     elif top is not None and (head in ("elif", "else") if top.kind == "if" else sep == ")"):
         top.arms.append({})  # `elif`, `else`; a case's `chat)`, `a|b)`: the next arm
-        if top.kind == "case":
-            _case_arm(top, [*top.pending, *(w.literal for w in words)])
+        if top.kind == "case" and len(words) == 1:  # a pattern is one word (a body's `(cd x; cmd)` is not one)
+            _case_arm(top, [*top.pending, words[0].literal])
     elif top is not None and top.kind == "case" and sep == "|" and len(words) == 1:
         top.pending.append(words[0].literal)  # `a|b)`: the alternatives before the last
         return
@@ -374,6 +377,9 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if head in ("export", "declare", "typeset", "readonly", "local"):
         if head in ("local", "declare", "typeset") and depth:
             state.locals.update(_declared(words[i + 1 :]))
+        if head in ("local", "declare", "typeset") and state.scopes:  # a body read in place: its own names are
+            for local_name in _declared(words[i + 1 :]):  # given back at its closing brace (_leave_scope)
+                state.scopes[-1].setdefault(local_name, state.env.get(local_name))
         _export(words[i + 1 :], m, state)
         return
     if head.rsplit("/", 1)[-1] == "ray" and len(fields) > len(prefix) + 1 and fields[len(prefix) + 1].text == "start":
@@ -427,6 +433,17 @@ def _substituted(word: Word, m: Mapped, state: _State, depth: int) -> None:
 
 
 _RUNS_SOMETHING = lazy(r"\b(?:run|serve|launch_server|api_server|entrypoints)\b|\$\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\}")
+
+
+def _leave_scope(state: _State) -> None:
+    """The end of a function body read in place: its `local` variables give back what the names held before."""
+    if not state.scopes:
+        return
+    for name, value in state.scopes.pop().items():
+        if value is None:
+            state.env.pop(name, None)
+        else:
+            state.env[name] = value
 
 
 def _script_folder(name: str, raw: str, state: _State) -> None:

@@ -222,7 +222,7 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         vendor = vendor_image(dep.path)
         if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
             return VersionLookup(None, "default", newest, why=f"it runs in {vendor}")
-    if dep.image is None and (host or dep.runner is not None):
+    if dep.image is None and (host or dep.runner is not None) and dep.runner != "uvx":  # uvx: a tool's own newest
         project = _project_release(dep, engine, newest)
         if project is not None:
             return project

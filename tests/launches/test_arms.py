@@ -131,3 +131,8 @@ def test_a_case_on_a_value_the_script_fixes_runs_the_arm_that_matches():
     assert (omni.model, _at(omni.model_span)) == ("Qwen/Qwen3-Omni-30B-A3B-Instruct", (12, 12))
     assert short.get("max_model_len") == 8192
     assert unsure.get("max_model_len") == 222  # `[a-s]*` cannot match t; "$OTHER" may: read as it was
+
+
+def test_a_subshell_in_the_matching_arm_is_not_read_as_a_pattern():
+    lens = [d.get("max_model_len") for d in _deps("case-subshell.sh")]
+    assert lens == [1024, 2048]

@@ -140,6 +140,18 @@ def test_the_repositorys_own_image_with_an_engine_entrypoint_takes_the_engines_a
     assert read_path(str(FIX / "not-engine-image" / "run-app.sh")).deployments == []
 
 
+def test_a_function_called_from_another_function_is_followed():
+    """`main() { ...; start_sglang "$MODEL_PATH" & }; main "$@"`: the inner call's launch, once (it was dropped with
+    main's own body when main's call gave the same launch)."""
+    (d,) = _deps("nested-functions-locals.sh")
+    assert (d.engine, d.model, d.model_resolved, _at(d.launch_span)) == \
+        ("sglang", "/models/Qwen2.5-0.5B-Instruct", True, (17, 10))
+    assert d.get("context_length") == 8192 and _at(d.settings["context_length"].span) == (15, 29)
+    # download_model's `local model_name` ends with its body: not an environment name of the model (it gave a
+    # KV002 "two different models" warning)
+    assert not any(a.how.startswith("env") for a in d.model_aliases)
+
+
 def test_dockerfile_engine_entrypoint_without_model_is_the_image_not_a_launch():
     result = read_path(str(FIX / "Dockerfile.image"))
     assert result.deployments == []

@@ -135,3 +135,11 @@ def test_an_open_release_keeps_a_tp_bounded_to_one_gpu(tmp_path):
                       "uv run vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --tensor-parallel-size $NUM_GPUS\n")
     [status] = lint([str(script)], LintOptions()).launches
     assert status.capacity == "evaluated" and status.open_input.startswith("vLLM release 0.33.0 or")
+
+
+def test_uvx_runs_the_tools_newest_release_not_the_projects(tmp_path):
+    """`uvx vllm serve` installs vLLM in a tool environment of its own, not the project's: its pin does not apply."""
+    (tmp_path / "requirements.txt").write_text("vllm==0.7.2\n")
+    (tmp_path / "serve.sh").write_text("uvx vllm serve Qwen/Qwen2.5-7B-Instruct --swap-space 4\n")
+    [f] = lint([str(tmp_path / "serve.sh")], LintOptions(select=("KV005",))).findings
+    assert f.severity == Severity.ERROR and "0.33.0 assumed" in f.message
