@@ -20,7 +20,19 @@ files, draws a seeded sample, and runs each mutant against only the tests that e
 module-level line: the tests that read its names), the module's own test folder first, then fastest first,
 with `-x`, a timeout and `nice -n 15`; `--budget S` (default 10) stops adding tests once their measured time
 reaches S seconds, taking one case (all of them when cheap) of every test function that runs the line before a
-second case of any (`--budget inf` runs them all). Results: bench/mutation.md. A mutant's source reaches the test process (and any
+second case of any (`--budget inf` runs them all). Results: bench/mutation.md.
+
+Why the budget reaches the grids (helper MU3): the selection only knows which tests execute a line, not which
+inputs make the mutant visible, so what it can pick must be split along what coverage can tell apart. The
+settings grid (tests/memory/test_budget_grid.py) is therefore one test per cell (a column: one engine, release,
+card and settings) over all 151 bundled configs, not one test per config: a column's settings decide which code
+runs (only the PP columns run the per-stage code, only the fp8 ones the fp8 page), so a mutated line maps to the
+few columns that execute it, each pinning that line's effect on every config in 0.2-0.6 s. Per config, every
+config ran every line and the budget took the cheapest configs, often ones the mutant does not move (a PP
+mutant on a model whose stages are equal). The assertions are the same cells against the same golden file.
+`map --add FILES` replaces the entries of the files it re-runs (renamed tests do not linger), and a run whose
+selected test no longer exists (pytest's exit 4, "not found") is `stale`, not a kill: it is not counted, and
+`--rerun` runs it again. A mutant's source reaches the test process (and any
 `kvlint` it spawns) through an import hook in a generated sitecustomize.py: the worktree is never
 written, so an interrupted run leaves nothing behind.
 
@@ -30,7 +42,7 @@ max, ceil <-> floor), dropterm (`a + b` -> `a`), branch (a conditional expressio
 an `if` never taken).
 
 A mutant is killed when a selected test fails or errors, or the run times out; it survives when they all
-pass, or when no test runs its line (`uncovered`). Mutants judged equivalent (no input can tell them
+pass, or when no test runs its line (`uncovered`); `stale` (not counted) when a selected test is gone. Mutants judged equivalent (no input can tell them
 apart) are listed in bench/mutants-equivalent.tsv, one per line: id, file:line, operator, why; they are
 excluded from the rate. A mutant's id hashes its file, enclosing function, operator, and original and
 mutated text, so it survives edits elsewhere in the file.
@@ -412,6 +424,15 @@ def build_map(args: argparse.Namespace) -> None:
             lines[rel] = {str(n): sorted(c for c in ctxs if c) for n, ctxs in by_line.items()}
     if args.add and MAP_FILE.exists():  # new tests: merge their lines into the map instead of a full run
         old = json.loads(MAP_FILE.read_text())
+        # The files re-run replace their old entries: a test renamed or removed there (a grid split into columns)
+        # would otherwise stay in the map, be selected, and end its run with pytest's exit 4 ("not found").
+        rerun = tuple(t.split("::")[0].rstrip("/") for t in args.tests)
+        stale = {t for t in old["tests"] if t.split("::")[0].startswith(rerun)}
+        old["tests"] = {t: v for t, v in old["tests"].items() if t not in stale}
+        for by_line in old["lines"].values():
+            for n, tests in list(by_line.items()):
+                if stale.intersection(tests):
+                    by_line[n] = [t for t in tests if t not in stale]
         for rel, by_line in lines.items():
             into = old["lines"].setdefault(rel, {})
             for n, tests in by_line.items():
@@ -567,7 +588,7 @@ class Outcome:
     file: str
     line: int
     operator: str
-    status: str  # killed | survived | uncovered | timeout | equivalent
+    status: str  # killed | survived | uncovered | timeout | equivalent | stale (not counted)
     tests: int
     seconds: float
     killer: str
@@ -609,6 +630,8 @@ def run_one(m: Mutant, mapping: dict, tmp: Path, timeout_factor: float, min_time
     killer = next((x[len("FAILED "):].split(" - ")[0] for x in out.splitlines() if x.startswith("FAILED ")), "")
     if proc.returncode == 0:
         status = "survived"
+    elif proc.returncode == 4 and "ERROR: not found:" in out and "ERROR collecting" not in out:
+        status = "stale"  # a selected test no longer exists (a stale map): no verdict; rebuild the map, run again
     elif proc.returncode in (1, 2, 3) or killer:
         status = "killed"  # 1: a test failed; 2: collection broke (the mutant fails on import)
         killer = killer or out.strip().splitlines()[-1][:200] if out.strip() else killer
@@ -625,7 +648,7 @@ def run(args: argparse.Namespace) -> None:
     out = Path(args.out or BENCH / f"mutation-seed{args.seed}.jsonl")
     if args.rerun:  # the survivors of an earlier run, again (after new tests): a new results file, same sample
         earlier = [json.loads(x) for x in Path(args.rerun).read_text().splitlines() if x]
-        alive = {r["id"] for r in earlier if r["status"] in ("survived", "uncovered")}
+        alive = {r["id"] for r in earlier if r["status"] in ("survived", "uncovered", "stale")}
         mutants = [m for m in all_mutants() if m.id in alive]
         out = Path(args.out or str(args.rerun).replace(".jsonl", "-rerun.jsonl"))
     done: dict[str, dict] = {}
@@ -668,7 +691,10 @@ def report(path: Path, mutants: list[Mutant] | None = None, *later: Path) -> Non
         if r["id"] in equivalent:
             r["status"] = "equivalent"
     by_id = {m.id: m for m in (mutants or all_mutants())}
-    counted = [r for r in rows if r["status"] != "equivalent"]
+    stale = [r for r in rows if r["status"] == "stale"]
+    if stale:
+        print(f"# {len(stale)} mutants not judged (a selected test no longer exists: rebuild the map and rerun them)")
+    counted = [r for r in rows if r["status"] not in ("equivalent", "stale")]
     killed = [r for r in counted if r["status"] in ("killed", "timeout")]
     alive = [r for r in counted if r["status"] not in ("killed", "timeout")]
     rate = 100.0 * len(killed) / len(counted) if counted else 0.0
