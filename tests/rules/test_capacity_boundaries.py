@@ -75,3 +75,28 @@ def test_kv108_groups_a_card_without_a_memory_class_by_the_gb_in_its_id():
     cards = [_card("Y-80GB", 80, True, None), _card("X-48GB", 48, True, None, memory_class=0)]
     [f] = run(_sweep_ctx(cards), "KV108")
     assert "passes on 48 GB (X-48GB); 80 GB (Y-80GB)" in f.message
+
+
+def test_kv106_a_batched_token_budget_of_0_is_not_compared_and_1_is():
+    """0 is no budget (an invalid value, not a comparison); 1 below --max-num-seqs 2 is vLLM's refusal."""
+    zero = fx.deployment(max_num_batched_tokens=(0, 4), max_num_seqs=(2, 5))
+    assert run(fx.context(zero, with_budget=False), "KV106") == []
+    one = fx.deployment(max_num_batched_tokens=(1, 4), max_num_seqs=(2, 5))
+    [f] = run(fx.context(one, with_budget=False), "KV106")
+    assert f.message == "max_num_batched_tokens 1 must be >= max_num_seqs 2: vLLM refuses to start"
+    assert f.fix == "--max-num-batched-tokens 2"
+    two = fx.deployment(max_num_batched_tokens=(2, 4), max_num_seqs=(2, 5))
+    assert run(fx.context(two, with_budget=False), "KV106") == []  # equal is enough
+
+
+def test_kv105_a_local_folder_named_for_the_model_is_a_warning_with_its_condition():
+    """The model's 32,768 positions against --max-model-len 65536: an error for a config kvlint read, a warning
+    saying the condition when only the folder's name was matched (its config.json not read)."""
+    dep = fx.deployment(max_model_len=(65536, 4))
+    [read] = run(fx.context(dep, with_budget=False), "KV105")
+    assert read.severity.name == "ERROR" and read.fix == "--max-model-len 32768"
+    assert not read.message.split(": ", 1)[1].startswith("if ")
+    local = fx.model(source="path:/models/dense-32b")
+    [named] = run(fx.context(dep, local, with_budget=False), "KV105")
+    assert named.severity.name == "WARNING" and named.fix == "--max-model-len 32768"
+    assert "if test/dense-32b/config.json is the published one (no rope_scaling added to it), " in named.message
