@@ -452,7 +452,26 @@ def _tests_for(m: Mutant, mapping: dict, budget: float = float("inf")) -> list[s
     if not tests or m.function == "<module>":  # run at import: whoever imported the module first "covers" it
         tests = _import_time_tests(m, by_line) or tests
     ok = {t for t in tests if mapping["tests"].get(t, [0, "passed"])[1] == "passed"}
-    return _within_budget(ok, mapping["tests"], budget, _near(m.file))
+    source = (REPO / m.file).read_text().splitlines()[m.line - 1 : m.end_line]
+    return _within_budget(ok, mapping["tests"], budget, _near(m.file), _words(" ".join(source)))
+
+
+_CASE_WORDS_IGNORED = frozenset({"vllm", "sglang", "rtx", "gb", "off", "defaults", "given", "terms"})
+
+
+def _words(text: str) -> frozenset[str]:
+    """The lowercase words of a source expression or a test case's id: `pp_rank if pp > 1` -> {pp, rank, if};
+    `sglang-w0-pp2-page64` -> {pp, page} (digits and the engine names dropped)."""
+    import re
+
+    return frozenset(w for w in re.split(r"[^a-z]+", text.lower()) if len(w) >= 2) - _CASE_WORDS_IGNORED
+
+
+def _case_matches(test: str, words: frozenset[str]) -> int:
+    """How many words a parametrized case's id shares with the mutated line: the grid's `sglang-pp3-tp2` column
+    for a mutant of `pp_rank=rank if pp > 1 else None, tp=tp`. Line coverage cannot tell such cases apart (every
+    case evaluates the condition); their names can."""
+    return len(words & _words(test[test.index("[") + 1 :])) if "[" in test else 0
 
 
 def _near(file: str) -> tuple[str, ...]:
@@ -462,7 +481,8 @@ def _near(file: str) -> tuple[str, ...]:
     return (f"tests/{area}/", parts[-1].split("_")[0])
 
 
-def _within_budget(tests: set[str], times: dict[str, list], budget: float, near: tuple[str, ...] = ()) -> list[str]:
+def _within_budget(tests: set[str], times: dict[str, list], budget: float, near: tuple[str, ...] = (),
+                   words: frozenset[str] = frozenset()) -> list[str]:
     """Round robin over test functions (each function's parametrizations fastest first, the functions in the
     order of their fastest case) until the expected time reaches `budget` seconds: every function that runs
     the line gets its first chance (all its cases when they are cheap) before any function gets a second. Tests
@@ -472,15 +492,18 @@ def _within_budget(tests: set[str], times: dict[str, list], budget: float, near:
         return float(times.get(t, [1.0])[0])
 
     groups: dict[str, list[str]] = {}
-    for t in sorted(tests, key=lambda t: (cost(t), t)):
+    for t in sorted(tests, key=lambda t: (-_case_matches(t, words), cost(t), t)):
         groups.setdefault(t.split("[")[0], []).append(t)
-    order = sorted(groups.values(), key=lambda g: (not any(n in g[0] for n in near), cost(g[0]), g[0]))
+    order = sorted(groups.values(), key=lambda g: (not any(n in g[0] for n in near), -_case_matches(g[0], words),
+                                                   cost(g[0]), g[0]))
     picked: list[str] = []
     spent = 0.0
     cheap = 0.5  # a function's cases are taken together while they cost this little (parametrized unit tests)
+    named = 3  # and up to this many cases named for the mutated expression's words
     for g in order:
         taken = 0
-        while taken < len(g) and (taken == 0 or sum(map(cost, g[: taken + 1])) <= cheap):
+        while taken < len(g) and (taken == 0 or sum(map(cost, g[: taken + 1])) <= cheap
+                                  or (taken < named and _case_matches(g[taken], words))):
             taken += 1
         if picked and spent + sum(map(cost, g[:taken])) > budget:
             return picked

@@ -94,3 +94,78 @@ def test_the_weights_formula_names_the_rope_table():
     b = compute_budget("vllm", model, {}, lookup_gpu("H100"), version="0.33.0")
     [weights] = [s for s in b.steps if s.name == "weights per rank"]
     assert weights.formula == "weights model (per rank, this stage) + RoPE cos/sin table 0.00195 GiB"
+
+
+def test_no_gpu_given_assumes_the_catalogue_h100_and_says_so():
+    model = from_registry("meta-llama/Meta-Llama-3-8B")
+    b = compute_budget("vllm", model, {"max_model_len": 8192}, None, version="0.33.0")
+    h100 = compute_budget("vllm", model, {"max_model_len": 8192}, lookup_gpu("H100"), version="0.33.0")
+    assert b.kv_tokens == h100.kv_tokens and b.gpu_name == h100.gpu_name
+    assert any(n.startswith("no GPU given: assuming ") for n in b.notes)
+    assert not any(n.startswith("no GPU given") for n in h100.notes)
+
+
+def test_a_compute_capability_given_as_a_pair_or_text():
+    for cc in ((8, 9), [8, 9], "8.9", 8.9):
+        card = SimpleNamespace(name="Card", memory_mib=24576, compute_capability=cc)
+        assert gpu_facts("vllm", card, None).compute_capability == (8, 9), cc
+    assert gpu_facts("vllm", SimpleNamespace(name="C", memory_mib=1, compute_capability="9"), None) \
+        .compute_capability == (9, 0)
+
+
+def test_vllm_kv_cache_dtypes_it_accepts_and_refuses():
+    """vLLM's CacheDType: auto, float16 / bfloat16, the fp8 family ...; `half`, `float32`, `float` are model dtypes
+    it refuses as a cache dtype."""
+    model = from_registry("meta-llama/Meta-Llama-3-8B")
+    for ok in ("auto", "bfloat16", "float16", "fp8", "fp8_e5m2"):
+        compute_budget("vllm", model, {"kv_cache_dtype": ok, "max_model_len": 4096}, lookup_gpu("H100"), version="0.33.0")
+    for bad in ("half", "float32", "float"):
+        with pytest.raises(KvlintError, match="Invalid kv_cache_dtype"):
+            compute_budget("vllm", model, {"kv_cache_dtype": bad}, lookup_gpu("H100"), version="0.33.0")
+
+
+def test_vllm_lora_without_max_loras_is_one_slot():
+    """--max-loras defaults to 1: LoRA on without it sizes like --max-loras 1, and 2 slots reserve more."""
+    model = from_registry("meta-llama/Meta-Llama-3-8B")
+    base = {"enable_lora": True, "max_lora_rank": 64, "max_model_len": 8192}
+
+    def pool(**extra):
+        return compute_budget("vllm", model, {**base, **extra}, lookup_gpu("H100"), version="0.33.0").kv_pool_bytes
+
+    assert pool() == pool(max_loras=1) > pool(max_loras=2)
+
+
+def test_sglang_reserve_floor_on_a_card_above_60_gb():
+    """SGLang 0.5.x on a card above 60 GB reserves at least 10,240 MB: with --chunked-prefill-size 1024 and graphs
+    off the formula gives 512 + 1.5 x 2048 + 128 = 3,712 MB, so the floor, 10,240, is what is reserved."""
+    model = from_registry("meta-llama/Meta-Llama-3-8B")
+    b = compute_budget("sglang", model, {"chunked_prefill_size": 1024, "disable_cuda_graph": True}, lookup_gpu("H100"),
+                       version="0.5.23")
+    assert next(s.value for s in b.steps if s.name == "reserved (MB)") == 10240
+
+
+@pytest.mark.parametrize("max_bs,count", [(4, 1), (32, 8), (33, 8), (48, 9), (256, 22), (287, 22), (288, 23),
+                                          (319, 23), (320, 24), (512, 30), (8192, 58)])
+def test_sglang_prefill_graph_sizes_at_each_step(max_bs, count):
+    """Sizes 4..32 by 4 (8), 48..256 by 16 (14), 288..512 by 32 (8), 576..1024 by 64 (8), 1280..4096 by 256 (12),
+    4608.. by 512: counted up to max_bs (58 for 8192)."""
+    from kvlint.engines.sglang.memory import prefill_graph_sizes
+
+    assert prefill_graph_sizes(max_bs) == count
+
+
+def test_sglang_cuda_context_grows_with_any_second_gpu():
+    """1 GiB of CUDA context, plus 0.5 GiB of NCCL when the launch spans more than one GPU (TP or PP)."""
+    from kvlint.memory.nonkv import sglang_context
+
+    assert sglang_context(1, 1) == 2**30
+    assert sglang_context(1, 2) == sglang_context(2, 1) == sglang_context(2, 2) == 2**30 + 2**29
+
+
+def test_sglang_tokens_for_a_given_pool_have_no_draft():
+    """Llama-3-8B in bf16: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 131,072 B a token; a pool of 1,000
+    tokens' bytes holds 1,000 tokens (page 1), with no speculative draft unless one is given."""
+    from kvlint.engines.sglang.memory import tokens_for_pool
+
+    model = from_registry("meta-llama/Meta-Llama-3-8B")
+    assert tokens_for_pool(model, 1000 * 131072) == (1000, 131072)

@@ -36,3 +36,15 @@ def test_a_remote_store_reference_is_never_a_local_path_whatever_its_separators(
         for ref in (f"{scheme}bucket/Qwen3-8B", f"{scheme}bucket\\Qwen3-8B", f"{scheme.upper()}b\\m"):
             assert _is_local_path(ref) is False, ref
     assert _is_local_path("C:\\models\\Qwen3-8B") is True  # a backslash outside a URL is a path
+
+
+def test_fp8_block_scales_on_a_block_that_is_not_square():
+    """One fp32 scale (4 B) per block of weight_block_size [rows, cols]: [128, 64] is 4 / 8,192 B per weight."""
+    from types import SimpleNamespace
+
+    from kvlint.models.weights import _fp8_scale_bytes
+
+    assert _fp8_scale_bytes(SimpleNamespace(raw={"weight_block_size": [128, 64]}, method="fp8"), 4096) == 4 / 8192
+    assert _fp8_scale_bytes(SimpleNamespace(raw={"weight_block_size": [64, 128]}, method="fp8"), 4096) == 4 / 8192
+    assert _fp8_scale_bytes(SimpleNamespace(raw={"weight_block_size": [128, 128]}, method="fp8"), 4096) == 4 / 16384
+

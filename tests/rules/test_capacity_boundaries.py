@@ -100,3 +100,21 @@ def test_kv105_a_local_folder_named_for_the_model_is_a_warning_with_its_conditio
     [named] = run(fx.context(dep, local, with_budget=False), "KV105")
     assert named.severity.name == "WARNING" and named.fix == "--max-model-len 32768"
     assert "if test/dense-32b/config.json is the published one (no rope_scaling added to it), " in named.message
+
+
+def _fixed_pool_ctx(overcommit: int):
+    from kvlint.budget import FixedPool, VllmDetail
+
+    dep = fx.deployment(kv_cache_memory_bytes=(8 * fx.GIB, 4))
+    ctx = fx.context(dep)
+    fp = FixedPool(weights_bytes=61 * fx.GIB, non_kv_bytes=6 * fx.GIB, overcommit_bytes=overcommit, estimated=True)
+    detail = VllmDetail(kv_groups=1, blocks_per_request=2048, bytes_per_block=2**21, padding_layers=0, fixed_pool=fp)
+    return replace(ctx, budget=replace(ctx.budget, detail=detail, kv_pool_bytes=8 * fx.GIB))
+
+
+def test_kv107_a_fixed_pool_that_fills_the_card_exactly_is_not_an_overcommit():
+    """Weights + pool + non-KV equal to the card (overcommit 0) allocates; one byte more does not."""
+    assert run(_fixed_pool_ctx(0), "KV107") == []
+    assert run(_fixed_pool_ctx(-fx.GIB), "KV107") == []
+    [f] = run(_fixed_pool_ctx(1), "KV107")
+    assert f.severity.name == "ERROR" and "fixes the KV pool at 8.00 GiB per rank" in f.message
