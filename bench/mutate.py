@@ -30,6 +30,10 @@ runs (only the PP columns run the per-stage code, only the fp8 ones the fp8 page
 few columns that execute it, each pinning that line's effect on every config in 0.2-0.6 s. Per config, every
 config ran every line and the budget took the cheapest configs, often ones the mutant does not move (a PP
 mutant on a model whose stages are equal). The assertions are the same cells against the same golden file.
+Where coverage cannot separate cases (every column evaluates `pp_rank=rank if pp > 1 else None`), a case whose
+id shares words with the mutated line (`sglang-pp2`) is taken first, if it is near the module and cheap
+(NAMED_CASE_SECONDS: a corpus run named `[json]` must not take the budget of every line saying `json`). A
+default argument is evaluated at import: its mutant runs the tests of the function's body.
 `map --add FILES` replaces the entries of the files it re-runs (renamed tests do not linger), and a run whose
 selected test no longer exists (pytest's exit 4, "not found") is `stale`, not a kill: it is not counted, and
 `--rerun` runs it again. A mutant's source reaches the test process (and any
