@@ -20,7 +20,23 @@ files, draws a seeded sample, and runs each mutant against only the tests that e
 module-level line: the tests that read its names), the module's own test folder first, then fastest first,
 with `-x`, a timeout and `nice -n 15`; `--budget S` (default 10) stops adding tests once their measured time
 reaches S seconds, taking one case (all of them when cheap) of every test function that runs the line before a
-second case of any (`--budget inf` runs them all). Results: bench/mutation.md. A mutant's source reaches the test process (and any
+second case of any (`--budget inf` runs them all). Results: bench/mutation.md.
+
+Why the budget reaches the grids (helper MU3): the selection only knows which tests execute a line, not which
+inputs make the mutant visible, so what it can pick must be split along what coverage can tell apart. The
+settings grid (tests/memory/test_budget_grid.py) is therefore one test per cell (a column: one engine, release,
+card and settings) over all 151 bundled configs, not one test per config: a column's settings decide which code
+runs (only the PP columns run the per-stage code, only the fp8 ones the fp8 page), so a mutated line maps to the
+few columns that execute it, each pinning that line's effect on every config in 0.2-0.6 s. Per config, every
+config ran every line and the budget took the cheapest configs, often ones the mutant does not move (a PP
+mutant on a model whose stages are equal). The assertions are the same cells against the same golden file.
+Where coverage cannot separate cases (every column evaluates `pp_rank=rank if pp > 1 else None`), a case whose
+id shares words with the mutated line (`sglang-pp2`) is taken first, if it is near the module and cheap
+(NAMED_CASE_SECONDS: a corpus run named `[json]` must not take the budget of every line saying `json`). A
+default argument is evaluated at import: its mutant runs the tests of the function's body.
+`map --add FILES` replaces the entries of the files it re-runs (renamed tests do not linger), and a run whose
+selected test no longer exists (pytest's exit 4, "not found") is `stale`, not a kill: it is not counted, and
+`--rerun` runs it again. A mutant's source reaches the test process (and any
 `kvlint` it spawns) through an import hook in a generated sitecustomize.py: the worktree is never
 written, so an interrupted run leaves nothing behind.
 
@@ -30,7 +46,7 @@ max, ceil <-> floor), dropterm (`a + b` -> `a`), branch (a conditional expressio
 an `if` never taken).
 
 A mutant is killed when a selected test fails or errors, or the run times out; it survives when they all
-pass, or when no test runs its line (`uncovered`). Mutants judged equivalent (no input can tell them
+pass, or when no test runs its line (`uncovered`); `stale` (not counted) when a selected test is gone. Mutants judged equivalent (no input can tell them
 apart) are listed in bench/mutants-equivalent.tsv, one per line: id, file:line, operator, why; they are
 excluded from the rate. A mutant's id hashes its file, enclosing function, operator, and original and
 mutated text, so it survives edits elsewhere in the file.
@@ -412,6 +428,15 @@ def build_map(args: argparse.Namespace) -> None:
             lines[rel] = {str(n): sorted(c for c in ctxs if c) for n, ctxs in by_line.items()}
     if args.add and MAP_FILE.exists():  # new tests: merge their lines into the map instead of a full run
         old = json.loads(MAP_FILE.read_text())
+        # The files re-run replace their old entries: a test renamed or removed there (a grid split into columns)
+        # would otherwise stay in the map, be selected, and end its run with pytest's exit 4 ("not found").
+        rerun = tuple(t.split("::")[0].rstrip("/") for t in args.tests)
+        stale = {t for t in old["tests"] if t.split("::")[0].startswith(rerun)}
+        old["tests"] = {t: v for t, v in old["tests"].items() if t not in stale}
+        for by_line in old["lines"].values():
+            for n, tests in list(by_line.items()):
+                if stale.intersection(tests):
+                    by_line[n] = [t for t in tests if t not in stale]
         for rel, by_line in lines.items():
             into = old["lines"].setdefault(rel, {})
             for n, tests in by_line.items():
@@ -428,20 +453,44 @@ def _tests_for(m: Mutant, mapping: dict, budget: float = float("inf")) -> list[s
     tests: set[str] = set()
     for n in range(m.line, m.end_line + 1):
         tests.update(by_line.get(str(n), []))
-    if not tests or m.function == "<module>":  # run at import: whoever imported the module first "covers" it
-        tests = _import_time_tests(m, by_line) or tests
+    if not tests or m.function == "<module>" or _in_signature(m):  # run at import (a module constant, a default
+        tests = _import_time_tests(m, by_line) or tests  # argument): whoever imported the module first "covers" it
     ok = {t for t in tests if mapping["tests"].get(t, [0, "passed"])[1] == "passed"}
-    return _within_budget(ok, mapping["tests"], budget, _near(m.file))
+    source = (REPO / m.file).read_text().splitlines()[m.line - 1 : m.end_line]
+    return _within_budget(ok, mapping["tests"], budget, _near(m.file), _words(" ".join(source)))
+
+
+_CASE_WORDS_IGNORED = frozenset({"vllm", "sglang", "rtx", "gb", "off", "defaults", "given", "terms", "if", "else",
+                                  "not", "and", "or", "is", "in", "none", "for", "return", "self", "true", "false"})
+NAMED_CASE_SECONDS = 3.0  # a case named for the line is preferred only while cheap (the corpus runs named [json]
+# or [text] matched every line that says `json` and took the whole budget: seed 72, helper MU3)
+
+
+def _words(text: str) -> frozenset[str]:
+    """The lowercase words of a source expression or a test case's id: `pp_rank if pp > 1` -> {pp, rank, if};
+    `sglang-w0-pp2-page64` -> {pp, page} (digits and the engine names dropped)."""
+    import re
+
+    return frozenset(w for w in re.split(r"[^a-z]+", text.lower()) if len(w) >= 2) - _CASE_WORDS_IGNORED
+
+
+def _case_matches(test: str, words: frozenset[str]) -> int:
+    """How many words a parametrized case's id shares with the mutated line: the grid's `sglang-pp3-tp2` column
+    for a mutant of `pp_rank=rank if pp > 1 else None, tp=tp`. Line coverage cannot tell such cases apart (every
+    case evaluates the condition); their names can."""
+    return len(words & _words(test[test.index("[") + 1 :])) if "[" in test else 0
 
 
 def _near(file: str) -> tuple[str, ...]:
     """Test paths that belong to the mutated module: its package's test folder and its own name."""
     parts = Path(file).with_suffix("").parts
     area = "rules" if parts[0] == "rules" else parts[1]
-    return (f"tests/{area}/", parts[-1].split("_")[0])
+    name = (parts[-2] if parts[-1] == "__init__" else parts[-1]).split("_")[0]  # "__init__" gave "": every test
+    return (f"tests/{area}/", name) if name else (f"tests/{area}/",)
 
 
-def _within_budget(tests: set[str], times: dict[str, list], budget: float, near: tuple[str, ...] = ()) -> list[str]:
+def _within_budget(tests: set[str], times: dict[str, list], budget: float, near: tuple[str, ...] = (),
+                   words: frozenset[str] = frozenset()) -> list[str]:
     """Round robin over test functions (each function's parametrizations fastest first, the functions in the
     order of their fastest case) until the expected time reaches `budget` seconds: every function that runs
     the line gets its first chance (all its cases when they are cheap) before any function gets a second. Tests
@@ -450,16 +499,21 @@ def _within_budget(tests: set[str], times: dict[str, list], budget: float, near:
     def cost(t: str) -> float:
         return float(times.get(t, [1.0])[0])
 
+    def named(t: str) -> int:
+        return _case_matches(t, words) if cost(t) <= NAMED_CASE_SECONDS and any(n in t for n in near) else 0
+
     groups: dict[str, list[str]] = {}
-    for t in sorted(tests, key=lambda t: (cost(t), t)):
+    for t in sorted(tests, key=lambda t: (-named(t), cost(t), t)):
         groups.setdefault(t.split("[")[0], []).append(t)
-    order = sorted(groups.values(), key=lambda g: (not any(n in g[0] for n in near), cost(g[0]), g[0]))
+    order = sorted(groups.values(), key=lambda g: (not any(n in g[0] for n in near), -named(g[0]), cost(g[0]), g[0]))
     picked: list[str] = []
     spent = 0.0
     cheap = 0.5  # a function's cases are taken together while they cost this little (parametrized unit tests)
+    most_named = 3  # and up to this many cases named for the mutated line's words
     for g in order:
         taken = 0
-        while taken < len(g) and (taken == 0 or sum(map(cost, g[: taken + 1])) <= cheap):
+        while taken < len(g) and (taken == 0 or sum(map(cost, g[: taken + 1])) <= cheap
+                                  or (taken < most_named and named(g[taken]))):
             taken += 1
         if picked and spent + sum(map(cost, g[:taken])) > budget:
             return picked
@@ -474,6 +528,13 @@ def _within_budget(tests: set[str], times: dict[str, list], budget: float, near:
                 picked.append(g[i])
                 spent += cost(g[i])
     return picked
+
+
+def _in_signature(m: Mutant) -> bool:
+    """The mutant is in a def's header (a default argument), evaluated once at import, not when the body runs."""
+    tree = ast.parse((REPO / m.file).read_bytes())
+    return any(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.lineno <= m.line < f.body[0].lineno
+               for f in ast.walk(tree))
 
 
 def _import_time_tests(m: Mutant, by_line: dict[str, list[str]]) -> set[str]:
@@ -567,7 +628,7 @@ class Outcome:
     file: str
     line: int
     operator: str
-    status: str  # killed | survived | uncovered | timeout | equivalent
+    status: str  # killed | survived | uncovered | timeout | equivalent | stale (not counted)
     tests: int
     seconds: float
     killer: str
@@ -609,6 +670,8 @@ def run_one(m: Mutant, mapping: dict, tmp: Path, timeout_factor: float, min_time
     killer = next((x[len("FAILED "):].split(" - ")[0] for x in out.splitlines() if x.startswith("FAILED ")), "")
     if proc.returncode == 0:
         status = "survived"
+    elif proc.returncode == 4 and "ERROR: not found:" in out and "ERROR collecting" not in out:
+        status = "stale"  # a selected test no longer exists (a stale map): no verdict; rebuild the map, run again
     elif proc.returncode in (1, 2, 3) or killer:
         status = "killed"  # 1: a test failed; 2: collection broke (the mutant fails on import)
         killer = killer or out.strip().splitlines()[-1][:200] if out.strip() else killer
@@ -625,7 +688,7 @@ def run(args: argparse.Namespace) -> None:
     out = Path(args.out or BENCH / f"mutation-seed{args.seed}.jsonl")
     if args.rerun:  # the survivors of an earlier run, again (after new tests): a new results file, same sample
         earlier = [json.loads(x) for x in Path(args.rerun).read_text().splitlines() if x]
-        alive = {r["id"] for r in earlier if r["status"] in ("survived", "uncovered")}
+        alive = {r["id"] for r in earlier if r["status"] in ("survived", "uncovered", "stale")}
         mutants = [m for m in all_mutants() if m.id in alive]
         out = Path(args.out or str(args.rerun).replace(".jsonl", "-rerun.jsonl"))
     done: dict[str, dict] = {}
@@ -668,7 +731,10 @@ def report(path: Path, mutants: list[Mutant] | None = None, *later: Path) -> Non
         if r["id"] in equivalent:
             r["status"] = "equivalent"
     by_id = {m.id: m for m in (mutants or all_mutants())}
-    counted = [r for r in rows if r["status"] != "equivalent"]
+    stale = [r for r in rows if r["status"] == "stale"]
+    if stale:
+        print(f"# {len(stale)} mutants not judged (a selected test no longer exists: rebuild the map and rerun them)")
+    counted = [r for r in rows if r["status"] not in ("equivalent", "stale")]
     killed = [r for r in counted if r["status"] in ("killed", "timeout")]
     alive = [r for r in counted if r["status"] not in ("killed", "timeout")]
     rate = 100.0 * len(killed) / len(counted) if counted else 0.0
