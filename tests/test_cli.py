@@ -117,8 +117,11 @@ def test_a_real_sigint_mid_run_prints_no_traceback(tmp_path):
 
     for i in range(1500):
         (tmp_path / f"f{i}.sh").write_text(f"vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len {40000 + i}\n")
+    # A child inherits an ignored SIGINT, and Python then installs no KeyboardInterrupt handler: whatever the test
+    # runner's own state (an earlier test may leave SIGINT ignored), kvlint starts as a shell would start it.
     proc = subprocess.Popen([sys.executable, "-m", "kvlint", "check", "-j1", str(tmp_path)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout is not None and proc.stdout.readline()  # the run is under way
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)

@@ -105,7 +105,7 @@ def _argv(yf: YamlFile, node: YNode | None, env: Mapping[str, str]) -> list[Fiel
     if node is None:
         return []
     if node.is_seq:
-        return [_exec_word(i, env) for i in node.elements if i.is_scalar]
+        return [_exec_word(yf, i, env) for i in node.elements if i.is_scalar]
     if not node.is_scalar:
         return []
     m = yf.mapped(node)
@@ -113,8 +113,12 @@ def _argv(yf: YamlFile, node: YNode | None, env: Mapping[str, str]) -> list[Fiel
     return [f for c in cmds for f in expand_words(c.words, m, env)]
 
 
-def _exec_word(item: YNode, env: Mapping[str, str]) -> Field:
+def _exec_word(yf: YamlFile, item: YNode, env: Mapping[str, str]) -> Field:
+    """One exec-form argument. One that holds a script (`[bash, -c, |\n  set -e\n  exec vllm serve ...]`) keeps
+    each character's place in the file, so what `sh -c` runs is reported at its own line, not at the item's."""
     text, missing, origin = interpolate(item.text, env)
+    if text == item.text and "\n" in text:
+        return Field(text, item.span, not missing, missing, tuple(range(len(text))), yf.mapped(item), origin=origin)
     return Field(text, item.span, not missing, missing, origin=origin)
 
 

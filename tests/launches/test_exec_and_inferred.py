@@ -170,3 +170,13 @@ def test_interpolation_of_hostile_nesting_is_linear_and_never_recurses_away(text
     text (the time is measured by bench/fuzz_manifests.py, not here)."""
     out, _, _ = interpolate(text, {})
     assert out.startswith("$") and len(out) <= len(text)
+
+
+def test_a_script_in_one_exec_form_item_keeps_each_values_line():
+    """Sample H (a compose `command: [bash, -c, |...]` on a loaded block scalar): every value was reported at the
+    item's first line, `- |`; the script's characters keep their places in the file now."""
+    (d,) = read_path(str(FIX / "compose" / "script-item.yaml")).deployments
+    at = d.model_span
+    assert (d.engine, d.model, at.line, at.col) == ("sglang", "Qwen/Qwen3-8B", 15, 24)
+    assert (d.settings["port"].span.line, d.settings["port"].span.col) == (16, 18)
+    assert (d.launch_span.line, d.launch_span.col) == (14, 14)
