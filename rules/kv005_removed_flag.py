@@ -23,7 +23,10 @@ it runs) or that runs a vendor image's launcher takes that image's release inste
 runner (`uv run`, `poetry run`, `pixi run`) runs the release the project's lock pins, and a host install the one
 its requirements pin (`==`), the finding's note naming the file and line; a runner whose project pins none
 leaves the release open over the releases its range allows, so the verdict is given only where they agree.
-When nothing pins a
+When the repository holds its own engine tree
+(`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project root), the
+launch runs that fork, whatever stock releases dropped: the finding is an info naming the tree and whether its
+parser still defines the flag. When nothing pins a
 release otherwise (a manifest or chart whose image
 is set elsewhere), the release decides and kvlint does not assume one: the finding is an info that
 says from which release the server exits, and how to pin it.
@@ -41,6 +44,7 @@ from kvlint.findings import Finding, Severity
 from kvlint.lazyre import lazy
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
+from kvlint.span import Span
 
 
 def table_version(engine: str) -> str:
@@ -67,6 +71,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         hint = f"; use {unknown.suggestion}" if unknown.suggestion else ""
         gone_in = _absent_in(dep.engine, unknown.flag) or table
         gone = f"{unknown.flag} was removed from {engine} (absent from the {gone_in or 'current'} parser)"
+        if ctx.engine_tree is not None:
+            yield _fork(ctx, unknown.flag, gone, unknown.span or dep.launch_span)
+            continue
         severity: Severity | None = None
         if pinned is None and ctx.version_source == "host":
             outcome = (f"the server exits with 'unrecognized arguments' on the {engine} release installed today "
@@ -88,6 +95,20 @@ def check(ctx: Context) -> Iterator[Finding]:
             ctx, f"{gone}: {outcome}{hint}", unknown.span or dep.launch_span,
             fix=unknown.suggestion and f"use {unknown.suggestion}" or f"remove {unknown.flag}", flag=unknown.flag,
             severity=severity)
+
+
+def _fork(ctx: Context, flag: str, gone: str, span: Span | None) -> Finding:
+    """The repository holds its own engine tree (a fork of the engine's source): the launch runs that tree's
+    release, not the newest stock one, so a flag stock releases dropped is the fork's to keep (as KV004 says of a
+    flag the fork adds)."""
+    tree = ctx.engine_tree
+    assert tree is not None
+    said = "defines it" if tree.defines(flag) else "does not name it where kvlint looks (string literals)"
+    return check.rule.finding(
+        ctx, f"{gone}, but the repository holds its own {c.title(ctx.deployment.engine)} tree ({tree.parser}), "
+        f"which {said}: the launch runs that fork", span, severity=Severity.INFO,
+        fix=None if tree.defines(flag) else f"check that {tree.parser} still adds {flag}", flag=flag,
+        fork=tree.parser)
 
 
 def _absent_in(engine: str, flag: str) -> str | None:

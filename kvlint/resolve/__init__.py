@@ -469,8 +469,9 @@ def _find_keys(spec: ModelSpec) -> Mapping[str, Span]:
 
 
 def _engine_tree(dep: Deployment, engine: Engine) -> EngineTree | None:
-    """The repository's own engine source (a fork), looked for only when a flag is unknown to every release."""
-    flags = tuple(u.flag for u in dep.unknown_flags if u.reason == "unrecognized")
+    """The repository's own engine source (a fork), looked for only when a flag is unknown to every release or
+    removed from the newest (a fork may keep what stock releases dropped)."""
+    flags = tuple(u.flag for u in dep.unknown_flags if u.reason in ("unrecognized", "removed"))
     if not flags:
         return None
     from kvlint.resolve.fork import engine_tree

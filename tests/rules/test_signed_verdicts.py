@@ -225,3 +225,13 @@ def test_a_launch_whose_parallelism_a_wrapper_may_set_gets_no_verdict_that_assum
     the catalogue can start' (KV108 error). The launcher's options may set TP x PP: an unresolved input."""
     result = check(VERDICTS / "wrapper-own-options.sh")
     assert not [f for f in result.findings if f.code == "KV108"]
+
+
+def test_a_flag_stock_releases_removed_is_the_forks_to_keep():
+    """KV005 as KV004: inside the repository's own engine tree the launch runs that tree; a stock removal is an info
+    naming the tree and whether its parser still defines the flag (sample I: an error on a fork of SGLang)."""
+    result = check(VERDICTS / "sglang-fork" / "old-flag.sh")
+    [f] = [f for f in result.findings if f.code == "KV005"]
+    assert f.severity == Severity.INFO and (f.span.line, f.span.col) == (3, 71)
+    assert "--cuda-graph-max-bs was removed from SGLang" in f.message
+    assert "python/sglang/srt/server_args.py), which defines it: the launch runs that fork" in f.message
