@@ -254,16 +254,13 @@ def dockerfile_engine(path: str) -> str | None:
     import json
 
     from kvlint.launches.argv import detect
+    from kvlint.sources.text import side_text
     from kvlint.span import Token
 
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(_READ_CAP + 1)
-    except OSError:
+    text = side_text(path, _READ_CAP)
+    if text is None:
         return None
-    if len(data) > _READ_CAP:
-        return None
-    entries = re.findall(r"^\s*ENTRYPOINT\s+(.+?)\s*$", data.decode("utf-8", "replace"), re.I | re.M)
+    entries = re.findall(r"^\s*ENTRYPOINT\s+(.+?)\s*$", text, re.I | re.M)
     if not entries:
         return None
     arg = entries[-1]

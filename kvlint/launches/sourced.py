@@ -119,12 +119,9 @@ def _repository_root(base: str) -> str:
 
 
 def read_text(path: str) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(CAP + 1)
-    except OSError:
-        return None
-    return None if len(data) > CAP else data.decode("utf-8", "replace")
+    from kvlint.sources.text import side_text
+
+    return side_text(path, CAP)
 
 
 __all__ = ["CAP", "read_text", "script_folder_of", "sourced_path", "unquoted"]

@@ -123,16 +123,11 @@ def _project_folder(here: str) -> str | None:
 
 
 def _read(path: str, cap: int) -> str | None:
-    """The file's text, or None when it is missing, unreadable or larger than the cap (a truncated lock would
-    hide the entry it is read for)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(cap + 1)
-    except OSError:
-        return None
-    if len(data) > cap:
-        return None
-    return data.decode("utf-8", "replace")
+    """The file's text, or None when it is missing, unreadable, not a regular file or larger than the cap (a
+    truncated lock would hide the entry it is read for)."""
+    from kvlint.sources.text import side_text
+
+    return side_text(path, cap)
 
 
 def _norm(name: str) -> str:

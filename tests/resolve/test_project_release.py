@@ -143,3 +143,29 @@ def test_uvx_runs_the_tools_newest_release_not_the_projects(tmp_path):
     (tmp_path / "serve.sh").write_text("uvx vllm serve Qwen/Qwen2.5-7B-Instruct --swap-space 4\n")
     [f] = lint([str(tmp_path / "serve.sh")], LintOptions(select=("KV005",))).findings
     assert f.severity == Severity.ERROR and "0.33.0 assumed" in f.message
+
+
+def test_side_files_that_are_not_regular_files_are_passed_over_not_waited_on(tmp_path):
+    """A FIFO named uv.lock, a sourced env.sh or a Dockerfile: opening one for reading waits for a writer, so the
+    run hung (bad input, issue Q). Side files go through sources.text.side_text, which checks the type first."""
+    import os
+    import subprocess
+
+    if not hasattr(os, "mkfifo"):
+        import pytest
+
+        pytest.skip("no FIFOs on this platform")
+    os.mkfifo(tmp_path / "uv.lock")
+    os.mkfifo(tmp_path / "env.sh")
+    os.mkfifo(tmp_path / "Dockerfile")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["vllm"]\n')
+    (tmp_path / "serve.sh").write_text(". ./env.sh\ndocker build -t mine .\nuv run vllm serve Qwen/Qwen2.5-7B-Instruct\n"
+                                       "docker run mine --model Qwen/Qwen2.5-7B-Instruct\n")
+    run = subprocess.run([sys.executable, "-m", "kvlint", "check", "--format", "json", str(tmp_path / "serve.sh")],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert run.returncode in (0, 1) and "Traceback" not in run.stderr
+    from kvlint.sources.text import side_text
+
+    assert side_text(str(tmp_path / "uv.lock"), 1024) is None
+    assert side_text(str(tmp_path / "pyproject.toml"), 1024) is not None
+    assert side_text(str(tmp_path / "pyproject.toml"), 8) is None  # over the cap
