@@ -254,7 +254,7 @@ def dockerfile_engine(path: str) -> str | None:
     import json
 
     from kvlint.launches.argv import detect
-    from kvlint.sources.text import side_text
+    from kvlint.sidefile import side_text
     from kvlint.span import Token
 
     text = side_text(path, _READ_CAP)

@@ -119,7 +119,7 @@ def _repository_root(base: str) -> str:
 
 
 def read_text(path: str) -> str | None:
-    from kvlint.sources.text import side_text
+    from kvlint.sidefile import side_text
 
     return side_text(path, CAP)
 

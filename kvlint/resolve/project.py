@@ -125,7 +125,7 @@ def _project_folder(here: str) -> str | None:
 def _read(path: str, cap: int) -> str | None:
     """The file's text, or None when it is missing, unreadable, not a regular file or larger than the cap (a
     truncated lock would hide the entry it is read for)."""
-    from kvlint.sources.text import side_text
+    from kvlint.sidefile import side_text
 
     return side_text(path, cap)
 

@@ -95,16 +95,6 @@ def read_bytes(path: str, cap: int = MAX_BYTES) -> bytes:
     return data
 
 
-def side_text(path: str, cap: int) -> str | None:
-    """A file read beside a launch (a lock, a sourced settings file, a Dockerfile), or None when it is missing,
-    not a regular file (a FIFO would block the run), unreadable or over the cap: evidence kvlint can do
-    without, never a reason to stop."""
-    try:
-        return read_bytes(path, cap).decode("utf-8", "replace")
-    except (OSError, SourceError):
-        return None
-
-
 def read_head(path: str, limit: int) -> bytes:
     """The first `limit` bytes of a regular file (SourceError for other kinds, OSError as is)."""
     with _open_regular(path) as (fh, _):

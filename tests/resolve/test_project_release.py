@@ -147,7 +147,7 @@ def test_uvx_runs_the_tools_newest_release_not_the_projects(tmp_path):
 
 def test_side_files_that_are_not_regular_files_are_passed_over_not_waited_on(tmp_path):
     """A FIFO named uv.lock, a sourced env.sh or a Dockerfile: opening one for reading waits for a writer, so the
-    run hung (bad input, issue Q). Side files go through sources.text.side_text, which checks the type first."""
+    run hung (bad input, issue Q). Side files go through kvlint.sidefile.side_text, which checks the type first."""
     import os
     import subprocess
 
@@ -164,7 +164,7 @@ def test_side_files_that_are_not_regular_files_are_passed_over_not_waited_on(tmp
     run = subprocess.run([sys.executable, "-m", "kvlint", "check", "--format", "json", str(tmp_path / "serve.sh")],
                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert run.returncode in (0, 1) and "Traceback" not in run.stderr
-    from kvlint.sources.text import side_text
+    from kvlint.sidefile import side_text
 
     assert side_text(str(tmp_path / "uv.lock"), 1024) is None
     assert side_text(str(tmp_path / "pyproject.toml"), 1024) is not None
