@@ -19,6 +19,12 @@ platform and thread, and cost a clock read per loop step (a few hundred nanoseco
 The clock is the reading thread's CPU time, not the wall clock: a busy machine (a laptop compiling, a CI
 runner with two jobs, kvlint's own --jobs workers) must not turn a file that takes 0.4 s into a KV001 and
 change the report; a file that really spins is stopped after the same amount of work everywhere.
+The garbage collector's passes are not the file's work and are refunded (through `gc.callbacks`): a
+gen-2 pass walks every object the process holds, so its cost depends on what ran before (a long test
+session, a big run), not on the file. And `kvlint check` gives a file's rules an allowance of their own
+once its read is done (`renew()`): a real file with many launches (kubeai's model catalogue has 32, each
+swept over releases) is not cut short by what its read spent, and a hostile file still stops within
+twice the budget.
 
 LimitExceeded derives from BaseException, as asyncio's CancelledError does, so a reader's
 `except Exception` can never swallow it and go on with half a file.
@@ -26,6 +32,7 @@ LimitExceeded derives from BaseException, as asyncio's CancelledError does, so a
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections.abc import Iterator
@@ -54,6 +61,7 @@ class _Allowance:
     chars: int
     chars_left: int
     checks: int = 0  # calls to check(): the clock is read on every CLOCK_EVERY-th
+    gc_started: float = -1.0  # thread_time() when a collector pass began inside this allowance
 
 
 CLOCK_EVERY = 8  # a check is a few microseconds of work apart; reading the CPU clock is a system call
@@ -82,6 +90,29 @@ def file_limits(seconds: float | None = None, expanded_chars: int = EXPANDED_CHA
         yield
     finally:
         _current.reset(token)
+
+
+def renew() -> None:
+    """Start a fresh budget of the same size for the current file's next stage (its rules; see above)."""
+    allowance = _current.get()
+    if allowance is not None and allowance.seconds > 0:
+        allowance.deadline = time.thread_time() + allowance.seconds
+
+
+def _refund_collection(phase: str, _info: dict[str, int]) -> None:
+    """gc.callbacks hook: move the deadline on by the collector's pass (process housekeeping, not the file)."""
+    allowance = _current.get()
+    if allowance is None:
+        return
+    if phase == "start":
+        allowance.gc_started = time.thread_time()
+    elif allowance.gc_started >= 0:
+        allowance.deadline += time.thread_time() - allowance.gc_started
+        allowance.gc_started = -1.0
+
+
+if _refund_collection not in gc.callbacks:  # a module reload must not install it twice
+    gc.callbacks.append(_refund_collection)
 
 
 def check() -> None:

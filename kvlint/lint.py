@@ -134,7 +134,7 @@ def lint_file(path: str, config: Config, options: LintOptions, resolver: Resolve
     from kvlint.limits import LimitExceeded, file_limits
 
     out = FileOutcome(path)
-    with file_limits():  # one budget for the file: its read and its rules (kvlint.limits)
+    with file_limits():  # one budget for the file's read, renewed once for its rules (kvlint.limits)
         try:
             _lint_file(path, config, options, resolver, out)
         except LimitExceeded as exc:  # what the launches checked so far left stays; their findings go
@@ -168,6 +168,7 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolv
     if read is None or read.skipped:
         return
     out.linted = True
+    limits.renew()  # the rules' own allowance: many launches must not be cut short by the read's work
     out.passed_over = sum(1 for f in read.findings if f.code == PASSED_OVER)
     codes = _codes(config, options, path)
     readers = [_reseverity(f, config) for f in read.findings if f.code in codes]

@@ -318,3 +318,72 @@ def test_utf16_and_utf32_with_a_byte_order_mark_are_read(tmp_path, capsys, codec
     main(["check", "--gpu", "H100", str(tmp_path / "w.sh")])
     out, err = capsys.readouterr()
     assert "w.sh:1:42: KV101" in out and "binary" not in out + err
+
+
+def _spin(seconds: float) -> None:
+    import time
+
+    from kvlint import limits
+
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        limits.check()
+
+
+def test_garbage_collection_is_not_charged_to_the_file():
+    """A gen-2 pass walks everything the process holds (a long test session failed CI this way): it is refunded."""
+    import gc
+    import time
+
+    from kvlint import limits
+
+    held = [[i] for i in range(300_000)]  # enough objects that one full pass takes a while
+    start = time.thread_time()
+    gc.collect()
+    one_pass = time.thread_time() - start
+    with limits.file_limits(seconds=max(0.05, one_pass)):
+        for _ in range(6):
+            gc.collect()  # six passes: far over the budget, all of it collector time
+        limits.check()
+        _spin(0.01)
+        with pytest.raises(limits.LimitExceeded, match="s of CPU"):
+            _spin(one_pass + 0.3)  # the file's own work still runs out
+    assert held
+
+
+def test_the_rules_get_an_allowance_of_their_own_once():
+    from kvlint import limits
+
+    with limits.file_limits(seconds=0.1):
+        _spin(0.08)  # the read: most of its budget
+        limits.renew()
+        _spin(0.08)  # the rules: under their own, over what the read left
+        with pytest.raises(limits.LimitExceeded, match="s of CPU"):
+            _spin(0.2)
+    limits.renew()  # outside a file: nothing to renew
+    with limits.file_limits(seconds=0):
+        limits.renew()  # the budget off stays off
+        limits.check()
+
+
+def test_check_renews_the_budget_between_a_files_read_and_its_rules(tmp_path, capsys, monkeypatch):
+    """Read and rules each spend 60 % of the budget: no KV001 (one shared budget would have cut the file)."""
+    from kvlint import lint as lint_module
+    from kvlint.launches import shellfile
+
+    real_read, real_resolve = shellfile.read_shell, lint_module.Resolver.resolve
+
+    def read_shell(path, text, index=None, **kwargs):
+        _spin(0.3)
+        return real_read(path, text, index, **kwargs)
+
+    def resolve(self, dep, config):
+        _spin(0.3 if dep.path.endswith("a.sh") else 0)
+        return real_resolve(self, dep, config)
+
+    monkeypatch.setattr(shellfile, "read_shell", read_shell)
+    monkeypatch.setattr(lint_module.Resolver, "resolve", resolve)
+    monkeypatch.setenv("KVLINT_FILE_SECONDS", "0.5")
+    (tmp_path / "a.sh").write_text(GOOD_SH)
+    _, found = _findings(capsys, tmp_path)
+    assert "KV105" in [f["code"] for f in found] and "KV001" not in [f["code"] for f in found]

@@ -72,7 +72,8 @@ def test_examples_same_bytes_with_workers(tmp_path, counted, redone, monkeypatch
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_corpus_same_bytes_with_workers(tmp_path, counted, redone, shared_dir, fmt):
+def test_corpus_same_bytes_with_workers(tmp_path, counted, redone, shared_dir, fmt, monkeypatch):
+    monkeypatch.setenv("KVLINT_FILE_SECONDS", "30")  # the subject is equality; test_lint_limits tests the budget
     corpus = str(shared_dir / "corpus")
     serial = _report(tmp_path, corpus, fmt, 1)
     for jobs in (2, 3):

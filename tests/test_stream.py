@@ -28,6 +28,9 @@ def _both(target: str, fmt: str, jobs: int = 1) -> tuple[str, str]:
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # these tests compare two runs of the corpus; the per-file CPU budget is tested in test_lint_limits, and
+    # a file near it on a slow runner must not make the two runs differ (it did once, in CI, on kubeai)
+    monkeypatch.setenv("KVLINT_FILE_SECONDS", "30")
     monkeypatch.chdir(REPO)
 
 
