@@ -99,6 +99,8 @@ class _State:
     built: dict[str, str] = field(default_factory=dict)  # image tag -> the Dockerfile an earlier `docker build -t` used
     folders: dict[str, str] = field(default_factory=dict)  # NAME -> the folder it holds, relative to the script's
     # (`SCRIPT_DIR=$(dirname "$0")`: "."): where `source "$SCRIPT_DIR/config.sh"` looks (kvlint.launches.sourced)
+    defaulted: set[str] = field(default_factory=set)  # names holding a default the caller may override
+    # (`V=${1:-base}`, `MODE=${MODE:-serve}`): a `case` on one still has alternatives (see _case_arm)
 
 
 def unread_in(m: Mapped, env: dict[str, str] | None = None) -> tuple[list[FoundLaunch], list[str], list[tuple]]:
@@ -196,8 +198,11 @@ def _looks_like_flag(zeroth: str) -> bool:
 def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped | None = None) -> None:
     """`if` / `case` open a block whose commands run only sometimes; `fi` / `esac` close it. The arms of an `if`
     (`then`, each `elif`, `else`) and of a `case` (each `pattern)`) are kept apart: what each assigns is a
-    candidate value of its variables. A `case` whose subject the script fixes (`V="${1:-instruct}"; case "$V"
-    in instruct) ...`) runs the first arm whose patterns match it, and only that one."""
+    candidate value of its variables. A `case` whose subject the script fixes (`V=instruct; case "$V" in
+    instruct) ...`) runs the first arm whose patterns match it, and only that one; a subject that is a default
+    the caller may override (`V="${1:-base}"`) picks the arm whose assignments hold after the statement, and the
+    other arms' commands are alternatives the caller can choose (each is a launch), read with their own
+    assignments."""
     head = words[0].literal if words else None
     top = state.arms[-1] if state.arms else None
     if head in ("if", "case"):
@@ -206,40 +211,83 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
         if head == "case" and len(words) > 2 and m is not None:
             subject = _joined(words[1], m, state.env, state.positional)
             state.arms[-1].subject = subject.text if subject.resolved and "$" not in subject.text else None
+            state.arms[-1].soft = _caller_may_set(words[1], state)
             if sep == ")" and len(words) > 3:
-                _case_arm(state.arms[-1], [w.literal for w in words[3:]])
+                _case_arm(state.arms[-1], [w.literal for w in words[3:]], state)
     elif top is not None and (head in ("elif", "else") if top.kind == "if" else sep == ")"):
         top.arms.append({})  # `elif`, `else`; a case's `chat)`, `a|b)`: the next arm
         if top.kind == "case" and len(words) == 1:  # a pattern is one word (a body's `(cd x; cmd)` is not one)
-            _case_arm(top, [*top.pending, words[0].literal])
+            _case_arm(top, [*top.pending, words[0].literal], state)
     elif top is not None and top.kind == "case" and sep == "|" and len(words) == 1:
         top.pending.append(words[0].literal)  # `a|b)`: the alternatives before the last
         return
     elif head in ("fi", "esac") and state.conditional > 0:
         state.conditional -= 1
         if top is not None and top.kind == ("if" if head == "fi" else "case"):
+            _end_aside(top, state)
             _close(state.arms.pop(), state)
     if top is not None and top.kind == "case":
         top.pending = []
 
 
-def _case_arm(statement: _Arms, patterns: list[str | None]) -> None:
+def _case_arm(statement: _Arms, patterns: list[str | None], state: _State) -> None:
     """A new arm of a `case`: dead when the subject is known and the arm cannot run (an earlier arm matched it, or
-    every pattern is a literal glob that does not); a pattern with an expansion may match, so the arm runs."""
+    every pattern is a literal glob that does not); a pattern with an expansion may match, so the arm runs.
+    When the subject is only a default (`soft`), a dead arm is read aside instead: its commands are launches the
+    caller can choose, and what it assigns is undone at its end, so the default's arm alone sets the variables."""
     statement.pending = []
+    _end_aside(statement, state)
     if statement.subject is None:
         return
+    statement.dead = _arm_dead(statement, patterns)
+    if statement.dead and statement.soft:
+        statement.dead = False
+        statement.aside = _Aside(dict(state.env), dict(state.arrays), list(state.closed),
+                                 [(s, [dict(a) for a in s.arms], dict(s.before)) for s in (*state.closed, *state.arms)])
+
+
+def _arm_dead(statement: _Arms, patterns: list[str | None]) -> bool:
+    """Whether this arm cannot run for the statement's known subject (and note a match for the arms after it)."""
     if statement.matched:
-        statement.dead = True
-        return
+        return True
     import fnmatch
 
     literal = [p.strip("\"'") for p in patterns if p is not None]
     if len(literal) < len(patterns) or not literal:
-        statement.dead = False
+        return False
+    statement.matched = any(fnmatch.fnmatchcase(str(statement.subject), p) for p in literal)
+    return not statement.matched
+
+
+def _end_aside(statement: _Arms, state: _State) -> None:
+    """Undo what an arm read aside assigned (see _case_arm): the variables, arrays and arms' candidates as before."""
+    aside, statement.aside = statement.aside, None
+    if aside is None:
         return
-    statement.matched = any(fnmatch.fnmatchcase(statement.subject, p) for p in literal)
-    statement.dead = not statement.matched
+    state.env, state.arrays, state.closed = aside.env, aside.arrays, aside.closed
+    for other, arms, before in aside.statements:
+        kept = len(arms) if other is not statement else len(arms) - 1  # this statement's aside arm: now empty
+        other.arms[:kept] = arms[:kept]
+        if other is statement and kept < len(other.arms):
+            other.arms[kept] = {}
+        other.before = before
+
+
+def _caller_may_set(word: Word, state: _State) -> bool:
+    """A `case` subject the caller can change: a default (`${1:-x}`, `${MODE:-serve}`) or a name holding one."""
+    return any(part.kind == "var" and (part.op in _DEFAULT_OPS or part.text in state.defaulted)
+               for part in word.parts)
+
+
+_DEFAULT_OPS = frozenset({":-", "-", ":=", "="})
+
+
+def _note_default(word: Word, name: str, state: _State) -> None:
+    """Remember whether `name` now holds a default its caller may override (`V=${1:-x}`), for _caller_may_set."""
+    if _caller_may_set(word, state):
+        state.defaulted.add(name)
+    else:
+        state.defaulted.discard(name)
 
 
 def _in_dead_arm(state: _State) -> bool:
@@ -248,6 +296,17 @@ def _in_dead_arm(state: _State) -> bool:
 
 MAX_CLOSED = 16  # the latest `if` / `case` statements whose arms are remembered (a launch reads its variables')
 MAX_ARMS = 8  # arms read per launch
+
+
+@record(frozen=False)
+class _Aside:
+    """What an arm read aside must leave as it found: the variables, arrays, closed statements, and each
+    statement's arms and saved values."""
+
+    env: dict[str, str]
+    arrays: dict[str, tuple[Field, ...]]
+    closed: list[_Arms]
+    statements: list[tuple[_Arms, list[dict[str, tuple[str, int]]], dict[str, str | None]]]
 
 
 @record(frozen=False)
@@ -261,6 +320,8 @@ class _Arms:
     subject: str | None = None  # a `case` whose word the script fixes: the arm that runs is known
     matched: bool = False  # an earlier arm matched the subject: the later ones never run
     dead: bool = False  # the current arm never runs
+    soft: bool = False  # the subject is a default the caller may override: dead arms are read aside
+    aside: _Aside | None = None  # the current arm is read aside: what to restore at its end
     pending: list[str | None] = field(default_factory=list)  # `a|b)`: the alternatives read before the last
 
     def environment(self, k: int, env: dict[str, str]) -> dict[str, str]:
@@ -348,6 +409,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             i += 1
             continue
         name, value = _assignment(words[i], m, {**state.env, **local}, state.positional)
+        _note_default(words[i], name, state)
         raw = m.text[words[i].start:words[i].end]
         if name in state.folders or "dirname" in raw or "BASH_SOURCE" in raw or (state.folders and "$" in raw):
             _script_folder(name, raw, state)
@@ -743,6 +805,7 @@ def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
             _array_assignment(w, m, state.env, state)
         elif _ASSIGN.match(w.literal or _first_lit(w)):
             name, value = _assignment(w, m, state.env, state.positional)
+            _note_default(w, name, state)
             _assigned(name, value, m.at(w.start)[0], state)
             if value is None:
                 state.env.pop(name, None)

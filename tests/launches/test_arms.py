@@ -136,3 +136,15 @@ def test_a_case_on_a_value_the_script_fixes_runs_the_arm_that_matches():
 def test_a_subshell_in_the_matching_arm_is_not_read_as_a_pattern():
     lens = [d.get("max_model_len") for d in _deps("case-subshell.sh")]
     assert lens == [1024, 2048]
+
+
+def test_a_case_on_a_callers_default_keeps_every_arms_command_as_an_alternative():
+    """`VARIANT=${1:-baseline}; case "$VARIANT" in baseline) exec launch ;; eagle) exec launch --speculative... ;;`:
+    two launches (sample I read one, the default's), each with its arm's values; after `esac` the default's arm
+    alone holds (LEN 4096, DRAFT unset), as for a case whose arms only assign (case-subject.sh)."""
+    base, eagle, after = _deps("case-alternatives.sh")
+    assert (base.get("context_length"), base.get("speculative_algorithm")) == (4096, None)
+    assert (eagle.get("context_length"), eagle.get("speculative_algorithm")) == (2048, "EAGLE")
+    assert eagle.get("speculative_draft_model_path") == "/models/draft"
+    assert after.get("max_model_len") == 4096
+    assert (after.model, after.model_resolved) == ("org/after${DRAFT}", False)
