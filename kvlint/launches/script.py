@@ -935,6 +935,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return wrapped
         elif head in ("sh", "bash", "zsh") and depth < MAX_DEPTH:
             return _shell_c(fields, i, env, depth, state)
+        elif head.endswith(".sh") and depth < MAX_DEPTH and (wrapped := _wrapping_script(fields, i, env, depth,
+                                                                                        state)) is not None:
+            return wrapped
         elif head == "eval" and depth < MAX_DEPTH:
             return _eval(fields[i + 1 :], env, depth, state)
         elif head in ("docker", "podman", "nerdctl", "kubectl", "oc") and wrappers.exec_command(fields, i):
@@ -1022,7 +1025,22 @@ def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state
                 return launches[-1] if launches else None
             return None
         j += 1
-    return None
+    return _wrapping_script(fields, j, env, depth, state) if j < len(fields) else None
+
+
+def _wrapping_script(fields: list[Field], j: int, env: dict[str, str], depth: int,
+                     state: _State | None) -> FoundLaunch | None:
+    """`bash /scripts/entrypoint.sh python3 -m sglang.launch_server ...`, `./with-secrets.sh vllm serve M`: a
+    script handed a whole engine command as its arguments is a wrapper that runs them (`exec "$@"`, the way images
+    load secrets or set up first); the launch is those arguments. A script with other arguments is not read."""
+    rest = list(fields[j + 1 :])
+    if not rest or detect([f.token() for f in _program_named(rest)]) is None:
+        return None
+    found = launch_in_argv(rest, env, depth + 1, state)
+    if found is None:
+        return None
+    note = f"run through {fields[j].text}, read as a wrapper that runs the command it is given (`exec \"$@\"`)"
+    return replace(found, notes=(*found.notes, note))
 
 
 def _string_command(word: Field, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:

@@ -1,0 +1,23 @@
+"""A script handed a whole engine command as its arguments (`exec "$@"` wrappers that load secrets or set up
+first) is not the launch: the command it is given is (sample H's java-alchemist compose service ran
+`entrypoint: ["/bin/bash", "/scripts/entrypoint.sh"]` with the SGLang command as `command:`, and was passed over)."""
+
+from __future__ import annotations
+
+from kvlint.launches import read_path
+from tests.launches.test_docker_and_positional import FIX, _at
+
+
+def test_a_compose_entrypoint_script_runs_the_engine_command_it_is_given():
+    result = read_path(str(FIX / "wrapped" / "compose-entrypoint-script.yml"))
+    (dep,) = result.deployments
+    assert (dep.engine, dep.engine_version, dep.model, _at(dep.model_span)) == \
+        ("sglang", "0.5.14", "facebook/opt-125m", (13, 59))
+    assert any("read as a wrapper that runs the command it is given" in n for n in dep.notes)
+
+
+def test_a_wrapper_script_in_a_shell_file_and_one_with_other_arguments():
+    result = read_path(str(FIX / "wrapped" / "wrapper-scripts.sh"))
+    got = [(d.engine, d.model, _at(d.model_span)) for d in result.deployments]
+    assert got == [("vllm", "Qwen/Qwen2.5-7B-Instruct", (3, 30)), ("vllm", "Qwen/Qwen2.5-1.5B-Instruct", (4, 80))]
+    assert result.deployments[0].get("max_model_len") == 8192
