@@ -914,6 +914,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head in wrappers.CONTAINERS and wrappers.container_image(fields, i) is not None:
             inside = _container(fields, wrappers.container_image(fields, i) or (i, ""), env, depth, state)
             return _with_allocation(inside, gpus, nodes)
+        elif head in ("hf", "huggingface-cli") and wrappers.hf_job_image(fields, i) is not None:
+            inside = _container(fields, wrappers.hf_job_image(fields, i) or (i, ""), env, depth, state)
+            return _with_allocation(inside, gpus, nodes)
         elif head == "enroot" and wrappers.enroot_image(fields, i) is not None:
             inside = _container(fields, wrappers.enroot_image(fields, i) or (i, ""), env, depth, state)
             return _with_allocation(inside, gpus, nodes)

@@ -64,13 +64,27 @@ def container_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:
     return (j, verb) if j < len(fields) else None
 
 
+def hf_job_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:
+    """`hf jobs run [options] [--] IMAGE COMMAND...` at `i` (Hugging Face Jobs: a container run with a command, as
+    `docker run` is; `uvx hf ...` reaches here with `uvx` peeled): (index of IMAGE, "exec"), else None. The
+    command after the image is what the job runs (`bash -c '... vllm serve ...'`)."""
+    if fields[i].text.rsplit("/", 1)[-1] not in ("hf", "huggingface-cli") or i + 2 >= len(fields):
+        return None
+    if fields[i + 1].text != "jobs" or fields[i + 2].text != "run":
+        return None
+    values, _ = _container_options("hf-jobs")
+    j = _skip(fields, i + 3, values)
+    j += j < len(fields) and fields[j].text == "--"
+    return (j, "exec") if j + 1 < len(fields) else None
+
+
 @cache
-def _container_options() -> tuple[frozenset[str], frozenset[str]]:
-    """(options taking a value, options taking none) of apptainer / singularity, from
+def _container_options(launcher: str = "apptainer") -> tuple[frozenset[str], frozenset[str]]:
+    """(options taking a value, options taking none) of apptainer / singularity (or `hf jobs run`), from
     kvlint/data/container_options.json (their documented list)."""
     from kvlint.data import load_json
 
-    table = load_json("container_options.json")["apptainer"]
+    table = load_json("container_options.json")[launcher]
     return frozenset(table["value"]), frozenset(table["flag"])
 
 
