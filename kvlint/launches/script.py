@@ -103,10 +103,12 @@ class _State:
     # (`V=${1:-base}`, `MODE=${MODE:-serve}`): a `case` on one still has alternatives (see _case_arm)
 
 
-def unread_in(m: Mapped, env: dict[str, str] | None = None) -> tuple[list[FoundLaunch], list[str], list[tuple]]:
+def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, str] | None = None,
+              ) -> tuple[list[FoundLaunch], list[str], list[tuple]]:
     """run_script's launches and notes, and the commands that run an engine's entry point but gave no launch:
-    (place, the engine words, the program that ran them)."""
-    state = _State(with_supplied(env or {}), named=engines_named(m.text))
+    (place, the engine words, the program that ran them). `runtime`: variables the script starts with whose
+    value is only known when it runs (name -> why: a Makefile's `$(shell ...)`), said as such at a launch."""
+    state = _State(with_supplied(env or {}), named=engines_named(m.text), runtime=dict(runtime or {}))
     _read(m, state, 0)
     return state.launches, state.notes, state.unread
 
@@ -702,6 +704,9 @@ def _note_unread(fields: list[Field], state: _State) -> None:
     given to a program that only prints or searches is not a command."""
     if not fields or fields[0].text.rsplit("/", 1)[-1] in _NAMES_ONLY or fields[0].text.startswith(("log", "_log")):
         return
+    if fields[0].text.rsplit("/", 1)[-1] in RUNNERS and is_run(fields, 0) is not None:
+        _note_unread_container(fields, state)
+        return
     for k, f in enumerate(fields[:-1]):
         base, nxt = f.text.rsplit("/", 1)[-1], fields[k + 1].text
         if (base in ("vllm", "sglang") and nxt == "serve") or (f.text == "-m" and nxt in _MODULES):
@@ -709,6 +714,21 @@ def _note_unread(fields: list[Field], state: _State) -> None:
             if span is not None:
                 state.unread.append((span, f"{base} {nxt}" if f.text != "-m" else nxt, fields[0].text))
             return
+
+
+def _note_unread_container(fields: list[Field], state: _State) -> None:
+    """`docker run --name vllm-serve ... $(LOCAL_IMAGE) $(MODEL_FROM_PROFILE)`: a container its own name says is an
+    engine's, from an image kvlint cannot read a launch from (the repository's own, its arguments unknown until it
+    runs). Remembered at the image like an unread entry point, never passed over because its neighbours were read."""
+    from kvlint.engines import ENGINE_NAMES
+    from kvlint.launches import docker_run as dr
+
+    opts, i = dr.read_options(fields, is_run(fields, 0) or 0, "")
+    name = (opts.name or "").lower()
+    span = fields[i].span if i < len(fields) else None
+    if span is None or not any(e in name for e in ENGINE_NAMES):
+        return
+    state.unread.append((span, fields[i].text, f"{fields[0].text} run --name {opts.name}"))
 
 
 def _globals_back(sub: _State, caller: _State) -> None:

@@ -56,6 +56,44 @@ def test_makefile_recipes_are_scripts_with_the_files_variables():
     assert bench.get("tp_size") == 4 and _at(bench.settings["tp_size"].span) == (11, 68)
 
 
+def test_make_conditionals_are_alternatives_each_read_with_its_branchs_variables():
+    result = read_path(str(FIX / "conditionals.mk"))
+    got = [(d.engine, d.model, _at(d.model_span)) for d in result.deployments]
+    assert got == [  # MODEL is set under `ifdef BIG` and `else`: a launch per model, each with its branch's LEN
+        ("sglang", "org/big-model", (30, 46)), ("sglang", "org/small-model", (30, 46)),
+        ("vllm", "org/big-model", (33, 11)), ("vllm", "org/small-model", (33, 11)),
+        ("vllm", "${PROFILE_MODEL}", (38, 43)),
+    ]
+    big, small, hf = result.deployments[2:]
+    assert (big.get("max_model_len"), small.get("max_model_len")) == (32768, 8192)
+    assert _at(big.settings["max_model_len"].span) == (33, 20)  # `$(ARGS)`: `=` and `export ... +=` expanded
+    assert big.get("tensor_parallel_size") == 2 and result.deployments[0].get("tp_size") == 2  # `override TP := 2`
+    assert (big.engine_version, hf.engine_version) == ("0.9.2", "0.9.2")  # `IMAGE ?=`, `hf jobs run -- $(IMAGE)`
+    # a `$(shell ...)` value is unresolved and says why; the hf-jobs launch differs by LEN only: one launch
+    assert not hf.model_resolved and hf.get("max_model_len") == 8192
+    assert any("make's $(shell ...) at line 10" in n for n in hf.notes)
+    # the PROFILE branch runs the repository's own image with a model make computes: said at its place
+    said = [(f.code, _at(f.span)) for f in result.findings]
+    assert said == [("KV008", (27, 3))] and "docker run --name vllm-serve" in result.findings[0].message
+
+
+def test_make_branches_past_define_bodies_nesting_and_contradictions():
+    text = ("define USAGE\nelse\nendif\n\tvllm serve org/in-define\nendef\n"
+            "ifndef MODEL\nMODEL = org/default\nifdef MODEL\nserve-dead:\n\tvllm serve org/dead\nendif\nendif\n"
+            "ifeq \"$(GPU)\" \"a100\"\nLEN := 32768\nendif\n"
+            "serve:\n# a comment line among recipe lines ends nothing\n\tvllm serve $(MODEL) \\\n\t  --max-model-len $(LEN)\n")
+    result = read_path("Makefile", text)
+    deps = result.deployments
+    # the define body is a value, not a recipe (its engine command is said at its place, never passed over); `ifdef MODEL` inside `ifndef MODEL` is never read; the recipe
+    # outside every conditional is read both ways of `ifndef MODEL` (the model differs: two launches, a line that
+    # continues over `\` at its columns) and of `ifeq`, whose arms differ by LEN only (one launch, the last arm's)
+    assert [(d.model, _at(d.model_span)) for d in deps] == [("${MODEL}", (18, 13)), ("org/default", (18, 13))]
+    assert [_at(d.settings["max_model_len"].span) for d in deps] == [(19, 20), (19, 20)]
+    assert not deps[1].settings["max_model_len"].resolved
+    assert [(f.code, _at(f.span)) for f in result.findings] == [("KV008", (4, 2))]
+    assert "through `define USAGE`" in result.findings[0].message
+
+
 def test_justfile_recipes_see_just_variables_and_prefix_assignments():
     first, second = _deps("Justfile")
     assert (first.model, _at(first.model_span)) == ("org/just-model", (4, 23))  # `{{model}}`
