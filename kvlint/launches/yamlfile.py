@@ -29,6 +29,14 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:
+            if _installs_chart(doc):
+                from kvlint.launches.charts import gitops
+
+                deps, why = gitops.read(yf, doc)
+                out.extend(deps)
+                notes.extend(why)
+                if deps:
+                    continue
             out.extend(_by_kind(yf, doc) or read_k8s(yf, doc) or _launch_strings(yf, doc) or _structured(yf, doc))
         else:
             deps, why = _not_kubernetes(yf, doc, as_vllm_config)
@@ -145,6 +153,16 @@ def _by_kind(yf: YamlFile, doc: YNode) -> list[Deployment]:
 
         return kaito.read_workspace(yf, doc)
     return []
+
+
+def _installs_chart(doc: YNode) -> bool:
+    """An Argo CD Application / ApplicationSet or a Flux HelmRelease: a chart installed with values written in the
+    object (kvlint.launches.charts.gitops)."""
+    kind_node, api_node = doc.get("kind"), doc.get("apiVersion")
+    kind = kind_node.text if kind_node is not None and kind_node.is_scalar else ""
+    api = api_node.text if api_node is not None and api_node.is_scalar else ""
+    return (kind in ("Application", "ApplicationSet") and api.startswith("argoproj.io/")) or (
+        kind == "HelmRelease" and "fluxcd" in api)
 
 
 def _is_aibrix_template(item: YNode) -> bool:
