@@ -33,7 +33,9 @@ def test_values_object_multi_source_applicationset_and_flux_helmrelease():
     multi, per_cluster, flux = _read("argocd-objects.yaml")
     assert (multi.model, _at(multi.model_span), multi.gpu_count) == ("org/multi", (18, 27), 2)
     assert multi.get("tensor_parallel_size") == 2 and _at(multi.settings["tensor_parallel_size"].span) == (23, 39)
+    # the ApplicationSet's values hold a `{{release}}` of its generator: kept as unresolved text, the rest read
     assert (per_cluster.model, _at(per_cluster.model_span)) == ("org/set", (39, 29))
+    assert (per_cluster.image, per_cluster.engine_version) == ("vllm/vllm-openai:{{release}}", None)
     assert (flux.model, _at(flux.model_span), flux.get("max_model_len")) == ("org/flux", (58, 21), 8192)
     assert _at(flux.settings["max_model_len"].span) == (61, 26)
 

@@ -31,10 +31,16 @@ def read_rayservice(yf: YamlFile, doc: YNode) -> list[Deployment]:
 
 
 def embedded(yf: YamlFile, node: YNode) -> YamlFile:
-    """Parse a literal block scalar as YAML in place: other lines blanked so spans stay exact."""
+    """Parse a literal block scalar as YAML in place: other lines blanked so spans stay exact. A block holding
+    `{{ }}` (an Argo CD ApplicationSet's template) is composed as a chart template is, each expression kept as
+    unresolved text (kvlint.launches.helm_chart.parse_template)."""
     lines = yf.text.split("\n")
     first, last = node.span.line, node.span.end_line
     keep = "\n".join(lines[first : last if node.span.end_col > 1 else last - 1])
+    if "{{" in keep:
+        from kvlint.launches.helm_chart import parse_template
+
+        return parse_template(yf.path, "\n" * first + keep)
     return parse_yaml(yf.path, "\n" * first + keep)
 
 
