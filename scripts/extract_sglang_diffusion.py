@@ -208,7 +208,8 @@ def merge(wheels: list[Path]) -> dict[str, Any]:
                   f"read with ast from the sglang {', '.join(versions)} wheels by scripts/extract_sglang_diffusion.py",
         "allow_abbrev": True, "underscore_to_dash": False, "dotted_json_keys": False,
         "positional_model": "model_path", "model_dest": "model_path",
-        "flags": kept, "removed": [], "dynamic_options": dynamic, "model_ids": sorted(ids, key=lambda i: (i.lower(), i)),
+        "flags": kept, "removed": [], "dynamic_options": dynamic,
+        "model_ids": sorted(ids, key=lambda i: (i.lower(), i)),
         "serve_dispatch": {"option": "--model-type", "diffusion": "diffusion", "llm": "llm"},
     }
 

@@ -41,8 +41,9 @@ def test_unknown_flags_match_markers(name):
 @pytest.mark.parametrize("name", ("minimax.sh", "unknown-flag.sh", "module.sh"))
 def test_diffusion_launches_are_not_sized_and_say_why(name):
     result = lint([str(FIX / name)], LintOptions())
-    assert {f.code for f in result.findings} <= {"KV004"}  # no KV002 for the model, no capacity rule, no sweep
+    assert {f.code for f in result.findings} <= {"KV004", "KV010"}  # no KV002 for the model, no capacity rule
     assert result.launches and all(s.skip_kind == "no-kv-cache" for s in result.launches)
+    assert len([f for f in result.findings if f.code == "KV010"]) == len(result.launches)  # one info each
     assert result.launches[0].skipped_because == "SGLang's diffusion server: no KV cache to size"
 
 
