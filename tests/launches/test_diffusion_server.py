@@ -23,7 +23,7 @@ from kvlint.launches import read_path
 from kvlint.lint import LintOptions, lint
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "diffusion"
-FILES = ("minimax.sh", "unknown-flag.sh", "llm-typo.sh", "module.sh")
+FILES = ("minimax.sh", "unknown-flag.sh", "llm-typo.sh", "module.sh", "deployment.yaml")
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +38,7 @@ def test_unknown_flags_match_markers(name):
     assert {(f.span.line, f.span.col, f.code) for f in result.findings} == expected(path)
 
 
-@pytest.mark.parametrize("name", ("minimax.sh", "unknown-flag.sh", "module.sh"))
+@pytest.mark.parametrize("name", ("minimax.sh", "unknown-flag.sh", "module.sh", "deployment.yaml"))
 def test_diffusion_launches_are_not_sized_and_say_why(name):
     result = lint([str(FIX / name)], LintOptions())
     assert {f.code for f in result.findings} <= {"KV004", "KV010"}  # no KV002 for the model, no capacity rule
