@@ -15,6 +15,8 @@ engine's own server, whose table then reports a mistyped flag as before.
 
 from __future__ import annotations
 
+import re
+
 from kvlint.engines.registered import facts
 from kvlint.flags.flag_table import FlagTable, dynamic_option, flag_table, match, server_data, servers
 
@@ -69,7 +71,11 @@ def _model(engine: str, server: str, args: list[str]) -> str | None:
 
 def _registered(engine: str, server: str, model: str) -> bool:
     """The server's registry names the model: its Hub id, or the same repository name under another owner or a
-    local folder (`/models/MiniMax-H3`), compared without case as the registry does."""
+    local folder (`/models/MiniMax-H3`, a Hub cache's `models--ORG--NAME/snapshots/<hash>`), compared without case
+    as the registry does."""
+    cached = re.search(r"models--([^/]+)--([^/]+)", model)  # a Hugging Face cache folder (snapshots/<hash>)
+    if cached is not None:
+        model = f"{cached.group(1)}/{cached.group(2)}"
     name = model.rstrip("/").rsplit("/", 1)[-1].lower()
     ids = server_data(engine, server).get("model_ids", ())
     return any(model.lower() == i.lower() or name == i.rsplit("/", 1)[-1].lower() for i in ids)

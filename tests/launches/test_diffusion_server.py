@@ -62,6 +62,8 @@ def test_minimax_shape_reads_every_flag_with_the_diffusion_table():
 @pytest.mark.parametrize(("argv", "server"), [
     ("serve --model-path MiniMaxAI/MiniMax-H3 --port 1", "diffusion"),  # the registry names the model
     ("serve /models/minimax-h3 --port 1", "diffusion"),  # its repository name, in a local folder
+    ("serve /hf/hub/models--Qwen--Qwen-Image/snapshots/0a1b --port 1", "diffusion"),  # in the Hub's cache
+    ("serve /hf/hub/models--Qwen--Qwen3-8B/snapshots/0a1b --port 1", None),
     ("serve --model-path my/model --num-gpus 2", "diffusion"),  # a flag only the diffusion server takes
     ("serve --model-path my/model --num-gpus 2 --mem-fraction-static 0.8", None),  # and one only the LLM server takes
     ("serve --model-path my/model --port 1", None),  # nothing says diffusion
