@@ -120,6 +120,8 @@ class Deployment:
     disabled: Span | None = None  # the entry's own `enabled: false` (a chart default, not deployed as written)
     runner: str | None = None  # the project runner the engine is started through (`uv run`: "uv"): its lock decides
     # the release (kvlint.resolve.project)
+    server: str | None = None  # another server of the engine the launch starts ("diffusion": sglang.multimodal_gen,
+    # no KV cache; kvlint.flags.server), None for the engine's own
 
     def resolved_values(self) -> dict[str, Any]:
         """Canonical name -> value of the settings that are not unresolved expressions."""

@@ -132,7 +132,7 @@ def warm() -> None:
     import kvlint.launches.yamlfile  # noqa: F401
     from kvlint import suppress  # noqa: F401
     from kvlint.engines import all_engines
-    from kvlint.flags.flag_table import flag_table
+    from kvlint.flags.flag_table import flag_table, servers
     from kvlint.gpus import all_gpus
     from kvlint.launches import compose, groups, helm, k8s, kinds, named, shellfile, skypilot, vllm_config  # noqa: F401
     from kvlint.memory.nonkv import coefficients
@@ -142,6 +142,8 @@ def warm() -> None:
 
     for engine in all_engines():
         flag_table(engine.name)
+        for server in servers(engine.name):  # read on every `sglang serve` launch (kvlint.flags.server)
+            flag_table(engine.name, server)
         engine.release(None)
     all_gpus()
     vllm_version(None)

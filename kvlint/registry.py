@@ -378,6 +378,8 @@ def _run(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
             continue  # an input the rule needs is missing (one set test per rule, none when nothing is)
         if unresolved and any(ctx.engine.setting(role) in unresolved for role in r.reads):
             continue  # never the engine default in place of a value the file leaves to its deploy tooling
+        if r.reads and ctx.deployment.server is not None:
+            continue  # the roles (tp, max_len ...) are the engine's own server's settings, not another server's
         yield from r.check(ctx)
 
 

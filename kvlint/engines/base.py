@@ -117,6 +117,11 @@ class Engine(Protocol):
         """The engine's option table (kvlint/data/<facts.FLAGS_FILE>), as its parser reads it."""
         ...
 
+    def unsized_server(self, server: str | None) -> str | None:
+        """Why a launch of another server of the engine is not sized (SGLang's diffusion server has no KV cache),
+        or None: the engine's own server, sized as usual."""
+        ...
+
     def non_kv_coefficients(self) -> dict[str, Any]:
         """The coefficients of its non-KV estimate (nonkv.py: kvlint/data/nonkv.json)."""
         ...
@@ -144,6 +149,14 @@ class RoleTable:
         from kvlint.engines.architectures import retired
 
         return retired(self.name, architecture, version)
+
+    def unsized_server(self, server: str | None) -> str | None:
+        from kvlint.engines.registered import facts
+
+        if server is None:
+            return None
+        reasons: dict[str, str] = getattr(facts(self.name), "UNSIZED_SERVERS", {})
+        return reasons.get(server)
 
     def flag_table(self) -> FlagTable:
         from kvlint.flags.flag_table import flag_table

@@ -91,6 +91,9 @@ class FlagTable:
     underscore_to_dash: bool
     dotted_json_keys: bool
     model_dest: str
+    server: str | None = None  # a second server the engine starts with a parser of its own (None: the engine's)
+    # option families it takes undeclared: (prefix, suffix, takes_value) with takes_value True | False | "optional"
+    dynamic: tuple[tuple[str, str, bool | str], ...] = ()
 
     @property
     def flags(self) -> tuple[FlagSpec, ...]:
@@ -109,21 +112,49 @@ def _spec(entry: dict) -> FlagSpec:
     )
 
 
-@lru_cache(maxsize=2)
-def flag_table(engine: str) -> FlagTable:
-    """The engine's option table, loaded once from package data."""
+@lru_cache(maxsize=4)
+def flag_table(engine: str, server: str | None = None) -> FlagTable:
+    """The engine's option table, loaded once from package data; `server` names another server the engine starts
+    with a parser of its own (`sglang serve` on a diffusion model: facts.SERVERS)."""
     if engine not in engine_names():
         raise UnknownFlagError(f"unknown engine {engine!r}: expected one of {', '.join(engine_names())}")
-    data = _data(engine)
+    data = server_data(engine, server) if server else _data(engine)
     removed = {opt: r for r in data["removed"] for opt in r["options"]}
+    dynamic = tuple((d.get("prefix", ""), d.get("suffix", ""), d["takes_value"])
+                    for d in data.get("dynamic_options", ()))
     return FlagTable(engine, data["version"], Specs(data["flags"]), removed, data["underscore_to_dash"],
-                     data["dotted_json_keys"], data["model_dest"])
+                     data["dotted_json_keys"], data["model_dest"], server, dynamic)
 
 
 @lru_cache(maxsize=2)
 def _data(engine: str) -> dict[str, Any]:
     """The engine's table as package data holds it, parsed once (read-only: the specs and on_release share it)."""
     return load_json(facts(engine).FLAGS_FILE)
+
+
+def servers(engine: str) -> dict[str, str]:
+    """The other servers the engine starts (name -> its flag table's data file); vLLM has none."""
+    found: dict[str, str] = getattr(facts(engine), "SERVERS", {})
+    return found
+
+
+@lru_cache(maxsize=2)
+def server_data(engine: str, server: str) -> dict[str, Any]:
+    """A second server's table as package data holds it (its flags, option families, registry ids, dispatch)."""
+    files = servers(engine)
+    if server not in files:
+        raise UnknownFlagError(f"{engine} has no {server!r} server: expected one of {', '.join(files) or 'none'}")
+    return load_json(files[server])
+
+
+def dynamic_option(table: FlagTable, name: str) -> bool | str | None:
+    """Whether the server takes `name` as one of its undeclared option families (`--vae-path X`,
+    `--vae-config.key X`): its takes_value (True, False, "optional"), or None when no family has it."""
+    if not name.startswith("--"):
+        return None
+    return next((takes for prefix, suffix, takes in table.dynamic
+                 if (prefix and name.startswith(prefix) and len(name) > len(prefix))
+                 or (suffix and name.endswith(suffix) and len(name) > len(suffix) + 2)), None)
 
 
 @lru_cache(maxsize=1024)

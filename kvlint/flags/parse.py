@@ -18,12 +18,14 @@ from kvlint.flags.flag_table import (
     FlagTable,
     ambiguous_since,
     did_you_mean,
+    dynamic_option,
     flag_table,
     match,
     normalise,
 )
 from kvlint.flags.flag_values import is_unresolved, json_or_human
 from kvlint.flags.parse_state import ParseState, merge_dotted, store, store_flag, store_list
+from kvlint.flags.server import dispatch_options, server_of
 from kvlint.flags.syntax import syntax_of
 from kvlint.flags.token_spans import sub_span
 from kvlint.lazyre import lazy
@@ -43,6 +45,7 @@ class ParsedArgs:
     deprecated: list[Token] = field(default_factory=list)  # accepted flags the engine marks deprecated
     invalid: list[InvalidValue] = field(default_factory=list)  # refused values (their lines are in errors too)
     value_errors: list[str] = field(default_factory=list)  # the lines of errors that belong to `invalid`
+    server: str | None = None  # another server of the engine the launch starts (kvlint.flags.server), None: its own
 
 
 def _looks_like_option(st: ParseState, text: str) -> bool:
@@ -60,16 +63,19 @@ def parse_args(engine: str, tokens: list[Token], start: int = 0, *, positional_m
     bad values become error lines; nothing raises. `positional_model` defaults to the engine's rule:
     vLLM always, SGLang only after `sglang serve`.
     """
+    after_serve = start > 0 and tokens[start - 1].text == "serve"
     if positional_model is None:
-        after_serve = start > 0 and tokens[start - 1].text == "serve"
         positional_model = syntax_of(engine).positional_model == "always" or after_serve
-    st = ParseState(engine, flag_table(engine), tokens, positional_model)
+    server = server_of(engine, [t.text for t in tokens], start)
+    st = ParseState(engine, flag_table(engine, server), tokens, positional_model)
+    if after_serve:
+        st.dispatch = dispatch_options(engine)
     i = start
     while i < len(tokens):
         limits.check()  # a generated argv of a million flags stops at the file's time budget
         i = _step(st, i)
     _check_model_first(st, start)
-    return ParsedArgs(st.model, st.settings, st.unknown, st.errors, st.deprecated, st.invalid, st.value_errors)
+    return ParsedArgs(st.model, st.settings, st.unknown, st.errors, st.deprecated, st.invalid, st.value_errors, server)
 
 
 def _step(st: ParseState, i: int) -> int:
@@ -119,6 +125,8 @@ def _option(st: ParseState, i: int) -> int:
     if st.table.dotted_json_keys and name.startswith("--") and "." in name:
         return _dotted(st, i, name, inline if eq else None)
     spec, _, others = match(st.table, name)
+    if spec is None and (name in st.dispatch or dynamic_option(st.table, name) is not None):
+        return _undeclared(st, i, name, eq)
     if spec is None and not eq and (glued := _short_with_value(st.table, name)) is not None:
         return _consume(st, i, glued[0], glued[1], glued[2])
     if spec is None and " " in tok.text:
@@ -127,6 +135,19 @@ def _option(st: ParseState, i: int) -> int:
     if spec is None:
         return _unknown(st, i, name, others)
     return _consume(st, i, spec, tok.text.partition("=")[0], inline if eq else None)
+
+
+def _undeclared(st: ParseState, i: int, name: str, eq: str) -> int:
+    """A word the server takes past its declared options: `sglang serve`'s own `--model-type X` (the dispatcher
+    removes it before either server parses), or one of the option families the diffusion server reads from
+    parse_known_args' rest (`--vae-path X`). Accepted, with its value when it takes one; nothing is stored."""
+    takes = True if name in st.dispatch else dynamic_option(st.table, name)
+    if eq or takes is False or i + 1 >= len(st.tokens):
+        return i + 1
+    nxt = st.tokens[i + 1].text
+    if takes == "optional" and nxt.lower() not in ("true", "false"):
+        return i + 1
+    return i + 1 if nxt.startswith("-") else i + 2
 
 
 def _short_with_value(table: FlagTable, text: str) -> tuple[FlagSpec, str, str] | None:

@@ -33,6 +33,7 @@ class ParseState:
     deprecated: list[Token] = field(default_factory=list)
     invalid: list[InvalidValue] = field(default_factory=list)  # values the engine refuses, with their spans
     value_errors: list[str] = field(default_factory=list)  # the error lines of those values
+    dispatch: tuple[str, ...] = ()  # `sglang serve`'s own options, taken before either server parses
 
     @property
     def syntax(self) -> ArgSyntax:

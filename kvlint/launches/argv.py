@@ -33,6 +33,7 @@ class Parsed:
     unknown: list[UnknownFlag] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # what the parse could not place (refused values excluded)
     invalid: list[InvalidValue] = field(default_factory=list)  # values the engine refuses, with their spans
+    server: str | None = None  # another server of the engine the launch starts (sglang serve on a diffusion model)
 
 
 def detect(tokens: list[Token]) -> tuple[str, int] | None:
@@ -43,8 +44,9 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
     """
     found = detect_launch(tokens)
     if found:
-        serve = _keeps_serve(found.engine) and found.index > 0 and tokens[found.index - 1].text == "serve"
-        return found.engine, found.index - 1 if serve else found.index
+        before = tokens[found.index - 1].text if found.index > 0 else ""
+        serve = _keeps_serve(found.engine) and before == "serve"
+        return found.engine, found.index - 1 if serve or _server_module(found.engine, before) else found.index
     texts = [t.text for t in tokens]
     if len(texts) >= 3 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and texts[1] == "-m" and texts[2] in _WRAPPERS:
         return _WRAPPERS[texts[2]], 3
@@ -77,6 +79,13 @@ def wrapper_of(texts: list[str]) -> str | None:
     return None
 
 
+def _server_module(engine: str, word: str) -> bool:
+    """`python -m sglang.multimodal_gen.runtime.launch_server`: a module that starts another server of the engine
+    (its facts.SERVER_ENTRY_MODULES) is kept in the argv, as `serve` is, so `parse` reads it with that server's
+    table."""
+    return word in get_engine(engine).facts.SERVER_ENTRY_MODULES
+
+
 def _keeps_serve(engine: str) -> bool:
     """`sglang serve MODEL`: the engine takes a positional model only after `serve`, so argv keeps it."""
     return get_engine(engine).syntax.positional_model == "after-serve"
@@ -84,12 +93,13 @@ def _keeps_serve(engine: str) -> bool:
 
 def parse(engine: str, tokens: list[Token]) -> Parsed:
     """The engine's parse of a launch's argv; a leading `serve` (from `detect`) means `sglang serve`."""
-    start = 1 if _keeps_serve(engine) and tokens and tokens[0].text == "serve" else 0
+    first = tokens[0].text if tokens else ""
+    start = 1 if (_keeps_serve(engine) and first == "serve") or _server_module(engine, first) else 0
     p = parse_args(engine, tokens, start)
     p, extra = _extra_args(engine, tokens, start, p)
     errors = [e for e in p.errors if e not in p.value_errors] + extra
     settings = {name: _redacted(s) for name, s in p.settings.items()}
-    return Parsed(p.model, settings, list(p.unknown), errors, list(p.invalid))
+    return Parsed(p.model, settings, list(p.unknown), errors, list(p.invalid), p.server)
 
 
 def _extra_args(engine: str, tokens: list[Token], start: int, p: ParsedArgs) -> tuple[ParsedArgs, list[str]]:

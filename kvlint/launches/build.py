@@ -128,7 +128,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
         invalid_values=tuple(parsed.invalid),
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
-        model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, runner=ctx.runner,
+        model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, runner=ctx.runner, server=parsed.server,
     )
 
 

@@ -50,6 +50,9 @@ class Resolver:
 
     def resolve(self, dep: Deployment, config: Config) -> Resolved:
         engine = get_engine(dep.engine)
+        unsized = engine.unsized_server(dep.server)
+        if unsized is not None:
+            return _unsized_server(dep, engine, config, self.options, unsized)
         model = self._model(dep, config)
         gpu = lookups.gpu_for(dep, config, self.options)
         version = lookups.version_for(dep, engine, config, self.options)
@@ -477,3 +480,13 @@ def _engine_tree(dep: Deployment, engine: Engine) -> EngineTree | None:
     from kvlint.resolve.fork import engine_tree
 
     return engine_tree(dep.path, engine.parser_sources, flags)
+
+
+def _unsized_server(dep: Deployment, engine: Engine, config: Config, options: ResolveOptions, why: str) -> Resolved:
+    """A launch of a server with no KV cache (SGLang's diffusion server): its flags were read with that server's
+    table (KV004 still says what it rejects) and its release is looked up, but no model or GPU is: nothing is
+    sized, so no capacity rule runs and the model is no KV002; the status says why (skip kind "no-kv-cache")."""
+    version = lookups.version_for(dep, engine, config, options)
+    settings, unresolved = lookups.resolved_settings(dep)
+    return Resolved(deployment=dep, engine=engine, model=ModelLookup(None), gpu=GpuLookup(None), version=version,
+                    settings=settings, unresolved=unresolved, skipped_because=why, skip_kind="no-kv-cache")

@@ -6,7 +6,12 @@ NAME = "sglang"
 TITLE = "SGLang"  # as messages write it
 FLAGS_FILE = "sglang_flags.json"  # package data: its option table
 MODEL_FLAG = "--model-path"  # the flag that names the model
-ENTRY_MODULES = ("sglang.launch_server",)  # python -m MODULE starts it
+ENTRY_MODULES = ("sglang.launch_server", "sglang.multimodal_gen.runtime.launch_server")  # python -m MODULE starts it
+# Other servers it starts, each with a parser of its own (name -> its flag table's data file): `sglang serve` hands a
+# diffusion model to sglang.multimodal_gen (sglang/cli/serve.py), which has no KV cache (kvlint.flags.server decides)
+SERVERS = {"diffusion": "sglang_diffusion_flags.json"}
+SERVER_ENTRY_MODULES = {"sglang.multimodal_gen.runtime.launch_server": "diffusion"}  # python -m MODULE starts it
+UNSIZED_SERVERS = {"diffusion": "SGLang's diffusion server: no KV cache to size"}  # servers with no pool, and why
 IMAGE_MARKERS: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
 IMAGE_SHIPS = ("lmsysorg/sglang", "sglang:", "/sglang")  # images that carry SGLang
 VERSION_TAGGED_IMAGES = ("sglang",)  # image repos (and NAME) whose tag is the release

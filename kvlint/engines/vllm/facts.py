@@ -7,6 +7,9 @@ TITLE = "vLLM"  # as messages write it
 FLAGS_FILE = "vllm_flags.json"  # package data: its option table
 MODEL_FLAG = "--model"  # the flag that names the model (beside `serve MODEL`)
 ENTRY_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")  # python -m MODULE starts it
+SERVERS: dict[str, str] = {}  # other servers it starts with a parser of their own (none)
+SERVER_ENTRY_MODULES: dict[str, str] = {}
+UNSIZED_SERVERS: dict[str, str] = {}
 IMAGE_MARKERS = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm")  # the entry point is the server
 IMAGE_SHIPS = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
                "modh/vllm", "opendatahub/vllm", "vllm-cuda")  # images that carry vLLM, entry point or not
