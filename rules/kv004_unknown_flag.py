@@ -48,6 +48,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
     engine = c.title(dep.engine) + (f"'s {dep.server} server" if dep.server else "")  # its table read the flags
     release = f"release of {engine}" if dep.server else f"{engine} release"
+    stock = engine if dep.server else f"a stock {engine}"
     for unknown in dep.unknown_flags:
         if unknown.reason == "removed":
             continue
@@ -59,7 +60,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if unknown.reason == "unrecognized" and not unknown.suggestion:
             yield check.rule.finding(
                 ctx, f"{unknown.flag} is an option of no {release} kvlint knows, and no option is spelled "
-                f"like it: a stock {engine} exits at start-up (unrecognized arguments); a fork, a plugin or a newer "
+                f"like it: {stock} exits at start-up (unrecognized arguments); a fork, a plugin or a newer "
                 f"release that adds it would not", span, severity=Severity.WARNING,
                 fix="remove the flag, or keep it where the launch runs the build that defines it", flag=unknown.flag)
             continue
