@@ -106,7 +106,7 @@ SKIP_WORDS = {
     "refused": "settings the engine refuses", "unresolved-setting": "unresolved setting",
     "not-a-gpu": "not a GPU", "model-length-unknown": "model's context length unknown offline",
     "error": "memory model error", "model-conflict": "model named as two different models",
-    "no-kv-cache": "no KV cache to size (not an LLM server)",
+    "no-kv-cache": "not an LLM server, no KV cache",
 }
 
 
