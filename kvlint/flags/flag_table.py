@@ -8,6 +8,7 @@ then unique prefix. The parser, the `--config` reader and the removed-flag rule 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
@@ -264,4 +265,19 @@ def _words_close(name: str, option: str) -> bool:
         a, b = a[1:], b[1:]
     if not a or not b:
         return True
-    return SequenceMatcher(None, "-".join(a), "-".join(b)).ratio() > 0.5
+    if SequenceMatcher(None, "-".join(a), "-".join(b)).ratio() <= 0.5:
+        return False
+    # word by word too: one word added or dropped is a slip (`--served-model` for `--served-model-name`), two are
+    # another option (`--num-gpus` is not `--kt-num-gpu-experts`, `--temperature` not `--chat-template`)
+    return len(_unmatched(a, b)) + len(_unmatched(b, a)) <= 1
+
+
+def _unmatched(words: list[str], others: list[str]) -> list[str]:
+    """The words with no alike word among `others`: a typo of it (`lenght`), or a shortening (`mem`, `cache`)."""
+    from difflib import SequenceMatcher
+
+    def alike(x: str, y: str) -> bool:
+        head = len(os.path.commonprefix((x, y)))
+        return SequenceMatcher(None, x, y).ratio() >= 0.75 or (head >= 3 and head >= 0.6 * min(len(x), len(y)))
+
+    return [w for w in words if not any(alike(w, o) for o in others)]

@@ -350,3 +350,18 @@ def test_an_abbreviation_ambiguous_only_on_later_releases_carries_the_first_such
     by_flag = {u.flag: u for u in parsed.unknown}
     assert by_flag["--disable-flashinfer"].reason == "ambiguous" and by_flag["--disable-flashinfer"].since == "0.5.12"
     assert by_flag["--pp"].since is None  # ambiguous on every release read
+
+
+@pytest.mark.parametrize("engine,typed,meant", [
+    ("vllm", "--max-model-length", "--max-model-len"),
+    ("vllm", "--gpu-mem-util", "--gpu-memory-utilization"),
+    ("vllm", "--enable-prefix-cache", "--enable-prefix-caching"),
+    ("vllm", "--served-model", "--served-model-name"),
+    ("sglang", "--context-lenght", "--context-length"),
+    ("sglang", "--num-gpus", None),  # not --kt-num-gpu-experts: two words apart (the diffusion server's flag)
+    ("vllm", "--temperature", None),  # not --chat-template: a sampling parameter, no server option
+])
+def test_did_you_mean_only_for_a_slip_of_a_word_or_two_letters(engine, typed, meant):
+    from kvlint.flags.flag_table import did_you_mean, flag_table
+
+    assert did_you_mean(flag_table(engine), typed) == meant
