@@ -150,15 +150,16 @@ def test_cpu_offload_frees_weight_memory():
     assert off.kv_pool_bytes - base.kv_pool_bytes == 4 * GIB
 
 
-def test_hma_off_for_llama4_chunked_layers_only_in_011():
-    """VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0 in 0.11 (chunked layers become full) and
-    to 1 from 0.16 on (0.19, 0.20, 0.33: chunked layers keep their own groups)."""
+def test_hma_off_for_llama4_chunked_layers_only_through_013():
+    """VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0 through 0.13 (chunked layers become full) and
+    to 1 from 0.14 on (envs.py in the 0.13 and 0.14 wheels; chunked layers keep their own groups)."""
     layers = tuple(LayerKV("full" if i % 4 == 3 else "chunked", 8, 128, 128, window=8192) for i in range(48))
     scout = dense("meta-llama/Llama-4-Scout", 48, 8, 128, kinds=layers, arch="Llama4ForConditionalGeneration")
     settings = {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * GIB}
     groups = {v: compute_budget("vllm", scout, settings, None, version=v, gpu_memory_bytes=80 * GIB,
-                                weights_bytes=0).detail.kv_groups for v in ("0.11.0", "0.19.0", "0.20.0", "0.33.0")}
-    assert groups == {"0.11.0": 1, "0.19.0": 4, "0.20.0": 4, "0.33.0": 4}
+                                weights_bytes=0).detail.kv_groups
+              for v in ("0.11.0", "0.13.0", "0.14.0", "0.19.0", "0.20.0", "0.33.0")}
+    assert groups == {"0.11.0": 1, "0.13.0": 1, "0.14.0": 4, "0.19.0": 4, "0.20.0": 4, "0.33.0": 4}
 
 
 @pytest.mark.parametrize("settings", [{"tensor_parallel_size": 0}, {"gpu_memory_utilization": 1.5},

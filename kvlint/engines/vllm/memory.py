@@ -227,13 +227,15 @@ def default_block_size(settings: Mapping[str, Any], model: ModelSpec, facts: Gpu
 
 
 def _forced_mla_block(rule: str, major: int | None, block: int, model: ModelSpec) -> int:
-    """Before 0.20 the platform forced the MLA block size, over --block-size too: FlashMLA on Hopper, CUTLASS MLA
-    (0.11) or FlashInfer MLA (0.16, qk_nope 128) on Blackwell."""
+    """Before 0.20 the platform forced the MLA block size (platforms/cuda.py check_and_update_config): FlashMLA on
+    Hopper; on Blackwell CUTLASS MLA (0.11-0.14) or, from 0.15, FlashInfer MLA when qk_nope is 128. 0.11 forces the
+    backend's size over --block-size; 0.12+ only replace a --block-size that is not a multiple of it."""
     if rule == "forced_exact":
         return {9: 64, 10: 128}.get(major or 0, block)
     if major == 9:
         return block if block % 64 == 0 else 64
-    if major == 10 and model.mla is not None and model.mla.qk_nope_head_dim == 128:
+    flashinfer = rule == "forced_multiple" and model.mla is not None and model.mla.qk_nope_head_dim == 128
+    if major == 10 and flashinfer:
         return block if block == 32 or block % 64 == 0 else 64
     if major == 10:
         return block if block % 128 == 0 else 128
