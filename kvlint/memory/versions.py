@@ -31,8 +31,10 @@ class VllmVersion:
     # VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaulted to 0 (envs.py: 0 through 0.13, 1 from 0.14)
     override_clamps_check: bool  # num_gpu_blocks_override also bounds the check and auto-fit (0.27+; before,
     # only num_blocks took the override and the check used the profiled pool)
-    check_basis: str  # "layers" (through 0.13: sum of per-layer needs on the raw specs) | "groups" (0.14+: grouped,
-    # padded; 0.14 and 0.15 check the whole model's groups against the smallest worker's memory, not modelled)
+    check_basis: str  # one request's need in the start-up check and auto-fit (v1/core/kv_cache_utils.py): "layers"
+    # (through 0.13: sum of per-layer needs on each worker's raw specs), "model_first_group" (0.14, 0.15: the whole
+    # model's groups, group size x page x the FIRST group's blocks, against the smallest worker's memory),
+    # "first_group" (0.17, 0.18: the same per worker), "groups" (0.19+: per worker, the blocks of every group)
     mla_block_rule: str  # MLA block size: "forced_exact" (0.11: FlashMLA 64 on SM90, CUTLASS 128 on SM100, over
     # --block-size), "forced_multiple_cutlass" (0.12-0.14 platforms/cuda.py: a --block-size that is not the backend's
     # multiple is replaced; CUTLASS MLA, 128, on every Blackwell), "forced_multiple" (0.15 and 0.16 read: the same,
@@ -77,6 +79,9 @@ class VllmVersion:
     # names none, "float16" (the hook's getattr default in the 0.13-0.15, 0.17, 0.18 and 0.19 wheels) or "float32"
     # (DEFAULT_MAMBA_SSM_CACHE_DTYPE, 0.20+)
     nemotron_h_ssm_dtype: str = "float32"
+    group_size_ratio: float = 1.5  # KV cache groups take the largest bucket's layer count when it is below this x
+    # the smallest's, else the smallest's (kv_cache_utils._get_kv_cache_groups_uniform_page_size): 1.0, always the
+    # smallest (0.10.1 and 0.11.0 wheels), 1.25 (0.12-0.17 wheels), 1.5 (0.18, 0.19, 0.20 wheels)
     released: str = ""  # build date of vllm/_version.py in the release wheel, where read
 
 
