@@ -37,9 +37,9 @@ class VllmVersion:
     # "first_group" (0.17, 0.18: the same per worker), "groups" (0.19+: per worker, the blocks of every group)
     mla_block_rule: str  # MLA block size: "forced_exact" (0.11: FlashMLA 64 on SM90, CUTLASS 128 on SM100, over
     # --block-size), "forced_multiple_cutlass" (0.12-0.14 platforms/cuda.py: a --block-size that is not the backend's
-    # multiple is replaced; CUTLASS MLA, 128, on every Blackwell), "forced_multiple" (0.15 and 0.16 read: the same,
-    # with FlashInfer MLA, 32 or a multiple of 64, on Blackwell when qk_nope_head_dim is 128), "backend" (0.20+: the
-    # first backend that takes the KV dtype; --block-size wins)
+    # multiple is replaced; CUTLASS MLA, 128, on every Blackwell), "forced_multiple" (0.15-0.17 read: the same,
+    # with FlashInfer MLA, 32 or a multiple of 64, on Blackwell when qk_nope_head_dim is 128), "backend" (0.18+: no
+    # forcing left in platforms/cuda.py; the first backend that takes the KV dtype; --block-size wins)
     hybrid_prefix_caching: bool  # prefix caching defaults on for generative hybrid (Mamba) models (0.33; opt-in
     # before: "Hybrid models support prefix caching but keep it opt-in" in 0.27's arg_utils)
     allreduce_fusion: bool  # 0.17+: -O2/-O3 turn on the all-reduce + RMSNorm fusion pass when TP > 1 on SM 9.0 /

@@ -329,6 +329,8 @@ def test_no_mamba_or_vlm_lines_in_a_dense_models_derivation():
     ("0.14.0", "10.0", 32, 128), ("0.14.0", "10.0", 256, 256), ("0.14.0", "8.0", None, 16),
     # 0.15: FlashInfer MLA first on Blackwell when qk_nope is 128
     ("0.15.0", "10.0", None, 64),
+    # 0.18: platforms/cuda.py forces no MLA block any more: a --block-size stands (backend selection decides)
+    ("0.18.0", "9.0", 32, 32), ("0.18.0", "10.0", 48, 48),
     # 0.16-0.19: a multiple the backend takes: Hopper multiples of 64; Blackwell with qk_nope 128 (FlashInfer MLA)
     # 32 or a multiple of 64
     ("0.17.0", "9.0", None, 64), ("0.17.0", "9.0", 128, 128), ("0.17.0", "9.0", 96, 64),
