@@ -73,10 +73,12 @@ FORCED = {"mla_settings_on_a_gpu": 0, "block_forced": 0}  # how often the GPU-de
 
 
 def dcp_refusal(text: dict[str, Any], s: dict[str, Any], version: tuple[int, ...]) -> str | None:
-    """vllm/config/model.py verify_with_parallel_config (0.20+), the softmax-lse assert (0.11)."""
+    """vllm/config/model.py verify_with_parallel_config's GQA rules (asserts in 0.12-0.19, ValueError from 0.20); the
+    softmax-lse assert in 0.11, whose non-MLA backends return no lse (FlashAttentionImpl and FlashInferImpl set
+    can_return_lse_for_decode from 0.12, read in the 0.12-0.15 wheels)."""
     if s["dcp"] <= 1 or models.is_mla(text):
         return None
-    if version < (0, 20):
+    if version < (0, 12):
         return "AssertionError: DCP requires attention impls to return the softmax lse for decode"
     kv, heads, tp, dcp = models.total_kv_heads(text), models.attention_heads(text), s["tp"], s["dcp"]
     if tp <= kv:
@@ -89,9 +91,9 @@ def dcp_refusal(text: dict[str, Any], s: dict[str, Any], version: tuple[int, ...
 
 
 def chunked_disables_hma(text: dict[str, Any], version: tuple[int, ...]) -> bool:
-    """config/__init__.py (0.11): VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0, so a model
-    with attention_chunk_size runs with the hybrid manager off; the 0.16+ wheels default it to 1."""
-    return version < (0, 16) and bool(text.get("attention_chunk_size"))
+    """VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0 through 0.13 (envs.py), so a model with
+    attention_chunk_size runs with the hybrid manager off; the 0.14+ wheels default it to 1."""
+    return version < (0, 14) and bool(text.get("attention_chunk_size"))
 
 
 REWRITTEN: dict[str, set[str]] = defaultdict(set)  # what the harness restated because the wheel's code could not run
@@ -154,7 +156,8 @@ def engine_side(eng: Engine, model_id: str, config: dict[str, Any], s: dict[str,
     workers = [[lay for lay in lays if lay["index"] in st] for st in stages]
     block = s["block_size"]
     if models.is_mla(text):
-        block = eng.mla_block(block, CC_MAJOR.get(s.get("gpu") or ""), bool(text.get("index_topk")))
+        block = eng.mla_block(block, CC_MAJOR.get(s.get("gpu") or ""), bool(text.get("index_topk")),
+                              text.get("qk_nope_head_dim"))
         FORCED["mla_settings_on_a_gpu"] += bool(s.get("gpu"))
         FORCED["block_forced"] += block != s["block_size"]
     setting = {"max_model_len": length, "original_max_model_len": -1 if s["max_model_len"] == -1 else length,

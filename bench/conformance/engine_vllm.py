@@ -179,26 +179,30 @@ class Engine:
             return "auto"
         return str(resolve("auto", SimpleNamespace(hf_config=SimpleNamespace(quantization_config=quant))))
 
-    def mla_block(self, block: int, major: int | None, sparse: bool) -> int:
-        """The MLA block size the release settles on for a GPU of compute capability `major`.x. 0.11: the wheel's
-        CudaPlatform.check_and_update_config forces FlashMLA's 64 on SM90 and CUTLASS MLA's 128 on SM100 over
-        --block-size; it runs here with the device capability patched in and vllm._flashmla_C taken as compiled
-        (a real install). 0.20+ keep a --block-size the selected backend supports (attention backend selection,
-        which loads the backends' kernels and cannot run here), so the given block stands."""
-        if major is None or self.version >= (0, 12):
+    def mla_block(self, block: int, major: int | None, sparse: bool, qk_nope: int | None = None) -> int:
+        """The MLA block size the release settles on for a GPU of compute capability `major`.x. Before 0.20 the
+        wheel's CudaPlatform.check_and_update_config decides: 0.11 forces FlashMLA's 64 on SM90 and CUTLASS MLA's 128
+        on SM100 over --block-size; 0.12-0.19 replace a --block-size that is not the backend's multiple (0.15 picks
+        FlashInfer MLA on SM100 when qk_nope_head_dim is 128). It runs here with the device capability patched in,
+        vllm._flashmla_C taken as compiled (a real install) and no backend forced. 0.20+ keep a --block-size the
+        selected backend supports (attention backend selection, which loads the backends' kernels and cannot run
+        here), so the given block stands."""
+        if major is None or self.version >= (0, 20):
             return block
         cuda = loader.require("vllm.platforms.cuda")
         iface = loader.require("vllm.platforms.interface")
-        flashmla = loader.require("vllm.attention.ops.flashmla")
+        where = "vllm.v1.attention.ops.flashmla" if self.version >= (0, 14) else "vllm.attention.ops.flashmla"
+        flashmla = loader.require(where)
         envs = loader.require("vllm.envs")
         platform = cuda.CudaPlatform
         platform.get_device_capability = classmethod(lambda cls, device_id=0: iface.DeviceCapability(major, 0))
         flashmla.current_platform, flashmla._flashmla_C_AVAILABLE = platform(), True
-        envs.VLLM_ATTENTION_BACKEND = None  # the default case (CUTLASS MLA sets it on SM100)
+        envs.VLLM_ATTENTION_BACKEND = None  # the default case (0.11/0.12: CUTLASS MLA sets it on SM100)
         ns = SimpleNamespace
+        hf = ns(index_topk=2048) if sparse else ns(qk_nope_head_dim=qk_nope if qk_nope is not None else 1)
         cfg = ns(parallel_config=ns(worker_cls="set", data_parallel_size=1), speculative_config=None,
-                 model_config=ns(use_mla=True, hf_config=ns(index_topk=2048) if sparse else ns()),
-                 cache_config=ns(block_size=block), compilation_config=ns())
+                 model_config=ns(use_mla=True, hf_config=hf, hf_text_config=hf),
+                 cache_config=ns(block_size=block), compilation_config=ns(), attention_config=ns(backend=None))
         with contextlib.suppress(AttributeError, TypeError):  # what follows the MLA rule reads config not built here
             platform.check_and_update_config(cfg)
         return int(cfg.cache_config.block_size)

@@ -21,20 +21,25 @@ from kvlint.record import record
 class VllmVersion:
     version: str
     gpu_memory_utilization: float
-    requested: str  # "float" (0.11: total*util) | "ceil"
+    requested: str  # "float" (through 0.13: total*util, gpu_worker.py init_device) | "ceil" (0.14+ request_memory)
     cudagraph_estimate: bool  # CUDA-graph memory estimate subtracted from the pool
     tokens_formula: str  # "blocks" (<=0.20: num_blocks // groups * block) | "concurrency" (0.21+)
     null_block_check: bool  # checks and auto-fit use avail - one block (0.33)
     large_gpu_tier: bool  # >= 160 GiB batch-default tier (0.30+)
     sliding_reservation: str  # "mnbt" (sw-1+mnbt) | "in_flight" (sw-1+extra+in-flight tokens)
     chunked_disables_hma: bool  # Llama-4 chunked local attention turns the hybrid manager off: only while
-    # VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaulted to 0 (0.11; 1 from 0.16 wheels on)
+    # VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaulted to 0 (envs.py: 0 through 0.13, 1 from 0.14)
     override_clamps_check: bool  # num_gpu_blocks_override also bounds the check and auto-fit (0.27+; before,
     # only num_blocks took the override and the check used the profiled pool)
-    check_basis: str  # "layers" (0.11: sum of per-layer needs on the raw specs) | "groups" (grouped, padded)
+    check_basis: str  # one request's need in the start-up check and auto-fit (v1/core/kv_cache_utils.py): "layers"
+    # (through 0.13: sum of per-layer needs on each worker's raw specs), "model_first_group" (0.14, 0.15: the whole
+    # model's groups, group size x page x the FIRST group's blocks, against the smallest worker's memory),
+    # "first_group" (0.17, 0.18: the same per worker), "groups" (0.19+: per worker, the blocks of every group)
     mla_block_rule: str  # MLA block size: "forced_exact" (0.11: FlashMLA 64 on SM90, CUTLASS 128 on SM100, over
-    # --block-size), "forced_multiple" (0.16 read: rounded to the backend's multiple), "backend" (0.20+: the first
-    # backend that takes the KV dtype; --block-size wins)
+    # --block-size), "forced_multiple_cutlass" (0.12-0.14 platforms/cuda.py: a --block-size that is not the backend's
+    # multiple is replaced; CUTLASS MLA, 128, on every Blackwell), "forced_multiple" (0.15-0.17 read: the same,
+    # with FlashInfer MLA, 32 or a multiple of 64, on Blackwell when qk_nope_head_dim is 128), "backend" (0.18+: no
+    # forcing left in platforms/cuda.py; the first backend that takes the KV dtype; --block-size wins)
     hybrid_prefix_caching: bool  # prefix caching defaults on for generative hybrid (Mamba) models (0.33; opt-in
     # before: "Hybrid models support prefix caching but keep it opt-in" in 0.27's arg_utils)
     allreduce_fusion: bool  # 0.17+: -O2/-O3 turn on the all-reduce + RMSNorm fusion pass when TP > 1 on SM 9.0 /
@@ -52,7 +57,8 @@ class VllmVersion:
     # 2.7.1) or "triton" (0.10.2+)
     mamba_checkpoint_blocks: int  # prefill checkpoint blocks a Mamba state holds in align mode (0.33: 1)
     dcp_check: str  # GQA/MQA with DCP: "lse" (0.11: only MLA backends return the softmax lse), "assert"
-    # (0.2x: verify_with_parallel_config asserts), "value_error" (0.27+: the same rules as ValueError)
+    # (0.12-0.2x: config/model.py verify_with_parallel_config asserts; FlashAttention and FlashInfer return the
+    # lse), "value_error" (0.27+: the same rules as ValueError)
     longrope_original_default: bool = True  # an unset max_model_len of a LongRoPE model is the config's
     # original_max_position_embeddings (0.12+, config/model.py); 0.11 and before take max_position_embeddings
     unifies_page_sizes: bool = True  # hybrid layers of different page sizes are unified by scaling block sizes
@@ -65,14 +71,17 @@ class VllmVersion:
     # states per-item token ceilings (Gemma-4: get_mm_max_tokens_per_item) raises max_num_batched_tokens to its
     # largest item so one item fits a batch (arg_utils _get_min_mm_batched_tokens; absent in 0.21.0)
     # --kv-cache-dtype auto follows a ModelOpt checkpoint's kv_cache_quant_algo (arg_utils.py calls
-    # resolve_kv_cache_dtype_string, vllm#30785, 2025-12-16; read in the 0.20 and 0.33 wheels); 0.12 and before
-    # keep the model dtype (0.11's ModelOptFp8Config stores the algo and never reads it into the cache dtype)
+    # resolve_kv_cache_dtype_string, vllm#30785, 2025-12-16; read in the 0.14, 0.15, 0.20 and 0.33 wheels); 0.13 and
+    # before keep the model dtype (0.11's ModelOptFp8Config stores the algo and never reads it into the cache dtype)
     checkpoint_kv_dtype: bool = True
     # Nemotron-H's Mamba-2 SSM state dtype under --mamba-ssm-cache-dtype auto: "model" (no NemotronHForCausalLMConfig
     # hook in models/config.py: read in the 0.11 and 0.12 wheels), else the config's mamba_ssm_cache_dtype and, when it
-    # names none, "float16" (the hook's getattr default in the 0.15, 0.17, 0.18 and 0.19 wheels) or "float32"
+    # names none, "float16" (the hook's getattr default in the 0.13-0.15, 0.17, 0.18 and 0.19 wheels) or "float32"
     # (DEFAULT_MAMBA_SSM_CACHE_DTYPE, 0.20+)
     nemotron_h_ssm_dtype: str = "float32"
+    group_size_ratio: float = 1.5  # KV cache groups take the largest bucket's layer count when it is below this x
+    # the smallest's, else the smallest's (kv_cache_utils._get_kv_cache_groups_uniform_page_size): 1.0, always the
+    # smallest (0.10.1 and 0.11.0 wheels), 1.25 (0.12-0.17 wheels), 1.5 (0.18, 0.19, 0.20 wheels)
     released: str = ""  # build date of vllm/_version.py in the release wheel, where read
 
 

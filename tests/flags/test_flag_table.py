@@ -30,7 +30,7 @@ def test_tables_have_no_duplicate_option_strings() -> None:
 
 @pytest.mark.parametrize(
     ("engine", "option", "last_seen", "absent_in"),
-    [("vllm", "--swap-space", "0.15.0", "0.20.0"), ("vllm", "--swap_space=4", "0.15.0", "0.20.0"), ("vllm", "--task", "0.11.0", "0.15.0"),
+    [("vllm", "--swap-space", "0.15.0", "0.20.0"), ("vllm", "--swap_space=4", "0.15.0", "0.20.0"), ("vllm", "--task", "0.11.0", "0.13.0"),
      ("sglang", "--cuda-graph-max-bs", "0.5.12", "0.5.23"), ("sglang", "--enable-ep-moe", "0.5.4", "0.5.12")],
 )
 def test_removed_flag_history(engine: str, option: str, last_seen: str, absent_in: str) -> None:
@@ -57,3 +57,16 @@ def test_history_is_consistent(engine: str) -> None:
         if entry["last_seen"] is not None:
             assert _v(entry["last_seen"]) < _v(entry["absent_in"]) <= _v(data["version"]), entry
             assert read[read.index(entry["last_seen"]) + 1] == entry["absent_in"], entry
+
+
+@pytest.mark.parametrize(("option", "version", "takes"), [
+    ("--ubatch-size", "0.13.0", False), ("--ubatch-size", "0.14.0", True),  # added in 0.14 (arg_utils.py)
+    ("--enable-log-deltas", "0.13.0", False), ("--enable-log-deltas", "0.14.0", True),  # a FrontendArgs field
+    ("--optimization-level", "0.13.0", True), ("--attention-config", "0.13.0", True),
+])
+def test_vllm_013_and_014_parsers_are_read(option: str, version: str, takes: bool) -> None:
+    """0.13.0 and 0.14.0 are read releases (bench/serve_options.py on their wheels): a flag first seen in 0.14 is
+    not offered on a 0.13 pin, and one 0.13 has is no longer 'unknown' there."""
+    from kvlint.flags.flag_table import on_release
+
+    assert on_release("vllm", option, version) is takes

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kvlint.engines.sglang.memory import prefill_graph_sizes
+from kvlint.errors import KvlintError
 from kvlint.memory import compute_budget
 from kvlint.memory.common import Steps
 
@@ -322,6 +323,14 @@ def test_no_mamba_or_vlm_lines_in_a_dense_models_derivation():
 @pytest.mark.parametrize("version, cc, user, want", [
     # 0.11 (platforms/cuda.py): FlashMLA 64 on Hopper, CUTLASS MLA 128 on Blackwell, over --block-size
     ("0.11.0", "9.0", None, 64), ("0.11.0", "9.0", 32, 64), ("0.11.0", "10.0", None, 128), ("0.11.0", "8.0", 32, 32),
+    # 0.12-0.14: a --block-size that is not the backend's multiple is replaced; CUTLASS MLA (128) on every Blackwell,
+    # DeepSeek's qk_nope 128 too (platforms/cuda.py check_and_update_config in those wheels)
+    ("0.12.0", "9.0", 128, 128), ("0.13.0", "9.0", None, 64), ("0.13.0", "9.0", 96, 64), ("0.13.0", "10.0", None, 128),
+    ("0.14.0", "10.0", 32, 128), ("0.14.0", "10.0", 256, 256), ("0.14.0", "8.0", None, 16),
+    # 0.15: FlashInfer MLA first on Blackwell when qk_nope is 128
+    ("0.15.0", "10.0", None, 64),
+    # 0.18: platforms/cuda.py forces no MLA block any more: a --block-size stands (backend selection decides)
+    ("0.18.0", "9.0", 32, 32), ("0.18.0", "10.0", 48, 48),
     # 0.16-0.19: a multiple the backend takes: Hopper multiples of 64; Blackwell with qk_nope 128 (FlashInfer MLA)
     # 32 or a multiple of 64
     ("0.17.0", "9.0", None, 64), ("0.17.0", "9.0", 128, 128), ("0.17.0", "9.0", 96, 64),
@@ -385,6 +394,20 @@ def test_capture_sizes_default_to_no_speculative_tokens():
     assert capture_sizes(4, 8192) == [1, 2, 4, 8]
 
 
+@pytest.mark.parametrize("version, rounding", [("0.11.0", "floor"), ("0.13.0", "floor"), ("0.14.0", "ceil"),
+                                               ("0.33.0", "ceil")])
+def test_requested_memory_rounding_by_release(version, rounding):
+    """Through 0.13 gpu_worker.init_device keeps total x util as a float (int() of it here); 0.14 moved it to
+    v1/worker/utils.request_memory, which takes math.ceil."""
+    import math
+
+    total = 85_029_615_043
+    card = Card("NVIDIA H100 80GB HBM3", "9.0", 81559)
+    card.total_bytes = lambda engine: total
+    b = vllm({"max_model_len": 8192, "gpu_memory_utilization": 0.9}, gpu=card, version=version)
+    assert b.requested_bytes == (int(total * 0.9) if rounding == "floor" else math.ceil(total * 0.9))
+
+
 def test_requested_memory_float_before_0_12_and_ceil_after():
     """vLLM 0.11 requests total x util as a float truncated to bytes; later releases ceil (engines.md 1.3)."""
     import math
@@ -405,3 +428,18 @@ def test_zero_gpu_memory_is_refused_and_zero_speculative_tokens_too():
         compute_budget("vllm", LLAMA3_8B, {}, None, gpu_memory_bytes=0, weights_bytes=0)
     with pytest.raises(KvlintError, match="num_speculative_tokens >= 1"):
         vllm({"speculative_config": {"method": "eagle", "model": "x/e", "num_speculative_tokens": 0}})
+
+
+@pytest.mark.parametrize("version, refused", [("0.11.0", "softmax lse"), ("0.12.0", None), ("0.13.0", None),
+                                              ("0.14.0", None)])
+def test_gqa_dcp_needs_an_mla_model_only_in_011(version, refused):
+    """DCP on a GQA model: 0.11's non-MLA backends return no softmax LSE, so the model runner's assertion trips;
+    from 0.12 FlashAttention and FlashInfer return it (can_return_lse_for_decode) and config/model.py
+    verify_with_parallel_config's head rules decide. Llama-3-8B (8 KV heads) at TP 16, DCP 2 passes those rules."""
+    settings = {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * GIB, "tensor_parallel_size": 16,
+                "decode_context_parallel_size": 2}
+    if refused:
+        with pytest.raises(KvlintError, match=refused):
+            vllm(settings, version=version)
+    else:
+        assert vllm(settings, version=version).parallel.dcp == 2

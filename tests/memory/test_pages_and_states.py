@@ -81,7 +81,10 @@ def test_group_size_at_vllms_one_and_a_half_rule(full, sliding, sizes):
     # names float32; the 0.11 wheel's model class gives these (bench/conformance/check_vllm.py mamba_state_check)
     ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "0.11.0", 1, 1_085_440),
     ("nvidia/Nemotron-H-56B-Base-8K", "0.11.0", 1, 8_511_488),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "0.12.0", 1, 1_085_440),
     # 0.13-0.19: the config's mamba_ssm_cache_dtype (float32), else float16 (the hook's default in those wheels)
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "0.13.0", 1, 2_134_016),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "0.14.0", 1, 2_134_016),
     ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "0.15.0", 1, 2_134_016),
     ("nvidia/Nemotron-H-56B-Base-8K", "0.19.0", 1, 8_511_488),
     # 0.20+: float32 when the config names none (DEFAULT_MAMBA_SSM_CACHE_DTYPE; the 0.33 wheel gives 16,900,096)

@@ -150,15 +150,16 @@ def test_cpu_offload_frees_weight_memory():
     assert off.kv_pool_bytes - base.kv_pool_bytes == 4 * GIB
 
 
-def test_hma_off_for_llama4_chunked_layers_only_in_011():
-    """VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0 in 0.11 (chunked layers become full) and
-    to 1 from 0.16 on (0.19, 0.20, 0.33: chunked layers keep their own groups)."""
+def test_hma_off_for_llama4_chunked_layers_only_through_013():
+    """VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0 through 0.13 (chunked layers become full) and
+    to 1 from 0.14 on (envs.py in the 0.13 and 0.14 wheels; chunked layers keep their own groups)."""
     layers = tuple(LayerKV("full" if i % 4 == 3 else "chunked", 8, 128, 128, window=8192) for i in range(48))
     scout = dense("meta-llama/Llama-4-Scout", 48, 8, 128, kinds=layers, arch="Llama4ForConditionalGeneration")
     settings = {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * GIB}
     groups = {v: compute_budget("vllm", scout, settings, None, version=v, gpu_memory_bytes=80 * GIB,
-                                weights_bytes=0).detail.kv_groups for v in ("0.11.0", "0.19.0", "0.20.0", "0.33.0")}
-    assert groups == {"0.11.0": 1, "0.19.0": 4, "0.20.0": 4, "0.33.0": 4}
+                                weights_bytes=0).detail.kv_groups
+              for v in ("0.11.0", "0.13.0", "0.14.0", "0.19.0", "0.20.0", "0.33.0")}
+    assert groups == {"0.11.0": 1, "0.13.0": 1, "0.14.0": 4, "0.19.0": 4, "0.20.0": 4, "0.33.0": 4}
 
 
 @pytest.mark.parametrize("settings", [{"tensor_parallel_size": 0}, {"gpu_memory_utilization": 1.5},
@@ -166,3 +167,48 @@ def test_hma_off_for_llama4_chunked_layers_only_in_011():
 def test_bad_settings_raise_kvlint_errors(settings):
     with pytest.raises(KvlintError):
         vllm(LLAMA3_8B, settings)
+
+
+# ---------------------------------------------- the one-request check by release (v1/core/kv_cache_utils.py)
+@pytest.mark.parametrize("version, fits", [("0.13.0", True), ("0.14.0", False), ("0.15.0", False),
+                                           ("0.17.0", True), ("0.19.0", True)])
+def test_pp_check_on_014_and_015_takes_the_whole_model_against_one_worker(version, fits):
+    """0.14 and 0.15 get_kv_cache_configs check the whole model's groups against min(available_memory), so with PP 2
+    each worker must hold every layer's blocks for one request; 0.13 checks each worker's own layers (raw specs),
+    0.17+ each worker's projected groups. Llama-3-8B at 8,192 tokens: 1 GiB over 32 layers, 0.5 GiB per stage."""
+    settings = {"max_model_len": 8192, "pipeline_parallel_size": 2, "kv_cache_memory_bytes": 3 * GIB // 4}
+    b = vllm(LLAMA3_8B, settings, version=version)
+    assert b.fits_one_request is fits
+    if not fits:
+        assert b.estimated_max_model_len == 6144  # 0.75 GiB / 128 KiB per token over 32 layers
+
+
+def _scout_like():
+    layers = tuple(LayerKV("full" if i % 4 == 3 else "chunked", 8, 128, 128, window=8192) for i in range(48))
+    return dense("meta-llama/Llama-4-Scout", 48, 8, 128, kinds=layers, arch="Llama4ForConditionalGeneration",
+                 max_len=1_048_576)
+
+
+@pytest.mark.parametrize("version, fits", [("0.13.0", False), ("0.14.0", True), ("0.15.0", True), ("0.17.0", True),
+                                           ("0.18.0", True), ("0.19.0", False), ("0.33.0", False)])
+def test_014_to_018_size_a_request_by_the_first_group_alone(version, fits):
+    """0.14-0.18 _max_memory_usage_bytes_from_groups counts group size x page x the blocks of kv_cache_groups[0]'s
+    spec only; 0.19 sums every group. Llama-4's first layers are chunked, so its first group needs chunk + batch
+    tokens and a 1M-token request passes the check on a 10 GiB pool that holds ~80K tokens; 0.13 (hybrid manager off:
+    every layer full) and 0.19+ refuse it."""
+    b = vllm(_scout_like(), {"max_model_len": 1_048_576, "kv_cache_memory_bytes": 10 * GIB}, version=version)
+    assert b.fits_one_request is fits
+
+
+@pytest.mark.parametrize("full, sliding, version, groups", [
+    (11, 13, "0.11.0", 3), (11, 13, "0.13.0", 2),  # 13 < 1.25 x 11: groups of 13 from 0.12 (0.11: the smallest, 11)
+    (10, 14, "0.17.0", 3), (10, 14, "0.18.0", 2),  # 14 < 1.5 x 10 but not 1.25 x: groups of 14 only from 0.18
+])
+def test_group_size_ratio_by_release(full, sliding, version, groups):
+    """_get_kv_cache_groups_uniform_page_size: the largest bucket's size when below ratio x the smallest's, else the
+    smallest's: always the smallest in 0.10.1/0.11.0, ratio 1.25 in 0.12-0.17, 1.5 from 0.18."""
+    kinds = tuple(LayerKV("full", 8, 128, 128) for _ in range(full)) + tuple(
+        LayerKV("sliding", 8, 128, 128, window=4096) for _ in range(sliding))
+    model = dense("x/hybrid", full + sliding, 8, 128, kinds=kinds)
+    b = vllm(model, {"max_model_len": 8192, "kv_cache_memory_bytes": 10 * GIB}, version=version)
+    assert b.detail.kv_groups == groups

@@ -75,10 +75,12 @@ def test_kv101_says_nothing_more_where_the_engine_prints_the_suggested_length(tm
 @pytest.mark.parametrize(("version", "kv", "per_token"), [
     ("0.11.0", "bfloat16", 327_680),  # ModelOptFp8Config keeps kv_cache_quant_algo; the cache stays the model dtype
     ("0.12.0", "bfloat16", 327_680),
-    ("0.15.0", "fp8", 163_840),  # arg_utils resolves auto from the checkpoint (vllm#30785)
+    ("0.13.0", "bfloat16", 327_680),
+    ("0.14.0", "fp8", 163_840),  # arg_utils resolves auto from the checkpoint (vllm#30785; first in the 0.14 wheel)
+    ("0.15.0", "fp8", 163_840),
     ("0.33.0", "fp8", 163_840),
 ])
-def test_auto_kv_dtype_follows_a_modelopt_checkpoint_from_0_15(version, kv, per_token):
+def test_auto_kv_dtype_follows_a_modelopt_checkpoint_from_0_14(version, kv, per_token):
     """Found by the conformance harness once refusal numbers were compared: on 0.11 kvlint read a ModelOpt
     checkpoint's FP8 KV scheme into --kv-cache-dtype auto and printed twice the length the engine prints.
     Llama-3.1-70B: 80 layers x 8 KV heads x 128 x (K + V)."""

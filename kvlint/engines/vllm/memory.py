@@ -227,13 +227,15 @@ def default_block_size(settings: Mapping[str, Any], model: ModelSpec, facts: Gpu
 
 
 def _forced_mla_block(rule: str, major: int | None, block: int, model: ModelSpec) -> int:
-    """Before 0.20 the platform forced the MLA block size, over --block-size too: FlashMLA on Hopper, CUTLASS MLA
-    (0.11) or FlashInfer MLA (0.16, qk_nope 128) on Blackwell."""
+    """Before 0.20 the platform forced the MLA block size (platforms/cuda.py check_and_update_config): FlashMLA on
+    Hopper; on Blackwell CUTLASS MLA (0.11-0.14) or, from 0.15, FlashInfer MLA when qk_nope is 128. 0.11 forces the
+    backend's size over --block-size; 0.12+ only replace a --block-size that is not a multiple of it."""
     if rule == "forced_exact":
         return {9: 64, 10: 128}.get(major or 0, block)
     if major == 9:
         return block if block % 64 == 0 else 64
-    if major == 10 and model.mla is not None and model.mla.qk_nope_head_dim == 128:
+    flashinfer = rule == "forced_multiple" and model.mla is not None and model.mla.qk_nope_head_dim == 128
+    if major == 10 and flashinfer:
         return block if block == 32 or block % 64 == 0 else 64
     if major == 10:
         return block if block % 128 == 0 else 128
@@ -401,7 +403,7 @@ def layout_of(model: ModelSpec, settings: Mapping[str, Any], par: Parallel, bloc
         recorded, reads = Steps(), _Reads(settings)
         specs, size = build_specs(model, reads, par, block, kvd, recorded, ver, spec)
         groups = kv_groups(specs, hybrid_manager=hybrid_manager(reads, model, ver, recorded, spec),
-                           unify=ver.unifies_page_sizes)
+                           unify=ver.unifies_page_sizes, ratio=ver.group_size_ratio)
         return Layout(MappingProxyType(specs), size, tuple(groups), tuple(recorded.items), tuple(recorded.notes),
                       tuple(dict.fromkeys(reads.names)), tuple(sorted({s.page for s in specs.values()})))
 
@@ -770,9 +772,31 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     return inp, steps
 
 
+def check_view(inp: Inputs, stages: list[Stage]) -> list[Stage]:
+    """The stages as this release's one-request check and auto-fit see them (kv_cache_utils.get_kv_cache_configs).
+
+    0.14-0.18 size a request by the first group's blocks alone (_max_memory_usage_bytes_from_groups takes
+    `kv_cache_groups[0]`'s spec: a hybrid model's other groups add nothing; 0.19 sums every group); 0.14 and 0.15 also
+    check the whole model's groups once, against the smallest worker's memory, where later releases check each
+    worker's own layers. The stages' pools and blocks stay as planned: only the check reads this view."""
+    basis, groups = inp.ver.check_basis, inp.groups
+    if basis not in ("first_group", "model_first_group") or not groups:
+        return stages
+    first = groups[:1]
+    if basis == "first_group":
+        if len(groups) == 1:
+            return stages
+        return [replace(st, groups=first, layout=None) if st.groups else st for st in stages]
+    every = frozenset(inp.specs)
+    whole = replace(stages[0], layers=every, bpb=bytes_per_block(list(groups), every), groups=first, layout=None,
+                    available=min(st.available for st in stages), raw_available=min(st.raw_available for st in stages))
+    return [whole]
+
+
 def fit_length(inp: Inputs, stages: list[Stage], steps: Steps) -> Fit:
     """max_model_len after auto-fit, whether one request fits, and the longest length that fits (engines.md 1.6)."""
     length, reserve, ver = inp.length, inp.reserve, inp.ver
+    stages = check_view(inp, stages)
     fits, check = check_stages(stages, length, reserve, ver)
     derived = derived_len(inp.model, ver)
     if inp.auto:

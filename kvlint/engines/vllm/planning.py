@@ -97,7 +97,10 @@ def unify_pages(specs: dict[LayerKey, KVSpec]) -> dict[LayerKey, KVSpec]:
     return out
 
 
-def kv_groups(specs: dict[LayerKey, KVSpec], *, hybrid_manager: bool, unify: bool = True) -> list[Group]:
+def kv_groups(specs: dict[LayerKey, KVSpec], *, hybrid_manager: bool, unify: bool = True,
+              ratio: float = 1.5) -> list[Group]:
+    """vLLM's KV cache groups (get_kv_cache_groups). Buckets of one spec are cut into groups of the smallest bucket's
+    size, or of the largest's when it is below `ratio` x the smallest (VllmVersion.group_size_ratio)."""
     if not specs:
         return []
     if not hybrid_manager:
@@ -115,7 +118,7 @@ def kv_groups(specs: dict[LayerKey, KVSpec], *, hybrid_manager: bool, unify: boo
     for key in keys:
         buckets.setdefault(specs[key], []).append(key)
     sizes = [len(b) for b in buckets.values()]
-    group_size = max(sizes) if max(sizes) < 1.5 * min(sizes) else min(sizes)
+    group_size = max(sizes) if max(sizes) < ratio * min(sizes) else min(sizes)
     groups = []
     for spec, members in buckets.items():
         count = cdiv(len(members), group_size)
