@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from kvlint.cli import main
@@ -127,7 +128,7 @@ def test_configuration_can_name_vllm_config_files_and_give_variable_values(tmp_p
     shutil.copy(FIXTURES / "resolve" / "appconfig" / "serving_config.yaml", tmp_path / "engine.yaml")
     (tmp_path / ".kvlint.yaml").write_text("vllm-config-files: [engine.yaml]\nvariables: {PARALLELISM_SIZE: 8}\n")
     named = lint([str(tmp_path / "engine.yaml")], LintOptions(select=("KV004",)))
-    flagged = sorted(f.message.split(" ")[2].rstrip(":") for f in named.findings)
+    flagged = sorted(re.search(r"--\w+", f.message).group(0) for f in named.findings)  # type: ignore[union-attr]
     assert flagged == ["--cors_allow_origins", "--temperature", "--top_p"]  # read as vLLM would read it
     shutil.copy(FIXTURES / "resolve" / "sglang_unresolved_tp.yaml", tmp_path / "sts.yaml")
     result = lint([str(tmp_path / "sts.yaml")], LintOptions())
