@@ -7,6 +7,7 @@ knows the spellings, these helpers only ask it by role.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kvlint.budget import Budget
@@ -118,3 +119,16 @@ def config_field(ctx: Context, fact: str) -> tuple[Related | None, str]:
     if loc is not None:
         return Related(loc, f"{key} in the model's config.json"), ""
     return None, f" ({key} {model.raw.get(key)} in {model.model_id} config.json)"
+
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+def launch_model(ctx: Context) -> str:
+    """The model as the launch names it when that is a Hub id (`Qwen/Qwen2.5-1.5B-Instruct`), else the config's id:
+    two ids can share one config (an instruct tune of its base), and a reviewer looks for the id the file wrote;
+    a path (`/data/models/Qwen2___5-7B-Instruct`) is better shown as the id it was resolved to."""
+    dep, model = ctx.deployment, ctx.model
+    if dep.model and dep.model_resolved and _HUB_ID.match(dep.model):
+        return dep.model
+    return model.model_id if model is not None else str(dep.model)

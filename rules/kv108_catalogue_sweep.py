@@ -125,7 +125,7 @@ def _what(ctx: Context) -> str:
     cap = c.value(dep, "pool_cap") if c.has_role(dep.engine, "pool_cap") else None
     if isinstance(cap, int) and not isinstance(cap, bool) and (not isinstance(length, int) or cap < length):
         where += f" with its pool capped at {c.flag(dep.engine, 'pool_cap')} {c.tokens(cap)}"
-    name = model.model_id if model is not None else dep.model
+    name = c.launch_model(ctx)
     return f"{ctx.engine.title} with {name}{where} ({c.flag(dep.engine, 'tp')} {tp})"
 
 
