@@ -90,7 +90,7 @@ def read_python(path: str, text: str, within: Mapped | None = None) -> tuple[lis
             out.extend(_ray(src, {k.arg: k.value for k in node.keywords if k.arg}, node))
         elif isinstance(node, ast.Dict) and _ray_dict(node) is not None:
             out.extend(_ray(src, _ray_dict(node) or {}, None))
-        elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node) and id(node) not in seen:
+        elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
             elts = node.elts + grown.get(id(node), [])
             found = _argv(src, elts) or _flag_list(src, node, elts)
             if found:
@@ -365,6 +365,8 @@ def _constants(body: list[ast.stmt]) -> dict[str, str]:
 
     out: dict[str, str] = {}
     for stmt in body:
+        if isinstance(stmt, (ast.Try, ast.With)):  # blocks that run on the normal path: their assignments hold
+            out.update(_constants(stmt.body))
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             value = _plain(stmt.value)
             if value is None and isinstance(stmt.value, ast.Call) and _name(stmt.value.func) in ("get", "getenv"):
@@ -380,6 +382,13 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
 
     if isinstance(node, ast.Call) and _name(node.func) in ("str", "int", "float") and len(node.args) == 1:
         node = node.args[0]
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        # `shutil.which("vllm") or "vllm"`, `os.environ.get("M") or "org/m"`: the first known operand, as `or` picks
+        return next((v for v in (_plain(o, names) for o in node.values) if v is not None), None)
+    if isinstance(node, ast.Call) and _name(node.func) in ("get", "getenv") and len(node.args) == 2:
+        node = node.args[1]  # os.environ.get("X", "default") inside int(...) / str(...) / `or`: the default
+    if isinstance(node, ast.Call) and _name(node.func) == "which" and len(node.args) == 1:
+        node = node.args[0]  # shutil.which(NAME): the program NAME, wherever PATH has it
     if _is_interpreter(node):
         return "python"
     if isinstance(node, ast.Name) and names is not None:
@@ -498,12 +507,17 @@ def _name(func: ast.expr) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
-def _starts_with_word(node: ast.List | ast.Tuple) -> bool:
+def _starts_with_word(node: ast.List | ast.Tuple, src: _Source) -> bool:
+    """A list whose first element is one word: a literal, `sys.executable`, or a name holding one (`binp =
+    shutil.which("vllm") or "vllm"` before `[binp, "serve", ...]`)."""
     import ast
 
     first = node.elts[0] if node.elts else None
     if first is not None and _is_interpreter(first):
         return True
+    if isinstance(first, ast.Name):
+        value = src.scopes.get(id(first), src.scopes[0]).get(first.id)
+        return value is not None and " " not in value.strip()
     return isinstance(first, ast.Constant) and isinstance(first.value, str) and " " not in first.value.strip()
 
 

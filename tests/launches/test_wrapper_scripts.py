@@ -21,3 +21,12 @@ def test_a_wrapper_script_in_a_shell_file_and_one_with_other_arguments():
     got = [(d.engine, d.model, _at(d.model_span)) for d in result.deployments]
     assert got == [("vllm", "Qwen/Qwen2.5-7B-Instruct", (3, 30)), ("vllm", "Qwen/Qwen2.5-1.5B-Instruct", (4, 80))]
     assert result.deployments[0].get("max_model_len") == 8192
+
+
+def test_a_python_handler_whose_program_is_which_or_a_literal():
+    """`binp = shutil.which("vllm") or "vllm"` inside `try:`, then `[binp, "serve", MODEL_REPO, ...]`: a launch with
+    the environment defaults (it was silent: the list's first word was a name)."""
+    result = read_path(str(FIX / "python" / "which_or.py"))
+    (dep,) = result.deployments
+    assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", (17, 31))
+    assert (dep.get("max_model_len"), dep.get("gpu_memory_utilization")) == (32768, 0.92)
