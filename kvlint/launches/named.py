@@ -22,9 +22,8 @@ ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.ent
 _NAMED = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b"
               r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b"
               r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b"
-              # any image whose name carries an engine's, as a manifest or values file writes it
-              r"|(?<=image: )[\"']?[^\s\"'#]*(?:vllm|sglang)[^\s\"'#]*"
-              r"|(?<=repository: )[\"']?[^\s\"'#]*(?:vllm|sglang)[^\s\"'#]*")
+              # any image whose name carries an engine's, as a manifest, values file, HCL, TOML or JSON writes it
+              r"|(?:\bimage|\brepository)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<image>[^\s\"'#,]*(?:vllm|sglang)[^\s\"'#,]*)")
 # a container run from an image variable named for an engine (`docker run -d \` ... `"$SGLANG_IMAGE" $ARGS`), over
 # `\` continuation lines
 _RUN_VAR = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b(?:[^\n#\\]|\\\n|\\){0,600}?"
@@ -52,7 +51,7 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     elif kind == "dockerfile":
         message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
                    "with one (docker run, a manifest, a compose file); nothing here is checked")
-    elif what.startswith("$"):
+    elif re.fullmatch(r"\$\{?[A-Za-z_]\w*\}?", what):
         message = (f"a container is run here from {what}, an image named for an engine, but kvlint could not read a "
                    "launch from it (no model and engine flags it can read: the arguments are not in this file, or "
                    "the image's entry point is not the engine); nothing here is checked")
@@ -87,6 +86,8 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
         comment = _COMMENT.search(line)
         if comment is not None and comment.start(2) < m.start():
             continue
+        if m.group("image"):  # `image: X`, `image = "X"`, `"image": "X"`: the place is the image's name
+            return number, m.start("image") + 1, m.group("image")
         what = m.group().strip("\"'")
         return number, m.start() + 1 + (m.group() != what and m.group()[0] in "\"'"), re.sub(r"[ \t]+", " ", what)
     return _run_from_variable(text) if "run" in text else None

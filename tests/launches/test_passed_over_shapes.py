@@ -1,6 +1,7 @@
-"""A script handed a whole engine command as its arguments (`exec "$@"` wrappers that load secrets or set up
-first) is not the launch: the command it is given is (sample H's java-alchemist compose service ran
-`entrypoint: ["/bin/bash", "/scripts/entrypoint.sh"]` with the SGLang command as `command:`, and was passed over)."""
+"""Shapes held-out samples showed passed over, each read by a mechanism, not a case: a script handed a whole
+engine command as its arguments (`exec "$@"` wrappers that load secrets or set up first; sample H's java-alchemist
+compose service), a Python handler whose program is `shutil.which("vllm") or "vllm"`, and an engine-named image in
+HCL with no launch (sample J's RunPod handler and Terraform container, read after J was measured)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,12 @@ def test_a_python_handler_whose_program_is_which_or_a_literal():
     (dep,) = result.deployments
     assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", (17, 31))
     assert (dep.get("max_model_len"), dep.get("gpu_memory_utilization")) == (32768, 0.92)
+
+
+def test_an_engine_named_image_in_hcl_with_no_launch_is_a_kv008_at_its_name():
+    """`image = "..."` (HCL, TOML) and `"image": "..."` (JSON) name an image as `image:` does in YAML."""
+    result = read_path(str(FIX / "named" / "env-only.tf"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span)) == ("KV008", (9, 20))
+    assert note.message.startswith("engine image ${var.registry}/inference/llm/vllm-release-guard:0.5.2 named here")
