@@ -74,6 +74,22 @@ def model_key(holder: YNode) -> tuple[tuple[str, ...], YNode] | None:
     return None
 
 
+def first_model(doc: YNode) -> tuple[tuple[str, ...], YNode] | None:
+    """(path to it, node) of the first model key with a value, breadth first (the object's own model before a
+    nested one), bounded as `find` is."""
+    queue: list[tuple[YNode, tuple[str, ...]]] = [(doc, ())]
+    k = 0
+    while k < len(queue) and k < _MAX_NODES:
+        node, path = queue[k]
+        k += 1
+        found = model_key(node) if node.is_map else None
+        if found is not None and found[1].text:
+            return path + found[0], found[1]
+        queue.extend((v, path + (k,)) for k, _, v in (node.pairs() if node.is_map else ())
+                     if v.is_map and k not in _NOT_SETTINGS)
+    return None
+
+
 def find(doc: YNode, engine: str | None = None) -> Block | None:
     """The best mapping in `doc` that holds a model key and engine-flag keys, or None. The engine comes from an
     image known beside it (`engine`), else the mapping must name it (`vllm:` on its path, `engine: sglang`):

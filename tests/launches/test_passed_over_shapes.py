@@ -40,3 +40,13 @@ def test_an_engine_named_image_in_hcl_with_no_launch_is_a_kv008_at_its_name():
     (note,) = result.findings
     assert (note.code, _at(note.span)) == ("KV008", (9, 20))
     assert note.message.startswith("engine image ${var.registry}/inference/llm/vllm-release-guard:0.5.2 named here")
+
+
+def test_an_operator_object_with_engine_named_arguments_is_a_launch():
+    """`spec.model.name` and `spec.serving.vllmArgs: [--max-model-len, "8192", ...]`: one vLLM launch; an object
+    with a model key and no engine-named argument list is none."""
+    result = read_path(str(FIX / "kinds2" / "engine-args-object.yaml"))
+    (dep,) = result.deployments
+    assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", (9, 11))
+    assert (dep.get("max_model_len"), dep.get("dtype")) == (8192, "float16")
+    assert _at(dep.span_of("max_model_len")) == (15, 9)

@@ -105,8 +105,43 @@ def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
     engine = found[0] if found else next((w for w in engine_names() if w in named), None)
     block = structured.find(doc, engine)
     if block is None:
-        return []
+        return _engine_args_object(yf, doc, found[1:] if found else None)
     return [_from_block(yf, doc, block, found[1:] if found else None)]
+
+
+def _engine_args_object(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None) -> list[Deployment]:
+    """An operator's resource whose engine arguments are a list under a key named for the engine (`vllmArgs:`,
+    `sglang_args:`), its model a model key elsewhere in the object (`spec.model.name`): the operator starts that
+    engine with the model and those arguments (sample J's nebari `LLMModel`, read after its measurement)."""
+    found = _engine_args(doc)
+    model = structured.first_model(doc)
+    if found is None or model is None:
+        return []
+    engine, key, args = found
+    path, node = model
+    fields = _model_fields(engine, node, path) + argv_items(args, yf)
+    count, cspan, _ = g.count_from_resources(doc.get("spec") or doc)
+    note = f"read from the object's model key {'.'.join(path)} and its {engine} arguments under {key}"
+    ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
+                        node_labels=facts.node_labels(doc))
+    return [chart_deployment(yf.path, engine, fields, node, ctx, ManifestGpu(None, None, count, cspan))]
+
+
+def _engine_args(doc: YNode) -> tuple[str, str, YNode] | None:
+    """(engine, key, list) for the first list of flags under a key that names an engine and arguments."""
+    stack, seen = [doc], 0
+    while stack and seen < _MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        for key, _, val in node.pairs() if node.is_map else ():
+            low = key.lower()
+            engine = next((e for e in engine_names() if e in low), None)
+            if engine and "arg" in low and val.is_seq and any(i.is_scalar and i.text.startswith("--")
+                                                               for i in val.items):
+                return engine, key, val
+            if val.is_map:
+                stack.append(val)
+    return None
 
 
 def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[str, Span] | None = None) -> Deployment:
