@@ -7,7 +7,8 @@ moves by tens of percent from run to run. This script measures what the load doe
   (after, before, after, before, ...), many of them; per size, the medians, the quartiles and the median
   of the per-pair ratios (a pair is two runs next to each other, so a change of load hits both);
 - `instructions`: each kvlint run once under valgrind's callgrind (`--jobs 1`, the console's entry), its
-  instruction count: the same on a quiet machine and a busy one (about 50 times slower than a run);
+  instruction count: the same on a quiet machine and a busy one (about 50 times slower than a run; with
+  KVLINT_FILE_SECONDS=0, or the per-file time budget stops files under valgrind, and PYTHONHASHSEED=0);
 - `work`: each kvlint profiled in its own interpreter (cProfile around `kvlint.cli.main`, `--jobs 1`; the
   console entry ends the process with os._exit, so it is not profiled): the calls made in all, and per
   counted function (catalogue sweeps, budgets, parses, file reads) how often it ran, with the functions
@@ -120,7 +121,12 @@ def instructions(kvlints: dict[str, str], root: Path) -> None:
 
     if shutil.which("valgrind") is None:
         sys.exit("valgrind not found (apt-get install valgrind)")
-    env = dict(os.environ, HF_HUB_OFFLINE="1", NO_COLOR="1", PYTHONPYCACHEPREFIX=str(root / "pyc"))
+    # Under callgrind a run is ~50 times slower, so kvlint's per-file CPU budget (1 s, kvlint.limits) stops files
+    # that take 20 ms outside it (the one-file run's first file, with its imports, among them): a stopped file is
+    # a KV001 and its work is not done, so the count is of another run. The budget is turned off, and the hash
+    # seed fixed (two seeds differ by ~1-2 %: dict layouts and set orders).
+    env = dict(os.environ, HF_HUB_OFFLINE="1", NO_COLOR="1", PYTHONPYCACHEPREFIX=str(root / "pyc"),
+               KVLINT_FILE_SECONDS="0", PYTHONHASHSEED="0")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     argv = ["check", "--exit-zero", "--jobs", "1", "tree"]
     counts = {}

@@ -107,12 +107,23 @@ def redact_shapes(text: str) -> str:
         text = _TOKEN.sub(MASK, text)
     if "://" in text and "@" in text:
         text = _URL_USERINFO.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
-    if _AUTH_WORDS.search(text) is not None:
+    if _names_auth(text):
         text = _AUTH_SCHEME.sub(lambda m: f"{m.group('scheme')}{MASK}", text)
     return text
 
 
 _AUTH_WORDS = lazy(r"(?i)bearer|authorization")
+
+
+def _names_auth(text: str) -> bool:
+    """Whether `text` holds "bearer" or "authorization" in any case. ASCII text (nearly all output) is lowered and
+    searched as plain substrings, which costs a fraction of the case-blind pattern's scan (every finding's text
+    passes here); other text keeps the pattern, whose case folding also matches non-ASCII letters (the Kelvin
+    sign, a dotless i) that lower() would not map."""
+    if text.isascii():
+        lowered = text.lower()
+        return "bearer" in lowered or "authorization" in lowered
+    return _AUTH_WORDS.search(text) is not None
 
 
 # Exact preconditions, so most text skips the passes (and a clean run never compiles them): a token shape

@@ -189,3 +189,13 @@ def test_the_preconditions_never_change_what_is_masked():
     for _ in range(10000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 9)))
         assert redact_text(text) == _three_passes(text), text
+
+
+@pytest.mark.parametrize("text", ["Bearer abc", "x-authorization: y", "AUTHORIZATION", "a BEARER b", "no auth words",
+                                  "bearing", "authorızation: Basic x", "Authorization: Bearer \u212a", "\u212a only", ""])
+def test_the_auth_words_precondition_agrees_with_the_pattern(text):
+    """The plain-substring test on ASCII text and the pattern elsewhere give the pattern's answer (the dotless i
+    of `authorızation` folds to i only in the pattern, which non-ASCII text keeps)."""
+    from kvlint.redact import _AUTH_WORDS, _names_auth
+
+    assert _names_auth(text) == (_AUTH_WORDS.search(text) is not None)

@@ -104,6 +104,12 @@ class Engine(Protocol):
         """What the engine computes at startup for one instance (kvlint.memory)."""
         ...
 
+    def card_reads(self, gpu: Gpu) -> tuple[Any, ...]:
+        """Every fact of a catalogue card the memory model reads (its totals, compute capability, what its name
+        decides): two cards with the same facts get the same budget but for the card's name in the text, so a
+        sweep computes one budget for both (kvlint.resolve.sweep)."""
+        ...
+
     def requests_at(self, budget: Budget, context: int, model: ModelSpec, settings: Mapping[str, Any],
                     gpu: Gpu | None, gpu_memory_bytes: int | None) -> int:
         """Full-length requests the same pool holds at another context length."""

@@ -71,7 +71,7 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
     JSON holds prose cells too: kvlint.launches.notebook looks at its code cells)."""
     if kind == "notebook":
         return None
-    if _NAMED.search(text) is None:
+    if not _names_engine(text) or _named_line(text) is None:
         return _run_from_variable(text) if "run" in text else None
     in_doc = False
     for number, line in enumerate(text.split("\n"), 1):
@@ -80,7 +80,7 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
             continue
         if in_doc or (kind in ("python", "notebook") and _IMPORT.match(line)):
             continue  # `from vllm.entrypoints.openai... import X` is library use in a program, not a launch
-        m = _NAMED.search(line)
+        m = _NAMED.search(line) if _names_engine(line) else None
         if m is None:
             continue
         comment = _COMMENT.search(line)
@@ -91,6 +91,34 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
         what = m.group().strip("\"'")
         return number, m.start() + 1 + (m.group() != what and m.group()[0] in "\"'"), re.sub(r"[ \t]+", " ", what)
     return _run_from_variable(text) if "run" in text else None
+
+
+def _names_engine(text: str) -> bool:
+    """Whether _NAMED can match in `text`: each of its branches holds "vllm" or "sglang" as written (the pattern
+    is case-sensitive), and two substring tests cost far less than the pattern's scan, which tries every branch
+    at every character (a file the readers took no launch from is scanned whole)."""
+    return "vllm" in text or "sglang" in text
+
+
+def _named_line(text: str) -> re.Match[str] | None:
+    """_NAMED.search(text), tried only on the lines that hold "vllm" or "sglang" (every match holds one and none
+    crosses a line: the same first match, without scanning every character of a long file that names an engine
+    once). A line is searched in place (pos, endpos), so a lookbehind and \\b see what they see in the text."""
+    at = _next_name(text, 0)
+    while at >= 0:
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+        end = len(text) if end < 0 else end
+        found = _NAMED.search(text, start, end)
+        if found is not None:
+            return found
+        at = _next_name(text, end)
+    return None
+
+
+def _next_name(text: str, pos: int) -> int:
+    """Where the next "vllm" or "sglang" from `pos` starts; -1 when none."""
+    found = [at for at in (text.find("vllm", pos), text.find("sglang", pos)) if at >= 0]
+    return min(found) if found else -1
 
 
 def _run_from_variable(text: str) -> tuple[int, int, str] | None:

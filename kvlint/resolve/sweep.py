@@ -81,8 +81,7 @@ def _sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, items: 
     # same numbers, a sixth less work); the one card whose budget the resolver draws (picture_card) is computed
     # again with its log and kept.
     with quiet_steps():
-        outcomes = {g.id: cache.get(sizing.on(g), settings, items, keep=False) for g in (cards or catalogue_cards())}
-        tried = [Trial(g, outcomes[g.id].budget) for g in (cards or catalogue_cards())]
+        tried = _trials(sizing, settings, cache, items, cards or catalogue_cards())
         tried.sort(key=lambda t: (_total(sizing, t.gpu), t.gpu.id))
         verdicts = tuple(CardVerdict(t.gpu.id, _total(sizing, t.gpu), starts(t.budget), holds(t.budget, load),
                                      t.gpu.marketing_gb) for t in tried)
@@ -95,6 +94,22 @@ def _sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, items: 
     if drawn is not None:
         cache.get(sizing.on(drawn), settings, items)
     return found
+
+
+def _trials(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, items: tuple[tuple[str, str], ...],
+            cards: Iterable[Gpu]) -> list[Trial]:
+    """Each card's budget. Cards equal in every fact the memory model reads (Engine.card_reads: an H100 SXM and
+    an H800, two V100s of 16 GB) share one: the sweep reads a trial's verdicts only (starts, holds), never the
+    card's name a budget carries. A calibration is matched by the card's id, so with calibrations every card is
+    sized on its own."""
+    shared: dict[Any, Budget | None] = {}
+    out = []
+    for g in cards:
+        reads = sizing.engine.card_reads(g) if not sizing.calibrations else g.id
+        if reads not in shared:
+            shared[reads] = cache.get(sizing.on(g), settings, items, keep=False).budget
+        out.append(Trial(g, shared[reads]))
+    return out
 
 
 def picture_card(found: Sweep) -> str | None:

@@ -169,3 +169,17 @@ def test_sglang_tokens_for_a_given_pool_have_no_draft():
 
     model = from_registry("meta-llama/Meta-Llama-3-8B")
     assert tokens_for_pool(model, 1000 * 131072) == (1000, 131072)
+
+
+def test_longest_length_asks_once_more_when_the_upper_length_fits():
+    """needed() grows with the length, so a fitting upper bound is the answer without a search; below it the
+    search still finds the largest length that fits."""
+    asked: list[int] = []
+
+    def needed(n: int) -> int:
+        asked.append(n)
+        return 3 * -(-n // 16)
+
+    assert longest_length(needed, 3 * 8, 128) == 128 and asked == [1, 128]
+    asked.clear()
+    assert longest_length(needed, 3 * 4, 128) == 64 and len(asked) > 2

@@ -105,3 +105,29 @@ def test_budget_cache_is_bounded():
                          settings={"max_model_len": Setting("max_model_len", length)})
         assert resolver.resolve(dep, Config()).budget is not None
     assert len(resolver.budgets.outcomes) == 1  # cleared when full, then the third kept
+
+
+def test_cards_equal_in_what_the_model_reads_share_one_budget(monkeypatch):
+    """Two V100 16 GB cards (SXM2, PCIe) are one set of facts to vLLM's model: one budget for both, and the same
+    verdicts as sizing each on its own. An H100 and an H800 of the same memory differ in the name's batch tier."""
+    from kvlint.engines import get_engine
+    from kvlint.resolve import sizing
+
+    vllm = get_engine("vllm")
+    sxm, pcie = lookup_gpu("V100-SXM2-16GB"), lookup_gpu("V100-PCIe-16GB")
+    assert vllm.card_reads(sxm) == vllm.card_reads(pcie)
+    assert vllm.card_reads(lookup_gpu("H100-PCIe-80GB")) != vllm.card_reads(lookup_gpu("H800-SXM-80GB"))
+    sized: list[str] = []
+    compute = sizing.compute
+
+    def counted(s, settings):
+        sized.append(s.gpu.id if s.gpu is not None else "")
+        return compute(s, settings)
+
+    monkeypatch.setattr(sizing, "compute", counted)
+    _, r = _resolved("Qwen/Qwen3-8B", 8192)
+    assert "V100-SXM2-16GB" in sized and "V100-PCIe-16GB" not in sized
+    alone = {g: Resolver().on_card(r, lookup_gpu(g)) for g in ("V100-SXM2-16GB", "V100-PCIe-16GB")}
+    verdicts = {v.gpu: v.starts for v in r.sweep.cards}
+    for gpu, budget in alone.items():
+        assert verdicts[gpu] == (budget is not None and budget.holds_what_it_asks)

@@ -106,6 +106,11 @@ class Sglang(RoleTable):
         return budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
                       gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
 
+    def card_reads(self, gpu: Gpu) -> tuple[Any, ...]:
+        from .memory import card_reads
+
+        return card_reads(gpu)
+
     def requests_at(self, budget: Budget, context: int, model: ModelSpec, settings: Mapping[str, Any],
                     gpu: Gpu | None, gpu_memory_bytes: int | None) -> int:
         """SGLang's pool is a token count: requests of `context` tokens it holds at once."""

@@ -521,6 +521,12 @@ def _log(steps: Steps, facts: GpuFacts, pool: _Pool, user: int | None, unchecked
     steps.add("max_running_requests", "min(clamp(tokens/context x 512, 2048, 4096), tokens // 2)", mrr)
 
 
+def card_reads(gpu: Any) -> tuple[Any, ...]:
+    """The facts of a catalogue card this memory model reads (gpu_facts: totals and compute capability; the name
+    only in the derivation log and the budget's label), for Engine.card_reads."""
+    return (gpu.total_bytes(NAME), gpu.memory_mib, gpu.compute_capability)
+
+
 def budget(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, *, version: str | None = None,
            non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
            weights_bytes: int | None = None) -> Budget:

@@ -88,6 +88,11 @@ class Vllm(RoleTable):
         return budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
                       gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
 
+    def card_reads(self, gpu: Gpu) -> tuple[Any, ...]:
+        from .memory import card_reads
+
+        return card_reads(gpu)
+
     def requests_at(self, budget: Budget, context: int, model: ModelSpec, settings: Mapping[str, Any],
                     gpu: Gpu | None, gpu_memory_bytes: int | None) -> int:
         """The same num_blocks re-divided at `context` with vLLM's exact block arithmetic."""

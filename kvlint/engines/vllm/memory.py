@@ -145,17 +145,32 @@ def max_model_len(settings: Mapping[str, Any], model: ModelSpec, ver: VllmVersio
     return length, False
 
 
+def name_traits(name: str) -> tuple[bool, bool]:
+    """What the memory model reads from a card's name, and only this (batch_defaults): whether it names an H100 or
+    H200 (the batch tier before 0.9.2), and whether it names an A100 (no large batch below 0.30's tier). A sweep
+    shares a budget between cards equal in these and their numbers (card_reads), so every read of the name must
+    go through here."""
+    name = name.lower()
+    return "h100" in name or "h200" in name, "a100" in name
+
+
+def card_reads(gpu: Any) -> tuple[Any, ...]:
+    """The facts of a catalogue card this memory model reads (gpu_facts: totals and compute capability; the name's
+    traits), for Engine.card_reads."""
+    return (gpu.total_bytes(NAME), gpu.memory_mib, gpu.compute_capability, name_traits(gpu.name))
+
+
 def batch_defaults(settings: Mapping[str, Any], facts: GpuFacts, ver: VllmVersion, length: int,
                    model: ModelSpec | None = None) -> tuple[int, int]:
     """(max_num_seqs, max_num_batched_tokens) as `vllm serve` resolves them (engines.md 1.1 table)."""
     if ver.v0_profile:
         return v0_batch_defaults(settings, length)
-    name = facts.name.lower()
+    hopper_name, a100_name = name_traits(facts.name)
     if ver.batch_tier == "h100_name":
-        mnbt, mns = (8192 if "h100" in name or "h200" in name else 2048), 1024
+        mnbt, mns = (8192 if hopper_name else 2048), 1024
     elif ver.large_gpu_tier and facts.total_bytes >= 160 * GIB:
         mnbt, mns = 16384, 1024
-    elif facts.total_bytes >= 70 * GIB and "a100" not in name and facts.compute_capability != (12, 1):
+    elif facts.total_bytes >= 70 * GIB and not a100_name and facts.compute_capability != (12, 1):
         mnbt, mns = 8192, 1024
     else:
         mnbt, mns = 2048, 256

@@ -173,9 +173,15 @@ def layer_needed_bytes(specs: list[KVSpec], max_model_len: int, reserve: int) ->
 
 
 def longest_length(needed: Callable[[int], int], check_mem: int, upper: int) -> int:
-    """Binary search for the largest length in [1, upper] with needed(length) <= check_mem; 0 if even 1 fails."""
+    """Binary search for the largest length in [1, upper] with needed(length) <= check_mem; 0 if even 1 fails.
+
+    needed() grows with the length (every term is a ceiling division of a length, or a window capped by it, times
+    a page), so when `upper` fits it is the answer the search would reach: one call instead of ~17 (most budgets
+    of a sweep fit the launch's own length, and every budget asks this once per stage)."""
     if upper < 1 or needed(1) > check_mem:
         return 0
+    if needed(upper) <= check_mem:
+        return upper
     lo, hi = 1, upper
     while lo < hi:
         mid = (lo + hi + 1) // 2
