@@ -15,6 +15,7 @@ from functools import cache
 
 from kvlint.launches.env import Field
 from kvlint.launches.images import named_engine
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.span import Span
 
@@ -50,11 +51,13 @@ def configured_engine(image: str | None) -> str | None:
     entry = env_image(image)
     return entry.engine if entry is not None else named_engine(image)
 
-__all__ = ["MODEL_VARS", "NOTE", "EnvImage", "configured_engine", "env_image", "fields_from_env", "named_engine"]
+__all__ = ["MODEL_VARS", "NOTE", "EnvImage", "base_name", "configured_engine", "env_image", "fields_from_env",
+           "named_engine"]
 
 MODEL_VARS = ("MODEL", "MODEL_NAME", "MODEL_ID", "HF_MODEL", "HF_MODEL_ID", "MODEL_PATH", "MODEL_REPO",
               "HF_MODEL_NAME", "LLM_MODEL", "SERVED_MODEL")
 _PREFIXES = ("VLLM_", "SGLANG_", "ENGINE_")  # `VLLM_MAX_MODEL_LEN`: the engine's name before a flag's
+_WORD = lazy(r"\S+")
 _SECRET = ("TOKEN", "KEY", "SECRET", "PASSWORD")
 NOTE = ("model and settings read from the container's environment: {image} is a custom build of the engine with "
         "no command here, whose entry point starts it with these variables")
@@ -64,20 +67,27 @@ def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]
                     image: str | None = None) -> list[Field] | None:
     """(name, name span, value) of the environment as the engine's argv: `--model VALUE` first, then each
     variable that spells one of the engine's flags (or that a known wrapper image maps to one:
-    kvlint/data/env_images.json); None without a model variable."""
+    kvlint/data/env_images.json); None without a model variable. Names are read through `base_name`, so
+    `VLLM_MODEL` is a model variable and `MAX_MODEL_LEN1` the first engine's length."""
     from kvlint.launches.keys import option_for_key, spelled_as_flag
 
     entry = env_image(image)
     model_vars = (entry.model_vars if entry is not None else ()) + MODEL_VARS
     aliases = dict(entry.aliases) if entry is not None else {}
+    named = [(base_name(n.upper(), model_vars), span, value) for n, span, value in items]
+    index = next((i for (b, i), _, v in named if b in model_vars and v.text), None)
     model: list[Field] = []
     flags: list[Field] = []
-    for name, span, value in items:
-        upper = name.upper()
+    for (upper, at), span, value in named:
+        if at and at != index:
+            continue  # another engine's variables (`MODEL2`) of a wrapper that starts several
         if upper in model_vars:
             model = model or [Field("--model", span or value.span), value]
             continue
         if any(s in upper for s in _SECRET) or not value.text:
+            continue
+        if upper.endswith("ARGS") and value.text.lstrip().startswith("--"):
+            flags += extra_args(value)  # `VLLM_SERVE_ARGS="--max-model-len 8192 ..."`: appended to the command
             continue
         key = aliases.get(upper) or next((upper[len(p) :] for p in _PREFIXES if upper.startswith(p)), upper).lower()
         # a known wrapper maps every flag's upper-cased name (`DTYPE` too); elsewhere a bare word is no evidence
@@ -90,3 +100,34 @@ def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]
         else:
             flags += [Field(option, span or value.span), value]
     return model + flags if model else None
+
+
+def extra_args(value: Field) -> list[Field]:
+    """The words of a variable an entry point appends to the engine's command (`EXTRA_ARGS`, `VLLM_SERVE_ARGS`),
+    each at its place inside the value when the value is written as it reads."""
+    from kvlint.span import Span
+
+    out: list[Field] = []
+    sp = value.span
+    for m in _WORD.finditer(value.text):
+        at = (Span(sp.path, sp.line, sp.col + m.start(), sp.line, sp.col + m.end())
+              if sp is not None and sp.line == sp.end_line and sp.end_col - sp.col == len(value.text) else sp)
+        out.append(Field(m.group(0), at, value.resolved, value.missing))
+    return out
+
+
+def base_name(upper: str, model_vars: tuple[str, ...] = MODEL_VARS) -> tuple[str, str]:
+    """(name, index) of an upper-cased variable: an engine prefix before a model variable is dropped
+    (`VLLM_MODEL`, `SGLANG_MODEL_PATH`), and a trailing index is split off (`MODEL1`, `MAX_MODEL_LEN_2`): wrapper
+    images that start one engine per index number their variables so. A name that is whole as written
+    (`MODEL`, `HF_MODEL_ID`) keeps an empty index."""
+    stem = upper.rstrip("0123456789")
+    index = upper[len(stem) :]
+    if index and stem.endswith("_"):
+        stem = stem[:-1]
+    if not index or not stem or stem.endswith(("V", "FP", "INT")):  # `MODEL_V2`, `..._FP8` are names, not indexes
+        stem, index = upper, ""
+    for p in _PREFIXES:
+        if stem.startswith(p) and stem[len(p) :] in model_vars:
+            stem = stem[len(p) :]
+    return stem, index

@@ -12,6 +12,7 @@ GPU count is the block's `"nvidia.com/gpu" = N` limit (Terraform) or `device "nv
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
@@ -21,11 +22,17 @@ from kvlint.lazyre import lazy
 from kvlint.sources.text import LineIndex
 from kvlint.span import Span
 
+if TYPE_CHECKING:
+    from kvlint.launches.script import FoundLaunch
+
 _WORDS = ("vllm", "sglang")
 _IMAGE = lazy(r'(?m)^[ \t]*image[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
 _LIST = lazy(r'(?m)^[ \t]*(entrypoint|command|args)[ \t]*=[ \t]*(\[|")')
 _GPU_LIMIT = lazy(r'"nvidia\.com/gpu"[ \t]*=[ \t]*"?(\d+)')
 _NOMAD_GPU = lazy(r'device[ \t]+"nvidia/gpu"[ \t]*\{[^}]*?\bcount[ \t]*=[ \t]*(\d+)', re.DOTALL)
+_TF_ENV = lazy(r'\benv[ \t]*\{\s*name[ \t]*=[ \t]*"([\w.-]+)"\s*value[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
+_NOMAD_ENV = lazy(r'(?m)^[ \t]*env[ \t]*=?[ \t]*\{([^{}]*)\}')
+_NOMAD_PAIR = lazy(r'(?m)^[ \t]*"?([A-Za-z_][\w]*)"?[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
 _MAX_BLOCKS = 500
 
 
@@ -88,13 +95,39 @@ def _container(path: str, text: str, index: LineIndex, image_m: re.Match[str], s
     argv = lists.get("entrypoint", []) + lists.get("command", []) + lists.get("args", [])
     opts = RunOptions()
     rest, default = command_after_image(opts, image, argv)
-    found = launch_in_argv(rest, {}, image_default=default)
+    found = launch_in_argv(rest, {}, image_default=default) if argv else None
+    found = found or (None if argv else _env_configured(path, text, index, image, start, end))
     if found is None:
         return None
     found = replace(found, image=image, entry_span=found.entry_span or image.span,
                     notes=found.notes + tuple(opts.notes))
     dep = finish(path, found, LaunchContext(), _gpus(path, text, index, start, end))
     return dep if is_launch(dep) else None
+
+
+def _env_configured(path: str, text: str, index: LineIndex, image: Field, start: int,
+                    end: int) -> FoundLaunch | None:
+    """A custom engine image with no command, configured by its environment (kvlint.launches.env_launch): the
+    Terraform container's `env { name = "X" value = "Y" }` blocks, or the Nomad task's `env { X = "Y" }` map
+    around the docker `config` block."""
+    from kvlint.launches import env_launch
+    from kvlint.launches.script import FoundLaunch
+
+    engine = env_launch.configured_engine(image.text)
+    if engine is None:
+        return None
+    items = [(m.group(1), _field(path, index, m.group(1), m.start(1)).span, _field(path, index, m.group(2), m.start(2)))
+             for m in _TF_ENV.finditer(text, start, end)]
+    if not items:
+        outer_start, outer_end = _block(text, start) if start > 0 else (start, end)
+        for block in _NOMAD_ENV.finditer(text, outer_start, outer_end):
+            items += [(m.group(1), _field(path, index, m.group(1), m.start(1)).span,
+                       _field(path, index, m.group(2), m.start(2)))
+                      for m in _NOMAD_PAIR.finditer(text, block.start(1), block.end(1))]
+    fields = env_launch.fields_from_env(engine, items, image.text)
+    if fields is None:
+        return None
+    return FoundLaunch(engine, tuple(fields), None, {}, notes=(env_launch.NOTE.format(image=image.text),))
 
 
 def _depth(text: str, start: int, at: int) -> int:

@@ -14,12 +14,13 @@ from typing import Any
 from kvlint import limits
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding
+from kvlint.launches import ansible
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.k8s import read_k8s
 from kvlint.launches.rewrite import substitute
 from kvlint.launches.script import run_script
 from kvlint.lazyre import lazy
-from kvlint.record import replace
+from kvlint.record import record, replace
 from kvlint.sources.text import Mapped
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -104,7 +105,7 @@ _SUBCHART_DEPTH = 3  # subchart values sit under their name, at most under a par
 _SUBCHART_MAPS = 2000
 
 
-_SCOPES = ("env", "variables")  # GitHub Actions `env:` (workflow, job, step), GitLab `variables:`
+_SCOPES = ("env", "variables", "vars")  # GitHub Actions `env:` (workflow, job, step), GitLab `variables:`, Ansible
 _GHA_REF = lazy(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
@@ -117,28 +118,49 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     out: list[Deployment] = []
     image = None
     inputs = _input_defaults(doc)
-    start: Matrix = {}
-    stack: list[tuple[YNode, dict[str, str], Matrix]] = [(doc, {_INPUT_VAR + k: v for k, v in inputs.items()}, start)]
+    start = _Scope({_INPUT_VAR + k: v for k, v in inputs.items()}, {}, {}, None)
+    stack: list[tuple[YNode, _Scope]] = [(doc, start)]
     while stack:
         limits.check()
-        node, env, matrix = stack.pop()
+        node, scope = stack.pop()
         kind = node.kind
         if kind == "scalar":
             if _may_launch(node.text):
-                out.extend(_string_launches(yf, node, env, inputs, matrix, image))
+                out.extend(_string_launches(yf, node, scope, inputs, image))
+                if "<<" in node.text and "{{" in node.text:
+                    out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
         elif kind == "seq":
-            stack.extend([(item, env, matrix) for item in reversed(node.items)])
+            stack.extend([(item, scope) for item in reversed(node.items)])
         else:
             pairs = list(node.pairs())
-            scoped = [val for key, _, val in pairs if key in _SCOPES]
-            inner = {**env, **{k: v for val in scoped for k, v in _scope(val)}} if scoped else env
-            strategy = next((val for key, _, val in pairs if key == "strategy" and val.is_map), None)
-            values = {**matrix, **_matrix(strategy.get("matrix"))} if strategy is not None else matrix
+            inner = _inner(node, pairs, scope)
             for key, _, val in reversed(pairs):
                 if key == "image" and image is None and val.kind == "scalar":
                     image = val.text
-                stack.append((val, inner, values))
+                stack.append((val, inner))
     return out
+
+
+@record
+class _Scope:
+    """What the strings below a mapping see: the environment (`env:`, `variables:`, an Ansible play's `vars:`),
+    a CI job's matrix, the play's list variables, and the elements of the task's loop."""
+
+    env: dict[str, str]
+    matrix: Matrix
+    lists: dict[str, ansible.Rows]
+    rows: ansible.Rows | None
+
+
+def _inner(node: YNode, pairs: list[tuple[str, YNode, YNode]], scope: _Scope) -> _Scope:
+    scoped = [val for key, _, val in pairs if key in _SCOPES]
+    env = {**scope.env, **{k: v for val in scoped for k, v in _scope(val)}} if scoped else scope.env
+    strategy = next((val for key, _, val in pairs if key == "strategy" and val.is_map), None)
+    matrix = {**scope.matrix, **_matrix(strategy.get("matrix"))} if strategy is not None else scope.matrix
+    play_vars = node.get("vars")
+    lists = {**scope.lists, **ansible.lists_of(play_vars)} if play_vars is not None else scope.lists
+    rows = ansible.loop_rows(node, lists) if node.has_any(ansible.LOOP_KEYS) else scope.rows
+    return _Scope(env, matrix, lists, rows)
 
 
 Matrix = dict[str, list[str]]
@@ -159,20 +181,22 @@ def _matrix(node: YNode | None) -> Matrix:
     return out
 
 
-def _string_launches(yf: YamlFile, node: YNode, env: dict[str, str], inputs: dict[str, str], matrix: Matrix,
+def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str, str],
                      image: str | None) -> list[Deployment]:
-    """The launches of one string, once per combination of the matrix values it uses; a launch whose model
-    is the same in every combination is one launch (a matrix over Python versions), each other model its own."""
+    """The launches of one string, once per combination of the matrix values it uses (or per element of the
+    Ansible loop around it); a launch whose model is the same in every combination is one launch (a matrix over
+    Python versions), each other model its own."""
     import itertools
 
-    used = {k: v for k, v in matrix.items() if "matrix." in node.text and re.search(
+    used = {k: v for k, v in scope.matrix.items() if "matrix." in node.text and re.search(
         r"\bmatrix\." + re.escape(k).replace("_", "[_-]") + r"\b", node.text)}
-    text = _ci_expressions(yf.mapped(node), inputs, used)
+    text = ansible.as_shell(_ci_expressions(yf.mapped(node), inputs, used))
     combos = list(itertools.islice(itertools.product(*used.values()), _MAX_COMBINATIONS)) if used else [()]
+    rows = [ansible.row_values(r) for r in scope.rows] if scope.rows and ansible.ITEM_VAR in text.text else [{}]
     seen: dict[tuple, Deployment] = {}
-    for combo in combos:
+    for combo, row in itertools.product(combos, rows):
         values = {_MATRIX_VAR + k: v for k, v in zip(used, combo, strict=True)}
-        launches, _, notes = run_script(text, {**env, **values})
+        launches, _, notes = run_script(text, {**scope.env, **values, **row})
         ctx = LaunchContext(image=image, notes=tuple(notes))
         for k, found in enumerate(launches):
             dep = finish(yf.path, found, ctx, ManifestGpu())
@@ -181,7 +205,7 @@ def _string_launches(yf: YamlFile, node: YNode, env: dict[str, str], inputs: dic
                 where = ", ".join(f"matrix.{name} = {value}" for name, value in zip(used, combo, strict=True))
                 dep = replace(dep, notes=dep.notes + (f"one launch per model the job's matrix gives: {where}",))
             seen[(k, model)] = dep  # the last combination naming a model reads it
-    if len(combos) > 1:  # a launch whose model no combination changes: one launch, without the matrix note
+    if len(combos) * len(rows) > 1:  # a launch whose model no combination changes: one launch, without the matrix note
         counts: dict[int, int] = {}
         for k, _ in seen:
             counts[k] = counts.get(k, 0) + 1

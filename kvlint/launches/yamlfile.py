@@ -26,6 +26,8 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
             from kvlint.launches.charts import aibrix
 
             out.extend(aibrix.read_list(yf, doc))
+        if doc.is_seq:
+            out.extend(_launch_strings(yf, doc))  # an Ansible playbook or task list, a list of jobs
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:
@@ -114,6 +116,11 @@ def _not_kubernetes(yf: YamlFile, doc: YNode,
         return deps, [] if deps else list(missing_scripts(yf, doc))
     if is_skypilot(doc):
         return read_skypilot(yf, doc), []
+    if doc.get("available_node_types") is not None or doc.get("docker") is not None:
+        from kvlint.launches.ray_cluster import is_ray_cluster, read_ray_cluster
+
+        if is_ray_cluster(doc):
+            return read_ray_cluster(yf, doc), []
     if as_vllm_config or (as_vllm_config is None and looks_like_vllm_config(doc)):
         return read_vllm_config(yf.path, doc), []
     return read_values(yf, doc)

@@ -35,11 +35,29 @@ def test_a_python_handler_whose_program_is_which_or_a_literal():
 
 def test_an_engine_named_image_in_hcl_with_no_launch_is_a_kv008_at_its_name():
     """`image = "..."` (HCL, TOML) and `"image": "..."` (JSON) name an image as `image:` does in YAML."""
-    result = read_path(str(FIX / "named" / "env-only.tf"))
+    result = read_path(str(FIX / "named" / "env-no-model.tf"))
     assert result.deployments == []
     (note,) = result.findings
-    assert (note.code, _at(note.span)) == ("KV008", (9, 20))
+    assert (note.code, _at(note.span)) == ("KV008", (8, 20))
     assert note.message.startswith("engine image ${var.registry}/inference/llm/vllm-release-guard:0.5.2 named here")
+
+
+def test_an_hcl_container_configured_by_numbered_env_blocks_is_a_launch():
+    """Sample J's Terraform container: `MODEL1`, `MAX_MODEL_LEN1` are the first engine's variables (`MAX_MODEL_LEN2`
+    another's, not this launch's); the image tag is the team's build, not an engine release."""
+    result = read_path(str(FIX / "named" / "env-only.tf"))
+    (dep,) = result.deployments
+    assert (dep.engine, dep.engine_version, dep.model, _at(dep.model_span)) == \
+        ("vllm", None, "/workspace/meta-llama/Llama-Guard-3-8B", (12, 22))
+    assert (dep.get("max_model_len"), _at(dep.span_of("max_model_len")), dep.gpu_count) == (4096, (16, 22), 1)
+    assert result.findings == []
+
+
+def test_a_nomad_task_env_map_with_an_engine_prefixed_model_variable():
+    result = read_path(str(FIX / "named" / "nomad-env.hcl"))
+    (dep,) = result.deployments
+    assert (dep.model, _at(dep.model_span), dep.get("tensor_parallel_size"), dep.gpu_count) == \
+        ("Qwen/Qwen2.5-7B-Instruct", (10, 33), 2, 2)
 
 
 def test_an_operator_object_with_engine_named_arguments_is_a_launch():
