@@ -157,11 +157,14 @@ def env_names(tree: ast.Module) -> set[str]:
     `os.environ.get("MODEL")`."""
     import ast
 
+    from kvlint.launches.pyfile import assigned
+
     out: set[str] = set()
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        target = assigned(node) if isinstance(node, ast.stmt) else None
+        if target is None:
             continue
-        value = node.value
+        value = target[1]
         env_item = isinstance(value, ast.Subscript) and isinstance(value.value, ast.Attribute) \
             and value.value.attr == "environ"
         env_call = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
@@ -169,7 +172,7 @@ def env_names(tree: ast.Module) -> set[str]:
             and (value.func.attr == "getenv" or isinstance(value.func.value, ast.Attribute)
                  and value.func.value.attr == "environ")
         if env_item or env_call:
-            out.add(node.targets[0].id)
+            out.add(target[0])
     return out
 
 

@@ -214,7 +214,7 @@ def _launch_shaped(path: str, text: str, kind: str) -> Finding | None:
     if kind in _STRUCTURED_KINDS:
         model = _MODEL_KEY.search(text)
         if model is None or _GPU_REQUEST.search(text) is None:
-            return None
+            return _engine_block(path, text) if kind == "yaml" else None
         line = text.count("\n", 0, model.start("id")) + 1
         col = model.start("id") - (text.rfind("\n", 0, model.start("id")) + 1) + 1
         what = model.group("id")
@@ -243,6 +243,26 @@ def _launch_shaped(path: str, text: str, kind: str) -> Finding | None:
         return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, number, at, number, at + len(program)),
                        fix=fix, path=path)
     return None
+
+
+# a values file's top-level block named for an engine (`vllm:`, `sglang-server:`): a chart that starts it reads it
+_ENGINE_BLOCK = lazy(r"^(?P<key>(?:vllm|sglang)[\w-]*)[ \t]*:[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def _engine_block(path: str, text: str) -> Finding | None:
+    """The KV008 for the values of a chart named for an engine that give no model (the chart's own default, or
+    another values file, names it) next to a GPU request: the engine starts, and nothing of it is checked here."""
+    block = _ENGINE_BLOCK.search(text)
+    if block is None or _GPU_REQUEST.search(text) is None:
+        return None
+    line = text.count("\n", 0, block.start()) + 1
+    what = block.group("key")
+    message = (f"`{what}:` holds an engine's settings next to a GPU request, but this file names no model (the chart's "
+               "default or another values file gives it) and no chart layout kvlint knows; nothing here is checked")
+    fix = ("check the values file that names the model, or point kvlint at the chart; add `# kvlint: disable-file` "
+           "when this file starts no engine")
+    return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, line, 1, line, 1 + len(what)), fix=fix,
+                   path=path)
 
 
 def _toggles_docstring(line: str) -> bool:

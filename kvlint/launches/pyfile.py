@@ -133,11 +133,12 @@ def _appended(tree: ast.Module) -> dict[int, list[ast.expr]]:
             lists: dict[str, ast.List] = {}
             for stmt in stmts:
                 name, added = _list_growth(stmt)
-                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                    if isinstance(stmt.value, ast.List):
-                        lists[stmt.targets[0].id] = stmt.value
+                target = assigned(stmt)
+                if target is not None:
+                    if isinstance(target[1], ast.List):
+                        lists[target[0]] = target[1]
                     else:
-                        lists.pop(stmt.targets[0].id, None)
+                        lists.pop(target[0], None)
                 elif name in lists and added is not None:
                     grown.setdefault(id(lists[name]), []).extend(
                         e for e in added if not (isinstance(e, ast.IfExp) and _switches(e)))
@@ -367,13 +368,27 @@ def _constants(body: list[ast.stmt]) -> dict[str, str]:
     for stmt in body:
         if isinstance(stmt, (ast.Try, ast.With)):  # blocks that run on the normal path: their assignments hold
             out.update(_constants(stmt.body))
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            value = _plain(stmt.value)
-            if value is None and isinstance(stmt.value, ast.Call) and _name(stmt.value.func) in ("get", "getenv"):
-                value = _plain(stmt.value.args[1]) if len(stmt.value.args) == 2 else None
+        target = assigned(stmt)
+        if target is not None:
+            name, node = target
+            value = _plain(node)
+            if value is None and isinstance(node, ast.Call) and _name(node.func) in ("get", "getenv"):
+                value = _plain(node.args[1]) if len(node.args) == 2 else None
             if value is not None:
-                out[stmt.targets[0].id] = value
+                out[name] = value
     return out
+
+
+def assigned(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    """(name, value) of `NAME = value` and of the annotated `NAME: T = value` (`MODEL: Final[str] = "org/m"`, as
+    typed modules write their constants); None for any other statement."""
+    import ast
+
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id, stmt.value
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None and isinstance(stmt.target, ast.Name):
+        return stmt.target.id, stmt.value
+    return None
 
 
 def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
