@@ -68,10 +68,13 @@ _NOT_KEY = lazy(r"[^a-z0-9]")
 
 
 def _short(key: str) -> str:
+    """The key past a vendor's or brand's words (`nvidiageforcertx4090` -> `rtx4090`), and past a GeForce `gtx`
+    before a four-digit model number (`nvidia-gtx-2080ti` names the RTX 2080 Ti: the brand is a writer's slip)."""
     for prefix in _PREFIXES:
         if key.startswith(prefix) and len(key) > len(prefix):
-            return key[len(prefix):]
-    return key
+            key = key[len(prefix):]
+            break
+    return key[3:] if key.startswith("gtx") and key[3:7].isdigit() and len(key) > 6 else key
 
 
 @lru_cache(maxsize=1)
@@ -226,7 +229,22 @@ def _plausible_typo(name: str, candidate: str) -> bool:
     import re
 
     ours, theirs = re.findall(r"\d{2,}", name), re.findall(r"\d{2,}", candidate)
-    return not any(a != b and len(a) == len(b) for a, b in zip(ours, theirs, strict=False))
+    if any(a != b and len(a) == len(b) for a, b in zip(ours, theirs, strict=False)):
+        return False
+    return _family(name) in ("", _family(candidate)) or _family(candidate) == ""
+
+
+def _family(name: str) -> str:
+    """The letters just before a product's model number, past vendor words (`gtx` of `nvidia-gtx-2080ti`, `h` of
+    `H1000`, `gb` of `nvidia-gb200`): a typo keeps them, so `gtx2080ti` is no slip of `gb200`."""
+    import re
+
+    key, before = _key(name), ""
+    while key != before:  # `nvidia-tesla-p40`: past both vendor words
+        before = key
+        key = next((key[len(p):] for p in _PREFIXES if key.startswith(p) and len(key) > len(p)), key)
+    m = re.search(r"([a-z]+)\d", key)
+    return m.group(1) if m else ""
 
 
 def _mig(text: str) -> Gpu:

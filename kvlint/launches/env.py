@@ -291,7 +291,38 @@ def _expand_part(part: Part, m: Mapped, env: Mapping[str, str], positional: Posi
         return [(raw, [start] * len(raw), False, True, raw, (start, end), "")]
     text, missing = value
     limits.spend(len(text))  # `A=$A$A` per line doubles: bounded per file
+    held = env.get(part.text) if part.kind == "var" and not part.op else None
+    if isinstance(held, Partial) and held == text:
+        return _partial_segs(held, start, end, part.quoted, _origin_of(part, env))
     return [(text, [start] * len(text), not part.quoted, part.quoted, missing, (start, end), _origin_of(part, env))]
+
+
+class Partial(str):
+    """A command-like value assigned with expressions the file leaves unknown (`CMD="docker run -e T=${TOKEN}
+    IMAGE --model M"`): its text with each unknown expression as written, and where they are. Expanded unquoted,
+    the shell splits it into words: each word holding an unknown expression is unresolved, the others are known
+    (the image, the model), so `exec $CMD` is still a launch."""
+
+    holes: tuple[tuple[int, int], ...]
+
+    def __new__(cls, text: str, holes: tuple[tuple[int, int], ...]) -> Partial:
+        obj = super().__new__(cls, text)
+        obj.holes = holes
+        return obj
+
+
+def _partial_segs(value: Partial, start: int, end: int, quoted: bool, origin: str) -> list:
+    """A Partial's expansion as segments: its known pieces splittable, its unknown expressions marked missing."""
+    segs: list = []
+    last = 0
+    for a, b in value.holes:
+        if a > last:
+            segs.append((value[last:a], [start] * (a - last), not quoted, quoted, None, (start, end), origin))
+        segs.append((value[a:b], [start] * (b - a), False, quoted, value[a:b], (start, end), origin))
+        last = b
+    if last < len(value):
+        segs.append((value[last:], [start] * (len(value) - last), not quoted, quoted, None, (start, end), origin))
+    return segs
 
 
 def _origin_of(part: Part, env: Mapping[str, str]) -> str:

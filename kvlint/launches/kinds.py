@@ -72,7 +72,9 @@ _BY_NAME = {k.name: k for k in KINDS}
 
 # a copy a repository keeps for its users to fill in (`start.sh.example`, `compose.yaml.sample`): the launch it
 # shows is the one they will run, so it is read as the file it copies (a bare `.example` claims nothing)
-COPY_SUFFIXES = (".example", ".sample", ".template", ".dist")
+# a Jinja template of the file (`docker-compose.yml.j2`, `vllm.service.j2`: Ansible's `template:` renders it onto
+# the host) is read the same way, its `{{ }}` / `{% %}` left unresolved (kvlint.sources.templates)
+COPY_SUFFIXES = (".example", ".sample", ".template", ".dist", ".j2", ".jinja", ".jinja2")
 
 
 @lru_cache(maxsize=4096)

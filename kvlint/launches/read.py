@@ -102,6 +102,10 @@ def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     if not text.strip():
         return ReadResult(path, skipped="empty file")
     kind = kind_for(path) or sniffed(text)
+    if path.lower().endswith(JINJA_SUFFIXES) and "{" in text:
+        from kvlint.sources.templates import blank_statements
+
+        text = blank_statements(text)  # `{% if %}`, `{% for %}`, `{# #}` of a Jinja template: not the file's words
     result = reader_of(kind)(path, text, as_vllm_config)
     if not result.deployments and result.skipped is None and not any(f.code in _SAID for f in result.findings):
         from kvlint.launches.named import passed_over
@@ -110,6 +114,9 @@ def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
         if note is not None and not _chart_values(path, kind.name):
             result.findings.append(note)
     return result
+
+
+JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
 
 
 def _chart_values(path: str, kind: str) -> bool:

@@ -801,8 +801,30 @@ def _assignment(word: Word, m: Mapped, env: dict[str, str],
     name, _, value = text.partition("=")
     name = name.rstrip("+")
     if any(not f.resolved for f in fields):
-        return name, None  # unknown from here on: never keep a stale value
+        return name, _partial(value, fields)  # unknown from here on (never a stale value), but a command's words
     return name, value
+
+
+def _partial(value: str, fields: list[Field]) -> str | None:
+    """A value of several words with unknown expressions in it (`CMD="docker run -e T=$TOKEN IMAGE ..."`) as a
+    Partial, which a later `exec $CMD` reads word by word; a one-word value with an unknown part stays unknown
+    (`MODEL="$BASE/m"` is not a model)."""
+    from kvlint.launches.env import Partial
+
+    if len(value.split()) < 3:
+        return None
+    holes: list[tuple[int, int]] = []
+    for expr in dict.fromkeys(e for f in fields for e in f.missing):
+        at = value.find(expr)
+        while at >= 0 and expr:
+            holes.append((at, at + len(expr)))
+            at = value.find(expr, at + len(expr))
+    holes.sort()
+    first = len(value) - len(value.lstrip())
+    if not holes or holes[0][0] <= first + len(value.split()[0]) - 1 or \
+            any(a < b_prev for (a, _), (_, b_prev) in zip(holes[1:], holes, strict=False)):
+        return None  # its first word unknown (`$(( A * B ))`, `$RUNNER serve ...`): no command to read
+    return Partial(value, tuple(holes))
 
 
 def _declared(words: tuple[Word, ...]) -> set[str]:

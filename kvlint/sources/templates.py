@@ -33,13 +33,13 @@ class Templated:
 
 
 def detemplate(text: str) -> Templated:
-    if "{{" not in text:
+    if "{{" not in text and "{%" not in text:
         return Templated(text)
     table: dict[str, str] = {}
     lines = text.split("\n")
     first = 0
     for i, line in enumerate(lines):
-        if "{{" not in line:
+        if "{{" not in line and "{%" not in line and "{#" not in line:
             continue
         first = first or i + 1
         found = expressions(line)
@@ -55,18 +55,32 @@ def detemplate(text: str) -> Templated:
 def expressions(line: str) -> list[tuple[int, int]]:
     """(start, end) of each `{{ ... }}` in a line, left to right, each closed by the first `}}` after it opens.
 
-    One forward pass of str.find: once no `}}` follows, none follows any later `{{` either, so a line of
-    a million `{` costs one scan (the non-greedy regex this replaces rescanned the rest from every brace).
+    Forward passes of str.find: once no `}}` follows, none follows any later `{{` either, so a line of a million
+    `{` costs a scan per kind (the non-greedy regex this replaces rescanned the rest from every brace).
     """
     out: list[tuple[int, int]] = []
-    pos = line.find("{{")
+    kinds = set(_CLOSERS)
+    pos = _opening(line, 0, kinds)
     while pos >= 0:
-        close = line.find("}}", pos + 2)
-        if close < 0:
-            break
+        close = line.find(_CLOSERS[line[pos + 1]], pos + 2)
+        if close < 0:  # none of this kind closes after here: its later openings are passed over (one scan each)
+            kinds.discard(line[pos + 1])
+            pos = _opening(line, pos + 2, kinds)
+            continue
         out.append((pos, close + 2))
-        pos = line.find("{{", close + 2)
+        pos = _opening(line, close + 2, kinds)
     return out
+
+
+# Go/Helm and Jinja expressions `{{ }}`; Jinja's statements `{% for %}` and comments `{# #}` (Ansible templates,
+# `docker-compose.yml.j2`) are template actions the same way
+_CLOSERS = {"{": "}}", "%": "%}", "#": "#}"}
+
+
+def _opening(line: str, start: int, kinds: set[str]) -> int:
+    """Where the next `{{`, `{%` or `{#` (of the kinds still open) starts from `start`; -1 when none."""
+    found = [at for k in kinds if (at := line.find("{" + k, start)) >= 0]
+    return min(found) if found else -1
 
 
 def _only_actions(line: str, found: list[tuple[int, int]]) -> bool:
@@ -96,3 +110,51 @@ def _placeholder(expr: str, table: dict[str, str]) -> str:
     key = "\u27e6" + body + "\u27e7"
     table[key] = expr
     return key
+
+
+def blank_statements(text: str) -> str:
+    """A Jinja template's statements (`{% for x in y %}`, `{% if a %}`) and comments (`{# #}`) as spaces, over as
+    many lines as they span, every newline and every other character kept at its place: what is left reads as
+    the file the template renders with each condition true. An `{% else %}` / `{% elif %}` branch is blanked with
+    its statement up to its `{% endif %}` (two branches of one key are alternatives, not a duplicate key), and a
+    part inside an `{% if %}` stays (`--api-key {{ key }}{% endif %}` keeps its flag). `{{ }}` expressions stay:
+    each reader leaves them unresolved."""
+    out: list[str] = []
+    last = 0
+    depth, skip_from = 0, 0  # skip_from: the depth whose else-branch is being blanked (0: none)
+    for start, end in _statements(text):
+        word = text[start + 2 : end - 2].strip("-+ \t\n").split(" ", 1)[0]
+        if skip_from:
+            depth += (word == "if") - (word == "endif")
+            if depth < skip_from:
+                out.append(_spaces(text[last:end]))
+                last, skip_from = end, 0
+            continue
+        if word in ("else", "elif") and depth > 0 and text[start + 1] == "%":
+            out.append(text[last:start])
+            last, skip_from = start, depth
+            continue
+        depth += (word == "if") - (word == "endif")
+        out += [text[last:start], _spaces(text[start:end])]
+        last = end
+    return "".join(out) + (_spaces(text[last:]) if skip_from else text[last:])
+
+
+def _statements(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each `{% %}` and `{# #}` in the text, in order, over lines."""
+    found: list[tuple[int, int]] = []
+    kinds = {"%", "#"}
+    pos = _opening(text, 0, kinds)
+    while pos >= 0:
+        close = text.find(_CLOSERS[text[pos + 1]], pos + 2)
+        if close < 0:
+            kinds.discard(text[pos + 1])
+            pos = _opening(text, pos + 2, kinds)
+            continue
+        found.append((pos, close + 2))
+        pos = _opening(text, close + 2, kinds)
+    return found
+
+
+def _spaces(text: str) -> str:
+    return "".join(c if c == "\n" else " " for c in text)

@@ -294,3 +294,18 @@ def test_every_instance_family_agrees_with_its_listed_types() -> None:
     assert lookup_instance_family("a3") is None  # GKE's a3 family is H100 or H200
     with pytest.raises(UnknownGpuError, match="several cards"):
         lookup_gpu("g5.xlarge|p5.48xlarge")
+
+
+@pytest.mark.parametrize("name", ["nvidia-gtx-2080ti", "RTX 2080 Ti", "NVIDIA GeForce RTX 2080 Ti", "2080ti"])
+def test_the_rtx_2080_ti_by_its_names_and_a_gtx_slip_of_the_brand(name: str) -> None:
+    gpu = lookup_gpu(name)
+    assert (gpu.id, gpu.memory_mib, gpu.compute_capability) == ("RTX-2080-Ti-11GB", 11264, "7.5")
+
+
+@pytest.mark.parametrize("name", ["nvidia-gtx-1080ti", "nvidia-tesla-p40"])
+def test_a_card_of_another_family_is_offered_no_catalogue_name(name: str) -> None:
+    """`gtx1080ti` is not a slip of `gb200` nor `p40` of `l40`'s family... the letters before the model number
+    must agree for a did-you-mean (sample K2's `nvidia-gtx-2080ti` was offered nvidia-gb200)."""
+    with pytest.raises(UnknownGpuError) as err:
+        lookup_gpu(name)
+    assert "did you mean" not in str(err.value)

@@ -27,6 +27,8 @@ NAMES = [
     "img.containerfile", "Dockerfile.rocm", "containerfiles.md",
     "start_model.sh.example", "compose.yaml.sample", "values.yaml.template", "serve.py.dist", ".env.example",
     "config.json.example", "vllm-args.json.sample", "README.md.example", "notes.example",
+    "templates/docker-compose.yml.j2", "vllm.service.j2", "start.sh.jinja2", "values.yaml.jinja", "x.j2",
+    "README.md.j2",
 ]
 
 

@@ -68,3 +68,30 @@ def test_an_operator_object_with_engine_named_arguments_is_a_launch():
     assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", (9, 11))
     assert (dep.get("max_model_len"), dep.get("dtype")) == (8192, "float16")
     assert _at(dep.span_of("max_model_len")) == (15, 9)
+
+
+def test_a_docker_command_kept_in_a_string_with_an_unknown_secret_and_run_by_exec():
+    """Sample K2's `CMD="docker run ... -e TOKEN=${HF_TOKEN} IMAGE --model ${MODEL} ..."; exec $CMD`: the unknown
+    token leaves its own word unresolved, not the whole command."""
+    result = read_path(str(FIX / "shell_cmd" / "exec-cmd-string.sh"))
+    (dep,) = result.deployments
+    assert (dep.engine, dep.engine_version, dep.model, dep.get("max_model_len")) == \
+        ("vllm", "0.10.1", "Qwen/Qwen2.5-7B-Instruct", 8192)
+
+
+def test_a_value_of_words_whose_first_is_unknown_stays_unknown():
+    (dep,) = read_path(str(FIX / "shell_cmd" / "arith-not-a-command.sh")).deployments
+    rank = dep.settings["data_parallel_start_rank"]
+    assert (rank.value, rank.resolved) == ("$START", False)
+
+
+def test_values_of_an_engine_named_chart_block_without_a_model_are_not_silent():
+    result = read_path(str(FIX / "named" / "engine-block-values.yaml"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span)) == ("KV008", (7, 1)) and note.message.startswith("`vllm:` holds")
+
+
+def test_annotated_module_constants_feed_the_argv():
+    (dep,) = read_path(str(FIX / "python" / "annotated_constant.py")).deployments
+    assert (dep.engine, dep.model, dep.get("context_length")) == ("sglang", "Qwen/Qwen2.5-7B-Instruct", 8192)
