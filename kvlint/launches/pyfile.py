@@ -92,7 +92,8 @@ def read_python(path: str, text: str, within: Mapped | None = None) -> tuple[lis
             out.extend(_ray(src, _ray_dict(node) or {}, None))
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
             elts = node.elts + grown.get(id(node), [])
-            found = _argv(src, elts) or _flag_list(src, node, elts)
+            found = _called(src, tree, node, elts) or _argv(src, elts, _gpu_of(src, tree, node)) \
+                or _flag_list(src, node, elts)
             if found:
                 seen.update(id(e) for e in elts)
             out.extend(found)
@@ -422,6 +423,15 @@ class _Source:
                  within: Mapped | None = None):
         self.path, self.text, self.index, self.scopes, self.within = path, text, index, scopes, within
         self._bytes: dict[int, bytes] = {}  # line -> its UTF-8 bytes, encoded once (ast's columns are bytes)
+        self._owners: dict[int, tuple] | None = None
+
+    def owners(self, tree: ast.Module) -> dict[int, tuple]:
+        """Each node's enclosing functions and classes (kvlint.launches.pycalls.owners), computed once when asked."""
+        if self._owners is None:
+            from kvlint.launches import pycalls
+
+            self._owners = pycalls.owners(tree)
+        return self._owners
 
     def offset(self, node: ast.expr) -> int:
         return self.index.offset(node.lineno, node.col_offset + 1)
@@ -545,7 +555,42 @@ def _is_interpreter(node: ast.expr) -> bool:
             and node.value.id == "sys")
 
 
-def _argv(src: _Source, elts: list[ast.expr]) -> list[Deployment]:
+def _gpu_of(src: _Source, tree: ast.Module, node: ast.AST) -> ManifestGpu:
+    """The GPU a decorator of the function running `node` requests (kvlint.launches.pycalls), for a file that
+    writes one."""
+    if "gpu=" not in src.text:
+        return ManifestGpu()
+    from kvlint.launches import pycalls
+
+    return pycalls.decorator_gpu(src.path, src.owners(tree).get(id(node), ()))
+
+
+def _called(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: list[ast.expr]) -> list[Deployment]:
+    """One launch per call of the function that builds this argv from its parameters, each with the caller's
+    values and the caller's GPU (kvlint.launches.pycalls); [] when the argv reads no parameter or no call is in
+    the file (the argv is then read once, with the parameters' defaults)."""
+    import ast
+
+    from kvlint.launches import pycalls
+
+    fn = next((d for d in src.owners(tree).get(id(node), ()) if not isinstance(d, ast.ClassDef)), None)
+    if fn is None or isinstance(fn, ast.ClassDef):
+        return []
+    params = set(pycalls.parameters(fn))
+    if not params or not pycalls.uses(elts, params):
+        return []
+    name = pycalls.list_name(fn, node)
+    out: list[Deployment] = []
+    for call in pycalls.call_sites(tree, fn):
+        bound = pycalls.bind(fn, call)
+        extra = pycalls.parameter_growth(fn, name, bound) if name else []
+        gpu = _gpu_of(src, tree, call)
+        out.extend(_argv(src, pycalls.substituted(elts, bound) + extra, gpu if gpu.product or gpu.count else
+                         _gpu_of(src, tree, node)))
+    return out
+
+
+def _argv(src: _Source, elts: list[ast.expr], gpu: ManifestGpu | None = None) -> list[Deployment]:
     """An argument list anywhere (`subprocess.run([...])`, `cmd = ["vllm", "serve", model, ...]`, `execvp`):
     a launch when its words start an engine."""
     import ast
@@ -556,7 +601,7 @@ def _argv(src: _Source, elts: list[ast.expr]) -> list[Deployment]:
             break  # `*args`: what follows is not known word by word
         fields.append(src.field(e))
     found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:6] for w in engine_words()) else None
-    return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
+    return [finish(src.path, found, LaunchContext(), gpu or ManifestGpu())] if found is not None else []
 
 
 _MODEL_FLAGS = ("--model", "--model-path")

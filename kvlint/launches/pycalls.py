@@ -1,0 +1,155 @@
+"""Python launches in their context: a function that starts the engine from its parameters, called elsewhere in
+the file with the values (`_serve_vllm(model=QWEN, tensor_parallel_size=2, extra_args=[...])` from two Modal
+functions: two launches), and the GPU a decorator requests for the function that runs it (Modal's
+`@app.function(gpu="L40S:2")`, `@app.cls(gpu="H100")`).
+
+A parameter's value is the caller's expression, read in the caller's place: its literal, or the module constant
+it names, each at its position in the file (the value that causes a finding is the call's, not the parameter's
+use). A list parameter the function appends to its argument list (`cmd.extend(extra_args or [])`, `cmd +=
+extra`) brings the caller's list literal. A function called from nowhere in the file keeps its one launch, with
+what its defaults give.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+from kvlint.launches.build import ManifestGpu
+from kvlint.span import Span
+
+Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+_MAX_CALLS = 16  # call sites read per function
+
+
+def owners(tree: ast.Module) -> dict[int, tuple[Def, ...]]:
+    """Each node's enclosing functions and classes, innermost first (by node id)."""
+    out: dict[int, tuple[Def, ...]] = {}
+    stack: list[tuple[ast.AST, tuple[Def, ...]]] = [(tree, ())]
+    while stack:
+        node, chain = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            inner = (child, *chain) if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                else chain
+            out[id(child)] = inner if inner is not chain else chain
+            stack.append((child, inner))
+    return out
+
+
+def decorator_gpu(path: str, chain: tuple[Def, ...]) -> ManifestGpu:
+    """The GPU the innermost decorated function or class asks for: `gpu="L40S:2"` (card and count), `gpu="H100"`,
+    `gpu=["H100", "A100-80GB"]` (the first the platform finds: options, the first kept as the product)."""
+    for owner in chain:
+        for deco in owner.decorator_list:
+            if not isinstance(deco, ast.Call):
+                continue
+            value = next((k.value for k in deco.keywords if k.arg == "gpu"), None)
+            if value is not None:
+                return _gpu(path, value)
+    return ManifestGpu()
+
+
+def _gpu(path: str, node: ast.expr) -> ManifestGpu:
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+        node = node.elts[0]
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip()):
+        return ManifestGpu()
+    text = node.value.strip()
+    card, _, count = text.partition(":")
+    span = Span(path, node.lineno, node.col_offset + 2, node.lineno, node.col_offset + 2 + len(card))
+    note = f"GPU from the decorator's gpu={text!r}"
+    if card.lower() == "any":
+        return ManifestGpu(count=int(count) if count.isdigit() else None, notes=(note + ": any card",))
+    return ManifestGpu(product=card, product_span=span, count=int(count) if count.isdigit() else 1,
+                       count_span=span, notes=(note,))
+
+
+def call_sites(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
+    """The calls of `fn` by its name in the file (`fn(...)`, `self.fn(...)`), in source order."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _callee(n.func) == fn.name]
+    calls.sort(key=lambda c: (c.lineno, c.col_offset))
+    return calls[:_MAX_CALLS]
+
+
+def _callee(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    args = fn.args
+    return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs if a.arg not in ("self", "cls")]
+
+
+def bind(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> dict[str, ast.expr]:
+    """The caller's expression for each parameter it passes (positional, then keyword); `*args` / `**kw` stop it."""
+    positional = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    if positional and positional[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+        positional = positional[1:]
+    bound: dict[str, ast.expr] = {}
+    for name, arg in zip(positional, call.args, strict=False):
+        if isinstance(arg, ast.Starred):
+            break
+        bound[name] = arg
+    bound.update({k.arg: k.value for k in call.keywords if k.arg})
+    return bound
+
+
+def uses(nodes: list[ast.expr], names: set[str]) -> bool:
+    """Whether any of the expressions reads one of `names`."""
+    return any(isinstance(n, ast.Name) and n.id in names for e in nodes for n in ast.walk(e))
+
+
+def substituted(elts: list[ast.expr], bound: dict[str, ast.expr]) -> list[ast.expr]:
+    """The argv's elements with each bound parameter replaced by the caller's expression (`str(tp)` keeps its
+    call around the caller's value)."""
+    return [_substitute(e, bound) for e in elts]
+
+
+def _substitute(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
+    if isinstance(node, ast.Name) and node.id in bound:
+        return bound[node.id]
+    if isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
+            and node.args[0].id in bound:
+        new = copy.copy(node)
+        new.args = [bound[node.args[0].id]]
+        return new
+    return node
+
+
+def list_name(fn: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.List | ast.Tuple) -> str | None:
+    """The name the argv list is assigned to in the function (`cmd = [...]`)."""
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name):
+            return stmt.targets[0].id
+    return None
+
+
+def parameter_growth(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
+                     bound: dict[str, ast.expr]) -> list[ast.expr]:
+    """The caller's list literals the function adds to its argv list: `NAME.extend(P)`, `NAME.extend(P or [])`,
+    `NAME += P` for a parameter P, in the function's own body (an addition under an `if` is not known to run)."""
+    out: list[ast.expr] = []
+    for stmt in fn.body:
+        added = _added_parameter(stmt, name)
+        value = bound.get(added) if added else None
+        if isinstance(value, (ast.List, ast.Tuple)):
+            out.extend(value.elts)
+    return out
+
+
+def _added_parameter(stmt: ast.stmt, name: str) -> str | None:
+    value: ast.expr | None = None
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) \
+            and stmt.target.id == name:
+        value = stmt.value
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func,
+                                                                                      ast.Attribute) \
+            and stmt.value.func.attr == "extend" and isinstance(stmt.value.func.value, ast.Name) \
+            and stmt.value.func.value.id == name and len(stmt.value.args) == 1:
+        value = stmt.value.args[0]
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        value = value.values[0]  # `extra_args or []`
+    return value.id if isinstance(value, ast.Name) else None

@@ -1,0 +1,30 @@
+"""kvlint.launches.pycalls: a helper that starts the engine from its parameters is one launch per call, with the
+caller's values and GPU; a decorator's `gpu=` is the launch's GPU (Modal)."""
+
+from __future__ import annotations
+
+from kvlint.launches import read_path
+from tests.launches.test_docker_and_positional import FIX, _at
+
+
+def test_a_helper_called_from_two_modal_functions_is_two_launches_with_the_callers_values():
+    deps = read_path(str(FIX / "python" / "helper_called_twice.py")).deployments
+    got = [(d.model, _at(d.model_span), d.get("max_model_len"), d.get("tensor_parallel_size"),
+            d.get("kv_cache_dtype"), d.gpu, d.gpu_count) for d in deps]
+    assert got == [("Qwen/Qwen2.5-7B-Instruct", (14, 18), 8192, 1, "fp8", "L40S", 1),
+                   ("meta-llama/Llama-3.1-70B-Instruct", (20, 13), 16384, 2, None, "H100", 2)]
+    assert _at(deps[1].gpu_span) == (17, 20)
+
+
+def test_a_modal_class_decorator_gives_the_gpu_of_its_method_s_launch():
+    (dep,) = read_path(str(FIX / "python" / "modal_gpu.py")).deployments
+    assert (dep.model, dep.gpu, dep.gpu_count, dep.get("tp_size")) == ("Qwen/Qwen2.5-32B-Instruct", "A100-80GB", 2, 2)
+    assert any("gpu='A100-80GB:2'" in n for n in dep.notes)
+
+
+def test_a_helper_no_one_calls_is_read_once_with_its_defaults(tmp_path):
+    path = tmp_path / "serve.py"
+    path.write_text("import subprocess\n\ndef serve(model='org/m', tp=2):\n"
+                    "    subprocess.run(['vllm', 'serve', model, '-tp', str(tp)])\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("tensor_parallel_size")) == ("org/m", 2)
