@@ -293,7 +293,7 @@ def _expand_part(part: Part, m: Mapped, env: Mapping[str, str], positional: Posi
     limits.spend(len(text))  # `A=$A$A` per line doubles: bounded per file
     held = env.get(part.text) if part.kind == "var" and not part.op else None
     if isinstance(held, Partial) and held == text:
-        return _partial_segs(held, start, end, part.quoted, _origin_of(part, env))
+        return _partial_segs(held, m, start, end, part.quoted, _origin_of(part, env))
     return [(text, [start] * len(text), not part.quoted, part.quoted, missing, (start, end), _origin_of(part, env))]
 
 
@@ -304,24 +304,35 @@ class Partial(str):
     (the image, the model), so `exec $CMD` is still a launch."""
 
     holes: tuple[tuple[int, int], ...]
+    offsets: tuple[int, ...]  # where each character was written, in `source` (empty: not known)
+    source: object
 
-    def __new__(cls, text: str, holes: tuple[tuple[int, int], ...]) -> Partial:
+    def __new__(cls, text: str, holes: tuple[tuple[int, int], ...], offsets: tuple[int, ...] = (),
+                source: object = None) -> Partial:
         obj = super().__new__(cls, text)
-        obj.holes = holes
+        obj.holes, obj.offsets, obj.source = holes, offsets, source
         return obj
 
 
-def _partial_segs(value: Partial, start: int, end: int, quoted: bool, origin: str) -> list:
-    """A Partial's expansion as segments: its known pieces splittable, its unknown expressions marked missing."""
+def _partial_segs(value: Partial, m: Mapped, start: int, end: int, quoted: bool, origin: str) -> list:
+    """A Partial's expansion as segments: its known pieces splittable, its unknown expressions marked missing; each
+    character at its place in the assignment when that is in the text being read, else at the expansion."""
+    here = value.source is m and len(value.offsets) == len(value)
+
+    def piece(a: int, b: int, missing: str | None) -> tuple:
+        offs = list(value.offsets[a:b]) if here else [start] * (b - a)
+        extent = (min(offs), max(offs) + 1) if here and offs else (start, end)
+        return (value[a:b], offs, missing is None and not quoted, quoted, missing, extent, origin)
+
     segs: list = []
     last = 0
     for a, b in value.holes:
         if a > last:
-            segs.append((value[last:a], [start] * (a - last), not quoted, quoted, None, (start, end), origin))
-        segs.append((value[a:b], [start] * (b - a), False, quoted, value[a:b], (start, end), origin))
+            segs.append(piece(last, a, None))
+        segs.append(piece(a, b, value[a:b]))
         last = b
     if last < len(value):
-        segs.append((value[last:], [start] * (len(value) - last), not quoted, quoted, None, (start, end), origin))
+        segs.append(piece(last, len(value), None))
     return segs
 
 

@@ -36,8 +36,11 @@ class Kind:
     sniff: tuple[str, ...] = ()
     walk_hint: tuple[str, ...] = ()  # in a folder walk, only names holding one of these (package.json is not)
     walk_bytes: int = 0  # in a folder walk, only files up to this size (0: any); a bigger one is data, not notes
+    bare: bool = False  # claims a name with no suffix at all (`serve`, `bin/start-vllm`): its text decides
 
     def claims(self, base: str) -> bool:
+        if self.bare:
+            return "." not in base and base not in ("-", "")  # stdin is read by its first words
         return base.endswith(self.suffixes) or base in self.names or base.startswith(self.prefixes)
 
     def walked(self, base: str) -> bool:
@@ -47,7 +50,7 @@ class Kind:
 # looked at in this order: the first kind whose name matches reads the file
 KINDS: tuple[Kind, ...] = (
     Kind("yaml", "kvlint.launches.read:read_yaml", suffixes=(".yaml", ".yml", ".yaml.tpl", ".yml.tpl")),
-    Kind("shell", "kvlint.launches.shellfile:read", suffixes=(".sh", ".bash", ".slurm", ".sbatch"),
+    Kind("shell", "kvlint.launches.shellfile:read", suffixes=(".sh", ".bash", ".zsh", ".ksh", ".slurm", ".sbatch"),
          sniff=("#!", "vllm ", "python", "sglang ", "docker run", "export ")),
     # Podman/Buildah's `Containerfile` is the same format under another name
     Kind("dockerfile", "kvlint.launches.dockerfile:read", suffixes=(".dockerfile", ".containerfile"),
@@ -66,6 +69,9 @@ KINDS: tuple[Kind, ...] = (
          names=("procfile",)),
     # notes a deployment repository keeps (`vllm.txt`): walked, read from the commands only (kvlint.launches.notes)
     Kind("notes", "kvlint.launches.notes:read", suffixes=(".txt",), walk_bytes=256 * 1024),
+    # a script with no suffix (`bin/serve`, `start-vllm`): read when its first line is a shebang or it names an
+    # engine (kvlint.launches.read.read_bare), as the kind its first words claim; anything else is passed over
+    Kind("bare", "kvlint.launches.read:read_bare", bare=True, walk_bytes=256 * 1024),
 )
 _BY_NAME = {k.name: k for k in KINDS}
 
@@ -115,6 +121,8 @@ def sniffed(text: str) -> Kind:
     while head.startswith("#") and not head.startswith("#!"):
         head = head.partition("\n")[2].lstrip()
     head = head[:200]
+    if head.startswith("#!") and "python" in head.partition("\n")[0]:
+        return _BY_NAME["python"]  # `#!/usr/bin/env python3`: a program, not a shell script
     return next((k for k in KINDS if k.sniff and head.startswith(k.sniff)), _BY_NAME["yaml"])
 
 

@@ -117,6 +117,32 @@ def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
 
 
 JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
+_INTERPRETERS = ("sh", "bash", "zsh", "ksh", "dash", "python", "env")
+
+
+def read_bare(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
+    """A file whose name has no suffix: a script when its first line is a shell's or Python's shebang, or a text
+    that names an engine (read as the kind its first words claim, a notes file when they claim none); anything
+    else (a licence, a lock file) is passed over, whether walked or named."""
+    from kvlint.launches.kinds import KINDS, reader_of, sniffed
+
+    first = text.lstrip()[:200].partition("\n")[0]
+    shebang = first.startswith("#!") and any(w in first for w in _INTERPRETERS)
+    if not shebang and not may_hold_launch(text):
+        return ReadResult(path, skipped="no shebang and no engine named: not a deployment file")
+    kind = sniffed(text)
+    if kind.name == "yaml" and not _looks_like_yaml(text):
+        kind = next(k for k in KINDS if k.name == "notes")
+    return reader_of(kind)(path, text, as_vllm_config)
+
+
+def _looks_like_yaml(text: str) -> bool:
+    """A text whose first line that is not blank or a comment is a `key:` or a `- item`: YAML, not prose."""
+    for line in text.splitlines()[:50]:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return stripped.startswith(("- ", "---")) or (":" in stripped and not stripped.startswith(("$", "/")))
+    return False
 
 
 def _chart_values(path: str, kind: str) -> bool:

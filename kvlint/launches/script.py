@@ -824,7 +824,19 @@ def _partial(value: str, fields: list[Field]) -> str | None:
     if not holes or holes[0][0] <= first + len(value.split()[0]) - 1 or \
             any(a < b_prev for (a, _), (_, b_prev) in zip(holes[1:], holes, strict=False)):
         return None  # its first word unknown (`$(( A * B ))`, `$RUNNER serve ...`): no command to read
-    return Partial(value, tuple(holes))
+    return Partial(value, tuple(holes), *_value_offsets(value, fields))
+
+
+def _value_offsets(value: str, fields: list[Field]) -> tuple[tuple[int, ...], object]:
+    """Where each character of an assignment's value was written (offsets into the fields' one source), so the
+    words a later `$CMD` gives point at their place in the string; ((), None) when that is not known."""
+    source = fields[0].source if fields else None
+    if source is None or any(f.source is not source or len(f.offsets) != len(f.text) for f in fields):
+        return (), None
+    offsets: list[int] = []
+    for f in fields:
+        offsets += ([offsets[-1] + 1] if offsets else []) + list(f.offsets)  # the space joining two fields
+    return tuple(offsets[len(offsets) - len(value):]), source
 
 
 def _declared(words: tuple[Word, ...]) -> set[str]:

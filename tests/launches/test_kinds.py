@@ -28,7 +28,7 @@ NAMES = [
     "start_model.sh.example", "compose.yaml.sample", "values.yaml.template", "serve.py.dist", ".env.example",
     "config.json.example", "vllm-args.json.sample", "README.md.example", "notes.example",
     "templates/docker-compose.yml.j2", "vllm.service.j2", "start.sh.jinja2", "values.yaml.jinja", "x.j2",
-    "README.md.j2",
+    "README.md.j2", "bin/serve", "Jenkinsfile", "LICENSE", "run.zsh", "serve.ksh", "serve.example", ".envrc",
 ]
 
 
@@ -63,7 +63,8 @@ def test_walk_reads_what_the_table_claims(tmp_path):
 def test_every_kind_has_a_reader_that_returns_a_read_result():
     for kind in KINDS:
         assert callable(reader_of(kind)), kind.name
-        assert read_path("x" + (kind.suffixes or (".",))[0] if kind.suffixes else kind.names[0], "\n\n") is not None
+        name = "x" + kind.suffixes[0] if kind.suffixes else kind.names[0] if kind.names else "bin/x"
+        assert read_path(name, "\n\n") is not None
 
 
 def test_a_name_that_says_nothing_is_read_by_its_first_words():
@@ -74,7 +75,22 @@ def test_a_name_that_says_nothing_is_read_by_its_first_words():
     assert sniffed("# Docker Containerfile\n\n# base\nFROM vllm/vllm-openai:v0.20.2\n").name == "dockerfile"
     assert sniffed("# a comment\nmodel: org/m\n").name == "yaml"
     assert sniffed("#!/bin/sh\n# usage\nFROM=1\n").name == "shell"
-    assert kind_for("serve") is None and read_path("-", "vllm serve org/m\n").deployments[0].model == "org/m"
+    assert kind_for("-") is None and read_path("-", "vllm serve org/m\n").deployments[0].model == "org/m"
+
+
+def test_a_file_with_no_suffix_is_read_by_its_shebang_or_an_engine_named_in_it(tmp_path):
+    """`bin/serve` (a shebang), a Python program by its shebang, a text naming the engine: read as what its first
+    words claim; a licence or a binary with no suffix is passed over whether walked or named (no KV001)."""
+    (tmp_path / "serve").write_text("#!/bin/bash\nexec vllm serve org/m --max-model-len 4096\n")
+    (tmp_path / "start").write_text("#!/usr/bin/env python3\nimport os\nos.execvp('vllm', ['vllm', 'serve', 'org/p'])\n")
+    (tmp_path / "LICENSE").write_text("MIT License\n\nPermission is hereby granted: {free} of charge\n")
+    (tmp_path / "blob").write_bytes(b"\x00\x01binary")
+    assert kind_for("serve").name == "bare" and sniffed("#!/usr/bin/env python3\n").name == "python"
+    assert read_path(str(tmp_path / "serve")).deployments[0].get("max_model_len") == 4096
+    assert read_path(str(tmp_path / "start")).deployments[0].model == "org/p"
+    for name in ("LICENSE", "blob"):
+        result = read_path(str(tmp_path / name))
+        assert result.deployments == [] and result.findings == [], name
 
 
 def test_the_scan_filter_never_skips_a_file_naming_an_entry_point():
