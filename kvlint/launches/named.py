@@ -86,6 +86,8 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
         comment = _COMMENT.search(line)
         if comment is not None and comment.start(2) < m.start():
             continue
+        if m.group("image") and kind == "python" and line[m.start("image") - 1] not in "\"'":
+            continue  # `image=vllm_image`: a Python keyword given a variable, not an image's name
         if m.group("image"):  # `image: X`, `image = "X"`, `"image": "X"`: the place is the image's name
             return number, m.start("image") + 1, m.group("image")
         what = m.group().strip("\"'")

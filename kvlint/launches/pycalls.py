@@ -52,6 +52,9 @@ def decorator_gpu(path: str, chain: tuple[Def, ...]) -> ManifestGpu:
 def _gpu(path: str, node: ast.expr) -> ManifestGpu:
     if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
         node = node.elts[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "gpu":
+        return _gpu_object(path, node)  # Modal's earlier `modal.gpu.A10G(count=2)`
     if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip()):
         return ManifestGpu()
     text = node.value.strip()
@@ -62,6 +65,19 @@ def _gpu(path: str, node: ast.expr) -> ManifestGpu:
         return ManifestGpu(count=int(count) if count.isdigit() else None, notes=(note + ": any card",))
     return ManifestGpu(product=card, product_span=span, count=int(count) if count.isdigit() else 1,
                        count_span=span, notes=(note,))
+
+
+def _gpu_object(path: str, node: ast.Call) -> ManifestGpu:
+    """`modal.gpu.H100(count=2)`: the class names the card; a literal `count` (else 1), a name's count unknown."""
+    assert isinstance(node.func, ast.Attribute)
+    card = node.func.attr
+    count_node = next((k.value for k in node.keywords if k.arg == "count"), None)
+    count = count_node.value if isinstance(count_node, ast.Constant) and isinstance(count_node.value, int) else \
+        1 if count_node is None else None
+    span = Span(path, node.func.lineno, node.func.end_col_offset - len(card) + 1, node.func.lineno,
+                node.func.end_col_offset + 1) if node.func.end_col_offset is not None else None
+    return ManifestGpu(product=card, product_span=span, count=count, count_span=span,
+                       notes=(f"GPU from the decorator's gpu=modal.gpu.{card}(...)",))
 
 
 def call_sites(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:

@@ -28,3 +28,21 @@ def test_a_helper_no_one_calls_is_read_once_with_its_defaults(tmp_path):
                     "    subprocess.run(['vllm', 'serve', model, '-tp', str(tp)])\n")
     (dep,) = read_path(str(path)).deployments
     assert (dep.model, dep.get("tensor_parallel_size")) == ("org/m", 2)
+
+
+def test_modal_s_earlier_gpu_objects_name_the_card_and_count(tmp_path):
+    path = tmp_path / "app.py"
+    path.write_text("import modal, subprocess\napp = modal.App()\n\n"
+                    "@app.function(image=vllm_image, gpu=modal.gpu.A10G(count=2))\n"
+                    "def serve():\n    subprocess.Popen(['vllm', 'serve', 'org/m', '-tp', '2'])\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.gpu, dep.gpu_count, _at(dep.gpu_span)) == ("A10G", 2, (4, 47))
+
+
+def test_a_python_keyword_given_a_variable_named_for_an_engine_is_no_image(tmp_path):
+    """`image=vllm_image` in a program that runs the engine in-process (sample K2's rawsh): no KV008 naming the
+    variable as an image."""
+    path = tmp_path / "app.py"
+    path.write_text("import modal\nvllm_image = modal.Image.debian_slim().pip_install('vllm')\n"
+                    "@app.function(image=vllm_image)\ndef f():\n    pass\n")
+    assert read_path(str(path)).findings == []
