@@ -43,7 +43,9 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not any(w in text for w in _WORDS):
         return ReadResult(path)
     index = LineIndex(text)
-    out: list[Deployment] = []
+    from kvlint.launches.terraform_helm import releases
+
+    out: list[Deployment] = releases(path, text)
     for m in list(_IMAGE.finditer(text))[:_MAX_BLOCKS]:
         start, end = _block(text, m.start())
         dep = _container(path, text, index, m, start, end)
@@ -76,6 +78,28 @@ def _block(text: str, at: int) -> tuple[int, int]:
             depth -= 1
         j += 1
     return start, j
+
+
+def _block_end(text: str, opened: int) -> int:
+    """The offset of the `}` closing the `{` at `opened` (the text's end when it never closes); braces inside
+    strings are passed over."""
+    depth, j, quoted = 0, opened, False
+    while j < len(text):
+        c = text[j]
+        if quoted:
+            j += 2 if c == "\\" else 1
+            quoted = c != '"' and c != "\n"
+            continue
+        if c == '"':
+            quoted = True
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return len(text)
 
 
 def _container(path: str, text: str, index: LineIndex, image_m: re.Match[str], start: int,

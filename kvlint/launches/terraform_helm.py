@@ -1,0 +1,218 @@
+"""Terraform's `helm_release`: a chart installed with its values set one by one (`set = [{ name =
+"servingEngineSpec.modelSpec[0].modelURL", value = local.model }]`, or `set { ... }` blocks).
+
+The chart reads those values as a values file would, so they are assembled into one (each dotted path a key,
+`[i]` a list item) and read by the chart adapters (kvlint.launches.helm.read_values), the same as a values.yaml.
+A value Terraform computes from `local.X` or `var.X` is taken from the module's own `locals { }` blocks and
+variables' defaults in the .tf files of the same folder (a module is its folder); anything else stays
+unresolved. Every position a launch holds is moved back to the `value = ...` it came from in this file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+from kvlint.deployment import Deployment
+from kvlint.lazyre import lazy
+from kvlint.sources.text import LineIndex
+from kvlint.span import Span
+
+_RELEASE = lazy(r'\bresource[ \t]+"helm_release"[ \t]+"[\w-]+"[ \t]*\{')
+_SET = lazy(r'\bname[ \t]*=[ \t]*"(?P<name>[^"\n]+)"[ \t]*,?\s*value[ \t]*=[ \t]*'
+            r'(?P<value>"(?:[^"\\\n]|\\.)*"|[^\s,}]+)')
+_LOCAL = lazy(r'(?m)^[ \t]*(\w+)[ \t]*=[ \t]*("(?:[^"\\\n]|\\.)*"|-?\d+(?:\.\d+)?|true|false)[ \t]*(?:#.*|//.*)?$')
+_LOCALS = lazy(r"\blocals[ \t]*\{")
+_VARIABLE = lazy(r'\bvariable[ \t]+"(\w+)"[ \t]*\{[^{}]*?\bdefault[ \t]*=[ \t]*'
+                 r'("(?:[^"\\\n]|\\.)*"|-?\d+(?:\.\d+)?|true|false)')
+_REF = lazy(r"^(local|var)\.(\w+)$")
+_PATH = lazy(r"([^\[\]]+)|\[(\d+)\]")  # one dotted part: a key, then its [i]s
+_MAX_SETS = 500
+_MAX_SIBLINGS = 64
+_READ_CAP = 256 * 1024
+_MAX_INDEX = 16
+
+
+def releases(path: str, text: str) -> list[Deployment]:
+    """The launches of the file's helm_release resources."""
+    if "helm_release" not in text:
+        return []
+    from kvlint.launches.hcl import _block_end
+
+    index = LineIndex(text)
+    module = _module_values(path) if "local." in text or "var." in text else {}
+    out: list[Deployment] = []
+    for m in _RELEASE.finditer(text):
+        end = _block_end(text, m.end() - 1)
+        out.extend(_release(path, text, index, m.start(), end, module))
+    return out
+
+
+def _release(path: str, text: str, index: LineIndex, start: int, end: int,
+             module: dict[str, str]) -> list[Deployment]:
+    from kvlint.launches.helm import read_values
+    from kvlint.sources.yaml import parse_yaml
+
+    tree: dict[str, Any] = {}
+    for k, sm in enumerate(_SET.finditer(text, start, end)):
+        if k >= _MAX_SETS:
+            break
+        value, resolved = _value(sm.group("value"), module)
+        line, col = index.locate(sm.start("value"))
+        span = Span(path, line, col, line, col + len(sm.group("value")))
+        _put(tree, sm.group("name"), (value, resolved, span))
+    if not tree:
+        return []
+    lines: list[str] = []
+    places: dict[int, Span] = {}
+    _emit(tree, 0, lines, places)
+    yf = parse_yaml(path, "\n".join(lines) + "\n")
+    if not yf.docs or not yf.docs[0].is_map:
+        return []
+    deps, _ = read_values(yf, yf.docs[0])
+    first = Span(path, *index.locate(start), *index.locate(start))
+    return [_moved(d, places, first) for d in deps]
+
+
+def _value(raw: str, module: dict[str, str]) -> tuple[str, bool]:
+    """A set value's text and whether it is known: a literal, a module local or variable default, else the
+    expression as written."""
+    ref = _REF.match(raw)
+    if ref is not None:
+        found = module.get(raw)
+        return (found, True) if found is not None else ("${" + raw + "}", False)
+    if raw.startswith('"'):
+        text = raw[1:-1].replace('\\"', '"')
+        return text, "${" not in text
+    return raw, True
+
+
+def _put(tree: dict[str, Any], dotted: str, leaf: tuple[str, bool, Span]) -> None:
+    """Place a leaf at a dotted path (`a.b[0].c`, Helm's `--set` syntax; `\\.` keeps a dot in a key)."""
+    keys: list[str | int] = []
+    for part in re.split(r"(?<!\\)\.", dotted):
+        for m in _PATH.finditer(part.replace("\\.", ".")):
+            keys.append(m.group(1) if m.group(1) is not None else int(m.group(2)))
+    node: Any = tree
+    for k, key in enumerate(keys):
+        last = k == len(keys) - 1
+        nxt: Any = leaf if last else ([] if isinstance(keys[k + 1], int) else {})
+        if isinstance(key, int):
+            if not isinstance(node, list) or key > _MAX_INDEX:
+                return
+            while len(node) <= key:
+                node.append({})
+            if last or not isinstance(node[key], (dict, list)) or type(node[key]) is not type(nxt):
+                node[key] = nxt if last or not isinstance(node[key], type(nxt)) else node[key]
+            node = node[key]
+        else:
+            if not isinstance(node, dict):
+                return
+            if last or not isinstance(node.get(key), type(nxt)):
+                node[key] = nxt
+            node = node[key]
+
+
+def _emit(node: Any, depth: int, lines: list[str], places: dict[int, Span]) -> None:
+    """YAML of the assembled tree, one key per line; `places` maps each leaf's line to its value's span."""
+    pad = "  " * depth
+    items = enumerate(node) if isinstance(node, list) else node.items()
+    for key, child in items:
+        head = f"{pad}-" if isinstance(node, list) else f"{pad}{json.dumps(str(key))}:"
+        if isinstance(child, tuple):
+            value, resolved, span = child
+            lines.append(f"{head} {_scalar(value, resolved)}")
+            places[len(lines)] = span
+        elif isinstance(child, (dict, list)) and child:
+            lines.append(head)
+            _emit(child, depth + 1, lines, places)
+        else:
+            lines.append(f"{head} {'[]' if isinstance(child, list) else '{}'}")
+
+
+def _scalar(value: str, resolved: bool) -> str:
+    """A value as `--set` types it: numbers and booleans as such, anything else a string."""
+    if resolved and (re.fullmatch(r"-?\d+(\.\d+)?", value) or value in ("true", "false")):
+        return value
+    return json.dumps(value)
+
+
+def _moved(dep: Deployment, places: dict[int, Span], first: Span) -> Deployment:
+    """The launch with every position moved from the assembled values to the `value = ...` it came from (a line
+    that holds only keys goes to the next value below it, or the resource's first line)."""
+    ordered = sorted(places)
+
+    def move(span: Span) -> Span:
+        if span.path != first.path:
+            return span
+        line = next((n for n in ordered if n >= span.line), None)
+        return places[line] if line is not None else first
+
+    return _remap(dep, move)
+
+
+def _remap(obj: Any, move: Any) -> Any:
+    from kvlint.record import fields, replace
+
+    if isinstance(obj, Span):
+        return move(obj)
+    if isinstance(obj, tuple):
+        return tuple(_remap(o, move) for o in obj)
+    if isinstance(obj, list):
+        return [_remap(o, move) for o in obj]
+    if isinstance(obj, dict):
+        return {k: _remap(v, move) for k, v in obj.items()}
+    if _is_record(obj):
+        changes = {}
+        for f in fields(obj):
+            if not f.init:
+                continue
+            old = getattr(obj, f.name)
+            new = _remap(old, move)
+            if new is not old:
+                changes[f.name] = new
+        return replace(obj, **changes) if changes else obj
+    return obj
+
+
+def _is_record(obj: Any) -> bool:
+    from kvlint.record import _FIELDS, _PENDING
+
+    cls = type(obj)
+    return _PENDING in cls.__dict__ or getattr(cls, _FIELDS, None) is not None
+
+
+def _module_values(path: str) -> dict[str, str]:
+    """`local.X` and `var.X` of the module this file belongs to: its folder's .tf files' `locals { }` entries
+    with a literal value and its variables' literal defaults."""
+    from kvlint.sources.text import SourceError, read_file
+
+    folder = os.path.dirname(os.path.abspath(path)) if path not in ("", "-") else ""
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".tf"))[:_MAX_SIBLINGS] if folder else []
+    except OSError:
+        names = []
+    out: dict[str, str] = {}
+    for name in names:
+        full = os.path.join(folder, name)
+        try:
+            if os.path.getsize(full) > _READ_CAP:
+                continue
+            text = read_file(full)
+        except (OSError, SourceError):
+            continue
+        for block in _LOCALS.finditer(text):
+            from kvlint.launches.hcl import _block_end
+
+            body_end = _block_end(text, block.end() - 1)
+            for m in _LOCAL.finditer(text, block.end(), body_end):
+                out.setdefault("local." + m.group(1), _literal(m.group(2)))
+        for m in _VARIABLE.finditer(text):
+            out.setdefault("var." + m.group(1), _literal(m.group(2)))
+    return out
+
+
+def _literal(raw: str) -> str:
+    return raw[1:-1].replace('\\"', '"') if raw.startswith('"') else raw
