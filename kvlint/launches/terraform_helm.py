@@ -52,17 +52,25 @@ def releases(path: str, text: str) -> list[Deployment]:
 
 def _release(path: str, text: str, index: LineIndex, start: int, end: int,
              module: dict[str, str]) -> list[Deployment]:
-    from kvlint.launches.helm import read_values
-    from kvlint.sources.yaml import parse_yaml
-
-    tree: dict[str, Any] = {}
+    entries: list[tuple[str, str, bool, Span]] = []
     for k, sm in enumerate(_SET.finditer(text, start, end)):
         if k >= _MAX_SETS:
             break
         value, resolved = _value(sm.group("value"), module)
         line, col = index.locate(sm.start("value"))
-        span = Span(path, line, col, line, col + len(sm.group("value")))
-        _put(tree, sm.group("name"), (value, resolved, span))
+        entries.append((sm.group("name"), value, resolved, Span(path, line, col, line, col + len(sm.group("value")))))
+    return assembled(path, entries, Span(path, *index.locate(start), *index.locate(start)))
+
+
+def assembled(path: str, entries: list[tuple[str, str, bool, Span]], first: Span) -> list[Deployment]:
+    """The launches of a chart given its values one dotted path at a time (Terraform's `set`, Helmfile's `set:`,
+    `helm --set`): (path, value, known, where the value is) each; every position moved back to its value."""
+    from kvlint.launches.helm import read_values
+    from kvlint.sources.yaml import parse_yaml
+
+    tree: dict[str, Any] = {}
+    for dotted, value, resolved, span in entries[:_MAX_SETS]:
+        _put(tree, dotted, (value, resolved, span))
     if not tree:
         return []
     lines: list[str] = []
@@ -72,7 +80,6 @@ def _release(path: str, text: str, index: LineIndex, start: int, end: int,
     if not yf.docs or not yf.docs[0].is_map:
         return []
     deps, _ = read_values(yf, yf.docs[0])
-    first = Span(path, *index.locate(start), *index.locate(start))
     return [_moved(d, places, first) for d in deps]
 
 

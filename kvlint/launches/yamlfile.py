@@ -116,6 +116,11 @@ def _not_kubernetes(yf: YamlFile, doc: YNode,
         return deps, [] if deps else list(missing_scripts(yf, doc))
     if is_skypilot(doc):
         return read_skypilot(yf, doc), []
+    if doc.get("releases") is not None:
+        from kvlint.launches.helmfile import is_helmfile, read_helmfile
+
+        if is_helmfile(doc):
+            return read_helmfile(yf, doc), []
     if doc.get("available_node_types") is not None or doc.get("docker") is not None:
         from kvlint.launches.ray_cluster import is_ray_cluster, read_ray_cluster
 
