@@ -85,11 +85,34 @@ def _step(st: ParseState, i: int) -> int:
             _positional(st, tok)
         return len(st.tokens)
     if not _looks_like_option(st, text):
+        if _switch_value(st, i):
+            return i + 1
         _positional(st, st.tokens[i])
         return i + 1
     if st.syntax.optimization_level and text.startswith("-O") and not text.startswith("--"):
         return _optimization_level(st, i)
     return _option(st, i)
+
+
+_BOOL_WORDS = ("true", "false", "yes", "no", "on", "off")
+
+
+def _switch_value(st: ParseState, i: int) -> bool:
+    """`--enforce-eager false`: a switch takes no value, so the word after it is a stray positional, not the model
+    the launch names with --model (vLLM's api_server module parses it as an unused model tag; `vllm serve` would
+    take it for the model). Said as an error line; the word is not read as the model."""
+    word = st.tokens[i].text
+    if i == 0 or word.lower() not in _BOOL_WORDS:
+        return False
+    before = st.tokens[i - 1].text
+    if not before.startswith("-") or "=" in before:
+        return False
+    spec = match(st.table, normalise(st.table, before))[0]
+    if spec is None or spec.kind not in ("store_true", "bool_optional"):
+        return False
+    st.errors.append(f"{before} takes no value: {word!r} after it is a stray argument (the switch is on as written"
+                     f"{'; --no-' + before[2:] + ' turns it off' if spec.kind == 'bool_optional' else ''})")
+    return True
 
 
 def _positional(st: ParseState, tok: Token) -> None:

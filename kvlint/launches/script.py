@@ -802,7 +802,19 @@ def _assignment(word: Word, m: Mapped, env: dict[str, str],
     name = name.rstrip("+")
     if any(not f.resolved for f in fields):
         return name, _partial(value, fields)  # unknown from here on (never a stale value), but a command's words
-    return name, value
+    return name, _placed(value, fields)
+
+
+def _placed(value: str, fields: list[Field]) -> str:
+    """An argument string of several words written in this text (`ARGS="--model org/m --max-model-len 8192"`) keeps
+    where each character was written, so the flags a later `$ARGS` gives point at their place in the string (a
+    one-word value, `MODEL=org/m`, is pointed at where it is used, as before)."""
+    from kvlint.launches.env import Partial
+
+    if len(value.split()) < 3 or not value.lstrip().startswith("-"):
+        return value
+    offsets, source = _value_offsets(value, fields)
+    return Partial(value, (), offsets, source) if offsets else value
 
 
 def _partial(value: str, fields: list[Field]) -> str | None:

@@ -365,3 +365,18 @@ def test_did_you_mean_only_for_a_slip_of_a_word_or_two_letters(engine, typed, me
     from kvlint.flags.flag_table import did_you_mean, flag_table
 
     assert did_you_mean(flag_table(engine), typed) == meant
+
+
+@pytest.mark.parametrize("word", ["false", "True", "no"])
+def test_a_word_after_a_switch_is_no_model(word: str) -> None:
+    """`--enforce-eager false` (sample K3's CRUSHVLLM): the switch takes no value, so the word is a stray argument,
+    said as an error line, never the model the launch names with --model."""
+    p = run("vllm", f"python3 -m vllm.entrypoints.openai.api_server --model org/m --enforce-eager {word} --max-model-len 8192")
+    assert p.model is not None and p.model.value == "org/m"
+    assert p.settings["enforce_eager"].value is True and p.settings["max_model_len"].value == 8192
+    assert any("--enforce-eager takes no value" in e for e in p.errors)
+
+
+def test_a_word_after_a_value_flag_is_its_value_not_a_stray() -> None:
+    p = run("vllm", "vllm serve --model org/m --served-model-name false")
+    assert p.settings["served_model_name"].value in ("false", ["false"]) and not p.errors

@@ -19,10 +19,11 @@ def test_each_arm_of_an_if_that_names_another_model_is_a_launch():
     chat, embed, served, retry = _deps("action.yml")  # one launch per arm, in the script's order
     # `docker run -d --net=host $VLLM_IMAGE $ENGINE_ARGS` (line 21): no entry point in the string; the image
     # variable and the flags name the engine; ENGINE_ARGS is set in the `if` (line 15) and `elif` (line 17) arms
+    # each value at its place in the arm's argument string (kvlint.launches.script._placed), the launch at the run
     assert (embed.engine, embed.model, _at(embed.launch_span), _at(embed.model_span)) == \
-        ("vllm", "org/embed-model", (21, 34), (21, 46))
-    assert (chat.model, _at(chat.model_span)) == ("org/chat-model", (21, 46))
-    assert chat.get("max_model_len") == 8192 and _at(chat.settings["max_model_len"].span) == (21, 46)
+        ("vllm", "org/embed-model", (21, 34), (17, 44))
+    assert (chat.model, _at(chat.model_span)) == ("org/chat-model", (15, 44))
+    assert chat.get("max_model_len") == 8192 and _at(chat.settings["max_model_len"].span) == (15, 75)
     assert "max_model_len" not in embed.settings or embed.get("max_model_len") is None  # the embed arm sets none
     assert any("$ENGINE_ARGS of line 15" in n for n in chat.notes)
     assert any("$ENGINE_ARGS of line 17" in n for n in embed.notes)
