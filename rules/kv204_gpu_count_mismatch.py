@@ -11,7 +11,8 @@ gives TP x PP (x DP), and never asserts a group of one.
 Too few GPUs: the engine waits for ranks that never start or fails with an invalid device ordinal (an error).
 Too many: the scheduler reserves cards that stay idle; the server starts, so it is a warning. Devices that are
 only made visible (`CUDA_VISIBLE_DEVICES=0,1,2,3` on a workstation) are not reserved: more of them than the
-parallelism uses is an info (a TP that was meant, perhaps), never an error.
+parallelism uses is an info (a TP that was meant, perhaps), never an error. A launch on a Neuron, TPU or Gaudi
+device is not checked: one `aws.amazon.com/neuron` device holds several NeuronCores a TP spans.
 
 ## Example
 ```yaml
@@ -39,8 +40,8 @@ from kvlint.rules import _common as c
       "TP x PP (x DP) differs from the GPUs the instance requests.", reads=("tp", "pp", "dp"))
 def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
-    if not dep.gpu_count:
-        return
+    if not dep.gpu_count or ctx.device_kind is not None:
+        return  # a Neuron / TPU / Gaudi device count is not a GPU count: one Neuron device holds several cores
     needed, parts = ctx.engine.gpus_needed(dep.resolved_values())
     if needed == dep.gpu_count:
         return

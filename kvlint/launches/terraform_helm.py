@@ -46,7 +46,34 @@ def releases(path: str, text: str) -> list[Deployment]:
     out: list[Deployment] = []
     for m in _RELEASE.finditer(text):
         end = _block_end(text, m.end() - 1)
-        out.extend(_release(path, text, index, m.start(), end, module))
+        out.extend(_heredoc_values(path, text, m.start(), end, module)
+                   or _release(path, text, index, m.start(), end, module))
+    return out
+
+
+_HEREDOC = lazy(r"<<(-?)[ \t]*([A-Za-z_]\w*)[ \t]*\n")
+_INTERPOLATION = lazy(r"\$\{([^{}\n]*)\}")
+
+
+def _heredoc_values(path: str, text: str, start: int, end: int, module: dict[str, str]) -> list[Deployment]:
+    """`values = [<<-EOT ... EOT]`: each here-document is a values file written in place, read at its own lines
+    (its indentation kept: YAML takes a uniformly indented document), `${var.X}` / `${local.X}` the module's
+    literal where it has one."""
+    from kvlint.launches.helm import read_values
+    from kvlint.sources.yaml import parse_yaml
+
+    at = text.find("values", start, end)
+    out: list[Deployment] = []
+    for h in _HEREDOC.finditer(text, at if at >= 0 else end, end):
+        close = re.compile(r"(?m)^[ \t]*" + re.escape(h.group(2)) + r"[ \t]*$").search(text, h.end(), end)
+        if close is None:
+            continue
+        body = text[h.end() : close.start()]
+        body = _INTERPOLATION.sub(lambda r: _interpolated(r.group(1), module), body)
+        yf = parse_yaml(path, "\n" * text.count("\n", 0, h.end()) + body)
+        for doc in yf.docs:
+            if doc.is_map:
+                out.extend(read_values(yf, doc)[0])
     return out
 
 
@@ -81,6 +108,17 @@ def assembled(path: str, entries: list[tuple[str, str, bool, Span]], first: Span
         return []
     deps, _ = read_values(yf, yf.docs[0])
     return [_moved(d, places, first) for d in deps]
+
+
+def _interpolated(expr: str, module: dict[str, str]) -> str:
+    """A Terraform template interpolation as Terraform writes it into the text: a string literal's content, a
+    module local's or variable's literal, else the expression kept unresolved (without quotes that would end a
+    YAML string around it)."""
+    expr = expr.strip()
+    if len(expr) >= 2 and expr[0] == expr[-1] == '"':
+        return expr[1:-1]
+    found = module.get(expr)
+    return found if found is not None else "${" + expr.replace('"', "") + "}"
 
 
 def _value(raw: str, module: dict[str, str]) -> tuple[str, bool]:

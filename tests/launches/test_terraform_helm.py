@@ -31,3 +31,16 @@ def test_set_paths_build_nested_maps_and_lists():
     _put(tree, "a.b[0]", ("y", True, None))
     _put(tree, r"d\.e", ("z", True, None))
     assert tree == {"a": {"b": [("y", True, None), {"c": ("x", True, None)}]}, "d.e": ("z", True, None)}
+
+
+def test_release_values_in_here_documents_are_read_in_place_with_the_module_s_variables():
+    """Sample K3's trackit shape: `values = [<<-EOT ... EOT]`, `${"literal"}` and `${var.x}` interpolations."""
+    from kvlint.lint import LintOptions, lint
+
+    path = FIX / "terraform_helm" / "heredoc" / "release.tf"
+    gpu, neuron = read_path(str(path)).deployments
+    assert (gpu.model, _at(gpu.model_span), gpu.get("max_model_len"), gpu.gpu_count) == \
+        ("Qwen/Qwen2.5-7B-Instruct", (17, 26), 8192, 1)
+    assert (neuron.gpu, neuron.get("tensor_parallel_size"), neuron.gpu_count) == ("aws.amazon.com/neuron", 2, 1)
+    # one Neuron device holds the two NeuronCores TP 2 spans: no KV204 "needs 2 GPUs" on it
+    assert not [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV204"]
