@@ -46,3 +46,12 @@ def test_values_kvlint_cannot_place_are_said_not_passed_over():
     result = read_path("app.yaml", text)
     assert result.deployments == []
     assert [(f.code, _at(f.span)) for f in result.findings] == [("KV008", (7, 66))]  # at the image it names
+
+
+def test_an_application_s_helm_parameters_are_the_chart_s_values_at_their_places():
+    from kvlint.launches import read_path
+
+    (dep,) = read_path(str(FIX / "application-parameters.yaml")).deployments
+    assert (dep.model, dep.engine_version, dep.get("max_model_len"), dep.gpu_count) == \
+        ("Qwen/Qwen2.5-7B-Instruct", "0.10.1", 8192, 1)
+    assert (dep.model_span.line, dep.model_span.col, dep.span_of("max_model_len").line) == (21, 18, 23)

@@ -1,6 +1,7 @@
 """GitOps objects that install a chart with values written inside them: an Argo CD `Application` (and an
 `ApplicationSet`'s template) whose `spec.source.helm` carries `values: |` (a YAML string) or `valuesObject:` (a
-map), in one source or each of `spec.sources[]`, and a Flux `HelmRelease`'s `spec.values`.
+map), or `parameters:` (Argo CD's `--set` entries, assembled into values), in one source or each of
+`spec.sources[]`, and a Flux `HelmRelease`'s `spec.values`.
 
 The values are read as a values document of the chart the source names (kvlint.launches.helm.read_values: the
 chart adapters claim it by its keys, as they do a values.yaml), so production-stack's `servingEngineSpec` in an
@@ -37,11 +38,26 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], Notes]:
         helm = source.get("helm")
         if helm is None or not helm.is_map:
             continue
+        found: list[Deployment] = []
         for node in (helm.get("valuesObject"), helm.get("values")):
             deps, said = _values(yf, node)
-            out.extend(deps)
+            found.extend(deps)
             findings.extend(said)
+        out.extend(found or _parameters(yf, source, helm.get("parameters")))
     return out, findings
+
+
+def _parameters(yf: YamlFile, source: YNode, node: YNode | None) -> list[Deployment]:
+    """`helm.parameters: [{name: servingEngineSpec.modelSpec[0].modelURL, value: ...}]` (Argo CD's `--set`): the
+    chart's values assembled from them (kvlint.launches.terraform_helm.assembled), each at its `value:`."""
+    from kvlint.launches.terraform_helm import assembled
+
+    entries = []
+    for item in node.items if node is not None and node.is_seq else ():
+        name, value = (item.get("name"), item.get("value")) if item.is_map else (None, None)
+        if name is not None and name.is_scalar and value is not None and value.is_scalar:
+            entries.append((name.text, value.text, "{{" not in value.text and "$" not in value.text, value.span))
+    return assembled(yf.path, entries, source.span) if entries else []
 
 
 def _sources(spec: YNode) -> list[YNode]:
