@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 _WORDS = ("vllm", "sglang")
 _IMAGE = lazy(r'(?m)^[ \t]*image[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
-_LIST = lazy(r'(?m)^[ \t]*(entrypoint|command|args)[ \t]*=[ \t]*(\[|")')
+_LIST = lazy(r'(?m)^[ \t]*(entrypoint|command|args)[ \t]*=[ \t]*(\[|"|concat\(|local\.\w+)')
 _GPU_LIMIT = lazy(r'"nvidia\.com/gpu"[ \t]*=[ \t]*"?(\d+)')
 _NOMAD_GPU = lazy(r'device[ \t]+"nvidia/gpu"[ \t]*\{[^}]*?\bcount[ \t]*=[ \t]*(\d+)', re.DOTALL)
 _TF_ENV = lazy(r'\benv[ \t]*\{\s*name[ \t]*=[ \t]*"([\w.-]+)"\s*value[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
@@ -115,7 +115,7 @@ def _container(path: str, text: str, index: LineIndex, image_m: re.Match[str], s
     for lm in _LIST.finditer(text, start, end):
         if _depth(text, start, lm.start()) != 1:
             continue  # a list of a nested block (an init container's, a probe's exec command)
-        lists.setdefault(lm.group(1), _words(path, text, index, lm.end() - 1, end))
+        lists.setdefault(lm.group(1), _list_value(path, text, index, lm.start(2), end))
     argv = lists.get("entrypoint", []) + lists.get("command", []) + lists.get("args", [])
     opts = RunOptions()
     rest, default = command_after_image(opts, image, argv)
@@ -154,6 +154,48 @@ def _env_configured(path: str, text: str, index: LineIndex, image: Field, start:
     return FoundLaunch(engine, tuple(fields), None, {}, notes=(env_launch.NOTE.format(image=image.text),))
 
 
+def _list_value(path: str, text: str, index: LineIndex, at: int, end: int) -> list[Field]:
+    """An HCL list as argv words: a literal (`[...]`, `"..."`), a module local holding one (`local.args`), or
+    `concat(A, B, ...)` of those, each word at its place (a local's words where the local is written)."""
+    if text.startswith("concat(", at):
+        out: list[Field] = []
+        for arg_start, arg_end in _call_args(text, at + len("concat("), end):
+            out += _list_value(path, text, index, arg_start, arg_end)
+        return out
+    if text.startswith("local.", at):
+        name = re.match(r"local\.(\w+)", text[at:])
+        found = re.search(r"(?m)^[ \t]*" + re.escape(name.group(1)) + r"[ \t]*=[ \t]*\[", text) if name else None
+        return _words(path, text, index, found.end() - 1, len(text)) if found is not None else []
+    return _words(path, text, index, at, end) if text[at : at + 1] in ('[', '"') else []
+
+
+def _call_args(text: str, at: int, end: int) -> list[tuple[int, int]]:
+    """(start, end) of each argument of a call whose `(` is just before `at`, split at its own commas."""
+    out: list[tuple[int, int]] = []
+    depth, start, i = 0, at, at
+    while i < end:
+        c = text[i]
+        if c == '"':
+            i = _string_end(text, i) + 1
+            continue
+        if c == "#" or text.startswith("//", i):
+            nl = text.find("\n", i)
+            i = end if nl < 0 else nl
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                out.append((start, i))
+                return [(a, b) for a, b in ((a + len(text[a:b]) - len(text[a:b].lstrip()), b) for a, b in out) if a < b]
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append((start, i))
+            start = i + 1
+        i += 1
+    return []
+
+
 def _depth(text: str, start: int, at: int) -> int:
     """How many braces are open between the block's `{` (at `start`) and `at`: 1 is the block's own level."""
     depth = 0
@@ -184,15 +226,39 @@ def _words(path: str, text: str, index: LineIndex, at: int, end: int) -> list[Fi
             out.append(_field(path, index, text[i + 1 : close], i + 1))
             i = close + 1
         else:
-            j = i
-            while j < end and text[j] not in ",]\n":
+            j, depth = i, 0
+            while j < end and (depth or text[j] not in ",]\n"):  # `jsonencode({ "a" : 1, "b" : 2 })` is one
+                depth += (text[j] in "({[") - (text[j] in ")}]")
+                if text[j] == '"':
+                    j = _string_end(text, j)
                 j += 1
             expr = text[i:j].strip()
             if expr:
-                out.append(_field(path, index, expr if expr.replace(".", "").isdigit() else "${" + expr + "}", i,
-                                  len(expr)))
+                literal = expr if expr.replace(".", "").isdigit() else _jsonencoded(expr)
+                out.append(_field(path, index, literal if literal is not None else "${" + expr + "}", i, len(expr)))
             i = j
     return out
+
+
+_JSONENCODE = lazy(r"^jsonencode\((\{.*\})\)$", re.DOTALL)
+_BARE_KEY = lazy(r'([{,]\s*)([A-Za-z_]\w*)(\s*[:=])')
+
+
+def _jsonencoded(expr: str) -> str | None:
+    """`jsonencode({ "method" : "mtp", n = 2 })` of an object of literals: the JSON text Terraform writes (keys
+    bare or quoted, `=` or `:`); None for anything it cannot evaluate (a reference, a function inside)."""
+    import json
+
+    m = _JSONENCODE.match(expr)
+    if m is None:
+        return None
+    pieces = re.split(r'("(?:[^"\\]|\\.)*")', m.group(1))  # strings at odd places: left as written
+    body = "".join(p if k % 2 else _BARE_KEY.sub(lambda e: f'{e.group(1)}"{e.group(2)}"{e.group(3)}',
+                                                  p.replace("=", ":")) for k, p in enumerate(pieces))
+    try:
+        return json.dumps(json.loads(body), separators=(",", ":"))
+    except ValueError:
+        return None
 
 
 def _string_end(text: str, at: int) -> int:

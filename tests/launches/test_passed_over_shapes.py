@@ -97,3 +97,12 @@ def test_values_of_an_engine_named_chart_block_without_a_model_are_not_silent():
 def test_annotated_module_constants_feed_the_argv():
     (dep,) = read_path(str(FIX / "python" / "annotated_constant.py")).deployments
     assert (dep.engine, dep.model, dep.get("context_length")) == ("sglang", "Qwen/Qwen2.5-7B-Instruct", 8192)
+
+
+def test_an_hcl_module_given_concat_of_a_local_list_and_a_literal_list():
+    """Sample K3's mingfang shape: `args = concat(local.qwen, [...])`, `jsonencode({...})` of literals."""
+    (dep,) = read_path(str(FIX / "hcl" / "module-args.tf")).deployments
+    assert (dep.model, _at(dep.model_span), dep.engine_version, dep.gpu_count) == \
+        ("Qwen/Qwen2.5-7B-Instruct", (5, 6), "0.10.1", 1)
+    assert dep.get("speculative_config") == {"method": "ngram", "num_speculative_tokens": 2}
+    assert (dep.get("max_model_len"), _at(dep.span_of("max_model_len"))) == (8192, (16, 27))
