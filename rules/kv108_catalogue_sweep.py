@@ -4,7 +4,8 @@
 When no GPU product is known for a launch (most manifests leave it to a node pool), kvlint runs the
 engine's own start-up check on every card in its catalogue (on the vendor's cards only when the file
 says the vendor: a ROCm image or an `amd.com/gpu` request means AMD, the engines' own CUDA images
-NVIDIA) at the launch's TP x PP x DP and settings
+NVIDIA; never on the Pascal boards, P100 and P40, catalogued so a manifest naming one resolves but run by
+neither engine's build) at the launch's TP x PP x DP and settings
 (vLLM: one request at `max_model_len` fits, null block included; SGLang: the pool holds the context),
 and finds by bisection the least per-GPU memory at which the engine starts it, and at which it holds
 the declared concurrency when one is declared. The finding says which cards pass and which fail,

@@ -51,11 +51,25 @@ class Trial:
     budget: Budget | None
 
 
+SWEPT_FROM_CC = (7, 0)  # vLLM's CUDA builds need compute capability 7.0+ (its GPU install docs); SGLang does not
+# target Pascal either (sgl-project/sglang#1062)
+
+
 def catalogue_cards() -> list[Gpu]:
-    """Whole cards (MIG slices are products of a card, not cards a pool is made of)."""
+    """Whole cards an engine starts on. MIG slices are products of a card, not cards a pool is made of; the Pascal
+    boards (P100, P40) are catalogued so a manifest naming one resolves, but a sweep that offered one as a card
+    that starts the launch would send the user to a card neither engine's build runs on."""
     from kvlint.gpus import all_gpus
 
-    return [g for g in all_gpus() if not g.mig_profile]
+    return [g for g in all_gpus() if not g.mig_profile and _engines_run_on(g)]
+
+
+def _engines_run_on(gpu: Gpu) -> bool:
+    """False for an NVIDIA card below SWEPT_FROM_CC; an AMD card's gfx target is not a CUDA capability."""
+    major, _, minor = (gpu.compute_capability or "").partition(".")
+    if not (major.isdigit() and minor.isdigit()):
+        return True
+    return (int(major), int(minor)) >= SWEPT_FROM_CC
 
 
 def sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, *, load: int | None,

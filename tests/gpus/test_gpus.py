@@ -302,10 +302,39 @@ def test_the_rtx_2080_ti_by_its_names_and_a_gtx_slip_of_the_brand(name: str) -> 
     assert (gpu.id, gpu.memory_mib, gpu.compute_capability) == ("RTX-2080-Ti-11GB", 11264, "7.5")
 
 
-@pytest.mark.parametrize("name", ["nvidia-gtx-1080ti", "nvidia-tesla-p40"])
+@pytest.mark.parametrize("name", ["nvidia-gtx-1080ti", "nvidia-tesla-m40"])
 def test_a_card_of_another_family_is_offered_no_catalogue_name(name: str) -> None:
-    """`gtx1080ti` is not a slip of `gb200` nor `p40` of `l40`'s family... the letters before the model number
+    """`gtx1080ti` is not a slip of `gb200` nor `m40` of `l40`'s or `p40`'s family... the letters before the model number
     must agree for a did-you-mean (sample K2's `nvidia-gtx-2080ti` was offered nvidia-gb200)."""
     with pytest.raises(UnknownGpuError) as err:
         lookup_gpu(name)
     assert "did you mean" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("names", "gpu_id", "mib", "cc"),
+    [
+        (("RTX 3080", "NVIDIA-GeForce-RTX-3080"), "RTX-3080-10GB", 10240, "8.6"),
+        (("RTX 3080 Ti", "NVIDIA GeForce RTX 3080 Ti"), "RTX-3080-Ti-12GB", 12288, "8.6"),
+        (("RTX 4070 Ti", "NVIDIA-GeForce-RTX-4070-Ti"), "RTX-4070-Ti-12GB", 12282, "8.9"),
+        (("RTX 4090 D", "NVIDIA GeForce RTX 4090 D"), "RTX-4090-D-24GB", 24564, "8.9"),
+        (("RTX A4000", "NVIDIA-RTX-A4000"), "RTX-A4000-16GB", 16376, "8.6"),
+        (("A5000", "NVIDIA RTX A5000"), "RTX-A5000-24GB", 24564, "8.6"),
+        (("RTX 4000 Ada", "NVIDIA-RTX-4000-Ada-Generation"), "RTX-4000-Ada-20GB", 20475, "8.9"),
+        (("A2", "NVIDIA-A2"), "A2-16GB", 15356, "8.6"),
+        (("L20", "nvidia.com/gpu.product=NVIDIA-L20"), "L20-48GB", 46068, "8.9"),
+        (("Tesla P100-PCIE-16GB", "nvidia-tesla-p100"), "P100-PCIe-16GB", 16384, "6.0"),
+        (("Tesla P40", "nvidia-tesla-p40"), "P40-24GB", 23040, "6.1"),
+        (("RTX PRO 6000", "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition"), "RTX-PRO-6000-Blackwell-96GB", 97887, "12.0"),
+        (("W7900", "AMD Radeon PRO W7900"), "Radeon-PRO-W7900-48GB", 49136, "gfx1100"),
+        (("RX 7900 XTX", "AMD Radeon RX 7900 XTX"), "RX-7900-XTX-24GB", 24560, "gfx1100"),
+    ],
+)
+def test_cards_real_deployments_name_resolve_with_their_totals(names: tuple[str, str], gpu_id: str, mib: int,
+                                                              cc: str) -> None:
+    """Cards deployment repositories name (workstation, older datacenter and consumer boards): each by two of its
+    spellings, with the nvidia-smi / rocm-smi total its memory_source cites (the torch total estimated from it)."""
+    for name in names:
+        gpu = lookup_gpu(name)
+        assert (gpu.id, gpu.memory_mib, gpu.compute_capability) == (gpu_id, mib, cc), name
+        assert gpu.total_bytes("sglang") == mib * MIB and gpu.torch_total_estimated
