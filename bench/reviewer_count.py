@@ -60,6 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     verdicts = _load(args.table or [os.path.join(HERE, name) for name in TABLES])
     samples = {"corpus": args.corpus, **{s: os.path.join(args.fresh, s) for s in "ABC"}}
+    samples = {s: folder for s, folder in samples.items() if os.path.isdir(folder)}  # a sample not kept: skipped
     totals: Counter[str] = Counter()
     missing: list[list[str]] = []
     for sample, folder in samples.items():
