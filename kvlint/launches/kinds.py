@@ -69,6 +69,10 @@ KINDS: tuple[Kind, ...] = (
          names=("procfile",)),
     # notes a deployment repository keeps (`vllm.txt`): walked, read from the commands only (kvlint.launches.notes)
     Kind("notes", "kvlint.launches.notes:read", suffixes=(".txt",), walk_bytes=256 * 1024),
+    # pipelines and shells in other languages that call a shell (Jenkins' Groovy `sh '...'`, fish): each command
+    # line, and each string holding an engine's entry point, read as shell (kvlint.launches.notes.read_code)
+    Kind("code", "kvlint.launches.notes:read_code", suffixes=(".groovy", ".jenkinsfile", ".fish"),
+         walk_bytes=256 * 1024),
     # a script with no suffix (`bin/serve`, `start-vllm`): read when its first line is a shebang or it names an
     # engine (kvlint.launches.read.read_bare), as the kind its first words claim; anything else is passed over
     Kind("bare", "kvlint.launches.read:read_bare", bare=True, walk_bytes=256 * 1024),

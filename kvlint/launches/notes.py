@@ -60,9 +60,22 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     return ReadResult(path, read_lines(path, text, commands(text)), comments=scan_comments(text))
 
 
-def commands(text: str) -> list[tuple[int, int]]:
+def read_code(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """A program of a language kvlint has no reader for (a Jenkinsfile's `sh '...'`, `execSync("...")`, Go's
+    `exec.Command("bash", "-c", "...")`): each command line, and each string on a line that holds a command (the
+    engine's entry point inside quotes), read as shell at its place."""
+    from kvlint.launches.textfile import _ENTRY, read_lines
+    from kvlint.sources.comments import scan_comments
+
+    if _ENTRY.search(text) is None:
+        return ReadResult(path)
+    return ReadResult(path, read_lines(path, text, commands(text, quoted=True)), comments=scan_comments(text))
+
+
+def commands(text: str, quoted: bool = False) -> list[tuple[int, int]]:
     """(start, end) offsets of each command: a line naming an entry point that is not a comment, from after
-    its prompt to the end of its last continuation line."""
+    its prompt to the end of its last continuation line; with `quoted`, a line whose entry point sits inside a
+    string gives that string's content instead (code calling a shell)."""
     from kvlint.launches.textfile import _ENTRY
 
     found: list[tuple[int, int]] = []
@@ -74,6 +87,11 @@ def commands(text: str) -> list[tuple[int, int]]:
         if (_ENTRY.search(line) is None and not _names_wrapper(line)) or line.lstrip().startswith("#"):
             line_start = line_end + 1
             continue
+        inside = _quoted_command(line) if quoted else None
+        if inside is not None:
+            found.append((line_start + inside[0], line_start + inside[1]))
+            line_start = line_end + 1
+            continue
         prompt = _PROMPT.match(line)
         start = line_start + (prompt.end() if prompt is not None else 0)
         end = line_end
@@ -83,3 +101,23 @@ def commands(text: str) -> list[tuple[int, int]]:
         found.append((start, end))
         line_start = end + 1
     return found
+
+
+def _quoted_command(line: str) -> tuple[int, int] | None:
+    """(start, end) of the string on the line that holds the entry point (`sh 'vllm serve m --tp 2'`), when the
+    entry point is inside quotes: the nearest opening quote before it and its closing quote after."""
+    from kvlint.launches.textfile import _ENTRY
+
+    m = _ENTRY.search(line)
+    if m is None:
+        return None
+    quote, opened = "", -1
+    for k, c in enumerate(line[: m.start()]):
+        if quote and c == quote and line[k - 1 : k] != "\\":
+            quote, opened = "", -1
+        elif not quote and c in "'\"`":
+            quote, opened = c, k
+    if not quote:
+        return None
+    close = line.find(quote, m.end())
+    return (opened + 1, close if close >= 0 else len(line))

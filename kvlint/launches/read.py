@@ -124,7 +124,7 @@ def read_bare(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     """A file whose name has no suffix: a script when its first line is a shell's or Python's shebang, or a text
     that names an engine (read as the kind its first words claim, a notes file when they claim none); anything
     else (a licence, a lock file) is passed over, whether walked or named."""
-    from kvlint.launches.kinds import KINDS, reader_of, sniffed
+    from kvlint.launches.kinds import reader_of, sniffed
 
     first = text.lstrip()[:200].partition("\n")[0]
     shebang = first.startswith("#!") and any(w in first for w in _INTERPRETERS)
@@ -132,7 +132,9 @@ def read_bare(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
         return ReadResult(path, skipped="no shebang and no engine named: not a deployment file")
     kind = sniffed(text)
     if kind.name == "yaml" and not _looks_like_yaml(text):
-        kind = next(k for k in KINDS if k.name == "notes")
+        from kvlint.launches.notes import read_code
+
+        return read_code(path, text, as_vllm_config)  # a program of another language calling a shell, or notes
     return reader_of(kind)(path, text, as_vllm_config)
 
 

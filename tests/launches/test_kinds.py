@@ -29,6 +29,7 @@ NAMES = [
     "config.json.example", "vllm-args.json.sample", "README.md.example", "notes.example",
     "templates/docker-compose.yml.j2", "vllm.service.j2", "start.sh.jinja2", "values.yaml.jinja", "x.j2",
     "README.md.j2", "bin/serve", "Jenkinsfile", "LICENSE", "run.zsh", "serve.ksh", "serve.example", ".envrc",
+    "ci/deploy.groovy", "serve.fish", "release.jenkinsfile", "main.go", "app.js",
 ]
 
 
@@ -136,3 +137,15 @@ def test_a_copy_kept_for_users_to_fill_in_is_read_as_the_file_it_copies(tmp_path
     (d,) = read_path(str(path)).deployments
     assert (d.model, d.get("max_model_len"), d.model_span.line) == ("Qwen/Qwen2.5-7B-Instruct", 8192, 2)
     assert [p for p, why in iter_files([str(tmp_path)]) if why is None] == [str(path)]
+
+
+def test_a_pipeline_calling_a_shell_is_read_from_its_strings(tmp_path):
+    """A Jenkinsfile's `sh '...'` (no suffix: read by its text) and a Groovy file's `sh \"\"\"...\"\"\"`-less
+    one-line steps: the string holding the entry point is the command; prose quoting no entry point is nothing."""
+    (tmp_path / "Jenkinsfile").write_text("pipeline {\n  stages { stage('s') { steps {\n"
+                                          "    sh 'vllm serve org/m --max-model-len 4096'\n  } } }\n}\n")
+    (tmp_path / "deploy.groovy").write_text('def run() {\n  sh "python -m sglang.launch_server --model-path org/s"\n}\n')
+    jenkins = read_path(str(tmp_path / "Jenkinsfile")).deployments
+    assert [(d.model, d.get("max_model_len"), d.model_span.line, d.model_span.col) for d in jenkins] == \
+        [("org/m", 4096, 3, 20)]
+    assert [d.model for d in read_path(str(tmp_path / "deploy.groovy")).deployments] == ["org/s"]
