@@ -6,8 +6,10 @@ image's own entry point. When the image is one kvlint does not know (built local
 rebuild), the flags are the only evidence of what that entry point is. All three readers ask this one
 rule, so the same argv is a launch in each or in none.
 
-Only an engine's own setting flags count: `--model` and `--model-path` name the model for llama.cpp,
-FastChat and many in-house servers too, so a container with those (and `--port`) alone stays what it
+Flags that no release of that engine has are evidence the other way: an image given three or more of them (a third
+of its flags or more) runs another program that mimics the engine's options (llm-d's inference simulator), so it is
+not read as the engine. Only an engine's own setting flags count: `--model` and `--model-path` name the model for
+llama.cpp, FastChat and many in-house servers too, so a container with those (and `--port`) alone stays what it
 was, an unknown program.
 """
 
@@ -36,9 +38,24 @@ def engine_from_flags(fields: Sequence[Field]) -> str | None:
         return None
     flags = {f.text.split("=", 1)[0] for f in fields if f.text.startswith("--")}
     own = next((engine for engine, marks in _OWN if flags & marks), None)
-    if own is not None or not flags & _SHARED:
-        return own
-    return next((engine for engine, model in _MODEL_SPELLING if model in flags), None)
+    if own is None and flags & _SHARED:
+        own = next((engine for engine, model in _MODEL_SPELLING if model in flags), None)
+    return own if own is None or not _foreign(own, flags) else None
+
+
+_FOREIGN_AT_LEAST = 3  # flags no release of the engine has: one or two are typos or a plugin's, more a program's own
+
+
+def _foreign(engine: str, flags: set[str]) -> bool:
+    """Whether many of the flags are no release's of `engine` (at least three and a third of them): the program
+    behind the image takes flags shaped like the engine's but is another one (a simulator such as
+    llm-d-inference-sim, a router, a benchmark), so its flags are not the engine's to judge."""
+    from kvlint.flags.flag_table import flag_table, match, normalise
+
+    table = flag_table(engine)
+    unknown = [f for f in flags if match(table, normalise(table, f))[0] is None and normalise(table, f)
+               not in table.removed]
+    return len(unknown) >= _FOREIGN_AT_LEAST and 3 * len(unknown) >= len(flags)
 
 
 def inferred_note(engine: str, absent: str) -> str:

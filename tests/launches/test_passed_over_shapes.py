@@ -106,3 +106,15 @@ def test_an_hcl_module_given_concat_of_a_local_list_and_a_literal_list():
         ("Qwen/Qwen2.5-7B-Instruct", (5, 6), "0.10.1", 1)
     assert dep.get("speculative_config") == {"method": "ngram", "num_speculative_tokens": 2}
     assert (dep.get("max_model_len"), _at(dep.span_of("max_model_len"))) == (8192, (16, 27))
+
+
+def test_an_image_given_many_flags_no_engine_release_has_is_not_that_engine():
+    """Sample K4's llm-d-inference-sim: 8 wrong KV004 warnings before; now no launch. One typo in a custom build's
+    argv keeps it vLLM (a KV004 for the typo)."""
+    from kvlint.lint import LintOptions, lint
+
+    path = FIX / "infer" / "simulator.yaml"
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen2.5-7B-Instruct"
+    kv004 = [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV004"]
+    assert [f.span.line for f in kv004] == [31]
