@@ -86,13 +86,62 @@ def _dockerfile_naming(folder: str, base: str) -> str | None:
     return None
 
 
-def shell_entrypoint(path: str, deps: list[Deployment]) -> tuple[list[Deployment], list[Finding]]:
-    """The launches of a shell script, less those that are an image's entry point run with an env model."""
+_POSITIONAL = lazy(r'^"?\$(?:[1-9@*]|\{[1-9@*](?:[:]?[?][^}]*)?\})"?$')  # `$1`, `"$@"`, `${1:?usage}`
+
+
+def argument_model(dep: Deployment, text: str) -> str | None:
+    """The argument of the script a launch's model is, when it has no default: the model is `$1` / `"$@"` /
+    `${@:-bash}` itself, or a variable the script sets from one (`MODEL="${1:?usage}"`). Such a script is a wrapper
+    its caller gives the model to (rule 5 of bench/fresh-samples.md): the launch is where it is called."""
+    model = (dep.model or "").strip()
+    if dep.model is None or dep.model_resolved:
+        return None
+    if _POSITIONAL.match(model) or model.startswith(("${@:-", '"${@:-', "${*:-")):
+        return model
+    name = _ENV_ONLY.match(model)
+    if name is None or not _passes_arguments(dep, text):
+        return None  # `NAME=$1; vllm serve $NAME` alone stays a launch whose model is open
+    found = re.search(r"(?m)^[ \t]*(?:export[ \t]+|local[ \t]+|readonly[ \t]+)?" + re.escape(name.group(1)) +
+                      r'=("[^"\n]*"|[^\s;]+)', text)
+    return found.group(1) if found is not None and _POSITIONAL.match(found.group(1)) else None
+
+
+def _passes_arguments(dep: Deployment, text: str) -> bool:
+    """Whether the launch's command hands the script's arguments on (`"$@"`, `$*`): a wrapper, rule 5's shape."""
+    span = dep.launch_span or dep.model_span
+    if span is None or span.path != dep.path:
+        return "$@" in text or "${@" in text
+    lines = text.split("\n")
+    k = span.line - 1
+    command = lines[k] if 0 <= k < len(lines) else ""
+    while command.rstrip().endswith("\\") and k + 1 < len(lines):
+        k += 1
+        command += lines[k]
+    return any(p in command for p in ("$@", "${@", "$*", "${*"))
+
+
+def wrapper_scripts(deps: list[Deployment], text: str) -> tuple[list[Deployment], list[Finding]]:
+    """The launches whose model is the script's own argument, as KV008 notes; the others kept."""
+    kept, notes = [], []
+    for dep in deps:
+        arg = argument_model(dep, text)
+        if arg is None:
+            kept.append(dep)
+        else:
+            notes.append(_note(dep, f"the model is this script's argument ({arg}, no default): the launch is where "
+                                    "the script is called with a model"))
+    return kept, notes
+
+
+def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple[list[Deployment], list[Finding]]:
+    """The launches of a shell script, less those that are an image's entry point run with an env model and those
+    whose model is the script's own argument."""
+    deps, wrapped = wrapper_scripts(deps, text) if text and "$" in text else (deps, [])
     if not any(env_model(d) for d in deps):
-        return deps, []
+        return deps, wrapped
     why = run_by_image(path)
     if why is None:
-        return deps, []
+        return deps, wrapped
     kept, notes = [], []
     for dep in deps:
         name = env_model(dep)
@@ -101,7 +150,7 @@ def shell_entrypoint(path: str, deps: list[Deployment]) -> tuple[list[Deployment
             continue
         notes.append(_note(dep, f"the model is ${name} of the environment the image is given ({why}): the launch "
                                 "is where the image is run with it (a manifest, compose file, docker run)"))
-    return kept, notes
+    return kept, wrapped + notes
 
 
 def argv_model(tree: ast.Module) -> str | None:

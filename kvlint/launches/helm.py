@@ -190,7 +190,7 @@ def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str,
 
     used = {k: v for k, v in scope.matrix.items() if "matrix." in node.text and re.search(
         r"\bmatrix\." + re.escape(k).replace("_", "[_-]") + r"\b", node.text)}
-    text = ansible.as_shell(_ci_expressions(yf.mapped(node), inputs, used))
+    text = _unit_keys(ansible.as_shell(_ci_expressions(yf.mapped(node), inputs, used)))
     combos = list(itertools.islice(itertools.product(*used.values()), _MAX_COMBINATIONS)) if used else [()]
     rows = [ansible.row_values(r) for r in scope.rows] if scope.rows and ansible.ITEM_VAR in text.text else [{}]
     seen: dict[tuple, Deployment] = {}
@@ -210,7 +210,24 @@ def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str,
         for k, _ in seen:
             counts[k] = counts.get(k, 0) + 1
         seen = {key: (dep if counts[key[0]] > 1 else _without_matrix_note(dep)) for key, dep in seen.items()}
-    return sorted(seen.values(), key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+    found = list(seen.values())
+    if "$@" in node.text or "${@" in node.text:
+        from kvlint.launches.entrypoint import wrapper_scripts
+
+        found = wrapper_scripts(found, yf.text)[0]  # a wrapper script the string writes: its model is its argument
+    return sorted(found, key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+
+
+_UNIT_KEY = lazy(r"(?m)^[ \t]*(?:ExecStart|ExecStartPre|command)=")
+
+
+def _unit_keys(m: Mapped) -> Mapped:
+    """A systemd unit or supervisor section written as a string (an Ansible `copy: content: |`): the `ExecStart=` /
+    `command=` before a command is blanked (same length: every character keeps its place), so the shell reads the
+    command, not an assignment."""
+    if "=" not in m.text or _UNIT_KEY.search(m.text) is None:
+        return m
+    return m.view(m.path, _UNIT_KEY.sub(lambda k: " " * len(k.group(0)), m.text), range(len(m.text) + 1))
 
 
 def _without_matrix_note(dep: Deployment) -> Deployment:

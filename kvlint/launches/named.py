@@ -40,6 +40,8 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     found = _first_place(text, kind)
     if found is not None and kind == "notes" and not _ENTRY_WORDS.search(found[2]):
         return None  # prose that names an image is no place in a notes file: only a command is
+    if found is None and kind == "python":
+        found = _run_from_name(text)
     if found is None:
         return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind)
     line, col, what = found
@@ -51,6 +53,10 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     elif kind == "dockerfile":
         message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
                    "with one (docker run, a manifest, a compose file); nothing here is checked")
+    elif kind == "python" and re.fullmatch(r"[A-Za-z_][\w.]*", what):
+        message = (f"a program is started here from {what}, an argument list named for an engine that this file does "
+                   "not hold (imported or built elsewhere): the launch is where the list is written; nothing here "
+                   "is checked")
     elif re.fullmatch(r"\$\{?[A-Za-z_]\w*\}?", what):
         message = (f"a container is run here from {what}, an image named for an engine, but kvlint could not read a "
                    "launch from it (no model and engine flags it can read: the arguments are not in this file, or "
@@ -121,6 +127,26 @@ def _next_name(text: str, pos: int) -> int:
     """Where the next "vllm" or "sglang" from `pos` starts; -1 when none."""
     found = [at for at in (text.find("vllm", pos), text.find("sglang", pos)) if at >= 0]
     return min(found) if found else -1
+
+
+# `subprocess.Popen(VLLM_SERVER_ARGS)`: a Python program started from a name that says it is an engine's argv
+_PY_RUN_NAME = lazy(r"\b(?:subprocess\.(?:Popen|run|call|check_call|check_output)|os\.exec\w+|Popen)\(\s*"
+                    r"(?:\w+\s*,\s*)?([A-Za-z_][\w.]*)")
+
+
+def _run_from_name(text: str) -> tuple[int, int, str] | None:
+    """(line, col, the name) of the first process started from a name holding "vllm" or "sglang" (any case)."""
+    for k, m in enumerate(_PY_RUN_NAME.finditer(text)):
+        if k >= 16:
+            break
+        name = m.group(1)
+        if "vllm" not in name.lower() and "sglang" not in name.lower():
+            continue
+        line_start = text.rfind("\n", 0, m.start(1)) + 1
+        if text[line_start : m.start()].lstrip().startswith("#"):
+            continue
+        return text.count("\n", 0, m.start(1)) + 1, m.start(1) - line_start + 1, name
+    return None
 
 
 def _run_from_variable(text: str) -> tuple[int, int, str] | None:

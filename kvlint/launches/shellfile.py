@@ -49,7 +49,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if "<<" in text:
         deployments += heredoc_launches(path, text)
         deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
-    deployments, notes = shell_entrypoint(path, deployments)
+    deployments, notes = shell_entrypoint(path, deployments, text)
     if deployments:  # with none, the file's one never-silent note (kvlint.launches.named) says it
         notes += unread_notes(path, unread, deployments)
     return ReadResult(path, deployments, notes, comments=scan_comments(text))

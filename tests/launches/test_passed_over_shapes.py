@@ -118,3 +118,23 @@ def test_an_image_given_many_flags_no_engine_release_has_is_not_that_engine():
     assert dep.model == "Qwen/Qwen2.5-7B-Instruct"
     kv004 = [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV004"]
     assert [f.span.line for f in kv004] == [31]
+
+
+def test_a_wrapper_whose_model_is_its_callers_argument_is_not_a_launch():
+    """Rule 5 (sample K4's jcarlin): `MODEL="${1:?usage}"; ... --model "$MODEL" "$@"` hands the caller's model on."""
+    result = read_path(str(FIX / "wrapped" / "vllm-serve-wrapper.sh"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert note.code == "KV008" and "the model is this script's argument" in note.message
+
+
+def test_a_unit_written_by_an_ansible_task_is_a_launch_and_its_wrapper_is_not():
+    (dep,) = read_path(str(FIX / "ansible" / "unit-content.yaml")).deployments
+    assert (dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("Qwen/Qwen2.5-7B-Instruct", (9, 9), 8192)
+
+
+def test_a_python_program_started_from_an_imported_engine_argv_is_not_silent():
+    result = read_path(str(FIX / "python" / "imported_argv.py"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span)) == ("KV008", (10, 38)) and "VLLM_SERVER_ARGS" in note.message
