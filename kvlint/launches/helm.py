@@ -130,6 +130,10 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
                 if "<<" in node.text and "{{" in node.text:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
         elif kind == "seq":
+            argv = _word_list(yf, node, image) if node.items and node.items[0].is_scalar else []
+            if argv:
+                out.extend(argv)
+                continue
             stack.extend([(item, scope) for item in reversed(node.items)])
         else:
             pairs = list(node.pairs())
@@ -210,14 +214,35 @@ def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str,
         for k, _ in seen:
             counts[k] = counts.get(k, 0) + 1
         seen = {key: (dep if counts[key[0]] > 1 else _without_matrix_note(dep)) for key, dep in seen.items()}
-    found = list(seen.values())
+    kept = list(seen.values())
     if "$@" in node.text or "${@" in node.text:
         from kvlint.launches.entrypoint import wrapper_scripts
 
-        found = wrapper_scripts(found, yf.text)[0]  # a wrapper script the string writes: its model is its argument
-    return sorted(found, key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+        kept = wrapper_scripts(kept, yf.text)[0]  # a wrapper script the string writes: its model is its argument
+    return sorted(kept, key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
 
 
+def _word_list(yf: YamlFile, node: YNode, image: str | None) -> list[Deployment]:
+    """A list of plain words that is an engine command (`[python3, -m, vllm.entrypoints.openai.api_server, --model,
+    X, ...]` under any key: a harness's `command_template`, a job's `argv`): read as argv, each word at its place."""
+    from kvlint.launches.env import Field
+    from kvlint.launches.script import launch_in_argv
+
+    words = node.items[:_MAX_WORDS]
+    if not all(w.is_scalar for w in words) or not any(_may_launch(w.text) or w.text in ("vllm", "sglang")
+                                                      for w in words[:4]):
+        return []
+    fields = [Field(w.text, w.span, "${" not in w.text and "{{" not in w.text) for w in words]
+    found = launch_in_argv(fields, {})
+    if found is None:
+        return []
+    dep = finish(yf.path, found, LaunchContext(image=image), ManifestGpu())
+    from kvlint.launches.groups import is_launch
+
+    return [dep] if is_launch(dep) else []
+
+
+_MAX_WORDS = 2000
 _UNIT_KEY = lazy(r"(?m)^[ \t]*(?:ExecStart|ExecStartPre|command)=")
 
 

@@ -138,3 +138,9 @@ def test_a_python_program_started_from_an_imported_engine_argv_is_not_silent():
     assert result.deployments == []
     (note,) = result.findings
     assert (note.code, _at(note.span)) == ("KV008", (10, 38)) and "VLLM_SERVER_ARGS" in note.message
+
+
+def test_a_word_list_under_any_key_that_is_an_engine_command_is_the_launch():
+    (dep,) = read_path(str(FIX / "structured" / "harness-command-template.yaml")).deployments
+    assert (dep.model, _at(dep.model_span), dep.get("max_model_len"), _at(dep.launch_span)) == \
+        ("Qwen/Qwen2.5-1.5B-Instruct", (11, 7), 4096, (7, 7))
