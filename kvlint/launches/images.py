@@ -9,6 +9,8 @@ an unknown chart that uses it.
 
 from __future__ import annotations
 
+import re
+
 from kvlint.engines import all_engines
 
 
@@ -47,4 +49,11 @@ def named_engine(image: str | None) -> str | None:
         return None
     name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
     found = [e for e in engine_names() if e in name]
-    return found[0] if len(found) == 1 else None
+    if len(found) != 1 or _NOT_ENGINE & set(re.split(r"[-_.]", name)):
+        return None  # `vllm-router`, `sglang-router`, `vllm-sim`, `vllm-benchmark`: programs around the engine
+    return found[0]
+
+
+# words of an image name that say it is a program around the engine, not the engine (routers, simulators, clients)
+_NOT_ENGINE = frozenset({"router", "sim", "simulator", "mock", "fake", "proxy", "gateway", "benchmark", "bench",
+                         "client", "exporter", "operator", "metrics", "webui", "ui", "frontend", "dashboard", "epp"})

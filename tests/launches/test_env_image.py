@@ -37,3 +37,12 @@ def test_no_gpu_request_or_an_official_image_is_not_read_from_env():
     assert read_path("values.yaml", no_gpu).deployments == []
     assert named_engine("vllm/vllm-openai:v0.9.0") is None and named_engine("lmsysorg/sglang:latest") is None
     assert named_engine("ghcr.io/org/foo-vllm-docker:latest") == "vllm" and named_engine("org/web:1") is None
+
+
+def test_an_image_named_for_a_program_around_the_engine_is_not_the_engine():
+    """A router, simulator, benchmark or gateway named for the engine (`vllm-router`, `vllm-sim`, `sglang-router`)
+    runs another program: its flags and environment are not the engine's (issue N: K4's simulator)."""
+    for image in ("ghcr.io/org/vllm-router:1.0", "lmsysorg/sglang-router:latest", "team/vllm-sim:0.1",
+                  "org/vllm_bench:2"):
+        assert named_engine(image) is None, image
+    assert named_engine("org/vllm-spark:latest") == "vllm"
