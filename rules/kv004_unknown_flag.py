@@ -12,7 +12,9 @@ pins one. When the repository holds its own engine tree (`python/sglang/srt/serv
 `vllm/engine/arg_utils.py` between the file and the project root), the launch runs that fork: an
 unknown flag is an info naming the tree and whether its parser defines the flag. Without such a tree, a flag
 the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched entry point) is an info
-naming where: it is the repository's flag, not a typo.
+naming where: it is the repository's flag, not a typo. A flag that is the other engine's own option
+(`--enable-prefix-caching` on SGLang, `--mem-fraction-static` on vLLM) is said to be that engine's, with no
+did-you-mean.
 
 ## Why it matters
 argparse exits on the first unknown flag: the pod crash-loops with `unrecognized arguments` before
@@ -68,10 +70,31 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield _ambiguous_from(ctx, unknown.flag, unknown.since, unknown.suggestion or "", span)
             continue
         why = "an ambiguous abbreviation" if unknown.reason == "ambiguous" else "an unrecognized argument"
+        other = _other_engines_flag(dep.engine, unknown.flag) if unknown.reason == "unrecognized" else None
+        if other is not None:  # `--enable-prefix-caching` on SGLang: vLLM's flag, not a typo of an SGLang one
+            yield check.rule.finding(
+                ctx, f"{engine} rejects {unknown.flag}: an unrecognized argument, the server exits before loading the "
+                f"model; {unknown.flag} is {c.title(other)}'s option, not {engine}'s", span,
+                fix=f"remove the flag, or write {engine}'s own option for it", flag=unknown.flag)
+            continue
         hint = f"; did you mean {unknown.suggestion}?" if unknown.suggestion else ""
         yield check.rule.finding(
             ctx, f"{engine} rejects {unknown.flag}: {why}, the server exits before loading the model{hint}",
             span, fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)
+
+
+def _other_engines_flag(engine: str, flag: str) -> str | None:
+    """The other engine whose exact option `flag` is (`--enable-prefix-caching` is vLLM's), or None."""
+    from kvlint.engines.registered import engine_names
+    from kvlint.flags.flag_table import flag_table, normalise
+
+    name = flag.split("=", 1)[0]
+    for other in engine_names():
+        if other != engine:
+            table = flag_table(other)
+            if normalise(table, name) in table.by_option:
+                return other
+    return None
 
 
 def _ambiguous_from(ctx: Context, flag: str, since: str, options: str, span: Span | None) -> Finding:

@@ -104,3 +104,13 @@ def test_ambiguous_since_reads_the_release_tables():
     pair = ("--disable-flashinfer-autotune", "--disable-flashinfer-cutlass-moe-fp4-allgather")
     assert ambiguous_since("sglang", pair) == "0.5.12"  # autotune came in 0.5.12
     assert ambiguous_since("sglang", pair[1:]) is None  # one option: never ambiguous
+
+
+def test_kv004_names_the_other_engine_for_its_own_flag_with_no_did_you_mean():
+    """Sample K4's `python -m sglang.launch_server ... --enable-prefix-caching`: vLLM's option, not a typo of
+    SGLang's `--enable-prefix-mm-cache`; still an error (SGLang exits)."""
+    dep = replace(fx.deployment(), engine="sglang",
+                  unknown_flags=(UnknownFlag("--enable-prefix-caching", fx.span(7), "--enable-prefix-mm-cache"),))
+    (f,) = run(Context(deployment=dep), "KV004")
+    assert f.severity == Severity.ERROR and "is vLLM's option, not SGLang's" in f.message
+    assert "did you mean" not in f.message and f.fix == "remove the flag, or write SGLang's own option for it"
