@@ -144,3 +144,9 @@ def test_a_word_list_under_any_key_that_is_an_engine_command_is_the_launch():
     (dep,) = read_path(str(FIX / "structured" / "harness-command-template.yaml")).deployments
     assert (dep.model, _at(dep.model_span), dep.get("max_model_len"), _at(dep.launch_span)) == \
         ("Qwen/Qwen2.5-1.5B-Instruct", (11, 7), 4096, (7, 7))
+
+
+def test_an_unknown_chart_s_model_key_in_any_model_spelling():
+    (dep,) = read_path(str(FIX / "charts" / "unknown-model-spelling-values.yaml")).deployments
+    assert (dep.model, _at(dep.model_span), dep.engine_version, dep.gpu_count) == \
+        ("Qwen/Qwen2.5-7B-Instruct", (3, 16), "0.10.1", 1)

@@ -21,6 +21,7 @@ from kvlint.launches.charts.common import argv_items, chart_deployment, key_fiel
 from kvlint.launches.env import Field
 from kvlint.launches.images import shipped_engine
 from kvlint.launches.keys import fields_from_pairs
+from kvlint.lazyre import lazy
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
 
@@ -187,13 +188,20 @@ def _fixed(option: str) -> Callable[[str], str | None]:
 
 
 def _model(holders: list[YNode]) -> tuple[tuple[str, ...], YNode | None]:
+    """The model key of the values that holds one: a known spelling first, then any key spelled as a model's
+    (`modelHFName`, `hf_model_id`)."""
     for holder in holders:
-        for keys in MODEL_KEYS:
-            node = holder.path(*keys)
+        prefix = () if holder is holders[0] else (_key_of(holders[0], holder),)
+        candidates = [(keys, holder.path(*keys)) for keys in MODEL_KEYS]
+        candidates += [((k,), v) for k, _, v in holder.pairs() if _MODEL_SPELLING.match(k.lower().replace("_", ""))]
+        for keys, node in candidates:
             if node is not None and node.is_scalar and text(node):
-                prefix = () if holder is holders[0] else (_key_of(holders[0], holder),)
                 return prefix + keys, node
     return (), None
+
+
+# a key spelled as a model's, in any case and with or without underscores: `modelHFName`, `hf_model_id`, `llmModel`
+_MODEL_SPELLING = lazy(r"^(?:hf|huggingface|llm|served)?model(?:hf)?(?:name|id|path|repo|repoid|url|uri)?$")
 
 
 def _key_of(parent: YNode, child: YNode) -> str:
