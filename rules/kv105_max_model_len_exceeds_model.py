@@ -20,6 +20,9 @@ published config stands in for the folder's own config.json), the finding is a w
 folder's config.json may carry a `rope_scaling` its owner added (Qwen's documented way to serve 128K), which
 kvlint did not read.
 
+When the launch changes the positions itself (`--rope-scaling`, a rope set in `--hf-overrides` or SGLang's
+`--json-model-override-args`), kvlint does not apply the change: the length is an info saying so, never an error.
+
 ## Use instead
 Use the model's maximum or a long-context variant of the model (or a rope scaling it was trained for).
 
@@ -49,6 +52,13 @@ def check(ctx: Context) -> Iterator[Finding]:
     key = model.max_len_key or "max_position_embeddings"
     field, words = c.config_field(ctx, "max_len")
     name = c.setting_name(dep.engine, "max_len")
+    override = _length_override(dep)
+    if override is not None:  # the launch raises the derived maximum itself: no refusal kvlint can assert
+        yield check.rule.finding(
+            ctx, f"{name} {asked} is above the config's derived maximum {derived}, but the launch sets its own "
+            f"{override}, which raises that maximum: kvlint does not apply it, so this length is not checked",
+            c.primary(dep, "max_len"), related=[field], severity=Severity.INFO, requested=asked, derived=derived)
+        return
     outcome = ctx.engine.long_context_outcome
     by_name = model.source.startswith("path:")  # a local folder named for the model: its own config.json unread
     if by_name:
@@ -58,3 +68,21 @@ def check(ctx: Context) -> Iterator[Finding]:
         f"{outcome}", c.primary(dep, "max_len"), related=[field],
         fix=f"{c.flag(dep.engine, 'max_len')} {derived}", requested=asked, derived=derived,
         severity=Severity.WARNING if by_name else None)
+
+
+_OVERRIDE_WORDS = ("rope_scaling", "rope_parameters", "max_position_embeddings", "rope_type")
+
+
+def _length_override(dep: object) -> str | None:
+    """The launch's own change to the model's positions: `--rope-scaling` (vLLM before 0.13), a rope set or a
+    max_position_embeddings in `--hf-overrides` / SGLang's `--json-model-override-args`; None without one."""
+    unknown = getattr(dep, "unknown_flags", ())
+    flag = next((u.flag for u in unknown if u.flag in ("--rope-scaling", "--rope_scaling")), None)
+    if flag is not None:
+        return f"rope scaling ({flag})"
+    settings = getattr(dep, "settings", {})
+    for name in ("rope_scaling", "hf_overrides", "json_model_override_args"):
+        setting = settings.get(name)
+        if setting is not None and (name == "rope_scaling" or any(w in str(setting.value) for w in _OVERRIDE_WORDS)):
+            return f"rope scaling ({setting.flag or name})"
+    return None

@@ -35,7 +35,12 @@ _SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-
                     "--container-image", "--container-mounts", "--container-workdir", "--container-name",
                     "--container-env"}
 # image args that replace its entry point
-_NOT_ENGINE_ARGS = {"bash", "sh", "python", "python3", "vllm", "sglang", "ray", "sleep", "exec"}
+# first words after an image that replace its entry point's arguments with a command of their own (a shell, a
+# tool the image carries: `docker run IMAGE hf login --token T`, `... nvidia-smi`), never an engine's model
+_NOT_ENGINE_ARGS = {"bash", "sh", "zsh", "dash", "python", "python3", "vllm", "sglang", "ray", "sleep", "exec", "hf",
+                    "huggingface-cli", "pip", "pip3", "uv", "nvidia-smi", "ls", "cat", "echo", "curl", "wget", "env",
+                    "git", "true", "tail", "jupyter", "torchrun", "accelerate", "deepspeed", "pytest", "make", "nsys",
+                    "ncu", "timeout", "nohup", "tini", "time", "/bin/bash", "/bin/sh"}
 MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
 _USES_POSITIONAL = lazy(r"\$[@*]|\$\{[@*]\}")
 
@@ -1026,7 +1031,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         words = wrappers.engine_words(wrapper, rest[k:])
         return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes,
                            runner=runner)
-    if image_default and (not rest or rest[0].text.rsplit("/", 1)[-1] not in _NOT_ENGINE_ARGS):
+    first = rest[0].text.rsplit("/", 1)[-1] if rest else ""
+    if image_default and (not rest or (first not in _NOT_ENGINE_ARGS and not re.fullmatch(r"python3?\.\d+", first))):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
     from kvlint.launches.byflags import model_flag_in, read_by_flags
 

@@ -114,3 +114,22 @@ def test_kv004_names_the_other_engine_for_its_own_flag_with_no_did_you_mean():
     (f,) = run(Context(deployment=dep), "KV004")
     assert f.severity == Severity.ERROR and "is vLLM's option, not SGLang's" in f.message
     assert "did you mean" not in f.message and f.fix == "remove the flag, or write SGLang's own option for it"
+
+
+def test_kv105_is_an_info_when_the_launch_sets_its_own_rope_scaling(tmp_path):
+    """Sample K5's deploy-131k.sh: `--max-model-len 131072 --rope-scaling '{"rope_type":"yarn","factor":4.0,...}'` on
+    vLLM 0.8.5 raises the derived maximum; kvlint does not apply it, so no "refuses to start" error."""
+    from kvlint.lint import LintOptions, lint
+
+    yarn = """'{"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768}'"""
+    cases = {"rope.sh": f"docker run vllm/vllm-openai:v0.8.5 --model Qwen/Qwen3-8B --max-model-len 131072 "
+                        f"--rope-scaling {yarn}\n",
+             "hf.sh": f"docker run vllm/vllm-openai:v0.13.0 --model Qwen/Qwen3-8B --max-model-len 131072 "
+                      f"""--hf-overrides '{{"rope_scaling": {{"rope_type": "yarn", "factor": 4.0}}}}'\n""",
+             "none.sh": "docker run vllm/vllm-openai:v0.13.0 --model Qwen/Qwen3-8B --max-model-len 131072\n"}
+    got = {}
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        found = [f for f in lint([str(tmp_path / name)], LintOptions(gpu="H100")).findings if f.code == "KV105"]
+        got[name] = [f.severity for f in found]
+    assert got == {"rope.sh": [Severity.INFO], "hf.sh": [Severity.INFO], "none.sh": [Severity.ERROR]}
