@@ -92,3 +92,42 @@ def _leader(found: FoundLaunch, others: list[FoundLaunch]) -> FoundLaunch:
     note = (f"{len(others) + 1} launches of one deployment: the other rank branch(es) or --headless worker(s)"
             f"{where} differ only in which node they are, and are counted with this one")
     return replace(found, notes=found.notes + (note,))
+
+
+_ROLE_SETTINGS = frozenset({"node_rank", "dist_init_addr", "data_parallel_start_rank", "data_parallel_rank",
+                            "data_parallel_address", "headless", "master_addr", "master_port", "host", "port",
+                            "disaggregation_ib_device"})  # each node names its own RDMA devices
+
+
+def one_per_group(deps: list[Deployment]) -> list[Deployment]:
+    """The launches of one file read from separate places (an Ansible task per node, a YAML string per rank) with
+    each group folded into its leader, as `one_per_deployment` does inside one script: the same engine, model and
+    settings once the role settings are set aside, one of them naming its node (`--node-rank`, `--headless`)."""
+    if len(deps) < 2 or not any(_role(d) for d in deps):
+        return deps
+    groups: dict[tuple, list[int]] = {}
+    for k, dep in enumerate(deps):
+        groups.setdefault(_dep_shape(dep), []).append(k)
+    drop: set[int] = set()
+    notes: dict[int, str] = {}
+    for members in groups.values():
+        if len(members) < 2 or not any(_role(deps[m]) for m in members):
+            continue
+        leader = next((m for m in members if deps[m].get("node_rank") in (0, None) and not deps[m].get("headless")),
+                      members[0])
+        others = [m for m in members if m != leader]
+        drop.update(others)
+        lines = sorted({s.line for m in others if (s := deps[m].launch_span) is not None})
+        notes[leader] = (f"{len(members)} launches of one deployment: the other node(s) (line"
+                         f"{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}) differ only in which node "
+                         "they are, and are counted with this one")
+    return [replace(d, notes=d.notes + (notes[k],)) if k in notes else d for k, d in enumerate(deps) if k not in drop]
+
+
+def _role(dep: Deployment) -> bool:
+    return any(name in dep.settings for name in ("node_rank", "dist_init_addr", "headless", "data_parallel_start_rank"))
+
+
+def _dep_shape(dep: Deployment) -> tuple:
+    settings = tuple(sorted((n, repr(s.value)) for n, s in dep.settings.items() if n not in _ROLE_SETTINGS))
+    return dep.engine, dep.model, dep.path, settings

@@ -587,7 +587,12 @@ def _called(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: li
         gpu = _gpu_of(src, tree, call)
         out.extend(_argv(src, pycalls.substituted(elts, bound) + extra, gpu if gpu.product or gpu.count else
                          _gpu_of(src, tree, node)))
-    return out
+    unique: dict[tuple, Deployment] = {}  # the same values from several calls (a start and a restart): one launch
+    for dep in out:
+        key = (dep.engine, dep.model, dep.gpu, dep.gpu_count,
+               tuple(sorted((n, repr(s.value)) for n, s in dep.settings.items())))
+        unique.setdefault(key, dep)
+    return list(unique.values())
 
 
 def _argv(src: _Source, elts: list[ast.expr], gpu: ManifestGpu | None = None) -> list[Deployment]:

@@ -44,7 +44,9 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
             deps, why = _not_kubernetes(yf, doc, as_vllm_config)
             out.extend(deps)
             notes.extend(why)
-    return join_headless([d for d in out if not _bare_entrypoint(d)]), notes
+    from kvlint.launches.groups import one_per_group
+
+    return one_per_group(join_headless([d for d in out if not _bare_entrypoint(d)])), notes
 
 
 def _bare_entrypoint(dep: Deployment) -> bool:

@@ -28,3 +28,9 @@ def test_jinja_expressions_read_as_shell_variables_at_their_place():
     assert m.text == "vllm serve ${ANSIBLE_ITEM__model} --tp ${tp:-2} {{ hostvars.a }}"
     assert m.at(m.text.index("--tp")) == (1, m.text.index("--tp") - len("${ANSIBLE_ITEM__model}")
                                           + len("{{ item.model }}") + 1)
+
+
+def test_one_task_per_node_rank_is_one_deployment():
+    (dep,) = read_path(str(FIX / "ansible" / "two-node-ranks.yaml")).deployments
+    assert (dep.model, dep.get("node_rank"), _at(dep.model_span)) == ("deepseek-ai/DeepSeek-R1", 0, (6, 54))
+    assert any("2 launches of one deployment" in n for n in dep.notes)

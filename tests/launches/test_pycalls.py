@@ -46,3 +46,13 @@ def test_a_python_keyword_given_a_variable_named_for_an_engine_is_no_image(tmp_p
     path.write_text("import modal\nvllm_image = modal.Image.debian_slim().pip_install('vllm')\n"
                     "@app.function(image=vllm_image)\ndef f():\n    pass\n")
     assert read_path(str(path)).findings == []
+
+
+def test_a_helper_called_twice_with_the_same_values_is_one_launch(tmp_path):
+    """A start and a health restart calling one helper (sample K5's paddleocr service): one deployment."""
+    path = tmp_path / "svc.py"
+    path.write_text("import subprocess\n\ndef start(model='org/m'):\n"
+                    "    subprocess.Popen(['vllm', 'serve', model, '--max-model-len', '4096'])\n\n"
+                    "def boot():\n    start()\n\ndef restart():\n    start()\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("org/m", 4096)
