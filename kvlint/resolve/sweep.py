@@ -99,10 +99,11 @@ def _sweep(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, items: 
         tried.sort(key=lambda t: (_total(sizing, t.gpu), t.gpu.id))
         verdicts = tuple(CardVerdict(t.gpu.id, _total(sizing, t.gpu), starts(t.budget), holds(t.budget, load),
                                      t.gpu.marketing_gb) for t in tried)
-        minimum = least_memory(sizing, settings, cache, tried, starts, items)
+        minimum = least_memory(sizing, settings, cache, tried, starts, items, target=1.0)
         least_load = None
         if load is not None:
-            least_load = least_memory(sizing, settings, cache, tried, lambda b: bool(holds(b, load)), items)
+            least_load = least_memory(sizing, settings, cache, tried, lambda b: bool(holds(b, load)), items,
+                                      target=float(load))
     found = Sweep(minimum, least_load, verdicts, candidates)
     drawn = next((t.gpu for t in tried if t.gpu.id == picture_card(found)), None)
     if drawn is not None:
@@ -136,36 +137,85 @@ def _total(sizing: Sizing, gpu: Gpu) -> int:
 
 
 def least_memory(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, tried: list[Trial],
-                 ok: Callable[[Budget | None], bool], items: tuple[tuple[str, str], ...] | None = None) -> int | None:
+                 ok: Callable[[Budget | None], bool], items: tuple[tuple[str, str], ...] | None = None,
+                 target: float | None = None) -> int | None:
     """The least total (MiB steps) from which every card tried passes `ok`.
 
     Cards differ in more than memory (vLLM gives cards of 70 GiB and more, except A100s, larger batch
     defaults), so the search runs on the traits of the card just above the largest one that fails,
     between the two; a smaller card of other traits may still pass (the rule names those). With the
     largest card failing, the search runs above it on its traits up to 4 TiB. None: not even 4 TiB.
+
+    `target`: the concurrency `ok` asks for (1 to start, the load to hold it), from which a known budget of the
+    reference card predicts where `ok` turns (`_predicted`); the search starts there (`first_passing`).
     """
     if not tried:
         return None
     last_fail = max((i for i, t in enumerate(tried) if not ok(t.budget)), default=None)
     if last_fail is None:
         ref, lo, hi = tried[0].gpu, 2**30, _total(sizing, tried[0].gpu)
+        known = tried[0].budget
         if ok(_at(sizing, settings, cache, ref, lo, items)):
             return lo
     elif last_fail == len(tried) - 1:
         ref, lo, hi = tried[-1].gpu, _total(sizing, tried[-1].gpu), UPPER_BYTES
-        if not ok(_at(sizing, settings, cache, ref, hi, items)):
+        known = _at(sizing, settings, cache, ref, hi, items)
+        if not ok(known):
             return None
     else:
         ref = tried[last_fail + 1].gpu
+        known = tried[last_fail + 1].budget
         lo, hi = _total(sizing, tried[last_fail].gpu), _total(sizing, ref)
-    lo, hi = lo // MIB, -(-hi // MIB)
+    guess = _predicted(known, target)
+    return MIB * first_passing(lo // MIB, -(-hi // MIB), lambda mib: ok(_at(sizing, settings, cache, ref, mib * MIB,
+                                                                            items)), guess)
+
+
+def first_passing(lo: int, hi: int, passes: Callable[[int], bool], guess: int | None = None) -> int:
+    """The least n in (lo, hi] that passes, for a test that passes from some n on (hi is taken to pass, lo is not
+    asked): a bisection, after probes around `guess` (n MiB) at distances that double from it. For a test that
+    turns once the answer is the same whatever the guess; a good guess (a budget's pool grows with the memory
+    given, so one budget predicts where it holds a request) takes 2-4 budgets where the bisection took ~15."""
+    if guess is not None and lo + 1 < hi:
+        at = min(max(guess, lo + 1), hi - 1)
+        step, up = 1, not passes(at)
+        if up:
+            lo = at
+        else:
+            hi = at
+        while True:
+            at = lo + step if up else hi - step
+            if not lo < at < hi:
+                break
+            if passes(at):
+                hi = at
+                if up:
+                    break
+            else:
+                lo = at
+                if not up:
+                    break
+            step *= 2
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if ok(_at(sizing, settings, cache, ref, mid * MIB, items)):
+        if passes(mid):
             hi = mid
         else:
             lo = mid
-    return hi * MIB
+    return hi
+
+
+def _predicted(known: Budget | None, target: float | None) -> int | None:
+    """Where (MiB) a launch's pool would hold `target` full-length requests, from one budget of it: the pool grows
+    with the total by the share the engine takes of it (vLLM's utilisation, SGLang's static fraction) and the
+    concurrency with the pool. A first probe only: the search checks it (None: no budget to predict from)."""
+    if target is None or not isinstance(known, Budget) or known.gpu_memory_bytes <= 0:
+        return None
+    pool, held, share = known.kv_pool_bytes, known.max_concurrency, known.requested_bytes / known.gpu_memory_bytes
+    if pool <= 0 or held <= 0 or share <= 0:
+        return None
+    total = known.gpu_memory_bytes + pool * (target / held - 1) / share
+    return max(1, -(-int(total) // MIB))
 
 
 def _at(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, ref: Gpu, total: int,

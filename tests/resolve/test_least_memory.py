@@ -113,3 +113,38 @@ def test_starts_and_holds():
     over = SimpleNamespace(**{**vars(budget), "fixed_pool": SimpleNamespace(overcommit_bytes=1)})
     fits = SimpleNamespace(**{**vars(budget), "fixed_pool": SimpleNamespace(overcommit_bytes=0)})
     assert not starts(over) and starts(fits) and holds(over, 1) is False
+
+
+def _turning_at(threshold: int):
+    asked: list[int] = []
+
+    def passes(n: int) -> bool:
+        asked.append(n)
+        return n >= threshold
+
+    return passes, asked
+
+
+@pytest.mark.parametrize("guess", [None, -5, 0, 1, 3, 9, 10, 11, 17, 31, 32, 33, 40, 1000])
+def test_first_passing_is_the_bisections_answer_whatever_the_guess(guess):
+    """For a test that turns once, the search started at a guess finds what the bisection alone finds: the least
+    passing n in (lo, hi], hi when none below it passes; lo is never asked, and nothing outside (lo, hi)."""
+    from kvlint.resolve.sweep import first_passing
+
+    lo, hi = 2, 32
+    for threshold in range(-1, 40):
+        passes, asked = _turning_at(threshold)
+        want = min(max(threshold, lo + 1), hi)
+        assert first_passing(lo, hi, passes, guess) == want, (threshold, guess)
+        assert all(lo < n < hi for n in asked)
+
+
+def test_first_passing_from_a_good_guess_asks_a_few_points():
+    from kvlint.resolve.sweep import first_passing
+
+    for guess, most in ((50_000, 2), (49_999, 2), (50_003, 6), (49_990, 8)):  # ~2 + 2 log2(distance)
+        passes, asked = _turning_at(50_000)
+        assert first_passing(1_000, 100_000, passes, guess) == 50_000
+        assert len(asked) <= most, asked
+    passes, asked = _turning_at(50_000)
+    assert first_passing(1_000, 100_000, passes) == 50_000 and len(asked) >= 16  # the bisection alone
