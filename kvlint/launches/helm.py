@@ -156,7 +156,14 @@ class _Scope:
     rows: ansible.Rows | None
 
 
+_SCOPE_KEYS = frozenset(_SCOPES) | {"strategy", "vars"} | frozenset(ansible.LOOP_KEYS)
+
+
 def _inner(node: YNode, pairs: list[tuple[str, YNode, YNode]], scope: _Scope) -> _Scope:
+    """The scope the values below a mapping see; the mapping's own when it has none of the keys that change it
+    (most mappings of most files: one set test per key)."""
+    if not any(key in _SCOPE_KEYS for key, _, _ in pairs):
+        return scope
     scoped = [val for key, _, val in pairs if key in _SCOPES]
     env = {**scope.env, **{k: v for val in scoped for k, v in _scope(val)}} if scoped else scope.env
     strategy = next((val for key, _, val in pairs if key == "strategy" and val.is_map), None)
