@@ -16,7 +16,7 @@ from kvlint.findings import Finding
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Supplied, expand_words, parse_dotenv, with_supplied
-from kvlint.launches.images import entrypoint_engine, known_image
+from kvlint.launches.images import entrypoint_engine, known_image, named_engine
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv
 from kvlint.lazyre import lazy
@@ -90,6 +90,13 @@ def _launch(fields: list[Field], image: str | None, own_entrypoint: bool) -> tup
     default = None if own_entrypoint else entrypoint_engine(image)
     found = launch_in_argv(fields, {}, image_default=default) if fields else None
     guessed = engine_from_flags(fields) if found is None and not own_entrypoint and not known_image(image) else None
+    if guessed is None and found is None and not own_entrypoint and fields and fields[0].text == "serve":
+        # `command: [serve, --model, X, ...]` on an image whose entry point is the engine's CLI (a build named for
+        # it, `ENTRYPOINT ["vllm"]`): the CLI's subcommand, then the engine's flags
+        cli = named_engine(image)
+        if cli is not None:
+            note = f"engine {cli} assumed: `serve` and {cli}'s flags are given to {image} (entry point not known)"
+            return launch_in_argv([Field(cli, fields[0].span), *fields], {}), (note,)
     if guessed is None:
         return found, ()
     return FoundLaunch(guessed, tuple(fields), None, {}), (inferred_note(guessed, "entrypoint"),)

@@ -1032,6 +1032,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes,
                            runner=runner)
     first = rest[0].text.rsplit("/", 1)[-1] if rest else ""
+    if image_default and first == "serve" and not _keeps_serve_word(image_default):
+        rest, first = rest[1:], ""  # an image whose entry point is the engine CLI (`ENTRYPOINT ["vllm"]`)
     if image_default and (not rest or (first not in _NOT_ENGINE_ARGS and not re.fullmatch(r"python3?\.\d+", first))):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
     from kvlint.launches.byflags import model_flag_in, read_by_flags
@@ -1042,6 +1044,14 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                            notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes,
                            left_to=_left_to(by_flags), runner=runner)
     return None
+
+
+def _keeps_serve_word(engine: str) -> bool:
+    """SGLang reads `serve` itself (`sglang serve MODEL`: the positional model comes after it); vLLM's entry point
+    `vllm` takes `serve` as its subcommand, so the flags start after it."""
+    from kvlint.engines import get_engine
+
+    return get_engine(engine).syntax.positional_model == "after-serve"
 
 
 def _program_named(rest: list[Field]) -> list[Field]:

@@ -150,3 +150,10 @@ def test_an_unknown_chart_s_model_key_in_any_model_spelling():
     (dep,) = read_path(str(FIX / "charts" / "unknown-model-spelling-values.yaml")).deployments
     assert (dep.model, _at(dep.model_span), dep.engine_version, dep.gpu_count) == \
         ("Qwen/Qwen2.5-7B-Instruct", (3, 16), "0.10.1", 1)
+
+
+def test_a_compose_service_giving_serve_and_flags_to_an_image_whose_entry_point_is_the_cli():
+    """Sample K5's shapes (`command: [serve, --model, X, ...]` on a vLLM build with `ENTRYPOINT ["vllm"]`)."""
+    (dep,) = read_path(str(FIX / "compose" / "cli-entrypoint-serve.yml")).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == \
+        ("vllm", "Qwen/Qwen2.5-7B-Instruct", (9, 9), 8192)
