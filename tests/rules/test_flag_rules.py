@@ -124,8 +124,8 @@ def test_kv105_is_an_info_when_the_launch_sets_its_own_rope_scaling(tmp_path):
     yarn = """'{"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768}'"""
     cases = {"rope.sh": f"docker run vllm/vllm-openai:v0.8.5 --model Qwen/Qwen3-8B --max-model-len 131072 "
                         f"--rope-scaling {yarn}\n",
-             "hf.sh": f"docker run vllm/vllm-openai:v0.13.0 --model Qwen/Qwen3-8B --max-model-len 131072 "
-                      f"""--hf-overrides '{{"rope_scaling": {{"rope_type": "yarn", "factor": 4.0}}}}'\n""",
+             "hf.sh": "docker run vllm/vllm-openai:v0.13.0 --model Qwen/Qwen3-8B --max-model-len 131072 "
+                      """--hf-overrides '{"rope_scaling": {"rope_type": "yarn", "factor": 4.0}}'\n""",
              "none.sh": "docker run vllm/vllm-openai:v0.13.0 --model Qwen/Qwen3-8B --max-model-len 131072\n"}
     got = {}
     for name, text in cases.items():
