@@ -93,12 +93,12 @@ def heredoc_manifests(path: str, file_text: str, m: Mapped, env: dict[str, str],
     loop element as Ansible renders the task: each is read as a YAML file at the file's own lines (the body's
     indentation inside the playbook is kept, so a value's column is its column in the playbook)."""
     from kvlint.launches.read import read_yaml
-    from kvlint.launches.shellfile import _YAML_DOC, _heredoc_bodies
+    from kvlint.launches.shellfile import YAML_DOC, heredoc_bodies
 
     out: list = []
     lines = file_text.split("\n")
-    for start, body, _ in _heredoc_bodies(m.text):
-        if not body.strip() or _YAML_DOC.search(body) is None:
+    for start, body, _ in heredoc_bodies(m.text):
+        if not body.strip() or YAML_DOC.search(body) is None:
             continue
         first = m.at(start)[0] - 1
         last = m.at(start + len(body.rstrip("\n")))[0]

@@ -64,7 +64,7 @@ def run_by_image(path: str) -> str | None:
 
 
 def _dockerfile_naming(folder: str, base: str) -> str | None:
-    from kvlint.sources.text import SourceError, read_file
+    from kvlint.sources.text import read_small
 
     try:
         names = sorted(os.listdir(folder))
@@ -74,12 +74,8 @@ def _dockerfile_naming(folder: str, base: str) -> str | None:
         compose = _COMPOSE.search(name) is not None
         if not compose and not _DOCKERFILE.search(name):
             continue
-        full = os.path.join(folder, name)
-        try:
-            if os.path.getsize(full) > _READ_CAP:
-                continue
-            text = read_file(full)
-        except (OSError, SourceError):
+        text = read_small(os.path.join(folder, name), _READ_CAP)
+        if text is None:
             continue
         if (base + ":/" in text) if compose else base in text:  # a compose file's bind mount `./x.sh:/x.sh`
             return name

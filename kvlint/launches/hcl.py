@@ -80,7 +80,7 @@ def _block(text: str, at: int) -> tuple[int, int]:
     return start, j
 
 
-def _block_end(text: str, opened: int) -> int:
+def block_end(text: str, opened: int) -> int:
     """The offset of the `}` closing the `{` at `opened` (the text's end when it never closes); braces inside
     strings are passed over."""
     depth, j, quoted = 0, opened, False

@@ -25,7 +25,7 @@ from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
 _HEREDOC = lazy(r"(?<!<)<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
-_YAML_DOC = lazy(r"^[ \t]*(apiVersion|kind|services|spec|containers|args|command|image):", re.M)
+YAML_DOC = lazy(r"^[ \t]*(apiVersion|kind|services|spec|containers|args|command|image):", re.M)
 _SBATCH = lazy(r"^#SBATCH[ \t]+([^\n#]*)", re.M)
 _PER_NODE = ("--gres", "--gpus-per-node")
 _PER_JOB = ("--gpus", "-G")
@@ -84,8 +84,8 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
     each is read here, at its own lines: the body keeps its columns and is preceded by as many empty lines
     as come before it in the file."""
     out: list[Deployment] = []
-    for start, body, opened in _heredoc_bodies(text):
-        manifest = _YAML_DOC.search(body) is not None
+    for start, body, opened in heredoc_bodies(text):
+        manifest = YAML_DOC.search(body) is not None
         if not manifest and not any(m in body for m in engine_names()):
             continue  # a manifest is read whatever it names: its kind decides (a KServe LLMInferenceService)
         padded = "\n" * text.count("\n", 0, start) + body
@@ -109,7 +109,7 @@ def _variables_before(path: str, text: str, opened: int | None) -> dict[str, str
     return env
 
 
-def _heredoc_bodies(text: str) -> list[tuple[int, str, int | None]]:
+def heredoc_bodies(text: str) -> list[tuple[int, str, int | None]]:
     """(offset, text, where its `<<` is) of each here-document body, up to the line that is its delimiter;
     None for the third when the delimiter is quoted (the shell expands nothing in the body)."""
     bodies = []

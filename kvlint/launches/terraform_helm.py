@@ -39,13 +39,13 @@ def releases(path: str, text: str) -> list[Deployment]:
     """The launches of the file's helm_release resources."""
     if "helm_release" not in text:
         return []
-    from kvlint.launches.hcl import _block_end
+    from kvlint.launches.hcl import block_end
 
     index = LineIndex(text)
     module = _module_values(path) if "local." in text or "var." in text else {}
     out: list[Deployment] = []
     for m in _RELEASE.finditer(text):
-        end = _block_end(text, m.end() - 1)
+        end = block_end(text, m.end() - 1)
         out.extend(_heredoc_values(path, text, m.start(), end, module)
                    or _release(path, text, index, m.start(), end, module))
     return out
@@ -232,7 +232,8 @@ def _is_record(obj: Any) -> bool:
 def _module_values(path: str) -> dict[str, str]:
     """`local.X` and `var.X` of the module this file belongs to: its folder's .tf files' `locals { }` entries
     with a literal value and its variables' literal defaults."""
-    from kvlint.sources.text import SourceError, read_file
+    from kvlint.launches.hcl import block_end
+    from kvlint.sources.text import read_small
 
     folder = os.path.dirname(os.path.abspath(path)) if path not in ("", "-") else ""
     try:
@@ -241,17 +242,11 @@ def _module_values(path: str) -> dict[str, str]:
         names = []
     out: dict[str, str] = {}
     for name in names:
-        full = os.path.join(folder, name)
-        try:
-            if os.path.getsize(full) > _READ_CAP:
-                continue
-            text = read_file(full)
-        except (OSError, SourceError):
+        text = read_small(os.path.join(folder, name), _READ_CAP)
+        if text is None:
             continue
         for block in _LOCALS.finditer(text):
-            from kvlint.launches.hcl import _block_end
-
-            body_end = _block_end(text, block.end() - 1)
+            body_end = block_end(text, block.end() - 1)
             for m in _LOCAL.finditer(text, block.end(), body_end):
                 out.setdefault("local." + m.group(1), _literal(m.group(2)))
         for m in _VARIABLE.finditer(text):

@@ -58,18 +58,7 @@ def expressions(line: str) -> list[tuple[int, int]]:
     Forward passes of str.find: once no `}}` follows, none follows any later `{{` either, so a line of a million
     `{` costs a scan per kind (the non-greedy regex this replaces rescanned the rest from every brace).
     """
-    out: list[tuple[int, int]] = []
-    kinds = set(_CLOSERS)
-    pos = _opening(line, 0, kinds)
-    while pos >= 0:
-        close = line.find(_CLOSERS[line[pos + 1]], pos + 2)
-        if close < 0:  # none of this kind closes after here: its later openings are passed over (one scan each)
-            kinds.discard(line[pos + 1])
-            pos = _opening(line, pos + 2, kinds)
-            continue
-        out.append((pos, close + 2))
-        pos = _opening(line, close + 2, kinds)
-    return out
+    return actions(line, set(_CLOSERS))
 
 
 # Go/Helm and Jinja expressions `{{ }}`; Jinja's statements `{% for %}` and comments `{# #}` (Ansible templates,
@@ -122,7 +111,7 @@ def blank_statements(text: str) -> str:
     out: list[str] = []
     last = 0
     depth, skip_from = 0, 0  # skip_from: the depth whose else-branch is being blanked (0: none)
-    for start, end in _statements(text):
+    for start, end in actions(text, {"%", "#"}):
         word = text[start + 2 : end - 2].strip("-+ \t\n").split(" ", 1)[0]
         if skip_from:
             depth += (word == "if") - (word == "endif")
@@ -140,14 +129,14 @@ def blank_statements(text: str) -> str:
     return "".join(out) + (_spaces(text[last:]) if skip_from else text[last:])
 
 
-def _statements(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each `{% %}` and `{# #}` in the text, in order, over lines."""
+def actions(text: str, kinds: set[str]) -> list[tuple[int, int]]:
+    """(start, end) of each template action of the given kinds (`{` for `{{ }}`, `%`, `#`) in `text`, in order."""
     found: list[tuple[int, int]] = []
-    kinds = {"%", "#"}
+    kinds = set(kinds)
     pos = _opening(text, 0, kinds)
     while pos >= 0:
         close = text.find(_CLOSERS[text[pos + 1]], pos + 2)
-        if close < 0:
+        if close < 0:  # none of this kind closes after here: its later openings are passed over (one scan each)
             kinds.discard(text[pos + 1])
             pos = _opening(text, pos + 2, kinds)
             continue

@@ -130,6 +130,15 @@ def read_stdin(cap: int = MAX_BYTES) -> bytes:
     return _STDIN[stream]
 
 
+def read_small(path: str, cap: int) -> str | None:
+    """A file looked at beside the one being read (a Dockerfile naming a script, a module's locals): its text when
+    it is a regular file of at most `cap` bytes that decodes, else None (never an error: it is only context)."""
+    try:
+        return decode(read_bytes(path, cap))
+    except (OSError, SourceError):
+        return None
+
+
 def read_file(path: str) -> str:
     """Read and decode one file, bounded before it is read (see read_bytes)."""
     try:
