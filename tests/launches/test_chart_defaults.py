@@ -65,3 +65,64 @@ def test_kaito_single_node_has_no_pipeline_stage(tmp_path):
     dep = read_path(str(p)).deployments[0]
     assert dep.settings["tensor_parallel_size"].value == 2
     assert dep.get("pipeline_parallel_size", 1) == 1
+
+
+def _values(tmp_path, body):
+    p = tmp_path / "values.yaml"
+    p.write_text(textwrap.dedent(body))
+    return read_path(str(p))
+
+
+def test_empty_model_key_beside_an_engine_image_is_a_launch_at_the_image(tmp_path):
+    res = _values(tmp_path, """\
+        llm:
+          modelHFName: ""
+        image:
+          repository: vllm/vllm-openai
+          tag: v0.13.0
+        """)
+    (dep,) = res.deployments
+    assert dep.engine == "vllm" and dep.model_resolved is False
+    assert "modelHFName" in (dep.model or "")
+    assert dep.launch_span is not None and (dep.launch_span.line, dep.launch_span.col) == (4, 15)
+
+
+def test_engine_block_with_a_null_model_and_a_gpu_is_a_launch(tmp_path):
+    res = _values(tmp_path, """\
+        modelId: null
+        vllm:
+          image:
+            tag: v0.25.1-1
+          tensorParallelSize: 2
+        resources:
+          limits:
+            nvidia.com/gpu: 2
+        """)
+    (dep,) = res.deployments
+    assert dep.model_resolved is False and dep.model_span is not None and dep.model_span.line == 1
+    assert dep.settings["tensor_parallel_size"].value == 2
+    assert dep.gpu_count == 2
+
+
+def test_engine_block_with_no_model_key_is_counted_at_the_block(tmp_path):
+    res = _values(tmp_path, """\
+        tolerations:
+          - key: nvidia.com/gpu
+            operator: Exists
+        sglang:
+          env:
+            - name: CUDA_VISIBLE_DEVICES
+              value: "0"
+        """)
+    (dep,) = res.deployments
+    assert dep.engine == "sglang" and dep.model_resolved is False
+    assert dep.launch_span is not None and dep.launch_span.line == 4
+
+
+def test_engine_block_without_a_gpu_request_is_not_a_launch(tmp_path):
+    res = _values(tmp_path, """\
+        vllm:
+          enabled: true
+          url: http://vllm:8000/v1
+        """)
+    assert res.deployments == []

@@ -87,11 +87,11 @@ def test_a_value_of_words_whose_first_is_unknown_stays_unknown():
     assert (rank.value, rank.resolved) == ("$START", False)
 
 
-def test_values_of_an_engine_named_chart_block_without_a_model_are_not_silent():
+def test_values_of_an_engine_named_chart_block_without_a_model_are_a_launch():
+    """The chart starts the engine with its default model: a launch at the block, its model left unknown."""
     result = read_path(str(FIX / "named" / "engine-block-values.yaml"))
-    assert result.deployments == []
-    (note,) = result.findings
-    assert (note.code, _at(note.span)) == ("KV008", (7, 1)) and note.message.startswith("`vllm:` holds")
+    (dep,) = result.deployments
+    assert (dep.engine, dep.model_resolved, _at(dep.launch_span)) == ("vllm", False, (7, 1))
 
 
 def test_annotated_module_constants_feed_the_argv():

@@ -84,9 +84,11 @@ def key_fields(engine: str, node: YNode | None, skip: frozenset[str] = frozenset
     return fields_from_pairs(pairs, lambda k: known_flag(engine, k))
 
 
-def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode | None, ctx: LaunchContext,
+def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode | Span | None, ctx: LaunchContext,
                      gpu: ManifestGpu) -> Deployment:
+    """The launch a chart's values make, placed at `launch` (the model's node, or the image's span when the values
+    leave the model to the install)."""
     from kvlint.record import replace
 
-    span = launch.span if launch is not None else None
+    span = launch if isinstance(launch, Span) or launch is None else launch.span
     return make_deployment(path, engine, fields, span, replace(ctx, origin="chart"), gpu)

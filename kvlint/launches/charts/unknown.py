@@ -9,6 +9,7 @@ a KV008 info finding on the image, "engine image found, chart layout unknown".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from kvlint.deployment import Deployment
@@ -78,7 +79,9 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
     if found is None:
         by_env = _env_configured(yf, doc, holders) if block is None else None
-        return ([_from_block(yf, doc, block)] if block is not None else by_env or []), []
+        if block is not None:
+            return [_from_block(yf, doc, block)], []
+        return (by_env or _engine_named_values(yf, doc)), []
     engine, image, span = found
     model_path, model = (block.path + block.model_key, block.model) if block is not None else _model(holders)
     lists = [h.get(k) for h in holders for k in ARG_KEYS]
@@ -91,11 +94,12 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     product, pspan = g.product_from_pod(doc)
     where = ".".join(model_path) if model_path else "the argument list"
     note = f"chart not recognised: launch assembled from {where}, the {engine} image and engine-flag keys"
-    if model is not None and text(model) is None:
+    if model is not None and not text(model):
         note += f"; {where} is empty here: the install names the model"
     ctx = LaunchContext(image=image, image_span=span, notes=(note,), node_labels=facts.node_labels(doc))
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
-    return [chart_deployment(yf.path, engine, fields, model or doc, ctx, gpu)], []
+    at = span if model is not None and not text(model) else model or doc  # an empty model: the image launches
+    return [chart_deployment(yf.path, engine, fields, at, ctx, gpu)], []
 
 
 def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -164,7 +168,7 @@ def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[
 def _model_fields(engine: str, model: YNode | None, path: tuple[str, ...]) -> list[Field]:
     """The model as written; a model key left empty (the install sets it, `--set model.name=...`) is a
     placeholder naming that key: the launch is there, its model is not in this file."""
-    if model is not None and text(model) is None and model.is_scalar:
+    if model is not None and not text(model) and model.is_scalar:
         name = f"<{'_'.join(path)}>"  # a placeholder (`<model_name>`): the install names the model
         return [Field(model_flag(engine), model.span), Field(name, model.span, False, (name,))]
     return model_fields(engine, model)
@@ -197,7 +201,52 @@ def _model(holders: list[YNode]) -> tuple[tuple[str, ...], YNode | None]:
         for keys, node in candidates:
             if node is not None and node.is_scalar and text(node):
                 return prefix + keys, node
+    return _empty_model(holders)
+
+
+def _empty_model(holders: list[YNode]) -> tuple[tuple[str, ...], YNode | None]:
+    """A model key the values leave empty (`modelHFName: ""`, `modelId: null`): a chart's default, the install
+    names the model (`--set modelId=...`); the launch is there with its model unknown (counting rule 8)."""
+    for holder in holders:
+        prefix = () if holder is holders[0] else (_key_of(holders[0], holder),)
+        for key, _, node in holder.pairs():
+            if node.is_scalar and not text(node) and _MODEL_SPELLING.match(key.lower().replace("_", "")):
+                return prefix + (key,), node
     return (), None
+
+
+# a top-level block named for an engine (`vllm:`, `sglang-server:`) in values that request a GPU
+_ENGINE_KEY = lazy(r"^(?:vllm|sglang)(?:[-_][\w-]*)?$", re.IGNORECASE)
+_GPU_REQUEST = lazy(r"\b(?:nvidia\.com|amd\.com)/gpu\b"
+                    r"|^[ \t]*(?:gpus?|gpu[-_]?count|num[-_]?gpus)[ \t]*:[ \t]*[\"']?[1-9]",
+                    re.IGNORECASE | re.MULTILINE)
+
+
+def _engine_named_values(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """Chart values whose engine block (`vllm:`) names no image and no model, next to a GPU request: the chart
+    starts that engine with its default model (or the one the install sets), so the launch is counted at the
+    block, its model a placeholder, and any engine-flag keys or argument list in the block are still read."""
+    key, block = next(((k, v) for k, _, v in doc.pairs() if v.is_map and _ENGINE_KEY.match(k)), ("", None))
+    if block is None or not _GPU_REQUEST.search(yf.text):
+        return []
+    engine = "sglang" if key.lower().startswith("sglang") else "vllm"
+    holders = [doc, block]
+    model_path, model = _model(holders)
+    knode = next(k for k, v in doc.items if v is block)
+    if model is None:
+        name = f"<{key}.model>"  # the chart's default model: not in this file
+        fields = [Field(model_flag(engine), knode.span), Field(name, knode.span, False, (name,))]
+    else:
+        fields = _model_fields(engine, model, model_path)
+    lists = [block.get(k) for k in ARG_KEYS]
+    fields += key_fields(engine, block) + next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
+    count, cspan, _ = g.count_from_resources(block.get("resources") or doc.get("resources"))
+    product, pspan = g.product_from_pod(doc)
+    note = (f"chart not recognised: launch counted at `{key}:` (an engine block beside a GPU request); "
+            f"{'.'.join(model_path) if model is not None else 'the model'} is not in this file: the chart's "
+            "default or the install names it")
+    ctx = LaunchContext(notes=(note,), node_labels=facts.node_labels(doc))
+    return [chart_deployment(yf.path, engine, fields, knode, ctx, ManifestGpu(product, pspan, count, cspan))]
 
 
 # a key spelled as a model's, in any case and with or without underscores: `modelHFName`, `hf_model_id`, `llmModel`
