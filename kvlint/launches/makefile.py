@@ -98,8 +98,9 @@ def _in_defines(path: str, layout: _Layout) -> list[tuple]:
     from kvlint.span import Span
 
     out: list[tuple] = []
+    called = {m.group(1) for _, line in layout.recipe.values() for m in _CALL.finditer(line)}
     for a in layout.assigns:
-        if a.op != "define":
+        if a.op != "define" or a.name in called:  # a called define is read at each call (_script)
             continue
         for k, body in enumerate(a.value.split("\n"), start=a.line + 1):
             words = re.sub(r"[ \t]+", " ", body)
@@ -118,12 +119,113 @@ def _read_world(path: str, text: str, layout: _Layout, lines: set[int], env: dic
     from kvlint.launches.groups import is_launch
     from kvlint.launches.script import unread_in
 
-    script = "\n".join(layout.recipe[k][1] if k in lines else " " * len(line) for k, line in enumerate(layout.lines))
-    script, offsets = substitute(script, _VAR_REF, _shell_ref)
+    base, at = _script(layout, lines)
+    script, offsets = substitute(base, _VAR_REF, lambda m: _shell_ref(m, env))
+    offsets = [at[o] for o in offsets]
     launches, notes, not_read = unread_in(mapped(path, text, script, offsets), env, runtime)
     unread.extend(not_read)
     ctx = LaunchContext(notes=tuple(notes))
     return [d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d)]
+
+
+def _script(layout: _Layout, lines: set[int]) -> tuple[str, list[int]]:
+    """The recipe lines `lines` as one script (every other line blank) and each character's offset in the file;
+    a `$(call NAME,args)` of a `define` is replaced by its body with `$(1)`, `$(2)`... as the arguments, so a
+    canned recipe (`define serve ... docker run ... $(1) endef`) is read once per call, each value where it is
+    written: the body's words in the define, the model and flags in the call."""
+    starts = _line_starts(layout.lines)
+    defines = {a.name: a for a in layout.assigns if a.op == "define"}
+    parts: list[str] = []
+    at: list[int] = []
+    for k, line in enumerate(layout.lines):
+        if k in lines:
+            piece, where = _with_calls(layout.recipe[k][1], starts[k], defines, starts)
+        else:
+            piece, where = " " * len(line), list(range(starts[k], starts[k] + len(line)))
+        parts.append(piece + "\n")
+        at.extend(where)
+        at.append(starts[k] + len(line))
+    text = "".join(parts)[:-1]
+    return text, at[: len(text)] + [starts[-1] + len(layout.lines[-1])]
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    out, pos = [], 0
+    for line in lines:
+        out.append(pos)
+        pos += len(line) + 1
+    return out
+
+
+_CALL = lazy(r"\$\(call[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
+_ARG_REF = lazy(r"\$[({]([0-9])[)}]")
+_MAX_CALLS = 8  # per recipe line
+
+
+def _with_calls(line: str, base: int, defines: dict[str, _Assign], starts: list[int]) -> tuple[str, list[int]]:
+    """`line` (at file offset `base`) with each `$(call NAME,...)` of a define expanded, and per-character
+    offsets; a call of anything else is left for the shell reader to call unresolved."""
+    out: list[str] = []
+    at: list[int] = []
+    last = 0
+    for m in list(_CALL.finditer(line))[:_MAX_CALLS]:
+        define = defines.get(m.group(1))
+        if define is None or m.start() < last:
+            continue
+        end = _closing(line, m.start() + 1)
+        args = _call_args(line, m.end(), end)
+        out.append(line[last : m.start()])
+        at.extend(range(base + last, base + m.start()))
+        body, where = _body(define, [(line[a:b], base + a) for a, b in args], starts)
+        out.append(body)
+        at.extend(where)
+        last = min(end + 1, len(line))
+    out.append(line[last:])
+    at.extend(range(base + last, base + len(line)))
+    return "".join(out), at
+
+
+def _call_args(line: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The (start, end) of each argument of a call whose name ends at `start` and whose `)` is at `end`: split on
+    the commas outside any `$(...)`, as make does."""
+    if start >= end or line[start] != ",":
+        return []
+    out: list[tuple[int, int]] = []
+    level, first = 0, start + 1
+    for k in range(start + 1, end):
+        c = line[k]
+        level += 1 if c in "({" else -1 if c in ")}" else 0
+        if c == "," and level == 0:
+            out.append((first, k))
+            first = k + 1
+    out.append((first, end))
+    return out
+
+
+def _body(define: _Assign, args: list[tuple[str, int]], starts: list[int]) -> tuple[str, list[int]]:
+    """A define's body as recipe lines, `$(N)` replaced by argument N (empty when not given), with offsets: the
+    body's own characters in the define, an argument's in the call."""
+    out: list[str] = []
+    at: list[int] = []
+    continued = False
+    for i, raw in enumerate(define.value.split("\n")):
+        k = define.line + i  # the 0-based index of this body line (the `define` is at 1-based `define.line`)
+        base = starts[k] if k < len(starts) else starts[-1]
+        line = raw if continued else _recipe_line(raw)  # `@`/`-` prefixes only where a command starts
+        continued = raw.endswith("\\")
+        last = 0
+        for m in _ARG_REF.finditer(line):
+            out.append(line[last : m.start()])
+            at.extend(range(base + last, base + m.start()))
+            n = int(m.group(1))
+            value, where = args[n - 1] if 0 < n <= len(args) else ("", base + m.start())
+            out.append(value)
+            at.extend(range(where, where + len(value)))
+            last = m.end()
+        out.append(line[last:] + "\n")
+        at.extend(range(base + last, base + len(line) + 1))
+    text = "".join(out)[:-1]
+    return text, at[: len(text)]
 
 
 def _distinct(unread: list[tuple]) -> list[tuple]:
@@ -134,8 +236,15 @@ def _distinct(unread: list[tuple]) -> list[tuple]:
     return out
 
 
-def _shell_ref(m: re.Match[str]) -> str:
-    return "$" if m.group(0) == "$$" else "${" + (m.group(1) or m.group(2)) + "}"
+def _shell_ref(m: re.Match[str], env: dict[str, str] | None = None) -> str:
+    """make's `$$` as `$`, a reference as the shell's `${NAME}`; a variable whose value holds quotes is pasted
+    as make pastes it, so the shell parses its quotes (`--speculative-config '{"a": 1}'` is one word, which
+    `${NAME}` would split at every space)."""
+    if m.group(0) == "$$":
+        return "$"
+    name = m.group(1) or m.group(2)
+    value = env.get(name) if env is not None else None
+    return value if value is not None and ("'" in value or '"' in value) else "${" + name + "}"
 
 
 def _is_just(path: str) -> bool:
@@ -212,9 +321,18 @@ def _assignment(layout: _Layout, k: int, ctx: Context) -> int:
         k += 1
         value = value.rstrip()[:-1].rstrip() + " " + lines[k].strip()
     if m is not None and not _dead(ctx):
-        value = value.split(" #", 1)[0].strip().strip("\"'") if "#" in value else value.strip().strip("\"'")
+        value = _unquoted(value.split(" #", 1)[0].strip() if "#" in value else value.strip())
         layout.assigns.append(_Assign(m.group(2), m.group(3), value, start + 1, ctx, "override" in m.group(1)))
     return k + 1
+
+
+def _unquoted(value: str) -> str:
+    """A value wholly in one pair of quotes without that quote inside (`MODEL = "org/name"`, Just's `model :=
+    'org/name'`) without them, as the shell reading it would take it; any other value as written, its quotes
+    live for the shell when make pastes it into a recipe (`SPEC := --x '{"a": 1}'` must keep both quotes)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'" and value[0] not in value[1:-1]:
+        return value[1:-1]
+    return value
 
 
 def _branch(stack: list[list[tuple[Key, bool]]], word: str, rest: str) -> None:

@@ -409,3 +409,17 @@ def test_an_import_of_an_engine_module_is_not_a_place():
     assert read_path("app.py", text).findings == [] and read_path("app.py", text).deployments == []
     # the module run as a program is still a place
     assert read_path("app.py", 'cmd = "python -m vllm.entrypoints.openai.api_server"\n').findings
+
+
+def test_make_call_of_a_define_is_read_once_per_call_with_its_arguments():
+    """`$(call serve,MODEL,NAME,FLAGS)` of a canned recipe (sample K5's leo-dcfa Makefile): one launch per call, the
+    body's words where the define writes them, the model and flags where the call writes them; a variable whose
+    value holds quotes is pasted as make pastes it (its JSON is one word, not a KV007)."""
+    small, spec = _deps("canned-recipe.mk")
+    assert (small.model, _at(small.model_span)) == ("org/small-model", (15, 15))
+    assert small.get("max_model_len") == 8192 and _at(small.settings["max_model_len"].span) == (15, 53)
+    assert small.get("tensor_parallel_size") == 2 and small.engine_version == "0.11.0"
+    assert _at(small.launch_span)[0] == 10  # the image, in the define
+    assert (spec.model, _at(spec.model_span)) == ("org/spec-model", (18, 15))
+    assert spec.invalid_values == () and spec.get("max_model_len") == 4096
+    assert "speculative_config" in spec.settings
