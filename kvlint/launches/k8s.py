@@ -196,8 +196,11 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     if not launches and script is None and c.get("command") is None:
         guessed = engine_from_flags(fields)  # args-only (Kustomize patches, KServe predictors)
         if guessed:
-            launches = [FoundLaunch(guessed, tuple(_storage_model(c) + fields), None, env)]
+            launches = [FoundLaunch(guessed, tuple(_storage_model(c) + fields), _place(c, anc), env)]
             notes = [inferred_note(guessed, "command")]
+            if c.get("runtime") is not None and not _storage_model(c):
+                notes.append(f"the model is the one the ServingRuntime {_text(c.get('runtime'))} names (not in this "
+                             "file)")
     if not launches and script is None and not fields and (by_format := _format_engine(c)):
         launches = [FoundLaunch(by_format, tuple(_storage_model(c)), None, env)]
         notes = [FORMAT_NOTE.format(engine=by_format, runtime=_text(c.get("runtime")) or "the cluster's default")]
@@ -316,6 +319,14 @@ def _storage_uri(c: YNode, anc: list[YNode]) -> tuple[str, Span | None] | None:
         if uri is not None and uri.is_scalar and uri.text:
             return uri.text, uri.span
     return None
+
+
+def _place(c: YNode, anc: list[YNode]) -> Span:
+    """Where a container given only arguments is written: its key in the parent map (a KServe predictor's
+    `model:`), else the container itself (a list item), so its findings have a line even with no model."""
+    parent = anc[-1] if anc else None
+    key = next((k for k, v in parent.items if v is c), None) if parent is not None and parent.is_map else None
+    return key.span if key is not None else c.span
 
 
 def _storage_model(c: YNode) -> list[Field]:

@@ -144,3 +144,12 @@ def test_a_mount_from_outside_the_project_is_not_read(tmp_path, monkeypatch):
     monkeypatch.chdir(repo)
 
     assert [d.model for d in read_path("docker-compose.yaml").deployments] == ["org/inside"]
+
+
+def test_a_kserve_predictor_given_only_engine_arguments_is_placed_at_its_model_key():
+    """Sample K5's agud97 InferenceService: `runtime:` in another file, only vLLM flags here. The launch (engine
+    read from its flags) is at the predictor's `model:` key, so its KV002 has a line; its note names the runtime."""
+    (d,) = _deps("isvc-args-only.yaml")
+    assert (d.engine, d.model, _at(d.launch_span)) == ("vllm", None, (8, 5))
+    assert d.get("tensor_parallel_size") == 2 and d.gpu_count == 2
+    assert any("ServingRuntime vllm-openai-runtime" in n for n in d.notes)
