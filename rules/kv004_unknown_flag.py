@@ -6,8 +6,9 @@ and accepts unique prefixes; SGLang accepts only dash spellings and unique prefi
 would accept, or a prefix that matches several flags, is reported with a did-you-mean when an option
 is spelled like it (the words that differ alike, not only a shared `--enable-` head). A flag that no
 release has and nothing is spelled like is a warning: it may belong to a fork, a plugin or a newer
-release. An abbreviation that only later releases find ambiguous (a second option came with the same
-prefix) is judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing
+release; an info when the launch runs an image that is not the engine's own published one (a local or
+third-party build, which may add it). An abbreviation that only later releases find ambiguous (a second
+option came with the same prefix) is judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing
 pins one. When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
 `vllm/engine/arg_utils.py` between the file and the project root), the launch runs that fork: an
 unknown flag is an info naming the tree and whether its parser defines the flag. Without such a tree, a flag
@@ -60,10 +61,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield _fork(ctx, unknown.flag, span)
             continue
         if unknown.reason == "unrecognized" and not unknown.suggestion:
+            custom = _custom_build(dep.image)
+            built = f"; the image {custom} is not a stock {engine} image, so its build decides" if custom else ""
             yield check.rule.finding(
                 ctx, f"{unknown.flag} is an option of no {release} kvlint knows, and no option is spelled "
                 f"like it: {stock} exits at start-up (unrecognized arguments); a fork, a plugin or a newer "
-                f"release that adds it would not", span, severity=Severity.WARNING,
+                f"release that adds it would not{built}", span,
+                severity=Severity.INFO if custom else Severity.WARNING,
                 fix="remove the flag, or keep it where the launch runs the build that defines it", flag=unknown.flag)
             continue
         if unknown.reason == "ambiguous" and unknown.since:
@@ -81,6 +85,15 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield check.rule.finding(
             ctx, f"{engine} rejects {unknown.flag}: {why}, the server exits before loading the model{hint}",
             span, fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)
+
+
+def _custom_build(image: str | None) -> str | None:
+    """The image, when the launch runs one that is not an engine's own published image (a local build named for
+    the engine, `vllm-mxfp4-spark:latest`; a third-party build): it may add flags no stock release has, so a flag
+    with no spelling near a stock one is the build's to settle, not an error kvlint can assert."""
+    from kvlint.launches.images import known_image
+
+    return image if image and not known_image(image) else None
 
 
 def _other_engines_flag(engine: str, flag: str) -> str | None:

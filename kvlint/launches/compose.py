@@ -16,7 +16,7 @@ from kvlint.findings import Finding
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Supplied, expand_words, parse_dotenv, with_supplied
-from kvlint.launches.images import entrypoint_engine, known_image, named_engine
+from kvlint.launches.images import build_named_engine, entrypoint_engine, known_image, named_engine
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.launches.script import FoundLaunch, launch_in_argv
 from kvlint.lazyre import lazy
@@ -97,6 +97,10 @@ def _launch(fields: list[Field], image: str | None, own_entrypoint: bool) -> tup
         if cli is not None:
             note = f"engine {cli} assumed: `serve` and {cli}'s flags are given to {image} (entry point not known)"
             return launch_in_argv([Field(cli, fields[0].span), *fields], {}), (note,)
+    if guessed is None and found is None and not own_entrypoint and fields and (named := build_named_engine(image)):
+        found = launch_in_argv(fields, {}, image_default=named)
+        note = f"engine {named} assumed from the image name {image}: its entry point is not known"
+        return found, ((note,) if found is not None else ())
     if guessed is None:
         return found, ()
     return FoundLaunch(guessed, tuple(fields), None, {}), (inferred_note(guessed, "entrypoint"),)

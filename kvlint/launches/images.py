@@ -54,6 +54,19 @@ def named_engine(image: str | None) -> str | None:
     return found[0]
 
 
+def build_named_engine(image: str | None) -> str | None:
+    """The engine of a build kvlint does not know by its entry point but whose name carries the engine
+    (`vllm-spark:latest`, `org/vllm-avx2-docker`): given arguments, its entry point is taken to be the engine's, as
+    `docker run`, compose services and Kubernetes containers all read it (a shell as the first argument still
+    replaces it: launch_in_argv checks)."""
+    if not image or known_image(image):
+        return None
+    name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    if _NOT_ENGINE & set(re.split(r"[-_.]", name)):
+        return None  # `org/vllm-chat-ui`: a program around the engine
+    return shipped_engine(image) or named_engine(image)
+
+
 # words of an image name that say it is a program around the engine, not the engine (routers, simulators, clients)
 _NOT_ENGINE = frozenset({"router", "sim", "simulator", "mock", "fake", "proxy", "gateway", "benchmark", "bench",
                          "client", "exporter", "operator", "metrics", "webui", "ui", "frontend", "dashboard", "epp"})

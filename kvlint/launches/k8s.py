@@ -196,7 +196,8 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     if not launches and script is None and c.get("command") is None:
         guessed = engine_from_flags(fields)  # args-only (Kustomize patches, KServe predictors)
         if guessed:
-            launches = [FoundLaunch(guessed, tuple(_storage_model(c) + fields), _place(c, anc), env)]
+            stored = _storage_model(c)  # the launch is at its model when the predictor names one
+            launches = [FoundLaunch(guessed, tuple(stored + fields), None if stored else _place(c, anc), env)]
             notes = [inferred_note(guessed, "command")]
             if c.get("runtime") is not None and not _storage_model(c):
                 notes.append(f"the model is the one the ServingRuntime {_text(c.get('runtime'))} names (not in this "

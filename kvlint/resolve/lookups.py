@@ -213,6 +213,11 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         return dated
     newest = engine.release(None)
     if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
+        from kvlint.launches.images import known_image
+
+        if not known_image(dep.image):  # a third-party build's `latest` is whenever it was last built
+            return VersionLookup(None, "default", newest, why=f"the image {short(dep.image)} is a third-party build "
+                                                              "whose tag names no release")
         return VersionLookup(newest, "image-latest", newest, why=f"the image {short(dep.image)} is the newest release")
     host = dep.image is None and _host_script(dep.path)
     if host:

@@ -126,3 +126,21 @@ def test_engine_block_without_a_gpu_request_is_not_a_launch(tmp_path):
           url: http://vllm:8000/v1
         """)
     assert res.deployments == []
+
+
+def test_a_disabled_engine_block_of_an_umbrella_chart_is_not_a_launch(tmp_path):
+    """Sample K7's infracloud ai-stack: `vllm: {enabled: false, config: {model: ...}}` beside other GPU services
+    renders nothing; enabled, its nested `config.model` is the model."""
+    body = """\
+        ollama:
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+        vllm:
+          enabled: {on}
+          config:
+            model: "meta-llama/Meta-Llama-3.1-8B-Instruct"
+        """
+    assert _values(tmp_path, body.format(on="false")).deployments == []
+    (dep,) = _values(tmp_path, body.format(on="true")).deployments
+    assert dep.model == "meta-llama/Meta-Llama-3.1-8B-Instruct" and dep.model_span.line == 8

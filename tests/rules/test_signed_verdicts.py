@@ -235,3 +235,13 @@ def test_a_flag_stock_releases_removed_is_the_forks_to_keep():
     assert f.severity == Severity.INFO and (f.span.line, f.span.col) == (3, 71)
     assert "--cuda-graph-max-bs was removed from SGLang" in f.message
     assert "python/sglang/srt/server_args.py), which defines it: the launch runs that fork" in f.message
+
+
+def test_a_custom_build_settles_its_own_flags_and_a_third_party_latest_pins_no_release():
+    """Sample K6, measured: 8 KV004 warnings on a local `vllm-mxfp4-spark` build's own flags and a KV005 error on a
+    community CPU image's `:latest`. Each is an info naming the image; the stock image keeps both verdicts."""
+    result = check(VERDICTS / "custom-build.yaml")
+    [own] = [f for f in infos(result, "KV004") if f.span.line == 10]
+    assert "vllm-mxfp4-spark:latest is not a stock vLLM image" in own.message
+    [gone] = infos(result, "KV005")
+    assert gone.span.line == 16 and "third-party build" in gone.message and "pins no vLLM release" in gone.message

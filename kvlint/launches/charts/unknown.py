@@ -18,7 +18,15 @@ from kvlint.findings import Finding, Severity
 from kvlint.launches import facts, structured
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
-from kvlint.launches.charts.common import argv_items, chart_deployment, key_fields, model_fields, model_flag, text
+from kvlint.launches.charts.common import (
+    argv_items,
+    chart_deployment,
+    disabled,
+    key_fields,
+    model_fields,
+    model_flag,
+    text,
+)
 from kvlint.launches.env import Field
 from kvlint.launches.images import shipped_engine
 from kvlint.launches.keys import fields_from_pairs
@@ -227,11 +235,14 @@ def _engine_named_values(yf: YamlFile, doc: YNode) -> list[Deployment]:
     starts that engine with its default model (or the one the install sets), so the launch is counted at the
     block, its model a placeholder, and any engine-flag keys or argument list in the block are still read."""
     key, block = next(((k, v) for k, _, v in doc.pairs() if v.is_map and _ENGINE_KEY.match(k)), ("", None))
-    if block is None or not _GPU_REQUEST.search(yf.text):
-        return []
+    if block is None or disabled(block) is not None or not _GPU_REQUEST.search(yf.text):
+        return []  # an umbrella chart's `vllm: {enabled: false}` renders nothing
     engine = "sglang" if key.lower().startswith("sglang") else "vllm"
-    holders = [doc, block]
-    model_path, model = _model(holders)
+    model_path, model = _model([doc, block])
+    for sub, _, child in block.pairs() if model is None or not text(model) else ():
+        if child.is_map and (found := _model([child]))[1] is not None and text(found[1]):
+            model_path, model = (key, sub) + found[0], found[1]  # `vllm: {config: {model: org/name}}`
+            break
     knode = next(k for k, v in doc.items if v is block)
     if model is None:
         name = f"<{key}.model>"  # the chart's default model: not in this file
