@@ -73,6 +73,11 @@ KINDS: tuple[Kind, ...] = (
     # line, and each string holding an engine's entry point, read as shell (kvlint.launches.notes.read_code)
     Kind("code", "kvlint.launches.notes:read_code", suffixes=(".groovy", ".jenkinsfile", ".fish"),
          walk_bytes=256 * 1024),
+    # programs in C-like languages (Pulumi and CDK in TypeScript, a Go or Java launcher): argument lists written as
+    # literals, and command strings, read at their places (kvlint.launches.literals)
+    Kind("program", "kvlint.launches.literals:read", suffixes=(".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".go",
+                                                              ".java", ".kt", ".kts", ".cs", ".rs", ".scala"),
+         walk_bytes=256 * 1024),
     # a script with no suffix (`bin/serve`, `start-vllm`): read when its first line is a shebang or it names an
     # engine (kvlint.launches.read.read_bare), as the kind its first words claim; anything else is passed over
     Kind("bare", "kvlint.launches.read:read_bare", bare=True, walk_bytes=256 * 1024),

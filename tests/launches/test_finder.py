@@ -423,3 +423,19 @@ def test_make_call_of_a_define_is_read_once_per_call_with_its_arguments():
     assert (spec.model, _at(spec.model_span)) == ("org/spec-model", (18, 15))
     assert spec.invalid_values == () and spec.get("max_model_len") == 4096
     assert "speculative_config" in spec.settings
+
+
+def test_argument_lists_written_as_literals_in_other_languages_are_launches():
+    """Pulumi in TypeScript and a Go launcher: each bracketed run of strings and names that the engine's argv reader
+    takes is a launch, a name resolved by the file's own binding, each word at its place; the image and the GPU
+    count come from the object the list sits in. A block comment, a list of engine names and a client are none."""
+    (ts,) = _deps("programs/pulumi.ts")
+    assert (ts.engine, ts.model, _at(ts.model_span)) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", (14, 29))
+    assert ts.get("max_model_len") == 16384 and _at(ts.settings["max_model_len"].span) == (14, 58)
+    assert ts.engine_version == "0.9.2" and ts.gpu_count == 2
+    assert ts.settings["tensor_parallel_size"].resolved is False  # `${tp}`: the program's, not the file's
+    (go,) = _deps("programs/launcher.go")
+    assert (go.engine, go.model, go.get("tp_size")) == ("sglang", "meta-llama/Llama-3.1-8B-Instruct", 4)
+    assert _at(go.model_span) == (7, 79) and _at(ts.launch_span) == (14, 17)
+    quiet = read_path(str(FIX / "programs" / "client.js"))
+    assert (quiet.deployments, quiet.findings) == ([], [])

@@ -1,0 +1,232 @@
+"""Programs in C-like languages kvlint has no parser for (TypeScript and JavaScript: Pulumi, AWS CDK, a Node
+launcher; Go, Java, Kotlin, C#, Rust): a launch written as a literal list of arguments.
+
+A deployment written in code spells the engine's argv as a list literal: `args: ["--model", model,
+"--max-model-len", "8192"]` (Pulumi, CDK), `exec.Command("vllm", "serve", m)` (Go), `List.of("--model", m)`
+(Java), `vec!["--port", p]` (Rust). Every one of them is a bracketed, comma-separated run of string literals
+and names, so this reader needs no grammar: it scans the tokens (strings, names, brackets; comments skipped),
+takes each such run that names an engine's entry point or holds engine flags, resolves a name by the file's
+own `NAME = "literal"` binding in any of these languages' spellings (`const m = "x"`, `m := "x"`, `val m =
+"x"`, `String m = "x"`), and hands the words to the argv reader every other format uses, each word at its
+place. The image and the GPU count are read from the object the list sits in (`image: "vllm/..."`,
+`"nvidia.com/gpu": "1"`, ECS's `{type: "GPU", value: "1"}`), looked for a few brackets out.
+
+Commands written whole inside a string (`execSync("vllm serve ...")`) are read as Jenkinsfiles' are
+(kvlint.launches.notes.read_code); a file that names an engine and gives neither gets the KV008 of
+kvlint.launches.named, as every kind does.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kvlint.deployment import Deployment
+from kvlint.launches import ReadResult
+from kvlint.launches.env import Field
+from kvlint.lazyre import lazy
+from kvlint.record import record
+from kvlint.sources.text import LineIndex
+from kvlint.span import Span
+
+_TOKEN = lazy(r"""//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`"""
+              r"""|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|\d+(?:\.\d+)?|:=|[\[\](){},:=;]""", re.DOTALL)
+_OPEN, _CLOSE = "[({", "])}"
+_ITEMS = ("str", "name", "num")
+_AFTER_ITEM = (",", "]", ")", "}")
+_MAX_TOKENS = 200_000  # a bigger program is data (a bundle): its first tokens only
+_MAX_LISTS = 512
+_REACH = 3  # brackets out from a list where its image and GPU count are looked for
+_TYPES = frozenset({"const", "let", "var", "val", "final", "String", "string", "str", "static", "private",
+                    "public", "readonly", "export"})
+
+
+@record
+class _Tok:
+    kind: str  # "str" | "name" | "punct"
+    text: str  # a string's content (quotes off), a name, a bracket or punctuation mark
+    start: int  # offset of the content in the file
+    depth: int  # brackets open before it
+
+
+def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader protocol's entry (kvlint.launches.kinds): lists of arguments, then whole command strings."""
+    from kvlint.launches.notes import read_code
+
+    if "vllm" not in text and "sglang" not in text:
+        return ReadResult(path)
+    strings = read_code(path, text)
+    tokens = _tokens(text)
+    found = _launches(path, text, tokens)
+    lines = {d.launch_span.line for d in strings.deployments if d.launch_span is not None}
+    found = [d for d in found if d.launch_span is None or d.launch_span.line not in lines]
+    return ReadResult(path, strings.deployments + found, strings.findings, comments=strings.comments)
+
+
+def _tokens(text: str) -> list[_Tok]:
+    out: list[_Tok] = []
+    depth = 0
+    for k, m in enumerate(_TOKEN.finditer(text)):
+        if k >= _MAX_TOKENS:
+            break
+        word = m.group()
+        if word.startswith(("//", "/*")):
+            continue
+        if word[0] in "\"'`":
+            out.append(_Tok("str", _unescape(word[1:-1]), m.start() + 1, depth))
+            continue
+        if word in _CLOSE:
+            depth = max(depth - 1, 0)
+        kind = "num" if word[0].isdigit() else "name" if word[0].isalpha() or word[0] in "_$" else "punct"
+        out.append(_Tok(kind, word, m.start(), depth))
+        if word in _OPEN:
+            depth += 1
+    return out
+
+
+def _unescape(body: str) -> str:
+    return body.replace('\\"', '"').replace("\\'", "'").replace("\\\\", "\\") if "\\" in body else body
+
+
+def _bindings(tokens: list[_Tok]) -> dict[str, str]:
+    """`NAME = "literal"` in the spellings of these languages (a type word or annotation before or after the
+    name is allowed): the last binding of a name wins."""
+    out: dict[str, str] = {}
+    for k in range(len(tokens) - 2):
+        name, op, value = tokens[k], tokens[k + 1], tokens[k + 2]
+        if name.kind == "name" and name.text not in _TYPES and op.text in ("=", ":=") and value.kind == "str":
+            if k + 3 >= len(tokens) or tokens[k + 3].text in (";", ",", ")", "}") or tokens[k + 3].kind == "name":
+                out[name.text] = value.text
+        elif name.kind == "name" and op.text == ":" and value.kind == "name" and k + 4 < len(tokens) \
+                and tokens[k + 3].text == "=" and tokens[k + 4].kind == "str":  # `const m: string = "x"`
+            out[name.text] = tokens[k + 4].text
+    return out
+
+
+def _runs(tokens: list[_Tok]) -> list[tuple[int, int]]:
+    """(first, last) token index of each bracketed run of two or more strings and names separated by commas
+    (its brackets not included), at most _MAX_LISTS of them."""
+    out: list[tuple[int, int]] = []
+    k = 0
+    while k < len(tokens) and len(out) < _MAX_LISTS:
+        if tokens[k].text not in _OPEN or tokens[k].kind != "punct":
+            k += 1
+            continue
+        j, items = k + 1, 0
+        while j + 1 < len(tokens) and tokens[j].kind in _ITEMS and tokens[j + 1].text in _AFTER_ITEM:
+            items += 1
+            if tokens[j + 1].text != ",":
+                break
+            j += 2
+        if j < len(tokens) and tokens[j].text in _CLOSE and tokens[j - 1].text == ",":
+            j -= 1  # a trailing comma
+        elif j + 1 < len(tokens) and tokens[j + 1].text in _CLOSE:
+            pass
+        else:
+            items = 0
+        if items >= 2 and any(tokens[i].kind == "str" for i in range(k + 1, j + 1, 2)):
+            out.append((k + 1, j))
+            k = j + 1
+        else:
+            k += 1
+    return out
+
+
+def _fields(text: str, index: LineIndex, path: str, tokens: list[_Tok], run: tuple[int, int],
+            names: dict[str, str]) -> list[Field]:
+    out: list[Field] = []
+    for i in range(run[0], run[1] + 1, 2):
+        tok = tokens[i]
+        if tok.kind in ("str", "num"):
+            out.append(_field(path, index, tok.start, tok.text, tok.text))
+        elif tok.text in names:
+            out.append(_field(path, index, tok.start, tok.text, names[tok.text]))
+        else:
+            ref = "${" + tok.text.replace(".", "_") + "}"
+            span = _span(path, index, tok.start, len(tok.text))
+            out.append(Field(ref, span, False, (ref,)))
+    return out
+
+
+def _field(path: str, index: LineIndex, start: int, written: str, value: str) -> Field:
+    if "${" in value:  # a template literal's `${expr}`: left to whoever runs the program
+        missing = tuple(re.findall(r"\$\{[^}]*\}", value))
+        return Field(value, _span(path, index, start, len(written)), False, missing)
+    return Field(value, _span(path, index, start, len(written)))
+
+
+def _span(path: str, index: LineIndex, start: int, length: int) -> Span:
+    line, col = index.locate(start)
+    end_line, end_col = index.locate(start + max(length, 1))
+    return Span(path, line, col, end_line, end_col)
+
+
+def _launches(path: str, text: str, tokens: list[_Tok]) -> list[Deployment]:
+    from kvlint.launches.build import LaunchContext, ManifestGpu, finish
+    from kvlint.launches.groups import is_launch
+    from kvlint.launches.images import entrypoint_engine
+    from kvlint.launches.script import launch_in_argv
+    from kvlint.record import replace
+
+    names = _bindings(tokens)
+    index = LineIndex(text)
+    out: list[Deployment] = []
+    for run in _runs(tokens):
+        fields = _fields(text, index, path, tokens, run, names)
+        image = _around(tokens, run, _image_at)
+        found = launch_in_argv(fields, {}, image_default=entrypoint_engine(image[0]) if image else None)
+        if found is None:
+            continue
+        count = _around(tokens, run, _gpus_at)
+        ctx = LaunchContext(image=image[0] if image else None,
+                            image_span=_span(path, index, image[1], len(image[0])) if image else None)
+        gpu = ManifestGpu(None, None, int(count[0]) if count else None,
+                          _span(path, index, count[1], len(count[0])) if count else None)
+        dep = finish(path, found, ctx, gpu)
+        if dep.launch_span is None:  # arguments given to an image: the launch is where the list is written
+            dep = replace(dep, launch_span=_span(path, index, tokens[run[0] - 1].start, 1))
+        if is_launch(dep):
+            out.append(dep)
+    return out
+
+
+def _around(tokens: list[_Tok], run: tuple[int, int], probe) -> tuple[str, int] | None:  # type: ignore[no-untyped-def]
+    """What `probe` finds in the brackets around a run, nearest first, up to _REACH brackets out."""
+    depth = tokens[run[0]].depth
+    lo, hi = run[0], run[1]
+    for level in range(depth - 1, max(depth - 1 - _REACH, -1), -1):
+        while lo > 0 and tokens[lo - 1].depth > level:
+            lo -= 1
+        while hi + 1 < len(tokens) and tokens[hi + 1].depth > level:
+            hi += 1
+        for k in range(lo, hi + 1):
+            found = probe(tokens, k)
+            if found is not None:
+                return found
+    return None
+
+
+def _image_at(tokens: list[_Tok], k: int) -> tuple[str, int] | None:
+    """`image: "x"` / `image = "x"` / `"image": "x"` / `Image: "x"`, or a call naming a registry image
+    (`ContainerImage.fromRegistry("vllm/vllm-openai:v0.9.0")`)."""
+    tok = tokens[k]
+    if tok.text.lower() in ("image", "imagename", "imageuri") and k + 2 < len(tokens) \
+            and tokens[k + 1].text in (":", "=") and tokens[k + 2].kind == "str":
+        return tokens[k + 2].text, tokens[k + 2].start
+    if tok.kind == "name" and tok.text.endswith(("fromRegistry", "from_registry")) and k + 2 < len(tokens) \
+            and tokens[k + 2].kind == "str":
+        return tokens[k + 2].text, tokens[k + 2].start
+    return None
+
+
+def _gpus_at(tokens: list[_Tok], k: int) -> tuple[str, int] | None:
+    """`"nvidia.com/gpu": "2"` / `"amd.com/gpu": 2`, or ECS's `{type: "GPU", value: "2"}`."""
+    tok = tokens[k]
+    if tok.text in ("nvidia.com/gpu", "amd.com/gpu") and k + 2 < len(tokens) and tokens[k + 1].text == ":":
+        value = tokens[k + 2]
+        return (value.text, value.start) if value.text.isdigit() else None
+    if tok.kind == "str" and tok.text == "GPU" and k + 4 < len(tokens) and tokens[k + 2].text == "," \
+            and tokens[k + 3].text == "value" and tokens[k + 4].text == ":":
+        if k + 5 < len(tokens) and tokens[k + 5].text.isdigit():
+            return tokens[k + 5].text, tokens[k + 5].start
+        return None
+    return None
