@@ -238,7 +238,7 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
 
         why = cpu_evidence(dep, dict(own_env), [(f.text, f.span) for f in found.fields])
         if why is not None:  # the device kvlint does not size: "cpu" makes the launch's status say so
-            dep = replace(dep, gpu="cpu", gpu_span=why[1] or dep.launch_span, notes=dep.notes + (why[0],))
+            dep = replace(dep, gpu=why[2], gpu_span=why[1] or dep.launch_span, notes=dep.notes + (why[0],))
     if found.left_to is not None:
         dep = _parallelism_left_to(dep, found.left_to, found.entry_span)
     nnodes = dep.get("nnodes")

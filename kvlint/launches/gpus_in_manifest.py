@@ -150,24 +150,31 @@ def from_launch_hint(hint: str | None) -> tuple[str | None, int | None]:
 
 
 _CPU_IMAGE = lazy(r"(?i)(?:^|[/_.:-])cpu(?:$|[/_.:-])")
+_NEURON_IMAGE = lazy(r"(?i)(?:^|[/_.:-])(?:vllm-)?neuronx?(?:$|[/_.:-])")
 
 
 def cpu_evidence(dep: Deployment, env: Mapping[str, str], words: Sequence[tuple[str, Span | None]] = ()
-                 ) -> tuple[str, Span | None] | None:
-    """(why, where) when the launch runs on CPU, not a GPU: `--device cpu`, `VLLM_TARGET_DEVICE=cpu`,
-    `VLLM_CPU_KVCACHE_SPACE` (the CPU backend's KV cache size), or a CPU build of the image (`vllm-cpu`,
-    `:v0.9.0-cpu`). A CPU launch is not swept over the GPU catalogue (its KV cache is host memory)."""
+                 ) -> tuple[str, Span | None, str] | None:
+    """(why, where, device) when the launch runs on a device that is not a GPU: `--device cpu` (or `neuron`,
+    `tpu`, `hpu`: any name the catalogue's non-GPU table knows), `VLLM_TARGET_DEVICE=cpu`, `VLLM_CPU_KVCACHE_SPACE`
+    (the CPU backend's KV cache size), or a CPU or Neuron build of the image (`vllm-cpu`, `:v0.9.0-cpu`,
+    `pytorch-inference-vllm-neuronx`). Such a launch is not swept over the GPU catalogue."""
+    from kvlint.gpus import accelerator_kind
+
     for k, (text, span) in enumerate(words):  # `--device` left the parser in 0.11: read from the words
         value = text.partition("=")[2] if text.startswith("--device=") else \
             words[k + 1][0] if text == "--device" and k + 1 < len(words) else ""
-        if value.lower() == "cpu":
-            return "runs on CPU (--device cpu): not sized over GPUs", span
+        if value and value.lower() not in ("cuda", "auto") and accelerator_kind(value) is not None:
+            return f"runs on {value} (--device {value}): not sized over GPUs", span, value.lower()
     if str(env.get("VLLM_TARGET_DEVICE", "")).lower() == "cpu":
-        return "runs on CPU (VLLM_TARGET_DEVICE=cpu): not sized over GPUs", None
+        return "runs on CPU (VLLM_TARGET_DEVICE=cpu): not sized over GPUs", None, "cpu"
     if env.get("VLLM_CPU_KVCACHE_SPACE"):
         space = env["VLLM_CPU_KVCACHE_SPACE"]
         return (f"runs on CPU (VLLM_CPU_KVCACHE_SPACE={space} GiB of host memory for the KV cache): not sized over "
-                "GPUs"), None
+                "GPUs"), None, "cpu"
     if dep.image and _CPU_IMAGE.search(dep.image):
-        return f"runs on CPU (the image {dep.image} is a CPU build): not sized over GPUs", dep.image_span
+        return f"runs on CPU (the image {dep.image} is a CPU build): not sized over GPUs", dep.image_span, "cpu"
+    if dep.image and _NEURON_IMAGE.search(dep.image):
+        return (f"runs on AWS Neuron (the image {dep.image} is a Neuron build): not sized over GPUs", dep.image_span,
+                "neuron")
     return None

@@ -51,6 +51,10 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         dep = _container(path, text, index, m, start, end)
         if dep is not None:
             out.append(dep)
+    if not out:  # an ECS container definition (`command = [...]` beside `image = local.x`): its literal list
+        from kvlint.launches.literals import launches_in
+
+        out = launches_in(path, text, hash_comments=True)
     return ReadResult(path, out, comments=scan_comments(text))
 
 

@@ -30,6 +30,7 @@ from kvlint.span import Span
 
 _TOKEN = lazy(r"""//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`"""
               r"""|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|\d+(?:\.\d+)?|:=|[\[\](){},:=;]""", re.DOTALL)
+_HCL_TOKEN = lazy(r"#[^\n]*|" + _TOKEN.pattern, re.DOTALL)
 _OPEN, _CLOSE = "[({", "])}"
 _ITEMS = ("str", "name", "num")
 _AFTER_ITEM = (",", "]", ")", "}")
@@ -55,21 +56,27 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if "vllm" not in text and "sglang" not in text:
         return ReadResult(path)
     strings = read_code(path, text)
-    tokens = _tokens(text)
-    found = _launches(path, text, tokens)
+    found = launches_in(path, text)
     lines = {d.launch_span.line for d in strings.deployments if d.launch_span is not None}
     found = [d for d in found if d.launch_span is None or d.launch_span.line not in lines]
     return ReadResult(path, strings.deployments + found, strings.findings, comments=strings.comments)
 
 
-def _tokens(text: str) -> list[_Tok]:
+def launches_in(path: str, text: str, hash_comments: bool = False) -> list[Deployment]:
+    """The launches of the file's literal argument lists (also HCL's, whose comments start with `#` too: a
+    Terraform ECS `command = [...]` beside `image = local.x`, kvlint.launches.hcl)."""
+    return _launches(path, text, _tokens(text, hash_comments))
+
+
+def _tokens(text: str, hash_comments: bool = False) -> list[_Tok]:
     out: list[_Tok] = []
     depth = 0
-    for k, m in enumerate(_TOKEN.finditer(text)):
+    pattern = _HCL_TOKEN if hash_comments else _TOKEN
+    for k, m in enumerate(pattern.finditer(text)):
         if k >= _MAX_TOKENS:
             break
         word = m.group()
-        if word.startswith(("//", "/*")):
+        if word.startswith(("//", "/*", "#")):
             continue
         if word[0] in "\"'`":
             out.append(_Tok("str", _unescape(word[1:-1]), m.start() + 1, depth))
@@ -138,13 +145,21 @@ def _fields(text: str, index: LineIndex, path: str, tokens: list[_Tok], run: tup
         tok = tokens[i]
         if tok.kind in ("str", "num"):
             out.append(_field(path, index, tok.start, tok.text, tok.text))
-        elif tok.text in names:
-            out.append(_field(path, index, tok.start, tok.text, names[tok.text]))
+        elif (bound := _bound(tok.text, names)) is not None:
+            out.append(_field(path, index, tok.start, tok.text, bound))
         else:
             ref = "${" + tok.text.replace(".", "_") + "}"
             span = _span(path, index, tok.start, len(tok.text))
             out.append(Field(ref, span, False, (ref,)))
     return out
+
+
+def _bound(name: str, names: dict[str, str]) -> str | None:
+    """A name's literal: its own binding, or HCL's `local.X` by the local's (`locals { X = "..." }`)."""
+    if name in names:
+        return names[name]
+    head, _, rest = name.partition(".")
+    return names.get(rest) if head == "local" and rest and "." not in rest else None
 
 
 def _field(path: str, index: LineIndex, start: int, written: str, value: str) -> Field:
@@ -170,16 +185,21 @@ def _launches(path: str, text: str, tokens: list[_Tok]) -> list[Deployment]:
     names = _bindings(tokens)
     index = LineIndex(text)
     out: list[Deployment] = []
+    product: tuple[str, int] | None = None
     for run in _runs(tokens):
         fields = _fields(text, index, path, tokens, run, names)
-        image = _around(tokens, run, _image_at)
+        image = _around(tokens, run, lambda t, k: _image_at(t, k, names))
         found = launch_in_argv(fields, {}, image_default=entrypoint_engine(image[0]) if image else None)
         if found is None:
             continue
         count = _around(tokens, run, _gpus_at)
+        if product is None:
+            product = _instance_type(tokens)
         ctx = LaunchContext(image=image[0] if image else None,
                             image_span=_span(path, index, image[1], len(image[0])) if image else None)
-        gpu = ManifestGpu(None, None, int(count[0]) if count else None,
+        gpu = ManifestGpu(product[0] if product else None,
+                          _span(path, index, product[1], len(product[0])) if product else None,
+                          int(count[0]) if count else None,
                           _span(path, index, count[1], len(count[0])) if count else None)
         dep = finish(path, found, ctx, gpu)
         if dep.launch_span is None:  # arguments given to an image: the launch is where the list is written
@@ -205,28 +225,55 @@ def _around(tokens: list[_Tok], run: tuple[int, int], probe) -> tuple[str, int] 
     return None
 
 
-def _image_at(tokens: list[_Tok], k: int) -> tuple[str, int] | None:
-    """`image: "x"` / `image = "x"` / `"image": "x"` / `Image: "x"`, or a call naming a registry image
-    (`ContainerImage.fromRegistry("vllm/vllm-openai:v0.9.0")`)."""
+def _image_at(tokens: list[_Tok], k: int, names: dict[str, str]) -> tuple[str, int] | None:
+    """`image: "x"` / `image = "x"` / `"image": "x"` / `Image: "x"` (or a name bound to one: `image =
+    local.container_image`), or a call naming a registry image (`ContainerImage.fromRegistry("vllm/...")`)."""
     tok = tokens[k]
     if tok.text.lower() in ("image", "imagename", "imageuri") and k + 2 < len(tokens) \
-            and tokens[k + 1].text in (":", "=") and tokens[k + 2].kind == "str":
-        return tokens[k + 2].text, tokens[k + 2].start
+            and tokens[k + 1].text in (":", "="):
+        value = tokens[k + 2]
+        if value.kind == "str":
+            return value.text, value.start
+        bound = _bound(value.text, names) if value.kind == "name" else None
+        return (bound, value.start) if bound is not None else None
     if tok.kind == "name" and tok.text.endswith(("fromRegistry", "from_registry")) and k + 2 < len(tokens) \
             and tokens[k + 2].kind == "str":
         return tokens[k + 2].text, tokens[k + 2].start
     return None
 
 
+# a cloud instance type that names its cards: AWS `g5.12xlarge`, Azure `Standard_NC24ads_A100_v4`, GCP `a2-highgpu-1g`
+_INSTANCE = lazy(r"^(?:[a-z]+\d[a-z]*\.\d*x?large|Standard_N[A-Za-z0-9_]+|[ag]\d-[a-z]+gpu-\d+g)$")
+
+
+def _instance_type(tokens: list[_Tok]) -> tuple[str, int] | None:
+    """The first string of the file that is a cloud instance type the catalogue maps to a GPU (the node a
+    Terraform ECS service or a CDK cluster runs its tasks on), or a non-GPU device's (Inferentia: said so)."""
+    from kvlint.errors import KvlintError
+    from kvlint.gpus import accelerator_kind, lookup_gpu
+
+    for tok in tokens:
+        if tok.kind != "str" or not _INSTANCE.match(tok.text):
+            continue
+        if accelerator_kind(tok.text) is not None:
+            return tok.text, tok.start
+        try:
+            lookup_gpu(tok.text)
+        except KvlintError:
+            continue
+        return tok.text, tok.start
+    return None
+
+
 def _gpus_at(tokens: list[_Tok], k: int) -> tuple[str, int] | None:
     """`"nvidia.com/gpu": "2"` / `"amd.com/gpu": 2`, or ECS's `{type: "GPU", value: "2"}`."""
     tok = tokens[k]
-    if tok.text in ("nvidia.com/gpu", "amd.com/gpu") and k + 2 < len(tokens) and tokens[k + 1].text == ":":
+    if tok.text in ("nvidia.com/gpu", "amd.com/gpu") and k + 2 < len(tokens) and tokens[k + 1].text in (":", "="):
         value = tokens[k + 2]
         return (value.text, value.start) if value.text.isdigit() else None
-    if tok.kind == "str" and tok.text == "GPU" and k + 4 < len(tokens) and tokens[k + 2].text == "," \
-            and tokens[k + 3].text == "value" and tokens[k + 4].text == ":":
-        if k + 5 < len(tokens) and tokens[k + 5].text.isdigit():
-            return tokens[k + 5].text, tokens[k + 5].start
+    if tok.kind == "str" and tok.text == "GPU":  # `type: "GPU", value: "2"` (JSON, CDK) or `type = "GPU"` (HCL)
+        for j in range(k + 1, min(k + 5, len(tokens) - 2)):
+            if tokens[j].text == "value" and tokens[j + 1].text in (":", "=") and tokens[j + 2].text.isdigit():
+                return tokens[j + 2].text, tokens[j + 2].start
         return None
     return None

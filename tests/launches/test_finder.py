@@ -439,3 +439,15 @@ def test_argument_lists_written_as_literals_in_other_languages_are_launches():
     assert _at(go.model_span) == (7, 79) and _at(ts.launch_span) == (14, 17)
     quiet = read_path(str(FIX / "programs" / "client.js"))
     assert (quiet.deployments, quiet.findings) == ([], [])
+
+
+def test_terraform_ecs_container_definitions_are_read_as_literal_lists():
+    """Sample K7's aws-ia ECS blueprints (read after their measurement): `command = [...]` is the image's
+    arguments, `image = local.container_image` resolved by the locals, the GPU count from the resource
+    requirement and the card from the instance type; a Neuron build is a Neuron launch, not swept over GPUs."""
+    (gpu,) = _deps("programs/ecs.tf")
+    assert (gpu.engine, gpu.model, _at(gpu.model_span)) == ("vllm", "unsloth/Meta-Llama-3.1-8B-Instruct", (13, 30))
+    assert gpu.engine_version == "0.10.2" and gpu.get("tensor_parallel_size") == 4
+    assert (gpu.gpu, gpu.gpu_count, _at(gpu.gpu_count_span)) == ("g5.12xlarge", 4, (16, 17))
+    (neuron,) = _deps("programs/neuron.tf")
+    assert neuron.gpu == "neuron" and neuron.get("tensor_parallel_size") == 2
