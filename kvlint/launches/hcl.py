@@ -12,6 +12,7 @@ GPU count is the block's `"nvidia.com/gpu" = N` limit (Terraform) or `device "nv
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import TYPE_CHECKING
 
 from kvlint.deployment import Deployment
@@ -51,11 +52,52 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         dep = _container(path, text, index, m, start, end)
         if dep is not None:
             out.append(dep)
+    out += _heredoc_manifests(path, text)
     if not out:  # an ECS container definition (`command = [...]` beside `image = local.x`): its literal list
         from kvlint.launches.literals import launches_in
 
         out = launches_in(path, text, hash_comments=True)
     return ReadResult(path, out, comments=scan_comments(text))
+
+
+_MANIFEST = lazy(r"(?m)^[ \t]*apiVersion:[ \t]*\S")
+_MAX_HEREDOCS = 64
+
+
+def _heredoc_manifests(path: str, text: str) -> list[Deployment]:
+    """The launches of Kubernetes manifests written as here-documents (`kubectl_manifest { yaml_body = <<-YAML`,
+    `kubernetes_manifest { manifest = yamldecode(<<EOT`, a `local_file` content): each body read as the YAML
+    file it is, at its own lines, `${var.X}` / `${local.X}` the module's literal where it has one (a helm_release's
+    values here-documents are kvlint.launches.terraform_helm's)."""
+    if "<<" not in text or _MANIFEST.search(text) is None:
+        return []
+    from kvlint.launches.read import read_yaml
+    from kvlint.launches.terraform_helm import HEREDOC, module_values
+
+    module: dict[str, str] = {}
+    looked = False
+    out: list[Deployment] = []
+    for k, h in enumerate(HEREDOC.finditer(text)):
+        close = re.compile(r"(?m)^[ \t]*" + re.escape(h.group(2)) + r"[ \t]*$").search(text, h.end())
+        if k >= _MAX_HEREDOCS or close is None:
+            break
+        body = text[h.end() : close.start()]
+        if _MANIFEST.search(body) is None or "kind:" not in body or "values" in text[max(0, h.start() - 40):h.start()]:
+            continue
+        if not looked:
+            module, looked = (module_values(path) if "var." in text or "local." in text else {}), True
+        body = _INTERPOLATION.sub(partial(_filled, module), body)
+        out += read_yaml(path, "\n" * text.count("\n", 0, h.end()) + body).deployments
+    return out
+
+
+_INTERPOLATION = lazy(r"\$\{([^{}\n]*)\}")
+
+
+def _filled(module: dict[str, str], m: re.Match[str]) -> str:
+    from kvlint.launches.terraform_helm import interpolated
+
+    return interpolated(m.group(1), module)
 
 
 def _block(text: str, at: int) -> tuple[int, int]:

@@ -42,7 +42,7 @@ def releases(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.hcl import block_end
 
     index = LineIndex(text)
-    module = _module_values(path) if "local." in text or "var." in text else {}
+    module = module_values(path) if "local." in text or "var." in text else {}
     out: list[Deployment] = []
     for m in _RELEASE.finditer(text):
         end = block_end(text, m.end() - 1)
@@ -51,7 +51,7 @@ def releases(path: str, text: str) -> list[Deployment]:
     return out
 
 
-_HEREDOC = lazy(r"<<(-?)[ \t]*([A-Za-z_]\w*)[ \t]*\n")
+HEREDOC = lazy(r"<<(-?)[ \t]*([A-Za-z_]\w*)[ \t]*\n")
 _INTERPOLATION = lazy(r"\$\{([^{}\n]*)\}")
 
 
@@ -64,12 +64,12 @@ def _heredoc_values(path: str, text: str, start: int, end: int, module: dict[str
 
     at = text.find("values", start, end)
     out: list[Deployment] = []
-    for h in _HEREDOC.finditer(text, at if at >= 0 else end, end):
+    for h in HEREDOC.finditer(text, at if at >= 0 else end, end):
         close = re.compile(r"(?m)^[ \t]*" + re.escape(h.group(2)) + r"[ \t]*$").search(text, h.end(), end)
         if close is None:
             continue
         body = text[h.end() : close.start()]
-        body = _INTERPOLATION.sub(lambda r: _interpolated(r.group(1), module), body)
+        body = _INTERPOLATION.sub(lambda r: interpolated(r.group(1), module), body)
         yf = parse_yaml(path, "\n" * text.count("\n", 0, h.end()) + body)
         for doc in yf.docs:
             if doc.is_map:
@@ -110,7 +110,7 @@ def assembled(path: str, entries: list[tuple[str, str, bool, Span]], first: Span
     return [_moved(d, places, first) for d in deps]
 
 
-def _interpolated(expr: str, module: dict[str, str]) -> str:
+def interpolated(expr: str, module: dict[str, str]) -> str:
     """A Terraform template interpolation as Terraform writes it into the text: a string literal's content, a
     module local's or variable's literal, else the expression kept unresolved (without quotes that would end a
     YAML string around it)."""
@@ -229,7 +229,7 @@ def _is_record(obj: Any) -> bool:
     return _PENDING in cls.__dict__ or getattr(cls, _FIELDS, None) is not None
 
 
-def _module_values(path: str) -> dict[str, str]:
+def module_values(path: str) -> dict[str, str]:
     """`local.X` and `var.X` of the module this file belongs to: its folder's .tf files' `locals { }` entries
     with a literal value and its variables' literal defaults."""
     from kvlint.launches.hcl import block_end

@@ -451,3 +451,12 @@ def test_terraform_ecs_container_definitions_are_read_as_literal_lists():
     assert (gpu.gpu, gpu.gpu_count, _at(gpu.gpu_count_span)) == ("g5.12xlarge", 4, (16, 17))
     (neuron,) = _deps("programs/neuron.tf")
     assert neuron.gpu == "neuron" and neuron.get("tensor_parallel_size") == 2
+
+
+def test_a_kubernetes_manifest_in_a_terraform_here_document_is_read_with_the_modules_variables():
+    """Sample K7's gpu-on-eks `kubectl_manifest` (read after its measurement): the here-document is the manifest, at
+    its own lines; `${var.X}` takes the module's variable default from its folder's .tf files."""
+    (dep,) = _deps("tf-manifest/vllm.tf")
+    assert (dep.engine, dep.engine_version, dep.model) == ("vllm", "0.9.2", "Qwen/Qwen2.5-7B-Instruct")
+    assert dep.model_span.line == 19 and _at(dep.settings["max_model_len"].span) == (21, 13)
+    assert dep.gpu_count == 1
