@@ -28,9 +28,11 @@ if TYPE_CHECKING:
 
 _WORDS = ("vllm", "sglang")
 _IMAGE = lazy(r'(?m)^[ \t]*image[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
-_LIST = lazy(r'(?m)^[ \t]*(entrypoint|command|args)[ \t]*=[ \t]*(\[|"|concat\(|local\.\w+)')
+_LIST = lazy(r'(?m)^[ \t]*(entrypoint|command|args)[ \t]*=[ \t]*(\[|"|concat\(|local\.\w+|var\.\w+|\$\{[\w.]+\})')
 _GPU_LIMIT = lazy(r'"nvidia\.com/gpu"[ \t]*=[ \t]*"?(\d+)')
-_NOMAD_GPU = lazy(r'device[ \t]+"nvidia/gpu"[ \t]*\{[^}]*?\bcount[ \t]*=[ \t]*(\d+)', re.DOTALL)
+_NOMAD_GPU = lazy(r'device[ \t]+"(?:nvidia/)?gpu"[ \t]*\{[^}]*?\bcount[ \t]*=[ \t]*(\d+)', re.DOTALL)
+# a Nomad device constraint naming the card: `attribute = "${device.model}"` ... `value = "Tesla T4"`
+_NOMAD_MODEL = lazy(r'attribute[ \t]*=[ \t]*"\$\{device\.model\}"[^}]*?\bvalue[ \t]*=[ \t]*"([^"\n]+)"', re.DOTALL)
 _TF_ENV = lazy(r'\benv[ \t]*\{\s*name[ \t]*=[ \t]*"([\w.-]+)"\s*value[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
 _NOMAD_ENV = lazy(r'(?m)^[ \t]*env[ \t]*=?[ \t]*\{([^{}]*)\}')
 _NOMAD_PAIR = lazy(r'(?m)^[ \t]*"?([A-Za-z_][\w]*)"?[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
@@ -212,7 +214,17 @@ def _list_value(path: str, text: str, index: LineIndex, at: int, end: int) -> li
         name = re.match(r"local\.(\w+)", text[at:])
         found = re.search(r"(?m)^[ \t]*" + re.escape(name.group(1)) + r"[ \t]*=[ \t]*\[", text) if name else None
         return _words(path, text, index, found.end() - 1, len(text)) if found is not None else []
-    return _words(path, text, index, at, end) if text[at : at + 1] in ('[', '"') else []
+    if text[at : at + 1] in ('[', '"'):
+        return _words(path, text, index, at, end)
+    placeholder = _PLACEHOLDER.match(text, at)
+    if placeholder is not None:  # `args = ${VLLM_ARGS}` (a job template filled before it is run): one open word
+        ref = placeholder.group()
+        return [Field(ref, _field(path, index, ref, at).span, False, (ref,))]
+    return []
+
+
+# a whole list left to a template or a variable: `${VLLM_ARGS}`, `var.args`, `[[ .Args ]]`
+_PLACEHOLDER = lazy(r"\$\{[A-Za-z_][\w.]*\}|var\.\w+|\[\[[^\]\n]*\]\]")
 
 
 def _call_args(text: str, at: int, end: int) -> list[tuple[int, int]]:
@@ -331,4 +343,14 @@ def _gpus(path: str, text: str, index: LineIndex, start: int, end: int) -> Manif
     if m is None:
         return ManifestGpu()
     line, col = index.locate(m.start(1))
-    return ManifestGpu(count=int(m.group(1)), count_span=Span(path, line, col, line, col + len(m.group(1))))
+    count = ManifestGpu(count=int(m.group(1)), count_span=Span(path, line, col, line, col + len(m.group(1))))
+    if _GPU_LIMIT.match(text, m.start()):
+        return count
+    model = _NOMAD_MODEL.search(text, m.start(), block_end(text, text.find("{", m.start())))
+    if model is None:
+        return count
+    from kvlint.record import replace
+
+    mline, mcol = index.locate(model.start(1))
+    where = Span(path, mline, mcol, mline, mcol + len(model.group(1)))
+    return replace(count, product=model.group(1), product_span=where)

@@ -130,12 +130,18 @@ def _runs(tokens: list[_Tok]) -> list[tuple[int, int]]:
             pass
         else:
             items = 0
-        if items >= 2 and any(tokens[i].kind == "str" for i in range(k + 1, j + 1, 2)):
+        if items >= 2 and any(_argv_word(tokens[i]) for i in range(k + 1, j + 1, 2)):
             out.append((k + 1, j))
             k = j + 1
         else:
             k += 1
     return out
+
+
+def _argv_word(tok: _Tok) -> bool:
+    """A string that makes a list look like a command line: a flag, or a word naming an engine (a list of service
+    tags or hosts is none)."""
+    return tok.kind == "str" and (tok.text.startswith("-") or "vllm" in tok.text or "sglang" in tok.text)
 
 
 def _fields(text: str, index: LineIndex, path: str, tokens: list[_Tok], run: tuple[int, int],

@@ -460,3 +460,11 @@ def test_a_kubernetes_manifest_in_a_terraform_here_document_is_read_with_the_mod
     assert (dep.engine, dep.engine_version, dep.model) == ("vllm", "0.9.2", "Qwen/Qwen2.5-7B-Instruct")
     assert dep.model_span.line == 19 and _at(dep.settings["max_model_len"].span) == (21, 13)
     assert dep.gpu_count == 1
+
+
+def test_a_nomad_task_whose_arguments_are_one_template_placeholder_is_a_launch_on_its_constrained_card():
+    """Sample K7's ai4-papi job (read after its measurement): `args = ${VLLM_ARGS}` is the launch with its model
+    open (counting rule 8), the card from the device's `${device.model}` constraint; the service tags are no argv."""
+    (dep,) = read_path(str(FIX / "programs" / "job.nomad")).deployments
+    assert (dep.engine, dep.model, dep.model_resolved, _at(dep.model_span)) == ("vllm", "${VLLM_ARGS}", False, (11, 17))
+    assert (dep.gpu, _at(dep.gpu_span), dep.gpu_count) == ("Tesla T4", (18, 26), 1)
