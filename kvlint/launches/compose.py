@@ -65,7 +65,7 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     nodes = (svc.get("entrypoint"), svc.get("command"))
     interpolate = with_supplied(env)  # .env beside the file, then configured variables
     fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
-    found, inferred = _launch(fields, image_text, own_entrypoint=nodes[0] is not None)
+    found, inferred = _launch(fields, image_text, own_entrypoint=nodes[0] is not None, env=_environment(svc, env))
     if found is None and not fields:
         return _env_configured(yf, name, svc, interpolate, image_text)
     if found is None:
@@ -83,12 +83,14 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     return [dep]
 
 
-def _launch(fields: list[Field], image: str | None, own_entrypoint: bool) -> tuple[FoundLaunch | None, tuple[str, ...]]:
+def _launch(fields: list[Field], image: str | None, own_entrypoint: bool,
+            env: Mapping[str, str] | None = None) -> tuple[FoundLaunch | None, tuple[str, ...]]:
     """The launch the service runs, and the note when its engine comes from the flags alone: `command:`
     without `entrypoint:` is the image's arguments, and an image kvlint does not know leaves the flags
-    (the rule Kubernetes args-only containers follow) as the only sign of the engine."""
+    (the rule Kubernetes args-only containers follow) as the only sign of the engine. `env` is the container's
+    `environment:`: a script it runs (`bash -c "... $${MODEL} ..."`) sees those variables."""
     default = None if own_entrypoint else entrypoint_engine(image)
-    found = launch_in_argv(fields, {}, image_default=default) if fields else None
+    found = launch_in_argv(fields, dict(env or {}), image_default=default) if fields else None
     guessed = engine_from_flags(fields) if found is None and not own_entrypoint and not known_image(image) else None
     if guessed is None and found is None and not own_entrypoint and fields and fields[0].text == "serve":
         # `command: [serve, --model, X, ...]` on an image whose entry point is the engine's CLI (a build named for
@@ -130,7 +132,30 @@ def _exec_word(yf: YamlFile, item: YNode, env: Mapping[str, str]) -> Field:
     text, missing, origin = interpolate(item.text, env)
     if text == item.text and "\n" in text:
         return Field(text, item.span, not missing, missing, tuple(range(len(text))), yf.mapped(item), origin=origin)
+    escaped = _unescaped(item.text) if "\n" in item.text and "$$" in item.text else None
+    if escaped is not None and escaped[0] == text:  # only compose's `$$` escapes: each character keeps its place
+        return Field(text, item.span, not missing, missing, escaped[1], yf.mapped(item), origin=origin)
     return Field(text, item.span, not missing, missing, origin=origin)
+
+
+def _unescaped(raw: str) -> tuple[str, tuple[int, ...]] | None:
+    """A script whose only interpolation is compose's `$$` escape (`$${MODEL}` for the container's shell): the text
+    compose hands over and, per character, its index in `raw`; None when a single `$` is interpolated too."""
+    out: list[str] = []
+    at: list[int] = []
+    k = 0
+    while k < len(raw):
+        if raw.startswith("$$", k):
+            out.append("$")
+            at.append(k)
+            k += 2
+            continue
+        if raw[k] == "$" and k + 1 < len(raw) and (raw[k + 1] == "{" or raw[k + 1].isalpha() or raw[k + 1] == "_"):
+            return None
+        out.append(raw[k])
+        at.append(k)
+        k += 1
+    return "".join(out), tuple(at)
 
 
 _NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*")

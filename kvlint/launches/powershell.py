@@ -53,6 +53,93 @@ def _array_line(line: str, start: int, depth: int) -> tuple[str, int]:
     return "".join(out), depth
 
 
+_START_PROCESS = lazy(r"(?i)\bStart-Process\b")
+_SP_TOKEN = lazy(r"""[ \t]+(-[A-Za-z]+|"[^"\n]*"|'[^'\n]*'|@\(|[^\s,]+)""")
+_SP_VALUED = frozenset({"-windowstyle", "-workingdirectory", "-redirectstandardoutput", "-redirectstandarderror",
+                        "-redirectstandardinput", "-credential", "-verb"})
+_SP_MAX = 64
+_SP_SWITCH = lazy(r"^-[A-Za-z]{2,}$")  # a cmdlet's own switch (an engine flag after the program is `--x` or quoted)
+
+
+def _start_processes(text: str) -> str:
+    """`Start-Process [-NoNewWindow] python -ArgumentList @("-m", "vllm...", ...)` (or a string, or `"a","b"`) as
+    the command `python -m vllm... ...` at the same offsets: the cmdlet and its own switches become spaces, the
+    array's `@(`, `)`, commas and line breaks too, so the arguments are one command line, each word in place."""
+    out = list(text)
+    for k, m in enumerate(_START_PROCESS.finditer(text)):
+        if k >= _SP_MAX:
+            break
+        _blank(out, m.start(), m.end())
+        pos, line_end = m.end(), _line_end(text, m.end())
+        skip_value = in_args = False
+        while pos < line_end:
+            t = _SP_TOKEN.match(text, pos, line_end)
+            if t is None:
+                break
+            word, pos = t.group(1), t.end()
+            low = word.lower()
+            if skip_value or low in ("-filepath", "-argumentlist", "-args"):
+                _blank(out, t.start(1), t.end(1))  # the value of a switch of the cmdlet's own, or a parameter name
+                skip_value, in_args = False, in_args or low in ("-argumentlist", "-args")
+            elif not in_args and _SP_SWITCH.match(word):  # `-NoNewWindow`, `-WindowStyle Hidden`
+                _blank(out, t.start(1), t.end(1))
+                skip_value = low in _SP_VALUED
+            elif word == "@(":
+                close = _closing_paren(text, t.start(1) + 1)
+                _blank(out, t.start(1), t.end(1))
+                for j in range(t.end(1), min(close + 1, len(text))):
+                    if (text[j] in ",\n\r" and not _quoted_at(text, t.end(1), j)) or j == close:
+                        out[j] = " "
+                break
+            elif word[0] in "\"'" and any(c in word for c in " \t"):  # `-ArgumentList "-m vllm.x --model m"`
+                out[t.start(1)] = out[t.end(1) - 1] = " "
+        for j in range(m.end(), line_end):  # `"a","b"`: the list's commas
+            if out[j] == "," and not _quoted_at(text, m.end(), j):
+                out[j] = " "
+    return "".join(out)
+
+
+def _blank(out: list[str], start: int, end: int) -> None:
+    for j in range(start, end):
+        if out[j] != "\n":
+            out[j] = " "
+
+
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
+def _closing_paren(text: str, opened: int) -> int:
+    """The index of the `)` closing the `(` at `opened`, quotes passed over (the text's end when none does)."""
+    depth, quote = 0, ""
+    for j in range(opened, len(text)):
+        c = text[j]
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(text)
+
+
+def _quoted_at(text: str, start: int, at: int) -> bool:
+    """Whether offset `at` is inside a quoted string that opens after `start` (per line: strings do not span)."""
+    line_start = max(start, text.rfind("\n", 0, at) + 1)
+    quote = ""
+    for c in text[line_start:at]:
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+    return bool(quote)
+
+
 def read_powershell(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.build import LaunchContext, ManifestGpu, finish
     from kvlint.launches.groups import is_launch
@@ -62,6 +149,8 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
     lines = []
     arrays: set[str] = set()
     depth = 0  # inside an `@( ... )` array this many parentheses deep
+    source = text
+    text = _start_processes(text) if _START_PROCESS.search(text) else text
     for line in text.split("\n"):
         m = _ASSIGN.match(line)
         if m is not None and not depth:
@@ -82,6 +171,6 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
     names = "|".join(sorted(arrays))
     ref = lazy(rf"\$env:(?=[A-Za-z_])|\$({names or '(?!)'})\b(?!\s*=)")
     script, offsets = substitute("\n".join(lines), ref, lambda m: f'"${{{m.group(1)}[@]}}"' if m.group(1) else "$")
-    launches, _, notes = run_script(mapped(path, text, script, offsets), env)
+    launches, _, notes = run_script(mapped(path, source, script, offsets), env)
     ctx = LaunchContext(notes=tuple(notes))
     return [d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d)]

@@ -30,6 +30,9 @@ _RESERVED = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "ti
 _PLAIN_PREFIX = {"exec", "nohup", "command", "builtin", "setsid", "unbuffer"}
 # an image's init process runs its arguments as the command (`ENTRYPOINT ["dumb-init", "--"]`, `tini -s --`)
 _INIT_PROCESSES = {"dumb-init", "tini", "tini-static", "catatonit"}
+# an image's entry-point script (`/opt/nvidia/nvidia_entrypoint.sh`, `docker-entrypoint.sh`): given a command, it
+# sets the environment up and runs the command (`exec "$@"`), so what follows is the launch
+_ENTRY_SCRIPT = lazy(r"^(?:[\w.-]*[-_])?entrypoint(?:[-_.][\w.-]*)?\.sh$", re.IGNORECASE)
 _SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name",
                     "--gpus", "--gpus-per-node", "--account", "--qos", "--nodelist", "--output", "--error",
                     "--container-image", "--container-mounts", "--container-workdir", "--container-name",
@@ -957,6 +960,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             i += 1
         elif head in _PLAIN_PREFIX or head in _RESERVED:
             i += 1
+        elif _ENTRY_SCRIPT.match(head) and i + 1 < len(fields) and not fields[i + 1].text.startswith("-"):
+            i += 1  # an image's entry-point script handed a command (`nvidia_entrypoint.sh bash -c ...`) runs it
         elif head in _INIT_PROCESSES:
             i += 1
             while i < len(fields) and fields[i].text.startswith("-"):

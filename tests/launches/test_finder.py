@@ -468,3 +468,58 @@ def test_a_nomad_task_whose_arguments_are_one_template_placeholder_is_a_launch_o
     (dep,) = read_path(str(FIX / "programs" / "job.nomad")).deployments
     assert (dep.engine, dep.model, dep.model_resolved, _at(dep.model_span)) == ("vllm", "${VLLM_ARGS}", False, (11, 17))
     assert (dep.gpu, _at(dep.gpu_span), dep.gpu_count) == ("Tesla T4", (18, 26), 1)
+
+
+def test_an_images_entry_point_script_handed_a_command_runs_it(tmp_path):
+    """Sample K6's laguna compose: `entrypoint: [/opt/nvidia/nvidia_entrypoint.sh, bash, -c]` and the script as
+    the command: the entry-point script runs what it is given, so the engine command inside is the launch. An
+    entry-point script given only flags is still the image (no launch read through it)."""
+    p = tmp_path / "docker-compose.yml"
+    p.write_text(
+        "services:\n"
+        "  s:\n"
+        "    image: lmsysorg/sglang:latest-runtime\n"
+        '    entrypoint: ["/opt/nvidia/nvidia_entrypoint.sh", "bash", "-c"]\n'
+        "    command:\n"
+        "      - >\n"
+        "        pip install distro &&\n"
+        "        sglang serve --model-path org/laguna --tp 1\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span)) == ("sglang", "org/laguna", (8, 35))
+    q = tmp_path / "run.sh"
+    q.write_text("./docker-entrypoint.sh --model org/x\n")
+    assert read_path(str(q)).deployments == []
+
+
+def test_powershell_start_process_runs_its_argument_list():
+    """Sample K6's JCoder launcher (read after its measurement): `Start-Process PROG -ArgumentList @(...)` over
+    several lines, one string, or a comma list is the command `PROG args...`, each word at its place."""
+    arr, one, listed = _deps("start-process.ps1")
+    assert (arr.model, _at(arr.model_span), arr.get("max_model_len")) == ("org/array-model", (4, 17), 32768)
+    assert (one.model, _at(one.model_span), one.get("port")) == ("org/string-model", (7, 115), 8001)
+    assert (listed.engine, listed.model, listed.get("tp_size")) == ("sglang", "org/list-model", 2)
+
+
+def test_a_compose_script_sees_the_containers_environment_at_its_own_lines(tmp_path):
+    """Sample K6's ROCm SGLang compose (read after its measurement): `environment:` sets the model with a nested
+    default, the `bash -c` script assembles CMD_ARGS from `$${VAR}` (compose's escape for the container's shell)
+    and execs the server: the model is the environment's, and each word keeps its line in the script."""
+    p = tmp_path / "docker-compose.yml"
+    p.write_text(
+        "services:\n"
+        "  s:\n"
+        "    image: lmsysorg/sglang:v0.5.2\n"
+        "    environment:\n"
+        "      - SGLANG_MODEL_PATH=${SGLANG_MODEL_PATH:-${MODEL_NAME:-org/nested}}\n"
+        "      - LEN=${LEN:-8192}\n"
+        '    entrypoint: ["/bin/bash", "-c"]\n'
+        "    command:\n"
+        "      - |\n"
+        '        CMD_ARGS="--model-path $${SGLANG_MODEL_PATH}"\n'
+        '        CMD_ARGS="$$CMD_ARGS --context-length $${LEN}"\n'
+        "        exec python3 -m sglang.launch_server $$CMD_ARGS\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.get("context_length")) == ("sglang", "org/nested", 8192)
+    # the model is where CMD_ARGS carries it into the command (its first assignment, or the line re-expanding it)
+    assert dep.model_span.line in (10, 11) and (dep.settings["context_length"].span.line, dep.launch_span.line) == \
+        (11, 12)
