@@ -67,7 +67,7 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
     found, inferred = _launch(fields, image_text, own_entrypoint=nodes[0] is not None, env=_environment(svc, env))
     if found is None and not fields:
-        return _env_configured(yf, name, svc, interpolate, image_text)
+        return _env_configured(yf, name, svc, interpolate, image_text) or _built(yf, name, svc, interpolate)
     if found is None:
         return _mounted_script(yf, name, svc, fields, interpolate, image_text)
     used = sorted({v for n in nodes if n is not None for v in _REF.findall(_text_of(n)) if v in env})
@@ -278,6 +278,36 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     note = f"the command runs {target}, mounted from {os.path.relpath(host, os.path.dirname(yf.path) or '.')}"
     ctx = LaunchContext(name, image or _build_base(svc), notes=(note, *notes))
     return [finish(yf.path, f, ctx, _gpus(svc)) for f in launches]
+
+
+def _built(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str]) -> list[Deployment]:
+    """A service with no image command that builds the repository's Dockerfile (`build: {context: ., dockerfile:
+    Dockerfile.vllm}`): the image's own launch (its CMD), run with this service's `environment:` over the file's
+    ENV and with this service's GPUs, placed at `build:`. A Dockerfile not in the tree gives nothing."""
+    from kvlint.launches.dockerfile import read_dockerfile
+    from kvlint.sources.text import read_small
+
+    build = svc.get("build")
+    context = build.text if build is not None and build.is_scalar else text_of(build, "context") or "."
+    dockerfile = text_of(build, "dockerfile") or "Dockerfile"
+    if build is None or "${" in context + dockerfile:
+        return []
+    host = os.path.normpath(os.path.join(os.path.dirname(yf.path), context, dockerfile))
+    text = read_small(host, 256 * 1024)
+    if text is None:
+        return []
+    note = f"the service builds {os.path.relpath(host, os.path.dirname(yf.path) or '.')}: its CMD is the launch"
+    out = []
+    for dep in read_dockerfile(host, text, run_env=_environment(svc, env)):
+        gpu = _gpus(svc)
+        out.append(replace(dep, path=yf.path, name=name, launch_span=build.span, notes=dep.notes + (note,),
+                           gpu_count=gpu.count or dep.gpu_count, gpu_count_span=gpu.count_span or dep.gpu_count_span))
+    return out
+
+
+def text_of(node: YNode | None, key: str) -> str | None:
+    value = node.get(key) if node is not None and node.is_map else None
+    return value.text if value is not None and value.is_scalar and value.text else None
 
 
 def missing_scripts(yf: YamlFile, doc: YNode) -> list[Finding]:

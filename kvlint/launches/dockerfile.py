@@ -25,7 +25,10 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     return ReadResult(path, read_dockerfile(path, text), comments=scan_comments(text))
 
 
-def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> list[Deployment]:
+def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
+                    run_env: Mapping[str, str] | None = None) -> list[Deployment]:
+    """The image's default launch (ENTRYPOINT + CMD with a model); `run_env` is the environment it is run with
+    (a compose service that builds this file), which overrides the file's own ENV as `docker run -e` does."""
     index = index or LineIndex(text)
     env: dict[str, str] = with_supplied({})  # a build arg the file gives no default is left to `--build-arg`
     image: str | None = None
@@ -44,6 +47,7 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None) -> lis
             env.update(_assignments(arg))
         else:
             parts[op] = (arg_off, arg)
+    env.update(run_env or {})
     fields = [f for op in ("ENTRYPOINT", "CMD") if op in parts for f in _argv(path, text, index, *parts[op], env)]
     default = entrypoint_engine(image) if "ENTRYPOINT" not in parts else None
     found = launch_in_argv(fields, env, image_default=default) if fields else None

@@ -523,3 +523,13 @@ def test_a_compose_script_sees_the_containers_environment_at_its_own_lines(tmp_p
     # the model is where CMD_ARGS carries it into the command (its first assignment, or the line re-expanding it)
     assert dep.model_span.line in (10, 11) and (dep.settings["context_length"].span.line, dep.launch_span.line) == \
         (11, 12)
+
+
+def test_a_compose_service_that_builds_the_repositorys_dockerfile_runs_its_cmd_with_the_services_environment():
+    """Sample K6's ml-serving-platform (read after its measurement, silent before): `build: {dockerfile:
+    Dockerfile.vllm}` and `environment: MODEL_NAME=...`: the image's CMD is the launch, with the service's model
+    over the file's ENV default and the service's GPUs, placed at `build:`. A build whose Dockerfile is absent
+    gives nothing."""
+    (dep,) = read_path(str(FIX / "compose-build" / "docker-compose.gpu.yml")).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len"), dep.gpu_count) == ("vllm", "org/service-model", 4096, 2)
+    assert dep.launch_span.line == 5 and dep.model_span.path.endswith("Dockerfile.vllm")
