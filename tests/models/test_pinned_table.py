@@ -210,7 +210,8 @@ def test_pinned_weights_obey_what_any_correct_count_obeys(model_id):
     assert w["fp32"] >= w["tp1"] >= w["fp8"] >= w["bnb"] or row["quant"] is not None
     assert w["fp16"] == w["tp1"] or row["spec"][11] not in ("bfloat16", "float16")
     if "pp2.0" in w:
-        assert w["pp2"] == max(w["pp2.0"], w["pp2.1"]) and w["pp2.0"] + w["pp2.1"] >= w["tp1"]
+        # each stage is whole bytes, floored: fractional-byte (fp4 / fp8-scale) stages may sum one byte short
+        assert w["pp2"] == max(w["pp2.0"], w["pp2.1"]) and w["pp2.0"] + w["pp2.1"] >= w["tp1"] - 1
     assert p["total"] == p["embedding"] + p["lm_head"] + p["attention"] + p["mlp"] + p["moe"] + p["norms"] + \
         p["vision"]
     assert p["active"] <= p["total"] and (p["moe"] > 0) == (row["moe"] is not None)
