@@ -33,6 +33,13 @@ BUNDLED = [
     ("llava-hf/llava-1.5-7b-hf", 32, 32, 32, 128, 524_288, 4_096),
     # 8 of 32 layers are full attention (full_attention_interval 4): 2 x 8 x 4 x 256 x 2
     ("Qwen/Qwen3.5-9B", 32, 8, 4, 256, 32_768, 262_144),
+    ("LGAI-EXAONE/EXAONE-3.5-7.8B-Instruct", 32, 32, 8, 128, 131_072, 32_768),  # num_layers 32; 4096 / 32 heads
+    ("internlm/internlm2-7b", 32, 32, 8, 128, 131_072, 32_768),
+    ("HuggingFaceTB/SmolLM-1.7B", 24, 24, 32, 64, 196_608, 2_048),  # MHA, 2048 / 32 heads
+    ("OrionStarAI/Orion-14B-Base", 40, 40, 40, 128, 819_200, 4_096),  # MHA, 5120 / 40 heads
+    ("openbmb/MiniCPM-2B-sft-bf16", 40, 40, 36, 64, 368_640, 4_096),  # MHA, 2304 / 36 heads
+    ("HuggingFaceTB/SmolLM2-135M-Instruct", 30, 30, 3, 64, 23_040, 8_192),  # 576 / 9 heads
+    ("HuggingFaceTB/SmolLM2-360M-Instruct", 32, 32, 5, 64, 40_960, 8_192),  # 960 / 15 heads
 ]
 
 
