@@ -26,6 +26,10 @@ def text_config(cfg: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     for key, value in _class_defaults().get(str(model_type), {}).items():
         text.setdefault(key, value)
     if nested:
+        # The wrapper builds its text_config from the text class's defaults (llava-1.5-7b-hf names no shape),
+        # scoped to the nested section so a bare top-level config stays an error, not a default-sized model.
+        for key, value in _class_defaults().get(f"{cfg.get('model_type')}.text_config", {}).items():
+            text.setdefault(key, value)
         text.setdefault("model_type", model_type)
         for key in ("torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"):
             if key in cfg and key not in text:

@@ -73,7 +73,7 @@ def test_corpus_names_resolve_as_derived_and_say_from_what(name, base, method, b
         "RedHatAI/Llama-3.3-71B-Instruct-FP8-dynamic",  # no such size bundled: never the 70B
         "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-KV",  # a suffix this publisher has no convention for
         "someone/Llama-3.3-70B-Instruct-FP8-dynamic",  # not a publisher with that convention
-        "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8",  # the 2507 base is not bundled: not the older 235B
+        "Qwen/Qwen3-235B-A22B-Thinking-2507-FP8",  # no rule states its 2507 base: not the older 235B
         "RedHatAI/Qwen3-8B-FP8-FP8-dynamic",  # the base would itself be quantized
     ],
 )

@@ -66,7 +66,8 @@ def test_a_fine_tune_is_sized_with_its_bases_shapes_and_marked_derived(name, bas
     "someone/Llama-3.1-8B-Instruct-GGUF",
     "someone/Qwen2.5-7B-embedding",  # another head / modality
     "lmms-lab/llava-onevision-qwen2-7b-ov",  # a vision tower beside the Qwen2 decoder
-    "Qwen/Qwen3-235B-A22B-Instruct-2507",  # a dated re-release: 262,144 positions against the base's 40,960
+    "Qwen/Qwen3-235B-A22B-Thinking-2507",  # a dated re-release: 262,144 positions against the base's 40,960
+    "Qwen/Qwen3-8B-2507",  # a dated name no rule of derivations.json states
     "someone/Llama-3.1-8B-Instruct-1M",  # a context extension
     "someone/phi-4-mini-finetune",  # phi-4 names no size: never a carried base (Phi-4-mini is another model)
 ])

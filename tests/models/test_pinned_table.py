@@ -206,11 +206,13 @@ def test_pinned_weights_obey_what_any_correct_count_obeys(model_id):
     row = PINNED[model_id]
     w, p = {k.split(" ", 1)[1]: v for k, v in row.items() if k.startswith("weights ")}, row["params"]
     assert w["tp1"] >= w["tp2"] >= w["tp8"] >= w["tp16"] > 0
-    assert w["tp2"] >= w["tp1"] / 2  # (TP 3 is pinned, not related: most heads do not divide by 3)
+    # (TP 3 is pinned, not related: most heads do not divide by 3; nor does TP 2 divide SmolLM2's 9 or 15 heads)
+    assert w["tp2"] >= w["tp1"] / 2 or row["spec"][4] % 2
     assert w["fp32"] >= w["tp1"] >= w["fp8"] >= w["bnb"] or row["quant"] is not None
     assert w["fp16"] == w["tp1"] or row["spec"][11] not in ("bfloat16", "float16")
     if "pp2.0" in w:
-        assert w["pp2"] == max(w["pp2.0"], w["pp2.1"]) and w["pp2.0"] + w["pp2.1"] >= w["tp1"]
+        # each stage is whole bytes, floored: fractional-byte (fp4 / fp8-scale) stages may sum one byte short
+        assert w["pp2"] == max(w["pp2.0"], w["pp2.1"]) and w["pp2.0"] + w["pp2.1"] >= w["tp1"] - 1
     assert p["total"] == p["embedding"] + p["lm_head"] + p["attention"] + p["mlp"] + p["moe"] + p["norms"] + \
         p["vision"]
     assert p["active"] <= p["total"] and (p["moe"] > 0) == (row["moe"] is not None)

@@ -114,7 +114,7 @@ def test_a_quantization_side_file_beside_a_local_config_is_read(tmp_path):
 def test_the_closest_bundled_names_are_offered_for_a_hub_id_only():
     with pytest.raises(UnknownModelError) as caught:
         resolve_model("Qwen/Qwen3-9B")
-    assert caught.value.message.endswith("; closest bundled: Qwen/Qwen3-8B, Qwen/Qwen3-4B, Qwen/Qwen3-32B")
+    assert caught.value.message.endswith("; closest bundled: Qwen/Qwen3.5-9B, Qwen/Qwen3-8B, Qwen/Qwen3-4B")
     with pytest.raises(UnknownModelError) as caught:
         resolve_model("zzzz")
     assert caught.value.message == "model 'zzzz' is not known offline"
