@@ -102,17 +102,35 @@ def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     if not text.strip():
         return ReadResult(path, skipped="empty file")
     kind = kind_for(path) or sniffed(text)
+    other: str | None = None
     if path.lower().endswith(JINJA_SUFFIXES) and "{" in text:
-        from kvlint.sources.templates import blank_statements
+        from kvlint.sources.templates import blank_statements, else_rendering
 
+        other = else_rendering(text) if "{%" in text else None
         text = blank_statements(text)  # `{% if %}`, `{% for %}`, `{# #}` of a Jinja template: not the file's words
     result = reader_of(kind)(path, text, as_vllm_config)
+    if other is not None:
+        result = _with_other_arms(result, reader_of(kind)(path, blank_statements(other), as_vllm_config))
     if not result.deployments and result.skipped is None and not any(f.code in _SAID for f in result.findings):
         from kvlint.launches.named import passed_over
 
         note = passed_over(path, text, kind.name)
         if note is not None and not _chart_values(path, kind.name):
             result.findings.append(note)
+    return result
+
+
+def _with_other_arms(result: ReadResult, other: ReadResult) -> ReadResult:
+    """The launches of a template's first arms and, from its other rendering, those on lines the first did not
+    give (each arm of a top-level `{% if %} ... {% else %}` is an alternative launch, counting rule 4)."""
+    def lines(d: Deployment) -> set[int]:
+        return {s.line for s in (d.launch_span, d.model_span) if s is not None}
+
+    seen = set().union(*(lines(d) for d in result.deployments)) if result.deployments else set()
+    extra = [d for d in other.deployments if not lines(d) & seen]
+    if extra:
+        result.deployments.extend(extra)
+        result.findings[:] = [f for f in result.findings if f.code != "KV008"]
     return result
 
 

@@ -129,6 +129,36 @@ def blank_statements(text: str) -> str:
     return "".join(out) + (_spaces(text[last:]) if skip_from else text[last:])
 
 
+def else_rendering(text: str) -> str | None:
+    """The template rendered the other way at its outermost conditionals: each top-level `{% if %}` that has an
+    `{% else %}` / `{% elif %}` loses its first arm (statements included, newlines kept) and keeps the rest, so a
+    file whose two arms each start the engine (a multi-instance loop, else a legacy single service) shows its
+    second launch; None when no top-level conditional has a second arm. Inner conditionals are left to
+    blank_statements."""
+    out = list(text)
+    depth, opened, split, changed = 0, 0, False, False
+    for start, end in actions(text, {"%"}):
+        word = text[start + 2 : end - 2].strip("-+ \t\n").split(" ", 1)[0]
+        if word == "if":
+            depth += 1
+            if depth == 1:
+                opened, split = start, False
+        elif word in ("else", "elif") and depth == 1 and not split:
+            _blank_into(out, text, opened, end)
+            split = changed = True
+        elif word == "endif":
+            if depth == 1 and split:
+                _blank_into(out, text, start, end)
+            depth = max(depth - 1, 0)
+    return "".join(out) if changed else None
+
+
+def _blank_into(out: list[str], text: str, start: int, end: int) -> None:
+    for k in range(start, end):
+        if text[k] != "\n":
+            out[k] = " "
+
+
 def actions(text: str, kinds: set[str]) -> list[tuple[int, int]]:
     """(start, end) of each template action of the given kinds (`{` for `{{ }}`, `%`, `#`) in `text`, in order."""
     found: list[tuple[int, int]] = []

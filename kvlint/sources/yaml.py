@@ -371,8 +371,8 @@ def parse_yaml(path: str, text: str) -> YamlFile:
     return YamlFile(path, resolved, index, docs, problems, scan_comments(text), templated)
 
 
-TEMPLATE_NOTE = ("Helm/Go template file: {{ }} expressions are not YAML; reading the rest with them kept as "
-                 "unresolved text")
+TEMPLATE_NOTE = ("template file (Helm, Go or Jinja): {{ }} expressions are not YAML; the rest is read with "
+                 "them kept as unresolved text")
 
 
 def _chunks(text: str) -> Iterator[tuple[int, str]]:
@@ -415,9 +415,11 @@ def _compose_chunk(path: str, chunk: str, start: int, base_line: int,
                                     f"{MAX_COMPOSE:,} kvlint composes at once (generated data?); not read",
                                     base_line + 1, 1))
         return None, None
-    node, error = _compose(chunk, base_line)
     templated = None
     composed = chunk
+    node, error = _compose(chunk, base_line)
+    if error is None and "{{" in chunk and _placeholder_map(node, chunk):
+        error = YamlProblem("a {{ }} placeholder read as a flow mapping", base_line + 1, 1)
     if error is not None and "{{" in chunk:
         templated = detemplate(chunk)
         composed = templated.text
@@ -432,6 +434,26 @@ def _compose_chunk(path: str, chunk: str, start: int, base_line: int,
     if not _Checker(doc, problems).check(aliases=aliases):
         return None, templated
     return doc.wrap(node), templated
+
+
+_MAX_PLACEHOLDER_WALK = 20_000  # nodes looked at for a placeholder composed as a flow mapping
+
+
+def _placeholder_map(root: Any, chunk: str) -> bool:
+    """Whether YAML composed a template placeholder written bare as a flow mapping (`{{ name }}:` as a key,
+    `- {{ instance.model }}`, `image: {{ image }}`): valid YAML, wrong meaning, so the chunk is read
+    detemplated instead. A placeholder inside a quoted or block scalar is text and does not count."""
+    stack, seen = [root], 0
+    while stack and seen < _MAX_PLACEHOLDER_WALK:
+        node = stack.pop()
+        seen += 1
+        if isinstance(node, yaml.MappingNode):
+            if node.flow_style and chunk.startswith("{{", node.start_mark.index):
+                return True
+            stack.extend(n for pair in node.value for n in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return False
 
 
 def _node_estimate(chunk: str) -> int:

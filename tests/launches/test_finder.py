@@ -533,3 +533,29 @@ def test_a_compose_service_that_builds_the_repositorys_dockerfile_runs_its_cmd_w
     (dep,) = read_path(str(FIX / "compose-build" / "docker-compose.gpu.yml")).deployments
     assert (dep.engine, dep.model, dep.get("max_model_len"), dep.gpu_count) == ("vllm", "org/service-model", 4096, 2)
     assert dep.launch_span.line == 5 and dep.model_span.path.endswith("Dockerfile.vllm")
+
+
+def test_a_jinja_templates_two_top_level_arms_are_two_launches(tmp_path):
+    """Sample K7's athanor compose template (read after its measurement): `{% if instances %}` a loop of services
+    `{{ instance.name }}:` (a placeholder key, not a YAML flow map) `{% else %}` a legacy single service: both
+    arms start the engine, each a launch at its own lines (counting rule 4)."""
+    p = tmp_path / "docker-compose.yml.j2"
+    p.write_text(
+        "{% if vllm_instances | length > 0 %}\n"
+        "services:\n"
+        "{% for instance in vllm_instances %}\n"
+        "  {{ instance.name }}:\n"
+        "    image: vllm/vllm-openai:v0.9.2\n"
+        "    command:\n"
+        "      - --model\n"
+        "      - {{ instance.model }}\n"
+        "{% endfor %}\n"
+        "{% else %}\n"
+        "services:\n"
+        "  vllm:\n"
+        "    image: vllm/vllm-openai:v0.9.2\n"
+        "    command: [--model, org/legacy, --max-model-len, '4096']\n"
+        "{% endif %}\n")
+    loop, legacy = read_path(str(p)).deployments
+    assert (loop.model, loop.model_resolved, loop.model_span.line) == ("{{ instance.model }}", False, 8)
+    assert (legacy.model, legacy.model_span.line, legacy.get("max_model_len")) == ("org/legacy", 14, 4096)
