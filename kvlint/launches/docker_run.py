@@ -41,7 +41,7 @@ VALUE_OPTS = frozenset({  # every value option of `docker run` (docs.docker.com/
     "--init-path", "--personality", "--preserve-fds", "--rdt-class", "--requires", "--sdnotify", "--seccomp-policy",
     "--timezone", "--umask", "--shm-size-systemd", "--retry", "--retry-delay",
 })
-RUNNERS = ("docker", "podman", "nvidia-docker")
+RUNNERS = ("docker", "podman", "nvidia-docker", "nerdctl", "finch")
 
 
 @record(frozen=False)

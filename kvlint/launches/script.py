@@ -982,9 +982,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             runner = runner or head
             i = wrappers.after_run_tool(fields, i) or i + 1
             fields = _hatch_script(fields, i) if head == "hatch" and i < len(fields) else fields
-        elif head == "torchrun" and wrappers.torchrun_module(fields, i) is not None:
+        elif head in ("torchrun", "accelerate") and wrappers.launcher_module(fields, i) is not None:
             # `torchrun [opts] -m MODULE` runs MODULE as `python -m MODULE` would: read it so
-            module = wrappers.torchrun_module(fields, i) or i
+            module = wrappers.launcher_module(fields, i) or i
             fields = [*fields[:i], replace(fields[i], text="python"), *fields[module:]]
             break
         elif head in wrappers.CONTAINERS and wrappers.container_image(fields, i) is not None:
@@ -1014,6 +1014,11 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return wrapped
         elif head in ("sh", "bash", "zsh") and depth < MAX_DEPTH:
             return _shell_c(fields, i, env, depth, state)
+        elif head in ("ssh", "pm2") and depth < MAX_DEPTH and (at := wrappers.remote_command(fields, i)) is not None:
+            remote = wrappers.pm2_words(fields, at) if head == "pm2" else fields[at:]
+            if len(remote) == 1 and " " in remote[0].text:  # one command line: the remote or supervised shell's
+                return _string_command(remote[0], env, depth, state)
+            return launch_in_argv(list(remote), env, depth + 1, state)
         elif head.endswith(".sh") and depth < MAX_DEPTH and (wrapped := _wrapping_script(fields, i, env, depth,
                                                                                         state)) is not None:
             return wrapped

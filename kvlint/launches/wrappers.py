@@ -19,10 +19,10 @@ from kvlint.span import Span
 
 # `TOOL [options] run [options] [--] COMMAND...`; options that take a value as a separate word
 RUN_TOOLS = frozenset({"uv", "uvx", "hatch", "poetry", "pixi", "pipenv", "rye", "pdm", "conda", "mamba",
-                       "micromamba"})
+                       "micromamba", "pipx"})
 _RUN_TOOL_VALUES = frozenset({"-n", "--name", "-p", "--prefix", "-e", "--env", "--environment", "--with",
                               "--python", "--project", "--directory", "--package", "--extra", "--group",
-                              "--env-file", "--index-url", "--manifest-path", "-C", "--cwd", "--from"})
+                              "--env-file", "--index-url", "--manifest-path", "-C", "--cwd", "--from", "--spec"})
 CONTAINERS = frozenset({"apptainer", "singularity"})
 _ENROOT_VALUES = frozenset({"-m", "--mount", "-e", "--env", "-c", "--conf"})
 _TORCHRUN_FLAGS = frozenset({"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
@@ -224,6 +224,53 @@ def torchrun_module(fields: Sequence[Field], i: int) -> int | None:
             return j
         j += 1 if eq or name in _TORCHRUN_FLAGS else 2
     return None
+
+
+_ACCELERATE_FLAGS = frozenset({"--multi_gpu", "--cpu", "--use_deepspeed", "--use_fsdp", "--use_megatron_lm", "--debug",
+                               "-q", "--quiet", "--no_python", "--module", "-m"})
+
+
+def launcher_module(fields: Sequence[Field], i: int) -> int | None:
+    """`torchrun [options] -m MODULE ARGS` or `accelerate launch [options] -m MODULE ARGS`: the index of `-m`,
+    or None when the launcher runs a script file."""
+    if fields[i].text.rsplit("/", 1)[-1] == "torchrun":
+        return torchrun_module(fields, i)
+    if i + 1 >= len(fields) or fields[i + 1].text != "launch":
+        return None
+    j = i + 2
+    while j < len(fields) and fields[j].text.startswith("-"):
+        name, eq, _ = fields[j].text.partition("=")
+        if name in ("-m", "--module"):
+            return j
+        j += 1 if eq or name in _ACCELERATE_FLAGS else 2
+    return None
+
+
+_SSH_VALUES = frozenset({"-i", "-p", "-l", "-o", "-J", "-F", "-L", "-R", "-D", "-E", "-c", "-m", "-b", "-S", "-W", "-w",
+                         "-O", "-Q", "-B", "-e", "-I"})
+
+
+def remote_command(fields: Sequence[Field], i: int) -> int | None:
+    """`ssh [options] HOST COMMAND...` (the remote shell runs COMMAND), `pm2 start "COMMAND" [options]` or `pm2
+    start PROGRAM [options] -- ARGS` (pm2 runs it under its supervision): the index where the command starts, or
+    None. A single word there is a command line for a shell; several are the command's own words."""
+    head = fields[i].text.rsplit("/", 1)[-1]
+    if head == "ssh":
+        j = _skip(fields, i + 1, _SSH_VALUES)
+        return j + 1 if j + 1 < len(fields) else None
+    if head == "pm2" and i + 2 < len(fields) and fields[i + 1].text in ("start", "restart"):
+        return i + 2
+    return None
+
+
+def pm2_words(fields: Sequence[Field], j: int) -> list[Field]:
+    """The command pm2 runs: a quoted command line alone, or the program and the words after `--` (pm2's own
+    options, `--name x`, sit between them)."""
+    if " " in fields[j].text:
+        return [fields[j]]
+    rest = list(fields[j + 1 :])
+    cut = next((k for k, f in enumerate(rest) if f.text == "--"), None)
+    return [fields[j], *(rest[cut + 1 :] if cut is not None else [])]
 
 
 def after_mpirun(fields: Sequence[Field], i: int) -> int:

@@ -559,3 +559,17 @@ def test_a_jinja_templates_two_top_level_arms_are_two_launches(tmp_path):
     loop, legacy = read_path(str(p)).deployments
     assert (loop.model, loop.model_resolved, loop.model_span.line) == ("{{ instance.model }}", False, 8)
     assert (legacy.model, legacy.model_span.line, legacy.get("max_model_len")) == ("org/legacy", 14, 4096)
+
+
+def test_more_launchers_in_front_of_the_engine_are_peeled():
+    """pipx run, nerdctl, a remote `ssh HOST "..."`, pm2 (a command line, or a program and its `--` arguments),
+    accelerate launch -m, beside the launchers read before (uvx, ray job submit, kubectl run, tmux, screen, sudo,
+    env -i, podman): one launch a line, each model where it is written."""
+    deps = _deps("launchers-more.sh")
+    got = [(d.model, _at(d.model_span)[0]) for d in deps]
+    assert got == [("org/uvx", 3), ("org/pipx", 4), ("org/climain", 5), ("org/rayjob", 6), ("org/kubectlrun", 7),
+                   ("org/nerdctl", 8), ("org/ssh", 9), ("org/tmux", 10), ("org/screen", 11), ("org/pm2", 12),
+                   ("org/sudo", 13), ("org/envi", 14), ("org/podman", 15), ("org/accel", 16), ("org/pm2-args", 17),
+                   ("org/ssh-words", 18)]
+    assert deps[6].get("tensor_parallel_size") == 2 and _at(deps[6].model_span) == (9, 26)
+    assert deps[14].get("port") == 8001
