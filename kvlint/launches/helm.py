@@ -40,7 +40,7 @@ def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | 
         if adapter.__name__.endswith(".generic") and templates_hold_launch(yf.path):
             return [], []  # an unrecognised chart's values: its own template, read with them, is the launch
         return adapter.read(yf, node), []
-    found = _containers_and_strings(yf, doc)
+    found = containers_and_strings(yf, doc)
     if found and any(d.model is not None for d in found):
         return found, []
     from kvlint.launches.charts import unknown
@@ -53,7 +53,7 @@ def read_values(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[str | 
     return deps, list(findings)
 
 
-def _containers_and_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
+def containers_and_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     """The container walk's launches, and those of command strings elsewhere in the document that it did not
     read (a CI pipeline's `command:` string read as a container's beside another step's `commands:` list)."""
     found = read_k8s(yf, doc)

@@ -285,9 +285,22 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
             if t.startswith("-") and not t.startswith("--") and "c" in t:
                 k += 1 if fields[k + 1].text == "--" and k + 2 < len(fields) else 0  # `bash -lc -- SCRIPT`
                 return fields, items[k + 1], tuple(fields[k + 2 :])
+    if len(items) == 1 and items[0].text.lstrip().startswith("-") and " " in items[0].text.strip():
+        return _split_words(yf, items[0], env), None, None  # `command: "--model X --tp 2"`: the image's arguments
     if len(items) == 1 and items[0].is_scalar and " " in items[0].text.strip() and c.get("command") is items[0]:
         return fields, items[0], None  # a CRD's command written as one shell string
     return fields, None, None
+
+
+def _split_words(yf: YamlFile, node: YNode, env: dict[str, str]) -> list[Field]:
+    """A string of flags given as one value (Ansible's docker_container `command: "--model X --tp 2"`, which the
+    module splits as a shell would): its words, each at its place."""
+    from kvlint.launches.env import expand_words
+    from kvlint.sources.shell import tokenize
+
+    m = yf.mapped(node)
+    commands, _ = tokenize(m)
+    return [f for cmd in commands for f in expand_words(cmd.words, m, env)]
 
 
 def _kserve_hf(c: YNode, anc: list[YNode], image: str | None, fields: list[Field]) -> bool:

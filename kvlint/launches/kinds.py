@@ -65,6 +65,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("notebook", "kvlint.launches.notebook:read", suffixes=(".ipynb",)),
     Kind("hcl", "kvlint.launches.hcl:read", suffixes=(".tf", ".hcl", ".nomad")),
     Kind("properties", "kvlint.launches.properties:read", suffixes=(".properties",)),
+    # Podman Quadlet units: a `podman run` written as `[Container]` keys (kvlint.launches.quadlet)
+    Kind("quadlet", "kvlint.launches.quadlet:read", suffixes=(".container",)),
     Kind("text", "kvlint.launches.textfile:read", suffixes=(".conf", ".ini", ".service", ".toml", ".cfg"),
          names=("procfile",)),
     # notes a deployment repository keeps (`vllm.txt`): walked, read from the commands only (kvlint.launches.notes)

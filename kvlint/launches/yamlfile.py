@@ -26,8 +26,10 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
             from kvlint.launches.charts import aibrix
 
             out.extend(aibrix.read_list(yf, doc))
-        if doc.is_seq:
-            out.extend(_launch_strings(yf, doc))  # an Ansible playbook or task list, a list of jobs
+        if doc.is_seq:  # an Ansible playbook or task list (a docker_container task), a list of jobs
+            from kvlint.launches.helm import containers_and_strings
+
+            out.extend(containers_and_strings(yf, doc))
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:

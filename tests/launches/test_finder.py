@@ -573,3 +573,21 @@ def test_more_launchers_in_front_of_the_engine_are_peeled():
                    ("org/ssh-words", 18)]
     assert deps[6].get("tensor_parallel_size") == 2 and _at(deps[6].model_span) == (9, 26)
     assert deps[14].get("port") == 8001
+
+
+def test_a_podman_quadlet_unit_is_the_podman_run_it_stands_for():
+    """`[Container]` Image= + Exec= (+ AddDevice=, Environment=): the image run with those arguments, each value at
+    its own line in the unit."""
+    (dep,) = _deps("vllm.container")
+    assert (dep.engine, dep.engine_version, dep.model, _at(dep.model_span)) == \
+        ("vllm", "0.9.2", "Qwen/Qwen2.5-7B-Instruct", (7, 14))
+    assert dep.get("max_model_len") == 8192 and _at(dep.settings["max_model_len"].span) == (7, 55)
+
+
+def test_an_ansible_docker_container_task_with_a_flag_string_is_a_launch():
+    """The docker_container module splits a `command:` string into the image's arguments as a shell would; a
+    playbook (a YAML list) has its containers read as a manifest's are, not only its command strings."""
+    flags, listed = _deps("docker-container-playbook.yml")
+    assert (flags.model, _at(flags.model_span), flags.get("max_model_len")) == \
+        ("Qwen/Qwen2.5-7B-Instruct", (8, 27), 8192)
+    assert (listed.engine, listed.get("tp_size")) == ("sglang", 2)
