@@ -7,9 +7,10 @@ would accept, or a prefix that matches several flags, is reported with a did-you
 is spelled like it (the words that differ alike, not only a shared `--enable-` head). A flag that no
 release has and nothing is spelled like is a warning: it may belong to a fork, a plugin or a newer
 release; an info when the launch runs an image that is not the engine's own published one (a local or
-third-party build, which may add it). An abbreviation that only later releases find ambiguous (a second
-option came with the same prefix) is judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing
-pins one. When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
+third-party build, which may add it) or a nightly build (newer than the releases kvlint knows). An
+abbreviation that only later releases find ambiguous (a second option came with the same prefix) is
+judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins one.
+When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
 `vllm/engine/arg_utils.py` between the file and the project root), the launch runs that fork: an
 unknown flag is an info naming the tree and whether its parser defines the flag. Without such a tree, a flag
 the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched entry point) is an info
@@ -62,7 +63,11 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         if unknown.reason == "unrecognized" and not unknown.suggestion:
             custom = _custom_build(dep.image)
-            built = f"; the image {custom} is not a stock {engine} image, so its build decides" if custom else ""
+            ahead = _nightly(dep.image)
+            built = (f"; the image {custom} is not a stock {engine} image, so its build decides" if custom else
+                     f"; the image {ahead} is a nightly build, newer than the releases kvlint knows: it may have it"
+                     if ahead else "")
+            custom = custom or ahead
             yield check.rule.finding(
                 ctx, f"{unknown.flag} is an option of no {release} kvlint knows, and no option is spelled "
                 f"like it: {stock} exits at start-up (unrecognized arguments); a fork, a plugin or a newer "
@@ -85,6 +90,13 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield check.rule.finding(
             ctx, f"{engine} rejects {unknown.flag}: {why}, the server exits before loading the model{hint}",
             span, fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)
+
+
+def _nightly(image: str | None) -> str | None:
+    """The image, when its tag follows the engine's main branch (`:nightly`, `:nightly-<sha>`, `:main`, `:dev`): a
+    build after the newest release kvlint's tables hold, so a flag none of them has may be in it."""
+    tag = (image or "").rsplit("/", 1)[-1].split("@", 1)[0].rpartition(":")[2].lower()
+    return image if image and ":" in image.rsplit("/", 1)[-1] and tag.startswith(("nightly", "main", "dev")) else None
 
 
 def _custom_build(image: str | None) -> str | None:

@@ -245,3 +245,16 @@ def test_a_custom_build_settles_its_own_flags_and_a_third_party_latest_pins_no_r
     assert "vllm-mxfp4-spark:latest is not a stock vLLM image" in own.message
     [gone] = infos(result, "KV005")
     assert gone.span.line == 16 and "third-party build" in gone.message and "pins no vLLM release" in gone.message
+
+
+def test_a_flag_no_release_has_is_an_info_on_a_nightly_build(tmp_path):
+    """A nightly image is newer than the releases kvlint's tables hold: a flag none of them has may be in it (an
+    info); on `:latest` (the newest release) and a pinned release it stays the warning."""
+    p = tmp_path / "docker-compose.yml"
+    p.write_text("services:\n" + "".join(
+        f"  s{k}:\n    image: vllm/vllm-openai:{tag}\n"
+        f'    command: ["Qwen/Qwen2.5-7B-Instruct", "--brand-new-flag-xyz", "1"]\n'
+        for k, tag in enumerate(("nightly", "latest", "v0.9.2"))))
+    result = lint([str(p)], LintOptions())
+    by_line = {f.span.line: f.severity for f in result.findings if f.code == "KV004"}
+    assert by_line == {4: Severity.INFO, 7: Severity.WARNING, 10: Severity.WARNING}
