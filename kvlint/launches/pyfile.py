@@ -587,12 +587,27 @@ def _called(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: li
         gpu = _gpu_of(src, tree, call)
         out.extend(_argv(src, pycalls.substituted(elts, bound) + extra, gpu if gpu.product or gpu.count else
                          _gpu_of(src, tree, node)))
-    unique: dict[tuple, Deployment] = {}  # the same values from several calls (a start and a restart): one launch
+    groups: dict[tuple, list[Deployment]] = {}  # the same values from several calls (a start and a restart)
     for dep in out:
-        key = (dep.engine, dep.model, dep.gpu, dep.gpu_count,
-               tuple(sorted((n, repr(s.value)) for n, s in dep.settings.items())))
-        unique.setdefault(key, dep)
-    return list(unique.values())
+        key = (dep.engine, dep.model, tuple(sorted((n, repr(s.value)) for n, s in dep.settings.items())))
+        groups.setdefault(key, []).append(dep)
+    return [_one_of(group) for group in groups.values()]
+
+
+def _one_of(group: list[Deployment]) -> Deployment:
+    """Calls that start the same command: one launch. When they differ only in the GPU their callers ask for
+    (a Modal function per card, `gpu="T4"` ... `gpu="H100"`), the launch runs on one of those cards: a launch with
+    the cards as its options, each tried (kvlint.resolve's candidate sweep)."""
+    from kvlint.deployment import GpuOption
+    from kvlint.record import replace
+
+    first = group[0]
+    cards: dict[tuple[str | None, int | None], Deployment] = {(d.gpu, d.gpu_count): d for d in group}
+    if len(cards) < 2 or any(d.gpu is None for d in cards.values()):
+        return first
+    options = tuple(GpuOption(d.gpu or "", d.gpu_count, d.gpu_span, "callers") for d in cards.values())
+    note = f"one command its callers start on {len(options)} different GPUs: the launch runs on one of them"
+    return replace(first, gpu=None, gpu_span=None, gpu_options=options, notes=first.notes + (note,))
 
 
 def _argv(src: _Source, elts: list[ast.expr], gpu: ManifestGpu | None = None) -> list[Deployment]:

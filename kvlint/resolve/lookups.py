@@ -148,6 +148,18 @@ def _by_alias(dep: Deployment, config: Config, options: ResolveOptions) -> Model
     return None
 
 
+_GENERIC_WORDS = frozenset({"nvidia", "amd", "gpu", "gpus", "cuda", "accelerator", "node", "nodes", "true", "yes",
+                            "enabled", "present", "any", "all", "1", "com"})
+
+
+def generic_gpu_word(name: str) -> bool:
+    """A value that says "a GPU" and names no card (`accelerator: nvidia-gpu`, `gpu: "true"`, a label the user
+    puts on their GPU nodes): the launch declares no product, so it is swept over the catalogue, not reported as
+    an unknown card with a did-you-mean."""
+    words = [w for w in re.split(r"[-_.\s/:=]+", name.lower()) if w]
+    return bool(words) and all(w in _GENERIC_WORDS for w in words)
+
+
 def lookup_gpu_name(name: str) -> tuple[Gpu | None, str | None]:
     """(card, None) or (None, why): an unknown name says so with close names."""
     from kvlint.gpus import lookup_gpu
@@ -187,7 +199,7 @@ def gpu_for(dep: Deployment, config: Config, options: ResolveOptions) -> GpuLook
 def _named_gpu(dep: Deployment, config: Config, options: ResolveOptions) -> tuple[str | None, str | None, Any]:
     if options.gpu:
         return options.gpu, "cli", None
-    if dep.gpu:
+    if dep.gpu and not generic_gpu_word(dep.gpu):
         return dep.gpu, "manifest", dep.gpu_span
     labelled = config.gpu_for_labels((lab.key, lab.value) for lab in dep.node_labels)
     if labelled is not None:

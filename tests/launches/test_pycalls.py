@@ -56,3 +56,20 @@ def test_a_helper_called_twice_with_the_same_values_is_one_launch(tmp_path):
                     "def boot():\n    start()\n\ndef restart():\n    start()\n")
     (dep,) = read_path(str(path)).deployments
     assert (dep.model, dep.get("max_model_len")) == ("org/m", 4096)
+
+
+def test_one_command_started_by_a_modal_function_per_card_is_one_launch_over_those_cards(tmp_path):
+    """Sample K9's modal-vllm-server: `run_chat_logic(model)` builds one command, called by nine `@app.function(
+    gpu="T4")` ... `gpu="B200"` wrappers with the same values: one launch whose GPU is one of those cards (its
+    options, each tried), not nine."""
+    p = tmp_path / "serve.py"
+    p.write_text(
+        "import modal, subprocess\n"
+        "app = modal.App('x')\n"
+        "def run(model):\n"
+        "    subprocess.Popen(['vllm', 'serve', model, '--max-model-len', '4096'])\n"
+        + "".join(f"@app.function(gpu='{g}')\ndef run_{k}(model):\n    run('Qwen/Qwen2.5-7B-Instruct')\n"
+                  for k, g in enumerate(("T4", "L4", "H100"))))
+    (dep,) = read_path(str(p)).deployments
+    assert dep.gpu is None and [o.name for o in dep.gpu_options] == ["T4", "L4", "H100"]
+    assert [o.span.line for o in dep.gpu_options] == [5, 8, 11] and dep.get("max_model_len") == 4096

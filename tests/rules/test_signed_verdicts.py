@@ -258,3 +258,19 @@ def test_a_flag_no_release_has_is_an_info_on_a_nightly_build(tmp_path):
     result = lint([str(p)], LintOptions())
     by_line = {f.span.line: f.severity for f in result.findings if f.code == "KV004"}
     assert by_line == {4: Severity.INFO, 7: Severity.WARNING, 10: Severity.WARNING}
+
+
+def test_a_node_label_that_names_no_card_is_no_unknown_gpu(tmp_path):
+    """Samples K8 and K9, measured: `nodeSelector: {accelerator: nvidia-gpu}` (a label the user puts on their GPU
+    nodes) and `accelerator: nvidia` gave KV003 warnings offering nvidia-gpu-t4 ...: such a value says "a GPU" and
+    names none, so the launch is swept over the catalogue (KV003 info, KV108), as a file naming no GPU is."""
+    for value in ("nvidia-gpu", "nvidia"):
+        p = tmp_path / f"{value}.yaml"
+        p.write_text(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n  template:\n    spec:\n"
+            f"      nodeSelector:\n        accelerator: {value}\n      containers:\n        - name: v\n"
+            "          image: vllm/vllm-openai:v0.9.2\n          args: [--model, Qwen/Qwen2.5-7B-Instruct]\n"
+            "          resources: {limits: {nvidia.com/gpu: 1}}\n")
+        result = lint([str(p)], LintOptions())
+        assert [f.code for f in result.findings if f.severity > Severity.INFO] == [], value
+        assert any(f.code == "KV108" for f in result.findings), value
