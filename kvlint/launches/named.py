@@ -23,7 +23,8 @@ _NAMED = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_serve
               r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b"
               r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b"
               # any image whose name carries an engine's, as a manifest, values file, HCL, TOML or JSON writes it
-              r"|(?:\bimage|\brepository)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<image>[^\s\"'#,]*(?:vllm|sglang)[^\s\"'#,]*)")
+              r"|(?i:\bimage|\brepository|\bimage[_-]?repo(?:sitory)?|\bdockerfile)[\"']?[ \t]*[:=][ \t]*[\"']?"
+              r"(?P<image>[^\s\"'#,]*(?:vllm|sglang)[^\s\"'#,]*)")
 # a container run from an image variable named for an engine (`docker run -d \` ... `"$SGLANG_IMAGE" $ARGS`), over
 # `\` continuation lines
 _RUN_VAR = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b(?:[^\n#\\]|\\\n|\\){0,600}?"

@@ -157,3 +157,15 @@ def test_a_compose_service_giving_serve_and_flags_to_an_image_whose_entry_point_
     (dep,) = read_path(str(FIX / "compose" / "cli-entrypoint-serve.yml")).deployments
     assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == \
         ("vllm", "Qwen/Qwen2.5-7B-Instruct", (9, 9), 8192)
+
+
+def test_a_workflow_deploying_an_engine_images_dockerfile_is_not_silent(tmp_path):
+    """Sample K8's deploy-vllm.yml (silent at measurement): a reusable Cloud Run workflow given `image_repo:
+    api-registry/vllm` and `dockerfile: Dockerfile.vllm`: the launch is that image's, whose command is not here, so
+    the place is named (KV008 at the image repository)."""
+    p = tmp_path / "deploy.yml"
+    p.write_text("jobs:\n  deploy:\n    uses: ./.github/workflows/cloudrun-deploy.yml\n    with:\n"
+                 "      image_repo: api-registry/vllm\n      dockerfile: Dockerfile.vllm\n")
+    result = read_path(str(p))
+    (note,) = result.findings
+    assert result.deployments == [] and (note.code, _at(note.span)) == ("KV008", (5, 19))
