@@ -24,7 +24,9 @@ from kvlint.sources.yaml import YNode
 _MAX_NODES = 20000
 # a model key, compared without case, `_` or `-`: the keys charts and apps name the model with
 MODEL_NAMES = frozenset({"model", "modelname", "modelid", "modelurl", "modelpath", "modelrepo", "servedmodel",
-                         "hfmodel", "huggingfacemodel", "hfmodelid", "llmmodelid", "modeluri"})
+                         "hfmodel", "huggingfacemodel", "hfmodelid", "llmmodelid", "modeluri", "modelnameorpath"})
+# a client's settings: the address of a server it calls (an `openai:` backend block beside a `vllm:` one)
+_CLIENT = frozenset({"baseurl", "apibase", "apiurl", "openaiapibase", "openaibaseurl", "endpointurl", "serverurl"})
 # `model: {name: ...}`, `model: {repoId: ...}`: the key inside a model map that names it (compared as MODEL_NAMES)
 _MODEL_PARTS = frozenset({"name", "id", "modelid", "repo", "repoid", "repository", "uri", "path", "hfrepo",
                           "hfrepoid", "huggingfaceid", "hubid"})
@@ -121,7 +123,7 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
 
 def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool) -> Block | None:
     found = model_key(holder)
-    if found is None or any(_norm(k) in _SAMPLING for k, _, _ in holder.pairs()):
+    if found is None or any(_norm(k) in _SAMPLING or _norm(k) in _CLIENT for k, _, _ in holder.pairs()):
         return None
     keys, model = found
     chosen = engine or _engine_by_keys(holder)

@@ -244,3 +244,17 @@ def test_settings_beside_sampling_parameters_are_a_client_s_not_a_launch(tmp_pat
     p.write_text("vllm:\n  model: example-org/demo-8b\n  max_model_len: 4096\n  tensor_parallel_size: 2\n"
                  "  temperature: 0.0\n  max_tokens: 512\n")
     assert read_path(str(p)).deployments == []
+
+
+def test_a_client_block_beside_the_engine_block_is_not_the_engine(tmp_path):
+    """Sample K8's UltraRAG parameters (read after its measurement): under `backend: vllm`, an `openai:` block
+    with `base_url` and `api_key` is a client of a server, never the engine's settings; the `vllm:` block with
+    `model_name_or_path` and engine keys is."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "parameter.yaml"
+    p.write_text("backend: vllm\nbackend_configs:\n  vllm:\n    model_name_or_path: org/engine-model\n"
+                 "    gpu_memory_utilization: 0.9\n  openai:\n    model_name: served-name\n"
+                 "    base_url: http://localhost:8000/v1\n    api_key: abc\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.model_span.line, dep.get("gpu_memory_utilization")) == ("org/engine-model", 4, 0.9)
