@@ -55,8 +55,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw, setting=bad.setting,
                 severity=Severity.INFO)
             continue
+        assumed = ""
+        if ctx.pinned_version is None and bad in dep.invalid_values and (release := _table_version(dep.engine)):
+            assumed = f" ({engine} {release} assumed: the launch pins no release)"
         yield check.rule.finding(
-            ctx, f"{engine} rejects {what}: {bad.reason}; the server exits before loading the model",
+            ctx, f"{engine} rejects {what}: {bad.reason}; the server exits before loading the model{assumed}",
             bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw, setting=bad.setting)
 
 

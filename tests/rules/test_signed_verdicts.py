@@ -274,3 +274,17 @@ def test_a_node_label_that_names_no_card_is_no_unknown_gpu(tmp_path):
         result = lint([str(p)], LintOptions())
         assert [f.code for f in result.findings if f.severity > Severity.INFO] == [], value
         assert any(f.code == "KV108" for f in result.findings), value
+
+
+def test_a_refused_value_on_an_unpinned_launch_names_the_release_assumed(tmp_path):
+    """Sample K8's notes file: `--limit-mm-per-prompt image=2` with no release pinned is refused by the newest
+    release kvlint models; the error says which release it judged, as KV005 does for a host install."""
+    p = tmp_path / "notes.txt"
+    p.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --limit-mm-per-prompt image=2\n")
+    (bad,) = [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV007"]
+    assert bad.severity == Severity.ERROR and "assumed: the launch pins no release" in bad.message
+    q = tmp_path / "pinned.yaml"
+    q.write_text("services:\n  s:\n    image: vllm/vllm-openai:v0.20.0\n"
+                 "    command: [Qwen/Qwen2.5-7B-Instruct, --limit-mm-per-prompt, image=2]\n")
+    (pinned,) = [f for f in lint([str(q)], LintOptions()).findings if f.code == "KV007"]
+    assert "assumed" not in pinned.message
