@@ -41,10 +41,55 @@ def read_compose(yf: YamlFile, doc: YNode) -> list[Deployment]:
         return []
     out: list[Deployment] = []
     env, env_path = dotenv_beside(yf.path)
-    for name, _, svc in services.pairs():
-        if svc.is_map:
-            out.extend(_service(yf, name, svc, env, env_path))
+    pairs = [(name, svc) for name, _, svc in services.pairs() if svc.is_map]
+    partial = any(svc.get("image") is None and svc.get("build") is None for _, svc in pairs)
+    base = base_services(yf.path) if partial else {}
+    for name, svc in pairs:
+        if name in base and svc.get("image") is None and svc.get("build") is None:
+            svc = _merged(base[name], svc)
+        out.extend(_service(yf, name, svc, env, env_path))
     return out
+
+
+_BASE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
+
+
+def base_services(path: str) -> dict[str, YNode]:
+    """The services of the compose file an override is merged onto (`docker compose -f docker-compose.yml -f
+    THIS`, or the override file compose reads by itself): the base file beside this one, by compose's own names."""
+    from kvlint.sources.text import read_small
+    from kvlint.sources.yaml import parse_yaml
+
+    if path in ("", "-"):
+        return {}
+    folder = os.path.dirname(os.path.abspath(path))
+    for name in _BASE_NAMES:
+        other = os.path.join(folder, name)
+        if os.path.abspath(path) == other or not os.path.isfile(other):
+            continue
+        text = read_small(other, 512 * 1024)
+        doc = next(iter(parse_yaml(other, text).docs), None) if text else None
+        services = doc.get("services") if doc is not None and doc.is_map else None
+        if services is not None and services.is_map:
+            return {k: v for k, _, v in services.pairs() if v.is_map}
+    return {}
+
+
+def _merged(base: YNode, svc: YNode) -> YNode:
+    """An override's service over its base service, as compose merges them: the override's keys win, the base's
+    others stay (its image, its GPUs), and the two `environment:` lists add up (the override's last)."""
+    own = {k.text: (k, v) for k, v in svc.items if k.is_scalar}
+    items: list[tuple[YNode, YNode]] = []
+    for k, v in base.items:
+        if not k.is_scalar or k.text in own:
+            continue
+        items.append((k, v))
+    for key, (k, v) in own.items():
+        b = base.get(key)
+        if key == "environment" and b is not None and b.is_seq and v.is_seq:
+            v = YNode("seq", v.span, v.start, v.end, items=b.items + v.items)
+        items.append((k, v))
+    return YNode("map", svc.span, svc.start, svc.end, items=tuple(items))
 
 
 def dotenv_beside(path: str) -> tuple[dict[str, str], str]:

@@ -591,3 +591,12 @@ def test_an_ansible_docker_container_task_with_a_flag_string_is_a_launch():
     assert (flags.model, _at(flags.model_span), flags.get("max_model_len")) == \
         ("Qwen/Qwen2.5-7B-Instruct", (8, 27), 8192)
     assert (listed.engine, listed.get("tp_size")) == ("sglang", 2)
+
+
+def test_a_compose_override_takes_the_image_and_gpus_of_its_base_file():
+    """An override file (`docker-compose.override.yml`, or `-f base -f prod`) gives only the command: compose merges
+    it onto the same service of the base file beside it, so the launch runs the base's image (its release) with the
+    base's GPUs, not the newest release on no GPU."""
+    (dep,) = read_path(str(FIX / "compose-override" / "docker-compose.override.yml")).deployments
+    assert (dep.model, dep.engine_version, dep.gpu_count) == ("Qwen/Qwen2.5-14B-Instruct", "0.9.2", 1)
+    assert dep.model_span.path.endswith("override.yml") and dep.image_span.path.endswith("/docker-compose.yml")
