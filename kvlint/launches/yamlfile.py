@@ -132,7 +132,12 @@ def _not_kubernetes(yf: YamlFile, doc: YNode,
             return read_ray_cluster(yf, doc), []
     if as_vllm_config or (as_vllm_config is None and looks_like_vllm_config(doc)):
         return read_vllm_config(yf.path, doc), []
-    return read_values(yf, doc)
+    deps, notes = read_values(yf, doc)
+    if not deps and "ockerfile" in yf.text:
+        from kvlint.launches.built import built_images
+
+        deps = built_images(yf, doc) or deps
+    return deps, notes
 
 
 def _by_kind(yf: YamlFile, doc: YNode) -> list[Deployment]:

@@ -600,3 +600,12 @@ def test_a_compose_override_takes_the_image_and_gpus_of_its_base_file():
     (dep,) = read_path(str(FIX / "compose-override" / "docker-compose.override.yml")).deployments
     assert (dep.model, dep.engine_version, dep.gpu_count) == ("Qwen/Qwen2.5-14B-Instruct", "0.9.2", 1)
     assert dep.model_span.path.endswith("override.yml") and dep.image_span.path.endswith("/docker-compose.yml")
+
+
+def test_a_workflow_deploying_the_repositorys_dockerfile_runs_its_launch():
+    """Sample K8's Cloud Run deploy (read after its measurement): `dockerfile: Dockerfile.vllm` names the image it
+    builds (found from the repository's root) and `--gpu=1 --gpu-type=nvidia-l4` where it runs: the Dockerfile's
+    launch on that card, placed at the `dockerfile:` value."""
+    (dep,) = read_path(str(FIX / "built-workflow" / ".github" / "workflows" / "deploy.yml")).deployments
+    assert (dep.model, dep.engine_version, dep.get("max_model_len")) == ("Qwen/Qwen2.5-7B-Instruct", "0.9.2", 8192)
+    assert (dep.gpu, dep.gpu_count, _at(dep.launch_span)) == ("nvidia-l4", 1, (9, 19))
