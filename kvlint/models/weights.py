@@ -520,8 +520,19 @@ def _choose_quant(spec: ModelSpec, override: str | None) -> Quantization | None:
         return Quantization("fp8-online", 8)
     if name == "bitsandbytes":  # in-flight 4-bit with fp32 absmax per 64 weights
         return Quantization("bitsandbytes", 4, 64)
+    if name in _CHECKPOINT_ONLY:  # the engine looks for the method's config in the checkpoint and stops without it
+        from kvlint.errors import InvalidSettingError
+
+        reason = (f"needs a checkpoint quantized with {override} (the engine reads its quantization config from the "
+                  f"checkpoint); {spec.model_id} declares none")
+        raise InvalidSettingError(f"--quantization {override} {reason}", setting="quantization", reason=reason)
     raise WeightsError(f"--quantization {override} needs a checkpoint quantized that way; "
                        f"{spec.model_id} declares none")
+
+
+# methods that only load a checkpoint already quantized that way (no online quantization exists for them)
+_CHECKPOINT_ONLY = frozenset({"awq", "awq_marlin", "gptq", "gptq_marlin", "gptq_marlin_24", "marlin",
+                              "compressed_tensors", "modelopt", "modelopt_fp4", "gguf", "aqlm", "mxfp4"})
 
 
 def _linear_bytes(quant: Quantization, hidden: int) -> float:

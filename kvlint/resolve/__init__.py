@@ -392,8 +392,11 @@ def _not_a_gpu(reason: str) -> bool:
 
 
 def _memory_error(error: KvlintError) -> bool:
-    """Errors a different card could avoid (they are what the sweep measures), not setting errors."""
-    return not isinstance(error, (InvalidSettingError, UnresolvedSetting))
+    """Errors a different card could avoid (they are what the sweep measures), not setting errors nor a model the
+    weights model cannot load as asked (no card changes that: sweeping it read as "needs more than 4 TiB")."""
+    from kvlint.models.weights import WeightsError
+
+    return not isinstance(error, (InvalidSettingError, UnresolvedSetting, WeightsError))
 
 
 def _unsized(r: Resolved, outcome: Outcome) -> Resolved:

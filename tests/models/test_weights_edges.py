@@ -28,7 +28,8 @@ OSS = from_registry("openai/gpt-oss-20b")  # mxfp4 experts
     ({"pp": 2, "pp_rank": -1}, "invalid parallel sizes tp=1 pp=2 pp_rank=-1 ep=1"),
     ({"pp": 37}, "pp=37 is larger than the model's 36 layers"),
     ({"dtype": "int3"}, "unknown dtype 'int3': use float16, bfloat16 or float32"),
-    ({"quantization": "awq"}, "--quantization awq needs a checkpoint quantized that way; Qwen/Qwen3-8B declares none"),
+    ({"quantization": "experts_int8"},
+     "--quantization experts_int8 needs a checkpoint quantized that way; Qwen/Qwen3-8B declares none"),
     ({"tp": 2, "placement": Placement(expert_tp=0)}, "invalid placement"),
     ({"tp": 2, "placement": Placement(redundant_experts=-1)}, "invalid placement"),
 ])
@@ -97,3 +98,13 @@ def test_mxfp4_layout_checks():
                                            "flashinfer"):
         mxfp4_layout_bytes(OSS, "cutlass")
     assert mxfp4_layout_bytes(OSS, "triton", ep=3) != mxfp4_layout_bytes(OSS, "triton", ep=4)
+
+
+def test_a_checkpoint_only_method_on_an_unquantized_checkpoint_is_the_engines_refusal():
+    """`--quantization awq` on a bf16 checkpoint: the engine finds no AWQ config and stops, whatever the card (a
+    setting refusal, KV007), not a weights-model failure the catalogue sweep would read as memory."""
+    from kvlint.errors import InvalidSettingError
+
+    with pytest.raises(InvalidSettingError) as caught:
+        weights_bytes(QWEN, quantization="awq")
+    assert caught.value.setting == "quantization" and "Qwen/Qwen3-8B declares none" in caught.value.reason

@@ -288,3 +288,17 @@ def test_a_refused_value_on_an_unpinned_launch_names_the_release_assumed(tmp_pat
                  "    command: [Qwen/Qwen2.5-7B-Instruct, --limit-mm-per-prompt, image=2]\n")
     (pinned,) = [f for f in lint([str(q)], LintOptions()).findings if f.code == "KV007"]
     assert "assumed" not in pinned.message
+
+
+def test_a_quantization_the_checkpoint_lacks_is_a_refusal_not_a_memory_verdict(tmp_path):
+    """Sample K11, measured: `--quantization awq` on meta-llama/Llama-3.2-3B-Instruct (a bf16 checkpoint) gave a
+    KV108 error "needs more memory per GPU than 4 TiB": the weights model's failure was swept as memory. The engine
+    stops because the checkpoint has no AWQ config: a KV007 at the value. A method vLLM quantizes online that
+    kvlint does not model (`experts_int8`) gives no verdict at all."""
+    p = tmp_path / "awq.sh"
+    p.write_text("vllm serve meta-llama/Llama-3.2-3B-Instruct --quantization awq --max-model-len 4096\n")
+    loud = [f for f in lint([str(p)], LintOptions()).findings if f.severity > Severity.INFO]
+    assert [(f.code, f.span.col) for f in loud] == [("KV007", 60)] and "declares none" in loud[0].message
+    q = tmp_path / "online.sh"
+    q.write_text("vllm serve meta-llama/Llama-3.2-3B-Instruct --quantization experts_int8 --max-model-len 4096\n")
+    assert [f.code for f in lint([str(q)], LintOptions()).findings if f.severity > Severity.INFO] == []
