@@ -352,6 +352,8 @@ def _origin_of(part: Part, env: Mapping[str, str]) -> str:
 
 
 _NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+# a program looked up on the PATH (`command -v vllm`, `which sglang`, `type -P vllm`), with or without a fallback
+_LOOKUP = lazy(r"^\s*(?:command\s+-v|which|type\s+-[pP])\s+((?:vllm|sglang)[\w.-]*)\s*(?:(?:\|\||2>|>)[^()]*)?$")
 
 
 def _value_of(part: Part, m: Mapped, env: Mapping[str, str],
@@ -364,6 +366,8 @@ def _value_of(part: Part, m: Mapped, env: Mapping[str, str],
     if part.kind == "cmd" and _NAME.fullmatch(part.text.strip()):
         name = part.text.strip()  # Kubernetes $(VAR) reaching a shell string
         return (env[name], None) if name in env else None
+    if part.kind == "cmd" and (found := _LOOKUP.match(part.text)) is not None:
+        return found.group(1), None  # `$(command -v vllm || true)`: the program's path, read as the program
     if part.kind == "arith":
         result = eval_arith(part.text, env)
         return None if result is None else (str(result), None)

@@ -227,7 +227,10 @@ _GPU_REQUEST = lazy(r"\b(?:nvidia\.com|amd\.com)/gpu\b"
                     r"|^[ \t]*(?:gpus?|gpu[-_]?count|num[-_]?gpus)[ \t]*:[ \t]*[\"']?[1-9]",
                     re.IGNORECASE | re.MULTILINE)
 # a program whose name says it starts a server (`python -m serving.start_server`, `./launch_server.py`)
-_SERVER_PROGRAM = lazy(r"(?:^|[./_-])(?:start|launch|run)[-_]?(?:server|serving)(?:\.py)?$|(?:^|[./_-])serve(?:\.py)?$",
+_SERVER_PROGRAM = lazy(r"(?:^|[./_-])(?:start|launch|run)[-_]?(?:server|serving)(?:\.py)?$|(?:^|[./_-])serve(?:\.py)?$"
+                       # a script named for starting an engine (`start_vllm.sh`, `run-sglang.sh`, `vllm_serve.sh`)
+                       r"|(?:^|[./_-])(?:start|launch|run|serve)[-_]?(?:vllm|sglang)\w*\.(?:sh|py|bash)$"
+                       r"|(?:^|[./_-])(?:vllm|sglang)[-_]?(?:serve|server|start|launch)\w*\.(?:sh|py|bash)$",
                        re.IGNORECASE)
 _STRUCTURED_KINDS = ("yaml", "json")
 

@@ -1053,6 +1053,24 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         return FoundLaunch(by_flags.engine, by_flags.words, by_flags.program.span, env, None, gpus[0], gpus[1],
                            notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes,
                            left_to=_left_to(by_flags), runner=runner)
+    return _handed_shell(rest, env, depth, state)
+
+
+# commands that print, record or match their arguments: a shell command among them is text, not run
+_QUOTING = frozenset({"echo", "printf", "logger", "log", "info", "warn", "debug", "note", "git", "grep", "sed",
+                      "awk", "tee", "cat", "jq", "yq", "gh", "curl", "ssh-keygen", "trap", "alias", "complete"})
+
+
+def _handed_shell(rest: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
+    """A command kvlint does not know (a function from a sourced file: `start_with_pid_file "$pid" bash -lc
+    "exec vllm serve ..."`) handed a shell and its `-c` script among its arguments: such helpers run what they are
+    given (as `nohup` or `setsid` do), so the script is read."""
+    if len(rest) < 3 or depth >= MAX_DEPTH or rest[0].text.rsplit("/", 1)[-1] in _QUOTING:
+        return None
+    for k in range(1, min(len(rest) - 2, 8)):
+        if rest[k].text.rsplit("/", 1)[-1] in ("sh", "bash", "zsh") and rest[k + 1].text.startswith("-") \
+                and "c" in rest[k + 1].text[1:] and not rest[k + 1].text.startswith("--"):
+            return _shell_c(rest, k, env, depth, state)
     return None
 
 

@@ -609,3 +609,24 @@ def test_a_workflow_deploying_the_repositorys_dockerfile_runs_its_launch():
     (dep,) = read_path(str(FIX / "built-workflow" / ".github" / "workflows" / "deploy.yml")).deployments
     assert (dep.model, dep.engine_version, dep.get("max_model_len")) == ("Qwen/Qwen2.5-7B-Instruct", "0.9.2", 8192)
     assert (dep.gpu, dep.gpu_count, _at(dep.launch_span)) == ("nvidia-l4", 1, (9, 19))
+
+
+def test_a_helper_handed_a_shell_script_and_a_program_looked_up_on_the_path_are_read(tmp_path):
+    """Sample K10's Kavora pair (silent at measurement): `VLLM_BIN="${VLLM_BIN:-$(command -v vllm || true)}"` is the
+    vllm program, and a sourced helper handed `bash -lc "exec ... $VLLM_BIN serve ..."` runs that script: a
+    function called twice gives two launches. A command that prints its arguments (`echo bash -c ...`) is none."""
+    p = tmp_path / "pair.sh"
+    p.write_text('#!/bin/bash\nsource lib.sh\nVLLM_BIN="${VLLM_BIN:-$(command -v vllm || true)}"\n'
+                 'start() {\n  start_with_pid_file "$1" bash -lc "exec \\"$VLLM_BIN\\" serve org/m --port $2"\n}\n'
+                 'start a.pid 8000\nstart b.pid 8001\necho bash -c "vllm serve org/printed"\n')
+    deps = read_path(str(p)).deployments
+    assert [(d.model, d.get("port")) for d in deps] == [("org/m", 8000), ("org/m", 8001)]
+
+
+def test_a_unit_running_a_script_named_for_the_engine_is_not_silent(tmp_path):
+    """Sample K10's supervisord program and systemd unit (silent at measurement): each runs a repository script
+    named for starting vLLM (`start_vllm.sh`, `run_vllm.sh`) that is not in the tree: the place is named (KV008)."""
+    p = tmp_path / "vllm.service"
+    p.write_text("[Unit]\nDescription=vLLM Service\n[Service]\nExecStart=/opt/vllm/bin/run_vllm.sh\n")
+    result = read_path(str(p))
+    assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 4)]
