@@ -185,6 +185,10 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     image, image_text = container_image(c)
     fields, script, positional = _argv(yf, c, env)
     default = entrypoint_engine(image_text)
+    if default is None and c.get("command") is None and image_text and fields:  # a build named for the engine,
+        from kvlint.launches.images import build_named_engine  # given arguments
+
+        default = build_named_engine(image_text)
     notes: list[str] = []
     if script is None and _kserve_hf(c, anc, image_text, fields):
         launches, notes = _hf_server(c, anc, fields, env)

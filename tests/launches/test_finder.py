@@ -630,3 +630,16 @@ def test_a_unit_running_a_script_named_for_the_engine_is_not_silent(tmp_path):
     p.write_text("[Unit]\nDescription=vLLM Service\n[Service]\nExecStart=/opt/vllm/bin/run_vllm.sh\n")
     result = read_path(str(p))
     assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 4)]
+
+
+def test_a_kubernetes_container_of_a_build_named_for_the_engine_given_arguments_is_a_launch(tmp_path):
+    """Sample K10's podman kube Pod (read after its measurement): `image: localhost/rca-vllm:latest` given only
+    arguments (a positional model, vLLM flags) runs the engine, as compose and docker run read such a build; a
+    program around the engine (`org/vllm-chat-ui`) given arguments is not."""
+    p = tmp_path / "pod.yaml"
+    p.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                 "    - name: a\n      image: localhost/rca-vllm:latest\n"
+                 "      args: [/models/llama-1b, --max-model-len, '4096']\n"
+                 "    - name: b\n      image: org/vllm-chat-ui:1\n      args: [--port, '3000']\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "/models/llama-1b", 4096)
