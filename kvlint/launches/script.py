@@ -563,7 +563,7 @@ def _caller_override(word: Word, name: str, env: dict[str, str], m: Mapped, stat
     if len(parts) != 2 or parts[0].kind != "lit" or parts[0].text != f"{name}=" or name not in env:
         return None
     p = parts[1]
-    if p.kind == "special" and len(p.text) == 2 and p.text[1] in "123456789":
+    if p.kind == "special" and len(p.text) == 2 and p.text[1] in "123456789@*":  # `CMD="$@"`: the caller's command
         ref = p.text
     elif p.kind == "var" and not p.op and (p.text in ("OPTARG", *"123456789")):
         ref = "$" + p.text

@@ -643,3 +643,14 @@ def test_a_kubernetes_container_of_a_build_named_for_the_engine_given_arguments_
                  "    - name: b\n      image: org/vllm-chat-ui:1\n      args: [--port, '3000']\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "/models/llama-1b", 4096)
+
+
+def test_an_entrypoint_with_a_default_command_the_caller_may_replace_serves_its_default(tmp_path):
+    """Sample K11's sglang-docker entrypoint (read after its measurement): `CMD="python -m sglang.launch_server
+    --model-path X ..."; if [ $# -gt 0 ]; then CMD="$@"; fi; exec $CMD`: with no arguments the image serves its
+    default, so that is the launch (the caller's override stands aside, with a note)."""
+    p = tmp_path / "entrypoint.sh"
+    p.write_text('#!/bin/bash\nCMD="python -m sglang.launch_server --model-path org/default --port 30000"\n'
+                 'if [ $# -gt 0 ]; then\n    CMD="$@"\nfi\nexec $CMD\n')
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.get("port")) == ("sglang", "org/default", 30000)
