@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import lru_cache
 
 from kvlint import limits
 from kvlint.deployment import Deployment
@@ -57,15 +58,21 @@ _BASE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-com
 def base_services(path: str) -> dict[str, YNode]:
     """The services of the compose file an override is merged onto (`docker compose -f docker-compose.yml -f
     THIS`, or the override file compose reads by itself): the base file beside this one, by compose's own names."""
+    if path in ("", "-"):
+        return {}
+    return _base_services(os.path.dirname(os.path.abspath(path)), os.path.abspath(path))
+
+
+@lru_cache(maxsize=64)
+def _base_services(folder: str, own: str) -> dict[str, YNode]:
+    """Memoised per folder: each compose file of a folder with services that name no image asks for the same base
+    (the walk reads them one after another)."""
     from kvlint.sources.text import read_small
     from kvlint.sources.yaml import parse_yaml
 
-    if path in ("", "-"):
-        return {}
-    folder = os.path.dirname(os.path.abspath(path))
     for name in _BASE_NAMES:
         other = os.path.join(folder, name)
-        if os.path.abspath(path) == other or not os.path.isfile(other):
+        if own == other or not os.path.isfile(other):
             continue
         text = read_small(other, 512 * 1024)
         doc = next(iter(parse_yaml(other, text).docs), None) if text else None
