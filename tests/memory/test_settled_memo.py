@@ -68,3 +68,26 @@ def test_the_cards_share_settlements_and_differ_where_the_memo_keys_them() -> No
     assert 1 < len(settled) < len(cards)
     assert len({b.max_num_batched_tokens for b in budgets}) > 1
     assert any(len([k for k in s.memo if k[0] == "reserved"]) > 1 for _, s in settled)
+
+
+def test_sglang_rank_weights_are_the_weights_models_for_every_rank_and_placement() -> None:
+    """SGLang's per-rank weights memo (keyed by the model object) gives what the weights model gives for each
+    TP, PP rank, EP, dtype, quantization and placement, asked in any order."""
+    from kvlint.engines.sglang import memory as sglang
+    from kvlint.memory.common import model_weights
+    from kvlint.models.weights import Placement
+
+    model = from_registry("Qwen/Qwen1.5-MoE-A2.7B")
+    grid = [(tp, pp, rank if pp > 1 else None, ep, dtype, quant, placement)
+            for tp in (1, 2, 4) for pp in (1, 2) for rank in range(pp) for ep in (1, tp)
+            for dtype in ("bfloat16", "float32") for quant in (None, "fp8")
+            for placement in (None, Placement(attn_tp=max(tp // 2, 1), head_tp=tp, expert_tp=tp // ep))]
+    want = [model_weights(model, tp=tp, pp=pp, pp_rank=r, ep=ep, dtype=d, quantization=q, placement=pl)
+            for tp, pp, r, ep, d, q, pl in grid]
+    assert len(set(want)) >= 24  # the grid's cells differ
+    sglang._WEIGHTS.clear()
+    order = list(range(len(grid)))
+    random.Random(3).shuffle(order)
+    for _ in range(2):
+        for i in order:
+            assert sglang.rank_weights(model, *grid[i]) == want[i], grid[i]

@@ -35,6 +35,7 @@ from kvlint.memory.common import (
     start_steps,
     weights_unchecked_text,
 )
+from kvlint.memory.memo import PerModel
 from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm_reservation, sglang_speculative
 from kvlint.memory.versions import SglangVersion, sglang_version
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, LayerKV, ModelSpec
@@ -338,9 +339,8 @@ def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: t
     """(tokens, cell, weights, pool bytes, Mamba slots) on one PP rank: its own weights, layers and state pools."""
     tp, pp, dcp, attn_dp = sizes
     ep, placement = sglang_placement(settings, tp, attn_dp)
-    weights = weights_bytes if weights_bytes is not None else model_weights(
-        model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=ep, dtype=dtype,
-        quantization=setting(settings, "quantization"), placement=placement)
+    weights = weights_bytes if weights_bytes is not None else rank_weights(
+        model, tp, pp, rank if pp > 1 else None, ep, dtype, setting(settings, "quantization"), placement)
     rest = int(budget - weights - sglang_mm_reservation(model))
     layers = layers_of_stage(model.num_layers, pp, rank)
     mamba = sglang_mamba_pool(model, settings, tp // attn_dp, attn_dp, max(rest, 0), 4 if dtype == "float32" else 2,
@@ -352,6 +352,18 @@ def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: t
     tokens, cell = pool_tokens(model, settings, layers, tp // attn_dp, dcp, kv[1], kv[0], max(rest, 0), page, steps,
                                spec.draft_layers if spec else 0)
     return tokens, cell, int(weights), rest, mamba.slots if mamba is not None else None
+
+
+def rank_weights(model: ModelSpec, tp: int, pp: int, pp_rank: int | None, ep: int, dtype: str, quantization: Any,
+                 placement: Placement | None) -> int:
+    """model_weights for one rank, memoised per model object (kvlint.memory.memo): the weights model's own cache
+    hashes the whole ModelSpec on every call, and a catalogue sweep asks ~50 times for the same rank."""
+    return _WEIGHTS.get(model, (tp, pp, pp_rank, ep, dtype, quantization, placement),
+                        lambda: model_weights(model, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep, dtype=dtype,
+                                              quantization=quantization, placement=placement))
+
+
+_WEIGHTS: PerModel[int] = PerModel()
 
 
 # The all-to-all MoE backends that span the whole TP group: SGLang sets ep_size = tp_size under them
