@@ -791,7 +791,6 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     return inp, steps
 
 
-@record
 class Settled:
     """What `prepare` resolves from the settings, the release and the card's compute capability, and from nothing
     else of the card (its name and memory: the batch defaults, the requested bytes), in the engine's order.
@@ -800,22 +799,20 @@ class Settled:
     release, compute capability) (`_settled_quietly`), and with it what the card's batch defaults alone change:
     the reserved terms by max_num_batched_tokens and each stage's weights and non-KV by the batch defaults and the
     given figures (`stage_costs`). Only the pool (requested - weights - non-KV) and what follows from it is
-    computed per card."""
+    computed per card. A plain class, not a record: every budget makes one (a record's first use builds its class,
+    ~0.5 M instructions of a one-file check), and none is compared, hashed or pickled."""
 
-    ver: VllmVersion
-    spec: Speculative | None
-    par: Parallel
-    dtype: str
-    kvd: KVDtype
-    length: int
-    auto: bool
-    layout: Layout
-    batches: int  # scheduler batches in flight: PP (+1 with async scheduling)
-    util: float
-    cudagraphs: bool
-    fixed_pool: int | None
-    override: int | None
-    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    __slots__ = ("ver", "spec", "par", "dtype", "kvd", "length", "auto", "layout", "batches", "util", "cudagraphs",
+                 "fixed_pool", "override", "memo")
+
+    def __init__(self, ver: VllmVersion, spec: Speculative | None, par: Parallel, dtype: str, kvd: KVDtype,
+                 length: int, auto: bool, layout: Layout, batches: int, util: float, cudagraphs: bool,
+                 fixed_pool: int | None, override: int | None):
+        self.ver, self.spec, self.par, self.dtype, self.kvd = ver, spec, par, dtype, kvd
+        self.length, self.auto, self.layout = length, auto, layout
+        self.batches = batches  # scheduler batches in flight: PP (+1 with async scheduling)
+        self.util, self.cudagraphs, self.fixed_pool, self.override = util, cudagraphs, fixed_pool, override
+        self.memo: dict[Any, Any] = {}
 
     def reserved_terms(self, mnbt: int, make: Callable[[], tuple[tuple[str, int, str], ...]]
                        ) -> tuple[tuple[str, int, str], ...]:
