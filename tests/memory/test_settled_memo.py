@@ -91,3 +91,34 @@ def test_sglang_rank_weights_are_the_weights_models_for_every_rank_and_placement
     for _ in range(2):
         for i in order:
             assert sglang.rank_weights(model, *grid[i]) == want[i], grid[i]
+
+
+SGLANG_MODELS = ["meta-llama/Llama-3.1-8B-Instruct", "google/gemma-3-12b-it", "deepseek-ai/DeepSeek-V2-Lite",
+                 "deepseek-ai/DeepSeek-V3.2"]
+SGLANG_SETTINGS = [{}, {"tp_size": 2}, {"tp_size": 4, "kv_cache_dtype": "fp8_e4m3"}, {"pp_size": 2},
+                   {"tp_size": 2, "dp_size": 2, "enable_dp_attention": True}, {"kv_cache_dtype": "mxfp8"}, {"kv_cache_dtype": "fp8_e4m3"},
+                   {"disable_hybrid_swa_memory": True}]
+
+
+def _sglang(model, settings: dict, card, fresh: bool):
+    from kvlint.engines.sglang import memory as sglang
+
+    if fresh:
+        sglang._CELLS.clear()
+        sglang._KV_PARTS.clear()
+    try:
+        return get_engine("sglang").budget(model, dict(settings), card)
+    except KvlintError as exc:
+        return repr(exc)
+
+
+@pytest.mark.parametrize("name", SGLANG_MODELS)
+def test_sglang_cell_sums_and_kv_parts_are_a_fresh_pass_over_the_layers(name: str) -> None:
+    """SGLang's per-model sums of per-token bytes (pool cell) and per-layer K/V parts (the logged sizes): asked for
+    every TP, attention DP, PP rank, KV dtype and card in turn with the memo kept, each budget is the one computed
+    with the memo emptied (every float equal: the sums keep the layer order)."""
+    model, cards = from_registry(name), catalogue_cards()[::4]
+    fresh = [_sglang(model, s, c, True) for s in SGLANG_SETTINGS for c in cards]
+    kept = [_sglang(model, s, c, False) for s in SGLANG_SETTINGS for c in cards]
+    assert kept == fresh
+    assert len({b.kv_bytes_per_token for b in fresh if not isinstance(b, str)}) > 2
