@@ -164,7 +164,7 @@ def test_a_second_guess_leaves_the_answer_as_it_is(guess, second):
         passes, asked = _turning_at(threshold)
         said = iter(second)
         want = min(max(threshold, lo + 1), hi)
-        assert first_passing(lo, hi, passes, guess, lambda n: next(said, None)) == want, (threshold, guess, second)
+        assert first_passing(lo, hi, passes, guess, lambda n, said=said: next(said, None)) == want, (threshold, guess)
         assert all(lo < n < hi for n in asked)
 
 
