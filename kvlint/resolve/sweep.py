@@ -166,24 +166,38 @@ def least_memory(sizing: Sizing, settings: dict[str, Any], cache: BudgetCache, t
         ref = tried[last_fail + 1].gpu
         known = tried[last_fail + 1].budget
         lo, hi = _total(sizing, tried[last_fail].gpu), _total(sizing, ref)
-    guess = _predicted(known, target)
-    return MIB * first_passing(lo // MIB, -(-hi // MIB), lambda mib: ok(_at(sizing, settings, cache, ref, mib * MIB,
-                                                                            items)), guess)
+    probed: dict[int, Budget | None] = {}
+
+    def passes(mib: int) -> bool:
+        probed[mib] = _at(sizing, settings, cache, ref, mib * MIB, items)
+        return ok(probed[mib])
+
+    return MIB * first_passing(lo // MIB, -(-hi // MIB), passes, _predicted(known, target),
+                               lambda mib: _secant(known, probed.get(mib), target))
 
 
-def first_passing(lo: int, hi: int, passes: Callable[[int], bool], guess: int | None = None) -> int:
+def first_passing(lo: int, hi: int, passes: Callable[[int], bool], guess: int | None = None,
+                  again: Callable[[int], int | None] | None = None) -> int:
     """The least n in (lo, hi] that passes, for a test that passes from some n on (hi is taken to pass, lo is not
     asked): a bisection, after probes around `guess` (n MiB) at distances that double from it. For a test that
     turns once the answer is the same whatever the guess; a good guess (a budget's pool grows with the memory
-    given, so one budget predicts where it holds a request) takes 2-4 budgets where the bisection took ~15."""
+    given, so one budget predicts where it holds a request) takes 2-4 budgets where the bisection took ~15.
+    `again(n)`: a second guess from the point n just probed (None: none from there; it is asked after each probe
+    until it gives one). Probed when it lies between what is known to fail and to pass, and the doubling starts
+    again from it; whatever it says, the answer is the same."""
     if guess is not None and lo + 1 < hi:
         at = min(max(guess, lo + 1), hi - 1)
-        step, up = 1, not passes(at)
-        if up:
-            lo = at
-        else:
-            hi = at
+        up = not passes(at)
+        lo, hi = (at, hi) if up else (lo, at)
+        step = 1
         while True:
+            second = again(at) if again is not None else None
+            if second is not None:
+                again = None
+                if lo < second < hi:
+                    at, up, step = second, not passes(second), 1
+                    lo, hi = (at, hi) if up else (lo, at)
+                    continue
             at = lo + step if up else hi - step
             if not lo < at < hi:
                 break
@@ -215,6 +229,20 @@ def _predicted(known: Budget | None, target: float | None) -> int | None:
     if pool <= 0 or held <= 0 or share <= 0:
         return None
     total = known.gpu_memory_bytes + pool * (target / held - 1) / share
+    return max(1, -(-int(total) // MIB))
+
+
+def _secant(first: Budget | None, second: Budget | None, target: float | None) -> int | None:
+    """Where (MiB) the concurrency reaches `target`, on the line through two budgets of one launch on one card at two
+    totals: the pool grows linearly with the total (by the engine's marginal share, which `_predicted`'s average
+    share only approximates where a fixed term is taken before the share: SGLang's context reserve, 50-265 MiB
+    off). A probe only, checked by the search (None: no two distinct points)."""
+    if target is None or not isinstance(first, Budget) or not isinstance(second, Budget):
+        return None
+    span, rise = second.gpu_memory_bytes - first.gpu_memory_bytes, second.max_concurrency - first.max_concurrency
+    if span == 0 or rise / span <= 0 or first.kv_pool_bytes <= 0 or second.kv_pool_bytes <= 0:
+        return None  # the same total, or a pool that does not grow with it (none left: the concurrency is 0)
+    total = second.gpu_memory_bytes + (target - second.max_concurrency) * span / rise
     return max(1, -(-int(total) // MIB))
 
 

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from kvlint.gpus import lookup_gpu
 from kvlint.resolve.sweep import UPPER_BYTES, Trial, holds, least_memory, starts
 from kvlint.sizes import GIB, MIB
 
@@ -148,3 +149,54 @@ def test_first_passing_from_a_good_guess_asks_a_few_points():
         assert len(asked) <= most, asked
     passes, asked = _turning_at(50_000)
     assert first_passing(1_000, 100_000, passes) == 50_000 and len(asked) >= 16  # the bisection alone
+
+
+@pytest.mark.parametrize("guess", [None, 1, 9, 17, 31, 1000])
+@pytest.mark.parametrize("second", [[], [None], [None, None, 5], [-3], [2], [3], [12], [17], [31], [32], [40],
+                                    [None, 20], [None, None, None, None, None, 29]])
+def test_a_second_guess_leaves_the_answer_as_it_is(guess, second):
+    """`again` may say anything (a point outside what is known, the one just probed, None until some probe): the
+    answer is still the least passing n, and nothing outside (lo, hi) is asked."""
+    from kvlint.resolve.sweep import first_passing
+
+    lo, hi = 2, 32
+    for threshold in range(-1, 40):
+        passes, asked = _turning_at(threshold)
+        said = iter(second)
+        want = min(max(threshold, lo + 1), hi)
+        assert first_passing(lo, hi, passes, guess, lambda n, said=said: next(said, None)) == want, (threshold, guess)
+        assert all(lo < n < hi for n in asked)
+
+
+def test_a_good_second_guess_makes_a_far_first_one_cheap():
+    from kvlint.resolve.sweep import first_passing
+
+    for guess in (1_001, 20_000, 99_999):
+        passes, asked = _turning_at(50_000)
+        assert first_passing(1_000, 100_000, passes, guess, lambda n: 50_000) == 50_000
+        assert len(asked) <= 3, asked
+        passes, alone = _turning_at(50_000)
+        assert first_passing(1_000, 100_000, passes, guess) == 50_000 and len(alone) > 3 * len(asked) // 2
+
+
+def test_the_secant_of_two_sglang_budgets_finds_where_one_request_fits():
+    """SGLang takes its context reserve before the static fraction, so one budget's average share predicts the turn
+    tens of MiB off (`_predicted`); the line through two budgets of the launch on the card (`_secant`) lands on it
+    (the least total, bisected, at which the pool holds the context), within the page rounding of the pool."""
+    from kvlint.engines import get_engine
+    from kvlint.models.resolve import from_registry
+    from kvlint.resolve.sweep import _predicted, _secant, first_passing
+
+    engine, model, card = get_engine("sglang"), from_registry("meta-llama/Llama-3.1-8B-Instruct"), lookup_gpu("L40S")
+    settings = {"context_length": 131072}
+
+    def at(mib: int):
+        return engine.budget(model, settings, card, gpu_memory_bytes=mib * MIB)
+
+    known = engine.budget(model, settings, card)
+    turn = first_passing(16_384, known.gpu_memory_bytes // MIB, lambda mib: starts(at(mib)))
+    guess = _predicted(known, 1.0)
+    assert guess is not None and abs(guess - turn) > 8  # the single budget's guess misses
+    second = _secant(known, at(guess), 1.0)
+    assert second is not None and abs(second - turn) <= 1
+    assert _secant(known, known, 1.0) is None  # no line through one point

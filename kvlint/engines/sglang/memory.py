@@ -35,6 +35,7 @@ from kvlint.memory.common import (
     start_steps,
     weights_unchecked_text,
 )
+from kvlint.memory.memo import PerModel
 from kvlint.memory.reservations import Speculative, sglang_mamba_pool, sglang_mm_reservation, sglang_speculative
 from kvlint.memory.versions import SglangVersion, sglang_version
 from kvlint.models.spec import CHUNKED, FULL, MLA, SLIDING, LayerKV, ModelSpec
@@ -263,28 +264,53 @@ def page_align(n: int, page: int) -> int:
 def pool_tokens(model: ModelSpec, settings: Mapping[str, Any], layers: Any, attn_tp: int, dcp: int, size: float,
                 kv_name: str, available: int, page: int, steps: Steps, draft_layers: int = 0) -> tuple[int, int]:
     """(max_total_num_tokens, cell bytes) for the default or hybrid-SWA configurator."""
-    attn = [model.layers[i] for i in layers if model.layers[i].kind in (FULL, SLIDING, CHUNKED, MLA)]
-    if not attn:
+    sums = cell_sums(model, layers, attn_tp, dcp, size, kv_name)
+    if not sums.layers:
         return 0, 0
     if is_hybrid_swa(model, settings):
         ratio = float_setting(settings, "swa_full_tokens_ratio", 0.8)
-        full = sum([per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind in (FULL, MLA)])
-        swa = sum([per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn if ly.kind not in (FULL, MLA)])
-        cell = full + ratio * swa
+        cell = sums.full + ratio * sums.swa
         return page_align(int(available // cell), page), math.ceil(cell)
-    cell = math.ceil(sum([per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn]))  # a list: per layer
-    cell += mxfp8_scale_bytes(attn, attn_tp, dcp, kv_name)
+    cell = math.ceil(sums.every)
+    cell += sums.mxfp8_scales
     indexer = dsa_indexer_bytes(model, layers, dcp)
     if indexer:
         steps.add("DSA indexer cache", "fp8 index keys + a 4-byte scale per 128, on every layer with its own top-k"
                   + (f", x DCP {dcp} (replicated)" if dcp > 1 else ""), indexer, "B")
         cell += indexer
     if draft_layers:  # EAGLE / NEXTN: the draft shares the target's per-layer KV size (pool_configurator.py)
-        draft = int(cell * draft_layers / len(attn))
-        steps.add("speculative draft KV", f"int(cell {cell} x {draft_layers} draft layers / {len(attn)} layers)",
+        draft = int(cell * draft_layers / sums.layers)
+        steps.add("speculative draft KV", f"int(cell {cell} x {draft_layers} draft layers / {sums.layers} layers)",
                   draft, "B")
         cell += draft
     return page_align(available // cell, page), cell
+
+
+class CellSums(NamedTuple):
+    """Per-token bytes of one rank's attention layers, summed in layer order as SGLang's configurators sum them."""
+
+    layers: int  # attention layers (full, sliding, chunked, MLA)
+    every: float  # over all of them (the default configurator)
+    full: float  # over the full-attention and MLA ones (hybrid SWA)
+    swa: float  # over the sliding and chunked ones (hybrid SWA)
+    mxfp8_scales: int
+
+
+def cell_sums(model: ModelSpec, layers: range, attn_tp: int, dcp: int, size: float, kv_name: str) -> CellSums:
+    """The sums, memoised per model object (kvlint.memory.memo): they read the model's layers and these arguments
+    only, and a catalogue sweep sizes one launch on ~50 cards (a pass over every layer each)."""
+    def make() -> CellSums:
+        attn = [model.layers[i] for i in layers if model.layers[i].kind in (FULL, SLIDING, CHUNKED, MLA)]
+        cost = [per_token(model, ly, attn_tp, dcp, size, kv_name) for ly in attn]
+        full = [ly.kind in (FULL, MLA) for ly in attn]
+        return CellSums(len(attn), sum(cost), sum([c for c, f in zip(cost, full, strict=True) if f]),
+                        sum([c for c, f in zip(cost, full, strict=True) if not f]),
+                        mxfp8_scale_bytes(attn, attn_tp, dcp, kv_name))
+
+    return _CELLS.get(model, (layers.start, layers.stop, layers.step, attn_tp, dcp, size, kv_name), make)
+
+
+_CELLS: PerModel[CellSums] = PerModel()
 
 
 def _swa_split(model: ModelSpec, settings: Mapping[str, Any], tokens: int, page: int, steps: Steps) -> None:
@@ -338,9 +364,8 @@ def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: t
     """(tokens, cell, weights, pool bytes, Mamba slots) on one PP rank: its own weights, layers and state pools."""
     tp, pp, dcp, attn_dp = sizes
     ep, placement = sglang_placement(settings, tp, attn_dp)
-    weights = weights_bytes if weights_bytes is not None else model_weights(
-        model, tp=tp, pp=pp, pp_rank=rank if pp > 1 else None, ep=ep, dtype=dtype,
-        quantization=setting(settings, "quantization"), placement=placement)
+    weights = weights_bytes if weights_bytes is not None else rank_weights(
+        model, tp, pp, rank if pp > 1 else None, ep, dtype, setting(settings, "quantization"), placement)
     rest = int(budget - weights - sglang_mm_reservation(model))
     layers = layers_of_stage(model.num_layers, pp, rank)
     mamba = sglang_mamba_pool(model, settings, tp // attn_dp, attn_dp, max(rest, 0), 4 if dtype == "float32" else 2,
@@ -352,6 +377,18 @@ def rank_pool(model: ModelSpec, settings: Mapping[str, Any], rank: int, sizes: t
     tokens, cell = pool_tokens(model, settings, layers, tp // attn_dp, dcp, kv[1], kv[0], max(rest, 0), page, steps,
                                spec.draft_layers if spec else 0)
     return tokens, cell, int(weights), rest, mamba.slots if mamba is not None else None
+
+
+def rank_weights(model: ModelSpec, tp: int, pp: int, pp_rank: int | None, ep: int, dtype: str, quantization: Any,
+                 placement: Placement | None) -> int:
+    """model_weights for one rank, memoised per model object (kvlint.memory.memo): the weights model's own cache
+    hashes the whole ModelSpec on every call, and a catalogue sweep asks ~50 times for the same rank."""
+    return _WEIGHTS.get(model, (tp, pp, pp_rank, ep, dtype, quantization, placement),
+                        lambda: model_weights(model, tp=tp, pp=pp, pp_rank=pp_rank, ep=ep, dtype=dtype,
+                                              quantization=quantization, placement=placement))
+
+
+_WEIGHTS: PerModel[int] = PerModel()
 
 
 # The all-to-all MoE backends that span the whole TP group: SGLang sets ep_size = tp_size under them
@@ -480,14 +517,32 @@ def _kv_sizes(model: ModelSpec, tokens: int, page: int, attn_tp: int, dcp: int, 
     """The K and V sizes SGLang logs: every layer buffer holds tokens + one padding page (MLA: one KV buffer)."""
     rows = tokens + page
     k = v = 0.0
-    for layer in model.layers:
-        if layer.kind == MLA:
-            k += rows * per_token(model, layer, attn_tp, dcp, size, kv_name)
-        elif layer.kind in (FULL, SLIDING, CHUNKED):
-            heads = max(1, layer.num_kv_heads // max(attn_tp // dcp, 1))
-            k += rows * heads * layer.head_dim_k * size
-            v += rows * heads * layer.head_dim_v * size
+    for mla, k_part, v_part in _kv_parts(model, attn_tp, dcp, size, kv_name):
+        if mla:
+            k += rows * k_part
+        else:  # (rows x heads) x head_dim, integers, then x size: the same float as rows x heads x head_dim x size
+            k += rows * k_part * size
+            v += rows * v_part * size
     return k / GIB, v / GIB
+
+
+def _kv_parts(model: ModelSpec, attn_tp: int, dcp: int, size: float, kv_name: str) -> tuple[tuple[bool, Any, int], ...]:
+    """Per KV layer, in order: (MLA, its per-token bytes | heads x K head dim, heads x V head dim), memoised per
+    model object: _kv_sizes runs on every budget of a sweep, and these read only the model and these arguments."""
+    def make() -> tuple[tuple[bool, Any, int], ...]:
+        out: list[tuple[bool, Any, int]] = []
+        for layer in model.layers:
+            if layer.kind == MLA:
+                out.append((True, per_token(model, layer, attn_tp, dcp, size, kv_name), 0))
+            elif layer.kind in (FULL, SLIDING, CHUNKED):
+                heads = max(1, layer.num_kv_heads // max(attn_tp // dcp, 1))
+                out.append((False, heads * layer.head_dim_k, heads * layer.head_dim_v))
+        return tuple(out)
+
+    return _KV_PARTS.get(model, (attn_tp, dcp, size, kv_name), make)
+
+
+_KV_PARTS: PerModel[tuple[tuple[bool, Any, int], ...]] = PerModel()
 
 
 class _Pool(NamedTuple):

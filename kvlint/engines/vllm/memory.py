@@ -467,6 +467,7 @@ class Inputs:
     spec: Speculative | None = None  # --speculative-config
     reserved: tuple[tuple[str, int, str], ...] = ()  # LoRA slots, encoder cache: measured by vLLM, estimated here
     layout: Layout | None = None  # where specs and groups came from (its stage layouts are memoised)
+    settled: Settled | None = field(default=None, compare=False, repr=False)  # shared by a sweep's quiet budgets
 
 
 @record
@@ -553,6 +554,21 @@ def vllm_rope_table(model: ModelSpec, dtype: str) -> int:
 
 def stage_memory(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Steps) -> StageMemory:
     """Weights, non-KV and available KV bytes on one stage; kv_cache_memory_bytes replaces the subtraction."""
+    if inp.settled is None:
+        weights, other, known = stage_costs(inp, rank, layers, steps)
+    else:  # the card's batch defaults and the given figures are all the costs read beside what Settled fixes
+        weights, other, known = inp.settled.stage_costs((rank, inp.mns, inp.mnbt, inp.weights_bytes,
+                                                         inp.non_kv_bytes),
+                                                        lambda: stage_costs(inp, rank, layers, steps))
+    if inp.fixed_pool is not None:
+        return StageMemory(weights, 0, inp.fixed_pool, known)
+    return StageMemory(weights, other, inp.requested - weights - other)
+
+
+def stage_costs(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Steps) -> tuple[int, int, bool]:
+    """(weights after CPU offload, non-KV, weights known) on one stage: the card's memory plays no part (its compute
+    capability does: the mxfp4 backend, all-reduce fusion, Blackwell's graphs). With a fixed pool the non-KV term
+    is not taken (0) and a weights-model error passes (weights 0, not known)."""
     try:
         weights, known = stage_weights(inp, rank), True
     except KvlintError:
@@ -562,9 +578,8 @@ def stage_memory(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Ste
     offload = int((float_setting(inp.settings, "cpu_offload_gb", 0.0) or 0.0) * GIB)
     weights = max(weights - offload, 0)
     if inp.fixed_pool is not None:
-        return StageMemory(weights, 0, inp.fixed_pool, known)
-    other = stage_non_kv(inp, rank, layers, steps)
-    return StageMemory(weights, other, inp.requested - weights - other)
+        return weights, 0, known
+    return weights, stage_non_kv(inp, rank, layers, steps), known
 
 
 def stage_non_kv(inp: Inputs, rank: int, layers: frozenset[LayerKey], steps: Steps) -> int:
@@ -754,6 +769,97 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     resolved = vllm_version(version)
     ver = resolved.record
     steps, facts = start_steps(NAME, resolved, gpu, gpu_memory_bytes)
+    if steps.quiet and type(settings) is dict:
+        settled, mns, mnbt = _settled_quietly(model, settings, ver, facts, steps)
+        reserved = settled.reserved_terms(mnbt, lambda: reserved_terms(settings, model, settled.par, settled.dtype,
+                                                                       mnbt, steps))
+    else:
+        settled, mns, mnbt = settle(model, settings, ver, facts, steps)
+        reserved = reserved_terms(settings, model, settled.par, settled.dtype, mnbt, steps)
+    par, layout = settled.par, settled.layout
+    inp = Inputs(model=model, settings=settings, ver=ver, facts=facts, par=par, dtype=settled.dtype, kvd=settled.kvd,
+                 length=settled.length, auto=settled.auto, block=layout.block, specs=layout.specs,
+                 groups=layout.groups, weights_bytes=weights_bytes, non_kv_bytes=non_kv_bytes, mns=mns, mnbt=mnbt,
+                 requested=requested_memory(facts, settled.util, ver),
+                 reserve=mnbt if ver.sliding_reservation == "mnbt" else settled.batches * mnbt,
+                 cudagraphs=settled.cudagraphs,
+                 blackwell=bool(facts.compute_capability and facts.compute_capability[0] == 10),
+                 fixed_pool=settled.fixed_pool, override=settled.override, spec=settled.spec, reserved=reserved,
+                 layout=layout, settled=settled if steps.quiet and type(settings) is dict else None)
+    if not steps.quiet:
+        _log_inputs(steps, inp, settled.util)
+    return inp, steps
+
+
+class Settled:
+    """What `prepare` resolves from the settings, the release and the card's compute capability, and from nothing
+    else of the card (its name and memory: the batch defaults, the requested bytes), in the engine's order.
+
+    A catalogue sweep's quiet budgets (trial cards, bisection points: ~40 a sweep) share one per (model, settings,
+    release, compute capability) (`_settled_quietly`), and with it what the card's batch defaults alone change:
+    the reserved terms by max_num_batched_tokens and each stage's weights and non-KV by the batch defaults and the
+    given figures (`stage_costs`). Only the pool (requested - weights - non-KV) and what follows from it is
+    computed per card. A plain class, not a record: every budget makes one (a record's first use builds its class,
+    ~0.5 M instructions of a one-file check), and none is compared, hashed or pickled."""
+
+    __slots__ = ("ver", "spec", "par", "dtype", "kvd", "length", "auto", "layout", "batches", "util", "cudagraphs",
+                 "fixed_pool", "override", "memo")
+
+    def __init__(self, ver: VllmVersion, spec: Speculative | None, par: Parallel, dtype: str, kvd: KVDtype,
+                 length: int, auto: bool, layout: Layout, batches: int, util: float, cudagraphs: bool,
+                 fixed_pool: int | None, override: int | None):
+        self.ver, self.spec, self.par, self.dtype, self.kvd = ver, spec, par, dtype, kvd
+        self.length, self.auto, self.layout = length, auto, layout
+        self.batches = batches  # scheduler batches in flight: PP (+1 with async scheduling)
+        self.util, self.cudagraphs, self.fixed_pool, self.override = util, cudagraphs, fixed_pool, override
+        self.memo: dict[Any, Any] = {}
+
+    def reserved_terms(self, mnbt: int, make: Callable[[], tuple[tuple[str, int, str], ...]]
+                       ) -> tuple[tuple[str, int, str], ...]:
+        """reserved_terms for these settings at `mnbt` (they read nothing else that a card changes)."""
+        return self._memo(("reserved", mnbt), make)
+
+    def stage_costs(self, key: tuple[Any, ...], make: Callable[[], tuple[int, int, bool]]) -> tuple[int, int, bool]:
+        """stage_costs for one stage; `key` holds every Inputs field they read that is not fixed here."""
+        return self._memo(key, make)
+
+    def _memo(self, key: Any, make: Callable[[], Any]) -> Any:
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = make()  # failures raise before anything is stored
+        return found
+
+
+_SETTLED: PerModel[Settled] = PerModel()
+
+
+def _settled_quietly(model: ModelSpec, settings: dict[str, Any], ver: VllmVersion, facts: GpuFacts,
+                     steps: Steps) -> tuple[Settled, int, int]:
+    """settle(), memoised for a quiet budget whose settings are a plain dict: reading a dict has no effect (a
+    SettingsView records the unresolved names it is asked for, so it is settled afresh every time) and a quiet
+    budget keeps no log, so a hit leaves exactly what a fresh call would. A fresh call raises the same refusals
+    whatever the card (they read the settings), so a hit, which follows a call that did not raise, raises none.
+    The release is keyed by identity: the Settled kept in the entry holds it, so its id is not reused meanwhile."""
+    fresh: list[tuple[Settled, int, int]] = []
+
+    def make() -> Settled:
+        fresh.append(settle(model, settings, ver, facts, steps))
+        return fresh[0][0]
+
+    settled = _SETTLED.get(model, (settings_key(settings), id(ver), facts.compute_capability), make)
+    if fresh:
+        return fresh[0]
+    if settled.ver is not ver:  # defensive: an id reused by another release record after an entry was cleared
+        return settle(model, settings, ver, facts, steps)
+    steps.items.extend(settled.layout.steps)  # what layout_of's replay adds (a quiet log keeps no note)
+    mns, mnbt = batch_defaults(settings, facts, ver, settled.length, model)
+    return settled, mns, mnbt
+
+
+def settle(model: ModelSpec, settings: Mapping[str, Any], ver: VllmVersion, facts: GpuFacts,
+           steps: Steps) -> tuple[Settled, int, int]:
+    """The card-independent inputs (Settled) and this card's batch defaults, resolved and checked in the engine's
+    order, so the first refusal is the one vLLM raises."""
     spec = vllm_speculative(settings, model)
     if spec is not None and not spec.exact:
         steps.note(f"speculative decoding ({spec.method}): {spec.source}")
@@ -766,25 +872,18 @@ def prepare(model: ModelSpec, settings: Mapping[str, Any], gpu: Any, version: st
     mns, mnbt = batch_defaults(settings, facts, ver, length, model)
     layout = layout_of(model, settings, par, default_block_size(settings, model, facts, ver, kvd.name), kvd, steps,
                        ver, spec)
-    specs, block, groups = layout.specs, layout.block, list(layout.groups)
-    check_dcp_groups(groups, par.dcp)
+    check_dcp_groups(list(layout.groups), par.dcp)
     batches = par.pp + 1 if setting(settings, "async_scheduling", True) is not False else par.pp
     util = float_setting(settings, "gpu_memory_utilization", ver.gpu_memory_utilization)
     if not 0 < util <= 1:
         raise InvalidSettingError(f"gpu_memory_utilization must be in (0, 1], got {util}", "gpu_memory_utilization",
                                   "must be in (0, 1]")
-    inp = Inputs(model=model, settings=settings, ver=ver, facts=facts, par=par, dtype=dtype, kvd=kvd, length=length,
-                 auto=auto, block=block, specs=specs, groups=tuple(groups), weights_bytes=weights_bytes,
-                 non_kv_bytes=non_kv_bytes, mns=mns, mnbt=mnbt, requested=requested_memory(facts, util, ver),
-                 reserve=mnbt if ver.sliding_reservation == "mnbt" else batches * mnbt,
-                 cudagraphs=ver.cudagraph_estimate and not setting(settings, "enforce_eager", False),
-                 blackwell=bool(facts.compute_capability and facts.compute_capability[0] == 10),
-                 fixed_pool=int_setting(settings, "kv_cache_memory_bytes"),
-                 override=int_setting(settings, "num_gpu_blocks_override"), spec=spec,
-                 reserved=reserved_terms(settings, model, par, dtype, mnbt, steps), layout=layout)
-    if not steps.quiet:
-        _log_inputs(steps, inp, util)
-    return inp, steps
+    settled = Settled(ver=ver, spec=spec, par=par, dtype=dtype, kvd=kvd, length=length, auto=auto, layout=layout,
+                      batches=batches, util=util,
+                      cudagraphs=ver.cudagraph_estimate and not setting(settings, "enforce_eager", False),
+                      fixed_pool=int_setting(settings, "kv_cache_memory_bytes"),
+                      override=int_setting(settings, "num_gpu_blocks_override"))
+    return settled, mns, mnbt
 
 
 def check_view(inp: Inputs, stages: list[Stage]) -> list[Stage]:
