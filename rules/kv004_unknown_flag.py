@@ -103,7 +103,7 @@ def _custom_build(image: str | None) -> str | None:
     """The image, when the launch runs one that is not an engine's own published image (a local build named for
     the engine, `vllm-mxfp4-spark:latest`; a third-party build): it may add flags no stock release has, so a flag
     with no spelling near a stock one is the build's to settle, not an error kvlint can assert."""
-    from kvlint.launches.images import known_image
+    from kvlint.image_names import known_image
 
     return image if image and not known_image(image) else None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from kvlint.engines import all_engines
+from kvlint.image_names import known_image
 
 
 def entrypoint_engine(image: str | None) -> str | None:
@@ -32,12 +33,6 @@ def shipped_engine(image: str | None) -> str | None:
                  or name == e.name or name.startswith(e.name + "-")), None)
 
 
-def known_image(image: str | None) -> bool:
-    """Whether kvlint knows this image by an engine's own list (not only by its name): it then knows what
-    its entry point does, so flags alone never make it start an engine it does not start itself
-    (`lmsysorg/sglang` runs a shell). An image known only by its name (`vastai/vllm`) is not known."""
-    low = (image or "").lower()
-    return bool(low) and any(t in low for e in all_engines() for t in e.image_markers + e.image_ships)
 
 
 def named_engine(image: str | None) -> str | None:

@@ -225,7 +225,7 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         return dated
     newest = engine.release(None)
     if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
-        from kvlint.launches.images import known_image
+        from kvlint.image_names import known_image
 
         if not known_image(dep.image):  # a third-party build's `latest` is whenever it was last built
             return VersionLookup(None, "default", newest, why=f"the image {short(dep.image)} is a third-party build "
