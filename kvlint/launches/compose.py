@@ -119,7 +119,8 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
     found, inferred = _launch(fields, image_text, own_entrypoint=nodes[0] is not None, env=_environment(svc, env))
     if found is None and not fields:
-        return _env_configured(yf, name, svc, interpolate, image_text) or _built(yf, name, svc, interpolate)
+        return (_env_configured(yf, name, svc, interpolate, image_text) or _built(yf, name, svc, interpolate)
+                or _env_configured_build(yf, name, svc, interpolate, image_text))
     if found is None:
         return _mounted_script(yf, name, svc, fields, interpolate, image_text)
     used = sorted({v for n in nodes if n is not None for v in _REF.findall(_text_of(n)) if v in env})
@@ -423,6 +424,57 @@ def _env_configured(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
         return []
     ctx = LaunchContext(name, image, notes=(env_launch.NOTE.format(image=image),))
     return [finish(yf.path, FoundLaunch(engine, tuple(fields), None, {}), ctx, _gpus(svc))]
+
+
+def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
+                          image: str | None) -> list[Deployment]:
+    """A GPU service built from a Dockerfile the file names for the engine (`dockerfile: deploy/docker/vllm/
+    Dockerfile`), configured by the engine's own prefixed variables (`VLLM_MODEL`, `VLLM_MAX_MODEL_LEN`,
+    `VLLM_TENSOR_PARALLEL_SIZE`): an environment-configured build of that engine (kvlint.launches.env_launch),
+    whether or not its Dockerfile is in the tree. A client service named for the engine has no GPU and no two
+    engine-flag variables, so it is not one."""
+    from kvlint.launches import env_launch
+    from kvlint.launches.images import named_engine
+
+    build, node = svc.get("build"), svc.get("environment")
+    if image is not None or build is None or node is None or node.is_scalar or not _requests_gpu(svc):
+        return []
+    parts = (text_of(build, k) for k in ("context", "dockerfile"))
+    where = build.text if build.is_scalar else "/".join(t for t in parts if t)
+    engine = next((e for e in ("vllm", "sglang") if e in where.lower()), None) or named_engine(where)
+    if engine is None:
+        return []
+    items: list[tuple[str, Span | None, Field]] = []
+    for key, key_span, value, value_span in _environment_items(node):
+        text, missing, _ = interpolate(value, env)
+        if text and not missing:
+            items.append((key, key_span, Field(text, value_span)))
+    given = {key for key, _, _ in items}
+    for key, key_span, value, value_span in _environment_items(node):  # a model the run's environment gives
+        _, missing, _ = interpolate(value, env)
+        if missing and key in (engine.upper() + "_MODEL", "MODEL", "MODEL_NAME") and key not in given:
+            items.append((key, key_span, Field(value, value_span, False, tuple(missing))))
+    prefix = engine.upper() + "_"
+    if sum(1 for key, _, _ in items if key.startswith(prefix)) < 3:
+        return []
+    fields = env_launch.fields_from_env(engine, items, where)
+    if fields is None:
+        return []
+    ctx = LaunchContext(name, None, notes=(env_launch.NOTE.format(image=f"the build {where}"),))
+    dep = finish(yf.path, FoundLaunch(engine, tuple(fields), None, {}), ctx, _gpus(svc))
+    return [replace(dep, launch_span=dep.launch_span or build.span)]
+
+
+def _requests_gpu(svc: YNode) -> bool:
+    devices = svc.path("deploy", "resources", "reservations", "devices")
+    return svc.get("gpus") is not None or (devices is not None and "gpu" in str([i.text for d in devices.items
+                                                                                  for i in _leaves(d)]).lower())
+
+
+def _leaves(node: YNode) -> list[YNode]:
+    if node.is_scalar:
+        return [node]
+    return [leaf for v in (node.items if node.is_seq else [v for _, v in node.items]) for leaf in _leaves(v)]
 
 
 def _environment_items(node: YNode) -> list[tuple[str, Span, str, Span]]:

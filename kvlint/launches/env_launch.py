@@ -95,11 +95,27 @@ def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]
         if option is None:
             continue
         low = value.text.lower()
-        if low in ("true", "false"):
-            flags += [Field(option, span or value.span)] if low == "true" else []
+        if low in ("true", "false") or (low in _SWITCH_WORDS and _no_value(engine, option)):
+            flags += [Field(option, span or value.span)] if low in ("true", "1", "yes", "on") else []
         else:
             flags += [Field(option, span or value.span), value]
     return model + flags if model else None
+
+
+_SWITCH_WORDS = frozenset({"1", "0", "yes", "no", "on", "off"})
+
+
+def _no_value(engine: str, option: str) -> bool:
+    """Whether the engine's flag takes no value (`--trust-remote-code`): `VLLM_TRUST_REMOTE_CODE=1` turns it on, and
+    the `1` is no argument of its own (as a word after the flag it would be read as the positional model)."""
+    from kvlint.errors import KvlintError
+    from kvlint.flags.flag_table import flag_table, match
+
+    try:
+        spec, _, _ = match(flag_table(engine), option)
+    except KvlintError:
+        return False
+    return spec is not None and spec.kind in ("store_true", "store_false", "store_const", "bool_optional")
 
 
 def extra_args(value: Field) -> list[Field]:

@@ -654,3 +654,14 @@ def test_an_entrypoint_with_a_default_command_the_caller_may_replace_serves_its_
                  'if [ $# -gt 0 ]; then\n    CMD="$@"\nfi\nexec $CMD\n')
     (dep,) = read_path(str(p)).deployments
     assert (dep.engine, dep.model, dep.get("port")) == ("sglang", "org/default", 30000)
+
+
+def test_a_gpu_service_built_from_an_engine_dockerfile_and_configured_by_its_variables_is_a_launch():
+    """Sample K10's AquiLLM production compose (read after its measurement): `build: {dockerfile:
+    deploy/docker/vllm/Dockerfile}` with a GPU reservation and `VLLM_MODEL`, `VLLM_MAX_MODEL_LEN`, ... is an
+    environment-configured vLLM build; `VLLM_TRUST_REMOTE_CODE=1` turns the switch on (its `1` is no model). A client
+    service built from a folder named for vLLM, with no GPU, is none."""
+    (dep,) = read_path(str(FIX / "compose-envbuild" / "docker-compose.yml")).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len"), dep.get("gpu_memory_utilization")) == \
+        ("vllm", "Qwen/Qwen2.5-7B-Instruct", 4096, 0.5)
+    assert dep.settings["trust_remote_code"].value is True and _at(dep.model_span) == (14, 20)
