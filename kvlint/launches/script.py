@@ -819,8 +819,8 @@ def _placed(value: str, fields: list[Field]) -> str:
     one-word value, `MODEL=org/m`, is pointed at where it is used, as before)."""
     from kvlint.launches.env import Partial
 
-    if len(value.split()) < 3 or not value.lstrip().startswith("-"):
-        return value
+    if len(value.split()) < 3 or not (value.lstrip().startswith("-") or "vllm" in value or "sglang" in value):
+        return value  # a command line kept in a variable (`CMD="python -m sglang.launch_server ..."`) keeps them too
     offsets, source = _value_offsets(value, fields)
     return Partial(value, (), offsets, source) if offsets else value
 

@@ -665,3 +665,13 @@ def test_a_gpu_service_built_from_an_engine_dockerfile_and_configured_by_its_var
     assert (dep.engine, dep.model, dep.get("max_model_len"), dep.get("gpu_memory_utilization")) == \
         ("vllm", "Qwen/Qwen2.5-7B-Instruct", 4096, 0.5)
     assert dep.settings["trust_remote_code"].value is True and _at(dep.model_span) == (14, 20)
+
+
+def test_a_command_line_kept_in_a_variable_keeps_each_values_place(tmp_path):
+    """Sample K11's entrypoint: `CMD="python -m sglang.launch_server --model-path X --flag ..."; exec $CMD`: each
+    flag and value points where the string writes it, not at `$CMD`."""
+    p = tmp_path / "run.sh"
+    p.write_text('#!/bin/bash\nCMD="python -m sglang.launch_server --model-path org/m --context-length 4096"\n'
+                 'exec $CMD\n')
+    (dep,) = read_path(str(p)).deployments
+    assert _at(dep.model_span) == (2, 50) and _at(dep.settings["context_length"].span) == (2, 73)
