@@ -7,7 +7,8 @@ would accept, or a prefix that matches several flags, is reported with a did-you
 is spelled like it (the words that differ alike, not only a shared `--enable-` head). A flag that no
 release has and nothing is spelled like is a warning: it may belong to a fork, a plugin or a newer
 release; an info when the launch runs an image that is not the engine's own published one (a local or
-third-party build, which may add it) or a nightly build (newer than the releases kvlint knows). An
+third-party build, which may add it) or a nightly build (newer than the releases kvlint knows), and for
+each of a family of three or more such flags on one launch (a fork's or a plugin's own options). An
 abbreviation that only later releases find ambiguous (a second option came with the same prefix) is
 judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins one.
 When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
@@ -39,7 +40,8 @@ None.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
@@ -53,6 +55,8 @@ def check(ctx: Context) -> Iterator[Finding]:
     engine = c.title(dep.engine) + (f"'s {dep.server} server" if dep.server else "")  # its table read the flags
     release = f"release of {engine}" if dep.server else f"{engine} release"
     stock = engine if dep.server else f"a stock {engine}"
+    tree = ctx.engine_tree
+    family = _build_family([u for u in dep.unknown_flags if tree is None or not tree.defines(u.flag)])
     for unknown in dep.unknown_flags:
         if unknown.reason == "removed":
             continue
@@ -60,6 +64,14 @@ def check(ctx: Context) -> Iterator[Finding]:
         tree = ctx.engine_tree
         if unknown.reason == "unrecognized" and tree is not None and (not tree.adds or tree.defines(unknown.flag)):
             yield _fork(ctx, unknown.flag, span)
+            continue
+        if unknown.flag in family:
+            shown = ", ".join(sorted(family)[:4]) + (" ..." if len(family) > 4 else "")
+            yield check.rule.finding(
+                ctx, f"{unknown.flag} is an option of no {release} kvlint knows, one of {len(family)} such flags this "
+                f"launch gives ({shown}): it runs a build that adds them (a fork or a plugin), so the build decides; "
+                f"{stock} exits at start-up (unrecognized arguments)", span, severity=Severity.INFO,
+                fix="keep them where the launch runs the build that defines them", flag=unknown.flag)
             continue
         if unknown.reason == "unrecognized" and not unknown.suggestion:
             custom = _custom_build(dep.image)
@@ -90,6 +102,23 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield check.rule.finding(
             ctx, f"{engine} rejects {unknown.flag}: {why}, the server exits before loading the model{hint}",
             span, fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)
+
+
+_FAMILY_AT_LEAST = 3
+
+
+def _build_family(unknown: Sequence[Any]) -> set[str]:
+    """The flags of a launch that belong to a build's own family: when it gives at least three flags no release has
+    and nothing is spelled like (`--tiered-moe-backend`, `--tiered-moe-hbm-reserve-gb`, `--mla-cache-tier`), the launch
+    runs a fork or a plugin that adds them; a flag sharing its first word with one of them is the family's too, even
+    when a stock option is spelled near it (`--tiered-moe-backend` is no typo of `--moe-backend`)."""
+    plain = [u.flag for u in unknown if u.reason == "unrecognized" and not u.suggestion]
+    if len(plain) < _FAMILY_AT_LEAST:
+        return set()
+    heads = {f.lstrip("-").split("-", 1)[0] for f in plain}
+    near = {u.flag for u in unknown if u.reason == "unrecognized" and u.suggestion
+            and u.flag.lstrip("-").split("-", 1)[0] in heads}
+    return set(plain) | near
 
 
 def _nightly(image: str | None) -> str | None:

@@ -40,13 +40,13 @@ def engine_from_flags(fields: Sequence[Field]) -> str | None:
     own = next((engine for engine, marks in _OWN if flags & marks), None)
     if own is None and flags & _SHARED:
         own = next((engine for engine, model in _MODEL_SPELLING if model in flags), None)
-    return own if own is None or not _foreign(own, flags) else None
+    return own if own is None or not foreign(own, flags) else None
 
 
 _FOREIGN_AT_LEAST = 3  # flags no release of the engine has: one or two are typos or a plugin's, more a program's own
 
 
-def _foreign(engine: str, flags: set[str]) -> bool:
+def foreign(engine: str, flags: set[str]) -> bool:
     """Whether many of the flags are no release's of `engine` (at least three and a third of them): the program
     behind the image takes flags shaped like the engine's but is another one (a simulator such as
     llm-d-inference-sim, a router, a benchmark), so its flags are not the engine's to judge."""

@@ -24,17 +24,19 @@ def camel_to_flag(key: str) -> str:
 
 
 def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]],
-                      to_flag: Callable[[str], str | None] = camel_to_flag) -> list[Field]:
+                      to_flag: Callable[[str], str | None] = camel_to_flag, rendered: bool = False) -> list[Field]:
+    """Each key the engine has as a flag, as argv words. `rendered`: chart values, which a template prints
+    (Helm prints a whole float as an integer: `maxModelLen: -1.0` reaches the command as `-1`)."""
     out: list[Field] = []
     for key, knode, val in pairs:
         flag = to_flag(key)
         if flag is None:
             continue
-        out.extend(_pair(flag, knode, val))
+        out.extend(_pair(flag, knode, val, rendered))
     return out
 
 
-def _pair(flag: str, knode: YNode, val: YNode) -> list[Field]:
+def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False) -> list[Field]:
     if val.is_scalar:
         if val.tag.endswith(":null") or val.text == "":
             return []  # a chart key set to "" (or nothing) means "leave the engine's default"
@@ -45,6 +47,9 @@ def _pair(flag: str, knode: YNode, val: YNode) -> list[Field]:
             # form, and of a store_true flag (`disable_log_stats: false`) the default, which no argv spells
             negative = "--no-" + flag[2:]
             return [Field(negative, knode.span)] if negatable(negative) else []
+        if rendered and val.tag.endswith(":float") and isinstance(val.value, float) and val.value.is_integer() \
+                and abs(val.value) < 1e15:
+            return [Field(flag, knode.span), Field(str(int(val.value)), val.span)]
         return [Field(flag, knode.span), _value(val)]
     if val.is_seq:
         return [Field(flag, knode.span)] + [_value(i) for i in val.items if i.is_scalar]

@@ -663,12 +663,14 @@ def _engine_of_flags(text: str, words: list[Field], positional: bool) -> str | N
 
     flags = [f.text.split("=", 1)[0] for f in words if f.text.startswith("-")]
     has_model = positional and bool(words) and not words[0].text.startswith("-")
+    from kvlint.launches.infer import foreign
+
     fits = []
     for engine in (e for e in engine_names() if e in text):
         known = [f for f in flags if exact_option(engine, f) is not None]
         model = has_model or any(f in _MODEL_FLAGS for f in known)
-        if model and len([f for f in known if f not in _MODEL_FLAGS]) >= 1:
-            fits.append((len(known), engine))
+        if model and len([f for f in known if f not in _MODEL_FLAGS]) >= 1 and not foreign(engine, set(flags)):
+            fits.append((len(known), engine))  # many flags no release has: another program (a proxy, a client)
     fits.sort(reverse=True)
     return fits[0][1] if fits and (len(fits) == 1 or fits[0][0] > fits[1][0]) else None
 

@@ -675,3 +675,27 @@ def test_a_command_line_kept_in_a_variable_keeps_each_values_place(tmp_path):
                  'exec $CMD\n')
     (dep,) = read_path(str(p)).deployments
     assert _at(dep.model_span) == (2, 50) and _at(dep.settings["context_length"].span) == (2, 73)
+
+
+def test_a_proxy_started_beside_the_engine_is_not_the_engine(tmp_path):
+    """Sample K12's Modal wrapper (measured: a second launch and seven KV004 warnings): `["python", "wrapper.py",
+    "--backend-url", ..., "--model", M, "--B-init", ...]` is a proxy in front of the server (many flags no vLLM
+    release has), not a vLLM argument list; the `vllm serve` list beside it is the one launch."""
+    p = tmp_path / "app.py"
+    p.write_text("import subprocess\nMODEL = 'Qwen/Qwen2.5-3B-Instruct'\n"
+                 "vllm_cmd = ['vllm', 'serve', MODEL, '--max-model-len', '4096']\n"
+                 "wrapper_cmd = ['python', '/root/vllm_wrapper.py', '--port', '9000', '--backend-url', 'http://x',\n"
+                 "               '--model', MODEL, '--B-init', '16', '--B-min', '1', '--trace-prefix', 'X']\n"
+                 "subprocess.Popen(vllm_cmd)\nsubprocess.Popen(wrapper_cmd)\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.model_span.line) == ("Qwen/Qwen2.5-3B-Instruct", 4096, 3)
+
+
+def test_a_whole_float_in_chart_values_reaches_the_command_as_helm_prints_it(tmp_path):
+    """Sample K12's chart (measured: a KV007 error on `--max-model-len -1.0`): a template prints a whole float as an
+    integer (`maxModelLen: -1.0` renders `-1`, vLLM's "derive it"), so the value is read as -1."""
+    p = tmp_path / "values.yaml"
+    p.write_text("image:\n  repository: vllm/vllm-openai\n  tag: v0.11.0\nmodelName: Qwen/Qwen2.5-7B-Instruct\n"
+                 "maxModelLen: -1.0\n")
+    (dep,) = read_path(str(p)).deployments
+    assert dep.invalid_values == () and dep.settings["max_model_len"].raw == "-1"

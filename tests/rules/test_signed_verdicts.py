@@ -302,3 +302,18 @@ def test_a_quantization_the_checkpoint_lacks_is_a_refusal_not_a_memory_verdict(t
     q = tmp_path / "online.sh"
     q.write_text("vllm serve meta-llama/Llama-3.2-3B-Instruct --quantization experts_int8 --max-model-len 4096\n")
     assert [f.code for f in lint([str(q)], LintOptions()).findings if f.severity > Severity.INFO] == []
+
+
+def test_a_family_of_flags_no_release_has_is_a_builds_own(tmp_path):
+    """Sample K12, measured: a worklog's `.venv/bin/vllm serve` with eight `--tiered-moe-*` / `--mla-cache-tier`
+    flags of a patched build: seven KV004 warnings and an error offering `--moe-backend` for `--tiered-moe-backend`.
+    Three or more flags no release has mean the launch runs a build that adds them: each is an info, the near one
+    too; a lone unknown flag stays the warning, and a lone typo the error."""
+    p = tmp_path / "run.sh"
+    p.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --tiered-moe-profile a --tiered-moe-backend b "
+                 "--mla-cache-tier c --grace-machine-profile d\n"
+                 "vllm serve Qwen/Qwen2.5-7B-Instruct --brand-new-flag-xyz 1 --max-modle-len 4096\n")
+    kv004 = [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV004"]
+    assert {(f.span.line, f.severity) for f in kv004} == {(1, Severity.INFO), (2, Severity.WARNING), (2, Severity.ERROR)}
+    assert len([f for f in kv004 if f.span.line == 1]) == 4
+    assert not any("did you mean" in f.message for f in kv004 if f.span.line == 1)

@@ -191,7 +191,7 @@ def _flag_fields(engine: str, doc: YNode, block: structured.Block | None) -> lis
             (k, v) for k, v in doc.items if k.is_scalar and k.text not in _NOT_FLAGS and v.is_scalar))
         out += key_fields(engine, flat)
     for key, knode, val, option in block.pairs if block is not None else ():
-        out += fields_from_pairs([(key, knode, val)], _fixed(option))
+        out += fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True)
     return out
 
 
