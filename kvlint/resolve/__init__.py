@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from kvlint.budget import Budget
 from kvlint.deployment import Deployment, InvalidValue
 from kvlint.engines import get_engine
-from kvlint.errors import InvalidSettingError, KvlintError
+from kvlint.errors import InvalidSettingError, KvlintError, NotModelledError
 from kvlint.findings import short
 from kvlint.resolve import lookups
 from kvlint.resolve.records import GpuLookup, ModelLookup, NonKv, OpenInput, Resolved, ResolveOptions, VersionLookup
@@ -396,7 +396,7 @@ def _memory_error(error: KvlintError) -> bool:
     weights model cannot load as asked (no card changes that: sweeping it read as "needs more than 4 TiB")."""
     from kvlint.models.weights import WeightsError
 
-    return not isinstance(error, (InvalidSettingError, UnresolvedSetting, WeightsError))
+    return not isinstance(error, (InvalidSettingError, UnresolvedSetting, WeightsError, NotModelledError))
 
 
 def _unsized(r: Resolved, outcome: Outcome) -> Resolved:

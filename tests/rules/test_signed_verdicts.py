@@ -317,3 +317,16 @@ def test_a_family_of_flags_no_release_has_is_a_builds_own(tmp_path):
     assert {(f.span.line, f.severity) for f in kv004} == {(1, Severity.INFO), (2, Severity.WARNING), (2, Severity.ERROR)}
     assert len([f for f in kv004 if f.span.line == 1]) == 4
     assert not any("did you mean" in f.message for f in kv004 if f.span.line == 1)
+
+
+def test_an_architecture_kvlint_does_not_model_is_no_memory_verdict(tmp_path):
+    """Sample K13, measured: an SGLang DeepSeek-V4-Pro recipe got a KV108 error "needs more memory per GPU than 4
+    TiB": the memory model refuses the architecture (NotModelledError), and the sweep read that on every card as
+    memory. The launch is left unsized, saying why, with no error."""
+    p = tmp_path / "v4.sh"
+    p.write_text("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tp-size 4 "
+                 "--context-length 16384\n")
+    result = lint([str(p)], LintOptions())
+    assert [f.code for f in result.findings if f.severity > Severity.INFO] == []
+    (status,) = result.launches
+    assert status.capacity == "skipped" and "not modelled" in (status.skipped_because or "")
