@@ -61,6 +61,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("make", "kvlint.launches.makefile:read", suffixes=(".mk", ".just"),
          names=("makefile", "gnumakefile", "justfile", ".justfile")),
     Kind("powershell", "kvlint.launches.powershell:read", suffixes=(".ps1",)),
+    Kind("batch", "kvlint.launches.batch:read", suffixes=(".bat", ".cmd")),
     Kind("python", "kvlint.launches.pyfile:read", suffixes=(".py",)),
     Kind("notebook", "kvlint.launches.notebook:read", suffixes=(".ipynb",)),
     Kind("hcl", "kvlint.launches.hcl:read", suffixes=(".tf", ".hcl", ".nomad")),

@@ -699,3 +699,11 @@ def test_a_whole_float_in_chart_values_reaches_the_command_as_helm_prints_it(tmp
                  "maxModelLen: -1.0\n")
     (dep,) = read_path(str(p)).deployments
     assert dep.invalid_values == () and dep.settings["max_model_len"].raw == "-1"
+
+
+def test_a_windows_batch_file_is_read_with_its_variables_and_carets():
+    """Sample K13's `.bat` launcher (silent: not walked): `set "NAME=value"`, `%NAME%` and `^` continuations read as
+    the shell's, each value at its place."""
+    (dep,) = _deps("start.bat")
+    assert (dep.engine, dep.engine_version, dep.model) == ("vllm", "0.9.2", "Qwen/Qwen2.5-7B-Instruct")
+    assert dep.get("max_model_len") == 8192 and _at(dep.settings["max_model_len"].span) == (9, 19)
