@@ -819,8 +819,10 @@ def _placed(value: str, fields: list[Field]) -> str:
     one-word value, `MODEL=org/m`, is pointed at where it is used, as before)."""
     from kvlint.launches.env import Partial
 
-    if len(value.split()) < 3 or not (value.lstrip().startswith("-") or "vllm" in value or "sglang" in value):
-        return value  # a command line kept in a variable (`CMD="python -m sglang.launch_server ..."`) keeps them too
+    command = ("vllm" in value or "sglang" in value) and all(not f.origin for f in fields) and \
+        any(w.startswith("--") for w in value.split())  # the whole command line, its flags with it
+    if len(value.split()) < 3 or not (value.lstrip().startswith("-") or command):
+        return value  # a literal command line kept in a variable (`CMD="python -m sglang.launch_server ..."`) too
     offsets, source = _value_offsets(value, fields)
     return Partial(value, (), offsets, source) if offsets else value
 

@@ -92,6 +92,32 @@ def first_model(doc: YNode) -> tuple[tuple[str, ...], YNode] | None:
     return None
 
 
+def find_all(doc: YNode, engine: str | None = None) -> list[Block]:
+    """The best block and its siblings: mappings under the same parent that each hold their own model and engine
+    flags (`sglang_config: {prefill: {...}, decode: {...}}`, one per role of a disaggregated deployment), each a
+    launch of its own (counting rule 3), in the order written."""
+    best = find(doc, engine)
+    if best is None or not best.path:
+        return [best] if best is not None else []
+    parent = doc.path(*best.path[:-1]) if len(best.path) > 1 else doc
+    if parent is None or not parent.is_map:
+        return [best]
+    out: list[Block] = []
+    for key, _, val in parent.pairs():
+        if val is best.holder:
+            out.append(best)
+        elif val.is_map and key not in _NOT_SETTINGS and key.lower() not in _OTHER_BACKENDS:
+            block = _block(val, best.path[:-1] + (key,), best.engine, best.named)
+            if block is not None and block.engine == best.engine and block.score >= min(best.score, 2):
+                out.append(block)
+    return out
+
+
+# sibling blocks named for another backend are that backend's settings (`hf:`, `openai:` beside `vllm:`)
+_OTHER_BACKENDS = frozenset({"hf", "huggingface", "transformers", "openai", "ollama", "tgi", "llamacpp", "llama_cpp",
+                             "llama.cpp", "lmdeploy", "trtllm", "tensorrt_llm", "tensorrt-llm", "mlx", "onnx"})
+
+
 def find(doc: YNode, engine: str | None = None) -> Block | None:
     """The best mapping in `doc` that holds a model key and engine-flag keys, or None. The engine comes from an
     image known beside it (`engine`), else the mapping must name it (`vllm:` on its path, `engine: sglang`):

@@ -258,3 +258,18 @@ def test_a_client_block_beside_the_engine_block_is_not_the_engine(tmp_path):
                  "    base_url: http://localhost:8000/v1\n    api_key: abc\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.model, dep.model_span.line, dep.get("gpu_memory_utilization")) == ("org/engine-model", 4, 0.9)
+
+
+def test_sibling_blocks_with_their_own_model_are_one_launch_each(tmp_path):
+    """Sample K13's srt-slurm recipe (read after its measurement): `sglang_config: {prefill: {...}, decode: {...}}`,
+    each with its model path and SGLang flags: two launches (the roles of a disaggregated deployment, counting
+    rule 3), each with its own settings; a sibling map without a model is none."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "recipe.yaml"
+    p.write_text("backend:\n  type: sglang\n  sglang_config:\n"
+                 "    prefill:\n      model-path: org/m\n      tensor-parallel-size: 4\n      mem-fraction-static: 0.9\n"
+                 "    decode:\n      model-path: org/m\n      tensor-parallel-size: 8\n      mem-fraction-static: 0.8\n"
+                 "    router:\n      policy: round_robin\n")
+    deps = read_path(str(p)).deployments
+    assert [(d.engine, d.model_span.line, d.get("tp_size")) for d in deps] == [("sglang", 5, 4), ("sglang", 9, 8)]

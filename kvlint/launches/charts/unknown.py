@@ -87,8 +87,9 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
     if found is None:
         by_env = _env_configured(yf, doc, holders) if block is None else None
-        if block is not None:
-            return [_from_block(yf, doc, block)], []
+        if block is not None:  # the block, and any sibling block with its own model (a prefill and a decode role)
+            blocks = structured.find_all(doc, None) or [block]
+            return [_from_block(yf, doc, b) for b in blocks], []
         return (by_env or _engine_named_values(yf, doc)), []
     engine, image, span = found
     model_path, model = (block.path + block.model_key, block.model) if block is not None else _model(holders)
