@@ -217,12 +217,17 @@ def exec_command(fields: Sequence[Field], i: int) -> int | None:
 
 def torchrun_module(fields: Sequence[Field], i: int) -> int | None:
     """`torchrun [options] -m MODULE ARGS`: the index of `-m`, or None when torchrun runs a script file."""
-    j = i + 1
+    return _module_option(fields, i + 1, _TORCHRUN_FLAGS)
+
+
+def _module_option(fields: Sequence[Field], j: int, valueless: frozenset[str]) -> int | None:
+    """The index of `-m` / `--module` among a launcher's options from `j` (options in `valueless` take no value,
+    the others one), or None when the options end first."""
     while j < len(fields) and fields[j].text.startswith("-"):
         name, eq, _ = fields[j].text.partition("=")
         if name in ("-m", "--module"):
             return j
-        j += 1 if eq or name in _TORCHRUN_FLAGS else 2
+        j += 1 if eq or name in valueless else 2
     return None
 
 
@@ -237,13 +242,7 @@ def launcher_module(fields: Sequence[Field], i: int) -> int | None:
         return torchrun_module(fields, i)
     if i + 1 >= len(fields) or fields[i + 1].text != "launch":
         return None
-    j = i + 2
-    while j < len(fields) and fields[j].text.startswith("-"):
-        name, eq, _ = fields[j].text.partition("=")
-        if name in ("-m", "--module"):
-            return j
-        j += 1 if eq or name in _ACCELERATE_FLAGS else 2
-    return None
+    return _module_option(fields, i + 2, _ACCELERATE_FLAGS)
 
 
 _SSH_VALUES = frozenset({"-i", "-p", "-l", "-o", "-J", "-F", "-L", "-R", "-D", "-E", "-c", "-m", "-b", "-S", "-W", "-w",
