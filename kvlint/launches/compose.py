@@ -428,21 +428,41 @@ def _env_configured(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
 
 def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
                           image: str | None) -> list[Deployment]:
-    """A GPU service built from a Dockerfile the file names for the engine (`dockerfile: deploy/docker/vllm/
-    Dockerfile`), configured by the engine's own prefixed variables (`VLLM_MODEL`, `VLLM_MAX_MODEL_LEN`,
-    `VLLM_TENSOR_PARALLEL_SIZE`): an environment-configured build of that engine (kvlint.launches.env_launch),
-    whether or not its Dockerfile is in the tree. A client service named for the engine has no GPU and no two
-    engine-flag variables, so it is not one."""
+    """A GPU service with no command built from a Dockerfile that is not read here, when the build is the
+    engine's: its Dockerfile path is named for the engine (`deploy/docker/vllm/Dockerfile`), or a build argument
+    is an engine image (`SGLANG_BASE_IMAGE: lmsysorg/sglang:v0.5.12`). It is configured by the engine's own
+    prefixed variables (`VLLM_MODEL`, `VLLM_MAX_MODEL_LEN`: kvlint.launches.env_launch); a model its
+    `env_file:` holds is left unresolved there. A client service named for the engine has no GPU, no engine base
+    image and no three engine-flag variables, so it is not one."""
     from kvlint.launches import env_launch
-    from kvlint.launches.images import named_engine
+    from kvlint.launches.images import shipped_engine
 
-    build, node = svc.get("build"), svc.get("environment")
-    if image is not None or build is None or node is None or node.is_scalar or not _requests_gpu(svc):
+    build = svc.get("build")
+    tag = interpolate(image, env)[0] if image is not None else None  # the name the build is tagged with
+    if build is None or not _requests_gpu(svc) or (tag is not None and shipped_engine(tag) is None):
         return []
     parts = (text_of(build, k) for k in ("context", "dockerfile"))
     where = build.text if build.is_scalar else "/".join(t for t in parts if t)
-    engine = next((e for e in ("vllm", "sglang") if e in where.lower()), None) or named_engine(where)
+    base = _engine_base(build, env)
+    engine = (next((e for e in ("vllm", "sglang") if e in where.lower()), None) or named_engine(where)
+              or shipped_engine(tag) or base)
     if engine is None:
+        return []
+    items = _env_fields(svc.get("environment"), env, engine)
+    if sum(1 for key, _, _ in items if key.startswith(engine.upper() + "_")) < 3 and base is None:
+        return []
+    fields = env_launch.fields_from_env(engine, items, where) or _model_in_env_file(svc, engine, items)
+    if fields is None:
+        return []
+    ctx = LaunchContext(name, image, notes=(env_launch.NOTE.format(image=f"the build {where}"),))
+    dep = finish(yf.path, FoundLaunch(engine, tuple(fields), None, {}), ctx, _gpus(svc))
+    return [replace(dep, launch_span=dep.launch_span or build.span)]
+
+
+def _env_fields(node: YNode | None, env: Mapping[str, str], engine: str) -> list[tuple[str, Span | None, Field]]:
+    """(name, name span, value) of a service's `environment:` entries that resolve, and of a model variable the
+    run's environment gives (`VLLM_MODEL: ${MODEL}`), kept unresolved."""
+    if node is None or node.is_scalar:
         return []
     items: list[tuple[str, Span | None, Field]] = []
     for key, key_span, value, value_span in _environment_items(node):
@@ -450,19 +470,42 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
         if text and not missing:
             items.append((key, key_span, Field(text, value_span)))
     given = {key for key, _, _ in items}
-    for key, key_span, value, value_span in _environment_items(node):  # a model the run's environment gives
+    for key, key_span, value, value_span in _environment_items(node):
         _, missing, _ = interpolate(value, env)
         if missing and key in (engine.upper() + "_MODEL", "MODEL", "MODEL_NAME") and key not in given:
             items.append((key, key_span, Field(value, value_span, False, tuple(missing))))
-    prefix = engine.upper() + "_"
-    if sum(1 for key, _, _ in items if key.startswith(prefix)) < 3:
-        return []
-    fields = env_launch.fields_from_env(engine, items, where)
-    if fields is None:
-        return []
-    ctx = LaunchContext(name, None, notes=(env_launch.NOTE.format(image=f"the build {where}"),))
-    dep = finish(yf.path, FoundLaunch(engine, tuple(fields), None, {}), ctx, _gpus(svc))
-    return [replace(dep, launch_span=dep.launch_span or build.span)]
+    return items
+
+
+def _engine_base(build: YNode, env: Mapping[str, str]) -> str | None:
+    """The engine of an engine image given as a build argument (`args: {VLLM_BASE_IMAGE: vllm/vllm-openai:v0.21.0}`):
+    the build is that engine's image with the repository's changes."""
+    from kvlint.launches.images import shipped_engine
+
+    args = build.get("args") if build.is_map else None
+    values = ([v for _, _, v in args.pairs()] if args is not None and args.is_map
+              else args.items if args is not None and args.is_seq else [])
+    for value in values:
+        text = interpolate(value.text, env)[0] if value.is_scalar else ""
+        word = text.split("=", 1)[-1] if args is not None and args.is_seq else text
+        if known_image(word) and (engine := shipped_engine(word)):
+            return engine
+    return None
+
+
+def _model_in_env_file(svc: YNode, engine: str, items: list[tuple[str, Span | None, Field]]) -> list[Field] | None:
+    """`--model` left to the service's `env_file:` (not read: it holds the deployment's secrets too), written
+    as the engine's own model variable, unresolved, at the `env_file:` entry; the flags the environment spells
+    follow."""
+    from kvlint.launches import env_launch
+
+    node = svc.get("env_file")
+    if node is None:
+        return None
+    var = f"{engine.upper()}_MODEL"
+    at = node.items[0].span if node.is_seq and node.items else node.span
+    model = Field(f"${{{var}}}", at, False, (var,))
+    return env_launch.fields_from_env(engine, [(var, at, model), *items])
 
 
 def _requests_gpu(svc: YNode) -> bool:

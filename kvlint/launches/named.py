@@ -233,6 +233,17 @@ _SERVER_PROGRAM = lazy(r"(?:^|[./_-])(?:start|launch|run)[-_]?(?:server|serving)
                        r"|(?:^|[./_-])(?:vllm|sglang)[-_]?(?:serve|server|start|launch)\w*\.(?:sh|py|bash)$",
                        re.IGNORECASE)
 _STRUCTURED_KINDS = ("yaml", "json")
+_ENGINE_SCRIPT = lazy(r"(?:^|[./_-])(?:start|launch|run|serve)[-_]?(?P<a>vllm|sglang)\w*\.(?:sh|py|bash)$"
+                      r"|(?:^|[./_-])(?P<b>vllm|sglang)[-_]?(?:serve|server|start|launch)\w*\.(?:sh|py|bash)$",
+                      re.IGNORECASE)
+
+
+def engine_script(words: list[str]) -> str | None:
+    """The engine a command line's program is named for starting (`/opt/bin/run_vllm.sh` -> vllm), past
+    `nohup`-like prefixes and `bash`; None for any other program."""
+    program = _program(words[1:] if words[:1] and words[0].rsplit("/", 1)[-1] in ("bash", "sh") else words)
+    m = _ENGINE_SCRIPT.search(program)
+    return (m.group("a") or m.group("b")).lower() if m is not None else None
 
 
 def _launch_shaped(path: str, text: str, kind: str) -> Finding | None:

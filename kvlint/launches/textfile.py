@@ -1,6 +1,11 @@
 """Other text files that start an engine from one line: supervisor / systemd / INI `command=` and
 `ExecStart=`, a Procfile's `web: ...`, a TOML `cmd = "vllm serve ..."`.
 
+A unit's or program's environment (systemd `Environment=`, supervisor `environment=`) is set before its command,
+each value at its place, so `vllm serve $MODEL` reads the model there. A command that runs a script named for
+starting the engine (`start_vllm.sh`) is that engine configured by the environment (kvlint.launches.env_launch):
+the model from its model variable, or left unresolved to the `EnvironmentFile=` the unit reads.
+
 Each line that names an engine entry point (kvlint.launches.named) is a command from the first character after
 the `=`, `:` or quote that precedes it to the end of the line (or the closing quote), `\\`-continued and
 indented continuation lines included; it goes to `run_script` at the file's offsets, so every value keeps its
@@ -9,9 +14,15 @@ line and column.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
+
+if TYPE_CHECKING:
+    from kvlint.sources.text import LineIndex
+    from kvlint.span import Span
 
 _ENTRY = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b"
               r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b")
@@ -24,7 +35,8 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     from kvlint.sources.comments import scan_comments
 
     if _ENTRY.search(text) is None:
-        return ReadResult(path)
+        scripted = _scripted(path, text)
+        return ReadResult(path, scripted, comments=scan_comments(text)) if scripted else ReadResult(path)
     return ReadResult(path, read_lines(path, text), comments=scan_comments(text))
 
 
@@ -37,9 +49,11 @@ def read_lines(path: str, text: str, commands: list[tuple[int, int]] | None = No
 
     index = LineIndex(text)
     out: list[Deployment] = []
+    prelude, at = _prelude(_assignments(text)) if commands is None else ("", [])
     for start, end in _commands(text) if commands is None else commands:
         # an INI value continued on indented lines is one command: its newlines are spaces (offsets unchanged)
-        m = Mapped(path, _JOINED.sub(" ", text[start:end]), index=index, offsets=range(start, end + 1))
+        body = _JOINED.sub(" ", text[start:end])
+        m = Mapped(path, prelude + body, index=index, offsets=[*at, *range(start, end + 1)])
         launches, _, notes = run_script(m, {})
         ctx = LaunchContext(notes=tuple(notes))
         out.extend(d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d))
@@ -76,3 +90,85 @@ def _commands(text: str) -> list[tuple[int, int]]:
             continue
         line_start = line_end + 1
     return found
+
+
+_ENV_KEY = lazy(r"(?m)^[ \t]*(?:Environment|environment)[ \t]*=[ \t]*(.*?)[ \t]*$")
+_ENV_FILE_KEY = lazy(r"(?m)^[ \t]*EnvironmentFile[ \t]*=[ \t]*-?(.*?)[ \t]*$")
+_RUN_KEY = lazy(r"(?m)^[ \t]*(?:ExecStart|command)[ \t]*=[ \t]*(.*?)[ \t]*$")
+_ASSIGNMENT = lazy(r'"(?P<q>[A-Za-z_]\w*=[^"]*)"|(?P<w>[A-Za-z_]\w*=(?:"[^"]*"|\'[^\']*\'|[^\s,"\']*)+)')
+
+
+def _assignments(text: str) -> list[tuple[str, int, str, int]]:
+    """(name, its offset, value, its offset) of each variable a unit (`Environment="A=1" B=2`) or a supervisor
+    program (`environment=A=1,B="x"`) sets; a value's surrounding quotes are not part of it."""
+    out: list[tuple[str, int, str, int]] = []
+    for line in _ENV_KEY.finditer(text):
+        for m in _ASSIGNMENT.finditer(line.group(1)):
+            word = m.group("q") or m.group("w")
+            at = line.start(1) + (m.start("q") if m.group("q") else m.start("w"))
+            name, _, value = word.partition("=")
+            skip = 1 if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) > 1 else 0
+            out.append((name, at, value[skip : len(value) - skip], at + len(name) + 1 + skip))
+    return out
+
+
+def _prelude(assignments: list[tuple[str, int, str, int]]) -> tuple[str, list[int]]:
+    """The assignments as shell lines (`NAME='VALUE'`) and, per character, its offset in the file: the name and
+    value at their own places, the quotes and the newline at the value's start."""
+    text: list[str] = []
+    offsets: list[int] = []
+    for name, name_at, value, value_at in assignments:
+        if "'" in value:
+            continue
+        for part, at, written in ((name, name_at, True), ("='", value_at, False), (value, value_at, True),
+                                  ("'\n", value_at, False)):
+            text.append(part)
+            offsets += [at + (k if written else 0) for k in range(len(part))]
+    return "".join(text), offsets
+
+
+def _scripted(path: str, text: str) -> list[Deployment]:
+    """The launch of a unit or program whose command runs a script named for starting the engine, configured by
+    its environment: the model variable it sets, or the `EnvironmentFile=` it reads (the model left unresolved
+    there). Nothing without either: a bare script name says too little."""
+    from kvlint.launches import env_launch
+    from kvlint.launches.build import LaunchContext, ManifestGpu, finish
+    from kvlint.launches.env import Field
+    from kvlint.launches.named import engine_script
+    from kvlint.launches.script import FoundLaunch
+    from kvlint.sources.text import LineIndex
+
+    run = next(((m, e) for m in _RUN_KEY.finditer(text) if (e := engine_script(m.group(1).split()))), None)
+    if run is None:
+        return []
+    index = LineIndex(text)
+    engine = run[1]
+    items = [(name, _span(path, index, n_at, len(name)), Field(value, _span(path, index, v_at, len(value))))
+             for name, n_at, value, v_at in _assignments(text)]
+    fields = env_launch.fields_from_env(engine, items)
+    env_file = _ENV_FILE_KEY.search(text)
+    if fields is None and env_file is not None:
+        var = f"{engine.upper()}_MODEL"
+        at = _span(path, index, env_file.start(1), len(env_file.group(1)))
+        fields = env_launch.fields_from_env(engine, [(var, at, Field(f"${{{var}}}", at, False, (var,))), *items])
+    if fields is None:
+        return []
+    note = f"{run[0].group(1).split()[0]} is named for starting {engine}: its model and flags read from the environment"
+    ctx = LaunchContext(notes=(note,))
+    dep = finish(path, FoundLaunch(engine, tuple(fields), None, {}), ctx, ManifestGpu())
+    return [dep if dep.launch_span is not None else _placed(dep, _span(path, index, run[0].start(1),
+                                                                        len(run[0].group(1))))]
+
+
+def _placed(dep: Deployment, span: Span) -> Deployment:
+    from kvlint.record import replace
+
+    return replace(dep, launch_span=span)
+
+
+def _span(path: str, index: LineIndex, at: int, length: int) -> Span:
+    from kvlint.span import Span
+
+    line, col = index.locate(at)
+    end_line, end_col = index.locate(at + length)
+    return Span(path, line, col, end_line, end_col)

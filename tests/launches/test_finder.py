@@ -707,3 +707,35 @@ def test_a_windows_batch_file_is_read_with_its_variables_and_carets():
     (dep,) = _deps("start.bat")
     assert (dep.engine, dep.engine_version, dep.model) == ("vllm", "0.9.2", "Qwen/Qwen2.5-7B-Instruct")
     assert dep.get("max_model_len") == 8192 and _at(dep.settings["max_model_len"].span) == (9, 19)
+
+
+def test_a_gpu_service_built_on_an_engine_image_is_that_engines_launch():
+    """Samples K10/K11 (measured: KV008 only): `build.args` naming an engine image (`SGLANG_BASE_IMAGE:
+    lmsysorg/sglang:...`, `BASE=vllm/vllm-openai:...`) on a GPU service with no command is the engine's build;
+    its model is left to `env_file:` (unresolved, at that entry) and `VLLM_MAX_MODEL_LEN` is its length. The same
+    build without a GPU, and a GPU build on another base, are none."""
+    deps = read_path(str(FIX / "compose-basebuild" / "docker-compose.yml")).deployments
+    assert [(d.name, d.engine) for d in deps] == [("kimi", "sglang"), ("llm", "vllm")]
+    kimi, llm = deps
+    assert _at(kimi.model_span) == (12, 9) and llm.get("max_model_len") == 40960
+    assert not kimi.model_resolved and not llm.model_resolved
+
+
+def test_a_units_environment_is_set_before_its_command():
+    """systemd `Environment=` (quoted and bare assignments) is set before `ExecStart=`: `${MODEL}` and `$LEN` read
+    the unit's values (a value shown where the command uses it, as in any script)."""
+    (dep,) = read_path(str(FIX / "units" / "direct.service")).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("Qwen/Qwen2.5-7B-Instruct", 8192)
+    assert _at(dep.model_span) == (5, 31) and _at(dep.settings["max_model_len"].span) == (5, 56)
+
+
+def test_a_unit_running_a_script_named_for_the_engine_is_configured_by_its_environment():
+    """Sample K10 (measured: KV008 only, and silent): supervisor `command=.../start_vllm.sh` with
+    `environment=VLLM_MODEL=...,VLLM_MAX_MODEL_LEN="65536"` is vLLM with that model and length; a unit running
+    `run_vllm.sh` with only an `EnvironmentFile=` is vLLM whose model is left there; another script is none."""
+    (sup,) = read_path(str(FIX / "units" / "supervisor.conf")).deployments
+    assert (sup.engine, sup.model, sup.get("max_model_len")) == ("vllm", "google/gemma-3-27b-it", 65536)
+    assert _at(sup.model_span) == (4, 24)
+    (unit,) = read_path(str(FIX / "units" / "envfile.service")).deployments
+    assert unit.engine == "vllm" and not unit.model_resolved and _at(unit.model_span) == (3, 18)
+    assert read_path(str(FIX / "units" / "other.service")).deployments == []
