@@ -97,8 +97,13 @@ def find_all(doc: YNode, engine: str | None = None) -> list[Block]:
     flags (`sglang_config: {prefill: {...}, decode: {...}}`, one per role of a disaggregated deployment), each a
     launch of its own (counting rule 3), in the order written."""
     best = find(doc, engine)
-    if best is None or not best.path:
-        return [best] if best is not None else []
+    if best is None:
+        return []
+    listed = doc.path(*best.path) if best.path else doc
+    if listed is not None and listed.is_seq and any(i is best.holder for i in listed.items):
+        return _listed(listed, best)
+    if not best.path:
+        return [best]
     parent = doc.path(*best.path[:-1]) if len(best.path) > 1 else doc
     if parent is None or not parent.is_map:
         return [best]
@@ -108,6 +113,21 @@ def find_all(doc: YNode, engine: str | None = None) -> list[Block]:
             out.append(best)
         elif val.is_map and key not in _NOT_SETTINGS and key.lower() not in _OTHER_BACKENDS:
             block = _block(val, best.path[:-1] + (key,), best.engine, best.named)
+            if block is not None and block.engine == best.engine and block.score >= min(best.score, 2):
+                out.append(block)
+    return out
+
+
+def _listed(items: YNode, best: Block) -> list[Block]:
+    """The best block and the other items of the list it is an item of (`models: [{model: ..., inference: {...}},
+    ...]`, a catalogue a program or chart turns into one deployment each) that hold their own model and as many
+    engine-flag keys, in the order written."""
+    out: list[Block] = []
+    for item in items.items:
+        if item is best.holder:
+            out.append(best)
+        elif item.is_map:
+            block = _block(item, best.path, best.engine, best.named)
             if block is not None and block.engine == best.engine and block.score >= min(best.score, 2):
                 out.append(block)
     return out
@@ -164,6 +184,8 @@ def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:
     for key, knode, val in holder.pairs():
         limits.check()
         if key == model:
+            if val.is_map:  # `model: {name: X, maxModelLen: N}`: the model's own settings beside its name
+                yield from (p for p in _settings_map(engine, val) if _norm(p[0]) not in _MODEL_PARTS)
             continue
         if val.is_map:
             if key not in _NOT_SETTINGS and model_key(val) is None:
@@ -201,11 +223,19 @@ def _engine_in(text: str) -> str | None:
 
 
 def _engine_value(holder: YNode) -> str | None:
+    """The engine a map's own `engine:` / `backend:` value names, or its `repository:` / `image:` when that is one
+    of the engine's published images (`repository: vllm/vllm-openai` beside `tag:` in a model catalogue)."""
+    from kvlint.image_names import known_image
+    from kvlint.launches.images import shipped_engine
+
     for key, _, val in holder.pairs():
-        if key.lower() in ("engine", "backend", "runtime", "framework") and val.is_scalar:
+        low = key.lower()
+        if low in ("engine", "backend", "runtime", "framework") and val.is_scalar:
             word = _engine_in(val.text)
             if word:
                 return word
+        if low in ("repository", "image") and val.is_scalar and known_image(val.text):
+            return shipped_engine(val.text)
     return None
 
 

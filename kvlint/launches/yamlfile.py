@@ -27,9 +27,10 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
 
             out.extend(aibrix.read_list(yf, doc))
         if doc.is_seq:  # an Ansible playbook or task list (a docker_container task), a list of jobs
+            from kvlint.launches.charts.unknown import read_list
             from kvlint.launches.helm import containers_and_strings
 
-            out.extend(containers_and_strings(yf, doc))
+            out.extend(containers_and_strings(yf, doc) or read_list(yf, doc))  # else a catalogue of models
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:

@@ -273,3 +273,25 @@ def test_sibling_blocks_with_their_own_model_are_one_launch_each(tmp_path):
                  "    router:\n      policy: round_robin\n")
     deps = read_path(str(p)).deployments
     assert [(d.engine, d.model_span.line, d.get("tp_size")) for d in deps] == [("sglang", 5, 4), ("sglang", 9, 8)]
+
+
+def test_each_item_of_a_model_list_is_a_launch_with_the_models_own_settings():
+    """Sample K13's Pulumi stack config (measured: 1 of 2 launches, the length read as the model's maximum): the
+    items of a list that each hold a model and engine settings are one launch each; `model: {name, maxModelLen}`
+    carries the length; an item without an image of its own does not take another item's."""
+    first, second = read_path(str(FIX / "model-list.yaml")).deployments
+    assert (first.model, _s(first, "max_model_len"), _s(first, "tensor_parallel_size")) == \
+        ("Qwen/Qwen2.5-7B-Instruct", (16384, 9, 22), (2, 12, 29))
+    assert first.image == "registry.example/org/vllm:arm64-v0.13.0" and second.image is None
+    assert (second.model, _s(second, "max_model_len"), _s(second, "max_num_seqs")) == \
+        ("Qwen/Qwen2.5-1.5B-Instruct", (8192, 17, 22), (64, 20, 21))
+
+
+def test_a_document_that_is_a_catalogue_of_models_is_one_launch_per_entry():
+    """Sample K13's model-specs.yaml (measured: silent but for KV008): a top-level list of entries naming the engine
+    by `repository: vllm/vllm-openai` + `tag:`, settings under `vllmConfig:` with `extraArgs:` appended; an entry
+    with no model is none."""
+    first, second = read_path(str(FIX / "model-catalogue.yaml")).deployments
+    assert (first.engine, first.image, first.model) == ("vllm", "vllm/vllm-openai:v0.10.1", "Qwen/Qwen2.5-7B-Instruct")
+    assert _s(first, "max_model_len") == (16384, 9, 18) and _s(first, "gpu_memory_utilization")[0] == 0.8
+    assert (second.model, _s(second, "max_model_len")) == ("Qwen/Qwen2.5-1.5B-Instruct", (4096, 17, 18))

@@ -92,6 +92,9 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
             return [_from_block(yf, doc, b) for b in blocks], []
         return (by_env or _engine_named_values(yf, doc)), []
     engine, image, span = found
+    listed = structured.find_all(doc, engine) if block is not None else []
+    if len(listed) > 1:  # a catalogue of models, one deployment each: each item's own image, else the shared one
+        return [_from_block(yf, doc, b, _own_image(doc, b, (image, span))) for b in listed], []
     model_path, model = (block.path + block.model_key, block.model) if block is not None else _model(holders)
     lists = [h.get(k) for h in holders for k in ARG_KEYS]
     args = next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
@@ -158,10 +161,34 @@ def _engine_args(doc: YNode) -> tuple[str, str, YNode] | None:
     return None
 
 
+def read_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """A document that is a list of model entries, each its own model, engine settings and the engine named by
+    its image or keys (`- {modelURL: X, repository: vllm/vllm-openai, vllmConfig: {maxModelLen: N}}`): a
+    catalogue a chart or a program turns into one deployment per entry."""
+    return [_from_block(yf, doc, b, _own_image(doc, b, None)) for b in structured.find_all(doc, None)]
+
+
+def _own_image(doc: YNode, block: structured.Block, shared: tuple[str, Span] | None) -> tuple[str, Span] | None:
+    """The image an item of a list names itself (`image:` in the item), else the document's image when it is
+    written outside the list (a default for every item), else none (another item's image is not this one's)."""
+    own = engine_image(block.holder, lambda name: name)
+    if own is not None:
+        return own[1], own[2]
+    if block.holder.get("repository") is not None:  # the item is the image's map (`repository:`, `tag:`)
+        return _image(block.holder)
+    listed = doc.path(*block.path) if block.path else doc
+    return None if shared is None or (listed is not None and _within(shared[1], listed.span)) else shared
+
+
+def _within(at: Span, outer: Span) -> bool:
+    return (outer.line, outer.col) <= (at.line, at.col) <= (outer.end_line, outer.end_col)
+
+
 def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[str, Span] | None = None) -> Deployment:
     """Settings with no engine image: the mapping names its engine, or its keys are plainly an engine's."""
     model_path = block.path + block.model_key
-    fields = _model_fields(block.engine, block.model, model_path) + _flag_fields(block.engine, doc, block)
+    fields = (_model_fields(block.engine, block.model, model_path) + _flag_fields(block.engine, doc, block)
+              + _block_args(yf, block.holder))
     resources = block.holder.get("resources") or doc.get("resources")
     count, cspan, _ = g.count_from_resources(resources)
     product, pspan = g.product_from_pod(block.holder)
@@ -172,6 +199,14 @@ def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[
     ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
                         node_labels=facts.node_labels(doc))
     return chart_deployment(yf.path, block.engine, fields, block.model, ctx, ManifestGpu(product, pspan, count, cspan))
+
+
+def _block_args(yf: YamlFile, holder: YNode) -> list[Field]:
+    """An argument list beside the block's keys or in one of its settings maps (`vllmConfig.extraArgs:
+    ["--gpu-memory-utilization", "0.8"]`): appended to the command as the chart does."""
+    maps = [holder] + [v for k, _, v in holder.pairs() if v.is_map and k not in ("image", "resources")]
+    lists = [m.get(k) for m in maps for k in ARG_KEYS]
+    return next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
 
 
 def _model_fields(engine: str, model: YNode | None, path: tuple[str, ...]) -> list[Field]:
@@ -187,7 +222,7 @@ def _flag_fields(engine: str, doc: YNode, block: structured.Block | None) -> lis
     """The block's flag keys, each spelled as the option the engine's table names; top-level scalars that
     are exactly engine flags too, when the block sits deeper."""
     out: list[Field] = []
-    if block is None or block.holder is not doc:
+    if doc.is_map and (block is None or block.holder is not doc):
         flat = YNode("map", doc.span, doc.start, doc.end, items=tuple(
             (k, v) for k, v in doc.items if k.is_scalar and k.text not in _NOT_FLAGS and v.is_scalar))
         out += key_fields(engine, flat)
