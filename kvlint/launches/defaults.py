@@ -43,11 +43,11 @@ def release_defaults(engine: str, release: str) -> dict[str, object]:
 
 
 def substitution(pinned: str | None, modelled: str) -> str | None:
-    """Why the release modelled is not the one pinned ('0.10.1.1 is not a documented release: modelled as
+    """Why the release modelled is not the one pinned ('0.10.1.1 is not in kvlint's release table: modelled as
     0.10.1'), or None when they are the same release."""
     if not pinned or _numbers(pinned) == _numbers(modelled):
         return None
-    return f"{pinned} is not a documented release: modelled as {modelled}"
+    return f"{pinned} is not in kvlint's release table: modelled as {modelled}"
 
 
 def _numbers(version: str) -> tuple[int, ...]:

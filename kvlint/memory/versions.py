@@ -139,7 +139,7 @@ def _pick(engine: str, version: str | None) -> tuple[str, str]:
     chosen = below[-1] if below else known[0]
     if _padded(_key(chosen)) == want:
         return chosen, ""
-    return chosen, f"{engine} {version} is not a documented release; modelled as {chosen}"
+    return chosen, f"{engine} {version} is not in kvlint's release table; modelled as {chosen}"
 
 
 def _padded(key: tuple[int, ...]) -> tuple[int, ...]:

@@ -98,7 +98,7 @@ class VersionLookup:
         if self.source in ("image-date", "project-range"):
             return f"{self.why}: modelled as {self.modelled}"
         if self.version and self.modelled != self.version:
-            return f"{self.version} is not a documented release: modelled as {self.modelled}"
+            return f"{self.version} is not in kvlint's release table: modelled as {self.modelled}"
         return None
 
 

@@ -76,7 +76,7 @@ spec:
 
 @pytest.mark.parametrize(("tag", "share", "release", "substituted"), [
     ("v0.10.1", 0.9, "0.10.1", None),
-    ("v0.10.3", 0.9, "0.10.2", "0.10.3 is not a documented release: modelled as 0.10.2"),
+    ("v0.10.3", 0.9, "0.10.2", "0.10.3 is not in kvlint's release table: modelled as 0.10.2"),
     ("v0.33.0", 0.92, "0.33.0", None),
 ])
 def test_defaults_are_the_modelled_releases(tmp_path, capsys, tag, share, release, substituted):

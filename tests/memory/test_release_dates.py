@@ -92,7 +92,7 @@ def test_vllm_version_mapping(asked, modelled, noted):
     assert resolved.record.version == modelled
     assert bool(resolved.note) is noted
     if noted:
-        assert resolved.note == f"vllm {asked} is not a documented release; modelled as {modelled}"
+        assert resolved.note == f"vllm {asked} is not in kvlint's release table; modelled as {modelled}"
 
 
 def test_sglang_version_mapping_and_default():
