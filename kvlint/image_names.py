@@ -12,4 +12,11 @@ def known_image(image: str | None) -> bool:
     from kvlint.engines import all_engines
 
     low = (image or "").lower()
-    return bool(low) and any(t in low for e in all_engines() for t in e.image_markers + e.image_ships)
+    return bool(low) and any(t in low for e in all_engines() for t in e.image_markers + e.image_ships
+                             if not _name_pattern(t))
+
+
+def _name_pattern(marker: str) -> bool:
+    """A marker that matches any image named for the engine (`/sglang`, `sglang:`: `voipmonitor/sglang:cu130`,
+    `lavd/sglang-d4f-b12x`): it says the image carries the engine, not that it is the engine's own image."""
+    return marker.startswith("/") or marker.endswith(":")

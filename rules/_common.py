@@ -41,6 +41,25 @@ def on_release(ctx: Context, role: str) -> bool:
     return takes(engine, flag(engine, role), ctx.pinned_version) is True
 
 
+def added_after(ctx: Context, name: str) -> tuple[str, str] | None:
+    """(option, first release read with it) for a setting the pinned release does not have yet: the tables read a
+    release at or after the pinned one, before the flag's first, without it. None when nothing pins a release or
+    the tables cannot say."""
+    from kvlint.errors import KvlintError
+    from kvlint.flags.flag_table import first_seen, on_release
+
+    engine, pinned = ctx.deployment.engine, ctx.pinned_version
+    if pinned is None:
+        return None
+    try:
+        found = first_seen(engine, name)
+    except KvlintError:
+        return None
+    if found is None or on_release(engine, found[0], pinned) is not False:
+        return None
+    return found
+
+
 def fp8_kv(engine: str) -> str:
     return get_engine(engine).fp8_kv_dtype
 

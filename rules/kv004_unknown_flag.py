@@ -17,7 +17,9 @@ unknown flag is an info naming the tree and whether its parser defines the flag.
 the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched entry point) is an info
 naming where: it is the repository's flag, not a typo. A flag that is the other engine's own option
 (`--enable-prefix-caching` on SGLang, `--mem-fraction-static` on vLLM) is said to be that engine's, with no
-did-you-mean.
+did-you-mean. A flag of the newest releases that the release the launch pins does not have yet (`--log-level`
+on `vllm/vllm-openai:v0.6.2`: first read in 0.33.0, absent from 0.27.0) is an error on that release, when the
+launch writes the flag (a chart's key may reach the engine another way).
 
 ## Why it matters
 argparse exits on the first unknown flag: the pod crash-loops with `unrecognized arguments` before
@@ -57,6 +59,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     stock = engine if dep.server else f"a stock {engine}"
     tree = ctx.engine_tree
     family = _build_family([u for u in dep.unknown_flags if tree is None or not tree.defines(u.flag)])
+    yield from _not_yet(ctx, engine)
     for unknown in dep.unknown_flags:
         if unknown.reason == "removed":
             continue
@@ -102,6 +105,29 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield check.rule.finding(
             ctx, f"{engine} rejects {unknown.flag}: {why}, the server exits before loading the model{hint}",
             span, fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)
+
+
+def _not_yet(ctx: Context, engine: str) -> Iterator[Finding]:
+    """Each flag the launch gives that the pinned release does not have yet (the tables read the release before
+    its first one without it). Only an engine's own image or a project's lock pins a release this exactly; a
+    third-party build tagged like a release may carry its own flags, and a fork's tree decides for itself."""
+    dep = ctx.deployment
+    if dep.server or ctx.engine_tree is not None or _custom_build(dep.image):
+        return
+    # a chart's key (`attentionBackend`) is passed by its template, which may do it another way (an environment
+    # variable on the older release): only a flag the launch writes is the release's to refuse
+    given = [(s.name, s.flag_span or s.span) for s in dep.settings.values()
+             if s.origin not in ("default", "chart", "chart-values")]
+    given += [(v.setting, v.span) for v in dep.invalid_values if v.setting and v.flag.startswith("-")]
+    for name, span in given:
+        found = c.added_after(ctx, name)
+        if found is None:
+            continue
+        option, first = found
+        yield check.rule.finding(
+            ctx, f"{option} is not an option of {engine} {ctx.pinned_version} (pinned): the tables first read it in "
+            f"{first}; that release exits at start-up (unrecognized arguments)", span or dep.launch_span,
+            fix=f"remove {option}, or pin a release that has it ({first} or later)", flag=option)
 
 
 _FAMILY_AT_LEAST = 3

@@ -183,6 +183,14 @@ def on_release(engine: str, option: str, version: str | None) -> bool | None:
     return False if any(want <= key(r) < key(first) for r in read) else None
 
 
+@lru_cache(maxsize=1024)
+def first_seen(engine: str, dest: str) -> tuple[str, str] | None:
+    """(first option, first release read with it) of the engine's flag for a setting name; None for a name the
+    table does not hold."""
+    entry = next((e for e in _data(engine)["flags"] if e.get("dest") == dest and e.get("seen_in")), None)
+    return (entry["options"][0], entry.get("added") or entry["seen_in"][0]) if entry is not None else None
+
+
 def ambiguous_since(engine: str, hits: tuple[str, ...]) -> str | None:
     """The first release read where two or more of `hits` exist, when an earlier release read had at most one.
 

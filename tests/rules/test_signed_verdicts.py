@@ -330,3 +330,40 @@ def test_an_architecture_kvlint_does_not_model_is_no_memory_verdict(tmp_path):
     assert [f.code for f in result.findings if f.severity > Severity.INFO] == []
     (status,) = result.launches
     assert status.capacity == "skipped" and "not modelled" in (status.skipped_because or "")
+
+
+def test_an_image_merely_named_for_sglang_is_a_third_party_build(tmp_path):
+    """Sample K15, measured: a KV004 warning on a patched SGLang build's own flag (`lavd/sglang-d4f-b12x`, an
+    image named for SGLang but not lmsysorg's). An image named for the engine is a build of it, not the engine's
+    own image: its flags are its to settle (an info); on lmsysorg/sglang the warning stands."""
+    from kvlint.image_names import known_image
+
+    assert not known_image("lavd/sglang-d4f-b12x:5-24") and not known_image("voipmonitor/sglang:cu130")
+    assert known_image("lmsysorg/sglang:v0.5.4") and known_image("vllm/vllm-openai:v0.10.1")
+    p = tmp_path / "docker-compose.yml"
+    p.write_text("services:\n" + "".join(
+        f"  s{k}:\n    image: {image}\n    command: [python3, -m, sglang.launch_server, --model-path,"
+        f" Qwen/Qwen2.5-7B-Instruct, --enable-pcie-oneshot-allreduce]\n"
+        for k, image in enumerate(("lavd/sglang-d4f-b12x:5-24", "lmsysorg/sglang:v0.5.4"))))
+    found = [(f.span.line, f.severity) for f in lint([str(p)], LintOptions()).findings if f.code == "KV004"]
+    assert found == [(4, Severity.INFO), (7, Severity.WARNING)]
+
+
+def test_a_renamed_sglang_flag_names_its_new_spelling(tmp_path):
+    """Sample K15: `--nsa-prefill-backend` (SGLang <= 0.5.12) is `--dsa-prefill-backend` from 0.5.23 on; the
+    removal finding names the new spelling as its fix."""
+    p = tmp_path / "run.sh"
+    p.write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --nsa-prefill-backend tilelang\n")
+    [gone] = [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV005"]
+    assert gone.fix is not None and "--dsa-prefill-backend" in gone.fix
+
+
+def test_a_flag_newer_than_the_pinned_release_is_not_checked_for_its_values(tmp_path):
+    """Sample K16, measured: a KV007 error on `log-level: info` for `vllm/vllm-openai:v0.6.2` naming the choices of
+    0.33.0, a release the launch does not run. On the pinned release the flag does not exist: KV004 says that,
+    and no value check of another release's parser is made."""
+    p = tmp_path / "docker-compose.yml"
+    p.write_text("services:\n  old:\n    image: vllm/vllm-openai:v0.11.0\n"
+                 "    command: [Qwen/Qwen2.5-7B-Instruct, --log-level, info]\n")
+    found = [(f.code, f.severity) for f in lint([str(p)], LintOptions()).findings if f.code in ("KV004", "KV007")]
+    assert found == [("KV004", Severity.ERROR)]
