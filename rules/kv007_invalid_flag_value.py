@@ -91,6 +91,10 @@ def _table_version(engine: str) -> str:
 
 
 def _fix(reason: str) -> str:
+    if " takes no value, so " in reason:
+        flag = reason.split(" ", 1)[0]
+        off = f" (to turn it off: --no-{flag[2:]})" if f"--no-{flag[2:]} turns it off" in reason else ""
+        return f"drop the word after {flag}: the switch alone turns it on{off}"
     if reason.startswith("valid: "):
         return "use one of " + reason[len("valid: "):]
     if reason.startswith("must"):

@@ -99,8 +99,8 @@ _BOOL_WORDS = ("true", "false", "yes", "no", "on", "off")
 
 def _switch_value(st: ParseState, i: int) -> bool:
     """`--enforce-eager false`: a switch takes no value, so the word after it is a stray positional, not the model
-    the launch names with --model (vLLM's api_server module parses it as an unused model tag; `vllm serve` would
-    take it for the model). Said as an error line; the word is not read as the model."""
+    the launch names with --model: argparse exits on it (`unrecognized arguments`), or `vllm serve` takes it for
+    the model. A refused value (KV007) at the word; it is not read as the model."""
     word = st.tokens[i].text
     if i == 0 or word.lower() not in _BOOL_WORDS:
         return False
@@ -110,8 +110,13 @@ def _switch_value(st: ParseState, i: int) -> bool:
     spec = match(st.table, normalise(st.table, before))[0]
     if spec is None or spec.kind not in ("store_true", "bool_optional"):
         return False
-    st.errors.append(f"{before} takes no value: {word!r} after it is a stray argument (the switch is on as written"
-                     f"{'; --no-' + before[2:] + ' turns it off' if spec.kind == 'bool_optional' else ''})")
+    off = f"; --no-{before[2:]} turns it off" if spec.kind == "bool_optional" else ""
+    reason = (f"{before} takes no value, so {word!r} after it is a stray positional argument: the parser exits on it "
+              f"(unrecognized arguments) or takes it for the positional model (the switch is on as written{off})")
+    tok = st.tokens[i]
+    st.errors.append(reason)
+    st.value_errors.append(reason)
+    st.invalid.append(InvalidValue(before, word, tok.span, reason, spec.dest))
     return True
 
 

@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from kvlint import limits
-from kvlint.deployment import DeclaredLoad, Deployment, GpuOption, ModelAlias, NodeLabel, Setting
+from kvlint.deployment import DeclaredLoad, Deployment, GpuOption, InvalidValue, ModelAlias, NodeLabel, Setting
 from kvlint.engines import get_engine
 from kvlint.engines.registered import engine_names, facts
 from kvlint.launches.argv import parse
@@ -126,7 +126,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
         gpu_count_visible_only=gpu.visible_only,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
-        invalid_values=tuple(parsed.invalid),
+        invalid_values=tuple(v for v in parsed.invalid if not _wrapper_reads_bools(ctx.wrapper, v)),
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
         model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, runner=ctx.runner, server=parsed.server,
     )
@@ -262,3 +262,12 @@ def _parallelism_left_to(dep: Deployment, program: str, where: Span | None) -> D
              for name, raw in open_roles.items()}
     note = f"{', '.join(added)} not stated: {program} may set them; not resolved"
     return replace(dep, settings={**dep.settings, **added}, notes=dep.notes + (note,))
+
+
+# wrappers whose own parser takes a value after a switch (`trl vllm-serve --enforce_eager false`: Hugging Face's
+# dataclass parser reads `true`/`false` there) before it hands vLLM the settings
+_BOOL_VALUE_WRAPPERS = frozenset({"trl vllm-serve", "trl.scripts.vllm_serve"})
+
+
+def _wrapper_reads_bools(wrapper: str | None, value: InvalidValue) -> bool:
+    return wrapper in _BOOL_VALUE_WRAPPERS and value.reason.startswith(f"{value.flag} takes no value")

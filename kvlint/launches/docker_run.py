@@ -155,7 +155,9 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
         return [opts.entrypoint] + rest, None
     known = entrypoint_engine(image.text)
     guessed = None if known or known_image(image.text) else engine_from_flags(rest)
-    if guessed:
+    if guessed and shipped_engine(image.text) == guessed:  # a build named for the engine, given its flags only
+        opts.notes.append(f"engine {guessed} assumed: {image.text} carries it and is given only {guessed}'s flags")
+    elif guessed:
         opts.notes.append(inferred_note(guessed, "--entrypoint"))
     elif not known and not known_image(image.text) and rest and (shipped_engine(image.text) or
                                                                 named_engine(image.text)):

@@ -100,7 +100,8 @@ def test_docker_run_of_an_unknown_image_with_engine_flags():
     assert "tensor_parallel_size" not in d.settings  # not written: the engine's default (1) applies
     assert d.gpu_count == 1 and _at(d.gpu_count_span) == (3, 29)
     assert (d.engine_version, _at(d.engine_version_span)) == ("0.7.0", (3, 62))  # the .../vllm image's tag
-    assert "engine vllm inferred from the flags: no --entrypoint, and the image does not name an engine" in d.notes
+    assert "engine vllm assumed: vastai/vllm:v0.7.0-cuda-12.1-pytorch-2.5.1-py312 carries it and is given only vllm's flags" \
+        in d.notes
 
 
 ARGV_SHAPES = [
