@@ -47,9 +47,9 @@ def test_manifest_declares_the_contract():
     assert hook["require_serial"] is True
     files = re.compile(hook["files"])
     for name in ("values.yaml", "deploy/x.yml", "run.sh", "Dockerfile", "serve.slurm", "Makefile", "run.ps1",
-                 "main.py"):
+                 "main.py", "configs/config.json"):
         assert files.search(name), name
-    for name in ("README.md", "config.json", "package.json"):
+    for name in ("README.md", "docs/index.html"):
         assert not files.search(name), name
 
 

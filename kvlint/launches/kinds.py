@@ -56,8 +56,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("dockerfile", "kvlint.launches.dockerfile:read", suffixes=(".dockerfile", ".containerfile"),
          prefixes=("dockerfile", "containerfile"),
          sniff=("FROM ", "ARG ", "from ", "arg ")),
-    Kind("json", "kvlint.launches.read:read_yaml", suffixes=(".json",),
-         walk_hint=("vllm", "sglang", "engine", "serve", "hub.json")),
+    # any JSON up to 256 KiB (a stack's `configs/config.json` of services); its reader passes over one that names
+    # no engine before parsing it, and a larger one is data (package-lock.json, tokenizer.json)
+    Kind("json", "kvlint.launches.read:read_json", suffixes=(".json",), walk_bytes=256 * 1024),
     Kind("make", "kvlint.launches.makefile:read", suffixes=(".mk", ".just"),
          names=("makefile", "gnumakefile", "justfile", ".justfile")),
     Kind("powershell", "kvlint.launches.powershell:read", suffixes=(".ps1",)),

@@ -198,6 +198,19 @@ def read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     return ReadResult(path, deployments, findings, yf.comments)
 
 
+def read_json(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
+    """JSON is YAML to the readers; a file that names no engine anywhere (a package.json, a model's config.json)
+    holds no launch, so it is passed over before it is parsed (the walk and the hook read every JSON file)."""
+    named = any(w in path.replace("\\", "/").rsplit("/", 1)[-1].lower() for w in _JSON_NAMES)
+    if as_vllm_config is not True and not named and not _ENGINE_WORD.search(text):
+        return ReadResult(path)
+    return read_yaml(path, text, as_vllm_config)
+
+
+_ENGINE_WORD = lazy(r"vllm|sglang", re.IGNORECASE)
+_JSON_NAMES = ("vllm", "sglang", "engine", "serve", "hub.json")  # names of an engine's own settings file
+
+
 def _pinned(path: str, dep: Deployment) -> Deployment:
     """A template of a chart copied without Chart.yaml keeps its references unresolved, but the engine release its
     image pins comes from the values.yaml beside `templates/` (kvlint.launches.helm_chart.pinned_image)."""

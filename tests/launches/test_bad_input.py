@@ -79,12 +79,27 @@ def test_arbitrary_text_never_raises(parts, name):
     assert all(f.code == "KV001" or (f.code == "KV008" and str(f.severity) == "info") for f in result.findings)
 
 
-def test_folder_walk_skips_unrelated_json(tmp_path):
+def test_folder_walk_passes_over_unrelated_json(tmp_path):
+    """Every JSON file up to 256 KiB is walked (sample K14's `configs/config.json` of services was silent); one that
+    names no engine is passed over before parsing (a broken package.json gives no KV001), a larger one is data."""
     (tmp_path / "package.json").write_text("{")
+    (tmp_path / "tokenizer.json").write_text('{"v": "' + "x" * 300_000 + '"}')
     (tmp_path / "engine.vllm.json").write_text('{"model": "org/m", "max-model-len": 4096, "tensor-parallel-size": 2}')
     found = [Path(p).name for p, r in iter_files([str(tmp_path)]) if r is None]
-    assert found == ["engine.vllm.json"]
+    assert found == ["engine.vllm.json", "package.json"]
     assert read_path(str(tmp_path / "engine.vllm.json")).deployments[0].get("max_model_len") == 4096
+    assert read_path(str(tmp_path / "package.json")).findings == []
+
+
+def test_a_json_stack_config_of_services_is_read(tmp_path):
+    """A stack's JSON config whose `vllm` service names the engine image and its flags as a command string."""
+    p = tmp_path / "configs" / "config.json"
+    p.parent.mkdir()
+    p.write_text('{"services": {"db": {"image": "postgres"}, "vllm": {"image": "docker.io/vllm/vllm-openai",\n'
+                 '  "tag": "v0.17.1", "command": "--model Qwen/Qwen2.5-1.5B-Instruct --max-model-len 2048"}}}\n')
+    assert [Path(q).name for q, r in iter_files([str(tmp_path)]) if r is None] == ["config.json"]
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("Qwen/Qwen2.5-1.5B-Instruct", 2048)
 
 
 def test_crlf_and_bom_keep_positions():
