@@ -61,9 +61,10 @@ class Block:
 
 
 def model_key(holder: YNode) -> tuple[tuple[str, ...], YNode] | None:
-    """The holder's model key and the scalar it names; a null value counts (a chart's install sets it)."""
+    """The holder's model key and the scalar it names; a null value counts (a chart's install sets it). A key
+    prefixed with an engine's name (`vllm_model`, an Ansible role's variables) is that engine's model key."""
     for key, _, val in holder.pairs():
-        if _norm(key) not in MODEL_NAMES:
+        if _norm(unprefixed(key)[1]) not in MODEL_NAMES:
             continue
         if val.is_scalar and not val.text.startswith("-"):
             return (key,), val
@@ -169,10 +170,12 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
 
 def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool) -> Block | None:
     found = model_key(holder)
-    if found is None or any(_norm(k) in _SAMPLING or _norm(k) in _CLIENT for k, _, _ in holder.pairs()):
+    if found is None or any(_norm(unprefixed(k)[1]) in _SAMPLING | _CLIENT for k, _, _ in holder.pairs()):
         return None
     keys, model = found
-    chosen = engine or _engine_by_keys(holder)
+    prefix = unprefixed(keys[0])[0]  # `vllm_model`: the variables of a role that starts that engine
+    named = named or prefix is not None
+    chosen = engine or prefix or _engine_by_keys(holder)
     pairs = tuple(_flag_pairs(chosen, holder, keys[0]))
     block = Block(holder, path, keys, model, pairs, chosen, named)
     return block if block.score >= 1 and (named or engine is not None) else None
@@ -191,9 +194,21 @@ def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:
             if key not in _NOT_SETTINGS and model_key(val) is None:
                 yield from _settings_map(engine, val)
             continue
+        prefix, bare = unprefixed(key)
+        key = bare if prefix == engine else key
         option = option_for_key(engine, key) if not val.is_map else None
         if option is not None and option not in ("--model", "--model-path"):
             yield key, knode, val, option
+
+
+def unprefixed(key: str) -> tuple[str | None, str]:
+    """(engine, rest) of a key prefixed with an engine's name and `_` or `-` (`vllm_max_model_len`,
+    `sglang-model`), else (None, key)."""
+    low = key.lower()
+    for name in engine_names():
+        if low.startswith(name) and low[len(name) : len(name) + 1] in ("_", "-") and len(low) > len(name) + 1:
+            return name, key[len(name) + 1 :]
+    return None, key
 
 
 def _settings_map(engine: str, node: YNode) -> list[_Pair]:

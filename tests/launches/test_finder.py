@@ -739,3 +739,19 @@ def test_a_unit_running_a_script_named_for_the_engine_is_configured_by_its_envir
     (unit,) = read_path(str(FIX / "units" / "envfile.service")).deployments
     assert unit.engine == "vllm" and not unit.model_resolved and _at(unit.model_span) == (3, 18)
     assert read_path(str(FIX / "units" / "other.service")).deployments == []
+
+
+def test_a_startup_script_that_runs_the_container_is_a_launch(tmp_path):
+    """Sample K15's GCE startup script (measured: KV008, read as an image's entry point by its name): it runs
+    `docker run IMAGE --model "$MODEL_NAME"` itself, with MODEL_NAME set by the script (`$(get_metadata ...)`), so
+    it is the launch, its model left open; a `startup.sh` that only runs the engine with the environment's model
+    stays the image's entry point."""
+    p = tmp_path / "startup.sh"
+    p.write_text('#!/bin/bash\nMODEL_NAME=$(get_metadata "model-name" "org/m")\n'
+                 'docker run --gpus all vllm/vllm-openai:v0.10.1 --model "$MODEL_NAME" --max-model-len 4096\n')
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.image, dep.model_resolved, dep.get("max_model_len")) == ("vllm/vllm-openai:v0.10.1", False, 4096)
+    q = tmp_path / "inner" / "startup.sh"
+    q.parent.mkdir()
+    q.write_text('#!/bin/bash\nexec vllm serve "$MODEL" --max-model-len 4096\n')
+    assert read_path(str(q)).deployments == []

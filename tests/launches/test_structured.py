@@ -295,3 +295,12 @@ def test_a_document_that_is_a_catalogue_of_models_is_one_launch_per_entry():
     assert (first.engine, first.image, first.model) == ("vllm", "vllm/vllm-openai:v0.10.1", "Qwen/Qwen2.5-7B-Instruct")
     assert _s(first, "max_model_len") == (16384, 9, 18) and _s(first, "gpu_memory_utilization")[0] == 0.8
     assert (second.model, _s(second, "max_model_len")) == ("Qwen/Qwen2.5-1.5B-Instruct", (4096, 17, 18))
+
+
+def test_a_roles_variables_named_for_the_engine_are_its_settings():
+    """Sample K15's Ansible group_vars (measured: silent): `vllm_model`, `vllm_max_model_len`, ... are the settings
+    of the vLLM launch the role renders, each at its key; a client's `vllm_base_url` beside `vllm_model` is none."""
+    dep = _one("role-vars.yaml")
+    assert (dep.engine, dep.model, _s(dep, "max_model_len"), _s(dep, "quantization")) == \
+        ("vllm", "Qwen/Qwen2.5-7B-Instruct-AWQ", (4096, 7, 21), ("awq", 6, 20))
+    assert read_path(str(FIX / "client-vars.yaml")).deployments == []
