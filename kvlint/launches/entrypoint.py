@@ -141,19 +141,12 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
     kept, notes = [], []
     for dep in deps:
         name = env_model(dep)
-        if name is None or dep.image is not None or _assigns(text, name):
-            kept.append(dep)  # a `docker run` of its own, or a model the script sets (`M=$(get_metadata m d)`)
+        if name is None or dep.image is not None:
+            kept.append(dep)  # a script that runs the engine's container itself is where the image is run
             continue
         notes.append(_note(dep, f"the model is ${name} of the environment the image is given ({why}): the launch "
                                 "is where the image is run with it (a manifest, compose file, docker run)"))
     return kept, wrapped + notes
-
-
-def _assigns(text: str, name: str) -> bool:
-    """Whether the script sets the variable itself (`NAME=...`, `export NAME=`, `read NAME`), so it is not only
-    what the image's environment gives."""
-    return re.search(rf"(?m)^[ \t]*(?:export[ \t]+|local[ \t]+|readonly[ \t]+|declare[ \t]+(?:-\w+[ \t]+)*)?"
-                     rf"{re.escape(name)}=|\bread[ \t]+(?:-\w+[ \t]+)*{re.escape(name)}\b", text) is not None
 
 
 def argv_model(tree: ast.Module) -> str | None:

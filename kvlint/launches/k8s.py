@@ -84,7 +84,8 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
         if kind == "map":
             # a map with none of the keys the four tests read is none of them (most maps of a manifest)
             if node.has_any(_CONTAINER_KEYS) and (_argv_like(node.get("command")) or _argv_like(node.get("args"))
-                                                  or _env_configured_image(node) or _format_engine(node)):
+                                                  or _env_configured_image(node) or _format_engine(node)
+                                                  or _engine_build_on_gpus(node)):
                 yield node, anc
                 continue
             for key, _, val in reversed(list(node.pairs())):
@@ -96,7 +97,8 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
                     stack.append((item, anc))
 
 
-_CONTAINER_KEYS = ("command", "args", "env", "storageUri")  # what _argv_like, _env_configured_image, _format_engine ask
+# what _argv_like, _env_configured_image, _format_engine and _engine_build_on_gpus ask
+_CONTAINER_KEYS = ("command", "args", "env", "storageUri", "resources")
 
 
 FORMAT_NOTE = ("KServe predictor with modelFormat {engine} and no arguments: the engine's flags are in the "
@@ -138,6 +140,21 @@ def _env_configured_image(node: YNode) -> bool:
     from kvlint.launches.env_launch import configured_engine
 
     return configured_engine(image.text) is not None
+
+
+def _engine_build_on_gpus(node: YNode) -> bool:
+    """A container of an image named for an engine (a repository's own build, `org/vllm-gptoss:2026`) given
+    GPUs and no command: the image's own command starts the engine (cheap tests first)."""
+    image, resources = node.get("image"), node.get("resources")
+    if image is None or not image.is_scalar or resources is None or not any("gpu" in k for k in _leaf_keys(resources)):
+        return False
+    from kvlint.launches.images import named_engine
+
+    return named_engine(image.text) is not None
+
+
+def _leaf_keys(node: YNode) -> list[str]:
+    return [k for k, _, v in node.pairs() for k in ([k] + (_leaf_keys(v) if v.is_map else []))] if node.is_map else []
 
 
 def _argv_like(node: YNode | None) -> bool:
@@ -212,7 +229,8 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     launches = env_flag_launch(yf, c, env, launches, default)
     gpu = gpu_facts(c, anc, yf.docs)
     if not launches and script is None and not fields and gpu.count:
-        launches, notes = _env_configured(yf, c, anc, image_text, env) or (launches, notes)
+        launches, notes = _env_configured(yf, c, anc, image_text, env) or _baked(c, image, image_text, env) \
+            or (launches, notes)
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
     if c.get("envFrom") is not None:
         notes = list(notes) + ["envFrom loads variables this file does not show; "
@@ -260,6 +278,23 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
     if fields is None:
         return None
     return [FoundLaunch(engine, tuple(fields), None, env)], [env_launch.NOTE.format(image=image)]
+
+
+def _baked(c: YNode, image: YNode | None, text: str | None,
+           env: dict[str, str]) -> tuple[list[FoundLaunch], list[str]] | None:
+    """A repository's own build named for the engine (`org/vllm-gptoss:20260812`), run on GPUs with no command
+    and no model variable: its own command starts the engine with the model built into it, which this file does
+    not name (the model is left open, at the image)."""
+    from kvlint.engines.registered import facts
+    from kvlint.launches.images import named_engine
+
+    engine = named_engine(text)
+    if engine is None or c.get("command") is not None or image is None:
+        return None
+    model = f"<the model {text} serves>"
+    fields = (Field(facts(engine).MODEL_FLAG, image.span), Field(model, image.span, False, (model,)))
+    note = f"{text} is a build of {engine} run with no command: its own command starts it with a model not named here"
+    return [FoundLaunch(engine, fields, None, env)], [note]
 
 
 def _env_list(c: YNode, anc: list[YNode]) -> Iterator[YNode]:

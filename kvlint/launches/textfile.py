@@ -139,8 +139,8 @@ def _scripted(path: str, text: str) -> list[Deployment]:
     from kvlint.sources.text import LineIndex
 
     run = next(((m, e) for m in _RUN_KEY.finditer(text) if (e := engine_script(m.group(1).split()))), None)
-    if run is None:
-        return []
+    if run is None or _script_in_tree(path, run[0].group(1).split()):
+        return []  # the script is read on its own: its launch is there, not a second one here
     index = LineIndex(text)
     engine = run[1]
     items = [(name, _span(path, index, n_at, len(name)), Field(value, _span(path, index, v_at, len(value))))
@@ -172,3 +172,30 @@ def _span(path: str, index: LineIndex, at: int, length: int) -> Span:
     line, col = index.locate(at)
     end_line, end_col = index.locate(at + length)
     return Span(path, line, col, end_line, end_col)
+
+
+_LEVELS = 3  # folders above the unit looked at for the script it runs
+
+
+def _script_in_tree(path: str, words: list[str]) -> bool:
+    """Whether the script a unit runs is in the repository beside it: at its path relative to the unit
+    (`%(here)s/../scripts/start_vllm.sh`), or by name in the unit's folder, a folder above it, or their
+    `scripts/` and `bin/` folders (an absolute `ExecStart=/opt/app/scripts/start_vllm.sh` of the deployed tree)."""
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path)) if path not in ("", "-") else ""
+    script = next((w for w in words if w.endswith((".sh", ".py", ".bash"))), "")
+    if not folder or not script:
+        return False
+    script = script.replace("%(here)s", folder)
+    if not os.path.isabs(script) and os.path.isfile(os.path.join(folder, script)):
+        return True
+    name = os.path.basename(script)
+    for _ in range(_LEVELS + 1):
+        if any(os.path.isfile(os.path.join(folder, sub, name)) for sub in ("", "scripts", "bin")):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder or os.path.isdir(os.path.join(folder, ".git")):
+            break
+        folder = parent
+    return False

@@ -755,3 +755,14 @@ def test_a_startup_script_that_runs_the_container_is_a_launch(tmp_path):
     q.parent.mkdir()
     q.write_text('#!/bin/bash\nexec vllm serve "$MODEL" --max-model-len 4096\n')
     assert read_path(str(q)).deployments == []
+
+
+def test_a_unit_running_a_script_of_the_tree_leaves_the_launch_to_the_script(tmp_path):
+    """Sample K12's unit (counted 0: the launch is the script it runs, in the same repository): a unit whose
+    script is in the tree gives no second launch; the script gives the one."""
+    (tmp_path / "systemd").mkdir()
+    (tmp_path / "scripts").mkdir()
+    unit = tmp_path / "systemd" / "vllm.service"
+    unit.write_text("[Service]\nEnvironmentFile=/etc/llm.env\nExecStart=/opt/app/scripts/start_vllm.sh\n")
+    (tmp_path / "scripts" / "start_vllm.sh").write_text('#!/bin/bash\nexec vllm serve "${MODEL_PATH:?}"\n')
+    assert read_path(str(unit)).deployments == []
