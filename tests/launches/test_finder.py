@@ -766,3 +766,17 @@ def test_a_unit_running_a_script_of_the_tree_leaves_the_launch_to_the_script(tmp
     unit.write_text("[Service]\nEnvironmentFile=/etc/llm.env\nExecStart=/opt/app/scripts/start_vllm.sh\n")
     (tmp_path / "scripts" / "start_vllm.sh").write_text('#!/bin/bash\nexec vllm serve "${MODEL_PATH:?}"\n')
     assert read_path(str(unit)).deployments == []
+
+
+def test_a_gpu_container_of_an_engine_build_with_no_command_serves_its_own_model(tmp_path):
+    """Samples K15/K17 (measured: silent but for KV008): a Deployment running a repository's own build named for
+    vLLM on a GPU, with no command or args, is a vLLM launch whose model is built into the image (left open, at
+    the image); the same build with no GPU, and a router image, are none."""
+    p = tmp_path / "deploy.yaml"
+    p.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n"
+                 "      containers:\n      - name: vllm\n        image: org/vllm-gptoss:20260812\n"
+                 "        resources: {limits: {nvidia.com/gpu: 1}}\n"
+                 "      - name: cpu\n        image: org/vllm-gptoss:20260812\n        resources: {limits: {cpu: 2}}\n"
+                 "      - name: router\n        image: org/vllm-router:1\n        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model_resolved, _at(dep.model_span), dep.gpu_count) == ("vllm", False, (9, 16), 1)
