@@ -14,6 +14,7 @@ line and column.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from kvlint.deployment import Deployment
@@ -35,13 +36,18 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     from kvlint.sources.comments import scan_comments
 
     if _ENTRY.search(text) is None:
-        scripted = _scripted(path, text)
-        return ReadResult(path, scripted, comments=scan_comments(text)) if scripted else ReadResult(path)
+        # a unit's or program's command that starts the engine another way (`ExecStart=/usr/bin/docker run ...
+        # vllm/vllm-openai ...`), else a script named for starting it
+        found = read_lines(path, text, _commands(text, _RUN_LINE), prelude=True) if _RUN_LINE.search(text) else []
+        found = found or _scripted(path, text)
+        return ReadResult(path, found, comments=scan_comments(text)) if found else ReadResult(path)
     return ReadResult(path, read_lines(path, text), comments=scan_comments(text))
 
 
-def read_lines(path: str, text: str, commands: list[tuple[int, int]] | None = None) -> list[Deployment]:
-    """The launches of each command (start, end offsets; by default each line that names an entry point)."""
+def read_lines(path: str, text: str, commands: list[tuple[int, int]] | None = None,
+               prelude: bool | None = None) -> list[Deployment]:
+    """The launches of each command (start, end offsets; by default each line that names an entry point), after
+    the unit's environment when `prelude` (by default: when the commands are the file's own lines)."""
     from kvlint.launches.build import LaunchContext, ManifestGpu, finish
     from kvlint.launches.groups import is_launch
     from kvlint.launches.script import run_script
@@ -49,11 +55,11 @@ def read_lines(path: str, text: str, commands: list[tuple[int, int]] | None = No
 
     index = LineIndex(text)
     out: list[Deployment] = []
-    prelude, at = _prelude(_assignments(text)) if commands is None else ("", [])
+    env, at = _prelude(_assignments(text)) if (commands is None if prelude is None else prelude) else ("", [])
     for start, end in _commands(text) if commands is None else commands:
         # an INI value continued on indented lines is one command: its newlines are spaces (offsets unchanged)
         body = _JOINED.sub(" ", text[start:end])
-        m = Mapped(path, prelude + body, index=index, offsets=[*at, *range(start, end + 1)])
+        m = Mapped(path, env + body, index=index, offsets=[*at, *range(start, end + 1)])
         launches, _, notes = run_script(m, {})
         ctx = LaunchContext(notes=tuple(notes))
         out.extend(d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d))
@@ -67,17 +73,21 @@ def _indented(text: str, at: int) -> bool:
     return line[:1] in (" ", "\t") and line.strip() != ""
 
 
-def _commands(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of each command a line holds."""
+# a unit's or a supervisor program's command (the command starts where `cmd` does)
+_RUN_LINE = lazy(r"(?m)^[ \t]*(?:ExecStart|command)[ \t]*=[ \t]*[-@+!:]*(?P<cmd>\S)")
+
+
+def _commands(text: str, names: re.Pattern[str] = _ENTRY) -> list[tuple[int, int]]:
+    """(start, end) offsets of each command a line holds (a line `names` matches: an entry point, or a run key)."""
     found: list[tuple[int, int]] = []
     line_start = 0
     while line_start < len(text):
         line_end = text.find("\n", line_start)
         line_end = len(text) if line_end < 0 else line_end
         line = text[line_start:line_end]
-        m = _ENTRY.search(line)
+        m = names.search(line)
         if m is not None and not line.lstrip().startswith(_COMMENT_START):
-            cut = max(line.rfind(c, 0, m.start()) for c in "=:\"'")
+            cut = m.start("cmd") - 1 if "cmd" in m.re.groupindex else max(line.rfind(c, 0, m.start()) for c in "=:\"'")
             quote = line[cut] if cut >= 0 and line[cut] in "\"'" else ""
             start = line_start + cut + 1
             end = line_end

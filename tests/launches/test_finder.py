@@ -780,3 +780,11 @@ def test_a_gpu_container_of_an_engine_build_with_no_command_serves_its_own_model
                  "      - name: router\n        image: org/vllm-router:1\n        resources: {limits: {nvidia.com/gpu: 1}}\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.engine, dep.model_resolved, _at(dep.model_span), dep.gpu_count) == ("vllm", False, (9, 16), 1)
+
+
+def test_a_units_command_that_runs_the_engine_image_is_read():
+    """Sample K17's unit (measured: KV008): `ExecStart=/usr/bin/docker run ... vllm/vllm-openai:v0.10.1 MODEL
+    --max-model-len N`, continued over lines, is the launch, its values at their places."""
+    (dep,) = read_path(str(FIX / "units" / "docker.service")).deployments
+    assert (dep.image, dep.model, _at(dep.model_span)) == ("vllm/vllm-openai:v0.10.1", "Qwen/Qwen2.5-7B-Instruct", (7, 5))
+    assert dep.get("max_model_len") == 32768
