@@ -71,7 +71,11 @@ def is_run(fields: list[Field], i: int) -> int | None:
 def read_options(fields: list[Field], i: int, base: str) -> tuple[RunOptions, int]:
     """The options from index `i` up to the image; `base` is the folder an `--env-file` is read from."""
     opts = RunOptions()
-    while i < len(fields) and fields[i].text.startswith("-") and fields[i].text != "-":
+    while i < len(fields) and (fields[i].text.startswith("-") and fields[i].text != "-" or _options_left(fields, i)):
+        if not fields[i].text.startswith("-"):
+            opts.notes.append(f"{fields[i].text} before the image is read as more options (its value is not known)")
+            i += 1
+            continue
         name, eq, value = fields[i].text.partition("=")
         takes = not eq and name in VALUE_OPTS
         value_field = fields[i + 1] if takes and i + 1 < len(fields) else fields[i]
@@ -80,6 +84,24 @@ def read_options(fields: list[Field], i: int, base: str) -> tuple[RunOptions, in
         _OPTION.get(name, _ignore)(opts, value, value_field, fields[i], base)
         i += 2 if takes else 1
     return opts, i
+
+
+def _options_left(fields: list[Field], i: int) -> bool:
+    """An expansion the script leaves unknown among the options (`"${EXTRA_RUN_ARGS[@]}"`, `$DOCKER_OPTS`), when
+    options or an image follow it: more options, not the image (an image is a known name or a resolved word with
+    a registry or a tag; a path such as `/model` after it is the command's, so the expansion stays the image)."""
+    word = fields[i]
+    if word.resolved or not word.text.lstrip("\"'").startswith("$") or i + 1 >= len(fields):
+        return False
+    nxt = fields[i + 1]
+    if nxt.text.startswith("-"):  # a docker option follows (an engine flag after it would make it the image)
+        return nxt.text.partition("=")[0] in VALUE_OPTS | _SWITCHES
+    return nxt.resolved and not nxt.text.startswith(("/", ".")) and " " not in nxt.text and \
+        ("/" in nxt.text or ":" in nxt.text)
+
+
+_SWITCHES = frozenset({"--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "--privileged",
+                       "--init", "--read-only", "-P", "--publish-all", "--no-healthcheck", "-q", "--quiet"})
 
 
 def _env(opts: RunOptions, value: str, _vf: Field, _opt: Field, _base: str) -> None:

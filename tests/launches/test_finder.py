@@ -788,3 +788,15 @@ def test_a_units_command_that_runs_the_engine_image_is_read():
     (dep,) = read_path(str(FIX / "units" / "docker.service")).deployments
     assert (dep.image, dep.model, _at(dep.model_span)) == ("vllm/vllm-openai:v0.10.1", "Qwen/Qwen2.5-7B-Instruct", (7, 5))
     assert dep.get("max_model_len") == 32768
+
+
+def test_an_unknown_array_among_docker_options_is_more_options(tmp_path):
+    """Sample K17's rootless podman script (measured: KV008): `"${CACHE_ARGS[@]}"` (set in a branch kvlint does not
+    follow) between `--device` and `-p` is more options, not the image; the image after them starts the launch.
+    An unknown word followed by an engine flag stays the image (nothing to read)."""
+    p = tmp_path / "run.sh"
+    p.write_text('podman run --rm --device /dev/kfd "${CACHE_ARGS[@]}" -p 8000:8000 \\\n'
+                 '  docker.io/org/vllm-radiance:0.5.8 /model --max-model-len 4096\n'
+                 'docker run --rm "$IMAGE" --model org/m\n')
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.image, dep.model, dep.get("max_model_len")) == ("docker.io/org/vllm-radiance:0.5.8", "/model", 4096)
