@@ -183,9 +183,10 @@ def _exec_word(yf: YamlFile, item: YNode, env: Mapping[str, str]) -> Field:
     """One exec-form argument. One that holds a script (`[bash, -c, |\n  set -e\n  exec vllm serve ...]`) keeps
     each character's place in the file, so what `sh -c` runs is reported at its own line, not at the item's."""
     text, missing, origin = interpolate(item.text, env)
-    if text == item.text and "\n" in text:
+    lines = "\n" in text or (item.span is not None and item.span.end_line > item.span.line)  # `>-` folds them
+    if text == item.text and lines:
         return Field(text, item.span, not missing, missing, tuple(range(len(text))), yf.mapped(item), origin=origin)
-    escaped = _unescaped(item.text) if "\n" in item.text and "$$" in item.text else None
+    escaped = _unescaped(item.text) if lines and "$$" in item.text else None
     if escaped is not None and escaped[0] == text:  # only compose's `$$` escapes: each character keeps its place
         return Field(text, item.span, not missing, missing, escaped[1], yf.mapped(item), origin=origin)
     return Field(text, item.span, not missing, missing, origin=origin)

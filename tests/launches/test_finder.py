@@ -800,3 +800,14 @@ def test_an_unknown_array_among_docker_options_is_more_options(tmp_path):
                  'docker run --rm "$IMAGE" --model org/m\n')
     (dep,) = read_path(str(p)).deployments
     assert (dep.image, dep.model, dep.get("max_model_len")) == ("docker.io/org/vllm-radiance:0.5.8", "/model", 4096)
+
+
+def test_a_folded_script_in_a_compose_list_keeps_each_values_line(tmp_path):
+    """Sample K17 (measured: the launch placed at the `>-` line, 5 lines above its command): a folded script
+    item of `entrypoint: [sh, -c, >- ...]` keeps each word at its own line and column."""
+    p = tmp_path / "compose.yaml"
+    p.write_text("services:\n  llm:\n    image: lmsysorg/sglang:v0.5.4\n    entrypoint:\n      - sh\n      - -c\n"
+                 "      - >-\n        set -e;\n        exec python3 -m sglang.launch_server --model-path /model\n"
+                 "        --context-length 8192 --port 30000\n")
+    (dep,) = read_path(str(p)).deployments
+    assert _at(dep.model_span) == (9, 59) and _at(dep.settings["context_length"].span) == (10, 26)
