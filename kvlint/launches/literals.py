@@ -19,6 +19,7 @@ kvlint.launches.named, as every kind does.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
@@ -27,6 +28,9 @@ from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.sources.text import LineIndex
 from kvlint.span import Span
+
+if TYPE_CHECKING:
+    from kvlint.launches.script import FoundLaunch
 
 _TOKEN = lazy(r"""//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`"""
               r"""|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|\d+(?:\.\d+)?|:=|[\[\](){},:=;]""", re.DOTALL)
@@ -65,7 +69,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 def launches_in(path: str, text: str, hash_comments: bool = False) -> list[Deployment]:
     """The launches of the file's literal argument lists (also HCL's, whose comments start with `#` too: a
     Terraform ECS `command = [...]` beside `image = local.x`, kvlint.launches.hcl)."""
-    return _launches(path, text, _tokens(text, hash_comments))
+    return _launches(path, text, _calls_as_items(_tokens(text, hash_comments)))
 
 
 def _tokens(text: str, hash_comments: bool = False) -> list[_Tok]:
@@ -88,6 +92,36 @@ def _tokens(text: str, hash_comments: bool = False) -> list[_Tok]:
         if word in _OPEN:
             depth += 1
     return out
+
+
+def _calls_as_items(tokens: list[_Tok]) -> list[_Tok]:
+    """A call written as one item of a list (`"--max-model-len", tostring(var.len)`, `String.valueOf(n)`) is one
+    name-like item (its value is the program's, left unresolved), so the list stays one run of items; a call
+    whose own arguments make a command line (`exec.Command("vllm", "serve", m)`) stays a list of its own."""
+    out: list[_Tok] = []
+    k = 0
+    while k < len(tokens):
+        tok = tokens[k]
+        end = _call_end(tokens, k) if tok.kind == "name" and out and out[-1].text in ",[(" else None
+        if end is None or any(_argv_word(t) for t in tokens[k + 2 : end]):
+            out.append(tok)
+            k += 1
+            continue
+        out.append(_Tok("name", tok.text + "()", tok.start, tok.depth))
+        k = end + 1
+    return out
+
+
+def _call_end(tokens: list[_Tok], k: int) -> int | None:
+    """The index of the `)` closing the call that starts at `k` (a name, then `(`), when an item separator or a
+    closing bracket follows it."""
+    if k + 1 >= len(tokens) or tokens[k + 1].text != "(":
+        return None
+    depth = tokens[k + 1].depth
+    for j in range(k + 2, min(len(tokens), k + 64)):
+        if tokens[j].text == ")" and tokens[j].depth == depth:
+            return j if j + 1 < len(tokens) and tokens[j + 1].text in _AFTER_ITEM else None
+    return None
 
 
 def _unescape(body: str) -> str:
@@ -197,6 +231,8 @@ def _launches(path: str, text: str, tokens: list[_Tok]) -> list[Deployment]:
         image = _around(tokens, run, lambda t, k: _image_at(t, k, names))
         found = launch_in_argv(fields, {}, image_default=entrypoint_engine(image[0]) if image else None)
         if found is None:
+            found = _by_flags(fields)
+        if found is None:
             continue
         count = _around(tokens, run, _gpus_at)
         if product is None:
@@ -213,6 +249,20 @@ def _launches(path: str, text: str, tokens: list[_Tok]) -> list[Deployment]:
         if is_launch(dep):
             out.append(dep)
     return out
+
+
+def _by_flags(fields: list[Field]) -> FoundLaunch | None:
+    """A list of flags with a model (`["--model", local.path, "--max-model-len", ...]`, a Terraform local the
+    container's `args` takes) whose image is not written as a literal beside it: the engine its flags are."""
+    from kvlint.launches.byflags import model_flag_in
+    from kvlint.launches.infer import engine_from_flags
+    from kvlint.launches.script import FoundLaunch
+
+    engine = engine_from_flags(fields) if model_flag_in(fields) else None
+    if engine is None:
+        return None
+    note = f"engine {engine} inferred from the flags: the list's image is not a literal beside it"
+    return FoundLaunch(engine, tuple(fields), None, {}, notes=(note,))
 
 
 def _around(tokens: list[_Tok], run: tuple[int, int], probe) -> tuple[str, int] | None:  # type: ignore[no-untyped-def]

@@ -811,3 +811,12 @@ def test_a_folded_script_in_a_compose_list_keeps_each_values_line(tmp_path):
                  "        --context-length 8192 --port 30000\n")
     (dep,) = read_path(str(p)).deployments
     assert _at(dep.model_span) == (9, 59) and _at(dep.settings["context_length"].span) == (10, 26)
+
+
+def test_a_terraform_local_list_of_flags_with_calls_is_the_launch():
+    """Sample K17's Terraform (measured: KV008): `vllm_base_args = ["--model", local.path, ..., "--gpu-memory-
+    utilization", tostring(var.x), ...]`, which `args = local.vllm_args` takes through concat(): a call is one item
+    of the list, and the flags say vLLM; the model is left open at its place."""
+    (dep,) = read_path(str(FIX.parent / "hcl" / "args-local.tf")).deployments
+    assert (dep.engine, dep.model_resolved, _at(dep.model_span)) == ("vllm", False, (6, 16))
+    assert dep.get("max_model_len") == 16384 and not dep.settings["gpu_memory_utilization"].resolved
