@@ -11,6 +11,8 @@ parameter with a default (`[string]$Model = "org/name"`) is a variable; one with
 
 from __future__ import annotations
 
+import re
+
 from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
 from kvlint.launches.rewrite import mapped, substitute
@@ -140,6 +142,40 @@ def _quoted_at(text: str, start: int, at: int) -> bool:
     return bool(quote)
 
 
+def _rewritten(m: re.Match[str]) -> str:
+    """`$Args` / `@Args` splatted as the shell array's words; a function that runs docker with its arguments as
+    `docker` (indentation kept); `$env:` as `$`."""
+    if m.group(1):
+        return f'"${{{m.group(1)}[@]}}"'
+    if m.group(2):
+        return m.group(0)[: len(m.group(0)) - len(m.group(2))] + "docker"
+    return "$"
+
+
+_FUNCTION = lazy(r"(?im)^[ \t]*function[ \t]+([A-Za-z_][\w-]*)[ \t]*\{")
+_RUNS_DOCKER = lazy(r"(?i)&[ \t]*\$\w*(?:docker|podman)\w*[ \t]+@\w+|\b(?:docker|podman)(?:\.exe)?[ \t]+@\w+")
+
+
+def _container_functions(text: str) -> set[str]:
+    """Functions whose body runs docker (or podman) with all the arguments they are given (`function
+    Invoke-Docker { param(...$DockerArgs) & $docker @DockerArgs }`): a call of one is a docker command."""
+    out: set[str] = set()
+    for m in _FUNCTION.finditer(text):
+        body = text[m.end() : _closing_brace(text, m.end() - 1)]
+        if _RUNS_DOCKER.search(body):
+            out.add(m.group(1))
+    return out
+
+
+def _closing_brace(text: str, opened: int) -> int:
+    depth = 0
+    for k in range(opened, min(len(text), opened + 8192)):
+        depth += {"{": 1, "}": -1}.get(text[k], 0)
+        if depth == 0:
+            return k
+    return min(len(text), opened + 8192)
+
+
 def read_powershell(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.build import LaunchContext, ManifestGpu, finish
     from kvlint.launches.groups import is_launch
@@ -152,7 +188,7 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
     source = text
     text = _start_processes(text) if _START_PROCESS.search(text) else text
     for line in text.split("\n"):
-        m = _ASSIGN.match(line)
+        m = _ASSIGN.match(line) if _ARRAY_OPEN.match(line) is None else None  # `$A = @(` opens an array
         if m is not None and not depth:
             env[m.group(1)] = m.group(2)
             line = " " * len(line)
@@ -169,8 +205,10 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
             line, depth = _array_line(line, len(head) if opened is not None else 0, depth)
         lines.append(line[:-1] + "\\" if line.endswith("`") else line)
     names = "|".join(sorted(arrays))
-    ref = lazy(rf"\$env:(?=[A-Za-z_])|\$({names or '(?!)'})\b(?!\s*=)")
-    script, offsets = substitute("\n".join(lines), ref, lambda m: f'"${{{m.group(1)}[@]}}"' if m.group(1) else "$")
+    runners = "|".join(re.escape(f) for f in sorted(_container_functions(source)))
+    ref = lazy(rf"\$env:(?=[A-Za-z_])|[$@]({names or '(?!)'})\b(?!\s*=)"
+               rf"|(?m:^[ \t]*(?:&[ \t]*)?)({runners or '(?!)'})(?=[ \t])")
+    script, offsets = substitute("\n".join(lines), ref, _rewritten)
     launches, _, notes = run_script(mapped(path, source, script, offsets), env)
     ctx = LaunchContext(notes=tuple(notes))
     return [d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d)]

@@ -186,9 +186,11 @@ def _array_commands(state: _State) -> list[FoundLaunch]:
     `printf '%q ' "${cmd[@]}"` into a generated script, `exec`, a `nohup` of a file. Its words keep the places
     they were written at."""
     used = {f.span for launch in state.launches for f in launch.fields}
+    inside = [sp for sp in used if sp is not None]
     out = []
     for name, words in state.arrays.items():
-        if not words or any(w.span in used for w in words):  # a followed command read it (its image, its model)
+        # a followed command read it (its image, its model), or a script one of its words holds (`bash -lc "..."`)
+        if not words or any(w.span in used or _holds_any(w.span, inside) for w in words):
             continue
         found = launch_in_argv(list(words), state.env)
         if found is None:
@@ -198,6 +200,15 @@ def _array_commands(state: _State) -> list[FoundLaunch]:
                          for added in state.optional.get(name, []))
         out.append(replace(found, notes=found.notes + (note, *optional)))
     return out
+
+
+def _holds_any(span: Span | None, spans: list[Span]) -> bool:
+    """Whether a word's span holds one of the spans (a launch read from inside the word's string)."""
+    if span is None:
+        return False
+    start, end = (span.line, span.col), (span.end_line, span.end_col)
+    return any(sp.path == span.path and start <= (sp.line, sp.col) and (sp.end_line, sp.end_col) <= end
+               for sp in spans)
 
 
 def _looks_like_flag(zeroth: str) -> bool:

@@ -820,3 +820,19 @@ def test_a_terraform_local_list_of_flags_with_calls_is_the_launch():
     (dep,) = read_path(str(FIX.parent / "hcl" / "args-local.tf")).deployments
     assert (dep.engine, dep.model_resolved, _at(dep.model_span)) == ("vllm", False, (6, 16))
     assert dep.get("max_model_len") == 16384 and not dep.settings["gpu_memory_utilization"].resolved
+
+
+def test_a_powershell_function_that_runs_docker_with_a_splatted_array(tmp_path):
+    """Sample K16's PowerShell (measured: KV008): an indented `$runArgs = @(...)` (not a plain assignment), splatted
+    as `@runArgs` into `Invoke-Docker`, a function whose body runs `& $docker @DockerArgs`: a `docker run` whose
+    `bash -lc` string starts SGLang with the param default model."""
+    p = tmp_path / "start.ps1"
+    p.write_text('param([string]$Model = "Qwen/Qwen2.5-0.5B-Instruct")\n$docker = "docker.exe"\n'
+                 "function Invoke-Docker {\n    param([string[]]$DockerArgs)\n    & $docker @DockerArgs\n}\n"
+                 'if ($true) {\n    $runArgs = @(\n        "run", "-d", "--gpus", "all",\n'
+                 '        "lmsysorg/sglang:v0.5.4",\n        "bash", "-lc",\n'
+                 '        "python3 -m sglang.launch_server --model-path $Model --context-length 8192"\n    )\n'
+                 "    Invoke-Docker @runArgs\n}\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.image, dep.get("context_length")) == \
+        ("sglang", "Qwen/Qwen2.5-0.5B-Instruct", "lmsysorg/sglang:v0.5.4", 8192)
