@@ -13,11 +13,13 @@ best such map is the launch's settings, each value with its own span.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from kvlint import limits
 from kvlint.engines.registered import engine_names
 from kvlint.launches.keys import option_for_key, spelled_as_flag
+from kvlint.lazyre import lazy
 from kvlint.record import record
 from kvlint.sources.yaml import YNode
 
@@ -40,6 +42,16 @@ _NOT_SETTINGS = frozenset({"resources", "image", "service", "ingress", "env", "n
 # eval harness, `LLM(...)` kwargs), never a server's, whose flags hold none of them
 _SAMPLING = frozenset({"temperature", "topp", "topk", "maxtokens", "maxnewtokens", "repetitionpenalty",
                        "presencepenalty", "frequencypenalty", "samplingparams"})
+# a benchmark's record (`request_throughput`, `mean_ttft_ms`, `p99_itl_ms`): what a run measured with these settings,
+# not settings a server starts with
+_MEASURED = lazy(r"throughput|latency|ttft|tpot|(?:^|[_-])itl|(?:^|[_-])p(?:50|90|95|99)(?:$|[_-])"
+                 r"|tokens?[_-]?per[_-]?s|elapsed|duration[_-]?s|(?:^|[_-])(?:mean|median)[_-]", re.IGNORECASE)
+
+
+def _measured(key: str) -> bool:
+    return _MEASURED.search(key) is not None
+
+
 _Pair = tuple[str, YNode, YNode, str]
 
 
@@ -170,7 +182,8 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
 
 def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool) -> Block | None:
     found = model_key(holder)
-    if found is None or any(_norm(unprefixed(k)[1]) in _SAMPLING | _CLIENT for k, _, _ in holder.pairs()):
+    if found is None or any(_norm(unprefixed(k)[1]) in _SAMPLING | _CLIENT or _measured(k)
+                            for k, _, _ in holder.pairs()):
         return None
     keys, model = found
     prefix = unprefixed(keys[0])[0]  # `vllm_model`: the variables of a role that starts that engine

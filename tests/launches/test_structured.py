@@ -304,3 +304,15 @@ def test_a_roles_variables_named_for_the_engine_are_its_settings():
     assert (dep.engine, dep.model, _s(dep, "max_model_len"), _s(dep, "quantization")) == \
         ("vllm", "Qwen/Qwen2.5-7B-Instruct-AWQ", (4096, 7, 21), ("awq", 6, 20))
     assert read_path(str(FIX / "client-vars.yaml")).deployments == []
+
+
+def test_a_benchmarks_record_is_not_a_launch(tmp_path):
+    """Every JSON file that names an engine is read now: a benchmark's result record (`engine: vllm`, its model and
+    TP beside `request_throughput`, `mean_ttft_ms`) is what a run measured, not a server's settings."""
+    p = tmp_path / "results.json"
+    p.write_text('{"engine": "vllm", "model": "org/m", "tensor_parallel_size": 2, "max_model_len": 8192,\n'
+                 ' "request_throughput": 12.3, "mean_ttft_ms": 45.1, "p99_itl_ms": 20.0}\n')
+    assert read_path(str(p)).deployments == []
+    q = tmp_path / "engine.json"
+    q.write_text('{"engine": "vllm", "model": "org/m", "tensor_parallel_size": 2, "max_model_len": 8192}\n')
+    assert len(read_path(str(q)).deployments) == 1
