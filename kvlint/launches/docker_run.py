@@ -88,15 +88,20 @@ def read_options(fields: list[Field], i: int, base: str) -> tuple[RunOptions, in
 
 def _options_left(fields: list[Field], i: int) -> bool:
     """An expansion the script leaves unknown among the options (`"${EXTRA_RUN_ARGS[@]}"`, `$DOCKER_OPTS`), when
-    options or an image follow it: more options, not the image (an image is a known name or a resolved word with
-    a registry or a tag; a path such as `/model` after it is the command's, so the expansion stays the image)."""
+    an image follows it, past docker's own options: more options, not the image (an image is a resolved word with
+    a registry or a tag; a path such as `/model`, or a word no docker option takes, after it is the command's, so
+    the expansion stays the image)."""
     word = fields[i]
     if word.resolved or not word.text.lstrip("\"'").startswith("$") or i + 1 >= len(fields):
         return False
-    nxt = fields[i + 1]
-    if nxt.text.startswith("-"):  # a docker option follows (an engine flag after it would make it the image)
-        return nxt.text.partition("=")[0] in VALUE_OPTS | _SWITCHES
-    return nxt.resolved and not nxt.text.startswith(("/", ".")) and " " not in nxt.text and \
+    k = i + 1
+    while k < len(fields) and fields[k].text.startswith("-"):  # docker options after it, to the next word
+        name, eq, _ = fields[k].text.partition("=")
+        if name not in VALUE_OPTS | _SWITCHES:
+            return False  # not docker's (`-m sglang.launch_server` after an image is python's): it is the image
+        k += 2 if name in VALUE_OPTS and not eq else 1
+    nxt = fields[k] if k < len(fields) else None
+    return nxt is not None and nxt.resolved and not nxt.text.startswith(("/", ".")) and " " not in nxt.text and \
         ("/" in nxt.text or ":" in nxt.text)
 
 

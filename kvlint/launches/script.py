@@ -90,6 +90,9 @@ class _State:
     positional: Positional | None = None  # $0 $1 ... when the script was started as `sh -c SCRIPT NAME ARGS`
     arrays: dict[str, tuple[Field, ...]] = field(default_factory=dict)  # `NAME=( ... )`: each word with its span
     optional: dict[str, list[str]] = field(default_factory=dict)  # NAME -> additions made only under a condition
+    # (NAME, line) -> the words an `if` / `case` arm set the array to (the arm holds "@NAME": kvlint.launches.script
+    # _per_arm reads a later command once per arm with them)
+    arm_arrays: dict[tuple[str, int], tuple[Field, ...]] = field(default_factory=dict)
     conditional: int = 0  # inside this many `if` / `case` blocks
     ray_started: int | None = None  # the line of a `ray start` before the launches: they run on that cluster
     named: tuple[str, ...] = ()  # the engines the script's text names (a command run through an unknown program)
@@ -481,10 +484,11 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         _source(words[i + 1], m, state, depth)
         return
     found = launch_in_argv(fields, env, depth, state)
-    if found is None and depth == 0:
+    arms = _per_arm(found, words, i, prefix, m, env, state, depth) if found is not None or state.closed else []
+    if not arms and depth == 0:
         _note_unread(fields[len(prefix) :], state)
-    if found is not None:
-        for launch in _per_arm(found, words, i, prefix, m, env, state, depth):
+    if arms:
+        for launch in arms:
             launch = replace(launch, notes=launch.notes + _optional_notes(words[i:], state))
             if state.ray_started is not None and launch.gpus and launch.gpus.startswith("cuda:"):
                 launch = _on_ray_cluster(launch, state.ray_started)
@@ -586,16 +590,18 @@ def _caller_override(word: Word, name: str, env: dict[str, str], m: Mapped, stat
     return env[name]
 
 
-def _per_arm(found: FoundLaunch, words: tuple[Word, ...], i: int, prefix: list[Field], m: Mapped,
+def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix: list[Field], m: Mapped,
              env: dict[str, str], state: _State, depth: int) -> list[FoundLaunch]:
     """The launch, or one launch per arm of an `if` / `case` that sets this command's variables when the arms
     give it different models (`if [ "$MODE" = chat ]; then ARGS="--model a"; elif ...; then ARGS="--model b";
     fi` then `docker run $IMAGE $ARGS`: two deployments), each read with its own arm's values. Arms that change
-    only other settings (TP 8 or 4 for one model) are one deployment: the reading stays as it was."""
+    only other settings (TP 8 or 4 for one model) are one deployment: the reading stays as it was. An arm that
+    starts the other engine is another deployment; when the last arm (the reading's) starts none (a third
+    runtime), the arms that start an engine are the launches."""
     if not state.closed:
-        return [found]
-    used = _variables_in(words[i:])
-    by_model: dict[str, tuple[FoundLaunch, dict[str, tuple[str, int]]]] = {}
+        return [found] if found is not None else []
+    used = _variables_in(words[i:]) | {"@" + ref.group(1) for w in words[i:] if (ref := _array_ref(w)) is not None}
+    by_model: dict[tuple[str, str], tuple[FoundLaunch, dict[str, tuple[str, int]]]] = {}
     read = 0
     for statement in state.closed:
         for k, arm in enumerate(statement.arms):
@@ -603,21 +609,41 @@ def _per_arm(found: FoundLaunch, words: tuple[Word, ...], i: int, prefix: list[F
                 continue
             read += 1
             arm_env = statement.environment(k, env)
-            fields = prefix + [f for w in words[i:] for f in _expand(w, m, arm_env, state)]
+            fields = prefix + _arm_fields(words[i:], m, arm_env, arm, state)
             launch = launch_in_argv(fields, arm_env, depth, None)
             model = _model_of(launch) if launch is not None else None
-            if launch is not None and model is not None:
+            if launch is not None and (model is not None or found is None or launch.engine != found.engine):
                 # the last arm naming a model reads it, as the script's order does; a local copy and the Hub id of
-                # one model (`/models/Qwen2.5-7B` or `Qwen/Qwen2.5-7B`) are one model
-                by_model[model.rstrip("/").rsplit("/", 1)[-1].lower()] = (launch, arm)
-    if len(by_model) < 2:
+                # one model (`/models/Qwen2.5-7B` or `Qwen/Qwen2.5-7B`) are one model; an arm that starts the
+                # other engine is another deployment whatever its model
+                key = (launch.engine, (model or "").rstrip("/").rsplit("/", 1)[-1].lower())
+                by_model[key] = (launch, arm)
+    noted = [replace(launch, notes=launch.notes + (_arm_note(arm, used),)) for launch, arm in by_model.values()]
+    if found is None:
+        return noted
+    if len(by_model) < 2 and not any(e != found.engine for e, _ in by_model):
         return [found]
+    if not any(e == found.engine for e, _ in by_model):  # the arm the reading went through is one of them
+        return [found, *noted]
     return [replace(launch, notes=launch.notes + (_arm_note(arm, used),)) for launch, arm in by_model.values()]
+
+
+def _arm_fields(words: tuple[Word, ...], m: Mapped, env: dict[str, str], arm: dict[str, tuple[str, int]],
+                state: _State) -> list[Field]:
+    """The command's fields with the arm's variables and the arrays it set (`args=(...)` in a `case` arm)."""
+    saved = state.arrays
+    state.arrays = {**saved, **{name[1:]: state.arm_arrays[(name[1:], line)] for name, (_, line) in arm.items()
+                                if name.startswith("@") and (name[1:], line) in state.arm_arrays}}
+    try:
+        return [f for w in words for f in _expand(w, m, env, state)]
+    finally:
+        state.arrays = saved
 
 
 def _arm_note(arm: dict[str, tuple[str, int]], used: set[str]) -> str:
     """Which arm a launch is read in: the variables it takes from there, and their lines."""
-    where = ", ".join(f"${name} of line {line}" for name, (_, line) in sorted(arm.items()) if name in used)
+    where = ", ".join(f"${{{name[1:]}[@]}} of line {line}" if name.startswith("@") else f"${name} of line {line}"
+                      for name, (_, line) in sorted(arm.items()) if name in used)
     return (f"one launch per arm of the `if` / `case` / `for` that sets this command's arguments, each arm "
             f"naming another model: this one reads {where}")
 
@@ -913,6 +939,10 @@ def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State)
     if not text.endswith("+="):
         state.arrays[name] = elements
         state.optional.pop(name, None)
+        if state.arms and len(state.arm_arrays) < MAX_ARMS * MAX_CLOSED:  # an arm's array: a candidate, as a value
+            line = m.at(word.start)[0]
+            state.arm_arrays[(name, line)] = elements
+            _assigned("@" + name, " ".join(f.text for f in elements), line, state)
     elif state.conditional:
         line = m.at(word.start)[0]
         state.optional.setdefault(name, []).append(f"line {line}: `{' '.join(f.text for f in elements)}`")

@@ -836,3 +836,23 @@ def test_a_powershell_function_that_runs_docker_with_a_splatted_array(tmp_path):
     (dep,) = read_path(str(p)).deployments
     assert (dep.engine, dep.model, dep.image, dep.get("context_length")) == \
         ("sglang", "Qwen/Qwen2.5-0.5B-Instruct", "lmsysorg/sglang:v0.5.4", 8192)
+
+
+def test_each_arm_that_starts_another_engine_is_a_launch(tmp_path):
+    """Sample K16's launcher (measured: KV008): `case "$RUNTIME"` arms set the entry point and the argument arrays
+    of one `docker run` after `esac` (SGLang, vLLM, llama.cpp): the two arms that start an engine are one launch
+    each, read with their own arrays; an `if`/`else` choosing the engine's command string is two as well."""
+    p = tmp_path / "run-model.sh"
+    p.write_text('case "$RUNTIME" in\n  sglang)\n    ep=(--entrypoint python3)\n'
+                 '    args=(-m sglang.launch_server --model-path "$MODEL_ID" --context-length 8192)\n    ;;\n'
+                 '  vllm)\n    ep=(--entrypoint bash)\n'
+                 "    args=(-c 'exec python3 \"$@\"' x -m vllm.entrypoints.openai.api_server --model \"$MODEL_ID\")\n"
+                 '    ;;\n  llamacpp)\n    ep=(--entrypoint sh)\n    args=(-c \'exec /app/llama-server "$@"\' x)\n'
+                 '    ;;\nesac\nexec docker run --rm "${ep[@]}" --gpus all "$IMAGE" "${args[@]}"\n')
+    assert sorted(d.engine for d in read_path(str(p)).deployments) == ["sglang", "vllm"]
+    q = tmp_path / "start.sh"
+    q.write_text('if [ "$ENGINE" = sglang ]; then\n'
+                 '  CMD="python3 -m sglang.launch_server --model-path org/m --context-length 8192"\nelse\n'
+                 '  CMD="vllm serve org/m --max-model-len 8192"\nfi\nexec $CMD\n')
+    deps = read_path(str(q)).deployments
+    assert sorted((d.engine, _at(d.model_span)[0]) for d in deps) == [("sglang", 2), ("vllm", 4)]
