@@ -4,19 +4,25 @@ all three stages. The names live in each engine's record (`image_markers`, `imag
 
 from __future__ import annotations
 
+from functools import cache
+
 
 def known_image(image: str | None) -> bool:
     """Whether kvlint knows this image by an engine's own list (not only by its name): it then knows what
     its entry point does, so flags alone never make it start an engine it does not start itself
     (`lmsysorg/sglang` runs a shell). An image known only by its name (`vastai/vllm`) is not known."""
+    low = (image or "").lower()
+    from kvlint.engines.registered import engine_names
+
+    return bool(low) and any(t in low for t in _own_markers(engine_names()))
+
+
+@cache
+def _own_markers(_engines: tuple[str, ...]) -> tuple[str, ...]:
+    """The engines' image markers less the name patterns (`/sglang`, `sglang:` match `voipmonitor/sglang:cu130`,
+    `lavd/sglang-d4f-b12x`: they say an image carries the engine, not that it is the engine's own image); one
+    tuple per set of registered engines (a plugin registers more)."""
     from kvlint.engines import all_engines
 
-    low = (image or "").lower()
-    return bool(low) and any(t in low for e in all_engines() for t in e.image_markers + e.image_ships
-                             if not _name_pattern(t))
-
-
-def _name_pattern(marker: str) -> bool:
-    """A marker that matches any image named for the engine (`/sglang`, `sglang:`: `voipmonitor/sglang:cu130`,
-    `lavd/sglang-d4f-b12x`): it says the image carries the engine, not that it is the engine's own image."""
-    return marker.startswith("/") or marker.endswith(":")
+    return tuple(t for e in all_engines() for t in e.image_markers + e.image_ships
+                 if not t.startswith("/") and not t.endswith(":"))

@@ -598,8 +598,8 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
     only other settings (TP 8 or 4 for one model) are one deployment: the reading stays as it was. An arm that
     starts the other engine is another deployment; when the last arm (the reading's) starts none (a third
     runtime), the arms that start an engine are the launches."""
-    if not state.closed:
-        return [found] if found is not None else []
+    if not state.closed or (found is None and "$" not in m.text[words[i].start : words[-1].end]):
+        return [found] if found is not None else []  # a command with no expansion takes nothing from an arm
     used = _variables_in(words[i:]) | {"@" + ref.group(1) for w in words[i:] if (ref := _array_ref(w)) is not None}
     by_model: dict[tuple[str, str], tuple[FoundLaunch, dict[str, tuple[str, int]]]] = {}
     read = 0

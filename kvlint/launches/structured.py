@@ -52,6 +52,7 @@ def _measured(key: str) -> bool:
     return _MEASURED.search(key) is not None
 
 
+_NOT_A_SERVER = _SAMPLING | _CLIENT
 _Pair = tuple[str, YNode, YNode, str]
 
 
@@ -182,8 +183,7 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
 
 def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool) -> Block | None:
     found = model_key(holder)
-    if found is None or any(_norm(unprefixed(k)[1]) in _SAMPLING | _CLIENT or _measured(k)
-                            for k, _, _ in holder.pairs()):
+    if found is None or any(_norm(unprefixed(k)[1]) in _NOT_A_SERVER or _measured(k) for k, _, _ in holder.pairs()):
         return None
     keys, model = found
     prefix = unprefixed(keys[0])[0]  # `vllm_model`: the variables of a role that starts that engine
@@ -217,6 +217,8 @@ def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:
 def unprefixed(key: str) -> tuple[str | None, str]:
     """(engine, rest) of a key prefixed with an engine's name and `_` or `-` (`vllm_max_model_len`,
     `sglang-model`), else (None, key)."""
+    if len(key) < 6 or key[0] not in "vVsS":  # every map key of a chart is asked: the common answer first
+        return None, key
     low = key.lower()
     for name in engine_names():
         if low.startswith(name) and low[len(name) : len(name) + 1] in ("_", "-") and len(low) > len(name) + 1:
