@@ -228,9 +228,9 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         notes = [FORMAT_NOTE.format(engine=by_format, runtime=_text(c.get("runtime")) or "the cluster's default")]
     launches = env_flag_launch(yf, c, env, launches, default)
     gpu = gpu_facts(c, anc, yf.docs)
-    if not launches and script is None and not fields and gpu.count:
-        launches, notes = _env_configured(yf, c, anc, image_text, env) or _baked(c, image, image_text, env) \
-            or (launches, notes)
+    if not launches and script is None and (not fields or _entry_script_only(fields)) and gpu.count:
+        launches, notes = _env_configured(yf, c, anc, image_text, env) or \
+            (_baked(c, image, image_text, env) if not fields else None) or (launches, notes)
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
     if c.get("envFrom") is not None:
         notes = list(notes) + ["envFrom loads variables this file does not show; "
@@ -278,6 +278,12 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
     if fields is None:
         return None
     return [FoundLaunch(engine, tuple(fields), None, env)], [env_launch.NOTE.format(image=image)]
+
+
+def _entry_script_only(fields: list[Field]) -> bool:
+    """`command: ["/entrypoint.sh"]`: the image's own start script, given nothing: it starts the engine from the
+    container's environment as the image's entry point would."""
+    return len(fields) == 1 and fields[0].resolved and fields[0].text.endswith((".sh", ".bash"))
 
 
 def _baked(c: YNode, image: YNode | None, text: str | None,

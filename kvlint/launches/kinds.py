@@ -75,7 +75,11 @@ KINDS: tuple[Kind, ...] = (
     Kind("notes", "kvlint.launches.notes:read", suffixes=(".txt",), walk_bytes=256 * 1024),
     # pipelines and shells in other languages that call a shell (Jenkins' Groovy `sh '...'`, fish): each command
     # line, and each string holding an engine's entry point, read as shell (kvlint.launches.notes.read_code)
-    Kind("code", "kvlint.launches.notes:read_code", suffixes=(".groovy", ".jenkinsfile", ".fish"),
+    Kind("code", "kvlint.launches.notes:read_code", suffixes=(".groovy", ".jenkinsfile", ".fish", ".nix"),
+         walk_bytes=256 * 1024),
+    # a template a tool renders (Terraform's `templatefile()` `.tpl` / `.tftpl`, a `.tmpl`): YAML when its lines
+    # are YAML (a chart's values with `${var}` placeholders), else read as code (kvlint.launches.read.read_template)
+    Kind("template", "kvlint.launches.read:read_template", suffixes=(".tpl", ".tftpl", ".tmpl"),
          walk_bytes=256 * 1024),
     # programs in C-like languages (Pulumi and CDK in TypeScript, a Go or Java launcher): argument lists written as
     # literals, and command strings, read at their places (kvlint.launches.literals)

@@ -244,7 +244,21 @@ def _shell_ref(m: re.Match[str], env: dict[str, str] | None = None) -> str:
         return "$"
     name = m.group(1) or m.group(2)
     value = env.get(name) if env is not None else None
-    return value if value is not None and ("'" in value or '"' in value) else "${" + name + "}"
+    if value is not None and ("'" in value or '"' in value or _in_single_quotes(m.string, m.start())):
+        return value  # make pastes it before the shell reads the line: inside '...' the shell would not expand it
+    return "${" + name + "}"
+
+
+def _in_single_quotes(line: str, at: int) -> bool:
+    """Whether offset `at` of a recipe line is inside the shell's single quotes (`--gpus '"device=$(IDS)"'`)."""
+    quote = ""
+    start = line.rfind("\n", 0, at) + 1
+    for c in line[start:at]:
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+    return quote == "'"
 
 
 def _is_just(path: str) -> bool:

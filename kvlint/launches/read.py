@@ -211,6 +211,24 @@ _ENGINE_WORD = lazy(r"vllm|sglang", re.IGNORECASE)
 _JSON_NAMES = ("vllm", "sglang", "engine", "serve", "hub.json")  # names of an engine's own settings file
 
 
+def read_template(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
+    """A template a tool renders (`values.tpl` of a Terraform `templatefile()`): read as YAML when its first line
+    that is not a comment is a YAML key (the placeholders kept as unresolved text), else as code (its command
+    lines and strings); a Go template library (`{{ define "..." }}`, a chart's `_helpers.tpl`) holds no launch."""
+    from kvlint.launches.notes import read_code
+
+    if not _ENGINE_WORD.search(text) or _GO_DEFINE.search(text):
+        return ReadResult(path)
+    first = next((ln for ln in text.split("\n", 200) if ln.strip() and not ln.lstrip().startswith("#")), "")
+    if _YAML_KEY.match(first):
+        return read_yaml(path, text, as_vllm_config)
+    return read_code(path, text)
+
+
+_GO_DEFINE = lazy(r"\{\{-?\s*define\b")
+_YAML_KEY = lazy(r"^[A-Za-z_][\w.-]*:(?:\s|$)|^apiVersion:|^---")
+
+
 def _pinned(path: str, dep: Deployment) -> Deployment:
     """A template of a chart copied without Chart.yaml keeps its references unresolved, but the engine release its
     image pins comes from the values.yaml beside `templates/` (kvlint.launches.helm_chart.pinned_image)."""

@@ -856,3 +856,60 @@ def test_each_arm_that_starts_another_engine_is_a_launch(tmp_path):
                  '  CMD="vllm serve org/m --max-model-len 8192"\nfi\nexec $CMD\n')
     deps = read_path(str(q)).deployments
     assert sorted((d.engine, _at(d.model_span)[0]) for d in deps) == [("sglang", 2), ("vllm", 4)]
+
+
+def test_make_pastes_a_variable_inside_single_quotes(tmp_path):
+    """Sample K18's Makefile (measured: two wrong KV204 errors): `--gpus '"device=$(GPU_IDS_TP2)"'` is make's
+    expansion before the shell reads the line, so the container sees devices 0,1 (2 GPUs for -tp 2)."""
+    p = tmp_path / "Makefile"
+    p.write_text("IDS := 0,1\nIMAGE := vllm/vllm-openai:v0.10.1\n\nrun:\n"
+                 "\tdocker run -d --gpus '\"device=$(IDS)\"' $(IMAGE) /model --tensor-parallel-size 2\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.gpu_count, dep.get("tensor_parallel_size")) == (2, 2)
+
+
+def test_a_batch_files_delayed_expansion_is_a_variable(tmp_path):
+    """Sample K18's `.bat` (measured: three wrong KV007 errors on `--port !PORT!`): `!NAME!` under
+    `setlocal enabledelayedexpansion` reads a variable as `%NAME%` does, not a literal."""
+    p = tmp_path / "start.bat"
+    p.write_text("@echo off\nsetlocal enabledelayedexpansion\nset PORT=8001\n"
+                 'wsl -- bash -c "python -m vllm.entrypoints.openai.api_server --model org/m --port !PORT! '
+                 '--max-model-len !MAX_LEN!"\n')
+    (dep,) = read_path(str(p)).deployments
+    assert dep.get("port") == 8001 and not dep.settings["max_model_len"].resolved and dep.invalid_values == ()
+
+
+def test_nix_shells_and_rendered_templates_are_walked_and_read(tmp_path):
+    """Sample K18 (measured: both silent, not walked): a `shell.nix` whose shellHook function runs `podman run ...
+    vllm serve`, and a Terraform `templatefile()` `.tpl` of production-stack values; a chart's `_helpers.tpl` (Go
+    template definitions) gives nothing."""
+    from kvlint.launches import iter_files
+
+    (tmp_path / "shell.nix").write_text("pkgs.mkShell {\n  shellHook = ''\n    serve() {\n"
+                                        "      exec podman run --rm nvcr.io/nvidia/vllm:25.09-py3 \\\n"
+                                        '        vllm serve "Qwen/Qwen2.5-1.5B-Instruct" --max-model-len 4096\n'
+                                        "    }\n  '';\n}\n")
+    (tmp_path / "values.tpl").write_text("# rendered by Terraform\nservingEngineSpec:\n  modelSpec:\n"
+                                         '  - name: "tiny"\n    repository: "vllm/vllm-openai"\n    tag: "v0.10.1"\n'
+                                         '    modelURL: "${model_path}"\n    requestGPU: 1\n')
+    (tmp_path / "_helpers.tpl").write_text('{{- define "vllm.name" -}}vllm{{- end }}\n')
+    walked = sorted(Path(p).name for p, r in iter_files([str(tmp_path)]) if r is None)
+    assert walked == ["_helpers.tpl", "shell.nix", "values.tpl"]
+    (nix,) = read_path(str(tmp_path / "shell.nix")).deployments
+    assert (nix.model, nix.get("max_model_len")) == ("Qwen/Qwen2.5-1.5B-Instruct", 4096)
+    assert [d.engine for d in read_path(str(tmp_path / "values.tpl")).deployments] == ["vllm"]
+    assert read_path(str(tmp_path / "_helpers.tpl")).deployments == []
+
+
+def test_an_engine_build_started_by_its_own_script_is_configured_by_its_environment(tmp_path):
+    """Sample K19 (measured: KV008): a GPU container of a build named for vLLM whose command is only its start
+    script (`command: ["/entrypoint.sh"]`) and whose `env:` holds MODEL_ID and VLLM_MAX_MODEL_LEN: the script
+    starts vLLM from that environment, as the image's entry point would."""
+    p = tmp_path / "deploy.yaml"
+    p.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n"
+                 "      containers:\n      - name: vllm\n        image: registry.example/org-vllm-opt:1\n"
+                 '        command: ["/entrypoint.sh"]\n        env:\n        - {name: VLLM_MAX_MODEL_LEN, value: "2048"}\n'
+                 '        - {name: MODEL_ID, value: "facebook/opt-125m"}\n'
+                 "        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("facebook/opt-125m", 2048)

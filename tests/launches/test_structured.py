@@ -316,3 +316,11 @@ def test_a_benchmarks_record_is_not_a_launch(tmp_path):
     q = tmp_path / "engine.json"
     q.write_text('{"engine": "vllm", "model": "org/m", "tensor_parallel_size": 2, "max_model_len": 8192}\n')
     assert len(read_path(str(q)).deployments) == 1
+
+
+def test_a_rayspec_without_enabled_is_the_charts_earlier_spelling():
+    """Sample K18 (measured: a wrong KV204 error, PP 2 on "1 GPU"): production-stack values with `raySpec.headNode`
+    and no `enabled` key, as the chart's earlier releases and tutorials wrote them: head 1 + worker 1 GPU."""
+    d = _one("raycluster-pp-implied.yaml")
+    assert d.gpu_count == 2 and any("no `enabled` key" in n for n in d.notes)
+    assert [f.code for f in _no_errors("raycluster-pp-implied.yaml")] == []

@@ -67,15 +67,21 @@ def _gpu(e: YNode) -> ManifestGpu:
 
 def _ray_cluster(e: YNode, per_worker: int | None) -> tuple[int, str] | None:
     """`raySpec.enabled`: the chart renders a RayCluster whose head (raySpec.headNode.requestGPU) and
-    `replicaCount` workers (requestGPU each) run one engine together (pipeline or tensor parallel over them)."""
+    `replicaCount` workers (requestGPU each) run one engine together (pipeline or tensor parallel over them).
+    A `raySpec` with a head and no `enabled` key is the chart's earlier spelling (its tutorials' values: the key's
+    presence made the cluster), read the same way, said in the note: a chart that wants `enabled: true` would
+    start one pod instead, which only the chart's release settles, so no GPU error is built on that reading."""
     ray = e.get("raySpec")
     enabled = ray.get("enabled") if ray is not None and ray.is_map else None
-    if enabled is None or enabled.value is not True:
+    implied = enabled is None and ray is not None and ray.is_map and ray.get("headNode") is not None
+    if not implied and (enabled is None or enabled.value is not True):
         return None
     head = g.to_int(ray.path("headNode", "requestGPU")) or 0 if ray is not None else 0
     replicas = g.to_int(e.get("replicaCount")) or 1
     total = head + replicas * (per_worker or 0)
     note = f"gpu count = Ray cluster head {head} + {replicas} x {per_worker or 0} (raySpec, replicaCount x requestGPU)"
+    if implied:
+        note += "; raySpec has no `enabled` key: read as the chart's earlier releases do (its presence starts it)"
     return (total, note) if total else None
 
 
