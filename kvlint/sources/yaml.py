@@ -551,8 +551,8 @@ class _Checker:
     def _report_duplicates(self, node: Any) -> None:
         if self.doc.templated is not None:  # template branches repeat keys
             return
-        seen: dict[str, int] = {}
-        for k, _ in node.value:
+        seen: dict[str, tuple[int, Any]] = {}
+        for k, v in node.value:
             if type(k) is not _SCALAR:
                 continue
             text = self.doc.key_text(k)
@@ -560,20 +560,24 @@ class _Checker:
                 continue
             line = k.start_mark.line + 1 + self.doc.base_line
             if text in seen:
-                self._duplicate(text, line, k.start_mark.column + 1, seen[text])
-            seen[text] = line
+                first, before = seen[text]
+                same = type(v) is _SCALAR and type(before) is _SCALAR and v.value == before.value
+                self._duplicate(text, line, k.start_mark.column + 1, first, same)
+            seen[text] = (line, v)
 
     def _fail(self, node: Any, message: str) -> bool:
         mark = node.start_mark
         self.problems.append(YamlProblem(message, mark.line + 1 + self.doc.base_line, mark.column + 1))
         return False
 
-    def _duplicate(self, text: str, line: int, col: int, first: int) -> None:
-        """One finding per duplicate up to a cap: a generated file can repeat a key a million times."""
+    def _duplicate(self, text: str, line: int, col: int, first: int, same: bool = False) -> None:
+        """One finding per duplicate up to a cap: a generated file can repeat a key a million times. A key repeated
+        with the value it already had changes nothing (an info: a leftover to remove); another value is lost."""
         self.duplicates += 1
         if self.duplicates <= MAX_DUPLICATE_REPORTS:
-            self.problems.append(YamlProblem(f"duplicate key {text!r} (first at line {first}); the last one wins",
-                                             line, col, kind="duplicate"))
+            said = (f"duplicate key {text!r} (first at line {first}) repeats the same value: nothing changes, one "
+                    "can go" if same else f"duplicate key {text!r} (first at line {first}); the last one wins")
+            self.problems.append(YamlProblem(said, line, col, severity="info" if same else "error", kind="duplicate"))
         elif self.duplicates == MAX_DUPLICATE_REPORTS + 1:
             self.problems.append(YamlProblem(f"more duplicate keys after this one; only the first "
                                              f"{MAX_DUPLICATE_REPORTS} are reported", line, col, kind="duplicate"))

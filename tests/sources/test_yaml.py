@@ -172,3 +172,11 @@ def test_every_scalar_span_rereads_to_its_value(tree, flow):
         for ch, (line, col) in zip(mapped.text, (mapped.at(i) for i in range(len(mapped.text))), strict=False):
             if not ch.isspace() and node.style != '"':
                 assert lines[line - 1][col - 1] == ch, (text, node.text)
+
+
+def test_a_key_repeated_with_the_same_value_is_an_info():
+    """Sample K19's model registry (measured: two KV001 errors): keys left over from a removed entry repeat the
+    values they had, so nothing is lost (an info); a repeated key with another value loses the first (an error)."""
+    yf = parse_yaml("m.yaml", "a: 1\nb: x\na: 1\nb: y\n")
+    found = [(p.line, p.severity) for p in yf.problems if p.kind == "duplicate"]
+    assert found == [(3, "info"), (4, "error")]
