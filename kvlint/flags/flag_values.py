@@ -16,7 +16,10 @@ from kvlint.flags.flag_table import FlagSpec
 from kvlint.flags.syntax import syntax_of
 from kvlint.lazyre import lazy
 
-_UNRESOLVED = lazy(r"\$\(|\$\{|\$[A-Za-z_]|\{\{|^\{[A-Za-z_]\w*\}$")
+# also the references of tools other than the shell: cmd's `%NAME%` and `!NAME!`, `@NAME@` (configure_file), `#{NAME}`
+# (Azure DevOps and Octopus token replacement), Terraform's `%{ }` directives, ERB's `<% %>`: a reader that missed
+# its tool's expansion still never judges such a value as the engine's
+_UNRESOLVED = lazy(r"\$\(|\$\{|\$[A-Za-z_]|\{\{|^\{[A-Za-z_]\w*\}$|^([%!@])[A-Za-z_]\w*\1$|#\{|%\{|<%")
 # `__MODEL__`, `<MODEL_ID>`: placeholders a deploy script replaces (sed, envsubst-like tooling) before the
 # engine ever sees the value; never a value an engine would be given as is.
 PLACEHOLDER = lazy(r"__[A-Z][A-Z0-9_]*__|^<[A-Za-z][\w\- ]*>$")
