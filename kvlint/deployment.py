@@ -122,6 +122,7 @@ class Deployment:
     # the release (kvlint.resolve.project)
     server: str | None = None  # another server of the engine the launch starts ("diffusion": sglang.multimodal_gen,
     # no KV cache; kvlint.flags.server), None for the engine's own
+    env_switches: tuple[str, ...] = ()  # engine variables its process sees on (`VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`)
 
     def resolved_values(self) -> dict[str, Any]:
         """Canonical name -> value of the settings that are not unresolved expressions."""

@@ -36,8 +36,9 @@ class UnknownModelError(KvlintError):
 
 
 class NotModelledError(KvlintError):
-    """The model's architecture has a KV layout kvlint does not model (kvlint/data/architectures.json not_modelled):
-    refused by name instead of sized with a guess."""
+    """The model's architecture (kvlint/data/architectures.json not_modelled) or a KV cache layout (a backend-packed
+    kv_cache_dtype) is one kvlint does not model: refused by name instead of sized with a guess, and never swept
+    over the GPU catalogue as memory (no card changes it)."""
 
 
 class UnknownGpuError(KvlintError):

@@ -22,6 +22,8 @@ kvlint did not read.
 
 When the launch changes the positions itself (`--rope-scaling`, a rope set in `--hf-overrides` or SGLang's
 `--json-model-override-args`), kvlint does not apply the change: the length is an info saying so, never an error.
+When the engine's process sees `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (a container's environment, an `export`), vLLM
+starts anyway: an info.
 
 ## Use instead
 Use the model's maximum or a long-context variant of the model (or a rope scaling it was trained for).
@@ -58,6 +60,14 @@ def check(ctx: Context) -> Iterator[Finding]:
             ctx, f"{name} {asked} is above the config's derived maximum {derived}, but the launch sets its own "
             f"{override}, which raises that maximum: kvlint does not apply it, so this length is not checked",
             c.primary(dep, "max_len"), related=[field], severity=Severity.INFO, requested=asked, derived=derived)
+        return
+    switch = ctx.engine.long_context_switch
+    if switch and switch in dep.env_switches:  # the launch lets the engine start past the derived maximum
+        yield check.rule.finding(
+            ctx, f"{name} {asked} is above the config's derived maximum {derived}, and the launch sets {switch}=1: "
+            f"{c.title(dep.engine)} starts with it and warns; positions past {derived} are beyond what the model "
+            "was trained on unless its rope scaling covers them", c.primary(dep, "max_len"), related=[field],
+            severity=Severity.INFO, requested=asked, derived=derived)
         return
     outcome = ctx.engine.long_context_outcome
     by_name = model.source.startswith("path:")  # a local folder named for the model: its own config.json unread

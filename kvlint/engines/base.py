@@ -63,6 +63,7 @@ class Engine(Protocol):
     starts_with_short_pool: bool  # starts with a pool shorter than the context, rejects later (KV104)
     checks_batched_tokens: bool  # refuses max_num_batched_tokens below max_num_seqs / max_model_len (KV106)
     long_context_outcome: str  # what happens past the model's derived maximum length (KV105)
+    long_context_switch: str  # the variable that lets the engine start past it anyway ("" when none is needed)
     memory_share_default: str  # how a defaulted memory share is described: "default", "default for this GPU"
     headroom_label: str  # the bar segment between the engine's share and the card total
     default_model: str | None  # the model the CLI serves with none given (None: the engine requires one)

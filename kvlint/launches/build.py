@@ -127,6 +127,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         gpu_count_visible_only=gpu.visible_only,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
         invalid_values=tuple(v for v in parsed.invalid if not _wrapper_reads_bools(ctx.wrapper, v)),
+        env_switches=_switches(ctx.alias_env),
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
         model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, runner=ctx.runner, server=parsed.server,
     )
@@ -271,3 +272,11 @@ _BOOL_VALUE_WRAPPERS = frozenset({"trl vllm-serve", "trl.scripts.vllm_serve"})
 
 def _wrapper_reads_bools(wrapper: str | None, value: InvalidValue) -> bool:
     return wrapper in _BOOL_VALUE_WRAPPERS and value.reason.startswith(f"{value.flag} takes no value")
+
+
+def _switches(env: tuple[tuple[str, str, Span | None], ...]) -> tuple[str, ...]:
+    """The engine variables the process sees switched on (`VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`): rules ask for the ones
+    that change a verdict (kvlint.engines.base.Engine.long_context_switch)."""
+    on = ("1", "true", "yes", "on")
+    return tuple(sorted({name for name, value, _ in env if name.startswith(("VLLM_", "SGLANG_"))
+                         and str(value).strip().strip("'\"").lower() in on}))

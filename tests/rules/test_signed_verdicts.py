@@ -367,3 +367,15 @@ def test_a_flag_newer_than_the_pinned_release_is_not_checked_for_its_values(tmp_
                  "    command: [Qwen/Qwen2.5-7B-Instruct, --log-level, info]\n")
     found = [(f.code, f.severity) for f in lint([str(p)], LintOptions()).findings if f.code in ("KV004", "KV007")]
     assert found == [("KV004", Severity.ERROR)]
+
+
+def test_a_long_length_the_launch_allows_is_an_info(tmp_path):
+    """Sample K21, measured: a KV105 warning ("vLLM refuses to start") on a compose service whose environment sets
+    VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, with which vLLM starts (and warns). The same launch without it keeps the verdict."""
+    p = tmp_path / "docker-compose.yml"
+    body = ("    image: vllm/vllm-openai:v0.10.1\n"
+            "    command: [Qwen/Qwen2.5-7B-Instruct, --max-model-len, '65536']\n")
+    p.write_text("services:\n  a:\n" + body + "    environment:\n      VLLM_ALLOW_LONG_MAX_MODEL_LEN: '1'\n"
+                 "  b:\n" + body)
+    found = sorted((f.span.line, f.severity) for f in lint([str(p)], LintOptions()).findings if f.code == "KV105")
+    assert found == [(4, Severity.INFO), (9, Severity.ERROR)]

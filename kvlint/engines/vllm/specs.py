@@ -7,7 +7,7 @@ sliding windows' extra block and Mamba's per-request state all live in the page 
 
 from __future__ import annotations
 
-from kvlint.errors import InvalidSettingError, KvlintError
+from kvlint.errors import InvalidSettingError, NotModelledError
 from kvlint.models.spec import CHUNKED, FULL, MAMBA, MLA, SLIDING, LayerKV, ModelSpec
 from kvlint.record import record, replace
 
@@ -101,7 +101,7 @@ def resolve_kv_dtype(flag: str | None, model: ModelSpec, model_dtype: str, check
         raise InvalidSettingError(f"Invalid kv_cache_dtype: {value!r}. Valid values are: {', '.join(VALID_KV_DTYPES)}",
                                   "kv_cache_dtype", f"valid: {', '.join(VALID_KV_DTYPES)}")
     if value in _PACKED_UNMODELLED:
-        raise KvlintError(f"kv_cache_dtype {value} uses a backend-packed layout kvlint does not model yet")
+        raise NotModelledError(f"kv_cache_dtype {value} uses a backend-packed layout kvlint does not model yet")
     if value != "auto":
         return KVDtype(value, _ELEMENT_BYTES[value], "flag")
     scheme = model.quant.kv_cache_dtype if model.quant and checkpoint else None
