@@ -324,3 +324,23 @@ def test_a_rayspec_without_enabled_is_the_charts_earlier_spelling():
     d = _one("raycluster-pp-implied.yaml")
     assert d.gpu_count == 2 and any("no `enabled` key" in n for n in d.notes)
     assert [f.code for f in _no_errors("raycluster-pp-implied.yaml")] == []
+
+
+def test_chart_values_spelled_by_a_repositorys_own_chart(tmp_path):
+    """Sample K21 (measured: KV008 on three values files of a repository's own chart): an argument list whose first
+    word is the model (`model: {args: [org/name, --max-model-len, ...]}`), a `modelReference` key, and a `vllm:` block
+    beside the chart's own GPU switch (`gpu: {enabled: true, count: 1}`) with the model left to the install."""
+    a = tmp_path / "a.yaml"
+    a.write_text("image:\n  repository: vllm/vllm-openai\n  tag: v0.10.1\nmodel:\n  args:\n"
+                 "    - Qwen/Qwen2.5-1.5B-Instruct\n    - --max-model-len\n    - \"4096\"\n")
+    (dep,) = read_path(str(a)).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.model_span.line) == ("Qwen/Qwen2.5-1.5B-Instruct", 4096, 6)
+    b = tmp_path / "b.yaml"
+    b.write_text("image:\n  registry: registry.redhat.io\n  repository: rhaiis/vllm-cuda-rhel9\n"
+                 "configuration:\n  modelReference: ibm-granite/granite-3.3-2b-instruct\n  extraArgs: []\n")
+    assert [d.model for d in read_path(str(b)).deployments] == ["ibm-granite/granite-3.3-2b-instruct"]
+    c = tmp_path / "c.yaml"
+    c.write_text('engine: vllm\nmodel:\n  id: ""\nvllm:\n  image:\n    repository: ""\n  args: []\n'
+                 "gpu:\n  enabled: true\n  count: 1\n")
+    (dep,) = read_path(str(c)).deployments
+    assert dep.engine == "vllm" and not dep.model_resolved

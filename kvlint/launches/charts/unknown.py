@@ -37,7 +37,8 @@ from kvlint.span import Span
 KV008 = ("KV008", "unknown-launch-layout")
 MODEL_KEYS = (("modelName",), ("model", "name"), ("model", "id"), ("model", "modelId"), ("model", "repo"),
               ("modelId",), ("model_id",), ("modelPath",), ("model_path",), ("modelURL",), ("hfModel",),
-              ("huggingfaceModel",), ("LLM_MODEL_ID",), ("MODEL_ID",), ("model",), ("servedModel",))
+              ("huggingfaceModel",), ("LLM_MODEL_ID",), ("MODEL_ID",), ("model",), ("servedModel",),
+              ("modelReference",))
 ARG_KEYS = ("args", "extraArgs", "extra_args", "extraCmdArgs", "vllmArgs", "engineArgs", "serverArgs",
             "extraArguments")
 _NOT_FLAGS = frozenset({"port", "host", "model", "image", "name", "resources", "args", "extraArgs"})
@@ -98,6 +99,8 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     model_path, model = (block.path + block.model_key, block.model) if block is not None else _model(holders)
     lists = [h.get(k) for h in holders for k in ARG_KEYS]
     args = next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
+    if model is None and _positional_model(engine, args):  # `model: {args: [org/name, --flags ...]}`
+        return [_from_args(yf, doc, engine, args, (image, span))], []
     if model is None and not any(f.text.split("=", 1)[0] in ("--model", "--model-path") for f in args):
         by_env = _env_configured(yf, doc, holders)
         return (by_env, []) if by_env else ([], [_kv008(yf.path, engine, image, span)])
@@ -166,6 +169,26 @@ def read_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
     its image or keys (`- {modelURL: X, repository: vllm/vllm-openai, vllmConfig: {maxModelLen: N}}`): a
     catalogue a chart or a program turns into one deployment per entry."""
     return [_from_block(yf, doc, b, _own_image(doc, b, None)) for b in structured.find_all(doc, None)]
+
+
+def _from_args(yf: YamlFile, doc: YNode, engine: str, args: list[Field], image: tuple[str, Span]) -> Deployment:
+    """The launch an argument list whose first word is the model makes, with the values' GPUs."""
+    note = "chart not recognised: launch assembled from its argument list, whose first word is the model"
+    ctx = LaunchContext(image=image[0], image_span=image[1], notes=(note,), node_labels=facts.node_labels(doc))
+    count, cspan, _ = g.count_from_resources(doc.get("resources"))
+    product, pspan = g.product_from_pod(doc)
+    return chart_deployment(yf.path, engine, args, args[0].span, ctx, ManifestGpu(product, pspan, count, cspan))
+
+
+def _positional_model(engine: str, args: list[Field]) -> bool:
+    """An argument list whose first word is a model given positionally (`[Qwen/Qwen2.5-1.5B-Instruct, --port, 8000]`)
+    to an image whose entry point takes one (`vllm serve MODEL`), followed by that engine's flags."""
+    from kvlint.flags.syntax import syntax_of
+
+    if len(args) < 2 or syntax_of(engine).positional_model != "always":
+        return False
+    first = args[0].text
+    return not first.startswith("-") and ("/" in first) and " " not in first and args[1].text.startswith("-")
 
 
 def _own_image(doc: YNode, block: structured.Block, shared: tuple[str, Span] | None) -> tuple[str, Span] | None:
@@ -271,7 +294,7 @@ def _engine_named_values(yf: YamlFile, doc: YNode) -> list[Deployment]:
     starts that engine with its default model (or the one the install sets), so the launch is counted at the
     block, its model a placeholder, and any engine-flag keys or argument list in the block are still read."""
     key, block = next(((k, v) for k, _, v in doc.pairs() if v.is_map and _ENGINE_KEY.match(k)), ("", None))
-    if block is None or disabled(block) is not None or not _GPU_REQUEST.search(yf.text):
+    if block is None or disabled(block) is not None or not (_GPU_REQUEST.search(yf.text) or _gpu_block(doc)):
         return []  # an umbrella chart's `vllm: {enabled: false}` renders nothing
     engine = "sglang" if key.lower().startswith("sglang") else "vllm"
     model_path, model = _model([doc, block])
@@ -294,6 +317,15 @@ def _engine_named_values(yf: YamlFile, doc: YNode) -> list[Deployment]:
             "default or the install names it")
     ctx = LaunchContext(notes=(note,), node_labels=facts.node_labels(doc))
     return [chart_deployment(yf.path, engine, fields, knode, ctx, ManifestGpu(product, pspan, count, cspan))]
+
+
+def _gpu_block(doc: YNode) -> bool:
+    """A chart's own GPU switch (`gpu: {enabled: true, count: 1}`): the values ask for GPUs."""
+    node = doc.get("gpu") or doc.get("gpus")
+    if node is None or not node.is_map or disabled(node) is not None:
+        return False
+    count = node.get("count") or node.get("number") or node.get("limit")
+    return (count is not None and (g.to_int(count) or 0) > 0) or (count is None and node.get("enabled") is not None)
 
 
 # a key spelled as a model's, in any case and with or without underscores: `modelHFName`, `hf_model_id`, `llmModel`
