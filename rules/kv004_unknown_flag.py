@@ -112,8 +112,8 @@ def _not_yet(ctx: Context, engine: str) -> Iterator[Finding]:
     its first one without it). Only an engine's own image or a project's lock pins a release this exactly; a
     third-party build tagged like a release may carry its own flags, and a fork's tree decides for itself."""
     dep = ctx.deployment
-    if dep.server or ctx.engine_tree is not None or _custom_build(dep.image):
-        return
+    if ctx.pinned_version is None or dep.server or ctx.engine_tree is not None or _custom_build(dep.image):
+        return  # nothing pins a release (most launches): no release to lack a flag
     # a chart's key (`attentionBackend`) is passed by its template, which may do it another way (an environment
     # variable on the older release): only a flag the launch writes is the release's to refuse
     given = [(s.name, s.flag_span or s.span) for s in dep.settings.values()

@@ -44,7 +44,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
     engine = c.title(dep.engine)
     for bad in (*dep.invalid_values, *((ctx.refusal,) if ctx.refusal is not None else ())):
-        if bad in dep.invalid_values and bad.setting and c.added_after(ctx, bad.setting) is not None:
+        if ctx.pinned_version and bad in dep.invalid_values and bad.setting and c.added_after(ctx, bad.setting):
             continue  # the pinned release has no such flag at all: KV004 says so, its values are not the point
         what = f"{bad.flag} {bad.raw}".strip() if bad.flag else "these settings"
         if ctx.pinned_version is None and bad in dep.invalid_values and _beyond_the_tables(bad.raw, bad.reason):
