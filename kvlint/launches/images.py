@@ -62,6 +62,13 @@ def build_named_engine(image: str | None) -> str | None:
     return shipped_engine(image) or named_engine(image)
 
 
+def around_engine(image: str | None) -> bool:
+    """Whether an image's own name says it is a program around the engine, not the engine (`llm-d-inference-sim`,
+    a router, a benchmark): a chart's `imageDefault` command on it starts no engine."""
+    name = (image or "").lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    return bool(_NOT_ENGINE & set(re.split(r"[-_.]", name)))
+
+
 # words of an image name that say it is a program around the engine, not the engine (routers, simulators, clients)
 _NOT_ENGINE = frozenset({"router", "sim", "simulator", "mock", "fake", "proxy", "gateway", "benchmark", "bench",
                          "client", "exporter", "operator", "metrics", "webui", "ui", "frontend", "dashboard", "epp"})

@@ -913,3 +913,31 @@ def test_an_engine_build_started_by_its_own_script_is_configured_by_its_environm
                  "        resources: {limits: {nvidia.com/gpu: 1}}\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.model, dep.get("max_model_len")) == ("facebook/opt-125m", 2048)
+
+
+def test_an_llmd_role_running_the_inference_simulator_is_no_launch(tmp_path):
+    """Sample K20 (measured: two spurious launches): llm-d modelservice values whose decode and prefill containers run
+    `ghcr.io/llm-d/llm-d-inference-sim` with `modelCommand: imageDefault`: a simulator, not vLLM."""
+    p = tmp_path / "values.yaml"
+    p.write_text('modelArtifacts:\n  uri: "hf://meta-llama/Llama-3.2-1B"\naccelerator:\n  type: cpu\n'
+                 "decode:\n  containers:\n  - name: sim\n    image: ghcr.io/llm-d/llm-d-inference-sim:v0.6.1\n"
+                 "    modelCommand: imageDefault\n  - name: vllm\n    image: ghcr.io/llm-d/llm-d-cuda:v0.4.0\n"
+                 "    modelCommand: vllmServe\n")
+    assert [d.image for d in read_path(str(p)).deployments] == ["ghcr.io/llm-d/llm-d-cuda:v0.4.0"]
+
+
+def test_a_platforms_deployment_configured_by_engine_variables(tmp_path):
+    """Sample K20 (measured: silent): an Azure ML managedOnlineDeployment whose `environment_variables` hold
+    MODEL_NAME and `VLLM_ARGS: --flags` (the image a placeholder registry path) on a GPU `instance_type`: vLLM
+    configured by its environment, on the instance's card. A client's MODEL_NAME beside a base URL is none."""
+    p = tmp_path / "deployment.yml"
+    p.write_text("name: current\nenvironment_variables:\n  MODEL_NAME: meta-llama/Llama-3.1-8B-Instruct\n"
+                 '  VLLM_ARGS: "--max-model-len 8192"\nenvironment:\n  image: xxxx.azurecr.io/azureml/x\n'
+                 "instance_type: Standard_NC24ads_A100_v4\ninstance_count: 1\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len"), dep.gpu_count) == \
+        ("vllm", "meta-llama/Llama-3.1-8B-Instruct", 8192, 1)
+    q = tmp_path / "client.yml"
+    q.write_text("environment_variables:\n  MODEL_NAME: org/m\n  VLLM_BASE_URL: http://x:8000/v1\n"
+                 "instance_type: Standard_NC24ads_A100_v4\n")
+    assert read_path(str(q)).deployments == []

@@ -7,6 +7,7 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
 from kvlint.launches.env import Field
+from kvlint.launches.images import around_engine
 from kvlint.record import replace
 from kvlint.sources.yaml import YamlFile, YNode
 
@@ -40,8 +41,8 @@ def _role(yf: YamlFile, role: str, sec: YNode, uri: YNode, doc: YNode) -> list[D
     containers = sec.get("containers")
     out = []
     for c in containers.items if containers is not None and containers.is_seq else ():
-        if text(c.get("modelCommand")) in ("vllmServe", "imageDefault"):
-            image = c.get("image")
+        image = c.get("image")
+        if text(c.get("modelCommand")) in ("vllmServe", "imageDefault") and not around_engine(text(image)):
             ctx = LaunchContext(f"{role}/{text(c.get('name')) or ''}", text(image),
                                 image.span if image is not None else None)
             per_pod = (g.to_int(tp) or 1) * (g.to_int(sec.path("parallelism", "dataLocal")) or 1)

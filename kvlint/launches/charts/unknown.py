@@ -336,7 +336,7 @@ def _key_of(parent: YNode, child: YNode) -> str:
     return next((k for k, _, v in parent.pairs() if v is child), "")
 
 
-_ENV_KEYS = ("env", "envs", "extraEnv", "envVars")
+_ENV_KEYS = ("env", "envs", "extraEnv", "envVars", "environment_variables", "environmentVariables")
 
 
 def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Deployment]:
@@ -346,6 +346,11 @@ def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Depl
 
     found = engine_image(doc, env_launch.configured_engine)
     node = next((n for h in holders for k in _ENV_KEYS if (n := h.get(k)) is not None and not n.is_scalar), None)
+    if found is None and node is not None:  # the variables themselves name the engine (`VLLM_ARGS: --flags`)
+        image_node = next((n for h in holders if (n := h.get("image")) is not None and n.is_scalar), None)
+        named = _engine_of_variables(node)
+        found = (named, image_node.text if image_node is not None else "",
+                 image_node.span if image_node is not None else None) if named else None  # type: ignore[assignment]
     if found is None or node is None:
         return []
     engine, image, span = found
@@ -360,13 +365,40 @@ def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Depl
     fields = env_launch.fields_from_env(engine, items, image)
     resources = next((r for h in holders if (r := h.get("resources")) is not None), None)
     count, cspan, _ = g.count_from_resources(resources)
+    product, pspan = g.product_from_pod(doc)
+    if not count and (gpu_instance := _gpu_instance(doc)) is not None:  # Azure ML / SageMaker `instance_type`
+        product, pspan, count, cspan = gpu_instance
     if fields is None or not count:
         return []
-    product, pspan = g.product_from_pod(doc)
     ctx = LaunchContext(image=image, image_span=span, notes=(env_launch.NOTE.format(image=image),),
                         node_labels=facts.node_labels(doc))
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
     return [chart_deployment(yf.path, engine, fields, node, ctx, gpu)]
+
+
+def _engine_of_variables(node: YNode) -> str | None:
+    """The engine an environment names by its own variables: `VLLM_ARGS` / `SGLANG_ARGS` holding flags, or two
+    variables spelling the engine's flags with its prefix (`VLLM_MAX_MODEL_LEN`, `VLLM_TENSOR_PARALLEL_SIZE`)."""
+    from kvlint.launches.keys import option_for_key
+
+    pairs = [(k, v.text) for k, _, v in node.pairs() if v.is_scalar] if node.is_map else \
+        [(text(i.get("name")) or "", text(i.get("value")) or "") for i in node.items if i.is_map]
+    for engine in ("vllm", "sglang"):
+        own = [(k[len(engine) + 1:], v) for k, v in pairs if k.upper().startswith(engine.upper() + "_")]
+        if any(k.upper().endswith("ARGS") and v.lstrip().startswith("--") for k, v in own):
+            return engine
+        if sum(1 for k, _ in own if option_for_key(engine, k.lower())) >= 2:
+            return engine
+    return None
+
+
+def _gpu_instance(doc: YNode) -> tuple[str, Span | None, int, Span | None] | None:
+    """A platform's GPU instance type (`instance_type: Standard_NC24ads_A100_v4`): its card and count."""
+    from kvlint.gpus import lookup_instance_type
+
+    node = doc.get("instance_type") or doc.get("instanceType")
+    found = lookup_instance_type(node.text) if node is not None and node.is_scalar and node.text else None
+    return (node.text, node.span, found[1], node.span) if node is not None and found is not None else None
 
 
 def _env_value(val: YNode) -> Field:
