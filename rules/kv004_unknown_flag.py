@@ -112,7 +112,7 @@ def _not_yet(ctx: Context, engine: str) -> Iterator[Finding]:
     its first one without it). Only an engine's own image or a project's lock pins a release this exactly; a
     third-party build tagged like a release may carry its own flags, and a fork's tree decides for itself."""
     dep = ctx.deployment
-    if ctx.pinned_version is None or dep.server or ctx.engine_tree is not None or _custom_build(dep.image):
+    if ctx.pinned_version is None or dep.server or ctx.engine_tree is not None:
         return  # nothing pins a release (most launches): no release to lack a flag
     # a chart's key (`attentionBackend`) is passed by its template, which may do it another way (an environment
     # variable on the older release): only a flag the launch writes is the release's to refuse
@@ -122,7 +122,7 @@ def _not_yet(ctx: Context, engine: str) -> Iterator[Finding]:
     given += [(v.setting, v.span) for v in dep.invalid_values if v.setting and v.flag.startswith("-") and not charted]
     for name, span in given:
         found = c.added_after(ctx, name)
-        if found is None:
+        if found is None or _custom_build(dep.image):  # a third-party build tagged like a release: its own flags
             continue
         option, first = found
         yield check.rule.finding(
