@@ -117,7 +117,8 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     nodes = (svc.get("entrypoint"), svc.get("command"))
     interpolate = with_supplied(env)  # .env beside the file, then configured variables
     fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
-    found, inferred = _launch(fields, image_text, own_entrypoint=nodes[0] is not None, env=_environment(svc, env))
+    found, inferred = _launch(fields, image_text, own_entrypoint=nodes[0] is not None, env=_environment(svc, env),
+                              build=_build_named(svc) if image_text is None else None)
     if found is None and not fields:
         return (_env_configured(yf, name, svc, interpolate, image_text) or _built(yf, name, svc, interpolate)
                 or _env_configured_build(yf, name, svc, interpolate, image_text))
@@ -136,8 +137,8 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     return [dep]
 
 
-def _launch(fields: list[Field], image: str | None, own_entrypoint: bool,
-            env: Mapping[str, str] | None = None) -> tuple[FoundLaunch | None, tuple[str, ...]]:
+def _launch(fields: list[Field], image: str | None, own_entrypoint: bool, env: Mapping[str, str] | None = None,
+            build: str | None = None) -> tuple[FoundLaunch | None, tuple[str, ...]]:
     """The launch the service runs, and the note when its engine comes from the flags alone: `command:`
     without `entrypoint:` is the image's arguments, and an image kvlint does not know leaves the flags
     (the rule Kubernetes args-only containers follow) as the only sign of the engine. `env` is the container's
@@ -152,9 +153,10 @@ def _launch(fields: list[Field], image: str | None, own_entrypoint: bool,
         if cli is not None:
             note = f"engine {cli} assumed: `serve` and {cli}'s flags are given to {image} (entry point not known)"
             return launch_in_argv([Field(cli, fields[0].span), *fields], {}), (note,)
-    if guessed is None and found is None and not own_entrypoint and fields and (named := build_named_engine(image)):
+    if guessed is None and found is None and not own_entrypoint and fields and \
+            (named := build_named_engine(image) or (named_engine(build) if build else None)):
         found = launch_in_argv(fields, {}, image_default=named)
-        note = f"engine {named} assumed from the image name {image}: its entry point is not known"
+        note = f"engine {named} assumed from the name of {image or build}: its entry point is not known"
         return found, ((note,) if found is not None else ())
     if guessed is None:
         return found, ()
@@ -507,6 +509,14 @@ def _model_in_env_file(svc: YNode, engine: str, items: list[tuple[str, Span | No
     at = node.items[0].span if node.is_seq and node.items else node.span
     model = Field(f"${{{var}}}", at, False, (var,))
     return env_launch.fields_from_env(engine, [(var, at, model), *items])
+
+
+def _build_named(svc: YNode) -> str | None:
+    """The Dockerfile a service with no image builds (`dockerfile: Dockerfile_vllm`), for its name."""
+    build = svc.get("build")
+    if build is None:
+        return None
+    return build.text if build.is_scalar else text_of(build, "dockerfile") or text_of(build, "context")
 
 
 def _requests_gpu(svc: YNode) -> bool:

@@ -941,3 +941,13 @@ def test_a_platforms_deployment_configured_by_engine_variables(tmp_path):
     q.write_text("environment_variables:\n  MODEL_NAME: org/m\n  VLLM_BASE_URL: http://x:8000/v1\n"
                  "instance_type: Standard_NC24ads_A100_v4\n")
     assert read_path(str(q)).deployments == []
+
+
+def test_a_compose_build_named_for_the_engine_given_its_arguments(tmp_path):
+    """Sample K21 (measured: KV008): a service with no image that builds `Dockerfile_vllm` (not in the tree) and is
+    given `command: [--model, X, --port, N]`: the build named for vLLM runs vLLM with those arguments."""
+    p = tmp_path / "docker-compose.yml"
+    p.write_text("services:\n  stt:\n    build:\n      context: .\n      dockerfile: Dockerfile_vllm\n"
+                 "    command:\n      - --model\n      - openai/whisper-large-v3-turbo\n      - --port\n      - '9089'\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model) == ("vllm", "openai/whisper-large-v3-turbo")
