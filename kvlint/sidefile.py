@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 
 
 def side_text(path: str, cap: int) -> str | None:
@@ -25,3 +26,15 @@ def side_text(path: str, cap: int) -> str | None:
     except (OSError, ValueError):
         return None
     return None if len(data) > cap else data.decode("utf-8", "replace")
+
+
+def folders_up(start: str, levels: int) -> Iterator[str]:
+    """`start` and the folders above it, at most `levels` more, stopping after the repository's root (the folder
+    holding `.git`) or the file system's: where files a launch names beside it are looked for."""
+    folder = start
+    for _ in range(levels + 1):
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder or os.path.exists(os.path.join(folder, ".git")):
+            return
+        folder = parent

@@ -51,15 +51,12 @@ def _find(path: str, name: str) -> str | None:
     """The Dockerfile `name` relative to the file's folder or a folder above it (the repository's root)."""
     if path in ("", "-") or "${" in name or "{{" in name or os.path.isabs(name):
         return None
-    folder = os.path.dirname(os.path.abspath(path))
-    for _ in range(_LEVELS + 1):
+    from kvlint.sidefile import folders_up
+
+    for folder in folders_up(os.path.dirname(os.path.abspath(path)), _LEVELS):
         candidate = os.path.normpath(os.path.join(folder, name))
         if os.path.isfile(candidate):
             return candidate
-        parent = os.path.dirname(folder)
-        if parent == folder or os.path.exists(os.path.join(folder, ".git")):
-            break
-        folder = parent
     return None
 
 

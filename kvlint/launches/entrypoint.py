@@ -51,15 +51,12 @@ def run_by_image(path: str) -> str | None:
     base = os.path.basename(path)
     if _ENTRY_NAME.search(base.lower()):
         return f"{base} is named as an image's entry point"
-    folder = os.path.dirname(os.path.abspath(path))
-    for _ in range(_LEVELS + 1):
+    from kvlint.sidefile import folders_up
+
+    for folder in folders_up(os.path.dirname(os.path.abspath(path)), _LEVELS):
         found = _dockerfile_naming(folder, base)
         if found is not None:
             return f"{found} mounts it into a container" if _COMPOSE.search(found) else f"{found} runs it"
-        parent = os.path.dirname(folder)
-        if parent == folder or os.path.exists(os.path.join(folder, ".git")):
-            break
-        folder = parent
     return None
 
 

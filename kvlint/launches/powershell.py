@@ -112,8 +112,9 @@ def _line_end(text: str, at: int) -> int:
     return len(text) if end < 0 else end
 
 
-def _closing_paren(text: str, opened: int) -> int:
-    """The index of the `)` closing the `(` at `opened`, quotes passed over (the text's end when none does)."""
+def _closing_paren(text: str, opened: int, pair: str = "()") -> int:
+    """The index of the bracket closing the one at `opened` (`()` by default, `{}` for a function body), quotes
+    passed over (the text's end when none does)."""
     depth, quote = 0, ""
     for j in range(opened, len(text)):
         c = text[j]
@@ -121,9 +122,9 @@ def _closing_paren(text: str, opened: int) -> int:
             quote = "" if c == quote else quote
         elif c in "\"'":
             quote = c
-        elif c == "(":
+        elif c == pair[0]:
             depth += 1
-        elif c == ")":
+        elif c == pair[1]:
             depth -= 1
             if depth == 0:
                 return j
@@ -161,19 +162,10 @@ def _container_functions(text: str) -> set[str]:
     Invoke-Docker { param(...$DockerArgs) & $docker @DockerArgs }`): a call of one is a docker command."""
     out: set[str] = set()
     for m in _FUNCTION.finditer(text):
-        body = text[m.end() : _closing_brace(text, m.end() - 1)]
+        body = text[m.end() : _closing_paren(text, m.end() - 1, "{}")]
         if _RUNS_DOCKER.search(body):
             out.add(m.group(1))
     return out
-
-
-def _closing_brace(text: str, opened: int) -> int:
-    depth = 0
-    for k in range(opened, min(len(text), opened + 8192)):
-        depth += {"{": 1, "}": -1}.get(text[k], 0)
-        if depth == 0:
-            return k
-    return min(len(text), opened + 8192)
 
 
 def read_powershell(path: str, text: str) -> list[Deployment]:

@@ -22,7 +22,6 @@ from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
 
 if TYPE_CHECKING:
-    from kvlint.sources.text import LineIndex
     from kvlint.span import Span
 
 _ENTRY = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b"
@@ -146,42 +145,33 @@ def _scripted(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.env import Field
     from kvlint.launches.named import engine_script
     from kvlint.launches.script import FoundLaunch
-    from kvlint.sources.text import LineIndex
+    from kvlint.sources.text import LineIndex, Mapped
 
     run = next(((m, e) for m in _RUN_KEY.finditer(text) if (e := engine_script(m.group(1).split()))), None)
     if run is None or _script_in_tree(path, run[0].group(1).split()):
         return []  # the script is read on its own: its launch is there, not a second one here
-    index = LineIndex(text)
+    whole = Mapped(path, text, index=LineIndex(text))
     engine = run[1]
-    items = [(name, _span(path, index, n_at, len(name)), Field(value, _span(path, index, v_at, len(value))))
+    items = [(name, whole.span(n_at, n_at + len(name)), Field(value, whole.span(v_at, v_at + len(value))))
              for name, n_at, value, v_at in _assignments(text)]
     fields = env_launch.fields_from_env(engine, items)
     env_file = _ENV_FILE_KEY.search(text)
     if fields is None and env_file is not None:
         var = f"{engine.upper()}_MODEL"
-        at = _span(path, index, env_file.start(1), len(env_file.group(1)))
+        at = whole.span(env_file.start(1), env_file.end(1))
         fields = env_launch.fields_from_env(engine, [(var, at, Field(f"${{{var}}}", at, False, (var,))), *items])
     if fields is None:
         return []
     note = f"{run[0].group(1).split()[0]} is named for starting {engine}: its model and flags read from the environment"
     ctx = LaunchContext(notes=(note,))
     dep = finish(path, FoundLaunch(engine, tuple(fields), None, {}), ctx, ManifestGpu())
-    return [dep if dep.launch_span is not None else _placed(dep, _span(path, index, run[0].start(1),
-                                                                        len(run[0].group(1))))]
+    return [dep if dep.launch_span is not None else _placed(dep, whole.span(run[0].start(1), run[0].end(1)))]
 
 
 def _placed(dep: Deployment, span: Span) -> Deployment:
     from kvlint.record import replace
 
     return replace(dep, launch_span=span)
-
-
-def _span(path: str, index: LineIndex, at: int, length: int) -> Span:
-    from kvlint.span import Span
-
-    line, col = index.locate(at)
-    end_line, end_col = index.locate(at + length)
-    return Span(path, line, col, end_line, end_col)
 
 
 _LEVELS = 3  # folders above the unit looked at for the script it runs
@@ -193,6 +183,8 @@ def _script_in_tree(path: str, words: list[str]) -> bool:
     `scripts/` and `bin/` folders (an absolute `ExecStart=/opt/app/scripts/start_vllm.sh` of the deployed tree)."""
     import os
 
+    from kvlint.sidefile import folders_up
+
     folder = os.path.dirname(os.path.abspath(path)) if path not in ("", "-") else ""
     script = next((w for w in words if w.endswith((".sh", ".py", ".bash"))), "")
     if not folder or not script:
@@ -201,11 +193,5 @@ def _script_in_tree(path: str, words: list[str]) -> bool:
     if not os.path.isabs(script) and os.path.isfile(os.path.join(folder, script)):
         return True
     name = os.path.basename(script)
-    for _ in range(_LEVELS + 1):
-        if any(os.path.isfile(os.path.join(folder, sub, name)) for sub in ("", "scripts", "bin")):
-            return True
-        parent = os.path.dirname(folder)
-        if parent == folder or os.path.isdir(os.path.join(folder, ".git")):
-            break
-        folder = parent
-    return False
+    return any(os.path.isfile(os.path.join(up, sub, name)) for up in folders_up(folder, _LEVELS)
+               for sub in ("", "scripts", "bin"))
