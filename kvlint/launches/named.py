@@ -226,16 +226,14 @@ _MODEL_KEY = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?(?:model|model[-_]?(?:name|path|id)
 _GPU_REQUEST = lazy(r"\b(?:nvidia\.com|amd\.com)/gpu\b"
                     r"|^[ \t]*(?:gpus?|gpu[-_]?count|num[-_]?gpus)[ \t]*:[ \t]*[\"']?[1-9]",
                     re.IGNORECASE | re.MULTILINE)
-# a program whose name says it starts a server (`python -m serving.start_server`, `./launch_server.py`)
-_SERVER_PROGRAM = lazy(r"(?:^|[./_-])(?:start|launch|run)[-_]?(?:server|serving)(?:\.py)?$|(?:^|[./_-])serve(?:\.py)?$"
-                       # a script named for starting an engine (`start_vllm.sh`, `run-sglang.sh`, `vllm_serve.sh`)
-                       r"|(?:^|[./_-])(?:start|launch|run|serve)[-_]?(?:vllm|sglang)\w*\.(?:sh|py|bash)$"
-                       r"|(?:^|[./_-])(?:vllm|sglang)[-_]?(?:serve|server|start|launch)\w*\.(?:sh|py|bash)$",
-                       re.IGNORECASE)
+# a script named for starting an engine (`start_vllm.sh`, `run-sglang.sh`, `vllm_serve.sh`), the engine named
+_ENGINE_SCRIPT_PATTERN = (r"(?:^|[./_-])(?:start|launch|run|serve)[-_]?(?P<a>vllm|sglang)\w*\.(?:sh|py|bash)$"
+                          r"|(?:^|[./_-])(?P<b>vllm|sglang)[-_]?(?:serve|server|start|launch)\w*\.(?:sh|py|bash)$")
+# a program whose name says it starts a server (`python -m serving.start_server`, `./launch_server.py`), or an engine
+_SERVER_PROGRAM = lazy(r"(?:^|[./_-])(?:start|launch|run)[-_]?(?:server|serving)(?:\.py)?$|(?:^|[./_-])serve(?:\.py)?$|"
+                       + _ENGINE_SCRIPT_PATTERN, re.IGNORECASE)
 _STRUCTURED_KINDS = ("yaml", "json")
-_ENGINE_SCRIPT = lazy(r"(?:^|[./_-])(?:start|launch|run|serve)[-_]?(?P<a>vllm|sglang)\w*\.(?:sh|py|bash)$"
-                      r"|(?:^|[./_-])(?P<b>vllm|sglang)[-_]?(?:serve|server|start|launch)\w*\.(?:sh|py|bash)$",
-                      re.IGNORECASE)
+_ENGINE_SCRIPT = lazy(_ENGINE_SCRIPT_PATTERN, re.IGNORECASE)
 
 
 def engine_script(words: list[str]) -> str | None:
