@@ -152,7 +152,7 @@ def lookup_gpu(name: str) -> Gpu:
         return _one_card(text, name)
     if _MIG.search(text):
         return _mig(text)
-    found = _find(text)
+    found = _find(text) or _find(_SHARED.sub("", text))
     if found is not None:
         return found
     instance = lookup_instance_type(text)
@@ -192,6 +192,10 @@ def hint_keys() -> dict[str, tuple[str, ...]]:
     product or instance type, node labels whose value is an instance family, chart-values keys naming the card."""
     keys = _data()["hint_keys"]
     return {k: tuple(keys[k]) for k in ("product_labels", "family_labels", "chart_keys")}
+
+
+# GPU feature discovery renames a card it shares by time-slicing or MPS (`NVIDIA-A30-SHARED`): the same card
+_SHARED = lazy(r"[-_ ]shared$", re.IGNORECASE)
 
 
 def _find(text: str) -> Gpu | None:

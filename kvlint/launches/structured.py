@@ -183,7 +183,7 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
 
 
 def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool) -> Block | None:
-    found = model_key(holder)
+    found = model_key(holder) or _catalogue_name(holder, path)
     if found is None or any(_norm(unprefixed(k)[1]) in _NOT_A_SERVER or _measured(k) for k, _, _ in holder.pairs()):
         return None
     keys, model = found
@@ -193,6 +193,20 @@ def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool
     pairs = tuple(_flag_pairs(chosen, holder, keys[0]))
     block = Block(holder, path, keys, model, pairs, chosen, named)
     return block if block.score >= 1 and (named or engine is not None) else None
+
+
+# the keys a catalogue of models is held under (`models: [{name: X, vllm: {...}}]`)
+_CATALOGUE = frozenset({"models", "modellist", "modelcatalog", "modelcatalogue", "llms", "servedmodels"})
+
+
+def _catalogue_name(holder: YNode, path: tuple[str, ...]) -> tuple[tuple[str, ...], YNode] | None:
+    """An entry of a list of models (`models: - name: Qwen3.5-9B-AWQ`, its settings under `vllm:`) names its model
+    by `name:`: a catalogue a chart turns into one deployment per entry. Only inside such a list: elsewhere a
+    `name:` names a release, a container or a service."""
+    name = holder.get("name")
+    if not path or _norm(path[-1]) not in _CATALOGUE or name is None or not name.is_scalar or not name.text:
+        return None
+    return ("name",), name
 
 
 def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:

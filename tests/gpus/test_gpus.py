@@ -54,6 +54,8 @@ def test_ids_and_aliases_are_unambiguous() -> None:
         pytest.param("nvidia-b200", "B200-180GB", id="GKE B200"),
         pytest.param("RTX 4090", "RTX-4090-24GB", id="consumer card"),
         pytest.param("nvidia.com/gpu.product=NVIDIA-L40S", "L40S-48GB", id="label with key"),
+        pytest.param("NVIDIA-A30-SHARED", "A30-24GB", id="GPU feature discovery's time-sliced label"),
+        pytest.param("Tesla-T4-SHARED", "T4-16GB", id="time-sliced T4"),
     ],
 )
 def test_lookup_spellings(name: str, gpu_id: str) -> None:

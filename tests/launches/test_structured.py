@@ -344,3 +344,31 @@ def test_chart_values_spelled_by_a_repositorys_own_chart(tmp_path):
                  "gpu:\n  enabled: true\n  count: 1\n")
     (dep,) = read_path(str(c)).deployments
     assert dep.engine == "vllm" and not dep.model_resolved
+
+
+def test_a_catalogue_entry_names_its_model_by_name_beside_its_engine_block(tmp_path):
+    """Sample K21's rancher-catalog values (measured: KV008): `models: - name: X` with the engine's settings under the
+    entry's `vllm:` block and its own time-sliced node selector (`NVIDIA-A30-SHARED`) is a launch; a `name:` outside a
+    list of models (a release's, a container's) is no model."""
+    p = tmp_path / "values.yaml"
+    p.write_text("image:\n  repository: vllm/vllm-openai\n  tag: v0.10.1\nmodels:\n  - name: Qwen/Qwen2.5-7B-Instruct\n"
+                 "    nodeSelector:\n      nvidia.com/gpu.product: NVIDIA-A30-SHARED\n    vllm:\n"
+                 "      maxModelLen: 8192\n      gpuMemoryUtilization: 0.85\nresources:\n  limits:\n"
+                 "    nvidia.com/gpu: 1\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.model_span.line, _s(dep, "max_model_len"), dep.gpu) == \
+        ("Qwen/Qwen2.5-7B-Instruct", 5, (8192, 9, 20), "NVIDIA-A30-SHARED")
+    q = tmp_path / "other.yaml"
+    q.write_text("image:\n  repository: vllm/vllm-openai\nservers:\n  - name: Qwen/Qwen2.5-7B-Instruct\n"
+                 "    vllm:\n      maxModelLen: 8192\n")
+    assert [d.model for d in read_path(str(q)).deployments] == []
+
+
+def test_an_empty_nested_model_key_is_the_launchs_model_line(tmp_path):
+    """Sample K21's MLOps values (measured: the launch placed at `vllm:`, line 17, while the model key the install
+    fills is `model.id` at line 13): an empty nested model key is the placeholder, at its own line."""
+    p = tmp_path / "values.yaml"
+    p.write_text('engine: vllm\nmodel:\n  id: ""\n  revision: ""\nvllm:\n  image:\n    repository: ""\n  args: []\n'
+                 "gpu:\n  enabled: true\n  count: 1\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.model_span.line) == ("<model_id>", 3)

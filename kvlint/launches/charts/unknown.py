@@ -106,7 +106,9 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         return (by_env, []) if by_env else ([], [_kv008(yf.path, engine, image, span)])
     fields = _model_fields(engine, model, model_path) + _flag_fields(engine, doc, block) + args
     count, cspan, _ = g.count_from_resources(doc.get("resources"))
-    product, pspan = g.product_from_pod(doc)
+    product, pspan = g.product_from_pod(block.holder) if block is not None else (None, None)
+    if product is None:  # the block's own node selection (a catalogue entry's) before the values' shared one
+        product, pspan = g.product_from_pod(doc)
     where = ".".join(model_path) if model_path else "the argument list"
     note = f"chart not recognised: launch assembled from {where}, the {engine} image and engine-flag keys"
     if model is not None and not text(model):
@@ -279,6 +281,10 @@ def _empty_model(holders: list[YNode]) -> tuple[tuple[str, ...], YNode | None]:
         for key, _, node in holder.pairs():
             if node.is_scalar and not text(node) and _MODEL_SPELLING.match(key.lower().replace("_", "")):
                 return prefix + (key,), node
+        for keys in MODEL_KEYS:  # `model: {id: ""}`: a nested model key left empty, at its own line
+            node = holder.path(*keys) if len(keys) > 1 else None
+            if node is not None and node.is_scalar and not text(node):
+                return prefix + keys, node
     return (), None
 
 
