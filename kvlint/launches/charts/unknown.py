@@ -282,9 +282,9 @@ def _empty_model(holders: list[YNode]) -> tuple[tuple[str, ...], YNode | None]:
             if node.is_scalar and not text(node) and _MODEL_SPELLING.match(key.lower().replace("_", "")):
                 return prefix + (key,), node
         for keys in MODEL_KEYS:  # `model: {id: ""}`: a nested model key left empty, at its own line
-            node = holder.path(*keys) if len(keys) > 1 else None
-            if node is not None and node.is_scalar and not text(node):
-                return prefix + keys, node
+            nested = holder.path(*keys) if len(keys) > 1 else None
+            if nested is not None and nested.is_scalar and not text(nested):
+                return prefix + keys, nested
     return (), None
 
 
