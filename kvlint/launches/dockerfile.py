@@ -54,8 +54,35 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
     if found is None and "ENTRYPOINT" in parts and "CMD" in parts:
         found = _flags_for_entrypoint(_argv(path, text, index, *parts["CMD"], env), env)
     dep = finish(path, found, LaunchContext(image=image), ManifestGpu()) if found else None
+    if dep is None and fields:
+        return _written_entry_script(path, text, fields[0].text, env, image)
     # an engine entry point with no model is the image, not a launch: it is launched where it is run with one
     return [dep] if dep is not None and dep.model is not None else []
+
+
+# the line that opens a here-document written to a file: `cat > /usr/local/bin/serve <<'SH'`, `tee /x.sh <<EOF`
+_WRITES = lazy(r"(?:\bcat\s*>|\btee(?:\s+-a)?\s)\s*[\"']?([^\s\"'<>;&|]+)[\"']?[^\n]*<<")
+
+
+def _written_entry_script(path: str, text: str, entry: str, env: dict[str, str], image: str | None) -> list[Deployment]:
+    """An entry point the Dockerfile writes itself (`RUN <<EOF` / `cat > /usr/local/bin/serve <<'SH'`, then
+    `ENTRYPOINT ["/usr/local/bin/serve"]`): the image runs that script, so the launch is the engine command in its
+    body, read at its own lines with the image's environment. A script it only runs at build time is none."""
+    from kvlint.launches.script import unread_in
+    from kvlint.launches.shellfile import heredoc_bodies
+
+    for start, body, _ in heredoc_bodies(text) if "<<" in text and entry.startswith("/") else ():
+        opening = text[text.rfind("\n", 0, max(start - 1, 0)) + 1 : start]
+        m = _WRITES.search(opening)
+        if m is None or m.group(1) != entry:
+            continue
+        padded = "\n" * text.count("\n", 0, start) + body
+        launches, notes, _ = unread_in(Mapped.whole(path, padded), dict(env))
+        note = f"read from the script the Dockerfile writes to {entry}, its ENTRYPOINT"
+        ctx = LaunchContext(image=image, notes=(note, *notes))
+        deps = [finish(path, f, ctx, ManifestGpu()) for f in launches]
+        return [d for d in deps if d is not None and d.model is not None]
+    return []
 
 
 def _flags_for_entrypoint(cmd: list[Field], env: dict[str, str]) -> FoundLaunch | None:

@@ -951,3 +951,19 @@ def test_a_compose_build_named_for_the_engine_given_its_arguments(tmp_path):
                  "    command:\n      - --model\n      - openai/whisper-large-v3-turbo\n      - --port\n      - '9089'\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.engine, dep.model) == ("vllm", "openai/whisper-large-v3-turbo")
+
+
+def test_an_entry_script_the_dockerfile_writes_itself_is_the_images_launch(tmp_path):
+    """Sample K20's Containerfile (measured: silent): `RUN <<'X'` writes `/usr/local/bin/serve` with `cat > ... <<'SH'`,
+    whose body execs `vllm serve` with a fixed model, and `ENTRYPOINT ["/usr/local/bin/serve"]` runs it: the launch
+    is that command, at its lines, with the image's ENV; a script written but not the entry point is none."""
+    body = ("FROM vllm/vllm-openai:v0.10.1\nENV LEN=4096\nRUN <<'INSTALL'\ncat > /usr/local/bin/serve <<'SH'\n"
+            "#!/usr/bin/env bash\nexec vllm serve \"Qwen/Qwen2.5-7B-Instruct\" \\\n    --max-model-len \"$LEN\" \"$@\"\n"
+            "SH\nchmod 0555 /usr/local/bin/serve\nINSTALL\n")
+    p = tmp_path / "Containerfile"
+    p.write_text(body + 'ENTRYPOINT ["/usr/local/bin/serve"]\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.engine_version, d.model, _at(d.model_span), d.get("max_model_len")) == \
+        ("vllm", "0.10.1", "Qwen/Qwen2.5-7B-Instruct", (6, 18), 4096)
+    p.write_text(body + 'ENTRYPOINT ["/usr/local/bin/other"]\n')
+    assert read_path(str(p)).deployments == []
