@@ -188,29 +188,30 @@ def _exec_word(yf: YamlFile, item: YNode, env: Mapping[str, str]) -> Field:
     lines = "\n" in text or (item.span is not None and item.span.end_line > item.span.line)  # `>-` folds them
     if text == item.text and lines:
         return Field(text, item.span, not missing, missing, tuple(range(len(text))), yf.mapped(item), origin=origin)
-    escaped = _unescaped(item.text) if lines and "$$" in item.text else None
-    if escaped is not None and escaped[0] == text:  # only compose's `$$` escapes: each character keeps its place
-        return Field(text, item.span, not missing, missing, escaped[1], yf.mapped(item), origin=origin)
+    placed = _placed(item.text, env) if lines and "$" in item.text else None
+    if placed is not None and placed[0] == text:  # each character at its place, through `$$` and expansions
+        return Field(text, item.span, not missing, missing, placed[1], yf.mapped(item), origin=origin)
     return Field(text, item.span, not missing, missing, origin=origin)
 
 
-def _unescaped(raw: str) -> tuple[str, tuple[int, ...]] | None:
-    """A script whose only interpolation is compose's `$$` escape (`$${MODEL}` for the container's shell): the text
-    compose hands over and, per character, its index in `raw`; None when a single `$` is interpolated too."""
+def _placed(raw: str, env: Mapping[str, str]) -> tuple[str, tuple[int, ...]]:
+    """The text compose hands over for a script and, per character, its index in `raw`: `$$` is the `$` the
+    container's shell sees; an expansion's value sits where it is written in the expression (a default's own
+    text, `${MODEL:-org/m}`), else at its `$`. So every word of a folded script keeps its line."""
     out: list[str] = []
     at: list[int] = []
     k = 0
     while k < len(raw):
-        if raw.startswith("$$", k):
-            out.append("$")
+        if raw[k] != "$":
+            out.append(raw[k])
             at.append(k)
-            k += 2
+            k += 1
             continue
-        if raw[k] == "$" and k + 1 < len(raw) and (raw[k + 1] == "{" or raw[k + 1].isalpha() or raw[k + 1] == "_"):
-            return None
-        out.append(raw[k])
-        at.append(k)
-        k += 1
+        value, after = _reference(raw, k, env, _Seen(), 0)
+        inside = raw.find(value, k, after) if value else -1
+        out.append(value)
+        at.extend(range(inside, inside + len(value)) if inside >= 0 else [k] * len(value))
+        k = after
     return "".join(out), tuple(at)
 
 

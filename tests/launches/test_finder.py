@@ -967,3 +967,19 @@ def test_an_entry_script_the_dockerfile_writes_itself_is_the_images_launch(tmp_p
         ("vllm", "0.10.1", "Qwen/Qwen2.5-7B-Instruct", (6, 18), 4096)
     p.write_text(body + 'ENTRYPOINT ["/usr/local/bin/other"]\n')
     assert read_path(str(p)).deployments == []
+
+
+def test_a_folded_compose_script_with_escapes_and_expansions_keeps_each_words_line(tmp_path):
+    """Sample K20's dspark compose (measured: the launch at the `- >` line, 7 lines above the command): a folded
+    `bash -lc` script mixing compose's `$$` escape with `${VAR:-default}` expansions keeps each word at its line; the
+    model is the default's own text."""
+    p = tmp_path / "docker-compose.yml"
+    p.write_text(
+        "services:\n  s:\n    image: vllm/vllm-openai:v0.10.1\n    command:\n      - bash\n      - -lc\n      - >\n"
+        '        export PATH="/usr/local/cuda/bin:$${PATH:-}";\n'
+        "        exec vllm serve ${MODEL:-org/folded}\n"
+        "        --max-model-len ${LEN:-8192}\n"
+        "        --max-num-seqs $$(( ${SEQS:-6} * 2 ))\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, _at(dep.model_span), dep.launch_span.line) == ("org/folded", (9, 34), 9)
+    assert (dep.get("max_model_len"), dep.settings["max_model_len"].span.line) == (8192, 10)
