@@ -33,10 +33,6 @@ _INIT_PROCESSES = {"dumb-init", "tini", "tini-static", "catatonit"}
 # an image's entry-point script (`/opt/nvidia/nvidia_entrypoint.sh`, `docker-entrypoint.sh`): given a command, it
 # sets the environment up and runs the command (`exec "$@"`), so what follows is the launch
 _ENTRY_SCRIPT = lazy(r"^(?:[\w.-]*[-_])?entrypoint(?:[-_.][\w.-]*)?\.sh$", re.IGNORECASE)
-_SRUN_VALUE_OPTS = {"--gres", "--partition", "--nodes", "--ntasks", "--cpus-per-task", "--mem", "--time", "--job-name",
-                    "--gpus", "--gpus-per-node", "--account", "--qos", "--nodelist", "--output", "--error",
-                    "--container-image", "--container-mounts", "--container-workdir", "--container-name",
-                    "--container-env"}
 # image args that replace its entry point
 # first words after an image that replace its entry point's arguments with a command of their own (a shell, a
 # tool the image carries: `docker run IMAGE hf login --token T`, `... nvidia-smi`), never an engine's model
@@ -1152,11 +1148,14 @@ def engines_named(text: str) -> tuple[str, ...]:
 
 
 def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | None] | None, str | None]:
+    """Past srun's (or numactl's) options, by srun's documented table: `--ntasks-per-node 1` takes the next word,
+    `--exact` or `-l` none; a short option the table does not know takes one, a long one none."""
+    values, flags = wrappers.launcher_options("srun")
     gres, nodes = None, None
     while i < len(fields) and fields[i].text.startswith("-"):
         text = fields[i].text
         name, eq, value = text.partition("=")
-        takes_value = not eq and (name in _SRUN_VALUE_OPTS or (len(name) == 2 and name[1] != "-"))
+        takes_value = not eq and (name in values or (len(name) == 2 and name[1] != "-" and name not in flags))
         if takes_value and i + 1 < len(fields):
             value = fields[i + 1].text
         if name in ("--gres", "--gpus", "--gpus-per-node", "-G"):

@@ -72,16 +72,16 @@ def hf_job_image(fields: Sequence[Field], i: int) -> tuple[int, str] | None:
         return None
     if fields[i + 1].text != "jobs" or fields[i + 2].text != "run":
         return None
-    values, _ = _container_options("hf-jobs")
+    values, _ = launcher_options("hf-jobs")
     j = _skip(fields, i + 3, values)
     j += j < len(fields) and fields[j].text == "--"
     return (j, "exec") if j + 1 < len(fields) else None
 
 
 @cache
-def _container_options(launcher: str = "apptainer") -> tuple[frozenset[str], frozenset[str]]:
-    """(options taking a value, options taking none) of apptainer / singularity (or `hf jobs run`), from
-    kvlint/data/container_options.json (their documented list)."""
+def launcher_options(launcher: str = "apptainer") -> tuple[frozenset[str], frozenset[str]]:
+    """(options taking a value, options taking none) of apptainer / singularity, `hf jobs run` or srun, from
+    kvlint/data/container_options.json (their documented lists)."""
     from kvlint.data import load_json
 
     table = load_json("container_options.json")[launcher]
@@ -92,7 +92,7 @@ def _skip_container_options(fields: Sequence[Field], j: int) -> int:
     """Past the options before the image (`--nv`, `--env A=B`, `--bind src:dst`, `-B s:d`, `--env-file F`) with
     their values. A word that is only an unresolved expansion followed by one of these options is an option
     filled in later (`{{ '--nv' if gpus else '' }}`, `$GPU_FLAG`): the image comes after the options."""
-    values, flags = _container_options()
+    values, flags = launcher_options()
     while j < len(fields):
         text = fields[j].text
         if text == "--":

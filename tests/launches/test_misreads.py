@@ -133,3 +133,16 @@ def test_gaudi_accelerator_is_the_launchs_device_not_a_gpu_sweep():
         found = _findings(name)
         assert not [f for f in found if f[0] == "KV108"]
         assert [f[0] for f in found if "not a GPU" in f[2]] == ["KV003"]
+
+
+def test_srun_options_are_read_by_sruns_own_table(tmp_path):
+    """Sample K20's isambard job (measured: KV008, no launch): `srun --nodes=... --cpus-per-task 72
+    --ntasks-per-node 1 vllm serve $MODEL_PATH` took `1` as the program; srun's documented table decides which
+    options take a value (`--ntasks-per-node 1`), and a switch (`-l`, `--exact`) takes none."""
+    p = tmp_path / "job.sh"
+    p.write_text("#!/bin/bash\n#SBATCH --gpus=4\nMODEL=Qwen/Qwen2.5-7B-Instruct\n"
+                 "srun --nodes=1 --cpus-per-task 72 --ntasks-per-node 1 -l --exact \\\n"
+                 "    vllm serve $MODEL --tensor_parallel_size=4 &\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.model_span.line, dep.get("tensor_parallel_size"), dep.gpu_count) == \
+        ("Qwen/Qwen2.5-7B-Instruct", 5, 4, 4)
