@@ -20,6 +20,10 @@ class Span:
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}"
 
+    def holds(self, other: Span) -> bool:
+        """Whether `other` starts inside this region (a value written inside a mapping, not merged into it)."""
+        return (self.line, self.col) <= (other.line, other.col) <= (self.end_line, self.end_col)
+
 
 @record
 class Token:

@@ -134,6 +134,11 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     shown = nodes[1] if nodes[1] is not None else nodes[0]
     if dep.launch_span is None and shown is not None:
         dep = replace(dep, launch_span=shown.span)
+    if shown is not None and svc.span is not None and not svc.span.holds(shown.span):
+        # the command is another service's, merged in (`<<: *vllm`): the launch is this service, where it is written
+        note = f"service {name} runs the command merged from line {shown.span.line} (a YAML merge key)"
+        dep = replace(dep, launch_span=Span(yf.path, svc.span.line, svc.span.col, svc.span.line, svc.span.col),
+                      notes=(*dep.notes, note))
     return [dep]
 
 

@@ -983,3 +983,16 @@ def test_a_folded_compose_script_with_escapes_and_expansions_keeps_each_words_li
     (dep,) = read_path(str(p)).deployments
     assert (dep.model, _at(dep.model_span), dep.launch_span.line) == ("org/folded", (9, 34), 9)
     assert (dep.get("max_model_len"), dep.settings["max_model_len"].span.line) == (8192, 10)
+
+
+def test_a_compose_service_merging_anothers_command_is_its_own_launch_at_its_own_lines(tmp_path):
+    """Sample K22's XPU compose (measured: the merged service's launch at the anchor's line, 30 lines above it):
+    `vllm-2: {<<: *vllm}` runs the anchor's command; its launch is placed at the service, its values stay at the
+    anchor's lines, and a note says where the command comes from."""
+    p = tmp_path / "docker-compose.yml"
+    p.write_text("services:\n  vllm: &vllm\n    image: vllm/vllm-openai:v0.10.1\n    command:\n"
+                 "      - --model=Qwen/Qwen2.5-7B-Instruct\n      - --max-model-len=8192\n"
+                 "  vllm-2:\n    <<: *vllm\n    container_name: second\n")
+    first, second = read_path(str(p)).deployments
+    assert (first.launch_span.line, second.launch_span.line, second.model_span.line) == (5, 8, 5)
+    assert any("merged from line 5" in n for n in second.notes)

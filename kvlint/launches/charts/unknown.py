@@ -202,11 +202,7 @@ def _own_image(doc: YNode, block: structured.Block, shared: tuple[str, Span] | N
     if block.holder.get("repository") is not None:  # the item is the image's map (`repository:`, `tag:`)
         return _image(block.holder)
     listed = doc.path(*block.path) if block.path else doc
-    return None if shared is None or (listed is not None and _within(shared[1], listed.span)) else shared
-
-
-def _within(at: Span, outer: Span) -> bool:
-    return (outer.line, outer.col) <= (at.line, at.col) <= (outer.end_line, outer.end_col)
+    return None if shared is None or (listed is not None and listed.span.holds(shared[1])) else shared
 
 
 def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[str, Span] | None = None) -> Deployment:
