@@ -372,3 +372,17 @@ def test_an_empty_nested_model_key_is_the_launchs_model_line(tmp_path):
                  "gpu:\n  enabled: true\n  count: 1\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.model, dep.model_span.line) == ("<model_id>", 3)
+
+
+def test_an_engine_block_switched_off_is_audited_but_not_deployed(tmp_path):
+    """Sample K22's gateway chart defaults (measured: a launch counted where the values deploy none): `vllm: {enabled:
+    false, image: vllm/vllm-openai, model: X}` is the chart's default example; kvlint reads it, marks it disabled at
+    its `enabled: false` (its findings infos), and the overlay that says `enabled: true` is the launch."""
+    p = tmp_path / "values.yaml"
+    p.write_text("vllm:\n  enabled: false\n  image:\n    repository: vllm/vllm-openai\n    tag: v0.10.1\n"
+                 "  model: Qwen/Qwen2.5-7B-Instruct\n  maxModelLen: 8192\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.disabled.line if dep.disabled else None) == ("Qwen/Qwen2.5-7B-Instruct", 2)
+    p.write_text(p.read_text().replace("enabled: false", "enabled: true"))
+    (dep,) = read_path(str(p)).deployments
+    assert dep.disabled is None

@@ -113,7 +113,8 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     note = f"chart not recognised: launch assembled from {where}, the {engine} image and engine-flag keys"
     if model is not None and not text(model):
         note += f"; {where} is empty here: the install names the model"
-    ctx = LaunchContext(image=image, image_span=span, notes=(note,), node_labels=facts.node_labels(doc))
+    ctx = LaunchContext(image=image, image_span=span, notes=(note,), node_labels=facts.node_labels(doc),
+                        disabled=_switched_off(doc, block))
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
     at = span if model is not None and not text(model) else model or doc  # an empty model: the image launches
     return [chart_deployment(yf.path, engine, fields, at, ctx, gpu)], []
@@ -218,8 +219,20 @@ def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[
     note = (f"read from the settings under {'.'.join(block.path) or 'the top level'}: model key "
             f"{'.'.join(model_path)} and {len(block.pairs)} engine-flag keys")
     ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
-                        node_labels=facts.node_labels(doc))
+                        node_labels=facts.node_labels(doc), disabled=_switched_off(doc, block))
     return chart_deployment(yf.path, block.engine, fields, block.model, ctx, ManifestGpu(product, pspan, count, cspan))
+
+
+def _switched_off(doc: YNode, block: structured.Block | None) -> Span | None:
+    """The `enabled: false` of the settings' own map or of a map on the way to it (`vllm: {enabled: false, model:
+    ...}`, a subchart switched off): the chart renders no engine from these values as written."""
+    node: YNode | None = doc
+    for key in block.path if block is not None else ():
+        off = disabled(node)
+        if off is not None or node is None:
+            return off
+        node = node.get(key) if node.is_map else None
+    return disabled(block.holder) if block is not None else None
 
 
 def _block_args(yf: YamlFile, holder: YNode) -> list[Field]:
