@@ -75,8 +75,11 @@ KINDS: tuple[Kind, ...] = (
     Kind("notes", "kvlint.launches.notes:read", suffixes=(".txt",), walk_bytes=256 * 1024),
     # pipelines and shells in other languages that call a shell (Jenkins' Groovy `sh '...'`, fish): each command
     # line, and each string holding an engine's entry point, read as shell (kvlint.launches.notes.read_code)
-    Kind("code", "kvlint.launches.notes:read_code", suffixes=(".groovy", ".jenkinsfile", ".fish", ".nix"),
+    Kind("code", "kvlint.launches.notes:read_code", suffixes=(".groovy", ".jenkinsfile", ".fish"),
          walk_bytes=256 * 1024),
+    # Nix modules: command strings as code's, and lists whose items are separated by spaces (an OCI container's
+    # `cmd = [ "--model" cfg.model ... ]` beside `image = cfg.image;`, kvlint.launches.literals.read_nix)
+    Kind("nix", "kvlint.launches.literals:read_nix", suffixes=(".nix",), walk_bytes=256 * 1024),
     # a template a tool renders (Terraform's `templatefile()` `.tpl` / `.tftpl`, a `.tmpl`): YAML when its lines
     # are YAML (a chart's values with `${var}` placeholders), else read as code (kvlint.launches.read.read_template)
     Kind("template", "kvlint.launches.read:read_template", suffixes=(".tpl", ".tftpl", ".tmpl"),

@@ -66,10 +66,25 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     return ReadResult(path, strings.deployments + found, strings.findings, comments=strings.comments)
 
 
-def launches_in(path: str, text: str, hash_comments: bool = False) -> list[Deployment]:
+def read_nix(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """A Nix module (`virtualisation.oci-containers.containers.vllm = { image = cfg.image; cmd = [ "--model"
+    cfg.model ... ]; }`): its lists, whose items are separated by spaces, and its command strings."""
+    from kvlint.launches.notes import read_code
+
+    if "vllm" not in text and "sglang" not in text:
+        return ReadResult(path)
+    strings = read_code(path, text)
+    lines = {d.launch_span.line for d in strings.deployments if d.launch_span is not None}
+    found = [d for d in launches_in(path, text, hash_comments=True, spaced=True)
+             if d.launch_span is None or d.launch_span.line not in lines]
+    return ReadResult(path, strings.deployments + found, strings.findings, comments=strings.comments)
+
+
+def launches_in(path: str, text: str, hash_comments: bool = False, spaced: bool = False) -> list[Deployment]:
     """The launches of the file's literal argument lists (also HCL's, whose comments start with `#` too: a
-    Terraform ECS `command = [...]` beside `image = local.x`, kvlint.launches.hcl)."""
-    return _launches(path, text, _calls_as_items(_tokens(text, hash_comments)))
+    Terraform ECS `command = [...]` beside `image = local.x`, kvlint.launches.hcl; and Nix's, `spaced`: items
+    separated by spaces, an attribute path `cfg.model` bound by its last name)."""
+    return _launches(path, text, _calls_as_items(_tokens(text, hash_comments)), spaced)
 
 
 def _tokens(text: str, hash_comments: bool = False) -> list[_Tok]:
@@ -143,6 +158,21 @@ def _bindings(tokens: list[_Tok]) -> dict[str, str]:
     return out
 
 
+def _spaced_runs(tokens: list[_Tok]) -> list[tuple[int, int]]:
+    """Nix's lists (`[ "--model" cfg.model "--port" "8000" ]`): each `[` followed by two or more strings and names
+    and its `]`, as (first, last) token index; the items are then every token of the run, not every other."""
+    out: list[tuple[int, int]] = []
+    for k, tok in enumerate(tokens):
+        if tok.text != "[" or tok.kind != "punct" or len(out) >= _MAX_LISTS:
+            continue
+        j = k + 1
+        while j < len(tokens) and tokens[j].kind in _ITEMS:
+            j += 1
+        if j < len(tokens) and tokens[j].text == "]" and j - k > 2 and any(_argv_word(t) for t in tokens[k + 1 : j]):
+            out.append((k + 1, j - 1))
+    return out
+
+
 def _runs(tokens: list[_Tok]) -> list[tuple[int, int]]:
     """(first, last) token index of each bracketed run of two or more strings and names separated by commas
     (its brackets not included), at most _MAX_LISTS of them."""
@@ -179,13 +209,13 @@ def _argv_word(tok: _Tok) -> bool:
 
 
 def _fields(text: str, index: LineIndex, path: str, tokens: list[_Tok], run: tuple[int, int],
-            names: dict[str, str]) -> list[Field]:
+            names: dict[str, str], spaced: bool = False) -> list[Field]:
     out: list[Field] = []
-    for i in range(run[0], run[1] + 1, 2):
+    for i in range(run[0], run[1] + 1, 1 if spaced else 2):
         tok = tokens[i]
         if tok.kind in ("str", "num"):
             out.append(_field(path, index, tok.start, tok.text, tok.text))
-        elif (bound := _bound(tok.text, names)) is not None:
+        elif (bound := _bound(tok.text, names, spaced)) is not None:
             out.append(_field(path, index, tok.start, tok.text, bound))
         else:
             ref = "${" + tok.text.replace(".", "_") + "}"
@@ -194,12 +224,13 @@ def _fields(text: str, index: LineIndex, path: str, tokens: list[_Tok], run: tup
     return out
 
 
-def _bound(name: str, names: dict[str, str]) -> str | None:
-    """A name's literal: its own binding, or HCL's `local.X` by the local's (`locals { X = "..." }`)."""
+def _bound(name: str, names: dict[str, str], attr_paths: bool = False) -> str | None:
+    """A name's literal: its own binding, HCL's `local.X` by the local's (`locals { X = "..." }`), or with
+    `attr_paths` (Nix) `cfg.X` by the attribute's (`cfg = { X = "..."; }`)."""
     if name in names:
         return names[name]
     head, _, rest = name.partition(".")
-    return names.get(rest) if head == "local" and rest and "." not in rest else None
+    return names.get(rest) if (head == "local" or attr_paths) and rest and "." not in rest else None
 
 
 def _field(path: str, index: LineIndex, start: int, written: str, value: str) -> Field:
@@ -215,7 +246,7 @@ def _span(path: str, index: LineIndex, start: int, length: int) -> Span:
     return Span(path, line, col, end_line, end_col)
 
 
-def _launches(path: str, text: str, tokens: list[_Tok]) -> list[Deployment]:
+def _launches(path: str, text: str, tokens: list[_Tok], spaced: bool = False) -> list[Deployment]:
     from kvlint.launches.build import LaunchContext, ManifestGpu, finish
     from kvlint.launches.groups import is_launch
     from kvlint.launches.images import entrypoint_engine
@@ -226,9 +257,11 @@ def _launches(path: str, text: str, tokens: list[_Tok]) -> list[Deployment]:
     index = LineIndex(text)
     out: list[Deployment] = []
     product: tuple[str, int] | None = None
-    for run in _runs(tokens):
-        fields = _fields(text, index, path, tokens, run, names)
-        image = _around(tokens, run, lambda t, k: _image_at(t, k, names))
+    for run in _spaced_runs(tokens) if spaced else _runs(tokens):
+        if _runtime_options(tokens, run):
+            continue
+        fields = _fields(text, index, path, tokens, run, names, spaced)
+        image = _around(tokens, run, lambda t, k: _image_at(t, k, names, spaced))
         found = launch_in_argv(fields, {}, image_default=entrypoint_engine(image[0]) if image else None)
         if found is None:
             found = _by_flags(fields)
@@ -249,6 +282,19 @@ def _launches(path: str, text: str, tokens: list[_Tok]) -> list[Deployment]:
         if is_launch(dep):
             out.append(dep)
     return out
+
+
+# keys whose list is the container runtime's options (`docker run --ipc=host --device=...`), not the command
+_RUNTIME_OPTIONS = frozenset({"extraoptions", "prerunextraoptions", "runoptions", "runargs", "dockerargs",
+                              "podmanargs", "containeroptions", "dockeroptions"})
+
+
+def _runtime_options(tokens: list[_Tok], run: tuple[int, int]) -> bool:
+    """A list written under a key that holds the container runtime's own options (NixOS oci-containers'
+    `extraOptions = [ "--ipc=host" ]`, a devcontainer's `runArgs`): they go to docker, never to the engine."""
+    k = run[0] - 3  # KEY, `=` or `:`, `[`
+    key = tokens[k].text.strip('"').rsplit(".", 1)[-1] if k >= 0 and tokens[k + 1].text in ("=", ":") else ""
+    return key.lower().replace("_", "") in _RUNTIME_OPTIONS
 
 
 def _by_flags(fields: list[Field]) -> FoundLaunch | None:
@@ -281,7 +327,7 @@ def _around(tokens: list[_Tok], run: tuple[int, int], probe) -> tuple[str, int] 
     return None
 
 
-def _image_at(tokens: list[_Tok], k: int, names: dict[str, str]) -> tuple[str, int] | None:
+def _image_at(tokens: list[_Tok], k: int, names: dict[str, str], attr_paths: bool = False) -> tuple[str, int] | None:
     """`image: "x"` / `image = "x"` / `"image": "x"` / `Image: "x"` (or a name bound to one: `image =
     local.container_image`), or a call naming a registry image (`ContainerImage.fromRegistry("vllm/...")`)."""
     tok = tokens[k]
@@ -290,7 +336,7 @@ def _image_at(tokens: list[_Tok], k: int, names: dict[str, str]) -> tuple[str, i
         value = tokens[k + 2]
         if value.kind == "str":
             return value.text, value.start
-        bound = _bound(value.text, names) if value.kind == "name" else None
+        bound = _bound(value.text, names, attr_paths) if value.kind == "name" else None
         return (bound, value.start) if bound is not None else None
     if tok.kind == "name" and tok.text.endswith(("fromRegistry", "from_registry")) and k + 2 < len(tokens) \
             and tokens[k + 2].kind == "str":

@@ -996,3 +996,19 @@ def test_a_compose_service_merging_anothers_command_is_its_own_launch_at_its_own
     first, second = read_path(str(p)).deployments
     assert (first.launch_span.line, second.launch_span.line, second.model_span.line) == (5, 8, 5)
     assert any("merged from line 5" in n for n in second.notes)
+
+
+def test_a_nix_oci_container_is_read_from_its_space_separated_command_list(tmp_path):
+    """Sample K23's NixOS desktop module (measured: KV008, no launch): `virtualisation.oci-containers.containers.vllm
+    = { image = cfg.image; cmd = [ "--model" cfg.model "--max-model-len" "80000" ]; }` with `cfg = { model = ...;
+    image = ...; }`: the list's items are separated by spaces and `cfg.model` is bound by its attribute; the
+    container runtime's `extraOptions = [ "--ipc=host" ]` is not the engine's command."""
+    p = tmp_path / "vllm.nix"
+    p.write_text('{ pkgs, ... }:\nlet\n  cfg = {\n    model = "Qwen/Qwen2.5-7B-Instruct";\n'
+                 '    image = "vllm/vllm-openai:v0.10.1";\n  };\nin {\n  virtualisation.oci-containers.containers = {\n'
+                 '    vllm = {\n      extraOptions = [\n        "--ipc=host"\n        "--device=nvidia.com/gpu=all"\n'
+                 '      ];\n      cmd = [\n        "--model" cfg.model\n        "--max-model-len" "8192"  # comment\n'
+                 '      ];\n      image = cfg.image;\n    };\n  };\n}\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.engine_version, d.model, _at(d.model_span), d.get("max_model_len")) == \
+        ("vllm", "0.10.1", "Qwen/Qwen2.5-7B-Instruct", (15, 19), 8192)
