@@ -941,6 +941,11 @@ def test_a_platforms_deployment_configured_by_engine_variables(tmp_path):
     q.write_text("environment_variables:\n  MODEL_NAME: org/m\n  VLLM_BASE_URL: http://x:8000/v1\n"
                  "instance_type: Standard_NC24ads_A100_v4\n")
     assert read_path(str(q)).deployments == []
+    # sample K23 (measured: silent): the same on an instance type the catalogue has no card for (a CPU VM): the
+    # engine's own variables make it a launch all the same, its GPU left unknown
+    p.write_text(p.read_text().replace("Standard_NC24ads_A100_v4", "Standard_D48a_v4"))
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.gpu_count) == ("vllm", "meta-llama/Llama-3.1-8B-Instruct", None)
 
 
 def test_a_compose_build_named_for_the_engine_given_its_arguments(tmp_path):

@@ -361,7 +361,8 @@ def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Depl
 
     found = engine_image(doc, env_launch.configured_engine)
     node = next((n for h in holders for k in _ENV_KEYS if (n := h.get(k)) is not None and not n.is_scalar), None)
-    if found is None and node is not None:  # the variables themselves name the engine (`VLLM_ARGS: --flags`)
+    by_variables = found is None and node is not None
+    if by_variables and node is not None:  # the variables themselves name the engine (`VLLM_ARGS: --flags`)
         image_node = next((n for h in holders if (n := h.get("image")) is not None and n.is_scalar), None)
         named = _engine_of_variables(node)
         found = (named, image_node.text if image_node is not None else "",
@@ -383,8 +384,8 @@ def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Depl
     product, pspan = g.product_from_pod(doc)
     if not count and (gpu_instance := _gpu_instance(doc)) is not None:  # Azure ML / SageMaker `instance_type`
         product, pspan, count, cspan = gpu_instance
-    if fields is None or not count:
-        return []
+    if fields is None or not (count or by_variables and found is not None):
+        return []  # an image's environment alone is a launch only on GPUs; the engine's own variables are one anyway
     ctx = LaunchContext(image=image, image_span=span, notes=(env_launch.NOTE.format(image=image),),
                         node_labels=facts.node_labels(doc))
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
