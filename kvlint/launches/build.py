@@ -241,7 +241,7 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
         if why is not None:  # the device kvlint does not size: "cpu" makes the launch's status say so
             dep = replace(dep, gpu=why[2], gpu_span=why[1] or dep.launch_span, notes=dep.notes + (why[0],))
     if found.left_to is not None:
-        dep = _parallelism_left_to(dep, found.left_to, found.entry_span)
+        dep = parallelism_left_to(dep, found.left_to, found.entry_span)
     nnodes = dep.get("nnodes")
     if isinstance(nnodes, int) and nnodes > 1 and dep.gpu_count and not gpu.grouped:
         note = f"gpu count = per-node GPUs x --nnodes {nnodes}"
@@ -250,12 +250,14 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
 
 
 
-def _parallelism_left_to(dep: Deployment, program: str, where: Span | None) -> Deployment:
+def parallelism_left_to(dep: Deployment, program: str, where: Span | None,
+                        roles: tuple[str, ...] = ("tp", "pp")) -> Deployment:
     """A launch read by its flags through a program with options of its own: the parallelism the file does not
     state may be the program's to set (a cluster launcher spreads TP x PP over the nodes it starts), so it is an
-    open input, not the engine's default of 1. A verdict that depends on it is not given."""
+    open input, not the engine's default of 1. A verdict that depends on it is not given (an open TP bounded by
+    the GPUs requested is tried at each size: kvlint.resolve)."""
     engine = get_engine(dep.engine)
-    open_roles = {engine.setting(role): f"(left to {program})" for role in ("tp", "pp")
+    open_roles = {engine.setting(role): f"(left to {program})" for role in roles
                   if engine.setting(role) not in dep.settings}
     if not open_roles:
         return dep

@@ -386,3 +386,20 @@ def test_an_engine_block_switched_off_is_audited_but_not_deployed(tmp_path):
     p.write_text(p.read_text().replace("enabled: false", "enabled: true"))
     (dep,) = read_path(str(p)).deployments
     assert dep.disabled is None
+
+
+def test_own_chart_values_image_name_model_path_and_gpu_switch(tmp_path):
+    """Sample K23's mlrun values (measured: KV008 missing too: silent but for the summary): `imageName:` +
+    `imageVersion:`, `model: {path: X, name: ''}` and the chart's `gpu: {type: amd.com/gpu, count: 8}`. The launch
+    has the image, the model and 8 GPUs; with no TP in the values, TP is the template's to derive from the count
+    (this chart's does: `--tensor-parallel-size={{ .Values.gpu.count }}`), so it is open, not 1."""
+    p = tmp_path / "values.yaml"
+    p.write_text("imageName: docker.io/vllm/vllm-openai\nimageVersion: v0.10.1\ngpu:\n  type: amd.com/gpu\n"
+                 "  count: 8\nmodel:\n  path: Qwen/Qwen3-32B\n  name: ''\n")
+    (dep,) = read_path(str(p)).deployments
+    tp = dep.settings["tensor_parallel_size"]
+    assert (dep.image, dep.model, dep.model_span.line, dep.gpu_count, tp.resolved) == \
+        ("docker.io/vllm/vllm-openai:v0.10.1", "Qwen/Qwen3-32B", 7, 8, False)
+    p.write_text(p.read_text().replace("count: 8", "count: 1"))
+    (one,) = read_path(str(p)).deployments
+    assert one.gpu_count == 1 and "tensor_parallel_size" not in one.settings

@@ -36,7 +36,7 @@ from kvlint.span import Span
 
 KV008 = ("KV008", "unknown-launch-layout")
 MODEL_KEYS = (("modelName",), ("model", "name"), ("model", "id"), ("model", "modelId"), ("model", "repo"),
-              ("modelId",), ("model_id",), ("modelPath",), ("model_path",), ("modelURL",), ("hfModel",),
+              ("model", "path"), ("modelId",), ("model_id",), ("modelPath",), ("model_path",), ("modelURL",), ("hfModel",),
               ("huggingfaceModel",), ("LLM_MODEL_ID",), ("MODEL_ID",), ("model",), ("servedModel",),
               ("modelReference",))
 ARG_KEYS = ("args", "extraArgs", "extra_args", "extraCmdArgs", "vllmArgs", "engineArgs", "serverArgs",
@@ -53,8 +53,8 @@ def engine_image(doc: YNode,
         node = stack.pop()
         seen += 1
         for key, _, val in node.pairs() if node.is_map else ():
-            if key == "image":
-                found = _image(val)
+            if key == "image" or key.lower().replace("_", "") in _IMAGE_KEYS:
+                found = _image(val, _tag_beside(node))
                 if found is not None and names(found[0]):
                     return names(found[0]) or "vllm", found[0], found[1]
             if not val.is_scalar:
@@ -64,9 +64,19 @@ def engine_image(doc: YNode,
     return None
 
 
-def _image(val: YNode) -> tuple[str, Span] | None:
+# a values file's image under another key (`imageName: docker.io/vllm/vllm-openai` beside `imageVersion: latest`)
+_IMAGE_KEYS = frozenset({"imagename", "imagerepository", "imagerepo", "containerimage", "imageuri"})
+_TAG_KEYS = ("imageVersion", "imageTag", "image_tag", "image_version", "tag")
+
+
+def _tag_beside(holder: YNode) -> str | None:
+    return next((t for k in _TAG_KEYS if (t := text(holder.get(k)))), None)
+
+
+def _image(val: YNode, tag: str | None = None) -> tuple[str, Span] | None:
     if val.is_scalar and val.text:
-        return val.text, val.span
+        last = val.text.rsplit("/", 1)[-1]
+        return (f"{val.text}:{tag}" if tag and ":" not in last and "@" not in last else val.text), val.span
     if not val.is_map:
         return None
     for key in ("repository", "name", "image"):
@@ -105,7 +115,7 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         by_env = _env_configured(yf, doc, holders)
         return (by_env, []) if by_env else ([], [_kv008(yf.path, engine, image, span)])
     fields = _model_fields(engine, model, model_path) + _flag_fields(engine, doc, block) + args
-    count, cspan, _ = g.count_from_resources(doc.get("resources"))
+    count, cspan = _values_gpus(doc, doc.get("resources"))
     product, pspan = g.product_from_pod(block.holder) if block is not None else (None, None)
     if product is None:  # the block's own node selection (a catalogue entry's) before the values' shared one
         product, pspan = g.product_from_pod(doc)
@@ -117,7 +127,20 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
                         disabled=_switched_off(doc, block))
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
     at = span if model is not None and not text(model) else model or doc  # an empty model: the image launches
-    return [chart_deployment(yf.path, engine, fields, at, ctx, gpu)], []
+    return [_deployment(yf.path, engine, fields, at, ctx, gpu)], []
+
+
+def _deployment(path: str, engine: str, fields: list[Field], launch: YNode | Span | None, ctx: LaunchContext,
+                gpu: ManifestGpu) -> Deployment:
+    """A launch of a chart or operator kvlint has no adapter for: with several GPUs and no TP written in the
+    values, the template may derive TP from the GPU count (`--tensor-parallel-size={{ .Values.gpu.count }}` is
+    common), so it is an open input bounded by that count, not the engine's default of 1."""
+    from kvlint.launches.build import parallelism_left_to
+
+    dep = chart_deployment(path, engine, fields, launch, ctx, gpu)
+    if (dep.gpu_count or 0) < 2:
+        return dep
+    return parallelism_left_to(dep, "the chart's template", dep.gpu_count_span, roles=("tp",))
 
 
 def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -147,7 +170,7 @@ def _engine_args_object(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None
     note = f"read from the object's model key {'.'.join(path)} and its {engine} arguments under {key}"
     ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
                         node_labels=facts.node_labels(doc))
-    return [chart_deployment(yf.path, engine, fields, node, ctx, ManifestGpu(None, None, count, cspan))]
+    return [_deployment(yf.path, engine, fields, node, ctx, ManifestGpu(None, None, count, cspan))]
 
 
 def _engine_args(doc: YNode) -> tuple[str, str, YNode] | None:
@@ -180,7 +203,7 @@ def _from_args(yf: YamlFile, doc: YNode, engine: str, args: list[Field], image: 
     ctx = LaunchContext(image=image[0], image_span=image[1], notes=(note,), node_labels=facts.node_labels(doc))
     count, cspan, _ = g.count_from_resources(doc.get("resources"))
     product, pspan = g.product_from_pod(doc)
-    return chart_deployment(yf.path, engine, args, args[0].span, ctx, ManifestGpu(product, pspan, count, cspan))
+    return _deployment(yf.path, engine, args, args[0].span, ctx, ManifestGpu(product, pspan, count, cspan))
 
 
 def _positional_model(engine: str, args: list[Field]) -> bool:
@@ -220,7 +243,7 @@ def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[
             f"{'.'.join(model_path)} and {len(block.pairs)} engine-flag keys")
     ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
                         node_labels=facts.node_labels(doc), disabled=_switched_off(doc, block))
-    return chart_deployment(yf.path, block.engine, fields, block.model, ctx, ManifestGpu(product, pspan, count, cspan))
+    return _deployment(yf.path, block.engine, fields, block.model, ctx, ManifestGpu(product, pspan, count, cspan))
 
 
 def _switched_off(doc: YNode, block: structured.Block | None) -> Span | None:
@@ -325,13 +348,24 @@ def _engine_named_values(yf: YamlFile, doc: YNode) -> list[Deployment]:
         fields = _model_fields(engine, model, model_path)
     lists = [block.get(k) for k in ARG_KEYS]
     fields += key_fields(engine, block) + next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
-    count, cspan, _ = g.count_from_resources(block.get("resources") or doc.get("resources"))
+    count, cspan = _values_gpus(doc, block.get("resources") or doc.get("resources"))
     product, pspan = g.product_from_pod(doc)
     note = (f"chart not recognised: launch counted at `{key}:` (an engine block beside a GPU request); "
             f"{'.'.join(model_path) if model is not None else 'the model'} is not in this file: the chart's "
             "default or the install names it")
     ctx = LaunchContext(notes=(note,), node_labels=facts.node_labels(doc))
-    return [chart_deployment(yf.path, engine, fields, knode, ctx, ManifestGpu(product, pspan, count, cspan))]
+    return [_deployment(yf.path, engine, fields, knode, ctx, ManifestGpu(product, pspan, count, cspan))]
+
+
+def _values_gpus(doc: YNode, resources: YNode | None) -> tuple[int | None, Span | None]:
+    """The GPUs a pod of these values requests: its `resources`, else the chart's own switch (`gpu: {type:
+    amd.com/gpu, count: 8}`), which its template turns into the request."""
+    count, cspan, _ = g.count_from_resources(resources)
+    node = doc.get("gpu") or doc.get("gpus") if count is None and doc.is_map else None
+    if node is None or not node.is_map or disabled(node) is not None:
+        return count, cspan
+    value = node.get("count") or node.get("number") or node.get("limit")
+    return (g.to_int(value), value.span) if value is not None and g.to_int(value) else (count, cspan)
 
 
 def _gpu_block(doc: YNode) -> bool:
@@ -389,7 +423,7 @@ def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Depl
     ctx = LaunchContext(image=image, image_span=span, notes=(env_launch.NOTE.format(image=image),),
                         node_labels=facts.node_labels(doc))
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
-    return [chart_deployment(yf.path, engine, fields, node, ctx, gpu)]
+    return [_deployment(yf.path, engine, fields, node, ctx, gpu)]
 
 
 def _engine_of_variables(node: YNode) -> str | None:
