@@ -22,6 +22,9 @@ _PY = ("python", "python3")
 # modules and commands that take the engine's own flags (plus a few of their own, left to them)
 _WRAPPERS = {"dynamo.vllm": "vllm", "dynamo.sglang": "sglang", "trl.scripts.vllm_serve": "vllm"}
 _WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm"}  # TRL's server spells vLLM's flags with underscores
+# programs that start the engine with their own model and hand it the rest of their arguments (MinerU's
+# `mineru-sglang-server --host ... --tp-size 2`, `mineru-vllm-server`: the engine's flags, its VLM downloaded)
+_WRAPPER_PROGRAMS = {"mineru-sglang-server": "sglang", "mineru-vllm-server": "vllm"}
 _BACKENDS = ("huggingfaceserver",)  # servers whose `--backend` picks the engine
 _BACKENDS_ENGINES = ("vllm",)
 
@@ -52,6 +55,8 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
         return _WRAPPERS[texts[2]], 3
     if len(texts) >= 2 and (texts[0].rsplit("/", 1)[-1], texts[1]) in _WRAPPER_COMMANDS:
         return _WRAPPER_COMMANDS[(texts[0].rsplit("/", 1)[-1], texts[1])], 2
+    if texts and texts[0].rsplit("/", 1)[-1] in _WRAPPER_PROGRAMS:
+        return _WRAPPER_PROGRAMS[texts[0].rsplit("/", 1)[-1]], 1
     if len(texts) >= 3 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and texts[1] == "-m" and texts[2] in _BACKENDS:
         backend = _backend(texts[3:])
         return (backend, 3) if backend is not None else None
@@ -76,7 +81,7 @@ def wrapper_of(texts: list[str]) -> str | None:
         return module
     if len(texts) >= 2 and (texts[0].rsplit("/", 1)[-1], texts[1]) in _WRAPPER_COMMANDS:
         return f"{texts[0].rsplit('/', 1)[-1]} {texts[1]}"
-    return None
+    return next((t.rsplit("/", 1)[-1] for t in texts[:1] if t.rsplit("/", 1)[-1] in _WRAPPER_PROGRAMS), None)
 
 
 def _server_module(engine: str, word: str) -> bool:

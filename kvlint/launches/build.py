@@ -109,6 +109,8 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     model = _mark(parsed.model, missing, ctx.origin) if parsed.model else None
     if model is not None and not model.resolved:
         notes.append(f"model {model.raw!r} is not resolved: {_why(model.raw, missing, runtime)}")
+    if model is None and ctx.wrapper:  # `mineru-sglang-server --port N`: the program serves a model of its own
+        notes.append(f"no model named: the {ctx.wrapper} wrapper starts {engine} with the model it chooses")
     served = settings.get(_SERVED)
     served_name = served.value if served else None
     if served and isinstance(served.value, list):

@@ -1017,3 +1017,15 @@ def test_a_nix_oci_container_is_read_from_its_space_separated_command_list(tmp_p
     (d,) = read_path(str(p)).deployments
     assert (d.engine, d.engine_version, d.model, _at(d.model_span), d.get("max_model_len")) == \
         ("vllm", "0.10.1", "Qwen/Qwen2.5-7B-Instruct", (15, 19), 8192)
+
+
+def test_a_program_that_starts_the_engine_with_its_own_model_is_a_launch(tmp_path):
+    """Sample K23's MinerU compose (measured: silent): `entrypoint: mineru-sglang-server` with `command: --host ...
+    --port 30000` starts SGLang with MinerU's own model and hands it the rest: a launch whose model the file does
+    not name, its SGLang flags read as SGLang's."""
+    p = tmp_path / "docker-compose.yaml"
+    p.write_text("services:\n  mineru:\n    image: example/mineru:v2.1.9\n    entrypoint: mineru-sglang-server\n"
+                 "    command:\n      --host 0.0.0.0\n      --port 30000\n      --tp-size 2\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.get("tp_size"), d.launch_span.line) == ("sglang", None, 2, 4)
+    assert any("mineru-sglang-server wrapper starts sglang" in n for n in d.notes)

@@ -36,8 +36,8 @@ from kvlint.span import Span
 
 KV008 = ("KV008", "unknown-launch-layout")
 MODEL_KEYS = (("modelName",), ("model", "name"), ("model", "id"), ("model", "modelId"), ("model", "repo"),
-              ("model", "path"), ("modelId",), ("model_id",), ("modelPath",), ("model_path",), ("modelURL",), ("hfModel",),
-              ("huggingfaceModel",), ("LLM_MODEL_ID",), ("MODEL_ID",), ("model",), ("servedModel",),
+              ("model", "path"), ("modelId",), ("model_id",), ("modelPath",), ("model_path",), ("modelURL",),
+              ("hfModel",), ("huggingfaceModel",), ("LLM_MODEL_ID",), ("MODEL_ID",), ("model",), ("servedModel",),
               ("modelReference",))
 ARG_KEYS = ("args", "extraArgs", "extra_args", "extraCmdArgs", "vllmArgs", "engineArgs", "serverArgs",
             "extraArguments")
