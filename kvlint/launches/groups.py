@@ -31,9 +31,11 @@ _NODE_ADDRESS = frozenset({"--host", "--port"})
 
 
 def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
-    """The launches with each group of rank branches / headless workers folded into its leader."""
+    """The launches with each group of rank branches / headless workers folded into its leader, and one command
+    written once but run from two places (`"${CMD[@]}"` in a detached and a foreground arm) counted once."""
     if len(launches) < 2:
         return launches
+    launches = _written_once(launches)
     keys = [(found.engine, _shape(found)) for found in launches]
     groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}
     for k, key in enumerate(keys):
@@ -50,6 +52,21 @@ def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
             out.append(found)
         elif k == leader:
             out.append(_leader(found, [launches[m] for m in groups[keys[k]] if m != k]))
+    return out
+
+
+def _written_once(launches: list[FoundLaunch]) -> list[FoundLaunch]:
+    """The first of each set of launches that are the same words at the same places with the same devices: one
+    command (an array, a function called with the same arguments) run from several places of the script is one
+    deployment. Different values at those places (a loop's, a call's arguments) or other devices keep both."""
+    seen: set[tuple[object, ...]] = set()
+    out: list[FoundLaunch] = []
+    for found in launches:
+        key = (found.engine, found.gpus, found.image.text if found.image else None,
+               tuple((f.text, f.span) for f in found.fields))
+        if any(f.span is None for f in found.fields) or key not in seen:
+            out.append(found)
+        seen.add(key)
     return out
 
 

@@ -130,3 +130,18 @@ def test_every_docker_run_value_option_takes_its_value():
 
     for option in ("--stop-timeout", "--health-interval", "--pids-limit", "--sysctl", "--cpuset-mems", "--ip"):
         assert option in VALUE_OPTS, option
+
+
+def test_one_array_run_from_two_arms_is_one_launch(tmp_path):
+    """Sample K23's judge-server script (measured: two launches at one line): `VLLM_CMD=(vllm serve "$M" ...)` run
+    as `nohup "${VLLM_CMD[@]}" &` in a detached arm and `"${VLLM_CMD[@]}" &` in the other is one command written
+    once: one launch. The same function called with other arguments stays two."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "start.sh"
+    p.write_text('M=org/m\nCMD=(\n    vllm serve "$M"\n    --port 8000\n)\nif $DETACH; then\n'
+                 '    nohup "${CMD[@]}" > log 2>&1 &\nelse\n    "${CMD[@]}" &\nfi\n')
+    assert [d.model_span.line for d in read_path(str(p)).deployments] == [3]
+    q = tmp_path / "two.sh"
+    q.write_text('start() {\n    vllm serve "$1" --port "$2"\n}\nstart org/a 8000\nstart org/b 8001\n')
+    assert [d.model for d in read_path(str(q)).deployments] == ["org/a", "org/b"]
