@@ -403,3 +403,14 @@ def test_own_chart_values_image_name_model_path_and_gpu_switch(tmp_path):
     p.write_text(p.read_text().replace("count: 8", "count: 1"))
     (one,) = read_path(str(p)).deployments
     assert one.gpu_count == 1 and "tensor_parallel_size" not in one.settings
+
+
+def test_an_umbrella_switching_on_an_engine_subchart_is_not_passed_over(tmp_path):
+    """Sample K23's chat umbrella (measured: silent): `vllm: {enabled: true}` beside another subchart's settings:
+    the launch's settings are the subchart's own values, so one KV008 info says so at the key; switched off, none."""
+    p = tmp_path / "values.yaml"
+    p.write_text("---\nvllm:\n  enabled: true\n\nopenwebui:\n  enabled: true\n  vllmPort: 8000\n")
+    result = read_path(str(p))
+    assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 2)]
+    p.write_text(p.read_text().replace("enabled: true\n\nopen", "enabled: false\n\nopen"))
+    assert read_path(str(p)).findings == []

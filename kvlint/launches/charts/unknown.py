@@ -101,7 +101,8 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         if block is not None:  # the block, and any sibling block with its own model (a prefill and a decode role)
             blocks = structured.find_all(doc, None) or [block]
             return [_from_block(yf, doc, b) for b in blocks], []
-        return (by_env or _engine_named_values(yf, doc)), []
+        deps = by_env or _engine_named_values(yf, doc)
+        return deps, ([] if deps else _enabled_subchart(yf.path, doc))
     engine, image, span = found
     listed = structured.find_all(doc, engine) if block is not None else []
     if len(listed) > 1:  # a catalogue of models, one deployment each: each item's own image, else the shared one
@@ -454,6 +455,21 @@ def _gpu_instance(doc: YNode) -> tuple[str, Span | None, int, Span | None] | Non
 def _env_value(val: YNode) -> Field:
     unresolved = "{{" in val.text or "${" in val.text
     return Field(val.text, val.span, not unresolved, (val.text,) if unresolved else ())
+
+
+def _enabled_subchart(path: str, doc: YNode) -> list[Finding]:
+    """An umbrella chart's values that switch on a subchart named for the engine and set nothing else in it
+    (`vllm: {enabled: true}`): the launch is the subchart's, its settings in that chart's own values (read as a
+    file of their own where the walk finds them). One info says so, so the umbrella is not passed over."""
+    for key, knode, val in doc.pairs():
+        if _ENGINE_KEY.match(key) and val.is_map and val.get("enabled") is not None and disabled(val) is None \
+                and all(k in ("enabled", "fullnameOverride", "nameOverride") for k, _, _ in val.pairs()):
+            engine = "sglang" if key.lower().startswith("sglang") else "vllm"
+            message = (f"subchart `{key}` is switched on here, with its {engine} settings left to the subchart's own "
+                       "values: kvlint reads those where they are (its values.yaml), not from this file")
+            fix = "check the subchart's values, or set the model and engine flags under this key"
+            return [Finding(KV008[0], KV008[1], Severity.INFO, message, knode.span, fix=fix, path=path)]
+    return []
 
 
 def _kv008(path: str, engine: str, image: str, span: Span) -> Finding:
