@@ -12,6 +12,8 @@ What is measured (kvlint is run in-process, with whatever checkout the interpret
 - found: the launches (Deployment records) `kvlint.launches.read_path` returns for the file. By default
   only files the folder walk (`kvlint.launches.iter_files`) yields for reading are read, as
   `kvlint check FOLDER` would; a file the walk skips finds nothing. `--direct` reads every file.
+  A deployment kvlint marks `disabled` (its own entry says `enabled: false`: audited, its findings infos, but
+  no engine is deployed as written) is not a found launch, as it is none by the counting rules.
 - a found launch MATCHES a hand launch when one of its lines (the model value's line, or any line of
   the engine command's span) lies within one of the hand launch's lines or ranges widened by 3 lines
   on each side (multi-line commands: the command line, the flag and the model value can be a few
@@ -102,6 +104,8 @@ def found_launches(path: str) -> tuple[list[Found], int, str]:
         return [], 0, f"{type(exc).__name__}: {exc}"
     out = []
     for dep in getattr(res, "deployments", []):
+        if getattr(dep, "disabled", None) is not None:
+            continue
         lines: set[int] = set()
         shown = 0
         launch = getattr(dep, "launch_span", None)  # getattr: any checkout's records, older or newer
