@@ -8,6 +8,7 @@ other variables stay unresolved.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -440,8 +441,9 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
     """A GPU service with no command built from a Dockerfile that is not read here, when the build is the
     engine's: its Dockerfile path is named for the engine (`deploy/docker/vllm/Dockerfile`), or a build argument
     is an engine image (`SGLANG_BASE_IMAGE: lmsysorg/sglang:v0.5.12`). It is configured by the engine's own
-    prefixed variables (`VLLM_MODEL`, `VLLM_MAX_MODEL_LEN`: kvlint.launches.env_launch); a model its
-    `env_file:` holds is left unresolved there. A client service named for the engine has no GPU, no engine base
+    prefixed variables (`VLLM_MODEL`, `VLLM_MAX_MODEL_LEN`: kvlint.launches.env_launch), or, when its own folder
+    is named for the engine (`build: ./vllm`), by a model variable (`MODEL_NAME`); a model its `env_file:` holds
+    is left unresolved there. A client service named for the engine has no GPU, no engine base
     image and no three engine-flag variables, so it is not one."""
     from kvlint.launches import env_launch
     from kvlint.launches.images import shipped_engine
@@ -458,7 +460,8 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
     if engine is None:
         return []
     items = _env_fields(svc.get("environment"), env, engine)
-    if sum(1 for key, _, _ in items if key.startswith(engine.upper() + "_")) < 3 and base is None:
+    prefixed = sum(1 for key, _, _ in items if key.startswith(engine.upper() + "_"))
+    if prefixed < 3 and base is None and not (_path_names(where, engine) and _names_model(items)):
         return []
     fields = env_launch.fields_from_env(engine, items, where) or _model_in_env_file(svc, engine, items)
     if fields is None:
@@ -466,6 +469,19 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
     ctx = LaunchContext(name, image, notes=(env_launch.NOTE.format(image=f"the build {where}"),))
     dep = finish(yf.path, FoundLaunch(engine, tuple(fields), None, {}), ctx, _gpus(svc))
     return [replace(dep, launch_span=dep.launch_span or build.span)]
+
+
+def _path_names(where: str, engine: str) -> bool:
+    """A build whose own folder or Dockerfile is named for the engine (`build: ./vllm`, `./vllm-awq`,
+    `docker/sglang/Dockerfile`, `Dockerfile.vllm`): the engine is a word of the path, not a part of one
+    (`./myvllmtools`). A client has no GPU request, so it never gets this far."""
+    return engine in re.split(r"[/\\._-]+", where.lower())
+
+
+def _names_model(items: list[tuple[str, Span | None, Field]]) -> bool:
+    from kvlint.launches.env_launch import MODEL_VARS
+
+    return any(key.upper() in MODEL_VARS and value.text for key, _, value in items)
 
 
 def _env_fields(node: YNode | None, env: Mapping[str, str], engine: str) -> list[tuple[str, Span | None, Field]]:

@@ -1029,3 +1029,18 @@ def test_a_program_that_starts_the_engine_with_its_own_model_is_a_launch(tmp_pat
     (d,) = read_path(str(p)).deployments
     assert (d.engine, d.model, d.get("tp_size"), d.launch_span.line) == ("sglang", None, 2, 4)
     assert any("mineru-sglang-server wrapper starts sglang" in n for n in d.notes)
+
+
+def test_a_gpu_service_built_from_a_folder_named_for_the_engine_with_a_model_variable(tmp_path):
+    """Sample K24's benchmark compose (measured: silent): `build: ./vllm` / `./vllm-awq` / `./sglang` on a GPU
+    reservation (merged from an anchor), configured by `MODEL_NAME` / `MODEL_PATH`: each is that engine's launch with
+    that model. A GPU build named otherwise (`./ollama`), or one with no model variable, is none."""
+    p = tmp_path / "docker-compose.yaml"
+    p.write_text("x-gpu: &gpu\n  deploy:\n    resources:\n      reservations:\n        devices:\n"
+                 "          - driver: nvidia\n            count: 1\n            capabilities: [gpu]\nservices:\n"
+                 "  a:\n    build: ./vllm-awq\n    environment:\n      - MODEL_NAME=Qwen/Qwen2.5-7B-Instruct-AWQ\n"
+                 "    <<: *gpu\n  b:\n    build: ./sglang\n    environment:\n      - MODEL_PATH=Qwen/Qwen2.5-7B-Instruct\n"
+                 "    <<: *gpu\n  c:\n    build: ./ollama\n    environment:\n      - MODEL_NAME=qwen2.5\n    <<: *gpu\n"
+                 "  d:\n    build: ./vllm\n    environment:\n      - PORT=8000\n    <<: *gpu\n")
+    got = [(d.engine, d.model, d.model_span.line) for d in read_path(str(p)).deployments]
+    assert got == [("vllm", "Qwen/Qwen2.5-7B-Instruct-AWQ", 13), ("sglang", "Qwen/Qwen2.5-7B-Instruct", 18)]
