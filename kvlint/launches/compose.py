@@ -644,5 +644,11 @@ def _gpus(svc: YNode) -> ManifestGpu:
             return ManifestGpu(count=g.to_int(count), count_span=count.span)
         ids = dev.get("device_ids")
         if ids is not None and ids.is_seq and ids.items:
-            return ManifestGpu(count=len(ids.items), count_span=ids.span)
+            return ManifestGpu(count=_device_count(ids), count_span=ids.span)
     return ManifestGpu()
+
+
+def _device_count(ids: YNode) -> int:
+    """The GPUs `device_ids` hands the container: the NVIDIA runtime joins the ids with commas into
+    NVIDIA_VISIBLE_DEVICES, so an item written `"5,6"` is two devices, as `["5", "6"]` is."""
+    return sum(len([p for p in i.text.split(",") if p.strip()]) or 1 if i.is_scalar else 1 for i in ids.items)

@@ -55,3 +55,17 @@ def test_image_entrypoint_launch_points_at_the_command(tmp_path):
     assert (a.launch_span.line, a.launch_span.col) == (4, 14) and b.launch_span.line == 7
     result = lint([str(tmp_path / "compose.yaml")], LintOptions(select=("KV003",)))
     assert [(s.span.line, s.span.col) for s in result.launches] == [(4, 14), (b.launch_span.line, b.launch_span.col)]
+
+
+def test_device_ids_written_as_one_comma_list_are_each_a_gpu(tmp_path):
+    """Sample K25 (measured: a wrong KV204 error "-tp 2 needs 2 GPUs, the instance requests 1"): `device_ids:
+    ["5,6"]` is two devices (the NVIDIA runtime joins the ids with commas into NVIDIA_VISIBLE_DEVICES)."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "docker-compose.yml"
+    p.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n    command: >\n      --model org/m\n"
+                 "      --tensor-parallel-size 2\n    deploy:\n      resources:\n        reservations:\n"
+                 '          devices:\n            - driver: nvidia\n              device_ids: ["5,6"]\n'
+                 "              capabilities: [gpu]\n")
+    (dep,) = read_path(str(p)).deployments
+    assert dep.gpu_count == 2
