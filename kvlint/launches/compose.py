@@ -415,15 +415,16 @@ def _env_configured(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
                     image: str | None) -> list[Deployment]:
     """A service with no command whose image is a known engine wrapper configured by its environment
     (kvlint/data/env_images.json): the model and the flags are the service's `environment:` entries
-    (kvlint.launches.env_launch), each at its place. A local build merely named for the engine is not enough
-    here: a compose file's client services are named for the engine they call (`app-vllm`, `MODEL=...`)."""
+    (kvlint.launches.env_launch), each at its place; or a custom image named or tagged for the engine
+    (`org/blackwell-infer:vllm`) on a GPU reservation. A build merely named for the engine with no GPU is not
+    enough: a compose file's client services are named for the engine they call (`app-vllm`, `MODEL=...`)."""
     from kvlint.launches import env_launch
 
     entry = env_launch.env_image(image)
     node = svc.get("environment")
-    if entry is None or node is None or node.is_scalar:
+    engine = entry.engine if entry is not None else _gpu_build_named(image, svc)
+    if engine is None or node is None or node.is_scalar:
         return []
-    engine = entry.engine
     items: list[tuple[str, Span | None, Field]] = []
     for key, key_span, value, value_span in _environment_items(node):
         text, missing, _ = interpolate(value, env)
@@ -469,6 +470,16 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
     ctx = LaunchContext(name, image, notes=(env_launch.NOTE.format(image=f"the build {where}"),))
     dep = finish(yf.path, FoundLaunch(engine, tuple(fields), None, {}), ctx, _gpus(svc))
     return [replace(dep, launch_span=dep.launch_span or build.span)]
+
+
+def _gpu_build_named(image: str | None, svc: YNode) -> str | None:
+    """The engine a custom image names by its name or its tag (`org/app-vllm`, `org/infer:sglang`), when the
+    service reserves GPUs (a client named for the engine it calls reserves none)."""
+    if not image or known_image(image) or not _requests_gpu(svc):
+        return None
+    tag = image.rsplit("/", 1)[-1].partition(":")[2].lower()
+    by_tag = [e for e in ("vllm", "sglang") if e in re.split(r"[-_.]", tag)]
+    return named_engine(image) or (by_tag[0] if len(by_tag) == 1 else None)
 
 
 def _path_names(where: str, engine: str) -> bool:

@@ -92,6 +92,7 @@ def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]
         key = aliases.get(upper) or next((upper[len(p) :] for p in _PREFIXES if upper.startswith(p)), upper).lower()
         # a known wrapper maps every flag's upper-cased name (`DTYPE` too); elsewhere a bare word is no evidence
         option = option_for_key(engine, key) if entry is not None or spelled_as_flag(key) else None
+        option = option or (role_option(engine, key) if spelled_as_flag(key) else None)
         if option is None:
             continue
         low = value.text.lower()
@@ -103,6 +104,24 @@ def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]
 
 
 _SWITCH_WORDS = frozenset({"1", "0", "yes", "no", "on", "off"})
+_ROLES = ("tp", "pp", "dp")
+
+
+def role_option(engine: str, key: str) -> str | None:
+    """This engine's flag for a parallelism size spelled as another engine's (`TP_SIZE` is SGLang's `--tp-size`, so
+    an image's entry point hands it to vLLM as `--tensor-parallel-size`): a size is never left at the default of 1
+    because the variable is spelled for the other engine."""
+    from kvlint.engines import get_engine
+    from kvlint.engines.registered import engine_names
+    from kvlint.launches.keys import option_for_key
+
+    for other in (e for e in engine_names() if e != engine):
+        option = option_for_key(other, key)
+        spec = get_engine(other).flag_table().by_option.get(option) if option else None
+        role = next((r for r in _ROLES if spec is not None and get_engine(other).setting(r) == spec.dest), None)
+        if role is not None:
+            return get_engine(engine).flag(role)
+    return None
 
 
 def _no_value(engine: str, option: str) -> bool:

@@ -69,3 +69,23 @@ def test_device_ids_written_as_one_comma_list_are_each_a_gpu(tmp_path):
                  "              capabilities: [gpu]\n")
     (dep,) = read_path(str(p)).deployments
     assert dep.gpu_count == 2
+
+
+def test_a_gpu_service_of_an_image_tagged_for_the_engine_is_configured_by_its_environment(tmp_path):
+    """Sample K24's Blackwell compose (measured: KV008 only): `image: ghcr.io/org/infer:vllm` and `:sglang` on a GPU
+    reservation, configured by MODEL_PATH, MAX_MODEL_LEN and TP_SIZE: each is its engine's launch, and TP_SIZE
+    (SGLang's spelling) is vLLM's tensor-parallel size, never left at 1. Without a GPU reservation, none."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "docker-compose.yml"
+    body = ("services:\n  vllm:\n    image: ghcr.io/org/infer:vllm\n    environment:\n"
+            "      - MODEL_PATH=${MODEL_PATH:-Qwen/Qwen2.5-7B-Instruct}\n      - TP_SIZE=${TP_SIZE:-2}\n"
+            "      - MAX_MODEL_LEN=8192\n")
+    gpus = ("    deploy:\n      resources:\n        reservations:\n          devices:\n"
+            "            - driver: nvidia\n              count: all\n              capabilities: [gpu]\n")
+    p.write_text(body + gpus)
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.get("tensor_parallel_size"), dep.get("max_model_len")) == \
+        ("vllm", "Qwen/Qwen2.5-7B-Instruct", 2, 8192)
+    p.write_text(body)
+    assert read_path(str(p)).deployments == []
