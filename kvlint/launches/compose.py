@@ -209,9 +209,11 @@ def _placed(raw: str, env: Mapping[str, str]) -> tuple[str, tuple[int, ...]]:
     k = 0
     while k < len(raw):
         if raw[k] != "$":
-            out.append(raw[k])
-            at.append(k)
-            k += 1
+            stop = raw.find("$", k)
+            stop = len(raw) if stop < 0 else stop
+            out.append(raw[k:stop])  # the text up to the next `$`, each character at its own place
+            at.extend(range(k, stop))
+            k = stop
             continue
         value, after = _reference(raw, k, env, _Seen(), 0)
         inside = raw.find(value, k, after) if value else -1

@@ -203,10 +203,10 @@ def _catalogue_name(holder: YNode, path: tuple[str, ...]) -> tuple[tuple[str, ..
     """An entry of a list of models (`models: - name: Qwen3.5-9B-AWQ`, its settings under `vllm:`) names its model
     by `name:`: a catalogue a chart turns into one deployment per entry. Only inside such a list: elsewhere a
     `name:` names a release, a container or a service."""
-    name = holder.get("name")
-    if not path or _norm(path[-1]) not in _CATALOGUE or name is None or not name.is_scalar or not name.text:
+    if not path or _norm(path[-1]) not in _CATALOGUE:  # asked of every map a walk meets: the cheap test first
         return None
-    return ("name",), name
+    name = holder.get("name")
+    return (("name",), name) if name is not None and name.is_scalar and name.text else None
 
 
 def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:

@@ -53,7 +53,7 @@ def engine_image(doc: YNode,
         node = stack.pop()
         seen += 1
         for key, _, val in node.pairs() if node.is_map else ():
-            if key == "image" or key.lower().replace("_", "") in _IMAGE_KEYS:
+            if key == "image" or (key[:1] in "iIcC" and key.lower().replace("_", "") in _IMAGE_KEYS):
                 found = _image(val, _tag_beside(node))
                 if found is not None and names(found[0]):
                     return names(found[0]) or "vllm", found[0], found[1]
