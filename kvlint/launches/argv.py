@@ -51,13 +51,14 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
         serve = _keeps_serve(found.engine) and before == "serve"
         return found.engine, found.index - 1 if serve or _server_module(found.engine, before) else found.index
     texts = [t.text for t in tokens]
-    if len(texts) >= 3 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and texts[1] == "-m" and texts[2] in _WRAPPERS:
+    program = texts[0].rsplit("/", 1)[-1] if texts else ""
+    if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and texts[2] in _WRAPPERS:
         return _WRAPPERS[texts[2]], 3
-    if len(texts) >= 2 and (texts[0].rsplit("/", 1)[-1], texts[1]) in _WRAPPER_COMMANDS:
-        return _WRAPPER_COMMANDS[(texts[0].rsplit("/", 1)[-1], texts[1])], 2
-    if texts and texts[0].rsplit("/", 1)[-1] in _WRAPPER_PROGRAMS:
-        return _WRAPPER_PROGRAMS[texts[0].rsplit("/", 1)[-1]], 1
-    if len(texts) >= 3 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and texts[1] == "-m" and texts[2] in _BACKENDS:
+    if len(texts) >= 2 and (program, texts[1]) in _WRAPPER_COMMANDS:
+        return _WRAPPER_COMMANDS[(program, texts[1])], 2
+    if program in _WRAPPER_PROGRAMS:
+        return _WRAPPER_PROGRAMS[program], 1
+    if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and texts[2] in _BACKENDS:
         backend = _backend(texts[3:])
         return (backend, 3) if backend is not None else None
     return None

@@ -92,7 +92,7 @@ def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]
         key = aliases.get(upper) or next((upper[len(p) :] for p in _PREFIXES if upper.startswith(p)), upper).lower()
         # a known wrapper maps every flag's upper-cased name (`DTYPE` too); elsewhere a bare word is no evidence
         option = option_for_key(engine, key) if entry is not None or spelled_as_flag(key) else None
-        option = option or (role_option(engine, key) if spelled_as_flag(key) else None)
+        option = option or (role_option(engine, key) if _ROLE_WORD.search(key) else None)
         if option is None:
             continue
         low = value.text.lower()
@@ -105,6 +105,7 @@ def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]
 
 _SWITCH_WORDS = frozenset({"1", "0", "yes", "no", "on", "off"})
 _ROLES = ("tp", "pp", "dp")
+_ROLE_WORD = lazy(r"(?:^|_)(?:tp|pp|dp)(?:_|$)|parallel")  # a name that may spell a parallelism size
 
 
 def role_option(engine: str, key: str) -> str | None:

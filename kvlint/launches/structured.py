@@ -268,10 +268,11 @@ def _engine_in(text: str) -> str | None:
 
 
 def _engine_value(holder: YNode) -> str | None:
-    """The engine a map's own `engine:` / `backend:` value names, or its `repository:` / `image:` when that is one
-    of the engine's published images (`repository: vllm/vllm-openai` beside `tag:` in a model catalogue)."""
+    """The engine a map's own `engine:` / `backend:` value names (or `kind:` / `type:` that is the engine's name), or
+    its `repository:` / `image:` when that is one of the engine's published images (`repository: vllm/vllm-openai`
+    beside `tag:` in a model catalogue) or a build named for it."""
     from kvlint.image_names import known_image
-    from kvlint.launches.images import shipped_engine
+    from kvlint.launches.images import build_named_engine, shipped_engine
 
     for key, _, val in holder.pairs():
         low = key.lower()
@@ -279,8 +280,13 @@ def _engine_value(holder: YNode) -> str | None:
             word = _engine_in(val.text)
             if word:
                 return word
-        if low in ("repository", "image") and val.is_scalar and known_image(val.text):
-            return shipped_engine(val.text)
+        if low in ("kind", "type") and val.is_scalar and val.text.lower() in engine_names():
+            return val.text.lower()  # a recipe's `kind: vllm` (not `kind: VllmRuntime`, an operator's object)
+        if low in ("repository", "image") and val.is_scalar and val.text:
+            if known_image(val.text):
+                return shipped_engine(val.text)
+            if (named := build_named_engine(val.text)) is not None:  # `image: org/spark-vllm-b12x@sha256:...`
+                return named
     return None
 
 

@@ -414,3 +414,19 @@ def test_an_umbrella_switching_on_an_engine_subchart_is_not_passed_over(tmp_path
     assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 2)]
     p.write_text(p.read_text().replace("enabled: true\n\nopen", "enabled: false\n\nopen"))
     assert read_path(str(p)).findings == []
+
+
+def test_a_recipe_naming_its_engine_by_kind_or_its_build_is_a_launch(tmp_path):
+    """Sample K25's cluster recipe (measured: KV008): `{"kind": "vllm", "image": "org/spark-vllm-b12x@sha256:...",
+    "model": X, "gpu_memory_utilization": 0.8, "max_num_seqs": 1, "extra_args": [...]}` is a vLLM launch, by its
+    `kind:` or by its image's name; `kind: VllmRuntime` (an operator's object) is not a kind that names the engine."""
+    p = tmp_path / "recipe.json"
+    p.write_text('{"version": 1, "kind": "vllm", "model": "Qwen/Qwen2.5-7B-Instruct",\n "gpu_memory_utilization": 0.8,'
+                 '\n "max_num_seqs": 1, "extra_args": ["--enforce-eager"]}\n')
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.get("max_num_seqs"), dep.get("enforce_eager")) == \
+        ("vllm", "Qwen/Qwen2.5-7B-Instruct", 1, True)
+    p.write_text(p.read_text().replace('"kind": "vllm"', '"image": "org/spark-vllm-b12x:1"'))
+    assert [d.engine for d in read_path(str(p)).deployments] == ["vllm"]
+    p.write_text(p.read_text().replace('"image": "org/spark-vllm-b12x:1"', '"kind": "VllmRuntime"'))
+    assert read_path(str(p)).deployments == []
