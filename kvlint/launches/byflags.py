@@ -36,6 +36,9 @@ _NOT_SERVER = lazy(r"bench|client|eval|test|train|finetun|sft|grpo|dpo|ppo|rlhf|
                    r"batch|score|judge|sampl|download|convert|quantiz|export|merge|profil|distil|label|annotat|"
                    r"request|query|chat_cli|lm_eval|accuracy")
 _SERVER_NAME = lazy(r"serve|server|api|launch|deploy|endpoint|openai")
+# a subcommand that works out or checks a deployment instead of starting it (`runpod-vllm plan --model X ...`)
+_PLANNING = frozenset({"plan", "estimate", "validate", "simulate", "recommend", "doctor", "check", "lint", "dry-run",
+                       "calc", "sizing", "size", "fit"})
 # argparse dests that only a server takes (the engines' HTTP front end)
 _SERVER_DESTS = frozenset({"host", "port", "served_model_name", "api_key", "chat_template", "root_path",
                            "enable_auto_tool_choice", "tool_call_parser", "uvicorn_log_level", "ssl_keyfile",
@@ -89,7 +92,7 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     if first_flag is None:
         return None
     head = [f.text.rsplit("/", 1)[-1].lower() for f in fields[at:first_flag]]
-    if any(_NOT_SERVER.search(w) for w in head):
+    if any(_NOT_SERVER.search(w) for w in head) or any(w in _PLANNING for w in head[1:]):
         return None
     in_command = {e for e in ENGINE_NAMES if any(e in f.text.lower() for f in fields)}
     candidates = [e for e in ENGINE_NAMES if e in in_command or e in named]

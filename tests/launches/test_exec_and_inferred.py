@@ -181,3 +181,16 @@ def test_a_script_in_one_exec_form_item_keeps_each_values_line():
     assert (d.engine, d.model, at.line, at.col) == ("sglang", "Qwen/Qwen3-8B", 15, 24)
     assert (d.settings["port"].span.line, d.settings["port"].span.col) == (16, 18)
     assert (d.launch_span.line, d.launch_span.col) == (14, 14)
+
+
+def test_a_planning_subcommand_given_engine_flags_is_not_a_launch(tmp_path):
+    """Sample K25's deployer example (measured: a spurious launch): `runpod-vllm plan --model X --gpu H100
+    --tensor-parallel-size 2 --max-model-len 32768` works a deployment out offline; the same tool's `deploy` runs it."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "multi-gpu.sh"
+    p.write_text("#!/usr/bin/env bash\nrunpod-vllm plan \\\n  --model org/m \\\n  --tensor-parallel-size 2 \\\n"
+                 "  --max-model-len 32768 \\\n  --port 8000\n")
+    assert read_path(str(p)).deployments == []
+    p.write_text(p.read_text().replace(" plan ", " deploy "))
+    assert [d.model for d in read_path(str(p)).deployments] == ["org/m"]
