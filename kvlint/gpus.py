@@ -152,7 +152,7 @@ def lookup_gpu(name: str) -> Gpu:
         return _one_card(text, name)
     if _MIG.search(text):
         return _mig(text)
-    found = _find(text) or _find(_SHARED.sub("", text))
+    found = _find(text) or (_find(_SHARED.sub("", text)) if text[-6:].lower() == "shared" else None)
     if found is not None:
         return found
     instance = lookup_instance_type(text)
