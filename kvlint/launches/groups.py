@@ -62,9 +62,13 @@ def _written_once(launches: list[FoundLaunch]) -> list[FoundLaunch]:
     seen: set[tuple[object, ...]] = set()
     out: list[FoundLaunch] = []
     for found in launches:
+        if any(f.span is None for f in found.fields):
+            out.append(found)
+            continue
+        # plain tuples of the places (a record's hash is Python code, asked once per word otherwise)
         key = (found.engine, found.gpus, found.image.text if found.image else None,
-               tuple((f.text, f.span) for f in found.fields))
-        if any(f.span is None for f in found.fields) or key not in seen:
+               tuple((f.text, f.span.line, f.span.col) for f in found.fields if f.span is not None))
+        if key not in seen:
             out.append(found)
         seen.add(key)
     return out

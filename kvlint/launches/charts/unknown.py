@@ -54,7 +54,7 @@ def engine_image(doc: YNode,
         seen += 1
         for key, _, val in node.pairs() if node.is_map else ():
             if key == "image" or (key[:1] in "iIcC" and key.lower().replace("_", "") in _IMAGE_KEYS):
-                found = _image(val, _tag_beside(node))
+                found = _image(val, node if key != "image" else None)
                 if found is not None and names(found[0]):
                     return names(found[0]) or "vllm", found[0], found[1]
             if not val.is_scalar:
@@ -73,10 +73,12 @@ def _tag_beside(holder: YNode) -> str | None:
     return next((t for k in _TAG_KEYS if (t := text(holder.get(k)))), None)
 
 
-def _image(val: YNode, tag: str | None = None) -> tuple[str, Span] | None:
+def _image(val: YNode, holder: YNode | None = None) -> tuple[str, Span] | None:
+    """The image a key names; `holder`: the map holding an `imageName:`, whose `imageVersion:` is its tag."""
     if val.is_scalar and val.text:
         last = val.text.rsplit("/", 1)[-1]
-        return (f"{val.text}:{tag}" if tag and ":" not in last and "@" not in last else val.text), val.span
+        tag = _tag_beside(holder) if holder is not None and ":" not in last and "@" not in last else None
+        return (f"{val.text}:{tag}" if tag else val.text), val.span
     if not val.is_map:
         return None
     for key in ("repository", "name", "image"):
