@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from kvlint import limits
 from kvlint.engines.registered import engine_names
@@ -229,6 +230,7 @@ def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:
             yield key, knode, val, option
 
 
+@lru_cache(maxsize=4096)
 def unprefixed(key: str) -> tuple[str | None, str]:
     """(engine, rest) of a key prefixed with an engine's name and `_` or `-` (`vllm_max_model_len`,
     `sglang-model`), else (None, key)."""
@@ -290,5 +292,6 @@ def _engine_value(holder: YNode) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)  # asked of every key of every map a walk meets; manifests repeat the same keys
 def _norm(key: str) -> str:
     return key.replace("_", "").replace("-", "").lower()
