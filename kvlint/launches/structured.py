@@ -284,7 +284,7 @@ def _engine_value(holder: YNode) -> str | None:
                 return word
         if low in ("kind", "type") and val.is_scalar and val.text.lower() in engine_names():
             return val.text.lower()  # a recipe's `kind: vllm` (not `kind: VllmRuntime`, an operator's object)
-        if low in ("repository", "image") and val.is_scalar and val.text:
+        if low in ("repository", "image") and val.is_scalar and _engine_in(val.text):  # a busybox asks no more
             if known_image(val.text):
                 return shipped_engine(val.text)
             if (named := build_named_engine(val.text)) is not None:  # `image: org/spark-vllm-b12x@sha256:...`
