@@ -207,7 +207,11 @@ def _catalogue_name(holder: YNode, path: tuple[str, ...]) -> tuple[tuple[str, ..
     if not path or _norm(path[-1]) not in _CATALOGUE:  # asked of every map a walk meets: the cheap test first
         return None
     name = holder.get("name")
-    return (("name",), name) if name is not None and name.is_scalar and name.text else None
+    if name is None or not name.is_scalar or not name.text:
+        return None
+    # its engine settings under a map named for the engine (`vllm:`, `sglangConfig:`): a catalogue of what a chart
+    # can deploy (KAITO's supported models: `runtime:`, `tag:`, versions) holds none
+    return (("name",), name) if any(v.is_map and _engine_in(k) for k, _, v in holder.pairs()) else None
 
 
 def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:
