@@ -266,6 +266,7 @@ def _engine_by_keys(holder: YNode) -> str:
     return "sglang" if only_sglang and not only_vllm else "vllm"
 
 
+@lru_cache(maxsize=4096)  # asked of every key the walk descends into
 def _engine_in(text: str) -> str | None:
     """The engine a key or value names (`vllm:`, `engine: sglang`): a map's engine is the one its path's nearest
     such key names, else its own `engine:` / `backend:` value's."""
@@ -277,23 +278,32 @@ def _engine_value(holder: YNode) -> str | None:
     """The engine a map's own `engine:` / `backend:` value names (or `kind:` / `type:` that is the engine's name), or
     its `repository:` / `image:` when that is one of the engine's published images (`repository: vllm/vllm-openai`
     beside `tag:` in a model catalogue) or a build named for it."""
-    from kvlint.image_names import known_image
-    from kvlint.launches.images import build_named_engine, shipped_engine
-
     for key, _, val in holder.pairs():
-        low = key.lower()
-        if low in ("engine", "backend", "runtime", "framework") and val.is_scalar:
+        low = _lower(key)
+        if low not in _VALUE_KEYS or not val.is_scalar:  # asked of every map a walk meets: most keys are none
+            continue
+        if low in ("engine", "backend", "runtime", "framework"):
             word = _engine_in(val.text)
             if word:
                 return word
-        if low in ("kind", "type") and val.is_scalar and val.text.lower() in engine_names():
-            return val.text.lower()  # a recipe's `kind: vllm` (not `kind: VllmRuntime`, an operator's object)
-        if low in ("repository", "image") and val.is_scalar and _engine_in(val.text):  # a busybox asks no more
-            if known_image(val.text):
-                return shipped_engine(val.text)
-            if (named := build_named_engine(val.text)) is not None:  # `image: org/spark-vllm-b12x@sha256:...`
-                return named
+        elif low in ("kind", "type"):
+            if val.text.lower() in engine_names():
+                return val.text.lower()  # a recipe's `kind: vllm` (not `kind: VllmRuntime`, an operator's object)
+        elif _engine_in(val.text):  # `repository:` / `image:` naming an engine (a busybox asks no more)
+            return _image_engine(val.text)
     return None
+
+
+_VALUE_KEYS = frozenset({"engine", "backend", "runtime", "framework", "kind", "type", "repository", "image"})
+_lower = lru_cache(maxsize=4096)(str.lower)
+
+
+def _image_engine(image: str) -> str | None:
+    """The engine of one of its published images, or of a build named for it (`org/spark-vllm-b12x@sha256:...`)."""
+    from kvlint.image_names import known_image
+    from kvlint.launches.images import build_named_engine, shipped_engine
+
+    return shipped_engine(image) if known_image(image) else build_named_engine(image)
 
 
 @lru_cache(maxsize=4096)  # asked of every key of every map a walk meets; manifests repeat the same keys
