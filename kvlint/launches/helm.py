@@ -127,6 +127,8 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
         if kind == "scalar":
             if _may_launch(node.text):
                 out.extend(_string_launches(yf, node, scope, inputs, image))
+            elif _python_source(node):
+                out.extend(_python_launches(yf, node))
                 if "<<" in node.text and "{{" in node.text:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
         elif kind == "seq":
@@ -267,6 +269,25 @@ def _without_matrix_note(dep: Deployment) -> Deployment:
 
 
 _RUNS_CONTAINER = ("docker run", "podman run", "docker container run", "podman container run")
+
+
+# a block scalar that is a Python program (a ConfigMap's `app.py: |`, an operator's `source: |`)
+_PY_SOURCE = lazy(r"^(?:import \w|from [\w.]+ import |def \w|#!.*python)", re.M)
+
+
+def _python_source(node: YNode) -> bool:
+    text = node.text
+    return ("vllm" in text or "sglang" in text) and "\n" in text and _PY_SOURCE.search(text) is not None \
+        and node.style == "|"
+
+
+def _python_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
+    """The launches of a Python program written in a YAML string (a `ModalApp` object's `source: |` running
+    `subprocess.Popen(["vllm", "serve", MODEL, ...])`), read as a .py file is, each value at its place here."""
+    from kvlint.launches.pyfile import read_python
+
+    m = yf.mapped(node)
+    return read_python(yf.path, m.text, within=m)[0]
 
 
 def _may_launch(text: str) -> bool:
