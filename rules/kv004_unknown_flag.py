@@ -7,8 +7,11 @@ would accept, or a prefix that matches several flags, is reported with a did-you
 is spelled like it (the words that differ alike, not only a shared `--enable-` head). A flag that no
 release has and nothing is spelled like is a warning: it may belong to a fork, a plugin or a newer
 release; an info when the launch runs an image that is not the engine's own published one (a local or
-third-party build, which may add it) or a nightly build (newer than the releases kvlint knows), and for
-each of a family of three or more such flags on one launch (a fork's or a plugin's own options). An
+third-party build, which may add it) or a nightly build (newer than the releases kvlint knows), for
+each of a family of three or more such flags on one launch (a fork's or a plugin's own options), and for
+a flag that extends one of the engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm`
+options: a newer release or a fork that builds on the feature adds it; a head many unrelated options share,
+`--enable-`, `--max-`, is no feature). An
 abbreviation that only later releases find ambiguous (a second option came with the same prefix) is
 judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins one.
 When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
@@ -79,10 +82,12 @@ def check(ctx: Context) -> Iterator[Finding]:
         if unknown.reason == "unrecognized" and not unknown.suggestion:
             custom = _custom_build(dep.image)
             ahead = _nightly(dep.image)
+            kin = _feature_family(dep.engine, dep.server, unknown.flag) if not (custom or ahead) else ()
             built = (f"; the image {custom} is not a stock {engine} image, so its build decides" if custom else
                      f"; the image {ahead} is a nightly build, newer than the releases kvlint knows: it may have it"
-                     if ahead else "")
-            custom = custom or ahead
+                     if ahead else f"; it extends {engine}'s own {', '.join(kin)} options, which a newer release or "
+                     "a fork that builds on that feature adds to" if kin else "")
+            custom = custom or ahead or (unknown.flag if kin else None)
             yield check.rule.finding(
                 ctx, f"{unknown.flag} is an option of no {release} kvlint knows, and no option is spelled "
                 f"like it: {stock} exits at start-up (unrecognized arguments); a fork, a plugin or a newer "
@@ -146,6 +151,29 @@ def _build_family(unknown: Sequence[Any]) -> set[str]:
     near = {u.flag for u in unknown if u.reason == "unrecognized" and u.suggestion
             and u.flag.lstrip("-").split("-", 1)[0] in heads}
     return set(plain) | near
+
+
+# first words that many unrelated options share (`--enable-`, `--max-`): no feature of their own
+_GENERIC_HEADS = frozenset({"no", "enable", "disable", "max", "min", "num", "use", "allow", "allowed", "skip", "log",
+                            "load", "model", "tokenizer", "data", "kv", "mm", "hf", "trust", "cpu", "gpu", "enforce",
+                            "show", "return", "default", "api", "host", "port", "served", "download", "dtype", "seed",
+                            "device", "is", "file", "config", "random", "chat", "quantization"})
+_FAMILY_MOST = 12  # a feature's own options; a head more options share is a family of features
+
+
+def _feature_family(engine: str, server: str | None, flag: str) -> tuple[str, ...]:
+    """Up to two of the engine's options sharing the unknown flag's first word, when that word names one feature
+    (`--dllm-prefix-attention` beside SGLang's `--dllm-algorithm` and `--dllm-algorithm-config`): a flag that
+    extends a feature the engine has is far likelier a newer release's or a fork's (Liquid AI's block-diffusion
+    SGLang adds `--dllm-cuda-graph`) than a mistake, so it is an info, not a warning."""
+    from kvlint.flags.flag_table import flag_table
+
+    head = flag.lstrip("-").split("=", 1)[0].split("-", 1)[0]
+    if head in _GENERIC_HEADS or len(head) < 3 or "-" not in flag.lstrip("-"):
+        return ()
+    kin = sorted(o for o in flag_table(engine, server).by_option if o.startswith(f"--{head}-"))
+    return tuple(f"`{o}`" for o in kin[:2]) + (("...",) if len(kin) > 2 else ()) if 2 <= len(kin) <= _FAMILY_MOST \
+        else ()
 
 
 def _nightly(image: str | None) -> str | None:

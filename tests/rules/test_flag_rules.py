@@ -133,3 +133,14 @@ def test_kv105_is_an_info_when_the_launch_sets_its_own_rope_scaling(tmp_path):
         found = [f for f in lint([str(tmp_path / name)], LintOptions(gpu="H100")).findings if f.code == "KV105"]
         got[name] = [f.severity for f in found]
     assert got == {"rope.sh": [Severity.INFO], "hf.sh": [Severity.INFO], "none.sh": [Severity.ERROR]}
+
+
+def test_kv004_a_flag_extending_one_of_the_engines_features_is_an_info():
+    """Sample K26's block-diffusion script (measured: two KV004 warnings, noise): `--dllm-prefix-attention` and
+    `--dllm-cuda-graph` extend SGLang's own `--dllm-algorithm` family (Liquid AI's SGLang adds them): an info naming
+    the family. A flag under a head many unrelated options share (`--enable-`) stays a warning."""
+    dep = replace(fx.deployment(), engine="sglang", unknown_flags=(
+        UnknownFlag("--dllm-cuda-graph", fx.span(7)), UnknownFlag("--enable-made-up-thing", fx.span(8))))
+    family, generic = run(Context(deployment=dep), "KV004")
+    assert (family.severity, generic.severity) == (Severity.INFO, Severity.WARNING)
+    assert "extends SGLang's own `--dllm-algorithm`" in family.message
