@@ -106,6 +106,8 @@ class _State:
     built: dict[str, str] = field(default_factory=dict)  # image tag -> the Dockerfile an earlier `docker build -t` used
     folders: dict[str, str] = field(default_factory=dict)  # NAME -> the folder it holds, relative to the script's
     # (`SCRIPT_DIR=$(dirname "$0")`: "."): where `source "$SCRIPT_DIR/config.sh"` looks (kvlint.launches.sourced)
+    written: dict[str, str] = field(default_factory=dict)  # NAME -> its value as written, when part of it is unknown
+    # (`SIF="${HOME}/sif/vllm-openai.sif"`): what a container file is named, though not where it is
     defaulted: set[str] = field(default_factory=set)  # names holding a default the caller may override
     # (`V=${1:-base}`, `MODE=${MODE:-serve}`): a `case` on one still has alternatives (see _case_arm)
 
@@ -441,6 +443,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             local.pop(name, None)
             state.env.pop(name, None)
             state.runtime[name] = f"assigned at line {m.at(words[i].start)[0]} from an expression evaluated at run time"
+            state.written[name] = raw.partition("=")[2].strip("\"'")
         i += 1
     if i == len(words):
         for w in words:
@@ -919,6 +922,7 @@ def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
             if value is None:
                 state.env.pop(name, None)
                 state.runtime[name] = f"exported at line {m.at(w.start)[0]} from an expression evaluated at run time"
+                state.written[name] = m.text[w.start:w.end].partition("=")[2].strip("\"'")
             else:
                 state.env[name] = value
 
@@ -1324,7 +1328,7 @@ def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str],
     opts = RunOptions()
     if where[1] == "run":
         rest, default = command_after_image(opts, image, rest)
-        default = default or _named_image(image.text, rest)
+        default = default or _named_image(image.text, rest) or _named_image(_as_written(image.text, state), rest)
     found = launch_in_argv(rest, env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None:
         return None
@@ -1333,6 +1337,16 @@ def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str],
     own = tuple(n for n in opts.notes if n not in found.notes) if found.entry_span is None else ()
     return replace(found, entry_span=found.entry_span or image.span, image=found.image or image,
                    notes=found.notes + own)
+
+
+def _as_written(word: str, state: _State | None) -> str:
+    """A variable's value as the script wrote it when part of it is only known at run time (`$SIF` set to
+    `"${HOME}/sif/vllm-openai-v0.10.1.1.sif"`), else ""."""
+    m = _VAR_WORD.match(word)
+    return state.written.get(m.group(1), "") if m and state is not None else ""
+
+
+_VAR_WORD = lazy(r'^"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?$')
 
 
 def _named_image(image: str, rest: list[Field]) -> str | None:

@@ -1059,3 +1059,16 @@ def test_a_python_program_written_in_a_yaml_block_is_read_as_python(tmp_path):
     (d,) = read_path(str(p)).deployments
     assert (d.model, d.get("max_model_len"), d.gpu, _at(d.settings["max_model_len"].span)) == \
         ("Qwen/Qwen2.5-7B-Instruct", 8192, "L40S", (13, 65))
+
+
+def test_a_container_file_named_for_the_engine_in_a_partly_unknown_path(tmp_path):
+    """Sample K27's Slurm job (measured: silent): `sif_path="${HOME}/sif/vllm-openai-v0.10.1.1.sif"` then `singularity
+    run --nv -B /x "$sif_path" --model M --port P`: where the file is is known at run time only, what it is named is
+    written here, so its runscript is vLLM's; exported alike."""
+    p = tmp_path / "job.sh"
+    p.write_text('sif_path="${HOME}/sif/vllm-openai-v0.10.1.1.sif"\nmodel_name="openai/gpt-oss-20b"\n'
+                 'singularity run --nv -B /home/appli "$sif_path" --model "$model_name" --port 8000\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.model_span.line) == ("vllm", "openai/gpt-oss-20b", 3)
+    p.write_text(p.read_text().replace("sif_path=", "export sif_path="))
+    assert [d.model for d in read_path(str(p)).deployments] == ["openai/gpt-oss-20b"]
