@@ -127,10 +127,10 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
         if kind == "scalar":
             if _may_launch(node.text):
                 out.extend(_string_launches(yf, node, scope, inputs, image))
-            elif _python_source(node):
-                out.extend(_python_launches(yf, node))
                 if "<<" in node.text and "{{" in node.text:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
+            elif _python_source(node):
+                out.extend(_python_launches(yf, node))
         elif kind == "seq":
             argv = _word_list(yf, node, image) if node.items and node.items[0].is_scalar else []
             if argv:
