@@ -140,14 +140,26 @@ def _run_from_name(text: str) -> tuple[int, int, str] | None:
     for k, m in enumerate(_PY_RUN_NAME.finditer(text)):
         if k >= 16:
             break
-        name = m.group(1)
+        name, at = m.group(1), m.start(1)
         if "vllm" not in name.lower() and "sglang" not in name.lower():
+            built = _built_by_engine_call(text, name)  # `command = vllm_command()` ... `Popen(command)`
+            if built is None:
+                continue
+            name, at = built
+        line_start = text.rfind("\n", 0, at) + 1
+        if text[line_start : at].lstrip().startswith("#"):
             continue
-        line_start = text.rfind("\n", 0, m.start(1)) + 1
-        if text[line_start : m.start()].lstrip().startswith("#"):
-            continue
-        return text.count("\n", 0, m.start(1)) + 1, m.start(1) - line_start + 1, name
+        return text.count("\n", 0, at) + 1, at - line_start + 1, name
     return None
+
+
+def _built_by_engine_call(text: str, name: str) -> tuple[str, int] | None:
+    """(the function, where) when `name` is assigned from a call of a function named for an engine (`command =
+    vllm_command()`, `argv = build_sglang_argv(cfg)`): the argument list is built there, out of this file's sight."""
+    m = re.search(rf"(?m)^[ \t]*{re.escape(name)}[ \t]*=[ \t]*([A-Za-z_][\w.]*)\(", text)
+    if m is None or ("vllm" not in m.group(1).lower() and "sglang" not in m.group(1).lower()):
+        return None
+    return m.group(1), m.start(1)
 
 
 def _run_from_variable(text: str) -> tuple[int, int, str] | None:

@@ -1072,3 +1072,13 @@ def test_a_container_file_named_for_the_engine_in_a_partly_unknown_path(tmp_path
     assert (d.engine, d.model, d.model_span.line) == ("vllm", "openai/gpt-oss-20b", 3)
     p.write_text(p.read_text().replace("sif_path=", "export sif_path="))
     assert [d.model for d in read_path(str(p)).deployments] == ["openai/gpt-oss-20b"]
+
+
+def test_a_process_started_from_a_list_an_engine_named_function_builds_is_never_passed_over(tmp_path):
+    """Sample K26's Modal server (measured: silent): `command = vllm_command()` (imported) then
+    `subprocess.Popen(command)`: the argument list is built elsewhere; one KV008 info at the call that builds it."""
+    p = tmp_path / "modal_vllm.py"
+    p.write_text("import subprocess\nfrom .launch import vllm_command\n\n\ndef start():\n    command = vllm_command()\n"
+                 "    subprocess.Popen(command)\n")
+    result = read_path(str(p))
+    assert result.deployments == [] and [(f.code, _at(f.span)) for f in result.findings] == [("KV008", (6, 15))]
