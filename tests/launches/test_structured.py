@@ -430,3 +430,17 @@ def test_a_recipe_naming_its_engine_by_kind_or_its_build_is_a_launch(tmp_path):
     assert [d.engine for d in read_path(str(p)).deployments] == ["vllm"]
     p.write_text(p.read_text().replace('"image": "org/spark-vllm-b12x:1"', '"kind": "VllmRuntime"'))
     assert read_path(str(p)).deployments == []
+
+
+def test_values_deploying_the_engines_image_on_gpus_with_no_model_are_a_launch(tmp_path):
+    """Sample K26's own chart (measured: KV008 only): `image: {repository: registry.redhat.io/rhoai/vllm}` with
+    `nvidia.com/gpu: 1` and no model anywhere: the values make the chart start vLLM, its model the chart's default
+    or the install's (a placeholder, KV002); without a GPU request it stays the KV008 info."""
+    p = tmp_path / "values.yaml"
+    p.write_text("image:\n  repository: registry.redhat.io/rhoai/vllm\n  tag: latest\nresources:\n  limits:\n"
+                 "    nvidia.com/gpu: 1\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model_resolved, dep.gpu_count, dep.model_span.line) == ("vllm", False, 1, 2)
+    p.write_text("image:\n  repository: registry.redhat.io/rhoai/vllm\n  tag: latest\n")
+    result = read_path(str(p))
+    assert result.deployments == [] and [f.code for f in result.findings] == ["KV008"]

@@ -116,7 +116,12 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         return [_from_args(yf, doc, engine, args, (image, span))], []
     if model is None and not any(f.text.split("=", 1)[0] in ("--model", "--model-path") for f in args):
         by_env = _env_configured(yf, doc, holders)
-        return (by_env, []) if by_env else ([], [_kv008(yf.path, engine, image, span)])
+        if by_env or not _values_gpus(doc, doc.get("resources"))[0]:
+            return (by_env, []) if by_env else ([], [_kv008(yf.path, engine, image, span)])
+        # the engine's image on GPUs with no model here: the chart's default or the install names it (rule 8)
+        name = "<the chart's model>"
+        model_path, model = ("image",), None
+        args = [Field(model_flag(engine), span), Field(name, span, False, (name,)), *args]
     fields = _model_fields(engine, model, model_path) + _flag_fields(engine, doc, block) + args
     count, cspan = _values_gpus(doc, doc.get("resources"))
     product, pspan = g.product_from_pod(block.holder) if block is not None else (None, None)
