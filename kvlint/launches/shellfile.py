@@ -26,6 +26,7 @@ from kvlint.span import Span
 
 _HEREDOC = lazy(r"(?<!<)<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 YAML_DOC = lazy(r"^[ \t]*(apiVersion|kind|services|spec|containers|args|command|image):", re.M)
+_UNIT = lazy(r"^\[Service\][ \t]*$", re.M)
 _SBATCH = lazy(r"^#SBATCH[ \t]+([^\n#]*)", re.M)
 _PER_NODE = ("--gres", "--gpus-per-node")
 _PER_JOB = ("--gpus", "-G")
@@ -93,6 +94,10 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
             from kvlint.launches.read import read_yaml
 
             out.extend(read_yaml(path, padded).deployments)
+        elif _UNIT.search(body):  # a systemd unit the script installs: its `ExecStart=` is the launch
+            from kvlint.launches.textfile import read_lines
+
+            out.extend(read_lines(path, padded))
         else:
             out.extend(read_shell(path, padded, env=_variables_before(path, text, opened)))
     return out

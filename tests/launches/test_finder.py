@@ -1082,3 +1082,14 @@ def test_a_process_started_from_a_list_an_engine_named_function_builds_is_never_
                  "    subprocess.Popen(command)\n")
     result = read_path(str(p))
     assert result.deployments == [] and [(f.code, _at(f.span)) for f in result.findings] == [("KV008", (6, 15))]
+
+
+def test_a_systemd_unit_a_script_installs_by_heredoc_is_read_as_a_unit(tmp_path):
+    """Sample K27's installer (measured: missed): `cat > /etc/systemd/system/vllm.service << EOF` with `[Service]` and
+    `ExecStart=$VENV_PATH/bin/vllm serve MODEL --max-model-len 65536`: the unit's command is the launch, at its line."""
+    p = tmp_path / "setup.sh"
+    p.write_text("#!/bin/bash\nVENV_PATH=/opt/venv\ncat > /etc/systemd/system/vllm.service << EOF\n[Unit]\n"
+                 "Description=vLLM\n[Service]\nExecStart=$VENV_PATH/bin/vllm serve Qwen/Qwen2.5-7B-Instruct "
+                 "--max-model-len 65536\n[Install]\nWantedBy=multi-user.target\nEOF\nsystemctl enable vllm\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, d.model_span.line, d.get("max_model_len")) == ("Qwen/Qwen2.5-7B-Instruct", 7, 65536)
