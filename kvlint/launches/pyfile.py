@@ -88,6 +88,8 @@ def read_python(path: str, text: str, within: Mapped | None = None) -> tuple[lis
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
         elif isinstance(node, ast.Call) and _name(node.func) == _RAY_CONFIG:
             out.extend(_ray(src, {k.arg: k.value for k in node.keywords if k.arg}, node))
+        elif isinstance(node, ast.Call) and _told(node.func):  # `print(f"run: vllm serve {m}")`: told, not run
+            seen.update(id(n) for a in (*node.args, *(k.value for k in node.keywords)) for n in ast.walk(a))
         elif isinstance(node, ast.Dict) and _ray_dict(node) is not None:
             out.extend(_ray(src, _ray_dict(node) or {}, None))
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
@@ -524,6 +526,17 @@ class _Source:
             return Field(plain, self.span(node), origin="" if _plain(node) is not None else "variable")
         expr = self.segment(node) or "expr"
         return Field("${" + expr + "}", self.span(node), False, ("${" + expr + "}",))
+
+
+# what shows text to a person (the console, a log): a command given to one is a suggestion, not a start
+_TELLS = frozenset({"print", "pprint", "echo", "secho", "info", "debug", "warning", "warn", "error", "exception",
+                    "critical", "log"})
+
+
+def _told(func: ast.expr) -> bool:
+    """A call that prints or logs its arguments (`print`, `click.echo`, `logger.info`, `console.print`); a
+    `.write` is not one (a script written to a file is run later)."""
+    return _name(func) in _TELLS
 
 
 def _name(func: ast.expr) -> str:

@@ -1093,3 +1093,15 @@ def test_a_systemd_unit_a_script_installs_by_heredoc_is_read_as_a_unit(tmp_path)
                  "--max-model-len 65536\n[Install]\nWantedBy=multi-user.target\nEOF\nsystemctl enable vllm\n")
     (d,) = read_path(str(p)).deployments
     assert (d.model, d.model_span.line, d.get("max_model_len")) == ("Qwen/Qwen2.5-7B-Instruct", 7, 65536)
+
+
+def test_a_command_a_program_only_prints_or_logs_is_a_suggestion_not_a_launch(tmp_path):
+    """A helper that prints `f"run: vllm serve {m} ..."` or logs it tells a person what to run; the same string given
+    to `os.system` starts the engine. The printed one is never passed over either (a KV008 info)."""
+    p = tmp_path / "hint.py"
+    p.write_text('import os\nm = "org/m"\nprint(f"run: vllm serve {m} --max-model-len 8192")\n'
+                 'logger.info("vllm serve %s", m)\n')
+    result = read_path(str(p))
+    assert result.deployments == [] and [f.code for f in result.findings] == ["KV008"]
+    p.write_text('import os\nm = "org/m"\nos.system(f"vllm serve {m} --max-model-len 8192")\n')
+    assert [d.model for d in read_path(str(p)).deployments] == ["org/m"]
