@@ -369,20 +369,26 @@ def _values_gpus(doc: YNode, resources: YNode | None) -> tuple[int | None, Span 
     """The GPUs a pod of these values requests: its `resources`, else the chart's own switch (`gpu: {type:
     amd.com/gpu, count: 8}`), which its template turns into the request."""
     count, cspan, _ = g.count_from_resources(resources)
-    node = doc.get("gpu") or doc.get("gpus") if count is None and doc.is_map else None
-    if node is None or not node.is_map or disabled(node) is not None:
-        return count, cspan
-    value = node.get("count") or node.get("number") or node.get("limit")
+    switch = _gpu_switch(doc) if count is None else None
+    value = switch[1] if switch is not None else None
     return (g.to_int(value), value.span) if value is not None and g.to_int(value) else (count, cspan)
 
 
 def _gpu_block(doc: YNode) -> bool:
     """A chart's own GPU switch (`gpu: {enabled: true, count: 1}`): the values ask for GPUs."""
-    node = doc.get("gpu") or doc.get("gpus")
-    if node is None or not node.is_map or disabled(node) is not None:
+    switch = _gpu_switch(doc)
+    if switch is None:
         return False
-    count = node.get("count") or node.get("number") or node.get("limit")
+    node, count = switch
     return (count is not None and (g.to_int(count) or 0) > 0) or (count is None and node.get("enabled") is not None)
+
+
+def _gpu_switch(doc: YNode) -> tuple[YNode, YNode | None] | None:
+    """(the chart's `gpu:` / `gpus:` map, its count node) when the values have one not switched off."""
+    node = (doc.get("gpu") or doc.get("gpus")) if doc.is_map else None
+    if node is None or not node.is_map or disabled(node) is not None:
+        return None
+    return node, node.get("count") or node.get("number") or node.get("limit")
 
 
 # a key spelled as a model's, in any case and with or without underscores: `modelHFName`, `hf_model_id`, `llmModel`
