@@ -182,6 +182,8 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
         return [opts.entrypoint] + rest, None
     known = entrypoint_engine(image.text)
     guessed = None if known or known_image(image.text) else engine_from_flags(rest)
+    if guessed and not rest[0].text.startswith("-") and (shipped_engine(image.text) or named_engine(image.text)):
+        guessed = None  # a model, then flags, given to a build named for the engine: its name says more (below)
     if guessed and shipped_engine(image.text) == guessed:  # a build named for the engine, given its flags only
         opts.notes.append(f"engine {guessed} assumed: {image.text} carries it and is given only {guessed}'s flags")
     elif guessed:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kvlint.launches.env import Field
+from kvlint.lazyre import lazy
 
 # engine -> setting flags no other engine kvlint reads takes; looked at in this order
 _OWN: tuple[tuple[str, frozenset[str]], ...] = (
@@ -33,14 +34,51 @@ def engine_from_flags(fields: Sequence[Field]) -> str | None:
 
     The caller has already found that nothing else starts an engine (no engine command, an image whose
     entry point kvlint does not know) and that the list goes to the image's entry point unchanged.
-    A model flag alone never decides; it only tells the engines apart behind a flag both take."""
+    A model flag alone never decides; it only tells the engines apart behind a flag both take.
+    A list that starts with a model (`[google/gemma-3-4b-it, --enable-lora, --lora-modules, ...]`) is one only
+    `vllm serve` takes (its positional model); it is vLLM's when its flags are all vLLM's, by the tables."""
+    if fields and _model_first(fields):
+        flags = {f.text.split("=", 1)[0] for f in fields[1:] if f.text.startswith("--")}
+        return _POSITIONAL_MODEL if _only(_POSITIONAL_MODEL, flags) else None
     if not fields or not fields[0].text.startswith("--"):
         return None
     flags = {f.text.split("=", 1)[0] for f in fields if f.text.startswith("--")}
     own = next((engine for engine, marks in _OWN if flags & marks), None)
     if own is None and flags & _SHARED:
         own = next((engine for engine, model in _MODEL_SPELLING if model in flags), None)
+    if own is None:
+        own = next((engine for engine, _ in _OWN if _only(engine, flags)), None)
     return own if own is None or not foreign(own, flags) else None
+
+
+_POSITIONAL_MODEL = "vllm"  # the engine whose server takes the model as its first positional (`vllm serve MODEL`)
+_MODEL_WORD = lazy(r"[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]|/[\w./-]+")
+_AT_LEAST = 2  # flags an argument list must carry to be told by the tables (one flag is any program's)
+
+
+def _model_first(fields: Sequence[Field]) -> bool:
+    """Whether the list is a model (a Hub id or an absolute path) and then flags."""
+    return len(fields) > 1 and fields[1].text.startswith("--") and _MODEL_WORD.fullmatch(fields[0].text) is not None
+
+
+def _only(engine: str, flags: set[str]) -> bool:
+    """Whether `flags` are, by the engines' own tables, this engine's and no other's: every one a flag of
+    `engine` (an option of any release), two at least besides the model flag, and one of those at least that no
+    other engine kvlint reads takes.
+    Read only for an image kvlint does not know given flags only: a server that mimics the engine (a fork)
+    is read as the engine, any program with a flag of its own is not."""
+    from kvlint.engines.registered import engine_names
+    from kvlint.flags.flag_table import flag_table, match, normalise
+
+    table = flag_table(engine)
+    specs = {f: match(table, normalise(table, f))[0] for f in flags}
+    if any(spec is None and normalise(table, f) not in table.removed for f, spec in specs.items()):
+        return False
+    settings = {f for f, spec in specs.items() if spec is None or spec.dest != table.model_dest}
+    if len(settings) < _AT_LEAST:
+        return False  # the model flag is many servers' (llama.cpp, FastChat): it never decides
+    others = [flag_table(other) for other in engine_names() if other != engine]
+    return any(all(f not in other.by_option and f not in other.removed for other in others) for f in settings)
 
 
 _FOREIGN_AT_LEAST = 3  # flags no release of the engine has: one or two are typos or a plugin's, more a program's own

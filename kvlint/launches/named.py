@@ -199,19 +199,28 @@ def _flag_shaped(path: str, text: str, kind: str) -> Finding | None:
             joined = joined.rstrip()[:-1] + " " + lines[k]
         k += 1
         stripped = joined.lstrip()
-        if stripped.startswith(("#", "//", "REM ")) or not (_FLAG_SHAPED.search(joined) and _SIZING.search(joined)):
+        if stripped.startswith(("#", "//", "REM ")) or not _SIZING.search(joined):
             continue
         program = _program(stripped.split())
+        if not (_FLAG_SHAPED.search(joined) or _engine_named_program(program)):
+            continue
         at = lines[first].find(program) if program else -1
         col = at + 1 if at >= 0 else len(joined) - len(stripped) + 1
-        message = (f"`{program}` is run here with arguments shaped like an engine's flags (a model and sizing flags), "
-                   "but kvlint could not tell that it starts an engine server (a benchmark, an offline job, or a "
-                   "program it does not know); nothing here is checked")
+        message = (f"`{program}` is run here with arguments shaped like an engine's flags (sizing flags, with a model "
+                   "or from a program named for an engine), but kvlint could not tell that it starts an engine "
+                   "server (a benchmark, an offline job, or a program it does not know); nothing here is checked")
         fix = ("if this starts a server, write the engine's own command (`vllm serve MODEL --flags`), or add "
                "`# kvlint: disable-file` when it does not")
         span = Span(path, first + 1, col, first + 1, col + len(program))
         return Finding(KV008[0], KV008[1], Severity.INFO, message, span, fix=fix, path=path)
     return None
+
+
+def _engine_named_program(program: str) -> bool:
+    """Whether a program is named for an engine without being its command (`vllm-launch`, `./run_sglang.sh`): a
+    wrapper that is handed the engine's sizing flags (its model from its own config or `"$@"`)."""
+    name = program.rsplit("/", 1)[-1].lower()
+    return name not in ("vllm", "sglang") and _ENGINE_WORD.search(name) is not None
 
 
 _PREFIXES = frozenset({"nohup", "exec", "env", "time", "sudo", "srun", "setsid", "command"})

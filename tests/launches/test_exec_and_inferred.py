@@ -117,6 +117,17 @@ ARGV_SHAPES = [
     ("--port 8080 --ctx-size 4096 -m m.gguf", None),  # llama.cpp's server, model given as -m
     ("--port 80 --workers 4", None),
     ("serve --max-model-len 4096", None),
+    # by the tables: every flag the engine's, one at least no other engine takes
+    ("--enable-lora --lora-modules a=./a --max-lora-rank 64", "vllm"),
+    ("--model-path x --enable-torch-compile --chunked-prefill-size 4096", "sglang"),
+    ("--enable-lora --lora-modules a=./a --jinja", None),  # a flag no release of vLLM has: another program
+    ("--lora-modules a=./a", None),  # one flag is any program's
+    # a model first: only `vllm serve` takes it as a positional
+    ("google/gemma-3-4b-it --enable-lora --lora-modules a=./a", "vllm"),
+    ("/models/qwen --max-model-len 4096 --enforce-eager", "vllm"),
+    ("google/gemma-3-4b-it --port 8000 --host 0.0.0.0", None),  # both engines' flags: the tables cannot tell
+    ("google/gemma-3-4b-it --ctx-size 4096 --n-gpu-layers 99", None),  # llama.cpp's
+    ("serve.py --enforce-eager --max-num-seqs 4", None),  # a program, not a model
 ]
 
 

@@ -227,6 +227,20 @@ def test_a_command_with_engine_shaped_flags_kvlint_cannot_place_is_never_silent(
     assert quiet.findings == []
 
 
+def test_a_program_named_for_an_engine_given_its_sizing_flags_is_never_silent():
+    from kvlint.launches import read_path
+
+    # the repository's own launcher, its model from its config or the job's arguments
+    text = '#!/bin/bash\n#SBATCH --gres=gpu:4\ngpus=4\n  vllm-launch --tensor-parallel-size "$gpus" "$@"\n'
+    result = read_path("job.sh", text)
+    assert result.deployments == [] and [(f.code, _at(f.span)) for f in result.findings] == [("KV008", (4, 3))]
+    assert result.findings[0].message.startswith("`vllm-launch` is run here")
+    bench = read_path("job.sh", "vllm bench latency --tensor-parallel-size 2 --input-len 8\n")  # the engine's own
+    assert bench.findings == []  # command, which its readers judge (a benchmark)
+    plain = read_path("job.sh", "# vllm\n./train.sh --tensor-parallel-size 2\n")  # not named for an engine
+    assert plain.findings == []
+
+
 def test_python_format_calls_percent_formatting_and_backslash_newlines_keep_every_value_placed():
     braces, named, percent, triple = _deps("formats.py")
     assert (braces.model, _at(braces.model_span)) == ("org/formatted", (6, 60))  # `.format(MODEL, TP)`: at MODEL
