@@ -120,7 +120,7 @@ def _written_entry_script(path: str, text: str, entry: str, env: dict[str, str],
         if m is None or m.group(1) != entry:
             continue
         padded = "\n" * text.count("\n", 0, start) + body
-        launches, notes, _ = unread_in(Mapped.whole(path, padded), dict(env))
+        launches, notes, _, _ = unread_in(Mapped.whole(path, padded), dict(env))
         note = f"read from the script the Dockerfile writes to {entry}, its ENTRYPOINT"
         ctx = LaunchContext(image=image, notes=(note, *notes))
         deps = [finish(path, f, ctx, ManifestGpu()) for f in launches]

@@ -23,6 +23,7 @@ from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.text import Mapped
 from kvlint.sources.yaml import YamlFile, YNode
+from kvlint.span import Span
 
 # launch_strings spells these out (every scalar of a document is asked): keep the two alike
 ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.entrypoints")
@@ -131,6 +132,8 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
             elif _python_source(node):
                 out.extend(_python_launches(yf, node))
+            elif _yaml_source(node):
+                out.extend(_yaml_launches(yf, node))
         elif kind == "seq":
             argv = _word_list(yf, node, image) if node.items and node.items[0].is_scalar else []
             if argv:
@@ -288,6 +291,49 @@ def _python_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
 
     m = yf.mapped(node)
     return read_python(yf.path, m.text, within=m)[0]
+
+
+# a block scalar that is itself a manifest, compose file or values (a ConfigMap's `values.yaml: |`, an operator's
+# `server-patch: |` annotation): a key that holds a container's command or image at the start of a line
+_YAML_SOURCE = lazy(r"^[ \t]*(?:- )?(?:containers|command|args|image|services|entrypoint)[ \t]*:", re.M)
+_EMBEDDED_DEPTH = 2  # a YAML string inside a YAML string inside the file, at most
+
+
+def _yaml_source(node: YNode) -> bool:
+    text = node.text
+    return node.style == "|" and "\n" in text and ("vllm" in text or "sglang" in text) and \
+        _YAML_SOURCE.search(text) is not None and _embedded_depth[0] < _EMBEDDED_DEPTH
+
+
+_embedded_depth = [0]  # how deep the read is in YAML strings now (each level is a shorter text: bounded anyway)
+
+
+def _yaml_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
+    """The launches of a YAML document written in a YAML string, read as a YAML file is, each value moved to its
+    place in this file (the string's lines are the file's, less the block's indentation)."""
+    from kvlint.launches.terraform_helm import _remap
+    from kvlint.launches.yamlfile import deployments_in
+    from kvlint.sources.text import LineIndex
+    from kvlint.sources.yaml import parse_yaml
+
+    m = yf.mapped(node)
+    inner = parse_yaml(yf.path, m.text)
+    if inner.problems or not inner.docs:
+        return []
+    _embedded_depth[0] += 1
+    try:
+        found, _ = deployments_in(inner)
+    finally:
+        _embedded_depth[0] -= 1
+    index = LineIndex(m.text)
+
+    def move(span: Span) -> Span:
+        if span.path != yf.path:
+            return span
+        first, last = index.offset(span.line, span.col), index.offset(span.end_line, span.end_col)
+        return m.span(first, max(last, first))
+
+    return [_remap(d, move) for d in found]
 
 
 def _may_launch(text: str) -> bool:

@@ -284,14 +284,19 @@ def _launches(path: str, text: str, tokens: list[_Tok], spaced: bool = False) ->
     return out
 
 
-# keys whose list is the container runtime's options (`docker run --ipc=host --device=...`), not the command
+# keys whose list is the container runtime's options (`docker run --ipc=host --device=...`), not the command, and
+# keys of a container's other lists (mounts, ports, devices: `"/root/.cache/vllm:/root/.cache/vllm"` names an
+# engine, but is no argument of it)
 _RUNTIME_OPTIONS = frozenset({"extraoptions", "prerunextraoptions", "runoptions", "runargs", "dockerargs",
-                              "podmanargs", "containeroptions", "dockeroptions"})
+                              "podmanargs", "containeroptions", "dockeroptions",
+                              "volumes", "mounts", "binds", "ports", "devices", "labels", "networks", "dependson",
+                              "extrahosts", "tmpfs", "secrets", "volumesfrom", "capabilities", "capadd", "dns"})
 
 
 def _runtime_options(tokens: list[_Tok], run: tuple[int, int]) -> bool:
     """A list written under a key that holds the container runtime's own options (NixOS oci-containers'
-    `extraOptions = [ "--ipc=host" ]`, a devcontainer's `runArgs`): they go to docker, never to the engine."""
+    `extraOptions = [ "--ipc=host" ]`, a devcontainer's `runArgs`) or another list of the container's
+    (`volumes`, `ports`, `devices`): they go to docker, never to the engine."""
     k = run[0] - 3  # KEY, `=` or `:`, `[`
     key = tokens[k].text.strip('"').rsplit(".", 1)[-1] if k >= 0 and tokens[k + 1].text in ("=", ":") else ""
     return key.lower().replace("_", "") in _RUNTIME_OPTIONS

@@ -122,7 +122,7 @@ def _read_world(path: str, text: str, layout: _Layout, lines: set[int], env: dic
     base, at = _script(layout, lines)
     script, offsets = substitute(base, _VAR_REF, lambda m: _shell_ref(m, env))
     offsets = [at[o] for o in offsets]
-    launches, notes, not_read = unread_in(mapped(path, text, script, offsets), env, runtime)
+    launches, notes, not_read, _ = unread_in(mapped(path, text, script, offsets), env, runtime)
     unread.extend(not_read)
     ctx = LaunchContext(notes=tuple(notes))
     return [d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d)]

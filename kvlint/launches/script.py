@@ -100,6 +100,7 @@ class _State:
     arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
     unread: list[tuple[Span, str, str]] = field(default_factory=list)  # (place, engine words, program) not read
+    cuts: list[Cut] = field(default_factory=list)  # launches a comment cuts short (KV012)
     scopes: list[dict[str, str | None]] = field(default_factory=list)  # per function body read in place: what its
     # `local` names held before it (restored at its closing brace)
     locals: set[str] = field(default_factory=set)  # `local` / `declare` names of a function body being read
@@ -114,13 +115,14 @@ class _State:
 
 
 def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, str] | None = None,
-              ) -> tuple[list[FoundLaunch], list[str], list[tuple]]:
-    """run_script's launches and notes, and the commands that run an engine's entry point but gave no launch:
-    (place, the engine words, the program that ran them). `runtime`: variables the script starts with whose
-    value is only known when it runs (name -> why: a Makefile's `$(shell ...)`), said as such at a launch."""
+              ) -> tuple[list[FoundLaunch], list[str], list[tuple], list[Cut]]:
+    """run_script's launches and notes, the commands that run an engine's entry point but gave no launch:
+    (place, the engine words, the program that ran them), and the launches a comment cuts short. `runtime`:
+    variables the script starts with whose value is only known when it runs (name -> why: a Makefile's `$(shell
+    ...)`), said as such at a launch."""
     state = _State(with_supplied(env or {}), named=engines_named(m.text), runtime=dict(runtime or {}))
     _read(m, state, 0)
-    return state.launches, state.notes, state.unread
+    return state.launches, state.notes, state.unread, state.cuts
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
@@ -144,6 +146,10 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         line, col = m.at(off)
         state.notes.append(f"{m.path}:{line}:{col}: {msg}")
     prev_sep = ""
+    prev_words: tuple[Word, ...] = ()
+    prev_count = 0  # launches before the previous command ran
+    joining: tuple[Word, ...] | None = None  # the pieces of a command comments cut, joined so far
+    cut_from: tuple[Word, ...] = ()  # the first piece cut off
     bodies = {first: (name, start, end, last) for name, start, end, first, last in _functions(commands)}
     open_bodies: list[tuple[str, int, int]] = []  # (name, last command, launches before it)
     for k, cmd in enumerate(commands):
@@ -156,15 +162,31 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         _track_condition(cmd.words, cmd.sep, state, m)
         runs = not _in_dead_arm(state)  # an arm of a `case` whose subject the script fixes, and which it does not match
         state.conditional += prev_sep in ("&&", "||")
-        if prev_sep == "#" and cmd.words and (cmd.words[0].literal or "").startswith("--"):
+        cut = prev_sep == "#" and bool(cmd.words) and (cmd.words[0].literal or "").startswith("-")
+        if cut and joining is not None:  # a command the comments cut in pieces, read as it was meant
+            joining = (*joining, *cmd.words)
+            if _continued(commands, k):
+                prev_sep = cmd.sep
+                continue
+            before = len(state.launches)
+            _command(joining, m, state, depth)
+            if len(state.launches) > before:
+                state.cuts.append(_cut_short(m, cut_from, prev_words, joined=True))
+            joining, prev_sep, prev_words, prev_count = None, cmd.sep, (), len(state.launches)
+            continue
+        if cut and state.launches and len(state.launches) > prev_count:
             line, _ = m.at(cmd.words[0].start)
             note = (f"line {line}: flags after a commented-out line are a separate command to the shell, "
                     "not part of this launch")
-            if state.launches:
-                last = state.launches[-1]
-                state.launches[-1] = replace(last, notes=last.notes + (note,))
+            last = state.launches[-1]
+            state.launches[-1] = replace(last, notes=last.notes + (note,))
+            state.cuts.append(_cut_short(m, cmd.words, prev_words, joined=False))
+        prev_words, prev_count = cmd.words, len(state.launches)
         if runs:
             _command(cmd.words, m, state, depth)
+            if len(state.launches) == prev_count and _continued(commands, k):
+                # the comment ends a command that launched nothing, and option lines follow: join them
+                joining, cut_from = cmd.words, commands[k + 1].words
         state.conditional -= prev_sep in ("&&", "||")
         prev_sep = cmd.sep
         while open_bodies and open_bodies[-1][1] == k:
@@ -182,6 +204,36 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         state.launches = one_per_deployment(state.launches)
 
 
+def _continued(commands: list, k: int) -> bool:
+    """Whether command k ends at a comment and the next command is option lines (`--shm-size=32g \\`): to the
+    shell a command of its own, to its author the rest of command k."""
+    if commands[k].sep != "#" or k + 1 >= len(commands) or not commands[k + 1].words:
+        return False
+    return (commands[k + 1].words[0].literal or "").startswith("-")
+
+
+@record
+class Cut:
+    """A launch a comment cuts short: the shell ends a command at a comment (a `\\` inside it continues nothing), so
+    the option lines after it run as a command of their own. `joined`: the command ended before its engine (the
+    launch was read as meant); else the engine runs without `words`."""
+
+    comment: Span  # the line the command ends on
+    words: Span  # the first of the words cut off
+    text: str  # those words, as written (shortened)
+    joined: bool
+
+
+def _cut_short(m: Mapped, cut: tuple[Word, ...], before: tuple[Word, ...], joined: bool) -> Cut:
+    end = before[-1].end if before else cut[0].start
+    line, _ = m.at(end)
+    newline = m.text.rfind("\n", 0, cut[0].start)
+    hash_at = m.text.find("#", end, newline if newline > end else len(m.text))
+    comment = m.span(hash_at, hash_at + 1) if hash_at >= 0 else m.span(end, end)
+    text = " ".join(m.text[w.start:w.end] for w in cut[:4]) + (" ..." if len(cut) > 4 else "")
+    return Cut(comment, m.span(cut[0].start, cut[0].end), text, joined)
+
+
 def _array_commands(state: _State) -> list[FoundLaunch]:
     """An array that holds a whole engine command (`cmd=( vllm serve "$MODEL" --tp 8 )`, grown by `cmd+=(...)`) is
     a launch however it is run: `"${cmd[@]}"` in a command the reader followed (then it is that launch already),
@@ -189,10 +241,13 @@ def _array_commands(state: _State) -> list[FoundLaunch]:
     they were written at."""
     used = {f.span for launch in state.launches for f in launch.fields}
     inside = [sp for sp in used if sp is not None]
+    entries = [launch.entry_span for launch in state.launches if launch.entry_span is not None]
     out = []
     for name, words in state.arrays.items():
-        # a followed command read it (its image, its model), or a script one of its words holds (`bash -lc "..."`)
-        if not words or any(w.span in used or _holds_any(w.span, inside) for w in words):
+        # a followed command read it (its image, its model, or its engine command alone: `CMD=(vllm serve)`), or a
+        # script one of its words holds (`bash -lc "..."`)
+        if not words or any(w.span in used or _holds_any(w.span, inside) or
+                            any(_holds_any(e, [w.span]) for e in entries if w.span is not None) for w in words):
             continue
         found = launch_in_argv(list(words), state.env)
         if found is None:

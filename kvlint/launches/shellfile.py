@@ -12,12 +12,12 @@ import re
 
 from kvlint.deployment import Deployment
 from kvlint.engines.registered import engine_names
-from kvlint.findings import Finding, Severity
+from kvlint.findings import Finding, Related, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.groups import is_launch
-from kvlint.launches.script import FoundLaunch, run_script, unread_in
+from kvlint.launches.script import Cut, FoundLaunch, run_script, unread_in
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.numbers import count
@@ -46,14 +46,32 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     from kvlint.sources.comments import scan_comments
 
     unread: list[tuple] = []
-    deployments = read_shell(path, text, unread=unread)
+    cuts: list[Cut] = []
+    deployments = read_shell(path, text, unread=unread, cuts=cuts)
     if "<<" in text:
         deployments += heredoc_launches(path, text)
         deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     deployments, notes = shell_entrypoint(path, deployments, text)
     if deployments:  # with none, the file's one never-silent note (kvlint.launches.named) says it
         notes += unread_notes(path, unread, deployments)
+    notes += [cut_finding(path, c) for c in cuts]
     return ReadResult(path, deployments, notes, comments=scan_comments(text))
+
+
+def cut_finding(path: str, cut: Cut) -> Finding:
+    """KV012 at the words a comment cut off a launch (kvlint.launches.script.Cut)."""
+    line = cut.comment.line
+    if cut.joined:
+        message = (f"the comment on line {line} ends this command (a `\\` inside a comment continues nothing): the "
+                   f"shell runs it without `{cut.text}` and the lines after, which then run as a command of their own "
+                   "and fail; kvlint read the launch as it was meant")
+    else:
+        message = (f"the comment on line {line} ends the launch (a `\\` inside a comment continues nothing): "
+                   f"`{cut.text}` and the lines after it never reach the engine, the shell runs them as a command of "
+                   "their own; kvlint read the launch as the shell runs it, without them")
+    fix = "move the comment off the continued lines: a line continues only when `\\` is its last character"
+    return Finding("KV012", "comment-cuts-command", Severity.WARNING, message, cut.words, fix=fix,
+                   related=(Related(cut.comment, "the command ends here"),), path=path)
 
 
 _UNREAD_NOTES = 5  # per file: a script repeating one unread shape says it a few times, not at every line
@@ -134,18 +152,34 @@ def heredoc_bodies(text: str) -> list[tuple[int, str, int | None]]:
     return bodies
 
 
-def read_shell(path: str, text: str, index: LineIndex | None = None,
-               env: dict[str, str] | None = None, unread: list[tuple] | None = None) -> list[Deployment]:
+def read_shell(path: str, text: str, index: LineIndex | None = None, env: dict[str, str] | None = None,
+               unread: list[tuple] | None = None, cuts: list[Cut] | None = None) -> list[Deployment]:
     """A script's launches; `env` the variables it starts with (a Makefile's own assignments); `unread` gets the
-    commands that ran an engine's entry point but gave no launch (kvlint.launches.script.unread_in)."""
+    commands that ran an engine's entry point but gave no launch (kvlint.launches.script.unread_in), `cuts` the
+    launches a comment cuts short."""
     index = index or LineIndex(text)
-    launches, notes, not_read = unread_in(Mapped.whole(path, text, index), env or {})
+    launches, notes, not_read, cut = unread_in(Mapped.whole(path, text, index), env or {})
     if unread is not None:
         unread.extend(not_read)
+    if cuts is not None:
+        cuts.extend(cut)
     job, nodes = _sbatch_gpus(path, text, index)
     ctx = LaunchContext(notes=tuple(notes))
     placed = (_launch_gpus(f, job, nodes, len(launches)) for f in launches)
-    return [d for d in (finish(path, found, ctx, gpu) for found, gpu in placed) if is_launch(d)]
+    out = []
+    for found, gpu in placed:
+        d = finish(path, found, ctx, gpu)
+        if is_launch(d):
+            out.append(d)
+        elif not found.fields and found.image is None:  # the engine's own command, with no word after it
+            out.append(replace(d, notes=(*d.notes, _BARE)))
+    return out
+
+
+# a script's statement is the whole command: nothing is appended to a bare `vllm serve` (an image's entry point
+# is another matter: kvlint.launches.groups.is_launch), so it starts the engine on the engine's own default model
+_BARE = ("the engine is started with no model and no flags: it serves the engine's own default model, which "
+         "depends on its release")
 
 
 def read_shell_mapped(path: str, m: Mapped) -> list[Deployment]:

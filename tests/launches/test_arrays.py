@@ -145,3 +145,25 @@ def test_one_array_run_from_two_arms_is_one_launch(tmp_path):
     q = tmp_path / "two.sh"
     q.write_text('start() {\n    vllm serve "$1" --port "$2"\n}\nstart org/a 8000\nstart org/b 8001\n')
     assert [d.model for d in read_path(str(q)).deployments] == ["org/a", "org/b"]
+
+
+def test_a_bare_engine_command_a_script_runs_is_a_launch_of_the_engines_default(tmp_path):
+    """Sample K38's launch script (measured: KV008, no launch): `CMD=(vllm serve)` replaces the array that held the
+    model, then `CUDA_VISIBLE_DEVICES=$D "${CMD[@]}" &` runs it: a script's statement is the whole command, so the
+    engine starts on its own default model; one launch, at the array's words, said so. An image's entry point
+    (`ENTRYPOINT ["vllm", "serve"]`) and a wrapper passing `"$@"` through are still no launch."""
+    p = tmp_path / "launch.sh"
+    p.write_text('#!/bin/bash\nCMD=(vllm serve "$M" --dtype bf16)\nCMD=(vllm serve)\n'
+                 'CUDA_VISIBLE_DEVICES=$D "${CMD[@]}" &\nwait\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.launch_span)) == ("vllm", None, (3, 6))
+    assert any("serves the engine's own default model" in n for n in d.notes)
+    q = tmp_path / "plain.sh"
+    q.write_text("#!/bin/sh\nexec vllm serve\n")
+    assert [(d.model, d.launch_span.line) for d in read_path(str(q)).deployments] == [(None, 2)]
+    through = tmp_path / "entry.sh"
+    through.write_text('#!/bin/sh\nexec vllm serve "$@"\n')
+    assert read_path(str(through)).deployments == []
+    image = tmp_path / "Dockerfile"
+    image.write_text('FROM vllm/vllm-openai:v0.11.0\nENTRYPOINT ["vllm", "serve"]\n')
+    assert read_path(str(image)).deployments == []

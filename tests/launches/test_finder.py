@@ -1213,6 +1213,68 @@ def test_a_nix_oci_container_is_read_from_its_space_separated_command_list(tmp_p
         ("vllm", "0.10.1", "Qwen/Qwen2.5-7B-Instruct", (15, 19), 8192)
 
 
+def test_a_nix_containers_mounts_naming_the_engine_are_not_its_command(tmp_path):
+    """Sample K38's NixOS module (measured: a second, spurious launch whose model was a mount): `volumes = [
+    "/home/root/.cache/vllm:/root/.cache/vllm" ... ]` beside the vLLM image names the engine, but a container's
+    mounts, ports and devices are never its arguments; the `cmd` list is the one launch."""
+    p = tmp_path / "configuration.nix"
+    p.write_text('{\n  virtualisation.oci-containers.containers = {\n    vllm = {\n'
+                 '      image = "vllm/vllm-openai:v0.11.0";\n      volumes = [\n'
+                 '        "/home/root/.cache/huggingface:/root/.cache/huggingface"\n'
+                 '        "/home/root/.cache/vllm:/root/.cache/vllm"\n      ];\n'
+                 '      devices = [ "nvidia.com/gpu=all" "/dev/vllm0" ];\n'
+                 '      cmd = [\n        "org/nix-model"\n        "--max-model-len" "8192"\n      ];\n    };\n  };\n}\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len")) == ("vllm", "org/nix-model", (11, 10), 8192)
+
+
+def test_the_cpu_release_image_runs_the_server_given_flags(tmp_path):
+    """Sample K38's podman run (measured: silent): vLLM's CPU release image on ECR
+    (`public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo`) is built from the vllm-openai stage of the CPU Dockerfile,
+    whose entry point is the server, so flags after it are the engine's."""
+    p = tmp_path / "run.sh"
+    p.write_text("podman run --rm \\\n  -p 8000:8000 \\\n  public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.8.4 \\\n"
+                 "  --model=org/cpu-model \\\n  --dtype=bfloat16 \\\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.engine_version, d.get("dtype")) == \
+        ("vllm", "org/cpu-model", (4, 11), "0.8.4", "bfloat16")
+
+
+def test_a_manifest_written_in_a_yaml_string_is_read_at_its_lines(tmp_path):
+    """Sample K39's llm-d ReplicaSet (measured: KV008, no launch): the vLLM container is written in an annotation's
+    block string (`dual-pod.llm-d.ai/server-patch: |`) that a controller applies; a ConfigMap's `values.yaml: |`
+    is the same shape. The string is read as YAML, each value at its line and column in the file; a string that
+    is not YAML (a script) or names no engine is left to the other readers."""
+    p = tmp_path / "rs.yaml"
+    p.write_text("apiVersion: apps/v1\nkind: ReplicaSet\nspec:\n  template:\n    metadata:\n      annotations:\n"
+                 "        example.com/server-patch: |\n          spec:\n            containers:\n"
+                 "            - name: server\n              image: vllm/vllm-openai:v0.11.0\n"
+                 "              command:\n              - vllm\n              - serve\n"
+                 "              - --model=org/patched-model\n              - --max-model-len=32768\n"
+                 "        example.com/note: |\n          image: not yaml vllm\n          : [\n"
+                 "    spec:\n      containers:\n      - name: requester\n        image: example/requester:1\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.engine_version) == ("vllm", "org/patched-model", (15, 25), "0.11.0")
+    assert d.get("max_model_len") == 32768 and _at(d.settings["max_model_len"].span) == (16, 33)
+
+
+def test_a_command_comments_cut_in_pieces_is_read_as_meant_and_said(tmp_path):
+    """Sample K39's systemd-run script (measured: KV008, no launch): `exec docker run ... --network host  # why \\`,
+    then more option lines, another such comment, and the image with `serve MODEL`: the shell ends the command at
+    the first comment, so docker runs with no image and fails. Every piece is joined back (the launch as meant,
+    each value at its place) and KV012 says where the shell cuts it."""
+    p = tmp_path / "serve.sh"
+    p.write_text("#!/bin/bash\nexec docker run --rm \\\n  --network host   # required: host networking \\\n"
+                 "  --shm-size=32g \\\n  --ipc host   # required: shared memory \\\n  --gpus all \\\n"
+                 "  --entrypoint vllm \\\n  vllm/vllm-openai:v0.11.0 \\\n  serve org/cut-model \\\n"
+                 "    --max-model-len 8192\n")
+    result = read_path(str(p))
+    (d,) = result.deployments
+    assert (d.model, _at(d.model_span), d.get("max_model_len"), d.gpu_count) == ("org/cut-model", (9, 9), 8192, None)
+    (cut,) = [f for f in result.findings if f.code == "KV012"]
+    assert (_at(cut.span), cut.related[0].span.line) == ((4, 3), 3) and "read the launch as it was meant" in cut.message
+
+
 def test_a_program_that_starts_the_engine_with_its_own_model_is_a_launch(tmp_path):
     """Sample K23's MinerU compose (measured: silent): `entrypoint: mineru-sglang-server` with `command: --host ...
     --port 30000` starts SGLang with MinerU's own model and hands it the rest: a launch whose model the file does

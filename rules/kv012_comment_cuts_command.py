@@ -1,0 +1,47 @@
+r"""A comment that ends a launch's command before its last line: the readers report it, this module documents it.
+
+## What it checks
+A command continued over several lines (`\` at the end of each) in which one line ends in a comment. The shell
+ends the command at the comment: a `\` inside a comment is part of the comment and continues nothing. The option
+lines after it are a command of their own (`--max-model-len: command not found`). The finding is at the first
+option cut off, with the line the command ends on.
+
+When the comment falls after the engine's command (`vllm serve M ... # note \`), the engine starts without the
+options below it, and kvlint reads the launch as the shell runs it, so every capacity check judges what really
+starts. When it falls before (`docker run ... --ipc host  # required \`, then the image and `vllm serve`), the
+shell runs the wrapper cut short, which fails; kvlint reads the launch as it was meant, so its checks still apply.
+
+## Why it matters
+The script looks right and starts something else: the server comes up without `--max-model-len` or
+`--tensor-parallel-size`, or the container never starts. The error is a line in a log that nobody reads.
+
+## Example
+```bash
+docker run --gpus all \
+  --ipc host   # required by NCCL \
+  --shm-size 16g \
+  vllm/vllm-openai:v0.11.0 \
+  --model Qwen/Qwen2.5-7B-Instruct
+```
+
+## Use instead
+Put the comment on a line of its own above the command, or after its last line; a line continues only when `\`
+is its last character.
+
+## Options
+None. Warning severity: the command runs, without what follows the comment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
+
+
+@rule("KV012", "comment-cuts-command", Severity.WARNING,
+      "A comment ends a launch's continued command: the option lines after it never reach the command.",
+      source="reader")
+def check(ctx: Context) -> Iterable[Finding]:
+    return ()
