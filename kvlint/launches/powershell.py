@@ -19,8 +19,14 @@ from kvlint.launches.rewrite import mapped, substitute
 from kvlint.lazyre import lazy
 
 _ASSIGN = lazy(r"^[ \t]*\$(?:env:)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*[\"']?([^\"'\n]*)[\"']?[ \t]*$")
+# `$image = if ($env:IMAGE) { $env:IMAGE } else { 'vllm/vllm-openai:latest' }`: the literal when the variable is unset
+_ENV_OR = lazy(r"^[ \t]*\$(\w+)[ \t]*=[ \t]*if[ \t]*\([ \t]*\$env:(\w+)[ \t]*\)[ \t]*\{[ \t]*\$env:\2[ \t]*\}[ \t]*"
+               r"else[ \t]*\{[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\")[ \t]*\}[ \t]*$", re.IGNORECASE)
 _ENV_REF = lazy(r"\$env:(?=[A-Za-z_])")
-_ARRAY_OPEN = lazy(r"^([ \t]*)\$([A-Za-z_][A-Za-z0-9_]*)([ \t]*=[ \t]*@)\(")
+_ARRAY_OPEN = lazy(r"^([ \t]*)\$([A-Za-z_][A-Za-z0-9_]*)([ \t]*(\+?)=[ \t]*@)\(")
+# `$null = docker @args`, `$out = & docker run ...`: a command whose output is assigned (its words run all the same)
+_CAPTURED = lazy(r"^([ \t]*)\$[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*(?=&[ \t]|(?:docker|podman|vllm|python\w*|sglang)\b)",
+                 re.IGNORECASE)
 _PARAM_DEFAULT = lazy(r"\]\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^\s,)]+))")
 
 
@@ -53,6 +59,39 @@ def _array_line(line: str, start: int, depth: int) -> tuple[str, int]:
             if depth == 0:
                 break
     return "".join(out), depth
+
+
+# PowerShell's `if (...) {`, `} elseif (...) {`, `} else {` and the `}` that ends them, as the shell's `if`, `elif`,
+# `else` and `fi` (the condition is not read: each arm is a candidate, as a shell script's are), a one-line
+# `if (...) { STATEMENT }` too
+_IF_OPEN = lazy(r"^([ \t]*)(\}[ \t]*)?(if|elseif)[ \t]*\(.*\)[ \t]*\{[ \t]*$", re.IGNORECASE)
+_ELSE = lazy(r"^([ \t]*)\}[ \t]*else[ \t]*\{[ \t]*$", re.IGNORECASE)
+_ONE_LINE_IF = lazy(r"^([ \t]*)(if[ \t]*\((?:[^(){}]|\([^(){}]*\))*\)[ \t]*\{)(.*)\}[ \t]*$", re.IGNORECASE)
+_FI = "\x01"  # the `}` closing an `if`: one character here, `fi` once the text is substituted
+_END_FI = "\x02"  # the `}` closing a one-line `if`: `;fi`
+
+
+def _block_line(line: str, blocks: list[bool]) -> str:
+    """A line that opens or closes a `{ }` block, as the shell reads the same statement (same length, except the
+    `}` of an `if`, marked _FI for the substitution that writes `fi`)."""
+    if (m := _IF_OPEN.match(line)) is not None:
+        word = "elif :; then" if m.group(2) else "if :; then"
+        if not m.group(2):
+            blocks.append(True)
+        return m.group(1) + word + " " * max(len(line) - len(m.group(1)) - len(word), 0) \
+            if len(line) - len(m.group(1)) >= len(word) else " " * len(line)
+    if (m := _ELSE.match(line)) is not None:
+        return m.group(1) + "else" + " " * (len(line) - len(m.group(1)) - 4)
+    if (m := _ONE_LINE_IF.match(line)) is not None and len(m.group(2)) >= len("if :; then"):
+        head, statement = m.group(2), m.group(3)
+        return m.group(1) + "if :; then".ljust(len(head)) + statement + _END_FI.ljust(len(line) - len(m.group(1))
+                                                                                     - len(head) - len(statement))
+    stripped = line.strip()
+    if stripped == "}" and blocks:
+        return line.replace("}", _FI, 1) if blocks.pop() else line
+    if stripped.endswith("{"):
+        blocks.append(False)
+    return line
 
 
 _START_PROCESS = lazy(r"(?i)\bStart-Process\b")
@@ -145,11 +184,15 @@ def _quoted_at(text: str, start: int, at: int) -> bool:
 
 def _rewritten(m: re.Match[str]) -> str:
     """`$Args` / `@Args` splatted as the shell array's words; a function that runs docker with its arguments as
-    `docker` (indentation kept); `$env:` as `$`."""
+    `docker` (indentation kept); `($env:X ?? 'lit')` as `"${X:-lit}"`; `$env:` as `$`."""
     if m.group(1):
         return f'"${{{m.group(1)}[@]}}"'
     if m.group(2):
         return m.group(0)[: len(m.group(0)) - len(m.group(2))] + "docker"
+    if m.group(0) in (_FI, _END_FI):
+        return "fi" if m.group(0) == _FI else ";fi"
+    if m.group(3):  # `($env:LEN ?? '4096')`: the variable, else the literal (the shell's `${LEN:-4096}`)
+        return f'"${{{m.group(3)}:-{next(g for g in m.groups()[3:] if g is not None)}}}"'
     return "$"
 
 
@@ -177,11 +220,17 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
     lines = []
     arrays: set[str] = set()
     depth = 0  # inside an `@( ... )` array this many parentheses deep
+    blocks: list[bool] = []  # the open `{ }` blocks, innermost last: True for an `if` statement's
     source = text
     text = _start_processes(text) if _START_PROCESS.search(text) else text
     for line in text.split("\n"):
+        if (captured := _CAPTURED.match(line)) is not None:
+            line = captured.group(1) + " " * (captured.end() - len(captured.group(1))) + line[captured.end():]
         m = _ASSIGN.match(line) if _ARRAY_OPEN.match(line) is None else None  # `$A = @(` opens an array
-        if m is not None and not depth:
+        if not depth and (fallback := _ENV_OR.match(line)) is not None:
+            env[fallback.group(1)] = next(g for g in fallback.groups()[2:] if g is not None)  # the variable's default
+            line = " " * len(line)
+        elif m is not None and not depth:
             env[m.group(1)] = m.group(2)
             line = " " * len(line)
         elif "$" in line and "[" in line and "=" in line:
@@ -190,16 +239,20 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
         opened = _ARRAY_OPEN.match(line) if not depth else None
         if opened is not None:
             arrays.add(opened.group(2))
-            head = opened.group(1) + opened.group(2) + "=("
+            head = opened.group(1) + opened.group(2) + opened.group(4) + "=("  # `$A += @(` adds to it
             line = head + " " * (opened.end() - len(head)) + line[opened.end() :]
             depth = 1
         if depth:
             line, depth = _array_line(line, len(head) if opened is not None else 0, depth)
+        elif "{" in line or "}" in line:
+            line = _block_line(line, blocks)
         lines.append(line[:-1] + "\\" if line.endswith("`") else line)
     names = "|".join(sorted(arrays))
     runners = "|".join(re.escape(f) for f in sorted(_container_functions(source)))
-    ref = lazy(rf"\$env:(?=[A-Za-z_])|[$@]({names or '(?!)'})\b(?!\s*=)"
-               rf"|(?m:^[ \t]*(?:&[ \t]*)?)({runners or '(?!)'})(?=[ \t])")
+    ref = lazy(rf"\$env:(?=[A-Za-z_])|[$@]({names or '(?!)'})\b(?!\s*\+?=)"
+               rf"|(?m:^[ \t]*(?:&[ \t]*)?)({runners or '(?!)'})(?=[ \t])"
+               r"|\([ \t]*\$(?:env:)?([A-Za-z_]\w*)[ \t]*\?\?[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|(\d+))[ \t]*\)"
+               rf"|{_FI}|{_END_FI}")
     script, offsets = substitute("\n".join(lines), ref, _rewritten)
     launches, _, notes = run_script(mapped(path, source, script, offsets), env)
     ctx = LaunchContext(notes=tuple(notes))

@@ -167,3 +167,20 @@ def test_a_bare_engine_command_a_script_runs_is_a_launch_of_the_engines_default(
     image = tmp_path / "Dockerfile"
     image.write_text('FROM vllm/vllm-openai:v0.11.0\nENTRYPOINT ["vllm", "serve"]\n')
     assert read_path(str(image)).deployments == []
+
+
+def test_powershell_blocks_additions_fallbacks_and_a_captured_docker_run(tmp_path):
+    """Sample K39's PowerShell start script (measured: KV008, no launch): `$image = if ($env:IMG) { $env:IMG } else
+    { 'vllm/...' }`, an `if (...) { ... }` block before the command (read as the shell's `if`, not left open),
+    `$args += @(...)` adding to the array, `($env:LEN ?? '4096')` items, and `$null = docker @args`."""
+    p = tmp_path / "start.ps1"
+    p.write_text("$image = if ($env:IMG) { $env:IMG } else { 'vllm/vllm-openai:v0.11.0' }\n"
+                 "if ($running) {\n    Write-Host 'already running'\n    exit 0\n}\n"
+                 "if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }\n"
+                 "$args = @(\n    'run','-d',\n    '--gpus','all'\n)\n"
+                 "$args += @(\n    $image,\n    '--model', 'org/ps-model',\n"
+                 "    '--max-model-len', ($env:VLLM_MAX_MODEL_LEN ?? '4096')\n)\n"
+                 "$null = docker @args\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.engine_version, d.model, _at(d.model_span)) == ("vllm", "0.11.0", "org/ps-model", (13, 17))
+    assert d.get("max_model_len") == 4096 and d.settings["max_model_len"].span.line == 14
