@@ -22,7 +22,9 @@ message says it was assumed). A script the repository's own image runs (a Docker
 it runs) or that runs a vendor image's launcher takes that image's release instead. A launch through a project
 runner (`uv run`, `poetry run`, `pixi run`) runs the release the project's lock pins, and a host install the one
 its requirements pin (`==`), the finding's note naming the file and line; a runner whose project pins none
-leaves the release open over the releases its range allows, so the verdict is given only where they agree.
+leaves the release open over the releases its range allows, so the verdict is given only where they agree. A
+script that runs the engine from a source checkout (a `PYTHONPATH` holding the engine's tree, `pip install -e` of
+it) runs that checkout's commit, whatever release it is: open too, the finding an info.
 When the repository holds its own engine tree
 (`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project root), the
 launch runs that fork, whatever stock releases dropped: the finding is an info naming the tree and whether its

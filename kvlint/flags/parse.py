@@ -46,6 +46,7 @@ class ParsedArgs:
     invalid: list[InvalidValue] = field(default_factory=list)  # refused values (their lines are in errors too)
     value_errors: list[str] = field(default_factory=list)  # the lines of errors that belong to `invalid`
     server: str | None = None  # another server of the engine the launch starts (kvlint.flags.server), None: its own
+    leftover: list[Token] = field(default_factory=list)  # unresolved positional words (`$EXTRA_ARGS`) left over
 
 
 def _looks_like_option(st: ParseState, text: str) -> bool:
@@ -75,7 +76,8 @@ def parse_args(engine: str, tokens: list[Token], start: int = 0, *, positional_m
         limits.check()  # a generated argv of a million flags stops at the file's time budget
         i = _step(st, i)
     _check_model_first(st, start)
-    return ParsedArgs(st.model, st.settings, st.unknown, st.errors, st.deprecated, st.invalid, st.value_errors, server)
+    return ParsedArgs(st.model, st.settings, st.unknown, st.errors, st.deprecated, st.invalid, st.value_errors, server,
+                      st.leftover)
 
 
 def _step(st: ParseState, i: int) -> int:
@@ -127,6 +129,8 @@ def _positional(st: ParseState, tok: Token) -> None:
         st.positional_model = False  # one positional only; a second is an error as in argparse
         return
     st.errors.append(f"unrecognized argument {tok.text!r}" + (f" at {tok.span}" if tok.span else ""))
+    if is_unresolved(tok.text):
+        st.leftover.append(tok)
 
 
 def _optimization_level(st: ParseState, i: int) -> int:

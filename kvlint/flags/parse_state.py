@@ -34,6 +34,7 @@ class ParseState:
     invalid: list[InvalidValue] = field(default_factory=list)  # values the engine refuses, with their spans
     value_errors: list[str] = field(default_factory=list)  # the error lines of those values
     dispatch: tuple[str, ...] = ()  # `sglang serve`'s own options, taken before either server parses
+    leftover: list[Token] = field(default_factory=list)  # unresolved positional words the engine has no place for
 
     @property
     def syntax(self) -> ArgSyntax:

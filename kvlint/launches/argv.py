@@ -37,6 +37,7 @@ class Parsed:
     errors: list[str] = field(default_factory=list)  # what the parse could not place (refused values excluded)
     invalid: list[InvalidValue] = field(default_factory=list)  # values the engine refuses, with their spans
     server: str | None = None  # another server of the engine the launch starts (sglang serve on a diffusion model)
+    extra: tuple[Token, ...] = ()  # trailing expansions read as the caller's arguments (`${EXTRA_ARGS}`, `"$@"`)
 
 
 def detect(tokens: list[Token]) -> tuple[str, int] | None:
@@ -102,13 +103,15 @@ def parse(engine: str, tokens: list[Token]) -> Parsed:
     first = tokens[0].text if tokens else ""
     start = 1 if (_keeps_serve(engine) and first == "serve") or _server_module(engine, first) else 0
     p = parse_args(engine, tokens, start)
-    p, extra = _extra_args(engine, tokens, start, p)
+    p, extra, dropped = _extra_args(engine, tokens, start, p)
     errors = [e for e in p.errors if e not in p.value_errors] + extra
     settings = {name: _redacted(s) for name, s in p.settings.items()}
-    return Parsed(p.model, settings, list(p.unknown), errors, list(p.invalid), p.server)
+    leftover = tuple(t for t in p.leftover if _only_expansion(t.text))  # SGLang's `... --port 30000 $EXTRA_ARGS`
+    return Parsed(p.model, settings, list(p.unknown), errors, list(p.invalid), p.server, tuple(dropped) + leftover)
 
 
-def _extra_args(engine: str, tokens: list[Token], start: int, p: ParsedArgs) -> tuple[ParsedArgs, list[str]]:
+def _extra_args(engine: str, tokens: list[Token], start: int, p: ParsedArgs
+                ) -> tuple[ParsedArgs, list[str], list[Token]]:
     """`vllm serve --model X --port 8000 ${EXTRA_ARGS}` / `... {{ launch_kwargs }}` / `... "$@"`: a trailing word
     that is only an unresolved expansion, after flags, is the arguments the caller adds, not the positional
     model; when the flags name the model (`--model X`) that is the model. Without such a flag the word stays
@@ -123,9 +126,9 @@ def _extra_args(engine: str, tokens: list[Token], start: int, p: ParsedArgs) -> 
         if p_next.model is not None and p_next.model.flag:
             notes = [f"{t.text!r} after the flags is read as extra arguments, not the model (the model is "
                      f"{p_next.model.flag}'s)" for t in dropped]
-            return p_next, notes
+            return p_next, notes, dropped
         p = p_next
-    return original, []
+    return original, [], []
 
 
 _MAX_EXTRA = 4  # trailing argument-list words looked at; more is not a launch line anyone writes

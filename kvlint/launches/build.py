@@ -115,7 +115,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     served_name = served.value if served else None
     if served and isinstance(served.value, list):
         served_name = served.value[0] if served.value else None
-    return Deployment(
+    dep = Deployment(
         path=path, engine=engine, launch_span=launch_span,
         model=str(model.value) if model and model.value is not None else None,
         model_span=model.span if model else None,
@@ -133,7 +133,19 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
         model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, runner=ctx.runner, server=parsed.server,
     )
+    if parsed.extra and (model is not None or settings):  # `--model X --port 8000 ${VLLM_ARGS}`: the arguments the
+        # caller adds may set the parallelism (arguments alone, `IMAGE $SERVER_ARGS`, are no launch: is_launch)
+        word = parsed.extra[-1]
+        dep = parallelism_left_to(dep, f"the arguments {word.text}", word.span, roles=("tp", "pp", "dp"))
+    elif model is not None and not model.flag and not model.resolved and _ARGUMENTS.fullmatch(model.raw or ""):
+        # `api_server --port 5000 ${VLLM_ARGS}` with no model flag: the model is in the arguments, and so may be more
+        dep = parallelism_left_to(dep, f"the arguments {model.raw}", model.span, roles=("tp", "pp", "dp"))
+    return dep
 
+
+# a word that is one expansion of a variable named for a list of arguments (`${VLLM_ARGS}`, `$EXTRA_OPTS`, `"$@"`)
+_LIST_NAME = r"(?:ARGS|ARGUMENTS|OPTS|OPTIONS|FLAGS|PARAMS)"
+_ARGUMENTS = lazy(rf"[\"']?\$(?:\{{[^}}]*{_LIST_NAME}\}}|[A-Za-z_]\w*{_LIST_NAME}|\{{?[@*]\}}?)[\"']?", re.IGNORECASE)
 
 def _aliases(model: Setting | None, served: Setting | None, ctx: LaunchContext) -> tuple[ModelAlias, ...]:
     """Hub ids for a model given as a path (none for a Hub id or an unresolved reference)."""

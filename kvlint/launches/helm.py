@@ -300,9 +300,9 @@ _EMBEDDED_DEPTH = 2  # a YAML string inside a YAML string inside the file, at mo
 
 
 def _yaml_source(node: YNode) -> bool:
-    text = node.text
-    return node.style == "|" and "\n" in text and ("vllm" in text or "sglang" in text) and \
-        _YAML_SOURCE.search(text) is not None and _embedded_depth[0] < _EMBEDDED_DEPTH
+    text = node.text  # the string tests first: a node's style is made when first asked
+    return "\n" in text and ("vllm" in text or "sglang" in text) and _YAML_SOURCE.search(text) is not None \
+        and node.style == "|" and _embedded_depth[0] < _EMBEDDED_DEPTH
 
 
 _embedded_depth = [0]  # how deep the read is in YAML strings now (each level is a shorter text: bounded anyway)

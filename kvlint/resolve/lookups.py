@@ -239,6 +239,10 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         vendor = vendor_image(dep.path)
         if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
             return VersionLookup(None, "default", newest, why=f"it runs in {vendor}")
+        checkout = source_checkout(dep.path, engine.name)
+        if checkout is not None:  # a checkout of the engine's source: whichever commit it is, not today's release
+            return VersionLookup(None, "default", newest, why=f"it runs the {engine.title} source tree {checkout}, "
+                                                              "whose release the file does not say")
     if dep.image is None and (host or dep.runner is not None) and dep.runner != "uvx":  # uvx: a tool's own newest
         project = _project_release(dep, engine, newest)
         if project is not None:
@@ -343,6 +347,36 @@ def _vendor_image(path: str) -> str | None:
         if re.search(rf"(?:^|[\s/\"'])({program})[\"']?(?:[ \t]+[^\n]*?)?[\s\"',]{option}(?:[=\s\"']|$)", text, re.M):
             return str(launcher["image"])
     return None
+
+
+def source_checkout(path: str, engine: str) -> str | None:
+    """How a script runs the engine from a source tree instead of an installed release (`export PYTHONPATH=
+    "${SGLANG_ROOT}/python:..."`, `pip install -e ../vllm`): the words that say so, or None. The file is read once
+    per run, at most 256 KiB."""
+    if path in ("", "-"):
+        return None
+    return _source_checkout(path, engine)
+
+
+@functools.lru_cache(maxsize=1024)
+def _source_checkout(path: str, engine: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(256 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return None
+    if engine not in text.lower():
+        return None
+    word = rf"[^\s\"';]*(?i:{re.escape(engine)})[^\s\"';]*"
+    m = re.search(rf"(?m)^[ \t]*(?:export[ \t]+)?PYTHONPATH=[\"']?({word})", text) or \
+        re.search(rf"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+(?:[^\n]*[ \t])?(?:-e|--editable)[ \t]+"
+                  rf"[\"']?({word})", text)
+    if m is None:
+        return None
+    if "PYTHONPATH" not in m.group(0):
+        return f"installed editable ({m.group(1)})"
+    part = re.search(rf"[^:\s\"']*(?i:{re.escape(engine)})[^:\s\"'$]*", m.group(1))  # `${ROOT}:${SGLANG_ROOT}/python`
+    return f"on PYTHONPATH ({part.group() if part else m.group(1)})"
 
 
 def _latest_tag(image: str) -> bool:

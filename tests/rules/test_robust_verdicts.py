@@ -160,6 +160,25 @@ def test_kv005_judges_the_release_the_launch_runs():
     assert open_.severity == Severity.INFO and "pins no vLLM release, so the release decides" in open_.message
 
 
+def test_kv005_on_a_source_checkout_leaves_the_release_open(tmp_path):
+    """Sample K40's DeepSeek-V4 script (measured: a KV005 error "on the SGLang release installed today"): it puts
+    `${SGLANG_ROOT}/python` on PYTHONPATH, so it runs a checkout of unknown commit (`--cuda-graph-max-bs` is in
+    the 0.5.13 to 0.5.19 wheels' parsers, gone by 0.5.21): the release decides, said as an info. An editable install
+    of a checkout is the same; a plain host install is still today's release (above)."""
+    def alone(name: str) -> list:  # away from the fixtures' own SGLang tree, which a launch beside it runs
+        path = tmp_path / name
+        path.write_text((VERDICTS / name).read_text())
+        result = lint([str(path)], LintOptions(select=("KV005",)))
+        assert result.unreadable == []
+        return result.findings
+
+    [checkout] = alone("kv005-checkout.sh")
+    assert checkout.severity == Severity.INFO and checkout.span.line == 6
+    assert "it runs the SGLang source tree on PYTHONPATH (${SGLANG_ROOT}/python)" in checkout.message
+    [editable] = alone("kv005-editable.sh")
+    assert editable.severity == Severity.INFO and "installed editable (./third_party/vllm)" in editable.message
+
+
 def test_open_inputs_share_the_runs_budget_memo():
     """The alternatives are sized through the run's BudgetCache: a launch repeated costs lookups, not budgets."""
     from kvlint.config import Config
@@ -232,3 +251,19 @@ def test_a_choice_no_release_knows_on_an_unpinned_launch_names_the_release_assum
 def test_a_slip_of_a_valid_choice_stays_an_error():
     found = check("slip-value.sh", "KV007").findings
     assert [(f.severity, f.data["value"]) for f in found] == [(Severity.ERROR, "fp16"), (Severity.ERROR, "prefil")]
+
+
+def test_arguments_the_caller_adds_leave_the_parallelism_open():
+    """An unresolved argument list after the flags (`${VLLM_ARGS}`, SGLang's `$EXTRA_ARGS`), or in place of the model
+    (`api_server --port 5000 ${VLLM_ARGS}`), may set TP, PP and DP: KV204 does not judge the GPUs against a TP of 1.
+    A variable that names the model (`${MODEL}`) is only the model: the default TP of 1 stands."""
+    from kvlint.launches import read_path
+
+    deps = {d.name: d for d in read_path(str(VERDICTS / "kv204-extra-args.yaml")).deployments}
+    for name in ("flags-then-arguments", "arguments-only", "sglang"):
+        tp = deps[name].settings[deps[name].engine == "vllm" and "tensor_parallel_size" or "tp_size"]
+        assert not tp.resolved and tp.raw.startswith("(left to the arguments "), name
+    assert "tensor_parallel_size" not in deps["model-variable"].settings
+    loud_204 = [(f.span.line, f.message) for f in check("kv204-extra-args.yaml", "KV204").findings
+                if f.severity > Severity.INFO]
+    assert [line for line, _ in loud_204] == [43]  # model-variable: TP 1 on two GPUs, as written
