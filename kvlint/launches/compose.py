@@ -315,6 +315,52 @@ def _lookup(name: str, raw: str, env: Mapping[str, str], seen: _Seen) -> str:
     return val
 
 
+def invalid_interpolations(yf: YamlFile, doc: YNode) -> list[Finding]:
+    """KV001 at each `${...}` of a service's values that compose cannot interpolate (`${Quantum Documents_ARGS}`: a
+    name is letters, digits and `_`, then `}` or an operator): `docker compose` refuses the whole file ("invalid
+    interpolation format"), so nothing in it starts. `$${` is an escaped `$`, not a reference."""
+    from kvlint.findings import Severity
+
+    services = doc.get("services")
+    out: list[Finding] = []
+    stack = [services] if services is not None and services.is_map else []
+    seen = 0
+    while stack and seen < 5000 and len(out) < 5:
+        node = stack.pop()
+        seen += 1
+        if not node.is_scalar:
+            stack.extend(v for _, v in node.items) if node.is_map else stack.extend(node.items)
+            continue
+        at = _bad_reference(node.text)
+        if at is None:
+            continue
+        end = node.text.find("}", at)
+        written = node.text[at : end + 1 if end > at else at + 2]
+        message = (f"compose cannot interpolate {written}: a variable's name is letters, digits and `_`, followed by "
+                   "`}` or an operator (`:-`, `-`, `:?`, `?`, `:+`, `+`); `docker compose` refuses the file "
+                   "(invalid interpolation format), so no service of it starts")
+        fix = "name the variable with letters, digits and `_` only, or write `$${` for a literal `${`"
+        out.append(Finding("KV001", "unreadable-input", Severity.ERROR, message, yf.mapped(node).span(at, at + 2),
+                           fix=fix, path=yf.path))
+    first = min(out, key=lambda f: (f.span.line, f.span.col) if f.span else (0, 0), default=None)
+    return [first] if first is not None else []  # compose stops at the first: one finding says the file is refused
+
+
+def _bad_reference(text: str) -> int | None:
+    """Where the first `${` compose cannot read starts in `text`, or None."""
+    i = text.find("$")
+    while 0 <= i < len(text) - 1:
+        if text.startswith("$$", i):
+            i = text.find("$", i + 2)
+            continue
+        if text[i + 1] == "{":
+            m = _NAME.match(text, i + 2)
+            if m is None or not text.startswith(("}", *_OPS), m.end()):
+                return i
+        i = text.find("$", i + 1)
+    return None
+
+
 def _unresolved(raw: str, seen: _Seen) -> str:
     seen.missing.append(raw)
     return raw
@@ -357,13 +403,21 @@ def _built(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str]) -> list[
     build = svc.get("build")
     context = build.text if build is not None and build.is_scalar else text_of(build, "context") or "."
     dockerfile = text_of(build, "dockerfile") or "Dockerfile"
-    if build is None or "${" in context + dockerfile:
+    if build is None:
         return []
+    said = ""
+    if "${" in context + dockerfile:  # `build: ./vllm/${MODEL_DIR}`: the one folder of the tree it can be, if one
+        fits = _fitting_builds(yf.path, context, dockerfile)
+        if len(fits) != 1:
+            return []
+        context, dockerfile = fits[0]
+        written = _text_of(build) if build.is_scalar else "its context"
+        said = f" ({written} is set elsewhere: the one build here it fits)"
     host = os.path.normpath(os.path.join(os.path.dirname(yf.path), context, dockerfile))
     text = read_small(host, 256 * 1024)
     if text is None:
         return []
-    note = f"the service builds {os.path.relpath(host, os.path.dirname(yf.path) or '.')}: its CMD is the launch"
+    note = f"the service builds {os.path.relpath(host, os.path.dirname(yf.path) or '.')}{said}: its CMD is the launch"
     out = []
     deps = read_dockerfile(host, text, run_env=_environment(svc, env))
     if not deps and svc.get("environment") is None and _requests_gpu(svc):
@@ -438,6 +492,23 @@ def unread_model_variables(yf: YamlFile, doc: YNode) -> list[Finding]:
         fix = f"pass the model as the command (`command: [\"{value}\"]`: the image's entry point is `{engine} serve`)"
         out.append(Finding("KV011", "model-variable-unread", Severity.WARNING, message, at, fix=fix, path=yf.path))
     return out
+
+
+_FITS = 8  # folders a build path with a variable is matched against; more is a tree of builds, none chosen
+
+
+def _fitting_builds(path: str, context: str, dockerfile: str) -> list[tuple[str, str]]:
+    """(context, Dockerfile) of the tree's folders a build path with variables can name (`./vllm/${MODEL_DIR}`:
+    each folder of ./vllm holding a Dockerfile), at most _FITS of them; a variable stands for one path part."""
+    import glob
+
+    base = os.path.dirname(path) or "."
+    pattern = re.sub(r"\$\{[^}]*\}|\$[A-Za-z_]\w*", "*", os.path.join(context, dockerfile))
+    if "*" not in pattern or "**" in pattern or os.path.isabs(pattern) or pattern.count("*") > 2:
+        return []
+    found = sorted(glob.glob(os.path.join(glob.escape(base), pattern)))[: _FITS + 1]
+    hits = [os.path.relpath(f, base) for f in found if os.path.isfile(f)]
+    return [] if len(hits) > _FITS else [(os.path.dirname(h) or ".", os.path.basename(h)) for h in hits]
 
 
 def _engine_base_on_gpus(yf: YamlFile, name: str, svc: YNode, host: str, text: str, build: YNode) -> list[Deployment]:

@@ -115,10 +115,11 @@ def _not_kubernetes(yf: YamlFile, doc: YNode,
     from kvlint.launches.vllm_config import looks_like_vllm_config, read_vllm_config
 
     if is_compose(doc):
-        from kvlint.launches.compose import missing_scripts, unread_model_variables
+        from kvlint.launches.compose import invalid_interpolations, missing_scripts, unread_model_variables
 
         deps = read_compose(yf, doc)
-        said: list[str | Finding] = [*unread_model_variables(yf, doc), *([] if deps else missing_scripts(yf, doc))]
+        said: list[str | Finding] = [*unread_model_variables(yf, doc), *([] if deps else missing_scripts(yf, doc)),
+                                     *invalid_interpolations(yf, doc)]
         return deps, said
     if is_skypilot(doc):
         return read_skypilot(yf, doc), []

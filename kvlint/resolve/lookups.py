@@ -367,16 +367,30 @@ def _source_checkout(path: str, engine: str) -> str | None:
         return None
     if engine not in text.lower():
         return None
-    word = rf"[^\s\"';]*(?i:{re.escape(engine)})[^\s\"';]*"
-    m = re.search(rf"(?m)^[ \t]*(?:export[ \t]+)?PYTHONPATH=[\"']?({word})", text) or \
-        re.search(rf"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+(?:[^\n]*[ \t])?(?:-e|--editable)[ \t]+"
-                  rf"[\"']?({word})", text)
-    if m is None:
-        return None
-    if "PYTHONPATH" not in m.group(0):
-        return f"installed editable ({m.group(1)})"
-    part = re.search(rf"[^:\s\"']*(?i:{re.escape(engine)})[^:\s\"'$]*", m.group(1))  # `${ROOT}:${SGLANG_ROOT}/python`
-    return f"on PYTHONPATH ({part.group() if part else m.group(1)})"
+    for m in _PYTHONPATH.finditer(text):
+        value = re.split(r"\$\{?PYTHONPATH", m.group(1))[0]  # `.../python${PYTHONPATH:+:${PYTHONPATH}}`: the old value
+        tree = next((p for p in value.split(":") if _engine_tree_path(p, engine)), None)
+        if tree is not None:
+            return f"on PYTHONPATH ({tree})"
+    for m in _EDITABLE.finditer(text):
+        if _engine_tree_path(m.group(1), engine):
+            return f"installed editable ({m.group(1)})"
+    return None
+
+
+_PYTHONPATH = lazy(r"(?m)^[ \t]*(?:export[ \t]+)?PYTHONPATH=[\"']?([^\s\"';]+)")
+_EDITABLE = lazy(r"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+(?:[^\n]*[ \t])?(?:-e|--editable)[ \t]+"
+                 r"[\"']?([^\s\"';]+)")
+
+
+def _engine_tree_path(path: str, engine: str) -> bool:
+    """Whether a path is the engine's source tree: a part named exactly for the engine (`../sglang/python`,
+    `third_party/vllm`), or a variable named for its checkout (`${SGLANG_ROOT}/python`, `$VLLM_SRC`); a folder
+    that only carries the name (`compat/sglang_qwen35`, a shim) is not one."""
+    parts = [p for p in re.split(r"[/\\]+", path.strip("\"'")) if p]
+    word = re.escape(engine.upper())
+    return any(p.lower() == engine or re.fullmatch(rf"\$\{{?{word}_(?:ROOT|DIR|HOME|SRC|SOURCE|PATH|REPO)\}}?", p,
+                                                   re.IGNORECASE) for p in parts)
 
 
 def _latest_tag(image: str) -> bool:

@@ -1275,6 +1275,37 @@ def test_a_command_comments_cut_in_pieces_is_read_as_meant_and_said(tmp_path):
     assert (_at(cut.span), cut.related[0].span.line) == ((4, 3), 3) and "read the launch as it was meant" in cut.message
 
 
+def test_a_build_path_with_a_variable_is_the_one_folder_of_the_tree_it_fits(tmp_path):
+    """Sample K41's compose (measured: silent): `build: ./vllm/${MODEL_DIR}` on GPUs with no command; the variable
+    is set elsewhere, and ./vllm holds one folder with a Dockerfile, whose CMD is the launch (at `build:`). Two
+    folders that fit leave the build unread (no choice is made for the user)."""
+    (tmp_path / "vllm" / "gemma").mkdir(parents=True)
+    (tmp_path / "vllm" / "gemma" / "Dockerfile").write_text(
+        'FROM vllm/vllm-openai:v0.11.0\nENTRYPOINT ["python3", "-m", "vllm.entrypoints.openai.api_server"]\n'
+        'CMD ["--model", "org/built-model", "--max-model-len", "4096"]\n')
+    compose = tmp_path / "docker-compose.yaml"
+    compose.write_text("services:\n  llm:\n    build: ./vllm/${MODEL_DIR}\n    deploy:\n      resources:\n"
+                       "        reservations:\n          devices:\n            - driver: nvidia\n"
+                       "              count: 1\n              capabilities: [gpu]\n")
+    (d,) = read_path(str(compose)).deployments
+    assert (d.model, d.get("max_model_len"), _at(d.launch_span), d.gpu_count) == ("org/built-model", 4096, (3, 12), 1)
+    assert any("is set elsewhere: the one build here it fits" in n for n in d.notes)
+    (tmp_path / "vllm" / "qwen").mkdir()
+    (tmp_path / "vllm" / "qwen" / "Dockerfile").write_text((tmp_path / "vllm" / "gemma" / "Dockerfile").read_text())
+    assert read_path(str(compose)).deployments == []
+
+
+def test_a_local_cpu_build_of_vllm_runs_the_server_given_flags(tmp_path):
+    """Sample K41's compose (measured: the CPU profile's service missed): `vllm-cpu:local`, built by
+    `docker build -f docker/Dockerfile.cpu`, whose last stage's entry point is `vllm serve`: its flags are the
+    engine's."""
+    p = tmp_path / "compose.yaml"
+    p.write_text('services:\n  cpu:\n    image: ${VLLM_CPU_IMAGE:-vllm-cpu:local}\n    command:\n'
+                 '      - "--model"\n      - "${VLLM_MODEL:-org/cpu-model}"\n      - "--max-model-len"\n      - "8192"\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len")) == ("vllm", "org/cpu-model", (6, 9), 8192)
+
+
 def test_a_program_that_starts_the_engine_with_its_own_model_is_a_launch(tmp_path):
     """Sample K23's MinerU compose (measured: silent): `entrypoint: mineru-sglang-server` with `command: --host ...
     --port 30000` starts SGLang with MinerU's own model and hands it the rest: a launch whose model the file does

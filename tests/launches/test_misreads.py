@@ -146,3 +146,52 @@ def test_srun_options_are_read_by_sruns_own_table(tmp_path):
     (dep,) = read_path(str(p)).deployments
     assert (dep.model, dep.model_span.line, dep.get("tensor_parallel_size"), dep.gpu_count) == \
         ("Qwen/Qwen2.5-7B-Instruct", 5, 4, 4)
+
+
+def test_llmisvc_prefill_pool_is_placed_at_its_own_section(tmp_path):
+    """Sample K40's prefill/decode LLMInferenceService (measured: both launches at the model's `uri`, so the prefill
+    pool was not found where it is written): the prefill pool is a launch at its `prefill:` key, its model the
+    spec's; the decode launch stays at the model."""
+    p = tmp_path / "llmisvc-pd.yaml"
+    main = ("      containers:\n      - name: main\n        resources:\n          limits:\n"
+            "            nvidia.com/gpu: \"1\"\n")
+    p.write_text("apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\nmetadata:\n  name: pd\nspec:\n"
+                 "  model:\n    uri: hf://org/pd-model\n  template:\n" + main.replace("      ", "    ", 1) +
+                 "  prefill:\n    replicas: 2\n    template:\n" + main)
+    decode, prefill = read_path(str(p)).deployments
+    assert (decode.name, _at(decode.launch_span), _at(decode.model_span)) == ("pd/decode", (7, 10), (7, 10))
+    assert (prefill.name, _at(prefill.launch_span), _at(prefill.model_span)) == ("pd/prefill", (14, 3), (7, 10))
+
+
+def test_a_flags_list_under_any_arguments_key_is_its_engines_launch(tmp_path):
+    """Sample K40's OCI blueprint (measured: KV008, no launch): `recipe_container_command_args: [--port, 8000,
+    --model, /models, --tensor-parallel-size, 2, --gpu-memory-utilization, 0.90, ...]`, the image a build whose name
+    says no engine: the list carries a model flag and flags only vLLM takes, so it is vLLM's launch. A list of flags
+    no engine owns (`--model` and `--port` alone) stays unread."""
+    p = tmp_path / "recipe.json"
+    p.write_text('{\n  "recipe_id": "vllm_inference",\n  "recipe_container_command_args": [\n'
+                 '    "--port", "8000",\n    "--model", "/models/org-model",\n    "--tensor-parallel-size", "2",\n'
+                 '    "--gpu-memory-utilization", "0.90"\n  ]\n}\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("tensor_parallel_size")) == \
+        ("vllm", "/models/org-model", (5, 16), 2)
+    q = tmp_path / "client.json"
+    q.write_text('{"client": "vllm", "client_args": ["--model", "org/m", "--port", "8000"]}\n')
+    assert read_path(str(q)).deployments == []
+
+
+def test_a_compose_reference_compose_cannot_interpolate_is_an_error(tmp_path):
+    """Sample K40's compose (a project renamed by search and replace: `${Quantum Documents_VLLM_ARGS}`): compose
+    refuses a `${` whose name holds a space (invalid interpolation format), so the file starts nothing: one KV001
+    error, at the first such reference. `$${X Y}` is an escaped `$`, and `${A:-x y}` a default with a space: fine."""
+    from kvlint.lint import LintOptions, lint
+
+    p = tmp_path / "docker-compose.yml"
+    p.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n    environment:\n"
+                 "      - NOTE=$${not a ref} ${OK:-a default with spaces}\n"
+                 "    command: --model org/m --port 8000 ${Quantum Documents_VLLM_ARGS}\n"
+                 "    ports:\n      - '${Quantum Documents_PORT}:8000'\n")
+    errors = [(f.code, _at(f.span)) for f in lint([str(p)], LintOptions()).findings if f.severity.name == "ERROR"]
+    assert errors == [("KV001", (6, 40))]
+    p.write_text(p.read_text().replace("Quantum Documents", "QUANTUM_DOCUMENTS"))
+    assert [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV001"] == []

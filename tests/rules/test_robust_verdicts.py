@@ -177,6 +177,11 @@ def test_kv005_on_a_source_checkout_leaves_the_release_open(tmp_path):
     assert "it runs the SGLang source tree on PYTHONPATH (${SGLANG_ROOT}/python)" in checkout.message
     [editable] = alone("kv005-editable.sh")
     assert editable.severity == Severity.INFO and "installed editable (./third_party/vllm)" in editable.message
+    # a folder on PYTHONPATH that only carries the engine's name is a shim beside the installed release (sample K35)
+    (tmp_path / "shim.sh").write_text((VERDICTS / "kv005-checkout.sh").read_text().replace(
+        "${SGLANG_ROOT}/python", "$PWD/compat/sglang_qwen35"))
+    [shim] = lint([str(tmp_path / "shim.sh")], LintOptions(select=("KV005",))).findings
+    assert shim.severity == Severity.ERROR and "installed today" in shim.message
 
 
 def test_open_inputs_share_the_runs_budget_memo():

@@ -10,9 +10,9 @@ ENTRY_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_ser
 SERVERS: dict[str, str] = {}  # other servers it starts with a parser of their own (none)
 SERVER_ENTRY_MODULES: dict[str, str] = {}
 UNSIZED_SERVERS: dict[str, str] = {}
-# the entry point is the server (the CPU release images on ECR are docker/Dockerfile.cpu's vllm-openai stage)
-IMAGE_MARKERS = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm", "vllm-cpu-release-repo",
-                 "vllm-arm64-cpu-release-repo")
+# the entry point is the server (a CPU image, the ECR releases or `docker build -f docker/Dockerfile.cpu`, is that
+# file's last stage, vllm-openai, whose entry point is `vllm serve`)
+IMAGE_MARKERS = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm", "vllm-cpu", "vllm-arm64-cpu-release-repo")
 IMAGE_SHIPS = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
                "modh/vllm", "opendatahub/vllm", "vllm-cuda")  # images that carry vLLM, entry point or not
 VERSION_TAGGED_IMAGES = ("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm")  # repos (and NAME) tagged vX.Y.Z

@@ -21,11 +21,14 @@ def read_llmisvc(yf: YamlFile, doc: YNode) -> list[Deployment]:
     name = text(doc.path("metadata", "name")) or ""
     named = spec.path("model", "name")  # `name: deepseek-ai/DeepSeek-R1-0528` beside `uri: pvc://...`
     aliases = (ModelAlias(named.text, "model-name", named.span),) if named is not None and text(named) else ()
-    out = []
+    out: list[Deployment] = []
     for role, holder in (("decode", spec), ("prefill", spec.get("prefill"))):
         if holder is None or not holder.is_map or holder.get("template") is None:
             continue
-        out.extend(_role(yf, f"{name}/{role}", holder, uri, ignore_codes(doc), aliases))
+        found = _role(yf, f"{name}/{role}", holder, uri, ignore_codes(doc), aliases)
+        key = next((k for key, k, _ in spec.pairs() if key == role), None) if holder is not spec else None
+        # the prefill pool is a launch of its own: placed at its own section, its model still the spec's
+        out.extend(replace(d, launch_span=key.span) if key is not None else d for d in found)
     return out
 
 

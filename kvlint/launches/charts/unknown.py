@@ -103,7 +103,7 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         if block is not None:  # the block, and any sibling block with its own model (a prefill and a decode role)
             blocks = structured.find_all(doc, None) or [block]
             return [_from_block(yf, doc, b) for b in blocks], []
-        deps = by_env or _engine_named_values(yf, doc)
+        deps = by_env or _engine_named_values(yf, doc) or _flags_list(yf, doc)
         return deps, ([] if deps else _enabled_subchart(yf.path, doc))
     engine, image, span = found
     listed = structured.find_all(doc, engine) if block is not None else []
@@ -196,6 +196,35 @@ def _engine_args(doc: YNode) -> tuple[str, str, YNode] | None:
             if val.is_map:
                 stack.append(val)
     return None
+
+
+def _flags_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """A list of flags under an arguments key of any name (`recipe_container_command_args: [--model, /models,
+    --tensor-parallel-size, 2, ...]`, a platform's recipe) with a model flag and flags only one engine takes
+    (kvlint.launches.infer): the arguments the platform hands that engine's image, with the document's GPUs."""
+    from kvlint.launches.byflags import model_flag_in
+    from kvlint.launches.infer import engine_from_flags
+
+    stack, seen = [doc], 0
+    while stack and seen < _MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        for key, _, val in node.pairs() if node.is_map else ():
+            if val.is_map:
+                stack.append(val)
+            elif val.is_seq and _ARGS_KEY.search(key) and val.items and all(i.is_scalar for i in val.items) \
+                    and val.items[0].text.startswith("--"):
+                args = argv_items(val, yf)
+                engine = engine_from_flags(args) if model_flag_in(args) else None
+                if engine is not None:
+                    count, cspan = _values_gpus(doc, doc.get("resources"))
+                    note = f"engine {engine} inferred from the flags listed under {key}: no image kvlint knows is named"
+                    ctx = LaunchContext(notes=(note,))
+                    return [_deployment(yf.path, engine, args, val, ctx, ManifestGpu(None, None, count, cspan))]
+    return []
+
+
+_ARGS_KEY = lazy(r"(?i)(?:^|[_-])(?:command[_-]?)?arg(?:ument)?s$|[a-z](?:Command)?Args$")
 
 
 def read_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
