@@ -321,6 +321,8 @@ def invalid_interpolations(yf: YamlFile, doc: YNode) -> list[Finding]:
     interpolation format"), so nothing in it starts. `$${` is an escaped `$`, not a reference."""
     from kvlint.findings import Severity
 
+    if "${" not in yf.text or _BAD_REFERENCE.search(yf.text) is None:  # one scan of the text, mostly all it costs
+        return []
     services = doc.get("services")
     out: list[Finding] = []
     stack = [services] if services is not None and services.is_map else []
@@ -344,6 +346,10 @@ def invalid_interpolations(yf: YamlFile, doc: YNode) -> list[Finding]:
                            fix=fix, path=yf.path))
     first = min(out, key=lambda f: (f.span.line, f.span.col) if f.span else (0, 0), default=None)
     return [first] if first is not None else []  # compose stops at the first: one finding says the file is refused
+
+
+# a `${` compose cannot read, possibly escaped (`$${`): the walk below tells (this only says whether to walk)
+_BAD_REFERENCE = lazy(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*(?:\}|:?[-?+]))")
 
 
 def _bad_reference(text: str) -> int | None:

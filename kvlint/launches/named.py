@@ -199,7 +199,7 @@ def _flag_shaped(path: str, text: str, kind: str) -> Finding | None:
             joined = joined.rstrip()[:-1] + " " + lines[k]
         k += 1
         stripped = joined.lstrip()
-        if stripped.startswith(("#", "//", "REM ")) or not _SIZING.search(joined):
+        if "--" not in joined or stripped.startswith(("#", "//", "REM ")) or not _SIZING.search(joined):
             continue
         program = _program(stripped.split())
         if not (_FLAG_SHAPED.search(joined) or _engine_named_program(program)):

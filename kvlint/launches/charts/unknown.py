@@ -205,6 +205,8 @@ def _flags_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
     from kvlint.launches.byflags import model_flag_in
     from kvlint.launches.infer import engine_from_flags
 
+    if "--model" not in yf.text:  # the list must hold a model flag: one scan of the text decides most files
+        return []
     stack, seen = [doc], 0
     while stack and seen < _MAX_NODES:
         node = stack.pop()
