@@ -146,10 +146,7 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         line, col = m.at(off)
         state.notes.append(f"{m.path}:{line}:{col}: {msg}")
     prev_sep = ""
-    prev_words: tuple[Word, ...] = ()
-    prev_count = 0  # launches before the previous command ran
-    joining: tuple[Word, ...] | None = None  # the pieces of a command comments cut, joined so far
-    cut_from: tuple[Word, ...] = ()  # the first piece cut off
+    pieces = _Pieces()
     bodies = {first: (name, start, end, last) for name, start, end, first, last in _functions(commands)}
     open_bodies: list[tuple[str, int, int]] = []  # (name, last command, launches before it)
     for k, cmd in enumerate(commands):
@@ -162,31 +159,15 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         _track_condition(cmd.words, cmd.sep, state, m)
         runs = not _in_dead_arm(state)  # an arm of a `case` whose subject the script fixes, and which it does not match
         state.conditional += prev_sep in ("&&", "||")
-        cut = prev_sep == "#" and bool(cmd.words) and (cmd.words[0].literal or "").startswith("-")
-        if cut and joining is not None:  # a command the comments cut in pieces, read as it was meant
-            joining = (*joining, *cmd.words)
-            if _continued(commands, k):
-                prev_sep = cmd.sep
-                continue
-            before = len(state.launches)
-            _command(joining, m, state, depth)
-            if len(state.launches) > before:
-                state.cuts.append(_cut_short(m, cut_from, prev_words, joined=True))
-            joining, prev_sep, prev_words, prev_count = None, cmd.sep, (), len(state.launches)
+        if prev_sep == "#" and _cut_piece(cmd.words, _continued(commands, k), m, state, depth, pieces):
+            prev_sep = cmd.sep
             continue
-        if cut and state.launches and len(state.launches) > prev_count:
-            line, _ = m.at(cmd.words[0].start)
-            note = (f"line {line}: flags after a commented-out line are a separate command to the shell, "
-                    "not part of this launch")
-            last = state.launches[-1]
-            state.launches[-1] = replace(last, notes=last.notes + (note,))
-            state.cuts.append(_cut_short(m, cmd.words, prev_words, joined=False))
-        prev_words, prev_count = cmd.words, len(state.launches)
+        pieces.before, pieces.count = cmd.words, len(state.launches)
         if runs:
             _command(cmd.words, m, state, depth)
-            if len(state.launches) == prev_count and _continued(commands, k):
+            if len(state.launches) == pieces.count and _continued(commands, k):
                 # the comment ends a command that launched nothing, and option lines follow: join them
-                joining, cut_from = cmd.words, commands[k + 1].words
+                pieces.joined, pieces.cut_from = cmd.words, commands[k + 1].words
         state.conditional -= prev_sep in ("&&", "||")
         prev_sep = cmd.sep
         while open_bodies and open_bodies[-1][1] == k:
@@ -202,6 +183,43 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         from kvlint.launches.groups import one_per_deployment
 
         state.launches = one_per_deployment(state.launches)
+
+
+@record(frozen=False)
+class _Pieces:
+    """A command the shell ends at a comment, as its option lines come (kvlint.launches.script._cut_piece)."""
+
+    joined: tuple[Word, ...] | None = None  # the pieces of a command that launched nothing, joined so far
+    cut_from: tuple[Word, ...] = ()  # the first piece cut off
+    before: tuple[Word, ...] = ()  # the previous command's words
+    count: int = 0  # launches before the previous command ran
+
+
+def _cut_piece(words: tuple[Word, ...], continued: bool, m: Mapped, state: _State, depth: int,
+               pieces: _Pieces) -> bool:
+    """A command after one a comment ended (`... --network host  # why \\`, then `  --shm-size=32g \\`): True
+    when it is a piece of a command being joined (read as meant once its last piece comes, KV012); a piece cut off
+    a launch is noted and left to run as the shell runs it (False)."""
+    if not words or not (words[0].literal or "").startswith("-"):
+        pieces.joined = None
+        return False
+    if pieces.joined is not None:
+        pieces.joined = (*pieces.joined, *words)
+        if continued:
+            return True
+        before = len(state.launches)
+        _command(pieces.joined, m, state, depth)
+        if len(state.launches) > before:
+            state.cuts.append(_cut_short(m, pieces.cut_from, pieces.before, joined=True))
+        pieces.joined, pieces.before, pieces.count = None, (), len(state.launches)
+        return True
+    if state.launches and len(state.launches) > pieces.count:
+        line, _ = m.at(words[0].start)
+        note = (f"line {line}: flags after a commented-out line are a separate command to the shell, "
+                "not part of this launch")
+        state.launches[-1] = replace(state.launches[-1], notes=state.launches[-1].notes + (note,))
+        state.cuts.append(_cut_short(m, words, pieces.before, joined=False))
+    return False
 
 
 def _continued(commands: list, k: int) -> bool:

@@ -27,6 +27,18 @@ from kvlint.span import Span
 _HEREDOC = lazy(r"(?<!<)<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 YAML_DOC = lazy(r"^[ \t]*(apiVersion|kind|services|spec|containers|args|command|image):", re.M)
 _UNIT = lazy(r"^\[Service\][ \t]*$", re.M)
+_PY_OPENER = lazy(r"\.py\b|\bpython[\d.]*(?:[ \t]+-u)?[ \t]+-?[ \t]*(?:<<|$)")  # `> x.py <<`, `python3 - <<`
+
+
+def _python_body(text: str, start: int, body: str) -> bool:
+    """Whether a here-document is a Python program: the line that opens it writes a `.py` file or feeds `python`
+    (a shell script the script writes may run Python too: its own `import` lines do not make it Python), or
+    the body starts with a Python shebang."""
+    opener = text[text.rfind("\n", 0, max(start - 1, 0)) + 1 : max(start - 1, 0)]
+    return _PY_OPENER.search(opener) is not None or body.lstrip().startswith(_PY_SHEBANGS)
+
+
+_PY_SHEBANGS = ("#!/usr/bin/env python", "#!/usr/bin/python")
 _SBATCH = lazy(r"^#SBATCH[ \t]+([^\n#]*)", re.M)
 _PER_NODE = ("--gres", "--gpus-per-node")
 _PER_JOB = ("--gpus", "-G")
@@ -116,6 +128,10 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
             from kvlint.launches.textfile import read_lines
 
             out.extend(read_lines(path, padded))
+        elif _python_body(text, start, body):  # a Python program the script writes (`cat > start.py << 'EOF'`)
+            from kvlint.launches.pyfile import read_python
+
+            out.extend(read_python(path, padded)[0])
         else:
             out.extend(read_shell(path, padded, env=_variables_before(path, text, opened)))
     return out

@@ -1306,6 +1306,21 @@ def test_a_local_cpu_build_of_vllm_runs_the_server_given_flags(tmp_path):
     assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len")) == ("vllm", "org/cpu-model", (6, 9), 8192)
 
 
+def test_a_python_program_a_script_writes_by_heredoc_is_read_as_python(tmp_path):
+    """Sample K36's setup script (measured: one of its two launchers missed): `cat > quick_start.py << 'EOF'` writes
+    a Python program whose `subprocess` list starts SGLang; the body is read as Python at its own lines. A shell
+    script the same file writes, which runs `python -c` with `import` lines of its own, stays a shell script."""
+    p = tmp_path / "setup.sh"
+    p.write_text("#!/bin/bash\ncat > run.sh << 'EOF'\n#!/bin/bash\npython3 -c '\nimport torch\nprint(1)'\n"
+                 "python -m sglang.launch_server --model-path org/shell-model --port 8000\nEOF\n"
+                 "cat > quick_start.py << 'EOF'\nimport subprocess\nimport sys\n\ndef main():\n"
+                 "    cmd = [sys.executable, '-m', 'sglang.launch_server', '--model-path', 'org/py-model', '--tp', '2']\n"
+                 "    subprocess.run(cmd)\nEOF\n")
+    shell, python = read_path(str(p)).deployments
+    assert (shell.model, _at(shell.model_span)) == ("org/shell-model", (7, 45))
+    assert (python.model, _at(python.model_span), python.get("tp_size")) == ("org/py-model", (14, 75), 2)
+
+
 def test_a_program_that_starts_the_engine_with_its_own_model_is_a_launch(tmp_path):
     """Sample K23's MinerU compose (measured: silent): `entrypoint: mineru-sglang-server` with `command: --host ...
     --port 30000` starts SGLang with MinerU's own model and hands it the rest: a launch whose model the file does
