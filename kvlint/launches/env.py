@@ -180,6 +180,11 @@ def expand_word(word: Word, m: Mapped, env: Mapping[str, str], positional: Posit
     if len(fields) == 1 and word.literal is None and word.end > word.start:  # None: a part is an expansion
         # a value that came from an expansion points at the whole expression as written, quotes included
         fields = [replace(fields[0], span=m.span(word.start, word.end))]
+        if fields[0].text == "" and fields[0].resolved:
+            # `--port "$PORT"` after `PORT=""`: a placeholder the script fills where kvlint cannot see (`eval`, a
+            # sourced file, the caller's environment); an empty value would be a verdict on a guess
+            written = m.text[word.start : word.end].strip("\"'")
+            fields = [replace(fields[0], text=written, resolved=False, missing=(written,), offsets=())]
     return fields
 
 

@@ -317,8 +317,13 @@ def _yaml_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
     from kvlint.sources.yaml import parse_yaml
 
     m = yf.mapped(node)
-    inner = parse_yaml(yf.path, m.text)
-    if inner.problems or not inner.docs:
+    if "{{" in m.text:  # an Ansible `copy: content: |` with `{{ vllm_model }}`: each expression a value left open
+        from kvlint.launches.helm_chart import parse_template
+
+        inner = parse_template(yf.path, m.text)
+    else:
+        inner = parse_yaml(yf.path, m.text)
+    if any(p.severity != "info" for p in inner.problems) or not inner.docs:
         return []
     _embedded_depth[0] += 1
     try:
@@ -341,6 +346,8 @@ def _may_launch(text: str) -> bool:
     (`docker run -d $VLLM_IMAGE $VLLM_ARGS`: the image's entry point is the engine; its flags say so)."""
     if "vllm serve" in text or "sglang serve" in text or "sglang.launch_server" in text or "vllm.entrypoints" in text:
         return True  # ENTRY_MARKERS, spelled out: this runs on every string of every YAML file (no generator)
+    if '" serve' in text and ('vllm" serve' in text or 'sglang" serve' in text):
+        return True  # `"$VENV/bin/vllm" serve M`: the program's path quoted
     if "docker run" not in text and "podman run" not in text and " container run" not in text \
             and "run deploy" not in text:  # `gcloud run deploy --image ...` (kvlint.launches.cloud_run)
         return False  # _RUNS_CONTAINER

@@ -195,3 +195,49 @@ def test_a_compose_reference_compose_cannot_interpolate_is_an_error(tmp_path):
     assert errors == [("KV001", (6, 40))]
     p.write_text(p.read_text().replace("Quantum Documents", "QUANTUM_DOCUMENTS"))
     assert [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV001"] == []
+
+
+def test_a_flag_value_a_variable_set_empty_gives_is_unresolved_not_invalid(tmp_path):
+    """Sample K43's SGLang launcher (measured: four KV007 errors, "--port: not an integer"): `PORT_OVERRIDE=""`,
+    `PORT="$PORT_OVERRIDE"` only when it is non-empty, the real values from `eval "$(read_config)"`: a quoted
+    expansion that comes out empty is a placeholder kvlint cannot see filled, so the value is unresolved, never a
+    value the engine rejects. A literal `""` is still the empty string."""
+    from kvlint.lint import LintOptions, lint
+
+    p = tmp_path / "start.sh"
+    p.write_text('#!/bin/bash\nPORT_OVERRIDE=""\neval "$(read_config)"\nif [[ -n "$PORT_OVERRIDE" ]]; then\n'
+                 '    PORT="$PORT_OVERRIDE"\nfi\nCMD=(python -m sglang.launch_server --model-path org/m --port "$PORT")\n'
+                 '"${CMD[@]}"\n')
+    (d,) = read_path(str(p)).deployments
+    assert not d.settings["port"].resolved and d.settings["port"].raw == "$PORT"
+    assert [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV007"] == []
+    q = tmp_path / "literal.sh"
+    q.write_text('#!/bin/bash\npython -m sglang.launch_server --model-path org/m --port ""\n')
+    assert [f.code for f in lint([str(q)], LintOptions()).findings if f.code == "KV007"] == ["KV007"]
+
+
+def test_a_quoted_engine_program_path_in_a_workflow_step_is_read(tmp_path):
+    """Sample K42's composite action (measured: silent): `setsid nohup "$WORKDIR/venv/bin/vllm" serve "$M" ...` in a
+    step's `run: |`: the program's path is quoted, so the string was never asked whether it launches."""
+    p = tmp_path / "action.yml"
+    p.write_text('name: setup-vllm\nruns:\n  using: composite\n  steps:\n    - name: Start\n      shell: bash\n'
+                 '      run: |\n        HF_HUB_OFFLINE=1 setsid nohup "$WORKDIR/venv/bin/vllm" serve org/action-model \\\n'
+                 '          --max-model-len 8192 &\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, _at(d.model_span), d.get("max_model_len")) == ("org/action-model", (8, 70), 8192)
+
+
+def test_a_manifest_an_ansible_task_writes_with_jinja_values_is_read(tmp_path):
+    """Sample K43's Ansible role (measured: silent): `ansible.builtin.copy: content: |` writes a Deployment whose
+    values are Jinja (`image: {{ vllm_image }}`, `--model={{ vllm_model }}`): the block is read as YAML with each
+    expression an open value, at its line in the task file."""
+    p = tmp_path / "main.yml"
+    p.write_text("- name: Write the manifests\n  ansible.builtin.copy:\n    dest: /etc/lab/vllm.yaml\n    content: |\n"
+                 "      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: vllm}\n      spec:\n"
+                 "        template:\n          spec:\n            containers:\n              - name: vllm\n"
+                 "                image: {{ vllm_image }}\n                args:\n"
+                 "                  - --model={{ vllm_model }}\n                  - --max-model-len=8192\n"
+                 "                resources:\n                  limits: {nvidia.com/gpu: 1}\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len"), d.gpu_count) == \
+        ("vllm", "{{ vllm_model }}", (15, 29), 8192, 1)
