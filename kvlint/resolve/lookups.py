@@ -333,14 +333,22 @@ def vendor_image(path: str) -> str | None:
     return _vendor_image(path)
 
 
+@functools.lru_cache(maxsize=64)
+def _script_text(path: str) -> str | None:
+    """The first 256 KiB of a script, read once for every question asked of it."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(256 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
 @functools.lru_cache(maxsize=1024)
 def _vendor_image(path: str) -> str | None:
     from kvlint.data import load_json
 
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(256 * 1024).decode("utf-8", "replace")
-    except OSError:
+    text = _script_text(path)
+    if text is None:
         return None
     for launcher in load_json("vendor_launchers.json")["launchers"]:
         program, option = re.escape(launcher["program"]), re.escape(launcher["option"])
@@ -360,12 +368,8 @@ def source_checkout(path: str, engine: str) -> str | None:
 
 @functools.lru_cache(maxsize=1024)
 def _source_checkout(path: str, engine: str) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(256 * 1024).decode("utf-8", "replace")
-    except OSError:
-        return None
-    if engine not in text.lower():
+    text = _script_text(path)
+    if text is None or "PYTHONPATH" not in text and "install" not in text:
         return None
     for m in _PYTHONPATH.finditer(text):
         value = re.split(r"\$\{?PYTHONPATH", m.group(1))[0]  # `.../python${PYTHONPATH:+:${PYTHONPATH}}`: the old value
