@@ -510,8 +510,9 @@ def _fitting_builds(path: str, context: str, dockerfile: str) -> list[tuple[str,
 
     base = os.path.dirname(path) or "."
     pattern = re.sub(r"\$\{[^}]*\}|\$[A-Za-z_]\w*", "*", os.path.join(context, dockerfile))
-    if "*" not in pattern or "**" in pattern or os.path.isabs(pattern) or pattern.count("*") > 2:
-        return []
+    parts = re.split(r"[/\\]+", pattern)
+    if "*" not in pattern or "**" in pattern or os.path.isabs(pattern) or pattern.count("*") > 2 or ".." in parts:
+        return []  # the compose file's own folder and below: a guess never lists the disk above it
     found = sorted(glob.glob(os.path.join(glob.escape(base), pattern)))[: _FITS + 1]
     hits = [os.path.relpath(f, base) for f in found if os.path.isfile(f)]
     return [] if len(hits) > _FITS else [(os.path.dirname(h) or ".", os.path.basename(h)) for h in hits]
