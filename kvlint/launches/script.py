@@ -1416,7 +1416,7 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
     opts = dr.gpu_env_hint(opts)
     if i >= len(fields):
         return None
-    image, rest = fields[i], fields[i + 1 :]
+    image, rest = _image_by_name(fields[i], env, state), fields[i + 1 :]
     argv, default = dr.command_after_image(opts, image, rest)
     flags_follow = any(f.text.startswith("-") for f in rest[:2])  # `IMAGE --flags`, `IMAGE MODEL --flags`
     if default is None and opts.entrypoint is None and flags_follow:
@@ -1492,6 +1492,20 @@ def _container(fields: list[Field], where: tuple[int, str], env: dict[str, str],
     own = tuple(n for n in opts.notes if n not in found.notes) if found.entry_span is None else ()
     return replace(found, entry_span=found.entry_span or image.span, image=found.image or image,
                    notes=found.notes + own)
+
+
+def _image_by_name(image: Field, env: dict[str, str], state: _State | None) -> Field:
+    """An image given as a variable whose value is only partly known (`IMAGE_URI="${REGION}-docker.pkg.dev/
+    ${PROJECT}/${REPO}/${IMAGE_NAME}:${TAG}"`): its value as written, with the parts the script knows filled in,
+    still unresolved; its name is what says which engine it carries. Any other image as it is."""
+    written = _as_written(image.text, state) if not image.resolved else ""
+    if not written:
+        return image
+    known = _KNOWN_PART.sub(lambda m: env.get(m.group(1) or m.group(2), m.group(0)), written)
+    return replace(image, text=known, offsets=(), source=None)
+
+
+_KNOWN_PART = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _as_written(word: str, state: _State | None) -> str:

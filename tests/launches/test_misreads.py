@@ -241,3 +241,17 @@ def test_a_manifest_an_ansible_task_writes_with_jinja_values_is_read(tmp_path):
     (d,) = read_path(str(p)).deployments
     assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len"), d.gpu_count) == \
         ("vllm", "{{ vllm_model }}", (15, 29), 8192, 1)
+
+
+def test_an_image_variable_known_in_part_is_named_by_what_is_known(tmp_path):
+    """Sample K32's deploy workflow (measured: silent): `IMAGE_URI="${REGION}-docker.pkg.dev/${PROJECT_ID}/${REPO}/
+    ${IMAGE_NAME}:${IMAGE_TAG}"` with IMAGE_NAME known (`qwen3-vllm`), then `gcloud "${deploy_args[@]}"` deploying it on
+    a GPU with `VLLM_MODEL` in its environment: the image's known name says it carries vLLM, so the launch is read
+    from its environment, as a literal image of that name is."""
+    p = tmp_path / "deploy.sh"
+    p.write_text('#!/bin/bash\nIMAGE_NAME=qwen3-vllm\nIMAGE_URI="${REGION}-docker.pkg.dev/${PROJECT_ID}/repo/${IMAGE_NAME}:latest"\n'
+                 'deploy_args=(\n  run deploy svc\n  --image "${IMAGE_URI}"\n  --gpu 1\n  --gpu-type nvidia-l4\n'
+                 '  --set-env-vars "VLLM_MODEL=org/cloud-model,VLLM_MAX_MODEL_LEN=4096"\n)\ngcloud "${deploy_args[@]}"\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.get("max_model_len"), d.gpu) == ("vllm", "org/cloud-model", 4096, "nvidia-l4")
+    assert d.image == "${REGION}-docker.pkg.dev/${PROJECT_ID}/repo/qwen3-vllm:latest"
