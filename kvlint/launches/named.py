@@ -44,7 +44,7 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     if found is None and kind == "python":
         found = _run_from_name(text)
     if found is None:
-        return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind)
+        return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind) or _named_file(path, text, kind)
     line, col, what = found
     span = Span(path, line, col, line, col + len(what))
     source_line = text.split("\n", line)[line - 1]
@@ -263,6 +263,36 @@ def engine_script(words: list[str]) -> str | None:
     program = _program(words[1:] if words[:1] and words[0].rsplit("/", 1)[-1] in ("bash", "sh") else words)
     m = _ENGINE_SCRIPT.search(program)
     return (m.group("a") or m.group("b")).lower() if m is not None else None
+
+
+def _named_file(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for a script or program whose own name says it starts an engine (`launch_vllm.py`,
+    `start_sglang.sh`) and from which no launch was read: the server is started by code kvlint does not follow
+    (a class of the repository's, a program it calls); at the first code line that names the engine, else line 1."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    m = _ENGINE_SCRIPT.search(name) if kind in ("python", "shell") else None
+    if m is None:
+        return None
+    engine = (m.group("a") or m.group("b")).lower()
+    number, col, in_doc = 1, 1, False
+    for k, line in enumerate(text.split("\n")[:2000], 1):
+        if kind == "python" and _toggles_docstring(line):
+            in_doc = not in_doc
+            continue
+        at = line.lower().find(engine)
+        if at >= 0 and not in_doc and not line.lstrip().startswith(_NOT_CODE) and not _IMPORT.match(line):
+            number, col = k, at + 1
+            break
+    message = (f"{name} is named for starting {engine}, but kvlint read no launch from it (the server is started by "
+               "code or a program it does not follow: a class of the repository's, a command built elsewhere); "
+               "nothing here is checked")
+    fix = ("write the engine's command where kvlint can read it (`vllm serve MODEL --flags`), or add "
+           "`# kvlint: disable-file` when this file starts no engine")
+    return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, number, col, number, col + len(engine)),
+                   fix=fix, path=path)
+
+
+_NOT_CODE = ("#", '"""', "'''", "echo", "print(")  # comments, docstrings and what is only shown
 
 
 def _launch_shaped(path: str, text: str, kind: str) -> Finding | None:

@@ -324,3 +324,16 @@ def test_a_command_that_runs_an_engine_unread_is_said_even_beside_read_launches(
     said = [(f.code, _at(f.span)) for f in result.findings if f.code == "KV008"]
     assert said == [("KV008", (4, 12)), ("KV008", (5, 24))]
     assert "through `xargs`" in result.findings[0].message and "through `parallel`" in result.findings[1].message
+
+
+def test_a_file_named_for_starting_an_engine_that_gave_no_launch_is_said():
+    """Sample K37's `launch_vllm.py` (measured: silent): it starts the server through a class of its repository's
+    (`StandaloneVLLMServer(...).launch_server()`); its name says what it is for, so it gets a KV008 info at the
+    first code line naming the engine (not the docstring). A file named for a client is not one."""
+    from kvlint.launches import read_path
+
+    text = ('"""\nLauncher for the standalone vLLM server.\n"""\nimport asyncio\nfrom server import Server\n\n\n'
+            "async def launch_vllm_server(model_path):\n    await Server(model_path).launch_server()\n")
+    result = read_path("scripts/launch_vllm.py", text)
+    assert result.deployments == [] and [(f.code, _at(f.span)) for f in result.findings] == [("KV008", (8, 18))]
+    assert read_path("scripts/vllm_client.py", text).findings == []
