@@ -311,7 +311,7 @@ _embedded_depth = [0]  # how deep the read is in YAML strings now (each level is
 def _yaml_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
     """The launches of a YAML document written in a YAML string, read as a YAML file is, each value moved to its
     place in this file (the string's lines are the file's, less the block's indentation)."""
-    from kvlint.launches.terraform_helm import _remap
+    from kvlint.launches.terraform_helm import remap_spans
     from kvlint.launches.yamlfile import deployments_in
     from kvlint.sources.text import LineIndex
     from kvlint.sources.yaml import parse_yaml
@@ -338,7 +338,7 @@ def _yaml_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
         first, last = index.offset(span.line, span.col), index.offset(span.end_line, span.end_col)
         return m.span(first, max(last, first))
 
-    return [_remap(d, move) for d in found]
+    return [remap_spans(d, move) for d in found]
 
 
 def _may_launch(text: str) -> bool:

@@ -195,27 +195,29 @@ def _moved(dep: Deployment, places: dict[int, Span], first: Span) -> Deployment:
         line = next((n for n in ordered if n >= span.line), None)
         return places[line] if line is not None else first
 
-    return _remap(dep, move)
+    return remap_spans(dep, move)
 
 
-def _remap(obj: Any, move: Any) -> Any:
+def remap_spans(obj: Any, move: Any) -> Any:
+    """`obj` (a record, a tuple, a list or a dict of them, any depth) with every Span replaced by `move(span)`: a
+    launch read from text cut out of a file, put back at its places in the file."""
     from kvlint.record import fields, replace
 
     if isinstance(obj, Span):
         return move(obj)
     if isinstance(obj, tuple):
-        return tuple(_remap(o, move) for o in obj)
+        return tuple(remap_spans(o, move) for o in obj)
     if isinstance(obj, list):
-        return [_remap(o, move) for o in obj]
+        return [remap_spans(o, move) for o in obj]
     if isinstance(obj, dict):
-        return {k: _remap(v, move) for k, v in obj.items()}
+        return {k: remap_spans(v, move) for k, v in obj.items()}
     if _is_record(obj):
         changes = {}
         for f in fields(obj):
             if not f.init:
                 continue
             old = getattr(obj, f.name)
-            new = _remap(old, move)
+            new = remap_spans(old, move)
             if new is not old:
                 changes[f.name] = new
         return replace(obj, **changes) if changes else obj
