@@ -167,7 +167,7 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             _command(cmd.words, m, state, depth)
             if len(state.launches) == pieces.count and _continued(commands, k):
                 # the comment ends a command that launched nothing, and option lines follow: join them
-                pieces.joined, pieces.cut_from = cmd.words, commands[k + 1].words
+                pieces.joined, pieces.cut_from = list(cmd.words), commands[k + 1].words
         state.conditional -= prev_sep in ("&&", "||")
         prev_sep = cmd.sep
         while open_bodies and open_bodies[-1][1] == k:
@@ -189,7 +189,7 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
 class _Pieces:
     """A command the shell ends at a comment, as its option lines come (kvlint.launches.script._cut_piece)."""
 
-    joined: tuple[Word, ...] | None = None  # the pieces of a command that launched nothing, joined so far
+    joined: list[Word] | None = None  # the pieces of a command that launched nothing, joined so far
     cut_from: tuple[Word, ...] = ()  # the first piece cut off
     before: tuple[Word, ...] = ()  # the previous command's words
     count: int = 0  # launches before the previous command ran
@@ -204,11 +204,14 @@ def _cut_piece(words: tuple[Word, ...], continued: bool, m: Mapped, state: _Stat
         pieces.joined = None
         return False
     if pieces.joined is not None:
-        pieces.joined = (*pieces.joined, *words)
+        pieces.joined.extend(words)
+        if len(pieces.joined) > _MAX_JOINED:  # a generated file, not a command anyone cut by mistake
+            pieces.joined = None
+            return False
         if continued:
             return True
         before = len(state.launches)
-        _command(pieces.joined, m, state, depth)
+        _command(tuple(pieces.joined), m, state, depth)
         if len(state.launches) > before:
             state.cuts.append(_cut_short(m, pieces.cut_from, pieces.before, joined=True))
         pieces.joined, pieces.before, pieces.count = None, (), len(state.launches)
@@ -220,6 +223,9 @@ def _cut_piece(words: tuple[Word, ...], continued: bool, m: Mapped, state: _Stat
         state.launches[-1] = replace(state.launches[-1], notes=state.launches[-1].notes + (note,))
         state.cuts.append(_cut_short(m, words, pieces.before, joined=False))
     return False
+
+
+_MAX_JOINED = 2048  # words of one command joined across comments: a real one has tens
 
 
 def _continued(commands: list, k: int) -> bool:

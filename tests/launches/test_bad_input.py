@@ -107,3 +107,21 @@ def test_crlf_and_bom_keep_positions():
     (dep,) = result.deployments
     assert dep.model == "org/m" and dep.get("max_model_len") == 4096
     assert (dep.settings["max_model_len"].span.line, dep.settings["max_model_len"].span.col) == (3, 19)
+
+
+def test_a_command_cut_by_thousands_of_comments_is_bounded(tmp_path):
+    """KV012's joining of a command a comment cut (kvlint.launches.script._cut_piece) stops past a bound: a generated
+    script of thousands of `--opt x  # why \\` lines is read in linear time and joins nothing past the bound, while a
+    real cut (a few pieces) is still read as meant."""
+    from kvlint.launches import read_path
+    from kvlint.launches.script import _MAX_JOINED
+
+    many = ["docker run --rm \\"] + [f"  --label k{i}=v  # why \\" for i in range(_MAX_JOINED)]
+    p = tmp_path / "generated.sh"
+    p.write_text("\n".join(many + ["  --gpus all \\", "  vllm/vllm-openai:v0.11.0 --model org/m"]) + "\n")
+    result = read_path(str(p))
+    assert result.deployments == [] and not [f for f in result.findings if f.code == "KV012"]
+    few = tmp_path / "real.sh"
+    few.write_text("\n".join(many[:3] + ["  --gpus all \\", "  vllm/vllm-openai:v0.11.0 --model org/m"]) + "\n")
+    (d,) = read_path(str(few)).deployments
+    assert d.model == "org/m"
