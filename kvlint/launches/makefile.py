@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from itertools import product
+from typing import TYPE_CHECKING
 
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding
@@ -24,6 +25,9 @@ from kvlint.launches import ReadResult
 from kvlint.launches.rewrite import mapped, substitute
 from kvlint.lazyre import lazy
 from kvlint.record import field, record
+
+if TYPE_CHECKING:
+    from kvlint.launches.script import Cut
 
 _ASSIGN = lazy(r"^((?:(?:export|override|private)[ \t]+)*)([A-Za-z_][A-Za-z0-9_]*)[ \t]*"
                r"(\?=|:::=|::=|:=|\+=|!=|=)[ \t]*(.*)$")
@@ -74,20 +78,23 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 def read_recipes(path: str, text: str, findings: list[Finding] | None = None) -> list[Deployment]:
     """Every launch of every branch, once each, in the order of the file; `findings` gets a KV008 at each command
     that runs an engine's entry point but gave no launch, when others did (kvlint.launches.shellfile)."""
-    from kvlint.launches.shellfile import unread_notes
+    from kvlint.launches.shellfile import cut_finding, unread_notes
 
     layout = _layout(text, make=not _is_just(path))
     found: dict[tuple, Deployment] = {}
     unread: list[tuple] = []
+    cuts: dict[tuple, Cut] = {}  # the launches a comment cuts short, once each however many worlds read them
     for lines, world in _worlds(layout):
         env, runtime = environment(layout.assigns, world)
-        for d in _read_world(path, text, layout, lines, env, runtime, unread):
+        for d in _read_world(path, text, layout, lines, env, runtime, unread, cuts):
             # the same command read in two worlds is one launch unless its model differs (as the shell's `if`
             # arms are: kvlint.launches.script): the last world's reading, the `else` arm's, stands
             found[(d.launch_span, d.engine, d.model)] = d
     out = sorted(found.values(), key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     if out and findings is not None:
         findings.extend(unread_notes(path, _distinct(unread + _in_defines(path, layout)), out))
+    if findings is not None:
+        findings.extend(cut_finding(path, c) for c in cuts.values())  # a recipe's shell cuts it as a script's does
     return out
 
 
@@ -113,7 +120,7 @@ def _in_defines(path: str, layout: _Layout) -> list[tuple]:
 
 
 def _read_world(path: str, text: str, layout: _Layout, lines: set[int], env: dict[str, str],
-                runtime: dict[str, str], unread: list[tuple]) -> list[Deployment]:
+                runtime: dict[str, str], unread: list[tuple], cuts: dict[tuple, Cut]) -> list[Deployment]:
     """The launches of the recipe lines `lines`, read as one script with the variables of their world."""
     from kvlint.launches.build import LaunchContext, ManifestGpu, finish
     from kvlint.launches.groups import is_launch
@@ -122,8 +129,9 @@ def _read_world(path: str, text: str, layout: _Layout, lines: set[int], env: dic
     base, at = _script(layout, lines)
     script, offsets = substitute(base, _VAR_REF, lambda m: _shell_ref(m, env))
     offsets = [at[o] for o in offsets]
-    launches, notes, not_read, _ = unread_in(mapped(path, text, script, offsets), env, runtime)
+    launches, notes, not_read, cut = unread_in(mapped(path, text, script, offsets), env, runtime)
     unread.extend(not_read)
+    cuts.update(((c.words.line, c.words.col), c) for c in cut)
     ctx = LaunchContext(notes=tuple(notes))
     return [d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d)]
 

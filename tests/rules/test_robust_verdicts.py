@@ -272,3 +272,20 @@ def test_arguments_the_caller_adds_leave_the_parallelism_open():
     loud_204 = [(f.span.line, f.message) for f in check("kv204-extra-args.yaml", "KV204").findings
                 if f.severity > Severity.INFO]
     assert [line for line, _ in loud_204] == [43]  # model-variable: TP 1 on two GPUs, as written
+
+
+def test_kv012_in_a_makefile_recipe():
+    """Sample K42's Makefile (found after its measurement): `# --tensor-parallel-size 2 \\` inside a recipe's
+    continued `docker run`: make hands the lines to the shell with their `\\`-newlines, so the shell ends the
+    command at that comment as a script's does; KV012 at the first flag cut off, once however many of make's
+    worlds read the recipe."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "Makefile"
+        p.write_text("serve:\n\tdocker run --rm --gpus all \\\n\t\tvllm/vllm-openai:v0.11.0 \\\n"
+                     "\t\t--model Qwen/Qwen2.5-0.5B-Instruct \\\n\t\t# --tensor-parallel-size 2 \\\n"
+                     "\t\t--max-model-len 4096 \\\n\t\t--kv-cache-dtype fp8\n")
+        result = lint([str(p)], LintOptions(select=("KV012",)))
+        assert [(f.code, f.span.line, f.span.col) for f in result.findings] == [("KV012", 6, 3)]
