@@ -70,7 +70,12 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
                    "shape, wrapper or file layout it does not know yet); nothing here is checked")
     fix = ("write the launch as a command line kvlint reads (`vllm serve MODEL --flags`), or add "
            "`# kvlint: disable-file` when this file does not start the engine")
-    return Finding(KV008[0], KV008[1], Severity.INFO, message, span, fix=fix, path=path)
+    return _said(span, message, fix)
+
+
+def _said(span: Span, message: str, fix: str) -> Finding:
+    """The KV008 info every passed-over place gets: what kvlint saw there and could not read."""
+    return Finding(KV008[0], KV008[1], Severity.INFO, message, span, fix=fix, path=span.path)
 
 
 def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
@@ -211,8 +216,7 @@ def _flag_shaped(path: str, text: str, kind: str) -> Finding | None:
                    "server (a benchmark, an offline job, or a program it does not know); nothing here is checked")
         fix = ("if this starts a server, write the engine's own command (`vllm serve MODEL --flags`), or add "
                "`# kvlint: disable-file` when it does not")
-        span = Span(path, first + 1, col, first + 1, col + len(program))
-        return Finding(KV008[0], KV008[1], Severity.INFO, message, span, fix=fix, path=path)
+        return _said(Span(path, first + 1, col, first + 1, col + len(program)), message, fix)
     return None
 
 
@@ -288,8 +292,7 @@ def _named_file(path: str, text: str, kind: str) -> Finding | None:
                "nothing here is checked")
     fix = ("write the engine's command where kvlint can read it (`vllm serve MODEL --flags`), or add "
            "`# kvlint: disable-file` when this file starts no engine")
-    return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, number, col, number, col + len(engine)),
-                   fix=fix, path=path)
+    return _said(Span(path, number, col, number, col + len(engine)), message, fix)
 
 
 _NOT_CODE = ("#", '"""', "'''", "echo", "print(")  # comments, docstrings and what is only shown
@@ -315,8 +318,7 @@ def _launch_shaped(path: str, text: str, kind: str) -> Finding | None:
                    "holds the command); nothing here is checked")
         fix = ("point kvlint at the chart (templates/ beside this file) or write the launch as a command line it "
                "reads, or add `# kvlint: disable-file` when this file starts no engine")
-        return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, line, col, line, col + len(what)),
-                       fix=fix, path=path)
+        return _said(Span(path, line, col, line, col + len(what)), message, fix)
     if kind not in _COMMAND_KINDS:
         return None
     for number, source in enumerate(text.split("\n"), 1):
@@ -332,8 +334,7 @@ def _launch_shaped(path: str, text: str, kind: str) -> Finding | None:
                    "nothing here is checked")
         fix = ("write the engine's own command (`vllm serve MODEL --flags`) where kvlint can read it, or add "
                "`# kvlint: disable-file` when this program starts no engine")
-        return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, number, at, number, at + len(program)),
-                       fix=fix, path=path)
+        return _said(Span(path, number, at, number, at + len(program)), message, fix)
     return None
 
 
@@ -353,8 +354,7 @@ def _engine_block(path: str, text: str) -> Finding | None:
                "default or another values file gives it) and no chart layout kvlint knows; nothing here is checked")
     fix = ("check the values file that names the model, or point kvlint at the chart; add `# kvlint: disable-file` "
            "when this file starts no engine")
-    return Finding(KV008[0], KV008[1], Severity.INFO, message, Span(path, line, 1, line, 1 + len(what)), fix=fix,
-                   path=path)
+    return _said(Span(path, line, 1, line, 1 + len(what)), message, fix)
 
 
 def _toggles_docstring(line: str) -> bool:
