@@ -126,7 +126,8 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
                 or _env_configured_build(yf, name, svc, interpolate, image_text)
                 or _engine_default_model(yf, name, svc, interpolate, image))
     if found is None:
-        return _mounted_script(yf, name, svc, fields, interpolate, image_text)
+        return (_mounted_script(yf, name, svc, fields, interpolate, image_text)
+                or _unseen_script(yf, name, svc, fields, interpolate, image_text))
     used = sorted({v for n in nodes if n is not None for v in _REF.findall(_text_of(n)) if v in env})
     notes = inferred + tuple(f"${{{v}}} = {env[v]!r} from {os.path.basename(env_path)} beside the compose file"
                              for v in used)
@@ -397,6 +398,36 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     note = f"the command runs {target}, mounted from {os.path.relpath(host, os.path.dirname(yf.path) or '.')}"
     ctx = LaunchContext(name, image or _build_base(svc), notes=(note, *notes))
     return [finish(yf.path, f, ctx, _gpus(svc)) for f in launches]
+
+
+def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env: Mapping[str, str],
+                   image: str | None) -> list[Deployment]:
+    """A service of an engine image whose command runs a script it mounts from the repository, when that script is
+    not in the tree being checked (left out, or not checked in): the service is still the engine's deployment (its
+    image, its GPUs and its environment are here), so it is a launch, configured as a build that is not read is
+    (the engine's own prefixed variables: `VLLM_MODEL`, `VLLM_MAX_MODEL_LEN`), with the model unresolved when no
+    variable gives it, and TP, PP and DP left to the script. An image that does not ship the engine stays a place
+    named (KV008: kvlint.launches.compose.missing_scripts)."""
+    from kvlint.launches import env_launch
+    from kvlint.launches.images import shipped_engine
+
+    target = _script_run(fields)
+    mount = _mount_of(svc, target) if target else None
+    tag = interpolate(image, env)[0] if image else None
+    engine = shipped_engine(tag) if known_image(tag) else None
+    if target is None or mount is None or engine is None \
+            or os.path.exists(os.path.join(os.path.dirname(yf.path), mount[0])):
+        return []
+    where = mount[1] or fields[0].span
+    given = env_launch.fields_from_env(engine, _env_fields(svc.get("environment"), env, engine), tag)
+    unset = [Field("--model", where), Field("${MODEL}", where, False, ("${MODEL}",))]
+    note = (f"the command runs {target}, mounted from {mount[0]}, which is not in the tree being checked: the model "
+            "and the flags are that script's (read here from the service's environment only)")
+    ctx = LaunchContext(name, image, notes=(note,))
+    found = FoundLaunch(engine, tuple(given or unset), None, {}, left_to=f"the script {target}",
+                        runtime_vars=(("MODEL", f"by {target}, not in the tree"),))
+    dep = finish(yf.path, found, ctx, _gpus(svc))
+    return [replace(dep, launch_span=dep.launch_span or where)]
 
 
 def _built(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str]) -> list[Deployment]:

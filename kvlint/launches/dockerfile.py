@@ -103,8 +103,10 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
     return [dep] if dep is not None and dep.model is not None else []
 
 
-# the line that opens a here-document written to a file: `cat > /usr/local/bin/serve <<'SH'`, `tee /x.sh <<EOF`
-_WRITES = lazy(r"(?:\bcat\s*>|\btee(?:\s+-a)?\s)\s*[\"']?([^\s\"'<>;&|]+)[\"']?[^\n]*<<")
+# the line that opens a here-document written to a file: `cat > /usr/local/bin/serve <<'SH'`, `tee /x.sh <<EOF`,
+# or BuildKit's own `COPY [--chmod=755] <<'SH' /entrypoint.sh` (the destination after the marker)
+_WRITES = lazy(r"(?:\bcat\s*>|\btee(?:\s+-a)?\s)\s*[\"']?([^\s\"'<>;&|]+)[\"']?[^\n]*<<"
+               r"|^\s*(?:COPY|ADD)\s[^\n]*<<-?\s*[\"']?\w+[\"']?\s+[\"']?([^\s\"']+)[\"']?\s*$", re.I)
 
 
 def _written_entry_script(path: str, text: str, entry: str, env: dict[str, str], image: str | None) -> list[Deployment]:
@@ -117,7 +119,7 @@ def _written_entry_script(path: str, text: str, entry: str, env: dict[str, str],
     for start, body, _ in heredoc_bodies(text) if "<<" in text and entry.startswith("/") else ():
         opening = text[text.rfind("\n", 0, max(start - 1, 0)) + 1 : start]
         m = _WRITES.search(opening)
-        if m is None or m.group(1) != entry:
+        if m is None or (m.group(1) or m.group(2)) != entry:
             continue
         padded = "\n" * text.count("\n", 0, start) + body
         launches, notes, _, _ = unread_in(Mapped.whole(path, padded), dict(env))

@@ -2,9 +2,11 @@
 
 A shell script that an image runs (`ENTRYPOINT ["/entrypoint.sh"]`) and that starts the engine with the model
 of the environment it is given (`--model "$MODEL"`, no default) holds no model of its own: the launch is the
-manifest, compose file or `docker run` that sets MODEL. A Python program that starts the engine with the model
-given on its own command line (an argparse `--model` with no default) is the same: the launch is where it
-is run. Reading either as a launch gives an "unresolved model" finding about a value the file never had.
+manifest, compose file or `docker run` that sets MODEL. A Python program an image runs that starts the engine with
+the model given on its own command line (an argparse `--model` with no default) is the same: the launch is where
+the image is run. Reading either as a launch gives an "unresolved model" finding about a value the file never had.
+A program no image runs is a launch whose model is open (rule 8 of bench/fresh-samples.md), as a script's
+`MODEL=$1; vllm serve $MODEL` is.
 
 Each stays a launch when the file fixes or defaults its model (`${MODEL:-org/m}`, `default="org/m"`); each
 that is not one gets one KV008 info at its engine command, so it is never passed over in silence.
@@ -167,14 +169,14 @@ def argv_model(tree: ast.Module) -> str | None:
 
 
 def python_program(path: str, deps: list[Deployment], tree: ast.Module) -> tuple[list[Deployment], list[Finding]]:
-    """The launches of a Python file, less those whose model is its own command line's (no default), or, in an
-    image's entry point, its environment's (no default)."""
+    """The launches of a Python file, less those of an image's entry point whose model is its own command line's
+    (no default) or its environment's (no default)."""
     if not any(d.model is not None and not d.model_resolved for d in deps):
         return deps, []
     option = argv_model(tree)
     from_env = env_names(tree) if option is None else set()
-    why = run_by_image(path) if from_env else None
-    if option is None and why is None:
+    why = run_by_image(path) if option is not None or from_env else None
+    if why is None:
         return deps, []
     kept, notes = [], []
     for dep in deps:
@@ -182,7 +184,7 @@ def python_program(path: str, deps: list[Deployment], tree: ast.Module) -> tuple
             kept.append(dep)
         elif option is not None:
             notes.append(_note(dep, f"the model comes from this program's own {option} argument, which has no "
-                                    "default: the launch is where the program is run with one"))
+                                    f"default, and {why}: the launch is where the image is run with one"))
         elif (name := _PY_NAME.match(dep.model)) is not None and name.group(1) in from_env:
             notes.append(_note(dep, f"the model is {dep.model} of the environment the image is given ({why}): the "
                                     "launch is where the image is run with it (a manifest, compose file, docker run)"))

@@ -58,6 +58,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         if dep is not None:
             out.append(dep)
     out += _heredoc_manifests(path, text)
+    out += _heredoc_scripts(path, text)
     if not out:  # an ECS container definition (`command = [...]` beside `image = local.x`): its literal list
         from kvlint.launches.literals import launches_in
 
@@ -97,6 +98,55 @@ def _heredoc_manifests(path: str, text: str) -> list[Deployment]:
 
 
 _INTERPOLATION = lazy(r"\$\{([^{}\n]*)\}")
+
+# attributes whose string a machine runs as a shell script at boot or on provision
+_SCRIPT_KEYS = ("user_data", "metadata_startup_script", "startup_script", "custom_data", "inline", "script")
+_KEY_BEFORE = lazy(r"[ \t]*([A-Za-z_][\w-]*)[ \t]*=[ \t]*(?:[\w.]+\([ \t]*)*$")
+
+
+def _heredoc_scripts(path: str, text: str) -> list[Deployment]:
+    """The launches of shell scripts written as here-documents (an instance's `user_data = <<EOS`, a GCE
+    `metadata_startup_script`, a provisioner's `inline`, or any body that opens with `#!`): each body read as the
+    script it is, at its own lines, Terraform's `$${X}` the shell's own `${X}`, `${var.X}` the module's literal
+    where it has one and otherwise a variable the script leaves unresolved."""
+    if "<<" not in text:
+        return []
+    from kvlint.launches.shellfile import read as read_script
+    from kvlint.launches.terraform_helm import HEREDOC, module_values
+
+    module: dict[str, str] | None = None
+    out: list[Deployment] = []
+    for k, h in enumerate(HEREDOC.finditer(text)):
+        close = re.compile(r"(?m)^[ \t]*" + re.escape(h.group(2)) + r"[ \t]*$").search(text, h.end())
+        if k >= _MAX_HEREDOCS or close is None:
+            break
+        body = text[h.end() : close.start()]
+        opening = text[text.rfind("\n", 0, h.start()) + 1 : h.end()]
+        if not any(w in body for w in _WORDS) or not _is_script(opening, body):
+            continue
+        if module is None:
+            module = module_values(path) if "var." in body or "local." in body else {}
+        body = _TEMPLATE.sub(partial(_for_shell, module), body)
+        out += read_script(path, "\n" * text.count("\n", 0, h.end()) + body).deployments  # its here-documents too
+    return out
+
+
+def _is_script(opening: str, body: str) -> bool:
+    """A body that opens with `#!`, or the value of an attribute a machine runs (`user_data = base64encode(<<EOS`)."""
+    key = _KEY_BEFORE.match(opening.split("<<", 1)[0])
+    return body.lstrip().startswith("#!") or (key is not None and key.group(1) in _SCRIPT_KEYS)
+
+
+_TEMPLATE = lazy(r"(\$?)\$\{([^{}\n]*)\}")
+
+
+def _for_shell(module: dict[str, str], m: re.Match[str]) -> str:
+    """A Terraform template interpolation inside a shell script: `$${X}` is the shell's `${X}`; a module literal
+    is its text; another expression stays as written, a reference the script leaves unresolved."""
+    from kvlint.launches.terraform_helm import interpolated
+
+    return m.group(0)[1:] if m.group(1) else interpolated(m.group(2), module)
+
 
 
 def _filled(module: dict[str, str], m: re.Match[str]) -> str:

@@ -91,6 +91,7 @@ class _State:
     # _per_arm reads a later command once per arm with them)
     arm_arrays: dict[tuple[str, int], tuple[Field, ...]] = field(default_factory=dict)
     conditional: int = 0  # inside this many `if` / `case` blocks
+    loops: int = 0  # inside this many `for` / `while` / `until` bodies (a call there repeats one command)
     ray_started: int | None = None  # the line of a `ray start` before the launches: they run on that cluster
     named: tuple[str, ...] = ()  # the engines the script's text names (a command run through an unknown program)
     functions: dict[str, Mapped] = field(default_factory=dict)  # NAME -> its body, where it stands in the file
@@ -297,6 +298,9 @@ def _looks_like_flag(zeroth: str) -> bool:
     return zeroth.startswith("-") and zeroth not in ("-", "--")
 
 
+_LOOPS = ("for", "while", "until", "select")
+
+
 def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped | None = None) -> None:
     """`if` / `case` open a block whose commands run only sometimes; `fi` / `esac` close it. The arms of an `if`
     (`then`, each `elif`, `else`) and of a `case` (each `pattern)`) are kept apart: what each assigns is a
@@ -307,6 +311,10 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
     assignments."""
     head = words[0].literal if words else None
     top = state.arms[-1] if state.arms else None
+    if head in _LOOPS:
+        state.loops += 1
+    elif head == "done" and state.loops > 0:
+        state.loops -= 1
     if head in ("if", "case"):
         state.conditional += 1
         state.arms.append(_Arms(head, [{}] if head == "if" or sep == ")" else []))  # `case $X in a)` on one line
@@ -799,7 +807,8 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
     body = state.functions[name]
     state.shared.calls += 1
     sub = _State(dict(env), positional=tuple(fields), named=state.named, functions=dict(state.functions),
-                 arrays=dict(state.arrays), shared=state.shared, built=state.built, folders=dict(state.folders))
+                 arrays=dict(state.arrays), shared=state.shared, built=state.built, folders=dict(state.folders),
+                 loops=state.loops)
     tokens = state.shared.tokens.get(id(body))
     if tokens is None:  # a body is read once per call: tokenized once
         tokens = state.shared.tokens[id(body)] = tokenize(body)
@@ -807,8 +816,10 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
     _globals_back(sub, state)
     launches, notes = sub.launches, sub.notes
     state.called.add(name)
-    for found in launches:
-        state.call_keys[id(found)] = (found.engine, found.entry_span, tuple(f.text for f in found.fields))
+    for found in launches:  # a call a loop repeats (a sweep restarting the server) is its command once, whatever
+        # the loop passes it: the key leaves the arguments out
+        argv = ("in a loop",) if state.loops else tuple(f.text for f in found.fields)
+        state.call_keys[id(found)] = (found.engine, found.entry_span, argv)
         state.launches.append(found)
     state.notes.extend(notes)
 

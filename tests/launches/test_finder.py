@@ -654,6 +654,19 @@ def test_a_kubernetes_manifest_in_a_terraform_here_document_is_read_with_the_mod
     assert dep.gpu_count == 1
 
 
+def test_a_shell_script_in_a_terraform_here_document_is_read_as_the_script_it_is():
+    """Sample K44's OpenStack module (measured: KV008 only): `user_data = <<EOS` is a boot script that writes a systemd
+    unit whose `ExecStart=` runs the server; a GCE `metadata_startup_script` runs one directly. Each body is read as
+    a script at its own lines, `${var.X}` the module's default, `$${X}` the shell's own; a file's text that only
+    names the engine (a `local_file` README) is no script."""
+    unit, startup = _deps("tf-user-data/main.tf")
+    assert (unit.engine, unit.model, _at(unit.model_span)) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", (14, 59))
+    assert unit.get("max_model_len") == 8192 and not unit.settings["tensor_parallel_size"].resolved
+    assert (startup.engine, startup.model, startup.model_resolved, startup.model_span.line) == \
+        ("sglang", "${var.sglang_model}", False, 22)
+    assert startup.get("tp_size") == 2
+
+
 def test_a_nomad_task_whose_arguments_are_one_template_placeholder_is_a_launch_on_its_constrained_card():
     """Sample K7's ai4-papi job (read after its measurement): `args = ${VLLM_ARGS}` is the launch with its model
     open (counting rule 8), the card from the device's `${device.model}` constraint; the service tags are no argv."""
@@ -815,6 +828,21 @@ def test_a_helper_handed_a_shell_script_and_a_program_looked_up_on_the_path_are_
                  'start a.pid 8000\nstart b.pid 8001\necho bash -c "vllm serve org/printed"\n')
     deps = read_path(str(p)).deployments
     assert [(d.model, d.get("port")) for d in deps] == [("org/m", 8000), ("org/m", 8001)]
+
+
+def test_a_function_a_loop_calls_is_one_launch_whatever_the_loop_passes(tmp_path):
+    """Sample K44's benchmark sweep (measured: two launches for one command): `start_server "$NS" 0` in one `for`
+    loop and `start_server "$NS" 1` in another restart one server command with other settings: one launch. Two
+    calls outside any loop (two replicas) stay two."""
+    p = tmp_path / "sweep.sh"
+    p.write_text('#!/bin/bash\nstart_server() {\n  vllm serve org/m --max-num-seqs "$1" --port 8080 &\n}\n'
+                 'for NS in 2 3 4; do\n  start_server "$NS" 0\n  pkill -f "vllm serve"\ndone\n'
+                 'while read -r NS; do start_server 8 1; done < sizes.txt\n')
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.launch_span.line) == ("org/m", 3)
+    p.write_text('#!/bin/bash\nstart() {\n  vllm serve org/m --port "$1" &\n}\nstart 8000\nstart 8001\n'
+                 'for i in 1; do :; done\n')
+    assert [d.get("port") for d in read_path(str(p)).deployments] == [8000, 8001]
 
 
 def test_a_unit_running_a_script_named_for_the_engine_is_not_silent(tmp_path):
@@ -1165,6 +1193,22 @@ def test_an_entry_script_the_dockerfile_writes_itself_is_the_images_launch(tmp_p
     assert (d.engine, d.engine_version, d.model, _at(d.model_span), d.get("max_model_len")) == \
         ("vllm", "0.10.1", "Qwen/Qwen2.5-7B-Instruct", (6, 18), 4096)
     p.write_text(body + 'ENTRYPOINT ["/usr/local/bin/other"]\n')
+    assert read_path(str(p)).deployments == []
+
+
+def test_an_entry_script_written_by_a_copy_here_document_is_the_images_launch(tmp_path):
+    """Sample K44's Dockerfile (measured: "this image starts the engine with no model"): BuildKit's `COPY
+    --chmod=755 <<'SCRIPT' /entrypoint.sh` writes the entry point, whose body execs the server on a defaulted
+    model (`${MODEL_DIR:-/model}`) and passes `"$@"` on: the launch is that command, at its lines."""
+    body = ("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install vllm==0.6.3\n"
+            "COPY --chmod=755 <<'SCRIPT' /entrypoint.sh\n#!/bin/bash\nMODEL_DIR=\"${MODEL_DIR:-/model}\"\n"
+            "exec python3 -m vllm.entrypoints.openai.api_server \\\n    --model \"${MODEL_DIR}\" \\\n"
+            "    --max-model-len 2048 \"$@\"\nSCRIPT\n")
+    p = tmp_path / "Dockerfile.vllm"
+    p.write_text(body + 'ENTRYPOINT ["/entrypoint.sh"]\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, d.model_span.line, d.launch_span.line, d.get("max_model_len")) == ("/model", 7, 6, 2048)
+    p.write_text(body + 'ENTRYPOINT ["/other.sh"]\n')
     assert read_path(str(p)).deployments == []
 
 

@@ -87,10 +87,15 @@ def test_a_compose_service_running_a_mounted_script_not_in_the_tree_names_the_sc
         result.findings[0].message
 
 
-def test_a_python_program_run_with_its_own_model_argument_is_not_a_launch():
-    program = _read("program.py")
-    assert program.deployments == [] and _kv008(program) == [(8, 18)]
-    assert "own --model argument" in program.findings[0].message
+def test_a_python_program_run_with_its_own_model_argument_is_a_launch_unless_an_image_runs_it():
+    """Sample K44's launcher (`--model` required, measured: KV008 "not a launch"): a program no image runs is a launch
+    whose model is open, as `MODEL=$1; vllm serve $MODEL` is (rule 8); one an image's Containerfile copies is the
+    image's entry point, its launch where the image is run (rule 5)."""
+    (d,) = _read("program.py").deployments
+    assert (d.model, d.model_resolved, _at(d.model_span)) == ("${args.model}", False, (8, 34))
+    imaged = _read("image/launcher.py")
+    assert imaged.deployments == [] and _kv008(imaged) == [(7, 18)]
+    assert "own --model argument" in imaged.findings[0].message and "Containerfile" in imaged.findings[0].message
     (d,) = _read("program_default.py").deployments  # argparse default: the model it runs without arguments
     assert (d.model, d.model_resolved, _at(d.model_span)) == ("org/program-default", True, (8, 34))
     assert d.get("tensor_parallel_size") == 4 and _at(d.settings["tensor_parallel_size"].span) == (8, 77)
