@@ -129,6 +129,23 @@ def test_values_without_an_engine_image_stay_quiet(tmp_path):
     assert result.deployments == [] and result.findings == []
 
 
+def test_values_of_a_chart_folder_named_for_the_engine_are_its_settings(tmp_path):
+    """Sample K42's `helm/vllm/values.yaml` (measured: KV008, no launch): no image in the values (the chart's template
+    holds it), but the chart folder is named for vLLM: `model.name` with the flag keys beside it is the launch.
+    The same values in a folder named for something else stay what they were."""
+    values = ('model:\n  name: "org/chart-model"\n  dtype: auto\n  maxModelLen: 4096\n'
+              'resources:\n  limits:\n    nvidia.com/gpu: 1\n')
+    (tmp_path / "helm" / "vllm").mkdir(parents=True)
+    (tmp_path / "helm" / "webui").mkdir(parents=True)
+    named, other = tmp_path / "helm" / "vllm" / "values.yaml", tmp_path / "helm" / "webui" / "values.yaml"
+    named.write_text(values)
+    other.write_text(values)
+    (d,) = read_path(str(named)).deployments
+    assert (d.engine, d.model, d.model_span.line, d.get("max_model_len"), d.gpu_count) == \
+        ("vllm", "org/chart-model", 2, 4096, 1)
+    assert read_path(str(other)).deployments == []
+
+
 @pytest.mark.parametrize("uri, alias", [
     ("oci://quay.io/org/modelcar-catalog:granite-3.3-2b-instruct", ("granite-3.3-2b-instruct", "oci-tag")),
     ("oci://registry.example.com/org/modelcar-granite-7b-lab:1.4", ("granite-7b-lab", "oci-image")),

@@ -97,6 +97,8 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     that names its engine (`vllm:`, `engine: sglang`) or holds two flag-spelled keys."""
     found = engine_image(doc)
     block = structured.find(doc, found[0] if found else None)
+    if found is None and block is None and (named := chart_engine(yf.path)) is not None:
+        block = structured.find(doc, named)
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
     if found is None:
         by_env = _env_configured(yf, doc, holders) if block is None else None
@@ -266,6 +268,18 @@ def _own_image(doc: YNode, block: structured.Block, shared: tuple[str, Span] | N
         return _image(block.holder)
     listed = doc.path(*block.path) if block.path else doc
     return None if shared is None or (listed is not None and listed.span.holds(shared[1])) else shared
+
+
+def chart_engine(path: str) -> str | None:
+    """The engine a values file's own chart folder is named for (`helm/vllm/values.yaml`, `charts/sglang-server/`):
+    the chart deploys that engine, so its settings map is read as the engine's (a model key and flag keys still
+    required) though no image is written in the values (the chart's template holds it)."""
+    if path in ("", "-"):
+        return None
+    import os
+
+    words = re.split(r"[-_.]", os.path.basename(os.path.dirname(os.path.abspath(path))).lower())
+    return next((e for e in engine_names() if e in words), None)
 
 
 def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[str, Span] | None = None) -> Deployment:
