@@ -120,6 +120,8 @@ def _not_kubernetes(yf: YamlFile, doc: YNode,
         deps = read_compose(yf, doc)
         said: list[str | Finding] = [*unread_model_variables(yf, doc), *([] if deps else missing_scripts(yf, doc)),
                                      *invalid_interpolations(yf, doc)]
+        if not deps and not any(isinstance(s, Finding) for s in said):
+            deps = _services_strings(yf, doc)
         return deps, said
     if is_skypilot(doc):
         return read_skypilot(yf, doc), []
@@ -141,6 +143,17 @@ def _not_kubernetes(yf: YamlFile, doc: YNode,
 
         deps = built_images(yf, doc) or deps
     return deps, notes
+
+
+def _services_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
+    """A `services:` map that is no compose file's (a platform's app spec: `services: {llm: {run: "vllm serve
+    ..."}}`): services with neither `image:` nor `build:`, whose command strings are read as any YAML file's are."""
+    services = doc.get("services")
+    if services is None or any(v.is_map and v.has_any(("image", "build")) for _, _, v in services.pairs()):
+        return []
+    from kvlint.launches.helm import launch_strings
+
+    return launch_strings(yf, doc)
 
 
 def _by_kind(yf: YamlFile, doc: YNode) -> list[Deployment]:

@@ -169,3 +169,17 @@ def test_a_workflow_deploying_an_engine_images_dockerfile_is_not_silent(tmp_path
     result = read_path(str(p))
     (note,) = result.findings
     assert result.deployments == [] and (note.code, _at(note.span)) == ("KV008", (5, 19))
+
+
+def test_a_services_map_that_is_no_compose_files_has_its_command_strings_read(tmp_path):
+    """A platform's app spec keyed `services:` (`run:`, `start_command:`: no `image:` or `build:` in any service) is
+    not a compose file: its command strings are read as any YAML file's are (was KV008, "could not read"). A compose
+    file whose services have images keeps compose's reading: a string under a key compose ignores is no launch."""
+    spec = tmp_path / "app.yaml"
+    spec.write_text("services:\n  llm:\n    run: vllm serve org/spec-model --max-model-len 4096\n"
+                    "  web:\n    start_command: npm start\n")
+    (d,) = read_path(str(spec)).deployments
+    assert (d.engine, d.model, d.model_span.line, d.get("max_model_len")) == ("vllm", "org/spec-model", 3, 4096)
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text("services:\n  web:\n    image: nginx\n    labels:\n      note: vllm serve org/label-model\n")
+    assert read_path(str(compose)).deployments == []
