@@ -127,7 +127,8 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
                 or _engine_default_model(yf, name, svc, interpolate, image))
     if found is None:
         return (_mounted_script(yf, name, svc, fields, interpolate, image_text)
-                or _unseen_script(yf, name, svc, fields, interpolate, image_text))
+                or _unseen_script(yf, name, svc, fields, interpolate, image_text)
+                or _built_with_command(yf, name, svc, nodes, fields, interpolate))
     used = sorted({v for n in nodes if n is not None for v in _REF.findall(_text_of(n)) if v in env})
     notes = inferred + tuple(f"${{{v}}} = {env[v]!r} from {os.path.basename(env_path)} beside the compose file"
                              for v in used)
@@ -398,6 +399,35 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     note = f"the command runs {target}, mounted from {os.path.relpath(host, os.path.dirname(yf.path) or '.')}"
     ctx = LaunchContext(name, image or _build_base(svc), notes=(note, *notes))
     return [finish(yf.path, f, ctx, _gpus(svc)) for f in launches]
+
+
+def _built_with_command(yf: YamlFile, name: str, svc: YNode, nodes: tuple[YNode | None, YNode | None],
+                        fields: list[Field], env: Mapping[str, str]) -> list[Deployment]:
+    """A service that builds the repository's Dockerfile and gives it a `command:` (no `entrypoint:`): the command
+    is the arguments of the built image's ENTRYPOINT (`ENTRYPOINT ["vllm", "serve"]`, or the engine image it builds
+    on), so the launch is that entry point with them; the command's values are at their places here."""
+    from kvlint.launches.dockerfile import entrypoint
+    from kvlint.sources.text import read_small
+
+    build = svc.get("build")
+    if build is None or nodes[0] is not None or nodes[1] is None or svc.get("image") is not None:
+        return []
+    context = build.text if build.is_scalar else text_of(build, "context") or "."
+    dockerfile = text_of(build, "dockerfile") or "Dockerfile"
+    host = os.path.normpath(os.path.join(os.path.dirname(yf.path), context, dockerfile))
+    text = read_small(host, 256 * 1024) if "${" not in host else None
+    if text is None:
+        return []
+    words, base, _ = entrypoint(host, text, _environment(svc, env))
+    found = launch_in_argv(words + fields, dict(_environment(svc, env)),
+                           image_default=None if words else entrypoint_engine(base))
+    if found is None:
+        return []
+    built = os.path.relpath(host, os.path.dirname(yf.path) or ".")
+    note = f"the service builds {built}: its command is that image's arguments"
+    dep = finish(yf.path, found, LaunchContext(name, base, notes=(note,)), _gpus(svc))
+    at = dep.launch_span
+    return [replace(dep, launch_span=nodes[1].span if at is None or at.path != yf.path else at)]
 
 
 def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env: Mapping[str, str],

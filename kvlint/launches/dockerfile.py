@@ -73,24 +73,7 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
     """The image's default launch (ENTRYPOINT + CMD with a model); `run_env` is the environment it is run with
     (a compose service that builds this file), which overrides the file's own ENV as `docker run -e` does."""
     index = index or LineIndex(text)
-    env: dict[str, str] = with_supplied({})  # a build arg the file gives no default is left to `--build-arg`
-    image: str | None = None
-    parts: dict[str, tuple[int, str]] = {}
-    for start, body in _logical_lines(text):
-        m = _INSTR.match(body)
-        if not m:
-            continue
-        op, arg = m.group(1).upper(), m.group(2)
-        arg_off = start + m.start(2)
-        if op == "FROM":
-            image = arg.split()[0] if arg.split() else None
-        elif op == "ARG":
-            env.update(_build_args(arg))
-        elif op == "ENV":
-            env.update(_assignments(arg))
-        else:
-            parts[op] = (arg_off, arg)
-    env.update(run_env or {})
+    image, env, parts = _instructions(text, run_env)
     fields = [f for op in ("ENTRYPOINT", "CMD") if op in parts for f in _argv(path, text, index, *parts[op], env)]
     default = entrypoint_engine(image) if "ENTRYPOINT" not in parts else None
     found = launch_in_argv(fields, env, image_default=default) if fields else None
@@ -101,6 +84,39 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
         return _written_entry_script(path, text, fields[0].text, env, image)
     # an engine entry point with no model is the image, not a launch: it is launched where it is run with one
     return [dep] if dep is not None and dep.model is not None else []
+
+
+def _instructions(text: str, run_env: Mapping[str, str] | None = None,
+                  ) -> tuple[str | None, dict[str, str], dict[str, tuple[int, str]]]:
+    """The image the file builds on (its last FROM), the environment its ARG / ENV lines and `run_env` give, and
+    the last ENTRYPOINT and CMD (offset, text)."""
+    env: dict[str, str] = with_supplied({})  # a build arg the file gives no default is left to `--build-arg`
+    image: str | None = None
+    parts: dict[str, tuple[int, str]] = {}
+    for start, body in _logical_lines(text):
+        m = _INSTR.match(body)
+        if not m:
+            continue
+        op, arg = m.group(1).upper(), m.group(2)
+        if op == "FROM":
+            image = arg.split()[0] if arg.split() else None
+        elif op == "ARG":
+            env.update(_build_args(arg))
+        elif op == "ENV":
+            env.update(_assignments(arg))
+        else:
+            parts[op] = (start + m.start(2), arg)
+    env.update(run_env or {})
+    return image, env, parts
+
+
+def entrypoint(path: str, text: str, run_env: Mapping[str, str] | None = None,
+               ) -> tuple[list[Field], str | None, dict[str, str]]:
+    """What the built image runs before the arguments a container is given (its ENTRYPOINT's words, each at its
+    place in this file), the image it builds on (whose entry point runs when it sets none) and its environment."""
+    image, env, parts = _instructions(text, run_env)
+    words = _argv(path, text, LineIndex(text), *parts["ENTRYPOINT"], env) if "ENTRYPOINT" in parts else []
+    return words, image, env
 
 
 # the line that opens a here-document written to a file: `cat > /usr/local/bin/serve <<'SH'`, `tee /x.sh <<EOF`,

@@ -214,7 +214,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     else:
         found = launch_in_argv(fields, env, image_default=default)
         launches = [found] if found else []
-    if not launches and script is None and c.get("command") is None:
+    if not launches and script is None and c.get("command") is None and _container_like(c, anc):
         guessed = engine_from_flags(fields)  # args-only (Kustomize patches, KServe predictors)
         if guessed:
             stored = _storage_model(c)  # the launch is at its model when the predictor names one
@@ -241,6 +241,19 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
                   alias_env=tuple(facts.env_items(c, anc)), storage=_storage_uri(c, anc),
                   extra_aliases=_display_name(doc))
     return [finish(yf.path, f, ctx, gpu) for f in launches]
+
+
+_HANDED_KEYS = ("name", "image", "modelFormat", "runtime", "resources", "storage", "storageUri", "ports",
+                "volumeMounts")
+
+
+def _container_like(c: YNode, anc: list[YNode]) -> bool:
+    """Whether a map with `args:` can be a container handed them: it names itself, an image, its resources or its
+    storage (a Kustomize patch's `- name: vllm`, a predictor's `image:`), or sits in a pod spec or a predictor. A
+    catalogue's per-GPU entries (`{gpuCount: 2, args: [--tensor-parallel-size, 2]}` in a JSON of models) are
+    settings a program picks, and the engine is not inferred from their flags."""
+    return c.has_any(_HANDED_KEYS) or any(
+        a.has_any(("containers", "initContainers", "predictor", "template")) for a in anc)
 
 
 _REPO_KEYS = ("image_repo", "image_repository", "imageRepo", "imageRepository", "image_name", "imageName")

@@ -30,6 +30,32 @@ _CAPTURED = lazy(r"^([ \t]*)\$[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*(?=&[ \t]|(?:do
 _PARAM_DEFAULT = lazy(r"\]\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^\s,)]+))")
 
 
+# a type cast before a variable (`[string]$Port`, `[int]$env:LEN`): the value is the variable's
+_CAST = lazy(r"(?<![\w\]])\[[A-Za-z][\w.]*\](?=\$)")
+_NUMBER = lazy(r"^-?\d+(?:\.\d+)?$")
+_REFERENCE = lazy(r"^\$(?:env:)?([A-Za-z_]\w*)$")
+_GET_COMMAND = lazy(r"(?i)^Get-Command[ \t]+[\"']?([\w.-]+)")
+# the program a `Get-Command` result names (`& $wsl.Source`, `-FilePath $py.Path`): the variable itself
+_PROGRAM_OF = lazy(r"(\$[A-Za-z_]\w*)\.(?:Source|Path|Definition)\b")
+
+
+def _assign(env: dict[str, str], name: str, value: str) -> None:
+    """`$NAME = VALUE` as PowerShell evaluates it: a quoted string or a number is its text, `$OTHER` the other's
+    value; anything else (`Resolve-ModelDir -Path $x`, `if (...) {...}`, `(Get-Item x).Name`) is computed when the
+    script runs, so the name holds no value kvlint knows (never the command's first word)."""
+    value = _CAST.sub("", value) if value.startswith("[") else value
+    if (program := _GET_COMMAND.match(value)) is not None:  # `$wsl = Get-Command wsl.exe`: `$wsl.Source` runs it
+        env[name] = program.group(1)
+    elif value[:1] in ("'", '"') and value[-1:] == value[:1] and len(value) > 1:
+        env[name] = value[1:-1]
+    elif _NUMBER.match(value):
+        env[name] = value
+    elif (ref := _REFERENCE.match(value)) is not None and ref.group(1) in env:
+        env[name] = env[ref.group(1)]
+    else:
+        env.pop(name, None)
+
+
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
     """The reader protocol's entry (kvlint.launches.kinds)."""
     from kvlint.sources.comments import scan_comments
@@ -95,9 +121,12 @@ def _block_line(line: str, blocks: list[bool]) -> str:
 
 
 _START_PROCESS = lazy(r"(?i)\bStart-Process\b")
+_KEPT_AS = lazy(r"[ \t]*(\$[A-Za-z_]\w*[ \t]*=)[ \t]*$")  # the process object assigned to a variable
 _SP_TOKEN = lazy(r"""[ \t]+(-[A-Za-z]+|"[^"\n]*"|'[^'\n]*'|@\(|[^\s,]+)""")
 _SP_VALUED = frozenset({"-windowstyle", "-workingdirectory", "-redirectstandardoutput", "-redirectstandarderror",
-                        "-redirectstandardinput", "-credential", "-verb"})
+                        "-redirectstandardinput", "-credential", "-verb", "-environment"})
+# the cmdlet's own parameters, after its argument list too (`-ArgumentList $a -WorkingDirectory $d -PassThru`)
+_SP_OWN = _SP_VALUED | {"-nonewwindow", "-passthru", "-wait", "-loaduserprofile", "-usenewenvironment"}
 _SP_MAX = 64
 _SP_SWITCH = lazy(r"^-[A-Za-z]{2,}$")  # a cmdlet's own switch (an engine flag after the program is `--x` or quoted)
 
@@ -111,6 +140,9 @@ def _start_processes(text: str) -> str:
         if k >= _SP_MAX:
             break
         _blank(out, m.start(), m.end())
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if (kept := _KEPT_AS.match(text, line_start, m.start())) is not None:  # `$proc = Start-Process ... -PassThru`
+            _blank(out, kept.start(1), kept.end(1))
         pos, line_end = m.end(), _line_end(text, m.end())
         skip_value = in_args = False
         while pos < line_end:
@@ -122,7 +154,7 @@ def _start_processes(text: str) -> str:
             if skip_value or low in ("-filepath", "-argumentlist", "-args"):
                 _blank(out, t.start(1), t.end(1))  # the value of a switch of the cmdlet's own, or a parameter name
                 skip_value, in_args = False, in_args or low in ("-argumentlist", "-args")
-            elif not in_args and _SP_SWITCH.match(word):  # `-NoNewWindow`, `-WindowStyle Hidden`
+            elif (not in_args and _SP_SWITCH.match(word)) or low in _SP_OWN:  # `-NoNewWindow`, `-WindowStyle Hidden`
                 _blank(out, t.start(1), t.end(1))
                 skip_value = low in _SP_VALUED
             elif word == "@(":
@@ -231,7 +263,7 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
             env[fallback.group(1)] = next(g for g in fallback.groups()[2:] if g is not None)  # the variable's default
             line = " " * len(line)
         elif m is not None and not depth:
-            env[m.group(1)] = m.group(2)
+            _assign(env, m.group(1), line[line.index("=") + 1 :].strip())
             line = " " * len(line)
         elif "$" in line and "[" in line and "=" in line:
             for d in _PARAM_DEFAULT.finditer(line):  # `param([string]$Model = "org/name")`
@@ -246,6 +278,9 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
             line, depth = _array_line(line, len(head) if opened is not None else 0, depth)
         elif "{" in line or "}" in line:
             line = _block_line(line, blocks)
+        line = _CAST.sub(lambda c: " " * len(c.group()), line) if "]$" in line else line
+        line = _PROGRAM_OF.sub(lambda c: c.group(1) + " " * (len(c.group()) - len(c.group(1))), line) \
+            if "." in line else line
         lines.append(line[:-1] + "\\" if line.endswith("`") else line)
     names = "|".join(sorted(arrays))
     runners = "|".join(re.escape(f) for f in sorted(_container_functions(source)))

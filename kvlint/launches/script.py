@@ -501,6 +501,21 @@ def _for_loop(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
         del state.closed[:-MAX_CLOSED]
 
 
+def _set_positional(args: list[Field], state: _State) -> None:
+    """`set -- WORDS` (or `set WORDS`, the first not an option) makes WORDS the script's positional parameters, the
+    `"$@"` of the commands after it (`if [ $# -eq 0 ]; then set -- --model "$DEFAULT" ...; fi`: the defaults a
+    caller may replace); `set -euo pipefail` only sets options."""
+    k = 0
+    while k < len(args) and args[k].text[:1] in "-+" and args[k].text != "--":
+        k += 1 + (args[k].text in ("-o", "+o"))
+    if k < len(args) and args[k].text == "--":
+        k += 1
+    elif k == len(args) or k > 0:
+        return  # options only, or options then words that are an option's (`set -o pipefail`)
+    zero = state.positional[0] if state.positional else Field("$0", None)
+    state.positional = (zero, *args[k:])
+
+
 _OPENS_BODY = ("then", "else", "do", "{")  # words after which a command starts (`else MODEL=b`)
 
 
@@ -547,6 +562,9 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if len(fields) == len(prefix):
         return
     head = fields[len(prefix)].text
+    if head == "set":
+        _set_positional(fields[len(prefix) + 1 :], state)
+        return
     if head in ("export", "declare", "typeset", "readonly", "local"):
         if head in ("local", "declare", "typeset") and depth:
             state.locals.update(_declared(words[i + 1 :]))

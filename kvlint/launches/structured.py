@@ -28,7 +28,7 @@ _MAX_NODES = 20000
 # a model key, compared without case, `_` or `-`: the keys charts and apps name the model with
 MODEL_NAMES = frozenset({"model", "modelname", "modelid", "modelurl", "modelpath", "modelrepo", "servedmodel",
                          "hfmodel", "huggingfacemodel", "hfmodelid", "llmmodelid", "modeluri", "modelnameorpath",
-                         "modelreference", "modelref"})
+                         "modelreference", "modelref", "hfname", "hfrepoid", "hfrepo", "hfid", "hfmodelname"})
 # a client's settings: the address of a server it calls (an `openai:` backend block beside a `vllm:` one)
 _CLIENT = frozenset({"baseurl", "apibase", "apiurl", "openaiapibase", "openaibaseurl", "endpointurl", "serverurl"})
 # `model: {name: ...}`, `model: {repoId: ...}`: the key inside a model map that names it (compared as MODEL_NAMES)
@@ -82,9 +82,12 @@ _ARG_LISTS = frozenset({"args", "extraargs", "engineargs", "serverargs", "servea
 
 
 def arg_list(holder: YNode) -> YNode | None:
-    """The holder's argument list (`args:`, `extraArgs:`, `engine_args:`), a list of scalars, or None."""
+    """The holder's argument list (`args:`, `extraArgs:`, `engine_args:`): a list of scalars, or one string of
+    flags (`args: '--gpu-memory-utilization "0.9" --dtype auto'`, a template pastes it into the command), or None."""
     for key, _, val in holder.pairs():
-        if val.is_seq and _norm(key) in _ARG_LISTS and all(i.is_scalar for i in val.items):
+        if _norm(key) not in _ARG_LISTS:
+            continue
+        if (val.is_seq and all(i.is_scalar for i in val.items)) or (val.is_scalar and val.text.startswith("--")):
             return val
     return None
 
@@ -92,7 +95,10 @@ def arg_list(holder: YNode) -> YNode | None:
 def _listed_flags(holder: YNode) -> int:
     """How many items of the holder's argument list are flags (`--port=8000`, `--mem-fraction-static 0.5`)."""
     found = arg_list(holder)
-    return sum(1 for i in found.items if i.text.startswith("--")) if found is not None else 0
+    if found is None:
+        return 0
+    words = found.text.split() if found.is_scalar else [i.text for i in found.items]
+    return sum(1 for w in words if w.startswith("--"))
 
 
 def model_key(holder: YNode) -> tuple[tuple[str, ...], YNode] | None:
@@ -210,10 +216,12 @@ def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool
         return None
     keys, model = found
     prefix = unprefixed(keys[0])[0]  # `vllm_model`: the variables of a role that starts that engine
-    named = named or prefix is not None
-    chosen = engine or prefix or _engine_by_keys(holder)
+    # its settings under a map named for the engine (`hf_name: X` beside `vllm: {max_model_len: ...}`)
+    child = next((e for k, _, v in holder.pairs() if v.is_map and (e := _engine_in(k))), None) if not named else None
+    named = named or prefix is not None or child is not None
+    chosen = engine or prefix or child or _engine_by_keys(holder)
     pairs = tuple(_flag_pairs(chosen, holder, keys[0]))
-    block = Block(holder, path, keys, model, pairs, chosen, named, _listed_flags(holder) if named else 0)
+    block = Block(holder, path, keys, model, pairs, chosen, named, _listed_flags(holder) if named or engine else 0)
     return block if block.score >= 1 and (named or engine is not None) else None
 
 

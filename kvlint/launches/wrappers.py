@@ -135,6 +135,10 @@ PREFIX_COMMANDS: dict[str, tuple[frozenset[str], int]] = {
                         "--command-timeout"}), 0),
     "gosu": (frozenset(), 1),
     "su-exec": (frozenset(), 1),
+    # Windows' Linux subsystem: `wsl.exe -d Ubuntu [--cd DIR] --exec python -m vllm...` (`--exec` / `-e` skipped as
+    # options without a value, as `--` is)
+    "wsl": (_WSL_VALUES := frozenset({"-d", "--distribution", "-u", "--user", "--cd", "--shell-type"}), 0),
+    "wsl.exe": (_WSL_VALUES, 0),
 }
 
 

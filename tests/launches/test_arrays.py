@@ -184,3 +184,40 @@ def test_powershell_blocks_additions_fallbacks_and_a_captured_docker_run(tmp_pat
     (d,) = read_path(str(p)).deployments
     assert (d.engine, d.engine_version, d.model, _at(d.model_span)) == ("vllm", "0.11.0", "org/ps-model", (13, 17))
     assert d.get("max_model_len") == 4096 and d.settings["max_model_len"].span.line == 14
+
+
+def test_powershell_computed_assignments_are_open_and_casts_are_their_variables(tmp_path):
+    """Sample K46's AEN5 launcher (measured: three KV007 errors on `--port [string]if`, the model read as
+    `Resolve-ModelDir`): `$X = Resolve-ModelDir -Path $d` and `$X = if (...) {...} else {...}` are computed when the
+    script runs (open values, never the command's first word); `[string]$Port` is `$Port`; a quoted string, a
+    number and another known variable stay literal."""
+    p = tmp_path / "run.ps1"
+    p.write_text("$Model = 'org/ps-model'\n$Len = 8192\n$Util = $Len\n"
+                 "$Dir = Resolve-ModelDir -ExplicitPath $ModelDir\n"
+                 "$Port = if ($Uri.Port -gt 0) { [int]$Uri.Port } else { 8000 }\n"
+                 "$ArgumentList = @(\n  '-m', 'vllm.entrypoints.openai.api_server',\n  '--model', $Model,\n"
+                 "  '--port', [string]$Port,\n  '--max-model-len', [string]$Len,\n  '--download-dir', $Dir\n)\n"
+                 "Start-Process -FilePath python -ArgumentList $ArgumentList\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, d.get("max_model_len"), d.settings["port"].resolved) == ("org/ps-model", 8192, False)
+    assert d.invalid_values == () and not d.settings["download_dir"].resolved
+
+
+def test_powershell_start_process_of_wsl_kept_as_a_variable(tmp_path):
+    """Sample K46's AEN5 WSL branch: `$wsl = Get-Command wsl.exe`, an argument list built with `+=` that starts with
+    wsl's own `-d DISTRO --exec python -m vllm...`, and `$proc = Start-Process -FilePath $wsl.Source -ArgumentList
+    $ArgumentList -WorkingDirectory $d -RedirectStandardOutput $o -PassThru`: wsl runs the command after `--exec`,
+    and the cmdlet's own parameters after the argument list are not the engine's flags."""
+    p = tmp_path / "wsl.ps1"
+    p.write_text('$wsl = Get-Command wsl.exe -ErrorAction SilentlyContinue\n$ArgumentList = @()\n'
+                 '$ArgumentList += @("-d", "Ubuntu")\n'
+                 '$ArgumentList += @("--exec", "python3", "-m", "vllm.entrypoints.openai.api_server")\n'
+                 '$ArgumentList += @("--model", "org/wsl-model", "--max-model-len", "4096")\n'
+                 '$proc = Start-Process -FilePath $wsl.Source -ArgumentList $ArgumentList -WorkingDirectory $Root '
+                 '-RedirectStandardOutput $Out -WindowStyle Hidden -PassThru\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, d.get("max_model_len"), d.unknown_flags) == ("org/wsl-model", 4096, ())
+    p.write_text('$cmd = @("-m", "vllm.entrypoints.openai.api_server", "--model", "org/native")\n'
+                 '$p = Start-Process -FilePath python -ArgumentList $cmd -WorkingDirectory $Root -PassThru\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, d.unknown_flags) == ("org/native", ())

@@ -106,3 +106,16 @@ def test_shell_script_sh_c_with_arguments(tmp_path):
     (d,) = read_path(str(p)).deployments
     assert d.model == "org/m" and d.get("max_model_len") == 1024
     assert _at(d.model_span) == (1, 49) and _at(d.settings["max_model_len"].span) == (1, 55)
+
+
+def test_set_double_dash_makes_the_positional_parameters_of_the_commands_after_it(tmp_path):
+    """Sample K46's model-foundry entry script (measured: the launch placed at `set --`, 10 lines above the
+    command): `if [ $# -eq 0 ]; then set -- --model "${DEFAULT_MODEL}" ...; fi` then `python -m
+    vllm.entrypoints.openai.api_server "$@"`: the command's arguments are those words, each at its line; the
+    launch is the command. `set -euo pipefail` sets options only."""
+    p = tmp_path / "start_vllm.sh"
+    p.write_text('#!/usr/bin/env bash\nset -euo pipefail\nDEFAULT_MODEL="${VLLM_DEFAULT_MODEL:-org/default}"\n'
+                 'if [ $# -eq 0 ]; then\n  set -- \\\n    "--model" "${DEFAULT_MODEL}" \\\n'
+                 '    "--dtype" "float16"\nfi\npython -m vllm.entrypoints.openai.api_server "$@"\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, _at(d.model_span), d.launch_span.line, d.get("dtype")) == ("org/default", (6, 15), 9, "float16")

@@ -183,3 +183,46 @@ def test_a_services_map_that_is_no_compose_files_has_its_command_strings_read(tm
     compose = tmp_path / "docker-compose.yml"
     compose.write_text("services:\n  web:\n    image: nginx\n    labels:\n      note: vllm serve org/label-model\n")
     assert read_path(str(compose)).deployments == []
+
+
+def test_per_gpu_argument_lists_of_a_model_catalogue_are_no_launches(tmp_path):
+    """Sample K47's pods `models.json` (measured: 20 launches with no model): a catalogue's per-GPU entries hold
+    vLLM flags under `args:` for a program to pick; with no container, image or pod around them the engine is not
+    inferred from their flags. A Kustomize patch's named container handed the same flags still is."""
+    catalogue = tmp_path / "models.json"
+    catalogue.write_text('{"models": {"org/m": {"configs": [{"gpuCount": 2, "args": '
+                         '["--tensor-parallel-size", "2", "--enable-auto-tool-choice", "--tool-call-parser", "hermes"], '
+                         '"env": {"VLLM_USE_DEEP_GEMM": "1"}}]}}}')
+    assert read_path(str(catalogue)).deployments == []
+    patch = tmp_path / "patch.yaml"
+    patch.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: llm\nspec:\n  template:\n    spec:\n"
+                     "      containers:\n        - name: server\n          args: [--model, org/patched, "
+                     "--enable-auto-tool-choice, --tool-call-parser, hermes]\n")
+    (d,) = read_path(str(patch)).deployments
+    assert (d.engine, d.model) == ("vllm", "org/patched")
+    values = tmp_path / "values.yaml"  # sample K40's values: an inference service's args beside its GPU resources
+    values.write_text("inferenceService:\n  storage:\n    storageUri: oci://quay.io/org/modelcar:granite\n"
+                      "  args:\n    - --max-model-len=23000\n    - --gpu-memory-utilization=0.99\n"
+                      "  resources:\n    limits:\n      nvidia.com/gpu: '1'\n")
+    (d,) = read_path(str(values)).deployments
+    assert (d.engine, d.get("max_model_len"), d.gpu_count) == ("vllm", 23000, 1)
+
+
+def test_a_compose_command_is_the_arguments_of_the_built_images_entry_point(tmp_path):
+    """Sample K47's SRE-agent compose (measured: silent): `build: .` of a Dockerfile whose `ENTRYPOINT ["vllm",
+    "serve"]`, and `command: [openai/gpt-oss-20b, --host, ...]`: the command is the entry point's arguments, the
+    launch at the command, its values in the compose file. A build from an engine image with no ENTRYPOINT of its own
+    runs the engine image's; a build whose entry point is another program gives nothing."""
+    (tmp_path / "Dockerfile").write_text('FROM nvidia/cuda:12.8.0-devel-ubuntu22.04\nRUN pip install vllm\n'
+                                         'ENTRYPOINT ["vllm", "serve"]\nCMD ["org/default"]\n')
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text("services:\n  vllm:\n    build:\n      context: .\n    gpus: all\n"
+                       '    command: ["org/built-model", "--max-model-len", "8192"]\n')
+    (d,) = read_path(str(compose)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len"), d.launch_span.path) == \
+        ("vllm", "org/built-model", (6, 15), 8192, str(compose))
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.10.1\nRUN pip install extra\n")
+    (d,) = read_path(str(compose)).deployments
+    assert (d.model, d.engine_version) == ("org/built-model", "0.10.1")
+    (tmp_path / "Dockerfile").write_text('FROM python:3.12\nENTRYPOINT ["python", "app.py"]\n')
+    assert read_path(str(compose)).deployments == []

@@ -444,3 +444,31 @@ def test_values_deploying_the_engines_image_on_gpus_with_no_model_are_a_launch(t
     p.write_text("image:\n  repository: registry.redhat.io/rhoai/vllm\n  tag: latest\n")
     result = read_path(str(p))
     assert result.deployments == [] and [f.code for f in result.findings] == ["KV008"]
+
+
+def test_a_catalogue_entry_with_its_settings_under_a_map_named_for_the_engine(tmp_path):
+    """Sample K47's Ansible group_vars (measured: KV008, no launch): `models: - {name, enabled, hf_name: X, vllm:
+    {max_model_len: ...}}`, rendered into one container each by a template: each entry is a launch of the engine
+    its settings map is named for, its model the `hf_name`; an `enabled: false` entry is not deployed as written."""
+    p = tmp_path / "vars.yaml"
+    p.write_text("models:\n  - name: a\n    enabled: true\n    hf_name: org/first\n    vllm:\n"
+                 "      tensor_parallel_size: 1\n      max_model_len: 32768\n"
+                 "  - name: b\n    enabled: false\n    hf_name: org/second\n    vllm:\n      tensor_parallel_size: 2\n"
+                 "      max_model_len: 8192\n")
+    first, second = read_path(str(p)).deployments
+    assert (first.engine, first.model, first.model_span.line, first.get("max_model_len")) == \
+        ("vllm", "org/first", 4, 32768)
+    assert (second.model, second.disabled is not None) == ("org/second", True)
+
+
+def test_a_chart_values_argument_string_beside_the_model_key(tmp_path):
+    """Sample K24's chart values (`llm: {hfModelName: X, args: '--gpu-memory-utilization "0.9" --dtype "auto"'}`
+    under `charts/vllm/`): the string of flags is the argument list the template pastes in, each word at its place;
+    the model is `hfModelName`."""
+    (tmp_path / "charts" / "vllm").mkdir(parents=True)
+    p = tmp_path / "charts" / "vllm" / "values.yaml"
+    p.write_text("llm-serving:\n  llm:\n    hfModelName: org/chart-model\n"
+                 "    args: '--gpu-memory-utilization \"0.9\" --dtype \"auto\"'\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, d.model_span.line, d.get("gpu_memory_utilization"), d.get("dtype")) == \
+        ("org/chart-model", 3, 0.9, "auto")

@@ -25,6 +25,7 @@ from kvlint.launches.charts.common import (
     key_fields,
     model_fields,
     model_flag,
+    shell_words,
     text,
 )
 from kvlint.launches.env import Field
@@ -317,7 +318,8 @@ def _block_args(yf: YamlFile, holder: YNode) -> list[Field]:
     ["--gpu-memory-utilization", "0.8"]`): appended to the command as the chart does."""
     maps = [holder] + [v for k, _, v in holder.pairs() if v.is_map and k not in ("image", "resources")]
     lists = [structured.arg_list(m) for m in maps]
-    return next((argv_items(n, yf) for n in lists if n is not None), [])
+    found = next((n for n in lists if n is not None), None)
+    return (shell_words(yf, found) or []) if found is not None and found.is_scalar else argv_items(found, yf)
 
 
 def _model_fields(engine: str, model: YNode | None, path: tuple[str, ...]) -> list[Field]:
