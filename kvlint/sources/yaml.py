@@ -7,6 +7,7 @@ and alias expansion is bounded so a "billion laughs" file costs nothing.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -22,27 +23,43 @@ from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_TAGS: dict[tuple[str, tuple[bool, bool]], str] = {}  # (plain scalar, implicit flags) -> resolved tag
+_TAGS: dict[str, str] = {}  # plain scalar -> resolved tag
 _TAGS_MAX = 8192  # short values only (64 characters), about 1 MiB when full
+_RESOLVER: Any = yaml.resolver.BaseResolver
+_COLLECTION_TAGS: dict[Any, str] = {yaml.SequenceNode: _RESOLVER.DEFAULT_SEQUENCE_TAG,
+                                    yaml.MappingNode: _RESOLVER.DEFAULT_MAPPING_TAG}
+_SCALAR_TAG: str = _RESOLVER.DEFAULT_SCALAR_TAG
 
 
 class _Loader(_BaseLoader):
-    """PyYAML's safe loader (libyaml when present) with plain scalars' tag resolution memoised.
+    """PyYAML's safe loader (libyaml when present) with tag resolution short-cut.
 
-    libyaml composes in C but asks the Python resolver for every scalar's tag (a dozen regular expressions
-    per `true`, `8` or name); without path resolvers, which the safe loader never has, the tag is a
-    function of the value and its implicit flags alone, and manifests repeat the same few hundred values."""
+    libyaml composes in C but calls back into Python for every node: the resolver's path hooks before and
+    after it, and `resolve` for its tag (a dozen regular expressions per plain `true`, `8` or name). This
+    loader has no path resolvers (the safe loader has none and kvlint adds none), so the hooks have nothing
+    to do and a tag is a function of the node's kind and, for a plain scalar, its value alone; manifests
+    repeat the same few hundred values. Those callbacks were ~1.5 % of a 1,000-file check's instructions."""
+
+    yaml_path_resolvers: dict[Any, Any] = {}  # none, ever: the hooks and `resolve` below rely on it
+    # called with (parent, index) before each node and with nothing after it: C callables that do nothing
+    # (a Python method that returns at once costs several hundred instructions a call from libyaml's composer)
+    descend_resolver = staticmethod(operator.is_)
+    ascend_resolver = staticmethod(tuple)
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is not yaml.ScalarNode or self.yaml_path_resolvers or len(value) > 64:
+        """The tag PyYAML's resolver gives, memoised for short plain scalars."""
+        if kind is not _SCALAR:
+            return _COLLECTION_TAGS[kind]  # what the resolver gives a collection without path resolvers
+        if not implicit[0]:
+            return _SCALAR_TAG  # not a plain scalar: the resolver consults no implicit resolver
+        if len(value) > 64:
             return super().resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = _TAGS.get(key)
+        tag = _TAGS.get(value)
         if tag is None:
             tag = super().resolve(kind, value, implicit)
             if len(_TAGS) >= _TAGS_MAX:
                 _TAGS.clear()
-            _TAGS[key] = tag
+            _TAGS[value] = tag
         return tag
 
 
@@ -431,8 +448,10 @@ def _compose_chunk(path: str, chunk: str, start: int, base_line: int,
         return None, templated
     aliases = "*" in composed
     doc = _Doc(path, start, base_line, templated, node, aliases)
-    if not _Checker(doc, problems).check(aliases=aliases):
+    checker = _Checker(doc, problems)
+    if not checker.check(aliases=aliases):
         return None, templated
+    doc.aliases = checker.shared  # a `*` in a string or a command is no alias: no memo, no reference cycle
     return doc.wrap(node), templated
 
 
@@ -495,6 +514,11 @@ class _Checker:
     def __init__(self, doc: _Doc, problems: list[YamlProblem]):
         self.doc, self.problems = doc, problems
         self.duplicates = 0
+        # Whether the walk met a node twice (an alias): only then must the document's YNodes be memoised by node.
+        # A `*` in the text is usually a glob or a product; the memo would make every YNode of the document part
+        # of a reference cycle (node -> document -> memo -> node), the whole composed graph freed only by the
+        # cycle collector. Without the walk (no `*`) there is no alias either.
+        self.shared = False
 
     def check(self, *, aliases: bool) -> bool:
         """False when the document cannot be read (the problem says why)."""
@@ -520,6 +544,7 @@ class _Checker:
                     return False
                 continue
             if key in sizes:
+                self.shared = True
                 continue
             if type(node) is _SCALAR:
                 sizes[key] = 1
@@ -529,6 +554,7 @@ class _Checker:
             for child in _children(node):
                 ck = id(child)
                 if ck in sizes:
+                    self.shared = True
                     continue
                 if ck in open_:
                     return self._fail(child, "recursive alias (a node contains itself)")
