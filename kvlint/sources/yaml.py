@@ -99,7 +99,7 @@ class YNode:
                  style: str | None = None, tag: str = "", items: tuple = (), size: int = 1) -> None:
         for name, given in (("kind", kind), ("span", span), ("start", start), ("end", end), ("value", value),
                             ("text", text), ("style", style), ("tag", tag), ("items", items), ("size", size),
-                            ("_src", None), ("_doc", None)):
+                            ("_src", None), ("_doc", None), ("_keys", None)):
             object.__setattr__(self, name, given)
 
     @classmethod
@@ -109,6 +109,7 @@ class YNode:
         _SET_SRC(self, node)
         _SET_DOC(self, doc)
         _SET_TAG(self, node.tag)
+        _SET_KEYS(self, None)
         if type(node) is _SCALAR:
             _SET_KIND(self, "scalar")
             _SET_TEXT(self, node.value if doc.templated is None else doc.templated.restore(node.value))
@@ -122,11 +123,7 @@ class YNode:
         return self
 
     def __getattr__(self, name: str) -> Any:
-        """A field not made yet (only slots of lazily built nodes are ever unset), or the key index of a map."""
-        if name == "_keys":  # string key -> value node, the last occurrence winning (as `get` always chose)
-            keys = {k.text: v for k, v in self.items if k.kind == "scalar"}
-            _SET_KEYS(self, keys)
-            return keys
+        """A field not made yet (only slots of lazily built nodes are ever unset)."""
         if name not in _LAZY:
             raise AttributeError(name)
         src, doc = object.__getattribute__(self, "_src"), object.__getattribute__(self, "_doc")
@@ -136,7 +133,10 @@ class YNode:
             _SET_START(self, a)
             _SET_END(self, b)
         elif name == "items":
-            _SET_ITEMS(self, doc.items(src))
+            if self.kind == "map":
+                self._index()  # a map's items are made with its key index
+            else:
+                _SET_ITEMS(self, doc.items(src))
         elif name == "size":
             _SET_SIZE(self, node_size(src, doc.sizes, doc.key_text))
         elif name == "style":
@@ -176,17 +176,32 @@ class YNode:
         """The value node for a string key (last occurrence, as YAML loaders keep)."""
         if self.kind != "map":
             return None
-        return self._keys.get(key)
+        index = self._keys
+        return (self._index() if index is None else index).get(key)
 
     def has_any(self, keys: tuple[str, ...]) -> bool:
         """Whether a map has any of these string keys (one call where asking `get` per key is several)."""
         if self.kind != "map":
             return False
         index = self._keys
+        if index is None:
+            index = self._index()
         for key in keys:  # noqa: SIM110 - a loop, not any() over a generator: asked of every map a walk visits
             if key in index:
                 return True
         return False
+
+    def _index(self) -> dict[str, YNode]:
+        """A map's key index (string key -> value node, the last occurrence winning, as `get` always chose), made
+        on first use; a lazily built map makes its items here too, so both are set by one call. Asked as missing
+        slots they were two misses, each a formatted AttributeError before `__getattr__` (~3,500 instructions,
+        for most maps a reader visits)."""
+        src = self._src
+        if src is not None:  # lazily built: nothing made yet (items are made only here)
+            _SET_ITEMS(self, self._doc.items(src))
+        keys = {k.text: v for k, v in self.items if k.kind == "scalar"}
+        _SET_KEYS(self, keys)
+        return keys
 
     def path(self, *keys: str | int) -> YNode | None:
         node: YNode | None = self
