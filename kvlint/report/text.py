@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from kvlint.findings import Finding, Severity
 from kvlint.printable import printable
+from kvlint.redact import redact_text
 from kvlint.status import CapacityTally, LaunchStatus, capacity_line
 
 if TYPE_CHECKING:
@@ -81,7 +82,6 @@ def _redacted(src: str, col: int, end: int) -> tuple[str, int, int]:
     """The line with its credentials masked before any window is cut from it: a cut that drops a flag's name
     (`...rFAKE0019 --foo-key`) leaves a value no later pass can tell is a secret; control characters escaped
     (kvlint.printable). Columns follow the mask and the escapes."""
-    from kvlint.redact import redact_text
 
     def show(text: str) -> str:
         return printable(redact_text(text))

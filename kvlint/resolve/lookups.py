@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint.errors import KvlintError
 from kvlint.findings import short
+from kvlint.gpus import lookup_gpu
 from kvlint.lazyre import lazy
+from kvlint.models.lockpath import LOCK_NAME, lock_dir, lock_path_for
 from kvlint.resolve.records import GpuLookup, ModelLookup, ResolveOptions, VersionLookup
 from kvlint.sizes import GIB
 
@@ -67,7 +69,6 @@ def lock_path(config: Config) -> str:
     """The kvlint.lock of the project a configuration belongs to (kvlint.models.lockpath.lock_dir)."""
     import os
 
-    from kvlint.models.lockpath import LOCK_NAME, lock_dir
 
     return os.path.join(lock_dir(config.root), LOCK_NAME)
 
@@ -125,7 +126,6 @@ def lock_for_file(path: str, config: Config) -> str:
     """The lock of a file's launches (`kvlint models lock` writes each model to the lock its launches read)."""
     if config.path:
         return lock_path(config)
-    from kvlint.models.lockpath import lock_path_for
 
     return lock_path_for(path)
 
@@ -162,7 +162,6 @@ def generic_gpu_word(name: str) -> bool:
 
 def lookup_gpu_name(name: str) -> tuple[Gpu | None, str | None]:
     """(card, None) or (None, why): an unknown name says so with close names."""
-    from kvlint.gpus import lookup_gpu
 
     try:
         return lookup_gpu(name), None
