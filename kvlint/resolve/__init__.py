@@ -19,6 +19,7 @@ from kvlint.deployment import Deployment, InvalidValue
 from kvlint.engines import get_engine
 from kvlint.errors import InvalidSettingError, KvlintError, NotModelledError
 from kvlint.findings import short
+from kvlint.flags.flag_values import is_placeholder
 from kvlint.gpus import lookup_gpu
 from kvlint.record import replace
 from kvlint.resolve import lookups
@@ -334,7 +335,6 @@ def _model_skip(r: Resolved) -> str:
     if not dep.model:
         return "no model reference found in the launch: kvlint needs the model to size it"
     if not dep.model_resolved:
-        from kvlint.flags.flag_values import is_placeholder
 
         if is_placeholder(dep.model):
             return (f"the model is {ref}, a placeholder the deploy tooling replaces: kvlint sizes the launch "

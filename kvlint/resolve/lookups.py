@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 from kvlint.errors import KvlintError
 from kvlint.findings import short
 from kvlint.gpus import lookup_gpu
+from kvlint.image_names import known_image
 from kvlint.lazyre import lazy
 from kvlint.models.lockpath import LOCK_NAME, lock_dir, lock_path_for
+from kvlint.models.resolve import resolve_model, source_kind
 from kvlint.resolve.records import GpuLookup, ModelLookup, ResolveOptions, VersionLookup
 from kvlint.sizes import GIB
 
@@ -43,7 +45,6 @@ def lookup_model(ref: str, config: Config, options: ResolveOptions, aliases: tup
     """The model's config for a reference and the launch's other names for it (the reason when none has one):
     the project's kvlint.lock first (`lock_at`; by default the one of the configuration's folder), then the
     resolution order of kvlint.models.resolve."""
-    from kvlint.models.resolve import resolve_model, source_kind
 
     locked = _from_lock(ref, aliases, lock_at or lock_path(config))
     if locked is not None and (locked.spec is not None or locked.reason):
@@ -224,7 +225,6 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         return dated
     newest = engine.release(None)
     if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
-        from kvlint.image_names import known_image
 
         if not known_image(dep.image):  # a third-party build's `latest` is whenever it was last built
             return VersionLookup(None, "default", newest, why=f"the image {short(dep.image)} is a third-party build "
