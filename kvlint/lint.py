@@ -24,10 +24,9 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from kvlint import limits, suppress
+from kvlint import launches, limits, suppress
 from kvlint.config import Config, ConfigCache
 from kvlint.findings import Finding, Severity, short
-from kvlint.launches import ReadResult, read_path
 from kvlint.launches.read import kv001, may_hold_launch
 from kvlint.limits import LimitExceeded, file_limits
 from kvlint.record import field, record, replace
@@ -206,8 +205,8 @@ def _read(path: str, config: Config, options: LintOptions,
     try:
         as_config = True if path != "-" and config.is_vllm_config(path) else None
         if text is not None and as_config is None and not may_hold_launch(text):
-            return text, ReadResult(path)  # no word a launch is written with: one scan, no parse
-        return text, read_path(path, text, variables=config.variables or None, as_vllm_config=as_config)
+            return text, launches.ReadResult(path)  # no word a launch is written with: one scan, no parse
+        return text, launches.read_path(path, text, variables=config.variables or None, as_vllm_config=as_config)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not crash the hook; the file counts as unread
         why = f"internal error while reading ({type(exc).__name__}: {exc}); please report it"
         out.unreadable.append((path, why))

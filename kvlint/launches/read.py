@@ -13,8 +13,8 @@ from kvlint.launches.kinds import kind_for, reader_of, sniffed
 from kvlint.launches.yamlfile import deployments_in
 from kvlint.lazyre import lazy
 from kvlint.limits import LimitExceeded, file_limits
+from kvlint.sources import yaml as yaml_source
 from kvlint.sources.text import SourceError, decode, read_file, read_stdin
-from kvlint.sources.yaml import parse_yaml
 from kvlint.span import Span
 
 KV001 = ("KV001", "unreadable-input")
@@ -180,7 +180,7 @@ _SAID = ("KV001", "KV008")  # a file that could not be read, or whose engine ima
 def read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
     """YAML (and JSON, a subset): every document through kvlint.launches.yamlfile; a Helm template with its chart."""
 
-    yf = parse_yaml(path, text)
+    yf = yaml_source.parse_yaml(path, text)
     if "{{" in text:
         from kvlint.launches.helm_chart import chart_of, parse_template, resolve_template
 

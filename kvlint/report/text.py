@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from kvlint import redact
 from kvlint.findings import Finding, Severity
 from kvlint.printable import printable
-from kvlint.redact import redact_text
 from kvlint.status import CapacityTally, LaunchStatus, capacity_line
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def _redacted(src: str, col: int, end: int) -> tuple[str, int, int]:
     (kvlint.printable). Columns follow the mask and the escapes."""
 
     def show(text: str) -> str:
-        return printable(redact_text(text))
+        return printable(redact.redact_text(text))
 
     shown = show(src)
     if shown == src:
