@@ -18,6 +18,7 @@ from kvlint.data import load_json
 from kvlint.engines.registered import engine_names
 from kvlint.errors import KvlintError
 from kvlint.findings import Severity
+from kvlint.models.lockpath import remember
 from kvlint.record import field, record
 
 if TYPE_CHECKING:
@@ -546,7 +547,6 @@ class ConfigCache:
         """find_config with every folder's answer kept: sibling folders share their parents' walk up. The same
         walk finds each folder's project root (where its kvlint.lock lives), told to kvlint.models.lockpath so
         the launches' lock lookups need no stat of their own."""
-        from kvlint.models.lockpath import remember
 
         chain: list[str] = []
         here = directory

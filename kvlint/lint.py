@@ -24,13 +24,18 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from kvlint import limits
+from kvlint import launches, limits, suppress
 from kvlint.config import Config, ConfigCache
-from kvlint.findings import Finding, Severity
+from kvlint.findings import Finding, Severity, short
+from kvlint.launches.read import kv001, may_hold_launch
+from kvlint.limits import LimitExceeded, file_limits
 from kvlint.record import field, record, replace
 from kvlint.registry import Context, get_rule, run_rules, selected_codes
 from kvlint.resolve import Resolved, ResolveOptions, Resolver
+from kvlint.sources.text import SourceError, decode, read_bytes, read_stdin
+from kvlint.span import Span
 from kvlint.status import CapacityTally, LaunchStatus
+from kvlint.suppress import resolve_codes
 
 if TYPE_CHECKING:
     from kvlint.baseline import Origin
@@ -130,8 +135,6 @@ class _Launch:
 
 def lint_file(path: str, config: Config, options: LintOptions, resolver: Resolver) -> FileOutcome:
     """Check one file within its time budget (kvlint.limits); never raises for bad input."""
-    from kvlint.launches.read import kv001
-    from kvlint.limits import LimitExceeded, file_limits
 
     out = FileOutcome(path)
     with file_limits():  # one budget for the file's read, renewed once for its rules (kvlint.limits)
@@ -152,7 +155,6 @@ def _read_text(path: str, options: LintOptions) -> str | None:
     """The text, read within the size cap; None for what the reader must refuse (it says why as KV001)."""
     if path == "-" and options.stdin_text is not None:
         return options.stdin_text
-    from kvlint.sources.text import SourceError, decode, read_bytes, read_stdin
 
     try:
         return decode(read_stdin() if path == "-" else read_bytes(path))
@@ -175,7 +177,6 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolv
     launches = out.pending
     for dep in read.deployments:
         launches.append(_deployment_findings(dep, config, codes, resolver, out))
-    from kvlint import suppress
 
     directives = suppress.scan(text) if text else []
     # KV006: malformed or misplaced suppressions always (when the rule runs), unused ones when asked
@@ -195,8 +196,6 @@ def _read(path: str, config: Config, options: LintOptions,
     The configuration supplies values for variables the repository leaves to its deploy tooling
     (`variables:`) and names YAML files to read as vLLM --config files (`vllm-config-files:`).
     """
-    from kvlint.launches import ReadResult, read_path
-    from kvlint.launches.read import may_hold_launch
 
     try:
         text = _read_text(path, options)
@@ -206,8 +205,8 @@ def _read(path: str, config: Config, options: LintOptions,
     try:
         as_config = True if path != "-" and config.is_vllm_config(path) else None
         if text is not None and as_config is None and not may_hold_launch(text):
-            return text, ReadResult(path)  # no word a launch is written with: one scan, no parse
-        return text, read_path(path, text, variables=config.variables or None, as_vllm_config=as_config)
+            return text, launches.ReadResult(path)  # no word a launch is written with: one scan, no parse
+        return text, launches.read_path(path, text, variables=config.variables or None, as_vllm_config=as_config)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not crash the hook; the file counts as unread
         why = f"internal error while reading ({type(exc).__name__}: {exc}); please report it"
         out.unreadable.append((path, why))
@@ -256,14 +255,14 @@ def _origins(pair: tuple[list[Finding], _Launch]) -> list[tuple[Finding, Origin]
     kept, launch = pair
     if not kept:
         return []
-    from kvlint.baseline import Origin
+    import kvlint.baseline as baseline  # not `from ... import` in a function: that asks for `__path__` every call
 
     made = launch.origins  # a file with the run's KV003 note is reported twice (with and without it): one Origin each
     out = []
     for f in kept:
         origin = made.get(id(f))
         if origin is None:
-            origin = made[id(f)] = Origin.of(f, launch.dep)
+            origin = made[id(f)] = baseline.Origin.of(f, launch.dep)
         out.append((f, origin))
     return out
 
@@ -272,7 +271,6 @@ def _suppressed(path: str, readers: list[Finding], launches: list[_Launch], dire
                 unused: tuple[str, ...],
                 *, noted: bool) -> Findings:
     """The file's findings after annotations and inline suppressions, with or without the run's KV003 note."""
-    from kvlint import suppress
 
     out = Findings()
     found = list(readers)
@@ -331,8 +329,6 @@ def _codes(config: Config, options: LintOptions, path: str) -> frozenset[str]:
 
 
 def _annotated(f: Finding, dep: Deployment) -> bool:
-    from kvlint.suppress import resolve_codes
-
     if not dep.ignore_codes:
         return False
     codes, _ = resolve_codes(",".join(dep.ignore_codes))
@@ -368,7 +364,6 @@ def per_run(unknown: list[Finding]) -> list[Finding]:
     PER_RUN_NAMED) and the one command that records them all. Each launch's status still says it was skipped."""
     if not unknown:
         return []
-    from kvlint.findings import short
 
     models = sorted({short(str(f.data.get("model") or "?"), 60) for f in unknown},  # Hub ids first, then paths
                     key=lambda m: (m.startswith(("/", ".", "~")) or "://" in m, m.lower(), m))
@@ -385,8 +380,6 @@ def per_run(unknown: list[Finding]) -> list[Finding]:
 
 
 def _unused(path: str, unused: Iterable[Any]) -> list[Finding]:
-    from kvlint.span import Span
-
     rule = get_rule("KV006")
     return [rule.finding(None, f"suppression `{d.text}` is unused or invalid: {why}",
                          Span(path, d.line, d.col, d.line, d.col + len(d.text)), path=path)

@@ -25,7 +25,6 @@ Records inherit only from records or plain classes; a dataclass may subclass a r
 from __future__ import annotations
 
 import _thread
-import functools
 import operator
 import reprlib
 import sys
@@ -441,17 +440,19 @@ def _init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:
         if finish is not None:
             finish(self)
         made += 1
-        if made == HOT and cls.__dict__.get("__init__") is first:
+        if (made == HOT or made == 1 and _compiled(len(params), finish is not None, cls, names[1:])) \
+                and cls.__dict__.get("__init__") is first:
             type.__setattr__(cls, "__init__", fast())
 
-    code = _generic().replace(co_argcount=len(names), co_varnames=names + _SPARE[len(params):])
+    # exactly the class's own locals: `locals()` also visits every local a body declares and deletes each unbound
+    # one from its dict (a KeyError raised and cleared per name, ~20,000 instructions a call with 36 spare names)
+    code = _generic().replace(co_argcount=len(names), co_varnames=names, co_nlocals=len(names))
     first = _named(cls, FunctionType(code, {f"{_OWN}store": store, "locals": locals}, "__init__", defaults))
     return first
 
 
-HOT = 100  # instances a class makes before its __init__ is compiled
+HOT = 100  # instances a class makes before its __init__ is compiled (at once when its body is compiled already)
 _GENERIC_SIZE = 40  # parameters of the shared first body (a class with more is compiled at once)
-_SPARE = tuple(f"{_OWN}x{i}" for i in range(_GENERIC_SIZE))  # names of the parameters a class does not use
 
 
 def _named(cls: type, init: Callable[..., None]) -> Callable[..., None]:
@@ -460,9 +461,9 @@ def _named(cls: type, init: Callable[..., None]) -> Callable[..., None]:
 
 
 def _generic() -> CodeType:
-    """The shared first `__init__`: `_GENERIC_SIZE` parameters, of which a class keeps its own count
-    (the rest are never-bound locals, which `locals()` leaves out), and one call storing them. Written
-    out below rather than compiled: the first compile in a process is the dear one."""
+    """The shared first `__init__`: up to `_GENERIC_SIZE` parameters, of which a copy keeps its class's own
+    (its body reads `self` alone, so a copy may declare fewer locals), and one call storing them. Written out
+    below rather than compiled: the first compile in a process is the dear one."""
     return _generic_init.__code__
 
 
@@ -509,10 +510,28 @@ def _plain_attributes(cls: type, names: tuple[str, ...]) -> bool:
     return not any(hasattr(type(getattr(cls, name, None)), "__set__") for name in names)
 
 
-@functools.cache
+def _compiled(count: int, finish: bool, cls: type, names: tuple[str, ...]) -> bool:
+    """Whether the compiled body a class would get is compiled already (another class of the same shape was
+    hot): then the class takes it at its first instance, since the shared first body (a `locals()` dict and a
+    Python loop storing it) is several times dearer per instance and the compile, its reason, is paid."""
+    return (count, finish, _plain_attributes(cls, names)) in _TEMPLATES
+
+
+_TEMPLATES: dict[tuple[int, bool, bool], CodeType] = {}  # (parameters, finish, direct) -> compiled body
+
+
 def _template(count: int, finish: bool, direct: bool = False) -> CodeType:
     """The compiled `__init__` for `count` parameters named a0, a1, ... (renamed per class); `direct`: stored
-    into the instance's `__dict__` (see _plain_attributes), else through object.__setattr__."""
+    into the instance's `__dict__` (see _plain_attributes), else through object.__setattr__. Compiled once per
+    shape."""
+    key = (count, finish, direct)
+    found = _TEMPLATES.get(key)
+    if found is None:
+        found = _TEMPLATES[key] = _compile_template(count, finish, direct)
+    return found
+
+
+def _compile_template(count: int, finish: bool, direct: bool) -> CodeType:
     own = _OWN
     if direct:
         lines = [f"    {own}d = self.__dict__"] + [f"    {own}d[{own}n{i}] = a{i}" for i in range(count)]

@@ -13,7 +13,10 @@ from typing import Any
 from kvlint.budget import Budget
 from kvlint.deployment import Deployment
 from kvlint.engines import get_engine
+from kvlint.errors import KvlintError
 from kvlint.findings import Related
+from kvlint.flags.flag_table import first_seen
+from kvlint.flags.flag_table import on_release as takes
 from kvlint.registry import Context
 from kvlint.sizes import GIB
 from kvlint.span import Span
@@ -35,7 +38,6 @@ def has_role(engine: str, role: str) -> bool:
 def on_release(ctx: Context, role: str) -> bool:
     """Whether the release the launch pins takes the role's flag: a fix is never a flag the release lacks (nor one
     the tables cannot vouch for on a release older than they are)."""
-    from kvlint.flags.flag_table import on_release as takes
 
     engine = ctx.deployment.engine
     return takes(engine, flag(engine, role), ctx.pinned_version) is True
@@ -45,8 +47,6 @@ def added_after(ctx: Context, name: str) -> tuple[str, str] | None:
     """(option, first release read with it) for a setting the pinned release does not have yet: the tables read a
     release at or after the pinned one, before the flag's first, without it. None when nothing pins a release or
     the tables cannot say."""
-    from kvlint.errors import KvlintError
-    from kvlint.flags.flag_table import first_seen, on_release
 
     engine, pinned = ctx.deployment.engine, ctx.pinned_version
     if pinned is None:
@@ -55,7 +55,7 @@ def added_after(ctx: Context, name: str) -> tuple[str, str] | None:
         found = first_seen(engine, name)
     except KvlintError:
         return None
-    if found is None or on_release(engine, found[0], pinned) is not False:
+    if found is None or takes(engine, found[0], pinned) is not False:
         return None
     return found
 

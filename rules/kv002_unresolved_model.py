@@ -44,6 +44,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kvlint.findings import Finding, Severity, short
+from kvlint.flags.flag_values import is_placeholder
 from kvlint.registry import Context, rule
 
 
@@ -72,7 +73,6 @@ def _left_open(ctx: Context) -> bool:
     dep = ctx.deployment
     if not dep.model or not dep.model_resolved:
         return True
-    from kvlint.flags.flag_values import is_placeholder
 
     return is_placeholder(dep.model) or (dep.model.startswith(("/", "./", "../", "~"))
                                          and "no config.json beside" in (ctx.model_error or ""))

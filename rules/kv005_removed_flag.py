@@ -43,6 +43,7 @@ from collections.abc import Iterator
 
 from kvlint.errors import KvlintError
 from kvlint.findings import Finding, Severity
+from kvlint.flags.flag_table import flag_table, removed_flag
 from kvlint.lazyre import lazy
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
@@ -53,7 +54,6 @@ def table_version(engine: str) -> str:
     """The engine release the flag table was read from (the release the removal is judged against): the
     table the readers parsed the launch with, not a second read of its file."""
     try:
-        from kvlint.flags.flag_table import flag_table
 
         return flag_table(engine).version
     except KvlintError:
@@ -115,7 +115,6 @@ def _fork(ctx: Context, flag: str, gone: str, span: Span | None) -> Finding:
 
 def _absent_in(engine: str, flag: str) -> str | None:
     """The first release read without the flag (the tables' removal record), when known."""
-    from kvlint.flags.flag_table import removed_flag
 
     try:
         found = removed_flag(engine, flag)

@@ -18,7 +18,8 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kvlint.engines.registered import part
+from kvlint.engines.architectures import retired
+from kvlint.engines.registered import facts, part
 from kvlint.record import record
 
 if TYPE_CHECKING:
@@ -153,13 +154,9 @@ class RoleTable:
         return self.flags[role]
 
     def retired_architecture(self, architecture: str, version: str) -> Retired | None:
-        from kvlint.engines.architectures import retired
-
         return retired(self.name, architecture, version)
 
     def unsized_server(self, server: str | None) -> str | None:
-        from kvlint.engines.registered import facts
-
         if server is None:
             return None
         reasons: dict[str, str] = getattr(facts(self.name), "UNSIZED_SERVERS", {})

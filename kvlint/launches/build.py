@@ -14,9 +14,10 @@ from kvlint.deployment import DeclaredLoad, Deployment, GpuOption, InvalidValue,
 from kvlint.engines import get_engine
 from kvlint.engines.registered import engine_names, facts
 from kvlint.launches.argv import parse
+from kvlint.launches.config_link import merge_config_file
 from kvlint.launches.env import Field
 from kvlint.launches.facts import is_path_like, model_aliases, path_alias
-from kvlint.launches.gpus_in_manifest import from_launch_hint
+from kvlint.launches.gpus_in_manifest import cpu_evidence, from_launch_hint
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.templates import has_placeholder
@@ -245,11 +246,9 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
     ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,
                   runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper, alias_env=alias_env,
                   mounts=ctx.mounts + found.mounts, runner=found.runner or ctx.runner)
-    from kvlint.launches.config_link import merge_config_file
 
     dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), _entry_span(found), ctx, gpu))
     if dep.gpu is None:
-        from kvlint.launches.gpus_in_manifest import cpu_evidence
 
         why = cpu_evidence(dep, dict(own_env), [(f.text, f.span) for f in found.fields])
         if why is not None:  # the device kvlint does not size: "cpu" makes the launch's status say so

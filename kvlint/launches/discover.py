@@ -8,6 +8,8 @@ import stat
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from kvlint.launches.kinds import kind_for, walked, walked_size
+
 if TYPE_CHECKING:
     from kvlint.ignore import Ignores
 
@@ -16,7 +18,6 @@ SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".m
 
 def kind_of(path: str) -> str | None:
     """The kind a file name claims (kvlint.launches.kinds), or None when the name is not a deployment format."""
-    from kvlint.launches.kinds import kind_for
 
     kind = kind_for(path)
     return kind.name if kind is not None else None
@@ -151,7 +152,6 @@ def _list(folder: str, seen: set[tuple[int, int]],
 
 def _small_enough(entry: os.DirEntry) -> bool:
     """A kind bounded in size (kvlint.launches.kinds.Kind.walk_bytes: notes) reads only files within it."""
-    from kvlint.launches.kinds import walked_size
 
     try:
         return walked_size(entry.path, entry.stat().st_size)
@@ -187,7 +187,6 @@ def _unstatable(entry: os.DirEntry, exc: OSError) -> str | None:
 
 def _wanted(name: str) -> bool:
     """In a folder walk, JSON only when its name says engine config (package.json is not): the kind's walk hint."""
-    from kvlint.launches.kinds import walked
 
     return walked(name)
 

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from kvlint.gpus import accelerator_kind, hint_keys, lookup_gpu, lookup_instance_family
 from kvlint.lazyre import lazy
 from kvlint.sources.numbers import count
 from kvlint.sources.yaml import YNode
@@ -27,7 +28,6 @@ _PRODUCT_LABEL_NAME = lazy(r"(?:[a-z0-9]+[-_.])*(?:gpu|accelerator)[-_.]?(?:name
 def is_product_label(key: str) -> bool:
     """A node label that names the GPU product or an instance type (gpus.json `hint_keys.product_labels`), or any
     key whose name says so."""
-    from kvlint.gpus import hint_keys
 
     return key in hint_keys()["product_labels"] or bool(_PRODUCT_LABEL_NAME.fullmatch(key.rsplit("/", 1)[-1]))
 
@@ -35,7 +35,6 @@ def is_product_label(key: str) -> bool:
 def family_card(key: str, value: str) -> bool:
     """A node label whose value is an instance family that fixes the card (`karpenter.k8s.aws/instance-family: g5`,
     `cloud.google.com/machine-family: g2`); a family the table lacks (`a3`: H100 or H200) is no hint."""
-    from kvlint.gpus import hint_keys, lookup_instance_family
 
     return key in hint_keys()["family_labels"] and lookup_instance_family(value) is not None
 
@@ -44,7 +43,6 @@ def product_from_keys(holder: YNode) -> tuple[str | None, Span | None]:
     """A chart-values key beside the launch that names the card (`gpuType: a10g`, `instanceType: g5.2xlarge`;
     gpus.json `hint_keys.chart_keys`), only when kvlint knows the value as a card or an instance type:
     `gpuType: nvidia.com/gpu` names the vendor's resource, not a card."""
-    from kvlint.gpus import hint_keys, lookup_gpu
 
     for key in hint_keys()["chart_keys"]:
         node = holder.get(key) if holder.is_map else None
@@ -86,7 +84,6 @@ def product_from_resource(name: str | None) -> str | None:
 def device_from_resource(name: str | None) -> str | None:
     """`aws.amazon.com/neuroncore`, `habana.ai/gaudi`, `google.com/tpu`: a resource that is itself a non-GPU
     device names the device when no node label does (a GPU resource names only the vendor)."""
-    from kvlint.gpus import accelerator_kind
 
     return name if name and accelerator_kind(name) is not None else None
 
@@ -159,7 +156,6 @@ def cpu_evidence(dep: Deployment, env: Mapping[str, str], words: Sequence[tuple[
     `tpu`, `hpu`: any name the catalogue's non-GPU table knows), `VLLM_TARGET_DEVICE=cpu`, `VLLM_CPU_KVCACHE_SPACE`
     (the CPU backend's KV cache size), or a CPU or Neuron build of the image (`vllm-cpu`, `:v0.9.0-cpu`,
     `pytorch-inference-vllm-neuronx`). Such a launch is not swept over the GPU catalogue."""
-    from kvlint.gpus import accelerator_kind
 
     for k, (text, span) in enumerate(words):  # `--device` left the parser in 0.11: read from the words
         value = text.partition("=")[2] if text.startswith("--device=") else \

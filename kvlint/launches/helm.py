@@ -16,9 +16,10 @@ from kvlint.deployment import Deployment
 from kvlint.findings import Finding
 from kvlint.launches import ansible
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
+from kvlint.launches.env import Field
 from kvlint.launches.k8s import read_k8s
 from kvlint.launches.rewrite import substitute
-from kvlint.launches.script import run_script
+from kvlint.launches.script import launch_in_argv, run_script
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.text import Mapped
@@ -237,8 +238,6 @@ def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str,
 def _word_list(yf: YamlFile, node: YNode, image: str | None) -> list[Deployment]:
     """A list of plain words that is an engine command (`[python3, -m, vllm.entrypoints.openai.api_server, --model,
     X, ...]` under any key: a harness's `command_template`, a job's `argv`): read as argv, each word at its place."""
-    from kvlint.launches.env import Field
-    from kvlint.launches.script import launch_in_argv
 
     words = node.items[:_MAX_WORDS]
     if not all(w.is_scalar for w in words) or not any(_may_launch(w.text) or w.text in ("vllm", "sglang")

@@ -9,8 +9,11 @@ from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches.env import supplying
+from kvlint.launches.kinds import kind_for, reader_of, sniffed
+from kvlint.launches.yamlfile import deployments_in
 from kvlint.lazyre import lazy
 from kvlint.limits import LimitExceeded, file_limits
+from kvlint.sources import yaml as yaml_source
 from kvlint.sources.text import SourceError, decode, read_file, read_stdin
 from kvlint.span import Span
 
@@ -82,7 +85,6 @@ def _read_one(path: str, text: str | None, variables: Mapping[str, str] | None,
 def _data_not_notes(path: str, reason: str) -> bool:
     """A file of a size-bounded kind (notes, `*.txt`) that is too large or not text is data whatever way it
     came in (the pre-commit hook names every changed .txt): passed over, never a KV001 error."""
-    from kvlint.launches.kinds import kind_for
 
     kind = kind_for(path)
     return kind is not None and bool(kind.walk_bytes) and not reason.startswith(("cannot read", "not a regular"))
@@ -97,7 +99,6 @@ def _load(path: str) -> str:
 def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
     """The reader of the kind the file's name claims (kvlint.launches.kinds), else of the kind its first
     words claim."""
-    from kvlint.launches.kinds import kind_for, reader_of, sniffed
 
     if not text.strip():
         return ReadResult(path, skipped="empty file")
@@ -142,7 +143,6 @@ def read_bare(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     """A file whose name has no suffix: a script when its first line is a shell's or Python's shebang, or a text
     that names an engine (read as the kind its first words claim, a notes file when they claim none); anything
     else (a licence, a lock file) is passed over, whether walked or named."""
-    from kvlint.launches.kinds import reader_of, sniffed
 
     first = text.lstrip()[:200].partition("\n")[0]
     shebang = first.startswith("#!") and any(w in first for w in _INTERPRETERS)
@@ -179,10 +179,8 @@ _SAID = ("KV001", "KV008")  # a file that could not be read, or whose engine ima
 
 def read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
     """YAML (and JSON, a subset): every document through kvlint.launches.yamlfile; a Helm template with its chart."""
-    from kvlint.launches.yamlfile import deployments_in
-    from kvlint.sources.yaml import parse_yaml
 
-    yf = parse_yaml(path, text)
+    yf = yaml_source.parse_yaml(path, text)
     if "{{" in text:
         from kvlint.launches.helm_chart import chart_of, parse_template, resolve_template
 

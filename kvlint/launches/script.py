@@ -12,10 +12,12 @@ import re
 from typing import TYPE_CHECKING
 
 from kvlint import limits
+from kvlint.engines import ENGINE_NAMES
+from kvlint.flags.flag_values import is_unresolved
 from kvlint.launches import cloud_run, wrappers
 from kvlint.launches.argv import detect, wrapper_of
 from kvlint.launches.docker_run import RUNNERS, is_run
-from kvlint.launches.env import Field, Positional, assigned_defaults, expand_word, with_supplied
+from kvlint.launches.env import Field, Partial, Positional, assigned_defaults, expand_word, with_supplied
 from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
 from kvlint.sources.shell import Word, tokenize
@@ -873,7 +875,6 @@ def _note_unread_container(fields: list[Field], state: _State) -> None:
     """`docker run --name vllm-serve ... $(LOCAL_IMAGE) $(MODEL_FROM_PROFILE)`: a container its own name says is an
     engine's, from an image kvlint cannot read a launch from (the repository's own, its arguments unknown until it
     runs). Remembered at the image like an unread entry point, never passed over because its neighbours were read."""
-    from kvlint.engines import ENGINE_NAMES
     from kvlint.launches import docker_run as dr
 
     opts, i = dr.read_options(fields, is_run(fields, 0) or 0, "")
@@ -965,7 +966,6 @@ def _placed(value: str, fields: list[Field]) -> str:
     """An argument string of several words written in this text (`ARGS="--model org/m --max-model-len 8192"`) keeps
     where each character was written, so the flags a later `$ARGS` gives point at their place in the string (a
     one-word value, `MODEL=org/m`, is pointed at where it is used, as before)."""
-    from kvlint.launches.env import Partial
 
     command = ("vllm" in value or "sglang" in value) and all(not f.origin for f in fields) and \
         any(w.startswith("--") for w in value.split())  # the whole command line, its flags with it
@@ -979,7 +979,6 @@ def _partial(value: str, fields: list[Field]) -> str | None:
     """A value of several words with unknown expressions in it (`CMD="docker run -e T=$TOKEN IMAGE ..."`) as a
     Partial, which a later `exec $CMD` reads word by word; a one-word value with an unknown part stays unknown
     (`MODEL="$BASE/m"` is not a model)."""
-    from kvlint.launches.env import Partial
 
     if len(value.split()) < 3:
         return None
@@ -1209,11 +1208,13 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         rest, first = rest[1:], ""  # an image whose entry point is the engine CLI (`ENTRYPOINT ["vllm"]`)
     if image_default and (not rest or (first not in _NOT_ENGINE_ARGS and not re.fullmatch(r"python3?\.\d+", first))):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
-    from kvlint.launches.byflags import model_flag_in, read_by_flags
+    # imported here (only launches through an unknown program need it), and not with `from`: in a function that asks
+    # the module for `__path__` on every call, an AttributeError formatted and dropped (~8,000 instructions)
+    import kvlint.launches.byflags as byflags
 
     printer = first in _PRINTERS  # `printf "%s\n" "${CMD[@]}"` shows a command, runs none
-    by_flags = read_by_flags(rest, state.named if state is not None else ()) \
-        if not printer and model_flag_in(rest) else None
+    by_flags = byflags.read_by_flags(rest, state.named if state is not None else ()) \
+        if not printer and byflags.model_flag_in(rest) else None
     if by_flags is not None:
         return FoundLaunch(by_flags.engine, by_flags.words, by_flags.program.span, env, None, gpus[0], gpus[1],
                            notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes,
@@ -1243,7 +1244,6 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
     words = " ".join(f.text for f in rest[1:16]).lower()  # asked of every command: the cheap test first
     if "vllm" not in words and "sglang" not in words:
         return None
-    from kvlint.engines import ENGINE_NAMES
 
     program = rest[0].text.rsplit("/", 1)[-1]
     if program in _QUOTING or program in _NAMES_ONLY or program in _TEMPLATING \
@@ -1295,8 +1295,6 @@ def _keeps_serve_word(engine: str) -> bool:
 def _program_named(rest: list[Field]) -> list[Field]:
     """A program given by an unresolved variable, read by what follows it: `"${PYTHON}" -m MODULE` is a Python
     interpreter, `$VLLM_BIN serve ...` the CLI of the engine the variable is named for."""
-    from kvlint.engines import ENGINE_NAMES
-    from kvlint.flags.flag_values import is_unresolved
 
     if len(rest) < 2 or rest[0].resolved or not is_unresolved(rest[0].text):
         return rest
@@ -1312,7 +1310,6 @@ def _program_named(rest: list[Field]) -> list[Field]:
 def engines_named(text: str) -> tuple[str, ...]:
     """The engines a text names anywhere (a comment, an environment's name): what a command run through a
     program kvlint does not know may be read as (kvlint.launches.byflags)."""
-    from kvlint.engines import ENGINE_NAMES
 
     low = text.lower() if len(text) < 1_000_000 else text[:1_000_000].lower()
     return tuple(e for e in ENGINE_NAMES if e in low)

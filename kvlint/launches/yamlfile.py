@@ -9,6 +9,8 @@ from __future__ import annotations
 from kvlint import limits
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding
+from kvlint.launches.groups import one_per_group
+from kvlint.launches.k8s import read_k8s
 from kvlint.sources.yaml import YamlFile, YNode
 
 
@@ -16,7 +18,6 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
     """Every launch in the file's documents, and what to tell the user (KV001 notes as text, other
     reader findings as Findings). `as_vllm_config` True reads a plain map as a vLLM --config file
     (a launch or the configuration names it), False never does, None decides by its keys."""
-    from kvlint.launches.k8s import read_k8s
 
     out: list[Deployment] = []
     notes: list[str | Finding] = []
@@ -47,7 +48,6 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
             deps, why = _not_kubernetes(yf, doc, as_vllm_config)
             out.extend(deps)
             notes.extend(why)
-    from kvlint.launches.groups import one_per_group
 
     return one_per_group(join_headless([d for d in out if not _bare_entrypoint(d)])), notes
 

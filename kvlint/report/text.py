@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from kvlint import redact
 from kvlint.findings import Finding, Severity
 from kvlint.printable import printable
 from kvlint.status import CapacityTally, LaunchStatus, capacity_line
@@ -81,10 +82,9 @@ def _redacted(src: str, col: int, end: int) -> tuple[str, int, int]:
     """The line with its credentials masked before any window is cut from it: a cut that drops a flag's name
     (`...rFAKE0019 --foo-key`) leaves a value no later pass can tell is a secret; control characters escaped
     (kvlint.printable). Columns follow the mask and the escapes."""
-    from kvlint.redact import redact_text
 
     def show(text: str) -> str:
-        return printable(redact_text(text))
+        return printable(redact.redact_text(text))
 
     shown = show(src)
     if shown == src:

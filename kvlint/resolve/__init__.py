@@ -19,6 +19,9 @@ from kvlint.deployment import Deployment, InvalidValue
 from kvlint.engines import get_engine
 from kvlint.errors import InvalidSettingError, KvlintError, NotModelledError
 from kvlint.findings import short
+from kvlint.flags.flag_values import is_placeholder
+from kvlint.gpus import lookup_gpu
+from kvlint.record import replace
 from kvlint.resolve import lookups
 from kvlint.resolve.records import GpuLookup, ModelLookup, NonKv, OpenInput, Resolved, ResolveOptions, VersionLookup
 from kvlint.resolve.sizing import BudgetCache, Outcome, Sizing, UnresolvedSetting, WhatIf
@@ -97,7 +100,6 @@ class Resolver:
             return (f"{base.engine.title} release", values, f"{version.why}: {settle}")
         if base.model.spec is None and len(base.model.candidates) > 1:
             line = f", line {dep.model_span.line}" if dep.model_span is not None else ""
-            from kvlint.record import replace
 
             models = [(spec.model_id, {"model": replace(base.model, spec=spec, reason=None, candidates=())})
                       for spec in base.model.candidates]
@@ -175,7 +177,6 @@ class Resolver:
     def _picture(self, base: Resolved, what_if: WhatIf, found: Sweep) -> Budget | None:
         """The budget on the smallest card that starts the launch, else on the largest (why none does); the
         sweep computed it already and kept it (a cache hit)."""
-        from kvlint.gpus import lookup_gpu
         from kvlint.resolve.sweep import picture_card
 
         card = picture_card(found)
@@ -239,8 +240,6 @@ def _vendor_cards(scope: tuple[str, str] | None) -> list[Any] | None:
 
 
 def _scoped(found: Sweep, scope: tuple[str, str]) -> Sweep:
-    from kvlint.record import replace
-
     return replace(found, scope=f"{scope[0].upper()} cards ({scope[1]})")
 
 
@@ -274,7 +273,6 @@ def _parallel_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str,
     written = dep.settings.get(name)
     if written is None or written.resolved or not dep.gpu_count or dep.gpu_count < 1 or dep.gpu_count > 64:
         return None
-    from kvlint.record import replace
 
     values: list[tuple[str, dict[str, Any]]] = []
     for tp in sorted((d for d in range(1, dep.gpu_count + 1) if dep.gpu_count % d == 0), reverse=True):
@@ -291,8 +289,6 @@ def _parallel_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str,
 
 
 def _card(lookup: GpuLookup, gpu: Any) -> GpuLookup:
-    from kvlint.record import replace
-
     return replace(lookup, gpu=gpu)
 
 
@@ -302,7 +298,6 @@ def _length_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str, A
     spec = base.model.spec
     if spec is None or len(spec.length_candidates) < 2 or _length_doubt(base, spec) is None:
         return None
-    from kvlint.record import replace
 
     engine = base.engine
     by_length: dict[int, tuple[ModelSpec, list[str]]] = {}
@@ -318,14 +313,10 @@ def _length_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str, A
 
 
 def _replace_version(v: VersionLookup, release: str) -> VersionLookup:
-    from kvlint.record import replace
-
     return replace(v, version=release, modelled=release)
 
 
 def _replace(r: Resolved, **changes: Any) -> Resolved:
-    from kvlint.record import replace
-
     return replace(r, **changes)
 
 
@@ -344,7 +335,6 @@ def _model_skip(r: Resolved) -> str:
     if not dep.model:
         return "no model reference found in the launch: kvlint needs the model to size it"
     if not dep.model_resolved:
-        from kvlint.flags.flag_values import is_placeholder
 
         if is_placeholder(dep.model):
             return (f"the model is {ref}, a placeholder the deploy tooling replaces: kvlint sizes the launch "

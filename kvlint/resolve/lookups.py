@@ -22,7 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint.errors import KvlintError
 from kvlint.findings import short
+from kvlint.gpus import lookup_gpu
+from kvlint.image_names import known_image
 from kvlint.lazyre import lazy
+from kvlint.models.lockpath import LOCK_NAME, lock_dir, lock_path_for
+from kvlint.models.resolve import resolve_model, source_kind
 from kvlint.resolve.records import GpuLookup, ModelLookup, ResolveOptions, VersionLookup
 from kvlint.sizes import GIB
 
@@ -41,7 +45,6 @@ def lookup_model(ref: str, config: Config, options: ResolveOptions, aliases: tup
     """The model's config for a reference and the launch's other names for it (the reason when none has one):
     the project's kvlint.lock first (`lock_at`; by default the one of the configuration's folder), then the
     resolution order of kvlint.models.resolve."""
-    from kvlint.models.resolve import resolve_model, source_kind
 
     locked = _from_lock(ref, aliases, lock_at or lock_path(config))
     if locked is not None and (locked.spec is not None or locked.reason):
@@ -67,7 +70,6 @@ def lock_path(config: Config) -> str:
     """The kvlint.lock of the project a configuration belongs to (kvlint.models.lockpath.lock_dir)."""
     import os
 
-    from kvlint.models.lockpath import LOCK_NAME, lock_dir
 
     return os.path.join(lock_dir(config.root), LOCK_NAME)
 
@@ -125,7 +127,6 @@ def lock_for_file(path: str, config: Config) -> str:
     """The lock of a file's launches (`kvlint models lock` writes each model to the lock its launches read)."""
     if config.path:
         return lock_path(config)
-    from kvlint.models.lockpath import lock_path_for
 
     return lock_path_for(path)
 
@@ -162,7 +163,6 @@ def generic_gpu_word(name: str) -> bool:
 
 def lookup_gpu_name(name: str) -> tuple[Gpu | None, str | None]:
     """(card, None) or (None, why): an unknown name says so with close names."""
-    from kvlint.gpus import lookup_gpu
 
     try:
         return lookup_gpu(name), None
@@ -225,7 +225,6 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         return dated
     newest = engine.release(None)
     if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
-        from kvlint.image_names import known_image
 
         if not known_image(dep.image):  # a third-party build's `latest` is whenever it was last built
             return VersionLookup(None, "default", newest, why=f"the image {short(dep.image)} is a third-party build "

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
 from kvlint.deployment import Deployment, InvalidValue
+from kvlint.gpus import accelerator_kind
 from kvlint.record import field, record
 from kvlint.sizes import GIB
 from kvlint.span import Span
@@ -66,7 +67,6 @@ class GpuLookup:
     @property
     def device_kind(self) -> str | None:
         """"tpu", "cpu", ... when the named device is not a GPU at all (nothing to declare instead)."""
-        from kvlint.gpus import accelerator_kind
 
         return accelerator_kind(self.name) if self.name and self.gpu is None else None
 

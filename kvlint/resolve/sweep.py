@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
+from kvlint.gpus import all_gpus
 from kvlint.memory.common import quiet_steps
 from kvlint.record import record
 from kvlint.resolve.sizing import BudgetCache, Sizing, _key, settings_items
@@ -59,7 +60,6 @@ def catalogue_cards() -> list[Gpu]:
     """Whole cards an engine starts on. MIG slices are products of a card, not cards a pool is made of; the Pascal
     boards (P100, P40) are catalogued so a manifest naming one resolves, but a sweep that offered one as a card
     that starts the launch would send the user to a card neither engine's build runs on."""
-    from kvlint.gpus import all_gpus
 
     return [g for g in all_gpus() if not g.mig_profile and _engines_run_on(g)]
 

@@ -101,6 +101,11 @@ def read_head(path: str, limit: int) -> bytes:
         return fh.read(limit)
 
 
+# O_NONBLOCK: opening a FIFO that slipped past the type check does not wait; O_BINARY (Windows): no newline
+# translation. Asked of `os` once: a missing module attribute formats an AttributeError every time it is asked.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
 @contextmanager
 def _open_regular(path: str) -> Iterator[tuple[BinaryIO, int]]:
     """A regular file opened for reading, and its size. The type is checked before opening (opening a FIFO
@@ -108,8 +113,7 @@ def _open_regular(path: str) -> Iterator[tuple[BinaryIO, int]]:
     what = not_regular(os.stat(path).st_mode)
     if what is not None:
         raise SourceError(f"{what}, not a regular file; not read")
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    with os.fdopen(os.open(path, flags), "rb") as fh:
+    with os.fdopen(os.open(path, _READ_FLAGS), "rb") as fh:
         st = os.fstat(fh.fileno())
         what = not_regular(st.st_mode)
         if what is not None:

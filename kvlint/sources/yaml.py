@@ -7,6 +7,7 @@ and alias expansion is bounded so a "billion laughs" file costs nothing.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -22,27 +23,43 @@ from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_TAGS: dict[tuple[str, tuple[bool, bool]], str] = {}  # (plain scalar, implicit flags) -> resolved tag
+_TAGS: dict[str, str] = {}  # plain scalar -> resolved tag
 _TAGS_MAX = 8192  # short values only (64 characters), about 1 MiB when full
+_RESOLVER: Any = yaml.resolver.BaseResolver
+_COLLECTION_TAGS: dict[Any, str] = {yaml.SequenceNode: _RESOLVER.DEFAULT_SEQUENCE_TAG,
+                                    yaml.MappingNode: _RESOLVER.DEFAULT_MAPPING_TAG}
+_SCALAR_TAG: str = _RESOLVER.DEFAULT_SCALAR_TAG
 
 
 class _Loader(_BaseLoader):
-    """PyYAML's safe loader (libyaml when present) with plain scalars' tag resolution memoised.
+    """PyYAML's safe loader (libyaml when present) with tag resolution short-cut.
 
-    libyaml composes in C but asks the Python resolver for every scalar's tag (a dozen regular expressions
-    per `true`, `8` or name); without path resolvers, which the safe loader never has, the tag is a
-    function of the value and its implicit flags alone, and manifests repeat the same few hundred values."""
+    libyaml composes in C but calls back into Python for every node: the resolver's path hooks before and
+    after it, and `resolve` for its tag (a dozen regular expressions per plain `true`, `8` or name). This
+    loader has no path resolvers (the safe loader has none and kvlint adds none), so the hooks have nothing
+    to do and a tag is a function of the node's kind and, for a plain scalar, its value alone; manifests
+    repeat the same few hundred values. Those callbacks were ~1.5 % of a 1,000-file check's instructions."""
+
+    yaml_path_resolvers: dict[Any, Any] = {}  # none, ever: the hooks and `resolve` below rely on it
+    # called with (parent, index) before each node and with nothing after it: C callables that do nothing
+    # (a Python method that returns at once costs several hundred instructions a call from libyaml's composer)
+    descend_resolver = staticmethod(operator.is_)
+    ascend_resolver = staticmethod(tuple)
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is not yaml.ScalarNode or self.yaml_path_resolvers or len(value) > 64:
+        """The tag PyYAML's resolver gives, memoised for short plain scalars."""
+        if kind is not _SCALAR:
+            return _COLLECTION_TAGS[kind]  # what the resolver gives a collection without path resolvers
+        if not implicit[0]:
+            return _SCALAR_TAG  # not a plain scalar: the resolver consults no implicit resolver
+        if len(value) > 64:
             return super().resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = _TAGS.get(key)
+        tag = _TAGS.get(value)
         if tag is None:
             tag = super().resolve(kind, value, implicit)
             if len(_TAGS) >= _TAGS_MAX:
                 _TAGS.clear()
-            _TAGS[key] = tag
+            _TAGS[value] = tag
         return tag
 
 
@@ -82,7 +99,7 @@ class YNode:
                  style: str | None = None, tag: str = "", items: tuple = (), size: int = 1) -> None:
         for name, given in (("kind", kind), ("span", span), ("start", start), ("end", end), ("value", value),
                             ("text", text), ("style", style), ("tag", tag), ("items", items), ("size", size),
-                            ("_src", None), ("_doc", None)):
+                            ("_src", None), ("_doc", None), ("_keys", None)):
             object.__setattr__(self, name, given)
 
     @classmethod
@@ -92,6 +109,7 @@ class YNode:
         _SET_SRC(self, node)
         _SET_DOC(self, doc)
         _SET_TAG(self, node.tag)
+        _SET_KEYS(self, None)
         if type(node) is _SCALAR:
             _SET_KIND(self, "scalar")
             _SET_TEXT(self, node.value if doc.templated is None else doc.templated.restore(node.value))
@@ -105,11 +123,7 @@ class YNode:
         return self
 
     def __getattr__(self, name: str) -> Any:
-        """A field not made yet (only slots of lazily built nodes are ever unset), or the key index of a map."""
-        if name == "_keys":  # string key -> value node, the last occurrence winning (as `get` always chose)
-            keys = {k.text: v for k, v in self.items if k.kind == "scalar"}
-            _SET_KEYS(self, keys)
-            return keys
+        """A field not made yet (only slots of lazily built nodes are ever unset)."""
         if name not in _LAZY:
             raise AttributeError(name)
         src, doc = object.__getattribute__(self, "_src"), object.__getattribute__(self, "_doc")
@@ -119,7 +133,10 @@ class YNode:
             _SET_START(self, a)
             _SET_END(self, b)
         elif name == "items":
-            _SET_ITEMS(self, doc.items(src))
+            if self.kind == "map":
+                self._index()  # a map's items are made with its key index
+            else:
+                _SET_ITEMS(self, doc.items(src))
         elif name == "size":
             _SET_SIZE(self, node_size(src, doc.sizes, doc.key_text))
         elif name == "style":
@@ -159,17 +176,32 @@ class YNode:
         """The value node for a string key (last occurrence, as YAML loaders keep)."""
         if self.kind != "map":
             return None
-        return self._keys.get(key)
+        index = self._keys
+        return (self._index() if index is None else index).get(key)
 
     def has_any(self, keys: tuple[str, ...]) -> bool:
         """Whether a map has any of these string keys (one call where asking `get` per key is several)."""
         if self.kind != "map":
             return False
         index = self._keys
+        if index is None:
+            index = self._index()
         for key in keys:  # noqa: SIM110 - a loop, not any() over a generator: asked of every map a walk visits
             if key in index:
                 return True
         return False
+
+    def _index(self) -> dict[str, YNode]:
+        """A map's key index (string key -> value node, the last occurrence winning, as `get` always chose), made
+        on first use; a lazily built map makes its items here too, so both are set by one call. Asked as missing
+        slots they were two misses, each a formatted AttributeError before `__getattr__` (~3,500 instructions,
+        for most maps a reader visits)."""
+        src = self._src
+        if src is not None:  # lazily built: nothing made yet (items are made only here)
+            _SET_ITEMS(self, self._doc.items(src))
+        keys = {k.text: v for k, v in self.items if k.kind == "scalar"}
+        _SET_KEYS(self, keys)
+        return keys
 
     def path(self, *keys: str | int) -> YNode | None:
         node: YNode | None = self
@@ -431,8 +463,10 @@ def _compose_chunk(path: str, chunk: str, start: int, base_line: int,
         return None, templated
     aliases = "*" in composed
     doc = _Doc(path, start, base_line, templated, node, aliases)
-    if not _Checker(doc, problems).check(aliases=aliases):
+    checker = _Checker(doc, problems)
+    if not checker.check(aliases=aliases):
         return None, templated
+    doc.aliases = checker.shared  # a `*` in a string or a command is no alias: no memo, no reference cycle
     return doc.wrap(node), templated
 
 
@@ -495,6 +529,11 @@ class _Checker:
     def __init__(self, doc: _Doc, problems: list[YamlProblem]):
         self.doc, self.problems = doc, problems
         self.duplicates = 0
+        # Whether the walk met a node twice (an alias): only then must the document's YNodes be memoised by node.
+        # A `*` in the text is usually a glob or a product; the memo would make every YNode of the document part
+        # of a reference cycle (node -> document -> memo -> node), the whole composed graph freed only by the
+        # cycle collector. Without the walk (no `*`) there is no alias either.
+        self.shared = False
 
     def check(self, *, aliases: bool) -> bool:
         """False when the document cannot be read (the problem says why)."""
@@ -520,6 +559,7 @@ class _Checker:
                     return False
                 continue
             if key in sizes:
+                self.shared = True
                 continue
             if type(node) is _SCALAR:
                 sizes[key] = 1
@@ -529,6 +569,7 @@ class _Checker:
             for child in _children(node):
                 ck = id(child)
                 if ck in sizes:
+                    self.shared = True
                     continue
                 if ck in open_:
                     return self._fail(child, "recursive alias (a node contains itself)")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint.engines.base import LogView, RoleTable, resolved_int
 
-from . import facts
+from . import facts, maxlen, memory, releases
 from .syntax import SYNTAX
 
 if TYPE_CHECKING:
@@ -62,9 +62,7 @@ class Sglang(RoleTable):
                   settings=_settings)
 
     def derived_max_len(self, model: ModelSpec) -> int:
-        from .maxlen import derived_max_len
-
-        return derived_max_len(model)
+        return maxlen.derived_max_len(model)
 
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
         """tp x pp x dp, except that DP attention splits the TP group instead of adding GPUs."""
@@ -91,9 +89,7 @@ class Sglang(RoleTable):
         return tp // attn_dp, f"attention TP ranks ({self.flag('tp')} {tp} / attention DP {attn_dp})"
 
     def release(self, version: str | None) -> str:
-        from .releases import release
-
-        return release(version)
+        return releases.release(version)
 
     def era_releases(self) -> tuple[str, ...]:
         """SGLang starts with a short pool (KV104): no refusal verdict is judged across releases."""
@@ -102,15 +98,11 @@ class Sglang(RoleTable):
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                weights_bytes: int | None = None) -> Budget:
-        from .memory import budget
-
-        return budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
-                      gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
+        return memory.budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
+                             gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
 
     def card_reads(self, gpu: Gpu) -> tuple[Any, ...]:
-        from .memory import card_reads
-
-        return card_reads(gpu)
+        return memory.card_reads(gpu)
 
     def requests_at(self, budget: Budget, context: int, model: ModelSpec, settings: Mapping[str, Any],
                     gpu: Gpu | None, gpu_memory_bytes: int | None) -> int:

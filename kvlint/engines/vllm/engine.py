@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint.engines.base import LogView, RoleTable, resolved_int
 
-from . import facts
+from . import facts, maxlen, memory, releases
 from .syntax import SYNTAX
 
 if TYPE_CHECKING:
@@ -59,9 +59,7 @@ class Vllm(RoleTable):
                   settings=_settings)
 
     def derived_max_len(self, model: ModelSpec) -> int:
-        from .maxlen import derived_max_len
-
-        return derived_max_len(model)
+        return maxlen.derived_max_len(model)
 
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
         parts = tuple((role, resolved_int(settings, self.roles[role])) for role in ("tp", "pp", "dp"))
@@ -71,9 +69,7 @@ class Vllm(RoleTable):
         return resolved_int(settings, self.roles["tp"]), "TP ranks"
 
     def release(self, version: str | None) -> str:
-        from .releases import release
-
-        return release(version)
+        return releases.release(version)
 
     def era_releases(self) -> tuple[str, ...]:
         """One release per era of the non-KV estimate (kvlint/data/nonkv.json `uncertainty`), oldest first."""
@@ -84,15 +80,11 @@ class Vllm(RoleTable):
     def budget(self, model: ModelSpec, settings: Mapping[str, Any], gpu: Gpu | None, *, version: str | None = None,
                non_kv_bytes: int | None = None, gpu_memory_bytes: int | None = None,
                weights_bytes: int | None = None) -> Budget:
-        from .memory import budget
-
-        return budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
-                      gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
+        return memory.budget(model, settings, gpu, version=version, non_kv_bytes=non_kv_bytes,
+                             gpu_memory_bytes=gpu_memory_bytes, weights_bytes=weights_bytes)
 
     def card_reads(self, gpu: Gpu) -> tuple[Any, ...]:
-        from .memory import card_reads
-
-        return card_reads(gpu)
+        return memory.card_reads(gpu)
 
     def requests_at(self, budget: Budget, context: int, model: ModelSpec, settings: Mapping[str, Any],
                     gpu: Gpu | None, gpu_memory_bytes: int | None) -> int:

@@ -8,6 +8,7 @@ from kvlint.launches.build import LaunchContext, ManifestGpu, make_deployment
 from kvlint.launches.env import Field, expand_words, substitute_supplied, with_supplied
 from kvlint.launches.keys import fields_from_pairs, option_for_key
 from kvlint.lazyre import lazy
+from kvlint.record import replace
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
@@ -88,7 +89,6 @@ def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode 
                      gpu: ManifestGpu) -> Deployment:
     """The launch a chart's values make, placed at `launch` (the model's node, or the image's span when the values
     leave the model to the install)."""
-    from kvlint.record import replace
 
     span = launch if isinstance(launch, Span) or launch is None else launch.span
     return make_deployment(path, engine, fields, span, replace(ctx, origin="chart"), gpu)
