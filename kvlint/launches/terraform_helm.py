@@ -77,9 +77,119 @@ def _heredoc_values(path: str, text: str, start: int, end: int, module: dict[str
     return out
 
 
+_ENCODED = lazy(r"\b(?:yamlencode|jsonencode)\(\s*\{")
+_MAX_DEPTH = 16
+_LITERAL = lazy(r"-?\d+(?:\.\d+)?|true|false")
+
+
+def _encoded_values(path: str, text: str, index: LineIndex, start: int, end: int,
+                    module: dict[str, str]) -> list[tuple[str, str, bool, Span]]:
+    """`values = [yamlencode({ servingEngineSpec = { modelSpec = [{ modelURL = "...", ... }] } })]`: the values
+    written as a Terraform object, each leaf a value at its place (a reference Terraform computes stays
+    unresolved unless the module gives it a literal), as `set` entries (which Helm applies over them)."""
+    at = text.find("values", start, end)
+    found = _ENCODED.search(text, at, end) if at >= 0 else None
+    entries: list[tuple[str, str, bool, Span]] = []
+    if found is not None:
+        _HclValues(path, text, index, end, module, entries).object(found.end() - 1, "", 0)
+    return entries
+
+
+class _HclValues:
+    """A bounded walk of a Terraform object expression: `key = value` (or `key: value`) pairs, lists, strings,
+    numbers, booleans and other expressions (a reference, a function call) kept as written."""
+
+    def __init__(self, path: str, text: str, index: LineIndex, end: int, module: dict[str, str],
+                 entries: list[tuple[str, str, bool, Span]]):
+        self.path, self.text, self.index, self.end, self.module = path, text, index, end, module
+        self.entries = entries
+
+    def skip(self, pos: int) -> int:
+        """Past blanks, line breaks, commas and comments (`#`, `//`, `/* */`)."""
+        text = self.text
+        while pos < self.end:
+            c = text[pos]
+            if c in " \t\r\n,":
+                pos += 1
+            elif c == "#" or text.startswith("//", pos):
+                nl = text.find("\n", pos)
+                pos = self.end if nl < 0 else nl
+            elif text.startswith("/*", pos):
+                close = text.find("*/", pos)
+                pos = self.end if close < 0 else close + 2
+            else:
+                break
+        return pos
+
+    def object(self, pos: int, prefix: str, depth: int) -> int:
+        pos += 1  # past `{`
+        while len(self.entries) < _MAX_SETS:
+            pos = self.skip(pos)
+            if pos >= self.end or self.text[pos] == "}":
+                return pos + 1
+            key_m = re.compile(r'"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][\w-]*)').match(self.text, pos)
+            if key_m is None:
+                return self.end
+            key = key_m.group(1) if key_m.group(1) is not None else key_m.group(2)
+            pos = self.skip(key_m.end())
+            if pos >= self.end or self.text[pos] not in "=:":
+                return self.end
+            pos = self.value(self.skip(pos + 1), f"{prefix}.{key.replace('.', chr(92) + '.')}".lstrip("."), depth)
+        return self.end
+
+    def value(self, pos: int, dotted: str, depth: int) -> int:
+        if depth >= _MAX_DEPTH or pos >= self.end:
+            return self.end
+        c = self.text[pos]
+        if c == "{":
+            return self.object(pos, dotted, depth + 1)
+        if c == "[":
+            return self.listed(pos, dotted, depth + 1)
+        stop = self._scalar_end(pos)
+        raw = self.text[pos:stop].strip()
+        value, resolved = _value(raw, self.module)
+        if resolved and raw[:1] != '"' and not _LITERAL.fullmatch(raw):  # `aws_ecr_repository.x.url`, `max(a, b)`
+            value, resolved = "${" + raw + "}", False
+        line, col = self.index.locate(pos)
+        self.entries.append((dotted, value, resolved, Span(self.path, line, col, line, col + len(raw))))
+        return stop
+
+    def listed(self, pos: int, dotted: str, depth: int) -> int:
+        pos += 1
+        for k in range(_MAX_INDEX + 1):
+            pos = self.skip(pos)
+            if pos >= self.end or self.text[pos] == "]":
+                return pos + 1
+            pos = self.value(pos, f"{dotted}[{k}]", depth)
+        return self.end
+
+    def _scalar_end(self, pos: int) -> int:
+        """Where a scalar or an expression ends: its closing quote, or the first `,`, line break, `}` or `]` outside
+        brackets."""
+        text = self.text
+        if text[pos] == '"':
+            k = pos + 1
+            while k < self.end and text[k] != '"':
+                k += 2 if text[k] == "\\" else 1
+            return min(k + 1, self.end)
+        depth, k = 0, pos
+        while k < self.end:
+            c = text[k]
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                if depth == 0:
+                    return k
+                depth -= 1
+            elif depth == 0 and c in ",\n#":
+                return k
+            k += 1
+        return k
+
+
 def _release(path: str, text: str, index: LineIndex, start: int, end: int,
              module: dict[str, str]) -> list[Deployment]:
-    entries: list[tuple[str, str, bool, Span]] = []
+    entries = _encoded_values(path, text, index, start, end, module) if "encode(" in text[start:end] else []
     for k, sm in enumerate(_SET.finditer(text, start, end)):
         if k >= _MAX_SETS:
             break

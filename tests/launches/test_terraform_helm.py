@@ -44,3 +44,26 @@ def test_release_values_in_here_documents_are_read_in_place_with_the_module_s_va
     assert (neuron.gpu, neuron.get("tensor_parallel_size"), neuron.gpu_count) == ("aws.amazon.com/neuron", 2, 1)
     # one Neuron device holds the two NeuronCores TP 2 spans: no KV204 "needs 2 GPUs" on it
     assert not [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV204"]
+
+
+def test_a_helm_release_whose_values_are_a_yamlencoded_object(tmp_path):
+    """Sample K49's vllm-on-eks release (measured: silent): `values = [yamlencode({ servingEngineSpec = { modelSpec
+    = [{ modelURL = "...", vllmConfig = { maxModelLen = 8192, extraArgs = [...] } }] } })]`, a Terraform object
+    with comments, references and lists: read as the chart's values, each value at its place; a reference Terraform
+    computes (`aws_ecr_repository.x.repository_url`) stays unresolved, a module local takes its literal."""
+    p = tmp_path / "release.tf"
+    p.write_text('locals {\n  tag = "v0.9.2"\n}\n'
+                 'resource "helm_release" "stack" {\n  chart = "vllm-stack"\n'
+                 '  values = [yamlencode({\n    servingEngineSpec = {\n      modelSpec = [{\n'
+                 '        name = "m" # the short name\n'
+                 '        repository = aws_ecr_repository.img.repository_url\n        tag = local.tag\n'
+                 '        modelURL = "org/encoded-model"\n        requestGPU = 2\n'
+                 '        vllmConfig = {\n          maxModelLen = 8192\n          tensorParallelSize = 2\n'
+                 '          extraArgs = ["--gpu-memory-utilization=0.85", "--enforce-eager"]\n'
+                 '        }\n      }]\n    }\n  })]\n}\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, d.model_span.line, d.gpu_count) == ("org/encoded-model", 12, 2)
+    assert (d.get("max_model_len"), d.settings["max_model_len"].span.line, d.get("tensor_parallel_size")) == \
+        (8192, 15, 2)
+    assert d.get("gpu_memory_utilization") == 0.85 and d.get("enforce_eager") is True
+    assert d.image is not None and "aws_ecr_repository.img" in d.image
