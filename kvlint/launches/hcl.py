@@ -12,6 +12,7 @@ GPU count is the block's `"nvidia.com/gpu" = N` limit (Terraform) or `device "nv
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -78,16 +79,12 @@ def _heredoc_manifests(path: str, text: str) -> list[Deployment]:
     if "<<" not in text or _MANIFEST.search(text) is None:
         return []
     from kvlint.launches.read import read_yaml
-    from kvlint.launches.terraform_helm import HEREDOC, module_values
+    from kvlint.launches.terraform_helm import module_values
 
     module: dict[str, str] = {}
     looked = False
     out: list[Deployment] = []
-    for k, h in enumerate(HEREDOC.finditer(text)):
-        close = re.compile(r"(?m)^[ \t]*" + re.escape(h.group(2)) + r"[ \t]*$").search(text, h.end())
-        if k >= _MAX_HEREDOCS or close is None:
-            break
-        body = text[h.end() : close.start()]
+    for h, body in _heredocs(text):
         if _MANIFEST.search(body) is None or "kind:" not in body or "values" in text[max(0, h.start() - 40):h.start()]:
             continue
         if not looked:
@@ -98,6 +95,17 @@ def _heredoc_manifests(path: str, text: str) -> list[Deployment]:
 
 
 _INTERPOLATION = lazy(r"\$\{([^{}\n]*)\}")
+
+
+def _heredocs(text: str) -> Iterator[tuple[re.Match[str], str]]:
+    """Each here-document's opening (`<<EOT`, `<<-EOT`) and body, up to the first `_MAX_HEREDOCS` or one left open."""
+    from kvlint.launches.terraform_helm import HEREDOC
+
+    for k, h in enumerate(HEREDOC.finditer(text)):
+        close = re.compile(r"(?m)^[ \t]*" + re.escape(h.group(2)) + r"[ \t]*$").search(text, h.end())
+        if k >= _MAX_HEREDOCS or close is None:
+            return
+        yield h, text[h.end() : close.start()]
 
 # attributes whose string a machine runs as a shell script at boot or on provision
 _SCRIPT_KEYS = ("user_data", "metadata_startup_script", "startup_script", "custom_data", "inline", "script")
@@ -112,15 +120,11 @@ def _heredoc_scripts(path: str, text: str) -> list[Deployment]:
     if "<<" not in text:
         return []
     from kvlint.launches.shellfile import read as read_script
-    from kvlint.launches.terraform_helm import HEREDOC, module_values
+    from kvlint.launches.terraform_helm import module_values
 
     module: dict[str, str] | None = None
     out: list[Deployment] = []
-    for k, h in enumerate(HEREDOC.finditer(text)):
-        close = re.compile(r"(?m)^[ \t]*" + re.escape(h.group(2)) + r"[ \t]*$").search(text, h.end())
-        if k >= _MAX_HEREDOCS or close is None:
-            break
-        body = text[h.end() : close.start()]
+    for h, body in _heredocs(text):
         opening = text[text.rfind("\n", 0, h.start()) + 1 : h.end()]
         if not any(w in body for w in _WORDS) or not _is_script(opening, body):
             continue
