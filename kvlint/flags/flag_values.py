@@ -18,8 +18,9 @@ from kvlint.lazyre import lazy
 
 # also the references of tools other than the shell: cmd's `%NAME%` and `!NAME!`, `@NAME@` (configure_file), `#{NAME}`
 # (Azure DevOps and Octopus token replacement), Terraform's `%{ }` directives, ERB's `<% %>`: a reader that missed
-# its tool's expansion still never judges such a value as the engine's
-_UNRESOLVED = lazy(r"\$\(|\$\{|\$[A-Za-z_]|\{\{|^\{[A-Za-z_]\w*\}$|^([%!@])[A-Za-z_]\w*\1$|#\{|%\{|<%")
+# its tool's expansion still never judges such a value as the engine's; a script's positional parameters (`--port $2`,
+# `$@`) are its caller's
+_UNRESOLVED = lazy(r"\$\(|\$\{|\$[A-Za-z_0-9@*#]|\{\{|^\{[A-Za-z_]\w*\}$|^([%!@])[A-Za-z_]\w*\1$|#\{|%\{|<%")
 # `__MODEL__`, `<MODEL_ID>`: placeholders a deploy script replaces (sed, envsubst-like tooling) before the
 # engine ever sees the value; never a value an engine would be given as is.
 PLACEHOLDER = lazy(r"__[A-Z][A-Z0-9_]*__|^<[A-Za-z][\w\- ]*>$")

@@ -119,3 +119,15 @@ def test_set_double_dash_makes_the_positional_parameters_of_the_commands_after_i
                  '    "--dtype" "float16"\nfi\npython -m vllm.entrypoints.openai.api_server "$@"\n')
     (d,) = read_path(str(p)).deployments
     assert (d.model, _at(d.model_span), d.launch_span.line, d.get("dtype")) == ("org/default", (6, 15), 9, "float16")
+
+
+def test_a_scripts_positional_parameters_are_its_callers_values(tmp_path):
+    """Sample K50's AlphaGRPO script (measured: KV007 error "SGLang rejects --port $2: not an integer"): a script file
+    run with arguments kvlint does not see gives `--host $1 --port $2` its caller's values: open, never judged."""
+    from kvlint.lint import LintOptions, lint
+
+    p = tmp_path / "serve.sh"
+    p.write_text("#!/bin/bash\npython -m sglang.launch_server --model-path org/m --host $1 --port $2 --tp $3\n")
+    (d,) = read_path(str(p)).deployments
+    assert d.invalid_values == () and not d.settings["port"].resolved and not d.settings["tp_size"].resolved
+    assert [f.code for f in lint([str(p)], LintOptions()).findings if f.severity >= 2] == []
