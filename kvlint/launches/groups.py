@@ -150,5 +150,13 @@ def _role(dep: Deployment) -> bool:
 
 
 def _dep_shape(dep: Deployment) -> tuple:
-    settings = tuple(sorted((n, repr(s.value)) for n, s in dep.settings.items() if n not in _ROLE_SETTINGS))
-    return dep.engine, dep.model, dep.path, settings
+    """What the nodes of one deployment share: engine, model, file, the layout of its ranks (TP, PP, DP, nodes) and
+    its role in a P/D pair (prefill and decode are two deployments); the other flags a node's command adds under its
+    own conditions (a worker's parsers, `--disable-cuda-graph`) and a value left open on one of them do not make it
+    another deployment."""
+    layout = tuple(sorted((n, repr(s.value)) for n, s in dep.settings.items() if n in _LAYOUT and s.resolved))
+    return dep.engine, dep.model, dep.path, layout
+
+
+_LAYOUT = frozenset({"tensor_parallel_size", "tp_size", "pipeline_parallel_size", "pp_size", "nnodes",
+                     "data_parallel_size", "dp_size", "disaggregation_mode", "kv_transfer_config", "kv_role"})

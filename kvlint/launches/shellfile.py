@@ -61,8 +61,11 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     cuts: list[Cut] = []
     deployments = read_shell(path, text, unread=unread, cuts=cuts)
     if "<<" in text:
+        from kvlint.launches.groups import one_per_group
+
         deployments += heredoc_launches(path, text)
         deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+        deployments = one_per_group(deployments)  # a worker rank a here-document sends (`ssh w bash -s <<EOF`)
     deployments, notes = shell_entrypoint(path, deployments, text)
     if deployments:  # with none, the file's one never-silent note (kvlint.launches.named) says it
         notes += unread_notes(path, unread, deployments)
@@ -117,7 +120,7 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
     out: list[Deployment] = []
     for start, body, opened in heredoc_bodies(text):
         manifest = YAML_DOC.search(body) is not None
-        if not manifest and not any(m in body for m in engine_names()):
+        if not manifest and not any(m in body.lower() for m in engine_names()):  # `${VLLM_IMAGE}` too
             continue  # a manifest is read whatever it names: its kind decides (a KServe LLMInferenceService)
         padded = "\n" * text.count("\n", 0, start) + body
         if manifest:
@@ -133,8 +136,21 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
 
             out.extend(read_python(path, padded)[0])
         else:
-            out.extend(read_shell(path, padded, env=_variables_before(path, text, opened)))
+            out.extend(read_shell(path, padded, env=_variables_before(path, text, opened),
+                                  mapped=_as_written(path, padded) if opened is not None and "\\" in body else None))
     return out
+
+
+_ESCAPED = lazy(r"\\([$`\\])|\\\n")
+
+
+def _as_written(path: str, padded: str) -> Mapped:
+    """An unquoted here-document's body as the shell writes it (`\\${MODEL:-x}` is `${MODEL:-x}` in the written
+    script, `\\\\` one backslash, a backslash-newline joins the lines), each character at its place in the file."""
+    from kvlint.launches.rewrite import mapped, substitute
+
+    script, offsets = substitute(padded, _ESCAPED, lambda m: m.group(1) or "")
+    return mapped(path, padded, script, offsets)
 
 
 def _variables_before(path: str, text: str, opened: int | None) -> dict[str, str]:
@@ -169,12 +185,13 @@ def heredoc_bodies(text: str) -> list[tuple[int, str, int | None]]:
 
 
 def read_shell(path: str, text: str, index: LineIndex | None = None, env: dict[str, str] | None = None,
-               unread: list[tuple] | None = None, cuts: list[Cut] | None = None) -> list[Deployment]:
+               unread: list[tuple] | None = None, cuts: list[Cut] | None = None,
+               mapped: Mapped | None = None) -> list[Deployment]:
     """A script's launches; `env` the variables it starts with (a Makefile's own assignments); `unread` gets the
     commands that ran an engine's entry point but gave no launch (kvlint.launches.script.unread_in), `cuts` the
-    launches a comment cuts short."""
+    launches a comment cuts short; `mapped`: the script as rewritten from `text`, its characters at their places."""
     index = index or LineIndex(text)
-    launches, notes, not_read, cut = unread_in(Mapped.whole(path, text, index), env or {})
+    launches, notes, not_read, cut = unread_in(mapped or Mapped.whole(path, text, index), env or {})
     if unread is not None:
         unread.extend(not_read)
     if cuts is not None:

@@ -1479,3 +1479,32 @@ def test_a_command_a_program_only_prints_or_logs_is_a_suggestion_not_a_launch(tm
     assert result.deployments == [] and [f.code for f in result.findings] == ["KV008"]
     p.write_text('import os\nm = "org/m"\nos.system(f"vllm serve {m} --max-model-len 8192")\n')
     assert [d.model for d in read_path(str(p)).deployments] == ["org/m"]
+
+
+def test_an_unquoted_here_document_is_read_as_the_script_the_shell_writes(tmp_path):
+    """Sample K51's bootstrap (measured: KV008 only): a function writes `launch_vllm.sh` with `cat > ... <<EOF`
+    whose body escapes the written script's own references (`\\${MODEL:-${VLLM_MODEL}}`, `\\\\` continuations) and
+    names the engine only through the writer's `${VLLM_IMAGE}`: read as written, the writer's values filled in,
+    each value at its place in the file."""
+    p = tmp_path / "bootstrap.sh"
+    p.write_text('#!/bin/bash\nVLLM_IMAGE="vllm/vllm-openai:v0.19.1"\nVLLM_MODEL="org/boot-model"\nwrite() {\n'
+                 '  cat > /opt/launch.sh <<EOF\n#!/usr/bin/env bash\nMODEL="\\${MODEL:-${VLLM_MODEL}}"\n'
+                 'docker run --gpus all \\\\\n  "${VLLM_IMAGE}" \\\\\n  --model "\\${MODEL}" \\\\\n'
+                 '  --max-model-len 8192\nEOF\n}\nwrite\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, d.engine_version, d.get("max_model_len")) == ("org/boot-model", "0.19.1", 8192)
+    assert d.model_span.line == 10 and d.settings["max_model_len"].span.line == 11
+
+
+def test_a_worker_rank_a_here_document_sends_is_part_of_the_heads_deployment(tmp_path):
+    """Sample K39's cluster script, read further once unquoted here-documents are read as written: `ssh w bash -s
+    <<EOF` sends the worker's `--node-rank 1` command (with parser flags only its branch adds), the script then starts
+    the head with `--node-rank 0`: one deployment (rule 2). A prefill and a decode role stay two (rule 3)."""
+    p = tmp_path / "start_cluster.sh"
+    p.write_text('#!/bin/bash\nMODEL="org/multi"\nssh w bash -s <<EOF\n'
+                 'python3 -m sglang.launch_server --model-path ${MODEL} --tp 2 --nnodes 2 --node-rank 1 \\\\\n'
+                 '  --dist-init-addr 10.0.0.1:5000 --reasoning-parser gpt-oss\nEOF\n'
+                 'python3 -m sglang.launch_server --model-path "$MODEL" --tp 2 --nnodes 2 --node-rank 0 '
+                 '--dist-init-addr 10.0.0.1:5000\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, d.get("node_rank"), d.launch_span.line) == ("org/multi", 0, 7)
