@@ -418,8 +418,9 @@ def _built_with_command(yf: YamlFile, name: str, svc: YNode, nodes: tuple[YNode 
     text = read_small(host, 256 * 1024) if "${" not in host else None
     if text is None:
         return []
-    words, base, _ = entrypoint(host, text, _environment(svc, env))
-    found = launch_in_argv(words + fields, dict(_environment(svc, env)),
+    run_env = _environment(svc, env)
+    words, base, _ = entrypoint(host, text, run_env)
+    found = launch_in_argv(words + fields, dict(run_env),
                            image_default=None if words else entrypoint_engine(base))
     if found is None:
         return []

@@ -16,7 +16,7 @@ from kvlint.findings import Finding, Related, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
-from kvlint.launches.groups import is_launch
+from kvlint.launches.groups import is_launch, one_per_group
 from kvlint.launches.script import Cut, FoundLaunch, run_script, unread_in
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
@@ -61,8 +61,6 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     cuts: list[Cut] = []
     deployments = read_shell(path, text, unread=unread, cuts=cuts)
     if "<<" in text:
-        from kvlint.launches.groups import one_per_group
-
         deployments += heredoc_launches(path, text)
         deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
         deployments = one_per_group(deployments)  # a worker rank a here-document sends (`ssh w bash -s <<EOF`)

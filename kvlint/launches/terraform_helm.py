@@ -79,6 +79,7 @@ def _heredoc_values(path: str, text: str, start: int, end: int, module: dict[str
 
 _ENCODED = lazy(r"\b(?:yamlencode|jsonencode)\(\s*\{")
 _MAX_DEPTH = 16
+_HCL_KEY = lazy(r'"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][\w-]*)')  # an object key: quoted, or a bare name
 _LITERAL = lazy(r"-?\d+(?:\.\d+)?|true|false")
 
 
@@ -127,7 +128,7 @@ class _HclValues:
             pos = self.skip(pos)
             if pos >= self.end or self.text[pos] == "}":
                 return pos + 1
-            key_m = re.compile(r'"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][\w-]*)').match(self.text, pos)
+            key_m = _HCL_KEY.match(self.text, pos)
             if key_m is None:
                 return self.end
             key = key_m.group(1) if key_m.group(1) is not None else key_m.group(2)

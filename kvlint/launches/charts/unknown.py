@@ -9,6 +9,7 @@ a KV008 info finding on the image, "engine image found, chart layout unknown".
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 
@@ -275,8 +276,6 @@ def chart_engine(path: str) -> str | None:
     """The engine a values file's own chart folder is named for (`helm/vllm/values.yaml`, `charts/sglang-server/`):
     the chart deploys that engine, so its settings map is read as the engine's (a model key and flag keys still
     required) though no image is written in the values (the chart's template holds it)."""
-    import os
-
     folder = os.path.dirname(os.path.abspath(path)) if path not in ("", "-") else ""
     if not folder or not (os.path.basename(path).startswith("values") or os.path.isfile(f"{folder}/Chart.yaml")):
         return None  # a chart's values file (`values.yaml`, `values-prod.yaml`, or beside the chart's Chart.yaml)
