@@ -320,7 +320,10 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
     if head in ("if", "case"):
         state.conditional += 1
         state.arms.append(_Arms(head, [{}] if head == "if" or sep == ")" else []))  # `case $X in a)` on one line
+        if head == "if":
+            state.arms[-1].tests.append(_compared(words[1:]))
         if head == "case" and len(words) > 2 and m is not None:
+            state.arms[-1].subject_var = _lone_var(words[1])
             subject = _joined(words[1], m, state.env, state.positional)
             state.arms[-1].subject = subject.text if subject.resolved and "$" not in subject.text else None
             state.arms[-1].soft = _caller_may_set(words[1], state)
@@ -328,6 +331,8 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
                 _case_arm(state.arms[-1], [w.literal for w in words[3:]], state)
     elif top is not None and (head in ("elif", "else") if top.kind == "if" else sep == ")"):
         top.arms.append({})  # `elif`, `else`; a case's `chat)`, `a|b)`: the next arm
+        if top.kind == "if":
+            top.tests.append(_compared(words[1:]) if head == "elif" else None)
         if top.kind == "case" and len(words) == 1:  # a pattern is one word (a body's `(cd x; cmd)` is not one)
             _case_arm(top, [*top.pending, words[0].literal], state)
     elif top is not None and top.kind == "case" and sep == "|" and len(words) == 1:
@@ -349,6 +354,10 @@ def _case_arm(statement: _Arms, patterns: list[str | None], state: _State) -> No
     caller can choose, and what it assigns is undone at its end, so the default's arm alone sets the variables."""
     statement.pending = []
     _end_aside(statement, state)
+    literal = [p.strip("\"'") for p in patterns if p is not None]
+    statement.tests[len(statement.arms) - 1:] = [None] * (len(statement.arms) - len(statement.tests))
+    if statement.subject_var and len(literal) == len(patterns) and all(literal) and "*" not in literal:
+        statement.tests[-1] = (statement.subject_var, tuple(literal))
     if statement.subject is None:
         return
     statement.dead = _arm_dead(statement, patterns)
@@ -435,6 +444,10 @@ class _Arms:
     soft: bool = False  # the subject is a default the caller may override: dead arms are read aside
     aside: _Aside | None = None  # the current arm is read aside: what to restore at its end
     pending: list[str | None] = field(default_factory=list)  # `a|b)`: the alternatives read before the last
+    # per arm: the variable its condition compares with literals, and those literals (`[ "$m" = short ]`, a `case
+    # "$m"` pattern), None for an `else`, a `*)` or any other condition (see _aliases)
+    tests: list[tuple[str, tuple[str, ...]] | None] = field(default_factory=list)
+    subject_var: str | None = None  # a `case` on one variable (`case "$M" in`): the variable its patterns test
 
     def environment(self, k: int, env: dict[str, str]) -> dict[str, str]:
         """`env` as arm k leaves it: the statement's other assignments undone, arm k's made."""
@@ -452,11 +465,67 @@ def _close(statement: _Arms, state: _State) -> None:
     """A statement whose arms set a variable to different values: each arm's assignments are a candidate
     environment of the commands after it (the script runs one arm; the reader went through them all, so the
     variables hold the last assigned values)."""
+    _aliases(statement, state)
     names = {name for arm in statement.arms for name in arm}
     if any(len({arm[name][0] for arm in statement.arms if name in arm}) > 1 for name in names):
         statement.arms = [arm for arm in statement.arms if arm]
         state.closed.append(statement)
         del state.closed[:-MAX_CLOSED]
+
+
+def _aliases(statement: _Arms, state: _State) -> None:
+    """Arms that each test the variable they assign (`model=$1; if [ "$model" = llama-8b ]; then
+    model=meta-llama/Llama-3.1-8B-Instruct; elif ...`, or `case "$M" in small) M=org/s ;;`) map names the caller may
+    type to full ones: one deployment whose value is the caller's, not a candidate per arm. After the statement the
+    variable holds what it held before, or, when that is a literal one arm's test matches (a default the caller may
+    keep), that arm's value. An arm with no such test (`else`, `*)`) leaves the statement as it was."""
+    import fnmatch
+
+    for name in {name for arm in statement.arms for name in arm}:
+        assigning = [k for k, arm in enumerate(statement.arms) if name in arm]
+        tests = [statement.tests[k] if k < len(statement.tests) else None for k in assigning]
+        if not all(t is not None and t[0] == name for t in tests):
+            continue
+        before = statement.before.get(name)
+        value = before
+        known = before is not None and "$" not in before
+        for k, test in zip(assigning, tests, strict=True):
+            if known and test and any(fnmatch.fnmatchcase(str(before), p) for p in test[1]):
+                value = statement.arms[k][name][0]
+                break
+        for k in assigning:
+            del statement.arms[k][name]
+        if value is None:
+            state.env.pop(name, None)
+        else:
+            state.env[name] = value
+
+
+def _compared(words: tuple[Word, ...]) -> tuple[str, tuple[str, ...]] | None:
+    """The variable an `if` / `elif` condition compares with a non-empty literal, and the literal: `[ "$m" = x ]`,
+    `[[ $m == x ]]`, `test x = "$m"`. An emptiness test (`[ "$m" = "" ]`) is a default, not a name for a value."""
+    ws = list(words)
+    if ws and ws[0].literal in ("[", "[[") and ws[-1].literal in ("]", "]]"):
+        ws = ws[1:-1]
+    elif ws and ws[0].literal == "test":
+        ws = ws[1:]
+    else:
+        return None
+    if len(ws) != 3 or ws[1].literal not in ("=", "=="):
+        return None
+    for var, lit in ((ws[0], ws[2]), (ws[2], ws[0])):
+        name, text = _lone_var(var), lit.literal
+        if name and text and text.strip("\"'"):
+            return name, (text.strip("\"'"),)
+    return None
+
+
+def _lone_var(word: Word) -> str | None:
+    """The variable a word is, and nothing else (`$m`, `"$m"`, `${m}`)."""
+    parts = [p for p in word.parts if p.kind != "lit" or p.text]
+    if len(parts) == 1 and parts[0].kind == "var" and not parts[0].op:
+        return parts[0].text
+    return None
 
 
 def _assigned(name: str, value: str | None, line: int, state: _State) -> None:

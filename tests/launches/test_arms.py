@@ -149,3 +149,15 @@ def test_a_case_on_a_callers_default_keeps_every_arms_command_as_an_alternative(
     assert eagle.get("speculative_draft_model_path") == "/models/draft"
     assert after.get("max_model_len") == 4096
     assert (after.model, after.model_resolved) == ("org/after${DRAFT}", False)
+
+
+def test_arms_that_test_the_variable_they_assign_are_aliases_of_one_launch():
+    first, second, third = _deps("aliases.sh")
+    # `model=$1`, then `if [ "$model" == short ]; then model=full-id; elif ...; fi`: the caller's model, open
+    assert (first.engine, first.model_resolved, _at(first.launch_span)) == ("vllm", False, (11, 1))
+    assert first.get("tensor_parallel_size") == 2 and not any("arm" in n for n in first.notes)
+    # the same table as a `case` on the variable itself
+    assert (second.engine, second.model_resolved, _at(second.model_span)) == ("sglang", False, (17, 45))
+    # a caller's default that is one of the short names: the arm it matches gives the model
+    assert (third.model, third.model_resolved, third.get("max_model_len")) == ("org/default-small", True, 4096)
+    assert _at(third.model_span) == (20, 12)  # a one-word value is pointed at where it is used
