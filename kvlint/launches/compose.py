@@ -450,6 +450,13 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
             or os.path.exists(os.path.join(os.path.dirname(yf.path), mount[0])):
         return []
     where = mount[1] or fields[0].span
+    handed = _handed_args(fields, target, engine)
+    if handed:
+        note = (f"the command runs {target}, mounted from {mount[0]}, which is not in the tree being checked; its "
+                f"arguments are {engine}'s by the flag tables, read as a wrapper that hands them to the engine")
+        dep = finish(yf.path, FoundLaunch(engine, tuple(handed), None, {}), LaunchContext(name, image, notes=(note,)),
+                     _gpus(svc))
+        return [replace(dep, launch_span=dep.launch_span or where)]
     given = env_launch.fields_from_env(engine, _env_fields(svc.get("environment"), env, engine), tag)
     unset = [Field("--model", where), Field("${MODEL}", where, False, ("${MODEL}",))]
     note = (f"the command runs {target}, mounted from {mount[0]}, which is not in the tree being checked: the model "
@@ -813,6 +820,15 @@ def _environment_items(node: YNode) -> list[tuple[str, Span, str, Span]]:
         if value.is_scalar and value.text:
             out.append((key, knode.span, value.text, value.span))
     return out
+
+
+def _handed_args(fields: list[Field], target: str, engine: str) -> list[Field]:
+    """The words after a script the service runs (`entrypoint: [/opt/entrypoint.sh]`, `command: [MODEL, --port,
+    ...]`) when they read as the engine's own arguments by its flag table (a model and flags only it takes):
+    such a script is the usual wrapper that patches or sets up, then runs `vllm serve "$@"`. Else none."""
+    at = next((k for k, f in enumerate(fields) if f.text == target), None)
+    args = fields[at + 1 :] if at is not None else []
+    return args if args and engine_from_flags(args) == engine else []
 
 
 def _script_run(fields: list[Field]) -> str | None:

@@ -37,6 +37,10 @@ class Kind:
     walk_hint: tuple[str, ...] = ()  # in a folder walk, only names holding one of these (package.json is not)
     walk_bytes: int = 0  # in a folder walk, only files up to this size (0: any); a bigger one is data, not notes
     bare: bool = False  # claims a name with no suffix at all (`serve`, `bin/start-vllm`): its text decides
+    # its programs read bytes, not UTF-8 (a shell, cmd.exe in the console's code page, Windows PowerShell 5.1 in the
+    # ANSI one, make): a file saved in a legacy code page (a GBK comment) is valid and read, never a KV001.
+    # YAML, JSON and TOML must be UTF-8 by their specifications, and Python without a coding line too
+    bytes_ok: bool = False
 
     def claims(self, base: str) -> bool:
         if self.bare:
@@ -51,18 +55,18 @@ class Kind:
 KINDS: tuple[Kind, ...] = (
     Kind("yaml", "kvlint.launches.read:read_yaml", suffixes=(".yaml", ".yml", ".yaml.tpl", ".yml.tpl")),
     Kind("shell", "kvlint.launches.shellfile:read", suffixes=(".sh", ".bash", ".zsh", ".ksh", ".slurm", ".sbatch"),
-         sniff=("#!", "vllm ", "python", "sglang ", "docker run", "export ")),
+         sniff=("#!", "vllm ", "python", "sglang ", "docker run", "export "), bytes_ok=True),
     # Podman/Buildah's `Containerfile` is the same format under another name
     Kind("dockerfile", "kvlint.launches.dockerfile:read", suffixes=(".dockerfile", ".containerfile"),
          prefixes=("dockerfile", "containerfile"),
-         sniff=("FROM ", "ARG ", "from ", "arg ")),
+         sniff=("FROM ", "ARG ", "from ", "arg "), bytes_ok=True),
     # any JSON up to 256 KiB (a stack's `configs/config.json` of services); its reader passes over one that names
     # no engine before parsing it, and a larger one is data (package-lock.json, tokenizer.json)
     Kind("json", "kvlint.launches.read:read_json", suffixes=(".json",), walk_bytes=256 * 1024),
     Kind("make", "kvlint.launches.makefile:read", suffixes=(".mk", ".just"),
-         names=("makefile", "gnumakefile", "justfile", ".justfile")),
-    Kind("powershell", "kvlint.launches.powershell:read", suffixes=(".ps1",)),
-    Kind("batch", "kvlint.launches.batch:read", suffixes=(".bat", ".cmd")),
+         names=("makefile", "gnumakefile", "justfile", ".justfile"), bytes_ok=True),
+    Kind("powershell", "kvlint.launches.powershell:read", suffixes=(".ps1",), bytes_ok=True),
+    Kind("batch", "kvlint.launches.batch:read", suffixes=(".bat", ".cmd"), bytes_ok=True),
     Kind("python", "kvlint.launches.pyfile:read", suffixes=(".py",)),
     Kind("notebook", "kvlint.launches.notebook:read", suffixes=(".ipynb",)),
     Kind("hcl", "kvlint.launches.hcl:read", suffixes=(".tf", ".hcl", ".nomad")),
@@ -72,11 +76,11 @@ KINDS: tuple[Kind, ...] = (
     Kind("text", "kvlint.launches.textfile:read", suffixes=(".conf", ".ini", ".service", ".toml", ".cfg"),
          names=("procfile",)),
     # notes a deployment repository keeps (`vllm.txt`): walked, read from the commands only (kvlint.launches.notes)
-    Kind("notes", "kvlint.launches.notes:read", suffixes=(".txt",), walk_bytes=256 * 1024),
+    Kind("notes", "kvlint.launches.notes:read", suffixes=(".txt",), walk_bytes=256 * 1024, bytes_ok=True),
     # pipelines and shells in other languages that call a shell (Jenkins' Groovy `sh '...'`, fish): each command
     # line, and each string holding an engine's entry point, read as shell (kvlint.launches.notes.read_code)
     Kind("code", "kvlint.launches.notes:read_code", suffixes=(".groovy", ".jenkinsfile", ".fish"),
-         walk_bytes=256 * 1024),
+         walk_bytes=256 * 1024, bytes_ok=True),
     # Nix modules: command strings as code's, and lists whose items are separated by spaces (an OCI container's
     # `cmd = [ "--model" cfg.model ... ]` beside `image = cfg.image;`, kvlint.launches.literals.read_nix)
     Kind("nix", "kvlint.launches.literals:read_nix", suffixes=(".nix",), walk_bytes=256 * 1024),
@@ -91,7 +95,7 @@ KINDS: tuple[Kind, ...] = (
          walk_bytes=256 * 1024),
     # a script with no suffix (`bin/serve`, `start-vllm`): read when its first line is a shebang or it names an
     # engine (kvlint.launches.read.read_bare), as the kind its first words claim; anything else is passed over
-    Kind("bare", "kvlint.launches.read:read_bare", bare=True, walk_bytes=256 * 1024),
+    Kind("bare", "kvlint.launches.read:read_bare", bare=True, walk_bytes=256 * 1024, bytes_ok=True),
 )
 _BY_NAME = {k.name: k for k in KINDS}
 

@@ -93,7 +93,8 @@ def _data_not_notes(path: str, reason: str) -> bool:
 def _load(path: str) -> str:
     if path == "-":
         return decode(read_stdin())
-    return read_file(path)
+    kind = kind_for(path)
+    return read_file(path, bytes_ok=kind is not None and kind.bytes_ok)
 
 
 def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:

@@ -129,12 +129,15 @@ def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, s
 
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
-               positional: Positional | None = None) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
+               positional: Positional | None = None, written: dict[str, str] | None = None,
+               ) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
     """Launches in a script, the variables at its end, and notes about what was odd.
 
     `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
-    the rest are `"$@"`; None when they are not known (a script file run by whoever calls it)."""
-    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text))
+    the rest are `"$@"`; None when they are not known (a script file run by whoever calls it). `written`: the
+    calling script's values known only in part, as written (`BIN=$HOME/venv/bin/vllm`), which "$@" may hold."""
+    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text),
+                   written=dict(written or {}))
     _read(m, state, depth)
     return state.launches, state.env, state.notes
 
@@ -572,6 +575,18 @@ def _for_loop(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
         del state.closed[:-MAX_CLOSED]
 
 
+def _shift(args: list[Field], state: _State) -> None:
+    """`shift [N]` drops the first N positional parameters (`bash -c 'pid=$1; shift; exec "$@"' bash PIDFILE vllm
+    serve M`: the command after the pid file is "$@"); an N the script does not fix leaves them unknown."""
+    if state.positional is None:
+        return
+    n = args[0].text if args else "1"
+    if not n.isdigit() or (args and not args[0].resolved):
+        state.positional = None
+        return
+    state.positional = (state.positional[0], *state.positional[1 + int(n) :])
+
+
 def _set_positional(args: list[Field], state: _State) -> None:
     """`set -- WORDS` (or `set WORDS`, the first not an option) makes WORDS the script's positional parameters, the
     `"$@"` of the commands after it (`if [ $# -eq 0 ]; then set -- --model "$DEFAULT" ...; fi`: the defaults a
@@ -635,6 +650,9 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     head = fields[len(prefix)].text
     if head == "set":
         _set_positional(fields[len(prefix) + 1 :], state)
+        return
+    if head == "shift":
+        _shift(fields[len(prefix) + 1 :], state)
         return
     if head in ("export", "declare", "typeset", "readonly", "local"):
         if head in ("local", "declare", "typeset") and depth:
@@ -1261,7 +1279,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return _with_allocation(inside, (None, None) if host_only else gpus, nodes)
         else:
             break
-    rest = _program_named(fields[i:])
+    rest = _program_named(fields[i:], state)
     found = detect([f.token() for f in rest])
     if found is not None and _asks_help(rest[found[1]:]):
         return None  # `vllm serve --help`: the parser prints its options and exits, no server starts
@@ -1361,16 +1379,18 @@ def _keeps_serve_word(engine: str) -> bool:
     return get_engine(engine).syntax.positional_model == "after-serve"
 
 
-def _program_named(rest: list[Field]) -> list[Field]:
+def _program_named(rest: list[Field], state: _State | None = None) -> list[Field]:
     """A program given by an unresolved variable, read by what follows it: `"${PYTHON}" -m MODULE` is a Python
-    interpreter, `$VLLM_BIN serve ...` the CLI of the engine the variable is named for."""
+    interpreter, `$VLLM_BIN serve ...` the CLI of the engine the variable is named for, `"$BIN" serve ...` after
+    `BIN=$HOME/venv/bin/vllm` the engine its written value's last part is."""
 
     if len(rest) < 2 or rest[0].resolved or not is_unresolved(rest[0].text):
         return rest
     if rest[1].text == "-m":
         return [replace(rest[0], text="python"), *rest[1:]]
     name = rest[0].text.lower()
-    engine = next((e for e in ENGINE_NAMES if e in name), None)
+    written = _as_written(rest[0].text, state).rstrip("}").rsplit("/", 1)[-1]  # `${BIN:-$HOME/venv/bin/vllm}` too
+    engine = next((e for e in ENGINE_NAMES if e in name), written if written in ENGINE_NAMES else None)
     if engine is not None and rest[1].text == "serve":
         return [replace(rest[0], text=engine), *rest[1:]]
     return rest
@@ -1410,7 +1430,8 @@ def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state
     while j < len(fields) and fields[j].text.startswith("-"):
         if "c" in fields[j].text[1:] and not fields[j].text.startswith("--"):
             if j + 1 < len(fields):
-                launches, _, notes = run_script(fields[j + 1].mapped(), env, depth + 1, tuple(fields[j + 2 :]))
+                launches, _, notes = run_script(fields[j + 1].mapped(), env, depth + 1, tuple(fields[j + 2 :]),
+                                                state.written if state is not None else None)
                 if state is not None:
                     state.launches.extend(launches[:-1])
                     state.notes.extend(notes)

@@ -188,26 +188,41 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
     best: Block | None = None
     # each entry: the node, its path, whether the path named the engine, and the engine its nearest key names
     # (carried down, so a node's path is not scanned again)
-    stack: list[tuple[YNode, tuple[str, ...], bool, str | None]] = [(doc, (), False, None)]
+    stack: list[tuple[YNode, tuple[str, ...], bool, str | None, YNode | None]] = [(doc, (), False, None, None)]
     seen = 0
     while stack and seen < _MAX_NODES:
-        node, path, named, on_path = stack.pop()
+        node, path, named, on_path, parent = stack.pop()
         seen += 1
         limits.check()
         if node.is_seq:
-            stack.extend((i, path, named, on_path) for i in reversed(node.items) if not i.is_scalar)
+            stack.extend((i, path, named, on_path, parent) for i in reversed(node.items) if not i.is_scalar)
             continue
         if not node.is_map:
             continue
         word = on_path or _engine_value(node)
         here = named or word is not None
         block = _block(node, path, engine or word, here)
+        if block is not None and engine is None and on_path is None and _client_beside(parent or node, node):
+            block = None
         if block is not None and (best is None or block.score > best.score):
             best = block
         for key, _, val in node.pairs():
             if not val.is_scalar and key not in _NOT_SETTINGS:
-                stack.append((val, path + (key,), here, _engine_in(key) or on_path))
+                stack.append((val, path + (key,), here, _engine_in(key) or on_path, node))
     return best
+
+
+def _client_beside(parent: YNode, holder: YNode) -> bool:
+    """A client's configuration (an eval or app config: `model: {model_name: ...}` beside `remote_params: {api_url:
+    ...}` and `engine: SGLANG`): the address of the server it calls is a key of the model map's parent or of one of
+    its sibling maps. Asked only where no image and no key on the path names the engine; a stack's values with a
+    `vllm:` key are that engine's settings whatever client sits beside them."""
+    for key, _, val in parent.pairs():
+        if val.is_scalar and _norm(key) in _CLIENT:
+            return True
+        if val.is_map and val is not holder and any(_norm(k) in _CLIENT for k, _, v in val.pairs() if v.is_scalar):
+            return True
+    return False
 
 
 def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool) -> Block | None:

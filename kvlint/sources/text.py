@@ -33,8 +33,10 @@ class SourceError(Exception):
         self.col = col
 
 
-def decode(data: bytes, size: int | None = None) -> str:
-    """Bytes to text, refusing binary and non-UTF-8 input with the line of the first bad byte."""
+def decode(data: bytes, size: int | None = None, bytes_ok: bool = False) -> str:
+    """Bytes to text, refusing binary and non-UTF-8 input with the line of the first bad byte. `bytes_ok`: a format
+    whose programs read bytes (kvlint.launches.kinds.Kind.bytes_ok): text in a legacy code page is decoded with
+    each undecodable byte as U+FFFD (its ASCII, where every flag and model id is written, unchanged)."""
     if len(data) > MAX_BYTES:
         raise SourceError(_over_cap(max(size or 0, len(data))))
     wide = _wide_encoding(data)
@@ -48,6 +50,8 @@ def decode(data: bytes, size: int | None = None) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if bytes_ok:
+            return data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n")
         raise SourceError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", _line_of(data, exc.start)) from None
     return text.replace("\r\n", "\n")
 
@@ -143,10 +147,10 @@ def read_small(path: str, cap: int) -> str | None:
         return None
 
 
-def read_file(path: str) -> str:
-    """Read and decode one file, bounded before it is read (see read_bytes)."""
+def read_file(path: str, bytes_ok: bool = False) -> str:
+    """Read and decode one file, bounded before it is read (see read_bytes; `bytes_ok`: see decode)."""
     try:
-        return decode(read_bytes(path))
+        return decode(read_bytes(path), bytes_ok=bytes_ok)
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
 

@@ -31,9 +31,9 @@ def tabs(root: Path):
 
 
 def not_utf8(root: Path):
-    p = root / "latin1.sh"
-    p.write_bytes(b"#!/bin/sh\n# caf\xe9\nvllm serve m\n")
-    return p, 2
+    p = root / "latin1.yaml"  # YAML must be UTF-8 (a shell script need not: tests/launches/test_readers.py)
+    p.write_bytes(b"# caf\xe9\nmodel: m\n")
+    return p, 1
 
 
 def binary(root: Path):

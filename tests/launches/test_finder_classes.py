@@ -342,3 +342,12 @@ def test_a_file_named_for_starting_an_engine_that_gave_no_launch_is_said():
     result = read_path("scripts/launch_vllm.py", text)
     assert result.deployments == [] and [(f.code, _at(f.span)) for f in result.findings] == [("KV008", (8, 18))]
     assert read_path("scripts/vllm_client.py", text).findings == []
+
+
+def test_a_mounted_script_not_in_the_tree_given_the_engines_own_arguments_hands_them_to_the_engine():
+    handed, other = _read("compose-handed/compose.yaml").deployments
+    assert (handed.engine, handed.model, _at(handed.model_span)) == ("vllm", "org/handed-model", (11, 9))
+    assert handed.get("max_model_len") == 16384 and _at(handed.settings["max_model_len"].span) == (15, 9)
+    assert any("hands them to the engine" in n for n in handed.notes)
+    # arguments that are not the engine's (a config of the script's own): the model stays the script's, open
+    assert (other.engine, other.model_resolved) == ("vllm", False)

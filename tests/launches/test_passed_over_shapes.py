@@ -226,3 +226,13 @@ def test_a_compose_command_is_the_arguments_of_the_built_images_entry_point(tmp_
     assert (d.model, d.engine_version) == ("org/built-model", "0.10.1")
     (tmp_path / "Dockerfile").write_text('FROM python:3.12\nENTRYPOINT ["python", "app.py"]\n')
     assert read_path(str(compose)).deployments == []
+
+
+def test_shift_drops_positional_parameters_and_a_written_program_path_names_the_engine():
+    result = read_path(str(FIX / "wrapped" / "pid-file-launcher.sh"))
+    pid, two = result.deployments
+    assert (pid.engine, pid.model, pid.model_span.line, pid.model_span.col) == ("vllm", "org/pid-model", 10, 32)
+    assert pid.get("max_model_len") == 4096
+    assert (two.model, two.get("port")) == ("org/shift-two", 8001)
+    # `shift "$N"`: how many is not known, so "$@" is not either: not a launch of a guessed command (said instead)
+    assert not any(d.model == "org/shift-unknown" for d in result.deployments)

@@ -117,3 +117,22 @@ def test_version_from_image_only_for_engine_images():
     assert version_from_image("vllm/vllm-openai:latest") is None
     assert version_from_image("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.2.0") is None
     assert version_from_image("localhost:5000/vllm-openai") is None
+
+
+def test_a_script_in_a_legacy_code_page_is_read_not_refused(tmp_path):
+    # sample K52's start_vllm.bat: REM comments in GBK (cmd.exe reads the console's code page); a shell script
+    # with a Latin-1 comment: valid for the programs that run them, so read (KV001 stays for YAML, which must be
+    # UTF-8: tests/launches/bad_cases.py)
+    bat = tmp_path / "start.bat"
+    bat.write_bytes("@echo off\r\nREM 一键启动 vLLM\r\nwsl -e vllm serve org/gbk-model --max-model-len 4096\r\n"
+                    .encode("gbk"))
+    sh = tmp_path / "serve.sh"
+    sh.write_bytes(b"#!/bin/sh\n# caf\xe9\nvllm serve org/latin-model --port 8001\n")
+    for path, model, line in ((bat, "org/gbk-model", 3), (sh, "org/latin-model", 3)):
+        result = read_path(str(path))
+        assert not [f for f in result.findings if f.code == "KV001"], result.findings
+        (d,) = result.deployments
+        assert (d.model, d.model_span.line) == (model, line)
+    yaml = tmp_path / "k.yaml"
+    yaml.write_bytes(b"# caf\xe9\nargs: [--model, m]\n")
+    assert [f.code for f in read_path(str(yaml)).findings] == ["KV001"]

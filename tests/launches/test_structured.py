@@ -472,3 +472,9 @@ def test_a_chart_values_argument_string_beside_the_model_key(tmp_path):
     (d,) = read_path(str(p)).deployments
     assert (d.model, d.model_span.line, d.get("gpu_memory_utilization"), d.get("dtype")) == \
         ("org/chart-model", 3, 0.9, "auto")
+
+
+def test_a_model_map_beside_the_address_of_the_server_it_calls_is_a_client():
+    assert read_path(str(FIX / "client-beside.yaml")).deployments == []
+    dep = _one("server-beside-client.yaml")  # the engine named by a key: its settings, whatever sits beside
+    assert (dep.engine, dep.model, _s(dep, "max_model_len")) == ("vllm", "org/stack-model", (8192, 4, 16))
