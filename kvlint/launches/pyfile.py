@@ -64,10 +64,12 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     return ReadResult(path, deployments, notes, comments=scan_comments(text))
 
 
-def read_python(path: str, text: str, within: Mapped | None = None) -> tuple[list[Deployment], list[Finding]]:
+def read_python(path: str, text: str, within: Mapped | None = None,
+                bound: dict[str, str] | None = None) -> tuple[list[Deployment], list[Finding]]:
     """The file's launches, and a KV008 note for each engine start that is a program's, run with its own
     arguments (kvlint.launches.entrypoint). `within`: where `text`'s characters are when it was cut out of a
-    file (a notebook's cell)."""
+    file (a notebook's cell). `bound`: values of names a caller gives (`self.model` of a class a launcher makes:
+    kvlint.launches.pyclasses); such a read follows no class of its own."""
     import ast
 
     from kvlint.launches.entrypoint import python_program
@@ -77,7 +79,7 @@ def read_python(path: str, text: str, within: Mapped | None = None) -> tuple[lis
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError):
         return [], []  # not Python kvlint can read (a template, Python 2): the never-silent note says so
-    src = _Source(path, text, LineIndex(text), _scopes(tree), within)
+    src = _Source(path, text, LineIndex(text), _scopes(tree, bound), within)
     seen: set[int] = set()
     out: list[Deployment] = []
     grown = _appended(tree) if "+=" in text or ".extend(" in text or ".append(" in text else {}
@@ -114,6 +116,10 @@ def read_python(path: str, text: str, within: Mapped | None = None) -> tuple[lis
             out.extend(_script(src, _formatted(src, node.func.value, args, _BRACES)))
         elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
             out.extend(_script(src, src.mapped(node)))
+    if bound is None and within is None:
+        from kvlint.launches.pyclasses import class_starts
+
+        out.extend(class_starts(path, tree, src))
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     # a bare "vllm serve" with nothing after it (a string a program completes) is no launch: the never-silent
     # note says where it is
@@ -317,12 +323,12 @@ def _shell_name(expr: str) -> str:
     return name if name and not name[0].isdigit() else "expr"
 
 
-def _scopes(tree: ast.Module) -> dict[int, dict[str, str]]:
-    """The names each node sees (by node id; 0 is the module): module constants, then the enclosing
+def _scopes(tree: ast.Module, bound: dict[str, str] | None = None) -> dict[int, dict[str, str]]:
+    """The names each node sees (by node id; 0 is the module): module constants (and `bound`), then the enclosing
     function's parameter defaults and its own constant assignments (an inner function's win)."""
     import ast
 
-    module = {**_constants(tree.body), **_argparse_defaults(tree)}
+    module = {**_constants(tree.body), **_argparse_defaults(tree), **(bound or {})}
     scopes: dict[int, dict[str, str]] = {0: module}
     chooses = _fallbacks(tree)
     for fn in ast.walk(tree):

@@ -69,3 +69,25 @@ def test_sys_executable_starts_the_engine_beside_the_program():
     assert d.get("context_length") == 8192 and _at(d.settings["context_length"].span) == (16, 10)
     assert "tp_size" in d.settings and _at(d.settings["tp_size"].span) == (14, 9)
     assert read_path("x.py", "import sys\ncmd = [sys.executable, '-m', 'pip', 'install', 'vllm']\n").deployments == []
+
+
+def test_a_server_class_of_the_repository_is_a_launch_where_a_launcher_makes_it():
+    """Sample K55 (measured: KV008 "a class of the repository's"): `VLLMServer(model=..., tensor_parallel_size=...)`
+    in a launcher, the class in app/vllm_server.py building `vllm serve self.model ...`: a launch at the call, its
+    values the call's (each where the call gives it) and the class's field defaults; an `__init__` that keeps its
+    parameters under other names too. The class's own file keeps the launch as written (`${self.model}`)."""
+    from kvlint.launches import read_path
+
+    folder = FIX / "classes"
+    vllm, sglang = read_path(str(folder / "scripts" / "start_servers.py")).deployments
+    assert (vllm.engine, vllm.model, _at(vllm.launch_span), _at(vllm.model_span)) == \
+        ("vllm", "org/class-model", (6, 14), (7, 16))
+    assert vllm.model_span.path.endswith("start_servers.py")
+    assert vllm.get("tensor_parallel_size") == 2 and _at(vllm.settings["tensor_parallel_size"].span) == (8, 30)
+    assert vllm.get("max_model_len") == 32768  # the class's default, where the class's command reads it
+    assert vllm.settings["max_model_len"].span.path.endswith("vllm_server.py")
+    assert any("VLLMServer(...) starts the server its class builds" in n for n in vllm.notes)
+    assert (sglang.engine, sglang.model, sglang.get("tp_size"), _at(sglang.model_span)) == \
+        ("sglang", "org/sglang-class", 4, (11, 19))
+    own = read_path(str(folder / "app" / "vllm_server.py")).deployments
+    assert [(d.engine, d.model_resolved) for d in own] == [("vllm", False), ("sglang", False)]
