@@ -109,6 +109,10 @@ class Deployment:
     gpu_count: int | None = None  # GPUs for this one instance (resources x group size)
     gpu_count_span: Span | None = None
     gpu_count_visible_only: bool = False  # the count is CUDA_VISIBLE_DEVICES: devices a process sees, none reserved
+    one_word_args: tuple[tuple[Span | None, str], ...] = ()  # words holding several of the engine's arguments,
+    # passed as one (`"$args"`: KV013), read split as meant
+    gpu_count_shared: str | None = None  # the job's count, which another GPU program of the job may use (`torchrun at
+    # line 33`): cards beyond the parallelism are not known to be idle
     name: str = ""  # workload / chart entry name, for messages
     ignore_codes: tuple[str, ...] = ()  # from the kvlint.io/ignore annotation
     notes: tuple[str, ...] = ()  # what could not be resolved, and why

@@ -11,7 +11,9 @@ gives TP x PP (x DP), and never asserts a group of one.
 Too few GPUs: the engine waits for ranks that never start or fails with an invalid device ordinal (an error).
 Too many: the scheduler reserves cards that stay idle; the server starts, so it is a warning. Devices that are
 only made visible (`CUDA_VISIBLE_DEVICES=0,1,2,3` on a workstation) are not reserved: more of them than the
-parallelism uses is an info (a TP that was meant, perhaps), never an error. A launch on a Neuron, TPU or Gaudi
+parallelism uses is an info (a TP that was meant, perhaps), never an error. So is a job that starts the server in
+the background and then runs another GPU program (`vllm serve M &` then `torchrun train.py`): the cards beyond
+the parallelism may be that program's. A launch on a Neuron, TPU or Gaudi
 device is not checked: one `aws.amazon.com/neuron` device holds several NeuronCores a TP spans.
 
 ## Example
@@ -51,9 +53,12 @@ def check(ctx: Context) -> Iterator[Finding]:
         return  # some node count gives exactly the ranks: the group size decides, and the file leaves it open
     outcome = ("the engine cannot start all its ranks" if needed > dep.gpu_count
                else f"{dep.gpu_count - needed} visible GPU(s) go unused (CUDA_VISIBLE_DEVICES reserves none)"
-               if dep.gpu_count_visible_only else f"{dep.gpu_count - needed} requested GPU(s) stay idle")
-    severity = (None if needed > dep.gpu_count else Severity.INFO if dep.gpu_count_visible_only
-                else Severity.WARNING)
+               if dep.gpu_count_visible_only else
+               f"{dep.gpu_count - needed} GPU(s) are the job's, not the engine's: the job also runs "
+               f"{dep.gpu_count_shared} beside the server, which may use them" if dep.gpu_count_shared
+               else f"{dep.gpu_count - needed} requested GPU(s) stay idle")
+    severity = (None if needed > dep.gpu_count else Severity.INFO
+                if dep.gpu_count_visible_only or dep.gpu_count_shared else Severity.WARNING)
     requests = (f"the launch sees {dep.gpu_count}" if dep.gpu_count_visible_only
                 else f"the instance requests {dep.gpu_count}")
     if group is not None:

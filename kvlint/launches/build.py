@@ -52,6 +52,7 @@ class ManifestGpu:
     grouped: bool = False  # count already multiplied by a group size (LWS, nodes, Ray cluster)
     options: tuple[GpuOption, ...] = ()  # several candidate products (one product stays in `product`)
     visible_only: bool = False  # the count is a CUDA_VISIBLE_DEVICES list: what the process sees, not a reservation
+    shared: str | None = None  # the job's count, shared with another GPU program the job runs (`torchrun at line 33`)
 
 
 @record
@@ -128,6 +129,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         settings=settings, unknown_flags=() if ctx.wrapper else tuple(parsed.unknown),
         gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
         gpu_count_visible_only=gpu.visible_only,
+        gpu_count_shared=gpu.shared,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
         invalid_values=tuple(v for v in parsed.invalid if not _wrapper_reads_bools(ctx.wrapper, v)),
         env_switches=_switches(ctx.alias_env),
@@ -240,7 +242,8 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
                           product_span=found.gpus_span if product else gpu.product_span,
                           count=count if count is not None else gpu.count,
                           count_span=found.gpus_span if count is not None else gpu.count_span,
-                          visible_only=count is not None and found.gpus.startswith("cuda:"))
+                          visible_only=count is not None and found.gpus.startswith("cuda:"),
+                          shared=None if count is not None else gpu.shared)
     own_env = found.container_env if found.container_env is not None else tuple(found.env.items())
     alias_env = ctx.alias_env or tuple((k, v, None) for k, v in own_env)
     ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,
@@ -253,6 +256,8 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
         why = cpu_evidence(dep, dict(own_env), [(f.text, f.span) for f in found.fields])
         if why is not None:  # the device kvlint does not size: "cpu" makes the launch's status say so
             dep = replace(dep, gpu=why[2], gpu_span=why[1] or dep.launch_span, notes=dep.notes + (why[0],))
+    if found.joined:
+        dep = replace(dep, one_word_args=found.joined)
     if found.left_to is not None:
         dep = parallelism_left_to(dep, found.left_to, found.entry_span)
     if found.cluster is not None:

@@ -18,6 +18,7 @@ from kvlint.launches import cloud_run, wrappers
 from kvlint.launches.argv import detect, wrapper_of
 from kvlint.launches.docker_run import RUNNERS, is_run
 from kvlint.launches.env import Field, Partial, Positional, assigned_defaults, expand_word, with_supplied
+from kvlint.launches.oneword import split_joined
 from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
 from kvlint.sources.shell import Word, tokenize
@@ -67,6 +68,10 @@ class FoundLaunch:
     container_env: tuple[tuple[str, str], ...] | None = None  # `docker run -e`: all the engine's process sees
     runner: str | None = None  # `uv run`, `poetry run` ... in front: the project's lock decides the release
     cluster: str | None = None  # the engine runs on a Ray cluster this script joins: its node count is the cluster's
+    joined: tuple[tuple[Span | None, str], ...] = ()  # words that hold several of the engine's arguments, passed
+    # as one (`"$args"`): read split, as meant (kvlint.launches.oneword, KV013)
+    beside: str | None = None  # started in the background, then the script runs another GPU program (`torchrun
+    # main.py`, line 33): the job's GPUs are not all the engine's (kvlint.launches.script._beside)
 
 
 @record(frozen=False)
@@ -115,6 +120,8 @@ class _State:
     # (`SIF="${HOME}/sif/vllm-openai.sif"`): what a container file is named, though not where it is
     defaulted: set[str] = field(default_factory=set)  # names holding a default the caller may override
     # (`V=${1:-base}`, `MODE=${MODE:-serve}`): a `case` on one still has alternatives (see _case_arm)
+    background: set[int] = field(default_factory=set)  # ids of launches the script starts in the background (`&`)
+    beside: str | None = None  # the first GPU program the script runs after one (see _beside)
 
 
 def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, str] | None = None,
@@ -171,6 +178,8 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         pieces.before, pieces.count = cmd.words, len(state.launches)
         if runs:
             _command(cmd.words, m, state, depth)
+            if depth == 0:
+                _beside(cmd.words, cmd.sep, pieces.count, m, state)
             if len(state.launches) == pieces.count and _continued(commands, k):
                 # the comment ends a command that launched nothing, and option lines follow: join them
                 pieces.joined, pieces.cut_from = list(cmd.words), commands[k + 1].words
@@ -185,10 +194,41 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
     if state.called:  # a function's launches are those of its calls, with their arguments, not of its body alone
         drop = {id(f) for name in state.called for f in state.defined.get(name, [])}
         state.launches = _distinct_calls([f for f in state.launches if id(f) not in drop], state.call_keys)
+    if depth == 0 and state.beside is not None:
+        state.launches = [replace(f, beside=state.beside) if id(f) in state.background else f for f in state.launches]
     if depth == 0 and len(state.launches) > 1:
         from kvlint.launches.groups import one_per_deployment
 
         state.launches = one_per_deployment(state.launches)
+
+
+# programs that take GPUs of their own: a training or serving run beside a server the job started in the background
+_GPU_PROGRAMS = frozenset({"torchrun", "accelerate", "deepspeed", "python", "python3", "mpirun", "mpiexec",
+                           "horovodrun", "llamafactory-cli", "trl", "ray"})
+_IN_FRONT = frozenset({"nohup", "exec", "env", "time", "srun", "setsid", "stdbuf", "numactl", "uv", "conda"})
+
+
+def _beside(words: tuple[Word, ...], sep: str, before: int, m: Mapped, state: _State) -> None:
+    """Launches a command starts in the background (`vllm serve M &`, `nohup ... &`), and the first GPU program the
+    script runs after one (`torchrun main.py`, `python train.py`): a job that does both shares its GPUs between
+    them, so the cards beyond the engine's parallelism are not known to be idle (kvlint.rules KV204)."""
+    if len(state.launches) > before:
+        if sep == "&":
+            state.background.update(id(f) for f in state.launches[before:])
+        return
+    if not state.background or state.beside is not None:
+        return
+    k = 0
+    while k < len(words) and _ASSIGN.match(words[k].literal or _first_lit(words[k])):
+        k += 1  # `CUDA_VISIBLE_DEVICES=1 python train.py`
+    named = [((w.literal or "").rsplit("/", 1)[-1], w) for w in words[k : k + 8]]
+    if not named:
+        return
+    # the program itself, or the one a launcher in front runs (`nohup python ...`, `srun -n 1 torchrun ...`)
+    candidates = named if named[0][0] in _IN_FRONT else named[:1]
+    found = next(((p, w) for p, w in candidates if p in _GPU_PROGRAMS or p.startswith("python3.")), None)
+    if found is not None:
+        state.beside = f"{found[0]} at line {m.at(found[1].start)[0]}"
 
 
 @record(frozen=False)
@@ -325,6 +365,7 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
         state.arms.append(_Arms(head, [{}] if head == "if" or sep == ")" else []))  # `case $X in a)` on one line
         if head == "if":
             state.arms[-1].tests.append(_compared(words[1:]))
+            _if_arm(state.arms[-1], _truth(words[1:], sep, m, state), state)
         if head == "case" and len(words) > 2 and m is not None:
             state.arms[-1].subject_var = _lone_var(words[1])
             subject = _joined(words[1], m, state.env, state.positional)
@@ -333,9 +374,12 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
             if sep == ")" and len(words) > 3:
                 _case_arm(state.arms[-1], [w.literal for w in words[3:]], state)
     elif top is not None and (head in ("elif", "else") if top.kind == "if" else sep == ")"):
+        if top.kind == "if":
+            _end_aside(top, state)
         top.arms.append({})  # `elif`, `else`; a case's `chat)`, `a|b)`: the next arm
         if top.kind == "if":
             top.tests.append(_compared(words[1:]) if head == "elif" else None)
+            _if_arm(top, _truth(words[1:], sep, m, state) if head == "elif" else True, state)
         if top.kind == "case" and len(words) == 1:  # a pattern is one word (a body's `(cd x; cmd)` is not one)
             _case_arm(top, [*top.pending, words[0].literal], state)
     elif top is not None and top.kind == "case" and sep == "|" and len(words) == 1:
@@ -348,6 +392,42 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
             _close(state.arms.pop(), state)
     if top is not None and top.kind == "case":
         top.pending = []
+
+
+def _if_arm(statement: _Arms, truth: bool | None, state: _State) -> None:
+    """An arm of an `if` whose condition the script decides (`enable_spec=false` ... `elif [ "$enable_spec" = true
+    ]`, `[ -n "$eagle_path" ]` after `eagle_path=""`), or one after an arm whose condition holds: it does not run as
+    written, so what it assigns is undone at its end (read aside, as a `case` arm a caller's default passes over);
+    a launch in it is still an alternative the file writes, so its commands are read. Any other arm runs."""
+    if statement.matched or truth is False:
+        statement.aside = _Aside(dict(state.env), dict(state.arrays), list(state.closed),
+                                 [(s, [dict(a) for a in s.arms], dict(s.before)) for s in (*state.closed, *state.arms)])
+    elif truth is True:
+        statement.matched = True
+
+
+def _truth(words: tuple[Word, ...], sep: str, m: Mapped | None, state: _State) -> bool | None:
+    """Whether an `if` condition holds, when the script decides it: `[ -n W ]`, `[ -z W ]`, `[ W1 = W2 ]`, `[ W1 !=
+    W2 ]` (or `[[ ]]`, `test`) on words whose values the script fixes (a caller's default counts as fixed: the launch
+    as run without one). None for anything else: a compound or negated condition, a command's status, an unset
+    variable."""
+    ws = list(words)
+    if m is None or sep in ("&&", "||", "|"):
+        return None
+    if ws and ws[0].literal in ("[", "[[") and ws[-1].literal in ("]", "]]"):
+        ws = ws[1:-1]
+    elif ws and ws[0].literal == "test":
+        ws = ws[1:]
+    else:
+        return None
+    values = [_joined(w, m, state.env, state.positional) for w in ws]
+    if any(not v.resolved or "$" in v.text for v in values):
+        return None
+    if len(ws) == 2 and ws[0].literal in ("-n", "-z"):
+        return bool(values[1].text) == (ws[0].literal == "-n")
+    if len(ws) == 3 and ws[1].literal in ("=", "==", "!="):
+        return (values[0].text == values[2].text) == (ws[1].literal != "!=")
+    return None
 
 
 def _case_arm(statement: _Arms, patterns: list[str | None], state: _State) -> None:
@@ -1287,9 +1367,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         engine, k = found
         span = _join(rest[0].span, rest[k - 1].span) if k else None
         wrapper = wrapper_of([t.text for t in rest[:k]])
-        words = wrappers.engine_words(wrapper, rest[k:])
-        return FoundLaunch(engine, words, span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes,
-                           runner=runner)
+        words, joined = split_joined(engine, list(wrappers.engine_words(wrapper, rest[k:])), env)
+        return FoundLaunch(engine, tuple(words), span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes,
+                           runner=runner, joined=joined)
     first = rest[0].text.rsplit("/", 1)[-1] if rest else ""
     if image_default and first == "serve" and not _keeps_serve_word(image_default):
         rest, first = rest[1:], ""  # an image whose entry point is the engine CLI (`ENTRYPOINT ["vllm"]`)
@@ -1568,7 +1648,8 @@ def _with_allocation(found: FoundLaunch | None, gpus: tuple[str | None, Span | N
     docker run ...` keeps the GPUs and nodes of the launcher in front when the container states none."""
     if found is None or (gpus[0] is None and nodes is None):
         return found
-    if found.gpus is None and gpus[0] is not None:
+    if gpus[0] is not None and (found.gpus is None or (found.gpus_span is None and found.gpus == gpus[0])):
+        # the same devices read again inside (apptainer passes the host's CUDA_VISIBLE_DEVICES in): placed here
         found = replace(found, gpus=gpus[0], gpus_span=gpus[1])
     return replace(found, nodes=found.nodes or nodes)
 

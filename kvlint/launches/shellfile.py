@@ -304,7 +304,7 @@ def _launch_gpus(found: FoundLaunch, job: ManifestGpu, job_nodes: int | None,
             gpu = replace(gpu, notes=(unknown,))
         return replace(found, gpus=None, gpus_span=None), gpu
     if launches == 1 or job.count is None:
-        return found, job
+        return found, (replace(job, shared=found.beside) if found.beside and job.count is not None else job)
     shared = replace(job, count=None, count_span=None, notes=(), grouped=False)
     if g.from_launch_hint(found.gpus)[1] is None:
         note = (f"gpu count unknown: {launches} engine launches share this job's {job.count} GPU(s); "

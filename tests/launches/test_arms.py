@@ -161,3 +161,11 @@ def test_arms_that_test_the_variable_they_assign_are_aliases_of_one_launch():
     # a caller's default that is one of the short names: the arm it matches gives the model
     assert (third.model, third.model_resolved, third.get("max_model_len")) == ("org/default-small", True, 4096)
     assert _at(third.model_span) == (20, 12)  # a one-word value is pointed at where it is used
+
+
+def test_an_if_arm_the_script_decides_against_assigns_nothing_but_keeps_its_launch():
+    decided, alternative = _deps("decided-if.sh")
+    assert (decided.model, decided.get("max_num_seqs"), _at(decided.settings["max_num_seqs"].span)) == \
+        ("org/decided", 64, (12, 62))
+    assert "speculative_config" not in decided.settings
+    assert (alternative.model, alternative.get("port")) == ("org/embed-alt", 8001)  # `MODE=embed` starts it

@@ -5,6 +5,8 @@ HCL with no launch (sample J's RunPod handler and Terraform container, read afte
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kvlint.launches import read_path
 from tests.launches.test_docker_and_positional import FIX, _at
 
@@ -236,3 +238,18 @@ def test_shift_drops_positional_parameters_and_a_written_program_path_names_the_
     assert (two.model, two.get("port")) == ("org/shift-two", 8001)
     # `shift "$N"`: how many is not known, so "$@" is not either: not a launch of a guessed command (said instead)
     assert not any(d.model == "org/shift-unknown" for d in result.deployments)
+
+
+def test_arguments_passed_as_one_word_are_read_as_meant_each_at_its_place():
+    """Sample K56 (measured: KV008, no launch): `python3 -m sglang.launch_server "$args"` after `args=" --model-path
+    $model_path ..."`. The shell passes one word (KV013 says so); the launch is read split, each value where the
+    assignment writes it."""
+    rules = Path(__file__).resolve().parent.parent / "fixtures" / "rules" / "KV013"
+    sglang, vllm = read_path(str(rules / "bad.sh")).deployments
+    assert (sglang.engine, sglang.model, sglang.get("mem_fraction_static")) == ("sglang", "Qwen/Qwen2.5-7B-Instruct", 0.85)
+    assert (sglang.settings["mem_fraction_static"].span.line, sglang.settings["mem_fraction_static"].span.col) == (6, 27)
+    assert [(s.line, s.col) for s, _ in sglang.one_word_args] == [(7, 33)]
+    assert (vllm.model, vllm.get("max_model_len"), vllm.settings["max_model_len"].span.line) == \
+        ("Qwen/Qwen2.5-7B-Instruct", 8192, 8)
+    good = read_path(str(rules / "good.sh")).deployments
+    assert len(good) == 3 and not any(d.one_word_args for d in good)

@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _expect import expected
 
+from kvlint.findings import Severity
 from kvlint.lint import LintOptions, lint
 from kvlint.registry import all_rules
 
@@ -34,3 +35,9 @@ def test_rule_has_firing_and_quiet_fixtures(code):
     assert all(len(e) == 4 for e in want), "fixture markers pin the column: # expect: KV101@22"
     assert any(w[0].startswith("bad") for w in want) and not any(w[0].startswith("good") for w in want)
     assert findings_of(code) == want
+
+
+def test_a_job_that_runs_a_gpu_program_beside_its_server_gets_an_info_not_a_warning():
+    options = LintOptions(select=("KV204",))
+    (found,) = lint([str(FIXTURES / "KV204" / "bad_server_beside_training.slurm")], options).findings
+    assert found.severity == Severity.INFO and "the job also runs torchrun at line 8" in found.message
