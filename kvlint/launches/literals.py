@@ -25,7 +25,7 @@ from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
 from kvlint.launches.env import Field
 from kvlint.lazyre import lazy
-from kvlint.record import record
+from kvlint.record import record, replace
 from kvlint.sources.text import LineIndex
 from kvlint.span import Span
 
@@ -251,7 +251,6 @@ def _launches(path: str, text: str, tokens: list[_Tok], spaced: bool = False) ->
     from kvlint.launches.groups import is_launch
     from kvlint.launches.images import entrypoint_engine
     from kvlint.launches.script import launch_in_argv
-    from kvlint.record import replace
 
     names = _bindings(tokens)
     index = LineIndex(text)
@@ -263,6 +262,8 @@ def _launches(path: str, text: str, tokens: list[_Tok], spaced: bool = False) ->
         fields = _fields(text, index, path, tokens, run, names, spaced)
         image = _around(tokens, run, lambda t, k: _image_at(t, k, names, spaced))
         found = launch_in_argv(fields, {}, image_default=entrypoint_engine(image[0]) if image else None)
+        if found is not None and found.joined:  # a list in code may be joined into a shell command: no KV013
+            found = replace(found, joined=())
         if found is None:
             found = _by_flags(fields)
         if found is None:

@@ -16,9 +16,13 @@ from collections.abc import Mapping
 
 from kvlint.flags.flag_table import FlagTable, flag_table, match, normalise
 from kvlint.launches.env import Field, expand_word
+from kvlint.lazyre import lazy
 from kvlint.sources.shell import tokenize
 from kvlint.span import Span
 
+# a template's expression (`--model={{ .Values.model.id }}`, `{% if %}`, `${{ inputs.m }}`) holds spaces by its own
+# syntax, not arguments
+_TEMPLATED = lazy(r"\{\{|\{%")
 Joined = tuple[tuple[Span | None, str], ...]  # (where the word is, its text) for each word split
 
 
@@ -32,7 +36,8 @@ def split_joined(engine: str, words: list[Field], env: Mapping[str, str]) -> tup
     value_next = False
     for word in words:
         parts = word.text.split()
-        if not value_next and len(parts) > 1 and word.resolved and _option(table, parts[0]):
+        if not value_next and len(parts) > 1 and word.resolved and _option(table, parts[0]) \
+                and not _TEMPLATED.search(word.text):
             split = _split(word, env)
             if split:
                 out.extend(split)

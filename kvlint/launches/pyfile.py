@@ -26,6 +26,7 @@ from kvlint.launches.keys import negatable
 from kvlint.launches.named import ENTRY_MARKERS
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.lazyre import lazy
+from kvlint.record import replace
 from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
@@ -680,7 +681,6 @@ def _one_of(group: list[Deployment]) -> Deployment:
     (a Modal function per card, `gpu="T4"` ... `gpu="H100"`), the launch runs on one of those cards: a launch with
     the cards as its options, each tried (kvlint.resolve's candidate sweep)."""
     from kvlint.deployment import GpuOption
-    from kvlint.record import replace
 
     first = group[0]
     cards: dict[tuple[str | None, int | None], Deployment] = {(d.gpu, d.gpu_count): d for d in group}
@@ -702,7 +702,14 @@ def _argv(src: _Source, elts: list[ast.expr], gpu: ManifestGpu | None = None) ->
             break  # `*args`: what follows is not known word by word
         fields.append(src.field(e))
     found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:6] for w in engine_words()) else None
-    return [finish(src.path, found, LaunchContext(), gpu or ManifestGpu())] if found is not None else []
+    return [finish(src.path, _listed(found), LaunchContext(), gpu or ManifestGpu())] if found is not None else []
+
+
+def _listed(found: FoundLaunch) -> FoundLaunch:
+    """A launch read from a list of words in code: an item holding several arguments (`"--reasoning-parser x"`) is
+    read split, as meant, but is no KV013 here: the program may join the list into a shell command (`" ".join(cmd)`
+    run with `shell=True`), which splits it."""
+    return replace(found, joined=()) if found.joined else found
 
 
 _MODEL_FLAGS = ("--model", "--model-path")
@@ -731,6 +738,7 @@ def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | 
         return []
     if fields[start].text == "serve":  # `[ENGINE] serve MODEL ...`: read as the engine's own command line
         found = launch_in_argv([Field(engine, fields[start].span), *fields[start:]], {})
+        found = _listed(found) if found is not None else None
     else:
         found = FoundLaunch(engine, tuple(words), src.span(node))
     return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
