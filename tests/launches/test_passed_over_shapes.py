@@ -253,3 +253,9 @@ def test_arguments_passed_as_one_word_are_read_as_meant_each_at_its_place():
         ("Qwen/Qwen2.5-7B-Instruct", 8192, 8)
     good = read_path(str(rules / "good.sh")).deployments
     assert len(good) == 3 and not any(d.one_word_args for d in good)
+
+
+def test_an_unknown_chart_s_storage_uri_beside_the_engine_image_is_its_model():
+    (dep,) = read_path(str(FIX / "charts" / "unknown-chart-storage-uri.yaml")).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.gpu_count) == \
+        ("vllm", "oci://quay.io/redhat-ai-services/modelcar-catalog:granite-3.0-8b-instruct", (9, 15), 1)

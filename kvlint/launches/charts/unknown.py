@@ -413,12 +413,21 @@ def _engine_named_values(yf: YamlFile, doc: YNode) -> list[Deployment]:
 
 
 def _values_gpus(doc: YNode, resources: YNode | None) -> tuple[int | None, Span | None]:
-    """The GPUs a pod of these values requests: its `resources`, else the chart's own switch (`gpu: {type:
-    amd.com/gpu, count: 8}`), which its template turns into the request."""
-    count, cspan, _ = g.count_from_resources(resources)
+    """The GPUs a pod of these values requests: its `resources` (or the one block's that requests GPUs:
+    `servingModel: {resources: ...}`), else the chart's own switch (`gpu: {type: amd.com/gpu, count: 8}`), which its
+    template turns into the request."""
+    count, cspan, _ = g.count_from_resources(resources if resources is not None else _block_resources(doc))
     switch = _gpu_switch(doc) if count is None else None
     value = switch[1] if switch is not None else None
     return (g.to_int(value), value.span) if value is not None and g.to_int(value) else (count, cspan)
+
+
+def _block_resources(doc: YNode) -> YNode | None:
+    """The `resources` of the one top-level block that requests GPUs (none when several do: whose is the engine's is
+    not known)."""
+    asking = [r for _, _, v in doc.pairs() if v.is_map and (r := v.get("resources")) is not None
+              and g.count_from_resources(r)[0]] if doc.is_map else []
+    return asking[0] if len(asking) == 1 else None
 
 
 def _gpu_block(doc: YNode) -> bool:
@@ -439,7 +448,10 @@ def _gpu_switch(doc: YNode) -> tuple[YNode, YNode | None] | None:
 
 
 # a key spelled as a model's, in any case and with or without underscores: `modelHFName`, `hf_model_id`, `llmModel`
-_MODEL_SPELLING = lazy(r"^(?:hf|huggingface|llm|served)?model(?:hf)?(?:name|id|path|repo|repoid|url|uri)?$")
+# ... and KServe's `storageUri` (`runtime: {storageUri: oci://.../modelcar-catalog:granite-3.0-8b-instruct}` beside the
+# engine's image: the chart mounts what it names as the served model)
+_MODEL_SPELLING = lazy(r"^(?:(?:hf|huggingface|llm|served)?model(?:hf)?(?:name|id|path|repo|repoid|url|uri)?"
+                       r"|storageur[il])$")
 
 
 def _key_of(parent: YNode, child: YNode) -> str:
