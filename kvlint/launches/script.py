@@ -411,14 +411,8 @@ def _truth(words: tuple[Word, ...], sep: str, m: Mapped | None, state: _State) -
     W2 ]` (or `[[ ]]`, `test`) on words whose values the script fixes (a caller's default counts as fixed: the launch
     as run without one). None for anything else: a compound or negated condition, a command's status, an unset
     variable."""
-    ws = list(words)
-    if m is None or sep in ("&&", "||", "|"):
-        return None
-    if ws and ws[0].literal in ("[", "[[") and ws[-1].literal in ("]", "]]"):
-        ws = ws[1:-1]
-    elif ws and ws[0].literal == "test":
-        ws = ws[1:]
-    else:
+    ws = _test_operands(words)
+    if m is None or ws is None or sep in ("&&", "||", "|"):
         return None
     values = [_joined(w, m, state.env, state.positional) for w in ws]
     if any(not v.resolved or "$" in v.text for v in values):
@@ -587,20 +581,22 @@ def _aliases(statement: _Arms, state: _State) -> None:
 def _compared(words: tuple[Word, ...]) -> tuple[str, tuple[str, ...]] | None:
     """The variable an `if` / `elif` condition compares with a non-empty literal, and the literal: `[ "$m" = x ]`,
     `[[ $m == x ]]`, `test x = "$m"`. An emptiness test (`[ "$m" = "" ]`) is a default, not a name for a value."""
-    ws = list(words)
-    if ws and ws[0].literal in ("[", "[[") and ws[-1].literal in ("]", "]]"):
-        ws = ws[1:-1]
-    elif ws and ws[0].literal == "test":
-        ws = ws[1:]
-    else:
-        return None
-    if len(ws) != 3 or ws[1].literal not in ("=", "=="):
+    ws = _test_operands(words)
+    if ws is None or len(ws) != 3 or ws[1].literal not in ("=", "=="):
         return None
     for var, lit in ((ws[0], ws[2]), (ws[2], ws[0])):
         name, text = _lone_var(var), lit.literal
         if name and text and text.strip("\"'"):
             return name, (text.strip("\"'"),)
     return None
+
+
+def _test_operands(words: tuple[Word, ...]) -> list[Word] | None:
+    """The operands of a `[ ... ]`, `[[ ... ]]` or `test ...` condition; None for any other command."""
+    ws = list(words)
+    if ws and ws[0].literal in ("[", "[[") and ws[-1].literal in ("]", "]]"):
+        return ws[1:-1]
+    return ws[1:] if ws and ws[0].literal == "test" else None
 
 
 def _lone_var(word: Word) -> str | None:
