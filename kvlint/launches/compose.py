@@ -20,7 +20,7 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Supplied, expand_words, parse_dotenv, with_supplied
 from kvlint.launches.images import build_named_engine, entrypoint_engine, known_image, named_engine
-from kvlint.launches.infer import engine_from_flags, inferred_note
+from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper
 from kvlint.launches.script import FoundLaunch, launch_in_argv
 from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
@@ -166,6 +166,7 @@ def _launch(fields: list[Field], image: str | None, own_entrypoint: bool, env: M
     if guessed is None and found is None and not own_entrypoint and fields and \
             (named := build_named_engine(image) or (named_engine(build) if build else None)):
         found = launch_in_argv(fields, {}, image_default=named)
+        found = named_image_wrapper(found, image or build or named, fields[0].span) if found is not None else None
         note = f"engine {named} assumed from the name of {image or build}: its entry point is not known"
         return found, ((note,) if found is not None else ())
     if guessed is None:

@@ -58,20 +58,26 @@ def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
 def _written_once(launches: list[FoundLaunch]) -> list[FoundLaunch]:
     """The first of each set of launches that are the same words at the same places with the same devices: one
     command (an array, a function called with the same arguments) run from several places of the script is one
-    deployment. Different values at those places (a loop's, a call's arguments) or other devices keep both."""
-    seen: set[tuple[object, ...]] = set()
-    out: list[FoundLaunch] = []
+    deployment. Different values at those places (a loop's, a call's arguments) or other devices keep both; a run
+    that states no devices beside one that does (a dry-run helper handed the array before the script exports
+    CUDA_VISIBLE_DEVICES, sample K58) is the same deployment, kept with its devices."""
+    kept: dict[tuple[object, ...], dict[str | None, int]] = {}  # words at their places -> devices -> index in out
+    out: list[FoundLaunch | None] = []
     for found in launches:
         if any(f.span is None for f in found.fields):
             out.append(found)
             continue
         # plain tuples of the places (a record's hash is Python code, asked once per word otherwise)
-        key = (found.engine, found.gpus, found.image.text if found.image else None,
+        key = (found.engine, found.image.text if found.image else None,
                tuple((f.text, f.span.line, f.span.col) for f in found.fields if f.span is not None))
-        if key not in seen:
-            out.append(found)
-        seen.add(key)
-    return out
+        devices = kept.setdefault(key, {})
+        if found.gpus in devices or (found.gpus is None and devices):
+            continue
+        if found.gpus is not None and None in devices:  # the earlier run stated no devices: this one is it
+            out[devices.pop(None)] = None
+        devices[found.gpus] = len(out)
+        out.append(found)
+    return [found for found in out if found is not None]
 
 
 def is_launch(dep: Deployment) -> bool:

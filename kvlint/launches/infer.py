@@ -16,9 +16,15 @@ was, an unknown program.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kvlint.launches.env import Field
 from kvlint.lazyre import lazy
+from kvlint.record import replace
+from kvlint.span import Span
+
+if TYPE_CHECKING:
+    from kvlint.launches.script import FoundLaunch
 
 # engine -> setting flags no other engine kvlint reads takes; looked at in this order
 _OWN: tuple[tuple[str, frozenset[str]], ...] = (
@@ -71,6 +77,8 @@ def _only(engine: str, flags: set[str]) -> bool:
     from kvlint.flags.flag_table import flag_table, match, normalise
 
     table = flag_table(engine)
+    if table.dotted_json_keys:  # `--speculative-config.method=x` sets a key of --speculative-config's JSON
+        flags = {f.split(".", 1)[0] if f.startswith("--") else f for f in flags}
     specs = {f: match(table, normalise(table, f))[0] for f in flags}
     if any(spec is None and normalise(table, f) not in table.removed for f, spec in specs.items()):
         return False
@@ -100,3 +108,20 @@ def inferred_note(engine: str, absent: str) -> str:
     """The note on a launch found by `engine_from_flags`; `absent` names the override the file does not
     set (`command` in Kubernetes, `entrypoint` in compose, `--entrypoint` for docker run)."""
     return f"engine {engine} inferred from the flags: no {absent}, and the image does not name an engine"
+
+
+def named_image_wrapper(found: FoundLaunch, image: str, place: Span | None) -> FoundLaunch:
+    """A launch read from arguments given to an image only *named* for the engine (`open-llms-runtime-sglang`, a
+    build kvlint does not know), when they hold flags the engine has never had (`serve --manifest /etc/model.yaml`,
+    sample K58): the image's program is a wrapper that reads its own options and starts the engine as its config
+    says, so the model and the parallelism are that program's (open, never the engine's defaults), and its flags are
+    not reported as the engine's. Arguments that name a model or set any of the engine's settings stay the engine's
+    launch (a patched build given the engine's flags and a few of its own: its typos are still the engine's). `place`: where the
+    launch is when the arguments give no entry point (the container's `args:`)."""
+    from kvlint.launches.argv import parse
+
+    parsed = parse(found.engine, [f.token() for f in found.fields])
+    if parsed.model is not None or parsed.settings or not any(u.reason != "removed" for u in parsed.unknown):
+        return found  # a model or a setting of the engine's: a build of the engine given its flags (and its own)
+    return replace(found, wrapper=image, left_to=f"the program of {image}",
+                   entry_span=found.entry_span or place)

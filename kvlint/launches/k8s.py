@@ -16,7 +16,7 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_words
 from kvlint.launches.images import entrypoint_engine
-from kvlint.launches.infer import engine_from_flags, inferred_note
+from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.record import replace
 from kvlint.sources.shell import tokenize
@@ -213,6 +213,8 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         launches, _, notes = run_script(yf.mapped(script), env, positional=positional)
     else:
         found = launch_in_argv(fields, env, image_default=default)
+        if found is not None and default is not None and image_text and entrypoint_engine(image_text) is None:
+            found = named_image_wrapper(found, image_text, fields[0].span if fields else None)
         launches = [found] if found else []
     if not launches and script is None and c.get("command") is None and _container_like(c, anc):
         guessed = engine_from_flags(fields)  # args-only (Kustomize patches, KServe predictors)

@@ -221,3 +221,19 @@ def test_powershell_start_process_of_wsl_kept_as_a_variable(tmp_path):
                  '$p = Start-Process -FilePath python -ArgumentList $cmd -WorkingDirectory $Root -PassThru\n')
     (d,) = read_path(str(p)).deployments
     assert (d.model, d.unknown_flags) == ("org/native", ())
+
+
+def test_one_array_handed_to_a_helper_before_the_devices_are_set_is_still_one_launch(tmp_path):
+    """Sample K58's server script (measured: two launches): the array is handed to a dry-run helper of a sourced
+    file before `export CUDA_VISIBLE_DEVICES=...`, then run; one deployment, with its devices. Two runs on other
+    devices stay two replicas."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "start.sh"
+    p.write_text('CMD=(python -m sglang.launch_server --model-path org/m --port 30000)\nmaybe_dry_run "${CMD[@]}"\n'
+                 'export CUDA_VISIBLE_DEVICES=1\nexec "${CMD[@]}"\n')
+    assert [(d.model, d.gpu_count) for d in read_path(str(p)).deployments] == [("org/m", 1)]
+    q = tmp_path / "two.sh"
+    q.write_text('CMD=(vllm serve org/m --port 8000)\nCUDA_VISIBLE_DEVICES=0 "${CMD[@]}" &\n'
+                 'CUDA_VISIBLE_DEVICES=1 "${CMD[@]}" &\n')
+    assert len(read_path(str(q)).deployments) == 2

@@ -128,6 +128,9 @@ ARGV_SHAPES = [
     ("google/gemma-3-4b-it --port 8000 --host 0.0.0.0", None),  # both engines' flags: the tables cannot tell
     ("google/gemma-3-4b-it --ctx-size 4096 --n-gpu-layers 99", None),  # llama.cpp's
     ("serve.py --enforce-eager --max-num-seqs 4", None),  # a program, not a model
+    # vLLM's dotted JSON keys are keys of the flag before the dot (sample K59's compose command)
+    ("/models/ds --max-model-len 4096 --speculative-config.method=ngram --speculative-config.num-speculative-tokens=3",
+     "vllm"),
 ]
 
 

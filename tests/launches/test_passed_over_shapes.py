@@ -259,3 +259,15 @@ def test_an_unknown_chart_s_storage_uri_beside_the_engine_image_is_its_model():
     (dep,) = read_path(str(FIX / "charts" / "unknown-chart-storage-uri.yaml")).deployments
     assert (dep.engine, dep.model, _at(dep.model_span), dep.gpu_count) == \
         ("vllm", "oci://quay.io/redhat-ai-services/modelcar-catalog:granite-3.0-8b-instruct", (9, 15), 1)
+
+
+def test_an_image_named_for_the_engine_given_flags_the_engine_never_had_is_a_wrapper():
+    """Sample K58 (measured: a KV204 "7 requested GPUs stay idle" for the engine's default TP 1, at line 0): the
+    image's own program reads `--manifest`; the model and TP are its, open."""
+    from kvlint.lint import LintOptions, lint
+
+    path = FIX / "k8s" / "named-image-wrapper.yaml"
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, _at(dep.launch_span), dep.unknown_flags) == ("sglang", None, (15, 20), ())
+    assert "tp_size" not in dep.resolved_values() and dep.gpu_count == 8
+    assert [f.code for f in lint([str(path)], LintOptions()).findings if f.severity >= 2] == []
