@@ -116,8 +116,8 @@ def named_image_wrapper(found: FoundLaunch, image: str, place: Span | None) -> F
     sample K58): the image's program is a wrapper that reads its own options and starts the engine as its config
     says, so the model and the parallelism are that program's (open, never the engine's defaults), and its flags are
     not reported as the engine's. Arguments that name a model or set any of the engine's settings stay the engine's
-    launch (a patched build given the engine's flags and a few of its own: its typos are still the engine's). `place`: where the
-    launch is when the arguments give no entry point (the container's `args:`)."""
+    launch (a patched build given the engine's flags and a few of its own: its typos are still the engine's).
+    `place`: where the launch is when the arguments give no entry point (the container's `args:`)."""
     from kvlint.launches.argv import parse
 
     parsed = parse(found.engine, [f.token() for f in found.fields])

@@ -246,6 +246,10 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         project = _project_release(dep, engine, newest)
         if project is not None:
             return project
+    activated = activated_environment(dep.path, engine.name) if host else None
+    if activated is not None:  # an environment made before this script ran: whenever its engine was installed
+        return VersionLookup(None, "default", newest, why=f"it runs the {engine.title} of the environment it activates "
+                                                          f"({activated}), whose release the file does not say")
     if host:
         return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
                                                          "assumed")
@@ -376,9 +380,37 @@ def _source_checkout(path: str, engine: str) -> str | None:
         if tree is not None:
             return f"on PYTHONPATH ({tree})"
     for m in _EDITABLE.finditer(text):
-        if _engine_tree_path(m.group(1), engine):
+        if _engine_tree_path(m.group(1), engine) or _package_folder(m.group(1), engine):
             return f"installed editable ({m.group(1)})"
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def activated_environment(path: str, engine: str) -> str | None:
+    """The environment a script activates (`source ~/venv-sglang/bin/activate`, `conda activate serve`) when it
+    does not install the engine itself: the release is whatever that environment holds (sample K59: a venv of
+    SGLang 0.5.16, judged against today's 0.5.23), not the newest. None otherwise."""
+    text = _script_text(path) if path not in ("", "-") else None
+    if text is None or "activate" not in text:
+        return None
+    m = _ACTIVATE.search(text)
+    if m is None or re.search(rf"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install\b[^\n]*\b{re.escape(engine)}\b", text):
+        return None
+    return m.group("conda") or m.group("venv").removesuffix("/bin/activate")
+
+
+_ACTIVATE = lazy(r"(?m)^[ \t]*(?:(?:source|\.)[ \t]+[\"']?(?P<venv>[^\s\"';]*/bin/activate)"
+                 r"|(?:conda|mamba|micromamba)[ \t]+activate[ \t]+(?P<conda>[\w.-]+))")
+
+
+def _package_folder(path: str, engine: str) -> bool:
+    """An editable install of the folder the engine's repository keeps its package in (`pip install -e
+    "python[all]"` from an SGLang checkout: its parser is python/sglang/srt/server_args.py), extras left out."""
+    from kvlint.engines import get_engine
+
+    last = path.strip("\"'").split("[", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    folders = {src.split("/", 1)[0] for src in get_engine(engine).parser_sources if "/" in src}
+    return bool(last) and last in folders - {engine}
 
 
 _PYTHONPATH = lazy(r"(?m)^[ \t]*(?:export[ \t]+)?PYTHONPATH=[\"']?([^\s\"';]+)")

@@ -289,3 +289,22 @@ def test_kv012_in_a_makefile_recipe():
                      "\t\t--max-model-len 4096 \\\n\t\t--kv-cache-dtype fp8\n")
         result = lint([str(p)], LintOptions(select=("KV012",)))
         assert [(f.code, f.span.line, f.span.col) for f in result.findings] == [("KV012", 6, 3)]
+
+
+def test_kv005_on_an_activated_environment_or_an_sglang_package_folder_leaves_the_release_open(tmp_path):
+    """Sample K59 (measured: three KV005 errors "on the SGLang release installed today"): a script that activates an
+    environment made before it ran (`source ~/venv-sglang/bin/activate`, its comment naming SGLang 0.5.16) runs that
+    environment's release; a script that installs SGLang's package folder editable (`pip install -e "python[all]"`
+    from its checkout) runs that checkout. Both open: an info. Installing the engine in the same script is today's."""
+    body = "exec python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --cuda-graph-max-bs 8\n"
+    cases = {"venv.sh": "source ~/bench/venv-sglang/bin/activate\n", "conda.sh": "conda activate serve\n",
+             "package.sh": 'pushd "$SGLANG_DIR"\npip install -e "python[all]"\npopd\n',
+             "installed.sh": "source .venv/bin/activate\npip install sglang\n"}
+    for name, lines in cases.items():
+        (tmp_path / name).write_text("#!/usr/bin/env bash\n" + lines + body)
+    found = {Path(f.span.path).name: f for f in lint([str(tmp_path)], LintOptions(select=("KV005",))).findings}
+    assert "environment it activates (~/bench/venv-sglang)" in found["venv.sh"].message
+    assert "environment it activates (serve)" in found["conda.sh"].message
+    assert "installed editable (python[all])" in found["package.sh"].message
+    assert {n: f.severity for n, f in found.items()} == {"venv.sh": Severity.INFO, "conda.sh": Severity.INFO,
+                                                         "package.sh": Severity.INFO, "installed.sh": Severity.ERROR}
