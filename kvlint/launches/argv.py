@@ -20,7 +20,10 @@ from kvlint.span import Token
 
 _PY = ("python", "python3")
 # modules and commands that take the engine's own flags (plus a few of their own, left to them)
-_WRAPPERS = {"dynamo.vllm": "vllm", "dynamo.sglang": "sglang", "trl.scripts.vllm_serve": "vllm"}
+# (`sglang_router.launch_server` starts SGLang's data-parallel workers with the server's flags, and its router with
+# its own `--router-*` ones: the workers are the launch, counting rule 3's router is not)
+_WRAPPERS = {"dynamo.vllm": "vllm", "dynamo.sglang": "sglang", "trl.scripts.vllm_serve": "vllm",
+             "sglang_router.launch_server": "sglang"}
 _WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm"}  # TRL's server spells vLLM's flags with underscores
 # programs that start the engine with their own model and hand it the rest of their arguments (MinerU's
 # `mineru-sglang-server --host ... --tp-size 2`, `mineru-vllm-server`: the engine's flags, its VLM downloaded)

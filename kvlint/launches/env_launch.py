@@ -51,8 +51,21 @@ def configured_engine(image: str | None) -> str | None:
     entry = env_image(image)
     return entry.engine if entry is not None else named_engine(image)
 
+def prefixed_engine(names: Iterable[str]) -> str | None:
+    """The engine a container's environment names by its own variables' prefix when the image says nothing
+    (`llm-worker:latest` given `VLLM_MODEL` and `VLLM_MAX_NUM_SEQS`, sample K58): a model variable with the engine's
+    name before it, and one more variable so prefixed. vLLM's own variables (`VLLM_USE_V1`) name no model."""
+    upper = [n.upper() for n in names]
+    for engine in ("vllm", "sglang"):
+        prefix = engine.upper() + "_"
+        mine = [n[len(prefix):] for n in upper if n.startswith(prefix)]
+        if len(mine) >= 2 and any(n in MODEL_VARS for n in mine):
+            return engine
+    return None
+
+
 __all__ = ["MODEL_VARS", "NOTE", "EnvImage", "base_name", "configured_engine", "env_image", "fields_from_env",
-           "named_engine"]
+           "named_engine", "prefixed_engine"]
 
 MODEL_VARS = ("MODEL", "MODEL_NAME", "MODEL_ID", "HF_MODEL", "HF_MODEL_ID", "MODEL_PATH", "MODEL_REPO", "MODEL_DIR",
               "HF_MODEL_NAME", "LLM_MODEL", "SERVED_MODEL")

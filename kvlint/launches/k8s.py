@@ -133,13 +133,15 @@ def _display_name(doc: YNode) -> tuple[ModelAlias, ...]:
 
 
 def _env_configured_image(node: YNode) -> bool:
-    """A container with an `env:` list and an image named for an engine (cheap tests first)."""
+    """A container with an `env:` list and an image named for an engine, or variables named for one (`VLLM_MODEL`
+    and another `VLLM_` one: kvlint.launches.env_launch.prefixed_engine) (cheap tests first)."""
     env, image = node.get("env"), node.get("image")
     if env is None or not env.is_seq or image is None or not image.is_scalar:
         return False
-    from kvlint.launches.env_launch import configured_engine
+    from kvlint.launches.env_launch import configured_engine, prefixed_engine
 
-    return configured_engine(image.text) is not None
+    names = [_text(i.get("name")) or "" for i in env.items if i.is_map]
+    return configured_engine(image.text) is not None or prefixed_engine(names) is not None
 
 
 def _engine_build_on_gpus(node: YNode) -> bool:
@@ -283,10 +285,10 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
     """A custom engine image with no command, configured by `env:` (kvlint.launches.env_launch)."""
     from kvlint.launches import env_launch
 
-    engine = env_launch.configured_engine(image)
+    items = [(n, None, _field(v, env, yf.path)) for n, v, _ in _env_items(c, anc) if v is not None]
+    engine = env_launch.configured_engine(image) or env_launch.prefixed_engine(n for n, _, _ in items)
     if engine is None:
         return None
-    items = [(n, None, _field(v, env, yf.path)) for n, v, _ in _env_items(c, anc) if v is not None]
     spans = {n: named.span for item in _env_list(c, anc) if (named := item.get("name")) is not None
              and (n := _text(named))}
     fields = env_launch.fields_from_env(engine, [(n, spans.get(n), v) for n, _, v in items], image)

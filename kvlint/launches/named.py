@@ -18,8 +18,9 @@ from kvlint.span import Span
 KV008 = ("KV008", "unknown-launch-layout")
 # what starts an engine (commands, modules, wrappers) and the images whose entry point is one or that carry one
 ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.entrypoints", "vllm-serve",
-                 "trl.scripts.vllm_serve")
-_NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b"
+                 "trl.scripts.vllm_serve", "sglang_router.launch_server")
+_NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang(?:_router)?\.launch_server\b"
+              r"|\bvllm\.entrypoints\b"
               r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b"
               r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b"
               # any image whose name carries an engine's, as a manifest, values file, HCL, TOML or JSON writes it

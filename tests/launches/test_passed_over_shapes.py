@@ -271,3 +271,29 @@ def test_an_image_named_for_the_engine_given_flags_the_engine_never_had_is_a_wra
     assert (dep.engine, dep.model, _at(dep.launch_span), dep.unknown_flags) == ("sglang", None, (15, 20), ())
     assert "tp_size" not in dep.resolved_values() and dep.gpu_count == 8
     assert [f.code for f in lint([str(path)], LintOptions()).findings if f.severity >= 2] == []
+
+
+def test_sglang_routers_launch_server_starts_the_engines_workers(tmp_path):
+    """Sample K58 (measured: silent): `python -m sglang_router.launch_server --model-path M --dp-size N ...` starts
+    SGLang's data-parallel workers (the launch) and a router (its `--router-*` flags left to it); `launch_router`
+    alone starts no engine. In a Python f-string too."""
+    sh = tmp_path / "serve.sh"
+    sh.write_text("python -m sglang_router.launch_server --model-path org/m --dp-size 2 --tp-size 2 "
+                  "--router-policy round_robin --mem-fraction-static 0.9\n"
+                  "python -m sglang_router.launch_router --worker-urls http://a:30000 http://b:30000\n")
+    (dep,) = read_path(str(sh)).deployments
+    assert (dep.engine, dep.model, dep.get("dp_size"), dep.get("tp_size"), dep.unknown_flags) == \
+        ("sglang", "org/m", 2, 2, ())
+    py = tmp_path / "utils.py"
+    py.write_text('import subprocess\n\ndef launch(m):\n    cmd = (f"python -m sglang_router.launch_server"\n'
+                  '           f" --model-path {m} --dp-size 4")\n    return subprocess.Popen(cmd.split())\n')
+    (dep,) = read_path(str(py)).deployments
+    assert (dep.engine, dep.model_resolved, dep.get("dp_size"), _at(dep.model_span)) == ("sglang", False, 4, (5, 29))
+
+
+def test_a_container_configured_by_variables_named_for_the_engine_is_its_launch():
+    """Sample K58 (measured: silent): `VLLM_MODEL` and `VLLM_MAX_NUM_SEQS` on a GPU container of the repository's
+    own image: vLLM's launch, each value at its entry. vLLM's own variables without a model name none."""
+    (dep,) = read_path(str(FIX / "k8s" / "env-prefixed-worker.yaml")).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_num_seqs"), dep.gpu_count) == \
+        ("vllm", "Qwen/Qwen2.5-0.5B-Instruct", (15, 22), 64, 1)
