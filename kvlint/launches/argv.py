@@ -30,6 +30,9 @@ _WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm"}  # TRL's server spells vLLM'
 _WRAPPER_PROGRAMS = {"mineru-sglang-server": "sglang", "mineru-vllm-server": "vllm"}
 _BACKENDS = ("huggingfaceserver",)  # servers whose `--backend` picks the engine
 _BACKENDS_ENGINES = ("vllm",)
+# commands that start an engine server for a model of their own when `--backend` names it (PaddleOCR's VLM server:
+# `paddleocr genai_server --model_name PaddleOCR-VL-0.9B --backend vllm`)
+_BACKEND_COMMANDS = {("paddleocr", "genai_server"): ("vllm", "sglang")}
 
 
 @record
@@ -65,17 +68,20 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
     if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and texts[2] in _BACKENDS:
         backend = _backend(texts[3:])
         return (backend, 3) if backend is not None else None
+    if len(texts) >= 2 and (program, texts[1]) in _BACKEND_COMMANDS:
+        backend = _backend(texts[2:], _BACKEND_COMMANDS[(program, texts[1])])
+        return (backend, 2) if backend is not None else None
     return None
 
 
-def _backend(texts: list[str]) -> str | None:
+def _backend(texts: list[str], engines: tuple[str, ...] = _BACKENDS_ENGINES) -> str | None:
     """`--backend vllm` / `--backend=vllm` of a server that runs an engine only when told to (KServe's
     huggingfaceserver; its default backend is Hugging Face's own, no engine kvlint sizes)."""
     for k, t in enumerate(texts):
         value = t.partition("=")[2] if t.startswith("--backend=") else texts[k + 1] if t == "--backend" and \
             k + 1 < len(texts) else None
         if value is not None:
-            return value if value in _BACKENDS_ENGINES else None
+            return value if value in engines else None
     return None
 
 
@@ -84,8 +90,9 @@ def wrapper_of(texts: list[str]) -> str | None:
     module = next((t for t in texts if t in _WRAPPERS or t in _BACKENDS), None)
     if module is not None:
         return module
-    if len(texts) >= 2 and (texts[0].rsplit("/", 1)[-1], texts[1]) in _WRAPPER_COMMANDS:
-        return f"{texts[0].rsplit('/', 1)[-1]} {texts[1]}"
+    if len(texts) >= 2 and ((pair := (texts[0].rsplit("/", 1)[-1], texts[1])) in _WRAPPER_COMMANDS
+                            or pair in _BACKEND_COMMANDS):
+        return f"{pair[0]} {pair[1]}"
     return next((t.rsplit("/", 1)[-1] for t in texts[:1] if t.rsplit("/", 1)[-1] in _WRAPPER_PROGRAMS), None)
 
 

@@ -297,3 +297,16 @@ def test_a_container_configured_by_variables_named_for_the_engine_is_its_launch(
     (dep,) = read_path(str(FIX / "k8s" / "env-prefixed-worker.yaml")).deployments
     assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_num_seqs"), dep.gpu_count) == \
         ("vllm", "Qwen/Qwen2.5-0.5B-Instruct", (15, 22), 64, 1)
+
+
+def test_paddleocrs_vlm_server_with_an_engine_backend_is_that_engines_launch(tmp_path):
+    """Sample K59 (measured: silent): `paddleocr genai_server --model_name M --backend vllm` starts a vLLM server
+    for M (its own flags left to it); without `--backend vllm|sglang` it starts none kvlint sizes."""
+    p = tmp_path / "Dockerfile"
+    p.write_text('FROM python:3.11\nCMD ["paddleocr", "genai_server", "--model_name", "PaddleOCR-VL-0.9B", '
+                 '"--backend", "vllm", "--port", "8118"]\n')
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("port"), dep.unknown_flags) == \
+        ("vllm", "PaddleOCR-VL-0.9B", (2, 52), 8118, ())
+    p.write_text('FROM python:3.11\nCMD ["paddleocr", "genai_server", "--model_name", "PaddleOCR-VL-0.9B"]\n')
+    assert read_path(str(p)).deployments == []
