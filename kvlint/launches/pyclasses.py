@@ -61,7 +61,7 @@ def _imported(tree: ast.Module) -> dict[str, tuple[str, int, str]]:
 
 def module_file(path: str, module: str, level: int) -> str | None:
     """The file of the tree a launcher at `path` imports `module` from: relative to its folder for `from .m`, else
-    the first folder above it (or its `src/`) that holds the package."""
+    the first folder above it (or its `src/`) that holds the package; within the launcher's project only."""
     parts = [p for p in module.split(".") if p]
     here = os.path.dirname(path)
     if level:
@@ -71,9 +71,18 @@ def module_file(path: str, module: str, level: int) -> str | None:
         bases = [b for base in bases for b in (base, os.path.join(base, "src"))]
     for base in bases:
         for candidate in (os.path.join(base, *parts) + ".py", os.path.join(base, *parts, "__init__.py")):
-            if parts and os.path.isfile(candidate):
+            if parts and os.path.isfile(candidate) and _in_project(candidate, path):
                 return os.path.normpath(candidate)
     return None
+
+
+def _in_project(module: str, launcher: str) -> bool:
+    """Whether a module lies in the launcher's project (its configuration's or git root): a package beside the
+    checkout, or one installed on the machine, is not the repository's and is not read."""
+    from kvlint.models.lockpath import lock_dir
+
+    root = os.path.realpath(lock_dir(os.path.dirname(os.path.abspath(launcher))))
+    return os.path.realpath(module).startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _started(path: str, call: ast.Call, imported: tuple[str, int, str], src: _Source) -> list[Deployment]:

@@ -91,3 +91,19 @@ def test_a_server_class_of_the_repository_is_a_launch_where_a_launcher_makes_it(
         ("sglang", "org/sglang-class", 4, (11, 19))
     own = read_path(str(folder / "app" / "vllm_server.py")).deployments
     assert [(d.engine, d.model_resolved) for d in own] == [("vllm", False), ("sglang", False)]
+
+
+def test_a_server_class_outside_the_launchers_project_is_not_read(tmp_path):
+    """The module search stops at the project's root: a package beside the checkout is not the repository's."""
+    import shutil
+
+    from kvlint.launches import read_path
+
+    shutil.copytree(FIX / "classes" / "app", tmp_path / "app")
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    shutil.copy(FIX / "classes" / "scripts" / "start_servers.py", project / "start_servers.py")
+    assert read_path(str(project / "start_servers.py")).deployments == []
+    (project / "app").mkdir()
+    shutil.copy(FIX / "classes" / "app" / "vllm_server.py", project / "app" / "vllm_server.py")
+    assert len(read_path(str(project / "start_servers.py")).deployments) == 2
