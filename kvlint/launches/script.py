@@ -1130,8 +1130,10 @@ def _placed(value: str, fields: list[Field]) -> str:
     where each character was written, so the flags a later `$ARGS` gives point at their place in the string (a
     one-word value, `MODEL=org/m`, is pointed at where it is used, as before)."""
 
-    command = ("vllm" in value or "sglang" in value) and all(not f.origin for f in fields) and \
-        any(w.startswith("--") for w in value.split())  # the whole command line, its flags with it
+    # the whole command line, its flags with it (`CMD="$CMD --flag $V"` too, when every character's place is known)
+    command = ("vllm" in value or "sglang" in value) and \
+        all(not f.origin or len(f.offsets) == len(f.text) for f in fields) and \
+        any(w.startswith("--") for w in value.split())
     if len(value.split()) < 3 or not (value.lstrip().startswith("-") or command):
         return value  # a literal command line kept in a variable (`CMD="python -m sglang.launch_server ..."`) too
     offsets, source = _value_offsets(value, fields)

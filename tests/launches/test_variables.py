@@ -88,3 +88,16 @@ def test_a_config_file_named_by_a_launch_or_the_caller_is_read_whatever_its_keys
     assert [(u.flag, u.span.line) for u in d.unknown_flags] == [("--temperature", 4)]  # vLLM would refuse it
     never = read_path(str(FIX / "vllm-config" / "engine.yaml"), as_vllm_config=False)
     assert never.deployments == []
+
+
+def test_a_command_string_grown_by_reassignment_keeps_its_words_places(tmp_path):
+    """Sample K61 (measured: launches placed at the `nohup $CMD` line): `CMD="python3 -m vllm... --model $M"`, then
+    `CMD="$CMD --max-model-len 8192"` under a condition: every word still at the place the string writes it."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "run.sh"
+    p.write_text('M=org/m\nCMD="python3 -m vllm.entrypoints.openai.api_server \\\n  --port 8000 \\\n  --model $M"\n'
+                 'if [ -n "$LEN" ]; then\n  CMD="$CMD --max-model-len 8192"\nfi\nnohup $CMD > log 2>&1 &\n')
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.launch_span.line, dep.get("max_model_len")) == ("org/m", 2, 8192)
+    assert dep.settings["max_model_len"].span.line == 6
