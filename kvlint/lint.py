@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from kvlint import launches, limits, suppress
 from kvlint.config import Config, ConfigCache
 from kvlint.findings import Finding, Severity, short
-from kvlint.launches.kinds import kind_for
+from kvlint.launches.kinds import reads_bytes
 from kvlint.launches.read import kv001, may_hold_launch
 from kvlint.limits import LimitExceeded, file_limits
 from kvlint.record import field, record, replace
@@ -160,8 +160,7 @@ def _read_text(path: str, options: LintOptions) -> str | None:
     try:
         if path == "-":
             return decode(read_stdin())
-        kind = kind_for(path)
-        return decode(read_bytes(path), bytes_ok=kind is not None and kind.bytes_ok)
+        return decode(read_bytes(path), bytes_ok=reads_bytes(path))
     except SourceError:  # over the cap, binary, not UTF-8 (where the format wants it), not a regular file
         return None
 

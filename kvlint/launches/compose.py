@@ -865,10 +865,9 @@ def _mounted_host(path: str, svc: YNode, target: str) -> str | None:
 def _in_project(host: str, compose: str) -> bool:
     """Whether a mounted file lies in the compose file's project (its configuration's or git root): a mount of
     `/etc/...` or of a file beside the checkout is the host's, not the repository's, and is not read."""
-    from kvlint.models.lockpath import lock_dir
+    from kvlint.models.lockpath import project_root
 
-    root = os.path.realpath(lock_dir(os.path.dirname(os.path.abspath(compose))))
-    return os.path.realpath(host).startswith(root.rstrip(os.sep) + os.sep)
+    return os.path.realpath(host).startswith(project_root(compose))
 
 
 def _scalar(node: YNode | None) -> str:

@@ -116,6 +116,13 @@ def kind_for(path: str) -> Kind | None:
     return next((k for k in KINDS if k.claims(base)), None)
 
 
+def reads_bytes(path: str) -> bool:
+    """Whether the format a file name claims is read as bytes by its programs (Kind.bytes_ok): a legacy code page is
+    its text, not a KV001."""
+    kind = kind_for(path)
+    return kind is not None and kind.bytes_ok
+
+
 def _base(path: str) -> str:
     """The lower-case file name a kind is matched on: a fill-in copy's (`start.sh.example`) as the file it copies."""
     base = os.path.basename(path).lower()

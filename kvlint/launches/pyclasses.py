@@ -80,9 +80,9 @@ def _in_project(module: str, launcher: str) -> bool:
     """Whether a module lies in the launcher's project (its configuration's or git root): a package beside the
     checkout, or one installed on the machine, is not the repository's and is not read. A launcher in no project
     (a folder of files without git or configuration) has only the search's bound of folders above it."""
-    from kvlint.models.lockpath import lock_dir
+    from kvlint.models.lockpath import project_root
 
-    root = os.path.realpath(lock_dir(os.path.dirname(os.path.abspath(launcher)))).rstrip(os.sep) + os.sep
+    root = project_root(launcher)
     if not os.path.realpath(launcher).startswith(root):
         return True  # no project around the launcher (no git root, no configuration): the bounded search only
     return os.path.realpath(module).startswith(root)

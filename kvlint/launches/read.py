@@ -9,7 +9,7 @@ from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches.env import supplying
-from kvlint.launches.kinds import kind_for, reader_of, sniffed
+from kvlint.launches.kinds import kind_for, reader_of, reads_bytes, sniffed
 from kvlint.launches.yamlfile import deployments_in
 from kvlint.lazyre import lazy
 from kvlint.limits import LimitExceeded, file_limits
@@ -93,8 +93,7 @@ def _data_not_notes(path: str, reason: str) -> bool:
 def _load(path: str) -> str:
     if path == "-":
         return decode(read_stdin())
-    kind = kind_for(path)
-    return read_file(path, bytes_ok=kind is not None and kind.bytes_ok)
+    return read_file(path, bytes_ok=reads_bytes(path))
 
 
 def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:

@@ -13,6 +13,12 @@ _TOLD: dict[str, str] = {}  # folder -> project root, as a walk's configuration 
 TOLD_BOUND = 65_536
 
 
+def project_root(beside: str) -> str:
+    """The real path of the project a file is in (lock_dir of its folder), with a trailing separator: a path starts
+    with it when it lies in the project (a mounted script, an imported module of the repository's)."""
+    return os.path.realpath(lock_dir(os.path.dirname(os.path.abspath(beside)))).rstrip(os.sep) + os.sep
+
+
 def lock_dir(start: str) -> str:
     """The project root for a folder: the configuration's folder, else the git root, else the current folder."""
     return _root(os.path.abspath(start or "."))
