@@ -530,18 +530,38 @@ def _unread_model_variable(svc: YNode, env: Mapping[str, str], image: YNode | No
     return None
 
 
+def _bare_engine_image(svc: YNode, image: YNode | None) -> tuple[str, str] | None:
+    """(engine, its default model) for a service of the engine's own image given no command and no entrypoint:
+    the container still starts the server, on the model the engine defaults to on that release (counting rule 1:
+    a container of an engine image is a launch; the collector of K61 counted one)."""
+    from kvlint.flags.flag_table import flag_table, on_release
+    from kvlint.launches.build import version_from_image
+
+    text = image.text if image is not None and image.is_scalar else None
+    engine = entrypoint_engine(text)
+    if engine is None or svc.get("command") is not None or svc.get("entrypoint") is not None:
+        return None
+    spec = flag_table(engine).by_option.get("--model")
+    default = spec.default if spec is not None else None
+    if not isinstance(default, str) or not on_release(engine, "--model", version_from_image(text)):
+        return None
+    return engine, default
+
+
 def _engine_default_model(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
                           image: YNode | None) -> list[Deployment]:
     """The launch KV011 speaks of: the engine's image run with no model argument serves the engine's default model
     (the variable the file names it in is never read), placed at the image."""
     found = _unread_model_variable(svc, env, image)
-    if found is None or image is None:
+    bare = _bare_engine_image(svc, image) if found is None else None
+    if image is None or (found is None and bare is None):
         return []
-    engine, default, key, _, value = found
+    engine, default = found[:2] if found is not None else bare or ("", "")
     fields = (Field("--model", image.span), Field(default, image.span))
     title = facts(engine).TITLE
-    note = (f"{image.text} runs {title}'s CLI with no model argument: {title} serves its default {default}; "
-            f"{key}={value} in environment: is read by no {title} code")
+    note = f"{image.text} runs {title}'s CLI with no model argument: {title} serves its default {default}"
+    note += f"; {found[2]}={found[4]} in environment: is read by no {title} code" if found is not None else \
+        " (the service gives no command and no entrypoint)"
     ctx = LaunchContext(name, image.text, image.span, notes=(note,))
     return [finish(yf.path, FoundLaunch(engine, fields, image.span, {}), ctx, _gpus(svc))]
 

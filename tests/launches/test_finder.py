@@ -141,6 +141,18 @@ def test_the_stock_image_given_a_model_variable_serves_the_engines_default(tmp_p
     assert _at(f.span) == (5, 20) and "serves its default model Qwen/Qwen3-0.6B" in f.message
 
 
+def test_the_stock_image_given_nothing_is_a_launch_of_the_engines_default(tmp_path):
+    """Sample K61's compose (measured: KV008 "no launch"): `image: vllm/vllm-openai:v0.11.0` with GPUs and ports but
+    no command, no entrypoint and no environment: the container runs `vllm serve` with no model, a launch of the
+    default model, placed at the image; SGLang's image, whose entry point is no server, stays no launch."""
+    p = tmp_path / "docker-compose.yml"
+    p.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n    ports: ['8000:8000']\n"
+                 "  sgl:\n    image: lmsysorg/sglang:v0.5.2\n    ports: ['30000:30000']\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.name) == ("vllm", "Qwen/Qwen3-0.6B", (3, 12), "vllm")
+    assert any("no command and no entrypoint" in n for n in d.notes)
+
+
 def test_a_workflow_variable_with_a_literal_fallback_is_that_literal(tmp_path):
     """Sample K32's workflow env (`IMAGE_NAME: ${{ vars.VLLM_IMAGE_NAME || 'qwen3-4b-2507-vllm' }}`): a GitHub
     expression whose last operand is a literal is that literal when the repository sets no such variable; one whose
