@@ -45,6 +45,9 @@ _NOT_ENGINE_ARGS = {"bash", "sh", "zsh", "dash", "python", "python3", "vllm", "s
                     "ncu", "timeout", "nohup", "tini", "time", "/bin/bash", "/bin/sh"}
 MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
 _USES_POSITIONAL = lazy(r"\$[@*]|\$\{[@*]\}")
+# a terminal prompt a transcript saved as a script keeps before the command (`$ vllm serve M`, `me@box:~$ ...`):
+# the shell would run a program named `$`; the writer ran what follows it
+_PROMPT = lazy(r"^(?:\$|[^\s$]*[@:~\]][^\s$]*\$)$")
 
 
 @record
@@ -1277,7 +1280,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             if name == "CUDA_VISIBLE_DEVICES":
                 gpus = (f"cuda:{value}", fields[i].span)
             i += 1
-        elif head in _PLAIN_PREFIX or head in _RESERVED:
+        elif head in _PLAIN_PREFIX or head in _RESERVED or (i == 0 and _PROMPT.match(fields[i].text)):
             i += 1
         elif _ENTRY_SCRIPT.match(head) and i + 1 < len(fields) and not fields[i + 1].text.startswith("-"):
             i += 1  # an image's entry-point script handed a command (`nvidia_entrypoint.sh bash -c ...`) runs it

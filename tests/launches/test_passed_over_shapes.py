@@ -310,3 +310,15 @@ def test_paddleocrs_vlm_server_with_an_engine_backend_is_that_engines_launch(tmp
         ("vllm", "PaddleOCR-VL-0.9B", (2, 52), 8118, ())
     p.write_text('FROM python:3.11\nCMD ["paddleocr", "genai_server", "--model_name", "PaddleOCR-VL-0.9B"]\n')
     assert read_path(str(p)).deployments == []
+
+
+def test_a_terminal_transcript_saved_as_a_script_runs_what_follows_the_prompt():
+    """Sample K59 (measured: missed): a transcript kept as `.sh` with `$ vllm serve M` and `me@box:~$ python -m
+    sglang.launch_server ...` prompt lines: each command after its prompt is a launch at its own place; a `$`
+    that is an argument, or a word that only ends in `$`, is no prompt."""
+    text = ("$ vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\nINFO starting\n"
+            "me@box:~$ python -m sglang.launch_server --model-path org/m --tp 2\n"
+            "echo $ vllm serve org/x\nprice$ vllm serve org/y\n")
+    deps = read_path("session.sh", text).deployments
+    assert [(d.engine, d.model, _at(d.model_span)) for d in deps] == \
+        [("vllm", "Qwen/Qwen2.5-7B-Instruct", (1, 14)), ("sglang", "org/m", (3, 55))]
