@@ -72,9 +72,18 @@ def _entry(texts: list[str], i: int) -> tuple[str, int] | None:
             engine = _started_by(module)
             if engine is not None:
                 return engine, j + 2
-            if module == "vllm.entrypoints.cli.main" and j + 2 < len(texts) and texts[j + 2] == "serve":
-                return "vllm", j + 3
+        # vLLM's CLI as a module (`python -m vllm.entrypoints.cli.main serve M`) or called from inline code
+        # (`python -c "from vllm.entrypoints.cli.main import main; main()" serve M`: sys.argv[1:] is `serve M`)
+        if j + 2 < len(texts) and texts[j + 2] == "serve" and _runs_cli(texts[j], texts[j + 1]):
+            return "vllm", j + 3
     return None
+
+
+_CLI_MAIN = "vllm.entrypoints.cli.main"
+
+
+def _runs_cli(option: str, value: str) -> bool:
+    return value == _CLI_MAIN if option == "-m" else option == "-c" and _CLI_MAIN in value and "main(" in value
 
 
 def _started_by(module: str) -> str | None:

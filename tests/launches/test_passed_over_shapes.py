@@ -322,3 +322,15 @@ def test_a_terminal_transcript_saved_as_a_script_runs_what_follows_the_prompt():
     deps = read_path("session.sh", text).deployments
     assert [(d.engine, d.model, _at(d.model_span)) for d in deps] == \
         [("vllm", "Qwen/Qwen2.5-7B-Instruct", (1, 14)), ("sglang", "org/m", (3, 55))]
+
+
+def test_vllms_cli_called_from_inline_python_is_a_launch():
+    """Sample K60 (measured: KV008 "no launch"): `python -c "from vllm.entrypoints.cli.main import main; main()" serve
+    M`: the code calls vLLM's CLI, whose arguments are the words after the code; code that only imports the module,
+    or a CLI command other than `serve`, starts no server."""
+    code = '"from vllm.entrypoints.cli.main import main; main()"'
+    text = (f"python3 -c {code} serve org/m --max-model-len 4096\n"
+            "python -c 'import vllm.entrypoints.cli.main' serve org/x\n"
+            f"python -c {code} bench latency --model org/y\n")
+    (dep,) = read_path("run.sh", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("vllm", "org/m", (1, 71), 4096)
