@@ -47,9 +47,9 @@ def test_manifest_declares_the_contract():
     assert hook["require_serial"] is True
     files = re.compile(hook["files"])
     for name in ("values.yaml", "deploy/x.yml", "run.sh", "Dockerfile", "serve.slurm", "Makefile", "run.ps1",
-                 "main.py", "configs/config.json"):
+                 "main.py", "configs/config.json", "docs/runbook.md"):
         assert files.search(name), name
-    for name in ("README.md", "docs/index.html"):
+    for name in ("docs/index.html", "logo.png"):
         assert not files.search(name), name
 
 

@@ -39,6 +39,8 @@ _PASS_THROUGH = ("$@", "${@}", "[@]}", "$*")
 def passed_over(path: str, text: str, kind: str) -> Finding | None:
     """The KV008 for a file that names an engine and gave no launch, at the first named place; None when no
     code or config line names one."""
+    if kind == "markdown":
+        return None  # prose: the Markdown reader looks at its code blocks itself (kvlint.launches.markdown)
     found = _first_place(text, kind)
     if found is not None and kind == "notes" and not _ENTRY_WORDS.search(found[2]):
         return None  # prose that names an image is no place in a notes file: only a command is

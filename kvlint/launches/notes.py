@@ -2,9 +2,8 @@
 `commands.txt`, a pasted terminal session), read as shell from each line that starts an engine.
 
 What a demanding user expects decides the scope. A `.txt` in a deployment repository that holds `vllm serve
-...` is what its author runs, so it is walked and its findings are as real as a script's; a README (`.md`,
-`.rst`) is documentation whose code blocks are examples, so it is not walked (name it on the command line to
-check it anyway). The walk stays cheap: a notes file with no engine entry command (kvlint.launches.textfile's
+...` is what its author runs, so it is walked and its findings are as real as a script's; a Markdown file is read
+from its shell code blocks only (kvlint.launches.markdown), and an `.rst` is not walked. The walk stays cheap: a notes file with no engine entry command (kvlint.launches.textfile's
 entry words: `vllm serve`, `sglang.launch_server`, `vllm.entrypoints`, ...) costs one regular-expression scan,
 and requirements.txt (`vllm==0.9.2`) or a licence has none.
 

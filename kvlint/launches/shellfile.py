@@ -125,10 +125,10 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
             from kvlint.launches.read import read_yaml
 
             out.extend(read_yaml(path, padded).deployments)
-        elif _UNIT.search(body):  # a systemd unit the script installs: its `ExecStart=` is the launch
-            from kvlint.launches.textfile import read_lines
+        elif _UNIT.search(body):  # a systemd unit the script installs: its `ExecStart=` is the launch, read as the
+            from kvlint.launches import textfile  # unit file is (`ExecStart=/usr/bin/docker run ... vllm-openai` too)
 
-            out.extend(read_lines(path, padded))
+            out.extend(textfile.read(path, padded).deployments)
         elif _python_body(text, start, body):  # a Python program the script writes (`cat > start.py << 'EOF'`)
             from kvlint.launches.pyfile import read_python
 

@@ -42,11 +42,14 @@ def test_a_list_of_name_value_strings_is_the_env_of_the_commands():
 def test_a_notes_file_is_walked_and_read_from_its_commands_only():
     """`vllm.txt` holds what its author runs: each command from after its prompt through its continuations, with
     its environment prefix; the client code after it is not read. requirements.txt (`vllm==`) and a notes file
-    that only names an image give nothing; a README's code block is documentation and is not walked."""
+    that only names an image give nothing. A README's shell block is walked too since turn 16 (kvlint.launches.
+    markdown: the held-out samples' runbooks), read from the block only."""
     from kvlint.launches import iter_files
 
     walked = sorted(Path(p).name for p, why in iter_files([str(FIX / "notes-repo")]) if why is None)
-    assert walked == ["images.txt", "requirements.txt", "vllm.txt"]
+    assert walked == ["README.md", "images.txt", "requirements.txt", "vllm.txt"]
+    (readme,) = _deps("notes-repo/README.md")
+    assert (readme.model, _at(readme.model_span)) == ("org/readme-example", (4, 12))
     deps = _deps("notes-repo/vllm.txt")
     assert [(d.engine, d.model, _at(d.model_span)) for d in deps] == [
         ("vllm", "org/notes-model", (3, 37)), ("sglang", "org/prompted", (7, 61)), ("vllm", "org/venv-prompt", (8, 21))]

@@ -27,11 +27,11 @@ def test_a_unit_template_keeps_a_flag_inside_an_if_and_no_jinja_in_a_flag_name()
 
 
 def test_templates_are_walked_and_filtered_as_the_file_they_render(tmp_path):
-    for name in ("docker-compose.yml.j2", "vllm.service.j2", "run.sh.jinja2", "README.md.j2"):
+    for name in ("docker-compose.yml.j2", "vllm.service.j2", "run.sh.jinja2", "index.html.j2"):
         (tmp_path / name).write_text("x\n")
     read = {p.rsplit("/", 1)[1] for p, why in iter_files([str(tmp_path)]) if why is None}
     assert read == {"docker-compose.yml.j2", "vllm.service.j2", "run.sh.jinja2"}
-    assert walked("roles/vllm/templates/vllm.service.j2") and not walked("README.md.j2")
+    assert walked("roles/vllm/templates/vllm.service.j2") and not walked("index.html.j2")
 
 
 def test_blank_statements_keeps_every_place_and_blanks_else_branches():

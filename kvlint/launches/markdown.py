@@ -1,0 +1,69 @@
+"""Markdown runbooks (`docs/deploy.md`, `VLLM.md`, a README's "how to serve"): the commands in shell code blocks.
+
+A deployment repository's Markdown holds the commands its operators paste: the held-out samples' collectors count
+them (counting rule 4: a notes file with alternative commands counts one each), and a linter that passes them over
+says they are fine. Only fenced code blocks a shell runs are read (```` ``` ````, ```` ```bash ````, ```` ```console
+````, `~~~sh`, ...): prose, YAML and Python blocks are never commands, and a prose mention of an engine is no
+place for the never-silent net (kvlint.launches.named looks at the blocks only). The blocks are read together as
+one script, everything else blanked, so a variable set in one block is known in the next (a runbook is one
+session) and every value keeps its line and column; a `$ ` prompt is the shell's (kvlint.launches.script).
+"""
+
+from __future__ import annotations
+
+import re
+
+from kvlint.launches import ReadResult
+from kvlint.lazyre import lazy
+from kvlint.record import replace
+
+_FENCE = lazy(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)[^\n]*$", re.M)
+# info strings of blocks a shell runs; an unlabelled block is a command as often as not
+_SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession",
+                         "terminal", "text", "txt", "plaintext", "cmd", "command", "commandline", "ksh", "session"})
+_WORDS = ("vllm", "sglang")
+NOTE = "a command in a Markdown runbook's code block: read as the script its blocks make"
+
+
+def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader protocol's entry (kvlint.launches.kinds)."""
+    from kvlint.launches import shellfile
+    from kvlint.launches.named import passed_over
+
+    low = text.lower()
+    if not any(w in low for w in _WORDS):
+        return ReadResult(path)
+    script = shell_blocks(text)
+    if not any(w in script.lower() for w in _WORDS):
+        return ReadResult(path)
+    result = shellfile.read(path, script)
+    deployments = [replace(d, notes=(*d.notes, NOTE)) for d in result.deployments]
+    findings = list(result.findings)
+    if not deployments and not any(f.code == "KV008" for f in findings):
+        note = passed_over(path, script, "shell")
+        findings += [note] if note is not None else []
+    return ReadResult(path, deployments, findings, comments=result.comments)
+
+
+def shell_blocks(text: str) -> str:
+    """The text with every character outside a shell code block blanked (newlines kept): the blocks' lines at their
+    places, the fences and the prose empty."""
+    out = [c if c == "\n" else " " for c in text]
+    for start, end in _block_ranges(text):
+        out[start:end] = text[start:end]
+    return "".join(out)
+
+
+def _block_ranges(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of each shell block's body: after its opening fence line, up to its closing fence (a
+    fence of the same character, at least as long); an unclosed block runs to the end, as Markdown renders it."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while (m := _FENCE.search(text, pos)) is not None:
+        fence, body = m.group(1), m.end() + 1
+        close = re.compile(rf"^[ \t]{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M).search(text, body)
+        end = close.start() if close is not None else len(text)
+        if m.group(2).lower() in _SHELL_INFO and body < end:
+            out.append((body, end))
+        pos = close.end() if close is not None else len(text)
+    return out

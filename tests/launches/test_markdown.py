@@ -1,0 +1,46 @@
+"""Markdown runbooks (kvlint.launches.markdown): the commands of shell code blocks, at their places; prose, YAML and
+Python blocks are no commands, and a prose mention is no place for the never-silent net."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import iter_files, read_path
+from kvlint.launches.markdown import shell_blocks
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "markdown"
+
+
+def _at(span):
+    return (span.line, span.col) if span is not None else None
+
+
+def test_a_runbooks_shell_blocks_are_its_launches():
+    """Samples K62/K63 (measured: silent, `.md` not walked): a runbook's bash, console and unlabelled blocks hold
+    the commands its operators run; a variable set in one block is known in the next, a `$ ` prompt is the
+    shell's, a systemd unit a block writes runs its `docker run`."""
+    result = read_path(str(FIX / "runbook.md"))
+    got = [(d.engine, d.model, _at(d.model_span), d.get("tensor_parallel_size") or d.get("tp_size"))
+           for d in result.deployments]
+    assert got == [("vllm", "Qwen/Qwen2.5-7B-Instruct", (11, 12), 2), ("sglang", "org/sgl-model", (23, 47), 2),
+                   ("vllm", "org/unit-model", (30, 75), None)]
+    assert all("Markdown runbook" in " ".join(d.notes) for d in result.deployments)
+
+
+def test_prose_and_other_blocks_are_never_a_place():
+    """An engine named in prose or in a YAML block of a Markdown file: no launch and no KV008 (a README that says
+    what it runs is documentation, not a launch kvlint passed over)."""
+    result = read_path(str(FIX / "prose.md"))
+    assert (result.deployments, [f.code for f in result.findings]) == ([], [])
+
+
+def test_blocks_keep_every_place_and_blank_the_rest():
+    text = "a `vllm serve x`\n```sh\nvllm serve m\n```\n````\n```\nstill inside\n````\n"
+    blanked = shell_blocks(text)
+    assert len(blanked) == len(text) and blanked.split("\n")[2] == "vllm serve m"
+    assert blanked.split("\n")[0].strip() == "" and blanked.split("\n")[6] == "still inside"
+
+
+def test_the_walk_reads_markdown():
+    walked = [p for p, why in iter_files([str(FIX)]) if why is None]
+    assert sorted(Path(p).name for p in walked) == ["prose.md", "runbook.md"]
