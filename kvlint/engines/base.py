@@ -57,6 +57,8 @@ class Engine(Protocol):
     flags_file: str  # package data file with its flag table
     image_markers: tuple[str, ...]  # image names whose entrypoint starts this engine's server
     image_ships: tuple[str, ...]  # image names that carry the engine, whether or not the entry point starts it
+    no_server_images: tuple[str, ...]  # published image repositories that carry it and start no server: their
+    # arguments are run as the container's program (KV014)
     parser_sources: tuple[str, ...]  # where a source checkout keeps the argument parser (a fork in the repository)
     memory_view: str  # "torch" (cudaMemGetInfo total) | "nvidia-smi" (MiB as nvidia-smi prints)
     fp8_kv_dtype: str  # the spelling of fp8 KV the fix messages suggest

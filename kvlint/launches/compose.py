@@ -20,7 +20,7 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Supplied, expand_words, parse_dotenv, with_supplied
 from kvlint.launches.images import build_named_engine, entrypoint_engine, known_image, named_engine
-from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper
+from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
 from kvlint.launches.script import FoundLaunch, launch_in_argv
 from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
@@ -119,8 +119,11 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     nodes = (svc.get("entrypoint"), svc.get("command"))
     interpolate = with_supplied(env)  # .env beside the file, then configured variables
     fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
-    found, inferred = _launch(fields, image_text, own_entrypoint=nodes[0] is not None, env=_environment(svc, env),
-                              build=_build_named(svc) if image_text is None else None)
+    bare = no_server_launch(fields, Field(image_text, image.span), _environment(svc, env)) \
+        if image is not None and image_text and nodes[0] is None else None
+    found, inferred = (bare, ()) if bare is not None else \
+        _launch(fields, image_text, own_entrypoint=nodes[0] is not None, env=_environment(svc, env),
+                build=_build_named(svc) if image_text is None else None)
     if found is None and not fields:
         return (_env_configured(yf, name, svc, interpolate, image_text) or _built(yf, name, svc, interpolate)
                 or _env_configured_build(yf, name, svc, interpolate, image_text)

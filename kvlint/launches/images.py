@@ -22,6 +22,16 @@ def entrypoint_engine(image: str | None) -> str | None:
     return next((e.name for e in all_engines() if any(t in image for t in e.image_markers)), None)
 
 
+def no_server_engine(image: str | None) -> str | None:
+    """The engine a published image carries without starting it (`lmsysorg/sglang:v0.5.2`, on any registry): given
+    only that engine's flags, the container runs the first flag as its program and exits (KV014)."""
+    if not image:
+        return None
+    repo = image.lower().split("@", 1)[0].rsplit(":", 1)[0] if "/" in image else ""
+    repo = repo.split("/", 1)[1] if "." in repo.split("/", 1)[0] and repo.count("/") > 1 else repo  # a registry
+    return next((e.name for e in all_engines() if repo in e.no_server_images), None)
+
+
 def shipped_engine(image: str | None) -> str | None:
     """The engine an image carries, whether or not its entry point starts it: a known image, or an
     image whose own name is the engine's (`opea/vllm`, `org/vllm-gaudi`, `org/sglang-rocm`)."""

@@ -89,6 +89,17 @@ def _only(engine: str, flags: set[str]) -> bool:
     return any(all(f not in other.by_option and f not in other.removed for other in others) for f in settings)
 
 
+def _all_known(engine: str, fields: Sequence[Field]) -> bool:
+    """Whether every flag of the list is one of the engine's (an option of any release): the image already says
+    which engine, so the flags need only not be another program's."""
+    from kvlint.flags.flag_table import flag_table, match, normalise
+
+    table = flag_table(engine)
+    flags = {f.text.split("=", 1)[0] for f in fields if f.text.startswith("--")}
+    return bool(flags) and all(match(table, normalise(table, f))[0] is not None or normalise(table, f) in
+                               table.removed for f in flags)
+
+
 _FOREIGN_AT_LEAST = 3  # flags no release of the engine has: one or two are typos or a plugin's, more a program's own
 
 
@@ -125,3 +136,20 @@ def named_image_wrapper(found: FoundLaunch, image: str, place: Span | None) -> F
         return found  # a model or a setting of the engine's: a build of the engine given its flags (and its own)
     return replace(found, wrapper=image, left_to=f"the program of {image}",
                    entry_span=found.entry_span or place)
+
+
+def no_server_launch(fields: Sequence[Field], image: Field | None, env: dict[str, str] | None = None
+                     ) -> FoundLaunch | None:
+    """The launch meant by arguments alone given to a published image that carries an engine and starts no server
+    (`lmsysorg/sglang` with `command: [--model-path=M, --port=8000]`): the container runs `--model-path=M` as its
+    program and exits, but the flags say which engine and settings were meant, so the launch is read as that
+    engine's and KV014 says what really happens (at the image). Only when the flags are that engine's alone."""
+    from kvlint.launches.images import no_server_engine
+    from kvlint.launches.script import FoundLaunch
+
+    engine = no_server_engine(image.text) if image is not None else None
+    if engine is None or not fields or not fields[0].text.startswith("-") or not _all_known(engine, fields):
+        return None
+    note = f"{image.text} starts no {engine} server on its own: its arguments are run as the container's program" \
+        if image is not None else ""
+    return FoundLaunch(engine, tuple(fields), None, dict(env or {}), notes=(note,), no_server=image)

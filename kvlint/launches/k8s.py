@@ -16,7 +16,7 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_words
 from kvlint.launches.images import entrypoint_engine
-from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper
+from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.record import replace
 from kvlint.sources.shell import tokenize
@@ -214,7 +214,9 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     elif script is not None:
         launches, _, notes = run_script(yf.mapped(script), env, positional=positional)
     else:
-        found = launch_in_argv(fields, env, image_default=default)
+        bare = no_server_launch(fields, Field(image_text, image.span), env) \
+            if image is not None and image_text and c.get("command") is None else None
+        found = bare or launch_in_argv(fields, env, image_default=default)
         if found is not None and default is not None and image_text and entrypoint_engine(image_text) is None:
             found = named_image_wrapper(found, image_text, fields[0].span if fields else None)
         launches = [found] if found else []

@@ -1,16 +1,17 @@
-"""Notes files (`*.txt`): the commands a deployment repository keeps beside its manifests (`vllm.txt`,
-`commands.txt`, a pasted terminal session), read as shell from each line that starts an engine.
+"""Notes files (`*.txt`): the commands a deployment repository keeps beside its manifests (`vllm.txt`, `commands.txt`,
+a pasted terminal session), read as shell from each line that starts an engine.
 
-What a demanding user expects decides the scope. A `.txt` in a deployment repository that holds `vllm serve
-...` is what its author runs, so it is walked and its findings are as real as a script's; a Markdown file is read
-from its shell code blocks only (kvlint.launches.markdown), and an `.rst` is not walked. The walk stays cheap: a notes file with no engine entry command (kvlint.launches.textfile's
-entry words: `vllm serve`, `sglang.launch_server`, `vllm.entrypoints`, ...) costs one regular-expression scan,
-and requirements.txt (`vllm==0.9.2`) or a licence has none.
+What a demanding user expects decides the scope. A `.txt` in a deployment repository that holds `vllm serve ...` is
+what its author runs, so it is walked and its findings are as real as a script's; a Markdown file is read from its
+shell code blocks only (kvlint.launches.markdown), and an `.rst` is not walked. The walk stays cheap: a notes file
+with no engine entry command (kvlint.launches.textfile's entry words: `vllm serve`, `sglang.launch_server`,
+`vllm.entrypoints`, ...) costs one regular-expression scan, and requirements.txt (`vllm==0.9.2`) or a licence has
+none.
 
-Only the command itself is read, never the prose or client code around it: from the start of the line that
-names the entry point (after a shell prompt such as `$ `, `user@host:~$ ` or `(venv) $ `) through its `\\`
-continuation lines. Each command goes to `run_script` at the file's offsets, so every value keeps its line and
-column; environment prefixes (`CUDA_VISIBLE_DEVICES=0 vllm serve ...`) are the shell's.
+Only the command itself is read, never the prose or client code around it: from the start of the line that names the
+entry point (after a shell prompt such as `$ `, `user@host:~$ ` or `(venv) $ `) through its `\\` continuation lines.
+Each command goes to `run_script` at the file's offsets, so every value keeps its line and column; environment
+prefixes (`CUDA_VISIBLE_DEVICES=0 vllm serve ...`) are the shell's.
 """
 
 from __future__ import annotations

@@ -73,6 +73,8 @@ class FoundLaunch:
     cluster: str | None = None  # the engine runs on a Ray cluster this script joins: its node count is the cluster's
     joined: tuple[tuple[Span | None, str], ...] = ()  # words that hold several of the engine's arguments, passed
     # as one (`"$args"`): read split, as meant (kvlint.launches.oneword, KV013)
+    no_server: Field | None = None  # a published image that starts no server, given only the engine's flags: they
+    # are run as its program (KV014); read as the engine's launch, as meant (kvlint.launches.infer.no_server_launch)
     beside: str | None = None  # started in the background, then the script runs another GPU program (`torchrun
     # main.py`, line 33): the job's GPUs are not all the engine's (kvlint.launches.script._beside)
 
@@ -1632,6 +1634,10 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         if name not in env:
             inner_env.pop(name, None)
     found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)
+    if found is None and opts.entrypoint is None:  # `lmsysorg/sglang --model-path M`: no server starts (KV014)
+        from kvlint.launches.infer import no_server_launch
+
+        found = no_server_launch(rest, image, inner_env)
     if found is None and not rest and opts.gpus[0] is not None:
         found = _env_configured_image(fields[:i], image, inner_env)
     if found is None:

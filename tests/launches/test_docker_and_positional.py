@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kvlint.launches import read_path
+from kvlint.span import Span
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "launches"
 
@@ -52,10 +53,14 @@ def test_podman_cdi_devices_count_and_sglang_needs_its_command():
     assert d.gpu_count == 2 and _at(d.gpu_count_span) == (15, 38)
 
 
-def test_sglang_image_with_only_flags_is_not_a_launch(tmp_path):
+def test_sglang_image_with_only_flags_is_the_launch_meant_and_said_to_start_no_server(tmp_path):
+    """lmsysorg/sglang's entry point is no server: the flags are run as the container's program (KV014). The launch
+    is read as meant (sample K62's compose counted it), the image kept for the rule to say what really runs."""
     p = tmp_path / "run.sh"
     p.write_text("docker run --gpus 1 lmsysorg/sglang:v0.4.6 --model-path org/m --tp 1\n")
-    assert read_path(str(p)).deployments == []  # lmsysorg/sglang's entry point is a shell, not the server
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.get("tp_size"), d.no_server_image) == \
+        ("sglang", "org/m", 1, (Span(str(p), 1, 21, 1, 43), "lmsysorg/sglang:v0.4.6", "--model-path"))
 
 
 def test_env_file_beside_the_script_and_host_passthrough():

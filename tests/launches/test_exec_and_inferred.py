@@ -167,7 +167,7 @@ def test_all_three_readers_agree(tmp_path, argv, engine):
 
 
 @pytest.mark.parametrize("kind", ["compose", "docker"])
-def test_a_known_image_whose_entry_point_is_a_shell_is_not_inferred(tmp_path, kind):
+def test_a_known_image_that_starts_no_server_is_read_as_meant_not_inferred(tmp_path, kind):
     from kvlint.launches.images import known_image
 
     assert known_image("lmsysorg/sglang:v0.4.6") and not known_image("vastai/vllm:v0.7.0")
@@ -175,7 +175,8 @@ def test_a_known_image_whose_entry_point_is_a_shell_is_not_inferred(tmp_path, ki
     p = tmp_path / ("compose.yaml" if kind == "compose" else "run.sh")
     p.write_text(f"services:\n  s:\n    image: lmsysorg/sglang:v0.4.6\n    command: {flags}\n" if kind == "compose"
                  else f"docker run --gpus 1 lmsysorg/sglang:v0.4.6 {flags}\n")
-    assert read_path(str(p)).deployments == []  # the flags would reach a shell, not the server
+    (d,) = read_path(str(p)).deployments  # the flags reach no server (KV014): the launch they mean, not inferred
+    assert d.engine == "sglang" and d.no_server_image is not None and not any("inferred" in n for n in d.notes)
 
 
 @pytest.mark.parametrize("text", ["${A:-" * 20000, "${A:-" * 20000 + "x" + "}" * 20000, "$" * 50000 + "{"])

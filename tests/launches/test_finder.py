@@ -555,10 +555,12 @@ def test_a_leader_that_alone_serves_the_api_folds_its_worker_branch():
 
 def test_a_local_build_of_an_engine_given_only_its_flags_runs_the_engine():
     """`docker run sglang:my-build --model-path X ...`: a locally tagged image that carries SGLang, given only
-    SGLang's flags, starts SGLang (flags cannot be a command); lmsysorg/sglang's entry point is a shell, not assumed."""
-    (d,) = _deps("local-image.sh")
-    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/local-build", (4, 16))
+    SGLang's flags, starts SGLang (flags cannot be a command); lmsysorg/sglang starts no server, so its launch is
+    read as meant with the image kept for KV014."""
+    d, published = _deps("local-image.sh")
+    assert (d.engine, d.model, _at(d.model_span), d.no_server_image) == ("sglang", "org/local-build", (4, 16), None)
     assert d.get("mem_fraction_static") == 0.85 and any("carries it" in n for n in d.notes)
+    assert published.no_server_image is not None and published.no_server_image[1] == "lmsysorg/sglang:v0.5.4"
 
 
 # Never silent (sample F): a launch whose engine command kvlint cannot see, in a file that names the engine only

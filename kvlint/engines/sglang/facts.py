@@ -14,6 +14,9 @@ SERVER_ENTRY_MODULES = {"sglang.multimodal_gen.runtime.launch_server": "diffusio
 UNSIZED_SERVERS = {"diffusion": "SGLang's diffusion server: no KV cache to size"}  # servers with no pool, and why
 IMAGE_MARKERS: tuple[str, ...] = ()  # lmsysorg/sglang images need an explicit launch command
 IMAGE_SHIPS = ("lmsysorg/sglang", "sglang:", "/sglang")  # images that carry SGLang
+# the published image's Dockerfile sets no ENTRYPOINT and no server CMD (docker/Dockerfile): arguments given it alone
+# (`command: [--model-path, M]`) are run as its program, which does not exist, and the container exits
+NO_SERVER_IMAGES = ("lmsysorg/sglang",)
 VERSION_TAGGED_IMAGES = ("sglang",)  # image repos (and NAME) whose tag is the release
 BUILD_IMAGE_PREFIXES = ("sgl-",)  # own builds whose repo does not hold NAME (their tags are releases)
 PARSER_SOURCES = ("python/sglang/srt/server_args.py", "sglang/srt/server_args.py")  # a fork's parser

@@ -41,6 +41,7 @@ class Vllm(RoleTable):
     flags_file = facts.FLAGS_FILE
     image_markers = facts.IMAGE_MARKERS
     image_ships = facts.IMAGE_SHIPS
+    no_server_images = facts.NO_SERVER_IMAGES
     parser_sources = facts.PARSER_SOURCES
     memory_view = facts.MEMORY_VIEW
     fp8_kv_dtype = facts.FP8_KV_DTYPE

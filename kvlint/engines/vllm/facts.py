@@ -15,6 +15,7 @@ UNSIZED_SERVERS: dict[str, str] = {}
 IMAGE_MARKERS = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm", "vllm-cpu", "vllm-arm64-cpu-release-repo")
 IMAGE_SHIPS = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
                "modh/vllm", "opendatahub/vllm", "vllm-cuda")  # images that carry vLLM, entry point or not
+NO_SERVER_IMAGES: tuple[str, ...] = ()  # every published vLLM image's entry point is the server
 VERSION_TAGGED_IMAGES = ("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm")  # repos (and NAME) tagged vX.Y.Z
 BUILD_IMAGE_PREFIXES: tuple[str, ...] = ()  # own builds whose repo does not hold NAME (their tags are releases)
 PARSER_SOURCES = ("vllm/engine/arg_utils.py",)  # where a source checkout keeps the argument parser (a fork)
