@@ -65,6 +65,19 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     return ReadResult(path, deployments, notes, comments=scan_comments(text))
 
 
+def _unparsed(path: str, text: str, exc: Exception) -> list[Deployment]:
+    """The launches of the command strings and lines of a Python file that does not parse, each with a note why."""
+    from kvlint.launches.notes import commands
+    from kvlint.launches.textfile import _ENTRY, read_lines
+
+    if _ENTRY.search(text) is None:
+        return []
+    line = getattr(exc, "lineno", None)
+    note = (f"the file is not valid Python ({type(exc).__name__}{f' at line {line}' if line else ''}): its command "
+            "strings are read as shell, the code around them is not")
+    return [replace(d, notes=(*d.notes, note)) for d in read_lines(path, text, commands(text, quoted=True))]
+
+
 def read_python(path: str, text: str, within: Mapped | None = None,
                 bound: dict[str, str] | None = None) -> tuple[list[Deployment], list[Finding]]:
     """The file's launches, and a KV008 note for each engine start that is a program's, run with its own
@@ -78,8 +91,11 @@ def read_python(path: str, text: str, within: Mapped | None = None,
 
     try:
         tree = ast.parse(text, filename=path)
-    except (SyntaxError, ValueError):
-        return [], []  # not Python kvlint can read (a template, Python 2): the never-silent note says so
+    except (SyntaxError, ValueError) as exc:
+        # not Python kvlint can parse (a typo, a template, Python 2): its command strings are still read, as a
+        # program of a language kvlint has no parser for is (kvlint.launches.notes.read_code); else the never-silent
+        # note says the file was passed over
+        return (_unparsed(path, text, exc), []) if within is None else ([], [])
     src = _Source(path, text, LineIndex(text), _scopes(tree, bound), within)
     seen: set[int] = set()
     out: list[Deployment] = []

@@ -334,3 +334,15 @@ def test_vllms_cli_called_from_inline_python_is_a_launch():
             f"python -c {code} bench latency --model org/y\n")
     (dep,) = read_path("run.sh", text).deployments
     assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("vllm", "org/m", (1, 71), 4096)
+
+
+def test_a_python_file_that_does_not_parse_still_gives_its_command_strings():
+    """Sample K62 (measured: KV008): a launcher with a syntax error (a missing comma, an empty `try:`) holds its
+    command in a string run by `subprocess.Popen(..., shell=True)`: the string is read as shell, with a note that the
+    file is not valid Python; a file that parses is read by the Python reader as before."""
+    text = ("import subprocess\nprint('devices:' 1)\n"
+            "cmd = 'CUDA_VISIBLE_DEVICES=0,1 python -m sglang.launch_server --model-path org/m --tp 2'\n"
+            "subprocess.Popen(cmd, shell=True)\n")
+    (dep,) = read_path("start_sglang.py", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("tp_size")) == ("sglang", "org/m", (3, 77), 2)
+    assert any("not valid Python (SyntaxError at line 2)" in n for n in dep.notes)
