@@ -122,6 +122,20 @@ def test_unknown_chart_without_a_model_is_never_silent():
     assert "engine image found, chart layout unknown" in f.message and "vllm/vllm-openai:v0.9.1" in f.message
 
 
+def test_unknown_chart_image_map_of_its_own_spelling_names_the_engine(tmp_path):
+    """Sample K63 (measured: KV008 "layout unknown"): `service.image.version: "vllm/vllm-openai:v0.6.4"` beside
+    `pullPolicy:`: a map of the chart's own keys whose value is the whole image; with `llm.model` it is the launch.
+    A map value that is no engine image (`version: "1.2"`) names none."""
+    p = tmp_path / "values.yaml"
+    p.write_text("service:\n  image:\n    version: \"vllm/vllm-openai:v0.6.4\"\n    pullPolicy: IfNotPresent\n"
+                 "llm:\n  model: microsoft/Phi-3-mini-4k-instruct\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.engine_version, d.model, d.model_span.line, d.model_span.col) == \
+        ("vllm", "0.6.4", "microsoft/Phi-3-mini-4k-instruct", 6, 10)
+    p.write_text("service:\n  image:\n    version: \"1.2\"\nllm:\n  model: microsoft/Phi-3-mini-4k-instruct\n")
+    assert read_path(str(p)).deployments == []
+
+
 def test_values_without_an_engine_image_stay_quiet(tmp_path):
     p = tmp_path / "values.yaml"
     p.write_text("image:\n  repository: nginx\n  tag: '1.27'\nreplicaCount: 2\n")

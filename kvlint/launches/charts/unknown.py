@@ -90,7 +90,10 @@ def _image(val: YNode, holder: YNode | None = None) -> tuple[str, Span] | None:
             registry = text(val.get("registry"))
             full = f"{registry}/{repo.text}" if registry and not repo.text.startswith(registry) else repo.text
             return (f"{full}:{tag}" if tag and ":" not in repo.text.rsplit("/", 1)[-1] else full), repo.span
-    return None
+    # an image map of the chart's own spelling (`image: {version: "vllm/vllm-openai:v0.6.4", pullPolicy: ...}`): the
+    # value that is a whole engine image reference
+    return next(((v.text, v.span) for _, _, v in val.pairs() if v.is_scalar and "/" in v.text and
+                 shipped_engine(v.text)), None)
 
 
 def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
