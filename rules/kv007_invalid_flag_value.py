@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
@@ -47,7 +48,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         if ctx.pinned_version and bad in dep.invalid_values and bad.setting and c.added_after(ctx, bad.setting):
             continue  # the pinned release has no such flag at all: KV004 says so, its values are not the point
         what = f"{bad.flag} {bad.raw}".strip() if bad.flag else "these settings"
-        if ctx.pinned_version is None and bad in dep.invalid_values and _beyond_the_tables(bad.raw, bad.reason):
+        if ctx.pinned_version is None and bad in dep.invalid_values and (
+                _beyond_the_tables(bad.raw, bad.reason) or _a_forks_word(bad.raw, bad.reason, dep)):
             release = _table_version(dep.engine)
             yield check.rule.finding(
                 ctx, f"{engine} {release or 'as kvlint models it'} rejects {what}: {bad.reason}; the launch pins no "
@@ -76,7 +78,19 @@ def _beyond_the_tables(raw: str, reason: str) -> bool:
     choices = [v.strip().lower() for v in reason[len("valid: "):].split(",") if v.strip()]
     low = raw.lower()
     related = any(c[:2] == low[:2] or c in low or low in c for c in choices)  # `fp16` beside fp8: a wrong spelling
-    return not related and not close_matches(low, choices, n=1, cutoff=0.6)
+    return not related and not close_matches(low, choices, n=1, cutoff=_SLIP)
+
+
+_SLIP = 0.7  # a slip is one or two edits of a choice (`nome`, `prefil`: 0.75 and up); `ananke` beside `none` is 0.6
+
+
+def _a_forks_word(raw: str, reason: str, dep: Deployment) -> bool:
+    """A choice the same launch's options of no release name (`--grammar-backend ananke` beside `--ananke-language`,
+    sample K64's SGLang fork): the build that adds those options adds the value too, so it is no slip."""
+    low = raw.lower()
+    return reason.startswith("valid: ") and len(low) >= 3 and low.isidentifier() and any(
+        u.reason == "unrecognized" and u.suggestion is None and low in u.flag.lower().split("=", 1)[0]
+        for u in dep.unknown_flags)
 
 
 def _table_version(engine: str) -> str:

@@ -136,6 +136,23 @@ def test_unknown_chart_image_map_of_its_own_spelling_names_the_engine(tmp_path):
     assert read_path(str(p)).deployments == []
 
 
+def test_an_operator_object_naming_its_engine_and_model_is_a_launch(tmp_path):
+    """Sample K64 (measured: silent): an operator's `AIDeployment` with `engine: {name: vllm}` and `models: [{uri:
+    M}]`, no engine settings: the operator starts vLLM on M. An object whose engine key names no engine, or that
+    names no model, is none."""
+    p = tmp_path / "vllm.yaml"
+    body = ("apiVersion: premlabs.io/v1alpha1\nkind: AIDeployment\nmetadata:\n  name: v\nspec:\n  engine:\n"
+            "    name: {engine}\n  models:\n    - uri: \"mistralai/Mistral-7B-v0.1\"\n")
+    p.write_text(body.format(engine='"vllm"'))
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "mistralai/Mistral-7B-v0.1", 9, 12)
+    assert any("its operator starts the engine" in n for n in d.notes)
+    p.write_text(body.format(engine="localai"))
+    assert read_path(str(p)).deployments == []
+    p.write_text(body.format(engine="sglang").replace("  models:\n    - uri: \"mistralai/Mistral-7B-v0.1\"\n", ""))
+    assert read_path(str(p)).deployments == []
+
+
 def test_values_without_an_engine_image_stay_quiet(tmp_path):
     p = tmp_path / "values.yaml"
     p.write_text("image:\n  repository: nginx\n  tag: '1.27'\nreplicaCount: 2\n")

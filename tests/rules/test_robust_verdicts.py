@@ -253,6 +253,14 @@ def test_a_choice_no_release_knows_on_an_unpinned_launch_names_the_release_assum
     assert f.severity == Severity.INFO and "0.5.23 assumed" in f.message and "pin the image tag" in f.message
 
 
+def test_a_choice_a_forks_options_name_is_no_slip():
+    """Sample K64: `--grammar-backend ananke` beside `--ananke-language` (an SGLang fork's options, KV004) was an error
+    because `ananke` is 0.6 like `none`: a value the launch's options of no release name is the fork's, an info on
+    an unpinned launch; a one-edit slip of a choice (`nane`) stays an error."""
+    found = check("fork-value.sh", "KV007").findings
+    assert [(f.severity, f.data["value"]) for f in found] == [(Severity.INFO, "ananke"), (Severity.ERROR, "nane")]
+
+
 def test_a_slip_of_a_valid_choice_stays_an_error():
     found = check("slip-value.sh", "KV007").findings
     assert [(f.severity, f.data["value"]) for f in found] == [(Severity.ERROR, "fp16"), (Severity.ERROR, "prefil")]

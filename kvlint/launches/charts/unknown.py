@@ -166,8 +166,54 @@ def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
     engine = found[0] if found else next((w for w in engine_names() if w in named), None)
     block = structured.find(doc, engine)
     if block is None:
-        return _engine_args_object(yf, doc, found[1:] if found else None)
+        return _engine_args_object(yf, doc, found[1:] if found else None) or \
+            _engine_named_object(yf, doc, found[1:] if found else None)
     return [_from_block(yf, doc, block, found[1:] if found else None)]
+
+
+_ENGINE_KEYS = ("engine", "backend", "runtime", "framework", "backendName", "inferenceEngine", "servingEngine")
+_ENTRY_KEYS = ("uri", "name", "id", "path", "repo")
+
+
+def _engine_named_object(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None) -> list[Deployment]:
+    """An operator's resource that names its engine as a value (`spec.engine.name: vllm`, `spec.backend: sglang`) and
+    a model (a model key, or the `uri` of a `models:` entry) and no engine settings: the operator starts that engine
+    on that model, every other setting its own (sample K64's prem-operator `AIDeployment`)."""
+    spec = doc.get("spec")
+    engine = _engine_value_of(spec) if spec is not None and spec.is_map else None
+    model = (structured.first_model(spec) or _models_entry(spec)) if spec is not None and engine else None
+    if engine is None or model is None:
+        return []
+    path, node = model
+    count, cspan, _ = g.count_from_resources(spec)
+    note = (f"the object names {engine} as its engine and {'.'.join(path)} as its model: its operator starts the "
+            "engine, with settings of its own this file does not show")
+    ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
+                        node_labels=facts.node_labels(doc))
+    fields = _model_fields(engine, node, path)
+    return [_deployment(yf.path, engine, fields, node, ctx, ManifestGpu(None, None, count, cspan))]
+
+
+def _engine_value_of(spec: YNode) -> str | None:
+    """The engine a spec's engine key names: `engine: vllm`, or `engine: {name: vllm}` (one level down too)."""
+    for holder in [spec] + [v for _, _, v in spec.pairs() if v.is_map]:
+        for key in _ENGINE_KEYS:
+            val = holder.get(key)
+            word = text(val.get("name") if val is not None and val.is_map else val)
+            if word and word.strip().lower() in engine_names():
+                return word.strip().lower()
+    return None
+
+
+def _models_entry(spec: YNode) -> tuple[tuple[str, ...], YNode] | None:
+    """The first entry of a `models:` list that names its model by `uri`, `name`, `id`, `path` or `repo`."""
+    models = spec.get("models")
+    first = models.items[0] if models is not None and models.is_seq and models.items else None
+    for key in _ENTRY_KEYS if first is not None and first.is_map else ():
+        val = first.get(key) if first is not None else None
+        if val is not None and val.is_scalar and text(val):
+            return ("models", "0", key), val
+    return None
 
 
 def _engine_args_object(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None) -> list[Deployment]:
