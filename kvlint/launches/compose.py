@@ -458,8 +458,10 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
     if handed:
         note = (f"the command runs {target}, mounted from {mount[0]}, which is not in the tree being checked; its "
                 f"arguments are {engine}'s by the flag tables, read as a wrapper that hands them to the engine")
-        dep = finish(yf.path, FoundLaunch(engine, tuple(handed), None, {}), LaunchContext(name, image, notes=(note,)),
-                     _gpus(svc))
+        model = _env_model(svc, env, engine, tag) if not any(f.text.startswith("--model") for f in handed) else []
+        note += f"; the model from the service's environment ({model[1].text})" if model else ""
+        dep = finish(yf.path, FoundLaunch(engine, tuple(model + handed), None, {}),
+                     LaunchContext(name, image, notes=(note,)), _gpus(svc))
         return [replace(dep, launch_span=dep.launch_span or where)]
     given = env_launch.fields_from_env(engine, _env_fields(svc.get("environment"), env, engine), tag)
     unset = [Field("--model", where), Field("${MODEL}", where, False, ("${MODEL}",))]
@@ -470,6 +472,15 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
                         runtime_vars=(("MODEL", f"by {target}, not in the tree"),))
     dep = finish(yf.path, found, ctx, _gpus(svc))
     return [replace(dep, launch_span=dep.launch_span or where)]
+
+
+def _env_model(svc: YNode, env: Mapping[str, str], engine: str, tag: str | None) -> list[Field]:
+    """The model flag and value a service's environment names in a model variable (`HF_MODEL_ID: M`), for a script
+    not in the tree that is handed the engine's other flags: the script reads its model there."""
+    from kvlint.launches import env_launch
+
+    given = env_launch.fields_from_env(engine, _env_fields(svc.get("environment"), env, engine), tag) or []
+    return given[:2] if len(given) >= 2 and given[0].text.startswith("--model") else []
 
 
 def _built(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str]) -> list[Deployment]:

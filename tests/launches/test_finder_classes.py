@@ -345,9 +345,12 @@ def test_a_file_named_for_starting_an_engine_that_gave_no_launch_is_said():
 
 
 def test_a_mounted_script_not_in_the_tree_given_the_engines_own_arguments_hands_them_to_the_engine():
-    handed, other = _read("compose-handed/compose.yaml").deployments
+    handed, other, env_model = _read("compose-handed/compose.yaml").deployments
     assert (handed.engine, handed.model, _at(handed.model_span)) == ("vllm", "org/handed-model", (11, 9))
     assert handed.get("max_model_len") == 16384 and _at(handed.settings["max_model_len"].span) == (15, 9)
     assert any("hands them to the engine" in n for n in handed.notes)
     # arguments that are not the engine's (a config of the script's own): the model stays the script's, open
     assert (other.engine, other.model_resolved) == ("vllm", False)
+    # handed flags but no model (sample K65): the model variable of the service's environment is the script's model
+    assert (env_model.model, _at(env_model.model_span), env_model.get("gpu_memory_utilization")) == \
+        ("Qwen/Qwen3.5-35B-A3B", (28, 20), 0.9)
