@@ -60,7 +60,38 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     """The reader protocol's entry (kvlint.launches.kinds)."""
     from kvlint.sources.comments import scan_comments
 
-    return ReadResult(path, read_powershell(path, text), comments=scan_comments(text))
+    deployments = read_powershell(path, text)
+    if "@" in text and ("\n\"@" in text or "\n'@" in text):
+        deployments += here_string_launches(path, text)
+        deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+    return ReadResult(path, deployments, comments=scan_comments(text))
+
+
+# a here-string: `@"` (expandable) or `@'` (literal) ending its line, its body, then `"@` / `'@` at a line's start
+_HERE_STRING = lazy(r"@([\"'])[ \t]*\n(.*?)\n\1@", re.DOTALL)
+_BACKTICK = lazy(r"`([$`\"])")  # an expandable here-string's escapes: `` `$ `` is a `$` in the text written
+_NOT_SHELL = ("FROM ", "ARG ", "apiVersion:", "services:", "kind:")
+
+
+def here_string_launches(path: str, text: str) -> list[Deployment]:
+    """Launches in the scripts a PowerShell script writes from here-strings (`@" #!/bin/bash ... exec vllm serve
+    ... "@ | Out-File entrypoint.sh`, sample K65): the body read as shell, each character at its place in the file
+    (an expandable string's `` `$ `` escapes undone). A Dockerfile or YAML body is not a shell script."""
+    from kvlint.launches.named import ENTRY_MARKERS
+    from kvlint.launches.shellfile import read_shell
+
+    out: list[Deployment] = []
+    for m in _HERE_STRING.finditer(text):
+        body = m.group(2)
+        if not any(mark in body for mark in ENTRY_MARKERS) or body.lstrip().startswith(_NOT_SHELL):
+            continue
+        padded = "\n" * text.count("\n", 0, m.start(2)) + body
+        if m.group(1) == '"' and "`" in body:
+            script, offsets = substitute(padded, _BACKTICK, lambda e: e.group(1))
+            out.extend(read_shell(path, padded, mapped=mapped(path, padded, script, offsets)))
+        else:
+            out.extend(read_shell(path, padded))
+    return out
 
 
 def _array_line(line: str, start: int, depth: int) -> tuple[str, int]:

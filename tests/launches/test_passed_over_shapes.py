@@ -346,3 +346,14 @@ def test_a_python_file_that_does_not_parse_still_gives_its_command_strings():
     (dep,) = read_path("start_sglang.py", text).deployments
     assert (dep.engine, dep.model, _at(dep.model_span), dep.get("tp_size")) == ("sglang", "org/m", (3, 77), 2)
     assert any("not valid Python (SyntaxError at line 2)" in n for n in dep.notes)
+
+
+def test_a_script_a_powershell_here_string_writes_is_read_as_shell():
+    """Sample K65 (measured: KV008): `@" #!/bin/bash ... exec python -m vllm.entrypoints.openai.api_server --model
+    "`${MODEL_NAME:-M}" ... "@ | Out-File docker\\entrypoint.sh`: the body is the script the image runs, its `` `$ ``
+    escapes undone, every value at its place; a Dockerfile here-string beside it is no script."""
+    text = ('$ACR = "acr"\n@"\n#!/bin/bash\nexec python -m vllm.entrypoints.openai.api_server \\\n'
+            '  --model "`${MODEL_NAME:-org/m}" \\\n  --max-model-len "`${LEN:-8192}"\n"@ | Out-File -FilePath x.sh\n'
+            "@'\nFROM vllm/vllm-openai:v0.11.0\nCMD vllm serve org/other\n'@ | Out-File Dockerfile\n")
+    (dep,) = read_path("build.ps1", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("vllm", "org/m", (5, 11), 8192)
