@@ -27,6 +27,8 @@ _KEY = lazy(r"^(\s*)(?:-\s+)?[\"']?([\w./-]+)[\"']?\s*:(?:\s|$)")
 _OPENS_BLOCK = lazy(r"(?::|[|>][+-]?\d*|[|>]\d*[+-]?)\s*(?:#.*)?$")
 _IGNORE = lazy(r"^#\s*kvlint:\s*ignore\[([^\[\]]*)\](?:\s+(.*))?$", re.IGNORECASE)
 _DISABLE_FILE = lazy(r"^#\s*kvlint:\s*disable-file(?:\s+(.*))?$", re.IGNORECASE)
+# the Markdown spelling (`<!-- kvlint: disable-file why -->`): an HTML comment, which a rendered page does not show
+_HTML = lazy(r"<!--\s*(kvlint\b.*?)\s*-->", re.IGNORECASE)
 
 
 @record
@@ -98,6 +100,9 @@ def scan(text: str) -> list[Directive]:
                 alone = not line[:m.start()].strip()
                 last = command_end(lines, number + 1) if alone else max(command_end(lines, number), number + 1)
                 out.append(replace(d, end=max(last, number + 1)))
+        elif "<!--" in line and (h := _HTML.search(line)) and (d := parse_comment("# " + h.group(1), number,
+                                                                                h.start() + 1)):
+            out.append(replace(d, end=max(command_end(lines, number + 1), number + 1)))
         elif (a := _ANNOTATION.match(line)) and (where := _template_of(lines, number, len(a.group(1)))):
             out.append(Directive(number, len(a.group(1)) + 1, line.strip(), "invalid",
                                  error=f"the annotation is on the {where}'s metadata, where kvlint does not read it "

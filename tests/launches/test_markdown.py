@@ -44,3 +44,16 @@ def test_blocks_keep_every_place_and_blank_the_rest():
 def test_the_walk_reads_markdown():
     walked = [p for p, why in iter_files([str(FIX)]) if why is None]
     assert sorted(Path(p).name for p in walked) == ["prose.md", "runbook.md"]
+
+
+def test_an_html_comment_is_the_markdown_spelling_of_a_directive(tmp_path):
+    """`<!-- kvlint: disable-file documents bad examples -->` in a Markdown file (docs/rules.md's examples are bad
+    on purpose) suppresses its findings, as `# kvlint: disable-file` does in a script."""
+    from kvlint.lint import LintOptions, lint
+
+    body = "# Bad examples\n\n```\nvllm serve Qwen/Qwen3-8B --kv-cache-dtype fp16\n```\n"
+    p = tmp_path / "bad.md"
+    p.write_text(body)
+    assert any(f.code == "KV007" for f in lint([str(p)], LintOptions()).findings)
+    p.write_text("<!-- kvlint: disable-file documents bad examples -->\n" + body)
+    assert not any(f.code == "KV007" for f in lint([str(p)], LintOptions()).findings)
