@@ -3,8 +3,9 @@
 ## What it checks
 A container of a published image that carries an engine but whose entry point does not start it (SGLang's
 `lmsysorg/sglang`: its Dockerfile sets no entry point and no server command), given only that engine's flags: a
-compose `command:` with no `entrypoint:`, a Kubernetes container's `args:` with no `command:`, or the words after
-the image in `docker run`. kvlint reads the launch as it was meant (the engine with those flags, each value at its
+compose `command:` with no `entrypoint:`, a Kubernetes container's `args:` with no `command:` (in a whole object: a
+Kustomize patch, which names no `selector:`, leaves the command to its base), or the words after the image in
+`docker run`. kvlint reads the launch as it was meant (the engine with those flags, each value at its
 place), so every other check judges the intended settings; this rule says what the container really runs.
 
 ## Why it matters

@@ -215,7 +215,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         launches, _, notes = run_script(yf.mapped(script), env, positional=positional)
     else:
         bare = no_server_launch(fields, Field(image_text, image.span), env) \
-            if image is not None and image_text and c.get("command") is None else None
+            if image is not None and image_text and c.get("command") is None and _whole(doc) else None
         found = bare or launch_in_argv(fields, env, image_default=default)
         if found is not None and default is not None and image_text and entrypoint_engine(image_text) is None:
             found = named_image_wrapper(found, image_text, fields[0].span if fields else None)
@@ -251,6 +251,16 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
 
 _HANDED_KEYS = ("name", "image", "modelFormat", "runtime", "resources", "storage", "storageUri", "ports",
                 "volumeMounts")
+
+
+_SELECTED = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
+
+
+def _whole(doc: YNode) -> bool:
+    """Whether an object is written whole, not as a patch a base completes (a Kustomize patch of a Deployment names
+    no `selector:`; its base may hold the `command:` the patch leaves out): only a whole object's container runs
+    exactly what it says."""
+    return _text(doc.get("kind")) not in _SELECTED or doc.path("spec", "selector") is not None
 
 
 def _container_like(c: YNode, anc: list[YNode]) -> bool:
