@@ -203,7 +203,10 @@ def _argv(path: str, text: str, index: LineIndex, off: int, arg: str, env: dict[
             except ValueError:
                 items = None
         if isinstance(items, list):
-            return [_exec_item(path, index, off, fixed, back, str(i)) for i in items]
+            whole = Mapped.whole(path, text, index)
+            starts = _literal_starts(fixed)
+            starts = starts if len(starts) == len(items) else [-1] * len(items)
+            return [_exec_item(path, index, off, fixed, back, str(i), whole, at) for i, at in zip(items, starts)]
     # continued lines keep their length, so the instruction's text is a slice of the file: offsets, not positions
     return _shell_words(Mapped(path, arg, index=index, offsets=range(off, off + len(arg) + 1)), env)
 
@@ -243,9 +246,44 @@ def _lenient(arg: str) -> tuple[str, list[int]]:
     return "".join(out), back
 
 
-def _exec_item(path: str, index: LineIndex, off: int, arg: str, back: list[int], item: str) -> Field:
+def _literal_starts(arg: str) -> list[int]:
+    """Where each string literal of a JSON array opens (its quote), in order."""
+    out: list[int] = []
+    k, inside = 0, False
+    while k < len(arg):
+        ch = arg[k]
+        if inside and ch == "\\":
+            k += 2
+            continue
+        if ch == '"':
+            inside = not inside
+            if inside:
+                out.append(k)
+        k += 1
+    return out
+
+
+def _exec_item(path: str, index: LineIndex, off: int, arg: str, back: list[int], item: str,
+               whole: Mapped | None = None, at: int = -1) -> Field:
+    """An exec-form item as a word, each of its characters at its place in the file (a JSON escape's character at
+    the escape), so a `sh -c` script written over `\\`-continued lines keeps every value's line and column."""
     from kvlint.span import Span
 
-    k = arg.find(json.dumps(item))
+    k = at if at >= 0 else arg.find(json.dumps(item))
     line, col = index.locate(off + (back[k] + 1 if k >= 0 else 0))
-    return Field(item, Span(path, line, col, line, col + len(item)))
+    span = Span(path, line, col, line, col + len(item))
+    offsets = _decoded_offsets(arg, k + 1, len(item)) if k >= 0 and whole is not None else None
+    if offsets is None:
+        return Field(item, span)
+    return Field(item, span, offsets=tuple(off + back[o] for o in offsets), source=whole)
+
+
+def _decoded_offsets(arg: str, start: int, length: int) -> list[int] | None:
+    """Where each decoded character of the JSON string literal at `start` (after its quote) sits in `arg`: an escape
+    (`\\"`, `\\u00e9`) is one character at its backslash; None when the literal does not decode to `length`."""
+    out: list[int] = []
+    k = start
+    while k < len(arg) and arg[k] != '"' and len(out) < length:
+        out.append(k)
+        k += (6 if arg[k + 1 : k + 2] == "u" else 2) if arg[k] == "\\" else 1
+    return out if len(out) == length else None

@@ -357,3 +357,13 @@ def test_a_script_a_powershell_here_string_writes_is_read_as_shell():
             "@'\nFROM vllm/vllm-openai:v0.11.0\nCMD vllm serve org/other\n'@ | Out-File Dockerfile\n")
     (dep,) = read_path("build.ps1", text).deployments
     assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("vllm", "org/m", (5, 11), 8192)
+
+
+def test_a_dockerfile_exec_form_shell_script_keeps_each_values_place():
+    """Sample K66 (measured: placed at the CMD line, a miss and a spurious launch): `CMD ["/bin/sh", "-c", "\\` over
+    continued lines, with `\\"` escapes and non-ASCII text before the engine command: each character of the JSON
+    string sits where the file has it, so the launch is at its command and the model at its value."""
+    text = ('FROM vllm/vllm-openai:v0.11.0\nCMD ["/bin/sh", "-c", "\\\n  echo \\"1. 실행\\" && \\\n'
+            '  python3 -m vllm.entrypoints.openai.api_server \\\n    --model /model \\\n    --port 8000"]\n')
+    (dep,) = read_path("Dockerfile", text).deployments
+    assert (dep.model, _at(dep.model_span), _at(dep.launch_span), dep.get("port")) == ("/model", (5, 13), (4, 3), 8000)
