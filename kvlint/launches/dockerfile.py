@@ -206,7 +206,8 @@ def _argv(path: str, text: str, index: LineIndex, off: int, arg: str, env: dict[
             whole = Mapped.whole(path, text, index)
             starts = _literal_starts(fixed)
             starts = starts if len(starts) == len(items) else [-1] * len(items)
-            return [_exec_item(path, index, off, fixed, back, str(i), whole, at) for i, at in zip(items, starts)]
+            return [_exec_item(path, index, off, fixed, back, str(i), whole, at)
+                    for i, at in zip(items, starts, strict=True)]
     # continued lines keep their length, so the instruction's text is a slice of the file: offsets, not positions
     return _shell_words(Mapped(path, arg, index=index, offsets=range(off, off + len(arg) + 1)), env)
 
