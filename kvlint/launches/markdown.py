@@ -1,18 +1,21 @@
-"""Markdown runbooks (`docs/deploy.md`, `VLLM.md`, a README's "how to serve"): the commands in shell code blocks.
+"""Markdown runbooks (`docs/deploy.md`, `VLLM.md`, a README's "how to serve"): the commands in their code blocks.
 
 A deployment repository's Markdown holds the commands its operators paste: the held-out samples' collectors count
 them (counting rule 4: a notes file with alternative commands counts one each), and a linter that passes them over
-says they are fine. Only fenced code blocks a shell runs are read (```` ``` ````, ```` ```bash ````, ```` ```console
-````, `~~~sh`, ...): prose, YAML and Python blocks are never commands, and a prose mention of an engine is no
-place for the never-silent net (kvlint.launches.named looks at the blocks only). The blocks are read together as
-one script, everything else blanked, so a variable set in one block is known in the next (a runbook is one
-session) and every value keeps its line and column; a `$ ` prompt is the shell's (kvlint.launches.script).
+says they are fine. Only fenced code blocks are read: those a shell runs (```` ``` ````, ```` ```bash ````,
+```` ```console ````, `~~~sh`, ...) together as one script, everything else blanked, so a variable set in one block
+is known in the next (a runbook is one session) and every value keeps its line and column (a `$ ` prompt is the
+shell's: kvlint.launches.script); and YAML blocks (```` ```yaml ````) that name an engine, each alone as the
+manifest or compose file it shows (one YAML refuses is an excerpt: passed over). Prose and Python blocks are never
+read, and a prose mention of an engine is no place for the never-silent net (kvlint.launches.named looks at the
+blocks only).
 """
 
 from __future__ import annotations
 
 import re
 
+from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
 from kvlint.record import replace
@@ -21,6 +24,7 @@ _FENCE = lazy(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)[^\n]*$", re.M)
 # info strings of blocks a shell runs; an unlabelled block is a command as often as not
 _SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession",
                          "terminal", "text", "txt", "plaintext", "cmd", "command", "commandline", "ksh", "session"})
+_YAML_INFO = frozenset({"yaml", "yml"})
 _WORDS = ("vllm", "sglang")
 NOTE = "a command in a Markdown runbook's code block: read as the script its blocks make"
 
@@ -34,15 +38,35 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not any(w in low for w in _WORDS):
         return ReadResult(path)
     script = shell_blocks(text)
-    if not any(w in script.lower() for w in _WORDS):
+    manifests = _yaml_launches(path, text)
+    if not manifests and not any(w in script.lower() for w in _WORDS):
         return ReadResult(path)
     result = shellfile.read(path, script)
-    deployments = [replace(d, notes=(*d.notes, NOTE)) for d in result.deployments]
+    deployments = [replace(d, notes=(*d.notes, NOTE)) for d in [*result.deployments, *manifests]]
+    deployments.sort(key=_place)
     findings = list(result.findings)
     if not deployments and not any(f.code == "KV008" for f in findings):
         note = passed_over(path, script, "shell")
         findings += [note] if note is not None else []
     return ReadResult(path, deployments, findings, comments=result.comments)
+
+
+def _place(dep: Deployment) -> tuple[int, int]:
+    at = dep.launch_span or dep.model_span
+    return (at.line, at.col) if at is not None else (0, 0)
+
+
+def _yaml_launches(path: str, text: str) -> list[Deployment]:
+    """The launches of the YAML blocks (```` ```yaml ````) that name an engine: a manifest or compose file a runbook
+    shows, each block read alone at its lines. A block YAML refuses is an excerpt, passed over (no KV001 for it)."""
+    from kvlint.launches.read import read_yaml
+
+    out: list[Deployment] = []
+    for start, end in _block_ranges(text, _YAML_INFO):
+        body = text[start:end]
+        if any(w in body.lower() for w in _WORDS):
+            out.extend(read_yaml(path, "\n" * text.count("\n", 0, start) + body).deployments)
+    return out
 
 
 def shell_blocks(text: str) -> str:
@@ -54,7 +78,7 @@ def shell_blocks(text: str) -> str:
     return "".join(out)
 
 
-def _block_ranges(text: str) -> list[tuple[int, int]]:
+def _block_ranges(text: str, kinds: frozenset[str] = _SHELL_INFO) -> list[tuple[int, int]]:
     """(start, end) offsets of each shell block's body: after its opening fence line, up to its closing fence (a
     fence of the same character, at least as long); an unclosed block runs to the end, as Markdown renders it."""
     out: list[tuple[int, int]] = []
@@ -63,7 +87,7 @@ def _block_ranges(text: str) -> list[tuple[int, int]]:
         fence, body = m.group(1), m.end() + 1
         close = re.compile(rf"^[ \t]{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M).search(text, body)
         end = close.start() if close is not None else len(text)
-        if m.group(2).lower() in _SHELL_INFO and body < end:
+        if m.group(2).lower() in kinds and body < end:
             out.append((body, end))
         pos = close.end() if close is not None else len(text)
     return out

@@ -18,12 +18,14 @@ def _at(span):
 def test_a_runbooks_shell_blocks_are_its_launches():
     """Samples K62/K63 (measured: silent, `.md` not walked): a runbook's bash, console and unlabelled blocks hold
     the commands its operators run; a variable set in one block is known in the next, a `$ ` prompt is the
-    shell's, a systemd unit a block writes runs its `docker run`."""
+    shell's, a systemd unit a block writes runs its `docker run`; a YAML block is the manifest it shows (K66)."""
     result = read_path(str(FIX / "runbook.md"))
     got = [(d.engine, d.model, _at(d.model_span), d.get("tensor_parallel_size") or d.get("tp_size"))
            for d in result.deployments]
-    assert got == [("vllm", "Qwen/Qwen2.5-7B-Instruct", (11, 12), 2), ("sglang", "org/sgl-model", (23, 47), 2),
-                   ("vllm", "org/unit-model", (30, 75), None)]
+    assert got == [("vllm", "Qwen/Qwen2.5-7B-Instruct", (11, 12), 2), ("vllm", "org/yaml-model", (15, 21), None),
+                   ("sglang", "org/sgl-model", (23, 47), 2),
+                   ("vllm", "org/unit-model", (30, 75), None), ("vllm", "org/manifest-model", (46, 29), None)]
+    assert [f.code for f in result.findings] == []  # the broken YAML block is an excerpt: no KV001
     assert all("Markdown runbook" in " ".join(d.notes) for d in result.deployments)
 
 
