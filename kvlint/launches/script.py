@@ -1285,6 +1285,10 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head in _PLAIN_PREFIX or head in _RESERVED or (i == 0 and _PROMPT.match(fields[i].text)):
             i += 1
         elif _ENTRY_SCRIPT.match(head) and i + 1 < len(fields) and not fields[i + 1].text.startswith("-"):
+            # in a script (a container's own command is its reader's: compose knows the mounted script's source)
+            handed = _handed_model(fields, i, env) if state is not None else None
+            if handed is not None:
+                return _with_allocation(handed, gpus, nodes)
             i += 1  # an image's entry-point script handed a command (`nvidia_entrypoint.sh bash -c ...`) runs it
         elif head in _INIT_PROCESSES:
             i += 1
@@ -1395,6 +1399,21 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
 _LAUNCHER = lazy(r"[\w.~$][\w.~/${}+-]*|/[\w.~/${}+-]+")
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".py", ".zsh")
 _PRINTERS = frozenset({"echo", "printf", "print", "logger", "log", "info", "warn", "debug", "note", "cat", "tee"})
+
+
+def _handed_model(fields: list[Field], i: int, env: dict[str, str]) -> FoundLaunch | None:
+    """An entry-point script handed a model and then one engine's own flags (`/docker_entrypoint.sh /models/m
+    --tensor-parallel-size 1 --kv-cache-dtype fp8 ...`, sample K67): not a command to run but the engine's
+    arguments, which the script passes on (`exec vllm serve "$@"`), read as that engine's launch whether or not the
+    script is in the tree."""
+    from kvlint.launches.infer import engine_from_flags
+
+    engine = engine_from_flags(fields[i + 1 :])
+    if engine is None:
+        return None
+    note = f"{fields[i].text} is handed a model and {engine}'s own flags: read as the engine's arguments it passes on"
+    return FoundLaunch(engine, tuple(fields[i + 1 :]), fields[i].span, env, notes=(note,),
+                       wrapper=fields[i].text.rsplit("/", 1)[-1])
 
 
 def _asks_help(words: list[Field]) -> bool:

@@ -367,3 +367,16 @@ def test_a_dockerfile_exec_form_shell_script_keeps_each_values_place():
             '  python3 -m vllm.entrypoints.openai.api_server \\\n    --model /model \\\n    --port 8000"]\n')
     (dep,) = read_path("Dockerfile", text).deployments
     assert (dep.model, _at(dep.model_span), _at(dep.launch_span), dep.get("port")) == ("/model", (5, 13), (4, 3), 8000)
+
+
+def test_an_entry_point_script_handed_a_model_and_engine_flags_passes_them_on():
+    """Sample K67 (measured: KV008): `docker run --entrypoint /bin/bash IMAGE -c "/docker_entrypoint.sh /models/m
+    --tensor-parallel-size 1 --kv-cache-dtype fp8 ..."`: the words after the script are a model and vLLM's own flags,
+    the engine's arguments it passes on; a command after it (`bash -c ...`) is still run as before."""
+    text = ('docker run -d --entrypoint /bin/bash --gpus all vllm/vllm-openai:v0.11.0 \\\n'
+            '  -c "/docker_entrypoint.sh /models/m --tensor-parallel-size 1 --kv-cache-dtype fp8 --max-model-len 8192"\n'
+            'docker run -d --gpus all org/img:1 /opt/entrypoint.sh vllm serve org/x --max-model-len 4096\n')
+    first, second = read_path("run.sh", text).deployments
+    assert (first.engine, first.model, _at(first.model_span), first.get("max_model_len")) == \
+        ("vllm", "/models/m", (2, 29), 8192)
+    assert (second.model, second.get("max_model_len")) == ("org/x", 4096)
