@@ -125,10 +125,15 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
         elif c in ";&|()":
             finish(c)  # `)` ends a subshell or a `case` pattern (`chat)`): kvlint.launches.script tells which
             sc.i += 1
-        elif c == "<" and _PLACEHOLDER.match(sc.s, sc.i) and not words_in_progress(sc):
-            # `--model <model_name>`: a placeholder the reader fills in, not two redirections
+        elif c == "<" and _PLACEHOLDER.match(sc.s, sc.i) and (not words_in_progress(sc) or _assigned(words, sc.i)):
+            # `--model <model_name>`, `CUDA_VISIBLE_DEVICES=<gpu_id>`: a placeholder the reader fills in, not two
+            # redirections
             end = _PLACEHOLDER.match(sc.s, sc.i).end()  # type: ignore[union-attr]
-            words.append(Word((Part("lit", sc.s[sc.i : end], False, tuple(range(sc.i, end))),), sc.i, end))
+            part = Part("lit", sc.s[sc.i : end], False, tuple(range(sc.i, end)))
+            if words_in_progress(sc):
+                words[-1] = Word((*words[-1].parts, part), words[-1].start, end)
+            else:
+                words.append(Word((part,), sc.i, end))
             sc.i = end
         elif c in "<>" or (c.isdigit() and sc.peek(1) in "<>" and not words_in_progress(sc)):
             heredoc = _skip_redirection(sc)
@@ -182,6 +187,13 @@ def _array(sc: _Scanner, head: Word) -> Word:
             else:
                 elements.append(w)
     return Word(head.parts, head.start, sc.i, tuple(elements))
+
+
+def _assigned(words: list[Word], at: int) -> bool:
+    """Whether the word just before `at` ends in `=` there (`NAME=<value>`, `--flag=<value>`): a placeholder value."""
+    last = words[-1] if words else None
+    return last is not None and last.end == at and bool(last.parts) and last.parts[-1].kind == "lit" and \
+        last.parts[-1].text.endswith("=")
 
 
 def words_in_progress(sc: _Scanner) -> bool:

@@ -25,6 +25,17 @@ def test_quotes_continuations_and_positions():
     assert (ab.span.line, ab.span.col) == (2, 24)
 
 
+def test_a_placeholder_value_after_an_assignment_is_a_word_not_redirections():
+    """Sample K67's skill notes: `CUDA_VISIBLE_DEVICES=<gpu_id> sglang serve --model-path <model>` (read as `<gpu_id`
+    from a file and `> sglang` into one, the launch was lost): `NAME=<value>` and `--flag=<value>` keep the
+    placeholder as their value; `cmd <in >out` stays two redirections."""
+    fields, _, _ = _cmds("CUDA_VISIBLE_DEVICES=<gpu_id> sglang serve --tp=<n> --model-path <model>\n")
+    assert [f.text for f in fields[0]] == ["CUDA_VISIBLE_DEVICES=<gpu_id>", "sglang", "serve", "--tp=<n>",
+                                           "--model-path", "<model>"]
+    fields, _, _ = _cmds("sort <in >out\n")
+    assert [f.text for f in fields[0]] == ["sort"]
+
+
 def test_operators_split_commands_and_comments_end_them():
     text = "A=1 B=2 && vllm serve m & echo hi | tee x; # done\nnext one\n"
     _, cmds, _ = _cmds(text)
