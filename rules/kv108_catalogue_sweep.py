@@ -105,13 +105,14 @@ def _candidates(ctx: Context, sweep: Sweep) -> Iterator[Finding]:
         need = f" (it needs {c.gib(sweep.min_gpu_memory_bytes, 1)} per GPU)" if sweep.min_gpu_memory_bytes else ""
         parts.append(f"{what} does not start on {', '.join(v.gpu for v in fails)}{need}")
     if short:
-        parts.append(f"holds fewer than the declared {ctx.declared_load} full-length requests on "
+        subject = "it" if fails else what
+        parts.append(f"{subject} holds fewer than the declared {ctx.declared_load} full-length requests on "
                      f"{', '.join(v.gpu for v in short)}")
     passing = [v.gpu for v in sweep.cards if v.starts and v.holds_load is not False]
     tail = f"; fine on {', '.join(passing)}" if passing else ""
     severity = Severity.ERROR if not sweep.passing else Severity.WARNING
     yield check.rule.finding(
-        ctx, f"of the GPUs this file offers, {'; it '.join(parts)}{tail}", dep.gpu_span or dep.launch_span,
+        ctx, f"of the GPUs this file offers, {'; '.join(parts)}{tail}", dep.gpu_span or dep.launch_span,
         fix="drop the GPUs it cannot use from the candidates, or size the launch for the smallest one",
         severity=severity, estimated=True, failing=[v.gpu for v in fails], short=[v.gpu for v in short])
 

@@ -316,3 +316,12 @@ def test_kv005_on_an_activated_environment_or_an_sglang_package_folder_leaves_th
     assert "installed editable (python[all])" in found["package.sh"].message
     assert {n: f.severity for n, f in found.items()} == {"venv.sh": Severity.INFO, "conda.sh": Severity.INFO,
                                                          "package.sh": Severity.INFO, "installed.sh": Severity.ERROR}
+
+
+
+def test_a_sweep_that_only_falls_short_of_the_load_names_its_subject():
+    """Sample K66's runbook manifest (80 GB cards offered, every one short of the declared full-length requests,
+    none failing to start): the warning read "of the GPUs this file offers, holds fewer than ...", its subject lost."""
+    [f] = [f for f in check("sweep-short.yaml", "KV108").findings if f.severity == Severity.WARNING]
+    assert f.message.startswith("of the GPUs this file offers, vLLM with Qwen/Qwen3-8B at max_model_len 40,960 (-tp 1) "
+                                "holds fewer than the declared 512 full-length requests on ")
