@@ -24,6 +24,7 @@ _FENCE = lazy(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)[^\n]*$", re.M)
 # info strings of blocks a shell runs; an unlabelled block is a command as often as not
 _SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession",
                          "terminal", "text", "txt", "plaintext", "cmd", "command", "commandline", "ksh", "session"})
+_NOT_NEWLINE = lazy(r"[^\n]")
 _YAML_INFO = frozenset({"yaml", "yml"})
 _WORDS = ("vllm", "sglang")
 NOTE = "a command in a Markdown runbook's code block: read as the script its blocks make"
@@ -72,9 +73,12 @@ def _yaml_launches(path: str, text: str) -> list[Deployment]:
 def shell_blocks(text: str) -> str:
     """The text with every character outside a shell code block blanked (newlines kept): the blocks' lines at their
     places, the fences and the prose empty."""
-    out = [c if c == "\n" else " " for c in text]
+    out: list[str] = []
+    last = 0
     for start, end in _block_ranges(text):
-        out[start:end] = text[start:end]
+        out += [_NOT_NEWLINE.sub(" ", text[last:start]), text[start:end]]
+        last = end
+    out.append(_NOT_NEWLINE.sub(" ", text[last:]))
     return "".join(out)
 
 
