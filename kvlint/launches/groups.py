@@ -101,8 +101,13 @@ def _shape(found: FoundLaunch) -> tuple[str, ...]:
         if name in ROLE_FLAGS or name in _NODE_ADDRESS:
             skip = not eq and name not in _NO_VALUE
             continue
-        words.append(f.text)
+        words.append(_BRACED.sub(r"$\1", f.text) if "${" in f.text else f.text)
     return tuple(words)
+
+
+# one variable written two ways (`$MODEL_DIR/$MODEL_NAME` on the head's branch, `$MODEL_DIR/${MODEL_NAME}` on the
+# others', sample K68): the same word once unresolved
+_BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _has_role(found: FoundLaunch) -> bool:

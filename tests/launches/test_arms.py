@@ -169,3 +169,20 @@ def test_an_if_arm_the_script_decides_against_assigns_nothing_but_keeps_its_laun
         ("org/decided", 64, (12, 62))
     assert "speculative_config" not in decided.settings
     assert (alternative.model, alternative.get("port")) == ("org/embed-alt", 8001)  # `MODE=embed` starts it
+
+
+def test_rank_branches_that_spell_one_variable_two_ways_are_one_deployment():
+    """Sample K68's P/D job (measured: three launches for two): the head's prefill branch writes `$DIR/$NAME`, the
+    other prefill ranks' `$DIR/${NAME}`; unresolved, they are the same word, so the rank branches fold into one
+    prefill launch; the decode role stays its own."""
+    text = ('if [ "$NODE_RANK" -eq 0 ]; then\n'
+            '  python3 -m sglang.launch_server --model-path $DIR/$NAME --disaggregation-mode prefill --node-rank 0 &\n'
+            'elif [ "$NODE_RANK" -lt 2 ]; then\n'
+            '  python3 -m sglang.launch_server --model-path $DIR/${NAME} --disaggregation-mode prefill '
+            '--node-rank $NODE_RANK &\n'
+            'else\n'
+            '  python3 -m sglang.launch_server --model-path ${DIR}/${NAME} --disaggregation-mode decode &\nfi\n')
+    from kvlint.launches import read_path
+
+    deps = read_path("job.sh", text).deployments
+    assert [(d.get("disaggregation_mode"), d.model_span.line) for d in deps] == [("prefill", 2), ("decode", 6)]

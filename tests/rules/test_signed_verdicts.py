@@ -247,6 +247,21 @@ def test_a_custom_build_settles_its_own_flags_and_a_third_party_latest_pins_no_r
     assert gone.span.line == 16 and "third-party build" in gone.message and "pins no vLLM release" in gone.message
 
 
+def test_a_plugin_image_of_the_engines_project_settles_its_own_flags(tmp_path):
+    """Sample K69 (measured: a KV004 warning): `vllm/vllm-omni:v0.28.0` with `vllm serve M --omni`: an image of vLLM's
+    own project known by name but no release build of it (vllm-omni is a plugin): its flags are the plugin's, an
+    info naming the image; the stock vllm-openai image keeps the warning."""
+    p = tmp_path / "compose.yaml"
+    body = ("services:\n  tts:\n    image: {image}\n    entrypoint: [vllm, serve]\n"
+            "    command: [org/m, --omni, --port, '8091']\n")
+    p.write_text(body.format(image="vllm/vllm-omni:v0.28.0"))
+    [f] = [f for f in lint([str(p)], LintOptions(select=("KV004",))).findings]
+    assert f.severity == Severity.INFO and "vllm/vllm-omni:v0.28.0 is not a stock vLLM image" in f.message
+    p.write_text(body.format(image="vllm/vllm-openai:v0.11.0"))
+    [f] = [f for f in lint([str(p)], LintOptions(select=("KV004",))).findings]
+    assert f.severity == Severity.WARNING
+
+
 def test_a_flag_no_release_has_is_an_info_on_a_nightly_build(tmp_path):
     """A nightly image is newer than the releases kvlint's tables hold: a flag none of them has may be in it (an
     info); on `:latest` (the newest release) and a pinned release it stays the warning."""
