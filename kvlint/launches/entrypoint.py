@@ -115,12 +115,22 @@ def _passes_arguments(dep: Deployment, text: str) -> bool:
     return any(p in command for p in ("$@", "${@", "$*", "${*"))
 
 
+def _sized_here(dep: Deployment) -> bool:
+    """Whether the script writes the engine's sizing itself (`--tp 1 --mem-fraction-static 0.8` beside `--model-path
+    "$1"`, sample K69): a deployment whose model its caller names (counting rule 8), not a wrapper that only hands
+    its arguments on (rule 5)."""
+    from kvlint.engines import get_engine
+
+    roles = set(getattr(get_engine(dep.engine), "roles", {}).values()) - {"quantization", "nnodes"}
+    return any(s.origin == "explicit" and s.resolved and name in roles for name, s in dep.settings.items())
+
+
 def wrapper_scripts(deps: list[Deployment], text: str) -> tuple[list[Deployment], list[Finding]]:
     """The launches whose model is the script's own argument, as KV008 notes; the others kept."""
     kept, notes = [], []
     for dep in deps:
         arg = argument_model(dep, text)
-        if arg is None:
+        if arg is None or _sized_here(dep):
             kept.append(dep)
         else:
             notes.append(_note(dep, f"the model is this script's argument ({arg}, no default): the launch is where "

@@ -380,3 +380,16 @@ def test_an_entry_point_script_handed_a_model_and_engine_flags_passes_them_on():
     assert (first.engine, first.model, _at(first.model_span), first.get("max_model_len")) == \
         ("vllm", "/models/m", (2, 29), 8192)
     assert (second.model, second.get("max_model_len")) == ("org/x", 4096)
+
+
+def test_a_script_that_sizes_the_engine_for_its_callers_model_is_a_launch():
+    """Sample K69 (measured: KV008 "the launch is where the script is called"): `MODEL="$1"; ARGS=(--model-path
+    "$MODEL" --tp 1 --mem-fraction-static 0.80 ...); exec python -m sglang.launch_server "${ARGS[@]}" "$@"`: the
+    script writes the engine's sizing, so it is the deployment, its model the caller's (open, counting rule 8); a
+    script that only hands its arguments on (`exec vllm serve "$1" "$@"`) stays a wrapper (rule 5)."""
+    sized = ('MODEL="$1"; shift\nARGS=(--model-path "$MODEL" --tp 1 --mem-fraction-static 0.80)\n'
+             'exec python -m sglang.launch_server "${ARGS[@]}" "$@"\n')
+    (dep,) = read_path("launch_sglang.sh", sized).deployments
+    assert (dep.engine, dep.model_resolved, dep.get("mem_fraction_static")) == ("sglang", False, 0.8)
+    thin = read_path("serve.sh", 'MODEL="$1"; shift\nexec vllm serve "$MODEL" "$@"\n')
+    assert thin.deployments == [] and [f.code for f in thin.findings] == ["KV008"]
