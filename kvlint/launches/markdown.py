@@ -39,17 +39,66 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not any(w in low for w in _WORDS):
         return ReadResult(path)
     script = shell_blocks(text)
-    manifests = _yaml_launches(path, text)
-    if not manifests and not any(w in script.lower() for w in _WORDS):
+    others = _yaml_launches(path, text) + _unfenced_launches(path, text)
+    if not others and not any(w in script.lower() for w in _WORDS):
         return ReadResult(path)
     result = shellfile.read(path, script)
-    deployments = [replace(d, notes=(*d.notes, NOTE)) for d in [*result.deployments, *manifests]]
+    deployments = [replace(d, notes=(*d.notes, NOTE)) for d in [*result.deployments, *others]]
     deployments.sort(key=_place)
     findings = list(result.findings)
     if not deployments and not any(f.code == "KV008" for f in findings):
         note = passed_over(path, script, "shell")
         findings += [note] if note is not None else []
     return ReadResult(path, deployments, findings, comments=result.comments)
+
+
+# a command line of a runbook's own text: an engine's program first (after `VAR=x`, `sudo`, `nohup`), not prose
+_COMMAND_START = lazy(r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*(?:(?:sudo|nohup|exec|time)[ \t]+)*"
+                      r"(?:vllm|sglang|python[\d.]*|trl|docker|podman|apptainer|singularity|srun|uv|torchrun)[ \t]")
+
+
+def _unfenced_launches(path: str, text: str) -> list[Deployment]:
+    """The launches of command lines outside every fenced block (an indented code block, a runbook that pastes its
+    commands as plain lines: samples K70/K71), read as a notes file's are (kvlint.launches.notes), only where the
+    line starts with the engine's program or a wrapper of it, so prose that names a command is not one."""
+    from kvlint.launches.notes import commands
+    from kvlint.launches.textfile import _ENTRY, read_lines
+
+    outside = _blanked(text, _block_ranges(text, None))
+    found = [(s, e) for s, e in commands(outside) if _COMMAND_START.match(outside, s)] \
+        if _ENTRY.search(outside) is not None else []
+    found += [c for c in _container_runs(outside) if not any(s <= c[0] < e for s, e in found)]
+    return read_lines(path, outside, sorted(found)) if found else []
+
+
+_RUN_LINE = lazy(r"(?m)^[ \t]*(?:sudo[ \t]+)?(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b")
+
+
+def _container_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each `docker run` / `podman run` line, through its `\\` continuation lines, that names an
+    engine: a container run pasted as plain lines (its engine is its image, which no entry word names)."""
+    out: list[tuple[int, int]] = []
+    for m in _RUN_LINE.finditer(text) if "run" in text else ():
+        start = m.start() + len(m.group()) - len(m.group().lstrip())
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        while text[start:end].rstrip().endswith("\\") and end < len(text):
+            nxt = text.find("\n", end + 1)
+            end = len(text) if nxt < 0 else nxt
+        if any(w in text[start:end].lower() for w in _WORDS):
+            out.append((start, end))
+    return out
+
+
+def _blanked(text: str, ranges: list[tuple[int, int]]) -> str:
+    """The text with each range's characters blanked (newlines kept): what lies outside the fenced blocks."""
+    out: list[str] = []
+    last = 0
+    for start, end in ranges:
+        out += [text[last:start], _NOT_NEWLINE.sub(" ", text[start:end])]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _place(dep: Deployment) -> tuple[int, int]:
@@ -82,7 +131,7 @@ def shell_blocks(text: str) -> str:
     return "".join(out)
 
 
-def _block_ranges(text: str, kinds: frozenset[str] = _SHELL_INFO) -> list[tuple[int, int]]:
+def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list[tuple[int, int]]:
     """(start, end) offsets of each shell block's body: after its opening fence line, up to its closing fence (a
     fence of the same character, at least as long); an unclosed block runs to the end, as Markdown renders it."""
     out: list[tuple[int, int]] = []
@@ -91,7 +140,7 @@ def _block_ranges(text: str, kinds: frozenset[str] = _SHELL_INFO) -> list[tuple[
         fence, body = m.group(1), m.end() + 1
         close = re.compile(rf"^[ \t]{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M).search(text, body)
         end = close.start() if close is not None else len(text)
-        if m.group(2).lower() in kinds and body < end:
+        if (kinds is None or m.group(2).lower() in kinds) and body < end:
             out.append((body, end))
         pos = close.end() if close is not None else len(text)
     return out

@@ -59,3 +59,15 @@ def test_an_html_comment_is_the_markdown_spelling_of_a_directive(tmp_path):
     assert any(f.code == "KV007" for f in lint([str(p)], LintOptions()).findings)
     p.write_text("<!-- kvlint: disable-file documents bad examples -->\n" + body)
     assert not any(f.code == "KV007" for f in lint([str(p)], LintOptions()).findings)
+
+
+def test_commands_pasted_outside_fences_are_read_and_prose_is_not():
+    """Samples K70/K71 (measured: silent): a runbook's commands as plain lines and an indented code block (`vllm serve
+    M`, `python3 -m vllm.entrypoints.openai.api_server \\` over lines, `docker run ... vllm/vllm-openai ... --model M`);
+    a prose line that names a command after other words is none."""
+    text = ("# Notes\n\nStart it with vllm serve org/prose first.\n\n    vllm serve org/indented # comment\n\n"
+            "python3 -m vllm.entrypoints.openai.api_server \\\n  --model org/plain \\\n  --port 8080\n\n"
+            "docker run --gpus all \\\n  vllm/vllm-openai:v0.11.0 \\\n  --model org/container\n")
+    deps = read_path("notes.md", text).deployments
+    assert [(d.model, _at(d.model_span)) for d in deps] == \
+        [("org/indented", (5, 16)), ("org/plain", (8, 11)), ("org/container", (13, 11))]
