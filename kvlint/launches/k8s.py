@@ -85,7 +85,7 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
             # a map with none of the keys the four tests read is none of them (most maps of a manifest)
             if node.has_any(_CONTAINER_KEYS) and (_argv_like(node.get("command")) or _argv_like(node.get("args"))
                                                   or _env_configured_image(node) or _format_engine(node)
-                                                  or _engine_build_on_gpus(node)):
+                                                  or _engine_build_on_gpus(node) or _engine_image_only(node)):
                 yield node, anc
                 continue
             for key, _, val in reversed(list(node.pairs())):
@@ -153,6 +153,15 @@ def _engine_build_on_gpus(node: YNode) -> bool:
     from kvlint.launches.images import named_engine
 
     return named_engine(image.text) is not None
+
+
+def _engine_image_only(node: YNode) -> bool:
+    """A container of the engine's own image (its entry point the engine's CLI) with no command and no arguments:
+    the image starts the server on its default model (kvlint.launches.k8s._engine_default)."""
+    image = node.get("image")
+    if image is None or not image.is_scalar or node.get("command") is not None or node.get("args") is not None:
+        return False
+    return entrypoint_engine(image.text) is not None
 
 
 def _leaf_keys(node: YNode) -> list[str]:
@@ -237,6 +246,10 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     if not launches and script is None and (not fields or _entry_script_only(fields)) and gpu.count:
         launches, notes = _env_configured(yf, c, anc, image_text, env) or \
             (_baked(c, image, image_text, env) if not fields and not _ray_node(doc) else None) or (launches, notes)
+    if all(not f.fields for f in launches) and script is None and not fields and c.get("command") is None \
+            and image is not None \
+            and _whole(doc) and (stock := _engine_default(image, image_text, env)) is not None:
+        launches, notes = [stock[0]], [stock[1]]
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
     if c.get("envFrom") is not None:
         notes = list(notes) + ["envFrom loads variables this file does not show; "
@@ -254,6 +267,28 @@ _HANDED_KEYS = ("name", "image", "modelFormat", "runtime", "resources", "storage
 
 
 _SELECTED = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
+
+
+def _engine_default(image: YNode, image_text: str | None, env: dict[str, str]) -> tuple[FoundLaunch, str] | None:
+    """A container of the engine's own image (its entry point the engine's CLI) given no command and no arguments:
+    the server starts on the model its parser defaults to on that release, placed at the image; a model variable
+    of the container's environment is read by no engine code (sample K70, as compose's KV011 says)."""
+    from kvlint.engines.registered import facts as engine_facts
+    from kvlint.flags.flag_table import flag_table, on_release
+    from kvlint.launches.build import version_from_image
+    from kvlint.launches.env_launch import MODEL_VARS, base_name
+
+    engine = entrypoint_engine(image_text)
+    spec = flag_table(engine).by_option.get("--model") if engine is not None else None
+    default = spec.default if spec is not None else None
+    if engine is None or not isinstance(default, str) or \
+            not on_release(engine, "--model", version_from_image(image_text)):
+        return None
+    title = engine_facts(engine).TITLE
+    note = f"{image_text} runs {title}'s CLI with no model argument: it serves its default {default}"
+    named = next((k for k in env if base_name(k.upper())[0] in MODEL_VARS), None)
+    note += f"; {named}={env[named]} in env: is read by no {title} code" if named else ""
+    return FoundLaunch(engine, (Field("--model", image.span), Field(default, image.span)), image.span, env), note
 
 
 def _whole(doc: YNode) -> bool:

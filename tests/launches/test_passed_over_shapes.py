@@ -393,3 +393,18 @@ def test_a_script_that_sizes_the_engine_for_its_callers_model_is_a_launch():
     assert (dep.engine, dep.model_resolved, dep.get("mem_fraction_static")) == ("sglang", False, 0.8)
     thin = read_path("serve.sh", 'MODEL="$1"; shift\nexec vllm serve "$MODEL" "$@"\n')
     assert thin.deployments == [] and [f.code for f in thin.findings] == ["KV008"]
+
+
+def test_a_kubernetes_container_of_the_stock_image_given_nothing_serves_the_default_model():
+    """Sample K70 (measured: KV008): `image: vllm/vllm-openai:latest`, no command, no args, `MODEL` in env: the
+    entry point is `vllm serve` with no model, so vLLM serves its default (the variable is read by no vLLM code),
+    placed at the image; a Kustomize patch (no selector) and SGLang's image (no server entry point) give none."""
+    text = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n  selector: {matchLabels: {a: v}}\n"
+            "  template:\n    spec:\n      containers:\n      - name: v\n        image: {image}\n"
+            "        env:\n        - name: MODEL\n          value: Qwen/Qwen2.5-1.5B-Instruct\n")
+    (dep,) = read_path("d.yaml", text.replace("{image}", "vllm/vllm-openai:latest")).deployments
+    assert (dep.model, _at(dep.model_span)) == ("Qwen/Qwen3-0.6B", (10, 16))
+    assert "MODEL=Qwen/Qwen2.5-1.5B-Instruct in env: is read by no vLLM code" in dep.notes[0]
+    patch = text.replace("  selector: {matchLabels: {a: v}}\n", "").replace("{image}", "vllm/vllm-openai:latest")
+    assert read_path("d.yaml", patch).deployments == []
+    assert read_path("d.yaml", text.replace("{image}", "lmsysorg/sglang:v0.5.2")).deployments == []
