@@ -219,11 +219,15 @@ def read_template(path: str, text: str, as_vllm_config: bool | None = None) -> R
         return ReadResult(path)
     first = next((ln for ln in text.split("\n", 200) if ln.strip() and not ln.lstrip().startswith("#")), "")
     if _YAML_KEY.match(first):
-        return read_yaml(path, text, as_vllm_config)
+        # Terraform's template directives (`%{ for x in list ~}`, `%{ endfor ~}`, `%{ if ... }`) are not the YAML the
+        # template renders: blanked, each line keeps its length (sample K72's ai-on-gke `vllm.tftpl`, a KV001)
+        return read_yaml(path, _TF_DIRECTIVE.sub(lambda m: " " * len(m.group()), text) if "%{" in text else text,
+                         as_vllm_config)
     return read_code(path, text)
 
 
 _GO_DEFINE = lazy(r"\{\{-?\s*define\b")
+_TF_DIRECTIVE = lazy(r"%\{[^}\n]*\}")
 _YAML_KEY = lazy(r"^[A-Za-z_][\w.-]*:(?:\s|$)|^apiVersion:|^---")
 
 

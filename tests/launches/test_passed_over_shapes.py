@@ -408,3 +408,16 @@ def test_a_kubernetes_container_of_the_stock_image_given_nothing_serves_the_defa
     patch = text.replace("  selector: {matchLabels: {a: v}}\n", "").replace("{image}", "vllm/vllm-openai:latest")
     assert read_path("d.yaml", patch).deployments == []
     assert read_path("d.yaml", text.replace("{image}", "lmsysorg/sglang:v0.5.2")).deployments == []
+
+
+def test_a_terraform_template_s_directives_are_not_its_yaml():
+    """Sample K72 (measured: KV001 "invalid YAML" and a miss): a `.tftpl` Deployment with `%{ for s in list ~}` ...
+    `%{ endfor ~}` around a volume: the directives are Terraform's, blanked; the manifest they render is read."""
+    text = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n  template:\n    spec:\n"
+            "      volumes:\n%{ for s in secrets ~}\n        - name: ${s}\n%{ endfor ~}\n      containers:\n"
+            "        - name: v\n          image: vllm/vllm-openai:v0.11.0\n"
+            "          args: [--model, '${model_id}', --max-model-len, '4096']\n")
+    result = read_path("vllm.tftpl", text)
+    assert [f.code for f in result.findings if f.code == "KV001"] == []
+    (dep,) = result.deployments
+    assert (dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("${model_id}", (14, 27), 4096)
