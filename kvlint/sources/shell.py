@@ -122,6 +122,14 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
             sc.i += 2
         elif c == "(" and words and words[-1].end == sc.i and _assigns(words[-1]):
             words[-1] = _array(sc, words[-1])
+        elif c == "(" and sc.peek(1) == "(" and not words_in_progress(sc):
+            # an arithmetic command (`(( n++ ))`, a C-style `for ((i=N; i>=1; i--))`): one word, its `;` and `=`
+            # the arithmetic's, never a command separator or an assignment (sample K72: `i=GPUS_PER_NODE` read as one)
+            end = _close(sc.s, sc.i + 2, "(", ")")
+            end = end + 1 if end + 1 < sc.n and sc.s[end + 1] == ")" else end
+            words.append(Word((Part("arith", sc.s[sc.i + 2 : max(end - 1, sc.i + 2)], False, (sc.i, end + 1)),),
+                              sc.i, end + 1))
+            sc.i = end + 1
         elif c in ";&|()":
             finish(c)  # `)` ends a subshell or a `case` pattern (`chat)`): kvlint.launches.script tells which
             sc.i += 1

@@ -36,6 +36,14 @@ def test_a_placeholder_value_after_an_assignment_is_a_word_not_redirections():
     assert [f.text for f in fields[0]] == ["sort"]
 
 
+def test_an_arithmetic_command_is_one_word_not_commands_and_assignments():
+    """Sample K72's job (measured: a KV007 error "--tensor_parallel_size GPUS_PER_NODE: not an integer"): `for
+    ((i=GPUS_PER_NODE; i>=1; i--))` split at its `;` made `i=GPUS_PER_NODE` an assignment; `(( ... ))` is one word."""
+    fields, cmds, _ = _cmds("for ((i=N; i>=1; i--)); do TP=$i; done\n(( n++ ))\nvllm serve m\n")
+    assert [[f.text for f in c] for c in fields] == [["for", "((i=N; i>=1; i--))"], ["do", "TP=$i"], ["done"],
+                                                     ["(( n++ ))"], ["vllm", "serve", "m"]]
+
+
 def test_operators_split_commands_and_comments_end_them():
     text = "A=1 B=2 && vllm serve m & echo hi | tee x; # done\nnext one\n"
     _, cmds, _ = _cmds(text)
