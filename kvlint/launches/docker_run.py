@@ -189,7 +189,8 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
     elif guessed:
         opts.notes.append(inferred_note(guessed, "--entrypoint"))
     elif not known and not known_image(image.text) and rest and (shipped_engine(image.text) or
-                                                                named_engine(image.text)):
+                                                                named_engine(image.text)) and \
+            not _own_program(shipped_engine(image.text) or named_engine(image.text) or "", rest):
         # a custom build named for the engine (`vllm-spark:latest`) run with arguments: its entry point is the
         # engine's (a shell or a script as the first word still replaces it: launch_in_argv checks)
         guessed = shipped_engine(image.text) or named_engine(image.text)
@@ -202,6 +203,15 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
         guessed = shipped_engine(image.text)
         opts.notes.append(f"engine {guessed} assumed: {image.text} carries it and is given only {guessed}'s flags")
     return rest, known or guessed
+
+
+def _own_program(engine: str, rest: list[Field]) -> bool:
+    """Whether the words a build named for the engine is given are mostly another program's options (`sglang-sanic-rag
+    --model_path M --data_path ./data --retriever_model X --renew_db`, sample K72: an application that uses the engine
+    in-process): its entry point is that program, not the engine's server."""
+    from kvlint.launches.infer import foreign
+
+    return foreign(engine, {f.text.split("=", 1)[0] for f in rest if f.text.startswith("--")})
 
 
 def gpu_env_hint(opts: RunOptions) -> RunOptions:

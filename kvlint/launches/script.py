@@ -707,7 +707,13 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             _script_folder(name, raw, state)
         if value is None and state.conditional:
             value = _caller_override(words[i], name, {**state.env, **local}, m, state)
-        if value is not None:
+        if value is not None and value.lower() == name.lower() and ("_" in name or name.islower()):
+            # a template's placeholder spelled as the variable's own name (`model_name="model_name"`, `port="port"`,
+            # sample K73): the user fills it in; no value kvlint can judge
+            local.pop(name, None)
+            state.env.pop(name, None)
+            state.runtime[name] = f"a placeholder at line {m.at(words[i].start)[0]}: its value is its own name"
+        elif value is not None:
             local[name] = value
         else:
             local.pop(name, None)

@@ -421,3 +421,25 @@ def test_a_terraform_template_s_directives_are_not_its_yaml():
     assert [f.code for f in result.findings if f.code == "KV001"] == []
     (dep,) = result.deployments
     assert (dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("${model_id}", (14, 27), 4096)
+
+
+def test_a_build_named_for_the_engine_given_its_own_programs_options_is_no_launch():
+    """Sample K72 (measured: a spurious launch and a KV004 error "SGLang rejects --model_path"): `docker run
+    sglang-sanic-rag --model_path M --data_path ./data --retriever_model X --renew_db`, an application image that
+    uses SGLang in-process: its options are mostly no SGLang release's, so its entry point is that program. A build
+    named for the engine given the engine's own flags is still read as the engine."""
+    app = ("docker run --gpus all sglang-sanic-rag --model_path org/m --data_path ./data --port 30000 "
+           "--single_process --retriever_model org/r --renew_db\n")
+    assert read_path("run.sh", app).deployments == []
+    (dep,) = read_path("run.sh", "docker run --gpus all sglang-spark:1 --model-path org/m --tp 2 "
+                                 "--mem-fraction-static 0.8\n").deployments
+    assert (dep.engine, dep.model) == ("sglang", "org/m")
+
+
+def test_a_placeholder_spelled_as_its_variables_name_is_no_value():
+    """Sample K73 (measured: a KV007 error "--port port: not an integer"): a template job's `model_name="model_name"`
+    and `port="port"`, for its user to fill in, are placeholders: unresolved, never judged; a real value stays."""
+    text = 'model_name="model_name"\nport="port"\nlen=4096\nvllm serve $model_name --port $port --max-model-len $len\n'
+    (dep,) = read_path("job.sh", text).deployments
+    assert (dep.model_resolved, dep.settings["port"].resolved, dep.get("max_model_len")) == (False, False, 4096)
+    assert not [v for v in dep.invalid_values if v.flag == "--port"]
