@@ -26,6 +26,7 @@ _SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-ses
                          "terminal", "text", "txt", "plaintext", "cmd", "command", "commandline", "ksh", "session"})
 _NOT_NEWLINE = lazy(r"[^\n]")
 _YAML_INFO = frozenset({"yaml", "yml"})
+_PS_INFO = frozenset({"powershell", "ps1", "pwsh", "ps"})
 _WORDS = ("vllm", "sglang")
 NOTE = "a command in a Markdown runbook's code block: read as the script its blocks make"
 
@@ -39,7 +40,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not any(w in low for w in _WORDS):
         return ReadResult(path)
     script = shell_blocks(text)
-    others = _yaml_launches(path, text) + _unfenced_launches(path, text)
+    others = _yaml_launches(path, text) + _powershell_launches(path, text) + _unfenced_launches(path, text)
     if not others and not any(w in script.lower() for w in _WORDS):
         return ReadResult(path)
     result = shellfile.read(path, script)
@@ -116,6 +117,28 @@ def _yaml_launches(path: str, text: str) -> list[Deployment]:
         body = text[start:end]
         if any(w in body.lower() for w in _WORDS):
             out.extend(read_yaml(path, "\n" * text.count("\n", 0, start) + body).deployments)
+    return out
+
+
+def _powershell_launches(path: str, text: str) -> list[Deployment]:
+    """The launches of the PowerShell blocks (```` ```powershell ````, sample K73's runbook: `$MODEL = '...'` then
+    `sglang serve `` ` `` continued lines), read together as one script by the PowerShell reader, at their lines."""
+    from kvlint.launches.powershell import read_powershell
+
+    ranges = _block_ranges(text, _PS_INFO)
+    if not ranges:
+        return []
+    script = _blanked(text, _between(ranges, len(text)))
+    return read_powershell(path, script) if any(w in script.lower() for w in _WORDS) else []
+
+
+def _between(ranges: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """The stretches of a text of `length` outside the given (start, end) ranges, in order."""
+    out, last = [], 0
+    for start, end in ranges:
+        out.append((last, start))
+        last = end
+    out.append((last, length))
     return out
 
 

@@ -71,3 +71,13 @@ def test_commands_pasted_outside_fences_are_read_and_prose_is_not():
     deps = read_path("notes.md", text).deployments
     assert [(d.model, _at(d.model_span)) for d in deps] == \
         [("org/indented", (5, 16)), ("org/plain", (8, 11)), ("org/container", (13, 11))]
+
+
+def test_a_runbooks_powershell_blocks_are_read_as_powershell():
+    """Sample K73 (measured: silent): ```` ```powershell ```` blocks, `$MODEL = '...'` in one and `sglang serve`
+    continued with backticks in it, `python -m sglang.launch_server ... --model-path $MODEL` in the next."""
+    text = ("# Lab\n\n```powershell\n$MODEL = 'org/m'\n\nsglang serve `\n  --model-path $MODEL `\n"
+            "  --mem-fraction-static 0.70\n```\n\nor:\n\n```pwsh\npython -m sglang.launch_server --model-path $MODEL\n```\n")
+    deps = read_path("lab.md", text).deployments
+    assert [(d.engine, d.model, d.model_span.line) for d in deps] == [("sglang", "org/m", 7), ("sglang", "org/m", 14)]
+    assert deps[0].get("mem_fraction_static") == 0.7
