@@ -1,14 +1,16 @@
-"""Markdown runbooks (`docs/deploy.md`, `VLLM.md`, a README's "how to serve"): the commands in their code blocks.
+"""Markdown runbooks (`docs/deploy.md`, `VLLM.md`, a README's "how to serve"): the commands they hold.
 
 A deployment repository's Markdown holds the commands its operators paste: the held-out samples' collectors count
 them (counting rule 4: a notes file with alternative commands counts one each), and a linter that passes them over
-says they are fine. Only fenced code blocks are read: those a shell runs (```` ``` ````, ```` ```bash ````,
-```` ```console ````, `~~~sh`, ...) together as one script, everything else blanked, so a variable set in one block
-is known in the next (a runbook is one session) and every value keeps its line and column (a `$ ` prompt is the
-shell's: kvlint.launches.script); and YAML blocks (```` ```yaml ````) that name an engine, each alone as the
-manifest or compose file it shows (one YAML refuses is an excerpt: passed over). Prose and Python blocks are never
-read, and a prose mention of an engine is no place for the never-silent net (kvlint.launches.named looks at the
-blocks only).
+says they are fine. Read: the fenced blocks a shell runs (```` ``` ````, ```` ```bash ````, ```` ```console ````,
+`~~~sh`, ...) together as one script, everything else blanked, so a variable set in one block is known in the next
+(a runbook is one session) and every value keeps its line and column (a `$ ` prompt is the shell's:
+kvlint.launches.script); PowerShell blocks together, by the PowerShell reader; YAML blocks that name an engine, each
+alone as the manifest or compose file it shows (one YAML refuses is an excerpt: passed over); and outside the fences,
+command lines that start with the engine's program or a container run (an indented block, a pasted command), read as
+a notes file's are. Prose is never read, and a prose mention of an engine is no place for the never-silent net
+(kvlint.launches.named looks at the blocks only). `<!-- kvlint: disable-file why -->` is the file's suppression
+(kvlint.suppress).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ _NOT_NEWLINE = lazy(r"[^\n]")
 _YAML_INFO = frozenset({"yaml", "yml"})
 _PS_INFO = frozenset({"powershell", "ps1", "pwsh", "ps"})
 _WORDS = ("vllm", "sglang")
-NOTE = "a command in a Markdown runbook's code block: read as the script its blocks make"
+NOTE = "a command of a Markdown runbook (its code blocks and command lines; the prose is not read)"
 
 
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:

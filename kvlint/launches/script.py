@@ -44,6 +44,8 @@ _NOT_ENGINE_ARGS = {"bash", "sh", "zsh", "dash", "python", "python3", "vllm", "s
                     "git", "true", "tail", "jupyter", "torchrun", "accelerate", "deepspeed", "pytest", "make", "nsys",
                     "ncu", "timeout", "nohup", "tini", "time", "/bin/bash", "/bin/sh"}
 MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
+# setting names a template's placeholder is spelled as (`port="port"`); a program's (`python=python`) is a value
+_SETTING_NAMES = frozenset({"port", "host", "model", "path", "token", "gpu", "gpus", "tp", "dtype", "revision"})
 _USES_POSITIONAL = lazy(r"\$[@*]|\$\{[@*]\}")
 # a terminal prompt a transcript saved as a script keeps before the command (`$ vllm serve M`, `me@box:~$ ...`):
 # the shell would run a program named `$`; the writer ran what follows it
@@ -707,7 +709,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             _script_folder(name, raw, state)
         if value is None and state.conditional:
             value = _caller_override(words[i], name, {**state.env, **local}, m, state)
-        if value is not None and value.lower() == name.lower() and ("_" in name or name.islower()):
+        if value is not None and value.lower() == name.lower() and ("_" in name or name.lower() in _SETTING_NAMES):
             # a template's placeholder spelled as the variable's own name (`model_name="model_name"`, `port="port"`,
             # sample K73): the user fills it in; no value kvlint can judge
             local.pop(name, None)

@@ -443,3 +443,7 @@ def test_a_placeholder_spelled_as_its_variables_name_is_no_value():
     (dep,) = read_path("job.sh", text).deployments
     assert (dep.model_resolved, dep.settings["port"].resolved, dep.get("max_model_len")) == (False, False, 4096)
     assert not [v for v in dep.invalid_values if v.flag == "--port"]
+    # a program's name held in a variable of that name is a value: `python=python; $python -m ...` still runs
+    (run,) = read_path("run.sh", "python=python\n$python -m vllm.entrypoints.openai.api_server --model org/m\n"
+                       ).deployments
+    assert run.model == "org/m"
