@@ -13,7 +13,9 @@ Too many: the scheduler reserves cards that stay idle; the server starts, so it 
 only made visible (`CUDA_VISIBLE_DEVICES=0,1,2,3` on a workstation) are not reserved: more of them than the
 parallelism uses is an info (a TP that was meant, perhaps), never an error. So is a job that starts the server in
 the background and then runs another GPU program (`vllm serve M &` then `torchrun train.py`): the cards beyond
-the parallelism may be that program's. A launch on a Neuron, TPU or Gaudi
+the parallelism may be that program's. So are idle cards of a script's defaults that its callers override (`TP=1`
+then `--tp) TP="$2"` in its argument loop): the finding names the flags its callers set. A launch on a Neuron, TPU or
+Gaudi
 device is not checked: one `aws.amazon.com/neuron` device holds several NeuronCores a TP spans.
 
 ## Example
@@ -57,8 +59,12 @@ def check(ctx: Context) -> Iterator[Finding]:
                f"{dep.gpu_count - needed} GPU(s) are the job's, not the engine's: the job also runs "
                f"{dep.gpu_count_shared} beside the server, which may use them" if dep.gpu_count_shared
                else f"{dep.gpu_count - needed} requested GPU(s) stay idle")
+    overridable = [s.flag for r, _ in parts if (s := dep.settings.get(ctx.engine.setting(r))) is not None
+                   and s.flag in dep.caller_overridable]
+    if overridable and needed < dep.gpu_count:  # `--tp) TP="$2"`: the idle GPUs are those of the script's default
+        outcome += f" with the script's defaults, which its callers may change ({', '.join(overridable)})"
     severity = (None if needed > dep.gpu_count else Severity.INFO
-                if dep.gpu_count_visible_only or dep.gpu_count_shared else Severity.WARNING)
+                if dep.gpu_count_visible_only or dep.gpu_count_shared or overridable else Severity.WARNING)
     requests = (f"the launch sees {dep.gpu_count}" if dep.gpu_count_visible_only
                 else f"the instance requests {dep.gpu_count}")
     if group is not None:

@@ -75,6 +75,7 @@ class FoundLaunch:
     cluster: str | None = None  # the engine runs on a Ray cluster this script joins: its node count is the cluster's
     joined: tuple[tuple[Span | None, str], ...] = ()  # words that hold several of the engine's arguments, passed
     # as one (`"$args"`): read split, as meant (kvlint.launches.oneword, KV013)
+    overridable: tuple[str, ...] = ()  # flags whose value the script's caller may override (`--tp $TP`, `--tp) TP=$2`)
     no_server: Field | None = None  # a published image that starts no server, given only the engine's flags: they
     # are run as its program (KV014); read as the engine's launch, as meant (kvlint.launches.infer.no_server_launch)
     beside: str | None = None  # started in the background, then the script runs another GPU program (`torchrun
@@ -98,6 +99,7 @@ class _State:
     launches: list[FoundLaunch] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     runtime: dict[str, str] = field(default_factory=dict)  # name -> why its value is only known at run time
+    overridden: dict[str, int] = field(default_factory=dict)  # name -> line where its caller may override it
     positional: Positional | None = None  # $0 $1 ... when the script was started as `sh -c SCRIPT NAME ARGS`
     arrays: dict[str, tuple[Field, ...]] = field(default_factory=dict)  # `NAME=( ... )`: each word with its span
     optional: dict[str, list[str]] = field(default_factory=dict)  # NAME -> additions made only under a condition
@@ -775,7 +777,23 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             launch = replace(launch, notes=launch.notes + _optional_notes(words[i:], state))
             if state.ray_started is not None:
                 launch = _on_ray_cluster(launch, state.ray_started)
+            launch = replace(launch, overridable=_overridable(words[i:], state)) if state.overridden else launch
             state.launches.append(replace(launch, runtime_vars=launch.runtime_vars + tuple(state.runtime.items())))
+
+
+def _overridable(words: tuple[Word, ...], state: _State) -> tuple[str, ...]:
+    """The flags of a command whose value is a variable the script's caller may override (`--tp $TP` after `--tp)
+    TP="$2"`): the script's own value stands for sizing, but a verdict on it is a verdict on a default."""
+    out: list[str] = []
+    for k, w in enumerate(words):
+        head = w.parts[0] if w.parts and w.parts[0].kind == "lit" else None
+        flag = head.text.split("=", 1)[0] if head is not None and head.text.startswith("-") else None
+        if flag is None:
+            continue
+        value = w if "=" in (head.text if head else "") else words[k + 1] if k + 1 < len(words) else None
+        if value is not None and any(p.kind == "var" and p.text in state.overridden for p in value.parts):
+            out.append(flag)
+    return tuple(out)
 
 
 def dr_built(fields: list[Field], i: int, base: str) -> list[tuple[str, str]]:
@@ -868,6 +886,7 @@ def _caller_override(word: Word, name: str, env: dict[str, str], m: Mapped, stat
     else:
         return None
     line = m.at(word.start)[0]
+    state.overridden[name] = line
     state.notes.append(f"line {line}: {name}={ref} is the caller's override, made under a condition: the script's "
                        f"own value {env[name]!r} stands")
     return env[name]

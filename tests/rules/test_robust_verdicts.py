@@ -325,3 +325,13 @@ def test_a_sweep_that_only_falls_short_of_the_load_names_its_subject():
     [f] = [f for f in check("sweep-short.yaml", "KV108").findings if f.severity == Severity.WARNING]
     assert f.message.startswith("of the GPUs this file offers, vLLM with Qwen/Qwen3-8B at max_model_len 40,960 (-tp 1) "
                                 "holds fewer than the declared 512 full-length requests on ")
+
+
+def test_idle_gpus_of_a_scripts_overridable_defaults_are_an_info():
+    """Sample K72 (measured: a KV204 warning, noise): `TP=1; DP=1` then `--tp) TP="$2"` / `--dp) DP="$2"` in the
+    script's argument loop, `--tensor-parallel-size $TP --data-parallel-size $DP` on 8 requested GPUs: the idle GPUs
+    are those of the defaults its callers replace, an info naming the flags; written values keep the warning."""
+    [f] = check("kv204-caller-defaults.sh", "KV204").findings
+    assert f.severity == Severity.INFO and "which its callers may change (--tensor-parallel-size, " \
+        "--data-parallel-size)" in f.message
+    assert f.span.line == 13
