@@ -19,7 +19,7 @@ from kvlint.findings import Finding
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Supplied, expand_words, parse_dotenv, with_supplied
-from kvlint.launches.images import build_named_engine, entrypoint_engine, known_image, named_engine
+from kvlint.launches.images import build_named_engine, default_model, entrypoint_engine, known_image, named_engine
 from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
 from kvlint.launches.script import FoundLaunch, launch_in_argv
 from kvlint.lazyre import lazy
@@ -524,19 +524,13 @@ def _unread_model_variable(svc: YNode, env: Mapping[str, str], image: YNode | No
     """(engine, its default model, variable, where its value is, value) for a service of the engine's own image
     (its entry point the engine's CLI) given no command and no entrypoint, whose `environment:` names a model in a
     variable no engine code reads (`MODEL_NAME=...`): the server starts with its default model (KV011)."""
-    from kvlint.flags.flag_table import flag_table, on_release
-    from kvlint.launches.build import version_from_image
     from kvlint.launches.env_launch import MODEL_VARS, base_name
 
-    text = image.text if image is not None and image.is_scalar else None
-    engine = entrypoint_engine(text)
     node = svc.get("environment")
-    if engine is None or node is None or svc.get("command") is not None or svc.get("entrypoint") is not None:
+    served = _bare_engine_image(svc, image) if node is not None else None
+    if served is None or node is None:
         return None
-    specs = flag_table(engine).by_option
-    default = specs["--model"].default if "--model" in specs else None
-    if not isinstance(default, str) or not on_release(engine, "--model", version_from_image(text)):
-        return None
+    engine, default = served
     for key, _, value, value_span in _environment_items(node):
         resolved, missing, _ = interpolate(value, env)
         if base_name(key.upper())[0] in MODEL_VARS and resolved and not missing and resolved != default:
@@ -548,18 +542,9 @@ def _bare_engine_image(svc: YNode, image: YNode | None) -> tuple[str, str] | Non
     """(engine, its default model) for a service of the engine's own image given no command and no entrypoint:
     the container still starts the server, on the model the engine defaults to on that release (counting rule 1:
     a container of an engine image is a launch; the collector of K61 counted one)."""
-    from kvlint.flags.flag_table import flag_table, on_release
-    from kvlint.launches.build import version_from_image
-
-    text = image.text if image is not None and image.is_scalar else None
-    engine = entrypoint_engine(text)
-    if engine is None or svc.get("command") is not None or svc.get("entrypoint") is not None:
+    if image is None or not image.is_scalar or svc.get("command") is not None or svc.get("entrypoint") is not None:
         return None
-    spec = flag_table(engine).by_option.get("--model")
-    default = spec.default if spec is not None else None
-    if not isinstance(default, str) or not on_release(engine, "--model", version_from_image(text)):
-        return None
-    return engine, default
+    return default_model(image.text)
 
 
 def _engine_default_model(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],

@@ -22,6 +22,20 @@ def entrypoint_engine(image: str | None) -> str | None:
     return next((e.name for e in all_engines() if any(t in image for t in e.image_markers)), None)
 
 
+def default_model(image: str | None) -> tuple[str, str] | None:
+    """(engine, model) an engine's own image serves when run with no model argument (`vllm/vllm-openai` runs `vllm
+    serve`, whose parser defaults `--model` on the image's release), or None (no such image, or no default there)."""
+    from kvlint.flags.flag_table import flag_table, on_release
+    from kvlint.launches.build import version_from_image
+
+    engine = entrypoint_engine(image)
+    spec = flag_table(engine).by_option.get("--model") if engine is not None else None
+    default = spec.default if spec is not None else None
+    if engine is None or not isinstance(default, str) or not on_release(engine, "--model", version_from_image(image)):
+        return None
+    return engine, default
+
+
 def no_server_engine(image: str | None) -> str | None:
     """The engine a published image carries without starting it (`lmsysorg/sglang:v0.5.2`, on any registry): given
     only that engine's flags, the container runs the first flag as its program and exits (KV014)."""

@@ -148,8 +148,8 @@ def no_server_launch(fields: Sequence[Field], image: Field | None, env: dict[str
     from kvlint.launches.script import FoundLaunch
 
     engine = no_server_engine(image.text) if image is not None else None
-    if engine is None or not fields or not fields[0].text.startswith("-") or not _all_known(engine, fields):
+    if image is None or engine is None or not fields or not fields[0].text.startswith("-") or \
+            not _all_known(engine, fields):
         return None
-    note = f"{image.text} starts no {engine} server on its own: its arguments are run as the container's program" \
-        if image is not None else ""
+    note = f"{image.text} starts no {engine} server on its own: its arguments are run as the container's program"
     return FoundLaunch(engine, tuple(fields), None, dict(env or {}), notes=(note,), no_server=image)

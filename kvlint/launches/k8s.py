@@ -274,16 +274,13 @@ def _engine_default(image: YNode, image_text: str | None, env: dict[str, str]) -
     the server starts on the model its parser defaults to on that release, placed at the image; a model variable
     of the container's environment is read by no engine code (sample K70, as compose's KV011 says)."""
     from kvlint.engines.registered import facts as engine_facts
-    from kvlint.flags.flag_table import flag_table, on_release
-    from kvlint.launches.build import version_from_image
     from kvlint.launches.env_launch import MODEL_VARS, base_name
+    from kvlint.launches.images import default_model
 
-    engine = entrypoint_engine(image_text)
-    spec = flag_table(engine).by_option.get("--model") if engine is not None else None
-    default = spec.default if spec is not None else None
-    if engine is None or not isinstance(default, str) or \
-            not on_release(engine, "--model", version_from_image(image_text)):
+    served = default_model(image_text)
+    if served is None:
         return None
+    engine, default = served
     title = engine_facts(engine).TITLE
     note = f"{image_text} runs {title}'s CLI with no model argument: it serves its default {default}"
     named = next((k for k in env if base_name(k.upper())[0] in MODEL_VARS), None)

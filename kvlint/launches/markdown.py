@@ -147,13 +147,7 @@ def _between(ranges: list[tuple[int, int]], length: int) -> list[tuple[int, int]
 def shell_blocks(text: str) -> str:
     """The text with every character outside a shell code block blanked (newlines kept): the blocks' lines at their
     places, the fences and the prose empty."""
-    out: list[str] = []
-    last = 0
-    for start, end in _block_ranges(text):
-        out += [_NOT_NEWLINE.sub(" ", text[last:start]), text[start:end]]
-        last = end
-    out.append(_NOT_NEWLINE.sub(" ", text[last:]))
-    return "".join(out)
+    return _blanked(text, _between(_block_ranges(text), len(text)))
 
 
 def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list[tuple[int, int]]:
