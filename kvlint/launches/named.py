@@ -88,11 +88,18 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
         return None
     if not _names_engine(text) or _named_line(text) is None:
         return _run_from_variable(text) if "run" in text else None
-    in_doc = False
+    in_doc = in_string = False
     for number, line in enumerate(text.split("\n"), 1):
         if kind == "python" and _toggles_docstring(line):
-            in_doc = not in_doc
-            continue
+            if in_doc or in_string:
+                in_doc = in_string = False
+                continue
+            # a bare string opening on its own line is prose (a docstring); one a statement assigns or passes
+            # (`config = f"""\`: a compose file a program writes) is data whose lines name the image it runs
+            in_doc = _DOC_OPENS.match(line) is not None
+            in_string = not in_doc
+            if in_doc:
+                continue
         if in_doc or (kind in ("python", "notebook") and _IMPORT.match(line)):
             continue  # `from vllm.entrypoints.openai... import X` is library use in a program, not a launch
         m = _NAMED.search(line) if _names_engine(line) else None
@@ -101,8 +108,10 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
         comment = _COMMENT.search(line)
         if comment is not None and comment.start(2) < m.start():
             continue
-        if m.group("image") and kind == "python" and line[m.start("image") - 1] not in "\"'":
-            continue  # `image=vllm_image`: a Python keyword given a variable, not an image's name
+        if m.group("image") and kind == "python" and not any(c in m.group("image") for c in "/:{") \
+                and line[m.start("image") - 1] not in "\"'":
+            continue  # `image=vllm_image`: a Python keyword given a variable, not an image's name (an f-string's
+            # `image: vllm/vllm-openai:{tag}` line is one)
         if m.group("image"):  # `image: X`, `image = "X"`, `"image": "X"`: the place is the image's name
             return number, m.start("image") + 1, m.group("image")
         what = m.group().strip("\"'")
@@ -358,6 +367,9 @@ def _engine_block(path: str, text: str) -> Finding | None:
     fix = ("check the values file that names the model, or point kvlint at the chart; add `# kvlint: disable-file` "
            "when this file starts no engine")
     return _said(Span(path, line, 1, line, 1 + len(what)), message, fix)
+
+
+_DOC_OPENS = lazy(r"[ \t]*[rRuUbBfF]{0,2}(?:\"\"\"|\'\'\')")
 
 
 def _toggles_docstring(line: str) -> bool:

@@ -118,6 +118,11 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             if found:
                 seen.update(id(e) for e in elts)
             out.extend(found)
+        elif isinstance(node, (ast.List, ast.Tuple)) and id(node) not in seen and _fragments(node):
+            found = _script(src, _joined(src, node.elts))  # `" ".join(["docker run -d", "--gpus all", ...])`
+            if found:
+                seen.update(id(n) for e in node.elts for n in ast.walk(e))
+            out.extend(found)
         elif isinstance(node, (ast.JoinedStr, ast.BinOp)) and id(node) not in seen:
             parts = _string_parts(node)
             if parts is not None and any(_command_string(p) for p in parts):
@@ -218,6 +223,42 @@ def _string_parts(node: ast.expr) -> list[ast.expr] | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node]
     return None
+
+
+def _fragments(node: ast.List | ast.Tuple) -> bool:
+    """A list of shell fragments a program joins into one command line (`["docker run -d", "--gpus all",
+    "vllm/vllm-openai:v0.6.4", "--model", args.model]`, then `" ".join(...)` run with `shell=True`): its first item
+    is several words, and its items name an engine."""
+    import ast
+
+    first = node.elts[0] if len(node.elts) > 1 else None
+    if not isinstance(first, ast.Constant) or not isinstance(first.value, str) or " " not in first.value.strip():
+        return False
+    words = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return any(name in w.lower() for w in words for name in ("vllm", "sglang"))
+
+
+def _joined(src: _Source, elts: list[ast.expr]) -> Mapped:
+    """The items joined by spaces, as `" ".join` makes them: each string item's characters at their places, each
+    other item as its known value or an unresolved `${name}` at the item."""
+    text: list[str] = []
+    offsets: list[int] = []
+    for k, elt in enumerate(elts):
+        if k:
+            text.append(" ")
+            offsets.append(offsets[-1] + 1)
+        parts = _string_parts(elt)
+        if parts is not None:
+            piece = _composed(src, elt, parts)
+            text.append(piece.text)
+            offsets.extend(list(piece.offsets or [])[: len(piece.text)])
+            continue
+        f = src.field(elt)
+        word = f.text if f.resolved else "${" + _shell_name(f.text[2:-1]) + "}"
+        text.append(word)
+        offsets.extend([src.offset(elt)] * len(word))
+    offsets.append(offsets[-1] + 1 if offsets else 0)
+    return src.text_mapped("".join(text), offsets)
 
 
 def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
@@ -378,10 +419,12 @@ def _argparse_defaults(tree: ast.Module) -> dict[str, str]:
 
     holders: set[str] = set()
     defaults: dict[str, str] = {}
+    parsers = _parsing_functions(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _name(node.value.func) in (
-                "parse_args", "parse_known_args"):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _name(node.value.func) in parsers:
             holders.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.arg) and node.annotation is not None and _name(node.annotation) == "Namespace":
+            holders.add(node.arg)  # `def main(args: argparse.Namespace)`: the parsed options, handed in
         elif isinstance(node, ast.Call) and _name(node.func) == "add_argument":
             options = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
             keys = {k.arg: k.value for k in node.keywords if k.arg}
@@ -391,6 +434,20 @@ def _argparse_defaults(tree: ast.Module) -> dict[str, str]:
             if dest and default is not None:
                 defaults[dest] = default
     return {f"{h}.{dest}": value for h in holders for dest, value in defaults.items()}
+
+
+def _parsing_functions(tree: ast.Module) -> set[str]:
+    """The calls whose value is a program's parsed options: argparse's own, and a function of the file's that
+    returns one (`def arg_parser(): ... return parser.parse_args()`, then `args = arg_parser()`)."""
+    import ast
+
+    found = {"parse_args", "parse_known_args"}
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and _name(n.value.func) in found
+                for n in ast.walk(fn)):
+            found.add(fn.name)
+    return found
 
 
 def _defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:

@@ -219,3 +219,17 @@ def test_each_chart_adapter_accepts_only_maps_holding_one_of_its_keys():
             elif node.is_seq:
                 stack.extend(node.items)
     assert accepted >= 8  # the fixtures hold every chart's layout
+
+
+def test_llmd_deployer_sample_application_roles_with_replicas():
+    """llm-d's deployer chart: one vLLM launch per role left running (prefill replicas 0: none), its args from
+    the role's extraArgs, its GPUs from the sample application's resources."""
+    (d,) = _deps("llmd-deployer-values.yaml")
+    assert (d.engine, d.model, d.model_span.line, d.model_span.col) == ("vllm", "hf://example-org/demo-8b-instruct", 6, 23)
+    assert _s(d, "tensor_parallel_size") == (2, 17, 9)
+    assert _s(d, "max_model_len") == (16384, 19, 9)
+    assert (d.gpu_count, d.gpu_count_span.line) == (2, 10)
+
+
+def test_llmd_deployer_simulator_preset_is_no_launch():
+    assert _deps("llmd-deployer-sim.yaml") == []

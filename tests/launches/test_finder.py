@@ -418,6 +418,16 @@ def test_a_mention_in_a_comment_or_docstring_is_not_a_place():
     assert read_path("doc.py", text).findings == [] and read_path("doc.py", text).deployments == []
 
 
+def test_a_long_string_a_program_assigns_is_a_place_but_a_docstring_is_not():
+    """`config = f\"\"\"` opens a compose file the program writes: its `image:` line is where kvlint says what it
+    could not read (it was taken for a docstring, and the file passed over in silence)."""
+    text = ('"""Writes a compose file."""\n\n\ndef make(tag):\n    """Serve with\n    image: vllm/vllm-openai\n    """\n'
+            '    config = f"""\\\nx-base: &base\n  image: vllm/vllm-openai:{tag}\n  ipc: host\n"""\n    return config\n')
+    (note,) = read_path("gen.py", text).findings
+    assert (note.code, note.span.line, note.span.col) == ("KV008", 10, 10)
+    assert "vllm/vllm-openai:{tag}" in note.message
+
+
 def test_rank_branches_of_one_multinode_script_are_one_launch():
     (d,) = _deps("multinode.sh")
     assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/multi-node", (6, 47))
@@ -1522,3 +1532,13 @@ def test_a_worker_rank_a_here_document_sends_is_part_of_the_heads_deployment(tmp
                  '--dist-init-addr 10.0.0.1:5000\n')
     (d,) = read_path(str(p)).deployments
     assert (d.model, d.get("node_rank"), d.launch_span.line) == ("org/multi", 0, 7)
+
+
+def test_a_list_of_shell_fragments_joined_into_one_command():
+    """`" ".join(["docker run -d", "--gpus all", IMAGE, "--model", args.model, ...])`: one command line, each value
+    at its item; `args` is the program's parsed options (a function returning parse_args(), an annotated parameter),
+    so the model is the option's default. A list of sentences naming an engine runs nothing."""
+    (d,) = _deps("fragments.py")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "org/fragment-model", (18, 9))
+    assert (d.get("max_model_len"), _at(d.settings["max_model_len"].span)) == (8192, (19, 26))
+    assert d.image == "vllm/vllm-openai:v0.6.4"
