@@ -104,11 +104,12 @@ def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
         return ReadResult(path, skipped="empty file")
     kind = kind_for(path) or sniffed(text)
     other: str | None = None
-    if path.lower().endswith(JINJA_SUFFIXES) and "{" in text:
+    if (path.lower().endswith(JINJA_SUFFIXES) and "{" in text) or _template_not_yaml(kind.name, text):
         from kvlint.sources.templates import blank_statements, else_rendering
 
         other = else_rendering(text) if "{%" in text else None
         text = blank_statements(text)  # `{% if %}`, `{% for %}`, `{# #}` of a Jinja template: not the file's words
+        text = _TF_DIRECTIVE.sub(lambda m: " " * len(m.group()), text) if "%{" in text else text  # Terraform's
     result = reader_of(kind)(path, text, as_vllm_config)
     if other is not None:
         result = _with_other_arms(result, reader_of(kind)(path, blank_statements(other), as_vllm_config))
@@ -136,6 +137,18 @@ def _with_other_arms(result: ReadResult, other: ReadResult) -> ReadResult:
 
 
 JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
+
+
+def _template_not_yaml(kind: str, text: str) -> bool:
+    """A Jinja or Terraform template under a YAML name (an Ansible role's `docker-compose.yaml` with `{% if %}`
+    lines, a `%{ for }` directive): not YAML as written, so it is read as the template it is, as a `.j2` file is,
+    rather than reported as invalid YAML. Only when the text does not parse: a `{%` inside a valid file's string is
+    that string's."""
+    if kind not in ("yaml", "json") or ("{%" not in text and "%{" not in text):
+        return False
+    return any(p.severity == "error" for p in yaml_source.parse_yaml("-", text).problems)
+
+
 _INTERPRETERS = ("sh", "bash", "zsh", "ksh", "dash", "python", "env")
 
 

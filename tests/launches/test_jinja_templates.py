@@ -44,3 +44,15 @@ def test_blank_statements_keeps_every_place_and_blanks_else_branches():
 
 def test_an_unclosed_statement_is_left_as_written():
     assert blank_statements("a {% b\n{# c") == "a {% b\n{# c"
+
+
+def test_a_template_under_a_yaml_name_is_read_as_the_template_not_invalid_yaml():
+    """Jinja (`{% if %}`) and Terraform (`%{ if }`) directive lines in a `.yaml` file: read as the file rendered with
+    each condition true (its launch, 2 GPUs), not an "invalid YAML" error; a YAML error elsewhere still is one."""
+    result = read_path(str(FIX / "jinja" / "compose-under-yaml-name.yaml"))
+    (dep,) = result.deployments
+    assert (dep.model, _at(dep.model_span), dep.get("max_model_len"), dep.gpu_count) == \
+        ("org/templated", (5, 22), 4096, 2)
+    assert [f.code for f in result.findings if str(f.severity) == "error"] == []
+    broken = read_path("b.yaml", "a: [1\n{% if x %}\nb: 2\n{% endif %}\n")
+    assert [(f.code, str(f.severity)) for f in broken.findings] == [("KV001", "error")]
