@@ -131,6 +131,8 @@ class _State:
     # (`V=${1:-base}`, `MODE=${MODE:-serve}`): a `case` on one still has alternatives (see _case_arm)
     background: set[int] = field(default_factory=set)  # ids of launches the script starts in the background (`&`)
     beside: str | None = None  # the first GPU program the script runs after one (see _beside)
+    containers: dict[str, tuple[Field, tuple[str | None, Span | None]]] = field(default_factory=dict)  # `docker run
+    # --name NAME IMAGE`: NAME -> (IMAGE, its GPUs), what a later `docker exec NAME CMD` runs in
 
 
 def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, str] | None = None,
@@ -1386,7 +1388,16 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 return inside
             return replace(inside, gpus=deploy.gpus, gpus_span=deploy.gpus_span)
         elif head in ("docker", "podman", "nerdctl", "kubectl", "oc") and wrappers.exec_command(fields, i):
-            i = wrappers.exec_command(fields, i) or i + 1
+            at = wrappers.exec_command(fields, i) or i + 1
+            held = state.containers.get(fields[at - 1].text) if state is not None and head[0] in "dpn" else None
+            if held is None or depth >= MAX_DEPTH:
+                i = at
+                continue
+            inside = _in_container(launch_in_argv(list(fields[at:]), env, depth + 1, state), held)
+            if inside is not None and state is not None:  # the container's run is read now: no "unread" note for it
+                ran = f" run --name {fields[at - 1].text}"
+                state.unread[:] = [u for u in state.unread if not u[2].endswith(ran)]
+            return inside
         elif head in RUNNERS and is_run(fields, i) is not None:
             host_only = (gpus[0] or "").startswith("cuda:")  # the host's CUDA_VISIBLE_DEVICES stays outside docker
             inside = _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
@@ -1668,6 +1679,8 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
     if i >= len(fields):
         return None
     image, rest = _image_by_name(fields[i], env, state), fields[i + 1 :]
+    if state is not None and opts.name:
+        state.containers[opts.name] = (image, opts.gpus)
     argv, default = dr.command_after_image(opts, image, rest)
     flags_follow = any(f.text.startswith("-") for f in rest[:2])  # `IMAGE --flags`, `IMAGE MODEL --flags`
     if default is None and opts.entrypoint is None and flags_follow:
@@ -1693,6 +1706,17 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
                    gpus_span=opts.gpus[1] or found.gpus_span, notes=found.notes + tuple(opts.notes), name=opts.name,
                    mounts=tuple(opts.mounts), runtime_vars=found.runtime_vars + runtime,
                    container_env=tuple(opts.env.items()))
+
+
+def _in_container(found: FoundLaunch | None, held: tuple[Field, tuple[str | None, Span | None]]) -> FoundLaunch | None:
+    """A launch `docker exec NAME CMD` starts in a container the script ran earlier (`docker run -d --name NAME IMAGE
+    sleep inf`): it runs on that container's image (its release) and GPUs."""
+    if found is None:
+        return None
+    image, (gpus, gpus_span) = held
+    note = f"run in the container {image.text} started at line {image.span.line}" if image.span else ""
+    return replace(found, image=found.image or image, gpus=found.gpus or gpus,
+                   gpus_span=found.gpus_span if found.gpus else gpus_span, notes=found.notes + ((note,) if note else ()))
 
 
 def _with_allocation(found: FoundLaunch | None, gpus: tuple[str | None, Span | None],

@@ -1542,3 +1542,16 @@ def test_a_list_of_shell_fragments_joined_into_one_command():
     assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "org/fragment-model", (18, 9))
     assert (d.get("max_model_len"), _at(d.settings["max_model_len"].span)) == (8192, (19, 26))
     assert d.image == "vllm/vllm-openai:v0.6.4"
+
+
+def test_a_server_started_by_docker_exec_in_a_container_the_script_ran_runs_on_its_image():
+    """`docker run -d --name N IMAGE sleep inf`, then `docker exec N bash -c "...launch_server..."`: the launch runs
+    on IMAGE (its release pins SGLang 0.5.2, so a flag later releases dropped is no error) and the container's GPUs;
+    the idle container is no "unread" place. A container the script did not start keeps the host's view."""
+    result = read_path(str(FIX / "exec-in-container.sh"))
+    first, second = result.deployments
+    assert (first.model, first.image, first.engine_version) == \
+        ("org/exec-model", "registry.example.com/vendor/sglang:v0.5.2-build7", "0.5.2")
+    assert first.gpu_count == 2 and first.gpu_count_span is not None and first.gpu_count_span.line == 5
+    assert (second.model, second.image) == ("org/elsewhere", None)
+    assert [f.code for f in result.findings if f.code == "KV008"] == []
