@@ -45,7 +45,7 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     if found is not None and kind == "notes" and not _ENTRY_WORDS.search(found[2]):
         return None  # prose that names an image is no place in a notes file: only a command is
     if found is None and kind == "python":
-        found = _run_from_name(text)
+        found = _run_from_name(text) or _ray_config(text)
     if found is None:
         return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind) or _named_file(path, text, kind)
     line, col, what = found
@@ -57,6 +57,9 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     elif kind == "dockerfile":
         message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
                    "with one (docker run, a manifest, a compose file); nothing here is checked")
+    elif kind == "python" and what == "LLMConfig":
+        message = ("a Ray Serve LLM config is made here (it runs vLLM), but kvlint could not read its model from it (a "
+                   "model_loading_config built elsewhere); nothing here is checked")
     elif kind == "python" and re.fullmatch(r"[A-Za-z_][\w.]*", what):
         message = (f"a program is started here from {what}, an argument list named for an engine that this file does "
                    "not hold (imported or built elsewhere): the launch is where the list is written; nothing here "
@@ -168,6 +171,20 @@ def _run_from_name(text: str) -> tuple[int, int, str] | None:
             continue
         return text.count("\n", 0, at) + 1, at - line_start + 1, name
     return None
+
+
+_RAY_CONFIG = lazy(r"^[^#\n]*?\b(LLMConfig)\(", re.M)
+
+
+def _ray_config(text: str) -> tuple[int, int, str] | None:
+    """(line, col, "LLMConfig") of Ray Serve LLM's config call, which runs vLLM without naming it."""
+    if "LLMConfig(" not in text:
+        return None
+    m = _RAY_CONFIG.search(text)
+    if m is None:
+        return None
+    at = m.start(1)
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), "LLMConfig"
 
 
 def _built_by_engine_call(text: str, name: str) -> tuple[str, int] | None:

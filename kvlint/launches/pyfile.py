@@ -106,7 +106,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
         elif isinstance(node, ast.Call) and _name(node.func) == _RAY_CONFIG:
-            out.extend(_ray(src, {k.arg: k.value for k in node.keywords if k.arg}, node))
+            out.extend(_ray(src, {k.arg: _bound_dict(tree, k.value) for k in node.keywords if k.arg}, node))
         elif isinstance(node, ast.Call) and _told(node.func):  # `print(f"run: vllm serve {m}")`: told, not run
             seen.update(id(n) for a in (*node.args, *(k.value for k in node.keywords)) for n in ast.walk(a))
         elif isinstance(node, ast.Dict) and _ray_dict(node) is not None:
@@ -536,7 +536,7 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
         # `shutil.which("vllm") or "vllm"`, `os.environ.get("M") or "org/m"`: the first known operand, as `or` picks
         return next((v for v in (_plain(o, names) for o in node.values) if v is not None), None)
-    if isinstance(node, ast.Call) and _name(node.func) in ("get", "getenv") and len(node.args) == 2:
+    if isinstance(node, ast.Call) and _env_default(node):
         node = node.args[1]  # os.environ.get("X", "default") inside int(...) / str(...) / `or`: the default
     if isinstance(node, ast.Call) and _name(node.func) == "which" and len(node.args) == 1:
         node = node.args[0]  # shutil.which(NAME): the program NAME, wherever PATH has it
@@ -548,6 +548,18 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
         return names.get(f"{node.value.id}.{node.attr}")  # a program's own option (`args.model`)
     value = node.value if isinstance(node, ast.Constant) else None
     return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
+
+
+def _env_default(node: ast.Call) -> bool:
+    """`os.environ.get("X", "d")`, `os.getenv("X", "d")` or a program's own helper named for the environment
+    (`get_env_or_default("MODEL_ID", "org/m", int)`, `env("TP", "2")`): a variable's name, then its default."""
+    import ast
+
+    name = _name(node.func).lower()
+    if name in ("get", "getenv"):
+        return len(node.args) == 2
+    return "env" in name and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant) \
+        and isinstance(node.args[0].value, str)
 
 
 class _Source:
@@ -849,6 +861,29 @@ def _ray_dict(node: ast.Dict) -> dict[str, ast.expr] | None:
     return keys if "model_loading_config" in keys else None
 
 
+def _bound_dict(tree: ast.Module, node: ast.expr) -> ast.expr:
+    """A keyword's value, or, for a name (`model_loading_config=model_loading_config`), the dict literal the program
+    binds to it with the keys its `name["key"] = value` statements add: one dict the LLMConfig is given."""
+    import ast
+
+    if not isinstance(node, ast.Name):
+        return node
+    bound: ast.Dict | None = None
+    extra: list[tuple[ast.expr, ast.expr]] = []
+    for stmt in ast.walk(tree):
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name) and target.id == node.id and isinstance(stmt.value, ast.Dict):
+            bound = stmt.value
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                and target.value.id == node.id and isinstance(target.slice, ast.Constant):
+            extra.append((target.slice, stmt.value))
+    if bound is None:
+        return node
+    return ast.Dict(keys=[*bound.keys, *(k for k, _ in extra)], values=[*bound.values, *(v for _, v in extra)])
+
+
 def _mapping(node: ast.expr | None) -> list[tuple[str, ast.expr, ast.expr]]:
     """(key, key node, value node) of `dict(a=1)` or `{"a": 1}`; empty for anything else."""
     import ast
@@ -867,6 +902,8 @@ def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[De
     import ast
 
     loading = {k: v for k, _, v in _mapping(kwargs.get("model_loading_config"))}
+    if "model_source" in loading and not src.field(loading["model_source"]).text.strip():
+        del loading["model_source"]  # `MODEL_SOURCE` defaulting to "" (added only when set): the id is the model
     source = loading.get("model_source") or loading.get("model_id")
     if source is None:
         return []
@@ -880,6 +917,10 @@ def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[De
             fields += [flag] if value.value else [Field(negative, flag.span)] if negatable(negative) else []
         elif isinstance(value, (ast.Dict, ast.List)) and _literal(value) is not None:
             fields += [flag, Field(json.dumps(_literal(value)), src.span(value))]
+        elif _switch(flag.text) and src.field(value).resolved:  # `'trust_remote_code': trust_remote_code`, a bool the
+            on = src.field(value).text.strip().lower() in ("true", "1", "yes", "on")  # program read as "true"
+            negative = "--no-" + flag.text[2:]
+            fields += [flag] if on else [Field(negative, flag.span)] if negatable(negative) else []
         else:
             fields += [flag, src.field(value)]
     where = call if call is not None else source
@@ -889,7 +930,17 @@ def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[De
     gpu = ManifestGpu()
     if isinstance(accel, ast.Constant) and isinstance(accel.value, str):
         gpu = ManifestGpu(accel.value, src.value_span(accel))
+    elif accel is not None and src.field(accel).resolved:  # a name the program sets (an environment default)
+        gpu = ManifestGpu(src.field(accel).text, src.span(accel))
     return [finish(src.path, found, LaunchContext(), gpu)]
+
+
+def _switch(option: str) -> bool:
+    """Whether vLLM's flag takes no value (a store_true or on/off flag): a keyword argument's truth is its presence."""
+    from kvlint.flags.flag_table import flag_table
+
+    spec = flag_table("vllm").by_option.get(option)
+    return spec is not None and spec.kind in ("store_true", "bool_optional")
 
 
 def _literal(node: ast.expr) -> Any:

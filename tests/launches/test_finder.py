@@ -1555,3 +1555,21 @@ def test_a_server_started_by_docker_exec_in_a_container_the_script_ran_runs_on_i
     assert first.gpu_count == 2 and first.gpu_count_span is not None and first.gpu_count_span.line == 5
     assert (second.model, second.image) == ("org/elsewhere", None)
     assert [f.code for f in result.findings if f.code == "KV008"] == []
+
+
+def test_a_ray_serve_config_built_from_names_and_environment_defaults():
+    """`LLMConfig(model_loading_config=model_loading_config, ...)`: the dict the program binds to the name (with the
+    keys it adds), each value a program helper's environment default (`get_env_or_default("MODEL_ID", "org/m")`); a
+    switch given a bool the program read as "true" is the bare flag; a `model_source` defaulting to "" leaves the
+    id as the model (sample K74's Ray deploy, silent)."""
+    (d,) = _deps("ray_serve_names.py")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "org/ray-names-model", (21, 41))
+    assert (d.get("tensor_parallel_size"), d.get("max_model_len"), d.get("trust_remote_code")) == (2, 8192, True)
+    assert (d.gpu, _at(d.gpu_span)) == ("L4", (26, 26))
+
+
+def test_a_ray_serve_config_kvlint_cannot_read_is_said():
+    text = ("from ray.serve.llm import LLMConfig\nfrom cfg import loading\n\n"
+            "llm = LLMConfig(model_loading_config=loading(), engine_kwargs={'tensor_parallel_size': 2})\n")
+    (note,) = read_path("app.py", text).findings
+    assert (note.code, note.span.line, note.span.col) == ("KV008", 4, 7)
