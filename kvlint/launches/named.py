@@ -30,6 +30,10 @@ _NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang(?
 # `\` continuation lines
 _RUN_VAR = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b(?:[^\n#\\]|\\\n|\\){0,600}?"
                 r"(\$\{?[A-Za-z_]*(?:vllm|sglang|VLLM|SGLANG)[A-Za-z0-9_]*\}?)")
+# a container run under a name that says it is an engine's (`docker run -d --name vllm-ci ... vllm-inference:ci-test`),
+# its image the repository's own build whose entry point kvlint does not see
+_RUN_NAMED = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b(?:[^\n#\\]|\\\n|\\){0,600}?--name[ \t=]+[\"']?"
+                  r"([\w.-]*(?:vllm|sglang|VLLM|SGLANG)[\w.-]*)")
 _ENTRY_WORDS = lazy(r"serve|launch_server|entrypoints")
 _COMMENT = lazy(r"(^|\s)(#|//|REM\s|::)")
 _DOCSTRING = ('"""', "'''")
@@ -49,11 +53,16 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     if found is None:
         return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind) or _named_file(path, text, kind)
     line, col, what = found
+    named_run = what.startswith("--name ")
+    what = what.removeprefix("--name ")
     span = Span(path, line, col, line, col + len(what))
     source_line = text.split("\n", line)[line - 1]
     if any(mark in source_line for mark in _PASS_THROUGH):
         message = (f"`{what}` is started here with the arguments passed to this file (an image's entry point or a "
                    "wrapper script): the launch is where it is called with a model; nothing here is checked")
+    elif named_run:
+        message = (f"a container named {what} is run here, from an image kvlint could not read a launch from (the "
+                   "repository's own build, whose entry point and model are not in this file); nothing here is checked")
     elif kind == "dockerfile":
         message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
                    "with one (docker run, a manifest, a compose file); nothing here is checked")
@@ -198,8 +207,14 @@ def _built_by_engine_call(text: str, name: str) -> tuple[str, int] | None:
 
 def _run_from_variable(text: str) -> tuple[int, int, str] | None:
     """(line, col, the variable) of the first `docker|podman run` of an image variable named for an engine that
-    is not on a comment line."""
-    for k, m in enumerate(_RUN_VAR.finditer(text)):
+    is not on a comment line; else (line, col, "--name NAME") of the first container run under a name that says it
+    is an engine's."""
+    return _first_run(text, _RUN_VAR) or _first_run(text, _RUN_NAMED, "--name ")
+
+
+def _first_run(text: str, pattern: re.Pattern[str], prefix: str = "") -> tuple[int, int, str] | None:
+    """(line, col, prefix + the pattern's group) of its first match that is not on a comment line."""
+    for k, m in enumerate(pattern.finditer(text)):
         if k >= 8:
             break
         start = text.rfind("\n", 0, m.start()) + 1
@@ -207,7 +222,7 @@ def _run_from_variable(text: str) -> tuple[int, int, str] | None:
             continue
         at = m.start(1)
         line_start = text.rfind("\n", 0, at) + 1
-        return text.count("\n", 0, at) + 1, at - line_start + 1, m.group(1)
+        return text.count("\n", 0, at) + 1, at - line_start + 1, prefix + m.group(1)
     return None
 
 

@@ -1573,3 +1573,14 @@ def test_a_ray_serve_config_kvlint_cannot_read_is_said():
             "llm = LLMConfig(model_loading_config=loading(), engine_kwargs={'tensor_parallel_size': 2})\n")
     (note,) = read_path("app.py", text).findings
     assert (note.code, note.span.line, note.span.col) == ("KV008", 4, 7)
+
+
+def test_a_container_run_under_an_engines_name_from_an_unread_image_is_said():
+    """A CI step `docker run -d --name vllm-ci ... vllm-inference:ci-test` (the repository's own build, its Dockerfile
+    not in sight): a KV008 at the container's name, not silence (sample K76's smoke test)."""
+    text = ("jobs:\n  smoke:\n    steps:\n      - run: |\n          docker run -d \\\n            --name vllm-ci \\\n"
+            "            -p 8000:8000 \\\n            vllm-inference:ci-test\n          curl localhost:8000/health\n")
+    result = read_path("ci.yaml", text)
+    (note,) = result.findings
+    assert (note.code, note.span.line, note.span.col) == ("KV008", 6, 20) and "vllm-ci" in note.message
+    assert read_path("ok.sh", "docker run -d --name web nginx:1\n").findings == []
