@@ -9,7 +9,7 @@ from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches.env import supplying
-from kvlint.launches.kinds import kind_for, reader_of, reads_bytes, sniffed
+from kvlint.launches.kinds import Kind, kind_for, reader_of, reads_bytes, sniffed
 from kvlint.launches.yamlfile import deployments_in
 from kvlint.lazyre import lazy
 from kvlint.limits import LimitExceeded, file_limits
@@ -103,16 +103,30 @@ def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     if not text.strip():
         return ReadResult(path, skipped="empty file")
     kind = kind_for(path) or sniffed(text)
-    other: str | None = None
-    if (path.lower().endswith(JINJA_SUFFIXES) and "{" in text) or _template_not_yaml(kind.name, text):
-        from kvlint.sources.templates import blank_statements, else_rendering
+    if path.lower().endswith(JINJA_SUFFIXES) and "{" in text:
+        return _as_template(path, text, kind, as_vllm_config)
+    result = reader_of(kind)(path, text, as_vllm_config)
+    if _template_not_yaml(kind.name, text, result):
+        return _as_template(path, text, kind, as_vllm_config)
+    return _never_silent(path, text, kind, result)
 
-        other = else_rendering(text) if "{%" in text else None
-        text = blank_statements(text)  # `{% if %}`, `{% for %}`, `{# #}` of a Jinja template: not the file's words
-        text = _TF_DIRECTIVE.sub(lambda m: " " * len(m.group()), text) if "%{" in text else text  # Terraform's
+
+def _as_template(path: str, text: str, kind: Kind, as_vllm_config: bool | None) -> ReadResult:
+    """A Jinja (or Terraform) template read as the file it renders: its statements blanked, each condition true,
+    and the launches only its `{% else %}` arms give."""
+    from kvlint.sources.templates import blank_statements, else_rendering
+
+    other = else_rendering(text) if "{%" in text else None
+    text = blank_statements(text)  # `{% if %}`, `{% for %}`, `{# #}` of a Jinja template: not the file's words
+    text = _TF_DIRECTIVE.sub(lambda m: " " * len(m.group()), text) if "%{" in text else text  # Terraform's
     result = reader_of(kind)(path, text, as_vllm_config)
     if other is not None:
         result = _with_other_arms(result, reader_of(kind)(path, blank_statements(other), as_vllm_config))
+    return _never_silent(path, text, kind, result)
+
+
+def _never_silent(path: str, text: str, kind: Kind, result: ReadResult) -> ReadResult:
+    """The result, with the file's one KV008 when it names an engine and gave no launch (kvlint.launches.named)."""
     if not result.deployments and result.skipped is None and not any(f.code in _SAID for f in result.findings):
         from kvlint.launches.named import passed_over
 
@@ -139,14 +153,14 @@ def _with_other_arms(result: ReadResult, other: ReadResult) -> ReadResult:
 JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
 
 
-def _template_not_yaml(kind: str, text: str) -> bool:
+def _template_not_yaml(kind: str, text: str, result: ReadResult) -> bool:
     """A Jinja or Terraform template under a YAML name (an Ansible role's `docker-compose.yaml` with `{% if %}`
     lines, a `%{ for }` directive): not YAML as written, so it is read as the template it is, as a `.j2` file is,
     rather than reported as invalid YAML. Only when the text does not parse: a `{%` inside a valid file's string is
     that string's."""
     if kind not in ("yaml", "json") or ("{%" not in text and "%{" not in text):
         return False
-    return any(p.severity == "error" for p in yaml_source.parse_yaml("-", text).problems)
+    return any(f.code == "KV001" and f.severity == Severity.ERROR for f in result.findings)
 
 
 _INTERPRETERS = ("sh", "bash", "zsh", "ksh", "dash", "python", "env")
