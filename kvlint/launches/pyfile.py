@@ -786,8 +786,13 @@ def _argv(src: _Source, elts: list[ast.expr], gpu: ManifestGpu | None = None) ->
         if isinstance(e, ast.Starred):
             break  # `*args`: what follows is not known word by word
         fields.append(src.field(e))
-    found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:6] for w in engine_words()) else None
+    # an engine word anywhere in the list's head: `docker run` options come before the image (sample K74's
+    # `["docker", "run", "-d", "--name", N, "--gpus", "all", "-p", ..., "vllm/vllm-openai:latest", ...]`)
+    found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:_HEAD] for w in engine_words()) else None
     return [finish(src.path, _listed(found), LaunchContext(), gpu or ManifestGpu())] if found is not None else []
+
+
+_HEAD = 64  # words of a list looked at for the engine: the options in front of it (a container's run) included
 
 
 def _listed(found: FoundLaunch) -> FoundLaunch:

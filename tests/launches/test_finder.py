@@ -1584,3 +1584,15 @@ def test_a_container_run_under_an_engines_name_from_an_unread_image_is_said():
     (note,) = result.findings
     assert (note.code, note.span.line, note.span.col) == ("KV008", 6, 20) and "vllm-ci" in note.message
     assert read_path("ok.sh", "docker run -d --name web nginx:1\n").findings == []
+
+
+def test_a_python_argv_running_the_engine_image_after_many_docker_options():
+    """The image is the 13th word of a `docker run` argument list (its options first): still a launch, the model at
+    its item (sample K74's start_system.py, where only the first six words were looked at)."""
+    text = ('import os\n\n\ndef start():\n    cmd = [\n        "docker", "run", "-d", "--name", "ocr", "--gpus", "all",\n'
+            '        "-p", "8000:8000", "-v", f"{os.path.expanduser(\'~/.cache\')}:/root/.cache",\n'
+            '        "vllm/vllm-openai:v0.10.1", "--model", "org/ocr-model", "--max-model-len", "4096",\n    ]\n'
+            '    run_command(cmd, shell=False)\n')
+    (d,) = read_path("start.py", text).deployments
+    assert (d.model, _at(d.model_span), d.engine_version, d.get("max_model_len")) == \
+        ("org/ocr-model", (8, 49), "0.10.1", 4096)
