@@ -6,9 +6,11 @@ says they are fine. Read: the fenced blocks a shell runs (```` ``` ````, ```` ``
 `~~~sh`, ...) together as one script, everything else blanked, so a variable set in one block is known in the next
 (a runbook is one session) and every value keeps its line and column (a `$ ` prompt is the shell's:
 kvlint.launches.script); PowerShell blocks together, by the PowerShell reader; YAML blocks that name an engine, each
-alone as the manifest or compose file it shows (one YAML refuses is an excerpt: passed over); and outside the fences,
+alone as the manifest or compose file it shows (one YAML refuses is an excerpt: passed over); unit and program files
+(```` ```ini ````: a systemd `ExecStart=`, a supervisor `command=`) by the text files' reader; and outside the fences,
 command lines that start with the engine's program or a container run (an indented block, a pasted command), read as
-a notes file's are. Prose is never read, and a prose mention of an engine is no place for the never-silent net
+a notes file's are, and inline code spans that are a whole engine command alone in a table cell or on their line (a
+quick-reference table). Prose is never read, and a prose mention of an engine is no place for the never-silent net
 (kvlint.launches.named looks at the blocks only). `<!-- kvlint: disable-file why -->` is the file's suppression
 (kvlint.suppress).
 """
@@ -29,6 +31,9 @@ _SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-ses
 _NOT_NEWLINE = lazy(r"[^\n]")
 _YAML_INFO = frozenset({"yaml", "yml"})
 _PS_INFO = frozenset({"powershell", "ps1", "pwsh", "ps"})
+# a unit, supervisor program or INI file a runbook shows: its `ExecStart=` / `command=` line starts the engine
+_UNIT_INFO = frozenset({"ini", "dosini", "systemd", "service", "conf", "cfg", "supervisor", "supervisord", "toml",
+                        "properties", "unit"})
 _WORDS = ("vllm", "sglang")
 NOTE = "a command of a Markdown runbook (its code blocks and command lines; the prose is not read)"
 
@@ -42,7 +47,8 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not any(w in low for w in _WORDS):
         return ReadResult(path)
     script = shell_blocks(text)
-    others = _yaml_launches(path, text) + _powershell_launches(path, text) + _unfenced_launches(path, text)
+    others = _yaml_launches(path, text) + _powershell_launches(path, text) + _unit_launches(path, text) \
+        + _unfenced_launches(path, text)
     if not others and not any(w in script.lower() for w in _WORDS):
         return ReadResult(path)
     result = shellfile.read(path, script)
@@ -70,8 +76,51 @@ def _unfenced_launches(path: str, text: str) -> list[Deployment]:
     outside = _blanked(text, _block_ranges(text, None))
     found = [(s, e) for s, e in commands(outside) if _COMMAND_START.match(outside, s)] \
         if _ENTRY.search(outside) is not None else []
+    found += [c for c in _inline_commands(outside) if not any(s <= c[0] < e for s, e in found)]
     found += [c for c in _container_runs(outside) if not any(s <= c[0] < e for s, e in found)]
     return read_lines(path, outside, sorted(found)) if found else []
+
+
+_INLINE = lazy(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+def _inline_commands(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each inline code span that is a whole engine command standing alone in a table cell or on its
+    line (a quick-reference table's `` `python -m vllm.entrypoints.api_server --model X --port 8000` ``): its
+    program first, an entry point named; a span inside a sentence is prose's, and one that only names the program
+    (`` `vllm serve` ``) is no launch without a model (kvlint.launches.groups)."""
+    from kvlint.launches.textfile import _ENTRY
+
+    if "`" not in text:
+        return []
+    return [(m.start(1), m.end(1)) for m in _INLINE.finditer(text)
+            if _COMMAND_START.match(m.group(1)) and _ENTRY.search(m.group(1)) is not None and _alone(text, m)]
+
+
+_BEFORE = lazy(r"(?:^|\|)[ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?$")
+_AFTER = lazy(r"[ \t]*(?:\||$)")
+
+
+def _alone(text: str, m: re.Match[str]) -> bool:
+    """Whether the code span is a table cell's or a line's (a list item's) whole content: a command the runbook
+    gives, not words of a sentence (`Start the server with `vllm serve m` ...` is prose)."""
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.end())
+    before = text[line_start : m.start()]
+    after = text[m.end() : len(text) if line_end < 0 else line_end]
+    return _BEFORE.search(before) is not None and _AFTER.match(after) is not None
+
+
+def _unit_launches(path: str, text: str) -> list[Deployment]:
+    """The launches of the unit and program files a runbook shows (```` ```ini ````: a systemd unit's `ExecStart=`,
+    a supervisor program's `command=`), read together by the text files' reader at their lines."""
+    from kvlint.launches import textfile
+
+    ranges = _block_ranges(text, _UNIT_INFO)
+    if not ranges:
+        return []
+    body = _blanked(text, _between(ranges, len(text)))
+    return textfile.read(path, body).deployments if any(w in body.lower() for w in _WORDS) else []
 
 
 _RUN_LINE = lazy(r"(?m)^[ \t]*(?:sudo[ \t]+)?(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b")

@@ -1652,6 +1652,9 @@ def _cut(word: Field, cut: int) -> Field:
 
 
 def _eval(fields: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
+    """`eval WORDS`: the words joined by spaces, read again as a command. A lone `\\` is a line continuation the
+    variable's author meant (`CMD="vllm serve \\<newline>  --tp 2"` expanded unquoted splits it off): dropped."""
+    fields = [f for f in fields if f.text != "\\"] if len(fields) > 1 else fields
     if not fields:
         return None
     if len(fields) == 1:

@@ -45,7 +45,7 @@ def test_blocks_keep_every_place_and_blank_the_rest():
 
 def test_the_walk_reads_markdown():
     walked = [p for p, why in iter_files([str(FIX)]) if why is None]
-    assert sorted(Path(p).name for p in walked) == ["prose.md", "runbook.md"]
+    assert sorted(Path(p).name for p in walked) == ["prose.md", "reference-and-units.md", "runbook.md"]
 
 
 def test_an_html_comment_is_the_markdown_spelling_of_a_directive(tmp_path):
@@ -81,3 +81,14 @@ def test_a_runbooks_powershell_blocks_are_read_as_powershell():
     deps = read_path("lab.md", text).deployments
     assert [(d.engine, d.model, d.model_span.line) for d in deps] == [("sglang", "org/m", 7), ("sglang", "org/m", 14)]
     assert deps[0].get("mem_fraction_static") == 0.7
+
+
+def test_inline_commands_and_unit_blocks_are_read():
+    """Sample K77's runbook: a quick-reference table's inline code that is a whole engine command, and ```` ```ini ````
+    blocks showing a systemd unit's `ExecStart=` and a supervisor `command=`; an inline span that only names the
+    program, or a `pkill` of it, is prose."""
+    result = read_path(str(FIX / "reference-and-units.md"))
+    got = [(d.model, _at(d.model_span)) for d in result.deployments]
+    assert got == [("org/table-model", (5, 64)), ("org/unit-model", (13, 11)), ("org/supervised-model", (20, 20))]
+    assert result.deployments[2].get("max_model_len") == 8192
+    assert [f.code for f in result.findings] == []
