@@ -1719,7 +1719,8 @@ def _in_container(found: FoundLaunch | None, held: tuple[Field, tuple[str | None
     image, (gpus, gpus_span) = held
     note = f"run in the container {image.text} started at line {image.span.line}" if image.span else ""
     return replace(found, image=found.image or image, gpus=found.gpus or gpus,
-                   gpus_span=found.gpus_span if found.gpus else gpus_span, notes=found.notes + ((note,) if note else ()))
+                   gpus_span=found.gpus_span if found.gpus else gpus_span,
+                   notes=found.notes + ((note,) if note else ()))
 
 
 def _with_allocation(found: FoundLaunch | None, gpus: tuple[str | None, Span | None],
