@@ -16,7 +16,9 @@ vllm serve meta-llama/Llama-3.1-8B-Instruct --swap-space 16
 ## Use instead
 Drop the flag (or pin the engine version the manifest was written for). When the image tag pins a
 release older than the first one read without the flag, the flag may still work there: the finding
-is then a warning about the next upgrade. An engine image without a tag (or
+is then a warning about the next upgrade; a release older than every one kvlint reads, for a flag no release
+read had, is said to be unknown there (the flag may be younger than the release), not "still accepted". An engine
+image without a tag (or
 `:latest`) is the newest release, and so is a script that runs the engine installed on the host (the
 message says it was assumed). A script the repository's own image runs (a Dockerfile copies it, or a file
 it runs) or that runs a vendor image's launcher takes that image's release instead. A launch through a project
@@ -87,6 +89,12 @@ def check(ctx: Context) -> Iterator[Finding]:
                        f"on the server exits with 'unrecognized arguments' (pin the image tag, or `engine-version:` "
                        f"in .kvlint.yaml, to settle it)")
             severity = Severity.INFO
+        elif _older(pinned, gone_in) and _before_tables(dep.engine, pinned, unknown.flag):
+            first = _first_read(dep.engine)
+            outcome = (f"{engine} {pinned} (pinned) is older than every release kvlint reads ({first} "
+                       f"on), so whether it has the flag is not known here (a flag younger than {pinned} exits there "
+                       f"too); from {gone_in} on the server exits with 'unrecognized arguments'")
+            severity = Severity.WARNING
         elif _older(pinned, gone_in):
             outcome = (f"{engine} {pinned} (pinned) may still accept it; upgrading breaks the launch with "
                        f"'unrecognized arguments'")
@@ -124,6 +132,21 @@ def _absent_in(engine: str, flag: str) -> str | None:
 
 
 _NUMBER = lazy(r"\d+")
+
+
+def _first_read(engine: str) -> str:
+    """The oldest release whose parser the flag table read."""
+    from kvlint.flags.flag_table import releases_read
+
+    read = releases_read(engine)
+    return read[0] if read else ""
+
+
+def _before_tables(engine: str, pinned: str, flag: str) -> bool:
+    """The pinned release is older than every release read, and the table knows no release that had the flag: its
+    presence on that release is unknown, not "still there"."""
+    found = removed_flag(engine, flag) or {}
+    return _older(pinned, _first_read(engine)) and not found.get("last_seen")
 
 
 def _older(version: str | None, table: str) -> bool:

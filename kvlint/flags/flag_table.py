@@ -209,6 +209,13 @@ def ambiguous_since(engine: str, hits: tuple[str, ...]) -> str | None:
     return read[next(i for i, n in enumerate(counts) if n >= 2)]
 
 
+def releases_read(engine: str) -> list[str]:
+    """The releases whose parsers the engine's table was read from, oldest first."""
+    import re
+
+    return sorted(_data(engine)["versions_read"], key=lambda v: tuple(int(p) for p in re.findall(r"\d+", v)[:3]))
+
+
 def removed_flag(engine: str, option: str) -> dict | None:
     """What the table knows of a flag the engine no longer takes: last_seen / absent_in versions, replacement.
 

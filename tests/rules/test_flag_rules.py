@@ -40,6 +40,18 @@ def test_kv005_severity_follows_the_pinned_image():
     assert [f.severity for f in run(configured, "KV005")] == [Severity.ERROR]
 
 
+def test_kv005_on_a_release_older_than_every_table_says_the_flag_is_not_known_there():
+    """Sample K75: `--disable-async-output-proc` on `vllm/vllm-openai:v0.3.2`, a flag 0.3.2 never had (it exits
+    there): kvlint reads no release before 0.11.0, so it does not say the old release "may still accept it"."""
+    removed = UnknownFlag("--disable-async-output-proc", fx.span(6), reason="removed")
+    [old] = run(Context(deployment=flags(removed, version="0.3.2"), pinned_version="0.3.2"), "KV005")
+    assert old.severity is Severity.WARNING and "may still accept" not in old.message
+    assert "older than every release kvlint reads (0.11.0 on)" in old.message
+    swap = UnknownFlag("--swap-space", fx.span(6), reason="removed")  # its last release read is known: 0.15
+    [known] = run(Context(deployment=flags(swap, version="0.3.2"), pinned_version="0.3.2"), "KV005")
+    assert "vLLM 0.3.2 (pinned) may still accept it" in known.message
+
+
 def test_kv005_never_assumes_a_release_nothing_pins():
     """Issue 23: an unpinned launch was judged on the newest parser ("the server exits"): the release decides."""
     removed = UnknownFlag("--swap-space", fx.span(6), reason="removed")
