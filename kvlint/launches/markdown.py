@@ -74,11 +74,26 @@ def _unfenced_launches(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.textfile import _ENTRY, read_lines
 
     outside = _blanked(text, _block_ranges(text, None))
-    found = [(s, e) for s, e in commands(outside) if _COMMAND_START.match(outside, s)] \
+    found = [(s, e) for s, e in commands(outside) if _COMMAND_START.match(outside, s) or _handed(outside[s:e])] \
         if _ENTRY.search(outside) is not None else []
     found += [c for c in _inline_commands(outside) if not any(s <= c[0] < e for s, e in found)]
     found += [c for c in _container_runs(outside) if not any(s <= c[0] < e for s, e in found)]
     return read_lines(path, outside, sorted(found)) if found else []
+
+
+# a tool of the repository's own handed the engine's command after `--` (`k8shazgpu vllm run --name x -- vllm serve m`):
+# one program word first, then its options, then the command: a command line, not prose
+_HANDED = lazy(r"[ \t]*[\w./-]+(?:[ \t]+[^\s]+)*?[ \t]--[ \t]+(?:[A-Za-z_]\w*=\S*[ \t]+)*"
+               r"(?:vllm|sglang|python[\d.]*|trl)[ \t]")
+
+
+def _handed(line: str) -> bool:
+    """Whether the line is a program's command handing the engine's command on after `--`: its first word not a
+    sentence's (lower case) and an option of its own before the `--` (prose's ` -- ` is a dash)."""
+    if _HANDED.match(line) is None:
+        return False
+    head = line.split(" -- ", 1)[0].split()
+    return bool(head) and not head[0][:1].isupper() and any(w.startswith("-") and len(w) > 1 for w in head[1:])
 
 
 _INLINE = lazy(r"(?<!`)`([^`\n]+)`(?!`)")

@@ -105,6 +105,9 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         check()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
+        elif isinstance(node, ast.Call) and _name(node.func) in _ENGINE_ARGS and "run_server" in text \
+                and "vllm.entrypoints" in text:
+            out.extend(_served_engine_args(src, node))
         elif isinstance(node, ast.Call) and _name(node.func) == _RAY_CONFIG:
             out.extend(_ray(src, {k.arg: _bound_dict(tree, k.value) for k in node.keywords if k.arg}, node))
         elif isinstance(node, ast.Call) and _told(node.func):  # `print(f"run: vllm serve {m}")`: told, not run
@@ -915,7 +918,26 @@ def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[De
     fields = [Field("--model", src.span(source)), src.field(source)]
     if "model_source" in loading and "model_id" in loading:
         fields += [Field("--served-model-name", src.span(loading["model_id"])), src.field(loading["model_id"])]
-    for key, key_node, value in _mapping(kwargs.get("engine_kwargs")):
+    fields += _keyword_flags(src, _mapping(kwargs.get("engine_kwargs")))
+    where = call if call is not None else source
+    found = FoundLaunch("vllm", tuple(fields), src.span(where.func if isinstance(where, ast.Call) else where),
+                        wrapper=_RAY_WRAPPER)
+    accel = kwargs.get("accelerator_type")
+    gpu = ManifestGpu()
+    if isinstance(accel, ast.Constant) and isinstance(accel.value, str):
+        gpu = ManifestGpu(accel.value, src.value_span(accel))
+    elif accel is not None and src.field(accel).resolved:  # a name the program sets (an environment default)
+        gpu = ManifestGpu(src.field(accel).text, src.span(accel))
+    return [finish(src.path, found, LaunchContext(), gpu)]
+
+
+def _keyword_flags(src: _Source, pairs: list[tuple[str, ast.expr, ast.expr]]) -> list[Field]:
+    """vLLM's engine arguments given as keywords (`engine_kwargs`, `AsyncEngineArgs(...)`) as the flags they stand
+    for, each at its key and value."""
+    import ast
+
+    fields: list[Field] = []
+    for key, key_node, value in pairs:
         flag = Field("--" + key.replace("_", "-"), src.span(key_node))
         if isinstance(value, ast.Constant) and isinstance(value.value, bool):
             negative = "--no-" + flag.text[2:]  # False: an on/off flag's `--no-` form, else the default (nothing)
@@ -928,16 +950,24 @@ def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[De
             fields += [flag] if on else [Field(negative, flag.span)] if negatable(negative) else []
         else:
             fields += [flag, src.field(value)]
-    where = call if call is not None else source
-    found = FoundLaunch("vllm", tuple(fields), src.span(where.func if isinstance(where, ast.Call) else where),
-                        wrapper=_RAY_WRAPPER)
-    accel = kwargs.get("accelerator_type")
-    gpu = ManifestGpu()
-    if isinstance(accel, ast.Constant) and isinstance(accel.value, str):
-        gpu = ManifestGpu(accel.value, src.value_span(accel))
-    elif accel is not None and src.field(accel).resolved:  # a name the program sets (an environment default)
-        gpu = ManifestGpu(src.field(accel).text, src.span(accel))
-    return [finish(src.path, found, LaunchContext(), gpu)]
+    return fields
+
+
+_ENGINE_ARGS = ("AsyncEngineArgs", "EngineArgs")
+
+
+def _served_engine_args(src: _Source, call: ast.Call) -> list[Deployment]:
+    """`AsyncEngineArgs(model=..., tensor_parallel_size=...)` handed to vLLM's own API server in the program
+    (`from vllm.entrypoints.openai.api_server import run_server`): the server a `vllm serve` with those flags starts.
+    Engine arguments for in-process use (`AsyncLLMEngine.from_engine_args`) start no server: not a launch."""
+    pairs = [(k.arg, k, k.value) for k in call.keywords if k.arg]
+    model = next((v for k, _, v in pairs if k == "model"), None)
+    if model is None:
+        return []
+    fields = [Field("--model", src.span(model)), src.field(model)]
+    fields += _keyword_flags(src, [(k, kn, v) for k, kn, v in pairs if k != "model"])
+    found = FoundLaunch("vllm", tuple(fields), src.span(call.func))
+    return [finish(src.path, found, LaunchContext(), ManifestGpu())]
 
 
 def _switch(option: str) -> bool:

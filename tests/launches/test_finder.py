@@ -1596,3 +1596,22 @@ def test_a_python_argv_running_the_engine_image_after_many_docker_options():
     (d,) = read_path("start.py", text).deployments
     assert (d.model, _at(d.model_span), d.engine_version, d.get("max_model_len")) == \
         ("org/ocr-model", (8, 49), "0.10.1", 4096)
+
+
+def test_engine_args_handed_to_vllms_own_api_server_in_a_program_are_a_launch():
+    """Sample K78's start_vllm.py: `AsyncEngineArgs(model=args.model, tensor_parallel_size=...)` then `run_server(
+    engine_args, ...)` from vllm.entrypoints.openai.api_server: the server `vllm serve` with those flags starts.
+    Engine arguments for in-process use start no server."""
+    text = ("import argparse, asyncio, os\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n"
+            "    parser.add_argument('--model', default=os.getenv('VLLM_MODEL', 'org/served-model'))\n"
+            "    args = parser.parse_args()\n"
+            "    from vllm.entrypoints.openai.api_server import run_server\n"
+            "    from vllm.engine.arg_utils import AsyncEngineArgs\n"
+            "    engine_args = AsyncEngineArgs(model=args.model, tensor_parallel_size=2, enforce_eager=True)\n"
+            "    asyncio.run(run_server(engine_args, host='0.0.0.0', port=8000))\n")
+    (d,) = read_path("start.py", text).deployments
+    assert (d.model, _at(d.model_span), d.get("tensor_parallel_size"), d.get("enforce_eager")) == \
+        ("org/served-model", (10, 41), 2, True)
+    library = text.replace("from vllm.entrypoints.openai.api_server import run_server", "from vllm import AsyncLLMEngine")
+    library = library.replace("run_server(engine_args, host='0.0.0.0', port=8000)", "serve(engine_args)")
+    assert read_path("lib.py", library).deployments == []

@@ -92,3 +92,12 @@ def test_inline_commands_and_unit_blocks_are_read():
     assert got == [("org/table-model", (5, 64)), ("org/unit-model", (13, 11)), ("org/supervised-model", (20, 20))]
     assert result.deployments[2].get("max_model_len") == 8192
     assert [f.code for f in result.findings] == []
+
+
+def test_a_tool_handed_the_engines_command_after_double_dash_is_a_command_line():
+    """Sample K78's README: `k8shazgpu vllm run --follow --name x -- vllm serve M ...` outside any fence is a command
+    (its program's options, then the engine's command); a sentence with a ` -- ` dash before `vllm` is prose."""
+    text = ("# Notes\n\nk8shazgpu vllm run --follow --name dev -- vllm serve org/handed --gpu-memory-utilization 0.8\n\n"
+            "Serving is simple -- vllm serve org/prose-model starts it.\n")
+    (d,) = read_path("NOTES.md", text).deployments
+    assert (d.model, _at(d.model_span), d.get("gpu_memory_utilization")) == ("org/handed", (3, 54), 0.8)
