@@ -583,10 +583,10 @@ class _Source:
             self._owners = pycalls.owners(tree)
         return self._owners
 
-    def offset(self, node: ast.expr) -> int:
+    def offset(self, node: ast.expr | ast.keyword) -> int:
         return self.index.offset(node.lineno, node.col_offset + 1)
 
-    def span(self, node: ast.expr) -> Span:
+    def span(self, node: ast.expr | ast.keyword) -> Span:
         end_line = getattr(node, "end_lineno", None) or node.lineno
         end_col = getattr(node, "end_col_offset", None) or node.col_offset
         if self.within is not None:
@@ -931,7 +931,7 @@ def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[De
     return [finish(src.path, found, LaunchContext(), gpu)]
 
 
-def _keyword_flags(src: _Source, pairs: list[tuple[str, ast.expr, ast.expr]]) -> list[Field]:
+def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keyword, ast.expr]]) -> list[Field]:
     """vLLM's engine arguments given as keywords (`engine_kwargs`, `AsyncEngineArgs(...)`) as the flags they stand
     for, each at its key and value."""
     import ast
