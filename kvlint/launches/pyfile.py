@@ -107,7 +107,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
         elif isinstance(node, ast.Call) and _name(node.func) in _ENGINE_ARGS and "run_server" in text \
                 and "vllm.entrypoints" in text:
-            out.extend(_served_engine_args(src, node))
+            out.extend(_served_engine_args(src, node, tree))
         elif isinstance(node, ast.Call) and _name(node.func) == _RAY_CONFIG:
             out.extend(_ray(src, {k.arg: _bound_dict(tree, k.value) for k in node.keywords if k.arg}, node))
         elif isinstance(node, ast.Call) and _told(node.func):  # `print(f"run: vllm serve {m}")`: told, not run
@@ -956,7 +956,7 @@ def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keywo
 _ENGINE_ARGS = ("AsyncEngineArgs", "EngineArgs")
 
 
-def _served_engine_args(src: _Source, call: ast.Call) -> list[Deployment]:
+def _served_engine_args(src: _Source, call: ast.Call, tree: ast.Module) -> list[Deployment]:
     """`AsyncEngineArgs(model=..., tensor_parallel_size=...)` handed to vLLM's own API server in the program
     (`from vllm.entrypoints.openai.api_server import run_server`): the server a `vllm serve` with those flags starts.
     Engine arguments for in-process use (`AsyncLLMEngine.from_engine_args`) start no server: not a launch."""
@@ -966,7 +966,10 @@ def _served_engine_args(src: _Source, call: ast.Call) -> list[Deployment]:
         return []
     fields = [Field("--model", src.span(model)), src.field(model)]
     fields += _keyword_flags(src, [(k, kn, v) for k, kn, v in pairs if k != "model"])
-    found = FoundLaunch("vllm", tuple(fields), src.span(call.func))
+    import ast
+
+    served = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == "run_server"), call)
+    found = FoundLaunch("vllm", tuple(fields), src.span(served.func))  # placed where the server starts
     return [finish(src.path, found, LaunchContext(), ManifestGpu())]
 
 

@@ -1612,6 +1612,7 @@ def test_engine_args_handed_to_vllms_own_api_server_in_a_program_are_a_launch():
     (d,) = read_path("start.py", text).deployments
     assert (d.model, _at(d.model_span), d.get("tensor_parallel_size"), d.get("enforce_eager")) == \
         ("org/served-model", (10, 41), 2, True)
+    assert d.launch_span.line == 11  # where the server starts
     library = text.replace("from vllm.entrypoints.openai.api_server import run_server", "from vllm import AsyncLLMEngine")
     library = library.replace("run_server(engine_args, host='0.0.0.0', port=8000)", "serve(engine_args)")
     assert read_path("lib.py", library).deployments == []
