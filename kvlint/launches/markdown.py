@@ -117,13 +117,34 @@ _AFTER = lazy(r"[ \t]*(?:\||$)")
 
 
 def _alone(text: str, m: re.Match[str]) -> bool:
-    """Whether the code span is a table cell's or a line's (a list item's) whole content: a command the runbook
-    gives, not words of a sentence (`Start the server with `vllm serve m` ...` is prose)."""
+    """Whether the code span is a line's (a list item's) whole content, or a whole cell of a table column headed as
+    commands: a command the runbook gives, not words of a sentence (`Start the server with `vllm serve m` ...` is
+    prose) nor a catalogue's example."""
     line_start = text.rfind("\n", 0, m.start()) + 1
     line_end = text.find("\n", m.end())
     before = text[line_start : m.start()]
     after = text[m.end() : len(text) if line_end < 0 else line_end]
-    return _BEFORE.search(before) is not None and _AFTER.match(after) is not None
+    if _BEFORE.search(before) is None or _AFTER.match(after) is None:
+        return False
+    return not before.lstrip().startswith("|") or _command_column(text, line_start, before.count("|"))
+
+
+_COMMAND_HEADS = ("command", "cmd", "run", "usage", "launch", "start", "serve", "script", "命令", "启动")
+
+
+def _command_column(text: str, line_start: int, column: int) -> bool:
+    """Whether a table cell's column is headed as commands (`| Task | Command |`): a quick-reference table's cells
+    are what to run, a catalogue's example column (`| shape | count | example |`) shows what a file looks like."""
+    start = line_start
+    while start > 0:
+        above = text.rfind("\n", 0, start - 1) + 1
+        if not text[above : start - 1].lstrip().startswith("|"):
+            break
+        start = above
+    end = text.find("\n", start)
+    cells = text[start : len(text) if end < 0 else end].split("|")
+    head = cells[column].strip().lower() if column < len(cells) else ""
+    return any(word in head for word in _COMMAND_HEADS)
 
 
 def _unit_launches(path: str, text: str) -> list[Deployment]:

@@ -86,7 +86,8 @@ def test_a_runbooks_powershell_blocks_are_read_as_powershell():
 def test_inline_commands_and_unit_blocks_are_read():
     """Sample K77's runbook: a quick-reference table's inline code that is a whole engine command, and ```` ```ini ````
     blocks showing a systemd unit's `ExecStart=` and a supervisor `command=`; an inline span that only names the
-    program, or a `pkill` of it, is prose."""
+    program, or a `pkill` of it, is prose, and a catalogue table's example column (no "command" heading) shows a
+    shape, not a launch (the corpus's FORMATS.md)."""
     result = read_path(str(FIX / "reference-and-units.md"))
     got = [(d.model, _at(d.model_span)) for d in result.deployments]
     assert got == [("org/table-model", (5, 64)), ("org/unit-model", (13, 11)), ("org/supervised-model", (20, 20))]
