@@ -6,8 +6,9 @@ functions: two launches), and the GPU a decorator requests for the function that
 A parameter's value is the caller's expression, read in the caller's place: its literal, or the module constant
 it names, each at its position in the file (the value that causes a finding is the call's, not the parameter's
 use). A list parameter the function appends to its argument list (`cmd.extend(extra_args or [])`, `cmd +=
-extra`) brings the caller's list literal. A function called from nowhere in the file keeps its one launch, with
-what its defaults give.
+extra`) brings the caller's list literal. A caller that passes its own parameters on is followed to its callers
+(up to three functions out). A function called from nowhere in the file keeps its one launch, with what its
+defaults give.
 """
 
 from __future__ import annotations
@@ -110,6 +111,32 @@ def bind(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> dict[str
         bound[name] = arg
     bound.update({k.arg: k.value for k in call.keywords if k.arg})
     return bound
+
+
+_MAX_LEVELS = 3  # functions followed outwards: `cmd_start` -> `_start_server(model)` -> `_build_args(model)`
+_MAX_BINDINGS = 32
+
+
+def bindings(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+             owners_of: dict[int, tuple[Def, ...]], level: int = 0) -> list[tuple[dict[str, ast.expr], ast.Call]]:
+    """Each way the file calls `fn`: its parameters bound to the callers' expressions, and the outermost call. A call
+    that passes its own function's parameters on (`_start_server(model_name=model_name)` building the argv in
+    `_build_args(model_name)`) is followed to that function's callers, so each of them is one binding."""
+    out: list[tuple[dict[str, ast.expr], ast.Call]] = []
+    for call in call_sites(tree, fn):
+        bound = bind(fn, call)
+        outer = next((d for d in owners_of.get(id(call), ()) if not isinstance(d, ast.ClassDef)), None)
+        names = set(parameters(outer)) if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
+        further = bindings(tree, outer, owners_of, level + 1) \
+            if outer is not None and outer is not fn and level + 1 < _MAX_LEVELS and names \
+            and uses(list(bound.values()), names) else []
+        if not further:
+            out.append((bound, call))
+        for outer_bound, outer_call in further:
+            out.append(({k: _substitute(v, outer_bound) for k, v in bound.items()}, outer_call))
+        if len(out) >= _MAX_BINDINGS:
+            break
+    return out[:_MAX_BINDINGS]
 
 
 def uses(nodes: list[ast.expr], names: set[str]) -> bool:

@@ -93,3 +93,19 @@ def test_a_value_chosen_by_a_fallback_helper_is_its_first_known_choice(tmp_path)
     (d,) = read_path(str(p)).deployments
     assert (d.engine, d.model, d.model_resolved, d.get("port")) == ("vllm", "NeuML/pubmedbert-base-embeddings", True, 8081)
     assert _at(d.model_span) == (21, 83)  # the argv word `model`
+
+
+def test_a_builder_called_through_a_starter_is_one_launch_per_outer_call(tmp_path):
+    """Sample K79's start_vllm.py: `_build_args(model_name)` returns the argv, `_start_server(model_name=...)` passes
+    its own parameter on, and two subcommands call the starter with their models: one launch per model, each
+    placed at its outermost caller's value."""
+    path = tmp_path / "start.py"
+    path.write_text(
+        "import subprocess, sys\n\n\ndef _build_args(model_name, port):\n"
+        "    return [sys.executable, '-m', 'vllm.entrypoints.openai.api_server', '--model', model_name,\n"
+        "            '--port', str(port)]\n\n\ndef _start_server(*, model_name, port):\n"
+        "    cmd = _build_args(model_name=model_name, port=port)\n    return subprocess.Popen(cmd)\n\n\n"
+        "def start_small():\n    _start_server(model_name='org/small', port=8001)\n\n\n"
+        "def start_large():\n    _start_server(model_name='org/large', port=8002)\n")
+    got = sorted((d.model, d.model_span.line, d.get("port")) for d in read_path(str(path)).deployments)
+    assert got == [("org/large", 19, 8002), ("org/small", 15, 8001)]
