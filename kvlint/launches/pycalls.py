@@ -7,7 +7,7 @@ A parameter's value is the caller's expression, read in the caller's place: its 
 it names, each at its position in the file (the value that causes a finding is the call's, not the parameter's
 use). A list parameter the function appends to its argument list (`cmd.extend(extra_args or [])`, `cmd +=
 extra`) brings the caller's list literal. A caller that passes its own parameters on is followed to its callers
-(up to three functions out). A function called from nowhere in the file keeps its one launch, with what its
+(up to four functions out). A function called from nowhere in the file keeps its one launch, with what its
 defaults give.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Callable
 
 from kvlint.launches.build import ManifestGpu
 from kvlint.span import Span
@@ -113,27 +114,31 @@ def bind(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> dict[str
     return bound
 
 
-_MAX_LEVELS = 3  # functions followed outwards: `cmd_start` -> `_start_server(model)` -> `_build_args(model)`
+_MAX_LEVELS = 4  # functions followed outwards: `cmd_start` -> `_start_server(model)` -> `_build_args(model)`
 _MAX_BINDINGS = 32
 
 
-def bindings(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef,
-             owners_of: dict[int, tuple[Def, ...]], level: int = 0) -> list[tuple[dict[str, ast.expr], ast.Call]]:
+def bindings(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, owners_of: dict[int, tuple[Def, ...]],
+             known: Callable[[ast.expr], bool], level: int = 0) -> list[tuple[dict[str, ast.expr], ast.Call]]:
     """Each way the file calls `fn`: its parameters bound to the callers' expressions, and the outermost call. A call
     that passes its own function's parameters on (`_start_server(model_name=model_name)` building the argv in
-    `_build_args(model_name)`) is followed to that function's callers, so each of them is one binding."""
+    `_build_args(model_name)`) is followed to that function's callers when each of them gives one of those
+    parameters a value `known` resolves: then each is one binding (else the call stays one binding, its values
+    unresolved: an outer caller's `args.model_path` says no more than the parameter did)."""
     out: list[tuple[dict[str, ast.expr], ast.Call]] = []
     for call in call_sites(tree, fn):
         bound = bind(fn, call)
         outer = next((d for d in owners_of.get(id(call), ()) if not isinstance(d, ast.ClassDef)), None)
         names = set(parameters(outer)) if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
-        further = bindings(tree, outer, owners_of, level + 1) \
-            if outer is not None and outer is not fn and level + 1 < _MAX_LEVELS and names \
-            and uses(list(bound.values()), names) else []
-        if not further:
+        passed = [k for k, v in bound.items() if uses([v], names)]
+        further = bindings(tree, outer, owners_of, known, level + 1) \
+            if outer is not None and outer is not fn and level + 1 < _MAX_LEVELS and passed else []
+        widened = [({k: _substitute(v, outer_bound) for k, v in bound.items()}, outer_call)
+                   for outer_bound, outer_call in further]
+        if widened and all(any(known(b[k]) for k in passed) for b, _ in widened):
+            out.extend(widened)
+        else:
             out.append((bound, call))
-        for outer_bound, outer_call in further:
-            out.append(({k: _substitute(v, outer_bound) for k, v in bound.items()}, outer_call))
         if len(out) >= _MAX_BINDINGS:
             break
     return out[:_MAX_BINDINGS]

@@ -751,7 +751,7 @@ def _called(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: li
         return []
     name = pycalls.list_name(fn, node)
     out: list[Deployment] = []
-    for bound, call in pycalls.bindings(tree, fn, src.owners(tree)):
+    for bound, call in pycalls.bindings(tree, fn, src.owners(tree), lambda e: src.field(e).resolved):
         extra = pycalls.parameter_growth(fn, name, bound) if name else []
         gpu = _gpu_of(src, tree, call)
         out.extend(_argv(src, pycalls.substituted(elts, bound) + extra, gpu if gpu.product or gpu.count else

@@ -109,3 +109,18 @@ def test_a_builder_called_through_a_starter_is_one_launch_per_outer_call(tmp_pat
         "def start_large():\n    _start_server(model_name='org/large', port=8002)\n")
     got = sorted((d.model, d.model_span.line, d.get("port")) for d in read_path(str(path)).deployments)
     assert got == [("org/large", 19, 8002), ("org/small", 15, 8001)]
+
+
+def test_a_starter_whose_callers_resolve_nothing_keeps_its_own_launch(tmp_path):
+    """Sample K68's benchmark: `launch_server(model_path)` reached from two functions that pass `model_path` on from
+    the program's `args.model_path` (no default): following them resolves nothing, so the starter's one launch
+    stays (not one per route to it)."""
+    path = tmp_path / "bench.py"
+    path.write_text(
+        "import subprocess\n\n\ndef launch_server(model_path, port):\n"
+        "    return subprocess.Popen(['python', '-m', 'sglang.launch_server', '--model-path', model_path,\n"
+        "                             '--port', str(port)])\n\n\ndef ramp(model_path):\n"
+        "    launch_server(model_path, 30000)\n\n\ndef run(model_path):\n    ramp(model_path)\n"
+        "    launch_server(model_path, 30000)\n\n\ndef main(args):\n    run(args.model_path)\n")
+    deps = read_path(str(path)).deployments
+    assert [(d.engine, d.model) for d in deps] == [("sglang", "${model_path}")]
