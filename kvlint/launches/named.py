@@ -209,7 +209,10 @@ def _run_from_variable(text: str) -> tuple[int, int, str] | None:
     """(line, col, the variable) of the first `docker|podman run` of an image variable named for an engine that
     is not on a comment line; else (line, col, "--name NAME") of the first container run under a name that says it
     is an engine's."""
-    return _first_run(text, _RUN_VAR) or _first_run(text, _RUN_NAMED, "--name ")
+    if "docker" not in text and "podman" not in text:
+        return None  # two substring tests, not the patterns' scans (they have no literal prefix to skip ahead by)
+    found = _first_run(text, _RUN_VAR)
+    return found if found is not None or "--name" not in text else _first_run(text, _RUN_NAMED, "--name ")
 
 
 def _first_run(text: str, pattern: re.Pattern[str], prefix: str = "") -> tuple[int, int, str] | None:
