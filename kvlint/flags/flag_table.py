@@ -209,11 +209,12 @@ def ambiguous_since(engine: str, hits: tuple[str, ...]) -> str | None:
     return read[next(i for i, n in enumerate(counts) if n >= 2)]
 
 
-def releases_read(engine: str) -> list[str]:
+@lru_cache(maxsize=8)
+def releases_read(engine: str) -> tuple[str, ...]:
     """The releases whose parsers the engine's table was read from, oldest first."""
     import re
 
-    return sorted(_data(engine)["versions_read"], key=lambda v: tuple(int(p) for p in re.findall(r"\d+", v)[:3]))
+    return tuple(sorted(_data(engine)["versions_read"], key=lambda v: tuple(int(p) for p in re.findall(r"\d+", v)[:3])))
 
 
 def removed_flag(engine: str, option: str) -> dict | None:

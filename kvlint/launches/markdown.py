@@ -90,7 +90,7 @@ _HANDED = lazy(r"[ \t]*[\w./-]+(?:[ \t]+[^\s]+)*?[ \t]--[ \t]+(?:[A-Za-z_]\w*=\S
 def _handed(line: str) -> bool:
     """Whether the line is a program's command handing the engine's command on after `--`: its first word not a
     sentence's (lower case) and an option of its own before the `--` (prose's ` -- ` is a dash)."""
-    if _HANDED.match(line) is None:
+    if " -- " not in line or _HANDED.match(line) is None:
         return False
     head = line.split(" -- ", 1)[0].split()
     return bool(head) and not head[0][:1].isupper() and any(w.startswith("-") and len(w) > 1 for w in head[1:])
