@@ -446,6 +446,7 @@ def _case_arm(statement: _Arms, patterns: list[str | None], state: _State) -> No
     statement.tests[len(statement.arms) - 1:] = [None] * (len(statement.arms) - len(statement.tests))
     if statement.subject_var and len(literal) == len(patterns) and all(literal) and "*" not in literal:
         statement.tests[-1] = (statement.subject_var, tuple(literal))
+        _same_arm_before(statement.subject_var, literal, state)
     if statement.subject is None:
         return
     statement.dead = _arm_dead(statement, patterns)
@@ -453,6 +454,17 @@ def _case_arm(statement: _Arms, patterns: list[str | None], state: _State) -> No
         statement.dead = False
         statement.aside = _Aside(dict(state.env), dict(state.arrays), list(state.closed),
                                  [(s, [dict(a) for a in s.arms], dict(s.before)) for s in (*state.closed, *state.arms)])
+
+
+def _same_arm_before(var: str, literal: list[str], state: _State) -> None:
+    """An arm of a `case "$MODEL"` runs only when MODEL is one of its words; an earlier `case` on the same variable
+    then took its arm for that word (`qwen3-8b) MODEL_PATH=...` before `qwen3-8b) CMD="... $MODEL_PATH ..."`):
+    the arm is read with what that arm assigned, not with the last arm's values the reading went through."""
+    for earlier in reversed(state.closed):
+        for k, test in enumerate(earlier.tests[: len(earlier.arms)]):
+            if test is not None and test[0] == var and set(test[1]) & set(literal):
+                state.env.update({name: value for name, (value, _) in earlier.arms[k].items()})
+                return
 
 
 def _arm_dead(statement: _Arms, patterns: list[str | None]) -> bool:

@@ -7,6 +7,7 @@ model and flag pinned to (line, col)."""
 
 from __future__ import annotations
 
+from kvlint.launches import read_path
 from tests.launches.test_docker_and_positional import _at
 from tests.launches.test_docker_and_positional import _deps as fixture_deps
 
@@ -186,3 +187,14 @@ def test_rank_branches_that_spell_one_variable_two_ways_are_one_deployment():
 
     deps = read_path("job.sh", text).deployments
     assert [(d.get("disaggregation_mode"), d.model_span.line) for d in deps] == [("prefill", 2), ("decode", 6)]
+
+
+def test_a_later_case_on_the_same_variable_reads_the_earlier_cases_matching_arm():
+    """`case "$M" in small) MODEL_PATH=...` then `case "$M" in small) CMD="vllm serve $MODEL_PATH --tp 1"`: the
+    second case's `small` arm runs only when the first took its `small` arm, so each command names its own model
+    (sample K77's server script): two deployments, not one with the last arm's path."""
+    text = ('M=$1\ncase "$M" in\n  small) MODEL_PATH=org/small ;;\n  large) MODEL_PATH=org/large ;;\nesac\n'
+            'case "$M" in\n  small) CMD="vllm serve $MODEL_PATH --tensor-parallel-size 1" ;;\n'
+            '  large) CMD="vllm serve $MODEL_PATH --tensor-parallel-size 4" ;;\nesac\neval "$CMD"\n')
+    got = sorted((d.model, d.get("tensor_parallel_size")) for d in read_path("serve.sh", text).deployments)
+    assert got == [("org/large", 4), ("org/small", 1)]
