@@ -51,7 +51,8 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     if found is None and kind == "python":
         found = _run_from_name(text) or _ray_config(text)
     if found is None:
-        return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind) or _named_file(path, text, kind)
+        return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind) or _named_file(path, text, kind) \
+            or _named_manifest(path, text, kind)
     line, col, what = found
     named_run = what.startswith("--name ")
     what = what.removeprefix("--name ")
@@ -343,6 +344,31 @@ def _named_file(path: str, text: str, kind: str) -> Finding | None:
 
 
 _NOT_CODE = ("#", '"""', "'''", "echo", "print(")  # comments, docstrings and what is only shown
+
+
+# a model an environment variable names (`MODEL_NAME=org/m`, `MODEL_ID: "org/m"`): a Hub id's owner/name shape
+_MODEL_ENV = lazy(r"(?m)^[ \t]*-?[ \t]*[\"']?(?P<name>(?:[A-Z_]*_)?MODEL(?:_NAME|_ID|_PATH)?)[\"']?[ \t]*[:=]"
+                  r"[ \t]*[\"']?(?P<value>[\w.-]+/[\w.-]+)")
+_ENGINE_IN_NAME = lazy(r"vllm|sglang", re.IGNORECASE)
+
+
+def _named_manifest(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for a manifest or compose file named for an engine (`docker-compose-vllm.yml`) that gives no launch
+    but hands a service a model through its environment (`MODEL_NAME=org/m` to the repository's own image, whose
+    entry point starts the engine out of this file's sight): said at the model, never passed over."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    found = _ENGINE_IN_NAME.search(name) if kind == "yaml" else None
+    m = _MODEL_ENV.search(text) if found is not None else None
+    if found is None or m is None:
+        return None
+    line = text.count("\n", 0, m.start("value")) + 1
+    col = m.start("value") - text.rfind("\n", 0, m.start("value"))
+    message = (f"{name} is named for {found.group().lower()} and gives a service the model {m.group('value')} through "
+               f"{m.group('name')}, but kvlint read no launch from it (the image's own entry point starts the engine, "
+               "out of this file's sight); nothing here is checked")
+    fix = ("run the engine's image with its command here, or add `# kvlint: disable-file` when this file starts no "
+           "engine")
+    return _said(Span(path, line, col, line, col + len(m.group("value"))), message, fix)
 
 
 def _launch_shaped(path: str, text: str, kind: str) -> Finding | None:

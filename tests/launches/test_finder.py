@@ -1616,3 +1616,16 @@ def test_engine_args_handed_to_vllms_own_api_server_in_a_program_are_a_launch():
     library = text.replace("from vllm.entrypoints.openai.api_server import run_server", "from vllm import AsyncLLMEngine")
     library = library.replace("run_server(engine_args, host='0.0.0.0', port=8000)", "serve(engine_args)")
     assert read_path("lib.py", library).deployments == []
+
+
+def test_a_compose_file_named_for_the_engine_handing_a_model_to_its_own_image_is_said(tmp_path):
+    """Sample K80's `docker-compose-vllm.yml`: services of the repository's own image run `./start_server.sh` with
+    `MODEL_NAME=org/m` (the image's entry point starts vLLM out of sight): a KV008 at the model, not silence; the
+    same file under a name that is not the engine's stays quiet (a client's settings are no place)."""
+    text = ("services:\n  model_server_0:\n    image: shop_model_server:latest\n    environment:\n"
+            "      - PORT=8000\n      - MODEL_NAME=org/own-image-model\n    command: ./start_server.sh\n")
+    (tmp_path / "docker-compose-vllm.yml").write_text(text)
+    (tmp_path / "docker-compose.yml").write_text(text)
+    (note,) = read_path(str(tmp_path / "docker-compose-vllm.yml")).findings
+    assert (note.code, note.span.line, note.span.col) == ("KV008", 6, 20) and "org/own-image-model" in note.message
+    assert read_path(str(tmp_path / "docker-compose.yml")).findings == []
