@@ -119,19 +119,23 @@ _MAX_BINDINGS = 32
 
 
 def bindings(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, owners_of: dict[int, tuple[Def, ...]],
-             known: Callable[[ast.expr], bool], level: int = 0) -> list[tuple[dict[str, ast.expr], ast.Call]]:
+             known: Callable[[ast.expr], bool], level: int = 0,
+             memo: dict[tuple[int, int], list] | None = None) -> list[tuple[dict[str, ast.expr], ast.Call]]:
     """Each way the file calls `fn`: its parameters bound to the callers' expressions, and the outermost call. A call
     that passes its own function's parameters on (`_start_server(model_name=model_name)` building the argv in
     `_build_args(model_name)`) is followed to that function's callers when each of them gives one of those
     parameters a value `known` resolves: then each is one binding (else the call stays one binding, its values
     unresolved: an outer caller's `args.model_path` says no more than the parameter did)."""
+    memo = {} if memo is None else memo
+    if (id(fn), level) in memo:  # an outer function reached from each of its callee's call sites: read once
+        return memo[(id(fn), level)]
     out: list[tuple[dict[str, ast.expr], ast.Call]] = []
     for call in call_sites(tree, fn):
         bound = bind(fn, call)
         outer = next((d for d in owners_of.get(id(call), ()) if not isinstance(d, ast.ClassDef)), None)
         names = set(parameters(outer)) if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
         passed = [k for k, v in bound.items() if uses([v], names)]
-        further = bindings(tree, outer, owners_of, known, level + 1) \
+        further = bindings(tree, outer, owners_of, known, level + 1, memo) \
             if outer is not None and outer is not fn and level + 1 < _MAX_LEVELS and passed else []
         widened = [({k: _substitute(v, outer_bound) for k, v in bound.items()}, outer_call)
                    for outer_bound, outer_call in further]
@@ -141,7 +145,8 @@ def bindings(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, owner
             out.append((bound, call))
         if len(out) >= _MAX_BINDINGS:
             break
-    return out[:_MAX_BINDINGS]
+    memo[(id(fn), level)] = out[:_MAX_BINDINGS]
+    return memo[(id(fn), level)]
 
 
 def uses(nodes: list[ast.expr], names: set[str]) -> bool:
