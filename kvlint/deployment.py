@@ -102,6 +102,8 @@ class Deployment:
     engine_version_span: Span | None = None
     image: str | None = None  # the container image as written (a date or nightly tag: the releases it could be)
     image_span: Span | None = None
+    said_image: str | None = None  # a build a comment of the script says it runs in (`# profile for org/sglang-fork`):
+    # evidence for KV004 only (whose flags the build decides), never a pin
     settings: dict[str, Setting] = field(default_factory=dict)
     unknown_flags: tuple[UnknownFlag, ...] = ()
     gpu: str | None = None  # GPU product as written (label value, resource name, instance type)

@@ -65,10 +65,30 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
         deployments = one_per_group(deployments)  # a worker rank a here-document sends (`ssh w bash -s <<EOF`)
     deployments, notes = shell_entrypoint(path, deployments, text)
+    deployments = _with_said_image(deployments, text)
     if deployments:  # with none, the file's one never-silent note (kvlint.launches.named) says it
         notes += unread_notes(path, unread, deployments)
     notes += [cut_finding(path, c) for c in cuts]
     return ReadResult(path, deployments, notes, comments=scan_comments(text))
+
+
+_HEADER_LINES = 40
+_SAID_IMAGE = lazy(r"(?m)^[ \t]*#.*?(?<![\w./-])(?P<image>[\w.-]+(?:/[\w.-]+)+(?::[\w.-]+)?)")
+
+
+def _with_said_image(deployments: list[Deployment], text: str) -> list[Deployment]:
+    """Launches with no image of their own, given the image a comment of the script's header names for their engine
+    (`# production profile for mratsim/sglang-qwen38fn-sm120-turbo`): a script run inside a build kvlint cannot see
+    says so in prose; KV004 asks it whose flags those are. Never a pin (a comment is not one)."""
+    if not deployments or "#" not in text or all(d.image for d in deployments):
+        return deployments
+    head = "\n".join(text.split("\n", _HEADER_LINES)[:_HEADER_LINES])
+    images = [m.group("image") for m in _SAID_IMAGE.finditer(head)]
+    out = []
+    for dep in deployments:
+        said = next((i for i in images if dep.engine in i.lower()), None) if not dep.image else None
+        out.append(replace(dep, said_image=said) if said else dep)
+    return out
 
 
 def cut_finding(path: str, cut: Cut) -> Finding:

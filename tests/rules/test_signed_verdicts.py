@@ -402,3 +402,15 @@ def test_a_ray_head_pod_leaves_the_node_count_to_the_cluster():
     result = check(VERDICTS / "ray-head-pod.yaml")
     [alone] = [f for f in result.findings if f.code == "KV204"]
     assert alone.severity == Severity.ERROR and alone.span.line == 26
+
+
+def test_a_scripts_header_naming_the_fork_it_runs_in_settles_its_own_flags():
+    """Sample K81's turbo profile: `--gdn-mtp-cache-mode` (no stock SGLang has it) in a script whose header says it
+    runs in a fork's container: an info naming that build, not a warning; a comment naming the stock image settles
+    nothing, and no comment pins a release."""
+    fork = check(VERDICTS / "fork-header.sh")
+    [own] = infos(fork, "KV004")
+    assert own.span.line == 7 and "comment says it runs in example-org/sglang-fork-sm120-turbo" in own.message
+    stock = check(VERDICTS / "stock-header.sh")  # the warning its marker expects
+    [launch] = stock.launches
+    assert launch.engine_version != "0.5.4"  # the comment's tag is no pin
