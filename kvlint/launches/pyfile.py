@@ -959,14 +959,14 @@ def _served_engine_args(src: _Source, call: ast.Call, tree: ast.Module) -> list[
     """`AsyncEngineArgs(model=..., tensor_parallel_size=...)` handed to vLLM's own API server in the program
     (`from vllm.entrypoints.openai.api_server import run_server`): the server a `vllm serve` with those flags starts.
     Engine arguments for in-process use (`AsyncLLMEngine.from_engine_args`) start no server: not a launch."""
+    import ast
+
     pairs = [(k.arg, k, k.value) for k in call.keywords if k.arg]
     model = next((v for k, _, v in pairs if k == "model"), None)
     if model is None:
         return []
     fields = [Field("--model", src.span(model)), src.field(model)]
     fields += _keyword_flags(src, [(k, kn, v) for k, kn, v in pairs if k != "model"])
-    import ast
-
     served = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == "run_server"), call)
     found = FoundLaunch("vllm", tuple(fields), src.span(served.func))  # placed where the server starts
     return [finish(src.path, found, LaunchContext(), ManifestGpu())]

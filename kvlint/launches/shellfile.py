@@ -72,7 +72,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     return ReadResult(path, deployments, notes, comments=scan_comments(text))
 
 
-_HEADER_LINES = 40
+_HEADER_LINES = 40  # a script's header: where it says what it is and where it runs
 _SAID_IMAGE = lazy(r"(?m)^[ \t]*#.*?(?<![\w./-])(?P<image>[\w.-]+(?:/[\w.-]+)+(?::[\w.-]+)?)")
 
 
