@@ -1581,6 +1581,7 @@ def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state
     j = i + 1
     while j < len(fields) and fields[j].text.startswith("-"):
         if "c" in fields[j].text[1:] and not fields[j].text.startswith("--"):
+            j = _past_options(fields, j + 1) - 1  # `bash -c -i "CMD"`: the command string is the first operand
             if j + 1 < len(fields):
                 launches, _, notes = run_script(fields[j + 1].mapped(), env, depth + 1, tuple(fields[j + 2 :]),
                                                 state.written if state is not None else None)
@@ -1591,6 +1592,14 @@ def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state
             return None
         j += 1
     return _wrapping_script(fields, j, env, depth, state) if j < len(fields) else None
+
+
+def _past_options(fields: list[Field], j: int) -> int:
+    """The index of the first word from `j` that is not a shell's own single-letter option (`-i`, `-l`, `-e`, `-x`,
+    `-o pipefail`): after `-c`, bash takes the first operand as the command string, whatever options come between."""
+    while j < len(fields) and re.fullmatch(r"[-+][a-zA-Z]+", fields[j].text):
+        j += 2 if fields[j].text in ("-o", "+o", "-O", "+O") else 1
+    return j
 
 
 def _wrapping_script(fields: list[Field], j: int, env: dict[str, str], depth: int,

@@ -1629,3 +1629,11 @@ def test_a_compose_file_named_for_the_engine_handing_a_model_to_its_own_image_is
     (note,) = read_path(str(tmp_path / "docker-compose-vllm.yml")).findings
     assert (note.code, note.span.line, note.span.col) == ("KV008", 6, 20) and "org/own-image-model" in note.message
     assert read_path(str(tmp_path / "docker-compose.yml")).findings == []
+
+
+def test_a_shell_option_between_dash_c_and_its_command_string():
+    """`bash -c -i "vllm serve M ..."` (sample K82's README): bash takes the first operand after its options as the
+    command string, so `-i` is an option, not the command."""
+    text = 'docker run --gpus all -it --rm vllm-node \\\n  bash -c -i "vllm serve org/dash-i --port 8000"\n'
+    (d,) = read_path("run.sh", text).deployments
+    assert (d.model, _at(d.model_span), d.image) == ("org/dash-i", (2, 26), "vllm-node")
