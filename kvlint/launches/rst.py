@@ -1,0 +1,103 @@
+"""reStructuredText documents (a Sphinx tutorial's `.. code-block:: bash`, a `README.rst`): the commands of their
+code blocks, read as a Markdown runbook's are (kvlint.launches.markdown).
+
+The collectors of the held-out samples count a tutorial's commands wherever its markup puts them (sample K82's
+`ascend_sglang_best_practices.rst`, passed over because `.rst` was not walked). Read: the blocks of `.. code-block::`,
+`.. code::` and `.. sourcecode::` directives (their option lines skipped) and the literal blocks a paragraph ending
+in `::` opens, each up to the first line indented no deeper than what opened it. Shell blocks (and literal blocks,
+which name no language) together as one script, everything else blanked, so every value keeps its line and column;
+YAML blocks each alone as the manifest they show. Prose, tables and other languages' blocks are never read, and a
+prose mention of an engine is no place for the never-silent net.
+"""
+
+from __future__ import annotations
+
+from kvlint.deployment import Deployment
+from kvlint.launches import ReadResult
+from kvlint.lazyre import lazy
+from kvlint.record import replace
+
+_DIRECTIVE = lazy(r"([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*([\w+.-]*)[ \t]*$")
+_OTHER_DIRECTIVE = lazy(r"[ \t]*\.\.[ \t]")
+_WORDS = ("vllm", "sglang")
+NOTE = "a command of a reStructuredText document (its code blocks; the prose is not read)"
+
+
+def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader protocol's entry (kvlint.launches.kinds)."""
+    from kvlint.launches import shellfile
+    from kvlint.launches.markdown import _SHELL_INFO, _YAML_INFO, _between, _blanked
+    from kvlint.launches.named import passed_over
+
+    if not any(w in text.lower() for w in _WORDS):
+        return ReadResult(path)
+    blocks = block_ranges(text)
+    shell = [(s, e) for s, e, lang in blocks if lang in _SHELL_INFO]
+    script = _blanked(text, _between(shell, len(text)))
+    others = _yaml_launches(path, text, [(s, e) for s, e, lang in blocks if lang in _YAML_INFO])
+    if not others and not any(w in script.lower() for w in _WORDS):
+        return ReadResult(path)
+    result = shellfile.read(path, script)
+    deployments = [replace(d, notes=(*d.notes, NOTE)) for d in [*result.deployments, *others]]
+    findings = list(result.findings)
+    if not deployments and not any(f.code == "KV008" for f in findings):
+        note = passed_over(path, script, "shell")
+        findings += [note] if note is not None else []
+    return ReadResult(path, deployments, findings, comments=result.comments)
+
+
+def block_ranges(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, language) of each code block's body: a directive's language in lower case, "" for a literal
+    block (`::`); the body from its first line to the end of its last line that holds text."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    out: list[tuple[int, int, str]] = []
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        m = _DIRECTIVE.match(line)
+        literal = m is None and line.rstrip().endswith("::") and not _OTHER_DIRECTIVE.match(line)
+        if m is None and not literal:
+            k += 1
+            continue
+        indent = len(line) - len(line.lstrip())
+        body, k = _body(lines, k + 1, indent, skip_options=m is not None)
+        if body is not None:
+            first, last = body
+            out.append((starts[first], starts[last] + len(lines[last]), (m.group(2) if m else "").lower()))
+    return out
+
+
+def _body(lines: list[str], k: int, indent: int, skip_options: bool) -> tuple[tuple[int, int] | None, int]:
+    """((first, last) line of the block opened above line k, or None when nothing is indented under it), and the
+    line the scan goes on from."""
+    first = last = None
+    while k < len(lines):
+        line = lines[k]
+        if line.strip():
+            deeper = len(line) - len(line.lstrip()) > indent
+            if not deeper:
+                break
+            if skip_options and first is None and line.lstrip().startswith(":"):
+                k += 1  # a directive's option (`:linenos:`, `:caption: ...`)
+                continue
+            first = k if first is None else first
+            last = k
+        k += 1
+    return ((first, last) if first is not None and last is not None else None), k
+
+
+def _yaml_launches(path: str, text: str, ranges: list[tuple[int, int]]) -> list[Deployment]:
+    """The launches of the YAML blocks that name an engine, each read alone at its lines (indented as written: YAML
+    takes a uniformly indented document); a block YAML refuses is an excerpt, passed over (no KV001 for it)."""
+    from kvlint.launches.read import read_yaml
+
+    out: list[Deployment] = []
+    for start, end in ranges:
+        body = text[start:end]
+        if any(w in body.lower() for w in _WORDS):
+            out.extend(read_yaml(path, "\n" * text.count("\n", 0, start) + body).deployments)
+    return out
+
