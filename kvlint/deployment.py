@@ -128,6 +128,8 @@ class Deployment:
     model_aliases: tuple[ModelAlias, ...] = ()  # other names of the model (for a local path)
     disabled: Span | None = None  # the entry's own `enabled: false` (a chart default, not deployed as written)
     runner: str | None = None  # the project runner the engine is started through (`uv run`: "uv"): its lock decides
+    container: str | None = None  # `docker exec NAME CMD` into a container the file did not start: its release is
+    # that container's image's, which the file does not say
     # the release (kvlint.resolve.project)
     server: str | None = None  # another server of the engine the launch starts ("diffusion": sglang.multimodal_gen,
     # no KV cache; kvlint.flags.server), None for the engine's own

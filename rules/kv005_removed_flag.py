@@ -20,7 +20,8 @@ is then a warning about the next upgrade; a release older than every one kvlint 
 read had, is said to be unknown there (the flag may be younger than the release), not "still accepted". An engine
 image without a tag (or
 `:latest`) is the newest release, and so is a script that runs the engine installed on the host (the
-message says it was assumed). A script the repository's own image runs (a Dockerfile copies it, or a file
+message says it was assumed), unless it runs the engine by `docker exec` in a container it does not start (that
+container's image decides: open). A script the repository's own image runs (a Dockerfile copies it, or a file
 it runs) or that runs a vendor image's launcher takes that image's release instead. A launch through a project
 runner (`uv run`, `poetry run`, `pixi run`) runs the release the project's lock pins, and a host install the one
 its requirements pin (`==`), the finding's note naming the file and line; a runner whose project pins none

@@ -75,6 +75,7 @@ class LaunchContext:
     extra_aliases: tuple[ModelAlias, ...] = ()  # names an adapter knows for the model (a chart's download repo)
     disabled: Span | None = None  # the launch's own mapping says `enabled: false` (see charts.common.disabled)
     runner: str | None = None  # `uv run`, `poetry run` ...: the project runner in front of the engine
+    container: str | None = None  # `docker exec NAME`: a running container the file did not start
 
 
 def version_from_image(image: str | None) -> str | None:
@@ -135,6 +136,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         env_switches=_switches(ctx.alias_env),
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
         model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, runner=ctx.runner, server=parsed.server,
+        container=ctx.container,
     )
     if parsed.extra and (model is not None or settings):  # `--model X --port 8000 ${VLLM_ARGS}`: the arguments the
         # caller adds may set the parallelism (arguments alone, `IMAGE $SERVER_ARGS`, are no launch: is_launch)
@@ -248,7 +250,8 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
     alias_env = ctx.alias_env or tuple((k, v, None) for k, v in own_env)
     ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,
                   runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper, alias_env=alias_env,
-                  mounts=ctx.mounts + found.mounts, runner=found.runner or ctx.runner)
+                  mounts=ctx.mounts + found.mounts, runner=found.runner or ctx.runner,
+                  container=found.container or ctx.container)
 
     dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), _entry_span(found), ctx, gpu))
     if dep.gpu is None:

@@ -78,6 +78,7 @@ class FoundLaunch:
     overridable: tuple[str, ...] = ()  # flags whose value the script's caller may override (`--tp $TP`, `--tp) TP=$2`)
     no_server: Field | None = None  # a published image that starts no server, given only the engine's flags: they
     # are run as its program (KV014); read as the engine's launch, as meant (kvlint.launches.infer.no_server_launch)
+    container: str | None = None  # `docker exec NAME`: a running container the file did not start (its image unknown)
     beside: str | None = None  # started in the background, then the script runs another GPU program (`torchrun
     # main.py`, line 33): the job's GPUs are not all the engine's (kvlint.launches.script._beside)
 
@@ -1402,9 +1403,12 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head in ("docker", "podman", "nerdctl", "kubectl", "oc") and wrappers.exec_command(fields, i):
             at = wrappers.exec_command(fields, i) or i + 1
             held = state.containers.get(fields[at - 1].text) if state is not None and head[0] in "dpn" else None
-            if held is None or depth >= MAX_DEPTH:
+            if depth >= MAX_DEPTH:
                 i = at
                 continue
+            if held is None:  # a container (or pod) started elsewhere: whatever it runs, its release is not here
+                inside = launch_in_argv(list(fields[at:]), env, depth + 1, state)
+                return replace(inside, container=fields[at - 1].text) if inside is not None else None
             inside = _in_container(launch_in_argv(list(fields[at:]), env, depth + 1, state), held)
             if inside is not None and state is not None:  # the container's run is read now: no "unread" note for it
                 ran = f" run --name {fields[at - 1].text}"

@@ -230,6 +230,9 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
             return VersionLookup(None, "default", newest, why=f"the image {short(dep.image)} is a third-party build "
                                                               "whose tag names no release")
         return VersionLookup(newest, "image-latest", newest, why=f"the image {short(dep.image)} is the newest release")
+    if dep.image is None and dep.container is not None:
+        return VersionLookup(None, "default", newest, why=f"it runs in the container {dep.container}, which the file "
+                                                          "does not start: its image's release")
     host = dep.image is None and _host_script(dep.path)
     if host:
         built = _built_image(dep.path, engine, newest)

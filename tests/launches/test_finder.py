@@ -1637,3 +1637,18 @@ def test_a_shell_option_between_dash_c_and_its_command_string():
     text = 'docker run --gpus all -it --rm vllm-node \\\n  bash -c -i "vllm serve org/dash-i --port 8000"\n'
     (d,) = read_path("run.sh", text).deployments
     assert (d.model, _at(d.model_span), d.image) == ("org/dash-i", (2, 26), "vllm-node")
+
+
+def test_a_server_started_by_docker_exec_in_a_container_started_elsewhere_pins_no_release(tmp_path):
+    """Sample K83's `docker exec -it openmanus-rl bash -c '... vllm serve M --device cuda'`: the container is not the
+    script's, so its release is its image's, which the file does not say (not the host's newest): a removed flag is
+    an info that says the release decides, not an error."""
+    from kvlint.findings import Severity
+    from kvlint.lint import LintOptions, lint
+
+    path = tmp_path / "serve.sh"
+    path.write_text("docker exec -it trainer-box bash -c '\nvllm serve org/exec-elsewhere \\\n  --device cuda\n'\n")
+    (d,) = read_path(str(path)).deployments
+    assert (d.model, d.container, d.image) == ("org/exec-elsewhere", "trainer-box", None)
+    (f,) = [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV005"]
+    assert f.severity == Severity.INFO and "container trainer-box" in f.message
