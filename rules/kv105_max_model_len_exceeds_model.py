@@ -7,8 +7,10 @@ reads them).
 
 ## Why it matters
 vLLM refuses to start (`User-specified max_model_len ... is greater than the derived
-max_model_len`) unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` is set; SGLang warns and may produce
-wrong output or CUDA errors past the trained positions.
+max_model_len`) unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` is set; SGLang refuses too (`User-specified
+context_length ... is greater than the derived context_length`, a ValueError) unless
+`SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1` is set. Either way, positions past the derived maximum are
+beyond what the model was trained on unless its rope scaling covers them.
 
 ## Example
 ```
@@ -22,8 +24,9 @@ kvlint did not read.
 
 When the launch changes the positions itself (`--rope-scaling`, a rope set in `--hf-overrides` or SGLang's
 `--json-model-override-args`), kvlint does not apply the change: the length is an info saying so, never an error.
-When the engine's process sees `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (a container's environment, an `export`), vLLM
-starts anyway: an info.
+When the engine's process sees `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (or SGLang's
+`SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`: a container's environment, an `export`), the engine starts anyway:
+an info.
 
 ## Use instead
 Use the model's maximum or a long-context variant of the model (or a rope scaling it was trained for).

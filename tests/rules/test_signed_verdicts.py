@@ -414,3 +414,18 @@ def test_a_scripts_header_naming_the_fork_it_runs_in_settles_its_own_flags():
     stock = check(VERDICTS / "stock-header.sh")  # the warning its marker expects
     [launch] = stock.launches
     assert launch.engine_version != "0.5.4"  # the comment's tag is no pin
+
+
+def test_sglang_refuses_a_context_past_the_derived_maximum_unless_its_switch_is_on(tmp_path):
+    """Sample K83's Qwen3 README: `--context-length 131072` on Qwen/Qwen3-8B (derived 40960). SGLang raises
+    (ValueError) unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1; kvlint said it "warns and may produce wrong
+    output". With the variable set the engine starts: an info."""
+    plain = tmp_path / "plain.sh"
+    plain.write_text("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 131072\n")
+    [refused] = [f for f in lint([str(plain)], LintOptions()).findings if f.code == "KV105"]
+    assert refused.severity == Severity.ERROR
+    assert "SGLang refuses to start unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" in refused.message
+    switched = tmp_path / "switched.sh"
+    switched.write_text("export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n" + plain.read_text())
+    [allowed] = [f for f in lint([str(switched)], LintOptions()).findings if f.code == "KV105"]
+    assert allowed.severity == Severity.INFO and "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" in allowed.message

@@ -52,7 +52,7 @@ class Sglang(RoleTable):
     starts_with_short_pool = facts.STARTS_WITH_SHORT_POOL
     checks_batched_tokens = facts.CHECKS_BATCHED_TOKENS
     long_context_outcome = facts.LONG_CONTEXT_OUTCOME
-    long_context_switch = ""
+    long_context_switch = facts.LONG_CONTEXT_SWITCH
     memory_share_default = facts.MEMORY_SHARE_DEFAULT
     headroom_label = facts.HEADROOM_LABEL
     default_model = facts.DEFAULT_MODEL

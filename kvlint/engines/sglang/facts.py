@@ -25,7 +25,9 @@ FP8_KV_DTYPE = "fp8_e4m3"
 REFUSES_UNFIT_REQUEST = False
 STARTS_WITH_SHORT_POOL = True  # starts with a pool shorter than the context, rejects later (KV104)
 CHECKS_BATCHED_TOKENS = False
-LONG_CONTEXT_OUTCOME = "SGLang warns and may produce wrong output past the trained positions"
+# model_config.py (0.5.4 to 0.5.23): a longer --context-length raises ValueError unless the variable below is set
+LONG_CONTEXT_OUTCOME = "SGLang refuses to start unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
+LONG_CONTEXT_SWITCH = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
 MEMORY_SHARE_DEFAULT = "default for this GPU"
 HEADROOM_LABEL = "reserve (activations, graphs)"
 DEFAULT_MODEL: str | None = None  # the engine requires a model

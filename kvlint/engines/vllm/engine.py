@@ -49,7 +49,7 @@ class Vllm(RoleTable):
     starts_with_short_pool = facts.STARTS_WITH_SHORT_POOL
     checks_batched_tokens = facts.CHECKS_BATCHED_TOKENS
     long_context_outcome = facts.LONG_CONTEXT_OUTCOME
-    long_context_switch = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
+    long_context_switch = facts.LONG_CONTEXT_SWITCH
     memory_share_default = facts.MEMORY_SHARE_DEFAULT
     headroom_label = facts.HEADROOM_LABEL
     default_model = facts.DEFAULT_MODEL

@@ -25,6 +25,7 @@ REFUSES_UNFIT_REQUEST = True  # refuses to start when one max-length request doe
 STARTS_WITH_SHORT_POOL = False
 CHECKS_BATCHED_TOKENS = True  # refuses max_num_batched_tokens below max_num_seqs / max_model_len (KV106)
 LONG_CONTEXT_OUTCOME = "vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+LONG_CONTEXT_SWITCH = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
 MEMORY_SHARE_DEFAULT = "default"
 HEADROOM_LABEL = "headroom"
 DEFAULT_MODEL: str | None = "Qwen/Qwen3-0.6B"  # what `vllm serve` serves with no model given
