@@ -122,13 +122,14 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     inputs = _input_defaults(doc)
     start = _Scope({_INPUT_VAR + k: v for k, v in inputs.items()}, {}, {}, None)
     stack: list[tuple[YNode, _Scope]] = [(doc, start)]
+    one_command: set[int] = set()  # llama-swap's `cmd:` values: one command over several lines
     while stack:
         limits.check()
         node, scope = stack.pop()
         kind = node.kind
         if kind == "scalar":
             if _may_launch(node.text):
-                out.extend(_string_launches(yf, node, scope, inputs, image))
+                out.extend(_string_launches(yf, node, scope, inputs, image, id(node) in one_command))
                 if "<<" in node.text and "{{" in node.text:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
             elif _python_source(node):
@@ -144,6 +145,8 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
         else:
             pairs = list(node.pairs())
             inner = _inner(node, pairs, scope)
+            if node.has_any(_SWAP_KEYS) and node.get("cmd") is not None:
+                one_command.add(id(node.get("cmd")))
             for key, _, val in reversed(pairs):
                 if key == "image" and image is None and val.kind == "scalar":
                     image = val.text
@@ -198,8 +201,19 @@ def _matrix(node: YNode | None) -> Matrix:
     return out
 
 
+# a llama-swap model entry (`models: {name: {cmd: |, proxy: ...}}`): the proxy's swap keys beside its `cmd`
+_SWAP_KEYS = ("proxy", "cmdStop", "checkEndpoint")
+_LINE_BREAK = lazy(r"(?<!\\)\n(?=.)")
+
+
+def _one_command(text: Mapped) -> Mapped:
+    """A command written over several lines with no `\\` (llama-swap joins a `cmd:` block's lines into one
+    command): each line break a space, every character at its place."""
+    return replace(text, text=_LINE_BREAK.sub(" ", text.text))
+
+
 def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str, str],
-                     image: str | None) -> list[Deployment]:
+                     image: str | None, one_command: bool = False) -> list[Deployment]:
     """The launches of one string, once per combination of the matrix values it uses (or per element of the
     Ansible loop around it); a launch whose model is the same in every combination is one launch (a matrix over
     Python versions), each other model its own."""
@@ -208,6 +222,7 @@ def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str,
     used = {k: v for k, v in scope.matrix.items() if "matrix." in node.text and re.search(
         r"\bmatrix\." + re.escape(k).replace("_", "[_-]") + r"\b", node.text)}
     text = _unit_keys(ansible.as_shell(_ci_expressions(yf.mapped(node), inputs, used)))
+    text = _one_command(text) if one_command else text
     combos = list(itertools.islice(itertools.product(*used.values()), _MAX_COMBINATIONS)) if used else [()]
     rows = [ansible.row_values(r) for r in scope.rows] if scope.rows and ansible.ITEM_VAR in text.text else [{}]
     seen: dict[tuple, Deployment] = {}

@@ -1652,3 +1652,17 @@ def test_a_server_started_by_docker_exec_in_a_container_started_elsewhere_pins_n
     assert (d.model, d.container, d.image) == ("org/exec-elsewhere", "trainer-box", None)
     (f,) = [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV005"]
     assert f.severity == Severity.INFO and "container trainer-box" in f.message
+
+
+def test_a_llama_swap_cmd_block_is_one_command_over_its_lines():
+    """llama-swap's config (sample K83's runbook): `models.NAME.cmd: |` is one command written over lines with no
+    `\\`, which llama-swap joins; each model entry is a launch, each value at its place."""
+    text = ('models:\n  "qwen3-4b":\n    proxy: "http://127.0.0.1:7000"\n    cmd: |\n      docker run --name qwen-vllm\n'
+            '      --init --rm -p 7000:8080 --ipc=host\n      vllm/vllm-openai:v0.11.0\n'
+            '      --model org/swap-model --max-model-len 8192\n    cmdStop: docker stop qwen-vllm\n'
+            '  "local":\n    proxy: "http://127.0.0.1:7001"\n    cmd: |\n      /app/.venv/bin/vllm serve\n'
+            '      org/swap-local\n      --port ${PORT}\n')
+    first, second = read_path("config.yaml", text).deployments
+    assert (first.model, _at(first.model_span), first.get("max_model_len"), first.image) == \
+        ("org/swap-model", (8, 15), 8192, "vllm/vllm-openai:v0.11.0")
+    assert (second.model, _at(second.model_span)) == ("org/swap-local", (14, 7))
