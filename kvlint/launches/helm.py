@@ -145,9 +145,9 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
         else:
             pairs = list(node.pairs())
             inner = _inner(node, pairs, scope)
-            if node.has_any(_SWAP_KEYS) and node.get("cmd") is not None:
-                one_command.add(id(node.get("cmd")))
             for key, _, val in reversed(pairs):
+                if key == "cmd" and node.has_any(_SWAP_KEYS):  # asked only of a map holding `cmd`
+                    one_command.add(id(val))
                 if key == "image" and image is None and val.kind == "scalar":
                     image = val.text
                 stack.append((val, inner))
