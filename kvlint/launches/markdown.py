@@ -195,12 +195,18 @@ def _place(dep: Deployment) -> tuple[int, int]:
 
 
 def _yaml_launches(path: str, text: str) -> list[Deployment]:
-    """The launches of the YAML blocks (```` ```yaml ````) that name an engine: a manifest or compose file a runbook
-    shows, each block read alone at its lines. A block YAML refuses is an excerpt, passed over (no KV001 for it)."""
+    """The launches of the YAML blocks (```` ```yaml ````) that name an engine (yaml_block_launches)."""
+    return yaml_block_launches(path, text, _block_ranges(text, _YAML_INFO))
+
+
+def yaml_block_launches(path: str, text: str, ranges: list[tuple[int, int]]) -> list[Deployment]:
+    """The launches of the YAML blocks at `ranges` that name an engine: a manifest or compose file a document shows,
+    each block read alone at its lines (indented as written: YAML takes a uniformly indented document). A block YAML
+    refuses is an excerpt, passed over (no KV001 for it)."""
     from kvlint.launches.read import read_yaml
 
     out: list[Deployment] = []
-    for start, end in _block_ranges(text, _YAML_INFO):
+    for start, end in ranges:
         body = text[start:end]
         if any(w in body.lower() for w in _WORDS):
             out.extend(read_yaml(path, "\n" * text.count("\n", 0, start) + body).deployments)

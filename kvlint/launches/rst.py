@@ -12,7 +12,6 @@ prose mention of an engine is no place for the never-silent net.
 
 from __future__ import annotations
 
-from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
 from kvlint.record import replace
@@ -26,7 +25,7 @@ NOTE = "a command of a reStructuredText document (its code blocks; the prose is 
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
     """The reader protocol's entry (kvlint.launches.kinds)."""
     from kvlint.launches import shellfile
-    from kvlint.launches.markdown import _SHELL_INFO, _YAML_INFO, _between, _blanked
+    from kvlint.launches.markdown import _SHELL_INFO, _YAML_INFO, _between, _blanked, yaml_block_launches
     from kvlint.launches.named import passed_over
 
     if not any(w in text.lower() for w in _WORDS):
@@ -34,7 +33,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     blocks = block_ranges(text)
     shell = [(s, e) for s, e, lang in blocks if lang in _SHELL_INFO]
     script = _blanked(text, _between(shell, len(text)))
-    others = _yaml_launches(path, text, [(s, e) for s, e, lang in blocks if lang in _YAML_INFO])
+    others = yaml_block_launches(path, text, [(s, e) for s, e, lang in blocks if lang in _YAML_INFO])
     if not others and not any(w in script.lower() for w in _WORDS):
         return ReadResult(path)
     result = shellfile.read(path, script)
@@ -87,17 +86,3 @@ def _body(lines: list[str], k: int, indent: int, skip_options: bool) -> tuple[tu
             last = k
         k += 1
     return ((first, last) if first is not None and last is not None else None), k
-
-
-def _yaml_launches(path: str, text: str, ranges: list[tuple[int, int]]) -> list[Deployment]:
-    """The launches of the YAML blocks that name an engine, each read alone at its lines (indented as written: YAML
-    takes a uniformly indented document); a block YAML refuses is an excerpt, passed over (no KV001 for it)."""
-    from kvlint.launches.read import read_yaml
-
-    out: list[Deployment] = []
-    for start, end in ranges:
-        body = text[start:end]
-        if any(w in body.lower() for w in _WORDS):
-            out.extend(read_yaml(path, "\n" * text.count("\n", 0, start) + body).deployments)
-    return out
-
