@@ -15,7 +15,8 @@ a flag that extends one of the engine's own features (`--dllm-cuda-graph` beside
 options: a newer release or a fork that builds on the feature adds it; a head many unrelated options share,
 `--enable-`, `--max-`, is no feature). An
 abbreviation that only later releases find ambiguous (a second option came with the same prefix) is
-judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins one.
+judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins one, a
+warning on a host install that pins none (the newest release assumed, and said).
 When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
 `vllm/engine/arg_utils.py` between the file and the project root), the launch runs that fork: an
 unknown flag is an info naming the tree and whether its parser defines the flag. Without such a tree, a flag
@@ -227,6 +228,7 @@ def _ambiguous_from(ctx: Context, flag: str, since: str, options: str, span: Spa
     exits = f"from {engine} {since} on, {flag} abbreviates several options ({options}) and the server exits"
     if pinned is None and ctx.version_source == "host":
         outcome = f"{exits}; the release installed today is assumed (the script pins none)"
+        severity = Severity.WARNING
     elif pinned is None:
         outcome = (f"{exits}; before {since} it abbreviates one option. The launch pins no {engine} release, so the "
                    f"release decides (pin the image tag, or `engine-version:` in .kvlint.yaml, to settle it)")

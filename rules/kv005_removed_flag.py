@@ -14,27 +14,26 @@ vllm serve meta-llama/Llama-3.1-8B-Instruct --swap-space 16
 ```
 
 ## Use instead
-Drop the flag (or pin the engine version the manifest was written for). When the image tag pins a
-release older than the first one read without the flag, the flag may still work there: the finding
-is then a warning about the next upgrade; a release older than every one kvlint reads, for a flag no release
-read had, is said to be unknown there (the flag may be younger than the release), not "still accepted". An engine
-image without a tag (or
-`:latest`) is the newest release, and so is a script that runs the engine installed on the host (the
-message says it was assumed), unless it runs the engine by `docker exec` in a container it does not start (that
-container's image decides: open). A script the repository's own image runs (a Dockerfile copies it, or a file
+Drop the flag (or pin the engine version the manifest was written for). When the image tag pins a release older than
+the first one read without the flag, the flag may still work there: the finding is then a warning about the next
+upgrade; a release older than every one kvlint reads, for a flag no release read had, is said to be unknown there
+(the flag may be younger than the release), not "still accepted". An engine image without a tag (or `:latest`) is
+the newest release (an error). A script that runs the engine installed on the host and pins no release is judged on
+the newest release too, but as a warning that says so: the release it meets is the one installed where it runs,
+which the file does not show (an image may run the script: held-out files where the host was assumed ran in a
+vendor's image or an older install), unless it runs the engine by `docker exec` in a container it does not start
+(that container's image decides: open). A script the repository's own image runs (a Dockerfile copies it, or a file
 it runs) or that runs a vendor image's launcher takes that image's release instead. A launch through a project
-runner (`uv run`, `poetry run`, `pixi run`) runs the release the project's lock pins, and a host install the one
-its requirements pin (`==`), the finding's note naming the file and line; a runner whose project pins none
-leaves the release open over the releases its range allows, so the verdict is given only where they agree. A
-script that runs the engine from a source checkout (a `PYTHONPATH` holding the engine's tree, `pip install -e` of
-it) runs that checkout's commit, whatever release it is: open too, the finding an info.
-When the repository holds its own engine tree
-(`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project root), the
+runner (`uv run`, `poetry run`, `pixi run`) runs the release the project's lock pins, and a host install the one its
+requirements pin (`==`), the finding's note naming the file and line; a runner whose project pins none leaves the
+release open over the releases its range allows, so the verdict is given only where they agree. A script that runs
+the engine from a source checkout (a `PYTHONPATH` holding the engine's tree, `pip install -e` of it) runs that
+checkout's commit, whatever release it is: open too, the finding an info. When the repository holds its own engine
+tree (`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project root), the
 launch runs that fork, whatever stock releases dropped: the finding is an info naming the tree and whether its
-parser still defines the flag. When nothing pins a
-release otherwise (a manifest or chart whose image
-is set elsewhere), the release decides and kvlint does not assume one: the finding is an info that
-says from which release the server exits, and how to pin it.
+parser still defines the flag. When nothing pins a release otherwise (a manifest or chart whose image is set
+elsewhere), the release decides and kvlint does not assume one: the finding is an info that says from which release
+the server exits, and how to pin it.
 
 ## Options
 None.
@@ -82,7 +81,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         severity: Severity | None = None
         if pinned is None and ctx.version_source == "host":
             outcome = (f"the server exits with 'unrecognized arguments' on the {engine} release installed today "
-                       f"({table or 'the newest'} assumed: the script pins none)")
+                       f"({table or 'the newest'} assumed: the script pins none; an older install or an image "
+                       f"that runs the script may still accept it)")
+            severity = Severity.WARNING
         elif pinned is None:  # the release is open: the verdict depends on it, so it is said, not asserted
             why = f" ({ctx.version_why})" if ctx.version_why else ""
             outcome = (f"the launch pins no {engine} release{why}, so the release decides: from "
