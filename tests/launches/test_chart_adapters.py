@@ -233,3 +233,12 @@ def test_llmd_deployer_sample_application_roles_with_replicas():
 
 def test_llmd_deployer_simulator_preset_is_no_launch():
     assert _deps("llmd-deployer-sim.yaml") == []
+
+
+def test_llmd_modelservice_custom_command_is_the_containers_own_launch():
+    """Sample K84: a modelservice role's container with `modelCommand: custom` runs the command and args it
+    gives (here SGLang's server), not `vllm serve` of modelArtifacts; a role not created launches nothing."""
+    (d,) = _deps("llmd-custom-command.yaml")
+    assert (d.engine, d.model, d.model_span.line) == ("sglang", "example-org/demo-0.5b-instruct", 19)
+    assert _s(d, "mem_fraction_static") == (0.2, 21, 11)
+    assert (d.engine_version, d.gpu_count, d.gpu_count_span.line) == ("0.5.6.post2", 1, 24)

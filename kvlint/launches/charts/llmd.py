@@ -56,7 +56,17 @@ def _role(yf: YamlFile, role: str, sec: YNode, uri: YNode, doc: YNode) -> list[D
             gpu = ManifestGpu(None, None, per_pod, tp.span if tp is not None else None)
             gpu = _accelerator(doc.path("accelerator", "type"), gpu)
             out.append(chart_deployment(yf.path, "vllm", fields + argv_items(c.get("args")), uri, ctx, gpu))
+        elif text(c.get("modelCommand")) in (None, "custom") and c.is_map:
+            out.extend(_own_command(yf, c))
     return out
+
+
+def _own_command(yf: YamlFile, c: YNode) -> list[Deployment]:
+    """A container that runs its own `command`/`args` (`modelCommand: custom`, or none given): the chart passes
+    them through, so the launch is the container's as a pod spec's container would be (SGLang under llm-d)."""
+    from kvlint.launches.k8s import read_k8s
+
+    return read_k8s(yf, c)
 
 
 def _sample_application(doc: YNode) -> YNode | None:
