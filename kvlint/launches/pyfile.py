@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from kvlint.deployment import Deployment
@@ -105,9 +106,8 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         check()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
-        elif isinstance(node, ast.Call) and _name(node.func) in _ENGINE_ARGS and "run_server" in text \
-                and "vllm.entrypoints" in text:
-            out.extend(_served_engine_args(src, node, tree))
+        elif isinstance(node, ast.Call) and (engine := _in_process_server(node, text)) is not None:
+            out.extend(_served_engine_args(src, node, tree, engine))
         elif isinstance(node, ast.Call) and _name(node.func) == _RAY_CONFIG:
             out.extend(_ray(src, {k.arg: _bound_dict(tree, k.value) for k in node.keywords if k.arg}, node))
         elif isinstance(node, ast.Call) and _told(node.func):  # `print(f"run: vllm serve {m}")`: told, not run
@@ -930,9 +930,10 @@ def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[De
     return [finish(src.path, found, LaunchContext(), gpu)]
 
 
-def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keyword, ast.expr]]) -> list[Field]:
-    """vLLM's engine arguments given as keywords (`engine_kwargs`, `AsyncEngineArgs(...)`) as the flags they stand
-    for, each at its key and value."""
+def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keyword, ast.expr]],
+                   engine: str = "vllm") -> list[Field]:
+    """An engine's arguments given as keywords (`engine_kwargs`, `AsyncEngineArgs(...)`, SGLang's `ServerArgs(...)`)
+    as the flags they stand for, each at its key and value."""
     import ast
 
     fields: list[Field] = []
@@ -943,8 +944,8 @@ def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keywo
             fields += [flag] if value.value else [Field(negative, flag.span)] if negatable(negative) else []
         elif isinstance(value, (ast.Dict, ast.List)) and _literal(value) is not None:
             fields += [flag, Field(json.dumps(_literal(value)), src.span(value))]
-        elif _switch(flag.text) and src.field(value).resolved:  # `'trust_remote_code': trust_remote_code`, a bool the
-            on = src.field(value).text.strip().lower() in ("true", "1", "yes", "on")  # program read as "true"
+        elif _switch(flag.text, engine) and src.field(value).resolved:  # `'trust_remote_code': trust_remote_code`,
+            on = src.field(value).text.strip().lower() in ("true", "1", "yes", "on")  # a bool read as "true"
             negative = "--no-" + flag.text[2:]
             fields += [flag] if on else [Field(negative, flag.span)] if negatable(negative) else []
         else:
@@ -952,31 +953,58 @@ def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keywo
     return fields
 
 
-_ENGINE_ARGS = ("AsyncEngineArgs", "EngineArgs")
+def _in_process_server(call: ast.Call, text: str) -> str | None:
+    """The engine whose server the program starts in process with these arguments: the call builds the engine's
+    argument class and the file names the engine's server function and module (each engine's IN_PROCESS_SERVER)."""
+    engine = _server_classes().get(_name(call.func))
+    if engine is None:
+        return None
+    _, server, module = _server_apis()[engine]
+    return engine if server in text and module in text else None
 
 
-def _served_engine_args(src: _Source, call: ast.Call, tree: ast.Module) -> list[Deployment]:
+@lru_cache(maxsize=1)
+def _server_classes() -> dict[str, str]:
+    """Each engine's argument class names, to the engine (one lookup a call)."""
+    return {cls: engine for engine, (classes, _, _) in _server_apis().items() for cls in classes}
+
+
+@lru_cache(maxsize=1)
+def _server_apis() -> dict[str, tuple[tuple[str, ...], str, str]]:
+    from kvlint.engines.registered import engine_names, facts
+
+    return {e: api for e in engine_names() if (api := getattr(facts(e), "IN_PROCESS_SERVER", None))}
+
+
+def _served_engine_args(src: _Source, call: ast.Call, tree: ast.Module, engine: str) -> list[Deployment]:
     """`AsyncEngineArgs(model=..., tensor_parallel_size=...)` handed to vLLM's own API server in the program
-    (`from vllm.entrypoints.openai.api_server import run_server`): the server a `vllm serve` with those flags starts.
-    Engine arguments for in-process use (`AsyncLLMEngine.from_engine_args`) start no server: not a launch."""
+    (`from vllm.entrypoints.openai.api_server import run_server`), or `ServerArgs(model_path=...)` to SGLang's
+    `launch_server`: the server the engine's command with those flags starts. Engine arguments for in-process use
+    (`AsyncLLMEngine.from_engine_args`, `sgl.Engine`) start no server: not a launch."""
     import ast
 
+    from kvlint.engines.registered import facts
+
+    model_flag = facts(engine).MODEL_FLAG
+    model_key = model_flag.lstrip("-").replace("-", "_")
+    server = _server_apis()[engine][1]
     pairs = [(k.arg, k, k.value) for k in call.keywords if k.arg]
-    model = next((v for k, _, v in pairs if k == "model"), None)
+    model = next((v for k, _, v in pairs if k == model_key), None)
     if model is None:
         return []
-    fields = [Field("--model", src.span(model)), src.field(model)]
-    fields += _keyword_flags(src, [(k, kn, v) for k, kn, v in pairs if k != "model"])
-    served = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == "run_server"), call)
-    found = FoundLaunch("vllm", tuple(fields), src.span(served.func))  # placed where the server starts
+    fields = [Field(model_flag, src.span(model)), src.field(model)]
+    fields += _keyword_flags(src, [(k, kn, v) for k, kn, v in pairs if k != model_key], engine)
+    served = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == server), call)
+    found = FoundLaunch(engine, tuple(fields), src.span(served.func))  # placed where the server starts
     return [finish(src.path, found, LaunchContext(), ManifestGpu())]
 
 
-def _switch(option: str) -> bool:
-    """Whether vLLM's flag takes no value (a store_true or on/off flag): a keyword argument's truth is its presence."""
+def _switch(option: str, engine: str = "vllm") -> bool:
+    """Whether the engine's flag takes no value (a store_true or on/off flag): a keyword argument's truth is its
+    presence."""
     from kvlint.flags.flag_table import flag_table
 
-    spec = flag_table("vllm").by_option.get(option)
+    spec = flag_table(engine).by_option.get(option)
     return spec is not None and spec.kind in ("store_true", "bool_optional")
 
 

@@ -1618,6 +1618,26 @@ def test_engine_args_handed_to_vllms_own_api_server_in_a_program_are_a_launch():
     assert read_path("lib.py", library).deployments == []
 
 
+def test_server_args_handed_to_sglangs_own_launch_server_in_a_program_are_a_launch():
+    """Sample K85's serve_sglang.py: `ServerArgs(model_path=args.model, mem_fraction_static=...)` then
+    `launch_server(server_args)` from sglang.srt.entrypoints.http_server: the server `sglang.launch_server` with those
+    flags starts (each engine's IN_PROCESS_SERVER fact). `sgl.Engine(...)` in process starts none."""
+    text = ("import argparse\n\nfrom sglang.srt.entrypoints.http_server import launch_server\n"
+            "from sglang.srt.server_args import ServerArgs\n\n\ndef main():\n"
+            "    parser = argparse.ArgumentParser()\n"
+            "    parser.add_argument('model', nargs='?', default='org/sglang-served')\n"
+            "    args = parser.parse_args()\n"
+            "    server_args = ServerArgs(model_path=args.model, tp_size=2, mem_fraction_static=0.8,\n"
+            "                             enable_metrics=True)\n"
+            "    launch_server(server_args)\n")
+    (d,) = read_path("serve.py", text).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/sglang-served", (11, 41))
+    assert (d.get("tp_size"), d.get("mem_fraction_static"), d.launch_span.line) == (2, 0.8, 13)
+    library = text.replace("from sglang.srt.entrypoints.http_server import launch_server\n", "import sglang as sgl\n")
+    library = library.replace("launch_server(server_args)", "sgl.Engine(server_args=server_args)")
+    assert read_path("lib.py", library).deployments == []
+
+
 def test_a_compose_file_named_for_the_engine_handing_a_model_to_its_own_image_is_said(tmp_path):
     """Sample K80's `docker-compose-vllm.yml`: services of the repository's own image run `./start_server.sh` with
     `MODEL_NAME=org/m` (the image's entry point starts vLLM out of sight): a KV008 at the model, not silence; the

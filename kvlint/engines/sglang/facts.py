@@ -7,6 +7,8 @@ TITLE = "SGLang"  # as messages write it
 FLAGS_FILE = "sglang_flags.json"  # package data: its option table
 MODEL_FLAG = "--model-path"  # the flag that names the model
 ENTRY_MODULES = ("sglang.launch_server", "sglang.multimodal_gen.runtime.launch_server")  # python -m MODULE starts it
+# `ServerArgs(model_path=M)` + sglang.srt.entrypoints.http_server's `launch_server`: what launch_server's module runs
+IN_PROCESS_SERVER = (("ServerArgs",), "launch_server", "sglang")
 # Other servers it starts, each with a parser of its own (name -> its flag table's data file): `sglang serve` hands a
 # diffusion model to sglang.multimodal_gen (sglang/cli/serve.py), which has no KV cache (kvlint.flags.server decides)
 SERVERS = {"diffusion": "sglang_diffusion_flags.json"}

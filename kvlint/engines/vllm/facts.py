@@ -7,6 +7,9 @@ TITLE = "vLLM"  # as messages write it
 FLAGS_FILE = "vllm_flags.json"  # package data: its option table
 MODEL_FLAG = "--model"  # the flag that names the model (beside `serve MODEL`)
 ENTRY_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")  # python -m MODULE starts it
+# engine arguments a program builds and hands to the engine's own server function in process (classes, the
+# function, the module it comes from): `AsyncEngineArgs(model=M)` + `run_server` is `vllm serve M`
+IN_PROCESS_SERVER = (("AsyncEngineArgs", "EngineArgs"), "run_server", "vllm.entrypoints")
 SERVERS: dict[str, str] = {}  # other servers it starts with a parser of their own (none)
 SERVER_ENTRY_MODULES: dict[str, str] = {}
 UNSIZED_SERVERS: dict[str, str] = {}
