@@ -117,12 +117,16 @@ def _passes_arguments(dep: Deployment, text: str) -> bool:
 
 def _sized_here(dep: Deployment) -> bool:
     """Whether the script writes the engine's sizing itself (`--tp 1 --mem-fraction-static 0.8` beside `--model-path
-    "$1"`, sample K69): a deployment whose model its caller names (counting rule 8), not a wrapper that only hands
-    its arguments on (rule 5)."""
+    "$1"`, sample K69; or through a variable it defaults, `--tensor-parallel-size $size` with `size=${2:-8}`, sample
+    K84): a deployment whose model its caller names (counting rule 8), not a wrapper that only hands its arguments
+    on (rule 5)."""
     from kvlint.engines import get_engine
 
     roles = set(getattr(get_engine(dep.engine), "roles", {}).values()) - {"quantization", "nnodes"}
-    return any(s.origin == "explicit" and s.resolved and name in roles for name, s in dep.settings.items())
+    return any(s.origin in _WRITTEN_HERE and s.resolved and name in roles for name, s in dep.settings.items())
+
+
+_WRITTEN_HERE = ("explicit", "variable")  # a setting's origin when the script's own text gives its value
 
 
 def wrapper_scripts(deps: list[Deployment], text: str) -> tuple[list[Deployment], list[Finding]]:

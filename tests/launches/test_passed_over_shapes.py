@@ -447,3 +447,12 @@ def test_a_placeholder_spelled_as_its_variables_name_is_no_value():
     (run,) = read_path("run.sh", "python=python\n$python -m vllm.entrypoints.openai.api_server --model org/m\n"
                        ).deployments
     assert run.model == "org/m"
+
+
+def test_a_script_whose_model_is_its_argument_and_whose_sizing_it_defaults_is_a_launch():
+    """Sample K84's start_vllm.sh: `model=$1` (short names mapped), `--tensor-parallel-size $size` with
+    `size=${2:-8}`: the script writes the sizing (a default its caller may override), so it is a deployment whose
+    model its caller names (rule 8), not a rule 5 wrapper; the wrapper above stays a KV008."""
+    (dep,) = read_path(str(FIX / "wrapped" / "model-argument-sized.sh")).deployments
+    assert (dep.engine, dep.model_resolved, dep.get("tensor_parallel_size")) == ("vllm", False, 8)
+    assert _at(dep.span_of("tensor_parallel_size")) == (11, 28)
