@@ -1,7 +1,8 @@
 """The parallelism asks for a different number of GPUs than the pod or group requests.
 
 ## What it checks
-TP x PP (x DP when the data-parallel replicas run in the same instance) against the GPUs the
+TP x PP (x DP when the data-parallel replicas run in the same instance; on one node of a multi-node vLLM
+data-parallel deployment, x the ranks `--data-parallel-size-local` gives that node) against the GPUs the
 instance requests: `nvidia.com/gpu` limits times the group size (LeaderWorkerSet, Ray), or the
 chart's GPU count. When the group size is left to the platform (`--nnodes $(LWS_GROUP_SIZE)`), the
 count is a range, the request per node times any node count: the rule fires only when no node count

@@ -338,3 +338,11 @@ def test_idle_gpus_of_a_scripts_overridable_defaults_are_an_info():
     assert f.severity == Severity.INFO and "which its callers may change (--tensor-parallel-size, " \
         "--data-parallel-size)" in f.message
     assert f.span.line == 13
+
+
+def test_the_data_parallel_ranks_a_node_runs_are_its_gpus():
+    """Sample K86 (measured: a KV204 error, wrong): `--data-parallel-size 2 --data-parallel-size-local 1 -tp 8` on 8
+    visible GPUs is one node of a two-node deployment; its share needs 8. Two local ranks need 16."""
+    [f] = check("kv204-dp-local.sh", "KV204").findings
+    assert f.span.line == 12 and f.severity == Severity.ERROR
+    assert f.message.startswith("-tp 8 x --data-parallel-size-local 2 needs 16 GPU(s) per instance")

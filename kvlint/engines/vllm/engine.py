@@ -63,7 +63,11 @@ class Vllm(RoleTable):
         return maxlen.derived_max_len(model)
 
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
-        parts = tuple((role, resolved_int(settings, self.roles[role])) for role in ("tp", "pp", "dp"))
+        """tp x pp x dp, the data-parallel factor being the ranks this node runs when `--data-parallel-size-local`
+        says so (a multi-node DP deployment: each node's launch starts its share of the ranks)."""
+        local = resolved_int(settings, self.roles["dp_local"], 0)
+        dp = ("dp_local", local) if local else ("dp", resolved_int(settings, self.roles["dp"]))
+        parts = tuple((role, resolved_int(settings, self.roles[role])) for role in ("tp", "pp")) + (dp,)
         return parts[0][1] * parts[1][1] * parts[2][1], parts
 
     def attention_tp(self, settings: Mapping[str, Any]) -> tuple[int, str]:
