@@ -54,7 +54,9 @@ class Kind:
 # looked at in this order: the first kind whose name matches reads the file
 KINDS: tuple[Kind, ...] = (
     Kind("yaml", "kvlint.launches.read:read_yaml", suffixes=(".yaml", ".yml", ".yaml.tpl", ".yml.tpl")),
-    Kind("shell", "kvlint.launches.shellfile:read", suffixes=(".sh", ".bash", ".zsh", ".ksh", ".slurm", ".sbatch"),
+    # a batch scheduler's job script is a shell script under the scheduler's name (`sglang.job`, `serve.pbs`)
+    Kind("shell", "kvlint.launches.shellfile:read", suffixes=(".sh", ".bash", ".zsh", ".ksh", ".slurm", ".sbatch",
+                                                              ".job", ".pbs", ".qsub", ".lsf", ".bsub"),
          sniff=("#!", "vllm ", "python", "sglang ", "docker run", "export "), bytes_ok=True),
     # Podman/Buildah's `Containerfile` is the same format under another name
     Kind("dockerfile", "kvlint.launches.dockerfile:read", suffixes=(".dockerfile", ".containerfile"),

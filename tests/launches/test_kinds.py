@@ -17,6 +17,7 @@ from kvlint.launches.read import may_hold_launch
 REPO = Path(__file__).resolve().parents[2]
 NAMES = [
     "values.yaml", "deploy/x.YML", "chart/t.yaml.tpl", "run.sh", "a/b.bash", "job.slurm", "job.sbatch",
+    "sglang/sglang.job", "serve.pbs", "run.qsub", "serve.lsf", "serve.bsub", "job.json",
     "Dockerfile", "Dockerfile.cuda", "img.dockerfile", "Makefile", "makefile", "GNUmakefile", "rules.mk",
     "Justfile", "justfile", ".justfile", "x.just", "run.ps1", "serve.py", "pkg/__init__.py",
     "vllm-config.json", "engine_args.json", ".runpod/hub.json", "serve_cfg.json",
@@ -149,3 +150,10 @@ def test_a_pipeline_calling_a_shell_is_read_from_its_strings(tmp_path):
     assert [(d.model, d.get("max_model_len"), d.model_span.line, d.model_span.col) for d in jenkins] == \
         [("org/m", 4096, 3, 20)]
     assert [d.model for d in read_path(str(tmp_path / "deploy.groovy")).deployments] == ["org/s"]
+
+
+@pytest.mark.parametrize("name", ["sglang/sglang.job", "serve.pbs", "run.qsub", "serve.lsf", "serve.bsub"])
+def test_a_batch_schedulers_job_script_is_shell(name):
+    """Sample K86's `sglang/sglang.job` (a Slurm job, `#SBATCH` lines): not walked before, a silent miss."""
+    kind = kind_for(name)
+    assert kind is not None and kind.name == "shell" and walked(name)
