@@ -75,6 +75,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("properties", "kvlint.launches.properties:read", suffixes=(".properties",)),
     # Podman Quadlet units: a `podman run` written as `[Container]` keys (kvlint.launches.quadlet)
     Kind("quadlet", "kvlint.launches.quadlet:read", suffixes=(".container",)),
+    # Apptainer / Singularity definitions: their script sections, read as shell (kvlint.launches.apptainer)
+    Kind("apptainer", "kvlint.launches.apptainer:read", suffixes=(".def",), names=("singularity", "apptainer"),
+         walk_bytes=256 * 1024, bytes_ok=True),
     Kind("text", "kvlint.launches.textfile:read", suffixes=(".conf", ".ini", ".service", ".toml", ".cfg"),
          names=("procfile",)),
     # notes a deployment repository keeps (`vllm.txt`): walked, read from the commands only (kvlint.launches.notes)

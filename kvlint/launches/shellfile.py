@@ -15,6 +15,7 @@ from kvlint.engines.registered import engine_names
 from kvlint.findings import Finding, Related, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches import gpus_in_manifest as g
+from kvlint.launches.apptainer import is_definition, shell_only
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.groups import is_launch, one_per_group
 from kvlint.launches.script import Cut, FoundLaunch, run_script, unread_in
@@ -145,6 +146,8 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
             from kvlint.launches.read import read_yaml
 
             out.extend(read_yaml(path, padded).deployments)
+        elif "%" in body and is_definition(body):  # an Apptainer definition: its scripts, not its %help text
+            out.extend(read_shell(path, shell_only(padded)))
         elif _UNIT.search(body):  # a systemd unit the script installs: its `ExecStart=` is the launch, read as the
             from kvlint.launches import textfile  # unit file is (`ExecStart=/usr/bin/docker run ... vllm-openai` too)
 

@@ -17,7 +17,7 @@ from kvlint.launches.read import may_hold_launch
 REPO = Path(__file__).resolve().parents[2]
 NAMES = [
     "values.yaml", "deploy/x.YML", "chart/t.yaml.tpl", "run.sh", "a/b.bash", "job.slurm", "job.sbatch",
-    "sglang/sglang.job", "serve.pbs", "run.qsub", "serve.lsf", "serve.bsub", "job.json",
+    "sglang/sglang.job", "serve.pbs", "vllm.def", "Singularity", "run.qsub", "serve.lsf", "serve.bsub", "job.json",
     "Dockerfile", "Dockerfile.cuda", "img.dockerfile", "Makefile", "makefile", "GNUmakefile", "rules.mk",
     "Justfile", "justfile", ".justfile", "x.just", "run.ps1", "serve.py", "pkg/__init__.py",
     "vllm-config.json", "engine_args.json", ".runpod/hub.json", "serve_cfg.json",
