@@ -50,6 +50,11 @@ def check(ctx: Context) -> Iterator[Finding]:
     needed, parts = ctx.engine.gpus_needed(dep.resolved_values())
     if needed == dep.gpu_count:
         return
+    share = ctx.engine.node_share(dep.resolved_values())
+    if share is not None and dep.gpu_count < needed:  # fewer than the whole: one node's launch of a multi-node
+        if share[0] == dep.gpu_count:  # deployment, judged on the ranks it runs (a group's sum is the whole's)
+            return
+        needed, parts = share
     shown = " x ".join(f"{c.flag(dep.engine, r)} {v}" for r, v in parts if v > 1 or r == "tp")
     group = _unresolved_group(ctx)
     if group is not None and needed > dep.gpu_count and needed % dep.gpu_count == 0:

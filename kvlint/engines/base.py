@@ -89,6 +89,11 @@ class Engine(Protocol):
         """GPUs one instance uses, and the (role, size) factors that make it up (resolved int values only)."""
         ...
 
+    def node_share(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]] | None:
+        """GPUs one node's launch of a multi-node instance uses when the flags say so (vLLM's
+        `--data-parallel-size-local`), with its factors; None when they do not."""
+        ...
+
     def attention_tp(self, settings: Mapping[str, Any]) -> tuple[int, str]:
         """Ranks that each keep a whole copy of an MLA latent, and how to name them."""
         ...

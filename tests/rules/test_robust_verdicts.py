@@ -346,3 +346,11 @@ def test_the_data_parallel_ranks_a_node_runs_are_its_gpus():
     [f] = check("kv204-dp-local.sh", "KV204").findings
     assert f.span.line == 12 and f.severity == Severity.ERROR
     assert f.message.startswith("-tp 8 x --data-parallel-size-local 2 needs 16 GPU(s) per instance")
+
+
+def test_a_groups_gpus_summed_over_its_nodes_are_judged_on_the_whole_data_parallel_size(shared_dir):
+    """The corpus's llm-d wide-EP decode LeaderWorkerSet: `--data-parallel-size-local 8` a pod, the group's 16 GPUs
+    summed over its pods make the whole `--data-parallel-size 16`: no KV204 (the node's share is not the group's)."""
+    path = shared_dir / "corpus" / "llm-d__llm-d" / "guides" / "wide-ep-lws" / "manifests" / "modelserver" / "base" / \
+        "decode.yaml"
+    assert [f for f in lint([str(path)], LintOptions(select=("KV204",))).findings] == []

@@ -74,6 +74,9 @@ class Sglang(RoleTable):
             total *= size
         return total, parts
 
+    def node_share(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]] | None:
+        return None  # its multi-node launches split --tp-size over --nnodes (kvlint.launches.groups)
+
     def attention_tp(self, settings: Mapping[str, Any]) -> tuple[int, str]:
         """DP attention gives each attention replica tp // attn_dp ranks: one latent copy per replica rank."""
         from kvlint.errors import KvlintError

@@ -63,12 +63,17 @@ class Vllm(RoleTable):
         return maxlen.derived_max_len(model)
 
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
-        """tp x pp x dp, the data-parallel factor being the ranks this node runs when `--data-parallel-size-local`
-        says so (a multi-node DP deployment: each node's launch starts its share of the ranks)."""
-        local = resolved_int(settings, self.roles["dp_local"], 0)
-        dp = ("dp_local", local) if local else ("dp", resolved_int(settings, self.roles["dp"]))
-        parts = tuple((role, resolved_int(settings, self.roles[role])) for role in ("tp", "pp")) + (dp,)
+        parts = tuple((role, resolved_int(settings, self.roles[role])) for role in ("tp", "pp", "dp"))
         return parts[0][1] * parts[1][1] * parts[2][1], parts
+
+    def node_share(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]] | None:
+        """tp x pp x the data-parallel ranks `--data-parallel-size-local` gives this node: a multi-node DP deployment
+        starts one launch a node, each with its share of the ranks."""
+        local = resolved_int(settings, self.roles["dp_local"], 0)
+        if not local:
+            return None
+        tp, pp = (resolved_int(settings, self.roles[role]) for role in ("tp", "pp"))
+        return tp * pp * local, (("tp", tp), ("pp", pp), ("dp_local", local))
 
     def attention_tp(self, settings: Mapping[str, Any]) -> tuple[int, str]:
         return resolved_int(settings, self.roles["tp"]), "TP ranks"
