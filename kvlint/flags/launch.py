@@ -87,8 +87,14 @@ def _runs_cli(option: str, value: str) -> bool:
 
 
 def _started_by(module: str) -> str | None:
-    """The engine `python -m module` starts (each engine's facts name its entry modules), or None."""
-    return next((name for name in engine_names() if module in facts(name).ENTRY_MODULES), None)
+    """The engine `python -m module` starts (each engine's facts name its entry modules), or None. A package that
+    re-exports the engine under its own name (LMCache's `lmcache_vllm.vllm.entrypoints.openai.api_server`) runs
+    the engine's server with the engine's parser: a module ending in `.` + an entry module is that engine's."""
+    for name in engine_names():
+        entries = facts(name).ENTRY_MODULES
+        if module in entries or ("." in module and any(module.endswith("." + e) for e in entries)):
+            return name
+    return None
 
 
 def detect_launch(tokens: list[Token]) -> LaunchStart | None:

@@ -24,7 +24,8 @@ from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
 from kvlint.record import replace
 
-_FENCE = lazy(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)[^\n]*$", re.M)
+# a fence line (CommonMark: a backtick fence's info string holds no backtick, so ```` ```cmd``` ```` is a code span)
+_FENCE = lazy(r"^[ \t]{0,3}(`{3,}(?=[^`\n]*$)|~{3,})[ \t]*([^\s`{]*)[^\n]*$", re.M)
 # info strings of blocks a shell runs; an unlabelled block is a command as often as not
 _SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession",
                          "terminal", "text", "txt", "plaintext", "cmd", "command", "commandline", "ksh", "session"})
@@ -96,7 +97,9 @@ def _handed(line: str) -> bool:
     return bool(head) and not head[0][:1].isupper() and any(w.startswith("-") and len(w) > 1 for w in head[1:])
 
 
-_INLINE = lazy(r"(?<!`)`([^`\n]+)`(?!`)")
+# a code span: a run of backticks, then text, then a run of the same length (CommonMark: ``` ``cmd`` ``` and a line's
+# ```` ```cmd``` ````, which is no fence because its info string holds backticks)
+_INLINE = lazy(r"(?<!`)(`+)(?!`)([^\n]+?)(?<!`)\1(?!`)")
 
 
 def _inline_commands(text: str) -> list[tuple[int, int]]:
@@ -108,8 +111,8 @@ def _inline_commands(text: str) -> list[tuple[int, int]]:
 
     if "`" not in text:
         return []
-    return [(m.start(1), m.end(1)) for m in _INLINE.finditer(text)
-            if _COMMAND_START.match(m.group(1)) and _ENTRY.search(m.group(1)) is not None and _alone(text, m)]
+    return [(m.start(2), m.end(2)) for m in _INLINE.finditer(text)
+            if _COMMAND_START.match(m.group(2)) and _ENTRY.search(m.group(2)) is not None and _alone(text, m)]
 
 
 _BEFORE = lazy(r"(?:^|\|)[ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?$")

@@ -102,3 +102,20 @@ def test_a_tool_handed_the_engines_command_after_double_dash_is_a_command_line()
             "Serving is simple -- vllm serve org/prose-model starts it.\n")
     (d,) = read_path("NOTES.md", text).deployments
     assert (d.model, _at(d.model_span), d.get("gpu_memory_utilization")) == ("org/handed", (3, 54), 0.8)
+
+
+def test_a_line_in_triple_backticks_is_a_code_span_and_a_wrapper_packages_entry_module_is_the_engines():
+    """Sample K86's LMCache README: two list items each a line "```VAR=x python3 -m
+    lmcache_vllm.vllm.entrypoints.openai.api_server --model M ...```" (no fence: CommonMark's backtick fence has no
+    backtick in its info string, so each is a code span), and LMCache's package re-exporting vLLM's API server."""
+    text = ("## Steps\n1.  ```lmcache_server localhost 65432```  \n2. In one terminal,  \n"
+            "```CUDA_VISIBLE_DEVICES=0 python3 -m lmcache_vllm.vllm.entrypoints.openai.api_server --model org/a "
+            "--port 8000```  \nIn ANOTHER terminal,  \n"
+            "```CUDA_VISIBLE_DEVICES=1 python3 -m lmcache_vllm.vllm.entrypoints.openai.api_server --model org/b "
+            "--port 8001```  \n3.  ```python3 ask.py 8000```  \n")
+    deps = read_path("README.md", text).deployments
+    assert [(d.engine, d.model, d.model_span.line) for d in deps] == [("vllm", "org/a", 4), ("vllm", "org/b", 6)]
+    fenced = "```bash\npython3 -m vllm.entrypoints.openai.api_server --model org/c\n```\n"
+    assert [d.model for d in read_path("README.md", fenced).deployments] == ["org/c"]
+    assert read_path("README.md", "```bash\npython3 -m myvllm_entrypoints.openai.api_server --model org/d\n```\n"
+                     ).deployments == []
