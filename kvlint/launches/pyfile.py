@@ -756,11 +756,28 @@ def _called(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: li
         gpu = _gpu_of(src, tree, call)
         out.extend(_argv(src, pycalls.substituted(elts, bound) + extra, gpu if gpu.product or gpu.count else
                          _gpu_of(src, tree, node)))
-    groups: dict[tuple, list[Deployment]] = {}  # the same values from several calls (a start and a restart)
+    groups: list[list[Deployment]] = []  # the same values from several calls (a start and a restart)
     for dep in out:
-        key = (dep.engine, dep.model, tuple(sorted((n, repr(s.value)) for n, s in dep.settings.items())))
-        groups.setdefault(key, []).append(dep)
-    return [_one_of(group) for group in groups.values()]
+        group = next((g for g in groups if _same_command(g[0], dep)), None)
+        if group is None:
+            groups.append([dep])
+        else:
+            group.append(dep)
+    return [_one_of(sorted(group, key=_unknowns)) for group in groups]
+
+
+def _same_command(a: Deployment, b: Deployment) -> bool:
+    """Whether two calls start the same command: the same engine, model and flags, and every value both resolve
+    equal. A value one caller leaves unknown (`state.vllm_port`) and the other resolves (`args.vllm_port`, default
+    8001) is no evidence of two servers (sample K86: one builder called from a server path and a CLI path)."""
+    if (a.engine, a.model, a.settings.keys()) != (b.engine, b.model, b.settings.keys()):
+        return False
+    return all(s.value == b.settings[n].value for n, s in a.settings.items() if s.resolved and b.settings[n].resolved)
+
+
+def _unknowns(dep: Deployment) -> int:
+    """How many of a launch's values are unknown: the most resolved of the same command's calls stands for them."""
+    return sum(not s.resolved for s in dep.settings.values())
 
 
 def _one_of(group: list[Deployment]) -> Deployment:

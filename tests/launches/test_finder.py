@@ -1686,3 +1686,18 @@ def test_a_llama_swap_cmd_block_is_one_command_over_its_lines():
     assert (first.model, _at(first.model_span), first.get("max_model_len"), first.image) == \
         ("org/swap-model", (8, 15), 8192, "vllm/vllm-openai:v0.11.0")
     assert (second.model, _at(second.model_span)) == ("org/swap-local", (14, 7))
+
+
+def test_one_argv_builder_called_with_a_known_and_an_unknown_value_is_one_launch():
+    """Sample K86's server main.py: `_build_vllm_cmd(manifest, "127.0.0.1", state.vllm_port)` on the server path and
+    `_build_vllm_cmd(manifest, "127.0.0.1", args.vllm_port)` (default 8001) on the CLI path: one command, not two
+    launches; calls that resolve different values stay two."""
+    text = ("import subprocess, sys\n\n\ndef build(host, port):\n"
+            "    return [sys.executable, '-m', 'vllm.entrypoints.openai.api_server', '--model', 'org/built',\n"
+            "            '--host', host, '--port', str(port)]\n\n\n"
+            "def serve(state):\n    subprocess.Popen(build('127.0.0.1', state.vllm_port))\n\n\n"
+            "def main():\n    subprocess.Popen(build('127.0.0.1', 8001))\n")
+    (d,) = read_path("main.py", text).deployments
+    assert (d.model, d.get("port")) == ("org/built", 8001)
+    two = text.replace("build('127.0.0.1', state.vllm_port)", "build('127.0.0.1', 8002)")
+    assert sorted(d.get("port") for d in read_path("main.py", two).deployments) == [8001, 8002]
