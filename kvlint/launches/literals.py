@@ -262,6 +262,8 @@ def _launches(path: str, text: str, tokens: list[_Tok], spaced: bool = False) ->
         fields = _fields(text, index, path, tokens, run, names, spaced)
         image = _around(tokens, run, lambda t, k: _image_at(t, k, names, spaced))
         found = launch_in_argv(fields, {}, image_default=entrypoint_engine(image[0]) if image else None)
+        if found is None and fields and fields[0].text == "run":  # `spawn('docker', ['run', ...])`: the program
+            found = launch_in_argv([Field("docker", fields[0].span)] + fields, {})  # is given apart from its list
         if found is not None and found.joined:  # a list in code may be joined into a shell command: no KV013
             found = replace(found, joined=())
         if found is None:

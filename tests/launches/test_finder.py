@@ -1701,3 +1701,15 @@ def test_one_argv_builder_called_with_a_known_and_an_unknown_value_is_one_launch
     assert (d.model, d.get("port")) == ("org/built", 8001)
     two = text.replace("build('127.0.0.1', state.vllm_port)", "build('127.0.0.1', 8002)")
     assert sorted(d.get("port") for d in read_path("main.py", two).deployments) == [8001, 8002]
+
+
+def test_a_program_spawning_docker_with_its_arguments_in_a_list_of_their_own():
+    """Sample K80's Electron main process: `const args = ['run', '--gpus', 'all', ..., 'vllm/vllm-openai:latest',
+    '--model', M, ...]; spawn(command, args)` with `command = 'docker'` apart: the list is docker's arguments."""
+    text = ("const { spawn } = require('child_process');\nconst command = 'docker';\nconst args = [\n"
+            "  'run',\n  '--gpus', 'all',\n  '-p', '1229:8000',\n  'vllm/vllm-openai:v0.10.1',\n"
+            "  '--model', 'org/spawned',\n  '--max_model_len', '8192'\n];\nconst child = spawn(command, args);\n")
+    (d,) = read_path("main.ts", text).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.engine_version) == ("vllm", "org/spawned", (8, 15), "0.10.1")
+    assert d.get("max_model_len") == 8192
+    assert read_path("main.ts", text.replace("'vllm/vllm-openai:v0.10.1',\n", "'busybox',\n")).deployments == []
