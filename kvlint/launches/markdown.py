@@ -18,6 +18,7 @@ quick-reference table). Prose is never read, and a prose mention of an engine is
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
@@ -25,7 +26,7 @@ from kvlint.lazyre import lazy
 from kvlint.record import replace
 
 # a fence line (CommonMark: a backtick fence's info string holds no backtick, so ```` ```cmd``` ```` is a code span)
-_FENCE = lazy(r"^[ \t]{0,3}(`{3,}(?=[^`\n]*$)|~{3,})[ \t]*([^\s`{]*)[^\n]*$", re.M)
+_FENCE = lazy(r"^([ \t]*)(`{3,}(?=[^`\n]*$)|~{3,})[ \t]*([^\s`{]*)[^\n]*$", re.M)
 # info strings of blocks a shell runs; an unlabelled block is a command as often as not
 _SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession",
                          "terminal", "text", "txt", "plaintext", "cmd", "command", "commandline", "ksh", "session"})
@@ -241,7 +242,36 @@ def _between(ranges: list[tuple[int, int]], length: int) -> list[tuple[int, int]
 def shell_blocks(text: str) -> str:
     """The text with every character outside a shell code block blanked (newlines kept): the blocks' lines at their
     places, the fences and the prose empty."""
-    return _blanked(text, _between(_block_ranges(text), len(text)))
+    ranges = _block_ranges(text)
+    script = _blanked(text, _between(ranges, len(text)))
+    return _outdent_delimiters(script, ranges) if "<<" in script else script
+
+
+_HEREDOC_WORD = lazy(r"<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+
+
+def _outdent_delimiters(script: str, ranges: list[tuple[int, int]]) -> str:
+    """A block indented with its list item (`    sudo tee f <<EOF` ... `    EOF`) carries Markdown's indentation on
+    every line, the here-document's closing word too, which the shell would then never meet and the rest of the
+    runbook would be the body (sample K83: no launch after Docker's install steps). Each block's delimiter lines
+    lose their indentation (no other line changes, so every span stays: spans are lines and columns)."""
+    out, last = [], 0
+    for start, end in ranges:
+        words = {m.group(2) for m in _HEREDOC_WORD.finditer(script, start, end)}
+        if not words:
+            continue
+        line = re.compile(rf"(?m)^([ \t]+)({'|'.join(map(re.escape, sorted(words)))})([ \t]*)$")
+        out += [script[last:start], line.sub(r"\2", script[start:end])]
+        last = end
+    out.append(script[last:])
+    return "".join(out)
+
+
+@lru_cache(maxsize=64)
+def _closing(fence: str, indent: int) -> re.Pattern[str]:
+    """The line that closes a block opened by `fence` at `indent` columns: the same character, at least as many, at
+    most three columns further in (a list item's block is indented with its item: samples K83, K63)."""
+    return re.compile(rf"^[ \t]{{0,{indent + 3}}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M)
 
 
 def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list[tuple[int, int]]:
@@ -250,10 +280,10 @@ def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list
     out: list[tuple[int, int]] = []
     pos = 0
     while (m := _FENCE.search(text, pos)) is not None:
-        fence, body = m.group(1), m.end() + 1
-        close = re.compile(rf"^[ \t]{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M).search(text, body)
+        fence, body = m.group(2), m.end() + 1
+        close = _closing(fence, len(m.group(1).expandtabs(4))).search(text, body)
         end = close.start() if close is not None else len(text)
-        if (kinds is None or m.group(2).lower() in kinds) and body < end:
+        if (kinds is None or m.group(3).lower() in kinds) and body < end:
             out.append((body, end))
         pos = close.end() if close is not None else len(text)
     return out

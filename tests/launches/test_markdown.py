@@ -119,3 +119,15 @@ def test_a_line_in_triple_backticks_is_a_code_span_and_a_wrapper_packages_entry_
     assert [d.model for d in read_path("README.md", fenced).deployments] == ["org/c"]
     assert read_path("README.md", "```bash\npython3 -m myvllm_entrypoints.openai.api_server --model org/d\n```\n"
                      ).deployments == []
+
+
+def test_blocks_indented_with_their_list_item_and_a_here_document_inside_one():
+    """Sample K83's homelab guide: every block is indented four columns under its list item (CommonMark keeps
+    them blocks), one of them a `sudo tee f <<EOF` whose closing `    EOF` carries the same indentation: the
+    blocks are read, the here-document ends at its word, and the launches after it are found."""
+    text = ("- Add the repository:\n    ```bash\n    sudo tee /etc/apt/sources.list.d/docker.sources <<EOF\n"
+            "    Types: deb\n    EOF\n    sudo apt update\n    ```\n\n- Serve:\n    ```\n"
+            "    vllm serve org/indented --port 8556\n    ```\n\n- The unit:\n    ```ini\n    [Service]\n"
+            "    ExecStart=/bin/bash -c 'source .venv/bin/activate && vllm serve org/unit --port 8000'\n    ```\n")
+    deps = read_path("README.md", text).deployments
+    assert [(d.model, d.model_span.line) for d in deps] == [("org/indented", 11), ("org/unit", 17)]
