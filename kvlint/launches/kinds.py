@@ -114,6 +114,8 @@ _BY_NAME = {k.name: k for k in KINDS}
 # a Jinja template of the file (`docker-compose.yml.j2`, `vllm.service.j2`: Ansible's `template:` renders it onto
 # the host) is read the same way, its `{{ }}` / `{% %}` left unresolved (kvlint.sources.templates)
 COPY_SUFFIXES = (".example", ".sample", ".template", ".dist", ".j2", ".jinja", ".jinja2")
+# the same words after a dash or an underscore (`lws-ep.yaml-template`, `values.yaml_example`: sample K88)
+_JOINED_COPY = tuple(sep + word for sep in "-_" for word in ("example", "sample", "template", "dist"))
 
 
 @lru_cache(maxsize=4096)
@@ -135,7 +137,11 @@ def reads_bytes(path: str) -> bool:
 def _base(path: str) -> str:
     """The lower-case file name a kind is matched on: a fill-in copy's (`start.sh.example`) as the file it copies."""
     base = os.path.basename(path).lower()
-    return base.rsplit(".", 1)[0] if base.endswith(COPY_SUFFIXES) else base
+    if base.endswith(COPY_SUFFIXES):
+        return base.rsplit(".", 1)[0]
+    if "." in base and base.endswith(_JOINED_COPY):
+        return base[: max(base.rfind("-"), base.rfind("_"))]
+    return base
 
 
 @lru_cache(maxsize=4096)

@@ -17,7 +17,8 @@ from kvlint.launches.read import may_hold_launch
 REPO = Path(__file__).resolve().parents[2]
 NAMES = [
     "values.yaml", "deploy/x.YML", "chart/t.yaml.tpl", "run.sh", "a/b.bash", "job.slurm", "job.sbatch",
-    "sglang/sglang.job", "serve.pbs", "vllm.def", "Singularity", "run.qsub", "serve.lsf", "serve.bsub", "job.json",
+    "sglang/sglang.job", "serve.pbs", "vllm.def", "Singularity",
+    "lws-ep.yaml-template", "values.yaml_example", "run.sh-dist", "notes-template", "a.md-sample", "run.qsub", "serve.lsf", "serve.bsub", "job.json",
     "Dockerfile", "Dockerfile.cuda", "img.dockerfile", "Makefile", "makefile", "GNUmakefile", "rules.mk",
     "Justfile", "justfile", ".justfile", "x.just", "run.ps1", "serve.py", "pkg/__init__.py",
     "vllm-config.json", "engine_args.json", ".runpod/hub.json", "serve_cfg.json",
@@ -157,3 +158,12 @@ def test_a_batch_schedulers_job_script_is_shell(name):
     """Sample K86's `sglang/sglang.job` (a Slurm job, `#SBATCH` lines): not walked before, a silent miss."""
     kind = kind_for(name)
     assert kind is not None and kind.name == "shell" and walked(name)
+
+
+@pytest.mark.parametrize(("name", "kind"), [("lws-ep.yaml-template", "yaml"), ("values.yaml_example", "yaml"),
+                                            ("run.sh-dist", "shell"), ("notes-template", "bare")])
+def test_a_copy_named_with_a_dash_or_underscore_is_read_as_the_file_it_copies(name, kind):
+    """Sample K88's `lws-ep.yaml-template` (a LeaderWorkerSet with `${MODEL_PATH}` placeholders): not walked, a
+    silent miss; the copy words after `-` or `_` are the dotted ones'."""
+    found = kind_for(name)
+    assert found is not None and found.name == kind and walked(name)
