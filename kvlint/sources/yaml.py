@@ -456,6 +456,8 @@ def _compose_chunk(path: str, chunk: str, start: int, base_line: int,
         templated = detemplate(chunk)
         composed = templated.text
         node, error = _compose(composed, base_line)
+    if error is not None and "${" in composed:
+        node, error, composed = _without_braced_placeholders(composed, base_line, node, error)
     if error is not None:
         problems.append(error)
         return None, templated
@@ -471,6 +473,29 @@ def _compose_chunk(path: str, chunk: str, start: int, base_line: int,
 
 
 _MAX_PLACEHOLDER_WALK = 20_000  # nodes looked at for a placeholder composed as a flow mapping
+_BRACED = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_MAX_UNBRACED_LINES = 16
+
+
+def _without_braced_placeholders(chunk: str, base_line: int, node: Any,
+                                 error: YamlProblem) -> tuple[Any, YamlProblem | None, str]:
+    """An envsubst template (`labels: { part-of: ${NAME} }`, sample K88's `lws-ep.yaml-template`): a `${NAME}` in
+    a flow mapping opens a brace YAML cannot close. On each line the error is on, the placeholders are written
+    `$NAME` and two spaces (same length: every column stays, and a plain scalar drops the spaces) and the
+    document composed again, a few lines at most; block scalars (the scripts) keep theirs unless YAML fails
+    there."""
+    lines = chunk.split("\n")
+    for _ in range(_MAX_UNBRACED_LINES):
+        k = error.line - base_line - 1
+        if not 0 <= k < len(lines) or "${" not in lines[k]:
+            break
+        lines[k] = _BRACED.sub(lambda m: "$" + m.group(1) + "  ", lines[k])
+        chunk = "\n".join(lines)
+        found, again = _compose(chunk, base_line)
+        if again is None:
+            return found, None, chunk
+        error = again
+    return node, error, chunk
 
 
 def _placeholder_map(root: Any, chunk: str) -> bool:

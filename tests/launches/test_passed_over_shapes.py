@@ -456,3 +456,14 @@ def test_a_script_whose_model_is_its_argument_and_whose_sizing_it_defaults_is_a_
     (dep,) = read_path(str(FIX / "wrapped" / "model-argument-sized.sh")).deployments
     assert (dep.engine, dep.model_resolved, dep.get("tensor_parallel_size")) == ("vllm", False, 8)
     assert _at(dep.span_of("tensor_parallel_size")) == (11, 28)
+
+
+def test_an_envsubst_template_with_placeholders_in_flow_mappings_is_read():
+    """Sample K88's `lws-ep.yaml-template` (KV001 x3, its launch missed): `labels: { part-of: ${NAME} }` is no YAML
+    until rendered; the lines YAML fails on are read with `${NAME}` unbraced, the rest as written."""
+    result = read_path(str(FIX / "k8s" / "envsubst-flow-labels.yaml-template"))
+    assert [f.code for f in result.findings if f.severity.name == "ERROR"] == []
+    (dep,) = result.deployments
+    assert (dep.model, dep.model_resolved, dep.get("tensor_parallel_size"), dep.gpu_count) == \
+        ("${MODEL_PATH}", False, 8, 8)
+    assert _at(dep.model_span) == (19, 31)
