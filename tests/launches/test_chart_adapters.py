@@ -242,3 +242,14 @@ def test_llmd_modelservice_custom_command_is_the_containers_own_launch():
     assert (d.engine, d.model, d.model_span.line) == ("sglang", "example-org/demo-0.5b-instruct", 19)
     assert _s(d, "mem_fraction_static") == (0.2, 21, 11)
     assert (d.engine_version, d.gpu_count, d.gpu_count_span.line) == ("0.5.6.post2", 1, 24)
+
+
+def test_an_unknown_charts_flag_strings_make_one_launch_per_disaggregation_role():
+    """Sample K89's P/D values (silent): `workerCommonArgs` (the model and the common flags, one string) with
+    `prefillExtraArgs` and `decodeExtraArgs` spliced by the template: SGLang by its flags, one launch per role."""
+    decode, prefill = sorted(_deps("pd-flag-strings-values.yaml"), key=lambda d: d.get("disaggregation_mode"))
+    assert [d.get("disaggregation_mode") for d in (decode, prefill)] == ["decode", "prefill"]
+    assert {d.engine for d in (prefill, decode)} == {"sglang"} and prefill.model == "org/pd-demo"
+    assert (prefill.get("mem_fraction_static"), decode.get("mem_fraction_static"), decode.get("tp_size")) == \
+        (0.90, 0.85, 8)
+    assert (prefill.launch_span.line, decode.launch_span.line) == (7, 4)

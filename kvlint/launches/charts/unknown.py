@@ -267,16 +267,44 @@ def _flags_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
         for key, _, val in node.pairs() if node.is_map else ():
             if val.is_map:
                 stack.append(val)
-            elif val.is_seq and _ARGS_KEY.search(key) and val.items and all(i.is_scalar for i in val.items) \
-                    and val.items[0].text.startswith("--"):
-                args = argv_items(val, yf)
+            elif _ARGS_KEY.search(key) and (args := _flag_words(yf, val)):
                 engine = engine_from_flags(args) if model_flag_in(args) else None
                 if engine is not None:
                     count, cspan = _values_gpus(doc, doc.get("resources"))
                     note = f"engine {engine} inferred from the flags listed under {key}: no image kvlint knows is named"
-                    ctx = LaunchContext(notes=(note,))
-                    return [_deployment(yf.path, engine, args, val, ctx, ManifestGpu(None, None, count, cspan))]
+                    gpu = ManifestGpu(None, None, count, cspan)
+                    return [_deployment(yf.path, engine, args + more, at or val, LaunchContext(role, notes=(note,)),
+                                        gpu) for role, more, at in _roles(yf, node, key)]
     return []
+
+
+def _flag_words(yf: YamlFile, val: YNode) -> list[Field]:
+    """The words of an arguments value that is flags only: a list of them, or one string of them (a values key a
+    template splices into the command, `workerCommonArgs: --model-path /m --tp-size 8 ...`)."""
+    if val.is_seq and val.items and all(i.is_scalar for i in val.items) and val.items[0].text.startswith("--"):
+        return argv_items(val, yf)
+    if val.is_scalar and val.text.lstrip().startswith("--"):
+        return shell_words(yf, val) or []
+    return []
+
+
+def _roles(yf: YamlFile, holder: YNode, common: str) -> list[tuple[str, list[Field], YNode | None]]:
+    """The launches the model-bearing arguments under `common` make with their sibling argument values: one per
+    disaggregation role (`prefillExtraArgs` / `decodeExtraArgs`: two engines with their own pools, counting rule 3),
+    placed at the role's value, else one with the other siblings' flags added (`extraArgs` beside `args`)."""
+    roles: list[tuple[str, list[Field], YNode | None]] = []
+    extra: list[Field] = []
+    for key, _, val in holder.pairs():
+        if key == common or not _ARGS_KEY.search(key) or not (words := _flag_words(yf, val)):
+            continue
+        if key.lower().startswith(_ROLE_PREFIXES):
+            roles.append((key, words, val))
+        else:
+            extra += words
+    return [(key, extra + words, val) for key, words, val in roles] or [("", extra, None)]
+
+
+_ROLE_PREFIXES = ("prefill", "decode")
 
 
 _ARGS_KEY = lazy(r"(?i)(?:^|[_-])(?:command[_-]?)?arg(?:ument)?s$|[a-z](?:Command)?Args$")
