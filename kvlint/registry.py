@@ -296,15 +296,16 @@ def run_rules(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
         found: Iterable[Finding] = _agreed(ctx, codes)
     else:
         found = (_said(f, ctx) for f in _run(ctx, codes))
-    yield from (_disabled(f, ctx.deployment.disabled) for f in found)
+    yield from (_disabled(f, ctx.deployment.disabled, ctx.deployment.disabled_why) for f in found)
 
 
-def _disabled(f: Finding, off: Span | None) -> Finding:
+def _disabled(f: Finding, off: Span | None, why: str = "") -> Finding:
     """A launch whose own entry says `enabled: false` is not deployed as written (a chart's default example):
     what its rules find is an info saying so, never a warning or an error a reviewer must act on."""
     if off is None or f.severity is Severity.INFO:
         return f
-    words = f" [not deployed: its entry says enabled: false at line {off.line}]"
+    said = why.format(line=off.line) if why else f"its entry says enabled: false at line {off.line}"
+    words = f" [not deployed: {said}]"
     return replace(f, severity=Severity.INFO, message=f.message + words,
                    data={**f.data, "disabled_at": off.line, "severity_if_enabled": f.severity.name.lower()})
 

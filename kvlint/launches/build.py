@@ -74,6 +74,7 @@ class LaunchContext:
     storage: tuple[str, Span | None] | None = None  # a storage URI mounted as the model (KServe storageUri)
     extra_aliases: tuple[ModelAlias, ...] = ()  # names an adapter knows for the model (a chart's download repo)
     disabled: Span | None = None  # the launch's own mapping says `enabled: false` (see charts.common.disabled)
+    disabled_why: str = ""  # why, when it is not that key (a chart that renders only entries enabled)
     runner: str | None = None  # `uv run`, `poetry run` ...: the project runner in front of the engine
     container: str | None = None  # `docker exec NAME`: a running container the file did not start
 
@@ -135,7 +136,8 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         invalid_values=tuple(v for v in parsed.invalid if not _wrapper_reads_bools(ctx.wrapper, v)),
         env_switches=_switches(ctx.alias_env),
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
-        model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, runner=ctx.runner, server=parsed.server,
+        model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, disabled_why=ctx.disabled_why,
+        runner=ctx.runner, server=parsed.server,
         container=ctx.container,
     )
     if parsed.extra and (model is not None or settings):  # `--model X --port 8000 ${VLLM_ARGS}`: the arguments the

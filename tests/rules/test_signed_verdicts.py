@@ -38,9 +38,14 @@ def test_a_disabled_chart_entry_is_not_deployed():
 
 
 def test_a_disabled_kubeai_catalogue_entry_is_not_deployed():
+    """The models chart renders an entry only when `enabled` or `all.enabled` is true: `enabled: false` and an
+    entry without the key are both off (sample K89: the latter was judged as deployed)."""
     result = check(VERDICTS / "kubeai-disabled.yaml")
-    [off] = infos(result, "KV204")
-    assert off.span.line == 9 and "not deployed" in off.message
+    off, unsaid = infos(result, "KV204")
+    assert off.span.line == 11 and "not deployed" in off.message
+    assert unsaid.span.line == 24 and "not deployed: the models chart renders only entries with `enabled: true`, " \
+        "and the entry at line 21 has none" in unsaid.message
+    assert [f.span.line for f in result.findings if f.code == "KV204" and f.severity == Severity.ERROR] == [18]
 
 
 def test_a_flag_spelled_like_no_option_is_a_warning_without_a_suggestion():

@@ -7,6 +7,7 @@ from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import argv_items, chart_deployment, disabled, model_fields, text
 from kvlint.sources import numbers
 from kvlint.sources.yaml import YamlFile, YNode
+from kvlint.span import Span
 
 ENGINES = {"VLLM": "vllm", "SGLANG": "sglang"}
 
@@ -27,20 +28,37 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     out = []
     for name, _, entry in catalog.pairs():
         if entry.is_map:
-            dep = model_entry(yf, name, entry)
+            dep = model_entry(yf, name, entry, *_left_off(doc, entry))
             if dep is not None:
                 out.append(dep)
     return out
 
 
-def model_entry(yf: YamlFile, name: str, spec: YNode) -> Deployment | None:
+def model_entry(yf: YamlFile, name: str, spec: YNode, off: Span | None = None, why: str = "") -> Deployment | None:
     engine = ENGINES.get((text(spec.get("engine")) or "").upper())
     if engine is None:
         return None
     fields = model_fields(engine, spec.get("url")) + argv_items(spec.get("args"))
-    ctx = LaunchContext(name, declared_load=target_requests(spec), disabled=disabled(spec))
+    ctx = LaunchContext(name, declared_load=target_requests(spec), disabled=off or disabled(spec), disabled_why=why)
     gpu = profile_gpu(spec.get("resourceProfile"))
     return chart_deployment(yf.path, engine, fields, spec.get("url") or spec, ctx, gpu)
+
+
+def _left_off(doc: YNode, entry: YNode) -> tuple[Span | None, str]:
+    """Where the models chart is told not to render a catalogue entry: its own `enabled: false`, or, when the entry
+    says nothing, `all.enabled` not true (the chart renders an entry only when `.enabled` or `all.enabled` is: an
+    entry without the key is off, sample K89's 405B on A100s); the entry's name when `all` is not written."""
+    own = entry.get("enabled")
+    if own is not None:
+        return disabled(entry), ""
+    every = doc.path("all", "enabled")
+    if every is not None and not (every.is_scalar and every.value is False):
+        return None, ""  # all.enabled true, or left to a template
+    if every is not None:
+        return every.span, ("the models chart renders an entry without `enabled` only with all.enabled "
+                            "(false at line {line})")
+    return entry.span, ("the models chart renders only entries with `enabled: true`, and the entry at line {line} "
+                        "has none")
 
 
 def target_requests(spec: YNode) -> DeclaredLoad | None:
