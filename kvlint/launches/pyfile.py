@@ -100,6 +100,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
     src = _Source(path, text, LineIndex(text), _scopes(tree, bound), within)
     seen: set[int] = set()
     out: list[Deployment] = []
+    sdk_notes: list[Finding] = []
     grown = _appended(tree) if "+=" in text or ".extend(" in text or ".append(" in text else {}
     seen.update(id(e) for extra in grown.values() for e in extra)
     for node in ast.walk(tree):
@@ -108,6 +109,12 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
         elif isinstance(node, ast.Call) and (engine := _in_process_server(node, text)) is not None:
             out.extend(_served_engine_args(src, node, tree, engine))
+        elif isinstance(node, ast.Call) and _sdk_run(node):
+            found, said = _sdk_container(src, node)
+            out.extend(found)
+            sdk_notes.extend(said)
+            if found or said:  # its command list is the container's, not a launch of its own
+                seen.update(id(n) for n in ast.walk(node))
         elif isinstance(node, ast.Call) and _name(node.func) == _RAY_CONFIG:
             out.extend(_ray(src, {k.arg: _bound_dict(tree, k.value) for k in node.keywords if k.arg}, node))
         elif isinstance(node, ast.Call) and _told(node.func):  # `print(f"run: vllm serve {m}")`: told, not run
@@ -148,7 +155,62 @@ def read_python(path: str, text: str, within: Mapped | None = None,
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     # a bare "vllm serve" with nothing after it (a string a program completes) is no launch: the never-silent
     # note says where it is
-    return python_program(path, [d for d in out if is_launch(d)], tree)
+    kept, notes = python_program(path, [d for d in out if is_launch(d)], tree)
+    return kept, notes + sdk_notes
+
+
+def _sdk_run(call: ast.Call) -> bool:
+    """`client.containers.run(...)` / `.create(...)`: the Docker SDK for Python starting a container."""
+    import ast
+
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr in ("run", "create") \
+        and isinstance(func.value, ast.Attribute) and func.value.attr == "containers"
+
+
+_MODEL_WORDS = ("--model", "--model-path")
+
+
+def _sdk_words(src: _Source, command: ast.expr) -> list[Field]:
+    """The command the SDK hands the container: a list's items, or a string's words (an f-string's holes as
+    `${...}`), each string word at the string's place."""
+    import ast
+
+    if isinstance(command, (ast.List, ast.Tuple)):
+        return [src.field(e) for e in command.elts]
+    if isinstance(command, ast.JoinedStr):
+        text = "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else
+                       src.field(v.value).text if isinstance(v, ast.FormattedValue) else "" for v in command.values)
+    else:
+        text = src.field(command).text
+    return [Field(w, src.span(command), "${" not in w) for w in text.split()]
+
+
+def _sdk_container(src: _Source, call: ast.Call) -> tuple[list[Deployment], list[Finding]]:
+    """A container the Docker SDK starts (`containers.run(image, command)`): `docker run IMAGE COMMAND` when the
+    image is an engine's; with an image this file does not name (a config's value) and a model flag in the command,
+    a KV008 note at the call (sample K88's docker_manager.py: silent before)."""
+    from kvlint.findings import Finding, Severity
+    from kvlint.launches.images import entrypoint_engine
+
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    image = kw.get("image", call.args[0] if call.args else None)
+    command = kw.get("command", call.args[1] if len(call.args) > 1 else None)
+    if image is None:
+        return [], []
+    words = _sdk_words(src, command) if command is not None else []
+    pic = src.field(image)
+    if pic.resolved and entrypoint_engine(pic.text) is not None:
+        at = src.span(call.func)
+        found = launch_in_argv([Field("docker", at), Field("run", at), pic, *words], {})
+        return ([finish(src.path, found, LaunchContext(), ManifestGpu())] if found else []), []
+    if pic.resolved or not any(w.text.split("=", 1)[0] in _MODEL_WORDS for w in words):
+        return [], []
+    shown = " ".join(w.text for w in words[:4])
+    message = (f"a container is started here through the Docker SDK with engine arguments ({shown} ...), from an "
+               f"image this file does not name ({pic.text}); nothing here is checked")
+    return [], [Finding("KV008", "unknown-launch-layout", Severity.INFO, message, src.span(call.func),
+                        fix="name the image, or run the launch in a file kvlint reads", path=src.path)]
 
 
 def _appended(tree: ast.Module) -> dict[int, list[ast.expr]]:

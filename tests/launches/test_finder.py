@@ -1713,3 +1713,20 @@ def test_a_program_spawning_docker_with_its_arguments_in_a_list_of_their_own():
     assert (d.engine, d.model, _at(d.model_span), d.engine_version) == ("vllm", "org/spawned", (8, 15), "0.10.1")
     assert d.get("max_model_len") == 8192
     assert read_path("main.ts", text.replace("'vllm/vllm-openai:v0.10.1',\n", "'busybox',\n")).deployments == []
+
+
+def test_a_container_the_docker_sdk_starts_is_a_launch_or_a_named_place():
+    """Sample K88's docker_manager.py (silent): `client.containers.run(image=cfg['engine_image'], command=f"--model
+    {cfg['model_name']} ...")`: an image the file does not name is a KV008 place at the call; an engine image
+    written there is `docker run IMAGE COMMAND`."""
+    text = ("import docker\n\n\ndef start_vllm_server(cfg):\n    client = docker.from_env()\n"
+            "    return client.containers.run(\n        image=cfg['engine_image'],\n"
+            "        command=f\"--model {cfg['model_name']} --port {cfg['port']}\",\n        detach=True)\n")
+    result = read_path("manager.py", text)
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span)) == ("KV008", (6, 12)) and "Docker SDK" in note.message
+    named = text.replace("cfg['engine_image']", "'vllm/vllm-openai:v0.10.1'").replace(
+        "f\"--model {cfg['model_name']} --port {cfg['port']}\"", "['--model', 'org/sdk-run', '--max-model-len', '4096']")
+    (d,) = read_path("manager.py", named).deployments
+    assert (d.engine, d.model, d.engine_version, d.get("max_model_len")) == ("vllm", "org/sdk-run", "0.10.1", 4096)
