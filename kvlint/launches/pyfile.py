@@ -1009,6 +1009,18 @@ def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[De
     return [finish(src.path, found, LaunchContext(), gpu)]
 
 
+def _not_given(src: _Source, value: ast.expr) -> bool:
+    """A keyword argument that gives nothing: `None`, or a value the program reads as empty (`args.quantization or
+    None` whose default is ""): the argument class keeps its default, where a command line's `--flag ""` would be
+    a value the engine rejects (sample K85: a wrong KV007 error on SGLang's ServerArgs)."""
+    import ast
+
+    if isinstance(value, ast.Constant):
+        return value.value is None
+    field = src.field(value)
+    return field.resolved and field.text.strip() in ("", "None")
+
+
 def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keyword, ast.expr]],
                    engine: str = "vllm") -> list[Field]:
     """An engine's arguments given as keywords (`engine_kwargs`, `AsyncEngineArgs(...)`, SGLang's `ServerArgs(...)`)
@@ -1018,6 +1030,8 @@ def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keywo
     fields: list[Field] = []
     for key, key_node, value in pairs:
         flag = Field("--" + key.replace("_", "-"), src.span(key_node))
+        if _not_given(src, value):
+            continue  # `quantization=None`, `args.quant or None` with an empty default: the engine's own default
         if isinstance(value, ast.Constant) and isinstance(value.value, bool):
             negative = "--no-" + flag.text[2:]  # False: an on/off flag's `--no-` form, else the default (nothing)
             fields += [flag] if value.value else [Field(negative, flag.span)] if negatable(negative) else []

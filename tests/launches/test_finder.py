@@ -1628,11 +1628,16 @@ def test_server_args_handed_to_sglangs_own_launch_server_in_a_program_are_a_laun
             "    parser.add_argument('model', nargs='?', default='org/sglang-served')\n"
             "    args = parser.parse_args()\n"
             "    server_args = ServerArgs(model_path=args.model, tp_size=2, mem_fraction_static=0.8,\n"
-            "                             enable_metrics=True)\n"
+            "                             enable_metrics=True, quantization=args.quant or None)\n"
             "    launch_server(server_args)\n")
+    text = text.replace("    args = parser.parse_args()\n", "    parser.add_argument('--quant', default='')\n"
+                        "    args = parser.parse_args()\n")
     (d,) = read_path("serve.py", text).deployments
-    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/sglang-served", (11, 41))
-    assert (d.get("tp_size"), d.get("mem_fraction_static"), d.launch_span.line) == (2, 0.8, 13)
+    assert (d.engine, d.model, _at(d.model_span)) == ("sglang", "org/sglang-served", (12, 41))
+    assert (d.get("tp_size"), d.get("mem_fraction_static"), d.launch_span.line) == (2, 0.8, 14)
+    # `args.quant or None` with an empty default gives nothing: the class's default, not `--quantization ""`
+    # (the sample's wrong KV007 error)
+    assert "quantization" not in d.settings and d.invalid_values == ()
     library = text.replace("from sglang.srt.entrypoints.http_server import launch_server\n", "import sglang as sgl\n")
     library = library.replace("launch_server(server_args)", "sgl.Engine(server_args=server_args)")
     assert read_path("lib.py", library).deployments == []
