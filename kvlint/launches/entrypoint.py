@@ -184,15 +184,17 @@ def argv_model(tree: ast.Module) -> str | None:
 
 def python_program(path: str, deps: list[Deployment], tree: ast.Module) -> tuple[list[Deployment], list[Finding]]:
     """The launches of a Python file, less those of an image's entry point whose model is its own command line's
-    (no default) or its environment's (no default)."""
+    (no default) or its environment's (no default), and those with no model an engine that needs one is started
+    with (the program adds it at run time)."""
+    deps, unnamed = _model_added_later(deps)
     if not any(d.model is not None and not d.model_resolved for d in deps):
-        return deps, []
+        return deps, unnamed
     option = argv_model(tree)
     from_env = env_names(tree) if option is None else set()
     why = run_by_image(path) if option is not None or from_env else None
     if why is None:
         return deps, []
-    kept, notes = [], []
+    kept, notes = [], unnamed
     for dep in deps:
         if dep.model is None or dep.model_resolved:
             kept.append(dep)
@@ -208,6 +210,22 @@ def python_program(path: str, deps: list[Deployment], tree: ast.Module) -> tuple
 
 
 _PY_NAME = lazy(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+
+def _model_added_later(deps: list[Deployment]) -> tuple[list[Deployment], list[Finding]]:
+    """A program's engine command with no model, for an engine that has no default model (SGLang exits without
+    `--model-path`): the program adds the model at run time, out of sight (sample K87's RunPod worker: a loop
+    over environment variables extends the argv): no launch of its own, a KV008 place."""
+    from kvlint.engines.registered import facts
+
+    kept, notes = [], []
+    for dep in deps:
+        if dep.model is None and not dep.model_aliases and facts(dep.engine).DEFAULT_MODEL is None:
+            notes.append(_note(dep, f"{facts(dep.engine).TITLE} needs a model and this command names none: the "
+                                    "program adds it at run time (the launch is where the program is run with one)"))
+        else:
+            kept.append(dep)
+    return kept, notes
 
 
 def env_names(tree: ast.Module) -> set[str]:

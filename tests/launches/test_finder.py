@@ -1735,3 +1735,18 @@ def test_a_container_the_docker_sdk_starts_is_a_launch_or_a_named_place():
         "f\"--model {cfg['model_name']} --port {cfg['port']}\"", "['--model', 'org/sdk-run', '--max-model-len', '4096']")
     (d,) = read_path("manager.py", named).deployments
     assert (d.engine, d.model, d.engine_version, d.get("max_model_len")) == ("vllm", "org/sdk-run", "0.10.1", 4096)
+
+
+def test_a_programs_sglang_command_with_no_model_is_a_place_not_a_launch():
+    """Sample K87's RunPod worker: `command = [python3, -m, sglang.launch_server, --host, ...]` extended from the
+    environment in a loop at run time: SGLang needs a model and the command names none, so it is no launch of its
+    own (the found launch "sglang:None" was spurious), a KV008 place; vLLM's bare command serves its default."""
+    text = ("import os, subprocess\n\n\ndef start():\n"
+            "    command = ['python3', '-m', 'sglang.launch_server', '--host', '0.0.0.0']\n"
+            "    for env_var, option in {'MODEL_NAME': '--model-path'}.items():\n"
+            "        if os.getenv(env_var):\n            command.extend([option, os.getenv(env_var)])\n"
+            "    subprocess.Popen(command)\n")
+    result = read_path("engine.py", text)
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, note.span.line) == ("KV008", 5) and "SGLang needs a model" in note.message
