@@ -267,7 +267,7 @@ def _flags_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
         for key, _, val in node.pairs() if node.is_map else ():
             if val.is_map:
                 stack.append(val)
-            elif _ARGS_KEY.search(key) and (args := _flag_words(yf, val)):
+            elif _flags_shaped(val) and _ARGS_KEY.search(key) and (args := _flag_words(yf, val)):
                 engine = engine_from_flags(args) if model_flag_in(args) else None
                 if engine is not None:
                     count, cspan = _values_gpus(doc, doc.get("resources"))
@@ -276,6 +276,11 @@ def _flags_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
                     return [_deployment(yf.path, engine, args + more, at or val, LaunchContext(role, notes=(note,)),
                                         gpu) for role, more, at in _roles(yf, node, key)]
     return []
+
+
+def _flags_shaped(val: YNode) -> bool:
+    """A cheap look first (most values of a values file are neither): a list, or a string starting with `--`."""
+    return val.is_seq or (val.is_scalar and val.text.startswith("--"))
 
 
 def _flag_words(yf: YamlFile, val: YNode) -> list[Field]:
@@ -295,7 +300,7 @@ def _roles(yf: YamlFile, holder: YNode, common: str) -> list[tuple[str, list[Fie
     roles: list[tuple[str, list[Field], YNode | None]] = []
     extra: list[Field] = []
     for key, _, val in holder.pairs():
-        if key == common or not _ARGS_KEY.search(key) or not (words := _flag_words(yf, val)):
+        if key == common or not _flags_shaped(val) or not _ARGS_KEY.search(key) or not (words := _flag_words(yf, val)):
             continue
         if key.lower().startswith(_ROLE_PREFIXES):
             roles.append((key, words, val))
