@@ -724,6 +724,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         raw = m.text[words[i].start:words[i].end]
         if name in state.folders or "dirname" in raw or "BASH_SOURCE" in raw or (state.folders and "$" in raw):
             _script_folder(name, raw, state)
+        if raw.partition("=")[0].endswith("+"):  # `CMD+=" --flag v"` appends (sample K90)
+            value = _appended(value, {**state.env, **local}.get(name), state)
         if value is None and state.conditional:
             value = _caller_override(words[i], name, {**state.env, **local}, m, state)
         if value is not None and value.lower() == name.lower() and ("_" in name or name.lower() in _SETTING_NAMES):
@@ -1170,6 +1172,22 @@ def _assignment(word: Word, m: Mapped, env: dict[str, str],
     if any(not f.resolved for f in fields):
         return name, _partial(value, fields)  # unknown from here on (never a stale value), but a command's words
     return name, _placed(value, fields)
+
+
+def _appended(value: str | None, before: str | None, state: _State) -> str | None:
+    """`NAME+=value`: the value before with this one after it. One made under a condition (an `if` branch) is not
+    known to run: the value stays what it was, as a conditional `args+=(...)` is left out of an array. Each part
+    keeps where its characters were written when both know it in the same text."""
+    if state.conditional:
+        return before
+    if value is None or before is None:
+        return None
+    if isinstance(before, Partial) and isinstance(value, Partial) and before.source is value.source \
+            and before.offsets and value.offsets:
+        shift = len(before)
+        holes = before.holes + tuple((a + shift, b + shift) for a, b in value.holes)
+        return Partial(before + value, holes, before.offsets + value.offsets, before.source)
+    return str(before) + str(value)
 
 
 def _placed(value: str, fields: list[Field]) -> str:

@@ -198,3 +198,13 @@ def test_a_later_case_on_the_same_variable_reads_the_earlier_cases_matching_arm(
             '  large) CMD="vllm serve $MODEL_PATH --tensor-parallel-size 4" ;;\nesac\neval "$CMD"\n')
     got = sorted((d.model, d.get("tensor_parallel_size")) for d in read_path("serve.sh", text).deployments)
     assert got == [("org/large", 4), ("org/small", 1)]
+
+
+def test_a_command_string_appended_to_with_plus_equals_then_evald():
+    """Sample K90's serve.sh: `CMD="vllm serve ${MODEL} ..."`, `CMD+=" --max-model-len ${LEN}"` under `if [ -n
+    "$LEN" ]`, `eval "${CMD}"` (missed: `+=` left the variable unknown). An addition made unconditionally is read;
+    one under a condition is not known to run, so the command stays as it was."""
+    text = ('MODEL="org/appended"\nLEN=""\nCMD="vllm serve ${MODEL} --port 1212"\nif [ -n "${LEN}" ]; then\n'
+            '    CMD+=" --max-model-len ${LEN}"\nfi\nCMD+=" --tensor-parallel-size 2"\neval "${CMD}"\n')
+    (d,) = read_path("serve.sh", text).deployments
+    assert (d.model, d.get("tensor_parallel_size"), "max_model_len" in d.settings) == ("org/appended", 2, False)
