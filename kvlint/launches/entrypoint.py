@@ -193,7 +193,7 @@ def python_program(path: str, deps: list[Deployment], tree: ast.Module) -> tuple
     from_env = env_names(tree) if option is None else set()
     why = run_by_image(path) if option is not None or from_env else None
     if why is None:
-        return deps, []
+        return deps, unnamed
     kept, notes = [], unnamed
     for dep in deps:
         if dep.model is None or dep.model_resolved:

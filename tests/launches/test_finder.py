@@ -1750,3 +1750,13 @@ def test_a_programs_sglang_command_with_no_model_is_a_place_not_a_launch():
     assert result.deployments == []
     (note,) = result.findings
     assert (note.code, note.span.line) == ("KV008", 5) and "SGLang needs a model" in note.message
+
+
+def test_a_model_less_sglang_command_beside_a_launch_with_an_open_model_is_still_said():
+    """The KV008 for a model-less SGLang command survives a second launch in the file whose model is open (the
+    program's own argument, no image running it)."""
+    text = ("import os, subprocess, sys\n\n\ndef start():\n"
+            "    subprocess.Popen(['python3', '-m', 'sglang.launch_server', '--host', '0.0.0.0'])\n\n\n"
+            "def other(model):\n    subprocess.Popen(['vllm', 'serve', sys.argv[1]])\n")
+    result = read_path("engine.py", text)
+    assert [f.code for f in result.findings] == ["KV008"] and result.findings[0].span.line == 5
