@@ -253,3 +253,13 @@ def test_an_unknown_charts_flag_strings_make_one_launch_per_disaggregation_role(
     assert (prefill.get("mem_fraction_static"), decode.get("mem_fraction_static"), decode.get("tp_size")) == \
         (0.90, 0.85, 8)
     assert (prefill.launch_span.line, decode.launch_span.line) == (7, 4)
+
+
+def test_an_umbrella_charts_engine_subchart_switched_on_with_its_model_is_a_launch(tmp_path):
+    """Sample K95's OPEA values (silent): `vllm: {enabled: true, LLM_MODEL_ID: M}` with no GPU request in the
+    file is the subchart's launch of M; switched off, or with no model named, it is not."""
+    (d,) = _deps("umbrella-engine-subchart.yaml")
+    assert (d.engine, d.model, d.model_span.line) == ("vllm", "org/umbrella-model", 12)
+    off = (FIX / "umbrella-engine-subchart.yaml").read_text().replace("vllm:\n  enabled: true", "vllm:\n  enabled: false")
+    (tmp_path / "values.yaml").write_text(off)
+    assert read_path(str(tmp_path / "values.yaml")).deployments == []

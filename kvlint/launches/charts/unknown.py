@@ -469,8 +469,10 @@ def _engine_named_values(yf: YamlFile, doc: YNode) -> list[Deployment]:
     starts that engine with its default model (or the one the install sets), so the launch is counted at the
     block, its model a placeholder, and any engine-flag keys or argument list in the block are still read."""
     key, block = next(((k, v) for k, _, v in doc.pairs() if v.is_map and _ENGINE_KEY.match(k)), ("", None))
-    if block is None or disabled(block) is not None or not (_GPU_REQUEST.search(yf.text) or _gpu_block(doc)):
+    if block is None or disabled(block) is not None:
         return []  # an umbrella chart's `vllm: {enabled: false}` renders nothing
+    if not (_GPU_REQUEST.search(yf.text) or _gpu_block(doc) or _switched_on_with_model(block)):
+        return []
     engine = "sglang" if key.lower().startswith("sglang") else "vllm"
     model_path, model = _model([doc, block])
     for sub, _, child in block.pairs() if model is None or not text(model) else ():
@@ -492,6 +494,15 @@ def _engine_named_values(yf: YamlFile, doc: YNode) -> list[Deployment]:
             "default or the install names it")
     ctx = LaunchContext(notes=(note,), node_labels=facts.node_labels(doc))
     return [_deployment(yf.path, engine, fields, knode, ctx, ManifestGpu(product, pspan, count, cspan))]
+
+
+def _switched_on_with_model(block: YNode) -> bool:
+    """An umbrella chart's engine subchart switched on with its model named (`vllm: {enabled: true, LLM_MODEL_ID:
+    org/m}`, sample K95's OPEA values, silent before): the subchart starts the engine on that model whatever the
+    values say of GPUs (a CPU or Gaudi default the subchart keeps)."""
+    on = block.get("enabled")
+    model = _model([block])[1]
+    return on is not None and on.is_scalar and on.value is True and model is not None and bool(text(model))
 
 
 def _values_gpus(doc: YNode, resources: YNode | None) -> tuple[int | None, Span | None]:
