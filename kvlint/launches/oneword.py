@@ -37,7 +37,7 @@ def split_joined(engine: str, words: list[Field], env: Mapping[str, str]) -> tup
     for word in words:
         parts = word.text.split()
         if not value_next and len(parts) > 1 and word.resolved and _option(table, parts[0]) \
-                and not _TEMPLATED.search(word.text):
+                and not _TEMPLATED.search(word.text) and not _valued(table, word.text):
             split = _split(word, env)
             if split:
                 out.extend(split)
@@ -55,6 +55,15 @@ def _option(table: FlagTable, word: str) -> bool:
         return False
     spec, _, _ = match(table, normalise(table, word.split("=", 1)[0]))
     return spec is not None
+
+
+def _valued(table: FlagTable, text: str) -> bool:
+    """`--opt=VALUE WITH SPACES` (a Kubernetes args item `--limit-mm-per-prompt={"image": 0, "video": 0}`, sample
+    K94): argparse splits the word at its first `=` and takes the rest as the option's value, spaces and all, so it
+    is one argument; only a value that itself holds another of the engine's options (`--model=M --tp 2`) is several
+    arguments run together."""
+    head, eq, value = text.strip().partition("=")
+    return bool(eq) and " " not in head and not any(_option(table, w) for w in value.split())
 
 
 def _takes_value(table: FlagTable, word: str) -> bool:

@@ -245,7 +245,7 @@ def test_arguments_passed_as_one_word_are_read_as_meant_each_at_its_place():
     $model_path ..."`. The shell passes one word (KV013 says so); the launch is read split, each value where the
     assignment writes it."""
     rules = Path(__file__).resolve().parent.parent / "fixtures" / "rules" / "KV013"
-    sglang, vllm = read_path(str(rules / "bad.sh")).deployments
+    sglang, vllm, _ = read_path(str(rules / "bad.sh")).deployments
     assert (sglang.engine, sglang.model, sglang.get("mem_fraction_static")) == ("sglang", "Qwen/Qwen2.5-7B-Instruct", 0.85)
     assert (sglang.settings["mem_fraction_static"].span.line, sglang.settings["mem_fraction_static"].span.col) == (6, 27)
     assert [(s.line, s.col) for s, _ in sglang.one_word_args] == [(7, 33)]
