@@ -21,7 +21,9 @@ python3 -m sglang.launch_server "$args"
 ## Use instead
 Leave the expansion unquoted (`$args`, split on spaces by the shell), or keep the arguments in an array and pass
 `"${args[@]}"`. A flag's value with spaces (`--chat-template "{% ... %}"`) is one word, as it should be, and is not
-reported.
+reported; nor is a `--flag=VALUE` word whose value holds spaces (a Kubernetes args item
+`--limit-mm-per-prompt={"image": 0, "video": 0}`): argparse splits it at its first `=`, unless the value holds
+another of the engine's options (`"--model=M --tp 2"`, reported).
 
 ## Options
 None.
