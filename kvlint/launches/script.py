@@ -1465,7 +1465,29 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         return FoundLaunch(by_flags.engine, by_flags.words, by_flags.program.span, env, None, gpus[0], gpus[1],
                            notes=(by_flags.note,), wrapper=by_flags.program.text.rsplit("/", 1)[-1], nodes=nodes,
                            left_to=_left_to(by_flags), runner=runner)
-    return _handed_shell(rest, env, depth, state) or _handed_engine(rest, env, depth, state)
+    return _handed_shell(rest, env, depth, state) or _handed_engine(rest, env, depth, state) \
+        or _handed_command(rest, env, depth, state)
+
+
+_COMMAND_OPTIONS = frozenset({"--command", "--cmd"})
+
+
+def _handed_command(rest: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
+    """A program handed a whole shell command as an option's value (`xpk workload create ... --command "$COMMAND"`
+    after `COMMAND="export T=x && python -m vllm.entrypoints.openai.api_server --model M ..."`, sample K94): a
+    cluster tool runs that command in the workload's container, so it is read as `sh -c` reads its script."""
+    if len(rest) < 3 or depth >= MAX_DEPTH or rest[0].text.rsplit("/", 1)[-1] in _QUOTING:
+        return None
+    for k in range(1, min(len(rest) - 1, 64)):
+        value = rest[k + 1]
+        if rest[k].text in _COMMAND_OPTIONS and ("vllm" in value.text or "sglang" in value.text):
+            launches, _, notes = run_script(value.mapped(), env, depth + 1, (),
+                                            state.written if state is not None else None)
+            if state is not None:
+                state.launches.extend(launches[:-1])
+                state.notes.extend(notes)
+            return launches[-1] if launches else None
+    return None
 
 
 _LAUNCHER = lazy(r"[\w.~$][\w.~/${}+-]*|/[\w.~/${}+-]+")

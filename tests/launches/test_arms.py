@@ -208,3 +208,16 @@ def test_a_command_string_appended_to_with_plus_equals_then_evald():
             '    CMD+=" --max-model-len ${LEN}"\nfi\nCMD+=" --tensor-parallel-size 2"\neval "${CMD}"\n')
     (d,) = read_path("serve.sh", text).deployments
     assert (d.model, d.get("tensor_parallel_size"), "max_model_len" in d.settings) == ("org/appended", 2, False)
+
+
+def test_a_tool_handed_a_whole_command_as_its_command_option_runs_it():
+    """Sample K94's TPU workload script: `COMMAND="export HF_TOKEN=x && VLLM_USE_V1=1 python -m
+    vllm.entrypoints.openai.api_server --model M ..."` then `python xpk.py workload create ... --command "$COMMAND"`
+    (missed): the tool runs the command in the workload, read as `sh -c` reads its script; an `echo --command` does
+    not."""
+    text = ('COMMAND="export HF_TOKEN=xxx && VLLM_USE_V1=1 python -m vllm.entrypoints.openai.api_server '
+            '--model org/xpk-handed --tensor-parallel-size=4 --max-model-len=8192"\n'
+            'python /opt/xpk/xpk.py workload create \\\n    --cluster c1 \\\n    --command "$COMMAND"\n')
+    (d,) = read_path("run_xpk.sh", text).deployments
+    assert (d.model, _at(d.model_span), d.get("tensor_parallel_size")) == ("org/xpk-handed", (1, 100), 4)
+    assert read_path("run_xpk.sh", text.replace("python /opt/xpk/xpk.py workload create", "echo")).deployments == []
