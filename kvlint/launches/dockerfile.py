@@ -75,7 +75,7 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
     index = index or LineIndex(text)
     image, env, parts = _instructions(text, run_env)
     fields = [f for op in ("ENTRYPOINT", "CMD") if op in parts for f in _argv(path, text, index, *parts[op], env)]
-    default = entrypoint_engine(image) if "ENTRYPOINT" not in parts else None
+    default = entrypoint_engine(image) if "ENTRYPOINT" not in parts and not _program_cmd(parts, fields) else None
     found = launch_in_argv(fields, env, image_default=default) if fields else None
     if found is None and "ENTRYPOINT" in parts and "CMD" in parts:
         found = _flags_for_entrypoint(_argv(path, text, index, *parts["CMD"], env), env)
@@ -84,6 +84,16 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
         return _written_entry_script(path, text, fields[0].text, env, image)
     # an engine entry point with no model is the image, not a launch: it is launched where it is run with one
     return [dep] if dep is not None and dep.model is not None else []
+
+
+def _program_cmd(parts: dict[str, tuple[int, str]], fields: list[Field]) -> bool:
+    """A shell-form CMD that names a program (`CMD service nginx start && ollama serve` on an engine image, sample
+    K94): the author means the container to run that command, not to hand it to the base image's engine as its
+    arguments (which would start the engine on a model named `/bin/sh`, Docker's shell-form prefix). Read as a
+    command; it is a launch only when it starts the engine itself."""
+    cmd = parts.get("CMD")
+    return cmd is not None and not cmd[1].lstrip().startswith("[") and bool(fields) \
+        and not fields[0].text.startswith("-")
 
 
 def _instructions(text: str, run_env: Mapping[str, str] | None = None,

@@ -38,6 +38,16 @@ _ENTRY_WORDS = lazy(r"serve|launch_server|entrypoints")
 _COMMENT = lazy(r"(^|\s)(#|//|REM\s|::)")
 _DOCSTRING = ('"""', "'''")
 _PASS_THROUGH = ("$@", "${@}", "[@]}", "$*")
+# a Dockerfile's shell-form CMD naming a program (kvlint.launches.dockerfile._program_cmd), and an ENTRYPOINT of its own
+_PROGRAM_CMD = lazy(r"(?im)^[ \t]*CMD[ \t]+(?![\[-])\S")
+_ENTRYPOINT = lazy(r"(?im)^[ \t]*ENTRYPOINT\b")
+
+
+def _entry_engine(image: str) -> str | None:
+    """The engine an image's own entry point starts (vLLM's images: `vllm serve`), None for one with none."""
+    from kvlint.launches.images import entrypoint_engine
+
+    return entrypoint_engine(image)
 
 
 def passed_over(path: str, text: str, kind: str) -> Finding | None:
@@ -64,6 +74,12 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     elif named_run:
         message = (f"a container named {what} is run here, from an image kvlint could not read a launch from (the "
                    "repository's own build, whose entry point and model are not in this file); nothing here is checked")
+    elif kind == "dockerfile" and _PROGRAM_CMD.search(text) and not _ENTRYPOINT.search(text) \
+            and _entry_engine(what) is not None:
+        message = (f"this image builds on `{what}` and its shell-form CMD runs a program of its own, which Docker "
+                   "hands to the base image's entry point as arguments (`/bin/sh -c ...`): as written the container "
+                   "starts the engine on a model named /bin/sh; reset the entry point (`ENTRYPOINT []`) to run the "
+                   "command. No launch is read here")
     elif kind == "dockerfile":
         message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
                    "with one (docker run, a manifest, a compose file); nothing here is checked")

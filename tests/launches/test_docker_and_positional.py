@@ -136,3 +136,19 @@ def test_a_scripts_positional_parameters_are_its_callers_values(tmp_path):
     (d,) = read_path(str(p)).deployments
     assert d.invalid_values == () and not d.settings["port"].resolved and not d.settings["tp_size"].resolved
     assert [f.code for f in lint([str(p)], LintOptions()).findings if f.severity >= 2] == []
+
+
+def test_a_shell_form_cmd_running_a_program_on_an_engine_image_is_no_launch():
+    """Sample K94's Dockerfile (`FROM vllm/vllm-openai` + `CMD service nginx start && ollama serve`) was read as a
+    vLLM launch of the model "service"; a shell-form CMD naming a program is the command the author means the
+    container to run, and the KV008 says Docker hands it to vLLM's entry point as arguments. A CMD of flags is still
+    the engine's arguments."""
+    path = Path(__file__).resolve().parent.parent / "fixtures" / "launches" / "docker" / "program-cmd.Dockerfile"
+    result = read_path(str(path))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert note.code == "KV008" and "as written the container starts the engine on a model named /bin/sh" in note.message
+    flags = path.read_text().replace("CMD service nginx start && /usr/local/bin/ollama serve",
+                                     "CMD --model org/cmd-flags --max-model-len 4096")
+    (d,) = read_path(str(path), flags).deployments
+    assert (d.model, d.get("max_model_len")) == ("org/cmd-flags", 4096)
