@@ -1481,13 +1481,20 @@ def _handed_command(rest: list[Field], env: dict[str, str], depth: int, state: _
     for k in range(1, min(len(rest) - 1, 64)):
         value = rest[k + 1]
         if rest[k].text in _COMMAND_OPTIONS and ("vllm" in value.text or "sglang" in value.text):
-            launches, _, notes = run_script(value.mapped(), env, depth + 1, (),
-                                            state.written if state is not None else None)
-            if state is not None:
-                state.launches.extend(launches[:-1])
-                state.notes.extend(notes)
-            return launches[-1] if launches else None
+            return _run_string(value, env, depth, (), state)
     return None
+
+
+def _run_string(script: Field, env: dict[str, str], depth: int, positional: tuple[Field, ...],
+                state: _State | None) -> FoundLaunch | None:
+    """A command string a program runs (`sh -c SCRIPT ARGS`, a tool's `--command "$CMD"`), read as a script one level
+    deeper: its last launch is the command's, any before it are the caller's too."""
+    launches, _, notes = run_script(script.mapped(), env, depth + 1, positional,
+                                    state.written if state is not None else None)
+    if state is not None:
+        state.launches.extend(launches[:-1])
+        state.notes.extend(notes)
+    return launches[-1] if launches else None
 
 
 _LAUNCHER = lazy(r"[\w.~$][\w.~/${}+-]*|/[\w.~/${}+-]+")
@@ -1627,12 +1634,7 @@ def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state
         if "c" in fields[j].text[1:] and not fields[j].text.startswith("--"):
             j = _past_options(fields, j + 1) - 1  # `bash -c -i "CMD"`: the command string is the first operand
             if j + 1 < len(fields):
-                launches, _, notes = run_script(fields[j + 1].mapped(), env, depth + 1, tuple(fields[j + 2 :]),
-                                                state.written if state is not None else None)
-                if state is not None:
-                    state.launches.extend(launches[:-1])
-                    state.notes.extend(notes)
-                return launches[-1] if launches else None
+                return _run_string(fields[j + 1], env, depth, tuple(fields[j + 2 :]), state)
             return None
         j += 1
     return _wrapping_script(fields, j, env, depth, state) if j < len(fields) else None
