@@ -148,18 +148,25 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
     deps, wrapped = wrapper_scripts(deps, text) if text and "$" in text else (deps, [])
     if not any(env_model(d) for d in deps):
         return deps, wrapped
-    why = run_by_image(path)
-    if why is None:
-        return deps, wrapped
+    image_why = run_by_image(path)
     kept, notes = [], []
     for dep in deps:
         name = env_model(dep)
-        if name is None or dep.image is not None:
+        own = any(s.resolved for s in dep.settings.values())  # a flag the command writes (not left to "$@")
+        why = image_why or (_HANDS_ON if name is not None and not own and _passes_arguments(dep, text) else None)
+        if name is None or dep.image is not None or why is None:
             kept.append(dep)  # a script that runs the engine's container itself is where the image is run
             continue
         notes.append(_note(dep, f"the model is ${name} of the environment the image is given ({why}): the launch "
                                 "is where the image is run with it (a manifest, compose file, docker run)"))
     return kept, wrapped + notes
+
+
+# an engine command whose model is the environment's and whose every other argument is the script's own ("$@"): a
+# launcher an image or a tool runs with both (sample K94's `sglang-launcher.sh`), rule 5's shape; one that writes
+# flags of its own (with defaults the environment may change) is a deployment (rule 8)
+_HANDS_ON = ("it hands the engine its own arguments (\"$@\") and writes no flag of its own, as an image's entry "
+             "point does")
 
 
 def argv_model(tree: ast.Module) -> str | None:

@@ -467,3 +467,16 @@ def test_an_envsubst_template_with_placeholders_in_flow_mappings_is_read():
     assert (dep.model, dep.model_resolved, dep.get("tensor_parallel_size"), dep.gpu_count) == \
         ("${MODEL_PATH}", False, 8, 8)
     assert _at(dep.model_span) == (19, 31)
+
+
+def test_a_launcher_whose_model_is_the_environments_and_flags_its_callers_is_not_a_launch(tmp_path):
+    """Sample K94's `sglang-launcher.sh`: `--model "$MODEL_NAME" "$@"` and nothing else; one that writes a flag of
+    its own (`--tp 8`, or `${TP:-1}`) stays a launch whose model its caller names (rule 8)."""
+    result = read_path(str(FIX / "wrapped" / "env-model-launcher.sh"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert note.code == "KV008" and "writes no flag of its own" in note.message
+    sized = (FIX / "wrapped" / "env-model-launcher.sh").read_text().replace('  "$@"', '  --tp-size "${TP:-8}" "$@"')
+    (tmp_path / "serve.sh").write_text(sized)
+    (d,) = read_path(str(tmp_path / "serve.sh")).deployments
+    assert d.get("tp_size") == 8
