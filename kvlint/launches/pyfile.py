@@ -192,6 +192,7 @@ def _sdk_container(src: _Source, call: ast.Call) -> tuple[list[Deployment], list
     a KV008 note at the call (sample K88's docker_manager.py: silent before)."""
     from kvlint.findings import Finding, Severity
     from kvlint.launches.images import entrypoint_engine
+    from kvlint.launches.named import KV008
 
     kw = {k.arg: k.value for k in call.keywords if k.arg}
     image = kw.get("image", call.args[0] if call.args else None)
@@ -209,7 +210,7 @@ def _sdk_container(src: _Source, call: ast.Call) -> tuple[list[Deployment], list
     shown = " ".join(w.text for w in words[:4])
     message = (f"a container is started here through the Docker SDK with engine arguments ({shown} ...), from an "
                f"image this file does not name ({pic.text}); nothing here is checked")
-    return [], [Finding("KV008", "unknown-launch-layout", Severity.INFO, message, src.span(call.func),
+    return [], [Finding(*KV008, Severity.INFO, message, src.span(call.func),
                         fix="name the image, or run the launch in a file kvlint reads", path=src.path)]
 
 
