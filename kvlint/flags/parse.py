@@ -47,6 +47,7 @@ class ParsedArgs:
     value_errors: list[str] = field(default_factory=list)  # the lines of errors that belong to `invalid`
     server: str | None = None  # another server of the engine the launch starts (kvlint.flags.server), None: its own
     leftover: list[Token] = field(default_factory=list)  # unresolved positional words (`$EXTRA_ARGS`) left over
+    open_options: list[Token] = field(default_factory=list)  # options whose name is an expansion (`--"$p_type"`)
 
 
 def _looks_like_option(st: ParseState, text: str) -> bool:
@@ -77,7 +78,7 @@ def parse_args(engine: str, tokens: list[Token], start: int = 0, *, positional_m
         i = _step(st, i)
     _check_model_first(st, start)
     return ParsedArgs(st.model, st.settings, st.unknown, st.errors, st.deprecated, st.invalid, st.value_errors, server,
-                      st.leftover)
+                      st.leftover, st.open_options)
 
 
 def _step(st: ParseState, i: int) -> int:
@@ -164,6 +165,8 @@ def _option(st: ParseState, i: int) -> int:
     if spec is None and " " in tok.text:
         _positional(st, tok)  # argparse: an unmatched dash word with a space is a positional
         return i + 1
+    if spec is None and is_unresolved(name):
+        return _open_option(st, i)
     if spec is None:
         return _unknown(st, i, name, others)
     return _consume(st, i, spec, tok.text.partition("=")[0], inline if eq else None)
@@ -188,6 +191,16 @@ def _short_with_value(table: FlagTable, text: str) -> tuple[FlagSpec, str, str] 
         return None
     spec = table.by_option[text[:2]]
     return (spec, text[:2], text[2:]) if spec.kind in ("value", "append") else None
+
+
+def _open_option(st: ParseState, i: int) -> int:
+    """`--"$p_type" "$p_count"`: an option whose name is an expansion is whatever the caller makes it (`--tp`,
+    `--dp`), never an unknown flag; what it may set is an open input (kvlint.launches.build), and a word after it
+    that is no option is its value (one: a longer list is not what such a launch writes), not a positional."""
+    tok = st.tokens[i]
+    st.open_options.append(tok)
+    takes = "=" not in tok.text and i + 1 < len(st.tokens) and not _looks_like_option(st, st.tokens[i + 1].text)
+    return i + 2 if takes else i + 1
 
 
 def _unknown(st: ParseState, i: int, name: str, others: list[str]) -> int:

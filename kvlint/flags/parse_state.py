@@ -35,6 +35,7 @@ class ParseState:
     value_errors: list[str] = field(default_factory=list)  # the error lines of those values
     dispatch: tuple[str, ...] = ()  # `sglang serve`'s own options, taken before either server parses
     leftover: list[Token] = field(default_factory=list)  # unresolved positional words the engine has no place for
+    open_options: list[Token] = field(default_factory=list)  # `--"$p_type"`: an option whose name is an expansion
 
     @property
     def syntax(self) -> ArgSyntax:

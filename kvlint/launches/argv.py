@@ -44,6 +44,7 @@ class Parsed:
     invalid: list[InvalidValue] = field(default_factory=list)  # values the engine refuses, with their spans
     server: str | None = None  # another server of the engine the launch starts (sglang serve on a diffusion model)
     extra: tuple[Token, ...] = ()  # trailing expansions read as the caller's arguments (`${EXTRA_ARGS}`, `"$@"`)
+    open_options: tuple[Token, ...] = ()  # options whose name is an expansion (`--"$p_type" "$p_count"`)
 
 
 def detect(tokens: list[Token]) -> tuple[str, int] | None:
@@ -117,7 +118,8 @@ def parse(engine: str, tokens: list[Token]) -> Parsed:
     errors = [e for e in p.errors if e not in p.value_errors] + extra
     settings = {name: _redacted(s) for name, s in p.settings.items()}
     leftover = tuple(t for t in p.leftover if _only_expansion(t.text))  # SGLang's `... --port 30000 $EXTRA_ARGS`
-    return Parsed(p.model, settings, list(p.unknown), errors, list(p.invalid), p.server, tuple(dropped) + leftover)
+    return Parsed(p.model, settings, list(p.unknown), errors, list(p.invalid), p.server, tuple(dropped) + leftover,
+                  tuple(p.open_options))
 
 
 def _extra_args(engine: str, tokens: list[Token], start: int, p: ParsedArgs

@@ -147,6 +147,8 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     elif model is not None and not model.flag and not model.resolved and _ARGUMENTS.fullmatch(model.raw or ""):
         # `api_server --port 5000 ${VLLM_ARGS}` with no model flag: the model is in the arguments, and so may be more
         dep = parallelism_left_to(dep, f"the arguments {model.raw}", model.span, roles=("tp", "pp", "dp"))
+    for option in parsed.open_options:  # `--"$p_type" "$p_count"`: the caller names the option, which may be TP
+        dep = parallelism_left_to(dep, f"the option {option.text}", option.span, roles=("tp", "pp", "dp"))
     return dep
 
 

@@ -380,3 +380,11 @@ def test_a_word_after_a_switch_is_no_model(word: str) -> None:
 def test_a_word_after_a_value_flag_is_its_value_not_a_stray() -> None:
     p = run("vllm", "vllm serve --model org/m --served-model-name false")
     assert p.settings["served_model_name"].value in ("false", ["false"]) and not p.errors
+
+
+def test_an_option_whose_name_is_an_expansion_is_open_not_unknown() -> None:
+    """Sample K97 (measured: two wrong KV004 warnings on `--"$p_type" "$p_count"`): an option the caller names
+    (`--tp` or `--dp`) is no unknown flag; its value is not a stray positional, and the option is kept as open."""
+    parsed = run("sglang", 'python -m sglang.launch_server --model-path org/m --"$P_TYPE" "$P_COUNT" --port 30000')
+    assert parsed.unknown == [] and parsed.errors == []
+    assert len(parsed.open_options) == 1 and value(parsed, "port") == 30000
