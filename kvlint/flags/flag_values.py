@@ -31,6 +31,15 @@ def is_unresolved(text: str) -> bool:
     return bool(_UNRESOLVED.search(text) or PLACEHOLDER.search(text))
 
 
+def is_windows_path(model: str) -> bool:
+    """`outputs\\merged_model`, `C:/models/x`: a backslash or a drive letter, which no Hub id has (a model value
+    that is a local path on Windows, never one to look up)."""
+    return "\\" in model or _DRIVE.match(model) is not None
+
+
+_DRIVE = lazy(r"^[A-Za-z]:[\\/]")
+
+
 def is_placeholder(text: str) -> bool:
     return bool(PLACEHOLDER.search(text)) and not _UNRESOLVED.search(text)
 

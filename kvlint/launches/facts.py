@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from kvlint.deployment import DeclaredLoad, GpuOption, ModelAlias, NodeLabel
+from kvlint.flags.flag_values import is_windows_path
 from kvlint.launches.gpus_in_manifest import is_product_label
 from kvlint.lazyre import lazy
 from kvlint.sources import numbers
@@ -271,10 +272,13 @@ def _quantity(node: YNode | None) -> int | None:
 # ---------------------------------------------------------------- model aliases
 
 def is_path_like(model: str | None) -> bool:
-    """A local path or storage URI: a name kvlint cannot look up as it stands."""
+    """A local path or storage URI: a name kvlint cannot look up as it stands. A backslash or a drive letter is a
+    Windows path (`outputs\\merged_model`, `C:/models/x`): no Hub id has either."""
     if not model:
         return False
-    return model.startswith(("/", "./", "../", "~")) or model.lower().startswith(_PATH_SCHEMES) or "models--" in model
+    return (model.startswith(("/", "./", "../", "~")) or model.lower().startswith(_PATH_SCHEMES) or "models--" in model
+            or is_windows_path(model))
+
 
 
 def looks_like_hub_id(text: str | None) -> bool:

@@ -19,7 +19,7 @@ from kvlint.deployment import Deployment, InvalidValue
 from kvlint.engines import get_engine
 from kvlint.errors import InvalidSettingError, KvlintError, NotModelledError
 from kvlint.findings import short
-from kvlint.flags.flag_values import is_placeholder
+from kvlint.flags.flag_values import is_placeholder, is_windows_path
 from kvlint.gpus import lookup_gpu
 from kvlint.record import replace
 from kvlint.resolve import lookups
@@ -349,7 +349,7 @@ def _model_skip(r: Resolved) -> str:
 
 
 def _is_path(ref: str) -> bool:
-    return ref.startswith(("/", "./", "../", "~"))
+    return ref.startswith(("/", "./", "../", "~")) or is_windows_path(ref)
 
 
 def _length_doubt(r: Resolved, spec: ModelSpec) -> str | None:

@@ -1760,3 +1760,21 @@ def test_a_model_less_sglang_command_beside_a_launch_with_an_open_model_is_still
             "def other(model):\n    subprocess.Popen(['vllm', 'serve', sys.argv[1]])\n")
     result = read_path("engine.py", text)
     assert [f.code for f in result.findings] == ["KV008"] and result.findings[0].span.line == 5
+
+
+def test_a_batch_files_arguments_are_the_callers_and_its_defaults_are_read(tmp_path):
+    """Sample K97's `.bat` (measured: a wrong KV007 error on `--port %2`): `set PORT=%2` is the caller's argument,
+    and `if "%PORT%"=="" set PORT=8000` its default, read as the shell's `${2:-8000}` is; a Windows path model
+    (`outputs\\merged_model`) is a path, never a Hub id to look up."""
+    from kvlint.lint import LintOptions, lint
+
+    p = tmp_path / "start.bat"
+    p.write_text('@echo off\r\nset MODEL=%1\r\nset PORT=%2\r\nset TP=%~3\r\n'
+                 'if "%MODEL%"=="" set MODEL=outputs\\merged_model\r\nif not defined PORT set PORT=8000\r\n'
+                 "python -m vllm.entrypoints.openai.api_server --model %MODEL% --port %PORT% -tp %TP% %*\r\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.get("port"), dep.invalid_values) == ("outputs\\merged_model", 8000, ())
+    assert not dep.settings["tensor_parallel_size"].resolved and dep.unknown_flags == ()
+    assert any("default 'outputs\\\\merged_model'" in n for n in dep.notes)
+    [status] = lint([str(p)], LintOptions()).launches
+    assert status.skip_kind == "model-path"
