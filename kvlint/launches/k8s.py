@@ -258,8 +258,20 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
                   runtime_vars=runtime_vars(c, anc), node_labels=facts.node_labels(facts.pod_holder(anc)),
                   declared_load=facts.declared_load(doc, anc + [c], yf.docs),
                   alias_env=tuple(facts.env_items(c, anc)), storage=_storage_uri(c, anc),
-                  extra_aliases=_display_name(doc))
+                  extra_aliases=_display_name(doc), disabled=_switched_off(c, anc))
     return [finish(yf.path, f, ctx, gpu) for f in launches]
+
+
+def _switched_off(c: YNode, anc: list[YNode]) -> Span | None:
+    """The `enabled: false` of the container's own map or of the nearest map around it that says `enabled` (a
+    values catalogue's `models: {llama-3-1-8b: {enabled: false, args: [...], resources: ...}}`, sample K97): the
+    chart renders nothing for it, so it is audited as an example, not a deployment (charts.common.disabled)."""
+    from kvlint.launches.charts.common import disabled
+
+    for holder in [c, *reversed(anc)]:
+        if holder.is_map and holder.get("enabled") is not None:
+            return disabled(holder)
+    return None
 
 
 _HANDED_KEYS = ("name", "image", "modelFormat", "runtime", "resources", "storage", "storageUri", "ports",

@@ -263,3 +263,19 @@ def test_an_umbrella_charts_engine_subchart_switched_on_with_its_model_is_a_laun
     off = (FIX / "umbrella-engine-subchart.yaml").read_text().replace("vllm:\n  enabled: true", "vllm:\n  enabled: false")
     (tmp_path / "values.yaml").write_text(off)
     assert read_path(str(tmp_path / "values.yaml")).deployments == []
+
+
+def test_a_catalogue_entry_switched_off_is_audited_not_deployed(tmp_path):
+    """Sample K97 (measured: two launches counted where the chart renders none): a values catalogue of unknown
+    chart whose entries carry `args:` and `resources:` (read as containers handed flags) and `enabled: false` is a
+    list of examples; an entry enabled, or saying nothing, is deployed."""
+    p = tmp_path / "values.yaml"
+    p.write_text("models:\n  small:\n    id: org/small\n    enabled: false\n    resources:\n      limits:\n"
+                 "        nvidia.com/gpu: \"1\"\n    args:\n      - --max-model-len\n      - \"14336\"\n"
+                 "      - --gpu-memory-utilization\n      - \"0.9\"\n"
+                 "  big:\n    id: org/big\n    enabled: true\n    resources:\n      limits:\n"
+                 "        nvidia.com/gpu: \"4\"\n    args:\n      - --tensor-parallel-size\n      - \"4\"\n"
+                 "      - --max-model-len\n      - \"8192\"\n")
+    deps = read_path(str(p)).deployments
+    assert [(d.get("max_model_len"), d.disabled is not None) for d in deps] == [(14336, True), (8192, False)]
+    assert deps[0].disabled is not None and deps[0].disabled.line == 4
