@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from kvlint.deployment import Deployment
 from kvlint.engines.registered import engine_names
@@ -146,6 +146,9 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             seen.add(id(node.func.value))
             args = {str(k): a for k, a in enumerate(node.args)} | {k.arg: k.value for k in node.keywords if k.arg}
             out.extend(_script(src, _formatted(src, node.func.value, args, _BRACES)))
+        elif isinstance(node, ast.Constant) and within is None and bound is None and id(node) not in seen \
+                and _program(node.value):
+            out.extend(read_python(path, node.value, within=src.mapped(node))[0])
         elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
             out.extend(_script(src, src.mapped(node)))
     if bound is None and within is None:
@@ -265,6 +268,22 @@ def _switches(node: ast.IfExp) -> bool:
 
     return all(isinstance(b, ast.Constant) and isinstance(b.value, str) and b.value.startswith("-")
                for b in (node.body, node.orelse))
+
+
+def _program(value: object) -> TypeGuard[str]:
+    """Whether a string constant is a Python program a file carries as text (an agent a deploy tool writes to the
+    instance it starts, `AGENT_PY = '''import subprocess ...'''`, sample K97): lines that parse as a module that
+    imports or defines something. Such a program's argv lists are read as the file's own are (one level deep: a
+    program in a program's string is not looked into)."""
+    import ast
+
+    if not isinstance(value, str) or value.count("\n") < 2 or not any(w in value.lower() for w in engine_words()):
+        return False
+    try:
+        tree = ast.parse(value)
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)) for s in tree.body)
 
 
 def _command_string(node: ast.AST) -> bool:

@@ -124,3 +124,19 @@ def test_a_starter_whose_callers_resolve_nothing_keeps_its_own_launch(tmp_path):
         "    launch_server(model_path, 30000)\n\n\ndef main(args):\n    run(args.model_path)\n")
     deps = read_path(str(path)).deployments
     assert [(d.engine, d.model) for d in deps] == [("sglang", "${model_path}")]
+
+
+def test_a_python_program_kept_in_a_string_is_read_as_a_program(tmp_path):
+    """Sample K97 (measured: missed, a KV008 at the image name): a deploy tool that writes an agent program to the
+    instance it starts (`AGENT_PY = '''...'''`) starts the engine from that program's argv list; it is read as the
+    file's own lists are, at its lines. A string of prose that mentions vLLM, or one that does not parse, is not."""
+    p = tmp_path / "deploy.py"
+    p.write_text("import os\n\nIMAGE = 'vllm/vllm-openai:v0.11.1'\n"
+                 "AGENT_PY = '''\\\nimport subprocess\n\n\ndef swap(model):\n"
+                 "    cmd = ['docker', 'run', '-d', '--gpus', 'all', 'vllm/vllm-openai:v0.11.1',\n"
+                 "           '--model', 'Qwen/Qwen3-8B', '--max-model-len', '8192']\n"
+                 "    subprocess.run(cmd)\n'''\n"
+                 "NOTE = '''vLLM is started\nby the agent\nwhen asked'''\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, _at(dep.model_span), dep.get("max_model_len"), dep.engine_version) == \
+        ("Qwen/Qwen3-8B", (10, 24), 8192, "0.11.1")
