@@ -60,6 +60,22 @@ def added_after(ctx: Context, name: str) -> tuple[str, str] | None:
     return found
 
 
+def first_read(engine: str) -> str:
+    """The oldest release whose parser the engine's flag table read."""
+    from kvlint.flags.flag_table import releases_read
+
+    read = releases_read(engine)
+    return read[0] if read else ""
+
+
+def older(version: str, than: str) -> bool:
+    """Whether release `version` comes before release `than` (by their first three numbers)."""
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+
+    return bool(key(version)) and bool(key(than)) and key(version) < key(than)
+
+
 def fp8_kv(engine: str) -> str:
     return get_engine(engine).fp8_kv_dtype
 

@@ -46,7 +46,6 @@ from collections.abc import Iterator
 from kvlint.errors import KvlintError
 from kvlint.findings import Finding, Severity
 from kvlint.flags.flag_table import flag_table, removed_flag
-from kvlint.lazyre import lazy
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
 from kvlint.span import Span
@@ -92,7 +91,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                        f"in .kvlint.yaml, to settle it)")
             severity = Severity.INFO
         elif _older(pinned, gone_in) and _before_tables(dep.engine, pinned, unknown.flag):
-            first = _first_read(dep.engine)
+            first = c.first_read(dep.engine)
             outcome = (f"{engine} {pinned} (pinned) is older than every release kvlint reads ({first} "
                        f"on), so whether it has the flag is not known here (a flag younger than {pinned} exits there "
                        f"too); from {gone_in} on the server exits with 'unrecognized arguments'")
@@ -133,27 +132,13 @@ def _absent_in(engine: str, flag: str) -> str | None:
     return str(found["absent_in"]) if found and found.get("absent_in") else None
 
 
-_NUMBER = lazy(r"\d+")
-
-
-def _first_read(engine: str) -> str:
-    """The oldest release whose parser the flag table read."""
-    from kvlint.flags.flag_table import releases_read
-
-    read = releases_read(engine)
-    return read[0] if read else ""
-
-
 def _before_tables(engine: str, pinned: str, flag: str) -> bool:
     """The pinned release is older than every release read, and the table knows no release that had the flag: its
     presence on that release is unknown, not "still there"."""
     found = removed_flag(engine, flag) or {}
-    return _older(pinned, _first_read(engine)) and not found.get("last_seen")
+    return _older(pinned, c.first_read(engine)) and not found.get("last_seen")
 
 
 def _older(version: str | None, table: str) -> bool:
     """True when the pinned release is before the first one read without the flag (where it may still exist)."""
-    def key(v: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in _NUMBER.findall(v)[:3])
-
-    return bool(version and table and key(version) and key(version) < key(table))
+    return bool(version and table) and c.older(str(version), table)

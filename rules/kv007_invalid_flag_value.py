@@ -11,6 +11,12 @@ development branch has) is said as an info naming the release assumed when the l
 build may accept it. A near miss (`prefil`, `fp16` beside `fp8`), or any refused value on a pinned release,
 stays an error.
 
+A switch given a word (`--enable-chunked-prefill False`) is refused by every release kvlint reads, but a few
+switches took an optional word in older releases (vLLM 0.5.5 to 0.8.0 read `--enable-chunked-prefill False` as
+"off"; the engine record's `valued_switches`, read from those wheels): on an image pinned to such a release there is
+no finding; on a host install that pins no release, the finding is a warning that says which release it assumed and
+that an older install may accept the word (sample K98: an unpinned 2025 script).
+
 ## Why it matters
 argparse exits with `invalid ... value` or `invalid choice`, and the engine's config validation
 raises before any weight is loaded: the pod crash-loops, usually after a long image pull. The
@@ -34,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.deployment import Deployment
+from kvlint.deployment import Deployment, InvalidValue
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
@@ -62,9 +68,36 @@ def check(ctx: Context) -> Iterator[Finding]:
         assumed = ""
         if ctx.pinned_version is None and bad in dep.invalid_values and (release := _table_version(dep.engine)):
             assumed = f" ({engine} {release} assumed: the launch pins no release)"
+        older = _older_may_accept(ctx, bad) if bad in dep.invalid_values else None
+        if older == "":
+            continue  # the pinned release reads the word as the switch's value
         yield check.rule.finding(
-            ctx, f"{engine} rejects {what}: {bad.reason}; the server exits before loading the model{assumed}",
-            bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw, setting=bad.setting)
+            ctx, f"{engine} rejects {what}: {bad.reason}; the server exits before loading the model"
+                 f"{older or assumed}", bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag,
+            value=bad.raw, setting=bad.setting, severity=Severity.WARNING if older else None)
+
+
+def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
+    """For a switch given a word that releases older than the flag table read as the switch's value
+    (kvlint.engines.base valued_switches): "" when the pinned release is one of them (it accepts the word: no
+    finding), the hedge when the release met may be one (an unpinned host install: the installed release decides; a
+    pin between the last release read with the word and the first read without), else None (the error stands)."""
+    engine, pinned = ctx.deployment.engine, ctx.pinned_version
+    era = c.get_engine(engine).valued_switches.get(bad.flag or "") if " takes no value, so " in bad.reason else None
+    if era is None:
+        return None
+    first, last, without = era
+    title = c.title(engine)
+    if pinned is None and ctx.version_source == "host":
+        return (f" on the {title} release installed today ({_table_version(engine)} assumed: the script pins none; "
+                f"{title} {first} to {last} read a word after {bad.flag} as its value, so an older install may "
+                "accept it)")
+    if pinned is None or not c.older(pinned, without) or c.older(pinned, first):
+        return None
+    if not c.older(last, pinned):
+        return ""
+    return (f" from {without} on; {title} {first} to {last} read a word after {bad.flag} as its value, and whether "
+            f"{pinned} (pinned) does is not known here")
 
 
 def _beyond_the_tables(raw: str, reason: str) -> bool:

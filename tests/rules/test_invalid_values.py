@@ -95,3 +95,27 @@ def test_refused_value_in_a_config_file_points_into_that_file(tmp_path):
                                      encoding="utf-8")
     overridden = lint([str(tmp_path / "run.sh")], LintOptions(gpu="H100"))
     assert not [f for f in overridden.findings if f.code == "KV007"]  # the command line wins over the file
+
+
+@pytest.mark.parametrize(("image", "severity"), [
+    ("vllm/vllm-openai:v0.6.3", None),  # 0.5.5 to 0.8.0 read the word as the switch's value: no finding
+    ("vllm/vllm-openai:v0.8.3", "warning"),  # between the last release read with the word and the first without
+    ("vllm/vllm-openai:v0.15.1", "error"),  # a plain switch on every release the tables read
+    ("vllm/vllm-openai:v0.4.3", "error"),  # a plain switch before the word was read, too
+])
+def test_a_word_after_a_switch_older_releases_took_is_judged_on_the_pinned_release(tmp_path, image, severity):
+    """Sample K98 (measured: an error on `--enable-chunked-prefill False` in an unpinned 2025 script): vLLM 0.5.5 to
+    0.8.0 read that word as the switch's value (argparse StoreBoolean, read from those wheels), so the verdict is the
+    release's; an unpinned host install is a warning that says so."""
+    p = tmp_path / "compose.yaml"
+    p.write_text(f"services:\n  v:\n    image: {image}\n    command: --model facebook/opt-125m "
+                 "--enable-chunked-prefill False\n")
+    found = [f.severity.name.lower() for f in lint([str(p)], LintOptions()).findings if f.code == "KV007"]
+    assert found == ([severity] if severity else [])
+    host = tmp_path / "serve.sh"
+    host.write_text("vllm serve facebook/opt-125m --enforce-eager --enable-chunked-prefill False\n")
+    (kv007,) = [f for f in lint([str(host)], LintOptions()).findings if f.code == "KV007"]
+    assert kv007.severity.name == "WARNING" and "0.5.5 to 0.8.0" in kv007.message
+    host.write_text("vllm serve facebook/opt-125m --enforce-eager false\n")  # always a plain switch: an error
+    (kv007,) = [f for f in lint([str(host)], LintOptions()).findings if f.code == "KV007"]
+    assert kv007.severity.name == "ERROR"

@@ -32,6 +32,15 @@ LONG_CONTEXT_SWITCH = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
 MEMORY_SHARE_DEFAULT = "default"
 HEADROOM_LABEL = "headroom"
 DEFAULT_MODEL: str | None = "Qwen/Qwen3-0.6B"  # what `vllm serve` serves with no model given
+# switches that releases before the flag table read with an optional word after them (argparse `StoreBoolean`,
+# `nargs="?"`: `--enable-chunked-prefill False` turned it off), from the 0.4.0 ... 0.10.2 wheels' arg_utils.py: 0.4.3
+# and 0.5.0 read `--enable-chunked-prefill` as a plain switch, 0.5.5 to 0.8.0 with the word, 0.8.5 on as a plain
+# (BooleanOptionalAction) switch again. option -> (first read with the word, last read with it, first read without)
+VALUED_SWITCHES: dict[str, tuple[str, str, str]] = {
+    "--enable-chunked-prefill": ("0.5.5", "0.8.0", "0.8.5"),
+    "--disable-logprobs-during-spec-decoding": ("0.5.5", "0.8.0", "0.8.5"),
+    "--multi-step-stream-outputs": ("0.6.6", "0.8.0", "0.8.5"),
+}
 KV_SETTINGS = ("max_model_len", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
                "gpu_memory_utilization", "dtype", "kv_cache_dtype", "quantization", "max_num_seqs",
                "max_num_batched_tokens", "block_size", "kv_cache_memory_bytes")  # what sizes its pool (inspect)
