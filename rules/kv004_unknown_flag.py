@@ -25,7 +25,10 @@ naming where: it is the repository's flag, not a typo. A flag that is the other 
 (`--enable-prefix-caching` on SGLang, `--mem-fraction-static` on vLLM) is said to be that engine's, with no
 did-you-mean. A flag of the newest releases that the release the launch pins does not have yet (`--log-level`
 on `vllm/vllm-openai:v0.6.2`: first read in 0.33.0, absent from 0.27.0) is an error on that release, when the
-launch writes the flag (a chart's key may reach the engine another way).
+launch writes the flag (a chart's key may reach the engine another way). A flag glued to its value by a no-break
+or other Unicode space (`--tool-call-parser` U+00A0 `qwen3`, pasted from a web page) is one word to the shell: the
+error names the character, not a did-you-mean of the same flag. An option whose name is an expansion (`--"$p_type"`)
+is the caller's to name: never reported (the parallelism it may set is left open).
 
 ## Why it matters
 argparse exits on the first unknown flag: the pod crash-loops with `unrecognized arguments` before
@@ -104,6 +107,14 @@ def check(ctx: Context) -> Iterator[Finding]:
         if unknown.reason == "ambiguous" and unknown.since:
             yield _ambiguous_from(ctx, unknown.flag, unknown.since, unknown.suggestion or "", span)
             continue
+        if (blank := _odd_space(unknown.flag)) is not None:  # `--tool-call-parser\u00a0qwen3`, pasted from a page
+            name = unknown.flag.split(blank, 1)[0]
+            yield check.rule.finding(
+                ctx, f"{engine} rejects {name} as written: the word holds a {_SPACE_NAMES.get(blank, 'Unicode space')} "
+                f"(U+{ord(blank):04X}) after the flag, where the shell does not split, so the engine gets one "
+                "unrecognized argument and exits before loading the model", span,
+                fix=f"replace the U+{ord(blank):04X} after {name} with a plain space", flag=unknown.flag)
+            continue
         why = "an ambiguous abbreviation" if unknown.reason == "ambiguous" else "an unrecognized argument"
         other = _other_engines_flag(dep.engine, unknown.flag) if unknown.reason == "unrecognized" else None
         if other is not None:  # `--enable-prefix-caching` on SGLang: vLLM's flag, not a typo of an SGLang one
@@ -116,6 +127,16 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield check.rule.finding(
             ctx, f"{engine} rejects {unknown.flag}: {why}, the server exits before loading the model{hint}",
             span, fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)
+
+
+_SPACE_NAMES = {"\u00a0": "no-break space", "\u202f": "narrow no-break space", "\u2009": "thin space",
+                "\u3000": "ideographic space", "\u200b": "zero-width space"}
+
+
+def _odd_space(flag: str) -> str | None:
+    """The first blank in a flag word that is not one the shell splits at (a no-break space a web page or a word
+    processor puts between a flag and its value)."""
+    return next((ch for ch in flag if ch in _SPACE_NAMES or (ch.isspace() and ch not in " \t\n")), None)
 
 
 def _not_yet(ctx: Context, engine: str) -> Iterator[Finding]:

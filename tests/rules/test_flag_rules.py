@@ -156,3 +156,15 @@ def test_kv004_a_flag_extending_one_of_the_engines_features_is_an_info():
     family, generic = run(Context(deployment=dep), "KV004")
     assert (family.severity, generic.severity) == (Severity.INFO, Severity.WARNING)
     assert "extends SGLang's own `--dllm-algorithm`" in family.message
+
+
+def test_a_flag_glued_to_its_value_by_a_no_break_space_says_so(tmp_path):
+    """Sample K99 (a tutorial's `--tool-call-parser\\u00a0qwen3`, pasted from a page): one unrecognized argument,
+    said as the no-break space it is, not "did you mean --tool-call-parser?" beside the same flag."""
+    from kvlint.lint import LintOptions, lint
+
+    p = tmp_path / "run.sh"
+    p.write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tool-call-parser\u00a0qwen25 --tp 1\n")
+    (kv004,) = [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV004"]
+    assert "no-break space (U+00A0)" in kv004.message and "did you mean" not in kv004.message
+    assert "\u00a0" not in kv004.message and kv004.severity.name == "ERROR"
