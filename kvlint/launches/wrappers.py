@@ -134,6 +134,19 @@ PREFIX_COMMANDS: dict[str, tuple[frozenset[str], int]] = {
                         "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T",
                         "--command-timeout"}), 0),
     "gosu": (frozenset(), 1),
+    # profilers that run the command under them: `nsys profile [options] CMD` (the verb a positional, its options
+    # after it), `ncu [options] CMD` (Nsight Systems / Compute options that take the next word as their value)
+    "nsys": (frozenset({"-o", "--output", "-t", "--trace", "-d", "--duration", "-y", "--delay", "-s", "--sample",
+                        "-c", "--capture-range", "--capture-range-end", "-e", "--env-var", "-f", "--force-overwrite",
+                        "-w", "--show-output", "-x", "--stop-on-exit", "--cuda-graph-trace", "-n",
+                        "--inherit-environment", "-p", "--nvtx-capture", "--session-new", "--session",
+                        "--trace-fork-before-exec", "--cuda-memory-usage", "--gpu-metrics-devices",
+                        "--gpu-metrics-device", "--cudabacktrace", "--stats", "--export", "--wait", "--kill",
+                        "--python-sampling", "--pytorch", "-b", "--backtrace", "--cpuctxsw", "--gpuctxsw",
+                        "--sampling-frequency", "--osrt-threshold", "--cuda-flush-interval"}), 1),
+    "ncu": (frozenset({"-o", "--export", "--set", "--section", "-k", "--kernel-name", "-c", "--launch-count",
+                       "-s", "--launch-skip", "--target-processes", "--metrics", "--replay-mode", "--config-file",
+                       "--nvtx-include", "--graph-profiling"}), 0),
     "su-exec": (frozenset(), 1),
     # Windows' Linux subsystem: `wsl.exe -d Ubuntu [--cd DIR] --exec python -m vllm...` (`--exec` / `-e` skipped as
     # options without a value, as `--` is)
@@ -147,7 +160,10 @@ def after_prefix(fields: Sequence[Field], i: int) -> int:
     values, positionals = PREFIX_COMMANDS[fields[i].text.rsplit("/", 1)[-1]]
     j = _skip(fields, i + 1, values)
     j += j < len(fields) and fields[j].text == "--"
-    return j + positionals
+    if positionals == 0:
+        return j
+    j = _skip(fields, j + positionals, values)  # a verb's own options (`nsys profile -o out CMD`)
+    return j + (j < len(fields) and fields[j].text == "--")
 
 
 # terminal multiplexers and job submitters that run a command given as their last words or as one string

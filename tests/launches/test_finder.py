@@ -1778,3 +1778,16 @@ def test_a_batch_files_arguments_are_the_callers_and_its_defaults_are_read(tmp_p
     assert any("default 'outputs\\\\merged_model'" in n for n in dep.notes)
     [status] = lint([str(p)], LintOptions()).launches
     assert status.skip_kind == "model-path"
+
+
+def test_a_profiler_in_front_of_the_engine_is_peeled(tmp_path):
+    """Sample K99 (measured: two launches missed, KV008 places): `nsys profile [options] CMD` runs the command
+    under Nsight Systems, its verb a positional and its options after it (`-o out`, `--delay 60`, `--start-later`);
+    `ncu [options] CMD` likewise."""
+    p = tmp_path / "profile.sh"
+    p.write_text("nsys profile --trace-fork-before-exec=true --cuda-graph-trace=node \\\n"
+                 "    -o sglang.out --delay 60 --duration 70 --start-later \\\n"
+                 "    python3 -m sglang.launch_server --model-path org/a --disable-radix-cache\n"
+                 "ncu --set full -o prof -- vllm serve org/b --max-model-len 4096\n")
+    got = [(d.engine, d.model) for d in read_path(str(p)).deployments]
+    assert got == [("sglang", "org/a"), ("vllm", "org/b")]
