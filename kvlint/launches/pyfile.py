@@ -242,7 +242,29 @@ def _appended(tree: ast.Module) -> dict[int, list[ast.expr]]:
                 elif name in lists and added is not None:
                     grown.setdefault(id(lists[name]), []).extend(
                         e for e in added if not (isinstance(e, ast.IfExp) and _switches(e)))
+                elif isinstance(stmt, ast.If) and not stmt.orelse and (flag := _unless_given(stmt.test)):
+                    for sub in stmt.body:  # `if not contains_argument("--model", args): cmd.extend(["--model", m])`
+                        name, added = _list_growth(sub)
+                        if name in lists and added and isinstance(added[0], ast.Constant) and added[0].value == flag:
+                            grown.setdefault(id(lists[name]), []).extend(added)
     return grown
+
+
+def _unless_given(test: ast.expr) -> str | None:
+    """The flag of an `if` that adds it only when the caller's arguments lack it (`if not contains_argument("--model",
+    vllm_args)`, `if "--port" not in args`): the program's default for that flag, so the addition is read (sample
+    K98's instructlab backend: every flag of its command is added this way). Any other condition: None."""
+    import ast
+
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn):
+        inner = test
+    else:
+        return None
+    flags = [n.value for n in ast.walk(inner) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+             and n.value.startswith("--")]
+    return flags[0] if len(flags) == 1 else None
 
 
 def _list_growth(stmt: ast.stmt) -> tuple[str | None, list[ast.expr] | None]:

@@ -107,3 +107,22 @@ def test_a_server_class_outside_the_launchers_project_is_not_read(tmp_path):
     (project / "app").mkdir()
     shutil.copy(FIX / "classes" / "app" / "vllm_server.py", project / "app" / "vllm_server.py")
     assert len(read_path(str(project / "start_servers.py")).deployments) == 2
+
+
+def test_flags_a_program_adds_unless_its_caller_gave_them_are_its_defaults(tmp_path):
+    """Sample K98 (measured: missed, a KV008): a backend that builds `[sys.executable, "-m", entry]` and adds each
+    flag only when the caller's extra arguments lack it (`if not contains_argument("--model", vllm_args)`) runs
+    those flags by default; an addition under any other condition stays out."""
+    p = tmp_path / "backend.py"
+    p.write_text("import sys\n\n\ndef build(model_path, vllm_args, fast):\n"
+                 "    cmd = [sys.executable, '-m', 'vllm.entrypoints.openai.api_server']\n"
+                 "    if not contains_argument('--model', vllm_args):\n"
+                 "        cmd.extend(['--model', 'org/m'])\n"
+                 "    if '--max-model-len' not in vllm_args:\n"
+                 "        cmd.extend(['--max-model-len', '8192'])\n"
+                 "    if fast:\n"
+                 "        cmd.extend(['--enforce-eager'])\n"
+                 "    cmd.extend(vllm_args)\n"
+                 "    return cmd\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.get("enforce_eager")) == ("org/m", 8192, None)
