@@ -222,12 +222,14 @@ _PY_NAME = lazy(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 def _model_added_later(deps: list[Deployment]) -> tuple[list[Deployment], list[Finding]]:
     """A program's engine command with no model, for an engine that has no default model (SGLang exits without
     `--model-path`): the program adds the model at run time, out of sight (sample K87's RunPod worker: a loop
-    over environment variables extends the argv): no launch of its own, a KV008 place."""
+    over environment variables extends the argv): no launch of its own, a KV008 place. A command that reads a
+    config file (`--config ./config.yaml`, sample K101) is a launch: the model is in that file."""
     from kvlint.engines.registered import facts
 
     kept, notes = [], []
     for dep in deps:
-        if dep.model is None and not dep.model_aliases and facts(dep.engine).DEFAULT_MODEL is None:
+        if dep.model is None and not dep.model_aliases and facts(dep.engine).DEFAULT_MODEL is None \
+                and "config" not in dep.settings:
             notes.append(_note(dep, f"{facts(dep.engine).TITLE} needs a model and this command names none: the "
                                     "program adds it at run time (the launch is where the program is run with one)"))
         else:

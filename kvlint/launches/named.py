@@ -24,7 +24,9 @@ _NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang(?
               r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b"
               r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b"
               # any image whose name carries an engine's, as a manifest, values file, HCL, TOML or JSON writes it
-              r"|(?i:\bimage|\brepository|\bimage[_-]?repo(?:sitory)?|\bdockerfile)[\"']?[ \t]*[:=][ \t]*[\"']?"
+              # (a Makefile's `IMAGE ?= org/app-vllm:latest` too)
+              r"|(?i:\bimage|\brepository|\bimage[_-]?repo(?:sitory)?|\bdockerfile)[\"']?[ \t]*(?:[?+!]?=|::?=?)"
+              r"[ \t]*[\"']?"
               r"(?P<image>[^\s\"'#,]*(?:vllm|sglang)[^\s\"'#,]*)")
 # a container run from an image variable named for an engine (`docker run -d \` ... `"$SGLANG_IMAGE" $ARGS`), over
 # `\` continuation lines

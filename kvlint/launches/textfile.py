@@ -86,7 +86,10 @@ def _commands(text: str, names: re.Pattern[str] = _ENTRY) -> list[tuple[int, int
         line = text[line_start:line_end]
         m = names.search(line)
         if m is not None and not line.lstrip().startswith(_COMMENT_START):
-            cut = m.start("cmd") - 1 if "cmd" in m.re.groupindex else max(line.rfind(c, 0, m.start()) for c in "=:\"'")
+            # a run key's value is the whole command (`ExecStart=/usr/bin/env bash -lc 'exec "$PY" -m vllm...'`,
+            # sample K101: its quoted interpreter is no cut); any other line starts after its last `=`, `:` or quote
+            run = m if "cmd" in m.re.groupindex else _RUN_LINE.match(line)
+            cut = run.start("cmd") - 1 if run is not None else max(line.rfind(c, 0, m.start()) for c in "=:\"'")
             quote = line[cut] if cut >= 0 and line[cut] in "\"'" else ""
             start = line_start + cut + 1
             end = line_end

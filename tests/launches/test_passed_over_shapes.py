@@ -480,3 +480,35 @@ def test_a_launcher_whose_model_is_the_environments_and_flags_its_callers_is_not
     (tmp_path / "serve.sh").write_text(sized)
     (d,) = read_path(str(tmp_path / "serve.sh")).deployments
     assert d.get("tp_size") == 8
+
+
+def test_a_makefile_image_variable_named_for_an_engine_is_a_kv008_place(tmp_path):
+    """Sample K101 (measured: silent): `IMAGE ?= org/kimi-linear-vllm:latest` run by `docker run ... $(IMAGE)` with
+    no arguments (the image's own CMD decides): a place named for the engine, said."""
+    p = tmp_path / "Makefile"
+    p.write_text("IMAGE ?= org/kimi-linear-vllm:latest\n\nrun:\n\tdocker run --gpus all -d $(IMAGE)\n")
+    result = read_path(str(p))
+    assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 1)]
+
+
+def test_a_unit_whose_interpreter_is_quoted_runs_its_whole_exec_start(tmp_path):
+    """Sample K101 (measured: a KV008): `ExecStart=/usr/bin/env bash -lc 'exec "${VLLM_PYTHON:-...}" -m vllm...'`:
+    the run key's value is the command (the quoted interpreter is no place to cut it), its `Environment=` set."""
+    p = tmp_path / "vllm.service"
+    p.write_text('[Service]\nEnvironment="MODEL_ID=org/m"\nEnvironment="LEN=8192"\n'
+                 "ExecStart=/usr/bin/env bash -lc 'exec \"${VLLM_PYTHON:-%h/venv/bin/python}\" -m "
+                 'vllm.entrypoints.openai.api_server --model "${MODEL_ID}" --max-model-len "${LEN}"\'\n')
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("org/m", 8192)
+
+
+def test_a_programs_engine_command_that_reads_a_config_file_is_a_launch(tmp_path):
+    """Sample K101 (measured: a KV008, "needs a model and names none"): `[python, -m, sglang.launch_server, *extra,
+    --config, path]` names its model in the config file: a launch whose model is not in this file."""
+    p = tmp_path / "launcher.py"
+    p.write_text("import subprocess\n\n\ndef start(config_file_path, extra):\n"
+                 "    command = ['python', '-m', 'sglang.launch_server']\n"
+                 "    command.extend(['--config', config_file_path])\n"
+                 "    subprocess.run(command)\n\n\nstart('./config.yaml', [])\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.get("config")) == ("sglang", None, "./config.yaml")
