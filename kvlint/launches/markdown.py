@@ -242,9 +242,30 @@ def _between(ranges: list[tuple[int, int]], length: int) -> list[tuple[int, int]
 def shell_blocks(text: str) -> str:
     """The text with every character outside a shell code block blanked (newlines kept): the blocks' lines at their
     places, the fences and the prose empty."""
-    ranges = _block_ranges(text)
+    ranges = [_quotes_closed(text, start, end) for start, end in _block_ranges(text)]
     script = _blanked(text, _between(ranges, len(text)))
     return _outdent_delimiters(script, ranges) if "<<" in script else script
+
+
+def _quotes_closed(text: str, start: int, end: int) -> tuple[int, int]:
+    """A block whose last command leaves a quote open (`--prompt="Continue the sequence: 1, 1, 2,` and the fence,
+    sample K100) ends before that command's line: each block is a snippet of its own, so its open quote must not
+    take the blocks after it into one word (the runbook's later launches were passed over)."""
+    from kvlint.sources.shell import tokenize
+    from kvlint.sources.text import Mapped
+
+    block = text[start:end]
+    if '"' not in block and "'" not in block:
+        return start, end
+    commands, errors = tokenize(Mapped("", block))
+    if not _unterminated(errors):
+        return start, end
+    opened = commands[-1].words[0].start if commands and commands[-1].words else 0  # the command left open
+    return start, start + block.rfind("\n", 0, opened) + 1
+
+
+def _unterminated(errors: list[tuple[int, str]]) -> bool:
+    return any(msg.startswith("unterminated") for _, msg in errors)
 
 
 _HEREDOC_WORD = lazy(r"<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")

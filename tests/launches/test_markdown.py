@@ -131,3 +131,16 @@ def test_blocks_indented_with_their_list_item_and_a_here_document_inside_one():
             "    ExecStart=/bin/bash -c 'source .venv/bin/activate && vllm serve org/unit --port 8000'\n    ```\n")
     deps = read_path("README.md", text).deployments
     assert [(d.model, d.model_span.line) for d in deps] == [("org/indented", 11), ("org/unit", 17)]
+
+
+def test_a_blocks_open_quote_does_not_swallow_the_blocks_after_it(tmp_path):
+    """Sample K100 (measured: both launches after it passed over, a KV008): a block whose command leaves a quote open
+    (`--prompt="Continue the sequence: 1, 1, 2,` then the fence) ends before that command; the next blocks are read."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "README.md"
+    p.write_text('```bash\nsrun --gpus=1 \\\n    python offline.py --prompt="Continue: 1, 1, 2,\n```\n\n'
+                 "Start the server:\n\n```bash\nvllm serve org/a --max-model-len 4096\n```\n\n"
+                 "```bash\necho 'it''s fine'\nvllm serve org/b\n```\n")
+    got = [(d.model, d.model_span.line) for d in read_path(str(p)).deployments]
+    assert got == [("org/a", 9), ("org/b", 14)]
