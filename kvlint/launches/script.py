@@ -375,6 +375,7 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
     if head in ("if", "case"):
         state.conditional += 1
         state.arms.append(_Arms(head, [{}] if head == "if" or sep == ")" else []))  # `case $X in a)` on one line
+        state.arms[-1].positional = state.positional
         if head == "if":
             state.arms[-1].tests.append(_compared(words[1:]))
             _if_arm(state.arms[-1], _truth(words[1:], sep, m, state), state)
@@ -389,6 +390,7 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
         if top.kind == "if":
             _end_aside(top, state)
         top.arms.append({})  # `elif`, `else`; a case's `chat)`, `a|b)`: the next arm
+        state.positional = top.positional  # an earlier arm's `set -- mtp` is not this arm's "$@" (sample K100)
         if top.kind == "if":
             top.tests.append(_compared(words[1:]) if head == "elif" else None)
             _if_arm(top, _truth(words[1:], sep, m, state) if head == "elif" else True, state)
@@ -549,6 +551,7 @@ class _Arms:
     # "$m"` pattern), None for an `else`, a `*)` or any other condition (see _aliases)
     tests: list[tuple[str, tuple[str, ...]] | None] = field(default_factory=list)
     subject_var: str | None = None  # a `case` on one variable (`case "$M" in`): the variable its patterns test
+    positional: Positional | None = None  # the script's "$@" when the statement opened: each arm starts from it
 
     def environment(self, k: int, env: dict[str, str]) -> dict[str, str]:
         """`env` as arm k leaves it: the statement's other assignments undone, arm k's made."""

@@ -221,3 +221,23 @@ def test_a_tool_handed_a_whole_command_as_its_command_option_runs_it():
     (d,) = read_path("run_xpk.sh", text).deployments
     assert (d.model, _at(d.model_span), d.get("tensor_parallel_size")) == ("org/xpk-handed", (1, 100), 4)
     assert read_path("run_xpk.sh", text.replace("python /opt/xpk/xpk.py workload create", "echo")).deployments == []
+
+
+def test_an_arms_set_of_the_positional_parameters_stays_in_that_arm(tmp_path):
+    """Sample K100 (measured: a launch with no model): an image's entry point whose `qwen38)` arm runs
+    `set -- mtp`, whose `h3)` arm shifts, and whose `"" | -*)` arm runs `exec python -m sglang.launch_server "$@"`:
+    the last arm's "$@" is the caller's (a KV008 place), not what the other arms left (`mtp`, shifted away: no
+    arguments at all); a lone `if` that sets defaults still gives them."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "entrypoint.sh"
+    p.write_text('case "${1:-}" in\n  qwen38)\n    shift\n    [[ $# -gt 0 ]] || set -- mtp\n'
+                 '    exec bash serve.sh "$@" ;;\n  h3)\n    shift\n    exec bash serve_h3.sh "$@" ;;\n  "" | -*)\n'
+                 '    exec python -m sglang.launch_server "$@" ;;\nesac\n')
+    result = read_path(str(p))
+    assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 10)]
+    q = tmp_path / "serve.sh"
+    q.write_text('if [ $# -eq 0 ]; then\n  set -- --model-path org/m --tp 2\nfi\n'
+                 'exec python -m sglang.launch_server "$@"\n')
+    (dep,) = read_path(str(q)).deployments
+    assert (dep.model, dep.get("tp_size")) == ("org/m", 2)
