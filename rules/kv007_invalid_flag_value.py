@@ -11,11 +11,12 @@ development branch has) is said as an info naming the release assumed when the l
 build may accept it. A near miss (`prefil`, `fp16` beside `fp8`), or any refused value on a pinned release,
 stays an error.
 
-A switch given a word (`--enable-chunked-prefill False`) is refused by every release kvlint reads, but a few
-switches took an optional word in older releases (vLLM 0.5.5 to 0.8.0 read `--enable-chunked-prefill False` as
-"off"; the engine record's `valued_switches`, read from those wheels): on an image pinned to such a release there is
-no finding; on a host install that pins no release, the finding is a warning that says which release it assumed and
-that an older install may accept the word (sample K98: an unpinned 2025 script).
+A few values every release kvlint reads refuses were read by older releases (the engine record's `older_readings`,
+read from those wheels): vLLM 0.5.5 to 0.8.0 read `--enable-chunked-prefill False` as "off", and 0.5.5 to 0.9.2 read
+`--limit-mm-per-prompt image=5,video=5` as well as JSON. On an image pinned to such a release there is no finding;
+on a launch that pins no release (a host install, a README's command), the finding is a warning that says which
+release it assumed and that an older install may accept the value (samples K98, K103: an unpinned script and a
+model README of that time).
 
 ## Why it matters
 argparse exits with `invalid ... value` or `invalid choice`, and the engine's config validation
@@ -38,6 +39,7 @@ None.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from kvlint.deployment import Deployment, InvalidValue
@@ -78,26 +80,36 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
-    """For a switch given a word that releases older than the flag table read as the switch's value
-    (kvlint.engines.base valued_switches): "" when the pinned release is one of them (it accepts the word: no
-    finding), the hedge when the release met may be one (an unpinned host install: the installed release decides; a
-    pin between the last release read with the word and the first read without), else None (the error stands)."""
+    """For a value that releases older than the flag table read (kvlint.engines.base older_readings: a word after
+    a switch, `image=5,video=5` for a JSON option): "" when the pinned release is one of them (it accepts the value:
+    no finding), the hedge when the release met may be one (an unpinned host install: the installed release
+    decides; a pin between the last release read with it and the first read without), else None (the error stands)."""
     engine, pinned = ctx.deployment.engine, ctx.pinned_version
-    era = c.get_engine(engine).valued_switches.get(bad.flag or "") if " takes no value, so " in bad.reason else None
-    if era is None:
+    era = c.get_engine(engine).older_readings.get(bad.flag or "")
+    if era is None or not _read_by_older(era[0], bad):
         return None
-    first, last, without = era
+    _, first, last, without = era
     title = c.title(engine)
-    if pinned is None and ctx.version_source == "host":
-        return (f" on the {title} release installed today ({_table_version(engine)} assumed: the script pins none; "
-                f"{title} {first} to {last} read a word after {bad.flag} as its value, so an older install may "
-                "accept it)")
+    read = f"{title} {first} to {last} read {bad.flag} {bad.raw} as a value"
+    if pinned is None and ctx.release_open:  # a host install, or a command no image or setting pins (a README's)
+        return (f" on the newest {title} release ({_table_version(engine)} assumed: the launch pins none; {read}, "
+                "so an older install may accept it)")
     if pinned is None or not c.older(pinned, without) or c.older(pinned, first):
         return None
     if not c.older(last, pinned):
         return ""
-    return (f" from {without} on; {title} {first} to {last} read a word after {bad.flag} as its value, and whether "
-            f"{pinned} (pinned) does is not known here")
+    return f" from {without} on; {read}, and whether {pinned} (pinned) does is not known here"
+
+
+def _read_by_older(reading: str, bad: InvalidValue) -> bool:
+    """Whether the refusal is the one the older reading changes: a word after a switch, or KEY=VALUE pairs where
+    JSON is required."""
+    if reading == "word":
+        return " takes no value, so " in bad.reason
+    return bad.reason.startswith("not valid JSON") and _KEY_VALUES.fullmatch(bad.raw.strip("\"'")) is not None
+
+
+_KEY_VALUES = re.compile(r"[A-Za-z_]\w*=\d+(?:,[A-Za-z_]\w*=\d+)*")
 
 
 def _beyond_the_tables(raw: str, reason: str) -> bool:

@@ -70,9 +70,9 @@ class Engine(Protocol):
     memory_share_default: str  # how a defaulted memory share is described: "default", "default for this GPU"
     headroom_label: str  # the bar segment between the engine's share and the card total
     default_model: str | None  # the model the CLI serves with none given (None: the engine requires one)
-    # switches releases older than the flag table read with an optional word after them: option -> (first release
-    # read taking the word, last release read taking it, first release read without); KV007 on such a word
-    valued_switches: dict[str, tuple[str, str, str]]
+    # values releases older than the flag table read where its releases refuse them: option -> (the reading, "word"
+    # after a switch or "key=value" pairs for JSON; first release read with it, last read with it, first read without)
+    older_readings: dict[str, tuple[str, str, str, str]]
     syntax: ArgSyntax
     log: LogView
 

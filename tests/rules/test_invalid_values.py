@@ -119,3 +119,22 @@ def test_a_word_after_a_switch_older_releases_took_is_judged_on_the_pinned_relea
     host.write_text("vllm serve facebook/opt-125m --enforce-eager false\n")  # always a plain switch: an error
     (kv007,) = [f for f in lint([str(host)], LintOptions()).findings if f.code == "KV007"]
     assert kv007.severity.name == "ERROR"
+
+
+@pytest.mark.parametrize(("image", "severity"), [
+    ("vllm/vllm-openai:v0.7.3", None),  # 0.5.5 to 0.9.2 read KEY=VALUE pairs beside JSON
+    ("vllm/vllm-openai:v0.11.0", "error"),  # JSON only
+])
+def test_key_value_pairs_older_releases_read_for_a_json_option(tmp_path, image, severity):
+    """Sample K103 (measured: an error on a model README's `--limit-mm-per-prompt image=5,video=5`): vLLM 0.5.5 to
+    0.9.2 read that form (`nullable_kvs`, read from those wheels); a README's command pins no release: a warning that
+    says so; a pinned image decides."""
+    p = tmp_path / "compose.yaml"
+    p.write_text(f"services:\n  v:\n    image: {image}\n    command: --model facebook/opt-125m "
+                 "--limit-mm-per-prompt image=5,video=5\n")
+    found = [f.severity.name.lower() for f in lint([str(p)], LintOptions()).findings if f.code == "KV007"]
+    assert found == ([severity] if severity else [])
+    readme = tmp_path / "README.md"
+    readme.write_text("```bash\nvllm serve facebook/opt-125m --limit-mm-per-prompt image=5,video=5\n```\n")
+    (kv007,) = [f for f in lint([str(readme)], LintOptions()).findings if f.code == "KV007"]
+    assert kv007.severity.name == "WARNING" and "0.5.5 to 0.9.2" in kv007.message

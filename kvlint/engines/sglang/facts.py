@@ -33,7 +33,7 @@ LONG_CONTEXT_SWITCH = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
 MEMORY_SHARE_DEFAULT = "default for this GPU"
 HEADROOM_LABEL = "reserve (activations, graphs)"
 DEFAULT_MODEL: str | None = None  # the engine requires a model
-VALUED_SWITCHES: dict[str, tuple[str, str, str]] = {}  # no switch of an older release took a word (kvlint.engines.base)
+OLDER_READINGS: dict[str, tuple[str, str, str, str]] = {}  # none known (kvlint.engines.base)
 KV_SETTINGS = ("context_length", "tp_size", "pp_size", "dp_size", "mem_fraction_static", "dtype", "kv_cache_dtype",
                "quantization", "max_running_requests", "max_total_tokens", "page_size")  # what sizes its pool (inspect)
 ROLES = {"max_len": "context_length", "tp": "tp_size", "pp": "pp_size", "dp": "dp_size", "dcp": "dcp_size",

@@ -53,7 +53,7 @@ class Vllm(RoleTable):
     memory_share_default = facts.MEMORY_SHARE_DEFAULT
     headroom_label = facts.HEADROOM_LABEL
     default_model = facts.DEFAULT_MODEL
-    valued_switches = facts.VALUED_SWITCHES
+    older_readings = facts.OLDER_READINGS
     roles = facts.ROLES
     flags = facts.FLAGS
     syntax = SYNTAX

@@ -32,14 +32,16 @@ LONG_CONTEXT_SWITCH = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
 MEMORY_SHARE_DEFAULT = "default"
 HEADROOM_LABEL = "headroom"
 DEFAULT_MODEL: str | None = "Qwen/Qwen3-0.6B"  # what `vllm serve` serves with no model given
-# switches that releases before the flag table read with an optional word after them (argparse `StoreBoolean`,
-# `nargs="?"`: `--enable-chunked-prefill False` turned it off), from the 0.4.0 ... 0.10.2 wheels' arg_utils.py: 0.4.3
-# and 0.5.0 read `--enable-chunked-prefill` as a plain switch, 0.5.5 to 0.8.0 with the word, 0.8.5 on as a plain
-# (BooleanOptionalAction) switch again. option -> (first read with the word, last read with it, first read without)
-VALUED_SWITCHES: dict[str, tuple[str, str, str]] = {
-    "--enable-chunked-prefill": ("0.5.5", "0.8.0", "0.8.5"),
-    "--disable-logprobs-during-spec-decoding": ("0.5.5", "0.8.0", "0.8.5"),
-    "--multi-step-stream-outputs": ("0.6.6", "0.8.0", "0.8.5"),
+# values older releases than the flag table read where the tables' releases refuse them, from the 0.4.0 ... 0.10.2
+# wheels' arg_utils.py: option -> (the reading, first release read with it, last read with it, first read without).
+# "word": a switch that took an optional word (argparse `StoreBoolean`, `nargs="?"`: `--enable-chunked-prefill False`
+# turned it off; 0.4.3 and 0.5.0 read it as a plain switch, 0.8.5 on a `BooleanOptionalAction`). "key=value": a JSON
+# option that also took `image=5,video=5` (`nullable_kvs`, deprecated in 0.8.5, gone in 0.10.0).
+OLDER_READINGS: dict[str, tuple[str, str, str, str]] = {
+    "--enable-chunked-prefill": ("word", "0.5.5", "0.8.0", "0.8.5"),
+    "--disable-logprobs-during-spec-decoding": ("word", "0.5.5", "0.8.0", "0.8.5"),
+    "--multi-step-stream-outputs": ("word", "0.6.6", "0.8.0", "0.8.5"),
+    "--limit-mm-per-prompt": ("key=value", "0.5.5", "0.9.2", "0.10.0"),
 }
 KV_SETTINGS = ("max_model_len", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
                "gpu_memory_utilization", "dtype", "kv_cache_dtype", "quantization", "max_num_seqs",
