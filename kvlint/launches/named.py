@@ -23,6 +23,8 @@ _NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang(?
               r"|\bvllm\.entrypoints\b"
               r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b"
               r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b"
+              # SageMaker's LMI (DJL Serving) container running vLLM: its entry point module, or the rolling batch
+              r"|\bdjl_python\.lmi_vllm\b|\bOPTION_ROLLING_BATCH[\"']?[ \t]*[:=,][ \t]*[\"']?vllm\b"
               # any image whose name carries an engine's, as a manifest, values file, HCL, TOML or JSON writes it
               # (a Makefile's `IMAGE ?= org/app-vllm:latest` too)
               r"|(?i:\bimage|\brepository|\bimage[_-]?repo(?:sitory)?|\bdockerfile)[\"']?[ \t]*(?:[?+!]?=|::?=?)"
@@ -88,6 +90,10 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     elif kind == "python" and what == "LLMConfig":
         message = ("a Ray Serve LLM config is made here (it runs vLLM), but kvlint could not read its model from it (a "
                    "model_loading_config built elsewhere); nothing here is checked")
+    elif "lmi_vllm" in what or what.startswith("OPTION_ROLLING_BATCH"):
+        message = (f"SageMaker's LMI container is configured here to run vLLM (`{what}`): its model and settings are "
+                   "the container's environment (HF_MODEL_ID, OPTION_*), which kvlint does not read as a launch yet; "
+                   "nothing here is checked")
     elif kind == "python" and re.fullmatch(r"[A-Za-z_][\w.]*", what):
         message = (f"a program is started here from {what}, an argument list named for an engine that this file does "
                    "not hold (imported or built elsewhere): the launch is where the list is written; nothing here "

@@ -512,3 +512,17 @@ def test_a_programs_engine_command_that_reads_a_config_file_is_a_launch(tmp_path
                  "    subprocess.run(command)\n\n\nstart('./config.yaml', [])\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.engine, dep.model, dep.get("config")) == ("sglang", None, "./config.yaml")
+
+
+def test_a_sagemaker_lmi_container_running_vllm_is_a_kv008_place(tmp_path):
+    """Sample K103 (measured: silent): a SageMaker model whose LMI (DJL Serving) container runs vLLM through
+    `OPTION_ENTRYPOINT: djl_python.lmi_vllm...` (or `OPTION_ROLLING_BATCH: vllm`), its model in `HF_MODEL_ID`: a
+    place kvlint names, not a launch it reads yet."""
+    p = tmp_path / "deploy.py"
+    p.write_text("env = {\n    'HF_MODEL_ID': 'org/m',\n    'OPTION_ROLLING_BATCH': 'disable',\n"
+                 "    'OPTION_ENTRYPOINT': 'djl_python.lmi_vllm.vllm_async_service',\n}\n"
+                 "model = HuggingFaceModel(env=env, image_uri=uri)\n")
+    result = read_path(str(p))
+    (note,) = result.findings
+    assert result.deployments == [] and (note.code, note.span.line) == ("KV008", 4)
+    assert "SageMaker's LMI container" in note.message
