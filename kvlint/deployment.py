@@ -104,6 +104,8 @@ class Deployment:
     image_span: Span | None = None
     said_image: str | None = None  # a build a comment of the script says it runs in (`# profile for org/sglang-fork`):
     # evidence for KV004 only (whose flags the build decides), never a pin
+    extension: str | None = None  # a package the file installs with the engine as its extra (`pip install
+    # arctic-inference[vllm]`): a plugin whose options the launch may use (KV004's evidence, never a pin)
     settings: dict[str, Setting] = field(default_factory=dict)
     unknown_flags: tuple[UnknownFlag, ...] = ()
     gpu: str | None = None  # GPU product as written (label value, resource name, instance type)

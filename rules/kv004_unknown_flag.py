@@ -8,8 +8,9 @@ is spelled like it (the words that differ alike, not only a shared `--enable-` h
 release has and nothing is spelled like is a warning: it may belong to a fork, a plugin or a newer
 release; an info when the launch runs an image that is not the engine's own published one (a local or
 third-party build, which may add it; a script run inside one says so in its header comment, `# profile for
-org/sglang-fork`, which settles this question only, never the release) or a nightly build (newer than the releases
-kvlint knows), for
+org/sglang-fork`, which settles this question only, never the release), a launch beside an install of a package
+built on the engine (`pip install arctic-inference[vllm]`: a plugin, whose options the launch may use) or a nightly
+build (newer than the releases kvlint knows), for
 each of a family of three or more such flags on one launch (a fork's or a plugin's own options), and for
 a flag that extends one of the engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm`
 options: a newer release or a fork that builds on the feature adds it; a head many unrelated options share,
@@ -89,14 +90,18 @@ def check(ctx: Context) -> Iterator[Finding]:
             custom = _custom_build(dep.image)
             said = _custom_build(dep.said_image) if not dep.image else None  # a comment's, for this question only
             ahead = _nightly(dep.image)
-            kin = _feature_family(dep.engine, dep.server, unknown.flag) if not (custom or ahead or said) else ()
+            plugin = dep.extension if not (custom or said or ahead) else None
+            kin = _feature_family(dep.engine, dep.server, unknown.flag) if not (custom or ahead or said or plugin) \
+                else ()
             built = (f"; the image {custom} is not a stock {engine} image, so its build decides" if custom else
                      f"; the script's comment says it runs in {said}, not a stock {engine} image, so that build "
                      "decides" if said else
+                     f"; the file installs {plugin}, a package built on {engine} whose options the launch may use, "
+                     "so that package decides" if plugin else
                      f"; the image {ahead} is a nightly build, newer than the releases kvlint knows: it may have it"
                      if ahead else f"; it extends {engine}'s own {', '.join(kin)} options, which a newer release or "
                      "a fork that builds on that feature adds to" if kin else "")
-            custom = custom or said or ahead or (unknown.flag if kin else None)
+            custom = custom or said or ahead or plugin or (unknown.flag if kin else None)
             yield check.rule.finding(
                 ctx, f"{unknown.flag} is an option of no {release} kvlint knows, and no option is spelled "
                 f"like it: {stock} exits at start-up (unrecognized arguments); a fork, a plugin or a newer "

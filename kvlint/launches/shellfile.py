@@ -67,6 +67,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         deployments = one_per_group(deployments)  # a worker rank a here-document sends (`ssh w bash -s <<EOF`)
     deployments, notes = shell_entrypoint(path, deployments, text)
     deployments = _with_said_image(deployments, text)
+    deployments = _with_extension(deployments, text)
     if deployments:  # with none, the file's one never-silent note (kvlint.launches.named) says it
         notes += unread_notes(path, unread, deployments)
     notes += [cut_finding(path, c) for c in cuts]
@@ -89,6 +90,25 @@ def _with_said_image(deployments: list[Deployment], text: str) -> list[Deploymen
     for dep in deployments:
         said = next((i for i in images if dep.engine in i.lower()), None) if not dep.image else None
         out.append(replace(dep, said_image=said) if said else dep)
+    return out
+
+
+_EXTENSION = lazy(r"(?m)^[ \t]*(?:\$[ \t]+)?(?:uv[ \t]+)?pip3?[ \t]+install\b[^\n]*?(?<![\w.\[/-])"
+                  r"(?P<pkg>[A-Za-z0-9][\w.-]*)\[(?P<extras>[\w,. -]+)\]")
+
+
+def _with_extension(deployments: list[Deployment], text: str) -> list[Deployment]:
+    """Launches given the package the file installs with their engine as an extra (`pip install
+    arctic-inference[vllm]`, sample K103's plugin README): a package that builds on the engine, whose options the
+    launch may use; KV004 asks it whose flags those are. The engine's own extras (`vllm[audio]`) are not one."""
+    if not deployments or "install" not in text or "[" not in text:
+        return deployments
+    found = [(m.group("pkg"), m.group("extras")) for m in _EXTENSION.finditer(text)]
+    out = []
+    for dep in deployments:
+        plugin = next((f"{pkg}[{extras}]" for pkg, extras in found if pkg.lower() != dep.engine
+                       and dep.engine in {e.strip().lower() for e in extras.split(",")}), None)
+        out.append(replace(dep, extension=plugin) if plugin else dep)
     return out
 
 

@@ -168,3 +168,21 @@ def test_a_flag_glued_to_its_value_by_a_no_break_space_says_so(tmp_path):
     (kv004,) = [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV004"]
     assert "no-break space (U+00A0)" in kv004.message and "did you mean" not in kv004.message
     assert "\u00a0" not in kv004.message and kv004.severity.name == "ERROR"
+
+
+def test_an_unknown_flag_beside_an_install_of_a_package_built_on_the_engine_is_an_info(tmp_path):
+    """Sample K103 (two noise warnings): a vLLM plugin's README installs `arctic-inference[vllm]` and serves with the
+    plugin's own flags (`--enable-shift-parallel`): the package decides whose flags they are (an info that names it);
+    the engine's own extras (`vllm[audio]`) are no such package, and without any install the warning stays."""
+    from kvlint.lint import LintOptions, lint
+
+    def kv004(text: str):
+        p = tmp_path / "README.md"
+        p.write_text(text)
+        return [(f.severity.name, "arctic-inference[vllm]" in f.message)
+                for f in lint([str(p)], LintOptions()).findings if f.code == "KV004"]
+
+    serve = "```console\n$ vllm serve Qwen/Qwen3-8B --enable-shift-parallel\n```\n"
+    assert kv004("```console\n$ pip install arctic-inference[vllm]\n```\n" + serve) == [("INFO", True)]
+    assert kv004("```console\n$ pip install vllm[audio]\n```\n" + serve) == [("WARNING", False)]
+    assert kv004(serve) == [("WARNING", False)]
