@@ -21,7 +21,7 @@ from kvlint.lazyre import lazy
 
 _SET = lazy(r'(?im)^[ \t]*@?set[ \t]+(?:/[a-z][ \t]+)?"?([A-Za-z_][A-Za-z0-9_]*)=([^"\r\n]*)"?[ \t]*$')
 _COMMENT = lazy(r"(?im)^[ \t]*@?(?:rem\b|::|echo[ \t]+off\b).*$")
-_REF = lazy(r"%([A-Za-z_][A-Za-z0-9_]*)%|!([A-Za-z_][A-Za-z0-9_]*)!|%~?[a-z]*([0-9*])")  # `!NAME!`: delayed
+_REF = lazy(r"%([A-Za-z_][A-Za-z0-9_]*)%|!([A-Za-z_][A-Za-z0-9_]*)!|%(?:~[a-z]*)?([0-9*])")  # `!NAME!`: delayed
 _DEFAULT = lazy(r'(?im)^[ \t]*@?if[ \t]+(?:"%([A-Za-z_]\w*)%"[ \t]*==[ \t]*""|not[ \t]+defined[ \t]+([A-Za-z_]\w*))'
                 r'[ \t]+set[ \t]+"?([A-Za-z_]\w*)=([^"\r\n]*)"?[ \t]*$')
 

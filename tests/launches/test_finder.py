@@ -1791,3 +1791,12 @@ def test_a_profiler_in_front_of_the_engine_is_peeled(tmp_path):
                  "ncu --set full -o prof -- vllm serve org/b --max-model-len 4096\n")
     got = [(d.engine, d.model) for d in read_path(str(p)).deployments]
     assert got == [("sglang", "org/a"), ("vllm", "org/b")]
+
+
+def test_only_a_tilde_takes_modifiers_before_a_batch_argument(tmp_path):
+    """`%~dp01` style modifiers follow a tilde; `%abc1` is no argument reference (cmd leaves it as written)."""
+    p = tmp_path / "start.bat"
+    p.write_text("@echo off\nset NAME=%abc1\n"
+                 "python -m vllm.entrypoints.openai.api_server --model %~1 --served-model-name %NAME%\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model_resolved, dep.get("served_model_name")) == (False, ["%abc1"])
