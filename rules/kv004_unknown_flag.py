@@ -9,8 +9,9 @@ release has and nothing is spelled like is a warning: it may belong to a fork, a
 release; an info when the launch runs an image that is not the engine's own published one (a local or
 third-party build, which may add it; a script run inside one says so in its header comment, `# profile for
 org/sglang-fork`, which settles this question only, never the release), a launch beside an install of a package
-built on the engine (`pip install arctic-inference[vllm]`: a plugin, whose options the launch may use) or a nightly
-build (newer than the releases kvlint knows), for
+built on the engine (`pip install arctic-inference[vllm]`: a plugin, whose options the launch may use), a launch that
+reads a file of the engine's own repository by a relative path (`--chat-template ./examples/template_alpaca.jinja`:
+it runs from a checkout, a fork or a source install) or a nightly build (newer than the releases kvlint knows), for
 each of a family of three or more such flags on one launch (a fork's or a plugin's own options), and for
 a flag that extends one of the engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm`
 options: a newer release or a fork that builds on the feature adds it; a head many unrelated options share,
@@ -55,6 +56,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
@@ -90,14 +92,16 @@ def check(ctx: Context) -> Iterator[Finding]:
             custom = _custom_build(dep.image)
             said = _custom_build(dep.said_image) if not dep.image else None  # a comment's, for this question only
             ahead = _nightly(dep.image)
-            plugin = dep.extension if not (custom or said or ahead) else None
+            plugin = dep.extension or _checkout_file(dep) if not (custom or said or ahead) else None
             kin = _feature_family(dep.engine, dep.server, unknown.flag) if not (custom or ahead or said or plugin) \
                 else ()
             built = (f"; the image {custom} is not a stock {engine} image, so its build decides" if custom else
                      f"; the script's comment says it runs in {said}, not a stock {engine} image, so that build "
                      "decides" if said else
                      f"; the file installs {plugin}, a package built on {engine} whose options the launch may use, "
-                     "so that package decides" if plugin else
+                     "so that package decides" if plugin and plugin == dep.extension else
+                     f"; the launch reads {plugin} from its working folder, a file of {engine}'s own source tree: "
+                     f"it runs from a checkout of {engine} (a fork or a source install), which decides" if plugin else
                      f"; the image {ahead} is a nightly build, newer than the releases kvlint knows: it may have it"
                      if ahead else f"; it extends {engine}'s own {', '.join(kin)} options, which a newer release or "
                      "a fork that builds on that feature adds to" if kin else "")
@@ -136,6 +140,19 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 _SPACE_NAMES = {"\u00a0": "no-break space", "\u202f": "narrow no-break space", "\u2009": "thin space",
                 "\u3000": "ideographic space", "\u200b": "zero-width space"}
+
+
+def _checkout_file(dep: Deployment) -> str | None:
+    """A value of the launch that is a relative path into the engine's own repository (`--chat-template
+    ./examples/template_alpaca.jinja`, sample K101's patched vLLM): the command runs from a checkout of the engine."""
+    from kvlint.engines import get_engine
+
+    marks = get_engine(dep.engine).source_tree_files
+    for setting in dep.settings.values():
+        value = setting.value if isinstance(setting.value, str) and setting.resolved else ""
+        if value.removeprefix("./").startswith(marks) and not value.startswith("/"):
+            return value
+    return None
 
 
 def _odd_space(flag: str) -> str | None:

@@ -73,6 +73,8 @@ class Engine(Protocol):
     # values releases older than the flag table read where its releases refuse them: option -> (the reading, "word"
     # after a switch or "key=value" pairs for JSON; first release read with it, last read with it, first read without)
     older_readings: dict[str, tuple[str, str, str, str]]
+    source_tree_files: tuple[str, ...]  # relative paths of the engine's own repository (`examples/template_`): a launch
+    # that reads one runs from a checkout of the engine (KV004's evidence of a fork or a source install)
     syntax: ArgSyntax
     log: LogView
 

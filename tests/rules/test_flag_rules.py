@@ -186,3 +186,20 @@ def test_an_unknown_flag_beside_an_install_of_a_package_built_on_the_engine_is_a
     assert kv004("```console\n$ pip install arctic-inference[vllm]\n```\n" + serve) == [("INFO", True)]
     assert kv004("```console\n$ pip install vllm[audio]\n```\n" + serve) == [("WARNING", False)]
     assert kv004(serve) == [("WARNING", False)]
+
+
+def test_an_unknown_flag_of_a_launch_run_from_the_engines_checkout_is_an_info(tmp_path):
+    """Sample K101 (a noise warning): a research system's patched vLLM, run from its checkout (`--chat-template
+    ./examples/template_alpaca.jinja`, a file of vLLM's own repository), with its own `--coinference-scheduler`: the
+    checkout decides (an info that says why); an absolute path or another file is no such evidence."""
+    from kvlint.lint import LintOptions, lint
+
+    def kv004(template: str):
+        p = tmp_path / "launch_server.sh"
+        p.write_text("python -m vllm.entrypoints.openai.api_server --model org/m --coinference-scheduler "
+                     f"--chat-template {template}\n")
+        return [f.severity.name for f in lint([str(p)], LintOptions()).findings if f.code == "KV004"]
+
+    assert kv004("./examples/template_alpaca.jinja") == ["INFO"]
+    assert kv004("/opt/templates/template_alpaca.jinja") == ["WARNING"]
+    assert kv004("./chat.jinja") == ["WARNING"]

@@ -34,6 +34,7 @@ MEMORY_SHARE_DEFAULT = "default for this GPU"
 HEADROOM_LABEL = "reserve (activations, graphs)"
 DEFAULT_MODEL: str | None = None  # the engine requires a model
 OLDER_READINGS: dict[str, tuple[str, str, str, str]] = {}  # none known (kvlint.engines.base)
+SOURCE_TREE_FILES = ("examples/chat_template/",)  # files of SGLang's own tree a launch may read by a relative path
 KV_SETTINGS = ("context_length", "tp_size", "pp_size", "dp_size", "mem_fraction_static", "dtype", "kv_cache_dtype",
                "quantization", "max_running_requests", "max_total_tokens", "page_size")  # what sizes its pool (inspect)
 ROLES = {"max_len": "context_length", "tp": "tp_size", "pp": "pp_size", "dp": "dp_size", "dcp": "dcp_size",

@@ -54,6 +54,7 @@ class Vllm(RoleTable):
     headroom_label = facts.HEADROOM_LABEL
     default_model = facts.DEFAULT_MODEL
     older_readings = facts.OLDER_READINGS
+    source_tree_files = facts.SOURCE_TREE_FILES
     roles = facts.ROLES
     flags = facts.FLAGS
     syntax = SYNTAX
