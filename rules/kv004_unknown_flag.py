@@ -52,7 +52,6 @@ None.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -276,17 +275,13 @@ def _ambiguous_from(ctx: Context, flag: str, since: str, options: str, span: Spa
         outcome = (f"{exits}; before {since} it abbreviates one option. The launch pins no {engine} release, so the "
                    f"release decides (pin the image tag, or `engine-version:` in .kvlint.yaml, to settle it)")
         severity = Severity.INFO
-    elif _key(pinned) < _key(since):
+    elif c.older(pinned, since):
         outcome = f"{exits}; {engine} {pinned} (pinned) reads it as the one option it abbreviates there"
         severity = Severity.WARNING
     else:
         outcome = f"{exits} ({pinned} pinned)"
     return check.rule.finding(ctx, outcome, span, severity=severity,
                               fix=f"spell the option out: one of {options}, or remove {flag}", flag=flag)
-
-
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 
 def _fork(ctx: Context, flag: str, span: Span | None) -> Finding:

@@ -39,11 +39,12 @@ None.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from kvlint.deployment import Deployment, InvalidValue
+from kvlint.engines import get_engine
 from kvlint.findings import Finding, Severity
+from kvlint.lazyre import lazy
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
 
@@ -72,7 +73,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             assumed = f" ({engine} {release} assumed: the launch pins no release)"
         older = _older_may_accept(ctx, bad) if bad in dep.invalid_values else None
         if older == "":
-            continue  # the pinned release reads the word as the switch's value
+            continue  # the pinned release reads the value (a word after the switch, KEY=VALUE pairs)
         yield check.rule.finding(
             ctx, f"{engine} rejects {what}: {bad.reason}; the server exits before loading the model"
                  f"{older or assumed}", bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag,
@@ -82,10 +83,11 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
     """For a value that releases older than the flag table read (kvlint.engines.base older_readings: a word after
     a switch, `image=5,video=5` for a JSON option): "" when the pinned release is one of them (it accepts the value:
-    no finding), the hedge when the release met may be one (an unpinned host install: the installed release
-    decides; a pin between the last release read with it and the first read without), else None (the error stands)."""
+    no finding), the hedge when the release met may be one (a launch that pins none: a host install's or a README's
+    release decides; a pin between the last release read with it and the first read without), else None (the error
+    stands)."""
     engine, pinned = ctx.deployment.engine, ctx.pinned_version
-    era = c.get_engine(engine).older_readings.get(bad.flag or "")
+    era = get_engine(engine).older_readings.get(bad.flag or "")
     if era is None or not _read_by_older(era[0], bad):
         return None
     _, first, last, without = era
@@ -109,7 +111,7 @@ def _read_by_older(reading: str, bad: InvalidValue) -> bool:
     return bad.reason.startswith("not valid JSON") and _KEY_VALUES.fullmatch(bad.raw.strip("\"'")) is not None
 
 
-_KEY_VALUES = re.compile(r"[A-Za-z_]\w*=\d+(?:,[A-Za-z_]\w*=\d+)*")
+_KEY_VALUES = lazy(r"[A-Za-z_]\w*=\d+(?:,[A-Za-z_]\w*=\d+)*")
 
 
 def _beyond_the_tables(raw: str, reason: str) -> bool:

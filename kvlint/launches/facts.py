@@ -280,7 +280,6 @@ def is_path_like(model: str | None) -> bool:
             or is_windows_path(model))
 
 
-
 def looks_like_hub_id(text: str | None) -> bool:
     if not text or not _HUB_ID.match(text) or ".." in text:
         return False

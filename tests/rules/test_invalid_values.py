@@ -97,6 +97,18 @@ def test_refused_value_in_a_config_file_points_into_that_file(tmp_path):
     assert not [f for f in overridden.findings if f.code == "KV007"]  # the command line wins over the file
 
 
+def _kv007(path, text: str) -> list:
+    """The KV007 findings of a file written with `text`."""
+    path.write_text(text)
+    return [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV007"]
+
+
+def _pinned(tmp_path, image: str, words: str) -> list[str]:
+    """The KV007 severities of a compose service on `image` given `--model facebook/opt-125m WORDS`."""
+    return [f.severity.name.lower() for f in _kv007(tmp_path / "compose.yaml", f"services:\n  v:\n    image: {image}"
+                                                      f"\n    command: --model facebook/opt-125m {words}\n")]
+
+
 @pytest.mark.parametrize(("image", "severity"), [
     ("vllm/vllm-openai:v0.6.3", None),  # 0.5.5 to 0.8.0 read the word as the switch's value: no finding
     ("vllm/vllm-openai:v0.8.3", "warning"),  # between the last release read with the word and the first without
@@ -107,17 +119,11 @@ def test_a_word_after_a_switch_older_releases_took_is_judged_on_the_pinned_relea
     """Sample K98 (measured: an error on `--enable-chunked-prefill False` in an unpinned 2025 script): vLLM 0.5.5 to
     0.8.0 read that word as the switch's value (argparse StoreBoolean, read from those wheels), so the verdict is the
     release's; an unpinned host install is a warning that says so."""
-    p = tmp_path / "compose.yaml"
-    p.write_text(f"services:\n  v:\n    image: {image}\n    command: --model facebook/opt-125m "
-                 "--enable-chunked-prefill False\n")
-    found = [f.severity.name.lower() for f in lint([str(p)], LintOptions()).findings if f.code == "KV007"]
-    assert found == ([severity] if severity else [])
+    assert _pinned(tmp_path, image, "--enable-chunked-prefill False") == ([severity] if severity else [])
     host = tmp_path / "serve.sh"
-    host.write_text("vllm serve facebook/opt-125m --enforce-eager --enable-chunked-prefill False\n")
-    (kv007,) = [f for f in lint([str(host)], LintOptions()).findings if f.code == "KV007"]
+    (kv007,) = _kv007(host, "vllm serve facebook/opt-125m --enforce-eager --enable-chunked-prefill False\n")
     assert kv007.severity.name == "WARNING" and "0.5.5 to 0.8.0" in kv007.message
-    host.write_text("vllm serve facebook/opt-125m --enforce-eager false\n")  # always a plain switch: an error
-    (kv007,) = [f for f in lint([str(host)], LintOptions()).findings if f.code == "KV007"]
+    (kv007,) = _kv007(host, "vllm serve facebook/opt-125m --enforce-eager false\n")  # always a plain switch: an error
     assert kv007.severity.name == "ERROR"
 
 
@@ -129,12 +135,7 @@ def test_key_value_pairs_older_releases_read_for_a_json_option(tmp_path, image, 
     """Sample K103 (measured: an error on a model README's `--limit-mm-per-prompt image=5,video=5`): vLLM 0.5.5 to
     0.9.2 read that form (`nullable_kvs`, read from those wheels); a README's command pins no release: a warning that
     says so; a pinned image decides."""
-    p = tmp_path / "compose.yaml"
-    p.write_text(f"services:\n  v:\n    image: {image}\n    command: --model facebook/opt-125m "
-                 "--limit-mm-per-prompt image=5,video=5\n")
-    found = [f.severity.name.lower() for f in lint([str(p)], LintOptions()).findings if f.code == "KV007"]
-    assert found == ([severity] if severity else [])
-    readme = tmp_path / "README.md"
-    readme.write_text("```bash\nvllm serve facebook/opt-125m --limit-mm-per-prompt image=5,video=5\n```\n")
-    (kv007,) = [f for f in lint([str(readme)], LintOptions()).findings if f.code == "KV007"]
+    assert _pinned(tmp_path, image, "--limit-mm-per-prompt image=5,video=5") == ([severity] if severity else [])
+    (kv007,) = _kv007(tmp_path / "README.md",
+                      "```bash\nvllm serve facebook/opt-125m --limit-mm-per-prompt image=5,video=5\n```\n")
     assert kv007.severity.name == "WARNING" and "0.5.5 to 0.9.2" in kv007.message

@@ -32,14 +32,14 @@ LONG_CONTEXT_SWITCH = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
 MEMORY_SHARE_DEFAULT = "default"
 HEADROOM_LABEL = "headroom"
 DEFAULT_MODEL: str | None = "Qwen/Qwen3-0.6B"  # what `vllm serve` serves with no model given
+# files of the engine's own source tree a launch reads by a relative path (`--chat-template
+# ./examples/template_alpaca.jinja`): the command runs from a checkout of vLLM (a fork or a source install)
+SOURCE_TREE_FILES = ("examples/template_", "examples/tool_chat_template_")
 # values older releases than the flag table read where the tables' releases refuse them, from the 0.4.0 ... 0.10.2
 # wheels' arg_utils.py: option -> (the reading, first release read with it, last read with it, first read without).
 # "word": a switch that took an optional word (argparse `StoreBoolean`, `nargs="?"`: `--enable-chunked-prefill False`
 # turned it off; 0.4.3 and 0.5.0 read it as a plain switch, 0.8.5 on a `BooleanOptionalAction`). "key=value": a JSON
 # option that also took `image=5,video=5` (`nullable_kvs`, deprecated in 0.8.5, gone in 0.10.0).
-# files of the engine's own source tree a launch reads by a relative path (`--chat-template
-# ./examples/template_alpaca.jinja`): the command runs from a checkout of vLLM (a fork or a source install)
-SOURCE_TREE_FILES = ("examples/template_", "examples/tool_chat_template_")
 OLDER_READINGS: dict[str, tuple[str, str, str, str]] = {
     "--enable-chunked-prefill": ("word", "0.5.5", "0.8.0", "0.8.5"),
     "--disable-logprobs-during-spec-decoding": ("word", "0.5.5", "0.8.0", "0.8.5"),
