@@ -38,35 +38,59 @@ def owners(tree: ast.Module) -> dict[int, tuple[Def, ...]]:
     return out
 
 
-def decorator_gpu(path: str, chain: tuple[Def, ...]) -> ManifestGpu:
+def decorator_gpu(path: str, chain: tuple[Def, ...], names: dict[str, str] | None = None) -> ManifestGpu:
     """The GPU the innermost decorated function or class asks for: `gpu="L40S:2"` (card and count), `gpu="H100"`,
-    `gpu=["H100", "A100-80GB"]` (the first the platform finds: options, the first kept as the product)."""
+    `gpu=["H100", "A100-80GB"]` (the first the platform finds: options, the first kept as the product). `names`:
+    the module's constants, for `gpu=GPU_CONFIG` and `gpu=f"{GPU_TYPE}:{GPU_COUNT}"` (Modal's own examples)."""
     for owner in chain:
         for deco in owner.decorator_list:
             if not isinstance(deco, ast.Call):
                 continue
             value = next((k.value for k in deco.keywords if k.arg == "gpu"), None)
             if value is not None:
-                return _gpu(path, value)
+                return _gpu(path, value, names or {})
     return ManifestGpu()
 
 
-def _gpu(path: str, node: ast.expr) -> ManifestGpu:
+def _gpu(path: str, node: ast.expr, names: dict[str, str]) -> ManifestGpu:
     if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
         node = node.elts[0]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
             isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "gpu":
         return _gpu_object(path, node)  # Modal's earlier `modal.gpu.A10G(count=2)`
-    if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip()):
+    text, literal = _gpu_text(node, names)
+    if not text:
         return ManifestGpu()
-    text = node.value.strip()
     card, _, count = text.partition(":")
-    span = Span(path, node.lineno, node.col_offset + 2, node.lineno, node.col_offset + 2 + len(card))
+    start = node.col_offset + (2 if literal else 1)
+    span = Span(path, node.lineno, start, node.lineno, start + (len(card) if literal else
+                                                                 (node.end_col_offset or 0) - node.col_offset))
     note = f"GPU from the decorator's gpu={text!r}"
     if card.lower() == "any":
         return ManifestGpu(count=int(count) if count.isdigit() else None, notes=(note + ": any card",))
     return ManifestGpu(product=card, product_span=span, count=int(count) if count.isdigit() else 1,
                        count_span=span, notes=(note,))
+
+
+def _gpu_text(node: ast.expr, names: dict[str, str]) -> tuple[str, bool]:
+    """The decorator's GPU string and whether it is written as a literal: a string, a module constant's value, or
+    an f-string of constants; "" when any part is unknown."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.strip(), True
+    if isinstance(node, ast.Name):
+        return names.get(node.id, "").strip(), False
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                parts.append(part.value)
+            elif isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name) \
+                    and part.value.id in names and part.format_spec is None:
+                parts.append(names[part.value.id])
+            else:
+                return "", False
+        return "".join(parts).strip(), False
+    return "", False
 
 
 def _gpu_object(path: str, node: ast.Call) -> ManifestGpu:
@@ -161,14 +185,24 @@ def substituted(elts: list[ast.expr], bound: dict[str, ast.expr]) -> list[ast.ex
 
 
 def _substitute(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
-    if isinstance(node, ast.Name) and node.id in bound:
-        return bound[node.id]
-    if isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
-            and node.args[0].id in bound:
+    key = bound_key(node)
+    if key in bound:
+        return bound[key]
+    if isinstance(node, ast.Call) and len(node.args) == 1 and bound_key(node.args[0]) in bound:
         new = copy.copy(node)
-        new.args = [bound[node.args[0].id]]
+        new.args = [bound[bound_key(node.args[0])]]
         return new
     return node
+
+
+def bound_key(node: ast.expr) -> str:
+    """The name a value is bound under: a parameter's (`model`), or an attribute of the instance (`self.model`,
+    a class's attribute, kvlint.launches.pyclassattrs); "" for any other expression."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+        return f"self.{node.attr}"
+    return ""
 
 
 def list_name(fn: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.List | ast.Tuple) -> str | None:

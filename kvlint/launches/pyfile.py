@@ -123,8 +123,8 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             out.extend(_ray(src, _ray_dict(node) or {}, None))
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
             elts = node.elts + grown.get(id(node), [])
-            found = _called(src, tree, node, elts) or _argv(src, elts, _gpu_of(src, tree, node)) \
-                or _flag_list(src, node, elts)
+            found = _called(src, tree, node, elts) or _classes(src, tree, node, elts) \
+                or _argv(src, elts, _gpu_of(src, tree, node)) or _flag_list(src, node, elts)
             if found:
                 seen.update(id(e) for e in elts)
             out.extend(found)
@@ -836,7 +836,34 @@ def _gpu_of(src: _Source, tree: ast.Module, node: ast.AST) -> ManifestGpu:
         return ManifestGpu()
     from kvlint.launches import pycalls
 
-    return pycalls.decorator_gpu(src.path, src.owners(tree).get(id(node), ()))
+    return pycalls.decorator_gpu(src.path, src.owners(tree).get(id(node), ()), src.scopes[0])
+
+
+def _classes(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: list[ast.expr]) -> list[Deployment]:
+    """The argv of a method read with the class attributes its `self.NAME`s see, once per class of the file that
+    deploys it, each with its decorator's GPU (kvlint.launches.pyclassattrs); [] when the argv is in no class, or
+    in the one class that runs it and reads none of its attributes."""
+    import ast
+
+    from kvlint.launches import pycalls
+    from kvlint.launches.pyclassattrs import family, reads
+
+    chain = src.owners(tree).get(id(node), ())
+    cls = next((d for d in chain if isinstance(d, ast.ClassDef)), None)
+    if cls is None or "self." not in src.text:
+        return []
+    given = src.scopes[0]  # a caller's values (kvlint.launches.pyclasses) win over the class's own
+    classes = [(k, {n: v for n, v in attrs.items() if n not in given}) for k, attrs in family(tree, cls)]
+    if len(classes) == 1 and classes[0][0] is cls and not reads(elts, classes[0][1]):
+        return []  # the class runs its command as written
+    out: list[Deployment] = []
+    for klass, attrs in classes:
+        own = pycalls.decorator_gpu(src.path, (klass,), src.scopes[0])
+        found = _argv(src, pycalls.substituted(elts, attrs), own if own.product or own.count else
+                      _gpu_of(src, tree, node))
+        note = f"the command of class {cls.name}, as class {klass.name} (line {klass.lineno}) deploys it"
+        out.extend(replace(d, notes=(*d.notes, note)) if klass is not cls else d for d in found)
+    return out
 
 
 def _called(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: list[ast.expr]) -> list[Deployment]:
