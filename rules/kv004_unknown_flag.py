@@ -1,36 +1,36 @@
 """A flag the engine's own argument parser would reject.
 
 ## What it checks
-Every flag of a vLLM or SGLang launch is parsed with that engine's rules: vLLM turns `_` into `-`
-and accepts unique prefixes; SGLang accepts only dash spellings and unique prefixes. A flag neither
-would accept, or a prefix that matches several flags, is reported with a did-you-mean when an option
-is spelled like it (the words that differ alike, not only a shared `--enable-` head). A flag that no
-release has and nothing is spelled like is a warning: it may belong to a fork, a plugin or a newer
-release; an info when the launch runs an image that is not the engine's own published one (a local or
-third-party build, which may add it; a script run inside one says so in its header comment, `# profile for
-org/sglang-fork`, which settles this question only, never the release), a launch beside an install of a package
-built on the engine (`pip install arctic-inference[vllm]`: a plugin, whose options the launch may use), a launch that
-reads a file of the engine's own repository by a relative path (`--chat-template ./examples/template_alpaca.jinja`:
-it runs from a checkout, a fork or a source install) or a nightly build (newer than the releases kvlint knows), for
-each of a family of three or more such flags on one launch (a fork's or a plugin's own options), and for
-a flag that extends one of the engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm`
-options: a newer release or a fork that builds on the feature adds it; a head many unrelated options share,
-`--enable-`, `--max-`, is no feature). An
-abbreviation that only later releases find ambiguous (a second option came with the same prefix) is
-judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins one, a
-warning on a host install that pins none (the newest release assumed, and said).
-When the repository holds its own engine tree (`python/sglang/srt/server_args.py`,
-`vllm/engine/arg_utils.py` between the file and the project root), the launch runs that fork: an
-unknown flag is an info naming the tree and whether its parser defines the flag. Without such a tree, a flag
-the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched entry point) is an info
-naming where: it is the repository's flag, not a typo. A flag that is the other engine's own option
+Every flag of a vLLM or SGLang launch is parsed with that engine's rules: vLLM turns `_` into `-` and accepts unique
+prefixes; SGLang accepts only dash spellings and unique prefixes. A flag neither would accept, or a prefix that
+matches several flags, is reported with a did-you-mean when an option is spelled like it (the words that differ
+alike, not only a shared `--enable-` head). A flag that no release has and nothing is spelled like, or that is one
+of the engine's options with more words after it (`--speculative-draft-model-override-args`: a newer option, no
+misspelling), is a warning: it may belong to a fork, a plugin or a newer release; an info when the launch runs an
+image that is not the engine's own published one (a local or third-party build, which may add it; a script run
+inside one says so in its header comment, `# profile for org/sglang-fork`, which settles this question only, never
+the release), a launch beside an install of a package built on the engine (`pip install arctic-inference[vllm]`: a
+plugin, whose options the launch may use), a launch that reads a file of the engine's own repository by a relative
+path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a checkout, a fork or a source install) or a
+nightly build (newer than the releases kvlint knows), for each of a family of three or more such flags on one launch
+(a fork's or a plugin's own options), and for a flag that extends one of the engine's own features
+(`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a newer release or a fork that builds on the
+feature adds it; a head many unrelated options share, `--enable-`, `--max-`, is no feature; a first word that a
+dozen or more options share, `--speculative-`, is a family of features, whose first two or three words are tried).
+An abbreviation that only later releases find ambiguous (a second option came with the same prefix) is judged on the
+release the launch pins, as KV005 judges a removed flag: an info when nothing pins one, a warning on a host install
+that pins none (the newest release assumed, and said). When the repository holds its own engine tree
+(`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project root), the launch
+runs that fork: an unknown flag is an info naming the tree and whether its parser defines the flag. Without such a
+tree, a flag the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched entry point) is
+an info naming where: it is the repository's flag, not a typo. A flag that is the other engine's own option
 (`--enable-prefix-caching` on SGLang, `--mem-fraction-static` on vLLM) is said to be that engine's, with no
-did-you-mean. A flag of the newest releases that the release the launch pins does not have yet (`--log-level`
-on `vllm/vllm-openai:v0.6.2`: first read in 0.33.0, absent from 0.27.0) is an error on that release, when the
-launch writes the flag (a chart's key may reach the engine another way). A flag glued to its value by a no-break
-or other Unicode space (`--tool-call-parser` U+00A0 `qwen3`, pasted from a web page) is one word to the shell: the
-error names the character, not a did-you-mean of the same flag. An option whose name is an expansion (`--"$p_type"`)
-is the caller's to name: never reported (the parallelism it may set is left open).
+did-you-mean. A flag of the newest releases that the release the launch pins does not have yet (`--log-level` on
+`vllm/vllm-openai:v0.6.2`: first read in 0.33.0, absent from 0.27.0) is an error on that release, when the launch
+writes the flag (a chart's key may reach the engine another way). A flag glued to its value by a no-break or other
+Unicode space (`--tool-call-parser` U+00A0 `qwen3`, pasted from a web page) is one word to the shell: the error
+names the character, not a did-you-mean of the same flag. An option whose name is an expansion (`--"$p_type"`) is
+the caller's to name: never reported (the parallelism it may set is left open).
 
 ## Why it matters
 argparse exits on the first unknown flag: the pod crash-loops with `unrecognized arguments` before
@@ -87,7 +87,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"{stock} exits at start-up (unrecognized arguments)", span, severity=Severity.INFO,
                 fix="keep them where the launch runs the build that defines them", flag=unknown.flag)
             continue
-        if unknown.reason == "unrecognized" and not unknown.suggestion:
+        longer = _extends(unknown.flag, unknown.suggestion)
+        if unknown.reason == "unrecognized" and (not unknown.suggestion or longer):
             custom = _custom_build(dep.image)
             said = _custom_build(dep.said_image) if not dep.image else None  # a comment's, for this question only
             ahead = _nightly(dep.image)
@@ -105,10 +106,12 @@ def check(ctx: Context) -> Iterator[Finding]:
                      if ahead else f"; it extends {engine}'s own {', '.join(kin)} options, which a newer release or "
                      "a fork that builds on that feature adds to" if kin else "")
             custom = custom or said or ahead or plugin or (unknown.flag if kin else None)
+            alike = f"it is {longer} with more words, not a misspelling of it" if longer else \
+                "no option is spelled like it"
             yield check.rule.finding(
-                ctx, f"{unknown.flag} is an option of no {release} kvlint knows, and no option is spelled "
-                f"like it: {stock} exits at start-up (unrecognized arguments); a fork, a plugin or a newer "
-                f"release that adds it would not{built}", span,
+                ctx, f"{unknown.flag} is an option of no {release} kvlint knows, and {alike}: {stock} exits at "
+                f"start-up (unrecognized arguments); a fork, a plugin or a newer release that adds it would not{built}",
+                span,
                 severity=Severity.INFO if custom else Severity.WARNING,
                 fix="remove the flag, or keep it where the launch runs the build that defines it", flag=unknown.flag)
             continue
@@ -210,18 +213,33 @@ _FAMILY_MOST = 12  # a feature's own options; a head more options share is a fam
 
 
 def _feature_family(engine: str, server: str | None, flag: str) -> tuple[str, ...]:
-    """Up to two of the engine's options sharing the unknown flag's first word, when that word names one feature
+    """Up to two of the engine's options sharing the unknown flag's first words, when they name one feature
     (`--dllm-prefix-attention` beside SGLang's `--dllm-algorithm` and `--dllm-algorithm-config`): a flag that
     extends a feature the engine has is far likelier a newer release's or a fork's (Liquid AI's block-diffusion
-    SGLang adds `--dllm-cuda-graph`) than a mistake, so it is an info, not a warning."""
+    SGLang adds `--dllm-cuda-graph`) than a mistake, so it is an info, not a warning. A first word many options
+    share (`--speculative-`) is a family of features: the first two or three words are tried then
+    (`--speculative-draft-model-override-args` beside `--speculative-draft-model-path`, sample K104)."""
     from kvlint.flags.flag_table import flag_table
 
-    head = flag.lstrip("-").split("=", 1)[0].split("-", 1)[0]
-    if head in _GENERIC_HEADS or len(head) < 3 or "-" not in flag.lstrip("-"):
+    words = flag.lstrip("-").split("=", 1)[0].split("-")
+    if words[0] in _GENERIC_HEADS or len(words[0]) < 3 or len(words) < 2:
         return ()
-    kin = sorted(o for o in flag_table(engine, server).by_option if o.startswith(f"--{head}-"))
-    return tuple(f"`{o}`" for o in kin[:2]) + (("...",) if len(kin) > 2 else ()) if 2 <= len(kin) <= _FAMILY_MOST \
-        else ()
+    options = flag_table(engine, server).by_option
+    for n in range(1, min(len(words), 4)):
+        head = "-".join(words[:n])
+        kin = sorted(o for o in options if o.startswith(f"--{head}-"))
+        if len(kin) < 2:
+            return ()
+        if len(kin) <= _FAMILY_MOST:
+            return tuple(f"`{o}`" for o in kin[:2]) + (("...",) if len(kin) > 2 else ())
+    return ()
+
+
+def _extends(flag: str, known: str | None) -> str | None:
+    """The engine's option the unknown flag is, with more words after it (`--speculative-draft-model-override-args`
+    for `--speculative-draft-model`): a newer option built on it, never a misspelling the did-you-mean fixes."""
+    name = flag.split("=", 1)[0]
+    return known if known and name.startswith(known + "-") and len(name) > len(known) + 1 else None
 
 
 def _nightly(image: str | None) -> str | None:

@@ -17,6 +17,7 @@ from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_words
 from kvlint.launches.images import entrypoint_engine
 from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
+from kvlint.launches.named import engine_script
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.record import replace
 from kvlint.sources.shell import tokenize
@@ -243,8 +244,9 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         notes = [FORMAT_NOTE.format(engine=by_format, runtime=_text(c.get("runtime")) or "the cluster's default")]
     launches = env_flag_launch(yf, c, env, launches, default)
     gpu = gpu_facts(c, anc, yf.docs)
-    if not launches and script is None and (not fields or _entry_script_only(fields)) and gpu.count:
-        launches, notes = _env_configured(yf, c, anc, image_text, env) or \
+    scripted = engine_script([f.text for f in fields]) if fields else None
+    if not launches and script is None and (not fields or _entry_script_only(fields) or scripted) and gpu.count:
+        launches, notes = _env_configured(yf, c, anc, image_text, env, scripted) or \
             (_baked(c, image, image_text, env) if not fields and not _ray_node(doc) else None) or (launches, notes)
     if all(not f.fields for f in launches) and script is None and not fields and c.get("command") is None \
             and image is not None \
@@ -337,12 +339,14 @@ def container_image(c: YNode) -> tuple[YNode | None, str | None]:
 
 
 def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
-                    env: dict[str, str]) -> tuple[list[FoundLaunch], list[str]] | None:
-    """A custom engine image with no command, configured by `env:` (kvlint.launches.env_launch)."""
+                    env: dict[str, str], scripted: str | None = None) -> tuple[list[FoundLaunch], list[str]] | None:
+    """A custom engine image with no command, configured by `env:` (kvlint.launches.env_launch); or any image
+    whose command runs a script named for starting the engine (`bash launch_sglang.sh`, sample K105), which reads
+    its model and flags from the same variables."""
     from kvlint.launches import env_launch
 
     items = [(n, None, _field(v, env, yf.path)) for n, v, _ in _env_items(c, anc) if v is not None]
-    engine = env_launch.configured_engine(image) or env_launch.prefixed_engine(n for n, _, _ in items)
+    engine = scripted or env_launch.configured_engine(image) or env_launch.prefixed_engine(n for n, _, _ in items)
     if engine is None:
         return None
     spans = {n: named.span for item in _env_list(c, anc) if (named := item.get("name")) is not None
@@ -350,6 +354,9 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
     fields = env_launch.fields_from_env(engine, [(n, spans.get(n), v) for n, _, v in items], image)
     if fields is None:
         return None
+    if scripted:  # the script's own defaults decide what the environment leaves out, the parallelism too
+        said = f"the command runs a script named for starting {engine}: its model and flags read from the environment"
+        return [FoundLaunch(engine, tuple(fields), None, env, left_to="the script the container runs")], [said]
     return [FoundLaunch(engine, tuple(fields), None, env)], [env_launch.NOTE.format(image=image)]
 
 

@@ -81,11 +81,18 @@ _ARG_LISTS = frozenset({"args", "extraargs", "engineargs", "serverargs", "servea
                         "extraarguments", "extracmdargs", "cmdargs", "cliargs", "launchargs", "engineextraargs"})
 
 
+def arg_list_key(key: str) -> bool:
+    """A key an argument list is under: the known names, or flags named for an engine (`vllmExtraFlags`)."""
+    norm = _norm(key)
+    return norm in _ARG_LISTS or norm.endswith("flags") and _engine_in(norm) is not None
+
+
 def arg_list(holder: YNode) -> YNode | None:
-    """The holder's argument list (`args:`, `extraArgs:`, `engine_args:`): a list of scalars, or one string of
-    flags (`args: '--gpu-memory-utilization "0.9" --dtype auto'`, a template pastes it into the command), or None."""
+    """The holder's argument list (`args:`, `extraArgs:`, `engine_args:`, `vllmExtraFlags:`): a list of scalars, or
+    one string of flags (`args: '--gpu-memory-utilization "0.9" --dtype auto'`, a template pastes it into the
+    command), or None."""
     for key, _, val in holder.pairs():
-        if _norm(key) not in _ARG_LISTS:
+        if not arg_list_key(key):
             continue
         if (val.is_seq and all(i.is_scalar for i in val.items)) or (val.is_scalar and val.text.startswith("--")):
             return val
@@ -150,11 +157,11 @@ def find_all(doc: YNode, engine: str | None = None) -> list[Block]:
     if parent is None or not parent.is_map:
         return [best]
     out: list[Block] = []
-    for key, _, val in parent.pairs():
+    for key, knode, val in parent.pairs():
         if val is best.holder:
             out.append(best)
         elif val.is_map and key not in _NOT_SETTINGS and key.lower() not in _OTHER_BACKENDS:
-            block = _block(val, best.path[:-1] + (key,), best.engine, best.named)
+            block = _block(val, best.path[:-1] + (key,), best.engine, best.named, knode)
             if block is not None and block.engine == best.engine and block.score >= min(best.score, 2):
                 out.append(block)
     return out
@@ -188,27 +195,28 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
     best: Block | None = None
     # each entry: the node, its path, whether the path named the engine, and the engine its nearest key names
     # (carried down, so a node's path is not scanned again)
-    stack: list[tuple[YNode, tuple[str, ...], bool, str | None, YNode | None]] = [(doc, (), False, None, None)]
+    stack: list[tuple[YNode, tuple[str, ...], bool, str | None, YNode | None, YNode | None]] = \
+        [(doc, (), False, None, None, None)]
     seen = 0
     while stack and seen < _MAX_NODES:
-        node, path, named, on_path, parent = stack.pop()
+        node, path, named, on_path, parent, key = stack.pop()
         seen += 1
         limits.check()
         if node.is_seq:
-            stack.extend((i, path, named, on_path, parent) for i in reversed(node.items) if not i.is_scalar)
+            stack.extend((i, path, named, on_path, parent, None) for i in reversed(node.items) if not i.is_scalar)
             continue
         if not node.is_map:
             continue
         word = on_path or _engine_value(node)
         here = named or word is not None
-        block = _block(node, path, engine or word, here)
+        block = _block(node, path, engine or word, here, key)
         if block is not None and engine is None and on_path is None and _client_beside(parent or node, node):
             block = None
         if block is not None and (best is None or block.score > best.score):
             best = block
-        for key, _, val in node.pairs():
-            if not val.is_scalar and key not in _NOT_SETTINGS:
-                stack.append((val, path + (key,), here, _engine_in(key) or on_path, node))
+        for name, name_node, val in node.pairs():
+            if not val.is_scalar and name not in _NOT_SETTINGS:
+                stack.append((val, path + (name,), here, _engine_in(name) or on_path, node, name_node))
     return best
 
 
@@ -225,19 +233,39 @@ def _client_beside(parent: YNode, holder: YNode) -> bool:
     return False
 
 
-def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool) -> Block | None:
+def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool,
+           key: YNode | None = None) -> Block | None:
     found = model_key(holder) or _catalogue_name(holder, path)
+    if found is None and (keyed := _keyed_model(holder, key)) is not None:
+        if engine is not None and keyed[0] != engine:
+            return None  # an entry naming another runtime (`runtimeName: ollama` beside vLLM's entries)
+        found, engine, named = ((), keyed[1]), keyed[0], True
     if found is None or any(_norm(unprefixed(k)[1]) in _NOT_A_SERVER or _measured(k) for k, _, _ in holder.pairs()):
         return None
     keys, model = found
-    prefix = unprefixed(keys[0])[0]  # `vllm_model`: the variables of a role that starts that engine
+    first = keys[0] if keys else ""  # a keyed entry's model is its own key
+    prefix = unprefixed(first)[0] if first else None  # `vllm_model`: the variables of a role that starts that engine
     # its settings under a map named for the engine (`hf_name: X` beside `vllm: {max_model_len: ...}`)
     child = next((e for k, _, v in holder.pairs() if v.is_map and (e := _engine_in(k))), None) if not named else None
     named = named or prefix is not None or child is not None
     chosen = engine or prefix or child or _engine_by_keys(holder)
-    pairs = tuple(_flag_pairs(chosen, holder, keys[0]))
+    pairs = tuple(_flag_pairs(chosen, holder, first))
     block = Block(holder, path, keys, model, pairs, chosen, named, _listed_flags(holder) if named or engine else 0)
     return block if block.score >= 1 and (named or engine is not None) else None
+
+
+_MODEL_ID_KEY = lazy(r"[A-Za-z0-9][\w.-]*/[\w.-]+(?:/[\w.-]+)*")
+
+
+def _keyed_model(holder: YNode, key: YNode | None) -> tuple[str, YNode] | None:
+    """(engine, key node) for an entry whose key is the model id and whose own keys name the engine that serves it
+    (LLMariner's `overrides: {org/model: {runtimeName: vllm, vllmExtraFlags: [...]}}`, sample K104): a map of
+    models to their serving settings, one deployment each."""
+    if key is None or not key.is_scalar or not _MODEL_ID_KEY.fullmatch(key.text) or "." in key.text.split("/")[0]:
+        return None  # `nvidia.com/gpu`, `app.kubernetes.io/name`: a domain before the slash is a label's key
+    engine = _engine_value(holder) or next((e for k, _, v in holder.pairs() if v.is_seq and arg_list_key(k)
+                                            and (e := _engine_in(k))), None)
+    return (engine, key) if engine is not None else None
 
 
 # the keys a catalogue of models is held under (`models: [{name: X, vllm: {...}}]`)
@@ -326,7 +354,7 @@ def _engine_value(holder: YNode) -> str | None:
         low = _lower(key)
         if low not in _VALUE_KEYS or not val.is_scalar:  # asked of every map a walk meets: most keys are none
             continue
-        if low in ("engine", "backend", "runtime", "framework"):
+        if low in ("engine", "backend", "runtime", "framework", "runtimename", "enginename", "backendname"):
             word = _engine_in(val.text)
             if word:
                 return word
@@ -338,7 +366,8 @@ def _engine_value(holder: YNode) -> str | None:
     return None
 
 
-_VALUE_KEYS = frozenset({"engine", "backend", "runtime", "framework", "kind", "type", "repository", "image"})
+_VALUE_KEYS = frozenset({"engine", "backend", "runtime", "framework", "kind", "type", "repository", "image",
+                         "runtimename", "enginename", "backendname"})
 _lower = lru_cache(maxsize=4096)(str.lower)
 
 

@@ -46,3 +46,32 @@ def test_an_image_named_for_a_program_around_the_engine_is_not_the_engine():
                   "org/vllm_bench:2"):
         assert named_engine(image) is None, image
     assert named_engine("org/vllm-spark:latest") == "vllm"
+
+
+def test_a_container_running_a_script_named_for_the_engine_reads_its_model_from_env(tmp_path):
+    """Sample K105 (PolyRL): `command: ["bash", "launch_sglang.sh"]` in any image, `SGLANG_MODEL_NAME` in env, two
+    GPUs: the launch, its parallelism left to the script (whose own default is --tp-size 2: no KV204 on 1)."""
+    path = tmp_path / "deploy.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: rollout\nspec:\n  template:\n"
+                    "    spec:\n      containers:\n      - name: rollout\n        image: org/rollout:v1\n"
+                    "        command: [\"bash\", \"launch_sglang.sh\"]\n        env:\n"
+                    "        - name: SGLANG_MODEL_NAME\n          value: \"Qwen/Qwen3-8B\"\n"
+                    "        resources:\n          limits:\n            nvidia.com/gpu: \"2\"\n")
+    (d,) = read_path(str(path)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.gpu_count) == ("sglang", "Qwen/Qwen3-8B", (14, 18), 2)
+    assert "tp_size" in d.settings and not d.settings["tp_size"].resolved
+    plain = path.read_text().replace("launch_sglang.sh", "train.sh")
+    path.write_text(plain)
+    assert read_path(str(path)).deployments == []
+
+
+def test_values_whose_own_engine_variables_name_model_and_flags_are_a_launch_without_a_gpu_request(tmp_path):
+    """Sample K105 (a Vast.ai template): `image: vastai/vllm`, `VLLM_MODEL` and `VLLM_ARGS: --flags` in `env:`,
+    its GPU chosen by the platform's filters: the engine's own variables say the launch."""
+    path = tmp_path / "template.yml"
+    path.write_text("name: smoke\nimage: vastai/vllm\ntag: latest\nenv:\n  OPEN_BUTTON_PORT: \"1111\"\n"
+                    "  VLLM_MODEL: \"Qwen/Qwen2.5-0.5B-Instruct\"\n"
+                    "  VLLM_ARGS: \"--enforce-eager --max-model-len 4096 --port 18000\"\n")
+    (d,) = read_path(str(path)).deployments
+    assert (d.engine, d.model, d.get("max_model_len"), _at(d.settings["max_model_len"].span)) == \
+        ("vllm", "Qwen/Qwen2.5-0.5B-Instruct", 4096, (7, 14))

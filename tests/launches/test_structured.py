@@ -478,3 +478,19 @@ def test_a_model_map_beside_the_address_of_the_server_it_calls_is_a_client():
     assert read_path(str(FIX / "client-beside.yaml")).deployments == []
     dep = _one("server-beside-client.yaml")  # the engine named by a key: its settings, whatever sits beside
     assert (dep.engine, dep.model, _s(dep, "max_model_len")) == ("vllm", "org/stack-model", (8192, 4, 16))
+
+
+def test_entries_keyed_by_model_id_that_name_their_engine_are_one_launch_each(tmp_path):
+    """Sample K104 (LLMariner's values): `overrides: {org/model: {runtimeName: vllm, vllmExtraFlags: [...]}}`; an
+    entry naming another runtime is not vLLM's, and a label-shaped key (`nvidia.com/gpu`) is no model."""
+    from kvlint.launches import read_path
+
+    path = tmp_path / "values.yaml"
+    path.write_text("model:\n  overrides:\n    google/gemma-2b-it:\n      runtimeName: ollama\n"
+                    "    org/phi-4-GGUF/phi-4-Q4_K_M.gguf:\n      preloaded: true\n      runtimeName: vllm\n"
+                    "      vllmExtraFlags:\n      - --max-model-len\n      - 8200\n"
+                    "    org/other:\n      vllmExtraFlags: [--max-model-len, '4096']\n"
+                    "    nvidia.com/gpu:\n      runtimeName: vllm\n      vllmExtraFlags: [--max-model-len, '1']\n")
+    deps = read_path(str(path)).deployments
+    assert [(d.engine, d.model, (d.model_span.line, d.model_span.col), d.get("max_model_len")) for d in deps] == \
+        [("vllm", "org/phi-4-GGUF/phi-4-Q4_K_M.gguf", (5, 5), 8200), ("vllm", "org/other", (11, 5), 4096)]

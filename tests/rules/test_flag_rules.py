@@ -158,6 +158,20 @@ def test_kv004_a_flag_extending_one_of_the_engines_features_is_an_info():
     assert "extends SGLang's own `--dllm-algorithm`" in family.message
 
 
+def test_kv004_an_option_with_more_words_after_a_known_one_is_no_misspelling_of_it():
+    """Sample K104 (measured: a KV004 error "did you mean --speculative-draft-model?", wrong: SGLang after the
+    tables has `--speculative-draft-model-override-args`, and the launch runs a source checkout): a known option
+    with words added is a newer option on a feature the engine has (`--speculative-draft-*`, tried when the first
+    word `--speculative-` is a family of features), an info; a typo of a word still gets its did-you-mean."""
+    dep = replace(fx.deployment(), engine="sglang", unknown_flags=(
+        UnknownFlag("--speculative-draft-model-override-args", fx.span(7), suggestion="--speculative-draft-model"),
+        UnknownFlag("--speculative-draft-modle-path", fx.span(8), suggestion="--speculative-draft-model-path")))
+    longer, typo = run(Context(deployment=dep), "KV004")
+    assert (longer.severity, typo.severity) == (Severity.INFO, Severity.ERROR)
+    assert "it is --speculative-draft-model with more words" in longer.message
+    assert "did you mean --speculative-draft-model-path?" in typo.message
+
+
 def test_a_flag_glued_to_its_value_by_a_no_break_space_says_so(tmp_path):
     """Sample K99 (a tutorial's `--tool-call-parser\\u00a0qwen3`, pasted from a page): one unrecognized argument,
     said as the no-break space it is, not "did you mean --tool-call-parser?" beside the same flag."""

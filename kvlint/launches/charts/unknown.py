@@ -584,8 +584,10 @@ def _env_configured(yf: YamlFile, doc: YNode, holders: list[YNode]) -> list[Depl
     product, pspan = g.product_from_pod(doc)
     if not count and (gpu_instance := _gpu_instance(doc)) is not None:  # Azure ML / SageMaker `instance_type`
         product, pspan, count, cspan = gpu_instance
-    if fields is None or not (count or by_variables and found is not None):
+    own = by_variables and found is not None or _engine_of_variables(node) == engine
+    if fields is None or not (count or own):
         return []  # an image's environment alone is a launch only on GPUs; the engine's own variables are one anyway
+        # (`VLLM_MODEL` and `VLLM_ARGS: --flags` beside `image: vastai/vllm` in a Vast.ai template, sample K105)
     ctx = LaunchContext(image=image, image_span=span, notes=(env_launch.NOTE.format(image=image),),
                         node_labels=facts.node_labels(doc))
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
