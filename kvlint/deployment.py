@@ -137,6 +137,9 @@ class Deployment:
     server: str | None = None  # another server of the engine the launch starts ("diffusion": sglang.multimodal_gen,
     # no KV cache; kvlint.flags.server), None for the engine's own
     env_switches: tuple[str, ...] = ()  # engine variables its process sees on (`VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`)
+    optional: dict[str, Setting] = field(default_factory=dict)  # settings a program adds only under a condition
+    # kvlint does not decide (`if args.max_model_len:` then `cmd += [...]`): the launch is also sized with them
+    optional_why: str = ""  # that condition, for messages (`if args.max_model_len` at line 29)
 
     def resolved_values(self) -> dict[str, Any]:
         """Canonical name -> value of the settings that are not unresolved expressions."""

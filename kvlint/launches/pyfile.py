@@ -101,8 +101,9 @@ def read_python(path: str, text: str, within: Mapped | None = None,
     seen: set[int] = set()
     out: list[Deployment] = []
     sdk_notes: list[Finding] = []
-    grown = _appended(tree) if "+=" in text or ".extend(" in text or ".append(" in text else {}
+    grown, maybe = _appended(tree) if "+=" in text or ".extend(" in text or ".append(" in text else ({}, {})
     seen.update(id(e) for extra in grown.values() for e in extra)
+    seen.update(id(e) for arms in maybe.values() for _, extra in arms for e in extra)
     for node in ast.walk(tree):
         check()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
@@ -123,8 +124,8 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             out.extend(_ray(src, _ray_dict(node) or {}, None))
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
             elts = node.elts + grown.get(id(node), [])
-            found = _called(src, tree, node, elts) or _classes(src, tree, node, elts) \
-                or _argv(src, elts, _gpu_of(src, tree, node)) or _flag_list(src, node, elts)
+            found = _called(src, tree, node, elts) or _classes(src, tree, node, elts, maybe.get(id(node))) \
+                or _argv(src, elts, _gpu_of(src, tree, node), maybe.get(id(node))) or _flag_list(src, node, elts)
             if found:
                 seen.update(id(e) for e in elts)
             out.extend(found)
@@ -217,14 +218,19 @@ def _sdk_container(src: _Source, call: ast.Call) -> tuple[list[Deployment], list
                         fix="name the image, or run the launch in a file kvlint reads", path=src.path)]
 
 
-def _appended(tree: ast.Module) -> dict[int, list[ast.expr]]:
+Maybe = dict[int, list[tuple["ast.If", list["ast.expr"]]]]  # list id -> (the `if`, what its body adds)
+
+
+def _appended(tree: ast.Module) -> tuple[dict[int, list[ast.expr]], Maybe]:
     """What a list assigned to a name gains in the statements after it, in the same block (`cmd = ["vllm",
     "serve", M]` then `cmd += ["--tensor-parallel-size", str(N)]`, `cmd.extend([...])`, `cmd.append(x)`), by the
-    list node's id: the argv the program runs. Additions inside a nested block (an `if`) are not known to run:
-    left out. A flag chosen at run time (`"--a" if X else "--b"`) is a word no one can read: left out too."""
+    list node's id: the argv the program runs. Additions inside an `if` are not known to run: apart, with their
+    `if` (an open input of the launch, kvlint.launches.pyfile._optional); an `if` whose `else` adds too is left
+    out. A flag chosen at run time (`"--a" if X else "--b"`) is a word no one can read: left out too."""
     import ast
 
     grown: dict[int, list[ast.expr]] = {}
+    maybe: Maybe = {}
     for block in ast.walk(tree):
         for attr in ("body", "orelse", "finalbody"):
             stmts = getattr(block, attr, None)
@@ -247,7 +253,26 @@ def _appended(tree: ast.Module) -> dict[int, list[ast.expr]]:
                         name, added = _list_growth(sub)
                         if name in lists and added and isinstance(added[0], ast.Constant) and added[0].value == flag:
                             grown.setdefault(id(lists[name]), []).extend(added)
-    return grown
+                elif isinstance(stmt, ast.If) and lists:
+                    for name, added in _if_growth(stmt, lists):
+                        maybe.setdefault(id(lists[name]), []).append((stmt, added))
+    return grown, maybe
+
+
+def _if_growth(stmt: ast.If, lists: dict[str, ast.List]) -> list[tuple[str, list[ast.expr]]]:
+    """(name, elements) each known list gains in the `if`'s own body, when its `else` adds nothing to it."""
+    import ast
+
+    def adds(body: list[ast.stmt]) -> dict[str, list[ast.expr]]:
+        out: dict[str, list[ast.expr]] = {}
+        for sub in body:
+            name, added = _list_growth(sub)
+            if name in lists and added:
+                out.setdefault(name, []).extend(e for e in added if not (isinstance(e, ast.IfExp) and _switches(e)))
+        return out
+
+    other = adds(stmt.orelse)
+    return [(name, added) for name, added in adds(stmt.body).items() if name not in other and added]
 
 
 def _unless_given(test: ast.expr) -> str | None:
@@ -839,7 +864,8 @@ def _gpu_of(src: _Source, tree: ast.Module, node: ast.AST) -> ManifestGpu:
     return pycalls.decorator_gpu(src.path, src.owners(tree).get(id(node), ()), src.scopes[0])
 
 
-def _classes(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: list[ast.expr]) -> list[Deployment]:
+def _classes(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: list[ast.expr],
+             arms: list[tuple[ast.If, list[ast.expr]]] | None = None) -> list[Deployment]:
     """The argv of a method read with the class attributes its `self.NAME`s see, once per class of the file that
     deploys it, each with its decorator's GPU (kvlint.launches.pyclassattrs); [] when the argv is in no class, or
     in the one class that runs it and reads none of its attributes."""
@@ -859,8 +885,9 @@ def _classes(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: l
     out: list[Deployment] = []
     for klass, attrs in classes:
         own = pycalls.decorator_gpu(src.path, (klass,), src.scopes[0])
+        added = [(test, pycalls.substituted(extra, attrs)) for test, extra in arms or []]
         found = _argv(src, pycalls.substituted(elts, attrs), own if own.product or own.count else
-                      _gpu_of(src, tree, node))
+                      _gpu_of(src, tree, node), added)
         note = f"the command of class {cls.name}, as class {klass.name} (line {klass.lineno}) deploys it"
         out.extend(replace(d, notes=(*d.notes, note)) if klass is not cls else d for d in found)
     return out
@@ -926,9 +953,22 @@ def _one_of(group: list[Deployment]) -> Deployment:
     return replace(first, gpu=None, gpu_span=None, gpu_options=options, notes=first.notes + (note,))
 
 
-def _argv(src: _Source, elts: list[ast.expr], gpu: ManifestGpu | None = None) -> list[Deployment]:
+def _argv(src: _Source, elts: list[ast.expr], gpu: ManifestGpu | None = None,
+          arms: list[tuple[ast.If, list[ast.expr]]] | None = None) -> list[Deployment]:
     """An argument list anywhere (`subprocess.run([...])`, `cmd = ["vllm", "serve", model, ...]`, `execvp`):
-    a launch when its words start an engine."""
+    a launch when its words start an engine; `arms`: what `if`s of the program add to it (kvlint.launches.pyfile.
+    _optional)."""
+    fields = _words(src, elts)
+    # an engine word anywhere in the list's head: `docker run` options come before the image (sample K74's
+    # `["docker", "run", "-d", "--name", N, "--gpus", "all", "-p", ..., "vllm/vllm-openai:latest", ...]`)
+    found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:_HEAD] for w in engine_words()) else None
+    if found is None:
+        return []
+    dep = finish(src.path, _listed(found), LaunchContext(), gpu or ManifestGpu())
+    return [_optional(src, dep, fields, arms, gpu) if arms and len(fields) == len(elts) else dep]
+
+
+def _words(src: _Source, elts: list[ast.expr]) -> list[Field]:
     import ast
 
     fields = []
@@ -936,10 +976,31 @@ def _argv(src: _Source, elts: list[ast.expr], gpu: ManifestGpu | None = None) ->
         if isinstance(e, ast.Starred):
             break  # `*args`: what follows is not known word by word
         fields.append(src.field(e))
-    # an engine word anywhere in the list's head: `docker run` options come before the image (sample K74's
-    # `["docker", "run", "-d", "--name", N, "--gpus", "all", "-p", ..., "vllm/vllm-openai:latest", ...]`)
-    found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:_HEAD] for w in engine_words()) else None
-    return [finish(src.path, _listed(found), LaunchContext(), gpu or ManifestGpu())] if found is not None else []
+    return fields
+
+
+_MAX_ARMS = 8  # `if`s read per argv
+
+
+def _optional(src: _Source, dep: Deployment, fields: list[Field], arms: list[tuple[ast.If, list[ast.expr]]],
+              gpu: ManifestGpu | None) -> Deployment:
+    """The launch with the settings the program's `if`s add, when kvlint does not decide their conditions (`if
+    args.max_model_len is not None: cmd += ["--max-model-len", str(args.max_model_len)]`): kept apart as the launch's
+    optional settings, so it is sized both without and with them and a verdict that differs is an info
+    (kvlint.resolve), never an error that assumes the flags are absent. Only settings: a flag an `if` adds is no
+    unknown flag or refused value here."""
+    import ast
+
+    added = [w for _, extra in arms[:_MAX_ARMS] for w in _words(src, extra)]
+    found = launch_in_argv(fields + added, {})
+    if found is None:
+        return dep
+    more = finish(src.path, _listed(found), LaunchContext(), gpu or ManifestGpu()).settings
+    optional = {k: s for k, s in more.items() if k not in dep.settings or dep.settings[k].value != s.value}
+    if not optional:
+        return dep
+    tests = [f"`if {ast.unparse(test.test)[:60]}` at line {test.lineno}" for test, _ in arms[:2]]
+    return replace(dep, optional=optional, optional_why=" and ".join(tests) + (" ..." if len(arms) > 2 else ""))
 
 
 _HEAD = 64  # words of a list looked at for the engine: the options in front of it (a container's run) included
