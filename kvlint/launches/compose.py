@@ -848,7 +848,12 @@ def _handed_args(fields: list[Field], target: str, engine: str) -> list[Field]:
     such a script is the usual wrapper that patches or sets up, then runs `vllm serve "$@"`. Else none."""
     at = next((k for k, f in enumerate(fields) if f.text == target), None)
     args = fields[at + 1 :] if at is not None else []
-    return args if args and engine_from_flags(args) == engine else []
+    # a first word that is one variable (`${INFER_MODEL}`, sample K107) is the model `vllm serve "$@"` takes first
+    told = args[1:] if args and _ONE_VARIABLE.fullmatch(args[0].text) and len(args) > 1 else args
+    return args if told and engine_from_flags(told) == engine else []
+
+
+_ONE_VARIABLE = lazy(r"\$\{?[A-Za-z_]\w*(?::?-[^}]*)?\}?")  # one word a variable holds (an array's `"$@"` is many)
 
 
 def _script_run(fields: list[Field]) -> str | None:

@@ -29,7 +29,8 @@ from kvlint.record import replace
 _FENCE = lazy(r"^([ \t]*)(`{3,}(?=[^`\n]*$)|~{3,})[ \t]*([^\s`{]*)[^\n]*$", re.M)
 # info strings of blocks a shell runs; an unlabelled block is a command as often as not
 _SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession",
-                         "terminal", "text", "txt", "plaintext", "cmd", "command", "commandline", "ksh", "session"})
+                         "terminal", "text", "txt", "plaintext", "cmd", "command", "commandline", "ksh", "session",
+                         "code", "shellscript", "script", "none"})
 _NOT_NEWLINE = lazy(r"[^\n]")
 _YAML_INFO = frozenset({"yaml", "yml"})
 _PS_INFO = frozenset({"powershell", "ps1", "pwsh", "ps"})

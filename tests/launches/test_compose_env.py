@@ -89,3 +89,18 @@ def test_a_gpu_service_of_an_image_tagged_for_the_engine_is_configured_by_its_en
         ("vllm", "Qwen/Qwen2.5-7B-Instruct", 2, 8192)
     p.write_text(body)
     assert read_path(str(p)).deployments == []
+
+
+def test_a_mounted_wrapper_handed_a_variable_then_vllm_flags_is_a_launch_of_that_model(tmp_path):
+    """Sample K107: `entrypoint: [/usr/local/bin/run-vllm.sh]` mounted from a script not in the tree, `command:
+    [${INFER_MODEL}, --max-model-len, "4096", ...]`: the variable is the model `vllm serve "$@"` takes first."""
+    from kvlint.launches import read_path
+
+    path = tmp_path / "docker-compose.yml"
+    path.write_text("services:\n  infer:\n    image: vllm/vllm-openai:v0.13.0\n"
+                    "    entrypoint: [\"/usr/local/bin/run-vllm.sh\"]\n"
+                    "    volumes:\n      - ./run-vllm.sh:/usr/local/bin/run-vllm.sh:ro\n"
+                    "    command:\n      - ${INFER_MODEL}\n      - --max-model-len\n      - \"4096\"\n"
+                    "      - --gpu-memory-utilization\n      - \"0.90\"\n")
+    (d,) = read_path(str(path)).deployments
+    assert (d.model, d.model_span.line, d.get("max_model_len")) == ("${INFER_MODEL}", 8, 4096)

@@ -209,3 +209,4 @@ def test_a_planning_subcommand_given_engine_flags_is_not_a_launch(tmp_path):
     assert read_path(str(p)).deployments == []
     p.write_text(p.read_text().replace(" plan ", " deploy "))
     assert [d.model for d in read_path(str(p)).deployments] == ["org/m"]
+

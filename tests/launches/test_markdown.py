@@ -144,3 +144,15 @@ def test_a_blocks_open_quote_does_not_swallow_the_blocks_after_it(tmp_path):
                  "```bash\necho 'it''s fine'\nvllm serve org/b\n```\n")
     got = [(d.model, d.model_span.line) for d in read_path(str(p)).deployments]
     assert got == [("org/a", 9), ("org/b", 14)]
+
+
+def test_a_block_labelled_code_is_read_as_commands(tmp_path):
+    """Sample K107's scratch notes: ```` ```code ```` holds two `vllm serve` commands (a label that names no
+    language, as `text` does not)."""
+    from kvlint.launches import read_path
+
+    path = tmp_path / "scratch.md"
+    path.write_text("```code\nvllm serve \\\n    org/model-a \\\n    --max-model-len 4096\n\n---\n\n"
+                    "vllm serve org/model-b --tensor-parallel-size 2\n```\n")
+    assert [(d.model, d.model_span.line) for d in read_path(str(path)).deployments] == \
+        [("org/model-a", 3), ("org/model-b", 8)]
