@@ -989,8 +989,6 @@ def _optional(src: _Source, dep: Deployment, fields: list[Field], arms: list[tup
     optional settings, so it is sized both without and with them and a verdict that differs is an info
     (kvlint.resolve), never an error that assumes the flags are absent. Only settings: a flag an `if` adds is no
     unknown flag or refused value here."""
-    import ast
-
     added = [w for _, extra in arms[:_MAX_ARMS] for w in _words(src, extra)]
     found = launch_in_argv(fields + added, {})
     if found is None:
@@ -999,7 +997,8 @@ def _optional(src: _Source, dep: Deployment, fields: list[Field], arms: list[tup
     optional = {k: s for k, s in more.items() if k not in dep.settings or dep.settings[k].value != s.value}
     if not optional:
         return dep
-    tests = [f"`if {ast.unparse(test.test)[:60]}` at line {test.lineno}" for test, _ in arms[:2]]
+    # the condition as written (its source text: an unparse of a hostile expression recurses without bound)
+    tests = [f"`if {' '.join(src.segment(test.test).split())[:60]}` at line {test.lineno}" for test, _ in arms[:2]]
     return replace(dep, optional=optional, optional_why=" and ".join(tests) + (" ..." if len(arms) > 2 else ""))
 
 
