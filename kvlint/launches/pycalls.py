@@ -108,12 +108,13 @@ def _gpu_object(path: str, node: ast.Call) -> ManifestGpu:
 
 def call_sites(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
     """The calls of `fn` by its name in the file (`fn(...)`, `self.fn(...)`), in source order."""
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _callee(n.func) == fn.name]
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and callee(n.func) == fn.name]
     calls.sort(key=lambda c: (c.lineno, c.col_offset))
     return calls[:_MAX_CALLS]
 
 
-def _callee(func: ast.expr) -> str:
+def callee(func: ast.expr) -> str:
+    """The name a call is made by: `f(...)` -> f, `obj.f(...)` -> f."""
     if isinstance(func, ast.Name):
         return func.id
     return func.attr if isinstance(func, ast.Attribute) else ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from kvlint.launches.pycalls import bound_key
+from kvlint.launches.pycalls import bound_key, callee
 
 MAX_CLASSES = 32  # deployed classes read per family: a file of variants is a few dozen at most
 _MAX_DEPTH = 8  # bases followed upwards
@@ -51,22 +51,17 @@ def _lineage(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[ast.Cl
 
 def _attributes(lineage: list[ast.ClassDef]) -> dict[str, ast.expr]:
     """`self.NAME` -> value for the attributes the lineage's class bodies assign, the nearest class's winning."""
+    from kvlint.launches.pyfile import assigned
+
     out: dict[str, ast.expr] = {}
     for cls in reversed(lineage):
         for stmt in cls.body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                out[f"self.{stmt.targets[0].id}"] = stmt.value
-            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None and isinstance(stmt.target, ast.Name):
-                out[f"self.{stmt.target.id}"] = stmt.value
+            found = assigned(stmt)  # `NAME = value`, `NAME: T = value`
+            if found is not None:
+                out[f"self.{found[0]}"] = found[1]
     return out
 
 
 def _deployed(cls: ast.ClassDef) -> bool:
     """A decorator call on the class that is not one of Python's class-shaping ones."""
-    for deco in cls.decorator_list:
-        if isinstance(deco, ast.Call):
-            func = deco.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if name not in _NOT_DEPLOYING:
-                return True
-    return False
+    return any(isinstance(deco, ast.Call) and callee(deco.func) not in _NOT_DEPLOYING for deco in cls.decorator_list)
