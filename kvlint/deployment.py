@@ -118,6 +118,8 @@ class Deployment:
     # only the engine's flags (KV014): where it is named, its name, and the word the container runs as its program
     one_word_args: tuple[tuple[Span | None, str], ...] = ()  # words holding several of the engine's arguments,
     # passed as one (`"$args"`: KV013), read split as meant
+    runner_rejects: tuple[tuple[Span | None, str], ...] = ()  # the engine's flags written before `docker run`'s
+    # image, among its own options: docker exits with `unknown flag` (KV015); the launch is read without them
     gpu_count_shared: str | None = None  # the job's count, which another GPU program of the job may use (`torchrun at
     # line 33`): cards beyond the parallelism are not known to be idle
     name: str = ""  # workload / chart entry name, for messages

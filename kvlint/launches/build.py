@@ -265,6 +265,8 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
             dep = replace(dep, gpu=why[2], gpu_span=why[1] or dep.launch_span, notes=dep.notes + (why[0],))
     if found.joined:
         dep = replace(dep, one_word_args=found.joined)
+    if found.before_image:
+        dep = replace(dep, runner_rejects=found.before_image)
     if found.overridable:
         dep = replace(dep, caller_overridable=found.overridable)
     if found.no_server is not None:

@@ -55,6 +55,7 @@ class RunOptions:
     name: str | None = None
     mounts: list[tuple[str, str]] = field(default_factory=list)  # (host, container)
     notes: list[str] = field(default_factory=list)
+    misplaced: list[Field] = field(default_factory=list)  # the engine's flags among docker's options (KV015)
 
 
 def is_run(fields: list[Field], i: int) -> int | None:
@@ -77,6 +78,11 @@ def read_options(fields: list[Field], i: int, base: str) -> tuple[RunOptions, in
             i += 1
             continue
         name, eq, value = fields[i].text.partition("=")
+        engine_takes = _engine_flag(name) if name not in VALUE_OPTS and name not in _SWITCHES else None
+        if engine_takes is not None:  # `--max-model-len auto` before the image: docker exits (unknown flag)
+            opts.misplaced.append(fields[i])
+            i += 2 if engine_takes and not eq else 1
+            continue
         takes = not eq and name in VALUE_OPTS
         value_field = fields[i + 1] if takes and i + 1 < len(fields) else fields[i]
         if takes and i + 1 < len(fields):
@@ -103,6 +109,21 @@ def _options_left(fields: list[Field], i: int) -> bool:
     nxt = fields[k] if k < len(fields) else None
     return nxt is not None and nxt.resolved and not nxt.text.startswith(("/", ".")) and " " not in nxt.text and \
         ("/" in nxt.text or ":" in nxt.text)
+
+
+def _engine_flag(name: str) -> bool | None:
+    """Whether an option docker does not have is one of an engine's own (exactly as its table spells it), and if so
+    whether it takes a value; None for any other word (a docker switch kvlint does not list stays docker's)."""
+    from kvlint.engines.registered import engine_names
+    from kvlint.flags.flag_table import flag_table
+
+    if not name.startswith("--") or len(name) < 4:
+        return None
+    for engine in engine_names():
+        spec = flag_table(engine).by_option.get(name)
+        if spec is not None:
+            return spec.kind in ("value", "append")
+    return None
 
 
 _SWITCHES = frozenset({"--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "--privileged",

@@ -76,6 +76,8 @@ class FoundLaunch:
     joined: tuple[tuple[Span | None, str], ...] = ()  # words that hold several of the engine's arguments, passed
     # as one (`"$args"`): read split, as meant (kvlint.launches.oneword, KV013)
     overridable: tuple[str, ...] = ()  # flags whose value the script's caller may override (`--tp $TP`, `--tp) TP=$2`)
+    before_image: tuple[tuple[Span | None, str], ...] = ()  # the engine's flags written among `docker run`'s options,
+    # before the image: docker exits on them (KV015); the launch is read without them
     no_server: Field | None = None  # a published image that starts no server, given only the engine's flags: they
     # are run as its program (KV014); read as the engine's launch, as meant (kvlint.launches.infer.no_server_launch)
     container: str | None = None  # `docker exec NAME`: a running container the file did not start (its image unknown)
@@ -1778,7 +1780,8 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
     return replace(found, entry_span=found.entry_span or image.span, image=image, gpus=opts.gpus[0] or found.gpus,
                    gpus_span=opts.gpus[1] or found.gpus_span, notes=found.notes + tuple(opts.notes), name=opts.name,
                    mounts=tuple(opts.mounts), runtime_vars=found.runtime_vars + runtime,
-                   container_env=tuple(opts.env.items()))
+                   container_env=tuple(opts.env.items()),
+                   before_image=tuple((f.span, f.text) for f in opts.misplaced))
 
 
 def _in_container(found: FoundLaunch | None, held: tuple[Field, tuple[str | None, Span | None]]) -> FoundLaunch | None:

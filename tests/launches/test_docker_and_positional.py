@@ -152,3 +152,15 @@ def test_a_shell_form_cmd_running_a_program_on_an_engine_image_is_no_launch():
                                      "CMD --model org/cmd-flags --max-model-len 4096")
     (d,) = read_path(str(path), flags).deployments
     assert (d.model, d.get("max_model_len")) == ("org/cmd-flags", 4096)
+
+
+def test_an_engine_flag_before_the_image_is_not_read_as_the_image():
+    """Sample K104's runbook: `docker run ... --max-model-len auto vllm/vllm-openai-rocm:v0.14.0 Qwen/Qwen3-0.6B`:
+    the flag's value is not the image (the launch was passed over); the launch is read without the flag, which
+    docker rejects (KV015), and a docker option both have (`--device`) stays docker's."""
+    from kvlint.launches import read_path
+
+    (d,) = read_path("run.sh", "docker run --rm --device /dev/kfd --max-model-len auto "
+                               "vllm/vllm-openai-rocm:v0.14.0 Qwen/Qwen3-0.6B\n").deployments
+    assert (d.model, d.image, "max_model_len" in d.settings) == ("Qwen/Qwen3-0.6B", "vllm/vllm-openai-rocm:v0.14.0", False)
+    assert [(text, _at(span)) for span, text in d.runner_rejects] == [("--max-model-len", (1, 35))]
