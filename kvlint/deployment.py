@@ -139,9 +139,10 @@ class Deployment:
     server: str | None = None  # another server of the engine the launch starts ("diffusion": sglang.multimodal_gen,
     # no KV cache; kvlint.flags.server), None for the engine's own
     env_switches: tuple[str, ...] = ()  # engine variables its process sees on (`VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`)
-    optional: dict[str, Setting] = field(default_factory=dict)  # settings a program adds only under a condition
-    # kvlint does not decide (`if args.max_model_len:` then `cmd += [...]`): the launch is also sized with them
-    optional_why: str = ""  # that condition, for messages (`if args.max_model_len` at line 29)
+    otherwise: dict[str, Setting] | None = None  # the settings on the file's other branch, when a condition kvlint
+    # does not decide changes them (a program's `if short: cmd += [...]`, a script's `if [ ... ]; then ARGS=...; fi`):
+    # the launch is also sized with them (kvlint.resolve's open input)
+    otherwise_why: str = ""  # that branch, for messages ("the program adds flags under `if short` at line 8")
 
     def resolved_values(self) -> dict[str, Any]:
         """Canonical name -> value of the settings that are not unresolved expressions."""

@@ -237,6 +237,16 @@ def _entry_span(found: FoundLaunch) -> Span | None:
     return found.entry_span
 
 
+def _otherwise(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu, dep: Deployment) -> Deployment:
+    """The launch with the settings of the file's other branch (FoundLaunch.otherwise), when they differ."""
+    assert found.otherwise is not None
+    fields, why = found.otherwise
+    other = make_deployment(path, found.engine, list(fields), _entry_span(found), ctx, gpu).settings
+    if {k: s.value for k, s in other.items()} == {k: s.value for k, s in dep.settings.items()}:
+        return dep
+    return replace(dep, otherwise=other, otherwise_why=why)
+
+
 def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) -> Deployment:
     """Deployment from a launch; launch-level hints (CUDA_VISIBLE_DEVICES, GRES) fill gaps."""
     if found.image is not None:
@@ -267,6 +277,8 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
         dep = replace(dep, one_word_args=found.joined)
     if found.before_image:
         dep = replace(dep, runner_rejects=found.before_image)
+    if found.otherwise is not None:
+        dep = _otherwise(path, found, ctx, gpu, dep)
     if found.overridable:
         dep = replace(dep, caller_overridable=found.overridable)
     if found.no_server is not None:

@@ -225,7 +225,7 @@ def _appended(tree: ast.Module) -> tuple[dict[int, list[ast.expr]], Maybe]:
     """What a list assigned to a name gains in the statements after it, in the same block (`cmd = ["vllm",
     "serve", M]` then `cmd += ["--tensor-parallel-size", str(N)]`, `cmd.extend([...])`, `cmd.append(x)`), by the
     list node's id: the argv the program runs. Additions inside an `if` are not known to run: apart, with their
-    `if` (an open input of the launch, kvlint.launches.pyfile._optional); an `if` whose `else` adds too is left
+    `if` (the file's other branch, kvlint.launches.pyfile._with_arms); an `if` whose `else` adds too is left
     out. A flag chosen at run time (`"--a" if X else "--b"`) is a word no one can read: left out too."""
     import ast
 
@@ -956,16 +956,17 @@ def _one_of(group: list[Deployment]) -> Deployment:
 def _argv(src: _Source, elts: list[ast.expr], gpu: ManifestGpu | None = None,
           arms: list[tuple[ast.If, list[ast.expr]]] | None = None) -> list[Deployment]:
     """An argument list anywhere (`subprocess.run([...])`, `cmd = ["vllm", "serve", model, ...]`, `execvp`):
-    a launch when its words start an engine; `arms`: what `if`s of the program add to it (kvlint.launches.pyfile.
-    _optional)."""
+    a launch when its words start an engine; `arms`: what `if`s of the program add to it (_with_arms)."""
     fields = _words(src, elts)
     # an engine word anywhere in the list's head: `docker run` options come before the image (sample K74's
     # `["docker", "run", "-d", "--name", N, "--gpus", "all", "-p", ..., "vllm/vllm-openai:latest", ...]`)
     found = launch_in_argv(fields, {}) if any(w in f.text for f in fields[:_HEAD] for w in engine_words()) else None
     if found is None:
         return []
-    dep = finish(src.path, _listed(found), LaunchContext(), gpu or ManifestGpu())
-    return [_optional(src, dep, fields, arms, gpu) if arms and len(fields) == len(elts) else dep]
+    found = _listed(found)
+    if arms and len(fields) == len(elts):
+        found = _with_arms(src, found, fields, arms)
+    return [finish(src.path, found, LaunchContext(), gpu or ManifestGpu())]
 
 
 def _words(src: _Source, elts: list[ast.expr]) -> list[Field]:
@@ -982,24 +983,20 @@ def _words(src: _Source, elts: list[ast.expr]) -> list[Field]:
 _MAX_ARMS = 8  # `if`s read per argv
 
 
-def _optional(src: _Source, dep: Deployment, fields: list[Field], arms: list[tuple[ast.If, list[ast.expr]]],
-              gpu: ManifestGpu | None) -> Deployment:
-    """The launch with the settings the program's `if`s add, when kvlint does not decide their conditions (`if
-    args.max_model_len is not None: cmd += ["--max-model-len", str(args.max_model_len)]`): kept apart as the launch's
-    optional settings, so it is sized both without and with them and a verdict that differs is an info
-    (kvlint.resolve), never an error that assumes the flags are absent. Only settings: a flag an `if` adds is no
-    unknown flag or refused value here."""
+def _with_arms(src: _Source, found: FoundLaunch, fields: list[Field],
+               arms: list[tuple[ast.If, list[ast.expr]]]) -> FoundLaunch:
+    """The launch with, as the file's other branch, the flags the program's `if`s add when kvlint does not decide
+    their conditions (`if args.max_model_len is not None: cmd += ["--max-model-len", str(args.max_model_len)]`): the
+    launch is sized both without and with them and a verdict that differs is an info (kvlint.resolve), never an
+    error that assumes the flags absent. Only settings: a flag an `if` adds is no unknown flag or refused value here."""
     added = [w for _, extra in arms[:_MAX_ARMS] for w in _words(src, extra)]
-    found = launch_in_argv(fields + added, {})
-    if found is None:
-        return dep
-    more = finish(src.path, _listed(found), LaunchContext(), gpu or ManifestGpu()).settings
-    optional = {k: s for k, s in more.items() if k not in dep.settings or dep.settings[k].value != s.value}
-    if not optional:
-        return dep
+    more = launch_in_argv(fields + added, {})
+    if more is None:
+        return found
     # the condition as written (its source text: an unparse of a hostile expression recurses without bound)
     tests = [f"`if {' '.join(src.segment(test.test).split())[:60]}` at line {test.lineno}" for test, _ in arms[:2]]
-    return replace(dep, optional=optional, optional_why=" and ".join(tests) + (" ..." if len(arms) > 2 else ""))
+    why = "the program adds flags under " + " and ".join(tests) + (" ..." if len(arms) > 2 else "")
+    return replace(found, otherwise=(_listed(more).fields, why))
 
 
 _HEAD = 64  # words of a list looked at for the engine: the options in front of it (a container's run) included

@@ -76,6 +76,8 @@ class FoundLaunch:
     joined: tuple[tuple[Span | None, str], ...] = ()  # words that hold several of the engine's arguments, passed
     # as one (`"$args"`): read split, as meant (kvlint.launches.oneword, KV013)
     overridable: tuple[str, ...] = ()  # flags whose value the script's caller may override (`--tp $TP`, `--tp) TP=$2`)
+    otherwise: tuple[tuple[Field, ...], str] | None = None  # the launch's fields on the file's other branch, and
+    # that branch's words (kvlint.launches.build.finish keeps the settings that differ)
     before_image: tuple[tuple[Span | None, str], ...] = ()  # the engine's flags written among `docker run`'s options,
     # before the image: docker exits on them (KV015); the launch is read without them
     no_server: Field | None = None  # a published image that starts no server, given only the engine's flags: they
@@ -119,6 +121,7 @@ class _State:
     call_keys: dict[int, tuple] = field(default_factory=dict)  # id of a launch a call gave -> its argv's key
     arms: list[_Arms] = field(default_factory=list)  # the open `if` / `case` statements, innermost last
     closed: list[_Arms] = field(default_factory=list)  # closed ones whose arms set different values
+    unsure: list[_Arms] = field(default_factory=list)  # closed `if`s with no `else` whose condition is undecided
     unread: list[tuple[Span, str, str]] = field(default_factory=list)  # (place, engine words, program) not read
     cuts: list[Cut] = field(default_factory=list)  # launches a comment cuts short (KV012)
     scopes: list[dict[str, str | None]] = field(default_factory=list)  # per function body read in place: what its
@@ -392,6 +395,7 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
         if top.kind == "if":
             _end_aside(top, state)
         top.arms.append({})  # `elif`, `else`; a case's `chat)`, `a|b)`: the next arm
+        top.has_else = top.has_else or head == "else"
         state.positional = top.positional  # an earlier arm's `set -- mtp` is not this arm's "$@" (sample K100)
         if top.kind == "if":
             top.tests.append(_compared(words[1:]) if head == "elif" else None)
@@ -554,6 +558,7 @@ class _Arms:
     tests: list[tuple[str, tuple[str, ...]] | None] = field(default_factory=list)
     subject_var: str | None = None  # a `case` on one variable (`case "$M" in`): the variable its patterns test
     positional: Positional | None = None  # the script's "$@" when the statement opened: each arm starts from it
+    has_else: bool = False  # an `if` with an `else`: one of its arms runs
 
     def environment(self, k: int, env: dict[str, str]) -> dict[str, str]:
         """`env` as arm k leaves it: the statement's other assignments undone, arm k's made."""
@@ -572,6 +577,10 @@ def _close(statement: _Arms, state: _State) -> None:
     environment of the commands after it (the script runs one arm; the reader went through them all, so the
     variables hold the last assigned values)."""
     _aliases(statement, state)
+    if statement.kind == "if" and not statement.has_else and not statement.matched and statement.aside is None \
+            and any(arm and not any(n.startswith("@") for n in arm) for arm in statement.arms):
+        state.unsure.append(statement)  # its assignments may not run (kvlint.launches.script._unsure_branch)
+        del state.unsure[:-MAX_CLOSED]
     names = {name for arm in statement.arms for name in arm}
     if any(len({arm[name][0] for arm in statement.arms if name in arm}) > 1 for name in names):
         statement.arms = [arm for arm in statement.arms if arm]
@@ -639,7 +648,7 @@ def _lone_var(word: Word) -> str | None:
 def _assigned(name: str, value: str | None, line: int, state: _State) -> None:
     """Note an assignment (before it is made) for the arms of the open statements; a later one replaces the
     value every closed statement's arms gave the name."""
-    for statement in state.closed:
+    for statement in (*state.closed, *state.unsure):
         for arm in statement.arms:
             arm.pop(name, None)
         statement.before.pop(name, None)
@@ -792,6 +801,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         return
     found = launch_in_argv(fields, env, depth, state)
     arms = _per_arm(found, words, i, prefix, m, env, state, depth) if found is not None or state.closed else []
+    if found is not None and state.unsure and arms == [found]:
+        arms = [_unsure_branch(found, words[i:], prefix, m, env, state, depth)]
     if not arms and depth == 0:
         _note_unread(fields[len(prefix) :], state)
     if arms:
@@ -950,6 +961,27 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
     if not any(e == found.engine for e, _ in by_model):  # the arm the reading went through is one of them
         return [found, *noted]
     return [replace(launch, notes=launch.notes + (_arm_note(arm, used),)) for launch, arm in by_model.values()]
+
+
+def _unsure_branch(found: FoundLaunch, words: tuple[Word, ...], prefix: list[Field], m: Mapped,
+                   env: dict[str, str], state: _State, depth: int) -> FoundLaunch:
+    """The launch with, as the file's other branch, what its command reads when the latest `if` with no `else` that
+    sets its variables under a condition kvlint does not decide (`if [ "$LONG" = 1 ]; then ARGS="--max-model-len
+    131072"; fi`) did not run: the reading goes through the arm, the script as run without the condition does not,
+    so the launch is sized on both (kvlint.resolve) and no verdict assumes the arm ran. The same model only: an arm
+    that names another model is another deployment (_per_arm)."""
+    used = _variables_in(words)
+    statement = next((s for s in reversed(state.unsure) if used.intersection(*s.arms)), None)
+    if statement is None:
+        return found
+    set_here = {name: line for arm in statement.arms for name, (_, line) in arm.items() if name in used}
+    skipped = {name: value for name, value in env.items() if name not in set_here}
+    skipped.update({name: value for name, value in statement.before.items() if name in set_here and value is not None})
+    other = launch_in_argv(prefix + _arm_fields(words, m, skipped, {}, state), skipped, depth, None)
+    if other is None or other.engine != found.engine or _model_of(other) != _model_of(found):
+        return found
+    where = ", ".join(f"${name} at line {line}" for name, line in sorted(set_here.items()))
+    return replace(found, otherwise=(other.fields, f"the script sets {where} under an `if` with no `else`"))
 
 
 def _arm_fields(words: tuple[Word, ...], m: Mapped, env: dict[str, str], arm: dict[str, tuple[str, int]],

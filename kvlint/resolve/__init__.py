@@ -92,8 +92,8 @@ class Resolver:
     def _open_input(self, base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str] | None:
         """The first open input of the launch with its values (each a change to the Resolved record), or None."""
         dep, version = base.deployment, base.version
-        if dep.optional:
-            return _optional_flags(base)
+        if dep.otherwise is not None:
+            return _other_branch(base)
         if len(version.candidates) > 1:
             line = f", line {dep.image_span.line}" if dep.image_span is not None else ""
             values: list[tuple[str, dict[str, Any]]] = [(v, {"version": _replace_version(version, v)})
@@ -314,17 +314,21 @@ def _length_candidates(base: Resolved) -> tuple[str, list[tuple[str, dict[str, A
     return ("context length", values, f"{spec.length_unknown}: set {flag}, or `kvlint models lock` the real config")
 
 
-def _optional_flags(base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str]:
-    """The settings a program adds under a condition kvlint does not decide (kvlint.launches.pyfile._optional): the
-    launch as read, and with them (the deployment too, so a rule's span for a value is the addition's)."""
+def _other_branch(base: Resolved) -> tuple[str, list[tuple[str, dict[str, Any]]], str]:
+    """The settings on the file's other branch, when a condition kvlint does not decide changes them (Deployment.
+    otherwise): the launch as read, and with them (the deployment too, so a rule's span for a value is that branch's).
+    """
     dep, engine = base.deployment, base.engine
-    merged = replace(dep, settings={**dep.settings, **dep.optional}, optional={}, optional_why="")
+    other = dep.otherwise or {}
+    merged = replace(dep, settings=dict(other), otherwise=None, otherwise_why="")
     settings, unresolved = lookups.resolved_settings(merged)
-    flags = ", ".join(sorted({s.flag or n for n, s in dep.optional.items()}))
-    added = {"deployment": merged, "settings": {**lookups.install_settings(merged, engine), **settings},
-             "unresolved": unresolved}
-    return ("the program's conditional flags", [("left out", {}), (f"added ({flags})", added)],
-            f"the program adds {flags} only under {dep.optional_why}, which kvlint does not evaluate")
+    changed = {n for n in {*other, *dep.settings} if (n in other) != (n in dep.settings)
+               or n in other and other[n].value != dep.settings[n].value}
+    flags = ", ".join(sorted({(other.get(n) or dep.settings[n]).flag or n for n in changed}))
+    branch = {"deployment": merged, "settings": {**lookups.install_settings(merged, engine), **settings},
+              "unresolved": unresolved}
+    return ("the file's branch", [("as read", {}), (f"otherwise ({flags})", branch)],
+            f"{dep.otherwise_why}, which kvlint does not evaluate")
 
 
 def _replace_version(v: VersionLookup, release: str) -> VersionLookup:

@@ -1,6 +1,7 @@
-"""kvlint.launches.pyfile._optional and kvlint.resolve: flags a Python launcher adds under an `if` kvlint does not
-decide are the launch's optional settings; the launch is sized without and with them, and a verdict only one of the
-two gives is an info (never an error that assumes the flags absent)."""
+"""The file's other branch (Deployment.otherwise, kvlint.resolve): flags a Python launcher adds under an `if` kvlint
+does not decide (kvlint.launches.pyfile._with_arms), and a shell `if` arm that sets a command's variables
+(kvlint.launches.script), give the launch a second set of settings; the launch is sized with both, and a verdict only
+one gives is an info (never an error that assumes one branch)."""
 
 from __future__ import annotations
 
@@ -14,24 +15,50 @@ PROGRAM = ("import subprocess\n\nMAX_LEN = 8192\n\n\ndef main(short):\n"
            "    subprocess.run(cmd)\n")
 
 
-def test_flags_added_under_an_if_are_optional_settings_with_their_condition(tmp_path):
+def test_flags_added_under_an_if_are_the_other_branch_with_their_condition(tmp_path):
     path = tmp_path / "serve.py"
     path.write_text(PROGRAM)
     (dep,) = read_path(str(path)).deployments
     assert "max_model_len" not in dep.settings
-    assert dep.optional["max_model_len"].value == 8192 and dep.optional["max_model_len"].span.line == 9
-    assert dep.optional_why == "`if short` at line 8"
+    assert dep.otherwise is not None
+    assert dep.otherwise["max_model_len"].value == 8192 and dep.otherwise["max_model_len"].span.line == 9
+    assert dep.otherwise_why == "the program adds flags under `if short` at line 8"
 
 
 def test_a_verdict_only_the_launch_without_them_gives_is_an_info(tmp_path):
     path = tmp_path / "serve.py"
     path.write_text(PROGRAM)
     (kv101,) = [f for f in lint([str(path)], LintOptions(gpu="L4")).findings if f.code == "KV101"]
-    assert str(kv101.severity) == "info" and "only on the program's conditional flags left out" in kv101.message
+    assert str(kv101.severity) == "info" and "only on the file's branch as read, not on otherwise (--max-model-len)" in kv101.message
 
 
 def test_an_if_whose_else_adds_to_the_same_list_is_left_out(tmp_path):
     path = tmp_path / "serve.py"
     path.write_text(PROGRAM.replace("print('full length')", "cmd += ['--max-model-len', '131072']"))
     (dep,) = read_path(str(path)).deployments
-    assert dep.optional == {} and "max_model_len" not in dep.settings
+    assert dep.otherwise is None and "max_model_len" not in dep.settings
+
+
+SCRIPT = ('#!/bin/bash\nARGS="--max-model-len 8192"\nif [ "$LONG" = 1 ]; then\n  ARGS="--max-model-len 131072"\nfi\n'
+          'vllm serve meta-llama/Llama-3.1-8B-Instruct $ARGS\n')
+
+
+def test_a_shell_if_with_no_else_that_sets_the_command_s_variables_is_the_other_branch(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(SCRIPT)
+    (dep,) = read_path(str(path)).deployments
+    assert dep.get("max_model_len") == 131072 and dep.otherwise is not None
+    assert dep.otherwise["max_model_len"].value == 8192 and dep.otherwise["max_model_len"].span.line == 6
+    assert dep.otherwise_why == "the script sets $ARGS at line 4 under an `if` with no `else`"
+    (kv101,) = [f for f in lint([str(path)], LintOptions(gpu="L4")).findings if f.code == "KV101"]
+    assert str(kv101.severity) == "info" and "not on otherwise (--max-model-len)" in kv101.message
+
+
+def test_a_shell_if_the_script_decides_or_with_an_else_is_read_as_it_runs(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(SCRIPT.replace('"$LONG" = 1', '"$ARGS" != ""'))  # decided: the arm runs
+    (dep,) = read_path(str(path)).deployments
+    assert dep.get("max_model_len") == 131072 and dep.otherwise is None
+    path.write_text(SCRIPT.replace("fi\n", "else\n  ARGS=\"--max-model-len 4096\"\nfi\n"))
+    (dep,) = read_path(str(path)).deployments
+    assert dep.otherwise is None
