@@ -12,14 +12,15 @@ inside one says so in its header comment, `# profile for org/sglang-fork`, which
 the release), a launch beside an install of a package built on the engine (`pip install arctic-inference[vllm]`: a
 plugin, whose options the launch may use), a launch that reads a file of the engine's own repository by a relative
 path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a checkout, a fork or a source install) or a
-nightly build (newer than the releases kvlint knows), for each of a family of three or more such flags on one launch
-(a fork's or a plugin's own options), and for a flag that extends one of the engine's own features
-(`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a newer release or a fork that builds on the
-feature adds it; a head many unrelated options share, `--enable-`, `--max-`, is no feature; a first word that a
-dozen or more options share, `--speculative-`, is a family of features, whose first two or three words are tried).
-An abbreviation that only later releases find ambiguous (a second option came with the same prefix) is judged on the
-release the launch pins, as KV005 judges a removed flag: an info when nothing pins one, a warning on a host install
-that pins none (the newest release assumed, and said). When the repository holds its own engine tree
+nightly build (newer than the releases kvlint knows), for each of a family of three or more such flags on one
+launch, or of two that share their first two words (`--token-pruning-alg`, `--token-pruning-ratio`) (a fork's or a
+plugin's own options), and for a flag that extends one of the engine's own features (`--dllm-cuda-graph` beside
+SGLang's `--dllm-algorithm` options: a newer release or a fork that builds on the feature adds it; a head many
+unrelated options share, `--enable-`, `--max-`, is no feature; a first word that a dozen or more options share,
+`--speculative-`, is a family of features, whose first two or three words are tried). An abbreviation that only
+later releases find ambiguous (a second option came with the same prefix) is judged on the release the launch pins,
+as KV005 judges a removed flag: an info when nothing pins one, a warning on a host install that pins none (the
+newest release assumed, and said). When the repository holds its own engine tree
 (`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project root), the launch
 runs that fork: an unknown flag is an info naming the tree and whether its parser defines the flag. Without such a
 tree, a flag the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched entry point) is
@@ -197,11 +198,23 @@ def _build_family(unknown: Sequence[Any]) -> set[str]:
     when a stock option is spelled near it (`--tiered-moe-backend` is no typo of `--moe-backend`)."""
     plain = [u.flag for u in unknown if u.reason == "unrecognized" and not u.suggestion]
     if len(plain) < _FAMILY_AT_LEAST:
-        return set()
+        return _one_feature(plain)
     heads = {f.lstrip("-").split("-", 1)[0] for f in plain}
     near = {u.flag for u in unknown if u.reason == "unrecognized" and u.suggestion
             and u.flag.lstrip("-").split("-", 1)[0] in heads}
     return set(plain) | near
+
+
+def _one_feature(plain: list[str]) -> set[str]:
+    """Two or more such flags that share their first two words, the first no generic head (`--token-pruning-alg`
+    and `--token-pruning-ratio`, sample K108's SGLang research fork): one feature's options, which a build adds
+    together; a typo does not come in consistently named pairs."""
+    heads: dict[str, list[str]] = {}
+    for flag in plain:
+        words = flag.lstrip("-").split("=", 1)[0].split("-")
+        if len(words) > 2 and words[0] not in _GENERIC_HEADS and len(words[0]) >= 3:
+            heads.setdefault("-".join(words[:2]), []).append(flag)
+    return {f for group in heads.values() if len(group) >= 2 for f in group}
 
 
 # first words that many unrelated options share (`--enable-`, `--max-`): no feature of their own

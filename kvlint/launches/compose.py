@@ -379,6 +379,7 @@ def _unresolved(raw: str, seen: _Seen) -> str:
 
 
 _SHELLS = ("sh", "bash", "dash", "ash", "zsh")
+_PYTHON = lazy(r"python(?:3(?:\.\d+)?)?")  # a mounted program run by the interpreter (`python3 /opt/app/entry.py`)
 
 
 def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env: Mapping[str, str],
@@ -388,9 +389,9 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     context (its image, GPUs, `environment:` and .env). Each value keeps its place in the script; a script
     that is not in the checkout stays a place kvlint names (KV008), never a guess."""
     target = _script_run(fields)
-    host = _mounted_host(yf.path, svc, target) if target else None
+    host = _mounted_host(yf.path, svc, target) if target and not target.endswith(".py") else None
     if host is None:
-        return []
+        return []  # a mounted Python program in the tree is read on its own (kvlint.launches.pyfile)
     from kvlint.launches.script import run_script
     from kvlint.sources.text import Mapped
 
@@ -759,7 +760,9 @@ def _names_model(items: list[tuple[str, Span | None, Field]]) -> bool:
 
 def _env_fields(node: YNode | None, env: Mapping[str, str], engine: str) -> list[tuple[str, Span | None, Field]]:
     """(name, name span, value) of a service's `environment:` entries that resolve, and of a model variable the
-    run's environment gives (`VLLM_MODEL: ${MODEL}`), kept unresolved."""
+    run's environment gives (`VLLM_MODEL: ${MODEL}`, `SGLANG_MODEL_ID: ${SGLANG_MODEL_ID:-}`), kept unresolved."""
+    from kvlint.launches.env_launch import MODEL_VARS, base_name
+
     if node is None or node.is_scalar:
         return []
     items: list[tuple[str, Span | None, Field]] = []
@@ -769,9 +772,9 @@ def _env_fields(node: YNode | None, env: Mapping[str, str], engine: str) -> list
             items.append((key, key_span, Field(text, value_span)))
     given = {key for key, _, _ in items}
     for key, key_span, value, value_span in _environment_items(node):
-        _, missing, _ = interpolate(value, env)
-        if missing and key in (engine.upper() + "_MODEL", "MODEL", "MODEL_NAME") and key not in given:
-            items.append((key, key_span, Field(value, value_span, False, tuple(missing))))
+        text, missing, _ = interpolate(value, env)
+        if (missing or not text) and key not in given and base_name(key.upper())[0] in MODEL_VARS and value:
+            items.append((key, key_span, Field(value, value_span, False, tuple(missing) or (value,))))
     return items
 
 
@@ -857,9 +860,10 @@ _ONE_VARIABLE = lazy(r"\$\{?[A-Za-z_]\w*(?::?-[^}]*)?\}?")  # one word a variabl
 
 
 def _script_run(fields: list[Field]) -> str | None:
-    """The absolute path of the program the service runs: `/serve.sh`, `bash /serve.sh`, `bash -c "/serve.sh"`."""
+    """The absolute path of the program the service runs: `/serve.sh`, `bash /serve.sh`, `bash -c "/serve.sh"`,
+    `python3 /opt/app/entry.py`."""
     words = [f.text for f in fields]
-    while words and words[0].rsplit("/", 1)[-1] in _SHELLS:
+    while words and (words[0].rsplit("/", 1)[-1] in _SHELLS or _PYTHON.fullmatch(words[0].rsplit("/", 1)[-1])):
         words = words[1:]
         while words and words[0].startswith("-"):
             words = words[1:]

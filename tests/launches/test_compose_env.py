@@ -104,3 +104,18 @@ def test_a_mounted_wrapper_handed_a_variable_then_vllm_flags_is_a_launch_of_that
                     "      - --gpu-memory-utilization\n      - \"0.90\"\n")
     (d,) = read_path(str(path)).deployments
     assert (d.model, d.model_span.line, d.get("max_model_len")) == ("${INFER_MODEL}", 8, 4096)
+
+
+def test_a_mounted_python_entrypoint_not_in_the_tree_is_a_launch_of_its_model_variable(tmp_path):
+    """Sample K108: `entrypoint: [python3, /opt/app/sglang_entrypoint.py]` mounted from a file not in the tree, on
+    SGLang's image, `SGLANG_MODEL_ID: ${SGLANG_MODEL_ID:-}` in its environment: the launch, its model that variable
+    (an empty default is the run's to give), where the environment names it."""
+    from kvlint.launches import read_path
+
+    path = tmp_path / "compose.yaml"
+    path.write_text("services:\n  model:\n    image: ${SGLANG_IMAGE:-lmsysorg/sglang:v0.5.17}\n"
+                    "    entrypoint:\n      - python3\n      - /opt/app/sglang_entrypoint.py\n"
+                    "    environment:\n      SGLANG_MODEL_ID: ${SGLANG_MODEL_ID:-}\n"
+                    "    volumes:\n      - ./docker/sglang_entrypoint.py:/opt/app/sglang_entrypoint.py:ro\n")
+    (d,) = read_path(str(path)).deployments
+    assert (d.engine, d.model, d.model_resolved, d.model_span.line) == ("sglang", "${SGLANG_MODEL_ID:-}", False, 8)

@@ -217,3 +217,15 @@ def test_an_unknown_flag_of_a_launch_run_from_the_engines_checkout_is_an_info(tm
     assert kv004("./examples/template_alpaca.jinja") == ["INFO"]
     assert kv004("/opt/templates/template_alpaca.jinja") == ["WARNING"]
     assert kv004("./chat.jinja") == ["WARNING"]
+
+
+def test_kv004_two_unknown_flags_sharing_their_first_two_words_are_one_build_s_feature():
+    """Sample K108 (measured: two KV004 warnings, noise): `--token-pruning-alg` and `--token-pruning-ratio` on a
+    script at the root of an SGLang research fork: one feature's options, a build's; an info. Two flags sharing only
+    a generic head (`--enable-`) stay warnings."""
+    dep = replace(fx.deployment(), engine="sglang", unknown_flags=(
+        UnknownFlag("--token-pruning-alg", fx.span(7)), UnknownFlag("--token-pruning-ratio", fx.span(8))))
+    assert [f.severity for f in run(Context(deployment=dep), "KV004")] == [Severity.INFO, Severity.INFO]
+    dep = replace(dep, unknown_flags=(UnknownFlag("--enable-made-up-a", fx.span(7)),
+                                      UnknownFlag("--enable-made-up-b", fx.span(8))))
+    assert [f.severity for f in run(Context(deployment=dep), "KV004")] == [Severity.WARNING, Severity.WARNING]
