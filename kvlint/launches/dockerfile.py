@@ -169,10 +169,16 @@ def _flags_for_entrypoint(cmd: list[Field], env: dict[str, str]) -> FoundLaunch 
 
 
 def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, text) per instruction, `\\`-continued lines joined with their offsets kept."""
+    """(offset, text) per instruction, `\\`-continued lines joined with their offsets kept. A comment line or an
+    empty line inside a continuation is dropped and the instruction goes on, as Docker's parser does (sample K109:
+    `# ...` lines between the items of an exec-form CMD)."""
     offset, buf_start = 0, 0
     buf: list[str] | None = None
     for line in text.split("\n"):
+        if buf and (not line.strip() or line.lstrip().startswith("#")):
+            buf.append(" " * (len(line) + 1))  # blanked, its length kept: offsets still match the file
+            offset += len(line) + 1
+            continue
         if buf is None:
             buf_start, buf = offset, []
         stripped = line.rstrip()
@@ -212,14 +218,40 @@ def _argv(path: str, text: str, index: LineIndex, off: int, arg: str, env: dict[
                 items = json.loads(fixed)
             except ValueError:
                 items = None
+        whole = Mapped.whole(path, text, index)
         if isinstance(items, list):
-            whole = Mapped.whole(path, text, index)
             starts = _literal_starts(fixed)
             starts = starts if len(starts) == len(items) else [-1] * len(items)
             return [_exec_item(path, index, off, fixed, back, str(i), whole, at)
                     for i, at in zip(items, starts, strict=True)]
+        if items is None and fixed.rstrip().endswith("]"):
+            return _loose_items(path, index, off, fixed, back, whole)
     # continued lines keep their length, so the instruction's text is a slice of the file: offsets, not positions
     return _shell_words(Mapped(path, arg, index=index, offsets=range(off, off + len(arg) + 1)), env)
+
+
+_ITEM = lazy(r'"(?:[^"\\]|\\.)*"|[^\s,\[\]"]+')  # a string literal, or a bare word between the commas
+
+
+def _loose_items(path: str, index: LineIndex, off: int, arg: str, back: list[int], whole: Mapped) -> list[Field]:
+    """The items of an array JSON refuses even leniently (sample K109: `"--model", env.MODEL_NAME,`), read as the
+    author meant them (KV001 says Docker does not): each string literal as its text, each bare word as an expression
+    kvlint does not resolve, each at its place."""
+    from kvlint.span import Span
+
+    out: list[Field] = []
+    for m in _ITEM.finditer(arg, arg.find("[") + 1):
+        word = m.group(0)
+        if word.startswith('"'):
+            try:
+                item = json.loads(word)
+            except ValueError:
+                item = word[1:-1]
+            out.append(_exec_item(path, index, off, arg, back, str(item), whole, m.start()))
+            continue
+        line, col = index.locate(off + back[m.start()])
+        out.append(Field(word, Span(path, line, col, line, col + len(word)), False, (word,)))
+    return out
 
 
 def _shell_words(m: Mapped, env: Mapping[str, str]) -> list[Field]:

@@ -51,7 +51,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         return ReadResult(path)
     script = shell_blocks(text)
     others = _yaml_launches(path, text) + _powershell_launches(path, text) + _unit_launches(path, text) \
-        + _unfenced_launches(path, text)
+        + _python_launches(path, text) + _unfenced_launches(path, text)
     if not others and not any(w in script.lower() for w in _WORDS):
         return ReadResult(path)
     result = shellfile.read(path, script)
@@ -162,6 +162,22 @@ def _unit_launches(path: str, text: str) -> list[Deployment]:
         return []
     body = _blanked(text, _between(ranges, len(text)))
     return textfile.read(path, body).deployments if any(w in body.lower() for w in _WORDS) else []
+
+
+_PY_INFO = frozenset({"python", "py", "python3", "ipython", "pycon"})
+
+
+def _python_launches(path: str, text: str) -> list[Deployment]:
+    """The launches of a runbook's Python blocks (```` ```python ````: a notebook's cells pasted as a tutorial), read
+    together as one program by the Python reader, each at its line, so a name one block sets (`BASE_CACHE = ...`)
+    is known in the block that starts the engine (sample K109)."""
+    from kvlint.launches import pyfile
+
+    ranges = _block_ranges(text, _PY_INFO)
+    if not ranges:
+        return []
+    body = _blanked(text, _between(ranges, len(text)))
+    return pyfile.read(path, body).deployments if any(w in body for w in pyfile.engine_words()) else []
 
 
 _RUN_LINE = lazy(r"(?m)^[ \t]*(?:sudo[ \t]+)?(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b")

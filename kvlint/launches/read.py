@@ -185,12 +185,17 @@ def read_bare(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
 
 
 def _looks_like_yaml(text: str) -> bool:
-    """A text whose first line that is not blank or a comment is a `key:` or a `- item`: YAML, not prose."""
+    """A text whose first line that is not blank or a comment is a `key:` or a `- item`: YAML, not prose or a
+    command (`VLLM_X=1 vllm serve M --speculative-config '{"model": ...}'` holds a colon, but no key before it:
+    sample K109's notes file)."""
     for line in text.splitlines()[:50]:
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
-            return stripped.startswith(("- ", "---")) or (":" in stripped and not stripped.startswith(("$", "/")))
+            return stripped.startswith(("- ", "---")) or _YAML_KEY.match(stripped) is not None
     return False
+
+
+_YAML_KEY = lazy(r"""(?:"[^"]*"|'[^']*'|[^\s"'$/#][^\s:]*)[ \t]*:(?:\s|$)""")  # `key:`, `"a key":`, `key: value`
 
 
 def _chart_values(path: str, kind: str) -> bool:

@@ -164,3 +164,18 @@ def test_an_engine_flag_before_the_image_is_not_read_as_the_image():
                                "vllm/vllm-openai-rocm:v0.14.0 Qwen/Qwen3-0.6B\n").deployments
     assert (d.model, d.image, "max_model_len" in d.settings) == ("Qwen/Qwen3-0.6B", "vllm/vllm-openai-rocm:v0.14.0", False)
     assert [(text, _at(span)) for span, text in d.runner_rejects] == [("--max-model-len", (1, 35))]
+
+
+def test_comment_lines_inside_a_continued_cmd_are_dropped_and_a_bare_word_is_an_expression():
+    """Sample K109: `CMD ["python", "-m", ..., \\` with `# ...` lines between its items and an unquoted
+    `env.MODEL_NAME`: Docker drops the comment lines and the instruction goes on; the array JSON refuses is read as
+    meant (KV001 says Docker does not), the bare word an unresolved expression, no `--host,` read as a flag."""
+    from kvlint.launches import read_path
+
+    result = read_path("Dockerfile", 'FROM vllm/vllm-openai:v0.4.2\nCMD ["python", "-m", '
+                       '"vllm.entrypoints.openai.api_server", \\\n     "--model", env.MODEL_NAME, \\\n'
+                       '     # the quantization\n     "--quantization", "awq", \\\n     "--max-model-len", "4096"]\n')
+    (d,) = result.deployments
+    assert (d.model, d.model_resolved, _at(d.model_span), d.get("max_model_len"), d.unknown_flags) == \
+        ("env.MODEL_NAME", False, (3, 17), 4096, ())
+    assert [f.code for f in result.findings] == ["KV001"]

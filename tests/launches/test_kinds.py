@@ -167,3 +167,16 @@ def test_a_copy_named_with_a_dash_or_underscore_is_read_as_the_file_it_copies(na
     silent miss; the copy words after `-` or `_` are the dotted ones'."""
     found = kind_for(name)
     assert found is not None and found.name == kind and walked(name)
+
+
+def test_a_suffixless_notes_file_whose_command_holds_a_colon_is_not_yaml(tmp_path):
+    """Sample K109: `# VLLM Server` then `VLLM_ATTENTION_BACKEND=FLASH_ATTN vllm serve M --speculative-config
+    '{"model": ...}'` in a file with no suffix: a command, no `key:` (it was read as YAML: a KV001 error)."""
+    from kvlint.launches import read_path
+
+    path = tmp_path / "h100_eagle3_vllm"
+    path.write_text("# VLLM Server\nVLLM_ATTENTION_BACKEND=FLASH_ATTN vllm serve \"Qwen/Qwen3-8B\" --max-model-len 8192 "
+                    "--speculative-config '{\"model\": \"org/draft\", \"num_speculative_tokens\": 3}' &> s.log &\n")
+    result = read_path(str(path))
+    assert [(d.model, d.get("max_model_len")) for d in result.deployments] == [("Qwen/Qwen3-8B", 8192)]
+    assert result.findings == []

@@ -18,12 +18,13 @@ def _at(span):
 def test_a_runbooks_shell_blocks_are_its_launches():
     """Samples K62/K63 (measured: silent, `.md` not walked): a runbook's bash, console and unlabelled blocks hold
     the commands its operators run; a variable set in one block is known in the next, a `$ ` prompt is the
-    shell's, a systemd unit a block writes runs its `docker run`; a YAML block is the manifest it shows (K66)."""
+    shell's, a systemd unit a block writes runs its `docker run`; a YAML block is the manifest it shows (K66), a Python
+    block the program it shows (K109)."""
     result = read_path(str(FIX / "runbook.md"))
     got = [(d.engine, d.model, _at(d.model_span), d.get("tensor_parallel_size") or d.get("tp_size"))
            for d in result.deployments]
     assert got == [("vllm", "Qwen/Qwen2.5-7B-Instruct", (11, 12), 2), ("vllm", "org/yaml-model", (15, 21), None),
-                   ("sglang", "org/sgl-model", (23, 47), 2),
+                   ("vllm", "org/python-model", (19, 35), None), ("sglang", "org/sgl-model", (23, 47), 2),
                    ("vllm", "org/unit-model", (30, 75), None), ("vllm", "org/manifest-model", (46, 29), None)]
     assert [f.code for f in result.findings] == []  # the broken YAML block is an excerpt: no KV001
     assert all("Markdown runbook" in " ".join(d.notes) for d in result.deployments)
@@ -156,3 +157,16 @@ def test_a_block_labelled_code_is_read_as_commands(tmp_path):
                     "vllm serve org/model-b --tensor-parallel-size 2\n```\n")
     assert [(d.model, d.model_span.line) for d in read_path(str(path)).deployments] == \
         [("org/model-a", 3), ("org/model-b", 8)]
+
+
+def test_python_blocks_are_read_together_as_one_program(tmp_path):
+    """Sample K109: a Kaggle runbook's cells as ```` ```python ```` blocks, the model path set in one block and the
+    `subprocess.Popen([... "--model", BASE_CACHE ...])` in a later one."""
+    from kvlint.launches import read_path
+
+    path = tmp_path / "notebook.md"
+    path.write_text("# Cells\n\n```python\nBASE_CACHE = '/kaggle/working/models/qwen3'\n```\n\nStart it:\n\n"
+                    "```python\nimport subprocess\ncmd = ['python', '-m', 'vllm.entrypoints.openai.api_server',\n"
+                    "       '--model', BASE_CACHE, '--tensor-parallel-size', '2']\nsubprocess.Popen(cmd)\n```\n")
+    (d,) = read_path(str(path)).deployments
+    assert (d.model, d.get("tensor_parallel_size"), d.launch_span.line) == ("/kaggle/working/models/qwen3", 2, 11)
