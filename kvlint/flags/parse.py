@@ -135,9 +135,14 @@ def _positional(st: ParseState, tok: Token) -> None:
 
 
 def _optimization_level(st: ParseState, i: int) -> int:
-    """vLLM rewrites `-O3`, `-O=3` and `-O 3` to `--optimization-level 3` before argparse sees them."""
+    """vLLM rewrites `-O3`, `-O=3` and `-O 3` to `--optimization-level 3` before argparse sees them; `-O.KEY=V` is a
+    key of the compilation config (`-O` was `--compilation-config`'s short name when dotted keys came: sample K111's
+    `-O.cudagraph_mode=FULL_AND_PIECEWISE` on vLLM 0.11.0), never an optimization level."""
     tok = st.tokens[i]
     text = tok.text
+    if text.startswith("-O."):
+        name, eq, inline = text.partition("=")
+        return _dotted(st, i, "--compilation-config" + name[2:], inline if eq else None)
     if text == "-O":
         nxt = st.tokens[i + 1] if i + 1 < len(st.tokens) else None
         if nxt is None or nxt.text not in ("0", "1", "2", "3"):

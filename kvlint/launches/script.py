@@ -1511,15 +1511,36 @@ _COMMAND_OPTIONS = frozenset({"--command", "--cmd"})
 
 def _handed_command(rest: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
     """A program handed a whole shell command as an option's value (`xpk workload create ... --command "$COMMAND"`
-    after `COMMAND="export T=x && python -m vllm.entrypoints.openai.api_server --model M ..."`, sample K94): a
-    cluster tool runs that command in the workload's container, so it is read as `sh -c` reads its script."""
-    if len(rest) < 3 or depth >= MAX_DEPTH or rest[0].text.rsplit("/", 1)[-1] in _QUOTING:
+    after `COMMAND="export T=x && python -m vllm.entrypoints.openai.api_server --model M ..."`, sample K94) or as
+    one argument (a job submitter: `python submit_job.py NAME "uv run -- vllm serve M ..." --ngpu 2`, sample K110):
+    the tool runs that command, so it is read as `sh -c` reads its script. An argument counts when it holds words
+    and the script it reads as starts an engine; a program that prints or searches text is never one."""
+    if len(rest) < 2 or depth >= MAX_DEPTH or rest[0].text.rsplit("/", 1)[-1] in _QUOTING:
         return None
-    for k in range(1, min(len(rest) - 1, 64)):
-        value = rest[k + 1]
-        if rest[k].text in _COMMAND_OPTIONS and ("vllm" in value.text or "sglang" in value.text):
+    for k in range(1, min(len(rest), 64)):
+        value = rest[k]
+        named = "vllm" in value.text or "sglang" in value.text
+        if named and rest[k - 1].text in _COMMAND_OPTIONS:
             return _run_string(value, env, depth, (), state)
+        program = " " not in rest[0].text.strip()  # a program's name, not a list of command lines (a CI step's)
+        if named and program and " " in value.text.strip() and not value.text.startswith("-") \
+                and (found := _argument_command(value, env, depth, state)) is not None:
+            return found
     return None
+
+
+def _argument_command(word: Field, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
+    """An argument that reads as a command starting the engine with a model written out (`"uv run -- vllm serve M
+    ..."`): a pattern a program matches (`pkill -f 'vllm serve'`) or a description (`'vllm serve ...'`) names no
+    model, and nothing of its reading is kept."""
+    launches, _, notes = run_script(word.mapped(), env, depth + 1, (), state.written if state is not None else None)
+    model = _model_of(launches[-1]) if launches else None
+    if model is None or not any(ch.isalnum() for ch in model):
+        return None
+    if state is not None:
+        state.launches.extend(launches[:-1])
+        state.notes.extend(notes)
+    return launches[-1]
 
 
 def _run_string(script: Field, env: dict[str, str], depth: int, positional: tuple[Field, ...],
@@ -1595,7 +1616,8 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
 
 # commands that print, record or match their arguments: a shell command among them is text, not run
 _QUOTING = frozenset({"echo", "printf", "logger", "log", "info", "warn", "debug", "note", "git", "grep", "sed",
-                      "awk", "tee", "cat", "jq", "yq", "gh", "curl", "ssh-keygen", "trap", "alias", "complete"})
+                      "awk", "tee", "cat", "jq", "yq", "gh", "curl", "ssh-keygen", "trap", "alias", "complete",
+                      "pkill", "pgrep", "killall", "pidof"})
 
 
 def _handed_shell(rest: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:

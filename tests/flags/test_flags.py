@@ -57,6 +57,9 @@ def value(parsed: ParsedArgs, dest: str):
         pytest.param("--hf-overrides.rope_scaling.factor=4.0", "hf_overrides", {"rope_scaling": {"factor": 4.0}}, id="nested dotted"),
         pytest.param("--compilation-config.splitting_ops+ a,b", "compilation_config", {"splitting_ops": ["a", "b"]}, id="dotted append"),
         pytest.param("-O3", "optimization_level", "3", id="-O3"),
+        # sample K111 on vLLM 0.11.0: `-O.` is a key of the compilation config, not an optimization level
+        pytest.param("-O.cudagraph_mode=FULL_AND_PIECEWISE", "compilation_config", {"cudagraph_mode": "FULL_AND_PIECEWISE"},
+                     id="-O dotted key"),
         pytest.param("--kv-cache-dtype fp8", "kv_cache_dtype", "fp8", id="kv cache dtype"),
         pytest.param("--api-key a b", "api_key", ["a", "b"], id="nargs plus"),
         pytest.param("--dtype half", "dtype", "half", id="choice"),

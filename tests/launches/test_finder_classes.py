@@ -354,3 +354,17 @@ def test_a_mounted_script_not_in_the_tree_given_the_engines_own_arguments_hands_
     # handed flags but no model (sample K65): the model variable of the service's environment is the script's model
     assert (env_model.model, _at(env_model.model_span), env_model.get("gpu_memory_utilization")) == \
         ("Qwen/Qwen3.5-35B-A3B", (28, 20), 0.9)
+
+
+def test_a_program_handed_a_whole_engine_command_as_one_argument_runs_it(tmp_path):
+    """Sample K110: a job submitter given the command as one argument, itself a wrapper given the engine's command
+    as one argument (`python submit_job.py NAME "uv run -- python launch.py \\"uv run -- vllm serve M ...\\""`); a
+    pattern a program searches for (`pkill -f 'vllm serve'`) and a command with no model are none."""
+    from kvlint.launches import read_path
+
+    path = tmp_path / "run.sh"
+    path.write_text('#!/bin/bash\npkill -f "vllm serve" || true\npython submit.py job1 "vllm serve org/m --max-model-len 4096" '
+                    '--ngpu 2\npython submit.py j2 "uv run -- python launch.py \\"uv run -- vllm serve org/q '
+                    '--max-model-len 100\\"" --ngpu 2\npython help.py "the full vllm serve ... command"\n')
+    got = [(d.model, d.model_span.line, d.get("max_model_len")) for d in read_path(str(path)).deployments]
+    assert got == [("org/m", 3, 4096), ("org/q", 4, 100)]
