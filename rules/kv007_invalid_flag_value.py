@@ -7,9 +7,10 @@ against the checks the engine runs at start-up (`--gpu-memory-utilization` in (0
 of at least 1, MLA-only cache dtypes on MLA models). The finding points at the value as written.
 
 A value that is not a choice of the newest release kvlint models and is unrelated to every one (a mode only a
-development branch has) is said as an info naming the release assumed when the launch pins none: a newer
-build may accept it. A near miss (`prefil`, `fp16` beside `fp8`), or any refused value on a pinned release,
-stays an error.
+development branch has), or that is one of them with more words after it (`--load-format layered_fp8` beside
+`layered`: a newer or forked build's variant), is said as an info naming the release assumed when the launch pins
+none: a newer build may accept it. A near miss (`prefil`, `fp16` beside `fp8`), or any refused value on a pinned
+release, stays an error.
 
 A few values every release kvlint reads refuses were read by older releases (the engine record's `older_readings`,
 read from those wheels): vLLM 0.5.5 to 0.8.0 read `--enable-chunked-prefill False` as "off", and 0.5.5 to 0.9.2 read
@@ -57,12 +58,14 @@ def check(ctx: Context) -> Iterator[Finding]:
         if ctx.pinned_version and bad in dep.invalid_values and bad.setting and c.added_after(ctx, bad.setting):
             continue  # the pinned release has no such flag at all: KV004 says so, its values are not the point
         what = f"{bad.flag} {bad.raw}".strip() if bad.flag else "these settings"
+        extended = _extends_a_choice(bad.raw, bad.reason) if ctx.pinned_version is None else None
         if ctx.pinned_version is None and bad in dep.invalid_values and (
-                _beyond_the_tables(bad.raw, bad.reason) or _a_forks_word(bad.raw, bad.reason, dep)):
+                extended or _beyond_the_tables(bad.raw, bad.reason) or _a_forks_word(bad.raw, bad.reason, dep)):
             release = _table_version(dep.engine)
+            how = f"is the valid {extended} with more words" if extended else "is unrelated to every valid one"
             yield check.rule.finding(
                 ctx, f"{engine} {release or 'as kvlint models it'} rejects {what}: {bad.reason}; the launch pins no "
-                     f"release ({release or 'the newest'} assumed) and the value is unrelated to every valid one, so "
+                     f"release ({release or 'the newest'} assumed) and the value {how}, so "
                      "it may come from a newer or development build, where the verdict differs: pin the image tag, or "
                      "`engine-version:` in .kvlint.yaml, to settle it",
                 bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw, setting=bad.setting,
@@ -126,6 +129,17 @@ def _beyond_the_tables(raw: str, reason: str) -> bool:
     low = raw.lower()
     related = any(c[:2] == low[:2] or c in low or low in c for c in choices)  # `fp16` beside fp8: a wrong spelling
     return not related and not close_matches(low, choices, n=1, cutoff=_SLIP)
+
+
+def _extends_a_choice(raw: str, reason: str) -> str | None:
+    """The valid choice an invalid one is, with more words after it (`layered_fp8` for SGLang's `layered`, sample
+    K112's Intel XPU build): a newer or forked build's variant of the choice, no slip; None for anything else."""
+    if not reason.startswith("valid: ") or not raw:
+        return None
+    low = raw.lower()
+    choices = [v.strip().lower() for v in reason[len("valid: "):].split(",") if v.strip()]
+    return next((c for c in choices if len(c) >= 3 and low[len(c):len(c) + 1] in ("_", "-") and low.startswith(c)
+                 and len(low) > len(c) + 1), None)
 
 
 _SLIP = 0.7  # a slip is one or two edits of a choice (`nome`, `prefil`: 0.75 and up); `ananke` beside `none` is 0.6

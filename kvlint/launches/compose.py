@@ -119,6 +119,8 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     nodes = (svc.get("entrypoint"), svc.get("command"))
     interpolate = with_supplied(env)  # .env beside the file, then configured variables
     fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
+    if nodes[0] is None and _image_mode(fields, image_text):
+        fields = []  # `command: serve` to the image's own entry point: configured by the environment, as with none
     bare = no_server_launch(fields, Field(image_text, image.span), _environment(svc, env)) \
         if image is not None and image_text and nodes[0] is None else None
     found, inferred = (bare, ()) if bare is not None else \
@@ -148,6 +150,17 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
         dep = replace(dep, launch_span=Span(yf.path, svc.span.line, svc.span.col, svc.span.line, svc.span.col),
                       notes=(*dep.notes, note))
     return [dep]
+
+
+def _image_mode(fields: list[Field], image: str | None) -> bool:
+    """One word that names no model (`serve`, `ray-head`), given to a build named for the engine whose entry point
+    kvlint does not know (`dgx-vllm:latest`, sample K112): a mode of the image's own entry point script, which reads
+    the model and flags from the environment; never the engine's positional model."""
+    from kvlint.launches.infer import model_shaped
+
+    return len(fields) == 1 and fields[0].resolved and not fields[0].text.startswith("-") \
+        and not model_shaped(fields[0].text) and image is not None and not known_image(image) \
+        and build_named_engine(image) is not None
 
 
 def _launch(fields: list[Field], image: str | None, own_entrypoint: bool, env: Mapping[str, str] | None = None,
@@ -818,7 +831,12 @@ def _build_named(svc: YNode) -> str | None:
 
 
 def _requests_gpu(svc: YNode) -> bool:
+    """A GPU reservation, `gpus:`, or the NVIDIA container runtime (`runtime: nvidia`, compose's older way: the
+    container sees the GPUs NVIDIA_VISIBLE_DEVICES names)."""
     devices = svc.path("deploy", "resources", "reservations", "devices")
+    runtime = svc.get("runtime")
+    if runtime is not None and runtime.is_scalar and runtime.text.strip().lower() == "nvidia":
+        return True
     return svc.get("gpus") is not None or (devices is not None and "gpu" in str([i.text for d in devices.items
                                                                                   for i in _leaves(d)]).lower())
 

@@ -62,6 +62,11 @@ _MODEL_WORD = lazy(r"[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]|/[\w./-]+")
 _AT_LEAST = 2  # flags an argument list must carry to be told by the tables (one flag is any program's)
 
 
+def model_shaped(word: str) -> bool:
+    """Whether a word is written like a model: a Hub id (`org/name`) or an absolute path."""
+    return _MODEL_WORD.fullmatch(word) is not None
+
+
 def _model_first(fields: Sequence[Field]) -> bool:
     """Whether the list is a model (a Hub id or an absolute path) and then flags."""
     return len(fields) > 1 and fields[1].text.startswith("--") and _MODEL_WORD.fullmatch(fields[0].text) is not None

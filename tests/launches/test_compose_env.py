@@ -119,3 +119,17 @@ def test_a_mounted_python_entrypoint_not_in_the_tree_is_a_launch_of_its_model_va
                     "    volumes:\n      - ./docker/sglang_entrypoint.py:/opt/app/sglang_entrypoint.py:ro\n")
     (d,) = read_path(str(path)).deployments
     assert (d.engine, d.model, d.model_resolved, d.model_span.line) == ("sglang", "${SGLANG_MODEL_ID:-}", False, 8)
+
+
+def test_a_mode_word_to_an_engine_named_build_is_its_entry_point_s_not_a_model(tmp_path):
+    """Sample K112: `image: dgx-vllm:latest` with `command: ray-head` (read as the model "ray-head") and `command:
+    serve` with `MODEL=...` in its environment, on the NVIDIA runtime: the first is no launch, the second the
+    environment's launch."""
+    from kvlint.launches import read_path
+
+    path = tmp_path / "docker-compose.yml"
+    path.write_text("services:\n  ray-head:\n    image: dgx-vllm:latest\n    runtime: nvidia\n    command: ray-head\n"
+                    "  vllm-server:\n    image: dgx-vllm:latest\n    runtime: nvidia\n    environment:\n"
+                    "      - MODEL=org/served\n      - TENSOR_PARALLEL_SIZE=2\n    command: serve\n")
+    (d,) = read_path(str(path)).deployments
+    assert (d.model, d.model_span.line, d.get("tensor_parallel_size")) == ("org/served", 10, 2)

@@ -354,3 +354,19 @@ def test_a_groups_gpus_summed_over_its_nodes_are_judged_on_the_whole_data_parall
     path = shared_dir / "corpus" / "llm-d__llm-d" / "guides" / "wide-ep-lws" / "manifests" / "modelserver" / "base" / \
         "decode.yaml"
     assert [f for f in lint([str(path)], LintOptions(select=("KV204",))).findings] == []
+
+
+def test_a_choice_with_words_added_on_an_unpinned_launch_is_an_info(tmp_path):
+    """Sample K112 (measured: a KV007 error, wrong): `--load-format layered_fp8` on a script for Intel's XPU build of
+    SGLang, which pins no release: SGLang's `layered` with more words is a newer or forked build's variant, an info;
+    pinned to a release, the same value is that release's error."""
+    from kvlint.lint import LintOptions, lint
+
+    path = tmp_path / "serve.sh"
+    path.write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --load-format layered_fp8\n")
+    (f,) = [f for f in lint([str(path)], LintOptions(gpu="H100")).findings if f.code == "KV007"]
+    assert f.severity == Severity.INFO and "is the valid layered with more words" in f.message
+    path.write_text("docker run --gpus all lmsysorg/sglang:v0.5.4 python3 -m sglang.launch_server --model-path "
+                    "Qwen/Qwen3-8B --load-format layered_fp8\n")
+    (f,) = [f for f in lint([str(path)], LintOptions(gpu="H100")).findings if f.code == "KV007"]
+    assert f.severity == Severity.ERROR
