@@ -23,3 +23,17 @@ def _own_markers(markers: tuple[str, ...]) -> tuple[str, ...]:
     """An engine's image markers less the name patterns (`/sglang`, `sglang:` match `voipmonitor/sglang:cu130`,
     `lavd/sglang-d4f-b12x`: they say an image carries the engine, not that it is the engine's own image)."""
     return tuple(t for t in markers if not t.startswith("/") and not t.endswith(":"))
+
+
+def month_tag(image: str | None) -> str | None:
+    """`YYYY-MM` for an image whose tag is a container release of a year and month (`nvcr.io/nvidia/vllm:25.11-py3`,
+    NVIDIA NGC's `YY.MM` scheme, sample K113): the engine inside is whichever release that month's build carried,
+    never an engine release `25.11`. None for any other tag (`v0.8.5`, `0.11.0`, `2025-05-27`)."""
+    if not image or ":" not in image.rsplit("/", 1)[-1]:
+        return None
+    tag = image.rsplit(":", 1)[1].split("@", 1)[0]
+    head = tag.split("-", 1)[0]
+    year, dot, month = head.partition(".")
+    if not dot or len(year) != 2 or len(month) != 2 or not (year + month).isdigit():
+        return None
+    return f"20{year}-{month}" if 20 <= int(year) <= 40 and 1 <= int(month) <= 12 else None

@@ -86,6 +86,10 @@ def version_from_image(image: str | None) -> str | None:
     repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1]
     if not any(repo == name or repo.startswith(facts(name).VERSION_TAGGED_IMAGES) for name in engine_names()):
         return None  # a wrapper image (dynamo, llm-d, cuda base): its tag is not the engine version
+    from kvlint.image_names import month_tag
+
+    if month_tag(image) is not None:
+        return None  # `nvcr.io/nvidia/vllm:25.11-py3`: a container of a month, not vLLM 25.11 (kvlint.resolve dates it)
     tag = image.rsplit(":", 1)[1].split("@", 1)[0]
     m = _VERSION.match(tag)
     return m.group(1) if m else None

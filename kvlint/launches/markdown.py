@@ -73,14 +73,14 @@ def _unfenced_launches(path: str, text: str) -> list[Deployment]:
     """The launches of command lines outside every fenced block (an indented code block, a runbook that pastes its
     commands as plain lines: samples K70/K71), read as a notes file's are (kvlint.launches.notes), only where the
     line starts with the engine's program or a wrapper of it, so prose that names a command is not one."""
-    from kvlint.launches.notes import commands
+    from kvlint.launches.notes import commands, container_runs
     from kvlint.launches.textfile import _ENTRY, read_lines
 
     outside = _blanked(text, _block_ranges(text, None))
     found = [(s, e) for s, e in commands(outside) if _COMMAND_START.match(outside, s) or _handed(outside[s:e])] \
         if _ENTRY.search(outside) is not None else []
     found += [c for c in _inline_commands(outside) if not any(s <= c[0] < e for s, e in found)]
-    found += [c for c in _container_runs(outside) if not any(s <= c[0] < e for s, e in found)]
+    found += [c for c in container_runs(outside) if not any(s <= c[0] < e for s, e in found)]
     return read_lines(path, outside, sorted(found)) if found else []
 
 
@@ -178,25 +178,6 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
         return []
     body = _blanked(text, _between(ranges, len(text)))
     return pyfile.read(path, body).deployments if any(w in body for w in pyfile.engine_words()) else []
-
-
-_RUN_LINE = lazy(r"(?m)^[ \t]*(?:sudo[ \t]+)?(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b")
-
-
-def _container_runs(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each `docker run` / `podman run` line, through its `\\` continuation lines, that names an
-    engine: a container run pasted as plain lines (its engine is its image, which no entry word names)."""
-    out: list[tuple[int, int]] = []
-    for m in _RUN_LINE.finditer(text) if "run" in text else ():
-        start = m.start() + len(m.group()) - len(m.group().lstrip())
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end
-        while text[start:end].rstrip().endswith("\\") and end < len(text):
-            nxt = text.find("\n", end + 1)
-            end = len(text) if nxt < 0 else nxt
-        if any(w in text[start:end].lower() for w in _WORDS):
-            out.append((start, end))
-    return out
 
 
 def _blanked(text: str, ranges: list[tuple[int, int]]) -> str:

@@ -51,13 +51,37 @@ _PROMPT = lazy(r"[ \t]*(?:\([^()\n]*\)[ \t]*)?(?:[^\s$#]*[$#][ \t]+|>[ \t]+)?")
 
 
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
-    """The reader protocol's entry (kvlint.launches.kinds)."""
+    """The reader protocol's entry (kvlint.launches.kinds): the command lines, and the container runs of an engine
+    image pasted as lines (`docker run --gpus all -e MODEL=M org/vllm:0.2.4`, sample K113's notes)."""
     from kvlint.launches.textfile import _ENTRY, read_lines
     from kvlint.sources.comments import scan_comments
 
-    if _ENTRY.search(text) is None and not _names_wrapper(text):
+    runs = container_runs(text)
+    if _ENTRY.search(text) is None and not _names_wrapper(text) and not runs:
         return ReadResult(path)
-    return ReadResult(path, read_lines(path, text, commands(text)), comments=scan_comments(text))
+    found = commands(text)
+    found += [c for c in runs if not any(s <= c[0] < e for s, e in found)]
+    return ReadResult(path, read_lines(path, text, sorted(found)), comments=scan_comments(text))
+
+
+_RUN_LINE = lazy(r"(?m)^[ \t]*(?:sudo[ \t]+)?(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b")
+
+
+def container_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each `docker run` / `podman run` line, through its `\\` continuation lines, that names an
+    engine: a container run pasted as plain lines (its engine is its image, which no entry word names)."""
+    out: list[tuple[int, int]] = []
+    for m in _RUN_LINE.finditer(text) if "run" in text else ():
+        start = m.start() + len(m.group()) - len(m.group().lstrip())
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        while text[start:end].rstrip().endswith("\\") and end < len(text):
+            nxt = text.find("\n", end + 1)
+            end = len(text) if nxt < 0 else nxt
+        if any(w in text[start:end].lower() for w in _ENGINE_WORDS):
+            out.append((start, end))
+    return out
+_ENGINE_WORDS = ("vllm", "sglang")
 
 
 def read_code(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:

@@ -1821,13 +1821,17 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
     for name in opts.passthrough:
         if name not in env:
             inner_env.pop(name, None)
-    found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)
-    if found is None and opts.entrypoint is None:  # `lmsysorg/sglang --model-path M`: no server starts (KV014)
+    # `IMAGE /opt/vllm/listener.sh`: a script of the image's, run with the container's environment (sample K113)
+    script_only = len(rest) == 1 and rest[0].text.startswith("/") and rest[0].text.endswith(_SCRIPT_SUFFIXES)
+    found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default) if not script_only else None
+    if found is None and opts.entrypoint is None and not script_only:  # `lmsysorg/sglang --model-path M`: KV014
         from kvlint.launches.infer import no_server_launch
 
         found = no_server_launch(rest, image, inner_env)
-    if found is None and not rest and opts.gpus[0] is not None:
+    if found is None and (not rest or script_only) and opts.gpus[0] is not None:
         found = _env_configured_image(fields[:i], image, inner_env)
+    if found is None and script_only:  # no model variable kvlint knows: the script read as the command, as written
+        found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None:
         return None
     runtime = tuple((n, "passed from the host by docker run -e") for n in opts.passthrough if n not in env)

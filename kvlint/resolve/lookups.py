@@ -455,20 +455,29 @@ def _dated_build(image: str | None, engine: Engine) -> VersionLookup | None:
     documented releases that build could behave as, by date against the release table."""
     if not image or ":" not in image.rsplit("/", 1)[-1] or not _engine_image(image, engine):
         return None
+    from kvlint.image_names import month_tag
+
     tag = image.rsplit(":", 1)[1]
+    month = month_tag(image)
+    if month is not None:  # NGC's `25.11-py3`: the build of that month (its end: the release it carried came before)
+        return _by_date(image, engine, f"{month}-28", f"the image {short(image)} is a container release of {month}")
     named = _NAMED_RELEASE.match(tag)
     if named is not None:  # rocm/sgl-dev:v0.5.7-rocm700-mi35x-20260121: the tag names the release it builds
         return VersionLookup(named.group(1), "image", _modelled(engine, named.group(1)))
     m = _DATE_TAG.search(tag)
     if m is None:
         return None
+    date = "-".join(m.groups())
+    return _by_date(image, engine, date, f"the image {short(image)} is a build of {date}")
+
+
+def _by_date(image: str, engine: Engine, date: str, why: str) -> VersionLookup | None:
+    """The documented releases a build of `date` could behave as (kvlint.memory.versions.releases_around)."""
     from kvlint.memory.versions import release_on, releases_around
 
-    date = "-".join(m.groups())
     found = releases_around(engine.name, date)
     if not found:
         return None
-    why = f"the image {short(image)} is a build of {date}"
     if release_on(engine.name, date) is None:
         why += ", older than kvlint's release tables (the nearest modelled)"
     return VersionLookup(found[0], "image-date", found[0], candidates=found, why=why)

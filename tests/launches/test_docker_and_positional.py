@@ -179,3 +179,16 @@ def test_comment_lines_inside_a_continued_cmd_are_dropped_and_a_bare_word_is_an_
     assert (d.model, d.model_resolved, _at(d.model_span), d.get("max_model_len"), d.unknown_flags) == \
         ("env.MODEL_NAME", False, (3, 17), 4096, ())
     assert [f.code for f in result.findings] == ["KV001"]
+
+
+def test_a_notes_file_of_container_runs_and_an_image_script_given_the_environment():
+    """Sample K113's runs.txt: `docker run --gpus all -e MODEL=M ... org/vllm:0.2.4-v48` lines (no entry word: the
+    notes reader passed them over in silence), one of them running the image's `/opt/vllm/listener.sh`: the
+    container's environment names the model, not the script's path."""
+    from kvlint.launches import read_path
+
+    text = ("# RUN HF\ndocker run --gpus all \\\n  -e MODEL=org/llama \\\n  fra.ocir.io/ds/vllm:0.2.4-v48\n\n"
+            "# RUN GIT\ndocker run --gpus all \\\n  -e MODEL=org/llama-git \\\n  fra.ocir.io/ds/vllm:0.2.1-v43 \\\n"
+            "  /opt/vllm/listener.sh\n")
+    deps = read_path("runs.txt", text).deployments
+    assert [(d.model, _at(d.model_span)) for d in deps] == [("org/llama", (3, 12)), ("org/llama-git", (8, 12))]

@@ -35,6 +35,9 @@ IMAGES = [
     ('vllm/vllm-openai:v0.9.0.post1', (True, False, ('0.9.0.post1', 'image', ())), (False, False, None)),
     ('vllm/vllm-openai:v0.8.5.dev20250301', (True, False, ('0.7.2', 'image-date', ('0.7.2', '0.8.0'))),
      (False, False, None)),
+    # NVIDIA NGC's `YY.MM` container tags (sample K113): a build of that month, never a release `25.11`
+    ('nvcr.io/nvidia/vllm:25.11-py3', (True, False, ('0.11.0', 'image-date', ('0.11.0', '0.12.0'))),
+     (False, False, None)),
 ]
 
 
@@ -56,3 +59,15 @@ def test_a_dated_build_says_where_its_release_came_from():
     before = _dated_build("vllm/vllm-openai:nightly-2023-01-01", vllm)
     assert before.why.endswith(", older than kvlint's release tables (the nearest modelled)")
     assert _dated_build(None, vllm) is None and _dated_build("vllm/vllm-openai", vllm) is None
+
+
+def test_a_month_tag_is_no_release_number():
+    """`nvcr.io/nvidia/vllm:25.11-py3` was read as vLLM 25.11, modelled as the newest release (sample K113: a wrong
+    KV005 error); `0.11` and a version with three parts stay versions."""
+    from kvlint.image_names import month_tag
+    from kvlint.launches.build import version_from_image
+
+    assert version_from_image("nvcr.io/nvidia/vllm:25.11-py3") is None
+    assert month_tag("nvcr.io/nvidia/vllm:25.11-py3") == "2025-11"
+    assert [month_tag(i) for i in ("vllm/vllm-openai:0.11", "vllm/vllm-openai:v25.11", "x/vllm:25.13")] == [None] * 3
+    assert version_from_image("vllm/vllm-openai:0.11.0") == "0.11.0"
