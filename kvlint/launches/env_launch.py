@@ -121,7 +121,7 @@ _ROLES = ("tp", "pp", "dp")
 _ROLE_WORD = lazy(r"(?:^|_)(?:tp|pp|dp)(?:_|$)|parallel")  # a name that may spell a parallelism size
 
 
-def role_option(engine: str, key: str) -> str | None:
+def role_option(engine: str, key: str, roles: tuple[str, ...] = _ROLES) -> str | None:
     """This engine's flag for a parallelism size spelled as another engine's (`TP_SIZE` is SGLang's `--tp-size`, so
     an image's entry point hands it to vLLM as `--tensor-parallel-size`): a size is never left at the default of 1
     because the variable is spelled for the other engine."""
@@ -132,7 +132,7 @@ def role_option(engine: str, key: str) -> str | None:
     for other in (e for e in engine_names() if e != engine):
         option = option_for_key(other, key)
         spec = get_engine(other).flag_table().by_option.get(option) if option else None
-        role = next((r for r in _ROLES if spec is not None and get_engine(other).setting(r) == spec.dest), None)
+        role = next((r for r in roles if spec is not None and get_engine(other).setting(r) == spec.dest), None)
         if role is not None:
             return get_engine(engine).flag(role)
     return None

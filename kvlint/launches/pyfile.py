@@ -153,9 +153,11 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
             out.extend(_script(src, src.mapped(node)))
     if bound is None and within is None:
+        from kvlint.launches.pybuilder import built_starts
         from kvlint.launches.pyclasses import class_starts
 
         out.extend(class_starts(path, tree, src))
+        out.extend(built_starts(src, tree))
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     # a bare "vllm serve" with nothing after it (a string a program completes) is no launch: the never-silent
     # note says where it is

@@ -1,0 +1,167 @@
+"""A command an imported function builds and the program starts (sample K112: a Modal class runs `cmd =
+build_serve_cmd(model_path=SPEC.hf_repo, mem_fraction_static=0.9, tp_size=1, ...)` then `subprocess.Popen(cmd)`,
+the builder in the project's `_common/sglang_common.py`): the launch is the call, its settings the keyword
+arguments that are the engine's flags, each at its place in the call.
+
+The builder's body is in another file, so the call's keywords are the only evidence. The engine is the one whose
+flag table names the most of them, counting only keys spelled as nothing but a setting is (`mem_fraction_static`,
+`tp_size`; a bare `port` is no evidence), at least two beside a model key; a size spelled for the other engine
+(`max_model_len` handed to an SGLang builder) is this engine's flag for the same role. Keywords no table has
+(`served_model_names`) are the builder's own and are named in the launch's notes, and a tensor-parallel size the
+call does not state is the builder's to set (an open input, never the default of 1). A call whose result no process
+starts (`LLM(**kw)`, an in-process engine, a config object) is not a launch.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from kvlint.launches.build import LaunchContext, finish, parallelism_left_to
+from kvlint.launches.env import Field
+from kvlint.launches.structured import MODEL_NAMES
+
+if TYPE_CHECKING:
+    from kvlint.deployment import Deployment
+    from kvlint.launches.pyfile import _Source
+
+_MAX_CALLS = 16  # builder calls read per file
+# calls that start a process from an argument list (the list is their first argument)
+_STARTS = frozenset({"Popen", "run", "call", "check_call", "check_output", "create_subprocess_exec", "execv",
+                     "execvp", "execvpe", "execve", "spawnv", "spawnvp"})
+_START_MODULES = frozenset({"subprocess", "os", "asyncio", "sp"})
+_MIN_FLAGS = 2  # engine-spelled keywords beside the model key
+_ROLES = ("max_len", "tp", "pp", "dp")
+
+
+def built_starts(src: _Source, tree: ast.Module) -> list[Deployment]:
+    """One launch per call of an imported function whose result a process start receives and whose keywords are
+    one engine's flags with a model among them."""
+    imported = _imported(tree)
+    if not imported:
+        return []
+    out: list[Deployment] = []
+    for call in _started_calls(tree, imported)[:_MAX_CALLS]:
+        found = _launch(src, tree, call, imported[_callee_root(call.func)])
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _imported(tree: ast.Module) -> dict[str, str]:
+    """Name bound by an import -> the module it comes from (`from _common.sglang_common import build_serve_cmd`:
+    build_serve_cmd -> _common.sglang_common; `import helpers as h`: h -> helpers)."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            out.update({(a.asname or a.name): node.module or "." for a in node.names if a.name != "*"})
+        elif isinstance(node, ast.Import):
+            out.update({(a.asname or a.name.split(".")[0]): a.name for a in node.names})
+    return {k: v for k, v in out.items() if k not in _START_MODULES}
+
+
+def _callee_root(func: ast.expr) -> str:
+    """The imported name a call goes through: `build(...)` -> build, `h.build(...)` -> h."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def _started_calls(tree: ast.Module, imported: dict[str, str]) -> list[ast.Call]:
+    """Calls of imported functions whose value is the argument list of a process start: handed to it directly
+    (`Popen(build(...))`, `Popen(shlex.join(build(...)), shell=True)`) or through a name assigned from the call in
+    the same scope (`cmd = build(...)` ... `Popen(cmd)`)."""
+    assigned: dict[str, list[ast.Call]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                _callee_root(node.value.func) in imported:
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).append(node.value)
+    out: list[ast.Call] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _is_start(node.func)):
+            continue
+        arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "args"), None)
+        arg = _unwrapped(arg)
+        if isinstance(arg, ast.Call) and _callee_root(arg.func) in imported:
+            out.append(arg)
+        elif isinstance(arg, ast.Name):
+            out += [c for c in assigned.get(arg.id, []) if c not in out]
+    return out
+
+
+def _is_start(func: ast.expr) -> bool:
+    if isinstance(func, ast.Name):
+        return func.id == "Popen"
+    return isinstance(func, ast.Attribute) and func.attr in _STARTS and isinstance(func.value, ast.Name) and \
+        func.value.id in _START_MODULES
+
+
+def _unwrapped(arg: ast.expr | None) -> ast.expr | None:
+    """The list under `*cmd`, `" ".join(cmd)`, `shlex.join(cmd)`, `list(cmd)`."""
+    if isinstance(arg, ast.Starred):
+        return arg.value
+    if isinstance(arg, ast.Call) and len(arg.args) == 1 and not arg.keywords and \
+            ((isinstance(arg.func, ast.Attribute) and arg.func.attr == "join") or
+             (isinstance(arg.func, ast.Name) and arg.func.id == "list")):
+        return arg.args[0]
+    return arg
+
+
+def _launch(src: _Source, tree: ast.Module, call: ast.Call, module: str) -> Deployment | None:
+    """The launch the builder call stands for, or None when its keywords are no engine's flags with a model."""
+    from kvlint.engines.registered import facts
+    from kvlint.launches.pyfile import _gpu_of, _keyword_flags
+    from kvlint.launches.script import FoundLaunch
+
+    pairs = [(k.arg, k, k.value) for k in call.keywords if k.arg]
+    model = next(((k, v) for k, _, v in pairs if _norm(k) in MODEL_NAMES), None)
+    chosen = _engine([k for k, _, _ in pairs], module + "." + ast.unparse(call.func))
+    if model is None or chosen is None:
+        return None
+    engine, options = chosen
+    flags = [(options[k].lstrip("-"), kn, v) for k, kn, v in pairs if k in options]
+    fields = [_model_field(src, facts(engine).MODEL_FLAG, model[1]), src.field(model[1])]
+    fields += _keyword_flags(src, flags, engine)
+    name = ast.unparse(call.func)
+    own = [k for k, _, _ in pairs if k not in options and k != model[0]]
+    note = (f"the command is built by {name} (imported from {module}), which this file does not hold: its keyword "
+            "arguments that are the engine's flags are read as them" + (f"; {', '.join(own)} are its own" if own
+                                                                         else ""))
+    found = FoundLaunch(engine, tuple(fields), src.span(call.func), notes=(note,))
+    dep = finish(src.path, found, LaunchContext(), _gpu_of(src, tree, call))
+    return parallelism_left_to(dep, f"the builder {name}", found.entry_span, roles=("tp",))
+
+
+def _model_field(src: _Source, flag: str, value: ast.expr) -> Field:
+    return Field(flag, src.span(value))
+
+
+def _norm(key: str) -> str:
+    return key.lower().replace("_", "").replace("-", "")
+
+
+def _engine(keys: list[str], named: str) -> tuple[str, dict[str, str]] | None:
+    """The engine whose flags the keywords are (key -> its option), with the most engine-spelled keys; a tie goes to
+    the engine the builder's module or name names; None when no engine has enough."""
+    from kvlint.engines.registered import engine_names
+    from kvlint.launches.keys import option_for_key, spelled_as_flag
+
+    scored: list[tuple[int, bool, str, dict[str, str]]] = []
+    for engine in engine_names():
+        options = {k: o for k in keys if _norm(k) not in MODEL_NAMES and
+                   (o := option_for_key(engine, k) or _role_option(engine, k)) is not None}
+        score = sum(1 for k in options if spelled_as_flag(k))
+        scored.append((score, engine in named.lower(), engine, options))
+    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+    best = scored[0]
+    if best[0] < _MIN_FLAGS or (len(scored) > 1 and scored[1][:2] == best[:2]):
+        return None
+    return best[2], best[3]
+
+
+def _role_option(engine: str, key: str) -> str | None:
+    from kvlint.launches.env_launch import role_option
+
+    return role_option(engine, key, _ROLES)

@@ -1,0 +1,45 @@
+"""kvlint.launches.pybuilder: a command an imported function builds and the program starts is a launch at the call,
+read from the keyword arguments that are one engine's flags (sample K112: silent before)."""
+
+from __future__ import annotations
+
+from kvlint.launches import read_path
+from tests.launches.test_docker_and_positional import FIX, _at
+
+
+def test_an_imported_builder_started_by_popen_is_a_launch_with_its_keyword_flags():
+    (dep,) = read_path(str(FIX / "python" / "imported_builder.py")).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), _at(dep.launch_span)) == \
+        ("sglang", "Qwen/Qwen2.5-7B-Instruct", (18, 25), (17, 15))
+    assert (dep.get("context_length"), _at(dep.span_of("context_length"))) == (32768, (20, 27))
+    assert (dep.get("mem_fraction_static"), dep.get("tp_size"), dep.get("port")) == (0.85, 1, 8000)
+    assert (dep.gpu, dep.gpu_count) == ("H100", 1)
+    assert any("served_model_names are its own" in n for n in dep.notes)
+
+
+def _write(tmp_path, body: str):
+    path = tmp_path / "serve.py"
+    path.write_text("import subprocess\nfrom helpers.vllm_util import make_cmd\n" + body)
+    return read_path(str(path)).deployments
+
+
+def test_the_engine_is_the_one_whose_flags_the_keywords_are(tmp_path):
+    deps = _write(tmp_path, "cmd = make_cmd(model='org/m', max_model_len=8192, gpu_memory_utilization=0.9)\n"
+                            "subprocess.run(cmd)\n")
+    assert [(d.engine, d.model, d.get("max_model_len")) for d in deps] == [("vllm", "org/m", 8192)]
+
+
+def test_an_unstated_tensor_parallel_size_is_the_builders_to_set(tmp_path):
+    (dep,) = _write(tmp_path, "subprocess.Popen(make_cmd(model='org/m', max_model_len=8192, enforce_eager=True))\n")
+    assert dep.settings["tensor_parallel_size"].resolved is False
+
+
+def test_a_builder_call_no_process_starts_is_not_a_launch(tmp_path):
+    """An in-process engine or a config object takes the same keywords and starts no server."""
+    assert _write(tmp_path, "llm = make_cmd(model='org/m', max_model_len=8192, gpu_memory_utilization=0.9)\n"
+                            "llm.generate('hi')\n") == []
+
+
+def test_keywords_of_no_engine_or_without_a_model_are_no_launch(tmp_path):
+    assert _write(tmp_path, "subprocess.run(make_cmd(model='org/m', retries=3, verbose=True))\n") == []
+    assert _write(tmp_path, "subprocess.run(make_cmd(max_model_len=8192, gpu_memory_utilization=0.9))\n") == []
