@@ -1746,6 +1746,21 @@ def _hatch_script(fields: list[Field], i: int) -> list[Field]:
     return [*fields[:i], _cut(fields[i], len(env) + 1), *fields[i + 1 :]]
 
 
+# a line of a shell script that runs a script by its absolute path: one of the image's (`exec /usr/local/bin/serve.sh`)
+_IMAGE_SCRIPT = lazy(r"(?m)^[ \t]*(?:exec[ \t]+)?/[\w./-]+\.(?:sh|bash|py)(?:[ \t]|$)")
+
+
+def _shell_runs_script(argv: list[Field]) -> bool:
+    """`--entrypoint /bin/bash IMAGE -lc 'export X=1; exec /usr/local/bin/serve-glm.sh --flag V'` (sample K111): the
+    container's shell ends in a script of the image's, which starts the engine from the container's environment
+    as the image's own command would (the same reading as `IMAGE /usr/local/bin/serve-glm.sh`)."""
+    if len(argv) < 3 or argv[0].text.rsplit("/", 1)[-1] not in ("sh", "bash", "zsh"):
+        return False
+    opt = argv[1].text
+    return opt.startswith("-") and not opt.startswith("--") and "c" in opt[1:] and \
+        _IMAGE_SCRIPT.search(argv[2].text) is not None
+
+
 def _env_configured_image(options: list[Field], image: Field, env: dict[str, str]) -> FoundLaunch | None:
     """A container of a build named for the engine (`.../vllm:SHA`, `org/sglang-server`), on GPUs, given no
     command but a model variable (`-e MODEL_NAME=...`): its entry point starts the engine from its environment
@@ -1828,7 +1843,7 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         from kvlint.launches.infer import no_server_launch
 
         found = no_server_launch(rest, image, inner_env)
-    if found is None and (not rest or script_only) and opts.gpus[0] is not None:
+    if found is None and (not rest or script_only or _shell_runs_script(argv)) and opts.gpus[0] is not None:
         found = _env_configured_image(fields[:i], image, inner_env)
     if found is None and script_only:  # no model variable kvlint knows: the script read as the command, as written
         found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)

@@ -192,3 +192,19 @@ def test_a_notes_file_of_container_runs_and_an_image_script_given_the_environmen
             "  /opt/vllm/listener.sh\n")
     deps = read_path("runs.txt", text).deployments
     assert [(d.model, _at(d.model_span)) for d in deps] == [("org/llama", (3, 12)), ("org/llama-git", (8, 12))]
+
+
+def test_a_shell_entrypoint_whose_script_ends_in_an_image_script_reads_the_container_environment():
+    """Sample K111's launcher: `--entrypoint /bin/bash ... IMAGE -lc 'unset X; exec /usr/local/bin/serve-glm52.sh
+    --flags'`: the image's script starts the engine from the `-e` variables, as `IMAGE /usr/local/bin/serve.sh`
+    does (passed over with only a KV008 note before)."""
+    from kvlint.launches import read_path
+
+    text = ("docker run -d --device nvidia.com/gpu=all --entrypoint /bin/bash \\\n"
+            "  -e MODEL=org/glm -e TP_SIZE=8 \\\n  org/vllm:2026-06-17 \\\n"
+            "  -lc 'unset NCCL_GRAPH_FILE\n       exec /usr/local/bin/serve-glm52.sh --linear-backend auto'\n")
+    (dep,) = read_path("run.sh", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("tensor_parallel_size")) == \
+        ("vllm", "org/glm", (2, 12), 8)
+    plain = text.replace("exec /usr/local/bin/serve-glm52.sh", "echo")  # a shell that runs no script of the image
+    assert read_path("run.sh", plain).deployments == []
