@@ -11,27 +11,28 @@ image that is not the engine's own published one (a local or third-party build, 
 inside one says so in its header comment, `# profile for org/sglang-fork`, which settles this question only, never
 the release), a launch beside an install of a package built on the engine (`pip install arctic-inference[vllm]`: a
 plugin, whose options the launch may use), a launch that reads a file of the engine's own repository by a relative
-path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a checkout, a fork or a source install) or a
-nightly build (newer than the releases kvlint knows), for each of a family of three or more such flags on one
-launch, or of two that share their first two words (`--token-pruning-alg`, `--token-pruning-ratio`) (a fork's or a
-plugin's own options), and for a flag that extends one of the engine's own features (`--dllm-cuda-graph` beside
-SGLang's `--dllm-algorithm` options: a newer release or a fork that builds on the feature adds it; a head many
-unrelated options share, `--enable-`, `--max-`, is no feature; a first word that a dozen or more options share,
-`--speculative-`, is a family of features, whose first two or three words are tried). An abbreviation that only
-later releases find ambiguous (a second option came with the same prefix) is judged on the release the launch pins,
-as KV005 judges a removed flag: an info when nothing pins one, a warning on a host install that pins none (the
-newest release assumed, and said). When the repository holds its own engine tree
-(`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project root), the launch
-runs that fork: an unknown flag is an info naming the tree and whether its parser defines the flag. Without such a
-tree, a flag the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched entry point) is
-an info naming where: it is the repository's flag, not a typo. A flag that is the other engine's own option
-(`--enable-prefix-caching` on SGLang, `--mem-fraction-static` on vLLM) is said to be that engine's, with no
-did-you-mean. A flag of the newest releases that the release the launch pins does not have yet (`--log-level` on
-`vllm/vllm-openai:v0.6.2`: first read in 0.33.0, absent from 0.27.0) is an error on that release, when the launch
-writes the flag (a chart's key may reach the engine another way). A flag glued to its value by a no-break or other
-Unicode space (`--tool-call-parser` U+00A0 `qwen3`, pasted from a web page) is one word to the shell: the error
-names the character, not a did-you-mean of the same flag. An option whose name is an expansion (`--"$p_type"`) is
-the caller's to name: never reported (the parallelism it may set is left open).
+path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a checkout, a fork or a source install), a
+launch whose file installs the engine from no stock release (a cloned tree, `pip install ./sglang/python[all]`, a
+git URL, a development or PR build pinned with `==`), or a nightly build (newer than the releases kvlint knows), for
+each of a family of three or more such flags on one launch, or of two that share their first two words
+(`--token-pruning-alg`, `--token-pruning-ratio`) (a fork's or a plugin's own options), and for a flag that extends
+one of the engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a newer release or
+a fork that builds on the feature adds it; a head many unrelated options share, `--enable-`, `--max-`, is no
+feature; a first word that a dozen or more options share, `--speculative-`, is a family of features, whose first two
+or three words are tried). An abbreviation that only later releases find ambiguous (a second option came with the
+same prefix) is judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins
+one, a warning on a host install that pins none (the newest release assumed, and said). When the repository holds
+its own engine tree (`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project
+root), the launch runs that fork: an unknown flag is an info naming the tree and whether its parser defines the
+flag. Without such a tree, a flag the repository's own Python code adds (`add_argument("--flag")`, a plugin or a
+patched entry point) is an info naming where: it is the repository's flag, not a typo. A flag that is the other
+engine's own option (`--enable-prefix-caching` on SGLang, `--mem-fraction-static` on vLLM) is said to be that
+engine's, with no did-you-mean. A flag of the newest releases that the release the launch pins does not have yet
+(`--log-level` on `vllm/vllm-openai:v0.6.2`: first read in 0.33.0, absent from 0.27.0) is an error on that release,
+when the launch writes the flag (a chart's key may reach the engine another way). A flag glued to its value by a
+no-break or other Unicode space (`--tool-call-parser` U+00A0 `qwen3`, pasted from a web page) is one word to the
+shell: the error names the character, not a did-you-mean of the same flag. An option whose name is an expansion
+(`--"$p_type"`) is the caller's to name: never reported (the parallelism it may set is left open).
 
 ## Why it matters
 argparse exits on the first unknown flag: the pod crash-loops with `unrecognized arguments` before
@@ -94,8 +95,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             said = _custom_build(dep.said_image) if not dep.image else None  # a comment's, for this question only
             ahead = _nightly(dep.image)
             plugin = dep.extension or _checkout_file(dep) if not (custom or said or ahead) else None
-            kin = _feature_family(dep.engine, dep.server, unknown.flag) if not (custom or ahead or said or plugin) \
-                else ()
+            source = _unreleased(dep) if not (custom or said or ahead or plugin) else None
+            kin = _feature_family(dep.engine, dep.server, unknown.flag) \
+                if not (custom or ahead or said or plugin or source) else ()
             built = (f"; the image {custom} is not a stock {engine} image, so its build decides" if custom else
                      f"; the script's comment says it runs in {said}, not a stock {engine} image, so that build "
                      "decides" if said else
@@ -103,10 +105,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                      "so that package decides" if plugin and plugin == dep.extension else
                      f"; the launch reads {plugin} from its working folder, a file of {engine}'s own source tree: "
                      f"it runs from a checkout of {engine} (a fork or a source install), which decides" if plugin else
+                     f"; the file installs {engine} from no stock release ({source}): that build decides" if source else
                      f"; the image {ahead} is a nightly build, newer than the releases kvlint knows: it may have it"
                      if ahead else f"; it extends {engine}'s own {', '.join(kin)} options, which a newer release or "
                      "a fork that builds on that feature adds to" if kin else "")
-            custom = custom or said or ahead or plugin or (unknown.flag if kin else None)
+            custom = custom or said or ahead or plugin or source or (unknown.flag if kin else None)
             alike = f"it is {longer} with more words, not a misspelling of it" if longer else \
                 "no option is spelled like it"
             yield check.rule.finding(
@@ -143,6 +146,15 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 _SPACE_NAMES = {"\u00a0": "no-break space", "\u202f": "narrow no-break space", "\u2009": "thin space",
                 "\u3000": "ideographic space", "\u200b": "zero-width space"}
+
+
+def _unreleased(dep: Deployment) -> str | None:
+    """How the launch's own file installs the engine from no stock release (a cloned fork's tree, a git URL, a
+    development or PR build pinned with `==`), for a launch no image runs: that build has the options its branch
+    adds (sample K115: a model README that installs OpenMOSS's SGLang fork, another a PR build of SGLang)."""
+    from kvlint.resolve.lookups import unreleased_install
+
+    return unreleased_install(dep.path, dep.engine) if dep.image is None else None
 
 
 def _checkout_file(dep: Deployment) -> str | None:

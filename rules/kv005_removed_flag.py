@@ -18,9 +18,10 @@ Drop the flag (or pin the engine version the manifest was written for). When the
 the first one read without the flag, the flag may still work there: the finding is then a warning about the next
 upgrade; a release older than every one kvlint reads, for a flag no release read had, is said to be unknown there
 (the flag may be younger than the release), not "still accepted". An engine image without a tag (or `:latest`) is
-the newest release (an error). A script that runs the engine installed on the host and pins no release is judged on
-the newest release too, but as a warning that says so: the release it meets is the one installed where it runs,
-which the file does not show (an image may run the script: held-out files where the host was assumed ran in a
+the newest release (an error); one pinned by digest alone (`@sha256:...`) is one build of a date the digest does not
+say, so its release is open (an info). A script that runs the engine installed on the host and pins no release is
+judged on the newest release too, but as a warning that says so: the release it meets is the one installed where it
+runs, which the file does not show (an image may run the script: held-out files where the host was assumed ran in a
 vendor's image or an older install), unless it runs the engine by `docker exec` in a container it does not start
 (that container's image decides: open). A script the repository's own image runs (a Dockerfile copies it, or a file
 it runs) or that runs a vendor image's launcher takes that image's release instead. A launch through a project

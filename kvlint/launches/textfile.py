@@ -57,12 +57,35 @@ def read_lines(path: str, text: str, commands: list[tuple[int, int]] | None = No
     env, at = _prelude(_assignments(text)) if (commands is None if prelude is None else prelude) else ("", [])
     for start, end in _commands(text) if commands is None else commands:
         # an INI value continued on indented lines is one command: its newlines are spaces (offsets unchanged)
-        body = _JOINED.sub(" ", text[start:end])
-        m = Mapped(path, env + body, index=index, offsets=[*at, *range(start, end + 1)])
+        body, offsets = _json_kept(_JOINED.sub(" ", text[start:end]), list(range(start, end + 1)))
+        m = Mapped(path, env + body, index=index, offsets=[*at, *offsets])
         launches, _, notes = run_script(m, {})
         ctx = LaunchContext(notes=tuple(notes))
         out.extend(d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d))
     return out
+
+
+# a word that is a JSON object written bare (`--speculative-config {"method":"mtp"}`), outside any quotes
+_BARE_JSON = lazy(r'(?<![^\s=])\{"[^\s\'`$\\]*\}(?=\s|$)')
+
+
+def _json_kept(body: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """The command with each bare JSON object word single-quoted (sample K114: a `vllm serve` line recorded from a
+    process listing). A text file's or a unit's command is no POSIX shell script: a process listing prints the argv
+    as it ran, and systemd keeps a quote inside a word, so `{"method":"mtp"}` is the JSON the engine reads, not the
+    `{method:mtp}` a shell would leave. Offsets: the added quotes sit at the braces."""
+    if '{"' not in body:
+        return body, offsets
+    out, where, last = [], [], 0
+    for m in _BARE_JSON.finditer(body):
+        if body.count("'", 0, m.start()) % 2 or body.count('"', 0, m.start()) % 2:
+            continue  # inside a quoted string of the command: its quotes are the string's
+        out += [body[last:m.start()], "'", m.group(), "'"]
+        where += [*offsets[last:m.start()], offsets[m.start()], *offsets[m.start():m.end()], offsets[m.end() - 1]]
+        last = m.end()
+    if last == 0:
+        return body, offsets
+    return "".join(out) + body[last:], where + offsets[last:]
 
 
 def _indented(text: str, at: int) -> bool:

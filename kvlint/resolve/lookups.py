@@ -225,7 +225,9 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         return dated
     newest = engine.release(None)
     if dep.image and _engine_image(dep.image, engine) and _latest_tag(dep.image):
-
+        if "@" in dep.image.rsplit("/", 1)[-1]:  # `lmsysorg/sglang@sha256:...` (sample K114): one fixed build, of
+            return VersionLookup(None, "default", newest, why=f"the image {short(dep.image)} is pinned by digest, "
+                                                              "which names no release")  # whatever date
         if not known_image(dep.image):  # a third-party build's `latest` is whenever it was last built
             return VersionLookup(None, "default", newest, why=f"the image {short(dep.image)} is a third-party build "
                                                               "whose tag names no release")
@@ -385,7 +387,39 @@ def _source_checkout(path: str, engine: str) -> str | None:
     for m in _EDITABLE.finditer(text):
         if _engine_tree_path(m.group(1), engine) or _package_folder(m.group(1), engine):
             return f"installed editable ({m.group(1)})"
+    for m in _LOCAL_INSTALL.finditer(text):  # `pip install ./sglang/python[all]` of a cloned tree (sample K115)
+        if _engine_tree_path(m.group(1).split("[", 1)[0], engine):
+            return f"installed from {m.group(1)}"
     return None
+
+
+def unreleased_install(path: str, engine: str) -> str | None:
+    """How the file installs the engine from something no stock release is (a source tree, a git URL of a repository
+    named for it, a pinned development or PR build: `sglang==0.5.6.post2.dev8005+pr.15207.g39d5bd5`), or None: such a
+    build has the options its branch adds (samples K115's MiMo and MOSS-TTSD READMEs)."""
+    if path in ("", "-"):
+        return None
+    return source_checkout(path, engine) or _unreleased_package(path, engine)
+
+
+@functools.lru_cache(maxsize=1024)
+def _unreleased_package(path: str, engine: str) -> str | None:
+    text = _script_text(path)
+    if text is None or "install" not in text:
+        return None
+    for m in _PIP_WORDS.finditer(text):
+        for word in m.group(1).split():
+            word = word.strip("\"'")
+            git = re.search(r"git\+\S*?/([\w.-]+?)(?:\.git)?(?:[@#]|/?$)", word)
+            if git is not None and git.group(1).lower() == engine:
+                return f"installed from {word}"
+            name, _, version = word.partition("==")
+            if name.split("[", 1)[0].lower() == engine and re.search(r"\.dev\d|\+", version):
+                return f"the development build {word}"
+    return None
+
+
+_PIP_WORDS = lazy(r"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+([^\n]*)")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -417,6 +451,8 @@ def _package_folder(path: str, engine: str) -> bool:
 
 
 _PYTHONPATH = lazy(r"(?m)^[ \t]*(?:export[ \t]+)?PYTHONPATH=[\"']?([^\s\"';]+)")
+_LOCAL_INSTALL = lazy(r"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+(?:[^\n]*[ \t])?[\"']?"
+                      r"((?:\.{1,2}/|/|~/)[^\s\"';]+)")
 _EDITABLE = lazy(r"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+(?:[^\n]*[ \t])?(?:-e|--editable)[ \t]+"
                  r"[\"']?([^\s\"';]+)")
 

@@ -255,3 +255,20 @@ def test_an_image_variable_known_in_part_is_named_by_what_is_known(tmp_path):
     (d,) = read_path(str(p)).deployments
     assert (d.engine, d.model, d.get("max_model_len"), d.gpu) == ("vllm", "org/cloud-model", 4096, "nvidia-l4")
     assert d.image == "${REGION}-docker.pkg.dev/${PROJECT_ID}/repo/qwen3-vllm:latest"
+
+
+def test_a_bare_json_word_of_a_recorded_command_is_the_json_the_engine_reads(tmp_path):
+    """Sample K114's `vllm-serve-command.txt`, a process listing's one line (measured: a KV007 error "not valid JSON",
+    as if a shell had stripped the quotes): a text file's command is no shell script, the argv ran as printed. The
+    same words in a shell script keep the shell's reading and the error."""
+    line = ("/usr/bin/python3 /usr/local/bin/vllm serve org/m --max-model-len 4096 "
+            '--speculative-config {"method":"mtp","num_speculative_tokens":3} --port 8000\n')
+    txt = tmp_path / "serve-command.txt"
+    txt.write_text(line)
+    (dep,) = read_path(str(txt)).deployments
+    spec = dep.settings["speculative_config"]
+    assert spec.value == {"method": "mtp", "num_speculative_tokens": 3} and not dep.invalid_values
+    assert (spec.span.line, spec.span.col) == (1, line.index("{") + 1)
+    sh = tmp_path / "serve.sh"
+    sh.write_text(line)
+    assert [f.code for f in lint([str(sh)], LintOptions(select=("KV007",))).findings] == ["KV007"]

@@ -437,3 +437,39 @@ def test_sglang_refuses_a_context_past_the_derived_maximum_unless_its_switch_is_
     switched.write_text("export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n" + plain.read_text())
     [allowed] = [f for f in lint([str(switched)], LintOptions()).findings if f.code == "KV105"]
     assert allowed.severity == Severity.INFO and "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" in allowed.message
+
+
+def test_an_image_pinned_by_digest_alone_pins_no_release(tmp_path):
+    """Sample K114 (measured: a KV005 error): `lmsysorg/sglang@sha256:...` with `--cuda-graph-max-bs` beside
+    `--disable-prefill-cuda-graph` is one fixed build of a date the digest does not say, not the newest release: the
+    finding is an info naming the digest; the same image with `:latest` keeps the error."""
+    p = tmp_path / "compose.yaml"
+    body = ("services:\n  s:\n    image: {image}\n"
+            "    command: [python3, -m, sglang.launch_server, --model-path, org/m, --cuda-graph-max-bs, '8']\n")
+    p.write_text(body.format(image="lmsysorg/sglang@sha256:" + "f" * 64))
+    [f] = [f for f in lint([str(p)], LintOptions(select=("KV005",))).findings]
+    assert f.severity == Severity.INFO and "pinned by digest" in f.message
+    p.write_text(body.format(image="lmsysorg/sglang:latest"))
+    [f] = [f for f in lint([str(p)], LintOptions(select=("KV005",))).findings]
+    assert f.severity == Severity.ERROR
+
+
+def test_a_flag_of_a_build_the_file_installs_from_no_stock_release_is_an_info(tmp_path):
+    """Sample K115 (measured: two KV004 warnings): a model README that clones OpenMOSS's SGLang fork and installs
+    `./sglang/python[all]`, and one that pins a PR build (`sglang==0.5.6.post2.dev8005+pr.15207.g39d5bd5`), then
+    give the flags that build adds. A stock release's pin keeps the warning."""
+    body = ("```bash\n{install}\n```\n\n```bash\npython3 -m sglang.launch_server --model-path org/m --enable-mtp\n```\n")
+    for k, (install, said) in enumerate((("git clone https://github.com/Org/sglang -b tts\npip install ./sglang/python[all]",
+                           "installed from ./sglang/python[all]"),
+                          ("pip install sglang==0.5.6.post2.dev8005+pr.15207.g39d5bd5",
+                           "the development build sglang==0.5.6.post2.dev8005+pr.15207.g39d5bd5"),
+                          ("pip install 'git+https://github.com/org/sglang.git@mtp#subdirectory=python'",
+                           "installed from git+https://github.com/org/sglang.git@mtp#subdirectory=python"))):
+        p = tmp_path / f"README{k}.md"  # a file's text is read once per run (cached by path)
+        p.write_text(body.format(install=install))
+        [f] = [f for f in lint([str(p)], LintOptions(select=("KV004",))).findings]
+        assert f.severity == Severity.INFO and said in f.message
+    p = tmp_path / "README-stock.md"
+    p.write_text(body.format(install="pip install sglang==0.5.12"))
+    [f] = [f for f in lint([str(p)], LintOptions(select=("KV004",))).findings]
+    assert f.severity == Severity.WARNING
