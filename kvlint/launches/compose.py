@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from kvlint import limits
 from kvlint.deployment import Deployment
-from kvlint.engines.registered import facts
+from kvlint.engines.registered import engine_names, facts
 from kvlint.findings import Finding
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
@@ -47,11 +47,47 @@ def read_compose(yf: YamlFile, doc: YNode) -> list[Deployment]:
     pairs = [(name, svc) for name, _, svc in services.pairs() if svc.is_map]
     partial = any(svc.get("image") is None and svc.get("build") is None for _, svc in pairs)
     base = base_services(yf.path) if partial else {}
+    roles: list[str] = []
     for name, svc in pairs:
         if name in base and svc.get("image") is None and svc.get("build") is None:
             svc = _merged(base[name], svc)
-        out.extend(_service(yf, name, svc, env, env_path))
-    return out
+        found = _service(yf, name, svc, env, env_path)
+        out.extend(found)
+        roles += [_node_role(name, svc)] * len(found)
+    return _workers_folded(out, roles)
+
+
+_WORKER_WORDS = frozenset({"worker", "workers", "follower", "slave"})
+_LEADER_WORDS = frozenset({"head", "leader", "master", "primary"})
+
+
+def _node_role(name: str, svc: YNode) -> str:
+    """"worker" or "head" when the service says which node of a multi-node deployment it is: by its name's words
+    (`vllm-worker`, `head`) or a role variable of its environment (`ROLE=worker`, `NODE_TYPE=head`); else ""."""
+    words = set(re.split(r"[-_.\d]+", name.lower()))
+    node = svc.get("environment")
+    values = {v.lower() for k, _, v, _ in (_environment_items(node) if node is not None and not node.is_scalar
+                                            else []) if "ROLE" in k.upper() or k.upper().endswith("NODE_TYPE")}
+    said = words | values
+    return "worker" if said & _WORKER_WORDS else "head" if said & _LEADER_WORDS else ""
+
+
+def _workers_folded(deps: list[Deployment], roles: list[str]) -> list[Deployment]:
+    """A worker service that runs the same engine, model and image as a head service of the file is that
+    deployment's other node (sample K116: `head` and `worker` services of one vLLM cluster, each on its own
+    machine, a profile each): one launch, the head, as a multi-node script's rank branches are."""
+    heads = [k for k, r in enumerate(roles) if r == "head"]
+    drop: set[int] = set()
+    notes: dict[int, list[int]] = {}
+    for k, dep in enumerate(deps):
+        same = next((h for h in heads if roles[k] == "worker" and deps[h].engine == dep.engine
+                     and deps[h].model == dep.model and deps[h].image == dep.image), None)
+        if same is not None:
+            drop.add(k)
+            notes.setdefault(same, []).append(dep.launch_span.line if dep.launch_span else 0)
+    return [replace(d, notes=d.notes + (f"the worker service(s) at line(s) {', '.join(map(str, notes[k]))} run the "
+                                        "same engine, model and image: other nodes of this deployment, counted with "
+                                        "it",)) if k in notes else d for k, d in enumerate(deps) if k not in drop]
 
 
 _BASE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
@@ -463,7 +499,7 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
     target = _script_run(fields)
     mount = _mount_of(svc, target) if target else None
     tag = interpolate(image, env)[0] if image else None
-    engine = shipped_engine(tag) if known_image(tag) else None
+    engine = shipped_engine(tag) if known_image(tag) else _variable_named(image) if _requests_gpu(svc) else None
     if target is None or mount is None or engine is None \
             or os.path.exists(os.path.join(os.path.dirname(yf.path), mount[0])):
         return []
@@ -486,6 +522,16 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
                         runtime_vars=(("MODEL", f"by {target}, not in the tree"),))
     dep = finish(yf.path, found, ctx, _gpus(svc))
     return [replace(dep, launch_span=dep.launch_span or where)]
+
+
+def _variable_named(image: str | None) -> str | None:
+    """The engine an image left to one variable is named for (`image: ${VLLM_IMAGE}`, sample K116: the deployment
+    sets the engine build it runs), or None."""
+    m = _ONE_REF.fullmatch(image.strip()) if image else None
+    return next((e for e in engine_names() if m is not None and m.group(1).upper().startswith(e.upper() + "_")), None)
+
+
+_ONE_REF = lazy(r"\$\{?([A-Za-z_]\w*)(?::?-[^}]*)?\}?")
 
 
 def _env_model(svc: YNode, env: Mapping[str, str], engine: str, tag: str | None) -> list[Field]:
@@ -680,8 +726,8 @@ def _mount_of(svc: YNode, target: str) -> tuple[str, Span | None] | None:
     for item in volumes.items if volumes is not None and volumes.is_seq else ():
         if not item.is_scalar:
             continue
-        host, _, rest = item.text.partition(":")
-        if rest.split(":", 1)[0].rstrip("/") == target and host.startswith("./"):
+        host, inside = _bind(item.text)
+        if inside.rstrip("/") == target and host.startswith("./"):
             return host, item.span
     return None
 
@@ -889,14 +935,32 @@ def _script_run(fields: list[Field]) -> str | None:
     return first if first.startswith("/") else None
 
 
+def _bind(volume: str) -> tuple[str, str]:
+    """(host path, container path) of a short-form volume, split at the first `:` outside a `${...}` reference; a host
+    path that is one reference with a default (`${ENTRYPOINT_FILE:-./entrypoints/entrypoint.sh}`, sample K116) is
+    that default, which compose takes when the variable is unset."""
+    depth, at = 0, -1
+    for i, ch in enumerate(volume[:4096]):
+        depth += ch == "{"
+        depth -= ch == "}" and depth > 0
+        if ch == ":" and depth == 0:
+            at = i
+            break
+    host, rest = (volume, "") if at < 0 else (volume[:at], volume[at + 1:])
+    m = _DEFAULTED.fullmatch(host)
+    return (m.group(1) if m else host), rest.split(":", 1)[0]
+
+
+_DEFAULTED = lazy(r"\$\{[A-Za-z_]\w*:?-([^}]*)\}")
+
+
 def _mounted_host(path: str, svc: YNode, target: str) -> str | None:
     """The repository file a bind mount puts at `target` (short `./x:/y[:ro]` or long `source`/`target` form)."""
     volumes = svc.get("volumes")
     base = os.path.dirname(path)  # relative stays relative: findings name files as they were given
     for item in volumes.items if volumes is not None and volumes.is_seq else ():
         if item.is_scalar:
-            host, _, rest = item.text.partition(":")
-            inside = rest.split(":", 1)[0]
+            host, inside = _bind(item.text)
         elif item.is_map:
             host, inside = _scalar(item.get("source")), _scalar(item.get("target"))
         else:

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
+from kvlint.launches.env import Field
 from kvlint.lazyre import lazy
 from kvlint.record import replace
 
@@ -81,7 +82,67 @@ def _unfenced_launches(path: str, text: str) -> list[Deployment]:
         if _ENTRY.search(outside) is not None else []
     found += [c for c in _inline_commands(outside) if not any(s <= c[0] < e for s, e in found)]
     found += [c for c in container_runs(outside) if not any(s <= c[0] < e for s, e in found)]
-    return read_lines(path, outside, sorted(found)) if found else []
+    return (read_lines(path, outside, sorted(found)) if found else []) + _form_launches(path, outside)
+
+
+# an inline code span that is an engine image (`vllm/vllm-openai:latest`, `lmsysorg/sglang:v0.5.4`)
+_IMAGE_SPAN = lazy(r"`([\w.-]+(?:\.[\w-]+)*(?::\d+)?/[\w./-]+(?::[\w.-]+)?)`")
+_FORM_REACH = 20  # lines between a form's image and its arguments
+
+
+def _form_launches(path: str, text: str) -> list[Deployment]:
+    """A hosted platform's deployment form written out as a runbook's list (sample K116: "Image:
+    `vllm/vllm-openai:latest`" then "Arguments: `--model M --max-model-len 32000 ...`", twice, for two
+    alternatives): each inline argument list alone on its line, the engine's by the flag tables, under an engine
+    image named in a code span of the lines above it, is that image run with those arguments, as `docker run IMAGE
+    ARGS` would be, each value at its place."""
+    from kvlint.launches.images import entrypoint_engine
+    from kvlint.launches.infer import engine_from_flags
+
+    if "`--" not in text:
+        return []
+    images = [(m.start(1), m.group(1)) for m in _IMAGE_SPAN.finditer(text) if entrypoint_engine(m.group(1))]
+    out: list[Deployment] = []
+    for m in _INLINE.finditer(text):
+        body = m.group(2)
+        if not body.startswith("--") or not _alone(text, m):
+            continue
+        line = text.count("\n", 0, m.start())
+        image = next(((at, name) for at, name in reversed(images)
+                      if at < m.start() and line - text.count("\n", 0, at) <= _FORM_REACH), None)
+        if image is None or engine_from_flags(_words(body)) not in (entrypoint_engine(image[1]), None) or \
+                not body.startswith(_model_word(entrypoint_engine(image[1]))):
+            continue  # the arguments are the other engine's, or start with no model: not this image's form
+        out += _run_form(path, text, image, (m.start(2), m.end(2)))
+    return out
+
+
+def _model_word(engine: str | None) -> str:
+    """The engine's model flag and a blank, which a form's argument list starts with ("\\0", matching nothing, for
+    no engine)."""
+    from kvlint.engines.registered import facts
+
+    return facts(engine).MODEL_FLAG + " " if engine else "\0"
+
+
+def _words(body: str) -> list[Field]:
+    return [Field(w, None) for w in body.split()]
+
+
+def _run_form(path: str, text: str, image: tuple[int, str], args: tuple[int, int]) -> list[Deployment]:
+    """The form read as `docker run IMAGE ARGS`: the run's words at the image's place, the arguments at theirs."""
+    from kvlint.launches.build import LaunchContext, ManifestGpu, finish
+    from kvlint.launches.script import run_script
+    from kvlint.sources.text import LineIndex, Mapped
+
+    at, name = image
+    head = "docker run "
+    body = head + name + " " + text[args[0]:args[1]]
+    offsets = [at] * len(head) + list(range(at, at + len(name))) + [args[0]] + list(range(args[0], args[1] + 1))
+    launches, _, notes = run_script(Mapped(path, body, index=LineIndex(text), offsets=offsets), {})
+    note = "a deployment form of the runbook: the image and the arguments given to it, read as that image run"
+    ctx = LaunchContext(notes=(note, *notes))
+    return [finish(path, f, ctx, ManifestGpu()) for f in launches]
 
 
 # a tool of the repository's own handed the engine's command after `--` (`k8shazgpu vllm run --name x -- vllm serve m`):

@@ -1779,7 +1779,10 @@ def _env_configured_image(options: list[Field], image: Field, env: dict[str, str
     fields = env_launch.fields_from_env(engine, items, image.text)
     if fields is None:
         return None
-    return FoundLaunch(engine, tuple(fields), image.span, env, notes=(env_launch.NOTE.format(image=image.text),))
+    run = next((w.span for w in options[:2] if w.text.rsplit("/", 1)[-1] in ("docker", "podman", "nerdctl")), None)
+    # the launch is the container run (`docker run ... IMAGE`), written where its command starts
+    return FoundLaunch(engine, tuple(fields), run or image.span, env,
+                       notes=(env_launch.NOTE.format(image=image.text),))
 
 
 def _cut(word: Field, cut: int) -> Field:

@@ -133,3 +133,43 @@ def test_a_mode_word_to_an_engine_named_build_is_its_entry_point_s_not_a_model(t
                     "      - MODEL=org/served\n      - TENSOR_PARALLEL_SIZE=2\n    command: serve\n")
     (d,) = read_path(str(path)).deployments
     assert (d.model, d.model_span.line, d.get("tensor_parallel_size")) == ("org/served", 10, 2)
+
+
+CLUSTER = """services:
+  head:
+    image: ${VLLM_IMAGE}
+    profiles: ["head"]
+    environment:
+      - ROLE=head
+      - MODEL=${MODEL:-org/m}
+      - MAX_MODEL_LEN=${MAX_MODEL_LEN:-8192}
+    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}
+    volumes:
+      - ${ENTRYPOINT_FILE:-./entrypoints/entrypoint.sh}:/entrypoint.sh:ro
+    entrypoint: ["bash", "/entrypoint.sh"]
+  worker:
+    image: ${VLLM_IMAGE}
+    profiles: ["worker"]
+    environment:
+      - ROLE=worker
+      - MODEL=${MODEL:-org/m}
+      - MAX_MODEL_LEN=${MAX_MODEL_LEN:-8192}
+    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}
+    volumes:
+      - ${ENTRYPOINT_FILE:-./entrypoints/entrypoint.sh}:/entrypoint.sh:ro
+    entrypoint: ["bash", "/entrypoint.sh"]
+  ui:
+    image: ghcr.io/open-webui/open-webui:main
+"""
+
+
+def test_an_engine_variable_image_running_an_unseen_script_is_one_launch_per_cluster(tmp_path):
+    """Sample K116 (passed over in silence): `image: ${VLLM_IMAGE}` on GPUs running a mounted entry point script the
+    tree does not hold (`${ENTRYPOINT_FILE:-./entrypoints/entrypoint.sh}:/entrypoint.sh`, its `:-` no separator),
+    as a `head` and a `worker` service: one vLLM launch configured by the environment, the worker its other node."""
+    (tmp_path / "compose.yaml").write_text(CLUSTER)
+    (dep,) = read_path(str(tmp_path / "compose.yaml")).deployments
+    assert (dep.engine, dep.name, dep.model, dep.get("max_model_len")) == ("vllm", "head", "org/m", 8192)
+    assert any("worker service(s) at line(s) 22" in n for n in dep.notes)
+    (tmp_path / "compose.yaml").write_text(CLUSTER.replace("${VLLM_IMAGE}", "${APP_IMAGE}"))
+    assert read_path(str(tmp_path / "compose.yaml")).deployments == []

@@ -170,3 +170,32 @@ def test_python_blocks_are_read_together_as_one_program(tmp_path):
                     "       '--model', BASE_CACHE, '--tensor-parallel-size', '2']\nsubprocess.Popen(cmd)\n```\n")
     (d,) = read_path(str(path)).deployments
     assert (d.model, d.get("tensor_parallel_size"), d.launch_span.line) == ("/kaggle/working/models/qwen3", 2, 11)
+
+
+FORM = """3. Deploy the LLM
+    - Deploy `org/big` with:
+        - General:
+            - Image: `vllm/vllm-openai:v0.11.0`
+        - Resources:
+            - GPU: 1
+        - Arguments (vLLM serve arguments)
+            - `--model org/big --max-model-len 32000 --kv-cache-dtype fp8 --port 8080`
+    OR
+    - Deploy `org/small`:
+        - Image: `vllm/vllm-openai:v0.11.0`
+        - Arguments
+            - `--model org/small --port 8080`
+"""
+
+
+def test_a_deployment_form_of_image_and_arguments_is_that_image_run(tmp_path):
+    """Sample K116 (passed over in silence): a hosted platform's form written as a list, the image in one code span
+    and its arguments in another: one launch per argument list, its release the image's, each value in place."""
+    p = tmp_path / "README.md"
+    p.write_text(FORM)
+    deps = read_path(str(p)).deployments
+    assert [(d.model, _at(d.model_span), d.engine_version) for d in deps] == \
+        [("org/big", (8, 24), "0.11.0"), ("org/small", (13, 24), "0.11.0")]
+    assert deps[0].get("max_model_len") == 32000 and _at(deps[0].span_of("max_model_len")) == (8, 48)
+    p.write_text(FORM.replace("vllm/vllm-openai:v0.11.0", "org/webapp:1.0"))  # no engine image above: no form
+    assert read_path(str(p)).deployments == []
