@@ -11,6 +11,10 @@ options below it, and kvlint reads the launch as the shell runs it, so every cap
 starts. When it falls before (`docker run ... --ipc host  # required \`, then the image and `vllm serve`), the
 shell runs the wrapper cut short, which fails; kvlint reads the launch as it was meant, so its checks still apply.
 
+A `\` followed by a blank at a line's end cuts the command the same way (the backslash escapes the blank, not the
+newline: the command ends with a one-blank argument, and the option lines run on their own); kvlint reads the launch
+as it was meant and says where the command ends.
+
 ## Why it matters
 The script looks right and starts something else: the server comes up without `--max-model-len` or
 `--tensor-parallel-size`, or the container never starts. The error is a line in a log that nobody reads.

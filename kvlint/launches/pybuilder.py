@@ -10,6 +10,11 @@ flag table names the most of them, counting only keys spelled as nothing but a s
 (`served_model_names`) are the builder's own and are named in the launch's notes, and a tensor-parallel size the
 call does not state is the builder's to set (an open input, never the default of 1). A call whose result no process
 starts (`LLM(**kw)`, an in-process engine, a config object) is not a launch.
+
+A platform's class for an engine server (sample K117: ZenML's `VLLMServiceConfig(model=..., port=port)`, which its
+model deployer runs as a vLLM server) is the same evidence with the engine in the class's name (the engine's name
+and a word for a server: `VLLMServiceConfig`, `SGLangServer`; a client's `VLLMOpenAI` has no such word): the call
+is the launch, its keywords that are that engine's flags its settings.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from typing import TYPE_CHECKING
 
 from kvlint.launches.build import LaunchContext, finish, parallelism_left_to
 from kvlint.launches.env import Field
+from kvlint.launches.pyclasses import module_file
 from kvlint.launches.structured import MODEL_NAMES
+from kvlint.lazyre import lazy
 
 if TYPE_CHECKING:
     from kvlint.deployment import Deployment
@@ -46,6 +53,43 @@ def built_starts(src: _Source, tree: ast.Module) -> list[Deployment]:
         if found is not None:
             out.append(found)
     return out
+
+
+# a platform's class for an engine server it starts (ZenML's `VLLMServiceConfig`, a `VLLMDeployment`, an
+# `SGLangServer`): the engine's name, then a word for a server, in the class's name; a client's (`VLLMOpenAI`) has none
+_SERVER_CLASS = lazy(r"(?i)(vllm|sglang)_?\w*?(service|server|deployment)\w*")
+
+
+def platform_servers(src: _Source, tree: ast.Module) -> list[Deployment]:
+    """One launch per call of a platform's engine-server class imported into the file with a model keyword (sample
+    K117: ZenML's `VLLMServiceConfig(model=..., port=port)`, which its model deployer runs as a vLLM server): the
+    keywords that are the engine's flags are its settings."""
+    imported = _imported(tree)
+    out: list[Deployment] = []
+    for node in ast.walk(tree):
+        if len(out) >= _MAX_CALLS:
+            break
+        if not isinstance(node, ast.Call) or _callee_root(node.func) not in imported:
+            continue
+        m = _SERVER_CLASS.fullmatch(_last_name(node.func))
+        module = imported[_callee_root(node.func)]
+        if m is None or not _integration(module, m.group(1).lower()) or \
+                module_file(src.path, module, 0) is not None:
+            continue  # a class of the repository's own is read in its module (kvlint.launches.pyclasses)
+        found = _launch(src, tree, node, module, m.group(1).lower())
+        out += [found] if found is not None else []
+    return out
+
+
+def _integration(module: str, engine: str) -> bool:
+    """A platform's package for the engine: its name a whole part of the module's path after the platform's
+    (`zenml.integrations.vllm.services`), not a module of the engine itself nor one merely named for it
+    (`app.vllm_server`)."""
+    return engine in module.lower().split(".")[1:]
+
+
+def _last_name(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _imported(tree: ast.Module) -> dict[str, str]:
@@ -109,15 +153,20 @@ def _unwrapped(arg: ast.expr | None) -> ast.expr | None:
     return arg
 
 
-def _launch(src: _Source, tree: ast.Module, call: ast.Call, module: str) -> Deployment | None:
-    """The launch the builder call stands for, or None when its keywords are no engine's flags with a model."""
+def _launch(src: _Source, tree: ast.Module, call: ast.Call, module: str, named: str | None = None
+            ) -> Deployment | None:
+    """The launch the builder call stands for, or None when its keywords are no engine's flags with a model.
+    `named`: the engine the callee's name says (a platform's server class), whose flags the keywords are."""
     from kvlint.engines.registered import facts
     from kvlint.launches.pyfile import _gpu_of, _keyword_flags
     from kvlint.launches.script import FoundLaunch
 
     pairs = [(k.arg, k, k.value) for k in call.keywords if k.arg]
-    model = next(((k, v) for k, _, v in pairs if _norm(k) in MODEL_NAMES), None)
-    chosen = _engine([k for k, _, _ in pairs], module + "." + ast.unparse(call.func))
+    # the engines' own model keys before the other spellings (`model_name` may be the served name beside `model`)
+    model = next(((k, v) for k, _, v in sorted(pairs, key=lambda p: p[0] not in ("model", "model_path"))
+                  if _norm(k) in MODEL_NAMES), None)
+    chosen = _engine([k for k, _, _ in pairs], module + "." + ast.unparse(call.func)) if named is None else \
+        (named, _options(named, [k for k, _, _ in pairs]))
     if model is None or chosen is None:
         return None
     engine, options = chosen
@@ -126,9 +175,10 @@ def _launch(src: _Source, tree: ast.Module, call: ast.Call, module: str) -> Depl
     fields += _keyword_flags(src, flags, engine)
     name = ast.unparse(call.func)
     own = [k for k, _, _ in pairs if k not in options and k != model[0]]
-    note = (f"the command is built by {name} (imported from {module}), which this file does not hold: its keyword "
-            "arguments that are the engine's flags are read as them" + (f"; {', '.join(own)} are its own" if own
-                                                                         else ""))
+    what = (f"the engine's server is configured by {name} (imported from {module}), which starts it" if named else
+            f"the command is built by {name} (imported from {module}), which this file does not hold")
+    note = (f"{what}: its keyword arguments that are the engine's flags are read as them" +
+            (f"; {', '.join(own)} are its own" if own else ""))
     found = FoundLaunch(engine, tuple(fields), src.span(call.func), notes=(note,))
     dep = finish(src.path, found, LaunchContext(), _gpu_of(src, tree, call))
     return parallelism_left_to(dep, f"the builder {name}", found.entry_span, roles=("tp",))
@@ -146,12 +196,11 @@ def _engine(keys: list[str], named: str) -> tuple[str, dict[str, str]] | None:
     """The engine whose flags the keywords are (key -> its option), with the most engine-spelled keys; a tie goes to
     the engine the builder's module or name names; None when no engine has enough."""
     from kvlint.engines.registered import engine_names
-    from kvlint.launches.keys import option_for_key, spelled_as_flag
+    from kvlint.launches.keys import spelled_as_flag
 
     scored: list[tuple[int, bool, str, dict[str, str]]] = []
     for engine in engine_names():
-        options = {k: o for k in keys if _norm(k) not in MODEL_NAMES and
-                   (o := option_for_key(engine, k) or _role_option(engine, k)) is not None}
+        options = _options(engine, keys)
         score = sum(1 for k in options if spelled_as_flag(k))
         scored.append((score, engine in named.lower(), engine, options))
     scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
@@ -159,6 +208,14 @@ def _engine(keys: list[str], named: str) -> tuple[str, dict[str, str]] | None:
     if best[0] < _MIN_FLAGS or (len(scored) > 1 and scored[1][:2] == best[:2]):
         return None
     return best[2], best[3]
+
+
+def _options(engine: str, keys: list[str]) -> dict[str, str]:
+    """Each keyword that is one of the engine's flags (or another engine's spelling of a size it has), to that flag."""
+    from kvlint.launches.keys import option_for_key
+
+    return {k: o for k in keys if _norm(k) not in MODEL_NAMES and
+            (o := option_for_key(engine, k) or _role_option(engine, k)) is not None}
 
 
 def _role_option(engine: str, key: str) -> str | None:

@@ -153,11 +153,12 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         elif isinstance(node, ast.Constant) and _command_string(node) and id(node) not in seen:
             out.extend(_script(src, src.mapped(node)))
     if bound is None and within is None:
-        from kvlint.launches.pybuilder import built_starts
+        from kvlint.launches.pybuilder import built_starts, platform_servers
         from kvlint.launches.pyclasses import class_starts
 
         out.extend(class_starts(path, tree, src))
         out.extend(built_starts(src, tree))
+        out.extend(platform_servers(src, tree))
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     # a bare "vllm serve" with nothing after it (a string a program completes) is no launch: the never-silent
     # note says where it is
@@ -363,23 +364,42 @@ def _fragments(node: ast.List | ast.Tuple) -> bool:
     """A list of shell fragments a program joins into one command line (`["docker run -d", "--gpus all",
     "vllm/vllm-openai:v0.6.4", "--model", args.model]`, then `" ".join(...)` run with `shell=True`): its first item
     is several words, and its items name an engine."""
-    import ast
 
     first = node.elts[0] if len(node.elts) > 1 else None
-    if not isinstance(first, ast.Constant) or not isinstance(first.value, str) or " " not in first.value.strip():
+    if not _spaced(first):
         return False
-    words = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    words = [_literal_text(e) for e in node.elts]
     return any(name in w.lower() for w in words for name in ("vllm", "sglang"))
 
 
+def _spaced(node: ast.expr | None) -> bool:
+    """A string, or an f-string whose literal text, holds a blank inside it (several words)."""
+    return " " in _literal_text(node).strip()
+
+
+def _literal_text(node: ast.expr | None) -> str:
+    """The literal characters of a string or f-string item ("" for anything else)."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return ""
+
+
 def _joined(src: _Source, elts: list[ast.expr]) -> Mapped:
-    """The items joined by spaces, as `" ".join` makes them: each string item's characters at their places, each
-    other item as its known value or an unresolved `${name}` at the item."""
+    """The items joined by spaces, as `" ".join` makes them (by newlines when they are a script's continued lines):
+    each string item's characters at their places, each other item as its known value or an unresolved `${name}` at
+    the item."""
     text: list[str] = []
     offsets: list[int] = []
+    # items that end in a shell continuation are a script's lines (`"vllm serve {m} \\"`, `"    --port 8000 \\"`),
+    # which the program joins by newlines
+    sep = "\n" if any(_literal_text(e).rstrip(" ").endswith("\\") for e in elts) else " "
     for k, elt in enumerate(elts):
         if k:
-            text.append(" ")
+            text.append(sep)
             offsets.append(offsets[-1] + 1)
         parts = _string_parts(elt)
         if parts is not None:

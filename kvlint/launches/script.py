@@ -189,15 +189,24 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         _track_condition(cmd.words, cmd.sep, state, m)
         runs = not _in_dead_arm(state)  # an arm of a `case` whose subject the script fixes, and which it does not match
         state.conditional += prev_sep in ("&&", "||")
-        if prev_sep == "#" and _cut_piece(cmd.words, _continued(commands, k), m, state, depth, pieces):
-            prev_sep = cmd.sep
+        blank = _blank_escaped(cmd.words, m)
+        words = cmd.words[:-1] if blank else cmd.words  # `... \ ` at a line's end: the blank is no argument meant
+        if prev_sep == "#" and _cut_piece(words, _continued(commands, k, m), m, state, depth, pieces):
+            prev_sep = "#" if blank else cmd.sep
+            continue
+        if blank and _continued(commands, k, m) and not pieces.joined:
+            # `\` then a blank ends the command (the escape takes the blank, not the newline), option lines follow:
+            # one command to its author, read as meant, the cut said (KV012)
+            pieces.joined, pieces.cut_from, pieces.before = list(words), commands[k + 1].words, words
+            pieces.blank = True
+            prev_sep = "#"
             continue
         pieces.before, pieces.count = cmd.words, len(state.launches)
         if runs:
             _command(cmd.words, m, state, depth)
             if depth == 0:
                 _beside(cmd.words, cmd.sep, pieces.count, m, state)
-            if len(state.launches) == pieces.count and _continued(commands, k):
+            if len(state.launches) == pieces.count and _continued(commands, k, m):
                 # the comment ends a command that launched nothing, and option lines follow: join them
                 pieces.joined, pieces.cut_from = list(cmd.words), commands[k + 1].words
         state.conditional -= prev_sep in ("&&", "||")
@@ -256,6 +265,7 @@ class _Pieces:
     cut_from: tuple[Word, ...] = ()  # the first piece cut off
     before: tuple[Word, ...] = ()  # the previous command's words
     count: int = 0  # launches before the previous command ran
+    blank: bool = False  # the cut is a `\\` escaping a trailing blank, not a comment
 
 
 def _cut_piece(words: tuple[Word, ...], continued: bool, m: Mapped, state: _State, depth: int,
@@ -276,8 +286,8 @@ def _cut_piece(words: tuple[Word, ...], continued: bool, m: Mapped, state: _Stat
         before = len(state.launches)
         _command(tuple(pieces.joined), m, state, depth)
         if len(state.launches) > before:
-            state.cuts.append(_cut_short(m, pieces.cut_from, pieces.before, joined=True))
-        pieces.joined, pieces.before, pieces.count = None, (), len(state.launches)
+            state.cuts.append(_cut_short(m, pieces.cut_from, pieces.before, joined=True, blank=pieces.blank))
+        pieces.joined, pieces.before, pieces.count, pieces.blank = None, (), len(state.launches), False
         return True
     if state.launches and len(state.launches) > pieces.count:
         line, _ = m.at(words[0].start)
@@ -291,12 +301,23 @@ def _cut_piece(words: tuple[Word, ...], continued: bool, m: Mapped, state: _Stat
 _MAX_JOINED = 2048  # words of one command joined across comments: a real one has tens
 
 
-def _continued(commands: list, k: int) -> bool:
-    """Whether command k ends at a comment and the next command is option lines (`--shm-size=32g \\`): to the
-    shell a command of its own, to its author the rest of command k."""
-    if commands[k].sep != "#" or k + 1 >= len(commands) or not commands[k + 1].words:
+def _continued(commands: list, k: int, m: Mapped) -> bool:
+    """Whether command k ends at a comment, or at a `\\` that escapes a trailing blank instead of the newline, and the
+    next command is option lines (`--shm-size=32g \\`): to the shell a command of its own, to its author the rest of
+    command k."""
+    ends = commands[k].sep == "#" or _blank_escaped(commands[k].words, m)
+    if not ends or k + 1 >= len(commands) or not commands[k + 1].words:
         return False
     return (commands[k + 1].words[0].literal or "").startswith("-")
+
+
+def _blank_escaped(words: tuple[Word, ...], m: Mapped) -> bool:
+    """Whether the command's last word is a `\\` and a blank at its line's end (sample K117: every continuation
+    written `\\ `): the shell reads an argument of one blank there and ends the command at the newline."""
+    if not words or words[-1].literal not in (" ", "\t"):
+        return False
+    end = words[-1].end
+    return m.text[end - 2:end] in ("\\ ", "\\\t") and m.text[end:end + 64].lstrip(" \t\r")[:1] in ("\n", "")
 
 
 @record
@@ -309,16 +330,20 @@ class Cut:
     words: Span  # the first of the words cut off
     text: str  # those words, as written (shortened)
     joined: bool
+    blank: bool = False  # ended by a `\\` that escapes a trailing blank, not by a comment
 
 
-def _cut_short(m: Mapped, cut: tuple[Word, ...], before: tuple[Word, ...], joined: bool) -> Cut:
+def _cut_short(m: Mapped, cut: tuple[Word, ...], before: tuple[Word, ...], joined: bool, blank: bool = False) -> Cut:
     end = before[-1].end if before else cut[0].start
     line, _ = m.at(end)
     newline = m.text.rfind("\n", 0, cut[0].start)
-    hash_at = m.text.find("#", end, newline if newline > end else len(m.text))
-    comment = m.span(hash_at, hash_at + 1) if hash_at >= 0 else m.span(end, end)
+    hash_at = -1 if blank else m.text.find("#", end, newline if newline > end else len(m.text))
+    slash = m.text.rfind("\\", 0, newline) if blank and newline > 0 else -1
+    comment = m.span(hash_at, hash_at + 1) if hash_at >= 0 else m.span(slash, slash + 2) if slash >= 0 else \
+        m.span(end, end)
+    cut = tuple(w for w in cut if w.literal not in (" ", "\t")) or cut  # an escaped trailing blank is no word shown
     text = " ".join(m.text[w.start:w.end] for w in cut[:4]) + (" ..." if len(cut) > 4 else "")
-    return Cut(comment, m.span(cut[0].start, cut[0].end), text, joined)
+    return Cut(comment, m.span(cut[0].start, cut[0].end), text, joined, blank)
 
 
 def _array_commands(state: _State) -> list[FoundLaunch]:

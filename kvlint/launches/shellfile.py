@@ -115,6 +115,13 @@ def _with_extension(deployments: list[Deployment], text: str) -> list[Deployment
 def cut_finding(path: str, cut: Cut) -> Finding:
     """KV012 at the words a comment cut off a launch (kvlint.launches.script.Cut)."""
     line = cut.comment.line
+    if cut.blank:
+        message = (f"the `\\` at the end of line {line} is followed by a blank, so it escapes the blank, not the "
+                   f"newline: the shell ends the command there with a one-blank argument, and `{cut.text}` and the "
+                   "lines after run as a command of their own and fail; kvlint read the launch as it was meant")
+        fix = "delete the blanks after each `\\`: a line continues only when `\\` is its last character"
+        return Finding("KV012", "comment-cuts-command", Severity.WARNING, message, cut.words, fix=fix,
+                       related=(Related(cut.comment, "the command ends here"),), path=path)
     if cut.joined:
         message = (f"the comment on line {line} ends this command (a `\\` inside a comment continues nothing): the "
                    f"shell runs it without `{cut.text}` and the lines after, which then run as a command of their own "

@@ -1343,6 +1343,24 @@ def test_a_command_comments_cut_in_pieces_is_read_as_meant_and_said(tmp_path):
     assert (_at(cut.span), cut.related[0].span.line) == ((4, 3), 3) and "read the launch as it was meant" in cut.message
 
 
+def test_continuations_written_backslash_blank_are_read_as_meant_and_said(tmp_path):
+    """Sample K117 (measured: a KV002 warning "empty model reference"): every line of the command ends in `\\ `, so
+    the shell ends it at the first line with a one-blank argument; the launch is read as meant (no blank model) and
+    KV012 says where the shell ends it. A `\\` last on its line still continues."""
+    p = tmp_path / "serve.sh"
+    p.write_text("python -m vllm.entrypoints.openai.api_server \\ \n--model org/m \\ \n--port 8000 \\ \n"
+                 "--max-model-len 4096\n")
+    result = read_path(str(p))
+    (d,) = result.deployments
+    assert (d.model, _at(d.model_span), d.get("max_model_len")) == ("org/m", (2, 9), 4096)
+    (cut,) = [f for f in result.findings if f.code == "KV012"]
+    assert (_at(cut.span), _at(cut.related[0].span)) == ((2, 1), (1, 46)) and "escapes the blank" in cut.message
+    p.write_text(p.read_text().replace("\\ \n", "\\\n"))
+    result = read_path(str(p))
+    assert [d.get("max_model_len") for d in result.deployments] == [4096]
+    assert not [f for f in result.findings if f.code == "KV012"]
+
+
 def test_a_build_path_with_a_variable_is_the_one_folder_of_the_tree_it_fits(tmp_path):
     """Sample K41's compose (measured: silent): `build: ./vllm/${MODEL_DIR}` on GPUs with no command; the variable
     is set elsewhere, and ./vllm holds one folder with a Dockerfile, whose CMD is the launch (at `build:`). Two

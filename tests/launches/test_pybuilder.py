@@ -43,3 +43,15 @@ def test_a_builder_call_no_process_starts_is_not_a_launch(tmp_path):
 def test_keywords_of_no_engine_or_without_a_model_are_no_launch(tmp_path):
     assert _write(tmp_path, "subprocess.run(make_cmd(model='org/m', retries=3, verbose=True))\n") == []
     assert _write(tmp_path, "subprocess.run(make_cmd(max_model_len=8192, gpu_memory_utilization=0.9))\n") == []
+
+
+def test_a_platforms_engine_server_class_with_a_model_is_a_launch(tmp_path):
+    """Sample K117 (silent before): ZenML's `VLLMServiceConfig(model=..., port=port, max_model_len=...)` imported
+    from its vLLM integration; a client class named for the engine (`VLLMOpenAI`) is not one."""
+    path = tmp_path / "deploy.py"
+    path.write_text("from zenml.integrations.vllm.services.vllm_deployment import VLLMServiceConfig\n"
+                    "from langchain_community.llms import VLLMOpenAI\n\n"
+                    "cfg = VLLMServiceConfig(model_name='default', model='org/m', port=8000, max_model_len=4096)\n"
+                    "client = VLLMOpenAI(model_name='org/m', openai_api_base='http://x/v1')\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, _at(dep.launch_span), dep.get("max_model_len")) == ("vllm", "org/m", (4, 7), 4096)

@@ -126,3 +126,17 @@ def test_flags_a_program_adds_unless_its_caller_gave_them_are_its_defaults(tmp_p
                  "    return cmd\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.model, dep.get("max_model_len"), dep.get("enforce_eager")) == ("org/m", 8192, None)
+
+
+def test_a_list_of_continued_script_lines_is_joined_by_newlines(tmp_path):
+    """Sample K117's Slurm templates (measured: the SGLang ones missed): `[f"{PYTHON} -m sglang.launch_server \\\\",
+    "    --model-path {model_weights_path} \\\\", ...]`, an f-string first, each item a continued line of the script
+    the program writes: one launch each, its model on the second line."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "templates.py"
+    p.write_text('PYTHON = "python3.10"\nCMD = {\n    "sglang": [\n        f"{PYTHON} -m sglang.launch_server \\\\",\n'
+                 '        "    --model-path org/m \\\\",\n        "    --context-length 4096 \\\\",\n'
+                 '        "    --port $PORT",\n    ],\n}\n')
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.model_span.line, dep.get("context_length")) == ("sglang", "org/m", 5, 4096)
