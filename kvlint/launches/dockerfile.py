@@ -179,6 +179,9 @@ def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
             buf.append(" " * (len(line) + 1))  # blanked, its length kept: offsets still match the file
             offset += len(line) + 1
             continue
+        if buf is None and line.lstrip().startswith("#"):
+            offset += len(line) + 1  # a comment of its own continues nothing, whatever it ends with (sample K115:
+            continue  # `# Run: docker run --gpus all \` in a header swallowed the FROM below it)
         if buf is None:
             buf_start, buf = offset, []
         stripped = line.rstrip()

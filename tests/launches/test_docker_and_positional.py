@@ -208,3 +208,16 @@ def test_a_shell_entrypoint_whose_script_ends_in_an_image_script_reads_the_conta
         ("vllm", "org/glm", (2, 12), 8)
     plain = text.replace("exec /usr/local/bin/serve-glm52.sh", "echo")  # a shell that runs no script of the image
     assert read_path("run.sh", plain).deployments == []
+
+
+def test_a_dockerfile_header_comment_ending_in_a_backslash_continues_nothing(tmp_path):
+    """Sample K115 (measured: a KV007 warning assuming the newest release): a header comment `# Run: docker run
+    --gpus all \\` joined the lines below it, FROM among them, so the CMD's launch had no base image; a comment line
+    of its own ends where it ends, as Docker's parser has it."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "Dockerfile"
+    p.write_text("# Run:  docker run --gpus all \\\n#         my-image\n\nFROM vllm/vllm-openai:v0.6.6\n"
+                 'CMD ["--model", "org/m", "--limit-mm-per-prompt", "image=5"]\n')
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.image, dep.engine_version, dep.model) == ("vllm/vllm-openai:v0.6.6", "0.6.6", "org/m")
