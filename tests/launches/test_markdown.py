@@ -199,3 +199,15 @@ def test_a_deployment_form_of_image_and_arguments_is_that_image_run(tmp_path):
     assert deps[0].get("max_model_len") == 32000 and _at(deps[0].span_of("max_model_len")) == (8, 48)
     p.write_text(FORM.replace("vllm/vllm-openai:v0.11.0", "org/webapp:1.0"))  # no engine image above: no form
     assert read_path(str(p)).deployments == []
+
+
+def test_an_mdx_docs_page_is_walked_and_read_as_markdown(tmp_path):
+    """Sample K119 (four launches passed over in silence: the walk skipped the file): an MDX page (Fern, Docusaurus,
+    Mintlify docs) is Markdown with components; its fenced commands are read, inside `<Tab>` elements too."""
+    page = tmp_path / "docs" / "vllm.mdx"
+    page.parent.mkdir()
+    page.write_text('<Tabs>\n  <Tab title="pip">\n    ```bash\n    vllm serve org/m \\\n      --max-model-len 4096\n'
+                    "    ```\n  </Tab>\n</Tabs>\n")
+    assert (str(page), None) in list(iter_files([str(tmp_path)]))
+    (dep,) = read_path(str(page)).deployments
+    assert (dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("org/m", (4, 16), 4096)
