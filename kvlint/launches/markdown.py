@@ -78,8 +78,8 @@ def _unfenced_launches(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.textfile import _ENTRY, read_lines
 
     outside = _blanked(text, _block_ranges(text, None))
-    found = [(s, e) for s, e in commands(outside) if _COMMAND_START.match(outside, s) or _handed(outside[s:e])] \
-        if _ENTRY.search(outside) is not None else []
+    found = [(s, e) for s, e in commands(outside) if (_COMMAND_START.match(outside, s) or _handed(outside[s:e]))
+             and not _prose(outside[s:e])] if _ENTRY.search(outside) is not None else []
     found += [c for c in _inline_commands(outside) if not any(s <= c[0] < e for s, e in found)]
     found += [c for c in container_runs(outside) if not any(s <= c[0] < e for s, e in found)]
     return (read_lines(path, outside, sorted(found)) if found else []) + _form_launches(path, outside)
@@ -143,6 +143,17 @@ def _run_form(path: str, text: str, image: tuple[int, str], args: tuple[int, int
     note = "a deployment form of the runbook: the image and the arguments given to it, read as that image run"
     ctx = LaunchContext(notes=(note, *notes))
     return [finish(path, f, ctx, ManifestGpu()) for f in launches]
+
+
+# a line that starts like a command and goes on as a sentence: `vllm serve in 4090 x4` (sample K118's heading)
+_PROSE = lazy(r"[ \t]*(?:vllm[ \t]+serve|sglang[ \t]+serve)[ \t]+(?:in|on|with|for|the|a|an|and|to|of|using|via|"
+              r"mode|is|was|will|can|should|must|example|command)\b[^-\n]*$", re.IGNORECASE)
+
+
+def _prose(line: str) -> bool:
+    """Whether a line outside the code blocks is prose that opens with the engine's command: its next word is a
+    sentence's, and no option follows."""
+    return _PROSE.match(line) is not None
 
 
 # a tool of the repository's own handed the engine's command after `--` (`k8shazgpu vllm run --name x -- vllm serve m`):

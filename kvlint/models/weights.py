@@ -520,6 +520,11 @@ def _choose_quant(spec: ModelSpec, override: str | None) -> Quantization | None:
         return Quantization("fp8-online", 8)
     if name == "bitsandbytes":  # in-flight 4-bit with fp32 absmax per 64 weights
         return Quantization("bitsandbytes", 4, 64)
+    if name in _CHECKPOINT_ONLY and spec.derived_from is not None:
+        # the config is a stand-in (a local folder named after a public model, sample K118's `quantize/model/
+        # Qwen2.5-1.5B-Instruct`): whether the checkpoint itself is quantized so, the flag says it is, is unknown
+        raise WeightsError(f"--quantization {override} needs a checkpoint quantized that way; the config kvlint holds "
+                           f"stands in for {spec.model_id} ({spec.derived_from}) and cannot say whether it is")
     if name in _CHECKPOINT_ONLY:  # the engine looks for the method's config in the checkpoint and stops without it
         from kvlint.errors import InvalidSettingError
 

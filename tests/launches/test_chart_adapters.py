@@ -279,3 +279,20 @@ def test_a_catalogue_entry_switched_off_is_audited_not_deployed(tmp_path):
     deps = read_path(str(p)).deployments
     assert [(d.get("max_model_len"), d.disabled is not None) for d in deps] == [(14336, True), (8192, False)]
     assert deps[0].disabled is not None and deps[0].disabled.line == 4
+
+
+def test_an_unknown_charts_values_with_no_gpu_count_and_no_tp_leave_tp_to_the_template(tmp_path):
+    """Sample K118 (measured: a KV108 error, "no GPU can start Llama-3.1-405B-FP8 at TP 1"): an unknown chart's
+    values name the model and the vLLM image but neither GPUs nor TP: the template sets both, so TP is open, never
+    1; one GPU stated is TP 1."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "values.yaml"
+    body = ("servedModel: meta-llama/Llama-3.1-405B-Instruct-FP8\nimage:\n  vllmURI: vllm/vllm-openai\n"
+            "  vllmTag: v0.6.2\n{resources}")
+    p.write_text(body.format(resources="resources: {}\n"))
+    (dep,) = read_path(str(p)).deployments
+    assert dep.settings["tensor_parallel_size"].resolved is False
+    p.write_text(body.format(resources="resources:\n  limits:\n    nvidia.com/gpu: 1\n"))
+    (dep,) = read_path(str(p)).deployments
+    assert "tensor_parallel_size" not in dep.settings and dep.gpu_count == 1

@@ -211,3 +211,12 @@ def test_an_mdx_docs_page_is_walked_and_read_as_markdown(tmp_path):
     assert (str(page), None) in list(iter_files([str(tmp_path)]))
     (dep,) = read_path(str(page)).deployments
     assert (dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("org/m", (4, 16), 4096)
+
+
+def test_a_heading_that_opens_with_the_engine_command_is_prose(tmp_path):
+    """Sample K118 (measured: two launches of the model "in"): `vllm serve in 4090 x4` above each fenced command is a
+    heading; the fenced commands are the launches."""
+    p = tmp_path / "README.md"
+    p.write_text("# TEST\n\nvllm serve in 4090 x4\n```\nvllm serve org/m --tensor-parallel-size 4\n```\n\n"
+                 "vllm serve org/other --max-model-len 4096\n")
+    assert [d.model for d in read_path(str(p)).deployments] == ["org/m", "org/other"]

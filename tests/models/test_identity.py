@@ -157,3 +157,17 @@ def test_a_chart_key_names_the_model_beside_its_path(tmp_path):
     assert [s.skip_kind for s in result.launches] == ["model-conflict"]
     (kv002,) = [f for f in result.findings if f.code == "KV002"]
     assert "the key modelName meta-llama/Llama-3.1-8B-Instruct, line 2" in kv002.message
+
+
+def test_a_checkpoint_only_quantization_on_a_folder_named_after_a_model_is_not_a_refusal(tmp_path):
+    """Sample K118 (measured: a KV007 error "needs a checkpoint quantized with modelopt_fp4; declares none"): the
+    folder `quantize/model/Qwen2.5-1.5B-Instruct` is named after a public model, but whether the checkpoint in it is
+    quantized so is its own config's to say, which kvlint does not hold: no refusal, the launch not sized. The public
+    model's own id keeps the refusal."""
+    p = tmp_path / "serve.sh"
+    body = "python -m sglang.launch_server --model-path {model} --quantization modelopt_fp4\n"
+    p.write_text(body.format(model="/ws/quantize/model/Qwen2.5-1.5B-Instruct"))
+    assert not [f for f in lint([str(p)], LintOptions(select=("KV007",))).findings]
+    q = tmp_path / "serve-hub.sh"
+    q.write_text(body.format(model="Qwen/Qwen2.5-1.5B-Instruct"))
+    assert [f.code for f in lint([str(q)], LintOptions(select=("KV007",))).findings] == ["KV007"]

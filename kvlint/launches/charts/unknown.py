@@ -142,20 +142,34 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
                         disabled=_switched_off(doc, block))
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
     at = span if model is not None and not text(model) else model or doc  # an empty model: the image launches
-    return [_deployment(yf.path, engine, fields, at, ctx, gpu)], []
+    return [_deployment(yf.path, engine, fields, at, ctx, gpu, tp_open=not _keys_tp(engine, block))], []
+
+
+def _keys_tp(engine: str, block: structured.Block | None) -> bool:
+    """Whether the values hold a key for TP, set or left empty (castai's `tensorParallelSize:`: the engine's default
+    unless the install sets it)."""
+    from kvlint.engines import get_engine
+
+    tp = get_engine(engine).setting("tp")
+    table = get_engine(engine).flag_table()
+    return block is not None and any((spec := table.by_option.get(option)) is not None and spec.dest == tp
+                                     for *_, option in block.pairs)
 
 
 def _deployment(path: str, engine: str, fields: list[Field], launch: YNode | Span | None, ctx: LaunchContext,
-                gpu: ManifestGpu) -> Deployment:
-    """A launch of a chart or operator kvlint has no adapter for: with several GPUs and no TP written in the
-    values, the template may derive TP from the GPU count (`--tensor-parallel-size={{ .Values.gpu.count }}` is
-    common), so it is an open input bounded by that count, not the engine's default of 1."""
+                gpu: ManifestGpu, tp_open: bool = False) -> Deployment:
+    """A launch of a chart or operator kvlint has no adapter for: with several GPUs and no TP written in the values,
+    the template may derive TP from the GPU count (`--tensor-parallel-size={{ .Values.gpu.count }}` is common), so it
+    is an open input bounded by that count, not the engine's default of 1; one GPU is TP 1. `tp_open`: the values
+    state neither GPUs nor a TP key (sample K118: a model and an image only), so the template sets both."""
     from kvlint.launches.build import parallelism_left_to
 
     dep = chart_deployment(path, engine, fields, launch, ctx, gpu)
-    if (dep.gpu_count or 0) < 2:
+    if dep.gpu_count == 1 or (dep.gpu_count is None and not tp_open):
         return dep
-    return parallelism_left_to(dep, "the chart's template", dep.gpu_count_span, roles=("tp",))
+    # no GPU count in the values either (sample K118: `servedModel: meta-llama/Llama-3.1-405B-Instruct-FP8`, no
+    # resources): the template sets both, so TP is as open as the GPUs it requests
+    return parallelism_left_to(dep, "the chart's template", dep.gpu_count_span or dep.launch_span, roles=("tp",))
 
 
 def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
