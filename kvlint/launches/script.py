@@ -1551,7 +1551,36 @@ def _handed_command(rest: list[Field], env: dict[str, str], depth: int, state: _
         if named and program and " " in value.text.strip() and not value.text.startswith("-") \
                 and (found := _argument_command(value, env, depth, state)) is not None:
             return found
+        if program and value.text.lstrip().startswith("--") and " " in value.text.strip() and \
+                rest[k - 1].text.startswith("-") and (found := _handed_flags(rest, k, env, depth)) is not None:
+            return found
     return None
+
+
+def _handed_flags(rest: list[Field], k: int, env: dict[str, str], depth: int) -> FoundLaunch | None:
+    """A program handed the engine's arguments as one option's value, the engine named by another of its options or
+    by the flags themselves (sample K117: `sml advanced --framework sglang --framework-args "--model-path M --dp-size
+    4 ..."`, a cluster tool that submits the server): the engine's launch with those arguments, each at its place,
+    the parallelism the flags do not state left to the program. The value must name the engine's model."""
+    from kvlint.engines.registered import facts
+    from kvlint.launches.infer import engine_from_flags
+
+    value = rest[k]
+    words = value.text.split()
+    named = {w.text.lower() for w in rest if w.text.lower() in ENGINE_NAMES}
+    engine = next(iter(named)) if len(named) == 1 else engine_from_flags([Field(w, None) for w in words])
+    if engine is None or not any(w.split("=", 1)[0] == facts(engine).MODEL_FLAG for w in words):
+        return None
+    m = value.mapped()
+    prefix = f"python3 -m {facts(engine).ENTRY_MODULES[0]} "
+    inner = m.view(m.path, prefix + m.text, [0] * len(prefix) + list(range(len(m.text) + 1)))
+    launches, _, _ = run_script(inner, env, depth + 1)
+    if not launches:
+        return None
+    note = (f"{rest[0].text} is handed {engine}'s arguments in {rest[k - 1].text} and starts the engine with them "
+            "(its other options are its own)")
+    return replace(launches[-1], notes=launches[-1].notes + (note,), left_to=f"the program {rest[0].text}",
+                   entry_span=rest[0].span)
 
 
 def _argument_command(word: Field, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:

@@ -296,3 +296,32 @@ def test_an_unknown_charts_values_with_no_gpu_count_and_no_tp_leave_tp_to_the_te
     p.write_text(body.format(resources="resources:\n  limits:\n    nvidia.com/gpu: 1\n"))
     (dep,) = read_path(str(p)).deployments
     assert "tensor_parallel_size" not in dep.settings and dep.gpu_count == 1
+
+
+def test_a_kserve_inference_service_whose_model_format_is_vllm_is_a_launch(tmp_path):
+    """Sample K121 (passed over in silence): an InferenceService whose predictor's `modelFormat: {name: vLLM}` and
+    `runtime: vllm` name the engine, with `args` and GPUs, its ServingRuntime installed apart: one vLLM launch of its
+    storageUri (an OCI model car named by its tag); beside a ServingRuntime the file is read as before."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "isvc.yaml"
+    p.write_text("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: vllm\nspec:\n"
+                 "  predictor:\n    model:\n      args:\n      - --tensor-parallel-size=2\n      modelFormat:\n"
+                 "        name: vLLM\n      resources:\n        limits:\n          nvidia.com/gpu: \"2\"\n"
+                 "      runtime: vllm\n      storageUri: oci://quay.io/org/modelcar-catalog:granite-3.3-8b-instruct\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model_span.line, dep.get("tensor_parallel_size"), dep.gpu_count) == ("vllm", 16, 2, 2)
+    p.write_text(p.read_text().replace("name: vLLM", "name: sklearn").replace("runtime: vllm", "runtime: mlserver"))
+    assert read_path(str(p)).deployments == []
+
+
+def test_the_vllm_kserve_charts_overlay_that_keeps_its_runtime_is_read(tmp_path):
+    """Sample K121 (passed over in silence): an overlay of redhat-ai-services' vllm-kserve chart sets
+    `servingTopology: multiNode`, `multiNode` sizes and `model.uri`, keeping the chart's own vLLM runtime."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "values.yaml"
+    p.write_text("servingTopology: multiNode\nmultiNode:\n  pipelineParallelSize: 2\n  tensorParallelSize: 1\n"
+                 "model:\n  uri: oci://quay.io/org/modelcar-catalog:qwen2.5-7b-instruct\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model_span.line, dep.get("pipeline_parallel_size"), dep.gpu_count) == ("vllm", 6, 2, 2)

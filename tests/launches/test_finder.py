@@ -1361,6 +1361,20 @@ def test_continuations_written_backslash_blank_are_read_as_meant_and_said(tmp_pa
     assert not [f for f in result.findings if f.code == "KV012"]
 
 
+def test_a_program_handed_the_engines_arguments_in_one_option_starts_that_engine(tmp_path):
+    """Sample K121 (passed over in silence): `sml advanced --framework sglang --framework-args "--model-path M \\
+    --dp-size 4"`, a cluster tool that submits the server: SGLang's launch with those arguments, each in place; the
+    same value without the model is no launch."""
+    p = tmp_path / "launch.sh"
+    p.write_text('sml advanced \\\n  --framework sglang \\\n  --framework-args "--model-path org/m \\\n'
+                 '    --dp-size 4 \\\n    --context-length 4096"\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("dp_size"), d.get("context_length")) == \
+        ("sglang", "org/m", (3, 34), 4, 4096)
+    p.write_text('sml advanced --framework sglang --framework-args "--dp-size 4 --context-length 4096"\n')
+    assert read_path(str(p)).deployments == []
+
+
 def test_a_build_path_with_a_variable_is_the_one_folder_of_the_tree_it_fits(tmp_path):
     """Sample K41's compose (measured: silent): `build: ./vllm/${MODEL_DIR}` on GPUs with no command; the variable
     is set elsewhere, and ./vllm holds one folder with a Dockerfile, whose CMD is the launch (at `build:`). Two

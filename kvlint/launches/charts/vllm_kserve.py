@@ -25,19 +25,24 @@ _MOUNT = "/mnt/models"
 
 
 # a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
-KEYS = ("servingRuntime",)
+KEYS = ("servingRuntime", "servingTopology")
 
 
 def matches(doc: YNode) -> bool:
+    """The chart's values: a `servingRuntime` with its argv, or its own `servingTopology` key (an overlay that keeps
+    the chart's runtime, sample K121), beside a `model` map."""
     runtime, model = doc.get("servingRuntime"), doc.get("model")
-    if runtime is None or not runtime.is_map or model is None or not model.is_map:
+    if model is None or not model.is_map:
         return False
-    argv = runtime.get("args") is not None or runtime.get("command") is not None
+    if runtime is None:
+        return text(doc.get("servingTopology")) in ("singleNode", "multiNode") and model.get("uri") is not None
+    argv = runtime.is_map and (runtime.get("args") is not None or runtime.get("command") is not None)
     return argv and any(model.get(k) is not None for k in ("uri", "args", "mode"))
 
 
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
-    runtime, model = doc.get("servingRuntime"), doc.get("model")
+    model = doc.get("model")
+    runtime = (doc.get("servingRuntime") or YNode("map", model.span, model.start, model.start)) if model else None
     if runtime is None or model is None:
         return []
     argv = _items(runtime.get("command")) + [f for f in _items(runtime.get("args")) if not _mount_model(f)]
@@ -46,6 +51,8 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     if uri is not None:
         argv += [Field("--model", uri.span), Field(uri.text, uri.span)]
     image_engine = shipped_engine(text(doc.path("image", "image")))  # the runtime image when the command is implicit
+    if doc.get("servingRuntime") is None:
+        image_engine = image_engine or "vllm"  # the chart's own runtime: vLLM's server, its command the chart's
     found = launch_in_argv(argv, {}, image_default=image_engine if runtime.get("command") is None else None)
     if found is None:
         return []
