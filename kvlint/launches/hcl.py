@@ -126,13 +126,19 @@ def _heredoc_scripts(path: str, text: str) -> list[Deployment]:
     out: list[Deployment] = []
     for h, body in _heredocs(text):
         opening = text[text.rfind("\n", 0, h.start()) + 1 : h.end()]
-        if not any(w in body for w in _WORDS) or not _is_script(opening, body):
+        handed = _SHELL_C.search(text, max(0, h.start() - 200), h.start()) is not None
+        if not any(w in body for w in _WORDS) or not (handed or _is_script(opening, body)):
             continue
         if module is None:
             module = module_values(path) if "var." in body or "local." in body else {}
         body = _TEMPLATE.sub(partial(_for_shell, module), body)
         out += read_script(path, "\n" * text.count("\n", 0, h.end()) + body).deployments  # its here-documents too
     return out
+
+
+# a here-document that is the script of a shell's `-c` in a command list (`command = ["bash", "-c", <<-EOT`, sample
+# K120's EKS deployment)
+_SHELL_C = lazy(r"""["'](?:/bin/)?(?:ba|z)?sh["'][ \t]*,\s*["']-[a-z]*c["'][ \t]*,\s*(?:trimspace\()?\Z""")
 
 
 def _is_script(opening: str, body: str) -> bool:

@@ -231,7 +231,9 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
             found = named_image_wrapper(found, image_text, fields[0].span if fields else None)
         launches = [found] if found else []
     if not launches and script is None and c.get("command") is None and _container_like(c, anc):
-        guessed = engine_from_flags(fields)  # args-only (Kustomize patches, KServe predictors)
+        # args-only (Kustomize patches, KServe predictors): the flags' engine, else the engine the predictor's model
+        # format names (sample K121: `modelFormat: {name: vLLM}` with one `--tensor-parallel-size=2`)
+        guessed = engine_from_flags(fields) or (_format_engine(c) if fields else None)
         if guessed:
             stored = _storage_model(c)  # the launch is at its model when the predictor names one
             launches = [FoundLaunch(guessed, tuple(stored + fields), None if stored else _place(c, anc), env)]

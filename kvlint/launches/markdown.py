@@ -80,9 +80,31 @@ def _unfenced_launches(path: str, text: str) -> list[Deployment]:
     outside = _blanked(text, _block_ranges(text, None))
     found = [(s, e) for s, e in commands(outside) if (_COMMAND_START.match(outside, s) or _handed(outside[s:e]))
              and not _prose(outside[s:e])] if _ENTRY.search(outside) is not None else []
-    found += [c for c in _inline_commands(outside) if not any(s <= c[0] < e for s, e in found)]
-    found += [c for c in container_runs(outside) if not any(s <= c[0] < e for s, e in found)]
-    return (read_lines(path, outside, sorted(found)) if found else []) + _form_launches(path, outside)
+    # a command continued PowerShell's way (`` ` `` at each line's end, sample K120's runbook pasted unfenced) is
+    # read by the PowerShell reader, its continuation lines with it
+    ps = [(s, _backtick_end(outside, s)) for s, e in found if outside[s:e].rstrip().endswith("`")]
+    found = [(s, e) for s, e in found if not outside[s:e].rstrip().endswith("`")]
+    found += [c for c in _inline_commands(outside) if not any(s <= c[0] < e for s, e in found + ps)]
+    found += [c for c in container_runs(outside) if not any(s <= c[0] < e for s, e in found + ps)]
+    return (read_lines(path, outside, sorted(found)) if found else []) + _form_launches(path, outside) \
+        + (_powershell_lines(path, outside, ps) if ps else [])
+
+
+def _backtick_end(text: str, start: int) -> int:
+    """The end of a command whose lines end in PowerShell's continuation backtick: its last such line's next."""
+    end = text.find("\n", start)
+    while end >= 0 and text[start:end].rstrip().endswith("`"):
+        nxt = text.find("\n", end + 1)
+        end = len(text) if nxt < 0 else nxt
+        if nxt < 0:
+            break
+    return len(text) if end < 0 else end
+
+
+def _powershell_lines(path: str, text: str, ranges: list[tuple[int, int]]) -> list[Deployment]:
+    from kvlint.launches.powershell import read_powershell
+
+    return read_powershell(path, _blanked(text, _between(sorted(ranges), len(text))))
 
 
 # an inline code span that is an engine image (`vllm/vllm-openai:latest`, `lmsysorg/sglang:v0.5.4`)
@@ -179,14 +201,34 @@ _INLINE = lazy(r"(?<!`)(`+)(?!`)([^\n]+?)(?<!`)\1(?!`)")
 def _inline_commands(text: str) -> list[tuple[int, int]]:
     """(start, end) of each inline code span that is a whole engine command standing alone in a table cell or on its
     line (a quick-reference table's `` `python -m vllm.entrypoints.api_server --model X --port 8000` ``): its
-    program first, an entry point named; a span inside a sentence is prose's, and one that only names the program
-    (`` `vllm serve` ``) is no launch without a model (kvlint.launches.groups)."""
+    program first, an entry point named; a span inside a sentence is prose's unless it is a whole command (a model
+    written out, options after it), and one that only names the program (`` `vllm serve` ``) is no launch without a
+    model (kvlint.launches.groups)."""
     from kvlint.launches.textfile import _ENTRY
 
     if "`" not in text:
         return []
     return [(m.start(2), m.end(2)) for m in _INLINE.finditer(text)
-            if _COMMAND_START.match(m.group(2)) and _ENTRY.search(m.group(2)) is not None and _alone(text, m)]
+            if _COMMAND_START.match(m.group(2)) and _ENTRY.search(m.group(2)) is not None
+            and (_alone(text, m) or (_complete(m.group(2)) and not _in_table(text, m.start())))]
+
+
+def _in_table(text: str, at: int) -> bool:
+    """Whether the offset is on a table row (`| shape | count | example |`): a catalogue's example cell is read only
+    under a column headed as commands (`_alone`)."""
+    return text[text.rfind("\n", 0, at) + 1 : at].lstrip().startswith("|")
+
+
+# a model written out in a command: after `serve` or the model flag, a Hub id or an absolute path
+_MODEL_GIVEN = lazy(r"(?:\bserve[ \t]+|--model(?:-path)?[ \t=]+)[\"']?(?:[A-Za-z0-9][\w.-]*/[\w.-]*\w|/[\w./-]+)")
+
+
+def _complete(body: str) -> bool:
+    """A code span inside a sentence that is a whole command to run (sample K120: "serve the model by running
+    `vllm serve meta-llama/Llama-3.1-405B-Instruct --tensor-parallel-size 8 ...`"): a model written out and an
+    option after it; a span that only names the command (`vllm serve`, `vllm serve <model>`) stays prose."""
+    m = _MODEL_GIVEN.search(body)
+    return m is not None and " --" in body[m.end():]
 
 
 _BEFORE = lazy(r"(?:^|\|)[ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?$")

@@ -173,10 +173,6 @@ def _by_kind(yf: YamlFile, doc: YNode) -> list[Deployment]:
         from kvlint.launches.charts import kserve
 
         return kserve.read_llmisvc(yf, doc)
-    if kind == "InferenceService" and api.startswith("serving.kserve.io") and not _holds_kind(yf, "ServingRuntime"):
-        from kvlint.launches.charts import kserve
-
-        return kserve.read_isvc(yf, doc)
     if kind in ("Playground", "BackendRuntime") and "llmaz" in api:
         from kvlint.launches.charts import llmaz
 
@@ -194,12 +190,6 @@ def _by_kind(yf: YamlFile, doc: YNode) -> list[Deployment]:
 
         return kaito.read_workspace(yf, doc)
     return []
-
-
-def _holds_kind(yf: YamlFile, kind: str) -> bool:
-    """Whether a document of the file is of this kind (a ServingRuntime beside an InferenceService is read with it)."""
-    return any((k := d.get("kind")) is not None and k.is_scalar and k.text in (kind, "ClusterServingRuntime")
-               for d in yf.docs if d is not None and d.is_map)
 
 
 def _installs_chart(doc: YNode) -> bool:

@@ -300,8 +300,9 @@ def test_an_unknown_charts_values_with_no_gpu_count_and_no_tp_leave_tp_to_the_te
 
 def test_a_kserve_inference_service_whose_model_format_is_vllm_is_a_launch(tmp_path):
     """Sample K121 (passed over in silence): an InferenceService whose predictor's `modelFormat: {name: vLLM}` and
-    `runtime: vllm` name the engine, with `args` and GPUs, its ServingRuntime installed apart: one vLLM launch of its
-    storageUri (an OCI model car named by its tag); beside a ServingRuntime the file is read as before."""
+    `runtime: vllm` name the engine, with one flag in `args` (too few to tell the engine by) and GPUs, its
+    ServingRuntime installed apart: one vLLM launch of its storageUri (an OCI model car named by its tag); another
+    model format is none."""
     from kvlint.launches import read_path
 
     p = tmp_path / "isvc.yaml"

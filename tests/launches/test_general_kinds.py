@@ -159,3 +159,17 @@ def test_a_kserve_predictor_given_only_engine_arguments_is_placed_at_its_model_k
     assert (d.engine, d.model, _at(d.launch_span)) == ("vllm", None, (8, 5))
     assert d.get("tensor_parallel_size") == 2 and d.gpu_count == 2
     assert any("ServingRuntime vllm-openai-runtime" in n for n in d.notes)
+
+
+def test_a_terraform_heredoc_handed_to_a_shells_c_is_its_script(tmp_path):
+    """Sample K120's EKS deployment (measured: a KV008 only): `command = ["bash", "-c", <<-EOT ... vllm serve M
+    --tensor-parallel-size 8 ... EOT]` in a `kubernetes_deployment`: the here-document is the container's script."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "model.tf"
+    p.write_text('resource "kubernetes_deployment" "llm" {\n  spec {\n    containers = [{\n'
+                 '      image = "vllm/vllm-openai:latest"\n      command = [\n        "bash",\n        "-c",\n'
+                 "        <<-EOT\n        pip install vllm && \\\\\n"
+                 "        vllm serve org/m --tensor-parallel-size 8\n        EOT\n      ]\n    }]\n  }\n}\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.model_span.line, dep.get("tensor_parallel_size")) == ("org/m", 10, 8)

@@ -220,3 +220,23 @@ def test_a_heading_that_opens_with_the_engine_command_is_prose(tmp_path):
     p.write_text("# TEST\n\nvllm serve in 4090 x4\n```\nvllm serve org/m --tensor-parallel-size 4\n```\n\n"
                  "vllm serve org/other --max-model-len 4096\n")
     assert [d.model for d in read_path(str(p)).deployments] == ["org/m", "org/other"]
+
+
+def test_an_unfenced_command_continued_powershells_way_is_read_by_the_powershell_reader(tmp_path):
+    """Sample K120's runbook (passed over in silence): an indented `python -m sglang.launch_server `` ` `` command
+    outside any fence, its lines continued with PowerShell's backtick: one launch, its flags in place."""
+    p = tmp_path / "README.md"
+    p.write_text("Run it in PowerShell:\n\n  python -m sglang.launch_server `\n    --model-path org/m `\n"
+                 "    --context-length 4096 `\n    --tp-size 1\n\nThen call it.\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, _at(dep.model_span), dep.get("context_length")) == ("org/m", (4, 18), 4096)
+
+
+def test_a_whole_command_in_a_code_span_inside_a_sentence_is_a_launch(tmp_path):
+    """Sample K120's tutorial (passed over in silence): "serve the model by running `vllm serve M --tensor-parallel-size
+    8 ...`." A span that only names the command, or gives no option after its model, stays prose."""
+    p = tmp_path / "README.md"
+    p.write_text("- Then serve the model by running `vllm serve org/m --tensor-parallel-size 8 --max-model-len 8192`."
+                 "\n- Start it with `vllm serve` or `vllm serve org/other`, as you like.\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.model, dep.get("tensor_parallel_size"), _at(dep.model_span)) == ("org/m", 8, (1, 47))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kvlint.deployment import Deployment, ModelAlias
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext
-from kvlint.launches.charts.common import argv_items, chart_deployment, model_fields, text
+from kvlint.launches.charts.common import chart_deployment, model_fields, text
 from kvlint.launches.env import Field
 from kvlint.launches.k8s import container_env, env_flag_launch, gpu_facts, ignore_codes
 from kvlint.record import replace
@@ -76,25 +76,3 @@ def _parallelism(node: YNode | None) -> list[Field]:
             out.append(Field(flag, val.span))
     return out
 
-
-def read_isvc(yf: YamlFile, doc: YNode) -> list[Deployment]:
-    """A KServe InferenceService whose predictor's model names an engine by its format or runtime (`modelFormat:
-    {name: vLLM}`, `runtime: vllm`) when no ServingRuntime is in the file (sample K121: the runtime is installed
-    apart): the launch is the predictor's model (its `storageUri`), its `args` and its resources; the runtime's
-    own command and image are not read, so the release is open."""
-    from kvlint.launches.images import named_engine
-
-    model = doc.path("spec", "predictor", "model")
-    if model is None or not model.is_map:
-        return []
-    said = " ".join(t for t in (text(model.path("modelFormat", "name")), text(model.get("runtime"))) if t)
-    engine = named_engine(said.lower()) if said else None
-    if engine is None:
-        return []
-    uri = model.get("storageUri") or model.path("storage", "path")
-    name = text(doc.path("metadata", "name")) or ""
-    note = (f"the predictor's model format or runtime ({said}) is {engine}'s; the ServingRuntime that holds its "
-            "command is not in this file, so its image and command are not read")
-    ctx = LaunchContext(name, notes=(note,), ignore_codes=ignore_codes(doc))
-    fields = model_fields(engine, uri) + argv_items(model.get("args"), yf)
-    return [chart_deployment(yf.path, engine, fields, uri or model, ctx, gpu_facts(model, []))]
