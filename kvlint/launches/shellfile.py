@@ -119,10 +119,7 @@ def cut_finding(path: str, cut: Cut) -> Finding:
         message = (f"the `\\` at the end of line {line} is followed by a blank, so it escapes the blank, not the "
                    f"newline: the shell ends the command there with a one-blank argument, and `{cut.text}` and the "
                    "lines after run as a command of their own and fail; kvlint read the launch as it was meant")
-        fix = "delete the blanks after each `\\`: a line continues only when `\\` is its last character"
-        return Finding("KV012", "comment-cuts-command", Severity.WARNING, message, cut.words, fix=fix,
-                       related=(Related(cut.comment, "the command ends here"),), path=path)
-    if cut.joined:
+    elif cut.joined:
         message = (f"the comment on line {line} ends this command (a `\\` inside a comment continues nothing): the "
                    f"shell runs it without `{cut.text}` and the lines after, which then run as a command of their own "
                    "and fail; kvlint read the launch as it was meant")
@@ -130,7 +127,8 @@ def cut_finding(path: str, cut: Cut) -> Finding:
         message = (f"the comment on line {line} ends the launch (a `\\` inside a comment continues nothing): "
                    f"`{cut.text}` and the lines after it never reach the engine, the shell runs them as a command of "
                    "their own; kvlint read the launch as the shell runs it, without them")
-    fix = "move the comment off the continued lines: a line continues only when `\\` is its last character"
+    fix = ("delete the blanks after each `\\`" if cut.blank else "move the comment off the continued lines") + \
+        ": a line continues only when `\\` is its last character"
     return Finding("KV012", "comment-cuts-command", Severity.WARNING, message, cut.words, fix=fix,
                    related=(Related(cut.comment, "the command ends here"),), path=path)
 
