@@ -247,7 +247,9 @@ def _feature_family(engine: str, server: str | None, flag: str) -> tuple[str, ..
     from kvlint.flags.flag_table import flag_table
 
     words = flag.lstrip("-").split("=", 1)[0].split("-")
-    if words[0] in _GENERIC_HEADS or len(words[0]) < 3 or len(words) < 2:
+    # a two-letter head names a feature when more words follow it (`--kt-expert-placement-strategy` beside SGLang's
+    # `--kt-cpuinfer`, `--kt-method`: KTransformers' options, sample K122); `--tp-x` alone is too little to tell
+    if words[0] in _GENERIC_HEADS or len(words[0]) < 2 or len(words) < (2 if len(words[0]) >= 3 else 3):
         return ()
     options = flag_table(engine, server).by_option
     for n in range(1, min(len(words), 4)):

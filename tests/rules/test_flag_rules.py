@@ -158,6 +158,17 @@ def test_kv004_a_flag_extending_one_of_the_engines_features_is_an_info():
     assert "extends SGLang's own `--dllm-algorithm`" in family.message
 
 
+def test_kv004_a_two_letter_feature_head_with_more_words_names_the_feature():
+    """Sample K122 (measured: a KV004 warning, noise): `--kt-expert-placement-strategy` beside SGLang's own
+    `--kt-cpuinfer`, `--kt-method` (KTransformers' options) extends that feature: an info. Two words under a
+    two-letter head (`--tp-foo`) are too little to tell: a warning."""
+    dep = replace(fx.deployment(), engine="sglang", unknown_flags=(
+        UnknownFlag("--kt-expert-placement-strategy", fx.span(7)), UnknownFlag("--tp-foo", fx.span(8))))
+    family, short = run(Context(deployment=dep), "KV004")
+    assert (family.severity, short.severity) == (Severity.INFO, Severity.WARNING)
+    assert "extends SGLang's own `--kt-" in family.message
+
+
 def test_kv004_an_option_with_more_words_after_a_known_one_is_no_misspelling_of_it():
     """Sample K104 (measured: a KV004 error "did you mean --speculative-draft-model?", wrong: SGLang after the
     tables has `--speculative-draft-model-override-args`, and the launch runs a source checkout): a known option
