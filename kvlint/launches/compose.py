@@ -19,7 +19,14 @@ from kvlint.findings import Finding
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Supplied, expand_words, parse_dotenv, with_supplied
-from kvlint.launches.images import build_named_engine, default_model, entrypoint_engine, known_image, named_engine
+from kvlint.launches.images import (
+    build_named_engine,
+    default_model,
+    entrypoint_engine,
+    known_image,
+    named_engine,
+    tag_named_engine,
+)
 from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
 from kvlint.launches.script import FoundLaunch, launch_in_argv
 from kvlint.lazyre import lazy
@@ -798,9 +805,7 @@ def _gpu_build_named(image: str | None, svc: YNode) -> str | None:
     service reserves GPUs (a client named for the engine it calls reserves none)."""
     if not image or known_image(image) or not _requests_gpu(svc):
         return None
-    tag = image.rsplit("/", 1)[-1].partition(":")[2].lower()
-    by_tag = [e for e in ("vllm", "sglang") if e in re.split(r"[-_.]", tag)]
-    return named_engine(image) or (by_tag[0] if len(by_tag) == 1 else None)
+    return named_engine(image) or tag_named_engine(image)
 
 
 def _path_names(where: str, engine: str) -> bool:

@@ -86,6 +86,17 @@ def build_named_engine(image: str | None) -> str | None:
     return shipped_engine(image) or named_engine(image)
 
 
+def tag_named_engine(image: str | None) -> str | None:
+    """The one engine a custom image's tag names (`org/infer:sglang`, `richardxgf/amd:rocm7-vllm-001`, sample K123):
+    a build of an unnamed repository whose tag says which engine it is; asked only of a container that requests
+    GPUs (a client's tag may name the engine it calls)."""
+    if not image or known_image(image):
+        return None
+    tag = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].partition(":")[2]
+    found = [e for e in ("vllm", "sglang") if e in re.split(r"[-_.]", tag)]
+    return found[0] if len(found) == 1 else None
+
+
 def around_engine(image: str | None) -> bool:
     """Whether an image's own name says it is a program around the engine, not the engine (`llm-d-inference-sim`,
     a router, a benchmark): a chart's `imageDefault` command on it starts no engine."""

@@ -142,7 +142,18 @@ def _env_configured_image(node: YNode) -> bool:
     from kvlint.launches.env_launch import configured_engine, prefixed_engine
 
     names = [_text(i.get("name")) or "" for i in env.items if i.is_map]
-    return configured_engine(image.text) is not None or prefixed_engine(names) is not None
+    return configured_engine(image.text) is not None or prefixed_engine(names) is not None or \
+        _tag_engine_on_gpus(node) is not None
+
+
+def _tag_engine_on_gpus(node: YNode) -> str | None:
+    """The engine a container's image tag names (`org/amd:rocm7-vllm-001`), when the container requests GPUs."""
+    from kvlint.launches.images import tag_named_engine
+
+    image, resources = node.get("image"), node.get("resources")
+    if image is None or not image.is_scalar or resources is None or not any("gpu" in k for k in _leaf_keys(resources)):
+        return None
+    return tag_named_engine(image.text)
 
 
 def _engine_build_on_gpus(node: YNode) -> bool:
@@ -348,7 +359,8 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
     from kvlint.launches import env_launch
 
     items = [(n, None, _field(v, env, yf.path)) for n, v, _ in _env_items(c, anc) if v is not None]
-    engine = scripted or env_launch.configured_engine(image) or env_launch.prefixed_engine(n for n, _, _ in items)
+    engine = scripted or env_launch.configured_engine(image) or env_launch.prefixed_engine(n for n, _, _ in items) \
+        or _tag_engine_on_gpus(c)
     if engine is None:
         return None
     spans = {n: named.span for item in _env_list(c, anc) if (named := item.get("name")) is not None
@@ -359,7 +371,10 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
     if scripted:  # the script's own defaults decide what the environment leaves out, the parallelism too
         said = f"the command runs a script named for starting {engine}: its model and flags read from the environment"
         return [FoundLaunch(engine, tuple(fields), None, env, left_to="the script the container runs")], [said]
-    return [FoundLaunch(engine, tuple(fields), None, env)], [env_launch.NOTE.format(image=image)]
+    # a custom build's entry point may size the parallelism from the GPUs it is given (only a known wrapper's
+    # variables are mapped flag for flag): an open input, never the default of 1
+    left = None if env_launch.env_image(image) is not None else f"the entry point of {image}"
+    return [FoundLaunch(engine, tuple(fields), None, env, left_to=left)], [env_launch.NOTE.format(image=image)]
 
 
 def _entry_script_only(fields: list[Field]) -> bool:

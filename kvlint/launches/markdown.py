@@ -85,7 +85,9 @@ def _unfenced_launches(path: str, text: str) -> list[Deployment]:
     ps = [(s, _backtick_end(outside, s)) for s, e in found if outside[s:e].rstrip().endswith("`")]
     found = [(s, e) for s, e in found if not outside[s:e].rstrip().endswith("`")]
     found += [c for c in _inline_commands(outside) if not any(s <= c[0] < e for s, e in found + ps)]
-    found += [c for c in container_runs(outside) if not any(s <= c[0] < e for s, e in found + ps)]
+    runs = container_runs(outside)
+    found = [c for c in found if not any(s < c[0] < e for s, e in runs)]  # a run's own continued command line
+    found += [c for c in runs if not any(s <= c[0] < e for s, e in found + ps)]
     return (read_lines(path, outside, sorted(found)) if found else []) + _form_launches(path, outside) \
         + (_powershell_lines(path, outside, ps) if ps else [])
 

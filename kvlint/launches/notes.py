@@ -59,7 +59,9 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     runs = container_runs(text)
     if _ENTRY.search(text) is None and not _names_wrapper(text) and not runs:
         return ReadResult(path)
-    found = commands(text)
+    # a command line inside a container run's continuation (`rocm/vllm:latest \` then `  vllm serve $MODEL`, sample
+    # K123) is that run's command: read once, with the run
+    found = [c for c in commands(text) if not any(s < c[0] < e for s, e in runs)]
     found += [c for c in runs if not any(s <= c[0] < e for s, e in found)]
     return ReadResult(path, read_lines(path, text, sorted(found)), comments=scan_comments(text))
 

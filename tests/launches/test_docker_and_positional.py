@@ -221,3 +221,14 @@ def test_a_dockerfile_header_comment_ending_in_a_backslash_continues_nothing(tmp
                  'CMD ["--model", "org/m", "--limit-mm-per-prompt", "image=5"]\n')
     (dep,) = read_path(str(p)).deployments
     assert (dep.image, dep.engine_version, dep.model) == ("vllm/vllm-openai:v0.6.6", "0.6.6", "org/m")
+
+
+def test_a_command_line_continuing_a_container_run_in_notes_is_read_once():
+    """Sample K123's notes (measured: two launches of one run): `docker run ... rocm/vllm:latest \\` then a line
+    `  vllm serve $MODEL`: the line is the run's command, not a launch of its own."""
+    from kvlint.launches import read_path
+
+    text = ("# local run\ndocker run -it --rm \\\n  -e MODEL=org/m \\\n  --device=/dev/kfd \\\n  rocm/vllm:latest \\\n"
+            "  vllm serve $MODEL\n\ncurl http://localhost:8000/v1/models\n")
+    deps = read_path("notes.txt", text).deployments
+    assert [(d.model, d.image) for d in deps] == [("$MODEL", "rocm/vllm:latest")]  # the host shell expands it

@@ -75,3 +75,21 @@ def test_values_whose_own_engine_variables_name_model_and_flags_are_a_launch_wit
     (d,) = read_path(str(path)).deployments
     assert (d.engine, d.model, d.get("max_model_len"), _at(d.settings["max_model_len"].span)) == \
         ("vllm", "Qwen/Qwen2.5-0.5B-Instruct", 4096, (7, 14))
+
+
+def test_a_gpu_container_of_an_image_whose_tag_names_the_engine_is_configured_by_its_env(tmp_path):
+    """Sample K123 (measured: a KV008 only): `image: richardxgf/amd:rocm7-vllm-001` with `MODEL` in `env:` and
+    `amd.com/gpu: 8`, no command: the build's entry point starts vLLM from the environment, its parallelism the
+    entry point's (open, so no KV204 "7 GPUs idle"). Without a GPU request the tag is no evidence."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "deploy.yaml"
+    body = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: v\nspec:\n  template:\n    spec:\n"
+            "      containers:\n      - name: v\n        image: docker.io/someone/amd:rocm7-vllm-001\n        env:\n"
+            "        - name: MODEL\n          value: org/m\n{resources}")
+    p.write_text(body.format(resources="        resources:\n          limits:\n            amd.com/gpu: 8\n"))
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model, dep.gpu_count) == ("vllm", "org/m", 8)
+    assert dep.settings["tensor_parallel_size"].resolved is False
+    p.write_text(body.format(resources=""))
+    assert read_path(str(p)).deployments == []
