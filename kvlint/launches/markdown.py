@@ -409,6 +409,23 @@ def _closing(fence: str, indent: int) -> re.Pattern[str]:
     return re.compile(rf"^[ \t]{{0,{indent + 3}}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M)
 
 
+def _mislabelled(label: str, body: str) -> bool:
+    """A block labelled for a language no reader of a runbook takes (```` ```cpp ````, sample K125's cookbook) whose
+    first line is an engine command (`python -m sglang.launch_server --model-path M`): the command it shows."""
+    if label in _OTHER_READERS:
+        return False
+    first = next((line for line in body[:4096].splitlines() if line.strip()), "")
+    from kvlint.launches.textfile import _ENTRY
+
+    return _COMMAND_START.match(first.lstrip()) is not None and _ENTRY.search(first) is not None
+
+
+# labels another reader takes (YAML, PowerShell, units, Python) or that hold no command (JSON, diffs, output)
+_OTHER_READERS = frozenset({"yaml", "yml", "powershell", "ps1", "pwsh", "ps", "ini", "dosini", "systemd", "service",
+                            "conf", "cfg", "supervisor", "supervisord", "toml", "properties", "unit", "python", "py",
+                            "python3", "ipython", "pycon", "json", "jsonc", "diff", "patch", "log", "output"})
+
+
 def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list[tuple[int, int]]:
     """(start, end) offsets of each shell block's body: after its opening fence line, up to its closing fence (a
     fence of the same character, at least as long); an unclosed block runs to the end, as Markdown renders it."""
@@ -418,7 +435,9 @@ def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list
         fence, body = m.group(2), m.end() + 1
         close = _closing(fence, len(m.group(1).expandtabs(4))).search(text, body)
         end = close.start() if close is not None else len(text)
-        if (kinds is None or m.group(3).lower() in kinds) and body < end:
+        label = m.group(3).lower()
+        if (kinds is None or label in kinds or (kinds is _SHELL_INFO and _mislabelled(label, text[body:end]))) \
+                and body < end:
             out.append((body, end))
         pos = close.end() if close is not None else len(text)
     return out

@@ -326,3 +326,17 @@ def test_the_vllm_kserve_charts_overlay_that_keeps_its_runtime_is_read(tmp_path)
                  "model:\n  uri: oci://quay.io/org/modelcar-catalog:qwen2.5-7b-instruct\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.engine, dep.model_span.line, dep.get("pipeline_parallel_size"), dep.gpu_count) == ("vllm", 6, 2, 2)
+
+
+def test_the_vllm_kserve_charts_values_of_a_model_source_alone_are_read(tmp_path):
+    """Sample K125 (passed over in silence): a model catalogue's values for redhat-ai-services' vllm-kserve chart,
+    `model: {mode: uri, uri: oci://...}` and its env only: the chart's vLLM runtime serves that model."""
+    from kvlint.launches import read_path
+
+    p = tmp_path / "values.yaml"
+    p.write_text("model:\n  mode: uri\n  uri: oci://quay.io/org/modelcar-catalog:qwen2.5-7b-instruct\n  env:\n"
+                 "    - name: X  # see docs.vllm.ai\n      value: '1'\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model_span.line) == ("vllm", 3)
+    p.write_text("model:\n  mode: s3\n  uri: oci://quay.io/org/x:y\n")  # another source named: not this shape
+    assert read_path(str(p)).deployments == []

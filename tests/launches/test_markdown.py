@@ -240,3 +240,13 @@ def test_a_whole_command_in_a_code_span_inside_a_sentence_is_a_launch(tmp_path):
                  "\n- Start it with `vllm serve` or `vllm serve org/other`, as you like.\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.model, dep.get("tensor_parallel_size"), _at(dep.model_span)) == ("org/m", 8, (1, 47))
+
+
+def test_a_block_labelled_for_another_language_that_opens_with_an_engine_command_is_read(tmp_path):
+    """Sample K125's cookbook (two launches passed over in silence): ```` ```cpp ```` blocks holding `python -m
+    sglang.launch_server --model-path M`; a ```` ```cpp ```` block of code, or a ```` ```json ```` one, is not read."""
+    p = tmp_path / "README.md"
+    p.write_text("```cpp\npython -m sglang.launch_server --model-path org/m --port 30000\n```\n\n"
+                 "```cpp\nint main() { return 0; }  // sglang.launch_server\n```\n\n"
+                 '```json\n"vllm serve org/x --port 1"\n```\n')
+    assert [(d.model, _at(d.model_span)) for d in read_path(str(p)).deployments] == [("org/m", (2, 45))]

@@ -25,7 +25,7 @@ _MOUNT = "/mnt/models"
 
 
 # a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
-KEYS = ("servingRuntime", "servingTopology")
+KEYS = ("servingRuntime", "servingTopology", "model")
 
 
 def matches(doc: YNode) -> bool:
@@ -34,8 +34,11 @@ def matches(doc: YNode) -> bool:
     runtime, model = doc.get("servingRuntime"), doc.get("model")
     if model is None or not model.is_map:
         return False
-    if runtime is None:
-        return text(doc.get("servingTopology")) in ("singleNode", "multiNode") and model.get("uri") is not None
+    if runtime is None:  # the chart's `model.mode` (uri | s3 | pvc) with that source (sample K125: a catalogue's
+        # values for it, `model: {mode: uri, uri: oci://...}`)
+        mode = (text(model.get("mode")) or "").lower()
+        return model.get("uri") is not None and (text(doc.get("servingTopology")) in ("singleNode", "multiNode")
+                                                 or mode == "uri")
     argv = runtime.is_map and (runtime.get("args") is not None or runtime.get("command") is not None)
     return argv and any(model.get(k) is not None for k in ("uri", "args", "mode"))
 
