@@ -105,7 +105,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                      "so that package decides" if plugin and plugin == dep.extension else
                      f"; the launch reads {plugin} from its working folder, a file of {engine}'s own source tree: "
                      f"it runs from a checkout of {engine} (a fork or a source install), which decides" if plugin else
-                     f"; the file installs {engine} from no stock release ({source}): that build decides" if source else
+                     f"; {source}: that build decides" if source else
                      f"; the image {ahead} is a nightly build, newer than the releases kvlint knows: it may have it"
                      if ahead else f"; it extends {engine}'s own {', '.join(kin)} options, which a newer release or "
                      "a fork that builds on that feature adds to" if kin else "")
@@ -149,12 +149,19 @@ _SPACE_NAMES = {"\u00a0": "no-break space", "\u202f": "narrow no-break space", "
 
 
 def _unreleased(dep: Deployment) -> str | None:
-    """How the launch's own file installs the engine from no stock release (a cloned fork's tree, a git URL, a
-    development or PR build pinned with `==`), for a launch no image runs: that build has the options its branch
-    adds (sample K115: a model README that installs OpenMOSS's SGLang fork, another a PR build of SGLang)."""
-    from kvlint.resolve.lookups import unreleased_install
+    """How the launch's own file installs or runs the engine from no stock release (a cloned fork's tree, a git URL,
+    a development or PR build pinned with `==`; a vendor's build its launcher or environment marks), for a launch no
+    image runs: that build has the options its branch adds (sample K115: a model README that installs OpenMOSS's
+    SGLang fork, another a PR build of SGLang; K124: a Gaudi script setting `PT_HPU_*`)."""
+    from kvlint.resolve.lookups import unreleased_install, vendor_image
 
-    return unreleased_install(dep.path, dep.engine) if dep.image is None else None
+    if dep.image is not None:
+        return None
+    vendor = vendor_image(dep.path)
+    if vendor:
+        return f"the file runs it in {vendor}"
+    installed = unreleased_install(dep.path, dep.engine)
+    return f"the file installs {c.title(dep.engine)} from no stock release ({installed})" if installed else None
 
 
 def _checkout_file(dep: Deployment) -> str | None:

@@ -362,6 +362,10 @@ def _vendor_image(path: str) -> str | None:
         program, option = re.escape(launcher["program"]), re.escape(launcher["option"])
         if re.search(rf"(?:^|[\s/\"'])({program})[\"']?(?:[ \t]+[^\n]*?)?[\s\"',]{option}(?:[=\s\"']|$)", text, re.M):
             return str(launcher["image"])
+    for marked in load_json("vendor_launchers.json").get("environments", []):
+        # a variable only that build reads, set by the script (`export PT_HPU_ENABLE_LAZY_COLLECTIVES=true`)
+        if re.search(rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(marked['variable_prefix'])}\w*=", text):
+            return str(marked["image"])
     return None
 
 

@@ -473,3 +473,19 @@ def test_a_flag_of_a_build_the_file_installs_from_no_stock_release_is_an_info(tm
     p.write_text(body.format(install="pip install sglang==0.5.12"))
     [f] = [f for f in lint([str(p)], LintOptions(select=("KV004",))).findings]
     assert f.severity == Severity.WARNING
+
+
+def test_a_script_setting_a_vendor_builds_own_variables_runs_that_build(tmp_path):
+    """Sample K124 (measured: two KV004 warnings and a KV005 warning, noise): a Gaudi tutorial's script exports
+    `PT_HPU_ENABLE_LAZY_COLLECTIVES` (read only by Intel Gaudi's vLLM fork) and gives that fork's options: the build
+    decides, so the flags are infos naming it and the release is open. The same command without it keeps both."""
+    body = ("#!/bin/sh\n{env}python -m vllm.entrypoints.openai.api_server --model org/m \\\n"
+            "  --use-padding-aware-scheduling --num_scheduler_steps 16\n")
+    p = tmp_path / "server_cmd.sh"
+    p.write_text(body.format(env="export PT_HPU_ENABLE_LAZY_COLLECTIVES=true\n"))
+    got = {(f.code, f.severity) for f in lint([str(p)], LintOptions(select=("KV004", "KV005"))).findings}
+    assert got == {("KV004", Severity.INFO), ("KV005", Severity.INFO)}
+    q = tmp_path / "stock_cmd.sh"
+    q.write_text(body.format(env=""))
+    got = {(f.code, f.severity) for f in lint([str(q)], LintOptions(select=("KV004", "KV005"))).findings}
+    assert got == {("KV004", Severity.WARNING), ("KV005", Severity.WARNING)}
