@@ -13,7 +13,8 @@ the release), a launch beside an install of a package built on the engine (`pip 
 plugin, whose options the launch may use), a launch that reads a file of the engine's own repository by a relative
 path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a checkout, a fork or a source install), a
 launch whose file installs the engine from no stock release (a cloned tree, `pip install ./sglang/python[all]`, a
-git URL, a development or PR build pinned with `==`), or a nightly build (newer than the releases kvlint knows), for
+git URL, a development or PR build pinned with `==`) or runs a vendor's build its environment marks (`export
+PT_HPU_...`: Intel Gaudi's vLLM fork), or a nightly build (newer than the releases kvlint knows), for
 each of a family of three or more such flags on one launch, or of two that share their first two words
 (`--token-pruning-alg`, `--token-pruning-ratio`) (a fork's or a plugin's own options), and for a flag that extends
 one of the engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a newer release or
