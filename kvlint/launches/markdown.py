@@ -18,6 +18,7 @@ quick-reference table). Prose is never read, and a prose mention of an engine is
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
 
 from kvlint.deployment import Deployment
@@ -126,14 +127,17 @@ def _form_launches(path: str, text: str) -> list[Deployment]:
     if "`--" not in text:
         return []
     images = [(m.start(1), m.group(1)) for m in _IMAGE_SPAN.finditer(text) if entrypoint_engine(m.group(1))]
+    if not images:
+        return []
+    breaks = [i for i, ch in enumerate(text) if ch == "\n"]  # line of an offset: bisect, not a count per span
     out: list[Deployment] = []
     for m in _INLINE.finditer(text):
         body = m.group(2)
         if not body.startswith("--") or not _alone(text, m):
             continue
-        line = text.count("\n", 0, m.start())
+        line = bisect_left(breaks, m.start())
         image = next(((at, name) for at, name in reversed(images)
-                      if at < m.start() and line - text.count("\n", 0, at) <= _FORM_REACH), None)
+                      if at < m.start() and line - bisect_left(breaks, at) <= _FORM_REACH), None)
         if image is None or engine_from_flags(_words(body)) not in (entrypoint_engine(image[1]), None) or \
                 not body.startswith(_model_word(entrypoint_engine(image[1]))):
             continue  # the arguments are the other engine's, or start with no model: not this image's form
