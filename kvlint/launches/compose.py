@@ -534,11 +534,9 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
 def _variable_named(image: str | None) -> str | None:
     """The engine an image left to one variable is named for (`image: ${VLLM_IMAGE}`, sample K116: the deployment
     sets the engine build it runs), or None."""
-    m = _ONE_REF.fullmatch(image.strip()) if image else None
+    m = _ONE_VARIABLE.fullmatch(image.strip()) if image else None
     return next((e for e in engine_names() if m is not None and m.group(1).upper().startswith(e.upper() + "_")), None)
 
-
-_ONE_REF = lazy(r"\$\{?([A-Za-z_]\w*)(?::?-[^}]*)?\}?")
 
 
 def _env_model(svc: YNode, env: Mapping[str, str], engine: str, tag: str | None) -> list[Field]:
@@ -925,7 +923,7 @@ def _handed_args(fields: list[Field], target: str, engine: str) -> list[Field]:
     return args if told and engine_from_flags(told) == engine else []
 
 
-_ONE_VARIABLE = lazy(r"\$\{?[A-Za-z_]\w*(?::?-[^}]*)?\}?")  # one word a variable holds (an array's `"$@"` is many)
+_ONE_VARIABLE = lazy(r"\$\{?([A-Za-z_]\w*)(?::?-[^}]*)?\}?")  # one word a variable holds (an array's `"$@"` is many)
 
 
 def _script_run(fields: list[Field]) -> str | None:
@@ -952,11 +950,9 @@ def _bind(volume: str) -> tuple[str, str]:
             at = i
             break
     host, rest = (volume, "") if at < 0 else (volume[:at], volume[at + 1:])
-    m = _DEFAULTED.fullmatch(host)
-    return (m.group(1) if m else host), rest.split(":", 1)[0]
-
-
-_DEFAULTED = lazy(r"\$\{[A-Za-z_]\w*:?-([^}]*)\}")
+    if host.startswith("${"):
+        host = interpolate(host, {})[0]  # compose's own reading with no variable set: the default
+    return host, rest.split(":", 1)[0]
 
 
 def _mounted_host(path: str, svc: YNode, target: str) -> str | None:

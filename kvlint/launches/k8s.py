@@ -150,17 +150,23 @@ def _tag_engine_on_gpus(node: YNode) -> str | None:
     """The engine a container's image tag names (`org/amd:rocm7-vllm-001`), when the container requests GPUs."""
     from kvlint.launches.images import tag_named_engine
 
-    image, resources = node.get("image"), node.get("resources")
-    if image is None or not image.is_scalar or resources is None or not any("gpu" in k for k in _leaf_keys(resources)):
+    image = node.get("image")
+    if image is None or not image.is_scalar or not _requests_gpus(node):
         return None
     return tag_named_engine(image.text)
+
+
+def _requests_gpus(node: YNode) -> bool:
+    """Whether a container's resources name a GPU (`nvidia.com/gpu`, `amd.com/gpu`, `google.com/tpu` is not one)."""
+    resources = node.get("resources")
+    return resources is not None and any("gpu" in k for k in _leaf_keys(resources))
 
 
 def _engine_build_on_gpus(node: YNode) -> bool:
     """A container of an image named for an engine (a repository's own build, `org/vllm-gptoss:2026`) given
     GPUs and no command: the image's own command starts the engine (cheap tests first)."""
-    image, resources = node.get("image"), node.get("resources")
-    if image is None or not image.is_scalar or resources is None or not any("gpu" in k for k in _leaf_keys(resources)):
+    image = node.get("image")
+    if image is None or not image.is_scalar or not _requests_gpus(node):
         return False
     from kvlint.launches.images import named_engine
 

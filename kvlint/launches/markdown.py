@@ -121,6 +121,7 @@ def _form_launches(path: str, text: str) -> list[Deployment]:
     alternatives): each inline argument list alone on its line, the engine's by the flag tables, under an engine
     image named in a code span of the lines above it, is that image run with those arguments, as `docker run IMAGE
     ARGS` would be, each value at its place."""
+    from kvlint.engines.registered import facts
     from kvlint.launches.images import entrypoint_engine
     from kvlint.launches.infer import engine_from_flags
 
@@ -138,19 +139,12 @@ def _form_launches(path: str, text: str) -> list[Deployment]:
         line = bisect_left(breaks, m.start())
         image = next(((at, name) for at, name in reversed(images)
                       if at < m.start() and line - bisect_left(breaks, at) <= _FORM_REACH), None)
-        if image is None or engine_from_flags(_words(body)) not in (entrypoint_engine(image[1]), None) or \
-                not body.startswith(_model_word(entrypoint_engine(image[1]))):
+        engine = entrypoint_engine(image[1]) if image is not None else None
+        if image is None or engine is None or engine_from_flags(_words(body)) not in (engine, None) or \
+                not body.startswith(facts(engine).MODEL_FLAG + " "):
             continue  # the arguments are the other engine's, or start with no model: not this image's form
         out += _run_form(path, text, image, (m.start(2), m.end(2)))
     return out
-
-
-def _model_word(engine: str | None) -> str:
-    """The engine's model flag and a blank, which a form's argument list starts with ("\\0", matching nothing, for
-    no engine)."""
-    from kvlint.engines.registered import facts
-
-    return facts(engine).MODEL_FLAG + " " if engine else "\0"
 
 
 def _words(body: str) -> list[Field]:

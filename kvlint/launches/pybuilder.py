@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from kvlint.launches.build import LaunchContext, finish, parallelism_left_to
 from kvlint.launches.env import Field
+from kvlint.launches.pycalls import callee
 from kvlint.launches.pyclasses import module_file
 from kvlint.launches.structured import MODEL_NAMES
 from kvlint.lazyre import lazy
@@ -71,7 +72,7 @@ def platform_servers(src: _Source, tree: ast.Module) -> list[Deployment]:
             break
         if not isinstance(node, ast.Call) or _callee_root(node.func) not in imported:
             continue
-        m = _SERVER_CLASS.fullmatch(_last_name(node.func))
+        m = _SERVER_CLASS.fullmatch(callee(node.func))
         module = imported[_callee_root(node.func)]
         if m is None or not _integration(module, m.group(1).lower()) or \
                 module_file(src.path, module, 0) is not None:
@@ -86,10 +87,6 @@ def _integration(module: str, engine: str) -> bool:
     (`zenml.integrations.vllm.services`), not a module of the engine itself nor one merely named for it
     (`app.vllm_server`)."""
     return engine in module.lower().split(".")[1:]
-
-
-def _last_name(func: ast.expr) -> str:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _imported(tree: ast.Module) -> dict[str, str]:
@@ -171,7 +168,7 @@ def _launch(src: _Source, tree: ast.Module, call: ast.Call, module: str, named: 
         return None
     engine, options = chosen
     flags = [(options[k].lstrip("-"), kn, v) for k, kn, v in pairs if k in options]
-    fields = [_model_field(src, facts(engine).MODEL_FLAG, model[1]), src.field(model[1])]
+    fields = [Field(facts(engine).MODEL_FLAG, src.span(model[1])), src.field(model[1])]
     fields += _keyword_flags(src, flags, engine)
     name = ast.unparse(call.func)
     own = [k for k, _, _ in pairs if k not in options and k != model[0]]
@@ -182,10 +179,6 @@ def _launch(src: _Source, tree: ast.Module, call: ast.Call, module: str, named: 
     found = FoundLaunch(engine, tuple(fields), src.span(call.func), notes=(note,))
     dep = finish(src.path, found, LaunchContext(), _gpu_of(src, tree, call))
     return parallelism_left_to(dep, f"the builder {name}", found.entry_span, roles=("tp",))
-
-
-def _model_field(src: _Source, flag: str, value: ast.expr) -> Field:
-    return Field(flag, src.span(value))
 
 
 def _norm(key: str) -> str:
