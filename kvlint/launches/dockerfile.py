@@ -81,7 +81,7 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
         found = _flags_for_entrypoint(_argv(path, text, index, *parts["CMD"], env), env)
     dep = finish(path, found, LaunchContext(image=image), ManifestGpu()) if found else None
     if dep is None and fields:
-        return _written_entry_script(path, text, fields[0].text, env, image)
+        return _written_entry_script(path, text, _script_run(fields), env, image)
     # an engine entry point with no model is the image, not a launch: it is launched where it is run with one
     return [dep] if dep is not None and dep.model is not None else []
 
@@ -135,25 +135,65 @@ _WRITES = lazy(r"(?:\bcat\s*>|\btee(?:\s+-a)?\s)\s*[\"']?([^\s\"'<>;&|]+)[\"']?[
                r"|^\s*(?:COPY|ADD)\s[^\n]*<<-?\s*[\"']?\w+[\"']?\s+[\"']?([^\s\"']+)[\"']?\s*$", re.I)
 
 
+def _script_run(fields: list[Field]) -> str:
+    """The script an entry point runs: its first word, or the script a shell is handed (`CMD ["/bin/bash",
+    "/app/start_server.sh"]`, sample K120)."""
+    first = fields[0].text
+    if first.rsplit("/", 1)[-1] in _SHELLS and len(fields) > 1 and not fields[1].text.startswith("-"):
+        return fields[1].text
+    return first
+
+
+_SHELLS = frozenset(("sh", "bash", "dash"))
+
+
 def _written_entry_script(path: str, text: str, entry: str, env: dict[str, str], image: str | None) -> list[Deployment]:
-    """An entry point the Dockerfile writes itself (`RUN <<EOF` / `cat > /usr/local/bin/serve <<'SH'`, then
-    `ENTRYPOINT ["/usr/local/bin/serve"]`): the image runs that script, so the launch is the engine command in its
-    body, read at its own lines with the image's environment. A script it only runs at build time is none."""
+    """An entry point the Dockerfile writes itself (`RUN <<EOF` / `cat > /usr/local/bin/serve <<'SH'` / `RUN echo
+    '...\\n\\ ...' > /app/start.sh`, then `ENTRYPOINT ["/usr/local/bin/serve"]`): the image runs that script, so
+    the launch is the engine command in its body, read at its own lines with the image's environment. A script it
+    only runs at build time is none."""
+    written = _heredoc_script(path, text, entry) if "<<" in text else None
+    if written is None and ("echo" in text or "printf" in text):
+        written = _echoed_script(path, text, entry)
+    if written is None:
+        return []
     from kvlint.launches.script import unread_in
+
+    launches, notes, _, _ = unread_in(written, dict(env))
+    note = f"read from the script the Dockerfile writes to {entry}, the script its container runs"
+    ctx = LaunchContext(image=image, notes=(note, *notes))
+    deps = [finish(path, f, ctx, ManifestGpu()) for f in launches]
+    return [d for d in deps if d is not None and d.model is not None]
+
+
+def _heredoc_script(path: str, text: str, entry: str) -> Mapped | None:
+    """The body of the here-document the Dockerfile writes to `entry`, at its own lines."""
     from kvlint.launches.shellfile import heredoc_bodies
 
-    for start, body, _ in heredoc_bodies(text) if "<<" in text and entry.startswith("/") else ():
+    for start, body, _ in heredoc_bodies(text):
         opening = text[text.rfind("\n", 0, max(start - 1, 0)) + 1 : start]
         m = _WRITES.search(opening)
-        if m is None or (m.group(1) or m.group(2)) != entry:
-            continue
-        padded = "\n" * text.count("\n", 0, start) + body
-        launches, notes, _, _ = unread_in(Mapped.whole(path, padded), dict(env))
-        note = f"read from the script the Dockerfile writes to {entry}, its ENTRYPOINT"
-        ctx = LaunchContext(image=image, notes=(note, *notes))
-        deps = [finish(path, f, ctx, ManifestGpu()) for f in launches]
-        return [d for d in deps if d is not None and d.model is not None]
-    return []
+        if m is not None and _same_file(m.group(1) or m.group(2), entry):
+            return Mapped.whole(path, "\n" * text.count("\n", 0, start) + body)
+    return None
+
+
+def _echoed_script(path: str, text: str, entry: str) -> Mapped | None:
+    """What `echo` / `printf` write to `entry`, each character at the place in the Dockerfile it comes from."""
+    from kvlint.launches.echo_writes import echo_writes
+
+    for target, (body, offsets) in echo_writes(text).items():
+        if _same_file(target, entry):
+            return Mapped(path, body, index=LineIndex(text), offsets=offsets)
+    return None
+
+
+def _same_file(written: str, run: str) -> bool:
+    """`/app/start.sh` written and `/app/start.sh` or `./start.sh` (run from the WORKDIR) run; a bare name is
+    a program on PATH, not this file."""
+    if run.startswith("/"):
+        return written == run
+    return run.startswith("./") and written.endswith("/" + run[2:])
 
 
 def _flags_for_entrypoint(cmd: list[Field], env: dict[str, str]) -> FoundLaunch | None:

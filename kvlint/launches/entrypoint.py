@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 from kvlint.findings import Finding, Severity
+from kvlint.launches.kinds import TEMPLATE_SUFFIXES
 from kvlint.lazyre import lazy
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ def run_by_image(path: str) -> str | None:
     if path in ("", "-"):
         return None
     base = os.path.basename(path)
+    if base.lower().endswith(TEMPLATE_SUFFIXES):  # `startup.sh.tpl` (sample K118): a tool renders it with its
+        return None  # values (a VM's user data), no image runs it: `${model}` is filled in, its model open
     if _ENTRY_NAME.search(base.lower()):
         return f"{base} is named as an image's entry point"
     from kvlint.sidefile import folders_up

@@ -51,6 +51,7 @@ class Kind:
         return not self.walk_hint or any(w in base for w in self.walk_hint)
 
 
+TEMPLATE_SUFFIXES = (".tpl", ".tftpl", ".tmpl")  # a file a tool renders with its values (Terraform's templatefile())
 # looked at in this order: the first kind whose name matches reads the file
 KINDS: tuple[Kind, ...] = (
     Kind("yaml", "kvlint.launches.read:read_yaml", suffixes=(".yaml", ".yml", ".yaml.tpl", ".yml.tpl")),
@@ -95,7 +96,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("nix", "kvlint.launches.literals:read_nix", suffixes=(".nix",), walk_bytes=256 * 1024),
     # a template a tool renders (Terraform's `templatefile()` `.tpl` / `.tftpl`, a `.tmpl`): YAML when its lines
     # are YAML (a chart's values with `${var}` placeholders), else read as code (kvlint.launches.read.read_template)
-    Kind("template", "kvlint.launches.read:read_template", suffixes=(".tpl", ".tftpl", ".tmpl"),
+    Kind("template", "kvlint.launches.read:read_template", suffixes=TEMPLATE_SUFFIXES,
          walk_bytes=256 * 1024),
     # programs in C-like languages (Pulumi and CDK in TypeScript, a Go or Java launcher): argument lists written as
     # literals, and command strings, read at their places (kvlint.launches.literals)

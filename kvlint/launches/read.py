@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 
@@ -250,6 +251,9 @@ def read_template(path: str, text: str, as_vllm_config: bool | None = None) -> R
 
     if not _ENGINE_WORD.search(text) or _GO_DEFINE.search(text):
         return ReadResult(path)
+    rendered = _rendered_kind(path, text)
+    if rendered is not None:
+        return reader_of(rendered)(path, text, as_vllm_config)
     first = next((ln for ln in text.split("\n", 200) if ln.strip() and not ln.lstrip().startswith("#")), "")
     if _YAML_KEY.match(first):
         # Terraform's template directives (`%{ for x in list ~}`, `%{ endfor ~}`, `%{ if ... }`) are not the YAML the
@@ -259,6 +263,20 @@ def read_template(path: str, text: str, as_vllm_config: bool | None = None) -> R
     return read_code(path, text)
 
 
+def _rendered_kind(path: str, text: str) -> Kind | None:
+    """The kind a template renders to, when its name or its shebang says so (sample K124's `user_data.sh.tftpl`, a
+    cloud-init script whose here-documents install a systemd unit): a script is read as a script, with its
+    here-documents and its units, not as code's command lines. YAML stays with the template reader, which blanks
+    Terraform's `%{ }` directives first."""
+    inner = os.path.basename(path).rsplit(".", 1)[0]
+    kind = kind_for(inner) if "." in inner or inner.lower().startswith("dockerfile") else None
+    if kind is None and text.startswith("#!"):
+        kind = sniffed(text)
+    return kind if kind is not None and kind.name in _RENDERED_KINDS else None
+
+
+# the kinds a template is read as by its inner name or shebang: line-based formats `${var}` and `%{ }` do not break
+_RENDERED_KINDS = frozenset(("shell", "dockerfile", "make", "powershell", "batch", "text", "notes", "markdown"))
 _GO_DEFINE = lazy(r"\{\{-?\s*define\b")
 _TF_DIRECTIVE = lazy(r"%\{[^}\n]*\}")
 _YAML_KEY = lazy(r"^[A-Za-z_][\w.-]*:(?:\s|$)|^apiVersion:|^---")

@@ -1236,6 +1236,40 @@ def test_an_entry_script_written_by_a_copy_here_document_is_the_images_launch(tm
     assert read_path(str(p)).deployments == []
 
 
+def test_a_start_script_a_dockerfile_echoes_is_the_images_launch(tmp_path):
+    """Sample K120's Dockerfile (measured: "this image starts the engine with no model"): `RUN echo '#!/bin/bash\\n\\
+    ...' > /app/start_server.sh` writes the script over continued lines (echo's `\\n` the newlines, `\\\\` the
+    script's own continuations) and `CMD ["/bin/bash", "/app/start_server.sh"]` runs it: the launch is its command,
+    each value at the Dockerfile line that wrote it; `>>` adds to the file; a script run by another path is none."""
+    body = ("FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\nRUN pip install 'sglang[all]==0.4.6'\nWORKDIR /app\n"
+            "RUN echo '#!/bin/bash\\n\\\nMODEL=${MODEL_NAME:-\"facebook/opt-125m\"}\\n\\\n"
+            "python -m sglang.launch_server \\\\\\n\\\n    --model-path $MODEL \\\\\\n\\\n"
+            "    --context-length 1024\\n\\\n' > /app/start_server.sh && chmod +x /app/start_server.sh\n"
+            "RUN echo \"    --tp-size 2\" >> /extra.sh\n")
+    p = tmp_path / "Dockerfile.sglang"
+    p.write_text(body + 'CMD ["/bin/bash", "/app/start_server.sh"]\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.launch_span.line, _at(d.model_span)) == ("sglang", "facebook/opt-125m", 6, (7, 18))
+    assert d.get("context_length") == 1024 and _at(d.settings["context_length"].span) == (8, 22)
+    p.write_text(body + 'CMD ["./start_server.sh"]\n')
+    assert [d.model for d in read_path(str(p)).deployments] == ["facebook/opt-125m"]
+    p.write_text(body + 'CMD ["/bin/bash", "/app/other.sh"]\n')
+    assert read_path(str(p)).deployments == []
+
+
+def test_echo_and_printf_writes_decode_as_the_file_gets_them():
+    """`>` starts a file and `>>` adds to it; printf's `'%s\\n' LINE...` prints a line per argument; `echo -E`
+    keeps its backslashes; an echo printed to the build log writes nothing."""
+    from kvlint.launches.echo_writes import echo_writes
+
+    got = echo_writes("RUN echo \"#!/bin/sh\" > /s.sh && echo 'vllm serve m' >> /s.sh\n"
+                      "RUN printf '%s\\n' a 'b c' > /p.sh; echo -E 'x\\ny' > /e.sh; echo done\n")
+    assert {k: v for k, (v, _) in got.items()} == \
+        {"/s.sh": "#!/bin/sh\nvllm serve m\n", "/p.sh": "a\nb c\n", "/e.sh": "x\\ny\n"}
+    text, offsets = got["/s.sh"]
+    assert len(offsets) == len(text) and offsets[text.index("vllm")] == 38
+
+
 def test_a_folded_compose_script_with_escapes_and_expansions_keeps_each_words_line(tmp_path):
     """Sample K20's dspark compose (measured: the launch at the `- >` line, 7 lines above the command): a folded
     `bash -lc` script mixing compose's `$$` escape with `${VAR:-default}` expansions keeps each word at its line; the

@@ -423,6 +423,32 @@ def test_a_terraform_template_s_directives_are_not_its_yaml():
     assert (dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("${model_id}", (14, 27), 4096)
 
 
+def test_a_script_template_is_read_as_the_script_it_renders():
+    """Sample K124 (measured: a KV008 "could not read a launch"): `user_data.sh.tftpl`, a cloud-init script whose
+    quoted here-document installs a systemd unit, `ExecStart=/usr/bin/docker run ... ${vllm_image} --model
+    ${model_id} ...`: a template named or shebanged for a script is read as that script, here-documents and units
+    with it; code's command-line reading took `ExecStart=...` for an assignment before the command `run`."""
+    text = ("#!/usr/bin/env bash\nset -eu\ncat >/etc/systemd/system/v.service <<'UNIT'\n[Unit]\nDescription=v\n"
+            "[Service]\nExecStart=/usr/bin/docker run --rm --gpus all --ipc=host \\\n  ${vllm_image} \\\n"
+            "  --model ${model_id} \\\n  --max-model-len 8192 --gpu-memory-utilization 0.9\nUNIT\n")
+    for name in ("user_data.sh.tftpl", "user_data.tpl"):
+        (dep,) = read_path(name, text).deployments
+        assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == \
+            ("vllm", "${model_id}", (9, 11), 8192)
+    assert read_path("values.yaml.tftpl", "model: ${m}\nengine: vllm\n").findings == []
+
+
+def test_a_startup_script_template_is_no_images_entry_point():
+    """Sample K118's `scripts/startup.sh.tpl` (a VM's startup script Terraform renders): `model_or_path=
+    "${model_or_path}"` is filled in by the render, so its `vllm serve "$model_or_path"` is a launch whose model is
+    open; the same script as `startup.sh`, named as an image's entry point, is the image (a KV008)."""
+    text = '#!/bin/bash\nmodel_or_path="${model_or_path}"\nvllm serve "$model_or_path" --max-model-len 4096 &\n'
+    (dep,) = read_path("startup.sh.tpl", text).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("$model_or_path", 4096)
+    result = read_path("startup.sh", text)
+    assert result.deployments == [] and [f.code for f in result.findings] == ["KV008"]
+
+
 def test_a_build_named_for_the_engine_given_its_own_programs_options_is_no_launch():
     """Sample K72 (measured: a spurious launch and a KV004 error "SGLang rejects --model_path"): `docker run
     sglang-sanic-rag --model_path M --data_path ./data --retriever_model X --renew_db`, an application image that
