@@ -75,10 +75,11 @@ def named_engine(image: str | None) -> str | None:
 
 def build_named_engine(image: str | None) -> str | None:
     """The engine of a build kvlint does not know by its entry point but whose name carries the engine
-    (`vllm-spark:latest`, `org/vllm-avx2-docker`): given arguments, its entry point is taken to be the engine's, as
-    `docker run`, compose services and Kubernetes containers all read it (a shell as the first argument still
-    replaces it: launch_in_argv checks)."""
-    if not image or known_image(image):
+    (`vllm-spark:latest`, `org/vllm-avx2-docker`), or a known image that carries the engine without kvlint knowing
+    its entry point (`opea/vllm-rocm`, sample K126: only an engine whose own images all start a shell lists one as
+    no server): given arguments, its entry point is taken to be the engine's, as `docker run`, compose services and
+    Kubernetes containers all read it (a shell as the first argument still replaces it: launch_in_argv checks)."""
+    if not image or (known_image(image) and (entrypoint_engine(image) or no_server_engine(image))):
         return None
     name = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
     if _NOT_ENGINE & set(re.split(r"[-_.]", name)):

@@ -104,3 +104,18 @@ def test_a_client_service_named_for_the_engine_is_not_an_env_configured_launch()
     text = ("services:\n  llm-service:\n    image: fasttalk-llm-service-vllm:latest\n    environment:\n"
             "      - VLLM_BASE_URL=http://vllm:8000/v1\n      - LLM_MODEL=llama3.2:1b\n")
     assert read_path("docker-compose.yml", text).deployments == []
+
+
+def test_a_known_image_that_carries_the_engine_given_its_flags_starts_it():
+    """Sample K126's OPEA compose (measured: its ROCm service passed over): `image: ${REGISTRY:-opea}/vllm-rocm:...`
+    is a known image that carries vLLM, its entry point not known; given vLLM's flags alone (`command: "--model M
+    --tensor-parallel-size N ..."`) its entry point is the engine's, as a build named for the engine is read. An
+    image of an engine whose published images start no server (`lmsysorg/sglang`) still runs its first flag (KV014)."""
+    text = ("services:\n  rocm:\n    image: ${REGISTRY:-opea}/vllm-rocm:${TAG:-latest}\n"
+            "    command: \"--model ${MODEL_ID} --dtype float16 --tensor-parallel-size 2 --port 8011\"\n")
+    [dep] = read_path("compose.yaml", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("tensor_parallel_size")) == \
+        ("vllm", "${MODEL_ID}", (4, 23), 2)
+    sglang = "services:\n  s:\n    image: lmsysorg/sglang:v0.5.2\n    command: --model-path org/m --tp 2\n"
+    [bare] = read_path("compose.yaml", sglang).deployments
+    assert bare.no_server_image is not None and bare.no_server_image[2] == "--model-path"
