@@ -317,11 +317,15 @@ def _program(words: list[str]) -> str:
 
 _ENGINE_WORD = lazy(r"vllm|sglang", re.IGNORECASE)
 # a model key of a values / config file whose value is a Hub id (`modelName: meta-llama/Llama-3.2-90B-Vision`)
-_MODEL_KEY = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?(?:model|model[-_]?(?:name|path|id)|served[-_]?model)[\"']?[ \t]*:"
-                  r"[ \t]*[\"']?(?P<id>[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9])[\"']?[ \t]*(?:#.*)?$",
+# (or a compose environment's `MODEL: ${MODEL:-/app/models/Qwen3-27B}`: a variable's default, a folder's path too)
+_MODEL_KEY = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?(?:model|model[-_]?(?:name|path|id)|served[-_]?model)[\"']?[ \t]*[:=]"
+                  r"[ \t]*[\"']?(?:\$\{\w+:?-)?(?P<id>[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]|/[\w.-]+(?:/[\w.-]+)+)"
+                  r"\}?[\"']?[ \t]*(?:#.*)?$",
                   re.IGNORECASE | re.MULTILINE)
+# a GPU request: Kubernetes' resource, a values file's count, a compose service's device reservation
 _GPU_REQUEST = lazy(r"\b(?:nvidia\.com|amd\.com)/gpu\b"
-                    r"|^[ \t]*(?:gpus?|gpu[-_]?count|num[-_]?gpus)[ \t]*:[ \t]*[\"']?[1-9]",
+                    r"|^[ \t]*(?:gpus?|gpu[-_]?count|num[-_]?gpus)[ \t]*:[ \t]*[\"']?[1-9]"
+                    r"|^[ \t]*capabilities[ \t]*:[ \t]*\[[^\]\n]*\bgpu\b",
                     re.IGNORECASE | re.MULTILINE)
 # a script named for starting an engine (`start_vllm.sh`, `run-sglang.sh`, `vllm_serve.sh`), the engine named
 _ENGINE_SCRIPT_PATTERN = (r"(?:^|[./_-])(?:start|launch|run|serve)[-_]?(?P<a>vllm|sglang)\w*\.(?:sh|py|bash)$"
@@ -411,8 +415,8 @@ def _launch_shaped(path: str, text: str, kind: str) -> Finding | None:
         col = model.start("id") - (text.rfind("\n", 0, model.start("id")) + 1) + 1
         what = model.group("id")
         message = (f"model {what} and a GPU request are set here, in a file that names an engine, but kvlint found no "
-                   "engine command or chart layout it knows (a repository's own chart or program whose template "
-                   "holds the command); nothing here is checked")
+                   "engine command or chart layout it knows (a repository's own chart, image or program that holds "
+                   "the command); nothing here is checked")
         fix = ("point kvlint at the chart (templates/ beside this file) or write the launch as a command line it "
                "reads, or add `# kvlint: disable-file` when this file starts no engine")
         return _said(Span(path, line, col, line, col + len(what)), message, fix)

@@ -47,7 +47,10 @@ def _names_wrapper(text: str) -> bool:
     return False
 
 
-_PROMPT = lazy(r"[ \t]*(?:\([^()\n]*\)[ \t]*)?(?:[^\s$#]*[$#][ \t]+|>[ \t]+)?")
+# what comes before a command on its line: indentation, a list item's bullet or number (a runbook's `- vllm serve M`,
+# sample K127), a virtual environment's `(venv)`, a shell prompt (`user@host:~$ `, `# `) or a quote's `> `
+_PROMPT = lazy(r"[ \t]*(?:(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+(?=\S))?(?:\([^()\n]*\)[ \t]*)?"
+               r"(?:[^\s$#]*[$#][ \t]+|>[ \t]+)?")
 
 
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:

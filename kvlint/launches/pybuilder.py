@@ -26,6 +26,7 @@ from kvlint.launches.build import LaunchContext, finish, parallelism_left_to
 from kvlint.launches.env import Field
 from kvlint.launches.pycalls import callee
 from kvlint.launches.pyclasses import module_file
+from kvlint.launches.script import engines_named
 from kvlint.launches.structured import MODEL_NAMES
 from kvlint.lazyre import lazy
 
@@ -72,14 +73,32 @@ def platform_servers(src: _Source, tree: ast.Module) -> list[Deployment]:
             break
         if not isinstance(node, ast.Call) or _callee_root(node.func) not in imported:
             continue
-        m = _SERVER_CLASS.fullmatch(callee(node.func))
-        module = imported[_callee_root(node.func)]
-        if m is None or not _integration(module, m.group(1).lower()) or \
-                module_file(src.path, module, 0) is not None:
+        name, module = callee(node.func), imported[_callee_root(node.func)]
+        m = _SERVER_CLASS.fullmatch(name)
+        if module_file(src.path, module, 0) is not None:
             continue  # a class of the repository's own is read in its module (kvlint.launches.pyclasses)
-        found = _launch(src, tree, node, module, m.group(1).lower())
+        if m is not None and _integration(module, m.group(1).lower()):
+            found = _launch(src, tree, node, module, m.group(1).lower())
+        elif m is None and _DEPLOY_CLASS.fullmatch(name) is not None and not _engine_module(module):
+            found = _launch(src, tree, node, module, hint=" ".join(engines_named(src.text)))
+        else:
+            continue
         out += [found] if found is not None else []
     return out
+
+
+# a deployment's configuration class of a package this file does not hold (sample K127: `DeploymentConfig(model=M,
+# tensor_parallel_size=1, data_parallel_size=1, ...)` handed to the package's Kubernetes deployer): read as a builder
+# is, from its keywords when at least two are one engine's flags beside a model key
+_DEPLOY_CLASS = lazy(r"(?i)\w*(deploy|server|serving|service)\w*")
+
+
+def _engine_module(module: str) -> bool:
+    """A module of an engine itself (`sglang.srt.server_args`): its classes are read by the engine's own facts
+    (an in-process server, a library engine), never as a deployment's configuration."""
+    from kvlint.engines.registered import engine_names
+
+    return module.split(".", 1)[0].lower() in engine_names()
 
 
 def _integration(module: str, engine: str) -> bool:
@@ -150,10 +169,11 @@ def _unwrapped(arg: ast.expr | None) -> ast.expr | None:
     return arg
 
 
-def _launch(src: _Source, tree: ast.Module, call: ast.Call, module: str, named: str | None = None
+def _launch(src: _Source, tree: ast.Module, call: ast.Call, module: str, named: str | None = None, hint: str = ""
             ) -> Deployment | None:
     """The launch the builder call stands for, or None when its keywords are no engine's flags with a model.
-    `named`: the engine the callee's name says (a platform's server class), whose flags the keywords are."""
+    `named`: the engine the callee's name says (a platform's server class), whose flags the keywords are; `hint`:
+    the engines the file names, which break a tie of keywords both engines spell alike."""
     from kvlint.engines.registered import facts
     from kvlint.launches.pyfile import _gpu_of, _keyword_flags
     from kvlint.launches.script import FoundLaunch
@@ -162,7 +182,7 @@ def _launch(src: _Source, tree: ast.Module, call: ast.Call, module: str, named: 
     # the engines' own model keys before the other spellings (`model_name` may be the served name beside `model`)
     model = next(((k, v) for k, _, v in sorted(pairs, key=lambda p: p[0] not in ("model", "model_path"))
                   if _norm(k) in MODEL_NAMES), None)
-    chosen = _engine([k for k, _, _ in pairs], module + "." + ast.unparse(call.func)) if named is None else \
+    chosen = _engine([k for k, _, _ in pairs], f"{module}.{ast.unparse(call.func)} {hint}") if named is None else \
         (named, _options(named, [k for k, _, _ in pairs]))
     if model is None or chosen is None:
         return None

@@ -1514,7 +1514,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     first = rest[0].text.rsplit("/", 1)[-1] if rest else ""
     if image_default and first == "serve" and not _keeps_serve_word(image_default):
         rest, first = rest[1:], ""  # an image whose entry point is the engine CLI (`ENTRYPOINT ["vllm"]`)
-    if image_default and (not rest or (first not in _NOT_ENGINE_ARGS and not re.fullmatch(r"python3?\.\d+", first))):
+    if image_default and (not rest or (first not in _NOT_ENGINE_ARGS and not re.fullmatch(r"python3?\.\d+", first)
+                                       and not _program_with_arguments(rest))):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
     # imported here (only launches through an unknown program need it), and not with `from`: in a function that asks
     # the module for `__path__` on every call, an AttributeError formatted and dropped (~8,000 instructions)
@@ -1685,6 +1686,18 @@ def _handed_shell(rest: list[Field], env: dict[str, str], depth: int, state: _St
                 and "c" in rest[k + 1].text[1:] and not rest[k + 1].text.startswith("--"):
             return _shell_c(rest, k, env, depth, state)
     return None
+
+
+def _program_with_arguments(rest: list[Field]) -> bool:
+    """`command: ["uvicorn", "reranker:app", "--host", ...]` on an engine image (sample K127's local `vllm-cpu`
+    build): a word that is no model (neither a Hub id nor a path) followed by another word that is no flag is a
+    program and its arguments replacing the entry point, never the engine's model: no engine's parser takes two
+    positional words, and `serve` was taken off before."""
+    from kvlint.launches.infer import model_shaped
+
+    head, nxt = rest[0], rest[1] if len(rest) > 1 else None
+    return nxt is not None and head.resolved and nxt.resolved and not head.text.startswith("-") \
+        and not nxt.text.startswith("-") and not model_shaped(head.text) and "/" not in head.text
 
 
 def _keeps_serve_word(engine: str) -> bool:

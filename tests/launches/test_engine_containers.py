@@ -119,3 +119,14 @@ def test_a_known_image_that_carries_the_engine_given_its_flags_starts_it():
     sglang = "services:\n  s:\n    image: lmsysorg/sglang:v0.5.2\n    command: --model-path org/m --tp 2\n"
     [bare] = read_path("compose.yaml", sglang).deployments
     assert bare.no_server_image is not None and bare.no_server_image[2] == "--model-path"
+
+
+def test_a_program_and_its_arguments_on_an_engine_image_is_no_launch():
+    """Sample K127 (measured: a launch of the model "uvicorn"): `image: vllm-cpu:latest` with `command: ["uvicorn",
+    "reranker:app", "--host", ...]`: a word that is no model followed by another positional word is a program run in
+    the image, not the engine's model (no engine's parser takes two positionals); a model then flags stays one."""
+    text = 'services:\n  r:\n    image: vllm-cpu:latest\n    command: [{args}]\n'
+    program = '"uvicorn", "reranker:app", "--host", "0.0.0.0", "--port", "8000"'
+    assert read_path("compose.yaml", text.format(args=program)).deployments == []
+    [dep] = read_path("compose.yaml", text.format(args='"my-model", "--max-model-len", "4096"')).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "my-model", 4096)

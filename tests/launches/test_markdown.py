@@ -250,3 +250,14 @@ def test_a_block_labelled_for_another_language_that_opens_with_an_engine_command
                  "```cpp\nint main() { return 0; }  // sglang.launch_server\n```\n\n"
                  '```json\n"vllm serve org/x --port 1"\n```\n')
     assert [(d.model, _at(d.model_span)) for d in read_path(str(p)).deployments] == [("org/m", (2, 45))]
+
+
+def test_a_list_item_that_is_a_whole_command_is_read(tmp_path):
+    """Sample K127's README (measured: three of four launches missed): `- vllm serve "google/gemma-3-4b-it" --port
+    8000 ...` as nested list items, unfenced: the bullet (`-`, `*`, `1.`) is the list's, the command after it is
+    read at its place; a bullet of prose that names the command is not one."""
+    p = tmp_path / "README.md"
+    p.write_text("# models\n\n- 4B\n    - vllm serve \"google/gemma-3-4b-it\" --max-model-len 32768\n"
+                 "1. sglang serve --model-path org/m --tp 2\n* vllm serve is the command to start it\n")
+    got = [(d.engine, d.model, _at(d.model_span)) for d in read_path(str(p)).deployments]
+    assert got == [("vllm", "google/gemma-3-4b-it", (4, 19)), ("sglang", "org/m", (5, 30))]

@@ -552,3 +552,18 @@ def test_a_sagemaker_lmi_container_running_vllm_is_a_kv008_place(tmp_path):
     (note,) = result.findings
     assert result.deployments == [] and (note.code, note.span.line) == ("KV008", 4)
     assert "SageMaker's LMI container" in note.message
+
+
+def test_a_gpu_service_of_an_own_build_with_a_model_variable_is_said():
+    """Sample K127 (measured: silent): a compose project named for vLLM whose service runs the repository's own
+    build (`command: single`), reserves a GPU (`capabilities: [gpu]`) and sets `MODEL: ${MODEL:-/app/models/M}`: the
+    launch is in the image, which kvlint does not see; one KV008 at the model, never passed over in silence."""
+    text = ("name: ab-vllm\nservices:\n  qwen:\n    image: inference:0.27.1-cu129\n    build: {context: .}\n"
+            "    environment:\n      MODEL: ${MODEL:-/app/models/Qwen3-27B-AWQ}\n    deploy:\n      resources:\n"
+            "        reservations:\n          devices:\n            - driver: nvidia\n              capabilities: [gpu]\n"
+            "    command: single\n")
+    result = read_path("compose.yaml", text)
+    (note,) = result.findings
+    assert result.deployments == [] and (note.code, _at(note.span)) == ("KV008", (7, 23))
+    assert "/app/models/Qwen3-27B-AWQ" in note.message
+    assert read_path("compose.yaml", text.replace("capabilities: [gpu]", "capabilities: [utility]")).findings == []

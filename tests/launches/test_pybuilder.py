@@ -55,3 +55,21 @@ def test_a_platforms_engine_server_class_with_a_model_is_a_launch(tmp_path):
                     "client = VLLMOpenAI(model_name='org/m', openai_api_base='http://x/v1')\n")
     (dep,) = read_path(str(path)).deployments
     assert (dep.engine, dep.model, _at(dep.launch_span), dep.get("max_model_len")) == ("vllm", "org/m", (4, 7), 4096)
+
+
+def test_a_deployment_config_class_of_a_package_not_held_is_read_from_its_keywords(tmp_path):
+    """Sample K127 (silent before): `DeploymentConfig(model=M, tensor_parallel_size=1, data_parallel_size=2, ...)`
+    imported from a package the tree does not hold and handed to its Kubernetes deployer: a deployment's
+    configuration class read as a builder is; keywords both engines spell alike go to the engine the file names;
+    a class named for no deployment (`TrainConfig`) or one with no engine's flags is not read."""
+    path = tmp_path / "deploy_k8s.py"
+    head = '"""Deploy a vLLM server on Kubernetes."""\nfrom verifiers.deployment import {cls}\n# image: vllm/vllm-openai\n'
+    call = "cfg = {cls}(model='Qwen/Qwen2.5-1.5B-Instruct', replicas=1, tensor_parallel_size=1, data_parallel_size=2)\n"
+    path.write_text(head.format(cls="DeploymentConfig") + call.format(cls="DeploymentConfig"))
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("data_parallel_size")) == \
+        ("vllm", "Qwen/Qwen2.5-1.5B-Instruct", (4, 31), 2)
+    path.write_text(head.format(cls="TrainConfig") + call.format(cls="TrainConfig"))
+    assert read_path(str(path)).deployments == []
+    path.write_text(head.format(cls="DeploymentConfig") + "cfg = DeploymentConfig(model='org/m', replicas=2)\n")
+    assert read_path(str(path)).deployments == []
