@@ -59,7 +59,9 @@ def built_starts(src: _Source, tree: ast.Module) -> list[Deployment]:
 
 # a platform's class for an engine server it starts (ZenML's `VLLMServiceConfig`, a `VLLMDeployment`, an
 # `SGLangServer`): the engine's name, then a word for a server, in the class's name; a client's (`VLLMOpenAI`) has none
-_SERVER_CLASS = lazy(r"(?i)(vllm|sglang)_?\w*?(service|server|deployment)\w*")
+_SERVER_CLASS = lazy(r"(?i)(vllm|sglang)_?\w*?(service|server|deployment|setup|manager|launcher)\w*")
+# words of a class that talks to a running server rather than starting one (`VLLMServerClient`, `SGLangServerAPI`)
+_CLIENT_WORDS = lazy(r"(?i)client|api|openai|chat|completion|endpoint|proxy|router")
 
 
 def platform_servers(src: _Source, tree: ast.Module) -> list[Deployment]:
@@ -77,7 +79,7 @@ def platform_servers(src: _Source, tree: ast.Module) -> list[Deployment]:
         m = _SERVER_CLASS.fullmatch(name)
         if module_file(src.path, module, 0) is not None:
             continue  # a class of the repository's own is read in its module (kvlint.launches.pyclasses)
-        if m is not None and _integration(module, m.group(1).lower()):
+        if m is not None and _CLIENT_WORDS.search(name) is None and not _engine_module(module):
             found = _launch(src, tree, node, module, m.group(1).lower())
         elif m is None and _DEPLOY_CLASS.fullmatch(name) is not None and not _engine_module(module):
             found = _launch(src, tree, node, module, hint=" ".join(engines_named(src.text)))
@@ -99,13 +101,6 @@ def _engine_module(module: str) -> bool:
     from kvlint.engines.registered import engine_names
 
     return module.split(".", 1)[0].lower() in engine_names()
-
-
-def _integration(module: str, engine: str) -> bool:
-    """A platform's package for the engine: its name a whole part of the module's path after the platform's
-    (`zenml.integrations.vllm.services`), not a module of the engine itself nor one merely named for it
-    (`app.vllm_server`)."""
-    return engine in module.lower().split(".")[1:]
 
 
 def _imported(tree: ast.Module) -> dict[str, str]:

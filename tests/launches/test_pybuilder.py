@@ -57,6 +57,23 @@ def test_a_platforms_engine_server_class_with_a_model_is_a_launch(tmp_path):
     assert (dep.engine, dep.model, _at(dep.launch_span), dep.get("max_model_len")) == ("vllm", "org/m", (4, 7), 4096)
 
 
+def test_an_engine_named_setup_or_manager_class_of_a_module_not_held_is_a_launch(tmp_path):
+    """Samples K87 and K122 (measured: missed): `VLLMSetup(model=..., data_parallel_size=1, quantization="fp8")` from
+    `oai_utils.vllm`, `VLLMServerManager(model=args.model_name, port=port)` from the project's `src.utils.vllm_utils`
+    (neither module in the tree): a class named for the engine and for starting it is its launch; one named for
+    talking to a server (`VLLMServerClient`) or of the engine's own package is not."""
+    path = tmp_path / "start.py"
+    body = "from oai_utils.vllm import {cls}\n\nsetup = {cls}(model='Qwen/Qwen3-8B', quantization='fp8', port=8000)\n"
+    path.write_text(body.format(cls="VLLMSetup"))
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("quantization")) == ("vllm", "Qwen/Qwen3-8B", "fp8")
+    path.write_text(body.format(cls="VLLMServerManager").replace("oai_utils.vllm", "src.utils.vllm_utils"))
+    assert [d.model for d in read_path(str(path)).deployments] == ["Qwen/Qwen3-8B"]
+    for cls in ("VLLMServerClient", "VLLMChatAPI"):
+        path.write_text(body.format(cls=cls))
+        assert read_path(str(path)).deployments == []
+
+
 def test_a_deployment_config_class_of_a_package_not_held_is_read_from_its_keywords(tmp_path):
     """Sample K127 (silent before): `DeploymentConfig(model=M, tensor_parallel_size=1, data_parallel_size=2, ...)`
     imported from a package the tree does not hold and handed to its Kubernetes deployer: a deployment's
