@@ -94,7 +94,9 @@ def test_a_server_class_of_the_repository_is_a_launch_where_a_launcher_makes_it(
 
 
 def test_a_server_class_outside_the_launchers_project_is_not_read(tmp_path):
-    """The module search stops at the project's root: a package beside the checkout is not the repository's."""
+    """The module search stops at the project's root: a package beside the checkout is not the repository's, so its
+    body is not read; a class named for the engine and for serving it is still its launch, read from the call's
+    keywords alone (`VLLMServer(model=...)`; the SGLang one, given its model by position, names none)."""
     import shutil
 
     from kvlint.launches import read_path
@@ -103,7 +105,9 @@ def test_a_server_class_outside_the_launchers_project_is_not_read(tmp_path):
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     shutil.copy(FIX / "classes" / "scripts" / "start_servers.py", project / "start_servers.py")
-    assert read_path(str(project / "start_servers.py")).deployments == []
+    (alone,) = read_path(str(project / "start_servers.py")).deployments
+    assert (alone.model, alone.get("tensor_parallel_size")) == ("org/class-model", 2)
+    assert any("configured by VLLMServer (imported from app.vllm_server)" in n for n in alone.notes)
     (project / "app").mkdir()
     shutil.copy(FIX / "classes" / "app" / "vllm_server.py", project / "app" / "vllm_server.py")
     assert len(read_path(str(project / "start_servers.py")).deployments) == 2
