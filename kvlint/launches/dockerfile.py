@@ -81,9 +81,26 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
         found = _flags_for_entrypoint(_argv(path, text, index, *parts["CMD"], env), env)
     dep = finish(path, found, LaunchContext(image=image), ManifestGpu()) if found else None
     if dep is None and fields:
-        return _written_entry_script(path, text, _script_run(fields), env, image)
+        return [_with_pin(d, text, env, index) for d in _written_entry_script(path, text, _script_run(fields), env,
+                                                                                image)]
     # an engine entry point with no model is the image, not a launch: it is launched where it is run with one
-    return [dep] if dep is not None and dep.model is not None else []
+    return [_with_pin(dep, text, env, index)] if dep is not None and dep.model is not None else []
+
+
+def _with_pin(dep: Deployment, text: str, env: Mapping[str, str], index: LineIndex) -> Deployment:
+    """The launch with the release the build installs by an exact pin (`RUN pip install vllm==0.6.3` on a CUDA base,
+    kvlint.installs), where the FROM image's tag gave none: the image runs the release its build put in it."""
+    from kvlint.installs import pinned_release
+    from kvlint.record import replace
+    from kvlint.span import Span
+
+    pin = pinned_release(text, dep.engine, env) if dep.engine_version is None else None
+    if pin is None:
+        return dep
+    line, col = index.locate(pin[1])
+    span = Span(dep.path, line, col, line, col + len(pin[0]))
+    note = f"engine release {pin[0]} from the build's install pin (line {line})"
+    return replace(dep, engine_version=pin[0], engine_version_span=span, notes=(*dep.notes, note))
 
 
 def _program_cmd(parts: dict[str, tuple[int, str]], fields: list[Field]) -> bool:

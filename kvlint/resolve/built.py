@@ -34,6 +34,7 @@ class BuiltImage:
     dockerfile: str  # relative to the script's folder
     base: str | None  # the final stage's FROM (None: an ARG, or scratch)
     why: str  # "docker/Dockerfile copies /root/scripts/launcher.py, which the script runs"
+    pinned: tuple[tuple[str, str], ...] = ()  # (engine, release) its build installs by an exact pin (kvlint.installs)
 
 
 def images_running(path: str) -> tuple[BuiltImage, ...]:
@@ -126,4 +127,14 @@ def _runs(dockerfile: str, base_name: str, script: str, folder: str) -> BuiltIma
         return None
     stages = _FROM.findall(text)
     base = stages[-1] if stages and "$" not in stages[-1] and stages[-1].lower() != "scratch" else None
-    return BuiltImage(shown, base, why)
+    return BuiltImage(shown, base, why, _pins(text))
+
+
+def _pins(text: str) -> tuple[tuple[str, str], ...]:
+    """(engine, release) for each engine the build installs by an exact pin, its ARG defaults expanded."""
+    from kvlint.engines.registered import engine_names
+    from kvlint.installs import pinned_release
+
+    args = dict(re.findall(r"(?m)^[ \t]*ARG[ \t]+(\w+)=[\"']?([^\s\"']+)", text))
+    found = ((e, pinned_release(text, e, args)) for e in engine_names())
+    return tuple((e, pin[0]) for e, pin in found if pin is not None)

@@ -325,6 +325,10 @@ def _built_image(path: str, engine: Engine, newest: str) -> VersionLookup | None
     if not images:
         return None
     first = images[0]
+    pinned = dict(first.pinned).get(engine.name) if len(images) == 1 else None
+    if pinned is not None:  # the build installs the release (`RUN pip install vllm==0.6.3` on a CUDA base)
+        return VersionLookup(pinned, "project", _modelled(engine, pinned),
+                             why=f"{engine.title} {pinned} from {first.dockerfile}, the image that runs the script")
     if len(images) == 1 and first.base and _engine_image(first.base, engine) and not _latest_tag(first.base):
         dated = _dated_build(first.base, engine)
         if dated is not None:

@@ -138,6 +138,41 @@ def test_a_script_the_repositorys_image_runs_takes_that_images_release():
     assert f.severity == Severity.WARNING and "0.8.5 (pinned)" in f.message
 
 
+def test_a_script_an_image_runs_takes_the_release_its_build_pins(tmp_path):
+    """The repository's Dockerfile builds FROM a CUDA base and `RUN pip install "vllm==${VLLM_VERSION}"` (ARG 0.8.5),
+    then copies serve.sh: the script runs 0.8.5, which still has `--swap-space` (removed in 0.20.0: a warning that an
+    upgrade breaks it); a range pins nothing (the release is the image's, open: an info naming what decides)."""
+    docker = ("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nARG VLLM_VERSION=0.8.5\nRUN pip install --no-cache-dir \\\n"
+              "    \"vllm==${VLLM_VERSION}\"\nCOPY serve.sh /app/serve.sh\nCMD [\"bash\", \"/app/serve.sh\"]\n")
+    for repo, install in (("pinned", "vllm==${VLLM_VERSION}"), ("range", "vllm>=0.8")):
+        (tmp_path / repo / ".git").mkdir(parents=True)
+        (tmp_path / repo / "Dockerfile").write_text(docker.replace("vllm==${VLLM_VERSION}", install))
+        (tmp_path / repo / "serve.sh").write_text("vllm serve facebook/opt-125m --swap-space 4 --max-model-len 2048\n")
+    def removed(repo: str) -> str:
+        (found,) = [f for f in lint([str(tmp_path / repo / "serve.sh")], LintOptions()).findings if f.code == "KV005"]
+        return found.message
+
+    assert "vLLM 0.8.5 (pinned) may still accept it" in removed("pinned")
+    assert "pins no vLLM release (it runs in the image Dockerfile builds)" in removed("range")
+
+
+def test_a_dockerfiles_own_launch_takes_the_release_its_build_pins(tmp_path):
+    """`FROM nvidia/cuda` + `RUN pip install "sglang[all]==0.4.6.post1" flashinfer` + a CMD that starts SGLang: the
+    image's launch is that release, at the pin's place (kvlint.installs); an unpinned install leaves it open."""
+    from kvlint.launches import read_path
+
+    text = ("FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\nRUN pip install --no-cache-dir \\\n"
+            "    \"sglang[all]==0.4.6.post1\" flashinfer\n"
+            "CMD [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"Qwen/Qwen2.5-7B-Instruct\"]\n")
+    p = tmp_path / "Dockerfile"
+    p.write_text(text)
+    (dep,) = read_path(str(p)).deployments
+    span = dep.engine_version_span
+    assert (dep.engine_version, span.line if span else None, span.col if span else None) == ("0.4.6.post1", 3, 19)
+    p.write_text(text.replace("==0.4.6.post1", ""))
+    assert read_path(str(p)).deployments[0].engine_version is None
+
+
 def test_a_script_running_a_file_two_images_copy_leaves_the_release_open():
     """The Vertex notes with the launcher's vendor option gone: two Dockerfiles copy /root/scripts/launcher.py, which
     the script runs, so its commands run in one of those images and the release is open (an info, not an error)."""
