@@ -110,6 +110,9 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
         elif isinstance(node, ast.Call) and (engine := _in_process_server(node, text)) is not None:
             out.extend(_served_engine_args(src, node, tree, engine))
+        elif isinstance(node, ast.Call) and (parsed := _in_process_argv(node, text)) is not None:
+            out.extend(_parsed_argv(src, node, *parsed))
+            seen.update({id(parsed[1]), *(id(e) for e in parsed[1].elts)})
         elif isinstance(node, ast.Call) and _sdk_run(node):
             found, said = _sdk_container(src, node)
             out.extend(found)
@@ -1202,6 +1205,38 @@ def _in_process_server(call: ast.Call, text: str) -> str | None:
         return None
     _, server, module = _server_apis()[engine]
     return engine if server in text and module in text else None
+
+
+def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.List | ast.Tuple] | None:
+    """(the engine's command words, the list) when the call hands a literal argument list to the engine's own
+    parser and the file starts the engine's server with what it parses (each engine's IN_PROCESS_ARGV and
+    IN_PROCESS_SERVER: sample K128's `make_arg_parser(...).parse_args([MODEL, "--max-model-len", "32768", ...])`
+    then `run_server(args)`, a program that runs `vllm serve` without its CLI)."""
+    import ast
+
+    if not call.args or not isinstance(call.args[0], (ast.List, ast.Tuple)):
+        return None
+    name = _name(call.func)
+    for engine, (marker, receiver, words) in _argv_apis().items():
+        _, server, module = _server_apis().get(engine, ((), "", ""))
+        if name == receiver and marker in text and server and server in text and module in text:
+            return words, call.args[0]
+    return None
+
+
+@lru_cache(maxsize=1)
+def _argv_apis() -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    from kvlint.engines.registered import engine_names, facts
+
+    return {e: api for e in engine_names() if (api := getattr(facts(e), "IN_PROCESS_ARGV", None))}
+
+
+def _parsed_argv(src: _Source, call: ast.Call, words: tuple[str, ...], listed: ast.List | ast.Tuple
+                 ) -> list[Deployment]:
+    """The launch the engine's command with the list's words starts, placed at the parsing call."""
+    head = [Field(w, src.span(call.func)) for w in words]
+    found = launch_in_argv([*head, *_words(src, listed.elts)], {})
+    return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
 
 
 @lru_cache(maxsize=1)

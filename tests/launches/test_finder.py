@@ -1709,6 +1709,28 @@ def test_server_args_handed_to_sglangs_own_launch_server_in_a_program_are_a_laun
     assert read_path("lib.py", library).deployments == []
 
 
+def test_an_argument_list_the_engines_own_parser_reads_for_its_server_is_a_launch():
+    """Sample K128's vllm_server.py (measured: a KV008): `make_arg_parser(FlexibleArgumentParser()).parse_args([MODEL,
+    "--max-model-len", "32768", ...])` then `uvloop.run(run_server(args))` runs `vllm serve` without its CLI; SGLang's
+    `prepare_server_args([...])` + `launch_server` likewise. A list parsed for another purpose is no launch."""
+    text = ("import os\nMODEL = os.environ.get('OCR_MODEL', '/root/models/ocr')\n\nif __name__ == '__main__':\n"
+            "    from vllm.entrypoints.openai.api_server import run_server\n"
+            "    from vllm.entrypoints.openai.cli_args import make_arg_parser\n"
+            "    parser = make_arg_parser(FlexibleArgumentParser())\n"
+            "    args = parser.parse_args([MODEL, '--max-model-len', '32768', '--port', '10000'])\n"
+            "    uvloop.run(run_server(args))\n")
+    (d,) = read_path("vllm_server.py", text).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len"), d.launch_span.line) == \
+        ("vllm", "/root/models/ocr", (8, 31), 32768, 8)
+    sgl = ("from sglang.srt.entrypoints.http_server import launch_server\nfrom sglang.srt.server_args import "
+           "prepare_server_args\n\nargs = prepare_server_args(['--model-path', 'org/m', '--tp', '2'])\n"
+           "launch_server(args)\n")
+    (s_,) = read_path("serve.py", sgl).deployments
+    assert (s_.engine, s_.model, s_.get("tp_size")) == ("sglang", "org/m", 2)
+    assert read_path("vllm_server.py", text.replace("uvloop.run(run_server(args))", "print(args)")
+                     .replace("import run_server", "import build_app")).deployments == []
+
+
 def test_a_compose_file_named_for_the_engine_handing_a_model_to_its_own_image_is_said(tmp_path):
     """Sample K80's `docker-compose-vllm.yml`: services of the repository's own image run `./start_server.sh` with
     `MODEL_NAME=org/m` (the image's entry point starts vLLM out of sight): a KV008 at the model, not silence; the

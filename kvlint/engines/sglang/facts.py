@@ -9,6 +9,9 @@ MODEL_FLAG = "--model-path"  # the flag that names the model
 ENTRY_MODULES = ("sglang.launch_server", "sglang.multimodal_gen.runtime.launch_server")  # python -m MODULE starts it
 # `ServerArgs(model_path=M)` + sglang.srt.entrypoints.http_server's `launch_server`: what launch_server's module runs
 IN_PROCESS_SERVER = (("ServerArgs",), "launch_server", "sglang")
+# `prepare_server_args([...])` then launch_server (what sglang.launch_server's module does with sys.argv): the list is
+# `python -m sglang.launch_server`'s
+IN_PROCESS_ARGV = ("prepare_server_args", "prepare_server_args", ("python", "-m", "sglang.launch_server"))
 # Other servers it starts, each with a parser of its own (name -> its flag table's data file): `sglang serve` hands a
 # diffusion model to sglang.multimodal_gen (sglang/cli/serve.py), which has no KV cache (kvlint.flags.server decides)
 SERVERS = {"diffusion": "sglang_diffusion_flags.json"}

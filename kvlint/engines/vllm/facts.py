@@ -10,6 +10,8 @@ ENTRY_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_ser
 # engine arguments a program builds and hands to the engine's own server function in process (classes, the
 # function, the module it comes from): `AsyncEngineArgs(model=M)` + `run_server` is `vllm serve M`
 IN_PROCESS_SERVER = (("AsyncEngineArgs", "EngineArgs"), "run_server", "vllm.entrypoints")
+# `make_arg_parser(FlexibleArgumentParser()).parse_args([MODEL, "--flag", ...])` then run_server: `vllm serve`'s argv
+IN_PROCESS_ARGV = ("make_arg_parser", "parse_args", ("vllm", "serve"))
 SERVERS: dict[str, str] = {}  # other servers it starts with a parser of their own (none)
 SERVER_ENTRY_MODULES: dict[str, str] = {}
 UNSIZED_SERVERS: dict[str, str] = {}
