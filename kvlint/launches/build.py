@@ -285,6 +285,11 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
         dep = _otherwise(path, found, ctx, gpu, dep)
     if found.overridable:
         dep = replace(dep, caller_overridable=found.overridable)
+    if found.no_subcommand is not None:
+        from kvlint.engines.registered import facts
+
+        program, sub = facts(found.engine).CLI_SUBCOMMAND or (found.no_subcommand.text, "serve")
+        dep = replace(dep, no_subcommand=(found.no_subcommand.span, program, sub))
     if found.no_server is not None:
         first = found.fields[0].text if found.fields else ""
         dep = replace(dep, no_server_image=(found.no_server.span, found.no_server.text, first))

@@ -7,6 +7,7 @@ scripts of their own, and `docker run IMAGE ...` becomes the image's entry point
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import TYPE_CHECKING
@@ -83,6 +84,8 @@ class FoundLaunch:
     no_server: Field | None = None  # a published image that starts no server, given only the engine's flags: they
     # are run as its program (KV014); read as the engine's launch, as meant (kvlint.launches.infer.no_server_launch)
     container: str | None = None  # `docker exec NAME`: a running container the file did not start (its image unknown)
+    no_subcommand: Field | None = None  # the engine's CLI run with its server's flags but no subcommand (`vllm
+    # --model M`): its parser rejects them (KV016); read as the server's launch, as meant
     beside: str | None = None  # started in the background, then the script runs another GPU program (`torchrun
     # main.py`, line 33): the job's GPUs are not all the engine's (kvlint.launches.script._beside)
 
@@ -1512,6 +1515,10 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         return FoundLaunch(engine, tuple(words), span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes,
                            runner=runner, joined=joined)
     first = rest[0].text.rsplit("/", 1)[-1] if rest else ""
+    cli = _cli_needing_subcommand(first) if not image_default and len(rest) > 1 else None
+    if cli is not None and rest[1].text.startswith("-") and rest[1].text not in _CLI_OWN:
+        return FoundLaunch(cli, tuple(rest[1:]), rest[0].span, env, None, gpus[0], gpus[1], nodes=nodes,
+                           runner=runner, no_subcommand=rest[0])
     if image_default and first == "serve" and not _keeps_serve_word(image_default):
         rest, first = rest[1:], ""  # an image whose entry point is the engine CLI (`ENTRYPOINT ["vllm"]`)
     if image_default and (not rest or (first not in _NOT_ENGINE_ARGS and not re.fullmatch(r"python3?\.\d+", first)
@@ -1698,6 +1705,18 @@ def _program_with_arguments(rest: list[Field]) -> bool:
     head, nxt = rest[0], rest[1] if len(rest) > 1 else None
     return nxt is not None and head.resolved and nxt.resolved and not head.text.startswith("-") \
         and not nxt.text.startswith("-") and not model_shaped(head.text) and "/" not in head.text
+
+
+_CLI_OWN = frozenset({"-h", "--help", "-v", "--version"})  # the options an engine's CLI takes before a subcommand
+
+
+@functools.lru_cache(maxsize=16)
+def _cli_needing_subcommand(program: str) -> str | None:
+    """The engine whose CLI `program` is, when that CLI starts its server only through a subcommand (each engine's
+    CLI_SUBCOMMAND fact: `vllm serve`); None for any other program."""
+    from kvlint.engines.registered import engine_names, facts
+
+    return next((e for e in engine_names() if (facts(e).CLI_SUBCOMMAND or ("",))[0] == program), None)
 
 
 def _keeps_serve_word(engine: str) -> bool:

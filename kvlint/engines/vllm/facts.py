@@ -12,6 +12,8 @@ ENTRY_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_ser
 IN_PROCESS_SERVER = (("AsyncEngineArgs", "EngineArgs"), "run_server", "vllm.entrypoints")
 # `make_arg_parser(FlexibleArgumentParser()).parse_args([MODEL, "--flag", ...])` then run_server: `vllm serve`'s argv
 IN_PROCESS_ARGV = ("make_arg_parser", "parse_args", ("vllm", "serve"))
+# its CLI and the subcommand that starts the server: `vllm --model M` (no subcommand) is rejected by the CLI's parser
+CLI_SUBCOMMAND: tuple[str, str] | None = ("vllm", "serve")
 SERVERS: dict[str, str] = {}  # other servers it starts with a parser of their own (none)
 SERVER_ENTRY_MODULES: dict[str, str] = {}
 UNSIZED_SERVERS: dict[str, str] = {}
