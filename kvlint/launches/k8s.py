@@ -230,8 +230,10 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         env.setdefault("LWS_GROUP_SIZE", str(size))  # the LWS controller sets it to leaderWorkerTemplate.size
     image, image_text = container_image(c)
     fields, script, positional = _argv(yf, c, env)
-    default = entrypoint_engine(image_text)
-    if default is None and c.get("command") is None and image_text and fields:  # a build named for the engine,
+    # a KubeRay pod runs `ray start` whatever its image (sample K130: a RayService's head and workers on
+    # vllm/vllm-openai): the image's entry point is not what runs, so only an engine command in it is a launch
+    default = None if _ray_node(doc) else entrypoint_engine(image_text)
+    if default is None and c.get("command") is None and image_text and fields and not _ray_node(doc):
         from kvlint.launches.images import build_named_engine  # given arguments
 
         default = build_named_engine(image_text)
@@ -268,7 +270,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         launches, notes = _env_configured(yf, c, anc, image_text, env, scripted) or \
             (_baked(c, image, image_text, env) if not fields and not _ray_node(doc) else None) or (launches, notes)
     if all(not f.fields for f in launches) and script is None and not fields and c.get("command") is None \
-            and image is not None \
+            and image is not None and not _ray_node(doc) \
             and _whole(doc) and (stock := _engine_default(image, image_text, env)) is not None:
         launches, notes = [stock[0]], [stock[1]]
     name = "/".join(p for p in (doc_name, _text(c.get("name")) or "") if p)
@@ -324,8 +326,10 @@ def _engine_default(image: YNode, image_text: str | None, env: dict[str, str]) -
 def _whole(doc: YNode) -> bool:
     """Whether an object is written whole, not as a patch a base completes (a Kustomize patch of a Deployment names
     no `selector:`; its base may hold the `command:` the patch leaves out): only a whole object's container runs
-    exactly what it says."""
-    return _text(doc.get("kind")) not in _SELECTED or doc.path("spec", "selector") is not None
+    exactly what it says. A document with no `kind` is no object (a chart's values, sample K131's `deviceConfigs:
+    {cpu: {image: vllm-cpu-rhel9}}`): its maps are settings a template places, not containers run as written."""
+    kind = _text(doc.get("kind"))
+    return kind is not None and (kind not in _SELECTED or doc.path("spec", "selector") is not None)
 
 
 def _container_like(c: YNode, anc: list[YNode]) -> bool:

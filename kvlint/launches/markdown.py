@@ -418,6 +418,15 @@ def _mislabelled(label: str, body: str) -> bool:
     return _COMMAND_START.match(first.lstrip()) is not None and _ENTRY.search(first) is not None
 
 
+def _heredoc_opened(body: str) -> bool:
+    """A block whose first line is a shell command feeding a here-document (`cat <<EOF | kubectl apply -f -`, sample
+    K130's runbook, each such block labelled ```` ```yaml ```` for the manifest inside): a shell block, whose
+    here-document the shell reader reads as the manifest it applies; YAML would refuse the first line."""
+    first = next((line for line in body[:4096].splitlines() if line.strip()), "")
+    return "<<" in first and _YAML_LINE.match(first) is None
+
+
+_YAML_LINE = lazy(r"[ \t]*(?:-[ \t]|#|---|[\w.\"'-]+[ \t]*:(?:[ \t]|$))")
 # labels another reader takes (YAML, PowerShell, units, Python) or that hold no command (JSON, diffs, output)
 _OTHER_READERS = frozenset({"yaml", "yml", "powershell", "ps1", "pwsh", "ps", "ini", "dosini", "systemd", "service",
                             "conf", "cfg", "supervisor", "supervisord", "toml", "properties", "unit", "python", "py",
@@ -434,8 +443,10 @@ def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list
         close = _closing(fence, len(m.group(1).expandtabs(4))).search(text, body)
         end = close.start() if close is not None else len(text)
         label = m.group(3).lower()
-        if (kinds is None or label in kinds or (kinds is _SHELL_INFO and _mislabelled(label, text[body:end]))) \
-                and body < end:
+        inside = text[body:end]
+        shell_here = label in _YAML_INFO and _heredoc_opened(inside)  # ```yaml over `cat <<EOF | kubectl apply -f -`
+        if (kinds is None or (label in kinds and not (kinds is _YAML_INFO and shell_here))
+                or (kinds is _SHELL_INFO and (shell_here or _mislabelled(label, inside)))) and body < end:
             out.append((body, end))
         pos = close.end() if close is not None else len(text)
     return out

@@ -1434,6 +1434,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         elif head in wrappers.RUN_TOOLS and wrappers.after_run_tool(fields, i) is not None:
             runner = runner or head
             i = wrappers.after_run_tool(fields, i) or i + 1
+            if i < len(fields) and fields[i].text in ("-m", "--module"):  # `uv run -m MODULE`: `python -m MODULE`
+                fields = [*fields[:i], replace(fields[i], text="python"), replace(fields[i], text="-m"),
+                          *fields[i + 1 :]]
             fields = _hatch_script(fields, i) if head == "hatch" and i < len(fields) else fields
         elif head in ("torchrun", "accelerate") and wrappers.launcher_module(fields, i) is not None:
             # `torchrun [opts] -m MODULE` runs MODULE as `python -m MODULE` would: read it so

@@ -178,7 +178,11 @@ def _listed(items: YNode, best: Block) -> list[Block]:
         elif item.is_map:
             own = _engine_value(item)  # an item naming its own engine (`engine: sglang` beside `engine: vllm`)
             block = _block(item, best.path, own or best.engine, best.named)
-            if block is not None and block.engine == (own or best.engine) and block.score >= min(best.score, 2):
+            # an item with the best one's model key is an entry of the same catalogue, all of one engine (an image's,
+            # not one each item names): one engine flag will do
+            alike = block is not None and block.model_key == best.model_key and _engine_value(best.holder) is None
+            enough = min(best.score, 1 if alike else 2)
+            if block is not None and block.engine == (own or best.engine) and block.score >= enough:
                 out.append(block)
     return out
 
@@ -281,9 +285,11 @@ def _catalogue_name(holder: YNode, path: tuple[str, ...]) -> tuple[tuple[str, ..
     name = holder.get("name")
     if name is None or not name.is_scalar or not name.text:
         return None
-    # its engine settings under a map named for the engine (`vllm:`, `sglangConfig:`): a catalogue of what a chart
-    # can deploy (KAITO's supported models: `runtime:`, `tag:`, versions) holds none
-    return (("name",), name) if any(v.is_map and _engine_in(k) for k, _, v in holder.pairs()) else None
+    # its engine settings under a map named for the engine (`vllm:`, `sglangConfig:`), or its own argument list
+    # (sample K131: `models: [{name: gpt-oss-20b, uri: oci://..., extraArgs: [--max-model-len=131072]}]`): a
+    # catalogue of what a chart can deploy (KAITO's supported models: `runtime:`, `tag:`, versions) holds neither
+    engine_map = any(v.is_map and _engine_in(k) for k, _, v in holder.pairs())
+    return (("name",), name) if engine_map or _listed_flags(holder) else None
 
 
 def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:

@@ -43,13 +43,18 @@ def _skip(fields: Sequence[Field], j: int, values: frozenset[str]) -> int:
 
 def after_run_tool(fields: Sequence[Field], i: int) -> int | None:
     """`uv run [--with X] [--] CMD`, `hatch run -- CMD`, `conda run -n ENV CMD`: the index of CMD, or None
-    when the tool at `i` does not run a command (`uv pip install`, `poetry install`)."""
+    when the tool at `i` does not run a command (`uv pip install`, `poetry install`); for `uv run -m MODULE`, the
+    index of `-m` (the caller reads it as `python -m MODULE`)."""
     j = _skip(fields, i + 1, _RUN_TOOL_VALUES)
     if fields[i].text.rsplit("/", 1)[-1] == "uvx":
         return j  # `uvx` is `uv tool run`: the command follows
     if j >= len(fields) or fields[j].text != "run":
         return None
-    j = _skip(fields, j + 1, _RUN_TOOL_VALUES)
+    start, j = j + 1, _skip(fields, j + 1, _RUN_TOOL_VALUES)
+    # `uv run -m sglang.launch_server ...` (sample K131): uv's `--module` runs the module as `python -m` does
+    module = next((k for k in range(start, j) if fields[k].text in ("-m", "--module")), None)
+    if module is not None and fields[i].text.rsplit("/", 1)[-1] == "uv":
+        return module
     return j + 1 if j < len(fields) and fields[j].text == "--" else j
 
 

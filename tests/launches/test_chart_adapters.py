@@ -136,6 +136,50 @@ def test_unknown_chart_image_map_of_its_own_spelling_names_the_engine(tmp_path):
     assert read_path(str(p)).deployments == []
 
 
+def test_unknown_chart_images_under_keys_of_its_own_naming(tmp_path):
+    """Sample K131 (measured: one missed, two silent): `images: {vllmRuntime: {repository: .../vllm-cpu-openai-ubi9,
+    tag: "0.3"}}` beside `model: {name: tinyllama, maxModelLen: 2048}`, and `defaultServingImage: .../rhaiis/vllm-cuda-
+    rhel9:3.3.0` beside a `models:` catalogue whose entries each hold `name:`, `uri:` and their own `extraArgs:` (one
+    engine flag is enough for an entry of the same catalogue): each is the launch; a `routerImage:` names no engine."""
+    p = tmp_path / "values.yaml"
+    p.write_text("images:\n  vllmRuntime:\n    repository: quay.io/org/vllm-cpu-openai-ubi9\n    tag: '0.3'\n"
+                 "model:\n  storageUri: oci://quay.io/org/tinyllama:1.0\n  name: tinyllama\n  maxModelLen: 2048\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.get("max_model_len")) == ("vllm", "tinyllama", 2048)
+    p.write_text("defaultServingImage: registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.3.0\nmodels:\n"
+                 "  - name: gpt-oss-20b\n    uri: oci://registry.redhat.io/rhelai1/modelcar-gpt-oss-20b:1.5\n"
+                 "    extraArgs: [--enable-force-include-usage]\n"
+                 "  - name: nemotron-nano\n    uri: oci://quay.io/org/models:nemotron\n"
+                 "    extraArgs: [--max-model-len=131072, --enable-auto-tool-choice, --tool-call-parser=qwen3_coder]\n")
+    assert [(d.model, d.model_span.line) for d in read_path(str(p)).deployments] == \
+        [("gpt-oss-20b", 3), ("nemotron-nano", 6)]
+    p.write_text("routerImage: org/sglang-pd-router:v1\nmodelName: glm\n")
+    assert read_path(str(p)).deployments == []
+
+
+def test_a_values_files_image_maps_are_no_containers(tmp_path):
+    """Sample K131 (measured: two spurious launches of the image's default model): `deviceConfigs: {cpu: {image:
+    .../vllm-cpu-rhel9:3.4.0, env: [...]}}`, the images a chart picks from; a document with no `kind` is no object,
+    so its maps are settings the template places, not containers run as written."""
+    p = tmp_path / "values.yaml"
+    p.write_text("deviceConfigs:\n  cpu:\n    image: registry.redhat.io/rhaii/vllm-cpu-rhel9:3.4.0\n    env:\n"
+                 "      - name: VLLM_CPU_KVCACHE_SPACE\n        value: '16'\n")
+    assert read_path(str(p)).deployments == []
+
+
+def test_role_argument_lists_beside_an_engine_image_are_one_launch_each(tmp_path):
+    """`workerImage:` (an SGLang build) beside `prefillExtraArgs:` / `decodeExtraArgs:` and `workerCommonArgs:` with the
+    model: one launch per role, on that image (sample K89's values read before an image key ending in `Image` was)."""
+    p = tmp_path / "values.yaml"
+    p.write_text("decodeExtraArgs: --mem-fraction-static 0.85 --disaggregation-mode decode\nmodelName: glm\n"
+                 "prefillExtraArgs: --mem-fraction-static 0.9 --disaggregation-mode prefill\n"
+                 "workerCommonArgs: --model-path /data/model/glm --tp-size 8 --context-length 65536\n"
+                 "workerImage: mirrors.example.com/org/sglang-glm:v3\n")
+    got = [(d.engine, d.model, d.get("mem_fraction_static"), d.image) for d in read_path(str(p)).deployments]
+    assert got == [("sglang", "/data/model/glm", 0.85, "mirrors.example.com/org/sglang-glm:v3"),
+                   ("sglang", "/data/model/glm", 0.9, "mirrors.example.com/org/sglang-glm:v3")]
+
+
 def test_an_operator_object_naming_its_engine_and_model_is_a_launch(tmp_path):
     """Sample K64 (measured: silent): an operator's `AIDeployment` with `engine: {name: vllm}` and `models: [{uri:
     M}]`, no engine settings: the operator starts vLLM on M. An object whose engine key names no engine, or that

@@ -1709,6 +1709,15 @@ def test_server_args_handed_to_sglangs_own_launch_server_in_a_program_are_a_laun
     assert read_path("lib.py", library).deployments == []
 
 
+def test_uv_run_with_a_module_runs_it_as_python_m():
+    """Sample K131 (measured: a KV008): `uv run -m sglang.launch_server --model-path $model_path --tp 2` (uv's
+    `--module`) starts the module as `python -m` does; `uv run --module`, and uv's options before it, too."""
+    text = ("model_path=/models/Qwen2.5-VL-7B-Instruct\nuv run -m sglang.launch_server --model-path $model_path --tp 2\n"
+            "uv run --with hf_transfer --module vllm.entrypoints.openai.api_server --model org/m\n")
+    got = [(d.engine, d.model, d.runner) for d in read_path("serve.sh", text).deployments]
+    assert got == [("sglang", "/models/Qwen2.5-VL-7B-Instruct", "uv"), ("vllm", "org/m", "uv")]
+
+
 def test_an_argument_list_the_engines_own_parser_reads_for_its_server_is_a_launch():
     """Sample K128's vllm_server.py (measured: a KV008): `make_arg_parser(FlexibleArgumentParser()).parse_args([MODEL,
     "--max-model-len", "32768", ...])` then `uvloop.run(run_server(args))` runs `vllm serve` without its CLI; SGLang's

@@ -261,3 +261,16 @@ def test_a_list_item_that_is_a_whole_command_is_read(tmp_path):
                  "1. sglang serve --model-path org/m --tp 2\n* vllm serve is the command to start it\n")
     got = [(d.engine, d.model, _at(d.model_span)) for d in read_path(str(p)).deployments]
     assert got == [("vllm", "google/gemma-3-4b-it", (4, 19)), ("sglang", "org/m", (5, 30))]
+
+
+def test_a_yaml_labelled_block_that_is_a_here_document_is_read_as_shell(tmp_path):
+    """Sample K130's runbook (measured: four launches silent): ```` ```yaml ```` blocks whose first line is `cat
+    <<EOF | kubectl apply -f -`, the manifest the here-document applies after it (YAML refuses the first line): read
+    as the shell block they are, the manifest with it; a plain YAML block stays YAML."""
+    p = tmp_path / "guide.md"
+    manifest = ("apiVersion: v1\nkind: Pod\nmetadata: {name: v}\nspec:\n  containers:\n  - name: vllm\n"
+                "    image: vllm/vllm-openai:v0.10.1\n    args: [--model, google/gemma-3-1b-it, --max-model-len, '4096']\n")
+    p.write_text("# guide\n\n```yaml\ncat <<EOF| kubectl apply -f -\n" + manifest + "EOF\n```\n\n```yaml\n"
+                 + manifest.replace("gemma-3-1b-it", "gemma-3-4b-it") + "```\n")
+    got = [(d.model, _at(d.model_span), d.get("max_model_len")) for d in read_path(str(p)).deployments]
+    assert got == [("google/gemma-3-1b-it", (12, 21), 4096), ("google/gemma-3-4b-it", (24, 21), 4096)]

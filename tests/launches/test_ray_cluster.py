@@ -26,3 +26,21 @@ def test_run_option_words_keep_their_columns_and_drop_their_quotes():
     words = _words(yf.docs[0].get("o").items[0])
     assert [(w.text, w.span.col, w.span.end_col) for w in words] == \
         [("-e", 6, 8), ("A=b c", 10, 15), ("--gpus", 17, 23), ("all", 24, 27)]
+
+
+def test_kuberay_pods_on_an_engine_image_run_ray_not_the_images_entry_point():
+    """Sample K130 (measured: two spurious launches, one of the model "source ..."): a RayService whose head and
+    worker containers use vllm/vllm-openai with no engine command: KubeRay starts `ray start` in them, so the image's
+    entry point (which would serve its default model) is not what runs; an engine command in a pod stays a launch."""
+    text = ("apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: r}\nspec:\n  rayClusterConfig:\n"
+            "    headGroupSpec:\n      template:\n        spec:\n          containers:\n"
+            "            - name: ray-head\n              image: vllm/vllm-openai:latest\n"
+            "    workerGroupSpecs:\n      - groupName: w\n        template:\n          spec:\n            containers:\n"
+            "              - name: ray-worker\n                image: vllm/vllm-openai:latest\n"
+            "                command: [\"source /usr/local/gib/scripts/set_nccl_env.sh\"]\n"
+            "                resources: {limits: {nvidia.com/gpu: 8}}\n")
+    assert read_path("rayservice.yaml", text).deployments == []
+    served = text.replace("image: vllm/vllm-openai:latest\n    workerGroupSpecs",
+                          "image: vllm/vllm-openai:latest\n              command: [vllm, serve, org/m]\n"
+                          "    workerGroupSpecs")
+    assert [d.model for d in read_path("rayservice.yaml", served).deployments] == ["org/m"]

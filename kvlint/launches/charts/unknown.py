@@ -30,7 +30,7 @@ from kvlint.launches.charts.common import (
     text,
 )
 from kvlint.launches.env import Field
-from kvlint.launches.images import shipped_engine
+from kvlint.launches.images import around_engine, shipped_engine
 from kvlint.launches.keys import fields_from_pairs
 from kvlint.lazyre import lazy
 from kvlint.sources.yaml import YamlFile, YNode
@@ -55,9 +55,12 @@ def engine_image(doc: YNode,
         node = stack.pop()
         seen += 1
         for key, _, val in node.pairs() if node.is_map else ():
-            if key == "image" or (key[:1] in "iIcC" and key.lower().replace("_", "") in _IMAGE_KEYS):
+            # `image:`, `imageName:`, a key ending in it (`defaultServingImage:`), or a map of the chart's own naming
+            # that holds an image's repository (sample K131: `images: {vllmRuntime: {repository: ..., tag: "0.3"}}`)
+            if key == "image" or (key[:1] in "iIcC" and key.lower().replace("_", "") in _IMAGE_KEYS) \
+                    or key.lower().endswith("image") or (val.is_map and val.get("repository") is not None):
                 found = _image(val, node if key != "image" else None)
-                if found is not None and names(found[0]):
+                if found is not None and names(found[0]) and not around_engine(found[0]):  # `routerImage:` no engine
                     return names(found[0]) or "vllm", found[0], found[1]
             if not val.is_scalar:
                 stack.append(val)
@@ -113,6 +116,9 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         deps = by_env or _engine_named_values(yf, doc) or _flags_list(yf, doc)
         return deps, ([] if deps else _enabled_subchart(yf.path, doc))
     engine, image, span = found
+    roles = _flags_list(yf, doc, (image, span))
+    if len(roles) > 1:  # the roles' argument lists (`prefillExtraArgs:` / `decodeExtraArgs:`): one launch each
+        return roles, []
     listed = structured.find_all(doc, engine) if block is not None else []
     if len(listed) > 1:  # a catalogue of models, one deployment each: each item's own image, else the shared one
         return [_from_block(yf, doc, b, _own_image(doc, b, (image, span))) for b in listed], []
@@ -265,10 +271,11 @@ def _engine_args(doc: YNode) -> tuple[str, str, YNode] | None:
     return None
 
 
-def _flags_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
+def _flags_list(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None = None) -> list[Deployment]:
     """A list of flags under an arguments key of any name (`recipe_container_command_args: [--model, /models,
     --tensor-parallel-size, 2, ...]`, a platform's recipe) with a model flag and flags only one engine takes
-    (kvlint.launches.infer): the arguments the platform hands that engine's image, with the document's GPUs."""
+    (kvlint.launches.infer): the arguments the platform hands that engine's image, with the document's GPUs;
+    `image`: the engine image the values name, when they do."""
     from kvlint.launches.byflags import model_flag_in
     from kvlint.launches.infer import engine_from_flags
 
@@ -285,10 +292,14 @@ def _flags_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
                 engine = engine_from_flags(args) if model_flag_in(args) else None
                 if engine is not None:
                     count, cspan = _values_gpus(doc, doc.get("resources"))
-                    note = f"engine {engine} inferred from the flags listed under {key}: no image kvlint knows is named"
+                    note = (f"launch assembled from the flags listed under {key}, for the image {image[0]}" if image
+                            else f"engine {engine} inferred from the flags listed under {key}: no image kvlint knows "
+                                 "is named")
                     gpu = ManifestGpu(None, None, count, cspan)
-                    return [_deployment(yf.path, engine, args + more, at or val, LaunchContext(role, notes=(note,)),
-                                        gpu) for role, more, at in _roles(yf, node, key)]
+                    ctx = [LaunchContext(role, image[0] if image else None, image[1] if image else None,
+                                         notes=(note,)) for role, _, _ in _roles(yf, node, key)]
+                    return [_deployment(yf.path, engine, args + more, at or val, c, gpu)
+                            for c, (_, more, at) in zip(ctx, _roles(yf, node, key), strict=True)]
     return []
 
 
