@@ -166,7 +166,10 @@ def _dep_shape(dep: Deployment) -> tuple:
     own conditions (a worker's parsers, `--disable-cuda-graph`) and a value left open on one of them do not make it
     another deployment."""
     layout = tuple(sorted((n, repr(s.value)) for n, s in dep.settings.items() if n in _LAYOUT and s.resolved))
-    return dep.engine, dep.model, dep.path, layout
+    # a P/D role its name says when no flag does (sample K132: llm-d's `vllm-worker-prefill` / `vllm-worker-decode`,
+    # one command for both, the roles told apart by the routing sidecar)
+    named = tuple(r for r in ("prefill", "decode") if r in re.split(r"[^a-z]+", (dep.name or "").lower()))
+    return dep.engine, dep.model, dep.path, layout, named
 
 
 _LAYOUT = frozenset({"tensor_parallel_size", "tp_size", "pipeline_parallel_size", "pp_size", "nnodes",

@@ -110,8 +110,11 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
         elif isinstance(node, ast.Call) and (engine := _in_process_server(node, text)) is not None:
             out.extend(_served_engine_args(src, node, tree, engine))
+        elif isinstance(node, ast.Assign) and (cli := _cli_argv(node, text)) is not None:
+            out.extend(_parsed_argv(src, node.targets[0], *cli))
+            seen.update(id(n) for n in ast.walk(node.value))
         elif isinstance(node, ast.Call) and (parsed := _in_process_argv(node, text)) is not None:
-            out.extend(_parsed_argv(src, node, *parsed))
+            out.extend(_parsed_argv(src, node.func, *parsed))
             seen.update({id(parsed[1]), *(id(e) for e in parsed[1].elts)})
         elif isinstance(node, ast.Call) and _sdk_run(node):
             found, said = _sdk_container(src, node)
@@ -1224,6 +1227,41 @@ def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.Li
     return None
 
 
+def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] | None:
+    """(the CLI's program, its argument words as a list) when the program sets `sys.argv` to a list and runs the
+    engine's CLI in process (sample K132: `sys.argv = [sys.argv[0]] + ["serve", model_path] + args` then vLLM's
+    `vllm.entrypoints.cli.main.main()`, each engine's CLI_MAIN): the words after the program's own name."""
+    import ast
+
+    target = node.targets[0] if len(node.targets) == 1 else None
+    if not (isinstance(target, ast.Attribute) and target.attr == "argv" and _name(target.value) == "sys"
+            and isinstance(target.value, ast.Name)):
+        return None
+    engine = next((e for e, (module, cli) in _cli_mains().items() if module in text), None)
+    if engine is None:
+        return None
+    parts: list[ast.expr] = []
+    value: ast.expr = node.value
+    while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):  # `[a] + [b, c] + rest`
+        parts.insert(0, value.right)
+        value = value.left
+    parts.insert(0, value)
+    lists = [p for p in parts if isinstance(p, ast.List)]
+    words = [e for p in lists for e in p.elts][1:]  # past the program's own name (`sys.argv[0]`)
+    if not words or not (isinstance(words[0], ast.Constant) and words[0].value == "serve"):
+        return None
+    listed = ast.List(elts=words, ctx=ast.Load())
+    return (_cli_mains()[engine][1],), ast.copy_location(listed, node.value)
+
+
+@lru_cache(maxsize=1)
+def _cli_mains() -> dict[str, tuple[str, str]]:
+    """Each engine's in-process CLI module, and its program (`vllm.entrypoints.cli.main`, `vllm`)."""
+    from kvlint.engines.registered import engine_names, facts
+
+    return {e: (facts(e).CLI_MAIN, (facts(e).CLI_SUBCOMMAND or (e,))[0]) for e in engine_names() if facts(e).CLI_MAIN}
+
+
 @lru_cache(maxsize=1)
 def _argv_apis() -> dict[str, tuple[str, str, tuple[str, ...]]]:
     from kvlint.engines.registered import engine_names, facts
@@ -1231,10 +1269,10 @@ def _argv_apis() -> dict[str, tuple[str, str, tuple[str, ...]]]:
     return {e: api for e in engine_names() if (api := getattr(facts(e), "IN_PROCESS_ARGV", None))}
 
 
-def _parsed_argv(src: _Source, call: ast.Call, words: tuple[str, ...], listed: ast.List | ast.Tuple
+def _parsed_argv(src: _Source, at: ast.expr, words: tuple[str, ...], listed: ast.List | ast.Tuple
                  ) -> list[Deployment]:
-    """The launch the engine's command with the list's words starts, placed at the parsing call."""
-    head = [Field(w, src.span(call.func)) for w in words]
+    """The launch the engine's command with the list's words starts, placed at the call (or assignment) `at`."""
+    head = [Field(w, src.span(at)) for w in words]
     found = launch_in_argv([*head, *_words(src, listed.elts)], {})
     return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
 

@@ -14,6 +14,7 @@ from kvlint.launches.kinds import Kind, kind_for, reader_of, reads_bytes, sniffe
 from kvlint.launches.yamlfile import deployments_in
 from kvlint.lazyre import lazy
 from kvlint.limits import LimitExceeded, file_limits
+from kvlint.record import replace
 from kvlint.sources import yaml as yaml_source
 from kvlint.sources.text import SourceError, decode, read_file, read_stdin
 from kvlint.span import Span
@@ -120,7 +121,10 @@ def _as_template(path: str, text: str, kind: Kind, as_vllm_config: bool | None) 
     other = else_rendering(text) if "{%" in text else None
     text = blank_statements(text)  # `{% if %}`, `{% for %}`, `{# #}` of a Jinja template: not the file's words
     text = _TF_DIRECTIVE.sub(lambda m: " " * len(m.group()), text) if "%{" in text else text  # Terraform's
+    text, filled = _placeholders_blanked(path, text) if "$" in text and kind.name in ("yaml", "json") else (text, ())
     result = reader_of(kind)(path, text, as_vllm_config)
+    if filled:
+        result.deployments[:] = [replace(d, notes=(*d.notes, *filled)) for d in result.deployments]
     if other is not None:
         result = _with_other_arms(result, reader_of(kind)(path, blank_statements(other), as_vllm_config))
     return _never_silent(path, text, kind, result)
@@ -162,7 +166,20 @@ def _template_not_yaml(kind: str, text: str, result: ReadResult) -> bool:
     if kind not in ("yaml", "json") or not any(f.code == "KV001" and f.severity == Severity.ERROR
                                                for f in result.findings):
         return False
-    return "{%" in text or "%{" in text
+    return "{%" in text or "%{" in text or _PLACEHOLDER_LINE.search(text) is not None
+
+
+# a line that is only a variable (`$EXTRA_VLLM_ARGS_YAML`, sample K132): a manifest `envsubst` fills before `kubectl
+# apply`, where the variable stands for whole lines of YAML
+_PLACEHOLDER_LINE = lazy(r"(?m)^[ \t]*\$\{?[A-Za-z_]\w*\}?[ \t]*$")
+
+
+def _placeholders_blanked(path: str, text: str) -> tuple[str, tuple[str, ...]]:
+    """The text with each whole-line placeholder blanked (its length kept), and a note per placeholder."""
+    notes = tuple(f"line {text.count(chr(10), 0, m.start()) + 1} (`{m.group().strip()}`) is a placeholder a template "
+                  "tool fills (envsubst) with lines of its own: read without them"
+                  for m in _PLACEHOLDER_LINE.finditer(text))
+    return _PLACEHOLDER_LINE.sub(lambda m: " " * len(m.group()), text), notes
 
 
 _INTERPRETERS = ("sh", "bash", "zsh", "ksh", "dash", "python", "env")
@@ -289,7 +306,6 @@ def _pinned(path: str, dep: Deployment) -> Deployment:
         return dep
     from kvlint.launches.build import version_from_image
     from kvlint.launches.helm_chart import pinned_image
-    from kvlint.record import replace
 
     found = pinned_image(path, dep.image)
     version = version_from_image(found[0]) if found else None

@@ -1709,6 +1709,16 @@ def test_server_args_handed_to_sglangs_own_launch_server_in_a_program_are_a_laun
     assert read_path("lib.py", library).deployments == []
 
 
+def test_the_engines_cli_run_in_process_on_a_set_argv_is_a_launch():
+    """Sample K132's vllm_server.py (measured: missed): `sys.argv = [sys.argv[0]] + ["serve", model_path] + args` then
+    `main()` of `vllm.entrypoints.cli.main`: `vllm serve` with those words, placed at the assignment."""
+    text = ("import sys\nfrom vllm.entrypoints.cli.main import main as vllm_main\n\n\ndef main():\n"
+            "    model_path = '/models/qwen'\n    args = sys.argv[1:]\n"
+            "    sys.argv = [sys.argv[0]] + ['serve', model_path] + args\n    vllm_main()\n")
+    (d,) = read_path("vllm_server.py", text).deployments
+    assert (d.engine, d.model, d.launch_span.line) == ("vllm", "/models/qwen", 8)
+
+
 def test_uv_run_with_a_module_runs_it_as_python_m():
     """Sample K131 (measured: a KV008): `uv run -m sglang.launch_server --model-path $model_path --tp 2` (uv's
     `--module`) starts the module as `python -m` does; `uv run --module`, and uv's options before it, too."""
@@ -1897,3 +1907,18 @@ def test_only_a_tilde_takes_modifiers_before_a_batch_argument(tmp_path):
                  "python -m vllm.entrypoints.openai.api_server --model %~1 --served-model-name %NAME%\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.model_resolved, dep.get("served_model_name")) == (False, ["%abc1"])
+
+
+def test_prefill_and_decode_roles_a_name_tells_apart_are_two_launches(tmp_path):
+    """Sample K132's llm-d values (measured: one launch, the decode role folded into the prefill one as another
+    node): `decode:` and `prefill:` LeaderWorkerSet roles whose containers run one command (the routing sidecar
+    tells them apart) and differ in name (`vllm-worker-decode` / `vllm-worker-prefill`): two deployments (counting
+    rule 3); the same command under two rank names stays one."""
+    role = ("  {r}:\n    containers:\n    - name: vllm-worker-{r}\n      image: vllm/vllm-openai:v0.11.0\n"
+            "      command: [/bin/sh, -c]\n      args:\n      - |\n        vllm serve org/m --data-parallel-size 16 "
+            "--data-parallel-start-rank $START_RANK --port {p}\n      resources: {{limits: {{nvidia.com/gpu: 8}}}}\n")
+    p = tmp_path / "values.yaml"
+    p.write_text("multinode: true\nroles:\n" + role.format(r="decode", p=8200) + role.format(r="prefill", p=8000))
+    assert sorted(d.name.rsplit("-", 1)[-1] for d in read_path(str(p)).deployments) == ["decode", "prefill"]
+    p.write_text("multinode: true\nroles:\n" + role.format(r="a", p=8200) + role.format(r="b", p=8000))
+    assert len(read_path(str(p)).deployments) == 1

@@ -423,6 +423,23 @@ def test_a_terraform_template_s_directives_are_not_its_yaml():
     assert (dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("${model_id}", (14, 27), 4096)
 
 
+def test_a_manifest_envsubst_fills_is_read_without_its_placeholder_lines():
+    """Sample K132 (measured: a KV001 error "invalid YAML" and a miss): a Deployment whose args list is followed by a
+    line that is only `$EXTRA_VLLM_ARGS_YAML` (lines `envsubst` puts there before `kubectl apply`): the placeholder is
+    blanked and the manifest read, the launch noting it; a YAML file broken otherwise keeps its KV001."""
+    text = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n  selector: {}\n  template:\n"
+            "    spec:\n      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+            "          args:\n            - --model=$MODEL\n            - --max-model-len=8192\n"
+            "$EXTRA_VLLM_ARGS_YAML\n          ports: [{containerPort: 8000}]\n")
+    result = read_path("vllm.yaml", text)
+    (dep,) = result.deployments
+    assert [f.code for f in result.findings if f.code == "KV001"] == []
+    assert (dep.model, dep.get("max_model_len")) == ("$MODEL", 8192)
+    assert any("line 14 (`$EXTRA_VLLM_ARGS_YAML`) is a placeholder" in n for n in dep.notes)
+    broken = read_path("vllm.yaml", text.replace("$EXTRA_VLLM_ARGS_YAML", "oops: [unclosed"))
+    assert [f.code for f in broken.findings] == ["KV001"]
+
+
 def test_a_script_template_is_read_as_the_script_it_renders():
     """Sample K124 (measured: a KV008 "could not read a launch"): `user_data.sh.tftpl`, a cloud-init script whose
     quoted here-document installs a systemd unit, `ExecStart=/usr/bin/docker run ... ${vllm_image} --model

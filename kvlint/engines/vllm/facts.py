@@ -14,6 +14,8 @@ IN_PROCESS_SERVER = (("AsyncEngineArgs", "EngineArgs"), "run_server", "vllm.entr
 IN_PROCESS_ARGV = ("make_arg_parser", "parse_args", ("vllm", "serve"))
 # its CLI and the subcommand that starts the server: `vllm --model M` (no subcommand) is rejected by the CLI's parser
 CLI_SUBCOMMAND: tuple[str, str] | None = ("vllm", "serve")
+# the module whose `main()` runs the CLI on `sys.argv` in process (`sys.argv = [prog, "serve", M, ...]; main()`)
+CLI_MAIN: str | None = "vllm.entrypoints.cli.main"
 SERVERS: dict[str, str] = {}  # other servers it starts with a parser of their own (none)
 SERVER_ENTRY_MODULES: dict[str, str] = {}
 UNSIZED_SERVERS: dict[str, str] = {}
