@@ -81,8 +81,11 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
         found = _flags_for_entrypoint(_argv(path, text, index, *parts["CMD"], env), env)
     dep = finish(path, found, LaunchContext(image=image), ManifestGpu()) if found else None
     if dep is None and fields:
-        return [_with_pin(d, text, env, index) for d in _written_entry_script(path, text, _script_run(fields), env,
-                                                                                image)]
+        entry = _script_run(fields)
+        deps = _written_entry_script(path, text, entry, env, image)
+        if not deps and run_env:  # run by a compose service with its environment: the script the build copies in
+            deps = _copied_entry_script(path, text, entry, env, image)
+        return [_with_pin(d, text, env, index) for d in deps]
     # an engine entry point with no model is the image, not a launch: it is launched where it is run with one
     return [_with_pin(dep, text, env, index)] if dep is not None and dep.model is not None else []
 
@@ -181,6 +184,40 @@ def _written_entry_script(path: str, text: str, entry: str, env: dict[str, str],
     ctx = LaunchContext(image=image, notes=(note, *notes))
     deps = [finish(path, f, ctx, ManifestGpu()) for f in launches]
     return [d for d in deps if d is not None and d.model is not None]
+
+
+_COPY_LINE = lazy(r"(?im)^[ \t]*(?:COPY|ADD)[ \t]+((?:--\S+[ \t]+)*)(\S+(?:[ \t]+\S+)*)[ \t]*$")
+
+
+def _copied_entry_script(path: str, text: str, entry: str, env: dict[str, str], image: str | None
+                         ) -> list[Deployment]:
+    """The launch of the script the build copies in as its entry point (`COPY start.sh /app/start.sh`, `CMD
+    ["/app/start.sh"]`), read with the environment the image is run with (a compose service's, sample K130: its
+    `MODEL_NAME` is the model the script's `--model "${MODEL_NAME}"` serves). Asked only with that environment: alone,
+    such a script is the image (its own reading says where its launch is). A model still only the environment's is
+    none; a script outside the Dockerfile's folder is not looked for."""
+    import os
+
+    from kvlint.launches.entrypoint import env_model
+    from kvlint.launches.script import unread_in
+    from kvlint.sources.text import read_small
+
+    for m in _COPY_LINE.finditer(text):
+        *sources, dest = [w.strip("\"'[],") for w in m.group(2).split()]
+        for source in sources:
+            target = dest + os.path.basename(source) if dest.endswith("/") else dest
+            if not _same_file(target, entry) or ".." in source or source.startswith("/"):
+                continue
+            script_path = os.path.join(os.path.dirname(path), source)
+            body = read_small(script_path, 256 * 1024)
+            if body is None:
+                return []
+            launches, notes, _, _ = unread_in(Mapped.whole(script_path, body), dict(env))
+            note = f"read from {source}, which the Dockerfile copies to {entry}, the script its container runs"
+            ctx = LaunchContext(image=image, notes=(note, *notes))
+            deps = [finish(script_path, f, ctx, ManifestGpu()) for f in launches]
+            return [d for d in deps if d is not None and d.model is not None and env_model(d) is None]
+    return []
 
 
 def _heredoc_script(path: str, text: str, entry: str) -> Mapped | None:

@@ -173,3 +173,25 @@ def test_an_engine_variable_image_running_an_unseen_script_is_one_launch_per_clu
     assert any("worker service(s) at line(s) 22" in n for n in dep.notes)
     (tmp_path / "compose.yaml").write_text(CLUSTER.replace("${VLLM_IMAGE}", "${APP_IMAGE}"))
     assert read_path(str(tmp_path / "compose.yaml")).deployments == []
+
+
+def test_a_service_building_an_image_whose_copied_script_serves_its_environment_model(tmp_path):
+    """Sample K130's deepseek-docker (measured: two launches silent; the builds were not in the sample, the
+    repository has them): `build: ./deepseek-r1` whose Dockerfile copies start.sh to /app/start.sh and runs it, the
+    script serving `--model "${MODEL_NAME}"`, and the service's `environment: [MODEL_NAME=org/r1]`: the launch is the
+    service, its model the environment's. The Dockerfile alone is the image (no launch), and so is the script."""
+    from kvlint.launches import read_path
+
+    build = tmp_path / "r1"
+    build.mkdir()
+    (build / "Dockerfile").write_text("FROM nvidia/cuda:12.2.2-runtime-ubuntu22.04\nRUN pip3 install vllm==0.8.5\n"
+                                      "COPY start.sh /app/start.sh\nWORKDIR /app\nCMD [\"/app/start.sh\"]\n")
+    (build / "start.sh").write_text('#!/bin/bash\nexec python3 -m vllm.entrypoints.openai.api_server \\\n'
+                                    '    --model "${MODEL_NAME}" --tensor-parallel-size 2 --max-model-len 8192\n')
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text("services:\n  r1:\n    build: ./r1\n    environment:\n      - MODEL_NAME=org/r1\n")
+    (dep,) = read_path(str(compose)).deployments
+    assert (dep.model, dep.get("tensor_parallel_size"), dep.engine_version, dep.launch_span.line) == \
+        ("org/r1", 2, "0.8.5", 3)
+    assert read_path(str(build / "Dockerfile")).deployments == []
+    assert read_path(str(build / "start.sh")).deployments == []
