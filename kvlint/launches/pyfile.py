@@ -113,6 +113,9 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         elif isinstance(node, ast.Assign) and (cli := _cli_argv(node, text)) is not None:
             out.extend(_parsed_argv(src, node.targets[0], *cli))
             seen.update(id(n) for n in ast.walk(node.value))
+        elif isinstance(node, ast.Call) and (helped := _launch_helper(node, text)) is not None:
+            out.extend(_helper_launch(src, node, *helped))
+            seen.update(id(n) for a in (*node.args, *(k.value for k in node.keywords)) for n in ast.walk(a))
         elif isinstance(node, ast.Call) and (parsed := _in_process_argv(node, text)) is not None:
             out.extend(_parsed_argv(src, node.func, *parsed))
             seen.update({id(parsed[1]), *(id(e) for e in parsed[1].elts)})
@@ -1225,6 +1228,39 @@ def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.Li
         if name == receiver and marker in text and server and server in text and module in text:
             return words, call.args[0]
     return None
+
+
+def _launch_helper(call: ast.Call, text: str) -> tuple[str, str] | None:
+    """(engine, the keyword of its extra arguments) for a call of a helper of the engine's own package that starts its
+    server in a subprocess, imported from there (sample K134: `popen_launch_server(cls.model, base_url, other_args=
+    [...])` of `sglang.test.test_utils`, each engine's LAUNCH_HELPER); None for any other call."""
+    name = _name(call.func)
+    for engine, (function, module, extra) in _helpers().items():
+        if name == function and module in text and call.args:
+            return engine, extra
+    return None
+
+
+@lru_cache(maxsize=1)
+def _helpers() -> dict[str, tuple[str, str, str]]:
+    from kvlint.engines.registered import engine_names, facts
+
+    return {e: helper for e in engine_names() if (helper := facts(e).LAUNCH_HELPER)}
+
+
+def _helper_launch(src: _Source, call: ast.Call, engine: str, extra: str) -> list[Deployment]:
+    """The engine's server module run with the helper's model (its first argument) and its extra arguments."""
+    import ast
+
+    from kvlint.engines.registered import facts
+
+    engine_facts = facts(engine)
+    at = src.span(call.func)
+    head = [Field(w, at) for w in ("python", "-m", engine_facts.ENTRY_MODULES[0], engine_facts.MODEL_FLAG)]
+    listed = next((k.value for k in call.keywords if k.arg == extra), None)
+    more = _words(src, listed.elts) if isinstance(listed, (ast.List, ast.Tuple)) else []
+    found = launch_in_argv([*head, src.field(call.args[0]), *more], {})
+    return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
 
 
 def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] | None:

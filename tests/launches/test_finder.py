@@ -1719,6 +1719,19 @@ def test_the_engines_cli_run_in_process_on_a_set_argv_is_a_launch():
     assert (d.engine, d.model, d.launch_span.line) == ("vllm", "/models/qwen", 8)
 
 
+def test_a_helper_of_the_engines_package_that_starts_its_server_is_a_launch():
+    """Sample K134 (measured: silent): `popen_launch_server("org/guard", base_url, other_args=["--chat-template",
+    "chatml-llava", "--tp", "2"])` of `sglang.test.test_utils` runs `python -m sglang.launch_server --model-path M`
+    with those arguments; a function of that name from elsewhere is not the engine's."""
+    text = ("from sglang.test.test_utils import popen_launch_server\n\n"
+            "proc = popen_launch_server('org/guard', 'http://127.0.0.1:10000', timeout=600,\n"
+            "                           other_args=['--chat-template', 'chatml-llava', '--tp', '2'])\n")
+    (d,) = read_path("server.py", text).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("tp_size")) == ("sglang", "org/guard", (3, 29), 2)
+    other = text.replace("sglang.test.test_utils", "mytools.proc")
+    assert read_path("server.py", other).deployments == []
+
+
 def test_uv_run_with_a_module_runs_it_as_python_m():
     """Sample K131 (measured: a KV008): `uv run -m sglang.launch_server --model-path $model_path --tp 2` (uv's
     `--module`) starts the module as `python -m` does; `uv run --module`, and uv's options before it, too."""

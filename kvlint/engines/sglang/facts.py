@@ -15,6 +15,9 @@ IN_PROCESS_ARGV = ("prepare_server_args", "prepare_server_args", ("python", "-m"
 # no CLI kvlint knows to take the server's flags only after a subcommand (`sglang serve` is read as a server of its own)
 CLI_SUBCOMMAND: tuple[str, str] | None = None
 CLI_MAIN: str | None = None  # no CLI module kvlint knows a program runs on its own `sys.argv`
+# a helper of the engine's own package that starts its server in a subprocess: (function, module, the keyword holding
+# the extra arguments); the model is its first argument (`popen_launch_server(model, base_url, other_args=[...])`)
+LAUNCH_HELPER: tuple[str, str, str] | None = ("popen_launch_server", "sglang.test.test_utils", "other_args")
 # Other servers it starts, each with a parser of its own (name -> its flag table's data file): `sglang serve` hands a
 # diffusion model to sglang.multimodal_gen (sglang/cli/serve.py), which has no KV cache (kvlint.flags.server decides)
 SERVERS = {"diffusion": "sglang_diffusion_flags.json"}

@@ -16,6 +16,7 @@ IN_PROCESS_ARGV = ("make_arg_parser", "parse_args", ("vllm", "serve"))
 CLI_SUBCOMMAND: tuple[str, str] | None = ("vllm", "serve")
 # the module whose `main()` runs the CLI on `sys.argv` in process (`sys.argv = [prog, "serve", M, ...]; main()`)
 CLI_MAIN: str | None = "vllm.entrypoints.cli.main"
+LAUNCH_HELPER: tuple[str, str, str] | None = None  # no helper of vLLM's package starts its server with a model
 SERVERS: dict[str, str] = {}  # other servers it starts with a parser of their own (none)
 SERVER_ENTRY_MODULES: dict[str, str] = {}
 UNSIZED_SERVERS: dict[str, str] = {}
