@@ -188,6 +188,20 @@ def test_a_script_running_a_file_two_images_copy_leaves_the_release_open():
     assert images_running(str(VERDICTS / "host-launcher.sh")) == ()
 
 
+def test_a_script_that_sets_ascend_variables_leaves_the_release_open(tmp_path):
+    """Sample K135's NPUKernelBench script (measured: three KV005 warnings "installed today (0.33.0 assumed)"): it
+    exports `HCCL_DETERMINISTIC=true` (Huawei's collective library), so it runs on Ascend NPUs, where vLLM is the
+    release its vllm-ascend plugin supports: a removed flag is an info naming that build (vendor_launchers.json
+    environments); the same script without the variable keeps the warning."""
+    body = "vllm serve org/m --swap-space 10 --max-model-len 4096\n"
+    for name, head in (("ascend.sh", "export HCCL_DETERMINISTIC=true\n"), ("host.sh", "")):
+        (tmp_path / name).write_text("#!/bin/bash\n" + head + body)
+    (ascend,) = [f for f in lint([str(tmp_path / "ascend.sh")], LintOptions()).findings if f.code == "KV005"]
+    (host,) = [f for f in lint([str(tmp_path / "host.sh")], LintOptions()).findings if f.code == "KV005"]
+    assert ascend.severity == Severity.INFO and "Ascend NPU build" in ascend.message
+    assert host.severity == Severity.WARNING
+
+
 def test_the_vendor_launchers_file_matches_its_schema():
     import pytest
 
