@@ -98,6 +98,10 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
         message = (f"a program is started here from {what}, an argument list named for an engine that this file does "
                    "not hold (imported or built elsewhere): the launch is where the list is written; nothing here "
                    "is checked")
+    elif what.startswith("-e "):
+        message = (f"a container is run here on GPUs with its model in {what[3:]}, from an image this file does not "
+                   "name (a variable set elsewhere), in a file that names an engine: kvlint could not read a launch "
+                   "from it; nothing here is checked")
     elif re.fullmatch(r"\$\{?[A-Za-z_]\w*\}?", what):
         message = (f"a container is run here from {what}, an image named for an engine, but kvlint could not read a "
                    "launch from it (no model and engine flags it can read: the arguments are not in this file, or "
@@ -237,7 +241,31 @@ def _run_from_variable(text: str) -> tuple[int, int, str] | None:
     if "docker" not in text and "podman" not in text:
         return None  # two substring tests, not the patterns' scans (they have no literal prefix to skip ahead by)
     found = _first_run(text, _RUN_VAR)
-    return found if found is not None or "--name" not in text else _first_run(text, _RUN_NAMED, "--name ")
+    found = found if found is not None or "--name" not in text else _first_run(text, _RUN_NAMED, "--name ")
+    return found if found is not None or "MODEL" not in text else _gpu_run_with_model(text)
+
+
+_CONTAINER_RUN = lazy(r"(?m)^[^#\n]*?\b(?:docker|podman)[ \t]+run\b")
+_RUN_MODEL_VAR = lazy(r"(?:-e|--env)[ \t=]+[\"']?(\w*MODEL\w*)=")
+
+
+def _gpu_run_with_model(text: str) -> tuple[int, int, str] | None:
+    """(line, col, "-e VAR") of the first container run on GPUs whose model is one of its `-e` variables, its image
+    one the file does not name (sample K135: `docker run --gpus ... -e MODEL_PATH=... --entrypoint bash "$IMAGE"
+    /host/kit/start_server.sh`, the image and the script set elsewhere): asked only of a file naming an engine."""
+    for k, m in enumerate(_CONTAINER_RUN.finditer(text)):
+        if k >= 8:
+            break
+        end = text.find("\n", m.end())
+        while end >= 0 and text[m.start() : end].rstrip().endswith("\\") and end - m.start() < 8192:
+            end = text.find("\n", end + 1)  # the command's continued lines (a bounded run)
+        command = text[m.start() : end if end >= 0 else len(text)]
+        model = _RUN_MODEL_VAR.search(command)
+        if "--gpus" in command and model is not None:
+            at = m.start() + model.start()
+            line_start = text.rfind("\n", 0, at) + 1
+            return text.count("\n", 0, at) + 1, at - line_start + 1, f"-e {model.group(1)}"
+    return None
 
 
 def _first_run(text: str, pattern: re.Pattern[str], prefix: str = "") -> tuple[int, int, str] | None:

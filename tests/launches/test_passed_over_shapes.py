@@ -584,3 +584,17 @@ def test_a_gpu_service_of_an_own_build_with_a_model_variable_is_said():
     assert result.deployments == [] and (note.code, _at(note.span)) == ("KV008", (7, 23))
     assert "/app/models/Qwen3-27B-AWQ" in note.message
     assert read_path("compose.yaml", text.replace("capabilities: [gpu]", "capabilities: [utility]")).findings == []
+
+
+def test_a_gpu_container_run_of_an_unnamed_image_with_a_model_variable_is_said():
+    """Sample K135 (measured: silent): `docker run --gpus ... -e MODEL_PATH="$MODEL_PATH" --entrypoint bash "$IMAGE"
+    /host/kit/start_server.sh` in a kit named for SGLang, the image and the script set elsewhere: one KV008 at the
+    model variable; without GPUs (a client's container) nothing is said."""
+    text = ('#!/bin/bash\n# the hy4-preview-sglang kit\ndocker run -d --gpus all \\\n'
+            '    -v "$KIT:/host/hy4-preview-sglang:ro" \\\n    -e MODEL_PATH="$MODEL_PATH" \\\n'
+            '    --entrypoint bash "$IMAGE" /host/hy4-preview-sglang/start_server.sh\n')
+    result = read_path("launch.sh", text)
+    (note,) = result.findings
+    assert result.deployments == [] and (note.code, _at(note.span)) == ("KV008", (5, 5))
+    assert "its model in MODEL_PATH" in note.message
+    assert read_path("launch.sh", text.replace("--gpus all ", "")).findings == []
