@@ -1273,7 +1273,7 @@ def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] |
     if not (isinstance(target, ast.Attribute) and target.attr == "argv" and _name(target.value) == "sys"
             and isinstance(target.value, ast.Name)):
         return None
-    engine = next((e for e, (module, cli) in _cli_mains().items() if module in text), None)
+    engine = next((e for e, (module, _) in _cli_mains().items() if module in text), None)
     if engine is None:
         return None
     parts: list[ast.expr] = []

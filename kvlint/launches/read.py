@@ -121,7 +121,7 @@ def _as_template(path: str, text: str, kind: Kind, as_vllm_config: bool | None) 
     other = else_rendering(text) if "{%" in text else None
     text = blank_statements(text)  # `{% if %}`, `{% for %}`, `{# #}` of a Jinja template: not the file's words
     text = _TF_DIRECTIVE.sub(lambda m: " " * len(m.group()), text) if "%{" in text else text  # Terraform's
-    text, filled = _placeholders_blanked(path, text) if "$" in text and kind.name in ("yaml", "json") else (text, ())
+    text, filled = _placeholders_blanked(text) if "$" in text and kind.name in ("yaml", "json") else (text, ())
     result = reader_of(kind)(path, text, as_vllm_config)
     if filled:
         result.deployments[:] = [replace(d, notes=(*d.notes, *filled)) for d in result.deployments]
@@ -174,7 +174,7 @@ def _template_not_yaml(kind: str, text: str, result: ReadResult) -> bool:
 _PLACEHOLDER_LINE = lazy(r"(?m)^[ \t]*\$\{?[A-Za-z_]\w*\}?[ \t]*$")
 
 
-def _placeholders_blanked(path: str, text: str) -> tuple[str, tuple[str, ...]]:
+def _placeholders_blanked(text: str) -> tuple[str, tuple[str, ...]]:
     """The text with each whole-line placeholder blanked (its length kept), and a note per placeholder."""
     notes = tuple(f"line {text.count(chr(10), 0, m.start()) + 1} (`{m.group().strip()}`) is a placeholder a template "
                   "tool fills (envsubst) with lines of its own: read without them"
