@@ -116,6 +116,7 @@ class Deployment:
     caller_overridable: tuple[str, ...] = ()  # flags whose value the script's caller may override: a default
     no_server_image: tuple[Span | None, str, str] | None = None  # the published image that starts no server, given
     # only the engine's flags (KV014): where it is named, its name, and the word the container runs as its program
+    compose_cut: tuple[Span, str] | None = None  # where compose cuts the string command the engine's is in (KV017)
     no_subcommand: tuple[Span | None, str, str] | None = None  # the engine's CLI run without the subcommand that
     # starts its server (span of the program, the program, the subcommand): its parser exits (KV016)
     one_word_args: tuple[tuple[Span | None, str], ...] = ()  # words holding several of the engine's arguments,

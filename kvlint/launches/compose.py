@@ -173,6 +173,8 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
         return (_env_configured(yf, name, svc, interpolate, image_text) or _built(yf, name, svc, interpolate)
                 or _env_configured_build(yf, name, svc, interpolate, image_text)
                 or _engine_default_model(yf, name, svc, interpolate, image))
+    if found is None and (meant := _cut_script(yf, nodes, fields, image_text, _environment(svc, env))) is not None:
+        found = meant
     if found is None:
         return (_mounted_script(yf, name, svc, fields, interpolate, image_text)
                 or _unseen_script(yf, name, svc, fields, interpolate, image_text)
@@ -248,7 +250,36 @@ def _argv(yf: YamlFile, node: YNode | None, env: Mapping[str, str]) -> list[Fiel
         return []
     m = yf.mapped(node)
     cmds, _ = tokenize(m)
-    return [f for c in cmds for f in expand_words(c.words, m, env)]
+    return [f for c in _as_compose_splits(cmds) for f in expand_words(c.words, m, env)]
+
+
+# what ends a string command for compose: its splitter (compose-go's ShellCommand, mattn/go-shellwords' Parse) stops
+# at the first unquoted `;`, `&` or `|` and drops the rest; a newline is a space to it
+_CUTS = frozenset({";", "&", "&&", "||", "|"})
+
+
+def _as_compose_splits(cmds: list) -> list:
+    """The commands whose words compose keeps of a string `command:`: up to the first that an operator ends."""
+    kept = []
+    for c in cmds:
+        kept.append(c)
+        if c.sep in _CUTS:
+            break
+    return kept
+
+
+def _cut_at(yf: YamlFile, node: YNode | None) -> tuple[Span, str] | None:
+    """(where, the operator) when compose cuts a string `command:` at an operator and drops what follows."""
+    if node is None or not node.is_scalar:
+        return None
+    m = yf.mapped(node)
+    cmds, _ = tokenize(m)
+    kept = _as_compose_splits(cmds)
+    last = kept[-1] if kept else None
+    if last is None or last.sep not in _CUTS or len(kept) == len(cmds) or not last.words:
+        return None
+    at = m.text.find(last.sep, last.words[-1].end)
+    return (m.span(at, at + len(last.sep)), last.sep) if at >= 0 else None
 
 
 def _exec_word(yf: YamlFile, item: YNode, env: Mapping[str, str]) -> Field:
@@ -436,6 +467,22 @@ def _unresolved(raw: str, seen: _Seen) -> str:
 
 _SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 _PYTHON = lazy(r"python(?:3(?:\.\d+)?)?")  # a mounted program run by the interpreter (`python3 /opt/app/entry.py`)
+
+
+def _cut_script(yf: YamlFile, nodes: tuple[YNode | None, YNode | None], fields: list[Field], image: str | None,
+                env: Mapping[str, str]) -> FoundLaunch | None:
+    """`entrypoint: ["/bin/sh", "-c"]` with a string `command: > python patch.py && python -m vllm... --model M`
+    (sample K135): compose cuts the string at its `&&`, so the shell runs `python` alone and the engine command never
+    starts. The launch as meant (the whole string as the shell's script), marked with where compose cuts it (KV017)."""
+    cut = _cut_at(yf, nodes[1])
+    entry = fields[:2]
+    if cut is None or nodes[1] is None or len(entry) < 2 or entry[1].text != "-c" or \
+            entry[0].text.rsplit("/", 1)[-1] not in ("sh", "bash", "dash", "zsh"):
+        return None
+    m = yf.mapped(nodes[1])
+    script = Field(m.text, nodes[1].span, True, (), tuple(range(len(m.text))), m)
+    found, _ = _launch([*entry, script], image, own_entrypoint=True, env=env)
+    return replace(found, compose_cut=cut) if found is not None else None
 
 
 def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env: Mapping[str, str],

@@ -84,6 +84,7 @@ class FoundLaunch:
     no_server: Field | None = None  # a published image that starts no server, given only the engine's flags: they
     # are run as its program (KV014); read as the engine's launch, as meant (kvlint.launches.infer.no_server_launch)
     container: str | None = None  # `docker exec NAME`: a running container the file did not start (its image unknown)
+    compose_cut: tuple[Span, str] | None = None  # where compose cuts a string command before the engine's (KV017)
     no_subcommand: Field | None = None  # the engine's CLI run with its server's flags but no subcommand (`vllm
     # --model M`): its parser rejects them (KV016); read as the server's launch, as meant
     beside: str | None = None  # started in the background, then the script runs another GPU program (`torchrun

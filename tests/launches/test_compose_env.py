@@ -195,3 +195,22 @@ def test_a_service_building_an_image_whose_copied_script_serves_its_environment_
         ("org/r1", 2, "0.8.5", 3)
     assert read_path(str(build / "Dockerfile")).deployments == []
     assert read_path(str(build / "start.sh")).deployments == []
+
+
+def test_a_string_command_compose_cuts_before_the_engine_is_read_as_meant_and_marked():
+    """Sample K135 (measured: a miss and a spurious launch of a mounted script): `entrypoint: ["/bin/sh", "-c"]` with
+    `command: > python /tmp/patch.py && python -m vllm... --model M`. Compose's splitter (go-shellwords) stops at the
+    `&&`, so `sh -c` runs `python` alone: the launch is read as meant, marked where the cut is (KV017); the same
+    script given as one list item is not cut."""
+    from kvlint.launches import read_path
+
+    text = ("services:\n  v:\n    image: vllm/vllm-openai:v0.11.0\n    entrypoint: [\"/bin/sh\", \"-c\"]\n"
+            "    command: >\n      python /tmp/patch.py &&\n      python -m vllm.entrypoints.openai.api_server"
+            " --model org/m --max-model-len 4096\n")
+    (dep,) = read_path("compose.yaml", text).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("org/m", 4096)
+    assert dep.compose_cut is not None and (dep.compose_cut[0].line, dep.compose_cut[1]) == (6, "&&")
+    listed = text.replace("    command: >\n      python", "    command:\n      - >\n        python")
+    listed = listed.replace("\n      python -m", "\n        python -m")
+    (kept,) = read_path("compose.yaml", listed).deployments
+    assert kept.compose_cut is None and kept.model == "org/m"

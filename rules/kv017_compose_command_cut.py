@@ -1,0 +1,61 @@
+"""A compose string `command:` cut at an operator before the engine's command: the engine never starts.
+
+## What it checks
+A compose service whose `command:` is one string holding shell operators (`&&`, `;`, `|`) with the engine's
+command after the first of them, run by a shell entry point (`entrypoint: ["/bin/sh", "-c"]`). kvlint reads the
+launch as it was meant (the whole string as the shell's script, each value at its place), so every other check
+judges the intended settings; this rule says what the container really runs.
+
+## Why it matters
+Compose splits a string command into words itself (compose-go's `ShellCommand`, with mattn/go-shellwords), and its
+splitter stops at the first unquoted `;`, `&` or `|`: everything after `python patch.py &&` is dropped. What is left
+reaches `sh -c` as separate words, and `sh -c` runs only the first of them as its script (`python`, the others are
+its `$0` and arguments). The container starts, runs something else, and the server the file describes never comes
+up.
+
+## Example
+```yaml
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    entrypoint: ["/bin/sh", "-c"]
+    command: >
+      python /tmp/patch.py &&
+      python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B
+```
+
+## Use instead
+Give the shell its script as one word: a list with one item.
+```yaml
+    entrypoint: ["/bin/sh", "-c"]
+    command:
+      - >
+        python /tmp/patch.py &&
+        python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B
+```
+
+## Options
+None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kvlint.findings import Finding, Severity
+from kvlint.registry import Context, rule
+from kvlint.rules import _common as c
+
+
+@rule("KV017", "compose-command-cut", Severity.ERROR,
+      "A compose string command is cut at an operator before the engine's command: the engine never starts.")
+def check(ctx: Context) -> Iterator[Finding]:
+    dep = ctx.deployment
+    if dep.compose_cut is None:
+        return
+    span, operator = dep.compose_cut
+    yield check.rule.finding(
+        ctx, f"compose splits this string command itself and stops at the first `{operator}`: the words after it, "
+             f"the {c.title(dep.engine)} command among them, never reach the container, and `sh -c` runs only the "
+             "first word left; kvlint read the launch as meant (the whole string as the shell's script)",
+        span, fix="give the shell its script as one word: `command:` as a list with one item (`- >` then the lines)")
