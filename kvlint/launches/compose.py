@@ -477,7 +477,7 @@ def _cut_script(yf: YamlFile, nodes: tuple[YNode | None, YNode | None], fields: 
     cut = _cut_at(yf, nodes[1])
     entry = fields[:2]
     if cut is None or nodes[1] is None or len(entry) < 2 or entry[1].text != "-c" or \
-            entry[0].text.rsplit("/", 1)[-1] not in ("sh", "bash", "dash", "zsh"):
+            entry[0].text.rsplit("/", 1)[-1] not in _SHELLS:
         return None
     m = yf.mapped(nodes[1])
     script = Field(m.text, nodes[1].span, True, (), tuple(range(len(m.text))), m)

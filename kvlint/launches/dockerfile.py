@@ -92,8 +92,8 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
 
 def _with_pin(dep: Deployment, text: str, env: Mapping[str, str], index: LineIndex) -> Deployment:
     """The launch with the release the build installs by an exact pin (`RUN pip install vllm==0.6.3` on a CUDA base,
-    kvlint.installs), where the FROM image's tag gave none: the image runs the release its build put in it."""
-    from kvlint.installs import pinned_release
+    kvlint.builds), where the FROM image's tag gave none: the image runs the release its build put in it."""
+    from kvlint.builds import pinned_release
     from kvlint.record import replace
     from kvlint.span import Span
 
@@ -177,16 +177,8 @@ def _written_entry_script(path: str, text: str, entry: str, env: dict[str, str],
         written = _echoed_script(path, text, entry)
     if written is None:
         return []
-    from kvlint.launches.script import unread_in
-
-    launches, notes, _, _ = unread_in(written, dict(env))
-    note = f"read from the script the Dockerfile writes to {entry}, the script its container runs"
-    ctx = LaunchContext(image=image, notes=(note, *notes))
-    deps = [finish(path, f, ctx, ManifestGpu()) for f in launches]
-    return [d for d in deps if d is not None and d.model is not None]
-
-
-_COPY_LINE = lazy(r"(?im)^[ \t]*(?:COPY|ADD)[ \t]+((?:--\S+[ \t]+)*)(\S+(?:[ \t]+\S+)*)[ \t]*$")
+    return _script_launches(path, written, env, image,
+                            f"read from the script the Dockerfile writes to {entry}, the script its container runs")
 
 
 def _copied_entry_script(path: str, text: str, entry: str, env: dict[str, str], image: str | None
@@ -198,26 +190,33 @@ def _copied_entry_script(path: str, text: str, entry: str, env: dict[str, str], 
     none; a script outside the Dockerfile's folder is not looked for."""
     import os
 
+    from kvlint.builds import copies, landed
     from kvlint.launches.entrypoint import env_model
-    from kvlint.launches.script import unread_in
     from kvlint.sources.text import read_small
 
-    for m in _COPY_LINE.finditer(text):
-        *sources, dest = [w.strip("\"'[],") for w in m.group(2).split()]
+    for sources, dest in copies(text):
         for source in sources:
-            target = dest + os.path.basename(source) if dest.endswith("/") else dest
-            if not _same_file(target, entry) or ".." in source or source.startswith("/"):
+            if not _same_file(landed(source, dest), entry) or ".." in source or source.startswith("/"):
                 continue
             script_path = os.path.join(os.path.dirname(path), source)
             body = read_small(script_path, 256 * 1024)
             if body is None:
                 return []
-            launches, notes, _, _ = unread_in(Mapped.whole(script_path, body), dict(env))
             note = f"read from {source}, which the Dockerfile copies to {entry}, the script its container runs"
-            ctx = LaunchContext(image=image, notes=(note, *notes))
-            deps = [finish(script_path, f, ctx, ManifestGpu()) for f in launches]
-            return [d for d in deps if d is not None and d.model is not None and env_model(d) is None]
+            deps = _script_launches(script_path, Mapped.whole(script_path, body), env, image, note)
+            return [d for d in deps if env_model(d) is None]
     return []
+
+
+def _script_launches(path: str, script: Mapped, env: dict[str, str], image: str | None, note: str
+                     ) -> list[Deployment]:
+    """The launches with a model of a script the image runs, read with the image's environment."""
+    from kvlint.launches.script import unread_in
+
+    launches, notes, _, _ = unread_in(script, dict(env))
+    ctx = LaunchContext(image=image, notes=(note, *notes))
+    deps = [finish(path, f, ctx, ManifestGpu()) for f in launches]
+    return [d for d in deps if d is not None and d.model is not None]
 
 
 def _heredoc_script(path: str, text: str, entry: str) -> Mapped | None:

@@ -1223,8 +1223,8 @@ def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.Li
     if not call.args or not isinstance(call.args[0], (ast.List, ast.Tuple)):
         return None
     name = _name(call.func)
-    for engine, (marker, receiver, words) in _argv_apis().items():
-        _, server, module = _server_apis().get(engine, ((), "", ""))
+    for engine, (marker, receiver, words) in _per_engine("IN_PROCESS_ARGV").items():
+        _, server, module = _per_engine("IN_PROCESS_SERVER").get(engine, ((), "", ""))
         if name == receiver and marker in text and server and server in text and module in text:
             return words, call.args[0]
     return None
@@ -1235,17 +1235,10 @@ def _launch_helper(call: ast.Call, text: str) -> tuple[str, str] | None:
     server in a subprocess, imported from there (sample K134: `popen_launch_server(cls.model, base_url, other_args=
     [...])` of `sglang.test.test_utils`, each engine's LAUNCH_HELPER); None for any other call."""
     name = _name(call.func)
-    for engine, (function, module, extra) in _helpers().items():
+    for engine, (function, module, extra) in _per_engine("LAUNCH_HELPER").items():
         if name == function and module in text and call.args:
             return engine, extra
     return None
-
-
-@lru_cache(maxsize=1)
-def _helpers() -> dict[str, tuple[str, str, str]]:
-    from kvlint.engines.registered import engine_names, facts
-
-    return {e: helper for e in engine_names() if (helper := facts(e).LAUNCH_HELPER)}
 
 
 def _helper_launch(src: _Source, call: ast.Call, engine: str, extra: str) -> list[Deployment]:
@@ -1259,8 +1252,7 @@ def _helper_launch(src: _Source, call: ast.Call, engine: str, extra: str) -> lis
     head = [Field(w, at) for w in ("python", "-m", engine_facts.ENTRY_MODULES[0], engine_facts.MODEL_FLAG)]
     listed = next((k.value for k in call.keywords if k.arg == extra), None)
     more = _words(src, listed.elts) if isinstance(listed, (ast.List, ast.Tuple)) else []
-    found = launch_in_argv([*head, src.field(call.args[0]), *more], {})
-    return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
+    return _argv_launch(src, [*head, src.field(call.args[0]), *more])
 
 
 def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] | None:
@@ -1273,7 +1265,7 @@ def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] |
     if not (isinstance(target, ast.Attribute) and target.attr == "argv" and _name(target.value) == "sys"
             and isinstance(target.value, ast.Name)):
         return None
-    engine = next((e for e, (module, _) in _cli_mains().items() if module in text), None)
+    engine = next((e for e, module in _per_engine("CLI_MAIN").items() if module in text), None)
     if engine is None:
         return None
     parts: list[ast.expr] = []
@@ -1287,29 +1279,28 @@ def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] |
     if not words or not (isinstance(words[0], ast.Constant) and words[0].value == "serve"):
         return None
     listed = ast.List(elts=words, ctx=ast.Load())
-    return (_cli_mains()[engine][1],), ast.copy_location(listed, node.value)
+    program = (_per_engine("CLI_SUBCOMMAND").get(engine) or (engine,))[0]
+    return (program,), ast.copy_location(listed, node.value)
 
 
-@lru_cache(maxsize=1)
-def _cli_mains() -> dict[str, tuple[str, str]]:
-    """Each engine's in-process CLI module, and its program (`vllm.entrypoints.cli.main`, `vllm`)."""
+@lru_cache(maxsize=8)
+def _per_engine(fact: str) -> dict[str, Any]:
+    """Each engine's value of one of its facts (an in-process API, a helper, a CLI module), for engines that have
+    one: asked once per fact, not per call."""
     from kvlint.engines.registered import engine_names, facts
 
-    return {e: (facts(e).CLI_MAIN, (facts(e).CLI_SUBCOMMAND or (e,))[0]) for e in engine_names() if facts(e).CLI_MAIN}
-
-
-@lru_cache(maxsize=1)
-def _argv_apis() -> dict[str, tuple[str, str, tuple[str, ...]]]:
-    from kvlint.engines.registered import engine_names, facts
-
-    return {e: api for e in engine_names() if (api := getattr(facts(e), "IN_PROCESS_ARGV", None))}
+    return {e: value for e in engine_names() if (value := getattr(facts(e), fact, None))}
 
 
 def _parsed_argv(src: _Source, at: ast.expr, words: tuple[str, ...], listed: ast.List | ast.Tuple
                  ) -> list[Deployment]:
     """The launch the engine's command with the list's words starts, placed at the call (or assignment) `at`."""
-    head = [Field(w, src.span(at)) for w in words]
-    found = launch_in_argv([*head, *_words(src, listed.elts)], {})
+    return _argv_launch(src, [*(Field(w, src.span(at)) for w in words), *_words(src, listed.elts)])
+
+
+def _argv_launch(src: _Source, fields: list[Field]) -> list[Deployment]:
+    """The launch an engine command assembled from a program's words starts (none when it starts no engine)."""
+    found = launch_in_argv(fields, {})
     return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
 
 
@@ -1319,11 +1310,8 @@ def _server_classes() -> dict[str, str]:
     return {cls: engine for engine, (classes, _, _) in _server_apis().items() for cls in classes}
 
 
-@lru_cache(maxsize=1)
 def _server_apis() -> dict[str, tuple[tuple[str, ...], str, str]]:
-    from kvlint.engines.registered import engine_names, facts
-
-    return {e: api for e in engine_names() if (api := getattr(facts(e), "IN_PROCESS_SERVER", None))}
+    return _per_engine("IN_PROCESS_SERVER")
 
 
 def _served_engine_args(src: _Source, call: ast.Call, tree: ast.Module, engine: str) -> list[Deployment]:

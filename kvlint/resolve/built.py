@@ -17,13 +17,13 @@ import os
 import re
 from functools import lru_cache
 
+from kvlint.builds import copies, landed
 from kvlint.record import record
 
 _LEVELS = 3
 _CHILDREN = 200  # folders right under the script looked into (docker/, dockerfile/, deploy/...)
 _READ_CAP = 256 * 1024
 _DOCKERFILE = re.compile(r"^(docker|container)file|\.(docker|container)file$", re.IGNORECASE)
-_COPY = re.compile(r"^\s*(?:COPY|ADD)\s+(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", re.IGNORECASE | re.MULTILINE)
 
 
@@ -34,7 +34,7 @@ class BuiltImage:
     dockerfile: str  # relative to the script's folder
     base: str | None  # the final stage's FROM (None: an ARG, or scratch)
     why: str  # "docker/Dockerfile copies /root/scripts/launcher.py, which the script runs"
-    pinned: tuple[tuple[str, str], ...] = ()  # (engine, release) its build installs by an exact pin (kvlint.installs)
+    pinned: tuple[tuple[str, str], ...] = ()  # (engine, release) its build installs by an exact pin (kvlint.builds)
 
 
 def images_running(path: str) -> tuple[BuiltImage, ...]:
@@ -107,17 +107,11 @@ def _runs(dockerfile: str, base_name: str, script: str, folder: str) -> BuiltIma
         return None
     shown = os.path.relpath(dockerfile, folder)
     why = None
-    for line in _COPY.findall(text):
-        words = [w.strip('"[],') for w in line.split() if not w.startswith("--")]
-        words = [w for w in words if w]
-        if len(words) < 2:
-            continue
-        *sources, dest = words
+    for sources, dest in copies(text):
         if any(os.path.basename(s.rstrip("/")) == base_name for s in sources):
             why = f"{shown} copies it into its image"
             break
-        for source in sources:
-            target = dest + os.path.basename(source.rstrip("/")) if dest.endswith("/") else dest
+        for target in (landed(source, dest) for source in sources):
             if target.startswith("/") and re.search(rf"(?<![\w./-]){re.escape(target)}(?![\w./-])", script):
                 why = f"{shown} copies {target} into its image, and the script runs it"
                 break
@@ -132,8 +126,8 @@ def _runs(dockerfile: str, base_name: str, script: str, folder: str) -> BuiltIma
 
 def _pins(text: str) -> tuple[tuple[str, str], ...]:
     """(engine, release) for each engine the build installs by an exact pin, its ARG defaults expanded."""
+    from kvlint.builds import pinned_release
     from kvlint.engines.registered import engine_names
-    from kvlint.installs import pinned_release
 
     args = dict(re.findall(r"(?m)^[ \t]*ARG[ \t]+(\w+)=[\"']?([^\s\"']+)", text))
     found = ((e, pinned_release(text, e, args)) for e in engine_names())

@@ -158,7 +158,7 @@ def test_a_script_an_image_runs_takes_the_release_its_build_pins(tmp_path):
 
 def test_a_dockerfiles_own_launch_takes_the_release_its_build_pins(tmp_path):
     """`FROM nvidia/cuda` + `RUN pip install "sglang[all]==0.4.6.post1" flashinfer` + a CMD that starts SGLang: the
-    image's launch is that release, at the pin's place (kvlint.installs); an unpinned install leaves it open."""
+    image's launch is that release, at the pin's place (kvlint.builds); an unpinned install leaves it open."""
     from kvlint.launches import read_path
 
     text = ("FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\nRUN pip install --no-cache-dir \\\n"

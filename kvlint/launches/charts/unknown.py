@@ -296,10 +296,10 @@ def _flags_list(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None = None)
                             else f"engine {engine} inferred from the flags listed under {key}: no image kvlint knows "
                                  "is named")
                     gpu = ManifestGpu(None, None, count, cspan)
-                    ctx = [LaunchContext(role, image[0] if image else None, image[1] if image else None,
-                                         notes=(note,)) for role, _, _ in _roles(yf, node, key)]
-                    return [_deployment(yf.path, engine, args + more, at or val, c, gpu)
-                            for c, (_, more, at) in zip(ctx, _roles(yf, node, key), strict=True)]
+                    where = image or (None, None)
+                    return [_deployment(yf.path, engine, args + more, at or val,
+                                        LaunchContext(role, where[0], where[1], notes=(note,)), gpu)
+                            for role, more, at in _roles(yf, node, key)]
     return []
 
 

@@ -1,14 +1,17 @@
-"""The engine release a build installs by an exact pin (`RUN pip install "sglang[all]==0.4.5.post3"`).
+"""What a Dockerfile's build puts in its image: the engine release it installs by an exact pin (`RUN pip install
+"sglang[all]==0.4.5.post3"`) and the files it copies in (`COPY start.sh /app/start.sh`).
 
 An image built FROM a CUDA or Python base runs whichever engine release its build installs: an `==` pin says which,
-as an engine image's tag does. Asked by the Dockerfile reader (the image's own launch) and by resolve (a script the
-repository's image runs), so it sits below both. A range (`>=0.6`), a URL or an unpinned install says no release.
+as an engine image's tag does; a range (`>=0.6`), a URL or an unpinned install says no release. Asked by the
+Dockerfile reader (the image's own launch, the script it copies in and runs) and by resolve (a script the
+repository's image runs), so it sits below both.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from kvlint.lazyre import lazy
 
@@ -42,3 +45,20 @@ def _expanded(word: str, env: Mapping[str, str]) -> str | None:
         return word.rstrip(".\"'")
     value = env.get(m.group(1), "").strip("\"'")
     return value if re.fullmatch(r"\d[\w.+-]*", value) else None
+
+
+_COPY = lazy(r"^\s*(?:COPY|ADD)\s+(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def copies(text: str) -> Iterator[tuple[list[str], str]]:
+    """(sources, destination) of each COPY or ADD line, in order (options such as `--chmod=755` passed over; quotes
+    and exec-form brackets dropped)."""
+    for line in _COPY.findall(text):
+        words = [w for w in (w.strip("\"'[],") for w in line.split() if not w.startswith("--")) if w]
+        if len(words) >= 2:
+            yield words[:-1], words[-1]
+
+
+def landed(source: str, dest: str) -> str:
+    """Where a copied source lands in the image: under a destination folder (`/app/`), else the destination."""
+    return dest + os.path.basename(source.rstrip("/")) if dest.endswith("/") else dest
