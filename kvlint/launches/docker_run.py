@@ -97,11 +97,13 @@ def _options_left(fields: list[Field], i: int) -> bool:
     an image follows it, past docker's own options: more options, not the image (an image is a resolved word with
     a registry or a tag; a path such as `/model`, or a word no docker option takes, after it is the command's, so
     the expansion stays the image)."""
-    word = fields[i]
-    if word.resolved or not word.text.lstrip("\"'").startswith("$") or i + 1 >= len(fields):
+    if not _unknown(fields[i]) or i + 1 >= len(fields):
         return False
     k = i + 1
-    while k < len(fields) and fields[k].text.startswith("-"):  # docker options after it, to the next word
+    while k < len(fields) and (fields[k].text.startswith("-") or _unknown(fields[k])):  # docker options after it
+        if _unknown(fields[k]):  # and more such expansions (`$PATCH_MOUNTS $EXTRA_MOUNTS "$IMAGE"`), to the next word
+            k += 1
+            continue
         name, eq, _ = fields[k].text.partition("=")
         if name not in VALUE_OPTS | _SWITCHES:
             return False  # not docker's (`-m sglang.launch_server` after an image is python's): it is the image
@@ -109,6 +111,11 @@ def _options_left(fields: list[Field], i: int) -> bool:
     nxt = fields[k] if k < len(fields) else None
     return nxt is not None and nxt.resolved and not nxt.text.startswith(("/", ".")) and " " not in nxt.text and \
         ("/" in nxt.text or ":" in nxt.text)
+
+
+def _unknown(word: Field) -> bool:
+    """A word that is an expansion the script leaves unknown (`$DOCKER_OPTS`, `"${EXTRA[@]}"`)."""
+    return not word.resolved and word.text.lstrip("\"'").startswith("$")
 
 
 def _engine_flag(name: str) -> bool | None:

@@ -51,6 +51,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     low = text.lower()
     if not any(w in low for w in _WORDS):
         return ReadResult(path)
+    text = _without_html_comments(text) if "<!--" in text else text
     script = shell_blocks(text)
     others = _yaml_launches(path, text) + _powershell_launches(path, text) + _unit_launches(path, text) \
         + _python_launches(path, text) + _unfenced_launches(path, text)
@@ -292,6 +293,24 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
         return []
     body = _blanked(text, _between(ranges, len(text)))
     return pyfile.read(path, body).deployments if any(w in body for w in pyfile.engine_words()) else []
+
+
+def _without_html_comments(text: str) -> str:
+    """The text with each HTML comment outside a fenced block blanked (newlines kept): a rendered page does not
+    show `<!-- vllm serve ... -->` (a command its author put away, sample K137), nor a block inside one."""
+    comments: list[tuple[int, int]] = []
+    pos = 0
+    while (opened := text.find("<!--", pos)) >= 0:
+        fence = _FENCE.search(text, pos, opened)
+        if fence is not None:  # a fenced block before the comment: a `<!--` inside it is the block's text
+            close = _closing(fence.group(2), len(fence.group(1).expandtabs(4))).search(text, fence.end() + 1)
+            pos = close.end() if close is not None else len(text)
+            continue
+        end = text.find("-->", opened + 4)
+        end = len(text) if end < 0 else end + 3
+        comments.append((opened, end))
+        pos = end
+    return _blanked(text, comments)
 
 
 def _blanked(text: str, ranges: list[tuple[int, int]]) -> str:

@@ -73,8 +73,9 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     span = Span(path, line, col, line, col + len(what))
     source_line = text.split("\n", line)[line - 1]
     if any(mark in source_line for mark in _PASS_THROUGH):
-        message = (f"`{what}` is started here with the arguments passed to this file (an image's entry point or a "
-                   "wrapper script): the launch is where it is called with a model; nothing here is checked")
+        message = (f"`{what}` is started here with arguments known only at run time (passed to this file, or "
+                   "gathered from its environment: an image's entry point or a wrapper script): the launch is where "
+                   "it is called with a model; nothing here is checked")
     elif named_run:
         message = (f"a container named {what} is run here, from an image kvlint could not read a launch from (the "
                    "repository's own build, whose entry point and model are not in this file); nothing here is checked")
@@ -130,6 +131,7 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
     if not _names_engine(text) or _named_line(text) is None:
         return _run_from_variable(text) if "run" in text else None
     in_doc = in_string = False
+    printed: tuple[int, int, str] | None = None  # the first name an `echo` prints: the place only if no command has one
     for number, line in enumerate(text.split("\n"), 1):
         if kind == "python" and _toggles_docstring(line):
             if in_doc or in_string:
@@ -156,8 +158,14 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
         if m.group("image"):  # `image: X`, `image = "X"`, `"image": "X"`: the place is the image's name
             return number, m.start("image") + 1, m.group("image")
         what = m.group().strip("\"'")
-        return number, m.start() + 1 + (m.group() != what and m.group()[0] in "\"'"), re.sub(r"[ \t]+", " ", what)
-    return _run_from_variable(text) if "run" in text else None
+        place = number, m.start() + 1 + (m.group() != what and m.group()[0] in "\"'"), re.sub(r"[ \t]+", " ", what)
+        if not line.lstrip().startswith(_PRINTS):
+            return place
+        printed = printed or place  # `echo "Running: exec python3 -m sglang.launch_server ${ARGS[@]}"`
+    return printed or (_run_from_variable(text) if "run" in text else None)
+
+
+_PRINTS = ("echo ", "printf ", "logger ")
 
 
 def _names_engine(text: str) -> bool:

@@ -636,7 +636,7 @@ def _constants(body: list[ast.stmt], names: dict[str, str] | None = None,
         target = assigned(stmt)
         if target is not None:
             name, node = target
-            value = _plain(node)
+            value = _plain(node) if not isinstance(node, ast.IfExp) else _plain(node, {**(names or {}), **out})
             if value is None and isinstance(node, ast.Call) and _name(node.func) in ("get", "getenv"):
                 value = _plain(node.args[1]) if len(node.args) == 2 else None
             if value is None and chooses and isinstance(node, ast.Call) and _name(node.func) in chooses:
@@ -699,6 +699,8 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
         # `shutil.which("vllm") or "vllm"`, `os.environ.get("M") or "org/m"`: the first known operand, as `or` picks
         return next((v for v in (_plain(o, names) for o in node.values) if v is not None), None)
+    if isinstance(node, ast.IfExp):
+        return _same_program(_plain(node.body, names), _plain(node.orelse, names))
     if isinstance(node, ast.Call) and _env_default(node):
         node = node.args[1]  # os.environ.get("X", "default") inside int(...) / str(...) / `or`: the default
     if isinstance(node, ast.Call) and _name(node.func) == "which" and len(node.args) == 1:
@@ -711,6 +713,17 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
         return names.get(f"{node.value.id}.{node.attr}")  # a program's own option (`args.model`)
     value = node.value if isinstance(node, ast.Constant) else None
     return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
+
+
+def _same_program(a: str | None, b: str | None) -> str | None:
+    """`VENV_BIN if os.path.exists(VENV_BIN) else shutil.which("vllm") or "vllm"`: a program found in one of two
+    places is the same program (the bare name). Two different values stay unknown: the branch is the run's."""
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a
+    bare = [v for v in (a, b) if "/" not in v and " " not in v]
+    return bare[0] if len(bare) == 1 and a.rsplit("/", 1)[-1] == b.rsplit("/", 1)[-1] else None
 
 
 def _env_default(node: ast.Call) -> bool:

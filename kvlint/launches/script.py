@@ -137,6 +137,8 @@ class _State:
     # (`SCRIPT_DIR=$(dirname "$0")`: "."): where `source "$SCRIPT_DIR/config.sh"` looks (kvlint.launches.sourced)
     written: dict[str, str] = field(default_factory=dict)  # NAME -> its value as written, when part of it is unknown
     # (`SIF="${HOME}/sif/vllm-openai.sif"`): what a container file is named, though not where it is
+    path: tuple[Fact, ...] = ()  # what the caller's `if` / `case` arms hold of variables where it called this body
+    gathered: set[str] = field(default_factory=set)  # arrays a loop fills with run-time words (`args+=("$1")`)
     defaulted: set[str] = field(default_factory=set)  # names holding a default the caller may override
     # (`V=${1:-base}`, `MODE=${MODE:-serve}`): a `case` on one still has alternatives (see _case_arm)
     background: set[int] = field(default_factory=set)  # ids of launches the script starts in the background (`&`)
@@ -413,6 +415,7 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
         if head == "if":
             state.arms[-1].tests.append(_compared(words[1:]))
             _if_arm(state.arms[-1], _truth(words[1:], sep, m, state), state)
+            _settle_arm(state.arms[-1], state)
         if head == "case" and len(words) > 2 and m is not None:
             state.arms[-1].subject_var = _lone_var(words[1])
             subject = _joined(words[1], m, state.env, state.positional)
@@ -420,6 +423,7 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
             state.arms[-1].soft = _caller_may_set(words[1], state)
             if sep == ")" and len(words) > 3:
                 _case_arm(state.arms[-1], [w.literal for w in words[3:]], state)
+                _settle_arm(state.arms[-1], state)
     elif top is not None and (head in ("elif", "else") if top.kind == "if" else sep == ")"):
         if top.kind == "if":
             _end_aside(top, state)
@@ -431,6 +435,7 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
             _if_arm(top, _truth(words[1:], sep, m, state) if head == "elif" else True, state)
         if top.kind == "case" and len(words) == 1:  # a pattern is one word (a body's `(cd x; cmd)` is not one)
             _case_arm(top, [*top.pending, words[0].literal], state)
+        _settle_arm(top, state)
     elif top is not None and top.kind == "case" and sep == "|" and len(words) == 1:
         top.pending.append(words[0].literal)  # `a|b)`: the alternatives before the last
         return
@@ -550,7 +555,42 @@ def _note_default(word: Word, name: str, state: _State) -> None:
 
 
 def _in_dead_arm(state: _State) -> bool:
-    return any(statement.dead for statement in state.arms)
+    return any(statement.dead or statement.impossible for statement in state.arms)
+
+
+Fact = tuple[str, frozenset[str], bool]  # (variable, literals, whether it is one of them or none of them)
+
+
+def _path(state: _State) -> tuple[Fact, ...]:
+    """What holds of variables where the reading is: the caller's path, then each open statement's current arm
+    (`[ "$E" = sglang ]`: E is sglang) and the arms before it (an `elif` or `else`: none of their literals). A
+    variable the arm assigns is left out (`E=vllm` after the test)."""
+    out = list(state.path)
+    for statement in state.arms:
+        k = len(statement.arms) - 1
+        if k < 0:
+            continue
+        assigned = statement.arms[k]
+        for j, test in enumerate(statement.tests[: k + 1]):
+            if test is not None and test[0] not in assigned and not any(c in "*?[" for c in "".join(test[1])):
+                out.append((test[0], frozenset(test[1]), j == k))
+    return tuple(out)
+
+
+def _contradicts(facts: tuple[Fact, ...]) -> bool:
+    """Whether no value meets every fact: `start() { if [ "$E" = vllm ]; then ...` called under `if [ "$E" =
+    sglang ]` never reaches its vLLM arm, so that arm's launch (with the sglang call's flags) is none."""
+    for name in {f[0] for f in facts}:
+        among = [f[1] for f in facts if f[0] == name and f[2]]
+        excluded = frozenset().union(*(f[1] for f in facts if f[0] == name and not f[2]))
+        if among and not frozenset.intersection(*among) - excluded:
+            return True
+    return False
+
+
+def _settle_arm(statement: _Arms, state: _State) -> None:
+    """Mark the arm just opened impossible when its test contradicts the path it is read on."""
+    statement.impossible = _contradicts(_path(state))
 
 
 MAX_CLOSED = 16  # the latest `if` / `case` statements whose arms are remembered (a launch reads its variables')
@@ -588,6 +628,7 @@ class _Arms:
     subject_var: str | None = None  # a `case` on one variable (`case "$M" in`): the variable its patterns test
     positional: Positional | None = None  # the script's "$@" when the statement opened: each arm starts from it
     has_else: bool = False  # an `if` with an `else`: one of its arms runs
+    impossible: bool = False  # the current arm's test contradicts what the arms around it hold (_contradicts)
 
     def environment(self, k: int, env: dict[str, str]) -> dict[str, str]:
         """`env` as arm k leaves it: the statement's other assignments undone, arm k's made."""
@@ -741,6 +782,9 @@ def _set_positional(args: list[Field], state: _State) -> None:
         k += 1
     elif k == len(args) or k > 0:
         return  # options only, or options then words that are an option's (`set -o pipefail`)
+    if any(set(a.missing) & state.gathered for a in args[k:] if not a.resolved):
+        state.positional = None  # the script's own arguments, filtered by a loop (`set -- "${rest[@]}"`): unknown
+        return
     zero = state.positional[0] if state.positional else Field("$0", None)
     state.positional = (zero, *args[k:])
 
@@ -1106,7 +1150,7 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
     state.shared.calls += 1
     sub = _State(dict(env), positional=tuple(fields), named=state.named, functions=dict(state.functions),
                  arrays=dict(state.arrays), shared=state.shared, built=state.built, folders=dict(state.folders),
-                 loops=state.loops)
+                 loops=state.loops, path=_path(state))
     tokens = state.shared.tokens.get(id(body))
     if tokens is None:  # a body is read once per call: tokenized once
         tokens = state.shared.tokens[id(body)] = tokenize(body)
@@ -1344,12 +1388,18 @@ def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State)
     name = text.rstrip("=").rstrip("+")
     elements = tuple(f for e in word.elements or () for f in _expand(e, m, env, state))
     if not text.endswith("+="):
+        state.gathered.discard(name)
         state.arrays[name] = elements
         state.optional.pop(name, None)
         if state.arms and len(state.arm_arrays) < MAX_ARMS * MAX_CLOSED:  # an arm's array: a candidate, as a value
             line = m.at(word.start)[0]
             state.arm_arrays[(name, line)] = elements
             _assigned("@" + name, " ".join(f.text for f in elements), line, state)
+    elif state.loops and any(not f.resolved for f in elements):
+        # a loop gathering run-time words (`while [ $# -gt 0 ]; do ... *) args+=("$1")`): known only when it runs
+        state.arrays.pop(name, None)
+        state.optional.pop(name, None)
+        state.gathered.add(name)
     elif state.conditional:
         line = m.at(word.start)[0]
         state.optional.setdefault(name, []).append(f"line {line}: `{' '.join(f.text for f in elements)}`")
@@ -1373,6 +1423,8 @@ def _array_ref(word: Word) -> re.Match | None:
 def _expand(word: Word, m: Mapped, env: dict[str, str], state: _State) -> list[Field]:
     """A word's fields; a known array's expansion is the array's own words, each where it was written."""
     ref = _array_ref(word)
+    if ref is not None and ref.group(1) in state.gathered:  # its words are known only at run time
+        return [Field(m.text[word.start:word.end], m.span(word.start, word.end), False, (ref.group(1),))]
     if ref is None or (ref.group(1) not in state.arrays and not ref.group(2)):
         return expand_word(word, m, env, state.positional)
     value = state.arrays.get(ref.group(1), ())

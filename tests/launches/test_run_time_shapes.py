@@ -1,0 +1,207 @@
+"""Shapes of samples K136-K139 (turn 23), each read as a class: a function whose engine arms a caller's own test
+rules out (`if [ "$ENGINE" = sglang ]; then start "--disable-radix-cache"`), an argument array a loop gathers at
+run time and `set --` makes the script's arguments, several unknown expansions among `docker run`'s options, a
+program found in one of two places (`BIN if os.path.exists(BIN) else "vllm"`), a command inside a Markdown HTML
+comment, and the never-silent note's place when an `echo` prints the command first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvlint.launches import read_path
+
+
+def _read(tmp_path: Path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(text)
+    return read_path(str(path))
+
+
+_BENCH = """\
+#!/bin/bash
+ENGINE="${1:-vllm}"
+MODEL="Qwen/Qwen3-8B"
+start_server() {
+    local extra="$1"
+    if [ "$ENGINE" = "vllm" ]; then
+        vllm serve "$MODEL" --max-model-len 8192 $extra &
+    elif [ "$ENGINE" = "sglang" ]; then
+        python3 -m sglang.launch_server --model-path "$MODEL" $extra &
+    fi
+}
+if [ "$ENGINE" = "sglang" ]; then
+    start_server "--disable-radix-cache"
+else
+    start_server "--enable-prefix-caching"
+fi
+"""
+
+
+def test_a_call_under_a_test_reads_only_the_arms_the_test_allows(tmp_path):
+    """The sglang call's flag never reaches vLLM, the else call's never reaches SGLang: each engine gets its own
+    arm's flag only (read before, each call gave both engines both flags: two wrong KV004s, sample K139)."""
+    deps = _read(tmp_path, "bench.sh", _BENCH).deployments
+    by_engine = {d.engine: d for d in deps}
+    assert sorted(d.engine for d in deps) == ["sglang", "vllm"]
+    assert "--disable-radix-cache" not in by_engine["vllm"].unknown_flags
+    assert by_engine["vllm"].settings["enable_prefix_caching"].value is True
+    assert "--enable-prefix-caching" not in by_engine["sglang"].unknown_flags
+    assert by_engine["sglang"].settings["disable_radix_cache"].value is True
+
+
+def test_a_variable_assigned_after_its_test_is_no_longer_known_by_it(tmp_path):
+    """`E=vllm` inside the sglang arm: the call sees E as assigned, so the body's vLLM arm runs."""
+    text = _BENCH.replace('    start_server "--disable-radix-cache"', '    ENGINE=vllm\n    start_server ""')
+    deps = _read(tmp_path, "bench.sh", text).deployments
+    assert [d.engine for d in deps].count("vllm") >= 1
+
+
+def test_an_else_arm_excludes_the_literals_of_the_arms_before_it(tmp_path):
+    text = """\
+run() {
+    case "$E" in
+        a) vllm serve org/a --max-model-len 4096 ;;
+        b) vllm serve org/b --max-model-len 4096 ;;
+    esac
+}
+if [ "$E" = a ]; then
+    echo a
+else
+    run
+fi
+"""
+    deps = _read(tmp_path, "case.sh", text).deployments
+    assert [d.model for d in deps] == ["org/b"]
+
+
+_GATHER = """\
+#!/usr/bin/env bash
+_args=()
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --numa-bind) NUMA=auto; shift ;;
+    *) _args+=("$1"); shift ;;
+  esac
+done
+set -- ${_args[@]+"${_args[@]}"}
+exec vllm serve "$@"
+"""
+
+
+def test_arguments_a_loop_gathers_are_passed_through_not_empty(tmp_path):
+    """The array a `while` loop fills from "$1" is known only at run time: `set --` with it leaves the script's
+    arguments unknown, so `vllm serve "$@"` is an entry point (KV008 info), not a launch of vLLM's default model."""
+    result = _read(tmp_path, "entrypoint.sh", _GATHER)
+    assert result.deployments == []
+    assert [(f.code, f.span.line) for f in result.findings] == [("KV008", 10)]
+    assert "run time" in result.findings[0].message
+
+
+def test_an_array_used_directly_after_a_gathering_loop_is_unknown_too(tmp_path):
+    text = _GATHER.replace('set -- ${_args[@]+"${_args[@]}"}\nexec vllm serve "$@"', 'exec vllm serve "${_args[@]}"')
+    result = _read(tmp_path, "entrypoint.sh", text)
+    assert result.deployments == [] and [f.code for f in result.findings] == ["KV008"]
+
+
+def test_an_array_reassigned_after_the_loop_is_known_again(tmp_path):
+    text = _GATHER.replace('set -- ${_args[@]+"${_args[@]}"}', '_args=(org/m --max-model-len 2048)\nset -- "${_args[@]}"')
+    (dep,) = _read(tmp_path, "entrypoint.sh", text).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("org/m", 2048)
+
+
+def test_the_never_silent_note_stands_at_the_command_not_at_the_echo_of_it(tmp_path):
+    text = """\
+ARGS=()
+while IFS='=' read -r key value; do
+    ARGS+=("--${key}")
+done < <(env | grep "^SM_")
+echo "Running command: exec python3 -m sglang.launch_server ${ARGS[@]}"
+exec python3 -m sglang.launch_server "${ARGS[@]}"
+"""
+    result = _read(tmp_path, "serve", text)
+    assert result.deployments == []
+    assert [(f.code, f.span.line) for f in result.findings] == [("KV008", 6)]
+
+
+def test_several_unknown_expansions_among_docker_options_are_all_options(tmp_path):
+    """`$PATCH_MOUNTS $ENGRAM_MOUNT ... $NCCL_EXTRA "$IMAGE"`: each unknown word before a resolved image is more
+    options (read before, the first of two in a row was taken for the image: no launch, sample K139)."""
+    text = """\
+IMAGE="${IMAGE:-vllm-dsv41:overlay1}"
+NCCL_EXTRA="${NCCL_EXTRA:-}"
+PATCH_MOUNTS=""
+while read -r f; do PATCH_MOUNTS="$PATCH_MOUNTS -v $f:/x/$f:ro"; done < mounts.txt
+if [ -f local.json ]; then LOCAL_MOUNT="-v /var/tmp/e:/e:ro"; else LOCAL_MOUNT=""; fi
+docker run --gpus all -d --name vllm_x \\
+  $PATCH_MOUNTS $LOCAL_MOUNT \\
+  -e NCCL_DEBUG=WARN \\
+  $NCCL_EXTRA \\
+  "$IMAGE" \\
+    /models/org-m \\
+    --tensor-parallel-size 4 --max-model-len 131072
+"""
+    (dep,) = _read(tmp_path, "run.sh", text).deployments
+    assert (dep.engine, dep.model, dep.get("tensor_parallel_size")) == ("vllm", "/models/org-m", 4)
+    assert dep.image == "vllm-dsv41:overlay1"
+
+
+def test_a_program_found_in_one_of_two_places_is_that_program(tmp_path):
+    text = '''\
+import os
+import shutil
+import subprocess
+
+VENV_BIN = "/workspace/venvs/vllm/bin/vllm"
+
+
+def start(model):
+    binary = VENV_BIN if os.path.exists(VENV_BIN) else shutil.which("vllm") or "vllm"
+    cmd = [binary, "serve", model, "--port", "8001"]
+    return subprocess.Popen(cmd)
+'''
+    (dep,) = _read(tmp_path, "runner.py", text).deployments
+    assert (dep.engine, dep.model_resolved) == ("vllm", False)
+    assert (dep.model_span.line, dep.model_span.col) == (10, 29)
+
+
+def test_two_different_programs_stay_unknown(tmp_path):
+    text = '''\
+import os
+import subprocess
+
+
+def start(model):
+    binary = "/opt/a/vllm" if os.path.exists("/opt/a") else "/opt/b/vllm"
+    cmd = [binary, "serve", model, "--port", "8001"]
+    return subprocess.Popen(cmd)
+'''
+    assert _read(tmp_path, "runner.py", text).deployments == []
+
+
+def test_a_command_inside_a_markdown_html_comment_is_not_a_launch(tmp_path):
+    text = """\
+# Setup
+
+```bash
+vllm serve org/shown --max-model-len 4096
+```
+
+<!--
+
+  - vllm serve org/hidden --max-model-len 4096
+
+```bash
+vllm serve org/hidden-block
+```
+-->
+
+```html
+<!-- not a comment of the page: a block's text -->
+```
+
+```bash
+vllm serve org/after --max-model-len 2048
+```
+"""
+    deps = _read(tmp_path, "setup.md", text).deployments
+    assert [(d.model, d.model_span.line) for d in deps] == [("org/shown", 4), ("org/after", 21)]
