@@ -251,6 +251,16 @@ def _otherwise(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestG
     return replace(dep, otherwise=other, otherwise_why=why)
 
 
+def _devices_set_at_run_time(found: FoundLaunch, gpu: ManifestGpu) -> ManifestGpu:
+    """`CUDA_VISIBLE_DEVICES=$GPU vllm serve ... &` in a loop over the job's GPUs (sample K143): the launch sees
+    devices chosen at run time, so the job's request is shared with its other runs, not this launch's alone."""
+    if not (found.gpus or "").startswith("cuda:") or "$" not in (found.gpus or "") or gpu.count is None:
+        return gpu
+    assert found.gpus is not None
+    copies = f"other copies of this server on CUDA_VISIBLE_DEVICES={found.gpus[5:]} (chosen at run time)"
+    return replace(gpu, shared=gpu.shared or copies)
+
+
 def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) -> Deployment:
     """Deployment from a launch; launch-level hints (CUDA_VISIBLE_DEVICES, GRES) fill gaps."""
     if found.image is not None:
@@ -264,6 +274,7 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
                           count_span=found.gpus_span if count is not None else gpu.count_span,
                           visible_only=count is not None and found.gpus.startswith("cuda:"),
                           shared=None if count is not None else gpu.shared)
+    gpu = _devices_set_at_run_time(found, gpu)
     own_env = found.container_env if found.container_env is not None else tuple(found.env.items())
     alias_env = ctx.alias_env or tuple((k, v, None) for k, v in own_env)
     ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,

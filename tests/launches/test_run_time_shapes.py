@@ -205,3 +205,20 @@ vllm serve org/after --max-model-len 2048
 """
     deps = _read(tmp_path, "setup.md", text).deployments
     assert [(d.model, d.model_span.line) for d in deps] == [("org/shown", 4), ("org/after", 21)]
+
+
+def test_a_loop_placing_one_server_per_gpu_shares_the_jobs_request(tmp_path):
+    """`for ((GPU=0; ...)); do CUDA_VISIBLE_DEVICES=$GPU python -m vllm... --tp 1 &`: the job's four GPUs are the
+    four copies' (a KV204 warning "3 requested GPU(s) stay idle" was wrong, sample K143); an info says so."""
+    text = """\
+#!/usr/bin/env bash
+#SBATCH --gres=gpu:l40s:4
+NUM_GPUS="${NUM_GPUS:-4}"
+for ((GPU=0; GPU<NUM_GPUS; GPU++)); do
+    CUDA_VISIBLE_DEVICES=$GPU python -m vllm.entrypoints.openai.api_server \\
+        --model Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 1 --port $((8000 + GPU)) &
+done
+wait
+"""
+    (dep,) = _read(tmp_path, "job.sh", text).deployments
+    assert dep.gpu_count == 4 and "CUDA_VISIBLE_DEVICES=$GPU" in (dep.gpu_count_shared or "")
