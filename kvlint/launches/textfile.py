@@ -58,6 +58,7 @@ def read_lines(path: str, text: str, commands: list[tuple[int, int]] | None = No
     for start, end in _commands(text) if commands is None else commands:
         # an INI value continued on indented lines is one command: its newlines are spaces (offsets unchanged)
         body, offsets = _json_kept(_JOINED.sub(" ", text[start:end]), list(range(start, end + 1)))
+        body, offsets = _supervisor_env(body, offsets)
         m = Mapped(path, env + body, index=index, offsets=[*at, *offsets])
         launches, _, notes = run_script(m, {})
         ctx = LaunchContext(notes=tuple(notes))
@@ -85,6 +86,24 @@ def _json_kept(body: str, offsets: list[int]) -> tuple[str, list[int]]:
         last = m.end()
     if last == 0:
         return body, offsets
+    return "".join(out) + body[last:], where + offsets[last:]
+
+
+_SUPERVISOR_ENV = lazy(r"%\(ENV_([A-Za-z_]\w*)\)s")
+
+
+def _supervisor_env(body: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """supervisord's `%(ENV_VLLM_MODEL)s` (a variable of the environment it was started with) as the shell's
+    `${VLLM_MODEL}`, each character at its place (sample K140: the model was read as "%")."""
+    if "%(ENV_" not in body:
+        return body, offsets
+    out, where, last = [], [], 0
+    for m in _SUPERVISOR_ENV.finditer(body):
+        name = m.start(1)
+        out += [body[last:m.start()], "${", m.group(1), "}"]
+        where += [*offsets[last:m.start()], offsets[m.start()], offsets[m.start() + 1], *offsets[name:m.end(1)],
+                  offsets[m.end(1)]]
+        last = m.end()
     return "".join(out) + body[last:], where + offsets[last:]
 
 

@@ -222,3 +222,17 @@ wait
 """
     (dep,) = _read(tmp_path, "job.sh", text).deployments
     assert dep.gpu_count == 4 and "CUDA_VISIBLE_DEVICES=$GPU" in (dep.gpu_count_shared or "")
+
+
+def test_supervisord_environment_references_are_variables_at_their_places(tmp_path):
+    """`%(ENV_VLLM_MODEL)s` is supervisord's expansion of its own environment: the model and the flags' values are
+    those variables, unresolved (read before as the model "%", sample K140), each at the `%` that starts it."""
+    text = """\
+[program:vllm]
+command=vllm serve %(ENV_VLLM_MODEL)s --port 8000 --max-model-len %(ENV_MAX_LEN)s
+autostart=true
+"""
+    (dep,) = _read(tmp_path, "supervisord.conf", text).deployments
+    assert (dep.model, dep.model_resolved, dep.model_span.col) == ("${VLLM_MODEL}", False, 20)
+    max_len = dep.settings["max_model_len"]
+    assert (max_len.raw, max_len.resolved, max_len.span.col) == ("${MAX_LEN}", False, 67)
