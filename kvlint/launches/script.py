@@ -762,7 +762,7 @@ def _for_loop(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
 def _shift(args: list[Field], state: _State) -> None:
     """`shift [N]` drops the first N positional parameters (`bash -c 'pid=$1; shift; exec "$@"' bash PIDFILE vllm
     serve M`: the command after the pid file is "$@"); an N the script does not fix leaves them unknown."""
-    if state.positional is None:
+    if not state.positional:
         return
     n = args[0].text if args else "1"
     if not n.isdigit() or (args and not args[0].resolved):

@@ -236,3 +236,10 @@ autostart=true
     assert (dep.model, dep.model_resolved, dep.model_span.col) == ("${VLLM_MODEL}", False, 20)
     max_len = dep.settings["max_model_len"]
     assert (max_len.raw, max_len.resolved, max_len.span.col) == ("${MAX_LEN}", False, 67)
+
+
+def test_a_shift_in_a_command_handed_as_an_argument_is_no_crash(tmp_path):
+    """A job submitter handed `"shift; vllm serve ..."`: the string is read as a script with no arguments, where
+    `shift` drops nothing (an IndexError before, found by turn 23's random mutations)."""
+    (dep,) = _read(tmp_path, "submit.sh", 'python submit.py job "shift; vllm serve org/m --port 1"\n').deployments
+    assert (dep.engine, dep.model) == ("vllm", "org/m")
