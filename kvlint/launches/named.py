@@ -63,7 +63,7 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     if found is not None and kind == "notes" and not _ENTRY_WORDS.search(found[2]):
         return None  # prose that names an image is no place in a notes file: only a command is
     if found is None and kind == "python":
-        found = _run_from_name(text) or _ray_config(text)
+        found = _run_from_name(text) or _ray_config(text) or _serve_list(text)
     if found is None:
         return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind) or _named_file(path, text, kind) \
             or _named_manifest(path, text, kind)
@@ -95,6 +95,10 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
         message = (f"SageMaker's LMI container is configured here to run vLLM (`{what}`): its model and settings are "
                    "the container's environment (HF_MODEL_ID, OPTION_*), which kvlint does not read as a launch yet; "
                    "nothing here is checked")
+    elif kind == "python" and what.endswith(" serve"):
+        message = (f"a program is started here from the argument list `[{what.removesuffix(' serve')}, \"serve\", "
+                   "...]`, whose program is set at run time (a path kvlint cannot name), in a file that names an "
+                   "engine: kvlint read no launch from it; nothing here is checked")
     elif kind == "python" and re.fullmatch(r"[A-Za-z_][\w.]*", what):
         message = (f"a program is started here from {what}, an argument list named for an engine that this file does "
                    "not hold (imported or built elsewhere): the launch is where the list is written; nothing here "
@@ -217,6 +221,22 @@ def _run_from_name(text: str) -> tuple[int, int, str] | None:
             continue
         return text.count("\n", 0, at) + 1, at - line_start + 1, name
     return None
+
+
+# an argument list whose program is a name and whose first argument is an engine's subcommand (`[vllm_bin, "serve",
+# model, ...]`, sample K139): the program's path is set at run time
+_SERVE_LIST = lazy(r"^[^#\n]*?\[\s*([A-Za-z_][\w.]*)\s*,\s*[\"']serve[\"']", re.M)
+
+
+def _serve_list(text: str) -> tuple[int, int, str] | None:
+    """(line, col, "NAME serve") of the first `[NAME, "serve", ...]` in a Python file that names an engine."""
+    if "serve" not in text or not any(e in text.lower() for e in ("vllm", "sglang")):
+        return None
+    m = _SERVE_LIST.search(text)
+    if m is None:
+        return None
+    line_start = text.rfind("\n", 0, m.start(1)) + 1
+    return text.count("\n", 0, m.start(1)) + 1, m.start(1) - line_start + 1, f"{m.group(1)} serve"
 
 
 _RAY_CONFIG = lazy(r"^[^#\n]*?\b(LLMConfig)\(", re.M)

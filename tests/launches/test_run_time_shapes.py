@@ -243,3 +243,22 @@ def test_a_shift_in_a_command_handed_as_an_argument_is_no_crash(tmp_path):
     `shift` drops nothing (an IndexError before, found by turn 23's random mutations)."""
     (dep,) = _read(tmp_path, "submit.sh", 'python submit.py job "shift; vllm serve org/m --port 1"\n').deployments
     assert (dep.engine, dep.model) == ("vllm", "org/m")
+
+
+def test_an_argument_list_of_a_program_set_at_run_time_is_never_silent(tmp_path):
+    """`[binary, "serve", model, ...]` with `binary` from the environment: no launch kvlint can read, said at the
+    list (silent before, sample K139's runner before its program could be named)."""
+    text = '''\
+import os
+import subprocess
+
+
+def start(model):
+    binary = os.environ["VLLM_BIN"]
+    cmd = [binary, "serve", model, "--port", "8001"]
+    return subprocess.Popen(cmd)
+'''
+    result = _read(tmp_path, "runner.py", text)
+    assert result.deployments == []
+    assert [(f.code, f.span.line, f.span.col) for f in result.findings] == [("KV008", 7, 12)]
+    assert "set at run time" in result.findings[0].message
