@@ -1156,7 +1156,7 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
         tokens = state.shared.tokens[id(body)] = tokenize(body)
     _read(body, sub, depth + 1, tokens)
     _globals_back(sub, state)
-    launches, notes = sub.launches, sub.notes
+    launches, notes = [_at_argument(f, fields[1:], env, depth) for f in sub.launches], sub.notes
     state.called.add(name)
     for found in launches:  # a call a loop repeats (a sweep restarting the server) is its command once, whatever
         # the loop passes it: the key leaves the arguments out
@@ -1164,6 +1164,21 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
         state.call_keys[id(found)] = (found.engine, found.entry_span, argv)
         state.launches.append(found)
     state.notes.extend(notes)
+
+
+def _at_argument(found: FoundLaunch, args: list[Field], env: dict[str, str], depth: int) -> FoundLaunch:
+    """A launch a function body runs from a whole command it was handed (`start_process vllm "vllm serve M --port
+    $P" $P`, then `bash -c "... '$cmd'"`, sample K142): the same words, each at its place in the argument, not at
+    the body's `$cmd`."""
+    words = tuple(f.text for f in found.fields)
+    for arg in args:
+        if " " not in arg.text.strip() or found.engine not in arg.text or depth >= MAX_DEPTH:
+            continue
+        inner, _, _ = run_script(arg.mapped(), env, depth + 1, ())
+        same = next((i for i in inner if tuple(f.text for f in i.fields) == words), None)
+        if same is not None:
+            return replace(found, fields=same.fields, entry_span=same.entry_span)
+    return found
 
 
 # programs that name an engine command without running it: output, search, process control, tests

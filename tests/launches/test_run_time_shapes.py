@@ -262,3 +262,23 @@ def start(model):
     assert result.deployments == []
     assert [(f.code, f.span.line, f.span.col) for f in result.findings] == [("KV008", 7, 12)]
     assert "set at run time" in result.findings[0].message
+
+
+def test_a_command_handed_to_a_function_is_placed_in_the_argument(tmp_path):
+    """`start_process vllm "vllm serve M --max-model-len 32K ..." $PORT`, run by the body as `bash -c "... '$cmd'"`:
+    the model and each flag at their place in the call's argument (read before at the body's `local cmd=$2`)."""
+    text = """\
+start_process() {
+  local name=$1
+  local cmd=$2
+  bash -c "stdbuf -oL -eL bash -c '$cmd'" > "$name.log" 2>&1 &
+}
+start_process "vllm" "
+vllm serve Qwen/Qwen3.5-9B \\
+  --port 8000 \\
+  --max-model-len 32K
+" 8000
+"""
+    (dep,) = _read(tmp_path, "services.sh", text).deployments
+    assert (dep.model, dep.model_span.line, dep.model_span.col) == ("Qwen/Qwen3.5-9B", 7, 12)
+    assert (dep.settings["max_model_len"].span.line, dep.settings["max_model_len"].span.col) == (9, 19)
