@@ -24,6 +24,7 @@ engine's flags.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from kvlint.launches.env import Field
@@ -44,7 +45,12 @@ _SERVER_DESTS = frozenset({"host", "port", "served_model_name", "api_key", "chat
                            "enable_auto_tool_choice", "tool_call_parser", "uvicorn_log_level", "ssl_keyfile",
                            "allowed_origins", "response_role", "disable_log_requests", "reasoning_parser"})
 _MODEL_DESTS = frozenset({"model", "model_path"})
+# options any serving program of its own takes (`vllm_miner.py --port 8091 --model M`): no sign of the engine's parser
+_ANY_PROGRAMS = frozenset({"model", "model_path", "host", "port"})
 _NOT_ROLES = frozenset({"quantization"})  # a role setting, but a flag every quantization tool has
+# an option of the program's own that points it at a server (`--vllm-url http://...`, `--base-url`, `--endpoint`):
+# the program is a client of the engine (a miner, a gateway, an agent), never the engine
+_CLIENT_OPTION = lazy(r"^--?[\w-]*(?:url|endpoint|api[-_]base|base[-_]uri)$", re.I)
 
 
 @record
@@ -123,7 +129,7 @@ def _fit(engine: str, words: Sequence[Field], server_name: bool,
 
     roles = set(getattr(get_engine(engine), "roles", {}).values()) - _NOT_ROLES
     kept: list[Field] = []
-    known = unknown = 0
+    known = unknown = specific = 0
     model = role = server = False
     skip_value = False
     for f in words:
@@ -134,11 +140,14 @@ def _fit(engine: str, words: Sequence[Field], server_name: bool,
             continue
         name, eq, _ = f.text.partition("=")
         spec = exact_option(engine, name)
+        if spec is None and _CLIENT_OPTION.match(name):
+            return None
         if spec is None:
             unknown += 1
             skip_value = not eq
             continue
         known += 1
+        specific += spec.dest not in _ANY_PROGRAMS
         skip_value = False
         kept.append(f)
         model = model or spec.dest in _MODEL_DESTS
@@ -146,7 +155,8 @@ def _fit(engine: str, words: Sequence[Field], server_name: bool,
         server = server or spec.dest in _SERVER_DESTS
     if not model or unknown > known:
         return None
-    if not ((role and (server or server_name or in_command)) or (in_command and known >= 2)):
+    named_only = in_command and known >= 2 and (specific or server_name)  # `vllm_miner.py --port P --model M`: no
+    if not ((role and (server or server_name or in_command)) or named_only):
         return None
     return known, tuple(kept)
 

@@ -139,6 +139,7 @@ class _State:
     # (`SIF="${HOME}/sif/vllm-openai.sif"`): what a container file is named, though not where it is
     path: tuple[Fact, ...] = ()  # what the caller's `if` / `case` arms hold of variables where it called this body
     gathered: set[str] = field(default_factory=set)  # arrays a loop fills with run-time words (`args+=("$1")`)
+    array_loops: dict[str, int] = field(default_factory=dict)  # NAME -> the loop depth its `NAME=(...)` was made at
     defaulted: set[str] = field(default_factory=set)  # names holding a default the caller may override
     # (`V=${1:-base}`, `MODE=${MODE:-serve}`): a `case` on one still has alternatives (see _case_arm)
     background: set[int] = field(default_factory=set)  # ids of launches the script starts in the background (`&`)
@@ -1404,13 +1405,14 @@ def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State)
     elements = tuple(f for e in word.elements or () for f in _expand(e, m, env, state))
     if not text.endswith("+="):
         state.gathered.discard(name)
+        state.array_loops[name] = state.loops
         state.arrays[name] = elements
         state.optional.pop(name, None)
         if state.arms and len(state.arm_arrays) < MAX_ARMS * MAX_CLOSED:  # an arm's array: a candidate, as a value
             line = m.at(word.start)[0]
             state.arm_arrays[(name, line)] = elements
             _assigned("@" + name, " ".join(f.text for f in elements), line, state)
-    elif state.loops and any(not f.resolved for f in elements):
+    elif state.loops > state.array_loops.get(name, 0) and any(not f.resolved for f in elements):
         # a loop gathering run-time words (`while [ $# -gt 0 ]; do ... *) args+=("$1")`): known only when it runs
         state.arrays.pop(name, None)
         state.optional.pop(name, None)

@@ -282,3 +282,42 @@ vllm serve Qwen/Qwen3.5-9B \\
     (dep,) = _read(tmp_path, "services.sh", text).deployments
     assert (dep.model, dep.model_span.line, dep.model_span.col) == ("Qwen/Qwen3.5-9B", 7, 12)
     assert (dep.settings["max_model_len"].span.line, dep.settings["max_model_len"].span.col) == (9, 19)
+
+
+def test_an_array_made_in_a_loop_body_and_added_to_there_is_no_gathering(tmp_path):
+    """`serve_args=(...)` made afresh in each pass of a loop over GPUs, then `[[ -n "$Q" ]] && serve_args+=(...)`:
+    each pass's own list (an optional addition left out, as outside loops), not words gathered across passes."""
+    text = """\
+for ((gpu_id = 0; gpu_id < GPU_COUNT; gpu_id++)); do
+    serve_args=(
+        "$MODEL_PATH"
+        --max-model-len 8192
+    )
+    [[ -n "$VLLM_QUANTIZATION" ]] && serve_args+=(--quantization "$VLLM_QUANTIZATION")
+    CUDA_VISIBLE_DEVICES=$gpu_id nohup vllm serve "${serve_args[@]}" > "$log" 2>&1 &
+done
+"""
+    (dep,) = _read(tmp_path, "multi.sh", text).deployments
+    assert (dep.model, dep.model_span.line, dep.get("max_model_len")) == ("$MODEL_PATH", 3, 8192)
+
+
+def test_a_program_pointed_at_a_server_url_is_its_client(tmp_path):
+    """`python3 vllm_miner.py --port P --vllm-url http://127.0.0.1:8000 --model M` after the server's own launch:
+    an option of the program's own naming a server URL makes it a client (read before as a second vLLM launch by
+    its flags, sample K147)."""
+    text = """\
+nohup python3 -m vllm.entrypoints.openai.api_server --model org/m --port 8000 &
+nohup python3 vllm_miner.py --port 9000 --vllm-url "http://127.0.0.1:8000" --model org/m &
+"""
+    deps = _read(tmp_path, "deploy.sh", text).deployments
+    assert [(d.model, d.launch_span.line) for d in deps] == [("org/m", 1)]
+
+
+def test_a_program_named_for_the_engine_with_only_generic_options_is_its_own(tmp_path):
+    """`ENTRYPOINT ["python3", "vllm_miner.py"]` + `CMD ["--port", "8091", "--model", M]`: a model and a port are any
+    serving program's options, and the name says no server: the program's own (read before as a vLLM launch, sample
+    K147); a script named for starting the server with the same two options still is one."""
+    miner = 'FROM python:3.11\nENTRYPOINT ["python3", "vllm_miner.py"]\nCMD ["--port", "8091", "--model", "org/m"]\n'
+    assert _read(tmp_path, "Dockerfile", miner).deployments == []
+    (dep,) = _read(tmp_path, "notes.sh", "./scripts/start_vllm_server.sh --model org/m --port 8000\n").deployments
+    assert (dep.engine, dep.model) == ("vllm", "org/m")
