@@ -255,7 +255,8 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         guessed = engine_from_flags(fields) or (_format_engine(c) if fields else None)
         if guessed:
             stored = _storage_model(c)  # the launch is at its model when the predictor names one
-            launches = [FoundLaunch(guessed, tuple(stored + fields), None if stored else _place(c, anc), env)]
+            argv = fields + stored if stored and _at_mount(fields) else stored + fields
+            launches = [FoundLaunch(guessed, tuple(argv), None if stored else _place(c, anc), env)]
             notes = [inferred_note(guessed, "command")]
             if c.get("runtime") is not None and not _storage_model(c):
                 notes.append(f"the model is the one the ServingRuntime {_text(c.get('runtime'))} names (not in this "
@@ -500,6 +501,20 @@ def _place(c: YNode, anc: list[YNode]) -> Span:
     parent = anc[-1] if anc else None
     key = next((k for k, v in parent.items if v is c), None) if parent is not None and parent.is_map else None
     return key.span if key is not None else c.span
+
+
+_MOUNT = "/mnt/models"  # where KServe's storage initializer puts what storageUri names
+
+
+def _at_mount(fields: list[Field]) -> bool:
+    """Whether the predictor's own arguments give the model as the storage mount (`--model=/mnt/models`): the model
+    is then the storageUri's (K145), which is read after them, at its own place."""
+    for k, f in enumerate(fields):
+        name, eq, value = f.text.partition("=")
+        if name in ("--model", "--model-path") and (value if eq else
+                                                    fields[k + 1].text if k + 1 < len(fields) else "") == _MOUNT:
+            return True
+    return False
 
 
 def _storage_model(c: YNode) -> list[Field]:

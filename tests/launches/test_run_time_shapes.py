@@ -321,3 +321,27 @@ def test_a_program_named_for_the_engine_with_only_generic_options_is_its_own(tmp
     assert _read(tmp_path, "Dockerfile", miner).deployments == []
     (dep,) = _read(tmp_path, "notes.sh", "./scripts/start_vllm_server.sh --model org/m --port 8000\n").deployments
     assert (dep.engine, dep.model) == ("vllm", "org/m")
+
+
+def test_a_predictor_serving_the_storage_mount_serves_its_storage_uri(tmp_path):
+    """A KServe predictor whose own args say `--model=/mnt/models` beside a `storageUri`: the model is what the URI
+    names (KServe mounts it there), at the URI's place; the args' other flags still hold (sample K145)."""
+    text = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: qwen
+spec:
+  predictor:
+    model:
+      args:
+        - '--port=8080'
+        - '--model=/mnt/models'
+        - '--max-model-len=2048'
+      modelFormat:
+        name: vLLM
+      runtime: vllm-cpu
+      storageUri: hf://Qwen/Qwen2.5-0.5B-Instruct
+"""
+    (dep,) = _read(tmp_path, "isvc.yaml", text).deployments
+    assert (dep.model, dep.model_span.line, dep.get("max_model_len")) == ("hf://Qwen/Qwen2.5-0.5B-Instruct", 15, 2048)
