@@ -14,7 +14,9 @@ Too many: the scheduler reserves cards that stay idle; the server starts, so it 
 only made visible (`CUDA_VISIBLE_DEVICES=0,1,2,3` on a workstation) are not reserved: more of them than the
 parallelism uses is an info (a TP that was meant, perhaps), never an error. So is a job that starts the server in
 the background and then runs another GPU program (`vllm serve M &` then `torchrun train.py`): the cards beyond
-the parallelism may be that program's. So are idle cards of a script's defaults that its callers override (`TP=1`
+the parallelism may be that program's, and so is one whose devices are chosen at run time
+(`CUDA_VISIBLE_DEVICES=$GPU vllm serve ... &` in a loop over the job's GPUs): the other cards are its copies'. So
+are idle cards of a script's defaults that its callers override (`TP=1`
 then `--tp) TP="$2"` in its argument loop): the finding names the flags its callers set. A launch on a Neuron, TPU or
 Gaudi
 device is not checked: one `aws.amazon.com/neuron` device holds several NeuronCores a TP spans.

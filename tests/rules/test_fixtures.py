@@ -41,3 +41,9 @@ def test_a_job_that_runs_a_gpu_program_beside_its_server_gets_an_info_not_a_warn
     options = LintOptions(select=("KV204",))
     (found,) = lint([str(FIXTURES / "KV204" / "bad_server_beside_training.slurm")], options).findings
     assert found.severity == Severity.INFO and "the job also runs torchrun at line 8" in found.message
+
+
+def test_copies_of_a_server_on_devices_chosen_at_run_time_get_an_info_not_a_warning():
+    options = LintOptions(select=("KV204",))
+    (found,) = lint([str(FIXTURES / "KV204" / "bad_copies_per_gpu.slurm")], options).findings
+    assert found.severity == Severity.INFO and "copies of this server on CUDA_VISIBLE_DEVICES=$GPU" in found.message
