@@ -138,6 +138,7 @@ class _State:
     written: dict[str, str] = field(default_factory=dict)  # NAME -> its value as written, when part of it is unknown
     # (`SIF="${HOME}/sif/vllm-openai.sif"`): what a container file is named, though not where it is
     path: tuple[Fact, ...] = ()  # what the caller's `if` / `case` arms hold of variables where it called this body
+    tested: list[_Tested] = field(default_factory=list)  # closed statements whose arms all test one variable
     gathered: set[str] = field(default_factory=set)  # arrays a loop fills with run-time words (`args+=("$1")`)
     array_loops: dict[str, int] = field(default_factory=dict)  # NAME -> the loop depth its `NAME=(...)` was made at
     defaulted: set[str] = field(default_factory=set)  # names holding a default the caller may override
@@ -488,9 +489,9 @@ def _case_arm(statement: _Arms, patterns: list[str | None], state: _State) -> No
     _end_aside(statement, state)
     literal = [p.strip("\"'") for p in patterns if p is not None]
     statement.tests[len(statement.arms) - 1:] = [None] * (len(statement.arms) - len(statement.tests))
+    statement.has_else = statement.has_else or literal == ["*"]  # `*)`: one of the arms runs
     if statement.subject_var and len(literal) == len(patterns) and all(literal) and "*" not in literal:
         statement.tests[-1] = (statement.subject_var, tuple(literal))
-        _same_arm_before(statement.subject_var, literal, state)
     if statement.subject is None:
         return
     statement.dead = _arm_dead(statement, patterns)
@@ -500,15 +501,60 @@ def _case_arm(statement: _Arms, patterns: list[str | None], state: _State) -> No
                                  [(s, [dict(a) for a in s.arms], dict(s.before)) for s in (*state.closed, *state.arms)])
 
 
-def _same_arm_before(var: str, literal: list[str], state: _State) -> None:
-    """An arm of a `case "$MODEL"` runs only when MODEL is one of its words; an earlier `case` on the same variable
-    then took its arm for that word (`qwen3-8b) MODEL_PATH=...` before `qwen3-8b) CMD="... $MODEL_PATH ..."`):
-    the arm is read with what that arm assigned, not with the last arm's values the reading went through."""
-    for earlier in reversed(state.closed):
-        for k, test in enumerate(earlier.tests[: len(earlier.arms)]):
-            if test is not None and test[0] == var and set(test[1]) & set(literal):
-                state.env.update({name: value for name, (value, _) in earlier.arms[k].items()})
-                return
+def _same_arm_before(state: _State) -> None:
+    """An arm runs only when its tests hold; an earlier statement on the same variable then took the one arm those
+    tests allow (`if [ "$E" = vllm ]; then X=a; else X=b; fi` before `if [ "$E" = vllm ]; then ... $X`, or a `case
+    "$MODEL"` before another): the arm is read with what that arm assigned, even an arm read aside (the other choice
+    of a caller's default), not with the values the reading last went through (sample K139's kind). When the tests
+    allow none of its arms, the variables hold what they held before it."""
+    facts = _path(state)
+    if not facts or not state.tested:
+        return
+    names = {f[0] for f in facts}
+    for tested in state.tested:
+        if tested.var not in names:
+            continue
+        fits = [values for arm_facts, values in tested.arms if not _contradicts(facts + arm_facts)]
+        if len(fits) == 1:
+            for name, value in fits[0].items():
+                if name.startswith("@"):
+                    continue
+                if value is None:
+                    state.env.pop(name, None)
+                else:
+                    state.env[name] = value
+
+
+@record
+class _Tested:
+    """A closed statement every arm of which tests one variable (`=` / `case` literals; an `else` or `*)` last):
+    each arm's facts and what it assigned, and, with no `else`, the arm of no match (what was there before)."""
+
+    var: str
+    arms: tuple[tuple[tuple[Fact, ...], dict[str, str | None]], ...]
+
+
+def _tested(statement: _Arms) -> _Tested | None:
+    """The statement as a _Tested, or None when an arm's condition is not a literal test of the one variable."""
+    tests = statement.tests[: len(statement.arms)]
+    own = [t for t in tests if t is not None]
+    if not own or len({t[0] for t in own}) != 1 or len(tests) < len(statement.arms):
+        return None
+    if any(t is None for t in tests[:-1]) or (tests[-1] is None and not statement.has_else):
+        return None
+    arms = [(statement.arm_facts[j], {n: v for n, (v, _) in {**statement.shadow.get(j, {}), **arm}.items()})
+            for j, arm in enumerate(statement.arms)]
+    if tests[-1] is not None and not statement.has_else:  # no arm matches: the names keep their earlier values
+        none = tuple((t[0], frozenset(t[1]), False) for t in own)
+        arms.append((none, {n: statement.before.get(n) for _, values in arms for n in values}))
+    return _Tested(own[0][0], tuple(arms))
+
+
+def _arm_facts(statement: _Arms, j: int) -> tuple[Fact, ...]:
+    """What arm j's tests hold: its own test's literals, none of the earlier arms' (an `elif`, an `else`, a later
+    `case` pattern)."""
+    return tuple((t[0], frozenset(t[1]), i == j) for i, t in enumerate(statement.tests[: j + 1])
+                 if t is not None and not any(c in "*?[" for c in "".join(t[1])))
 
 
 def _arm_dead(statement: _Arms, patterns: list[str | None]) -> bool:
@@ -534,6 +580,7 @@ def _end_aside(statement: _Arms, state: _State) -> None:
         kept = len(arms) if other is not statement else len(arms) - 1  # this statement's aside arm: now empty
         other.arms[:kept] = arms[:kept]
         if other is statement and kept < len(other.arms):
+            other.shadow[kept] = other.arms[kept]  # undone, but what it assigns is that arm's (_same_arm_before)
             other.arms[kept] = {}
         other.before = before
 
@@ -592,6 +639,8 @@ def _contradicts(facts: tuple[Fact, ...]) -> bool:
 def _settle_arm(statement: _Arms, state: _State) -> None:
     """Mark the arm just opened impossible when its test contradicts the path it is read on."""
     statement.impossible = _contradicts(_path(state))
+    if not statement.impossible:
+        _same_arm_before(state)
 
 
 MAX_CLOSED = 16  # the latest `if` / `case` statements whose arms are remembered (a launch reads its variables')
@@ -630,6 +679,8 @@ class _Arms:
     positional: Positional | None = None  # the script's "$@" when the statement opened: each arm starts from it
     has_else: bool = False  # an `if` with an `else`: one of its arms runs
     impossible: bool = False  # the current arm's test contradicts what the arms around it hold (_contradicts)
+    shadow: dict[int, dict[str, tuple[str, int]]] = field(default_factory=dict)  # what arms read aside assigned
+    arm_facts: list[tuple[Fact, ...]] = field(default_factory=list)  # per arm (once closed): what its tests hold
 
     def environment(self, k: int, env: dict[str, str]) -> dict[str, str]:
         """`env` as arm k leaves it: the statement's other assignments undone, arm k's made."""
@@ -648,12 +699,18 @@ def _close(statement: _Arms, state: _State) -> None:
     environment of the commands after it (the script runs one arm; the reader went through them all, so the
     variables hold the last assigned values)."""
     _aliases(statement, state)
+    statement.arm_facts = [_arm_facts(statement, j) for j in range(len(statement.arms))]
+    tested = _tested(statement)
+    if tested is not None:
+        state.tested.append(tested)
+        del state.tested[:-MAX_CLOSED]
     if statement.kind == "if" and not statement.has_else and not statement.matched and statement.aside is None \
             and any(arm and not any(n.startswith("@") for n in arm) for arm in statement.arms):
         state.unsure.append(statement)  # its assignments may not run (kvlint.launches.script._unsure_branch)
         del state.unsure[:-MAX_CLOSED]
     names = {name for arm in statement.arms for name in arm}
     if any(len({arm[name][0] for arm in statement.arms if name in arm}) > 1 for name in names):
+        statement.arm_facts = [f for f, arm in zip(statement.arm_facts, statement.arms, strict=True) if arm]
         statement.arms = [arm for arm in statement.arms if arm]
         state.closed.append(statement)
         del state.closed[:-MAX_CLOSED]
@@ -1012,10 +1069,13 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
     used = _variables_in(words[i:]) | {"@" + ref.group(1) for w in words[i:] if (ref := _array_ref(w)) is not None}
     by_model: dict[tuple[str, str], tuple[FoundLaunch, dict[str, tuple[str, int]]]] = {}
     read = 0
+    facts = _path(state)
     for statement in state.closed:
         for k, arm in enumerate(statement.arms):
             if read >= MAX_ARMS or not used.intersection(arm):
                 continue
+            if facts and k < len(statement.arm_facts) and _contradicts(facts + statement.arm_facts[k]):
+                continue  # an arm this command's own tests rule out (`else` of the same `[ "$E" = vllm ]`)
             read += 1
             arm_env = statement.environment(k, env)
             fields = prefix + _arm_fields(words[i:], m, arm_env, arm, state)

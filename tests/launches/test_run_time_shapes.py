@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kvlint.launches import read_path
 
 
@@ -345,3 +347,60 @@ spec:
 """
     (dep,) = _read(tmp_path, "isvc.yaml", text).deployments
     assert (dep.model, dep.model_span.line, dep.get("max_model_len")) == ("hf://Qwen/Qwen2.5-0.5B-Instruct", 15, 2048)
+
+
+def _flags(deps):
+    return {d.engine: sorted(u.flag for u in d.unknown_flags) for d in deps}
+
+
+@pytest.mark.parametrize("default", ['ENGINE="${1:-vllm}"', 'ENGINE="$1"'])
+@pytest.mark.parametrize("form", ["if", "case"])
+def test_a_variable_set_under_a_test_is_read_under_the_same_test(tmp_path, default, form):
+    """`EXTRA` set per engine by one test, used by each engine's command under the same test: each engine reads its
+    own arm's value, whether the engine is a caller's default (its other arm read aside) or unknown. Read before
+    with the value the reading last went through: `vllm serve ... --disable-radix-cache` (a wrong KV004)."""
+    if form == "if":
+        body = """\
+if [ "$ENGINE" = "vllm" ]; then
+  EXTRA="--enable-prefix-caching"
+else
+  EXTRA="--disable-radix-cache"
+fi
+if [ "$ENGINE" = "vllm" ]; then
+  vllm serve Qwen/Qwen3-8B $EXTRA
+else
+  python -m sglang.launch_server --model-path Qwen/Qwen3-8B $EXTRA
+fi
+"""
+    else:
+        body = """\
+case "$ENGINE" in
+  vllm) EXTRA="--enable-prefix-caching" ;;
+  sglang) EXTRA="--disable-radix-cache" ;;
+esac
+case "$ENGINE" in
+  vllm) vllm serve Qwen/Qwen3-8B $EXTRA ;;
+  sglang) python -m sglang.launch_server --model-path Qwen/Qwen3-8B $EXTRA ;;
+esac
+"""
+    deps = _read(tmp_path, "serve.sh", default + "\n" + body).deployments
+    assert _flags(deps) == {"vllm": [], "sglang": []}
+    by_engine = {d.engine: d for d in deps}
+    assert by_engine["vllm"].settings["enable_prefix_caching"].value is True
+    assert by_engine["sglang"].settings["disable_radix_cache"].value is True
+
+
+def test_an_earlier_test_with_no_else_leaves_the_value_from_before_when_no_arm_matches(tmp_path):
+    """`if [ "$E" = a ]; then X=...; fi` then, under `[ "$E" = b ]`, X holds what it held before the `if`."""
+    text = """\
+E="$1"
+X="--max-model-len 4096"
+if [ "$E" = a ]; then
+  X="--max-model-len 8192"
+fi
+if [ "$E" = b ]; then
+  vllm serve org/m $X
+fi
+"""
+    (dep,) = _read(tmp_path, "serve.sh", text).deployments
+    assert dep.get("max_model_len") == 4096
