@@ -542,8 +542,9 @@ def _tested(statement: _Arms) -> _Tested | None:
         return None
     if any(t is None for t in tests[:-1]) or (tests[-1] is None and not statement.has_else):
         return None
-    arms = [(statement.arm_facts[j], {n: v for n, (v, _) in {**statement.shadow.get(j, {}), **arm}.items()})
-            for j, arm in enumerate(statement.arms)]
+    arms: list[tuple[tuple[Fact, ...], dict[str, str | None]]] = [
+        (statement.arm_facts[j], {n: v for n, (v, _) in {**statement.shadow.get(j, {}), **arm}.items()})
+        for j, arm in enumerate(statement.arms)]
     if tests[-1] is not None and not statement.has_else:  # no arm matches: the names keep their earlier values
         none = tuple((t[0], frozenset(t[1]), False) for t in own)
         arms.append((none, {n: statement.before.get(n) for _, values in arms for n in values}))
