@@ -1,7 +1,9 @@
 """Jupyter notebooks: the engine started from a code cell.
 
 A notebook starts a server with a shell line (`!vllm serve MODEL ... &`), a shell cell (`%%bash`, `%%sh`,
-`%%script bash`) or Python (`subprocess.Popen(["vllm", "serve", ...])`). Each code cell's source is joined
+`%%script bash`) or Python (`subprocess.Popen(["vllm", "serve", ...])`), or tells its reader to start one in a
+markdown cell's shell block (```` ``` ```` then `vllm serve MODEL ...`, as a runbook does: sample K148).
+Each code cell's source is joined
 from its JSON strings with every character mapped to its place in the .ipynb file (escapes included), then
 read as what it is: shell lines and cells by `run_script`, the rest by the Python reader (its magics and shell
 lines blanked), so every value keeps the line and column of the JSON text that holds it.
@@ -35,6 +37,9 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         deps, notes = _read_cell(path, cell)
         deployments += deps
         findings += notes
+    for cell in _code_cells(yf, "markdown")[:_MAX_CELLS]:
+        if "```" in cell.text and any(w in cell.text for w in _WORDS):
+            deployments += _read_blocks(path, cell)
     deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     if not deployments and not findings:
         findings = _passed_over(path, _code_cells(yf))
@@ -61,15 +66,29 @@ def _passed_over(path: str, cells: list[Mapped]) -> list[Finding]:
     return []
 
 
-def _code_cells(yf: YamlFile) -> list[Mapped]:
-    """Each code cell's source as one text, every character at its place in the file."""
+def _read_blocks(path: str, cell: Mapped) -> list[Deployment]:
+    """The launches of a markdown cell's shell blocks (the prose blanked, each line at its place in the file)."""
+    from kvlint.launches.markdown import NOTE, shell_blocks
+    from kvlint.launches.shellfile import read_shell_mapped
+    from kvlint.record import replace
+
+    script = shell_blocks(cell.text)
+    if not any(w in script for w in _WORDS):
+        return []
+    found = read_shell_mapped(path, cell.view(path, script, range(len(script) + 1)))
+    return [replace(d, notes=(*d.notes, NOTE)) for d in found]
+
+
+def _code_cells(yf: YamlFile, kind_wanted: str = "code") -> list[Mapped]:
+    """Each code cell's source (or each cell of `kind_wanted`) as one text, every character at its place in the
+    file."""
     doc = yf.docs[0] if yf.docs else None
     cells = doc.get("cells") if doc is not None and doc.is_map else None
     out = []
     for cell in cells.items if cells is not None and cells.is_seq else ():
         kind = cell.get("cell_type") if cell.is_map else None
         source = cell.get("source") if cell.is_map else None
-        if kind is None or kind.text != "code" or source is None:
+        if kind is None or kind.text != kind_wanted or source is None:
             continue
         parts = [yf.mapped(n) for n in (source.items if source.is_seq else [source]) if n.is_scalar]
         if parts:

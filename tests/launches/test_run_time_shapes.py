@@ -404,3 +404,18 @@ fi
 """
     (dep,) = _read(tmp_path, "serve.sh", text).deployments
     assert dep.get("max_model_len") == 4096
+
+
+def test_a_notebook_markdown_cells_shell_block_is_a_runbook_command(tmp_path):
+    """A markdown cell telling its reader to launch the server in a fenced block (sample K148, silent before): read
+    as a runbook's block, each value at its place in the .ipynb's JSON text; its prose is not."""
+    import json
+
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": [
+        "Launch a vLLM instance (vllm serve is the command):\n", "```\n",
+        "vllm serve Qwen/Qwen3-1.7B --port 8000 \\\n", "--max-model-len 16384\n", "```\n"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": ["import os\n"]}]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    (dep,) = _read(tmp_path, "client.ipynb", text).deployments
+    line = text.split("\n").index('    "vllm serve Qwen/Qwen3-1.7B --port 8000 \\\\\\n",') + 1
+    assert (dep.model, dep.model_span.line, dep.get("max_model_len")) == ("Qwen/Qwen3-1.7B", line, 16384)
