@@ -2,11 +2,11 @@
 
 A notebook starts a server with a shell line (`!vllm serve MODEL ... &`), a shell cell (`%%bash`, `%%sh`,
 `%%script bash`) or Python (`subprocess.Popen(["vllm", "serve", ...])`), or tells its reader to start one in a
-markdown cell's shell block (```` ``` ```` then `vllm serve MODEL ...`, as a runbook does: sample K148).
-Each code cell's source is joined
-from its JSON strings with every character mapped to its place in the .ipynb file (escapes included), then
-read as what it is: shell lines and cells by `run_script`, the rest by the Python reader (its magics and shell
-lines blanked), so every value keeps the line and column of the JSON text that holds it.
+markdown cell's shell block (```` ``` ```` then `vllm serve MODEL ...`, as a runbook does: sample K148). Each
+cell's source is joined from its JSON strings with every character mapped to its place in the .ipynb file (escapes
+included), then read as what it is: shell lines and cells by `run_script`, the rest by the Python reader (its magics
+and shell lines blanked), a markdown cell's blocks as a runbook's, so every value keeps the line and column of the
+JSON text that holds it.
 """
 
 from __future__ import annotations
