@@ -23,7 +23,9 @@ say, so its release is open (an info). A script that runs the engine installed o
 judged on the newest release too, but as a warning that says so: the release it meets is the one installed where it
 runs, which the file does not show (an image may run the script: held-out files where the host was assumed ran in a
 vendor's image or an older install), unless it runs the engine by `docker exec` in a container it does not start
-(that container's image decides: open). A script the repository's own image runs (a Dockerfile copies it, or a file
+(that container's image decides: open), or its repository pins the engine's image beside or above it (a root
+Dockerfile's FROM, a benchmark matrix's `image:`: the image it may run in, so the release is open and the finding an
+info naming the pin). A script the repository's own image runs (a Dockerfile copies it, or a file
 it runs) or that runs a vendor image's launcher takes that image's release instead. A launch through a project
 runner (`uv run`, `poetry run`, `pixi run`) runs the release the project's lock pins, and a host install the one its
 requirements pin (`==`), the finding's note naming the file and line; a runner whose project pins none leaves the

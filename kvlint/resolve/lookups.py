@@ -255,10 +255,30 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     if activated is not None:  # an environment made before this script ran: whenever its engine was installed
         return VersionLookup(None, "default", newest, why=f"it runs the {engine.title} of the environment it activates "
                                                           f"({activated}), whose release the file does not say")
+    pinned_elsewhere = _repository_pin(dep, engine) if host else None
+    if pinned_elsewhere is not None:
+        return VersionLookup(None, "default", newest, why=pinned_elsewhere)
     if host:
         return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
                                                          "assumed")
     return VersionLookup(None, "default", newest)
+
+
+def _repository_pin(dep: Deployment, engine: Engine) -> str | None:
+    """Why a host script with a removed flag may not meet the newest release: its repository pins the engine's image
+    elsewhere (kvlint.resolve.repository), the image the script may run in. Asked only when a flag was removed, so
+    the repository is read only for the launches whose verdict depends on it."""
+    if not any(u.reason == "removed" for u in dep.unknown_flags):
+        return None
+    from kvlint.resolve.repository import repository_pins
+
+    pins = repository_pins(dep.path, engine.name)
+    if not pins:
+        return None
+    (image, where), more = pins[0], len(pins) - 1
+    also = f" and {more} more" if more else ""
+    return f"its repository pins {short(image)} at {where}{also}, an image the script may run in"
+
 
 
 def _project_release(dep: Deployment, engine: Engine, newest: str) -> VersionLookup | None:
