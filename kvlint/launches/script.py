@@ -554,8 +554,7 @@ def _tested(statement: _Arms) -> _Tested | None:
 def _arm_facts(statement: _Arms, j: int) -> tuple[Fact, ...]:
     """What arm j's tests hold: its own test's literals, none of the earlier arms' (an `elif`, an `else`, a later
     `case` pattern)."""
-    return tuple((t[0], frozenset(t[1]), i == j) for i, t in enumerate(statement.tests[: j + 1])
-                 if t is not None and not any(c in "*?[" for c in "".join(t[1])))
+    return tuple((t[0], frozenset(t[1]), i == j) for i, t in enumerate(statement.tests[: j + 1]) if t is not None)
 
 
 def _arm_dead(statement: _Arms, patterns: list[str | None]) -> bool:
@@ -621,7 +620,7 @@ def _path(state: _State) -> tuple[Fact, ...]:
             continue
         assigned = statement.arms[k]
         for j, test in enumerate(statement.tests[: k + 1]):
-            if test is not None and test[0] not in assigned and not any(c in "*?[" for c in "".join(test[1])):
+            if test is not None and test[0] not in assigned:
                 out.append((test[0], frozenset(test[1]), j == k))
     return tuple(out)
 
@@ -629,12 +628,24 @@ def _path(state: _State) -> tuple[Fact, ...]:
 def _contradicts(facts: tuple[Fact, ...]) -> bool:
     """Whether no value meets every fact: `start() { if [ "$E" = vllm ]; then ...` called under `if [ "$E" =
     sglang ]` never reaches its vLLM arm, so that arm's launch (with the sglang call's flags) is none."""
+    import fnmatch
+
     for name in {f[0] for f in facts}:
         among = [f[1] for f in facts if f[0] == name and f[2]]
         excluded = frozenset().union(*(f[1] for f in facts if f[0] == name and not f[2]))
-        if among and not frozenset.intersection(*among) - excluded:
+        literal = [p for p in among if not any(_globbed(x) for x in p)]
+        if literal:  # the values every literal test allows, that every pattern matches and no earlier arm took
+            values = frozenset.intersection(*literal)
+            values = {v for v in values if all(any(fnmatch.fnmatchcase(v, x) for x in p) for p in among)}
+            if not {v for v in values if not any(fnmatch.fnmatchcase(v, x) for x in excluded)}:
+                return True
+        elif any(p <= excluded for p in among):  # `llama*)` after an arm that took `llama*`
             return True
     return False
+
+
+def _globbed(pattern: str) -> bool:
+    return any(c in "*?[" for c in pattern)
 
 
 def _settle_arm(statement: _Arms, state: _State) -> None:

@@ -419,3 +419,36 @@ def test_a_notebook_markdown_cells_shell_block_is_a_runbook_command(tmp_path):
     (dep,) = _read(tmp_path, "client.ipynb", text).deployments
     line = text.split("\n").index('    "vllm serve Qwen/Qwen3-1.7B --port 8000 \\\\\\n",') + 1
     assert (dep.model, dep.model_span.line, dep.get("max_model_len")) == ("Qwen/Qwen3-1.7B", line, 16384)
+
+
+def test_a_case_with_patterns_reads_each_arm_with_its_own_earlier_arm(tmp_path):
+    """`qwen3-8b)` and `llama*)` arms in two `case`s on one variable: each later arm reads what the earlier arm its
+    pattern allows assigned (a pattern is a fact too: `llama*` never holds a value `qwen3-8b` holds)."""
+    text = """\
+M="$1"
+case "$M" in
+  qwen3-8b) X="--max-model-len 4096" ;;
+  llama*) X="--max-model-len 8192" ;;
+esac
+case "$M" in
+  qwen3-8b) vllm serve Qwen/Qwen3-8B $X ;;
+  llama*) vllm serve meta-llama/Llama-3.1-8B-Instruct $X ;;
+esac
+"""
+    deps = _read(tmp_path, "presets.sh", text).deployments
+    assert [(d.model, d.get("max_model_len")) for d in deps] == [
+        ("Qwen/Qwen3-8B", 4096), ("meta-llama/Llama-3.1-8B-Instruct", 8192)]
+
+
+def test_a_pattern_arm_the_callers_literal_rules_out_does_not_run(tmp_path):
+    """`start` called under `[ "$M" = qwen3-8b ]` into a `case "$M"` whose `llama*)` arm no such value matches."""
+    text = """\
+start() {
+  case "$M" in
+    qwen*) vllm serve Qwen/Qwen3-8B --max-model-len 4096 ;;
+    llama*) vllm serve meta-llama/Llama-3.1-8B-Instruct --enable-lora ;;
+  esac
+}
+if [ "$M" = qwen3-8b ]; then start; fi
+"""
+    assert [d.model for d in _read(tmp_path, "start.sh", text).deployments] == ["Qwen/Qwen3-8B"]
