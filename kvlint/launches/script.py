@@ -635,8 +635,8 @@ def _contradicts(facts: tuple[Fact, ...]) -> bool:
         excluded = frozenset().union(*(f[1] for f in facts if f[0] == name and not f[2]))
         literal = [p for p in among if not any(_globbed(x) for x in p)]
         if literal:  # the values every literal test allows, that every pattern matches and no earlier arm took
-            values = frozenset.intersection(*literal)
-            values = {v for v in values if all(any(fnmatch.fnmatchcase(v, x) for x in p) for p in among)}
+            values = {v for v in frozenset.intersection(*literal)
+                      if all(any(fnmatch.fnmatchcase(v, x) for x in p) for p in among)}
             if not {v for v in values if not any(fnmatch.fnmatchcase(v, x) for x in excluded)}:
                 return True
         elif any(p <= excluded for p in among):  # `llama*)` after an arm that took `llama*`
