@@ -25,6 +25,7 @@ from kvlint.launches.images import (
     entrypoint_engine,
     known_image,
     named_engine,
+    stand_in,
     tag_named_engine,
 )
 from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
@@ -216,7 +217,8 @@ def _launch(fields: list[Field], image: str | None, own_entrypoint: bool, env: M
     `environment:`: a script it runs (`bash -c "... $${MODEL} ..."`) sees those variables."""
     default = None if own_entrypoint else entrypoint_engine(image)
     found = launch_in_argv(fields, dict(env or {}), image_default=default) if fields else None
-    guessed = engine_from_flags(fields) if found is None and not own_entrypoint and not known_image(image) else None
+    guessed = engine_from_flags(fields) if found is None and not own_entrypoint and not known_image(image) \
+        and not stand_in(image) else None
     if guessed is None and found is None and not own_entrypoint and fields and fields[0].text == "serve":
         # `command: [serve, --model, X, ...]` on an image whose entry point is the engine's CLI (a build named for
         # it, `ENTRYPOINT ["vllm"]`): the CLI's subcommand, then the engine's flags

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from kvlint.launches.env import Field, parse_dotenv
-from kvlint.launches.images import entrypoint_engine, known_image, named_engine, shipped_engine
+from kvlint.launches.images import entrypoint_engine, known_image, named_engine, shipped_engine, stand_in
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.record import field, record, replace
 from kvlint.span import Span
@@ -209,7 +209,7 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
     if opts.entrypoint is not None:
         return [opts.entrypoint] + rest, None
     known = entrypoint_engine(image.text)
-    guessed = None if known or known_image(image.text) else engine_from_flags(rest)
+    guessed = None if known or known_image(image.text) or stand_in(image.text) else engine_from_flags(rest)
     if guessed and not rest[0].text.startswith("-") and (shipped_engine(image.text) or named_engine(image.text)):
         guessed = None  # a model, then flags, given to a build named for the engine: its name says more (below)
     if guessed and shipped_engine(image.text) == guessed:  # a build named for the engine, given its flags only

@@ -59,6 +59,15 @@ def shipped_engine(image: str | None) -> str | None:
 
 
 
+_STAND_IN = re.compile(r"(?:^|[-_./])(?:sim|simulator|mock|fake|emulator|stub|dummy)(?:$|[-_./:])", re.I)
+
+
+def stand_in(image: str | None) -> bool:
+    """An image that answers like an engine without being one (`ghcr.io/llm-d/llm-d-inference-sim`, a mock server
+    for tests): given the engine's flags it still starts no engine and loads no model (sample K151)."""
+    return image is not None and _STAND_IN.search(image.split("@", 1)[0].rsplit(":", 1)[0]) is not None
+
+
 def named_engine(image: str | None) -> str | None:
     """The engine a custom image's own name holds (`org/foo-vllm-docker:latest` -> vllm), when it is not one of
     the engine's known images (those kvlint reads by their entry point)."""

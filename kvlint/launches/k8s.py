@@ -15,7 +15,7 @@ from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_words
-from kvlint.launches.images import entrypoint_engine
+from kvlint.launches.images import entrypoint_engine, stand_in
 from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
 from kvlint.launches.named import engine_script
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
@@ -249,7 +249,8 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         if found is not None and default is not None and image_text and entrypoint_engine(image_text) is None:
             found = named_image_wrapper(found, image_text, fields[0].span if fields else None)
         launches = [found] if found else []
-    if not launches and script is None and c.get("command") is None and _container_like(c, anc):
+    if not launches and script is None and c.get("command") is None and _container_like(c, anc) \
+            and not stand_in(image_text):
         # args-only (Kustomize patches, KServe predictors): the flags' engine, else the engine the predictor's model
         # format names (sample K121: `modelFormat: {name: vLLM}` with one `--tensor-parallel-size=2`)
         guessed = engine_from_flags(fields) or (_format_engine(c) if fields else None)

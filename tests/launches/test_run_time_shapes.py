@@ -452,3 +452,25 @@ start() {
 if [ "$M" = qwen3-8b ]; then start; fi
 """
     assert [d.model for d in _read(tmp_path, "start.sh", text).deployments] == ["Qwen/Qwen3-8B"]
+
+
+def test_a_simulator_image_given_the_engines_flags_starts_no_engine(tmp_path):
+    """`ghcr.io/llm-d/llm-d-inference-sim` answers like vLLM and takes its flags (`--model base-model --max-loras 6`):
+    no engine, no model loaded (read before as a vLLM launch by its flags, sample K151); the engine's own image with
+    the same arguments still is one."""
+    text = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm-llama3-8b-instruct
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm-sim
+        image: ghcr.io/llm-d/llm-d-inference-sim:v0.5.0
+        args: [--model, base-model, --port, '8000', --max-loras, '6', --max-model-len, '4096']
+"""
+    assert _read(tmp_path, "sim.yaml", text).deployments == []
+    real = text.replace("ghcr.io/llm-d/llm-d-inference-sim:v0.5.0", "registry.example/team/llm-serving:v1")
+    assert [d.engine for d in _read(tmp_path, "real.yaml", real).deployments] == ["vllm"]
