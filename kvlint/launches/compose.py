@@ -59,7 +59,7 @@ def read_compose(yf: YamlFile, doc: YNode) -> list[Deployment]:
     for name, svc in pairs:
         if name in base and svc.get("image") is None and svc.get("build") is None:
             svc = _merged(base[name], svc)
-        found = _service(yf, name, svc, env, env_path)
+        found = _service(yf, name, svc, env, env_path, _profile_gpu(doc, name))
         out.extend(found)
         roles += [_node_role(name, svc)] * len(found)
     return _workers_folded(out, roles)
@@ -157,10 +157,15 @@ def dotenv_beside(path: str) -> tuple[dict[str, str], str]:
     return parse_dotenv(text), env_path
 
 
-def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_path: str) -> list[Deployment]:
+def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_path: str,
+             profile: ManifestGpu | None = None) -> list[Deployment]:
     image = svc.get("image")
     image_text = image.text if image is not None and image.is_scalar else None
     nodes = (svc.get("entrypoint"), svc.get("command"))
+    if svc.get("args") is not None and svc.get("entrypoint") is None:
+        # a deployment language of compose's shape with Kubernetes' pair (Akash's SDL): `command` replaces the image's
+        # entry point, `args` its arguments (sample K150: `command: [bash, -c]`, `args: [python3 -m sglang...]`)
+        nodes = (svc.get("command"), svc.get("args"))
     interpolate = with_supplied(env)  # .env beside the file, then configured variables
     fields = _argv(yf, nodes[0], interpolate) + _argv(yf, nodes[1], interpolate)
     if nodes[0] is None and _image_mode(fields, image_text):
@@ -184,7 +189,7 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     notes = inferred + tuple(f"${{{v}}} = {env[v]!r} from {os.path.basename(env_path)} beside the compose file"
                              for v in used)
     ctx = LaunchContext(name, image_text, image.span if image is not None else None, notes=notes)
-    dep = finish(yf.path, found, ctx, _gpus(svc))
+    dep = finish(yf.path, found, ctx, profile if profile is not None else _gpus(svc))
     # the image's own entrypoint starts the engine: point at the command (one of the two is set, since
     # the launch came from their fields)
     shown = nodes[1] if nodes[1] is not None else nodes[0]
@@ -1056,6 +1061,21 @@ def _build_base(svc: YNode) -> str | None:
     items = [i.text for i in args.items if i.is_scalar] if args is not None and args.is_seq else \
         [f"{k}={v.text}" for k, _, v in args.pairs() if v.is_scalar] if args is not None and args.is_map else []
     return next((v for k, _, v in (i.partition("=") for i in items) if "IMAGE" in k.upper() and v), None)
+
+
+def _profile_gpu(doc: YNode, name: str) -> ManifestGpu | None:
+    """The GPUs an Akash SDL's compute profile gives the service: `profiles: compute: NAME: resources: gpu: {units:
+    8, attributes: {vendor: {nvidia: [{model: h200}]}}}` (the product as the provider lists it, one model only)."""
+    gpu = doc.path("profiles", "compute", name, "resources", "gpu") if doc.is_map else None
+    units = gpu.get("units") if gpu is not None and gpu.is_map else None
+    if gpu is None or units is None or not g.to_int(units):
+        return None
+    models = gpu.path("attributes", "vendor", "nvidia")
+    named = [m.get("model") for m in (models.items if models is not None and models.is_seq else ()) if m.is_map]
+    product = named[0] if len(named) == 1 and named[0] is not None and named[0].is_scalar else None
+    return ManifestGpu(product=product.text if product is not None else None,
+                       product_span=product.span if product is not None else None,
+                       count=g.to_int(units), count_span=units.span)
 
 
 def _gpus(svc: YNode) -> ManifestGpu:

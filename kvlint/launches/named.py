@@ -312,7 +312,7 @@ def _first_run(text: str, pattern: re.Pattern[str], prefix: str = "") -> tuple[i
 
 _IMPORT = lazy(r"\s*(?:from|import)\s")
 _FLAG_SHAPED = lazy(r"--model(?:[-_]path)?[= \t]+\S")
-_SIZING = lazy(r"--(?:tensor[-_]parallel[-_]size|tp[-_]size|pipeline[-_]parallel[-_]size|max[-_]model[-_]len|"
+_SIZING = lazy(r"--(?:tensor[-_]parallel(?:[-_]size)?|tp[-_]size|pipeline[-_]parallel(?:[-_]size)?|max[-_]model[-_]len|"
                r"gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static|context[-_]length)\b")
 _COMMAND_KINDS = ("shell", "make", "powershell", "text", "dockerfile")
 
@@ -356,12 +356,19 @@ def _engine_named_program(program: str) -> bool:
 
 
 _PREFIXES = frozenset({"nohup", "exec", "env", "time", "sudo", "srun", "setsid", "command"})
+_CONTAINER_VALUED = frozenset({"-B", "--bind", "--env", "--env-file", "-H", "--home", "--pwd", "-W", "--workdir",
+                               "--overlay", "-o"})  # singularity/apptainer options that take a value
 
 
 def _program(words: list[str]) -> str:
     """The program a command line runs: past `VAR=x`, `nohup`-like prefixes and `python [-u] [-m]`."""
     k = 0
     while k < len(words) and (words[k] in _PREFIXES or ("=" in words[k] and not words[k].startswith("-"))):
+        k += 1
+    if k + 2 < len(words) and words[k] in ("singularity", "apptainer") and words[k + 1] in ("exec", "run"):
+        k += 2  # `srun singularity exec [--nv] [-B a:b] IMAGE ./run-vllm.sh ...`: the program in the image
+        while k < len(words) - 1 and words[k].startswith("-"):
+            k += 2 if words[k] in _CONTAINER_VALUED else 1
         k += 1
     if k < len(words) and words[k].rsplit("/", 1)[-1].startswith("python"):
         k += 1

@@ -111,6 +111,8 @@ def _read_cell(path: str, cell: Mapped) -> tuple[list[Deployment], list[Finding]
 
     lines = cell.text.split("\n")
     head = lines[0].strip()
+    if head.startswith("%%writefile"):
+        return _written_file(path, cell, head), []
     if head.startswith(_SHELL_CELLS):
         start = len(lines[0]) + 1
         return read_shell_mapped(path, cell.view(path, cell.text[start:], range(start, len(cell.text) + 1))), []
@@ -120,6 +122,35 @@ def _read_cell(path: str, cell: Mapped) -> tuple[list[Deployment], list[Finding]
         deployments += read_shell_mapped(path, cell.view(path, shell, range(len(shell) + 1)))
     deps, notes = read_python(path, python, within=cell)
     return deployments + deps, notes
+
+
+def _written_file(path: str, cell: Mapped, head: str) -> list[Deployment]:
+    """A `%%writefile Dockerfile` (or `serve.sh`, `deployment.yaml`) cell: the file the notebook writes and then
+    builds or applies (sample K150: a Dockerfile whose ENTRYPOINT starts vLLM), read by its name's reader, each value
+    moved to its place in the .ipynb."""
+    from kvlint.launches.kinds import kind_for, reader_of
+    from kvlint.launches.terraform_helm import remap_spans
+    from kvlint.sources.text import LineIndex
+    from kvlint.span import Span
+
+    words = head.split()
+    name = words[-1] if len(words) > 1 else ""
+    kind = kind_for(name) if name and not name.startswith("-") else None
+    if kind is None or kind.name in ("notebook", "notes", "markdown"):
+        return []
+    start = cell.text.find("\n") + 1
+    if start <= 0:
+        return []
+    body = cell.text[start:]
+    index = LineIndex(body)
+
+    def move(span: Span) -> Span:
+        if span.path != path:
+            return span
+        first, last = index.offset(span.line, span.col), index.offset(span.end_line, span.end_col)
+        return cell.span(start + first, start + max(last, first))
+
+    return [remap_spans(d, move) for d in reader_of(kind)(path, body, None).deployments]
 
 
 def _split(text: str) -> tuple[str, str]:

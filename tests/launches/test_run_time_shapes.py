@@ -474,3 +474,66 @@ spec:
     assert _read(tmp_path, "sim.yaml", text).deployments == []
     real = text.replace("ghcr.io/llm-d/llm-d-inference-sim:v0.5.0", "registry.example/team/llm-serving:v1")
     assert [d.engine for d in _read(tmp_path, "real.yaml", real).deployments] == ["vllm"]
+
+
+def test_a_notebook_cell_that_writes_a_dockerfile_is_that_dockerfile(tmp_path):
+    """`%%writefile Dockerfile` then the build: the file the notebook writes is read by its name's reader, each value
+    at its place in the .ipynb (sample K150's Cloud Run notebook, a miss)."""
+    import json
+
+    source = ["%%writefile Dockerfile\n", "FROM vllm/vllm-openai:v0.10.1\n",
+              "ENTRYPOINT python3 -m vllm.entrypoints.openai.api_server \\\n", "    --model google/gemma-3-4b-it \\\n",
+              "    --max-model-len 32768"]
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": source}]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    (dep,) = _read(tmp_path, "deploy.ipynb", text).deployments
+    line = text.split("\n").index('    "    --model google/gemma-3-4b-it \\\\\\n",') + 1
+    assert (dep.model, dep.model_span.line, dep.get("max_model_len"), dep.engine_version) == \
+        ("google/gemma-3-4b-it", line, 32768, "0.10.1")
+
+
+def test_a_wrapper_run_in_a_container_with_sizing_flags_is_never_silent(tmp_path):
+    """`srun singularity exec $IMAGE ./run-vllm-process.sh MODEL --tensor-parallel 8 --pipeline-parallel 2`: a
+    repository's wrapper named for the engine, handed sizing flags (abbreviated) inside a container: a KV008 at the
+    wrapper (silent before, sample K150)."""
+    text = """\
+#!/bin/bash
+#SBATCH --gpus-per-node 8
+export CONTAINER_IMAGE=/appl/containers/torch.sif
+srun singularity exec $CONTAINER_IMAGE ./run-vllm-process.sh deepseek-ai/DeepSeek-R1-0528 --tensor-parallel 8 \\
+  --pipeline-parallel $SLURM_NNODES
+"""
+    result = _read(tmp_path, "job.sh", text)
+    assert result.deployments == []
+    assert [(f.code, f.span.line, f.span.col) for f in result.findings] == [("KV008", 4, 40)]
+
+
+def test_an_akash_sdl_service_runs_its_command_with_its_args_on_its_profiles_gpus(tmp_path):
+    """Akash's SDL: compose's shape with Kubernetes' `command` + `args`, and the GPUs in `profiles.compute`
+    (sample K150: read before as a compose service whose `command: [bash, -c]` ran nothing)."""
+    text = """\
+---
+version: "2.0"
+services:
+  sglang1:
+    image: lmsysorg/sglang:v0.4.6.post5-cu124
+    command:
+      - bash
+      - "-c"
+    args:
+      - >-
+        python3 -m sglang.launch_server --model Qwen/Qwen3-8B --tp 8 --host 0.0.0.0 --port 8000
+profiles:
+  compute:
+    sglang1:
+      resources:
+        gpu:
+          units: 8
+          attributes:
+            vendor:
+              nvidia:
+                - model: h200
+"""
+    (dep,) = _read(tmp_path, "deploy.yaml", text).deployments
+    assert (dep.engine, dep.model, dep.get("tp_size"), dep.gpu_count, dep.gpu) == ("sglang", "Qwen/Qwen3-8B", 8, 8, "h200")
+    assert (dep.gpu_count_span.line, dep.gpu_span.line) == (17, 21)
