@@ -537,3 +537,25 @@ profiles:
     (dep,) = _read(tmp_path, "deploy.yaml", text).deployments
     assert (dep.engine, dep.model, dep.get("tp_size"), dep.gpu_count, dep.gpu) == ("sglang", "Qwen/Qwen3-8B", 8, 8, "h200")
     assert (dep.gpu_count_span.line, dep.gpu_span.line) == (17, 21)
+
+
+def test_a_function_reads_a_variable_set_under_the_same_test_as_its_own(tmp_path):
+    """The earlier statement's arms reach into a function called after it: `run` tests `$E` as the statement that set
+    `X` did, so its vLLM arm reads the vLLM arm's `X` (a wrong KV004 on SGLang's flag before)."""
+    text = """\
+E="$1"
+if [ "$E" = "vllm" ]; then
+  X="--enable-prefix-caching"
+else
+  X="--disable-radix-cache"
+fi
+run() {
+  if [ "$E" = "vllm" ]; then
+    vllm serve Qwen/Qwen3-8B $X
+  else
+    python -m sglang.launch_server --model-path Qwen/Qwen3-8B $X
+  fi
+}
+run
+"""
+    assert _flags(_read(tmp_path, "run.sh", text).deployments) == {"vllm": [], "sglang": []}
