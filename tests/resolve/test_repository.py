@@ -59,3 +59,4 @@ def test_only_the_engines_own_tagged_images_are_pins(tmp_path):
     assert pins == (("lmsysorg/sglang:v0.5.12-cu130", "setup/images.yaml:4"),)
     assert repository_pins(str(tmp_path / "setup" / "scripts" / "launch.sh"), "vllm") == \
         (("vllm/vllm-openai:v0.10.1", "setup/images.yaml:3"),)
+

@@ -1,0 +1,27 @@
+"""Flags older engine releases took, and builds whose release the file does not name (sample K152: a Neuron
+benchmark script with vLLM 0.7-0.10 flags, read as today's vLLM: two wrong KV004s and four KV005 warnings)."""
+
+from __future__ import annotations
+
+from kvlint.findings import Severity
+from kvlint.lint import LintOptions, lint
+
+
+def test_flags_older_vllm_releases_had_are_removed_not_unknown(tmp_path):
+    """`--speculative-max-model-len` (vLLM 0.7.3-0.8.0) and `--override-neuron-config` (to 0.10.0), read in those
+    releases' sources: a flag an older release took is a KV005 (removed), never "no release kvlint knows" (a KV004
+    error, wrong for a script that runs such a release: sample K152)."""
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve org/m --speculative-max-model-len 2048 --override-neuron-config '{}'\n")
+    codes = sorted((f.code, f.severity) for f in lint([str(script)], LintOptions(select=("KV004", "KV005"))).findings)
+    assert codes == [("KV005", Severity.WARNING), ("KV005", Severity.WARNING)]
+
+
+def test_a_script_exporting_neuron_variables_runs_the_neuron_build(tmp_path):
+    """`export NEURON_RT_INSPECT_ENABLE=0` before the server: an AWS Neuron build of vLLM, whose release the file does
+    not name: removed flags are infos naming the build (sample K152's four warnings)."""
+    script = tmp_path / "start_server.sh"
+    script.write_text("export NEURON_RT_INSPECT_ENABLE=0\n"
+                      "python3 -m vllm.entrypoints.openai.api_server --model org/m --use-v2-block-manager\n")
+    (found,) = lint([str(script)], LintOptions(select=("KV005",))).findings
+    assert found.severity == Severity.INFO and "AWS Neuron build" in found.message
