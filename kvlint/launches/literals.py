@@ -249,7 +249,7 @@ def _span(path: str, index: LineIndex, start: int, length: int) -> Span:
 def _launches(path: str, text: str, tokens: list[_Tok], spaced: bool = False) -> list[Deployment]:
     from kvlint.launches.build import LaunchContext, ManifestGpu, finish
     from kvlint.launches.groups import is_launch
-    from kvlint.launches.images import entrypoint_engine
+    from kvlint.launches.images import entrypoint_engine, stand_in
     from kvlint.launches.script import launch_in_argv
 
     names = _bindings(tokens)
@@ -260,6 +260,9 @@ def _launches(path: str, text: str, tokens: list[_Tok], spaced: bool = False) ->
         if _runtime_options(tokens, run):
             continue
         fields = _fields(text, index, path, tokens, run, names, spaced)
+        written = _around(tokens, run, _image_written)
+        if written is not None and stand_in(written[0]):
+            continue  # `"image": FixturesImages.LLMD_INFERENCE_SIM`: a simulator's arguments (sample K153)
         image = _around(tokens, run, lambda t, k: _image_at(t, k, names, spaced))
         found = launch_in_argv(fields, {}, image_default=entrypoint_engine(image[0]) if image else None)
         if found is None and fields and fields[0].text == "run":  # `spawn('docker', ['run', ...])`: the program
@@ -332,6 +335,15 @@ def _around(tokens: list[_Tok], run: tuple[int, int], probe) -> tuple[str, int] 
             found = probe(tokens, k)
             if found is not None:
                 return found
+    return None
+
+
+def _image_written(tokens: list[_Tok], k: int) -> tuple[str, int] | None:
+    """The image as written beside the list, a string or any name (`image: SIM_IMAGE`), whether or not it is bound."""
+    tok = tokens[k]
+    if tok.text.lower() in ("image", "imagename", "imageuri") and k + 2 < len(tokens) \
+            and tokens[k + 1].text in (":", "="):
+        return tokens[k + 2].text, tokens[k + 2].start
     return None
 
 

@@ -59,7 +59,7 @@ def built_starts(src: _Source, tree: ast.Module) -> list[Deployment]:
 
 # a platform's class for an engine server it starts (ZenML's `VLLMServiceConfig`, a `VLLMDeployment`, an
 # `SGLangServer`): the engine's name, then a word for a server, in the class's name; a client's (`VLLMOpenAI`) has none
-_SERVER_CLASS = lazy(r"(?i)(vllm|sglang)_?\w*?(service|server|deployment|setup|manager|launcher)\w*")
+_SERVER_CLASS = lazy(r"(?i)(vllm|sglang)_?\w*?(service|server|deployment|setup|manager|launcher|app)\w*")
 # words of a class that talks to a running server rather than starting one (`VLLMServerClient`, `SGLangServerAPI`)
 _CLIENT_WORDS = lazy(r"(?i)client|api|openai|chat|completion|endpoint|proxy|router")
 

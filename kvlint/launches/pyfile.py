@@ -131,6 +131,8 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             seen.update(id(n) for a in (*node.args, *(k.value for k in node.keywords)) for n in ast.walk(a))
         elif isinstance(node, ast.Dict) and _ray_dict(node) is not None:
             out.extend(_ray(src, _ray_dict(node) or {}, None))
+        elif isinstance(node, ast.Dict) and _stand_in_container(node):  # a simulator's container: its `args` are
+            seen.update(id(n) for n in ast.walk(node))  # the engine's flags, but no engine runs (sample K153)
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
             elts = node.elts + grown.get(id(node), [])
             found = _called(src, tree, node, elts) or _classes(src, tree, node, elts, maybe.get(id(node))) \
@@ -1055,6 +1057,20 @@ def _listed(found: FoundLaunch) -> FoundLaunch:
 
 _MODEL_FLAGS = ("--model", "--model-path")
 MAX_PROGRAM_WORDS = 2  # `sys.argv = ["api_server.py", "--model", ...]`: the program's own name before the flags
+
+
+def _stand_in_container(node: ast.Dict) -> bool:
+    """A container dict whose `"image"` is, as written, a stand-in for an engine (`FixturesImages.LLMD_INFERENCE_SIM`,
+    `"ghcr.io/llm-d/llm-d-inference-sim:v0.5.0"`): kvlint.launches.images.stand_in."""
+    import ast
+
+    from kvlint.launches.images import stand_in
+
+    for key, value in zip(node.keys, node.values, strict=True):
+        if isinstance(key, ast.Constant) and key.value == "image":
+            return stand_in(value.value if isinstance(value, ast.Constant) and isinstance(value.value, str)
+                            else ast.unparse(value))
+    return False
 
 
 def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | None = None) -> list[Deployment]:

@@ -559,3 +559,45 @@ run() {
 run
 """
     assert _flags(_read(tmp_path, "run.sh", text).deployments) == {"vllm": [], "sglang": []}
+
+
+def test_a_simulators_container_written_in_code_starts_no_engine(tmp_path):
+    """A Python container dict whose image is a simulator's by its name as written (`FixturesImages.
+    LLMD_INFERENCE_SIM`, sample K153: a wrong KV004 on the simulator's own `--tokenizers-cache-dir`), and an HCL
+    task whose image is one: their flag lists are no launch; the same lists beside a serving image still are."""
+    py = """\
+containers = [{
+    "name": "kserve-container",
+    "image": FixturesImages.LLMD_INFERENCE_SIM,
+    "args": ["--model", "org/m", "--port", "8000", "--max-model-len", "4096", "--tokenizers-cache-dir", "/d"],
+}]  # vllm
+"""
+    assert _read(tmp_path, "fixtures.py", py).deployments == []
+    hcl = """\
+resource "aws_ecs_task_definition" "vllm" {
+  container_definitions = jsonencode([{
+    image   = "ghcr.io/llm-d/llm-d-inference-sim:v0.5.0"
+    command = ["--model", "Qwen/Qwen3-8B", "--max-model-len", "4096", "--port", "8000"]
+  }])
+}
+"""
+    assert _read(tmp_path, "main.tf", hcl).deployments == []
+    served = hcl.replace("ghcr.io/llm-d/llm-d-inference-sim:v0.5.0", "registry.example/team/serving:v1")
+    assert [d.model for d in _read(tmp_path, "served.tf", served).deployments] == ["Qwen/Qwen3-8B"]
+
+
+def test_a_platforms_engine_app_class_is_a_launch(tmp_path):
+    """Union's `VLLMApp(name=..., model=..., port=8084)` (imported from `union.app.llm`): the platform runs a vLLM
+    server for it, as ZenML's `VLLMServiceConfig` (sample K153: two misses)."""
+    text = """\
+from union.app.llm import VLLMApp
+
+app = VLLMApp(
+    name="qwen-app",
+    container_image="ghcr.io/unionai-oss/serving-vllm:0.1.17",
+    model="Qwen/Qwen2.5-0.5B-Instruct",
+    port=8084,
+)
+"""
+    (dep,) = _read(tmp_path, "apps.py", text).deployments
+    assert (dep.engine, dep.model, dep.model_span.line, dep.get("port")) == ("vllm", "Qwen/Qwen2.5-0.5B-Instruct", 6, 8084)
