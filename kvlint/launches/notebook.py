@@ -157,10 +157,14 @@ def _split(text: str) -> tuple[str, str]:
     """(the shell lines `!cmd`, the Python), each as long as `text` with the other's characters blanked (spaces: a
     blank line to Python), so an offset in either is the same offset in the cell."""
     shell, python = [], []
+    continued = False  # the shell line before ends in `\`: this line is still the shell's (`!vllm serve M \`)
     for line in text.split("\n"):
         stripped = line.lstrip()
         blank = " " * len(line)
-        if stripped.startswith("!"):
+        if continued:
+            shell.append(line)
+            python.append(blank)
+        elif stripped.startswith("!"):
             shell.append(" " * (len(line) - len(stripped) + 1) + stripped[1:])
             python.append(blank)
         elif stripped.startswith("%"):
@@ -169,4 +173,5 @@ def _split(text: str) -> tuple[str, str]:
         else:
             shell.append(blank)
             python.append(line)
+        continued = shell[-1].rstrip().endswith("\\") and shell[-1].strip() != ""
     return "\n".join(shell), "\n".join(python)

@@ -601,3 +601,16 @@ app = VLLMApp(
 """
     (dep,) = _read(tmp_path, "apps.py", text).deployments
     assert (dep.engine, dep.model, dep.model_span.line, dep.get("port")) == ("vllm", "Qwen/Qwen2.5-0.5B-Instruct", 6, 8084)
+
+
+def test_a_notebook_shell_line_continued_with_backslashes_is_one_command(tmp_path):
+    """`!python -m vllm.entrypoints.openai.api_server \\` then option lines (IPython joins them): one shell command,
+    not a shell line and some Python (sample K152's dbrx notebook, a miss)."""
+    import json
+
+    source = ["!python -m vllm.entrypoints.openai.api_server \\\n", "    --model databricks/dbrx-instruct \\\n",
+              "    --tensor-parallel-size 4 \\\n", "    --max-model-len 16048 # a note"]
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": source}]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    (dep,) = _read(tmp_path, "dbrx.ipynb", text).deployments
+    assert (dep.model, dep.get("tensor_parallel_size"), dep.get("max_model_len")) == ("databricks/dbrx-instruct", 4, 16048)
