@@ -1227,6 +1227,8 @@ def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keywo
             on = src.field(value).text.strip().lower() in ("true", "1", "yes", "on")  # a bool read as "true"
             negative = "--no-" + flag.text[2:]
             fields += [flag] if on else [Field(negative, flag.span)] if negatable(negative) else []
+        elif _switch(flag.text, engine):  # `enable_prefix_caching=cfg["..."]`: on or off at run time; never a value
+            continue  # after a switch (read so, the next word would be a stray argument: sample K154)
         else:
             fields += [flag, src.field(value)]
     return fields
@@ -1239,7 +1241,8 @@ def _in_process_server(call: ast.Call, text: str) -> str | None:
     if engine is None:
         return None
     _, server, module = _server_apis()[engine]
-    return engine if server in text and module in text else None
+    called = re.search(rf"\b{re.escape(server)}\s*\(", text) is not None  # imported and never called: no server
+    return engine if called and module in text else None
 
 
 def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.List | ast.Tuple] | None:

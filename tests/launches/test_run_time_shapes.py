@@ -614,3 +614,33 @@ def test_a_notebook_shell_line_continued_with_backslashes_is_one_command(tmp_pat
     text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
     (dep,) = _read(tmp_path, "dbrx.ipynb", text).deployments
     assert (dep.model, dep.get("tensor_parallel_size"), dep.get("max_model_len")) == ("databricks/dbrx-instruct", 4, 16048)
+
+
+_ENGINE_ARGS = """\
+from vllm.engine.arg_utils import AsyncEngineArgs
+from vllm.engine.async_llm_engine import AsyncLLMEngine
+from vllm.entrypoints.api_server import run_server
+
+cfg = load()
+engine_args = AsyncEngineArgs(
+    model="Qwen/Qwen3-8B",
+    enable_prefix_caching=cfg["enable_prefix_caching"],
+    max_model_len=8192,
+)
+"""
+
+
+def test_engine_arguments_for_an_in_process_engine_are_no_launch(tmp_path):
+    """`run_server` imported but never called, the arguments handed to `AsyncLLMEngine.from_engine_args` in the
+    program's own FastAPI app: no server of vLLM's (sample K154, read as one before)."""
+    text = _ENGINE_ARGS + "engine = AsyncLLMEngine.from_engine_args(engine_args)\n"
+    assert _read(tmp_path, "server.py", text).deployments == []
+
+
+def test_a_switch_given_a_run_time_value_is_left_out_not_a_stray_argument(tmp_path):
+    """`enable_prefix_caching=cfg["..."]` with `run_server(...)` called: the switch is on or off at run time, so it is
+    left out; read as `--enable-prefix-caching VALUE`, the value was taken for the positional model."""
+    text = _ENGINE_ARGS + "run_server(engine_args)\n"
+    (dep,) = _read(tmp_path, "server.py", text).deployments
+    assert (dep.model, dep.get("max_model_len"), "enable_prefix_caching" in dep.settings) == \
+        ("Qwen/Qwen3-8B", 8192, False)
