@@ -24,7 +24,6 @@ from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.text import Mapped
 from kvlint.sources.yaml import YamlFile, YNode
-from kvlint.span import Span
 
 # launch_strings spells these out (every scalar of a document is asked): keep the two alike
 ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.entrypoints")
@@ -325,9 +324,8 @@ _embedded_depth = [0]  # how deep the read is in YAML strings now (each level is
 def _yaml_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
     """The launches of a YAML document written in a YAML string, read as a YAML file is, each value moved to its
     place in this file (the string's lines are the file's, less the block's indentation)."""
-    from kvlint.launches.terraform_helm import remap_spans
+    from kvlint.launches.terraform_helm import placed_back
     from kvlint.launches.yamlfile import deployments_in
-    from kvlint.sources.text import LineIndex
     from kvlint.sources.yaml import parse_yaml
 
     m = yf.mapped(node)
@@ -344,15 +342,7 @@ def _yaml_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
         found, _ = deployments_in(inner)
     finally:
         _embedded_depth[0] -= 1
-    index = LineIndex(m.text)
-
-    def move(span: Span) -> Span:
-        if span.path != yf.path:
-            return span
-        first, last = index.offset(span.line, span.col), index.offset(span.end_line, span.end_col)
-        return m.span(first, max(last, first))
-
-    return [remap_spans(d, move) for d in found]
+    return placed_back(found, m, yf.path)
 
 
 def _may_launch(text: str) -> bool:

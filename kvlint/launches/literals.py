@@ -351,8 +351,7 @@ def _image_at(tokens: list[_Tok], k: int, names: dict[str, str], attr_paths: boo
     """`image: "x"` / `image = "x"` / `"image": "x"` / `Image: "x"` (or a name bound to one: `image =
     local.container_image`), or a call naming a registry image (`ContainerImage.fromRegistry("vllm/...")`)."""
     tok = tokens[k]
-    if tok.text.lower() in ("image", "imagename", "imageuri") and k + 2 < len(tokens) \
-            and tokens[k + 1].text in (":", "="):
+    if _image_written(tokens, k) is not None:
         value = tokens[k + 2]
         if value.kind == "str":
             return value.text, value.start

@@ -129,9 +129,7 @@ def _written_file(path: str, cell: Mapped, head: str) -> list[Deployment]:
     builds or applies (sample K150: a Dockerfile whose ENTRYPOINT starts vLLM), read by its name's reader, each value
     moved to its place in the .ipynb."""
     from kvlint.launches.kinds import kind_for, reader_of
-    from kvlint.launches.terraform_helm import remap_spans
-    from kvlint.sources.text import LineIndex
-    from kvlint.span import Span
+    from kvlint.launches.terraform_helm import placed_back
 
     words = head.split()
     name = words[-1] if len(words) > 1 else ""
@@ -141,16 +139,8 @@ def _written_file(path: str, cell: Mapped, head: str) -> list[Deployment]:
     start = cell.text.find("\n") + 1
     if start <= 0:
         return []
-    body = cell.text[start:]
-    index = LineIndex(body)
-
-    def move(span: Span) -> Span:
-        if span.path != path:
-            return span
-        first, last = index.offset(span.line, span.col), index.offset(span.end_line, span.end_col)
-        return cell.span(start + first, start + max(last, first))
-
-    return [remap_spans(d, move) for d in reader_of(kind)(path, body, None).deployments]
+    body = cell.view(path, cell.text[start:], range(start, len(cell.text) + 1))
+    return placed_back(reader_of(kind)(path, body.text, None).deployments, body, path)
 
 
 def _split(text: str) -> tuple[str, str]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from kvlint.deployment import Deployment
 from kvlint.lazyre import lazy
-from kvlint.sources.text import LineIndex
+from kvlint.sources.text import LineIndex, Mapped
 from kvlint.span import Span
 
 _RELEASE = lazy(r'\bresource[ \t]+"helm_release"[ \t]+"[\w-]+"[ \t]*\{')
@@ -307,6 +307,20 @@ def _moved(dep: Deployment, places: dict[int, Span], first: Span) -> Deployment:
         return places[line] if line is not None else first
 
     return remap_spans(dep, move)
+
+
+def placed_back(found: list[Deployment], m: Mapped, path: str) -> list[Deployment]:
+    """Launches read from `m.text` as a text of its own (a YAML string, a notebook cell's written file), each span
+    moved to where that character is in the file `m` is a view of."""
+    index = LineIndex(m.text)
+
+    def move(span: Span) -> Span:
+        if span.path != path:
+            return span
+        first, last = index.offset(span.line, span.col), index.offset(span.end_line, span.end_col)
+        return m.span(first, max(last, first))
+
+    return [remap_spans(d, move) for d in found]
 
 
 def remap_spans(obj: Any, move: Any) -> Any:
