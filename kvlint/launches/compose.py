@@ -810,6 +810,8 @@ def _env_configured(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
         text, missing, _ = interpolate(value, env)
         if text and not missing:
             items.append((key, key_span, Field(text, value_span)))
+        elif missing and entry is not None:  # a known wrapper's variable left to the run (`SM_ON_MODEL=${MODEL_ID}`)
+            items.append((key, key_span, Field(value, value_span, False, tuple(missing))))
     fields = env_launch.fields_from_env(engine, items, image)
     if fields is None:
         return []

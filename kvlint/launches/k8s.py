@@ -107,11 +107,11 @@ FORMAT_NOTE = ("KServe predictor with modelFormat {engine} and no arguments: the
 
 
 def _format_engine(node: YNode) -> str | None:
-    """A KServe predictor `model:` with `modelFormat: {name: vLLM}` and a `storageUri`: the runtime (another
-    file) starts that engine on the stored model, so this is a launch, not silence (its flags are the
-    runtime's)."""
-    fmt, uri = node.path("modelFormat", "name"), node.get("storageUri")
-    if fmt is None or not fmt.is_scalar or uri is None or not uri.is_scalar or not uri.text:
+    """A KServe predictor `model:` with `modelFormat: {name: vLLM}` and a `storageUri` or a storage spec's path:
+    the runtime (another file) starts that engine on the stored model, so this is a launch, not silence (its flags
+    are the runtime's)."""
+    fmt = node.path("modelFormat", "name")
+    if fmt is None or not fmt.is_scalar or _stored(node) is None:
         return None
     from kvlint.engines import ENGINE_NAMES
 
@@ -262,11 +262,15 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
             if c.get("runtime") is not None and not _storage_model(c):
                 notes.append(f"the model is the one the ServingRuntime {_text(c.get('runtime'))} names (not in this "
                              "file)")
-    if not launches and script is None and not fields and (by_format := _format_engine(c)):
+    if not launches and script is None and not fields and (by_format := _format_engine(c)) \
+            and _runtime_doc(yf, _text(c.get("runtime"))) is None:  # else the runtime's container is the launch
         launches = [FoundLaunch(by_format, tuple(_storage_model(c)), None, env)]
         notes = [FORMAT_NOTE.format(engine=by_format, runtime=_text(c.get("runtime")) or "the cluster's default")]
     launches = env_flag_launch(yf, c, env, launches, default)
+    served = _served_by(yf, doc) if launches else None
     gpu = gpu_facts(c, anc, yf.docs)
+    if gpu.count is None and served is not None:
+        gpu = gpu_facts(served[1], [served[0]], yf.docs)
     scripted = engine_script([f.text for f in fields]) if fields else None
     if not launches and script is None and (not fields or _entry_script_only(fields) or scripted) and gpu.count:
         launches, notes = _env_configured(yf, c, anc, image_text, env, scripted) or \
@@ -282,7 +286,8 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     ctx = LaunchContext(name, image_text, image.span if image is not None else None, ignore, notes=tuple(notes),
                   runtime_vars=runtime_vars(c, anc), node_labels=facts.node_labels(facts.pod_holder(anc)),
                   declared_load=facts.declared_load(doc, anc + [c], yf.docs),
-                  alias_env=tuple(facts.env_items(c, anc)), storage=_storage_uri(c, anc),
+                  alias_env=tuple(facts.env_items(c, anc)),
+                        storage=_storage_uri(c, anc) or (_storage_uri(served[1], []) if served else None),
                   extra_aliases=_display_name(doc), disabled=_switched_off(c, anc))
     return [finish(yf.path, f, ctx, gpu) for f in launches]
 
@@ -488,11 +493,48 @@ def _hf_server(c: YNode, anc: list[YNode], fields: list[Field],
 
 
 def _storage_uri(c: YNode, anc: list[YNode]) -> tuple[str, Span | None] | None:
-    """KServe's storageUri beside the container (mounted at /mnt/models): another name for the model."""
+    """KServe's storageUri (or storage spec path) beside the container, mounted at /mnt/models: another name for
+    the model."""
     for holder in [c] + list(reversed(anc)):
-        uri = holder.get("storageUri") if holder.is_map else None
-        if uri is not None and uri.is_scalar and uri.text:
-            return uri.text, uri.span
+        stored = _stored(holder) if holder.is_map else None
+        if stored is not None:
+            return stored.text, stored.span
+    return None
+
+
+def _stored(holder: YNode) -> YNode | None:
+    """What KServe's storage initializer puts at /mnt/models for a predictor: its `storageUri`, else the `path` of
+    its storage spec (`storage: {key: <data connection>, path: ibm-granite/granite-3.2-8b-instruct/}`, OpenShift
+    AI's form, sample K157), a path inside the bucket the key names."""
+    for node in (holder.get("storageUri"), holder.path("storage", "path")):
+        if node is not None and node.is_scalar and node.text:
+            return node
+    return None
+
+
+def _runtime_doc(yf: YamlFile, name: str | None) -> YNode | None:
+    """The ServingRuntime of that name written in the same file (a runtime and the InferenceService that uses it,
+    one deployment: samples K95, K145, K155, K157)."""
+    for d in yf.docs if name else ():
+        if d.is_map and _text(d.get("kind")) in _RUNTIME_KINDS and _text(d.path("metadata", "name")) == name:
+            return d
+    return None
+
+
+_RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+
+
+def _served_by(yf: YamlFile, doc: YNode) -> tuple[YNode, YNode] | None:
+    """The predictor (and its model map) of an InferenceService in the same file that runs on this ServingRuntime
+    `doc`: what it stores is the model the runtime's `/mnt/models` holds, and its resources are the pod's."""
+    if _text(doc.get("kind")) not in _RUNTIME_KINDS:
+        return None
+    for d in yf.docs:
+        predictor = d.path("spec", "predictor") if d.is_map and _text(d.get("kind")) == "InferenceService" else None
+        model = predictor.get("model") if predictor is not None and predictor.is_map else None
+        if predictor is not None and model is not None and model.is_map \
+                and _runtime_doc(yf, _text(model.get("runtime"))) is doc:
+            return predictor, model
     return None
 
 
@@ -519,9 +561,13 @@ def _at_mount(fields: list[Field]) -> bool:
 
 
 def _storage_model(c: YNode) -> list[Field]:
+    """The model a predictor's store gives: the storageUri itself, or the mount a storage spec's path fills (the
+    path, a folder in a bucket, is then the mount's other name: _storage_uri)."""
     uri = c.get("storageUri")
     if uri is None or not uri.is_scalar:
-        return []
+        path = c.path("storage", "path")
+        return [Field("--model", path.span), Field(_MOUNT, path.span)] if path is not None and path.is_scalar \
+            and path.text else []
     unresolved = "${" in uri.text
     return [Field("--model", uri.span), Field(uri.text, uri.span, not unresolved, (uri.text,) if unresolved else ())]
 

@@ -167,6 +167,47 @@ def find_all(doc: YNode, engine: str | None = None) -> list[Block]:
     return out
 
 
+@record
+class Role:
+    """A map of engine settings with no model of its own, one role of a recipe (`sglang_config: {prefill: {...},
+    decode: {...}}`): the tool that reads the recipe builds one command from each, on the recipe's model."""
+
+    key: YNode  # the role's key (`prefill:`), where its launch is written
+    holder: YNode
+    pairs: tuple[_Pair, ...]
+
+
+_ROLE_FLAGS = 3  # flag-spelled engine options a role map holds at least: fewer is any config's `max_tokens`
+
+
+def roles(doc: YNode, engine: str) -> list[Role]:
+    """The role maps under the first key that names `engine` (`backend: {sglang_config: {prefill: {tp-size: 8, ...},
+    decode: {...}}}`, sample K157's NVIDIA srt-slurm recipes): the engine's map itself when it holds the flags, else
+    each of its child maps that does. Asked only where an engine image is named and no model key sits beside flags,
+    so a training config's `vllm:` settings (an in-process engine, no image) are not launches."""
+    queue: list[YNode] = [doc]
+    k = 0
+    while k < len(queue) and k < _MAX_NODES:
+        node = queue[k]
+        k += 1
+        for key, knode, val in node.pairs():
+            if not val.is_map or key in _NOT_SETTINGS:
+                continue
+            if _engine_in(key) == engine:
+                own = _role(knode, val, engine)
+                return [own] if own is not None else \
+                    [r for ck, ckn, cv in val.pairs() if cv.is_map and (r := _role(ckn, cv, engine)) is not None]
+            queue.append(val)
+    return []
+
+
+def _role(key: YNode, holder: YNode, engine: str) -> Role | None:
+    if model_key(holder) is not None:
+        return None  # a block with its model: find() reads it
+    pairs = tuple(p for p in _settings_map(engine, holder) if spelled_as_flag(p[0]))
+    return Role(key, holder, pairs) if len(pairs) >= _ROLE_FLAGS else None
+
+
 def _listed(items: YNode, best: Block) -> list[Block]:
     """The best block and the other items of the list it is an item of (`models: [{model: ..., inference: {...}},
     ...]`, a catalogue a program or chart turns into one deployment each) that hold their own model and as many

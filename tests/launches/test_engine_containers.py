@@ -86,6 +86,30 @@ def test_a_wrapper_images_own_variable_names_come_from_the_table():
     assert "max_concurrency" not in dep.settings  # the worker's own variable, not an engine flag
 
 
+NEURON_VLLM = """services:
+  vllm-1:
+    image: optimum-neuron-vllm:latest
+    environment:
+      - SM_ON_PORT=8081
+      - SM_ON_MODEL=${MODEL_ID}
+      - SM_ON_TENSOR_PARALLEL_SIZE=32
+      - SM_ON_SEQUENCE_LENGTH=4096
+    devices:
+      - "/dev/neuron0"
+"""
+
+
+def test_a_wrapper_images_variable_left_to_the_run_is_an_unresolved_model():
+    """Sample K156's optimum-neuron compose (KV008 at measurement): the image's entry point turns SM_ON_<NAME> into
+    --<name>; the model variable is `${MODEL_ID}`, set at run time: a launch whose model is unresolved (counting
+    rule 8), the other variables its flags by the table's aliases, on a Neuron device (no GPU)."""
+    [dep] = read_path("docker-compose.yml", NEURON_VLLM).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "${MODEL_ID}", (6, 21))
+    assert dep.get("tensor_parallel_size") == 32 and dep.get("max_model_len") == 4096
+    unresolved = read_path("docker-compose.yml", NEURON_VLLM.replace("optimum-neuron-vllm", "redis")).deployments
+    assert unresolved == []  # another image: its variables are nobody's flags
+
+
 def test_a_service_of_another_image_with_the_same_variables_is_no_launch():
     assert read_path("docker-compose.yml", RUNPOD_SGLANG.replace("runpod/worker-sglang:dev", "redis:7")).deployments == []
 

@@ -75,6 +75,27 @@ def test_a_kserve_predictor_with_only_an_engine_model_format_is_a_launch():
     assert status.capacity == "evaluated"
 
 
+def test_a_kserve_predictor_whose_store_is_a_storage_spec_path_is_a_launch():
+    """Sample K157 (silent at measurement): `storage: {key: <data connection>, path: org/name/}` in place of a
+    storageUri, the runtime elsewhere: a launch on the mount the path fills, the path an alias that names the
+    model, the predictor's GPUs."""
+    (d,) = _deps("isvc-storage-spec.yaml")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "/mnt/models", (15, 15))
+    assert [(a.name, a.how) for a in d.model_aliases][:1] == [("ibm-granite/granite-3.1-8b-instruct", "storageUri")]
+    assert d.gpu_count == 1
+
+
+def test_a_serving_runtime_and_its_inference_service_in_one_file_are_one_launch():
+    """Samples K95, K145, K155, K157: the runtime's container is the launch (its flags), the predictor that names
+    it gives the model (its storage path) and the GPUs; a predictor whose runtime is not in the file stays a
+    launch of its own."""
+    runtime, other = _deps("isvc-with-runtime.yaml")
+    assert (runtime.engine, runtime.model, runtime.get("max_model_len")) == ("vllm", "/mnt/models", 6144)
+    assert runtime.model_aliases[0].name == "mistralai/Mistral-7B-Instruct-v0.3"
+    assert runtime.gpu_count == 2 and _at(runtime.gpu_count_span) == (36, 27)
+    assert (other.model, _at(other.model_span)) == ("s3://bucket/Qwen/Qwen2.5-7B-Instruct", (48, 19))
+
+
 def test_a_compose_service_running_a_mounted_script_is_read_in_that_script():
     """`volumes: ./serve.vllm.sh:/serve.sh` + `command: ["/serve.sh"]`, the service an anchor alias: the launch
     is read in the repository's script with the service's environment, build base image and GPUs; each value

@@ -275,6 +275,51 @@ def test_sibling_blocks_with_their_own_model_are_one_launch_each(tmp_path):
     assert [(d.engine, d.model_span.line, d.get("tp_size")) for d in deps] == [("sglang", 5, 4), ("sglang", 9, 8)]
 
 
+RECIPE = """name: "p1d1"
+model:
+  path: "dsfp8"
+  container: "lmsysorg/sglang:v0.5.8-cu130"
+backend:
+  prefill_environment:
+    SGLANG_ENABLE_SPEC_V2: "1"
+  sglang_config:
+    prefill:
+      served-model-name: "deepseek-ai/DeepSeek-R1"
+      tp-size: 8
+      mem-fraction-static: 0.75
+      disaggregation-mode: "prefill"
+    decode:
+      served-model-name: "deepseek-ai/DeepSeek-R1"
+      tp-size: 16
+      mem-fraction-static: 0.8
+      disaggregation-mode: "decode"
+"""
+
+
+def test_role_maps_with_no_model_of_their_own_are_one_launch_each_on_the_recipes_model(tmp_path):
+    """Sample K157's srt-slurm recipe (KV008 at measurement): the engine's image as the recipe's `container:`, the
+    model a top-level `model: {path: ...}`, the flags in `sglang_config: {prefill: {...}, decode: {...}}` with no
+    model in them: one launch per role (counting rule 3), each at its key, with its own flags."""
+    p = tmp_path / "recipe.yaml"
+    p.write_text(RECIPE)
+    deps = read_path(str(p)).deployments
+    assert [(d.engine, d.model, d.launch_span.line, d.get("tp_size"), d.get("mem_fraction_static"))
+            for d in deps] == [("sglang", "dsfp8", 9, 8, 0.75), ("sglang", "dsfp8", 14, 16, 0.8)]
+    assert all(d.image == "lmsysorg/sglang:v0.5.8-cu130" for d in deps)
+
+
+def test_a_container_beside_settings_with_no_role_maps_is_no_launch(tmp_path):
+    """Sample K88's benchmark bookkeeping (`serving: {framework: sglang, container: lmsysorg/sglang:..., tp: 8}`,
+    counted 0 by hand) and a recipe whose engine map holds fewer than three flags: no launch."""
+    p = tmp_path / "bookkeeping.yaml"
+    p.write_text("model:\n  hf_id: org/Model-8B\nserving:\n  framework: sglang\n"
+                 "  container: lmsysorg/sglang:latest\n  tp: 8\n  max_model_len: 16384\n")
+    assert read_path(str(p)).deployments == []
+    p.write_text(RECIPE.replace("      mem-fraction-static: 0.75\n      disaggregation-mode: \"prefill\"\n", "")
+                 .replace("      mem-fraction-static: 0.8\n      disaggregation-mode: \"decode\"\n", ""))
+    assert read_path(str(p)).deployments == []
+
+
 def test_each_item_of_a_model_list_is_a_launch_with_the_models_own_settings():
     """Sample K13's Pulumi stack config (measured: 1 of 2 launches, the length read as the model's maximum): the
     items of a list that each hold a model and engine settings are one launch each; `model: {name, maxModelLen}`

@@ -108,6 +108,8 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     if found is None and block is None and (named := chart_engine(yf.path)) is not None:
         block = structured.find(doc, named)
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
+    if block is None and (recipe := _role_launches(yf, doc, found)):
+        return recipe, []  # the engine's settings in role maps with no model of their own (`sglang_config: {...}`)
     if found is None:
         by_env = _env_configured(yf, doc, holders) if block is None else None
         if block is not None:  # the block, and any sibling block with its own model (a prefill and a decode role)
@@ -149,6 +151,46 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
     at = span if model is not None and not text(model) else model or doc  # an empty model: the image launches
     return [_deployment(yf.path, engine, fields, at, ctx, gpu, tp_open=not _keys_tp(engine, block))], []
+
+
+def _role_launches(yf: YamlFile, doc: YNode, found: tuple[str, str, Span] | None) -> list[Deployment]:
+    """One launch per role map of the engine's settings (kvlint.launches.structured.roles) in a recipe that names
+    the engine's image as its `container:` (NVIDIA srt-slurm's `model: {path: dsfp8, container:
+    lmsysorg/sglang:v0.5.8-cu130}`, sample K157), on the document's first model key, else a placeholder: the
+    recipe's tool assembles each command. A `container:` beside settings and no role maps (a benchmark's
+    bookkeeping, sample K88) is no launch."""
+    shown = found or _container_image(doc)
+    if shown is None:
+        return []
+    engine, image = shown[0], (shown[1], shown[2])
+    roles = structured.roles(doc, engine)
+    if not roles:
+        return []
+    named = structured.first_model(doc)
+    model = _model_fields(engine, named[1], named[0]) if named is not None else \
+        [Field(model_flag(engine), image[1]), Field("<the recipe's model>", image[1], False, ("<the recipe's model>",))]
+    product, pspan = g.product_from_pod(doc)
+    out = []
+    for role in roles:
+        where = role.key.text
+        note = (f"read from the {engine} settings under `{where}:` ({len(role.pairs)} engine-flag keys) and the model "
+                f"at {'.'.join(named[0]) if named is not None else 'no key (a placeholder)'}: one launch per role")
+        ctx = LaunchContext(image=image[0], image_span=image[1], notes=(note,), node_labels=facts.node_labels(doc))
+        flags = [f for key, knode, val, option in role.pairs
+                 for f in fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True)]
+        out.append(_deployment(yf.path, engine, model + flags, role.key.span, ctx,
+                               ManifestGpu(product, pspan, None, None)))
+    return out
+
+
+def _container_image(doc: YNode) -> tuple[str, str, Span] | None:
+    """(engine, image, span) of a top-level map's `container:` naming one of the engine's published images."""
+    for _, _, val in doc.pairs():
+        node = val.get("container") if val.is_map else None
+        if node is not None and node.is_scalar and (engine := shipped_engine(node.text)) is not None \
+                and not around_engine(node.text):
+            return engine, node.text, node.span
+    return None
 
 
 def _keys_tp(engine: str, block: structured.Block | None) -> bool:
