@@ -1534,8 +1534,10 @@ def _optional_notes(words: tuple[Word, ...], state: _State) -> tuple[str, ...]:
 
 
 def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, state: _State | None = None,
-                   image_default: str | None = None) -> FoundLaunch | None:
-    """Peel prefixes off one argv and return the engine launch it starts, if any."""
+                   image_default: str | None = None, around: str = "") -> FoundLaunch | None:
+    """Peel prefixes off one argv and return the engine launch it starts, if any. `around`: the text of the file an
+    argv without a script state sits in (a manifest's container), whose engine names a program kvlint does not know
+    may be read by (kvlint.launches.byflags)."""
     cvd = env.get("CUDA_VISIBLE_DEVICES")
     gpus: tuple[str | None, Span | None] = (f"cuda:{cvd}" if cvd else None, None)
     nodes = None
@@ -1674,7 +1676,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     import kvlint.launches.byflags as byflags
 
     printer = first in _PRINTERS  # `printf "%s\n" "${CMD[@]}"` shows a command, runs none
-    by_flags = byflags.read_by_flags(rest, state.named if state is not None else ()) \
+    by_flags = byflags.read_by_flags(rest, state.named if state is not None else engines_named(around)) \
         if not printer and byflags.model_flag_in(rest) else None
     if by_flags is not None:
         return FoundLaunch(by_flags.engine, by_flags.words, by_flags.program.span, env, None, gpus[0], gpus[1],

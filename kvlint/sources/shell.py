@@ -510,7 +510,8 @@ def _close(s: str, i: int, opener: str, closer: str) -> int:
         if c == closer and (opener == closer or depth == 1):
             return i
         if c == opener and opener != closer:
-            depth += 1
+            # inside `${...}` only a `${` nests: bash reads `${X:-{a\}}` as `{a}` and `${X:-a{b}c}` as `a{b` + `c}`
+            depth += 1 if opener != "{" or (i > 0 and s[i - 1] == "$") else 0
         elif c == closer:
             depth -= 1
         i += 1

@@ -96,6 +96,35 @@ def test_a_serving_runtime_and_its_inference_service_in_one_file_are_one_launch(
     assert (other.model, _at(other.model_span)) == ("s3://bucket/Qwen/Qwen2.5-7B-Instruct", (48, 19))
 
 
+WRAPPED = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: sglang-chat
+spec:
+  selector: {matchLabels: {app: sglang-chat}}
+  template:
+    spec:
+      containers:
+      - name: server
+        image: registry.example/org/serving:2026
+        command: [python3, /opt/app/launch_fp8.py]
+        args: [--model-path, /mnt/model, --tp-size, '8', --mem-fraction-static, '0.78', --served-model-name, chat,
+               --own-profile, cp8]
+        resources: {limits: {nvidia.com/gpu: 8}}
+"""
+
+
+def test_a_containers_own_launcher_handed_the_engines_flags_is_read_by_them():
+    """Sample K159 (silent at measurement): a container whose command is the repository's own launcher
+    (`python3 /opt/.../launch_fp8.py`) and whose args are SGLang's server flags, the file naming SGLang: read by its
+    flags (kvlint.launches.byflags), as a script's is; the launcher's own option left to it. Without the engine
+    named in the file, the flags alone do not make a launch."""
+    (d,) = read_path("deployment.yaml", WRAPPED).deployments
+    assert (d.engine, d.model, d.get("tp_size"), d.get("mem_fraction_static")) == ("sglang", "/mnt/model", 8, 0.78)
+    assert d.unknown_flags == ()
+    assert read_path("deployment.yaml", WRAPPED.replace("sglang-chat", "chat")).deployments == []
+
+
 def test_a_compose_service_running_a_mounted_script_is_read_in_that_script():
     """`volumes: ./serve.vllm.sh:/serve.sh` + `command: ["/serve.sh"]`, the service an anchor alias: the launch
     is read in the repository's script with the service's environment, build base image and GPUs; each value

@@ -25,6 +25,16 @@ def test_quotes_continuations_and_positions():
     assert (ab.span.line, ab.span.col) == (2, 24)
 
 
+def test_a_brace_in_a_default_does_not_nest_only_a_dollar_brace_does():
+    """Sample K158's start.sh (passed over at measurement): `"${K:-{\\"p\\": true\\}}"` (a JSON default, its closing
+    brace escaped) was read as an unterminated `${`, swallowing the rest of the script with its launch. Bash nests
+    only `${` inside `${...}`: `${Y:-a{b}c}` is `a{b` then `c}`, as bash prints it."""
+    fields, _, errors = _cmds('x "${K:-{\\"p\\": true\\}}" ${Y:-a{b}c} "${Y:-a${Z:-q}c}" next\nvllm serve m\n')
+    assert not errors
+    assert [f.text for f in fields[0]] == ["x", '{"p": true}', "a{bc}", "aqc", "next"]
+    assert [f.text for f in fields[1]] == ["vllm", "serve", "m"]
+
+
 def test_a_placeholder_value_after_an_assignment_is_a_word_not_redirections():
     """Sample K67's skill notes: `CUDA_VISIBLE_DEVICES=<gpu_id> sglang serve --model-path <model>` (read as `<gpu_id`
     from a file and `> sglang` into one, the launch was lost): `NAME=<value>` and `--flag=<value>` keep the
