@@ -226,11 +226,17 @@ def main() -> None:
     ap.add_argument("--no-check", action="store_true", help="silence from the readers' findings only")
     ap.add_argument("--json", help="also write the totals and per-file results as JSON to this file")
     args = ap.parse_args()
-    rows = load(args.index, args.folder)
-    measure(rows, args.folder, args.direct, not args.no_check)
+    index, folder = os.path.abspath(args.index), os.path.abspath(args.folder)
+    out = os.path.abspath(args.json) if args.json else None
+    # run from the sample's folder, as a user runs kvlint in the checkout: a project's root is its configuration's
+    # or git root, else the current folder, and a sample's repositories have neither (from turn 24; before it the
+    # harness ran from wherever it was started, so a compose file's mounted script beside it was out of project)
+    os.chdir(folder)
+    rows = load(index, folder)
+    measure(rows, folder, args.direct, not args.no_check)
     totals = report(rows)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
             json.dump({"totals": totals, "files": [
                 {"file": f"{r.repo}/{r.path}", "hand": len(r.hand), "found": [f.line for f in r.found],
                  "matched": len(r.matched), "missed": [h.text for h in r.missed], "silent": r.silent,
