@@ -245,7 +245,10 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     else:
         bare = no_server_launch(fields, Field(image_text, image.span), env) \
             if image is not None and image_text and c.get("command") is None and _whole(doc) else None
-        found = bare or launch_in_argv(fields, env, image_default=default, around=yf.text)
+        # the file's engine names read a program of the container's own by its flags (a command is written: args
+        # alone go to the image's entry point, which the args-only branch below reads)
+        found = bare or launch_in_argv(fields, env, image_default=default,
+                                       around=yf.text if c.get("command") is not None else "")
         if found is not None and default is not None and image_text and entrypoint_engine(image_text) is None:
             found = named_image_wrapper(found, image_text, fields[0].span if fields else None)
         launches = [found] if found else []
