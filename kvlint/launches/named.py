@@ -62,8 +62,12 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     found = _first_place(text, kind)
     if found is not None and kind == "notes" and not _ENTRY_WORDS.search(found[2]):
         return None  # prose that names an image is no place in a notes file: only a command is
+    listed = False  # the place is a `[NAME, "serve", ...]` list whose program is a run-time name
     if found is None and kind == "python":
-        found = _run_from_name(text) or _ray_config(text) or _serve_list(text)
+        found = _run_from_name(text) or _ray_config(text)
+        if found is None:
+            found = _serve_list(text)
+            listed = found is not None
     if found is None:
         return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind) or _named_file(path, text, kind) \
             or _named_manifest(path, text, kind)
@@ -95,7 +99,7 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
         message = (f"SageMaker's LMI container is configured here to run vLLM (`{what}`): its model and settings are "
                    "the container's environment (HF_MODEL_ID, OPTION_*), which kvlint does not read as a launch yet; "
                    "nothing here is checked")
-    elif kind == "python" and what.endswith(" serve"):
+    elif listed:
         message = (f"a program is started here from the argument list `[{what.removesuffix(' serve')}, \"serve\", "
                    "...]`, whose program is set at run time (a path kvlint cannot name), in a file that names an "
                    "engine: kvlint read no launch from it; nothing here is checked")

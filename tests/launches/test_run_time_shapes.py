@@ -266,6 +266,20 @@ def start(model):
     assert "set at run time" in result.findings[0].message
 
 
+def test_an_engine_command_named_in_a_message_is_not_said_to_be_a_run_time_program(tmp_path):
+    """Sample K159's wrapper (`parser.error("vllm serve arguments required ...")`, then `["vllm", "serve"] +
+    forwarded`): the KV008 at the message said "an argument list whose program is set at run time", a list that
+    is not there; only a `[NAME, "serve", ...]` list found as the place says that."""
+    text = ("import argparse\nimport subprocess\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n"
+            "    args, forwarded = parser.parse_known_args()\n    if not forwarded:\n"
+            "        parser.error(\"vllm serve arguments required\")\n"
+            "    cmd = [\"vllm\", \"serve\"] + forwarded\n    subprocess.Popen(cmd)\n")
+    result = _read(tmp_path, "wrapper.py", text)
+    assert result.deployments == []
+    assert [f.code for f in result.findings] == ["KV008"]
+    assert "set at run time" not in result.findings[0].message
+
+
 def test_a_command_handed_to_a_function_is_placed_in_the_argument(tmp_path):
     """`start_process vllm "vllm serve M --max-model-len 32K ..." $PORT`, run by the body as `bash -c "... '$cmd'"`:
     the model and each flag at their place in the call's argument (read before at the body's `local cmd=$2`)."""
