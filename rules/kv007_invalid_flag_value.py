@@ -17,7 +17,9 @@ read from those wheels): vLLM 0.5.5 to 0.8.0 read `--enable-chunked-prefill Fals
 `--limit-mm-per-prompt image=5,video=5` as well as JSON. On an image pinned to such a release there is no finding;
 on a launch that pins no release (a host install, a README's command), the finding is a warning that says which
 release it assumed and that an older install may accept the value (samples K98, K103: an unpinned script and a
-model README of that time).
+model README of that time); on an image that names no release kvlint reads (`vendor/vllm:${VLLM_VERSION}`, a
+third-party build), the image's release decides, and the finding is an info (sample K163: a vendor's vLLM image of
+the V0 era run with `--enable-chunked-prefill False`).
 
 ## Why it matters
 argparse exits with `invalid ... value` or `invalid choice`, and the engine's config validation
@@ -80,7 +82,14 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield check.rule.finding(
             ctx, f"{engine} rejects {what}: {bad.reason}; the server exits before loading the model"
                  f"{older or assumed}", bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag,
-            value=bad.raw, setting=bad.setting, severity=Severity.WARNING if older else None)
+            value=bad.raw, setting=bad.setting,
+            severity=(Severity.INFO if _image_decides(ctx) else Severity.WARNING) if older else None)
+
+
+def _image_decides(ctx: Context) -> bool:
+    """An image runs the launch but names no release kvlint reads (`vendor/engine:${VERSION}`, a third-party build):
+    its release decides whether an older reading applies, so the verdict is said as an info, as KV005 says it."""
+    return ctx.pinned_version is None and ctx.version_source == "default" and ctx.deployment.image is not None
 
 
 def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
@@ -96,6 +105,9 @@ def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
     _, first, last, without = era
     title = c.title(engine)
     read = f"{title} {first} to {last} read {bad.flag} {bad.raw} as a value"
+    if pinned is None and _image_decides(ctx):
+        return (f" on the newest {title} release ({_table_version(engine)} assumed); the image "
+                f"{ctx.deployment.image} names no release kvlint reads and {read}, so the image's release decides")
     if pinned is None and ctx.release_open:  # a host install, or a command no image or setting pins (a README's)
         return (f" on the newest {title} release ({_table_version(engine)} assumed: the launch pins none; {read}, "
                 "so an older install may accept it)")

@@ -80,7 +80,11 @@ class LaunchContext:
 
 
 def version_from_image(image: str | None) -> str | None:
-    """`vllm/vllm-openai:v0.8.5` -> 0.8.5; `lmsysorg/sglang:v0.4.6.post1-cu124` -> 0.4.6.post1."""
+    """`vllm/vllm-openai:v0.8.5` -> 0.8.5; `lmsysorg/sglang:v0.4.6.post1-cu124` -> 0.4.6.post1; a container file
+    named the way `singularity pull docker://vllm/vllm-openai:v0.8.1` names it, `<repo>_<tag>.sif`
+    (`/work/vllm-openai_v0.8.1.sif` -> 0.8.1, sample K162)."""
+    if image and image.lower().endswith(_CONTAINER_FILES):
+        image = _pulled_as(image.rsplit("/", 1)[-1])
     if not image or ":" not in image.rsplit("/", 1)[-1]:
         return None
     repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1]
@@ -93,6 +97,17 @@ def version_from_image(image: str | None) -> str | None:
     tag = image.rsplit(":", 1)[1].split("@", 1)[0]
     m = _VERSION.match(tag)
     return m.group(1) if m else None
+
+
+_CONTAINER_FILES = (".sif", ".sqsh", ".simg")
+_PULLED = lazy(r"^([a-z0-9][a-z0-9.-]*)_(v?\d[\w.-]*)\.(?:sif|sqsh|simg)$")
+
+
+def _pulled_as(base: str) -> str | None:
+    """`vllm-openai_v0.8.1.sif` -> `vllm-openai:v0.8.1`: the image a pulled container file was made from, by the
+    name `singularity pull` / `apptainer pull` gives it (`<repo>_<tag>.sif`); None for any other name."""
+    m = _PULLED.match(base.lower())
+    return f"{m.group(1)}:{m.group(2)}" if m else None
 
 
 def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Span | None, ctx: LaunchContext,

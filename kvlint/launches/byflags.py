@@ -33,7 +33,9 @@ from kvlint.record import record
 
 _PYTHON = lazy(r"^python(\d+(\.\d+)?)?$")
 # what a program named for a client, a benchmark, a training or an offline job is called (name words)
-_NOT_SERVER = lazy(r"bench|client|eval|test|train|finetun|sft|grpo|dpo|ppo|rlhf|infer|predict|generat|offline|"
+# (`infer` as a word or `inference`, not a name that begins with it: AMD's `infera.engine.sglang` serves, sample K162)
+_NOT_SERVER = lazy(r"bench|client|eval|test|train|finetun|sft|grpo|dpo|ppo|rlhf|infer(?:ence)?(?![a-z])|predict|"
+                   r"generat|offline|"
                    r"batch|score|judge|sampl|download|convert|quantiz|export|merge|profil|distil|label|annotat|"
                    r"request|query|chat_cli|lm_eval|accuracy")
 _SERVER_NAME = lazy(r"serve|server|api|launch|deploy|endpoint|openai")
@@ -50,7 +52,10 @@ _ANY_PROGRAMS = frozenset({"model", "model_path", "host", "port"})
 _NOT_ROLES = frozenset({"quantization"})  # a role setting, but a flag every quantization tool has
 # an option of the program's own that points it at a server (`--vllm-url http://...`, `--base-url`, `--endpoint`):
 # the program is a client of the engine (a miner, a gateway, an agent), never the engine
-_CLIENT_OPTION = lazy(r"^--?[\w-]*(?:url|endpoint|api[-_]base|base[-_]uri)$", re.I)
+# (an infrastructure service's address is a server's own setting: `--etcd-endpoint` of AMD Infera's SGLang, K162)
+_CLIENT_OPTION = lazy(r"^--?(?!-)(?!(?:etcd|redis|nats|zmq|metrics|otel|otlp|prometheus|tracing|trace|s3|kafka|consul|"
+                      r"mlflow|wandb|discovery|registry|callback|webhook|storage|db|database|minio|bootstrap)[-_])"
+                      r"[\w-]*(?:url|endpoint|api[-_]base|base[-_]uri)$", re.I)
 
 
 @record

@@ -99,7 +99,7 @@ def _options_left(fields: list[Field], i: int) -> bool:
     the expansion stays the image)."""
     if not _unknown(fields[i]) or i + 1 >= len(fields):
         return False
-    k = i + 1
+    k, options = i + 1, False
     while k < len(fields) and (fields[k].text.startswith("-") or _unknown(fields[k])):  # docker options after it
         if _unknown(fields[k]):  # and more such expansions (`$PATCH_MOUNTS $EXTRA_MOUNTS "$IMAGE"`), to the next word
             k += 1
@@ -107,8 +107,15 @@ def _options_left(fields: list[Field], i: int) -> bool:
         name, eq, _ = fields[k].text.partition("=")
         if name not in VALUE_OPTS | _SWITCHES:
             return False  # not docker's (`-m sglang.launch_server` after an image is python's): it is the image
+        # `--name N`: a long valued option of docker's that no engine takes (a short one, `-c`, may be the command's
+        # own after an `--entrypoint bash` the arm set)
+        options = options or (name in VALUE_OPTS and name.startswith("--") and _engine_flag(name) is None)
         k += 2 if name in VALUE_OPTS and not eq else 1
     nxt = fields[k] if k < len(fields) else None
+    if options and k > i + 1:
+        # docker's own valued options after it (`$PRIV --name N $IMAGE python3 -m ...`, sample K154's f-string
+        # script): it is more options, and the image is the last expansion before the command
+        return True
     return nxt is not None and nxt.resolved and not nxt.text.startswith(("/", ".")) and " " not in nxt.text and \
         ("/" in nxt.text or ":" in nxt.text)
 

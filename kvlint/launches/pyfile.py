@@ -885,10 +885,27 @@ def _starts_with_word(node: ast.List | ast.Tuple, src: _Source) -> bool:
     first = node.elts[0] if node.elts else None
     if first is not None and (_is_interpreter(first) or _runs_module(node.elts)):
         return True
+    if _engine_named_program(node.elts):
+        return True
     if isinstance(first, ast.Name):
         value = src.scopes.get(id(first), src.scopes[0]).get(first.id)
         return value is not None and " " not in value.strip()
     return isinstance(first, ast.Constant) and isinstance(first.value, str) and " " not in first.value.strip()
+
+
+def _engine_named_program(elts: list[ast.expr]) -> bool:
+    """`[toolkit_configs.VLLM_ENV_PATH, "serve", model, ...]`: a program set at run time whose name names an engine,
+    given that engine CLI's `serve` (sample K164: the path of a virtual environment's `vllm`): the engine's CLI, its
+    words read by the flag table (kvlint.launches.pyfile._flag_list)."""
+    import ast
+
+    from kvlint.engines.registered import engine_names
+
+    if len(elts) < 3 or not (isinstance(elts[1], ast.Constant) and elts[1].value == "serve"):
+        return False
+    first = elts[0]
+    name = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else ""
+    return any(e in name.lower() for e in engine_names())
 
 
 def _is_interpreter(node: ast.expr) -> bool:

@@ -986,7 +986,8 @@ def _substituted(word: Word, m: Mapped, state: _State, depth: int) -> None:
         if part.kind not in ("cmd", "tick") or len(part.offsets) != 2 or depth >= MAX_DEPTH or "(" in part.text[:1]:
             continue
         start, end = part.offsets[0] + (2 if part.kind == "cmd" else 1), part.offsets[1] - 1
-        if end <= start or m.text[start:end] != part.text or not _RUNS_SOMETHING.search(part.text):
+        if end <= start or m.text[start:end] != part.text or not (_RUNS_SOMETHING.search(part.text)
+                                                                  or _calls_function(part.text, state)):
             continue
         view = m.view(m.path, part.text, range(start, end))
         env, arrays = dict(state.env), dict(state.arrays)
@@ -997,6 +998,13 @@ def _substituted(word: Word, m: Mapped, state: _State, depth: int) -> None:
 
 
 _RUNS_SOMETHING = lazy(r"\b(?:run|serve|launch_server|api_server|entrypoints)\b|\$\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\}")
+
+
+def _calls_function(text: str, state: _State) -> bool:
+    """Whether a substitution runs one of the script's functions (`PID=$(launch_vllm M $PORT ...)`, sample K162: a
+    function that starts a server in the background and prints its PID)."""
+    words = text.split(None, 1)
+    return bool(words) and words[0] in state.functions
 
 
 def _leave_scope(state: _State) -> None:

@@ -147,6 +147,55 @@ docker run --gpus all -d --name vllm_x \\
     assert dep.image == "vllm-dsv41:overlay1"
 
 
+def test_an_unknown_expansion_followed_by_dockers_own_options_is_options(tmp_path):
+    """Sample K154's f-string script (`--network host {privileged_str} --name {NAME} {image_uri} python3 -m
+    sglang.launch_server ...`, measured: a KV008, no launch): an unknown word that docker's own valued options
+    follow (`--name N`) is more options, and the image is the unknown word just before the command; an unknown word
+    followed by the engine's flags stays the image."""
+    text = ("docker run -d --gpus all --network host $PRIV \\\n    --name $NAME $IMAGE \\\n"
+            "    python3 -m sglang.launch_server --model-path $MODEL_ID --port 30000\n"
+            "docker run --gpus all $IMG --model org/m-7b --max-model-len 4096\n")
+    first, second = _read(tmp_path, "run.sh", text).deployments
+    assert (first.engine, first.model, first.model_span.line) == ("sglang", "$MODEL_ID", 3)
+    assert (second.engine, second.model) == ("vllm", "org/m-7b")
+
+
+def test_a_function_called_in_a_command_substitution_runs(tmp_path):
+    """Sample K162 (measured: one launch of four): `PID=$(launch_vllm "org/m" $PORT ...)`, a function that starts a
+    server in the background and prints its PID, called from an assignment: each call is a launch with its
+    arguments."""
+    text = ("launch() {\n  local model=$1 port=$2\n"
+            "  python -m vllm.entrypoints.openai.api_server --model \"$model\" --port \"$port\" > log 2>&1 &\n"
+            "  echo $!\n}\nP1=$(launch \"org/a-7b\" 8000)\nP2=$(launch \"org/b-1b\" 8001)\n")
+    deps = _read(tmp_path, "run.sh", text).deployments
+    assert [(d.model, d.get("port")) for d in deps] == [("org/a-7b", 8000), ("org/b-1b", 8001)]
+
+
+def test_a_server_program_named_from_infer_with_an_etcd_endpoint_is_read_by_its_flags(tmp_path):
+    """Sample K162's AMD Infera prefill (measured: no launch): `python3 -m infera.engine.sglang --model-path M
+    --etcd-endpoint E ...`: `infera` is no offline-inference program (`infer`, `inference` are), and an
+    infrastructure service's address (`--etcd-endpoint`) does not make the program a client of an engine."""
+    text = ("python3 -m infera.engine.sglang --model-path /m/GLM-5.2-FP8 --port 30000 --etcd-endpoint http://e:2379 "
+            "--tp-size 8 --mem-fraction-static 0.8 --disaggregation-mode prefill\n"
+            "python3 offline_inference.py --model-path /m/x --tp-size 8 --mem-fraction-static 0.8 --port 1\n"
+            "python3 -m agent.sglang --model-path /m/x --tp-size 8 --mem-fraction-static 0.8 --base-url http://s\n")
+    (dep,) = _read(tmp_path, "launch_prefill.sh", text).deployments
+    assert (dep.engine, dep.model, dep.get("tp_size")) == ("sglang", "/m/GLM-5.2-FP8", 8)
+
+
+def test_a_program_set_at_run_time_named_for_the_engine_is_its_cli(tmp_path):
+    """Sample K164's AgentLab (measured: a KV008): `[toolkit_configs.VLLM_ENV_PATH, "serve", self.model_path,
+    "--tensor-parallel-size", ...]`, the path of an environment's `vllm`: that engine's CLI; a run-time program not
+    named for an engine stays a KV008."""
+    text = ("import subprocess\nimport toolkit_configs\n\n\nclass S:\n    def start(self):  # a vllm server\n"
+            "        cmd = [toolkit_configs.VLLM_ENV_PATH, \"serve\", self.model_path, \"--tensor-parallel-size\", "
+            "\"2\", \"--port\", \"8000\"]\n        subprocess.Popen(cmd)\n")
+    (dep,) = _read(tmp_path, "vllm_server.py", text).deployments
+    assert (dep.engine, dep.get("tensor_parallel_size"), dep.launch_span.line) == ("vllm", 2, 7)
+    other = _read(tmp_path, "runner.py", text.replace("VLLM_ENV_PATH", "BINARY"))
+    assert other.deployments == [] and [f.code for f in other.findings] == ["KV008"]
+
+
 def test_a_program_found_in_one_of_two_places_is_that_program(tmp_path):
     text = '''\
 import os

@@ -61,6 +61,18 @@ def test_a_dated_build_says_where_its_release_came_from():
     assert _dated_build(None, vllm) is None and _dated_build("vllm/vllm-openai", vllm) is None
 
 
+def test_a_container_file_pulled_from_an_engine_image_names_its_release():
+    """Sample K162 (measured: three wrong KV005 errors): `singularity exec ... /work/vllm-openai_v0.8.1.sif` runs the
+    image `singularity pull docker://vllm/vllm-openai:v0.8.1` made, named `<repo>_<tag>.sif`: vLLM 0.8.1, not the
+    newest release; a file named otherwise names none."""
+    from kvlint.launches.build import version_from_image
+
+    assert version_from_image("/work/c00cjz00/docker/vllm-openai_v0.8.1.sif") == "0.8.1"
+    assert version_from_image("/work/$(whoami)/hpc_vllm/vllm-openai_v0.7.3.sif") == "0.7.3"
+    assert version_from_image("sglang_v0.4.6.post1-cu124.sif") == "0.4.6.post1"
+    assert [version_from_image(x) for x in ("my-app_1.2.sif", "vllm-openai_latest.sif", "vllm.sif")] == [None] * 3
+
+
 def test_a_month_tag_is_no_release_number():
     """`nvcr.io/nvidia/vllm:25.11-py3` was read as vLLM 25.11, modelled as the newest release (sample K113: a wrong
     KV005 error); `0.11` and a version with three parts stay versions."""

@@ -127,6 +127,16 @@ def test_a_word_after_a_switch_older_releases_took_is_judged_on_the_pinned_relea
     assert kv007.severity.name == "ERROR"
 
 
+def test_an_image_that_names_no_release_decides_an_older_reading(tmp_path):
+    """Sample K163 (measured: three warnings): a vendor's vLLM image tagged by a variable
+    (`liquidai/liquid-labs-vllm:${VLLM_VERSION}`, a V0-era build) given `--enable-chunked-prefill False`: its release,
+    not the newest, decides whether the word is the switch's value, so the finding is an info, as KV005 says it."""
+    assert _pinned(tmp_path, "liquidai/liquid-labs-vllm:${VLLM_VERSION}", "--enable-chunked-prefill False") == ["info"]
+    (kv007,) = _kv007(tmp_path / "compose.yaml", "services:\n  v:\n    image: org/vllm-build:${TAG}\n"
+                      "    command: --model facebook/opt-125m --enable-chunked-prefill False\n")
+    assert "the image's release decides" in kv007.message
+
+
 @pytest.mark.parametrize(("image", "severity"), [
     ("vllm/vllm-openai:v0.7.3", None),  # 0.5.5 to 0.9.2 read KEY=VALUE pairs beside JSON
     ("vllm/vllm-openai:v0.11.0", "error"),  # JSON only
