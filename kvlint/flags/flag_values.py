@@ -26,9 +26,15 @@ _UNRESOLVED = lazy(r"\$\(|\$\{|\$[A-Za-z_0-9@*#]|\{\{|^\{[A-Za-z_]\w*\}$|^([%!@]
 PLACEHOLDER = lazy(r"__[A-Z][A-Z0-9_]*__|^<[A-Za-z][\w\- ]*>$")
 
 
+# a JSON value written as a capitalised name (`{"num_speculative_tokens":N}`, `:DRAFT_TOKENS}`): a runbook's pattern
+# for the reader to fill in (sample K166's sweep "Command pattern"), not JSON the engine is given
+_JSON_HOLE = lazy(r"[:\[,]\s*[A-Z][A-Z0-9_]*\s*[,}\]]")
+
+
 def is_unresolved(text: str) -> bool:
     """Shell/template expressions the engine would only see after expansion: kept raw, never guessed."""
-    return bool(_UNRESOLVED.search(text) or PLACEHOLDER.search(text))
+    return bool(_UNRESOLVED.search(text) or PLACEHOLDER.search(text)) or (
+        text[:1] in "{[" and text[:1] != "" and _JSON_HOLE.search(text) is not None)
 
 
 def is_windows_path(model: str) -> bool:

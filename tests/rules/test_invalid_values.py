@@ -127,6 +127,20 @@ def test_a_word_after_a_switch_older_releases_took_is_judged_on_the_pinned_relea
     assert kv007.severity.name == "ERROR"
 
 
+def test_a_json_value_written_as_a_name_is_a_pattern_not_invalid_json(tmp_path):
+    """Sample K166's runlog (measured: four KV007 errors): "Command pattern: `vllm serve M --speculative-config
+    '{"method":"eagle3","num_speculative_tokens":N}'`", N the sweep's value: a pattern the reader fills in, left
+    unresolved; JSON with Python's `True` stays an error (the engine is handed it as written)."""
+    from kvlint.flags.flag_values import is_unresolved
+
+    assert is_unresolved('{"method":"eagle3","num_speculative_tokens":N}') and is_unresolved('{"k":DRAFT_TOKENS,"m":1}')
+    assert not is_unresolved('{"enable": True}') and not is_unresolved('{"k": 2}')
+    assert _kv007(tmp_path / "runlog.md", "Command pattern: `vllm serve /data/Qwen3-8B --speculative-config "
+                  "'{\"method\":\"eagle3\",\"num_speculative_tokens\":N}' --no-enable-prefix-caching`\n") == []
+    (kv007,) = _kv007(tmp_path / "run.sh", "vllm serve /data/Qwen3-8B --speculative-config '{\"method\": True}'\n")
+    assert "not valid JSON" in kv007.message
+
+
 def test_an_image_that_names_no_release_decides_an_older_reading(tmp_path):
     """Sample K163 (measured: three warnings): a vendor's vLLM image tagged by a variable
     (`liquidai/liquid-labs-vllm:${VLLM_VERSION}`, a V0-era build) given `--enable-chunked-prefill False`: its release,
