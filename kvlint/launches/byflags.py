@@ -70,9 +70,10 @@ class ByFlags:
 
 
 def model_flag_in(fields: Sequence[Field]) -> bool:
-    """Cheap pre-filter: a word that could be a model flag (`--model`, `--model-path`, `--model_path`), or the
-    `--` after which a wrapper passes the engine its flags."""
-    return any(f.text.startswith("--model") or f.text == "--" for f in fields)
+    """Cheap pre-filter: a word that could be a model flag (`--model`, `--model-path`, `--model_path`), the `--`
+    after which a wrapper passes the engine its flags, or a `serve` among the program's first words."""
+    return any(f.text.startswith("--model") or f.text == "--" for f in fields) or \
+        any(f.text == "serve" for f in fields[1:4])
 
 
 def program_of(fields: Sequence[Field]) -> int | None:
@@ -98,7 +99,7 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     if at is None:
         return None
     if not any(f.text.startswith("--model") for f in fields):
-        return _passed_through(fields, at)
+        return _passed_through(fields, at) or _serve_positional(fields, at, named)
     first_flag = next((k for k in range(at + 1, len(fields)) if fields[k].text.startswith("-")), None)
     if first_flag is None:
         return None
@@ -164,6 +165,33 @@ def _fit(engine: str, words: Sequence[Field], server_name: bool,
     if not ((role and (server or server_name or in_command)) or named_only):
         return None
     return known, tuple(kept)
+
+
+def _serve_positional(fields: Sequence[Field], at: int, named: Sequence[str]) -> ByFlags | None:
+    """`python /patches/apply_patches.py serve ORG/MODEL --quantization awq --max-model-len 32768 ...` (sample K167:
+    a wrapper that patches vLLM, then runs its CLI with the words it was given): a program handed `serve`, a model
+    and the engine's flags, in a file that names the engine whose CLI takes the model that way, is that CLI's
+    launch when the flags fit it as any program's read by its flags must (a sizing flag and a server's sign)."""
+    from kvlint.launches.infer import _POSITIONAL_MODEL, model_shaped
+    from kvlint.record import replace
+
+    k = at + 1
+    if k + 1 >= len(fields) or fields[k].text != "serve" or not model_shaped(fields[k + 1].text):
+        return None
+    engine = _POSITIONAL_MODEL
+    in_command = any(engine in f.text.lower() for f in fields)
+    if not in_command and engine not in named:
+        return None
+    name = fields[at].text.rsplit("/", 1)[-1].lower()
+    if _NOT_SERVER.search(name):
+        return None
+    flag = replace(fields[k + 1], text="--model", offsets=(), source=None)
+    found = _fit(engine, (flag, fields[k + 1], *fields[k + 2 :]), True, in_command)
+    if found is None:
+        return None
+    note = (f"read as a {engine} launch through {fields[at].text.rsplit('/', 1)[-1]}, a program kvlint does not "
+            f"know, handed `serve`, a model and {engine}'s own flags, as {engine}'s CLI takes them")
+    return ByFlags(engine, fields[at], found[1], note)
 
 
 def _passed_through(fields: Sequence[Field], at: int) -> ByFlags | None:

@@ -1395,6 +1395,21 @@ def test_continuations_written_backslash_blank_are_read_as_meant_and_said(tmp_pa
     assert not [f for f in result.findings if f.code == "KV012"]
 
 
+def test_a_backslash_blank_before_a_comment_is_read_as_meant_too(tmp_path):
+    """Sample K167's runbook (measured: a KV002 warning "empty model reference" and a KV012): `--max-model-len 2048 \\
+    # <- raised`: the `\\` escapes a blank, the comment ends the line, and the shell ends the command with a
+    one-blank argument; read as meant, as with no comment (no blank model), the cut said."""
+    p = tmp_path / "serve.sh"
+    p.write_text("python -m vllm.entrypoints.openai.api_server \\\n  --model org/m \\\n"
+                 "  --max-model-len 2048 \\  # raised\n  --gpu-memory-utilization 0.85 \\  # lowered\n"
+                 "  --max-num-seqs 16\n")
+    result = read_path(str(p))
+    (d,) = result.deployments
+    assert (d.model, d.get("max_model_len"), d.get("gpu_memory_utilization"), d.get("max_num_seqs")) == \
+        ("org/m", 2048, 0.85, 16)
+    assert [f.code for f in result.findings if f.severity >= 2] == ["KV012"]
+
+
 def test_a_program_handed_the_engines_arguments_in_one_option_starts_that_engine(tmp_path):
     """Sample K121 (passed over in silence): `sml advanced --framework sglang --framework-args "--model-path M \\
     --dp-size 4"`, a cluster tool that submits the server: SGLang's launch with those arguments, each in place; the

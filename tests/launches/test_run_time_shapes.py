@@ -183,6 +183,20 @@ def test_a_server_program_named_from_infer_with_an_etcd_endpoint_is_read_by_its_
     assert (dep.engine, dep.model, dep.get("tp_size")) == ("sglang", "/m/GLM-5.2-FP8", 8)
 
 
+def test_a_wrapper_handed_serve_a_model_and_the_engines_flags_is_its_cli(tmp_path):
+    """Sample K167's ROCm script (measured: a KV008): `docker run ... vllm-therock:latest python
+    /patches/apply_patches.py serve ORG/MODEL --quantization awq --max-model-len 32768 --port 8000`, a wrapper that
+    patches vLLM and runs its CLI: vLLM's `serve` launch with the model and flags; a program named for a benchmark
+    given the same words is not one."""
+    text = ("docker run --rm --network=host docker.io/org/vllm-gfx1151:latest \\\n"
+            "  python /patches/apply_patches.py serve QuantTrio/Qwen3.5-122B-A10B-AWQ \\\n"
+            "    --quantization awq --max-model-len 32768 --gpu-memory-utilization 0.85 --port 8000\n")
+    (dep,) = _read(tmp_path, "run_vllm.sh", text).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "QuantTrio/Qwen3.5-122B-A10B-AWQ", 32768)
+    bench = text.replace("apply_patches.py", "benchmark_serving.py")
+    assert _read(tmp_path, "bench.sh", bench).deployments == []
+
+
 def test_a_program_set_at_run_time_named_for_the_engine_is_its_cli(tmp_path):
     """Sample K164's AgentLab (measured: a KV008): `[toolkit_configs.VLLM_ENV_PATH, "serve", self.model_path,
     "--tensor-parallel-size", ...]`, the path of an environment's `vllm`: that engine's CLI; a run-time program not
