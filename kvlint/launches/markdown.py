@@ -195,8 +195,10 @@ def _handed(line: str) -> bool:
 
 
 # a code span: a run of backticks, then text, then a run of the same length (CommonMark: ``` ``cmd`` ``` and a line's
-# ```` ```cmd``` ````, which is no fence because its info string holds backticks)
-_INLINE = lazy(r"(?<!`)(`+)(?!`)([^\n]+?)(?<!`)\1(?!`)")
+# ```` ```cmd``` ````, which is no fence because its info string holds backticks); a span may go on over line ends
+# within its paragraph (sample K166's runlog: a command wrapped by the editor, `vllm serve M --speculative-config
+# '...'` over three lines), never over a blank line
+_INLINE = lazy(r"(?<!`)(`+)(?!`)((?:[^\n]|\n(?![ \t]*\n)){1,2000}?)(?<!`)\1(?!`)")
 
 
 def _inline_commands(text: str) -> list[tuple[int, int]]:

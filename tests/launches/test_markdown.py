@@ -274,3 +274,16 @@ def test_a_yaml_labelled_block_that_is_a_here_document_is_read_as_shell(tmp_path
                  + manifest.replace("gemma-3-1b-it", "gemma-3-4b-it") + "```\n")
     got = [(d.model, _at(d.model_span), d.get("max_model_len")) for d in read_path(str(p)).deployments]
     assert got == [("google/gemma-3-1b-it", (12, 21), 4096), ("google/gemma-3-4b-it", (24, 21), 4096)]
+
+
+def test_a_code_span_wrapped_over_lines_is_one_command(tmp_path):
+    """Sample K166's runlog (measured: a miss): "**Command:** `vllm serve M --speculative-config` / `'{...}'` /
+    `--no-enable-prefix-caching`" wrapped by the editor over three lines of one paragraph: one command, each value at
+    its own line; a span never goes on over a blank line."""
+    p = tmp_path / "runlog.md"
+    p.write_text("**Command:** `vllm serve /data/Qwen3-8B-FP8 --speculative-config\n"
+                 "'{\"method\":\"eagle3\",\"num_speculative_tokens\":2}'\n--max-model-len 4096`\n\n"
+                 "Use `vllm serve /data/m --port\n\n8000` here.\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, d.get("max_model_len"), d.settings["max_model_len"].span.line) == ("/data/Qwen3-8B-FP8", 4096, 3)
+    assert d.get("speculative_config") == {"method": "eagle3", "num_speculative_tokens": 2}
