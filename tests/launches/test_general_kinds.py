@@ -125,31 +125,6 @@ def test_a_containers_own_launcher_handed_the_engines_flags_is_read_by_them():
     assert read_path("deployment.yaml", WRAPPED.replace("sglang-chat", "chat")).deployments == []
 
 
-PREDICTOR_ARGS = """apiVersion: serving.kserve.io/v1beta1
-kind: InferenceService
-metadata:
-  name: qwen
-spec:
-  predictor:
-    model:
-      args: ['--port=8080', '--model=/mnt/models', '--served-model-name=qwen2.5', '--max-model-len=2048']
-      modelFormat:
-        name: vLLM
-      runtime: vllm-cpu
-      storageUri: oci://quay.io/org/qwen2.5-0.5b-quantized.w8a8-modelcar:0.0.1
-"""
-
-
-def test_a_predictors_arguments_go_to_the_runtime_not_to_a_program_of_their_own():
-    """Sample K145's predictor (`args:` only, no `command:`): its first flag is no program to read by its flags
-    (a manifest naming vLLM made `--port=8080` one while a reader of a container's own launcher was written); the
-    model stays the storageUri the mount holds, at its place."""
-    (d,) = read_path("isvc.yaml", PREDICTOR_ARGS).deployments
-    assert (d.engine, d.model, _at(d.model_span)) == \
-        ("vllm", "oci://quay.io/org/qwen2.5-0.5b-quantized.w8a8-modelcar:0.0.1", (12, 19))
-    assert d.get("max_model_len") == 2048
-
-
 def test_a_compose_service_running_a_mounted_script_is_read_in_that_script():
     """`volumes: ./serve.vllm.sh:/serve.sh` + `command: ["/serve.sh"]`, the service an anchor alias: the launch
     is read in the repository's script with the service's environment, build base image and GPUs; each value

@@ -404,7 +404,9 @@ def test_a_program_named_for_the_engine_with_only_generic_options_is_its_own(tmp
 
 def test_a_predictor_serving_the_storage_mount_serves_its_storage_uri(tmp_path):
     """A KServe predictor whose own args say `--model=/mnt/models` beside a `storageUri`: the model is what the URI
-    names (KServe mounts it there), at the URI's place; the args' other flags still hold (sample K145)."""
+    names (KServe mounts it there), at the URI's place; the args' other flags still hold (sample K145). Arguments
+    alone are no program of the container's own to read by its flags (`--port=8080` was one for a commit, 84ff402,
+    with a server flag among them)."""
     text = """\
 apiVersion: serving.kserve.io/v1beta1
 kind: InferenceService
@@ -416,6 +418,7 @@ spec:
       args:
         - '--port=8080'
         - '--model=/mnt/models'
+        - '--served-model-name=qwen2.5'
         - '--max-model-len=2048'
       modelFormat:
         name: vLLM
@@ -423,7 +426,7 @@ spec:
       storageUri: hf://Qwen/Qwen2.5-0.5B-Instruct
 """
     (dep,) = _read(tmp_path, "isvc.yaml", text).deployments
-    assert (dep.model, dep.model_span.line, dep.get("max_model_len")) == ("hf://Qwen/Qwen2.5-0.5B-Instruct", 15, 2048)
+    assert (dep.model, dep.model_span.line, dep.get("max_model_len")) == ("hf://Qwen/Qwen2.5-0.5B-Instruct", 16, 2048)
 
 
 def _flags(deps):
