@@ -290,7 +290,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
                   runtime_vars=runtime_vars(c, anc), node_labels=facts.node_labels(facts.pod_holder(anc)),
                   declared_load=facts.declared_load(doc, anc + [c], yf.docs),
                   alias_env=tuple(facts.env_items(c, anc)),
-                        storage=_storage_uri(c, anc) or (_storage_uri(served[1], []) if served else None),
+                  storage=_storage_uri(c, anc) or (_storage_uri(served[1], []) if served else None),
                   extra_aliases=_display_name(doc), disabled=_switched_off(c, anc))
     return [finish(yf.path, f, ctx, gpu) for f in launches]
 

@@ -202,6 +202,7 @@ def roles(doc: YNode, engine: str) -> list[Role]:
 
 
 def _role(key: YNode, holder: YNode, engine: str) -> Role | None:
+    """A role map: at least `_ROLE_FLAGS` of the engine's options spelled as flags, and no model of its own."""
     if model_key(holder) is not None:
         return None  # a block with its model: find() reads it
     pairs = tuple(p for p in _settings_map(engine, holder) if spelled_as_flag(p[0]))
