@@ -1022,8 +1022,13 @@ def _mounted_host(path: str, svc: YNode, target: str) -> str | None:
             host, inside = _scalar(item.get("source")), _scalar(item.get("target"))
         else:
             continue
-        if inside.rstrip("/") == target and host.startswith((".", "/")) and not host.startswith("~"):
-            full = os.path.normpath(os.path.join(base, host))
+        if not host.startswith((".", "/")) or host.startswith("~") or not inside.startswith("/"):
+            continue
+        # the file itself, or a folder mounted above it (`./config/vllm:/workspace/config/vllm` and
+        # `entrypoint: [bash, /workspace/config/vllm/start-vllm.sh]`, sample K168)
+        below = target[len(inside.rstrip("/")):] if target.startswith(inside.rstrip("/") + "/") else None
+        if inside.rstrip("/") == target or below:
+            full = os.path.normpath(os.path.join(base, host + (below or "")))
             if os.path.isfile(full) and _in_project(full, path):
                 return full
     return None

@@ -79,7 +79,9 @@ def _dockerfile_naming(folder: str, base: str) -> str | None:
         text = read_small(os.path.join(folder, name), _READ_CAP)
         if text is None:
             continue
-        if (base + ":/" in text) if compose else base in text:  # a compose file's bind mount `./x.sh:/x.sh`
+        # a compose file's bind mount `./x.sh:/x.sh`, or a command naming it in a folder the file mounts
+        # (`./config/vllm:/workspace/config/vllm`, `entrypoint: [bash, /workspace/config/vllm/x.sh]`, sample K168)
+        if (base + ":/" in text or "/" + base in text) if compose else base in text:
             return name
     return None
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from kvlint.lazyre import lazy
 from kvlint.record import record
 
 if TYPE_CHECKING:
@@ -142,7 +143,14 @@ def _base(path: str) -> str:
         return base.rsplit(".", 1)[0]
     if "." in base and base.endswith(_JOINED_COPY):
         return base[: max(base.rfind("-"), base.rfind("_"))]
+    if base.startswith(("docker-compose", "compose")) and _COMPOSE_VARIANT.match(base):
+        return base.rsplit(".", 1)[0]  # `docker-compose.yaml.qwen3`: one of a repository's compose variants
     return base
+
+
+# a compose file's variant named after its format's suffix (`docker-compose.yaml.qwen3`, sample K168: one compose
+# file per model, swapped in by hand); any other name with a word after `.yaml` claims nothing
+_COMPOSE_VARIANT = lazy(r"^(?:docker-)?compose(?:[.-][\w-]+)*\.ya?ml\.[a-z0-9][\w-]*$")
 
 
 @lru_cache(maxsize=4096)

@@ -142,6 +142,28 @@ def test_a_compose_service_running_a_mounted_script_is_read_in_that_script():
     assert any("mounted from serve.vllm.sh" in n for n in d.notes)
 
 
+def test_a_script_run_from_a_mounted_folder_is_read_in_the_service(tmp_path):
+    """Sample K168's compose (`./config/vllm:/workspace/config/vllm:ro`, `entrypoint: [/bin/bash,
+    /workspace/config/vllm/start-vllm.sh]`): the script under the mounted folder is the service's launch, read with
+    the service's environment, each value at its place in the script; the script alone, whose model is only the
+    environment's, is the image's entry point (a KV008), not a second launch. A compose variant named after its
+    suffix (`docker-compose.yaml.qwen3`) is walked and read as a compose file."""
+    from kvlint.launches import iter_files
+    from kvlint.launches.kinds import kind_for
+
+    folder = FIX / "compose-dir-mount"
+    result = read_path(str(folder / "docker-compose.yml"))
+    (d,) = result.deployments
+    script = str(folder / "config" / "vllm" / "start-vllm.sh")
+    assert (d.model, d.get("max_model_len"), d.settings["max_model_len"].span.path) == \
+        ("/models/Qwen/Qwen3-8B", 8192, script)
+    alone = read_path(script)
+    assert alone.deployments == [] and [f.code for f in alone.findings] == ["KV008"]
+    assert kind_for("docker-compose.yaml.qwen3").name == "yaml" and kind_for("values.yaml.prod") is None
+    (tmp_path / "docker-compose.yaml.qwen3").write_text("services: {}\n")
+    assert [p for p, why in iter_files([str(tmp_path)]) if why is None] == [str(tmp_path / "docker-compose.yaml.qwen3")]
+
+
 def test_a_cpu_launch_is_not_swept_over_gpus():
     """`VLLM_TARGET_DEVICE=cpu`, `VLLM_CPU_KVCACHE_SPACE`, `--device cpu` or a CPU build of the image: the launch
     runs on CPU, so its status says so (not a GPU, not sized) instead of a KV108 sweep of the GPU catalogue; a
