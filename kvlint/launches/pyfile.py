@@ -104,6 +104,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
     grown, maybe = _appended(tree) if "+=" in text or ".extend(" in text or ".append(" in text else ({}, {})
     seen.update(id(e) for extra in grown.values() for e in extra)
     seen.update(id(e) for arms in maybe.values() for _, extra in arms for e in extra)
+    images = _commanded_images(tree) if "image=" in text else {}
     for node in ast.walk(tree):
         check()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
@@ -136,7 +137,8 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
             elts = node.elts + grown.get(id(node), [])
             found = _called(src, tree, node, elts) or _classes(src, tree, node, elts, maybe.get(id(node))) \
-                or _argv(src, elts, _gpu_of(src, tree, node), maybe.get(id(node))) or _flag_list(src, node, elts)
+                or _argv(src, elts, _gpu_of(src, tree, node), maybe.get(id(node))) \
+                or _flag_list(src, node, elts, images.get(id(node)))
             if found:
                 seen.update(id(e) for e in elts)
             out.extend(found)
@@ -1090,7 +1092,35 @@ def _stand_in_container(node: ast.Dict) -> bool:
     return False
 
 
-def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | None = None) -> list[Deployment]:
+def _commanded_images(tree: ast.Module) -> dict[int, ast.expr]:
+    """The `image=` of each call that hands a container its command as a list (`run_container(image=f"vendor/vllm:
+    {v}", command=["--model", "/model", ...])`, a helper over the Docker SDK: sample K163), by the list's id: the
+    image the engine's arguments go to, whose release decides how they are read."""
+    import ast
+
+    out: dict[int, ast.expr] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.keywords:
+            kw = {k.arg: k.value for k in node.keywords if k.arg}
+            if "image" in kw and isinstance(kw.get("command"), (ast.List, ast.Tuple)):
+                out[id(kw["command"])] = kw["image"]
+    return out
+
+
+def _image_text(src: _Source, image: ast.expr) -> Field:
+    """An image as written, an f-string's holes as `${name}` (`liquidai/liquid-labs-vllm:${vllm_version}`), at its
+    place: what names the image reads as it does in a compose file."""
+    import ast
+
+    if not isinstance(image, ast.JoinedStr):
+        return src.field(image)
+    parts = [v.value if isinstance(v, ast.Constant) else "${" + _shell_name(src.segment(v.value)) + "}"
+             for v in image.values if isinstance(v, (ast.Constant, ast.FormattedValue))]
+    return Field("".join(str(p) for p in parts), src.span(image), False)
+
+
+def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | None = None,
+               image: ast.expr | None = None) -> list[Deployment]:
     """A list of the engine's own arguments without the command (`default_args = ["--model", "org/m",
     "--max-model-len", "2048"]` handed to the engine's `make_arg_parser(...).parse_args`, `sys.argv = [...]` before
     its `main()`), in a file that names the engine: a launch when it holds a model (`--model X`, or a word after
@@ -1115,7 +1145,9 @@ def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | 
         found = _listed(found) if found is not None else None
     else:
         found = FoundLaunch(engine, tuple(words), src.span(node))
-    return [finish(src.path, found, LaunchContext(), ManifestGpu())] if found is not None else []
+    pic = _image_text(src, image) if image is not None else None
+    ctx = LaunchContext(image=pic.text, image_span=pic.span) if pic is not None else LaunchContext()
+    return [finish(src.path, found, ctx, ManifestGpu())] if found is not None else []
 
 
 def _engine_of_flags(text: str, words: list[Field], positional: bool) -> str | None:

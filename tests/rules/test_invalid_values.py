@@ -127,6 +127,18 @@ def test_a_word_after_a_switch_older_releases_took_is_judged_on_the_pinned_relea
     assert kv007.severity.name == "ERROR"
 
 
+def test_a_python_helpers_image_keyword_is_the_commands_image(tmp_path):
+    """Sample K163's CLI (measured: two warnings): `run_container(image=f"liquidai/liquid-labs-vllm:{v}", command=[
+    "--model", "/model", "--enable-chunked-prefill", "False", ...])`: the image the list goes to decides the
+    release, as in a compose file (an info when it names none); a pinned one is read as pinned."""
+    text = ("import docker_helper\n\n\ndef run(v):\n    docker_helper.run_container(\n"
+            "        image=IMAGE,\n        command=[\"--model\", \"/model\", \"--max-model-len\", \"4096\","
+            " \"--enable-chunked-prefill\", \"False\"],\n    )\n")
+    (open_,) = _kv007(tmp_path / "model.py", text.replace("IMAGE", 'f"liquidai/liquid-labs-vllm:{v}"'))
+    assert open_.severity.name == "INFO" and "liquidai/liquid-labs-vllm:${v}" in open_.message
+    assert _kv007(tmp_path / "model.py", text.replace("IMAGE", '"vllm/vllm-openai:v0.6.3"')) == []
+
+
 def test_a_json_value_written_as_a_name_is_a_pattern_not_invalid_json(tmp_path):
     """Sample K166's runlog (measured: four KV007 errors): "Command pattern: `vllm serve M --speculative-config
     '{"method":"eagle3","num_speculative_tokens":N}'`", N the sweep's value: a pattern the reader fills in, left
