@@ -45,7 +45,7 @@ def engine_from_flags(fields: Sequence[Field]) -> str | None:
     `vllm serve` takes (its positional model); it is vLLM's when its flags are all vLLM's, by the tables."""
     if fields and _model_first(fields):
         flags = {f.text.split("=", 1)[0] for f in fields[1:] if f.text.startswith("--")}
-        return _POSITIONAL_MODEL if _only(_POSITIONAL_MODEL, flags) else None
+        return POSITIONAL_MODEL if _only(POSITIONAL_MODEL, flags) else None
     if not fields or not fields[0].text.startswith("--"):
         return None
     flags = {f.text.split("=", 1)[0] for f in fields if f.text.startswith("--")}
@@ -57,7 +57,7 @@ def engine_from_flags(fields: Sequence[Field]) -> str | None:
     return own if own is None or not foreign(own, flags) else None
 
 
-_POSITIONAL_MODEL = "vllm"  # the engine whose server takes the model as its first positional (`vllm serve MODEL`)
+POSITIONAL_MODEL = "vllm"  # the engine whose server takes the model as its first positional (`vllm serve MODEL`)
 _MODEL_WORD = lazy(r"[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]|/[\w./-]+")
 _AT_LEAST = 2  # flags an argument list must carry to be told by the tables (one flag is any program's)
 

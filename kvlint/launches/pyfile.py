@@ -887,7 +887,7 @@ def _starts_with_word(node: ast.List | ast.Tuple, src: _Source) -> bool:
     first = node.elts[0] if node.elts else None
     if first is not None and (_is_interpreter(first) or _runs_module(node.elts)):
         return True
-    if _engine_named_program(node.elts):
+    if _engine_named_cli(node.elts):
         return True
     if isinstance(first, ast.Name):
         value = src.scopes.get(id(first), src.scopes[0]).get(first.id)
@@ -895,7 +895,7 @@ def _starts_with_word(node: ast.List | ast.Tuple, src: _Source) -> bool:
     return isinstance(first, ast.Constant) and isinstance(first.value, str) and " " not in first.value.strip()
 
 
-def _engine_named_program(elts: list[ast.expr]) -> bool:
+def _engine_named_cli(elts: list[ast.expr]) -> bool:
     """`[toolkit_configs.VLLM_ENV_PATH, "serve", model, ...]`: a program set at run time whose name names an engine,
     given that engine CLI's `serve` (sample K164: the path of a virtual environment's `vllm`): the engine's CLI, its
     words read by the flag table (kvlint.launches.pyfile._flag_list)."""
@@ -1108,15 +1108,13 @@ def _commanded_images(tree: ast.Module) -> dict[int, ast.expr]:
 
 
 def _image_text(src: _Source, image: ast.expr) -> Field:
-    """An image as written, an f-string's holes as `${name}` (`liquidai/liquid-labs-vllm:${vllm_version}`), at its
-    place: what names the image reads as it does in a compose file."""
-    import ast
-
-    if not isinstance(image, ast.JoinedStr):
+    """An image as written, an f-string's (or `+` chain's) holes as `${name}` (`liquidai/liquid-labs-vllm:
+    ${vllm_version}`, as kvlint.launches.pyfile._composed writes them), at its place: the name reads as it does in
+    a compose file."""
+    parts = _string_parts(image)
+    if parts is None or len(parts) < 2:
         return src.field(image)
-    parts = [v.value if isinstance(v, ast.Constant) else "${" + _shell_name(src.segment(v.value)) + "}"
-             for v in image.values if isinstance(v, (ast.Constant, ast.FormattedValue))]
-    return Field("".join(str(p) for p in parts), src.span(image), False)
+    return Field(_composed(src, image, parts).text, src.span(image), False)
 
 
 def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | None = None,
