@@ -127,8 +127,9 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
         node, scope = stack.pop()
         kind = node.kind
         if kind == "scalar":
-            if _may_launch(node.text):
-                out.extend(_string_launches(yf, node, scope, inputs, image, id(node) in one_command))
+            joined = id(node) in one_command
+            if _may_launch(_LINE_BREAK.sub(" ", node.text) if joined else node.text):
+                out.extend(_string_launches(yf, node, scope, inputs, image, joined))
                 if "<<" in node.text and "{{" in node.text:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
             elif _python_source(node):
@@ -145,8 +146,10 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
             pairs = list(node.pairs())
             inner = _inner(node, pairs, scope)
             for key, _, val in reversed(pairs):
-                if key == "cmd" and node.has_any(_SWAP_KEYS):  # asked only of a map holding `cmd`
+                if key == "cmd" and (node.has_any(_SWAP_KEYS) or _flag_lines(val)):  # asked only of a `cmd`
                     one_command.add(id(val))
+                elif key == "models" and val.is_map:
+                    one_command.update(_swap_commands(val))
                 if key == "image" and image is None and val.kind == "scalar":
                     image = val.text
                 stack.append((val, inner))
@@ -205,10 +208,29 @@ _SWAP_KEYS = ("proxy", "cmdStop", "checkEndpoint")
 _LINE_BREAK = lazy(r"(?<!\\)\n(?=.)")
 
 
+def _swap_commands(models: YNode) -> set[int]:
+    """The `cmd:` values of a llama-swap `models:` map (`{name: {cmd: ...}}`): `proxy` and the other swap keys
+    are optional there (the proxy defaults to `localhost:${PORT}`), so an entry of `cmd` alone is one too."""
+    entries = [val for _, _, val in models.pairs() if val.is_map]
+    return {id(cmd) for entry in entries if (cmd := entry.get("cmd")) is not None and cmd.is_scalar}
+
+
+_FLAG_LINE = lazy(r"(?m)^[ \t]*--?[A-Za-z]")
+_COMMENT_LINE = lazy(r"(?m)^[ \t]*#.*$")
+
+
+def _flag_lines(val: YNode) -> bool:
+    """A `cmd:` block whose lines go on with flags and no `\\` is one command over several lines (a line that
+    starts with `--port` is no shell command of its own): two such lines say so."""
+    return val.is_scalar and "\n" in val.text and len(_FLAG_LINE.findall(val.text, 0, 20_000)) >= 2
+
+
 def _one_command(text: Mapped) -> Mapped:
     """A command written over several lines with no `\\` (llama-swap joins a `cmd:` block's lines into one
-    command): each line break a space, every character at its place."""
-    return replace(text, text=_LINE_BREAK.sub(" ", text.text))
+    command, leaving its comment lines out): each line break a space, each comment line blank, every other
+    character at its place."""
+    uncommented = _COMMENT_LINE.sub(lambda m: " " * len(m.group()), text.text)
+    return replace(text, text=_LINE_BREAK.sub(" ", uncommented))
 
 
 def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str, str],
@@ -350,6 +372,8 @@ def _may_launch(text: str) -> bool:
     (`docker run -d $VLLM_IMAGE $VLLM_ARGS`: the image's entry point is the engine; its flags say so)."""
     if "vllm serve" in text or "sglang serve" in text or "sglang.launch_server" in text or "vllm.entrypoints" in text:
         return True  # ENTRY_MARKERS, spelled out: this runs on every string of every YAML file (no generator)
+    if "} serve" in text and ("vllm} serve" in text or "sglang} serve" in text):
+        return True  # `${vllm} serve M`: the program a variable (a llama-swap macro) named for the engine
     if '" serve' in text and ('vllm" serve' in text or 'sglang" serve' in text):
         return True  # `"$VENV/bin/vllm" serve M`: the program's path quoted
     if "docker run" not in text and "podman run" not in text and " container run" not in text \

@@ -24,19 +24,21 @@ def camel_to_flag(key: str) -> str:
 
 
 def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]],
-                      to_flag: Callable[[str], str | None] = camel_to_flag, rendered: bool = False) -> list[Field]:
+                      to_flag: Callable[[str], str | None] = camel_to_flag, rendered: bool = False,
+                      engine: str | None = None) -> list[Field]:
     """Each key the engine has as a flag, as argv words. `rendered`: chart values, which a template prints
-    (Helm prints a whole float as an integer: `maxModelLen: -1.0` reaches the command as `-1`)."""
+    (Helm prints a whole float as an integer: `maxModelLen: -1.0` reaches the command as `-1`). `engine`: the
+    engine whose table decides whether a `false` is an on/off flag's `--no-` form (None: any engine's)."""
     out: list[Field] = []
     for key, knode, val in pairs:
         flag = to_flag(key)
         if flag is None:
             continue
-        out.extend(_pair(flag, knode, val, rendered))
+        out.extend(_pair(flag, knode, val, rendered, engine))
     return out
 
 
-def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False) -> list[Field]:
+def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False, engine: str | None = None) -> list[Field]:
     if val.is_scalar:
         if val.tag.endswith(":null") or val.text == "":
             return []  # a chart key set to "" (or nothing) means "leave the engine's default"
@@ -46,7 +48,7 @@ def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False) -> list[F
             # a structured setting is a keyword argument, not CLI text: `false` of an on/off flag is its `--no-`
             # form, and of a store_true flag (`disable_log_stats: false`) the default, which no argv spells
             negative = "--no-" + flag[2:]
-            return [Field(negative, knode.span)] if negatable(negative) else []
+            return [Field(negative, knode.span)] if negatable(negative, engine) else []
         if rendered and val.tag.endswith(":float") and isinstance(val.value, float) and val.value.is_integer() \
                 and abs(val.value) < 1e15:
             return [Field(flag, knode.span), Field(str(int(val.value)), val.span)]
@@ -56,12 +58,13 @@ def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False) -> list[F
     return [Field(flag, knode.span), Field(json.dumps(val.data(), default=str), val.span)]
 
 
-def negatable(option: str) -> bool:
-    """Whether an engine's flag table has this `--no-` option (an on/off flag: BooleanOptionalAction)."""
+def negatable(option: str, engine: str | None = None) -> bool:
+    """Whether the engine's flag table (any engine's, when not known) has this `--no-` option (an on/off flag:
+    BooleanOptionalAction): SGLang's `skip_tokenizer_init: false` is its default, not vLLM's `--no-` form."""
     from kvlint.engines.registered import engine_names
     from kvlint.launches.argv import exact_option
 
-    return any(exact_option(engine, option) is not None for engine in engine_names())
+    return any(exact_option(e, option) is not None for e in ((engine,) if engine else engine_names()))
 
 
 def _value(node: YNode) -> Field:

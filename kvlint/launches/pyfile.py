@@ -1267,13 +1267,13 @@ def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keywo
             continue  # `quantization=None`, `args.quant or None` with an empty default: the engine's own default
         if isinstance(value, ast.Constant) and isinstance(value.value, bool):
             negative = "--no-" + flag.text[2:]  # False: an on/off flag's `--no-` form, else the default (nothing)
-            fields += [flag] if value.value else [Field(negative, flag.span)] if negatable(negative) else []
+            fields += [flag] if value.value else [Field(negative, flag.span)] if negatable(negative, engine) else []
         elif isinstance(value, (ast.Dict, ast.List)) and _literal(value) is not None:
             fields += [flag, Field(json.dumps(_literal(value)), src.span(value))]
         elif _switch(flag.text, engine) and src.field(value).resolved:  # `'trust_remote_code': trust_remote_code`,
             on = src.field(value).text.strip().lower() in ("true", "1", "yes", "on")  # a bool read as "true"
             negative = "--no-" + flag.text[2:]
-            fields += [flag] if on else [Field(negative, flag.span)] if negatable(negative) else []
+            fields += [flag] if on else [Field(negative, flag.span)] if negatable(negative, engine) else []
         elif _switch(flag.text, engine):  # `enable_prefix_caching=cfg["..."]`: on or off at run time; never a value
             continue  # after a switch (read so, the next word would be a stray argument: sample K154)
         else:

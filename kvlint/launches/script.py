@@ -1802,13 +1802,25 @@ def _asks_help(words: list[Field]) -> bool:
 _TEMPLATING = frozenset({"xargs", "parallel", "find", "watch"})
 
 
+_HANDED_WORDS = 256  # how far into a command a launcher's `--` is looked for
+
+
+def _handed_at(rest: list[Field]) -> list[int]:
+    """Where a handed command may start: any of the first words (`launcher --solo exec vllm serve`), and after
+    each `--` however many of the launcher's own options come first (`vllm-wrapper serve --listen :8080
+    --wait-timeout 5m ... -- vllm serve M`)."""
+    near = range(1, min(len(rest) - 1, 16))
+    far = [k for k in range(16, min(len(rest) - 1, _HANDED_WORDS)) if rest[k - 1].text == "--"]
+    return [*near, *far]
+
+
 def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
     """A program kvlint does not know handed an engine command after its own options (`./launch-cluster.sh --solo
     -t vllm-node exec vllm serve M ...`, `run-on-node gpu3 -- python -m sglang.launch_server ...`): such launchers
     run the command they are given, so the launch is that command; the launcher's options are not read (said)."""
     if len(rest) < 3 or depth >= MAX_DEPTH:
         return None
-    words = " ".join(f.text for f in rest[1:16]).lower()  # asked of every command: the cheap test first
+    words = " ".join(f.text for f in rest[1:_HANDED_WORDS]).lower()  # asked of every command: the cheap test first
     if "vllm" not in words and "sglang" not in words:
         return None
 
@@ -1816,16 +1828,19 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
     if program in _QUOTING or program in _NAMES_ONLY or program in _TEMPLATING \
             or not _LAUNCHER.fullmatch(rest[0].text) or not _LAUNCHER.fullmatch(program):
         return None
-    for k in range(1, min(len(rest) - 1, 16)):
-        if detect([f.token() for f in _program_named(rest[k:])]) is None:
+    for k in _handed_at(rest):
+        direct = detect([f.token() for f in _program_named(rest[k:])]) is not None
+        if not direct and rest[k - 1].text != "--":
             continue
         # a launcher is a program file (`./launch-cluster.sh`, `/opt/x/run`), or hands the command over after `--` /
         # `exec`; a bare word before an engine command is more likely prose (`// sglang serve CLI takes ...`)
         handed = "/" in rest[0].text or program.endswith(_SCRIPT_SUFFIXES) or rest[k - 1].text in ("--", "exec")
         found = launch_in_argv(list(rest[k:]), env, depth + 1, state) if handed and program not in ENGINE_NAMES \
             else None  # `/opt/venv/bin/vllm vllm serve`: a template's two spellings of one program, not a launcher
-        if found is None:
+        if found is None and direct:
             return None
+        if found is None:
+            continue  # after `--` another launcher's command (`systemd-run ... -- vllm serve`): read on
         own = " ".join(f.text for f in rest[1:k]) or "none"
         note = (f"run through {rest[0].text} (its own options not read: {own}), read as a launcher that runs the "
                 "engine command it is given")

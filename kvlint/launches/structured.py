@@ -260,10 +260,24 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
             block = None
         if block is not None and (best is None or block.score > best.score):
             best = block
+        below = on_path or _role_engine(node)
         for name, name_node, val in node.pairs():
             if not val.is_scalar and name not in _NOT_SETTINGS:
-                stack.append((val, path + (name,), here, _engine_in(name) or on_path, node, name_node))
+                stack.append((val, path + (name,), here, _engine_in(name) or below, node, name_node))
     return best
+
+
+def _role_engine(holder: YNode) -> str | None:
+    """The engine a role key names for the maps below it (`rollout_backend: sglang` above `server: {model_path:
+    ..., mem_fraction_static: ...}`, sample K162's RLinf): the value is the engine's name alone. Not the holder's
+    own engine: its settings beside the key (LLaMA-Factory's `infer_backend: vllm` beside `vllm_enforce_eager:`)
+    are an in-process engine's, read by the program."""
+    for key, _, val in holder.pairs():
+        if val.is_scalar and key[-1:] in "eEdD" and _ROLE_ENGINE_KEY.search(_lower(key)):
+            named = val.text.strip().lower()
+            if named in engine_names():
+                return named
+    return None
 
 
 def _client_beside(parent: YNode, holder: YNode) -> bool:
@@ -414,6 +428,8 @@ def _engine_value(holder: YNode) -> str | None:
     return None
 
 
+# a role's engine (`rollout_backend: sglang`, `inferenceEngine: vllm`): its value must be the engine's name alone
+_ROLE_ENGINE_KEY = lazy(r"[a-z0-9][_-]?(?:backend|engine)$")
 _VALUE_KEYS = frozenset({"engine", "backend", "runtime", "framework", "kind", "type", "repository", "image",
                          "runtimename", "enginename", "backendname"})
 _lower = lru_cache(maxsize=4096)(str.lower)

@@ -25,7 +25,7 @@ def looks_like_vllm_config(doc: YNode) -> bool:
 
 
 def read_vllm_config(path: str, doc: YNode) -> list[Deployment]:
-    fields = fields_from_pairs(doc.pairs(), lambda k: "--" + k)
+    fields = fields_from_pairs(doc.pairs(), lambda k: "--" + k, engine="vllm")
     span = doc.items[0][0].span if doc.items else None
     ctx = LaunchContext(name="vllm --config file", origin="config-file")
     return [make_deployment(path, "vllm", fields, span, ctx, ManifestGpu())]

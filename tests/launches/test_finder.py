@@ -44,8 +44,9 @@ def test_an_unknown_launcher_handed_an_engine_command_after_its_own_options():
     a launcher kvlint does not know that runs the command it is given; a printer or a per-item template is not one."""
     result = read_path(str(FIX / "launcher-handed.sh"))
     got = [(d.engine, d.model, _at(d.model_span)) for d in result.deployments]
-    assert got == [("vllm", "org/cluster-model", (4, 19)), ("sglang", "org/b", (6, 66))]
-    first, second = result.deployments
+    # line 10 (sample K170's llama-swap wrapper): handed after a second launcher's `--`, past sixteen words
+    assert got == [("vllm", "org/cluster-model", (4, 19)), ("sglang", "org/b", (6, 66)), ("vllm", "org/far", (10, 214))]
+    first, second, _ = result.deployments
     assert _at(first.settings["max_model_len"].span) == (5, 19) and _at(second.settings["tp_size"].span) == (6, 77)
     assert any("options not read: --solo -t vllm-node --apply-mod mods/fix)" in n for n in first.notes)
     assert [(f.code, f.span.line) for f in result.findings] == [("KV008", 8), ("KV008", 9)]  # said, not read
@@ -1826,6 +1827,20 @@ def test_a_llama_swap_cmd_block_is_one_command_over_its_lines():
     assert (first.model, _at(first.model_span), first.get("max_model_len"), first.image) == \
         ("org/swap-model", (8, 15), 8192, "vllm/vllm-openai:v0.11.0")
     assert (second.model, _at(second.model_span)) == ("org/swap-local", (14, 7))
+
+
+def test_a_llama_swap_cmd_of_its_own_is_one_command_and_its_program_may_be_a_macro():
+    """Sample K170's llama-swap README: an entry holding `cmd:` alone (the proxy is optional), whose program is a
+    llama-swap macro (`${vllm}` then `serve` on the next line) and whose comment lines llama-swap leaves out; a bare
+    `cmd: |` whose lines go on with flags is one command too. Taskfile's `cmd: |` of two commands is two lines."""
+    text = ("models:\n  m:\n    cmd: |\n      vllm-wrapper serve\n      --listen :${PORT}\n      # the daemon\n"
+            "      --\n      ${vllm}\n      serve\n      org/macro\n      --max-model-len 4096\n")
+    (d,) = read_path("config.yaml", text).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len")) == ("vllm", "org/macro", (10, 7), 4096)
+    bare = "cmd: |\n  ${vllm}\n  serve\n  org/bare\n  --port 8000\n  --enable-sleep-mode\n"
+    assert [d.model for d in read_path("snippet.yaml", bare).deployments] == ["org/bare"]
+    task = "tasks:\n  up:\n    cmd: |\n      cd deploy\n      echo vllm\n      serve --port 1\n"
+    assert read_path("Taskfile.yml", task).deployments == []
 
 
 def test_one_argv_builder_called_with_a_known_and_an_unknown_value_is_one_launch():

@@ -66,6 +66,20 @@ def test_engine_named_by_a_key_value_takes_its_own_flags():
     assert _s(d, "tp_size") == (2, 7, 13)
 
 
+def test_a_role_s_engine_named_by_a_backend_key_takes_its_flags():
+    """Sample K162's RLinf config: `rollout_backend: sglang` names the engine of the `server:` map below it (a
+    Hydra `${..model_path}` its model); a value that only contains the engine's name names none."""
+    text = ("model_path: org/rl\nrollout_backend: sglang\nlaunch_server: True\nserver:\n  model_path: ${..model_path}\n"
+            "  tp_size: 2\n  mem_fraction_static: 0.85\n  max_running_requests: 64\n")
+    (d,) = read_path("rl.yaml", text).deployments
+    assert (d.engine, d.model, d.get("tp_size"), d.get("max_running_requests")) == ("sglang", "org/rl", 2, 64)
+    other = text.replace("rollout_backend: sglang", "rollout_backend: sglang-router-v2")
+    assert read_path("rl.yaml", other).deployments == []
+    # sample K166's LLaMA-Factory config: the key names the engine of its own map's settings, an in-process engine
+    factory = "model_name_or_path: org/lf\ntemplate: llama3\ninfer_backend: vllm\nvllm_enforce_eager: true\n"
+    assert read_path("llama3_vllm.yaml", factory).deployments == []
+
+
 def test_application_settings_without_an_engine_named_are_not_a_launch():
     assert read_path(str(FIX / "app-settings.yaml")).deployments == []
 

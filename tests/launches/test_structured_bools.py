@@ -49,3 +49,15 @@ def test_false_of_a_store_true_key_is_the_default_and_of_an_on_off_key_its_no_fo
 def test_python_keyword_arguments_likewise():
     [dep] = read_path("serve.py", RAY_PY).deployments
     assert _flags(dep)[1] == [] and dep.get("enable_prefix_caching") is False and dep.get("max_model_len") == 8192
+
+
+def test_false_is_the_default_by_the_launch_s_own_engine_table():
+    """Sample K162's RLinf server group: SGLang's `skip_tokenizer_init: False` is its store_true default; vLLM's
+    table has `--no-skip-tokenizer-init` (an on/off flag there), which must not be spelled for SGLang (a wrong
+    KV004 "SGLang rejects")."""
+    text = ("rollout_backend: sglang\nserver:\n  model_path: org/m\n  mem_fraction_static: 0.85\n"
+            "  skip_tokenizer_init: False\n  max_running_requests: 64\n")
+    result = read_path("server.yaml", text)
+    [dep] = result.deployments
+    assert dep.engine == "sglang" and _flags(dep)[1] == [] and "--no-skip-tokenizer-init" not in _flags(dep)[0]
+    assert [f.code for f in result.findings if f.code == "KV004"] == []

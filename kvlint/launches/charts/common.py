@@ -82,7 +82,7 @@ def key_fields(engine: str, node: YNode | None, skip: frozenset[str] = frozenset
     if node is None or not node.is_map:
         return []
     pairs = [(k, kn, v) for k, kn, v in node.pairs() if k not in skip]
-    return fields_from_pairs(pairs, lambda k: known_flag(engine, k), rendered=True)
+    return fields_from_pairs(pairs, lambda k: known_flag(engine, k), rendered=True, engine=engine)
 
 
 def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode | Span | None, ctx: LaunchContext,

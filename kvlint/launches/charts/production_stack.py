@@ -119,7 +119,7 @@ def _runtime(yf: YamlFile, name: str, holder: YNode, spec: YNode) -> Deployment:
         if section is None or not section.is_map:
             continue
         renamed = [(k, kn, v) for k, kn, v in section.pairs() if k in _RUNTIME_RENAMES]
-        fields += fields_from_pairs(renamed, _RUNTIME_RENAMES.get, rendered=True)
+        fields += fields_from_pairs(renamed, _RUNTIME_RENAMES.get, rendered=True, engine="vllm")
         plain = YNode("map", section.span, section.start, section.end,
                       items=tuple((kn, v) for kn, v in section.items if kn.is_scalar and kn.text not in _RUNTIME_SKIP
                                   and kn.text not in _RUNTIME_RENAMES))

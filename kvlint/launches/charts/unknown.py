@@ -177,7 +177,7 @@ def _role_launches(yf: YamlFile, doc: YNode, found: tuple[str, str, Span] | None
                 f"at {'.'.join(named[0]) if named is not None else 'no key (a placeholder)'}: one launch per role")
         ctx = LaunchContext(image=image[0], image_span=image[1], notes=(note,), node_labels=facts.node_labels(doc))
         flags = [f for key, knode, val, option in role.pairs
-                 for f in fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True)]
+                 for f in fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True, engine=engine)]
         out.append(_deployment(yf.path, engine, model + flags, role.key.span, ctx,
                                ManifestGpu(product, pspan, None, None)))
     return out
@@ -488,7 +488,7 @@ def _flag_fields(engine: str, doc: YNode, block: structured.Block | None) -> lis
             (k, v) for k, v in doc.items if k.is_scalar and k.text not in _NOT_FLAGS and v.is_scalar))
         out += key_fields(engine, flat)
     for key, knode, val, option in block.pairs if block is not None else ():
-        out += fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True)
+        out += fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True, engine=engine)
     return out
 
 
