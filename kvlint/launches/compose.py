@@ -510,7 +510,12 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     except SourceError:
         return []
     variables = {**dict(env), **_environment(svc, env)}
-    launches, _, notes = run_script(Mapped.whole(host, text.replace("\r\n", "\n")), variables)
+    at = next((k for k, f in enumerate(fields) if f.text == target), None)
+    # the words after the script are its "$@" (`entrypoint: [bash, /scripts/start.sh]` with `command: [MODEL,
+    # --flags]`, sample K173); $0 is the script itself
+    positional = (fields[at], *fields[at + 1 :]) if at is not None and at + 1 < len(fields) else None
+    launches, _, notes = run_script(Mapped.whole(host, text.replace("\r\n", "\n")), variables,
+                                    positional=positional)
     note = f"the command runs {target}, mounted from {os.path.relpath(host, os.path.dirname(yf.path) or '.')}"
     ctx = LaunchContext(name, image or _build_base(svc), notes=(note, *notes))
     return [finish(yf.path, f, ctx, _gpus(svc)) for f in launches]

@@ -59,14 +59,16 @@ class RunOptions:
 
 
 def is_run(fields: list[Field], i: int) -> int | None:
-    """Index after `docker run` / `podman container run` at `i`, or None."""
+    """Index after `docker run` / `podman container run` at `i`, or None. `docker create` takes the same options,
+    image and command: the container it makes runs that command when started (`docker create ... IMAGE vllm serve
+    ...` then `docker start NAME`, sample K171)."""
     head = fields[i].text.rsplit("/", 1)[-1]
     if head not in RUNNERS:
         return None
     j = i + 1
     if j < len(fields) and fields[j].text == "container":
         j += 1
-    return j + 1 if j < len(fields) and fields[j].text == "run" else None
+    return j + 1 if j < len(fields) and fields[j].text in ("run", "create") else None
 
 
 def read_options(fields: list[Field], i: int, base: str) -> tuple[RunOptions, int]:
@@ -97,8 +99,8 @@ def _options_left(fields: list[Field], i: int) -> bool:
     an image follows it, past docker's own options: more options, not the image (an image is a resolved word with
     a registry or a tag; a path such as `/model`, or a word no docker option takes, after it is the command's, so
     the expansion stays the image)."""
-    if not _unknown(fields[i]) or i + 1 >= len(fields):
-        return False
+    if not _unknown(fields[i]) or i + 1 >= len(fields) or _IMAGE_VARIABLE.search(fields[i].text):
+        return False  # `"$IMAGE" org/model --flags`: a variable named for the image is the image (sample K172)
     k, options = i + 1, False
     while k < len(fields) and (fields[k].text.startswith("-") or _unknown(fields[k])):  # docker options after it
         if _unknown(fields[k]):  # and more such expansions (`$PATCH_MOUNTS $EXTRA_MOUNTS "$IMAGE"`), to the next word
@@ -118,6 +120,9 @@ def _options_left(fields: list[Field], i: int) -> bool:
         return True
     return nxt is not None and nxt.resolved and not nxt.text.startswith(("/", ".")) and " " not in nxt.text and \
         ("/" in nxt.text or ":" in nxt.text)
+
+
+_IMAGE_VARIABLE = re.compile(r"^[\"']?\$\{?[A-Za-z0-9_]*(?:IMAGE|image|Image)\}?[\"']?$")
 
 
 def _unknown(word: Field) -> bool:

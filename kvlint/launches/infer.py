@@ -68,8 +68,16 @@ def model_shaped(word: str) -> bool:
 
 
 def _model_first(fields: Sequence[Field]) -> bool:
-    """Whether the list is a model (a Hub id or an absolute path) and then flags."""
-    return len(fields) > 1 and fields[1].text.startswith("--") and _MODEL_WORD.fullmatch(fields[0].text) is not None
+    """Whether the list is a model (a Hub id or an absolute path, or a variable named for one left unresolved:
+    `"$MODEL"`, sample K172) and then flags."""
+    if len(fields) < 2 or not fields[1].text.startswith("--"):
+        return False
+    first = fields[0]
+    return _MODEL_WORD.fullmatch(first.text) is not None or \
+        (not first.resolved and _MODEL_VARIABLE.fullmatch(first.text) is not None)
+
+
+_MODEL_VARIABLE = lazy(r"\$\{?[A-Za-z_]*(?:MODEL|model)(?:_?(?:PATH|path|ID|id|DIR|dir|REPO|repo))?\}?")
 
 
 def _only(engine: str, flags: set[str]) -> bool:

@@ -33,7 +33,8 @@ _NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang(?
 # a container run from an image variable named for an engine (`docker run -d \` ... `"$SGLANG_IMAGE" $ARGS`), over
 # `\` continuation lines
 _RUN_VAR = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b(?:[^\n#\\]|\\\n|\\){0,600}?"
-                r"(\$\{?[A-Za-z_]*(?:vllm|sglang|VLLM|SGLANG)[A-Za-z0-9_]*\}?)")
+                r"(?<=[\s\"'])(\$\{?[A-Za-z_]*(?:vllm|sglang|VLLM|SGLANG)[A-Za-z0-9_]*\}?)(?=[\s\"'\\]|$)")
+# (a word of its own: not `${VLLM_X:+-e VLLM_X=$VLLM_X}`, an option given only when a variable is set)
 # a container run under a name that says it is an engine's (`docker run -d --name vllm-ci ... vllm-inference:ci-test`),
 # its image the repository's own build whose entry point kvlint does not see
 _RUN_NAMED = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b(?:[^\n#\\]|\\\n|\\){0,600}?--name[ \t=]+[\"']?"
@@ -92,9 +93,9 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
     elif kind == "dockerfile":
         message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
                    "with one (docker run, a manifest, a compose file); nothing here is checked")
-    elif kind == "python" and what == "LLMConfig":
-        message = ("a Ray Serve LLM config is made here (it runs vLLM), but kvlint could not read its model from it (a "
-                   "model_loading_config built elsewhere); nothing here is checked")
+    elif kind == "python" and what in _RAY_CALLS:
+        message = (f"a Ray Serve LLM deployment is configured here ({what}: it runs vLLM), but kvlint could not read "
+                   "its model from it (a config built elsewhere or at run time); nothing here is checked")
     elif "lmi_vllm" in what or what.startswith("OPTION_ROLLING_BATCH"):
         message = (f"SageMaker's LMI container is configured here to run vLLM (`{what}`): its model and settings are "
                    "the container's environment (HF_MODEL_ID, OPTION_*), which kvlint does not read as a launch yet; "
@@ -243,18 +244,21 @@ def _serve_list(text: str) -> tuple[int, int, str] | None:
     return text.count("\n", 0, m.start(1)) + 1, m.start(1) - line_start + 1, f"{m.group(1)} serve"
 
 
-_RAY_CONFIG = lazy(r"^[^#\n]*?\b(LLMConfig)\(", re.M)
+_RAY_CONFIG = lazy(r"^[^#\n]*?\b(LLMConfig|build_llm_deployment|build_openai_app)\(", re.M)
+_RAY_CALLS = ("LLMConfig", "build_llm_deployment", "build_openai_app")
 
 
 def _ray_config(text: str) -> tuple[int, int, str] | None:
-    """(line, col, "LLMConfig") of Ray Serve LLM's config call, which runs vLLM without naming it."""
-    if "LLMConfig(" not in text:
+    """(line, col, the call) of Ray Serve LLM's config call, or of its deployment builders where the file imports
+    `ray.serve.llm` (sample K173: `build_llm_deployment(model_id=path, engine_config=...)`), which run vLLM
+    without naming it."""
+    if "LLMConfig(" not in text and "ray.serve.llm" not in text:
         return None
     m = _RAY_CONFIG.search(text)
     if m is None:
         return None
     at = m.start(1)
-    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), "LLMConfig"
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), m.group(1)
 
 
 def _built_by_engine_call(text: str, name: str) -> tuple[str, int] | None:

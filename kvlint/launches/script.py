@@ -140,6 +140,7 @@ class _State:
     path: tuple[Fact, ...] = ()  # what the caller's `if` / `case` arms hold of variables where it called this body
     tested: list[_Tested] = field(default_factory=list)  # closed statements whose arms all test one variable
     gathered: set[str] = field(default_factory=set)  # arrays a loop fills with run-time words (`args+=("$1")`)
+    unsourced: list[str] = field(default_factory=list)  # files the script sources that kvlint cannot read
     array_loops: dict[str, int] = field(default_factory=dict)  # NAME -> the loop depth its `NAME=(...)` was made at
     defaulted: set[str] = field(default_factory=set)  # names holding a default the caller may override
     # (`V=${1:-base}`, `MODE=${MODE:-serve}`): a `case` on one still has alternatives (see _case_arm)
@@ -1041,9 +1042,13 @@ def _source(word: Word, m: Mapped, state: _State, depth: int) -> None:
     path = sourced.sourced_path(m.text[word.start:word.end], m.path, state.folders)
     text = sourced.read_text(path) if path is not None else None
     if path is None or text is None:
+        state.unsourced.append(m.text[word.start:word.end])
         return
     before = dict(state.env)
-    _, env, _ = run_script(Mapped.whole(path, text), dict(state.env), depth + 1)
+    inner = _State(with_supplied(dict(state.env)), named=engines_named(text))
+    _read(Mapped.whole(path, text), inner, depth + 1)
+    env = inner.env
+    state.arrays.update(inner.arrays)  # `ARGS=(--model M ...)` in a settings file: its words where it wrote them
     line = m.at(word.start)[0]
     changed = {name: value for name, value in env.items() if before.get(name) != value}
     for name, value in changed.items():
@@ -1524,12 +1529,22 @@ def _expand(word: Word, m: Mapped, env: dict[str, str], state: _State) -> list[F
     ref = _array_ref(word)
     if ref is not None and ref.group(1) in state.gathered:  # its words are known only at run time
         return [Field(m.text[word.start:word.end], m.span(word.start, word.end), False, (ref.group(1),))]
+    if ref is not None and state.unsourced and ref.group(1) not in state.arrays and not ref.group(2):
+        return [_sourced_array(ref.group(1), word, m, state)]
     if ref is None or (ref.group(1) not in state.arrays and not ref.group(2)):
         return expand_word(word, m, env, state.positional)
     value = state.arrays.get(ref.group(1), ())
     if ref.group(2) and ref.group(2).endswith("+"):  # `${a[@]+WORD}`: WORD (the array again) when a is set
         return list(value)
     return list(value) or ([] if ref.group(2) is None else expand_word(word, m, env, state.positional))
+
+
+def _sourced_array(name: str, word: Word, m: Mapped, state: _State) -> Field:
+    """`"${ARGS[@]}"` of an array the script never sets, after it sources a file kvlint cannot read: bash exports no
+    array, so no caller hands it in; it is that file's (sample K173's `serve-common.sh`), a configuration's words
+    unknown here (the model among them), not arguments passed through. Read as one unresolved word."""
+    state.runtime.setdefault(name, f"an array set by {state.unsourced[0]}, which the script sources (not read)")
+    return Field(f"${name}", m.span(word.start, word.end), False, (name,))
 
 
 def _optional_notes(words: tuple[Word, ...], state: _State) -> tuple[str, ...]:
@@ -2076,6 +2091,7 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
                 state: _State | None) -> FoundLaunch | None:
     """`docker run [OPTIONS] IMAGE [COMMAND...]`: the launch the container starts, seen from the host."""
     from kvlint.launches import docker_run as dr
+    from kvlint.launches.infer import inferred_note
 
     where = fields[0].span.path if fields and fields[0].span else ""
     base = os.path.dirname(where) if where not in ("", "-") else ""
@@ -2088,9 +2104,11 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         state.containers[opts.name] = (image, opts.gpus)
     argv, default = dr.command_after_image(opts, image, rest)
     flags_follow = any(f.text.startswith("-") for f in rest[:2])  # `IMAGE --flags`, `IMAGE MODEL --flags`
-    if default is None and opts.entrypoint is None and flags_follow:
+    if (default is None or not image.resolved) and opts.entrypoint is None and flags_follow:
         local = dr.local_image_engine(image, base, state.built if state is not None else {})
         if local is not None:  # the repository's own image, whose entry point is the engine, given its arguments
+            # (it says more than the flags do of an image left to a variable)
+            opts.notes[:] = [n for n in opts.notes if default is None or n != inferred_note(default, "--entrypoint")]
             default = local[0]
             opts.notes.append(local[1])
     inner_env = {**env, **opts.env}

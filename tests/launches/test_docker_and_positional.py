@@ -232,3 +232,27 @@ def test_a_command_line_continuing_a_container_run_in_notes_is_read_once():
             "  vllm serve $MODEL\n\ncurl http://localhost:8000/v1/models\n")
     deps = read_path("notes.txt", text).deployments
     assert [(d.model, d.image) for d in deps] == [("$MODEL", "rocm/vllm:latest")]  # the host shell expands it
+
+
+def test_a_created_container_runs_its_command_and_an_image_variable_is_the_image(tmp_path):
+    """Sample K171's `docker create ... "${IMAGE}" vllm serve --config ...` (then `docker start`): create takes run's
+    options, image and command. Sample K172's `docker run -d "${opts[@]}" "$IMAGE" "${model_args[@]}"` with
+    `model_args=("$MODEL" --tensor-parallel-size ... --gpu-memory-utilization ...)`: a variable named for the image is
+    the image (not more options), and a first word named for the model, then vLLM's own flags, is vLLM's positional
+    model. A variable named otherwise (`$DOCKER_OPTS`) before a word that looks like an image is still options."""
+    p = tmp_path / "create.sh"
+    p.write_text('#!/bin/bash\ndocker create --name v --gpus all "${IMAGE}" vllm serve org/created --port 8000\n'
+                 'docker start -a v\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "org/created", (2, 57))
+    p.write_text('#!/bin/bash\nargs=("$MODEL" --tensor-parallel-size 2 --max-model-len 8192 '
+                 '--gpu-memory-utilization 0.9)\nid=$(docker run -d --gpus all "$IMAGE" "${args[@]}")\n')
+    (v,) = read_path(str(p)).deployments
+    assert (v.engine, v.model, v.model_resolved, v.get("max_model_len")) == ("vllm", "$MODEL", False, 8192)
+    p.write_text('#!/bin/bash\ndocker run -d --gpus all "$VLLM_IMAGE" org/m --tensor-parallel-size 2 '
+                 '--max-model-len 8192\n')
+    (m,) = read_path(str(p)).deployments
+    assert (m.model, _at(m.model_span), m.get("max_model_len")) == ("org/m", (2, 40), 8192)
+    p.write_text('#!/bin/bash\ndocker run -d --gpus all $DOCKER_OPTS vllm/vllm-openai:v0.11.0 --model org/o\n')
+    (o,) = read_path(str(p)).deployments
+    assert (o.model, o.engine_version) == ("org/o", "0.11.0")

@@ -245,3 +245,24 @@ def test_a_terraform_heredoc_handed_to_a_shells_c_is_its_script(tmp_path):
                  "        vllm serve org/m --tensor-parallel-size 8\n        EOT\n      ]\n    }]\n  }\n}\n")
     (dep,) = read_path(str(p)).deployments
     assert (dep.model, dep.model_span.line, dep.get("tensor_parallel_size")) == ("org/m", 10, 8)
+
+
+def test_a_mounted_script_run_by_a_shell_takes_the_services_command_as_its_arguments():
+    """Sample K173's compose (`entrypoint: [/bin/bash, /scripts/start-qwen35.sh]`, `command: [MODEL, --flags]`,
+    `./scripts:/scripts:ro`): the script's `exec vllm serve "$@"` serves the command's words, each at its place in
+    the compose file, not an unresolved `$@`."""
+    (d,) = read_path(str(FIX / "compose-script-args" / "docker-compose.yml")).deployments
+    assert (d.model, _at(d.model_span), d.get("max_model_len")) == ("org/handed", (6, 9), 8192)
+    assert d.model_span.path.endswith("docker-compose.yml")
+
+
+def test_an_array_of_a_sourced_file_is_its_configuration_not_arguments_passed_through():
+    """Sample K173's `serve-head.sh`: `source serve-common.sh` then `vllm serve "${ARGS[@]}" --node-rank 0`. The
+    array's words are the sourced file's (each at its place there); when that file is not in the tree the array is
+    still no caller's (bash exports no array), so the launch is read with its model unknown, not passed over as an
+    entry point."""
+    (head,) = read_path(str(FIX / "sourced-array" / "head.sh")).deployments
+    assert (head.model, head.get("max_model_len"), head.get("port")) == ("org/sourced", 4096, 8000)
+    assert head.model_span.path.endswith("common.sh") and _at(head.model_span) == (1, 7)
+    (worker,) = read_path(str(FIX / "sourced-array" / "worker.sh")).deployments
+    assert (worker.model, worker.model_resolved, _at(worker.model_span)) == ("$ARGS", False, (3, 17))

@@ -598,3 +598,22 @@ def test_a_gpu_container_run_of_an_unnamed_image_with_a_model_variable_is_said()
     assert result.deployments == [] and (note.code, _at(note.span)) == ("KV008", (5, 5))
     assert "its model in MODEL_PATH" in note.message
     assert read_path("launch.sh", text.replace("--gpus all ", "")).findings == []
+
+
+def test_ray_serve_llm_deployment_builders_are_places_and_a_conditional_option_is_no_image(tmp_path):
+    """Sample K173's `build_llm_deployment(model_id=path, engine_config=conf)` under `from ray.serve.llm import ...`
+    (silent at measurement): a Ray Serve LLM deployment whose model is built at run time is a place named (KV008).
+    Sample K173's `docker run ... ${VLLM_ALLOW_LONG_MAX_MODEL_LEN:+-e VLLM_...=$VLLM_...} ... $IMAGE`: an option
+    given only when a variable is set is not the image the note names."""
+    p = tmp_path / "ray_deployments.py"
+    p.write_text("from ray.serve.llm import build_llm_deployment\n\n\ndef build(path, conf):\n"
+                 "    return build_llm_deployment(model_id=path, engine_config=conf)\n")
+    result = read_path(str(p))
+    assert result.deployments == [] and [(f.code, f.span.line, f.span.col) for f in result.findings] == \
+        [("KV008", 5, 12)]
+    assert "Ray Serve LLM deployment is configured here (build_llm_deployment" in result.findings[0].message
+    s = tmp_path / "launch.sh"
+    s.write_text('#!/bin/bash\ndocker run -d --gpus all \\\n  ${VLLM_ALLOW_LONG:+-e VLLM_ALLOW_LONG=$VLLM_ALLOW_LONG} \\\n'
+                 '  "$SGLANG_IMAGE" $ARGS\n')
+    (f,) = read_path(str(s)).findings
+    assert f.code == "KV008" and "from $SGLANG_IMAGE," in f.message and f.span.line == 4
