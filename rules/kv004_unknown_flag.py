@@ -10,7 +10,8 @@ misspelling), is a warning: it may belong to a fork, a plugin or a newer release
 image that is not the engine's own published one (a local or third-party build, which may add it; a script run
 inside one says so in its header comment, `# profile for org/sglang-fork`, which settles this question only, never
 the release), a launch beside an install of a package built on the engine (`pip install arctic-inference[vllm]`: a
-plugin, whose options the launch may use), a launch that reads a file of the engine's own repository by a relative
+plugin, whose options the launch may use) or that passes a plugin's own switch (`vllm serve M --omni`: vllm-omni, by
+kvlint/data/plugins.json), a launch that reads a file of the engine's own repository by a relative
 path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a checkout, a fork or a source install), a
 launch whose file installs the engine from no stock release (a cloned tree, `pip install ./sglang/python[all]`, a
 git URL, a development or PR build pinned with `==`) or runs a vendor's build its environment marks (`export
@@ -95,7 +96,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             custom = _custom_build(dep.image)
             said = _custom_build(dep.said_image) if not dep.image else None  # a comment's, for this question only
             ahead = _nightly(dep.image)
-            plugin = dep.extension or _checkout_file(dep) if not (custom or said or ahead) else None
+            switched = _switched_plugin(dep) if not (custom or said or ahead) else None
+            plugin = dep.extension or (switched[0] if switched else None) or _checkout_file(dep) \
+                if not (custom or said or ahead) else None
             source = _unreleased(dep) if not (custom or said or ahead or plugin) else None
             kin = _feature_family(dep.engine, dep.server, unknown.flag) \
                 if not (custom or ahead or said or plugin or source) else ()
@@ -104,6 +107,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                      "decides" if said else
                      f"; the file installs {plugin}, a package built on {engine} whose options the launch may use, "
                      "so that package decides" if plugin and plugin == dep.extension else
+                     f"; the launch passes {switched[1]}, the switch of {plugin}, a package built on {engine} that adds "
+                     "options of its own, so that package decides" if switched and plugin == switched[0] else
                      f"; the launch reads {plugin} from its working folder, a file of {engine}'s own source tree: "
                      f"it runs from a checkout of {engine} (a fork or a source install), which decides" if plugin else
                      f"; {source}: that build decides" if source else
@@ -282,6 +287,18 @@ def _nightly(image: str | None) -> str | None:
     build after the newest release kvlint's tables hold, so a flag none of them has may be in it."""
     tag = (image or "").rsplit("/", 1)[-1].split("@", 1)[0].rpartition(":")[2].lower()
     return image if image and ":" in image.rsplit("/", 1)[-1] and tag.startswith(("nightly", "main", "dev")) else None
+
+
+def _switched_plugin(dep: Deployment) -> tuple[str, str] | None:
+    """(package, switch) of a plugin the launch turns on with its own switch (`vllm serve M --omni`: vllm-omni, sample
+    K174's docs), by kvlint/data/plugins.json: the launch runs that package, whose options it may use."""
+    from kvlint.data import load_json
+
+    given = {u.flag.split("=", 1)[0] for u in dep.unknown_flags}
+    if not given:
+        return None
+    return next(((p["package"], p["switch"]) for p in load_json("plugins.json")["plugins"]
+                 if p["engine"] == dep.engine and p["switch"] in given), None)
 
 
 def _custom_build(image: str | None) -> str | None:

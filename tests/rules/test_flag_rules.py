@@ -213,6 +213,27 @@ def test_an_unknown_flag_beside_an_install_of_a_package_built_on_the_engine_is_a
     assert kv004(serve) == [("WARNING", False)]
 
 
+def test_an_unknown_flag_of_a_launch_that_turns_on_a_plugin_is_the_plugins(tmp_path):
+    """Sample K174 (two noise warnings): vllm-omni's docs serve with `vllm serve M --deploy-config X --omni`: `--omni`
+    is the plugin's own switch (kvlint/data/plugins.json), so the launch runs vllm-omni, whose options these are
+    (an info naming it); without the switch the same unknown option stays a warning."""
+    import jsonschema
+
+    from kvlint.data import load_json
+    from kvlint.lint import LintOptions, lint
+
+    jsonschema.validate(load_json("plugins.json"), load_json("plugins.schema.json"))
+
+    def kv004(flags: str):
+        p = tmp_path / "serve.sh"
+        p.write_text(f"vllm serve Qwen/Qwen3-8B {flags}\n")
+        return sorted((f.severity.name, "the switch of vllm-omni" in f.message)
+                      for f in lint([str(p)], LintOptions()).findings if f.code == "KV004")
+
+    assert kv004("--deploy-config d.yaml --omni") == [("INFO", True), ("INFO", True)]
+    assert kv004("--deploy-config d.yaml") == [("WARNING", False)]
+
+
 def test_an_unknown_flag_of_a_launch_run_from_the_engines_checkout_is_an_info(tmp_path):
     """Sample K101 (a noise warning): a research system's patched vLLM, run from its checkout (`--chat-template
     ./examples/template_alpaca.jinja`, a file of vLLM's own repository), with its own `--coinference-scheduler`: the
