@@ -107,8 +107,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                      "decides" if said else
                      f"; the file installs {plugin}, a package built on {engine} whose options the launch may use, "
                      "so that package decides" if plugin and plugin == dep.extension else
-                     f"; the launch passes {switched[1]}, the switch of {plugin}, a package built on {engine} that adds "
-                     "options of its own, so that package decides" if switched and plugin == switched[0] else
+                     f"; the launch passes {switched[1]}, the switch of {plugin}, a package built on {engine} that "
+                     "adds options of its own, so that package decides" if switched and plugin == switched[0] else
                      f"; the launch reads {plugin} from its working folder, a file of {engine}'s own source tree: "
                      f"it runs from a checkout of {engine} (a fork or a source install), which decides" if plugin else
                      f"; {source}: that build decides" if source else
