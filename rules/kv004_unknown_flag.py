@@ -10,9 +10,10 @@ misspelling), is a warning: it may belong to a fork, a plugin or a newer release
 image that is not the engine's own published one (a local or third-party build, which may add it; a script run
 inside one says so in its header comment, `# profile for org/sglang-fork`, which settles this question only, never
 the release), a launch beside an install of a package built on the engine (`pip install arctic-inference[vllm]`: a
-plugin, whose options the launch may use) or that passes a plugin's own switch (`vllm serve M --omni`: vllm-omni, by
-kvlint/data/plugins.json), a launch that reads a file of the engine's own repository by a relative
-path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a checkout, a fork or a source install), a
+plugin, whose options the launch may use) or that passes a plugin's own switch with no image named (`vllm serve M
+--omni`: vllm-omni, by kvlint/data/plugins.json; the stock image has no plugin), a launch that reads a file of the
+engine's own repository by a relative path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a
+checkout, a fork or a source install), a
 launch whose file installs the engine from no stock release (a cloned tree, `pip install ./sglang/python[all]`, a
 git URL, a development or PR build pinned with `==`) or runs a vendor's build its environment marks (`export
 PT_HPU_...`: Intel Gaudi's vLLM fork), or a nightly build (newer than the releases kvlint knows), for
@@ -291,11 +292,12 @@ def _nightly(image: str | None) -> str | None:
 
 def _switched_plugin(dep: Deployment) -> tuple[str, str] | None:
     """(package, switch) of a plugin the launch turns on with its own switch (`vllm serve M --omni`: vllm-omni, sample
-    K174's docs), by kvlint/data/plugins.json: the launch runs that package, whose options it may use."""
+    K174's docs), by kvlint/data/plugins.json: the launch runs that package, whose options it may use. Only where
+    the launch names no image: the engine's stock image does not carry the plugin (`--omni` exits there)."""
     from kvlint.data import load_json
 
     given = {u.flag.split("=", 1)[0] for u in dep.unknown_flags}
-    if not given:
+    if not given or dep.image:
         return None
     return next(((p["package"], p["switch"]) for p in load_json("plugins.json")["plugins"]
                  if p["engine"] == dep.engine and p["switch"] in given), None)

@@ -104,6 +104,8 @@ def _options_left(fields: list[Field], i: int) -> bool:
     k, options = i + 1, False
     while k < len(fields) and (fields[k].text.startswith("-") or _unknown(fields[k])):  # docker options after it
         if _unknown(fields[k]):  # and more such expansions (`$PATCH_MOUNTS $EXTRA_MOUNTS "$IMAGE"`), to the next word
+            if _IMAGE_VARIABLE.search(fields[k].text):
+                return True  # a later one named for the image is the image (sample K173: `$CPUSET_ARG -e ... $IMAGE`)
             k += 1
             continue
         name, eq, _ = fields[k].text.partition("=")
@@ -242,7 +244,26 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
         # server (a published image whose entry point is a shell, lmsysorg/sglang, is not assumed to take them)
         guessed = shipped_engine(image.text)
         opts.notes.append(f"engine {guessed} assumed: {image.text} carries it and is given only {guessed}'s flags")
+    elif not known and not image.resolved and (named := _named_container(opts.name, rest)) is not None:
+        guessed = named
+        opts.notes.append(f"engine {guessed} assumed: the container is named {opts.name}, its image {image.text} is "
+                          f"set elsewhere, and its arguments are {guessed}'s flags")
     return rest, known or guessed
+
+
+def _named_container(name: str | None, rest: list[Field]) -> str | None:
+    """The engine a container's own name says it runs (`--name vllm-fn`), for an image left to a variable that is
+    given the engine's flags only (every one an option of that engine), after at most two words left to variables
+    (the model's, the arguments'): sample K173's multi-node heredoc, `$IMAGE $MODEL_ARG $VLLM_ARGS_STR --node-rank 0
+    --port $PORT`. A name alone, or flags of another program, say nothing."""
+    from kvlint.launches.infer import all_known
+
+    engine = named_engine(name) if name else None
+    flags = [f for f in rest if f.text.startswith("--")]
+    lead = next((k for k, f in enumerate(rest) if f.text.startswith("-")), len(rest))
+    if engine is None or not flags or lead > 2 or any(f.resolved for f in rest[:lead]):
+        return None
+    return engine if all_known(engine, rest) else None
 
 
 def _own_program(engine: str, rest: list[Field]) -> bool:

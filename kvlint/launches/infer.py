@@ -102,7 +102,7 @@ def _only(engine: str, flags: set[str]) -> bool:
     return any(all(f not in other.by_option and f not in other.removed for other in others) for f in settings)
 
 
-def _all_known(engine: str, fields: Sequence[Field]) -> bool:
+def all_known(engine: str, fields: Sequence[Field]) -> bool:
     """Whether every flag of the list is one of the engine's (an option of any release): the image already says
     which engine, so the flags need only not be another program's."""
     from kvlint.flags.flag_table import flag_table, match, normalise
@@ -162,7 +162,7 @@ def no_server_launch(fields: Sequence[Field], image: Field | None, env: dict[str
 
     engine = no_server_engine(image.text) if image is not None else None
     if image is None or engine is None or not fields or not fields[0].text.startswith("-") or \
-            not _all_known(engine, fields):
+            not all_known(engine, fields):
         return None
     note = f"{image.text} starts no {engine} server on its own: its arguments are run as the container's program"
     return FoundLaunch(engine, tuple(fields), None, dict(env or {}), notes=(note,), no_server=image)

@@ -256,3 +256,20 @@ def test_a_created_container_runs_its_command_and_an_image_variable_is_the_image
     p.write_text('#!/bin/bash\ndocker run -d --gpus all $DOCKER_OPTS vllm/vllm-openai:v0.11.0 --model org/o\n')
     (o,) = read_path(str(p)).deployments
     assert (o.model, o.engine_version) == ("org/o", "0.11.0")
+
+
+def test_a_container_named_for_the_engine_from_an_image_variable_given_its_flags_is_its_launch(tmp_path):
+    """Sample K173's two-node heredoc: `docker run -d --name vllm-fn $CPUSET_ARG -e ... $IMAGE $MODEL_ARG
+    $VLLM_ARGS_STR --node-rank 0 --host 0.0.0.0 --port $PORT`: an expansion before the one named for the image is
+    more options; the container's name says vLLM and every flag is vLLM's, so it is vLLM's launch, its model the
+    variable. The same run named for no engine, or given another program's flags, stays a place (KV008)."""
+    p = tmp_path / "launch.sh"
+    run = ('#!/bin/bash\ndocker run -d --name {name} $CPUSET_ARG -e NCCL_DEBUG=INFO \\\n'
+           '  $IMAGE $MODEL_ARG $VLLM_ARGS_STR {flags}\n')
+    p.write_text(run.format(name="vllm-fn", flags="--node-rank 0 --host 0.0.0.0 --port $PORT"))
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.image) == ("vllm", "$MODEL_ARG", (3, 10), "$IMAGE")
+    p.write_text(run.format(name="app", flags="--node-rank 0 --host 0.0.0.0 --port $PORT"))
+    assert read_path(str(p)).deployments == []
+    p.write_text(run.format(name="vllm-fn", flags="--workers 4 --log-format json"))
+    assert read_path(str(p)).deployments == []

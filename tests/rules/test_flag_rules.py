@@ -232,6 +232,10 @@ def test_an_unknown_flag_of_a_launch_that_turns_on_a_plugin_is_the_plugins(tmp_p
 
     assert kv004("--deploy-config d.yaml --omni") == [("INFO", True), ("INFO", True)]
     assert kv004("--deploy-config d.yaml") == [("WARNING", False)]
+    # the engine's stock image carries no plugin: `--omni` exits there (tests/rules/test_signed_verdicts.py, K69)
+    p = tmp_path / "run.sh"
+    p.write_text("docker run --gpus all vllm/vllm-openai:v0.11.0 --model org/m --omni\n")
+    assert [f.severity.name for f in lint([str(p)], LintOptions()).findings if f.code == "KV004"] == ["WARNING"]
 
 
 def test_an_unknown_flag_of_a_launch_run_from_the_engines_checkout_is_an_info(tmp_path):
