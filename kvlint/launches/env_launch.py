@@ -70,6 +70,8 @@ __all__ = ["MODEL_VARS", "NOTE", "EnvImage", "base_name", "configured_engine", "
 MODEL_VARS = ("MODEL", "MODEL_NAME", "MODEL_ID", "HF_MODEL", "HF_MODEL_ID", "MODEL_PATH", "MODEL_REPO", "MODEL_DIR",
               "HF_MODEL_NAME", "LLM_MODEL", "SERVED_MODEL")
 _PREFIXES = ("VLLM_", "SGLANG_", "ENGINE_")  # `VLLM_MAX_MODEL_LEN`: the engine's name before a flag's
+# a vendor's word before the engine's (`SM_VLLM_MAX_MODEL_LEN`: SageMaker's convention, sample K175's entrypoint)
+_VENDOR = lazy(r"^[A-Z][A-Z0-9]{0,7}_(?=(?:VLLM|SGLANG)_)")
 _WORD = lazy(r"\S+")
 _SECRET = ("TOKEN", "KEY", "SECRET", "PASSWORD")
 NOTE = ("model and settings read from the container's environment: {image} is a custom build of the engine with "
@@ -102,7 +104,8 @@ def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]
         if upper.endswith("ARGS") and value.text.lstrip().startswith("--"):
             flags += extra_args(value)  # `VLLM_SERVE_ARGS="--max-model-len 8192 ..."`: appended to the command
             continue
-        key = aliases.get(upper) or next((upper[len(p) :] for p in _PREFIXES if upper.startswith(p)), upper).lower()
+        bare = _VENDOR.sub("", upper, count=1)
+        key = aliases.get(upper) or next((bare[len(p) :] for p in _PREFIXES if bare.startswith(p)), upper).lower()
         # a known wrapper maps every flag's upper-cased name (`DTYPE` too); elsewhere a bare word is no evidence
         option = option_for_key(engine, key) if entry is not None or spelled_as_flag(key) else None
         option = option or (role_option(engine, key) if _ROLE_WORD.search(key) else None)
@@ -176,6 +179,7 @@ def base_name(upper: str, model_vars: tuple[str, ...] = MODEL_VARS) -> tuple[str
         stem = stem[:-1]
     if not index or not stem or stem.endswith(("V", "FP", "INT")):  # `MODEL_V2`, `..._FP8` are names, not indexes
         stem, index = upper, ""
+    stem = _VENDOR.sub("", stem, count=1)
     for p in _PREFIXES:
         if stem.startswith(p) and stem[len(p) :] in model_vars:
             stem = stem[len(p) :]

@@ -117,6 +117,7 @@ class _State:
     arm_arrays: dict[tuple[str, int], tuple[Field, ...]] = field(default_factory=dict)
     conditional: int = 0  # inside this many `if` / `case` blocks
     loops: int = 0  # inside this many `for` / `while` / `until` bodies (a call there repeats one command)
+    loop_kinds: list[str] = field(default_factory=list)  # the open loops' keywords, innermost last
     ray_started: int | None = None  # the line of a `ray start` before the launches: they run on that cluster
     named: tuple[str, ...] = ()  # the engines the script's text names (a command run through an unknown program)
     functions: dict[str, Mapped] = field(default_factory=dict)  # NAME -> its body, where it stands in the file
@@ -411,8 +412,11 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
     top = state.arms[-1] if state.arms else None
     if head in _LOOPS:
         state.loops += 1
+        state.loop_kinds.append(head)
     elif head == "done" and state.loops > 0:
         state.loops -= 1
+        if state.loop_kinds:
+            state.loop_kinds.pop()
     if head in ("if", "case"):
         state.conditional += 1
         state.arms.append(_Arms(head, [{}] if head == "if" or sep == ")" else []))  # `case $X in a)` on one line
@@ -788,6 +792,16 @@ def _lone_var(word: Word) -> str | None:
     return None
 
 
+def _counted(name: str, raw: str, state: _State) -> bool:
+    """An assignment from the variable itself inside a `while` / `until` body (`TP=$((TP * 2))`, sample K175's
+    largest power of two under the GPU count): the loop runs as many times as its test says when the script runs,
+    so the value after it is not the one a single reading of the body gives."""
+    if not any(kind in ("while", "until") for kind in state.loop_kinds):
+        return False
+    value = raw.partition("=")[2]
+    return re.search(rf"\$\{{?{re.escape(name)}\b|\$\(\([^)]*\b{re.escape(name)}\b", value) is not None
+
+
 def _assigned(name: str, value: str | None, line: int, state: _State) -> None:
     """Note an assignment (before it is made) for the arms of the open statements; a later one replaces the
     value every closed statement's arms gave the name."""
@@ -888,6 +902,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             value = _appended(value, {**state.env, **local}.get(name), state)
         if value is None and state.conditional:
             value = _caller_override(words[i], name, {**state.env, **local}, m, state)
+        if value is not None and _counted(name, raw, state):
+            value = None  # `TP=$((TP * 2))` in a `while` body: as many times as a run-time test says
         if value is not None and value.lower() == name.lower() and ("_" in name or name.lower() in _SETTING_NAMES):
             # a template's placeholder spelled as the variable's own name (`model_name="model_name"`, `port="port"`,
             # sample K73): the user fills it in; no value kvlint can judge
@@ -1238,7 +1254,7 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
     state.shared.calls += 1
     sub = _State(dict(env), positional=tuple(fields), named=state.named, functions=dict(state.functions),
                  arrays=dict(state.arrays), shared=state.shared, built=state.built, folders=dict(state.folders),
-                 loops=state.loops, path=_path(state), tested=list(state.tested))
+                 loops=state.loops, loop_kinds=list(state.loop_kinds), path=_path(state), tested=list(state.tested))
     tokens = state.shared.tokens.get(id(body))
     if tokens is None:  # a body is read once per call: tokenized once
         tokens = state.shared.tokens[id(body)] = tokenize(body)

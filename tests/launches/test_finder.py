@@ -1965,3 +1965,17 @@ def test_prefill_and_decode_roles_a_name_tells_apart_are_two_launches(tmp_path):
     assert sorted(d.name.rsplit("-", 1)[-1] for d in read_path(str(p)).deployments) == ["decode", "prefill"]
     p.write_text("multinode: true\nroles:\n" + role.format(r="a", p=8200) + role.format(r="b", p=8000))
     assert len(read_path(str(p)).deployments) == 1
+
+
+def test_a_value_a_while_loop_computes_from_itself_is_known_only_when_it_runs(tmp_path):
+    """Sample K175's SkyPilot neuron arm (a wrong KV204 error: `-tp 2 needs 2 GPUs`): `TP=1; while [ $((TP * 2)) -le
+    $N ]; do TP=$((TP * 2)); done` runs as many times as its test says when the script runs, so TP is not the value
+    one reading of the body gives; an assignment in a `for` body, or not from itself, is read as before."""
+    p = tmp_path / "run.sh"
+    p.write_text('#!/bin/bash\nTP=1\nwhile [ $(($TP * 2)) -le $GPUS ]; do\n  TP=$(($TP * 2))\ndone\n'
+                 'vllm serve org/m --tensor-parallel-size $TP\n')
+    (d,) = read_path(str(p)).deployments
+    assert d.settings["tensor_parallel_size"].resolved is False and d.get("tensor_parallel_size") is None
+    p.write_text('#!/bin/bash\nwhile read -r line; do\n  TP=2\ndone < f\nvllm serve org/m --tensor-parallel-size $TP\n')
+    (e,) = read_path(str(p)).deployments
+    assert e.get("tensor_parallel_size") == 2
