@@ -167,3 +167,21 @@ def launch_model(ctx: Context) -> str:
     if dep.model and dep.model_resolved and _HUB_ID.match(dep.model):
         return dep.model
     return model.model_id if model is not None else str(dep.model)
+
+
+def custom_build(image: str | None) -> str | None:
+    """The image, when the launch runs one that is not an engine's own published image (a local build named for
+    the engine, `vllm-mxfp4-spark:latest`; a third-party build): it may add flags no stock release has, so a flag
+    with no spelling near a stock one is the build's to settle, not an error kvlint can assert."""
+    from kvlint.engines.registered import engine_names, facts
+    from kvlint.image_names import known_image
+
+    if not image:
+        return None
+    if not known_image(image):
+        return image
+    # an image of the engine's own project that is not one of its release builds (`vllm/vllm-omni`, a plugin's,
+    # sample K69): known by its name, but its flags are the plugin's too
+    repo = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    stock = any(repo == name or repo.startswith(facts(name).VERSION_TAGGED_IMAGES) for name in engine_names())
+    return None if stock else image

@@ -94,8 +94,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         longer = _extends(unknown.flag, unknown.suggestion)
         if unknown.reason == "unrecognized" and (not unknown.suggestion or longer):
-            custom = _custom_build(dep.image)
-            said = _custom_build(dep.said_image) if not dep.image else None  # a comment's, for this question only
+            custom = c.custom_build(dep.image)
+            said = c.custom_build(dep.said_image) if not dep.image else None  # a comment's, for this question only
             ahead = _nightly(dep.image)
             switched = _switched_plugin(dep) if not (custom or said or ahead) else None
             plugin = dep.extension or (switched[0] if switched else None) or _checkout_file(dep) \
@@ -205,7 +205,7 @@ def _not_yet(ctx: Context, engine: str) -> Iterator[Finding]:
     given += [(v.setting, v.span) for v in dep.invalid_values if v.setting and v.flag.startswith("-") and not charted]
     for name, span in given:
         found = c.added_after(ctx, name)
-        if found is None or _custom_build(dep.image):  # a third-party build tagged like a release: its own flags
+        if found is None or c.custom_build(dep.image):  # a third-party build tagged like a release: its own flags
             continue
         option, first = found
         yield check.rule.finding(
@@ -301,24 +301,6 @@ def _switched_plugin(dep: Deployment) -> tuple[str, str] | None:
         return None
     return next(((p["package"], p["switch"]) for p in load_json("plugins.json")["plugins"]
                  if p["engine"] == dep.engine and p["switch"] in given), None)
-
-
-def _custom_build(image: str | None) -> str | None:
-    """The image, when the launch runs one that is not an engine's own published image (a local build named for
-    the engine, `vllm-mxfp4-spark:latest`; a third-party build): it may add flags no stock release has, so a flag
-    with no spelling near a stock one is the build's to settle, not an error kvlint can assert."""
-    from kvlint.engines.registered import engine_names, facts
-    from kvlint.image_names import known_image
-
-    if not image:
-        return None
-    if not known_image(image):
-        return image
-    # an image of the engine's own project that is not one of its release builds (`vllm/vllm-omni`, a plugin's,
-    # sample K69): known by its name, but its flags are the plugin's too
-    repo = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
-    stock = any(repo == name or repo.startswith(facts(name).VERSION_TAGGED_IMAGES) for name in engine_names())
-    return None if stock else image
 
 
 def _other_engines_flag(engine: str, flag: str) -> str | None:

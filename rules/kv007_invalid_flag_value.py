@@ -9,7 +9,9 @@ of at least 1, MLA-only cache dtypes on MLA models). The finding points at the v
 A value that is not a choice of the newest release kvlint models and is unrelated to every one (a mode only a
 development branch has), or that is one of them with more words after it (`--load-format layered_fp8` beside
 `layered`: a newer or forked build's variant), is said as an info naming the release assumed when the launch pins
-none: a newer build may accept it. A near miss (`prefil`, `fp16` beside `fp8`), or any refused value on a pinned
+none: a newer build may accept it; on an image that is not a stock build of the engine (a local or third-party
+build, `sglang:v0.5.16-dsv4-sm120` with backported changes), such a value is an info too, the build deciding, as
+KV004 says of its flags. A near miss (`prefil`, `fp16` beside `fp8`), or any other refused value on a pinned
 release, stays an error.
 
 A few values every release kvlint reads refuses were read by older releases (the engine record's `older_readings`,
@@ -60,6 +62,12 @@ def check(ctx: Context) -> Iterator[Finding]:
         if ctx.pinned_version and bad in dep.invalid_values and bad.setting and c.added_after(ctx, bad.setting):
             continue  # the pinned release has no such flag at all: KV004 says so, its values are not the point
         what = f"{bad.flag} {bad.raw}".strip() if bad.flag else "these settings"
+        custom = c.custom_build(dep.image) if ctx.pinned_version is not None else None
+        if custom and bad in dep.invalid_values and (
+                _extends_a_choice(bad.raw, bad.reason) or _beyond_the_tables(bad.raw, bad.reason)
+                or _a_forks_word(bad.raw, bad.reason, dep)):
+            yield _custom_value(ctx, bad, what, custom)
+            continue
         extended = _extends_a_choice(bad.raw, bad.reason) if ctx.pinned_version is None else None
         if ctx.pinned_version is None and bad in dep.invalid_values and (
                 extended or _beyond_the_tables(bad.raw, bad.reason) or _a_forks_word(bad.raw, bad.reason, dep)):
@@ -84,6 +92,19 @@ def check(ctx: Context) -> Iterator[Finding]:
                  f"{older or assumed}", bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag,
             value=bad.raw, setting=bad.setting,
             severity=(Severity.INFO if _image_decides(ctx) else Severity.WARNING) if older else None)
+
+
+def _custom_value(ctx: Context, bad: InvalidValue, what: str, image: str) -> Finding:
+    """A value no stock release lists, unrelated to every one (or a variant of one, or a word of the launch's own
+    unknown options), on an image that is not a stock build (`sglang:v0.5.16-dsv4-sm120` with backported pull
+    requests, sample K177's `--load-balance-method prefix_affinity`): the build decides, as KV004 says of its
+    flags. A near miss stays the error."""
+    engine = c.title(ctx.deployment.engine)
+    return check.rule.finding(
+        ctx, f"{engine} {ctx.pinned_version} rejects {what}: {bad.reason}; the image {image} is not a stock {engine} "
+             "image and the value is no slip of a valid one, so the build (which may add it) decides",
+        bad.span or ctx.deployment.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw,
+        setting=bad.setting, severity=Severity.INFO)
 
 
 def _image_decides(ctx: Context) -> bool:
@@ -160,8 +181,8 @@ _SLIP = 0.7  # a slip is one or two edits of a choice (`nome`, `prefil`: 0.75 an
 def _a_forks_word(raw: str, reason: str, dep: Deployment) -> bool:
     """A choice the same launch's options of no release name (`--grammar-backend ananke` beside `--ananke-language`,
     sample K64's SGLang fork): the build that adds those options adds the value too, so it is no slip."""
-    low = raw.lower()
-    return reason.startswith("valid: ") and len(low) >= 3 and low.isidentifier() and any(
+    low = raw.lower().replace("_", "-")  # `prefix_affinity` beside `--prefix-affinity-fallback` (sample K177)
+    return reason.startswith("valid: ") and len(low) >= 3 and raw.isidentifier() and any(
         u.reason == "unrecognized" and u.suggestion is None and low in u.flag.lower().split("=", 1)[0]
         for u in dep.unknown_flags)
 

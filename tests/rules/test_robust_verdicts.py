@@ -383,3 +383,22 @@ def test_a_choice_with_words_added_on_an_unpinned_launch_is_an_info(tmp_path):
                     "Qwen/Qwen3-8B --load-format layered_fp8\n")
     (f,) = [f for f in lint([str(path)], LintOptions(gpu="H100")).findings if f.code == "KV007"]
     assert f.severity == Severity.ERROR
+
+
+def test_a_choice_no_release_lists_on_a_custom_build_is_the_builds(tmp_path):
+    """Sample K177 (a wrong error): `sglang:v0.5.16-dsv4-sm120`, a local build with backported changes, given
+    `--load-balance-method prefix_affinity` and that change's `--prefix-affinity-fallback`: the build decides (an
+    info naming the image); on the stock lmsysorg image of the same release the error stands, and a slip of a choice
+    (`round_robbin`) stays an error on the custom build too."""
+    from kvlint.lint import LintOptions, lint
+
+    def kv007(image: str, value: str) -> list[tuple[Severity, str]]:
+        p = tmp_path / "docker-compose.yml"
+        p.write_text(f"services:\n  s:\n    image: {image}\n    command: [python3, -m, sglang.launch_server, "
+                     f"--model-path, Qwen/Qwen3-8B, --load-balance-method, {value}]\n")
+        return [(f.severity, f.message) for f in lint([str(p)], LintOptions(select=("KV007",))).findings]
+
+    [(severity, message)] = kv007("sglang:v0.5.16-dsv4-sm120", "prefix_affinity")
+    assert severity == Severity.INFO and "sglang:v0.5.16-dsv4-sm120 is not a stock SGLang image" in message
+    assert [s for s, _ in kv007("lmsysorg/sglang:v0.5.16", "prefix_affinity")] == [Severity.ERROR]
+    assert [s for s, _ in kv007("sglang:v0.5.16-dsv4-sm120", "round_robbin")] == [Severity.ERROR]
