@@ -112,7 +112,7 @@ def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]
         if option is None:
             continue
         low = value.text.lower()
-        if low in ("true", "false") or (low in _SWITCH_WORDS and _no_value(engine, option)):
+        if low in ("true", "false") or (low in _SWITCH_WORDS and no_value(engine, option)):
             flags += [Field(option, span or value.span)] if low in ("true", "1", "yes", "on") else []
         else:
             flags += [Field(option, span or value.span), value]
@@ -141,7 +141,7 @@ def role_option(engine: str, key: str, roles: tuple[str, ...] = _ROLES) -> str |
     return None
 
 
-def _no_value(engine: str, option: str) -> bool:
+def no_value(engine: str, option: str) -> bool:
     """Whether the engine's flag takes no value (`--trust-remote-code`): `VLLM_TRUST_REMOTE_CODE=1` turns it on, and
     the `1` is no argument of its own (as a word after the flag it would be read as the positional model)."""
     from kvlint.errors import KvlintError

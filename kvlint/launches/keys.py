@@ -40,6 +40,9 @@ def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]],
 
 def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False, engine: str | None = None) -> list[Field]:
     if val.is_scalar:
+        if (val.tag.endswith(":null") or val.text == "") and knode.is_scalar and knode.text.startswith("--") \
+                and _switch(flag, engine):
+            return [Field(flag, knode.span)]  # an argument map's bare switch (`--enforce-eager: ""`): given, alone
         if val.tag.endswith(":null") or val.text == "":
             return []  # a chart key set to "" (or nothing) means "leave the engine's default"
         if val.tag.endswith(":bool") and isinstance(val.value, bool):
@@ -56,6 +59,14 @@ def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False, engine: s
     if val.is_seq:
         return [Field(flag, knode.span)] + [_value(i) for i in val.items if i.is_scalar]
     return [Field(flag, knode.span), Field(json.dumps(val.data(), default=str), val.span)]
+
+
+def _switch(option: str, engine: str | None) -> bool:
+    """Whether the engine's flag (any engine's, when not known) takes no value."""
+    from kvlint.engines.registered import engine_names
+    from kvlint.launches.env_launch import no_value
+
+    return any(no_value(e, option) for e in ((engine,) if engine else engine_names()))
 
 
 def negatable(option: str, engine: str | None = None) -> bool:
@@ -86,6 +97,8 @@ def option_for_key(engine: str, key: str) -> str | None:
 def _option_for_key(engine: str, key: str) -> str | None:
     from kvlint.launches.argv import exact_option
 
+    if key.startswith("--"):  # a key written as the flag itself (`engineArgs: {--max-model-len: "4096"}`)
+        return key if exact_option(engine, key) is not None else None
     kebab = camel_to_flag(key.strip())
     short = ("--" + key + "-size",) if key in _SHORT else ()  # SGLang's `--tp-size` for a bare `tp`
     for option in (kebab, "-" + key, "--" + key, *short):

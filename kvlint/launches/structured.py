@@ -100,10 +100,12 @@ def arg_list(holder: YNode) -> YNode | None:
 
 
 def _listed_flags(holder: YNode) -> int:
-    """How many items of the holder's argument list are flags (`--port=8000`, `--mem-fraction-static 0.5`)."""
+    """How many items of the holder's argument list are flags (`--port=8000`, `--mem-fraction-static 0.5`), or keys
+    of its argument map spelled as flags (`engineArgs: {--max-model-len: "4096"}`, sample K176)."""
     found = arg_list(holder)
     if found is None:
-        return 0
+        return max((sum(1 for k, _, _ in v.pairs() if k.startswith("--")) for k, _, v in holder.pairs()
+                    if v.is_map and arg_list_key(k)), default=0)
     words = found.text.split() if found.is_scalar else [i.text for i in found.items]
     return sum(1 for w in words if w.startswith("--"))
 
@@ -338,14 +340,31 @@ def _catalogue_name(holder: YNode, path: tuple[str, ...]) -> tuple[tuple[str, ..
     `name:` names a release, a container or a service."""
     if not path or _norm(path[-1]) not in _CATALOGUE:  # asked of every map a walk meets: the cheap test first
         return None
-    name = holder.get("name")
+    name = _catalogue_source(holder) or holder.get("name")
     if name is None or not name.is_scalar or not name.text:
         return None
     # its engine settings under a map named for the engine (`vllm:`, `sglangConfig:`), or its own argument list
     # (sample K131: `models: [{name: gpt-oss-20b, uri: oci://..., extraArgs: [--max-model-len=131072]}]`): a
     # catalogue of what a chart can deploy (KAITO's supported models: `runtime:`, `tag:`, versions) holds neither
     engine_map = any(v.is_map and _engine_in(k) for k, _, v in holder.pairs())
-    return (("name",), name) if engine_map or _listed_flags(holder) else None
+    key = next((k for k, _, v in holder.pairs() if v is name), "name")
+    return ((key,), name) if engine_map or _listed_flags(holder) else None
+
+
+_SOURCES = ("source", "src", "from")  # an entry's model source beside its served name (`name: qwen-small`)
+
+
+def _catalogue_source(holder: YNode) -> YNode | None:
+    """A catalogue entry's model given as its source (`name: qwen2-5-0-5b, source: Qwen/Qwen2.5-0.5B-Instruct`,
+    sample K176's kube-llmops stack): a Hub id or a hub URI there is the model, its `name` the one it is served as."""
+    for key in _SOURCES:
+        val = holder.get(key)
+        if val is not None and val.is_scalar and _MODEL_SOURCE.fullmatch(val.text):
+            return val
+    return None
+
+
+_MODEL_SOURCE = lazy(r"(?:hf://|huggingface://)?[A-Za-z0-9][\w.-]*/[\w.-]+")
 
 
 def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:

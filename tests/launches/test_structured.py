@@ -553,3 +553,17 @@ def test_entries_keyed_by_model_id_that_name_their_engine_are_one_launch_each(tm
     deps = read_path(str(path)).deployments
     assert [(d.engine, d.model, (d.model_span.line, d.model_span.col), d.get("max_model_len")) for d in deps] == \
         [("vllm", "org/phi-4-GGUF/phi-4-Q4_K_M.gguf", (5, 5), 8200), ("vllm", "org/other", (11, 5), 4096)]
+
+
+def test_a_catalogue_entry_names_its_model_by_source_and_its_flags_in_an_argument_map():
+    """Sample K176's kube-llmops stack (measured: a launch at the subchart switch, its model unknown): `vllm: {models:
+    [{name: qwen-small, source: Qwen/..., engine: vllm, engineArgs: {--max-model-len: "4096", --enforce-eager: ""}}]}`:
+    the entry's source is the model (its name the one it is served as), the argument map's keys are the flags as
+    written, an empty value a switch given alone (a valued flag left empty stays the default)."""
+    text = ("vllm:\n  enabled: true\n  models:\n    - name: qwen-small\n      source: org/src-model\n"
+            "      engine: vllm\n      engineArgs:\n        --max-model-len: \"4096\"\n        --enforce-eager: \"\"\n"
+            "        --chat-template: \"\"\n")
+    (d,) = read_path("values.yaml", text).deployments
+    assert (d.model, d.model_span.line, d.get("max_model_len"), d.get("enforce_eager")) == ("org/src-model", 5, 4096,
+                                                                                           True)
+    assert d.get("chat_template") is None and not d.unknown_flags
