@@ -106,6 +106,8 @@ class Deployment:
     # evidence for KV004 only (whose flags the build decides), never a pin
     extension: str | None = None  # a package the file installs with the engine as its extra (`pip install
     # arctic-inference[vllm]`): a plugin whose options the launch may use (KV004's evidence, never a pin)
+    build_options: tuple[str, ...] = ()  # options of no release another launch of the file's same install gives
+    # (three or more: a fork's): the install is that build, whose release the file does not say (never a pin)
     settings: dict[str, Setting] = field(default_factory=dict)
     unknown_flags: tuple[UnknownFlag, ...] = ()
     gpu: str | None = None  # GPU product as written (label value, resource name, instance type)

@@ -1263,8 +1263,10 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
     launches, notes = [_at_argument(f, fields[1:], env, depth) for f in sub.launches], sub.notes
     state.called.add(name)
     for found in launches:  # a call a loop repeats (a sweep restarting the server) is its command once, whatever
-        # the loop passes it: the key leaves the arguments out
-        argv = ("in a loop",) if state.loops else tuple(f.text for f in found.fields)
+        # values the loop passes it: the key keeps the flags and leaves their values out (two calls in one loop body
+        # giving different flags are two commands: sample K172's fixed-K and dynamic-K runs)
+        argv = ("in a loop", *(f.text.split("=", 1)[0] for f in found.fields if f.text.startswith("--"))) \
+            if state.loops else tuple(f.text for f in found.fields)
         state.call_keys[id(found)] = (found.engine, found.entry_span, argv)
         state.launches.append(found)
     state.notes.extend(notes)

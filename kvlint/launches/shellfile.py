@@ -68,6 +68,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     deployments, notes = shell_entrypoint(path, deployments, text)
     deployments = _with_said_image(deployments, text)
     deployments = _with_extension(deployments, text)
+    deployments = _with_build_options(deployments)
     if deployments:  # with none, the file's one never-silent note (kvlint.launches.named) says it
         notes += unread_notes(path, unread, deployments)
     notes += [cut_finding(path, c) for c in cuts]
@@ -110,6 +111,26 @@ def _with_extension(deployments: list[Deployment], text: str) -> list[Deployment
                        and dep.engine in {e.strip().lower() for e in extras.split(",")}), None)
         out.append(replace(dep, extension=plugin) if plugin else dep)
     return out
+
+
+_BUILD_OPTIONS = 3  # options of no release, nothing spelled like them, that make a launch a build's (KV004's family)
+
+
+def _with_build_options(deployments: list[Deployment]) -> list[Deployment]:
+    """A script's launches run on the host, all on one install: when one of them gives three or more options no
+    release of its engine has (sample K172's SGLang fork script: a fixed-K run, then the same command with the
+    fork's `--speculative-suffix-*` options), that install is the build that adds them, for its siblings of the
+    same engine too (kvlint.resolve.lookups: the release is open, not the newest). A launch with an image runs
+    that image, not the host's install."""
+    found: dict[str, tuple[str, ...]] = {}
+    for d in deployments:
+        flags = tuple(u.flag for u in d.unknown_flags if u.reason == "unrecognized" and not u.suggestion)
+        if d.image is None and len(flags) >= _BUILD_OPTIONS:
+            found[d.engine] = tuple(dict.fromkeys(found.get(d.engine, ()) + flags))
+    if not found:
+        return deployments
+    return [replace(d, build_options=found[d.engine]) if d.image is None and d.engine in found else d
+            for d in deployments]
 
 
 def cut_finding(path: str, cut: Cut) -> Finding:

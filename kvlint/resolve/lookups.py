@@ -258,10 +258,28 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     pinned_elsewhere = _repository_pin(dep, engine) if host else None
     if pinned_elsewhere is not None:
         return VersionLookup(None, "default", newest, why=pinned_elsewhere)
+    own = _build_options(dep) if host else ()
+    if own:  # the launch gives options no release has: the install it runs is a build that adds them
+        shown = ", ".join(own[:3]) + (" ..." if len(own) > 3 else "")
+        return VersionLookup(None, "default", newest, why=f"it passes {len(own)} options no {engine.title} release "
+                                                          f"has ({shown}): it runs a build that adds them (a fork or "
+                                                          "a plugin), whose release the file does not say")
     if host:
         return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
                                                          "assumed")
     return VersionLookup(None, "default", newest)
+
+
+_BUILD_OPTIONS = 3  # options of no release, with nothing spelled like them, that make a launch a build's (KV004)
+
+
+def _build_options(dep: Deployment) -> tuple[str, ...]:
+    """The options a host launch gives that no release of its engine has and nothing is spelled like, when there
+    are at least three (sample K172's SGLang fork script, `--speculative-suffix-enable` and six more): the install
+    it runs is the build that adds them, not the newest stock release, so a verdict that rests on the release
+    (KV005) is open. Fewer are typos' or a plugin's few, and leave the host's release assumed."""
+    plain = tuple(u.flag for u in dep.unknown_flags if u.reason == "unrecognized" and not u.suggestion)
+    return plain if len(plain) >= _BUILD_OPTIONS else dep.build_options  # or a sibling launch's (the same install)
 
 
 def _repository_pin(dep: Deployment, engine: Engine) -> str | None:

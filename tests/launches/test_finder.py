@@ -868,6 +868,10 @@ def test_a_function_a_loop_calls_is_one_launch_whatever_the_loop_passes(tmp_path
     p.write_text('#!/bin/bash\nstart() {\n  vllm serve org/m --port "$1" &\n}\nstart 8000\nstart 8001\n'
                  'for i in 1; do :; done\n')
     assert [d.get("port") for d in read_path(str(p)).deployments] == [8000, 8001]
+    # sample K172: one loop body calling it with a command and with that command plus options is two commands
+    p.write_text('#!/bin/bash\nrun() {\n  bash -c "$1" &\n}\nfor b in a c; do\n  base="vllm serve org/m --port 1"\n'
+                 '  run "$base"\n  run "$base --enforce-eager"\ndone\n')
+    assert [d.get("enforce_eager") for d in read_path(str(p)).deployments] == [None, True]
 
 
 def test_a_unit_running_a_script_named_for_the_engine_is_not_silent(tmp_path):

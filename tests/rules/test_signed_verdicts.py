@@ -540,3 +540,18 @@ def test_a_script_setting_a_vendor_builds_own_variables_runs_that_build(tmp_path
     q.write_text(body.format(env=""))
     got = {(f.code, f.severity) for f in lint([str(q)], LintOptions(select=("KV004", "KV005"))).findings}
     assert got == {("KV004", Severity.WARNING), ("KV005", Severity.WARNING)}
+
+
+def test_a_host_script_whose_launches_give_a_forks_options_runs_that_build(tmp_path):
+    """Sample K172's SGLang fork script (a wrong KV005 warning "installed today"): a fixed-K launch, then the same
+    command with the fork's own `--speculative-suffix-*` options: the host's install is the build that adds them, so
+    the release a removed flag depends on is open (an info), for both launches; with one unknown option (a typo's
+    or a plugin's few) the newest release is still assumed."""
+    p = tmp_path / "run.sh"
+    base = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --cuda-graph-max-bs 16"
+    p.write_text(f"{base}\n{base} --speculative-suffix-enable --speculative-dynamic-k-enable --speculative-x-num 4\n")
+    found = [(f.severity, f.span.line) for f in lint([str(p)], LintOptions(select=("KV005",))).findings]
+    assert found == [(Severity.INFO, 1), (Severity.INFO, 2)]
+    p.write_text(f"{base}\n{base} --speculative-suffix-enable\n")
+    found = [(f.severity, f.span.line) for f in lint([str(p)], LintOptions(select=("KV005",))).findings]
+    assert found == [(Severity.WARNING, 1), (Severity.WARNING, 2)]
