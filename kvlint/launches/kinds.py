@@ -101,8 +101,10 @@ KINDS: tuple[Kind, ...] = (
          walk_bytes=256 * 1024),
     # programs in C-like languages (Pulumi and CDK in TypeScript, a Go or Java launcher): argument lists written as
     # literals, and command strings, read at their places (kvlint.launches.literals)
+    # (a web front end's components too: `.tsx`, `.jsx`, a Vue or Svelte file's script, sample K180's launcher UI)
     Kind("program", "kvlint.launches.literals:read", suffixes=(".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".go",
-                                                              ".java", ".kt", ".kts", ".cs", ".rs", ".scala"),
+                                                              ".java", ".kt", ".kts", ".cs", ".rs", ".scala", ".tsx",
+                                                              ".jsx", ".vue", ".svelte"),
          walk_bytes=256 * 1024),
     # a script with no suffix (`bin/serve`, `start-vllm`): read when its first line is a shebang or it names an
     # engine (kvlint.launches.read.read_bare), as the kind its first words claim; anything else is passed over

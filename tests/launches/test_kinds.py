@@ -180,3 +180,18 @@ def test_a_suffixless_notes_file_whose_command_holds_a_colon_is_not_yaml(tmp_pat
     result = read_path(str(path))
     assert [(d.model, d.get("max_model_len")) for d in result.deployments] == [("Qwen/Qwen3-8B", 8192)]
     assert result.findings == []
+
+
+def test_a_web_front_ends_component_is_read_as_code(tmp_path):
+    """Sample K180's launcher UI (`ModelServices.vue`, silent: not walked; given by name it was read as YAML, a wrong
+    KV001): a Vue, Svelte, TSX or JSX file is code, its command strings read at their places."""
+    from kvlint.launches import iter_files, read_path
+    from kvlint.launches.kinds import kind_for
+
+    assert {kind_for(f"a{s}").name for s in (".vue", ".svelte", ".tsx", ".jsx")} == {"program"}
+    p = tmp_path / "Services.vue"
+    p.write_text("<script setup>\nconst cmd = `nohup vllm serve ${modelPath || 'org/vue'} --port 8000 &`\n</script>\n"
+                 "<template>\n  <div>{{ cmd }}</div>\n</template>\n")
+    result = read_path(str(p))
+    assert [f.code for f in result.findings if f.severity.name == "ERROR"] == [] and len(result.deployments) == 1
+    assert [q for q, why in iter_files([str(tmp_path)]) if why is None] == [str(p)]

@@ -144,3 +144,17 @@ def test_a_list_of_continued_script_lines_is_joined_by_newlines(tmp_path):
                  '        "    --port $PORT",\n    ],\n}\n')
     (dep,) = read_path(str(p)).deployments
     assert (dep.engine, dep.model, dep.model_span.line, dep.get("context_length")) == ("sglang", "org/m", 5, 4096)
+
+
+def test_a_service_table_whose_command_starts_with_a_call_named_for_the_engine(tmp_path):
+    """Sample K180's service specs (3 silent): `command=(_vllm_cli(), "serve", model, "--config", path)` with
+    `def _vllm_cli(): return shutil.which("vllm") or "vllm"`: a call named for the engine, given its CLI's `serve`,
+    is the engine's CLI; a call named otherwise (`_runner()`) is not."""
+    p = tmp_path / "specs.py"
+    body = ('import shutil\n\n\ndef {fn}():\n    return shutil.which("vllm") or "vllm"\n\n\n'
+            'SPECS = {{"a": dict(command=({fn}(), "serve", "org/spec", "--max-model-len", "4096"))}}\n')
+    p.write_text(body.format(fn="_vllm_cli"))
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.get("max_model_len"), d.model_span.line) == ("vllm", "org/spec", 4096, 8)
+    p.write_text(body.format(fn="_runner"))
+    assert read_path(str(p)).deployments == []
