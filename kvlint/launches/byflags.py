@@ -96,8 +96,8 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     from kvlint.engines import ENGINE_NAMES
 
     at = program_of(fields)
-    if at is None:
-        return None
+    if at is None or fields[at].text.startswith("-"):
+        return None  # an option is no program (`cmd += ["-v", PATH, image, ...]`: a list's later piece, sample K179)
     if not any(f.text.startswith("--model") for f in fields):
         return _passed_through(fields, at) or _serve_positional(fields, at, named)
     first_flag = next((k for k in range(at + 1, len(fields)) if fields[k].text.startswith("-")), None)

@@ -158,3 +158,22 @@ def test_a_service_table_whose_command_starts_with_a_call_named_for_the_engine(t
     assert (d.engine, d.model, d.get("max_model_len"), d.model_span.line) == ("vllm", "org/spec", 4096, 8)
     p.write_text(body.format(fn="_runner"))
     assert read_path(str(p)).deployments == []
+
+
+def test_a_platform_sdk_call_given_an_image_and_its_command_and_a_list_piece_is_no_program(tmp_path):
+    """Sample K179's Lightning provider: `Deployment(...).start(machine=Machine.T4, image="vllm/vllm-openai:latest",
+    command=f"--model {hf_model_id} --port 8000")` runs the engine's image with those arguments (a KV008 place
+    before). Sample K179's engine manager: `cmd = ["docker", "run", ...]` then `cmd += ["-v", PATH, image, "python",
+    "-m", "vllm.entrypoints.openai.api_server", "--model", m, ...]`: one launch, the added piece no command of its
+    own (its first word, an option, no program)."""
+    p = tmp_path / "provider.py"
+    p.write_text('def go(dep, m):\n    dep.start(machine="T4", image="vllm/vllm-openai:v0.11.0",\n'
+                 '              command=f"--model {m} --max-model-len 4096 --port 8000")\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.engine_version, d.get("max_model_len")) == ("vllm", "${m}", "0.11.0", 4096)
+    q = tmp_path / "engine.py"
+    q.write_text('import subprocess\n\n\ndef load(m, image):\n    cmd = ["docker", "run", "-d", "--name", "v"]\n'
+                 '    cmd += ["-v", "/c:/c", image, "python", "-m", "vllm.entrypoints.openai.api_server",\n'
+                 '            "--model", m, "--tensor-parallel-size", "2", "--port", "8000"]\n'
+                 '    subprocess.run(cmd, check=True)\n')
+    assert len(read_path(str(q)).deployments) == 1
