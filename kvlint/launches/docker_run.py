@@ -191,8 +191,10 @@ def _device(opts: RunOptions, value: str, _vf: Field, opt: Field, _base: str) ->
     opts.gpus = ("docker:device=" + ",".join(prev + [which]), opt.span)
 
 
-def _entrypoint(opts: RunOptions, _value: str, vf: Field, _opt: Field, _base: str) -> None:
-    opts.entrypoint = vf
+def _entrypoint(opts: RunOptions, value: str, vf: Field, _opt: Field, _base: str) -> None:
+    """`--entrypoint python3` or `--entrypoint=python3` (sample K119's README, quoted: `--entrypoint="python3"`):
+    the program, not the option word that holds it."""
+    opts.entrypoint = vf if vf.text == value else replace(vf, text=value, offsets=(), source=None)
 
 
 def _name(opts: RunOptions, value: str, _vf: Field, _opt: Field, _base: str) -> None:

@@ -144,6 +144,10 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
             stack.extend([(item, scope) for item in reversed(node.items)])
         else:
             pairs = list(node.pairs())
+            module = _module_run(yf, node, image) if node.has_any(("module",)) else None
+            if module is not None:
+                out.append(module)
+                continue
             inner = _inner(node, pairs, scope)
             for key, _, val in reversed(pairs):
                 if key == "cmd" and (node.has_any(_SWAP_KEYS) or _flag_lines(val)):  # asked only of a `cmd`
@@ -269,6 +273,26 @@ def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str,
 
         kept = wrapper_scripts(kept, yf.text)[0]  # a wrapper script the string writes: its model is its argument
     return sorted(kept, key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+
+
+def _module_run(yf: YamlFile, node: YNode, image: str | None) -> Deployment | None:
+    """A debugger's or a task runner's launch configuration (VS Code's `{"module": "vllm.entrypoints.openai.
+    api_server", "args": [...]}`, sample K182's `.vscode/launch.json`): `python -m MODULE ARGS`, each argument at its
+    place; a module that is no engine's (`pytest`) or args that are not a list of words are nothing here."""
+    module, args = node.get("module"), node.get("args")
+    if module is None or not module.is_scalar or not (module.text.startswith(("vllm.", "sglang.")) or module.text in (
+            "vllm", "sglang")) or args is None or not args.is_seq or not all(a.is_scalar for a in args.items):
+        return None
+    at = module.span
+    fields = [Field("python", at), Field("-m", at), Field(module.text, at),
+              *(Field(a.text, a.span, "${" not in a.text) for a in args.items[:_MAX_WORDS])]
+    found = launch_in_argv(fields, {})
+    if found is None:
+        return None
+    from kvlint.launches.groups import is_launch
+
+    dep = finish(yf.path, found, LaunchContext(image=image), ManifestGpu())
+    return dep if is_launch(dep) else None
 
 
 def _word_list(yf: YamlFile, node: YNode, image: str | None) -> list[Deployment]:

@@ -179,18 +179,25 @@ def read_python(path: str, text: str, within: Mapped | None = None,
     return kept, notes + sdk_notes
 
 
+def _docker_sdk(call: ast.Call) -> bool:
+    import ast
+
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr in ("run", "create") \
+        and isinstance(func.value, ast.Attribute) and func.value.attr == "containers"
+
+
 def _sdk_run(call: ast.Call) -> bool:
     """`client.containers.run(...)` / `.create(...)`: the Docker SDK for Python starting a container; or any
     platform SDK's call given a container's `image=` and its `command=` (Lightning's `Deployment.start(machine=...,
     image="vllm/vllm-openai:latest", command="--model M ...")`, sample K179): the container that image runs."""
     import ast
 
-    func = call.func
-    if isinstance(func, ast.Attribute) and func.attr in ("run", "create") \
-            and isinstance(func.value, ast.Attribute) and func.value.attr == "containers":
+    if _docker_sdk(call):
         return True
-    keys = {k.arg for k in call.keywords}
-    return "image" in keys and "command" in keys
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    # a command given as a list goes with the image keyword another way (kvlint.launches.pyfile._commanded_images)
+    return "image" in kw and "command" in kw and not isinstance(kw["command"], (ast.List, ast.Tuple))
 
 
 _MODEL_WORDS = ("--model", "--model-path")
@@ -233,7 +240,8 @@ def _sdk_container(src: _Source, call: ast.Call) -> tuple[list[Deployment], list
     if pic.resolved or not any(w.text.split("=", 1)[0] in _MODEL_WORDS for w in words):
         return [], []
     shown = " ".join(w.text for w in words[:4])
-    message = (f"a container is started here through an SDK call with engine arguments ({shown} ...), from an "
+    through = "the Docker SDK" if _docker_sdk(call) else "an SDK call"
+    message = (f"a container is started here through {through} with engine arguments ({shown} ...), from an "
                f"image this file does not name ({pic.text}); nothing here is checked")
     return [], [Finding(*KV008, Severity.INFO, message, src.span(call.func),
                         fix="name the image, or run the launch in a file kvlint reads", path=src.path)]

@@ -273,3 +273,15 @@ def test_a_container_named_for_the_engine_from_an_image_variable_given_its_flags
     assert read_path(str(p)).deployments == []
     p.write_text(run.format(name="vllm-fn", flags="--workers 4 --log-format json"))
     assert read_path(str(p)).deployments == []
+
+
+def test_an_entrypoint_given_with_an_equals_sign_is_the_program(tmp_path):
+    """Sample K119's README (read before only by a program-less guess, which b1552f7 rightly dropped):
+    `docker run --entrypoint="python3" ... lmsysorg/sglang:latest -m sglang.launch_server ...`: the program is
+    `python3`, written after `=` as after a space."""
+    p = tmp_path / "run.sh"
+    for form in ('--entrypoint="python3"', "--entrypoint=python3", "--entrypoint python3"):
+        p.write_text(f"docker run {form} --gpus all lmsysorg/sglang:v0.5.4 -m sglang.launch_server "
+                     "--model-path org/ep --tp 4\n")
+        (d,) = read_path(str(p)).deployments
+        assert (d.engine, d.model, d.get("tp_size")) == ("sglang", "org/ep", 4), form

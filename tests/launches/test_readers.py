@@ -136,3 +136,21 @@ def test_a_script_in_a_legacy_code_page_is_read_not_refused(tmp_path):
     yaml = tmp_path / "k.yaml"
     yaml.write_bytes(b"# caf\xe9\nargs: [--model, m]\n")
     assert [f.code for f in read_path(str(yaml)).findings] == ["KV001"]
+
+
+def test_json_with_comments_and_trailing_commas_is_read_as_its_tools_read_it(tmp_path):
+    """Sample K182's `.vscode/launch.json` (a wrong KV001 error, its launch passed over): VS Code's JSON takes `//`
+    and `/* */` comments and trailing commas; blanked, every other character keeps its place, and a `//` inside a
+    string (a URL) stays. The debugger's `module` + `args` is the launch, each value at its place."""
+    from kvlint.launches.read import jsonc_blanked
+
+    text = ('{\n  "configurations": [\n    {\n      "module": "vllm.entrypoints.openai.api_server",\n'
+            '      "args": ["--model", "org/dbg", "--max-model-len", "4096", "--tensor-parallel-size", "2",],\n'
+            '      "env": {\n        // GPUs\n        "URL": "http://h//x", /* two */\n      },\n    },\n  ],\n}\n')
+    assert len(jsonc_blanked(text)) == len(text) and '"http://h//x"' in jsonc_blanked(text)
+    p = tmp_path / "launch.json"
+    p.write_text(text)
+    result = read_path(str(p))
+    assert [f.code for f in result.findings if f.code == "KV001"] == []
+    (d,) = result.deployments
+    assert (d.model, d.model_span.line, d.model_span.col, d.get("max_model_len")) == ("org/dbg", 5, 27, 4096)
