@@ -122,6 +122,7 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     start = _Scope({_INPUT_VAR + k: v for k, v in inputs.items()}, {}, {}, None)
     stack: list[tuple[YNode, _Scope]] = [(doc, start)]
     one_command: set[int] = set()  # llama-swap's `cmd:` values: one command over several lines
+    modules = "module" in yf.text  # a debugger's `module:` + `args:` (asked of maps only in a text that has one)
     while stack:
         limits.check()
         node, scope = stack.pop()
@@ -144,7 +145,7 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
             stack.extend([(item, scope) for item in reversed(node.items)])
         else:
             pairs = list(node.pairs())
-            module = _module_run(yf, node, image) if node.has_any(("module",)) else None
+            module = _module_run(yf, node, image) if modules and node.has_any(("module",)) else None
             if module is not None:
                 out.append(module)
                 continue

@@ -253,44 +253,23 @@ def read_json(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     named = any(w in path.replace("\\", "/").rsplit("/", 1)[-1].lower() for w in _JSON_NAMES)
     if as_vllm_config is not True and not named and not _ENGINE_WORD.search(text):
         return ReadResult(path)
-    jsonc = "//" in text or "/*" in text or _TRAILING_COMMA.search(text) is not None
-    return read_yaml(path, jsonc_blanked(text) if jsonc else text, as_vllm_config)
+    return read_yaml(path, jsonc_blanked(text) if _JSONC.search(text) else text, as_vllm_config)
 
 
 def jsonc_blanked(text: str) -> str:
     """JSON with comments (VS Code's `launch.json`, `devcontainer.json`, `tsconfig.json`: `// ...`, `/* ... */` and
     trailing commas, sample K182) as the JSON its tools read: each comment and trailing comma blanked, every other
-    character at its place; a `//` inside a string (a URL) is kept."""
-    out = list(text)
-    i, n, in_string = 0, len(text), False
-    while i < n:
-        ch = text[i]
-        if in_string:
-            i += 2 if ch == "\\" else 1
-            in_string = ch != '"' if ch != "\\" else True
-            continue
-        if ch == '"':
-            in_string = True
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            out[i:end] = " " * (end - i)
-            i = end
-            continue
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            out[i:end] = [c if c == "\n" else " " for c in text[i:end]]
-            i = end
-            continue
-        elif ch == "," and _CLOSES.match(text, i + 1):
-            out[i] = " "
-        i += 1
-    return "".join(out)
+    character at its place; a `//` inside a string (a URL) is kept (strings are matched first, and left as they are)."""
+
+    def blank(m: re.Match[str]) -> str:
+        found = m.group()
+        return found if found[0] == '"' else "".join("\n" if c == "\n" else " " for c in found)
+
+    return _JSONC_TOKEN.sub(blank, text)
 
 
-_CLOSES = lazy(r"(?:\s|//[^\n]*|/\*.*?\*/)*[}\]]", re.DOTALL)
-_TRAILING_COMMA = lazy(r",\s*[}\]]")
+_JSONC_TOKEN = lazy(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/|,(?=(?:\s|//[^\n]*|/\*.*?\*/)*[}\]])', re.DOTALL)
+_JSONC = lazy(r"(?<![:\\])//|/\*|,\s*[}\]]")  # a comment (not a URL's `://`) or a trailing comma
 
 
 _ENGINE_WORD = lazy(r"vllm|sglang", re.IGNORECASE)
