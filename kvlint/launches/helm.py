@@ -157,6 +157,8 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
                     one_command.update(_swap_commands(val))
                 if key == "image" and image is None and val.kind == "scalar":
                     image = val.text
+                elif key == "container" and image is None and val.kind == "scalar" and _names_engine(val.text):
+                    image = val.text  # a recipe's or a CI job's container (`container: vllm-node-mxfp4`, K183)
                 stack.append((val, inner))
     return out
 
@@ -390,6 +392,11 @@ def _yaml_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
     finally:
         _embedded_depth[0] -= 1
     return placed_back(found, m, yf.path)
+
+
+def _names_engine(text: str) -> bool:
+    low = text.lower()
+    return "vllm" in low or "sglang" in low
 
 
 def _may_launch(text: str) -> bool:

@@ -356,13 +356,17 @@ _TAG_KEYS = ("image_tag", "imageTag", "tag")
 
 
 def container_image(c: YNode) -> tuple[YNode | None, str | None]:
-    """The node and text of a container's image: `image: repo:tag` (Kubernetes, compose), or an image repository
-    key and a tag key beside the command (a benchmark harness's or a deploy tool's own schema: `image_repo:
+    """The node and text of a container's image: `image: repo:tag` (Kubernetes, compose), a recipe's `container:`
+    naming an engine build beside its command, or an image repository key and a tag key beside the command (a benchmark harness's or a deploy tool's own schema: `image_repo:
     vllm/vllm-openai` + `image_tag: x`; the repository node is the image's place). A chart's `image: {repository,
     tag}` stays its chart adapter's (kvlint.launches.charts), which knows whether its templates hold the launch."""
     image = c.get("image")
     if image is not None:
         return image, _text(image)
+    built = c.get("container")  # a recipe's container build beside its command (`container: vllm-node-mxfp4`, K183)
+    if built is not None and built.is_scalar and (text := _text(built)) and ("vllm" in text.lower()
+                                                                            or "sglang" in text.lower()):
+        return built, text
     for key in _REPO_KEYS:
         repo = c.get(key)
         if repo is not None and repo.is_scalar and (text := _text(repo)):

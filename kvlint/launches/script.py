@@ -1081,9 +1081,10 @@ def _caller_override(word: Word, name: str, env: dict[str, str], m: Mapped, stat
     """`-m|--model) MODEL="$2"; shift 2 ;;`, `[ -n "$1" ] && MODEL=$1`, getopts' `m) MODEL=$OPTARG ;;`: an assignment
     that takes a positional parameter whole, made only under a condition, is the caller's override of a value
     the script already holds. The launch runs with that default when the caller gives none, so the default
-    stands (with a note), not an unknown: None when the name holds no value yet (the caller must give it)."""
+    stands (with a note), not an unknown: None when the name holds no value yet, or only an empty one (`NNODES=""`
+    before the loop, sample K183: a required argument the script checks, not a value), so the caller must give it."""
     parts = word.parts
-    if len(parts) != 2 or parts[0].kind != "lit" or parts[0].text != f"{name}=" or name not in env:
+    if len(parts) != 2 or parts[0].kind != "lit" or parts[0].text != f"{name}=" or not env.get(name):
         return None
     p = parts[1]
     if p.kind == "special" and len(p.text) == 2 and p.text[1] in "123456789@*":  # `CMD="$@"`: the caller's command
@@ -1921,6 +1922,8 @@ def _cli_needing_subcommand(program: str) -> str | None:
     CLI_SUBCOMMAND fact: `vllm serve`); None for any other program."""
     from kvlint.engines.registered import engine_names, facts
 
+    if not program:
+        return None  # a path ending in `/` (a model folder handed to an image's entry point) is no program's name
     return next((e for e in engine_names() if (facts(e).CLI_SUBCOMMAND or ("",))[0] == program), None)
 
 

@@ -1983,3 +1983,18 @@ def test_a_value_a_while_loop_computes_from_itself_is_known_only_when_it_runs(tm
     p.write_text('#!/bin/bash\nwhile read -r line; do\n  TP=2\ndone < f\nvllm serve org/m --tensor-parallel-size $TP\n')
     (e,) = read_path(str(p)).deployments
     assert e.get("tensor_parallel_size") == 2
+
+
+def test_an_empty_default_the_caller_overrides_is_a_required_argument_not_a_value(tmp_path):
+    """Sample K183's multi-node script (two wrong KV007 errors, "--nnodes: not an integer"): `NNODES=""` before a
+    `case` whose arm takes `NNODES="$2"`: the script requires the value (it checks `-z`), so it is the caller's,
+    not an empty word handed to the engine; a non-empty default still stands."""
+    p = tmp_path / "run.sh"
+    body = ('#!/bin/bash\nNNODES={d}\nwhile [[ $# -gt 0 ]]; do\n  case "$1" in\n    --nnodes) NNODES="$2"; shift 2 ;;\n'
+            '  esac\ndone\nvllm serve org/m --nnodes "$NNODES" --node-rank 0\n')
+    p.write_text(body.format(d='""'))
+    (d,) = read_path(str(p)).deployments
+    assert d.invalid_values == () and d.settings["nnodes"].resolved is False
+    p.write_text(body.format(d="2"))
+    (e,) = read_path(str(p)).deployments
+    assert e.get("nnodes") == 2

@@ -567,3 +567,19 @@ def test_a_catalogue_entry_names_its_model_by_source_and_its_flags_in_an_argumen
     assert (d.model, d.model_span.line, d.get("max_model_len"), d.get("enforce_eager")) == ("org/src-model", 5, 4096,
                                                                                            True)
     assert d.get("chat_template") is None and not d.unknown_flags
+
+
+def test_a_model_folder_handed_to_an_images_entry_point_is_no_program_and_a_recipes_container_its_image():
+    """Sample K183's kthena ModelServing (two wrong KV016 errors, read as SGLang): `args: [/mnt/cache/org/m/,
+    --tensor-parallel-size, 2, ...]` on an engine build: a path ending in `/` is no program's name (it matched
+    the engine whose CLI takes no subcommand), so the flags read as vLLM's with the folder as the model. Sample
+    K183's spark-vllm-docker recipe: `container: vllm-node-mxfp4` beside its `command:` is the image the command
+    runs in (a custom build: its own options are an info, not a stock refusal)."""
+    pod = ("containers:\n  - name: vllm\n    image: ghcr.io/org/engine:vllm-ascend_v0.10.1\n    args:\n"
+           "      - /mnt/cache/org/m/\n      - --tensor-parallel-size\n      - \"2\"\n      - --max-model-len\n"
+           "      - \"8192\"\n      - --gpu-memory-utilization\n      - \"0.8\"\n")
+    (d,) = read_path("serving.yaml", pod).deployments
+    assert (d.engine, d.model, d.get("tensor_parallel_size")) == ("vllm", "/mnt/cache/org/m/", 2)
+    recipe = ("model: org/r\ncontainer: vllm-node-mxfp4\ncommand: |\n  vllm serve org/r \\\n      --port 8000\n")
+    (r,) = read_path("recipe.yaml", recipe).deployments
+    assert (r.model, r.image) == ("org/r", "vllm-node-mxfp4")
