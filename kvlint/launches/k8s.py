@@ -357,9 +357,10 @@ _TAG_KEYS = ("image_tag", "imageTag", "tag")
 
 def container_image(c: YNode) -> tuple[YNode | None, str | None]:
     """The node and text of a container's image: `image: repo:tag` (Kubernetes, compose), a recipe's `container:`
-    naming an engine build beside its command, or an image repository key and a tag key beside the command (a benchmark harness's or a deploy tool's own schema: `image_repo:
-    vllm/vllm-openai` + `image_tag: x`; the repository node is the image's place). A chart's `image: {repository,
-    tag}` stays its chart adapter's (kvlint.launches.charts), which knows whether its templates hold the launch."""
+    naming an engine build beside its command, or an image repository key and a tag key beside the command (a
+    benchmark harness's or a deploy tool's own schema: `image_repo: vllm/vllm-openai` + `image_tag: x`; the
+    repository node is the image's place). A chart's `image: {repository, tag}` stays its chart adapter's
+    (kvlint.launches.charts), which knows whether its templates hold the launch."""
     image = c.get("image")
     if image is not None:
         return image, _text(image)
