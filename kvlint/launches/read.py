@@ -253,7 +253,12 @@ def read_json(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     named = any(w in path.replace("\\", "/").rsplit("/", 1)[-1].lower() for w in _JSON_NAMES)
     if as_vllm_config is not True and not named and not _ENGINE_WORD.search(text):
         return ReadResult(path)
-    return read_yaml(path, jsonc_blanked(text) if _JSONC.search(text) else text, as_vllm_config)
+    result = read_yaml(path, text, as_vllm_config)
+    if not any(f.code == "KV001" for f in result.findings) or ("//" not in text and "/*" not in text and
+                                                             _TRAILING_COMMA.search(text) is None):
+        return result  # valid JSON (nearly every file) pays for no second look
+    blanked = jsonc_blanked(text)
+    return read_yaml(path, blanked, as_vllm_config) if blanked != text else result
 
 
 def jsonc_blanked(text: str) -> str:
@@ -269,7 +274,7 @@ def jsonc_blanked(text: str) -> str:
 
 
 _JSONC_TOKEN = lazy(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/|,(?=(?:\s|//[^\n]*|/\*.*?\*/)*[}\]])', re.DOTALL)
-_JSONC = lazy(r"(?<![:\\])//|/\*|,\s*[}\]]")  # a comment (not a URL's `://`) or a trailing comma
+_TRAILING_COMMA = lazy(r",\s*[}\]]")
 
 
 _ENGINE_WORD = lazy(r"vllm|sglang", re.IGNORECASE)
