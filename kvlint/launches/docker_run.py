@@ -15,6 +15,7 @@ from collections.abc import Callable
 from kvlint.launches.env import Field, parse_dotenv
 from kvlint.launches.images import entrypoint_engine, known_image, named_engine, shipped_engine, stand_in
 from kvlint.launches.infer import engine_from_flags, inferred_note
+from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
 from kvlint.span import Span
 
@@ -124,7 +125,7 @@ def _options_left(fields: list[Field], i: int) -> bool:
         ("/" in nxt.text or ":" in nxt.text)
 
 
-_IMAGE_VARIABLE = re.compile(r"^[\"']?\$\{?[A-Za-z0-9_]*(?:IMAGE|image|Image)\}?[\"']?$")
+_IMAGE_VARIABLE = lazy(r"^[\"']?\$\{?[A-Za-z0-9_]*(?:IMAGE|image|Image)\}?[\"']?$")
 
 
 def _unknown(word: Field) -> bool:
