@@ -1998,3 +1998,12 @@ def test_an_empty_default_the_caller_overrides_is_a_required_argument_not_a_valu
     p.write_text(body.format(d="2"))
     (e,) = read_path(str(p)).deployments
     assert e.get("nnodes") == 2
+
+
+def test_an_engine_command_past_sixteen_words_is_looked_for_only_through_a_launchers_double_dash():
+    """The cheap test before `_handed_engine`'s walk reads sixteen words; past them it reads on only when the
+    command hands something over with `--` (a launcher's own options can be many, sample K170)."""
+    opts = " ".join(f"--p{k}" for k in range(12))
+    (d,) = read_path("run.sh", f"runner --a 1 -- systemd-run {opts} -- vllm serve org/far2 --port 1\n").deployments
+    assert d.model == "org/far2"
+    assert read_path("run.sh", f"runner --a 1 {opts} vllm serve org/far3 --port 1\n").deployments == []
