@@ -1856,13 +1856,9 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
     run the command they are given, so the launch is that command; the launcher's options are not read (said)."""
     if len(rest) < 3 or depth >= MAX_DEPTH:
         return None
-    words = " ".join(f.text for f in rest[1:16]).lower()  # asked of every command: the cheap test first
+    words = " ".join(f.text for f in rest[1:_HANDED_WORDS]).lower()  # asked of every command: the cheap test first
     if "vllm" not in words and "sglang" not in words:
-        far = rest[16:_HANDED_WORDS] if len(rest) > 16 else ()  # past them only through a launcher's `--`
-        words = " ".join(f.text for f in far).lower() if far and any(f.text == "--" for f in rest[1:_HANDED_WORDS]) \
-            else ""
-        if "vllm" not in words and "sglang" not in words:
-            return None
+        return None
 
     program = rest[0].text.rsplit("/", 1)[-1]
     if program in _QUOTING or program in _NAMES_ONLY or program in _TEMPLATING \

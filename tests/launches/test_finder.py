@@ -2000,9 +2000,9 @@ def test_an_empty_default_the_caller_overrides_is_a_required_argument_not_a_valu
     assert e.get("nnodes") == 2
 
 
-def test_an_engine_command_past_sixteen_words_is_looked_for_only_through_a_launchers_double_dash():
-    """The cheap test before `_handed_engine`'s walk reads sixteen words; past them it reads on only when the
-    command hands something over with `--` (a launcher's own options can be many, sample K170)."""
+def test_an_engine_command_past_sixteen_words_is_handed_only_through_a_launchers_double_dash():
+    """A launcher's own options can be many (sample K170): past its first sixteen words an engine command is read
+    only where the launcher hands it over with `--`, not anywhere in a long command line."""
     opts = " ".join(f"--p{k}" for k in range(12))
     (d,) = read_path("run.sh", f"runner --a 1 -- systemd-run {opts} -- vllm serve org/far2 --port 1\n").deployments
     assert d.model == "org/far2"
