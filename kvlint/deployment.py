@@ -160,3 +160,14 @@ class Deployment:
     def span_of(self, name: str) -> Span | None:
         s = self.settings.get(name)
         return s.span if s else None
+
+
+BUILD_OPTIONS = 3  # options of no release, nothing spelled like them, that make a launch a build's (KV004's family)
+
+
+def build_options(dep: Deployment) -> tuple[str, ...]:
+    """The options a launch gives that no release of its engine has and nothing is spelled like, when there are
+    at least three (sample K172's SGLang fork script): the install it runs is the build that adds them. Fewer
+    are typos' or a plugin's few."""
+    plain = tuple(u.flag for u in dep.unknown_flags if u.reason == "unrecognized" and not u.suggestion)
+    return plain if len(plain) >= BUILD_OPTIONS else ()

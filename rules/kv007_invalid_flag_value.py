@@ -62,15 +62,14 @@ def check(ctx: Context) -> Iterator[Finding]:
         if ctx.pinned_version and bad in dep.invalid_values and bad.setting and c.added_after(ctx, bad.setting):
             continue  # the pinned release has no such flag at all: KV004 says so, its values are not the point
         what = f"{bad.flag} {bad.raw}".strip() if bad.flag else "these settings"
-        custom = c.custom_build(dep.image) if ctx.pinned_version is not None else None
-        if custom and bad in dep.invalid_values and (
-                _extends_a_choice(bad.raw, bad.reason) or _beyond_the_tables(bad.raw, bad.reason)
-                or _a_forks_word(bad.raw, bad.reason, dep)):
+        extended = _extends_a_choice(bad.raw, bad.reason)
+        unlisted = bad in dep.invalid_values and (extended is not None or _beyond_the_tables(bad.raw, bad.reason)
+                                                  or _a_forks_word(bad.raw, bad.reason, dep))
+        custom = c.custom_build(dep.image) if ctx.pinned_version is not None and unlisted else None
+        if custom:
             yield _custom_value(ctx, bad, what, custom)
             continue
-        extended = _extends_a_choice(bad.raw, bad.reason) if ctx.pinned_version is None else None
-        if ctx.pinned_version is None and bad in dep.invalid_values and (
-                extended or _beyond_the_tables(bad.raw, bad.reason) or _a_forks_word(bad.raw, bad.reason, dep)):
+        if ctx.pinned_version is None and unlisted:
             release = _table_version(dep.engine)
             how = f"is the valid {extended} with more words" if extended else "is unrelated to every valid one"
             yield check.rule.finding(

@@ -19,7 +19,7 @@ from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field
 from kvlint.launches.k8s import read_k8s
 from kvlint.launches.rewrite import substitute
-from kvlint.launches.script import launch_in_argv, run_script
+from kvlint.launches.script import engines_named, launch_in_argv, run_script
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.text import Mapped
@@ -157,7 +157,7 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
                     one_command.update(_swap_commands(val))
                 if key == "image" and image is None and val.kind == "scalar":
                     image = val.text
-                elif key == "container" and image is None and val.kind == "scalar" and _names_engine(val.text):
+                elif key == "container" and image is None and val.kind == "scalar" and engines_named(val.text):
                     image = val.text  # a recipe's or a CI job's container (`container: vllm-node-mxfp4`, K183)
                 stack.append((val, inner))
     return out
@@ -392,11 +392,6 @@ def _yaml_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
     finally:
         _embedded_depth[0] -= 1
     return placed_back(found, m, yf.path)
-
-
-def _names_engine(text: str) -> bool:
-    low = text.lower()
-    return "vllm" in low or "sglang" in low
 
 
 def _may_launch(text: str) -> bool:

@@ -18,7 +18,7 @@ from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_
 from kvlint.launches.images import entrypoint_engine, stand_in
 from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
 from kvlint.launches.named import engine_script
-from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
+from kvlint.launches.script import FoundLaunch, engines_named, launch_in_argv, run_script
 from kvlint.record import replace
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
@@ -365,8 +365,7 @@ def container_image(c: YNode) -> tuple[YNode | None, str | None]:
     if image is not None:
         return image, _text(image)
     built = c.get("container")  # a recipe's container build beside its command (`container: vllm-node-mxfp4`, K183)
-    if built is not None and built.is_scalar and (text := _text(built)) and ("vllm" in text.lower()
-                                                                            or "sglang" in text.lower()):
+    if built is not None and built.is_scalar and (text := _text(built)) and engines_named(text):
         return built, text
     for key in _REPO_KEYS:
         repo = c.get(key)

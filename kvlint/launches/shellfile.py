@@ -113,19 +113,18 @@ def _with_extension(deployments: list[Deployment], text: str) -> list[Deployment
     return out
 
 
-_BUILD_OPTIONS = 3  # options of no release, nothing spelled like them, that make a launch a build's (KV004's family)
-
-
 def _with_build_options(deployments: list[Deployment]) -> list[Deployment]:
     """A script's launches run on the host, all on one install: when one of them gives three or more options no
     release of its engine has (sample K172's SGLang fork script: a fixed-K run, then the same command with the
     fork's `--speculative-suffix-*` options), that install is the build that adds them, for its siblings of the
     same engine too (kvlint.resolve.lookups: the release is open, not the newest). A launch with an image runs
     that image, not the host's install."""
+    from kvlint.deployment import build_options
+
     found: dict[str, tuple[str, ...]] = {}
     for d in deployments:
-        flags = tuple(u.flag for u in d.unknown_flags if u.reason == "unrecognized" and not u.suggestion)
-        if d.image is None and len(flags) >= _BUILD_OPTIONS:
+        flags = build_options(d) if d.image is None else ()
+        if flags:
             found[d.engine] = tuple(dict.fromkeys(found.get(d.engine, ()) + flags))
     if not found:
         return deployments

@@ -270,16 +270,13 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     return VersionLookup(None, "default", newest)
 
 
-_BUILD_OPTIONS = 3  # options of no release, with nothing spelled like them, that make a launch a build's (KV004)
-
-
 def _build_options(dep: Deployment) -> tuple[str, ...]:
-    """The options a host launch gives that no release of its engine has and nothing is spelled like, when there
-    are at least three (sample K172's SGLang fork script, `--speculative-suffix-enable` and six more): the install
-    it runs is the build that adds them, not the newest stock release, so a verdict that rests on the release
-    (KV005) is open. Fewer are typos' or a plugin's few, and leave the host's release assumed."""
-    plain = tuple(u.flag for u in dep.unknown_flags if u.reason == "unrecognized" and not u.suggestion)
-    return plain if len(plain) >= _BUILD_OPTIONS else dep.build_options  # or a sibling launch's (the same install)
+    """The options of no release a host launch gives (kvlint.deployment.build_options), or a sibling launch's of
+    the same install (the script's, kvlint.launches.shellfile): the install is the build that adds them, so a
+    verdict that rests on the release (KV005) is open."""
+    from kvlint.deployment import build_options
+
+    return build_options(dep) or dep.build_options
 
 
 def _repository_pin(dep: Deployment, engine: Engine) -> str | None:
