@@ -71,7 +71,7 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
             listed = found is not None
     if found is None:
         return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind) or _named_file(path, text, kind) \
-            or _named_manifest(path, text, kind)
+            or _named_manifest(path, text, kind) or _configured_engine(path, text, kind)
     line, col, what = found
     named_run = what.startswith("--name ")
     what = what.removeprefix("--name ")
@@ -536,3 +536,66 @@ def _toggles_docstring(line: str) -> bool:
     """An odd number of triple quotes opens or closes a long string (one that opens and closes on the line does
     neither)."""
     return sum(line.count(q) for q in _DOCSTRING) % 2 == 1
+
+
+# an engine chosen by a key of a workload's settings (`model: {engine: vllm}` of a NIM service): the container runs
+# that engine under a wrapper of its own
+_ENGINE_KEY = lazy(r"^[ \t]*[\"']?(?:engine|backend|inference[-_]?engine|serving[-_]?engine)[\"']?[ \t]*:[ \t]*"
+                   r"[\"']?(?P<engine>vllm|sglang)[\"']?[ \t]*,?[ \t]*(?:#.*)?$", re.MULTILINE)
+# an engine setting kept in an environment variable under its flag's name (`MAX_MODEL_LEN: "384000"`, `- name:
+# GPU_MEMORY_UTILIZATION`, `-e VLLM_MAX_NUM_SEQS=8`), a prefix allowed: an image's entry point writes them as flags
+_ENV_SETTING = lazy(r"^[ \t]*(?:-[ \t]*)?(?:name:[ \t]*)?[\"']?(?:[A-Z0-9]+_)*?(?P<key>MAX_MODEL_LEN|CONTEXT_LENGTH|"
+                    r"GPU_MEMORY_UTILIZATION|MEM_FRACTION_STATIC|TENSOR_PARALLEL_SIZE|TP_SIZE|PIPELINE_PARALLEL_SIZE|"
+                    r"MAX_NUM_SEQS|MAX_NUM_BATCHED_TOKENS|MAX_TOTAL_TOKENS|MAX_RUNNING_REQUESTS|KV_CACHE_DTYPE)"
+                    r"[\"']?[ \t]*(?::|$)"
+                    r"|(?:-e|--env)[ \t=]+[\"']?(?:[A-Z0-9]+_)*?(?P<flag>MAX_MODEL_LEN|CONTEXT_LENGTH|"
+                    r"GPU_MEMORY_UTILIZATION|MEM_FRACTION_STATIC|TENSOR_PARALLEL_SIZE|TP_SIZE|MAX_NUM_SEQS)=",
+                    re.MULTILINE)
+_SETTING_HINTS = ("MAX_MODEL_LEN", "CONTEXT_LENGTH", "GPU_MEM", "FRACTION", "PARALLEL", "TP_SIZE", "MAX_NUM",
+                  "MAX_TOTAL", "MAX_RUNNING", "KV_CACHE")
+_CONFIGURED_KINDS = ("yaml", "json", "shell", "text")
+
+
+def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for a container configured to run an engine without its command: a key that chooses the engine
+    next to a GPU request (a NIM service's `engine: vllm`), or an environment holding two or more engine settings
+    under their flags' names (a compose service, also one a script writes, whose image's entry point turns them
+    into flags). kvlint reads no command there; said at the first such key, never passed over. One setting alone
+    is no evidence (a CI variable, a client's context size)."""
+    if kind not in _CONFIGURED_KINDS or _ENGINE_WORD.search(text) is None:
+        return None
+    chosen = _ENGINE_KEY.search(text) if kind in _STRUCTURED_KINDS and _GPU_REQUEST.search(text) else None
+    if chosen is not None:
+        at, what = chosen.start("engine"), chosen.group().strip().rstrip(",")
+        message = (f"`{what}` chooses the engine of a workload on GPUs here, through a wrapper kvlint does not read "
+                   "(its model and settings are the wrapper's own keys); no launch is read and nothing here is checked")
+    else:
+        settings = _env_settings(text)
+        if len({key for _, key in settings}) < 2:
+            return None
+        at = settings[0][0]
+        keys = ", ".join(sorted({key for _, key in settings}))
+        what = keys
+        message = (f"an environment here sets engine settings under their flags' names ({keys}) for an image whose "
+                   "entry point turns them into the engine's command, out of this file's sight; no launch is read "
+                   "and nothing here is checked")
+    line = text.count("\n", 0, at) + 1
+    col = at - text.rfind("\n", 0, at)
+    fix = ("write the engine's command (`vllm serve MODEL --flags`) where kvlint can read it, or add "
+           "`# kvlint: disable-file` when this file starts no engine")
+    width = len(chosen.group("engine")) if chosen is not None else len(settings[0][1])
+    return _said(Span(path, line, col, line, col + width), message, fix)
+
+
+def _env_settings(text: str) -> list[tuple[int, str]]:
+    """(where, the setting) of each engine setting an environment holds under its flag's name, the first 64."""
+    if not any(hint in text for hint in _SETTING_HINTS):
+        return []
+    found: list[tuple[int, str]] = []
+    for m in _ENV_SETTING.finditer(text):
+        key = m.group("key") or m.group("flag")
+        at = m.start("key") if m.group("key") else m.start("flag")
+        found.append((at, key))
+        if len(found) >= 64:
+            break
+    return found

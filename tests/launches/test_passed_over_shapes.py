@@ -617,3 +617,34 @@ def test_ray_serve_llm_deployment_builders_are_places_and_a_conditional_option_i
                  '  "$SGLANG_IMAGE" $ARGS\n')
     (f,) = read_path(str(s)).findings
     assert f.code == "KV008" and "from $SGLANG_IMAGE," in f.message and f.span.line == 4
+
+
+def test_a_key_choosing_the_engine_of_a_workload_on_gpus_is_not_silent():
+    """Sample K184's NIM values: `model: {engine: vllm}` beside `nvidia.com/gpu: 2` runs vLLM under NVIDIA's
+    wrapper, whose own keys kvlint does not read as a launch: one KV008 at the engine's name, not silence."""
+    result = read_path(str(FIX / "named" / "nim-engine-values.yaml"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span), note.span.end_col) == ("KV008", (14, 15), 19)
+    assert note.message.startswith("`engine: vllm` chooses the engine of a workload on GPUs")
+
+
+def test_a_client_naming_the_engine_it_calls_is_no_place():
+    """The same key in a client's settings, with no GPU request: a server elsewhere, nothing to say."""
+    result = read_path(str(FIX / "named" / "client-engine-key.yaml"))
+    assert (result.deployments, result.findings) == ([], [])
+
+
+def test_an_environment_holding_engine_settings_under_their_flags_names_is_not_silent():
+    """Sample K183's script writes a compose file whose image (a variable) turns MAX_MODEL_LEN and
+    GPU_MEMORY_UTILIZATION into vLLM's flags: one KV008 at the first setting, naming every setting it saw."""
+    result = read_path(str(FIX / "named" / "env-configured-heredoc.sh"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span)) == ("KV008", (14, 7))
+    assert "(GPU_MEMORY_UTILIZATION, MAX_MODEL_LEN)" in note.message
+
+
+def test_one_engine_setting_alone_is_no_evidence_of_a_container():
+    result = read_path(str(FIX / "named" / "one-setting-workflow.yml"))
+    assert (result.deployments, result.findings) == ([], [])
