@@ -341,9 +341,11 @@ _PY_SOURCE = lazy(r"^(?:import \w|from [\w.]+ import |def \w|#!.*python)", re.M)
 
 
 def _python_source(node: YNode) -> bool:
+    """Whether a block scalar is a Python program that may start an engine: one naming it, or one configuring Ray
+    Serve LLM (`from ray.serve.llm import LLMConfig`: it runs vLLM without naming it)."""
     text = node.text
-    return ("vllm" in text or "sglang" in text) and "\n" in text and _PY_SOURCE.search(text) is not None \
-        and node.style == "|"
+    return ("vllm" in text or "sglang" in text or "ray.serve.llm" in text) and "\n" in text \
+        and _PY_SOURCE.search(text) is not None and node.style == "|"
 
 
 def _python_launches(yf: YamlFile, node: YNode) -> list[Deployment]:

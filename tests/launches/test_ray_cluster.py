@@ -44,3 +44,11 @@ def test_kuberay_pods_on_an_engine_image_run_ray_not_the_images_entry_point():
                           "image: vllm/vllm-openai:latest\n              command: [vllm, serve, org/m]\n"
                           "    workerGroupSpecs")
     assert [d.model for d in read_path("rayservice.yaml", served).deployments] == ["org/m"]
+
+
+def test_a_ray_serve_program_in_a_configmap_is_read_as_python():
+    """Sample K185: the program a RayCluster runs kept in a ConfigMap's `serve_app.py: |`, configuring `LLMConfig`
+    (vLLM, never named) was passed over in silence; it is read as a .py file is, each value at its place here."""
+    (d,) = read_path(str(FIX / "ray" / "configmap-llmconfig.yaml")).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "Qwen/Qwen2.5-0.5B-Instruct", (14, 30))
+    assert (d.get("max_model_len"), _at(d.settings["max_model_len"].span)) == (2048, (18, 30))
