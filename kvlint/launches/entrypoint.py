@@ -159,12 +159,25 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
         name = env_model(dep)
         own = any(s.resolved for s in dep.settings.values())  # a flag the command writes (not left to "$@")
         why = image_why or (_HANDS_ON if name is not None and not own and _passes_arguments(dep, text) else None)
-        if name is None or dep.image is not None or why is None:
+        if name is None or dep.image is not None or why is None or _defaulted_here(name, text):
             kept.append(dep)  # a script that runs the engine's container itself is where the image is run
             continue
         notes.append(_note(dep, f"the model is ${name} of the environment the image is given ({why}): the launch "
                                 "is where the image is run with it (a manifest, compose file, docker run)"))
     return kept, wrapped + notes
+
+
+def _defaulted_here(name: str, text: str) -> bool:
+    """Whether the script gives the model's variable a default with a fixed part (sample K188's `MODEL_PATH=
+    "${MODEL_PATH:-${MODEL_DIR}/Qwen2.5-Coder-14B-Instruct}"`): the script serves a defaulted model, a launch of its
+    own, whose folder the image's environment places; a default only of another variable (`${MODEL:-$DEFAULT}`) is
+    not."""
+    if f"{name}:-" not in text and f"{name}-" not in text:
+        return False
+    pattern = rf"(?m)^[ \t]*(?:export[ \t]+|local[ \t]+)?{re.escape(name)}=[\"']?\$\{{{re.escape(name)}:?-" \
+              r"(?P<default>(?:\$\{\w+\}|[^}\s\"'])*)"
+    return any(re.search(r"[A-Za-z][\w.-]{2,}", re.sub(r"\$\{\w+\}|\$\w+", "", m.group("default")))
+               for m in re.finditer(pattern, text))
 
 
 # an engine command whose model is the environment's and whose every other argument is the script's own ("$@"): a

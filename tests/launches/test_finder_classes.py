@@ -368,3 +368,13 @@ def test_a_program_handed_a_whole_engine_command_as_one_argument_runs_it(tmp_pat
                     '--max-model-len 100\\"" --ngpu 2\npython help.py "the full vllm serve ... command"\n')
     got = [(d.model, d.model_span.line, d.get("max_model_len")) for d in read_path(str(path)).deployments]
     assert got == [("org/m", 3, 4096), ("org/q", 4, 100)]
+
+
+def test_an_entry_point_defaulting_its_model_to_a_named_folder_is_a_launch():
+    """Sample K188's `MODEL_PATH="${MODEL_PATH:-${MODEL_DIR}/Qwen2.5-Coder-14B-Instruct}"`: the script serves a model it
+    names (the image places its folder), rule 5's defaulted model, so a launch (it was a KV008, "the environment's");
+    a default that is only another variable leaves the model the environment's."""
+    (d,) = _read("folder-default/entrypoint.sh").deployments
+    assert (d.engine, d.model_resolved, _at(d.model_span), d.get("max_model_len")) == ("vllm", False, (4, 17), 32768)
+    bare = _read("folder-default/start.sh")
+    assert bare.deployments == [] and _kv008(bare) == [(4, 6)]
