@@ -181,9 +181,18 @@ def _a_forks_word(raw: str, reason: str, dep: Deployment) -> bool:
     """A choice the same launch's options of no release name (`--grammar-backend ananke` beside `--ananke-language`,
     sample K64's SGLang fork): the build that adds those options adds the value too, so it is no slip."""
     low = raw.lower().replace("_", "-")  # `prefix_affinity` beside `--prefix-affinity-fallback` (sample K177)
-    return reason.startswith("valid: ") and len(low) >= 3 and raw.isidentifier() and any(
+    return reason.startswith("valid: ") and len(low) >= 3 and raw.isidentifier() and (any(
         u.reason == "unrecognized" and u.suggestion is None and low in u.flag.lower().split("=", 1)[0]
-        for u in dep.unknown_flags)
+        for u in dep.unknown_flags) or _a_sibling_values_word(low, dep))
+
+
+def _a_sibling_values_word(low: str, dep: Deployment) -> bool:
+    """Whether a value is made of another of the launch's values that no release lists and that is unrelated to
+    every choice (`--load-format exl3_mmap` beside `--quantization exl3`, sample K188's EXL3 build of SGLang): the
+    build that adds the one adds the other, so neither is a slip."""
+    words = set(low.split("-"))
+    return any(other.raw.lower() != low and other.raw.lower().replace("_", "-") in words
+               and _beyond_the_tables(other.raw, other.reason) for other in dep.invalid_values)
 
 
 def _table_version(engine: str) -> str:

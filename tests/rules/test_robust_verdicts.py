@@ -274,7 +274,16 @@ def test_a_choice_a_forks_options_name_is_no_slip():
     because `ananke` is 0.6 like `none`: a value the launch's options of no release name is the fork's, an info on
     an unpinned launch; a one-edit slip of a choice (`nane`) stays an error."""
     found = check("fork-value.sh", "KV007").findings
-    assert [(f.severity, f.data["value"]) for f in found] == [(Severity.INFO, "ananke"), (Severity.ERROR, "nane")]
+    assert [(f.severity, f.data["value"]) for f in found] == [(Severity.INFO, "ananke"), (Severity.ERROR, "nane"),
+                                                              (Severity.INFO, "exl3"), (Severity.INFO, "exl3_mmap")]
+
+
+def test_a_value_made_of_another_unlisted_value_of_the_launch_is_the_builds_too():
+    """Sample K188's EXL3 build of SGLang: `--load-format exl3_mmap` shares its first letters with `expert_pack`, so
+    it read as a spelling of a valid choice (an error) while `--quantization exl3` beside it was an info; a value
+    made of the launch's other unlisted value is the same build's, an info like it."""
+    found = [f for f in check("fork-value.sh", "KV007").findings if f.data["value"].startswith("exl3")]
+    assert [(f.severity, f.span.line, f.span.col) for f in found] == [(Severity.INFO, 7, 74), (Severity.INFO, 7, 93)]
 
 
 def test_a_slip_of_a_valid_choice_stays_an_error():
