@@ -562,9 +562,17 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
     under their flags' names (a compose service, also one a script writes, whose image's entry point turns them
     into flags). kvlint reads no command there; said at the first such key, never passed over. One setting alone
     is no evidence (a CI variable, a client's context size)."""
-    if kind not in _CONFIGURED_KINDS or _ENGINE_WORD.search(text) is None:
+    if kind not in _CONFIGURED_KINDS:
         return None
-    chosen = _ENGINE_KEY.search(text) if kind in _STRUCTURED_KINDS and _GPU_REQUEST.search(text) else None
+    # substring tests first: this is asked of every file no reader took a launch from
+    keyed = kind in _STRUCTURED_KINDS and ("vllm" in text or "sglang" in text) \
+        and ("engine" in text or "backend" in text)
+    if not keyed and not any(hint in text for hint in _SETTING_HINTS):
+        return None
+    if _ENGINE_WORD.search(text) is None:
+        return None
+    chosen = _ENGINE_KEY.search(text) if keyed else None
+    chosen = chosen if chosen is not None and _GPU_REQUEST.search(text) else None
     if chosen is not None:
         at, what = chosen.start("engine"), chosen.group().strip().rstrip(",")
         message = (f"`{what}` chooses the engine of a workload on GPUs here, through a wrapper kvlint does not read "
