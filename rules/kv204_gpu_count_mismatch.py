@@ -16,10 +16,10 @@ parallelism uses is an info (a TP that was meant, perhaps), never an error. So i
 the background and then runs another GPU program (`vllm serve M &` then `torchrun train.py`): the cards beyond
 the parallelism may be that program's, and so is one whose devices are chosen at run time
 (`CUDA_VISIBLE_DEVICES=$GPU vllm serve ... &` in a loop over the job's GPUs): the other cards are its copies'. So
-are idle cards of a script's defaults that its callers override (`TP=1`
-then `--tp) TP="$2"` in its argument loop): the finding names the flags its callers set. A launch on a Neuron, TPU or
-Gaudi
-device is not checked: one `aws.amazon.com/neuron` device holds several NeuronCores a TP spans.
+are idle cards of a script's defaults that its callers override (`TP=1` then `--tp) TP="$2"` in its argument
+loop), or of a variable's default that the deployment's environment sets (`--tensor-parallel-size
+${VLLM_GPU_COUNT:-1}` in a compose file, its `.env` beside it): the finding names the flags. A launch on a Neuron,
+TPU or Gaudi device is not checked: one `aws.amazon.com/neuron` device holds several NeuronCores a TP spans.
 
 ## Example
 ```yaml
@@ -69,8 +69,13 @@ def check(ctx: Context) -> Iterator[Finding]:
                else f"{dep.gpu_count - needed} requested GPU(s) stay idle")
     overridable = [s.flag for r, _ in parts if (s := dep.settings.get(ctx.engine.setting(r))) is not None
                    and s.flag in dep.caller_overridable]
+    expanded = [s.flag for r, _ in parts if (s := dep.settings.get(ctx.engine.setting(r))) is not None
+                and s.origin == "default-expansion" and s.flag not in overridable]
     if overridable and needed < dep.gpu_count:  # `--tp) TP="$2"`: the idle GPUs are those of the script's default
         outcome += f" with the script's defaults, which its callers may change ({', '.join(overridable)})"
+    elif expanded and needed < dep.gpu_count:  # `--tp ${GPU_COUNT:-1}`: the default of a variable the deployment sets
+        outcome += f" with the defaults of variables the deployment's environment sets ({', '.join(expanded)})"
+        overridable = expanded
     severity = (None if needed > dep.gpu_count else Severity.INFO
                 if dep.gpu_count_visible_only or dep.gpu_count_shared or overridable else Severity.WARNING)
     requests = (f"the launch sees {dep.gpu_count}" if dep.gpu_count_visible_only

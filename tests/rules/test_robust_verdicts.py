@@ -362,6 +362,16 @@ def test_idle_gpus_of_a_scripts_overridable_defaults_are_an_info():
     assert f.span.line == 13
 
 
+def test_idle_gpus_of_a_variables_default_the_environment_sets_are_an_info():
+    """Sample K189 (measured: a KV204 warning, noise): `--tensor-parallel-size ${VLLM_GPU_COUNT:-1}` on two reserved
+    GPUs: the idle cards are those of a default the deployment's `.env` replaces, an info naming the flag; a value
+    written out keeps the warning."""
+    found = check("kv204-env-defaults.yaml", "KV204").findings
+    assert [(f.severity, f.span.line) for f in found] == [(Severity.INFO, 6), (Severity.WARNING, 16)]
+    assert "with the defaults of variables the deployment's environment sets (--tensor-parallel-size)" in \
+        found[0].message
+
+
 def test_the_data_parallel_ranks_a_node_runs_are_its_gpus():
     """Sample K86 (measured: a KV204 error, wrong): `--data-parallel-size 2 --data-parallel-size-local 1 -tp 8` on 8
     visible GPUs is one node of a two-node deployment; its share needs 8. Two local ranks need 16."""
