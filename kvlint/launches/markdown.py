@@ -454,6 +454,13 @@ _OTHER_READERS = frozenset({"yaml", "yml", "powershell", "ps1", "pwsh", "ps", "i
                             "python3", "ipython", "pycon", "json", "jsonc", "diff", "patch", "log", "output"})
 
 
+def _command_on_fence(info: str) -> bool:
+    r"""Whether an opening fence's info string is a command that starts an engine (```` ```vllm serve M \ ````, the
+    block's first line written on the fence, sample K189's README): CommonMark takes it for the block's language,
+    its author for the command the block goes on with. A language's name alone (```` ```python ````) is none."""
+    return " " in info.strip() and _COMMAND_START.match(info) is not None and any(w in info for w in _WORDS)
+
+
 def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list[tuple[int, int]]:
     """(start, end) offsets of each shell block's body: after its opening fence line, up to its closing fence (a
     fence of the same character, at least as long); an unclosed block runs to the end, as Markdown renders it."""
@@ -466,7 +473,9 @@ def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list
         label = m.group(3).lower()
         inside = text[body:end]
         shell_here = label in _YAML_INFO and _heredoc_opened(inside)  # ```yaml over `cat <<EOF | kubectl apply -f -`
-        if (kinds is None or (label in kinds and not (kinds is _YAML_INFO and shell_here))
+        if kinds is _SHELL_INFO and _command_on_fence(text[m.start(3):m.end()]):
+            out.append((m.start(3), end))  # ```` ```vllm serve M \ ```` then its flag lines: the command starts there
+        elif (kinds is None or (label in kinds and not (kinds is _YAML_INFO and shell_here))
                 or (kinds is _SHELL_INFO and (shell_here or _mislabelled(label, inside)))) and body < end:
             out.append((body, end))
         pos = close.end() if close is not None else len(text)

@@ -46,7 +46,8 @@ def test_blocks_keep_every_place_and_blank_the_rest():
 
 def test_the_walk_reads_markdown():
     walked = [p for p, why in iter_files([str(FIX)]) if why is None]
-    assert sorted(Path(p).name for p in walked) == ["prose.md", "reference-and-units.md", "runbook.md"]
+    assert sorted(Path(p).name for p in walked) == ["command-on-fence.md", "prose.md", "reference-and-units.md",
+                                                    "runbook.md"]
 
 
 def test_an_html_comment_is_the_markdown_spelling_of_a_directive(tmp_path):
@@ -287,3 +288,13 @@ def test_a_code_span_wrapped_over_lines_is_one_command(tmp_path):
     (d,) = read_path(str(p)).deployments
     assert (d.model, d.get("max_model_len"), d.settings["max_model_len"].span.line) == ("/data/Qwen3-8B-FP8", 4096, 3)
     assert d.get("speculative_config") == {"method": "eagle3", "num_speculative_tokens": 2}
+
+
+def test_a_command_written_on_the_opening_fence_is_the_blocks_first_line():
+    """Sample K189's README (measured: two launches silent): ```` ```vllm serve M \\ ```` with its flag lines below.
+    CommonMark takes the fence's words for the block's language; the author meant the command. A language's name
+    alone is none, and its block is not read as shell."""
+    result = read_path(str(FIX / "command-on-fence.md"))
+    (dep,) = result.deployments
+    assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "TinyLlama/TinyLlama-1.1B-Chat-v1.0", (4, 15))
+    assert (dep.get("gpu_memory_utilization"), _at(dep.settings["gpu_memory_utilization"].span)) == (0.7, (6, 31))
