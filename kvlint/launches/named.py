@@ -108,6 +108,10 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
         message = (f"a program is started here from {what}, an argument list named for an engine that this file does "
                    "not hold (imported or built elsewhere): the launch is where the list is written; nothing here "
                    "is checked")
+    elif what.startswith("--env "):
+        message = (f"a service is deployed here on GPUs with its model in {what[6:]}, from an image or source this "
+                   "file does not name (the repository's own build, whose entry point holds the command), in a file "
+                   "that names an engine: kvlint could not read a launch from it; nothing here is checked")
     elif what.startswith("-e "):
         message = (f"a container is run here on GPUs with its model in {what[3:]}, from an image this file does not "
                    "name (a variable set elsewhere), in a file that names an engine: kvlint could not read a launch "
@@ -138,7 +142,7 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
     if kind == "notebook":
         return None
     if not _names_engine(text) or _named_line(text) is None:
-        return _run_from_variable(text) if "run" in text else None
+        return (_run_from_variable(text) if "run" in text else None) or _gpu_deploy_with_model(text)
     in_doc = in_string = False
     printed: tuple[int, int, str] | None = None  # the first name an `echo` prints: the place only if no command has one
     for number, line in enumerate(text.split("\n"), 1):
@@ -171,7 +175,7 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
         if not line.lstrip().startswith(_PRINTS):
             return place
         printed = printed or place  # `echo "Running: exec python3 -m sglang.launch_server ${ARGS[@]}"`
-    return printed or (_run_from_variable(text) if "run" in text else None)
+    return printed or (_run_from_variable(text) if "run" in text else None) or _gpu_deploy_with_model(text)
 
 
 _PRINTS = ("echo ", "printf ", "logger ")
@@ -302,6 +306,46 @@ def _gpu_run_with_model(text: str) -> tuple[int, int, str] | None:
             line_start = text.rfind("\n", 0, at) + 1
             return text.count("\n", 0, at) + 1, at - line_start + 1, f"-e {model.group(1)}"
     return None
+
+
+# a platform's deploy command handing a service its model by an environment option (`koyeb services create ...
+# --env MODEL=org/m`, `gcloud run deploy --set-env-vars MODEL=org/m`), and a GPU in that command
+_DEPLOY_MODEL = lazy(r"(?:--env|--set-env-vars|--env-vars|-e)[ \t=]+[\"']?(\w*MODEL\w*)=")
+_GPU_WORD = lazy(r"--gpus?\b|[\s=\"']gpu[\w-]*", re.IGNORECASE)
+
+
+def _gpu_deploy_with_model(text: str) -> tuple[int, int, str] | None:
+    """(line, col, "--env VAR") of the first command (over its `\\` continuation lines) that deploys a service on a
+    GPU with its model in an environment variable, in a file naming an engine in any case (`VLLM_API_KEY`): the
+    service runs the repository's own build (sample K189's Koyeb workflow), whose command kvlint does not see."""
+    if "MODEL" not in text or "gpu" not in text.lower() or _ENGINE_WORD.search(text) is None:
+        return None
+    for k, m in enumerate(_DEPLOY_MODEL.finditer(text)):
+        if k >= 8:
+            break
+        start, end = _continued(text, m.start())
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if text[line_start : m.start()].lstrip().startswith("#") or _GPU_WORD.search(text, start, end) is None:
+            continue
+        return text.count("\n", 0, m.start(1)) + 1, m.start(1) - line_start + 1, f"--env {m.group(1)}"
+    return None
+
+
+def _continued(text: str, at: int) -> tuple[int, int]:
+    """(start, end) of the command line holding offset `at`, over `\\` continuation lines (64 each way at most)."""
+    start = text.rfind("\n", 0, at) + 1
+    for _ in range(64):
+        before = text.rfind("\n", 0, start - 1) + 1 if start > 0 else -1
+        if before < 0 or not text[before : start - 1].rstrip(" \t").endswith("\\"):
+            break
+        start = before
+    end = text.find("\n", at)
+    for _ in range(64):
+        line_start = text.rfind("\n", 0, end) + 1 if end >= 0 else -1
+        if line_start < 0 or not text[line_start:end].rstrip(" \t").endswith("\\"):
+            break
+        end = text.find("\n", end + 1)
+    return start, len(text) if end < 0 else end
 
 
 def _first_run(text: str, pattern: re.Pattern[str], prefix: str = "") -> tuple[int, int, str] | None:

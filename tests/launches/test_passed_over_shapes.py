@@ -648,3 +648,14 @@ def test_an_environment_holding_engine_settings_under_their_flags_names_is_not_s
 def test_one_engine_setting_alone_is_no_evidence_of_a_container():
     result = read_path(str(FIX / "named" / "one-setting-workflow.yml"))
     assert (result.deployments, result.findings) == ([], [])
+
+
+def test_a_platform_deploy_on_a_gpu_with_its_model_in_the_environment_is_not_silent():
+    """Sample K189's Koyeb workflow (silent): `koyeb services create --instance-type gpu-nvidia-l40s --env
+    MODEL=org/m --env-secret VLLM_API_KEY` deploys the repository's build, whose entry point holds the command: one
+    KV008 at the model's variable. A deploy with no GPU in its command is not one."""
+    result = read_path(str(FIX / "named" / "gpu-deploy-env.yml"))
+    assert result.deployments == []
+    (note,) = result.findings
+    assert (note.code, _at(note.span)) == ("KV008", (15, 19))
+    assert note.message.startswith("a service is deployed here on GPUs with its model in MODEL")
