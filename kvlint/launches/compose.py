@@ -172,9 +172,10 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
         fields = []  # `command: serve` to the image's own entry point: configured by the environment, as with none
     bare = no_server_launch(fields, Field(image_text, image.span), _environment(svc, env)) \
         if image is not None and image_text and nodes[0] is None else None
+    copied = _script_host(yf.path, svc, fields) is not None or _program_path(_script_run(fields))
     found, inferred = (bare, ()) if bare is not None else \
         _launch(fields, image_text, own_entrypoint=nodes[0] is not None, env=_environment(svc, env),
-                build=_build_named(svc) if image_text is None else None)
+                build=_build_named(svc) if image_text is None else None, by_name=not copied)
     if found is None and not fields:
         return (_env_configured(yf, name, svc, interpolate, image_text) or _built(yf, name, svc, interpolate)
                 or _env_configured_build(yf, name, svc, interpolate, image_text)
@@ -215,11 +216,13 @@ def _image_mode(fields: list[Field], image: str | None) -> bool:
 
 
 def _launch(fields: list[Field], image: str | None, own_entrypoint: bool, env: Mapping[str, str] | None = None,
-            build: str | None = None) -> tuple[FoundLaunch | None, tuple[str, ...]]:
+            build: str | None = None, by_name: bool = True) -> tuple[FoundLaunch | None, tuple[str, ...]]:
     """The launch the service runs, and the note when its engine comes from the flags alone: `command:`
     without `entrypoint:` is the image's arguments, and an image kvlint does not know leaves the flags
     (the rule Kubernetes args-only containers follow) as the only sign of the engine. `env` is the container's
-    `environment:`: a script it runs (`bash -c "... $${MODEL} ..."`) sees those variables."""
+    `environment:`: a script it runs (`bash -c "... $${MODEL} ..."`) sees those variables. `by_name`: whether an
+    image or build named for an engine may be taken for its entry point (not when the command runs a script the
+    service mounts or its build copies in: that script is read instead)."""
     default = None if own_entrypoint else entrypoint_engine(image)
     found = launch_in_argv(fields, dict(env or {}), image_default=default) if fields else None
     guessed = engine_from_flags(fields) if found is None and not own_entrypoint and not known_image(image) \
@@ -231,7 +234,7 @@ def _launch(fields: list[Field], image: str | None, own_entrypoint: bool, env: M
         if cli is not None:
             note = f"engine {cli} assumed: `serve` and {cli}'s flags are given to {image} (entry point not known)"
             return launch_in_argv([Field(cli, fields[0].span), *fields], {}), (note,)
-    if guessed is None and found is None and not own_entrypoint and fields and \
+    if guessed is None and found is None and not own_entrypoint and fields and by_name and \
             (named := build_named_engine(image) or (named_engine(build) if build else None)):
         found = launch_in_argv(fields, {}, image_default=named)
         found = named_image_wrapper(found, image or build or named, fields[0].span) if found is not None else None
@@ -499,8 +502,8 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     context (its image, GPUs, `environment:` and .env). Each value keeps its place in the script; a script
     that is not in the checkout stays a place kvlint names (KV008), never a guess."""
     target = _script_run(fields)
-    host = _mounted_host(yf.path, svc, target) if target and not target.endswith(".py") else None
-    if host is None:
+    host = _script_host(yf.path, svc, fields)
+    if host is None or target is None:
         return []  # a mounted Python program in the tree is read on its own (kvlint.launches.pyfile)
     from kvlint.launches.script import run_script
     from kvlint.sources.text import Mapped
@@ -516,7 +519,8 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     positional = (fields[at], *fields[at + 1 :]) if at is not None and at + 1 < len(fields) else None
     launches, _, notes = run_script(Mapped.whole(host, text.replace("\r\n", "\n")), variables,
                                     positional=positional)
-    note = f"the command runs {target}, mounted from {os.path.relpath(host, os.path.dirname(yf.path) or '.')}"
+    how = "mounted from" if _mounted_host(yf.path, svc, target) is not None else "which the build copies in from"
+    note = f"the command runs {target}, {how} {os.path.relpath(host, os.path.dirname(yf.path) or '.')}"
     ctx = LaunchContext(name, image or _build_base(svc), notes=(note, *notes))
     return [finish(yf.path, f, ctx, _gpus(svc)) for f in launches]
 
@@ -566,13 +570,20 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
     mount = _mount_of(svc, target) if target else None
     tag = interpolate(image, env)[0] if image else None
     engine = shipped_engine(tag) if known_image(tag) else _variable_named(image) if _requests_gpu(svc) else None
+    if mount is None and svc.get("build") is not None and _program_path(target) \
+            and _script_host(yf.path, svc, fields) is None:
+        # a program the service's own build puts in the image (`COPY start.sh /app/`), its Dockerfile or the script
+        # not in the tree: an image or build named for the engine runs it (sample K189's `/usr/local/bin/start-vllm`)
+        mount = ("", fields[0].span)
+        engine = engine or build_named_engine(tag) or named_engine(_build_named(svc))
     if target is None or mount is None or engine is None \
-            or os.path.exists(os.path.join(os.path.dirname(yf.path), mount[0])):
+            or (mount[0] and os.path.exists(os.path.join(os.path.dirname(yf.path), mount[0]))):
         return []
     where = mount[1] or fields[0].span
+    unseen = f"mounted from {mount[0]}" if mount[0] else "which the image's build puts in"
     handed = _handed_args(fields, target, engine)
     if handed:
-        note = (f"the command runs {target}, mounted from {mount[0]}, which is not in the tree being checked; its "
+        note = (f"the command runs {target}, {unseen}, which is not in the tree being checked; its "
                 f"arguments are {engine}'s by the flag tables, read as a wrapper that hands them to the engine")
         model = _env_model(svc, env, engine, tag) if not any(f.text.startswith("--model") for f in handed) else []
         note += f"; the model from the service's environment ({model[1].text})" if model else ""
@@ -581,7 +592,7 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
         return [replace(dep, launch_span=dep.launch_span or where)]
     given = env_launch.fields_from_env(engine, _env_fields(svc.get("environment"), env, engine), tag)
     unset = [Field("--model", where), Field("${MODEL}", where, False, ("${MODEL}",))]
-    note = (f"the command runs {target}, mounted from {mount[0]}, which is not in the tree being checked: the model "
+    note = (f"the command runs {target}, {unseen}, which is not in the tree being checked: the model "
             "and the flags are that script's (read here from the service's environment only)")
     ctx = LaunchContext(name, image, notes=(note,))
     found = FoundLaunch(engine, tuple(given or unset), None, {}, left_to=f"the script {target}",
@@ -785,13 +796,14 @@ KV008 = ("KV008", "unknown-launch-layout")
 
 
 def _mount_of(svc: YNode, target: str) -> tuple[str, Span | None] | None:
-    """(host path, where it is written) of the short-form bind mount `./x:/target` of a repository path."""
+    """(host path, where it is written) of the short-form bind mount `./x:/target` (or `../scripts/x:/target`,
+    sample K92) of a repository path."""
     volumes = svc.get("volumes")
     for item in volumes.items if volumes is not None and volumes.is_seq else ():
         if not item.is_scalar:
             continue
         host, inside = _bind(item.text)
-        if inside.rstrip("/") == target and host.startswith("./"):
+        if inside.rstrip("/") == target and host.startswith(("./", "../")):
             return host, item.span
     return None
 
@@ -1035,6 +1047,46 @@ def _mounted_host(path: str, svc: YNode, target: str) -> str | None:
         if inside.rstrip("/") == target or below:
             full = os.path.normpath(os.path.join(base, host + (below or "")))
             if os.path.isfile(full) and _in_project(full, path):
+                return full
+    return None
+
+
+def _script_host(path: str, svc: YNode, fields: list[Field]) -> str | None:
+    """The repository file of the script a service's command runs: mounted into the container, or copied into the
+    image by the Dockerfile the service builds (`COPY start-vllm.sh /usr/local/bin/start-vllm`, sample K189); a
+    Python program is read on its own (kvlint.launches.pyfile)."""
+    target = _script_run(fields)
+    if target is None or target.endswith(".py"):
+        return None
+    return _mounted_host(path, svc, target) or _copied_host(path, svc, target)
+
+
+_COPY = lazy(r"(?im)^[ \t]*(?:COPY|ADD)[ \t]+(?:--[\w-]+=\S+[ \t]+)*(?P<src>[^\s\[\]\"'$]+)[ \t]+(?P<dest>/\S+)[ \t]*$")
+
+
+def _program_path(target: str | None) -> bool:
+    """Whether a command's first word is a program's path, never a model's: in a `bin` folder
+    (`/usr/local/bin/start-vllm`) or a shell script (`/app/serve.sh`)."""
+    return target is not None and (target.rsplit("/", 2)[-2:-1] in (["bin"], ["sbin"]) or target.endswith(".sh"))
+
+
+def _copied_host(path: str, svc: YNode, target: str) -> str | None:
+    """The build context's file the service's Dockerfile copies to `target` (or into the folder `target` is in,
+    under its own name), when the service builds one."""
+    from kvlint.sources.text import read_small
+
+    build = svc.get("build")
+    if build is None:
+        return None
+    context = build.text if build.is_scalar else text_of(build, "context") or "."
+    dockerfile = text_of(build, "dockerfile") or "Dockerfile"
+    base = os.path.join(os.path.dirname(path), context)
+    text = read_small(os.path.normpath(os.path.join(base, dockerfile)), 256 * 1024) if "${" not in context else None
+    for m in _COPY.finditer(text or ""):
+        src, dest = m.group("src"), m.group("dest")
+        if dest == target or (dest.endswith("/") and dest + os.path.basename(src) == target):
+            full = os.path.normpath(os.path.join(base, src))  # Docker copies from inside the build context only
+            if os.path.isfile(full) and os.path.realpath(full).startswith(os.path.realpath(base) + os.sep):
                 return full
     return None
 

@@ -214,3 +214,56 @@ def test_a_string_command_compose_cuts_before_the_engine_is_read_as_meant_and_ma
     listed = listed.replace("\n      python -m", "\n        python -m")
     (kept,) = read_path("compose.yaml", listed).deployments
     assert kept.compose_cut is None and kept.model == "org/m"
+
+
+def test_a_command_running_a_script_the_services_build_copies_in_reads_that_script(tmp_path):
+    """Sample K189's dgx-spark-vllm: `build: {dockerfile: Dockerfile.vllm}` (an image named for vLLM) with `command:
+    ["/usr/local/bin/start-vllm"]`, the Dockerfile `COPY start-vllm.sh /usr/local/bin/start-vllm`: the program was
+    read as the model (a build named for the engine taken for its entry point); the copied script is read, with the
+    service's environment, each value at its place there."""
+    from kvlint.launches import read_path
+
+    (tmp_path / "Dockerfile.vllm").write_text("FROM org/spark-vllm:1\nCOPY start-vllm.sh /usr/local/bin/start-vllm\n")
+    (tmp_path / "start-vllm.sh").write_text('#!/bin/bash\nexec vllm serve "${VLLM_MODEL}" \\\n'
+                                            '  --max-model-len "${VLLM_MAX_MODEL_LEN:-65536}"\n')
+    compose = tmp_path / "compose.yaml"
+    compose.write_text("services:\n  vllm:\n    build: {context: ., dockerfile: Dockerfile.vllm}\n"
+                       "    image: local/vllm-spark:latest\n    gpus: all\n    command: [\"/usr/local/bin/start-vllm\"]\n"
+                       "    environment:\n      VLLM_MODEL: org/copied\n")
+    (dep,) = read_path(str(compose)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "org/copied", 65536)
+    at = dep.settings["max_model_len"].span
+    assert dep.model_span.path.endswith("start-vllm.sh") and (at.line, at.col) == (3, 19)
+    assert any("which the build copies in from start-vllm.sh" in n for n in dep.notes)
+
+
+def test_a_program_a_build_named_for_the_engine_puts_in_is_no_model_even_unread(tmp_path):
+    """Sample K75's vllm_demo: `command: ["/app/start_vllm_server.sh", "8001", "0.0.0.0"]` to a build named for vLLM
+    whose Dockerfile is not in the tree: the script's path was read as the model; it is the engine's deployment
+    configured by the service's environment (`VLLM_MODEL_NAME`), its parallelism left to the script."""
+    from kvlint.launches import read_path
+
+    compose = tmp_path / "compose.yaml"
+    compose.write_text("services:\n  vllm-server:\n    build: {context: ., dockerfile: Dockerfile.vllm}\n"
+                       "    image: vllm-server:latest\n    environment:\n"
+                       "      - VLLM_MODEL_NAME=${VLLM_MODEL_NAME:-/app/models/qwen2.5-1.5b-instruct}\n"
+                       "    command: [\"/app/start_vllm_server.sh\", \"8001\", \"0.0.0.0\"]\n")
+    (dep,) = read_path(str(compose)).deployments
+    assert (dep.engine, dep.model, dep.model_span.line, dep.model_span.col) == \
+        ("vllm", "/app/models/qwen2.5-1.5b-instruct", 6, 25)
+    assert dep.get("tensor_parallel_size") is None
+    assert any("which the image's build puts in, which is not in the tree" in n for n in dep.notes)
+
+
+def test_a_script_mounted_from_a_folder_above_and_not_in_the_tree_is_the_images_launch(tmp_path):
+    """Sample K92: `../../scripts/start_vllm_docker.sh:/app/start.sh` run by `entrypoint: [/bin/bash, /app/start.sh]`
+    on vLLM's image: a repository path above the compose file, as `./` is (it was a KV008)."""
+    from kvlint.launches import read_path
+
+    compose = tmp_path / "docker-compose.yaml"
+    compose.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.7.3\n    volumes:\n"
+                       "      - ../../scripts/start_vllm_docker.sh:/app/start.sh:ro\n"
+                       "    entrypoint: [\"/bin/bash\", \"/app/start.sh\"]\n"
+                       "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}\n")
+    (dep,) = read_path(str(compose)).deployments
+    assert (dep.engine, dep.engine_version, dep.model_resolved, dep.launch_span.line) == ("vllm", "0.7.3", False, 5)
