@@ -589,7 +589,7 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
         note += f"; the model from the service's environment ({model[1].text})" if model else ""
         dep = finish(yf.path, FoundLaunch(engine, tuple(model + handed), None, {}),
                      LaunchContext(name, image, notes=(note,)), _gpus(svc))
-        return [replace(dep, launch_span=dep.launch_span or where)]
+        return [replace(dep, launch_span=dep.launch_span or fields[0].span or where)]
     given = env_launch.fields_from_env(engine, _env_fields(svc.get("environment"), env, engine), tag)
     unset = [Field("--model", where), Field("${MODEL}", where, False, ("${MODEL}",))]
     note = (f"the command runs {target}, {unseen}, which is not in the tree being checked: the model "
@@ -598,7 +598,7 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
     found = FoundLaunch(engine, tuple(given or unset), None, {}, left_to=f"the script {target}",
                         runtime_vars=(("MODEL", f"by {target}, not in the tree"),))
     dep = finish(yf.path, found, ctx, _gpus(svc))
-    return [replace(dep, launch_span=dep.launch_span or where)]
+    return [replace(dep, launch_span=dep.launch_span or fields[0].span or where)]
 
 
 def _variable_named(image: str | None) -> str | None:

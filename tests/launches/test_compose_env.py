@@ -170,7 +170,7 @@ def test_an_engine_variable_image_running_an_unseen_script_is_one_launch_per_clu
     (tmp_path / "compose.yaml").write_text(CLUSTER)
     (dep,) = read_path(str(tmp_path / "compose.yaml")).deployments
     assert (dep.engine, dep.name, dep.model, dep.get("max_model_len")) == ("vllm", "head", "org/m", 8192)
-    assert any("worker service(s) at line(s) 22" in n for n in dep.notes)
+    assert any("worker service(s) at line(s) 23" in n for n in dep.notes)
     (tmp_path / "compose.yaml").write_text(CLUSTER.replace("${VLLM_IMAGE}", "${APP_IMAGE}"))
     assert read_path(str(tmp_path / "compose.yaml")).deployments == []
 
@@ -257,7 +257,8 @@ def test_a_program_a_build_named_for_the_engine_puts_in_is_no_model_even_unread(
 
 def test_a_script_mounted_from_a_folder_above_and_not_in_the_tree_is_the_images_launch(tmp_path):
     """Sample K92: `../../scripts/start_vllm_docker.sh:/app/start.sh` run by `entrypoint: [/bin/bash, /app/start.sh]`
-    on vLLM's image: a repository path above the compose file, as `./` is (it was a KV008)."""
+    on vLLM's image: a repository path above the compose file, as `./` is (it was a KV008); the launch is placed at
+    the command that runs the script."""
     from kvlint.launches import read_path
 
     compose = tmp_path / "docker-compose.yaml"
@@ -266,4 +267,4 @@ def test_a_script_mounted_from_a_folder_above_and_not_in_the_tree_is_the_images_
                        "    entrypoint: [\"/bin/bash\", \"/app/start.sh\"]\n"
                        "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}\n")
     (dep,) = read_path(str(compose)).deployments
-    assert (dep.engine, dep.engine_version, dep.model_resolved, dep.launch_span.line) == ("vllm", "0.7.3", False, 5)
+    assert (dep.engine, dep.engine_version, dep.model_resolved, dep.launch_span.line) == ("vllm", "0.7.3", False, 6)

@@ -129,9 +129,10 @@ def test_a_compose_service_running_a_mounted_script_is_read_in_that_script():
     """`volumes: ./serve.vllm.sh:/serve.sh` + `command: ["/serve.sh"]`, the service an anchor alias: the launch
     is read in the repository's script with the service's environment, build base image and GPUs; each value
     keeps its place in the script. A mounted script missing from the checkout (samples K35, K44, K45) on an engine
-    image is still that engine's launch, with no model guessed and TP/PP left to the script."""
+    image is still that engine's launch, with no model guessed and TP/PP left to the script, placed at the command
+    that runs the script."""
     d, other = _deps("compose-mount/docker-compose.yaml")
-    assert (other.engine, other.name, other.model_resolved, _at(other.launch_span)) == ("vllm", "other", False, (25, 9))
+    assert (other.engine, other.name, other.model_resolved, _at(other.launch_span)) == ("vllm", "other", False, (26, 15))
     assert not other.settings["tensor_parallel_size"].resolved and any("not-in-checkout.sh" in n for n in other.notes)
     script = str(FIX / "compose-mount" / "serve.vllm.sh")
     assert (d.engine, d.name, d.image, d.model) == ("vllm", "openai-endpoint", "vllm/vllm-openai:v0.9.2", "Qwen/Qwen3-8B")
