@@ -120,6 +120,9 @@ def passed_over(path: str, text: str, kind: str) -> Finding | None:
         message = (f"a container is run here from {what}, an image named for an engine, but kvlint could not read a "
                    "launch from it (no model and engine flags it can read: the arguments are not in this file, or "
                    "the image's entry point is not the engine); nothing here is checked")
+    elif "dockerfile" in source_line[: max(col - 1, 0)].lower():
+        message = (f"a build of {what}, named for an engine, is run here, but kvlint found no launch in this file (the "
+                   "build's entry point and model are not read from here); nothing here is checked")
     elif "/" in what or ":" in what or what.startswith(("vllm/", "lmsysorg/")):
         message = (f"engine image {what} named here, but kvlint found no launch in this file (no model and engine "
                    "flags it can read); nothing here is checked")

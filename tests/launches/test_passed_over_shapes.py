@@ -659,3 +659,12 @@ def test_a_platform_deploy_on_a_gpu_with_its_model_in_the_environment_is_not_sil
     (note,) = result.findings
     assert (note.code, _at(note.span)) == ("KV008", (15, 19))
     assert note.message.startswith("a service is deployed here on GPUs with its model in MODEL")
+
+
+def test_a_build_named_for_the_engine_with_no_launch_is_said_as_a_build():
+    """A compose service building `Dockerfile.vllm` (the Dockerfile not in the tree) is no launch: its KV008 says a
+    build is run there, not that `Dockerfile.vllm` is an engine entry point."""
+    text = "services:\n  a:\n    build:\n      context: .\n      dockerfile: Dockerfile.vllm\n    gpus: all\n"
+    (note,) = read_path("/nonexistent/compose.yaml", text).findings
+    assert (note.code, _at(note.span)) == ("KV008", (5, 19))
+    assert note.message.startswith("a build of Dockerfile.vllm, named for an engine, is run here")
