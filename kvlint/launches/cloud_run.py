@@ -1,4 +1,6 @@
-"""`gcloud run deploy SERVICE --image IMAGE ...`: a Cloud Run service is a container run, read as `docker run`.
+"""`gcloud run deploy SERVICE --image IMAGE ...`: a Cloud Run service is a container run, read as `docker run`;
+so is any platform CLI's endpoint that takes an image and its command as strings (`nebius ai endpoint create --image
+IMAGE --container-command "python3 -m ..." --args "--model M ..."`).
 
 Cloud Run starts IMAGE with `--command` as its entry point and `--args` as its arguments (each a comma-separated
 list), the variables of `--set-env-vars` / `--update-env-vars` (`K=V,K2=V2`, or gcloud's `^DELIM^` escape for
@@ -102,3 +104,53 @@ def piece(word: Field, start: int, end: int | None = None) -> Field:
         span = Span(span.path, span.line, span.col + start, span.line, span.col + end)
     return replace(word, text=word.text[start:end], span=span, offsets=offsets,
                    source=word.source if offsets else None)
+
+
+_COMMAND_OPTS = ("--container-command", "--command", "--args", "--container-args")
+
+
+def platform_deploy(fields: Sequence[Field], i: int) -> Deploy | None:
+    """The `docker run` words of a platform CLI's container endpoint (`nebius ai endpoint create`): `--image` given
+    with a command or its arguments as shell strings (`--container-command "python3 -m vllm..."`, `--args "--model
+    M --port 8000"`), each word at its place; None without both."""
+    if not any(f.text.startswith("--image") for f in fields[i + 1 :]):
+        return None
+    options: dict[str, Field] = {}
+    k = i + 1
+    while k < len(fields):
+        name, eq, _ = fields[k].text.partition("=")
+        if name == "--image" or name in _COMMAND_OPTS:
+            value = piece(fields[k], len(name) + 1) if eq else fields[k + 1] if k + 1 < len(fields) else None
+            if value is not None:
+                options.setdefault(name, value)
+            k += 1 if eq else 2
+            continue
+        k += 1
+    image = options.get("--image")
+    if image is None or not any(o in options for o in _COMMAND_OPTS):
+        return None
+    words: list[Field] = [Field("docker", image.span), Field("run", image.span)]
+    command = options.get("--container-command") or options.get("--command")
+    if command is not None:
+        words += [Field("--entrypoint", command.span), *_words(command)[:1]]
+    words.append(image)
+    words += (_words(command)[1:] if command is not None else []) + \
+        _words(options.get("--args") or options.get("--container-args"))
+    return Deploy(tuple(words), None, None)
+
+
+def _words(value: Field | None) -> list[Field]:
+    """A shell string's words split at blanks, each at its place (an option's quoted command line)."""
+    out: list[Field] = []
+    text = value.text if value is not None else ""
+    start = 0
+    while value is not None and start < len(text):
+        while start < len(text) and text[start] in " \t\n":
+            start += 1
+        end = start
+        while end < len(text) and text[end] not in " \t\n":
+            end += 1
+        if end > start:
+            out.append(piece(value, start, end))
+        start = end
+    return out

@@ -2007,3 +2007,12 @@ def test_an_engine_command_past_sixteen_words_is_handed_only_through_a_launchers
     (d,) = read_path("run.sh", f"runner --a 1 -- systemd-run {opts} -- vllm serve org/far2 --port 1\n").deployments
     assert d.model == "org/far2"
     assert read_path("run.sh", f"runner --a 1 {opts} vllm serve org/far3 --port 1\n").deployments == []
+
+
+def test_a_platform_clis_endpoint_given_an_image_and_its_command_strings_is_a_container_run():
+    """Sample K193 (measured: a miss, a KV008): `nebius ai endpoint create --image IMAGE --container-command "python3
+    -m vllm.entrypoints.openai.api_server" --args "--model $MODEL_ID ..."` runs the image as `docker run
+    --entrypoint` would, each word of the strings at its place. An image given no command or arguments is none."""
+    (d,) = read_path(str(FIX / "platform-endpoint.sh")).deployments
+    assert (d.engine, d.engine_version, d.model, _at(d.model_span)) == ("vllm", "0.18.0", "Qwen/Qwen3-0.6B", (8, 19))
+    assert (d.get("max_model_len"), _at(d.settings["max_model_len"].span)) == (8192, (8, 60))
