@@ -99,7 +99,7 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
 
 
 # what _argv_like, _env_configured_image, _format_engine and _engine_build_on_gpus ask
-_CONTAINER_KEYS = ("command", "args", "env", "storageUri", "resources")
+_CONTAINER_KEYS = ("command", "args", "env", "storageUri", "storage", "resources")
 
 
 FORMAT_NOTE = ("KServe predictor with modelFormat {engine} and no arguments: the engine's flags are in the "

@@ -85,6 +85,13 @@ def test_a_kserve_predictor_whose_store_is_a_storage_spec_path_is_a_launch():
     assert d.gpu_count == 1
 
 
+def test_a_predictor_with_a_storage_spec_and_nothing_else_of_a_container_is_a_launch():
+    """Sample K192 (silent at measurement): the predictor's `model:` holds `modelFormat`, `runtime` and `storage`
+    and no key a container has (no resources): the walk asked only maps with such keys, so it was passed over."""
+    (d,) = _deps("isvc-storage-no-resources.yaml")
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "/mnt/models", (15, 15))
+
+
 def test_a_serving_runtime_and_its_inference_service_in_one_file_are_one_launch():
     """Samples K95, K145, K155, K157: the runtime's container is the launch (its flags), the predictor that names
     it gives the model (its storage path) and the GPUs; a predictor whose runtime is not in the file stays a
