@@ -366,7 +366,7 @@ def _array_commands(state: _State) -> list[FoundLaunch]:
     used = {f.span for launch in state.launches for f in launch.fields}
     inside = [sp for sp in used if sp is not None]
     entries = [launch.entry_span for launch in state.launches if launch.entry_span is not None]
-    out = []
+    kept: list[tuple[str, tuple[Field, ...], FoundLaunch]] = []
     for name, words in state.arrays.items():
         # a followed command read it (its image, its model, or its engine command alone: `CMD=(vllm serve)`), or a
         # script one of its words holds (`bash -lc "..."`)
@@ -374,13 +374,26 @@ def _array_commands(state: _State) -> list[FoundLaunch]:
                             any(_holds_any(e, [w.span]) for e in entries if w.span is not None) for w in words):
             continue
         found = launch_in_argv(list(words), state.env)
-        if found is None:
-            continue
+        if found is not None:
+            kept.append((name, tuple(words), found))
+    out = []
+    for name, words, found in kept:
+        if _in_another_array(words, found, kept):
+            continue  # `SERVE=(vllm serve M ...)` expanded in `cmd=(docker run ... "$IMAGE" "${SERVE[@]}")`: one launch
         note = f"the command is kept in the array {name}=( ... ) and run through its expansion \"${{{name}[@]}}\""
         optional = tuple(f"{added} is added to ${{{name}[@]}} only when a condition holds: read without it"
                          for added in state.optional.get(name, []))
         out.append(replace(found, notes=found.notes + (note, *optional)))
     return out
+
+
+def _in_another_array(words: tuple[Field, ...], found: FoundLaunch,
+                      kept: list[tuple[str, tuple[Field, ...], FoundLaunch]]) -> bool:
+    """Whether an array's engine command is expanded inside another array's command (sample K192: the serving
+    command kept in `SERVE`, the `docker run` of each node in `cmd` around it): that command is the launch."""
+    spans = {w.span for w in words if w.span is not None}
+    return any(other is not found and len(other.fields) > len(words)
+               and any(f.span in spans for f in other.fields) for _, _, other in kept)
 
 
 def _holds_any(span: Span | None, spans: list[Span]) -> bool:

@@ -237,3 +237,11 @@ def test_one_array_handed_to_a_helper_before_the_devices_are_set_is_still_one_la
     q.write_text('CMD=(vllm serve org/m --port 8000)\nCUDA_VISIBLE_DEVICES=0 "${CMD[@]}" &\n'
                  'CUDA_VISIBLE_DEVICES=1 "${CMD[@]}" &\n')
     assert len(read_path(str(q)).deployments) == 2
+
+
+def test_an_engine_command_array_expanded_in_another_arrays_command_is_one_launch():
+    """Sample K192 (measured: a launch twice): `SERVE=(vllm serve M ...)` expanded in `cmd=(docker run ... "$IMAGE"
+    "${SERVE[@]}" ...)`: the container's command is the launch, read once, its values at their places in SERVE."""
+    (d,) = read_path(str(FIX / "nested-serve-array.sh")).deployments
+    assert (d.image, d.model, _at(d.model_span)) == ("vllm-node-x:probe", "/cache/hub/glm-awq", (7, 14))
+    assert (d.get("tensor_parallel_size"), _at(d.settings["tensor_parallel_size"].span)) == (4, (8, 26))
