@@ -107,6 +107,11 @@ def piece(word: Field, start: int, end: int | None = None) -> Field:
 
 
 _COMMAND_OPTS = ("--container-command", "--command", "--args", "--container-args")
+# the cloud platforms' own CLIs, whose endpoint or app commands take an image and its command as options (asked of
+# these heads only: every other command line skips the option scan)
+PLATFORM_CLIS = frozenset({"nebius", "az", "aws", "koyeb", "runpodctl", "runpod", "ovhai", "scw", "fly", "flyctl",
+                           "railway", "lep", "lepton", "oci", "ibmcloud", "yc", "doctl", "vastai", "beam", "gcloud",
+                           "tccli", "aliyun", "sealos", "northflank", "render", "cerebrium", "baseten"})
 
 
 def platform_deploy(fields: Sequence[Field], i: int) -> Deploy | None:

@@ -1592,11 +1592,6 @@ def _optional_notes(words: tuple[Word, ...], state: _State) -> tuple[str, ...]:
     return tuple(out)
 
 
-# programs whose `--image` and `--command` / `--args` mean something else than a platform's container endpoint
-_NOT_PLATFORMS = frozenset({"kubectl", "oc", "docker", "podman", "nerdctl", "helm", "vllm", "sglang", "python",
-                            "python3"})
-
-
 def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, state: _State | None = None,
                    image_default: str | None = None, around: str = "") -> FoundLaunch | None:
     """Peel prefixes off one argv and return the engine launch it starts, if any. `around`: the text of the file an
@@ -1712,7 +1707,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             host_only = (gpus[0] or "").startswith("cuda:")  # the host's CUDA_VISIBLE_DEVICES stays outside docker
             inside = _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
             return _with_allocation(inside, (None, None) if host_only else gpus, nodes)
-        elif head not in _NOT_PLATFORMS and (platform := cloud_run.platform_deploy(fields, i)) is not None:
+        elif head in cloud_run.PLATFORM_CLIS and (platform := cloud_run.platform_deploy(fields, i)) is not None:
             return _docker_run(list(platform.words), 2, env, depth, state)
         else:
             break
