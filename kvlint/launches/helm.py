@@ -64,8 +64,18 @@ def containers_and_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     lines = {d.launch_span.line for d in found if d.launch_span is not None}
     lines |= {d.model_span.line for d in found if d.model_span is not None}
     extra = [d for d in strings if d.launch_span is not None and d.launch_span.line not in lines
-             and (d.model_span is None or d.model_span.line not in lines)]
+             and (d.model_span is None or d.model_span.line not in lines) and not _read_again(d, found)]
     return sorted(found + extra, key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+
+
+def _read_again(string: Deployment, found: list[Deployment]) -> bool:
+    """Whether a command string's launch is a container launch read again: the same engine and model as the nearest
+    container launch (sample K194: a `bash -c` script whose stray quote left the string's reading at the list item
+    and the container's at its command line, two places for one command)."""
+    at = string.launch_span.line if string.launch_span is not None else 0
+    placed = [d for d in found if d.launch_span is not None]
+    nearest = min(placed, key=lambda d: abs(d.launch_span.line - at) if d.launch_span else 0, default=None)
+    return nearest is not None and (nearest.engine, nearest.model) == (string.engine, string.model)
 
 
 def _claims(adapters: list, doc: YNode) -> Iterator[tuple[Any, YNode]]:

@@ -274,3 +274,11 @@ def test_an_array_of_a_sourced_file_is_its_configuration_not_arguments_passed_th
     assert head.model_span.path.endswith("common.sh") and _at(head.model_span) == (1, 7)
     (worker,) = read_path(str(FIX / "sourced-array" / "worker.sh")).deployments
     assert (worker.model, worker.model_resolved, _at(worker.model_span)) == ("$ARGS", False, (3, 17))
+
+
+def test_a_command_string_read_again_beside_its_container_launch_is_one_launch():
+    """Sample K194 (measured: a launch twice): a stray quote in a values file's `bash -c` script leaves the
+    container's reading and the command string's at different lines; the same engine and model as the nearest
+    container launch is that launch read again."""
+    (d,) = _deps("values-stray-quote.yaml")
+    assert d.engine == "vllm" and d.model.startswith("/data/org/model-1.5B")
