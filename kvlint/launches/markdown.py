@@ -27,8 +27,9 @@ from kvlint.launches.env import Field
 from kvlint.lazyre import lazy
 from kvlint.record import replace
 
-# a fence line (CommonMark: a backtick fence's info string holds no backtick, so ```` ```cmd``` ```` is a code span)
-_FENCE = lazy(r"^([ \t]*)(`{3,}(?=[^`\n]*$)|~{3,})[ \t]*([^\s`{]*)[^\n]*$", re.M)
+# a fence line (CommonMark: a backtick fence's info string holds no backtick, so ```` ```cmd``` ```` is a code span),
+# also one that opens a list item (`  - ```bash`: its closing fence is indented as the item's content, sample K194)
+_FENCE = lazy(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(`{3,}(?=[^`\n]*$)|~{3,})[ \t]*([^\s`{]*)[^\n]*$", re.M)
 # info strings of blocks a shell runs; an unlabelled block is a command as often as not
 _SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession",
                          "terminal", "text", "txt", "plaintext", "cmd", "command", "commandline", "ksh", "session",

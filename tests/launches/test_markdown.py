@@ -46,8 +46,8 @@ def test_blocks_keep_every_place_and_blank_the_rest():
 
 def test_the_walk_reads_markdown():
     walked = [p for p, why in iter_files([str(FIX)]) if why is None]
-    assert sorted(Path(p).name for p in walked) == ["command-on-fence.md", "prose.md", "reference-and-units.md",
-                                                    "runbook.md"]
+    assert sorted(Path(p).name for p in walked) == ["command-on-fence.md", "list-item-fences.md", "prose.md",
+                                                    "reference-and-units.md", "runbook.md"]
 
 
 def test_an_html_comment_is_the_markdown_spelling_of_a_directive(tmp_path):
@@ -298,3 +298,10 @@ def test_a_command_written_on_the_opening_fence_is_the_blocks_first_line():
     (dep,) = result.deployments
     assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "TinyLlama/TinyLlama-1.1B-Chat-v1.0", (4, 15))
     assert (dep.get("gpu_memory_utilization"), _at(dep.settings["gpu_memory_utilization"].span)) == (0.7, (6, 31))
+
+
+def test_a_fence_that_opens_a_list_item_closes_at_the_items_indentation():
+    """Sample K194's README (measured: a miss): `  - ```bash` opens a block in a list item, closed by the item's
+    indented fence; read as no fence, each closing fence opened the next block and every other command was prose."""
+    got = [(d.model, _at(d.model_span)) for d in read_path(str(FIX / "list-item-fences.md")).deployments]
+    assert got == [("google/gemma-3-4b-it", (10, 16)), ("reducto/RolmOCR", (13, 16))]
