@@ -59,13 +59,30 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not others and not any(w in script.lower() for w in _WORDS):
         return ReadResult(path)
     result = shellfile.read(path, script)
-    deployments = [replace(d, notes=(*d.notes, NOTE)) for d in [*result.deployments, *others]]
+    deployments = [_placeholders_left(replace(d, notes=(*d.notes, NOTE))) for d in [*result.deployments, *others]]
     deployments.sort(key=_place)
     findings = list(result.findings)
     if not deployments and not any(f.code == "KV008" for f in findings):
         note = passed_over(path, script, "shell")
         findings += [note] if note is not None else []
     return ReadResult(path, deployments, findings, comments=result.comments)
+
+
+# a value a runbook leaves for its reader to fill in: a variable's name written without `$` (`--port
+# QWEN_RETRIEVER_EMB_PORT`), `<port>`, `your-port`
+_PLACEHOLDER_VALUE = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|<[^<>\s]+>|(?i:your|my)[-_][\w-]+")
+
+
+def _placeholders_left(dep: Deployment) -> Deployment:
+    """A runbook's command with a value its reader fills in: not a value the engine refuses (KV007), but one the
+    document leaves open (sample K195: `vllm serve M --port QWEN_RETRIEVER_EMB_PORT`, an error at measurement). A
+    script that writes the same runs it as written, so this is the Markdown reader's only."""
+    held = [v for v in dep.invalid_values if _PLACEHOLDER_VALUE.fullmatch(v.raw.strip("\"'"))]
+    if not held:
+        return dep
+    notes = tuple(f"{v.flag} {v.raw} is a placeholder the document leaves for its reader to fill in" for v in held)
+    return replace(dep, invalid_values=tuple(v for v in dep.invalid_values if v not in held),
+                   notes=(*dep.notes, *notes))
 
 
 # a command line of a runbook's own text: an engine's program first (after `VAR=x`, `sudo`, `nohup`), not prose

@@ -46,8 +46,9 @@ def test_blocks_keep_every_place_and_blank_the_rest():
 
 def test_the_walk_reads_markdown():
     walked = [p for p, why in iter_files([str(FIX)]) if why is None]
-    assert sorted(Path(p).name for p in walked) == ["command-on-fence.md", "list-item-fences.md", "prose.md",
-                                                    "reference-and-units.md", "runbook.md"]
+    assert sorted(Path(p).name for p in walked) == ["command-on-fence.md", "list-item-fences.md",
+                                                    "placeholder-values.md", "prose.md", "reference-and-units.md",
+                                                    "runbook.md"]
 
 
 def test_an_html_comment_is_the_markdown_spelling_of_a_directive(tmp_path):
@@ -305,3 +306,11 @@ def test_a_fence_that_opens_a_list_item_closes_at_the_items_indentation():
     indented fence; read as no fence, each closing fence opened the next block and every other command was prose."""
     got = [(d.model, _at(d.model_span)) for d in read_path(str(FIX / "list-item-fences.md")).deployments]
     assert got == [("google/gemma-3-4b-it", (10, 16)), ("reducto/RolmOCR", (13, 16))]
+
+
+def test_a_runbooks_placeholder_value_is_left_open_not_refused():
+    """Sample K195's README (measured: a KV007 error, noise): `--port QWEN_RETRIEVER_EMB_PORT`, a variable's name
+    written without `$`, is the reader's to fill in; a value of no placeholder's shape stays an invalid value."""
+    first, second = read_path(str(FIX / "placeholder-values.md")).deployments
+    assert first.invalid_values == () and any("is a placeholder" in n for n in first.notes)
+    assert [v.raw for v in second.invalid_values] == ["eighty"]
