@@ -536,8 +536,7 @@ def _built_with_command(yf: YamlFile, name: str, svc: YNode, nodes: tuple[YNode 
     build = svc.get("build")
     if build is None or nodes[0] is not None or nodes[1] is None or svc.get("image") is not None:
         return []
-    context = build.text if build.is_scalar else text_of(build, "context") or "."
-    dockerfile = text_of(build, "dockerfile") or "Dockerfile"
+    context, dockerfile = build_files(build)
     host = os.path.normpath(os.path.join(os.path.dirname(yf.path), context, dockerfile))
     text = read_small(host, 256 * 1024) if "${" not in host else None
     if text is None:
@@ -626,10 +625,9 @@ def _built(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str]) -> list[
     from kvlint.sources.text import read_small
 
     build = svc.get("build")
-    context = build.text if build is not None and build.is_scalar else text_of(build, "context") or "."
-    dockerfile = text_of(build, "dockerfile") or "Dockerfile"
     if build is None:
         return []
+    context, dockerfile = build_files(build)
     said = ""
     if "${" in context + dockerfile:  # `build: ./vllm/${MODEL_DIR}`: the one folder of the tree it can be, if one
         fits = _fitting_builds(yf.path, context, dockerfile)
@@ -1051,6 +1049,13 @@ def _mounted_host(path: str, svc: YNode, target: str) -> str | None:
     return None
 
 
+def build_files(build: YNode) -> tuple[str, str]:
+    """(context, Dockerfile) of a service's `build:` (a folder, or a map with `context` and `dockerfile`), as written
+    (relative to the compose file)."""
+    context = build.text if build.is_scalar else text_of(build, "context") or "."
+    return context, text_of(build, "dockerfile") or "Dockerfile"
+
+
 def _script_host(path: str, svc: YNode, fields: list[Field]) -> str | None:
     """The repository file of the script a service's command runs: mounted into the container, or copied into the
     image by the Dockerfile the service builds (`COPY start-vllm.sh /usr/local/bin/start-vllm`, sample K189); a
@@ -1078,8 +1083,7 @@ def _copied_host(path: str, svc: YNode, target: str) -> str | None:
     build = svc.get("build")
     if build is None:
         return None
-    context = build.text if build.is_scalar else text_of(build, "context") or "."
-    dockerfile = text_of(build, "dockerfile") or "Dockerfile"
+    context, dockerfile = build_files(build)
     base = os.path.join(os.path.dirname(path), context)
     text = read_small(os.path.normpath(os.path.join(base, dockerfile)), 256 * 1024) if "${" not in context else None
     for m in _COPY.finditer(text or ""):
