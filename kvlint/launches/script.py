@@ -1270,7 +1270,8 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
     state.shared.calls += 1
     sub = _State(dict(env), positional=tuple(fields), named=state.named, functions=dict(state.functions),
                  arrays=dict(state.arrays), shared=state.shared, built=state.built, folders=dict(state.folders),
-                 loops=state.loops, loop_kinds=list(state.loop_kinds), path=_path(state), tested=list(state.tested))
+                 loops=state.loops, loop_kinds=list(state.loop_kinds), path=_path(state), tested=list(state.tested),
+                 defaulted=set(state.defaulted))  # a default the caller may override stays one in the body
     tokens = state.shared.tokens.get(id(body))
     if tokens is None:  # a body is read once per call: tokenized once
         tokens = state.shared.tokens[id(body)] = tokenize(body)

@@ -241,3 +241,11 @@ def test_an_arms_set_of_the_positional_parameters_stays_in_that_arm(tmp_path):
                  'exec python -m sglang.launch_server "$@"\n')
     (dep,) = read_path(str(q)).deployments
     assert (dep.model, dep.get("tp_size")) == ("org/m", 2)
+
+
+def test_a_case_on_a_callers_default_inside_a_function_gives_each_arms_command():
+    """Sample K186 (measured: a miss): `RUNTIME="${RUNTIME:-container}"`, then a function whose `case "$RUNTIME"`
+    runs the engine in a container or from a venv: the default the caller may override stays one in the body, so
+    both arms are alternatives (the venv arm was dropped as the default's dead arm)."""
+    got = [(d.launch_span.line, d.image) for d in fixture_deps("arms/case-in-function.sh")]
+    assert got == [(9, "$IMAGE"), (12, None)]
