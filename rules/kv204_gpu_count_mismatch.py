@@ -67,13 +67,12 @@ def check(ctx: Context) -> Iterator[Finding]:
                f"{dep.gpu_count - needed} GPU(s) are the job's, not the engine's: the job also runs "
                f"{dep.gpu_count_shared} beside the server, which may use them" if dep.gpu_count_shared
                else f"{dep.gpu_count - needed} requested GPU(s) stay idle")
-    overridable = [s.flag for r, _ in parts if (s := dep.settings.get(ctx.engine.setting(r))) is not None
-                   and s.flag in dep.caller_overridable]
-    expanded = [s.flag for r, _ in parts if (s := dep.settings.get(ctx.engine.setting(r))) is not None
-                and s.origin == "default-expansion" and s.flag not in overridable]
-    if overridable and needed < dep.gpu_count:  # `--tp) TP="$2"`: the idle GPUs are those of the script's default
+    written = [s for r, _ in parts if (s := dep.settings.get(ctx.engine.setting(r))) is not None]
+    overridable = [s.flag for s in written if s.flag in dep.caller_overridable]  # `--tp) TP="$2"`: a script's default
+    expanded = [s.flag for s in written if s.origin == "default-expansion"]  # `--tp ${GPU_COUNT:-1}`: the deployment's
+    if overridable and needed < dep.gpu_count:
         outcome += f" with the script's defaults, which its callers may change ({', '.join(overridable)})"
-    elif expanded and needed < dep.gpu_count:  # `--tp ${GPU_COUNT:-1}`: the default of a variable the deployment sets
+    elif expanded and needed < dep.gpu_count:
         outcome += f" with the defaults of variables the deployment's environment sets ({', '.join(expanded)})"
         overridable = expanded
     severity = (None if needed > dep.gpu_count else Severity.INFO

@@ -591,12 +591,12 @@ _ENGINE_KEY = lazy(r"^[ \t]*[\"']?(?:engine|backend|inference[-_]?engine|serving
                    r"[\"']?(?P<engine>vllm|sglang)[\"']?[ \t]*,?[ \t]*(?:#.*)?$", re.MULTILINE)
 # an engine setting kept in an environment variable under its flag's name (`MAX_MODEL_LEN: "384000"`, `- name:
 # GPU_MEMORY_UTILIZATION`, `-e VLLM_MAX_NUM_SEQS=8`), a prefix allowed: an image's entry point writes them as flags
-_ENV_SETTING = lazy(r"^[ \t]*(?:-[ \t]*)?(?:name:[ \t]*)?[\"']?(?:[A-Z0-9]+_)*?(?P<key>MAX_MODEL_LEN|CONTEXT_LENGTH|"
-                    r"GPU_MEMORY_UTILIZATION|MEM_FRACTION_STATIC|TENSOR_PARALLEL_SIZE|TP_SIZE|PIPELINE_PARALLEL_SIZE|"
-                    r"MAX_NUM_SEQS|MAX_NUM_BATCHED_TOKENS|MAX_TOTAL_TOKENS|MAX_RUNNING_REQUESTS|KV_CACHE_DTYPE)"
+_SETTING_KEYS = ("MAX_MODEL_LEN", "CONTEXT_LENGTH", "GPU_MEMORY_UTILIZATION", "MEM_FRACTION_STATIC",
+                 "TENSOR_PARALLEL_SIZE", "TP_SIZE", "PIPELINE_PARALLEL_SIZE", "MAX_NUM_SEQS", "MAX_NUM_BATCHED_TOKENS",
+                 "MAX_TOTAL_TOKENS", "MAX_RUNNING_REQUESTS", "KV_CACHE_DTYPE")
+_ENV_SETTING = lazy(rf"^[ \t]*(?:-[ \t]*)?(?:name:[ \t]*)?[\"']?(?:[A-Z0-9]+_)*?(?P<key>{'|'.join(_SETTING_KEYS)})"
                     r"[\"']?[ \t]*(?::|$)"
-                    r"|(?:-e|--env)[ \t=]+[\"']?(?:[A-Z0-9]+_)*?(?P<flag>MAX_MODEL_LEN|CONTEXT_LENGTH|"
-                    r"GPU_MEMORY_UTILIZATION|MEM_FRACTION_STATIC|TENSOR_PARALLEL_SIZE|TP_SIZE|MAX_NUM_SEQS)=",
+                    rf"|(?:-e|--env)[ \t=]+[\"']?(?:[A-Z0-9]+_)*?(?P<flag>{'|'.join(_SETTING_KEYS)})=",
                     re.MULTILINE)
 _SETTING_HINTS = ("MAX_MODEL_LEN", "CONTEXT_LENGTH", "GPU_MEM", "FRACTION", "PARALLEL", "TP_SIZE", "MAX_NUM",
                   "MAX_TOTAL", "MAX_RUNNING", "KV_CACHE")
