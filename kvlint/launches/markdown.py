@@ -59,7 +59,8 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not others and not any(w in script.lower() for w in _WORDS):
         # code blocks that name no engine in a document that does: a server program of its own may start it
         # (`python -m api_server --model M` under "Start the vLLM inference server", sample K206): said, not passed
-        note = passed_over(path, script, "shell", named=True) if _SERVER_HINT.search(script) else None
+        hinted = _SERVER_HINT.search(script) or ("--gpus" in script and _CONTAINER_RUN.search(script))
+        note = passed_over(path, script, "shell", named=True) if hinted else None
         return ReadResult(path, [], [note] if note is not None else [])
     result = read_wrapped(path, script)
     deployments = [_placeholders_left(replace(d, notes=(*d.notes, NOTE))) for d in [*result.deployments, *others]]
@@ -77,6 +78,8 @@ _COMMAND_WORDS = frozenset({"curl", "wget", "python", "python3", "pip", "pip3", 
                             "cat", "ls", "mkdir", "rm", "cp", "mv", "huggingface-cli", "hf", "uv", "conda", "make",
                             "exec", "set", "if", "for", "while", "then", "fi", "done", "else", "sleep", "wait", "kill"})
 _SERVER_HINT = lazy(r"(?:api|start|launch|run)[-_]?serv(?:er|ing)\b")
+# a container run (on GPUs, tested beside it): its image may be a placeholder (`<image>`) or a variable
+_CONTAINER_RUN = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b")
 _OPTION_AT_END = lazy(r"(?<=[ \t])(--?[A-Za-z][\w-]*)[ \t]*$")
 
 

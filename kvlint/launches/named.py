@@ -75,6 +75,8 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         if found is None:
             found = _serve_list(text)
             listed = found is not None
+    if found is None and (named or _ENGINE_WORD.search(text) is not None) and "--gpus" in text:
+        found = _gpu_run_with_flags(text)
     if found is None:
         return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind, named) \
             or _named_file(path, text, kind) \
@@ -82,7 +84,7 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
     line, col, what = found
     named_run = what.startswith("--name ")
     what = what.removeprefix("--name ")
-    span = Span(path, line, col, line, col + len(what))
+    span = Span(path, line, col, line, col + len(what.removeprefix("flag ")))
     source_line = text.split("\n", line)[line - 1]
     if any(mark in source_line for mark in _PASS_THROUGH):
         message = (f"`{what}` is started here with arguments known only at run time (passed to this file, or "
@@ -123,6 +125,10 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         message = (f"a container is run here on GPUs with its model in {what[3:]}, from an image this file does not "
                    "name (a variable set elsewhere), in a file that names an engine: kvlint could not read a launch "
                    "from it; nothing here is checked")
+    elif what.startswith("flag "):
+        message = (f"a container is run here on GPUs with an engine's flag ({what[5:]}), from an image this file does "
+                   "not name (a placeholder or a variable set elsewhere), in a file that names an engine: kvlint "
+                   "could not read a launch from it; nothing here is checked")
     elif re.fullmatch(r"\$\{?[A-Za-z_]\w*\}?", what):
         message = (f"a container is run here from {what}, an image named for an engine, but kvlint could not read a "
                    "launch from it (no model and engine flags it can read: the arguments are not in this file, or "
@@ -316,6 +322,29 @@ def _gpu_run_with_model(text: str) -> tuple[int, int, str] | None:
             at = m.start() + model.start()
             line_start = text.rfind("\n", 0, at) + 1
             return text.count("\n", 0, at) + 1, at - line_start + 1, f"-e {model.group(1)}"
+    return None
+
+
+# an engine's own flag: what its sizing is given by, or the name it serves its model under
+_ENGINE_FLAG = lazy(r"(?<=\s)--(?:served[-_]model[-_]name|tensor[-_]parallel[-_]size|max[-_]model[-_]len|"
+                    r"gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static|context[-_]length)\b")
+
+
+def _gpu_run_with_flags(text: str) -> tuple[int, int, str] | None:
+    """(line, col, "flag --X") of the first container run on GPUs (over its continuation lines) handed one of an
+    engine's own flags, its image one kvlint cannot name (sample K204's runbook: `docker run --gpus all ... <image>
+    <model> --served-model-name <name>`): asked only where the file or its document names an engine."""
+    for k, m in enumerate(_CONTAINER_RUN.finditer(text)):
+        if k >= 8:
+            break
+        start, end = _continued(text, m.start())
+        if "--gpus" not in text[start:end]:
+            continue
+        flag = _ENGINE_FLAG.search(text, start, end)
+        if flag is not None:
+            line_start = text.rfind("\n", 0, flag.start()) + 1
+            return (text.count("\n", 0, flag.start()) + 1, flag.start() - line_start + 1,
+                    f"flag {flag.group()}")
     return None
 
 

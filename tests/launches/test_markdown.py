@@ -326,3 +326,16 @@ def test_a_server_program_of_its_own_under_prose_naming_the_engine_is_a_place():
     (note,) = result.findings
     assert (result.deployments, note.code, note.span.line) == ([], "KV008", 6)
     assert read_path("README.md", text.replace("api_server", "bench_all")).findings == []
+
+
+def test_a_container_run_on_gpus_with_an_engines_flag_from_a_placeholder_image_is_a_place():
+    """Sample K204's skill document (silent): prose says the image's entry point is `vllm serve`, the block runs
+    `docker run --gpus all ... <image> <model> --served-model-name <name>`, whose image and model are placeholders:
+    a KV008 at the engine's flag; the same run with no engine flag, or not on GPUs, is no place."""
+    text = ("# Local vLLM\n\nThe image's entry point is `vllm serve`.\n\n```bash\ndocker run -d --gpus all \\\n"
+            "  -p 8000:8000 \\\n  <image> <model> --served-model-name <name> <args>\n```\n")
+    result = read_path("guide.md", text)
+    (note,) = result.findings
+    assert (result.deployments, note.code, _at(note.span), note.span.end_col) == ([], "KV008", (8, 19), 38)
+    assert read_path("guide.md", text.replace("--served-model-name", "--name")).findings == []
+    assert read_path("guide.md", text.replace("--gpus all", "--rm")).findings == []
