@@ -579,7 +579,7 @@ def _scopes(tree: ast.Module, bound: dict[str, str] | None = None) -> dict[int, 
     chooses = _fallbacks(tree)
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            seen = {**module, **_loop_firsts(fn), **_defaults(fn), **_constants(fn.body, module, chooses)}
+            seen = {**module, **_loop_firsts(fn), **_defaults(fn, module), **_constants(fn.body, module, chooses)}
             for node in ast.walk(fn):
                 scopes[id(node)] = seen
     return scopes
@@ -639,12 +639,14 @@ def _parsing_functions(tree: ast.Module) -> set[str]:
     return found
 
 
-def _defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
-    """`def serve(model="org/m", tp: int = 4)`: each parameter's literal default."""
+def _defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: dict[str, str] | None = None) -> dict[str, str]:
+    """`def serve(model="org/m", tp: int = 4)`: each parameter's literal default, or the value of the module's name
+    it gives (`def serve(model=DEFAULT_MODEL)`: Python evaluates it once, from the module, when the function is
+    defined)."""
     args = fn.args.posonlyargs + fn.args.args
     pairs = list(zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults, strict=True))
     pairs += [(a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d is not None]
-    return {a.arg: v for a, d in pairs if (v := _plain(d)) is not None}
+    return {a.arg: v for a, d in pairs if (v := _plain(d, names)) is not None}
 
 
 def _constants(body: list[ast.stmt], names: dict[str, str] | None = None,

@@ -160,3 +160,15 @@ def test_a_flag_list_a_helper_extends_its_command_with_takes_the_caller_s_values
         "    run_cli(args.model, args.tp)\n")
     (dep,) = read_path(str(path)).deployments
     assert (dep.model, _at(dep.model_span), dep.get("tensor_parallel_size")) == ("org/defaulted", (20, 13), 2)
+
+
+def test_a_parameter_defaulting_to_a_module_constant_is_that_constants_value():
+    """`def serve(model=DEFAULT_MODEL)`: Python evaluates the default from the module when the function is defined,
+    so a launch built from the parameter has the constant's model (was `${model}`, unresolved); a default naming
+    no known value stays unresolved."""
+    text = ('import subprocess\nDEFAULT_MODEL = "org/m"\n\n\ndef serve(model=DEFAULT_MODEL, tp=2):\n'
+            '    subprocess.run(["vllm", "serve", model, "--tensor-parallel-size", str(tp)])\n')
+    (dep,) = read_path("serve.py", text).deployments
+    assert (dep.model, dep.get("tensor_parallel_size"), _at(dep.model_span)) == ("org/m", 2, (6, 38))
+    (dep,) = read_path("serve.py", text.replace("model=DEFAULT_MODEL", "model=pick()")).deployments
+    assert dep.model == "${model}"
