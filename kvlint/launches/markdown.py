@@ -559,6 +559,9 @@ def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list
         fence, body = m.group(2), m.end() + 1
         close = _closing(fence, len(m.group(1).expandtabs(4))).search(text, body)
         end = close.start() if close is not None else len(text)
+        reopened = _reopening(fence).search(text, body, end)
+        if reopened is not None:  # the block was left open: it ends where the next one is opened
+            end, close = reopened.start(), None
         label = m.group(3).lower()
         inside = text[body:end]
         shell_here = label in _YAML_INFO and _heredoc_opened(inside)  # ```yaml over `cat <<EOF | kubectl apply -f -`
@@ -567,5 +570,13 @@ def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list
         elif (kinds is None or (label in kinds and not (kinds is _YAML_INFO and shell_here))
                 or (kinds is _SHELL_INFO and (shell_here or _mislabelled(label, inside)))) and body < end:
             out.append((body, end))
-        pos = close.end() if close is not None else len(text)
+        pos = close.end() if close is not None else end if reopened is not None else len(text)
     return out
+
+
+def _reopening(fence: str) -> re.Pattern[str]:
+    """A line inside a block that opens one with the same fence and a language (```` ```bash ````, at most three
+    columns in): a block cannot hold its own fence, so its author left the block before unclosed (sample K213's
+    guide: a stray ```` ``` ```` made the prose after it a block and the next ```` ```bash ```` a command whose
+    backquotes took every launch after it). The block ends there and the line opens the next one."""
+    return re.compile(rf"^[ \t]{{0,3}}{re.escape(fence)}[ \t]*[A-Za-z][\w+-]*[ \t]*$", re.M)

@@ -1418,10 +1418,12 @@ def _assignment(word: Word, m: Mapped, env: dict[str, str],
     fields = expand_word(word, m, env, positional)
     text = " ".join(f.text for f in fields)
     name, _, value = text.partition("=")
+    appending = name.endswith("+")
     name = name.rstrip("+")
     if any(not f.resolved for f in fields):
-        return name, _partial(value, fields)  # unknown from here on (never a stale value), but a command's words
-    return name, _placed(value, fields)
+        # unknown from here on (never a stale value), but a command's words stay words (a Partial)
+        return name, _partial(value, fields, appending)
+    return name, _placed(value, fields, appending)
 
 
 def _appended(value: str | None, before: str | None, state: _State) -> str | None:
@@ -1437,30 +1439,45 @@ def _appended(value: str | None, before: str | None, state: _State) -> str | Non
         shift = len(before)
         holes = before.holes + tuple((a + shift, b + shift) for a, b in value.holes)
         return Partial(before + value, holes, before.offsets + value.offsets, before.source)
+    if isinstance(before, Partial) or isinstance(value, Partial):  # the unknown words stay unknown, placed or not
+        shift = len(before)
+        holes = getattr(before, "holes", ()) + tuple((a + shift, b + shift) for a, b in getattr(value, "holes", ()))
+        return Partial(str(before) + str(value), holes)
     return str(before) + str(value)
 
 
-def _placed(value: str, fields: list[Field]) -> str:
+def _placed(value: str, fields: list[Field], appending: bool = False) -> str:
     """An argument string of several words written in this text (`ARGS="--model org/m --max-model-len 8192"`) keeps
     where each character was written, so the flags a later `$ARGS` gives point at their place in the string (a
-    one-word value, `MODEL=org/m`, is pointed at where it is used, as before)."""
+    one-word value, `MODEL=org/m`, is pointed at where it is used, as before). A command line grown piece by piece
+    (`CMD="docker run -d"`, then `CMD+=" --model ${MODEL}"`, sample K214) keeps every piece's place."""
 
     # the whole command line, its flags with it (`CMD="$CMD --flag $V"` too, when every character's place is known)
+    words = value.split()
     command = ("vllm" in value or "sglang" in value) and \
         all(not f.origin or len(f.offsets) == len(f.text) for f in fields) and \
-        any(w.startswith("--") for w in value.split())
-    if len(value.split()) < 3 or not (value.lstrip().startswith("-") or command):
+        any(w.startswith("--") for w in words)
+    if appending and words or words and words[0] in _GROWN and len(words) >= 2:
+        offsets, source = _value_offsets(value, fields)
+        return Partial(value, (), offsets, source) if offsets else value
+    if len(words) < 3 or not (value.lstrip().startswith("-") or command):
         return value  # a literal command line kept in a variable (`CMD="python -m sglang.launch_server ..."`) too
     offsets, source = _value_offsets(value, fields)
     return Partial(value, (), offsets, source) if offsets else value
 
 
-def _partial(value: str, fields: list[Field]) -> str | None:
+# programs whose command line a script grows in a variable before running it (`CMD="docker run -d"`)
+_GROWN = frozenset({"docker", "podman", "nerdctl", "apptainer", "singularity", "vllm", "sglang", "python",
+                    "python3", "srun"})
+
+
+def _partial(value: str, fields: list[Field], appending: bool = False) -> str | None:
     """A value of several words with unknown expressions in it (`CMD="docker run -e T=$TOKEN IMAGE ..."`) as a
     Partial, which a later `exec $CMD` reads word by word; a one-word value with an unknown part stays unknown
-    (`MODEL="$BASE/m"` is not a model)."""
+    (`MODEL="$BASE/m"` is not a model). `appending`: words added to a command kept in the variable (`CMD+=" --tp
+    ${TP}"`, sample K214), whose first word is an option's, not the command's: any number of them."""
 
-    if len(value.split()) < 3:
+    if not appending and len(value.split()) < 3:
         return None
     holes: list[tuple[int, int]] = []
     for expr in dict.fromkeys(e for f in fields for e in f.missing):
@@ -1470,7 +1487,7 @@ def _partial(value: str, fields: list[Field]) -> str | None:
             at = value.find(expr, at + len(expr))
     holes.sort()
     first = len(value) - len(value.lstrip())
-    if not holes or holes[0][0] <= first + len(value.split()[0]) - 1 or \
+    if not holes or (not appending and holes[0][0] <= first + len(value.split()[0]) - 1) or \
             any(a < b_prev for (a, _), (_, b_prev) in zip(holes[1:], holes, strict=False)):
         return None  # its first word unknown (`$(( A * B ))`, `$RUNNER serve ...`): no command to read
     return Partial(value, tuple(holes), *_value_offsets(value, fields))

@@ -210,6 +210,20 @@ def test_a_command_string_appended_to_with_plus_equals_then_evald():
     assert (d.model, d.get("tensor_parallel_size"), "max_model_len" in d.settings) == ("org/appended", 2, False)
 
 
+def test_a_container_command_grown_piece_by_piece_with_an_unknown_piece_is_read_at_its_pieces():
+    """Sample K214's launcher (measured: a miss): `DOCKER_CMD="docker run -d"`, then one `DOCKER_CMD+=" ..."` a line
+    (the image, `--model ${MODEL}`, `--tensor-parallel-size ${TP_SIZE}` of a run-time GPU count), `eval
+    "${DOCKER_CMD}"`: the unknown piece left the whole variable unknown. It is one unresolved setting; every value
+    is placed at its own piece."""
+    text = ('MODEL="org/grown"\nLEN=8192\nTP_SIZE=$(nproc)\nCMD="docker run -d"\nCMD+=" --gpus all"\n'
+            'CMD+=" vllm/vllm-openai:v0.19.0"\nCMD+=" --model ${MODEL}"\nCMD+=" --tensor-parallel-size ${TP_SIZE}"\n'
+            'CMD+=" --max-model-len ${LEN}"\neval "${CMD}"\n')
+    (d,) = read_path("run.sh", text).deployments
+    assert (d.model, d.image, _at(d.model_span), _at(d.settings["max_model_len"].span)) == \
+        ("org/grown", "vllm/vllm-openai:v0.19.0", (7, 16), (9, 24))
+    assert d.get("max_model_len") == 8192 and not d.settings["tensor_parallel_size"].resolved
+
+
 def test_a_tool_handed_a_whole_command_as_its_command_option_runs_it():
     """Sample K94's TPU workload script: `COMMAND="export HF_TOKEN=x && VLLM_USE_V1=1 python -m
     vllm.entrypoints.openai.api_server --model M ..."` then `python xpk.py workload create ... --command "$COMMAND"`

@@ -339,3 +339,15 @@ def test_a_container_run_on_gpus_with_an_engines_flag_from_a_placeholder_image_i
     assert (result.deployments, note.code, _at(note.span), note.span.end_col) == ([], "KV008", (8, 19), 38)
     assert read_path("guide.md", text.replace("--served-model-name", "--name")).findings == []
     assert read_path("guide.md", text.replace("--gpus all", "--rm")).findings == []
+
+
+def test_a_block_left_open_ends_where_the_next_fence_with_a_language_opens():
+    """Sample K213's guide (measured: a miss): a stray ```` ``` ```` opened a block over the prose after it, so the
+    next ```` ```bash ```` line was read as a command whose backquotes swallowed the launch below; a block cannot
+    hold its own fence, so that line opens the next block. A longer fence still holds a shorter one as text."""
+    text = ("# Guide\n\n```\n\n#### Setup\n\n```bash\necho one\n```\n\n```bash\nvllm serve org/m --tensor-parallel-size 2\n"
+            "```\n")
+    (dep,) = read_path("GUIDE.md", text).deployments
+    assert (dep.model, _at(dep.model_span)) == ("org/m", (12, 12))
+    nested = "# Doc\n\n````\n```bash\nvllm serve org/m\n```\n````\n"
+    assert read_path("DOC.md", nested).deployments == []
