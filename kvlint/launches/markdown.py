@@ -22,6 +22,7 @@ from bisect import bisect_left
 from functools import lru_cache
 
 from kvlint.deployment import Deployment
+from kvlint.findings import Finding
 from kvlint.launches import ReadResult
 from kvlint.launches.env import Field
 from kvlint.lazyre import lazy
@@ -61,6 +62,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         # (`python -m api_server --model M` under "Start the vLLM inference server", sample K206): said, not passed
         hinted = _SERVER_HINT.search(script) or ("--gpus" in script and _CONTAINER_RUN.search(script))
         note = passed_over(path, script, "shell", named=True) if hinted else None
+        note = note or _python_place(path, text)
         return ReadResult(path, [], [note] if note is not None else [])
     result = read_wrapped(path, script)
     deployments = [_placeholders_left(replace(d, notes=(*d.notes, NOTE))) for d in [*result.deployments, *others]]
@@ -68,6 +70,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     findings = list(result.findings)
     if not deployments and not any(f.code == "KV008" for f in findings):
         note = passed_over(path, script, "shell", named=True)  # the document names an engine (tested above)
+        note = note or _python_place(path, text)
         findings += [note] if note is not None else []
     return ReadResult(path, deployments, findings, comments=result.comments)
 
@@ -384,6 +387,19 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
         return []
     body = _blanked(text, _between(ranges, len(text)))
     return pyfile.read(path, body).deployments if any(w in body for w in pyfile.engine_words()) else []
+
+
+def _python_place(path: str, text: str) -> Finding | None:
+    """The KV008 for an engine's image or entry point named in a runbook's Python blocks that gave no launch (sample
+    K218's README: `Endpoint(name="vllm-service", image="vllm/vllm-openai:latest", gpu=...)`, a platform's container
+    of the engine's image whose model is not given): the net the shell blocks have, over the Python ones."""
+    from kvlint.launches.named import passed_over
+
+    ranges = _block_ranges(text, _PY_INFO)
+    if not ranges:
+        return None
+    body = _blanked(text, _between(ranges, len(text)))
+    return passed_over(path, body, "python") if "vllm" in body or "sglang" in body else None
 
 
 def _without_html_comments(text: str) -> str:

@@ -23,7 +23,7 @@ from kvlint.flags.launch import PY_OPTIONS
 from kvlint.launches import ReadResult
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field
-from kvlint.launches.groups import is_launch
+from kvlint.launches.groups import is_launch, one_per_group
 from kvlint.launches.keys import negatable
 from kvlint.launches.named import ENTRY_MARKERS
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
@@ -64,7 +64,8 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
                "a launch in it is not checked")
         return ReadResult(path, findings=[kv001(path, why, severity=Severity.INFO)])
     deployments, notes = read_python(path, text)
-    return ReadResult(path, deployments, notes, comments=scan_comments(text))
+    # a program's rank branches (a master's and a worker's argv, differing in `--node-rank`) are one deployment
+    return ReadResult(path, one_per_group(deployments), notes, comments=scan_comments(text))
 
 
 def _unparsed(path: str, text: str, exc: Exception) -> list[Deployment]:

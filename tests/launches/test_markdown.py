@@ -351,3 +351,16 @@ def test_a_block_left_open_ends_where_the_next_fence_with_a_language_opens():
     assert (dep.model, _at(dep.model_span)) == ("org/m", (12, 12))
     nested = "# Doc\n\n````\n```bash\nvllm serve org/m\n```\n````\n"
     assert read_path("DOC.md", nested).deployments == []
+
+
+def test_an_engine_image_named_in_a_python_block_that_gives_no_launch_is_a_place():
+    """Sample K218's README (silent): a Python block deploys `Endpoint(name="vllm-service",
+    image="vllm/vllm-openai:latest", gpu=...)` with no model; the shell blocks' net now covers the Python blocks. An
+    import of the engine's library is no place."""
+    text = ("# Deps\n\n```bash\npip install flash\n```\n\n```python\nfrom flash import Endpoint\n\n"
+            "vllm = Endpoint(\n    name=\"vllm-service\",\n    image=\"vllm/vllm-openai:latest\",\n)\n```\n")
+    result = read_path("README.md", text)
+    (note,) = result.findings
+    assert (result.deployments, note.code, _at(note.span)) == ([], "KV008", (12, 12))
+    plain = text.replace('image="vllm/vllm-openai:latest"', 'image="python:3.12"')
+    assert read_path("README.md", plain.replace("from flash", "from vllm")).findings == []

@@ -172,3 +172,19 @@ def test_a_parameter_defaulting_to_a_module_constant_is_that_constants_value():
     assert (dep.model, dep.get("tensor_parallel_size"), _at(dep.model_span)) == ("org/m", 2, (6, 38))
     (dep,) = read_path("serve.py", text.replace("model=DEFAULT_MODEL", "model=pick()")).deployments
     assert dep.model == "${model}"
+
+
+def test_a_programs_master_and_worker_argv_are_one_deployment():
+    """Sample K217's multi-node verifier (two launches counted): `run_master()` and `run_worker()` each build the
+    same `sglang.launch_server` argv but for `--node-rank` (0 and 1): one deployment, as a script's rank branches
+    are; two commands with different models stay two."""
+    body = ('import subprocess, sys\nMODEL = "/models/m"\n\n\ndef run_{role}():\n'
+            '    cmd = [sys.executable, "-m", "sglang.launch_server", "--model-path", {model}, "--tp", "8",\n'
+            '           "--nnodes", "2", "--node-rank", "{rank}", "--dist-init-addr", "10.0.0.1:5000"]\n'
+            '    subprocess.run(cmd)\n')
+    text = body.format(role="master", rank=0, model="MODEL") + "\n\n" + body.format(role="worker", rank=1, model="MODEL")
+    (dep,) = read_path("multinode.py", text).deployments
+    assert (dep.model, dep.launch_span.line, dep.get("node_rank")) == ("/models/m", 6, 0)
+    other = text.replace('"--model-path", MODEL, "--tp", "8",\n           "--nnodes", "2", "--node-rank", "1"',
+                         '"--model-path", "/models/n", "--tp", "8",\n           "--nnodes", "2", "--node-rank", "1"')
+    assert len(read_path("multinode.py", other).deployments) == 2
