@@ -384,3 +384,19 @@ def test_the_vllm_kserve_charts_values_of_a_model_source_alone_are_read(tmp_path
     assert (dep.engine, dep.model_span.line) == ("vllm", 3)
     p.write_text("model:\n  mode: s3\n  uri: oci://quay.io/org/x:y\n")  # another source named: not this shape
     assert read_path(str(p)).deployments == []
+
+
+def test_an_operator_object_running_the_engines_image_on_a_model_is_a_launch(tmp_path):
+    """Sample K217's `LLMService` (measured: a miss, a KV008): `spec.model: M` beside `spec.image:
+    vllm/vllm-openai:latest` and `gpuCount: 1`, no engine key and no engine settings: its operator runs the engine's
+    image on M. The same object running another image is none."""
+    p = tmp_path / "llmservice.yaml"
+    body = ("apiVersion: apps.example.dev/v1alpha1\nkind: LLMService\nmetadata:\n  name: s\nspec:\n"
+            "  model: TinyLlama/TinyLlama-1.1B-Chat-v1.0\n  image: {image}\n  gpuCount: 1\n")
+    p.write_text(body.format(image="vllm/vllm-openai:latest"))
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.model_span.line, d.image) == \
+        ("vllm", "TinyLlama/TinyLlama-1.1B-Chat-v1.0", 6, "vllm/vllm-openai:latest")
+    assert any("runs vllm's image" in n for n in d.notes)
+    p.write_text(body.format(image="ghcr.io/org/server:1"))
+    assert read_path(str(p)).deployments == []

@@ -229,7 +229,7 @@ def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
     block = structured.find(doc, engine)
     if block is None:
         return _engine_args_object(yf, doc, found[1:] if found else None) or \
-            _engine_named_object(yf, doc, found[1:] if found else None)
+            _engine_named_object(yf, doc, found[1:] if found else None, found[0] if found else None)
     return [_from_block(yf, doc, block, found[1:] if found else None)]
 
 
@@ -237,19 +237,25 @@ _ENGINE_KEYS = ("engine", "backend", "runtime", "framework", "backendName", "inf
 _ENTRY_KEYS = ("uri", "name", "id", "path", "repo")
 
 
-def _engine_named_object(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None) -> list[Deployment]:
-    """An operator's resource that names its engine as a value (`spec.engine.name: vllm`, `spec.backend: sglang`) and
-    a model (a model key, or the `uri` of a `models:` entry) and no engine settings: the operator starts that engine
-    on that model, every other setting its own (sample K64's prem-operator `AIDeployment`)."""
+def _engine_named_object(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None,
+                         imaged: str | None = None) -> list[Deployment]:
+    """An operator's resource that names its engine as a value (`spec.engine.name: vllm`, `spec.backend: sglang`), or
+    runs the engine's image (`spec.image: vllm/vllm-openai:latest`, sample K217's `LLMService`: `imaged`), and a model
+    (a model key, or the `uri` of a `models:` entry) and no engine settings: the operator starts that engine on that
+    model, every other setting its own (sample K64's prem-operator `AIDeployment`)."""
     spec = doc.get("spec")
-    engine = _engine_value_of(spec) if spec is not None and spec.is_map else None
-    model = (structured.first_model(spec) or _models_entry(spec)) if spec is not None and engine else None
+    if spec is None or not spec.is_map:
+        return []
+    named_engine = _engine_value_of(spec)
+    engine = named_engine or imaged
+    model = (structured.first_model(spec) or _models_entry(spec)) if engine else None
     if engine is None or model is None:
         return []
     path, node = model
     count, cspan, _ = g.count_from_resources(spec)
-    note = (f"the object names {engine} as its engine and {'.'.join(path)} as its model: its operator starts the "
-            "engine, with settings of its own this file does not show")
+    named = f"names {engine} as its engine" if named_engine else f"runs {engine}'s image {image[0] if image else ''}"
+    note = (f"the object {named} and {'.'.join(path)} as its model: its operator starts the engine, with settings of "
+            "its own this file does not show")
     ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
                         node_labels=facts.node_labels(doc))
     fields = _model_fields(engine, node, path)
