@@ -123,6 +123,8 @@ class Deployment:
     compose_cut: tuple[Span, str] | None = None  # where compose cuts the string command the engine's is in (KV017)
     no_subcommand: tuple[Span | None, str, str] | None = None  # the engine's CLI run without the subcommand that
     # starts its server (span of the program, the program, the subcommand): its parser exits (KV016)
+    no_main: tuple[Span | None, str, str] | None = None  # the CLI's package run as a module (`python -m vllm serve`):
+    # it has no `__main__`, Python exits (KV018): the package word's span, the package, the command meant (`vllm serve`)
     one_word_args: tuple[tuple[Span | None, str], ...] = ()  # words holding several of the engine's arguments,
     # passed as one (`"$args"`: KV013), read split as meant
     runner_rejects: tuple[tuple[Span | None, str], ...] = ()  # the engine's flags written before `docker run`'s

@@ -319,6 +319,11 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
 
         program, sub = facts(found.engine).CLI_SUBCOMMAND or (found.no_subcommand.text, "serve")
         dep = replace(dep, no_subcommand=(found.no_subcommand.span, program, sub))
+    if found.no_main is not None:
+        from kvlint.engines.registered import facts
+
+        program, sub = facts(found.engine).CLI_SUBCOMMAND or (found.no_main.text, "serve")
+        dep = replace(dep, no_main=(found.no_main.span, found.no_main.text, f"{program} {sub}"))
     if found.no_server is not None:
         first = found.fields[0].text if found.fields else ""
         dep = replace(dep, no_server_image=(found.no_server.span, found.no_server.text, first))

@@ -89,6 +89,8 @@ class FoundLaunch:
     compose_cut: tuple[Span, str] | None = None  # where compose cuts a string command before the engine's (KV017)
     no_subcommand: Field | None = None  # the engine's CLI run with its server's flags but no subcommand (`vllm
     # --model M`): its parser rejects them (KV016); read as the server's launch, as meant
+    no_main: Field | None = None  # the CLI's package run as a module (`python -m vllm serve M`): it has no
+    # `__main__`, so Python exits (KV018); read as the server's launch, as meant
     beside: str | None = None  # started in the background, then the script runs another GPU program (`torchrun
     # main.py`, line 33): the job's GPUs are not all the engine's (kvlint.launches.script._beside)
 
@@ -1734,6 +1736,10 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         else:
             break
     rest = _program_named(fields[i:], state)
+    if (package := _package_without_main(rest)) is not None:
+        engine, at = package
+        return FoundLaunch(engine, tuple(rest[at + 1 :]), _join(rest[0].span, rest[at].span), env, None, gpus[0],
+                           gpus[1], nodes=nodes, runner=runner, no_main=rest[at - 1])
     found = detect([f.token() for f in rest])
     if found is not None and _asks_help(rest[found[1]:]):
         return None  # `vllm serve --help`: the parser prints its options and exits, no server starts
@@ -1953,6 +1959,27 @@ def _program_with_arguments(rest: list[Field]) -> bool:
 
 
 _CLI_OWN = frozenset({"-h", "--help", "-v", "--version"})  # the options an engine's CLI takes before a subcommand
+
+
+def _package_without_main(rest: list[Field]) -> tuple[str, int] | None:
+    """(engine, index of the subcommand) of `python [OPTIONS] -m PACKAGE SUBCOMMAND ...` where PACKAGE is an
+    engine's CLI package that has no `__main__` (each engine's CLI_PACKAGE_WITHOUT_MAIN: `python -m vllm serve M`,
+    sample K201): Python refuses to run it, but the words say what was meant."""
+    from kvlint.engines.registered import engine_names, facts
+    from kvlint.flags.launch import PY_OPTIONS
+
+    if len(rest) < 4 or not re.fullmatch(r"python(?:3(?:\.\d+)?)?", rest[0].text.rsplit("/", 1)[-1]):
+        return None
+    j = 1
+    while j < len(rest) and rest[j].text in PY_OPTIONS:
+        j += 1
+    if j + 2 >= len(rest) or rest[j].text != "-m":
+        return None
+    for engine in engine_names():
+        package, cli = getattr(facts(engine), "CLI_PACKAGE_WITHOUT_MAIN", None), facts(engine).CLI_SUBCOMMAND
+        if package and cli and rest[j + 1].text == package and rest[j + 2].text == cli[1]:
+            return engine, j + 2
+    return None
 
 
 @functools.lru_cache(maxsize=16)

@@ -15,6 +15,7 @@ IN_PROCESS_ARGV = ("prepare_server_args", "prepare_server_args", ("python", "-m"
 # no CLI kvlint knows to take the server's flags only after a subcommand (`sglang serve` is read as a server of its own)
 CLI_SUBCOMMAND: tuple[str, str] | None = None
 CLI_MAIN: str | None = None  # no CLI module kvlint knows a program runs on its own `sys.argv`
+CLI_PACKAGE_WITHOUT_MAIN: str | None = None  # no subcommand CLI (above), so no package run by mistake for it
 # a helper of the engine's own package that starts its server in a subprocess: (function, module, the keyword holding
 # the extra arguments); the model is its first argument (`popen_launch_server(model, base_url, other_args=[...])`)
 LAUNCH_HELPER: tuple[str, str, str] | None = ("popen_launch_server", "sglang.test.test_utils", "other_args")

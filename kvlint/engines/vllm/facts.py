@@ -16,6 +16,9 @@ IN_PROCESS_ARGV = ("make_arg_parser", "parse_args", ("vllm", "serve"))
 CLI_SUBCOMMAND: tuple[str, str] | None = ("vllm", "serve")
 # the module whose `main()` runs the CLI on `sys.argv` in process (`sys.argv = [prog, "serve", M, ...]; main()`)
 CLI_MAIN: str | None = "vllm.entrypoints.cli.main"
+# the CLI's package, which has no `__main__` module (the 0.14.0 and 0.33.0 wheels hold no vllm/__main__.py): `python
+# -m vllm serve M` exits before anything loads ("'vllm' is a package and cannot be directly executed")
+CLI_PACKAGE_WITHOUT_MAIN: str | None = "vllm"
 LAUNCH_HELPER: tuple[str, str, str] | None = None  # no helper of vLLM's package starts its server with a model
 SERVERS: dict[str, str] = {}  # other servers it starts with a parser of their own (none)
 SERVER_ENTRY_MODULES: dict[str, str] = {}
