@@ -67,6 +67,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         unlisted = bad in dep.invalid_values and (extended is not None or c.unrelated_choice(bad.raw, bad.reason)
                                                   or _a_forks_word(bad.raw, bad.reason, dep))
         custom = c.custom_build(dep.image) if ctx.pinned_version is not None and unlisted else None
+        tree = ctx.engine_tree if bad in dep.invalid_values else None
+        if tree is not None and not tree.adds and dep.image is None:
+            yield _fork_value(ctx, bad, what, tree.parser)
+            continue
         if custom:
             yield _custom_value(ctx, bad, what, custom)
             continue
@@ -92,6 +96,18 @@ def check(ctx: Context) -> Iterator[Finding]:
                  f"{older or assumed}", bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag,
             value=bad.raw, setting=bad.setting,
             severity=(Severity.INFO if _image_decides(ctx) else Severity.WARNING) if older else None)
+
+
+def _fork_value(ctx: Context, bad: InvalidValue, what: str, parser: str) -> Finding:
+    """The repository holds its own engine tree (a fork of the engine's source, kvlint.resolve.fork) and no image
+    runs the launch: the launch runs that tree, whose parser decides the value (sample K220's SGLang fork, whose
+    script passes `--mm-attention-backend fa2`), as KV004 and KV005 say of its flags."""
+    engine = c.title(ctx.deployment.engine)
+    return check.rule.finding(
+        ctx, f"stock {engine} rejects {what}: {bad.reason}; but the repository holds its own {engine} tree ({parser}), "
+             "which the launch runs: that fork's parser decides the value", bad.span or ctx.deployment.launch_span,
+        fix=f"check that {parser} accepts {bad.raw}", flag=bad.flag, value=bad.raw, setting=bad.setting,
+        severity=Severity.INFO)
 
 
 def _custom_value(ctx: Context, bad: InvalidValue, what: str, image: str) -> Finding:

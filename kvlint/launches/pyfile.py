@@ -563,6 +563,25 @@ def _align(value: str, seg: str, start: int) -> list[int] | None:
 _ALIGN_GAP = 8  # source characters a value character may sit past the previous one's
 
 
+def _path_tail(node: ast.expr) -> tuple[ast.expr, str] | None:
+    """(the folder's expression, the last part) of a path joined at run time whose last part is written:
+    `venv / "bin" / "vllm"` (pathlib), `os.path.join(bindir, "vllm")`, either inside `str(...)` (sample K220's
+    `[str(python.parent / "vllm"), "serve", MODEL, ...]`); None for any other expression."""
+    import ast
+
+    if isinstance(node, ast.Call) and _name(node.func) == "str" and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        last, folder = node.right, node.left
+    elif isinstance(node, ast.Call) and _name(node.func) == "join" and len(node.args) >= 2:
+        last, folder = node.args[-1], node.args[0]
+    else:
+        return None
+    if isinstance(last, ast.Constant) and isinstance(last.value, str) and re.fullmatch(r"[\w.-]+", last.value):
+        return folder, last.value
+    return None
+
+
 def _shell_name(expr: str) -> str:
     """An expression as a name the shell can expand (`args.model` -> `args_model`): left unresolved, named."""
     name = "".join(c if c.isalnum() or c == "_" else "_" for c in expr).strip("_")
@@ -903,6 +922,10 @@ class _Source:
         plain = _plain(node, names)
         if plain is not None:
             return Field(plain, self.span(node), origin="" if _plain(node) is not None else "variable")
+        tail = _path_tail(node)
+        if tail is not None:  # `str(venv / "bin" / "vllm")`: a program at a run-time folder, named by its last part
+            folder = "${" + _shell_name(self.segment(tail[0]) or "folder") + "}"
+            return Field(f"{folder}/{tail[1]}", self.span(node), False, (folder,))
         parts = _f_parts(node, names) if isinstance(node, ast.JoinedStr) else None
         if parts is not None:  # f"--model-path={cfg.model}": the flag known, the value left at its expression
             texts = [k if k is not None else "${" + (self.segment(e) or "expr") + "}" if e is not None else ""
@@ -960,6 +983,8 @@ def _starts_with_word(node: ast.List | ast.Tuple, src: _Source) -> bool:
     if first is not None and (_is_interpreter(first) or _runs_module(node.elts)):
         return True
     if _engine_named_cli(node.elts):
+        return True
+    if first is not None and _path_tail(first) is not None:  # `str(venv / "bin" / "vllm")`: one word at run time
         return True
     if isinstance(first, ast.Name):
         value = src.scopes.get(id(first), src.scopes[0]).get(first.id)

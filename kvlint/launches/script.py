@@ -1968,7 +1968,8 @@ def _package_without_main(rest: list[Field]) -> tuple[str, int] | None:
     from kvlint.engines.registered import engine_names, facts
     from kvlint.flags.launch import PY_OPTIONS
 
-    if len(rest) < 4 or not re.fullmatch(r"python(?:3(?:\.\d+)?)?", rest[0].text.rsplit("/", 1)[-1]):
+    if len(rest) < 4 or "python" not in rest[0].text \
+            or not re.fullmatch(r"python(?:3(?:\.\d+)?)?", rest[0].text.rsplit("/", 1)[-1]):
         return None
     j = 1
     while j < len(rest) and rest[j].text in PY_OPTIONS:

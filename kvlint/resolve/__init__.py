@@ -485,9 +485,10 @@ def _find_keys(spec: ModelSpec) -> Mapping[str, Span]:
 
 def _engine_tree(dep: Deployment, engine: Engine) -> EngineTree | None:
     """The repository's own engine source (a fork), looked for only when a flag is unknown to every release or
-    removed from the newest (a fork may keep what stock releases dropped)."""
+    removed from the newest (a fork may keep what stock releases dropped), or a value is refused (a fork may take
+    values stock releases do not: sample K220's `--mm-attention-backend fa2`)."""
     flags = tuple(u.flag for u in dep.unknown_flags if u.reason in ("unrecognized", "removed"))
-    if not flags:
+    if not flags and not dep.invalid_values:
         return None
     from kvlint.resolve.fork import engine_tree
 

@@ -188,3 +188,17 @@ def test_a_programs_master_and_worker_argv_are_one_deployment():
     other = text.replace('"--model-path", MODEL, "--tp", "8",\n           "--nnodes", "2", "--node-rank", "1"',
                          '"--model-path", "/models/n", "--tp", "8",\n           "--nnodes", "2", "--node-rank", "1"')
     assert len(read_path("multinode.py", other).deployments) == 2
+
+
+def test_a_program_joined_from_a_run_time_folder_and_its_name_is_that_program():
+    """Sample K220's supervisor (silent): `[str(python.parent / "vllm"), "serve", MODEL, ...]`, the engine's CLI in
+    the virtual environment's folder, is vLLM's CLI; `os.path.join(BIN, "vllm")` too. Another program so joined
+    (`.../"python"` running a script) is no engine."""
+    text = ('import os, subprocess\nMODEL = "org/m"\n\n\ndef command(python):\n'
+            '    return [str(python.parent / "vllm"), "serve", MODEL, "--max-model-len", "8192"]\n')
+    (dep,) = read_path("setup.py", text).deployments
+    assert (dep.model, dep.get("max_model_len"), _at(dep.launch_span)) == ("org/m", 8192, (6, 13))
+    joined = text.replace('str(python.parent / "vllm")', 'os.path.join(os.environ["BIN"], "vllm")')
+    assert [d.model for d in read_path("setup.py", joined).deployments] == ["org/m"]
+    other = text.replace('"vllm"), "serve", MODEL', '"python"), "train.py", MODEL')
+    assert read_path("setup.py", other).deployments == []

@@ -555,3 +555,13 @@ def test_a_host_script_whose_launches_give_a_forks_options_runs_that_build(tmp_p
     p.write_text(f"{base}\n{base} --speculative-suffix-enable\n")
     found = [(f.severity, f.span.line) for f in lint([str(p)], LintOptions(select=("KV005",))).findings]
     assert found == [(Severity.WARNING, 1), (Severity.WARNING, 2)]
+
+
+def test_a_value_stock_releases_refuse_is_the_forks_to_decide():
+    """KV007 as KV004 and KV005 (sample K220, measured: two KV007 errors on an SGLang fork's script): inside the
+    repository's own engine tree the launch runs that tree, so a choice stock SGLang does not list is an info naming
+    the tree; outside it the error stands."""
+    result = check(VERDICTS / "sglang-fork" / "fork-value.sh")
+    [f] = [f for f in result.findings if f.code == "KV007"]
+    assert f.severity == Severity.INFO and (f.span.line, f.span.col) == (3, 94)
+    assert "holds its own SGLang tree (" in f.message and "sglang-fork/python/sglang/srt/server_args.py)" in f.message
