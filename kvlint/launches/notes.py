@@ -16,6 +16,7 @@ prefixes (`CUDA_VISIBLE_DEVICES=0 vllm serve ...`) are the shell's.
 
 from __future__ import annotations
 
+from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
 
@@ -56,7 +57,7 @@ _PROMPT = lazy(r"[ \t]*(?:(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+(?=\S))?(?:\([^()\n]*
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
     """The reader protocol's entry (kvlint.launches.kinds): the command lines, and the container runs of an engine
     image pasted as lines (`docker run --gpus all -e MODEL=M org/vllm:0.2.4`, sample K113's notes)."""
-    from kvlint.launches.textfile import _ENTRY, read_lines
+    from kvlint.launches.textfile import _ENTRY
     from kvlint.sources.comments import scan_comments
 
     runs = container_runs(text)
@@ -66,7 +67,26 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     # K123) is that run's command: read once, with the run
     found = [c for c in commands(text) if not any(s < c[0] < e for s, e in runs)]
     found += [c for c in runs if not any(s <= c[0] < e for s, e in found)]
-    return ReadResult(path, read_lines(path, text, sorted(found)), comments=scan_comments(text))
+    return ReadResult(path, _lines_and_heredocs(path, text, found), comments=scan_comments(text))
+
+
+def _lines_and_heredocs(path: str, text: str, found: list[tuple[int, int]]) -> list[Deployment]:
+    """The launches of the command lines `found`, and of each here-document body the text pastes, read as a script
+    reads them: a Python program fed to `python - <<'PY'` (sample K217's notes: `sys.argv = [...]` then
+    `runpy.run_module(...)`), a script or manifest written to a file. A body's lines are no command lines."""
+    from kvlint.launches.shellfile import heredoc_bodies, heredoc_launches
+    from kvlint.launches.textfile import read_lines
+
+    bodies = [(start, start + len(body)) for start, body, _ in heredoc_bodies(text)] if "<<" in text else []
+    if not bodies:
+        return read_lines(path, text, sorted(found))
+    found = [c for c in found if not any(s <= c[0] < e for s, e in bodies)]
+    return sorted([*read_lines(path, text, sorted(found)), *heredoc_launches(path, text)], key=_line)
+
+
+def _line(dep: Deployment) -> int:
+    span = dep.launch_span or dep.model_span
+    return span.line if span is not None else 0
 
 
 _RUN_LINE = lazy(r"(?m)^[ \t]*(?:sudo[ \t]+)?(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b")
@@ -93,12 +113,12 @@ def read_code(path: str, text: str, _as_vllm_config: bool | None = None) -> Read
     """A program of a language kvlint has no reader for (a Jenkinsfile's `sh '...'`, `execSync("...")`, Go's
     `exec.Command("bash", "-c", "...")`): each command line, and each string on a line that holds a command (the
     engine's entry point inside quotes), read as shell at its place."""
-    from kvlint.launches.textfile import _ENTRY, read_lines
+    from kvlint.launches.textfile import _ENTRY
     from kvlint.sources.comments import scan_comments
 
     if _ENTRY.search(text) is None:
         return ReadResult(path)
-    return ReadResult(path, read_lines(path, text, commands(text, quoted=True)), comments=scan_comments(text))
+    return ReadResult(path, _lines_and_heredocs(path, text, commands(text, quoted=True)), comments=scan_comments(text))
 
 
 def commands(text: str, quoted: bool = False) -> list[tuple[int, int]]:

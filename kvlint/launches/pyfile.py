@@ -1511,29 +1511,53 @@ def _helper_launch(src: _Source, call: ast.Call, engine: str, extra: str) -> lis
 def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] | None:
     """(the CLI's program, its argument words as a list) when the program sets `sys.argv` to a list and runs the
     engine's CLI in process (sample K132: `sys.argv = [sys.argv[0]] + ["serve", model_path] + args` then vLLM's
-    `vllm.entrypoints.cli.main.main()`, each engine's CLI_MAIN): the words after the program's own name."""
+    `vllm.entrypoints.cli.main.main()`, each engine's CLI_MAIN): the words after the program's own name. Or runs
+    an engine's entry module as `python -m` would (`runpy.run_module("trl.scripts.vllm_serve", run_name="__main__")`,
+    sample K217): `python -m MODULE` and the words."""
     import ast
 
     target = node.targets[0] if len(node.targets) == 1 else None
     if not (isinstance(target, ast.Attribute) and target.attr == "argv" and _name(target.value) == "sys"
             and isinstance(target.value, ast.Name)):
         return None
+    module = _RUN_MODULE.search(text) if "run_module" in text else None
+    if module is not None and _module_starts_engine(module.group(1)):
+        words = _argv_words(node.value)
+        return ("python", "-m", module.group(1)), ast.copy_location(ast.List(elts=words, ctx=ast.Load()), node.value)
     engine = next((e for e, module in _per_engine("CLI_MAIN").items() if module in text), None)
     if engine is None:
         return None
-    parts: list[ast.expr] = []
-    value: ast.expr = node.value
-    while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):  # `[a] + [b, c] + rest`
-        parts.insert(0, value.right)
-        value = value.left
-    parts.insert(0, value)
-    lists = [p for p in parts if isinstance(p, ast.List)]
-    words = [e for p in lists for e in p.elts][1:]  # past the program's own name (`sys.argv[0]`)
+    words = _argv_words(node.value)
     if not words or not (isinstance(words[0], ast.Constant) and words[0].value == "serve"):
         return None
     listed = ast.List(elts=words, ctx=ast.Load())
     program = (_per_engine("CLI_SUBCOMMAND").get(engine) or (engine,))[0]
     return (program,), ast.copy_location(listed, node.value)
+
+
+_RUN_MODULE = lazy(r"""\brunpy\.run_module\(\s*["']([\w.]+)["']""")
+
+
+def _module_starts_engine(module: str) -> bool:
+    """Whether `python -m MODULE` starts an engine (its own entry modules, and the wrappers that take its flags:
+    `trl.scripts.vllm_serve`)."""
+    from kvlint.launches.argv import detect
+    from kvlint.span import Token
+
+    return detect([Token("python"), Token("-m"), Token(module)]) is not None
+
+
+def _argv_words(value: ast.expr) -> list[ast.expr]:
+    """The words of a `sys.argv` value past the program's own name (`sys.argv[0]`): the elements of its list
+    literals, `[a] + [b, c] + rest` joined."""
+    import ast
+
+    parts: list[ast.expr] = []
+    while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        parts.insert(0, value.right)
+        value = value.left
+    parts.insert(0, value)
+    return [e for p in parts if isinstance(p, ast.List) for e in p.elts][1:]
 
 
 @lru_cache(maxsize=8)

@@ -202,3 +202,24 @@ def test_a_program_joined_from_a_run_time_folder_and_its_name_is_that_program():
     assert [d.model for d in read_path("setup.py", joined).deployments] == ["org/m"]
     other = text.replace('"vllm"), "serve", MODEL', '"python"), "train.py", MODEL')
     assert read_path("setup.py", other).deployments == []
+
+
+def test_an_engine_module_run_by_runpy_with_sys_argv_set_is_its_launch():
+    """Sample K217's notes (a miss): `sys.argv = ["python -m trl.scripts.vllm_serve", "--model", M, ...]` then
+    `runpy.run_module("trl.scripts.vllm_serve", run_name="__main__")` is `python -m trl.scripts.vllm_serve` with
+    those words; a module that starts no engine is none."""
+    text = ('import sys, runpy\nsys.argv = [\n    "prog",\n    "--model", "org/m",\n    "--data-parallel-size", "2",\n]\n'
+            'runpy.run_module("trl.scripts.vllm_serve", run_name="__main__")\n')
+    (dep,) = read_path("serve.py", text).deployments
+    assert (dep.model, dep.get("data_parallel_size"), dep.model_span.line) == ("org/m", 2, 4)
+    assert read_path("serve.py", text.replace("trl.scripts.vllm_serve", "mytool.cli")).deployments == []
+
+
+def test_a_python_heredoc_in_notes_is_read_as_the_program_it_feeds():
+    """The same notes file: `python - <<'PY'` ... `PY` after a command line; the body is the Python program, read
+    as a script's here-document is, and its lines are no command lines of the notes."""
+    text = ('python -m trl.scripts.vllm_serve --model org/a --tensor-parallel-size 1\n\npython - <<\'PY\'\n'
+            'import sys, runpy\nsys.argv = ["prog", "--model", "org/b"]\n'
+            'runpy.run_module("trl.scripts.vllm_serve", run_name="__main__")\nPY\n')
+    got = [(d.model, d.model_span.line) for d in read_path("install command", text).deployments]
+    assert got == [("org/a", 1), ("org/b", 5)]
