@@ -61,9 +61,11 @@ def check(ctx: Context) -> Iterator[Finding]:
     # a model no source has offline is folded by kvlint.lint into the run's one info (PER_RUN), after this
     # launch's annotations and inline suppressions had their say
     per_run: dict[str, Any] = {"per_run": PER_RUN} if NOT_KNOWN in ctx.model_error else {}
+    blanks = bool(dep.model) and not (dep.model or "").strip()  # `\ ` before `&`: a word of one space (K224)
     yield check.rule.finding(
         ctx, f"{what}; capacity rules skipped for this deployment", span,
-        fix="map it to a local config.json under `models:` in .kvlint.yaml, or run `kvlint check --online`",
+        fix="remove the backslash before the space: a line continuation is a backslash at the very end of its line"
+        if blanks else "map it to a local config.json under `models:` in .kvlint.yaml, or run `kvlint check --online`",
         severity=Severity.INFO if _left_open(ctx) else None, model=dep.model, **per_run)
 
 

@@ -565,3 +565,15 @@ def test_a_value_stock_releases_refuse_is_the_forks_to_decide():
     [f] = [f for f in result.findings if f.code == "KV007"]
     assert f.severity == Severity.INFO and (f.span.line, f.span.col) == (3, 94)
     assert "holds its own SGLang tree (" in f.message and "sglang-fork/python/sglang/srt/server_args.py)" in f.message
+
+
+def test_an_escaped_space_taken_as_the_model_is_said_for_what_it_is(tmp_path):
+    """Sample K224 (measured: a KV002 warning "empty model reference"): `--no-enable-prefix-caching \\ &` ends a
+    `docker run` of vLLM's image with a one-space word, which `vllm serve` takes as its positional model (replacing
+    --model): the warning names the escaped space and how to fix it."""
+    p = tmp_path / "serve.sh"
+    p.write_text("docker run -d --gpus all vllm/vllm-openai:latest \\\n    --model org/m \\\n"
+                 "    --no-enable-prefix-caching \\ &\n")
+    [f] = [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV002"]
+    assert (f.severity, f.span.line, f.span.col) == (Severity.WARNING, 3, 33)
+    assert "a word of blanks only (' ')" in f.message and "backslash before the space" in (f.fix or "")
