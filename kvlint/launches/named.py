@@ -75,7 +75,7 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         if found is None:
             found = _serve_list(text)
             listed = found is not None
-    if found is None and (named or _ENGINE_WORD.search(text) is not None) and "--gpus" in text:
+    if found is None and "--gpus" in text and (named or _ENGINE_WORD.search(text) is not None):
         found = _gpu_run_with_flags(text)
     if found is None:
         return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind, named) \

@@ -1459,7 +1459,7 @@ def _placed(value: str, fields: list[Field], appending: bool = False) -> str:
     command = ("vllm" in value or "sglang" in value) and \
         all(not f.origin or len(f.offsets) == len(f.text) for f in fields) and \
         any(w.startswith("--") for w in words)
-    if appending and words or words and words[0] in _GROWN and len(words) >= 2:
+    if (appending and words) or (len(words) >= 2 and words[0] in _GROWN):
         offsets, source = _value_offsets(value, fields)
         return Partial(value, (), offsets, source) if offsets else value
     if len(words) < 3 or not (value.lstrip().startswith("-") or command):
@@ -1977,7 +1977,7 @@ def _package_without_main(rest: list[Field]) -> tuple[str, int] | None:
     if j + 2 >= len(rest) or rest[j].text != "-m":
         return None
     for engine in engine_names():
-        package, cli = getattr(facts(engine), "CLI_PACKAGE_WITHOUT_MAIN", None), facts(engine).CLI_SUBCOMMAND
+        package, cli = facts(engine).CLI_PACKAGE_WITHOUT_MAIN, facts(engine).CLI_SUBCOMMAND
         if package and cli and rest[j + 1].text == package and rest[j + 2].text == cli[1]:
             return engine, j + 2
     return None
