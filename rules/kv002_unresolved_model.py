@@ -58,10 +58,14 @@ def check(ctx: Context) -> Iterator[Finding]:
     span = dep.model_span or dep.launch_span
     named = dep.model is None or short(dep.model) in ctx.model_error or repr(dep.model) in ctx.model_error
     what = ctx.model_error if named else f"model {short(dep.model or '')!r}: {ctx.model_error}"
+    blanks = bool(dep.model) and not (dep.model or "").strip()  # `\ ` before `&`: a word of one space (K224)
+    if blanks:
+        what = (f"the model is a word of blanks only ({dep.model!r}): a backslash before a space passes the space as "
+                "an argument of its own, which the engine takes as its positional model (replacing --model), so it "
+                "loads no model")
     # a model no source has offline is folded by kvlint.lint into the run's one info (PER_RUN), after this
     # launch's annotations and inline suppressions had their say
     per_run: dict[str, Any] = {"per_run": PER_RUN} if NOT_KNOWN in ctx.model_error else {}
-    blanks = bool(dep.model) and not (dep.model or "").strip()  # `\ ` before `&`: a word of one space (K224)
     yield check.rule.finding(
         ctx, f"{what}; capacity rules skipped for this deployment", span,
         fix="remove the backslash before the space: a line continuation is a backslash at the very end of its line"

@@ -68,11 +68,6 @@ def resolve_model(
     A Hub id, or a path with its own config.json,
     is the model whatever else the launch says.
     """
-    if isinstance(ref, str) and ref and not ref.strip():  # sample K224: `--no-enable-prefix-caching \ &`
-        raise UnknownModelError(
-            f"the model is a word of blanks only ({ref!r}): a backslash before a space passes the space as an argument "
-            "of its own, which the engine takes as its positional model (replacing --model), so it loads no model",
-            "remove the backslash before the space: a line continuation is a backslash at the very end of its line")
     if not isinstance(ref, str) or not ref.strip():
         raise UnknownModelError("empty model reference", HOW_TO_FIX)
     items = tuple(sorted((str(k), str(v)) for k, v in (overrides or {}).items()))
