@@ -88,6 +88,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("markdown", "kvlint.launches.markdown:read", suffixes=(".md", ".markdown", ".mdx"), walk_bytes=256 * 1024),
     # reStructuredText documents (a Sphinx tutorial): the commands of their code blocks (kvlint.launches.rst)
     Kind("rst", "kvlint.launches.rst:read", suffixes=(".rst",), walk_bytes=256 * 1024),
+    # AsciiDoc documents (a product's documentation module): their listing blocks (kvlint.launches.asciidoc)
+    Kind("asciidoc", "kvlint.launches.asciidoc:read", suffixes=(".adoc", ".asciidoc"), walk_bytes=256 * 1024),
     # pipelines and shells in other languages that call a shell (Jenkins' Groovy `sh '...'`, fish): each command
     # line, and each string holding an engine's entry point, read as shell (kvlint.launches.notes.read_code)
     Kind("code", "kvlint.launches.notes:read_code", suffixes=(".groovy", ".jenkinsfile", ".fish"),

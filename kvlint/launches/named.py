@@ -53,6 +53,10 @@ _PROGRAM_CMD = lazy(r"(?im)^[ \t]*CMD[ \t]+(?![\[-])\S")
 _ENTRYPOINT = lazy(r"(?im)^[ \t]*ENTRYPOINT\b")
 
 
+# documents whose readers look at their code blocks themselves: their prose is no place
+_DOCUMENTS = frozenset({"markdown", "rst", "asciidoc"})
+
+
 def _entry_engine(image: str) -> str | None:
     """The engine an image's own entry point starts (vLLM's images: `vllm serve`), None for one with none."""
     from kvlint.launches.images import entrypoint_engine
@@ -64,8 +68,8 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
     """The KV008 for a file that names an engine and gave no launch, at the first named place; None when no
     code or config line names one. `named`: the whole document names an engine where `text` (a document's code
     blocks alone) may not (a README's prose: "Start the vLLM inference server")."""
-    if kind == "markdown":
-        return None  # prose: the Markdown reader looks at its code blocks itself (kvlint.launches.markdown)
+    if kind in _DOCUMENTS:
+        return None  # prose: a document's reader looks at its code blocks itself (kvlint.launches.markdown, ...)
     found = _first_place(text, kind)
     if found is not None and kind == "notes" and not _ENTRY_WORDS.search(found[2]):
         return None  # prose that names an image is no place in a notes file: only a command is

@@ -400,3 +400,16 @@ def test_an_operator_object_running_the_engines_image_on_a_model_is_a_launch(tmp
     assert any("runs vllm's image" in n for n in d.notes)
     p.write_text(body.format(image="ghcr.io/org/server:1"))
     assert read_path(str(p)).deployments == []
+
+
+def test_an_operator_objects_engine_block_listing_models_is_a_launch_each(tmp_path):
+    """Sample K225's README (silent): an `LMDeployment` whose `spec.vllm` block is enabled and lists two models: its
+    operator serves each with vLLM (a launch each, at its list item); the block switched off starts none."""
+    p = tmp_path / "stack.yaml"
+    body = ("apiVersion: llm.example.io/v1alpha1\nkind: LMDeployment\nmetadata:\n  name: s\nspec:\n  vllm:\n"
+            "    enabled: {on}\n    models:\n      - \"org/a\"\n      - \"org/b\"\n  openwebui:\n    enabled: true\n")
+    p.write_text(body.format(on="true"))
+    got = [(d.engine, d.model, d.model_span.line) for d in read_path(str(p)).deployments]
+    assert got == [("vllm", "org/a", 9), ("vllm", "org/b", 10)]
+    p.write_text(body.format(on="false"))
+    assert read_path(str(p)).deployments == []

@@ -60,3 +60,10 @@ def test_an_option_left_without_its_value_before_another_command_is_not_joined()
     md = "```bash\nvllm serve org/m --chat-template\ncurl -s localhost:8000/v1/models -H 'A: b'\n```\n"
     (d,) = read_path("run.md", md).deployments
     assert d.model == "org/m" and not any(u.flag == "-H" for u in d.unknown_flags)
+
+
+def test_prose_naming_the_engine_is_no_place():
+    """A tutorial's prose that names `vllm serve` in a literal span is no command, and no KV008 place either (the
+    walk's net passed over it before: only the code blocks are a document's places)."""
+    result = read_path("guide.rst", "Guide\n=====\n\nRun ``vllm serve org/m`` on the host.\n")
+    assert (result.deployments, result.findings) == ([], [])

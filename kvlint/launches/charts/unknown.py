@@ -229,7 +229,8 @@ def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
     block = structured.find(doc, engine)
     if block is None:
         return _engine_args_object(yf, doc, found[1:] if found else None) or \
-            _engine_named_object(yf, doc, found[1:] if found else None, found[0] if found else None)
+            _engine_named_object(yf, doc, found[1:] if found else None, found[0] if found else None) or \
+            _engine_block_models(yf, doc, found[1:] if found else None)
     return [_from_block(yf, doc, block, found[1:] if found else None)]
 
 
@@ -260,6 +261,30 @@ def _engine_named_object(yf: YamlFile, doc: YNode, image: tuple[str, Span] | Non
                         node_labels=facts.node_labels(doc))
     fields = _model_fields(engine, node, path)
     return [_deployment(yf.path, engine, fields, node, ctx, ManifestGpu(None, None, count, cspan))]
+
+
+def _engine_block_models(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None) -> list[Deployment]:
+    """An operator's resource whose spec holds a block named for an engine (`spec.vllm: {enabled: true, models:
+    [org/a, org/b]}`, sample K225's LMDeployment) that lists the models it serves: the operator starts the engine on
+    each (one launch per model, every other setting its own); a block switched off (`enabled: false`) starts none."""
+    spec = doc.get("spec")
+    if spec is None or not spec.is_map:
+        return []
+    for key, _, block in spec.pairs():
+        engine = key.lower()
+        if engine not in engine_names() or not block.is_map or text(block.get("enabled")) in ("false", "False"):
+            continue
+        models = block.get("models")
+        items = [m for m in models.items if m.is_scalar and text(m)] if models is not None and models.is_seq else []
+        count, cspan, _ = g.count_from_resources(block) if block.get("resources") is not None else \
+            g.count_from_resources(spec)
+        note = (f"the object's `{key}` block lists the models its operator serves with {engine}: a launch each, "
+                "with settings of the operator's own this file does not show")
+        ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
+                            node_labels=facts.node_labels(doc))
+        return [_deployment(yf.path, engine, _model_fields(engine, m, ("spec", key, "models", str(k))), m, ctx,
+                            ManifestGpu(None, None, count, cspan)) for k, m in enumerate(items)]
+    return []
 
 
 def _engine_value_of(spec: YNode) -> str | None:

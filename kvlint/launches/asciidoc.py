@@ -1,0 +1,94 @@
+"""AsciiDoc documents (an `.adoc` module of a product's documentation): the commands and manifests of their listing
+blocks, read as a Markdown runbook's are (kvlint.launches.markdown).
+
+Sample K225's OpenDataHub module shows a vLLM `ServingRuntime` and the `InferenceService` that uses it in two
+`[source]` blocks (passed over: `.adoc` was not walked). Read: the listing (`----`) and literal (`....`) blocks,
+each with the language of the `[source,LANG]` line above it ("" when it names none). An AsciiDoc callout marker at a
+line's end (`- --model=/mnt/models <5>`, `# <1>`) is the document's note, not the line's text: blanked. Shell blocks
+(and unlabelled ones that are no manifest) together as one script; YAML blocks (and unlabelled ones that start as a
+manifest does) together as one stream of documents, each block a document of its own, so a runtime and the service
+naming it are read together. Everything else is blanked, so every value keeps its line and column; prose is never
+read, and a prose mention of an engine is no place for the never-silent net.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kvlint.launches import ReadResult
+from kvlint.lazyre import lazy
+from kvlint.record import replace
+
+_DELIMITER = lazy(r"(-{4,}|\.{4,})[ \t]*$")
+_SOURCE = lazy(r"\[(?:source|listing)(?:,[ \t]*([\w+.-]*))?[^\]]*\][ \t]*$")
+_CALLOUT = lazy(r"(?:[ \t]+(?:#|//)?[ \t]*<(?:\d{1,2}|\.)>)+[ \t]*$", re.M)
+_MANIFEST = lazy(r"(?:apiVersion|kind|services|version)[ \t]*:")
+_WORDS = ("vllm", "sglang")
+NOTE = "a command of an AsciiDoc document (its listing blocks; the prose is not read)"
+
+
+def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
+    """The reader protocol's entry (kvlint.launches.kinds)."""
+    from kvlint.launches.markdown import _SHELL_INFO, _YAML_INFO, _between, _blanked, read_wrapped
+    from kvlint.launches.named import passed_over
+    from kvlint.launches.read import read_yaml
+
+    if not any(w in text.lower() for w in _WORDS):
+        return ReadResult(path)
+    text = _CALLOUT.sub(lambda m: " " * len(m.group()), text) if "<" in text else text
+    blocks = block_ranges(text)
+    yaml = [(s, e) for s, e, lang, _ in blocks if lang in _YAML_INFO or (not lang and _manifest(text[s:e]))]
+    shell = [(s, e) for s, e, lang, _ in blocks if lang in _SHELL_INFO and (s, e) not in yaml]
+    script = _blanked(text, _between(shell, len(text)))
+    stream = _documents(_blanked(text, _between(yaml, len(text))), [d for s, e, _, d in blocks if (s, e) in yaml])
+    others = read_yaml(path, stream).deployments if yaml and any(w in stream.lower() for w in _WORDS) else []
+    if not others and not any(w in script.lower() for w in _WORDS):
+        return ReadResult(path)
+    result = read_wrapped(path, script)
+    deployments = [replace(d, notes=(*d.notes, NOTE)) for d in [*result.deployments, *others]]
+    findings = list(result.findings)
+    if not deployments and not any(f.code == "KV008" for f in findings):
+        note = passed_over(path, script, "shell")
+        findings += [note] if note is not None else []
+    return ReadResult(path, deployments, findings, comments=result.comments)
+
+
+def block_ranges(text: str) -> list[tuple[int, int, str, int]]:
+    """(start, end, language, offset of the opening delimiter line) of each listing or literal block's body: the
+    `[source,LANG]` line's language in lower case, "" for none; the body from the line after the delimiter to the
+    end of the line before the same delimiter closes it (an unclosed block runs to the end)."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    out: list[tuple[int, int, str, int]] = []
+    k = 0
+    while k < len(lines):
+        m = _DELIMITER.match(lines[k])
+        if m is None:
+            k += 1
+            continue
+        above = _SOURCE.match(lines[k - 1].strip()) if k else None
+        lang = (above.group(1) or "").lower() if above is not None else ""
+        close = next((j for j in range(k + 1, len(lines)) if lines[j].rstrip() == m.group(1)), len(lines))
+        if close > k + 1:
+            out.append((starts[k + 1], starts[close] - 1, lang, starts[k]))
+        k = close + 1
+    return out
+
+
+def _manifest(body: str) -> bool:
+    """Whether an unlabelled block starts as a manifest or compose file does (`apiVersion:`, `services:`)."""
+    first = next((line.strip() for line in body.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+    return _MANIFEST.match(first) is not None
+
+
+def _documents(blanked: str, delimiters: list[int]) -> str:
+    """The YAML blocks as one stream: each block's opening delimiter line (blank in `blanked`) becomes `---`, so each
+    block is a document of its own and every value keeps its line and column."""
+    out, last = [], 0
+    for at in delimiters:
+        out += [blanked[last:at], "---"]
+        last = at + 3
+    out.append(blanked[last:])
+    return "".join(out)
