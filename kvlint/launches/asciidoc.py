@@ -29,7 +29,7 @@ NOTE = "a command of an AsciiDoc document (its listing blocks; the prose is not 
 
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
     """The reader protocol's entry (kvlint.launches.kinds)."""
-    from kvlint.launches.markdown import _SHELL_INFO, _YAML_INFO, _between, _blanked, read_wrapped
+    from kvlint.launches.markdown import _SHELL_INFO, _YAML_INFO, _between, _blanked, manifest_stream, read_wrapped
     from kvlint.launches.named import passed_over
     from kvlint.launches.read import read_yaml
 
@@ -40,7 +40,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     yaml = [(s, e) for s, e, lang, _ in blocks if lang in _YAML_INFO or (not lang and _manifest(text[s:e]))]
     shell = [(s, e) for s, e, lang, _ in blocks if lang in _SHELL_INFO and (s, e) not in yaml]
     script = _blanked(text, _between(shell, len(text)))
-    stream = _documents(_blanked(text, _between(yaml, len(text))), [d for s, e, _, d in blocks if (s, e) in yaml])
+    stream = manifest_stream(text, yaml)
     others = read_yaml(path, stream).deployments if yaml and any(w in stream.lower() for w in _WORDS) else []
     if not others and not any(w in script.lower() for w in _WORDS):
         return ReadResult(path)
@@ -82,13 +82,3 @@ def _manifest(body: str) -> bool:
     first = next((line.strip() for line in body.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
     return _MANIFEST.match(first) is not None
 
-
-def _documents(blanked: str, delimiters: list[int]) -> str:
-    """The YAML blocks as one stream: each block's opening delimiter line (blank in `blanked`) becomes `---`, so each
-    block is a document of its own and every value keeps its line and column."""
-    out, last = [], 0
-    for at in delimiters:
-        out += [blanked[last:at], "---"]
-        last = at + 3
-    out.append(blanked[last:])
-    return "".join(out)

@@ -444,15 +444,41 @@ def _yaml_launches(path: str, text: str) -> list[Deployment]:
 def yaml_block_launches(path: str, text: str, ranges: list[tuple[int, int]]) -> list[Deployment]:
     """The launches of the YAML blocks at `ranges` that name an engine: a manifest or compose file a document shows,
     each block read alone at its lines (indented as written: YAML takes a uniformly indented document). A block YAML
-    refuses is an excerpt, passed over (no KV001 for it)."""
+    refuses is an excerpt, passed over (no KV001 for it). The Kubernetes objects of the document's blocks are read
+    together, as one file of documents (manifest_stream), so a serving runtime and the services naming it are one
+    launch each service, not a runtime and a service each (sample K226's KServe guide)."""
     from kvlint.launches.read import read_yaml
 
-    out: list[Deployment] = []
-    for start, end in ranges:
-        body = text[start:end]
-        if any(w in body.lower() for w in _WORDS):
-            out.extend(read_yaml(path, "\n" * text.count("\n", 0, start) + body).deployments)
+    named = [(s, e) for s, e in ranges if any(w in text[s:e].lower() for w in _WORDS)]
+    objects = [(s, e) for s, e in named if _OBJECT.search(text[s:e][:4096]) is not None] if len(named) > 1 else []
+    together = read_yaml(path, manifest_stream(text, objects)) if len(objects) > 1 else None
+    if together is not None and any(f.code == "KV001" for f in together.findings):
+        together = None  # one block is an excerpt YAML refuses: each read alone, as before
+    out: list[Deployment] = list(together.deployments) if together is not None else []
+    for start, end in named:
+        if together is None or (start, end) not in objects:
+            out.extend(read_yaml(path, "\n" * text.count("\n", 0, start) + text[start:end]).deployments)
     return out
+
+
+# a block that is a Kubernetes object written at the margin: `apiVersion:` or `kind:` on its first line that is not
+# blank or a comment (a block opens with `# file.yaml - what it defines` as often as not)
+_OBJECT = lazy(r"\A(?:[ \t]*(?:#[^\n]*)?\n)*(?:apiVersion|kind)[ \t]*:")
+
+
+def manifest_stream(text: str, ranges: list[tuple[int, int]]) -> str:
+    """The blocks at `ranges` as one stream of YAML documents, every other character blanked (newlines kept): the line
+    that opens each block (its fence or delimiter, never the block's own text) becomes `---`, so each block is a
+    document of its own and every value keeps its line and column."""
+    blanked = _blanked(text, _between(ranges, len(text)))
+    out, last = [], 0
+    for start, _ in ranges:
+        opener = text.rfind("\n", 0, max(start - 1, 0)) + 1 if start else 0
+        if opener >= last and start - opener >= 4:  # the opening line holds `---` and its newline
+            out += [blanked[last:opener], "---"]
+            last = opener + 3
+    out.append(blanked[last:])
+    return "".join(out)
 
 
 def _powershell_launches(path: str, text: str) -> list[Deployment]:
