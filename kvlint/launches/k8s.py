@@ -257,6 +257,9 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         # args-only (Kustomize patches, KServe predictors): the flags' engine, else the engine the predictor's model
         # format names (sample K121: `modelFormat: {name: vLLM}` with one `--tensor-parallel-size=2`)
         guessed = engine_from_flags(fields) or (_format_engine(c) if fields else None)
+        if guessed and _runtime_doc(yf, _text(c.get("runtime"))) is not None:
+            guessed = None  # its runtime is in the file: KServe appends these arguments to the runtime's container,
+            # whose launch reads them (_served_by), one pod
         if guessed:
             stored = _storage_model(c)  # the launch is at its model when the predictor names one
             argv = fields + stored if stored and _at_mount(fields) else stored + fields
@@ -271,6 +274,14 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         notes = [FORMAT_NOTE.format(engine=by_format, runtime=_text(c.get("runtime")) or "the cluster's default")]
     launches = env_flag_launch(yf, c, env, launches, default)
     served = _served_by(yf, doc) if launches else None
+    if served is not None:
+        # the service's own arguments follow the runtime's (KServe appends them to its container); the runtime's
+        # `--model=/mnt/models` is the service's store: the model is its storageUri, at its place, as for a
+        # predictor's own container (K145)
+        own, _, _ = _argv(yf, served[1], container_env(served[1], [served[0]]))
+        stored = _storage_model(served[1])
+        launches = [replace(f, fields=(*f.fields, *own, *(stored if _at_mount(list(f.fields)) else ())))
+                    for f in launches]
     gpu = gpu_facts(c, anc, yf.docs)
     if gpu.count is None and served is not None:
         gpu = gpu_facts(served[1], [served[0]], yf.docs)

@@ -282,3 +282,22 @@ def test_a_command_string_read_again_beside_its_container_launch_is_one_launch()
     container launch is that launch read again."""
     (d,) = _deps("values-stray-quote.yaml")
     assert d.engine == "vllm" and d.model.startswith("/data/org/model-1.5B")
+
+
+def test_a_services_own_arguments_and_store_join_its_runtimes_launch(tmp_path):
+    """Sample K226's KServe guide (a runtime and its service counted as two launches): the service's predictor gives
+    `args: [--max-model-len=4096]` and a storageUri beside `runtime: r`, whose container passes
+    `--model=/mnt/models`; KServe appends the service's arguments to the runtime's container and mounts the store
+    there, so it is one launch: the runtime's flags, the service's, and the stored model at its place."""
+    p = tmp_path / "pair.yaml"
+    p.write_text("apiVersion: serving.kserve.io/v1alpha1\nkind: ServingRuntime\nmetadata:\n  name: r\nspec:\n"
+                 "  containers:\n    - name: kserve-container\n      image: quay.io/modh/vllm:rhoai-2.20-cuda\n"
+                 "      args: ['--port=8080', '--model=/mnt/models', '--tensor-parallel-size=1']\n"
+                 "  supportedModelFormats:\n    - name: vLLM\n---\n"
+                 "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: svc\nspec:\n"
+                 "  predictor:\n    model:\n      modelFormat:\n        name: vLLM\n      runtime: r\n"
+                 "      storageUri: 'hf://org/pair-model'\n      args: ['--max-model-len=4096']\n"
+                 "      resources:\n        limits:\n          nvidia.com/gpu: '1'\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.model, _at(d.model_span), d.get("max_model_len"), d.get("tensor_parallel_size"), d.gpu_count) == \
+        ("hf://org/pair-model", (23, 19), 4096, 1, 1)

@@ -364,3 +364,19 @@ def test_an_engine_image_named_in_a_python_block_that_gives_no_launch_is_a_place
     assert (result.deployments, note.code, _at(note.span)) == ([], "KV008", (12, 12))
     plain = text.replace('image="vllm/vllm-openai:latest"', 'image="python:3.12"')
     assert read_path("README.md", plain.replace("from flash", "from vllm")).findings == []
+
+
+def test_a_documents_kubernetes_blocks_are_read_together():
+    """Sample K226's KServe guide: a ServingRuntime block, then the InferenceService that names it, each in its own
+    ```` ```yaml ```` block (a comment line first): one stream of documents, so they are one launch, not two; a block
+    YAML refuses sends the blocks back to one at a time."""
+    runtime = ("```yaml\n# runtime.yaml\napiVersion: serving.kserve.io/v1alpha1\nkind: ServingRuntime\nmetadata:\n"
+               "  name: r\nspec:\n  containers:\n    - name: kserve-container\n      image: quay.io/org/vllm:1\n"
+               "      args: ['--model=/mnt/models']\n  supportedModelFormats:\n    - name: vLLM\n```\n\n")
+    service = ("```yaml\napiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: svc\n"
+               "spec:\n  predictor:\n    model:\n      modelFormat:\n        name: vLLM\n      runtime: r\n"
+               "      storageUri: 'hf://org/doc-model'\n```\n")
+    (d,) = read_path("GUIDE.md", "# Guide\n\n" + runtime + service).deployments
+    assert (d.model, d.model_span.line) == ("hf://org/doc-model", 29)
+    broken = "```yaml\nkind: [unclosed\nvllm: x\n```\n\n"
+    assert len(read_path("GUIDE.md", "# Guide\n\n" + runtime + broken + service).deployments) == 2
