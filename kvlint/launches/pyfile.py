@@ -45,9 +45,10 @@ _RAY_WRAPPER = "ray.serve.llm"
 
 
 def engine_words() -> tuple[str, ...]:
-    """Words one of which a Python file that launches an engine holds: the registered names, and Ray Serve
-    LLM's config (it runs vLLM without naming it)."""
-    return (*engine_names(), _RAY_CONFIG)
+    """Words one of which a Python file that launches an engine holds: the registered names, Ray Serve LLM's config
+    (it runs vLLM without naming it) and the `engine_kwargs` a framework's model configuration hands the engine
+    (`DynamoVLLMModelConfig(..., engine_kwargs=...)`: the name in upper case)."""
+    return (*engine_names(), _RAY_CONFIG, "engine_kwargs=")
 
 
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
@@ -130,6 +131,9 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             sdk_notes.extend(said)
             if found or said:  # its command list is the container's, not a launch of its own
                 seen.update(id(n) for n in ast.walk(node))
+        elif isinstance(node, ast.Call) and (model := _engine_kwargs_model(node)) is not None:
+            out.extend(_engine_kwargs_config(src, tree, node, model))
+            seen.update(id(n) for k in node.keywords for n in ast.walk(k.value))
         elif isinstance(node, ast.Call) and _name(node.func) == _RAY_CONFIG:
             out.extend(_ray(src, {k.arg: _bound_dict(tree, k.value) for k in node.keywords if k.arg}, node))
         elif isinstance(node, ast.Call) and _told(node.func):  # `print(f"run: vllm serve {m}")`: told, not run
@@ -1373,6 +1377,34 @@ def _ray(src: _Source, kwargs: dict[str, Any], call: ast.Call | None) -> list[De
     elif accel is not None and src.field(accel).resolved:  # a name the program sets (an environment default)
         gpu = ManifestGpu(src.field(accel).text, src.span(accel))
     return [finish(src.path, found, LaunchContext(), gpu)]
+
+
+# the keywords a serving framework's model configuration names its model by, beside `engine_kwargs`
+_MODEL_KEYWORDS = ("model_identifier", "model_id", "model", "model_path", "model_name_or_path", "model_source")
+
+
+def _engine_kwargs_model(call: ast.Call) -> ast.expr | None:
+    """The model a serving framework's model configuration names (`DynamoVLLMModelConfig(model_identifier=M,
+    engine_kwargs={...})`, `RayServeModelConfig(...)`: sample K227's NeMo Curator): a call, other than Ray Serve's own
+    LLMConfig (read by _ray), of a configuration class (`...Config`) with `engine_kwargs=` and a model keyword; None
+    for any other call (a function handing `engine_kwargs` on, `run_benchmark(model_id=..., engine_kwargs=...)`)."""
+    keys = {k.arg: k.value for k in call.keywords if k.arg}
+    name = _name(call.func)
+    if "engine_kwargs" not in keys or name == _RAY_CONFIG or not re.fullmatch(r"[A-Z]\w*Config\w*", name):
+        return None
+    return next((keys[k] for k in _MODEL_KEYWORDS if k in keys), None)
+
+
+def _engine_kwargs_config(src: _Source, tree: ast.Module, call: ast.Call, model: ast.expr) -> list[Deployment]:
+    """The launch a framework's model configuration starts: the engine its class names (SGLang's when the name says
+    so, else vLLM's, whose keyword arguments `engine_kwargs` are, as Ray Serve LLM's), its model, each `engine_kwargs`
+    key a flag of that engine at its key and value."""
+    engine = "sglang" if "sglang" in _name(call.func).lower() else "vllm"
+    kwargs = next(k.value for k in call.keywords if k.arg == "engine_kwargs")
+    fields = [Field("--model-path" if engine == "sglang" else "--model", src.span(model)), src.field(model)]
+    fields += _keyword_flags(src, _mapping(_bound_dict(tree, kwargs)), engine)
+    found = FoundLaunch(engine, tuple(fields), src.span(call.func), wrapper=_name(call.func))
+    return [finish(src.path, found, LaunchContext(), _gpu_of(src, tree, call))]
 
 
 def _not_given(src: _Source, value: ast.expr) -> bool:

@@ -223,3 +223,17 @@ def test_a_python_heredoc_in_notes_is_read_as_the_program_it_feeds():
             'runpy.run_module("trl.scripts.vllm_serve", run_name="__main__")\nPY\n')
     got = [(d.model, d.model_span.line) for d in read_path("install command", text).deployments]
     assert got == [("org/a", 1), ("org/b", 5)]
+
+
+def test_a_frameworks_model_configuration_with_engine_kwargs_is_a_launch():
+    """Sample K227's NeMo Curator (silent): `DynamoVLLMModelConfig(model_identifier=M, engine_kwargs={"dtype":
+    "bfloat16", ...})` handed to the framework's InferenceServer starts vLLM on M with those arguments, in a file that
+    names the engine only in upper case; a function handed `engine_kwargs` on is no configuration."""
+    text = ('from nemo_curator.core.serve import DynamoVLLMModelConfig, InferenceServer\n\n'
+            'cfg = DynamoVLLMModelConfig(\n    model_identifier="org/m",\n'
+            '    engine_kwargs={"dtype": "bfloat16", "tensor_parallel_size": 2},\n)\n'
+            'InferenceServer(models=[cfg]).start()\n')
+    (dep,) = read_path("serve.py", text).deployments
+    assert (dep.engine, dep.model, dep.get("tensor_parallel_size"), dep.model_span.line) == ("vllm", "org/m", 2, 4)
+    handed = 'run_benchmark(model_id="org/m", engine_kwargs={"dtype": "bfloat16"})\n'
+    assert read_path("bench.py", "import x\n" + handed).deployments == []
