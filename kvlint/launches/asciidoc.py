@@ -4,11 +4,12 @@ blocks, read as a Markdown runbook's are (kvlint.launches.markdown).
 Sample K225's OpenDataHub module shows a vLLM `ServingRuntime` and the `InferenceService` that uses it in two
 `[source]` blocks (passed over: `.adoc` was not walked). Read: the listing (`----`) and literal (`....`) blocks,
 each with the language of the `[source,LANG]` line above it ("" when it names none). An AsciiDoc callout marker at a
-line's end (`- --model=/mnt/models <5>`, `# <1>`) is the document's note, not the line's text: blanked. Shell blocks
-(and unlabelled ones that are no manifest) together as one script; YAML blocks (and unlabelled ones that start as a
-manifest does) together as one stream of documents, each block a document of its own, so a runtime and the service
-naming it are read together. Everything else is blanked, so every value keeps its line and column; prose is never
-read, and a prose mention of an engine is no place for the never-silent net.
+line's end (`- --model=/mnt/models <5>`, `# <1>`) is the document's note, not the line's text: blanked. The blocks are
+then read as a Markdown document's are (kvlint.launches.markdown.read_document): shell blocks together as one
+script, YAML blocks (and unlabelled ones that start as a manifest does) as manifests, the Kubernetes objects among
+them as one stream, so a runtime and the service naming it are read together. Everything else is blanked, so every
+value keeps its line and column; prose is never read, and a prose mention of an engine is no place for the
+never-silent net.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import re
 
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
-from kvlint.record import replace
 
 _DELIMITER = lazy(r"(-{4,}|\.{4,})[ \t]*$")
 _SOURCE = lazy(r"\[(?:source|listing)(?:,[ \t]*([\w+.-]*))?[^\]]*\][ \t]*$")
@@ -29,28 +29,14 @@ NOTE = "a command of an AsciiDoc document (its listing blocks; the prose is not 
 
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
     """The reader protocol's entry (kvlint.launches.kinds)."""
-    from kvlint.launches.markdown import _SHELL_INFO, _YAML_INFO, _between, _blanked, manifest_stream, read_wrapped
-    from kvlint.launches.named import passed_over
-    from kvlint.launches.read import read_yaml
+    from kvlint.launches.markdown import read_document
 
     if not any(w in text.lower() for w in _WORDS):
         return ReadResult(path)
     text = _CALLOUT.sub(lambda m: " " * len(m.group()), text) if "<" in text else text
-    blocks = block_ranges(text)
-    yaml = [(s, e) for s, e, lang, _ in blocks if lang in _YAML_INFO or (not lang and _manifest(text[s:e]))]
-    shell = [(s, e) for s, e, lang, _ in blocks if lang in _SHELL_INFO and (s, e) not in yaml]
-    script = _blanked(text, _between(shell, len(text)))
-    stream = manifest_stream(text, yaml)
-    others = read_yaml(path, stream).deployments if yaml and any(w in stream.lower() for w in _WORDS) else []
-    if not others and not any(w in script.lower() for w in _WORDS):
-        return ReadResult(path)
-    result = read_wrapped(path, script)
-    deployments = [replace(d, notes=(*d.notes, NOTE)) for d in [*result.deployments, *others]]
-    findings = list(result.findings)
-    if not deployments and not any(f.code == "KV008" for f in findings):
-        note = passed_over(path, script, "shell")
-        findings += [note] if note is not None else []
-    return ReadResult(path, deployments, findings, comments=result.comments)
+    # an unlabelled block that starts as a manifest does is YAML; any other unlabelled one a shell's
+    blocks = [(s, e, "yaml" if not lang and _manifest(text[s:e]) else lang) for s, e, lang, _ in block_ranges(text)]
+    return read_document(path, text, blocks, NOTE)
 
 
 def block_ranges(text: str) -> list[tuple[int, int, str, int]]:

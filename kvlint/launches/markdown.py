@@ -436,6 +436,27 @@ def _place(dep: Deployment) -> tuple[int, int]:
     return (at.line, at.col) if at is not None else (0, 0)
 
 
+def read_document(path: str, text: str, blocks: list[tuple[int, int, str]], note: str) -> ReadResult:
+    """A document's launches (reStructuredText, AsciiDoc) from its code blocks, given as (start, end, language): the
+    shell ones read together as one script, its wrapped commands joined (read_wrapped), the YAML ones as manifests
+    (yaml_block_launches), each launch with the document's `note`; the KV008 for a script that names an engine and
+    gave none. Every other character is blanked, so each value keeps its line and column."""
+    from kvlint.launches.named import passed_over
+
+    shell = [(s, e) for s, e, lang in blocks if lang in _SHELL_INFO]
+    script = _blanked(text, _between(shell, len(text)))
+    others = yaml_block_launches(path, text, [(s, e) for s, e, lang in blocks if lang in _YAML_INFO])
+    if not others and not any(w in script.lower() for w in _WORDS):
+        return ReadResult(path)
+    result = read_wrapped(path, script)
+    deployments = [replace(d, notes=(*d.notes, note)) for d in [*result.deployments, *others]]
+    findings = list(result.findings)
+    if not deployments and not any(f.code == "KV008" for f in findings):
+        found = passed_over(path, script, "shell")
+        findings += [found] if found is not None else []
+    return ReadResult(path, deployments, findings, comments=result.comments)
+
+
 def _yaml_launches(path: str, text: str) -> list[Deployment]:
     """The launches of the YAML blocks (```` ```yaml ````) that name an engine (yaml_block_launches)."""
     return yaml_block_launches(path, text, _block_ranges(text, _YAML_INFO))
@@ -445,13 +466,13 @@ def yaml_block_launches(path: str, text: str, ranges: list[tuple[int, int]]) -> 
     """The launches of the YAML blocks at `ranges` that name an engine: a manifest or compose file a document shows,
     each block read alone at its lines (indented as written: YAML takes a uniformly indented document). A block YAML
     refuses is an excerpt, passed over (no KV001 for it). The Kubernetes objects of the document's blocks are read
-    together, as one file of documents (manifest_stream), so a serving runtime and the services naming it are one
+    together, as one file of documents (_manifest_stream), so a serving runtime and the services naming it are one
     launch each service, not a runtime and a service each (sample K226's KServe guide)."""
     from kvlint.launches.read import read_yaml
 
     named = [(s, e) for s, e in ranges if any(w in text[s:e].lower() for w in _WORDS)]
     objects = [(s, e) for s, e in named if _OBJECT.search(text[s:e][:4096]) is not None] if len(named) > 1 else []
-    together = read_yaml(path, manifest_stream(text, objects)) if len(objects) > 1 else None
+    together = read_yaml(path, _manifest_stream(text, objects)) if len(objects) > 1 else None
     if together is not None and any(f.code == "KV001" for f in together.findings):
         together = None  # one block is an excerpt YAML refuses: each read alone, as before
     out: list[Deployment] = list(together.deployments) if together is not None else []
@@ -466,7 +487,7 @@ def yaml_block_launches(path: str, text: str, ranges: list[tuple[int, int]]) -> 
 _OBJECT = lazy(r"\A(?:[ \t]*(?:#[^\n]*)?\n)*(?:apiVersion|kind)[ \t]*:")
 
 
-def manifest_stream(text: str, ranges: list[tuple[int, int]]) -> str:
+def _manifest_stream(text: str, ranges: list[tuple[int, int]]) -> str:
     """The blocks at `ranges` as one stream of YAML documents, every other character blanked (newlines kept): the line
     that opens each block (its fence or delimiter, never the block's own text) becomes `---`, so each block is a
     document of its own and every value keeps its line and column."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
-from kvlint.record import replace
 
 _DIRECTIVE = lazy(r"([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*([\w+.-]*)[ \t]*$")
 _OTHER_DIRECTIVE = lazy(r"[ \t]*\.\.[ \t]")
@@ -24,31 +23,11 @@ NOTE = "a command of a reStructuredText document (its code blocks; the prose is 
 
 def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResult:
     """The reader protocol's entry (kvlint.launches.kinds)."""
-    from kvlint.launches.markdown import (
-        _SHELL_INFO,
-        _YAML_INFO,
-        _between,
-        _blanked,
-        read_wrapped,
-        yaml_block_launches,
-    )
-    from kvlint.launches.named import passed_over
+    from kvlint.launches.markdown import read_document
 
     if not any(w in text.lower() for w in _WORDS):
         return ReadResult(path)
-    blocks = block_ranges(text)
-    shell = [(s, e) for s, e, lang in blocks if lang in _SHELL_INFO]
-    script = _blanked(text, _between(shell, len(text)))
-    others = yaml_block_launches(path, text, [(s, e) for s, e, lang in blocks if lang in _YAML_INFO])
-    if not others and not any(w in script.lower() for w in _WORDS):
-        return ReadResult(path)
-    result = read_wrapped(path, script)
-    deployments = [replace(d, notes=(*d.notes, NOTE)) for d in [*result.deployments, *others]]
-    findings = list(result.findings)
-    if not deployments and not any(f.code == "KV008" for f in findings):
-        note = passed_over(path, script, "shell")
-        findings += [note] if note is not None else []
-    return ReadResult(path, deployments, findings, comments=result.comments)
+    return read_document(path, text, block_ranges(text), NOTE)
 
 
 def block_ranges(text: str) -> list[tuple[int, int, str]]:
