@@ -59,6 +59,10 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         if dep is not None:
             out.append(dep)
     out += _heredoc_manifests(path, text)
+    if "kubernetes_manifest" in text:
+        from kvlint.launches.tf_manifest import manifests
+
+        out += manifests(path, text)
     out += _heredoc_scripts(path, text)
     if not out:  # an ECS container definition (`command = [...]` beside `image = local.x`): its literal list
         from kvlint.launches.literals import launches_in

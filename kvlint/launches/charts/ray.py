@@ -18,12 +18,13 @@ _ENV_FLAGS = {"TENSOR_PARALLELISM": "--tensor-parallel-size", "TENSOR_PARALLEL_S
 
 def read_rayservice(yf: YamlFile, doc: YNode) -> list[Deployment]:
     cfg = doc.path("spec", "serveConfigV2")
-    if cfg is None or not cfg.is_scalar or cfg.style != "|":
+    if cfg is None or not (cfg.is_map or cfg.is_scalar and cfg.style == "|"):
         return []
-    inner = embedded(yf, cfg)
+    # a YAML string (a literal block), or the mapping itself (Terraform's `yamlencode({...})`: tf_manifest)
+    docs = [cfg] if cfg.is_map else embedded(yf, cfg).docs
     gpu = _worker_gpu(doc)
     out: list[Deployment] = []
-    for app_doc in inner.docs:
+    for app_doc in docs:
         apps = app_doc.get("applications") if app_doc.is_map else None
         for app in apps.items if apps is not None and apps.is_seq else ():
             out.extend(_app(yf, app, gpu))
