@@ -31,6 +31,12 @@ def echo_writes(text: str) -> dict[str, tuple[str, list[int]]]:
     return files
 
 
+def writes(text: str) -> Iterator[tuple[str, bool, str, list[int]]]:
+    """Each `echo`/`printf` write in `text`, in order: (the file, whether it appends, the characters written, the
+    offset in `text` each comes from)."""
+    return _writes(text)
+
+
 def _writes(text: str) -> Iterator[tuple[str, bool, str, list[int]]]:
     for m in _ECHO.finditer(text):
         words, k = _words(text, m.end())

@@ -182,7 +182,12 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
     each is read here, at its own lines: the body keeps its columns and is preceded by as many empty lines
     as come before it in the file."""
     out: list[Deployment] = []
-    for start, body, opened in heredoc_bodies(text):
+    bodies = heredoc_bodies(text)
+    pieced, taken = _written_in_pieces(path, text, bodies) if len(bodies) > 1 and ">>" in text else ([], set())
+    out.extend(pieced)
+    for start, body, opened in bodies:
+        if start in taken:
+            continue  # a piece of a file the script writes in pieces: read with the others (_written_in_pieces)
         manifest = YAML_DOC.search(body) is not None
         if not manifest and not any(m in body.lower() for m in engine_names()):  # `${VLLM_IMAGE}` too
             continue  # a manifest is read whatever it names: its kind decides (a KServe LLMInferenceService)
@@ -208,6 +213,100 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
 
 
 _ESCAPED = lazy(r"\\([$`\\])|\\\n")
+_TEE_TARGET = lazy(r"^[ \t]*(?:sudo[ \t]+)?tee[ \t]+(-a[ \t]+)?([^\s;&|<>-][^\s;&|<>]*)")
+_CAT = lazy(r"^[ \t]*(?:sudo[ \t]+)?cat\b")
+_REDIRECT = lazy(r"(>>?)[ \t]*([^\s;&|<>]+)")
+
+
+def _target(text: str, opened: int) -> tuple[str, bool] | None:
+    """(the file, whether it is appended to) that the command opening a here-document at `opened` writes its body to
+    (`cat > F <<EOF`, `cat <<EOF >> F`, `sudo tee -a F <<EOF`); None for any other command (`kubectl apply -f -`)."""
+    line_start = text.rfind("\n", 0, opened) + 1
+    line_end = text.find("\n", opened)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    cat = _CAT.match(line)
+    if cat is not None:
+        m = _REDIRECT.search(line, cat.end())
+        return (m.group(2), m.group(1) == ">>") if m is not None else None
+    tee = _TEE_TARGET.match(line)
+    return (tee.group(2), tee.group(1) is not None) if tee is not None else None
+
+
+def _pieces_by_file(text: str, bodies: list[tuple[int, str, int | None]]) -> dict[str, list[tuple[int, str, bool]]]:
+    """Each file the script's here-documents write: its pieces (offset, body, whether unquoted) since the last one
+    that started it anew (`>`), in order."""
+    groups: dict[str, list[tuple[int, str, bool]]] = {}
+    for start, body, opened in bodies:
+        at = opened if opened is not None else text.rfind("<<", 0, start)
+        target = _target(text, at) if at >= 0 else None
+        if target is None:
+            continue
+        name, appends = target
+        if not appends:
+            groups[name] = []  # a new file: what was written to it before is gone
+        if name in groups:
+            groups[name].append((start, body, opened is not None))
+    return groups
+
+
+def _written_in_pieces(path: str, text: str, bodies: list[tuple[int, str, int | None]]
+                       ) -> tuple[list[Deployment], set[int]]:
+    """The launches of a file the script writes in pieces (sample K215's template: `cat > vllm.service << EOT` up to
+    a `docker run ... \\`, an `echo "    --gpus all \\" >> vllm.service` under a condition, then `cat >>
+    vllm.service << EOT` with the rest): the pieces joined as the file holds them, read as one (a unit, else a
+    script), every position put back at its piece's place; and the offsets of the bodies so read."""
+    from kvlint.launches.echo_writes import writes
+
+    out: list[Deployment] = []
+    taken: set[int] = set()
+    for name, pieces in _pieces_by_file(text, bodies).items():
+        if len(pieces) < 2 or not any(w in "".join(b for _, b, _ in pieces).lower() for w in engine_names()):
+            continue
+        parts: list[tuple[int, str, list[int]]] = []
+        for start, body, unquoted in pieces:
+            written, offs = _as_shell_writes(body) if unquoted else (body, list(range(len(body) + 1)))
+            parts.append((start, written, [start + k for k in offs[: len(written)]]))
+        first, last = pieces[0][0], pieces[-1][0]
+        parts += [(offs[0], chars, list(offs)) for target, appends, chars, offs in writes(text)
+                  if target == name and appends and offs and first < offs[0] < last]
+        parts.sort(key=lambda part: part[0])
+        joined = "".join(part[1] for part in parts)
+        offsets = [k for part in parts for k in part[2]] + [len(text)]
+        out.extend(_read_joined(path, text, joined, offsets))
+        taken.update(start for start, _, _ in pieces)
+    return out, taken
+
+
+def _as_shell_writes(body: str) -> tuple[str, list[int]]:
+    """An unquoted here-document's body as the shell writes it (`\\\\` one backslash, a backslash-newline joining
+    the lines), with each character's offset in `body`."""
+    from kvlint.launches.rewrite import substitute
+
+    return substitute(body, _ESCAPED, lambda m: m.group(1) or "")
+
+
+def _read_joined(path: str, text: str, joined: str, offsets: list[int]) -> list[Deployment]:
+    """The launches of a text joined from places of `text` (character k of `joined` written at offsets[k]): a unit
+    when it is one, else a script; each span put back where its characters were written."""
+    from kvlint.launches.terraform_helm import remap_spans
+
+    if _UNIT.search(joined):
+        from kvlint.launches import textfile
+
+        found = textfile.read(path, joined).deployments
+    else:
+        found = read_shell(path, joined)
+    seen, own = LineIndex(joined), LineIndex(text)
+
+    def move(span: Span) -> Span:
+        if span.path != path:
+            return span
+        a = offsets[min(seen.offset(span.line, span.col), len(offsets) - 1)]
+        b = offsets[min(max(seen.offset(span.end_line, span.end_col) - 1, 0), len(offsets) - 1)]
+        (line, col), (end_line, end_col) = own.locate(a), own.locate(max(a, b))
+        return Span(path, line, col, end_line, end_col + 1)
+
+    return list(remap_spans(found, move))
 
 
 def _as_written(path: str, padded: str) -> Mapped:

@@ -301,3 +301,38 @@ def test_a_services_own_arguments_and_store_join_its_runtimes_launch(tmp_path):
     (d,) = read_path(str(p)).deployments
     assert (d.model, _at(d.model_span), d.get("max_model_len"), d.get("tensor_parallel_size"), d.gpu_count) == \
         ("hf://org/pair-model", (23, 19), 4096, 1, 1)
+
+
+PIECES = """#!/bin/bash
+cat > /etc/systemd/system/vllm.service << EOT
+[Unit]
+Description=vLLM
+
+[Service]
+ExecStart=/bin/bash -c '/usr/bin/docker run --rm --name vllm \\\\
+EOT
+
+if [ "$USE_GPU" = "true" ]; then
+  echo "    --gpus 2 \\\\" >> /etc/systemd/system/vllm.service
+fi
+
+cat >> /etc/systemd/system/vllm.service << EOT
+    vllm/vllm-openai:v0.10.0 \\\\
+    --model org/pieces-model \\\\
+    --max-model-len 8192'
+EOT
+systemctl enable --now vllm
+"""
+
+
+def test_a_unit_a_script_writes_in_pieces_is_read_as_the_file_holds_it():
+    """Sample K215's template (a miss): `cat > F << EOT` ends mid-command (`docker run ... \\\\`), an `echo ... >> F`
+    adds a line, `cat >> F << EOT` writes the rest: the unit is the pieces joined, one launch, each value at the
+    line of the piece that wrote it (the echoed `--gpus 2` at line 11); a piece written to another file is not joined.
+    """
+    (dep,) = read_path("setup.sh", PIECES).deployments
+    assert (dep.model, dep.image, dep.get("max_model_len")) == ("org/pieces-model", "vllm/vllm-openai:v0.10.0", 8192)
+    assert (_at(dep.model_span), dep.gpu_count, dep.gpu_count_span.line if dep.gpu_count_span else None) == \
+        ((16, 13), 2, 11)
+    apart = PIECES.replace("cat >> /etc/systemd/system/vllm.service", "cat >> /tmp/other")
+    assert all(d.gpu_count is None for d in read_path("setup.sh", apart).deployments)
