@@ -22,7 +22,7 @@ def echo_writes(text: str) -> dict[str, tuple[str, list[int]]]:
     """{path: (what the file holds, the offset in `text` each of its characters comes from)}, `>` starting a file
     and `>>` adding to it, in the order the writes come in `text`."""
     files: dict[str, tuple[str, list[int]]] = {}
-    for path, append, chars, offs in _writes(text):
+    for path, append, chars, offs in writes(text):
         if append and path in files:
             old, old_offs = files[path]
             files[path] = (old + chars, old_offs + offs)
@@ -34,10 +34,6 @@ def echo_writes(text: str) -> dict[str, tuple[str, list[int]]]:
 def writes(text: str) -> Iterator[tuple[str, bool, str, list[int]]]:
     """Each `echo`/`printf` write in `text`, in order: (the file, whether it appends, the characters written, the
     offset in `text` each comes from)."""
-    return _writes(text)
-
-
-def _writes(text: str) -> Iterator[tuple[str, bool, str, list[int]]]:
     for m in _ECHO.finditer(text):
         words, k = _words(text, m.end())
         if k >= len(text) or text[k] != ">" or not words:

@@ -259,6 +259,7 @@ def _written_in_pieces(path: str, text: str, bodies: list[tuple[int, str, int | 
 
     out: list[Deployment] = []
     taken: set[int] = set()
+    echoed = [w for w in writes(text) if w[1] and w[3]] if "echo" in text or "printf" in text else []
     for name, pieces in _pieces_by_file(text, bodies).items():
         if len(pieces) < 2 or not any(w in "".join(b for _, b, _ in pieces).lower() for w in engine_names()):
             continue
@@ -267,8 +268,8 @@ def _written_in_pieces(path: str, text: str, bodies: list[tuple[int, str, int | 
             written, offs = _as_shell_writes(body) if unquoted else (body, list(range(len(body) + 1)))
             parts.append((start, written, [start + k for k in offs[: len(written)]]))
         first, last = pieces[0][0], pieces[-1][0]
-        parts += [(offs[0], chars, list(offs)) for target, appends, chars, offs in writes(text)
-                  if target == name and appends and offs and first < offs[0] < last]
+        parts += [(offs[0], chars, list(offs)) for target, _, chars, offs in echoed
+                  if target == name and first < offs[0] < last]
         parts.sort(key=lambda part: part[0])
         joined = "".join(part[1] for part in parts)
         offsets = [k for part in parts for k in part[2]] + [len(text)]

@@ -23,6 +23,8 @@ _KEEP_CALLS = ("yamlencode", "jsonencode", "tomap", "tolist")
 _REFERENCE = lazy(r"[A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])+")
 _WORD = lazy(r"[A-Za-z_][\w-]*")
 _NUMBER = lazy(r"-?\d+(?:\.\d+)?")
+_KEY_SIGN = lazy(r"[ \t]*=(?![=>])")  # after a word: it is an object's key (`name = ...`)
+_BLANKS = lazy(r"(?:[ \t\n]+|(?:#|//)[^\n]*)*")  # blanks and comments up to the next token
 _MAX_OBJECT = 256 * 1024
 
 
@@ -53,65 +55,67 @@ def manifests(path: str, text: str) -> list[Deployment]:
 
 def as_flow(obj: str) -> str | None:
     """The HCL object `obj` (from its `{` to its `}`) as a YAML flow mapping of the same lines, each token at its
-    column; None when it holds an expression this rewriting does not take."""
+    column; None when it holds an expression this rewriting does not take. One pass: `last` is the last token
+    written, which decides whether a line's end takes a comma."""
     out: list[str] = []
-    calls: list[bool] = []  # per open `(`: whether it is a kept call (its `)` blanked)
+    calls = 0  # kept calls open (`yamlencode(`): each `)` closing one is blanked
+    last = ""
     i, n = 0, len(obj)
     while i < n:
         c = obj[i]
+        if c in " \t":
+            out.append(c)
+            i += 1
+            continue
         if c == '"':
             j = _string_end(obj, i)
             if j < 0 or "%{" in obj[i:j]:
                 return None  # an unclosed string, or a template directive
-            out.append(obj[i:j])
-            i = j
+            token, i = obj[i:j], j
         elif c == "#" or obj.startswith("//", i):
             j = obj.find("\n", i)
             j = n if j < 0 else j
             out.append(" " * (j - i))
             i = j
+            continue
         elif c == "\n":
-            out.append(_comma(obj, i, "".join(out)) + "\n")
+            out.append(_comma(obj, i, last) + "\n")
+            if out[-1] == ",\n":
+                last = ","
             i += 1
+            continue
         elif c == "=":
             if obj.startswith(("==", "=>"), i) or i + 1 >= n or obj[i + 1] not in " \t\n":
                 return None
-            out.append(":")
-            i += 1
-        elif c in "{}[],: \t":
-            out.append(c)
-            i += 1
-        elif c == "(":
-            return None  # a parenthesised expression
+            token, i = ":", i + 1
+        elif c in "{}[],:":
+            token, i = c, i + 1
         elif c == ")":
-            if not calls or not calls.pop():
-                return None
-            out.append(" ")
-            i += 1
+            if not calls:
+                return None  # a parenthesised expression's
+            calls -= 1
+            token, i = " ", i + 1
         elif (ref := _REFERENCE.match(obj, i)) is not None:
             if obj.startswith("(", ref.end()):
                 return None
-            out.append('"${' + ref.group() + '}"')
-            i = ref.end()
+            token, i = '"${' + ref.group() + '}"', ref.end()
         elif (word := _WORD.match(obj, i)) is not None:
             name = word.group()
             if obj.startswith("(", word.end()):
                 if name not in _KEEP_CALLS:
                     return None
-                calls.append(True)
+                calls += 1
                 out.append(" " * (len(name) + 1))
                 i = word.end() + 1
-            elif name in ("true", "false", "null") or _is_key(obj, word.end()):
-                out.append(name)
-                i = word.end()
-            else:
-                out.append('"${' + name + '}"')  # a bare name: a `for` variable, an iterator, a local
-                i = word.end()
+                continue
+            plain = name in ("true", "false", "null") or _KEY_SIGN.match(obj, word.end()) is not None
+            token, i = (name if plain else '"${' + name + '}"'), word.end()  # a bare name: a `for` variable, a local
         elif (num := _NUMBER.match(obj, i)) is not None:
-            out.append(num.group())
-            i = num.end()
+            token, i = num.group(), num.end()
         else:
-            return None
+            return None  # `(`, `?`, an operator: an expression
+        out.append(token)
+        last = token if token != " " else last
     return "".join(out) if not calls else None
 
 
@@ -130,20 +134,12 @@ def _string_end(obj: str, i: int) -> int:
     return -1
 
 
-def _is_key(obj: str, at: int) -> bool:
-    """Whether the word ending at `at` is an object's key (`name = ...`): an `=` follows it on its line."""
-    rest = obj[at : obj.find("\n", at) if "\n" in obj[at:] else len(obj)].lstrip(" \t")
-    return rest.startswith("=") and not rest.startswith(("==", "=>"))
-
-
-def _comma(obj: str, at: int, before: str) -> str:
+def _comma(obj: str, at: int, last: str) -> str:
     """A comma ending the line at `at` when its entry is complete and the next line goes on with another entry of the
-    same collection: the line ends in a value (not `{`, `[`, `,` or `:`) and the next token is not `}`, `]` or `,`."""
-    last = before.rstrip(" \t")
-    if not last or last[-1] in "{[,:\n":
+    same collection: the line ends in a value (`last` is not `{`, `[`, `,` or `:`) and the next token is not `}`, `]`
+    or `,`."""
+    if not last or last[-1] in "{[,:":
         return ""
-    rest = obj[at + 1 :].lstrip(" \t\n")
-    while rest.startswith(("#", "//")):
-        nl = rest.find("\n")
-        rest = "" if nl < 0 else rest[nl + 1 :].lstrip(" \t\n")
-    return "" if not rest or rest[0] in "}],)" else ","
+    blanks = _BLANKS.match(obj, at + 1)  # always a match (it may be empty)
+    nxt = blanks.end() if blanks is not None else at + 1
+    return "" if nxt >= len(obj) or obj[nxt] in "}],)" else ","
