@@ -167,4 +167,4 @@ def _alternatives(ctx: Context, b: Budget) -> list[str]:
 
 def _model_max(ctx: Context) -> int:
     """The longest length the model derives (0 when unknown): past it the engine refuses whatever the pool."""
-    return ctx.engine.derived_max_len(ctx.model) if ctx.model is not None else 0
+    return ctx.engine.max_len_limit(ctx.model) if ctx.model is not None else 0

@@ -3,7 +3,8 @@
 ## What it checks
 `--max-model-len` (vLLM) or `--context-length` (SGLang) against the length each engine derives from
 config.json (`max_position_embeddings`, `rope_scaling`, `max_seq_len` and friends, as that engine
-reads them).
+reads them). That limit is not always the default: vLLM starts a LongRoPE model (Phi-3 128k) at its
+`original_max_position_embeddings` when no length is given, but accepts any length up to `max_position_embeddings`.
 
 ## Why it matters
 vLLM refuses to start (`User-specified max_model_len ... is greater than the derived
@@ -51,11 +52,12 @@ def check(ctx: Context) -> Iterator[Finding]:
     asked = c.value(dep, "max_len")
     if model is None or not isinstance(asked, int) or asked <= 0:
         return
-    derived = ctx.engine.derived_max_len(model)
+    derived = ctx.engine.max_len_limit(model)
     if not derived or asked <= derived:
         return
-    key = model.max_len_key or "max_position_embeddings"
-    field, words = c.config_field(ctx, "max_len")
+    limited = derived != ctx.engine.derived_max_len(model)  # LongRoPE: the default is shorter than the limit
+    key = (model.field_name("max_len_limit") if limited else model.max_len_key) or "max_position_embeddings"
+    field, words = c.config_field(ctx, "max_len_limit" if limited else "max_len")
     name = c.setting_name(dep.engine, "max_len")
     override = _length_override(dep)
     if override is not None:  # the launch raises the derived maximum itself: no refusal kvlint can assert

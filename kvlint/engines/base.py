@@ -91,6 +91,12 @@ class Engine(Protocol):
         """The longest context the engine derives from config.json when no length is given."""
         ...
 
+    def max_len_limit(self, model: ModelSpec) -> int:
+        """The longest length a user may ask before the engine refuses: the derived maximum, which is not always
+        the default (vLLM starts a LongRoPE model at original_max_position_embeddings but accepts up to
+        max_position_embeddings)."""
+        ...
+
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
         """GPUs one instance uses, and the (role, size) factors that make it up (resolved int values only)."""
         ...

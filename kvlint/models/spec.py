@@ -149,8 +149,16 @@ class ModelSpec:
             "num_layers": ("num_hidden_layers", "n_layer", "num_layers"),
             "kv_lora_rank": ("kv_lora_rank",),
             "max_len": (self.max_len_key,) if self.max_len_key else (),
+            "max_len_limit": self._limit_keys(),
         }.get(fact, (fact,))
         for name in names:
             if name and name in self.raw:
                 return name
         return None
+
+    def _limit_keys(self) -> tuple[str, ...]:
+        """The key a LongRoPE model's full length came from (its default is original_max_position_embeddings)."""
+        if self.max_len_vllm_legacy is None:
+            return (self.max_len_key,) if self.max_len_key else ()
+        return tuple(k for k in ("model_max_length", "max_position_embeddings", "n_positions", "max_seq_len",
+                                 "seq_length") if self.raw.get(k) == self.max_len_vllm_legacy)

@@ -194,7 +194,7 @@ def test_a_length_past_a_folder_named_models_config_is_a_warning_not_an_error():
 
     path = FIX.parents[1] / "rules" / "KV105" / "bad.sh"
     got = {f.span.line: f.severity.name for f in lint([str(path)], LintOptions(select=("KV105",))).findings}
-    assert got == {2: "ERROR", 3: "ERROR", 5: "WARNING"}
+    assert got == {2: "ERROR", 3: "ERROR", 5: "WARNING", 7: "ERROR"}
 
 
 def test_a_large_text_file_is_data_and_the_walk_passes_it_over(tmp_path):

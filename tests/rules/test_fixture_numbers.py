@@ -87,3 +87,13 @@ def test_kv107_overcommit_and_fix(findings):
         assert f"exceed the 79.19 GiB of H100-SXM-80GB by {d['overcommit_bytes'] / GIB:.2f} GiB" in f.message
     fix = (by_line[4].data["pool_bytes"] - by_line[4].data["overcommit_bytes"]) // GIB
     assert by_line[4].message.endswith(f"Fits: --kv-cache-memory-bytes {fix}G.") and fix == 39
+
+
+def test_kv105_longrope_limit_is_the_full_length(findings):
+    """Phi-3-mini-128k (LongRoPE): vLLM's default length is original_max_position_embeddings 4096 from 0.12 on,
+    but a given --max-model-len is checked against the full derivation, max_position_embeddings 131072
+    (vllm/config/model.py _get_and_verify_max_len): 16384 starts (good.sh), 200000 is refused at 131072."""
+    f = findings("KV105")[7]
+    assert f.data["derived"] == 131072 and f.data["requested"] == 200000
+    assert "(max_position_embeddings 131072 in microsoft/Phi-3-mini-128k-instruct config.json)" in f.message
+    assert f.fix == "--max-model-len 131072"

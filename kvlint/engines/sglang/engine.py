@@ -67,6 +67,9 @@ class Sglang(RoleTable):
     def derived_max_len(self, model: ModelSpec) -> int:
         return maxlen.derived_max_len(model)
 
+    def max_len_limit(self, model: ModelSpec) -> int:
+        return maxlen.derived_max_len(model)
+
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
         """tp x pp x dp, except that DP attention splits the TP group instead of adding GPUs."""
         roles = ("tp", "pp") if _flag(settings, "enable_dp_attention") else ("tp", "pp", "dp")

@@ -64,6 +64,9 @@ class Vllm(RoleTable):
     def derived_max_len(self, model: ModelSpec) -> int:
         return maxlen.derived_max_len(model)
 
+    def max_len_limit(self, model: ModelSpec) -> int:
+        return maxlen.max_len_limit(model)
+
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
         parts = tuple((role, resolved_int(settings, self.roles[role])) for role in ("tp", "pp", "dp"))
         return parts[0][1] * parts[1][1] * parts[2][1], parts

@@ -14,3 +14,9 @@ if TYPE_CHECKING:
 
 def derived_max_len(model: ModelSpec) -> int:
     return model.max_len_vllm
+
+
+def max_len_limit(model: ModelSpec) -> int:
+    """What a user's --max-model-len is checked against: the derived maximum before LongRoPE's default moved to
+    original_max_position_embeddings (0.12); every release compares a given length with the full derivation."""
+    return model.max_len_vllm_legacy if model.max_len_vllm_legacy is not None else model.max_len_vllm
