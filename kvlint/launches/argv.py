@@ -25,9 +25,10 @@ _PY = ("python", "python3")
 _WRAPPERS = {"dynamo.vllm": "vllm", "dynamo.sglang": "sglang", "trl.scripts.vllm_serve": "vllm",
              "sglang_router.launch_server": "sglang"}
 _WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm"}  # TRL's server spells vLLM's flags with underscores
-# programs that start the engine with their own model and hand it the rest of their arguments (MinerU's
-# `mineru-sglang-server --host ... --tp-size 2`, `mineru-vllm-server`: the engine's flags, its VLM downloaded)
-_WRAPPER_PROGRAMS = {"mineru-sglang-server": "sglang", "mineru-vllm-server": "vllm"}
+# programs that start the engine and hand it the rest of their arguments (MinerU's `mineru-sglang-server --host ...
+# --tp-size 2`, `mineru-vllm-server`: the engine's flags, its VLM downloaded; Qwen3-ASR's `qwen-asr-serve MODEL
+# --gpu-memory-utilization 0.8`: `vllm serve` with the package's model classes registered, the model positional)
+_WRAPPER_PROGRAMS = {"mineru-sglang-server": "sglang", "mineru-vllm-server": "vllm", "qwen-asr-serve": "vllm"}
 _BACKENDS = ("huggingfaceserver",)  # servers whose `--backend` picks the engine
 _BACKENDS_ENGINES = ("vllm",)
 # commands that start an engine server for a model of their own when `--backend` names it (PaddleOCR's VLM server:

@@ -1487,6 +1487,17 @@ def test_a_program_that_starts_the_engine_with_its_own_model_is_a_launch(tmp_pat
     assert any("mineru-sglang-server wrapper starts sglang" in n for n in d.notes)
 
 
+def test_a_program_that_is_vllm_serve_with_a_package_registered_takes_a_positional_model(tmp_path):
+    """Sample K228 (measured: a KV008): Qwen3-ASR's `qwen-asr-serve "$MODEL" --max-model-len 4096 ...` is `vllm serve`
+    with the package's model classes registered: its positional model and vLLM's flags, each at its place."""
+    p = tmp_path / "serve_vllm.sh"
+    p.write_text('MODEL=${MODEL:-outputs/full-1.7b/final}\nexec qwen-asr-serve "$MODEL" \\\n'
+                 "  --gpu-memory-utilization 0.5 \\\n  --max-model-len 4096\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.get("max_model_len"), _at(d.model_span)) == ("vllm", "outputs/full-1.7b/final", 4096,
+                                                                             (2, 21))
+
+
 def test_a_gpu_service_built_from_a_folder_named_for_the_engine_with_a_model_variable(tmp_path):
     """Sample K24's benchmark compose (measured: silent): `build: ./vllm` / `./vllm-awq` / `./sglang` on a GPU
     reservation (merged from an anchor), configured by `MODEL_NAME` / `MODEL_PATH`: each is that engine's launch with
