@@ -131,6 +131,8 @@ class Deployment:
     # image, among its own options: docker exits with `unknown flag` (KV015); the launch is read without them
     gpu_count_shared: str | None = None  # the job's count, which another GPU program of the job may use (`torchrun at
     # line 33`): cards beyond the parallelism are not known to be idle
+    config_file: str | None = None  # the vLLM --config file whose settings this launch holds (its real path): the
+    # file a command merged, or the file itself read alone; a run reads a file another launch merged only there
     name: str = ""  # workload / chart entry name, for messages
     ignore_codes: tuple[str, ...] = ()  # from the kvlint.io/ignore annotation
     notes: tuple[str, ...] = ()  # what could not be resolved, and why

@@ -121,6 +121,8 @@ class FileOutcome:
     qualifies: bool = False
     lines: dict[int, str] = field(default_factory=dict)  # line -> text, for the lines the findings point at
     pending: list[_Launch] = field(default_factory=list)  # launches checked so far (dropped once folded in)
+    merged: list[str] = field(default_factory=list)  # the --config files its launches merged (real paths)
+    config_alone: str | None = None  # its real path when its launches are a vLLM --config file's read alone
 
 
 @record(frozen=False)
@@ -180,6 +182,7 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolv
     launches = out.pending
     for dep in read.deployments:
         launches.append(_deployment_findings(dep, config, codes, resolver, out))
+    _config_files(read.deployments, out)
 
     directives = suppress.scan(text) if text else []
     # KV006: malformed or misplaced suppressions always (when the rule runs), unused ones when asked
@@ -190,6 +193,15 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolv
         out.noted = _suppressed(path, readers, launches, directives, unused, noted=True)
     if text:
         out.lines = _lines_for(text, path, out)
+
+
+def _config_files(deps: list[Deployment], out: FileOutcome) -> None:
+    """The --config files this file's launches merged, and whether the file is one read alone (every launch of
+    it is the file's own settings): the run reads such a file only inside the launch that names it."""
+    own = [d.config_file is not None and d.config_file == os.path.realpath(d.path) for d in deps]
+    out.merged = [d.config_file for d, alone in zip(deps, own, strict=True) if d.config_file and not alone]
+    if deps and all(own):
+        out.config_alone = deps[0].config_file
 
 
 def _read(path: str, config: Config, options: LintOptions,
@@ -464,13 +476,26 @@ class Run:
         self.run_findings: list[Finding] = []  # the run's own findings, after every file's (kvlint.lint.per_run)
 
     def reports(self) -> Iterator[FileReport]:
+        """Each file's report in walk order. A vLLM --config file read alone is a launch only when no launch of the
+        run merged it (`vllm serve --config it`: its values are checked and its findings made there); that is known
+        at the walk's end, so from the first such file on the reports wait for it (rare: the order is kept)."""
         tasks = [i for i in self.items if isinstance(i, _Task)]
         outcomes = self._outcomes(tasks)
+        merged: set[str] = set()
+        waiting: list[FileOutcome | _Skip] = []
         for item in self.items:
-            if isinstance(item, _Skip):
-                self._skip(item)
-            else:
-                yield self._fold(next(outcomes))
+            got = item if isinstance(item, _Skip) else next(outcomes)
+            if isinstance(got, FileOutcome):
+                merged.update(got.merged)
+                if got.config_alone is not None and got.linted:  # a launch before it frames findings with its lines
+                    self.linted.add(got.path)
+            if waiting or (isinstance(got, FileOutcome) and got.config_alone is not None):
+                waiting.append(got)
+            elif (report := self._take(got, merged)) is not None:
+                yield report
+        for got in waiting:
+            if (report := self._take(got, merged)) is not None:
+                yield report
         self.run_findings = per_run(self.unknown)
         if self.run_findings:
             for f in self.run_findings:
@@ -485,6 +510,12 @@ class Run:
             return lint_in_workers(tasks, self.options, self.jobs)
         resolver = Resolver(self.options.resolve_options())
         return (lint_file(t.path, t.config, self.options, resolver) for t in tasks)
+
+    def _take(self, got: FileOutcome | _Skip, merged: set[str]) -> FileReport | None:
+        if isinstance(got, _Skip):
+            self._skip(got)
+            return None
+        return self._fold(_merged_away(got) if got.config_alone in merged else got)
 
     def _skip(self, item: _Skip) -> None:
         from kvlint.launches.discover import is_note
@@ -526,6 +557,12 @@ class Run:
     def _have(self, path: str, numbers: set[int], report: FileReport) -> dict[int, str]:
         have = report.lines if path == report.path else {}
         return _reread(path, numbers, have, self.options) if not numbers <= have.keys() else have
+
+
+def _merged_away(out: FileOutcome) -> FileOutcome:
+    """A --config file another launch of the run merged: linted, with no launch or finding of its own."""
+    note = f"{out.path}: read as the --config file of the launch that names it"
+    return FileOutcome(out.path, linted=out.linted, notes=out.notes + [note], unreadable=out.unreadable)
 
 
 def lint(paths: list[str], options: LintOptions = LintOptions(), jobs: int = 1) -> LintResult:

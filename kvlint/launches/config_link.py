@@ -1,7 +1,9 @@
 """`vllm serve --config engine.yaml`: the file's keys count as flags, below the command line's own.
 
-vLLM inserts the YAML keys after `serve <model>`, so a flag on the command line wins. The file is
-looked up next to the manifest; when it is not there the launch says so instead of guessing.
+vLLM inserts the YAML keys after `serve <model>`, so a flag on the command line wins. A relative path is
+looked up next to the manifest, then in the folders above it (a script run from the repository's root, or one
+that `cd`s there: `scripts/start.sh` naming `configs/x.yaml`); when it is in none the launch says so instead of
+guessing.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ def merge_config_file(dep: Deployment) -> Deployment:
     if not get_engine(dep.engine).syntax.config_file_merged or cfg is None or not cfg.resolved \
             or not str(cfg.value).endswith((".yaml", ".yml")):
         return dep
-    target = os.path.join(os.path.dirname(dep.path), str(cfg.value))
-    if dep.path == "-" or not os.path.isfile(target):
-        return _unread(dep, cfg, "is not next to this file")
+    target = _located(dep.path, str(cfg.value))
+    if target is None:
+        return _unread(dep, cfg, "is not next to this file nor in a folder above it")
     from kvlint.launches import read_path
 
     result = read_path(target, as_vllm_config=True)
@@ -37,8 +39,31 @@ def merge_config_file(dep: Deployment) -> Deployment:
     unknown = () if dep.notes and any("wrapper" in n for n in dep.notes) else file_dep.unknown_flags
     return replace(dep, settings=settings, model=model[0], model_span=model[1], model_resolved=model[2],
                    notes=dep.notes + (f"settings from --config {cfg.value} merged below the command line",),
+                   config_file=os.path.realpath(target),
                    invalid_values=dep.invalid_values + refused,
                    unknown_flags=dep.unknown_flags + unknown)  # vLLM turns each key into a flag: unknown ones fail
+
+
+_ABOVE = 3  # folders above the manifest a relative --config path is looked up in (a repository's scripts/x/y.sh)
+
+
+def _located(path: str, value: str) -> str | None:
+    """The --config file a launch in `path` names: next to it, else in the nearest folder above it that holds
+    the path (an absolute path as written); None when it is in none of them (or the launch came on stdin)."""
+    if path == "-":
+        return None
+    if os.path.isabs(value):
+        return value if os.path.isfile(value) else None
+    folder = os.path.dirname(path)
+    for _ in range(_ABOVE + 1):
+        target = os.path.join(folder, value)
+        if os.path.isfile(target):
+            return target
+        up = os.path.dirname(folder)
+        if up == folder or not folder:
+            break
+        folder = up
+    return None
 
 
 _PARALLEL = ("tp", "pp", "dp")  # the roles that decide the GPUs an instance needs

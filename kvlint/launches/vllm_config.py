@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 from kvlint.deployment import Deployment
 from kvlint.launches.argv import exact_option
 from kvlint.launches.build import LaunchContext, ManifestGpu, make_deployment
 from kvlint.launches.keys import fields_from_pairs
+from kvlint.record import replace
 from kvlint.sources.yaml import YNode
 
 _K8S_KEYS = {"apiVersion", "kind", "services", "run", "resources", "spec", "metadata"}
@@ -28,4 +31,5 @@ def read_vllm_config(path: str, doc: YNode) -> list[Deployment]:
     fields = fields_from_pairs(doc.pairs(), lambda k: "--" + k, engine="vllm")
     span = doc.items[0][0].span if doc.items else None
     ctx = LaunchContext(name="vllm --config file", origin="config-file")
-    return [make_deployment(path, "vllm", fields, span, ctx, ManifestGpu())]
+    dep = make_deployment(path, "vllm", fields, span, ctx, ManifestGpu())
+    return [replace(dep, config_file=os.path.realpath(path)) if path != "-" else dep]
