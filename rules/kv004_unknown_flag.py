@@ -148,6 +148,14 @@ def check(ctx: Context) -> Iterator[Finding]:
                 fix=f"remove the flag, or write {engine}'s own option for it", flag=unknown.flag)
             continue
         hint = f"; did you mean {unknown.suggestion}?" if unknown.suggestion else ""
+        source = _unreleased(dep) if unknown.reason == "unrecognized" and not dep.image else None
+        if source is not None:  # a source build adds options: a name near a stock one may be its own (K235)
+            yield check.rule.finding(
+                ctx, f"{stock} rejects {unknown.flag} (an unrecognized argument{hint}), but {source}: that build "
+                "decides, and a build that adds options may add this one", span, severity=Severity.INFO,
+                fix=f"use {unknown.suggestion} if the build does not define {unknown.flag}" if unknown.suggestion
+                else "remove the flag if the build does not define it", flag=unknown.flag)
+            continue
         yield check.rule.finding(
             ctx, f"{engine} rejects {unknown.flag}: {why}, the server exits before loading the model{hint}",
             span, fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)

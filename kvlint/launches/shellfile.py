@@ -79,6 +79,10 @@ _HEADER_LINES = 40  # a script's header: where it says what it is and where it r
 _SAID_IMAGE = lazy(r"(?m)^[ \t]*#.*?(?<![\w./-])(?P<image>[\w.-]+(?:/[\w.-]+)+(?::[\w.-]+)?)")
 
 
+# a path to a file, not an image (`bash examples/kimi/run_sglang.sh` in a usage line, sample K235)
+_FILE_NAME = lazy(r"\.(?:sh|bash|py|ya?ml|json|toml|md|txt|cfg|conf|ini|env|jinja2?|j2)$", re.IGNORECASE)
+
+
 def _with_said_image(deployments: list[Deployment], text: str) -> list[Deployment]:
     """Launches with no image of their own, given the image a comment of the script's header names for their engine
     (`# production profile for mratsim/sglang-qwen38fn-sm120-turbo`): a script run inside a build kvlint cannot see
@@ -86,7 +90,7 @@ def _with_said_image(deployments: list[Deployment], text: str) -> list[Deploymen
     if not deployments or "#" not in text or all(d.image for d in deployments):
         return deployments
     head = "\n".join(text.split("\n", _HEADER_LINES)[:_HEADER_LINES])
-    images = [m.group("image") for m in _SAID_IMAGE.finditer(head)]
+    images = [m.group("image") for m in _SAID_IMAGE.finditer(head) if not _FILE_NAME.search(m.group("image"))]
     out = []
     for dep in deployments:
         said = next((i for i in images if dep.engine in i.lower()), None) if not dep.image else None

@@ -267,6 +267,9 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     if host:
         return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
                                                          "assumed")
+    if dep.image and _engine_image(dep.image, engine) and ":" in dep.image.rsplit("/", 1)[-1]:
+        return VersionLookup(None, "default", newest, why=f"the image {short(dep.image)} is a build whose tag names "
+                                                          f"no {engine.title} release")
     return VersionLookup(None, "default", newest)
 
 
@@ -503,11 +506,14 @@ _EDITABLE = lazy(r"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+(?:[^\n]*[ \t
 def _engine_tree_path(path: str, engine: str) -> bool:
     """Whether a path is the engine's source tree: a part named exactly for the engine (`../sglang/python`,
     `third_party/vllm`), or a variable named for its checkout (`${SGLANG_ROOT}/python`, `$VLLM_SRC`); a folder
-    that only carries the name (`compat/sglang_qwen35`, a shim) is not one."""
+    that only carries the name (`compat/sglang_qwen35`, a shim) is not one, unless the engine's package folder is
+    inside it (`$ROOT_DIR/_sglang/python`, sample K235: SGLang's repository keeps its package under python/)."""
     parts = [p for p in re.split(r"[/\\]+", path.strip("\"'")) if p]
     word = re.escape(engine.upper())
-    return any(p.lower() == engine or re.fullmatch(rf"\$\{{?{word}_(?:ROOT|DIR|HOME|SRC|SOURCE|PATH|REPO)\}}?", p,
-                                                   re.IGNORECASE) for p in parts)
+    if any(p.lower() == engine or re.fullmatch(rf"\$\{{?{word}_(?:ROOT|DIR|HOME|SRC|SOURCE|PATH|REPO)\}}?", p,
+                                              re.IGNORECASE) for p in parts):
+        return True
+    return any(engine in a.lower() and _package_folder(b, engine) for a, b in zip(parts, parts[1:], strict=False))
 
 
 def _latest_tag(image: str) -> bool:
@@ -541,6 +547,8 @@ def _dated_build(image: str | None, engine: Engine) -> VersionLookup | None:
     if month is not None:  # NGC's `25.11-py3`: the build of that month (its end: the release it carried came before)
         return _by_date(image, engine, f"{month}-28", f"the image {short(image)} is a container release of {month}")
     named = _NAMED_RELEASE.match(tag)
+    if named is not None and _past_major(named.group(1), engine):
+        named = None  # `rhaiis/vllm-cuda-rhel9:3.0.0`: the vendor's product version, no release of the engine
     if named is not None:  # rocm/sgl-dev:v0.5.7-rocm700-mi35x-20260121: the tag names the release it builds
         return VersionLookup(named.group(1), "image", _modelled(engine, named.group(1)))
     m = _DATE_TAG.search(tag)
@@ -548,6 +556,12 @@ def _dated_build(image: str | None, engine: Engine) -> VersionLookup | None:
         return None
     date = "-".join(m.groups())
     return _by_date(image, engine, date, f"the image {short(image)} is a build of {date}")
+
+
+def _past_major(version: str, engine: Engine) -> bool:
+    """Whether a version's major number is past the newest release's (no release of the engine has it yet)."""
+    newest = engine.release(None)
+    return int(version.split(".", 1)[0]) > int(newest.split(".", 1)[0])
 
 
 def _by_date(image: str, engine: Engine, date: str, why: str) -> VersionLookup | None:

@@ -577,3 +577,24 @@ def test_an_escaped_space_taken_as_the_model_is_said_for_what_it_is(tmp_path):
     [f] = [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV002"]
     assert (f.severity, f.span.line, f.span.col) == (Severity.WARNING, 3, 33)
     assert "a word of blanks only (' ')" in f.message and "backslash before the space" in (f.fix or "")
+
+
+def test_a_source_checkout_on_pythonpath_settles_its_own_flags_even_near_a_stock_one(tmp_path):
+    """Sample K235's training scripts: `export PYTHONPATH="$ROOT_DIR/_sglang/python:..."` runs SGLang from the
+    repository's patched checkout (a folder carrying the engine's name with its package folder inside), whose
+    `--enable-aux-hidden-states` and `--spec-training-*` options no stock release has. The near miss of a stock
+    option (`--enable-return-aux-hidden-states`) was an error "did you mean"; the build decides: infos, the hint kept.
+    The header's usage line (`bash examples/x/run_sglang.sh`) is a script's path, no image the script runs in."""
+    body = ("python -m sglang.launch_server --model-path Qwen/Qwen3-4B --enable-aux-hidden-states "
+            "--spec-training-callback-url http://x:1\n")
+    header = "#!/bin/bash\n# Usage:\n#   bash examples/qwen3/run_sglang.sh\n"
+    tree = tmp_path / "tree.sh"
+    tree.write_text(header + 'export PYTHONPATH="$ROOT_DIR/_sglang/python:${PYTHONPATH:-}"\n' + body)
+    found = [f for f in lint([str(tree)], LintOptions()).findings if f.code == "KV004"]
+    assert [f.severity for f in found] == [Severity.INFO, Severity.INFO]
+    assert "did you mean --enable-return-aux-hidden-states?" in found[0].message
+    assert "PYTHONPATH ($ROOT_DIR/_sglang/python)" in found[0].message and "comment says" not in found[1].message
+    plain = tmp_path / "plain.sh"
+    plain.write_text(header + 'export PYTHONPATH="$ROOT_DIR/compat_sglang:${PYTHONPATH:-}"\n' + body)  # a shim folder
+    assert [f.severity for f in lint([str(plain)], LintOptions()).findings if f.code == "KV004"] == \
+        [Severity.ERROR, Severity.WARNING]
