@@ -229,8 +229,8 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
     the engine, that engine (the caller reads `rest` as the engine's flags). An image kvlint does not
     know, given flags only, starts the engine those flags belong to when they are unmistakably one
     engine's (the rule Kubernetes args-only containers follow); a note says so."""
-    if opts.entrypoint is not None:
-        return [opts.entrypoint] + rest, None
+    if opts.entrypoint is not None:  # `--entrypoint ""` clears the image's: the words after it are the whole argv
+        return ([opts.entrypoint] if opts.entrypoint.text else []) + rest, None
     known = entrypoint_engine(image.text)
     guessed = None if known or known_image(image.text) or stand_in(image.text) else engine_from_flags(rest)
     if guessed and not rest[0].text.startswith("-") and (shipped_engine(image.text) or named_engine(image.text)):

@@ -111,7 +111,7 @@ def _format_engine(node: YNode) -> str | None:
     the runtime (another file) starts that engine on the stored model, so this is a launch, not silence (its flags
     are the runtime's)."""
     fmt = node.path("modelFormat", "name")
-    if fmt is None or not fmt.is_scalar or _stored(node) is None:
+    if fmt is None or not fmt.is_scalar or (_stored(node) is None and _left_empty(node) is None):
         return None
     from kvlint.engines import ENGINE_NAMES
 
@@ -273,7 +273,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         launches = [FoundLaunch(by_format, tuple(_storage_model(c)), None, env)]
         notes = [FORMAT_NOTE.format(engine=by_format, runtime=_text(c.get("runtime")) or "the cluster's default")]
     launches = env_flag_launch(yf, c, env, launches, default)
-    served = _served_by(yf, doc) if launches else None
+    served = _served_by(yf, _runtime_object(doc, anc)) if launches else None
     if served is not None:
         # the service's own arguments follow the runtime's (KServe appends them to its container); the runtime's
         # `--model=/mnt/models` is the service's store: the model is its storageUri, at its place, as for a
@@ -530,16 +530,42 @@ def _stored(holder: YNode) -> YNode | None:
     return None
 
 
+def _left_empty(holder: YNode) -> YNode | None:
+    """A `storageUri: ''` (or null) a predictor writes for another file to fill (a kustomize base whose overlays
+    set the model, sample K234): the predictor is a launch whose model is open, at that key."""
+    node = holder.get("storageUri")
+    return node if node is not None and node.is_scalar and not node.text.strip() else None
+
+
 def _runtime_doc(yf: YamlFile, name: str | None) -> YNode | None:
     """The ServingRuntime of that name written in the same file (a runtime and the InferenceService that uses it,
     one deployment: samples K95, K145, K155, K157)."""
-    for d in yf.docs if name else ():
+    for d in _objects(yf) if name else ():
         if d.is_map and _text(d.get("kind")) in _RUNTIME_KINDS and _text(d.path("metadata", "name")) == name:
             return d
     return None
 
 
 _RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+_WRAPPED = {"Template": "objects", "List": "items"}  # kinds whose list holds the objects they create
+
+
+def _objects(yf: YamlFile) -> list[YNode]:
+    """The file's objects: its documents, and those an OpenShift Template's `objects:` or a `kind: List`'s `items:`
+    holds (sample K234's Template: a ServingRuntime and the InferenceService that runs on it, one deployment)."""
+    out: list[YNode] = []
+    for d in yf.docs:
+        out.append(d)
+        held = d.get(_WRAPPED.get(_text(d.get("kind")) or "", "")) if d.is_map else None
+        if held is not None and held.is_seq:
+            out.extend(i for i in held.items if i.is_map)
+    return out
+
+
+def _runtime_object(doc: YNode, anc: list[YNode]) -> YNode:
+    """The ServingRuntime a container is in: the nearest ancestor of that kind (an object of a Template's list),
+    else its document."""
+    return next((a for a in reversed(anc) if a.is_map and _text(a.get("kind")) in _RUNTIME_KINDS), doc)
 
 
 def _served_by(yf: YamlFile, doc: YNode) -> tuple[YNode, YNode] | None:
@@ -547,7 +573,7 @@ def _served_by(yf: YamlFile, doc: YNode) -> tuple[YNode, YNode] | None:
     `doc`: what it stores is the model the runtime's `/mnt/models` holds, and its resources are the pod's."""
     if _text(doc.get("kind")) not in _RUNTIME_KINDS:
         return None
-    for d in yf.docs:
+    for d in _objects(yf):
         predictor = d.path("spec", "predictor") if d.is_map and _text(d.get("kind")) == "InferenceService" else None
         model = predictor.get("model") if predictor is not None and predictor.is_map else None
         if predictor is not None and model is not None and model.is_map \
@@ -586,6 +612,8 @@ def _storage_model(c: YNode) -> list[Field]:
         path = c.path("storage", "path")
         return [Field("--model", path.span), Field(_MOUNT, path.span)] if path is not None and path.is_scalar \
             and path.text else []
+    if not uri.text.strip():  # left for an overlay to set: the model is open
+        return [Field("--model", uri.span), Field("storageUri ''", uri.span, False, ("storageUri",))]
     unresolved = "${" in uri.text
     return [Field("--model", uri.span), Field(uri.text, uri.span, not unresolved, (uri.text,) if unresolved else ())]
 

@@ -625,7 +625,7 @@ def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list
         reopened = _reopening(fence).search(text, body, end)
         if reopened is not None:  # the block was left open: it ends where the next one is opened
             end, close = reopened.start(), None
-        label = m.group(3).lower()
+        label = m.group(3).lower().strip("*_.:[]()")  # ```` ```**bash** ````: emphasis its author wrote (K233)
         inside = text[body:end]
         shell_here = label in _YAML_INFO and _heredoc_opened(inside)  # ```yaml over `cat <<EOF | kubectl apply -f -`
         if kinds is _SHELL_INFO and _command_on_fence(text[m.start(3):m.end()]):

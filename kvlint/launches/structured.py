@@ -96,6 +96,29 @@ def arg_list(holder: YNode) -> YNode | None:
             continue
         if (val.is_seq and all(i.is_scalar for i in val.items)) or (val.is_scalar and val.text.startswith("--")):
             return val
+    found = flag_list(holder)
+    return found[0] if found is not None else None
+
+
+_FLAG_LIST_AT_LEAST = 3  # items a list under a key of any name must have, every one a flag of one engine
+
+
+def flag_list(holder: YNode) -> tuple[YNode, str] | None:
+    """A list under a key of any name whose items are all flags of one engine by its own tables (three at least:
+    `model: {repo: M, gpu: [--max-model-len=32000, --gpu-memory-utilization=0.98, ...]}`, sample K234's values of
+    a chart kvlint has no adapter for): that engine's argument list, and the engine. The first such list is read
+    (a second beside it is an alternative the chart picks: `gpu:` or `cpu:` by a `device:` value)."""
+    from kvlint.launches.env import Field
+    from kvlint.launches.infer import all_known, engine_from_flags
+
+    for key, _, val in _with_model_map(holder):
+        if key in _NOT_SETTINGS or not val.is_seq or len(val.items) < _FLAG_LIST_AT_LEAST \
+                or not all(i.is_scalar and i.text.startswith("--") for i in val.items):
+            continue
+        fields = [Field(i.text, None) for i in val.items]
+        engine = engine_from_flags(fields)
+        if engine is not None and all_known(engine, fields):
+            return val, engine
     return None
 
 
@@ -108,6 +131,13 @@ def _listed_flags(holder: YNode) -> int:
                     if v.is_map and arg_list_key(k)), default=0)
     words = found.text.split() if found.is_scalar else [i.text for i in found.items]
     return sum(1 for w in words if w.startswith("--"))
+
+
+def _with_model_map(holder: YNode) -> list[tuple[str, YNode, YNode]]:
+    """The holder's pairs, then those of its model map (`model: {repo: M, gpu: [...]}`: the model's own settings)."""
+    pairs = list(holder.pairs())
+    inner = next((v for k, _, v in pairs if v.is_map and _norm(unprefixed(k)[1]) in MODEL_NAMES), None)
+    return pairs + list(inner.pairs()) if inner is not None else pairs
 
 
 def model_key(holder: YNode) -> tuple[tuple[str, ...], YNode] | None:
@@ -319,8 +349,9 @@ def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool
     prefix = unprefixed(first)[0] if first else None  # `vllm_model`: the variables of a role that starts that engine
     # its settings under a map named for the engine (`hf_name: X` beside `vllm: {max_model_len: ...}`)
     child = next((e for k, _, v in holder.pairs() if v.is_map and (e := _engine_in(k))), None) if not named else None
-    named = named or prefix is not None or child is not None
-    chosen = engine or prefix or child or _engine_by_keys(holder)
+    listed = flag_list(holder) if not (named or engine or prefix or child) else None  # its flags name the engine
+    named = named or prefix is not None or child is not None or listed is not None
+    chosen = engine or prefix or child or (listed[1] if listed else None) or _engine_by_keys(holder)
     pairs = tuple(_flag_pairs(chosen, holder, first))
     block = Block(holder, path, keys, model, pairs, chosen, named, _listed_flags(holder) if named or engine else 0)
     return block if (block.score >= 1 or imaged) and (named or engine is not None) else None

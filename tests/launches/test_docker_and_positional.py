@@ -339,3 +339,32 @@ def test_a_pod_kubectl_runs_and_a_swarm_service_are_containers_of_the_image():
         ("vllm", "org/pod", (2, 99), "0.10.1"), ("sglang", "org/oc", (3, 100), "0.4.9"),
         ("vllm", "org/swarm", (4, 110), "0.10.1")]
     assert found[0].get("max_model_len") == 4096
+
+
+def test_an_emptied_entrypoint_runs_the_words_after_the_image(tmp_path):
+    """Sample K233's DGX Spark script (measured: a KV008): `docker run ... --entrypoint "" "${VLLM_IMAGE}" vllm serve
+    "${MODEL_HANDLE}" --max-model-len ...`: an empty entry point clears the image's, so the words after the image
+    are the whole command (they were read as the arguments of a program named '')."""
+    p = tmp_path / "start.sh"
+    p.write_text('docker run -d --gpus all --entrypoint "" \\\n  "${VLLM_IMAGE}" \\\n'
+                 '  vllm serve "${MODEL_HANDLE}" --max-model-len 8192\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model_resolved, d.get("max_model_len"), _at(d.launch_span)) == ("vllm", False, 8192, (3, 3))
+
+
+def test_red_hat_ai_inference_server_images_start_vllm_with_arguments_only(tmp_path):
+    """Sample K234's runbook (a KV008): Red Hat AI Inference Server's documented `podman run ...
+    registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0 --model M`: the image's entry point is vLLM's server. Its tag is
+    the product's version, no vLLM release: the launch pins none, and says why."""
+    from kvlint.config import Config
+    from kvlint.engines import get_engine
+    from kvlint.resolve import ResolveOptions
+    from kvlint.resolve.lookups import version_for
+
+    p = tmp_path / "run.sh"
+    p.write_text("podman run --rm -it --device nvidia.com/gpu=all \\\n"
+                 "  registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0 \\\n  --model RedHatAI/Llama-3.2-1B-Instruct-FP8\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "RedHatAI/Llama-3.2-1B-Instruct-FP8", (3, 11))
+    found = version_for(d, get_engine("vllm"), Config(), ResolveOptions())
+    assert found.version is None and "tag names no vLLM release" in found.why

@@ -336,3 +336,33 @@ def test_a_unit_a_script_writes_in_pieces_is_read_as_the_file_holds_it():
         ((16, 13), 2, 11)
     apart = PIECES.replace("cat >> /etc/systemd/system/vllm.service", "cat >> /tmp/other")
     assert all(d.gpu_count is None for d in read_path("setup.sh", apart).deployments)
+
+
+def test_a_predictor_whose_storage_uri_is_left_empty_is_a_launch_with_an_open_model(tmp_path):
+    """Sample K234's kustomize base (measured: silent): an InferenceService of modelFormat vLLM on a runtime in
+    another file, `storageUri: ''` for the overlays to set: a launch whose model is open, at that key."""
+    p = tmp_path / "inference-service.yaml"
+    p.write_text("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: vllm\nspec:\n"
+                 "  predictor:\n    model:\n      modelFormat:\n        name: vLLM\n      runtime: vllm-runtime\n"
+                 "      storageUri: ''\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model_resolved, d.model_span.line) == ("vllm", False, 11)
+    p.write_text(p.read_text().replace("      storageUri: ''\n", ""))  # no store at all: no model to serve
+    assert read_path(str(p)).deployments == []
+
+
+def test_an_openshift_templates_runtime_and_service_are_one_deployment(tmp_path):
+    """Sample K234's OpenShift Template: `objects:` holds a ServingRuntime and the InferenceService that runs on it
+    (both named `${MODEL_NAME}`): one deployment, as when they are two documents of one file; they were two."""
+    runtime = ("  - apiVersion: serving.kserve.io/v1alpha1\n    kind: ServingRuntime\n    metadata:\n"
+               "      name: ${MODEL_NAME}\n    spec:\n      containers:\n        - args: ['--port=8080', "
+               "'--model=/mnt/models']\n          command: [python, -m, vllm.entrypoints.openai.api_server]\n"
+               "          image: quay.io/modh/vllm:rhoai-2.16-cuda\n          name: kserve-container\n")
+    service = ("  - apiVersion: serving.kserve.io/v1beta1\n    kind: InferenceService\n    metadata:\n"
+               "      name: ${MODEL_NAME}\n    spec:\n      predictor:\n        model:\n          modelFormat:\n"
+               "            name: vLLM\n          runtime: ${MODEL_NAME}\n          storageUri: s3://b/m\n")
+    p = tmp_path / "served_model.yaml"
+    p.write_text("apiVersion: template.openshift.io/v1\nkind: Template\nmetadata:\n  name: t\nobjects:\n"
+                 + runtime + service)
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.launch_span.line) == ("vllm", "s3://b/m", 13)

@@ -380,3 +380,14 @@ def test_a_documents_kubernetes_blocks_are_read_together():
     assert (d.model, d.model_span.line) == ("hf://org/doc-model", 29)
     broken = "```yaml\nkind: [unclosed\nvllm: x\n```\n\n"
     assert len(read_path("GUIDE.md", "# Guide\n\n" + runtime + broken + service).deployments) == 2
+
+
+def test_a_language_written_with_emphasis_on_the_fence_is_that_language(tmp_path):
+    """Sample K233's README (measured: silent): ```` ```**bash** ```` opens a shell block whose author bolded the
+    label; its `docker run ... vllm-cpu-env --model M` lines are two launches (a local CPU build of vLLM's own
+    Dockerfile)."""
+    p = tmp_path / "README.md"
+    p.write_text("# Demo\n\n```**bash**\n# x86\ndocker run -it --rm -p 8000:8000 vllm-cpu-env --model \"org/m\"\n\n"
+                 "# arm\ndocker run -it --rm -p 8000:8000 vllm-cpu-env --model \"org/m\" --dtype float16\n```\n")
+    deps = read_path(str(p)).deployments
+    assert [(d.engine, d.model, d.launch_span.line) for d in deps] == [("vllm", "org/m", 5), ("vllm", "org/m", 8)]

@@ -616,3 +616,21 @@ def test_an_env_key_that_holds_a_configuration_tree_is_walked():
     assert (d.engine, d.model, d.get("tensor_parallel_size"), d.get("max_model_len")) == ("vllm", "org/genrm", 8, 60000)
     flat = "env:\n  MODEL: org/x\n  VLLM_MAX_MODEL_LEN: '4096'\n"
     assert read_path("recipe.yaml", flat).deployments == []
+
+
+def test_a_list_of_one_engines_flags_under_any_key_is_its_argument_list(tmp_path):
+    """Sample K234's values (measured: silent): `model: {repo: M, gpu: [--max-model-len=32000, ...], cpu: [...]}`,
+    a chart kvlint has no adapter for whose argument lists are named for the device a `device:` value picks. Every
+    item a flag of vLLM's by its table names the engine; the first list is read (the other is the alternative).
+    A list of two flags, or one with another program's flag, is no engine's."""
+    p = tmp_path / "values.yaml"
+    p.write_text('device: "gpu"\nmodel:\n  repo: "org/m"\n  gpu:\n    - --max-model-len=32000\n'
+                 "    - --gpu-memory-utilization=0.98\n    - --tensor-parallel-size=1\n"
+                 "  cpu:\n    - --block-size=128\n    - --max-model-len=8192\n    - --max-num-seqs=256\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.get("max_model_len"), d.get("gpu_memory_utilization")) == ("vllm", "org/m", 32000,
+                                                                                           0.98)
+    assert d.settings["max_model_len"].span.line == 5
+    p.write_text('model:\n  repo: "org/m"\n  gpu:\n    - --max-model-len=32000\n    - --my-own-option=1\n'
+                 "    - --gpu-memory-utilization=0.98\n")
+    assert read_path(str(p)).deployments == []

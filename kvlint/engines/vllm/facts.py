@@ -25,7 +25,10 @@ SERVER_ENTRY_MODULES: dict[str, str] = {}
 UNSIZED_SERVERS: dict[str, str] = {}
 # the entry point is the server (a CPU image, the ECR releases or `docker build -f docker/Dockerfile.cpu`, is that
 # file's last stage, vllm-openai, whose entry point is `vllm serve`)
-IMAGE_MARKERS = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm", "vllm-cpu", "vllm-arm64-cpu-release-repo")
+# images whose entry point is the server (run with arguments only); Red Hat AI Inference Server's
+# (`registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0 --model M`, its documented `podman run`, sample K234)
+IMAGE_MARKERS = ("vllm-openai", "vllm/vllm-tpu", "vllm-tpu", "vllm/vllm", "vllm-cpu", "vllm-arm64-cpu-release-repo",
+                 "rhaiis/vllm-")
 IMAGE_SHIPS = ("vllm-openai", "vllm/vllm", "vllm-tpu", "vllm-rocm", "vllm-cpu", "nm-vllm", "rhaiis/vllm",
                "modh/vllm", "opendatahub/vllm", "vllm-cuda")  # images that carry vLLM, entry point or not
 NO_SERVER_IMAGES: tuple[str, ...] = ()  # every published vLLM image's entry point is the server
