@@ -74,6 +74,7 @@ class Engine(Protocol):
     # switch, "key=value" pairs for JSON, or "choice:VALUE" a choice since dropped; first release read with it, last
     # read with it, first read without)
     older_readings: dict[str, tuple[str, str, str, str]]
+    tree_names: tuple[str, ...]  # words a folder holding the engine's source checkout is named with (`sgl-pr`)
     source_tree_files: tuple[str, ...]  # relative paths of the engine's own repository (`examples/template_`): a launch
     # that reads one runs from a checkout of the engine (KV004's evidence of a fork or a source install)
     syntax: ArgSyntax

@@ -513,7 +513,11 @@ def _engine_tree_path(path: str, engine: str) -> bool:
     if any(p.lower() == engine or re.fullmatch(rf"\$\{{?{word}_(?:ROOT|DIR|HOME|SRC|SOURCE|PATH|REPO)\}}?", p,
                                               re.IGNORECASE) for p in parts):
         return True
-    return any(engine in a.lower() and _package_folder(b, engine) for a, b in zip(parts, parts[1:], strict=False))
+    from kvlint.engines import get_engine
+
+    names = get_engine(engine).tree_names  # `sgl-pr/python`: SGLang's short name (sgl-project, rocm/sgl-dev)
+    return any(any(n in a.lower() for n in names) and _package_folder(b, engine)
+               for a, b in zip(parts, parts[1:], strict=False))
 
 
 def _latest_tag(image: str) -> bool:

@@ -598,3 +598,18 @@ def test_a_source_checkout_on_pythonpath_settles_its_own_flags_even_near_a_stock
     plain.write_text(header + 'export PYTHONPATH="$ROOT_DIR/compat_sglang:${PYTHONPATH:-}"\n' + body)  # a shim folder
     assert [f.severity for f in lint([str(plain)], LintOptions()).findings if f.code == "KV004"] == \
         [Severity.ERROR, Severity.WARNING]
+
+
+def test_a_checkout_folder_named_with_the_engines_short_name_is_its_tree(tmp_path):
+    """Sample K229's AMD script: `export PYTHONPATH=/sgl-pr/python:...` (the header mounts a SGLang PR checkout at
+    /sgl-pr) runs that tree, which may keep `--cuda-graph-bs` (absent from 0.5.23): an info naming the tree, where a
+    stock install's release would warn."""
+    p = tmp_path / "launch.sh"
+    body = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --cuda-graph-bs 1 2 4\n"
+    p.write_text("export PYTHONPATH=/sgl-pr/python:${PYTHONPATH:-}\n" + body)
+    (found,) = [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV005"]
+    assert found.severity == Severity.INFO and "PYTHONPATH (/sgl-pr/python)" in found.message
+    own = tmp_path / "own.sh"  # a project's own python folder
+    own.write_text("export PYTHONPATH=/opt/app/python:${PYTHONPATH:-}\n" + body)
+    (found,) = [f for f in lint([str(own)], LintOptions()).findings if f.code == "KV005"]
+    assert found.severity == Severity.WARNING

@@ -44,6 +44,7 @@ MEMORY_SHARE_DEFAULT = "default for this GPU"
 HEADROOM_LABEL = "reserve (activations, graphs)"
 DEFAULT_MODEL: str | None = None  # the engine requires a model
 OLDER_READINGS: dict[str, tuple[str, str, str, str]] = {}  # none known (kvlint.engines.base)
+TREE_NAMES = ("sglang", "sgl")  # words a folder holding a source checkout of the engine is named with
 SOURCE_TREE_FILES = ("examples/chat_template/",)  # files of SGLang's own tree a launch may read by a relative path
 KV_SETTINGS = ("context_length", "tp_size", "pp_size", "dp_size", "mem_fraction_static", "dtype", "kv_cache_dtype",
                "quantization", "max_running_requests", "max_total_tokens", "page_size")  # what sizes its pool (inspect)

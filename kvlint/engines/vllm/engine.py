@@ -55,6 +55,7 @@ class Vllm(RoleTable):
     default_model = facts.DEFAULT_MODEL
     older_readings = facts.OLDER_READINGS
     source_tree_files = facts.SOURCE_TREE_FILES
+    tree_names = facts.TREE_NAMES
     roles = facts.ROLES
     flags = facts.FLAGS
     syntax = SYNTAX

@@ -47,6 +47,7 @@ HEADROOM_LABEL = "headroom"
 DEFAULT_MODEL: str | None = "Qwen/Qwen3-0.6B"  # what `vllm serve` serves with no model given
 # files of the engine's own source tree a launch reads by a relative path (`--chat-template
 # ./examples/template_alpaca.jinja`): the command runs from a checkout of vLLM (a fork or a source install)
+TREE_NAMES = ("vllm",)  # words a folder holding a source checkout of the engine is named with
 SOURCE_TREE_FILES = ("examples/template_", "examples/tool_chat_template_")
 # values older releases than the flag table read where the tables' releases refuse them, from the 0.4.0 ... 0.10.2
 # wheels' arg_utils.py: option -> (the reading, first release read with it, last read with it, first read without).
