@@ -143,8 +143,17 @@ def match(hand: list[Hand], found: list[Found]) -> list[tuple[int, int]]:
     return sorted((h, f) for f, h in owner.items())
 
 
+_MERGED = " read as the --config file of the launch that names it"
+
+
+def merged_configs(data: dict) -> set[str]:
+    """The files a run read as another launch's --config (its notes say so, from turn 29): no launch of their own."""
+    return {os.path.realpath(n[: -len(_MERGED)].rstrip(":")) for n in data.get("notes", []) if n.endswith(_MERGED)}
+
+
 def check_findings(folder: str) -> dict[str, int] | None:
-    """Findings per file from one `kvlint check` run over the folder (None when it cannot run)."""
+    """Findings per file from one `kvlint check` run over the folder (None when it cannot run); the key "" holds
+    nothing, and `MERGED` (below) the files the run read as another launch's --config file."""
     try:
         done = subprocess.run([sys.executable, "-m", "kvlint", "check", folder, "--format", "json", "--exit-zero"],
                               capture_output=True, text=True, timeout=900)
@@ -156,7 +165,12 @@ def check_findings(folder: str) -> dict[str, int] | None:
         p = f.get("path") or (f.get("span") or {}).get("path") or ""
         key = os.path.realpath(p)
         counts[key] = counts.get(key, 0) + 1
+    MERGED.clear()
+    MERGED.update(merged_configs(data))
     return counts
+
+
+MERGED: set[str] = set()
 
 
 def load(index: str, folder: str) -> list[Row]:
@@ -188,6 +202,8 @@ def measure(rows: list[Row], folder: str, direct: bool, use_check: bool) -> None
         if row.walked or direct:
             row.found, row.findings, skipped = found_launches(row.file)
             row.error = skipped
+            if real in MERGED:  # the run reads it inside the launch that names it
+                row.found = []
         if per_file is not None:
             row.findings += per_file.get(real, 0)
         row.matched = match(row.hand, row.found)
