@@ -26,8 +26,10 @@ _NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang(?
               # SageMaker's LMI (DJL Serving) container running vLLM: its entry point module, or the rolling batch
               r"|\bdjl_python\.lmi_vllm\b|\bOPTION_ROLLING_BATCH[\"']?[ \t]*[:=,][ \t]*[\"']?vllm\b"
               # any image whose name carries an engine's, as a manifest, values file, HCL, TOML or JSON writes it
-              # (a Makefile's `IMAGE ?= org/app-vllm:latest` too)
-              r"|(?i:\bimage|\brepository|\bimage[_-]?repo(?:sitory)?|\bdockerfile)[\"']?[ \t]*(?:[?+!]?=|::?=?)"
+              # (a Makefile's `IMAGE ?= org/app-vllm:latest` too), or a compose container's name (`container_name:
+              # vllm-server` of a service built from a Dockerfile not in the file, sample K236)
+              r"|(?i:\bimage|\brepository|\bimage[_-]?repo(?:sitory)?|\bdockerfile|\bcontainer_name)[\"']?[ \t]*"
+              r"(?:[?+!]?=|::?=?)"
               r"[ \t]*[\"']?"
               r"(?P<image>[^\s\"'#,]*(?:vllm|sglang)[^\s\"'#,]*)")
 # a container run from an image variable named for an engine (`docker run -d \` ... `"$SGLANG_IMAGE" $ARGS`), over
@@ -137,6 +139,9 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         message = (f"a container is run here from {what}, an image named for an engine, but kvlint could not read a "
                    "launch from it (no model and engine flags it can read: the arguments are not in this file, or "
                    "the image's entry point is not the engine); nothing here is checked")
+    elif "container_name" in source_line[: max(col - 1, 0)].lower():
+        message = (f"a container named {what}, for an engine, is run here, but kvlint found no launch in this file "
+                   "(its image or build's entry point and model are not read from here); nothing here is checked")
     elif "dockerfile" in source_line[: max(col - 1, 0)].lower():
         message = (f"a build of {what}, named for an engine, is run here, but kvlint found no launch in this file (the "
                    "build's entry point and model are not read from here); nothing here is checked")

@@ -15,6 +15,7 @@ from functools import cache
 
 from kvlint.flags.flag_values import is_unresolved
 from kvlint.launches.env import Field
+from kvlint.lazyre import lazy
 from kvlint.span import Span
 
 # `TOOL [options] run [options] [--] COMMAND...`; options that take a value as a separate word
@@ -162,13 +163,39 @@ PREFIX_COMMANDS: dict[str, tuple[frozenset[str], int]] = {
 
 def after_prefix(fields: Sequence[Field], i: int) -> int:
     """Past a prefix command at `i` (PREFIX_COMMANDS), its options and positionals, to the command it runs."""
-    values, positionals = PREFIX_COMMANDS[fields[i].text.rsplit("/", 1)[-1]]
+    name = fields[i].text.rsplit("/", 1)[-1]
+    values, positionals = PREFIX_COMMANDS[name]
     j = _skip(fields, i + 1, values)
     j += j < len(fields) and fields[j].text == "--"
+    if name == "env":
+        return _past_assignments(fields, j)
     if positionals == 0:
         return j
     j = _skip(fields, j + positionals, values)  # a verb's own options (`nsys profile -o out CMD`)
     return j + (j < len(fields) and fields[j].text == "--")
+
+
+_ASSIGNMENT = lazy(r"[A-Za-z_]\w*=")
+_PROGRAMS = frozenset({"vllm", "sglang", "python", "python3", "trl", "uv", "uvx", "torchrun", "nohup", "numactl"})
+
+
+def _past_assignments(fields: Sequence[Field], j: int) -> int:
+    """Past `env`'s NAME=VALUE operands to the command; words that are only expansions (`$DEV`, `$EXTRAENV`,
+    sample K236: `env $DEV VLLM_X=0 $EXTRAENV $R/venv/bin/vllm serve ...`) stand for assignments when the first
+    word after them is a program (a path, or a program's name). `env A=1 $BIN serve M`: $BIN is the program."""
+    k = j
+    while k < len(fields) and (_ASSIGNMENT.match(fields[k].text) or _expansion_only(fields[k].text)):
+        k += 1
+    program = fields[k].text if k < len(fields) else ""
+    if "/" in program or program in _PROGRAMS:
+        return k
+    while j < len(fields) and _ASSIGNMENT.match(fields[j].text):
+        j += 1
+    return j
+
+
+def _expansion_only(text: str) -> bool:
+    return text.startswith("$") and "/" not in text and is_unresolved(text)
 
 
 # terminal multiplexers and job submitters that run a command given as their last words or as one string

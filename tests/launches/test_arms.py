@@ -263,3 +263,19 @@ def test_a_case_on_a_callers_default_inside_a_function_gives_each_arms_command()
     both arms are alternatives (the venv arm was dropped as the default's dead arm)."""
     got = [(d.launch_span.line, d.image) for d in fixture_deps("arms/case-in-function.sh")]
     assert got == [(9, "$IMAGE"), (12, None)]
+
+
+def test_envs_operands_left_to_variables_stand_for_assignments(tmp_path):
+    """Sample K236's benchmark script (a KV008): `CMD="env $DEV VLLM_X=0 PATH=$R/bin:$PATH $EXTRAENV
+    $R/engines/vllm/.venv/bin/vllm serve $HF ..."`, run by `setsid bash -c "$CMD > $LOG 2>&1"`: env's operands that
+    are only expansions are assignments when a program word follows, so the command is the venv's `vllm serve`.
+    An expansion followed by an option is the program itself (`env $PY -m ...`): nothing is skipped past it."""
+    p = tmp_path / "run_vllm.sh"
+    p.write_text('CMD="env $DEV VLLM_X=0 PATH=$R/bin:$PATH $EXTRAENV $R/engines/vllm/.venv/bin/vllm serve $HF '
+                 '--max-model-len 8192 --tensor-parallel-size $TP"\nsetsid bash -c "$CMD > $LOG 2>&1" < /dev/null &\n')
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model_resolved, d.get("max_model_len")) == ("vllm", False, 8192)
+    q = tmp_path / "py.sh"
+    q.write_text("env $PY -m vllm.entrypoints.openai.api_server --model org/m\n")
+    (e,) = read_path(str(q)).deployments
+    assert (e.engine, e.model) == ("vllm", "org/m")

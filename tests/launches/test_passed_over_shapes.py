@@ -670,6 +670,18 @@ def test_a_build_named_for_the_engine_with_no_launch_is_said_as_a_build():
     assert note.message.startswith("a build of Dockerfile.vllm, named for an engine, is run here")
 
 
+def test_a_compose_container_named_for_the_engine_with_no_launch_is_a_place():
+    """Sample K236 (measured: silent): a GPU service `vllm-server` built from its folder's Dockerfile (not in the
+    sample), `container_name: vllm-server`, no command: a KV008 at the container's name, said as a container."""
+    text = ("services:\n  vllm-server:\n    build:\n      context: .\n    container_name: vllm-server\n"
+            "    runtime: nvidia\n")
+    (note,) = read_path("/nonexistent/docker-compose.yml", text).findings
+    assert (note.code, _at(note.span)) == ("KV008", (5, 21))
+    assert note.message.startswith("a container named vllm-server, for an engine, is run here")
+    quiet = "services:\n  web:\n    image: nginx:1\n    container_name: web\n"
+    assert read_path("/nonexistent/docker-compose.yml", quiet).findings == []
+
+
 def test_a_container_run_of_a_build_named_for_an_engine_is_a_place():
     """`docker run -d --gpus all ... myorg/vllm-server:latest` with no model kvlint can read (its entry point is in the
     image): a KV008 at the image, not silence; a mount, a container name or an image of another program named beside
