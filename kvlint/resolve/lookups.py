@@ -267,7 +267,8 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     if host:
         return VersionLookup(newest, "host", newest, why="a script runs the release installed on the host: the newest "
                                                          "assumed")
-    if dep.image and _engine_image(dep.image, engine) and ":" in dep.image.rsplit("/", 1)[-1]:
+    last = dep.image.rsplit("/", 1)[-1] if dep.image else ""
+    if dep.image and _engine_image(dep.image, engine) and ":" in last and "@" not in last:
         return VersionLookup(None, "default", newest, why=f"the image {short(dep.image)} is a build whose tag names "
                                                           f"no {engine.title} release")
     return VersionLookup(None, "default", newest)
