@@ -54,7 +54,7 @@ def read_compose(yf: YamlFile, doc: YNode) -> list[Deployment]:
     env, env_path = dotenv_beside(yf.path)
     pairs = [(name, svc) for name, _, svc in services.pairs() if svc.is_map]
     partial = any(svc.get("image") is None and svc.get("build") is None for _, svc in pairs)
-    base = base_services(yf.path) if partial else {}
+    base = {**base_services(yf.path), **included_services(yf.path, doc)} if partial else {}
     roles: list[str] = []
     for name, svc in pairs:
         if name in base and svc.get("image") is None and svc.get("build") is None:
@@ -109,22 +109,54 @@ def base_services(path: str) -> dict[str, YNode]:
     return _base_services(os.path.dirname(os.path.abspath(path)), os.path.abspath(path))
 
 
+def included_services(path: str, doc: YNode) -> dict[str, YNode]:
+    """The services of the files a compose file's `include:` names (a path, or `{path: ...}` with one or a list),
+    relative to it: a service written there again with only its command (sample K238's experiment file,
+    `include: [../../infra/docker-compose.base.yml]`, then `services: {vllm: {command: [...]}}`) is that service
+    with this file's keys over the included one's."""
+    entries = doc.get("include")
+    if path in ("", "-") or entries is None or not entries.is_seq:
+        return {}
+    folder = os.path.dirname(os.path.abspath(path))
+    names: list[str] = []
+    for item in entries.items[:_MAX_INCLUDES]:
+        held = item.get("path") if item.is_map else item
+        if held is not None and held.is_seq:
+            names += [i.text for i in held.items if i.is_scalar]
+        elif held is not None and held.is_scalar:
+            names.append(held.text)
+    found: dict[str, YNode] = {}
+    for name in names[:_MAX_INCLUDES]:
+        other = os.path.normpath(os.path.join(folder, name))
+        if other != os.path.abspath(path) and os.path.isfile(other):
+            found.update(_services_of(other))
+    return found
+
+
+_MAX_INCLUDES = 8  # included files read for one compose file
+
+
+@lru_cache(maxsize=64)
+def _services_of(path: str) -> dict[str, YNode]:
+    from kvlint.sources.text import read_small
+    from kvlint.sources.yaml import parse_yaml
+
+    text = read_small(path, 512 * 1024)
+    doc = next(iter(parse_yaml(path, text).docs), None) if text else None
+    services = doc.get("services") if doc is not None and doc.is_map else None
+    return {k: v for k, _, v in services.pairs() if v.is_map} if services is not None and services.is_map else {}
+
+
 @lru_cache(maxsize=64)
 def _base_services(folder: str, own: str) -> dict[str, YNode]:
     """Memoised per folder: each compose file of a folder with services that name no image asks for the same base
     (the walk reads them one after another)."""
-    from kvlint.sources.text import read_small
-    from kvlint.sources.yaml import parse_yaml
-
     for name in _BASE_NAMES:
         other = os.path.join(folder, name)
         if own == other or not os.path.isfile(other):
             continue
-        text = read_small(other, 512 * 1024)
-        doc = next(iter(parse_yaml(other, text).docs), None) if text else None
-        services = doc.get("services") if doc is not None and doc.is_map else None
-        if services is not None and services.is_map:
-            return {k: v for k, _, v in services.pairs() if v.is_map}
+        if services := _services_of(other):
+            return services
     return {}
 
 

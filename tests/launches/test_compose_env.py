@@ -319,3 +319,22 @@ def test_a_string_command_of_several_words_under_a_shell_entry_point_is_cut_at_i
                           '    command:\n      - vllm serve "$${MODEL_ID}" --max-model-len 4096\n')
     (kept,) = read_path("compose.yaml", listed).deployments
     assert kept.compose_cut is None and kept.model == "org/m"
+
+
+def test_a_service_written_again_over_an_included_files_takes_its_image(tmp_path):
+    """Sample K238 (measured: silent): `include: [../../infra/docker-compose.base.yml]`, then `services: {vllm:
+    {command: [${MODEL_NAME}, --max-model-len=..., --enable-lora]}}`: the service is the included file's (its image
+    vllm/vllm-openai:v0.14.1) with this file's keys over it, one launch at this file's command."""
+    (tmp_path / "infra").mkdir()
+    (tmp_path / "exp" / "lora").mkdir(parents=True)
+    (tmp_path / "infra" / "docker-compose.base.yml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.14.1-cu130\n    command:\n      - ${MODEL_NAME}\n"
+        "      - --dtype=half\n")
+    p = tmp_path / "exp" / "lora" / "docker-compose.yml"
+    p.write_text("include:\n  - ../../infra/docker-compose.base.yml\n\nservices:\n  vllm:\n    command:\n"
+                 "      - ${MODEL_NAME}\n      - --max-model-len=4096\n      - --enable-lora\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.engine_version, d.model_resolved, d.get("max_model_len")) == ("vllm", "0.14.1", False, 4096)
+    assert d.launch_span.path == str(p) and d.launch_span.line == 7
+    p.write_text(p.read_text().replace("include:\n  - ../../infra/docker-compose.base.yml\n", ""))
+    assert read_path(str(p)).deployments == []  # no image, no build, no base: no engine
