@@ -17,7 +17,8 @@ checkout, a fork or a source install), a
 launch whose file installs the engine from no stock release (a cloned tree, `pip install ./sglang/python[all]`, a
 git URL, a development or PR build pinned with `==`) or runs a vendor's build its environment marks (`export
 PT_HPU_...`: Intel Gaudi's vLLM fork) or its platform value names (`--device rbln`, `--attention-backend dcu_mla`: a
-platform no stock release serves, kvlint.rules._common.vendor_platform), or a nightly build (newer than the releases
+platform no stock release serves, kvlint.rules._common.vendor_platform; there a flag spelled near a stock option is an
+info too, the did-you-mean kept: such a build adds options), or a nightly build (newer than the releases
 kvlint knows), for each of a family of three or more such flags on one launch, or of two that share their first two
 words (`--token-pruning-alg`, `--token-pruning-ratio`) (a fork's or a plugin's own options), and for a flag that extends
 one of the engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a newer release or
