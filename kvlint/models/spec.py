@@ -143,13 +143,12 @@ class ModelSpec:
 
     def field_name(self, fact: str) -> str | None:
         """The config.json key a fact came from (for a finding's related span), if known."""
-        names = {
+        names = self._limit_keys() if fact == "max_len_limit" else {
             "num_kv_heads": ("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num"),
             "head_dim": ("head_dim",),
             "num_layers": ("num_hidden_layers", "n_layer", "num_layers"),
             "kv_lora_rank": ("kv_lora_rank",),
             "max_len": (self.max_len_key,) if self.max_len_key else (),
-            "max_len_limit": self._limit_keys(),
         }.get(fact, (fact,))
         for name in names:
             if name and name in self.raw:
