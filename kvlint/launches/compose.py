@@ -25,6 +25,7 @@ from kvlint.launches.images import (
     entrypoint_engine,
     known_image,
     named_engine,
+    older_default_launch,
     stand_in,
     tag_named_engine,
 )
@@ -736,6 +737,10 @@ def _engine_default_model(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
     (the variable the file names it in is never read), placed at the image."""
     found = _unread_model_variable(svc, env, image)
     bare = _bare_engine_image(svc, image) if found is None else None
+    if image is not None and found is None and bare is None and image.is_scalar and svc.get("command") is None \
+            and svc.get("entrypoint") is None and (older := older_default_launch(image.text, image.span)):
+        ctx = LaunchContext(name, image.text, image.span, notes=(older[2],))
+        return [finish(yf.path, FoundLaunch(older[0], older[1], image.span, {}), ctx, _gpus(svc))]
     if image is None or (found is None and bare is None):
         return []
     engine, default = found[:2] if found is not None else bare or ("", "")

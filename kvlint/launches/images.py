@@ -10,9 +10,14 @@ an unknown chart that uses it.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from kvlint.engines import all_engines
 from kvlint.image_names import known_image
+
+if TYPE_CHECKING:
+    from kvlint.launches.env import Field
+    from kvlint.span import Span
 
 
 def entrypoint_engine(image: str | None) -> str | None:
@@ -20,6 +25,37 @@ def entrypoint_engine(image: str | None) -> str | None:
     if not image:
         return None
     return next((e.name for e in all_engines() if any(t in image for t in e.image_markers)), None)
+
+
+def default_model_unread(image: str | None) -> tuple[str, str] | None:
+    """(engine, release) for an engine's own image whose release is older than every one kvlint's tables read
+    (`vllm/vllm-openai:v0.6.3`, sample K226): run with no model argument it still starts the server, on that
+    release's default model, which the tables do not hold. None for any other image."""
+    from kvlint.flags.flag_table import on_release
+    from kvlint.launches.build import version_from_image
+
+    engine = entrypoint_engine(image)
+    version = version_from_image(image)
+    if engine is None or version is None or on_release(engine, "--model", version) is not None:
+        return None
+    return engine, version
+
+
+def older_default_launch(image: str | None, span: Span | None) -> tuple[str, tuple[Field, Field], str] | None:
+    """(engine, argv, note) of an engine's own image of a release older than kvlint's tables run with no model
+    argument (default_model_unread): a launch on that release's default model, left open."""
+    from kvlint.engines.registered import facts as engine_facts
+    from kvlint.launches.env import Field
+
+    older = default_model_unread(image)
+    if older is None:
+        return None
+    engine, version = older
+    title = engine_facts(engine).TITLE
+    argv = (Field("--model", span), Field(f"(the default model of {title} {version})", span, False, ("default model",)))
+    note = (f"{image} runs {title}'s CLI with no model argument: it serves the default model of {title} {version}, "
+            "older than the releases kvlint's tables read")
+    return engine, argv, note
 
 
 def default_model(image: str | None) -> tuple[str, str] | None:

@@ -335,13 +335,22 @@ def _engine_default(image: YNode, image_text: str | None, env: dict[str, str]) -
 
     served = default_model(image_text)
     if served is None:
-        return None
+        return _older_default(image, image_text)
     engine, default = served
     title = engine_facts(engine).TITLE
     note = f"{image_text} runs {title}'s CLI with no model argument: it serves its default {default}"
     named = next((k for k in env if base_name(k.upper())[0] in MODEL_VARS), None)
     note += f"; {named}={env[named]} in env: is read by no {title} code" if named else ""
     return FoundLaunch(engine, (Field("--model", image.span), Field(default, image.span)), image.span, env), note
+
+
+def _older_default(image: YNode, image_text: str | None) -> tuple[FoundLaunch, str] | None:
+    """The engine's own image of a release older than kvlint's tables, given no command and no arguments: a launch
+    on that release's default model, left open (the tables do not hold it)."""
+    from kvlint.launches.images import older_default_launch
+
+    older = older_default_launch(image_text, image.span)
+    return (FoundLaunch(older[0], older[1], image.span, {}), older[2]) if older is not None else None
 
 
 def _whole(doc: YNode) -> bool:

@@ -366,3 +366,26 @@ def test_an_openshift_templates_runtime_and_service_are_one_deployment(tmp_path)
                  + runtime + service)
     (d,) = read_path(str(p)).deployments
     assert (d.engine, d.model, d.launch_span.line) == ("vllm", "s3://b/m", 13)
+
+
+def test_an_engine_image_older_than_the_tables_run_bare_serves_its_default_model_left_open(tmp_path):
+    """Sample K226's benchmark Deployment (a KV008): `vllm/vllm-openai:v0.6.3` on a GPU with no command, no arguments
+    and an empty `env:` (a helper fills them at run time): the image's entry point still starts the server, on that
+    release's default model, which kvlint's tables (read from later releases) do not hold: a launch whose model is
+    open, said so; compose's bare service the same. A release the tables read serves its default (no change)."""
+    p = tmp_path / "deployment.yaml"
+    p.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: v\nspec:\n  selector:\n    matchLabels:\n"
+                 "      app: v\n  template:\n    spec:\n      containers:\n        - name: vllm\n"
+                 "          image: vllm/vllm-openai:v0.6.3\n          resources:\n            limits:\n"
+                 "              nvidia.com/gpu: 1\n          env:\n")
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.model_resolved, d.model_span.line) == \
+        ("vllm", "(the default model of vLLM 0.6.3)", False, 13)
+    assert any("older than the releases kvlint's tables read" in n for n in d.notes)
+    c = tmp_path / "compose.yaml"
+    c.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.6.3\n    gpus: all\n")
+    (e,) = read_path(str(c)).deployments
+    assert (e.model_resolved, e.model_span.line) == (False, 3)
+    c.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n    gpus: all\n")
+    (f,) = read_path(str(c)).deployments
+    assert f.model_resolved and f.model
