@@ -176,7 +176,7 @@ def after_prefix(fields: Sequence[Field], i: int) -> int:
 
 
 _ASSIGNMENT = lazy(r"[A-Za-z_]\w*=")
-_PROGRAMS = frozenset({"vllm", "sglang", "python", "python3", "trl", "uv", "uvx", "torchrun", "nohup", "numactl"})
+_LAUNCHERS = frozenset({"trl", "torchrun", "nohup", "numactl"})  # programs that start an engine, besides the tables'
 
 
 def _past_assignments(fields: Sequence[Field], j: int) -> int:
@@ -187,11 +187,19 @@ def _past_assignments(fields: Sequence[Field], j: int) -> int:
     while k < len(fields) and (_ASSIGNMENT.match(fields[k].text) or _expansion_only(fields[k].text)):
         k += 1
     program = fields[k].text if k < len(fields) else ""
-    if "/" in program or program in _PROGRAMS:
+    if "/" in program or _program(program):
         return k
     while j < len(fields) and _ASSIGNMENT.match(fields[j].text):
         j += 1
     return j
+
+
+def _program(word: str) -> bool:
+    """A word that names a program: an engine's CLI, Python, a run tool or prefix command, a launcher."""
+    from kvlint.engines.registered import engine_names
+
+    return word in engine_names() or word.startswith("python") or word in RUN_TOOLS or word in PREFIX_COMMANDS \
+        or word in _LAUNCHERS
 
 
 def _expansion_only(text: str) -> bool:
