@@ -6,6 +6,10 @@ push action), a platform file naming the Dockerfile it builds: the file says whe
 the folders above it up to the repository's root (a workflow under `.github/workflows/` names it from the root);
 its launch (kvlint.launches.dockerfile) is placed at the `dockerfile:` value, with the GPUs the deploy step's
 words give. A Dockerfile that is not in the tree gives nothing (the KV008 net names the place).
+
+Only a file that runs what it builds: a deploy step, or GPUs given where the Dockerfile is named. An image
+build workflow (`docker/build-push-action` over a matrix of Dockerfiles, sample K241) pushes images and runs
+none; the Dockerfile's own launch is read where the Dockerfile is.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ _MAX_NODES = 5000
 _LEVELS = 4  # folders above the file looked in for the Dockerfile
 _GPU_COUNT = lazy(r"--gpus?[= ](\d+)\b|\bgpu(?:_count|Count|s)?:[ \t]*[\"']?(\d+)")
 _GPU_TYPE = lazy(r"--gpu-type[= ]([\w.-]+)|\bgpu_?[tT]ype:[ \t]*[\"']?([\w.-]+)")
+# what says the file runs the image it builds: a deploy (a step, a reusable workflow, `gcloud run deploy`), a
+# cluster or platform command that starts it
+_RUNS = lazy(r"(?i)deploy|\bkubectl\b|\bhelm\s+(?:upgrade|install)\b|\b(?:docker|podman)\s+run\b|\bfly\s+launch\b")
 
 
 def built_images(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -27,7 +34,7 @@ def built_images(yf: YamlFile, doc: YNode) -> list[Deployment]:
     out: list[Deployment] = []
     for holder, value in _dockerfile_keys(doc):
         host = _find(yf.path, value.text)
-        if host is not None:
+        if host is not None and _runs(yf, holder):
             out.extend(_launch(yf, holder, value, host))
     return out
 
@@ -45,6 +52,19 @@ def _dockerfile_keys(doc: YNode) -> list[tuple[YNode, YNode]]:
         if node.is_seq:
             stack.extend(i for i in node.items if not i.is_scalar)
     return out
+
+
+def _runs(yf: YamlFile, holder: YNode) -> bool:
+    """Whether the file runs the image it builds: GPUs given beside the Dockerfile's name, or a deploy anywhere in
+    the file (the build and the deploy are often two jobs)."""
+    words = yf.text[holder.start : holder.end]
+    return bool(_GPU_COUNT.search(words) or _GPU_TYPE.search(words) or runs_built(yf.text))
+
+
+def runs_built(text: str) -> bool:
+    """Whether a file that names a Dockerfile deploys or runs something (a file that only builds images runs none:
+    no launch, and no place passed over either)."""
+    return _RUNS.search(text) is not None
 
 
 def _find(path: str, name: str) -> str | None:
