@@ -1913,7 +1913,9 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
             continue
         # a launcher is a program file (`./launch-cluster.sh`, `/opt/x/run`), or hands the command over after `--` /
         # `exec`; a bare word before an engine command is more likely prose (`// sglang serve CLI takes ...`)
-        handed = "/" in rest[0].text or program.endswith(_SCRIPT_SUFFIXES) or rest[k - 1].text in ("--", "exec")
+        # (`b12x-kcache exec vllm serve M`, sample K240: the `exec` verb is where the handed command starts)
+        handed = "/" in rest[0].text or program.endswith(_SCRIPT_SUFFIXES) or rest[k - 1].text in ("--", "exec") \
+            or rest[k].text == "exec"
         found = launch_in_argv(list(rest[k:]), env, depth + 1, state) if handed and program not in ENGINE_NAMES \
             else None  # `/opt/venv/bin/vllm vllm serve`: a template's two spellings of one program, not a launcher
         if found is None and direct:

@@ -54,6 +54,15 @@ def test_an_unknown_launcher_handed_an_engine_command_after_its_own_options():
     assert read_path("run.sh", "/opt/venv/bin/vllm vllm serve org/x --port 1\n").deployments == []
 
 
+def test_a_bare_launcher_word_handing_its_command_over_with_an_exec_verb():
+    """Sample K240's recipe (measured: missed, said): `b12x-kcache exec vllm serve M ...`, a bare launcher name
+    whose `exec` verb hands the engine command over, is that launch; the verb is not read as the shell's `exec`
+    running the launcher's own words. A bare word before an engine command with no such verb stays prose."""
+    (dep,) = read_path("run.sh", "b12x-kcache exec vllm serve org/m --max-model-len 4096\n").deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("vllm", "org/m", (1, 29), 4096)
+    assert read_path("notes.sh", "cli vllm serve org/m\n").deployments == []
+
+
 def test_an_exec_form_json_rejects_is_a_shell_command_to_docker():
     """Sample K31's RunPod Dockerfile (measured: missed, said as an image with no model): `CMD ["bash", "-c", "...
     [ \\$i -eq 300 ] ..."]` is not JSON (`\\$` is no escape), so Docker runs the text as a shell command whose first
@@ -841,6 +850,16 @@ def test_a_workflow_deploying_the_repositorys_dockerfile_runs_its_launch():
     (dep,) = read_path(str(FIX / "built-workflow" / ".github" / "workflows" / "deploy.yml")).deployments
     assert (dep.model, dep.engine_version, dep.get("max_model_len")) == ("Qwen/Qwen2.5-7B-Instruct", "0.9.2", 8192)
     assert (dep.gpu, dep.gpu_count, _at(dep.launch_span)) == ("nvidia-l4", 1, (9, 19))
+
+
+def test_a_workflow_that_only_builds_the_repositorys_dockerfile_runs_no_launch():
+    """Sample K241's image build workflow (measured: a spurious launch): a matrix of Dockerfiles handed to a
+    build-and-push action runs none of them, so the Dockerfile's launch is not the workflow's, and nothing is
+    passed over there either (the Dockerfile's own launch is read where it is)."""
+    res = read_path(str(FIX / "built-only" / ".github" / "workflows" / "build.yml"))
+    assert (res.deployments, res.findings) == ([], [])
+    (dep,) = read_path(str(FIX / "built-only" / "docker" / "app-vllm.Dockerfile")).deployments
+    assert dep.model == "Qwen/Qwen2.5-7B-Instruct"
 
 
 def test_a_helper_handed_a_shell_script_and_a_program_looked_up_on_the_path_are_read(tmp_path):
