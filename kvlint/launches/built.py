@@ -7,14 +7,15 @@ the folders above it up to the repository's root (a workflow under `.github/work
 its launch (kvlint.launches.dockerfile) is placed at the `dockerfile:` value, with the GPUs the deploy step's
 words give. A Dockerfile that is not in the tree gives nothing (the KV008 net names the place).
 
-Only a file that runs what it builds: a deploy step, or GPUs given where the Dockerfile is named. An image
-build workflow (`docker/build-push-action` over a matrix of Dockerfiles, sample K241) pushes images and runs
-none; the Dockerfile's own launch is read where the Dockerfile is.
+Only a file that runs what it builds: an image build workflow (`docker/build-push-action` over a matrix of
+Dockerfiles, sample K241) publishes images and runs none unless it also deploys, or gives GPUs where the
+Dockerfile is named; the Dockerfile's own launch is read where the Dockerfile is.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 from kvlint.deployment import Deployment
 from kvlint.lazyre import lazy
@@ -27,6 +28,9 @@ _GPU_TYPE = lazy(r"--gpu-type[= ]([\w.-]+)|\bgpu_?[tT]ype:[ \t]*[\"']?([\w.-]+)"
 # what says the file runs the image it builds: a deploy (a step, a reusable workflow, `gcloud run deploy`), a
 # cluster or platform command that starts it
 _RUNS = lazy(r"(?i)deploy|\bkubectl\b|\bhelm\s+(?:upgrade|install)\b|\b(?:docker|podman)\s+run\b|\bfly\s+launch\b")
+# what says the file builds and publishes images: a build-and-push action, buildx, kaniko, `docker push`
+_PUBLISHES = lazy(r"(?i)build-push-action|\bbuildx\b|\bkaniko\b|\b(?:docker|podman)\s+push\b|^\s*push:\s*true\b",
+                  re.MULTILINE)
 
 
 def built_images(yf: YamlFile, doc: YNode) -> list[Deployment]:
@@ -62,9 +66,10 @@ def _runs(yf: YamlFile, holder: YNode) -> bool:
 
 
 def runs_built(text: str) -> bool:
-    """Whether a file that names a Dockerfile deploys or runs something (a file that only builds images runs none:
-    no launch, and no place passed over either)."""
-    return _RUNS.search(text) is not None
+    """Whether a file that names a Dockerfile runs what it builds: one that builds and publishes images (an image
+    build workflow) runs none unless it also deploys (no launch, and no place passed over either); any other
+    (a compose file's `build:`, a platform file) runs its build."""
+    return _PUBLISHES.search(text) is None or _RUNS.search(text) is not None
 
 
 def _find(path: str, name: str) -> str | None:
