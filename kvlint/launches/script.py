@@ -201,7 +201,9 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             open_bodies.append((name, closing, len(state.launches)))
             state.scopes.append({})
         _track_condition(cmd.words, cmd.sep, state, m)
-        runs = not _in_dead_arm(state)  # an arm of a `case` whose subject the script fixes, and which it does not match
+        # an arm of a `case` whose subject the script fixes, and which it does not match; a command after `[ TEST ] &&`
+        # (`||`) whose test the script decides against it
+        runs = not _in_dead_arm(state) and not _short_circuited(commands, k, prev_sep, m, state)
         state.conditional += prev_sep in ("&&", "||")
         blank = _blank_escaped(cmd.words, m)
         words = cmd.words[:-1] if blank else cmd.words  # `... \ ` at a line's end: the blank is no argument meant
@@ -494,6 +496,10 @@ def _truth(words: tuple[Word, ...], sep: str, m: Mapped | None, state: _State) -
     ws = _test_operands(words)
     if m is None or ws is None or sep in ("&&", "||", "|"):
         return None
+    if len(ws) == 2 and ws[0].literal in ("-n", "-z") and state.env.get(_lone_var(ws[1]) or "") == "":
+        # a variable the script set empty (a caller's `""`): the test reads what the shell has, where a command's
+        # argument would keep `$k` as a placeholder filled out of sight (kvlint.launches.env.expand_word)
+        return ws[0].literal == "-z"
     values = [_joined(w, m, state.env, state.positional) for w in ws]
     if any(not v.resolved or "$" in v.text for v in values):
         return None
@@ -624,6 +630,16 @@ def _note_default(word: Word, name: str, state: _State) -> None:
         state.defaulted.add(name)
     else:
         state.defaulted.discard(name)
+
+
+def _short_circuited(commands: list, k: int, prev_sep: str, m: Mapped, state: _State) -> bool:
+    """Whether command `k` is skipped by the test before it: `[ -n "$k" ] && SPEC=(...)` with k empty (a function's
+    call that passes "", sample K242) does not set SPEC; `[ -z "$X" ] || ...` with X empty runs nothing after it.
+    Only a chain's first test is decided (`A && B && C`: B and C follow A), anything else runs."""
+    if prev_sep not in ("&&", "||") or k == 0 or (k > 1 and commands[k - 2].sep in ("&&", "||")):
+        return False
+    truth = _truth(commands[k - 1].words, "", m, state)
+    return truth is not None and truth == (prev_sep == "||")
 
 
 def _in_dead_arm(state: _State) -> bool:
@@ -1288,9 +1304,24 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
         # giving different flags are two commands: sample K172's fixed-K and dynamic-K runs)
         argv = ("in a loop", *(f.text.split("=", 1)[0] for f in found.fields if f.text.startswith("--"))) \
             if state.loops else tuple(f.text for f in found.fields)
+        if _stops_after(body, found):
+            argv = ("restarted",)  # every call stops the server it started: one server, run with other settings
         state.call_keys[id(found)] = (found.engine, found.entry_span, argv)
         state.launches.append(found)
     state.notes.extend(notes)
+
+
+# a command that stops a server: its container, its process
+_STOPS = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?(?:stop|kill|rm)\b"
+              r"|(?:^|[;&|][ \t]*|\n[ \t]*)(?:kill|pkill)\b")
+
+
+def _stops_after(body: Mapped, found: FoundLaunch) -> bool:
+    """Whether a function's body stops a server after the launch it runs (`docker stop "$name"` at its end, sample
+    K242's benchmark): each call then runs alone, one server restarted with the call's settings, not a server more."""
+    if found.entry_span is None or found.entry_span.path != body.path:
+        return False
+    return any(body.at(hit.start())[0] > found.entry_span.line for hit in _STOPS.finditer(body.text))
 
 
 def _at_argument(found: FoundLaunch, args: list[Field], env: dict[str, str], depth: int) -> FoundLaunch:
