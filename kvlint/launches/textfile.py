@@ -36,11 +36,22 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 
     if _ENTRY.search(text) is None:
         # a unit's or program's command that starts the engine another way (`ExecStart=/usr/bin/docker run ...
-        # vllm/vllm-openai ...`), else a script named for starting it
+        # vllm/vllm-openai ...`), else a script named for starting it, else an argument list
         found = read_lines(path, text, _commands(text, _RUN_LINE), prelude=True) if _RUN_LINE.search(text) else []
-        found = found or _scripted(path, text)
+        found = found or _scripted(path, text) or _listed(path, text)
         return ReadResult(path, found, comments=scan_comments(text)) if found else ReadResult(path)
-    return ReadResult(path, read_lines(path, text), comments=scan_comments(text))
+    return ReadResult(path, read_lines(path, text) or _listed(path, text), comments=scan_comments(text))
+
+
+def _listed(path: str, text: str) -> list[Deployment]:
+    """A command written as a list of strings (TOML's `command = ["vllm", "serve", "/models/m", "--port",
+    "8000"]`, sample K242's benchmark configs; an INI or `.conf` value the same): read as a program's literal
+    argument list is (kvlint.launches.literals), each word at its place."""
+    if "vllm" not in text and "sglang" not in text:
+        return []
+    from kvlint.launches.literals import launches_in
+
+    return launches_in(path, text, hash_comments=True)
 
 
 def read_lines(path: str, text: str, commands: list[tuple[int, int]] | None = None,
