@@ -128,9 +128,9 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
                    "file does not name (the repository's own build, whose entry point holds the command), in a file "
                    "that names an engine: kvlint could not read a launch from it; nothing here is checked")
     elif what.startswith("-e "):
-        message = (f"a container is run here on GPUs with its model in {what[3:]}, from an image this file does not "
-                   "name (a variable set elsewhere), in a file that names an engine: kvlint could not read a launch "
-                   "from it; nothing here is checked")
+        message = (f"a container is run here on GPUs with its model in {what[3:]}, from an image kvlint cannot tie to "
+                   "an engine (a variable set elsewhere, or a build named for none), in a file that names an engine: "
+                   "kvlint could not read a launch from it; nothing here is checked")
     elif what.startswith("flag "):
         message = (f"a container is run here on GPUs with an engine's flag ({what[5:]}), from an image this file does "
                    "not name (a placeholder or a variable set elsewhere), in a file that names an engine: kvlint "
@@ -316,22 +316,25 @@ def _run_from_variable(text: str) -> tuple[int, int, str] | None:
 
 
 _CONTAINER_RUN = lazy(r"(?m)^[^#\n]*?\b(?:docker|podman)[ \t]+run\b")
+# a container given GPUs: NVIDIA's `--gpus`, or a GPU's device node (WSL's /dev/dxg, Intel's /dev/dri, AMD's /dev/kfd)
+_GPU_RUN = lazy(r"--gpus\b|--device[ \t=]+[\"']?/dev/(?:dxg|dri|kfd)\b")
 _RUN_MODEL_VAR = lazy(r"(?:-e|--env)[ \t=]+[\"']?(\w*(?:MODEL|REPO_ID)\w*)=")
 
 
 def _gpu_run_with_model(text: str) -> tuple[int, int, str] | None:
     """(line, col, "-e VAR") of the first container run on GPUs whose model is one of its `-e` variables, its image
     one the file does not name (sample K135: `docker run --gpus ... -e MODEL_PATH=... --entrypoint bash "$IMAGE"
-    /host/kit/start_server.sh`, the image and the script set elsewhere): asked only of a file naming an engine."""
+    /host/kit/start_server.sh`, the image and the script set elsewhere; sample K242: PowerShell's `docker run
+    --device /dev/dxg ... -e MODEL_NAME=$m` of an Arc GPU under WSL): asked only of a file naming an engine."""
     for k, m in enumerate(_CONTAINER_RUN.finditer(text)):
         if k >= 8:
             break
         end = text.find("\n", m.end())
-        while end >= 0 and text[m.start() : end].rstrip().endswith("\\") and end - m.start() < 8192:
-            end = text.find("\n", end + 1)  # the command's continued lines (a bounded run)
+        while end >= 0 and text[m.start() : end].rstrip().endswith(("\\", "`")) and end - m.start() < 8192:
+            end = text.find("\n", end + 1)  # the command's continued lines (a bounded run; PowerShell's backtick)
         command = text[m.start() : end if end >= 0 else len(text)]
         model = _RUN_MODEL_VAR.search(command)
-        if "--gpus" in command and model is not None:
+        if _GPU_RUN.search(command) is not None and model is not None:
             at = m.start() + model.start()
             line_start = text.rfind("\n", 0, at) + 1
             return text.count("\n", 0, at) + 1, at - line_start + 1, f"-e {model.group(1)}"

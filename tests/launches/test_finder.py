@@ -546,6 +546,23 @@ def test_supervisor_procfile_and_toml_command_lines():
     assert (task.model, _at(task.model_span), task.get("tensor_parallel_size")) == ("org/toml-model", (2, 19), 2)
 
 
+def test_a_toml_command_written_as_a_list_of_strings_is_its_argv():
+    """Sample K242's benchmark configs (measured: missed, one silent): `[server] command = ["vllm", "serve", M, ...]`
+    and `["python3", "-m", "sglang.launch_server", "--model-path", M, ...]`, a comment among the items, a TOML
+    literal string holding JSON: each word at its place, as a program's literal argument list is read."""
+    text = ('[runtime]\nname = "vllm"\n[server]\ncommand = [\n  "vllm", "serve", "/models/Q-AWQ",\n'
+            '  # the draft\n  "--max-model-len", "65536",\n'
+            '  "--speculative-config", \'{"method": "mtp", "num_speculative_tokens": 7}\',\n]\n')
+    (dep,) = read_path("vllm-q4.toml", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("vllm", "/models/Q-AWQ", (5, 21),
+                                                                                       65536)
+    assert dep.get("speculative_config") == {"method": "mtp", "num_speculative_tokens": 7}
+    text = '[server]\ncommand = ["python3", "-m", "sglang.launch_server", "--model-path", "/m", "--tp", "2"]\n'
+    (dep,) = read_path("sglang.toml", text).deployments
+    assert (dep.engine, dep.model, dep.get("tp_size")) == ("sglang", "/m", 2)
+    assert read_path("client.toml", '[client]\nbackend = "vllm"\nurls = ["http://a", "http://b"]\n').deployments == []
+
+
 def test_node_commands_that_differ_in_their_bind_address_are_one_group_but_alternatives_are_not():
     """Each node of a multi-node group binds its own `--host`; with a role flag (`--node-rank`) that address
     does not split the group. Without one, two commands are two launches however alike (counting rule 4)."""
@@ -891,6 +908,27 @@ def test_a_function_a_loop_calls_is_one_launch_whatever_the_loop_passes(tmp_path
     p.write_text('#!/bin/bash\nrun() {\n  bash -c "$1" &\n}\nfor b in a c; do\n  base="vllm serve org/m --port 1"\n'
                  '  run "$base"\n  run "$base --enforce-eager"\ndone\n')
     assert [d.get("enforce_eager") for d in read_path(str(p)).deployments] == [None, True]
+
+
+def test_calls_of_a_function_that_stops_its_own_server_are_one_launch(tmp_path):
+    """Sample K242's benchmark (measured: four launches for one, and a wrong KV007): `run_cfg A "" 8192` then three
+    calls with `3`, each call's body ending in `docker stop "$name"`: one server restarted with other settings, one
+    launch (the first call's). `[ -n "$k" ] && SPEC=(...)` with k empty sets nothing, so no broken JSON is read.
+    A function that leaves its server running gives a launch per call (two replicas), as before."""
+    p = tmp_path / "bench.sh"
+    body = ('#!/bin/bash\nrun_cfg () {{\n  local label="$1" k="$2" batched="$3"\n  local SPEC=()\n'
+            '  [ -n "$k" ] && SPEC=(--speculative-config "{{\\"method\\":\\"mtp\\",\\"num_speculative_tokens\\":${{k}}}}")\n'
+            '  docker run -d --name "bench-$label" --gpus all vllm/vllm-openai:v0.9.2 --model org/m \\\n'
+            '    --max-num-batched-tokens "$batched" "${{SPEC[@]}}"\n{stop}}}\n'
+            'run_cfg A "" 8192\nrun_cfg B 3 8192\nrun_cfg C 3 32768\n')
+    p.write_text(body.format(stop='  docker stop "bench-$label"\n'))
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.launch_span.line, dep.get("max_num_batched_tokens"), dep.get("speculative_config")) == (6, 8192, None)
+    p.write_text(body.format(stop=""))
+    deps = read_path(str(p)).deployments
+    assert [(d.get("max_num_batched_tokens"), d.get("speculative_config") is None) for d in deps] == [
+        (8192, True), (8192, False), (32768, False)]
+    assert deps[1].get("speculative_config") == {"method": "mtp", "num_speculative_tokens": 3}
 
 
 def test_a_unit_running_a_script_named_for_the_engine_is_not_silent(tmp_path):

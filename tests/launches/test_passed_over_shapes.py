@@ -694,3 +694,16 @@ def test_a_container_run_of_a_build_named_for_an_engine_is_a_place():
     quiet = ("#!/bin/bash\ndocker run -d --name web -v vllm-cache:/root/.cache \\\n"
              "  -e VLLM_MODE=org/vllm-x ubuntu:22.04 sleep 1\n")
     assert read_path("run.sh", quiet).findings == []
+
+
+def test_a_powershell_container_run_on_a_gpu_device_with_its_model_in_the_environment_is_said():
+    """Sample K242's Arc B70 launcher (measured: silent): PowerShell's backtick-continued `docker run --device
+    /dev/dxg ... -e MODEL_NAME=$m ... -e VLLM_TARGET_DEVICE=xpu $image` of a build named for no engine: the GPU is
+    the device node, the model an environment variable; kvlint reads no launch, so it says so there (KV008)."""
+    text = ('$image = "org/qwen-arc:0.30.0"\ndocker run -d --name q `\n  --device /dev/dxg `\n'
+            '  -e MODEL_NAME=$modelName `\n  -e VLLM_TARGET_DEVICE=xpu `\n  $image\n')
+    result = read_path("start.ps1", text)
+    assert result.deployments == []
+    assert [(f.code, f.span.line, f.span.col) for f in result.findings] == [("KV008", 4, 3)]
+    assert "on GPUs with its model in MODEL_NAME" in result.findings[0].message
+    assert read_path("start.ps1", text.replace("--device /dev/dxg", "--cpus 4")).findings == []
