@@ -43,6 +43,14 @@ VALUE_OPTS = frozenset({  # every value option of `docker run` (docs.docker.com/
     "--timezone", "--umask", "--shm-size-systemd", "--retry", "--retry-delay",
 })
 RUNNERS = ("docker", "podman", "nvidia-docker", "nerdctl", "finch")
+# a script's own function around the runner, defined where kvlint does not read it (`docker_cmd run ...`, sample
+# K244's sourced lib.sh): it passes its words to docker (compose's `docker-compose run SERVICE` is no such one)
+_RUNNER_FUNCTION = lazy(r"(?:docker|podman)_[a-z]\w*")
+
+
+def is_runner(head: str) -> bool:
+    """Whether a command's program runs containers as `docker` does."""
+    return head in RUNNERS or _RUNNER_FUNCTION.fullmatch(head) is not None
 
 
 @record(frozen=False)
@@ -64,7 +72,7 @@ def is_run(fields: list[Field], i: int) -> int | None:
     image and command: the container it makes runs that command when started (`docker create ... IMAGE vllm serve
     ...` then `docker start NAME`, sample K171)."""
     head = fields[i].text.rsplit("/", 1)[-1]
-    if head not in RUNNERS:
+    if not is_runner(head):
         return None
     j = i + 1
     if j < len(fields) and fields[j].text == "container":
@@ -180,8 +188,12 @@ def _gpus(opts: RunOptions, value: str, _vf: Field, opt: Field, _base: str) -> N
 
 
 def _device(opts: RunOptions, value: str, _vf: Field, opt: Field, _base: str) -> None:
-    """podman / CDI `--device nvidia.com/gpu=0` (one per GPU), `=all` (count unknown)."""
+    """podman / CDI `--device nvidia.com/gpu=0` (one per GPU), `=all` (count unknown); a GPU's device node (AMD's
+    /dev/kfd, WSL's /dev/dxg: every GPU of the host, count unknown) when no GPU is given otherwise."""
     kind, _, which = value.partition("=")
+    if kind.strip("\"'").split(":", 1)[0] in ("/dev/kfd", "/dev/dxg"):
+        opts.gpus = opts.gpus if opts.gpus[0] is not None else ("docker:all", opt.span)
+        return
     if not kind.endswith("/gpu"):
         return
     known, _ = opts.gpus
@@ -357,6 +369,23 @@ def local_image_engine(image: Field, base: str, built: dict[str, str]) -> tuple[
         return None
     shown = os.path.relpath(path, base) if base else path
     return engine, f"engine {engine} assumed: {how} {shown}, whose entry point is the engine"
+
+
+def local_dockerfile(image: Field, base: str, built: dict[str, str]) -> str | None:
+    """The Dockerfile of an image the repository builds itself: a tag an earlier `docker build -t TAG` of the script
+    builds, or a local name (no registry, no organisation: `vllm-qwen3.6-nvfp4:latest`) when the file's folder holds
+    one Dockerfile. None otherwise."""
+    text = image.text
+    tag = text if text in built else f"{text}:latest" if f"{text}:latest" in built else None
+    if tag is not None:
+        return built[tag]
+    if not image.resolved or not base or "/" in text.partition(":")[0]:
+        return None
+    try:
+        names = sorted(n for n in os.listdir(base) if _DOCKERFILE_NAME.search(n))
+    except OSError:
+        return None
+    return os.path.join(base, names[0]) if len(names) == 1 else None
 
 
 def dockerfile_engine(path: str) -> str | None:

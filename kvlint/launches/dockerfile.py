@@ -149,6 +149,15 @@ def entrypoint(path: str, text: str, run_env: Mapping[str, str] | None = None,
     return words, image, env
 
 
+def default_command(path: str, text: str) -> tuple[list[Field], dict[str, str]]:
+    """What the built image runs when a container is given no command: its ENTRYPOINT's words then its CMD's, each
+    at its place in this file, and the environment its ARG / ENV lines give."""
+    _, env, parts = _instructions(text)
+    index = LineIndex(text)
+    words = [w for op in ("ENTRYPOINT", "CMD") if op in parts for w in _argv(path, text, index, *parts[op], env)]
+    return words, env
+
+
 # the line that opens a here-document written to a file: `cat > /usr/local/bin/serve <<'SH'`, `tee /x.sh <<EOF`,
 # or BuildKit's own `COPY [--chmod=755] <<'SH' /entrypoint.sh` (the destination after the marker)
 _WRITES = lazy(r"(?:\bcat\s*>|\btee(?:\s+-a)?\s)\s*[\"']?([^\s\"'<>;&|]+)[\"']?[^\n]*<<"

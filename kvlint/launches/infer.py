@@ -43,6 +43,10 @@ def engine_from_flags(fields: Sequence[Field]) -> str | None:
     A model flag alone never decides; it only tells the engines apart behind a flag both take.
     A list that starts with a model (`[google/gemma-3-4b-it, --enable-lora, --lora-modules, ...]`) is one only
     `vllm serve` takes (its positional model); it is vLLM's when its flags are all vLLM's, by the tables."""
+    if len(fields) > 2 and fields[0].text == "serve" and not fields[1].text.startswith("-"):
+        # `IMAGE serve MODEL --flags` (sample K243, an image left to a sourced file): an entry point that is the
+        # engine's CLI, handed its subcommand; the words after it decide as they would alone
+        return engine_from_flags(fields[1:])
     if fields and _model_first(fields):
         flags = {f.text.split("=", 1)[0] for f in fields[1:] if f.text.startswith("--")}
         return POSITIONAL_MODEL if _only(POSITIONAL_MODEL, flags) else None

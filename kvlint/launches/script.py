@@ -18,7 +18,7 @@ from kvlint.flags.flag_values import is_unresolved
 from kvlint.flags.launch import PY_OPTIONS
 from kvlint.launches import cloud_run, wrappers
 from kvlint.launches.argv import detect, wrapper_of
-from kvlint.launches.docker_run import RUNNERS, is_run
+from kvlint.launches.docker_run import is_run
 from kvlint.launches.env import Field, Partial, Positional, assigned_defaults, expand_word, with_supplied
 from kvlint.launches.oneword import split_joined
 from kvlint.lazyre import lazy
@@ -1354,7 +1354,7 @@ def _note_unread(fields: list[Field], state: _State) -> None:
     given to a program that only prints or searches is not a command."""
     if not fields or fields[0].text.rsplit("/", 1)[-1] in _NAMES_ONLY or fields[0].text.startswith(("log", "_log")):
         return
-    if fields[0].text.rsplit("/", 1)[-1] in RUNNERS and is_run(fields, 0) is not None:
+    if is_run(fields, 0) is not None:
         _note_unread_container(fields, state)
         return
     for k, f in enumerate(fields[:-1]):
@@ -1756,7 +1756,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 ran = f" run --name {fields[at - 1].text}"
                 state.unread[:] = [u for u in state.unread if not u[2].endswith(ran)]
             return inside
-        elif head in RUNNERS and is_run(fields, i) is not None:
+        elif is_run(fields, i) is not None:
             host_only = (gpus[0] or "").startswith("cuda:")  # the host's CUDA_VISIBLE_DEVICES stays outside docker
             inside = _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
             return _with_allocation(inside, (None, None) if host_only else gpus, nodes)
@@ -2182,6 +2182,53 @@ def _env_configured_image(options: list[Field], image: Field, env: dict[str, str
                        notes=(env_launch.NOTE.format(image=image.text),))
 
 
+def _bare(rest: list[Field]) -> bool:
+    """No command after the image, or only words known at run time (`"${server_args[@]}"` gathered from the script's
+    own arguments): the image's own command is what runs."""
+    return all(not f.resolved and f.text.lstrip("\"'").startswith("$") for f in rest)
+
+
+def _built_default(image: Field, base: str, built: dict[str, str], depth: int) -> FoundLaunch | None:
+    """A bare run of the repository's own build (sample K244's `docker run --gpus all vllm-qwen3.6-nvfp4:latest`
+    beside the Dockerfile whose `ENTRYPOINT [... api_server]` and `CMD ["--model", "/model"]` it builds): the
+    launch is the image's default command, each word at its place in the Dockerfile."""
+    from kvlint.launches import docker_run as dr
+    from kvlint.launches.dockerfile import default_command
+    from kvlint.sidefile import side_text
+
+    folder = os.path.dirname(os.path.abspath(image.span.path)) if image.span and image.span.path not in ("", "-") \
+        else base
+    path = dr.local_dockerfile(image, folder, built)
+    if path is not None and image.span is not None and image.span.path not in ("", "-"):
+        path = os.path.join(os.path.dirname(image.span.path), os.path.relpath(path, folder))  # as the user named it
+    text = side_text(path, 256 * 1024) if path is not None else None
+    if path is None or text is None or depth >= MAX_DEPTH:
+        return None
+    words, env = default_command(path, text)
+    found = launch_in_argv(words, env, depth + 1) if words else None
+    if found is None:
+        return None
+    note = f"{image.text} is the repository's build of {os.path.basename(path)}: its default command is the launch"
+    return replace(found, entry_span=None, notes=(*found.notes, note))  # the launch is the run, here
+
+
+def _own_command_image(options: list[Field], image: Field, env: dict[str, str]) -> FoundLaunch | None:
+    """A build named for the engine (`ghcr.io/org/paiton-vllm-plugin:qwen38-...`), run on GPUs with no command and
+    no model variable (sample K243): the image's own command serves a model chosen inside it (baked in, or a mount
+    its script reads). The launch is there, on the image's engine, its model left open and said; what the engine is
+    given is not in this file, so nothing is sized, and the launch is not passed over either."""
+    from kvlint.launches.images import build_named_engine
+
+    engine = build_named_engine(image.text)
+    if engine is None or not image.resolved:
+        return None
+    run = next((w.span for w in options[:2] if w.text.rsplit("/", 1)[-1] in ("docker", "podman", "nerdctl")), None)
+    model = Field("(the model the image's own command serves)", image.span, False, ("own command",))
+    note = (f"{image.text} is run with no command: its own command, not in this file, starts {engine} on a model "
+            "chosen inside the image (its model is left open)")
+    return FoundLaunch(engine, (Field("--model", image.span), model), run or image.span, env, notes=(note,))
+
+
 def _cut(word: Field, cut: int) -> Field:
     """The word without its first `cut` characters, each remaining one still at its place."""
     offsets = word.offsets[cut:] if len(word.offsets) == len(word.text) else ()
@@ -2248,6 +2295,9 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         found = no_server_launch(rest, image, inner_env)
     if found is None and (not rest or script_only or _shell_runs_script(argv)) and opts.gpus[0] is not None:
         found = _env_configured_image(fields[:i], image, inner_env)
+    if found is None and opts.gpus[0] is not None and opts.entrypoint is None and _bare(rest):
+        built = state.built if state is not None else {}
+        found = _built_default(image, base, built, depth) or _own_command_image(fields[:i], image, inner_env)
     if found is None and script_only:  # no model variable kvlint knows: the script read as the command, as written
         found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None and opts.mounts and (default or dr.entrypoint_engine(image.text)):

@@ -105,6 +105,8 @@ def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> Model
             return found
         from kvlint.flags.flag_values import is_placeholder
 
+        if dep.model.startswith("(the ") and dep.model.endswith(")"):  # a launch's reader named what holds the model
+            return ModelLookup(None, f"the model is not named in this file: {dep.model}")
         kind = "a placeholder the deploy tooling replaces" if is_placeholder(dep.model) else \
             "an unresolved expression (variable or template)"
         return ModelLookup(None, f"the reference {dep.model} is {kind}")

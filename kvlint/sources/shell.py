@@ -133,7 +133,8 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
         elif c in ";&|()":
             finish(c)  # `)` ends a subshell or a `case` pattern (`chat)`): kvlint.launches.script tells which
             sc.i += 1
-        elif c == "<" and _PLACEHOLDER.match(sc.s, sc.i) and (not words_in_progress(sc) or _assigned(words, sc.i)):
+        elif c == "<" and _PLACEHOLDER.match(sc.s, sc.i) and (not words_in_progress(sc) or _assigned(words, sc.i)
+                                                              or sc.s[sc.i - 1] in ":/"):
             # `--model <model_name>`, `CUDA_VISIBLE_DEVICES=<gpu_id>`: a placeholder the reader fills in, not two
             # redirections
             end = _PLACEHOLDER.match(sc.s, sc.i).end()  # type: ignore[union-attr]
@@ -149,10 +150,18 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
                 pending_heredocs.append(heredoc)
         else:
             word = _word(sc)
-            if not _comment_only(word):
+            if words and words[-1].end == word.start and _ends_in_placeholder(words[-1]):
+                # `<weights>:/weights:ro`: the word goes on after its placeholder
+                words[-1] = Word((*words[-1].parts, *word.parts), words[-1].start, word.end)
+            elif not _comment_only(word):
                 words.append(word)
     finish("")
     return commands, sc.errors
+
+
+def _ends_in_placeholder(word: Word) -> bool:
+    last = word.parts[-1] if word.parts else None
+    return last is not None and last.kind == "lit" and last.text.endswith(">") and "<" in last.text
 
 
 def _comment_only(word: Word) -> bool:
@@ -231,16 +240,27 @@ def _skip_redirection(sc: _Scanner) -> tuple[str, bool] | None:
 
 
 def _skip_heredocs(sc: _Scanner, pending: list[tuple[str, bool]]) -> None:
+    """Past each here-document's lines. One never closed (sample K245: `cat >"$LOG" <<EOF` then the server's
+    `docker run`, and no `EOF` line) takes every line to the end of the file: bash writes them and runs none. Its
+    lines are read as the commands they were meant as, and the open here-document is said."""
     for delim, strip_tabs in pending:
+        start = sc.i
         while sc.i < sc.n:
             end = sc.s.find("\n", sc.i)
             line = sc.s[sc.i : sc.n if end < 0 else end]
             sc.i = sc.n if end < 0 else end + 1
             if (line.lstrip("\t") if strip_tabs else line) == delim:
                 break
+        else:
+            sc.errors.append((start, f"the here-document opened on the line before is never closed (no `{delim}` "
+                                     "line): bash writes every line after it into its target and runs none of them; "
+                                     "they are read here as the commands they were meant as"))
+            sc.i = start
+            return
 
 
-_PLACEHOLDER = lazy(r"<[A-Za-z][A-Za-z0-9_.:/-]*>(?=[ \t\n\\;&|)]|$)")
+# (a mount's or a port's piece goes on after it: `-v <weights>:/weights:ro`, `-p 127.0.0.1:<port>:8000`, sample K245)
+_PLACEHOLDER = lazy(r"<[A-Za-z][A-Za-z0-9_.:/-]*>(?=[ \t\n\\;&|):/]|$)")
 _PLAIN_RUN = lazy(r"[^ \t\n;&|()<>\\'\"{$`]+")  # word characters with no meaning to the shell
 _DOUBLE_RUN = lazy(r"[^\\\"$`]+")  # inside double quotes
 CHECK_EVERY = 4096  # characters between two looks at the file's time budget

@@ -99,7 +99,7 @@ def test_a_vendors_word_before_the_engines_prefix_is_the_same_convention(tmp_pat
     """Sample K175's guide: `docker run --gpus all -e SM_VLLM_MODEL=M -e SM_VLLM_TENSOR_PARALLEL_SIZE=8 ...
     vllm_env:v0.9.0`, an image built on SageMaker's convention (its entry point turns each `SM_VLLM_X` into `--x`):
     the model and the flags are read through the vendor's word as through `VLLM_`; a word that is no prefix of the
-    engine's (`SM_MODEL`) is not."""
+    engine's (`SM_MODEL`) is not: the run is then the image's own command, its model left open."""
     p = tmp_path / "guide.sh"
     run = ("docker run --gpus all \\\n  -e {model}=org/sm \\\n  -e SM_VLLM_TENSOR_PARALLEL_SIZE=2 \\\n"
            "  -e SM_VLLM_MAX_MODEL_LEN=32768 \\\n  vllm_env:v0.9.0\n")
@@ -108,7 +108,9 @@ def test_a_vendors_word_before_the_engines_prefix_is_the_same_convention(tmp_pat
     assert (d.model, d.get("tensor_parallel_size"), d.get("max_model_len")) == ("org/sm", 2, 32768)
     assert d.settings["max_model_len"].span.line == 4
     p.write_text(run.format(model="SM_OTHER_MODEL"))
-    assert read_path(str(p)).deployments == []
+    # no model variable of the convention: the image's own command serves a model chosen inside it (sample K243)
+    (d,) = read_path(str(p)).deployments
+    assert (d.model_resolved, d.get("tensor_parallel_size")) == (False, None)
 
 
 def test_a_hub_repo_id_variable_names_the_model_of_a_build_named_for_the_engine():

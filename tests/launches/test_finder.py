@@ -2136,3 +2136,90 @@ def test_a_triton_vllm_backend_model_json_is_the_engine_s_arguments():
     assert read_path("/nowhere/m/model.json", alone).deployments == []
     walked = [p for p, skip in iter_files([str(repo)]) if skip is None]
     assert str(repo / "qwen" / "1" / "model.json") in walked
+
+
+def test_a_bare_run_of_a_build_named_for_the_engine_on_gpus_is_its_own_commands_launch():
+    """Sample K243's Paiton launchers (measured: missed, said): `docker run ... --device /dev/kfd --device /dev/dri
+    ... ghcr.io/org/paiton-vllm-plugin:TAG` with no command: the image's own command serves a model chosen inside
+    it. One launch on the image's engine, on the host's GPUs
+    (AMD's device node), its model left open and said; a client image or no GPU gives none."""
+    text = ("#!/bin/bash\nexec docker run --rm --network host \\\n  --device /dev/kfd --device /dev/dri \\\n"
+            "  -v \"$T:/models/target:ro\" \\\n  ghcr.io/org/paiton-vllm-plugin:qwen38-rocm-20260918\n")
+    (dep,) = read_path("run.sh", text).deployments
+    assert (dep.engine, dep.model_resolved, _at(dep.launch_span), dep.gpu_count) == ("vllm", False, (2, 6), None)
+    assert dep.model == "(the model the image's own command serves)"
+    assert read_path("run.sh", text.replace("paiton-vllm-plugin", "vllm-chat-ui")).deployments == []
+    assert read_path("run.sh", text.replace("--device /dev/kfd --device /dev/dri", "")).deployments == []
+
+
+def test_an_image_left_to_a_sourced_file_handed_serve_and_a_model_runs_the_engines_cli():
+    """Sample K243's MI300X launcher (measured: missed, said): `docker run ... "$IMAGE" "${ARGS[@]}"` with ARGS
+    `serve "$MODEL_DIR" --served-model-name ... --max-model-len ...`, the image set by a sourced file: an entry point
+    that is vLLM's CLI, handed its subcommand and a model; `serve --max-model-len 4096` alone says nothing."""
+    text = ('#!/bin/bash\nsource /opt/app/env\nARGS=(\n  serve "$MODEL_DIR"\n  --max-model-len 8192\n'
+            '  --gpu-memory-utilization 0.5\n)\ndocker run --device /dev/kfd "$IMAGE" "${ARGS[@]}"\n')
+    (dep,) = read_path("serve.sh", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("vllm", "$MODEL_DIR", (4, 9),
+                                                                                       8192)
+
+
+def test_a_bare_run_of_the_repositorys_own_build_is_its_dockerfiles_default_command(tmp_path):
+    """Sample K244's `run.ps1` (measured: missed, said): `docker run --gpus all -p 8000:8000 vllm-qwen:latest` beside
+    the one Dockerfile, whose `ENTRYPOINT [... api_server]` and `CMD ["--model", "/model"]` it builds: the launch
+    is that default command, placed at the run, its words in the Dockerfile. An image with a registry is not it."""
+    (tmp_path / "Dockerfile").write_text('FROM vllm/vllm-openai:v0.9.2\nENTRYPOINT ["python3", "-m", '
+                                         '"vllm.entrypoints.openai.api_server"]\nCMD ["--model", "/model", '
+                                         '"--max-model-len", "8192"]\n')
+    run = tmp_path / "run.ps1"
+    run.write_text("docker run --gpus all -p 8000:8000 vllm-qwen:latest\n")
+    (dep,) = read_path(str(run)).deployments
+    assert (dep.model, _at(dep.model_span), dep.model_span.path.endswith("Dockerfile")) == ("/model", (3, 18), True)
+    assert (_at(dep.launch_span), dep.launch_span.path, dep.get("max_model_len")) == ((1, 36), str(run), 8192)
+    run.write_text("docker run --gpus all -p 8000:8000 ghcr.io/other/vllm-qwen:latest\n")
+    (other,) = read_path(str(run)).deployments
+    assert other.model_resolved is False  # not this Dockerfile's build: the image's own command, left open
+
+
+def test_a_function_around_docker_defined_out_of_sight_runs_a_container():
+    """Sample K244's R2 start script (measured: missed, said): `container_id=$(docker_cmd run --detach ... --gpus all
+    "$R2_IMAGE" "${vllm_args[@]}")`, docker_cmd defined in a sourced lib.sh: a container run whose arguments (a model
+    then vLLM's flags) make it vLLM's launch. `docker-compose run SERVICE` is no container run of an image."""
+    text = ('#!/bin/bash\nsource "$D/lib.sh"\nvllm_args=(\n  "$CONTAINER_MODEL_DIR"\n  --tensor-parallel-size 8\n'
+            '  --max-model-len 65536\n)\ncontainer_id=$(docker_cmd run --detach --gpus all "$R2_IMAGE" '
+            '"${vllm_args[@]}")\n')
+    (dep,) = read_path("start.sh", text).deployments
+    assert (dep.engine, dep.model, dep.get("tensor_parallel_size")) == ("vllm", "$CONTAINER_MODEL_DIR", 8)
+    assert read_path("up.sh", "docker-compose run vllm-serve --max-model-len 4096\n").deployments == []
+
+
+def test_a_program_path_imported_from_the_repository_and_named_for_the_engine():
+    """Sample K245's Windows launcher (measured: silent): `[str(VLLM_EXE), "serve", MODEL_PATH, ...]` with VLLM_EXE
+    imported from a module of the repository, run by `subprocess.Popen(args)`: the engine's CLI."""
+    text = ('"""Start the vllm server."""\nimport subprocess\nfrom _common import VLLM_EXE, MODEL_PATH\nargs = [\n'
+            '    str(VLLM_EXE), "serve", '
+            'MODEL_PATH,\n    "--max-model-len=65536",\n]\nsubprocess.Popen(args)\n')
+    (dep,) = read_path("start.py", text).deployments
+    assert (dep.engine, dep.model_resolved, dep.get("max_model_len")) == ("vllm", False, 65536)
+    assert read_path("start.py", text.replace("VLLM_EXE", "TOOL_EXE")).deployments == []
+
+
+def test_a_placeholder_goes_on_as_one_word_with_what_follows_it():
+    """Sample K245's recipe (measured: missed, said): `-v <weights>:/weights:ro` and `-p 127.0.0.1:<port>:8000` in a
+    Markdown block are one word each, not a redirection from `weights>`, so the container run is read."""
+    text = ("```bash\ndocker run -d --name <container> --gpus all -p 127.0.0.1:<port>:8000 \\\n"
+            "  -v <weights>:/weights:ro \\\n  vllm/vllm-openai:v0.9.2 \\\n  --model /weights --max-model-len 4096\n```\n")
+    (dep,) = read_path("commands.md", text).deployments
+    assert (dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("/weights", (5, 11), 4096)
+
+
+def test_a_here_document_never_closed_is_read_as_the_commands_it_was_meant_as():
+    """Sample K245's start script (measured: missed, said): `cat >"${LOG_FILE}" <<EOF` and no `EOF` line after it, the
+    server's `docker run` below: bash writes the lines into the log and runs none; kvlint reads them as the commands
+    they were meant as and says the here-document is open (a note on the launch)."""
+    text = ('#!/bin/bash\nM=org/m\ncat >"${LOG_FILE}" <<EOF\n\ndocker run -d --gpus all vllm/vllm-openai:v0.9.2 '
+            '--model "$M" --max-model-len 4096\n')
+    (dep,) = read_path("start.sh", text).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("org/m", 4096)
+    assert any("here-document opened on the line before is never closed (no `EOF` line)" in n for n in dep.notes)
+    (written,) = read_path("start.sh", text + "EOF\n").deployments  # closed: a file it writes, read as before
+    assert not any("never closed" in n for n in written.notes)

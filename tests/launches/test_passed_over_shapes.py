@@ -525,11 +525,16 @@ def test_a_launcher_whose_model_is_the_environments_and_flags_its_callers_is_not
     assert d.get("tp_size") == 8
 
 
-def test_a_makefile_image_variable_named_for_an_engine_is_a_kv008_place(tmp_path):
+def test_a_makefile_image_variable_named_for_an_engine_is_a_launch_of_its_own_command(tmp_path):
     """Sample K101 (measured: silent): `IMAGE ?= org/kimi-linear-vllm:latest` run by `docker run ... $(IMAGE)` with
-    no arguments (the image's own CMD decides): a place named for the engine, said."""
+    no arguments (the image's own CMD decides): the engine's launch, its model the image's own (left open, said);
+    without GPUs it is a place named for the engine, said."""
     p = tmp_path / "Makefile"
     p.write_text("IMAGE ?= org/kimi-linear-vllm:latest\n\nrun:\n\tdocker run --gpus all -d $(IMAGE)\n")
+    (dep,) = read_path(str(p)).deployments
+    assert (dep.engine, dep.model_resolved, dep.image) == ("vllm", False, "org/kimi-linear-vllm:latest")
+    assert any("is run with no command: its own command" in n for n in dep.notes)
+    p.write_text("IMAGE ?= org/kimi-linear-vllm:latest\n\nrun:\n\tdocker run -d $(IMAGE)\n")
     result = read_path(str(p))
     assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 1)]
 
@@ -683,10 +688,13 @@ def test_a_compose_container_named_for_the_engine_with_no_launch_is_a_place():
 
 
 def test_a_container_run_of_a_build_named_for_an_engine_is_a_place():
-    """`docker run -d --gpus all ... myorg/vllm-server:latest` with no model kvlint can read (its entry point is in the
-    image): a KV008 at the image, not silence; a mount, a container name or an image of another program named beside
-    it is no place (a container named for the engine is a place of its own: `--name vllm`)."""
-    text = "#!/bin/bash\ndocker run -d --gpus all -p 8000:8000 \\\n  -v /data:/data \\\n  myorg/vllm-server:latest\n"
+    """`docker run -d ... myorg/vllm-server:latest` on no GPU with no model kvlint can read (its entry point is in
+    the image): a KV008 at the image, not silence (on GPUs it is the launch of the image's own command, sample K243);
+    a mount, a container name or an image of another program named beside it is no place (a container named for the
+    engine is a place of its own: `--name vllm`)."""
+    text = "#!/bin/bash\ndocker run -d -p 8000:8000 \\\n  -v /data:/data \\\n  myorg/vllm-server:latest\n"
+    (dep,) = read_path("run.sh", text.replace("-d -p", "-d --gpus all -p")).deployments
+    assert (dep.engine, dep.model_resolved, _at(dep.launch_span)) == ("vllm", False, (2, 1))
     result = read_path("run.sh", text)
     (note,) = result.findings
     assert (result.deployments, note.code, _at(note.span)) == ([], "KV008", (4, 3))
