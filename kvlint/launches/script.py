@@ -18,7 +18,7 @@ from kvlint.flags.flag_values import is_unresolved
 from kvlint.flags.launch import PY_OPTIONS
 from kvlint.launches import cloud_run, wrappers
 from kvlint.launches.argv import detect, wrapper_of
-from kvlint.launches.docker_run import is_run
+from kvlint.launches.docker_run import RUNNERS, is_run
 from kvlint.launches.env import Field, Partial, Positional, assigned_defaults, expand_word, with_supplied
 from kvlint.launches.oneword import split_joined
 from kvlint.lazyre import lazy
@@ -203,8 +203,10 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         _track_condition(cmd.words, cmd.sep, state, m)
         # an arm of a `case` whose subject the script fixes, and which it does not match; a command after `[ TEST ] &&`
         # (`||`) whose test the script decides against it
-        runs = not _in_dead_arm(state) and not _short_circuited(commands, k, prev_sep, m, state)
-        state.conditional += prev_sep in ("&&", "||")
+        decided = _decided(commands, k, prev_sep, m, state)
+        runs = not _in_dead_arm(state) and decided is not False
+        guarded = prev_sep in ("&&", "||") and decided is None  # a test the script decides guards nothing
+        state.conditional += guarded
         blank = _blank_escaped(cmd.words, m)
         words = cmd.words[:-1] if blank else cmd.words  # `... \ ` at a line's end: the blank is no argument meant
         if prev_sep == "#" and _cut_piece(words, _continued(commands, k, m), m, state, depth, pieces):
@@ -225,7 +227,7 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             if len(state.launches) == pieces.count and _continued(commands, k, m):
                 # the comment ends a command that launched nothing, and option lines follow: join them
                 pieces.joined, pieces.cut_from = list(cmd.words), commands[k + 1].words
-        state.conditional -= prev_sep in ("&&", "||")
+        state.conditional -= guarded
         prev_sep = cmd.sep
         while open_bodies and open_bodies[-1][1] == k:
             name, _, before = open_bodies.pop()
@@ -632,14 +634,15 @@ def _note_default(word: Word, name: str, state: _State) -> None:
         state.defaulted.discard(name)
 
 
-def _short_circuited(commands: list, k: int, prev_sep: str, m: Mapped, state: _State) -> bool:
-    """Whether command `k` is skipped by the test before it: `[ -n "$k" ] && SPEC=(...)` with k empty (a function's
-    call that passes "", sample K242) does not set SPEC; `[ -z "$X" ] || ...` with X empty runs nothing after it.
-    Only a chain's first test is decided (`A && B && C`: B and C follow A), anything else runs."""
+def _decided(commands: list, k: int, prev_sep: str, m: Mapped, state: _State) -> bool | None:
+    """Whether command `k` runs after the test before it, when the script decides that test: `[ -n "$k" ] &&
+    SPEC=(...)` with k empty (a function's call that passes "", sample K242) does not set SPEC; `[ "$USE_X" = 1 ] &&
+    ARGS+=(--x)` after `: "${USE_X:=1}"` adds --x as any other line would (sample K243). None when the test is not
+    decided, or not a chain's first (`A && B && C`: B and C follow A)."""
     if prev_sep not in ("&&", "||") or k == 0 or (k > 1 and commands[k - 2].sep in ("&&", "||")):
-        return False
+        return None
     truth = _truth(commands[k - 1].words, "", m, state)
-    return truth is not None and truth == (prev_sep == "||")
+    return None if truth is None else truth == (prev_sep == "&&")
 
 
 def _in_dead_arm(state: _State) -> bool:
@@ -1354,7 +1357,7 @@ def _note_unread(fields: list[Field], state: _State) -> None:
     given to a program that only prints or searches is not a command."""
     if not fields or fields[0].text.rsplit("/", 1)[-1] in _NAMES_ONLY or fields[0].text.startswith(("log", "_log")):
         return
-    if is_run(fields, 0) is not None:
+    if fields[0].text.rsplit("/", 1)[-1] in RUNNERS and is_run(fields, 0) is not None:
         _note_unread_container(fields, state)
         return
     for k, f in enumerate(fields[:-1]):
@@ -1756,7 +1759,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 ran = f" run --name {fields[at - 1].text}"
                 state.unread[:] = [u for u in state.unread if not u[2].endswith(ran)]
             return inside
-        elif is_run(fields, i) is not None:
+        elif (head in RUNNERS or head.startswith(_RUNNER_FUNCTIONS)) and is_run(fields, i) is not None:
             host_only = (gpus[0] or "").startswith("cuda:")  # the host's CUDA_VISIBLE_DEVICES stays outside docker
             inside = _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
             return _with_allocation(inside, (None, None) if host_only else gpus, nodes)
@@ -2313,6 +2316,7 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
 
 
 _SCRIPT_RUNNERS = ("python", "python3", "bash", "sh")
+_RUNNER_FUNCTIONS = ("docker_", "podman_")  # a script's function around docker (kvlint.launches.docker_run.is_runner)
 
 
 def _repository_script(argv: list[Field], mounts: list[tuple[str, str]], base: str, image: Field

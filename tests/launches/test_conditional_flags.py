@@ -62,3 +62,17 @@ def test_a_shell_if_the_script_decides_or_with_an_else_is_read_as_it_runs(tmp_pa
     path.write_text(SCRIPT.replace("fi\n", "else\n  ARGS=\"--max-model-len 4096\"\nfi\n"))
     (dep,) = read_path(str(path)).deployments
     assert dep.otherwise is None
+
+
+def test_a_test_the_script_decides_before_and_or_or_guards_nothing():
+    """Sample K243's launcher (measured: flags read as only conditional): `: "${USE_PREFIX_CACHE:=1}"` then
+    `[ "$USE_PREFIX_CACHE" = 1 ] && ARGS+=(--enable-prefix-caching)` adds the flag as any line would; a test decided
+    against the command skips it (`[ -n "$K" ] && ARGS+=(...)` with K empty); a test left to run time keeps the
+    addition aside, said."""
+    text = ('#!/bin/bash\n: "${USE_PC:=1}"\nK=""\nARGS=(serve org/m)\n[ "$USE_PC" = 1 ] && ARGS+=(--enable-prefix-caching)\n'
+            '[ -n "$K" ] && ARGS+=(--max-num-seqs 4)\n[ -r /etc/key ] && ARGS+=(--enforce-eager)\n'
+            'vllm "${ARGS[@]}"\n')
+    (dep,) = read_path("serve.sh", text).deployments
+    assert (dep.get("enable_prefix_caching"), dep.get("max_num_seqs"), dep.get("enforce_eager")) == (True, None, None)
+    assert [n for n in dep.notes if "only when a condition holds" in n] == [
+        "line 7: `--enforce-eager` is added to ${ARGS[@]} only when a condition holds: read without it"]
