@@ -230,10 +230,14 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         env.setdefault("LWS_GROUP_SIZE", str(size))  # the LWS controller sets it to leaderWorkerTemplate.size
     image, image_text = container_image(c)
     fields, script, positional = _argv(yf, c, env)
+    # the words go to the image's entry point: `args:`, or a `command:` that starts with a flag, which no program is
+    # (a platform's container spec that spells compose's `command`: sample K246's Tinfoil config)
+    handed = c.get("command") is None or (c.get("args") is None and image is not None and bool(fields)
+                                          and fields[0].text.startswith("--"))
     # a KubeRay pod runs `ray start` whatever its image (sample K130: a RayService's head and workers on
     # vllm/vllm-openai): the image's entry point is not what runs, so only an engine command in it is a launch
     default = None if _ray_node(doc) else entrypoint_engine(image_text)
-    if default is None and c.get("command") is None and image_text and fields and not _ray_node(doc):
+    if default is None and handed and image_text and fields and not _ray_node(doc):
         from kvlint.launches.images import build_named_engine  # given arguments
 
         default = build_named_engine(image_text)
@@ -244,7 +248,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         launches, _, notes = run_script(yf.mapped(script), env, positional=positional)
     else:
         bare = no_server_launch(fields, Field(image_text, image.span), env) \
-            if image is not None and image_text and c.get("command") is None and _whole(doc) else None
+            if image is not None and image_text and handed and _whole(doc) else None
         # the file's engine names read a program of the container's own by its flags (a command is written: args
         # alone go to the image's entry point, which the args-only branch below reads)
         found = bare or launch_in_argv(fields, env, image_default=default,
@@ -252,8 +256,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         if found is not None and default is not None and image_text and entrypoint_engine(image_text) is None:
             found = named_image_wrapper(found, image_text, fields[0].span if fields else None)
         launches = [found] if found else []
-    if not launches and script is None and c.get("command") is None and _container_like(c, anc) \
-            and not stand_in(image_text):
+    if not launches and script is None and handed and _container_like(c, anc) and not stand_in(image_text):
         # args-only (Kustomize patches, KServe predictors): the flags' engine, else the engine the predictor's model
         # format names (sample K121: `modelFormat: {name: vLLM}` with one `--tensor-parallel-size=2`)
         guessed = engine_from_flags(fields) or (_format_engine(c) if fields else None)

@@ -2223,3 +2223,16 @@ def test_a_here_document_never_closed_is_read_as_the_commands_it_was_meant_as():
     assert any("here-document opened on the line before is never closed (no `EOF` line)" in n for n in dep.notes)
     (written,) = read_path("start.sh", text + "EOF\n").deployments  # closed: a file it writes, read as before
     assert not any("never closed" in n for n in written.notes)
+
+
+def test_a_container_command_that_starts_with_a_flag_is_handed_to_the_images_entry_point():
+    """Sample K246's Tinfoil config (measured: silent): `containers: [{name, image: ghcr.io/org/app@sha256:..., gpus:
+    all, command: ["--model", "/m", "--tensor-parallel-size", "8", ...]}]`: no program starts with `--`, so the words
+    go to the image's entry point as compose's `command` does, and vLLM's own flags make it vLLM's launch. A command
+    that names a program is that program, as before."""
+    text = ('containers:\n  - name: "kimi"\n    image: "ghcr.io/org/app@sha256:83ee7163"\n    gpus: all\n'
+            '    command: ["--model", "/m", "--tensor-parallel-size", "8", "--decode-context-parallel-size", "8",\n'
+            '      "--max-num-seqs", "48", "--enable-expert-parallel"]\n')
+    (dep,) = read_path("tinfoil-config.yml", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("tensor_parallel_size")) == ("vllm", "/m", (5, 26), 8)
+    assert read_path("tinfoil-config.yml", text.replace('["--model"', '["serve-app", "--model"')).deployments == []
