@@ -107,19 +107,27 @@ def project_folder(start: str) -> str | None:
 @lru_cache(maxsize=2048)
 def _project_folder(here: str) -> str | None:
     for _ in range(_LEVELS):
-        try:
-            names = os.listdir(here)
-        except OSError:
-            names = []
-        if any(n in _MARKERS or (n.startswith("requirements") and n.endswith(".txt")) for n in names):
+        marked, root = _marks(here)
+        if marked:
             return here
-        if ".git" in names:
+        if root:
             return None
         parent = os.path.dirname(here)
         if parent == here:
             return None
         here = parent
     return None
+
+
+@lru_cache(maxsize=2048)
+def _marks(folder: str) -> tuple[bool, bool]:
+    """(holds a project file, is a repository's root) of one folder: asked once per folder however many files below
+    it walk up through it (a repository root with a thousand entries was listed again for each of its folders)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False, False
+    return any(n in _MARKERS or (n.startswith("requirements") and n.endswith(".txt")) for n in names), ".git" in names
 
 
 def _read(path: str, cap: int) -> str | None:

@@ -107,9 +107,10 @@ def test_the_project_is_the_nearest_folder_with_a_project_file(tmp_path):
     assert found.folder == str(tmp_path) and found.pinned is not None
     assert (found.pinned.version, found.pinned.where) == ("0.4.9.post2", "pyproject.toml:3")
     (deep / ".git").mkdir()  # a repository root stops the walk
-    from kvlint.resolve.project import _project_folder
+    from kvlint.resolve.project import _marks, _project_folder
 
     _project_folder.cache_clear()
+    _marks.cache_clear()
     assert project_release(str(deep / "serve.sh"), "sglang", "uv").folder is None
 
 
