@@ -11,6 +11,9 @@ from typing import Any
 from kvlint.record import field, record
 from kvlint.span import Span
 
+# the note of a launch whose arguments are an array a file the script sources sets (no model named here)
+SOURCED_ARGS = "no model named here: the arguments are"
+
 
 @record
 class Setting:

@@ -10,7 +10,16 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from kvlint import limits
-from kvlint.deployment import DeclaredLoad, Deployment, GpuOption, InvalidValue, ModelAlias, NodeLabel, Setting
+from kvlint.deployment import (
+    SOURCED_ARGS,
+    DeclaredLoad,
+    Deployment,
+    GpuOption,
+    InvalidValue,
+    ModelAlias,
+    NodeLabel,
+    Setting,
+)
 from kvlint.engines import get_engine
 from kvlint.engines.registered import engine_names, facts
 from kvlint.launches.argv import parse
@@ -132,6 +141,10 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     model = _mark(parsed.model, missing, ctx.origin) if parsed.model else None
     if model is not None and not model.resolved:
         notes.append(f"model {model.raw!r} is not resolved: {_why(model.raw, missing, runtime)}")
+    sourced = next((n for n, why in runtime.items() if why.startswith("an array set by ")
+                    and any(f.text == f"${n}" for f in fields)), None) if model is None else None
+    if sourced is not None:  # `"${SGLANG_ARGS[@]}"` of a file the script sources (sample K242): its words, unread
+        notes.append(f"{SOURCED_ARGS} ${sourced}, {runtime[sourced]}: the model is among them")
     if model is None and ctx.wrapper:  # `mineru-sglang-server --port N`: the program serves a model of its own
         notes.append(f"no model named: the {ctx.wrapper} wrapper starts {engine} with the model it chooses")
     served = settings.get(_SERVED)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from kvlint.deployment import Deployment
+from kvlint.deployment import SOURCED_ARGS, Deployment
 from kvlint.launches.script import FoundLaunch
 from kvlint.record import replace
 
@@ -85,7 +85,9 @@ def is_launch(dep: Deployment) -> bool:
     through (`"$@"`, `"${ARGS[@]}"`): that is an image's entry point or a wrapper script, whose launch is where
     it is called with a model (the never-silent note says so)."""
     if dep.model is None:  # a bare `vllm serve`; with flags (or --config) it is a launch whose model is missing
-        return bool(dep.settings or dep.unknown_flags or dep.invalid_values)
+        # (or with the words of an array a file the script sources sets, the model among them: sample K242)
+        return bool(dep.settings or dep.unknown_flags or dep.invalid_values) or \
+            any(n.startswith(SOURCED_ARGS) for n in dep.notes)
     return not (not dep.model_resolved and _PASSED_THROUGH.match(dep.model))
 
 

@@ -98,7 +98,11 @@ def _from_lock(ref: str, aliases: tuple[Any, ...], path: str) -> ModelLookup | N
 
 def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> ModelLookup:
     if not dep.model:
-        return ModelLookup(None, "no model reference found in the launch")
+        from kvlint.deployment import SOURCED_ARGS
+
+        said = next((n for n in dep.notes if n.startswith(SOURCED_ARGS)), None)  # the words a sourced file sets
+        return ModelLookup(None, said.removeprefix("no model named here: ") if said else
+                           "no model reference found in the launch")
     if not dep.model_resolved:
         found = _by_alias(dep, config, options)  # s3://${bucket}/models/org--name: the tail still names it
         if found is not None:

@@ -2236,3 +2236,17 @@ def test_a_container_command_that_starts_with_a_flag_is_handed_to_the_images_ent
     (dep,) = read_path("tinfoil-config.yml", text).deployments
     assert (dep.engine, dep.model, _at(dep.model_span), dep.get("tensor_parallel_size")) == ("vllm", "/m", (5, 26), 8)
     assert read_path("tinfoil-config.yml", text.replace('["--model"', '["serve-app", "--model"')).deployments == []
+
+
+def test_an_engine_run_on_an_array_a_sourced_file_sets_is_a_launch_whose_model_is_among_its_words():
+    """Sample K242's FP8 launcher (measured: missed, said as passed-through arguments): `source /root/x.conf.sh` then
+    `exec python -m sglang.launch_server "${SGLANG_ARGS[@]}"`, the array set by the sourced file (not in the
+    repository): a launch whose words, the model among them, are that file's; `"$@"` stays an entry point's."""
+    text = ('#!/bin/bash\nexport MODEL_PATH=/root/LLM/Qwen3.8-27B-FP8\nsource /root/sglang-v23.conf.sh\n'
+            'exec python -m sglang.launch_server "${SGLANG_ARGS[@]}"\n')
+    result = read_path("run-sglang.sh", text)
+    (dep,) = result.deployments
+    assert (dep.engine, dep.model) == ("sglang", None)
+    assert any("the arguments are $SGLANG_ARGS, an array set by /root/sglang-v23.conf.sh" in n for n in dep.notes)
+    passed = read_path("entry.sh", '#!/bin/bash\nexec python -m sglang.launch_server "$@"\n')
+    assert passed.deployments == [] and [f.code for f in passed.findings] == ["KV008"]
