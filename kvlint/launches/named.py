@@ -597,6 +597,8 @@ def _launch_shaped(path: str, text: str, kind: str, named: bool = False) -> Find
         stripped = source.lstrip()
         if not stripped or stripped.startswith(("#", "//", "REM ")):
             continue
+        if kind == "text":  # a key's value is the command (`ExecStart=...`, `cmd = "..."`): the key is no program
+            stripped = _KEYED.sub("", stripped, count=1)  # (`serve = ["vllm"]`, a pyproject's extra, is a list)
         program = _program(stripped.split())
         if not program or not _SERVER_PROGRAM.search(program.strip("\"'")):
             continue
@@ -608,6 +610,9 @@ def _launch_shaped(path: str, text: str, kind: str, named: bool = False) -> Find
                "`# kvlint: disable-file` when this program starts no engine")
         return _said(Span(path, number, at, number, at + len(program)), message, fix)
     return None
+
+
+_KEYED = lazy(r"^[\w.\-\[\]\"']+[ \t]*[=:][ \t]*")  # an INI, TOML, unit or Procfile key and its `=` / `:`
 
 
 # a values file's top-level block named for an engine (`vllm:`, `sglang-server:`): a chart that starts it reads it

@@ -715,3 +715,14 @@ def test_a_powershell_container_run_on_a_gpu_device_with_its_model_in_the_enviro
     assert [(f.code, f.span.line, f.span.col) for f in result.findings] == [("KV008", 4, 3)]
     assert "on GPUs with its model in MODEL_NAME" in result.findings[0].message
     assert read_path("start.ps1", text.replace("--device /dev/dxg", "--cpus 4")).findings == []
+
+
+def test_a_keys_value_is_the_command_of_an_ini_or_toml_line():
+    """A pyproject's extra named `serve = ["vllm"]` is a key and a list of packages, not a program called `serve`
+    (a KV008 "starts a server here" before); a supervisor line `command=python -m serving.start_server ...` is a
+    repository's own server program, said at its place."""
+    text = '[project]\nname = "x"\n[project.optional-dependencies]\nserve = ["vllm"]\n'
+    assert read_path("pyproject.toml", text).findings == []
+    sup = "[program:x]\ncommand=python -m serving.start_server --config x.yaml\n; runs vllm\n"
+    (note,) = read_path("supervisord.conf", sup).findings
+    assert (note.code, _at(note.span)) == ("KV008", (2, 19)) and note.message.startswith("`serving.start_server`")
