@@ -112,7 +112,7 @@ def notes(f: Finding) -> list[str]:
     if f.estimated:
         out.append("   = note: rests on kvlint's non-KV estimate (calibrate with `kvlint verify` or set non-kv-gib)")
     if f.data.get("modelled_release"):
-        out.append(f"   = note: {f.data['modelled_release']}")
+        out.append(printable(f"   = note: {f.data['modelled_release']}"))
     out.append(f"   = docs: kvlint rule {f.code}")
     return out
 

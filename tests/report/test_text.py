@@ -21,3 +21,14 @@ def test_short_line_is_whole():
     f = Finding("KV204", "gpu-count-mismatch", Severity.ERROR, "m", Span("x.yaml", 2, 5, 2, 6))
     _, src, carets = frame(f, ["x", "tp: 4"])
     assert src == "2 | tp: 4" and carets.endswith("    ^")
+
+
+def test_a_modelled_release_note_shows_control_characters_escaped():
+    """Fuzz seed 41 (case 291): an image name with a raw C1 control (`rocm/sgl-dev\\x9b\\x9b:20250901`) reached the
+    terminal through the `= note:` line of a date-tagged image's modelled release; every report line is printable."""
+    from kvlint.report.text import notes
+
+    f = Finding("KV108", "catalogue-sweep", Severity.INFO, "m", Span("a.sh", 1, 1, 1, 2), path="a.sh",
+                data={"modelled_release": "the image rocm/sgl-dev\x9b:20250901 is a build of 2025-09-01"})
+    (note,) = [n for n in notes(f) if n.startswith("   = note:")]
+    assert "\x9b" not in note and "\\x9b" in note
