@@ -2186,8 +2186,8 @@ def _env_configured_image(options: list[Field], image: Field, env: dict[str, str
 
 
 def _bare(rest: list[Field]) -> bool:
-    """No command after the image, or only words known at run time (`"${server_args[@]}"` gathered from the script's
-    own arguments): the image's own command is what runs."""
+    """No command after the image, or only expansions kvlint cannot see into (sample K243's `"${server_args[@]}"`,
+    options gathered in a `case` over the script's own): the image's own command is what runs."""
     return all(not f.resolved and f.text.lstrip("\"'").startswith("$") for f in rest)
 
 
