@@ -674,7 +674,7 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
         and ("engine" in text or "backend" in text)
     if not keyed and not any(hint in text for hint in _SETTING_HINTS):
         return None
-    if _ENGINE_WORD.search(text) is None:
+    if _ENGINE_WORD.search(text) is None and not _engine_only_settings(text):
         return None
     chosen = _ENGINE_KEY.search(text) if keyed else None
     chosen = chosen if chosen is not None and _GPU_REQUEST.search(text) else None
@@ -698,6 +698,18 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
            "`# kvlint: disable-file` when this file starts no engine")
     width = len(chosen.group("engine")) if chosen is not None else len(settings[0][1])
     return _said(Span(path, line, col, line, col + width), message, fix)
+
+
+# settings whose names only an engine's flags have (`GPU_MEMORY_UTILIZATION`, `MEM_FRACTION_STATIC`)
+_ENGINE_ONLY = frozenset({"GPU_MEMORY_UTILIZATION", "MEM_FRACTION_STATIC"})
+
+
+def _engine_only_settings(text: str) -> bool:
+    """Whether an environment that names no engine still holds three engine settings under their flags' names, one of
+    them a name only an engine's flag has (sample K248's ModelArts service: `MAX_MODEL_LEN`, `MAX_NUM_SEQS`,
+    `GPU_MEMORY_UTILIZATION` handed to the repository's start script): an engine's configuration all the same."""
+    keys = {key for _, key in _env_settings(text)}
+    return len(keys) >= 3 and bool(keys & _ENGINE_ONLY)
 
 
 def _env_settings(text: str) -> list[tuple[int, str]]:

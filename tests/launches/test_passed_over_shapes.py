@@ -726,3 +726,15 @@ def test_a_keys_value_is_the_command_of_an_ini_or_toml_line():
     sup = "[program:x]\ncommand=python -m serving.start_server --config x.yaml\n; runs vllm\n"
     (note,) = read_path("supervisord.conf", sup).findings
     assert (note.code, _at(note.span)) == ("KV008", (2, 19)) and note.message.startswith("`serving.start_server`")
+
+
+def test_an_environment_of_engine_settings_that_names_no_engine_is_said():
+    """Sample K248's ModelArts service (measured: silent): `cmd: bash /model/x/scripts/start.sh` with `envs:`
+    `MAX_MODEL_LEN`, `MAX_NUM_SEQS`, `GPU_MEMORY_UTILIZATION`, and no engine named anywhere: three settings under the
+    engine's flags' names, one only an engine has, are its configuration (KV008 at the first). Two, or three that any
+    program may use, are not."""
+    text = ('{"cmd": "bash /model/x/scripts/start.sh",\n "envs": {\n  "MAX_MODEL_LEN": "1048576",\n'
+            '  "MAX_NUM_SEQS": "32",\n  "GPU_MEMORY_UTILIZATION": "0.94"\n }}\n')
+    (note,) = read_path("service.json", text).findings
+    assert (note.code, _at(note.span)) == ("KV008", (3, 4))
+    assert read_path("service.json", text.replace('  "MAX_NUM_SEQS": "32",\n', "")).findings == []
