@@ -231,9 +231,10 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     image, image_text = container_image(c)
     fields, script, positional = _argv(yf, c, env)
     # the words go to the image's entry point: `args:`, or a `command:` that starts with a flag, which no program is
-    # (a platform's container spec that spells compose's `command`: sample K246's Tinfoil config)
+    # (a platform's container spec that spells compose's `command`: sample K246's Tinfoil config; in a Kubernetes
+    # object `command` replaces the entry point, so there it stays a command)
     handed = c.get("command") is None or (c.get("args") is None and image is not None and bool(fields)
-                                          and fields[0].text.startswith("--"))
+                                          and fields[0].text.startswith("--") and doc.get("apiVersion") is None)
     # a KubeRay pod runs `ray start` whatever its image (sample K130: a RayService's head and workers on
     # vllm/vllm-openai): the image's entry point is not what runs, so only an engine command in it is a launch
     default = None if _ray_node(doc) else entrypoint_engine(image_text)

@@ -2250,3 +2250,11 @@ def test_an_engine_run_on_an_array_a_sourced_file_sets_is_a_launch_whose_model_i
     assert any("the arguments are $SGLANG_ARGS, an array set by /root/sglang-v23.conf.sh" in n for n in dep.notes)
     passed = read_path("entry.sh", '#!/bin/bash\nexec python -m sglang.launch_server "$@"\n')
     assert passed.deployments == [] and [f.code for f in passed.findings] == ["KV008"]
+
+
+def test_a_kubernetes_command_that_starts_with_a_flag_stays_a_command():
+    """In a Kubernetes object `command:` replaces the image's entry point: `command: ["--model", ...]` runs a program
+    named `--model` (the pod fails), so it is not read as the engine's arguments the way a platform's spec is."""
+    text = ("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n      image: ghcr.io/org/app:1\n"
+            '      command: ["--model", "/m", "--tensor-parallel-size", "8", "--max-num-seqs", "2"]\n')
+    assert read_path("pod.yaml", text).deployments == []
