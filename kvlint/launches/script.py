@@ -2185,6 +2185,15 @@ def _env_configured_image(options: list[Field], image: Field, env: dict[str, str
                        notes=(env_launch.NOTE.format(image=image.text),))
 
 
+def _run_span(options: list[Field], image: Field) -> Span | None:
+    """Where a container run that hands its image's entry point the arguments is: from `docker run` to the image,
+    however many option lines lie between (sample K242's twenty); the image alone when the run is elsewhere."""
+    run = next((f.span for f in options if f.text.rsplit("/", 1)[-1] in RUNNERS), None)
+    if run is None or image.span is None or run.path != image.span.path or run.line > image.span.line:
+        return image.span
+    return _join(run, image.span)
+
+
 def _bare(rest: list[Field]) -> bool:
     """No command after the image, or only expansions kvlint cannot see into (sample K243's `"${server_args[@]}"`,
     options gathered in a `case` over the script's own): the image's own command is what runs."""
@@ -2308,7 +2317,8 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
     if found is None:
         return None
     runtime = tuple((n, "passed from the host by docker run -e") for n in opts.passthrough if n not in env)
-    return replace(found, entry_span=found.entry_span or image.span, image=image, gpus=opts.gpus[0] or found.gpus,
+    return replace(found, entry_span=found.entry_span or _run_span(fields[:i], image), image=image,
+                   gpus=opts.gpus[0] or found.gpus,
                    gpus_span=opts.gpus[1] or found.gpus_span, notes=found.notes + tuple(opts.notes), name=opts.name,
                    mounts=tuple(opts.mounts), runtime_vars=found.runtime_vars + runtime,
                    container_env=tuple(opts.env.items()),

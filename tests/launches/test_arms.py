@@ -22,7 +22,7 @@ def test_each_arm_of_an_if_that_names_another_model_is_a_launch():
     # variable and the flags name the engine; ENGINE_ARGS is set in the `if` (line 15) and `elif` (line 17) arms
     # each value at its place in the arm's argument string (kvlint.launches.script._placed), the launch at the run
     assert (embed.engine, embed.model, _at(embed.launch_span), _at(embed.model_span)) == \
-        ("vllm", "org/embed-model", (21, 34), (17, 44))
+        ("vllm", "org/embed-model", (21, 9), (17, 44))  # the run, from `docker run` to its image
     assert (chat.model, _at(chat.model_span)) == ("org/chat-model", (15, 44))
     assert chat.get("max_model_len") == 8192 and _at(chat.settings["max_model_len"].span) == (15, 75)
     assert "max_model_len" not in embed.settings or embed.get("max_model_len") is None  # the embed arm sets none

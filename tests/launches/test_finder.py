@@ -182,7 +182,7 @@ def test_a_printed_command_array_is_not_a_second_launch():
     text = ('DOCKER_CMD=(\n  docker run -d --gpus 1\n  vllm/vllm-openai:v0.9.2\n  --model org/m\n  --port 8000\n)\n'
             'printf "  %s \\\\\\n" "${DOCKER_CMD[@]}" | head -20\n"${DOCKER_CMD[@]}"\n')
     deps = read_path("run.sh", text).deployments
-    assert [(d.model, d.launch_span.line if d.launch_span else None) for d in deps] == [("org/m", 3)]
+    assert [(d.model, d.launch_span.line if d.launch_span else None) for d in deps] == [("org/m", 2)]  # `docker run`
 
 
 def test_an_argv_whose_first_word_is_computed_then_runs_the_engines_module(tmp_path):
@@ -662,7 +662,7 @@ def test_make_call_of_a_define_is_read_once_per_call_with_its_arguments():
     assert (small.model, _at(small.model_span)) == ("org/small-model", (15, 15))
     assert small.get("max_model_len") == 8192 and _at(small.settings["max_model_len"].span) == (15, 53)
     assert small.get("tensor_parallel_size") == 2 and small.engine_version == "0.11.0"
-    assert _at(small.launch_span)[0] == 10  # the image, in the define
+    assert (_at(small.launch_span)[0], small.launch_span.end_line) == (8, 10)  # `docker run` to the image, in the define
     assert (spec.model, _at(spec.model_span)) == ("org/spec-model", (18, 15))
     assert spec.invalid_values == () and spec.get("max_model_len") == 4096
     assert "speculative_config" in spec.settings
@@ -2174,7 +2174,7 @@ def test_a_bare_run_of_the_repositorys_own_build_is_its_dockerfiles_default_comm
     run.write_text("docker run --gpus all -p 8000:8000 vllm-qwen:latest\n")
     (dep,) = read_path(str(run)).deployments
     assert (dep.model, _at(dep.model_span), dep.model_span.path.endswith("Dockerfile")) == ("/model", (3, 18), True)
-    assert (_at(dep.launch_span), dep.launch_span.path, dep.get("max_model_len")) == ((1, 36), str(run), 8192)
+    assert (_at(dep.launch_span), dep.launch_span.path, dep.get("max_model_len")) == ((1, 1), str(run), 8192)
     run.write_text("docker run --gpus all -p 8000:8000 ghcr.io/other/vllm-qwen:latest\n")
     (other,) = read_path(str(run)).deployments
     assert other.model_resolved is False  # not this Dockerfile's build: the image's own command, left open
