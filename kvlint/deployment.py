@@ -11,8 +11,10 @@ from typing import Any
 from kvlint.record import field, record
 from kvlint.span import Span
 
-# the note of a launch whose arguments are an array a file the script sources sets (no model named here)
-SOURCED_ARGS = "no model named here: the arguments are"
+# the note of a launch whose arguments are an array a file the script sources sets: no model is named here, and
+# what follows the head is what resolve says of the model
+NO_MODEL_HERE = "no model named here: "
+SOURCED_ARGS = NO_MODEL_HERE + "the arguments are"
 
 
 @record

@@ -24,7 +24,7 @@ from kvlint.engines import get_engine
 from kvlint.engines.registered import engine_names, facts
 from kvlint.launches.argv import parse
 from kvlint.launches.config_link import merge_config_file
-from kvlint.launches.env import Field
+from kvlint.launches.env import SOURCED_ARRAY, Field
 from kvlint.launches.facts import is_path_like, model_aliases, path_alias
 from kvlint.launches.gpus_in_manifest import cpu_evidence, from_launch_hint
 from kvlint.lazyre import lazy
@@ -141,7 +141,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     model = _mark(parsed.model, missing, ctx.origin) if parsed.model else None
     if model is not None and not model.resolved:
         notes.append(f"model {model.raw!r} is not resolved: {_why(model.raw, missing, runtime)}")
-    sourced = next((n for n, why in runtime.items() if why.startswith("an array set by ")
+    sourced = next((n for n, why in runtime.items() if why.startswith(SOURCED_ARRAY)
                     and any(f.text == f"${n}" for f in fields)), None) if model is None else None
     if sourced is not None:  # `"${SGLANG_ARGS[@]}"` of a file the script sources (sample K242): its words, unread
         notes.append(f"{SOURCED_ARGS} ${sourced}, {runtime[sourced]}: the model is among them")

@@ -351,17 +351,14 @@ def local_image_engine(image: Field, base: str, built: dict[str, str]) -> tuple[
     `docker build -t TAG` of the script builds, or an image given by a variable kvlint cannot resolve when the
     script's folder holds one Dockerfile, whose ENTRYPOINT is the engine (`["vllm", "serve"]`). None otherwise."""
     text = image.text
-    tag = text if text in built else f"{text}:latest" if f"{text}:latest" in built else None
-    if tag is not None:
-        path, how = built[tag], f"the script builds {text} from"
+    built_from = _built_from(text, built)
+    if built_from is not None:
+        path, how = built_from, f"the script builds {text} from"
     elif not image.resolved and base:
-        try:
-            names = sorted(n for n in os.listdir(base) if _DOCKERFILE_NAME.search(n))
-        except OSError:
+        sole = _sole_dockerfile(base)
+        if sole is None:
             return None
-        if len(names) != 1:
-            return None
-        path, how = os.path.join(base, names[0]), f"{text} is not resolved here; the script's folder builds one image,"
+        path, how = sole, f"{text} is not resolved here; the script's folder builds one image,"
     else:
         return None
     engine = dockerfile_engine(path)
@@ -375,17 +372,26 @@ def local_dockerfile(image: Field, base: str, built: dict[str, str]) -> str | No
     """The Dockerfile of an image the repository builds itself: a tag an earlier `docker build -t TAG` of the script
     builds, or a local name (no registry, no organisation: `vllm-qwen3.6-nvfp4:latest`) when the file's folder holds
     one Dockerfile. None otherwise."""
-    text = image.text
-    tag = text if text in built else f"{text}:latest" if f"{text}:latest" in built else None
-    if tag is not None:
-        return built[tag]
-    if not image.resolved or not base or "/" in text.partition(":")[0]:
+    built_from = _built_from(image.text, built)
+    if built_from is not None:
+        return built_from
+    if not image.resolved or not base or "/" in image.text.partition(":")[0]:
         return None
+    return _sole_dockerfile(base)
+
+
+def _built_from(image: str, built: dict[str, str]) -> str | None:
+    """The Dockerfile an earlier `docker build -t TAG` of the script built the image from (a bare name is `:latest`)."""
+    return built.get(image) or built.get(f"{image}:latest")
+
+
+def _sole_dockerfile(folder: str) -> str | None:
+    """The folder's Dockerfile when it holds exactly one (`Dockerfile`, `Dockerfile.vllm`, `x.dockerfile`)."""
     try:
-        names = sorted(n for n in os.listdir(base) if _DOCKERFILE_NAME.search(n))
+        names = sorted(n for n in os.listdir(folder) if _DOCKERFILE_NAME.search(n))
     except OSError:
         return None
-    return os.path.join(base, names[0]) if len(names) == 1 else None
+    return os.path.join(folder, names[0]) if len(names) == 1 else None
 
 
 def dockerfile_engine(path: str) -> str | None:

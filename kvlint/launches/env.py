@@ -162,6 +162,9 @@ def expand_k8s_traced(text: str, env: Mapping[str, str]) -> tuple[str, tuple[str
     return out, tuple(missing), origins[0] if origins else ""
 
 
+# the run-time origin kvlint.launches.script gives an array a file the script sources sets (read by build)
+SOURCED_ARRAY = "an array set by "
+
 Positional = tuple[Field, ...]  # $0, $1, ... of a `sh -c SCRIPT NAME ARGS...` (index 0 is $0)
 
 

@@ -19,7 +19,15 @@ from kvlint.flags.launch import PY_OPTIONS
 from kvlint.launches import cloud_run, wrappers
 from kvlint.launches.argv import detect, wrapper_of
 from kvlint.launches.docker_run import RUNNERS, is_run
-from kvlint.launches.env import Field, Partial, Positional, assigned_defaults, expand_word, with_supplied
+from kvlint.launches.env import (
+    SOURCED_ARRAY,
+    Field,
+    Partial,
+    Positional,
+    assigned_defaults,
+    expand_word,
+    with_supplied,
+)
 from kvlint.launches.oneword import split_joined
 from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
@@ -1633,7 +1641,7 @@ def _sourced_array(name: str, word: Word, m: Mapped, state: _State) -> Field:
     """`"${ARGS[@]}"` of an array the script never sets, after it sources a file kvlint cannot read: bash exports no
     array, so no caller hands it in; it is that file's (sample K173's `serve-common.sh`), a configuration's words
     unknown here (the model among them), not arguments passed through. Read as one unresolved word."""
-    state.runtime.setdefault(name, f"an array set by {state.unsourced[0]}, which the script sources (not read)")
+    state.runtime.setdefault(name, f"{SOURCED_ARRAY}{state.unsourced[0]}, which the script sources (not read)")
     return Field(f"${name}", m.span(word.start, word.end), False, (name,))
 
 
@@ -2179,16 +2187,21 @@ def _env_configured_image(options: list[Field], image: Field, env: dict[str, str
     fields = env_launch.fields_from_env(engine, items, image.text)
     if fields is None:
         return None
-    run = next((w.span for w in options[:2] if w.text.rsplit("/", 1)[-1] in ("docker", "podman", "nerdctl")), None)
     # the launch is the container run (`docker run ... IMAGE`), written where its command starts
-    return FoundLaunch(engine, tuple(fields), run or image.span, env,
+    return FoundLaunch(engine, tuple(fields), _runner_span(options) or image.span, env,
                        notes=(env_launch.NOTE.format(image=image.text),))
+
+
+def _runner_span(options: list[Field]) -> Span | None:
+    """The `docker` (`podman`, ...) word of a container run's first two words (`exec docker run`, `sudo podman
+    run`), where the run's command starts."""
+    return next((w.span for w in options[:2] if w.text.rsplit("/", 1)[-1] in RUNNERS), None)
 
 
 def _run_span(options: list[Field], image: Field) -> Span | None:
     """Where a container run that hands its image's entry point the arguments is: from `docker run` to the image,
     however many option lines lie between (sample K242's twenty); the image alone when the run is elsewhere."""
-    run = next((f.span for f in options if f.text.rsplit("/", 1)[-1] in RUNNERS), None)
+    run = _runner_span(options)
     if run is None or image.span is None or run.path != image.span.path or run.line > image.span.line:
         return image.span
     return _join(run, image.span)
@@ -2234,11 +2247,11 @@ def _own_command_image(options: list[Field], image: Field, env: dict[str, str]) 
     engine = build_named_engine(image.text)
     if engine is None or not image.resolved:
         return None
-    run = next((w.span for w in options[:2] if w.text.rsplit("/", 1)[-1] in ("docker", "podman", "nerdctl")), None)
     model = Field("(the model the image's own command serves)", image.span, False, ("own command",))
     note = (f"{image.text} is run with no command: its own command, not in this file, starts {engine} on a model "
             "chosen inside the image (its model is left open)")
-    return FoundLaunch(engine, (Field("--model", image.span), model), run or image.span, env, notes=(note,))
+    return FoundLaunch(engine, (Field("--model", image.span), model), _runner_span(options) or image.span, env,
+                       notes=(note,))
 
 
 def _cut(word: Field, cut: int) -> Field:

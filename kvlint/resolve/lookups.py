@@ -98,10 +98,10 @@ def _from_lock(ref: str, aliases: tuple[Any, ...], path: str) -> ModelLookup | N
 
 def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> ModelLookup:
     if not dep.model:
-        from kvlint.deployment import SOURCED_ARGS
+        from kvlint.deployment import NO_MODEL_HERE, SOURCED_ARGS
 
         said = next((n for n in dep.notes if n.startswith(SOURCED_ARGS)), None)  # the words a sourced file sets
-        return ModelLookup(None, said.removeprefix("no model named here: ") if said else
+        return ModelLookup(None, said.removeprefix(NO_MODEL_HERE) if said else
                            "no model reference found in the launch")
     if not dep.model_resolved:
         found = _by_alias(dep, config, options)  # s3://${bucket}/models/org--name: the tail still names it
