@@ -581,7 +581,7 @@ def _launch_shaped(path: str, text: str, kind: str, named: bool = False) -> Find
     if kind in _STRUCTURED_KINDS:
         model = _MODEL_KEY.search(text)
         if model is None or _GPU_REQUEST.search(text) is None:
-            return _engine_block(path, text) if kind == "yaml" else None
+            return _engine_block(path, text) or _own_gpu_build(path, text) if kind == "yaml" else None
         line = text.count("\n", 0, model.start("id")) + 1
         col = model.start("id") - (text.rfind("\n", 0, model.start("id")) + 1) + 1
         what = model.group("id")
@@ -632,6 +632,27 @@ def _engine_block(path: str, text: str) -> Finding | None:
     fix = ("check the values file that names the model, or point kvlint at the chart; add `# kvlint: disable-file` "
            "when this file starts no engine")
     return _said(Span(path, line, 1, line, 1 + len(what)), message, fix)
+
+
+# a compose service built from the repository's own Dockerfile (`build:` with a context, or `build: .`)
+_OWN_BUILD = lazy(r"^(?P<indent>[ \t]*)build[ \t]*:", re.MULTILINE)
+
+
+def _own_gpu_build(path: str, text: str) -> Finding | None:
+    """The KV008 for a compose file that names an engine (a comment counts: it says what the file is for) and reserves
+    a GPU for a service built from the repository's own Dockerfile (sample K247: `command: single` to an entry point
+    whose modes start vLLM): the engine starts out of this file's sight, said at the build, never passed over."""
+    build = _OWN_BUILD.search(text)
+    if build is None or _GPU_REQUEST.search(text) is None:
+        return None
+    line = text.count("\n", 0, build.start()) + 1
+    col = len(build.group("indent")) + 1
+    message = ("a GPU is reserved for a service built from this repository's own Dockerfile, in a file that names an "
+               "engine, but kvlint read no engine command here (the image's entry point decides the model and the "
+               "flags); nothing here is checked")
+    fix = ("point kvlint at the Dockerfile and its entry point script, or give the service the engine's command "
+           "(`command: vllm serve MODEL --flags`); add `# kvlint: disable-file` when this service starts no engine")
+    return _said(Span(path, line, col, line, col + len("build")), message, fix)
 
 
 _DOC_OPENS = lazy(r"[ \t]*[rRuUbBfF]{0,2}(?:\"\"\"|\'\'\')")

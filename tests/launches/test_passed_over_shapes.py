@@ -738,3 +738,17 @@ def test_an_environment_of_engine_settings_that_names_no_engine_is_said():
     (note,) = read_path("service.json", text).findings
     assert (note.code, _at(note.span)) == ("KV008", (3, 4))
     assert read_path("service.json", text.replace('  "MAX_NUM_SEQS": "32",\n', "")).findings == []
+
+
+def test_a_gpu_service_of_the_repositorys_own_build_in_a_file_naming_an_engine_is_said():
+    """Sample K247's compose file (measured: silent, two launches): services built from `Dockerfile.fork` with a GPU
+    reserved and `command: single`, an entry point mode that starts vLLM, named only in the file's comments. Said at
+    the build (KV008); the same file without the GPU, or naming no engine, is no place."""
+    text = ("# Qwen on one RTX 3090 with the vLLM fork\nx-q: &q\n  image: ghcr.io/o/q:latest\n  build:\n"
+            "    context: .\n    dockerfile: Dockerfile.fork\nservices:\n  single:\n    <<: *q\n    command: single\n"
+            "    deploy:\n      resources:\n        reservations:\n          devices:\n            - driver: nvidia\n"
+            "              count: 1\n              capabilities: [gpu]\n")
+    (note,) = read_path("docker-compose.yml", text).findings
+    assert (note.code, _at(note.span)) == ("KV008", (4, 3)) and "own Dockerfile" in note.message
+    assert read_path("docker-compose.yml", text.replace("capabilities: [gpu]", "capabilities: [utility]")).findings == []
+    assert read_path("docker-compose.yml", text.replace("the vLLM fork", "a fork")).findings == []
