@@ -29,6 +29,9 @@ _WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm"}  # TRL's server spells vLLM'
 # --tp-size 2`, `mineru-vllm-server`: the engine's flags, its VLM downloaded; Qwen3-ASR's `qwen-asr-serve MODEL
 # --gpu-memory-utilization 0.8`: `vllm serve` with the package's model classes registered, the model positional)
 _WRAPPER_PROGRAMS = {"mineru-sglang-server": "sglang", "mineru-vllm-server": "vllm", "qwen-asr-serve": "vllm"}
+# scripts repositories copy from a wrapper module and run by path (`python verifiers/inference/vllm_serve.py --model M
+# --tensor_parallel_size 4`, sample K253: TRL's server, vendored by RL libraries), read as the module they copy
+_WRAPPER_SCRIPTS = {"vllm_serve.py": "trl.scripts.vllm_serve"}
 _BACKENDS = ("huggingfaceserver",)  # servers whose `--backend` picks the engine
 _BACKENDS_ENGINES = ("vllm",)
 # commands that start an engine server for a model of their own when `--backend` names it (PaddleOCR's VLM server:
@@ -65,6 +68,8 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
         return _WRAPPERS[texts[2]], 3
     if len(texts) >= 2 and (program, texts[1]) in _WRAPPER_COMMANDS:
         return _WRAPPER_COMMANDS[(program, texts[1])], 2
+    if len(texts) >= 3 and program.startswith(_PY) and _copied_module(texts[1]) and texts[2].startswith("--"):
+        return _WRAPPERS[_copied_module(texts[1]) or ""], 2
     if program in _WRAPPER_PROGRAMS:
         return _WRAPPER_PROGRAMS[program], 1
     if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and texts[2] in _BACKENDS:
@@ -92,10 +97,18 @@ def wrapper_of(texts: list[str]) -> str | None:
     module = next((t for t in texts if t in _WRAPPERS or t in _BACKENDS), None)
     if module is not None:
         return module
+    if len(texts) >= 2 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and _copied_module(texts[1]):
+        return _copied_module(texts[1])
     if len(texts) >= 2 and ((pair := (texts[0].rsplit("/", 1)[-1], texts[1])) in _WRAPPER_COMMANDS
                             or pair in _BACKEND_COMMANDS):
         return f"{pair[0]} {pair[1]}"
     return next((t.rsplit("/", 1)[-1] for t in texts[:1] if t.rsplit("/", 1)[-1] in _WRAPPER_PROGRAMS), None)
+
+
+def _copied_module(word: str) -> str | None:
+    """The wrapper module a script run by its path is a copy of (`verifiers/inference/vllm_serve.py`: TRL's server,
+    whose name it keeps), None for any other script."""
+    return _WRAPPER_SCRIPTS.get(word.rsplit("/", 1)[-1])
 
 
 def _server_module(engine: str, word: str) -> bool:

@@ -2258,3 +2258,16 @@ def test_a_kubernetes_command_that_starts_with_a_flag_stays_a_command():
     text = ("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n      image: ghcr.io/org/app:1\n"
             '      command: ["--model", "/m", "--tensor-parallel-size", "8", "--max-num-seqs", "2"]\n')
     assert read_path("pod.yaml", text).deployments == []
+
+
+def test_a_copy_of_trls_server_run_by_its_path_is_trls_server():
+    """Sample K253 (measured: said, not read): `python verifiers/inference/vllm_serve.py --model "Qwen/Qwen2.5-7B"
+    --tensor_parallel_size 4 ... --enable_prefix_caching True`, TRL's server vendored by an RL library: read as
+    `trl.scripts.vllm_serve` (underscore flags, boolean values). A script of another name stays a program kvlint
+    does not know."""
+    text = ('python verifiers/inference/vllm_serve.py \\\n    --model "Qwen/Qwen2.5-7B" \\\n'
+            '    --tensor_parallel_size 4 \\\n    --max_model_len 8192 \\\n    --enable_prefix_caching True\n')
+    (d,) = read_path("serve.sh", text).deployments
+    assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "Qwen/Qwen2.5-7B", (2, 14))
+    assert (d.get("tensor_parallel_size"), d.get("max_model_len"), d.unknown_flags) == (4, 8192, ())
+    assert read_path("serve.sh", text.replace("vllm_serve.py", "serve_model.py")).deployments == []
