@@ -160,7 +160,9 @@ def _option(st: ParseState, i: int) -> int:
     tok = st.tokens[i]
     name, eq, inline = tok.text.partition("=")
     name = normalise(st.table, name)
-    if st.table.dotted_json_keys and name.startswith("--") and "." in name:
+    if st.table.dotted_json_keys and "." in name and not name[1:2].isdigit():
+        # any option, short ones too: vLLM reads `-cc.cudagraph_mode=PIECEWISE` as `-cc` given that JSON key
+        # (sample K250; its parser splits every `-`-led word holding a dot)
         return _dotted(st, i, name, inline if eq else None)
     spec, _, others = match(st.table, name)
     if spec is None and (name in st.dispatch or dynamic_option(st.table, name) is not None):

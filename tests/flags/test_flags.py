@@ -60,6 +60,9 @@ def value(parsed: ParsedArgs, dest: str):
         # sample K111 on vLLM 0.11.0: `-O.` is a key of the compilation config, not an optimization level
         pytest.param("-O.cudagraph_mode=FULL_AND_PIECEWISE", "compilation_config", {"cudagraph_mode": "FULL_AND_PIECEWISE"},
                      id="-O dotted key"),
+        # sample K250: vLLM splits every `-`-led word holding a dot, so a short option's JSON keys are read too
+        pytest.param("-cc.cudagraph_mode=PIECEWISE", "compilation_config", {"cudagraph_mode": "PIECEWISE"},
+                     id="-cc dotted key"),
         pytest.param("--kv-cache-dtype fp8", "kv_cache_dtype", "fp8", id="kv cache dtype"),
         pytest.param("--api-key a b", "api_key", ["a", "b"], id="nargs plus"),
         pytest.param("--dtype half", "dtype", "half", id="choice"),
