@@ -78,7 +78,18 @@ def _model_first(fields: Sequence[Field]) -> bool:
         return False
     first = fields[0]
     return _MODEL_WORD.fullmatch(first.text) is not None or \
-        (not first.resolved and _MODEL_VARIABLE.fullmatch(first.text) is not None)
+        (not first.resolved and (_MODEL_VARIABLE.fullmatch(first.text) is not None or _open_path(first.text)))
+
+
+def _open_path(text: str) -> bool:
+    """A word the shell alone gives (one variable: `"$SNAP_IN"`, sample K250's snapshot folder of the Hub cache, set
+    from a command's output), or an absolute path partly left to it, before flags that are all vLLM's: the model
+    `vllm serve` takes first, whatever the variable is called (the flags decide, strictly)."""
+    return _ONE_VARIABLE.fullmatch(text) is not None or \
+        (text.startswith("/") and len(text) > 1 and not any(c.isspace() for c in text))
+
+
+_ONE_VARIABLE = lazy(r"\$\{?[A-Za-z_]\w*\}?")
 
 
 _MODEL_VARIABLE = lazy(r"\$\{?[A-Za-z_]*(?:MODEL|model)(?:_?(?:PATH|path|ID|id|DIR|dir|REPO|repo))?\}?")

@@ -368,3 +368,19 @@ def test_red_hat_ai_inference_server_images_start_vllm_with_arguments_only(tmp_p
     assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "RedHatAI/Llama-3.2-1B-Instruct-FP8", (3, 11))
     found = version_for(d, get_engine("vllm"), Config(), ResolveOptions())
     assert found.version is None and "tag names no vLLM release" in found.why
+
+
+def test_a_local_build_given_a_variable_then_vllms_flags_serves_that_variable_as_its_model():
+    """Sample K250 (measured: said, not read): `docker run ... "$IMAGE" "$SNAP_IN" --served-model-name q
+    --max-model-len "$CTX" --max-num-seqs ... --gpu-memory-utilization ...`, the image a local build of vLLM and the
+    first word a Hub-cache snapshot folder set from a command's output: whatever the variable is called, a word the
+    shell alone gives followed by flags that are all vLLM's is `vllm serve`'s positional model. Flags of another
+    program after it say nothing."""
+    text = ('IMAGE="${IMAGE:-qwen-dgx}"\nSNAP_IN="/hf/hub/models--o--m/snapshots/$(basename "$SNAP_HOST")"\n'
+            'docker run -d --gpus all \\\n  "$IMAGE" \\\n  "$SNAP_IN" --served-model-name q \\\n'
+            '    --max-model-len 8192 --max-num-seqs 4 --gpu-memory-utilization 0.8\n')
+    (d,) = read_path("serve.sh", text).deployments
+    assert (d.engine, d.model, d.model_resolved, _at(d.model_span)) == ("vllm", "$SNAP_IN", False, (5, 3))
+    assert (d.get("max_model_len"), d.get("max_num_seqs"), d.image) == (8192, 4, "qwen-dgx")
+    assert read_path("serve.sh", text.replace("--max-num-seqs 4 --gpu-memory-utilization 0.8",
+                                              "--epochs 4 --lr 0.8")).deployments == []
