@@ -132,6 +132,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         if unknown.reason == "ambiguous" and unknown.since:
             yield _ambiguous_from(ctx, unknown.flag, unknown.since, unknown.suggestion or "", span)
             continue
+        if unknown.reason == "ambiguous" and ctx.pinned_version and c.older(ctx.pinned_version,
+                                                                              c.first_read(dep.engine)):
+            yield _ambiguous_before_tables(ctx, unknown.flag, unknown.suggestion or "", span)
+            continue
         if (blank := _odd_space(unknown.flag)) is not None:  # `--tool-call-parser\u00a0qwen3`, pasted from a page
             name = unknown.flag.split(blank, 1)[0]
             yield check.rule.finding(
@@ -356,6 +360,18 @@ def _ambiguous_from(ctx: Context, flag: str, since: str, options: str, span: Spa
         outcome = f"{exits} ({pinned} pinned)"
     return check.rule.finding(ctx, outcome, span, severity=severity,
                               fix=f"spell the option out: one of {options}, or remove {flag}", flag=flag)
+
+
+def _ambiguous_before_tables(ctx: Context, flag: str, options: str, span: Span | None) -> Finding:
+    """An abbreviation every release kvlint reads finds ambiguous, on a launch that pins an older one (sample K250:
+    `--pp 2` on `lmsysorg/sglang:v0.4.10.post2`, where `--pp-size` was the only `--pp` option): whether the pinned
+    release has the other options is not known here, so it is said as the upgrade that breaks, never as an exit."""
+    engine, first = c.title(ctx.deployment.engine), c.first_read(ctx.deployment.engine)
+    return check.rule.finding(
+        ctx, f"from {engine} {first} on, {flag} abbreviates several options ({options}) and the server exits; "
+        f"{engine} {ctx.pinned_version} (pinned) is older than every release kvlint reads ({first} on), so whether "
+        f"it abbreviates one option there is not known here: upgrading breaks the launch", span,
+        severity=Severity.WARNING, fix=f"spell the option out: one of {options}", flag=flag)
 
 
 def _fork(ctx: Context, flag: str, span: Span | None) -> Finding:

@@ -223,7 +223,10 @@ def _unknown(st: ParseState, i: int, name: str, others: list[str]) -> int:
         return i + 2 if takes and value_follows else i + 1
     if others:
         since = ambiguous_since(st.table.engine, tuple(others))
-        st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, ", ".join(others[:4]), "ambiguous", since))
+        given = tok.text.partition("=")[2] if "=" in tok.text else st.tokens[i + 1].text \
+            if i + 1 < len(st.tokens) and not _looks_like_option(st, st.tokens[i + 1].text) else ""
+        st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, ", ".join(others[:4]), "ambiguous", since,
+                                      value=given))
     else:
         st.unknown.append(UnknownFlag(tok.text.partition("=")[0], tok.span, did_you_mean(st.table, name)))
     j = i + 1

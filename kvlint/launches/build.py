@@ -19,6 +19,7 @@ from kvlint.deployment import (
     ModelAlias,
     NodeLabel,
     Setting,
+    UnknownFlag,
 )
 from kvlint.engines import get_engine
 from kvlint.engines.registered import engine_names, facts
@@ -182,7 +183,51 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         dep = parallelism_left_to(dep, f"the arguments {model.raw}", model.span, roles=("tp", "pp", "dp"))
     for option in parsed.open_options:  # `--"$p_type" "$p_count"`: the caller names the option, which may be TP
         dep = parallelism_left_to(dep, f"the option {option.text}", option.span, roles=("tp", "pp", "dp"))
+    for unknown in parsed.unknown:  # `--pp 2` on a release that may have had one `--pp` option
+        dep = _abbreviated_parallelism(dep, unknown, version_from_image(ctx.image))
     return dep
+
+
+def _abbreviated_parallelism(dep: Deployment, unknown: UnknownFlag, pinned: str | None) -> Deployment:
+    """An ambiguous abbreviation of a parallelism option, on a release that may have had that option alone: where
+    the server starts, the abbreviation set it, so the launch is sized with the value written (where it is
+    ambiguous the server exits: KV004 says so). Never the default of 1 that would size another deployment."""
+    role = _abbreviated_role(dep.engine, unknown, pinned)
+    name = get_engine(dep.engine).setting(role) if role else ""
+    if not name or name in dep.settings:
+        return dep
+    value: Any = int(unknown.value) if unknown.value.isdigit() else unknown.value
+    added = Setting(name=name, value=value, flag=unknown.flag, raw=unknown.value, span=unknown.span,
+                    resolved=isinstance(value, int))
+    note = (f"{unknown.flag} {unknown.value} read as {name}: the one option of its kind it abbreviates on releases "
+            "that may have had it alone (where it is ambiguous the server exits)")
+    return replace(dep, settings={**dep.settings, name: added}, notes=dep.notes + (note,))
+
+
+def _abbreviated_role(engine: str, unknown: UnknownFlag, pinned: str | None) -> str | None:
+    """The parallelism role (tp, pp, dp) an ambiguous abbreviation may set on the release that runs it: one of the
+    options it abbreviates plays that role, and that release may have had it alone (sample K250: `--pp 2` on SGLang
+    0.4.10.post2, older than every release read, where `--pp-size` was the only `--pp` option); None otherwise."""
+    from kvlint.flags.flag_table import flag_table, match, releases_read
+
+    read = releases_read(engine)
+    since = unknown.since
+    before = (since is not None and (pinned is None or _older(pinned, since))) or \
+        (pinned is not None and bool(read) and _older(pinned, read[0]))
+    if unknown.reason != "ambiguous" or not before or not unknown.suggestion:
+        return None
+    table, eng = flag_table(engine), get_engine(engine)
+    dests = {spec.dest for hit in unknown.suggestion.split(", ") if (spec := match(table, hit)[0]) is not None}
+    roles = [role for role in ("tp", "pp", "dp") if eng.setting(role) in dests]
+    return roles[0] if len(roles) == 1 else None
+
+
+def _older(version: str, than: str) -> bool:
+    """Whether release `version` comes before `than` (their first three numbers)."""
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+
+    return bool(key(version)) and bool(key(than)) and key(version) < key(than)
 
 
 # a word that is one expansion of a variable named for a list of arguments (`${VLLM_ARGS}`, `$EXTRA_OPTS`, `"$@"`)

@@ -52,6 +52,34 @@ def decorator_gpu(path: str, chain: tuple[Def, ...], names: dict[str, str] | Non
     return ManifestGpu()
 
 
+def decorator_image(path: str, chain: tuple[Def, ...], tree: ast.Module) -> tuple[str, Span] | None:
+    """The registry image the innermost decorated function or class runs in: `image=NAME` where the module binds NAME
+    to `modal.Image.from_registry("lmsysorg/sglang:v0.4.9.post2-cu126")` (its `.pip_install(...)`-like steps kept on
+    it), or that call written in the decorator; None when no decorator names one."""
+    for owner in chain:
+        for deco in owner.decorator_list:
+            value = next((k.value for k in deco.keywords if k.arg == "image"), None) \
+                if isinstance(deco, ast.Call) else None
+            if value is None:
+                continue
+            if isinstance(value, ast.Name):
+                value = next((stmt.value for stmt in tree.body if isinstance(stmt, ast.Assign)
+                              and any(isinstance(t, ast.Name) and t.id == value.id for t in stmt.targets)), value)
+            return _registry_image(path, value)
+    return None
+
+
+def _registry_image(path: str, node: ast.expr) -> tuple[str, Span] | None:
+    """The string a `from_registry(...)` call in a chain of method calls is given, with its span."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "from_registry" and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            arg = node.args[0]
+            return arg.value, Span(path, arg.lineno, arg.col_offset + 2, arg.lineno, arg.col_offset + 2 + len(arg.value))
+        node = node.func.value
+    return None
+
+
 def _gpu(path: str, node: ast.expr, names: dict[str, str]) -> ManifestGpu:
     if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
         node = node.elts[0]

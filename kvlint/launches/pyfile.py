@@ -26,6 +26,7 @@ from kvlint.launches.env import Field
 from kvlint.launches.groups import is_launch, one_per_group
 from kvlint.launches.keys import negatable
 from kvlint.launches.named import ENTRY_MARKERS
+from kvlint.launches.pyflags import dict_flags
 from kvlint.launches.script import FoundLaunch, launch_in_argv, run_script
 from kvlint.lazyre import lazy
 from kvlint.record import replace
@@ -101,6 +102,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         # note says the file was passed over
         return (_unparsed(path, text, exc), []) if within is None else ([], [])
     src = _Source(path, text, LineIndex(text), _scopes(tree, bound), within)
+    src.tree = tree
     seen: set[int] = set()
     out: list[Deployment] = []
     sdk_notes: list[Finding] = []
@@ -163,7 +165,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             parts = _string_parts(node)
             if parts is not None and any(_command_string(p) for p in parts):
                 seen.update(id(n) for n in ast.walk(node))
-                out.extend(_script(src, _composed(src, node, parts)))
+                out.extend(_script(src, _composed(src, node, parts), node))
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _command_string(node.left):
                 seen.add(id(node.left))
                 out.extend(_script(src, _formatted(src, node.left, _percent_args(node.right), _PERCENT)))
@@ -484,6 +486,11 @@ def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
                 base = src.offset(part) + max(k, 0)
                 offsets.extend(range(base, base + len(value)) if k >= 0 else [base] * len(value))
             text.append(value)
+            continue
+        flags = dict_flags(src, part) if isinstance(part, ast.Call) else None
+        if flags is not None:  # `" ".join(f"--{k} {v}" for k, v in params.items())`: each key and value at its place
+            text.append(flags[0])
+            offsets.extend(flags[1])
             continue
         f = src.field(part)
         word = f.text if f.resolved else "${" + _shell_name(f.text[2:-1]) + "}"
@@ -828,6 +835,7 @@ class _Source:
         self.path, self.text, self.index, self.scopes, self.within = path, text, index, scopes, within
         self._bytes: dict[int, bytes] = {}  # line -> its UTF-8 bytes, encoded once (ast's columns are bytes)
         self._owners: dict[int, tuple] | None = None
+        self.tree: ast.Module | None = None  # the parsed module, for names bound to a dict (kvlint.launches.pyflags)
 
     def owners(self, tree: ast.Module) -> dict[int, tuple]:
         """Each node's enclosing functions and classes (kvlint.launches.pycalls.owners), computed once when asked."""
@@ -1308,10 +1316,23 @@ def _engine_of_flags(text: str, words: list[Field], positional: bool) -> str | N
     return fits[0][1] if fits and (len(fits) == 1 or fits[0][0] > fits[1][0]) else None
 
 
-def _script(src: _Source, m: Mapped) -> list[Deployment]:
+def _script(src: _Source, m: Mapped, at: ast.AST | None = None) -> list[Deployment]:
+    """The launches of a command string; `at`: the string's node, whose decorated function or class (a Modal app's
+    `@app.cls(image=sglang_image, gpu="h200:4")`) gives the GPU and the image the command runs on."""
     launches, _, notes = run_script(m, {})
+    if not launches:
+        return []
     ctx = LaunchContext(notes=tuple(notes))
-    return [finish(src.path, f, ctx, ManifestGpu()) for f in launches]
+    gpu = ManifestGpu()
+    if at is not None and src.tree is not None:
+        from kvlint.launches import pycalls
+
+        chain = src.owners(src.tree).get(id(at), ())
+        gpu = _gpu_of(src, src.tree, at)
+        image = pycalls.decorator_image(src.path, chain, src.tree) if "image=" in src.text else None
+        if image is not None:
+            ctx = replace(ctx, image=image[0], image_span=image[1])
+    return [finish(src.path, f, ctx, gpu) for f in launches]
 
 
 def _ray_dict(node: ast.Dict) -> dict[str, ast.expr] | None:
