@@ -141,6 +141,8 @@ def from_launch_hint(hint: str | None) -> tuple[str | None, int | None]:
     if kind == "docker":
         if text.startswith("device="):
             items = [t for t in text[7:].split(",") if t.strip()]
+            if any("$" in t for t in items):  # `device=${GPU_DEVICES}`: a variable may list several (sample K246)
+                return None, None
             return None, len(items) or None
         return None, count(text)
     return parse_gres(hint)

@@ -384,3 +384,14 @@ def test_a_local_build_given_a_variable_then_vllms_flags_serves_that_variable_as
     assert (d.get("max_model_len"), d.get("max_num_seqs"), d.image) == (8192, 4, "qwen-dgx")
     assert read_path("serve.sh", text.replace("--max-num-seqs 4 --gpu-memory-utilization 0.8",
                                               "--epochs 4 --lr 0.8")).deployments == []
+
+
+def test_gpus_listed_by_a_variable_are_an_unknown_count():
+    """Sample K246 (`--gpus "\\"device=${GPU_DEVICES}\\""`, GPU_DEVICES from a sourced .env): a variable may list
+    several devices, so the count is unknown, never 1 (a KV204 "requests 1" against `--tensor-parallel-size 2` was
+    wrong). A literal list is still counted."""
+    text = 'docker run --gpus "\\"device=${GPU_DEVICES}\\"" vllm/vllm-openai:v0.11.0 org/m --tensor-parallel-size 2\n'
+    (d,) = read_path("serve.sh", text).deployments
+    assert d.gpu_count is None
+    (two,) = read_path("serve.sh", text.replace("${GPU_DEVICES}", "0,1")).deployments
+    assert two.gpu_count == 2
