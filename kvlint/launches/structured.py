@@ -302,6 +302,12 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
     return best
 
 
+def model_block(doc: YNode, engine: str) -> Block | None:
+    """The top-level mapping's model key, as the settings of `engine` with no flag key beside it: for values whose
+    engine the caller already knows (a chart named for it, GPUs requested), where a model is enough."""
+    return _block(doc, (), engine, True, imaged=True)
+
+
 def _nested_config(name: str, val: YNode) -> bool:
     """An `env:` that is a program's configuration tree, not a process's variables (sample K207: NeMo RL's `env:
     {nemo_gym: {genrm_model: {model: ..., vllm_serve_kwargs: {...}}}}`, its reinforcement-learning environments):

@@ -221,6 +221,21 @@ def test_values_of_a_chart_folder_named_for_the_engine_are_its_settings(tmp_path
     assert read_path(str(other)).deployments == []
 
 
+def test_a_model_beside_a_gpu_request_in_values_of_a_chart_named_for_the_engine_is_its_launch(tmp_path):
+    """Sample K250's `k8s/apps/vllm/values.yaml` (measured: silent): `image.repository: <default>`, `model.id` and
+    `dtype`, and `nvidia.com/gpu: 1`, the flags all in the chart's template: the model on GPUs is the launch. Without
+    the GPU request the values say too little."""
+    values = ('image:\n  repository: <default>\nmodel:\n  id: "org/chart-model"\n  dtype: "float16"\n'
+              'resources:\n  limits:\n    nvidia.com/gpu: 1\n')
+    (tmp_path / "apps" / "vllm").mkdir(parents=True)
+    p = tmp_path / "apps" / "vllm" / "values.yaml"
+    p.write_text(values)
+    (d,) = read_path(str(p)).deployments
+    assert (d.engine, d.model, d.model_span.line, d.gpu_count) == ("vllm", "org/chart-model", 4, 1)
+    p.write_text(values.split("resources:")[0])
+    assert read_path(str(p)).deployments == []
+
+
 @pytest.mark.parametrize("uri, alias", [
     ("oci://quay.io/org/modelcar-catalog:granite-3.3-2b-instruct", ("granite-3.3-2b-instruct", "oci-tag")),
     ("oci://registry.example.com/org/modelcar-granite-7b-lab:1.4", ("granite-7b-lab", "oci-image")),

@@ -107,6 +107,10 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     block = structured.find(doc, found[0] if found else None)
     if found is None and block is None and (named := chart_engine(yf.path)) is not None:
         block = structured.find(doc, named)
+        if block is None and _values_gpus(doc, doc.get("resources"))[0]:
+            # `model: {id: org/m}` beside a GPU request in the values of a chart named for the engine (sample K250:
+            # `k8s/apps/vllm/values.yaml`, its flags in the template): the chart runs the engine on that model
+            block = structured.model_block(doc, named)
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
     if block is None and (recipe := _role_launches(yf, doc, found)):
         return recipe, []  # the engine's settings in role maps with no model of their own (`sglang_config: {...}`)
