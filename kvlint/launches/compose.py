@@ -269,7 +269,7 @@ def _launch(fields: list[Field], image: str | None, own_entrypoint: bool, env: M
     default = None if own_entrypoint else entrypoint_engine(image)
     found = launch_in_argv(fields, dict(env or {}), image_default=default) if fields else None
     guessed = engine_from_flags(fields) if found is None and not own_entrypoint and not known_image(image) \
-        and not stand_in(image) else None
+        and not stand_in(image) and (image is not None or build is not None) else None  # neither: compose runs none
     if guessed is None and found is None and not own_entrypoint and fields and fields[0].text == "serve":
         # `command: [serve, --model, X, ...]` on an image whose entry point is the engine's CLI (a build named for
         # it, `ENTRYPOINT ["vllm"]`): the CLI's subcommand, then the engine's flags
