@@ -577,7 +577,7 @@ def _launch_shaped(path: str, text: str, kind: str, named: bool = False) -> Find
     command that runs a program named as a server starter (`python -m serving.start_server --config x.yaml`, a
     repository's own wrapper). Once per file, at the first such line; files that name no engine cost one scan."""
     if not named and _ENGINE_WORD.search(text) is None:
-        return None
+        return _own_gpu_build(path, text, built_only=True) if kind == "yaml" else None
     if kind in _STRUCTURED_KINDS:
         model = _MODEL_KEY.search(text)
         if model is None or _GPU_REQUEST.search(text) is None:
@@ -638,21 +638,46 @@ def _engine_block(path: str, text: str) -> Finding | None:
 _OWN_BUILD = lazy(r"^(?P<indent>[ \t]*)build[ \t]*:", re.MULTILINE)
 
 
-def _own_gpu_build(path: str, text: str) -> Finding | None:
+def _own_gpu_build(path: str, text: str, built_only: bool = False) -> Finding | None:
     """The KV008 for a compose file that names an engine (a comment counts: it says what the file is for) and reserves
     a GPU for a service built from the repository's own Dockerfile (sample K247: `command: single` to an entry point
-    whose modes start vLLM): the engine starts out of this file's sight, said at the build, never passed over."""
+    whose modes start vLLM): the engine starts out of this file's sight, said at the build, never passed over.
+    `built_only`: the file names no engine, so the Dockerfile it builds must, on a line of its own code (sample
+    K250: `RUN python3 -c 'from vllm...'` in an image whose entry point is the repository's serve script)."""
     build = _OWN_BUILD.search(text)
     if build is None or _GPU_REQUEST.search(text) is None:
         return None
+    if built_only and not _built_names_engine(path, text):
+        return None
     line = text.count("\n", 0, build.start()) + 1
     col = len(build.group("indent")) + 1
-    message = ("a GPU is reserved for a service built from this repository's own Dockerfile, in a file that names an "
-               "engine, but kvlint read no engine command here (the image's entry point decides the model and the "
-               "flags); nothing here is checked")
+    where = "the Dockerfile it builds names an engine" if built_only else "the file names an engine"
+    message = (f"a GPU is reserved for a service built from this repository's own Dockerfile ({where}), but "
+               "kvlint read no engine command here (the image's entry point decides the model and the flags); nothing "
+               "here is checked")
     fix = ("point kvlint at the Dockerfile and its entry point script, or give the service the engine's command "
            "(`command: vllm serve MODEL --flags`); add `# kvlint: disable-file` when this service starts no engine")
     return _said(Span(path, line, col, line, col + len("build")), message, fix)
+
+
+_CONTEXT = lazy(r"^[ \t]*context[ \t]*:[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
+_DOCKERFILE = lazy(r"^[ \t]*dockerfile[ \t]*:[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
+_BUILD_CAP = 256 * 1024
+
+
+def _built_names_engine(path: str, text: str) -> bool:
+    """Whether the Dockerfile the file's first build names (its `context:` and `dockerfile:`, else `Dockerfile` beside
+    the file) names an engine on a line that is not a comment."""
+    import os
+
+    from kvlint.sidefile import side_text
+
+    context, dockerfile = _CONTEXT.search(text), _DOCKERFILE.search(text)
+    folder = os.path.join(os.path.dirname(path) or ".", context.group(1) if context else ".")
+    built = side_text(os.path.join(folder, dockerfile.group(1) if dockerfile else "Dockerfile"), _BUILD_CAP) \
+        if "$" not in folder else None
+    return built is not None and any(_ENGINE_WORD.search(line) for line in built.split("\n")
+                                     if not line.lstrip().startswith("#"))
 
 
 _DOC_OPENS = lazy(r"[ \t]*[rRuUbBfF]{0,2}(?:\"\"\"|\'\'\')")
