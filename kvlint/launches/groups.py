@@ -55,6 +55,9 @@ def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
     return out
 
 
+_CALLERS = frozenset({"$@", "${@}", "$*", "${*}"})  # the script's own arguments, as a word of a command
+
+
 def _written_once(launches: list[FoundLaunch]) -> list[FoundLaunch]:
     """The first of each set of launches that are the same words at the same places with the same devices: one
     command (an array, a function called with the same arguments) run from several places of the script is one
@@ -68,8 +71,11 @@ def _written_once(launches: list[FoundLaunch]) -> list[FoundLaunch]:
             out.append(found)
             continue
         # plain tuples of the places (a record's hash is Python code, asked once per word otherwise)
+        # the caller's own arguments (`"$@"`) are the same words wherever each run writes them (sample K250: `exec
+        # "${args[@]}" "$@"` in one arm, `on-demand-server ... -- "${args[@]}" "$@"` in the other)
         key = (found.engine, found.image.text if found.image else None,
-               tuple((f.text, f.span.line, f.span.col) for f in found.fields if f.span is not None))
+               tuple((f.text,) if f.text in _CALLERS else (f.text, f.span.line, f.span.col)
+                     for f in found.fields if f.span is not None))
         devices = kept.setdefault(key, {})
         if found.gpus in devices or (found.gpus is None and devices):
             continue

@@ -147,6 +147,18 @@ def test_one_array_run_from_two_arms_is_one_launch(tmp_path):
     assert [d.model for d in read_path(str(q)).deployments] == ["org/a", "org/b"]
 
 
+def test_one_array_run_with_the_callers_arguments_from_two_arms_is_one_launch():
+    """Sample K250's image entry point (measured: two launches at one line): `exec "${args[@]}" "$@"` in one arm and
+    `exec python3 on-demand-server --listen-port P -- "${args[@]}" "$@"` in the other: the script's own arguments are
+    the same words wherever each arm writes them, so the command is one launch."""
+    from kvlint.launches import read_path
+
+    text = ('args=(\n  vllm serve "${MODEL_ID:-org/m}"\n  --max-model-len 4096\n)\nif [ "$ON_DEMAND" = 1 ]; then\n'
+            '  exec python3 /usr/local/bin/vllm-on-demand-server --listen-port 8000 -- "${args[@]}" "$@"\nelse\n'
+            '  exec "${args[@]}" "$@"\nfi\n')
+    assert [(d.model, d.model_span.line) for d in read_path("entrypoint.sh", text).deployments] == [("org/m", 2)]
+
+
 def test_a_bare_engine_command_a_script_runs_is_a_launch_of_the_engines_default(tmp_path):
     """Sample K38's launch script (measured: KV008, no launch): `CMD=(vllm serve)` replaces the array that held the
     model, then `CUDA_VISIBLE_DEVICES=$D "${CMD[@]}" &` runs it: a script's statement is the whole command, so the
