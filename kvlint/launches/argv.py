@@ -37,6 +37,8 @@ _BACKENDS_ENGINES = ("vllm",)
 # commands that start an engine server for a model of their own when `--backend` names it (PaddleOCR's VLM server:
 # `paddleocr genai_server --model_name PaddleOCR-VL-0.9B --backend vllm`)
 _BACKEND_COMMANDS = {("paddleocr", "genai_server"): ("vllm", "sglang")}
+# the same server as its own program (PaddleX's `paddlex_genai_server --model_name M --backend sglang`, sample K251)
+_BACKEND_PROGRAMS = {"paddlex_genai_server": ("vllm", "sglang")}
 
 
 @record
@@ -78,6 +80,9 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
     if len(texts) >= 2 and (program, texts[1]) in _BACKEND_COMMANDS:
         backend = _backend(texts[2:], _BACKEND_COMMANDS[(program, texts[1])])
         return (backend, 2) if backend is not None else None
+    if program in _BACKEND_PROGRAMS:
+        backend = _backend(texts[1:], _BACKEND_PROGRAMS[program])
+        return (backend, 1) if backend is not None else None
     return None
 
 
@@ -102,7 +107,8 @@ def wrapper_of(texts: list[str]) -> str | None:
     if len(texts) >= 2 and ((pair := (texts[0].rsplit("/", 1)[-1], texts[1])) in _WRAPPER_COMMANDS
                             or pair in _BACKEND_COMMANDS):
         return f"{pair[0]} {pair[1]}"
-    return next((t.rsplit("/", 1)[-1] for t in texts[:1] if t.rsplit("/", 1)[-1] in _WRAPPER_PROGRAMS), None)
+    return next((t.rsplit("/", 1)[-1] for t in texts[:1]
+                 if t.rsplit("/", 1)[-1] in _WRAPPER_PROGRAMS or t.rsplit("/", 1)[-1] in _BACKEND_PROGRAMS), None)
 
 
 def _copied_module(word: str) -> str | None:

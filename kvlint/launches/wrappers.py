@@ -355,8 +355,10 @@ def after_mpirun(fields: Sequence[Field], i: int) -> int:
 # a wrapper's own spellings of the engine's model flags (KServe's huggingfaceserver: `--model_id` is the model,
 # `--model_name` the name it is served as); `--backend` chose the engine and is the wrapper's alone
 _WRAPPER_FLAGS = {"huggingfaceserver": {"--model_id": "--model", "--model_name": "--served-model-name"},
-                  "paddleocr genai_server": {"--model_name": "--model", "--model_dir": "--model"}}
-_WRAPPER_ONLY = {"huggingfaceserver": ("--backend",), "paddleocr genai_server": ("--backend", "--backend_config")}
+                  "paddleocr genai_server": {"--model_name": "--model", "--model_dir": "--model"},
+                  "paddlex_genai_server": {"--model_name": "--model", "--model_dir": "--model"}}
+_WRAPPER_ONLY = {"huggingfaceserver": ("--backend",), "paddleocr genai_server": ("--backend", "--backend_config"),
+                 "paddlex_genai_server": ("--backend", "--backend_config")}
 
 
 def engine_words(wrapper: str | None, fields: Sequence[Field]) -> tuple[Field, ...]:

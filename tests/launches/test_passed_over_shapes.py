@@ -312,6 +312,18 @@ def test_paddleocrs_vlm_server_with_an_engine_backend_is_that_engines_launch(tmp
     assert read_path(str(p)).deployments == []
 
 
+def test_paddlexs_own_genai_server_program_with_an_engine_backend_is_that_engines_launch():
+    """Sample K251 (measured: said, not read): `"$VENV/bin/paddlex_genai_server" --model_name M --model_dir D
+    --backend sglang --port P`, PaddleX's program for the same server: an SGLang launch of the model folder; without
+    `--backend` it starts none kvlint sizes."""
+    text = ('nohup "$VENV/bin/paddlex_genai_server" \\\n    --model_name PaddleOCR-VL-1.5-0.9B --model_dir /m/vl \\\n'
+            '    --backend sglang --port 8118 &\n')
+    (dep,) = read_path("serve.sh", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("port"), dep.unknown_flags) == \
+        ("sglang", "/m/vl", (2, 52), 8118, ())
+    assert read_path("serve.sh", text.replace("--backend sglang ", "")).deployments == []
+
+
 def test_a_terminal_transcript_saved_as_a_script_runs_what_follows_the_prompt():
     """Sample K59 (measured: missed): a transcript kept as `.sh` with `$ vllm serve M` and `me@box:~$ python -m
     sglang.launch_server ...` prompt lines: each command after its prompt is a launch at its own place; a `$`
