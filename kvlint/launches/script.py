@@ -153,6 +153,7 @@ class _State:
     path: tuple[Fact, ...] = ()  # what the caller's `if` / `case` arms hold of variables where it called this body
     tested: list[_Tested] = field(default_factory=list)  # closed statements whose arms all test one variable
     gathered: set[str] = field(default_factory=set)  # arrays a loop fills with run-time words (`args+=("$1")`)
+    produced: set[str] = field(default_factory=set)  # arrays `mapfile` fills with a program's output lines
     unsourced: list[str] = field(default_factory=list)  # files the script sources that kvlint cannot read
     array_loops: dict[str, int] = field(default_factory=dict)  # NAME -> the loop depth its `NAME=(...)` was made at
     defaulted: set[str] = field(default_factory=set)  # names holding a default the caller may override
@@ -984,6 +985,9 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if head == "shift":
         _shift(fields[len(prefix) + 1 :], state)
         return
+    if head in ("mapfile", "readarray"):
+        _produced_array(fields[len(prefix) + 1 :], state)
+        return
     if head in ("export", "declare", "typeset", "readonly", "local"):
         if head in ("local", "declare", "typeset") and depth:
             state.locals.update(_declared(words[i + 1 :]))
@@ -1629,12 +1633,33 @@ def _expand(word: Word, m: Mapped, env: dict[str, str], state: _State) -> list[F
         return [Field(m.text[word.start:word.end], m.span(word.start, word.end), False, (ref.group(1),))]
     if ref is not None and state.unsourced and ref.group(1) not in state.arrays and not ref.group(2):
         return [_sourced_array(ref.group(1), word, m, state)]
+    if ref is not None and ref.group(1) in state.produced and not ref.group(2):
+        return [Field(f"${ref.group(1)}", m.span(word.start, word.end), False, (ref.group(1),))]
     if ref is None or (ref.group(1) not in state.arrays and not ref.group(2)):
         return expand_word(word, m, env, state.positional)
     value = state.arrays.get(ref.group(1), ())
     if ref.group(2) and ref.group(2).endswith("+"):  # `${a[@]+WORD}`: WORD (the array again) when a is set
         return list(value)
     return list(value) or ([] if ref.group(2) is None else expand_word(word, m, env, state.positional))
+
+
+_MAPFILE_VALUED = frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"})  # mapfile's options that take a value
+
+
+def _produced_array(args: list[Field], state: _State) -> None:
+    """`mapfile -t args < <(uv run app vllm-args config.yaml)`: the array holds a program's output lines (sample
+    K251: the engine's arguments made from a configuration), known only at run time: an engine run on it is a launch
+    whose model is among those words (as an array a sourced file sets), not the caller's arguments passed on."""
+    k = 0
+    while k < len(args) and args[k].text.startswith("-"):
+        k += 1 + (args[k].text in _MAPFILE_VALUED)
+    name = args[k].text if k < len(args) and args[k].resolved else "MAPFILE"
+    if not name.isidentifier():
+        return
+    state.arrays.pop(name, None)
+    state.gathered.discard(name)
+    state.produced.add(name)
+    state.runtime[name] = f"{SOURCED_ARRAY}a program's output (mapfile), read at run time"
 
 
 def _sourced_array(name: str, word: Word, m: Mapped, state: _State) -> Field:
@@ -1797,6 +1822,12 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     if cli is not None and rest[1].text.startswith("-") and rest[1].text not in _CLI_OWN:
         return FoundLaunch(cli, tuple(rest[1:]), rest[0].span, env, None, gpus[0], gpus[1], nodes=nodes,
                            runner=runner, no_subcommand=rest[0])
+    if cli is not None and state is not None and len(rest) == 2 and rest[1].missing \
+            and rest[1].missing[0] in state.produced:
+        # `vllm "${args[@]}"`, the array a program's output (mapfile): the subcommand, the model and the flags are
+        # its words, known at run time (sample K251): a launch whose model is among them
+        return FoundLaunch(cli, tuple(rest[1:]), rest[0].span, env, None, gpus[0], gpus[1], nodes=nodes,
+                           runner=runner)
     if image_default and first == "serve" and not _keeps_serve_word(image_default):
         rest, first = rest[1:], ""  # an image whose entry point is the engine CLI (`ENTRYPOINT ["vllm"]`)
     if image_default and (not rest or (first not in _NOT_ENGINE_ARGS and not re.fullmatch(r"python3?\.\d+", first)

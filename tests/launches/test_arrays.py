@@ -257,3 +257,16 @@ def test_an_engine_command_array_expanded_in_another_arrays_command_is_one_launc
     (d,) = read_path(str(FIX / "nested-serve-array.sh")).deployments
     assert (d.image, d.model, _at(d.model_span)) == ("vllm-node-x:probe", "/cache/hub/glm-awq", (7, 14))
     assert (d.get("tensor_parallel_size"), _at(d.settings["tensor_parallel_size"].span)) == (4, (8, 26))
+
+
+def test_the_engine_cli_run_on_an_array_a_programs_output_fills_is_a_launch():
+    """Sample K251 (measured: said, not read): `mapfile -t args < <(uv run app vllm-args "$1")` then `exec uv run
+    vllm "${args[@]}"`: the subcommand, the model and the flags are the program's output, known at run time: one
+    launch, its model open. The CLI run on an array the script sets with no subcommand in it is still no server."""
+    from kvlint.launches import read_path
+
+    text = 'mapfile -t args < <(uv run app vllm-args "$1")\nexec uv run --extra serve vllm "${args[@]}"\n'
+    (d,) = read_path("serve.sh", text).deployments
+    assert (d.engine, d.model_resolved, d.launch_span.line) == ("vllm", False, 2)
+    assert read_path("serve.sh", text.replace('mapfile -t args < <(uv run app vllm-args "$1")',
+                                              "args=(--version)")).deployments == []
