@@ -269,7 +269,7 @@ def _launch(fields: list[Field], image: str | None, own_entrypoint: bool, env: M
     default = None if own_entrypoint else entrypoint_engine(image)
     found = launch_in_argv(fields, dict(env or {}), image_default=default) if fields else None
     guessed = engine_from_flags(fields) if found is None and not own_entrypoint and not known_image(image) \
-        and not stand_in(image) and (image is not None or build is not None) else None  # neither: compose runs none
+        and not stand_in(image) and (image is not None or build is not None or _flag_first(fields)) else None
     if guessed is None and found is None and not own_entrypoint and fields and fields[0].text == "serve":
         # `command: [serve, --model, X, ...]` on an image whose entry point is the engine's CLI (a build named for
         # it, `ENTRYPOINT ["vllm"]`): the CLI's subcommand, then the engine's flags
@@ -286,6 +286,12 @@ def _launch(fields: list[Field], image: str | None, own_entrypoint: bool, env: M
     if guessed is None:
         return found, ()
     return FoundLaunch(guessed, tuple(fields), None, {}), (inferred_note(guessed, "entrypoint"),)
+
+
+def _flag_first(fields: list[Field]) -> bool:
+    """A command that starts with a flag: an override file's service (its image in the base file beside it) given the
+    engine's flags; one that starts with a word and has no image or build here says nothing of an engine."""
+    return bool(fields) and fields[0].text.startswith("-")
 
 
 def _text_of(node: YNode) -> str:
