@@ -218,6 +218,17 @@ def vendor_platform(dep: Deployment) -> str | None:
 _SLIP = 0.7  # a slip is one or two edits of a choice (`nome`, `prefil`: 0.75 and up); `ananke` beside `none` is 0.6
 
 
+def no_slip(raw: str, reason: str) -> bool:
+    """An invalid choice that is no slip of a valid one (one or two edits away): `flashqla_sm75` beside `flashinfer`,
+    a build's own value, not a typo of a stock one."""
+    if not reason.startswith("valid: ") or not raw or raw.startswith(("$", "{")):
+        return False
+    from kvlint.suggest import close_matches
+
+    choices = [v.strip().lower() for v in reason[len("valid: "):].split(",") if v.strip()]
+    return not close_matches(raw.lower(), choices, n=1, cutoff=_SLIP)
+
+
 def unrelated_choice(raw: str, reason: str) -> bool:
     """An invalid choice unrelated to every valid one (`--disaggregation-mode language` against null, prefill,
     decode: an SGLang development branch's mode) may be a newer or another build's value; a slip (`prefil`) or a

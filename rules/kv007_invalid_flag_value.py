@@ -66,7 +66,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         extended = _extends_a_choice(bad.raw, bad.reason)
         unlisted = bad in dep.invalid_values and (extended is not None or c.unrelated_choice(bad.raw, bad.reason)
                                                   or _a_forks_word(bad.raw, bad.reason, dep))
-        custom = c.custom_build(dep.image) if ctx.pinned_version is not None and unlisted else None
+        # a custom build the launch pins no release of (`vllm-sm75:v${VERSION}`, a fork's local image, sample K251)
+        # decides any value that is no slip of a stock one; a pinned one, a value unrelated to every stock one
+        custom = c.custom_build(dep.image) if (ctx.pinned_version is not None and unlisted) or (
+            ctx.pinned_version is None and bad in dep.invalid_values and c.no_slip(bad.raw, bad.reason)) else None
         tree = ctx.engine_tree if bad in dep.invalid_values else None
         if tree is not None and not tree.adds and dep.image is None:
             yield _fork_value(ctx, bad, what, tree.parser)
@@ -116,8 +119,9 @@ def _custom_value(ctx: Context, bad: InvalidValue, what: str, image: str) -> Fin
     requests, sample K177's `--load-balance-method prefix_affinity`): the build decides, as KV004 says of its
     flags. A near miss stays the error."""
     engine = c.title(ctx.deployment.engine)
+    release = ctx.pinned_version or _table_version(ctx.deployment.engine) or "as kvlint models it"
     return check.rule.finding(
-        ctx, f"{engine} {ctx.pinned_version} rejects {what}: {bad.reason}; the image {image} is not a stock {engine} "
+        ctx, f"{engine} {release} rejects {what}: {bad.reason}; the image {image} is not a stock {engine} "
              "image and the value is no slip of a valid one, so the build (which may add it) decides",
         bad.span or ctx.deployment.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw,
         setting=bad.setting, severity=Severity.INFO)

@@ -191,3 +191,22 @@ def test_a_choice_a_later_release_dropped(tmp_path, image, severity):
     assert kv007.severity.name == "WARNING" and "0.15.0 to 0.31.0" in kv007.message
     (kv007,) = _kv007(tmp_path / "serve.sh", "vllm serve facebook/opt-125m --mamba-cache-mode every\n")
     assert kv007.severity.name != "WARNING" and "0.15.0" not in kv007.message
+
+
+def test_a_builds_own_choice_on_a_custom_image_with_no_pinned_release_is_the_builds_to_decide(tmp_path):
+    """Sample K251 (measured: a wrong KV007 error): a vLLM fork for SM75 cards run from its local image
+    `vllm-sm75:v${VERSION}` with `--gdn-prefill-backend flashqla_sm75`, no slip of a stock backend: an info, the
+    build decides. A slip (`flashinfr`) on the same image, or the value on the stock image, stays the error."""
+    from kvlint.findings import Severity
+
+    p = tmp_path / "run.sh"
+    text = 'docker run --gpus all "vllm-sm75:v${VERSION}" org/m --gdn-prefill-backend flashqla_sm75\n'
+    p.write_text(text)
+    (custom,) = lint([str(p)], LintOptions(select=("KV007",))).findings
+    assert custom.severity == Severity.INFO and "the build (which may add it) decides" in custom.message
+    p.write_text(text.replace("flashqla_sm75", "flashinfr"))
+    (slip,) = lint([str(p)], LintOptions(select=("KV007",))).findings
+    assert slip.severity == Severity.ERROR
+    p.write_text(text.replace('"vllm-sm75:v${VERSION}"', "vllm/vllm-openai:latest"))
+    (stock,) = lint([str(p)], LintOptions(select=("KV007",))).findings
+    assert stock.severity == Severity.ERROR
