@@ -26,7 +26,9 @@ a fork that builds on the feature adds it; a head many unrelated options share, 
 feature; a first word that a dozen or more options share, `--speculative-`, is a family of features, whose first two
 or three words are tried). An abbreviation that only later releases find ambiguous (a second option came with the
 same prefix) is judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins
-one, a warning on a host install that pins none (the newest release assumed, and said). When the repository holds
+one, a warning on a host install that pins none (the newest release assumed, and said). One every release kvlint
+reads finds ambiguous, on a pinned release older than them all (`--pp 2` on SGLang 0.4.10.post2, whose only `--pp`
+option was `--pp-size`), is a warning naming the upgrade that breaks, never an exit. When the repository holds
 its own engine tree (`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project
 root), the launch runs that fork: an unknown flag is an info naming the tree and whether its parser defines the
 flag. Without such a tree, a flag the repository's own Python code adds (`add_argument("--flag")`, a plugin or a

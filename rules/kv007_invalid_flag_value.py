@@ -11,8 +11,9 @@ development branch has), or that is one of them with more words after it (`--loa
 `layered`: a newer or forked build's variant), is said as an info naming the release assumed when the launch pins
 none: a newer build may accept it; on an image that is not a stock build of the engine (a local or third-party
 build, `sglang:v0.5.16-dsv4-sm120` with backported changes), such a value is an info too, the build deciding, as
-KV004 says of its flags. A near miss (`prefil`, `fp16` beside `fp8`), or any other refused value on a pinned
-release, stays an error.
+KV004 says of its flags; on such an image whose release the launch does not pin (`vllm-sm75:v${VERSION}`, a fork's
+own build), any choice that is no slip of a stock one is the build's (`--gdn-prefill-backend flashqla_sm75`). A near
+miss (`prefil`, `fp16` beside `fp8`), or any other refused value on a pinned release, stays an error.
 
 A few values every release kvlint reads refuses were read by older releases (the engine record's `older_readings`, read
 from those wheels): vLLM 0.5.5 to 0.8.0 read `--enable-chunked-prefill False` as "off", and 0.5.5 to 0.9.2 read
