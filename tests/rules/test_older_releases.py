@@ -41,3 +41,13 @@ def test_flags_read_from_older_wheels_are_removed_with_the_release_that_last_had
                       "    command: [--model, org/m, --engine-use-ray]\n")
     (kept,) = lint([str(pinned)], LintOptions(select=("KV004", "KV005"))).findings
     assert kept.code == "KV005" and "0.5.5 (pinned) is older than every release kvlint reads" in kept.message
+
+
+def test_sglang_options_only_releases_before_the_tables_had_are_removed(tmp_path):
+    """SGLang 0.4.10.post2's parser (read from its wheel for sample K250) holds three options no table had:
+    `--max-micro-batch-size` (now `--pp-max-micro-batch-size`) is a removed flag naming its successor."""
+    script = tmp_path / "serve.sh"
+    script.write_text("python -m sglang.launch_server --model-path org/m --max-micro-batch-size 4 --pdlb-url http://x\n")
+    found = lint([str(script)], LintOptions(select=("KV004", "KV005"))).findings
+    assert sorted(f.code for f in found) == ["KV005", "KV005"]
+    assert any("--pp-max-micro-batch-size" in f.message for f in found)
