@@ -1306,12 +1306,14 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
     sub = _State(dict(env), positional=tuple(fields), named=state.named, functions=dict(state.functions),
                  arrays=dict(state.arrays), shared=state.shared, built=state.built, folders=dict(state.folders),
                  loops=state.loops, loop_kinds=list(state.loop_kinds), path=_path(state), tested=list(state.tested),
-                 defaulted=set(state.defaulted))  # a default the caller may override stays one in the body
+                 defaulted=set(state.defaulted),  # a default the caller may override stays one in the body
+                 ray_started=state.ray_started)  # a Ray cluster started before the call: the body's engine runs on it
     tokens = state.shared.tokens.get(id(body))
     if tokens is None:  # a body is read once per call: tokenized once
         tokens = state.shared.tokens[id(body)] = tokenize(body)
     _read(body, sub, depth + 1, tokens)
     _globals_back(sub, state)
+    state.ray_started = state.ray_started or sub.ray_started  # a function that starts the cluster (`run_rayhead`)
     launches, notes = [_at_argument(f, fields[1:], env, depth) for f in sub.launches], sub.notes
     state.called.add(name)
     for found in launches:  # a call a loop repeats (a sweep restarting the server) is its command once, whatever

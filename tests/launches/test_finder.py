@@ -2271,3 +2271,15 @@ def test_a_copy_of_trls_server_run_by_its_path_is_trls_server():
     assert (d.engine, d.model, _at(d.model_span)) == ("vllm", "Qwen/Qwen2.5-7B", (2, 14))
     assert (d.get("tensor_parallel_size"), d.get("max_model_len"), d.unknown_flags) == (4, 8192, ())
     assert read_path("serve.sh", text.replace("vllm_serve.py", "serve_model.py")).deployments == []
+
+
+def test_a_ray_cluster_a_function_starts_holds_the_engine_the_function_then_runs():
+    """Sample K254 (a wrong KV204 error, "-tp 8 x -pp 2 needs 16 GPU(s) but the instance requests 8"): `run_rayhead()`
+    runs `ray start --head` and then `run_vllm`, another function: the engine runs on the cluster, its node count
+    open, as when both are written at the top level."""
+    text = ('run_vllm() {\n    vllm serve org/m --tensor-parallel-size 8 --pipeline-parallel-size 2\n}\n'
+            'run_rayhead() {\n    ray start --head --port=6379\n    run_vllm\n}\nrun_rayhead\n')
+    (d,) = read_path("run.sh", text).deployments
+    assert not d.settings["nnodes"].resolved and "Ray cluster started at line 5" in d.settings["nnodes"].raw
+    (plain,) = read_path("run.sh", text.replace("    ray start --head --port=6379\n", "")).deployments
+    assert "nnodes" not in plain.settings
