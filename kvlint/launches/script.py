@@ -1394,6 +1394,8 @@ def _note_unread_container(fields: list[Field], state: _State) -> None:
     span = fields[i].span if i < len(fields) else None
     if span is None or not any(e in name for e in ENGINE_NAMES):
         return
+    if i + 1 >= len(fields) and any(_terminal(f.text) for f in fields[:i]):
+        return  # `docker run -it --name vllm_x IMAGE`: a terminal session the reader types into, no server (K254)
     state.unread.append((span, fields[i].text, f"{fields[0].text} run --name {opts.name}"))
 
 
@@ -2278,13 +2280,19 @@ def _own_command_image(options: list[Field], image: Field, env: dict[str, str]) 
     from kvlint.launches.images import build_named_engine
 
     engine = build_named_engine(image.text)
-    if engine is None or not image.resolved:
-        return None
+    if engine is None or not image.resolved or any(_terminal(f.text) for f in options):
+        return None  # `docker run -it ... IMAGE`: a terminal session the reader types into (sample K254), no server
     model = Field("(the model the image's own command serves)", image.span, False, ("own command",))
     note = (f"{image.text} is run with no command: its own command, not in this file, starts {engine} on a model "
             "chosen inside the image (its model is left open)")
     return FoundLaunch(engine, (Field("--model", image.span), model), _runner_span(options) or image.span, env,
                        notes=(note,))
+
+
+def _terminal(option: str) -> bool:
+    """`-t`, `--tty`, or short options bundled with it (`-it`, `-ti`): the run gives the user a terminal."""
+    return option == "--tty" or (option.startswith("-") and not option.startswith("--") and "t" in option[1:]
+                                 and option[1:].isalpha() and len(option) <= 4)
 
 
 def _cut(word: Field, cut: int) -> Field:

@@ -395,3 +395,15 @@ def test_gpus_listed_by_a_variable_are_an_unknown_count():
     assert d.gpu_count is None
     (two,) = read_path("serve.sh", text.replace("${GPU_DEVICES}", "0,1")).deployments
     assert two.gpu_count == 2
+
+
+def test_a_terminal_session_in_an_engine_image_is_no_launch():
+    """Sample K254's AMD guide (measured: one spurious launch): `docker run -it --rm --device=/dev/kfd ... --name
+    vllm_GLM rocm/vllm-dev:nightly`, no command: a shell the reader then types `vllm serve zai-org/GLM-4.5 ...` into,
+    the launch counted there. The same run detached (`-d`) is the image's own command serving its model."""
+    text = ("docker run -it --rm --device=/dev/kfd --device=/dev/dri --name vllm_GLM \\\n  rocm/vllm-dev:nightly\n"
+            "vllm serve zai-org/GLM-4.5 --tensor-parallel-size 8\n")
+    result = read_path("guide.sh", text)
+    assert [d.model for d in result.deployments] == ["zai-org/GLM-4.5"] and result.findings == []
+    detached = read_path("guide.sh", text.replace("-it --rm", "-d").replace("vllm serve", "echo vllm serve"))
+    assert [d.model for d in detached.deployments] == ["(the model the image's own command serves)"]
