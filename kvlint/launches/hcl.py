@@ -38,7 +38,7 @@ _NOMAD_GPU = lazy(r'device[ \t]+"(?:nvidia/)?gpu"[ \t]*\{[^}]*?\bcount[ \t]*=[ \
 # a Nomad device constraint naming the card: `attribute = "${device.model}"` ... `value = "Tesla T4"`
 _NOMAD_MODEL = lazy(r'attribute[ \t]*=[ \t]*"\$\{device\.model\}"[^}]*?\bvalue[ \t]*=[ \t]*"([^"\n]+)"', re.DOTALL)
 _TF_ENV = lazy(r'\benv[ \t]*\{\s*name[ \t]*=[ \t]*"([\w.-]+)"\s*value[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
-_NOMAD_ENV = lazy(r'(?m)^[ \t]*env[ \t]*=?[ \t]*\{([^{}]*)\}')
+_NOMAD_ENV = lazy(r'(?m)^[ \t]*(?:env|environment)[ \t]*=?[ \t]*\{([^{}]*)\}')
 _NOMAD_PAIR = lazy(r'(?m)^[ \t]*"?([A-Za-z_][\w]*)"?[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"')
 _MAX_BLOCKS = 500
 

@@ -782,3 +782,15 @@ def test_a_gpu_service_built_from_a_dockerfile_that_names_an_engine_is_said(tmp_
     assert (note.code, _at(note.span)) == ("KV008", (3, 5)) and "the Dockerfile it builds names an engine" in note.message
     dockerfile.write_text(dockerfile.read_text().replace("RUN python3 -c 'from vllm.x import y'\n", ""))
     assert read_path(str(compose)).findings == []
+
+
+def test_a_sagemaker_model_s_container_environment_in_terraform_is_its_launch():
+    """Sample K254 (measured: said, not read): `aws_sagemaker_model`'s `primary_container { image = ".../vllm-gemma-4:
+    0.19.1-sagemaker" environment = { "SM_VLLM_MODEL" = "google/gemma-4-E4B-it" } }`: a build of vLLM configured by
+    SageMaker's `SM_VLLM_*` variables, as a Nomad task's `env` map is read."""
+    text = ('resource "aws_sagemaker_model" "m" {\n  primary_container {\n'
+            '    image = "1.dkr.ecr.us-east-1.amazonaws.com/vllm-gemma-4:0.19.1-sagemaker"\n    environment = {\n'
+            '      "SM_VLLM_MODEL" = "google/gemma-4-E4B-it"\n      "SM_VLLM_MAX_MODEL_LEN" = "8192"\n    }\n  }\n}\n')
+    (d,) = read_path("sagemaker.tf", text).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len")) == \
+        ("vllm", "google/gemma-4-E4B-it", (5, 26), 8192)
