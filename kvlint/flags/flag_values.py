@@ -28,7 +28,8 @@ PLACEHOLDER = lazy(r"__[A-Z][A-Z0-9_]*__|^<[A-Za-z][\w\- ]*>$")
 
 # a JSON value written as a capitalised name (`{"num_speculative_tokens":N}`, `:DRAFT_TOKENS}`): a runbook's pattern
 # for the reader to fill in (sample K166's sweep "Command pattern"), not JSON the engine is given
-_JSON_HOLE = lazy(r"[:\[,]\s*[A-Z][A-Z0-9_]*\s*[,}\]]")
+# (or a format field a recipe's runner fills, `"num_speculative_tokens":{k}`: sample K256)
+_JSON_HOLE = lazy(r"[:\[,]\s*(?:[A-Z][A-Z0-9_]*|\{[A-Za-z_]\w*\})\s*[,}\]]")
 
 
 def is_unresolved(text: str) -> bool:

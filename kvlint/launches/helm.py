@@ -59,8 +59,8 @@ def containers_and_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     read (a CI pipeline's `command:` string read as a container's beside another step's `commands:` list)."""
     found = read_k8s(yf, doc)
     strings = launch_strings(yf, doc)
-    if not found:
-        return strings
+    if not found or (strings and _recipe_defaults(doc)):
+        return strings  # a recipe's `command:` is a shell string its runner fills from `defaults:`, not a container
     lines = {d.launch_span.line for d in found if d.launch_span is not None}
     lines |= {d.model_span.line for d in found if d.model_span is not None}
     extra = [d for d in strings if d.launch_span is not None and d.launch_span.line not in lines
@@ -129,7 +129,9 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     out: list[Deployment] = []
     image = None
     inputs = _input_defaults(doc)
-    start = _Scope({_INPUT_VAR + k: v for k, v in inputs.items()}, {}, {}, None)
+    recipe = _recipe_defaults(doc)
+    start = _Scope({**{_INPUT_VAR + k: v for k, v in inputs.items()}, **{_RECIPE_VAR + k: v for k, v in recipe.items()}},
+                   {}, {}, None)
     stack: list[tuple[YNode, _Scope]] = [(doc, start)]
     one_command: set[int] = set()  # llama-swap's `cmd:` values: one command over several lines
     modules = "module" in yf.text  # a debugger's `module:` + `args:` (asked of maps only in a text that has one)
@@ -141,7 +143,7 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
         if kind == "scalar":
             joined = id(node) in one_command
             if _may_launch(_LINE_BREAK.sub(" ", node.text) if joined else node.text):
-                out.extend(_string_launches(yf, node, scope, inputs, image, joined))
+                out.extend(_string_launches(yf, node, scope, inputs, image, joined, recipe))
                 if "<<" in node.text and "{{" in node.text:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
             elif _python_source(node):
@@ -256,7 +258,8 @@ def _one_command(text: Mapped) -> Mapped:
 
 
 def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str, str],
-                     image: str | None, one_command: bool = False) -> list[Deployment]:
+                     image: str | None, one_command: bool = False,
+                     recipe: dict[str, str] | None = None) -> list[Deployment]:
     """The launches of one string, once per combination of the matrix values it uses (or per element of the
     Ansible loop around it); a launch whose model is the same in every combination is one launch (a matrix over
     Python versions), each other model its own."""
@@ -264,7 +267,7 @@ def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str,
 
     used = {k: v for k, v in scope.matrix.items() if "matrix." in node.text and re.search(
         r"\bmatrix\." + re.escape(k).replace("_", "[_-]") + r"\b", node.text)}
-    text = _unit_keys(ansible.as_shell(_ci_expressions(yf.mapped(node), inputs, used)))
+    text = _unit_keys(ansible.as_shell(_recipe_fields(_ci_expressions(yf.mapped(node), inputs, used), recipe)))
     text = _one_command(text) if one_command else text
     combos = list(itertools.islice(itertools.product(*used.values()), _MAX_COMBINATIONS)) if used else [()]
     rows = [ansible.row_values(r) for r in scope.rows] if scope.rows and ansible.ITEM_VAR in text.text else [{}]
@@ -498,6 +501,28 @@ def _input_defaults(doc: YNode) -> dict[str, str]:
             if default is not None and default.is_scalar and default.text and "${{" not in default.text:
                 out[_shell_name(key)] = default.text
     return out
+
+
+_RECIPE_VAR = "RECIPE_DEFAULT__"  # the variable a recipe's `{name}` with a `defaults:` value is read as
+_RECIPE_FIELD = lazy(r"(?<![{$])\{([A-Za-z_][\w-]*)\}")
+
+
+def _recipe_defaults(doc: YNode) -> dict[str, str]:
+    """A recipe's top-level `defaults:` map of scalars (sample K256: `defaults: {port: 19038, max_model_len: 32768,
+    num_speculative_tokens: 4}` beside a `command: |` whose `{max_model_len}` its runner fills from them)."""
+    node = doc.get("defaults") if doc.is_map else None
+    if node is None or not node.is_map or doc.get("command") is None:
+        return {}
+    return {_shell_name(k): v.text for k, _, v in node.pairs() if v.is_scalar and v.text}
+
+
+def _recipe_fields(m: Mapped, recipe: dict[str, str] | None) -> Mapped:
+    """`{name}` of a recipe default as the variable holding it, each character still at its place; a name the
+    defaults do not give stays as written (the runner's to fill)."""
+    if not recipe or "{" not in m.text:
+        return m
+    text, offsets = substitute(m.text, _RECIPE_FIELD, _variable_for(recipe, _RECIPE_VAR))
+    return m.view(m.path, text, offsets) if text != m.text else m
 
 
 def _shell_name(name: str) -> str:

@@ -794,3 +794,17 @@ def test_a_sagemaker_model_s_container_environment_in_terraform_is_its_launch():
     (d,) = read_path("sagemaker.tf", text).deployments
     assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len")) == \
         ("vllm", "google/gemma-4-E4B-it", (5, 26), 8192)
+
+
+def test_a_recipes_command_is_filled_from_its_defaults():
+    """Sample K256's spark-vllm-docker recipe (measured: a wrong KV007 error, "not valid JSON"): `defaults:
+    {max_model_len: 32768, tensor_parallel: 2, num_speculative_tokens: 4}` and a `command: |` whose `{name}` fields
+    its runner fills from them: the launch is sized with the defaults, and a JSON value holding a field is the
+    runner's to fill, never invalid JSON."""
+    text = ("recipe_version: '1'\nmodel: /models/m\ncontainer: thor-x\ndefaults:\n  tensor_parallel: 2\n"
+            "  max_model_len: 32768\n  k: 4\ncommand: |\n  vllm serve org/m \\\n      --max-model-len {max_model_len} \\\n"
+            "      --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":{k}}' \\\n"
+            "      --tensor-parallel-size {tensor_parallel}\n")
+    (d,) = read_path("recipe.yaml", text).deployments
+    assert (d.get("max_model_len"), d.get("tensor_parallel_size"), d.invalid_values) == (32768, 2, ())
+    assert not d.settings["speculative_config"].resolved

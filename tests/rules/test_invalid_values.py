@@ -147,6 +147,8 @@ def test_a_json_value_written_as_a_name_is_a_pattern_not_invalid_json(tmp_path):
 
     assert is_unresolved('{"method":"eagle3","num_speculative_tokens":N}') and is_unresolved('{"k":DRAFT_TOKENS,"m":1}')
     assert not is_unresolved('{"enable": True}') and not is_unresolved('{"k": 2}')
+    # sample K256: a recipe's format field inside the JSON, filled by its runner (a wrong KV007 error at measurement)
+    assert is_unresolved('{"method":"dspark","num_speculative_tokens":{k},"x":1}') and not is_unresolved('{"a":{}}')
     assert _kv007(tmp_path / "runlog.md", "Command pattern: `vllm serve /data/Qwen3-8B --speculative-config "
                   "'{\"method\":\"eagle3\",\"num_speculative_tokens\":N}' --no-enable-prefix-caching`\n") == []
     (kv007,) = _kv007(tmp_path / "run.sh", "vllm serve /data/Qwen3-8B --speculative-config '{\"method\": True}'\n")
