@@ -94,6 +94,7 @@ def read_wrapped(path: str, script: str) -> ReadResult:
     from kvlint.sources.comments import scan_comments
     from kvlint.sources.text import LineIndex
 
+    script = _powershell_continuations(script)
     joined = wrapped_joined(script)
     result = shellfile.read(path, joined)
     if joined is script:
@@ -109,6 +110,18 @@ def read_wrapped(path: str, script: str) -> ReadResult:
 
     return ReadResult(path, remap_spans(result.deployments, move), remap_spans(result.findings, move),
                       comments=scan_comments(script))
+
+
+# a line a document's shell block ends with PowerShell's continuation (` `` ` ` after a blank): a Windows variant
+# written in a bash fence (sample K256: `uv pip install ... \`` lines under `# Windows PowerShell`)
+_PS_CONTINUED = lazy(r"(?<=[ \t])`(?=[ \t]*$)", re.MULTILINE)
+
+
+def _powershell_continuations(script: str) -> str:
+    """The document's script with each PowerShell continuation backtick read as bash's `\\` (one character for one:
+    every position stays): in bash a lone backtick opens a command substitution that swallows the blocks after it,
+    their launches with it."""
+    return _PS_CONTINUED.sub("\\\\", script) if "`" in script else script
 
 
 def wrapped_joined(script: str) -> str:

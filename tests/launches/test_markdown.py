@@ -391,3 +391,15 @@ def test_a_language_written_with_emphasis_on_the_fence_is_that_language(tmp_path
                  "# arm\ndocker run -it --rm -p 8000:8000 vllm-cpu-env --model \"org/m\" --dtype float16\n```\n")
     deps = read_path(str(p)).deployments
     assert [(d.engine, d.model, d.launch_span.line) for d in deps] == [("vllm", "org/m", 5), ("vllm", "org/m", 8)]
+
+
+def test_powershell_continuations_in_a_bash_block_do_not_swallow_the_blocks_after_it():
+    """Sample K256's README (measured: said, not read): a ```bash block holding a PowerShell variant (`uv pip install
+    ... \\`` lines), then a block `vllm serve openai/gpt-oss-20b --port 8000`: read as bash, the odd backticks open a
+    command substitution that ate the launch. A continuation backtick is read as `\\`, one character for one."""
+    from kvlint.launches import read_path
+
+    text = ("```bash\n# Windows PowerShell\nuv pip install --pre vllm `\n  --extra-index-url https://x/ `\n"
+            "  --index-strategy unsafe-best-match\n```\n\n```bash\nvllm serve openai/gpt-oss-20b --port 8000\n```\n")
+    (d,) = read_path("README.md", text).deployments
+    assert (d.model, d.model_span.line, d.model_span.col) == ("openai/gpt-oss-20b", 9, 12)
