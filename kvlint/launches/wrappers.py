@@ -272,6 +272,9 @@ def exec_command(fields: Sequence[Field], i: int) -> int | None:
             j += 2 if fields[j].text in _KUBECTL_VALUES else 1
         return j + 1 if j + 1 < len(fields) else None
     j = _skip(fields, i + 2, _EXEC_VALUES)  # past the options to CONTAINER
+    while j + 1 < len(fields) and is_unresolved(fields[j].text) and fields[j + 1].text.startswith("-") \
+            and fields[j + 1].text != "--":  # `${EXTRA_E:-} -e X=1 NAME`: options filled in later (sample K256)
+        j = _skip(fields, j + 1, _EXEC_VALUES)
     return j + 1 if j + 1 < len(fields) else None
 
 

@@ -407,3 +407,11 @@ def test_a_terminal_session_in_an_engine_image_is_no_launch():
     assert [d.model for d in result.deployments] == ["zai-org/GLM-4.5"] and result.findings == []
     detached = read_path("guide.sh", text.replace("-it --rm", "-d").replace("vllm serve", "echo vllm serve"))
     assert [d.model for d in detached.deployments] == ["(the model the image's own command serves)"]
+
+
+def test_an_expansion_among_a_container_execs_options_is_options():
+    """Sample K256 (measured: said, not read): `exec podman exec ${EXTRA_E:-} -e A=1 "$C" vllm serve /m/q ...`: the
+    word the caller may fill with more `-e` options is an option, not the container, which follows the options."""
+    text = 'C=x\nexec podman exec ${EXTRA_E:-} -e A=1 "$C" vllm serve /m/q --max-model-len 4096\n'
+    (d,) = read_path("start.sh", text).deployments
+    assert (d.model, d.get("max_model_len"), d.container) == ("/m/q", 4096, "x")
