@@ -878,7 +878,9 @@ def _env_configured(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
 
     entry = env_launch.env_image(image)
     node = svc.get("environment")
-    engine = entry.engine if entry is not None else _gpu_build_named(image, svc)
+    # `${VLLM_TQ_IMAGE:-ghcr.io/org/vllm-rocm-tq:latest}`: the image the file runs unless told otherwise (K256)
+    engine = entry.engine if entry is not None else _gpu_build_named(interpolate(image, env)[0] if image else image,
+                                                                      svc)
     if engine is None or node is None or node.is_scalar:
         return []
     items: list[tuple[str, Span | None, Field]] = []
@@ -933,8 +935,13 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
 def _gpu_build_named(image: str | None, svc: YNode) -> str | None:
     """The engine a custom image names by its name or its tag (`org/app-vllm`, `org/infer:sglang`), when the
     service reserves GPUs (a client named for the engine it calls reserves none)."""
-    if not image or known_image(image) or not _requests_gpu(svc):
+    if not image or not _requests_gpu(svc):
         return None
+    if known_image(image):  # an image kvlint knows carries the engine with an entry point of its own (a build's
+        # `ghcr.io/org/vllm-rocm-tq`, sample K256, whose script reads MODEL_NAME): the engine, not its server entry
+        from kvlint.launches.images import shipped_engine
+
+        return shipped_engine(image) if entrypoint_engine(image) is None else None
     return named_engine(image) or tag_named_engine(image)
 
 
@@ -1018,8 +1025,12 @@ def _requests_gpu(svc: YNode) -> bool:
     runtime = svc.get("runtime")
     if runtime is not None and runtime.is_scalar and runtime.text.strip().lower() == "nvidia":
         return True
-    return svc.get("gpus") is not None or (devices is not None and "gpu" in str([i.text for d in devices.items
-                                                                                  for i in _leaves(d)]).lower())
+    if svc.get("gpus") is not None or (devices is not None and "gpu" in str([i.text for d in devices.items
+                                                                             for i in _leaves(d)]).lower()):
+        return True
+    mapped = svc.get("devices")  # AMD's compute device node (`devices: [/dev/kfd, /dev/dri]`), WSL's GPU (/dev/dxg)
+    return mapped is not None and mapped.is_seq and any(
+        i.is_scalar and i.text.split(":", 1)[0].strip() in ("/dev/kfd", "/dev/dxg") for i in mapped.items)
 
 
 def _leaves(node: YNode) -> list[YNode]:

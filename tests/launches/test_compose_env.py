@@ -338,3 +338,15 @@ def test_a_service_written_again_over_an_included_files_takes_its_image(tmp_path
     assert d.launch_span.path == str(p) and d.launch_span.line == 7
     p.write_text(p.read_text().replace("include:\n  - ../../infra/docker-compose.base.yml\n", ""))
     assert read_path(str(p)).deployments == []  # no image, no build, no base: no engine
+
+
+def test_a_rocm_build_of_the_engine_on_amd_devices_configured_by_its_environment_is_a_launch():
+    """Sample K256 (measured: said, not read): `image: ${VLLM_TQ_IMAGE:-ghcr.io/org/vllm-rocm-tq:latest}` with
+    `devices: [/dev/kfd, /dev/dri]` (AMD's GPUs, no reservation) and `MODEL_NAME: ${MODEL_NAME:-org/m}`: the build's
+    own entry point starts vLLM with that model. Without the device nodes (no GPU) it stays a client's service."""
+    text = ("services:\n  v:\n    image: ${VLLM_TQ_IMAGE:-ghcr.io/org/vllm-rocm-tq:latest}\n    devices:\n"
+            "      - /dev/kfd\n      - /dev/dri\n    environment:\n      MODEL_NAME: \"${MODEL_NAME:-org/m}\"\n"
+            "      MAX_MODEL_LEN: \"${MAX_MODEL_LEN:-32768}\"\n")
+    (d,) = read_path("docker-compose.yml", text).deployments
+    assert (d.engine, d.model, d.get("max_model_len")) == ("vllm", "org/m", 32768)
+    assert read_path("docker-compose.yml", text.replace("      - /dev/kfd\n", "")).deployments == []
