@@ -253,7 +253,8 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
         opts.notes.append(inferred_note(guessed, "--entrypoint"))
     elif not known and not known_image(image.text) and rest and (shipped_engine(image.text) or
                                                                 named_engine(image.text)) and \
-            not _own_program(shipped_engine(image.text) or named_engine(image.text) or "", rest):
+            not _own_program(shipped_engine(image.text) or named_engine(image.text) or "", rest) \
+            and not _mode_word(rest):
         # a custom build named for the engine (`vllm-spark:latest`) run with arguments: its entry point is the
         # engine's (a shell or a script as the first word still replaces it: launch_in_argv checks)
         guessed = shipped_engine(image.text) or named_engine(image.text)
@@ -270,6 +271,14 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
         opts.notes.append(f"engine {guessed} assumed: the container is named {opts.name}, its image {image.text} is "
                           f"set elsewhere, and its arguments are {guessed}'s flags")
     return rest, known or guessed
+
+
+def _mode_word(rest: list[Field]) -> bool:
+    """One bare word and nothing else, written as no model is (`prepare-model`, `bench`: no `/`, no `.`, a word of
+    the image's own entry point, sample K257's README), handed to a build named for the engine: a mode of its own
+    script (a download step, a benchmark), never the model its server would take."""
+    word = rest[0].text if len(rest) == 1 and rest[0].resolved else ""
+    return bool(word) and not word.startswith("-") and "/" not in word and "." not in word and "-" in word
 
 
 def _named_container(name: str | None, rest: list[Field]) -> str | None:

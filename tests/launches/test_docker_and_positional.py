@@ -415,3 +415,13 @@ def test_an_expansion_among_a_container_execs_options_is_options():
     text = 'C=x\nexec podman exec ${EXTRA_E:-} -e A=1 "$C" vllm serve /m/q --max-model-len 4096\n'
     (d,) = read_path("start.sh", text).deployments
     assert (d.model, d.get("max_model_len"), d.container) == ("/m/q", 4096, "x")
+
+
+def test_a_mode_word_handed_to_an_engine_named_build_is_no_model():
+    """Sample K257's README (measured: one spurious launch, model `prepare-model`): `docker run --rm -v ...
+    org/qwen3-omni-nvfp4-vllm:latest prepare-model`, a download step of the image's own script, is no launch; the
+    same image run bare on GPUs is the image's own command, and a model handed to it stays its model."""
+    text = 'docker run --rm -v "$D:/models/q" org/qwen3-omni-nvfp4-vllm:latest prepare-model\n'
+    assert read_path("README.sh", text).deployments == []
+    (m,) = read_path("README.sh", text.replace("prepare-model", "org/m --max-model-len 4096")).deployments
+    assert m.model == "org/m"
