@@ -150,7 +150,8 @@ def callee(func: ast.expr) -> str:
 
 def parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     args = fn.args
-    return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs if a.arg not in ("self", "cls")]
+    star = [args.vararg.arg] if args.vararg is not None else []
+    return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs if a.arg not in ("self", "cls")] + star
 
 
 def bind(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> dict[str, ast.expr]:
@@ -163,6 +164,10 @@ def bind(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> dict[str
         if isinstance(arg, ast.Starred):
             break
         bound[name] = arg
+    rest = call.args[len(positional):]
+    if fn.args.vararg is not None and not any(isinstance(a, ast.Starred) for a in call.args):
+        # `def python_argv(*args)` called `python_argv("--model", m, ...)` (sample K257): the words `*args` stands for
+        bound[fn.args.vararg.arg] = ast.copy_location(ast.Tuple(elts=list(rest), ctx=ast.Load()), call)
     bound.update({k.arg: k.value for k in call.keywords if k.arg})
     return bound
 
@@ -210,7 +215,11 @@ def uses(nodes: list[ast.expr], names: set[str]) -> bool:
 def substituted(elts: list[ast.expr], bound: dict[str, ast.expr]) -> list[ast.expr]:
     """The argv's elements with each bound parameter replaced by the caller's expression (`str(tp)` keeps its
     call around the caller's value)."""
-    return [_substitute(e, bound) for e in elts]
+    out: list[ast.expr] = []
+    for e in elts:
+        given = bound.get(bound_key(e.value)) if isinstance(e, ast.Starred) else None
+        out.extend(given.elts if isinstance(given, ast.Tuple) else [_substitute(e, bound)])
+    return out
 
 
 def _substitute(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:

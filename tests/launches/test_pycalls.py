@@ -237,3 +237,17 @@ def test_a_frameworks_model_configuration_with_engine_kwargs_is_a_launch():
     assert (dep.engine, dep.model, dep.get("tensor_parallel_size"), dep.model_span.line) == ("vllm", "org/m", 2, 4)
     handed = 'run_benchmark(model_id="org/m", engine_kwargs={"dtype": "bfloat16"})\n'
     assert read_path("bench.py", "import x\n" + handed).deployments == []
+
+
+def test_a_helper_that_prepends_the_entry_point_to_its_star_args_is_called_with_the_flags():
+    """Sample K257's RunPod worker (measured: said, not read): `def python_argv(*args): return (sys.executable, "-m",
+    "vllm.entrypoints.openai.api_server", *args)`, called `python_argv("--model", config.model_id, "--max-model-len",
+    "8192")`: the call's words are the engine's flags, each at its place in the call."""
+    from kvlint.launches import read_path
+
+    text = ('import sys, subprocess\n\ndef python_argv(*args):\n'
+            '    return (sys.executable, "-m", "vllm.entrypoints.openai.api_server", *args)\n\n'
+            'def build(model):\n    argv = python_argv(\n        "--model",\n        "org/m",\n'
+            '        "--max-model-len", "8192",\n    )\n    return subprocess.Popen(argv)\n')
+    (d,) = read_path("server.py", text).deployments
+    assert (d.model, d.model_span.line, d.get("max_model_len")) == ("org/m", 9, 8192)
