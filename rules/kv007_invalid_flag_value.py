@@ -23,7 +23,8 @@ release there is no finding; on a launch that pins no release (a host install, a
 warning that says which release it assumed and that an older install may accept the value (samples K98, K103: an
 unpinned script and a model README of that time); on an image that names no release kvlint reads
 (`vendor/vllm:${VLLM_VERSION}`, a third-party build), the image's release decides, and the finding is an info (sample
-K163: a vendor's vLLM image of the V0 era run with `--enable-chunked-prefill False`).
+K163: a vendor's vLLM image of the V0 era run with `--enable-chunked-prefill False`); so it is for a launch whose file
+marks a vendor's build (`NEURON_*` variables: an AWS Neuron build, sample K254) and pins no release.
 
 ## Why it matters
 argparse exits with `invalid ... value` or `invalid choice`, and the engine's config validation
@@ -99,7 +100,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             ctx, f"{engine} rejects {what}: {bad.reason}; the server exits before loading the model"
                  f"{older or assumed}", bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag,
             value=bad.raw, setting=bad.setting,
-            severity=(Severity.INFO if _image_decides(ctx) else Severity.WARNING) if older else None)
+            severity=(Severity.INFO if _image_decides(ctx) or _vendor_decides(ctx) else Severity.WARNING)
+            if older else None)
 
 
 def _fork_value(ctx: Context, bad: InvalidValue, what: str, parser: str) -> Finding:
@@ -134,6 +136,13 @@ def _image_decides(ctx: Context) -> bool:
     return ctx.pinned_version is None and ctx.version_source == "default" and ctx.deployment.image is not None
 
 
+def _vendor_decides(ctx: Context) -> bool:
+    """The launch runs a vendor's build its file marks (`NEURON_*` variables: an AWS Neuron build, a vendor image's
+    launcher) and pins no release: that build's release decides an older reading, said as an info, as KV005 says a
+    removed flag there (sample K254: `--limit-mm-per-prompt image=2` in a Neuron example)."""
+    return ctx.pinned_version is None and ctx.version_source == "default" and bool(ctx.version_why)
+
+
 def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
     """For a value that releases older than the flag table read (kvlint.engines.base older_readings: a word after
     a switch, `image=5,video=5` for a JSON option): "" when the pinned release is one of them (it accepts the value:
@@ -150,6 +159,9 @@ def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
     if pinned is None and _image_decides(ctx):
         return (f" on the newest {title} release ({_table_version(engine)} assumed); the image "
                 f"{ctx.deployment.image} names no release kvlint reads and {read}, so the image's release decides")
+    if pinned is None and ctx.version_source == "default" and ctx.version_why:  # a vendor's build runs it
+        return (f" on the newest {title} release ({_table_version(engine)} assumed); the launch pins none "
+                f"({ctx.version_why}) and {read}, so that build's release decides")
     if pinned is None and ctx.release_open:  # a host install, or a command no image or setting pins (a README's)
         return (f" on the newest {title} release ({_table_version(engine)} assumed: the launch pins none; {read}, "
                 "so an older install may accept it)")

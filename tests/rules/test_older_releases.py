@@ -51,3 +51,19 @@ def test_sglang_options_only_releases_before_the_tables_had_are_removed(tmp_path
     found = lint([str(script)], LintOptions(select=("KV004", "KV005"))).findings
     assert sorted(f.code for f in found) == ["KV005", "KV005"]
     assert any("--pp-max-micro-batch-size" in f.message for f in found)
+
+
+def test_a_value_older_releases_read_on_a_vendors_build_is_that_builds_to_decide(tmp_path):
+    """Sample K254's Neuron example (measured: a KV007 warning a reviewer calls noise): `VLLM_NEURON_FRAMEWORK=...
+    python -m vllm.entrypoints.openai.api_server ... --limit-mm-per-prompt image=2 --device neuron` after `export
+    NEURON_COMPILED_ARTIFACTS=...`: an AWS Neuron build, of a release its SDK pairs, which may read `image=2`: an
+    info, as KV005 says the removed `--device` there. On a host install the warning stays."""
+    script = tmp_path / "serve.sh"
+    script.write_text("export NEURON_COMPILED_ARTIFACTS=/x\npython -m vllm.entrypoints.openai.api_server --model org/m "
+                      "--limit-mm-per-prompt image=2\n")
+    (neuron,) = lint([str(script)], LintOptions(select=("KV007",))).findings
+    assert neuron.severity == Severity.INFO and "that build's release decides" in neuron.message
+    plain = tmp_path / "host.sh"
+    plain.write_text("vllm serve org/m --limit-mm-per-prompt image=2\n")
+    (host,) = lint([str(plain)], LintOptions(select=("KV007",))).findings
+    assert host.severity == Severity.WARNING
