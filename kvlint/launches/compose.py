@@ -579,7 +579,16 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     how = "mounted from" if _mounted_host(yf.path, svc, target) is not None else "which the build copies in from"
     note = f"the command runs {target}, {how} {os.path.relpath(host, os.path.dirname(yf.path) or '.')}"
     ctx = LaunchContext(name, image or _build_base(svc), notes=(note, *notes))
-    return [finish(yf.path, f, ctx, _gpus(svc)) for f in launches]
+    runs = fields[at].span if at is not None else None  # the service's word that runs the script: the launch's place
+    return [_placed_here(finish(yf.path, f, ctx, _gpus(svc)), runs) for f in launches]
+
+
+def _placed_here(dep: Deployment, runs: Span | None) -> Deployment:
+    """A launch read in the script a service runs is placed at the service's command that runs it (the file the
+    reader checks and cites: samples K254, K256), as a container run is at its `docker run`; each value keeps its place
+    in the script."""
+    at = dep.launch_span
+    return replace(dep, launch_span=runs) if runs is not None and at is not None and at.path != runs.path else dep
 
 
 def _built_with_command(yf: YamlFile, name: str, svc: YNode, nodes: tuple[YNode | None, YNode | None],

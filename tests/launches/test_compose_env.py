@@ -350,3 +350,19 @@ def test_a_rocm_build_of_the_engine_on_amd_devices_configured_by_its_environment
     (d,) = read_path("docker-compose.yml", text).deployments
     assert (d.engine, d.model, d.get("max_model_len")) == ("vllm", "org/m", 32768)
     assert read_path("docker-compose.yml", text.replace("      - /dev/kfd\n", "")).deployments == []
+
+
+def test_a_launch_read_in_a_script_the_service_mounts_is_placed_at_the_service(tmp_path, monkeypatch):
+    """Samples K254 and K256 (measured: a miss and a spurious launch each, the launch placed 50-90 lines down another
+    file): a service runs `command: ["/usr/local/bin/entry.sh"]` mounted from `./entrypoint.sh`, which starts vLLM
+    with the service's environment. The launch is placed at the service's word that runs the script; its model keeps
+    its place in the script."""
+    (tmp_path / "entrypoint.sh").write_text("#!/bin/bash\n\nexec vllm serve \"$MODEL\" --max-model-len 4096\n")
+    p = tmp_path / "compose.yaml"
+    p.write_text("services:\n  v:\n    image: vllm/vllm-openai:v0.11.0\n    entrypoint: [\"/usr/local/bin/entry.sh\"]\n"
+                 "    volumes:\n      - ./entrypoint.sh:/usr/local/bin/entry.sh\n    environment:\n      MODEL: org/m\n")
+    from kvlint.lint import LintOptions, lint
+
+    monkeypatch.chdir(tmp_path)  # the script is read inside the tree being checked
+    (launch,) = lint([str(p)], LintOptions(select=("KV003",))).launches
+    assert (launch.span.path, launch.span.line) == (str(p), 4)
