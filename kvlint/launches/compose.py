@@ -574,6 +574,8 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     # the words after the script are its "$@" (`entrypoint: [bash, /scripts/start.sh]` with `command: [MODEL,
     # --flags]`, sample K173); $0 is the script itself
     positional = (fields[at], *fields[at + 1 :]) if at is not None and at + 1 < len(fields) else None
+    if at is None:  # `bash -c "/app/run.sh --worker"`: the string's words after the script (sample K254)
+        at, positional = _string_positional(fields, target)
     launches, _, notes = run_script(Mapped.whole(host, text.replace("\r\n", "\n")), variables,
                                     positional=positional)
     how = "mounted from" if _mounted_host(yf.path, svc, target) is not None else "which the build copies in from"
@@ -581,6 +583,17 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     ctx = LaunchContext(name, image or _build_base(svc), notes=(note, *notes))
     runs = fields[at].span if at is not None else None  # the service's word that runs the script: the launch's place
     return [_placed_here(finish(yf.path, f, ctx, _gpus(svc)), runs) for f in launches]
+
+
+def _string_positional(fields: list[Field], target: str) -> tuple[int | None, tuple[Field, ...] | None]:
+    """(index of the word, the script and its arguments) when one word of the command is a shell string that runs
+    the script with plain arguments (`bash -c "/app/run.sh --head --port=6379"`); (None, None) otherwise or when the
+    string holds more than a simple command."""
+    for k, f in enumerate(fields):
+        words = f.text.split()
+        if len(words) > 1 and words[0] == target and not any(c in f.text for c in ";&|$`<>()\"'\\"):
+            return k, tuple(Field(w, f.span) for w in words)
+    return None, None
 
 
 def _placed_here(dep: Deployment, runs: Span | None) -> Deployment:

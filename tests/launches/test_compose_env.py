@@ -366,3 +366,18 @@ def test_a_launch_read_in_a_script_the_service_mounts_is_placed_at_the_service(t
     monkeypatch.chdir(tmp_path)  # the script is read inside the tree being checked
     (launch,) = lint([str(p)], LintOptions(select=("KV003",))).launches
     assert (launch.span.path, launch.span.line) == (str(p), 4)
+
+
+def test_a_mounted_script_run_by_a_shell_string_gets_the_strings_arguments(tmp_path, monkeypatch):
+    """Sample K254's Ray services (`entrypoint: [/bin/bash, -c]`, `command: ["/app/run.sh --head --port=6379"]`): the
+    words after the script in the string are its "$@", as they are when written as list items."""
+
+    (tmp_path / "serve.sh").write_text('#!/bin/bash\nexec vllm serve "$1" --max-model-len "${2:-4096}"\n')
+    p = tmp_path / "compose.yaml"
+    p.write_text("services:\n  v:\n    image: vllm/vllm-openai:v0.11.0\n    entrypoint: [\"/bin/bash\", \"-c\"]\n"
+                 "    command: [\"/app/serve.sh org/m 8192\"]\n    volumes:\n      - ./serve.sh:/app/serve.sh\n")
+    monkeypatch.chdir(tmp_path)
+    from kvlint.launches import read_path
+
+    (d,) = read_path("compose.yaml").deployments  # read where `kvlint check` reads it: inside the tree
+    assert (d.model, d.get("max_model_len")) == ("org/m", 8192)
