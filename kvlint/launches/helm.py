@@ -130,8 +130,8 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     image = None
     inputs = _input_defaults(doc)
     recipe = _recipe_defaults(doc)
-    start = _Scope({**{_INPUT_VAR + k: v for k, v in inputs.items()}, **{_RECIPE_VAR + k: v for k, v in recipe.items()}},
-                   {}, {}, None)
+    given = {**{_INPUT_VAR + k: v for k, v in inputs.items()}, **{_RECIPE_VAR + k: v for k, v in recipe.items()}}
+    start = _Scope(given, {}, {}, None)
     stack: list[tuple[YNode, _Scope]] = [(doc, start)]
     one_command: set[int] = set()  # llama-swap's `cmd:` values: one command over several lines
     modules = "module" in yf.text  # a debugger's `module:` + `args:` (asked of maps only in a text that has one)

@@ -72,10 +72,10 @@ def decorator_image(path: str, chain: tuple[Def, ...], tree: ast.Module) -> tupl
 def _registry_image(path: str, node: ast.expr) -> tuple[str, Span] | None:
     """The string a `from_registry(...)` call in a chain of method calls is given, with its span."""
     while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        if node.func.attr == "from_registry" and node.args and isinstance(node.args[0], ast.Constant) \
-                and isinstance(node.args[0].value, str):
-            arg = node.args[0]
-            return arg.value, Span(path, arg.lineno, arg.col_offset + 2, arg.lineno, arg.col_offset + 2 + len(arg.value))
+        arg = node.args[0] if node.func.attr == "from_registry" and node.args else None
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            text, col = arg.value, arg.col_offset + 2  # the string's first character, past its quote
+            return text, Span(path, arg.lineno, col, arg.lineno, col + len(text))
         node = node.func.value
     return None
 
