@@ -209,6 +209,17 @@ def ambiguous_since(engine: str, hits: tuple[str, ...]) -> str | None:
     return read[next(i for i, n in enumerate(counts) if n >= 2)]
 
 
+def earlier(version: str, than: str) -> bool:
+    """Whether release `version` comes before `than`, by their first three numbers (`0.4.10.post2` before `0.5.4`);
+    False when either names no number."""
+    import re
+
+    def key(text: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+    return bool(key(version)) and bool(key(than)) and key(version) < key(than)
+
+
 @lru_cache(maxsize=8)
 def releases_read(engine: str) -> tuple[str, ...]:
     """The releases whose parsers the engine's table was read from, oldest first."""

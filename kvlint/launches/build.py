@@ -208,26 +208,18 @@ def _abbreviated_role(engine: str, unknown: UnknownFlag, pinned: str | None) -> 
     """The parallelism role (tp, pp, dp) an ambiguous abbreviation may set on the release that runs it: one of the
     options it abbreviates plays that role, and that release may have had it alone (sample K250: `--pp 2` on SGLang
     0.4.10.post2, older than every release read, where `--pp-size` was the only `--pp` option); None otherwise."""
-    from kvlint.flags.flag_table import flag_table, match, releases_read
+    from kvlint.flags.flag_table import earlier, flag_table, match, releases_read
 
     read = releases_read(engine)
     since = unknown.since
-    before = (since is not None and (pinned is None or _older(pinned, since))) or \
-        (pinned is not None and bool(read) and _older(pinned, read[0]))
+    before = (since is not None and (pinned is None or earlier(pinned, since))) or \
+        (pinned is not None and bool(read) and earlier(pinned, read[0]))
     if unknown.reason != "ambiguous" or not before or not unknown.suggestion:
         return None
     table, eng = flag_table(engine), get_engine(engine)
     dests = {spec.dest for hit in unknown.suggestion.split(", ") if (spec := match(table, hit)[0]) is not None}
     roles = [role for role in ("tp", "pp", "dp") if eng.setting(role) in dests]
     return roles[0] if len(roles) == 1 else None
-
-
-def _older(version: str, than: str) -> bool:
-    """Whether release `version` comes before `than` (their first three numbers)."""
-    def key(v: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
-
-    return bool(key(version)) and bool(key(than)) and key(version) < key(than)
 
 
 # a word that is one expansion of a variable named for a list of arguments (`${VLLM_ARGS}`, `$EXTRA_OPTS`, `"$@"`)

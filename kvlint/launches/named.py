@@ -670,12 +670,14 @@ def _built_names_engine(path: str, text: str) -> bool:
     the file) names an engine on a line that is not a comment."""
     import os
 
+    from kvlint.models.lockpath import project_root
     from kvlint.sidefile import side_text
 
     context, dockerfile = _CONTEXT.search(text), _DOCKERFILE.search(text)
     folder = os.path.join(os.path.dirname(path) or ".", context.group(1) if context else ".")
-    built = side_text(os.path.join(folder, dockerfile.group(1) if dockerfile else "Dockerfile"), _BUILD_CAP) \
-        if "$" not in folder else None
+    host = os.path.join(folder, dockerfile.group(1) if dockerfile else "Dockerfile")
+    inside = "$" not in host and os.path.realpath(host).startswith(project_root(path))  # never a file beside the tree
+    built = side_text(host, _BUILD_CAP) if inside else None
     return built is not None and any(_ENGINE_WORD.search(line) for line in built.split("\n")
                                      if not line.lstrip().startswith("#"))
 

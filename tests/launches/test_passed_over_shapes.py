@@ -766,10 +766,11 @@ def test_a_gpu_service_of_the_repositorys_own_build_in_a_file_naming_an_engine_i
     assert read_path("docker-compose.yml", text.replace("the vLLM fork", "a fork")).findings == []
 
 
-def test_a_gpu_service_built_from_a_dockerfile_that_names_an_engine_is_said(tmp_path):
+def test_a_gpu_service_built_from_a_dockerfile_that_names_an_engine_is_said(tmp_path, monkeypatch):
     """Sample K250 (measured: silent): a compose file naming no engine builds `docker/Dockerfile` (context `..`),
     whose ENTRYPOINT is the repository's serve script and whose RUN imports vLLM, and reserves a GPU for it: said at
-    the build. A Dockerfile that names an engine only in a comment says nothing."""
+    the build. A Dockerfile that names an engine only in a comment says nothing, nor one outside the project."""
+    monkeypatch.chdir(tmp_path)  # the project: a Dockerfile beyond it is never read
     (tmp_path / "docker").mkdir()
     dockerfile = tmp_path / "docker" / "Dockerfile"
     dockerfile.write_text("FROM ghcr.io/o/base@sha256:1\n# the pinned vLLM build\n"
@@ -780,6 +781,9 @@ def test_a_gpu_service_built_from_a_dockerfile_that_names_an_engine_is_said(tmp_
                        "            - driver: nvidia\n              capabilities: [gpu]\n    command: [\"/model\"]\n")
     (note,) = read_path(str(compose)).findings
     assert (note.code, _at(note.span)) == ("KV008", (3, 5)) and "the Dockerfile it builds names an engine" in note.message
+    outside = compose.read_text().replace("context: ..", "context: ../..")
+    (tmp_path / "docker" / "far.yaml").write_text(outside)
+    assert read_path(str(tmp_path / "docker" / "far.yaml")).findings == []
     dockerfile.write_text(dockerfile.read_text().replace("RUN python3 -c 'from vllm.x import y'\n", ""))
     assert read_path(str(compose)).findings == []
 
