@@ -85,6 +85,7 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
         if kind == "map":
             # a map with none of the keys the four tests read is none of them (most maps of a manifest)
             if node.has_any(_CONTAINER_KEYS) and (_argv_like(node.get("command")) or _argv_like(node.get("args"))
+                                                  or _cmd_of_image(node)
                                                   or _env_configured_image(node) or _format_engine(node)
                                                   or _engine_build_on_gpus(node) or _engine_image_only(node)):
                 yield node, anc
@@ -99,7 +100,14 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
 
 
 # what _argv_like, _env_configured_image, _format_engine and _engine_build_on_gpus ask
-_CONTAINER_KEYS = ("command", "args", "env", "storageUri", "storage", "resources")
+_CONTAINER_KEYS = ("command", "args", "env", "storageUri", "storage", "resources", "cmd")
+
+
+def _cmd_of_image(node: YNode) -> bool:
+    """A platform's container spec that spells Docker's `Cmd` (a Nosana job's `{image, cmd: [...], gpu: true}`, sample
+    K259): the words go to the image's entry point, as a Kubernetes container's `args:` do."""
+    return node.get("command") is None and node.get("args") is None and node.get("image") is not None \
+        and _argv_like(node.get("cmd"))
 
 
 FORMAT_NOTE = ("KServe predictor with modelFormat {engine} and no arguments: the engine's flags are in the "
@@ -466,7 +474,8 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
     """command + args as fields, or the script node when they run `sh -c SCRIPT`, with the words
     after the script ($0, then "$@": the LeaderWorkerSet `sh -c '... "$@"' --` + `args:` pattern)."""
     items: list[YNode] = []
-    for key in ("command", "args"):
+    keys = ("command", "args") if c.get("command") is not None or c.get("args") is not None else ("cmd",)
+    for key in keys:
         node = c.get(key)
         if node is None:
             continue

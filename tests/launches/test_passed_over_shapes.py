@@ -812,3 +812,14 @@ def test_a_recipes_command_is_filled_from_its_defaults():
     (d,) = read_path("recipe.yaml", text).deployments
     assert (d.get("max_model_len"), d.get("tensor_parallel_size"), d.invalid_values) == (32768, 2, ())
     assert not d.settings["speculative_config"].resolved
+
+
+def test_a_platforms_container_spec_spelling_dockers_cmd_hands_it_to_the_image():
+    """Sample K259's Nosana job definition (measured: said, not read): `{"type": "container/run", "args": {"cmd":
+    ["--model", M, "--max-model-len", "30000"], "gpu": true, "image": "docker.io/vllm/vllm-openai:v0.10.2"}}`: `cmd`
+    is Docker's Cmd, the words the image's entry point is given."""
+    text = ('{"ops": [{"type": "container/run", "id": "x", "args": {\n  "cmd": ["--model", "org/m",\n'
+            '    "--max-model-len", "30000"],\n  "gpu": true,\n  "image": "docker.io/vllm/vllm-openai:v0.10.2"}}]}\n')
+    (d,) = read_path("job.json", text).deployments
+    assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len"), d.engine_version) == \
+        ("vllm", "org/m", (2, 22), 30000, "0.10.2")
