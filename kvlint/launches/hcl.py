@@ -64,6 +64,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 
         out += manifests(path, text)
     out += _heredoc_scripts(path, text)
+    out += _inline_commands(path, text) if "inline" in text else []
     if not out:  # an ECS container definition (`command = [...]` beside `image = local.x`): its literal list
         from kvlint.launches.literals import launches_in
 
@@ -137,6 +138,33 @@ def _heredoc_scripts(path: str, text: str) -> list[Deployment]:
             module = module_values(path) if "var." in body or "local." in body else {}
         body = _TEMPLATE.sub(partial(_for_shell, module), body)
         out += read_script(path, "\n" * text.count("\n", 0, h.end()) + body).deployments  # its here-documents too
+    return out
+
+
+_INLINE = lazy(r"\binline[ \t]*=[ \t]*\[")
+_QUOTED = lazy(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def _inline_commands(path: str, text: str) -> list[Deployment]:
+    """The launches of a `remote-exec` provisioner's `inline = ["cmd", ...]` (sample K259: `docker run ... vllm/
+    vllm-openai:latest --model ${var.vllm_model} ...` on the instance Terraform made): each string a command the
+    machine runs, read as a script at its own place, `\\"` the shell's `"`, Terraform's `${var.X}` the module's
+    literal or a variable the script leaves unresolved."""
+    from kvlint.launches.shellfile import read as read_script
+    from kvlint.launches.terraform_helm import module_values
+
+    out: list[Deployment] = []
+    for m in list(_INLINE.finditer(text))[:_MAX_HEREDOCS]:
+        end = block_end(text, m.end() - 1)
+        strings = [q for q in _QUOTED.finditer(text, m.end(), end) if any(w in q.group(1) for w in _WORDS)]
+        if not strings:
+            continue
+        chars = ["\n" if c == "\n" else " " for c in text[:end]]
+        for q in strings:  # each command at its place, the rest blanked (a line per string, as written)
+            chars[q.start(1):q.end(1)] = q.group(1).replace('\\"', ' "')
+        module = module_values(path) if "var." in text or "local." in text else {}
+        script = _TEMPLATE.sub(partial(_for_shell, module), "".join(chars))
+        out += read_script(path, script).deployments
     return out
 
 

@@ -823,3 +823,14 @@ def test_a_platforms_container_spec_spelling_dockers_cmd_hands_it_to_the_image()
     (d,) = read_path("job.json", text).deployments
     assert (d.engine, d.model, _at(d.model_span), d.get("max_model_len"), d.engine_version) == \
         ("vllm", "org/m", (2, 22), 30000, "0.10.2")
+
+
+def test_a_remote_exec_provisioners_inline_commands_are_read_as_a_script():
+    """Sample K259 (measured: said, not read): `provisioner "remote-exec" { inline = ["docker run --gpus all ...
+    --env \\"HF_TOKEN=${var.t}\\" -d vllm/vllm-openai:latest --model ${var.vllm_model} --port 8000"] }`: each string is
+    a command the machine runs, at its place; Terraform's `${var.X}` a value the file leaves open."""
+    text = ('resource "null_resource" "v" {\n  provisioner "remote-exec" {\n    inline = [\n'
+            '      "docker run --gpus all --env \\"T=${var.t}\\" -d vllm/vllm-openai:latest --model org/m '
+            '--max-model-len 4096 --port 8000"\n    ]\n    connection {\n      type = "ssh"\n    }\n  }\n}\n')
+    (d,) = read_path("main.tf", text).deployments
+    assert (d.engine, d.model, d.model_span.line, d.get("max_model_len")) == ("vllm", "org/m", 4, 4096)
