@@ -52,7 +52,6 @@ from collections.abc import Iterator
 from kvlint.deployment import Deployment, InvalidValue
 from kvlint.engines import get_engine
 from kvlint.findings import Finding, Severity
-from kvlint.lazyre import lazy
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
 
@@ -173,16 +172,10 @@ def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
 
 
 def _read_by_older(reading: str, bad: InvalidValue) -> bool:
-    """Whether the refusal is the one the older reading changes: a word after a switch, KEY=VALUE pairs where
-    JSON is required, or a choice the option has since dropped (`--mamba-cache-mode all`)."""
-    if reading == "word":
-        return " takes no value, so " in bad.reason
-    if reading.startswith("choice:"):
-        return bad.reason.startswith("valid: ") and bad.raw.strip("\"'").lower() == reading[len("choice:"):]
-    return bad.reason.startswith("not valid JSON") and _KEY_VALUES.fullmatch(bad.raw.strip("\"'")) is not None
+    """Whether the refusal is the one the older reading changes (kvlint.flags.flag_values.read_by_older)."""
+    from kvlint.flags.flag_values import read_by_older
 
-
-_KEY_VALUES = lazy(r"[A-Za-z_]\w*=\d+(?:,[A-Za-z_]\w*=\d+)*")
+    return read_by_older(reading, bad.raw, bad.reason)
 
 
 def _extends_a_choice(raw: str, reason: str) -> str | None:

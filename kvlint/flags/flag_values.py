@@ -128,3 +128,16 @@ def json_or_human(engine: str, raw: str) -> Any:
             return syntax_of(engine).human_int(raw)
         except ValueError:
             return raw
+
+
+def read_by_older(reading: str, raw: str, reason: str) -> bool:
+    """Whether a refusal is the one an older release's reading changes (the engine record's `older_readings`): a word
+    after a switch, KEY=VALUE pairs where JSON is required, or a choice the option has since dropped."""
+    if reading == "word":
+        return " takes no value, so " in reason
+    if reading.startswith("choice:"):
+        return reason.startswith("valid: ") and raw.strip("\"'").lower() == reading[len("choice:"):]
+    return reason.startswith("not valid JSON") and _KEY_VALUES.fullmatch(raw.strip("\"'")) is not None
+
+
+_KEY_VALUES = lazy(r"[A-Za-z_]\w*=\d+(?:,[A-Za-z_]\w*=\d+)*")

@@ -342,10 +342,24 @@ def _replace(r: Resolved, **changes: Any) -> Resolved:
 def _reader_block(r: Resolved) -> str | None:
     """Why the readers' output cannot be sized at all (refused values come first: the engine exits)."""
     dep = r.deployment
-    if dep.invalid_values:
-        bad = dep.invalid_values[0]
+    refused = [bad for bad in dep.invalid_values if not _read_on_release(r, bad)]
+    if refused:
+        bad = refused[0]
         return f"{r.engine.title} rejects {bad.flag} {bad.raw}".rstrip() + f" ({bad.reason}): fix KV007 first"
     return None
+
+
+def _read_on_release(r: Resolved, bad: InvalidValue) -> bool:
+    """Whether the release the launch pins reads the value (an older reading: `--limit-mm-per-prompt image=5` on
+    vLLM 0.5.5 to 0.9.2, sample K259's image installing 0.7.3): it starts, so it is sized, and KV007 says nothing."""
+    from kvlint.flags.flag_table import earlier
+    from kvlint.flags.flag_values import read_by_older
+
+    era = r.engine.older_readings.get(bad.flag or "")
+    pinned = r.version.version
+    if era is None or pinned is None or not read_by_older(era[0], bad.raw, bad.reason):
+        return False
+    return not earlier(pinned, era[1]) and not earlier(era[2], pinned)
 
 
 def _model_skip(r: Resolved) -> str:

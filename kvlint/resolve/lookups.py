@@ -241,6 +241,10 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
     if dep.image is None and dep.container is not None:
         return VersionLookup(None, "default", newest, why=f"it runs in the container {dep.container}, which the file "
                                                           "does not start: its image's release")
+    if dep.image is None and dep.path.lower().endswith(".py"):  # a program the repository's image runs (sample
+        built = _built_image(dep.path, engine, newest)  # K259: `CMD ["python3.11", "-u", "/handler.py"]` after `RUN
+        if built is not None and built.version is not None:  # pip install vllm==0.7.3`): the release it installs
+            return built
     host = dep.image is None and _host_script(dep.path)
     if host:
         built = _built_image(dep.path, engine, newest)

@@ -67,3 +67,19 @@ def test_a_value_older_releases_read_on_a_vendors_build_is_that_builds_to_decide
     plain.write_text("vllm serve org/m --limit-mm-per-prompt image=2\n")
     (host,) = lint([str(plain)], LintOptions(select=("KV007",))).findings
     assert host.severity == Severity.WARNING
+
+
+def test_a_value_the_pinned_release_reads_is_sized_and_the_release_a_repository_image_installs_pins_it(tmp_path):
+    """Sample K259's RunPod handler (measured: a KV007 warning a reviewer calls noise): `subprocess.Popen([...,
+    "vllm.entrypoints.openai.api_server", ..., "--limit-mm-per-prompt", "image=5"])` in a program the repository's
+    Dockerfile runs (`RUN pip install vllm==0.7.3`, `CMD ["python3.11", "-u", "/handler.py"]`): 0.7.3 reads `image=5`,
+    so there is no finding and the launch is sized, not skipped for a value the engine rejects."""
+    (tmp_path / "Dockerfile").write_text("FROM runpod/base:0.6.2\nRUN pip install vllm==0.7.3 runpod\n"
+                                         "COPY handler.py /handler.py\nCMD [\"python3.11\", \"-u\", \"/handler.py\"]\n")
+    (tmp_path / "handler.py").write_text(
+        'import subprocess\nsubprocess.Popen(["python3", "-m", "vllm.entrypoints.openai.api_server", "--model",\n'
+        '    "Qwen/Qwen2.5-7B-Instruct", "--limit-mm-per-prompt", "image=5"])\n')
+    result = lint([str(tmp_path / "handler.py")], LintOptions(select=("KV007",)))
+    assert result.findings == []
+    (launch,) = result.launches
+    assert launch.skip_kind != "rejected-value"
