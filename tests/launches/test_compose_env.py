@@ -364,6 +364,7 @@ def test_a_launch_read_in_a_script_the_service_mounts_is_placed_at_the_service(t
     from kvlint.lint import LintOptions, lint
 
     monkeypatch.chdir(tmp_path)  # the script is read inside the tree being checked
+    (tmp_path / ".kvlint.yaml").write_text("{}\n")  # which its configuration marks
     (launch,) = lint([str(p)], LintOptions(select=("KV003",))).launches
     assert (launch.span.path, launch.span.line) == (str(p), 4)
 
@@ -377,6 +378,7 @@ def test_a_mounted_script_run_by_a_shell_string_gets_the_strings_arguments(tmp_p
     p.write_text("services:\n  v:\n    image: vllm/vllm-openai:v0.11.0\n    entrypoint: [\"/bin/bash\", \"-c\"]\n"
                  "    command: [\"/app/serve.sh org/m 8192\"]\n    volumes:\n      - ./serve.sh:/app/serve.sh\n")
     monkeypatch.chdir(tmp_path)
+    (tmp_path / ".kvlint.yaml").write_text("{}\n")  # the project the script lies in
     from kvlint.launches import read_path
 
     (d,) = read_path("compose.yaml").deployments  # read where `kvlint check` reads it: inside the tree

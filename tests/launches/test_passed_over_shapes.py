@@ -770,7 +770,8 @@ def test_a_gpu_service_built_from_a_dockerfile_that_names_an_engine_is_said(tmp_
     """Sample K250 (measured: silent): a compose file naming no engine builds `docker/Dockerfile` (context `..`),
     whose ENTRYPOINT is the repository's serve script and whose RUN imports vLLM, and reserves a GPU for it: said at
     the build. A Dockerfile that names an engine only in a comment says nothing, nor one outside the project."""
-    monkeypatch.chdir(tmp_path)  # the project: a Dockerfile beyond it is never read
+    monkeypatch.chdir(tmp_path)  # the project (its configuration marks it): a Dockerfile beyond it is never read
+    (tmp_path / ".kvlint.yaml").write_text("{}\n")
     (tmp_path / "docker").mkdir()
     dockerfile = tmp_path / "docker" / "Dockerfile"
     dockerfile.write_text("FROM ghcr.io/o/base@sha256:1\n# the pinned vLLM build\n"
