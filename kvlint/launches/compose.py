@@ -577,7 +577,7 @@ def _mounted_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], en
     if at is None:  # `bash -c "/app/run.sh --worker"`: the string's words after the script (sample K254)
         at, positional = _string_positional(fields, target)
     launches, _, notes = run_script(Mapped.whole(host, text.replace("\r\n", "\n")), variables,
-                                    positional=positional)
+                                    positional=positional, taken_only=positional is not None)
     how = "mounted from" if _mounted_host(yf.path, svc, target) is not None else "which the build copies in from"
     note = f"the command runs {target}, {how} {os.path.relpath(host, os.path.dirname(yf.path) or '.')}"
     ctx = LaunchContext(name, image or _build_base(svc), notes=(note, *notes))

@@ -153,6 +153,9 @@ class _State:
     path: tuple[Fact, ...] = ()  # what the caller's `if` / `case` arms hold of variables where it called this body
     tested: list[_Tested] = field(default_factory=list)  # closed statements whose arms all test one variable
     gathered: set[str] = field(default_factory=set)  # arrays a loop fills with run-time words (`args+=("$1")`)
+    # the script is run once with arguments a caller states (a compose service's command): an arm its values decide
+    # against does not run, so its commands are no alternatives of the file (sample K254's Ray worker service)
+    taken_only: bool = False
     produced: set[str] = field(default_factory=set)  # arrays `mapfile` fills with a program's output lines
     unsourced: list[str] = field(default_factory=list)  # files the script sources that kvlint cannot read
     array_loops: dict[str, int] = field(default_factory=dict)  # NAME -> the loop depth its `NAME=(...)` was made at
@@ -177,14 +180,14 @@ def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, s
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
                positional: Positional | None = None, written: dict[str, str] | None = None,
-               ) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
+               taken_only: bool = False) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
     """Launches in a script, the variables at its end, and notes about what was odd.
 
     `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
     the rest are `"$@"`; None when they are not known (a script file run by whoever calls it). `written`: the
     calling script's values known only in part, as written (`BIN=$HOME/venv/bin/vllm`), which "$@" may hold."""
     state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text),
-                   written=dict(written or {}))
+                   written=dict(written or {}), taken_only=taken_only)
     _read(m, state, depth)
     return state.launches, state.env, state.notes
 
@@ -213,7 +216,7 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         # an arm of a `case` whose subject the script fixes, and which it does not match; a command after `[ TEST ] &&`
         # (`||`) whose test the script decides against it
         decided = _decided(commands, k, prev_sep, m, state)
-        runs = not _in_dead_arm(state) and decided is not False
+        runs = not _in_dead_arm(state) and decided is not False and not (state.taken_only and _in_aside(state))
         guarded = prev_sep in ("&&", "||") and decided is None  # a test the script decides guards nothing
         state.conditional += guarded
         blank = _blank_escaped(cmd.words, m)
@@ -244,8 +247,11 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             state.defined[name] = state.launches[before:]
     if depth == 0 and state.arrays:
         state.launches.extend(_array_commands(state))
-    if state.called:  # a function's launches are those of its calls, with their arguments, not of its body alone
-        drop = {id(f) for name in state.called for f in state.defined.get(name, [])}
+    if state.called or (state.taken_only and state.defined):
+        # a function's launches are those of its calls, with their arguments, not of its body alone; in a run with
+        # stated arguments a function no taken path calls does not run at all
+        uncalled = [name for name in state.defined if name not in state.called] if state.taken_only else []
+        drop = {id(f) for name in (*state.called, *uncalled) for f in state.defined.get(name, [])}
         state.launches = _distinct_calls([f for f in state.launches if id(f) not in drop], state.call_keys)
     if depth == 0 and state.beside is not None:
         state.launches = [replace(f, beside=state.beside) if id(f) in state.background else f for f in state.launches]
@@ -656,6 +662,11 @@ def _decided(commands: list, k: int, prev_sep: str, m: Mapped, state: _State) ->
 
 def _in_dead_arm(state: _State) -> bool:
     return any(statement.dead or statement.impossible for statement in state.arms)
+
+
+def _in_aside(state: _State) -> bool:
+    """Inside an arm the script's values decide against (read aside: an alternative the file writes)."""
+    return any(statement.aside is not None for statement in state.arms)
 
 
 Fact = tuple[str, frozenset[str], bool]  # (variable, literals, whether it is one of them or none of them)
@@ -1307,7 +1318,8 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
                  arrays=dict(state.arrays), shared=state.shared, built=state.built, folders=dict(state.folders),
                  loops=state.loops, loop_kinds=list(state.loop_kinds), path=_path(state), tested=list(state.tested),
                  defaulted=set(state.defaulted),  # a default the caller may override stays one in the body
-                 ray_started=state.ray_started)  # a Ray cluster started before the call: the body's engine runs on it
+                 # a Ray cluster started before the call holds the body's engine
+                 ray_started=state.ray_started, taken_only=state.taken_only)
     tokens = state.shared.tokens.get(id(body))
     if tokens is None:  # a body is read once per call: tokenized once
         tokens = state.shared.tokens[id(body)] = tokenize(body)

@@ -383,3 +383,25 @@ def test_a_mounted_script_run_by_a_shell_string_gets_the_strings_arguments(tmp_p
 
     (d,) = read_path("compose.yaml").deployments  # read where `kvlint check` reads it: inside the tree
     assert (d.model, d.get("max_model_len")) == ("org/m", 8192)
+
+
+def test_a_script_a_service_runs_with_stated_arguments_runs_only_the_path_they_take(tmp_path, monkeypatch):
+    """Sample K254's Ray services (measured: the worker counted a launch too): one mounted script, run by the head
+    service with `--head` and by the worker with `--worker`; its `if [[ "$MODE" == head ]]` arm calls the function
+    that starts vLLM. Run with stated arguments, the worker takes the other arm and calls nothing that serves: one
+    launch, the head's. The script read on its own keeps its arms as the alternatives it writes."""
+    from kvlint.launches import read_path
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".kvlint.yaml").write_text("{}\n")  # the project the script lies in
+    script = ('serve() {\n  vllm serve org/m --tensor-parallel-size 8\n}\nwhile [[ $# -gt 0 ]]; do\n  case $1 in\n'
+              '    --head) MODE=head; shift 1 ;;\n    --worker) MODE=worker; shift 1 ;;\n  esac\ndone\n'
+              'if [[ "$MODE" == "head" ]]; then\n  ray start --head\n  serve\nelse\n  ray start --block --address=h\nfi\n')
+    (tmp_path / "run.sh").write_text(script)
+    service = ("  {name}:\n    image: vllm/vllm-openai:v0.11.0\n    entrypoint: [\"/bin/bash\", \"-c\"]\n"
+               "    command: [\"/app/run.sh --{name}\"]\n    volumes:\n      - ./run.sh:/app/run.sh\n")
+    (tmp_path / "compose.yaml").write_text("services:\n" + service.format(name="head") + service.format(name="worker"))
+    assert [d.name for d in read_path("compose.yaml").deployments] == ["head"]
+    (tmp_path / "worker.yaml").write_text("services:\n" + service.format(name="worker"))
+    assert read_path("worker.yaml").deployments == []
+    assert len(read_path("run.sh").deployments) == 1
