@@ -81,15 +81,22 @@ def _docs(text: str) -> list[Any]:
         return []
 
 
-def _paths(data: Any, prefix: tuple = ()) -> list[tuple]:
-    """Every path to a node in plain data (bounded walk: seeds are small)."""
+_MAX_PATH_DEPTH = 64  # a mutant's YAML aliases can make data that holds itself (`&a [*a]`): the walk stops there
+
+
+def _paths(data: Any, prefix: tuple = (), seen: frozenset[int] = frozenset()) -> list[tuple]:
+    """Every path to a node in plain data, bounded: no deeper than _MAX_PATH_DEPTH, and never into a node the path
+    already passed through (seed 48 drew a mutant whose aliases made a list hold itself)."""
     out = [prefix]
+    if len(prefix) >= _MAX_PATH_DEPTH or id(data) in seen:
+        return out
+    inner = seen | {id(data)}
     if isinstance(data, dict):
         for k, v in data.items():
-            out.extend(_paths(v, prefix + (k,)))
+            out.extend(_paths(v, prefix + (k,), inner))
     elif isinstance(data, list):
         for i, v in enumerate(data):
-            out.extend(_paths(v, prefix + (i,)))
+            out.extend(_paths(v, prefix + (i,), inner))
     return out
 
 
