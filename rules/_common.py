@@ -69,11 +69,10 @@ def first_read(engine: str) -> str:
 
 
 def older(version: str, than: str) -> bool:
-    """Whether release `version` comes before release `than` (by their first three numbers)."""
-    def key(v: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+    """Whether release `version` comes before release `than` (by their first three numbers: the flag tables' order)."""
+    from kvlint.flags.flag_table import earlier
 
-    return bool(key(version)) and bool(key(than)) and key(version) < key(than)
+    return earlier(version, than)
 
 
 def fp8_kv(engine: str) -> str:
@@ -218,26 +217,27 @@ def vendor_platform(dep: Deployment) -> str | None:
 _SLIP = 0.7  # a slip is one or two edits of a choice (`nome`, `prefil`: 0.75 and up); `ananke` beside `none` is 0.6
 
 
+def _choices(raw: str, reason: str) -> list[str] | None:
+    """The valid choices a refusal lists (`valid: a, b`), lower-cased; None when it lists none or the value is an
+    expansion or a JSON value (`$X`, `{...}`), no choice of its own."""
+    if not reason.startswith("valid: ") or not raw or raw.startswith(("$", "{")):
+        return None
+    return [v.strip().lower() for v in reason[len("valid: "):].split(",") if v.strip()]
+
+
 def no_slip(raw: str, reason: str) -> bool:
     """An invalid choice that is no slip of a valid one (one or two edits away): `flashqla_sm75` beside `flashinfer`,
     a build's own value, not a typo of a stock one."""
-    if not reason.startswith("valid: ") or not raw or raw.startswith(("$", "{")):
-        return False
     from kvlint.suggest import close_matches
 
-    choices = [v.strip().lower() for v in reason[len("valid: "):].split(",") if v.strip()]
-    return not close_matches(raw.lower(), choices, n=1, cutoff=_SLIP)
+    choices = _choices(raw, reason)
+    return choices is not None and not close_matches(raw.lower(), choices, n=1, cutoff=_SLIP)
 
 
 def unrelated_choice(raw: str, reason: str) -> bool:
     """An invalid choice unrelated to every valid one (`--disaggregation-mode language` against null, prefill,
     decode: an SGLang development branch's mode) may be a newer or another build's value; a slip (`prefil`) or a
     spelling of the same family (`fp16` beside `fp8`) is not."""
-    if not reason.startswith("valid: ") or not raw or raw.startswith(("$", "{")):
-        return False
-    from kvlint.suggest import close_matches
-
-    choices = [v.strip().lower() for v in reason[len("valid: "):].split(",") if v.strip()]
-    low = raw.lower()
-    related = any(c[:2] == low[:2] or c in low or low in c for c in choices)  # `fp16` beside fp8: a wrong spelling
-    return not related and not close_matches(low, choices, n=1, cutoff=_SLIP)
+    choices, low = _choices(raw, reason), raw.lower()
+    related = choices is None or any(c[:2] == low[:2] or c in low or low in c for c in choices)  # `fp16` beside fp8
+    return not related and no_slip(raw, reason)

@@ -158,7 +158,7 @@ def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
     if pinned is None and _image_decides(ctx):
         return (f" on the newest {title} release ({_table_version(engine)} assumed); the image "
                 f"{ctx.deployment.image} names no release kvlint reads and {read}, so the image's release decides")
-    if pinned is None and ctx.version_source == "default" and ctx.version_why:  # a vendor's build runs it
+    if _vendor_decides(ctx):  # a vendor's build runs it
         return (f" on the newest {title} release ({_table_version(engine)} assumed); the launch pins none "
                 f"({ctx.version_why}) and {read}, so that build's release decides")
     if pinned is None and ctx.release_open:  # a host install, or a command no image or setting pins (a README's)

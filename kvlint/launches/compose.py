@@ -26,6 +26,7 @@ from kvlint.launches.images import (
     known_image,
     named_engine,
     older_default_launch,
+    shipped_engine,
     stand_in,
     tag_named_engine,
 )
@@ -961,8 +962,6 @@ def _gpu_build_named(image: str | None, svc: YNode) -> str | None:
         return None
     if known_image(image):  # an image kvlint knows carries the engine with an entry point of its own (a build's
         # `ghcr.io/org/vllm-rocm-tq`, sample K256, whose script reads MODEL_NAME): the engine, not its server entry
-        from kvlint.launches.images import shipped_engine
-
         return shipped_engine(image) if entrypoint_engine(image) is None else None
     return named_engine(image) or tag_named_engine(image)
 

@@ -154,6 +154,7 @@ def _inline_commands(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.terraform_helm import module_values
 
     out: list[Deployment] = []
+    module: dict[str, str] | None = None  # the module's variables, read once for every list that uses them
     for m in list(_INLINE.finditer(text))[:_MAX_HEREDOCS]:
         end = block_end(text, m.end() - 1)
         strings = [q for q in _QUOTED.finditer(text, m.end(), end) if any(w in q.group(1) for w in _WORDS)]
@@ -162,7 +163,8 @@ def _inline_commands(path: str, text: str) -> list[Deployment]:
         chars = ["\n" if c == "\n" else " " for c in text[:end]]
         for q in strings:  # each command at its place, the rest blanked (a line per string, as written)
             chars[q.start(1):q.end(1)] = q.group(1).replace('\\"', ' "')
-        module = module_values(path) if "var." in text or "local." in text else {}
+        if module is None:
+            module = module_values(path) if "var." in text or "local." in text else {}
         script = _TEMPLATE.sub(partial(_for_shell, module), "".join(chars))
         out += read_script(path, script).deployments
     return out

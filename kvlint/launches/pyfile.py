@@ -101,8 +101,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         # program of a language kvlint has no parser for is (kvlint.launches.notes.read_code); else the never-silent
         # note says the file was passed over
         return (_unparsed(path, text, exc), []) if within is None else ([], [])
-    src = _Source(path, text, LineIndex(text), _scopes(tree, bound), within)
-    src.tree = tree
+    src = _Source(path, text, LineIndex(text), _scopes(tree, bound), within, tree)
     seen: set[int] = set()
     out: list[Deployment] = []
     sdk_notes: list[Finding] = []
@@ -831,11 +830,11 @@ class _Source:
     as a notebook cell, whose every character is mapped to its place in the file."""
 
     def __init__(self, path: str, text: str, index: LineIndex, scopes: dict[int, dict[str, str]],
-                 within: Mapped | None = None):
+                 within: Mapped | None = None, tree: ast.Module | None = None):
         self.path, self.text, self.index, self.scopes, self.within = path, text, index, scopes, within
+        self.tree = tree  # the parsed module, for names bound to a dict (kvlint.launches.pyflags)
         self._bytes: dict[int, bytes] = {}  # line -> its UTF-8 bytes, encoded once (ast's columns are bytes)
         self._owners: dict[int, tuple] | None = None
-        self.tree: ast.Module | None = None  # the parsed module, for names bound to a dict (kvlint.launches.pyflags)
 
     def owners(self, tree: ast.Module) -> dict[int, tuple]:
         """Each node's enclosing functions and classes (kvlint.launches.pycalls.owners), computed once when asked."""
