@@ -56,7 +56,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     text = _without_html_comments(text) if "<!--" in text else text
     script = shell_blocks(text)
     others = _yaml_launches(path, text) + _powershell_launches(path, text) + _unit_launches(path, text) \
-        + _python_launches(path, text) + _unfenced_launches(path, text)
+        + _python_launches(path, text) + _dockerfile_launches(path, text) + _unfenced_launches(path, text)
     if not others and not any(w in script.lower() for w in _WORDS):
         # code blocks that name no engine in a document that does: a server program of its own may start it
         # (`python -m api_server --model M` under "Start the vLLM inference server", sample K206): said, not passed
@@ -386,6 +386,23 @@ def _unit_launches(path: str, text: str) -> list[Deployment]:
     return textfile.read(path, body).deployments if any(w in body.lower() for w in _WORDS) else []
 
 
+_DOCKERFILE_INFO = frozenset({"dockerfile", "docker", "containerfile"})
+
+
+def _dockerfile_launches(path: str, text: str) -> list[Deployment]:
+    """The launches of the Dockerfiles a runbook shows (```` ```dockerfile ````), each block alone as the image it
+    builds: a CMD that carries a model for the engine's entry point is that image's default launch (counting rule
+    5), one with no model is the image, no launch (kvlint.launches.dockerfile reads both; sample K261)."""
+    from kvlint.launches.dockerfile import read_dockerfile
+
+    out: list[Deployment] = []
+    for start, end in _block_ranges(text, _DOCKERFILE_INFO):
+        body = text[start:end]
+        if any(w in body.lower() for w in _WORDS):
+            out.extend(read_dockerfile(path, "\n" * text.count("\n", 0, start) + body))
+    return out
+
+
 _PY_INFO = frozenset({"python", "py", "python3", "ipython", "pycon"})
 
 
@@ -616,7 +633,8 @@ _YAML_LINE = lazy(r"[ \t]*(?:-[ \t]|#|---|[\w.\"'-]+[ \t]*:(?:[ \t]|$))")
 # labels another reader takes (YAML, PowerShell, units, Python) or that hold no command (JSON, diffs, output)
 _OTHER_READERS = frozenset({"yaml", "yml", "powershell", "ps1", "pwsh", "ps", "ini", "dosini", "systemd", "service",
                             "conf", "cfg", "supervisor", "supervisord", "toml", "properties", "unit", "python", "py",
-                            "python3", "ipython", "pycon", "json", "jsonc", "diff", "patch", "log", "output"})
+                            "python3", "ipython", "pycon", "json", "jsonc", "diff", "patch", "log", "output",
+                            "dockerfile", "docker", "containerfile"})
 
 
 def _command_on_fence(info: str) -> bool:

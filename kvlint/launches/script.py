@@ -2004,7 +2004,7 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
         # `exec`; a bare word before an engine command is more likely prose (`// sglang serve CLI takes ...`)
         # (`b12x-kcache exec vllm serve M`, sample K240: the `exec` verb is where the handed command starts)
         handed = "/" in rest[0].text or program.endswith(_SCRIPT_SUFFIXES) or rest[k - 1].text in ("--", "exec") \
-            or rest[k].text == "exec"
+            or rest[k].text == "exec" or _bare_launcher(rest, k, direct)
         found = launch_in_argv(list(rest[k:]), env, depth + 1, state) if handed and program not in ENGINE_NAMES \
             else None  # `/opt/venv/bin/vllm vllm serve`: a template's two spellings of one program, not a launcher
         if found is None and direct:
@@ -2016,6 +2016,23 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
                 "engine command it is given")
         return replace(found, notes=(*found.notes, note))
     return None
+
+
+# a program's compound name (`standard-supervisor`, `with_retry`): words joined as no prose joins them
+_COMMAND_NAME = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
+# a helper named for what it prints (`log_info vllm serve M`, `print-step ...`): it shows the command, runs none
+_PRINTING_PARTS = frozenset({"log", "echo", "print", "printf", "info", "warn", "warning", "error", "err", "debug",
+                             "msg", "message", "say", "note", "notice", "step", "banner", "status", "fail", "die",
+                             "title", "header", "section", "hint", "tip", "show", "display", "trace", "verbose"})
+
+
+def _bare_launcher(rest: list[Field], k: int, direct: bool) -> bool:
+    """A program of a compound name handed an engine command right after it, or after options alone
+    (`standard-supervisor vllm serve M ...`, a supervisor that restarts the server; sample K261): it runs that
+    command, as `nohup` does, whatever it is called; options before it may take one value each. A plain word before
+    an engine command (`cli vllm serve M`) may be prose, and stays none."""
+    return direct and _COMMAND_NAME.fullmatch(rest[0].text) is not None \
+        and _PRINTING_PARTS.isdisjoint(re.split(r"[-_]", rest[0].text)) and all(w.text.startswith("-") or rest[j].text.startswith("-") for j, w in enumerate(rest[1:k]))
 
 
 # commands that print, record or match their arguments: a shell command among them is text, not run

@@ -63,6 +63,22 @@ def test_a_bare_launcher_word_handing_its_command_over_with_an_exec_verb():
     assert read_path("notes.sh", "cli vllm serve org/m\n").deployments == []
 
 
+def test_a_compound_named_program_handed_an_engine_command_runs_it():
+    """Sample K261's supervisor README (measured: 9 launches missed, said): `standard-supervisor vllm serve M ...`,
+    in a script or an exec-form CMD, is a program that runs the command it is handed (as `nohup` does), so the launch
+    is that command; after options alone too. A plain word before it (`cli`) may be prose and stays none."""
+    got = read_path("run.sh", "standard-supervisor vllm serve org/a --max-model-len 2048\n"
+                              "with-retry --tries 3 python -m sglang.launch_server --model-path org/b --tp 2\n"
+                              ).deployments
+    assert [(d.engine, d.model, _at(d.model_span)) for d in got] == [("vllm", "org/a", (1, 32)),
+                                                                     ("sglang", "org/b", (2, 66))]
+    assert got[0].get("max_model_len") == 2048 and got[1].get("tp_size") == 2
+    docker = read_path("Dockerfile", 'FROM vllm/vllm-openai:latest\nENTRYPOINT ["standard-supervisor"]\n'
+                                     'CMD ["vllm", "serve", "org/d", "--port", "8080"]\n').deployments
+    assert [(d.model, _at(d.model_span)) for d in docker] == [("org/d", (3, 24))]
+    assert read_path("notes.sh", "cli vllm serve org/m\n").deployments == []
+
+
 def test_an_exec_form_json_rejects_is_a_shell_command_to_docker():
     """Sample K31's RunPod Dockerfile (measured: missed, said as an image with no model): `CMD ["bash", "-c", "...
     [ \\$i -eq 300 ] ..."]` is not JSON (`\\$` is no escape), so Docker runs the text as a shell command whose first

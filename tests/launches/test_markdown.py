@@ -403,3 +403,18 @@ def test_powershell_continuations_in_a_bash_block_do_not_swallow_the_blocks_afte
             "  --index-strategy unsafe-best-match\n```\n\n```bash\nvllm serve openai/gpt-oss-20b --port 8000\n```\n")
     (d,) = read_path("README.md", text).deployments
     assert (d.model, d.model_span.line, d.model_span.col) == ("openai/gpt-oss-20b", 9, 12)
+
+
+def test_a_runbooks_dockerfile_blocks_are_the_images_they_build():
+    """Sample K261's README (measured: 5 launches missed): each ```` ```dockerfile ```` block is read alone as the
+    image it builds: a CMD carrying a model is that image's default launch (counting rule 5), one with none is the
+    image, and a shell block is still not read as a Dockerfile."""
+    text = ("# Images\n\n```dockerfile\nFROM vllm/vllm-openai:latest\n"
+            'CMD ["standard-supervisor", "vllm", "serve", "org/a", "--dtype", "auto"]\n```\n\n'
+            "```Dockerfile\nFROM vllm/vllm-openai:latest\nENV X=1\n```\n\n"
+            "```dockerfile\nFROM lmsysorg/sglang:latest\nCMD [\"python3\", \"-m\", \"sglang.launch_server\", "
+            "\"--model-path\", \"org/b\"]\n```\n")
+    result = read_path("README.md", text)
+    assert [(d.engine, d.model, _at(d.model_span)) for d in result.deployments] == [
+        ("vllm", "org/a", (5, 47)), ("sglang", "org/b", (15, 64))]
+    assert [f.code for f in result.findings] == []
