@@ -640,23 +640,26 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
     not in the tree being checked (left out, or not checked in): the service is still the engine's deployment (its
     image, its GPUs and its environment are here), so it is a launch, configured as a build that is not read is
     (the engine's own prefixed variables: `VLLM_MODEL`, `VLLM_MAX_MODEL_LEN`), with the model unresolved when no
-    variable gives it, and TP, PP and DP left to the script. An image that does not ship the engine stays a place
-    named (KV008: kvlint.launches.compose.missing_scripts)."""
+    variable gives it, and TP, PP and DP left to the script. A build named for the engine on GPUs is the engine's
+    too (`eugr/spark-vllm-b12x:nightly`, sample K263). An image that does not ship the engine stays a place named
+    (KV008: kvlint.launches.compose.missing_scripts)."""
     from kvlint.launches import env_launch
     from kvlint.launches.images import shipped_engine
 
     target = _script_run(fields)
-    mount = _mount_of(svc, target) if target else None
+    mount = _mount_of(svc, target, host_paths=True) if target else None
     tag = interpolate(image, env)[0] if image else None
-    engine = shipped_engine(tag) if known_image(tag) else _variable_named(image) if _requests_gpu(svc) else None
+    engine = shipped_engine(tag) if known_image(tag) else \
+        (_variable_named(image) or build_named_engine(tag)) if _requests_gpu(svc) else None
     if mount is None and svc.get("build") is not None and _program_path(target) \
             and _script_host(yf.path, svc, fields) is None:
         # a program the service's own build puts in the image (`COPY start.sh /app/`), its Dockerfile or the script
         # not in the tree: an image or build named for the engine runs it (sample K189's `/usr/local/bin/start-vllm`)
         mount = ("", fields[0].span)
         engine = engine or build_named_engine(tag) or named_engine(_build_named(svc))
-    if target is None or mount is None or engine is None \
-            or (mount[0] and os.path.exists(os.path.join(os.path.dirname(yf.path), mount[0]))):
+    if target is None or mount is None or engine is None or (mount[0] and not mount[0].startswith("/")
+                                                             and os.path.exists(os.path.join(os.path.dirname(yf.path),
+                                                                                             mount[0]))):
         return []
     where = mount[1] or fields[0].span
     unseen = f"mounted from {mount[0]}" if mount[0] else "which the image's build puts in"
@@ -877,15 +880,16 @@ def missing_scripts(yf: YamlFile, doc: YNode) -> list[Finding]:
 KV008 = ("KV008", "unknown-launch-layout")
 
 
-def _mount_of(svc: YNode, target: str) -> tuple[str, Span | None] | None:
+def _mount_of(svc: YNode, target: str, host_paths: bool = False) -> tuple[str, Span | None] | None:
     """(host path, where it is written) of the short-form bind mount `./x:/target` (or `../scripts/x:/target`,
-    sample K92) of a repository path."""
+    sample K92) of a repository path; `host_paths`: an absolute path of the host too (`/home/u/deploy/serve.sh:
+    /experiment/serve.sh`, sample K263), a file no repository holds."""
     volumes = svc.get("volumes")
     for item in volumes.items if volumes is not None and volumes.is_seq else ():
         if not item.is_scalar:
             continue
         host, inside = _bind(item.text)
-        if inside.rstrip("/") == target and host.startswith(("./", "../")):
+        if inside.rstrip("/") == target and host.startswith(("./", "../", *(("/",) if host_paths else ()))):
             return host, item.span
     return None
 

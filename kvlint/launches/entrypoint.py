@@ -159,12 +159,26 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
         name = env_model(dep)
         own = any(s.resolved for s in dep.settings.values())  # a flag the command writes (not left to "$@")
         why = image_why or (_HANDS_ON if name is not None and not own and _passes_arguments(dep, text) else None)
-        if name is None or dep.image is not None or why is None or _defaulted_here(name, text):
+        if name is None or dep.image is not None or why is None or _defaulted_here(name, text) \
+                or _set_here(name, text):
             kept.append(dep)  # a script that runs the engine's container itself is where the image is run
             continue
         notes.append(_note(dep, f"the model is ${name} of the environment the image is given ({why}): the launch "
                                 "is where the image is run with it (a manifest, compose file, docker run)"))
     return kept, wrapped + notes
+
+
+def _set_here(name: str, text: str) -> bool:
+    """Whether the script gives the variable a value of its own, not its environment's (sample K263's `ARGS=$(grep
+    -v '^#' "$CONFIG" | tr '\\n' ' ')`, a profile file the script reads): the script chooses what it serves, a
+    launch whose model is open (rule 8), not an image's entry point handed the model (rule 5): a value a command
+    makes, or one with a fixed part. One made only of variables (`MODEL=${MODEL}`, `MODEL=$MODEL_ID`) is still the
+    environment's."""
+    for m in re.finditer(rf"(?m)^[ \t]*(?:export[ \t]+|local[ \t]+|readonly[ \t]+)?{re.escape(name)}=(.*)$", text):
+        value = re.sub(r"(?:^|\s)#.*$", "", m.group(1)).strip()  # a comment after the value is no part of it
+        if "$(" in value or "`" in value or re.search(r"[A-Za-z][\w.-]{2,}", re.sub(r"\$\{[^}]*\}|\$\w+", "", value)):
+            return True
+    return False
 
 
 def _defaulted_here(name: str, text: str) -> bool:

@@ -887,7 +887,7 @@ def _for_loop(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
     name = words[1].literal or ""
     if not _LOOP_NAME.match(name):
         return
-    values = [f for w in words[3:] for f in _expand(w, m, state.env, state)]
+    values = [f for w in words[3:] for f in _braced(w) or _expand(w, m, state.env, state)]
     line = m.at(words[0].start)[0]
     loop = _Arms("for", [], {name: state.env.get(name)})
     for statement in state.closed:  # the loop's assignment replaces what earlier arms gave the name
@@ -902,6 +902,30 @@ def _for_loop(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
     if len(loop.arms) > 1:
         state.closed.append(loop)
         del state.closed[:-MAX_CLOSED]
+
+
+_BRACE_RANGE = lazy(r"([^{}]*)\{(-?\d{1,9})\.\.(-?\d{1,9})(?:\.\.(-?\d{1,9}))?\}([^{}]*)")
+_BRACE_LIST = lazy(r"([^{}]*)\{([^{},]*(?:,[^{},]*)+)\}([^{}]*)")
+
+
+def _braced(word: Word) -> list[Field]:
+    """The words bash's brace expansion makes of an unquoted literal in a loop's list (`for port in {7471..7590}`,
+    `for m in org/{a,b}`: sample K264's port search), so the variable holds a value, never the braces; a long
+    range keeps its first and last values (what a loop that breaks early, or runs out, leaves)."""
+    text = word.literal
+    if text is None or word.raw_quoted or "{" not in text:
+        return []
+    span = None
+    if (r := _BRACE_RANGE.fullmatch(text)) is not None:
+        first, last, step = int(r.group(2)), int(r.group(3)), abs(int(r.group(4) or 1)) or 1
+        numbers = list(range(first, last + (1 if last >= first else -1), step if last >= first else -step))
+        items = [str(n) for n in (numbers if len(numbers) <= MAX_ARMS else [numbers[0], numbers[-1]])]
+        head, tail = r.group(1), r.group(5)
+    elif (b := _BRACE_LIST.fullmatch(text)) is not None:
+        items, head, tail = b.group(2).split(","), b.group(1), b.group(3)
+    else:
+        return []
+    return [Field(f"{head}{item}{tail}", span) for item in items]
 
 
 def _shift(args: list[Field], state: _State) -> None:
@@ -2183,8 +2207,13 @@ def _wrapping_script(fields: list[Field], j: int, env: dict[str, str], depth: in
                      state: _State | None) -> FoundLaunch | None:
     """`bash /scripts/entrypoint.sh python3 -m sglang.launch_server ...`, `./with-secrets.sh vllm serve M`: a
     script handed a whole engine command as its arguments is a wrapper that runs them (`exec "$@"`, the way images
-    load secrets or set up first); the launch is those arguments. A script with other arguments is not read."""
+    load secrets or set up first); the launch is those arguments. A script handed a model and then one engine's own
+    flags (`bash /start.sh /models/m --tensor-parallel-size 2 ...`, a prelude that ends in `exec vllm serve "$@"`)
+    passes them on: that engine's launch, as an entry-point script's (_handed_model). Other arguments: not read."""
     rest = list(fields[j + 1 :])
+    if rest and state is not None and fields[j].text.endswith(".sh") and not rest[0].text.startswith("-") \
+            and detect([f.token() for f in _program_named(rest)]) is None:
+        return _handed_model(fields, j, env)  # `bash /start.sh MODEL --tensor-parallel-size 2 ...` (sample K263)
     if not rest or detect([f.token() for f in _program_named(rest)]) is None:
         return None
     found = launch_in_argv(rest, env, depth + 1, state)
