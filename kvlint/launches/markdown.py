@@ -416,7 +416,17 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
     if not ranges:
         return []
     body = _blanked(text, _between(ranges, len(text)))
-    return pyfile.read(path, body).deployments if any(w in body for w in pyfile.engine_words()) else []
+    if not any(w in body for w in pyfile.engine_words()):
+        return []
+    if "!" not in body:
+        return pyfile.read(path, body).deployments
+    from kvlint.launches import shellfile
+    from kvlint.launches.notebook import split_cell
+
+    # a notebook's lines pasted as a block (`!vllm serve M --share` in a Colab tutorial, sample K264): the `!` lines
+    # are the shell's, the rest Python, as kvlint.launches.notebook reads a cell
+    shell, python = split_cell(body)
+    return pyfile.read(path, python).deployments + shellfile.read(path, shell).deployments
 
 
 def _python_place(path: str, text: str) -> Finding | None:
@@ -559,7 +569,13 @@ def shell_blocks(text: str) -> str:
     places, the fences and the prose empty."""
     ranges = [_quotes_closed(text, start, end) for start, end in _block_ranges(text)]
     script = _blanked(text, _between(ranges, len(text)))
+    script = _REPL_PROMPT.sub(lambda m: " " * len(m.group(0)), script) if ">>>" in script else script
     return _outdent_delimiters(script, ranges) if "<<" in script else script
+
+
+# a session's prompts written as a REPL's (`>>> hf jobs run ... \` then `...   vllm serve M`, sample K262's docs):
+# in a block the shell reads they are no words, and the continuation prompt must not join the command
+_REPL_PROMPT = lazy(r"(?m)^[ \t]*(?:>>>|\.\.\.)(?=[ \t]|$)")
 
 
 def _quotes_closed(text: str, start: int, end: int) -> tuple[int, int]:

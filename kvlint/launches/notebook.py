@@ -116,7 +116,7 @@ def _read_cell(path: str, cell: Mapped) -> tuple[list[Deployment], list[Finding]
     if head.startswith(_SHELL_CELLS):
         start = len(lines[0]) + 1
         return read_shell_mapped(path, cell.view(path, cell.text[start:], range(start, len(cell.text) + 1))), []
-    shell, python = _split(cell.text)
+    shell, python = split_cell(cell.text)
     deployments: list[Deployment] = []
     if shell.strip():
         deployments += read_shell_mapped(path, cell.view(path, shell, range(len(shell) + 1)))
@@ -143,7 +143,7 @@ def _written_file(path: str, cell: Mapped, head: str) -> list[Deployment]:
     return placed_back(reader_of(kind)(path, body.text, None).deployments, body, path)
 
 
-def _split(text: str) -> tuple[str, str]:
+def split_cell(text: str) -> tuple[str, str]:
     """(the shell lines `!cmd`, the Python), each as long as `text` with the other's characters blanked (spaces: a
     blank line to Python), so an offset in either is the same offset in the cell."""
     shell, python = [], []

@@ -185,11 +185,38 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         out.extend(class_starts(path, tree, src))
         out.extend(built_starts(src, tree))
         out.extend(platform_servers(src, tree))
+    out = _placed_at_splice(src, tree, out) if "*" in text else out
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     # a bare "vllm serve" with nothing after it (a string a program completes) is no launch: the never-silent
     # note says where it is
     kept, notes = python_program(path, [d for d in out if is_launch(d)], tree)
     return kept, notes + sdk_notes
+
+
+def _placed_at_splice(src: _Source, tree: ast.Module, out: list[Deployment]) -> list[Deployment]:
+    """A launch read from a list of the engine's flags bound to a name (`args = ['--model-path', M, ...]`) that a
+    command list splices in (`Popen([sys.executable, '-m', 'sglang.launch_server', *args])`, sample K263's boot
+    program) is placed at that command, where the engine is started; its values keep their places in the list."""
+    import ast
+
+    lists: dict[tuple[int, int], str] = {}  # where a list bound to a name starts -> the name
+    spliced: dict[str, ast.expr] = {}  # name -> the engine word of the command list that splices it
+    for node in ast.walk(tree):
+        bound = assigned(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if bound is not None and isinstance(bound[1], (ast.List, ast.Tuple)):
+            lists[(bound[1].lineno, bound[1].col_offset + 1)] = bound[0]
+        elif isinstance(node, (ast.List, ast.Tuple)) and _runs_module(node.elts):
+            for e in node.elts:
+                if isinstance(e, ast.Starred) and isinstance(e.value, ast.Name):
+                    spliced.setdefault(e.value.id, next(x for x in node.elts[1:] if _constant(x) != "-m"))
+    if not spliced or src.within is not None:
+        return out
+    placed = []
+    for dep in out:
+        at = (dep.launch_span.line, dep.launch_span.col) if dep.launch_span is not None else None
+        name = lists.get(at) if at is not None else None
+        placed.append(replace(dep, launch_span=src.span(spliced[name])) if name in spliced else dep)
+    return placed
 
 
 def _docker_sdk(call: ast.Call) -> bool:
@@ -748,12 +775,16 @@ def assigned(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
     return None
 
 
+# calls that give back the text they are handed (a path's text is the path): a value read through them is that value
+_SAME_TEXT = frozenset({"str", "int", "float", "Path", "PosixPath", "PurePath", "PurePosixPath", "fspath"})
+
+
 def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
     """A literal's text (`str(2)` and `int("2")` of one too), or a known name's value, else None."""
     import ast
 
-    if isinstance(node, ast.Call) and _name(node.func) in ("str", "int", "float") and len(node.args) == 1:
-        node = node.args[0]
+    while isinstance(node, ast.Call) and _name(node.func) in _SAME_TEXT and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]  # `str(Path(os.environ.get("M", "/models/m")))` (sample K263): the text it wraps
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
         # `shutil.which("vllm") or "vllm"`, `os.environ.get("M") or "org/m"`: the first known operand, as `or` picks
         return next((v for v in (_plain(o, names) for o in node.values) if v is not None), None)
@@ -1025,11 +1056,19 @@ def _engine_named_cli(elts: list[ast.expr]) -> bool:
 
 def _is_interpreter(node: ast.expr) -> bool:
     """`sys.executable`: the running Python, the usual first word of `[sys.executable, "-m", "sglang.launch_server",
-    ...]` in a program that starts the engine beside itself."""
+    ...]` in a program that starts the engine beside itself; or a name that says it holds one (`python`,
+    `venv_python`, `PYTHON_BIN`), whatever path it is given."""
     import ast
 
+    if isinstance(node, ast.Call) and _name(node.func) == "str" and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]  # `str(python)`, a path object's text
+    if isinstance(node, ast.Name):  # `python = ROOT / ".venv/bin/python"` (sample K264): a name saying it is one
+        return _INTERPRETER_NAME.fullmatch(node.id) is not None
     return (isinstance(node, ast.Attribute) and node.attr == "executable" and isinstance(node.value, ast.Name)
             and node.value.id == "sys")
+
+
+_INTERPRETER_NAME = lazy(r"(?i)(?:\w+_)?python(?:3|_?(?:bin|exe|path|executable|interpreter))?")
 
 
 def _gpu_of(src: _Source, tree: ast.Module, node: ast.AST) -> ManifestGpu:

@@ -2055,8 +2055,11 @@ def _bare_launcher(rest: list[Field], k: int, direct: bool) -> bool:
     (`standard-supervisor vllm serve M ...`, a supervisor that restarts the server; sample K261): it runs that
     command, as `nohup` does, whatever it is called; options before it may take one value each. A plain word before
     an engine command (`cli vllm serve M`) may be prose, and stays none."""
-    return direct and _COMMAND_NAME.fullmatch(rest[0].text) is not None \
-        and _PRINTING_PARTS.isdisjoint(re.split(r"[-_]", rest[0].text)) and all(w.text.startswith("-") or rest[j].text.startswith("-") for j, w in enumerate(rest[1:k]))
+    if not direct or _COMMAND_NAME.fullmatch(rest[0].text) is None \
+            or not _PRINTING_PARTS.isdisjoint(re.split(r"[-_]", rest[0].text)):
+        return False
+    # each word between is an option, or the value of the option before it (rest[j] is the word before rest[j + 1])
+    return all(w.text.startswith("-") or rest[j].text.startswith("-") for j, w in enumerate(rest[1:k]))
 
 
 # commands that print, record or match their arguments: a shell command among them is text, not run

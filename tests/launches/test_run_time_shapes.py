@@ -574,8 +574,9 @@ def test_a_notebook_cell_that_writes_a_dockerfile_is_that_dockerfile(tmp_path):
 
 def test_a_wrapper_run_in_a_container_with_sizing_flags_is_never_silent(tmp_path):
     """`srun singularity exec $IMAGE ./run-vllm-process.sh MODEL --tensor-parallel 8 --pipeline-parallel 2`: a
-    repository's wrapper named for the engine, handed sizing flags (abbreviated) inside a container: a KV008 at the
-    wrapper (silent before, sample K150)."""
+    repository's wrapper handed a model and then vLLM's own flags (abbreviated) inside a container (silent before,
+    sample K150, whose reader counts one launch; said by a KV008 from turn 20, read from turn 32 as any script
+    handed a model and one engine's flags is: kvlint.launches.script._wrapping_script)."""
     text = """\
 #!/bin/bash
 #SBATCH --gpus-per-node 8
@@ -584,8 +585,11 @@ srun singularity exec $CONTAINER_IMAGE ./run-vllm-process.sh deepseek-ai/DeepSee
   --pipeline-parallel $SLURM_NNODES
 """
     result = _read(tmp_path, "job.sh", text)
-    assert result.deployments == []
-    assert [(f.code, f.span.line, f.span.col) for f in result.findings] == [("KV008", 4, 40)]
+    (dep,) = result.deployments
+    assert (dep.engine, dep.model, dep.model_span.line, dep.model_span.col) == \
+        ("vllm", "deepseek-ai/DeepSeek-R1-0528", 4, 62)
+    assert (dep.get("tensor_parallel_size"), dep.settings["pipeline_parallel_size"].resolved) == (8, False)
+    assert [f.code for f in result.findings] == []
 
 
 def test_an_akash_sdl_service_runs_its_command_with_its_args_on_its_profiles_gpus(tmp_path):
