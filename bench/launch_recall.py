@@ -13,7 +13,9 @@ What is measured (kvlint is run in-process, with whatever checkout the interpret
   only files the folder walk (`kvlint.launches.iter_files`) yields for reading are read, as
   `kvlint check FOLDER` would; a file the walk skips finds nothing. `--direct` reads every file.
   A deployment kvlint marks `disabled` (its own entry says `enabled: false`: audited, its findings infos, but
-  no engine is deployed as written) is not a found launch, as it is none by the counting rules.
+  no engine is deployed as written) is not a found launch, as it is none by the counting rules. The
+  configurations one command's `if` / `case` / `for` arms give (Deployment.one_of_arms, from turn 32: kvlint
+  reports them as one launch in N configurations) are one found launch, as the counting rules count that command.
 - a found launch MATCHES a hand launch when one of its lines (the model value's line, or any line of
   the engine command's span) lies within one of the hand launch's lines or ranges widened by 3 lines
   on each side (multi-line commands: the command line, the flag and the model value can be a few
@@ -103,6 +105,7 @@ def found_launches(path: str) -> tuple[list[Found], int, str]:
     except Exception as exc:  # noqa: BLE001 - a reader that raises is a result too: nothing found
         return [], 0, f"{type(exc).__name__}: {exc}"
     out = []
+    arms: dict[tuple, Found] = {}  # one command's configurations (Deployment.one_of_arms): one launch (turn 32)
     for dep in getattr(res, "deployments", []):
         if getattr(dep, "disabled", None) is not None:
             continue
@@ -116,7 +119,14 @@ def found_launches(path: str) -> tuple[list[Found], int, str]:
         if model_span is not None:
             lines.add(model_span.line)
             shown = model_span.line
-        out.append(Found(lines, getattr(dep, "engine", "?"), getattr(dep, "model", None), shown))
+        found = Found(lines, getattr(dep, "engine", "?"), getattr(dep, "model", None), shown)
+        key = (found.engine, launch)
+        if getattr(dep, "one_of_arms", False) and key in arms:
+            arms[key].lines.update(lines)  # another configuration of the same command
+            continue
+        if getattr(dep, "one_of_arms", False):
+            arms[key] = found
+        out.append(found)
     return out, len(getattr(res, "findings", [])), getattr(res, "skipped", None) or ""
 
 

@@ -159,6 +159,9 @@ class Deployment:
     # does not decide changes them (a program's `if short: cmd += [...]`, a script's `if [ ... ]; then ARGS=...; fi`):
     # the launch is also sized with them (kvlint.resolve's open input)
     otherwise_why: str = ""  # that branch, for messages ("the program adds flags under `if short` at line 8")
+    one_of_arms: bool = False  # one of the configurations the arms of an `if` / `case` / `for` give one command
+    # (`case "$1" in qwen) MODEL=a;; llama) MODEL=b;; esac` then `vllm serve "$MODEL"`): each is sized, and with the
+    # command's other arms it is one launch (kvlint.launches.groups.launch_count)
 
     def resolved_values(self) -> dict[str, Any]:
         """Canonical name -> value of the settings that are not unresolved expressions."""
@@ -182,3 +185,11 @@ def build_options(dep: Deployment) -> tuple[str, ...]:
     are typos' or a plugin's few."""
     plain = tuple(u.flag for u in dep.unknown_flags if u.reason == "unrecognized" and not u.suggestion)
     return plain if len(plain) >= BUILD_OPTIONS else ()
+
+
+def launch_count(deps: list[Deployment]) -> int:
+    """How many launches the deployments are: the configurations the arms of one command give
+    (Deployment.one_of_arms, the same command at the same place) count once, as a reader counts that command."""
+    arms = {(d.path, d.engine, d.launch_span) for d in deps if d.one_of_arms}
+    return sum(1 for d in deps if not d.one_of_arms) + len(arms)
+

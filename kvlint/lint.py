@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint import launches, limits, suppress
 from kvlint.config import Config, ConfigCache
+from kvlint.deployment import launch_count
 from kvlint.findings import Finding, Severity, short
 from kvlint.launches.kinds import reads_bytes
 from kvlint.launches.read import kv001, may_hold_launch
@@ -182,6 +183,7 @@ def _lint_file(path: str, config: Config, options: LintOptions, resolver: Resolv
     launches = out.pending
     for dep in read.deployments:
         launches.append(_deployment_findings(dep, config, codes, resolver, out))
+    out.deployments += launch_count(read.deployments)  # one command's configurations count once
     _config_files(read.deployments, out)
 
     directives = suppress.scan(text) if text else []
@@ -231,7 +233,6 @@ def _read(path: str, config: Config, options: LintOptions,
 def _deployment_findings(dep: Deployment, config: Config, codes: frozenset[str], resolver: Resolver,
                          out: FileOutcome) -> _Launch:
     limits.check()
-    out.deployments += 1
     resolved = resolver.resolve(dep, config)
     out.launches.append(resolved.status())
     out.notes.extend(resolved.notes)

@@ -74,6 +74,8 @@ class LaunchStatus:
     seqs_declared: bool = True  # max_num_seqs (SGLang max_running_requests) is set, not the engine's default
     modelled_release: str | None = None  # the release the memory model followed, when not the image's own
     open_input: str | None = None  # an input left open, its values and what settles it (verdicts on every value)
+    one_of_arms: bool = False  # one configuration of a command its `if` / `case` / `for` arms give several: with
+    # the others at its place, one launch (Deployment.one_of_arms)
 
     def to_json(self) -> dict[str, Any]:
         """The `deployments[]` entry of the JSON report (documented in data/report.schema.json)."""
@@ -95,6 +97,7 @@ class LaunchStatus:
             "unresolved_settings": list(self.unresolved),
             "modelled_release": self.modelled_release,
             "open_input": self.open_input,
+            "one_of_arms": self.one_of_arms,
         }
         return out
 
@@ -114,11 +117,21 @@ class CapacityTally:
     """The summary's launch counts, added a launch at a time (a streamed run keeps these, not the statuses)."""
 
     def __init__(self) -> None:
-        self.launches = self.evaluated = self.against_catalogue = 0
+        self.configurations = self.evaluated = self.against_catalogue = 0
         self.skipped_by: dict[str, int] = {}
+        self.alone = 0  # launches that are not one of a command's configurations
+        self.arms: set[tuple[str, Span | None, str]] = set()  # the commands whose arms give several
+
+    @property
+    def launches(self) -> int:
+        return self.alone + len(self.arms)
 
     def add(self, s: LaunchStatus) -> None:
-        self.launches += 1
+        self.configurations += 1
+        if s.one_of_arms:
+            self.arms.add((s.path, s.span, s.engine))
+        else:
+            self.alone += 1
         if s.capacity == SKIPPED:
             kind = s.skip_kind or "error"
             self.skipped_by[kind] = self.skipped_by.get(kind, 0) + 1
@@ -127,8 +140,9 @@ class CapacityTally:
             self.against_catalogue += s.gpu_source in ("catalogue", "candidates")
 
     def summary(self) -> dict[str, Any]:
-        return {"launches": self.launches, "evaluated": self.evaluated, "against_catalogue": self.against_catalogue,
-                "skipped": self.launches - self.evaluated, "skipped_by": dict(sorted(self.skipped_by.items()))}
+        return {"launches": self.launches, "configurations": self.configurations, "evaluated": self.evaluated,
+                "against_catalogue": self.against_catalogue, "skipped": self.configurations - self.evaluated,
+                "skipped_by": dict(sorted(self.skipped_by.items()))}
 
 
 def capacity_summary(launches: Iterable[LaunchStatus] | CapacityTally) -> dict[str, Any]:
@@ -142,11 +156,15 @@ def capacity_summary(launches: Iterable[LaunchStatus] | CapacityTally) -> dict[s
 
 
 def capacity_line(launches: Iterable[LaunchStatus] | CapacityTally) -> str:
-    """`14 launches: 11 sized (3 against the GPU catalogue), 3 skipped (2 unresolved model reference, ...)`."""
+    """`14 launches: 11 sized (3 against the GPU catalogue), 3 skipped (2 unresolved model reference, ...)`; when a
+    command's arms give it several configurations, `1 launch in 3 configurations: 3 sized`."""
     c = capacity_summary(launches)
     if not c["launches"]:
         return "No engine launches found."
-    line = f"{c['launches']} launch{'es' if c['launches'] != 1 else ''}: {c['evaluated']} sized"
+    line = f"{c['launches']} launch{'es' if c['launches'] != 1 else ''}"
+    if c["configurations"] != c["launches"]:
+        line += f" in {c['configurations']} configurations"
+    line += f": {c['evaluated']} sized"
     if c["against_catalogue"]:
         line += f" ({c['against_catalogue']} against the GPU catalogue)"
     if c["skipped"]:

@@ -362,6 +362,8 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
         dep = _otherwise(path, found, ctx, gpu, dep)
     if found.overridable:
         dep = replace(dep, caller_overridable=found.overridable)
+    if found.arm:
+        dep = replace(dep, one_of_arms=True)
     if found.compose_cut is not None:
         dep = replace(dep, compose_cut=found.compose_cut)
     if found.no_subcommand is not None:

@@ -182,3 +182,4 @@ def _dep_shape(dep: Deployment) -> tuple:
 
 _LAYOUT = frozenset({"tensor_parallel_size", "tp_size", "pipeline_parallel_size", "pp_size", "nnodes",
                      "data_parallel_size", "dp_size", "disaggregation_mode", "kv_transfer_config", "kv_role"})
+

@@ -101,6 +101,7 @@ class FoundLaunch:
     # `__main__`, so Python exits (KV018); read as the server's launch, as meant
     beside: str | None = None  # started in the background, then the script runs another GPU program (`torchrun
     # main.py`, line 33): the job's GPUs are not all the engine's (kvlint.launches.script._beside)
+    arm: bool = False  # one of the configurations the arms of an `if` / `case` / `for` give this command (_per_arm)
 
 
 @record(frozen=False)
@@ -1218,12 +1219,18 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
                 by_model[key] = (launch, arm)
     noted = [replace(launch, notes=launch.notes + (_arm_note(arm, used),)) for launch, arm in by_model.values()]
     if found is None:
-        return noted
+        return _configurations(noted)
     if len(by_model) < 2 and not any(e != found.engine for e, _ in by_model):
         return [found]
     if not any(e == found.engine for e, _ in by_model):  # the arm the reading went through is one of them
-        return [found, *noted]
-    return [replace(launch, notes=launch.notes + (_arm_note(arm, used),)) for launch, arm in by_model.values()]
+        return _configurations([found, *noted])
+    return _configurations(noted)
+
+
+def _configurations(launches: list[FoundLaunch]) -> list[FoundLaunch]:
+    """Several launches one command gives in the arms of an `if` / `case` / `for`: configurations of one launch
+    (the counting rules' one command, one launch; a `rank == 0` / `else` pair is one too), each sized."""
+    return [replace(f, arm=True) for f in launches] if len(launches) > 1 else launches
 
 
 def _unsure_branch(found: FoundLaunch, words: tuple[Word, ...], prefix: list[Field], m: Mapped,

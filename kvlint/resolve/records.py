@@ -178,4 +178,4 @@ class Resolved:
             fits_one_request=b.fits_one_request if b else None, sweep=self.sweep or self.candidates,
             budget=b or self.picture, unresolved=self.unresolved,
             model_max_len=self.engine.derived_max_len(self.model.spec) if self.model.spec is not None else None,
-            seqs_declared=self.engine.setting("max_seqs") in dep.settings)
+            seqs_declared=self.engine.setting("max_seqs") in dep.settings, one_of_arms=dep.one_of_arms)

@@ -7,6 +7,8 @@ model and flag pinned to (line, col)."""
 
 from __future__ import annotations
 
+import json
+
 from kvlint.launches import read_path
 from tests.launches.test_docker_and_positional import _at
 from tests.launches.test_docker_and_positional import _deps as fixture_deps
@@ -279,3 +281,27 @@ def test_envs_operands_left_to_variables_stand_for_assignments(tmp_path):
     q.write_text("env $PY -m vllm.entrypoints.openai.api_server --model org/m\n")
     (e,) = read_path(str(q)).deployments
     assert (e.engine, e.model) == ("vllm", "org/m")
+
+
+def test_the_configurations_one_commands_arms_give_are_one_launch(tmp_path, capsys):
+    """Sample K264's `case "$1" in qwen) MODEL_PATH=...;; llama) ...;; mistral) ...;; esac` then one `vllm serve
+    "$MODEL_PATH"` (measured: three launches, the reader counts one command): each arm's model is sized, and the
+    three are configurations of one launch (Deployment.one_of_arms), counted once in the summary and in JSON's
+    capacity. Two commands are two launches whatever their arms."""
+    from kvlint.cli import main
+    from kvlint.deployment import launch_count
+
+    text = ('case "$1" in\n  a) M=org/a ;;\n  b) M=org/b ;;\n  c) M=org/c ;;\nesac\n'
+            'vllm serve "$M" --max-model-len 4096\n')
+    deps = read_path("serve.sh", text).deployments
+    assert [(d.model, d.one_of_arms) for d in deps] == [("org/a", True), ("org/b", True), ("org/c", True)]
+    assert launch_count(deps) == 1
+    two = read_path("serve.sh", text + "python -m sglang.launch_server --model-path org/s\n").deployments
+    assert launch_count(two) == 2 and not two[-1].one_of_arms
+    (tmp_path / "serve.sh").write_text(text)
+    assert main(["check", "--exit-zero", str(tmp_path / "serve.sh")]) == 0
+    assert "1 launch in 3 configurations: " in capsys.readouterr().out
+    assert main(["check", "--format", "json", "--exit-zero", str(tmp_path / "serve.sh")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["capacity"]["launches"], doc["capacity"]["configurations"]) == (1, 3)
+    assert [d["one_of_arms"] for d in doc["deployments"]] == [True, True, True]

@@ -111,8 +111,8 @@ def test_json_deployments_validate_against_the_published_schema(tmp_path, capsys
     kinds = [(d["capacity"], d["gpu_source"], d["skip_kind"]) for d in doc["deployments"]]
     assert kinds == [("evaluated", "catalogue", None), ("skipped", None, "unknown-model"),
                      ("skipped", None, "unresolved-model")]
-    assert doc["capacity"] == {"launches": 3, "evaluated": 1, "against_catalogue": 1, "skipped": 2,
-                               "skipped_by": {"unknown-model": 1, "unresolved-model": 1}}
+    assert doc["capacity"] == {"launches": 3, "configurations": 3, "evaluated": 1, "against_catalogue": 1,
+                               "skipped": 2, "skipped_by": {"unknown-model": 1, "unresolved-model": 1}}
 
 
 def test_an_application_config_with_engine_like_keys_is_not_a_vllm_config(tmp_path):
