@@ -164,6 +164,18 @@ def _tag_engine_on_gpus(node: YNode) -> str | None:
     return tag_named_engine(image.text)
 
 
+def _named_build_given_model(image: str | None, names: list[str]) -> str | None:
+    """The engine a repository's build is named for (`registry:5000/vllm:latest`), when the container's environment
+    names its model (`MODEL_ID` from a ConfigMap, sample K267): its entry point serves that model, GPUs requested
+    or not (a CPU build, or a node whose devices the plugin does not list)."""
+    from kvlint.launches.env_launch import MODEL_VARS
+    from kvlint.launches.images import build_named_engine
+
+    if image is None or not any(n.upper() in MODEL_VARS for n in names):
+        return None
+    return build_named_engine(image)
+
+
 def _requests_gpus(node: YNode) -> bool:
     """Whether a container's resources name a GPU (`nvidia.com/gpu`, `amd.com/gpu`, `google.com/tpu` is not one)."""
     resources = node.get("resources")
@@ -298,7 +310,8 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
     if gpu.count is None and served is not None:
         gpu = gpu_facts(served[1], [served[0]], yf.docs)
     scripted = engine_script([f.text for f in fields]) if fields else None
-    if not launches and script is None and (not fields or _entry_script_only(fields) or scripted) and gpu.count:
+    if not launches and script is None and (not fields or _entry_script_only(fields) or scripted) \
+            and (gpu.count or _named_build_given_model(image_text, [n for n, _, _ in _env_items(c, anc)])):
         launches, notes = _env_configured(yf, c, anc, image_text, env, scripted) or \
             (_baked(c, image, image_text, env) if not fields and not _ray_node(doc) else None) or (launches, notes)
     if all(not f.fields for f in launches) and script is None and not fields and c.get("command") is None \
@@ -416,7 +429,7 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
 
     items = [(n, None, _field(v, env, yf.path)) for n, v, _ in _env_items(c, anc) if v is not None]
     engine = scripted or env_launch.configured_engine(image) or env_launch.prefixed_engine(n for n, _, _ in items) \
-        or _tag_engine_on_gpus(c)
+        or _tag_engine_on_gpus(c) or _named_build_given_model(image, [n for n, _, _ in items])
     if engine is None:
         return None
     spans = {n: named.span for item in _env_list(c, anc) if (named := item.get("name")) is not None

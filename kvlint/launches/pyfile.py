@@ -83,6 +83,29 @@ def _unparsed(path: str, text: str, exc: Exception) -> list[Deployment]:
     return [replace(d, notes=(*d.notes, note)) for d in read_lines(path, text, commands(text, quoted=True))]
 
 
+# a notebook's shell line or magic left in a `.py` export (`!pip install vllm`, `%cd /content`)
+_IPYTHON_LINE = lazy(r"(?m)^[ \t]*[!%]")
+
+
+def _ipython_export(path: str, text: str) -> tuple[list[Deployment], list[Finding]]:
+    """A notebook exported as a `.py` file with its `!` shell lines and `%` magics kept (sample K265's Colab
+    script): read as a notebook's cell is (kvlint.launches.notebook.split_cell), the shell lines by the shell reader
+    and the rest as Python, every value at its place in the file; still no Python: its command strings."""
+    import ast
+
+    from kvlint.launches import shellfile
+    from kvlint.launches.notebook import split_cell
+
+    shell, python = split_cell(text)
+    try:
+        ast.parse(python, filename=path)
+    except (SyntaxError, ValueError) as exc:
+        return _unparsed(path, text, exc), []
+    found, notes = read_python(path, python)
+    lines = shellfile.read(path, shell).deployments if any(w in shell for w in engine_words()) else []
+    return found + lines, notes
+
+
 def read_python(path: str, text: str, within: Mapped | None = None,
                 bound: dict[str, str] | None = None) -> tuple[list[Deployment], list[Finding]]:
     """The file's launches, and a KV008 note for each engine start that is a program's, run with its own
@@ -97,6 +120,8 @@ def read_python(path: str, text: str, within: Mapped | None = None,
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
+        if within is None and bound is None and _IPYTHON_LINE.search(text):
+            return _ipython_export(path, text)
         # not Python kvlint can parse (a typo, a template, Python 2): its command strings are still read, as a
         # program of a language kvlint has no parser for is (kvlint.launches.notes.read_code); else the never-silent
         # note says the file was passed over
@@ -325,7 +350,31 @@ def _appended(tree: ast.Module) -> tuple[dict[int, list[ast.expr]], Maybe]:
                 elif isinstance(stmt, ast.If) and lists:
                     for name, added in _if_growth(stmt, lists):
                         maybe.setdefault(id(lists[name]), []).append((stmt, added))
+                if isinstance(stmt, ast.If) and stmt.orelse:
+                    lists.update(_arm_lists(stmt))
     return grown, maybe
+
+
+def _arm_lists(stmt: ast.If) -> dict[str, ast.List]:
+    """The lists both arms of an `if` / `else` bind to one name (`if uv: cmd = ["uv", "run", "vllm", "serve"]
+    else: cmd = ["vllm", "serve"]`, then `cmd.extend([model, ...])`; sample K268): what the statements after grow is
+    the `else` arm's list, the program's path when the condition does not hold, as a script's reading goes through
+    its last arm; the other arm's list stays what it was written as."""
+    import ast
+
+    def last_lists(body: list[ast.stmt]) -> dict[str, ast.List]:
+        out: dict[str, ast.List] = {}
+        for sub in body:
+            target = assigned(sub)
+            if target is not None:
+                if isinstance(target[1], ast.List):
+                    out[target[0]] = target[1]
+                else:
+                    out.pop(target[0], None)
+        return out
+
+    first, other = last_lists(stmt.body), last_lists(stmt.orelse)
+    return {name: node for name, node in other.items() if name in first}
 
 
 def _if_growth(stmt: ast.If, lists: dict[str, ast.List]) -> list[tuple[str, list[ast.expr]]]:
@@ -633,6 +682,7 @@ def _scopes(tree: ast.Module, bound: dict[str, str] | None = None) -> dict[int, 
     constants = _constants(tree.body)
     module = {**constants, **_argparse_defaults(tree, constants), **(bound or {})}
     scopes: dict[int, dict[str, str]] = {0: module}
+    _rebound(tree, module, scopes)
     chooses = _fallbacks(tree)
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -640,6 +690,32 @@ def _scopes(tree: ast.Module, bound: dict[str, str] | None = None) -> dict[int, 
             for node in ast.walk(fn):
                 scopes[id(node)] = seen
     return scopes
+
+
+def _rebound(tree: ast.Module, module: dict[str, str], scopes: dict[int, dict[str, str]]) -> None:
+    """A module that binds one name to several values on its top level (notebooks exported together, sample K265:
+    `BASE_MODEL_ID = "org/m"` in one part, `"org/m-AWQ"` in the next): the code between two bindings sees the one
+    before it, as the program runs top to bottom, not the module's last. Nothing is done when no name is rebound."""
+    import ast
+
+    values: dict[str, set[str]] = {}
+    for stmt in tree.body:
+        target = assigned(stmt)
+        value = _plain(target[1]) if target is not None else None
+        if target is not None and value is not None:
+            values.setdefault(target[0], set()).add(value)
+    rebound = {name for name, seen in values.items() if len(seen) > 1}
+    if not rebound:
+        return
+    running = {name: value for name, value in module.items() if name not in rebound}
+    for stmt in tree.body:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            here = dict(running)
+            for node in ast.walk(stmt):
+                scopes[id(node)] = here
+        target = assigned(stmt)
+        if target is not None and target[0] in rebound and (value := _plain(target[1])) is not None:
+            running[target[0]] = value
 
 
 def _loop_firsts(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:

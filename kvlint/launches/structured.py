@@ -458,6 +458,30 @@ def _settings_map(engine: str, node: YNode) -> list[_Pair]:
     return flags if any(spelled_as_flag(k) for k, *_ in flags) else []
 
 
+def keyed_engine(doc: YNode) -> str | None:
+    """The engine whose flags the keys beside a model key are spelled like, when two or more are one engine's and
+    none is only the other's (`gpu_memory_utilization` and `max_num_seqs`: vLLM's), in the first such map; None when
+    no map says (one key is any program's, and a key both engines take decides nothing)."""
+    stack, seen = [doc], 0
+    while stack and seen < _MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        if node.is_seq:
+            stack.extend(i for i in reversed(node.items) if not i.is_scalar)
+            continue
+        if not node.is_map:
+            continue
+        if model_key(node) is not None:
+            keys = [k for k, _, v in node.pairs() if not v.is_map and spelled_as_flag(k)]
+            own = {e: [k for k in keys if option_for_key(e, k)] for e in engine_names()}
+            for engine, mine in own.items():
+                others = [k for e, theirs in own.items() if e != engine for k in theirs]
+                if len(mine) >= 2 and any(k not in others for k in mine) and all(k in mine for k in others):
+                    return engine
+        stack.extend(v for k, _, v in node.pairs() if not v.is_scalar and k not in _NOT_SETTINGS)
+    return None
+
+
 def _engine_by_keys(holder: YNode) -> str:
     """SGLang when some flag key is SGLang's and not vLLM's (`contextLength`, `memFractionStatic`), else vLLM."""
     keys = [k for k, _, v in holder.pairs() if not v.is_map and spelled_as_flag(k)]

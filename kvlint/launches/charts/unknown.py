@@ -111,6 +111,12 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
             # `model: {id: org/m}` beside a GPU request in the values of a chart named for the engine (sample K250:
             # `k8s/apps/vllm/values.yaml`, its flags in the template): the chart runs the engine on that model
             block = structured.model_block(doc, named)
+    if found is None and block is None and _values_gpus(doc, doc.get("resources"))[0] \
+            and (by_keys := structured.keyed_engine(doc)) is not None:
+        # values that ask for GPUs (`gpu: {type: q6000, count: 2}`) beside a map of a model and keys only one
+        # engine's flags are spelled like (`gpu_memory_utilization`, `max_num_seqs`; sample K268's per-model values
+        # of a chart whose template is not in the tree): a deployment of that engine, as a chart named for it is
+        block = structured.find(doc, by_keys)
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
     if block is None and (recipe := _role_launches(yf, doc, found)):
         return recipe, []  # the engine's settings in role maps with no model of their own (`sglang_config: {...}`)
