@@ -86,8 +86,20 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
         if not deps and run_env:  # run by a compose service with its environment: the script the build copies in
             deps = _copied_entry_script(path, text, entry, env, image)
         return [_with_pin(d, text, env, index) for d in deps]
-    # an engine entry point with no model is the image, not a launch: it is launched where it is run with one
-    return [_with_pin(dep, text, env, index)] if dep is not None and dep.model is not None else []
+    # an engine entry point with no model is the image, not a launch: it is launched where it is run with one; so is
+    # one whose model is only a variable the build never sets (`CMD ["sh", "-c", "vllm serve \"$MODEL_ID\" ..."]`,
+    # sample K267: the manifest that runs the image sets MODEL_ID, counting rule 5)
+    if dep is None or dep.model is None or (run_env is None and _run_time_model(dep, env)):
+        return []
+    return [_with_pin(dep, text, env, index)]
+
+
+def _run_time_model(dep: Deployment, env: Mapping[str, str]) -> bool:
+    """Whether the launch's model is one variable that neither the build's ENV / ARG nor a default sets."""
+    from kvlint.launches.entrypoint import env_model
+
+    name = env_model(dep)
+    return name is not None and name not in env
 
 
 def _with_pin(dep: Deployment, text: str, env: Mapping[str, str], index: LineIndex) -> Deployment:

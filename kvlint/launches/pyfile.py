@@ -210,12 +210,32 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         out.extend(class_starts(path, tree, src))
         out.extend(built_starts(src, tree))
         out.extend(platform_servers(src, tree))
+        out.extend(_docstring_runbook(path, text, tree) if "```" in text else [])
     out = _placed_at_splice(src, tree, out) if "*" in text else out
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     # a bare "vllm serve" with nothing after it (a string a program completes) is no launch: the never-silent
     # note says where it is
     kept, notes = python_program(path, [d for d in out if is_launch(d)], tree)
     return kept, notes + sdk_notes
+
+
+def _docstring_runbook(path: str, text: str, tree: ast.Module) -> list[Deployment]:
+    """The launches of the fenced code blocks in a module's docstring (```` ```sh ```` ... ```` ``` ````: an example's
+    "Spin up the vLLM server" steps, sample K266's `trl vllm-serve --model M` in a training script's usage notes),
+    read as a Markdown runbook's are, each value at its place in the file; the docstring's prose stays prose."""
+    import ast
+
+    first = tree.body[0] if tree.body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+            and "```" in first.value.value):
+        return []
+    from kvlint.launches import markdown
+
+    index = LineIndex(text)
+    start = index.offset(first.lineno, first.col_offset + 1)
+    end = index.offset(first.end_lineno or first.lineno, (first.end_col_offset or 0) + 1)
+    blanked = "".join(ch if ch == "\n" or start <= k < end else " " for k, ch in enumerate(text[:end]))
+    return markdown.read(path, blanked).deployments
 
 
 def _placed_at_splice(src: _Source, tree: ast.Module, out: list[Deployment]) -> list[Deployment]:

@@ -976,7 +976,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             _array_assignment(words[i], m, {**state.env, **local}, state)
             i += 1
             continue
-        name, value = _assignment(words[i], m, {**state.env, **local}, state.positional)
+        name, value = _joined_array(words[i], m, state) or \
+            _assignment(words[i], m, {**state.env, **local}, state.positional)
         _note_default(words[i], name, state)
         raw = m.text[words[i].start:words[i].end]
         if name in state.folders or "dirname" in raw or "BASH_SOURCE" in raw or (state.folders and "$" in raw):
@@ -1631,6 +1632,18 @@ def _export(words: tuple[Word, ...], m: Mapped, state: _State) -> None:
 
 
 _ARRAY_REF = lazy(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\](?:(:?[+-])(.*))?\}$", re.DOTALL)
+_JOINED = lazy(r"([A-Za-z_][A-Za-z0-9_]*)=\"?\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}\"?")
+
+
+def _joined_array(word: Word, m: Mapped, state: _State) -> tuple[str, str | None] | None:
+    """`wrap_cmd="${wrap_cmds[*]}"`: an assignment joins the array's words with spaces (sample K266's `sbatch
+    --wrap="${wrap_cmd}"` over `wrap_cmds=('source ~/.bashrc;' "vllm serve ${model} --tp 4")`), each character
+    where its element was written; None for any other assignment, or an array kvlint does not know whole."""
+    found = _JOINED.fullmatch(m.text[word.start:word.end])
+    elements = state.arrays.get(found.group(2)) if found is not None else None
+    if found is None or not elements or not all(f.resolved for f in elements):
+        return None
+    return found.group(1), _placed(" ".join(f.text for f in elements), list(elements))
 
 
 def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State) -> None:
@@ -1801,6 +1814,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 fields, i = list(fields[start:end]), 0
                 continue
             return _string_command(fields[start], env, depth, state)
+        elif head in wrappers.USER_SWITCHERS and depth < MAX_DEPTH and \
+                (at := wrappers.switched_command(fields, i)) is not None:
+            return _with_allocation(_string_command(fields[at], env, depth, state), gpus, nodes)
         elif head == "sbatch" and wrappers.sbatch_wrap(fields, i) is not None and depth < MAX_DEPTH:
             wrapped = _string_command(_wrap_value(fields[wrappers.sbatch_wrap(fields, i) or i]), env, depth, state)
             _, gres, sb_nodes = _skip_options(fields, i + 1)
@@ -2340,16 +2356,36 @@ def _built_default(image: Field, base: str, built: dict[str, str], depth: int) -
     return replace(found, entry_span=None, notes=(*found.notes, note))  # the launch is the run, here
 
 
-def _own_command_image(options: list[Field], image: Field, env: dict[str, str]) -> FoundLaunch | None:
+def _unseen_mounted_script(argv: list[Field], mounts: list[tuple[str, str]]) -> str | None:
+    """The script a container's command runs (`bash /opt/serve_cmd.sh`, `/opt/serve.sh`) when `docker run -v` mounts
+    it from a host path kvlint does not read (an absolute path of the host, or one left to a variable: sample K266's
+    `-v ${WORKSPACE}/scripts/vllm_serve_cmd.sh:/opt/vllm_serve_cmd.sh`), else None."""
+    words = [f.text for f in argv[:3]]
+    if words and words[0].rsplit("/", 1)[-1] in ("sh", "bash"):
+        words = words[1:]
+    target = words[0] if len(words) == 1 and words[0].startswith("/") and words[0].endswith(".sh") else None
+    host = next((h for h, inside in mounts if inside.split(":", 1)[0] == target), None) if target else None
+    return target if host is not None and (host.startswith("/") or "$" in host) else None
+
+
+def _own_command_image(options: list[Field], image: Field, env: dict[str, str],
+                       script: str | None = None) -> FoundLaunch | None:
     """A build named for the engine (`ghcr.io/org/paiton-vllm-plugin:qwen38-...`), run on GPUs with no command and
-    no model variable (sample K243): the image's own command serves a model chosen inside it (baked in, or a mount
-    its script reads). The launch is there, on the image's engine, its model left open and said; what the engine is
-    given is not in this file, so nothing is sized, and the launch is not passed over either."""
+    no model variable (sample K243), or running a script mounted from the host that kvlint does not read (`script`,
+    sample K266): the image's own command, or that script, serves a model chosen there (baked in, or a mount it
+    reads). The launch is there, on the image's engine, its model left open and said; what the engine is given is
+    not in this file, so nothing is sized, and the launch is not passed over either."""
     from kvlint.launches.images import build_named_engine
 
     engine = build_named_engine(image.text)
     if engine is None or not image.resolved or any(_terminal(f.text) for f in options):
         return None  # `docker run -it ... IMAGE`: a terminal session the reader types into (sample K254), no server
+    if script is not None:
+        model = Field(f"(the model the script {script} serves)", image.span, False, ("mounted script",))
+        note = (f"{image.text} runs {script}, mounted from the host and not read here: it starts {engine} on a "
+                "model it chooses (its model is left open)")
+        return FoundLaunch(engine, (Field("--model", image.span), model), _runner_span(options) or image.span, env,
+                           notes=(note,))
     model = Field("(the model the image's own command serves)", image.span, False, ("own command",))
     note = (f"{image.text} is run with no command: its own command, not in this file, starts {engine} on a model "
             "chosen inside the image (its model is left open)")
@@ -2436,6 +2472,8 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None and opts.mounts and (default or dr.entrypoint_engine(image.text)):
         found = _repository_script(argv, opts.mounts, base, image)
+    if found is None and opts.gpus[0] is not None and (mounted := _unseen_mounted_script(argv, opts.mounts)):
+        found = _own_command_image(fields[:i], image, inner_env, mounted)
     if found is None:
         return None
     runtime = tuple((n, "passed from the host by docker run -e") for n in opts.passthrough if n not in env)

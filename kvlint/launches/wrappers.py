@@ -161,6 +161,20 @@ PREFIX_COMMANDS: dict[str, tuple[frozenset[str], int]] = {
 }
 
 
+# programs that run one command string as another user or group (`sg docker -c "docker run ..."`, `su - u -c
+# "..."`, `runuser -u u -c "..."`): the string is a shell's script
+USER_SWITCHERS = frozenset({"sg", "su", "runuser"})
+
+
+def switched_command(fields: Sequence[Field], i: int) -> int | None:
+    """The index of the command string a user or group switcher at `i` runs (`-c CMD`, `--command CMD`,
+    `--command=CMD` is not split here), or None when it runs none (a login shell)."""
+    for k in range(i + 1, min(len(fields) - 1, i + 8)):
+        if fields[k].text in ("-c", "--command"):
+            return k + 1
+    return None
+
+
 def after_prefix(fields: Sequence[Field], i: int) -> int:
     """Past a prefix command at `i` (PREFIX_COMMANDS), its options and positionals, to the command it runs."""
     name = fields[i].text.rsplit("/", 1)[-1]

@@ -103,3 +103,81 @@ def test_a_name_that_holds_the_interpreter_runs_the_engines_cli_script():
     assert (dep.engine, dep.model_resolved, _at(dep.model_span)) == ("vllm", False, (6, 67))
     other = text.replace("python = ", "tool = ").replace("str(python)", "str(tool)").replace("python.parent", "tool.parent")
     assert read_path("serve.py", other).deployments == []
+
+
+def test_an_engine_build_whose_environment_names_its_model_is_a_launch_its_dockerfile_the_image():
+    """Sample K267 (measured: a miss and a spurious launch): a Deployment runs `registry:5000/vllm:latest` with
+    `MODEL_ID` from a ConfigMap and no command (no GPU request: a CPU build): the launch, its model left open; the
+    Dockerfile whose `CMD ["sh", "-c", "vllm serve \\"$MODEL_ID\\" ..."]` takes the model only from its environment
+    is the image (counting rule 5), said, not a launch. An ENV default makes the Dockerfile's own launch."""
+    manifest = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: inf}\nspec:\n  template:\n    spec:\n"
+                "      containers:\n      - name: server\n        image: reg:5000/vllm:latest\n        env:\n"
+                "        - name: MODEL_ID\n          valueFrom: {configMapKeyRef: {name: cfg, key: model-id}}\n")
+    (dep,) = read_path("deploy.yaml", manifest).deployments
+    assert (dep.engine, dep.model_resolved, dep.image) == ("vllm", False, "reg:5000/vllm:latest")
+    assert read_path("deploy.yaml", manifest.replace("MODEL_ID", "LOG_LEVEL")).deployments == []
+    docker = 'FROM python:3.12-slim\nRUN pip install vllm\nCMD ["sh", "-c", "vllm serve \\"$MODEL_ID\\" --port 8001"]\n'
+    result = read_path("Dockerfile", docker)
+    assert result.deployments == [] and [f.code for f in result.findings] == ["KV008"]
+    (own,) = read_path("Dockerfile", docker.replace("RUN pip", "ENV MODEL_ID=org/m\nRUN pip")).deployments
+    assert own.model == "org/m"
+
+
+def test_values_that_ask_for_gpus_beside_one_engines_keys_are_that_engines_launch():
+    """Sample K268 (measured: silent): a per-model values file of a chart whose template is not in the tree,
+    `configs: {model: Qwen/Qwen3-8B, gpu_memory_utilization: 0.5, max_model_len: 20480, max_num_seqs: 1}` beside
+    `gpu: {type: q6000, count: 2}`: keys only vLLM's flags are spelled like, on GPUs: vLLM's launch. Without the GPU
+    request (an application's own settings) or with keys both engines take, nothing is read."""
+    text = ("namespace: llm\nconfigs:\n  name: q\n  model: Qwen/Qwen3-8B\n  gpu_memory_utilization: 0.5\n"
+            "  max_model_len: 20480\n  max_num_seqs: 1\ngpu:\n  type: q6000\n  count: 2\n")
+    (dep,) = read_path("8b.yaml", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("vllm", "Qwen/Qwen3-8B", (4, 10),
+                                                                                      20480)
+    assert read_path("8b.yaml", text.replace("gpu:\n  type: q6000\n  count: 2\n", "")).deployments == []
+
+
+def test_a_programs_if_else_lists_then_the_words_both_grow():
+    """Sample K268 (measured: said only): `if uv: cmd = ["uv", "run", "vllm", "serve"] else: cmd = ["vllm",
+    "serve"]` then `cmd.extend([model_name, "--max-model-len", "8192"])`: the `else` arm's list grown, one launch."""
+    text = ("import os, subprocess\ndef main():\n    model_name = os.getenv('MODEL_NAME')\n    if os.getenv('UV'):\n"
+            "        cmd = ['uv', 'run', 'vllm', 'serve']\n    else:\n        cmd = ['vllm', 'serve']\n"
+            "    cmd.extend([model_name, '--max-model-len', '8192'])\n    subprocess.run(cmd)\n")
+    (dep,) = read_path("main.py", text).deployments
+    assert (_at(dep.launch_span), _at(dep.model_span), dep.get("max_model_len")) == ((7, 17), (8, 17), 8192)
+
+
+def test_a_notebook_exported_as_python_and_a_name_it_binds_twice():
+    """Sample K265 (measured: said only, then a wrong KV007 error): a Colab export with `!pip install` lines is read
+    as a notebook's cell (shell lines and Python apart), and `BASE_MODEL_ID` bound to another model further down
+    does not reach the `Popen([...])` between: the program runs top to bottom."""
+    text = ('!pip install -q vllm\nimport subprocess, sys\nBASE_MODEL_ID = "org/m"\n'
+            'BASE_MODEL_ID = "Qwen/Qwen2.5-14B-Instruct-AWQ"\n'
+            'p = subprocess.Popen([sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", BASE_MODEL_ID,'
+            ' "--quantization", "awq"])\nBASE_MODEL_ID = "org/later"\n!vllm serve org/shell --port 8001\n')
+    deps = read_path("resume.py", text).deployments
+    assert [(d.model, _at(d.model_span)) for d in deps] == [("Qwen/Qwen2.5-14B-Instruct-AWQ", (5, 94)),
+                                                            ("org/shell", (7, 13))]
+
+
+def test_a_joined_array_a_group_switch_and_a_mounted_host_script():
+    """Sample K266 (measured: said only): `wrap_cmd="${wrap_cmds[*]}"` joins the array for `sbatch --wrap`; `sg
+    docker -c "docker run ..."` runs its string as the shell does; a build named for the engine on GPUs running
+    `bash /opt/serve_cmd.sh`, mounted from a host path, is that engine's launch, its model left to the script."""
+    text = ('model=org/m\nwrap_cmds=(\n  "source ~/.bashrc;"\n  "vllm serve ${model} --tensor-parallel-size 4"\n)\n'
+            'wrap_cmd="${wrap_cmds[*]}"\nsbatch --gpus-per-node=4 --wrap="${wrap_cmd}"\n'
+            'sg docker -c "docker run -d --gpus all -v /home/u/ws/serve_cmd.sh:/opt/serve_cmd.sh:ro vllm:r36-tegra '
+            'bash /opt/serve_cmd.sh"\n')
+    first, second = read_path("run.sh", text).deployments
+    assert (first.model, first.model_span.line, first.get("tensor_parallel_size")) == ("org/m", 4, 4)
+    assert (second.engine, second.model, second.image) == (
+        "vllm", "(the model the script /opt/serve_cmd.sh serves)", "vllm:r36-tegra")
+    assert "mounted from the host" in " ".join(second.notes)
+
+
+def test_a_modules_docstring_runbook_blocks_are_read_as_a_runbooks():
+    """Sample K266 (measured: silent): a training example's docstring with "Spin up vLLM server" and a ```` ```sh
+    ```` block `trl vllm-serve --model M`: read as a Markdown runbook's block, at its place; prose stays prose."""
+    text = ('"""Wordle.\n\nRun the server:\n```sh\nCUDA_VISIBLE_DEVICES=0 trl vllm-serve --model Qwen/Qwen3-1.7B\n'
+            '```\nThen vllm serve is called by the trainer.\n"""\nimport trl\n')
+    (dep,) = read_path("wordle.py", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "Qwen/Qwen3-1.7B", (5, 47))
