@@ -103,10 +103,14 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     first_flag = next((k for k in range(at + 1, len(fields)) if fields[k].text.startswith("-")), None)
     if first_flag is None:
         return None
-    head = [f.text.rsplit("/", 1)[-1].lower() for f in fields[at:first_flag]]
+    # a module is judged by its own name, not its package's (`-m trainers.vllm_server`, sample K271: a copy of
+    # TRL's server kept in a training repository)
+    head = [_own_name(f.text.rsplit("/", 1)[-1].lower()) for f in fields[at:first_flag]]
     if any(_NOT_SERVER.search(w) for w in head) or any(w in _PLANNING for w in head[1:]):
         return None
-    in_command = {e for e in ENGINE_NAMES if any(e in f.text.lower() for f in fields)}
+    # named as a word of its own (`vllm_0.8.sif`, `lmcache_vllm`), not inside another name (`sparsevllm`: another
+    # engine borrowing the name, sample K270)
+    in_command = {e for e in ENGINE_NAMES if any(_named(e, f.text.lower()) for f in fields)}
     candidates = [e for e in ENGINE_NAMES if e in in_command or e in named]
     program = fields[at]
     server_name = _SERVER_NAME.search(head[0]) is not None
@@ -125,6 +129,17 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     handed = {id(f) for f in words}
     own = tuple(f.text for f in fields[first_flag:] if f.text.startswith("-") and id(f) not in handed)
     return ByFlags(engine, program, words, note, own)
+
+
+def _own_name(word: str) -> str:
+    """A dotted module path's last part (`trainers.vllm_server`: `vllm_server`); a file name or word as it is."""
+    if "." in word and not word.endswith((".py", ".sh", ".sif")) and re.fullmatch(r"[\w.]+", word):
+        return word.rsplit(".", 1)[-1]
+    return word
+
+
+def _named(engine: str, text: str) -> bool:
+    return engine in text and re.search(rf"(?<![a-z0-9]){engine}(?![a-z])", text) is not None
 
 
 def _fit(engine: str, words: Sequence[Field], server_name: bool,

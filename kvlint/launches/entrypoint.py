@@ -148,9 +148,10 @@ def wrapper_scripts(deps: list[Deployment], text: str) -> tuple[list[Deployment]
 
 
 def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple[list[Deployment], list[Finding]]:
-    """The launches of a shell script, less those that are an image's entry point run with an env model and those
-    whose model is the script's own argument."""
-    deps, wrapped = wrapper_scripts(deps, text) if text and "$" in text else (deps, [])
+    """The launches of a shell script, less those that are an image's entry point run with an env model and, in a
+    script an image runs, those whose model is the script's own argument. A script a person runs with the model as
+    its argument (`serve_vllm.sh <model>`, sample K270) is a launch whose model is open (counting rule 8)."""
+    deps, wrapped = wrapper_scripts(deps, text) if text and "$" in text and run_by_image(path) else (deps, [])
     if not any(env_model(d) for d in deps):
         return deps, wrapped
     image_why = run_by_image(path)

@@ -634,7 +634,17 @@ def _mislabelled(label: str, body: str) -> bool:
     first = next((line for line in body[:4096].splitlines() if line.strip()), "")
     from kvlint.launches.textfile import _ENTRY
 
-    return _COMMAND_START.match(first.lstrip()) is not None and _ENTRY.search(first) is not None
+    if _COMMAND_START.match(first.lstrip()) is not None and _ENTRY.search(first) is not None:
+        return True
+    # a script under another language's label (```` ```javascript ```` over `# comment`, `NAME="..."` lines and a
+    # `sudo bash -c "cat <<EOF > unit ... EOF"`, sample K271): shell comments, then shell assignments, in a block
+    # that starts the engine somewhere
+    code = [line.strip() for line in body[:4096].splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return bool(code) and _SHELL_ASSIGN.match(code[0]) is not None and body.lstrip().startswith("#") \
+        and _ENTRY.search(body) is not None
+
+
+_SHELL_ASSIGN = lazy(r"(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"]*\"|'[^']*'|[^\s;]*)$")
 
 
 def _heredoc_opened(body: str) -> bool:

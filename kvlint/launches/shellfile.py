@@ -202,6 +202,14 @@ def heredoc_launches(path: str, text: str) -> list[Deployment]:
             out.extend(read_yaml(path, padded).deployments)
         elif "%" in body and is_definition(body):  # an Apptainer definition: its scripts, not its %help text
             out.extend(read_shell(path, shell_only(padded)))
+        elif _UNIT.search(body) and opened is not None and "\\" in body:
+            # an unquoted body as the shell writes it (`\\` one backslash, backslash-newlines joining the lines;
+            # twice inside a double-quoted `bash -c "..."` string, whose quoting the shell undoes first)
+            joined, offsets = _as_shell_writes(body)
+            if _open_quote(text[text.rfind("\n", 0, opened) + 1 : opened]) == '"':
+                joined, again = _as_shell_writes(joined)
+                offsets = [offsets[k] for k in again]
+            out.extend(_read_joined(path, text, joined, [start + k for k in offsets]))
         elif _UNIT.search(body):  # a systemd unit the script installs: its `ExecStart=` is the launch, read as the
             from kvlint.launches import textfile  # unit file is (`ExecStart=/usr/bin/docker run ... vllm-openai` too)
 
@@ -343,15 +351,34 @@ def heredoc_bodies(text: str) -> list[tuple[int, str, int | None]]:
         if start == 0:
             continue
         pos, delim, strip = start, m.group(3), m.group(1) == "-"
+        # a here-document inside a quoted command string (`sudo bash -c "cat <<EOF > $UNIT ... EOF"`, sample K271)
+        # ends at its delimiter followed by the string's closing quote
+        quote = _open_quote(text[text.rfind("\n", 0, m.start()) + 1 : m.start()])
         while pos < len(text):
             end = text.find("\n", pos)
             end = len(text) if end < 0 else end
-            line = text[pos:end]
-            if (line.lstrip("\t") if strip else line).rstrip() == delim:
+            line = (text[pos:end].lstrip("\t") if strip else text[pos:end]).rstrip()
+            if line == delim or (quote and line.startswith(delim + quote) and not line[len(delim) + 1 :].strip("); ")):
                 bodies.append((start, text[start:pos], None if m.group(2) else m.start()))
                 break
             pos = end + 1
     return bodies
+
+
+def _open_quote(head: str) -> str:
+    """The quote a line leaves open before a here-document's `<<` (`sudo bash -c "cat <<EOF`: `"`), else ""."""
+    single = double = False
+    escaped = False
+    for ch in head:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and not single:
+            escaped = True
+        elif ch == "'" and not double:
+            single = not single
+        elif ch == '"' and not single:
+            double = not double
+    return '"' if double else "'" if single else ""
 
 
 def read_shell(path: str, text: str, index: LineIndex | None = None, env: dict[str, str] | None = None,

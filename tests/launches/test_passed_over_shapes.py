@@ -122,9 +122,15 @@ def test_an_image_given_many_flags_no_engine_release_has_is_not_that_engine():
     assert [f.span.line for f in kv004] == [31]
 
 
-def test_a_wrapper_whose_model_is_its_callers_argument_is_not_a_launch():
-    """Rule 5 (sample K4's jcarlin): `MODEL="${1:?usage}"; ... --model "$MODEL" "$@"` hands the caller's model on."""
-    result = read_path(str(FIX / "wrapped" / "vllm-serve-wrapper.sh"))
+def test_a_wrapper_whose_model_is_its_callers_argument_is_a_launch_unless_an_image_runs_it(tmp_path):
+    """`MODEL="${1:?usage}"; ... --model "$MODEL" "$@"`: a script a person runs with the model as its argument is a
+    launch whose model is open (counting rule 8; sample K270's `serve_vllm.sh <model>`, measured: said, not read);
+    the same script as an image's entry point hands its caller's model on (rule 5, sample K4's jcarlin): said."""
+    (dep,) = read_path(str(FIX / "wrapped" / "vllm-serve-wrapper.sh")).deployments
+    assert (dep.engine, dep.model_resolved) == ("vllm", False)
+    text = (FIX / "wrapped" / "vllm-serve-wrapper.sh").read_text()
+    (tmp_path / "entrypoint.sh").write_text(text)
+    result = read_path(str(tmp_path / "entrypoint.sh"))
     assert result.deployments == []
     (note,) = result.findings
     assert note.code == "KV008" and "the model is this script's argument" in note.message
@@ -398,13 +404,16 @@ def test_a_script_that_sizes_the_engine_for_its_callers_model_is_a_launch():
     """Sample K69 (measured: KV008 "the launch is where the script is called"): `MODEL="$1"; ARGS=(--model-path
     "$MODEL" --tp 1 --mem-fraction-static 0.80 ...); exec python -m sglang.launch_server "${ARGS[@]}" "$@"`: the
     script writes the engine's sizing, so it is the deployment, its model the caller's (open, counting rule 8); a
-    script that only hands its arguments on (`exec vllm serve "$1" "$@"`) stays a wrapper (rule 5)."""
+    script that only hands its arguments on (`exec vllm serve "$1" "$@"`) is one too when a person runs it (rule 8,
+    sample K270), and a wrapper when an image runs it (rule 5: an entry point's name, a Dockerfile that runs it)."""
     sized = ('MODEL="$1"; shift\nARGS=(--model-path "$MODEL" --tp 1 --mem-fraction-static 0.80)\n'
              'exec python -m sglang.launch_server "${ARGS[@]}" "$@"\n')
     (dep,) = read_path("launch_sglang.sh", sized).deployments
     assert (dep.engine, dep.model_resolved, dep.get("mem_fraction_static")) == ("sglang", False, 0.8)
-    thin = read_path("serve.sh", 'MODEL="$1"; shift\nexec vllm serve "$MODEL" "$@"\n')
-    assert thin.deployments == [] and [f.code for f in thin.findings] == ["KV008"]
+    (thin,) = read_path("serve.sh", 'MODEL="$1"; shift\nexec vllm serve "$MODEL" "$@"\n').deployments
+    assert (thin.engine, thin.model_resolved) == ("vllm", False)
+    entry = read_path("entrypoint.sh", 'MODEL="$1"; shift\nexec vllm serve "$MODEL" "$@"\n')
+    assert entry.deployments == [] and [f.code for f in entry.findings] == ["KV008"]
 
 
 def test_a_kubernetes_container_of_the_stock_image_given_nothing_serves_the_default_model():

@@ -181,3 +181,35 @@ def test_a_modules_docstring_runbook_blocks_are_read_as_a_runbooks():
             '```\nThen vllm serve is called by the trainer.\n"""\nimport trl\n')
     (dep,) = read_path("wordle.py", text).deployments
     assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "Qwen/Qwen3-1.7B", (5, 47))
+
+
+def test_another_engine_borrowing_the_name_and_a_module_judged_by_its_own_name():
+    """Sample K270 (measured: a spurious launch): `-m sparsevllm.entrypoints.openai.api_server --model M --port P`
+    is another engine's server, not vLLM's (the name is inside another); sample K271 (measured: said only): `python3
+    -m trainers.vllm_server --model M --host H --port P`, a copy of TRL's server in a training repository, is judged
+    by the module's own name (`vllm_server`), not its package's (`trainers`)."""
+    other = 'exec "$PY" -m sparsevllm.entrypoints.openai.api_server --model "$M" --port 8000 --host 0.0.0.0\n'
+    assert read_path("worker.sh", other).deployments == []
+    text = ('MODEL_PATH="results/sft"\nCMD=(python3 -m trainers.vllm_server\n  --model "${MODEL_PATH}"\n'
+            '  --host 0.0.0.0\n  --port 8000)\nexec "${CMD[@]}"\n')
+    (dep,) = read_path("launch_vllm_server.sh", text).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "results/sft", (3, 11))
+
+
+def test_a_unit_a_here_document_writes_is_read_as_the_shell_writes_it():
+    """Sample K271 (measured: said, and silent in its Markdown copy): `sudo bash -c "cat <<EOF > $UNIT ... EOF"`
+    writing a systemd unit whose `ExecStart=` continues with `\\\\`: the string's quoting and the here-document's
+    escapes are undone as the shell does, so the model is read at its place, in a script and in a runbook's block
+    labelled for another language (```` ```javascript ```` over shell comments and assignments)."""
+    script = ('UNIT=/etc/systemd/system/vllm.service\nsudo bash -c "cat <<EOF > $UNIT\n[Service]\n'
+              'ExecStart=$PY -m vllm.entrypoints.openai.api_server \\\\\n    --model org/m \\\\\n'
+              '    --max-model-len 4096\nRestart=always\nEOF"\n')
+    (dep,) = read_path("install.sh", script).deployments
+    assert (dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("org/m", (5, 13), 4096)
+    plain = "cat <<EOF | sudo tee /etc/systemd/system/v.service\n[Service]\nExecStart=/usr/bin/python3 -m vllm.entrypoints." \
+            "openai.api_server \\\\\n    --model org/n\nEOF\n"
+    (unit,) = read_path("install.sh", plain).deployments
+    assert (unit.model, _at(unit.model_span)) == ("org/n", (4, 13))
+    doc = "Bash\n\n```javascript\n# paths\n" + script + "```\n"
+    (from_doc,) = read_path("Install.md", doc).deployments
+    assert (from_doc.model, from_doc.model_span.line) == ("org/m", 9)
