@@ -353,13 +353,9 @@ def _appended(tree: ast.Module) -> tuple[dict[int, list[ast.expr]], Maybe]:
             lists: dict[str, ast.List] = {}
             for stmt in stmts:
                 name, added = _list_growth(stmt)
-                target = assigned(stmt)
-                if target is not None:
-                    if isinstance(target[1], ast.List):
-                        lists[target[0]] = target[1]
-                    else:
-                        lists.pop(target[0], None)
-                elif name in lists and added is not None:
+                if _bound(stmt, lists):
+                    continue
+                if name in lists and added is not None:
                     grown.setdefault(id(lists[name]), []).extend(
                         e for e in added if not (isinstance(e, ast.IfExp) and _switches(e)))
                 elif isinstance(stmt, ast.If) and not stmt.orelse and (flag := _unless_given(stmt.test)):
@@ -375,22 +371,30 @@ def _appended(tree: ast.Module) -> tuple[dict[int, list[ast.expr]], Maybe]:
     return grown, maybe
 
 
+def _bound(stmt: ast.stmt, lists: dict[str, ast.List]) -> bool:
+    """Note an assignment in `lists` (a list bound to the name, or the name no longer one); False for any other
+    statement."""
+    import ast
+
+    target = assigned(stmt)
+    if target is None:
+        return False
+    if isinstance(target[1], ast.List):
+        lists[target[0]] = target[1]
+    else:
+        lists.pop(target[0], None)
+    return True
+
+
 def _arm_lists(stmt: ast.If) -> dict[str, ast.List]:
     """The lists both arms of an `if` / `else` bind to one name (`if uv: cmd = ["uv", "run", "vllm", "serve"]
     else: cmd = ["vllm", "serve"]`, then `cmd.extend([model, ...])`; sample K268): what the statements after grow is
     the `else` arm's list, the program's path when the condition does not hold, as a script's reading goes through
     its last arm; the other arm's list stays what it was written as."""
-    import ast
-
     def last_lists(body: list[ast.stmt]) -> dict[str, ast.List]:
         out: dict[str, ast.List] = {}
         for sub in body:
-            target = assigned(sub)
-            if target is not None:
-                if isinstance(target[1], ast.List):
-                    out[target[0]] = target[1]
-                else:
-                    out.pop(target[0], None)
+            _bound(sub, out)
         return out
 
     first, other = last_lists(stmt.body), last_lists(stmt.orelse)
