@@ -134,6 +134,8 @@ def test_values_that_ask_for_gpus_beside_one_engines_keys_are_that_engines_launc
     assert (dep.engine, dep.model, _at(dep.model_span), dep.get("max_model_len")) == ("vllm", "Qwen/Qwen3-8B", (4, 10),
                                                                                       20480)
     assert read_path("8b.yaml", text.replace("gpu:\n  type: q6000\n  count: 2\n", "")).deployments == []
+    # the chart's GPU switch is the template's request: 2 GPUs, TP left to the template up to them, never 1 alone
+    assert (dep.gpu_count, dep.settings["tensor_parallel_size"].resolved) == (2, False)
 
 
 def test_a_programs_if_else_lists_then_the_words_both_grow():

@@ -480,6 +480,8 @@ def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[
               + _block_args(yf, block.holder))
     resources = block.holder.get("resources") or doc.get("resources")
     count, cspan, _ = g.count_from_resources(resources)
+    if count is None:  # the chart's own switch (`gpu: {type: q6000, count: 2}`), which its template requests
+        count, cspan = _values_gpus(doc, resources)
     product, pspan = g.product_from_pod(block.holder)
     if product is None:
         product, pspan = g.product_from_pod(doc)
