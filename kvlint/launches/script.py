@@ -2288,6 +2288,14 @@ def _shell_runs_script(argv: list[Field]) -> bool:
         _IMAGE_SCRIPT.search(argv[2].text) is not None
 
 
+def _one_mode_word(rest: list[Field]) -> bool:
+    """One plain word after the image (`serve`, `ray-head`: no path, model id or option), a mode of the build's own
+    entry point, which then reads its model and settings from the environment (sample K272's `-e MODEL=/model ...
+    "$VLLM_IMAGE" serve`)."""
+    word = rest[0].text if len(rest) == 1 and rest[0].resolved else ""
+    return re.fullmatch(r"[a-z][a-z0-9_-]*", word) is not None and word not in ("bash", "sh", "python", "python3")
+
+
 def _env_configured_image(options: list[Field], image: Field, env: dict[str, str]) -> FoundLaunch | None:
     """A container of a build named for the engine (`.../vllm:SHA`, `org/sglang-server`), on GPUs, given no
     command but a model variable (`-e MODEL_NAME=...`): its entry point starts the engine from its environment
@@ -2463,8 +2471,9 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         from kvlint.launches.infer import no_server_launch
 
         found = no_server_launch(rest, image, inner_env)
-    if found is None and (not rest or script_only or _shell_runs_script(argv)) and opts.gpus[0] is not None:
-        found = _env_configured_image(fields[:i], image, inner_env)
+    if (found is None or (not found.fields and _one_mode_word(rest))) and opts.gpus[0] is not None \
+            and (not rest or script_only or _shell_runs_script(argv) or _one_mode_word(rest)):
+        found = _env_configured_image(fields[:i], image, inner_env) or found
     if found is None and opts.gpus[0] is not None and opts.entrypoint is None and _bare(rest):
         built = state.built if state is not None else {}
         found = _built_default(image, base, built, depth) or _own_command_image(fields[:i], image, inner_env)

@@ -215,3 +215,13 @@ def test_a_unit_a_here_document_writes_is_read_as_the_shell_writes_it():
     doc = "Bash\n\n```javascript\n# paths\n" + script + "```\n"
     (from_doc,) = read_path("Install.md", doc).deployments
     assert (from_doc.model, from_doc.model_span.line) == ("org/m", 9)
+
+
+def test_a_mode_word_to_an_engine_build_configured_by_its_environment():
+    """Sample K272 (measured: three launches said only): `docker run --gpus all -e MODEL=/model -e MAX_MODEL_LEN=
+    ... -e VLLM_EXTRA_ARGS="--served-model-name n ..." "$VLLM_IMAGE" serve` on `avarok/dgx-vllm-nvfp4-kernel:v23`:
+    `serve` is a mode of the build's own entry point, which reads the model and settings from the environment."""
+    text = ('VLLM_IMAGE="avarok/dgx-vllm-nvfp4-kernel:v23"\ndocker run -d --gpus all -v "$D:/model" \\\n'
+            '  -e MODEL=/model -e MAX_MODEL_LEN=32768 -e MAX_NUM_SEQS=128 \\\n  "$VLLM_IMAGE" \\\n  serve\n')
+    (dep,) = read_path("lb-worker.sh", text).deployments
+    assert (dep.engine, dep.model, dep.model_span.line, dep.get("max_model_len")) == ("vllm", "/model", 3, 32768)
