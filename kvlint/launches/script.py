@@ -916,7 +916,6 @@ def _braced(word: Word) -> list[Field]:
     text = word.literal
     if text is None or word.raw_quoted or "{" not in text:
         return []
-    span = None
     if (r := _BRACE_RANGE.fullmatch(text)) is not None:
         first, last, step = int(r.group(2)), int(r.group(3)), abs(int(r.group(4) or 1)) or 1
         numbers = list(range(first, last + (1 if last >= first else -1), step if last >= first else -step))
@@ -926,7 +925,7 @@ def _braced(word: Word) -> list[Field]:
         items, head, tail = b.group(2).split(","), b.group(1), b.group(3)
     else:
         return []
-    return [Field(f"{head}{item}{tail}", span) for item in items]
+    return [Field(f"{head}{item}{tail}", None) for item in items]  # the loop's line places them (_for_loop)
 
 
 def _shift(args: list[Field], state: _State) -> None:
@@ -2237,11 +2236,11 @@ def _wrapping_script(fields: list[Field], j: int, env: dict[str, str], depth: in
     flags (`bash /start.sh /models/m --tensor-parallel-size 2 ...`, a prelude that ends in `exec vllm serve "$@"`)
     passes them on: that engine's launch, as an entry-point script's (_handed_model). Other arguments: not read."""
     rest = list(fields[j + 1 :])
-    if rest and state is not None and fields[j].text.endswith(".sh") and not rest[0].text.startswith("-") \
-            and detect([f.token() for f in _program_named(rest)]) is None:
-        return _handed_model(fields, j, env)  # `bash /start.sh MODEL --tensor-parallel-size 2 ...` (sample K263)
-    if not rest or detect([f.token() for f in _program_named(rest)]) is None:
+    if not rest:
         return None
+    if detect([f.token() for f in _program_named(rest)]) is None:  # `bash /start.sh MODEL --tp 2 ...` (sample K263)
+        handed = state is not None and fields[j].text.endswith(".sh") and not rest[0].text.startswith("-")
+        return _handed_model(fields, j, env) if handed else None
     found = launch_in_argv(rest, env, depth + 1, state)
     if found is None:
         return None
@@ -2366,14 +2365,14 @@ def _built_default(image: Field, base: str, built: dict[str, str], depth: int) -
 
 def _unseen_mounted_script(argv: list[Field], mounts: list[tuple[str, str]]) -> str | None:
     """The script a container's command runs (`bash /opt/serve_cmd.sh`, `/opt/serve.sh`) when `docker run -v` mounts
-    it from a host path kvlint does not read (an absolute path of the host, or one left to a variable: sample K266's
-    `-v ${WORKSPACE}/scripts/vllm_serve_cmd.sh:/opt/vllm_serve_cmd.sh`), else None."""
+    it from an absolute path of the host, which kvlint does not read (sample K266's `-v ${WORKSPACE}/scripts/
+    vllm_serve_cmd.sh:/opt/vllm_serve_cmd.sh`, WORKSPACE=/home/...), else None."""
     words = [f.text for f in argv[:3]]
     if words and words[0].rsplit("/", 1)[-1] in ("sh", "bash"):
         words = words[1:]
     target = words[0] if len(words) == 1 and words[0].startswith("/") and words[0].endswith(".sh") else None
     host = next((h for h, inside in mounts if inside.split(":", 1)[0] == target), None) if target else None
-    return target if host is not None and (host.startswith("/") or "$" in host) else None
+    return target if host is not None and host.startswith("/") else None
 
 
 def _own_command_image(options: list[Field], image: Field, env: dict[str, str],
