@@ -131,6 +131,12 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     return ByFlags(engine, program, words, note, own)
 
 
+def named_for_a_job(name: str) -> bool:
+    """Whether a program's name says it is a client, a benchmark, a training or an offline job (`bench_vllm.sh`,
+    `run_eval.py`), not a server."""
+    return _NOT_SERVER.search(name.lower()) is not None
+
+
 def _own_name(word: str) -> str:
     """A dotted module path's last part (`trainers.vllm_server`: `vllm_server`); a file name or word as it is."""
     if "." in word and not word.endswith((".py", ".sh", ".sif")) and re.fullmatch(r"[\w.]+", word):

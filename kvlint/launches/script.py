@@ -2239,7 +2239,11 @@ def _wrapping_script(fields: list[Field], j: int, env: dict[str, str], depth: in
     if not rest:
         return None
     if detect([f.token() for f in _program_named(rest)]) is None:  # `bash /start.sh MODEL --tp 2 ...` (sample K263)
-        handed = state is not None and fields[j].text.endswith(".sh") and not rest[0].text.startswith("-")
+        from kvlint.launches.byflags import named_for_a_job
+
+        script = fields[j].text.rsplit("/", 1)[-1]  # a benchmark or eval script handed a model and flags is a job
+        handed = state is not None and script.endswith(".sh") and not rest[0].text.startswith("-") \
+            and not named_for_a_job(script)
         return _handed_model(fields, j, env) if handed else None
     found = launch_in_argv(rest, env, depth + 1, state)
     if found is None:

@@ -27,11 +27,13 @@ def test_a_loops_brace_expanded_list_gives_its_values_not_the_braces():
 def test_a_script_handed_a_model_and_one_engines_flags_passes_them_on():
     """Sample K263 (measured: silent): `docker run ... --entrypoint bash IMAGE /start.sh MODEL --tensor-parallel-size
     2 ...` and `bash /opt/serve.sh MODEL --flags`: a prelude script that ends in `exec vllm serve "$@"`; the flags
-    are vLLM's by the tables, so the launch is vLLM's with that model. A script handed other words is not read."""
+    are vLLM's by the tables, so the launch is vLLM's with that model. A script handed other words, or one named for
+    a benchmark or an evaluation (a job that takes the model and flags, not a server), is not read."""
     text = ("docker run --gpus all -d --entrypoint bash org/glm:1 /start.sh /models/glm --served-model-name glm "
             "--tensor-parallel-size 2 --max-model-len 8192\n"
             "bash /opt/serve.sh /models/b --tensor-parallel-size 4 --enable-prefix-caching\n"
-            "bash /opt/backup.sh /data --verbose --dry-run\n")
+            "bash /opt/backup.sh /data --verbose --dry-run\n"
+            "bash /opt/bench_vllm.sh /models/c --tensor-parallel-size 4 --enable-prefix-caching\n")
     deps = read_path("run.sh", text).deployments
     assert [(d.engine, d.model, d.get("tensor_parallel_size")) for d in deps] == [
         ("vllm", "/models/glm", 2), ("vllm", "/models/b", 4)]
