@@ -184,7 +184,7 @@ def _unfenced_launches(path: str, text: str) -> list[Deployment]:
     from kvlint.launches.notes import commands, container_runs
     from kvlint.launches.textfile import _ENTRY, read_lines
 
-    outside = _blanked(text, _block_ranges(text, None))
+    outside = blank_ranges(text, _block_ranges(text, None))
     found = [(s, e) for s, e in commands(outside) if (_COMMAND_START.match(outside, s) or _handed(outside[s:e]))
              and not _prose(outside[s:e])] if _ENTRY.search(outside) is not None else []
     # a command continued PowerShell's way (`` ` `` at each line's end, sample K120's runbook pasted unfenced) is
@@ -213,7 +213,7 @@ def _backtick_end(text: str, start: int) -> int:
 def _powershell_lines(path: str, text: str, ranges: list[tuple[int, int]]) -> list[Deployment]:
     from kvlint.launches.powershell import read_powershell
 
-    return read_powershell(path, _blanked(text, _between(sorted(ranges), len(text))))
+    return read_powershell(path, blank_ranges(text, _between(sorted(ranges), len(text))))
 
 
 # an inline code span that is an engine image (`vllm/vllm-openai:latest`, `lmsysorg/sglang:v0.5.4`)
@@ -382,7 +382,7 @@ def _unit_launches(path: str, text: str) -> list[Deployment]:
     ranges = _block_ranges(text, _UNIT_INFO)
     if not ranges:
         return []
-    body = _blanked(text, _between(ranges, len(text)))
+    body = blank_ranges(text, _between(ranges, len(text)))
     return textfile.read(path, body).deployments if any(w in body.lower() for w in _WORDS) else []
 
 
@@ -415,7 +415,7 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
     ranges = _block_ranges(text, _PY_INFO)
     if not ranges:
         return []
-    body = _blanked(text, _between(ranges, len(text)))
+    body = blank_ranges(text, _between(ranges, len(text)))
     if not any(w in body for w in pyfile.engine_words()):
         return []
     if "!" not in body:
@@ -438,7 +438,7 @@ def _python_place(path: str, text: str) -> Finding | None:
     ranges = _block_ranges(text, _PY_INFO)
     if not ranges:
         return None
-    body = _blanked(text, _between(ranges, len(text)))
+    body = blank_ranges(text, _between(ranges, len(text)))
     return passed_over(path, body, "python") if "vllm" in body or "sglang" in body else None
 
 
@@ -457,10 +457,10 @@ def _without_html_comments(text: str) -> str:
         end = len(text) if end < 0 else end + 3
         comments.append((opened, end))
         pos = end
-    return _blanked(text, comments)
+    return blank_ranges(text, comments)
 
 
-def _blanked(text: str, ranges: list[tuple[int, int]]) -> str:
+def blank_ranges(text: str, ranges: list[tuple[int, int]]) -> str:
     """The text with each range's characters blanked (newlines kept): what lies outside the fenced blocks."""
     out: list[str] = []
     last = 0
@@ -484,7 +484,7 @@ def read_document(path: str, text: str, blocks: list[tuple[int, int, str]], note
     from kvlint.launches.named import passed_over
 
     shell = [(s, e) for s, e, lang in blocks if lang in _SHELL_INFO]
-    script = _blanked(text, _between(shell, len(text)))
+    script = blank_ranges(text, _between(shell, len(text)))
     others = yaml_block_launches(path, text, [(s, e) for s, e, lang in blocks if lang in _YAML_INFO])
     if not others and not any(w in script.lower() for w in _WORDS):
         return ReadResult(path)
@@ -531,7 +531,7 @@ def _manifest_stream(text: str, ranges: list[tuple[int, int]]) -> str:
     """The blocks at `ranges` as one stream of YAML documents, every other character blanked (newlines kept): the line
     that opens each block (its fence or delimiter, never the block's own text) becomes `---`, so each block is a
     document of its own and every value keeps its line and column."""
-    blanked = _blanked(text, _between(ranges, len(text)))
+    blanked = blank_ranges(text, _between(ranges, len(text)))
     out, last = [], 0
     for start, _ in ranges:
         opener = text.rfind("\n", 0, max(start - 1, 0)) + 1 if start else 0
@@ -550,7 +550,7 @@ def _powershell_launches(path: str, text: str) -> list[Deployment]:
     ranges = _block_ranges(text, _PS_INFO)
     if not ranges:
         return []
-    script = _blanked(text, _between(ranges, len(text)))
+    script = blank_ranges(text, _between(ranges, len(text)))
     return read_powershell(path, script) if any(w in script.lower() for w in _WORDS) else []
 
 
@@ -568,7 +568,7 @@ def shell_blocks(text: str) -> str:
     """The text with every character outside a shell code block blanked (newlines kept): the blocks' lines at their
     places, the fences and the prose empty."""
     ranges = [_quotes_closed(text, start, end) for start, end in _block_ranges(text)]
-    script = _blanked(text, _between(ranges, len(text)))
+    script = blank_ranges(text, _between(ranges, len(text)))
     script = _REPL_PROMPT.sub(lambda m: " " * len(m.group(0)), script) if ">>>" in script else script
     return _outdent_delimiters(script, ranges) if "<<" in script else script
 

@@ -234,8 +234,7 @@ def _docstring_runbook(path: str, text: str, tree: ast.Module) -> list[Deploymen
     index = LineIndex(text)
     start = index.offset(first.lineno, first.col_offset + 1)
     end = index.offset(first.end_lineno or first.lineno, (first.end_col_offset or 0) + 1)
-    blanked = "".join(ch if ch == "\n" or start <= k < end else " " for k, ch in enumerate(text[:end]))
-    return markdown.read(path, blanked).deployments
+    return markdown.read(path, markdown.blank_ranges(text[:end], [(0, start)])).deployments
 
 
 def _placed_at_splice(src: _Source, tree: ast.Module, out: list[Deployment]) -> list[Deployment]:
