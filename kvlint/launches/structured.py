@@ -78,7 +78,8 @@ class Block:
 
 # the keys a launch's argument list is under (compared as _norm): its items are the engine's command-line words
 _ARG_LISTS = frozenset({"args", "extraargs", "engineargs", "serverargs", "serveargs", "vllmargs", "sglangargs",
-                        "extraarguments", "extracmdargs", "cmdargs", "cliargs", "launchargs", "engineextraargs"})
+                        "extraarguments", "extracmdargs", "cmdargs", "cliargs", "launchargs", "engineextraargs",
+                        "arguments", "enginearguments", "serverarguments"})
 
 
 def arg_list_key(key: str) -> bool:
@@ -112,14 +113,24 @@ def flag_list(holder: YNode) -> tuple[YNode, str] | None:
     from kvlint.launches.infer import all_known, engine_from_flags
 
     for key, _, val in _with_model_map(holder):
-        if key in _NOT_SETTINGS or not val.is_seq or len(val.items) < _FLAG_LIST_AT_LEAST \
-                or not all(i.is_scalar and i.text.startswith("--") for i in val.items):
+        if key in _NOT_SETTINGS or not val.is_seq or not _argv_shaped(val):
             continue
         fields = [Field(i.text, None) for i in val.items]
         engine = engine_from_flags(fields)
         if engine is not None and all_known(engine, fields):
             return val, engine
     return None
+
+
+def _argv_shaped(items: YNode) -> bool:
+    """Whether a list is an argument vector: scalars, starting with a flag, at least three flags, and no two values
+    in a row (`[--model, /repository, --max-model-len, "65536", --kv-cache-dtype, fp8]`, sample K273's benchmark
+    matrix: each value follows the flag it belongs to)."""
+    if not all(i.is_scalar for i in items.items) or not items.items or not items.items[0].text.startswith("--"):
+        return False
+    flags = [i.text.startswith("--") for i in items.items]
+    values_in_a_row = any(not flags[k] and not flags[k + 1] for k in range(len(flags) - 1))
+    return sum(flags) >= _FLAG_LIST_AT_LEAST and not values_in_a_row
 
 
 def _listed_flags(holder: YNode) -> int:

@@ -358,31 +358,83 @@ def _flags_list(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None = None)
     """A list of flags under an arguments key of any name (`recipe_container_command_args: [--model, /models,
     --tensor-parallel-size, 2, ...]`, a platform's recipe) with a model flag and flags only one engine takes
     (kvlint.launches.infer): the arguments the platform hands that engine's image, with the document's GPUs;
-    `image`: the engine image the values name, when they do."""
+    `image`: the engine image the values name, when they do. When the map that holds the list is an item of a
+    list (`deployments: [{engine: {image: ..., arguments: [...]}}, ...]`, sample K273's benchmark matrix), every
+    item that holds such a list is its own launch, each with the image it names."""
+    if "--model" not in yf.text:  # the list must hold a model flag: one scan of the text decides most files
+        return []
+    stack: list[tuple[YNode, YNode | None]] = [(doc, None)]
+    seen = 0
+    while stack and seen < _MAX_NODES:
+        node, item = stack.pop()
+        seen += 1
+        for key, _, val in node.pairs() if node.is_map else ():
+            if val.is_map:
+                stack.append((val, item))
+            elif val.is_seq and any(i.is_map for i in val.items):
+                stack.extend((i, i) for i in reversed(val.items) if i.is_map)
+            elif (found := _listed_launches(yf, doc, node, key, val, image)):
+                return found if item is None else _items_launches(yf, doc, item, image)
+    return []
+
+
+def _listed_launches(yf: YamlFile, doc: YNode, node: YNode, key: str, val: YNode,
+                     image: tuple[str, Span] | None) -> list[Deployment]:
+    """The launches an arguments value under `key` of `node` makes (one per role, kvlint.launches.charts.unknown
+    _roles), or none: it must be flags, hold a model flag and be one engine's by its flags."""
     from kvlint.launches.byflags import model_flag_in
     from kvlint.launches.infer import engine_from_flags
 
-    if "--model" not in yf.text:  # the list must hold a model flag: one scan of the text decides most files
+    if not (_flags_shaped(val) and _ARGS_KEY.search(key) and (args := _flag_words(yf, val))):
         return []
+    engine = engine_from_flags(args) if model_flag_in(args) else None
+    if engine is None:
+        return []
+    count, cspan = _values_gpus(doc, doc.get("resources"))
+    note = (f"launch assembled from the flags listed under {key}, for the image {image[0]}" if image
+            else f"engine {engine} inferred from the flags listed under {key}: no image kvlint knows is named")
+    gpu = ManifestGpu(None, None, count, cspan)
+    where = image or (None, None)
+    return [_deployment(yf.path, engine, args + more, at or val, LaunchContext(role, where[0], where[1], notes=(note,)),
+                        gpu) for role, more, at in _roles(yf, node, key)]
+
+
+def _items_launches(yf: YamlFile, doc: YNode, first: YNode, image: tuple[str, Span] | None) -> list[Deployment]:
+    """Every launch of the list `first` is an item of: each item's arguments lists (at any depth in the item),
+    with the engine image the item names, else the document's."""
+    items = next((v.items for v in _lists_holding(doc, first)), [first])
+    out: list[Deployment] = []
+    for item in items:
+        own = engine_image(item, lambda name: name) if item.is_map else None
+        out += _flags_list_in(yf, doc, item, (own[1], own[2]) if own is not None else image)
+    return out
+
+
+def _lists_holding(doc: YNode, item: YNode) -> list[YNode]:
+    """The list among the document's values whose items include `item` (bounded walk)."""
     stack, seen = [doc], 0
+    while stack and seen < _MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        for val in (v for _, _, v in node.pairs()) if node.is_map else node.items if node.is_seq else ():
+            if val.is_seq and any(i is item for i in val.items):
+                return [val]
+            if val.is_map or val.is_seq:
+                stack.append(val)
+    return []
+
+
+def _flags_list_in(yf: YamlFile, doc: YNode, holder: YNode, image: tuple[str, Span] | None) -> list[Deployment]:
+    """The first arguments list's launches within one map (maps only below it)."""
+    stack, seen = [holder], 0
     while stack and seen < _MAX_NODES:
         node = stack.pop()
         seen += 1
         for key, _, val in node.pairs() if node.is_map else ():
             if val.is_map:
                 stack.append(val)
-            elif _flags_shaped(val) and _ARGS_KEY.search(key) and (args := _flag_words(yf, val)):
-                engine = engine_from_flags(args) if model_flag_in(args) else None
-                if engine is not None:
-                    count, cspan = _values_gpus(doc, doc.get("resources"))
-                    note = (f"launch assembled from the flags listed under {key}, for the image {image[0]}" if image
-                            else f"engine {engine} inferred from the flags listed under {key}: no image kvlint knows "
-                                 "is named")
-                    gpu = ManifestGpu(None, None, count, cspan)
-                    where = image or (None, None)
-                    return [_deployment(yf.path, engine, args + more, at or val,
-                                        LaunchContext(role, where[0], where[1], notes=(note,)), gpu)
-                            for role, more, at in _roles(yf, node, key)]
+            elif (found := _listed_launches(yf, doc, node, key, val, image)):
+                return found
     return []
 
 
