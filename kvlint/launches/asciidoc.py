@@ -23,7 +23,9 @@ _DELIMITER = lazy(r"(-{4,}|\.{4,})[ \t]*$")
 _SOURCE = lazy(r"\[(?:source|listing)(?:,[ \t]*([\w+.-]*))?[^\]]*\][ \t]*$")
 _CALLOUT = lazy(r"(?:[ \t]+(?:#|//)?[ \t]*<(?:\d{1,2}|\.)>)+[ \t]*$", re.M)
 _MANIFEST = lazy(r"(?:apiVersion|kind|services|version)[ \t]*:")
-_WORDS = ("vllm", "sglang")
+# the engines' names, and a kind whose operator starts an engine it need not name (KServe's LLMInferenceService runs
+# vLLM: sample K276's runbook applies one in a here-document, naming no engine anywhere)
+_WORDS = ("vllm", "sglang", "llminferenceservice")
 NOTE = "a command of an AsciiDoc document (its listing blocks; the prose is not read)"
 
 

@@ -146,10 +146,14 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
                 out.extend(_string_launches(yf, node, scope, inputs, image, joined, recipe))
                 if "<<" in node.text and "{{" in node.text:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
+                elif "<<" in node.text and node.style == "|":
+                    out.extend(_block_heredocs(yf, node))
             elif _python_source(node):
                 out.extend(_python_launches(yf, node))
             elif _yaml_source(node):
                 out.extend(_yaml_launches(yf, node))
+            elif _flagged_command(node.text):
+                out.extend(_string_launches(yf, node, scope, inputs, image, joined, recipe))
         elif kind == "seq":
             argv = _word_list(yf, node, image) if node.items and node.items[0].is_scalar else []
             if argv:
@@ -294,6 +298,16 @@ def _string_launches(yf: YamlFile, node: YNode, scope: _Scope, inputs: dict[str,
 
         kept = wrapper_scripts(kept, yf.text)[0]  # a wrapper script the string writes: its model is its argument
     return sorted(kept, key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
+
+
+def _block_heredocs(yf: YamlFile, node: YNode) -> list[Deployment]:
+    """The launches in a block string's here-document bodies (kvlint.launches.shellfile.block_string_heredocs),
+    which the string's own reading skips as the shell does."""
+    from kvlint.launches.shellfile import block_string_heredocs
+
+    m = yf.mapped(node)
+    (first, col), (last, _) = m.at(0), m.at(max(0, len(node.text.rstrip("\n")) - 1))
+    return block_string_heredocs(yf.path, yf.text, first, last, col - 1)
 
 
 def _module_run(yf: YamlFile, node: YNode, image: str | None) -> Deployment | None:
@@ -448,6 +462,16 @@ def _may_launch(text: str) -> bool:
     if "docker run" not in text and "podman run" not in text and " container run" not in text \
             and "run deploy" not in text:  # `gcloud run deploy --image ...` (kvlint.launches.cloud_run)
         return False  # _RUNS_CONTAINER
+    low = text.lower()
+    return "vllm" in low or "sglang" in low
+
+
+def _flagged_command(text: str) -> bool:
+    """A string that hands a model flag to a program, in a text naming an engine: a program kvlint does not know,
+    read by its flags (kvlint.launches.byflags: `./install/bin/vllm-server --model M --max-model-len 512` in a CI
+    step, sample K275)."""
+    if "--model" not in text:
+        return False
     low = text.lower()
     return "vllm" in low or "sglang" in low
 

@@ -42,7 +42,9 @@ _PS_INFO = frozenset({"powershell", "ps1", "pwsh", "ps"})
 # a unit, supervisor program or INI file a runbook shows: its `ExecStart=` / `command=` line starts the engine
 _UNIT_INFO = frozenset({"ini", "dosini", "systemd", "service", "conf", "cfg", "supervisor", "supervisord", "toml",
                         "properties", "unit"})
-_WORDS = ("vllm", "sglang")
+# the engines' names, and a kind whose operator starts an engine it need not name (KServe's LLMInferenceService runs
+# vLLM: sample K276's runbook applies one in a here-document, naming no engine anywhere)
+_WORDS = ("vllm", "sglang", "llminferenceservice")
 NOTE = "a command of a Markdown runbook (its code blocks and command lines; the prose is not read)"
 
 

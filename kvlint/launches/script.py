@@ -2044,7 +2044,7 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
         return None
     for k in _handed_at(rest):
         direct = detect([f.token() for f in _program_named(rest[k:])]) is not None
-        if not direct and rest[k - 1].text != "--":
+        if (not direct and rest[k - 1].text != "--") or _in_optional_group(rest[1:k]):
             continue
         # a launcher is a program file (`./launch-cluster.sh`, `/opt/x/run`), or hands the command over after `--` /
         # `exec`; a bare word before an engine command is more likely prose (`// sglang serve CLI takes ...`)
@@ -2062,6 +2062,12 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
                 "engine command it is given")
         return replace(found, notes=(*found.notes, note))
     return None
+
+
+def _in_optional_group(before: list[Field]) -> bool:
+    """Whether the words before an engine command leave a `[` open: a usage synopsis names the engine inside an
+    optional group (`run.sh start [model] [extra vllm serve args...]`, sample K275's usage text), no command."""
+    return sum(f.text.count("[") - f.text.count("]") for f in before) > 0
 
 
 # a program's compound name (`standard-supervisor`, `with_retry`): words joined as no prose joins them

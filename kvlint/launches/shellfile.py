@@ -27,7 +27,7 @@ from kvlint.span import Span
 
 _HEREDOC = lazy(r"(?<!<)<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 YAML_DOC = lazy(r"^[ \t]*(apiVersion|kind|services|spec|containers|args|command|image):", re.M)
-_UNIT = lazy(r"^\[Service\][ \t]*$", re.M)
+_UNIT = lazy(r"^[ \t]*\[Service\][ \t]*$", re.M)
 _PY_OPENER = lazy(r"\.py\b|\bpython[\d.]*(?:[ \t]+-u)?[ \t]+-?[ \t]*(?:<<|$)")  # `> x.py <<`, `python3 - <<`
 
 
@@ -180,13 +180,14 @@ def unread_notes(path: str, unread: list[tuple], deployments: list[Deployment]) 
     return out
 
 
-def heredoc_launches(path: str, text: str) -> list[Deployment]:
+def heredoc_launches(path: str, text: str, indent: int = 0) -> list[Deployment]:
     """Launches in the bodies of `cat <<EOF ... EOF`: a Kubernetes manifest (or any YAML document) piped to
     `kubectl apply -f -`, a script written to a file. The shell skips a body when it reads the script, so
     each is read here, at its own lines: the body keeps its columns and is preceded by as many empty lines
-    as come before it in the file."""
+    as come before it in the file. `indent`: the columns a script written inside another file is indented by
+    (a YAML block string, kvlint.launches.helm), which its delimiter lines carry too."""
     out: list[Deployment] = []
-    bodies = heredoc_bodies(text)
+    bodies = heredoc_bodies(text, indent)
     pieced, taken = _written_in_pieces(path, text, bodies) if len(bodies) > 1 and ">>" in text else ([], set())
     out.extend(pieced)
     for start, body, opened in bodies:
@@ -342,9 +343,10 @@ def _variables_before(path: str, text: str, opened: int | None) -> dict[str, str
     return env
 
 
-def heredoc_bodies(text: str) -> list[tuple[int, str, int | None]]:
+def heredoc_bodies(text: str, indent: int = 0) -> list[tuple[int, str, int | None]]:
     """(offset, text, where its `<<` is) of each here-document body, up to the line that is its delimiter;
-    None for the third when the delimiter is quoted (the shell expands nothing in the body)."""
+    None for the third when the delimiter is quoted (the shell expands nothing in the body). `indent`: spaces
+    every line of the script starts with in the file (a YAML block string), not part of the script."""
     bodies = []
     for m in _HEREDOC.finditer(text):
         start = text.find("\n", m.end()) + 1
@@ -357,7 +359,8 @@ def heredoc_bodies(text: str) -> list[tuple[int, str, int | None]]:
         while pos < len(text):
             end = text.find("\n", pos)
             end = len(text) if end < 0 else end
-            line = (text[pos:end].lstrip("\t") if strip else text[pos:end]).rstrip()
+            raw = text[pos + indent : end] if indent and text[pos : pos + indent].isspace() else text[pos:end]
+            line = (raw.lstrip("\t") if strip else raw).rstrip()
             if line == delim or (quote and line.startswith(delim + quote) and not line[len(delim) + 1 :].strip("); ")):
                 bodies.append((start, text[start:pos], None if m.group(2) else m.start()))
                 break
@@ -510,3 +513,21 @@ def _launch_gpus(found: FoundLaunch, job: ManifestGpu, job_nodes: int | None,
                 "give each its own CUDA_VISIBLE_DEVICES or srun --gres")
         shared = replace(shared, notes=(note,))
     return found, shared
+
+
+def block_string_heredocs(path: str, file_text: str, first_line: int, last_line: int, indent: int) -> list[Deployment]:
+    """Launches in the here-documents of a script written as a YAML block string (cloud-init's `write_files:
+    [{content: |\n  #!/bin/bash ...}]`, a CI `run: |` block; sample K275's Terraform cloud-init template writes a
+    systemd unit with `cat > unit <<EOF`): the string's lines as they stand in the file, so every value keeps its
+    line and column, each line carrying the block's indentation."""
+    starts = [0]
+    for _ in range(last_line):
+        nl = file_text.find("\n", starts[-1])
+        if nl < 0:
+            break
+        starts.append(nl + 1)
+    if first_line - 1 >= len(starts):
+        return []
+    lo = starts[first_line - 1]
+    hi = starts[last_line] if last_line < len(starts) else len(file_text)
+    return heredoc_launches(path, "\n" * (first_line - 1) + file_text[lo:hi], indent)

@@ -137,6 +137,8 @@ def _listed_flags(holder: YNode) -> int:
     """How many items of the holder's argument list are flags (`--port=8000`, `--mem-fraction-static 0.5`), or keys
     of its argument map spelled as flags (`engineArgs: {--max-model-len: "4096"}`, sample K176)."""
     found = arg_list(holder)
+    inner = _model_map(holder) if found is None else None
+    found = arg_list(inner) if inner is not None else found  # `model: {uri: M, args: [...]}`: the model's own flags
     if found is None:
         return max((sum(1 for k, _, _ in v.pairs() if k.startswith("--")) for k, _, v in holder.pairs()
                     if v.is_map and arg_list_key(k)), default=0)
@@ -147,8 +149,13 @@ def _listed_flags(holder: YNode) -> int:
 def _with_model_map(holder: YNode) -> list[tuple[str, YNode, YNode]]:
     """The holder's pairs, then those of its model map (`model: {repo: M, gpu: [...]}`: the model's own settings)."""
     pairs = list(holder.pairs())
-    inner = next((v for k, _, v in pairs if v.is_map and _norm(unprefixed(k)[1]) in MODEL_NAMES), None)
+    inner = _model_map(holder)
     return pairs + list(inner.pairs()) if inner is not None else pairs
+
+
+def _model_map(holder: YNode) -> YNode | None:
+    """The holder's model map (`model: {repo: M, ...}`), if it has one."""
+    return next((v for k, _, v in holder.pairs() if v.is_map and _norm(unprefixed(k)[1]) in MODEL_NAMES), None)
 
 
 def model_key(holder: YNode) -> tuple[tuple[str, ...], YNode] | None:
@@ -489,7 +496,26 @@ def keyed_engine(doc: YNode) -> str | None:
                 others = [k for e, theirs in own.items() if e != engine for k in theirs]
                 if len(mine) >= 2 and any(k not in others for k in mine) and all(k in mine for k in others):
                     return engine
+            if (listed := _listed_engine(node)) is not None:
+                return listed
         stack.extend(v for k, _, v in node.pairs() if not v.is_scalar and k not in _NOT_SETTINGS)
+    return None
+
+
+def _listed_engine(holder: YNode) -> str | None:
+    """The engine whose flags, all of them by its own tables, the argument list beside a model key holds (`model:
+    {uri: ..., args: [--max-model-len=100000]}`, sample K276's values of a chart kvlint has no adapter for)."""
+    from kvlint.launches.env import Field
+    from kvlint.launches.infer import all_known, engine_from_flags
+
+    for _, _, val in [(None, None, holder), *_with_model_map(holder)]:
+        found = arg_list(val) if val.is_map else None
+        if found is None or not found.is_seq:
+            continue
+        fields = [Field(i.text, None) for i in found.items]
+        engine = engine_from_flags(fields)
+        if engine is not None and all_known(engine, fields):
+            return engine
     return None
 
 

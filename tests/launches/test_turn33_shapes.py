@@ -56,3 +56,83 @@ def test_an_argument_list_of_another_program_in_a_matrix_is_not_a_launch():
     text = _MATRIX.replace("--max-model-len", "--num-prompts").replace("--kv-cache-dtype", "--request-rate") \
         .replace("--tensor-parallel-size", "--dataset-name").replace("ghcr.io/example/vllm", "ghcr.io/example/bench")
     assert read_path("experiment.yaml", text).deployments == []
+
+
+def test_an_engine_command_inside_a_usage_synopsis_is_no_launch():
+    """Samples K274 and K275 (measured: spurious launches, model `args...]`): `usage() { cat <<EOF ... run.sh start
+    [model] [extra vllm serve args...]` names the engine inside an optional group `[ ... ]` of a usage line; the
+    script's own command below it is the launch."""
+    text = ("#!/bin/bash\nusage() {\n  cat <<'EOF'\nUsage:\n  manage.sh start [model] [extra vllm serve args...]\n"
+            "  manage.sh [options] [-- extra vllm serve args...]\nEOF\n}\n"
+            "manage.sh start [model] [extra vllm serve args...]\n"
+            "vllm serve org/m --max-model-len 4096\n")
+    (dep,) = read_path("manage.sh", text).deployments
+    assert (dep.model, _at(dep.model_span)) == ("org/m", (10, 12))
+
+
+_CLOUD_INIT = """\
+#cloud-config
+write_files:
+  - path: /root/bootstrap.sh
+    content: |
+      #!/usr/bin/env bash
+      set -euo pipefail
+      cat >/etc/systemd/system/vllm.service <<'UNIT'
+      [Unit]
+      Description=vLLM
+      [Service]
+      ExecStart=/opt/vllm/.venv/bin/vllm serve org/m --port 8000 --max-model-len 8192
+      Restart=always
+      UNIT
+      systemctl enable --now vllm.service
+runcmd:
+  - [bash, /root/bootstrap.sh]
+"""
+
+
+def test_a_unit_a_block_string_script_writes_by_here_document_is_read_at_its_place():
+    """Sample K275 (measured: said only): a cloud-init `write_files` script (a YAML block string) writes a systemd
+    unit with `cat > unit <<'UNIT'`; the shell skips the body when it reads the string, so the body is read as the
+    script's own here-documents are, each value at its line and column in the file."""
+    (dep,) = read_path("cloud-init.yaml", _CLOUD_INIT).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "org/m", 8192)
+    assert _at(dep.model_span) == (11, 48)
+    assert _at(dep.settings["max_model_len"].span) == (11, 82)
+
+
+def test_a_program_named_for_the_engine_in_a_ci_step_is_read_by_its_flags():
+    """Sample K275 (measured: said only): a composite action runs `./vllm-install/bin/vllm-server --model "$model"
+    --max-model-len 512 ...` (a wrapper the build installs) in a `run: |` block: the words are vLLM's flags by its
+    table, as a script's would be. A benchmark client's flags there stay none."""
+    text = ("runs:\n  using: composite\n  steps:\n    - shell: bash\n      run: |\n        model=\"org/m\"\n"
+            "        ./vllm-install/bin/vllm-server \\\n          --model \"$model\" \\\n          --port 8000 \\\n"
+            "          --max-model-len 512 \\\n          --gpu-memory-utilization 0.5 &\n")
+    (dep,) = read_path("action.yml", text).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len"), _at(dep.model_span)) == ("vllm", "org/m", 512, (8, 19))
+    client = text.replace("vllm-install/bin/vllm-server", "bench/bench_client").replace("--max-model-len 512",
+                                                                                        "--num-prompts 512")
+    assert read_path("action.yml", client).deployments == []
+
+
+def test_values_whose_model_map_lists_one_engines_flags_beside_a_gpu_request_are_that_engines_launch():
+    """Sample K276 (measured: silent): values of a chart kvlint has no adapter for, `model: {uri: ..., args:
+    [--max-model-len=100000]}` beside `nvidia.com/gpu: 1`: the list is vLLM's by its table, so the values deploy vLLM
+    on that model. Without the GPU request, or with flags no engine has, nothing is read."""
+    text = ("model:\n  uri: hf://org/m\n  args:\n    - --max-model-len=100000\nresources:\n  limits:\n"
+            "    nvidia.com/gpu: 1\n")
+    (dep,) = read_path("values.yaml", text).deployments
+    assert (dep.engine, dep.get("max_model_len"), dep.gpu_count) == ("vllm", 100000, 1)
+    assert read_path("values.yaml", text.replace("resources:\n  limits:\n    nvidia.com/gpu: 1\n", "")).deployments == []
+    assert read_path("values.yaml", text.replace("--max-model-len", "--learning-rate")).deployments == []
+
+
+def test_a_runbook_applying_an_llminferenceservice_in_a_here_document_is_read_though_it_names_no_engine():
+    """Sample K276 (measured: silent): a Markdown guide's ```bash block runs `oc apply -f - <<'EOF'` with a KServe
+    LLMInferenceService (whose operator runs vLLM); the document never says "vllm"."""
+    text = ("# Deploy\n\n```bash\noc apply -n ns -f - <<'EOF'\napiVersion: serving.kserve.io/v1alpha1\n"
+            "kind: LLMInferenceService\nmetadata:\n  name: q\nspec:\n  model:\n    name: org/m\n    uri: hf://org/m\n"
+            "  template:\n    containers:\n    - name: main\n      resources:\n        limits:\n"
+            "          nvidia.com/gpu: \"1\"\nEOF\n```\n")
+    (dep,) = read_path("guide.md", text).deployments
+    assert (dep.engine, dep.gpu_count) == ("vllm", 1)
+    assert dep.model_span is not None and dep.model_span.line in (11, 12)
