@@ -148,11 +148,11 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
                 elif "<<" in node.text and node.style == "|":
                     out.extend(_block_heredocs(yf, node))
-            elif _python_source(node):
-                out.extend(_python_launches(yf, node))
+            elif _python_source(node) and (python := _python_launches(yf, node)):
+                out.extend(python)
             elif _yaml_source(node):
                 out.extend(_yaml_launches(yf, node))
-            elif _flagged_command(node.text):
+            elif _flagged_command(node.text):  # a script that runs `python3 -c "import vllm"` is no Python program
                 out.extend(_string_launches(yf, node, scope, inputs, image, joined, recipe))
         elif kind == "seq":
             argv = _word_list(yf, node, image) if node.items and node.items[0].is_scalar else []

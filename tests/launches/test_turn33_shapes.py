@@ -103,12 +103,14 @@ def test_a_unit_a_block_string_script_writes_by_here_document_is_read_at_its_pla
 def test_a_program_named_for_the_engine_in_a_ci_step_is_read_by_its_flags():
     """Sample K275 (measured: said only): a composite action runs `./vllm-install/bin/vllm-server --model "$model"
     --max-model-len 512 ...` (a wrapper the build installs) in a `run: |` block: the words are vLLM's flags by its
-    table, as a script's would be. A benchmark client's flags there stay none."""
+    table, as a script's would be, in a script that also runs `python3 -c "` with an `import vllm` line (no Python
+    program). A benchmark client's flags there stay none."""
     text = ("runs:\n  using: composite\n  steps:\n    - shell: bash\n      run: |\n        model=\"org/m\"\n"
+            "        ./vllm-install/bin/python3 -c \"\n        import vllm\n        print(vllm.__version__)\n        \"\n"
             "        ./vllm-install/bin/vllm-server \\\n          --model \"$model\" \\\n          --port 8000 \\\n"
             "          --max-model-len 512 \\\n          --gpu-memory-utilization 0.5 &\n")
     (dep,) = read_path("action.yml", text).deployments
-    assert (dep.engine, dep.model, dep.get("max_model_len"), _at(dep.model_span)) == ("vllm", "org/m", 512, (8, 19))
+    assert (dep.engine, dep.model, dep.get("max_model_len"), _at(dep.model_span)) == ("vllm", "org/m", 512, (12, 19))
     client = text.replace("vllm-install/bin/vllm-server", "bench/bench_client").replace("--max-model-len 512",
                                                                                         "--num-prompts 512")
     assert read_path("action.yml", client).deployments == []
