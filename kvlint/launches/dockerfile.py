@@ -172,8 +172,11 @@ def default_command(path: str, text: str) -> tuple[list[Field], dict[str, str]]:
 
 # the line that opens a here-document written to a file: `cat > /usr/local/bin/serve <<'SH'`, `tee /x.sh <<EOF`,
 # or BuildKit's own `COPY [--chmod=755] <<'SH' /entrypoint.sh` (the destination after the marker)
+# `cat > F <<EOF`, `tee F <<EOF`, `COPY <<EOF F`, and the redirection after the here-document (`cat <<'EOF' > F`,
+# sample K277's start script)
 _WRITES = lazy(r"(?:\bcat\s*>|\btee(?:\s+-a)?\s)\s*[\"']?([^\s\"'<>;&|]+)[\"']?[^\n]*<<"
-               r"|^\s*(?:COPY|ADD)\s[^\n]*<<-?\s*[\"']?\w+[\"']?\s+[\"']?([^\s\"']+)[\"']?\s*$", re.I)
+               r"|^\s*(?:COPY|ADD)\s[^\n]*<<-?\s*[\"']?\w+[\"']?\s+[\"']?([^\s\"']+)[\"']?\s*$"
+               r"|\bcat\s*<<-?\s*[\"']?\w+[\"']?\s*>\s*[\"']?([^\s\"'<>;&|]+)", re.I)
 
 
 def _script_run(fields: list[Field]) -> str:
@@ -247,7 +250,7 @@ def _heredoc_script(path: str, text: str, entry: str) -> Mapped | None:
     for start, body, _ in heredoc_bodies(text):
         opening = text[text.rfind("\n", 0, max(start - 1, 0)) + 1 : start]
         m = _WRITES.search(opening)
-        if m is not None and _same_file(m.group(1) or m.group(2), entry):
+        if m is not None and _same_file(m.group(1) or m.group(2) or m.group(3), entry):
             return Mapped.whole(path, "\n" * text.count("\n", 0, start) + body)
     return None
 

@@ -18,6 +18,7 @@ quick-reference table). Prose is never read, and a prose mention of an engine is
 from __future__ import annotations
 
 import re
+import textwrap
 from bisect import bisect_left
 from functools import lru_cache
 
@@ -420,6 +421,7 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
     body = blank_ranges(text, _between(ranges, len(text)))
     if not any(w in body for w in pyfile.engine_words()):
         return []
+    body = _parsed_blocks(text, body, ranges)
     if "!" not in body:
         return pyfile.read(path, body).deployments
     from kvlint.launches import shellfile
@@ -429,6 +431,59 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
     # are the shell's, the rest Python, as kvlint.launches.notebook reads a cell
     shell, python = split_cell(body)
     return pyfile.read(path, python).deployments + shellfile.read(path, shell).deployments
+
+
+def _parsed_blocks(text: str, body: str, ranges: list[tuple[int, int]]) -> str:
+    """The Python blocks read together, without what is no Python: a `docker pull` fenced as ```python, or a line
+    with a placeholder (`region = <your-region>`) in sample K276's runbook. One such line would fail the whole
+    program: a block that does not parse loses the lines the parser stops at (a few at most), else the whole
+    block. A notebook's `!` lines are kept: the reader splits them off."""
+    if _parses(body):
+        return body
+    bad: list[tuple[int, int]] = []
+    for start, end in ranges:
+        bad += _unparsed(text, start, end)
+    return blank_ranges(body, sorted(bad)) if bad else body
+
+
+_MAX_DROPPED = 4  # lines a block may lose to the parser before the whole block is taken for another language
+
+
+def _unparsed(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The ranges of one block that keep it from parsing (lines, else the block), none when it parses."""
+    lines: list[tuple[int, int]] = []
+    at = start
+    for line in text[start:end].splitlines(keepends=True):
+        lines.append((at, at + len(line.rstrip("\r\n"))))
+        at += len(line)
+    dropped: list[tuple[int, int]] = []
+    for _ in range(_MAX_DROPPED + 1):
+        kept = [text[s:e] if (s, e) not in dropped and not text[s:e].lstrip().startswith("!") else ""
+                for s, e in lines]
+        error = _parse_error(textwrap.dedent("\n".join(kept)))
+        if error is None:
+            return dropped
+        if error < 1 or error > len(lines) or lines[error - 1] in dropped:
+            break
+        dropped.append(lines[error - 1])
+    return [(start, end)]
+
+
+def _parses(code: str) -> bool:
+    return _parse_error(code) is None
+
+
+def _parse_error(code: str) -> int | None:
+    """The line Python's parser stops at (0 when it does not say), or None when the code parses."""
+    import ast
+
+    try:
+        ast.parse(code)
+    except SyntaxError as e:
+        return e.lineno or 0
+    except (ValueError, MemoryError, RecursionError):
+        return 0
+    return None
 
 
 def _python_place(path: str, text: str) -> Finding | None:

@@ -138,3 +138,26 @@ def test_a_runbook_applying_an_llminferenceservice_in_a_here_document_is_read_th
     (dep,) = read_path("guide.md", text).deployments
     assert (dep.engine, dep.gpu_count) == ("vllm", 1)
     assert dep.model_span is not None and dep.model_span.line in (11, 12)
+
+
+def test_a_dockerfile_entrypoint_written_by_cat_with_the_redirection_after_the_here_document_is_read():
+    """Sample K277 (measured: said only): `RUN cat <<'EOF' > /usr/local/bin/start.sh` (the redirection after the
+    here-document) writes the script `ENTRYPOINT` runs: its command is the image's default launch."""
+    text = ("FROM vllm/vllm-openai:v0.10.0\nRUN cat <<'EOF' > /usr/local/bin/start.sh\n#!/bin/bash\n"
+            "exec python3 -m vllm.entrypoints.openai.api_server \\\n    --model org/m \\\n    --max-model-len 4096\nEOF\n"
+            "RUN chmod +x /usr/local/bin/start.sh\nENTRYPOINT [\"/usr/local/bin/start.sh\"]\n")
+    (dep,) = read_path("Dockerfile", text).deployments
+    assert (dep.model, dep.get("max_model_len"), _at(dep.model_span)) == ("org/m", 4096, (5, 13))
+
+
+def test_a_runbooks_python_blocks_lose_only_the_lines_that_are_no_python():
+    """Sample K276 (measured: missed): a runbook's ```python blocks include a `docker pull` and a line with a
+    placeholder (`region = <your-region>`) beside the one naming the engine's image; read together, one such line
+    failed the whole program. The failing lines are dropped, the rest read: the argument list handed to the
+    platform's runtime is vLLM's launch, at its place."""
+    text = ("# Deploy\n\n```python\ndocker pull vllm/vllm-openai:v0.5.3\n```\n\n```python\n"
+            "image = \"<region>.ocir.io/t/vllm-openai:v0.5.3\"\nregion = <your-region>\n```\n\n```python\n"
+            "cmd = [\"--model\", \"org/m\", \"--tensor-parallel-size\", \"8\", \"--max-model-len\", \"1200\"]\n"
+            "rt = Runtime().with_image(image).with_cmd(cmd)\n```\n")
+    (dep,) = read_path("guide.md", text).deployments
+    assert (dep.model, dep.get("tensor_parallel_size"), _at(dep.model_span)) == ("org/m", 8, (13, 20))
