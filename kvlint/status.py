@@ -106,6 +106,7 @@ SKIP_WORDS = {
     "no-model": "no model reference", "unresolved-model": "unresolved model reference",
     "unknown-model": "model unknown offline", "model-path": "model given as a bare local path",
     "rejected-value": "flag value the engine rejects",
+    "older-value": "older release's value kvlint does not size",
     "refused": "settings the engine refuses", "unresolved-setting": "unresolved setting",
     "not-a-gpu": "not a GPU", "model-length-unknown": "model's context length unknown offline",
     "error": "memory model error", "model-conflict": "model named as two different models",

@@ -18,7 +18,9 @@ miss (`prefil`, `fp16` beside `fp8`), or any other refused value on a pinned rel
 A few values every release kvlint reads refuses were read by older releases (the engine record's `older_readings`, read
 from those wheels): vLLM 0.5.5 to 0.8.0 read `--enable-chunked-prefill False` as "off", and 0.5.5 to 0.9.2 read
 `--limit-mm-per-prompt image=5,video=5` as well as JSON; a value the newest release no longer lists was a choice of
-earlier ones (`--mamba-cache-mode all`, from 0.15.0 to 0.31.0, read from those wheels). On an image pinned to such a
+earlier ones (`--mamba-cache-mode all`, from 0.15.0 to 0.31.0, read from those wheels), as is every choice the flag
+table's older choice lists hold (SGLang's, read from each release 0.5.4 to 0.5.23: `--fp4-gemm-backend cutlass` from
+0.5.10 to 0.5.13, `--attention-backend cutlass_mla` to 0.5.13; sample K276). On an image pinned to such a
 release there is no finding; on a launch that pins no release (a host install, a README's command), the finding is a
 warning that says which release it assumed and that an older install may accept the value (samples K98, K103: an
 unpinned script and a model README of that time); on an image that names no release kvlint reads
@@ -50,8 +52,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kvlint.deployment import Deployment, InvalidValue
-from kvlint.engines import get_engine
 from kvlint.findings import Finding, Severity
+from kvlint.flags.flag_values import older_era
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
 
@@ -149,8 +151,8 @@ def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
     release decides; a pin between the last release read with it and the first read without), else None (the error
     stands)."""
     engine, pinned = ctx.deployment.engine, ctx.pinned_version
-    era = get_engine(engine).older_readings.get(bad.flag or "")
-    if era is None or not _read_by_older(era[0], bad):
+    era = older_era(engine, bad.flag or "", bad.raw, bad.reason)
+    if era is None:
         return None
     _, first, last, without = era
     title = c.title(engine)
@@ -169,13 +171,6 @@ def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
     if not c.older(last, pinned):
         return ""
     return f" from {without} on; {read}, and whether {pinned} (pinned) does is not known here"
-
-
-def _read_by_older(reading: str, bad: InvalidValue) -> bool:
-    """Whether the refusal is the one the older reading changes (kvlint.flags.flag_values.read_by_older)."""
-    from kvlint.flags.flag_values import read_by_older
-
-    return read_by_older(reading, bad.raw, bad.reason)
 
 
 def _extends_a_choice(raw: str, reason: str) -> str | None:

@@ -184,6 +184,16 @@ def on_release(engine: str, option: str, version: str | None) -> bool | None:
 
 
 @lru_cache(maxsize=1024)
+def older_choice(engine: str, option: str, value: str) -> tuple[str, str, str] | None:
+    """(first release, last release, first release without it) of a choice older releases of the option listed and
+    the newest read does not (`--fp4-gemm-backend cutlass`, SGLang 0.5.10 to 0.5.13: sample K276), read from every
+    release's choice lists; None when no release the table read listed it."""
+    entry = next((e for e in _data(engine)["flags"] if option in e["options"]), None)
+    era = (entry.get("older_choices") or {}).get(value.strip("\"'")) if entry is not None else None
+    return (era[0], era[1], era[2]) if era else None
+
+
+@lru_cache(maxsize=1024)
 def first_seen(engine: str, dest: str) -> tuple[str, str] | None:
     """(first option, first release read with it) of the engine's flag for a setting name; None for a name the
     table does not hold."""

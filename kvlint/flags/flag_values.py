@@ -130,6 +130,20 @@ def json_or_human(engine: str, raw: str) -> Any:
             return raw
 
 
+def older_era(engine: str, flag: str, raw: str, reason: str) -> tuple[str, str, str, str] | None:
+    """(reading, first, last, first release without it) of the older releases that read a refused value: the
+    engine record's own readings (a word after a switch, KEY=VALUE pairs), else a choice the flag table's older
+    choice lists hold (every release's, kvlint.flags.flag_table.older_choice); None when every release refuses it."""
+    from kvlint.engines import get_engine
+    from kvlint.flags.flag_table import older_choice
+
+    era = get_engine(engine).older_readings.get(flag)
+    if era is not None and read_by_older(era[0], raw, reason):
+        return era
+    listed = older_choice(engine, flag, raw) if reason.startswith("valid: ") else None
+    return (f"choice:{raw.strip(chr(34) + chr(39))}", *listed) if listed is not None else None
+
+
 def read_by_older(reading: str, raw: str, reason: str) -> bool:
     """Whether a refusal is the one an older release's reading changes (the engine record's `older_readings`): a word
     after a switch, KEY=VALUE pairs where JSON is required, or a choice the option has since dropped."""

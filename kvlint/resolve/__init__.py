@@ -128,7 +128,8 @@ class Resolver:
         dep, spec = base.deployment, base.model.spec
         why = _reader_block(base)
         if why is not None:
-            return _replace(base, skipped_because=why, skip_kind="rejected-value")
+            kind = "older-value" if " a value of older releases " in why else "rejected-value"
+            return _replace(base, skipped_because=why, skip_kind=kind)
         if spec is None:
             if base.model.conflict:
                 return _replace(base, skipped_because=base.model.reason, skip_kind="model-conflict")
@@ -346,6 +347,13 @@ def _reader_block(r: Resolved) -> str | None:
     if refused:
         bad = refused[0]
         return f"{r.engine.title} rejects {bad.flag} {bad.raw}".rstrip() + f" ({bad.reason}): fix KV007 first"
+    from kvlint.engines.registered import facts
+
+    sizing = [bad for bad in dep.invalid_values if bad.setting in facts(dep.engine).KV_SETTINGS]
+    if sizing:  # an older release's choice (`--kv-cache-dtype fp4_e2m1` on SGLang 0.5.9): it starts, but the
+        bad = sizing[0]  # arithmetic kvlint runs is the newest release's, which has no such value to size with
+        return (f"{r.engine.title} {r.version.version} reads {bad.flag} {bad.raw}, a value of older releases whose "
+                "pool arithmetic kvlint does not model: not sized")
     return None
 
 
@@ -353,11 +361,11 @@ def _read_on_release(r: Resolved, bad: InvalidValue) -> bool:
     """Whether the release the launch pins reads the value (an older reading: `--limit-mm-per-prompt image=5` on
     vLLM 0.5.5 to 0.9.2, sample K259's image installing 0.7.3): it starts, so it is sized, and KV007 says nothing."""
     from kvlint.flags.flag_table import earlier
-    from kvlint.flags.flag_values import read_by_older
+    from kvlint.flags.flag_values import older_era
 
-    era = r.engine.older_readings.get(bad.flag or "")
+    era = older_era(r.deployment.engine, bad.flag or "", bad.raw, bad.reason)
     pinned = r.version.version
-    if era is None or pinned is None or not read_by_older(era[0], bad.raw, bad.reason):
+    if era is None or pinned is None:
         return False
     return not earlier(pinned, era[1]) and not earlier(era[2], pinned)
 

@@ -83,3 +83,37 @@ def test_a_value_the_pinned_release_reads_is_sized_and_the_release_a_repository_
     assert result.findings == []
     (launch,) = result.launches
     assert launch.skip_kind != "rejected-value"
+
+
+def _kv007(tmp_path, text):
+    script = tmp_path / "serve.sh"
+    script.write_text(text)
+    return [(f.severity, f.message) for f in lint([str(script)], LintOptions(select=("KV007",))).findings]
+
+
+def test_a_choice_older_sglang_releases_listed_is_judged_on_the_release_the_launch_pins(tmp_path):
+    """Sample K276 (measured: a KV007 error, wrong): `--fp4-gemm-backend cutlass` on a script that pins no SGLang
+    release. SGLang 0.5.10 to 0.5.13 listed `cutlass` (read from each release's choice lists, 0.5.4 to 0.5.23); the
+    newest does not. Unpinned: a warning naming the releases that read it. Pinned inside them: no finding; before or
+    after them: the error stands."""
+    head = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+    ((severity, message),) = _kv007(tmp_path, head + "--fp4-gemm-backend cutlass\n")
+    assert severity == Severity.WARNING and "0.5.10 to 0.5.13" in message
+    image = "docker run --gpus all lmsysorg/sglang:{} python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B {}\n"
+    assert _kv007(tmp_path, image.format("v0.5.11", "--fp4-gemm-backend cutlass")) == []
+    assert _kv007(tmp_path, image.format("v0.5.9", "--attention-backend cutlass_mla")) == []
+    assert [s for s, _ in _kv007(tmp_path, image.format("v0.5.9", "--fp4-gemm-backend cutlass"))] == [Severity.ERROR]
+    assert [s for s, _ in _kv007(tmp_path, image.format("v0.5.23", "--attention-backend cutlass_mla"))] == \
+        [Severity.ERROR]
+
+
+def test_an_older_releases_pool_setting_is_not_sized_with_the_newest_arithmetic(tmp_path):
+    """`--kv-cache-dtype fp4_e2m1` on SGLang 0.5.9 (a choice of 0.5.5 to 0.5.13): the server starts, so KV007 is
+    silent, but kvlint's arithmetic is the newest release's, which has no such dtype: the launch is not sized, and
+    says why, rather than sized at the model's dtype."""
+    script = tmp_path / "serve.sh"
+    script.write_text("docker run --gpus all lmsysorg/sglang:v0.5.9 python3 -m sglang.launch_server "
+                      "--model-path Qwen/Qwen3-8B --kv-cache-dtype fp4_e2m1\n")
+    assert _kv007(tmp_path, script.read_text()) == []
+    (status,) = lint([str(script)], LintOptions()).launches
+    assert status.skip_kind == "older-value" and "fp4_e2m1" in (status.skipped_because or "")
