@@ -134,10 +134,10 @@ def older_era(engine: str, flag: str, raw: str, reason: str) -> tuple[str, str, 
     """(reading, first, last, first release without it) of the older releases that read a refused value: the
     engine record's own readings (a word after a switch, KEY=VALUE pairs), else a choice the flag table's older
     choice lists hold (every release's, kvlint.flags.flag_table.older_choice); None when every release refuses it."""
-    from kvlint.engines import get_engine
+    from kvlint.engines.registered import facts
     from kvlint.flags.flag_table import older_choice
 
-    era = get_engine(engine).older_readings.get(flag)
+    era = facts(engine).OLDER_READINGS.get(flag)
     if era is not None and read_by_older(era[0], raw, reason):
         return era
     listed = older_choice(engine, flag, raw) if reason.startswith("valid: ") else None
