@@ -283,8 +283,20 @@ _PROSE = lazy(r"[ \t]*(?:vllm[ \t]+serve|sglang[ \t]+serve)[ \t]+(?:in|on|with|f
 
 def _prose(line: str) -> bool:
     """Whether a line outside the code blocks is prose that opens with the engine's command: its next word is a
-    sentence's, and no option follows."""
-    return _PROSE.match(line) is not None
+    sentence's, and no option follows; or a sentence's words follow the command, no option among them (`vllm serve
+    KV cache does not seem to persist properly.`, sample K279's note): the engine's parser takes one positional."""
+    if _PROSE.match(line) is not None:
+        return True
+    m = _SERVE.match(line)
+    if m is None:
+        return False
+    words = line[m.end():].split()
+    return not any(w.startswith("-") for w in words) and sum(1 for w in words if _WORD.fullmatch(w)) >= _SENTENCE
+
+
+_SERVE = lazy(r"[ \t]*(?:vllm|sglang)[ \t]+serve[ \t]", re.IGNORECASE)
+_WORD = lazy(r"[A-Za-z][a-z']*[.,;:]?")  # a sentence's word, not a model id, a path or a variable
+_SENTENCE = 4  # such words after the command: a sentence, not a command line
 
 
 # a tool of the repository's own handed the engine's command after `--` (`k8shazgpu vllm run --name x -- vllm serve m`):

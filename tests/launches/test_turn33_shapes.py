@@ -161,3 +161,26 @@ def test_a_runbooks_python_blocks_lose_only_the_lines_that_are_no_python():
             "rt = Runtime().with_image(image).with_cmd(cmd)\n```\n")
     (dep,) = read_path("guide.md", text).deployments
     assert (dep.model, dep.get("tensor_parallel_size"), _at(dep.model_span)) == ("org/m", 8, (13, 20))
+
+
+def test_a_sentence_that_opens_with_the_engines_command_is_prose():
+    """Sample K279 (measured: a spurious launch, model `KV`): a note's line `vllm serve KV cache does not seem to
+    persist properly.`: a sentence's words after the command and no option; the engine's parser takes one
+    positional. Command lines beside it stay launches."""
+    text = ("# note\n\nvllm serve KV cache does not seem to persist properly.\n\nvllm serve org/m --port 8000\n\n"
+            "vllm serve Qwen/Qwen3-8B\n")
+    assert [d.model for d in read_path("note.md", text).deployments] == ["org/m", "Qwen/Qwen3-8B"]
+
+
+def test_the_callers_of_many_functions_are_found_from_one_index_of_the_files_calls():
+    """Sample K279 (measured: KV001 "took over 1 s of CPU", the launch missed): a 4,000-line program whose argv
+    builder has many callers; each function's call sites were found by walking the whole tree again. The index is
+    made once per tree and gives the same calls, in source order."""
+    import ast
+
+    from kvlint.launches.pycalls import call_sites
+
+    tree = ast.parse("def f(a):\n    pass\n\nclass C:\n    def g(self):\n        self.f(2)\n\nf(1)\nh(f(3))\n")
+    fn = tree.body[0]
+    assert [c.lineno for c in call_sites(tree, fn)] == [6, 8, 9]
+    assert call_sites(tree, fn) == call_sites(tree, fn)
