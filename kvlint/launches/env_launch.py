@@ -64,8 +64,23 @@ def prefixed_engine(names: Iterable[str]) -> str | None:
     return None
 
 
+def spelled_engine(names: Iterable[str]) -> str | None:
+    """The engine whose flags the variables spell with no prefix, beside a model variable: two or more that are
+    only that engine's (`MAX_MODEL_LEN`, `GPU_MEMORY_UTILIZATION`: vLLM's; `CONTEXT_LENGTH`, `MEM_FRACTION_STATIC`:
+    SGLang's), none only the other's. A spelling both take (`TENSOR_PARALLEL_SIZE`) decides nothing."""
+    from kvlint.launches.keys import option_for_key
+
+    upper = [n.upper() for n in names]
+    if not any(n in MODEL_VARS for n in upper):
+        return None
+    own = {e: {n for n in upper if n not in MODEL_VARS and option_for_key(e, n.lower())} for e in ("vllm", "sglang")}
+    only = {e: mine - own["sglang" if e == "vllm" else "vllm"] for e, mine in own.items()}
+    found = [e for e, mine in only.items() if len(mine) >= 2]
+    return found[0] if len(found) == 1 and not only["sglang" if found[0] == "vllm" else "vllm"] else None
+
+
 __all__ = ["MODEL_VARS", "NOTE", "EnvImage", "base_name", "configured_engine", "env_image", "fields_from_env",
-           "named_engine", "prefixed_engine"]
+           "named_engine", "prefixed_engine", "spelled_engine"]
 
 MODEL_VARS = ("MODEL", "MODEL_NAME", "MODEL_ID", "HF_MODEL", "HF_MODEL_ID", "MODEL_PATH", "MODEL_REPO", "MODEL_DIR",
               "HF_MODEL_NAME", "LLM_MODEL", "SERVED_MODEL", "REPO_ID", "HF_REPO_ID", "MODEL_REPO_ID")  # a Hub repo id

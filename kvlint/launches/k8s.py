@@ -145,13 +145,27 @@ def _env_configured_image(node: YNode) -> bool:
     """A container with an `env:` list and an image named for an engine, or variables named for one (`VLLM_MODEL`
     and another `VLLM_` one: kvlint.launches.env_launch.prefixed_engine) (cheap tests first)."""
     env, image = node.get("env"), node.get("image")
-    if env is None or not env.is_seq or image is None or not image.is_scalar:
+    if env is None or image is None or not image.is_scalar:
+        return False
+    if env.is_map:
+        return _env_map(node) is not None and _spelled_engine_on_gpus(node, [k for k, _, _ in env.pairs()]) is not None
+    if not env.is_seq:
         return False
     from kvlint.launches.env_launch import configured_engine, prefixed_engine
 
     names = [_text(i.get("name")) or "" for i in env.items if i.is_map]
     return configured_engine(image.text) is not None or prefixed_engine(names) is not None or \
-        _tag_engine_on_gpus(node) is not None
+        _tag_engine_on_gpus(node) is not None or _spelled_engine_on_gpus(node, names) is not None
+
+
+def _spelled_engine_on_gpus(node: YNode, names: list[str]) -> str | None:
+    """The engine whose flags a GPU container's variables spell with no prefix, beside a model variable
+    (`MODEL`, `MAX_MODEL_LEN`, `GPU_MEMORY_UTILIZATION`: vLLM's; sample K277's Snowpark spec, its image a template
+    placeholder): kvlint.launches.env_launch.spelled_engine."""
+    from kvlint.launches.env_launch import spelled_engine
+
+    engine = spelled_engine(names)
+    return engine if engine is not None and gpu_facts(node, [], ()).count else None
 
 
 def _tag_engine_on_gpus(node: YNode) -> str | None:
@@ -228,7 +242,20 @@ def runtime_vars(container: YNode, ancestors: list[YNode]) -> tuple[tuple[str, s
     return tuple((name, source) for name, value, source in _env_items(container, ancestors) if value is None and source)
 
 
+def _env_map(container: YNode) -> YNode | None:
+    """A named container's `env:` written as a map (Snowpark Container Services' `containers: [{name: llm, image:
+    ..., env: {MODEL: ..., MAX_MODEL_LEN: ...}}]`, sample K277), on GPUs: its variables, as a list's would be."""
+    env = container.get("env")
+    if env is None or not env.is_map or container.get("name") is None or not gpu_facts(container, [], ()).count:
+        return None
+    return env
+
+
 def _env_items(container: YNode, ancestors: list[YNode]) -> Iterator[tuple[str, YNode | None, str]]:
+    own = _env_map(container)
+    for key, _, val in own.pairs() if own is not None else ():
+        if val.is_scalar:
+            yield key, val, ""
     for holder in ancestors + [container]:
         for key in ("envs", "env"):
             node = holder.get(key)
@@ -429,11 +456,14 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
 
     items = [(n, None, _field(v, env, yf.path)) for n, v, _ in _env_items(c, anc) if v is not None]
     engine = scripted or env_launch.configured_engine(image) or env_launch.prefixed_engine(n for n, _, _ in items) \
-        or _tag_engine_on_gpus(c) or _named_build_given_model(image, [n for n, _, _ in items])
+        or _tag_engine_on_gpus(c) or _named_build_given_model(image, [n for n, _, _ in items]) \
+        or _spelled_engine_on_gpus(c, [n for n, _, _ in items])
     if engine is None:
         return None
     spans = {n: named.span for item in _env_list(c, anc) if (named := item.get("name")) is not None
              and (n := _text(named))}
+    own = _env_map(c)
+    spans.update({k: kn.span for k, kn, _ in own.pairs()} if own is not None else {})
     fields = env_launch.fields_from_env(engine, [(n, spans.get(n), v) for n, _, v in items], image)
     if fields is None:
         return None

@@ -173,6 +173,8 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             seen.update(id(n) for n in ast.walk(node))  # the engine's flags, but no engine runs (sample K153)
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
             elts = node.elts + grown.get(id(node), [])
+            if (found_cli := _engine_found_cli(elts, src)) is not None:  # the program word: the engine's CLI
+                elts = [ast.copy_location(ast.Constant(found_cli), elts[0]), *elts[1:]]
             found = _called(src, tree, node, elts) or _classes(src, tree, node, elts, maybe.get(id(node))) \
                 or _argv(src, elts, _gpu_of(src, tree, node), maybe.get(id(node))) \
                 or _called(src, tree, node, elts, partial(_flag_list, src, node, image=images.get(id(node)))) \
@@ -1123,7 +1125,7 @@ def _starts_with_word(node: ast.List | ast.Tuple, src: _Source) -> bool:
     first = node.elts[0] if node.elts else None
     if first is not None and (_is_interpreter(first) or _runs_module(node.elts)):
         return True
-    if _engine_named_cli(node.elts):
+    if _engine_named_cli(node.elts) or _engine_found_cli(node.elts, src) is not None:
         return True
     if first is not None and _path_tail(first) is not None:  # `str(venv / "bin" / "vllm")`: one word at run time
         return True
@@ -1151,6 +1153,24 @@ def _engine_named_cli(elts: list[ast.expr]) -> bool:
     first = first.func if isinstance(first, ast.Call) and not first.args else first  # `_vllm_cli()` (sample K180)
     name = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else ""
     return any(e in name.lower() for e in engine_names())
+
+
+def _engine_found_cli(elts: list[ast.expr], src: _Source) -> str | None:
+    """`executable = resolve_vllm_binary(...)` before `[executable, "serve", "--config", path]` (sample K274): a name
+    the program binds to what a function named for the engine finds, given the engine CLI's `serve`: that engine."""
+    import ast
+
+    from kvlint.engines.registered import engine_names
+
+    if len(elts) < 3 or not isinstance(elts[0], ast.Name) or not (isinstance(elts[1], ast.Constant)
+                                                                   and elts[1].value == "serve"):
+        return None
+    name = elts[0].id
+    for node in ast.walk(src.tree) if src.tree is not None else ():
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return next((e for e in engine_names() if e in _name(node.value.func).lower()), None)
+    return None
 
 
 def _is_interpreter(node: ast.expr) -> bool:

@@ -307,7 +307,7 @@ def _cut_piece(words: tuple[Word, ...], continued: bool, m: Mapped, state: _Stat
     """A command after one a comment ended (`... --network host  # why \\`, then `  --shm-size=32g \\`): True
     when it is a piece of a command being joined (read as meant once its last piece comes, KV012); a piece cut off
     a launch is noted and left to run as the shell runs it (False)."""
-    if not words or not (words[0].literal or "").startswith("-"):
+    if not words or not _option_word(words[0]):
         pieces.joined = None
         return False
     if pieces.joined is not None:
@@ -342,7 +342,13 @@ def _continued(commands: list, k: int, m: Mapped) -> bool:
     ends = commands[k].sep == "#" or _blank_escaped(commands[k].words, m)
     if not ends or k + 1 >= len(commands) or not commands[k + 1].words:
         return False
-    return (commands[k + 1].words[0].literal or "").startswith("-")
+    return _option_word(commands[k + 1].words[0])
+
+
+def _option_word(word: Word) -> bool:
+    """Whether a command's first word is an option (`--shm-size=32g`, `-e`), not a lone `-` or `--`."""
+    text = word.literal or ""
+    return text.startswith("-") and text.lstrip("-")[:1].isalpha()
 
 
 def _blank_escaped(words: tuple[Word, ...], m: Mapped) -> bool:

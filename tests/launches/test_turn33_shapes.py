@@ -184,3 +184,66 @@ def test_the_callers_of_many_functions_are_found_from_one_index_of_the_files_cal
     fn = tree.body[0]
     assert [c.lineno for c in call_sites(tree, fn)] == [6, 8, 9]
     assert call_sites(tree, fn) == call_sites(tree, fn)
+
+
+def test_a_program_word_a_function_named_for_the_engine_finds_is_the_engines_cli():
+    """Sample K274 (measured: said only): `executable = resolve_vllm_binary(...)` then `argv = [executable, "serve",
+    "--config", path, "--port", str(port)]` run by a helper: the engine's CLI given its config file, a launch at the
+    list (its model in the config the program writes). A name bound to another function's result is not."""
+    text = ("import subprocess\n\ndef resolve_vllm_binary(x):\n    return x\n\ndef start(cfg, port):\n"
+            "    executable = resolve_vllm_binary('vllm')\n"
+            "    argv = [executable, 'serve', '--config', str(cfg), '--port', str(port)]\n"
+            "    subprocess.Popen(argv)\n")
+    (dep,) = read_path("server.py", text).deployments
+    assert (dep.engine, _at(dep.launch_span)) == ("vllm", (8, 13))
+    assert read_path("server.py", text.replace("resolve_vllm_binary('vllm')", "find_tool('x')")).deployments == []
+
+
+_SPCS = """\
+spec:
+  containers:
+    - name: llm
+      image: {{ llm_image }}
+      resources:
+        limits:
+          nvidia.com/gpu: 4
+      env:
+        MODEL: org/m
+        TENSOR_PARALLEL_SIZE: 4
+        GPU_MEMORY_UTILIZATION: 0.95
+        MAX_MODEL_LEN: 75000
+    - name: ui
+      image: {{ ui_image }}
+      env:
+        MODEL: org/m
+"""
+
+
+def test_a_gpu_container_whose_variables_spell_one_engines_flags_is_that_engines_launch():
+    """Sample K277 (measured: missed): a Snowpark Container Services spec, its image a template placeholder, its
+    `env:` a map of `MODEL` and variables spelled as vLLM's flags with no prefix, on 4 GPUs: the image's entry point
+    starts vLLM with them. The UI container beside it (no GPU, no flag variables) is none; without the GPUs, none."""
+    (dep,) = read_path("spec.yml", _SPCS).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len"), dep.gpu_count) == ("vllm", "org/m", 75000, 4)
+    assert _at(dep.model_span) == (9, 16)
+    assert read_path("spec.yml", _SPCS.replace("nvidia.com/gpu: 4", "cpu: 4")).deployments == []
+
+
+def test_variables_both_engines_spell_alike_name_neither():
+    from kvlint.launches.env_launch import spelled_engine
+
+    assert spelled_engine(["MODEL", "MAX_MODEL_LEN", "GPU_MEMORY_UTILIZATION"]) == "vllm"
+    assert spelled_engine(["MODEL_PATH", "CONTEXT_LENGTH", "MEM_FRACTION_STATIC"]) == "sglang"
+    assert spelled_engine(["MODEL", "TENSOR_PARALLEL_SIZE", "PORT"]) is None
+    assert spelled_engine(["MAX_MODEL_LEN", "GPU_MEMORY_UTILIZATION"]) is None  # no model variable
+
+
+def test_a_lone_dash_after_a_commented_launch_line_cuts_nothing():
+    """A property test's case (KV012 warning on `vllm serve #x` then a line `-`): only an option line (`--flag`,
+    `-e`) after a comment is a piece the comment cut off; a lone `-` or `--` is a command of its own."""
+    from kvlint.launches.read import read_one
+
+    for text in ("vllm serve #containers:\n-\n", "vllm serve org/m  # note\n--\n"):
+        assert not [f for f in read_one("x.sh", text).findings if f.code == "KV012"]
+    cut = read_one("x.sh", "vllm serve org/m \\\n  # the port\n  --port 8000\n")
+    assert [f.code for f in cut.findings if f.code == "KV012"] == ["KV012"]
