@@ -137,8 +137,10 @@ _IMAGE_VARIABLE = lazy(r"^[\"']?\$\{?[A-Za-z0-9_]*(?:IMAGE|image|Image)\}?[\"']?
 
 
 def _unknown(word: Field) -> bool:
-    """A word that is an expansion the script leaves unknown (`$DOCKER_OPTS`, `"${EXTRA[@]}"`)."""
-    return not word.resolved and word.text.lstrip("\"'").startswith("$")
+    """A word that is an expansion the script leaves unknown (`$DOCKER_OPTS`, `"${EXTRA[@]}"`), or a placeholder the
+    author fills in (`<VLLM_ENV_AS_-e_FLAGS>`, sample K282's template script)."""
+    text = word.text.strip("\"'")
+    return (not word.resolved and text.startswith("$")) or (text.startswith("<") and text.endswith(">"))
 
 
 def _engine_flag(name: str) -> bool | None:

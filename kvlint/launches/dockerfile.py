@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from kvlint.deployment import Deployment
-from kvlint.findings import Finding
+from kvlint.findings import Finding, Severity
 from kvlint.launches import ReadResult
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, with_supplied
@@ -25,8 +25,33 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     from kvlint.sources.comments import scan_comments
 
     index = LineIndex(text)
-    return ReadResult(path, read_dockerfile(path, text, index), findings=_broken_exec_forms(path, text, index),
+    handed = _script_to_engine_cli(path, text, index)
+    return ReadResult(path, read_dockerfile(path, text, index), findings=_broken_exec_forms(path, text, index) + handed,
                       comments=scan_comments(text))
+
+
+_SCRIPT_WORD = lazy(r"(?:\.{0,2}/)?[\w./-]*\.(?:sh|bash|py)|(?:/usr)?(?:/local)?(?:/bin/)?(?:ba|da)?sh|python[\d.]*")
+
+
+def _script_to_engine_cli(path: str, text: str, index: LineIndex) -> list[Finding]:
+    """KV019: an exec-form `CMD ["./startup.sh"]` in a build FROM the engine's own image (its entry point starts the
+    engine: `vllm serve`, or an older image's `python3 -m vllm.entrypoints.openai.api_server`) with no ENTRYPOINT
+    of its own: Docker hands the CMD to that entry point, which reads the script's path as its own argument, and
+    the script never runs (sample K280's LoRA server)."""
+    image, env, parts = _instructions(text)
+    cmd = parts.get("CMD")
+    if cmd is None or "ENTRYPOINT" in parts or not cmd[1].lstrip().startswith("[") or entrypoint_engine(image) is None:
+        return []
+    words = _argv(path, text, index, *cmd, env)
+    if not words or _SCRIPT_WORD.fullmatch(words[0].text) is None:
+        return []
+    program = " ".join(w.text for w in words[:3]) + (" ..." if len(words) > 3 else "")
+    message = (f"CMD [{program}] is handed to the entry point of {image}, which starts the engine and reads "
+               f"`{words[0].text}` as its own argument (a model, or a word it refuses): the container exits, and "
+               f"{_script_run(words)} never runs")
+    fix = f'set `ENTRYPOINT ["{_script_run(words)}"]` (or `ENTRYPOINT []` before the CMD) so the script runs'
+    return [Finding("KV019", "cmd-handed-to-engine-cli", Severity.WARNING, message, words[0].span, fix=fix,
+                    path=path)]
 
 
 def _broken_exec_forms(path: str, text: str, index: LineIndex) -> list[Finding]:
@@ -75,7 +100,8 @@ def read_dockerfile(path: str, text: str, index: LineIndex | None = None,
     index = index or LineIndex(text)
     image, env, parts = _instructions(text, run_env)
     fields = [f for op in ("ENTRYPOINT", "CMD") if op in parts for f in _argv(path, text, index, *parts[op], env)]
-    default = entrypoint_engine(image) if "ENTRYPOINT" not in parts and not _program_cmd(parts, fields) else None
+    default = entrypoint_engine(image) if "ENTRYPOINT" not in parts and not _program_cmd(parts, fields) \
+        and not (fields and _SCRIPT_WORD.fullmatch(fields[0].text)) else None  # KV019: a script meant to run
     found = launch_in_argv(fields, env, image_default=default) if fields else None
     if found is None and "ENTRYPOINT" in parts and "CMD" in parts:
         found = _flags_for_entrypoint(_argv(path, text, index, *parts["CMD"], env), env)

@@ -58,6 +58,19 @@ def supplying(variables: Mapping[str, str] | None) -> Iterator[None]:
         _SUPPLIED.reset(token)
 
 
+@contextmanager
+def supplying_the_files(variables: Mapping[str, str]) -> Iterator[None]:
+    """Read a text the file writes with the file's own variables around it (a script's `cat <<EOF | kubectl apply`
+    manifest, whose `${MODEL_ID}` the shell fills from the script's assignments): over the configured ones, each
+    with origin "variable" (the file's own value, from another of its lines)."""
+    outer = _SUPPLIED.get()
+    token = _SUPPLIED.set({**outer, **{k: Supplied(str(v), "variable") for k, v in variables.items()}})
+    try:
+        yield
+    finally:
+        _SUPPLIED.reset(token)
+
+
 def supplied() -> Mapping[str, str]:
     """The configured variables for the read in progress (empty outside one)."""
     return _SUPPLIED.get()

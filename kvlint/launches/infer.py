@@ -63,6 +63,7 @@ def engine_from_flags(fields: Sequence[Field]) -> str | None:
 
 POSITIONAL_MODEL = "vllm"  # the engine whose server takes the model as its first positional (`vllm serve MODEL`)
 _MODEL_WORD = lazy(r"[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]|/[\w./-]+")
+_TEMPLATED = lazy(r"\{\{[^{}\n]*\}\}")
 _AT_LEAST = 2  # flags an argument list must carry to be told by the tables (one flag is any program's)
 
 
@@ -77,7 +78,10 @@ def _model_first(fields: Sequence[Field]) -> bool:
     if len(fields) < 2 or not fields[1].text.startswith("--"):
         return False
     first = fields[0]
-    return _MODEL_WORD.fullmatch(first.text) is not None or \
+    # a template's placeholder inside the path (`/model-cache/{{ .ModelPath }}`, sample K282's ModelService): a
+    # word the deploy tooling fills
+    text = _TEMPLATED.sub("x", first.text) if "{{" in first.text else first.text
+    return _MODEL_WORD.fullmatch(text) is not None or \
         (not first.resolved and (_MODEL_VARIABLE.fullmatch(first.text) is not None or _open_path(first.text)))
 
 

@@ -65,7 +65,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         # (`python -m api_server --model M` under "Start the vLLM inference server", sample K206): said, not passed
         hinted = _SERVER_HINT.search(script) or ("--gpus" in script and _CONTAINER_RUN.search(script))
         note = passed_over(path, script, "shell", named=True) if hinted else None
-        note = note or _python_place(path, text)
+        note = note or _python_place(path, text) or _yaml_place(path, text)
         return ReadResult(path, [], [note] if note is not None else [])
     result = read_wrapped(path, script)
     deployments = [_placeholders_left(replace(d, notes=(*d.notes, NOTE))) for d in [*result.deployments, *others]]
@@ -73,7 +73,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     findings = list(result.findings)
     if not deployments and not any(f.code == "KV008" for f in findings):
         note = passed_over(path, script, "shell", named=True)  # the document names an engine (tested above)
-        note = note or _python_place(path, text)
+        note = note or _python_place(path, text) or _yaml_place(path, text)
         findings += [note] if note is not None else []
     return ReadResult(path, deployments, findings, comments=result.comments)
 
@@ -496,6 +496,24 @@ def _parse_error(code: str) -> int | None:
     except (ValueError, MemoryError, RecursionError):
         return 0
     return None
+
+
+def _yaml_place(path: str, text: str) -> Finding | None:
+    """The KV008 for an engine's image named in a runbook's YAML blocks that gave no launch (sample K282's guide: a
+    Deployment of `vllm/vllm-openai:latest` given no arguments, a snippet with no selector): the net the shell
+    blocks have, over the YAML ones."""
+    from kvlint.launches.named import passed_over
+
+    # only a block that runs something (a Kubernetes object's or a compose file's containers), not a values
+    # snippet a README shows (`image: vllm/vllm-openai:v0.11.0`: documentation)
+    ranges = [(s, e) for s, e in _block_ranges(text, _YAML_INFO) if _RUNS.search(text, s, e) is not None]
+    if not ranges:
+        return None
+    body = blank_ranges(text, _between(ranges, len(text)))
+    return passed_over(path, body, "yaml") if "vllm" in body or "sglang" in body else None
+
+
+_RUNS = lazy(r"(?m)^[ \t]*(?:containers|services)[ \t]*:")
 
 
 def _python_place(path: str, text: str) -> Finding | None:

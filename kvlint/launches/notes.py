@@ -121,6 +121,25 @@ def read_code(path: str, text: str, _as_vllm_config: bool | None = None) -> Read
     return ReadResult(path, _lines_and_heredocs(path, text, commands(text, quoted=True)), comments=scan_comments(text))
 
 
+def _entry_continued(text: str, line_start: int, line: str) -> bool:
+    """Whether a line continued with `\\` names the entry point on a continuation line (`docker exec -d CTR bash -lc
+    \\` then `"vllm serve M \\`, sample K282's runbook): the command starts at this line."""
+    from kvlint.launches.textfile import _ENTRY
+
+    if not line.rstrip().endswith("\\"):
+        return False
+    end, steps = line_start + len(line), 0
+    while end < len(text) and text[line_start:end].rstrip().endswith("\\") and steps < _MAX_CONTINUED:
+        nxt = text.find("\n", end + 1)
+        end = len(text) if nxt < 0 else nxt
+        steps += 1
+    return _ENTRY.search(text, line_start + len(line), end) is not None
+
+
+_SHOWN = lazy(r"(?i)\b(?:placeholder|example|hint|helper_?text)\s*[=:]\s*\{?\s*$")
+_MAX_CONTINUED = 64  # continuation lines looked through for the entry point
+
+
 def commands(text: str, quoted: bool = False) -> list[tuple[int, int]]:
     """(start, end) offsets of each command: a line naming an entry point that is not a comment, from after
     its prompt to the end of its last continuation line; with `quoted`, a line whose entry point sits inside a
@@ -133,10 +152,14 @@ def commands(text: str, quoted: bool = False) -> list[tuple[int, int]]:
         line_end = text.find("\n", line_start)
         line_end = len(text) if line_end < 0 else line_end
         line = text[line_start:line_end]
-        if (_ENTRY.search(line) is None and not _names_wrapper(line)) or line.lstrip().startswith("#"):
+        if (_ENTRY.search(line) is None and not _names_wrapper(line) and not _entry_continued(text, line_start, line)) \
+                or line.lstrip().startswith("#"):
             line_start = line_end + 1
             continue
         inside = _quoted_command(line) if quoted else None
+        if inside is not None and _SHOWN.search(line, 0, max(inside[0] - 1, 0)) is not None:
+            line_start = line_end + 1  # an editor's placeholder (`placeholder={"vllm serve your-model ..."}`, sample
+            continue  # K283's job form): text shown in an empty field, no command the program runs
         if inside is not None:
             found.append((line_start + inside[0], line_start + inside[1]))
             line_start = line_end + 1

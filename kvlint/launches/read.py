@@ -225,7 +225,7 @@ def _chart_values(path: str, kind: str) -> bool:
     return templates_hold_launch(path)
 
 
-_SAID = ("KV001", "KV008")  # a file that could not be read, or whose engine image was already reported
+_SAID = ("KV001", "KV008", "KV019")  # a file that could not be read, or whose engine image was already reported
 
 
 def read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:
@@ -245,6 +245,18 @@ def read_yaml(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
         deployments = [_pinned(path, d) for d in deployments]
     findings.extend(n if isinstance(n, Finding) else kv001(path, n, None, None, Severity.INFO) for n in notes)
     return ReadResult(path, deployments, findings, yf.comments)
+
+
+def embedded_yaml(path: str, text: str) -> list[Deployment]:
+    """The launches of YAML written inside another file (a script's here-document, a runbook's block), read as a
+    `.yaml` file of that text is: a manifest `envsubst` fills, with a line that is only a variable
+    (`${IMAGE_PULL_SECRETS_YAML}`, sample K283's `cat <<EOF | oc apply -f -`), is read as the template it is."""
+    result = read_yaml(path, text)
+    if _template_not_yaml("yaml", text, result):
+        kind = kind_for("embedded.yaml")
+        if kind is not None:
+            result = _as_template(path, text, kind, None)
+    return result.deployments
 
 
 def read_json(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:

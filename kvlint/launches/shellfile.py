@@ -198,9 +198,12 @@ def heredoc_launches(path: str, text: str, indent: int = 0) -> list[Deployment]:
             continue  # a manifest is read whatever it names: its kind decides (a KServe LLMInferenceService)
         padded = "\n" * text.count("\n", 0, start) + body
         if manifest:
-            from kvlint.launches.read import read_yaml
+            from kvlint.launches.env import supplying_the_files
+            from kvlint.launches.read import embedded_yaml
 
-            out.extend(read_yaml(path, padded).deployments)
+            # an unquoted delimiter: the shell fills the manifest's `${MODEL_ID}` from the script's assignments
+            with supplying_the_files(_variables_before(path, text, opened) if opened is not None else {}):
+                out.extend(embedded_yaml(path, padded))
         elif "%" in body and is_definition(body):  # an Apptainer definition: its scripts, not its %help text
             out.extend(read_shell(path, shell_only(padded)))
         elif _UNIT.search(body) and opened is not None and "\\" in body:

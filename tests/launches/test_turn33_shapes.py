@@ -247,3 +247,80 @@ def test_a_lone_dash_after_a_commented_launch_line_cuts_nothing():
         assert not [f for f in read_one("x.sh", text).findings if f.code == "KV012"]
     cut = read_one("x.sh", "vllm serve org/m \\\n  # the port\n  --port 8000\n")
     assert [f.code for f in cut.findings if f.code == "KV012"] == ["KV012"]
+
+
+def test_a_manifest_a_script_applies_from_an_unquoted_here_document_is_read_with_the_scripts_variables():
+    """Sample K283 (measured: said only): `cat <<EOF_APPLY | oc apply -f -` with a Deployment whose container runs
+    `--model "${MODEL_ID}"`, a line that is only `${IMAGE_PULL_SECRETS_YAML}` (whole lines `envsubst`-style), and
+    `MODEL_ID="${MODEL_ID:-org/m}"` set above: the manifest is read as its template, the model the script's."""
+    text = ('MODEL_ID="${MODEL_ID:-org/m}"\nPULL=""\ncat <<EOF_APPLY | oc apply -f -\napiVersion: apps/v1\n'
+            "kind: Deployment\nmetadata:\n  name: v\nspec:\n  selector: {}\n  template:\n    spec:\n${PULL}\n"
+            "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+            "          command: [/bin/bash, -lc]\n          args:\n            - |\n"
+            '              exec vllm serve "${MODEL_ID}" --max-model-len 4096\nEOF_APPLY\n')
+    (dep,) = read_path("deploy.sh", text).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.model_span.line) == ("org/m", 4096, 19)
+    quoted = text.replace("cat <<EOF_APPLY", "cat <<'EOF_APPLY'")  # the shell fills nothing: the model stays open
+    assert [d.model_resolved for d in read_path("deploy.sh", quoted).deployments] == [False]
+
+
+def test_a_placeholder_among_docker_run_options_is_more_options_not_the_image():
+    """Sample K282 (measured: a spurious launch, its image `<VLLM_ENV_AS_-e_FLAGS>`): a template script's `docker run
+    ... <VLLM_ENV_AS_-e_FLAGS> -v ... --entrypoint sleep "$IMAGE" infinity`: the placeholder stands for options,
+    and the container runs `sleep`."""
+    text = ('IMAGE=<IMAGE>\ndocker run -d --name c --device /dev/kfd <VLLM_ENV_AS_-e_FLAGS> -v /h:/root/.cache '
+            '--entrypoint sleep "$IMAGE" infinity\ndocker exec c pkill -f "vllm serve"\n')
+    assert read_path("stage.sh", text).deployments == []
+
+
+def test_an_engine_image_nested_in_values_takes_its_own_sections_model_and_switch():
+    """Sample K282 (measured: a spurious launch, model `gpt-4o-mini`): a vLLM runtime image under
+    `nemoGuardrails.contentSafety.runtime` beside `modelPath:`, a client's `LLM_MODEL` under `secrets:`, and
+    `nemoGuardrails.enabled: false`: the launch's model is its section's, and the switched-off section disables it."""
+    text = ("secrets:\n  LLM_BASE_URL: http://vllm:8000/v1\n  LLM_MODEL: gpt-4o-mini\nnemoGuardrails:\n"
+            "  enabled: false\n  contentSafety:\n    deploy: true\n    modelPath: org/safety-8b\n    runtime:\n"
+            "      image: registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2\n    gpu:\n      count: 1\n"
+            "resources:\n  limits:\n    nvidia.com/gpu: 1\n")
+    (dep,) = read_path("values.yaml", text).deployments
+    assert dep.model == "org/safety-8b" and dep.disabled is not None and dep.disabled.line == 5
+
+
+def test_a_runbook_command_whose_engine_is_on_a_continuation_line_is_read():
+    """Sample K282 (measured: silent): an indented runbook block `docker exec -d CTR bash -lc \\` then
+    `"vllm serve openai/gpt-oss-20b \\ ...`: the entry point is on the second line of the command."""
+    text = ("# Serve\n\n2. Launch it:\n\n       docker exec -d ctr bash -lc \\\n"
+            "         \"vllm serve org/m \\\n          --tensor-parallel-size 1 \\\n          --port 8000\"\n")
+    (dep,) = read_path("CLAUDE.md", text).deployments
+    assert (dep.model, dep.get("tensor_parallel_size"), dep.model_span.line) == ("org/m", 1, 6)
+
+
+def test_a_containers_model_path_with_a_template_placeholder_is_its_positional_model():
+    """Sample K282 (measured: said only): an llm-d ModelService's decode and prefill containers, no image (the base
+    config gives it), args `['/model-cache/{{ .ModelPath }}', --tensor-parallel-size, '8', ...]`: the placeholder
+    path is the positional model, the flags vLLM's: one launch per role."""
+    text = ("apiVersion: llm-d.ai/v1alpha1\nkind: ModelService\nmetadata:\n  name: m\nspec:\n  decode:\n"
+            "    containers:\n    - name: vllm\n      args:\n      - '/model-cache/{{ .ModelPath }}'\n"
+            "      - --tensor-parallel-size\n      - '8'\n      - --max-model-len\n      - '100000'\n  prefill:\n"
+            "    containers:\n    - name: vllm\n      args:\n      - '/model-cache/{{ .ModelPath }}'\n"
+            "      - --tensor-parallel-size\n      - '8'\n      - --max-model-len\n      - '100000'\n")
+    deps = read_path("ms.yaml", text).deployments
+    assert [(d.engine, d.get("tensor_parallel_size")) for d in deps] == [("vllm", 8), ("vllm", 8)]
+
+
+def test_a_runbooks_yaml_block_naming_an_engine_image_that_gives_no_launch_is_said():
+    """Sample K282 (measured: silent): a guide's ```yaml Deployment of `vllm/vllm-openai:latest` given no arguments
+    (a snippet with no selector): no launch is read, and the KV008 says where the engine's image is named."""
+    from kvlint.launches.read import read_one
+
+    text = ("# GPU nodes\n\n```yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: v\nspec:\n"
+            "  template:\n    spec:\n      containers:\n      - name: vllm\n        image: vllm/vllm-openai:latest\n```\n")
+    result = read_one("guide.md", text)
+    assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 13)]
+
+
+def test_an_editors_placeholder_text_in_code_is_no_command():
+    """Sample K283 (measured: a spurious launch, model `your-model`): a job form's `placeholder={"vllm serve
+    your-model \\\\n --tensor-parallel-size 2"}`: text an empty editor shows. A template string beside it stays."""
+    text = ('const preset = "vllm serve org/m --tensor-parallel-size 2";\n'
+            '<CodeEditor placeholder={"vllm serve your-model \\\\\\n  --tensor-parallel-size 2"} />\n')
+    assert [d.model for d in read_path("page.tsx", text).deployments] == ["org/m"]

@@ -134,6 +134,10 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     listed = structured.find_all(doc, engine) if block is not None else []
     if len(listed) > 1:  # a catalogue of models, one deployment each: each item's own image, else the shared one
         return [_from_block(yf, doc, b, _own_image(doc, b, (image, span))) for b in listed], []
+    chain = _maps_to(doc, span) if block is None else []
+    section = _model_section(chain)
+    if section is not None:  # the image's own section names its model (`contentSafety: {modelPath: ..., runtime:
+        holders = [section] + [v for k, _, v in section.pairs() if v.is_map and k != "image"]  # {image: ...}}`)
     model_path, model = (block.path + block.model_key, block.model) if block is not None else _model(holders)
     lists = [h.get(k) for h in holders for k in ARG_KEYS]
     args = next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
@@ -156,11 +160,39 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     note = f"chart not recognised: launch assembled from {where}, the {engine} image and engine-flag keys"
     if model is not None and not text(model):
         note += f"; {where} is empty here: the install names the model"
+    off = _switched_off(doc, block) or next((o for m in chain if (o := disabled(m)) is not None), None)
     ctx = LaunchContext(image=image, image_span=span, notes=(note,), node_labels=facts.node_labels(doc),
-                        disabled=_switched_off(doc, block))
+                        disabled=off)
     gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
     at = span if model is not None and not text(model) else model or doc  # an empty model: the image launches
     return [_deployment(yf.path, engine, fields, at, ctx, gpu, tp_open=not _keys_tp(engine, block))], []
+
+
+def _maps_to(doc: YNode, at: Span) -> list[YNode]:
+    """The maps from the document down to the one holding the value at `at` (bounded as the image walk is)."""
+    chain: list[YNode] = []
+    node: YNode | None = doc
+    for _ in range(_MAX_DEPTH):
+        if node is None or not node.is_map:
+            break
+        chain.append(node)
+        node = next((v for _, _, v in node.pairs() if not v.is_scalar and v.span.holds(at)), None)
+        while node is not None and node.is_seq:
+            node = next((i for i in node.items if not i.is_scalar and i.span.holds(at)), None)
+    return chain
+
+
+_MAX_DEPTH = 32
+
+
+def _model_section(chain: list[YNode]) -> YNode | None:
+    """The nearest map above an engine image nested in the values (not the document itself) that names a model:
+    the section the image belongs to (sample K282: `nemoGuardrails.contentSafety: {modelPath: ..., runtime:
+    {image: vllm-cuda-rhel9}}`), whose model is the launch's, never a client's elsewhere (`secrets.LLM_MODEL`)."""
+    for node in reversed(chain[1:]):
+        if _model([node])[1] is not None:
+            return node
+    return None
 
 
 def _role_launches(yf: YamlFile, doc: YNode, found: tuple[str, str, Span] | None) -> list[Deployment]:
