@@ -72,6 +72,11 @@ def model_shaped(word: str) -> bool:
     return _MODEL_WORD.fullmatch(word) is not None
 
 
+def model_first(fields: Sequence[Field]) -> bool:
+    """Whether the words are a model given positionally, then flags (kvlint.launches.infer._model_first)."""
+    return _model_first(fields)
+
+
 def _model_first(fields: Sequence[Field]) -> bool:
     """Whether the list is a model (a Hub id or an absolute path, or a variable named for one left unresolved:
     `"$MODEL"`, sample K172) and then flags."""

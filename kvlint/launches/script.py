@@ -1646,8 +1646,8 @@ def _joined_array(word: Word, m: Mapped, state: _State) -> tuple[str, str | None
     where its element was written; None for any other assignment, or an array kvlint does not know whole."""
     found = _JOINED.fullmatch(m.text[word.start:word.end])
     elements = state.arrays.get(found.group(2)) if found is not None else None
-    if found is None or not elements or not all(f.resolved for f in elements):
-        return None
+    if found is None or not elements or not all(f.resolved or f.text for f in elements):
+        return None  # an element left to the run (`--port ${port}` unset, sample K285) keeps its text: `${port}`
     return found.group(1), _placed(" ".join(f.text for f in elements), list(elements))
 
 

@@ -324,3 +324,28 @@ def test_an_editors_placeholder_text_in_code_is_no_command():
     text = ('const preset = "vllm serve org/m --tensor-parallel-size 2";\n'
             '<CodeEditor placeholder={"vllm serve your-model \\\\\\n  --tensor-parallel-size 2"} />\n')
     assert [d.model for d in read_path("page.tsx", text).deployments] == ["org/m"]
+
+
+def test_an_engine_images_argument_list_of_any_name_with_a_positional_model_is_its_launch():
+    """Sample K280 (measured: said only, KV008): a cluster tool's JSON names a build of vLLM (`image:
+    vllm-ds41f-kkref:...`) and `serve_args: ["/models", "--served-model-name", ..., "--max-model-len", "160000"]`:
+    `vllm serve MODEL ...` handed to that image, its flags vLLM's or its fork's."""
+    text = ('{\n  "container": {"name": "c", "image": "vllm-ds41f-kkref:01f1b874-r3",\n'
+            '    "docker_run_args": ["--network=host", "--gpus=all"]},\n  "serve_args": [\n    "/models",\n'
+            '    "--served-model-name", "ds",\n    "--max-model-len", "160000",\n    "--engram-config", "{}"\n  ]\n}\n')
+    (dep,) = read_path("cluster.json", text).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len"), _at(dep.model_span)) == ("vllm", "/models", 160000, (5, 5))
+    other = text.replace("vllm-ds41f-kkref", "web-frontend")  # an image no engine's: the list is no launch
+    assert read_path("cluster.json", other).deployments == []
+
+
+def test_an_array_joined_into_a_wrap_string_keeps_an_element_the_run_fills():
+    """Sample K285 (measured: said only): `wrap_cmds=(... "trl vllm-serve --model ${model} --port ${port}")`, the
+    port an option the script requires at run time (`port=''` filled by its getopt loop), then `wrap_cmd=
+    "${wrap_cmds[*]}"` and `sbatch --wrap="${wrap_cmd}"`: the join keeps the run's word, the launch is read."""
+    text = ('model="org/m"\nport=\'\'\nwhile true; do\n  case "$1" in\n    --model) model="$2"; shift 2 ;;\n'
+            '    --port) port="$2"; shift 2 ;;\n    --) shift; break ;;\n  esac\ndone\n'
+            'wrap_cmds=(\n    \'source ~/.bashrc;\'\n    "trl vllm-serve --model ${model} --port ${port}"\n)\n'
+            'wrap_cmd="${wrap_cmds[*]}"\nsbatch --gres=gpu:1 --wrap="${wrap_cmd}"\n')
+    (dep,) = read_path("serve.sh", text).deployments
+    assert (dep.engine, dep.model, dep.model_span.line) == ("vllm", "org/m", 12)

@@ -145,8 +145,9 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         return [_from_args(yf, doc, engine, args, (image, span))], []
     if model is None and not any(f.text.split("=", 1)[0] in ("--model", "--model-path") for f in args):
         by_env = _env_configured(yf, doc, holders)
-        if by_env or not _values_gpus(doc, doc.get("resources"))[0]:
-            return (by_env, []) if by_env else ([], [_kv008(yf.path, engine, image, span)])
+        if by_env or roles or not _values_gpus(doc, doc.get("resources"))[0]:
+            # the one argument list of any name the image is handed (`serve_args: [/models, --flags ...]`), else said
+            return (by_env or roles, []) if by_env or roles else ([], [_kv008(yf.path, engine, image, span)])
         # the engine's image on GPUs with no model here: the chart's default or the install names it (rule 8)
         name = "<the chart's model>"
         model_path, model = ("image",), None
@@ -393,8 +394,8 @@ def _flags_list(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None = None)
     `image`: the engine image the values name, when they do. When the map that holds the list is an item of a
     list (`deployments: [{engine: {image: ..., arguments: [...]}}, ...]`, sample K273's benchmark matrix), every
     item that holds such a list is its own launch, each with the image it names."""
-    if "--model" not in yf.text:  # the list must hold a model flag: one scan of the text decides most files
-        return []
+    if "--model" not in yf.text and image is None:  # a model flag, or a positional model beside an engine image:
+        return []  # one scan of the text decides most files
     stack: list[tuple[YNode, YNode | None]] = [(doc, None)]
     seen = 0
     while stack and seen < _MAX_NODES:
@@ -417,9 +418,17 @@ def _listed_launches(yf: YamlFile, doc: YNode, node: YNode, key: str, val: YNode
     from kvlint.launches.byflags import model_flag_in
     from kvlint.launches.infer import engine_from_flags
 
-    if not (_flags_shaped(val) and _ARGS_KEY.search(key) and (args := _flag_words(yf, val))):
+    if not _ARGS_KEY.search(key):
+        return []
+    args = _flag_words(yf, val) if _flags_shaped(val) else []
+    args = args or (_model_first_words(yf, val) if image is not None else [])
+    if not args:
         return []
     engine = engine_from_flags(args) if model_flag_in(args) else None
+    if engine is None and image is not None and not args[0].text.startswith("-"):
+        # `serve_args: [/models, --served-model-name, ...]` beside an image named for the engine (sample K280's
+        # cluster config): `vllm serve MODEL ...`, the engine the image names (its flags may be a fork's own)
+        engine = _image_engine_name(image[0])
     if engine is None:
         return []
     count, cspan = _values_gpus(doc, doc.get("resources"))
@@ -473,6 +482,24 @@ def _flags_list_in(yf: YamlFile, doc: YNode, holder: YNode, image: tuple[str, Sp
 def _flags_shaped(val: YNode) -> bool:
     """A cheap look first (most values of a values file are neither): a list, or a string starting with `--`."""
     return val.is_seq or (val.is_scalar and val.text.startswith("--"))
+
+
+def _model_first_words(yf: YamlFile, val: YNode) -> list[Field]:
+    """A list of a model given positionally, then flags (`[/models, --served-model-name, x, ...]`): `vllm serve`'s
+    words after the subcommand; none for any other list."""
+    from kvlint.launches.infer import model_first
+
+    if not (val.is_seq and len(val.items) >= 3 and all(i.is_scalar for i in val.items)):
+        return []
+    words = argv_items(val, yf)
+    return words if model_first(words) else []
+
+
+def _image_engine_name(image: str) -> str | None:
+    """The engine an image starts (one of its published images) or is named for (a build of it)."""
+    from kvlint.launches.images import entrypoint_engine, named_engine
+
+    return entrypoint_engine(image) or named_engine(image)
 
 
 def _flag_words(yf: YamlFile, val: YNode) -> list[Field]:
