@@ -1257,5 +1257,15 @@ def _gpus(svc: YNode) -> ManifestGpu:
 
 def _device_count(ids: YNode) -> int:
     """The GPUs `device_ids` hands the container: the NVIDIA runtime joins the ids with commas into
-    NVIDIA_VISIBLE_DEVICES, so an item written `"5,6"` is two devices, as `["5", "6"]` is."""
-    return sum(len([p for p in i.text.split(",") if p.strip()]) or 1 if i.is_scalar else 1 for i in ids.items)
+    NVIDIA_VISIBLE_DEVICES, so an item written `"5,6"` is two devices, as `["5", "6"]` is. A required variable's
+    error message (`${GPU:?set GPU to a CDI name, e.g. ...}`, sample K287) is no value: the item is one device, as
+    written; a default (`${GPUS:-0,1}`) is the value compose gives."""
+    def words(text: str) -> str:
+        text = _REQUIRED.sub("x", text)
+        return _DEFAULTED.sub(lambda m: m.group(1), text)
+
+    return sum(len([p for p in words(i.text).split(",") if p.strip()]) or 1 if i.is_scalar else 1 for i in ids.items)
+
+
+_REQUIRED = lazy(r"\$\{\w+:?\?[^}]*\}")  # `${VAR:?message}`: the value is the variable's, the message an error's
+_DEFAULTED = lazy(r"\$\{\w+:?-([^}]*)\}")

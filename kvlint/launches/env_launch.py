@@ -64,6 +64,11 @@ def prefixed_engine(names: Iterable[str]) -> str | None:
     return None
 
 
+def vendor_stripped(name: str) -> str:
+    """A variable's name without a vendor's word before the engine's (`SM_VLLM_MODEL` -> `VLLM_MODEL`)."""
+    return _VENDOR.sub("", name.upper())
+
+
 def spelled_engine(names: Iterable[str]) -> str | None:
     """The engine whose flags the variables spell with no prefix, beside a model variable: two or more that are
     only that engine's (`MAX_MODEL_LEN`, `GPU_MEMORY_UTILIZATION`: vLLM's; `CONTEXT_LENGTH`, `MEM_FRACTION_STATIC`:
@@ -80,7 +85,7 @@ def spelled_engine(names: Iterable[str]) -> str | None:
 
 
 __all__ = ["MODEL_VARS", "NOTE", "EnvImage", "base_name", "configured_engine", "env_image", "fields_from_env",
-           "named_engine", "prefixed_engine", "spelled_engine"]
+           "named_engine", "prefixed_engine", "spelled_engine", "vendor_stripped"]
 
 MODEL_VARS = ("MODEL", "MODEL_NAME", "MODEL_ID", "HF_MODEL", "HF_MODEL_ID", "MODEL_PATH", "MODEL_REPO", "MODEL_DIR",
               "HF_MODEL_NAME", "LLM_MODEL", "SERVED_MODEL", "REPO_ID", "HF_REPO_ID", "MODEL_REPO_ID")  # a Hub repo id

@@ -2334,6 +2334,17 @@ def _env_configured_image(options: list[Field], image: Field, env: dict[str, str
                        notes=(env_launch.NOTE.format(image=image.text),))
 
 
+def _own_model_variable(options: list[Field]) -> bool:
+    """`-e SM_VLLM_MODEL=M -e SM_VLLM_MAX_MODEL_LEN=...` (sample K284's Neuron run, no `--gpus`): variables the
+    engine's wrappers read, a model among them (kvlint.launches.env_launch.prefixed_engine, a vendor's word before
+    the engine's allowed): evidence of a server run whatever devices it is given."""
+    from kvlint.launches.env_launch import prefixed_engine, vendor_stripped
+
+    names = [vendor_stripped(options[k + 1].text.partition("=")[0]) for k, w in enumerate(options[:-1])
+             if w.text in ("-e", "--env") and "=" in options[k + 1].text]
+    return prefixed_engine(names) is not None
+
+
 def _runner_span(options: list[Field]) -> Span | None:
     """The `docker` (`podman`, ...) word of a container run's first two words (`exec docker run`, `sudo podman
     run`), where the run's command starts."""
@@ -2486,7 +2497,8 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         from kvlint.launches.infer import no_server_launch
 
         found = no_server_launch(rest, image, inner_env)
-    if (found is None or (not found.fields and _one_mode_word(rest))) and opts.gpus[0] is not None \
+    if (found is None or (not found.fields and _one_mode_word(rest))) \
+            and (opts.gpus[0] is not None or _own_model_variable(fields[:i])) \
             and (not rest or script_only or _shell_runs_script(argv) or _one_mode_word(rest)):
         found = _env_configured_image(fields[:i], image, inner_env) or found
     if found is None and opts.gpus[0] is not None and opts.entrypoint is None and _bare(rest):

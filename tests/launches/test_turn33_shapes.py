@@ -349,3 +349,28 @@ def test_an_array_joined_into_a_wrap_string_keeps_an_element_the_run_fills():
             'wrap_cmd="${wrap_cmds[*]}"\nsbatch --gres=gpu:1 --wrap="${wrap_cmd}"\n')
     (dep,) = read_path("serve.sh", text).deployments
     assert (dep.engine, dep.model, dep.model_span.line) == ("vllm", "org/m", 12)
+
+
+def test_a_required_variables_message_in_device_ids_is_no_device_list():
+    """Sample K287 (measured: a KV204 warning, wrong: "1 requested GPU(s) stay idle"): compose `device_ids: [
+    "${ACG_GPU_DEVICE:?set ACG_GPU_DEVICE to a CDI name, e.g. nvidia.com/gpu=MIG-...}"]`: one device, whatever the
+    variable holds; the error message's comma splits nothing. A default of `0,1` is two."""
+    base = ("services:\n  v:\n    image: vllm/vllm-openai:v0.11.0\n    command: [--model, org/m]\n    deploy:\n"
+            "      resources:\n        reservations:\n          devices:\n            - driver: nvidia\n"
+            "              device_ids:\n                - {ids}\n")
+    (one,) = read_path("compose.yml", base.format(ids='"${GPU:?set GPU to a CDI name, e.g. nvidia.com/gpu=0}"')) \
+        .deployments
+    (two,) = read_path("compose.yml", base.format(ids='"${GPUS:-0,1}"')).deployments
+    assert (one.gpu_count, two.gpu_count) == (1, 2)
+
+
+def test_a_container_run_given_the_engines_own_model_variable_is_a_launch_without_a_gpu_flag():
+    """Sample K284 (measured: said only): `docker run --privileged -e SM_VLLM_MODEL=${model_id} -e
+    SM_VLLM_TENSOR_PARALLEL_SIZE=... vllm-optimum-neuron:0.3.0` (an AWS Neuron build, no `--gpus`): the variables
+    the engine's wrappers read, a model among them, are evidence of a server run. A client's variables are not."""
+    text = ("#!/bin/bash\nmodel_id=${1:-org/m}\ndocker run -it -p 8080:8080 --privileged \\\n"
+            "    -e SM_VLLM_MODEL=${model_id} \\\n    -e SM_VLLM_MAX_MODEL_LEN=4096 \\\n    vllm-optimum-neuron:0.3.0\n")
+    (dep,) = read_path("serve.sh", text).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len"), _at(dep.launch_span)) == ("vllm", "org/m", 4096, (3, 1))
+    client = text.replace("SM_VLLM_MODEL", "OPENAI_MODEL").replace("SM_VLLM_MAX_MODEL_LEN", "OPENAI_MAX_TOKENS")
+    assert read_path("serve.sh", client).deployments == []
