@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from kvlint.deployment import Deployment
 from kvlint.engines.registered import engine_names
@@ -396,7 +396,16 @@ def _flags_list(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None = None)
     item that holds such a list is its own launch, each with the image it names."""
     if "--model" not in yf.text and image is None:  # a model flag, or a positional model beside an engine image:
         return []  # one scan of the text decides most files
-    stack: list[tuple[YNode, YNode | None]] = [(doc, None)]
+    for node, key, val, item in _argument_values(doc, into_lists=True):
+        if (found := _listed_launches(yf, doc, node, key, val, image)):
+            return found if item is None else _items_launches(yf, doc, item, image)
+    return []
+
+
+def _argument_values(root: YNode, into_lists: bool) -> Iterator[tuple[YNode, str, YNode, YNode | None]]:
+    """(map, key, value, the list item it is in) for each value below `root` that is no map: maps are walked, and the
+    maps a list holds when `into_lists` (bounded as the image walk is)."""
+    stack: list[tuple[YNode, YNode | None]] = [(root, None)]
     seen = 0
     while stack and seen < _MAX_NODES:
         node, item = stack.pop()
@@ -404,11 +413,10 @@ def _flags_list(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None = None)
         for key, _, val in node.pairs() if node.is_map else ():
             if val.is_map:
                 stack.append((val, item))
-            elif val.is_seq and any(i.is_map for i in val.items):
+            elif into_lists and val.is_seq and any(i.is_map for i in val.items):
                 stack.extend((i, i) for i in reversed(val.items) if i.is_map)
-            elif (found := _listed_launches(yf, doc, node, key, val, image)):
-                return found if item is None else _items_launches(yf, doc, item, image)
-    return []
+            else:
+                yield node, key, val, item
 
 
 def _listed_launches(yf: YamlFile, doc: YNode, node: YNode, key: str, val: YNode,
@@ -467,15 +475,9 @@ def _lists_holding(doc: YNode, item: YNode) -> list[YNode]:
 
 def _flags_list_in(yf: YamlFile, doc: YNode, holder: YNode, image: tuple[str, Span] | None) -> list[Deployment]:
     """The first arguments list's launches within one map (maps only below it)."""
-    stack, seen = [holder], 0
-    while stack and seen < _MAX_NODES:
-        node = stack.pop()
-        seen += 1
-        for key, _, val in node.pairs() if node.is_map else ():
-            if val.is_map:
-                stack.append(val)
-            elif (found := _listed_launches(yf, doc, node, key, val, image)):
-                return found
+    for node, key, val, _ in _argument_values(holder, into_lists=False):
+        if (found := _listed_launches(yf, doc, node, key, val, image)):
+            return found
     return []
 
 
