@@ -374,3 +374,16 @@ def test_a_container_run_given_the_engines_own_model_variable_is_a_launch_withou
     assert (dep.engine, dep.model, dep.get("max_model_len"), _at(dep.launch_span)) == ("vllm", "org/m", 4096, (3, 1))
     client = text.replace("SM_VLLM_MODEL", "OPENAI_MODEL").replace("SM_VLLM_MAX_MODEL_LEN", "OPENAI_MAX_TOKENS")
     assert read_path("serve.sh", client).deployments == []
+
+
+def test_a_config_that_chooses_the_engine_by_a_keys_value_is_said():
+    """Sample K276 (measured: silent): a benchmark harness's config, `base_config: {model: M, llm_server_type:
+    [vllm, sglang], gpu: H100!}`: a tool starts each engine from it, which kvlint does not read; a KV008 says so at
+    the value. A key whose value is no engine's name (`llm_server_type: custom`) says nothing."""
+    from kvlint.launches.read import read_one
+
+    text = "id: x\nbase_config:\n  model: org/m\n  llm_server_type:\n    - vllm\n    - sglang\n  gpu: H100!\n"
+    result = read_one("config.yaml", text)
+    assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 5)]
+    assert read_one("config.yaml", text.replace("    - vllm\n    - sglang\n", "    - custom\n")).findings == []
+    assert read_one("config.yaml", "model: org/m\nengine: vllm\n").findings == []  # one engine: a setting

@@ -126,7 +126,7 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
             blocks = structured.find_all(doc, None) or [block]
             return [_from_block(yf, doc, b) for b in blocks], []
         deps = by_env or _engine_named_values(yf, doc) or _flags_list(yf, doc)
-        return deps, ([] if deps else _enabled_subchart(yf.path, doc))
+        return deps, ([] if deps else _enabled_subchart(yf.path, doc) or _engine_chosen(yf, doc))
     engine, image, span = found
     roles = _flags_list(yf, doc, (image, span))
     if len(roles) > 1:  # the roles' argument lists (`prefillExtraArgs:` / `decodeExtraArgs:`): one launch each
@@ -860,6 +860,42 @@ def _enabled_subchart(path: str, doc: YNode) -> list[Finding]:
             fix = "check the subchart's values, or set the model and engine flags under this key"
             return [Finding(KV008[0], KV008[1], Severity.INFO, message, knode.span, fix=fix, path=path)]
     return []
+
+
+def _engine_chosen(yf: YamlFile, doc: YNode) -> list[Finding]:
+    """A KV008 for a map that names a model and lists the engines a tool runs it on (`llm_server_type: [vllm,
+    sglang]` beside `model: M` in a benchmark harness's config, sample K276): a tool starts each engine from it, as
+    kvlint does not read; said, not passed over in silence."""
+    if "vllm" not in yf.text and "sglang" not in yf.text:
+        return []
+    stack, seen = [doc], 0
+    while stack and seen < _MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        if not node.is_map:
+            stack.extend(i for i in node.items if not i.is_scalar) if node.is_seq else None
+            continue
+        chosen = next(((k, v) for k, _, v in node.pairs() if v.is_seq and _CHOOSER.search(k) and _engine_words(v)),
+                      None)  # a list of engines, each run: one `engine: vllm` beside a model is a chart's setting
+        if chosen is not None and structured.model_key(node) is not None:
+            key, val = chosen
+            message = (f"`{key}` chooses the engine ({', '.join(_engine_words(val))}) for the model beside it: a "
+                       "tool starts it from this configuration, which kvlint does not read; nothing here is checked")
+            fix = "write the launch as the command the tool runs (`vllm serve MODEL --flags`), or add `# kvlint: " \
+                  "disable-file` when this file does not start the engine"
+            return [Finding(KV008[0], KV008[1], Severity.INFO, message, val.span, fix=fix, path=yf.path)]
+        stack.extend(v for _, _, v in node.pairs() if not v.is_scalar)
+    return []
+
+
+_CHOOSER = lazy(r"(?i)(?:^|[_-])(?:server|engine|backend|runtime)(?:[_-]?(?:type|name|kind))?s?$")
+
+
+def _engine_words(val: YNode) -> list[str]:
+    """The engines a value names alone (`vllm`, `[vllm, sglang]`)."""
+    words = [val.text] if val.is_scalar else [i.text for i in val.items if i.is_scalar] if val.is_seq else []
+    found = [w.strip().lower() for w in words]
+    return found if found and all(w in engine_names() for w in found) else []
 
 
 def _kv008(path: str, engine: str, image: str, span: Span) -> Finding:
