@@ -1247,7 +1247,13 @@ def _called(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: li
         return []
     name = pycalls.list_name(fn, node)
     out: list[Deployment] = []
-    for bound, call in pycalls.bindings(tree, fn, src.owners(tree), lambda e: src.field(e).resolved):
+    found = pycalls.bindings(tree, fn, src.owners(tree), lambda e: src.field(e).resolved)
+    # a call that hands on its own function's parameters gives no value: it is no reading of its own, and when every
+    # call is one, the argv is read where it is
+    found = [(bound, call) for bound, call in found if not _passed_through(src, tree, bound, call)]
+    if not found:
+        return []
+    for bound, call in found:
         extra = pycalls.parameter_growth(fn, name, bound) if name else []
         gpu = _gpu_of(src, tree, call)
         argv, where = pycalls.substituted(elts, bound) + extra, gpu if gpu.product or gpu.count else \
@@ -1261,6 +1267,19 @@ def _called(src: _Source, tree: ast.Module, node: ast.List | ast.Tuple, elts: li
         else:
             group.append(dep)
     return [_one_of(sorted(group, key=_unknowns)) for group in groups]
+
+
+def _passed_through(src: _Source, tree: ast.Module, bound: dict[str, ast.expr], call: ast.Call) -> bool:
+    """Whether a call gives the builder nothing but its own function's parameters, each left unknown
+    (`self.build_serve_cmd(model=model, vllm_bin=vllm_bin)` inside `format_serve_cmd(self, model, vllm_bin="vllm")`,
+    sample K274: a display helper): the builder's own defaults say as much, and its list is where the command is."""
+    import ast
+
+    from kvlint.launches import pycalls
+
+    outer = next((d for d in src.owners(tree).get(id(call), ()) if not isinstance(d, ast.ClassDef)), None)
+    names = set(pycalls.parameters(outer)) if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
+    return bool(bound) and bool(names) and all(isinstance(v, ast.Name) and v.id in names for v in bound.values())
 
 
 def _same_command(a: Deployment, b: Deployment) -> bool:

@@ -387,3 +387,19 @@ def test_a_config_that_chooses_the_engine_by_a_keys_value_is_said():
     assert result.deployments == [] and [(f.code, f.span.line) for f in result.findings] == [("KV008", 5)]
     assert read_one("config.yaml", text.replace("    - vllm\n    - sglang\n", "    - custom\n")).findings == []
     assert read_one("config.yaml", "model: org/m\nengine: vllm\n").findings == []  # one engine: a setting
+
+
+def test_a_builders_list_called_only_with_its_callers_own_parameters_is_read_where_it_is():
+    """Sample K274 (measured: placed 23 lines away, at a display helper's call): `build_serve_cmd(self, model,
+    vllm_bin="vllm")` returns `[vllm_bin, "serve", model, ...]`; its one caller, `format_serve_cmd(self, model,
+    vllm_bin="vllm")`, hands on its own parameters. No value comes from the call: the launch is the list, with the
+    builder's own defaults. A caller that gives a value still places the launch at its call."""
+    text = ("class C:\n    def build_serve_cmd(self, model, vllm_bin='vllm'):\n"
+            "        return [vllm_bin, 'serve', model, '--max-model-len', '4096']\n\n"
+            "    def format_serve_cmd(self, model, vllm_bin='vllm'):\n"
+            "        return ' '.join(self.build_serve_cmd(model=model, vllm_bin=vllm_bin))\n")
+    (dep,) = read_path("config.py", text).deployments
+    assert (dep.engine, dep.launch_span.line, dep.get("max_model_len")) == ("vllm", 3, 4096)
+    given = text + "\nC().build_serve_cmd('org/m')\n"
+    (called,) = read_path("config.py", given).deployments
+    assert (called.model, called.model_span.line) == ("org/m", 8)
