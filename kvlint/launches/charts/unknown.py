@@ -872,8 +872,9 @@ def _engine_chosen(yf: YamlFile, doc: YNode) -> list[Finding]:
     while stack and seen < _MAX_NODES:
         node = stack.pop()
         seen += 1
+        if node.is_seq:
+            stack.extend(i for i in node.items if not i.is_scalar)
         if not node.is_map:
-            stack.extend(i for i in node.items if not i.is_scalar) if node.is_seq else None
             continue
         chosen = next(((k, v) for k, _, v in node.pairs() if v.is_seq and _CHOOSER.search(k) and _engine_words(v)),
                       None)  # a list of engines, each run: one `engine: vllm` beside a model is a chart's setting
