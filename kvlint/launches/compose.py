@@ -1257,15 +1257,11 @@ def _gpus(svc: YNode) -> ManifestGpu:
 
 def _device_count(ids: YNode) -> int:
     """The GPUs `device_ids` hands the container: the NVIDIA runtime joins the ids with commas into
-    NVIDIA_VISIBLE_DEVICES, so an item written `"5,6"` is two devices, as `["5", "6"]` is. A required variable's
-    error message (`${GPU:?set GPU to a CDI name, e.g. ...}`, sample K287) is no value: the item is one device, as
-    written; a default (`${GPUS:-0,1}`) is the value compose gives."""
-    def words(text: str) -> str:
-        text = _REQUIRED.sub("x", text)
-        return _DEFAULTED.sub(lambda m: m.group(1), text)
+    NVIDIA_VISIBLE_DEVICES, so an item written `"5,6"` is two devices, as `["5", "6"]` is. An item compose leaves to a
+    variable it does not know is one device as written: a required variable's error message (`${GPU:?set GPU to a
+    CDI name, e.g. ...}`, sample K287) is no value; a default (`${GPUS:-0,1}`) is the value compose gives."""
+    def count(text: str) -> int:
+        value, missing, _ = interpolate(text, {})
+        return 1 if missing else len([p for p in value.split(",") if p.strip()]) or 1
 
-    return sum(len([p for p in words(i.text).split(",") if p.strip()]) or 1 if i.is_scalar else 1 for i in ids.items)
-
-
-_REQUIRED = lazy(r"\$\{\w+:?\?[^}]*\}")  # `${VAR:?message}`: the value is the variable's, the message an error's
-_DEFAULTED = lazy(r"\$\{\w+:?-([^}]*)\}")
+    return sum(count(i.text) if i.is_scalar else 1 for i in ids.items)

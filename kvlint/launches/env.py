@@ -51,11 +51,8 @@ def supplying(variables: Mapping[str, str] | None) -> Iterator[None]:
     A context rather than a parameter: every reader that starts a variable table (a script, a
     container's env, compose interpolation, chart values) consults it, and none of them has to pass
     it along. The file's own definitions always win; these only fill what it leaves unset."""
-    token = _SUPPLIED.set({k: Supplied(str(v), "config-variable") for k, v in (variables or {}).items()})
-    try:
+    with _supplied_as({k: Supplied(str(v), "config-variable") for k, v in (variables or {}).items()}):
         yield
-    finally:
-        _SUPPLIED.reset(token)
 
 
 @contextmanager
@@ -63,8 +60,13 @@ def supplying_the_files(variables: Mapping[str, str]) -> Iterator[None]:
     """Read a text the file writes with the file's own variables around it (a script's `cat <<EOF | kubectl apply`
     manifest, whose `${MODEL_ID}` the shell fills from the script's assignments): over the configured ones, each
     with origin "variable" (the file's own value, from another of its lines)."""
-    outer = _SUPPLIED.get()
-    token = _SUPPLIED.set({**outer, **{k: Supplied(str(v), "variable") for k, v in variables.items()}})
+    with _supplied_as({**_SUPPLIED.get(), **{k: Supplied(str(v), "variable") for k, v in variables.items()}}):
+        yield
+
+
+@contextmanager
+def _supplied_as(values: Mapping[str, str]) -> Iterator[None]:
+    token = _SUPPLIED.set(values)
     try:
         yield
     finally:

@@ -450,7 +450,7 @@ def _parsed_blocks(text: str, body: str, ranges: list[tuple[int, int]]) -> str:
     with a placeholder (`region = <your-region>`) in sample K276's runbook. One such line would fail the whole
     program: a block that does not parse loses the lines the parser stops at (a few at most), else the whole
     block. A notebook's `!` lines are kept: the reader splits them off."""
-    if _parses(body):
+    if _parse_error(body) is None:
         return body
     bad: list[tuple[int, int]] = []
     for start, end in ranges:
@@ -479,10 +479,6 @@ def _unparsed(text: str, start: int, end: int) -> list[tuple[int, int]]:
             break
         dropped.append(lines[error - 1])
     return [(start, end)]
-
-
-def _parses(code: str) -> bool:
-    return _parse_error(code) is None
 
 
 def _parse_error(code: str) -> int | None:

@@ -128,12 +128,19 @@ def _entry_continued(text: str, line_start: int, line: str) -> bool:
 
     if not line.rstrip().endswith("\\"):
         return False
-    end, steps = line_start + len(line), 0
-    while end < len(text) and text[line_start:end].rstrip().endswith("\\") and steps < _MAX_CONTINUED:
+    end = _continued_end(text, line_start, line_start + len(line), _MAX_CONTINUED)
+    return _ENTRY.search(text, line_start + len(line), end) is not None
+
+
+def _continued_end(text: str, line_start: int, line_end: int, most: int | None = None) -> int:
+    """Where a command that starts at `line_start` ends: the end of its last `\\`-continued line (`most` lines at
+    the most)."""
+    end, steps = line_end, 0
+    while end < len(text) and text[line_start:end].rstrip().endswith("\\") and (most is None or steps < most):
         nxt = text.find("\n", end + 1)
         end = len(text) if nxt < 0 else nxt
         steps += 1
-    return _ENTRY.search(text, line_start + len(line), end) is not None
+    return end
 
 
 _SHOWN = lazy(r"(?i)\b(?:placeholder|example|hint|helper_?text)\s*[=:]\s*\{?\s*$")
@@ -166,10 +173,7 @@ def commands(text: str, quoted: bool = False) -> list[tuple[int, int]]:
             continue
         prompt = _PROMPT.match(line)
         start = line_start + (prompt.end() if prompt is not None else 0)
-        end = line_end
-        while end < len(text) and text[line_start:end].rstrip().endswith("\\"):
-            nxt = text.find("\n", end + 1)
-            end = len(text) if nxt < 0 else nxt
+        end = _continued_end(text, line_start, line_end)
         found.append((start, end))
         line_start = end + 1
     return found

@@ -109,17 +109,23 @@ def flag_list(holder: YNode) -> tuple[YNode, str] | None:
     `model: {repo: M, gpu: [--max-model-len=32000, --gpu-memory-utilization=0.98, ...]}`, sample K234's values of
     a chart kvlint has no adapter for): that engine's argument list, and the engine. The first such list is read
     (a second beside it is an alternative the chart picks: `gpu:` or `cpu:` by a `device:` value)."""
-    from kvlint.launches.env import Field
-    from kvlint.launches.infer import all_known, engine_from_flags
-
     for key, _, val in _with_model_map(holder):
         if key in _NOT_SETTINGS or not val.is_seq or not _argv_shaped(val):
             continue
-        fields = [Field(i.text, None) for i in val.items]
-        engine = engine_from_flags(fields)
-        if engine is not None and all_known(engine, fields):
+        engine = _engine_of_items(val)
+        if engine is not None:
             return val, engine
     return None
+
+
+def _engine_of_items(items: YNode) -> str | None:
+    """The engine a list of words is, every flag of it that engine's by its own tables (kvlint.launches.infer)."""
+    from kvlint.launches.env import Field
+    from kvlint.launches.infer import all_known, engine_from_flags
+
+    fields = [Field(i.text, None) for i in items.items]
+    engine = engine_from_flags(fields)
+    return engine if engine is not None and all_known(engine, fields) else None
 
 
 def _argv_shaped(items: YNode) -> bool:
@@ -505,16 +511,10 @@ def keyed_engine(doc: YNode) -> str | None:
 def _listed_engine(holder: YNode) -> str | None:
     """The engine whose flags, all of them by its own tables, the argument list beside a model key holds (`model:
     {uri: ..., args: [--max-model-len=100000]}`, sample K276's values of a chart kvlint has no adapter for)."""
-    from kvlint.launches.env import Field
-    from kvlint.launches.infer import all_known, engine_from_flags
-
     for _, _, val in [(None, None, holder), *_with_model_map(holder)]:
         found = arg_list(val) if val.is_map else None
-        if found is None or not found.is_seq:
-            continue
-        fields = [Field(i.text, None) for i in found.items]
-        engine = engine_from_flags(fields)
-        if engine is not None and all_known(engine, fields):
+        engine = _engine_of_items(found) if found is not None and found.is_seq else None
+        if engine is not None:
             return engine
     return None
 
@@ -551,7 +551,7 @@ def _engine_value(holder: YNode) -> str | None:
             if val.text.lower() in engine_names():
                 return val.text.lower()  # a recipe's `kind: vllm` (not `kind: VllmRuntime`, an operator's object)
         elif _engine_in(val.text):  # `repository:` / `image:` naming an engine (a busybox asks no more)
-            return _image_engine(val.text)
+            return image_engine(val.text)
     return None
 
 
@@ -562,7 +562,7 @@ _VALUE_KEYS = frozenset({"engine", "backend", "runtime", "framework", "kind", "t
 _lower = lru_cache(maxsize=4096)(str.lower)
 
 
-def _image_engine(image: str) -> str | None:
+def image_engine(image: str) -> str | None:
     """The engine of one of its published images, or of a build named for it (`org/spark-vllm-b12x@sha256:...`)."""
     from kvlint.image_names import known_image
     from kvlint.launches.images import build_named_engine, shipped_engine

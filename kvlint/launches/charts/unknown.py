@@ -436,7 +436,7 @@ def _listed_launches(yf: YamlFile, doc: YNode, node: YNode, key: str, val: YNode
     if engine is None and image is not None and not args[0].text.startswith("-"):
         # `serve_args: [/models, --served-model-name, ...]` beside an image named for the engine (sample K280's
         # cluster config): `vllm serve MODEL ...`, the engine the image names (its flags may be a fork's own)
-        engine = _image_engine_name(image[0])
+        engine = structured.image_engine(image[0])
     if engine is None:
         return []
     count, cspan = _values_gpus(doc, doc.get("resources"))
@@ -495,13 +495,6 @@ def _model_first_words(yf: YamlFile, val: YNode) -> list[Field]:
         return []
     words = argv_items(val, yf)
     return words if model_first(words) else []
-
-
-def _image_engine_name(image: str) -> str | None:
-    """The engine an image starts (one of its published images) or is named for (a build of it)."""
-    from kvlint.launches.images import entrypoint_engine, named_engine
-
-    return entrypoint_engine(image) or named_engine(image)
 
 
 def _flag_words(yf: YamlFile, val: YNode) -> list[Field]:
