@@ -117,3 +117,16 @@ def test_an_older_releases_pool_setting_is_not_sized_with_the_newest_arithmetic(
     assert _kv007(tmp_path, script.read_text()) == []
     (status,) = lint([str(script)], LintOptions()).launches
     assert status.skip_kind == "older-value" and "fp4_e2m1" in (status.skipped_because or "")
+
+
+def test_a_choice_older_vllm_releases_listed_is_judged_on_the_release_the_launch_pins(tmp_path):
+    """`--all2all-backend mori` (ROCm's MoRI all-to-all): vLLM 0.15.0 and 0.20.0 list it as a choice; 0.27.0 and
+    the newest list only `mori_high_throughput` and `mori_low_latency` (the config Literals of each wheel read,
+    0.11.0 to 0.27.0). Unpinned: a warning naming the releases; pinned inside them: no finding; after: an error."""
+    head = "vllm serve Qwen/Qwen3-30B-A3B --enable-expert-parallel "
+    ((severity, message),) = _kv007(tmp_path, head + "--all2all-backend mori\n")
+    assert severity == Severity.WARNING and "0.15.0 to 0.20.0" in message
+    image = "docker run --gpus all vllm/vllm-openai:{} Qwen/Qwen3-30B-A3B --enable-expert-parallel {}\n"
+    assert _kv007(tmp_path, image.format("v0.20.0", "--all2all-backend mori")) == []
+    assert [s for s, _ in _kv007(tmp_path, image.format("v0.33.0", "--all2all-backend mori"))] == [Severity.ERROR]
+    assert [s for s, _ in _kv007(tmp_path, image.format("v0.20.0", "--all2all-backend moriX"))] == [Severity.ERROR]
