@@ -96,6 +96,46 @@ class ModelAlias:
 
 
 @record
+class Cut:
+    """A launch the shell cuts short: it ends a command at a comment (a `\\` inside it continues nothing), at a `\\`
+    that escapes a trailing blank, or at a line with no `\\` at all, so the option lines after it run as a command of
+    their own (KV012). `joined`: the command ended before its engine (the launch was read as meant); else the engine
+    runs without `words`."""
+
+    comment: Span  # the line the command ends on
+    words: Span  # the first of the words cut off
+    text: str  # those words, as written (shortened)
+    joined: bool
+    blank: bool = False  # ended by a `\\` that escapes a trailing blank, not by a comment
+    bare: bool = False  # ended by a newline with no `\\` at all
+
+    def said(self) -> tuple[str, str]:
+        """(message, fix) of the KV012 finding: what the shell runs, and which reading kvlint took."""
+        line = self.comment.line
+        if self.bare:
+            message = (f"line {line} ends without `\\`, so the shell ends the command there: `{self.text}` and the "
+                       "lines after run as a command of their own and fail" + (
+                           "; kvlint read the launch as it was meant" if self.joined else
+                           ", and the engine starts without them; kvlint read the launch as the shell runs it"))
+        elif self.blank:
+            message = (f"the `\\` at the end of line {line} is followed by a blank, so it escapes the blank, not the "
+                       f"newline: the shell ends the command there with a one-blank argument, and `{self.text}` and "
+                       "the lines after run as a command of their own and fail; kvlint read the launch as it was meant")
+        elif self.joined:
+            message = (f"the comment on line {line} ends this command (a `\\` inside a comment continues nothing): "
+                       f"the shell runs it without `{self.text}` and the lines after, which then run as a command of "
+                       "their own and fail; kvlint read the launch as it was meant")
+        else:
+            message = (f"the comment on line {line} ends the launch (a `\\` inside a comment continues nothing): "
+                       f"`{self.text}` and the lines after it never reach the engine, the shell runs them as a command "
+                       "of their own; kvlint read the launch as the shell runs it, without them")
+        fix = ("delete the blanks after each `\\`" if self.blank else "end each continued line with `\\`"
+               if self.bare else "move the comment off the continued lines") + \
+            ": a line continues only when `\\` is its last character"
+        return message, fix
+
+
+@record
 class Deployment:
     path: str
     engine: str  # "vllm" | "sglang"
@@ -126,6 +166,8 @@ class Deployment:
     no_server_image: tuple[Span | None, str, str] | None = None  # the published image that starts no server, given
     # only the engine's flags (KV014): where it is named, its name, and the word the container runs as its program
     compose_cut: tuple[Span, str] | None = None  # where compose cuts the string command the engine's is in (KV017)
+    cut: Cut | None = None  # the shell ends the command before option lines meant for it (KV012; a shell file's
+    # or Makefile's reader says it, so their launches leave this None)
     no_subcommand: tuple[Span | None, str, str] | None = None  # the engine's CLI run without the subcommand that
     # starts its server (span of the program, the program, the subcommand): its parser exits (KV016)
     no_main: tuple[Span | None, str, str] | None = None  # the CLI's package run as a module (`python -m vllm serve`):

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kvlint.findings import Finding, Severity
+from kvlint.findings import Finding, Related, Severity
 from kvlint.registry import Context, rule
 
 
@@ -48,4 +48,11 @@ from kvlint.registry import Context, rule
       "A comment ends a launch's continued command: the option lines after it never reach the command.",
       source="reader")
 def check(ctx: Context) -> Iterable[Finding]:
-    return ()
+    """A launch read from a shell string inside another file (a compose `bash -c "..."`, a CI step's script, a
+    README's block) carries its cut; a shell file's and a Makefile's readers say theirs themselves, once each."""
+    cut = ctx.deployment.cut
+    if cut is None:
+        return ()
+    message, fix = cut.said()
+    return (Finding("KV012", "comment-cuts-command", Severity.WARNING, message, cut.words, fix=fix,
+                    related=(Related(cut.comment, "the command ends here"),)),)

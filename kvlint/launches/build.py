@@ -366,6 +366,8 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
         dep = replace(dep, one_of_arms=True)
     if found.compose_cut is not None:
         dep = replace(dep, compose_cut=found.compose_cut)
+    if found.cut is not None:
+        dep = replace(dep, cut=found.cut)
     if found.no_subcommand is not None:
         from kvlint.engines.registered import facts
 

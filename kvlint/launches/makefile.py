@@ -24,10 +24,10 @@ from kvlint.findings import Finding
 from kvlint.launches import ReadResult
 from kvlint.launches.rewrite import mapped, substitute
 from kvlint.lazyre import lazy
-from kvlint.record import field, record
+from kvlint.record import field, record, replace
 
 if TYPE_CHECKING:
-    from kvlint.launches.script import Cut
+    from kvlint.deployment import Cut
 
 _ASSIGN = lazy(r"^((?:(?:export|override|private)[ \t]+)*)([A-Za-z_][A-Za-z0-9_]*)[ \t]*"
                r"(\?=|:::=|::=|:=|\+=|!=|=)[ \t]*(.*)$")
@@ -95,7 +95,7 @@ def read_recipes(path: str, text: str, findings: list[Finding] | None = None) ->
         findings.extend(unread_notes(path, _distinct(unread + _in_defines(path, layout)), out))
     if findings is not None:
         findings.extend(cut_finding(path, c) for c in cuts.values())  # a recipe's shell cuts it as a script's does
-    return out
+    return [replace(d, cut=None) if d.cut is not None else d for d in out]  # said above, not again by the rule
 
 
 def _in_defines(path: str, layout: _Layout) -> list[tuple]:

@@ -28,6 +28,7 @@ from kvlint.launches.env import (
     expand_word,
     with_supplied,
 )
+from kvlint.deployment import Cut
 from kvlint.launches.oneword import split_joined
 from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
@@ -95,6 +96,7 @@ class FoundLaunch:
     # are run as its program (KV014); read as the engine's launch, as meant (kvlint.launches.infer.no_server_launch)
     container: str | None = None  # `docker exec NAME`: a running container the file did not start (its image unknown)
     compose_cut: tuple[Span, str] | None = None  # where compose cuts a string command before the engine's (KV017)
+    cut: Cut | None = None  # the shell ends the command before option lines meant for it (KV012)
     no_subcommand: Field | None = None  # the engine's CLI run with its server's flags but no subcommand (`vllm
     # --model M`): its parser rejects them (KV016); read as the server's launch, as meant
     no_main: Field | None = None  # the CLI's package run as a module (`python -m vllm serve M`): it has no
@@ -181,14 +183,18 @@ def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, s
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
                positional: Positional | None = None, written: dict[str, str] | None = None,
-               taken_only: bool = False) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
+               taken_only: bool = False, cuts: list[Cut] | None = None,
+               ) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
     """Launches in a script, the variables at its end, and notes about what was odd.
 
     `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
     the rest are `"$@"`; None when they are not known (a script file run by whoever calls it). `written`: the
-    calling script's values known only in part, as written (`BIN=$HOME/venv/bin/vllm`), which "$@" may hold."""
+    calling script's values known only in part, as written (`BIN=$HOME/venv/bin/vllm`), which "$@" may hold.
+    `cuts`: the caller's list the script's cut commands join (a `bash -c "..."` string cuts as a file does)."""
     state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text),
                    written=dict(written or {}), taken_only=taken_only)
+    if cuts is not None:
+        state.cuts = cuts
     _read(m, state, depth)
     return state.launches, state.env, state.notes
 
@@ -222,8 +228,9 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         state.conditional += guarded
         blank = _blank_escaped(cmd.words, m)
         words = cmd.words[:-1] if blank else cmd.words  # `... \ ` at a line's end: the blank is no argument meant
+        bare = _bare_end(commands, k)
         if prev_sep == "#" and _cut_piece(words, _continued(commands, k, m), m, state, depth, pieces):
-            prev_sep = "#" if blank else cmd.sep
+            prev_sep = "#" if blank or bare else cmd.sep
             continue
         if blank and _continued(commands, k, m) and not pieces.joined:
             # `\` then a blank ends the command (the escape takes the blank, not the newline), option lines follow:
@@ -241,7 +248,8 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
                 # the comment ends a command that launched nothing, and option lines follow: join them
                 pieces.joined, pieces.cut_from = list(cmd.words), commands[k + 1].words
         state.conditional -= guarded
-        prev_sep = cmd.sep
+        pieces.bare = bare and runs
+        prev_sep = "#" if pieces.bare else cmd.sep
         while open_bodies and open_bodies[-1][1] == k:
             name, _, before = open_bodies.pop()
             _leave_scope(state)
@@ -300,6 +308,7 @@ class _Pieces:
     before: tuple[Word, ...] = ()  # the previous command's words
     count: int = 0  # launches before the previous command ran
     blank: bool = False  # the cut is a `\\` escaping a trailing blank, not a comment
+    bare: bool = False  # the cut is a line ending with no `\\` at all
 
 
 def _cut_piece(words: tuple[Word, ...], continued: bool, m: Mapped, state: _State, depth: int,
@@ -320,15 +329,20 @@ def _cut_piece(words: tuple[Word, ...], continued: bool, m: Mapped, state: _Stat
         before = len(state.launches)
         _command(tuple(pieces.joined), m, state, depth)
         if len(state.launches) > before:
-            state.cuts.append(_cut_short(m, pieces.cut_from, pieces.before, joined=True, blank=pieces.blank))
+            cut = _cut_short(m, pieces.cut_from, pieces.before, joined=True, blank=pieces.blank, bare=pieces.bare)
+            state.cuts.append(cut)
+            state.launches[-1] = replace(state.launches[-1], cut=cut)
         pieces.joined, pieces.before, pieces.count, pieces.blank = None, (), len(state.launches), False
         return True
     if state.launches and len(state.launches) > pieces.count:
         line, _ = m.at(words[0].start)
-        note = (f"line {line}: flags after a commented-out line are a separate command to the shell, "
-                "not part of this launch")
-        state.launches[-1] = replace(state.launches[-1], notes=state.launches[-1].notes + (note,))
-        state.cuts.append(_cut_short(m, words, pieces.before, joined=False))
+        note = (f"line {line}: flags after a line that ends the command (no `\\` at its end) are a separate command "
+                "to the shell, not part of this launch") if pieces.bare else \
+            (f"line {line}: flags after a commented-out line are a separate command to the shell, "
+             "not part of this launch")
+        cut = _cut_short(m, words, pieces.before, joined=False, bare=pieces.bare)
+        state.launches[-1] = replace(state.launches[-1], notes=state.launches[-1].notes + (note,), cut=cut)
+        state.cuts.append(cut)
     return False
 
 
@@ -339,10 +353,18 @@ def _continued(commands: list, k: int, m: Mapped) -> bool:
     """Whether command k ends at a comment, or at a `\\` that escapes a trailing blank instead of the newline, and the
     next command is option lines (`--shm-size=32g \\`): to the shell a command of its own, to its author the rest of
     command k."""
-    ends = commands[k].sep == "#" or _blank_escaped(commands[k].words, m)
+    ends = commands[k].sep == "#" or _blank_escaped(commands[k].words, m) or _bare_end(commands, k)
     if not ends or k + 1 >= len(commands) or not commands[k + 1].words:
         return False
     return _option_word(commands[k + 1].words[0])
+
+
+def _bare_end(commands: list, k: int) -> bool:
+    """Whether command k ends at a newline with no `\\` and the next line is option lines (`  --model M` under
+    `bash -c "python3 -m vllm.entrypoints.openai.api_server`, sample K290's compose script): the continuation its
+    author meant and never wrote."""
+    nxt = commands[k + 1] if k + 1 < len(commands) else None
+    return commands[k].sep == "\n" and nxt is not None and bool(nxt.words) and _option_word(nxt.words[0])
 
 
 def _option_word(word: Word) -> bool:
@@ -362,30 +384,18 @@ def _blank_escaped(words: tuple[Word, ...], m: Mapped) -> bool:
     return m.text[end - 2:end] in ("\\ ", "\\\t") and m.text[end:end + 64].lstrip(" \t\r")[:1] in ("\n", "", "#")
 
 
-@record
-class Cut:
-    """A launch a comment cuts short: the shell ends a command at a comment (a `\\` inside it continues nothing), so
-    the option lines after it run as a command of their own. `joined`: the command ended before its engine (the
-    launch was read as meant); else the engine runs without `words`."""
-
-    comment: Span  # the line the command ends on
-    words: Span  # the first of the words cut off
-    text: str  # those words, as written (shortened)
-    joined: bool
-    blank: bool = False  # ended by a `\\` that escapes a trailing blank, not by a comment
-
-
-def _cut_short(m: Mapped, cut: tuple[Word, ...], before: tuple[Word, ...], joined: bool, blank: bool = False) -> Cut:
+def _cut_short(m: Mapped, cut: tuple[Word, ...], before: tuple[Word, ...], joined: bool, blank: bool = False,
+               bare: bool = False) -> Cut:
     end = before[-1].end if before else cut[0].start
     line, _ = m.at(end)
     newline = m.text.rfind("\n", 0, cut[0].start)
-    hash_at = -1 if blank else m.text.find("#", end, newline if newline > end else len(m.text))
+    hash_at = -1 if blank or bare else m.text.find("#", end, newline if newline > end else len(m.text))
     slash = m.text.rfind("\\", 0, newline) if blank and newline > 0 else -1
     comment = m.span(hash_at, hash_at + 1) if hash_at >= 0 else m.span(slash, slash + 2) if slash >= 0 else \
         m.span(end, end)
     cut = tuple(w for w in cut if w.literal not in (" ", "\t")) or cut  # an escaped trailing blank is no word shown
     text = " ".join(m.text[w.start:w.end] for w in cut[:4]) + (" ..." if len(cut) > 4 else "")
-    return Cut(comment, m.span(cut[0].start, cut[0].end), text, joined, blank)
+    return Cut(comment, m.span(cut[0].start, cut[0].end), text, joined, blank, bare)
 
 
 def _array_commands(state: _State) -> list[FoundLaunch]:
@@ -1987,7 +1997,8 @@ def _run_string(script: Field, env: dict[str, str], depth: int, positional: tupl
     """A command string a program runs (`sh -c SCRIPT ARGS`, a tool's `--command "$CMD"`), read as a script one level
     deeper: its last launch is the command's, any before it are the caller's too."""
     launches, _, notes = run_script(script.mapped(), env, depth + 1, positional,
-                                    state.written if state is not None else None)
+                                    state.written if state is not None else None,
+                                    cuts=state.cuts if state is not None else None)
     if state is not None:
         state.launches.extend(launches[:-1])
         state.notes.extend(notes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from kvlint.deployment import Deployment
+from kvlint.deployment import Cut, Deployment
 from kvlint.engines.registered import engine_names
 from kvlint.findings import Finding, Related, Severity
 from kvlint.launches import ReadResult
@@ -18,7 +18,7 @@ from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.apptainer import is_definition, shell_only
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.groups import is_launch, one_per_group
-from kvlint.launches.script import Cut, FoundLaunch, run_script, unread_in
+from kvlint.launches.script import FoundLaunch, run_script, unread_in
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.numbers import count
@@ -71,7 +71,8 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     deployments = _with_build_options(deployments)
     if deployments:  # with none, the file's one never-silent note (kvlint.launches.named) says it
         notes += unread_notes(path, unread, deployments)
-    notes += [cut_finding(path, c) for c in cuts]
+    notes += [cut_finding(path, c) for c in cuts]  # said here once each, not again by the rule per launch
+    deployments = [replace(d, cut=None) if d.cut is not None else d for d in deployments]
     return ReadResult(path, deployments, notes, comments=scan_comments(text))
 
 
@@ -137,22 +138,8 @@ def _with_build_options(deployments: list[Deployment]) -> list[Deployment]:
 
 
 def cut_finding(path: str, cut: Cut) -> Finding:
-    """KV012 at the words a comment cut off a launch (kvlint.launches.script.Cut)."""
-    line = cut.comment.line
-    if cut.blank:
-        message = (f"the `\\` at the end of line {line} is followed by a blank, so it escapes the blank, not the "
-                   f"newline: the shell ends the command there with a one-blank argument, and `{cut.text}` and the "
-                   "lines after run as a command of their own and fail; kvlint read the launch as it was meant")
-    elif cut.joined:
-        message = (f"the comment on line {line} ends this command (a `\\` inside a comment continues nothing): the "
-                   f"shell runs it without `{cut.text}` and the lines after, which then run as a command of their own "
-                   "and fail; kvlint read the launch as it was meant")
-    else:
-        message = (f"the comment on line {line} ends the launch (a `\\` inside a comment continues nothing): "
-                   f"`{cut.text}` and the lines after it never reach the engine, the shell runs them as a command of "
-                   "their own; kvlint read the launch as the shell runs it, without them")
-    fix = ("delete the blanks after each `\\`" if cut.blank else "move the comment off the continued lines") + \
-        ": a line continues only when `\\` is its last character"
+    """KV012 at the words the shell cut off a launch (kvlint.deployment.Cut)."""
+    message, fix = cut.said()
     return Finding("KV012", "comment-cuts-command", Severity.WARNING, message, cut.words, fix=fix,
                    related=(Related(cut.comment, "the command ends here"),), path=path)
 
