@@ -228,7 +228,7 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         state.conditional += guarded
         blank = _blank_escaped(cmd.words, m)
         words = cmd.words[:-1] if blank else cmd.words  # `... \ ` at a line's end: the blank is no argument meant
-        bare = _bare_end(commands, k)
+        bare = _bare_end(commands, k, m)
         if prev_sep == "#" and _cut_piece(words, _continued(commands, k, m), m, state, depth, pieces):
             prev_sep = "#" if blank or bare else cmd.sep
             continue
@@ -353,18 +353,25 @@ def _continued(commands: list, k: int, m: Mapped) -> bool:
     """Whether command k ends at a comment, or at a `\\` that escapes a trailing blank instead of the newline, and the
     next command is option lines (`--shm-size=32g \\`): to the shell a command of its own, to its author the rest of
     command k."""
-    ends = commands[k].sep == "#" or _blank_escaped(commands[k].words, m) or _bare_end(commands, k)
+    ends = commands[k].sep == "#" or _blank_escaped(commands[k].words, m) or _bare_end(commands, k, m)
     if not ends or k + 1 >= len(commands) or not commands[k + 1].words:
         return False
     return _option_word(commands[k + 1].words[0])
 
 
-def _bare_end(commands: list, k: int) -> bool:
+def _bare_end(commands: list, k: int, m: Mapped) -> bool:
     """Whether command k ends at a newline with no `\\` and the next line is option lines (`  --model M` under
     `bash -c "python3 -m vllm.entrypoints.openai.api_server`, sample K290's compose script): the continuation its
-    author meant and never wrote."""
+    author meant and never wrote. The newline must end the command's own last line: a continued line then an empty
+    one is a line a reader blanked (a merge-conflict marker kvlint reads past), not a `\\` left out."""
     nxt = commands[k + 1] if k + 1 < len(commands) else None
-    return commands[k].sep == "\n" and nxt is not None and bool(nxt.words) and _option_word(nxt.words[0])
+    if commands[k].sep != "\n" or nxt is None or not nxt.words or not _option_word(nxt.words[0]):
+        return False
+    end = commands[k].words[-1].end
+    return _LINE_END.match(m.text, end) is not None
+
+
+_LINE_END = lazy(r"[ \t\r]*\n")
 
 
 def _option_word(word: Word) -> bool:
