@@ -309,6 +309,9 @@ def _argv(yf: YamlFile, node: YNode | None, env: Mapping[str, str]) -> list[Fiel
     if not node.is_scalar:
         return []
     m = yf.mapped(node)
+    if "$$" in m.text:  # compose interpolates before it splits: `$$` is the `$` a `bash -c` script's shell expands
+        text, offsets = _placed(m.text, env)
+        m = m.view(m.path, text, offsets)
     cmds, _ = tokenize(m)
     return [f for c in _as_compose_splits(cmds) for f in expand_words(c.words, m, env)]
 

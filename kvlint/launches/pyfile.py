@@ -688,8 +688,10 @@ def _path_tail(node: ast.expr) -> tuple[ast.expr, str] | None:
         last, folder = node.args[-1], node.args[0]
     else:
         return None
-    if isinstance(last, ast.Constant) and isinstance(last.value, str) and re.fullmatch(r"[\w.-]+", last.value):
-        return folder, last.value
+    # the last part may be a relative path of its own (`ROOT / ".venv-vllm/bin/vllm"`, sample K290): its last name
+    if isinstance(last, ast.Constant) and isinstance(last.value, str) and re.fullmatch(r"[\w.-]+(?:/[\w.-]+)*",
+                                                                                         last.value):
+        return folder, last.value.rsplit("/", 1)[-1]
     return None
 
 

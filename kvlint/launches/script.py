@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from kvlint import limits
+from kvlint.deployment import Cut
 from kvlint.engines import ENGINE_NAMES
 from kvlint.flags.flag_values import is_unresolved
 from kvlint.flags.launch import PY_OPTIONS
@@ -28,7 +29,6 @@ from kvlint.launches.env import (
     expand_word,
     with_supplied,
 )
-from kvlint.deployment import Cut
 from kvlint.launches.oneword import split_joined
 from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
