@@ -941,10 +941,14 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
 
     build = svc.get("build")
     tag = interpolate(image, env)[0] if image is not None else None  # the name the build is tagged with
-    if build is None or not _requests_gpu(svc) or (tag is not None and shipped_engine(tag) is None):
+    # a GPU, or an Intel GPU's render node alone (`/dev/dri`: sample K291's OpenVINO build of vLLM, whose folder
+    # names the engine; an image of the engine's name with it alone may be a client's, kvlint.launches.compose tests)
+    if build is None or not (_requests_gpu(svc) or _maps_device(svc, ("/dev/dri",))):
         return []
     parts = (text_of(build, k) for k in ("context", "dockerfile"))
     where = build.text if build.is_scalar else "/".join(t for t in parts if t)
+    if tag is not None and shipped_engine(tag) is None and not any(_path_names(where, e) for e in ("vllm", "sglang")):
+        return []  # a tag names the build (`org/app:1`): the engine's only when its folder is (sample K291)
     base = _engine_base(build, env)
     engine = (next((e for e in ("vllm", "sglang") if e in where.lower()), None) or named_engine(where)
               or shipped_engine(tag) or base)
@@ -958,7 +962,8 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
     if fields is None:
         return []
     ctx = LaunchContext(name, image, notes=(env_launch.NOTE.format(image=f"the build {where}"),))
-    dep = finish(yf.path, FoundLaunch(engine, tuple(fields), None, {}), ctx, _gpus(svc))
+    found = FoundLaunch(engine, tuple(fields), None, _environment(svc, env))  # its device variables said too
+    dep = finish(yf.path, found, ctx, _gpus(svc))
     return [replace(dep, launch_span=dep.launch_span or build.span)]
 
 
@@ -1056,9 +1061,13 @@ def _requests_gpu(svc: YNode) -> bool:
     if svc.get("gpus") is not None or (devices is not None and "gpu" in str([i.text for d in devices.items
                                                                              for i in _leaves(d)]).lower()):
         return True
-    mapped = svc.get("devices")  # AMD's compute device node (`devices: [/dev/kfd, /dev/dri]`), WSL's GPU (/dev/dxg)
+    return _maps_device(svc, ("/dev/kfd", "/dev/dxg"))  # AMD's compute node (with /dev/dri), WSL's GPU
+
+
+def _maps_device(svc: YNode, nodes: tuple[str, ...]) -> bool:
+    mapped = svc.get("devices")
     return mapped is not None and mapped.is_seq and any(
-        i.is_scalar and i.text.split(":", 1)[0].strip() in ("/dev/kfd", "/dev/dxg") for i in mapped.items)
+        i.is_scalar and i.text.split(":", 1)[0].strip() in nodes for i in mapped.items)
 
 
 def _leaves(node: YNode) -> list[YNode]:

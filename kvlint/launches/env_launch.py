@@ -75,7 +75,7 @@ def spelled_engine(names: Iterable[str]) -> str | None:
     SGLang's), none only the other's. A spelling both take (`TENSOR_PARALLEL_SIZE`) decides nothing."""
     from kvlint.launches.keys import option_for_key
 
-    upper = [n.upper() for n in names]
+    upper = [base_name(n.upper())[0] for n in names]
     if not any(n in MODEL_VARS for n in upper):
         return None
     own = {e: {n for n in upper if n not in MODEL_VARS and option_for_key(e, n.lower())} for e in ("vllm", "sglang")}
@@ -222,7 +222,7 @@ def base_name(upper: str, model_vars: tuple[str, ...] = MODEL_VARS) -> tuple[str
     if not index or not stem or stem.endswith(("V", "FP", "INT")):  # `MODEL_V2`, `..._FP8` are names, not indexes
         stem, index = upper, ""
     stem = _VENDOR.sub("", stem, count=1)
-    for p in _PREFIXES:
+    for p in (*_PREFIXES, "DEFAULT_"):  # `DEFAULT_MODEL_ID`: the model a wrapper serves unless asked for another
         if stem.startswith(p) and stem[len(p) :] in model_vars:
             stem = stem[len(p) :]
     return stem, index

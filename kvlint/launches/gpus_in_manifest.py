@@ -166,6 +166,10 @@ def cpu_evidence(dep: Deployment, env: Mapping[str, str], words: Sequence[tuple[
             return f"runs on {value} (--device {value}): not sized over GPUs", span, value.lower()
     if str(env.get("VLLM_TARGET_DEVICE", "")).lower() == "cpu":
         return "runs on CPU (VLLM_TARGET_DEVICE=cpu): not sized over GPUs", None, "cpu"
+    openvino = str(env.get("VLLM_OPENVINO_DEVICE") or ("CPU" if env.get("VLLM_OPENVINO_KVCACHE_SPACE") else "")).upper()
+    if openvino:  # vLLM's OpenVINO backend (sample K291's Intel build): the host's CPU or an Intel GPU, not CUDA's
+        device = "cpu" if openvino.startswith("CPU") else "xpu"
+        return f"runs on OpenVINO (VLLM_OPENVINO_DEVICE={openvino}): not sized over GPUs", None, device
     if env.get("VLLM_CPU_KVCACHE_SPACE"):
         space = env["VLLM_CPU_KVCACHE_SPACE"]
         return (f"runs on CPU (VLLM_CPU_KVCACHE_SPACE={space} GiB of host memory for the KV cache): not sized over "

@@ -170,6 +170,10 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
             if service is not None:
                 out.extend(service)
                 continue
+            paired = _command_and_args(yf, node, image) if node.has_any(_ARG_KEYS) else None
+            if paired is not None:
+                out.append(paired)
+                continue
             inner = _inner(node, pairs, scope)
             for key, _, val in reversed(pairs):
                 if key == "cmd" and (node.has_any(_SWAP_KEYS) or _flag_lines(val)):  # asked only of a `cmd`
@@ -330,6 +334,49 @@ def _module_run(yf: YamlFile, node: YNode, image: str | None) -> Deployment | No
     return dep if is_launch(dep) else None
 
 
+_ARG_KEYS = ("args", "arguments")
+
+
+def _command_and_args(yf: YamlFile, node: YNode, image: str | None) -> Deployment | None:
+    """A workload object that splits its container's command line in two, a `command` that names the engine's entry
+    point and the `args` / `arguments` it is given, each a string or a list, or wrapped as `{value: ...}` (Run:ai's
+    InferenceWorkload, sample K292: `"command": {"value": "python3 -m vllm.entrypoints.openai.api_server"}`,
+    `"arguments": {"value": "--served-model-name ... --tensor-parallel-size=1"}`): the two joined, each word at its
+    place. None when the command names no engine or the object holds no such pair."""
+    from kvlint.launches.groups import is_launch
+
+    command = _unwrapped(node.get("command"))
+    args = next((a for a in (_unwrapped(node.get(k)) for k in _ARG_KEYS) if a is not None), None)
+    if command is None or args is None or not _may_launch(command.text if command.is_scalar else
+                                                          " ".join(w.text for w in command.items[:4] if w.is_scalar)):
+        return None
+    fields = _words_at(yf, command) + _words_at(yf, args)
+    found = launch_in_argv(fields[:_MAX_WORDS], {}) if fields else None
+    if found is None:
+        return None
+    own = _unwrapped(node.get("image"))
+    dep = finish(yf.path, found, LaunchContext(image=own.text if own is not None and own.is_scalar else image),
+                 ManifestGpu())
+    return dep if is_launch(dep) else None
+
+
+def _unwrapped(node: YNode | None) -> YNode | None:
+    """A value as written, or the value a form wraps it in (`{value: X}`, with the form's own keys beside it)."""
+    if node is not None and node.is_map and (inner := node.get("value")) is not None:
+        node = inner
+    return node if node is not None and (node.is_scalar or node.is_seq) else None
+
+
+def _words_at(yf: YamlFile, node: YNode) -> list[Field]:
+    """A string's words split at blanks, or a list's plain items, each at its place."""
+    from kvlint.launches.cloud_run import words_of
+
+    if node.is_seq:
+        return [Field(w.text, w.span, "${" not in w.text) for w in node.items[:_MAX_WORDS] if w.is_scalar]
+    text = node.text
+    return words_of(Field(text, node.span, "${" not in text, (), tuple(range(len(text))), yf.mapped(node)))
+
+
 def _ci_service(yf: YamlFile, node: YNode) -> list[Deployment] | None:
     """A CI job's service container written `{name: IMAGE, alias: ..., command: [...]}` (GitLab's `services:`: the
     image under `name`, its arguments under `command`): a container of an engine image given arguments, each word at
@@ -433,7 +480,7 @@ def _yaml_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
     from kvlint.launches.yamlfile import deployments_in
     from kvlint.sources.yaml import parse_yaml
 
-    m = yf.mapped(node)
+    m = _with_parameters(yf, yf.mapped(node))
     if "{{" in m.text:  # an Ansible `copy: content: |` with `{{ vllm_model }}`: each expression a value left open
         from kvlint.launches.helm_chart import parse_template
 
@@ -448,6 +495,52 @@ def _yaml_launches(yf: YamlFile, node: YNode) -> list[Deployment]:
     finally:
         _embedded_depth[0] -= 1
     return placed_back(found, m, yf.path)
+
+
+def _with_parameters(yf: YamlFile, m: Mapped) -> Mapped:
+    """`${{ parameters.NAME }}` of a parameter the file declares with a default, as that default, each character at
+    the expression's place (a Backstage template writing a chart's values, sample K292; an Azure Pipelines
+    template): what the text is when its user keeps the default."""
+    if "${{" not in m.text or "parameters." not in m.text:
+        return m
+    defaults = _parameter_defaults(yf)
+    if not defaults:
+        return m
+
+    def value(e: re.Match) -> str:
+        return defaults.get(e.group(1), e.group(0))
+
+    text, offsets = substitute(m.text, _PARAMETER_REF, value)
+    return m.view(m.path, text, offsets) if text != m.text else m
+
+
+_PARAMETER_REF = lazy(r"\$\{\{\s*parameters\.([A-Za-z_][\w-]*)\s*\}\}")
+
+
+def _parameter_defaults(yf: YamlFile) -> dict[str, str]:
+    """The file's declared parameters with a plain default: Backstage's (and JSON Schema's) `parameters` blocks of
+    `properties: {NAME: {default: X}}`, and Azure Pipelines' `parameters: [{name: NAME, default: X}]`."""
+    out: dict[str, str] = {}
+    for doc in yf.docs:
+        spec = doc.get("spec") if doc.is_map else None
+        for block in (doc.get("parameters") if doc.is_map else None,
+                      spec.get("parameters") if spec is not None and spec.is_map else None):
+            items = block.items if block is not None and block.is_seq else [block] if block is not None else []
+            for item in items:
+                out.update(_declared(item) if item.is_map else {})
+    return out
+
+
+def _declared(item: YNode) -> dict[str, str]:
+    def plain(node: YNode | None) -> str | None:
+        return node.text if node is not None and node.is_scalar and node.text and "{{" not in node.text else None
+
+    name = item.get("name")
+    if name is not None and name.is_scalar and (default := plain(item.get("default"))) is not None:
+        return {name.text: default}
+    props = item.get("properties")
+    return {key: text for key, _, spec in (props.pairs() if props is not None and props.is_map else ())
+            if spec.is_map and (text := plain(spec.get("default"))) is not None}
 
 
 def _may_launch(text: str) -> bool:

@@ -518,6 +518,9 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
     after the script ($0, then "$@": the LeaderWorkerSet `sh -c '... "$@"' --` + `args:` pattern)."""
     items: list[YNode] = []
     keys = ("command", "args") if c.get("command") is not None or c.get("args") is not None else ("cmd",)
+    keys = ("command", "arguments") if keys[0] == "command" and c.get("args") is None else keys
+    if (pair := _string_pair(yf, c, keys, env)) is not None:
+        return pair
     for key in keys:
         node = c.get(key)
         if node is None:
@@ -539,6 +542,24 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
     if len(items) == 1 and items[0].is_scalar and " " in items[0].text.strip() and c.get("command") is items[0]:
         return fields, items[0], None  # a CRD's command written as one shell string
     return fields, None, None
+
+
+def _string_pair(yf: YamlFile, c: YNode, keys: tuple[str, ...], env: dict[str, str],
+                 ) -> tuple[list[Field], YNode | None, Positional | None] | None:
+    """A workload object's command line split in two strings (Run:ai's `command: python3 -m vllm.entrypoints.
+    openai.api_server` and `arguments: --model X ...`, sample K292; Kubernetes itself takes lists): each string's
+    words at their places; a shell's `-c` in the command makes the other string its script. None for any other
+    shape."""
+    nodes = [c.get(k) for k in keys]
+    if len(nodes) != 2 or any(n is None or not n.is_scalar or not n.text.strip() for n in nodes):
+        return None
+    command, args = nodes
+    assert command is not None and args is not None
+    words = _split_words(yf, command, env)
+    if len(words) >= 2 and words[0].text.rsplit("/", 1)[-1] in _SHELLS and words[-1].text.startswith("-") \
+            and "c" in words[-1].text and not words[-1].text.startswith("--"):
+        return words + [_field(args, env, yf.path)], args, ()
+    return words + _split_words(yf, args, env), None, None
 
 
 def _split_words(yf: YamlFile, node: YNode, env: dict[str, str]) -> list[Field]:

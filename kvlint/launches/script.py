@@ -2363,6 +2363,19 @@ def _own_model_variable(options: list[Field]) -> bool:
     return prefixed_engine(names) is not None
 
 
+def _spelled_settings(options: list[Field], image: Field) -> bool:
+    """`-e DEFAULT_MODEL_ID=M -e MAX_MODEL_LEN=2048 -e MAX_NUM_SEQS=1` given to a build named for the engine (sample
+    K291's OpenVINO vLLM image, run on the CPU or an Intel GPU's `/dev/dri`): a model and two or more of only that
+    engine's flags spelled as variables (kvlint.launches.env_launch.spelled_engine), a server whatever devices."""
+    from kvlint.launches.env_launch import spelled_engine
+    from kvlint.launches.images import build_named_engine
+
+    names = [options[k + 1].text.partition("=")[0] for k, w in enumerate(options[:-1])
+             if w.text in ("-e", "--env") and "=" in options[k + 1].text]
+    engine = spelled_engine(names) if len(names) >= 3 else None
+    return engine is not None and engine == build_named_engine(image.text)
+
+
 def _runner_span(options: list[Field]) -> Span | None:
     """The `docker` (`podman`, ...) word of a container run's first two words (`exec docker run`, `sudo podman
     run`), where the run's command starts."""
@@ -2516,7 +2529,7 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
 
         found = no_server_launch(rest, image, inner_env)
     if (found is None or (not found.fields and _one_mode_word(rest))) \
-            and (opts.gpus[0] is not None or _own_model_variable(fields[:i])) \
+            and (opts.gpus[0] is not None or _own_model_variable(fields[:i]) or _spelled_settings(fields[:i], image)) \
             and (not rest or script_only or _shell_runs_script(argv) or _one_mode_word(rest)):
         found = _env_configured_image(fields[:i], image, inner_env) or found
     if found is None and opts.gpus[0] is not None and opts.entrypoint is None and _bare(rest):

@@ -53,3 +53,90 @@ def test_a_shell_file_says_its_cut_once_and_its_launch_carries_none(tmp_path):
     (dep,) = result.deployments
     assert dep.cut is None and dep.get("max_model_len") is None
     assert [(f.code, f.span.line) for f in result.findings if f.code == "KV012"] == [("KV012", 2)]
+
+
+_RUNAI = """\
+{
+  "apiVersion": "run.ai/v2alpha1",
+  "kind": "InferenceWorkload",
+  "spec": {
+    "arguments": {"value": "--model org/m --max-model-len=8192 --tensor-parallel-size=1"},
+    "command": {"value": "python3 -m vllm.entrypoints.openai.api_server"},
+    "image": {"value": "vllm/vllm-openai:v0.11.0"}
+  }
+}
+"""
+
+
+def test_a_workload_whose_command_and_arguments_are_two_strings_is_one_launch(tmp_path):
+    """Sample K292's Run:ai InferenceWorkload: `command` names the entry point, `arguments` its flags, each a string
+    (here wrapped as `{value: ...}`; plain strings too): the two joined, each word at its place."""
+    workload = tmp_path / "llm-server.json"
+    workload.write_text(_RUNAI)
+    (dep,) = read_path(str(workload)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len"), dep.image) == ("vllm", "org/m", 8192,
+                                                                           "vllm/vllm-openai:v0.11.0")
+    assert _at(dep.model_span) == (5, 37)
+    plain = tmp_path / "workload.yaml"
+    plain.write_text("apiVersion: run.ai/v2alpha1\nkind: InferenceWorkload\nspec:\n"
+                     "  command: python3 -m vllm.entrypoints.openai.api_server\n"
+                     "  arguments: --model org/m --max-model-len 4096\n")
+    (dep,) = read_path(str(plain)).deployments
+    assert (dep.model, dep.get("max_model_len"), _at(dep.model_span)) == ("org/m", 4096, (5, 22))
+    plain.write_text(plain.read_text().replace("arguments:", "labels:"))
+    assert read_path(str(plain)).deployments == []  # the entry point alone is an image's definition
+
+
+_TEMPLATE = """\
+apiVersion: scaffolder.backstage.io/v1beta3
+kind: Template
+spec:
+  parameters:
+    - title: Model
+      properties:
+        llmModel:
+          type: string
+          default: TinyLlama/TinyLlama-1.1B-Chat-v1.0
+  steps:
+    - id: values
+      action: fetch:template
+      input:
+        content: |
+          vllm:
+            image: quay.io/org/vllm-cpu-openai-ubi9:latest
+            model: ${{ parameters.llmModel }}
+"""
+
+
+def test_a_template_parameter_with_a_default_is_that_default_in_the_values_it_writes(tmp_path):
+    """Sample K292's Backstage template writes a chart's values with `${{ parameters.llmModel }}`: read as the
+    parameter's declared default, at the expression's place; without a default it stays open (no launch)."""
+    template = tmp_path / "template.yaml"
+    template.write_text(_TEMPLATE)
+    (dep,) = read_path(str(template)).deployments
+    assert (dep.engine, dep.model, _at(dep.model_span)) == ("vllm", "TinyLlama/TinyLlama-1.1B-Chat-v1.0", (17, 20))
+    template.write_text(_TEMPLATE.replace("          default: TinyLlama/TinyLlama-1.1B-Chat-v1.0\n", ""))
+    assert [d.model for d in read_path(str(template)).deployments if d.model and "TinyLlama" in d.model] == []
+
+
+def test_an_openvino_build_of_vllm_on_an_intel_gpu_is_a_launch_not_sized_over_cuda_cards(tmp_path):
+    """Sample K291: a compose service builds `../text-generation/vllm` and maps only `/dev/dri` (an Intel GPU), its
+    model and settings in the environment; a README runs the same build with `-e DEFAULT_MODEL_ID=... -e
+    MAX_MODEL_LEN=... -e MAX_NUM_SEQS=...` and no `--gpus`. Both are launches; `VLLM_OPENVINO_DEVICE` says the
+    device (CPU or an Intel GPU), which kvlint does not size over the CUDA catalogue."""
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text("services:\n  serving:\n    build:\n      context: ../text-generation/vllm\n"
+                       "    image: app.serving\n    devices:\n      - /dev/dri:/dev/dri\n    environment:\n"
+                       "      - MODEL_PATH=./data/models/llm\n      - MAX_MODEL_LEN=2048\n"
+                       "      - VLLM_OPENVINO_DEVICE=${LLM_DEVICE:-GPU}\n")
+    (dep,) = read_path(str(compose)).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.gpu) == ("./data/models/llm", 2048, "xpu")
+    readme = tmp_path / "README.md"
+    readme.write_text("```bash\ndocker build -t ov-vllm .\ndocker run -it --rm -p 8000:8000 \\\n"
+                      "    -e DEFAULT_MODEL_ID=Qwen/Qwen2.5-7B-Instruct -e MAX_MODEL_LEN=2048 -e MAX_NUM_SEQS=1 \\\n"
+                      "    -e VLLM_OPENVINO_DEVICE=CPU ov-vllm\n```\n")
+    (dep,) = read_path(str(readme)).deployments
+    assert (dep.model, dep.get("max_num_seqs"), dep.gpu, _at(dep.model_span)) == \
+        ("Qwen/Qwen2.5-7B-Instruct", 1, "cpu", (4, 25))
+    readme.write_text(readme.read_text().replace("-e MAX_NUM_SEQS=1 ", ""))
+    assert read_path(str(readme)).deployments == []  # a model and one setting: a client's as well as a server's
