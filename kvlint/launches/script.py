@@ -244,7 +244,8 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             _command(cmd.words, m, state, depth)
             if depth == 0:
                 _beside(cmd.words, cmd.sep, pieces.count, m, state)
-            if len(state.launches) == pieces.count and _continued(commands, k, m):
+            if len(state.launches) == pieces.count and _continued(commands, k, m) and \
+                    (not bare or _runs_engine_or_container(cmd.words)):
                 # the comment ends a command that launched nothing, and option lines follow: join them
                 pieces.joined, pieces.cut_from = list(cmd.words), commands[k + 1].words
         state.conditional -= guarded
@@ -362,16 +363,26 @@ def _continued(commands: list, k: int, m: Mapped) -> bool:
 def _bare_end(commands: list, k: int, m: Mapped) -> bool:
     """Whether command k ends at a newline with no `\\` and the next line is option lines (`  --model M` under
     `bash -c "python3 -m vllm.entrypoints.openai.api_server`, sample K290's compose script): the continuation its
-    author meant and never wrote. The newline must end the command's own last line: a continued line then an empty
-    one is a line a reader blanked (a merge-conflict marker kvlint reads past), not a `\\` left out."""
+    author meant and never wrote. The option line must be the very next line: a continued line then an empty one is
+    a line a reader blanked (a merge-conflict marker kvlint reads past), and a README's next code block is another
+    command, not a `\\` left out."""
     nxt = commands[k + 1] if k + 1 < len(commands) else None
     if commands[k].sep != "\n" or nxt is None or not nxt.words or not _option_word(nxt.words[0]):
         return False
     end = commands[k].words[-1].end
-    return _LINE_END.match(m.text, end) is not None
+    return _NEXT_LINE.fullmatch(m.text, end, nxt.words[0].start) is not None
 
 
-_LINE_END = lazy(r"[ \t\r]*\n")
+_NEXT_LINE = lazy(r"[ \t\r]*\n[ \t]*")  # the option line right below: not after a blank line, nor another block
+
+
+def _runs_engine_or_container(words: tuple[Word, ...]) -> bool:
+    """Whether a command's words name an engine or a container runner (`docker run --gpus all`), so that option lines
+    right below it are its own, cut by a missing `\\`; a usage text's last line above an option list (sample K274's
+    `... | latex_policy_v1` then `--model NAME  Hugging Face model`) names neither."""
+    texts = [(w.literal or "").lower() for w in words]
+    return any(t.rsplit("/", 1)[-1] in RUNNERS for t in texts[:3]) or \
+        any(e in t for t in texts for e in ENGINE_NAMES)
 
 
 def _option_word(word: Word) -> bool:

@@ -140,3 +140,23 @@ def test_an_openvino_build_of_vllm_on_an_intel_gpu_is_a_launch_not_sized_over_cu
         ("Qwen/Qwen2.5-7B-Instruct", 1, "cpu", (4, 25))
     readme.write_text(readme.read_text().replace("-e MAX_NUM_SEQS=1 ", ""))
     assert read_path(str(readme)).deployments == []  # a model and one setting: a client's as well as a server's
+
+
+def test_option_lines_below_a_line_are_its_cut_only_right_below_a_command_that_names_an_engine_or_runner(tmp_path):
+    """The missing-`\\` cut (KV012) joins option lines to the command right above them only: not across a blank line
+    or into a README's next code block (another command), and not below a line that names no engine or container
+    runner (a usage text's option list, sample K274's `... | latex_policy_v1` above `--model NAME  Hugging Face`)."""
+    readme = tmp_path / "README.md"
+    readme.write_text("```bash\nvllm serve Qwen/Qwen3-8B\n```\n\nOptions:\n\n```bash\n--max-model-len 4096\n```\n")
+    result = read_path(str(readme))
+    assert [d.get("max_model_len") for d in result.deployments] == [None]
+    assert [f.code for f in result.findings if f.code == "KV012"] == []
+    usage = tmp_path / "usage.sh"
+    usage.write_text("echo 'modes: default | simple_policy_1'\nlatex_policy_v1\n  --model NAME  Hugging Face model\n"
+                     "  --max-num-seqs N  default: 64\n")
+    assert read_path(str(usage)).deployments == []
+    usage.write_text("docker run --gpus all --ipc host\n  vllm/vllm-openai:v0.11.0 --model org/m --max-num-seqs 8\n")
+    assert [f.code for f in read_path(str(usage)).findings if f.code == "KV012"] == []  # the image is no option
+    usage.write_text("docker run --gpus all --ipc host\n  --shm-size 8g vllm/vllm-openai:v0.11.0 --model org/m\n")
+    (dep,) = read_path(str(usage)).deployments
+    assert dep.model == "org/m" and [f.span.line for f in read_path(str(usage)).findings if f.code == "KV012"] == [2]
