@@ -160,3 +160,16 @@ def test_option_lines_below_a_line_are_its_cut_only_right_below_a_command_that_n
     usage.write_text("docker run --gpus all --ipc host\n  --shm-size 8g vllm/vllm-openai:v0.11.0 --model org/m\n")
     (dep,) = read_path(str(usage)).deployments
     assert dep.model == "org/m" and [f.span.line for f in read_path(str(usage)).findings if f.code == "KV012"] == [2]
+
+
+def test_a_script_in_a_program_string_continues_its_lines_with_the_languages_escaped_backslash(tmp_path):
+    """Sample K283's SlurmUI page: a job script in a TypeScript template literal, each line ending `\\\\` (one `\\`
+    once the string is built). Read as the shell reads the built script: one command with all its flags, no cut."""
+    page = tmp_path / "page.tsx"
+    page.write_text("const vllm = () => `#!/bin/bash\n#SBATCH --gres=gpu:2\n\nvllm serve org/m \\\\\n"
+                    "  --tensor-parallel-size 2 \\\\\n  --max-model-len 4096\n`;\n")
+    result = read_path(str(page))
+    (dep,) = result.deployments
+    assert (dep.model, dep.get("tensor_parallel_size"), dep.get("max_model_len")) == ("org/m", 2, 4096)
+    assert _at(dep.settings["max_model_len"].span) == (6, 19)
+    assert [f for f in result.findings if f.code == "KV012"] == []
