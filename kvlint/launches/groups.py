@@ -52,7 +52,36 @@ def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
             out.append(found)
         elif k == leader:
             out.append(_leader(found, [launches[m] for m in groups[keys[k]] if m != k]))
-    return out
+    return _frontends_folded(out)
+
+
+def _frontends_folded(launches: list[FoundLaunch]) -> list[FoundLaunch]:
+    """A frontend-only node (`--data-parallel-size-local 0`: the API server, no engine of its own; sample K295's Rust
+    frontend) beside `--headless` engines of the same engine and model: one deployment, counted at the engines'
+    command, which holds the KV pool."""
+    fronts = [k for k, f in enumerate(launches) if _frontend_only(f)]
+    if not fronts:
+        return launches
+    drop: set[int] = set()
+    for k in fronts:
+        model = _model_word(launches[k])
+        engines = next((m for m, f in enumerate(launches) if m != k and f.engine == launches[k].engine
+                        and _headless(f) and _model_word(f) == model), None)
+        if engines is not None:
+            drop.add(k)
+            launches[engines] = _leader(launches[engines], [launches[k]])
+    return [f for k, f in enumerate(launches) if k not in drop]
+
+
+def _model_word(found: FoundLaunch) -> str | None:
+    """The model a launch names, `--model M` or the first positional word."""
+    words = [f.text for f in found.fields]
+    for k, w in enumerate(words):
+        if w == "--model" and k + 1 < len(words):
+            return words[k + 1]
+        if w.startswith("--model="):
+            return w.partition("=")[2]
+    return next((w for w in words[:1] if not w.startswith("-")), None)
 
 
 _CALLERS = frozenset({"$@", "${@}", "$*", "${*}"})  # the script's own arguments, as a word of a command
@@ -105,9 +134,13 @@ def _shape(found: FoundLaunch) -> tuple[str, ...]:
         if skip:
             skip = False
             continue
-        name, eq, _ = f.text.partition("=")
+        name, eq, value = f.text.partition("=")
         if name in ROLE_FLAGS or name in _NODE_ADDRESS:
             skip = not eq and name not in _NO_VALUE
+            continue
+        if name == "--model":  # `serve M` and `--model M` name one model (a frontend handed it either way)
+            if eq:
+                words.append(value)
             continue
         words.append(_BRACED.sub(r"$\1", f.text) if "${" in f.text else f.text)
     return tuple(words)
@@ -124,6 +157,13 @@ def _has_role(found: FoundLaunch) -> bool:
 
 def _headless(found: FoundLaunch) -> bool:
     return any(f.text == "--headless" for f in found.fields)
+
+
+def _frontend_only(found: FoundLaunch) -> bool:
+    """A node that runs no engine of its own, only the API server (`--data-parallel-size-local 0`)."""
+    words = [f.text for f in found.fields]
+    return any((w in ("--data-parallel-size-local", "-dpl") and k + 1 < len(words) and words[k + 1] == "0")
+               or w == "--data-parallel-size-local=0" for k, w in enumerate(words))
 
 
 def _leader(found: FoundLaunch, others: list[FoundLaunch]) -> FoundLaunch:

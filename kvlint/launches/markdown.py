@@ -59,7 +59,8 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     text = _without_html_comments(text) if "<!--" in text else text
     script = shell_blocks(text)
     others = _yaml_launches(path, text) + _powershell_launches(path, text) + _unit_launches(path, text) \
-        + _python_launches(path, text) + _dockerfile_launches(path, text) + _unfenced_launches(path, text)
+        + _python_launches(path, text) + _dockerfile_launches(path, text) + _unfenced_launches(path, text) \
+        + _makefile_launches(path, text)
     if not others and not any(w in script.lower() for w in _WORDS):
         # code blocks that name no engine in a document that does: a server program of its own may start it
         # (`python -m api_server --model M` under "Start the vLLM inference server", sample K206): said, not passed
@@ -415,6 +416,23 @@ def _dockerfile_launches(path: str, text: str) -> list[Deployment]:
         body = text[start:end]
         if any(w in body.lower() for w in _WORDS):
             out.extend(read_dockerfile(path, "\n" * text.count("\n", 0, start) + body))
+    return out
+
+
+_MAKE_INFO = frozenset({"make", "makefile", "mk", "just", "justfile"})
+
+
+def _makefile_launches(path: str, text: str) -> list[Deployment]:
+    """The launches of the Makefiles a runbook shows (```` ```make title="Makefile" ````: a target whose recipe runs
+    the engine's container, sample K295), each block alone as the Makefile it is, its variables (`$(VLLM_IMAGE_TAG)`)
+    its own, every value at its line."""
+    from kvlint.launches.makefile import read_recipes
+
+    out: list[Deployment] = []
+    for start, end in _block_ranges(text, _MAKE_INFO):
+        body = text[start:end]
+        if any(w in body.lower() for w in _WORDS):
+            out.extend(read_recipes(path, "\n" * text.count("\n", 0, start) + body))
     return out
 
 

@@ -252,11 +252,45 @@ def embedded_yaml(path: str, text: str) -> list[Deployment]:
     `.yaml` file of that text is: a manifest `envsubst` fills, with a line that is only a variable
     (`${IMAGE_PULL_SECRETS_YAML}`, sample K283's `cat <<EOF | oc apply -f -`), is read as the template it is."""
     result = read_yaml(path, text)
+    if _unparsed(result) and (blanked := _shell_fragments_blanked(text)) != text:
+        # a here-document's `spec:$(if ...; then echo "..."; fi)` and `"${GPU_UTIL}"${extra_args_yaml}` (sample
+        # K296's generator function): lines the shell writes only at run time, read as written without them
+        result = read_yaml(path, blanked)
     if _template_not_yaml("yaml", text, result):
         kind = kind_for("embedded.yaml")
         if kind is not None:
             result = _as_template(path, text, kind, None)
     return result.deployments
+
+
+def _unparsed(result: ReadResult) -> bool:
+    return any(f.code == "KV001" and f.severity == Severity.ERROR for f in result.findings)
+
+
+def _shell_fragments_blanked(text: str) -> str:
+    """A here-document's text less what only the shell decides: each command substitution `$( ... )` (over any
+    lines; its output is not known here) and the variables written right after a quoted value's closing quote
+    (`"${GPU_UTIL}"${chunked_prefill_yaml}`: lines of YAML the script builds), blanked, every other character
+    at its place (newlines kept)."""
+
+    def blank(found: str) -> str:
+        return "".join("\n" if c == "\n" else " " for c in found)
+
+    out, k = [], 0
+    while (start := text.find("$(", k)) >= 0 and not text.startswith("$((", start):
+        depth, j = 0, start + 1
+        while j < len(text):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        out += [text[k:start], blank(text[start:j + 1])]
+        k = j + 1
+    text = "".join(out) + text[k:]
+    return _APPENDED_FRAGMENT.sub(lambda m: m.group(1) + blank(m.group(2)), text)
+
+
+_APPENDED_FRAGMENT = lazy(r"(\"[^\"\n]*\")((?:\$\{[A-Za-z_]\w*\})+)")  # a quoted value, then variables after it
 
 
 def read_json(path: str, text: str, as_vllm_config: bool | None = None) -> ReadResult:

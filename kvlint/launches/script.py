@@ -228,6 +228,7 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         state.conditional += guarded
         blank = _blank_escaped(cmd.words, m)
         words = cmd.words[:-1] if blank else cmd.words  # `... \ ` at a line's end: the blank is no argument meant
+        words = _past_blank(words) if prev_sep == "#" else words
         bare = _bare_end(commands, k, m)
         if prev_sep == "#" and _cut_piece(words, _continued(commands, k, m), m, state, depth, pieces):
             prev_sep = "#" if blank or bare else cmd.sep
@@ -257,6 +258,8 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             state.defined[name] = state.launches[before:]
     if depth == 0 and state.arrays:
         state.launches.extend(_array_commands(state))
+    if depth == 0 and ("echo" in m.text or "printf" in m.text) and state.named:
+        state.launches.extend(_written_scripts(commands, m, state))
     if state.called or (state.taken_only and state.defined):
         # a function's launches are those of its calls, with their arguments, not of its body alone; in a run with
         # stated arguments a function no taken path calls does not run at all
@@ -317,7 +320,7 @@ def _cut_piece(words: tuple[Word, ...], continued: bool, m: Mapped, state: _Stat
     """A command after one a comment ended (`... --network host  # why \\`, then `  --shm-size=32g \\`): True
     when it is a piece of a command being joined (read as meant once its last piece comes, KV012); a piece cut off
     a launch is noted and left to run as the shell runs it (False)."""
-    if not words or not _option_word(words[0]):
+    if not words or not (_option_word(words[0]) or (pieces.bare and _cut_option(words[0]))):
         pieces.joined = None
         return False
     if pieces.joined is not None:
@@ -367,10 +370,23 @@ def _bare_end(commands: list, k: int, m: Mapped) -> bool:
     a line a reader blanked (a merge-conflict marker kvlint reads past), and a README's next code block is another
     command, not a `\\` left out."""
     nxt = commands[k + 1] if k + 1 < len(commands) else None
-    if commands[k].sep != "\n" or nxt is None or not nxt.words or not _option_word(nxt.words[0]):
+    if commands[k].sep != "\n" or nxt is None or not nxt.words or not _cut_option(_past_blank(nxt.words)[0]):
         return False
     end = commands[k].words[-1].end
     return _NEXT_LINE.fullmatch(m.text, end, nxt.words[0].start) is not None
+
+
+def _past_blank(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """The words less a first one that is an escaped blank alone (`\\  --flag X`), when more follow."""
+    return words[1:] if len(words) > 1 and words[0].literal in (" ", "\t") else words
+
+
+def _cut_option(word: Word) -> bool:
+    """An option line's first word, also after an escaped blank (`\\ --reasoning-parser X`: the `\\` written at
+    the start of the next line instead of the end of this one, sample K295; the shell's word is ` --reasoning-parser`,
+    a command not found)."""
+    text = (word.literal or "").lstrip(" \t")
+    return text.startswith("-") and text.lstrip("-")[:1].isalpha()
 
 
 _NEXT_LINE = lazy(r"[ \t\r]*\n[ \t]*")  # the option line right below: not after a blank line, nor another block
@@ -443,6 +459,46 @@ def _array_commands(state: _State) -> list[FoundLaunch]:
                          for added in state.optional.get(name, []))
         out.append(replace(found, notes=found.notes + (note, *optional)))
     return out
+
+
+def _written_scripts(commands: list, m: Mapped, state: _State) -> list[FoundLaunch]:
+    """A script kept in a variable (`INNER='#!/bin/bash ... exec vllm serve /model ...'`) that the file writes out
+    (`echo "$INNER" > /tmp/inner.sh`, then mounted into a container as its entry point: sample K294's dual-GPU
+    launcher): its launches, read where the script is written, each value at its place. A variable only printed to
+    the terminal, or one run as a command (already read there), adds nothing."""
+    seen = {f.entry_span for f in state.launches if f.entry_span is not None}
+    out: list[FoundLaunch] = []
+    for cmd in commands:
+        for word in cmd.words if _ASSIGN.match(cmd.words[0].literal or "") else ():
+            value = _assigned_script(word)
+            if value is None or not _written_out(m.text, value[0]):
+                continue
+            name, text, offsets = value
+            found, _, _ = run_script(m.view(m.path, text, offsets), state.env, 1)
+            note = f"the script is kept in {name} and written to a file that the file runs (echo \"${name}\" > ...)"
+            out += [replace(f, notes=f.notes + (note,)) for f in found if f.entry_span not in seen]
+    return out
+
+
+def _assigned_script(word: Word) -> tuple[str, str, list[int]] | None:
+    """(name, text, offsets) of `NAME='...'` whose quoted value is a script of several lines naming an engine."""
+    lits = word.parts
+    head = lits[0].text if lits and lits[0].kind == "lit" and not lits[0].quoted else ""
+    name, eq, rest = head.partition("=")
+    if not eq or rest or len(lits) < 2 or not all(p.kind == "lit" for p in lits[1:]):
+        return None
+    text = "".join(p.text for p in lits[1:])
+    if "\n" not in text or not engines_named(text) or len(text) > _MAX_WRITTEN:
+        return None
+    return name, text, [o for p in lits[1:] for o in p.offsets]
+
+
+_MAX_WRITTEN = 64 * 1024  # a script kept in a variable: a few lines, not a file's worth
+
+
+def _written_out(text: str, name: str) -> bool:
+    """Whether the file writes `$name` to a file with echo or printf (`echo "$INNER" > /tmp/inner.sh`)."""
+    return re.search(r"(?m)\b(?:echo|printf)\b[^\n;|&]*\$\{?" + re.escape(name) + r"\b\}?[^\n;|&]*>", text) is not None
 
 
 def _in_another_array(words: tuple[Field, ...], found: FoundLaunch,
@@ -1858,6 +1914,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return wrapped
         elif head in ("sh", "bash", "zsh") and depth < MAX_DEPTH:
             return _shell_c(fields, i, env, depth, state)
+        elif head == "gcloud" and depth < MAX_DEPTH and (remote_line := wrappers.cloud_ssh_command(fields, i)):
+            return _string_command(remote_line, env, depth, state)
         elif head in ("ssh", "pm2") and depth < MAX_DEPTH and (at := wrappers.remote_command(fields, i)) is not None:
             remote = wrappers.pm2_words(fields, at) if head == "pm2" else fields[at:]
             if len(remote) == 1 and " " in remote[0].text:  # one command line: the remote or supervised shell's

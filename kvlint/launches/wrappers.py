@@ -340,6 +340,24 @@ def remote_command(fields: Sequence[Field], i: int) -> int | None:
     return None
 
 
+def cloud_ssh_command(fields: Sequence[Field], i: int) -> Field | None:
+    """`gcloud compute ssh INSTANCE --zone Z --command="CMD"` (also `gcloud compute tpus tpu-vm ssh`): the command
+    line the remote shell runs, each character at its place (sample K295's evaluation loop starts each model's
+    `vllm serve` on a VM so); None for any other gcloud command."""
+    from kvlint.launches.cloud_run import piece
+
+    words = [f.text for f in fields[i + 1 : i + 6]]
+    if "ssh" not in words or words[0] not in ("compute", "alpha", "beta"):
+        return None
+    for k in range(i + 2, len(fields)):
+        text = fields[k].text
+        if text.startswith("--command="):
+            return piece(fields[k], len("--command="))
+        if text == "--command" and k + 1 < len(fields):
+            return fields[k + 1]
+    return None
+
+
 def _past_pm2_options(fields: Sequence[Field], j: int) -> int:
     """Past pm2's own options before the program (`pm2 start --name mistral "vllm serve ..."`: its commander
     parser takes options anywhere), each with its value by pm2's documented table (container_options.json)."""

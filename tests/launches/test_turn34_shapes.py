@@ -173,3 +173,111 @@ def test_a_script_in_a_program_string_continues_its_lines_with_the_languages_esc
     assert (dep.model, dep.get("tensor_parallel_size"), dep.get("max_model_len")) == ("org/m", 2, 4096)
     assert _at(dep.settings["max_model_len"].span) == (6, 19)
     assert [f for f in result.findings if f.code == "KV012"] == []
+
+
+_DUAL = """\
+#!/bin/bash
+IMAGE="intel/llm-scaler-vllm:0.21.0-b3"
+INNER='#!/bin/bash
+set -e
+exec vllm serve /model \\
+  --max-model-len 32768 --max-num-seqs 1
+'
+echo "$INNER" > /tmp/inner.sh
+docker run -d --device /dev/dri:/dev/dri -v /tmp/inner.sh:/entrypoint.sh:ro --entrypoint /bin/bash "$IMAGE" \\
+  /entrypoint.sh
+"""
+
+
+def test_a_script_kept_in_a_variable_and_written_to_a_file_is_read_where_it_is_written(tmp_path):
+    """Sample K294: `INNER='...exec vllm serve /model ...'`, `echo "$INNER" > /tmp/inner.sh`, then mounted into a
+    container as its entry point: the launch is the script's command, each value at its place in the variable.
+    A variable only printed to the terminal is no launch."""
+    script = tmp_path / "launch.sh"
+    script.write_text(_DUAL)
+    launches = read_path(str(script)).deployments
+    assert [(d.model, d.get("max_model_len"), _at(d.model_span)) for d in launches] == [("/model", 32768, (5, 17))]
+    script.write_text(_DUAL.replace('echo "$INNER" > /tmp/inner.sh', 'echo "$INNER"'))
+    assert [d.model for d in read_path(str(script)).deployments] == []
+
+
+
+_GENERATOR = """\
+#!/bin/bash
+generate() {
+  cat <<EOF
+apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:$(if [[ -n "${PULL_SECRET:-}" ]]; then echo "
+      imagePullSecrets:
+        - name: ${PULL_SECRET}"; fi)
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args:
+            - "--model"
+            - "${MODEL}"
+            - "--max-num-seqs"
+            - "${MAX_SEQS}"${extra_args_yaml}
+EOF
+}
+"""
+
+
+def test_a_generated_manifest_is_read_without_the_lines_only_the_shell_writes(tmp_path):
+    """Sample K296's generator function: `spec:$(if ...; fi)` and `"${MAX_SEQS}"${extra_args_yaml}` are lines the
+    shell writes at run time; the manifest is read without them, every value (left open) at its place."""
+    script = tmp_path / "yaml.sh"
+    script.write_text(_GENERATOR)
+    (dep,) = read_path(str(script)).deployments
+    assert (dep.engine, dep.model, dep.image, _at(dep.model_span)) == ("vllm", "${MODEL}", "vllm/vllm-openai:v0.11.0",
+                                                                       (16, 15))
+    assert dep.settings["max_num_seqs"].raw == "${MAX_SEQS}" and not dep.settings["max_num_seqs"].resolved
+
+
+def test_a_runbooks_makefile_block_is_read_as_the_makefile_it_shows(tmp_path):
+    """Sample K295: ```` ```make title="Makefile" ```` with a target whose recipe runs the engine's container and the
+    image spelled with the block's own variables: read as a Makefile, the image and model at their lines."""
+    doc = tmp_path / "vllm-options.md"
+    doc.write_text('# vLLM\n\n```make title="Makefile"\nIMAGE = vllm/vllm-openai\nTAG = v0.16.0\n\nup:\n'
+                   '\tdocker run -d --gpus all \\\n\t\t$(IMAGE):$(TAG) \\\n\t\t--model org/m --max-model-len 8192\n```\n')
+    (dep,) = read_path(str(doc)).deployments
+    assert (dep.model, dep.image, dep.get("max_model_len"), _at(dep.model_span)) == \
+        ("org/m", "vllm/vllm-openai:v0.16.0", 8192, (10, 11))
+
+
+def test_a_command_a_cloud_cli_runs_on_a_remote_machine_is_a_launch(tmp_path):
+    """Sample K295: `gcloud compute ssh VM --command="${start_cmd}"` inside a function called once per model with
+    `"source venv; nohup vllm serve M -tp ${TP} ..."`: each call's command, each value where it is written."""
+    script = tmp_path / "run.sh"
+    script.write_text('TP=8\nA="nohup vllm serve org/a -tp ${TP} > a.log 2>&1 &"\nB="nohup vllm serve org/b -tp 2 &"\n'
+                      'run() {\n  gcloud compute ssh "$VM" --zone="$Z" --command="$1"\n}\nrun "$A"\nrun "$B"\n')
+    found = [(d.model, d.get("tensor_parallel_size")) for d in read_path(str(script)).deployments]
+    assert sorted(found) == [("org/a", 8), ("org/b", 2)]
+    script.write_text('gcloud compute instances create vm --metadata=startup="vllm serve org/a"\n')
+    assert read_path(str(script)).deployments == []
+
+
+def test_a_frontend_only_node_is_counted_with_the_headless_engines_it_serves(tmp_path):
+    """Sample K295: `vllm serve M --headless ... --data-parallel-size-local 1` and a frontend `vllm-rs serve M
+    ... --data-parallel-size-local 0` (no engine of its own): one deployment, kept at the engines' command."""
+    doc = tmp_path / "README.md"
+    doc.write_text("```bash\nvllm serve org/m --headless --data-parallel-address 10.0.0.1 --data-parallel-size 1 "
+                   "--data-parallel-size-local 1\n```\n\n```bash\nvllm-rs serve org/m --data-parallel-address 10.0.0.1 "
+                   "--data-parallel-size 1 --data-parallel-size-local 0\n```\n")
+    (dep,) = read_path(str(doc)).deployments
+    assert dep.launch_span.line == 2 and dep.get("headless") is True
+
+
+def test_a_backslash_written_at_the_start_of_the_next_line_cuts_the_command(tmp_path):
+    """Sample K295: `vllm serve M --enable-reasoning ` then `\\ --reasoning-parser X` on the next line: the shell
+    ends the command at the first line (its word ` --reasoning-parser` is a command not found); the engine starts
+    with tensor parallelism 1, and KV012 says where the command ends."""
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve org/m --max-model-len 4096 \n\\ --tensor-parallel-size 8\n")
+    result = read_path(str(script))
+    (dep,) = result.deployments
+    assert dep.get("tensor_parallel_size") is None
+    assert [(f.code, f.span.line) for f in result.findings if f.code == "KV012"] == [("KV012", 2)]
