@@ -1138,8 +1138,8 @@ def _starts_with_word(node: ast.List | ast.Tuple, src: _Source) -> bool:
 
 
 def _engine_named_cli(elts: list[ast.expr]) -> bool:
-    """`[toolkit_configs.VLLM_ENV_PATH, "serve", model, ...]`, `[str(VLLM_EXE), "serve", ...]`: a program set at run
-    time whose name names an engine,
+    """`[toolkit_configs.VLLM_ENV_PATH, "serve", model, ...]`, `[str(VLLM_EXE), "serve", ...]`, `[cfg["vllmBin"],
+    "serve", ...]`: a program set at run time whose name names an engine,
     given that engine CLI's `serve` (sample K164: the path of a virtual environment's `vllm`; sample K180: a call of
     `_vllm_cli()`, which finds it on the PATH): the engine's CLI, its words read by the flag table
     (kvlint.launches.pyfile._flag_list)."""
@@ -1153,7 +1153,11 @@ def _engine_named_cli(elts: list[ast.expr]) -> bool:
     if isinstance(first, ast.Call) and len(first.args) == 1 and _name(first.func) in ("str", "fspath", "os.fspath"):
         first = first.args[0]  # `str(VLLM_EXE)`, a path imported from a module of the repository (sample K245)
     first = first.func if isinstance(first, ast.Call) and not first.args else first  # `_vllm_cli()` (sample K180)
-    name = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else ""
+    if isinstance(first, ast.Subscript) and isinstance(first.slice, ast.Constant) and \
+            isinstance(first.slice.value, str):
+        name = first.slice.value  # `cfg["vllmBin"]`: a configuration's entry named for the engine (sample K297)
+    else:
+        name = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else ""
     return any(e in name.lower() for e in engine_names())
 
 

@@ -281,3 +281,15 @@ def test_a_backslash_written_at_the_start_of_the_next_line_cuts_the_command(tmp_
     (dep,) = result.deployments
     assert dep.get("tensor_parallel_size") is None
     assert [(f.code, f.span.line) for f in result.findings if f.code == "KV012"] == [("KV012", 2)]
+
+
+def test_a_program_taken_from_a_configuration_entry_named_for_the_engine_is_its_cli(tmp_path):
+    """Sample K297: `[cfg["vllmBin"], "serve", cfg["model"], "--max-num-seqs", "8"]`: the entry's name says the
+    program is the engine's CLI, given `serve`; an entry named for nothing else (`cfg["bin"]`) says no engine."""
+    program = tmp_path / "start.py"
+    program.write_text('import subprocess\ncfg = {}\nargs = [cfg["vllmBin"], "serve", cfg["model"], "--max-num-seqs", "8"]'
+                       '\nsubprocess.Popen(args)\n')
+    (dep,) = read_path(str(program)).deployments
+    assert (dep.engine, dep.get("max_num_seqs"), _at(dep.settings["max_num_seqs"].span)) == ("vllm", 8, (3, 67))
+    program.write_text(program.read_text().replace('"vllmBin"', '"bin"'))
+    assert read_path(str(program)).deployments == []
