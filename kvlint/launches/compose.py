@@ -729,8 +729,8 @@ def _built(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str]) -> list[
     note = f"the service builds {os.path.relpath(host, os.path.dirname(yf.path) or '.')}{said}: its CMD is the launch"
     out = []
     deps = read_dockerfile(host, text, run_env=_environment(svc, env))
-    if not deps and svc.get("environment") is None and _requests_gpu(svc):
-        return _engine_base_on_gpus(yf, name, svc, host, text, build)
+    if not deps and _requests_gpu(svc):
+        return _engine_base_on_gpus(yf, name, svc, host, text, build, env)
     for dep in deps:
         gpu = _gpus(svc)
         out.append(replace(dep, path=yf.path, name=name, launch_span=build.span, notes=dep.notes + (note,),
@@ -830,11 +830,15 @@ def _fitting_builds(path: str, context: str, dockerfile: str) -> list[tuple[str,
     return [] if len(hits) > _FITS else [(os.path.dirname(h) or ".", os.path.basename(h)) for h in hits]
 
 
-def _engine_base_on_gpus(yf: YamlFile, name: str, svc: YNode, host: str, text: str, build: YNode) -> list[Deployment]:
+def _engine_base_on_gpus(yf: YamlFile, name: str, svc: YNode, host: str, text: str, build: YNode,
+                         env: Mapping[str, str]) -> list[Deployment]:
     """A GPU service building a Dockerfile of the tree that starts from an engine image (`FROM vllm/vllm-openai`)
-    and runs an entry point of its own with no model kvlint can read, the service giving no command and no
-    environment: the engine starts there with the model its entry point chooses (counting rule 8: a launch whose
-    model is unknown), so it is a launch with a placeholder model (KV002), never passed over."""
+    and runs an entry point of its own with no model kvlint can read, the service giving no command: the engine
+    starts there with the model its entry point chooses (counting rule 8: a launch whose model is unknown), so it is
+    a launch with a placeholder model (KV002), never passed over; the service's variables that spell the engine's
+    flags (`CONTEXT_LENGTH`, `MAX_RUNNING_REQUESTS`: sample K298's SGLang build) are its settings, and a model
+    variable among them its model."""
+    from kvlint.launches import env_launch
     from kvlint.launches.charts.common import model_flag
     from kvlint.launches.dockerfile import base_image
     from kvlint.launches.images import shipped_engine
@@ -844,7 +848,11 @@ def _engine_base_on_gpus(yf: YamlFile, name: str, svc: YNode, host: str, text: s
         return []
     where = os.path.relpath(host, os.path.dirname(yf.path) or ".")
     placeholder = "<the image's model>"
-    fields = (Field(model_flag(engine), build.span), Field(placeholder, build.span, False, (placeholder,)))
+    items = _env_fields(svc.get("environment"), with_supplied(env), engine)
+    stand_in = Field(placeholder, build.span, False, (placeholder,))
+    fields = tuple(env_launch.fields_from_env(engine, items, where) or
+                   (env_launch.fields_from_env(engine, [("MODEL", build.span, stand_in), *items], where) or
+                    [Field(model_flag(engine), build.span), stand_in]))
     note = (f"the service builds {where} from {base_image(text)} on GPUs: its own entry point starts {engine} with "
             "a model these files do not name")
     ctx = LaunchContext(name, base_image(text), notes=(note,))

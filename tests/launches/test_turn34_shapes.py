@@ -293,3 +293,19 @@ def test_a_program_taken_from_a_configuration_entry_named_for_the_engine_is_its_
     assert (dep.engine, dep.get("max_num_seqs"), _at(dep.settings["max_num_seqs"].span)) == ("vllm", 8, (3, 67))
     program.write_text(program.read_text().replace('"vllmBin"', '"bin"'))
     assert read_path(str(program)).deployments == []
+
+
+def test_a_gpu_service_building_on_an_engine_image_with_its_own_entry_point_is_a_launch(tmp_path):
+    """Sample K298: a compose service builds a Dockerfile `FROM lmsysorg/sglang` whose entry point is the repository's
+    own program, on GPUs, with `CONTEXT_LENGTH` and `MAX_RUNNING_REQUESTS` in its environment: the engine starts
+    with the model that program chooses (a placeholder: counting rule 8) and those settings; never passed over."""
+    (tmp_path / "Dockerfile").write_text('FROM lmsysorg/sglang:v0.5.9\nCOPY boot.py /boot.py\n'
+                                         'ENTRYPOINT ["python3", "/boot.py"]\n')
+    compose = tmp_path / "compose.yaml"
+    compose.write_text('services:\n  s:\n    build: .\n    gpus: all\n    environment:\n'
+                       '      CONTEXT_LENGTH: "${CONTEXT_LENGTH:-409600}"\n      MAX_RUNNING_REQUESTS: "8"\n')
+    (dep,) = read_path(str(compose)).deployments
+    assert (dep.engine, dep.model_resolved, dep.get("context_length"), dep.get("max_running_requests")) == \
+        ("sglang", False, 409600, 8)
+    compose.write_text(compose.read_text().replace("    gpus: all\n", ""))
+    assert read_path(str(compose)).deployments == []  # no GPU: a client's build as well
