@@ -1641,7 +1641,7 @@ def _placed(value: str, fields: list[Field], appending: bool = False) -> str:
     words = value.split()
     command = ("vllm" in value or "sglang" in value) and \
         all(not f.origin or len(f.offsets) == len(f.text) for f in fields) and \
-        any(w.startswith("--") for w in words)
+        any(w.startswith("-") and w[1:2].isalpha() or w.startswith("--") for w in words)  # `-tp 8` too (K295)
     if (appending and words) or (len(words) >= 2 and words[0] in _GROWN):
         offsets, source = _value_offsets(value, fields)
         return Partial(value, (), offsets, source) if offsets else value

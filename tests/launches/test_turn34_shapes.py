@@ -309,3 +309,13 @@ def test_a_gpu_service_building_on_an_engine_image_with_its_own_entry_point_is_a
         ("sglang", False, 409600, 8)
     compose.write_text(compose.read_text().replace("    gpus: all\n", ""))
     assert read_path(str(compose)).deployments == []  # no GPU: a client's build as well
+
+
+def test_a_command_kept_in_a_variable_with_short_options_only_keeps_its_places(tmp_path):
+    """Sample K295: `A="nohup vllm serve org/a -tp ${TP} > a.log 2>&1 &"` (a short option, no `--` one) handed to a
+    function: the launch and its values are where the variable is written, as with long options."""
+    script = tmp_path / "run.sh"
+    script.write_text('TP=8\nA="source /venv/bin/activate; nohup vllm serve org/a -tp ${TP} > a.log 2>&1 &"\n'
+                      'run() {\n  bash -c "$1"\n}\nrun "$A"\n')
+    (dep,) = read_path(str(script)).deployments
+    assert (dep.model, dep.get("tensor_parallel_size"), _at(dep.model_span)) == ("org/a", 8, (2, 48))
