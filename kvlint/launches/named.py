@@ -34,8 +34,8 @@ _NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang(?
               r"(?P<image>[^\s\"'#,]*(?:vllm|sglang)[^\s\"'#,]*)")
 # a container run from an image variable named for an engine (`docker run -d \` ... `"$SGLANG_IMAGE" $ARGS`), over
 # `\` continuation lines
-_RUN_VAR = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b(?:[^\n#\\]|\\\n|\\){0,600}?"
-                r"(?<=[\s\"'])(\$\{?[A-Za-z_]*(?:vllm|sglang|VLLM|SGLANG)[A-Za-z0-9_]*\}?)(?=[\s\"'\\]|$)")
+_RUN_VAR = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b(?:[^\n#\\]|\\\n|\\){0,2400}?"
+                r"(?<=[\s\"'])(\$\{?[A-Za-z_]*(?:vllm|sglang|VLLM|SGLANG)[A-Za-z0-9_]*(?:\[[@*]\])?\}?)(?=[\s\"'\\]|$)")
 # (a word of its own: not `${VLLM_X:+-e VLLM_X=$VLLM_X}`, an option given only when a variable is set)
 # a container run under a name that says it is an engine's (`docker run -d --name vllm-ci ... vllm-inference:ci-test`),
 # its image the repository's own build whose entry point kvlint does not see
@@ -92,7 +92,11 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
     what = what.removeprefix("--name ")
     span = Span(path, line, col, line, col + len(what.removeprefix("flag ")))
     source_line = text.split("\n", line)[line - 1]
-    if any(mark in source_line for mark in _PASS_THROUGH):
+    if re.fullmatch(r"\$\{[A-Za-z_]\w*\[[@*]\]\}", what):
+        message = (f"a container is run here with the engine's arguments of the array {what}, which this file does "
+                   "not set (a file it sources, or its caller), so kvlint could not read "
+                   "a launch from it; nothing here is checked")
+    elif any(mark in source_line for mark in _PASS_THROUGH):
         message = (f"`{what}` is started here with arguments known only at run time (passed to this file, or "
                    "gathered from its environment: an image's entry point or a wrapper script): the launch is where "
                    "it is called with a model; nothing here is checked")

@@ -319,3 +319,17 @@ def test_a_command_kept_in_a_variable_with_short_options_only_keeps_its_places(t
                       'run() {\n  bash -c "$1"\n}\nrun "$A"\n')
     (dep,) = read_path(str(script)).deployments
     assert (dep.model, dep.get("tensor_parallel_size"), _at(dep.model_span)) == ("org/a", 8, (2, 48))
+
+
+def test_a_container_run_with_an_engine_named_argument_array_set_elsewhere_is_said(tmp_path):
+    """Sample K294: `docker run ... --gpus all ... "${EXPECTED_IMAGE_ID}" "${VLLM_ARGS[@]}"`, the array set in a file
+    the script sources through another (not in the tree), the run's options over twenty lines: a KV008 at the
+    array, never silent."""
+    script = tmp_path / "run-agent.sh"
+    options = "".join(f'  --label "x{k}=${{X{k}}}" \\\n' for k in range(30))
+    script.write_text(f'source "$DIR/runtime-common.sh"\ndocker run --detach \\\n{options}  --gpus all \\\n'
+                      '  "${EXPECTED_IMAGE_ID}" \\\n  "${VLLM_ARGS[@]}" >/dev/null\n')
+    result = read_path(str(script))
+    assert result.deployments == []
+    (note,) = [f for f in result.findings if f.code == "KV008"]
+    assert note.span.line == 35 and "${VLLM_ARGS[@]}" in note.message
