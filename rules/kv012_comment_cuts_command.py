@@ -1,4 +1,4 @@
-r"""A comment that ends a launch's command before its last line: the readers report it, this module documents it.
+r"""A comment (or a missing `\`) that ends a launch's command before its last line.
 
 ## What it checks
 A command continued over several lines (`\` at the end of each) in which one line ends in a comment. The shell
@@ -14,6 +14,13 @@ shell runs the wrapper cut short, which fails; kvlint reads the launch as it was
 A `\` followed by a blank at a line's end cuts the command the same way (the backslash escapes the blank, not the
 newline: the command ends with a one-blank argument, and the option lines run on their own); kvlint reads the launch
 as it was meant and says where the command ends.
+
+So does a line with no `\` at all when option lines follow right below it: the `\` left out, or written at the
+start of the next line (`\ --reasoning-parser X`, a command not found). kvlint counts only option lines directly
+under a command that names an engine or a container runner (not after a blank line, not in a README's next code
+block, not below a usage text). A `bash -c "..."` script inside a compose file, a manifest or a CI step is read the
+same way: a folded `>` string keeps the newline before a more-indented line, so `bash -c "python3 -m vllm...` with
+its options indented further runs the entry point alone (sample K290).
 
 ## Why it matters
 The script looks right and starts something else: the server comes up without `--max-model-len` or
@@ -45,7 +52,7 @@ from kvlint.registry import Context, rule
 
 
 @rule("KV012", "comment-cuts-command", Severity.WARNING,
-      "A comment ends a launch's continued command: the option lines after it never reach the command.",
+      "A comment or a missing `\\` ends a launch's continued command: the option lines after it never reach it.",
       source="reader")
 def check(ctx: Context) -> Iterable[Finding]:
     """A launch read from a shell string inside another file (a compose `bash -c "..."`, a CI step's script, a
