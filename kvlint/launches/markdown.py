@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import textwrap
 from bisect import bisect_left
+from collections.abc import Callable
 from functools import lru_cache
 
 from kvlint.deployment import Deployment
@@ -411,12 +412,7 @@ def _dockerfile_launches(path: str, text: str) -> list[Deployment]:
     5), one with no model is the image, no launch (kvlint.launches.dockerfile reads both; sample K261)."""
     from kvlint.launches.dockerfile import read_dockerfile
 
-    out: list[Deployment] = []
-    for start, end in _block_ranges(text, _DOCKERFILE_INFO):
-        body = text[start:end]
-        if any(w in body.lower() for w in _WORDS):
-            out.extend(read_dockerfile(path, "\n" * text.count("\n", 0, start) + body))
-    return out
+    return _each_block(path, text, _DOCKERFILE_INFO, read_dockerfile)
 
 
 _MAKE_INFO = frozenset({"make", "makefile", "mk", "just", "justfile"})
@@ -428,11 +424,17 @@ def _makefile_launches(path: str, text: str) -> list[Deployment]:
     its own, every value at its line."""
     from kvlint.launches.makefile import read_recipes
 
+    return _each_block(path, text, _MAKE_INFO, read_recipes)
+
+
+def _each_block(path: str, text: str, kinds: frozenset[str],
+                read: Callable[[str, str], list[Deployment]]) -> list[Deployment]:
+    """Each fenced block of these kinds that names an engine, read alone by its format's reader at its lines."""
     out: list[Deployment] = []
-    for start, end in _block_ranges(text, _MAKE_INFO):
+    for start, end in _block_ranges(text, kinds):
         body = text[start:end]
         if any(w in body.lower() for w in _WORDS):
-            out.extend(read_recipes(path, "\n" * text.count("\n", 0, start) + body))
+            out.extend(read(path, "\n" * text.count("\n", 0, start) + body))
     return out
 
 

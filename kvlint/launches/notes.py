@@ -121,7 +121,7 @@ def read_code(path: str, text: str, _as_vllm_config: bool | None = None) -> Read
     # inside a string of the program's language `\\` is one `\`: a script in a JavaScript template literal or a
     # Groovy `sh """..."""` continues its lines with `\\` then a newline (sample K283's SlurmUI job templates).
     # Rewritten in place (same length: every character keeps its column), the shell reads the continuation.
-    text = _ESCAPED_CONTINUATION.sub(" \\\n", text) if "\\\n" in text else text
+    text = _ESCAPED_CONTINUATION.sub(lambda _: " \\\n", text) if "\\\n" in text else text
     return ReadResult(path, _lines_and_heredocs(path, text, commands(text, quoted=True)), comments=scan_comments(text))
 
 

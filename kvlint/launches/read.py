@@ -277,7 +277,11 @@ def _shell_fragments_blanked(text: str) -> str:
         return "".join("\n" if c == "\n" else " " for c in found)
 
     out, k = [], 0
-    while (start := text.find("$(", k)) >= 0 and not text.startswith("$((", start):
+    while (start := text.find("$(", k)) >= 0:
+        if text.startswith("$((", start):  # arithmetic, a value: kept
+            out.append(text[k:start + 3])
+            k = start + 3
+            continue
         depth, j = 0, start + 1
         while j < len(text):
             depth += {"(": 1, ")": -1}.get(text[j], 0)
