@@ -369,11 +369,8 @@ def _bare_end(commands: list, k: int, m: Mapped) -> bool:
     author meant and never wrote. The option line must be the very next line: a continued line then an empty one is
     a line a reader blanked (a merge-conflict marker kvlint reads past), and a README's next code block is another
     command, not a `\\` left out."""
-    if commands[k].sep != "\n" or k + 1 >= len(commands):
-        return False
-    nxt = commands[k + 1]
-    # a first character test before any word is built: asked of nearly every command of every script
-    if not nxt.words or m.text[nxt.words[0].start] not in "-\\" or not _cut_option(_past_blank(nxt.words)[0]):
+    nxt = commands[k + 1] if k + 1 < len(commands) else None
+    if commands[k].sep != "\n" or nxt is None or not nxt.words or not _cut_option(_past_blank(nxt.words)[0]):
         return False
     end = commands[k].words[-1].end
     return _NEXT_LINE.fullmatch(m.text, end, nxt.words[0].start) is not None
