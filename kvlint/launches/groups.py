@@ -74,14 +74,11 @@ def _frontends_folded(launches: list[FoundLaunch]) -> list[FoundLaunch]:
 
 
 def _model_word(found: FoundLaunch) -> str | None:
-    """The model a launch names, `--model M` or the first positional word."""
-    words = [f.text for f in found.fields]
-    for k, w in enumerate(words):
-        if w == "--model" and k + 1 < len(words):
-            return words[k + 1]
-        if w.startswith("--model="):
-            return w.partition("=")[2]
-    return next((w for w in words[:1] if not w.startswith("-")), None)
+    """The model a launch names as written (`--model M` or the positional), by the engine's own parsing rules."""
+    from kvlint.launches.argv import parse
+
+    model = parse(found.engine, [f.token() for f in found.fields]).model
+    return str(model.value) if model is not None and model.value is not None else None
 
 
 _CALLERS = frozenset({"$@", "${@}", "$*", "${*}"})  # the script's own arguments, as a word of a command

@@ -2427,9 +2427,13 @@ def _own_model_variable(options: list[Field]) -> bool:
     the engine's allowed): evidence of a server run whatever devices it is given."""
     from kvlint.launches.env_launch import prefixed_engine, vendor_stripped
 
-    names = [vendor_stripped(options[k + 1].text.partition("=")[0]) for k, w in enumerate(options[:-1])
-             if w.text in ("-e", "--env") and "=" in options[k + 1].text]
-    return prefixed_engine(names) is not None
+    return prefixed_engine([vendor_stripped(name) for name in _env_names(options)]) is not None
+
+
+def _env_names(options: list[Field]) -> list[str]:
+    """The names of the variables a container run sets with `-e NAME=VALUE` / `--env NAME=VALUE`."""
+    return [options[k + 1].text.partition("=")[0] for k, w in enumerate(options[:-1])
+            if w.text in ("-e", "--env") and "=" in options[k + 1].text]
 
 
 def _spelled_settings(options: list[Field], image: Field) -> bool:
@@ -2439,8 +2443,7 @@ def _spelled_settings(options: list[Field], image: Field) -> bool:
     from kvlint.launches.env_launch import spelled_engine
     from kvlint.launches.images import build_named_engine
 
-    names = [options[k + 1].text.partition("=")[0] for k, w in enumerate(options[:-1])
-             if w.text in ("-e", "--env") and "=" in options[k + 1].text]
+    names = _env_names(options)
     engine = spelled_engine(names) if len(names) >= 3 else None
     return engine is not None and engine == build_named_engine(image.text)
 
