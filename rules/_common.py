@@ -8,6 +8,7 @@ knows the spellings, these helpers only ask it by role.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from kvlint.budget import Budget
@@ -17,6 +18,7 @@ from kvlint.errors import KvlintError
 from kvlint.findings import Related
 from kvlint.flags.flag_table import first_seen
 from kvlint.flags.flag_table import on_release as takes
+from kvlint.record import record
 from kvlint.registry import Context
 from kvlint.sizes import GIB
 from kvlint.span import Span
@@ -184,6 +186,32 @@ def custom_build(image: str | None) -> str | None:
     repo = image.lower().split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
     stock = any(repo == name or repo.startswith(facts(name).VERSION_TAGGED_IMAGES) for name in engine_names())
     return None if stock else image
+
+
+@record
+class Plugin:
+    """A package built on an engine that a launch turns on with a switch of its own (kvlint/data/plugins.json)."""
+
+    package: str
+    engine: str
+    switch: str
+    places_devices: bool  # it puts its stages on devices of its own choosing: the GPU count is not TP x PP
+
+
+def switched_plugin(dep: Deployment) -> Plugin | None:
+    """The plugin whose switch the launch passes (`vllm serve M --omni`: vllm-omni), whatever its image: a switch no
+    stock release has is among the launch's unknown flags."""
+    given = {u.flag.split("=", 1)[0] for u in dep.unknown_flags}
+    return next((p for p in _plugins() if p.engine == dep.engine and p.switch in given), None) if given else None
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> tuple[Plugin, ...]:
+    """kvlint/data/plugins.json, read once a run."""
+    from kvlint.data import load_json
+
+    return tuple(Plugin(p["package"], p["engine"], p["switch"], p.get("places_devices", False))
+                 for p in load_json("plugins.json")["plugins"])
 
 
 # options whose value names the hardware platform the engine runs on: a value no release lists is a vendor's

@@ -62,7 +62,6 @@ None.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 from typing import Any
 
 from kvlint.deployment import Deployment
@@ -314,19 +313,10 @@ def _switched_plugin(dep: Deployment) -> tuple[str, str] | None:
     """(package, switch) of a plugin the launch turns on with its own switch (`vllm serve M --omni`: vllm-omni, sample
     K174's docs), by kvlint/data/plugins.json: the launch runs that package, whose options it may use. Only where
     the launch names no image: the engine's stock image does not carry the plugin (`--omni` exits there)."""
-    given = {u.flag.split("=", 1)[0] for u in dep.unknown_flags}
-    if not given or dep.image:
+    if dep.image:
         return None
-    return next(((package, switch) for engine, package, switch in _plugins()
-                 if engine == dep.engine and switch in given), None)
-
-
-@lru_cache(maxsize=1)
-def _plugins() -> tuple[tuple[str, str, str], ...]:
-    """(engine, package, switch) of kvlint/data/plugins.json, read once a run."""
-    from kvlint.data import load_json
-
-    return tuple((p["engine"], p["package"], p["switch"]) for p in load_json("plugins.json")["plugins"])
+    plugin = c.switched_plugin(dep)
+    return (plugin.package, plugin.switch) if plugin is not None else None
 
 
 def _other_engines_flag(engine: str, flag: str) -> str | None:

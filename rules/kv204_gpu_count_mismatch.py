@@ -20,7 +20,9 @@ the parallelism may be that program's, and so is one whose devices are chosen at
 are idle cards of a script's defaults that its callers override (`TP=1` then `--tp) TP="$2"` in its argument
 loop), or of a variable's default that the deployment's environment sets (`--tensor-parallel-size
 ${VLLM_GPU_COUNT:-1}` in a compose file, its `.env` beside it): the finding names the flags. A launch on a Neuron,
-TPU or Gaudi device is not checked: one `aws.amazon.com/neuron` device holds several NeuronCores a TP spans.
+TPU or Gaudi device is not checked: one `aws.amazon.com/neuron` device holds several NeuronCores a TP spans. Nor is
+a launch of a plugin that places its own stages on devices (`vllm serve M --omni`: vllm-omni puts each stage of a
+multi-stage model on the devices its stage config names, `--stage-overrides '{"1": {"devices": "1"}}'`).
 
 ## Example
 ```yaml
@@ -50,6 +52,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
     if not dep.gpu_count or ctx.device_kind is not None:
         return  # a Neuron / TPU / Gaudi device count is not a GPU count: one Neuron device holds several cores
+    plugin = c.switched_plugin(dep)
+    if plugin is not None and plugin.places_devices:
+        return  # `--omni`: vllm-omni runs each stage of the model on the devices its stage config names
     needed, parts = ctx.engine.gpus_needed(dep.resolved_values())
     if needed == dep.gpu_count:
         return

@@ -24,7 +24,7 @@ class FlagSpec:
     dest: str
     options: tuple[str, ...]
     kind: str  # value | append | store_true | store_const | bool_optional | help
-    type: str = "str"  # str | int | float | human_int | human_int_or_auto | json | json_or_str
+    type: str = "str"  # str | int | float | human_int | human_int_or_auto | json | json_or_str | lower_snake
     negative: tuple[str, ...] = ()
     choices: tuple[Any, ...] | None = None
     nargs: str | int | None = None

@@ -71,8 +71,15 @@ def _json_or_str(text: str) -> Any:
         return text
 
 
+def _lower_snake(text: str) -> str:
+    """vLLM's kernel backend options (`--moe-backend FLASHINFER_CUTLASS`, `--linear-backend flashinfer-cutlass`) are
+    lower-cased and dashes made underscores before the choices are checked (sample K301)."""
+    return text.lower().replace("-", "_")
+
+
 # the argparse types read the same way by every engine (the rest are the engine's own: syntax_of)
-_PLAIN: dict[str, Callable[[str], Any]] = {"int": int, "float": float, "json": json.loads, "json_or_str": _json_or_str}
+_PLAIN: dict[str, Callable[[str], Any]] = {"int": int, "float": float, "json": json.loads, "json_or_str": _json_or_str,
+                                           "lower_snake": _lower_snake}
 
 
 def convert(engine: str, spec: FlagSpec, text: str) -> tuple[Any, str | None]:

@@ -161,8 +161,9 @@ def wrapped_joined(script: str) -> str:
 
 
 # a value a runbook leaves for its reader to fill in: a variable's name written without `$` (`--port
-# QWEN_RETRIEVER_EMB_PORT`), `<port>`, `your-port`
-_PLACEHOLDER_VALUE = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|<[^<>\s]+>|(?i:your|my)[-_][\w-]+")
+# QWEN_RETRIEVER_EMB_PORT`), `<port>`, `your-port`, a choice among values (`--node-rank {0,1}`, `0|1`: sample K301)
+_PLACEHOLDER_VALUE = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|<[^<>\s]+>|(?i:your|my)[-_][\w-]+"
+                          r"|\{[\w.-]+(?:[,|][\w.-]+)+\}|\[?[\w.-]+(?:\|[\w.-]+)+\]?")
 
 
 def _placeholders_left(dep: Deployment) -> Deployment:
@@ -344,8 +345,10 @@ def _in_table(text: str, at: int) -> bool:
     return text[text.rfind("\n", 0, at) + 1 : at].lstrip().startswith("|")
 
 
-# a model written out in a command: after `serve` or the model flag, a Hub id or an absolute path
-_MODEL_GIVEN = lazy(r"(?:\bserve[ \t]+|--model(?:-path)?[ \t=]+)[\"']?(?:[A-Za-z0-9][\w.-]*/[\w.-]*\w|/[\w./-]+)")
+# a model written out in a command: after `serve` or the model flag, a Hub id, an absolute path or a variable the
+# runbook set before (`rerun \`uv run vllm serve $MODEL --tensor-parallel-size $TP_SIZE\``, sample K300)
+_MODEL_GIVEN = lazy(r"(?:\bserve[ \t]+|--model(?:-path)?[ \t=]+)[\"']?"
+                    r"(?:[A-Za-z0-9][\w.-]*/[\w.-]*\w|/[\w./-]+|\$\{?[A-Za-z_]\w*\}?)")
 
 
 def _complete(body: str) -> bool:

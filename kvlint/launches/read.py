@@ -105,12 +105,19 @@ def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     if not text.strip():
         return ReadResult(path, skipped="empty file")
     kind = kind_for(path) or sniffed(text)
+    if kind.name == "shell" and _FENCE_FIRST.match(text) is not None:
+        kind = kind_for("pasted.md") or kind  # a runbook saved under a script's name (sample K300's `.sh`)
     if path.lower().endswith(JINJA_SUFFIXES) and "{" in text:
         return _as_template(path, text, kind, as_vllm_config)
     result = reader_of(kind)(path, text, as_vllm_config)
     if _template_not_yaml(kind.name, text, result):
         return _as_template(path, text, kind, as_vllm_config)
     return _never_silent(path, text, kind, result)
+
+
+# a Markdown fence as a file's first line (```` ```bash ````): no shell script starts with one (backquotes would
+# substitute a command named by the rest of the line), a pasted runbook does
+_FENCE_FIRST = lazy(r"\s*(?:```|~~~)[\w+-]*[ \t]*\n")
 
 
 def _as_template(path: str, text: str, kind: Kind, as_vllm_config: bool | None) -> ReadResult:

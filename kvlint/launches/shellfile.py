@@ -210,8 +210,10 @@ def heredoc_launches(path: str, text: str, indent: int = 0) -> list[Deployment]:
 
             out.extend(read_python(path, padded)[0])
         else:
-            out.extend(read_shell(path, padded, env=_variables_before(path, text, opened),
-                                  mapped=_as_written(path, padded) if opened is not None and "\\" in body else None))
+            env = _variables_before(path, text, opened)
+            quoting = _quoting_values(body, env)
+            written = opened is not None and ("\\" in body or bool(quoting))
+            out.extend(read_shell(path, padded, env=env, mapped=_as_written(path, padded, quoting) if written else None))
     return out
 
 
@@ -313,13 +315,32 @@ def _read_joined(path: str, text: str, joined: str, offsets: list[int]) -> list[
     return list(remap_spans(found, move))
 
 
-def _as_written(path: str, padded: str) -> Mapped:
+def _as_written(path: str, padded: str, quoting: dict[str, str] | None = None) -> Mapped:
     """An unquoted here-document's body as the shell writes it (`\\${MODEL:-x}` is `${MODEL:-x}` in the written
-    script, `\\\\` one backslash, a backslash-newline joins the lines), each character at its place in the file."""
+    script, `\\\\` one backslash, a backslash-newline joins the lines), each character at its place in the file.
+    `quoting`: variables whose values hold quotes, written into the script as text (_quoting_values)."""
     from kvlint.launches.rewrite import mapped, substitute
 
-    script, offsets = substitute(padded, _ESCAPED, lambda m: m.group(1) or "")
+    if not quoting:
+        script, offsets = substitute(padded, _ESCAPED, lambda m: m.group(1) or "")
+        return mapped(path, padded, script, offsets)
+    names = "|".join(sorted(quoting, key=len, reverse=True))
+    pattern = re.compile(_ESCAPED.pattern + rf"|\$\{{({names})\}}|\$({names})(?![A-Za-z0-9_])")
+    script, offsets = substitute(padded, pattern,
+                                 lambda m: quoting[m.group(2) or m.group(3)] if m.group(2) or m.group(3)
+                                 else m.group(1) or "")
     return mapped(path, padded, script, offsets)
+
+
+def _quoting_values(body: str, env: dict[str, str]) -> dict[str, str]:
+    """The variables an unquoted here-document's body names whose values hold quotes. The shell writes a value
+    into the body as text, and the script written is read again by a shell, so the value's quotes are quotes
+    there (`SPECARG="--speculative-config '{...}'"` then `vllm serve ... ${SPECARG}` in a script run by
+    `bash -lc`: one JSON word, sample K301); expanded in place they would be characters of the words."""
+    if "$" not in body:
+        return {}
+    return {name: value for name, value in env.items()
+            if ("'" in value or '"' in value) and re.search(rf"\$\{{?{re.escape(name)}(?![A-Za-z0-9_])", body)}
 
 
 def _variables_before(path: str, text: str, opened: int | None) -> dict[str, str]:

@@ -377,14 +377,26 @@ def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool
     keys, model = found
     first = keys[0] if keys else ""  # a keyed entry's model is its own key
     prefix = unprefixed(first)[0] if first else None  # `vllm_model`: the variables of a role that starts that engine
-    # its settings under a map named for the engine (`hf_name: X` beside `vllm: {max_model_len: ...}`)
-    child = next((e for k, _, v in holder.pairs() if v.is_map and (e := _engine_in(k))), None) if not named else None
+    # its settings under a map named for the engine (`hf_name: X` beside `vllm: {max_model_len: ...}`), or one that
+    # names it (`model: {name: X}` beside `modelserver: {engine: vllm, tensor_parallel_size: 1}`, sample K302)
+    child = next((e for k, _, v in holder.pairs() if v.is_map and (e := _engine_in(k) or _engine_child(k, v))),
+                 None) if not named else None
     listed = flag_list(holder) if not (named or engine or prefix or child) else None  # its flags name the engine
     named = named or prefix is not None or child is not None or listed is not None
     chosen = engine or prefix or child or (listed[1] if listed else None) or _engine_by_keys(holder)
     pairs = tuple(_flag_pairs(chosen, holder, first))
     block = Block(holder, path, keys, model, pairs, chosen, named, _listed_flags(holder) if named or engine else 0)
     return block if (block.score >= 1 or imaged) and (named or engine is not None) else None
+
+
+def _engine_child(key: str, child: YNode) -> str | None:
+    """The engine a settings map beside the model names by its own `engine:` value, when the map also holds the
+    engine's command-line arguments (`vllm_args: [--max-model-len=49000, ...]`): a server's. A map of settings alone
+    (`serving: {framework: sglang, tp: 8}`) is a benchmark's bookkeeping as often (sample K88, counted 0)."""
+    if key in _NOT_SETTINGS or model_key(child) is not None:
+        return None
+    engine = _engine_value(child)
+    return engine if engine is not None and _listed_flags(child) else None
 
 
 _MODEL_ID_KEY = lazy(r"[A-Za-z0-9][\w.-]*/[\w.-]+(?:/[\w.-]+)*")
