@@ -213,7 +213,8 @@ def heredoc_launches(path: str, text: str, indent: int = 0) -> list[Deployment]:
             env = _variables_before(path, text, opened)
             quoting = _quoting_values(body, env)
             written = opened is not None and ("\\" in body or bool(quoting))
-            out.extend(read_shell(path, padded, env=env, mapped=_as_written(path, padded, quoting) if written else None))
+            as_written = _as_written(path, padded, quoting) if written else None
+            out.extend(read_shell(path, padded, env=env, mapped=as_written))
     return out
 
 
