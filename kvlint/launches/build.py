@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint import limits
 from kvlint.deployment import (
+    NO_MODEL_HERE,
     SOURCED_ARGS,
     DeclaredLoad,
     Deployment,
@@ -89,6 +90,28 @@ class LaunchContext:
     container: str | None = None  # `docker exec NAME`: a running container the file did not start
 
 
+def _builds_own_options(engine: str, fields: list[Field], image: str | None) -> str | None:
+    """Why the words handed to an image that is no published engine image are its entry point's own options, not the
+    engine's (sample K304: `open-audio-llm/vllm-serving` given `-m /models/main -p 8009 -n NAME -t 1 -d 1 -e -q`, a
+    wrapper's CLI): no model the engine would read, the first option none of the engine's, and most options none of
+    the engine's as written (an abbreviation of one is how argparse misreads a wrapper's short option). None when
+    they read as the engine's."""
+    from kvlint.flags.flag_table import flag_table
+    from kvlint.image_names import known_image
+
+    if not image or known_image(image):
+        return None
+    options = [f.text.partition("=")[0] for f in fields if f.text.startswith("-") and f.text not in ("-", "--")]
+    table = flag_table(engine).by_option
+    exact = [o for o in options if o in table]
+    if not options or options[0] in table or 2 * len(exact) >= len(options):
+        return None
+    own = ", ".join(dict.fromkeys(o for o in options if o not in table))
+    name = get_engine(engine).title
+    return (f"{NO_MODEL_HERE}the words given to {image} are its entry point's own options ({own}: none of "
+            f"{name}'s as written), not {name}'s command line: that entry point names the model")
+
+
 def version_from_image(image: str | None) -> str | None:
     """`vllm/vllm-openai:v0.8.5` -> 0.8.5; `lmsysorg/sglang:v0.4.6.post1-cu124` -> 0.4.6.post1; a container file
     named the way `singularity pull docker://vllm/vllm-openai:v0.8.1` names it, `<repo>_<tag>.sif`
@@ -124,6 +147,9 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
                     gpu: ManifestGpu) -> Deployment:
     limits.check()  # every reader builds each launch here: the file's time budget is looked at once per launch
     parsed = parse(engine, [f.token() for f in fields])
+    if parsed.model is None and not ctx.wrapper and (own := _builds_own_options(engine, fields, ctx.image)):
+        ctx = replace(ctx, notes=(*ctx.notes, own))  # the words are not the engine's: none is read as its flag
+        parsed = replace(parsed, settings={}, unknown=[], invalid=[], errors=[])
     if gpu.product and _unresolved(gpu.product):
         why = f"GPU product {gpu.product!r} is not resolved: {_why(gpu.product, set())}"
         gpu = replace(gpu, product=None, product_span=None, notes=gpu.notes + (why,))

@@ -676,7 +676,10 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
                      LaunchContext(name, image, notes=(note,)), _gpus(svc))
         return [replace(dep, launch_span=dep.launch_span or fields[0].span or where)]
     given = env_launch.fields_from_env(engine, _env_fields(svc.get("environment"), env, engine), tag)
-    unset = [Field("--model", where), Field("${MODEL}", where, False, ("${MODEL}",))]
+    named = svc.get("image")  # no model here: the launch is the service, where its image names the engine
+    where = named.span if named is not None and named.is_scalar and named.span is not None else where
+    chosen = f"(the model the script {target} chooses)"
+    unset = [Field("--model", where), Field(chosen, where, False, (chosen,))]
     note = (f"the command runs {target}, {unseen}, which is not in the tree being checked: the model "
             "and the flags are that script's (read here from the service's environment only)")
     ctx = LaunchContext(name, image, notes=(note,))

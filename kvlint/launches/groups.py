@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from kvlint.deployment import SOURCED_ARGS, Deployment
+from kvlint.deployment import NO_MODEL_HERE, Deployment
 from kvlint.launches.script import FoundLaunch
 from kvlint.record import replace
 
@@ -117,9 +117,10 @@ def is_launch(dep: Deployment) -> bool:
     through (`"$@"`, `"${ARGS[@]}"`): that is an image's entry point or a wrapper script, whose launch is where
     it is called with a model (the never-silent note says so)."""
     if dep.model is None:  # a bare `vllm serve`; with flags (or --config) it is a launch whose model is missing
-        # (or with the words of an array a file the script sources sets, the model among them: sample K242)
+        # (or with the words of an array a file the script sources sets, the model among them: sample K242; or with
+        # the options of a build's own entry point, which names the model: kvlint.launches.build, sample K304)
         return bool(dep.settings or dep.unknown_flags or dep.invalid_values) or \
-            any(n.startswith(SOURCED_ARGS) for n in dep.notes)
+            any(n.startswith(NO_MODEL_HERE) for n in dep.notes)
     return not (not dep.model_resolved and _PASSED_THROUGH.match(dep.model))
 
 

@@ -49,7 +49,7 @@ def engine_from_flags(fields: Sequence[Field]) -> str | None:
         return engine_from_flags(fields[1:])
     if fields and _model_first(fields):
         flags = {f.text.split("=", 1)[0] for f in fields[1:] if f.text.startswith("--")}
-        return POSITIONAL_MODEL if _only(POSITIONAL_MODEL, flags) else None
+        return POSITIONAL_MODEL if _only(POSITIONAL_MODEL, flags - _patched(POSITIONAL_MODEL, flags)) else None
     if not fields or not fields[0].text.startswith("--"):
         return None
     flags = {f.text.split("=", 1)[0] for f in fields if f.text.startswith("--")}
@@ -124,6 +124,18 @@ def _only(engine: str, flags: set[str]) -> bool:
         return False  # the model flag is many servers' (llama.cpp, FastChat): it never decides
     others = [flag_table(other) for other in engine_names() if other != engine]
     return any(all(f not in other.by_option and f not in other.removed for other in others) for f in settings)
+
+
+def _patched(engine: str, flags: set[str]) -> set[str]:
+    """The flags no release of the engine has, when they are few beside many of its own (one in five at most: a
+    patched build's own options, sample K306's `--never-evict-kv-cache-prompt-includes` among fifteen of vLLM's);
+    else none, so that they decide against the engine."""
+    from kvlint.flags.flag_table import flag_table, match, normalise
+
+    table = flag_table(engine)
+    unknown = {f for f in flags if match(table, normalise(table, f))[0] is None and normalise(table, f)
+               not in table.removed}
+    return unknown if unknown and 4 * len(unknown) <= len(flags) - len(unknown) else set()
 
 
 def all_known(engine: str, fields: Sequence[Field]) -> bool:

@@ -314,7 +314,7 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
             continue
         word = on_path or _engine_value(node)
         here = named or word is not None
-        block = _block(node, path, engine or word, here, key)
+        block = _block(node, path, engine or word, here, key, parent=parent)
         if block is not None and engine is None and on_path is None and _client_beside(parent or node, node):
             block = None
         if block is not None and (best is None or block.score > best.score):
@@ -366,7 +366,7 @@ def _client_beside(parent: YNode, holder: YNode) -> bool:
 
 
 def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool,
-           key: YNode | None = None, imaged: bool = False) -> Block | None:
+           key: YNode | None = None, imaged: bool = False, parent: YNode | None = None) -> Block | None:
     found = model_key(holder) or _catalogue_name(holder, path)
     if found is None and (keyed := _keyed_model(holder, key)) is not None:
         if engine is not None and keyed[0] != engine:
@@ -384,9 +384,21 @@ def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool
     listed = flag_list(holder) if not (named or engine or prefix or child) else None  # its flags name the engine
     named = named or prefix is not None or child is not None or listed is not None
     chosen = engine or prefix or child or (listed[1] if listed else None) or _engine_by_keys(holder)
-    pairs = tuple(_flag_pairs(chosen, holder, first))
+    pairs = tuple(_flag_pairs(chosen, holder, first)) + _sibling_settings(parent, holder, chosen)
     block = Block(holder, path, keys, model, pairs, chosen, named, _listed_flags(holder) if named or engine else 0)
     return block if (block.score >= 1 or imaged) and (named or engine is not None) else None
+
+
+def _sibling_settings(parent: YNode | None, holder: YNode, engine: str) -> tuple[_Pair, ...]:
+    """The flag keys of a map beside the model's, under the engine's name (`server: {image: ..., model: M}` beside
+    `vllm: {max-model-len: 262144, ...}`, sample K306's recipe that a script turns into one container): the model's
+    engine settings, one level up."""
+    if parent is None or parent is holder or not parent.is_map:
+        return ()
+    for key, _, val in parent.pairs():
+        if val is not holder and val.is_map and _engine_in(key) == engine and model_key(val) is None:
+            return tuple(_settings_map(engine, val))
+    return ()
 
 
 def _engine_child(key: str, child: YNode) -> str | None:

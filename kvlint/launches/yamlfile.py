@@ -7,7 +7,7 @@ compose, SkyPilot or chart code (start-up time is most of a pre-commit run).
 from __future__ import annotations
 
 from kvlint import limits
-from kvlint.deployment import Deployment
+from kvlint.deployment import NO_MODEL_HERE, Deployment
 from kvlint.findings import Finding
 from kvlint.launches.groups import one_per_group
 from kvlint.launches.k8s import read_k8s
@@ -57,7 +57,8 @@ def _bare_entrypoint(dep: Deployment) -> bool:
     (`entrypoint: [python3, -m, vllm.entrypoints.openai.api_server]`, a Dockerfile in a string); the launch is
     where that image is run with arguments, so it is not one here (and gets no "no model" warning)."""
     return dep.model is None and not dep.settings and not dep.unknown_flags and not dep.invalid_values and \
-        dep.cut is None  # a launch whose options the shell cuts off is the engine started without them (KV012)
+        dep.cut is None and not any(n.startswith(NO_MODEL_HERE) for n in dep.notes)  # a launch whose options the
+    # shell cuts off is the engine started without them (KV012); one given a build's own options names its model there
 
 
 def join_headless(deps: list[Deployment]) -> list[Deployment]:

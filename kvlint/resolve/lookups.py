@@ -98,9 +98,10 @@ def _from_lock(ref: str, aliases: tuple[Any, ...], path: str) -> ModelLookup | N
 
 def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> ModelLookup:
     if not dep.model:
-        from kvlint.deployment import NO_MODEL_HERE, SOURCED_ARGS
+        from kvlint.deployment import NO_MODEL_HERE
 
-        said = next((n for n in dep.notes if n.startswith(SOURCED_ARGS)), None)  # the words a sourced file sets
+        # the words a sourced file sets, or a build's entry point's own options (kvlint.launches.build)
+        said = next((n for n in dep.notes if n.startswith(NO_MODEL_HERE)), None)
         return ModelLookup(None, said.removeprefix(NO_MODEL_HERE) if said else
                            "no model reference found in the launch")
     if not dep.model_resolved:
