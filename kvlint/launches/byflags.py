@@ -58,6 +58,12 @@ _CLIENT_OPTION = lazy(r"^--?(?!-)(?!(?:etcd|redis|nats|zmq|metrics|otel|otlp|pro
                       r"[\w-]*(?:url|endpoint|api[-_]base|base[-_]uri)$", re.I)
 
 
+# an option of the program's own that sets a request's length or sampling (`--output-len 64`, `--num-prompts`,
+# `--temperature`): an offline generation or benchmark job's, never a server's (sample K304's `run_vllm.py`)
+_JOB_OPTION = lazy(r"^--?(?:(?:input|output|prompt|gen|generation)[-_]len(?:gth)?|num[-_]prompts|max[-_](?:new[-_])?"
+                   r"tokens|temperature|top[-_][pk])$", re.I)
+
+
 @record
 class ByFlags:
     """An engine read from a program's arguments: the engine, the words handed to it, and the note."""
@@ -167,7 +173,7 @@ def _fit(engine: str, words: Sequence[Field], server_name: bool,
             continue
         name, eq, _ = f.text.partition("=")
         spec = exact_option(engine, name)
-        if spec is None and _CLIENT_OPTION.match(name):
+        if spec is None and (_CLIENT_OPTION.match(name) or _JOB_OPTION.match(name)):
             return None
         if spec is None:
             unknown += 1

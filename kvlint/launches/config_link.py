@@ -79,6 +79,8 @@ def _unread(dep: Deployment, cfg: Setting, why: str) -> Deployment:
                      for name in (engine.setting(r) for r in _PARALLEL) if name not in dep.settings}
     note = (f"--config {cfg.value} {why}; its settings are not included: the model and the parallel sizes "
             f"the command line does not give ({', '.join(engine.flag(r) for r in _PARALLEL)}) are unknown")
-    model = (dep.model, dep.model_span, dep.model_resolved) if dep.model else (written, cfg.span, False)
+    # the caller's words (`"$@"`) name no model of their own: the file does, as far as this launch shows
+    given = dep.model and not (not dep.model_resolved and dep.model.strip('"') in ("$@", "$*", "${@}", "${*}"))
+    model = (dep.model, dep.model_span, dep.model_resolved) if given else (written, cfg.span, False)
     return replace(dep, settings={**dep.settings, **open_settings}, model=model[0], model_span=model[1],
                    model_resolved=model[2], notes=dep.notes + (note,))

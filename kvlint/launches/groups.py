@@ -121,7 +121,9 @@ def is_launch(dep: Deployment) -> bool:
         # the options of a build's own entry point, which names the model: kvlint.launches.build, sample K304)
         return bool(dep.settings or dep.unknown_flags or dep.invalid_values) or \
             any(n.startswith(NO_MODEL_HERE) for n in dep.notes)
-    return not (not dep.model_resolved and _PASSED_THROUGH.match(dep.model))
+    # a config file named beside the caller's words (`vllm serve --config cfg.yaml "$@"`, sample K304): the
+    # file holds the model, and the launch is this one, the caller adding to it
+    return not (not dep.model_resolved and _PASSED_THROUGH.match(dep.model)) or "config" in dep.settings
 
 
 def _shape(found: FoundLaunch) -> tuple[str, ...]:
