@@ -99,6 +99,8 @@ def _option_for_key(engine: str, key: str) -> str | None:
 
     if key.startswith("--"):  # a key written as the flag itself (`engineArgs: {--max-model-len: "4096"}`)
         return key if exact_option(engine, key) is not None else None
+    if key.replace("_", "").replace("-", "").lower() in _CONFIG_FILE_KEYS:  # the engine's own `--config` file
+        return "--config" if exact_option(engine, "--config") is not None else None
     kebab = camel_to_flag(key.strip())
     short = ("--" + key + "-size",) if key in _SHORT else ()  # SGLang's `--tp-size` for a bare `tp`
     for option in (kebab, "-" + key, "--" + key, *short):
@@ -115,3 +117,7 @@ def spelled_as_flag(key: str) -> bool:
 
 
 _SHORT = frozenset({"tp", "pp", "dp", "ep"})
+# a chart's key for the file of the engine's arguments it hands to `--config` (`configFile: serving-args.yaml` beside
+# `framework: vllm`, sample K307's GKE recipe values), compared without case, `_` or `-`
+_CONFIG_FILE_KEYS = frozenset({"configfile", "engineconfigfile", "serverargsfile", "serverargumentsfile",
+                               "engineargsfile", "argsfile", "serverconfigfile"})

@@ -137,8 +137,12 @@ def _not_kubernetes(yf: YamlFile, doc: YNode,
 
         if is_ray_cluster(doc):
             return read_ray_cluster(yf, doc), []
-    if as_vllm_config or (as_vllm_config is None and looks_like_vllm_config(doc)):
+    if as_vllm_config or (as_vllm_config is None and looks_like_vllm_config(doc) and doc.get("model") is not None):
+        # a file of flags with no model is the settings a launch elsewhere names with `--config` (sample K307's
+        # `serving-args.yaml`, which its chart's values name): read there, not as a launch of its own
         return read_vllm_config(yf.path, doc), []
+    if as_vllm_config is None and looks_like_vllm_config(doc):
+        return [], []
     deps, notes = read_values(yf, doc)
     if not deps and "ockerfile" in yf.text:
         from kvlint.launches.built import built_images

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kvlint.deployment import Deployment
 from kvlint.engines.registered import facts
 from kvlint.launches.build import LaunchContext, ManifestGpu, make_deployment
+from kvlint.launches.config_link import merge_config_file
 from kvlint.launches.env import Field, expand_words, substitute_supplied, with_supplied
 from kvlint.launches.keys import fields_from_pairs, option_for_key
 from kvlint.lazyre import lazy
@@ -91,4 +92,5 @@ def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode 
     leave the model to the install)."""
 
     span = launch if isinstance(launch, Span) or launch is None else launch.span
-    return make_deployment(path, engine, fields, span, replace(ctx, origin="chart"), gpu)
+    # a values key naming the engine's `--config` file (`configFile: serving-args.yaml`): its settings, read beside
+    return merge_config_file(make_deployment(path, engine, fields, span, replace(ctx, origin="chart"), gpu))
