@@ -141,3 +141,116 @@ def test_a_plugin_that_places_its_stages_on_devices_is_not_judged_by_tp_times_pp
     assert [f.code for f in lint([str(manifest)], options).findings] == []
     manifest.write_text(body.replace(", --omni", "").replace("vllm-omni", "vllm-openai"))
     assert [f.code for f in lint([str(manifest)], options).findings] == ["KV204"]
+
+
+_OWN_CLI = """\
+services:
+  serving:
+    image: open-audio-llm/vllm-serving:local
+    build: {context: ., dockerfile: docker/Dockerfile.vllm-serving}
+    gpus: all
+    command: [-m, /models/main, -p, "8009", -n, open-audio-llm, -t, "1", -d, "1", -e, -q]
+"""
+
+
+def test_the_options_of_a_builds_own_entry_point_are_not_read_as_the_engines(tmp_path):
+    """Sample K304: a project's own build named for vLLM handed `-m DIR -p PORT -n NAME -t TP -d DP`, a wrapper's CLI:
+    no "vLLM rejects -n" error, no ambiguous `-d`; the launch stays, its model left to that entry point (KV002 says
+    so). Given vLLM's own flags, the same build is read as vLLM."""
+    compose = tmp_path / "compose.yaml"
+    compose.write_text(_OWN_CLI)
+    result = lint([str(compose)], LintOptions())
+    assert sorted(f.code for f in result.findings) == ["KV002"]
+    (finding,) = result.findings
+    assert "entry point's own options (-m, -p, -t, -d, -e" in finding.message and finding.span.line == 6
+    compose.write_text(_OWN_CLI.replace('[-m, /models/main, -p, "8009", -n, open-audio-llm, -t, "1", -d, "1", -e, -q]',
+                                        '[/models/main, --max-model-len, "8192", -tp, "2"]'))
+    (dep,) = read_path(str(compose)).deployments
+    assert (dep.model, dep.get("tensor_parallel_size")) == ("/models/main", 2)
+
+
+def test_a_service_running_a_script_left_out_of_the_tree_is_placed_at_its_image(tmp_path):
+    """Sample K306: a service of `${VLLM_IMAGE}` running `bash /entrypoint.sh` mounted from a file not in the tree,
+    with no model variable: the launch is the service's command, its model the script's (said as such), pointed at
+    the image that names the engine, not at the volume line that mounts the script."""
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text("services:\n  head:\n    image: ${VLLM_IMAGE}\n    environment:\n      - MAX_MODEL_LEN=8192\n"
+                       "    volumes:\n      - ./entrypoints/entrypoint.sh:/entrypoint.sh:ro\n"
+                       "    entrypoint: [bash, /entrypoint.sh]\n"
+                       "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, "
+                       "capabilities: [gpu]}]}}}\n")
+    (dep,) = read_path(str(compose)).deployments
+    assert (dep.engine, dep.model, dep.model_resolved) == ("vllm", "(the model the script /entrypoint.sh chooses)",
+                                                           False)
+    assert (_at(dep.launch_span), _at(dep.model_span)) == ((8, 18), (3, 12))  # the command; the model: its image
+
+
+def test_engine_settings_beside_the_models_map_under_the_engines_name_are_its_settings(tmp_path):
+    """Sample K306: a recipe a script turns into one container, `server: {image: ..., model: M}` beside `vllm:
+    {max-model-len: 262144, ...}`: one launch with those settings; a map under another name is not the engine's."""
+    recipe = tmp_path / "recipe.yaml"
+    body = ("server:\n  image: org/qwen-next-vllm:v4\n  model: org/Qwen3-Next\n  port: 8000\n"
+            "vllm:\n  max-model-len: 262144\n  max-num-seqs: 16\n  block-size: 64\n")
+    recipe.write_text(body)
+    (dep,) = read_path(str(recipe)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len"), dep.get("max_num_seqs")) == (
+        "vllm", "org/Qwen3-Next", 262144, 16)
+    assert _at(dep.settings["max_model_len"].span) == (6, 18)
+    recipe.write_text(body.replace("vllm:\n", "tuning:\n").replace("org/qwen-next-vllm:v4", "org/qwen-next:v4"))
+    assert read_path(str(recipe)).deployments == []
+
+
+def test_a_patched_builds_few_own_flags_among_many_of_vllms_keep_the_launch(tmp_path):
+    """Sample K306: a custom image (no engine in its name) given a model path and fifteen of vLLM's flags, two of them
+    the build's own (`--never-evict-kv-cache-prompt-includes`): vLLM's launch, the two said by KV004 as the build's;
+    as many unknown flags as known ones are another program's."""
+    script = tmp_path / "serve.sh"
+    known = " ".join(f"--{f} 1" for f in ("max-num-seqs", "max-model-len", "tensor-parallel-size", "seed",
+                                           "max-num-batched-tokens", "max-loras", "max-lora-rank", "block-size"))
+    script.write_text("# vllm build\nRUN=(docker run -d --gpus all qwen38-flash-dgx /model "
+                      f"{known} --never-evict-a x --never-evict-b 0.25)\n\"${{RUN[@]}}\"\n")
+    (dep,) = read_path(str(script)).deployments
+    assert (dep.engine, dep.model) == ("vllm", "/model")
+    assert sorted(u.flag for u in dep.unknown_flags) == ["--never-evict-a", "--never-evict-b"]
+    script.write_text(script.read_text().replace(known, "--max-num-seqs 1 --max-model-len 1"))
+    assert read_path(str(script)).deployments == []
+
+
+def test_a_program_given_a_requests_length_is_a_job_not_a_server(tmp_path):
+    """Sample K304: `python3 run_vllm.py --model M --tensor-parallel-size 4 --output-len 64`, a program named for vLLM
+    that generates offline: no launch, and the file's KV008 says what kvlint could not tell."""
+    script = tmp_path / "run_vllm_SD.sh"
+    script.write_text('python3 run_vllm.py --model="meta-llama/Meta-Llama-3-8B" --tensor-parallel-size=4 '
+                      '--block-size=16 --dtype="float16" --output-len=64\n')
+    result = read_path(str(script))
+    assert result.deployments == [] and [f.code for f in result.findings] == ["KV008"]
+    script.write_text(script.read_text().replace(" --output-len=64", " --port 8000"))
+    (dep,) = read_path(str(script)).deployments
+    assert dep.get("tensor_parallel_size") == 4
+
+
+def test_a_config_file_beside_the_callers_words_is_a_launch_whose_model_the_file_holds(tmp_path):
+    """Sample K304: `exec vllm serve --config "$DEFAULT_CONFIG" "$@"`: the config holds the model, the caller adds
+    to it; the launch is here (a bare `exec vllm serve "$@"` stays an entry point's)."""
+    script = tmp_path / "serve.sh"
+    script.write_text('exec "${VENV}/bin/vllm" serve --config /srv/configs/vllm_serve.yaml "$@"\n')
+    (dep,) = read_path(str(script)).deployments
+    assert (dep.model, dep.model_resolved) == ("--config /srv/configs/vllm_serve.yaml", False)
+    script.write_text('exec "${VENV}/bin/vllm" serve "$@"\n')
+    assert read_path(str(script)).deployments == []
+
+
+def test_a_charts_config_file_key_is_the_engines_config_and_a_flags_file_alone_is_no_launch(tmp_path):
+    """Sample K307: GKE recipe values `workload: {model: {name: M}, framework: vllm, configFile: serving-args.yaml}`
+    and beside them the flags file: one launch at the values, the file's settings merged (a refused value in it is
+    found at its own line); the flags file alone, with no model, is no launch of its own."""
+    (tmp_path / "serving-args.yaml").write_text("max-model-len: 2645\nmax-num-seqs: 1024\ngpu-memory-utilization: 0.9\n")
+    values = tmp_path / "values.yaml"
+    values.write_text("workload:\n  model:\n    name: google/gemma-3-27b-it\n  framework: vllm\n"
+                      "  configFile: serving-args.yaml\n")
+    (dep,) = read_path(str(values)).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.get("max_num_seqs")) == ("google/gemma-3-27b-it", 2645, 1024)
+    assert read_path(str(tmp_path / "serving-args.yaml")).deployments == []
+    (tmp_path / "serving-args.yaml").write_text("model: google/gemma-3-27b-it\nmax-model-len: 2645\n")
+    (dep,) = read_path(str(tmp_path / "serving-args.yaml")).deployments
+    assert dep.model == "google/gemma-3-27b-it"
