@@ -179,8 +179,9 @@ def _placeholders_left(dep: Deployment) -> Deployment:
 
 
 # a command line of a runbook's own text: an engine's program first (after `VAR=x`, `sudo`, `nohup`), not prose
-_COMMAND_START = lazy(r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*(?:(?:sudo|nohup|exec|time)[ \t]+)*"
-                      r"(?:vllm|sglang|python[\d.]*|trl|docker|podman|apptainer|singularity|srun|uv|torchrun)[ \t]")
+_STARTS = (r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*(?:(?:sudo|nohup|exec|time)[ \t]+)*"
+           r"(?:vllm|sglang|python[\d.]*|trl|docker|podman|apptainer|singularity|srun|uv|torchrun)[ \t]")
+_COMMAND_START = lazy(_STARTS)
 
 
 def _unfenced_launches(path: str, text: str) -> list[Deployment]:
@@ -345,10 +346,11 @@ def _in_table(text: str, at: int) -> bool:
     return text[text.rfind("\n", 0, at) + 1 : at].lstrip().startswith("|")
 
 
-# a model written out in a command: after `serve` or the model flag, a Hub id, an absolute path or a variable the
-# runbook set before (`rerun \`uv run vllm serve $MODEL --tensor-parallel-size $TP_SIZE\``, sample K300)
+# a model written out in a command: after `serve` or the model flag, a Hub id, an absolute path, a variable the
+# runbook set before (`rerun \`uv run vllm serve $MODEL --tensor-parallel-size $TP_SIZE\``, sample K300) or a
+# placeholder for the reader's model (`Start vLLM with \`vllm serve <model> --served-model-name my-model\``, K309)
 _MODEL_GIVEN = lazy(r"(?:\bserve[ \t]+|--model(?:-path)?[ \t=]+)[\"']?"
-                    r"(?:[A-Za-z0-9][\w.-]*/[\w.-]*\w|/[\w./-]+|\$\{?[A-Za-z_]\w*\}?)")
+                    r"(?:[A-Za-z0-9][\w.-]*/[\w.-]*\w|/[\w./-]+|\$\{?[A-Za-z_]\w*\}?|<[\w.-]+>)")
 
 
 def _complete(body: str) -> bool:
@@ -456,29 +458,38 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
     body = blank_ranges(text, _between(ranges, len(text)))
     if not any(w in body for w in pyfile.engine_words()):
         return []
-    body = _parsed_blocks(text, body, ranges)
-    if "!" not in body:
-        return pyfile.read(path, body).deployments
+    body, dropped = _parsed_blocks(text, body, ranges)
     from kvlint.launches import shellfile
+
+    # the lines no Python, a shell's command lines fenced as ```python (sample K308: `python -m sglang.launch_server
+    # --model-path M ...` run in two windows), read as the shell's
+    shell_lines = blank_ranges(text, _between(dropped, len(text))) if dropped else ""
+    commands = shellfile.read(path, shell_lines).deployments if _COMMAND_LINE.search(shell_lines) else []
+    if "!" not in body:
+        return pyfile.read(path, body).deployments + commands
     from kvlint.launches.notebook import split_cell
 
     # a notebook's lines pasted as a block (`!vllm serve M --share` in a Colab tutorial, sample K264): the `!` lines
     # are the shell's, the rest Python, as kvlint.launches.notebook reads a cell
     shell, python = split_cell(body)
-    return pyfile.read(path, python).deployments + shellfile.read(path, shell).deployments
+    return pyfile.read(path, python).deployments + shellfile.read(path, shell).deployments + commands
 
 
-def _parsed_blocks(text: str, body: str, ranges: list[tuple[int, int]]) -> str:
+# a line that starts an engine's program (after `VAR=x`, `sudo`, `nohup`): what a dropped line must hold to be read
+_COMMAND_LINE = lazy(r"(?m)^[ \t]*" + _STARTS)
+
+
+def _parsed_blocks(text: str, body: str, ranges: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
     """The Python blocks read together, without what is no Python: a `docker pull` fenced as ```python, or a line
     with a placeholder (`region = <your-region>`) in sample K276's runbook. One such line would fail the whole
     program: a block that does not parse loses the lines the parser stops at (a few at most), else the whole
-    block. A notebook's `!` lines are kept: the reader splits them off."""
+    block; those are returned too. A notebook's `!` lines are kept: the reader splits them off."""
     if _parse_error(body) is None:
-        return body
+        return body, []
     bad: list[tuple[int, int]] = []
     for start, end in ranges:
         bad += _unparsed(text, start, end)
-    return blank_ranges(body, sorted(bad)) if bad else body
+    return (blank_ranges(body, sorted(bad)) if bad else body), sorted(bad)
 
 
 _MAX_DROPPED = 4  # lines a block may lose to the parser before the whole block is taken for another language

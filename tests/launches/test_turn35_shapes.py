@@ -254,3 +254,26 @@ def test_a_charts_config_file_key_is_the_engines_config_and_a_flags_file_alone_i
     (tmp_path / "serving-args.yaml").write_text("model: google/gemma-3-27b-it\nmax-model-len: 2645\n")
     (dep,) = read_path(str(tmp_path / "serving-args.yaml")).deployments
     assert dep.model == "google/gemma-3-27b-it"
+
+
+def test_an_inline_command_on_a_placeholder_model_with_options_is_a_launch(tmp_path):
+    """Sample K309: "Start vLLM with `vllm serve <model> --served-model-name my-model`": a whole command, its model left
+    to the reader (counting rule 8); `vllm serve <model>` alone still only names the command."""
+    doc = tmp_path / "vllm.md"
+    doc.write_text("Start vLLM with\n`vllm serve <model> --served-model-name my-model`, then point the proxy at it.\n")
+    (dep,) = read_path(str(doc)).deployments
+    assert (dep.model, dep.model_resolved, _at(dep.model_span)) == ("<model>", False, (2, 13))
+    doc.write_text("Start vLLM with `vllm serve <model>`, then point the proxy at it.\n")
+    assert read_path(str(doc)).deployments == []
+
+
+def test_shell_command_lines_fenced_as_python_are_read_as_the_shells(tmp_path):
+    """Sample K308: a ```python block holding `python -m sglang.launch_server --model-path M ...` run in two windows
+    (comments between): no Python, so the lines the parser drops are read as shell commands, each at its line."""
+    doc = tmp_path / "README.md"
+    doc.write_text("```python\n# first window\npython -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30001\n"
+                   "# second window\npython -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30002\n"
+                   "x = 1\n```\n")
+    deps = read_path(str(doc)).deployments
+    assert [(d.engine, d.model, d.launch_span.line, d.get("port")) for d in deps] == [
+        ("sglang", "Qwen/Qwen3-8B", 3, 30001), ("sglang", "Qwen/Qwen3-8B", 5, 30002)]
