@@ -28,8 +28,8 @@ class Setting:
     span: Span | None = None  # where the value is (or the flag, for a bare boolean)
     flag_span: Span | None = None
     resolved: bool = True  # False when the value is an unresolved expression ({{ }}, $(VAR), ${X})
-    # "explicit" | "default" | "env" | "config-file" | "chart" | "chart-values" | "default-expansion" | "variable"
-    # | "config-variable" | "open" (not written: left to a cluster the launch runs on, kvlint.launches.build)
+    # "explicit" | "default" | "env" | "config-file" | "chart" | "chart-values" | "chart-key" | "default-expansion"
+    # | "variable" | "config-variable" | "open" (not written: left to a cluster the launch runs on, launches.build)
     origin: str = "explicit"
 
 
@@ -52,6 +52,7 @@ class InvalidValue:
     span: Span | None  # where the value is
     reason: str  # the engine's rule, in its terms: "valid: auto, float16, ...", "must be in (0, 1]"
     setting: str = ""  # canonical destination name
+    origin: str = ""  # "chart-key": a key of a chart kvlint has no adapter for names it (Setting.origin)
 
 
 @record

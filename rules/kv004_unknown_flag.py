@@ -218,9 +218,9 @@ def _not_yet(ctx: Context, engine: str) -> Iterator[Finding]:
         return  # nothing pins a release (most launches): no release to lack a flag
     # a chart's key (`attentionBackend`) is passed by its template, which may do it another way (an environment
     # variable on the older release): only a flag the launch writes is the release's to refuse
-    given = [(s.name, s.flag_span or s.span) for s in dep.settings.values()
-             if s.origin not in ("default", "chart", "chart-values", "open")]  # "open": left to a cluster, unwritten
-    charted = any(s.origin in ("chart", "chart-values") for s in dep.settings.values())  # keys, not flags
+    given = [(s.name, s.flag_span or s.span) for s in dep.settings.values()  # "open": left to a cluster, unwritten
+             if s.origin not in ("default", "chart", "chart-values", "chart-key", "open")]
+    charted = any(s.origin in ("chart", "chart-values", "chart-key") for s in dep.settings.values())  # keys
     given += [(v.setting, v.span) for v in dep.invalid_values if v.setting and v.flag.startswith("-") and not charted]
     for name, span in given:
         found = c.added_after(ctx, name)

@@ -26,7 +26,9 @@ warning that says which release it assumed and that an older install may accept 
 unpinned script and a model README of that time); on an image that names no release kvlint reads
 (`vendor/vllm:${VLLM_VERSION}`, a third-party build), the image's release decides, and the finding is an info (sample
 K163: a vendor's vLLM image of the V0 era run with `--enable-chunked-prefill False`); so it is for a launch whose file
-marks a vendor's build (`NEURON_*` variables: an AWS Neuron build, sample K254) and pins no release.
+marks a vendor's build (`NEURON_*` variables: an AWS Neuron build, sample K254) and pins no release. A value a
+key of a chart kvlint has no adapter for gives (`vllm: {logLevel: info}`) is an info: kvlint maps the key to the
+option spelled like it, but the chart's template decides the option and how it writes the value (sample K310).
 
 ## Why it matters
 argparse exits with `invalid ... value` or `invalid choice`, and the engine's config validation
@@ -80,6 +82,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         if custom:
             yield _custom_value(ctx, bad, what, custom)
             continue
+        if bad.origin == "chart-key":
+            yield _chart_key_value(ctx, bad, what)
+            continue
         if ctx.pinned_version is None and unlisted:
             release = _table_version(dep.engine)
             how = f"is the valid {extended} with more words" if extended else "is unrelated to every valid one"
@@ -115,6 +120,19 @@ def _fork_value(ctx: Context, bad: InvalidValue, what: str, parser: str) -> Find
              "which the launch runs: that fork's parser decides the value", bad.span or ctx.deployment.launch_span,
         fix=f"check that {parser} accepts {bad.raw}", flag=bad.flag, value=bad.raw, setting=bad.setting,
         severity=Severity.INFO)
+
+
+def _chart_key_value(ctx: Context, bad: InvalidValue, what: str) -> Finding:
+    """A value a key of a chart kvlint has no adapter for gives (`vllm: {logLevel: info}`, sample K310): kvlint maps
+    the key to the option spelled like it, but the chart's template decides which option it becomes (vLLM 0.33's
+    `--log-level` takes `INFO`; `--uvicorn-log-level`, which older charts write, takes `info`) and how it writes the
+    value, so the refusal is not asserted."""
+    engine = c.title(ctx.deployment.engine)
+    return check.rule.finding(
+        ctx, f"{engine} would reject {what} as that option: {bad.reason}; the value is a key of a chart kvlint has no "
+             "adapter for, whose template decides which option it becomes and how it writes it: check the rendered "
+             "command", bad.span or ctx.deployment.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw,
+        setting=bad.setting, severity=Severity.INFO)
 
 
 def _custom_value(ctx: Context, bad: InvalidValue, what: str, image: str) -> Finding:

@@ -52,12 +52,12 @@ def check(ctx: Context) -> Iterator[Finding]:
     dep = ctx.deployment
     if not dep.gpu_count or ctx.device_kind is not None:
         return  # a Neuron / TPU / Gaudi device count is not a GPU count: one Neuron device holds several cores
-    plugin = c.switched_plugin(dep)
-    if plugin is not None and plugin.places_devices:
-        return  # `--omni`: vllm-omni runs each stage of the model on the devices its stage config names
     needed, parts = ctx.engine.gpus_needed(dep.resolved_values())
     if needed == dep.gpu_count:
         return
+    plugin = c.switched_plugin(dep) if dep.unknown_flags else None
+    if plugin is not None and plugin.places_devices:
+        return  # `--omni`: vllm-omni runs each stage of the model on the devices its stage config names
     share = ctx.engine.node_share(dep.resolved_values()) if not dep.gpu_count_grouped else None  # a group's count
     # is the whole instance's, judged against the whole (sample K206: KServe's `data: 8, dataLocal: 4` pods summed)
     if share is not None and dep.gpu_count < needed:  # fewer than the whole: one node's launch of a multi-node

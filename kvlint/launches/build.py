@@ -29,6 +29,7 @@ from kvlint.launches.config_link import merge_config_file
 from kvlint.launches.env import SOURCED_ARRAY, Field
 from kvlint.launches.facts import is_path_like, model_aliases, path_alias
 from kvlint.launches.gpus_in_manifest import cpu_evidence, from_launch_hint
+from kvlint.launches.keys import CHART_KEY
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.templates import has_placeholder
@@ -193,7 +194,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         gpu_count_grouped=gpu.grouped,
         gpu_count_shared=gpu.shared,
         name=ctx.name, ignore_codes=ctx.ignore_codes, notes=tuple(dict.fromkeys(notes)),
-        invalid_values=tuple(v for v in parsed.invalid if not _wrapper_reads_bools(ctx.wrapper, v)),
+        invalid_values=tuple(_keyed(v, expanded) for v in parsed.invalid if not _wrapper_reads_bools(ctx.wrapper, v)),
         env_switches=_switches(ctx.alias_env),
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
         model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, disabled_why=ctx.disabled_why,
@@ -286,9 +287,14 @@ def _why_var(expr: str, runtime: dict[str, str]) -> str:
 def _origin(context: str, expansion: str) -> str:
     """A value supplied from outside the file (configuration, chart values) says so, even inside a
     chart adapter; otherwise the reader's own origin, then how the shell expanded it."""
-    if expansion in SUPPLIED_ORIGINS:
+    if expansion in SUPPLIED_ORIGINS or expansion == CHART_KEY:
         return expansion
     return context if context != "explicit" else expansion
+
+
+def _keyed(bad: InvalidValue, expanded: list[tuple[Span, str]]) -> InvalidValue:
+    """A refused value, marked when a chart's key gave it (KV007 judges it as the chart's template's to write)."""
+    return replace(bad, origin=CHART_KEY) if expanded and _expansion_origin(bad.span, expanded) == CHART_KEY else bad
 
 
 def _expansion_origin(span: Span | None, expanded: list[tuple[Span, str]]) -> str:

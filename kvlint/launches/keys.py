@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from kvlint.launches.env import Field, substitute_supplied
 from kvlint.lazyre import lazy
+from kvlint.record import replace
 from kvlint.sources.templates import has_placeholder
 from kvlint.sources.yaml import YNode
 
@@ -25,17 +26,24 @@ def camel_to_flag(key: str) -> str:
 
 def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]],
                       to_flag: Callable[[str], str | None] = camel_to_flag, rendered: bool = False,
-                      engine: str | None = None) -> list[Field]:
+                      engine: str | None = None, origin: str = "") -> list[Field]:
     """Each key the engine has as a flag, as argv words. `rendered`: chart values, which a template prints
     (Helm prints a whole float as an integer: `maxModelLen: -1.0` reaches the command as `-1`). `engine`: the
-    engine whose table decides whether a `false` is an on/off flag's `--no-` form (None: any engine's)."""
+    engine whose table decides whether a `false` is an on/off flag's `--no-` form (None: any engine's). `origin`:
+    what the words' settings say of where they came from (CHART_KEY: a key of a chart kvlint has no adapter for)."""
     out: list[Field] = []
     for key, knode, val in pairs:
         flag = to_flag(key)
         if flag is None:
             continue
-        out.extend(_pair(flag, knode, val, rendered, engine))
+        words = _pair(flag, knode, val, rendered, engine)
+        out.extend([replace(w, origin=w.origin or origin) for w in words] if origin else words)
     return out
+
+
+# Setting.origin of a value a chart kvlint has no adapter for names by a key spelled like a flag (`logLevel: info`):
+# the chart's template decides which option it becomes and how it writes the value (kvlint.launches.charts.unknown)
+CHART_KEY = "chart-key"
 
 
 def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False, engine: str | None = None) -> list[Field]:

@@ -3,6 +3,7 @@ case."""
 
 from __future__ import annotations
 
+from kvlint.findings import Severity
 from kvlint.flags.flag_table import flag_table
 from kvlint.flags.flag_values import read_value
 from kvlint.launches import read_path
@@ -277,3 +278,22 @@ def test_shell_command_lines_fenced_as_python_are_read_as_the_shells(tmp_path):
     deps = read_path(str(doc)).deployments
     assert [(d.engine, d.model, d.launch_span.line, d.get("port")) for d in deps] == [
         ("sglang", "Qwen/Qwen3-8B", 3, 30001), ("sglang", "Qwen/Qwen3-8B", 5, 30002)]
+
+
+def test_a_refused_value_of_an_unknown_charts_key_is_the_templates_to_write(tmp_path):
+    """Sample K310: values of a chart kvlint has no adapter for, `vllm: {logLevel: "info", ...}` beside the model: the
+    key reads as vLLM 0.33's `--log-level` (which takes `INFO`), but the template decides which option it becomes
+    (older charts write `--uvicorn-log-level info`): an info, and the launch is still sized. The same value written as
+    a flag in the chart's argument list stays the error."""
+    values = tmp_path / "values.yaml"
+    body = ('model:\n  name: "meta-llama/Llama-3.2-3B-Instruct"\n  maxModelLen: 65000\n'
+            'vllm:\n  port: 8000\n  logLevel: "info"\n  maxLogLen: 2048\n')
+    values.write_text(body)
+    options = LintOptions(select=("KV007",))
+    (finding,) = lint([str(values)], options).findings
+    assert (finding.severity, finding.span.line) == (Severity.INFO, 6)
+    (dep,) = read_path(str(values)).deployments
+    assert [(v.flag, v.origin) for v in dep.invalid_values] == [("--log-level", "chart-key")]
+    values.write_text(body.replace('  logLevel: "info"\n', '  extraArgs: ["--log-level", "info"]\n'))
+    (finding,) = lint([str(values)], options).findings
+    assert finding.severity == Severity.ERROR

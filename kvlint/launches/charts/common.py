@@ -93,4 +93,5 @@ def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode 
 
     span = launch if isinstance(launch, Span) or launch is None else launch.span
     # a values key naming the engine's `--config` file (`configFile: serving-args.yaml`): its settings, read beside
-    return merge_config_file(make_deployment(path, engine, fields, span, replace(ctx, origin="chart"), gpu))
+    dep = make_deployment(path, engine, fields, span, replace(ctx, origin="chart"), gpu)
+    return merge_config_file(dep) if "config" in dep.settings else dep

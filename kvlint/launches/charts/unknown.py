@@ -31,7 +31,7 @@ from kvlint.launches.charts.common import (
 )
 from kvlint.launches.env import Field
 from kvlint.launches.images import around_engine, shipped_engine
-from kvlint.launches.keys import fields_from_pairs
+from kvlint.launches.keys import CHART_KEY, fields_from_pairs
 from kvlint.lazyre import lazy
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
@@ -637,7 +637,8 @@ def _flag_fields(engine: str, doc: YNode, block: structured.Block | None) -> lis
             (k, v) for k, v in doc.items if k.is_scalar and k.text not in _NOT_FLAGS and v.is_scalar))
         out += key_fields(engine, flat)
     for key, knode, val, option in block.pairs if block is not None else ():
-        out += fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True, engine=engine)
+        keyed = CHART_KEY if not key.startswith("-") else ""  # `--max-model-len: 4096` is the flag as written
+        out += fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True, engine=engine, origin=keyed)
     return out
 
 
