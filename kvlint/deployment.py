@@ -14,6 +14,7 @@ from kvlint.span import Span
 # the note of a launch whose arguments are an array a file the script sources sets: no model is named here, and
 # what follows the head is what resolve says of the model
 NO_MODEL_HERE = "no model named here: "
+AFTER_LOAD = "after-load"  # InvalidValue.origin of a refusal made once the weights are loaded
 SOURCED_ARGS = NO_MODEL_HERE + "the arguments are"
 
 
@@ -52,7 +53,9 @@ class InvalidValue:
     span: Span | None  # where the value is
     reason: str  # the engine's rule, in its terms: "valid: auto, float16, ...", "must be in (0, 1]"
     setting: str = ""  # canonical destination name
-    origin: str = ""  # "chart-key": a key of a chart kvlint has no adapter for names it (Setting.origin)
+    # "chart-key": a key of a chart kvlint has no adapter for names it (Setting.origin); AFTER_LOAD: a refusal the
+    # engine makes once its weights are loaded (allocating the pool), not at argument parsing
+    origin: str = ""
 
 
 @record

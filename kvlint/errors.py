@@ -52,10 +52,12 @@ class InvalidSettingError(KvlintError):
     as written; `reason` is the engine's rule without the value (`must be in (0, 1]`).
     """
 
-    def __init__(self, message: str, setting: str | None = None, reason: str | None = None, hint: str | None = None):
+    def __init__(self, message: str, setting: str | None = None, reason: str | None = None, hint: str | None = None,
+                 after_load: bool = False):
         super().__init__(message, hint)
         self.setting = setting
         self.reason = reason or message
+        self.after_load = after_load  # the engine fails once the weights are loaded (allocating its pool), not before
 
 
 class UnknownFlagError(KvlintError):

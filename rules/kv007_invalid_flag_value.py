@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.deployment import Deployment, InvalidValue
+from kvlint.deployment import AFTER_LOAD, Deployment, InvalidValue
 from kvlint.findings import Finding, Severity
 from kvlint.flags.flag_values import older_era
 from kvlint.registry import Context, rule
@@ -102,8 +102,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         older = _older_may_accept(ctx, bad) if bad in dep.invalid_values else None
         if older == "":
             continue  # the pinned release reads the value (a word after the switch, KEY=VALUE pairs)
+        when = "once its weights are loaded" if bad.origin == AFTER_LOAD else "before loading the model"
         yield check.rule.finding(
-            ctx, f"{engine} rejects {what}: {bad.reason}; the server exits before loading the model"
+            ctx, f"{engine} rejects {what}: {bad.reason}; the server exits {when}"
                  f"{older or assumed}", bad.span or dep.launch_span, fix=_fix(bad.reason), flag=bad.flag,
             value=bad.raw, setting=bad.setting,
             severity=(Severity.INFO if _image_decides(ctx) or _vendor_decides(ctx) else Severity.WARNING)

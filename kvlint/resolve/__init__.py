@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
-from kvlint.deployment import Deployment, InvalidValue
+from kvlint.deployment import AFTER_LOAD, Deployment, InvalidValue
 from kvlint.engines import get_engine
 from kvlint.errors import InvalidSettingError, KvlintError, NotModelledError
 from kvlint.findings import short
@@ -455,11 +455,12 @@ def _unsized(r: Resolved, outcome: Outcome) -> Resolved:
 def _refusal(dep: Deployment, exc: InvalidSettingError) -> InvalidValue:
     """The engine's start-up refusal, placed at the setting it names when the deployment wrote it."""
     s = dep.settings.get(exc.setting or "")
+    late = AFTER_LOAD if exc.after_load else ""
     if s is None:
-        return InvalidValue("", "", dep.launch_span or dep.model_span, exc.reason, exc.setting or "")
+        return InvalidValue("", "", dep.launch_span or dep.model_span, exc.reason, exc.setting or "", late)
     raw = s.raw or (str(s.value) if not isinstance(s.value, bool) else "")
     return InvalidValue(s.flag or exc.setting or "", raw, s.span or s.flag_span or dep.launch_span, exc.reason,
-                        s.name)
+                        s.name, late)
 
 
 def _non_kv(sizing: Sizing, outcome: Outcome) -> NonKv:

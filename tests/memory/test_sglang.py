@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kvlint.engines.sglang.memory import prefill_graph_sizes, tokens_for_pool
-from kvlint.errors import KvlintError
+from kvlint.errors import InvalidSettingError, KvlintError
 from kvlint.memory import compute_budget
 from kvlint.models.spec import LayerKV
 
@@ -33,6 +33,19 @@ def test_user_mem_fraction_wins_and_changes_the_pool():
     assert low.mem_fraction_static == 0.7 and low.kv_tokens < high.kv_tokens
     # the pool moves by exactly (0.9 - 0.7) of the pre-load memory
     assert high.kv_pool_bytes - low.kv_pool_bytes == pytest.approx(0.2 * (H100 - GIB), abs=2)
+
+
+def test_a_fraction_above_one_is_refused_unless_the_pool_is_capped():
+    """SGLang takes any float: above 1 its pool is more than the card holds and the allocation fails once the weights
+    are loaded (a fuzzed `memFractionStatic: 1e+308` overflowed kvlint's arithmetic); `--max-total-tokens` caps the
+    pool, so there a fraction above 1 is the cap's to settle, and a value no arithmetic holds is still refused."""
+    with pytest.raises(InvalidSettingError, match=r"must be in \(0, 1\]") as refused:
+        sglang(LLAMA3_8B, {"mem_fraction_static": 1.2})
+    assert refused.value.after_load and refused.value.setting == "mem_fraction_static"
+    for bad in (0.0, -0.5, 1e308):
+        with pytest.raises(InvalidSettingError):
+            sglang(LLAMA3_8B, {"mem_fraction_static": bad, "max_total_tokens": 100_000})
+    assert sglang(LLAMA3_8B, {"mem_fraction_static": 1.2, "max_total_tokens": 100_000}).kv_tokens == 100_000
 
 
 def test_mla_cell_not_divided_by_tp_and_mha_is():

@@ -76,6 +76,14 @@ def mem_fraction(settings: Mapping[str, Any], model: ModelSpec, gpu_mib: int | N
     if mrr is not None and setting(settings, "cuda_graph_max_bs_decode") is None:
         max_bs = min(max_bs, mrr)
     user = float_setting(settings, "mem_fraction_static")
+    capped = setting(settings, "max_total_tokens") is not None
+    if user is not None and not (0 < user <= 1 or (capped and 1 < user < 1e6)):
+        # SGLang takes any float, then sizes the pool as rest = free - total x (1 - fraction): above 1 the pool is
+        # more than the card holds and its allocation fails once the weights are loaded, unless --max-total-tokens
+        # caps it (then the cap is the pool; 1e308 is no arithmetic at all)
+        raise InvalidSettingError(f"mem_fraction_static must be in (0, 1], got {user}", "mem_fraction_static",
+                                  "must be in (0, 1]: the KV pool it asks for is more than the GPU holds, and its "
+                                  "allocation fails", after_load=True)
     if user is not None:
         return user, cps, max_bs
     if gpu_mib is None:
