@@ -14,8 +14,11 @@ from kvlint.span import Span
 # the note of a launch whose arguments are an array a file the script sources sets: no model is named here, and
 # what follows the head is what resolve says of the model
 NO_MODEL_HERE = "no model named here: "
-AFTER_LOAD = "after-load"  # InvalidValue.origin of a refusal made once the weights are loaded
 SOURCED_ARGS = NO_MODEL_HERE + "the arguments are"
+# Setting.origin of a value a chart kvlint has no adapter for names by a key spelled like a flag (`logLevel: info`):
+# the chart's template decides which option it becomes and how it writes the value (kvlint.launches.charts.unknown)
+CHART_KEY = "chart-key"
+AFTER_LOAD = "after-load"  # InvalidValue.origin of a refusal the engine makes once its weights are loaded
 
 
 @record
@@ -53,9 +56,7 @@ class InvalidValue:
     span: Span | None  # where the value is
     reason: str  # the engine's rule, in its terms: "valid: auto, float16, ...", "must be in (0, 1]"
     setting: str = ""  # canonical destination name
-    # "chart-key": a key of a chart kvlint has no adapter for names it (Setting.origin); AFTER_LOAD: a refusal the
-    # engine makes once its weights are loaded (allocating the pool), not at argument parsing
-    origin: str = ""
+    origin: str = ""  # CHART_KEY (a chart key gave it, as Setting.origin) | AFTER_LOAD (refused after the weights load)
 
 
 @record

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.deployment import AFTER_LOAD, Deployment, InvalidValue
+from kvlint.deployment import AFTER_LOAD, CHART_KEY, Deployment, InvalidValue
 from kvlint.findings import Finding, Severity
 from kvlint.flags.flag_values import older_era
 from kvlint.registry import Context, rule
@@ -82,7 +82,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if custom:
             yield _custom_value(ctx, bad, what, custom)
             continue
-        if bad.origin == "chart-key":
+        if bad.origin == CHART_KEY:
             yield _chart_key_value(ctx, bad, what)
             continue
         if ctx.pinned_version is None and unlisted:

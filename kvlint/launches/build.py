@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint import limits
 from kvlint.deployment import (
+    CHART_KEY,
     NO_MODEL_HERE,
     SOURCED_ARGS,
     DeclaredLoad,
@@ -29,7 +30,6 @@ from kvlint.launches.config_link import merge_config_file
 from kvlint.launches.env import SOURCED_ARRAY, Field
 from kvlint.launches.facts import is_path_like, model_aliases, path_alias
 from kvlint.launches.gpus_in_manifest import cpu_evidence, from_launch_hint
-from kvlint.launches.keys import CHART_KEY
 from kvlint.lazyre import lazy
 from kvlint.record import record, replace
 from kvlint.sources.templates import has_placeholder

@@ -30,7 +30,8 @@ def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]],
     """Each key the engine has as a flag, as argv words. `rendered`: chart values, which a template prints
     (Helm prints a whole float as an integer: `maxModelLen: -1.0` reaches the command as `-1`). `engine`: the
     engine whose table decides whether a `false` is an on/off flag's `--no-` form (None: any engine's). `origin`:
-    what the words' settings say of where they came from (CHART_KEY: a key of a chart kvlint has no adapter for)."""
+    what the words' settings say of where they came from (kvlint.deployment.CHART_KEY: a key of a chart kvlint has
+    no adapter for)."""
     out: list[Field] = []
     for key, knode, val in pairs:
         flag = to_flag(key)
@@ -40,10 +41,6 @@ def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]],
         out.extend([replace(w, origin=w.origin or origin) for w in words] if origin else words)
     return out
 
-
-# Setting.origin of a value a chart kvlint has no adapter for names by a key spelled like a flag (`logLevel: info`):
-# the chart's template decides which option it becomes and how it writes the value (kvlint.launches.charts.unknown)
-CHART_KEY = "chart-key"
 
 
 def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False, engine: str | None = None) -> list[Field]:

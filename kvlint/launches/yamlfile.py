@@ -56,9 +56,10 @@ def _bare_entrypoint(dep: Deployment) -> bool:
     """An engine entry point with nothing after it (no model, no flag): an image's definition written in YAML
     (`entrypoint: [python3, -m, vllm.entrypoints.openai.api_server]`, a Dockerfile in a string); the launch is
     where that image is run with arguments, so it is not one here (and gets no "no model" warning)."""
+    # a launch whose options the shell cuts off is the engine started without them (KV012); one given a build's own
+    # options (kvlint.launches.build) is a launch whose entry point names the model
     return dep.model is None and not dep.settings and not dep.unknown_flags and not dep.invalid_values and \
-        dep.cut is None and not any(n.startswith(NO_MODEL_HERE) for n in dep.notes)  # a launch whose options the
-    # shell cuts off is the engine started without them (KV012); one given a build's own options names its model there
+        dep.cut is None and not any(n.startswith(NO_MODEL_HERE) for n in dep.notes)
 
 
 def join_headless(deps: list[Deployment]) -> list[Deployment]:

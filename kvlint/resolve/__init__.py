@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kvlint.budget import Budget
-from kvlint.deployment import AFTER_LOAD, Deployment, InvalidValue
+from kvlint.deployment import AFTER_LOAD, CHART_KEY, Deployment, InvalidValue
 from kvlint.engines import get_engine
 from kvlint.errors import InvalidSettingError, KvlintError, NotModelledError
 from kvlint.findings import short
@@ -344,7 +344,7 @@ def _reader_block(r: Resolved) -> str | None:
     """Why the readers' output cannot be sized at all (refused values come first: the engine exits)."""
     dep = r.deployment
     # a chart key's value (KV007: its template decides the option) is sized past unless the pool reads it
-    refused = [bad for bad in dep.invalid_values if not _read_on_release(r, bad) and bad.origin != "chart-key"]
+    refused = [bad for bad in dep.invalid_values if not _read_on_release(r, bad) and bad.origin != CHART_KEY]
     if refused:
         bad = refused[0]
         return f"{r.engine.title} rejects {bad.flag} {bad.raw}".rstrip() + f" ({bad.reason}): fix KV007 first"
@@ -353,7 +353,7 @@ def _reader_block(r: Resolved) -> str | None:
     sizing = [bad for bad in dep.invalid_values if bad.setting in facts(dep.engine).KV_SETTINGS]
     if sizing:  # an older release's choice (`--kv-cache-dtype fp4_e2m1` on SGLang 0.5.9): it starts, but the
         bad = sizing[0]  # arithmetic kvlint runs is the newest release's, which has no such value to size with
-        if bad.origin == "chart-key":
+        if bad.origin == CHART_KEY:
             return f"the chart's key gives {bad.flag} {bad.raw}, which {r.engine.title} refuses as written: not sized"
         return (f"{r.engine.title} {r.version.version} reads {bad.flag} {bad.raw}, a value of older releases whose "
                 "pool arithmetic kvlint does not model: not sized")

@@ -92,6 +92,6 @@ def chart_deployment(path: str, engine: str, fields: list[Field], launch: YNode 
     leave the model to the install)."""
 
     span = launch if isinstance(launch, Span) or launch is None else launch.span
-    # a values key naming the engine's `--config` file (`configFile: serving-args.yaml`): its settings, read beside
+    # a values key naming the engine's `--config` file (`configFile: serving-args.yaml`): that file's settings count
     dep = make_deployment(path, engine, fields, span, replace(ctx, origin="chart"), gpu)
     return merge_config_file(dep) if "config" in dep.settings else dep

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 
-from kvlint.deployment import Deployment
+from kvlint.deployment import CHART_KEY, Deployment
 from kvlint.engines.registered import engine_names
 from kvlint.findings import Finding, Severity
 from kvlint.launches import facts, structured
@@ -31,7 +31,7 @@ from kvlint.launches.charts.common import (
 )
 from kvlint.launches.env import Field
 from kvlint.launches.images import around_engine, shipped_engine
-from kvlint.launches.keys import CHART_KEY, fields_from_pairs
+from kvlint.launches.keys import fields_from_pairs
 from kvlint.lazyre import lazy
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
