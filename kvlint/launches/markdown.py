@@ -743,6 +743,20 @@ def _closing(fence: str, indent: int) -> re.Pattern[str]:
     return re.compile(rf"^[ \t]{{0,{indent + 3}}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M)
 
 
+# a compose file's or a Kubernetes object's top-level key, at the start of a line (no shell command is named so)
+_YAML_TOP = lazy(r"(?m)^(?:services|apiVersion|kind):(?:[ \t]|$)")
+_KEY_LINE = lazy(r"[A-Za-z_][\w.-]*:(?:[ \t]|$)")
+
+
+def _yaml_shaped(body: str) -> bool:
+    """A block whose lines are a YAML document a runner takes (a compose file's `services:`, a manifest's `apiVersion:`
+    and `kind:`), its first line that is no comment a key: not a script (a here-document's body is the script's)."""
+    if "<<" in body or _YAML_TOP.search(body, 0, 4096) is None:
+        return False
+    first = next((line for line in body[:4096].splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+    return _KEY_LINE.match(first) is not None
+
+
 def _mislabelled(label: str, body: str) -> bool:
     """A block labelled for a language no reader of a runbook takes (```` ```cpp ````, sample K125's cookbook) whose
     first line is an engine command (`python -m sglang.launch_server --model-path M`): the command it shows."""
@@ -802,10 +816,14 @@ def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list
         label = m.group(3).lower().strip("*_.:[]()")  # ```` ```**bash** ````: emphasis its author wrote (K233)
         inside = text[body:end]
         shell_here = label in _YAML_INFO and _heredoc_opened(inside)  # ```yaml over `cat <<EOF | kubectl apply -f -`
+        # ```bash over a compose file or a manifest (sample K312's runbook): YAML's, not the shell's
+        yaml_here = label in _SHELL_INFO and kinds is not None and _yaml_shaped(inside)
         if kinds is _SHELL_INFO and _command_on_fence(text[m.start(3):m.end()]):
             out.append((m.start(3), end))  # ```` ```vllm serve M \ ```` then its flag lines: the command starts there
-        elif (kinds is None or (label in kinds and not (kinds is _YAML_INFO and shell_here))
-                or (kinds is _SHELL_INFO and (shell_here or _mislabelled(label, inside)))) and body < end:
+        elif (kinds is None or (label in kinds and not (kinds is _YAML_INFO and shell_here)
+                                and not (kinds is _SHELL_INFO and yaml_here))
+                or (kinds is _SHELL_INFO and (shell_here or _mislabelled(label, inside)))
+                or (kinds is _YAML_INFO and yaml_here)) and body < end:
             out.append((body, end))
         pos = close.end() if close is not None else end if reopened is not None else len(text)
     return out

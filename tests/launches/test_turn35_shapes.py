@@ -297,3 +297,20 @@ def test_a_refused_value_of_an_unknown_charts_key_is_the_templates_to_write(tmp_
     values.write_text(body.replace('  logLevel: "info"\n', '  extraArgs: ["--log-level", "info"]\n'))
     (finding,) = lint([str(values)], options).findings
     assert finding.severity == Severity.ERROR
+
+
+def test_a_compose_file_fenced_as_bash_is_read_as_yaml(tmp_path):
+    """Sample K312: a runbook shows its compose file in a ```bash block (`# qwen_docker-compose.yml`, then `services:`):
+    YAML's, read as a compose file at its lines; a shell block that writes a manifest by a here-document stays the
+    shell's."""
+    doc = tmp_path / "notes.md"
+    doc.write_text("```bash\n# docker-compose.yml\nservices:\n  vllm:\n    image: vllm/vllm-openai:v0.6.6.post1\n"
+                   "    command: >\n      --model Qwen/Qwen2.5-1.5B-Instruct-AWQ\n      --max-model-len 512\n```\n")
+    (dep,) = read_path(str(doc)).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.image, dep.model_span.line) == (
+        "Qwen/Qwen2.5-1.5B-Instruct-AWQ", 512, "vllm/vllm-openai:v0.6.6.post1", 7)
+    doc.write_text("```bash\ncat <<EOF | kubectl apply -f -\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+                   "  containers:\n  - name: v\n    image: vllm/vllm-openai:v0.9.0\n"
+                   "    args: [--model, Qwen/Qwen3-8B, --max-model-len, '4096']\nEOF\n```\n")
+    (dep,) = read_path(str(doc)).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("Qwen/Qwen3-8B", 4096)
