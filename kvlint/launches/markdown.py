@@ -751,7 +751,8 @@ _KEY_LINE = lazy(r"[A-Za-z_][\w.-]*:(?:[ \t]|$)")
 def _yaml_shaped(body: str) -> bool:
     """A block whose lines are a YAML document a runner takes (a compose file's `services:`, a manifest's `apiVersion:`
     and `kind:`), its first line that is no comment a key: not a script (a here-document's body is the script's)."""
-    if "<<" in body or _YAML_TOP.search(body, 0, 4096) is None:
+    if ("services:" not in body and "apiVersion:" not in body) or "<<" in body or \
+            _YAML_TOP.search(body, 0, 4096) is None:
         return False
     first = next((line for line in body[:4096].splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
     return _KEY_LINE.match(first) is not None
@@ -817,7 +818,7 @@ def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list
         inside = text[body:end]
         shell_here = label in _YAML_INFO and _heredoc_opened(inside)  # ```yaml over `cat <<EOF | kubectl apply -f -`
         # ```bash over a compose file or a manifest (sample K312's runbook): YAML's, not the shell's
-        yaml_here = label in _SHELL_INFO and kinds is not None and _yaml_shaped(inside)
+        yaml_here = (kinds is _SHELL_INFO or kinds is _YAML_INFO) and label in _SHELL_INFO and _yaml_shaped(inside)
         if kinds is _SHELL_INFO and _command_on_fence(text[m.start(3):m.end()]):
             out.append((m.start(3), end))  # ```` ```vllm serve M \ ```` then its flag lines: the command starts there
         elif (kinds is None or (label in kinds and not (kinds is _YAML_INFO and shell_here)
