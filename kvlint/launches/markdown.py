@@ -815,19 +815,27 @@ def _block_ranges(text: str, kinds: frozenset[str] | None = _SHELL_INFO) -> list
         if reopened is not None:  # the block was left open: it ends where the next one is opened
             end, close = reopened.start(), None
         label = m.group(3).lower().strip("*_.:[]()")  # ```` ```**bash** ````: emphasis its author wrote (K233)
-        inside = text[body:end]
-        shell_here = label in _YAML_INFO and _heredoc_opened(inside)  # ```yaml over `cat <<EOF | kubectl apply -f -`
-        # ```bash over a compose file or a manifest (sample K312's runbook): YAML's, not the shell's
-        yaml_here = (kinds is _SHELL_INFO or kinds is _YAML_INFO) and label in _SHELL_INFO and _yaml_shaped(inside)
         if kinds is _SHELL_INFO and _command_on_fence(text[m.start(3):m.end()]):
             out.append((m.start(3), end))  # ```` ```vllm serve M \ ```` then its flag lines: the command starts there
-        elif (kinds is None or (label in kinds and not (kinds is _YAML_INFO and shell_here)
-                                and not (kinds is _SHELL_INFO and yaml_here))
-                or (kinds is _SHELL_INFO and (shell_here or _mislabelled(label, inside)))
-                or (kinds is _YAML_INFO and yaml_here)) and body < end:
+        elif body < end and _of_kind(kinds, label, text[body:end]):
             out.append((body, end))
         pos = close.end() if close is not None else end if reopened is not None else len(text)
     return out
+
+
+def _of_kind(kinds: frozenset[str] | None, label: str, inside: str) -> bool:
+    """Whether a block is one of the `kinds` asked for (None: any): its label's language, unless its body is plainly
+    another's (```yaml over `cat <<EOF | kubectl apply -f -` is the shell's; ```bash over a compose file or a manifest,
+    sample K312's runbook, is YAML's), or a shell command under another language's label (_mislabelled)."""
+    if kinds is None:
+        return True
+    if kinds is _SHELL_INFO:
+        shell_here = label in _YAML_INFO and _heredoc_opened(inside)
+        return (label in kinds and not _yaml_shaped(inside)) or shell_here or _mislabelled(label, inside)
+    if kinds is _YAML_INFO:
+        yaml_here = label in _SHELL_INFO and _yaml_shaped(inside)
+        return (label in kinds and not _heredoc_opened(inside)) or yaml_here
+    return label in kinds
 
 
 def _reopening(fence: str) -> re.Pattern[str]:
