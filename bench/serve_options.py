@@ -10,6 +10,7 @@ BooleanOptionalAction its `--no-` forms.
 
     python bench/serve_options.py check /tmp/rel-scratch/v0.15.0 0.15.0     # agree with a release already read
     python bench/serve_options.py add /tmp/rel-scratch/v0.13.0 0.13.0       # record a release in the table
+    python bench/serve_options.py none /tmp/rel-scratch/v0.33.0 0.33.0      # mark the options that read `None` as unset
 
 Never run by the tests (no engine wheel there); the table it writes is checked by tests/flags/test_flag_table.py.
 """
@@ -116,9 +117,41 @@ def check(table: dict[str, Any], release: str, present: set[str]) -> list[str]:
     return out + [f"not in the table: {o}" for o in unknown(table, present)]
 
 
+def unset_by_none(root: Path) -> set[str]:
+    """The options whose argparse type is vLLM's `optional_type` (`None` or an empty value leaves the setting unset):
+    a `get_kwargs` field annotated `X | None` (not a bool), never a literal `add_argument` of the serve parser. A field
+    name two config classes annotate differently is left out (the option keeps its plain reading)."""
+    annotations: dict[str, set[str]] = {}
+    for path in (root / "vllm").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            fields = node.body if isinstance(node, ast.ClassDef) else []
+            for field in (st for st in fields if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)):
+                annotations.setdefault(ast.unparse(field.target), set()).add(ast.unparse(field.annotation))
+    literal: set[str] = set()
+    for path in (root / "vllm" / rel for rel in (*FILES, "entrypoints/common/cli_args.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if path.exists() else ():
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument" and all(
+                    k.arg is not None for k in node.keywords):
+                literal |= {a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+    table = json.loads(TABLE.read_text())
+    return {f["dest"] for f in table["flags"] if f["kind"] in ("value", "append") and not literal & set(f["options"])
+            and annotations.get(f["dest"]) and all("None" in a and "bool" not in a for a in annotations[f["dest"]])}
+
+
+def mark_unset(table: dict[str, Any], dests: set[str]) -> dict[str, Any]:
+    for entry in table["flags"]:
+        entry.pop("none_unset", None)
+        if entry["dest"] in dests:
+            entry["none_unset"] = True
+    return table
+
+
 def main(argv: list[str]) -> int:
     command, root, release = argv
     table = json.loads(TABLE.read_text())
+    if command == "none":
+        TABLE.write_text(json.dumps(mark_unset(table, unset_by_none(Path(root))), indent=1))
+        return 0
     present = options(Path(root))
     if command == "check":
         problems = check(table, release, present)

@@ -32,6 +32,7 @@ class FlagSpec:
     default: Any = None
     deprecated: bool = False
     valid_values: tuple[str, ...] | None = None  # checked after argparse (vLLM CacheDType): still a start-up failure
+    none_unset: bool = False  # the syntax's unset_words leave the setting at its default (vLLM's optional_type)
 
 
 class Specs(Mapping[str, FlagSpec]):
@@ -110,6 +111,7 @@ def _spec(entry: dict) -> FlagSpec:
         nargs=entry.get("nargs"), const=entry.get("const"), default=entry.get("default"),
         deprecated=entry.get("deprecated", False),
         valid_values=tuple(entry["valid_values"]) if "valid_values" in entry else None,
+        none_unset=entry.get("none_unset", False),
     )
 
 

@@ -44,6 +44,7 @@ class ArgSyntax:
     config_words: ConfigWords  # the argv words one `--config` YAML entry becomes
     config_after_model: bool  # --config words go after `serve MODEL` (vLLM) or before every CLI word (SGLang)
     config_file_merged: bool  # readers merge a `--config FILE.yaml` beside the manifest into the launch
+    unset_words: frozenset[str] = frozenset()  # values a none_unset option reads as "not given" (vLLM: None, "")
 
 
 def syntax_of(engine: str) -> ArgSyntax:

@@ -138,6 +138,21 @@ def test_last_occurrence_wins_and_keeps_its_span() -> None:
     assert line[s.flag_span.col - 1:s.flag_span.end_col - 1] == "--gpu-memory-utilization=0.4"
 
 
+def test_vllm_optional_type_reads_none_as_unset() -> None:
+    """vLLM's optional_type: `--quantization None` leaves the field at its default, so the launch
+    is an unquantized one, never a quantization called "None"; the last occurrence still wins."""
+    parsed = run("vllm", "vllm serve m --quantization fp8 --quantization None --kv-cache-memory-bytes None")
+    assert not parsed.errors and "quantization" not in parsed.settings
+    assert "kv_cache_memory_bytes" not in parsed.settings
+
+
+def test_none_is_refused_where_the_field_is_not_optional() -> None:
+    """0.33's max_model_len is a plain int (no optional_type) and SGLang has none: `None` stays a refused value."""
+    assert any("--max-model-len" in e for e in run("vllm", "vllm serve m --max-model-len None").errors)
+    parsed = run("sglang", "python -m sglang.launch_server --model-path m --quantization None")
+    assert [v.raw for v in parsed.invalid] == ["None"] and "quantization" not in parsed.settings
+
+
 def test_spans_of_separate_value_and_bare_boolean() -> None:
     line = "vllm serve m --max-model-len 32768 --enforce-eager"
     parsed = run("vllm", line)

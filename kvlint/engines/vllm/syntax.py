@@ -52,7 +52,7 @@ def vllm_config_words(table: FlagTable, entry: ConfigEntry) -> tuple[list[str], 
 SYNTAX = ArgSyntax(
     positional_model="always", optimization_level=True, human_int=vllm_human_int,
     count=vllm_human_int_or_auto, model_first_check=True, config_words=vllm_config_words,
-    config_after_model=True, config_file_merged=True,
+    config_after_model=True, config_file_merged=True, unset_words=frozenset(("None", "")),
     type_words={"human_int": "not a count vLLM reads (32768; 32k = 32,000; 32K = 32,768; decimals only with "
                              "k/m/g/t)",
                 "human_int_or_auto": "not a count vLLM reads (32768, auto or -1; 32k = 32,000; 32K = 32,768; "
