@@ -139,11 +139,15 @@ def unset_by_none(root: Path) -> set[str]:
 
 
 def mark_unset(table: dict[str, Any], dests: set[str]) -> dict[str, Any]:
-    for entry in table["flags"]:
-        entry.pop("none_unset", None)
-        if entry["dest"] in dests:
-            entry["none_unset"] = True
-    return table
+    """The table with its `none_unset` list (kept beside `dotted_json_keys`, in the flags' order)."""
+    listed = [f["dest"] for f in table["flags"] if f["dest"] in dests]
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if key != "none_unset":
+            out[key] = value
+        if key == "dotted_json_keys":
+            out["none_unset"] = listed
+    return out
 
 
 def main(argv: list[str]) -> int:

@@ -32,7 +32,6 @@ class FlagSpec:
     default: Any = None
     deprecated: bool = False
     valid_values: tuple[str, ...] | None = None  # checked after argparse (vLLM CacheDType): still a start-up failure
-    none_unset: bool = False  # the syntax's unset_words leave the setting at its default (vLLM's optional_type)
 
 
 class Specs(Mapping[str, FlagSpec]):
@@ -96,6 +95,8 @@ class FlagTable:
     server: str | None = None  # a second server the engine starts with a parser of its own (None: the engine's)
     # option families it takes undeclared: (prefix, suffix, takes_value) with takes_value True | False | "optional"
     dynamic: tuple[tuple[str, str, bool | str], ...] = ()
+    # dests the syntax's unset_words leave at their default (vLLM's optional_type: `--quantization None`)
+    none_unset: frozenset[str] = frozenset()
 
     @property
     def flags(self) -> tuple[FlagSpec, ...]:
@@ -111,7 +112,6 @@ def _spec(entry: dict) -> FlagSpec:
         nargs=entry.get("nargs"), const=entry.get("const"), default=entry.get("default"),
         deprecated=entry.get("deprecated", False),
         valid_values=tuple(entry["valid_values"]) if "valid_values" in entry else None,
-        none_unset=entry.get("none_unset", False),
     )
 
 
@@ -126,7 +126,7 @@ def flag_table(engine: str, server: str | None = None) -> FlagTable:
     dynamic = tuple((d.get("prefix", ""), d.get("suffix", ""), d["takes_value"])
                     for d in data.get("dynamic_options", ()))
     return FlagTable(engine, data["version"], Specs(data["flags"]), removed, data["underscore_to_dash"],
-                     data["dotted_json_keys"], data["model_dest"], server, dynamic)
+                     data["dotted_json_keys"], data["model_dest"], server, dynamic, frozenset(data.get("none_unset", ())))
 
 
 @lru_cache(maxsize=2)

@@ -67,7 +67,7 @@ def store(st: ParseState, spec: FlagSpec, flag_tok: Token, written: str, raw: st
     if is_unresolved(raw):
         st.settings[spec.dest] = Setting(spec.dest, raw, written, raw, span, flag_tok.span, resolved=False)
         return
-    if spec.none_unset and raw in st.syntax.unset_words:
+    if spec.dest in st.table.none_unset and raw in st.syntax.unset_words:
         st.settings.pop(spec.dest, None)  # `--quantization None`: the engine's default, as if never written
         return
     value, error = convert(st.engine, spec, raw)
