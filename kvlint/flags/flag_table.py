@@ -126,7 +126,8 @@ def flag_table(engine: str, server: str | None = None) -> FlagTable:
     dynamic = tuple((d.get("prefix", ""), d.get("suffix", ""), d["takes_value"])
                     for d in data.get("dynamic_options", ()))
     return FlagTable(engine, data["version"], Specs(data["flags"]), removed, data["underscore_to_dash"],
-                     data["dotted_json_keys"], data["model_dest"], server, dynamic, frozenset(data.get("none_unset", ())))
+                     data["dotted_json_keys"], data["model_dest"], server, dynamic,
+                     frozenset(data.get("none_unset", ())))
 
 
 @lru_cache(maxsize=2)

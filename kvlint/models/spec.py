@@ -91,7 +91,9 @@ class ModelSpec:
     architecture: str  # architectures[0]
     model_type: str
     num_layers: int  # decoder layers (num_hidden_layers), excluding MTP/draft layers
-    layers: tuple[LayerKV, ...]  # one per decoder layer
+    # one per decoder layer; compared, not hashed: num_layers and the rest tell specs apart, and hashing ~50 layer
+    # records each time a spec keys a memo was a third of every record hash a run made
+    layers: tuple[LayerKV, ...] = field(hash=False)
     hidden_size: int
     num_attention_heads: int
     num_kv_heads: int  # total KV heads as vLLM counts them (MLA models: as declared)
