@@ -235,9 +235,10 @@ def ray_serve_load(deployment_config: YNode | None) -> DeclaredLoad | None:
     """Ray Serve: `max_ongoing_requests` caps each replica; else the autoscaler's per-replica target."""
     if deployment_config is None or not deployment_config.is_map:
         return None
-    cap = deployment_config.get("max_ongoing_requests")
-    if _int(cap) and cap is not None:
-        return DeclaredLoad(_int(cap) or 0, "max_ongoing_requests", cap.span)
+    for name in ("max_ongoing_requests", "max_concurrent_queries"):  # the second: its name before Ray 2.10
+        cap = deployment_config.get(name)
+        if _int(cap) and cap is not None:
+            return DeclaredLoad(_int(cap) or 0, name, cap.span)
     auto = deployment_config.get("autoscaling_config")
     for key in ("target_ongoing_requests", "target_num_ongoing_requests_per_replica"):
         node = auto.get(key) if auto is not None and auto.is_map else None

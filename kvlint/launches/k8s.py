@@ -19,6 +19,7 @@ from kvlint.launches.images import entrypoint_engine, stand_in
 from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
 from kvlint.launches.named import engine_script
 from kvlint.launches.script import FoundLaunch, engines_named, launch_in_argv, run_script
+from kvlint.lazyre import lazy
 from kvlint.record import replace
 from kvlint.sources.shell import tokenize
 from kvlint.sources.yaml import YamlFile, YNode
@@ -115,16 +116,24 @@ FORMAT_NOTE = ("KServe predictor with modelFormat {engine} and no arguments: the
 
 
 def _format_engine(node: YNode) -> str | None:
-    """A KServe predictor `model:` with `modelFormat: {name: vLLM}` and a `storageUri` or a storage spec's path:
-    the runtime (another file) starts that engine on the stored model, so this is a launch, not silence (its flags
-    are the runtime's)."""
-    fmt = node.path("modelFormat", "name")
-    if fmt is None or not fmt.is_scalar or (_stored(node) is None and _left_empty(node) is None):
+    """A KServe predictor `model:` with `modelFormat: {name: vLLM}`, or a `runtime:` named for an engine (`runtime:
+    vllm`, `vllm-cuda-runtime`: OpenShift AI's form, sample K316), and a `storageUri` or a storage spec's path: the
+    runtime (another file) starts that engine on the stored model, so this is a launch, not silence (its flags are
+    the runtime's)."""
+    if _stored(node) is None and _left_empty(node) is None:
         return None
     from kvlint.engines import ENGINE_NAMES
 
-    name = fmt.text.strip().lower()
-    return name if name in ENGINE_NAMES else None
+    fmt = node.path("modelFormat", "name")
+    name = fmt.text.strip().lower() if fmt is not None and fmt.is_scalar else ""
+    if name in ENGINE_NAMES:
+        return name
+    runtime = node.get("runtime")
+    words = _NAME_WORDS.split(runtime.text.lower()) if runtime is not None and runtime.is_scalar else []
+    return next((w for w in words if w in ENGINE_NAMES), None)
+
+
+_NAME_WORDS = lazy(r"[-_.]")
 
 
 _DISPLAY_KEYS = ("openshift.io/display-name",)

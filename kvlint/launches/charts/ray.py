@@ -1,5 +1,7 @@
 """RayService: the Serve config is a YAML string (serveConfigV2); Ray Serve LLM `llm_configs`
-carry model_source and snake_case engine_kwargs, custom apps pass MODEL_ID-style env vars."""
+carry model_source and snake_case engine_kwargs, custom apps pass MODEL_ID-style env vars. RayLLM (Aviary, Ray
+Serve LLM's predecessor) keeps one model a file: `engine_config: {type: VLLMEngine, model_id, engine_kwargs}` and a
+`scaling_config` whose workers are the engine's tensor-parallel ranks (sample K316)."""
 
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ def embedded(yf: YamlFile, node: YNode) -> YamlFile:
 
 
 # a map this chart's matches() accepts has one of these keys (helm._claims asks that first)
-KEYS = ("applications", "model_loading_config")
+KEYS = ("applications", "model_loading_config", "engine_config")
 
 
 def matches(doc: YNode) -> bool:
@@ -56,13 +58,24 @@ def matches(doc: YNode) -> bool:
         return any(a.is_map and (a.get("import_path") is not None or a.path("args", "llm_configs") is not None)
                    for a in apps.items)
     return doc.get("model_loading_config") is not None and any(
-        doc.get(k) is not None for k in ("engine_kwargs", "accelerator_type", "deployment_config"))
+        doc.get(k) is not None for k in ("engine_kwargs", "accelerator_type", "deployment_config")) \
+        or _rayllm_engine(doc) is not None
+
+
+def _rayllm_engine(doc: YNode) -> YNode | None:
+    """A RayLLM model file's `engine_config` when it runs vLLM (`type: VLLMEngine`) on a named model."""
+    eng = doc.get("engine_config")
+    if eng is None or not eng.is_map or not (text(eng.get("type")) or "").endswith("VLLMEngine"):
+        return None
+    return eng if eng.get("hf_model_id") is not None or eng.get("model_id") is not None else None
 
 
 def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     """`serve run config.yaml` files: the same applications as a RayService's serveConfigV2."""
     if doc.get("model_loading_config") is not None:
         return [_llm_config(yf, doc, ManifestGpu())]
+    if (eng := _rayllm_engine(doc)) is not None:
+        return [_rayllm(yf, doc, eng)]
     apps = doc.get("applications")
     return [d for app in apps.items if app.is_map for d in _app(yf, app, ManifestGpu())] if apps is not None else []
 
@@ -111,6 +124,43 @@ def _llm_config(yf: YamlFile, c: YNode, gpu: ManifestGpu) -> Deployment:
                   gpu.count_span, gpu.notes)
     ctx = LaunchContext(name or "", declared_load=ray_serve_load(c.get("deployment_config")))
     return chart_deployment(yf.path, "vllm", fields, src or c, ctx, g2)
+
+
+def _rayllm(yf: YamlFile, doc: YNode, eng: YNode) -> Deployment:
+    """One RayLLM model: the weights `hf_model_id` names (else `model_id`, which is also the served name), the
+    engine_kwargs, `max_total_tokens` as the context length, and `scaling_config.num_workers` workers, each one
+    tensor-parallel rank with num_gpus_per_worker GPUs of the `accelerator_type_<gpu>` its resources ask for."""
+    src = eng.get("hf_model_id") or eng.get("model_id")
+    kwargs = eng.get("engine_kwargs")
+    fields = model_fields("vllm", src) + key_fields("vllm", kwargs)
+    total = eng.get("max_total_tokens")
+    if total is not None and total.is_scalar and not (kwargs is not None and kwargs.is_map
+                                                      and kwargs.get("max_model_len") is not None):
+        fields += [Field("--max-model-len", total.span), Field(total.text, total.span)]
+    scaling = doc.get("scaling_config")
+    workers = scaling.get("num_workers") if scaling is not None and scaling.is_map else None
+    if workers is not None and workers.is_scalar:
+        fields += [Field("--tensor-parallel-size", workers.span), Field(workers.text, workers.span)]
+    ctx = LaunchContext(text(eng.get("model_id")) or "", declared_load=ray_serve_load(doc.get("deployment_config")))
+    return chart_deployment(yf.path, "vllm", fields, src, ctx, _rayllm_gpu(scaling))
+
+
+def _rayllm_gpu(scaling: YNode | None) -> ManifestGpu:
+    """GPUs of a RayLLM deployment: workers x num_gpus_per_worker, of the product an `accelerator_type_<gpu>`
+    resource names (`accelerator_type_a10: 0.01`, Ray's custom resource for the node's GPU)."""
+    if scaling is None or not scaling.is_map:
+        return ManifestGpu()
+    workers, per = scaling.get("num_workers"), scaling.get("num_gpus_per_worker")
+    count = _whole_number(workers) * _whole_number(per) if workers is not None and per is not None else 0
+    resources = scaling.get("resources_per_worker")
+    product = next(((k[len("accelerator_type_"):].upper(), kn.span) for k, kn, _ in resources.pairs()
+                    if k.startswith("accelerator_type_")), None) if resources is not None else None
+    return ManifestGpu(product[0] if product else None, product[1] if product else None, count or None,
+                       workers.span if count and workers is not None else None)
+
+
+def _whole_number(node: YNode) -> int:
+    return int(node.text) if node.is_scalar and node.text.isdigit() and len(node.text) < 4 else 0
 
 
 def _worker_gpu(doc: YNode) -> ManifestGpu:

@@ -1,0 +1,77 @@
+"""Shapes the turn-36 held-out samples showed kvlint passing over or misreading, each read by a mechanism, not a
+case."""
+
+from __future__ import annotations
+
+from kvlint.launches import read_path
+
+_RAYLLM = """\
+deployment_config:
+  max_concurrent_queries: 64
+engine_config:
+  model_id: llama-7b-chat
+  hf_model_id: meta-llama/Llama-2-7b-chat-hf
+  type: VLLMEngine
+  engine_kwargs:
+    max_num_seqs: 64
+    gpu_memory_utilization: 0.95
+  max_total_tokens: 4096
+scaling_config:
+  num_workers: 2
+  num_gpus_per_worker: 1
+  resources_per_worker:
+    accelerator_type_a10: 0.01
+"""
+
+
+def test_a_rayllm_model_file_is_one_vllm_launch(tmp_path):
+    """Sample K316: RayLLM (Ray Serve LLM's predecessor) keeps one model a file, `engine_config: {type: VLLMEngine}`;
+    its workers are the tensor-parallel ranks, max_total_tokens the context length, the replica's
+    max_concurrent_queries (Ray Serve's name before 2.10) its declared load."""
+    path = tmp_path / "llama.yaml"
+    path.write_text(_RAYLLM)
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model) == ("vllm", "meta-llama/Llama-2-7b-chat-hf")
+    assert dep.get("max_model_len") == 4096 and dep.get("tensor_parallel_size") == 2
+    assert dep.get("max_num_seqs") == 64 and dep.get("gpu_memory_utilization") == 0.95
+    assert (dep.gpu, dep.gpu_count) == ("A10", 2)
+    assert dep.declared_load is not None and dep.declared_load.value == 64
+    assert dep.settings["tensor_parallel_size"].span.line == 12  # num_workers
+    # another engine's model file (TGI's `type: TextGenerationInferenceEngine`) is none of vLLM's
+    path.write_text(_RAYLLM.replace("type: VLLMEngine", "type: TextGenerationInferenceEngine"))
+    assert not read_path(str(path)).deployments
+
+
+_ISVC = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: granite
+spec:
+  predictor:
+    model:
+      modelFormat:
+        name: pytorch
+      runtime: {runtime}
+      storage:
+        key: aws-connection-vllm
+        path: models/granite-3b-code-base
+      resources:
+        limits:
+          nvidia.com/gpu: '1'
+"""
+
+
+def test_an_inference_service_on_a_runtime_named_for_an_engine_is_a_launch(tmp_path):
+    """Sample K316: OpenShift AI's InferenceService names its ServingRuntime (`runtime: vllm`, written in another
+    file) and the stored model, with a model format that names no engine: that runtime starts the engine on the
+    model, so it is a launch whose flags are the runtime's, never silence."""
+    path = tmp_path / "isvc.yaml"
+    path.write_text(_ISVC.format(runtime="vllm-cuda-runtime"))
+    (dep,) = read_path(str(path)).deployments
+    assert dep.engine == "vllm" and dep.gpu_count == 1
+    assert dep.model_span is not None and dep.model_span.line == 13
+    assert any("ServingRuntime vllm-cuda-runtime" in n for n in dep.notes)
+    # a runtime named for another server names no engine
+    path.write_text(_ISVC.format(runtime="kserve-huggingfaceserver"))
+    assert not read_path(str(path)).deployments
