@@ -203,6 +203,8 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
             # `image: vllm/vllm-openai:{tag}` line is one)
         if m.group("image"):  # `image: X`, `image = "X"`, `"image": "X"`: the place is the image's name
             return number, m.start("image") + 1, m.group("image")
+        if line.lstrip().removeprefix("sudo ").startswith(_PROCESS_TOOLS):
+            continue  # `pkill -f "vllm.entrypoints"` (sample K317): a pattern matched against running processes
         what = m.group().strip("\"'")
         place = number, m.start() + 1 + (m.group() != what and m.group()[0] in "\"'"), re.sub(r"[ \t]+", " ", what)
         if not line.lstrip().startswith(_PRINTS):
@@ -212,6 +214,7 @@ def _first_place(text: str, kind: str) -> tuple[int, int, str] | None:
 
 
 _PRINTS = ("echo ", "printf ", "logger ")
+_PROCESS_TOOLS = ("pkill ", "pgrep ", "killall ", "kill ", "ps ", "pidof ")
 
 
 def _names_engine(text: str) -> bool:

@@ -75,3 +75,16 @@ def test_an_inference_service_on_a_runtime_named_for_an_engine_is_a_launch(tmp_p
     # a runtime named for another server names no engine
     path.write_text(_ISVC.format(runtime="kserve-huggingfaceserver"))
     assert not read_path(str(path)).deployments
+
+
+def test_a_process_tool_naming_an_entry_point_is_no_passed_over_launch():
+    """Sample K317: a training script clears stale servers with `pkill -f "vllm.entrypoints"`: a pattern matched
+    against running processes, never an engine started, so KV008 has no place there; a command that does run the
+    entry point in a shape kvlint cannot read is still said."""
+    from kvlint.launches.named import passed_over
+
+    killed = 'pkill -9 -u $(whoami) -f "vllm.entrypoints" 2>/dev/null || true\nsudo killall -f vllm.entrypoints\n'
+    assert passed_over("train.sh", killed, "shell") is None
+    run = killed + "nohup python -m vllm.entrypoints.openai.api_server \"$@\" &\n"
+    found = passed_over("train.sh", run, "shell")
+    assert found is not None and found.span is not None and found.span.line == 3
