@@ -26,8 +26,10 @@ warning that says which release it assumed and that an older install may accept 
 unpinned script and a model README of that time); on an image that names no release kvlint reads
 (`vendor/vllm:${VLLM_VERSION}`, a third-party build), the image's release decides, and the finding is an info (sample
 K163: a vendor's vLLM image of the V0 era run with `--enable-chunked-prefill False`); so it is for a launch whose file
-marks a vendor's build (`NEURON_*` variables: an AWS Neuron build, sample K254) and pins no release. A value a
-key of a chart kvlint has no adapter for gives (`vllm: {logLevel: info}`) is an info: kvlint maps the key to the
+marks a vendor's build (`NEURON_*` variables: an AWS Neuron build, sample K254) and pins no release. A file that runs
+a vendor's fork with an argument parser of its own (a script importing `xfastertransformer` runs vllm-xft, whose
+`--dtype bf16` and `--kv-cache-dtype fp16` stock vLLM refuses: sample K320) gets an info for any refused value. A
+value a key of a chart kvlint has no adapter for gives (`vllm: {logLevel: info}`) is an info: kvlint maps the key to the
 option spelled like it, but the chart's template decides the option and how it writes the value (sample K310).
 
 ## Why it matters
@@ -79,6 +81,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         if tree is not None and not tree.adds and dep.image is None:
             yield _fork_value(ctx, bad, what, tree.parser)
             continue
+        if ctx.version_fork and ctx.pinned_version is None and bad in dep.invalid_values:
+            yield _vendor_fork_value(ctx, bad, what)
+            continue
         if custom:
             yield _custom_value(ctx, bad, what, custom)
             continue
@@ -120,6 +125,18 @@ def _fork_value(ctx: Context, bad: InvalidValue, what: str, parser: str) -> Find
         ctx, f"stock {engine} rejects {what}: {bad.reason}; but the repository holds its own {engine} tree ({parser}), "
              "which the launch runs: that fork's parser decides the value", bad.span or ctx.deployment.launch_span,
         fix=f"check that {parser} accepts {bad.raw}", flag=bad.flag, value=bad.raw, setting=bad.setting,
+        severity=Severity.INFO)
+
+
+def _vendor_fork_value(ctx: Context, bad: InvalidValue, what: str) -> Finding:
+    """The file runs a vendor's fork of the engine with an argument parser of its own (kvlint/data/
+    vendor_launchers.json `own_parser`: a script that imports xfastertransformer runs vllm-xft, which reads `--dtype
+    bf16`, sample K320): that fork's choices decide the value, so stock vLLM's refusal is said, not asserted."""
+    engine = c.title(ctx.deployment.engine)
+    return check.rule.finding(
+        ctx, f"stock {engine} rejects {what}: {bad.reason}; but the launch runs {ctx.version_fork}, whose own parser "
+             "decides the value", bad.span or ctx.deployment.launch_span,
+        fix=f"check that {ctx.version_fork} accepts {bad.raw}", flag=bad.flag, value=bad.raw, setting=bad.setting,
         severity=Severity.INFO)
 
 

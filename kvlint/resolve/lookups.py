@@ -253,7 +253,7 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
             return built
         vendor = vendor_image(dep.path)
         if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
-            return VersionLookup(None, "default", newest, why=f"it runs in {vendor}")
+            return VersionLookup(None, "default", newest, why=f"it runs in {vendor}", fork=vendor_fork(dep.path) or "")
         checkout = source_checkout(dep.path, engine.name)
         if checkout is not None:  # a checkout of the engine's source: whichever commit it is, not today's release
             return VersionLookup(None, "default", newest, why=f"it runs the {engine.title} source tree {checkout}, "
@@ -405,22 +405,37 @@ def _script_text(path: str) -> str | None:
         return None
 
 
-@functools.lru_cache(maxsize=1024)
+def vendor_fork(path: str) -> str | None:
+    """The vendor's fork the script runs when that fork parses arguments its own way (kvlint/data/vendor_launchers.json
+    `own_parser`: vllm-xft reads `--dtype bf16`), or None."""
+    return _vendor_build(path)[1] if path not in ("", "-") else None
+
+
 def _vendor_image(path: str) -> str | None:
+    return _vendor_build(path)[0]
+
+
+@functools.lru_cache(maxsize=1024)
+def _vendor_build(path: str) -> tuple[str | None, str | None]:
+    """(the vendor build the script runs, that build again when it is a fork with a parser of its own)."""
     from kvlint.data import load_json
 
     text = _script_text(path)
     if text is None:
-        return None
+        return None, None
     for launcher in load_json("vendor_launchers.json")["launchers"]:
         program, option = re.escape(launcher["program"]), re.escape(launcher["option"])
         if re.search(rf"(?:^|[\s/\"'])({program})[\"']?(?:[ \t]+[^\n]*?)?[\s\"',]{option}(?:[=\s\"']|$)", text, re.M):
-            return str(launcher["image"])
+            return str(launcher["image"]), None
     for marked in load_json("vendor_launchers.json").get("environments", []):
-        # a variable only that build reads, set by the script (`export PT_HPU_ENABLE_LAZY_COLLECTIVES=true`)
-        if re.search(rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(marked['variable_prefix'])}\w*=", text):
-            return str(marked["image"])
-    return None
+        # a variable only that build reads, set by the script (`export PT_HPU_ENABLE_LAZY_COLLECTIVES=true`), or a
+        # package only it ships, imported (`python -c 'import xfastertransformer as xft; ...'`)
+        prefix, module = marked.get("variable_prefix"), marked.get("module")
+        if (prefix and re.search(rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(prefix)}\w*=", text)) or (
+                module and module in text and re.search(rf"\b(?:import|from)[ \t]+{re.escape(module)}\b", text)):
+            image = str(marked["image"])
+            return image, image if marked.get("own_parser") else None
+    return None, None
 
 
 def source_checkout(path: str, engine: str) -> str | None:

@@ -87,6 +87,7 @@ class VersionLookup:
     why: str = ""  # how the candidates were found ("rocm/sgl-dev:20250701 is a build of 2025-07-01"), or where the
     # project pins the release ("vLLM 0.8.5 from uv.lock:412")
     settle: str = ""  # what pins the release when candidates are open (default: a release tag on the image)
+    fork: str = ""  # a vendor's fork with a parser of its own the launch runs (vllm-xft): it decides refused values
 
     @property
     def said(self) -> str | None:

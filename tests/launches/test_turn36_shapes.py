@@ -3,7 +3,9 @@ case."""
 
 from __future__ import annotations
 
+from kvlint.findings import Severity
 from kvlint.launches import read_path
+from kvlint.lint import LintOptions, lint
 
 _RAYLLM = """\
 deployment_config:
@@ -88,3 +90,21 @@ def test_a_process_tool_naming_an_entry_point_is_no_passed_over_launch():
     run = killed + "nohup python -m vllm.entrypoints.openai.api_server \"$@\" &\n"
     found = passed_over("train.sh", run, "shell")
     assert found is not None and found.span is not None and found.span.line == 3
+
+
+def test_a_vendor_fork_with_its_own_parser_decides_the_values_stock_vllm_refuses():
+    """Sample K320: a script that imports xfastertransformer runs Intel's vllm-xft fork, whose parser reads
+    `--dtype bf16`: stock vLLM's refusal is an info naming the fork; without the import it is the error."""
+    from pathlib import Path
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "rules" / "KV007" / "bad_vendor_fork.sh"
+    result = lint([str(fixture)], LintOptions())
+    assert {(f.code, f.severity) for f in result.findings if f.code == "KV007"} == {("KV007", Severity.INFO)}
+    assert all("vllm-xft" in f.message for f in result.findings if f.code == "KV007")
+
+
+def test_without_the_forks_package_the_refusal_stands(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text("python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct --dtype bf16\n")
+    result = lint([str(script)], LintOptions())
+    assert [f.severity for f in result.findings if f.code == "KV007"] == [Severity.ERROR]
