@@ -2,7 +2,8 @@
 
 ## What it checks
 A compose service whose `command:` is one string holding shell operators (`&&`, `;`, `|`) with the engine's
-command after the first of them, run by a shell entry point (`entrypoint: ["/bin/sh", "-c"]`, or `-lc`); or one
+command after the first of them, run by a shell entry point (`entrypoint: ["/bin/sh", "-c"]`, or `-lc`) or by the
+image's own (no `entrypoint:`: `command: cd / && python3 -m vllm.entrypoints.openai.api_server ...`); or one
 string of several words with no operator (`command: >- vllm serve "$${MODEL}" ...`), which compose also hands to the
 shell word by word. kvlint reads the launch as it was meant (the whole string as the shell's script, each value at
 its place), so every other check judges the intended settings; this rule says what the container really runs.
@@ -56,8 +57,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         return
     span, operator = dep.compose_cut
     message = (f"compose splits this string command itself and stops at the first `{operator}`: the words after it, "
-               f"the {c.title(dep.engine)} command among them, never reach the container, and `sh -c` runs only the "
-               "first word left; kvlint read the launch as meant (the whole string as the shell's script)") \
+               f"the {c.title(dep.engine)} command among them, never reach the container, which runs only the words "
+               "left (a shell entry point, only the first of them); kvlint read the launch as meant (the whole string "
+               "as the shell's script)") \
         if operator else \
         (f"compose splits this string command into words and hands them to `sh -c` one by one: the shell runs only "
          f"the first as its script, and this word and those after it become its `$0` and arguments, so the "
@@ -65,4 +67,5 @@ def check(ctx: Context) -> Iterator[Finding]:
          "the shell's script)")
     yield check.rule.finding(
         ctx, message, span,
-        fix="give the shell its script as one word: `command:` as a list with one item (`- >` then the lines)")
+        fix="give a shell its script as one word: `entrypoint: [\"/bin/sh\", \"-c\"]` and `command:` as a list "
+            "with one item (`- >` then the lines)")

@@ -543,10 +543,15 @@ def _cut_script(yf: YamlFile, nodes: tuple[YNode | None, YNode | None], fields: 
                 env: Mapping[str, str], values: Mapping[str, str] | None = None) -> FoundLaunch | None:
     """`entrypoint: ["/bin/sh", "-c"]` with a string `command: > python patch.py && python -m vllm... --model M`
     (sample K135): compose cuts the string at its `&&`, so the shell runs `python` alone and the engine command never
-    starts. The launch as meant (the whole string as the shell's script), marked with where compose cuts it (KV017)."""
+    starts; with no entry point of the service's own, the words kept go to the image's. The launch as meant (the
+    whole string as the shell's script), marked with where compose cuts it (KV017)."""
     cut = _cut_at(yf, nodes[1])
     entry = fields[:2]
-    if cut is None or nodes[1] is None or len(entry) < 2 or not _SHELL_C.fullmatch(entry[1].text) or \
+    if cut is not None and cut[1] and nodes[0] is None and nodes[1] is not None:
+        # no entry point of the service's own (sample K320: `command: cd / && export X=40 && python3 -m vllm...`):
+        # what compose keeps goes to the image's, the engine command after the operator nowhere; read as meant
+        entry = [Field("sh", nodes[1].span), Field("-c", nodes[1].span)]
+    elif cut is None or nodes[1] is None or len(entry) < 2 or not _SHELL_C.fullmatch(entry[1].text) or \
             entry[0].text.rsplit("/", 1)[-1] not in _SHELLS:
         return None
     m = yf.mapped(nodes[1])
