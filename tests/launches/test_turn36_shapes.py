@@ -108,3 +108,34 @@ def test_without_the_forks_package_the_refusal_stands(tmp_path):
     script.write_text("python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct --dtype bf16\n")
     result = lint([str(script)], LintOptions())
     assert [f.severity for f in result.findings if f.code == "KV007"] == [Severity.ERROR]
+
+
+_RECIPE = """\
+image:
+  repository: mixa3607/vllm-gfx906
+  tag: 0.11.0-rocm-6.3.3-20251102214219
+app-configuration:
+  vllm.yaml: |-
+    model: Qwen/Qwen3-30B-A3B
+    served-model-name:
+      - qwen3
+    max-model-len: 64K
+    tensor-parallel-size: 2
+    gpu-memory-utilization: 0.95
+"""
+
+
+def test_an_engine_config_file_the_values_embed_is_the_launch(tmp_path):
+    """Sample K319: the values of a chart kvlint has no adapter for carry the engine's `--config` file as a string
+    (`vllm.yaml: |-`) beside a vLLM image: its model and flags are the launch, each value at its line in the block;
+    a block that names no model leaves the KV008 said."""
+    path = tmp_path / "recipe.yaml"
+    path.write_text(_RECIPE)
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model) == ("vllm", "Qwen/Qwen3-30B-A3B")
+    assert dep.get("max_model_len") == 65536 and dep.get("tensor_parallel_size") == 2
+    assert dep.model_span is not None and dep.model_span.line == 6
+    assert dep.settings["max_model_len"].span.line == 9
+    path.write_text(_RECIPE.replace("    model: Qwen/Qwen3-30B-A3B\n", ""))
+    result = read_path(str(path))
+    assert not result.deployments and [f.code for f in result.findings] == ["KV008"]

@@ -146,8 +146,11 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     if model is None and not any(f.text.split("=", 1)[0] in ("--model", "--model-path") for f in args):
         by_env = _env_configured(yf, doc, holders)
         if by_env or roles or not _values_gpus(doc, doc.get("resources"))[0]:
-            # the one argument list of any name the image is handed (`serve_args: [/models, --flags ...]`), else said
-            return (by_env or roles, []) if by_env or roles else ([], [_kv008(yf.path, engine, image, span)])
+            # the one argument list of any name the image is handed (`serve_args: [/models, --flags ...]`), an engine
+            # config file the values embed, else said
+            inline = [] if by_env or roles else _embedded_config(yf, doc, engine, (image, span))
+            return (by_env or roles or inline, []) if by_env or roles or inline \
+                else ([], [_kv008(yf.path, engine, image, span)])
         # the engine's image on GPUs with no model here: the chart's default or the install names it (rule 8)
         name = "<the chart's model>"
         model_path, model = ("image",), None
@@ -891,6 +894,35 @@ def _engine_words(val: YNode) -> list[str]:
     words = [val.text] if val.is_scalar else [i.text for i in val.items if i.is_scalar] if val.is_seq else []
     found = [w.strip().lower() for w in words]
     return found if found and all(w in engine_names() for w in found) else []
+
+
+def _embedded_config(yf: YamlFile, doc: YNode, engine: str, image: tuple[str, Span]) -> list[Deployment]:
+    """The engine's `--config` file a values file embeds as a string (`app-configuration: {vllm.yaml: |- model: org/m
+    ...}`, sample K319's recipe), which the chart's template mounts and hands the engine: a YAML map holding `model`
+    and the engine's flags as keys, read in place (each value at its line)."""
+    from kvlint.launches.charts.ray import embedded
+
+    for key, config in _config_strings(doc):
+        parsed = embedded(yf, config).docs
+        cfg = parsed[0] if parsed else None
+        model = cfg.get("model") if cfg is not None and cfg.is_map else None
+        if cfg is None or model is None or not model.is_scalar or not model.text:
+            continue
+        fields = model_fields(engine, model) + key_fields(engine, cfg, frozenset({"model"}))
+        note = f"chart not recognised: launch assembled from the {engine} config file `{key}` the values embed"
+        ctx = LaunchContext(image=image[0], image_span=image[1], notes=(note,), node_labels=facts.node_labels(doc))
+        count, cspan = _values_gpus(doc, doc.get("resources"))
+        return [_deployment(yf.path, engine, fields, model, ctx, ManifestGpu(None, None, count, cspan))]
+    return []
+
+
+def _config_strings(doc: YNode, depth: int = 0) -> Iterator[tuple[str, YNode]]:
+    """Literal block strings under a key named for a YAML file (`vllm.yaml`, `config.yml`), two maps deep at most."""
+    for key, _, val in doc.pairs():
+        if val.is_scalar and val.style == "|" and key.endswith((".yaml", ".yml")):
+            yield key, val
+        elif val.is_map and depth < 2:
+            yield from _config_strings(val, depth + 1)
 
 
 def _kv008(path: str, engine: str, image: str, span: Span) -> Finding:
