@@ -77,7 +77,7 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         return None  # prose that names an image is no place in a notes file: only a command is
     listed = False  # the place is a `[NAME, "serve", ...]` list whose program is a run-time name
     if found is None and kind == "python":
-        found = _run_from_name(text) or _ray_config(text)
+        found = _run_from_name(text) or _ray_config(text) or _engine_decorator(text)
         if found is None:
             found = _serve_list(text)
             listed = found is not None
@@ -112,6 +112,10 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
     elif kind == "dockerfile":
         message = (f"this image starts the engine (`{what}`) with no model: the launch is where the image is run "
                    "with one (docker run, a manifest, a compose file); nothing here is checked")
+    elif kind == "python" and what.startswith("@"):
+        message = (f"a function decorated with `{what}(...)` here has a plugin start a {what[1:]} server for it "
+                   "(Metaflow's `@vllm` step decorator and the like), with the model and settings its arguments give: "
+                   "kvlint does not read such a decorator as a launch yet; nothing here is checked")
     elif kind == "python" and what in _RAY_CALLS:
         message = (f"a Ray Serve LLM deployment is configured here ({what}: it runs vLLM), but kvlint could not read "
                    "its model from it (a config built elsewhere or at run time); nothing here is checked")
@@ -295,6 +299,21 @@ def _ray_config(text: str) -> tuple[int, int, str] | None:
     if "LLMConfig(" not in text and "ray.serve.llm" not in text:
         return None
     m = _RAY_CONFIG.search(text)
+    if m is None:
+        return None
+    at = m.start(1)
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), m.group(1)
+
+
+_DECORATOR = lazy(r"(?m)^[ \t]*(@(?:vllm|sglang))[ \t]*\((?=[^)]*\bmodel[ \t]*=)")
+
+
+def _engine_decorator(text: str) -> tuple[int, int, str] | None:
+    """(line, col, `@vllm`) of a decorator named for an engine and given a `model=` (sample K316: Metaflow's
+    `@vllm(model=..., openai_api_server=True)` on a step), which has a plugin start the engine for the function."""
+    if "@vllm" not in text and "@sglang" not in text:
+        return None
+    m = _DECORATOR.search(text)
     if m is None:
         return None
     at = m.start(1)

@@ -139,3 +139,30 @@ def test_an_engine_config_file_the_values_embed_is_the_launch(tmp_path):
     path.write_text(_RECIPE.replace("    model: Qwen/Qwen3-30B-A3B\n", ""))
     result = read_path(str(path))
     assert not result.deployments and [f.code for f in result.findings] == ["KV008"]
+
+
+_FLOW = """\
+from metaflow import FlowSpec, step, vllm
+
+
+class Hello(FlowSpec):
+    @vllm(
+        model="Qwen/Qwen3-0.6B",
+        openai_api_server=True,
+    )
+    @step
+    def start(self):
+        self.next(self.end)
+"""
+
+
+def test_a_decorator_named_for_an_engine_with_a_model_is_said_not_passed_over():
+    """Sample K316: Metaflow's `@vllm(model=..., openai_api_server=True)` has a plugin start a vLLM server for the
+    step; kvlint reads no launch from it, so it says so at the decorator (KV008), never silence. A decorator with no
+    model (`@vllm_cache`) or a call in the body is not such a place."""
+    from kvlint.launches.named import passed_over
+
+    found = passed_over("flow.py", _FLOW, "python")
+    assert found is not None and found.span is not None and (found.span.line, found.span.col) == (5, 5)
+    assert "@vllm(...)" in found.message
+    assert passed_over("flow.py", _FLOW.replace('model="Qwen/Qwen3-0.6B",', "cache=True,"), "python") is None
