@@ -460,6 +460,9 @@ def _source_checkout(path: str, engine: str) -> str | None:
     for m in _EDITABLE.finditer(text):
         if _engine_tree_path(m.group(1), engine) or _package_folder(m.group(1), engine):
             return f"installed editable ({m.group(1)})"
+        into = _cd_before(text, m.start()) if m.group(1).rstrip("/") in (".", "") else None
+        if into is not None and _engine_tree_path(into, engine):  # `git clone .../vllm.git; cd vllm; pip install -e .`
+            return f"installed editable (the checkout {into})"  # (sample K322: a fork's README)
     for m in _LOCAL_INSTALL.finditer(text):  # `pip install ./sglang/python[all]` of a cloned tree (sample K115)
         if _engine_tree_path(m.group(1).split("[", 1)[0], engine):
             return f"installed from {m.group(1)}"
@@ -528,6 +531,22 @@ _LOCAL_INSTALL = lazy(r"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+(?:[^\n]
                       r"((?:\.{1,2}/|/|~/)[^\s\"';]+)")
 _EDITABLE = lazy(r"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+(?:[^\n]*[ \t])?(?:-e|--editable)[ \t]+"
                  r"[\"']?([^\s\"';]+)")
+
+
+_CD = lazy(r"(?m)(?:^|&&|;)[ \t]*cd[ \t]+[\"']?([^\s\"';&|]+)")
+
+
+def _cd_before(text: str, at: int) -> str | None:
+    """The folder the last `cd` before offset `at` (within the 20 lines above it) changes to: where a `pip install -e
+    .` installs from."""
+    start = at
+    for _ in range(20):
+        start = text.rfind("\n", 0, max(start - 1, 0))
+        if start < 0:
+            start = 0
+            break
+    found = [m.group(1) for m in _CD.finditer(text, start, at)]
+    return found[-1] if found else None
 
 
 def _engine_tree_path(path: str, engine: str) -> bool:

@@ -166,3 +166,52 @@ def test_a_decorator_named_for_an_engine_with_a_model_is_said_not_passed_over():
     assert found is not None and found.span is not None and (found.span.line, found.span.col) == (5, 5)
     assert "@vllm(...)" in found.message
     assert passed_over("flow.py", _FLOW.replace('model="Qwen/Qwen3-0.6B",', "cache=True,"), "python") is None
+
+
+_OPERATOR = """\
+apiVersion: airunway.ai/v1alpha1
+kind: ModelDeployment
+metadata:
+  name: qwen3-vllm
+spec:
+  model:
+    id: Qwen/Qwen3-0.6B
+    source: huggingface
+  engine:
+    type: vllm
+  resources:
+    gpu:
+      count: 1
+"""
+
+
+def test_an_operator_resource_naming_its_engine_by_type_is_a_launch(tmp_path):
+    """Sample K322: an operator's resource names its engine as `engine: {type: vllm}` beside `model: {id: ...}` and
+    a GPU count of its own shape (`resources: {gpu: {count: 1}}`): the operator starts that engine on that model."""
+    path = tmp_path / "md.yaml"
+    path.write_text(_OPERATOR)
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.gpu_count) == ("vllm", "Qwen/Qwen3-0.6B", 1)
+    path.write_text(_OPERATOR.replace("type: vllm", "type: llamacpp"))
+    assert not read_path(str(path)).deployments
+
+
+_SOURCE_BUILD = """\
+```bash
+git clone https://github.com/example/vllm.git
+cd vllm
+pip install -e .
+python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-0.6B --enable-apxm
+```
+"""
+
+
+def test_an_editable_install_of_a_cloned_engine_tree_runs_that_tree(tmp_path):
+    """Sample K322: a fork's README clones its vLLM, `cd vllm` and `pip install -e .`: the launch runs that
+    checkout, whose parser may add `--enable-apxm`, so KV004 is an info there; without the install it is a warning."""
+    path = tmp_path / "README.md"
+    path.write_text(_SOURCE_BUILD)
+    assert [f.severity for f in lint([str(path)], LintOptions()).findings if f.code == "KV004"] == [Severity.INFO]
+    other = tmp_path / "NOTES.md"  # another file: a file's text is read once per run
+    other.write_text(_SOURCE_BUILD.replace("pip install -e .\n", ""))
+    assert [f.severity for f in lint([str(other)], LintOptions()).findings if f.code == "KV004"] == [Severity.WARNING]

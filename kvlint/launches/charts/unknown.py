@@ -299,14 +299,15 @@ def _engine_named_object(yf: YamlFile, doc: YNode, image: tuple[str, Span] | Non
     if engine is None or model is None:
         return []
     path, node = model
-    count, cspan, _ = g.count_from_resources(spec)
+    count, cspan = _object_gpus(spec)
     named = f"names {engine} as its engine" if named_engine else f"runs {engine}'s image {image[0] if image else ''}"
     note = (f"the object {named} and {'.'.join(path)} as its model: its operator starts the engine, with settings of "
             "its own this file does not show")
     ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
                         node_labels=facts.node_labels(doc))
     fields = _model_fields(engine, node, path)
-    return [_deployment(yf.path, engine, fields, node, ctx, ManifestGpu(None, None, count, cspan))]
+    # the operator's own settings decide the parallelism too: open, bounded by the GPUs asked for when any are
+    return [_deployment(yf.path, engine, fields, node, ctx, ManifestGpu(None, None, count, cspan), tp_open=True)]
 
 
 def _engine_block_models(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None) -> list[Deployment]:
@@ -334,14 +335,30 @@ def _engine_block_models(yf: YamlFile, doc: YNode, image: tuple[str, Span] | Non
 
 
 def _engine_value_of(spec: YNode) -> str | None:
-    """The engine a spec's engine key names: `engine: vllm`, or `engine: {name: vllm}` (one level down too)."""
+    """The engine a spec's engine key names: `engine: vllm`, or `engine: {name: vllm}` / `{type: vllm}` (sample
+    K322's AI Runway `ModelDeployment`), one level down too."""
     for holder in [spec] + [v for _, _, v in spec.pairs() if v.is_map]:
         for key in _ENGINE_KEYS:
             val = holder.get(key)
-            word = text(val.get("name") if val is not None and val.is_map else val)
-            if word and word.strip().lower() in engine_names():
-                return word.strip().lower()
+            words = [text(val.get("name")), text(val.get("type"))] if val is not None and val.is_map else [text(val)]
+            word = next((w.strip().lower() for w in words if w and w.strip().lower() in engine_names()), None)
+            if word:
+                return word
     return None
+
+
+def _object_gpus(spec: YNode) -> tuple[int | None, Span | None]:
+    """GPUs an operator's resource asks for: a Kubernetes `resources` map (limits, requests), else a count the
+    operator reads itself (`resources: {gpu: {count: 1}}`, `gpu: {count: 2}`)."""
+    count, cspan, _ = g.count_from_resources(spec.get("resources")) if spec.get("resources") is not None else \
+        g.count_from_resources(spec)
+    if count is not None:
+        return count, cspan
+    for node in (spec.path("resources", "gpu", "count"), spec.path("gpu", "count"), spec.path("resources", "gpus")):
+        n = g.to_int(node) if node is not None and node.is_scalar else None
+        if n is not None and node is not None:
+            return n, node.span
+    return None, None
 
 
 def _models_entry(spec: YNode) -> tuple[tuple[str, ...], YNode] | None:
