@@ -47,8 +47,18 @@ def is_windows_path(model: str) -> bool:
 _DRIVE = lazy(r"^[A-Za-z]:[\\/]")
 
 
+# a model written as a capitalised name with an underscore (`vllm serve MODEL_NAME`, sample K323's README): a
+# document's name for the reader's model, never a Hub id (which has a `/`) nor a folder anyone serves from
+_MODEL_NAME_HOLE = lazy(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+
+
 def is_placeholder(text: str) -> bool:
-    return bool(PLACEHOLDER.search(text)) and not _UNRESOLVED.search(text)
+    """A placeholder model (`__MODEL__`, `<model>`, `MODEL_NAME`) deploy tooling or the reader fills in."""
+    return (bool(PLACEHOLDER.search(text)) or model_name_hole(text)) and not _UNRESOLVED.search(text)
+
+
+def model_name_hole(text: str) -> bool:
+    return "_" in text and _MODEL_NAME_HOLE.match(text) is not None
 
 
 def parse_human_int(engine: str, text: str) -> int:

@@ -23,7 +23,7 @@ from kvlint.flags.flag_table import (
     match,
     normalise,
 )
-from kvlint.flags.flag_values import is_unresolved, json_or_human
+from kvlint.flags.flag_values import is_unresolved, json_or_human, model_name_hole
 from kvlint.flags.parse_state import ParseState, merge_dotted, store, store_flag, store_list
 from kvlint.flags.server import dispatch_options, server_of
 from kvlint.flags.syntax import syntax_of
@@ -126,7 +126,7 @@ def _switch_value(st: ParseState, i: int) -> bool:
 def _positional(st: ParseState, tok: Token) -> None:
     if st.positional_model:
         st.model = Setting(st.table.model_dest, tok.text, "", tok.text, tok.span, None,
-                           resolved=not is_unresolved(tok.text))
+                           resolved=not (is_unresolved(tok.text) or model_name_hole(tok.text)))
         st.positional_model = False  # one positional only; a second is an error as in argparse
         return
     st.errors.append(f"unrecognized argument {tok.text!r}" + (f" at {tok.span}" if tok.span else ""))

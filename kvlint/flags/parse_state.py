@@ -11,7 +11,7 @@ from typing import Any
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
 from kvlint.flags.flag_table import FlagSpec, FlagTable, match, normalise
-from kvlint.flags.flag_values import convert, is_unresolved, read_value
+from kvlint.flags.flag_values import convert, is_unresolved, model_name_hole, read_value
 from kvlint.flags.syntax import ArgSyntax, syntax_of
 from kvlint.flags.token_spans import join_spans
 from kvlint.record import field, record
@@ -62,7 +62,8 @@ def store_flag(st: ParseState, spec: FlagSpec, tok: Token, written: str) -> None
 
 def store(st: ParseState, spec: FlagSpec, flag_tok: Token, written: str, raw: str, span: Span | None) -> None:
     if spec.dest == st.table.model_dest:
-        st.model = Setting(st.table.model_dest, raw, written, raw, span, flag_tok.span, resolved=not is_unresolved(raw))
+        st.model = Setting(st.table.model_dest, raw, written, raw, span, flag_tok.span,
+                           resolved=not (is_unresolved(raw) or model_name_hole(raw)))
         return
     if is_unresolved(raw):
         st.settings[spec.dest] = Setting(spec.dest, raw, written, raw, span, flag_tok.span, resolved=False)

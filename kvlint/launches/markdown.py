@@ -348,9 +348,10 @@ def _in_table(text: str, at: int) -> bool:
 
 # a model written out in a command: after `serve` or the model flag, a Hub id, an absolute path, a variable the
 # runbook set before (`rerun \`uv run vllm serve $MODEL --tensor-parallel-size $TP_SIZE\``, sample K300) or a
-# placeholder for the reader's model (`Start vLLM with \`vllm serve <model> --served-model-name my-model\``, K309)
+# placeholder for the reader's model (`Start vLLM with \`vllm serve <model> --served-model-name my-model\``, K309;
+# `- vLLM server running: \`vllm serve MODEL_NAME --max-model-len 8192\``, K323's capitalised name)
 _MODEL_GIVEN = lazy(r"(?:\bserve[ \t]+|--model(?:-path)?[ \t=]+)[\"']?"
-                    r"(?:[A-Za-z0-9][\w.-]*/[\w.-]*\w|/[\w./-]+|\$\{?[A-Za-z_]\w*\}?|<[\w.-]+>)")
+                    r"(?:[A-Za-z0-9][\w.-]*/[\w.-]*\w|/[\w./-]+|\$\{?[A-Za-z_]\w*\}?|<[\w.-]+>|[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)")
 
 
 def _complete(body: str) -> bool:

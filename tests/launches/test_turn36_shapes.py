@@ -215,3 +215,18 @@ def test_an_editable_install_of_a_cloned_engine_tree_runs_that_tree(tmp_path):
     other = tmp_path / "NOTES.md"  # another file: a file's text is read once per run
     other.write_text(_SOURCE_BUILD.replace("pip install -e .\n", ""))
     assert [f.severity for f in lint([str(other)], LintOptions()).findings if f.code == "KV004"] == [Severity.WARNING]
+
+
+def test_a_capitalised_model_name_in_a_runbook_is_a_placeholder(tmp_path):
+    """Sample K323: `- vLLM server running: \\`vllm serve MODEL_NAME --max-model-len 8192\\`` is a command the runbook
+    gives with its reader's model: a launch whose model is a placeholder (never looked up as a Hub id); a model with a
+    `/` or lower-case letters is read as written."""
+    from kvlint.flags.flag_values import is_placeholder
+
+    path = tmp_path / "README.md"
+    path.write_text("- vLLM server running: `vllm serve MODEL_NAME --max-model-len 8192`\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "MODEL_NAME" and dep.get("max_model_len") == 8192
+    assert not dep.model_resolved
+    assert is_placeholder("MODEL_NAME") and is_placeholder("BASE_MODEL_PATH")
+    assert not is_placeholder("Qwen/QWEN_7B") and not is_placeholder("MODEL") and not is_placeholder("my_model")
