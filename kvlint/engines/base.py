@@ -60,6 +60,7 @@ class Engine(Protocol):
     no_server_images: tuple[str, ...]  # published image repositories that carry it and start no server: their
     # arguments are run as the container's program (KV014)
     parser_sources: tuple[str, ...]  # where a source checkout keeps the argument parser (a fork in the repository)
+    upstream: str  # the engine's own GitHub repository (`vllm-project/vllm`): a clone of it is no fork
     memory_view: str  # "torch" (cudaMemGetInfo total) | "nvidia-smi" (MiB as nvidia-smi prints)
     fp8_kv_dtype: str  # the spelling of fp8 KV the fix messages suggest
     refuses_unfit_request: bool  # refuses to start when one max-length request does not fit (KV101)

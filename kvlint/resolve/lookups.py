@@ -461,8 +461,9 @@ def _source_checkout(path: str, engine: str) -> str | None:
         if _engine_tree_path(m.group(1), engine) or _package_folder(m.group(1), engine):
             return f"installed editable ({m.group(1)})"
         into = _cd_before(text, m.start()) if m.group(1).rstrip("/") in (".", "") else None
-        if into is not None and _engine_tree_path(into, engine):  # `git clone .../vllm.git; cd vllm; pip install -e .`
-            return f"installed editable (the checkout {into})"  # (sample K322: a fork's README)
+        if into is not None and _engine_tree_path(into, engine) and not _upstream_clone(text, m.start(), engine):
+            return f"installed editable (the checkout {into})"  # `git clone .../vllm.git; cd vllm; pip install -e .`
+            # of a fork (sample K322); a clone of the engine's own repository is its development build (K258)
     for m in _LOCAL_INSTALL.finditer(text):  # `pip install ./sglang/python[all]` of a cloned tree (sample K115)
         if _engine_tree_path(m.group(1).split("[", 1)[0], engine):
             return f"installed from {m.group(1)}"
@@ -534,6 +535,18 @@ _EDITABLE = lazy(r"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+(?:[^\n]*[ \t
 
 
 _CD = lazy(r"(?m)(?:^|&&|;)[ \t]*cd[ \t]+[\"']?([^\s\"';&|]+)")
+
+
+def _upstream_clone(text: str, at: int, engine: str) -> bool:
+    """Whether the last `git clone` before offset `at` clones the engine's own repository (`github.com/vllm-project/
+    vllm`): its parser is the stock one at a development commit, so a fork's reading does not apply."""
+    from kvlint.engines import get_engine
+
+    clones = _CLONE.findall(text, 0, at)
+    return bool(clones) and clones[-1].lower().removesuffix(".git").rstrip("/").endswith(get_engine(engine).upstream)
+
+
+_CLONE = lazy(r"\bgit[ \t]+clone\b[^\n]*?(?:github\.com[/:])([\w.-]+/[\w.-]+)")
 
 
 def _cd_before(text: str, at: int) -> str | None:

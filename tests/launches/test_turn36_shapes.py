@@ -215,6 +215,10 @@ def test_an_editable_install_of_a_cloned_engine_tree_runs_that_tree(tmp_path):
     other = tmp_path / "NOTES.md"  # another file: a file's text is read once per run
     other.write_text(_SOURCE_BUILD.replace("pip install -e .\n", ""))
     assert [f.severity for f in lint([str(other)], LintOptions()).findings if f.code == "KV004"] == [Severity.WARNING]
+    # a clone of vLLM's own repository is stock vLLM at a development commit (sample K258): the warning stands
+    upstream = tmp_path / "BUILD.md"
+    upstream.write_text(_SOURCE_BUILD.replace("example/vllm", "vllm-project/vllm"))
+    assert [f.severity for f in lint([str(upstream)], LintOptions()).findings if f.code == "KV004"] == [Severity.WARNING]
 
 
 def test_a_capitalised_model_name_in_a_runbook_is_a_placeholder(tmp_path):

@@ -46,6 +46,7 @@ class Sglang(RoleTable):
     image_ships = facts.IMAGE_SHIPS
     no_server_images = facts.NO_SERVER_IMAGES
     parser_sources = facts.PARSER_SOURCES
+    upstream = facts.UPSTREAM
     memory_view = facts.MEMORY_VIEW
     fp8_kv_dtype = facts.FP8_KV_DTYPE
     refuses_unfit_request = facts.REFUSES_UNFIT_REQUEST

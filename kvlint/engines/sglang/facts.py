@@ -32,6 +32,7 @@ NO_SERVER_IMAGES = ("lmsysorg/sglang",)
 VERSION_TAGGED_IMAGES = ("sglang",)  # image repos (and NAME) whose tag is the release
 BUILD_IMAGE_PREFIXES = ("sgl-",)  # own builds whose repo does not hold NAME (their tags are releases)
 PARSER_SOURCES = ("python/sglang/srt/server_args.py", "sglang/srt/server_args.py")  # a fork's parser
+UPSTREAM = "sgl-project/sglang"  # its own repository: a clone of it is the stock engine at a development commit
 MEMORY_VIEW = "nvidia-smi"  # sizing starts from the MiB nvidia-smi prints
 FP8_KV_DTYPE = "fp8_e4m3"
 REFUSES_UNFIT_REQUEST = False

@@ -35,6 +35,7 @@ NO_SERVER_IMAGES: tuple[str, ...] = ()  # every published vLLM image's entry poi
 VERSION_TAGGED_IMAGES = ("vllm-openai", "vllm-tpu", "vllm-cpu", "vllm-rocm")  # repos (and NAME) tagged vX.Y.Z
 BUILD_IMAGE_PREFIXES: tuple[str, ...] = ()  # own builds whose repo does not hold NAME (their tags are releases)
 PARSER_SOURCES = ("vllm/engine/arg_utils.py",)  # where a source checkout keeps the argument parser (a fork)
+UPSTREAM = "vllm-project/vllm"  # its own repository: a clone of it is the stock engine at a development commit
 MEMORY_VIEW = "torch"  # sizing starts from cudaMemGetInfo's total
 FP8_KV_DTYPE = "fp8"
 REFUSES_UNFIT_REQUEST = True  # refuses to start when one max-length request does not fit (KV101)
