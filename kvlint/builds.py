@@ -21,6 +21,15 @@ _INSTALL = lazy(r"\b(?:pip3?|uv[ \t]+pip|python3?(?:\.\d+)?[ \t]+-m[ \t]+pip)[ \
 _VARIABLE = lazy(r"\$\{?([A-Za-z_]\w*)\}?")
 
 
+def installed_engine(text: str) -> str | None:
+    """The engine an install command of the build installs (`RUN pip install sglang`, pinned or not), else None."""
+    for line in _INSTALL.finditer(text):
+        found = next((e for e in ("vllm", "sglang") if re.search(rf"(?<![\w-]){e}(?![\w-])", line.group())), None)
+        if found is not None:
+            return found
+    return None
+
+
 def pinned_release(text: str, engine: str, env: Mapping[str, str] | None = None) -> tuple[str, int] | None:
     """(release, offset of the pin's version in `text`) of the last exact pin of `engine` an install command of
     `text` makes (`\\`-continued lines joined by spaces of the same length, so offsets hold); a `${VAR}` version is

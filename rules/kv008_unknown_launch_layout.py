@@ -13,7 +13,8 @@ Three cases, one finding each, at the place the engine is named:
   an image variable named for an engine (`docker run -d "$SGLANG_IMAGE" $ARGS`), or decorates a function with a
   decorator named for an engine and given a model (Metaflow's `@vllm(model=..., openai_api_server=True)`), and gives
   no launch: a command shape kvlint does not read yet, an entry point started with the arguments passed to it
-  (`"$@"`), or a Dockerfile whose entry point starts the engine with no model (the image, launched where it is run);
+  (`"$@"`), or a Dockerfile whose entry point starts the engine with no model (the image, launched where it is run),
+  or one that installs an engine and runs a script of the repository's that is not in the tree (`CMD ["./start.sh"]`);
 - in a script whose other launches were read, a command that runs an engine entry point as words of its own
   through a program kvlint cannot read (`xargs -I{} vllm serve {}`, `parallel ... python -m
   sglang.launch_server ...`): one finding per such command (at most five a file), so a launch is not passed

@@ -86,7 +86,8 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
     if found is None:
         return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind, named) \
             or _named_file(path, text, kind) \
-            or _named_manifest(path, text, kind) or _configured_engine(path, text, kind)
+            or _named_manifest(path, text, kind) or _configured_engine(path, text, kind) \
+            or _installed_engine_script(path, text, kind)
     line, col, what = found
     named_run = what.startswith("--name ")
     what = what.removeprefix("--name ")
@@ -772,6 +773,48 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
            "`# kvlint: disable-file` when this file starts no engine")
     width = len(chosen.group("engine")) if chosen is not None else len(settings[0][1])
     return _said(Span(path, line, col, line, col + width), message, fix)
+
+
+_RUNS_SCRIPT = lazy(r"(?im)^[ \t]*(?:CMD|ENTRYPOINT)[ \t]+(?:\[[ \t]*\"?)?(?:(?:ba)?sh\"?,?[ \t]+\"?)?"
+                   r"((?:\.{0,2}/)?[\w./-]+\.(?:sh|py))")
+
+
+def _installed_engine_script(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for an image that installs an engine (`RUN pip install sglang`) and runs a script of the repository's
+    as its command (`CMD ["./start.sh"]`, sample K323), from which no launch was read: the script starts the engine
+    out of this file's sight (not in the tree, or serving the model its environment names); said, never passed
+    over."""
+    if kind != "dockerfile" or ("vllm" not in text and "sglang" not in text):
+        return None
+    from kvlint.builds import installed_engine
+
+    installed = installed_engine(text)
+    runs = _RUNS_SCRIPT.search(text) if installed else None
+    if runs is None or _copied_beside(path, text, runs.group(1)):
+        return None  # the script is in the tree: its own reading says where its launch is
+    at = runs.start(1)
+    line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    message = (f"this image installs {installed} and runs {runs.group(1)}, a script of the repository's own, from "
+               "which kvlint read no launch (not in this tree, or its model is the environment's the image is run "
+               "with); nothing here is checked")
+    fix = ("keep the script beside the Dockerfile, or write the engine's command in the CMD, so kvlint can read the "
+           "launch; or add `# kvlint: disable-file` when the image starts no engine")
+    return _said(Span(path, line, col, line, col + len(runs.group(1))), message, fix)
+
+
+def _copied_beside(path: str, text: str, run: str) -> bool:
+    """Whether the script the image runs is copied in from a file that is in the tree beside the Dockerfile."""
+    import os
+
+    from kvlint.builds import copies, landed
+
+    name = run.rsplit("/", 1)[-1]
+    for sources, dest in copies(text):
+        for source in sources:
+            named = name in (source.rsplit("/", 1)[-1], landed(source, dest).rsplit("/", 1)[-1])
+            if named and os.path.isfile(os.path.join(os.path.dirname(path), source)):
+                return True
+    return os.path.isfile(os.path.join(os.path.dirname(path), name))
 
 
 # settings whose names only an engine's flags have (`GPU_MEMORY_UTILIZATION`, `MEM_FRACTION_STATIC`)

@@ -234,3 +234,28 @@ def test_a_capitalised_model_name_in_a_runbook_is_a_placeholder(tmp_path):
     assert not dep.model_resolved
     assert is_placeholder("MODEL_NAME") and is_placeholder("BASE_MODEL_PATH")
     assert not is_placeholder("Qwen/QWEN_7B") and not is_placeholder("MODEL") and not is_placeholder("my_model")
+
+
+_IMAGE = """\
+FROM nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04
+RUN python3 -m pip install --no-cache-dir sglang
+COPY handler.py start.sh ./
+ENV MODEL_PATH="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8" \\
+    SGLANG_EXTRA_ARGS="--tp 1 --context-length 131072"
+CMD ["./start.sh"]
+"""
+
+
+def test_an_image_that_installs_an_engine_and_runs_a_script_not_in_the_tree_is_said(tmp_path):
+    """Sample K323: a Dockerfile installs SGLang and runs `./start.sh`, which the tree does not hold: kvlint reads no
+    launch from it, so it says so at the script's name (KV008); with the script beside it, the script's own reading
+    says where the launch is, and the Dockerfile says nothing."""
+    from kvlint.launches.named import passed_over
+
+    path = tmp_path / "Dockerfile"
+    path.write_text(_IMAGE)
+    found = passed_over(str(path), _IMAGE, "dockerfile")
+    assert found is not None and found.span is not None and (found.span.line, found.span.col) == (6, 7)
+    assert "installs sglang" in found.message
+    (tmp_path / "start.sh").write_text("#!/bin/sh\nexec python3 -m sglang.launch_server --model-path \"$MODEL_PATH\"\n")
+    assert passed_over(str(path), _IMAGE, "dockerfile") is None
