@@ -111,8 +111,9 @@ def _cmd_of_image(node: YNode) -> bool:
         and _argv_like(node.get("cmd"))
 
 
-FORMAT_NOTE = ("KServe predictor with modelFormat {engine} and no arguments: the engine's flags are in the "
-               "ServingRuntime {runtime} (not in this file), so the engine's defaults are assumed")
+FORMAT_NOTE = ("KServe predictor for {engine} (its model format or its runtime's name) with no arguments: the "
+               "engine's flags are in the ServingRuntime {runtime} (not in this file), so the engine's defaults are "
+               "assumed")
 
 
 def _format_engine(node: YNode) -> str | None:

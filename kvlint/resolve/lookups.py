@@ -543,7 +543,7 @@ def _upstream_clone(text: str, at: int, engine: str) -> bool:
     from kvlint.engines import get_engine
 
     clones = _CLONE.findall(text, 0, at)
-    return bool(clones) and clones[-1].lower().removesuffix(".git").rstrip("/").endswith(get_engine(engine).upstream)
+    return bool(clones) and clones[-1].lower().removesuffix(".git").rstrip("/") == get_engine(engine).upstream
 
 
 _CLONE = lazy(r"\bgit[ \t]+clone\b[^\n]*?(?:github\.com[/:])([\w.-]+/[\w.-]+)")

@@ -259,3 +259,12 @@ def test_an_image_that_installs_an_engine_and_runs_a_script_not_in_the_tree_is_s
     assert "installs sglang" in found.message
     (tmp_path / "start.sh").write_text("#!/bin/sh\nexec python3 -m sglang.launch_server --model-path \"$MODEL_PATH\"\n")
     assert passed_over(str(path), _IMAGE, "dockerfile") is None
+
+
+def test_only_the_engines_own_repository_is_its_upstream():
+    """`git clone` of `vllm-project/vllm` is the upstream; an owner whose name merely ends like it is a fork."""
+    from kvlint.resolve.lookups import _upstream_clone
+
+    text = "git clone https://github.com/{}.git\ncd vllm\npip install -e .\n"
+    assert _upstream_clone(text.format("vllm-project/vllm"), len(text), "vllm")
+    assert not _upstream_clone(text.format("my-vllm-project/vllm"), len(text), "vllm")
