@@ -808,9 +808,13 @@ def _copied_beside(path: str, text: str, run: str) -> bool:
 
     from kvlint.builds import copies, landed
 
+    if path in ("", "-"):
+        return False
     name = run.rsplit("/", 1)[-1]
     for sources, dest in copies(text):
         for source in sources:
+            if ".." in source or source.startswith("/"):
+                continue  # outside the build context: never looked for (as the copied entry script's reader)
             named = name in (source.rsplit("/", 1)[-1], landed(source, dest).rsplit("/", 1)[-1])
             if named and os.path.isfile(os.path.join(os.path.dirname(path), source)):
                 return True
