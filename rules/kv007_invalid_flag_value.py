@@ -121,22 +121,24 @@ def _fork_value(ctx: Context, bad: InvalidValue, what: str, parser: str) -> Find
     runs the launch: the launch runs that tree, whose parser decides the value (sample K220's SGLang fork, whose
     script passes `--mm-attention-backend fa2`), as KV004 and KV005 say of its flags."""
     engine = c.title(ctx.deployment.engine)
-    return check.rule.finding(
-        ctx, f"stock {engine} rejects {what}: {bad.reason}; but the repository holds its own {engine} tree ({parser}), "
-             "which the launch runs: that fork's parser decides the value", bad.span or ctx.deployment.launch_span,
-        fix=f"check that {parser} accepts {bad.raw}", flag=bad.flag, value=bad.raw, setting=bad.setting,
-        severity=Severity.INFO)
+    return _decided_by(ctx, bad, what, f"the repository holds its own {engine} tree ({parser}), which the launch runs: "
+                                       "that fork's parser decides the value", parser)
 
 
 def _vendor_fork_value(ctx: Context, bad: InvalidValue, what: str) -> Finding:
     """The file runs a vendor's fork of the engine with an argument parser of its own (kvlint/data/
     vendor_launchers.json `own_parser`: a script that imports xfastertransformer runs vllm-xft, which reads `--dtype
     bf16`, sample K320): that fork's choices decide the value, so stock vLLM's refusal is said, not asserted."""
+    fork = ctx.version_fork
+    return _decided_by(ctx, bad, what, f"the launch runs {fork}, whose own parser decides the value", fork)
+
+
+def _decided_by(ctx: Context, bad: InvalidValue, what: str, but: str, parser: str) -> Finding:
+    """The info for a value stock engines refuse that the parser the launch really runs decides."""
     engine = c.title(ctx.deployment.engine)
     return check.rule.finding(
-        ctx, f"stock {engine} rejects {what}: {bad.reason}; but the launch runs {ctx.version_fork}, whose own parser "
-             "decides the value", bad.span or ctx.deployment.launch_span,
-        fix=f"check that {ctx.version_fork} accepts {bad.raw}", flag=bad.flag, value=bad.raw, setting=bad.setting,
+        ctx, f"stock {engine} rejects {what}: {bad.reason}; but {but}", bad.span or ctx.deployment.launch_span,
+        fix=f"check that {parser} accepts {bad.raw}", flag=bad.flag, value=bad.raw, setting=bad.setting,
         severity=Severity.INFO)
 
 

@@ -299,7 +299,11 @@ def _ray_config(text: str) -> tuple[int, int, str] | None:
     without naming it."""
     if "LLMConfig(" not in text and "ray.serve.llm" not in text:
         return None
-    m = _RAY_CONFIG.search(text)
+    return _match_place(text, _RAY_CONFIG.search(text))
+
+
+def _match_place(text: str, m: re.Match[str] | None) -> tuple[int, int, str] | None:
+    """(line, col, the words) of a match's first group, or None for no match."""
     if m is None:
         return None
     at = m.start(1)
@@ -314,11 +318,7 @@ def _engine_decorator(text: str) -> tuple[int, int, str] | None:
     `@vllm(model=..., openai_api_server=True)` on a step), which has a plugin start the engine for the function."""
     if "@vllm" not in text and "@sglang" not in text:
         return None
-    m = _DECORATOR.search(text)
-    if m is None:
-        return None
-    at = m.start(1)
-    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), m.group(1)
+    return _match_place(text, _DECORATOR.search(text))
 
 
 def _built_by_engine_call(text: str, name: str) -> tuple[str, int] | None:
