@@ -268,3 +268,25 @@ def test_only_the_engines_own_repository_is_its_upstream():
     text = "git clone https://github.com/{}.git\ncd vllm\npip install -e .\n"
     assert _upstream_clone(text.format("vllm-project/vllm"), len(text), "vllm")
     assert not _upstream_clone(text.format("my-vllm-project/vllm"), len(text), "vllm")
+
+
+def test_an_operator_resource_with_prefill_and_decode_roles_is_two_launches(tmp_path):
+    """Sample K322: `serving: {mode: disaggregated}` with `scaling: {prefill: {gpu: {count: 4}}, decode: {gpu: {count:
+    2}}}`: a prefill and a decode engine with pools of their own (counting rule 3), each with its role's GPUs."""
+    path = tmp_path / "pd.yaml"
+    path.write_text(_OPERATOR.replace("  resources:\n    gpu:\n      count: 1\n", "") + """\
+  serving:
+    mode: disaggregated
+  scaling:
+    prefill:
+      replicas: 2
+      gpu:
+        count: 4
+    decode:
+      replicas: 4
+      gpu:
+        count: 2
+""")
+    deps = read_path(str(path)).deployments
+    assert [(d.name, d.model, d.gpu_count) for d in deps] == [("prefill", "Qwen/Qwen3-0.6B", 4),
+                                                               ("decode", "Qwen/Qwen3-0.6B", 2)]

@@ -33,6 +33,7 @@ from kvlint.launches.env import Field
 from kvlint.launches.images import around_engine, shipped_engine
 from kvlint.launches.keys import fields_from_pairs
 from kvlint.lazyre import lazy
+from kvlint.record import replace
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
 
@@ -307,7 +308,22 @@ def _engine_named_object(yf: YamlFile, doc: YNode, image: tuple[str, Span] | Non
                         node_labels=facts.node_labels(doc))
     fields = _model_fields(engine, node, path)
     # the operator's own settings decide the parallelism too: open, bounded by the GPUs asked for when any are
+    roles = _role_maps(spec)
+    if roles:  # a disaggregated deployment (`scaling: {prefill: {...}, decode: {...}}`): two engines, two pools
+        return [_deployment(yf.path, engine, fields, node, replace(ctx, name=role, notes=(*ctx.notes, f"its {role} "
+                            "role (prefill and decode engines keep pools of their own)")),
+                            ManifestGpu(None, None, *_object_gpus(held)), tp_open=True) for role, held in roles]
     return [_deployment(yf.path, engine, fields, node, ctx, ManifestGpu(None, None, count, cspan), tp_open=True)]
+
+
+def _role_maps(spec: YNode) -> list[tuple[str, YNode]]:
+    """The prefill and decode maps of an operator's disaggregated deployment (`scaling: {prefill: {replicas: 2, gpu:
+    {count: 4}}, decode: {...}}`, sample K322), in the spec or one map below it; [] unless both are there."""
+    for holder in [spec] + [v for _, _, v in spec.pairs() if v.is_map]:
+        found = [(role, node) for role in _ROLE_PREFIXES if (node := holder.get(role)) is not None and node.is_map]
+        if len(found) == 2:
+            return found
+    return []
 
 
 def _engine_block_models(yf: YamlFile, doc: YNode, image: tuple[str, Span] | None) -> list[Deployment]:
