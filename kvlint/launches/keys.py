@@ -42,7 +42,6 @@ def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]],
     return out
 
 
-
 def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False, engine: str | None = None) -> list[Field]:
     if val.is_scalar:
         if (val.tag.endswith(":null") or val.text == "") and knode.is_scalar and knode.text.startswith("--") \

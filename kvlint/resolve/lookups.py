@@ -550,15 +550,10 @@ _CLONE = lazy(r"\bgit[ \t]+clone\b[^\n]*?(?:github\.com[/:])([\w.-]+/[\w.-]+)")
 
 
 def _cd_before(text: str, at: int) -> str | None:
-    """The folder the last `cd` before offset `at` (within the 20 lines above it) changes to: where a `pip install -e
-    .` installs from."""
-    start = at
-    for _ in range(20):
-        start = text.rfind("\n", 0, max(start - 1, 0))
-        if start < 0:
-            start = 0
-            break
-    found = [m.group(1) for m in _CD.finditer(text, start, at)]
+    """The folder the last `cd` in the 20 lines before offset `at` changes to: where a `pip install -e .` installs
+    from."""
+    above = "\n".join(text[:at].split("\n")[-21:])
+    found = _CD.findall(above)
     return found[-1] if found else None
 
 

@@ -151,16 +151,12 @@ def _rayllm_gpu(scaling: YNode | None) -> ManifestGpu:
     if scaling is None or not scaling.is_map:
         return ManifestGpu()
     workers, per = scaling.get("num_workers"), scaling.get("num_gpus_per_worker")
-    count = _whole_number(workers) * _whole_number(per) if workers is not None and per is not None else 0
+    count = (g.to_int(workers) or 0) * (g.to_int(per) or 0)
     resources = scaling.get("resources_per_worker")
     product = next(((k[len("accelerator_type_"):].upper(), kn.span) for k, kn, _ in resources.pairs()
                     if k.startswith("accelerator_type_")), None) if resources is not None else None
     return ManifestGpu(product[0] if product else None, product[1] if product else None, count or None,
                        workers.span if count and workers is not None else None)
-
-
-def _whole_number(node: YNode) -> int:
-    return int(node.text) if node.is_scalar and node.text.isdigit() and len(node.text) < 4 else 0
 
 
 def _worker_gpu(doc: YNode) -> ManifestGpu:
