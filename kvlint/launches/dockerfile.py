@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Iterator, Mapping
 
 from kvlint.deployment import Deployment
@@ -340,7 +341,7 @@ def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
 
 def _build_args(arg: str) -> dict[str, str]:
     """`ARG NAME=default` sets a default; a bare `ARG NAME` sets nothing (its value is a build argument)."""
-    return {k: v.strip("\"'") for k, eq, v in (tok.partition("=") for tok in arg.split()) if eq}
+    return {k: v for k, eq, v in (tok.partition("=") for tok in _quoted_words(arg)) if eq}
 
 
 def _assignments(arg: str) -> dict[str, str]:
@@ -350,7 +351,17 @@ def _assignments(arg: str) -> dict[str, str]:
     if "=" not in words[0]:  # legacy `ENV KEY value`
         key, _, value = arg.partition(" ")
         return {key: value.strip()}
-    return {k: v.strip("\"'") for k, _, v in (tok.partition("=") for tok in arg.split())}
+    return {k: v for k, _, v in (tok.partition("=") for tok in _quoted_words(arg))}
+
+
+def _quoted_words(arg: str) -> list[str]:
+    """`ENV CMD="python3 -m sglang.launch_server --model-path M" PORT=30000`: Docker splits the pairs as a shell
+    does, so a quoted value keeps its spaces (a whole engine command a `CMD ["bash", "-c", "$CMD"]` runs, sample
+    K323's RunPod worker); an unbalanced quote falls back to plain words, quotes stripped."""
+    try:
+        return shlex.split(arg, comments=False, posix=True)
+    except ValueError:
+        return [w.strip("\"'") for w in arg.split()]
 
 
 def _argv(path: str, text: str, index: LineIndex, off: int, arg: str, env: dict[str, str]) -> list[Field]:
