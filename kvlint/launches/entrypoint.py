@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from kvlint.deployment import Deployment
 
 KV008 = ("KV008", "unknown-launch-layout")
-_ENV_ONLY = lazy(r'^"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?$')
+# `$MODEL`, `"${MODEL}"`, and `${VLLM_ARGS:-}` (an empty default is no value of the file's own: the tpu-inference
+# image's entry point, turn 37's K327)
+_ENV_ONLY = lazy(r'^"?\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?-)?\})"?$')
 _ENTRY_NAME = lazy(r"entrypoint|entry[-_]point|startup|start[-_]up")
 _DOCKERFILE = lazy(r"^(docker|container)file|\.(docker|container)file$", re.IGNORECASE)
 _COMPOSE = lazy(r"^(docker-)?compose([.-][\w.-]*)?\.ya?ml$", re.IGNORECASE)
@@ -42,7 +44,7 @@ def env_model(dep: Deployment) -> str | None:
     if dep.model is None or dep.model_resolved:
         return None
     m = _ENV_ONLY.match(dep.model)
-    return m.group(1) if m else None
+    return (m.group(1) or m.group(2)) if m else None
 
 
 def run_by_image(path: str) -> str | None:
@@ -101,7 +103,8 @@ def argument_model(dep: Deployment, text: str) -> str | None:
     name = _ENV_ONLY.match(model)
     if name is None or not _passes_arguments(dep, text):
         return None  # `NAME=$1; vllm serve $NAME` alone stays a launch whose model is open
-    found = re.search(r"(?m)^[ \t]*(?:export[ \t]+|local[ \t]+|readonly[ \t]+)?" + re.escape(name.group(1)) +
+    variable = name.group(1) or name.group(2)
+    found = re.search(r"(?m)^[ \t]*(?:export[ \t]+|local[ \t]+|readonly[ \t]+)?" + re.escape(variable) +
                       r'=("[^"\n]*"|[^\s;]+)', text)
     return found.group(1) if found is not None and _POSITIONAL.match(found.group(1)) else None
 

@@ -90,9 +90,12 @@ KINDS: tuple[Kind, ...] = (
     Kind("rst", "kvlint.launches.rst:read", suffixes=(".rst",), walk_bytes=256 * 1024),
     # AsciiDoc documents (a product's documentation module): their listing blocks (kvlint.launches.asciidoc)
     Kind("asciidoc", "kvlint.launches.asciidoc:read", suffixes=(".adoc", ".asciidoc"), walk_bytes=256 * 1024),
-    # pipelines and shells in other languages that call a shell (Jenkins' Groovy `sh '...'`, fish): each command
-    # line, and each string holding an engine's entry point, read as shell (kvlint.launches.notes.read_code)
-    Kind("code", "kvlint.launches.notes:read_code", suffixes=(".groovy", ".jenkinsfile", ".fish"),
+    # pipelines and shells in other languages that call a shell (Jenkins' Groovy `sh '...'`, fish), and programs in
+    # scripting languages that build a command line in a string (a Ruby control plane's `"vllm serve #{path} ..."`,
+    # turn 37's K327; Perl, PHP, Lua, Elixir, Julia, R): each command line, and each string holding an engine's
+    # entry point, read as shell (kvlint.launches.notes.read_code)
+    Kind("code", "kvlint.launches.notes:read_code", suffixes=(".groovy", ".jenkinsfile", ".fish", ".rb", ".pl", ".pm",
+                                                              ".php", ".lua", ".ex", ".exs", ".jl", ".r"),
          walk_bytes=256 * 1024, bytes_ok=True),
     # Nix modules: command strings as code's, and lists whose items are separated by spaces (an OCI container's
     # `cmd = [ "--model" cfg.model ... ]` beside `image = cfg.image;`, kvlint.launches.literals.read_nix)

@@ -40,6 +40,9 @@ _SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-ses
                          "code", "shellscript", "script", "none"})
 _NOT_NEWLINE = lazy(r"[^\n]")
 _YAML_INFO = frozenset({"yaml", "yml"})
+# a block with no language (or plain text) drawn with box-drawing characters is a diagram of processes or folders
+_PLAIN_INFO = frozenset({"", "text", "txt", "plaintext", "none"})
+_DIAGRAM = lazy("[\u2500-\u257f]")
 _PS_INFO = frozenset({"powershell", "ps1", "pwsh", "ps"})
 # a unit, supervisor program or INI file a runbook shows: its `ExecStart=` / `command=` line starts the engine
 _UNIT_INFO = frozenset({"ini", "dosini", "systemd", "service", "conf", "cfg", "supervisor", "supervisord", "toml",
@@ -831,6 +834,8 @@ def _of_kind(kinds: frozenset[str] | None, label: str, inside: str) -> bool:
     if kinds is None:
         return True
     if kinds is _SHELL_INFO:
+        if label in _PLAIN_INFO and _DIAGRAM.search(inside):
+            return False  # a drawing: `vllm serve (main process)` above `├─ AsyncLLM` (turn 37's K325) names no command
         shell_here = label in _YAML_INFO and _heredoc_opened(inside)
         return (label in kinds and not _yaml_shaped(inside)) or shell_here or _mislabelled(label, inside)
     if kinds is _YAML_INFO:

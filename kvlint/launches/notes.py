@@ -122,10 +122,14 @@ def read_code(path: str, text: str, _as_vllm_config: bool | None = None) -> Read
     # Groovy `sh """..."""` continues its lines with `\\` then a newline (sample K283's SlurmUI job templates).
     # Rewritten in place (same length: every character keeps its column), the shell reads the continuation.
     text = _ESCAPED_CONTINUATION.sub(lambda _: " \\\n", text) if "\\\n" in text else text
+    # Ruby's, Elixir's and CoffeeScript's interpolation `"... --served-model-name #{name} ..."` is a value the program
+    # fills in, not a shell comment that would drop the rest of the line: read as `${name}`, at the same columns
+    text = _INTERPOLATION.sub(r"$\1", text) if "#{" in text else text
     return ReadResult(path, _lines_and_heredocs(path, text, commands(text, quoted=True)), comments=scan_comments(text))
 
 
 _ESCAPED_CONTINUATION = lazy(r"(?<!\\)\\\\\n")  # exactly two backslashes, then the line's end
+_INTERPOLATION = lazy(r"#(\{[^{}\n]*\})")
 
 
 def _entry_continued(text: str, line_start: int, line: str) -> bool:

@@ -518,7 +518,7 @@ def _engine_tree(dep: Deployment, engine: Engine) -> EngineTree | None:
         return None
     from kvlint.resolve.fork import engine_tree
 
-    return engine_tree(dep.path, engine.parser_sources, flags)
+    return engine_tree(dep.path, engine.parser_sources, flags, command=engine.name)
 
 
 def _unsized_server(dep: Deployment, engine: Engine, config: Config, options: ResolveOptions, why: str) -> Resolved:

@@ -43,9 +43,11 @@ class EngineTree:
         return next(((path, line) for name, path, line in self.adds if name in wanted), None)
 
 
-def engine_tree(file_path: str, markers: tuple[str, ...], flags: tuple[str, ...] = ()) -> EngineTree | None:
-    """The engine source tree in the file's project, else the unknown `flags` its own Python code adds, or None
-    (stdin, no marker and no flag added, unreadable parser)."""
+def engine_tree(file_path: str, markers: tuple[str, ...], flags: tuple[str, ...] = (),
+                command: str = "") -> EngineTree | None:
+    """The engine source tree in the file's project, else the unknown `flags` its own Python code adds (or all of
+    them, where the project installs its own `command`, the engine's console script), or None (stdin, no marker
+    and no flag added, unreadable parser)."""
     if not markers or file_path in ("", "-"):
         return None
     from kvlint.models.lockpath import lock_dir
@@ -57,7 +59,12 @@ def engine_tree(file_path: str, markers: tuple[str, ...], flags: tuple[str, ...]
         return tree
     scope = _project(folder, root)
     added = _added_flags(scope)
-    adds = tuple((f, *added[n]) for f in flags for n in (f, f.replace("_", "-")) if n in added)
+    adds = tuple((f, *added[n]) for f in dict.fromkeys(flags)
+                 for n in dict.fromkeys((f, f.replace("_", "-"))) if n in added)
+    rest = [f for f in dict.fromkeys(flags) if not any(a[0] == f for a in adds)]
+    wrapper = _own_command(scope, command) if command and rest else None
+    if wrapper is not None:  # the rest are the wrapper's to take or hand on
+        adds += tuple((f, *wrapper) for f in rest)
     if not adds:
         return None
     first = adds[0][1]
@@ -117,6 +124,30 @@ def _added_flags(scope: str) -> dict[str, tuple[str, int]]:
                     line = text.count("\n", 0, call.start(1) + option.start()) + 1
                     found.setdefault(option.group(1), (os.path.relpath(path, scope), line))
     return found
+
+
+_PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+
+
+@lru_cache(maxsize=64)
+def _own_command(scope: str, command: str) -> tuple[str, int] | None:
+    """(file, line) where the project installs a console script under the engine's own command name (pyproject's
+    `[project.scripts] vllm = "pkg.cli:main"`, setup.cfg's `vllm = pkg.cli:main` under console_scripts, setup.py's
+    `"vllm=pkg.cli:main"`): in an environment with the project installed, `vllm serve ...` runs the project's
+    wrapper, which takes options of its own and hands the rest to the engine (vllm-project/agentic-stack's
+    `--agentic-api`, turn 37's K327). Only the project root's files are read, each within READ_CAP."""
+    entry = re.compile(rf"""(?m)^\s*["']?{re.escape(command)}["']?\s*=\s*["']?[\w.]+:\w+""")
+    for name in _PROJECT_FILES:
+        path = os.path.join(scope, name)
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read(READ_CAP).decode("utf-8", "replace")
+        except OSError:
+            continue
+        found = entry.search(text) or re.search(rf"""["']{re.escape(command)}\s*=\s*[\w.]+:\w+["']""", text)
+        if found is not None:
+            return name, text.count("\n", 0, found.start() + found.group(0).index(command)) + 1
+    return None
 
 
 @lru_cache(maxsize=4096)

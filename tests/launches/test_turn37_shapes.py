@@ -23,3 +23,67 @@ def test_a_dockerfile_env_value_quoted_with_spaces_is_one_value(tmp_path):
     # an unbalanced quote is read word by word, as before, and gives no traceback
     path.write_text('FROM ubuntu:22.04\nENV A="x y\nCMD ["bash", "-c", "$A"]\n')
     assert not read_path(str(path)).deployments
+
+
+def test_an_entry_point_handed_its_arguments_by_an_empty_default_is_the_image(tmp_path):
+    """Turn 37's K327 (tpu-inference's image): `exec python3 -m vllm.entrypoints.openai.api_server ${VLLM_ARGS:-}`
+    in `docker/entrypoint.sh`: the variable with an empty default is the environment's, as `$VLLM_ARGS` is, so the
+    script is the image (counting rule 5), said by a KV008 info; a default with a model keeps it a launch."""
+    path = tmp_path / "docker" / "entrypoint.sh"
+    path.parent.mkdir()
+    path.write_text('#!/bin/bash\nset -e\nexec python3 -m vllm.entrypoints.openai.api_server ${VLLM_ARGS:-}\n')
+    result = read_path(str(path))
+    assert not result.deployments
+    assert [f.code for f in result.findings] == ["KV008"] and result.findings[0].span.line == 3
+    path.write_text('#!/bin/bash\nexec vllm serve "${MODEL:-}" --port 8000\n')
+    assert not read_path(str(path)).deployments
+    path.write_text('#!/bin/bash\nexec vllm serve "${MODEL:-Qwen/Qwen3-8B}" --port 8000\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen3-8B"
+
+
+def test_a_ruby_program_building_an_engine_command_line_is_read(tmp_path):
+    """Turn 37's K327 (ubicloud's inference-endpoint control plane, Ruby): the `vllm serve` command line is a string
+    with `#{...}` interpolations. Scripting languages' files (Ruby, Perl, PHP, Lua, Elixir, Julia, R) are walked and
+    read as Jenkinsfiles are: each string holding an engine's entry point, as shell."""
+    from kvlint.launches import iter_files
+
+    path = tmp_path / "nexus.rb"
+    path.write_text('def cmd\n  case engine\n  when "vllm"\n'
+                    '    "/opt/env/bin/vllm serve /ie/models/model --served-model-name #{name} --max-model-len 8192"\n'
+                    '  end\nend\n')
+    assert [p for p, why in iter_files([str(tmp_path)]) if why is None] == [str(path)]
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "/ie/models/model", 8192)
+    assert dep.model_span is not None and dep.model_span.line == 4
+
+
+def test_the_agentic_api_switch_names_the_package_that_owns_its_options(tmp_path):
+    """Turn 37's K327: `vllm serve M --agentic-api --gateway-port 9000` runs vllm-project/agentic-stack's own `vllm`
+    command (kvlint/data/plugins.json), whose gateway options are its own: KV004 infos naming the package, not
+    warnings that a stock vLLM exits. Without the switch the same option is still a stock vLLM's refusal."""
+    from kvlint.findings import Severity
+    from kvlint.lint import LintOptions, lint
+
+    path = tmp_path / "run.sh"
+    path.write_text("vllm serve Qwen/Qwen3-8B --agentic-api --port 8000 --gateway-port 9000\n")
+    found = [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV004"]
+    assert [f.severity for f in found] == [Severity.INFO, Severity.INFO]
+    assert all("agentic-api, a package built on vLLM" in f.message for f in found)
+    other = tmp_path / "other.sh"
+    other.write_text("vllm serve Qwen/Qwen3-8B --port 8000 --gateway-port 9000\n")
+    assert [f.severity for f in lint([str(other)], LintOptions()).findings if f.code == "KV004"] == [Severity.WARNING]
+
+
+def test_a_drawing_in_a_plain_block_is_no_command(tmp_path):
+    """Turn 37's K325 (a vLLM fork's Deployment.md): an unlabelled block drawing the process tree, `vllm serve (main
+    process)` above `├─ AsyncLLM`, was read as a launch of vLLM's default model. A plain block drawn with box-drawing
+    characters is a diagram; the same line in a ```bash block, or a plain block without a drawing, is still read."""
+    path = tmp_path / "Deployment.md"
+    drawing = "```\nvllm serve (main process)\n│\n├─ AsyncLLM\n```\n"
+    command = "```\nvllm serve Qwen/Qwen3-8B --max-model-len 8192\n```\n"
+    path.write_text(drawing + "\n" + command)
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen3-8B" and dep.model_span is not None and dep.model_span.line == 8
+    path.write_text("```bash\nvllm serve Qwen/Qwen3-8B  # └─ the server\n```\n")
+    assert [d.model for d in read_path(str(path)).deployments] == ["Qwen/Qwen3-8B"]

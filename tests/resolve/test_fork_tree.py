@@ -60,3 +60,28 @@ def test_the_parser_is_read_up_to_its_cap(tmp_path, monkeypatch):
     fork._search.cache_clear()
     assert engine_tree(str(root / "a.sh"), MARKERS).options == {"--first", "--late"}
     fork._search.cache_clear()
+
+
+def test_a_project_that_installs_its_own_engine_command_owns_the_flags_it_adds(tmp_path):
+    """Turn 37's K327 (vllm-project/agentic-stack): `[project.scripts] vllm = "agentic_api...:main"` puts the
+    project's own `vllm` in front of the engine's; the flag its code adds by `add_argument` is placed there, the one
+    it strips by other means (`--agentic-api`) at the console script's line. Without such a script, or for another
+    engine's command, the unknown flag stays unknown."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "src" / "cli.py").write_text('p.add_argument("--gateway-port", type=int)\n')
+    (root / "pyproject.toml").write_text('[project]\nname = "agentic-api"\n\n[project.scripts]\n'
+                                         'agentic-api = "agentic_api.cli:main"\nvllm = "agentic_api.vllm_cli:main"\n')
+    readme = str(root / "README.md")
+    tree = engine_tree(readme, ("vllm/engine/arg_utils.py",), ("--agentic-api", "--gateway-port"), command="vllm")
+    assert tree is not None and tree.added_at("--gateway-port") == ("src/cli.py", 1)
+    assert tree.added_at("--agentic-api") == ("pyproject.toml", 6)
+    assert engine_tree(readme, ("x",), ("--agentic-api",), command="sglang") is None
+    (root / "pyproject.toml").write_text('[project.scripts]\nagentic-api = "agentic_api.cli:main"\n')
+    fork._own_command.cache_clear()
+    assert engine_tree(readme, ("x",), ("--agentic-api",), command="vllm") is None
+    (root / "pyproject.toml").unlink()
+    (root / "setup.py").write_text('setup(entry_points={"console_scripts": ["vllm=patched.cli:main"]})\n')
+    fork._own_command.cache_clear()
+    assert engine_tree(readme, ("x",), ("--agentic-api",), command="vllm").added_at("--agentic-api") == ("setup.py", 1)
