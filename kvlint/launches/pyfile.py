@@ -1087,9 +1087,14 @@ _TELLS = frozenset({"print", "pprint", "echo", "secho", "info", "debug", "warnin
 
 
 def _told(func: ast.expr) -> bool:
-    """A call that prints or logs its arguments (`print`, `click.echo`, `logger.info`, `console.print`); a
-    `.write` is not one (a script written to a file is run later)."""
-    return _name(func) in _TELLS
+    """A call that prints or logs its arguments (`print`, `click.echo`, `logger.info`, `console.print`), or makes an
+    error's message (`RuntimeError(f"vllm serve exited early ...")`, turn 37's K326 harness; `sys.exit("...")`,
+    `pytest.fail`); a `.write` is not one (a script written to a file is run later)."""
+    name = _name(func)
+    return name in _TELLS or name.endswith(_MESSAGE_TYPES)
+
+
+_MESSAGE_TYPES = ("Error", "Exception", "Warning", "exit", "fail", "abort")
 
 
 def _name(func: ast.expr) -> str:

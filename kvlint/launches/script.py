@@ -724,8 +724,11 @@ def _end_aside(statement: _Arms, state: _State) -> None:
 
 
 def _caller_may_set(word: Word, state: _State) -> bool:
-    """A `case` subject the caller can change: a default (`${1:-x}`, `${MODE:-serve}`) or a name holding one."""
-    return any(part.kind == "var" and (part.op in _DEFAULT_OPS or part.text in state.defaulted)
+    """A `case` subject the caller can change: a default (`${1:-x}`, `${MODE:-serve}`), a name holding one, or a name
+    the caller's option overrides (`b) backend=$OPTARG ;;` in a getopts loop, turn 37's K326: `backend="default"`
+    then `case $backend in vllm) ...` is the arm `-b vllm` runs, not dead code)."""
+    return any(part.kind == "var" and (part.op in _DEFAULT_OPS or part.text in state.defaulted
+                                       or part.text in state.overridden)
                for part in word.parts)
 
 

@@ -87,3 +87,35 @@ def test_a_drawing_in_a_plain_block_is_no_command(tmp_path):
     assert dep.model == "Qwen/Qwen3-8B" and dep.model_span is not None and dep.model_span.line == 8
     path.write_text("```bash\nvllm serve Qwen/Qwen3-8B  # └─ the server\n```\n")
     assert [d.model for d in read_path(str(path)).deployments] == ["Qwen/Qwen3-8B"]
+
+
+def test_an_error_message_naming_the_command_is_no_launch(tmp_path):
+    """Turn 37's K326 (a benchmark harness): `raise RuntimeError(f"vllm serve exited early ...")` and `raise
+    TimeoutError(f"vllm serve did not become healthy ...")` after the real `subprocess.Popen([... "serve", model,
+    ...])` were read as two more launches (models "exited" and "did"). An error's message is told, not run, as a
+    print or a log line is."""
+    path = tmp_path / "server.py"
+    path.write_text('import subprocess, sys\n\n\ndef start(model="Qwen/Qwen3-8B"):\n'
+                    '    proc = subprocess.Popen(["vllm", "serve", model, "--max-model-len", "8192"])\n'
+                    '    if proc.poll() is not None:\n'
+                    '        raise RuntimeError(f"vllm serve exited early (code {proc.returncode})")\n'
+                    '    sys.exit("vllm serve did not become healthy")\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen3-8B" and dep.get("max_model_len") == 8192
+
+
+def test_a_case_on_a_value_the_callers_option_overrides_keeps_every_arm(tmp_path):
+    """Turn 37's K326 (QAnything's start script): `runtime_backend="default"`, getopts' `b) runtime_backend=$OPTARG`,
+    then `case $runtime_backend in ... "vllm") python3 -m vllm.entrypoints.openai.api_server ...`. The default stands
+    for the values a launch is sized with, but it does not make the other arms dead: `-b vllm` runs that arm. A
+    subject the script fixes still prunes its arms."""
+    path = tmp_path / "run.sh"
+    body = ('case $backend in\n"hf")\n    python3 -m fastchat.serve.model_worker --model-path /m/x\n    ;;\n'
+            '"vllm")\n    python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B --port 8000 &\n    ;;\n'
+            'esac\n')
+    path.write_text('#!/bin/bash\nbackend="default"\nwhile getopts ":b:" opt; do\n  case $opt in\n'
+                    '    b) backend=$OPTARG ;;\n  esac\ndone\n' + body)
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen3-8B" and dep.model_span is not None and dep.model_span.line == 13
+    path.write_text('#!/bin/bash\nbackend="default"\n' + body)
+    assert not read_path(str(path)).deployments
