@@ -322,7 +322,8 @@ def find(doc: YNode, engine: str | None = None) -> Block | None:
         below = on_path or _role_engine(node)
         for name, name_node, val in node.pairs():
             if not val.is_scalar and (name not in _NOT_SETTINGS or _nested_config(name, val)):
-                stack.append((val, path + (name,), here, _engine_in(name) or below, node, name_node))
+                stack.append((val, path + (name,), here, _engine_in(name) or _args_engine(name, val) or below, node,
+                              name_node))
     return best
 
 
@@ -541,6 +542,16 @@ def _listed_engine(holder: YNode) -> str | None:
         if engine is not None:
             return engine
     return None
+
+
+def _args_engine(key: str, val: YNode) -> str | None:
+    """The engine a map under vLLM's own name for its settings names (`engine_args:`, `engineArgs:`, `engine_kwargs:`:
+    EngineArgs, the dataclass `vllm serve` fills; a Ray Serve application's `user_config: {engine_args: {model: ...,
+    tensor_parallel_size: 1}}`, turn 37's K324): vLLM, unless its keys are only SGLang's."""
+    return _engine_by_keys(val) if val.is_map and _norm(key) in _ENGINE_ARGS_KEYS else None
+
+
+_ENGINE_ARGS_KEYS = frozenset({"engineargs", "enginekwargs", "asyncengineargs"})
 
 
 def _engine_by_keys(holder: YNode) -> str:

@@ -119,3 +119,33 @@ def test_a_case_on_a_value_the_callers_option_overrides_keeps_every_arm(tmp_path
     assert dep.model == "Qwen/Qwen3-8B" and dep.model_span is not None and dep.model_span.line == 13
     path.write_text('#!/bin/bash\nbackend="default"\n' + body)
     assert not read_path(str(path)).deployments
+
+
+_SERVE_APP = """\
+applications:
+  - name: app
+    route_prefix: /
+    import_path: src.main:deployment
+    deployments:
+      - name: VLLMDeployment
+        ray_actor_options:
+          num_gpus: 1
+        user_config:
+          engine_args:
+            model: Qwen/Qwen2.5-7B-Instruct
+            tensor_parallel_size: 1
+            max_model_len: 16384
+"""
+
+
+def test_a_serve_application_handing_engine_args_to_its_own_class_is_a_launch(tmp_path):
+    """Turn 37's K324: a Ray Serve config (`serve build` output) deploying the repository's own VLLMDeployment, which
+    builds vLLM's engine from `user_config.engine_args` (Ray's vLLM example). `engine_args` is vLLM's name for its
+    settings: the map is the launch's, each value at its place. An application with no such map stays none."""
+    path = tmp_path / "deployment.yaml"
+    path.write_text(_SERVE_APP)
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model) == ("vllm", "Qwen/Qwen2.5-7B-Instruct")
+    assert dep.get("max_model_len") == 16384 and dep.settings["max_model_len"].span.line == 13
+    path.write_text(_SERVE_APP.replace("engine_args", "app_settings"))
+    assert not read_path(str(path)).deployments

@@ -90,7 +90,19 @@ def _app(yf: YamlFile, app: YNode, gpu: ManifestGpu) -> list[Deployment]:
             if key in _ENV_FLAGS and val.is_scalar:
                 fields += [Field(_ENV_FLAGS[key], knode.span), Field(val.text, val.span)]
         out.append(chart_deployment(yf.path, "vllm", fields, model, LaunchContext(text(app.get("name")) or ""), gpu))
-    return out
+    return out or _engine_args_app(yf, app)
+
+
+def _engine_args_app(yf: YamlFile, app: YNode) -> list[Deployment]:
+    """An application of the repository's own deployment class that builds vLLM's engine from the settings its
+    config hands it (`deployments: [{name: VLLMDeployment, user_config: {engine_args: {model: ...,
+    tensor_parallel_size: 1}}}]`, or the builder's `args: {engine_args: ...}`: Ray's own vLLM example, turn 37's
+    K324): the map under `engine_args` is the engine's settings (kvlint.launches.structured), one launch."""
+    from kvlint.launches import structured
+    from kvlint.launches.charts.unknown import from_block
+
+    block = structured.find(app)
+    return [from_block(yf, app, block)] if block is not None and block.named else []
 
 
 def _llm_configs(node: YNode | None, depth: int = 0) -> list[YNode]:

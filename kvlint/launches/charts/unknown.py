@@ -125,7 +125,7 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         by_env = _env_configured(yf, doc, holders) if block is None else None
         if block is not None:  # the block, and any sibling block with its own model (a prefill and a decode role)
             blocks = structured.find_all(doc, None) or [block]
-            return [_from_block(yf, doc, b) for b in blocks], []
+            return [from_block(yf, doc, b) for b in blocks], []
         deps = by_env or _engine_named_values(yf, doc) or _flags_list(yf, doc)
         return deps, ([] if deps else _enabled_subchart(yf.path, doc) or _engine_chosen(yf, doc))
     engine, image, span = found
@@ -134,7 +134,7 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         return roles, []
     listed = structured.find_all(doc, engine) if block is not None else []
     if len(listed) > 1:  # a catalogue of models, one deployment each: each item's own image, else the shared one
-        return [_from_block(yf, doc, b, _own_image(doc, b, (image, span))) for b in listed], []
+        return [from_block(yf, doc, b, _own_image(doc, b, (image, span))) for b in listed], []
     chain = _maps_to(doc, span) if block is None else []
     section = _model_section(chain)
     if section is not None:  # the image's own section names its model (`contentSafety: {modelPath: ..., runtime:
@@ -278,7 +278,7 @@ def read_object(yf: YamlFile, doc: YNode) -> list[Deployment]:
         return _engine_args_object(yf, doc, found[1:] if found else None) or \
             _engine_named_object(yf, doc, found[1:] if found else None, found[0] if found else None) or \
             _engine_block_models(yf, doc, found[1:] if found else None)
-    return [_from_block(yf, doc, block, found[1:] if found else None)]
+    return [from_block(yf, doc, block, found[1:] if found else None)]
 
 
 _ENGINE_KEYS = ("engine", "backend", "runtime", "framework", "backendName", "inferenceEngine", "servingEngine")
@@ -569,7 +569,7 @@ def read_list(yf: YamlFile, doc: YNode) -> list[Deployment]:
     """A document that is a list of model entries, each its own model, engine settings and the engine named by
     its image or keys (`- {modelURL: X, repository: vllm/vllm-openai, vllmConfig: {maxModelLen: N}}`): a
     catalogue a chart or a program turns into one deployment per entry."""
-    return [_from_block(yf, doc, b, _own_image(doc, b, None)) for b in structured.find_all(doc, None)]
+    return [from_block(yf, doc, b, _own_image(doc, b, None)) for b in structured.find_all(doc, None)]
 
 
 def _from_args(yf: YamlFile, doc: YNode, engine: str, args: list[Field], image: tuple[str, Span]) -> Deployment:
@@ -615,7 +615,7 @@ def chart_engine(path: str) -> str | None:
     return next((e for e in engine_names() if e in words), None)
 
 
-def _from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[str, Span] | None = None) -> Deployment:
+def from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[str, Span] | None = None) -> Deployment:
     """Settings with no engine image: the mapping names its engine, or its keys are plainly an engine's."""
     model_path = block.path + block.model_key
     fields = (_model_fields(block.engine, block.model, model_path) + _flag_fields(block.engine, doc, block)
