@@ -117,3 +117,52 @@ def _render(e: re.Match[str], env: dict[str, str], row: dict[str, str]) -> str:
     else:
         value = env.get(name, next((g for g in e.groups()[1:] if g is not None), None))
     return value if value is not None and "{{" not in value else "${" + name + "}"
+
+
+# a value that is one template expression and nothing else (`command: "{{ _vllm_command }}"`)
+_LONE = lazy(r"^\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}$")
+_FACT_KEYS = frozenset({"set_fact", "ansible.builtin.set_fact", "ansible.legacy.set_fact", "vars"})
+_FACT_DEPTH = 8  # levels walked: a play's tasks, a block's tasks, a task's module map, its values
+
+
+def with_facts(doc: YNode) -> YNode:
+    """A playbook or task list with each value that is one variable alone (`command: "{{ _vllm_command }}"`)
+    replaced by the node an earlier `set_fact:` or a `vars:` map gives it (`_vllm_command: >- --model {{ m }}
+    --enforce-eager ...`), so a `docker_container` task reads the arguments its play built where they are written
+    (turn 37's K326: sbnb's vLLM role). The document itself when it defines no such variable."""
+    facts: dict[str, YNode] = {}
+    _facts(doc, facts, 0)
+    return _swapped(doc, facts, 0) if facts else doc
+
+
+def _facts(node: YNode, out: dict[str, YNode], depth: int) -> None:
+    if depth > _FACT_DEPTH:
+        return
+    if node.is_seq:
+        for item in node.items:
+            _facts(item, out, depth + 1)
+    elif node.is_map:
+        for key, _, val in node.pairs():
+            if key in _FACT_KEYS and val.is_map:
+                for name, _, value in val.pairs():
+                    if value.is_scalar and value.text.strip() and _LONE.match(value.text.strip()) is None:
+                        out.setdefault(name, value)  # the first definition: a later task's may be conditional
+            elif not val.is_scalar:
+                _facts(val, out, depth + 1)
+
+
+def _swapped(node: YNode, facts: dict[str, YNode], depth: int) -> YNode:
+    from kvlint.record import replace
+
+    if node.is_scalar:
+        lone = _LONE.match(node.text.strip()) if "{{" in node.text else None
+        return facts.get(lone.group(1), node) if lone is not None else node
+    if depth > _FACT_DEPTH or not (node.is_map or node.is_seq):
+        return node
+    if node.is_seq:
+        items: tuple = tuple(_swapped(i, facts, depth + 1) for i in node.items)
+        changed = any(a is not b for a, b in zip(items, node.items, strict=True))
+    else:
+        items = tuple((k, _swapped(v, facts, depth + 1)) for k, v in node.items)
+        changed = any(a[1] is not b[1] for a, b in zip(items, node.items, strict=True))
+    return replace(node, items=items) if changed else node

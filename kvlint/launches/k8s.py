@@ -8,6 +8,7 @@ Dynamo `multinode.nodeCount`), which multiplies the per-pod GPU count.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from kvlint.deployment import Deployment, ModelAlias
@@ -22,6 +23,7 @@ from kvlint.launches.script import FoundLaunch, engines_named, launch_in_argv, r
 from kvlint.lazyre import lazy
 from kvlint.record import replace
 from kvlint.sources.shell import tokenize
+from kvlint.sources.text import Mapped
 from kvlint.sources.yaml import YamlFile, YNode
 from kvlint.span import Span
 
@@ -579,8 +581,22 @@ def _split_words(yf: YamlFile, node: YNode, env: dict[str, str]) -> list[Field]:
     from kvlint.sources.shell import tokenize
 
     m = yf.mapped(node)
+    if "{%" in m.text:  # a playbook's template (`--model {{ m }} {% if e %}--enforce-eager{% endif %}`)
+        m = _without_jinja_tags(m)
     commands, _ = tokenize(m)
     return [f for cmd in commands for f in expand_words(cmd.words, m, env)]
+
+
+_JINJA_IF = lazy(r"\{%-?\s*if\b.*?\{%-?\s*endif\s*-?%\}|\{%.*?%\}", re.DOTALL)
+
+
+def _without_jinja_tags(m: Mapped) -> Mapped:
+    """A Jinja-templated string of flags as the shell would read it rendered, each character at its place: what an
+    `{% if %}` adds left out (a flag the template adds only under a condition is not assumed: sbnb's `{% if
+    enforce_eager | bool %}--enforce-eager{% endif %}`, turn 37's K326), other tags blanked; `{{ NAME }}` stays
+    the placeholder it is everywhere."""
+    blanked = _JINJA_IF.sub(lambda t: re.sub(r"[^\n]", " ", t.group(0)), m.text)
+    return m.view(m.path, blanked, list(range(len(blanked) + 1))) if blanked != m.text else m
 
 
 def _kserve_hf(c: YNode, anc: list[YNode], image: str | None, fields: list[Field]) -> bool:

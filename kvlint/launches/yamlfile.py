@@ -31,7 +31,12 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
             from kvlint.launches.charts.unknown import read_list
             from kvlint.launches.helm import containers_and_strings
 
-            out.extend(containers_and_strings(yf, doc) or read_list(yf, doc))  # else a catalogue of models
+            tasks = doc
+            if "{{" in yf.text and ("set_fact" in yf.text or "vars:" in yf.text):
+                from kvlint.launches.ansible import with_facts
+
+                tasks = with_facts(doc)  # a value that is one variable: what the play set it to, where it did
+            out.extend(containers_and_strings(yf, tasks) or read_list(yf, doc))  # else a catalogue of models
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:

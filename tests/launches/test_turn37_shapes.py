@@ -149,3 +149,37 @@ def test_a_serve_application_handing_engine_args_to_its_own_class_is_a_launch(tm
     assert dep.get("max_model_len") == 16384 and dep.settings["max_model_len"].span.line == 13
     path.write_text(_SERVE_APP.replace("engine_args", "app_settings"))
     assert not read_path(str(path)).deployments
+
+
+_ROLE = """\
+- name: Build vLLM command
+  ansible.builtin.set_fact:
+    _vllm_command: >-
+      --model {{ vllm_model }}
+      --max-model-len 8192
+      {% if vllm_enforce_eager | bool %}--enforce-eager{% endif %}
+
+- name: Start vLLM container
+  community.docker.docker_container:
+    name: vllm
+    image: "{{ vllm_image }}"
+    device_requests:
+      - driver: nvidia
+        count: -1
+    command: "{{ _vllm_command }}"
+"""
+
+
+def test_a_container_task_whose_command_a_set_fact_built_is_read_there(tmp_path):
+    """Turn 37's K326 (sbnb's vLLM role, passed over in silence): `command: "{{ _vllm_command }}"` of a
+    docker_container task whose image is a variable, the command built by an earlier `set_fact` from vLLM's own
+    flags. The lone variable is read as the value the play gave it, where it wrote it; the flag an `{% if %}` adds
+    only under a condition is not assumed; the engine is the one the flags are unmistakably of."""
+    path = tmp_path / "main.yml"
+    path.write_text(_ROLE)
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model) == ("vllm", "{{ vllm_model }}")
+    assert dep.model_span is not None and dep.model_span.line == 4
+    assert dep.get("max_model_len") == 8192 and dep.get("enforce_eager") is None
+    path.write_text(_ROLE.replace("_vllm_command: >-", "_other: >-"))
+    assert not read_path(str(path)).deployments
