@@ -146,12 +146,14 @@ def _chart_key_value(ctx: Context, bad: InvalidValue, what: str) -> Finding:
     """A value a key of a chart kvlint has no adapter for gives (`vllm: {logLevel: info}`, sample K310): kvlint maps
     the key to the option spelled like it, but the chart's template decides which option it becomes (vLLM 0.33's
     `--log-level` takes `INFO`; `--uvicorn-log-level`, which older charts write, takes `info`) and how it writes the
-    value, so the refusal is not asserted."""
+    value, so the refusal is not asserted. An operator's resource kvlint has no adapter for is the same: its
+    controller writes the command (`gpuMemoryUtilization: 85`, a percentage it may divide by 100, turn 37's K329)."""
     engine = c.title(ctx.deployment.engine)
     return check.rule.finding(
-        ctx, f"{engine} would reject {what} as that option: {bad.reason}; the value is a key of a chart kvlint has no "
-             "adapter for, whose template decides which option it becomes and how it writes it: check the rendered "
-             "command", bad.span or ctx.deployment.launch_span, fix=_fix(bad.reason), flag=bad.flag, value=bad.raw,
+        ctx, f"{engine} would reject {what} as that option: {bad.reason}; the value is a key of a chart or resource "
+             "kvlint has no adapter for, whose template or controller decides which option it becomes and how it "
+             "writes it: check the rendered command", bad.span or ctx.deployment.launch_span, fix=_fix(bad.reason),
+        flag=bad.flag, value=bad.raw,
         setting=bad.setting, severity=Severity.INFO)
 
 

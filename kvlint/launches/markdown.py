@@ -40,6 +40,7 @@ _SHELL_INFO = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-ses
                          "code", "shellscript", "script", "none"})
 _NOT_NEWLINE = lazy(r"[^\n]")
 _YAML_INFO = frozenset({"yaml", "yml"})
+_JSON_INFO = frozenset({"json", "jsonc", "json5"})
 # a block with no language (or plain text) drawn with box-drawing characters is a diagram of processes or folders
 _PLAIN_INFO = frozenset({"", "text", "txt", "plaintext", "none"})
 _DIAGRAM = lazy("[\u2500-\u257f]")
@@ -62,9 +63,9 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         return ReadResult(path)
     text = _without_html_comments(text) if "<!--" in text else text
     script = shell_blocks(text)
-    others = _yaml_launches(path, text) + _powershell_launches(path, text) + _unit_launches(path, text) \
-        + _python_launches(path, text) + _dockerfile_launches(path, text) + _unfenced_launches(path, text) \
-        + _makefile_launches(path, text)
+    others = _yaml_launches(path, text) + _json_launches(path, text) + _powershell_launches(path, text) \
+        + _unit_launches(path, text) + _python_launches(path, text) + _dockerfile_launches(path, text) \
+        + _unfenced_launches(path, text) + _makefile_launches(path, text)
     if not others and not any(w in script.lower() for w in _WORDS):
         # code blocks that name no engine in a document that does: a server program of its own may start it
         # (`python -m api_server --model M` under "Start the vLLM inference server", sample K206): said, not passed
@@ -621,6 +622,13 @@ def read_document(path: str, text: str, blocks: list[tuple[int, int, str]], note
 def _yaml_launches(path: str, text: str) -> list[Deployment]:
     """The launches of the YAML blocks (```` ```yaml ````) that name an engine (yaml_block_launches)."""
     return yaml_block_launches(path, text, _block_ranges(text, _YAML_INFO))
+
+
+def _json_launches(path: str, text: str) -> list[Deployment]:
+    """The launches of the JSON blocks (```` ```json ````) that name an engine: a job or container definition a
+    document shows (a Nosana job's `{"image": "vllm/vllm-openai:v0.5.4", "cmd": ["--model", ...]}`, turn 37's K330),
+    read as the JSON file it is (JSON is YAML), each value at its place."""
+    return yaml_block_launches(path, text, _block_ranges(text, _JSON_INFO)) if "```json" in text.lower() else []
 
 
 def yaml_block_launches(path: str, text: str, ranges: list[tuple[int, int]]) -> list[Deployment]:

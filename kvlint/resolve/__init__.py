@@ -459,8 +459,11 @@ def _refusal(dep: Deployment, exc: InvalidSettingError) -> InvalidValue:
     if s is None:
         return InvalidValue("", "", dep.launch_span or dep.model_span, exc.reason, exc.setting or "", late)
     raw = s.raw or (str(s.value) if not isinstance(s.value, bool) else "")
+    # a key of a chart or an operator's object kvlint has no adapter for (`gpuMemoryUtilization: 85`, turn 37's
+    # K329): its template or controller writes the flag, in a scale of its own maybe, so the refusal is its to say
+    origin = late or (CHART_KEY if s.origin == CHART_KEY else "")
     return InvalidValue(s.flag or exc.setting or "", raw, s.span or s.flag_span or dep.launch_span, exc.reason,
-                        s.name, late)
+                        s.name, origin)
 
 
 def _non_kv(sizing: Sizing, outcome: Outcome) -> NonKv:

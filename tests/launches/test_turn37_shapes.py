@@ -183,3 +183,50 @@ def test_a_container_task_whose_command_a_set_fact_built_is_read_there(tmp_path)
     assert dep.get("max_model_len") == 8192 and dep.get("enforce_eager") is None
     path.write_text(_ROLE.replace("_vllm_command: >-", "_other: >-"))
     assert not read_path(str(path)).deployments
+
+
+def test_a_json_block_of_a_document_is_read_as_the_job_it_shows(tmp_path):
+    """Turn 37's K330 (Nosana's docs, passed over in silence): each example is a job definition in a ```json block,
+    `{"image": "docker.io/vllm/vllm-openai:v0.5.4", "cmd": ["--model", ...]}`. A JSON block that names an engine is
+    read as the JSON file it shows, each value at its line; one that names none (a request body) is not read."""
+    path = tmp_path / "vllm.md"
+    path.write_text('# Jobs\n\n```json\n{\n  "ops": [\n    {\n      "type": "container/run",\n      "args": {\n'
+                    '        "cmd": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096"],\n'
+                    '        "image": "docker.io/vllm/vllm-openai:v0.5.4",\n        "gpu": true\n      }\n    }\n  ]\n}\n'
+                    '```\n\n```json\n{"model": "Qwen/Qwen2.5-7B-Instruct", "max_tokens": 64}\n```\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", 4096)
+    assert dep.model_span is not None and dep.model_span.line == 9
+
+
+def test_an_llm_inference_service_whose_main_container_is_a_simulator_starts_no_engine(tmp_path):
+    """Turn 37's K330: a KServe LLMInferenceService whose template's main container runs llm-d's inference simulator
+    (`image: ghcr.io/llm-d/llm-d-inference-sim:v0.7.1`) answers the API without an engine; with vLLM's own image, or
+    no image, the controller's vLLM serves the model."""
+    path = tmp_path / "model.yaml"
+    body = ('apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\nmetadata:\n  name: sim\nspec:\n'
+            '  model:\n    uri: hf://facebook/opt-125m\n  template:\n    containers:\n      - name: main\n'
+            '        image: "{image}"\n        args: [--model, facebook/opt-125m]\n')
+    path.write_text(body.format(image="ghcr.io/llm-d/llm-d-inference-sim:v0.7.1"))
+    assert not read_path(str(path)).deployments
+    path.write_text(body.format(image="vllm/vllm-openai:v0.10.2"))
+    (dep,) = read_path(str(path)).deployments
+    assert dep.engine == "vllm"
+
+
+def test_an_operators_key_the_engine_would_refuse_is_not_asserted(tmp_path):
+    """Turn 37's K329: a custom InferenceService of the repository's own operator with `gpuMemoryUtilization: 85`
+    (a percentage its controller may divide by 100). The memory model's refusal of a value such a key gave is a
+    KV007 info naming the controller, not an error that vLLM exits; the same value written as the flag stays one."""
+    from kvlint.findings import Severity
+    from kvlint.lint import LintOptions, lint
+
+    path = tmp_path / "qwen.yaml"
+    path.write_text('apiVersion: serving.platform.io/v1alpha1\nkind: InferenceService\nmetadata:\n  name: q\nspec:\n'
+                    '  model: Qwen/Qwen2.5-0.5B-Instruct\n  backend: vLLM\n  maxModelLen: 2048\n'
+                    '  gpuMemoryUtilization: 85\n')
+    found = [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV007"]
+    assert [(f.severity, f.span.line if f.span else None) for f in found] == [(Severity.INFO, 9)]
+    script = tmp_path / "run.sh"
+    script.write_text("vllm serve Qwen/Qwen2.5-0.5B-Instruct --gpu-memory-utilization 85\n")
+    assert [f.severity for f in lint([str(script)], LintOptions()).findings if f.code == "KV007"] == [Severity.ERROR]

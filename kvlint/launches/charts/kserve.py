@@ -37,7 +37,7 @@ def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tup
     containers = holder.path("template", "containers")
     items = containers.items if containers is not None and containers.is_seq else ()
     main = next((c for c in items if text(c.get("name")) == "main"), None)
-    if main is None:
+    if main is None or _replaced(main):
         return []
     env = container_env(main, [])
     fields = model_fields("vllm", uri) + _parallelism(holder.get("parallelism"))
@@ -52,6 +52,17 @@ def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tup
             gpu = replace(gpu, count=gpu.count * (data // local), notes=gpu.notes + (note,), grouped=True)
     ctx = LaunchContext(name, ignore_codes=ignore, extra_aliases=aliases)
     return [chart_deployment(yf.path, "vllm", fields + extra, uri, ctx, gpu)]
+
+
+def _replaced(main: YNode) -> bool:
+    """Whether the template's main container runs something else in the engine's place: a stand-in image (llm-d's
+    inference simulator, turn 37's K330: `image: ghcr.io/llm-d/llm-d-inference-sim`, `command:
+    ["/app/llm-d-inference-sim"]`), which answers the API and loads no model, so the service starts no engine. An
+    image of the engine's own, or a template that only adds settings (`env`, `resources`), is the controller's
+    vLLM."""
+    from kvlint.launches.images import stand_in
+
+    return stand_in(text(main.get("image")))
 
 
 # spec.parallelism keys -> the flags the controller writes (KServe's LLMInferenceService API: `tensor`,
