@@ -180,9 +180,15 @@ def _set_here(name: str, text: str) -> bool:
     environment's."""
     for m in re.finditer(rf"(?m)^[ \t]*(?:export[ \t]+|local[ \t]+|readonly[ \t]+)?{re.escape(name)}=(.*)$", text):
         value = re.sub(r"(?:^|\s)#.*$", "", m.group(1)).strip()  # a comment after the value is no part of it
+        if _MOUNTED.fullmatch(value.strip("\"'")):
+            continue  # `MODEL_PATH="/models/${MODEL_NAME}"`: the folder the image mounts, the model the environment's
         if "$(" in value or "`" in value or re.search(r"[A-Za-z][\w.-]{2,}", re.sub(r"\$\{[^}]*\}|\$\w+", "", value)):
             return True
     return False
+
+
+# a folder, then one variable as its last part (turn 37's K328: a Cloud Run image's `MODEL_PATH="/models/${NAME}"`)
+_MOUNTED = lazy(r"(?:[\w.~-]*/)+\$(?:\{\w+\}|\w+)/?")
 
 
 def _defaulted_here(name: str, text: str) -> bool:

@@ -116,7 +116,9 @@ _SUBCHART_DEPTH = 3  # subchart values sit under their name, at most under a par
 _SUBCHART_MAPS = 2000
 
 
-_SCOPES = ("env", "variables", "vars")  # GitHub Actions `env:` (workflow, job, step), GitLab `variables:`, Ansible
+# GitHub Actions `env:` (workflow, job, step), GitLab `variables:`, Ansible's `vars:`, Cloud Build's `substitutions:`
+# (`${_MODEL_PATH}` in a step's arguments)
+_SCOPES = ("env", "variables", "vars", "substitutions")
 _GHA_REF = lazy(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
@@ -345,10 +347,9 @@ def _command_and_args(yf: YamlFile, node: YNode, image: str | None) -> Deploymen
     place. None when the command names no engine or the object holds no such pair."""
     from kvlint.launches.groups import is_launch
 
-    command = _unwrapped(node.get("command"))
+    command = _unwrapped(node.get("command") or node.get("entrypoint"))
     args = next((a for a in (_unwrapped(node.get(k)) for k in _ARG_KEYS) if a is not None), None)
-    if command is None or args is None or not _may_launch(command.text if command.is_scalar else
-                                                          " ".join(w.text for w in command.items[:4] if w.is_scalar)):
+    if command is None or args is None or not _may_launch(_head(command) + " " + _head(args)):
         return None
     fields = _words_at(yf, command) + _words_at(yf, args)
     found = launch_in_argv(fields[:_MAX_WORDS], {}) if fields else None
@@ -358,6 +359,12 @@ def _command_and_args(yf: YamlFile, node: YNode, image: str | None) -> Deploymen
     dep = finish(yf.path, found, LaunchContext(image=own.text if own is not None and own.is_scalar else image),
                  ManifestGpu())
     return dep if is_launch(dep) else None
+
+
+def _head(node: YNode) -> str:
+    """A command's first words, as a line (a Cloud Build step's `entrypoint: gcloud` then `args: [run, deploy, SERVICE,
+    --image=...]`, turn 37's K328/K329: the pair is `gcloud run deploy`, read as kvlint.launches.cloud_run does)."""
+    return node.text if node.is_scalar else " ".join(w.text for w in node.items[:6] if w.is_scalar)
 
 
 def _unwrapped(node: YNode | None) -> YNode | None:

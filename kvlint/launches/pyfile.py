@@ -772,6 +772,9 @@ def _argparse_defaults(tree: ast.Module, constants: dict[str, str] | None = None
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _name(node.value.func) in parsers:
             holders.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            # `args, _ = parser.parse_known_args()`: the first of the pair is the parsed options
+            holders.update(t.elts[0].id for t in node.targets if isinstance(t, ast.Tuple) and t.elts
+                           and isinstance(t.elts[0], ast.Name) and _name(node.value.func) == "parse_known_args")
         elif isinstance(node, ast.arg) and node.annotation is not None and _name(node.annotation) == "Namespace":
             holders.add(node.arg)  # `def main(args: argparse.Namespace)`: the parsed options, handed in
         elif isinstance(node, ast.Call) and _name(node.func) == "add_argument":
@@ -1678,11 +1681,27 @@ def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.Li
     if not call.args or not isinstance(call.args[0], (ast.List, ast.Tuple)):
         return None
     name = _name(call.func)
+    if name == "extend" and "run_module" in text and _is_sys_argv(call.func):
+        # `sys.argv.extend(["--model", args.model, ...])` then `runpy.run_module("vllm.entrypoints.openai.api_server",
+        # run_name="__main__")`: the engine's module runs as a program on those arguments (turn 37's K331)
+        module = _RUN_MODULE.search(text)
+        return (("python3", "-m", module.group(1)), call.args[0]) if module is not None else None
     for engine, (marker, receiver, words) in _per_engine("IN_PROCESS_ARGV").items():
         _, server, module = _per_engine("IN_PROCESS_SERVER").get(engine, ((), "", ""))
         if name == receiver and marker in text and server and server in text and module in text:
             return words, call.args[0]
     return None
+
+
+_RUN_MODULE = lazy(r"""\brun_module\(\s*["']((?:vllm|sglang)\.[\w.]+)["']""")
+
+
+def _is_sys_argv(func: ast.expr) -> bool:
+    import ast
+
+    owner = func.value if isinstance(func, ast.Attribute) else None
+    return isinstance(owner, ast.Attribute) and owner.attr == "argv" and isinstance(owner.value, ast.Name) \
+        and owner.value.id == "sys"
 
 
 def _defaults_server(call: ast.Call, text: str) -> str | None:

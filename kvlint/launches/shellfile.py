@@ -67,6 +67,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         deployments = one_per_group(deployments)  # a worker rank a here-document sends (`ssh w bash -s <<EOF`)
     deployments, notes = shell_entrypoint(path, deployments, text)
     deployments = _with_said_image(deployments, text)
+    deployments = _with_said_device(deployments, text)
     deployments = _with_extension(deployments, text)
     deployments = _with_build_options(deployments)
     if deployments:  # with none, the file's one never-silent note (kvlint.launches.named) says it
@@ -97,6 +98,32 @@ def _with_said_image(deployments: list[Deployment], text: str) -> list[Deploymen
         said = next((i for i in images if dep.engine in i.lower()), None) if not dep.image else None
         out.append(replace(dep, said_image=said) if said else dep)
     return out
+
+
+# a header comment that places the script on an accelerator that is not a GPU: `# Serves Gemma-4 31B through the
+# tt-xla vLLM plugin on a Tenstorrent BHQB 4-chip host` (turn 37's K331), `# run on a Gaudi2 node`, `# for TPU v5e`
+_GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*#[ \t]*)"  # a space, or a comment's line break
+_SAID_DEVICE = lazy(rf"(?i)^[ \t]*#[^\n]*?\b(?:on|for){_GAP}(?:(?:an?|the){_GAP})?(?P<device>Tenstorrent|TPUs?|"
+                    r"Gaudi\d?|Trainium\d?|Inferentia\d?|AWS[ \t]+Neuron)\b", re.MULTILINE)
+
+
+def _with_said_device(deployments: list[Deployment], text: str) -> list[Deployment]:
+    """Launches with no GPU of their own, on the accelerator the script's header says it runs on (a platform plugin's
+    example: `--gpu-memory-utilization 0.1` of a Tenstorrent card's DRAM): such a launch is not swept over the GPU
+    catalogue (whose every card it would "fail"), and its status says why. Only a header comment that says "on" or
+    "for" the device counts; a script that names one in passing ("unlike TPUs") is a GPU's."""
+    if not deployments or "#" not in text or all(d.gpu for d in deployments):
+        return deployments
+    from kvlint.gpus import accelerator_kind
+
+    head = "\n".join(text.split("\n", _HEADER_LINES)[:_HEADER_LINES])
+    said = _SAID_DEVICE.search(head) if any(w in head for w in ("on ", "for ", "On ", "For ")) else None
+    word = re.sub(r"[\s\d]+$|s$", "", said.group("device")).split()[-1].lower() if said is not None else ""
+    kind = accelerator_kind(word) if word else None
+    if kind is None or said is None:
+        return deployments
+    where = f"runs on {said.group('device')} (the script's header says so): not sized over GPUs"
+    return [replace(d, gpu=kind, notes=d.notes + (where,)) if not d.gpu else d for d in deployments]
 
 
 _EXTENSION = lazy(r"(?m)^[ \t]*(?:\$[ \t]+)?(?:uv[ \t]+)?pip3?[ \t]+install\b[^\n]*?(?<![\w.\[/-])"

@@ -230,3 +230,65 @@ def test_an_operators_key_the_engine_would_refuse_is_not_asserted(tmp_path):
     script = tmp_path / "run.sh"
     script.write_text("vllm serve Qwen/Qwen2.5-0.5B-Instruct --gpu-memory-utilization 85\n")
     assert [f.severity for f in lint([str(script)], LintOptions()).findings if f.code == "KV007"] == [Severity.ERROR]
+
+
+def test_a_script_whose_header_places_it_on_another_accelerator_is_not_swept_over_gpus(tmp_path):
+    """Turn 37's K331 (tt-xla's Gemma example): `# ... through the tt-xla vLLM plugin on a` / `# Tenstorrent BHQB
+    4-chip host` above `vllm serve google/gemma-4-31B-it --gpu-memory-utilization 0.1`: swept over the GPU catalogue
+    it "needed 580 GiB per GPU" (a KV108 error). The header says where it runs: not sized over GPUs. A header that
+    names a device in passing, not as where the script runs, leaves the launch a GPU's."""
+    from kvlint.lint import LintOptions, lint
+
+    path = tmp_path / "service.sh"
+    path.write_text("# Serves the model through the plugin on a\n# Tenstorrent 4-chip host (1x4 mesh).\n"
+                    "vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.1\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.gpu == "tenstorrent"
+    assert not [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV108"]
+    path.write_text("# Unlike TPUs, GPUs page the cache.\nvllm serve Qwen/Qwen2.5-7B-Instruct\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.gpu is None
+
+
+def test_run_module_of_the_engine_after_extending_sys_argv_is_a_launch(tmp_path):
+    """Turn 37's K331 (vllm-tt-plugin's server example): `args, _ = parser.parse_known_args()` with `--model`
+    defaulting to a model, `sys.argv.extend(["--model", args.model, "--max_num_seqs", ...])`, then
+    `runpy.run_module("vllm.entrypoints.openai.api_server", run_name="__main__")`: the engine's module runs as a
+    program on those arguments, the model the option's default."""
+    path = tmp_path / "server.py"
+    path.write_text('import argparse, runpy, sys\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n'
+                    '    parser.add_argument("--model", default="meta-llama/Llama-3.1-8B-Instruct")\n'
+                    '    args, _ = parser.parse_known_args()\n'
+                    '    sys.argv.extend(["--model", args.model, "--max_num_seqs", "32"])\n'
+                    '    runpy.run_module("vllm.entrypoints.openai.api_server", run_name="__main__")\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("max_num_seqs")) == ("vllm", "meta-llama/Llama-3.1-8B-Instruct", 32)
+    path.write_text(path.read_text().replace("runpy.run_module", "print"))
+    assert not read_path(str(path)).deployments
+
+
+def test_an_entry_point_serving_a_mounted_folder_of_the_environments_model_is_the_image(tmp_path):
+    """Turn 37's K328 (a Cloud Run image's startup.sh): `MODEL_PATH="/models/${MODEL_NAME}"` then `--model
+    "${MODEL_PATH}"`: the folder is the image's mount, the model the environment's, so the script is the image (rule
+    5), said by KV008; a fixed model name in the path keeps it a launch."""
+    path = tmp_path / "startup.sh"
+    path.write_text('#!/bin/bash\nMODEL_PATH="/models/${MODEL_NAME}"\n'
+                    'exec python3 -m vllm.entrypoints.openai.api_server --model "${MODEL_PATH}" --max-model-len 8192\n')
+    result = read_path(str(path))
+    assert not result.deployments and [f.code for f in result.findings] == ["KV008"]
+    path.write_text(path.read_text().replace("${MODEL_NAME}", "qwen3-8b"))
+    assert [d.model for d in read_path(str(path)).deployments] == ["/models/qwen3-8b"]
+
+
+def test_a_cloud_build_step_running_gcloud_run_deploy_is_read_as_the_container_it_deploys(tmp_path):
+    """Turn 37's K329: a Cloud Build step `entrypoint: gcloud` with `args: [run, deploy, SERVICE, --image=...,
+    --gpu=1, --gpu-type=nvidia-l4, --args=--model=M, ...]` deploys a vLLM image on Cloud Run: the entry point and
+    its arguments are one command line, read as `gcloud run deploy` is in a script."""
+    path = tmp_path / "cloudbuild.yaml"
+    path.write_text("steps:\n- name: gcr.io/google.com/cloudsdktool/cloud-sdk\n  entrypoint: gcloud\n  args:\n"
+                    "  - run\n  - deploy\n  - svc\n  - --image=us-docker.pkg.dev/p/r/gemma-vllm-service:latest\n"
+                    "  - --gpu=1\n  - --gpu-type=nvidia-l4\n  - --args=--model=google/gemma-2-9b-it\n"
+                    "  - --args=--max-model-len=4096\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "google/gemma-2-9b-it", 4096)
+    assert (dep.gpu, dep.gpu_count) == ("nvidia-l4", 1)  # the product as written; the catalogue resolves it
