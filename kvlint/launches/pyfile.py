@@ -149,7 +149,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         elif isinstance(node, ast.Call) and (defaulted := _defaults_server(node, text)) is not None:
             out.extend(_defaulted_server(src, node, tree, defaulted))
         elif isinstance(node, ast.Call) and (parsed := _in_process_argv(node, text)) is not None:
-            out.extend(_parsed_argv(src, node.func, *parsed))
+            out.extend(_parsed_argv(src, _module_run(tree) or node.func, *parsed))
             seen.update({id(parsed[1]), *(id(e) for e in parsed[1].elts)})
         elif isinstance(node, ast.Call) and _sdk_run(node):
             found, said = _sdk_container(src, node)
@@ -1683,9 +1683,12 @@ def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.Li
     name = _name(call.func)
     if name == "extend" and "run_module" in text and _is_sys_argv(call.func):
         # `sys.argv.extend(["--model", args.model, ...])` then `runpy.run_module("vllm.entrypoints.openai.api_server",
-        # run_name="__main__")`: the engine's module runs as a program on those arguments (turn 37's K331)
+        # run_name="__main__")`: the engine's module runs as a program on those arguments (turn 37's K331); a list
+        # that gives no model only adds defaults to the caller's command line (a wrapper: the launch is its caller)
         module = _RUN_MODULE.search(text)
-        return (("python3", "-m", module.group(1)), call.args[0]) if module is not None else None
+        given = any(isinstance(e, ast.Constant) and e.value in _MODEL_OPTIONS for e in call.args[0].elts)
+        return (("python3", "-m", module.group(1)), call.args[0]) \
+            if module is not None and given and _module_starts_engine(module.group(1)) else None
     for engine, (marker, receiver, words) in _per_engine("IN_PROCESS_ARGV").items():
         _, server, module = _per_engine("IN_PROCESS_SERVER").get(engine, ((), "", ""))
         if name == receiver and marker in text and server and server in text and module in text:
@@ -1693,7 +1696,13 @@ def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.Li
     return None
 
 
-_RUN_MODULE = lazy(r"""\brun_module\(\s*["']((?:vllm|sglang)\.[\w.]+)["']""")
+def _module_run(tree: ast.Module) -> ast.expr | None:
+    """The `runpy.run_module("<engine module>", ...)` call of the file, where the engine starts (the launch's place)."""
+    import ast
+
+    return next((n.func for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == "run_module"
+                 and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)
+                 and _module_starts_engine(n.args[0].value)), None)
 
 
 def _is_sys_argv(func: ast.expr) -> bool:
@@ -1798,6 +1807,7 @@ def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] |
 
 
 _RUN_MODULE = lazy(r"""\brunpy\.run_module\(\s*["']([\w.]+)["']""")
+_MODEL_OPTIONS = frozenset({"--model", "--model-path", "--model_path"})
 
 
 def _module_starts_engine(module: str) -> bool:
