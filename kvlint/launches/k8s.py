@@ -8,7 +8,6 @@ Dynamo `multinode.nodeCount`), which multiplies the per-pod GPU count.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 
 from kvlint.deployment import Deployment, ModelAlias
@@ -587,16 +586,41 @@ def _split_words(yf: YamlFile, node: YNode, env: dict[str, str]) -> list[Field]:
     return [f for cmd in commands for f in expand_words(cmd.words, m, env)]
 
 
-_JINJA_IF = lazy(r"\{%-?\s*if\b.*?\{%-?\s*endif\s*-?%\}|\{%.*?%\}", re.DOTALL)
+_JINJA_TAG = lazy(r"\{%-?[ \t]*(\w+)[^%\n]{0,200}?-?%\}")
+_JINJA_MAX = 65536  # a command string longer than this is data: read as written
 
 
 def _without_jinja_tags(m: Mapped) -> Mapped:
     """A Jinja-templated string of flags as the shell would read it rendered, each character at its place: what an
     `{% if %}` adds left out (a flag the template adds only under a condition is not assumed: sbnb's `{% if
     enforce_eager | bool %}--enforce-eager{% endif %}`, turn 37's K326), other tags blanked; `{{ NAME }}` stays
-    the placeholder it is everywhere."""
-    blanked = _JINJA_IF.sub(lambda t: re.sub(r"[^\n]", " ", t.group(0)), m.text)
-    return m.view(m.path, blanked, list(range(len(blanked) + 1))) if blanked != m.text else m
+    the placeholder it is everywhere. One pass over the tags (nested ifs counted), so a hostile string costs its
+    length."""
+    text = m.text
+    if len(text) > _JINJA_MAX:
+        return m
+    cut: list[tuple[int, int]] = []
+    depth, start = 0, 0
+    for tag in _JINJA_TAG.finditer(text):
+        word = tag.group(1)
+        if word == "if":
+            start = tag.start() if depth == 0 else start
+            depth += 1
+        elif word == "endif" and depth:
+            depth -= 1
+            if depth == 0:
+                cut.append((start, tag.end()))
+        elif depth == 0:
+            cut.append((tag.start(), tag.end()))
+    if depth:
+        cut.append((start, len(text)))  # an `{% if %}` never closed: what follows it is conditional
+    if not cut:
+        return m
+    chars = list(text)
+    for a, b in cut:
+        chars[a:b] = [c if c == "\n" else " " for c in chars[a:b]]
+    blanked = "".join(chars)
+    return m.view(m.path, blanked, list(range(len(blanked) + 1)))
 
 
 def _kserve_hf(c: YNode, anc: list[YNode], image: str | None, fields: list[Field]) -> bool:

@@ -136,7 +136,7 @@ def _own_command(scope: str, command: str) -> tuple[str, int] | None:
     `"vllm=pkg.cli:main"`): in an environment with the project installed, `vllm serve ...` runs the project's
     wrapper, which takes options of its own and hands the rest to the engine (vllm-project/agentic-stack's
     `--agentic-api`, turn 37's K327). Only the project root's files are read, each within READ_CAP."""
-    entry = re.compile(rf"""(?m)^\s*["']?{re.escape(command)}["']?\s*=\s*["']?[\w.]+:\w+""")
+    entry = re.compile(rf"""(?m)^[ \t]*["']?{re.escape(command)}["']?[ \t]*=[ \t]*["']?[\w.]+:\w+""")
     for name in _PROJECT_FILES:
         path = os.path.join(scope, name)
         try:
@@ -144,7 +144,7 @@ def _own_command(scope: str, command: str) -> tuple[str, int] | None:
                 text = handle.read(READ_CAP).decode("utf-8", "replace")
         except OSError:
             continue
-        found = entry.search(text) or re.search(rf"""["']{re.escape(command)}\s*=\s*[\w.]+:\w+["']""", text)
+        found = entry.search(text) or re.search(rf"""["']{re.escape(command)}[ \t]*=[ \t]*[\w.]+:\w+["']""", text)
         if found is not None:
             return name, text.count("\n", 0, found.start() + found.group(0).index(command)) + 1
     return None

@@ -292,3 +292,16 @@ def test_a_cloud_build_step_running_gcloud_run_deploy_is_read_as_the_container_i
     (dep,) = read_path(str(path)).deployments
     assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "google/gemma-2-9b-it", 4096)
     assert (dep.gpu, dep.gpu_count) == ("nvidia-l4", 1)  # the product as written; the catalogue resolves it
+
+
+def test_jinja_tags_in_a_flag_string_are_read_in_one_pass():
+    """The tags of a templated command string are blanked in one pass: nested ifs are one conditional part, an `{%
+    if %}` never closed makes the rest conditional, and every kept character stays at its column."""
+    from kvlint.launches.k8s import _without_jinja_tags
+    from kvlint.sources.text import Mapped
+
+    text = "--model m {% if a %}--x {% if b %}--y{% endif %}{% endif %} --port 1 {% set z = 1 %}"
+    out = _without_jinja_tags(Mapped.whole("f", text)).text
+    assert out.split() == ["--model", "m", "--port", "1"] and len(out) == len(text)
+    assert out.index("--port") == text.index("--port")
+    assert _without_jinja_tags(Mapped.whole("f", "--model m {% if a %}--x --y")).text.split() == ["--model", "m"]
