@@ -205,7 +205,13 @@ def one_per_group(deps: list[Deployment]) -> list[Deployment]:
 
 
 def _role(dep: Deployment) -> bool:
-    return any(name in dep.settings for name in ("node_rank", "dist_init_addr", "headless", "data_parallel_start_rank"))
+    """Whether the launch names its node of a multi-node group: a rank, `--headless`, or a rendezvous address on more
+    than one node. `--dist-init-addr 127.0.0.1:29500` with no `--nnodes` is one node (turn 37's K333: two TP4
+    replicas of one compose anchor, two deployments, were folded into one)."""
+    if any(name in dep.settings for name in ("node_rank", "headless", "data_parallel_start_rank")):
+        return True
+    nodes = dep.settings.get("nnodes")
+    return "dist_init_addr" in dep.settings and nodes is not None and (not nodes.resolved or nodes.value != 1)
 
 
 def _dep_shape(dep: Deployment) -> tuple:

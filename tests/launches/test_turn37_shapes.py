@@ -305,3 +305,17 @@ def test_jinja_tags_in_a_flag_string_are_read_in_one_pass():
     assert out.split() == ["--model", "m", "--port", "1"] and len(out) == len(text)
     assert out.index("--port") == text.index("--port")
     assert _without_jinja_tags(Mapped.whole("f", "--model m {% if a %}--x --y")).text.split() == ["--model", "m"]
+
+
+def test_two_replicas_sharing_a_single_node_command_are_two_launches(tmp_path):
+    """Turn 37's K333: two compose services run one anchor's `sglang serve ... --tp 4 --dist-init-addr
+    127.0.0.1:29500` on their own four GPUs. A rendezvous address with no `--nnodes` is one node, so each service is
+    a deployment of its own; with `--nnodes 2` the same pair would be the nodes of one deployment."""
+    path = tmp_path / "compose.yaml"
+    body = ("x-cmd: &cmd >\n  sglang serve --model-path Qwen/Qwen2.5-7B-Instruct --tp 4\n"
+            "  --dist-init-addr 127.0.0.1:29500{extra}\nservices:\n  r1:\n    image: lmsysorg/sglang:v0.5.4\n"
+            "    command: *cmd\n  r2:\n    image: lmsysorg/sglang:v0.5.4\n    command: *cmd\n")
+    path.write_text(body.format(extra=""))
+    assert [d.name for d in read_path(str(path)).deployments] == ["r1", "r2"]
+    path.write_text(body.format(extra="\n  --nnodes 2 --node-rank 0"))
+    assert len(read_path(str(path)).deployments) == 1
