@@ -77,7 +77,20 @@ def read_nix(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadR
     lines = {d.launch_span.line for d in strings.deployments if d.launch_span is not None}
     found = [d for d in launches_in(path, text, hash_comments=True, spaced=True)
              if d.launch_span is None or d.launch_span.line not in lines]
+    if not strings.deployments and not found:
+        found = _attribute_launches(path, text)
     return ReadResult(path, strings.deployments + found, strings.findings, comments=strings.comments)
+
+
+def _attribute_launches(path: str, text: str) -> list[Deployment]:
+    """A module's settings written as an attribute set (`services.vllm = { image = "vllm/vllm-openai:latest";
+    instances.qwen = { model = "org/m"; maxModelLen = 8192; }; }`, turn 37's K332 NixOS host): read as a chart's
+    values are (kvlint.launches.nix_attrs), one launch per instance."""
+    from kvlint.launches.helm import read_values
+    from kvlint.launches.nix_attrs import read_attrsets
+
+    parsed = read_attrsets(path, text)
+    return read_values(parsed, parsed.docs[0])[0] if parsed is not None and parsed.docs else []
 
 
 def launches_in(path: str, text: str, hash_comments: bool = False, spaced: bool = False) -> list[Deployment]:
