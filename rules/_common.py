@@ -242,6 +242,18 @@ def vendor_platform(dep: Deployment) -> str | None:
     return None
 
 
+def vendor_device(dep: Deployment) -> str | None:
+    """The accelerator a launch runs on when only a vendor's build or plugin of the engine serves it (Tenstorrent's
+    vLLM, Gaudi's, Neuron's, TPU's): `dep.gpu` is then the device's kind (kvlint.gpus non-GPU table), not a GPU,
+    and that build's parser decides the options (turn 37's K331: `--num_gpus` in a QuietBox guide). None for a GPU
+    or a CPU, which stock releases serve."""
+    from kvlint.gpus import accelerator_kind
+
+    kind = accelerator_kind(dep.gpu) if isinstance(dep.gpu, str) else None
+    return _VENDOR_DEVICES.get(kind or "")
+
+
+_VENDOR_DEVICES = {"tenstorrent": "Tenstorrent chips", "gaudi": "Intel Gaudi", "neuron": "AWS Neuron", "tpu": "TPUs"}
 _SLIP = 0.7  # a slip is one or two edits of a choice (`nome`, `prefil`: 0.75 and up); `ananke` beside `none` is 0.6
 
 

@@ -183,6 +183,9 @@ def _unreleased(dep: Deployment) -> str | None:
     platform = c.vendor_platform(dep)
     if platform:
         return f"the launch passes {platform}, a platform only a vendor's build of {c.title(dep.engine)} serves"
+    device = c.vendor_device(dep)
+    if device:
+        return f"it runs on {device}, which only a vendor's build or plugin of {c.title(dep.engine)} serves"
     vendor = vendor_image(dep.path)
     if vendor:
         return f"the file runs it in {vendor}"

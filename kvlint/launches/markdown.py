@@ -75,6 +75,10 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         return ReadResult(path, [], [note] if note is not None else [])
     result = read_wrapped(path, script)
     deployments = [_placeholders_left(replace(d, notes=(*d.notes, NOTE))) for d in [*result.deployments, *others]]
+    if "-smi" in text or "neuron-" in text:
+        from kvlint.launches.shellfile import with_said_device
+
+        deployments = with_said_device(deployments, script)  # a runbook whose blocks run the device's own tool
     deployments.sort(key=_place)
     findings = list(result.findings)
     if not deployments and not any(f.code == "KV008" for f in findings):

@@ -67,7 +67,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         deployments = one_per_group(deployments)  # a worker rank a here-document sends (`ssh w bash -s <<EOF`)
     deployments, notes = shell_entrypoint(path, deployments, text)
     deployments = _with_said_image(deployments, text)
-    deployments = _with_said_device(deployments, text)
+    deployments = with_said_device(deployments, text)
     deployments = _with_extension(deployments, text)
     deployments = _with_build_options(deployments)
     if deployments:  # with none, the file's one never-silent note (kvlint.launches.named) says it
@@ -107,23 +107,31 @@ _SAID_DEVICE = lazy(rf"(?i)^[ \t]*#[^\n]*?\b(?:on|for){_GAP}(?:(?:an?|the){_GAP}
                     r"Gaudi\d?|Trainium\d?|Inferentia\d?|AWS[ \t]+Neuron)\b", re.MULTILINE)
 
 
-def _with_said_device(deployments: list[Deployment], text: str) -> list[Deployment]:
-    """Launches with no GPU of their own, on the accelerator the script's header says it runs on (a platform plugin's
-    example: `--gpu-memory-utilization 0.1` of a Tenstorrent card's DRAM): such a launch is not swept over the GPU
-    catalogue (whose every card it would "fail"), and its status says why. Only a header comment that says "on" or
-    "for" the device counts; a script that names one in passing ("unlike TPUs") is a GPU's."""
-    if not deployments or "#" not in text or all(d.gpu for d in deployments):
+def with_said_device(deployments: list[Deployment], text: str) -> list[Deployment]:
+    """Launches with no GPU of their own, on the accelerator the file says they run on (a platform plugin's example:
+    `--gpu-memory-utilization 0.1` of a Tenstorrent card's DRAM): such a launch is not swept over the GPU catalogue
+    (whose every card it would "fail"), and its status says why. The file says so in a header comment that puts it
+    "on" or "for" the device, or by running the device's own tool (`tt-smi`, `hl-smi`, `neuron-ls`: a runbook's
+    diagnostics, turn 37's K331 QuietBox guide); a script that names one in passing ("unlike TPUs") is a GPU's."""
+    if not deployments or all(d.gpu for d in deployments):
         return deployments
     from kvlint.gpus import accelerator_kind
 
-    head = "\n".join(text.split("\n", _HEADER_LINES)[:_HEADER_LINES])
+    head = "\n".join(text.split("\n", _HEADER_LINES)[:_HEADER_LINES]) if "#" in text else ""
     said = _SAID_DEVICE.search(head) if any(w in head for w in ("on ", "for ", "On ", "For ")) else None
     word = re.sub(r"[\s\d]+$|s$", "", said.group("device")).split()[-1].lower() if said is not None else ""
-    kind = accelerator_kind(word) if word else None
-    if kind is None or said is None:
+    tool = _DEVICE_TOOL.search(text) if "-smi" in text or "neuron-" in text else None
+    kind = accelerator_kind(word) if word else _TOOL_DEVICE.get(tool.group(1)) if tool is not None else None
+    if kind is None:
         return deployments
-    where = f"runs on {said.group('device')} (the script's header says so): not sized over GPUs"
+    how = "the script's header says so" if said is not None else f"the file runs `{tool.group(1) if tool else ''}`"
+    where = f"runs on {said.group('device') if said is not None else kind} ({how}): not sized over GPUs"
     return [replace(d, gpu=kind, notes=d.notes + (where,)) if not d.gpu else d for d in deployments]
+
+
+# a vendor's device tool run as a command (a line of its own, or after `sudo` / a pipe's start): the device it reports
+_DEVICE_TOOL = lazy(r"(?m)^[ \t]*(?:\$[ \t]+)?(?:sudo[ \t]+)?(tt-smi|hl-smi|neuron-ls|neuron-top)\b")
+_TOOL_DEVICE = {"tt-smi": "tenstorrent", "hl-smi": "gaudi", "neuron-ls": "neuron", "neuron-top": "neuron"}
 
 
 _EXTENSION = lazy(r"(?m)^[ \t]*(?:\$[ \t]+)?(?:uv[ \t]+)?pip3?[ \t]+install\b[^\n]*?(?<![\w.\[/-])"

@@ -319,3 +319,23 @@ def test_two_replicas_sharing_a_single_node_command_are_two_launches(tmp_path):
     assert [d.name for d in read_path(str(path)).deployments] == ["r1", "r2"]
     path.write_text(body.format(extra="\n  --nnodes 2 --node-rank 0"))
     assert len(read_path(str(path)).deployments) == 1
+
+
+def test_a_runbook_running_a_vendor_device_tool_runs_the_vendors_build(tmp_path):
+    """Turn 37's K331 (a Tenstorrent QuietBox guide): the document's blocks run `tt-smi -s`, so its vLLM commands run
+    on Tenstorrent chips, where only the vendor's build or plugin of vLLM serves: not swept over GPUs, and an option
+    no stock release has (`--num_gpus 4`) is that build's to decide (a KV004 info, not an error). Without the tool
+    the same command is a GPU's, and stock vLLM's refusal stands."""
+    from kvlint.findings import Severity
+    from kvlint.lint import LintOptions, lint
+
+    path = tmp_path / "guide.md"
+    body = "```bash\n{tool}python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-0.6B --num_gpus 1\n```\n"
+    path.write_text(body.format(tool="tt-smi -s\n"))
+    (dep,) = read_path(str(path)).deployments
+    assert dep.gpu == "tenstorrent"
+    kv004 = [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV004"]
+    assert [f.severity for f in kv004] == [Severity.INFO] and "Tenstorrent chips" in kv004[0].message
+    other = tmp_path / "gpu.md"
+    other.write_text(body.format(tool=""))
+    assert [f.severity for f in lint([str(other)], LintOptions()).findings if f.code == "KV004"] == [Severity.ERROR]
