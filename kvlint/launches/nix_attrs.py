@@ -65,6 +65,7 @@ def read_attrsets(path: str, text: str) -> YamlFile | None:
 class _Parser:
     def __init__(self, toks: list[_Tok]) -> None:
         self.toks = toks
+        self.closes = _pairs(toks)
 
     def at(self, i: int) -> str:
         return self.toks[i].text if i < len(self.toks) else ""
@@ -139,16 +140,7 @@ class _Parser:
 
     def _closing(self, i: int) -> int:
         """The index of the bracket that closes the one at i (the last token when none does)."""
-        depth = 0
-        for k in range(i, len(self.toks)):
-            word = self.at(k)
-            if word in ("{", "[", "("):
-                depth += 1
-            elif word in ("}", "]", ")"):
-                depth -= 1
-                if depth == 0:
-                    return k
-        return len(self.toks) - 1
+        return self.closes.get(i, len(self.toks) - 1)
 
     def _top(self, i: int, close: int) -> list[str]:
         out, depth = [], 0
@@ -174,6 +166,18 @@ class _Parser:
             elif word == ";" and depth == 0:
                 return k
         return len(self.toks)
+
+
+def _pairs(toks: list[_Tok]) -> dict[int, int]:
+    """Each opening bracket's index -> its closing bracket's, in one pass (an unclosed one has none)."""
+    out: dict[int, int] = {}
+    stack: list[int] = []
+    for k, tok in enumerate(toks):
+        if tok.text in ("{", "[", "("):
+            stack.append(k)
+        elif tok.text in ("}", "]", ")") and stack:
+            out[stack.pop()] = k
+    return out
 
 
 @dataclass
