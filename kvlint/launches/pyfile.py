@@ -286,7 +286,7 @@ def _sdk_run(call: ast.Call) -> bool:
     return "image" in kw and "command" in kw and not isinstance(kw["command"], (ast.List, ast.Tuple))
 
 
-_MODEL_WORDS = ("--model", "--model-path")
+_MODEL_FLAGS = ("--model", "--model-path")  # the engines' model options, as a command writes them
 
 
 def _sdk_words(src: _Source, command: ast.expr) -> list[Field]:
@@ -323,7 +323,7 @@ def _sdk_container(src: _Source, call: ast.Call) -> tuple[list[Deployment], list
         at = src.span(call.func)
         found = launch_in_argv([Field("docker", at), Field("run", at), pic, *words], {})
         return ([finish(src.path, found, LaunchContext(), ManifestGpu())] if found else []), []
-    if pic.resolved or not any(w.text.split("=", 1)[0] in _MODEL_WORDS for w in words):
+    if pic.resolved or not any(w.text.split("=", 1)[0] in _MODEL_FLAGS for w in words):
         return [], []
     shown = " ".join(w.text for w in words[:4])
     through = "the Docker SDK" if _docker_sdk(call) else "an SDK call"
@@ -1381,7 +1381,6 @@ def _listed(found: FoundLaunch) -> FoundLaunch:
     return replace(found, joined=()) if found.joined else found
 
 
-_MODEL_FLAGS = ("--model", "--model-path")
 MAX_PROGRAM_WORDS = 2  # `sys.argv = ["api_server.py", "--model", ...]`: the program's own name before the flags
 
 
@@ -1686,7 +1685,8 @@ def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.Li
         # run_name="__main__")`: the engine's module runs as a program on those arguments (turn 37's K331); a list
         # that gives no model only adds defaults to the caller's command line (a wrapper: the launch is its caller)
         module = _RUN_MODULE.search(text)
-        given = any(isinstance(e, ast.Constant) and e.value in _MODEL_OPTIONS for e in call.args[0].elts)
+        given = any(isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.replace("_", "-") in
+                    _MODEL_FLAGS for e in call.args[0].elts)
         return (("python3", "-m", module.group(1)), call.args[0]) \
             if module is not None and given and _module_starts_engine(module.group(1)) else None
     for engine, (marker, receiver, words) in _per_engine("IN_PROCESS_ARGV").items():
@@ -1807,7 +1807,6 @@ def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] |
 
 
 _RUN_MODULE = lazy(r"""\brunpy\.run_module\(\s*["']([\w.]+)["']""")
-_MODEL_OPTIONS = frozenset({"--model", "--model-path", "--model_path"})
 
 
 def _module_starts_engine(module: str) -> bool:

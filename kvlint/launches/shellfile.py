@@ -115,18 +115,31 @@ def with_said_device(deployments: list[Deployment], text: str) -> list[Deploymen
     diagnostics, turn 37's K331 QuietBox guide); a script that names one in passing ("unlike TPUs") is a GPU's."""
     if not deployments or all(d.gpu for d in deployments):
         return deployments
+    found = _header_device(text) or _tool_device(text)
+    if found is None:
+        return deployments
+    kind, where = found
+    note = f"runs on {where}: not sized over GPUs"
+    return [replace(d, gpu=kind, notes=d.notes + (note,)) if not d.gpu else d for d in deployments]
+
+
+def _header_device(text: str) -> tuple[str, str] | None:
+    """(device kind, what the header says) when a header comment puts the script on or for a non-GPU device."""
     from kvlint.gpus import accelerator_kind
 
     head = "\n".join(text.split("\n", _HEADER_LINES)[:_HEADER_LINES]) if "#" in text else ""
     said = _SAID_DEVICE.search(head) if any(w in head for w in ("on ", "for ", "On ", "For ")) else None
-    word = re.sub(r"[\s\d]+$|s$", "", said.group("device")).split()[-1].lower() if said is not None else ""
+    if said is None:
+        return None
+    kind = accelerator_kind(re.sub(r"[\s\d]+$|s$", "", said.group("device")).split()[-1].lower())
+    return (kind, f"{said.group('device')} (the script's header says so)") if kind is not None else None
+
+
+def _tool_device(text: str) -> tuple[str, str] | None:
+    """(device kind, the tool) when the file runs a vendor's device tool as a command."""
     tool = _DEVICE_TOOL.search(text) if "-smi" in text or "neuron-" in text else None
-    kind = accelerator_kind(word) if word else _TOOL_DEVICE.get(tool.group(1)) if tool is not None else None
-    if kind is None:
-        return deployments
-    how = "the script's header says so" if said is not None else f"the file runs `{tool.group(1) if tool else ''}`"
-    where = f"runs on {said.group('device') if said is not None else kind} ({how}): not sized over GPUs"
-    return [replace(d, gpu=kind, notes=d.notes + (where,)) if not d.gpu else d for d in deployments]
+    return (_TOOL_DEVICE[tool.group(1)], f"{_TOOL_DEVICE[tool.group(1)]} (the file runs `{tool.group(1)}`)") \
+        if tool is not None else None
 
 
 # a vendor's device tool run as a command (a line of its own, or after `sudo` / a pipe's start): the device it reports
