@@ -70,6 +70,12 @@ class Block:
     engine: str
     named: bool  # the path or a key's value names the engine (`vllm:`, `engine: sglang`)
     listed: int = 0  # the flags of its argument list (`engine_args: ["--port=8000", ...]`)
+    model_at: tuple[str, ...] | None = None  # the model's path from the document, when it is not below the holder
+
+    @property
+    def model_path(self) -> tuple[str, ...]:
+        """Keys from the document to the model."""
+        return self.model_at if self.model_at is not None else self.path + self.model_key
 
     @property
     def score(self) -> int:
@@ -223,6 +229,30 @@ def find_all(doc: YNode, engine: str | None = None) -> list[Block]:
             block = _block(val, best.path[:-1] + (key,), best.engine, best.named, knode, imaged)
             if block is not None and block.engine == best.engine and (block.score >= min(best.score, 2) or imaged):
                 out.append(block)
+    return out
+
+
+def cousins(doc: YNode, best: Block) -> list[Block]:
+    """The other engines' settings in a map that keys settings by engine (a benchmark harness's `frameworks:
+    {sglang: {base_server_flags: {model_path: M, ...}}, vllm: {base_server_flags: {tensor_parallel_size: 1, ...}}}`,
+    turn 37's K324): the map named for another engine at the best block's place, with at least `_ROLE_FLAGS`
+    flag-spelled keys and no model of its own, runs on the document's first model. One launch each (rule 4)."""
+    at = next((i for i, k in enumerate(best.path) if _engine_in(k) == best.engine), None)
+    parent = (doc.path(*best.path[:at]) if at else doc) if at is not None else None
+    named = first_model(doc) if parent is not None and parent.is_map else None
+    if parent is None or named is None or at is None:
+        return []
+    out: list[Block] = []
+    for key, _, val in parent.pairs():
+        engine = _engine_in(key)
+        holder = (val.path(*best.path[at + 1:]) if at + 1 < len(best.path) else val) if val.is_map else None
+        if engine is None or engine == best.engine or holder is None or not holder.is_map \
+                or model_key(holder) is not None:
+            continue
+        pairs = tuple(p for p in _settings_map(engine, holder) if spelled_as_flag(p[0]))
+        if len(pairs) >= _ROLE_FLAGS:
+            path = (*best.path[:at], key, *best.path[at + 1:])
+            out.append(Block(holder, path, (), named[1], pairs, engine, True, model_at=named[0]))
     return out
 
 

@@ -65,7 +65,8 @@ def read_lines(path: str, text: str, commands: list[tuple[int, int]] | None = No
 
     index = LineIndex(text)
     out: list[Deployment] = []
-    env, at = _prelude(_assignments(text)) if (commands is None if prelude is None else prelude) else ("", [])
+    own = commands is None if prelude is None else prelude
+    env, at = _prelude(_assignments(text) + _toml_vars(path, text)) if own else ("", [])
     for start, end in _commands(text) if commands is None else commands:
         # an INI value continued on indented lines is one command: its newlines are spaces (offsets unchanged)
         body, offsets = _json_kept(_JOINED.sub(" ", text[start:end]), list(range(start, end + 1)))
@@ -177,6 +178,21 @@ def _assignments(text: str) -> list[tuple[str, int, str, int]]:
     return out
 
 
+# a TOML key written as an environment variable, given a string (`VLLM_MODEL = "meta-llama/..."`)
+_TOML_VAR = lazy(r"""(?m)^[ \t]*(?P<name>[A-Z][A-Z0-9_]*)[ \t]*=[ \t]*"""
+                 r"""(?P<q>["'])(?P<value>[^"'\n\\]*)(?P=q)[ \t]*(?:#.*)?$""")
+
+
+def _toml_vars(path: str, text: str) -> list[tuple[str, int, str, int]]:
+    """The variables a TOML file sets for the commands it holds: an upper-case key given a string. Flox's
+    `[vars]`, pixi's `[activation.env]`, fly.toml's `[env]`, mise's `[env]` all spell the environment this way,
+    and no TOML format names an ordinary setting in capitals, so the table's name need not be known (sample K328:
+    a Flox service `vllm serve $VLLM_MODEL` with `VLLM_MODEL` set under `[vars]`)."""
+    if not path.endswith(".toml"):
+        return []
+    return [(m.group("name"), m.start("name"), m.group("value"), m.start("value")) for m in _TOML_VAR.finditer(text)]
+
+
 def _prelude(assignments: list[tuple[str, int, str, int]]) -> tuple[str, list[int]]:
     """The assignments as shell lines (`NAME='VALUE'`) and, per character, its offset in the file: the name and
     value at their own places, the quotes and the newline at the value's start."""
@@ -209,7 +225,7 @@ def _scripted(path: str, text: str) -> list[Deployment]:
     whole = Mapped(path, text, index=LineIndex(text))
     engine = run[1]
     items = [(name, whole.span(n_at, n_at + len(name)), Field(value, whole.span(v_at, v_at + len(value))))
-             for name, n_at, value, v_at in _assignments(text)]
+             for name, n_at, value, v_at in _assignments(text) + _toml_vars(path, text)]
     fields = env_launch.fields_from_env(engine, items)
     env_file = _ENV_FILE_KEY.search(text)
     if fields is None and env_file is not None:

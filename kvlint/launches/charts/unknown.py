@@ -124,7 +124,7 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     if found is None:
         by_env = _env_configured(yf, doc, holders) if block is None else None
         if block is not None:  # the block, and any sibling block with its own model (a prefill and a decode role)
-            blocks = structured.find_all(doc, None) or [block]
+            blocks = (structured.find_all(doc, None) or [block]) + structured.cousins(doc, block)
             return [from_block(yf, doc, b) for b in blocks], []
         deps = by_env or _engine_named_values(yf, doc) or _flags_list(yf, doc)
         return deps, ([] if deps else _enabled_subchart(yf.path, doc) or _engine_chosen(yf, doc))
@@ -139,7 +139,7 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
     section = _model_section(chain)
     if section is not None:  # the image's own section names its model (`contentSafety: {modelPath: ..., runtime:
         holders = [section] + [v for k, _, v in section.pairs() if v.is_map and k != "image"]  # {image: ...}}`)
-    model_path, model = (block.path + block.model_key, block.model) if block is not None else _model(holders)
+    model_path, model = (block.model_path, block.model) if block is not None else _model(holders)
     lists = [h.get(k) for h in holders for k in ARG_KEYS]
     args = next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
     if model is None and _positional_model(engine, args):  # `model: {args: [org/name, --flags ...]}`
@@ -617,7 +617,7 @@ def chart_engine(path: str) -> str | None:
 
 def from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[str, Span] | None = None) -> Deployment:
     """Settings with no engine image: the mapping names its engine, or its keys are plainly an engine's."""
-    model_path = block.path + block.model_key
+    model_path = block.model_path
     fields = (_model_fields(block.engine, block.model, model_path) + _flag_fields(block.engine, doc, block)
               + _block_args(yf, block.holder))
     resources = block.holder.get("resources") or doc.get("resources")

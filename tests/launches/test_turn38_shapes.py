@@ -1,0 +1,43 @@
+"""Shapes the turn-38 held-out samples (and the turn-37 leftovers) showed kvlint passing over or misreading, each read
+by a mechanism, not a case."""
+
+from __future__ import annotations
+
+from kvlint.launches import read_path
+
+
+def test_a_toml_file_sets_the_environment_of_its_commands_in_capitals(tmp_path):
+    """Turn 37's K328 (a Flox environment): `[services] vllm.command = "vllm serve $VLLM_MODEL ..."` with
+    `VLLM_MODEL = "..."` under `[vars]`. An upper-case TOML key given a string is an environment variable in every
+    TOML format that has one (Flox, pixi, fly.toml, mise), so the command reads it, at its place; a lower-case key
+    is an ordinary setting and is not. The model's place is the reference, as in a shell script."""
+    path = tmp_path / "manifest.toml"
+    path.write_text('[vars]\nVLLM_MODEL = "meta-llama/Llama-3.1-8B-Instruct"\nVLLM_TP = \'2\'  # two cards\n'
+                    'model = "not-this/one"\n\n[services]\n'
+                    'vllm.command = "vllm serve $VLLM_MODEL --tensor-parallel-size $VLLM_TP"\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("tensor_parallel_size")) == ("meta-llama/Llama-3.1-8B-Instruct", 2)
+    assert dep.model_span is not None and (dep.model_span.line, dep.model_span.col) == (7, 28)
+    # the same lines in an INI file are not read as an environment
+    ini = tmp_path / "app.ini"
+    ini.write_text(path.read_text().replace("vllm.command", "command"))
+    assert all(d.model != "meta-llama/Llama-3.1-8B-Instruct" for d in read_path(str(ini)).deployments)
+
+
+def test_settings_keyed_by_engine_run_each_engine_on_the_documents_model(tmp_path):
+    """Turn 37's K324 (a serving benchmark's harness config): `frameworks: {sglang: {base_server_flags: {model_path:
+    M, ...}}, vllm: {base_server_flags: {tensor_parallel_size: 1, max_model_len: 12288, ...}}}` beside a top-level
+    `model: {name: M}`. The vLLM map has no model of its own: it runs on the document's, one launch per engine. A map
+    for another engine with fewer than three flag-spelled keys, or one that is not an engine (`trtllm:`), is not."""
+    path = tmp_path / "bench.yaml"
+    path.write_text("model:\n  name: Qwen/Qwen3-8B\nframeworks:\n  sglang:\n    server_command: python -m sglang.launch_server\n"
+                    "    base_server_flags:\n      model_path: Qwen/Qwen3-8B\n      mem_fraction_static: 0.8\n"
+                    "      schedule_policy: lpm\n  vllm:\n    server_command: vllm serve\n    base_server_flags:\n"
+                    "      tensor_parallel_size: 2\n      max_model_len: 12288\n      gpu_memory_utilization: 0.9\n"
+                    "  trtllm:\n    base_server_flags:\n      tp_size: 1\n      max_batch_size: 8\n      kv_cache_free: 0.9\n")
+    sglang, vllm = read_path(str(path)).deployments
+    assert (sglang.engine, vllm.engine) == ("sglang", "vllm")
+    assert (vllm.model, vllm.get("tensor_parallel_size"), vllm.get("max_model_len")) == ("Qwen/Qwen3-8B", 2, 12288)
+    assert vllm.model_span is not None and vllm.model_span.line == 2
+    path.write_text(path.read_text().replace("      gpu_memory_utilization: 0.9\n", ""))
+    assert [d.engine for d in read_path(str(path)).deployments] == ["sglang"]
