@@ -41,3 +41,22 @@ def test_settings_keyed_by_engine_run_each_engine_on_the_documents_model(tmp_pat
     assert vllm.model_span is not None and vllm.model_span.line == 2
     path.write_text(path.read_text().replace("      gpu_memory_utilization: 0.9\n", ""))
     assert [d.engine for d in read_path(str(path)).deployments] == ["sglang"]
+
+
+def test_an_engine_subchart_switched_on_reads_the_global_model(tmp_path):
+    """Turn 37's K333 (an umbrella chart's values): `global: {LLM_MODEL: <LLM_MODEL>}` and `vllmService: {name:
+    vllm-service, enabled: true, service: {port: 8080}}`. Helm hands `global:` to every subchart, so the switched-on
+    engine subchart runs that model: a launch at the key, its model the global one (a placeholder here). A key
+    spelled in camelCase is the engine's subchart as `vllm-stack:` is; a router's is not, and a subchart switched
+    off renders nothing."""
+    path = tmp_path / "values.yaml"
+    path.write_text("global:\n  LLM_MODEL: Qwen/Qwen2.5-7B-Instruct\ntgiService:\n  enabled: false\n"
+                    "vllmService:\n  name: vllm-service\n  enabled: true\n  service:\n    port: 8080\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model) == ("vllm", "Qwen/Qwen2.5-7B-Instruct")
+    assert dep.launch_span is not None and dep.launch_span.line == 5
+    assert dep.model_span is not None and dep.model_span.line == 2
+    assert any("switched on with its model named" in n for n in dep.notes)
+    for key, on in (("vllmRouter", "true"), ("vllmService", "false")):
+        path.write_text(f"global:\n  LLM_MODEL: Qwen/Qwen2.5-7B-Instruct\n{key}:\n  enabled: {on}\n")
+        assert not read_path(str(path)).deployments

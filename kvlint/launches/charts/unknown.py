@@ -711,7 +711,9 @@ def _empty_model(holders: list[YNode]) -> tuple[tuple[str, ...], YNode | None]:
 
 
 # a top-level block named for an engine (`vllm:`, `sglang-server:`) in values that request a GPU
-_ENGINE_KEY = lazy(r"^(?:vllm|sglang)(?:[-_][\w-]*)?$", re.IGNORECASE)
+# a values key for the engine's subchart (`vllm:`, `vllm-stack:`, `vllmService:`), not for a tool beside it
+_ENGINE_KEY = lazy(r"^(?:vllm|sglang)(?![\w-]*(?:router|client|proxy|gateway|exporter|monitor|ui$))(?:[-_]?[\w-]*)?$",
+                   re.IGNORECASE)
 _GPU_REQUEST = lazy(r"\b(?:nvidia\.com|amd\.com)/gpu\b"
                     r"|^[ \t]*(?:gpus?|gpu[-_]?count|num[-_]?gpus)[ \t]*:[ \t]*[\"']?[1-9]",
                     re.IGNORECASE | re.MULTILINE)
@@ -724,10 +726,11 @@ def _engine_named_values(yf: YamlFile, doc: YNode) -> list[Deployment]:
     key, block = next(((k, v) for k, _, v in doc.pairs() if v.is_map and _ENGINE_KEY.match(k)), ("", None))
     if block is None or disabled(block) is not None:
         return []  # an umbrella chart's `vllm: {enabled: false}` renders nothing
-    if not (_GPU_REQUEST.search(yf.text) or _gpu_block(doc) or _switched_on_with_model(block)):
+    gpus = bool(_GPU_REQUEST.search(yf.text) or _gpu_block(doc))
+    if not (gpus or _switched_on_with_model(doc, block)):
         return []
     engine = "sglang" if key.lower().startswith("sglang") else "vllm"
-    model_path, model = _model([doc, block])
+    model_path, model = _model([doc, block, *_global(doc)])
     for sub, _, child in block.pairs() if model is None or not text(model) else ():
         if child.is_map and (found := _model([child]))[1] is not None and text(found[1]):
             model_path, model = (key, sub) + found[0], found[1]  # `vllm: {config: {model: org/name}}`
@@ -742,19 +745,27 @@ def _engine_named_values(yf: YamlFile, doc: YNode) -> list[Deployment]:
     fields += key_fields(engine, block) + next((argv_items(n, yf) for n in lists if n is not None and n.is_seq), [])
     count, cspan = _values_gpus(doc, block.get("resources") or doc.get("resources"))
     product, pspan = g.product_from_pod(doc)
-    note = (f"chart not recognised: launch counted at `{key}:` (an engine block beside a GPU request); "
-            f"{'.'.join(model_path) if model is not None else 'the model'} is not in this file: the chart's "
-            "default or the install names it")
+    why = "an engine block beside a GPU request" if gpus else "an engine subchart switched on with its model named"
+    whose = f"the model from {'.'.join(model_path)}" if model is not None else \
+        "the model is not in this file: the chart's default or the install names it"
+    note = f"chart not recognised: launch counted at `{key}:` ({why}); {whose}"
     ctx = LaunchContext(notes=(note,), node_labels=facts.node_labels(doc))
     return [_deployment(yf.path, engine, fields, knode, ctx, ManifestGpu(product, pspan, count, cspan))]
 
 
-def _switched_on_with_model(block: YNode) -> bool:
+def _global(doc: YNode) -> list[YNode]:
+    """The values' `global:` map, which Helm hands every subchart (`global: {LLM_MODEL: ...}`), if there is one."""
+    glob = doc.get("global")
+    return [glob] if glob is not None and glob.is_map else []
+
+
+def _switched_on_with_model(doc: YNode, block: YNode) -> bool:
     """An umbrella chart's engine subchart switched on with its model named (`vllm: {enabled: true, LLM_MODEL_ID:
-    org/m}`, sample K95's OPEA values, silent before): the subchart starts the engine on that model whatever the
-    values say of GPUs (a CPU or Gaudi default the subchart keeps)."""
+    org/m}`, sample K95's OPEA values, silent before), in its own map or in the `global:` values every subchart
+    reads (turn 37's K333: `global: {LLM_MODEL: ...}` beside `vllmService: {enabled: true}`): the subchart starts
+    the engine on that model whatever the values say of GPUs (a CPU or Gaudi default the subchart keeps)."""
     on = block.get("enabled")
-    model = _model([block])[1]
+    model = _model([block, *_global(doc)])[1]
     return on is not None and on.is_scalar and on.value is True and model is not None and bool(text(model))
 
 
