@@ -60,3 +60,20 @@ def test_an_engine_subchart_switched_on_reads_the_global_model(tmp_path):
     for key, on in (("vllmRouter", "true"), ("vllmService", "false")):
         path.write_text(f"global:\n  LLM_MODEL: Qwen/Qwen2.5-7B-Instruct\n{key}:\n  enabled: {on}\n")
         assert not read_path(str(path)).deployments
+
+
+def test_values_of_a_chart_named_for_the_engine_asking_for_gpus_with_no_model_are_said(tmp_path):
+    """Turn 37's K332 (KubeBlocks' `deploy/vllm-cluster/values.yaml`: `version: vllm-baichuan2-13b`, `gpu: 1`, no
+    model): the chart's own objects decide what the engine serves. Not a launch (nothing says which model), but one
+    KV008 info at the GPU request, not silence. The same values in a folder not named for an engine say nothing."""
+    chart = tmp_path / "vllm-cluster"
+    chart.mkdir()
+    (chart / "values.yaml").write_text("version: vllm-baichuan2-13b\nreplicas: 1\ncpu: 0.5\ngpu: 1\n")
+    result = read_path(str(chart / "values.yaml"))
+    assert not result.deployments
+    (finding,) = result.findings
+    assert (finding.code, finding.span.line, finding.span.col) == ("KV008", 4, 6)
+    other = tmp_path / "web-cluster"
+    other.mkdir()
+    (other / "values.yaml").write_text("version: vllm-baichuan2-13b\nreplicas: 1\ncpu: 0.5\ngpu: 1\n")
+    assert not read_path(str(other / "values.yaml")).findings

@@ -127,7 +127,8 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
             blocks = (structured.find_all(doc, None) or [block]) + structured.cousins(doc, block)
             return [from_block(yf, doc, b) for b in blocks], []
         deps = by_env or _engine_named_values(yf, doc) or _flags_list(yf, doc)
-        return deps, ([] if deps else _enabled_subchart(yf.path, doc) or _engine_chosen(yf, doc))
+        return deps, ([] if deps else _enabled_subchart(yf.path, doc) or _engine_chosen(yf, doc)
+                      or _named_chart_gpus(yf, doc))
     engine, image, span = found
     roles = _flags_list(yf, doc, (image, span))
     if len(roles) > 1:  # the roles' argument lists (`prefillExtraArgs:` / `decodeExtraArgs:`): one launch each
@@ -901,6 +902,25 @@ def _enabled_subchart(path: str, doc: YNode) -> list[Finding]:
             fix = "check the subchart's values, or set the model and engine flags under this key"
             return [Finding(KV008[0], KV008[1], Severity.INFO, message, knode.span, fix=fix, path=path)]
     return []
+
+
+def _named_chart_gpus(yf: YamlFile, doc: YNode) -> list[Finding]:
+    """A KV008 for the values of a chart named for the engine that ask for GPUs and name no model (turn 37's K332:
+    KubeBlocks' `vllm-cluster` values, `version: vllm-baichuan2-13b` and `gpu: 1`): the chart's templates or an
+    object they name decide what the engine serves, which this file does not show; said at the GPU request, not
+    passed over in silence. Not a launch: nothing here says which model, or that these values start it."""
+    engine = chart_engine(yf.path)
+    count, span = _values_gpus(doc, doc.get("resources")) if engine is not None else (None, None)
+    scalar = next((n for n in (doc.get("gpu"), doc.get("gpus")) if n is not None and n.is_scalar), None)
+    if not count and scalar is not None and g.to_int(scalar):  # the chart's own count (`gpu: 1`)
+        count, span = g.to_int(scalar), scalar.span
+    if engine is None or not count or span is None:
+        return []
+    message = (f"values of a chart named for {engine} ask for {count} GPU(s) but name no model: the chart's templates "
+               "(or an object they name) decide what it serves, which kvlint does not read here; nothing is checked")
+    fix = "set the model and engine flags in these values, or add `# kvlint: disable-file` when the chart starts no " \
+          "engine"
+    return [Finding(KV008[0], KV008[1], Severity.INFO, message, span, fix=fix, path=yf.path)]
 
 
 def _engine_chosen(yf: YamlFile, doc: YNode) -> list[Finding]:
