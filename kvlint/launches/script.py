@@ -1290,7 +1290,7 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
     if not state.closed or (found is None and "$" not in m.text[words[i].start : words[-1].end]):
         return [found] if found is not None else []  # a command with no expansion takes nothing from an arm
     used = _variables_in(words[i:]) | {"@" + ref.group(1) for w in words[i:] if (ref := _array_ref(w)) is not None}
-    by_model: dict[tuple[str, str], tuple[FoundLaunch, dict[str, tuple[str, int]]]] = {}
+    by_model: dict[tuple[str, str, str], tuple[FoundLaunch, dict[str, tuple[str, int]]]] = {}
     read = 0
     facts = _path(state)
     for statement in state.closed:
@@ -1304,26 +1304,49 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
             fields = prefix + _arm_fields(words[i:], m, arm_env, arm, state)
             launch = launch_in_argv(fields, arm_env, depth, None)
             model = _model_of(launch) if launch is not None else None
-            if launch is not None and (model is not None or found is None or launch.engine != found.engine):
+            if launch is not None and (model is not None or found is None or launch.engine != found.engine
+                                       or _pd_role(launch)):
                 # the last arm naming a model reads it, as the script's order does; a local copy and the Hub id of
                 # one model (`/models/Qwen2.5-7B` or `Qwen/Qwen2.5-7B`) are one model; an arm that starts the
                 # other engine is another deployment whatever its model
-                key = (launch.engine, (model or "").rstrip("/").rsplit("/", 1)[-1].lower())
+                key = (launch.engine, (model or "").rstrip("/").rsplit("/", 1)[-1].lower(), _pd_role(launch))
                 by_model[key] = (launch, arm)
     noted = [replace(launch, notes=launch.notes + (_arm_note(arm, used),)) for launch, arm in by_model.values()]
     if found is None:
         return _configurations(noted)
-    if len(by_model) < 2 and not any(e != found.engine for e, _ in by_model):
+    if len(by_model) < 2 and not any(e != found.engine for e, _, _ in by_model):
         return [found]
-    if not any(e == found.engine for e, _ in by_model):  # the arm the reading went through is one of them
+    if not any(e == found.engine for e, _, _ in by_model):  # the arm the reading went through is one of them
         return _configurations([found, *noted])
     return _configurations(noted)
 
 
 def _configurations(launches: list[FoundLaunch]) -> list[FoundLaunch]:
     """Several launches one command gives in the arms of an `if` / `case` / `for`: configurations of one launch
-    (the counting rules' one command, one launch; a `rank == 0` / `else` pair is one too), each sized."""
-    return [replace(f, arm=True) for f in launches] if len(launches) > 1 else launches
+    (the counting rules' one command, one launch; a `rank == 0` / `else` pair is one too), each sized. Arms that
+    give the command different P/D roles (`case $ROLE in prefill) ARGS=(--disaggregation-mode prefill ...)`, turn
+    37's K329) are different deployments, each with its own pool (counting rule 3): configurations within a role."""
+    roles: dict[str, list[FoundLaunch]] = {}
+    for f in launches:
+        roles.setdefault(_pd_role(f), []).append(f)
+    return [replace(f, arm=True) if len(group) > 1 else f for group in roles.values() for f in group]
+
+
+_KV_ROLE = lazy(r"""["']?kv_role["']?\s*:\s*["']?(\w+)""")
+
+
+def _pd_role(found: FoundLaunch) -> str:
+    """The role a launch takes in a disaggregated pair: SGLang's `--disaggregation-mode`, the `kv_role` of vLLM's
+    `--kv-transfer-config`; "" for none."""
+    from kvlint.launches.argv import parse
+
+    settings = parse(found.engine, [f.token() for f in found.fields]).settings
+    mode = settings.get("disaggregation_mode")
+    if mode is not None and mode.resolved and mode.value not in (None, "null"):
+        return str(mode.value)
+    config = settings.get("kv_transfer_config")
+    m = _KV_ROLE.search(str(config.value)) if config is not None and config.resolved else None
+    return m.group(1) if m is not None else ""
 
 
 def _unsure_branch(found: FoundLaunch, words: tuple[Word, ...], prefix: list[Field], m: Mapped,

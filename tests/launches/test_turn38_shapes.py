@@ -77,3 +77,23 @@ def test_values_of_a_chart_named_for_the_engine_asking_for_gpus_with_no_model_ar
     other.mkdir()
     (other / "values.yaml").write_text("version: vllm-baichuan2-13b\nreplicas: 1\ncpu: 0.5\ngpu: 1\n")
     assert not read_path(str(other / "values.yaml")).findings
+
+
+def test_case_arms_giving_one_command_its_pd_role_are_two_launches(tmp_path):
+    """Turn 37's K329 (a Kunpeng SGLang fork's `run.sh <role> <rank>`): `case "$ROLE" in prefill) SPECIFIC_ARGS=(
+    --disaggregation-mode prefill ...);; decode) SPECIFIC_ARGS=(--disaggregation-mode decode ...);; esac`, then one
+    `python -m sglang.launch_server "${BASE_ARGS[@]}" "${SPECIFIC_ARGS[@]}"`. Prefill and decode are two engines,
+    each with its own pool (counting rule 3), so the command's arms are two launches, each with its arm's values;
+    arms that change only other settings of one role stay one launch."""
+    path = tmp_path / "run.sh"
+    body = ('#!/bin/bash\nROLE="$1"\nBASE_ARGS=(--model-path "$MODEL_PATH" --tp 8)\ncase "$ROLE" in\n'
+            '  prefill)\n    SPECIFIC_ARGS=(--disaggregation-mode prefill --max-total-tokens 18496)\n    ;;\n'
+            '  decode)\n    SPECIFIC_ARGS=(--disaggregation-mode decode --max-total-tokens 139328)\n    ;;\nesac\n'
+            'python -m sglang.launch_server "${BASE_ARGS[@]}" "${SPECIFIC_ARGS[@]}"\n')
+    path.write_text(body)
+    deps = read_path(str(path)).deployments
+    assert [(d.get("disaggregation_mode"), d.get("max_total_tokens"), d.one_of_arms) for d in deps] == \
+        [("prefill", 18496, False), ("decode", 139328, False)]
+    path.write_text(body.replace("--disaggregation-mode decode", "--disaggregation-mode prefill"))
+    (dep,) = read_path(str(path)).deployments
+    assert dep.get("disaggregation_mode") == "prefill"
