@@ -155,6 +155,8 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
     script an image runs, those whose model is the script's own argument. A script a person runs with the model as
     its argument (`serve_vllm.sh <model>`, sample K270) is a launch whose model is open (counting rule 8)."""
     deps, wrapped = wrapper_scripts(deps, text) if text and "$" in text and run_by_image(path) else (deps, [])
+    deps, bare = _bare_entry(path, deps)
+    wrapped += bare
     if not any(env_model(d) for d in deps):
         return deps, wrapped
     image_why = run_by_image(path)
@@ -170,6 +172,26 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
         notes.append(_note(dep, f"the model is ${name} of the environment the image is given ({why}): the launch "
                                 "is where the image is run with it (a manifest, compose file, docker run)"))
     return kept, wrapped + notes
+
+
+def _bare_entry(path: str, deps: list[Deployment]) -> tuple[list[Deployment], list[Finding]]:
+    """The launches of a script an image runs that start the engine with no model and no flag at all (`vllm serve`
+    alone after starting a sidecar, turn 38's K336: an NVCF sample's `entrypoint.sh`): the image's entry point, as a
+    Dockerfile's bare ENTRYPOINT is (counting rule 5), said by a KV008 info; the launch is where the image is run."""
+    if not deps or not any(d.model is None for d in deps):
+        return deps, []
+    why = run_by_image(path)
+    if why is None:
+        return deps, []
+    kept, notes = [], []
+    for dep in deps:
+        if dep.model is None and dep.image is None and not any(s.resolved for s in dep.settings.values()):
+            notes.append(_note(dep, f"the engine is started with no model and no flags in a script an image runs "
+                                    f"({why}): the image's entry point, not a deployment; the launch is where the "
+                                    "image is run"))
+        else:
+            kept.append(dep)
+    return kept, notes
 
 
 def _set_here(name: str, text: str) -> bool:

@@ -1469,7 +1469,7 @@ def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | 
         fields.append(src.field(e))
     start = next((k for k, f in enumerate(fields[: MAX_PROGRAM_WORDS + 1]) if f.text.startswith("--")
                   or f.text == "serve"), None)
-    if start is None:
+    if start is None or (fields[start].text != "serve" and any(_other_program(f.text) for f in fields[:start])):
         return []
     words = fields[start + 1 :] if fields[start].text == "serve" else fields[start:]
     engine = _engine_of_flags(src.text, words, positional=fields[start].text == "serve")
@@ -1483,6 +1483,16 @@ def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | 
     pic = _image_text(src, image) if image is not None else None
     ctx = LaunchContext(image=pic.text, image_span=pic.span) if pic is not None else LaunchContext()
     return [finish(src.path, found, ctx, ManifestGpu())] if found is not None else []
+
+
+_ENGINE_PROGRAM = lazy(r"vllm|sglang|python|trl|api_server|launch_server", re.IGNORECASE)
+
+
+def _other_program(word: str) -> bool:
+    """A path to a program that is not the engine's (`<VLLM_CPP_BUILD>/examples/server`, turn 38's K336: a benchmark
+    manifest's own server beside its vLLM and SGLang commands): the flags after it are that program's. A bare
+    `argv[0]` (`"prog"`) says nothing."""
+    return "/" in word and _ENGINE_PROGRAM.search(word.rstrip("/").rsplit("/", 1)[-1]) is None
 
 
 def _engine_of_flags(text: str, words: list[Field], positional: bool) -> str | None:

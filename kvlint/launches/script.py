@@ -584,6 +584,13 @@ def _track_condition(words: tuple[Word, ...], sep: str, state: _State, m: Mapped
         top.pending = []
 
 
+def _sure(state: _State) -> bool:
+    """Whether the commands here run whenever the script does: each `if` around them is in the arm the script
+    decides holds (no `case`, no `[ ... ] &&` guard), so what they add to a variable or an array is added."""
+    return state.conditional == len(state.arms) and all(a.kind == "if" and a.matched and a.aside is None
+                                                        for a in state.arms)
+
+
 def _if_arm(statement: _Arms, truth: bool | None, state: _State) -> None:
     """An arm of an `if` whose condition the script decides (`enable_spec=false` ... `elif [ "$enable_spec" = true
     ]`, `[ -n "$eagle_path" ]` after `eagle_path=""`), or one after an arm whose condition holds: it does not run as
@@ -601,6 +608,9 @@ def _truth(words: tuple[Word, ...], sep: str, m: Mapped | None, state: _State) -
     W2 ]` (or `[[ ]]`, `test`) on words whose values the script fixes (a caller's default counts as fixed: the launch
     as run without one). None for anything else: a compound or negated condition, a command's status, an unset
     variable."""
+    given = _unless_given(words, m, state) if m is not None and words and sep not in ("&&", "||", "|") else None
+    if given is not None:
+        return given
     ws = _test_operands(words)
     if m is None or ws is None or sep in ("&&", "||", "|"):
         return None
@@ -616,6 +626,28 @@ def _truth(words: tuple[Word, ...], sep: str, m: Mapped | None, state: _State) -
     if len(ws) == 3 and ws[1].literal in ("=", "==", "!="):
         return (values[0].text == values[2].text) == (ws[1].literal != "!=")
     return None
+
+
+# a test of whether an array's words hold an option: `! [[ " ${ARGS[@]} " =~ " --port " ]]`, `[[ " ${ARGS[*]} " !=
+# *" --host "* ]]`
+_GIVEN_TEST = lazy(r'(?P<n1>!\s*)?\[\[\s*(?P<n2>!\s*)?"\s*\$\{(?P<name>\w+)\[[@*]\]\}\s*"\s*(?P<op>=~|==|!=)\s*'
+                   r'(?P<pattern>\S.*?)\s*\]\];?')
+_OPTION_IN = lazy(r"--[A-Za-z][\w-]*")
+
+
+def _unless_given(words: tuple[Word, ...], m: Mapped, state: _State) -> bool | None:
+    """Whether a test of an array's words for an option holds (`if ! [[ " ${ARGS[@]} " =~ " --model-path " ]];
+    then ARGS+=(--model-path "${MODEL:-/opt/ml/model}")`, turn 38's K334/K336: SGLang's SageMaker entry point): the
+    idiom adds a default unless the option was given, so the words the script knows decide it, and words gathered at
+    run time are taken not to hold it (the script as run with its defaults). None for any other condition."""
+    found = _GIVEN_TEST.fullmatch(m.text[words[0].start : words[-1].end].strip())
+    option = _OPTION_IN.search(found.group("pattern")) if found is not None else None
+    if found is None or option is None:
+        return None
+    known = state.arrays.get(found.group("name"), ())
+    held = any(f.text.split("=", 1)[0] == option.group() for f in known)
+    negated = (found.group("op") == "!=") ^ bool(found.group("n1")) ^ bool(found.group("n2"))
+    return held != negated
 
 
 def _case_arm(statement: _Arms, patterns: list[str | None], state: _State) -> None:
@@ -1641,7 +1673,7 @@ def _appended(value: str | None, before: str | None, state: _State) -> str | Non
     """`NAME+=value`: the value before with this one after it. One made under a condition (an `if` branch) is not
     known to run: the value stays what it was, as a conditional `args+=(...)` is left out of an array. Each part
     keeps where its characters were written when both know it in the same text."""
-    if state.conditional:
+    if state.conditional and not _sure(state):
         return before
     if value is None or before is None:
         return None
@@ -1781,7 +1813,7 @@ def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State)
         state.arrays.pop(name, None)
         state.optional.pop(name, None)
         state.gathered.add(name)
-    elif state.conditional:
+    elif state.conditional and not _sure(state):
         line = m.at(word.start)[0]
         state.optional.setdefault(name, []).append(f"line {line}: `{' '.join(f.text for f in elements)}`")
     else:
@@ -1804,8 +1836,10 @@ def _array_ref(word: Word) -> re.Match | None:
 def _expand(word: Word, m: Mapped, env: dict[str, str], state: _State) -> list[Field]:
     """A word's fields; a known array's expansion is the array's own words, each where it was written."""
     ref = _array_ref(word)
-    if ref is not None and ref.group(1) in state.gathered:  # its words are known only at run time
-        return [Field(m.text[word.start:word.end], m.span(word.start, word.end), False, (ref.group(1),))]
+    if ref is not None and ref.group(1) in state.gathered:  # its words are known only at run time, then any the
+        # script adds after the loop that gathered them (a default it appends)
+        return [Field(m.text[word.start:word.end], m.span(word.start, word.end), False, (ref.group(1),)),
+                *state.arrays.get(ref.group(1), ())]
     if ref is not None and state.unsourced and ref.group(1) not in state.arrays and not ref.group(2):
         return [_sourced_array(ref.group(1), word, m, state)]
     if ref is not None and ref.group(1) in state.produced and not ref.group(2):

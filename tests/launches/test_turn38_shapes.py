@@ -97,3 +97,57 @@ def test_case_arms_giving_one_command_its_pd_role_are_two_launches(tmp_path):
     path.write_text(body.replace("--disaggregation-mode decode", "--disaggregation-mode prefill"))
     (dep,) = read_path(str(path)).deployments
     assert dep.get("disaggregation_mode") == "prefill"
+
+
+def test_a_default_appended_unless_given_after_a_loop_of_run_time_words_is_read(tmp_path):
+    """Turn 38's K334 and K336 (SGLang's SageMaker entry point `docker/serve`, in two forks): a loop turns the
+    `SM_SGLANG_*` variables into flags (`ARGS+=("--${name}")`, known only at run time), then `if ! [[ " ${ARGS[@]} "
+    =~ " --model-path " ]]; then ARGS+=(--model-path "${SM_SGLANG_MODEL_PATH:-/opt/ml/model}"); fi`, then `exec
+    python3 -m sglang.launch_server "${ARGS[@]}"`. The guard adds a default unless it was given, so the script as
+    run with its defaults serves /opt/ml/model: a launch (counting rule 5's defaulted model), not a KV008 pass-over."""
+    path = tmp_path / "serve"
+    path.write_text('#!/bin/bash\nARGS=()\nwhile IFS="=" read -r key value; do\n'
+                    '    name=$(echo "${key#SM_SGLANG_}" | tr "_" "-")\n    ARGS+=("--${name}")\n'
+                    'done < <(env | grep "^SM_SGLANG_")\n'
+                    'if ! [[ " ${ARGS[@]} " =~ " --port " ]]; then\n    ARGS+=(--port "${SM_SGLANG_PORT:-8080}")\nfi\n'
+                    'if ! [[ " ${ARGS[@]} " =~ " --model-path " ]]; then\n'
+                    '    ARGS+=(--model-path "${SM_SGLANG_MODEL_PATH:-/opt/ml/model}")\nfi\n'
+                    'exec python3 -m sglang.launch_server "${ARGS[@]}"\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("port")) == ("sglang", "/opt/ml/model", 8080)
+    assert dep.model_span is not None and dep.model_span.line == 11
+    # an option the script's own words already hold is not added again: the guard does not run
+    path.write_text('#!/bin/bash\nARGS=(--model-path Qwen/Qwen3-8B)\n'
+                    'if ! [[ " ${ARGS[@]} " =~ " --model-path " ]]; then\n    ARGS+=(--model-path /opt/ml/model)\nfi\n'
+                    'python3 -m sglang.launch_server "${ARGS[@]}"\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen3-8B"
+
+
+def test_an_entry_point_script_starting_the_engine_bare_is_the_image(tmp_path):
+    """Turn 38's K336 (an NVCF sample's `entrypoint.sh`: a collector in the background, then `vllm serve` with no
+    model and no flag): the image's entry point, as a Dockerfile's bare ENTRYPOINT is (counting rule 5), said by one
+    KV008 info; the same command in a script no image runs stays a launch of the engine's default model."""
+    path = tmp_path / "entrypoint.sh"
+    path.write_text("#!/bin/bash\nset -e\notelcol-contrib --config /etc/otel.yaml &\nvllm serve\n")
+    result = read_path(str(path))
+    assert not result.deployments
+    assert [(f.code, f.span.line) for f in result.findings] == [("KV008", 4)]
+    other = tmp_path / "bench.sh"
+    other.write_text(path.read_text())
+    assert len(read_path(str(other)).deployments) == 1
+
+
+def test_a_listed_command_of_another_program_is_not_the_engines(tmp_path):
+    """Turn 38's K336 (a benchmark planner's manifest): `"ours_server": ["<VLLM_CPP_BUILD>/examples/server",
+    "--model", M, "--block-size", "32", "--num-blocks", "640", "--max-model-len", "1152"]` beside the vLLM and
+    SGLang commands it compares with. The path names a program that is not the engine: its flags are that
+    program's, not a vLLM launch (whose `--num-blocks` got a wrong KV004 warning). The engines' own lists stay."""
+    path = tmp_path / "plan.py"
+    path.write_text('def manifest(image):\n    return {\n'
+                    '        "ours_server": ["<VLLM_CPP_BUILD>/examples/server", "--model", "<MODEL_SNAPSHOT>",\n'
+                    '                        "--block-size", "32", "--num-blocks", "640", "--max-model-len", "1152"],\n'
+                    '        "vllm_server": ["<VLLM_ORACLE>/bin/vllm", "serve", "<MODEL_SNAPSHOT>",\n'
+                    '                        "--max-model-len", "1152", "--max-num-seqs", "16"],\n    }\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.launch_span.line if dep.launch_span else None) == ("vllm", 5)
