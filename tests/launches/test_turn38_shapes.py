@@ -151,3 +151,23 @@ def test_a_listed_command_of_another_program_is_not_the_engines(tmp_path):
                     '                        "--max-model-len", "1152", "--max-num-seqs", "16"],\n    }\n')
     (dep,) = read_path(str(path)).deployments
     assert (dep.engine, dep.launch_span.line if dep.launch_span else None) == ("vllm", 5)
+
+
+def test_an_option_of_an_sglang_release_before_the_tables_is_a_removed_flag(tmp_path):
+    """Turn 38's K337 (ZhiLight's 2024 benchmark record): `python -m sglang.launch_server ... --max-num-reqs 64`.
+    SGLang 0.2 had the option (the pool's request slots); the tables read 0.5.4 on. It is a removed flag with its
+    value (KV005 names the release it is gone from), not an option no release has (KV004), and `64` is its value,
+    not a stray word."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kvlint.cli import cli
+
+    path = tmp_path / "bench.sh"
+    path.write_text("python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 2 --max-num-reqs 64\n")
+    (dep,) = read_path(str(path)).deployments
+    assert [(u.flag, u.reason, u.value) for u in dep.unknown_flags] == [("--max-num-reqs", "removed", "64")]
+    result = CliRunner().invoke(cli(), ["check", str(path), "--format", "json", "--exit-zero"])
+    found = [f for f in json.loads(result.stdout)["findings"] if f["code"] in ("KV004", "KV005")]
+    assert [f["code"] for f in found] == ["KV005"] and "absent from the 0.3.6 parser" in found[0]["message"]
