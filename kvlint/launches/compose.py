@@ -896,6 +896,31 @@ def missing_scripts(yf: YamlFile, doc: YNode) -> list[Finding]:
     return out
 
 
+_ENGINE_NAMED = lazy(r"(?:^|[-_.])(vllm|sglang)(?:$|[-_.])", re.IGNORECASE)
+
+
+def unnamed_images(yf: YamlFile, doc: YNode) -> list[Finding]:
+    """KV008 for each service named for an engine (`vllm-server:`) whose image the file leaves to a variable
+    (`image: ${DOCKER_IMAGE}`) and whose command names no engine (turn 38's K335: Gaudi's `command: ["server",
+    "--config-file", ...]` with `MODEL` from the environment): the image's entry point starts the engine, which this
+    file does not show; said at the image, not passed over in silence. Asked only when the file gave no launch."""
+    from kvlint.findings import Severity
+
+    services = doc.get("services")
+    out: list[Finding] = []
+    for name, _, svc in services.pairs() if services is not None and services.is_map else ():
+        image = svc.get("image") if svc.is_map else None
+        found = _ENGINE_NAMED.search(name)
+        if found is None or image is None or not image.is_scalar or "$" not in image.text:
+            continue
+        message = (f"service {name} is named for {found.group(1).lower()} but runs the image {image.text}, which "
+                   "this file leaves to a variable: that image's entry point starts the engine with settings this file "
+                   "does not show; nothing here is checked")
+        fix = "name the engine's image and command here, or add `# kvlint: disable-file` when it is not a launch"
+        out.append(Finding(KV008[0], KV008[1], Severity.INFO, message, image.span, fix=fix, path=yf.path))
+    return out
+
+
 KV008 = ("KV008", "unknown-launch-layout")
 
 

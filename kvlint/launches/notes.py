@@ -185,9 +185,36 @@ def commands(text: str, quoted: bool = False) -> list[tuple[int, int]]:
         prompt = _PROMPT.match(line)
         start = line_start + (prompt.end() if prompt is not None else 0)
         end = _continued_end(text, line_start, line_end)
+        if quoted:
+            start, end = _in_open_string(text, line_start, line, start, end)
         found.append((start, end))
         line_start = end + 1
     return found
+
+
+_MULTILINE_QUOTES = ("`", '"""', "'''")
+
+
+def _in_open_string(text: str, line_start: int, line: str, start: int, end: int) -> tuple[int, int]:
+    """A command a program writes in a string over several lines (a JavaScript template literal, a Groovy or Python
+    triple-quoted string; turn 38's K335: Hugging Face's `const dockerCommand = `docker run ... \\` then `python3 -m
+    sglang.launch_server ... --port 30000`;`): it starts after the string's opening quote when that quote opens on
+    its first line and stays open, and ends before the quote that closes it (the program's `;` is no argument). A
+    string opened on an earlier line is closed by the one quote of its kind the command holds unpaired."""
+    from kvlint.launches.textfile import _ENTRY
+
+    entry = _ENTRY.search(text, start, end)
+    first = entry.start() if entry is not None else end
+    for quote in _MULTILINE_QUOTES:
+        opened = line.rfind(quote)
+        if opened >= 0 and line.count(quote) % 2 == 1 and start <= line_start + opened < first:
+            start = line_start + opened + len(quote)
+            close = text.find(quote, start, end)
+        else:
+            close = text.find(quote, start, end) if text.count(quote, start, end) % 2 == 1 else -1
+        if close >= 0:
+            end = close
+    return start, end
 
 
 def _quoted_command(line: str) -> tuple[int, int] | None:

@@ -130,6 +130,10 @@ def _not_kubernetes(yf: YamlFile, doc: YNode,
                                      *invalid_interpolations(yf, doc)]
         if not deps and not any(isinstance(s, Finding) for s in said):
             deps = _services_strings(yf, doc)
+        if not deps and not any(isinstance(s, Finding) for s in said):
+            from kvlint.launches.compose import unnamed_images
+
+            said += unnamed_images(yf, doc)
         return deps, said
     if is_skypilot(doc):
         return read_skypilot(yf, doc), []

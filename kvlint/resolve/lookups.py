@@ -430,9 +430,12 @@ def _vendor_build(path: str) -> tuple[str | None, str | None]:
     for marked in load_json("vendor_launchers.json").get("environments", []):
         # a variable only that build reads, set by the script (`export PT_HPU_ENABLE_LAZY_COLLECTIVES=true`), or a
         # package only it ships, imported (`python -c 'import xfastertransformer as xft; ...'`)
+        # ... or an option only its parser takes, passed (`--use-padding-aware-scheduling`: HabanaAI/vllm-fork's)
         prefix, module = marked.get("variable_prefix"), marked.get("module")
         if (prefix and re.search(rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(prefix)}\w*=", text)) or (
-                module and module in text and re.search(rf"\b(?:import|from)[ \t]+{re.escape(module)}\b", text)):
+                module and module in text and re.search(rf"\b(?:import|from)[ \t]+{re.escape(module)}\b", text)) \
+                or any(o in text and re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text)
+                       for o in marked.get("options", ())):
             image = str(marked["image"])
             return image, image if marked.get("own_parser") else None
     return None, None

@@ -171,3 +171,60 @@ def test_an_option_of_an_sglang_release_before_the_tables_is_a_removed_flag(tmp_
     result = CliRunner().invoke(cli(), ["check", str(path), "--format", "json", "--exit-zero"])
     found = [f for f in json.loads(result.stdout)["findings"] if f["code"] in ("KV004", "KV005")]
     assert [f["code"] for f in found] == ["KV005"] and "absent from the 0.3.6 parser" in found[0]["message"]
+
+
+def test_commands_in_multi_line_template_literals_end_at_their_closing_quote(tmp_path):
+    """Turn 38's K335 (Hugging Face's `local-apps.ts`, the Hub's "use this model" snippets): each command is a
+    JavaScript template literal over several lines, `\\\\`-continued, closed by `` `; ``. The pip command ended at
+    the program's `;` (`--port 30000`;`, a wrong KV007 error) and the Docker one, opened after `const dockerCommand =
+    ``, was missed. A command starts after the quote that opens its string and ends before the one that closes it."""
+    path = tmp_path / "apps.ts"
+    path.write_text('const a = `# Start the vLLM server:\nvllm serve "${model.id}"${flags}`;\n'
+                    'const b = `# Start the SGLang server:\npython3 -m sglang.launch_server \\\\\n'
+                    '    --model-path "${model.id}" \\\\\n    --port 30000`;\n'
+                    'const c = `docker run --gpus all \\\\\n    lmsysorg/sglang:latest \\\\\n'
+                    '    python3 -m sglang.launch_server \\\\\n        --model-path "${model.id}" \\\\\n'
+                    '        --port 30000`;\n')
+    deps = read_path(str(path)).deployments
+    assert [(d.engine, d.launch_span.line if d.launch_span else None, d.image) for d in deps] == \
+        [("vllm", 2, None), ("sglang", 4, None), ("sglang", 9, "lmsysorg/sglang:latest")]
+    assert [d.get("port") for d in deps[1:]] == [30000, 30000] and not any(d.invalid_values for d in deps)
+
+
+def test_a_compose_service_named_for_the_engine_on_an_image_left_to_a_variable_is_said(tmp_path):
+    """Turn 38's K335 (Gaudi's vllm-fork `.cd/docker-compose.yml`): `vllm-server: {image: ${DOCKER_IMAGE}, command:
+    ["server", "--config-file", ...], environment: [MODEL, ...]}`. The image's entry point starts the engine, which
+    the file does not show: one KV008 info at the image, not silence. A service not named for an engine, or one whose
+    image is written out, says nothing."""
+    path = tmp_path / "docker-compose.yml"
+    path.write_text('services:\n  vllm-server:\n    image: ${DOCKER_IMAGE}\n    environment:\n      - MODEL\n'
+                    '    command: ["server", "--config-file", "${CONFIG}"]\n'
+                    '  web:\n    image: ${WEB_IMAGE}\n    command: ["serve"]\n')
+    result = read_path(str(path))
+    assert not result.deployments
+    assert [(f.code, f.span.line) for f in result.findings] == [("KV008", 3)]
+    path.write_text(path.read_text().replace("${DOCKER_IMAGE}", "org/custom:1"))
+    assert not read_path(str(path)).findings
+
+
+def test_an_option_only_gaudis_build_takes_marks_the_launch_as_that_build(tmp_path):
+    """Turn 38's K335 (HabanaAI/vllm-fork's `.cd/templates/template_vllm_server.sh`): `vllm serve $MODEL ...
+    --use-padding-aware-scheduling --max-num-prefill-seqs $N --num-scheduler-steps 1`. The first two are options only
+    Intel Gaudi's vLLM fork has (kvlint/data/vendor_launchers.json): the script runs that build, so its unknown and
+    stock-removed options are infos naming it, not warnings that a stock vLLM exits."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kvlint.cli import cli
+
+    path = tmp_path / "server.sh"
+    path.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 --use-padding-aware-scheduling "
+                    "--max-num-prefill-seqs 16 --num-scheduler-steps 1\n")
+    result = CliRunner().invoke(cli(), ["check", str(path), "--format", "json", "--exit-zero"])
+    found = [(f["code"], f["severity"]) for f in json.loads(result.stdout)["findings"] if f["code"] in ("KV004", "KV005")]
+    assert found == [("KV004", "info"), ("KV004", "info"), ("KV005", "info")]
+    stock = tmp_path / "stock.sh"  # a file of its own: a run reads each script's text once
+    stock.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 --num-scheduler-steps 1\n")
+    result = CliRunner().invoke(cli(), ["check", str(stock), "--format", "json", "--exit-zero"])
+    assert [f["severity"] for f in json.loads(result.stdout)["findings"] if f["code"] == "KV005"] == ["warning"]
