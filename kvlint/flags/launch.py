@@ -65,6 +65,10 @@ def _entry(texts: list[str], i: int) -> tuple[str, int] | None:
     nxt = texts[i + 1] if i + 1 < len(texts) else ""
     if word in engine_names() and nxt == "serve":
         return word, i + 2
+    if texts[i] == "-m" and i + 1 < len(texts) and (engine := _started_by(nxt)) is not None:
+        # the words an image whose entry point is a Python interpreter is given (`docker run IMAGE -m
+        # sglang.launch_server ...`, turn 38's K337: Hunyuan's SGLang image): that interpreter runs the module
+        return engine, i + 2
     if _PYTHON.match(word):
         j = i + 1
         while j < len(texts) and texts[j] in PY_OPTIONS:

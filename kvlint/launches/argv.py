@@ -24,7 +24,9 @@ _PY = ("python", "python3")
 # its own `--router-*` ones: the workers are the launch, counting rule 3's router is not)
 _WRAPPERS = {"dynamo.vllm": "vllm", "dynamo.sglang": "sglang", "trl.scripts.vllm_serve": "vllm",
              "sglang_router.launch_server": "sglang"}
-_WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm"}  # TRL's server spells vLLM's flags with underscores
+# TRL's server spells vLLM's flags with underscores; vLLM-MindSpore's CLI is `vllm serve` on MindSpore (Ascend), its
+# README's `vllm-mindspore serve Qwen/Qwen3-8B` (turn 38's K336)
+_WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm", ("vllm-mindspore", "serve"): "vllm"}
 # programs that start the engine and hand it the rest of their arguments (MinerU's `mineru-sglang-server --host ...
 # --tp-size 2`, `mineru-vllm-server`: the engine's flags, its VLM downloaded; Qwen3-ASR's `qwen-asr-serve MODEL
 # --gpu-memory-utilization 0.8`: `vllm serve` with the package's model classes registered, the model positional)

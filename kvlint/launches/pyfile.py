@@ -218,7 +218,45 @@ def read_python(path: str, text: str, within: Mapped | None = None,
     # a bare "vllm serve" with nothing after it (a string a program completes) is no launch: the never-silent
     # note says where it is
     kept, notes = python_program(path, [d for d in out if is_launch(d)], tree)
+    if not kept and not notes and not sdk_notes and bound is None and within is None:
+        notes = _built_elsewhere(src, tree)
     return kept, notes + sdk_notes
+
+
+_RUNS = frozenset({"Popen", "run", "call", "check_call", "check_output", "create_subprocess_exec", "execv", "execvp",
+                   "execvpe", "spawn"})
+_ENGINE_WORD = lazy(r"(?:^|_)(vllm|sglang)(?:_|$)", re.IGNORECASE)
+
+
+def _built_elsewhere(src: _Source, tree: ast.Module) -> list[Finding]:
+    """A KV008 where the program runs a command a function named for the engine builds (turn 38's K337: a Modal
+    app's `subprocess.Popen(launch_argv())`, `launch_argv()` returning `sglang_command(model_path=..., tp=...)` from
+    a module of the repository's): the launch is in that function, which this file does not hold; said at the call,
+    not passed over in silence. The command is followed through one function of the file."""
+    import ast
+
+    from kvlint.findings import Finding, Severity
+    from kvlint.launches.named import KV008
+
+    returns = {f.name: r.value for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+               for r in ast.walk(f) if isinstance(r, ast.Return) and isinstance(r.value, ast.Call)}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _name(node.func) in _RUNS and node.args
+                and isinstance(node.args[0], ast.Call)):
+            continue
+        built = node.args[0]
+        inner = returns.get(_name(built.func))
+        named = next((c for c in (built, inner) if c is not None and _ENGINE_WORD.search(_name(c.func))), None)
+        if named is None:
+            continue
+        own = next((f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == _name(named.func)), None)
+        where = f"defined at line {own.lineno} in a way kvlint does not follow" if own is not None else \
+            "which this file does not define"
+        message = (f"the command run here is built by {_name(named.func)}(...), {where}: the engine's launch is in "
+                   "that function; nothing here is checked")
+        fix = "check the module that defines it, or add `# kvlint: disable-file` when it starts no engine"
+        return [Finding(*KV008, Severity.INFO, message, src.span(node.func), fix=fix, path=src.path)]
+    return []
 
 
 def _docstring_runbook(path: str, text: str, tree: ast.Module) -> list[Deployment]:

@@ -228,3 +228,41 @@ def test_an_option_only_gaudis_build_takes_marks_the_launch_as_that_build(tmp_pa
     stock.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 --num-scheduler-steps 1\n")
     result = CliRunner().invoke(cli(), ["check", str(stock), "--format", "json", "--exit-zero"])
     assert [f["severity"] for f in json.loads(result.stdout)["findings"] if f["code"] == "KV005"] == ["warning"]
+
+
+def test_an_image_given_a_python_module_to_run_is_a_launch(tmp_path):
+    """Turn 38's K337 (Hunyuan's README): `docker run ... hunyuaninfer/hunyuan-a13b:hunyuan-moe-A13B-sglang -m
+    sglang.launch_server --model-path M --tp 4`. The image's entry point is a Python interpreter, handed `-m` and the
+    engine's module: a launch of that engine, the image's."""
+    path = tmp_path / "run.sh"
+    path.write_text("docker run --gpus all --ipc=host hunyuaninfer/hunyuan-a13b:hunyuan-moe-A13B-sglang \\\n"
+                    "    -m sglang.launch_server --model-path tencent/Hunyuan-A13B-Instruct --tp 4 --port 30000\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("tp_size")) == ("sglang", "tencent/Hunyuan-A13B-Instruct", 4)
+    assert dep.image == "hunyuaninfer/hunyuan-a13b:hunyuan-moe-A13B-sglang"
+
+
+def test_vllm_mindsporess_cli_serves_as_vllm_does(tmp_path):
+    """Turn 38's K336 (vLLM-MindSpore's README): `vllm-mindspore serve Qwen/Qwen3-8B`, vLLM's CLI on MindSpore: a vLLM
+    launch with the model positional, as `vllm serve` is."""
+    path = tmp_path / "README.md"
+    path.write_text("Run:\n\n```bash\nvllm-mindspore serve Qwen/Qwen3-8B --max-model-len 8192\n```\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "Qwen/Qwen3-8B", 8192)
+
+
+def test_a_program_running_a_command_a_function_named_for_the_engine_builds_is_said(tmp_path):
+    """Turn 38's K337 (a Modal app): `subprocess.Popen(launch_argv())` where `launch_argv()` returns
+    `sglang_command(model_path=..., tp=...)` imported from another module. The launch is in that function: one KV008
+    info at the call, not silence. A command built by a function not named for an engine says nothing."""
+    path = tmp_path / "serve.py"
+    path.write_text("import subprocess\nfrom .common import sglang_command\n\n\ndef launch_argv():\n"
+                    "    return sglang_command(model_path='/artifacts/m', tp=2, port=30000)\n\n\n"
+                    "class Server:\n    def start(self):\n        self.proc = subprocess.Popen(launch_argv())\n")
+    result = read_path(str(path))
+    assert not result.deployments
+    assert [(f.code, f.span.line) for f in result.findings] == [("KV008", 11)]
+    assert "which this file does not define" in result.findings[0].message
+    other = tmp_path / "other.py"
+    other.write_text(path.read_text().replace("sglang_command", "web_command"))
+    assert not read_path(str(other)).findings
