@@ -529,15 +529,20 @@ def test_a_flag_of_a_build_the_file_installs_from_no_stock_release_is_an_info(tm
 def test_a_script_setting_a_vendor_builds_own_variables_runs_that_build(tmp_path):
     """Sample K124 (measured: two KV004 warnings and a KV005 warning, noise): a Gaudi tutorial's script exports
     `PT_HPU_ENABLE_LAZY_COLLECTIVES` (read only by Intel Gaudi's vLLM fork) and gives that fork's options: the build
-    decides, so the flags are infos naming it and the release is open. The same command without it keeps both."""
+    decides, so the flags are infos naming it and the release is open. The fork's own option marks the build too
+    (turn 38's K335: kvlint/data/vendor_launchers.json `options`); a command with neither keeps both warnings."""
     body = ("#!/bin/sh\n{env}python -m vllm.entrypoints.openai.api_server --model org/m \\\n"
             "  --use-padding-aware-scheduling --num_scheduler_steps 16\n")
     p = tmp_path / "server_cmd.sh"
     p.write_text(body.format(env="export PT_HPU_ENABLE_LAZY_COLLECTIVES=true\n"))
     got = {(f.code, f.severity) for f in lint([str(p)], LintOptions(select=("KV004", "KV005"))).findings}
     assert got == {("KV004", Severity.INFO), ("KV005", Severity.INFO)}
+    marked = tmp_path / "marked_cmd.sh"
+    marked.write_text(body.format(env=""))
+    got = {(f.code, f.severity) for f in lint([str(marked)], LintOptions(select=("KV004", "KV005"))).findings}
+    assert got == {("KV004", Severity.INFO), ("KV005", Severity.INFO)}
     q = tmp_path / "stock_cmd.sh"
-    q.write_text(body.format(env=""))
+    q.write_text(body.format(env="").replace("--use-padding-aware-scheduling", "--use-padding-aware-batching"))
     got = {(f.code, f.severity) for f in lint([str(q)], LintOptions(select=("KV004", "KV005"))).findings}
     assert got == {("KV004", Severity.WARNING), ("KV005", Severity.WARNING)}
 
