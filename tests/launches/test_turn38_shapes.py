@@ -266,3 +266,20 @@ def test_a_program_running_a_command_a_function_named_for_the_engine_builds_is_s
     other = tmp_path / "other.py"
     other.write_text(path.read_text().replace("sglang_command", "web_command"))
     assert not read_path(str(other)).findings
+
+
+def test_llm_d_roles_running_sglang_serve_are_sglang_launches_each_at_its_role(tmp_path):
+    """Turn 38's K338 (aiconfigurator's Jinja template of llm-d-modelservice values): `{% if mode == 'agg' %}` one
+    `decode:` role, `{% else %}` a `decode:` and a `prefill:` role, each container `modelCommand: sglangServe` with
+    `args: [--model-path, ...]`. The chart runs SGLang's server for `sglangServe`: three launches, each placed at its
+    role's container (the model they share is no launch's own place), TP from `parallelism.tensor`."""
+    role = ("{name}:\n  create: true\n  parallelism:\n    tensor: {tp}\n  containers:\n    - name: sglang\n"
+            "      image: lmsysorg/sglang:latest\n      modelCommand: sglangServe\n      args:\n"
+            "        - --model-path\n        - Qwen/Qwen3-8B\n")
+    path = tmp_path / "llm-d-values.yaml.j2"
+    path.write_text("{# llm-d values #}\n{%- set m = 'Qwen/Qwen3-8B' -%}\nmodelArtifacts:\n  uri: hf://Qwen/Qwen3-8B\n"
+                    "{% if mode == 'agg' -%}\n" + role.format(name="decode", tp=1) + "{% else -%}\n"
+                    + role.format(name="decode", tp=2) + role.format(name="prefill", tp=4) + "{% endif %}\n")
+    deps = read_path(str(path)).deployments
+    assert sorted((d.engine, d.name, d.get("tp_size"), d.launch_span.line if d.launch_span else 0) for d in deps) == \
+        [("sglang", "decode/sglang", 1, 13), ("sglang", "decode/sglang", 2, 25), ("sglang", "prefill/sglang", 4, 36)]

@@ -40,22 +40,31 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     return out
 
 
+# the command the chart gives a container, by its `modelCommand` (`sglangServe`: SGLang's server, turn 38's K338)
+_COMMANDS = {"vllmServe": "vllm", "imageDefault": "vllm", "sglangServe": "sglang"}
+_TP_FLAG = {"vllm": "--tensor-parallel-size", "sglang": "--tp-size"}
+
+
 def _role(yf: YamlFile, role: str, sec: YNode, uri: YNode, doc: YNode) -> list[Deployment]:
     tp = sec.path("parallelism", "tensor")
-    fields = model_fields("vllm", uri)
-    if tp is not None and g.to_int(tp):
-        fields += [Field("--tensor-parallel-size", tp.span), Field(tp.text, tp.span)]
     containers = sec.get("containers")
     out = []
     for c in containers.items if containers is not None and containers.is_seq else ():
         image = c.get("image")
-        if text(c.get("modelCommand")) in ("vllmServe", "imageDefault") and not around_engine(text(image)):
+        engine = _COMMANDS.get(text(c.get("modelCommand")) or "")
+        if engine is not None and not around_engine(text(image)):
+            fields = model_fields(engine, uri)
+            if tp is not None and g.to_int(tp):
+                fields += [Field(_TP_FLAG[engine], tp.span), Field(tp.text, tp.span)]
             ctx = LaunchContext(f"{role}/{text(c.get('name')) or ''}", text(image),
                                 image.span if image is not None else None)
             per_pod = (g.to_int(tp) or 1) * (g.to_int(sec.path("parallelism", "dataLocal")) or 1)
             gpu = ManifestGpu(None, None, per_pod, tp.span if tp is not None else None)
             gpu = _accelerator(doc.path("accelerator", "type"), gpu)
-            out.append(chart_deployment(yf.path, "vllm", fields + argv_items(c.get("args")), uri, ctx, gpu))
+            # placed at the role's container (its `modelCommand:`), not the model all roles share: each role and each
+            # arm of a template that writes the role twice is a launch of its own
+            at = c.get("modelCommand") or uri
+            out.append(chart_deployment(yf.path, engine, fields + argv_items(c.get("args")), at, ctx, gpu))
         elif text(c.get("modelCommand")) in (None, "custom") and c.is_map:
             out.extend(_own_command(yf, c))
     return out
