@@ -30,6 +30,9 @@ DATA = Path(__file__).resolve().parents[1] / "kvlint" / "data"
 FILES = {"sglang": ("sglang/srt/server_args.py",),
          "vllm": ("vllm/engine/arg_utils.py", "vllm/entrypoints/openai/cli_args.py", "vllm/entrypoints/cli/serve.py")}
 _NO_VALUE = ("store_true", "store_false", "BooleanOptionalAction", "StoreBoolean")
+# options renamed where the dest changed too, so the table cannot pair them: SGLang 0.4.10 renamed `--impl` (0.4.7-0.4.9)
+# to `--model-impl` (server_args.py of the two wheels)
+RENAMED = {"sglang": {"--impl": "--model-impl"}}
 
 
 def key(version: str) -> tuple[int, ...]:
@@ -98,8 +101,9 @@ def add(table: dict[str, Any], engine: str, release: str, found: list[tuple[list
                                  "source": f"{engine} {release} wheel read statically (bench/older_options.py); "
                                            f"absent from {first} on"}
         alive = next((current[o] for o in longs if o in current), None) or by_dest.get(own)
-        if alive is not None:
-            entry["replacement"] = alive["options"][0]
+        renamed = next((RENAMED.get(engine, {})[o] for o in fresh if o in RENAMED.get(engine, {})), None)
+        if alive is not None or renamed is not None:
+            entry["replacement"] = renamed or alive["options"][0]
         table["removed"].append(entry)
         for o in fresh:
             removed[o] = entry

@@ -30,13 +30,15 @@ def deployments_in(yf: YamlFile, as_vllm_config: bool | None = None) -> tuple[li
         if doc.is_seq:  # an Ansible playbook or task list (a docker_container task), a list of jobs
             from kvlint.launches.charts.unknown import read_list
             from kvlint.launches.helm import containers_and_strings
+            from kvlint.launches.params import parameter_launches
 
             tasks = doc
             if "{{" in yf.text and ("set_fact" in yf.text or "vars:" in yf.text):
                 from kvlint.launches.ansible import with_facts
 
                 tasks = with_facts(doc)  # a value that is one variable: what the play set it to, where it did
-            out.extend(containers_and_strings(yf, tasks) or read_list(yf, doc))  # else a catalogue of models
+            # else a catalogue of models, else a list of named parameters (kvlint.launches.params)
+            out.extend(containers_and_strings(yf, tasks) or read_list(yf, doc) or parameter_launches(yf, doc))
         if not doc.is_map:
             continue
         if doc.get("apiVersion") is not None and doc.get("kind") is not None:

@@ -77,7 +77,7 @@ def test_vllm_013_and_014_parsers_are_read(option: str, version: str, takes: boo
 @pytest.mark.parametrize(("engine", "option", "last_seen", "absent_in", "takes"), [
     ("sglang", "--max-num-reqs", "0.2.15", "0.3.6", True), ("sglang", "--disable-regex-jump-forward", "0.2.15",
                                                               "0.3.6", False),
-    ("sglang", "--n-share-experts-fusion", "0.4.6", "0.4.10", True),
+    ("sglang", "--n-share-experts-fusion", "0.4.6", "0.4.7", True), ("sglang", "--impl", "0.4.9", "0.4.10", True),
 ])
 def test_options_of_releases_before_the_tables_are_removed_flags(engine: str, option: str, last_seen: str,
                                                                  absent_in: str, takes: bool) -> None:
@@ -88,3 +88,5 @@ def test_options_of_releases_before_the_tables_are_removed_flags(engine: str, op
     info = removed_flag(engine, option)
     assert info is not None and info.get("before_tables") is True
     assert (info["last_seen"], info["absent_in"], info["takes_value"]) == (last_seen, absent_in, takes)
+    if option == "--impl":  # renamed (its dest too): the record names the option that took its place
+        assert info["replacement"] == "--model-impl"

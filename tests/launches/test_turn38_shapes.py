@@ -283,3 +283,25 @@ def test_llm_d_roles_running_sglang_serve_are_sglang_launches_each_at_its_role(t
     deps = read_path(str(path)).deployments
     assert sorted((d.engine, d.name, d.get("tp_size"), d.launch_span.line if d.launch_span else 0) for d in deps) == \
         [("sglang", "decode/sglang", 1, 13), ("sglang", "decode/sglang", 2, 25), ("sglang", "prefill/sglang", 4, 36)]
+
+
+def test_a_list_of_named_parameters_is_read_as_the_map_it_stands_for(tmp_path):
+    """Turn 38's K339 (Kalavai's job values, `kalavai job run vllm --values values.yaml`): a list of `{name, value,
+    default, description}` entries, `model_id`, `tensor_parallel_size`, `pipeline_parallel_size` among them. The
+    list is a map of its names to its values, read by the settings finder, the engine named by the file's name or by
+    an entry's text (`the vLLM server`). A list naming no engine, or one with no model, is no launch."""
+    entries = ("- name: model_id\n  value: Qwen/Qwen2.5-1.5B-Instruct\n  default: null\n"
+               "- name: tensor_parallel_size\n  value: \"2\"\n  default: \"1\"\n"
+               "- name: pipeline_parallel_size\n  value: 2\n  default: 1\n"
+               "- name: extra\n  value: \"--dtype float16\"\n  description: \"{what}\"\n")
+    path = tmp_path / "values.yaml"
+    path.write_text(entries.format(what="Extra parameters to pass to the vLLM server"))
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("tensor_parallel_size"), dep.get("pipeline_parallel_size")) == \
+        ("vllm", "Qwen/Qwen2.5-1.5B-Instruct", 2, 2)
+    assert dep.model_span is not None and dep.model_span.line == 2
+    named = tmp_path / "sglang-qwen.yaml"
+    named.write_text(entries.format(what="extra arguments").replace("tensor_parallel_size", "tp_size"))
+    assert [d.engine for d in read_path(str(named)).deployments] == ["sglang"]
+    path.write_text(entries.format(what="extra arguments"))
+    assert not read_path(str(path)).deployments
