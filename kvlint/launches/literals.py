@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from kvlint.launches.script import FoundLaunch
 
 _TOKEN = lazy(r"""//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`"""
-              r"""|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|\d+(?:\.\d+)?|:=|[\[\](){},:=;]""", re.DOTALL)
+              r"""|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|\d+(?:\.\d+)?|:=|\+=|[\[\](){},:=;+]""", re.DOTALL)
 _HCL_TOKEN = lazy(r"#[^\n]*|" + _TOKEN.pattern, re.DOTALL)
 _OPEN, _CLOSE = "[({", "])}"
 _ITEMS = ("str", "name", "num")
@@ -97,7 +97,7 @@ def launches_in(path: str, text: str, hash_comments: bool = False, spaced: bool 
     """The launches of the file's literal argument lists (also HCL's, whose comments start with `#` too: a
     Terraform ECS `command = [...]` beside `image = local.x`, kvlint.launches.hcl; and Nix's, `spaced`: items
     separated by spaces, an attribute path `cfg.model` bound by its last name)."""
-    return _launches(path, text, _calls_as_items(_tokens(text, hash_comments)), spaced)
+    return _launches(path, text, _calls_as_items(_concatenated(_tokens(text, hash_comments))), spaced)
 
 
 def _tokens(text: str, hash_comments: bool = False) -> list[_Tok]:
@@ -120,6 +120,37 @@ def _tokens(text: str, hash_comments: bool = False) -> list[_Tok]:
         if word in _OPEN:
             depth += 1
     return out
+
+
+def _concatenated(tokens: list[_Tok]) -> list[_Tok]:
+    """A string joined to names or other strings with `+` (`"--model=" + h.Model`, turn 38's K343: Go's pod spec of
+    an engine) is one string item, each name a `${name}` the program fills in, at the first part's place; a `+`
+    between anything else is dropped, as before it was not a token."""
+    if not any(t.text == "+" and t.kind == "punct" for t in tokens):
+        return tokens
+    out: list[_Tok] = []
+    k = 0
+    while k < len(tokens):
+        tok = tokens[k]
+        if tok.kind == "punct" and tok.text == "+":
+            k += 1
+            continue
+        j, parts = k, [tok]
+        while tok.kind in _ITEMS and j + 2 < len(tokens) and tokens[j + 1].text == "+" \
+                and tokens[j + 2].kind in _ITEMS and len(parts) < _MAX_PARTS:
+            parts.append(tokens[j + 2])
+            j += 2
+        if len(parts) > 1 and any(p.kind == "str" for p in parts):
+            text = "".join(p.text if p.kind != "name" else "${" + p.text + "}" for p in parts)
+            out.append(_Tok("str", text, tok.start, tok.depth))
+            k = j + 1
+            continue
+        out.append(tok)
+        k += 1
+    return out
+
+
+_MAX_PARTS = 16
 
 
 def _calls_as_items(tokens: list[_Tok]) -> list[_Tok]:
@@ -282,6 +313,8 @@ def _launches(path: str, text: str, tokens: list[_Tok], spaced: bool = False) ->
         if written is not None and stand_in(written[0]):
             continue  # `"image": FixturesImages.LLMD_INFERENCE_SIM`: a simulator's arguments (sample K153)
         image = _around(tokens, run, lambda t, k: _image_at(t, k, names, spaced))
+        if image is not None and tokens[run[0]].start <= image[1] <= tokens[run[1]].start:
+            image = None  # an item of the list itself is no image it is handed to
         found = launch_in_argv(fields, {}, image_default=entrypoint_engine(image[0]) if image else None)
         if found is None and _program_before(tokens, run[0]) is not None:
             found = launch_in_argv([_fields(text, index, path, tokens, (run[0] - 3,) * 2, names)[0], *fields], {})
@@ -290,7 +323,7 @@ def _launches(path: str, text: str, tokens: list[_Tok], spaced: bool = False) ->
         if found is not None and found.joined:  # a list in code may be joined into a shell command: no KV013
             found = replace(found, joined=())
         if found is None:
-            found = _by_flags(fields)
+            found = _by_flags(fields, image[0] if image else None)
         if found is None:
             continue
         count = _around(tokens, run, _gpus_at)
@@ -415,7 +448,7 @@ def _runtime_options(tokens: list[_Tok], run: tuple[int, int]) -> bool:
     return key.lower().replace("_", "") in _RUNTIME_OPTIONS
 
 
-def _by_flags(fields: list[Field]) -> FoundLaunch | None:
+def _by_flags(fields: list[Field], image: str | None = None) -> FoundLaunch | None:
     """A list of flags with a model (`["--model", local.path, "--max-model-len", ...]`, a Terraform local the
     container's `args` takes) whose image is not written as a literal beside it: the engine its flags are."""
     from kvlint.launches.byflags import model_flag_in
@@ -425,7 +458,8 @@ def _by_flags(fields: list[Field]) -> FoundLaunch | None:
     engine = engine_from_flags(fields) if model_flag_in(fields) else None
     if engine is None:
         return None
-    note = f"engine {engine} inferred from the flags: the list's image is not a literal beside it"
+    note = f"engine {engine} inferred from the flags: the list's image is not a literal beside it" if image is None \
+        else f"engine {engine} inferred from the flags handed to {image}, whose own entry point is no server"
     return FoundLaunch(engine, tuple(fields), None, {}, notes=(note,))
 
 
@@ -467,7 +501,16 @@ def _image_at(tokens: list[_Tok], k: int, names: dict[str, str], attr_paths: boo
     if tok.kind == "name" and tok.text.endswith(("fromRegistry", "from_registry")) and k + 2 < len(tokens) \
             and tokens[k + 2].kind == "str":
         return tokens[k + 2].text, tokens[k + 2].start
+    if tok.kind == "str" and "/" in tok.text and k > 0 and tokens[k - 1].text in ",(" and _engine_image(tok.text):
+        return tok.text, tok.start  # a call's argument that is an engine's image (Go's `enginePod(h, "vllm",
+        # "vllm/vllm-openai:v0.25.1", cmd, args)`, turn 38's K343)
     return None
+
+
+def _engine_image(text: str) -> bool:
+    from kvlint.launches.images import shipped_engine
+
+    return " " not in text and shipped_engine(text) is not None
 
 
 # a cloud instance type that names its cards: AWS `g5.12xlarge`, Azure `Standard_NC24ads_A100_v4`, GCP `a2-highgpu-1g`

@@ -305,3 +305,19 @@ def test_a_list_of_named_parameters_is_read_as_the_map_it_stands_for(tmp_path):
     assert [d.engine for d in read_path(str(named)).deployments] == ["sglang"]
     path.write_text(entries.format(what="extra arguments"))
     assert not read_path(str(path)).deployments
+
+
+def test_go_pod_specs_joining_strings_with_plus_are_read_with_their_image(tmp_path):
+    """Turn 38's K343 (llm-d's snapshot-agent tests, Go): `enginePod(h, "vllm", "vllm/vllm-openai:v0.25.1",
+    []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}, []string{"--model=" + h.Model, ...})`. A string
+    joined with `+` is one item (the name a `${...}` the program fills in), so the argument list is read, and the
+    engine image the call is given beside it is the launch's image (not an item of a list that holds it)."""
+    path = tmp_path / "engines.go"
+    path.write_text('package x\n\nvar VLLM = EngineSpec{\n\tBuildPod: func(h *Harness) *corev1.Pod {\n'
+                    '\t\treturn enginePod(h, "vllm", "vllm/vllm-openai:v0.25.1",\n'
+                    '\t\t\t[]string{"python3", "-m", "vllm.entrypoints.openai.api_server"},\n'
+                    '\t\t\t[]string{\n\t\t\t\t"--model=" + h.Model,\n\t\t\t\t"--gpu-memory-utilization=0.5",\n'
+                    '\t\t\t\t"--port=8000",\n\t\t\t},\n\t\t)\n\t},\n}\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.image) == ("vllm", "${h.Model}", "vllm/vllm-openai:v0.25.1")
+    assert dep.get("gpu_memory_utilization") == 0.5 and dep.model_span is not None and dep.model_span.line == 8
