@@ -848,12 +848,20 @@ def _of_kind(kinds: frozenset[str] | None, label: str, inside: str) -> bool:
     if kinds is _SHELL_INFO:
         if label in _PLAIN_INFO and _DIAGRAM.search(inside):
             return False  # a drawing: `vllm serve (main process)` above `├─ AsyncLLM` (turn 37's K325) names no command
+        if label in _PLAIN_INFO and _PYTHON_FIRST.match(inside):
+            return False  # a program pasted with no label: the Python reader's (_python_launches)
         shell_here = label in _YAML_INFO and _heredoc_opened(inside)
         return (label in kinds and not _yaml_shaped(inside)) or shell_here or _mislabelled(label, inside)
     if kinds is _YAML_INFO:
         yaml_here = label in _SHELL_INFO and _yaml_shaped(inside)
         return (label in kinds and not _heredoc_opened(inside)) or yaml_here
+    if kinds is _PY_INFO:  # a block with no label that opens with an import is Python (turn 38's K345: TeleChat3's
+        # `from sglang.test.doc_patch import launch_server_cmd` then `launch_server_cmd("python3 -m sglang...")`)
+        return label in kinds or (label in _PLAIN_INFO and _PYTHON_FIRST.match(inside) is not None)
     return label in kinds
+
+
+_PYTHON_FIRST = lazy(r"\s*(?:from[ \t]+[\w.]+[ \t]+import[ \t]|import[ \t]+[\w.]+[ \t]*(?:,|as[ \t]|$))", re.M)
 
 
 def _reopening(fence: str) -> re.Pattern[str]:

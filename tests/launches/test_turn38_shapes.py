@@ -321,3 +321,17 @@ def test_go_pod_specs_joining_strings_with_plus_are_read_with_their_image(tmp_pa
     (dep,) = read_path(str(path)).deployments
     assert (dep.engine, dep.model, dep.image) == ("vllm", "${h.Model}", "vllm/vllm-openai:v0.25.1")
     assert dep.get("gpu_memory_utilization") == 0.5 and dep.model_span is not None and dep.model_span.line == 8
+
+
+def test_a_markdown_block_with_no_label_that_opens_with_an_import_is_python(tmp_path):
+    """Turn 38's K345 (TeleChat3's SGLang tutorial): a ``` block with no language holding `from sglang.test.doc_patch
+    import launch_server_cmd` then `launch_server_cmd("python3 -m sglang.launch_server --model-path M ...")`. The
+    block is a program: read by the Python reader, whose command strings are launches; a plain block of commands
+    stays the shell's."""
+    path = tmp_path / "sglang.md"
+    path.write_text('## Serve\n```\nfrom sglang.utils import launch_server_cmd\n\nproc, port = launch_server_cmd(\n'
+                    '    "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2"\n)\n```\n\n'
+                    '```\nvllm serve Qwen/Qwen3-8B --max-model-len 8192\n```\n')
+    deps = read_path(str(path)).deployments
+    assert [(d.engine, d.model, d.launch_span.line if d.launch_span else 0) for d in deps] == \
+        [("sglang", "Qwen/Qwen3-8B", 6), ("vllm", "Qwen/Qwen3-8B", 11)]
