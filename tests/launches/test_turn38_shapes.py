@@ -6,6 +6,18 @@ from __future__ import annotations
 from kvlint.launches import read_path
 
 
+def _checked(path) -> list[dict]:
+    """The findings `kvlint check PATH --format json` reports (what a user sees, rules included)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kvlint.cli import cli
+
+    result = CliRunner().invoke(cli(), ["check", str(path), "--format", "json", "--exit-zero"])
+    return list(json.loads(result.stdout)["findings"])
+
+
 def test_a_toml_file_sets_the_environment_of_its_commands_in_capitals(tmp_path):
     """Turn 37's K328 (a Flox environment): `[services] vllm.command = "vllm serve $VLLM_MODEL ..."` with
     `VLLM_MODEL = "..."` under `[vars]`. An upper-case TOML key given a string is an environment variable in every
@@ -158,18 +170,11 @@ def test_an_option_of_an_sglang_release_before_the_tables_is_a_removed_flag(tmp_
     SGLang 0.2 had the option (the pool's request slots); the tables read 0.5.4 on. It is a removed flag with its
     value (KV005 names the release it is gone from), not an option no release has (KV004), and `64` is its value,
     not a stray word."""
-    import json
-
-    from click.testing import CliRunner
-
-    from kvlint.cli import cli
-
     path = tmp_path / "bench.sh"
     path.write_text("python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 2 --max-num-reqs 64\n")
     (dep,) = read_path(str(path)).deployments
     assert [(u.flag, u.reason, u.value) for u in dep.unknown_flags] == [("--max-num-reqs", "removed", "64")]
-    result = CliRunner().invoke(cli(), ["check", str(path), "--format", "json", "--exit-zero"])
-    found = [f for f in json.loads(result.stdout)["findings"] if f["code"] in ("KV004", "KV005")]
+    found = [f for f in _checked(path) if f["code"] in ("KV004", "KV005")]
     assert [f["code"] for f in found] == ["KV005"] and "absent from the 0.3.6 parser" in found[0]["message"]
 
 
@@ -212,22 +217,14 @@ def test_an_option_only_gaudis_build_takes_marks_the_launch_as_that_build(tmp_pa
     --use-padding-aware-scheduling --max-num-prefill-seqs $N --num-scheduler-steps 1`. The first two are options only
     Intel Gaudi's vLLM fork has (kvlint/data/vendor_launchers.json): the script runs that build, so its unknown and
     stock-removed options are infos naming it, not warnings that a stock vLLM exits."""
-    import json
-
-    from click.testing import CliRunner
-
-    from kvlint.cli import cli
-
     path = tmp_path / "server.sh"
     path.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 --use-padding-aware-scheduling "
                     "--max-num-prefill-seqs 16 --num-scheduler-steps 1\n")
-    result = CliRunner().invoke(cli(), ["check", str(path), "--format", "json", "--exit-zero"])
-    found = [(f["code"], f["severity"]) for f in json.loads(result.stdout)["findings"] if f["code"] in ("KV004", "KV005")]
+    found = [(f["code"], f["severity"]) for f in _checked(path) if f["code"] in ("KV004", "KV005")]
     assert found == [("KV004", "info"), ("KV004", "info"), ("KV005", "info")]
     stock = tmp_path / "stock.sh"  # a file of its own: a run reads each script's text once
     stock.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 --num-scheduler-steps 1\n")
-    result = CliRunner().invoke(cli(), ["check", str(stock), "--format", "json", "--exit-zero"])
-    assert [f["severity"] for f in json.loads(result.stdout)["findings"] if f["code"] == "KV005"] == ["warning"]
+    assert [f["severity"] for f in _checked(stock) if f["code"] == "KV005"] == ["warning"]
 
 
 def test_an_image_given_a_python_module_to_run_is_a_launch(tmp_path):
