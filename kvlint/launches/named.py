@@ -408,10 +408,37 @@ def _gpu_deploy_with_model(text: str) -> tuple[int, int, str] | None:
             break
         start, end = _continued(text, m.start())
         line_start = text.rfind("\n", 0, m.start()) + 1
-        if text[line_start : m.start()].lstrip().startswith("#") or _GPU_WORD.search(text, start, end) is None:
+        if text[line_start : m.start()].lstrip().startswith("#"):
             continue
+        if _GPU_WORD.search(text, start, end) is None:
+            start, end = _listed_with(text, line_start)  # a YAML list of the command's words (a Cloud Build step's
+            if _GPU_WORD.search(text, start, end) is None:  # `args:`: `- --gpu=1` lines from `- run`, turn 37's K328)
+                continue
         return text.count("\n", 0, m.start(1)) + 1, m.start(1) - line_start + 1, f"--env {m.group(1)}"
     return None
+
+
+_LIST_ITEM = lazy(r"[ \t]*- ")
+
+
+def _listed_with(text: str, line_start: int) -> tuple[int, int]:
+    """(start, end) of the YAML list items around the line at `line_start` that sit at its indentation (64 lines
+    each way at most); the line alone when it is no list item."""
+    lines = text[max(0, line_start - 8192) : line_start + 8192]
+    offset = max(0, line_start - 8192)
+    rows = lines.split("\n")
+    here = text.count("\n", offset, line_start)
+    indent = _LIST_ITEM.match(rows[here]) if here < len(rows) else None
+    if indent is None:
+        return line_start, line_start
+    width = len(indent.group())
+    first = last = here
+    while first > 0 and here - first < 64 and rows[first - 1][:width] == indent.group():
+        first -= 1
+    while last + 1 < len(rows) and last - here < 64 and rows[last + 1][:width] == indent.group():
+        last += 1
+    start = offset + sum(len(r) + 1 for r in rows[:first])
+    return start, start + sum(len(r) + 1 for r in rows[first : last + 1])
 
 
 def _continued(text: str, at: int) -> tuple[int, int]:

@@ -332,3 +332,20 @@ def test_a_markdown_block_with_no_label_that_opens_with_an_import_is_python(tmp_
     deps = read_path(str(path)).deployments
     assert [(d.engine, d.model, d.launch_span.line if d.launch_span else 0) for d in deps] == \
         [("sglang", "Qwen/Qwen3-8B", 6), ("vllm", "Qwen/Qwen3-8B", 11)]
+
+
+def test_a_cloud_build_deploy_on_gpus_with_its_model_in_the_environment_is_said(tmp_path):
+    """Turn 37's K328 (a Cloud Build file, silent before): a step runs `gcloud run deploy` of the repository's own
+    image with `args:` items `--gpu=1`, `--gpu-type=nvidia-l4` and `--set-env-vars=MODEL_NAME=qwen3-8b-awq`, in a
+    file that names vLLM. The service runs a build whose entry point holds the command: one KV008 info at the model
+    variable, the GPU found among the step's list items as on a command's continued lines."""
+    path = tmp_path / "cloudbuild.yaml"
+    path.write_text("steps:\n  - name: gcr.io/cloud-builders/gcloud\n    args:\n      - run\n      - deploy\n"
+                    "      - llm-api\n      - --image=europe-docker.pkg.dev/p/r/llm-api:latest\n      - --gpu=1\n"
+                    "      - --set-env-vars=MODEL_NAME=qwen3-8b-awq\n# 40 mins for the vLLM image build\n"
+                    "timeout: 2400s\n")
+    result = read_path(str(path))
+    assert not result.deployments
+    assert [(f.code, f.span.line) for f in result.findings] == [("KV008", 9)]
+    path.write_text(path.read_text().replace("      - --gpu=1\n", ""))
+    assert not read_path(str(path)).findings
