@@ -2014,6 +2014,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return _docker_run(list(platform.words), 2, env, depth, state)
         elif head in cloud_run.CLUSTER_CLIS and (pod := cloud_run.cluster_run(fields, i)) is not None:
             return _docker_run(list(pod.words), 2, env, depth, state)  # `kubectl run`, `docker service create`
+        elif head.startswith(_STARTER_FUNCTIONS) and depth < MAX_DEPTH \
+                and (at := _command_argument(fields, i)) is not None:
+            return _string_command(fields[at], env, depth, state)
         else:
             break
     rest = _program_named(fields[i:], state)
@@ -2686,6 +2689,21 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
 
 _SCRIPT_RUNNERS = ("python", "python3", "bash", "sh")
 _RUNNER_FUNCTIONS = ("docker_", "podman_")  # a script's function around docker (kvlint.launches.docker_run.is_runner)
+# a function the script does not define (a file it sources) named for starting something, handed a whole command line
+# as one argument (`start_model "$MODEL_NAME" "$VLLM_CMD" "$LOG_FILE"`, turn 38's K342): it runs that command
+_STARTER_FUNCTIONS = ("start_", "launch_", "run_", "serve_", "spawn_")
+
+
+def _command_argument(fields: list[Field], i: int) -> int | None:
+    """The index of the argument after `i` that is one word holding an engine's command line (its entry point and
+    more after it), or None."""
+    from kvlint.launches.textfile import _ENTRY
+
+    for k in range(i + 1, min(len(fields), i + 9)):
+        text = fields[k].text
+        if " " in text and _ENTRY.search(text) is not None:
+            return k
+    return None
 
 
 def _repository_script(argv: list[Field], mounts: list[tuple[str, str]], base: str, image: Field

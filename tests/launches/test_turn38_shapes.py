@@ -349,3 +349,19 @@ def test_a_cloud_build_deploy_on_gpus_with_its_model_in_the_environment_is_said(
     assert [(f.code, f.span.line) for f in result.findings] == [("KV008", 9)]
     path.write_text(path.read_text().replace("      - --gpu=1\n", ""))
     assert not read_path(str(path)).findings
+
+
+def test_a_command_line_handed_to_a_sourced_starter_function_is_read(tmp_path):
+    """Turn 38's K342 (a Globus Compute launcher): `VLLM_CMD="vllm serve ${MODEL_NAME}"`, flags appended to it, then
+    `start_model "$MODEL_NAME" "$VLLM_CMD" "$LOG_FILE" ...`, a function of a file the script sources. A function named
+    for starting something, handed a whole engine command line as one argument, runs it: the launch is that command.
+    A function of any other name (`log_cmd "$VLLM_CMD"`) is not read as running it."""
+    path = tmp_path / "launch.sh"
+    body = ('#!/bin/bash\nsource ./common.sh\nMODEL_NAME="$1"\nVLLM_CMD="vllm serve ${MODEL_NAME}"\n'
+            'VLLM_CMD="${VLLM_CMD} --tensor-parallel-size 4"\nCALL "$MODEL_NAME" "$VLLM_CMD" "$LOG_FILE"\n')
+    path.write_text(body.replace("CALL", "start_model"))
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.get("tensor_parallel_size")) == ("vllm", 4)
+    assert dep.launch_span is not None and dep.launch_span.line == 4
+    path.write_text(body.replace("CALL", "log_cmd"))
+    assert not read_path(str(path)).deployments
