@@ -272,13 +272,16 @@ def _script_launches(path: str, script: Mapped, env: dict[str, str], image: str 
 
 def _heredoc_script(path: str, text: str, entry: str) -> Mapped | None:
     """The body of the here-document the Dockerfile writes to `entry`, at its own lines."""
-    from kvlint.launches.shellfile import heredoc_bodies
+    from kvlint.launches.shellfile import as_written, heredoc_bodies
 
-    for start, body, _ in heredoc_bodies(text):
+    for start, body, opened in heredoc_bodies(text):
         opening = text[text.rfind("\n", 0, max(start - 1, 0)) + 1 : start]
         m = _WRITES.search(opening)
         if m is not None and _same_file(m.group(1) or m.group(2) or m.group(3), entry):
-            return Mapped.whole(path, "\n" * text.count("\n", 0, start) + body)
+            padded = "\n" * text.count("\n", 0, start) + body
+            # an unquoted delimiter: the script as the shell writes it (`\\` one backslash, so `... \\` then a
+            # newline continues the written script's command; `\$` a dollar), each character at its place
+            return as_written(path, padded) if opened is not None and "\\" in body else Mapped.whole(path, padded)
     return None
 
 
@@ -297,7 +300,8 @@ def _same_file(written: str, run: str) -> bool:
     a program on PATH, not this file."""
     if run.startswith("/"):
         return written == run
-    return run.startswith("./") and written.endswith("/" + run[2:])
+    # a relative name written from the WORKDIR (`cat <<EOT > run.sh`, turn 38's K347) is the `./run.sh` run there
+    return run.startswith("./") and (written.endswith("/" + run[2:]) or written.removeprefix("./") == run[2:])
 
 
 def _flags_for_entrypoint(cmd: list[Field], env: dict[str, str]) -> FoundLaunch | None:

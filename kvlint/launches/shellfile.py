@@ -261,8 +261,8 @@ def heredoc_launches(path: str, text: str, indent: int = 0) -> list[Deployment]:
             env = _variables_before(path, text, opened)
             quoting = _quoting_values(body, env)
             written = opened is not None and ("\\" in body or bool(quoting))
-            as_written = _as_written(path, padded, quoting) if written else None
-            out.extend(read_shell(path, padded, env=env, mapped=as_written))
+            shell_wrote = as_written(path, padded, quoting) if written else None
+            out.extend(read_shell(path, padded, env=env, mapped=shell_wrote))
     return out
 
 
@@ -364,7 +364,7 @@ def _read_joined(path: str, text: str, joined: str, offsets: list[int]) -> list[
     return list(remap_spans(found, move))
 
 
-def _as_written(path: str, padded: str, quoting: dict[str, str] | None = None) -> Mapped:
+def as_written(path: str, padded: str, quoting: dict[str, str] | None = None) -> Mapped:
     """An unquoted here-document's body as the shell writes it (`\\${MODEL:-x}` is `${MODEL:-x}` in the written
     script, `\\\\` one backslash, a backslash-newline joins the lines), each character at its place in the file.
     `quoting`: variables whose values hold quotes, written into the script as text (_quoting_values)."""

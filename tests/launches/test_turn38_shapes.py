@@ -365,3 +365,18 @@ def test_a_command_line_handed_to_a_sourced_starter_function_is_read(tmp_path):
     assert dep.launch_span is not None and dep.launch_span.line == 4
     path.write_text(body.replace("CALL", "log_cmd"))
     assert not read_path(str(path)).deployments
+
+
+def test_a_dockerfile_writing_its_entry_script_from_the_workdir_is_read_as_the_shell_writes_it(tmp_path):
+    """Turn 38's K347 (NuExtract's Dockerfiles): `RUN cat <<EOT > run.sh && chmod +x run.sh` with `python3 -m
+    vllm.entrypoints.openai.api_server \\\\` then `--model numind/NuExtract-2.0-8B \\\\` lines, and `ENTRYPOINT [
+    "./run.sh" ]`. The script written by a relative name from the WORKDIR is the one `./run.sh` runs, and an
+    unquoted delimiter's body is the script as the shell writes it: `\\\\` one backslash, so the lines continue."""
+    path = tmp_path / "Dockerfile"
+    path.write_text('FROM vllm/vllm-openai:0.10.2\nWORKDIR /app\nRUN cat <<EOT > run.sh && chmod +x run.sh\n'
+                    '#!/usr/bin/env bash\npython3 -m vllm.entrypoints.openai.api_server \\\\\n'
+                    '    --model numind/NuExtract-2.0-8B \\\\\n    --max-model-len 8192 \\$@\nEOT\n'
+                    'ENTRYPOINT [ "./run.sh" ]\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "numind/NuExtract-2.0-8B", 8192)
+    assert dep.model_span is not None and dep.model_span.line == 6
