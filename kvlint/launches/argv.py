@@ -6,6 +6,7 @@ Readers never parse flags themselves: argv (real or synthesized from chart keys)
 
 from __future__ import annotations
 
+import functools
 import re
 
 from kvlint.deployment import InvalidValue, Setting, UnknownFlag
@@ -70,6 +71,8 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
     program = texts[0].rsplit("/", 1)[-1] if texts else ""
     if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and texts[2] in _WRAPPERS:
         return _WRAPPERS[texts[2]], 3
+    if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and (plugged := plugin_module(texts[2])):
+        return plugged, 3
     if len(texts) >= 2 and (program, texts[1]) in _WRAPPER_COMMANDS:
         return _WRAPPER_COMMANDS[(program, texts[1])], 2
     if len(texts) >= 3 and program.startswith(_PY) and _copied_module(texts[1]) and texts[2].startswith("--"):
@@ -101,7 +104,7 @@ def _backend(texts: list[str], engines: tuple[str, ...] = _BACKENDS_ENGINES) -> 
 
 def wrapper_of(texts: list[str]) -> str | None:
     """The wrapper an entry point found by `detect` is (`dynamo.vllm`, `trl vllm-serve`), None for the engine's own."""
-    module = next((t for t in texts if t in _WRAPPERS or t in _BACKENDS), None)
+    module = next((t for t in texts if t in _WRAPPERS or t in _BACKENDS or plugin_module(t)), None)
     if module is not None:
         return module
     if len(texts) >= 2 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and _copied_module(texts[1]):
@@ -111,6 +114,22 @@ def wrapper_of(texts: list[str]) -> str | None:
         return f"{pair[0]} {pair[1]}"
     return next((t.rsplit("/", 1)[-1] for t in texts[:1]
                  if t.rsplit("/", 1)[-1] in _WRAPPER_PROGRAMS or t.rsplit("/", 1)[-1] in _BACKEND_PROGRAMS), None)
+
+
+def plugin_module(word: str) -> str | None:
+    """The engine a plugin package's own server module runs on (`python -m vllm_omni.entrypoints.openai.serving_image`,
+    turn 38's K346: vLLM-Omni's image server, the package in kvlint/data/plugins.json), None for any other word. Such a
+    module takes the engine's flags and its own: a wrapper, whose options the engine's table does not judge."""
+    top, _, rest = word.partition(".")
+    return _plugin_packages().get(top) if rest.startswith("entrypoints.") else None
+
+
+@functools.lru_cache(maxsize=1)
+def _plugin_packages() -> dict[str, str]:
+    """Import name -> engine of each plugin package kvlint/data/plugins.json lists (`vllm-omni` -> `vllm_omni`)."""
+    from kvlint.data import load_json
+
+    return {p["package"].replace("-", "_"): p["engine"] for p in load_json("plugins.json")["plugins"]}
 
 
 def _copied_module(word: str) -> str | None:

@@ -380,3 +380,16 @@ def test_a_dockerfile_writing_its_entry_script_from_the_workdir_is_read_as_the_s
     (dep,) = read_path(str(path)).deployments
     assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "numind/NuExtract-2.0-8B", 8192)
     assert dep.model_span is not None and dep.model_span.line == 6
+
+
+def test_a_plugin_packages_own_server_module_is_a_launch_of_its_engine(tmp_path):
+    """Turn 38's K346 (a ComfyUI node's README): `python -m vllm_omni.entrypoints.openai.serving_image --model
+    Qwen/Qwen-Image --port 8000`, vLLM-Omni's image server (the `vllm-omni` package of kvlint/data/plugins.json). A
+    plugin package's entry-point module is a launch of the engine it is built on, as a wrapper: an option the engine
+    has not is the plugin's, noted, not reported as one a stock server exits on."""
+    path = tmp_path / "README.md"
+    path.write_text("```bash\npython -m vllm_omni.entrypoints.openai.serving_image \\\n  --model Qwen/Qwen-Image \\\n"
+                    "  --port 8000 --num-inference-steps 30\n```\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("port")) == ("vllm", "Qwen/Qwen-Image", 8000)
+    assert not dep.unknown_flags and any("vllm_omni" in n for n in dep.notes)
