@@ -71,7 +71,8 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
     program = texts[0].rsplit("/", 1)[-1] if texts else ""
     if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and texts[2] in _WRAPPERS:
         return _WRAPPERS[texts[2]], 3
-    if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and (plugged := plugin_module(texts[2])):
+    if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and ".entrypoints." in texts[2] \
+            and (plugged := plugin_module(texts[2])):
         return plugged, 3
     if len(texts) >= 2 and (program, texts[1]) in _WRAPPER_COMMANDS:
         return _WRAPPER_COMMANDS[(program, texts[1])], 2
@@ -104,7 +105,8 @@ def _backend(texts: list[str], engines: tuple[str, ...] = _BACKENDS_ENGINES) -> 
 
 def wrapper_of(texts: list[str]) -> str | None:
     """The wrapper an entry point found by `detect` is (`dynamo.vllm`, `trl vllm-serve`), None for the engine's own."""
-    module = next((t for t in texts if t in _WRAPPERS or t in _BACKENDS or plugin_module(t)), None)
+    module = next((t for t in texts if t in _WRAPPERS or t in _BACKENDS
+                   or (".entrypoints." in t and plugin_module(t))), None)
     if module is not None:
         return module
     if len(texts) >= 2 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and _copied_module(texts[1]):
