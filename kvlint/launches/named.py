@@ -423,22 +423,25 @@ _LIST_ITEM = lazy(r"[ \t]*- ")
 
 def _listed_with(text: str, line_start: int) -> tuple[int, int]:
     """(start, end) of the YAML list items around the line at `line_start` that sit at its indentation (64 lines
-    each way at most); the line alone when it is no list item."""
-    lines = text[max(0, line_start - 8192) : line_start + 8192]
-    offset = max(0, line_start - 8192)
-    rows = lines.split("\n")
-    here = text.count("\n", offset, line_start)
-    indent = _LIST_ITEM.match(rows[here]) if here < len(rows) else None
-    if indent is None:
+    each way at most); the line alone when it is no list item. Walked line by line from the line itself."""
+    item = _LIST_ITEM.match(text, line_start)
+    if item is None:
         return line_start, line_start
-    width = len(indent.group())
-    first = last = here
-    while first > 0 and here - first < 64 and rows[first - 1][:width] == indent.group():
-        first -= 1
-    while last + 1 < len(rows) and last - here < 64 and rows[last + 1][:width] == indent.group():
-        last += 1
-    start = offset + sum(len(r) + 1 for r in rows[:first])
-    return start, start + sum(len(r) + 1 for r in rows[first : last + 1])
+    lead = item.group()
+    start = line_start
+    for _ in range(64):
+        prev = text.rfind("\n", 0, max(start - 1, 0)) + 1 if start > 0 else -1
+        if prev < 0 or prev == start or not text.startswith(lead, prev):
+            break
+        start = prev
+    end = line_start
+    for _ in range(64):
+        nxt = text.find("\n", end)
+        if nxt < 0 or not text.startswith(lead, nxt + 1):
+            end = len(text) if nxt < 0 else nxt
+            break
+        end = nxt + 1
+    return start, end
 
 
 def _continued(text: str, at: int) -> tuple[int, int]:
