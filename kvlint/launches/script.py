@@ -2697,12 +2697,13 @@ _STARTER_FUNCTIONS = ("start_", "launch_", "run_", "serve_", "spawn_")
 def _command_argument(fields: list[Field], i: int) -> int | None:
     """The index of the argument after `i` that is one word holding an engine's command line (its entry point and
     more after it), or None."""
-    from kvlint.launches.textfile import _ENTRY
-
     for k in range(i + 1, min(len(fields), i + 9)):
         text = fields[k].text
-        if " " in text and _ENTRY.search(text) is not None:
-            return k
+        if " " in text and ("vllm" in text or "sglang" in text):  # the entry points' own words, before their regex
+            from kvlint.launches.textfile import _ENTRY
+
+            if _ENTRY.search(text) is not None:
+                return k
     return None
 
 
