@@ -2014,7 +2014,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return _docker_run(list(platform.words), 2, env, depth, state)
         elif head in cloud_run.CLUSTER_CLIS and (pod := cloud_run.cluster_run(fields, i)) is not None:
             return _docker_run(list(pod.words), 2, env, depth, state)  # `kubectl run`, `docker service create`
-        elif head.startswith(_STARTER_FUNCTIONS) and depth < MAX_DEPTH \
+        elif "_" in head and head.startswith(_STARTER_FUNCTIONS) and depth < MAX_DEPTH \
                 and (at := _command_argument(fields, i)) is not None:
             return _string_command(fields[at], env, depth, state)
         else:
