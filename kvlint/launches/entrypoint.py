@@ -154,12 +154,15 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
     """The launches of a shell script, less those that are an image's entry point run with an env model and, in a
     script an image runs, those whose model is the script's own argument. A script a person runs with the model as
     its argument (`serve_vllm.sh <model>`, sample K270) is a launch whose model is open (counting rule 8)."""
-    deps, wrapped = wrapper_scripts(deps, text) if text and "$" in text and run_by_image(path) else (deps, [])
-    deps, bare = _bare_entry(path, deps)
+    # why an image runs the script: asked once (it lists folders and reads Dockerfiles), and only when an answer is
+    # used: a script handing its arguments on, a launch with no model, or one whose model is the environment's
+    asked = (text and "$" in text) or any(d.model is None or env_model(d) for d in deps)
+    image_why = run_by_image(path) if asked else None
+    deps, wrapped = wrapper_scripts(deps, text) if text and "$" in text and image_why else (deps, [])
+    deps, bare = _bare_entry(deps, image_why)
     wrapped += bare
     if not any(env_model(d) for d in deps):
         return deps, wrapped
-    image_why = run_by_image(path)
     kept, notes = [], []
     for dep in deps:
         name = env_model(dep)
@@ -174,14 +177,12 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
     return kept, wrapped + notes
 
 
-def _bare_entry(path: str, deps: list[Deployment]) -> tuple[list[Deployment], list[Finding]]:
-    """The launches of a script an image runs that start the engine with no model and no flag at all (`vllm serve`
-    alone after starting a sidecar, turn 38's K336: an NVCF sample's `entrypoint.sh`): the image's entry point, as a
-    Dockerfile's bare ENTRYPOINT is (counting rule 5), said by a KV008 info; the launch is where the image is run."""
-    if not deps or not any(d.model is None for d in deps):
-        return deps, []
-    why = run_by_image(path)
-    if why is None:
+def _bare_entry(deps: list[Deployment], why: str | None) -> tuple[list[Deployment], list[Finding]]:
+    """The launches of a script an image runs (`why`: what says so) that start the engine with no model and no flag
+    at all (`vllm serve` alone after starting a sidecar, turn 38's K336: an NVCF sample's `entrypoint.sh`): the
+    image's entry point, as a Dockerfile's bare ENTRYPOINT is (counting rule 5), said by a KV008 info; the launch is
+    where the image is run."""
+    if why is None or not any(d.model is None for d in deps):
         return deps, []
     kept, notes = [], []
     for dep in deps:

@@ -238,7 +238,8 @@ def _built_elsewhere(src: _Source, tree: ast.Module) -> list[Finding]:
     from kvlint.findings import Finding, Severity
     from kvlint.launches.named import KV008
 
-    returns = {f.name: r.value for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+    defs = {f.name: f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)}
+    returns = {name: r.value for name, f in defs.items()
                for r in ast.walk(f) if isinstance(r, ast.Return) and isinstance(r.value, ast.Call)}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and _name(node.func) in _RUNS and node.args
@@ -249,7 +250,7 @@ def _built_elsewhere(src: _Source, tree: ast.Module) -> list[Finding]:
         named = next((c for c in (built, inner) if c is not None and _ENGINE_WORD.search(_name(c.func))), None)
         if named is None:
             continue
-        own = next((f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == _name(named.func)), None)
+        own = defs.get(_name(named.func))
         where = f"defined at line {own.lineno} in a way kvlint does not follow" if own is not None else \
             "which this file does not define"
         message = (f"the command run here is built by {_name(named.func)}(...), {where}: the engine's launch is in "

@@ -1336,31 +1336,33 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
             fields = prefix + _arm_fields(words[i:], m, arm_env, arm, state)
             launch = launch_in_argv(fields, arm_env, depth, None)
             model = _model_of(launch) if launch is not None else None
-            if launch is not None and (model is not None or found is None or launch.engine != found.engine
-                                       or _pd_role(launch)):
+            role = _pd_role(launch) if launch is not None else ""
+            if launch is not None and (model is not None or found is None or launch.engine != found.engine or role):
                 # the last arm naming a model reads it, as the script's order does; a local copy and the Hub id of
                 # one model (`/models/Qwen2.5-7B` or `Qwen/Qwen2.5-7B`) are one model; an arm that starts the
-                # other engine is another deployment whatever its model
-                key = (launch.engine, (model or "").rstrip("/").rsplit("/", 1)[-1].lower(), _pd_role(launch))
+                # other engine is another deployment whatever its model, and so is one of another P/D role
+                key = (launch.engine, (model or "").rstrip("/").rsplit("/", 1)[-1].lower(), role)
                 by_model[key] = (launch, arm)
-    noted = [replace(launch, notes=launch.notes + (_arm_note(arm, used),)) for launch, arm in by_model.values()]
+    noted = [(replace(launch, notes=launch.notes + (_arm_note(arm, used),)), key[2])
+             for key, (launch, arm) in by_model.items()]
     if found is None:
         return _configurations(noted)
     if len(by_model) < 2 and not any(e != found.engine for e, _, _ in by_model):
         return [found]
     if not any(e == found.engine for e, _, _ in by_model):  # the arm the reading went through is one of them
-        return _configurations([found, *noted])
+        return _configurations([(found, _pd_role(found)), *noted])
     return _configurations(noted)
 
 
-def _configurations(launches: list[FoundLaunch]) -> list[FoundLaunch]:
-    """Several launches one command gives in the arms of an `if` / `case` / `for`: configurations of one launch
-    (the counting rules' one command, one launch; a `rank == 0` / `else` pair is one too), each sized. Arms that
-    give the command different P/D roles (`case $ROLE in prefill) ARGS=(--disaggregation-mode prefill ...)`, turn
-    37's K329) are different deployments, each with its own pool (counting rule 3): configurations within a role."""
+def _configurations(launches: list[tuple[FoundLaunch, str]]) -> list[FoundLaunch]:
+    """Several launches one command gives in the arms of an `if` / `case` / `for`, each with its P/D role:
+    configurations of one launch (the counting rules' one command, one launch; a `rank == 0` / `else` pair is one
+    too), each sized. Arms that give the command different P/D roles (`case $ROLE in prefill) ARGS=(
+    --disaggregation-mode prefill ...)`, turn 37's K329) are different deployments, each with its own pool (counting
+    rule 3): configurations within a role."""
     roles: dict[str, list[FoundLaunch]] = {}
-    for f in launches:
-        roles.setdefault(_pd_role(f), []).append(f)
+    for f, role in launches:
+        roles.setdefault(role, []).append(f)
     return [replace(f, arm=True) if len(group) > 1 else f for group in roles.values() for f in group]
 
 

@@ -243,16 +243,15 @@ def cousins(doc: YNode, best: Block) -> list[Block]:
     if parent is None or named is None or at is None:
         return []
     out: list[Block] = []
-    for key, _, val in parent.pairs():
+    for key, knode, val in parent.pairs():
         engine = _engine_in(key)
         holder = (val.path(*best.path[at + 1:]) if at + 1 < len(best.path) else val) if val.is_map else None
-        if engine is None or engine == best.engine or holder is None or not holder.is_map \
-                or model_key(holder) is not None:
+        if engine is None or engine == best.engine or holder is None or not holder.is_map:
             continue
-        pairs = tuple(p for p in _settings_map(engine, holder) if spelled_as_flag(p[0]))
-        if len(pairs) >= _ROLE_FLAGS:
+        role = _role(knode, holder, engine)  # a role map's shape: flag-spelled keys and no model of its own
+        if role is not None:
             path = (*best.path[:at], key, *best.path[at + 1:])
-            out.append(Block(holder, path, (), named[1], pairs, engine, True, model_at=named[0]))
+            out.append(Block(holder, path, (), named[1], role.pairs, engine, True, model_at=named[0]))
     return out
 
 
