@@ -11,6 +11,7 @@ re module's functions (`re.sub(P, ...)`) want a real pattern.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, AnyStr, cast
 
 _METHODS = ("match", "fullmatch", "search", "sub", "subn", "split", "findall", "finditer", "scanner",
@@ -22,7 +23,8 @@ class _Lazy:
         self._source = (pattern, flags)
 
     def __getattr__(self, name: str) -> Any:  # only for a name not yet on the instance: the first use
-        compiled = re.compile(*self._source)
+        pattern, flags = self._source
+        compiled = re.compile(pattern() if callable(pattern) else pattern, flags)
         for method in _METHODS:
             setattr(self, method, getattr(compiled, method))
         return getattr(compiled, name)
@@ -34,3 +36,9 @@ class _Lazy:
 def lazy(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
     """`re.compile(pattern, flags)`, done on first use (see the module's doc)."""
     return cast("re.Pattern[AnyStr]", _Lazy(pattern, flags))
+
+
+def lazy_built(build: Callable[[], str], flags: int = 0) -> re.Pattern[str]:
+    """A pattern whose text `build` makes on first use: one that holds names from a data file (an engine plugin's
+    module, kvlint/data/plugins.json), read only when a file asks the pattern something."""
+    return cast("re.Pattern[str]", _Lazy(build, flags))

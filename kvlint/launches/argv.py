@@ -123,11 +123,11 @@ def plugin_module(word: str) -> str | None:
     turn 38's K346: vLLM-Omni's image server, the package in kvlint/data/plugins.json), None for any other word. Such a
     module takes the engine's flags and its own: a wrapper, whose options the engine's table does not judge."""
     top, _, rest = word.partition(".")
-    return _plugin_packages().get(top) if rest.startswith("entrypoints.") else None
+    return plugin_packages().get(top) if rest.startswith("entrypoints.") else None
 
 
 @functools.lru_cache(maxsize=1)
-def _plugin_packages() -> dict[str, str]:
+def plugin_packages() -> dict[str, str]:
     """Import name -> engine of each plugin package kvlint/data/plugins.json lists (`vllm-omni` -> `vllm_omni`)."""
     from kvlint.data import load_json
 

@@ -19,13 +19,25 @@ from typing import TYPE_CHECKING
 
 from kvlint.deployment import Deployment
 from kvlint.launches import ReadResult
-from kvlint.lazyre import lazy
+from kvlint.lazyre import lazy, lazy_built
 
 if TYPE_CHECKING:
     from kvlint.span import Span
 
-_ENTRY = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b"
-              r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b")
+_ENTRY_NAMES = (r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b"
+                r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b")
+
+
+def _entry_names() -> str:
+    """The entry points a line may name, with each engine plugin's own server modules (`python -m
+    vllm_omni.entrypoints.openai.serving_image`, turn 38's K346 design plan pasting it as an indented block): a
+    plugin's module is read where the engine's is (kvlint.launches.argv.plugin_module)."""
+    from kvlint.launches.argv import plugin_packages
+
+    return "|".join([_ENTRY_NAMES, *(rf"\b{re.escape(name)}\.entrypoints\." for name in plugin_packages())])
+
+
+_ENTRY = lazy_built(_entry_names)
 _COMMENT_START = ("#", ";", "//")
 _JOINED = lazy(r"(?<!\\)\n")  # a newline not escaped by `\\`: an indented continuation
 
