@@ -37,7 +37,8 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         return ReadResult(path)
     text = _CALLOUT.sub(lambda m: " " * len(m.group()), text) if "<" in text else text
     # an unlabelled block that starts as a manifest does is YAML; any other unlabelled one a shell's
-    blocks = [(s, e, "yaml" if not lang and _manifest(text[s:e]) else lang) for s, e, lang, _ in block_ranges(text)]
+    blocks = [(s, e, "yaml" if not lang and manifest_block(text[s:e]) else lang)
+              for s, e, lang, _ in block_ranges(text)]
     return read_document(path, text, blocks, NOTE)
 
 
@@ -65,7 +66,7 @@ def block_ranges(text: str) -> list[tuple[int, int, str, int]]:
     return out
 
 
-def _manifest(body: str) -> bool:
+def manifest_block(body: str) -> bool:
     """Whether an unlabelled block starts as a manifest or compose file does (`apiVersion:`, `services:`)."""
     first = next((line.strip() for line in body.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
     return _MANIFEST.match(first) is not None

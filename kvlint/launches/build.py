@@ -121,6 +121,9 @@ def version_from_image(image: str | None) -> str | None:
         image = _pulled_as(image.rsplit("/", 1)[-1])
     if not image or ":" not in image.rsplit("/", 1)[-1]:
         return None
+    named = _NAMED_RELEASE.search(image.rsplit(":", 1)[1])
+    if named is not None and named.group(1).lower() in engine_names():
+        return named.group(2)  # `rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210`: the tag says which release it holds
     repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1]
     if not any(repo == name or repo.startswith(facts(name).VERSION_TAGGED_IMAGES) for name in engine_names()):
         return None  # a wrapper image (dynamo, llm-d, cuda base): its tag is not the engine version
@@ -133,6 +136,9 @@ def version_from_image(image: str | None) -> str | None:
     return m.group(1) if m else None
 
 
+# an engine's name then its release inside a tag (AMD's `rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210`, sample K352's
+# NixOS module; `...:vllm-v0.9.2-cuda12`): the release the image holds, stated, whatever the date beside it says
+_NAMED_RELEASE = lazy(r"(?i)(?:^|[_-])(vllm|sglang)[_-]v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\d.])")
 _CONTAINER_FILES = (".sif", ".sqsh", ".simg")
 _PULLED = lazy(r"^([a-z0-9][a-z0-9.-]*)_(v?\d[\w.-]*)\.(?:sif|sqsh|simg)$")
 

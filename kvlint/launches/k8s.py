@@ -102,14 +102,22 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
 
 
 # what _argv_like, _env_configured_image, _format_engine and _engine_build_on_gpus ask
-_CONTAINER_KEYS = ("command", "args", "env", "storageUri", "storage", "resources", "cmd")
+_CONTAINER_KEYS = ("command", "args", "env", "storageUri", "storage", "resources", "cmd", "commands")
 
 
 def _cmd_of_image(node: YNode) -> bool:
     """A platform's container spec that spells Docker's `Cmd` (a Nosana job's `{image, cmd: [...], gpu: true}`, sample
     K259): the words go to the image's entry point, as a Kubernetes container's `args:` do."""
     return node.get("command") is None and node.get("args") is None and node.get("image") is not None \
-        and _argv_like(node.get("cmd"))
+        and (_argv_like(node.get("cmd")) or _flag_list(node.get("commands")))
+
+
+def _flag_list(node: YNode | None) -> bool:
+    """A `commands:` list whose first word is a flag (InferX's function spec `{image, commands: ["--model", M,
+    ...]}`, sample K350): the image's arguments, as Docker's `Cmd`. A list of command lines (a CI step's `commands:`)
+    starts with a program, and is not."""
+    first = node.elements[0] if node is not None and node.is_seq and node.elements else None
+    return first is not None and first.is_scalar and first.text.startswith("-")
 
 
 FORMAT_NOTE = ("KServe predictor for {engine} (its model format or its runtime's name) with no arguments: the "
@@ -352,7 +360,7 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
             and (gpu.count or _named_build_given_model(image_text, [n for n, _, _ in _env_items(c, anc)])):
         launches, notes = _env_configured(yf, c, anc, image_text, env, scripted) or \
             (_baked(c, image, image_text, env) if not fields and not _ray_node(doc) else None) or (launches, notes)
-    if all(not f.fields for f in launches) and script is None and not fields and c.get("command") is None \
+    if all(not f.fields for f in launches) and script is None and not fields and not _runs_own(c) \
             and image is not None and not _ray_node(doc) \
             and _whole(doc) and (stock := _engine_default(image, image_text, env)) is not None:
         launches, notes = [stock[0]], [stock[1]]
@@ -386,6 +394,18 @@ _HANDED_KEYS = ("name", "image", "modelFormat", "runtime", "resources", "storage
 
 
 _SELECTED = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
+
+
+# what a platform's container spec runs in its image, in place of the entry point (Kubernetes' `command`; SkyPilot's
+# and SkyShift's `run:` script, CI's `script:`, a task's `cmd`/`commands`)
+_OWN_COMMAND = ("command", "run", "script", "cmd", "commands", "entrypoint")
+
+
+def _runs_own(c: YNode) -> bool:
+    """Whether the container map names what runs in its image (sample K352's SkyShift Job: `image:
+    vllm/vllm-openai:latest` beside `run: vllm serve M ...`): then the image's entry point does not run on its
+    default model; the command, read where it is written, is the launch."""
+    return any(c.get(key) is not None for key in _OWN_COMMAND)
 
 
 def _engine_default(image: YNode, image_text: str | None, env: dict[str, str]) -> tuple[FoundLaunch, str] | None:
@@ -528,7 +548,8 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
     """command + args as fields, or the script node when they run `sh -c SCRIPT`, with the words
     after the script ($0, then "$@": the LeaderWorkerSet `sh -c '... "$@"' --` + `args:` pattern)."""
     items: list[YNode] = []
-    keys = ("command", "args") if c.get("command") is not None or c.get("args") is not None else ("cmd",)
+    keys = ("command", "args") if c.get("command") is not None or c.get("args") is not None \
+        else ("commands",) if c.get("cmd") is None and _flag_list(c.get("commands")) else ("cmd",)
     keys = ("command", "arguments") if keys[0] == "command" and c.get("args") is None else keys
     if (pair := _string_pair(yf, c, keys, env)) is not None:
         return pair

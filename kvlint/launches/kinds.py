@@ -90,6 +90,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("rst", "kvlint.launches.rst:read", suffixes=(".rst",), walk_bytes=256 * 1024),
     # AsciiDoc documents (a product's documentation module): their listing blocks (kvlint.launches.asciidoc)
     Kind("asciidoc", "kvlint.launches.asciidoc:read", suffixes=(".adoc", ".asciidoc"), walk_bytes=256 * 1024),
+    # Org-mode documents (a plan kept in Emacs' Org format): their source blocks (kvlint.launches.org)
+    Kind("org", "kvlint.launches.org:read", suffixes=(".org",), walk_bytes=256 * 1024),
     # pipelines and shells in other languages that call a shell (Jenkins' Groovy `sh '...'`, fish), and programs in
     # scripting languages that build a command line in a string (a Ruby control plane's `"vllm serve #{path} ..."`,
     # turn 37's K327; Perl, PHP, Lua, Elixir, Julia, R): each command line, and each string holding an engine's

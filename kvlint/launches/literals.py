@@ -97,7 +97,36 @@ def launches_in(path: str, text: str, hash_comments: bool = False, spaced: bool 
     """The launches of the file's literal argument lists (also HCL's, whose comments start with `#` too: a
     Terraform ECS `command = [...]` beside `image = local.x`, kvlint.launches.hcl; and Nix's, `spaced`: items
     separated by spaces, an attribute path `cfg.model` bound by its last name)."""
-    return _launches(path, text, _calls_as_items(_concatenated(_tokens(text, hash_comments))), spaced)
+    tokens = _concatenated(_tokens(text, hash_comments))
+    return _launches(path, text, _grouped_items(tokens) if spaced else _calls_as_items(tokens), spaced)
+
+
+_GROUP_REACH = 16  # tokens a parenthesized list item may hold
+
+
+def _grouped_items(tokens: list[_Tok]) -> list[_Tok]:
+    """Nix's list items that are expressions in parentheses (`[ "--port" (toString cfg.port) "--dtype" "auto" ]`,
+    sample K352's NixOS modules) as one name-like item each, so the list stays one run of items: `(toString NAME)` is
+    NAME (its binding, when it has one, is the string), any other group its words, left to the evaluation."""
+    if not any(t.text == "(" and t.kind == "punct" for t in tokens):
+        return tokens
+    out: list[_Tok] = []
+    k = 0
+    while k < len(tokens):
+        tok = tokens[k]
+        end = next((j for j in range(k + 1, min(len(tokens), k + _GROUP_REACH))
+                    if tokens[j].text == ")" and tokens[j].depth == tok.depth), None) \
+            if tok.text == "(" and tok.kind == "punct" else None
+        inner = tokens[k + 1 : end] if end is not None else []
+        if end is None or not inner or any(t.kind not in _ITEMS for t in inner):
+            out.append(tok)
+            k += 1
+            continue
+        words = [t.text for t in inner]
+        named = words[1] if len(words) == 2 and words[0] == "toString" and inner[1].kind == "name" else " ".join(words)
+        out.append(_Tok("name", named, inner[0].start, tok.depth))
+        k = end + 1
+    return out
 
 
 def _tokens(text: str, hash_comments: bool = False) -> list[_Tok]:

@@ -56,7 +56,7 @@ _ENTRYPOINT = lazy(r"(?im)^[ \t]*ENTRYPOINT\b")
 
 
 # documents whose readers look at their code blocks themselves: their prose is no place
-_DOCUMENTS = frozenset({"markdown", "rst", "asciidoc"})
+_DOCUMENTS = frozenset({"markdown", "rst", "asciidoc", "org"})
 
 
 def _entry_engine(image: str) -> str | None:

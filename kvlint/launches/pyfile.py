@@ -66,6 +66,10 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
                "a launch in it is not checked")
         return ReadResult(path, findings=[kv001(path, why, severity=Severity.INFO)])
     deployments, notes = read_python(path, text)
+    if "[markdown]" in text or "[md]" in text:
+        from kvlint.launches.jupytext import cell_launches
+
+        deployments = [*deployments, *cell_launches(path, text)]
     # a program's rank branches (a master's and a worker's argv, differing in `--node-rank`) are one deployment
     return ReadResult(path, one_per_group(deployments), notes, comments=scan_comments(text))
 

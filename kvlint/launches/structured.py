@@ -515,13 +515,17 @@ def _flag_pairs(engine: str, holder: YNode, model: str) -> Iterator[_Pair]:
 @lru_cache(maxsize=4096)
 def unprefixed(key: str) -> tuple[str | None, str]:
     """(engine, rest) of a key prefixed with an engine's name and `_` or `-` (`vllm_max_model_len`,
-    `sglang-model`), else (None, key)."""
+    `sglang-model`), or in camelCase (`vllmModel`, `vllmMaxNumBatchedTokens`: sample K349's chart values, the rest
+    then `Model`, `MaxNumBatchedTokens`), else (None, key)."""
     if len(key) < 6 or key[0] not in "vVsS":  # every map key of a chart is asked: the common answer first
         return None, key
     low = key.lower()
     for name in engine_names():
-        if low.startswith(name) and low[len(name) : len(name) + 1] in ("_", "-") and len(low) > len(name) + 1:
-            return name, key[len(name) + 1 :]
+        if low.startswith(name) and len(low) > len(name) + 1:
+            if low[len(name)] in "_-":
+                return name, key[len(name) + 1 :]
+            if key[len(name)].isupper() and key[len(name) + 1].islower() and key[: len(name)].islower():
+                return name, key[len(name) :]
     return None, key
 
 

@@ -80,6 +80,9 @@ def resolve_model(
         if not by_evidence:
             raise
         own = None
+    if own is not None and by_evidence and _BY_ALIAS in own.source and (sharper := _sharper(name, aliases, online,
+                                                                                            items, base)):
+        return sharper
     if own is not None and (not by_evidence or source_kind(own) in ("local", "override")):
         return own
     found = ([("the path's name " + short_text(name), own)] if own is not None else [])
@@ -93,6 +96,26 @@ def resolve_model(
     if not found:
         return _resolve_cached(name, online, items, base, _hf_cache_dir())  # raises again, with its reason
     return found[0][1]
+
+
+_BY_ALIAS = "(by alias of "
+
+
+def _sharper(path: str, aliases: Sequence[ModelAlias], online: bool, items: tuple[tuple[str, str], ...],
+             base: str) -> ModelSpec | None:
+    """The model a served name names when it is the path's own name made exact (sample K351: a folder
+    `.../Qwen/Qwen3-4B-Instruct`, a name kvlint knows only as another spelling of Qwen3-4B, served as
+    `qwen3-4b-instruct-2507`, a published model of its own with four times the context): the path abbreviates the
+    release the served name spells out. Only a name the registry knows as such (not by another alias) counts."""
+    tail = re.split(r"[/\\]+", path.rstrip("/\\"))[-1].lower()
+    for alias in aliases:
+        served = alias.name.rsplit("/", 1)[-1].lower()
+        if alias.how in WEAK_ALIASES and len(served) > len(tail) + 1 and served.startswith(tail) \
+                and served[len(tail)] in "-_.":
+            spec = _alias_spec(alias, online, items, base)
+            if spec is not None and _BY_ALIAS not in spec.source:
+                return spec
+    return None
 
 
 # `--served-model-name` is the name the API answers to, not what the engine loads: never a conflict with the

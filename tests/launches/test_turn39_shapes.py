@@ -30,3 +30,141 @@ def test_a_plugin_server_module_in_an_indented_block_is_a_launch(tmp_path):
     (dep,) = read_path(str(path)).deployments
     assert (dep.engine, dep.model) == ("vllm", "Qwen/Qwen-Image")
     assert dep.model_span is not None and (dep.model_span.line, dep.model_span.col) == (6, 17)
+
+
+def test_a_container_spec_that_runs_its_own_script_is_not_the_images_default_launch(tmp_path):
+    """K352 (a SkyShift Job): `spec: {image: vllm/vllm-openai:latest, run: "vllm serve M ..."}`. The `run:` script is
+    what runs in the image, so the image does not also start on its default model: one launch, the command's. The
+    same map with no command key still runs the image's default (a Kubernetes container with no command)."""
+    path = tmp_path / "job.yaml"
+    path.write_text("kind: Job\nmetadata:\n  name: vllm\nspec:\n  image: vllm/vllm-openai:latest\n  resources:\n"
+                    "    L4: 1\n  run: |\n    vllm serve meta-llama/Llama-3.1-8B-Instruct --max_model_len 8000\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "meta-llama/Llama-3.1-8B-Instruct" and dep.launch_span is not None and dep.launch_span.line == 9
+    path.write_text(path.read_text().split("  run:")[0])
+    (stock,) = read_path(str(path)).deployments
+    assert stock.model_span is not None and stock.model_span.line == 5  # the image's default model, at the image
+
+
+def test_a_nix_instance_switched_off_with_enable_false_is_no_deployment(tmp_path):
+    """K352 (a NixOS host): `services.vllm.instances = { a = { enable = false; model = ...; }; b = { enable = true;
+    ... }; }`. NixOS spells the switch `enable`: an instance switched off is audited as an example, not deployed, as
+    a chart entry's `enabled: false` is."""
+    path = tmp_path / "configuration.nix"
+    path.write_text('{ config, ... }: {\n  services.vllm.instances = {\n    off = {\n      enable = false;\n'
+                    '      model = "Qwen/Qwen3-8B";\n      maxModelLen = 8192;\n    };\n    on = {\n      enable = true;\n'
+                    '      model = "Qwen/Qwen3-14B";\n      maxModelLen = 16384;\n    };\n  };\n}\n')
+    deps = read_path(str(path)).deployments
+    assert [(d.model, d.disabled is not None) for d in deps] == [("Qwen/Qwen3-8B", True), ("Qwen/Qwen3-14B", False)]
+
+
+def test_a_nix_list_item_in_parentheses_is_one_item(tmp_path):
+    """K352 (NixOS modules): `cmd = [ "vllm" "serve" model "--port" (toString vllmPort) "--max-model-len" "32768"
+    ... "--tool-call-parser" "hermes" ]`. An expression in parentheses is one item of a Nix list: the list stays one
+    command, each flag with its own value (read apart before: `--port hermes`, a false KV007, and the model lost);
+    `toString NAME` is NAME. The image's tag states the release (`rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210`)."""
+    path = tmp_path / "vllm.nix"
+    path.write_text('{ ... }: let\n  vllmPort = 11322;\n  model = "Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8";\n'
+                    '  vllmImage = "rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210";\nin {\n'
+                    '  virtualisation.oci-containers.containers.vllm = {\n    image = vllmImage;\n    cmd = [\n'
+                    '      "vllm"\n      "serve"\n      model\n      "--port"\n      (toString vllmPort)\n'
+                    '      "--max-model-len"\n      "32768"\n      "--tool-call-parser"\n      "hermes"\n    ];\n  };\n}\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.get("tool_call_parser")) == (
+        "Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8", 32768, "hermes")
+    assert dep.model_span is not None and dep.model_span.line == 11
+    assert not any(f["code"] == "KV007" for f in _checked(path))
+
+
+def test_an_image_tag_that_names_the_engine_release_states_it():
+    """AMD's `rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210` carries vLLM's release after the engine's name; the date beside
+    it dated the image to a later release. An engine's name then a release, anywhere in a tag, is that release; a
+    month-stamped NGC tag and a tag with no engine name are not read so."""
+    from kvlint.launches.build import version_from_image
+
+    assert version_from_image("rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210") == "0.11.2"
+    assert version_from_image("org/server:sglang-v0.4.6.post1") == "0.4.6.post1"
+    assert version_from_image("nvcr.io/nvidia/vllm:25.11-py3") is None
+    assert version_from_image("rocm/vllm:rocm6.4.1_20250909") is None
+
+
+def test_an_org_document_source_block_is_read_as_a_runbooks(tmp_path):
+    """K352 (a plan kept in Org mode): `#+begin_src bash` ... `podman run ... vllm serve M ...` ... `#+end_src`. The
+    source blocks of an `.org` file are read as a Markdown runbook's code blocks, each value at its place; prose that
+    names the command, and a commented block, are not."""
+    path = tmp_path / "plan.org"
+    path.write_text("* Plan\nWe run vllm serve on the spark.\n#+BEGIN_SRC bash :tangle run.sh\npodman run --rm "
+                    "--device nvidia.com/gpu=all docker.io/vllm/vllm-openai:v0.11.0 \\\n"
+                    "  vllm serve Qwen/Qwen3-8B --max-model-len 16384\n#+END_SRC\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("Qwen/Qwen3-8B", 16384)
+    assert dep.model_span is not None and (dep.model_span.line, dep.model_span.col) == (5, 14)
+    from kvlint.launches import iter_files
+
+    assert [p for p, skip in iter_files([str(tmp_path)]) if skip is None] == [str(path)]
+
+
+def test_a_commands_list_opening_with_a_flag_is_the_images_arguments(tmp_path):
+    """K350 (InferX function specs): `{"spec": {"image": "vllm-openai-upgraded:v.0.1", "commands": ["--model", M,
+    "--max-model-len", "200"]}}`. A `commands` list whose first word is a flag is handed to the image's entry point,
+    as Docker's `Cmd` is; a CI step's `commands:` list of command lines is not read so."""
+    path = tmp_path / "fn.json"
+    path.write_text('{"object": {"spec": {"image": "vllm-openai-upgraded:v.0.1",\n  "commands": ["--model",\n'
+                    '   "openbmb/MiniCPM3-4B", "--max-model-len", "200"]}}}\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "openbmb/MiniCPM3-4B", 200)
+    assert dep.model_span is not None and dep.model_span.line == 3
+    ci = tmp_path / "pipeline.yml"
+    ci.write_text("steps:\n  - label: build\n    image: vllm/vllm-openai:latest\n    commands:\n      - pip list\n")
+    assert read_path(str(ci)).deployments == []
+
+
+def test_chart_keys_prefixed_with_the_engine_in_camel_case_are_its_settings(tmp_path):
+    """K349 (a custom chart's values): `vllmConfig: {vllmModel: M, vllmMaxNumBatchedTokens: 1024}` beside `image:
+    {repository: vllm/vllm-openai}`. A key that is the engine's name then a capitalised word is that word's key (the
+    `vllm_`, `vllm-` spellings already were): the model and the flag are read, each at its place."""
+    path = tmp_path / "values.yaml"
+    path.write_text('vllmConfig:\n  vllmModel: "mistralai/Mistral-7B-Instruct-v0.3"\n  vllmMaxNumBatchedTokens: 1024\n'
+                    'pod:\n  image:\n    repository: vllm/vllm-openai\n    tag: "v0.6.4"\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_num_batched_tokens")) == ("mistralai/Mistral-7B-Instruct-v0.3", 1024)
+    assert dep.model_span is not None and (dep.model_span.line, dep.model_span.col) == (2, 14)
+    from kvlint.launches.structured import unprefixed
+
+    assert unprefixed("vllmModel") == ("vllm", "Model") and unprefixed("vllmserve")[0] is None
+    assert unprefixed("VLLMConfig")[0] is None  # an upper-case run is an acronym, not the engine's prefix
+
+
+def test_a_jupytext_markdown_cell_block_is_read(tmp_path):
+    """K349 (Docling's example, a notebook kept as a `.py` in Jupytext's percent format): `# %% [markdown]` then
+    `# ```console` / `# vllm serve ibm-granite/granite-docling-258M \\` ... Each Markdown cell is read as a notebook's
+    markdown cell is, its comment marks blanked, so every value keeps its column; the code cells and their comments are
+    read as Python is (a commented command there is not a launch)."""
+    path = tmp_path / "example.py"
+    path.write_text("# %% [markdown]\n#\n# ### Start models with vllm\n#\n# ```console\n"
+                    "# vllm serve ibm-granite/granite-docling-258M \\\n#   --max-num-seqs 512\n# ```\n# %%\n\n"
+                    "import os\n# vllm serve not/this --max-num-seqs 4\nprint(os.name)\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_num_seqs")) == ("ibm-granite/granite-docling-258M", 512)
+    assert dep.model_span is not None and (dep.model_span.line, dep.model_span.col) == (6, 14)
+
+
+def test_a_served_name_that_spells_out_the_paths_release_names_the_model(tmp_path):
+    """K351 (a compose service): `--model-path /root/.cache/modelscope/hub/models/Qwen/Qwen3-4B-Instruct` served as
+    `qwen3-4b-instruct-2507`. The folder's name is known only as another spelling of Qwen3-4B (40,960 positions); the
+    served name is the path's name made exact, a published model of its own (262,144): it names the model, so
+    `--context-length 131072` is no KV105. A served name that does not extend the path's name is still only a hint."""
+    from kvlint.deployment import ModelAlias
+    from kvlint.models.resolve import resolve_model
+
+    path = "/root/.cache/modelscope/hub/models/Qwen/Qwen3-4B-Instruct"
+    exact = resolve_model(path, aliases=(ModelAlias("qwen3-4b-instruct-2507", "served-short"),))
+    assert exact.model_id == "Qwen/Qwen3-4B-Instruct-2507"
+    other = resolve_model(path, aliases=(ModelAlias("my-assistant", "served-short"),))
+    assert other.model_id == "Qwen/Qwen3-4B"
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text(f"services:\n  s:\n    image: lmsysorg/sglang:latest\n    command:\n      - python3\n      - -m\n"
+                       f"      - sglang.launch_server\n      - --model-path\n      - {path}\n"
+                       "      - --served-model-name\n      - qwen3-4b-instruct-2507\n      - --context-length\n"
+                       '      - "131072"\n')
+    assert not any(f["code"] == "KV105" for f in _checked(compose))

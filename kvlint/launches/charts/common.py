@@ -30,8 +30,10 @@ def text(node: YNode | None) -> str | None:
 def disabled(entry: YNode | None) -> Span | None:
     """The span of an entry's own `enabled: false` (production-stack modelSpec[], a KubeAI catalogue entry):
     the chart renders nothing for it, so it is an example of its defaults, not a deployment. A value left to
-    the template (`{{ .Values.x }}`) or any other value is not read as disabled."""
-    node = entry.get("enabled") if entry is not None and entry.is_map else None
+    the template (`{{ .Values.x }}`) or any other value is not read as disabled. NixOS and some charts spell the
+    switch `enable` (sample K352's `services.vllm.instances.gemma = { enable = false; ... }`)."""
+    node = next((n for key in ("enabled", "enable") if (n := entry.get(key)) is not None), None) \
+        if entry is not None and entry.is_map else None
     if node is None or not node.is_scalar or node.value is not False:
         return None
     return node.span
