@@ -22,6 +22,8 @@ ENTRY_MARKERS = ("vllm serve", "sglang serve", "sglang.launch_server", "vllm.ent
 _NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang(?:_router)?\.launch_server\b"
               r"|\bvllm\.entrypoints\b"
               r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b"
+              # a wrapper program named for serving the engine (Flox's `vllm-serve`, turn 37's K328 Deployment)
+              r"|(?<![\w./-])(?:vllm|sglang)-serve(?![\w.-])"
               r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b"
               # SageMaker's LMI (DJL Serving) container running vLLM: its entry point module, or the rolling batch
               r"|\bdjl_python\.lmi_vllm\b|\bOPTION_ROLLING_BATCH[\"']?[ \t]*[:=,][ \t]*[\"']?vllm\b"

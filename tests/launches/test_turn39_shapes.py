@@ -168,3 +168,19 @@ def test_a_served_name_that_spells_out_the_paths_release_names_the_model(tmp_pat
                        "      - --served-model-name\n      - qwen3-4b-instruct-2507\n      - --context-length\n"
                        '      - "131072"\n')
     assert not any(f["code"] == "KV105" for f in _checked(compose))
+
+
+def test_a_wrapper_program_named_for_serving_the_engine_is_said_not_passed_over(tmp_path):
+    """Turn 37's K328 (a Flox Deployment): `args: ["vllm-preflight && vllm-resolve-model && vllm-serve"]`, a program of
+    the environment that runs `vllm serve` on its configured model. kvlint cannot read what the wrapper runs, so it
+    says so at the program (KV008) rather than passing the file over; a file that only names `vllm-server` as a
+    service is no such place."""
+    path = tmp_path / "deployment.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: vllm\nspec:\n  template:\n    spec:\n"
+                    "      containers:\n        - name: vllm\n          image: ghcr.io/flox/flox:latest\n"
+                    "          command: [\"/bin/bash\", \"-c\"]\n          args:\n"
+                    "            - vllm-preflight && vllm-serve\n")
+    (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
+    assert (said["span"]["line"], said["span"]["col"]) == (13, 33)
+    path.write_text(path.read_text().replace("vllm-preflight && vllm-serve", "curl http://vllm-server:8000/health"))
+    assert not _checked(path)
