@@ -159,7 +159,7 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
     asked = (text and "$" in text) or any(d.model is None or env_model(d) for d in deps)
     image_why = run_by_image(path) if asked else None
     deps, wrapped = wrapper_scripts(deps, text) if text and "$" in text and image_why else (deps, [])
-    deps, bare = _bare_entry(deps, image_why)
+    deps, bare = _bare_entry(deps, image_why, text)
     wrapped += bare
     if not any(env_model(d) for d in deps):
         return deps, wrapped
@@ -177,19 +177,21 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
     return kept, wrapped + notes
 
 
-def _bare_entry(deps: list[Deployment], why: str | None) -> tuple[list[Deployment], list[Finding]]:
+def _bare_entry(deps: list[Deployment], why: str | None, text: str = "") -> tuple[list[Deployment], list[Finding]]:
     """The launches of a script an image runs (`why`: what says so) that start the engine with no model and no flag
-    at all (`vllm serve` alone after starting a sidecar, turn 38's K336: an NVCF sample's `entrypoint.sh`): the
-    image's entry point, as a Dockerfile's bare ENTRYPOINT is (counting rule 5), said by a KV008 info; the launch is
-    where the image is run."""
+    at all (`vllm serve` alone after starting a sidecar, turn 38's K336: an NVCF sample's `entrypoint.sh`), or with no
+    model and the script's own arguments handed on (`sglang.launch_server --host 0.0.0.0 --port 8081 $@ &`, K353's
+    nginx-fronted entry point: the model comes with the arguments the image is run with): the image's entry point, as
+    a Dockerfile's bare ENTRYPOINT is (counting rule 5), said by a KV008 info; the launch is where the image is run."""
     if why is None or not any(d.model is None for d in deps):
         return deps, []
     kept, notes = [], []
     for dep in deps:
-        if dep.model is None and dep.image is None and not any(s.resolved for s in dep.settings.values()):
-            notes.append(_note(dep, f"the engine is started with no model and no flags in a script an image runs "
+        if dep.model is None and dep.image is None and (not any(s.resolved for s in dep.settings.values())
+                                                        or (bool(text) and _passes_arguments(dep, text))):
+            notes.append(_note(dep, f"the engine is started with no model of its own in a script an image runs "
                                     f"({why}): the image's entry point, not a deployment; the launch is where the "
-                                    "image is run"))
+                                    "image is run with a model"))
         else:
             kept.append(dep)
     return kept, notes

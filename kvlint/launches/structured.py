@@ -33,7 +33,8 @@ MODEL_NAMES = frozenset({"model", "modelname", "modelid", "modelurl", "modelpath
 _CLIENT = frozenset({"baseurl", "apibase", "apiurl", "openaiapibase", "openaibaseurl", "endpointurl", "serverurl"})
 # `model: {name: ...}`, `model: {repoId: ...}`: the key inside a model map that names it (compared as MODEL_NAMES)
 _MODEL_PARTS = frozenset({"name", "id", "modelid", "repo", "repoid", "repository", "uri", "path", "hfrepo",
-                          "hfrepoid", "huggingfaceid", "hubid", "hfid", "hfmodel", "hfmodelid", "hfname"})
+                          "huggingface", "hf", "hfrepoid", "huggingfaceid", "hubid", "hfid", "hfmodel", "hfmodelid",
+                          "hfname"})
 # child maps that are never the engine's settings (a pod's resources, probes, the image, the service)
 _NOT_SETTINGS = frozenset({"resources", "image", "service", "ingress", "env", "nodeSelector", "affinity",
                            "tolerations", "livenessProbe", "readinessProbe", "startupProbe", "securityContext",

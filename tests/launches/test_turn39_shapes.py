@@ -184,3 +184,32 @@ def test_a_wrapper_program_named_for_serving_the_engine_is_said_not_passed_over(
     assert (said["span"]["line"], said["span"]["col"]) == (13, 33)
     path.write_text(path.read_text().replace("vllm-preflight && vllm-serve", "curl http://vllm-server:8000/health"))
     assert not _checked(path)
+
+
+def test_an_entry_point_handing_on_its_arguments_with_no_model_is_the_image(tmp_path):
+    """K353 (an nginx-fronted SGLang image's `entrypoint.sh`): `python3 -m sglang.launch_server --host 0.0.0.0 --port
+    8081 $@ &`. The script is an image's entry point (its name says so) and the model comes with the arguments the
+    image is run with: the image, not a launch (counting rule 5), said by a KV008 info at the command. The same
+    command in a script nothing names as an entry point stays a launch with its model open."""
+    path = tmp_path / "entrypoint.sh"
+    path.write_text("#!/bin/bash\nldconfig || true\npython3 -m sglang.launch_server --host 0.0.0.0 --port 8081 $@ &\n"
+                    "exec nginx -g 'daemon off;'\n")
+    result = read_path(str(path))
+    assert result.deployments == []
+    (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
+    assert said["span"]["line"] == 3
+    other = tmp_path / "serve.sh"
+    other.write_text(path.read_text())
+    assert len(read_path(str(other)).deployments) == 1
+
+
+def test_a_recipe_naming_its_model_by_hub_reads_it(tmp_path):
+    """K353 (a deployment tool's recipe): `model: {huggingface: "nvidia/Kimi-K2.5-NVFP4"}` beside `engine: {llm:
+    {sglang: {image: lmsysorg/sglang:v0.5.9}}}`. `model.huggingface` names the model as `model.hfId` does: the launch
+    is read at it (a KV008 "no model key" before)."""
+    path = tmp_path / "recipe.yaml"
+    path.write_text('model:\n  huggingface: "nvidia/Kimi-K2.5-NVFP4"\n\nengine:\n  llm:\n    tensor_parallel_size: 4\n'
+                    '    sglang:\n      image: "lmsysorg/sglang:v0.5.9"\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model) == ("sglang", "nvidia/Kimi-K2.5-NVFP4")
+    assert dep.model_span is not None and (dep.model_span.line, dep.model_span.col) == (2, 16)

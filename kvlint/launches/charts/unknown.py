@@ -41,7 +41,7 @@ KV008 = ("KV008", "unknown-launch-layout")
 MODEL_KEYS = (("modelName",), ("model", "name"), ("model", "id"), ("model", "modelId"), ("model", "repo"),
               ("model", "path"), ("modelId",), ("model_id",), ("modelPath",), ("model_path",), ("modelURL",),
               ("hfModel",), ("huggingfaceModel",), ("LLM_MODEL_ID",), ("MODEL_ID",), ("model",), ("servedModel",),
-              ("modelReference",), ("model", "hfId"), ("model", "hfModel"))
+              ("modelReference",), ("model", "hfId"), ("model", "hfModel"), ("model", "huggingface"), ("model", "hf"))
 ARG_KEYS = ("args", "extraArgs", "extra_args", "extraCmdArgs", "vllmArgs", "engineArgs", "serverArgs",
             "extraArguments")
 _NOT_FLAGS = frozenset({"port", "host", "model", "image", "name", "resources", "args", "extraArgs"})
