@@ -155,6 +155,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         hint = f"; did you mean {unknown.suggestion}?" if unknown.suggestion else ""
         source = _unreleased(dep) if unknown.reason == "unrecognized" and not dep.image else None
+        if source is None and unknown.reason == "unrecognized":
+            # a plugin the launch runs adds options: a name near a stock one may be its own (K356: `--omni
+            # --log-stats`, vLLM-Omni's, beside stock `--disable-log-stats`)
+            switched = _switched_plugin(dep)
+            added = dep.extension or (switched[0] if switched else None)
+            source = f"the launch runs {added}, a package built on {engine} that adds options of its own" \
+                if added else None
         if source is not None:  # a source build adds options: a name near a stock one may be its own (K235)
             yield check.rule.finding(
                 ctx, f"{stock} rejects {unknown.flag} (an unrecognized argument{hint}), but {source}: that build "

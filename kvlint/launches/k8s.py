@@ -551,6 +551,9 @@ def _argv(yf: YamlFile, c: YNode, env: dict[str, str]) -> tuple[list[Field], YNo
     keys = ("command", "args") if c.get("command") is not None or c.get("args") is not None \
         else ("commands",) if c.get("cmd") is None and _flag_list(c.get("commands")) else ("cmd",)
     keys = ("command", "arguments") if keys[0] == "command" and c.get("args") is None else keys
+    if c.get("args") is None and c.get("arguments") is None and _argv_like(c.get("entrypoint")):
+        keys = ("entrypoint", *keys)  # compose's spelling (a Tinfoil container, sample K356): the entry point, then
+        # the command as its arguments, as `docker run --entrypoint` runs them
     if (pair := _string_pair(yf, c, keys, env)) is not None:
         return pair
     for key in keys:

@@ -85,7 +85,8 @@ KINDS: tuple[Kind, ...] = (
     # notes a deployment repository keeps (`vllm.txt`): walked, read from the commands only (kvlint.launches.notes)
     Kind("notes", "kvlint.launches.notes:read", suffixes=(".txt",), walk_bytes=256 * 1024, bytes_ok=True),
     # Markdown runbooks: the commands of their shell code blocks (kvlint.launches.markdown); prose is never read
-    Kind("markdown", "kvlint.launches.markdown:read", suffixes=(".md", ".markdown", ".mdx"), walk_bytes=256 * 1024),
+    Kind("markdown", "kvlint.launches.markdown:read", suffixes=(".md", ".markdown", ".mdx", ".qmd", ".rmd"),
+         walk_bytes=256 * 1024),
     # reStructuredText documents (a Sphinx tutorial): the commands of their code blocks (kvlint.launches.rst)
     Kind("rst", "kvlint.launches.rst:read", suffixes=(".rst",), walk_bytes=256 * 1024),
     # AsciiDoc documents (a product's documentation module): their listing blocks (kvlint.launches.asciidoc)

@@ -79,7 +79,17 @@ def read_nix(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadR
              if d.launch_span is None or d.launch_span.line not in lines]
     if not strings.deployments and not found:
         found = _attribute_launches(path, text)
-    return ReadResult(path, strings.deployments + found, strings.findings, comments=strings.comments)
+    deployments = strings.deployments + found
+    if "mkOption" in text:  # a module that declares its options is a template: its host configuration sets them
+        deployments = [d for d in deployments if not _option_filled(d)]
+    return ReadResult(path, deployments, strings.findings, comments=strings.comments)
+
+
+def _option_filled(dep: Deployment) -> bool:
+    """Whether a NixOS module's launch takes its model from the module's own options (`cmd = [ "--model" cfg.model
+    ... ]` beside `options.services.vllm.model = lib.mkOption { ... }`, sample K356): the module is a template, as a
+    Helm chart's is (counting rule 7), and the launch is where a host configuration enables it with a model."""
+    return dep.model is not None and not dep.model_resolved
 
 
 def _attribute_launches(path: str, text: str) -> list[Deployment]:

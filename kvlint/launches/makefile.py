@@ -132,8 +132,25 @@ def _read_world(path: str, text: str, layout: _Layout, lines: set[int], env: dic
     launches, notes, not_read, cut = unread_in(mapped(path, text, script, offsets), env, runtime)
     unread.extend(not_read)
     cuts.update(((c.words.line, c.words.col), c) for c in cut)
+    for body, body_offsets in _echoed_scripts(script):  # a script the recipe writes line by line, then ships
+        more, more_notes, _, _ = unread_in(mapped(path, text, body, [offsets[o] for o in body_offsets]), env, runtime)
+        launches, notes = [*launches, *more], [*notes, *more_notes]
     ctx = LaunchContext(notes=tuple(notes))
     return [d for d in (finish(path, f, ctx, ManifestGpu()) for f in launches) if is_launch(d)]
+
+
+def _echoed_scripts(script: str) -> list[tuple[str, list[int]]]:
+    """The files a recipe writes with `echo '...' >> FILE` that name an engine (sample K356: `echo 'docker run -d
+    --gpus all \\\\' >> startup_script.sh` ... then `gcloud compute instances create --metadata-from-file
+    startup-script=startup_script.sh`): each file's text as `/bin/sh` writes it, with the offset in `script` each
+    character comes from. Such a file runs elsewhere (a VM's start-up, an image), so its commands are launches."""
+    if ">" not in script or ("echo" not in script and "printf" not in script):
+        return []
+    from kvlint.engines.registered import engine_names
+    from kvlint.launches.echo_writes import echo_writes
+
+    return [(body, offs) for body, offs in echo_writes(script).values()
+            if any(name in body for name in engine_names())]
 
 
 def _script(layout: _Layout, lines: set[int]) -> tuple[str, list[int]]:

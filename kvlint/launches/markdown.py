@@ -62,6 +62,10 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not any(w in low for w in _WORDS):
         return ReadResult(path)
     text = _without_html_comments(text) if "<!--" in text else text
+    # a page pasted from a web editor writes its blanks as no-break spaces (sample K356's article:
+    # `python3\u00a0-m\u00a0sglang.launch_server`): in a document they are the blanks a reader sees, one character
+    # each, so every place stays
+    text = text.replace("\u00a0", " ") if "\u00a0" in text else text
     script = shell_blocks(text)
     others = _yaml_launches(path, text) + _json_launches(path, text) + _powershell_launches(path, text) \
         + _unit_launches(path, text) + _python_launches(path, text) + _dockerfile_launches(path, text) \
@@ -345,7 +349,8 @@ def _inline_commands(text: str) -> list[tuple[int, int]]:
         return []
     return [(m.start(2), m.end(2)) for m in _INLINE.finditer(text)
             if _COMMAND_START.match(m.group(2)) and _ENTRY.search(m.group(2)) is not None
-            and (_alone(text, m) or (_complete(m.group(2)) and not _in_table(text, m.start())))]
+            and (_alone(text, m) or (_complete(m.group(2)) and not _in_table(text, m.start()))
+                 or (_introduced(text, m) and _SERVES_WORD.search(m.group(2)) is not None))]
 
 
 def _in_table(text: str, at: int) -> bool:
@@ -368,6 +373,23 @@ def _complete(body: str) -> bool:
     option after it; a span that only names the command (`vllm serve`, `vllm serve <model>`) stays prose."""
     m = _MODEL_GIVEN.search(body)
     return m is not None and " --" in body[m.end():]
+
+
+# a model word after `serve` or the model flag: a command that names what it serves, not the program's name alone
+_SERVES_WORD = lazy(r"(?:\bserve[ \t]+|--model(?:-path)?[ \t=]+)[\"']?[\w<$~./][^\s]*")
+_INTRODUCED = lazy(r":[ \t]*$")
+
+
+def _introduced(text: str, m: re.Match[str]) -> bool:
+    """Whether a code span ends its line after a colon that introduces it (sample K355's README: "- Deploy
+    DeepAnalyze-8B via vllm: `vllm serve DeepAnalyze-8B`"): a command the runbook gives to run, as a span alone on its
+    line is, though the line's words before it are prose; never in a table (a catalogue's cell)."""
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.end())
+    after = text[m.end() : len(text) if line_end < 0 else line_end]
+    before = text[line_start : m.start()]
+    return _INTRODUCED.search(before) is not None and _AFTER.match(after.rstrip(".;")) is not None \
+        and not before.lstrip().startswith("|")
 
 
 _BEFORE = lazy(r"(?:^|\|)[ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?$")

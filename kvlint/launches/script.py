@@ -1934,6 +1934,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 return _with_allocation(step, gpus, nodes)
         elif head in ("mpirun", "mpiexec"):
             i = wrappers.after_mpirun(fields, i)
+            fields = wrappers.first_app(fields, i)
         elif head in wrappers.RUN_TOOLS and wrappers.after_run_tool(fields, i) is not None:
             runner = runner or head
             i = wrappers.after_run_tool(fields, i) or i + 1

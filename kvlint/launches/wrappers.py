@@ -387,6 +387,14 @@ def after_mpirun(fields: Sequence[Field], i: int) -> int:
     return j
 
 
+def first_app(fields: Sequence[Field], i: int) -> list[Field]:
+    """The words up to the `:` that ends mpirun's first program (MPMD: `mpirun -n 1 numactl ... python -m
+    vllm.entrypoints.openai.api_server ... : -n 1 numactl --all ... python -m vllm.entrypoints.slave ...`, sample
+    K354's xFasterTransformer guide): the other programs' words are not the engine's options."""
+    cut = next((k for k in range(i, len(fields)) if fields[k].text == ":"), None)
+    return list(fields if cut is None else fields[:cut])
+
+
 # a wrapper's own spellings of the engine's model flags (KServe's huggingfaceserver: `--model_id` is the model,
 # `--model_name` the name it is served as); `--backend` chose the engine and is the wrapper's alone
 _WRAPPER_FLAGS = {"huggingfaceserver": {"--model_id": "--model", "--model_name": "--served-model-name"},

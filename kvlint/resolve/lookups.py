@@ -584,11 +584,18 @@ def _latest_tag(image: str) -> bool:
 
 
 def _host_script(path: str) -> bool:
-    """A shell or batch script that runs the engine without a container: whatever release is installed."""
+    """A shell or batch script that runs the engine without a container: whatever release is installed. A runbook's
+    commands (Markdown, reStructuredText, AsciiDoc, Org, notes) are run the same way, by a person on a host, with
+    whatever the runbook installed (sample K354: xFasterTransformer's guide installs `vllm-xft`, whose parser takes
+    `--dtype bf16`)."""
     import os
 
     name = os.path.basename(path).lower()
-    return name.endswith((".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".job")) or name in ("makefile", "justfile")
+    return name.endswith((".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".job", *_RUNBOOKS)) \
+        or name in ("makefile", "justfile")
+
+
+_RUNBOOKS = (".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org", ".txt")
 
 
 _DATE = r"(?<!\d)(20\d\d)-?([01]\d)-?([0-3]\d)(?!\d)"

@@ -213,3 +213,122 @@ def test_a_recipe_naming_its_model_by_hub_reads_it(tmp_path):
     (dep,) = read_path(str(path)).deployments
     assert (dep.engine, dep.model) == ("sglang", "nvidia/Kimi-K2.5-NVFP4")
     assert dep.model_span is not None and (dep.model_span.line, dep.model_span.col) == (2, 16)
+
+
+def test_mpirun_programs_after_a_colon_are_not_the_engines_options(tmp_path):
+    """K354 (xFasterTransformer's guide): `mpirun -n 1 numactl --all -C 0-47 -m 0 python -m
+    vllm.entrypoints.openai.api_server --model M ... : -n 1 numactl --all -C 48-95 -m 1 python -m
+    vllm.entrypoints.slave ...`. mpirun's `:` starts its next program: the engine's words end there (read past it,
+    numactl's `--all` was a false "vLLM rejects --all" error)."""
+    path = tmp_path / "run.sh"
+    path.write_text("OMP_NUM_THREADS=48 mpirun \\\n  -n 1 numactl --all -C 0-47 -m 0 \\\n"
+                    "    python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2-7B-Instruct --port 8000 \\\n"
+                    "  : -n 1 numactl --all -C 48-95 -m 1 \\\n    python -m vllm.entrypoints.slave --model Qwen/Qwen2-7B-Instruct\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen2-7B-Instruct" and not dep.unknown_flags
+    assert not any(f["code"] == "KV004" for f in _checked(path))
+
+
+def test_a_runbook_that_installs_a_vendor_fork_runs_it(tmp_path):
+    """K354 (xFasterTransformer's `vllm-xft.md`): `pip install vllm-xft`, then `export $(python -c 'import
+    xfastertransformer as xft; ...')` and `python -m vllm.entrypoints.openai.api_server ... --dtype bf16`. A runbook's
+    commands run on a host with what the runbook installs, as a script's do: the fork's own parser takes `bf16`, so
+    stock vLLM's refusal is an info naming the fork, not an error."""
+    path = tmp_path / "vllm-xft.md"
+    path.write_text("# vLLM-xFT\n```bash\npip install vllm-xft\n```\n```shell\n"
+                    "export $(python -c 'import xfastertransformer as xft; print(xft.get_env())')\n"
+                    "python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2-7B-Instruct --dtype bf16\n```\n")
+    said = [f for f in _checked(path) if f["code"] == "KV007"]
+    assert said and all(f["severity"] == "info" and "vllm-xft" in f["message"] for f in said)
+
+
+def test_a_code_span_a_colon_introduces_at_the_end_of_its_line_is_a_command(tmp_path):
+    """K355 (a README): "- Deploy DeepAnalyze-8B via vllm: `vllm serve DeepAnalyze-8B`", three times. A span the
+    line's colon introduces and that ends the line is a command the runbook gives, when it names what it serves; a
+    span inside a sentence, or one naming only the program, stays prose."""
+    path = tmp_path / "README.md"
+    path.write_text("# Demo\n\n- Deploy DeepAnalyze-8B via vllm: `vllm serve DeepAnalyze-8B`\n"
+                    "- We use `vllm serve DeepAnalyze-8B` in the cloud too.\n- The command is: `vllm serve`\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "DeepAnalyze-8B" and dep.model_span is not None and dep.model_span.line == 3
+
+
+def test_compose_spelled_entrypoint_and_command_are_one_argv(tmp_path):
+    """K356 (a Tinfoil confidential-VM config): `containers: [{name: whisper, image: ..., entrypoint: ["vllm",
+    "serve"], command: [MODEL, "--gpu-memory-utilization", "0.10"]}]`. The entry point runs with the command as its
+    arguments, as `docker run --entrypoint` runs them: a launch (missed before)."""
+    path = tmp_path / "tinfoil-config.yml"
+    path.write_text('containers:\n  - name: "whisper"\n    image: "ghcr.io/org/models@sha256:00"\n    gpus: all\n'
+                    '    entrypoint: ["vllm", "serve"]\n    command:\n      [\n        "openai/whisper-large-v3-turbo",\n'
+                    '        "--gpu-memory-utilization",\n        "0.10",\n      ]\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("gpu_memory_utilization")) == ("openai/whisper-large-v3-turbo", 0.10)
+    assert dep.model_span is not None and dep.model_span.line == 8
+
+
+def test_a_plugin_option_near_a_stock_one_is_the_plugins_to_settle(tmp_path):
+    """K356: `vllm serve M --omni --log-stats` (vLLM-Omni's option, beside stock `--disable-log-stats`). The launch
+    runs the plugin its switch names, which adds options: the near spelling is an info naming both, not the error a
+    stock launch gets."""
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\nvllm serve Qwen/Qwen3-8B --omni --log-stats\n")
+    (said,) = [f for f in _checked(path) if f["code"] == "KV004" and f["data"]["flag"] == "--log-stats"]
+    assert said["severity"] == "info" and "vllm-omni" in said["message"] and "--disable-log-stats" in said["message"]
+    path.write_text("#!/bin/bash\nvllm serve Qwen/Qwen3-8B --log-stats\n")
+    (stock,) = [f for f in _checked(path) if f["code"] == "KV004"]
+    assert stock["severity"] == "error"
+
+
+def test_no_break_spaces_of_a_pasted_page_are_blanks_in_a_document(tmp_path):
+    """K356 (an article pasted from a web editor): `python3\\u00a0-m\\u00a0sglang.launch_server\\u00a0...` in a code
+    block. In a document a no-break space is the blank its reader sees: the command is read, each value at its column.
+    In a script it stays one word with the flag (KV004 names the character)."""
+    path = tmp_path / "article.md"
+    path.write_text("```\npython3\u00a0-m\u00a0sglang.launch_server\u00a0--model-path\u00a0Qwen/Qwen3-8B\u00a0--tp\u00a02\n```\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("tp_size")) == ("Qwen/Qwen3-8B", 2)
+    assert dep.model_span is not None and (dep.model_span.line, dep.model_span.col) == (2, 46)
+
+
+def test_a_quarto_document_is_walked_and_read_as_markdown(tmp_path):
+    """K356 (a Quarto blog post, `index.qmd`): its code blocks are Markdown's; `.qmd` and `.rmd` were not walked."""
+    path = tmp_path / "index.qmd"
+    path.write_text("---\ntitle: spec decode\n---\n\n```shell\nvllm serve Qwen/Qwen3-32B --max-model-len 5000\n```\n")
+    from kvlint.launches import iter_files
+
+    assert [p for p, skip in iter_files([str(tmp_path)]) if skip is None] == [str(path)]
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("Qwen/Qwen3-32B", 5000)
+
+
+def test_a_nixos_module_that_declares_its_options_is_a_template(tmp_path):
+    """K356 (a NixOS module): `options.services.vllm.model = lib.mkOption { default = ...; }` and, under `config`,
+    `cmd = [ "--model" cfg.model ... ]`. The module is a template its host configuration fills, as a Helm chart's
+    template is (counting rule 7): no launch from `cfg.model`; a module that fixes its model is still one."""
+    path = tmp_path / "vllm.nix"
+    path.write_text('{ config, lib, ... }:\nlet cfg = config.services.vllm; in {\n  options.services.vllm = {\n'
+                    '    model = lib.mkOption { type = lib.types.str; default = "Xenova/m"; };\n  };\n'
+                    '  config = lib.mkIf cfg.enable {\n    virtualisation.oci-containers.containers.vllm = {\n'
+                    '      image = "vllm/vllm-openai:latest";\n      cmd = [ "--model" cfg.model "--port" "8000" ];\n'
+                    '    };\n  };\n}\n')
+    assert read_path(str(path)).deployments == []
+    path.write_text(path.read_text().replace('"--model" cfg.model', '"--model" "Qwen/Qwen3-8B"'))
+    assert [d.model for d in read_path(str(path)).deployments] == ["Qwen/Qwen3-8B"]
+
+
+def test_a_script_a_make_recipe_writes_with_echo_is_read(tmp_path):
+    """K356 (a Makefile deploying to a GCE VM): `echo 'docker run -d --gpus all \\\\' >> startup_script.sh; \\` ...
+    `echo "  --model /mnt/models/$(MODEL_PATH) \\\\" >> startup_script.sh; \\` then `gcloud compute instances create
+    --metadata-from-file startup-script=startup_script.sh`. The written script runs on the VM: its command is a
+    launch, each value at the recipe line that writes it, make's variables filled in."""
+    path = tmp_path / "Makefile"
+    path.write_text("MODEL_PATH ?= gemma-3-27b-it\n\ndeploy:\n"
+                    "\techo '#!/bin/bash' > startup_script.sh; \\\n"
+                    "\techo 'docker run -d --gpus all \\\\' >> startup_script.sh; \\\n"
+                    "\techo '  vllm/vllm-openai:v0.11.0 \\\\' >> startup_script.sh; \\\n"
+                    "\techo \"  --model /mnt/models/$(MODEL_PATH) \\\\\" >> startup_script.sh; \\\n"
+                    "\techo '  --max-model-len 32768' >> startup_script.sh; \\\n"
+                    "\tgcloud compute instances create vm --metadata-from-file startup-script=startup_script.sh\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("/mnt/models/gemma-3-27b-it", 32768)
+    assert dep.model_span is not None and dep.model_span.line == 7
