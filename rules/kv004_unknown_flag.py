@@ -158,8 +158,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         if source is None and unknown.reason == "unrecognized":
             # a plugin the launch runs adds options: a name near a stock one may be its own (K356: `--omni
             # --log-stats`, vLLM-Omni's, beside stock `--disable-log-stats`)
-            switched = _switched_plugin(dep)
-            added = dep.extension or (switched[0] if switched else None)
+            # ... in a build that can carry it: no image, or one that is not the engine's stock image
+            carried = c.switched_plugin(dep) if not dep.image or c.custom_build(dep.image) else None
+            added = dep.extension or (carried.package if carried is not None else None)
             source = f"the launch runs {added}, a package built on {engine} that adds options of its own" \
                 if added else None
         if source is not None:  # a source build adds options: a name near a stock one may be its own (K235)

@@ -258,6 +258,10 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         if checkout is not None:  # a checkout of the engine's source: whichever commit it is, not today's release
             return VersionLookup(None, "default", newest, why=f"it runs the {engine.title} source tree {checkout}, "
                                                               "whose release the file does not say")
+    if dep.image is None and not host and _runbook(dep.path) and (vendor := vendor_fork(dep.path)) is not None:
+        # a runbook that installs a vendor's fork with its own parser runs that fork (sample K354: xFasterTransformer's
+        # guide, `pip install vllm-xft`, then `--dtype bf16`, which the fork's parser takes)
+        return VersionLookup(None, "default", newest, why=f"it runs in {vendor}", fork=vendor)
     if dep.image is None and (host or dep.runner is not None) and dep.runner != "uvx":  # uvx: a tool's own newest
         project = _project_release(dep, engine, newest)
         if project is not None:
@@ -584,18 +588,17 @@ def _latest_tag(image: str) -> bool:
 
 
 def _host_script(path: str) -> bool:
-    """A shell or batch script that runs the engine without a container: whatever release is installed. A runbook's
-    commands (Markdown, reStructuredText, AsciiDoc, Org, notes) are run the same way, by a person on a host, with
-    whatever the runbook installed (sample K354: xFasterTransformer's guide installs `vllm-xft`, whose parser takes
-    `--dtype bf16`)."""
+    """A shell or batch script that runs the engine without a container: whatever release is installed."""
     import os
 
     name = os.path.basename(path).lower()
-    return name.endswith((".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".job", *_RUNBOOKS)) \
-        or name in ("makefile", "justfile")
+    return name.endswith((".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".job")) or name in ("makefile", "justfile")
 
 
-_RUNBOOKS = (".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org", ".txt")
+def _runbook(path: str) -> bool:
+    """A document whose commands a person runs on a host (Markdown, reStructuredText, AsciiDoc, Org, notes): its
+    release is the reader's (a document is read for years), but a vendor build it installs is the one it runs."""
+    return path.lower().endswith((".md", ".markdown", ".mdx", ".qmd", ".rst", ".adoc", ".asciidoc", ".org", ".txt"))
 
 
 _DATE = r"(?<!\d)(20\d\d)-?([01]\d)-?([0-3]\d)(?!\d)"

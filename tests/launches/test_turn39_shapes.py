@@ -277,6 +277,13 @@ def test_a_plugin_option_near_a_stock_one_is_the_plugins_to_settle(tmp_path):
     path.write_text("#!/bin/bash\nvllm serve Qwen/Qwen3-8B --log-stats\n")
     (stock,) = [f for f in _checked(path) if f["code"] == "KV004"]
     assert stock["severity"] == "error"
+    # in the repository's own image (it can carry the plugin) the switch still decides; in vLLM's stock image it cannot
+    compose = tmp_path / "docker-compose.yml"
+    for image, severity in (("ghcr.io/org/models-omni:1", "info"), ("vllm/vllm-openai:v0.11.0", "error")):
+        compose.write_text(f"services:\n  tts:\n    image: {image}\n    command: [\"vllm\", \"serve\", \"Qwen/Qwen3-8B\", "
+                           "\"--omni\", \"--log-stats\"]\n")
+        (got,) = [f for f in _checked(compose) if f["code"] == "KV004" and f["data"]["flag"] == "--log-stats"]
+        assert got["severity"] == severity, image
 
 
 def test_no_break_spaces_of_a_pasted_page_are_blanks_in_a_document(tmp_path):
