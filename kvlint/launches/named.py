@@ -277,7 +277,10 @@ def _run_from_name(text: str) -> tuple[int, int, str] | None:
 
 # an argument list whose program is a name and whose first argument is an engine's subcommand (`[vllm_bin, "serve",
 # model, ...]`, sample K139): the program's path is set at run time
-_SERVE_LIST = lazy(r"^[^#\n]*?\[\s*([A-Za-z_][\w.]*)\s*,\s*[\"']serve[\"']", re.M)
+# (the program a name, or an expression that builds its path: `sys.executable.removesuffix('/python') + '/vllm'`,
+# sample K355's wrapper class)
+_SERVE_LIST = lazy(r"^[^#\n]*?\[\s*([A-Za-z_][\w.]*(?:\([^()\n]{0,60}\))?(?:\s*\+\s*[\"'][^\"'\n]{1,60}[\"'])?)\s*,"
+                   r"\s*[\"']serve[\"']", re.M)
 
 
 def _serve_list(text: str) -> tuple[int, int, str] | None:
@@ -760,12 +763,12 @@ _SETTING_KEYS = ("MAX_MODEL_LEN", "CONTEXT_LENGTH", "GPU_MEMORY_UTILIZATION", "M
                  "TENSOR_PARALLEL_SIZE", "TP_SIZE", "PIPELINE_PARALLEL_SIZE", "MAX_NUM_SEQS", "MAX_NUM_BATCHED_TOKENS",
                  "MAX_TOTAL_TOKENS", "MAX_RUNNING_REQUESTS", "KV_CACHE_DTYPE")
 _ENV_SETTING = lazy(rf"^[ \t]*(?:-[ \t]*)?(?:name:[ \t]*)?[\"']?(?:[A-Z0-9]+_)*?(?P<key>{'|'.join(_SETTING_KEYS)})"
-                    r"[\"']?[ \t]*(?::|$)"
+                    r"[\"']?[ \t]*(?::|$|[ \t]=[ \t]*[\"'])"  # YAML's `KEY:`, Nix's and HCL's `KEY = "..."`
                     rf"|(?:-e|--env)[ \t=]+[\"']?(?:[A-Z0-9]+_)*?(?P<flag>{'|'.join(_SETTING_KEYS)})=",
                     re.MULTILINE)
 _SETTING_HINTS = ("MAX_MODEL_LEN", "CONTEXT_LENGTH", "GPU_MEM", "FRACTION", "PARALLEL", "TP_SIZE", "MAX_NUM",
                   "MAX_TOTAL", "MAX_RUNNING", "KV_CACHE")
-_CONFIGURED_KINDS = ("yaml", "json", "shell", "text")
+_CONFIGURED_KINDS = ("yaml", "json", "shell", "text", "nix")
 
 
 def _configured_engine(path: str, text: str, kind: str) -> Finding | None:

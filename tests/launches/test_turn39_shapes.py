@@ -339,3 +339,26 @@ def test_a_script_a_make_recipe_writes_with_echo_is_read(tmp_path):
     (dep,) = read_path(str(path)).deployments
     assert (dep.model, dep.get("max_model_len")) == ("/mnt/models/gemma-3-27b-it", 32768)
     assert dep.model_span is not None and dep.model_span.line == 7
+
+
+def test_an_argument_list_whose_program_path_is_built_is_said(tmp_path):
+    """K355 (a wrapper class): `return [sys.executable.removesuffix('/python') + '/vllm', 'serve', self.model_name,
+    ...]`, run by a helper class elsewhere in the file. kvlint reads no launch from a list whose program is built at
+    run time, but says so at the list (KV008) instead of passing the file over."""
+    path = tmp_path / "wrapper.py"
+    path.write_text("import sys\n\n\nclass W:\n    def args(self):\n        return [\n"
+                    "            sys.executable.removesuffix('/python') + '/vllm',\n            'serve',\n"
+                    "            self.model_name,\n        ]\n")
+    (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
+    assert (said["span"]["line"], said["span"]["col"]) == (7, 13)
+
+
+def test_a_nix_environment_of_engine_settings_is_said(tmp_path):
+    """K352 (a NixOS host running a vendor's compose recipe): `settings = { MAX_MODEL_LEN = "1048576"; MAX_NUM_SEQS =
+    "6"; VLLM_USE_FLASHINFER_SAMPLER = "1"; ... }`, the recipe's image turning them into the command. Nix's
+    `KEY = "..."` is read as YAML's `KEY:` is: two engine settings make a KV008, never silence."""
+    path = tmp_path / "host.nix"
+    path.write_text('{ ... }: {\n  nixfleet.modules.dspark = {\n    enable = true;\n    settings = {\n'
+                    '      VLLM_PORT = "8888";\n      MAX_MODEL_LEN = "1048576";\n      MAX_NUM_SEQS = "6";\n    };\n  };\n}\n')
+    (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
+    assert said["span"]["line"] == 6
