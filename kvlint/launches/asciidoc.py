@@ -20,7 +20,9 @@ from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
 
 _DELIMITER = lazy(r"(-{4,}|\.{4,})[ \t]*$")
-_SOURCE = lazy(r"\[(?:source|listing)(?:,[ \t]*([\w+.-]*))?[^\]]*\][ \t]*$")
+# the language is the first positional attribute (`[source,bash]`); a named one (`[source,role="execute"]`, sample K359)
+# names none
+_SOURCE = lazy(r"\[(?:source|listing)(?:,[ \t]*([\w+.-]*)(?=[ \t]*[,\]]))?[^\]]*\][ \t]*$")
 _CALLOUT = lazy(r"(?:[ \t]+(?:#|//)?[ \t]*<(?:\d{1,2}|\.)>)+[ \t]*$", re.M)
 _MANIFEST = lazy(r"(?:apiVersion|kind|services|version)[ \t]*:")
 # the engines' names, and a kind whose operator starts an engine it need not name (KServe's LLMInferenceService runs
@@ -55,7 +57,7 @@ def block_ranges(text: str) -> list[tuple[int, int, str, int]]:
     while k < len(lines):
         m = _DELIMITER.match(lines[k])
         if m is None:
-            k += 1
+            k = _paragraph_block(lines, starts, k, out)
             continue
         above = _SOURCE.match(lines[k - 1].strip()) if k else None
         lang = (above.group(1) or "").lower() if above is not None else ""
@@ -64,6 +66,18 @@ def block_ranges(text: str) -> list[tuple[int, int, str, int]]:
             out.append((starts[k + 1], starts[close] - 1, lang, starts[k]))
         k = close + 1
     return out
+
+
+def _paragraph_block(lines: list[str], starts: list[int], k: int, out: list[tuple[int, int, str, int]]) -> int:
+    """A `[source,LANG]` line followed by a paragraph, not a delimiter (sample K359's course page: `[source,bash]`
+    then `python -m vllm.entrypoints.api_server` / `--model "..."` / `--tensor-parallel-size 2`): AsciiDoc makes the
+    paragraph, up to its blank line, the listing. Appends its range to `out`; returns the next line to look at."""
+    above = _SOURCE.match(lines[k].strip())
+    if above is None or k + 1 >= len(lines) or not lines[k + 1].strip() or _DELIMITER.match(lines[k + 1]):
+        return k + 1
+    end = next((j for j in range(k + 1, len(lines)) if not lines[j].strip()), len(lines))
+    out.append((starts[k + 1], starts[end] - 1, (above.group(1) or "").lower(), starts[k]))
+    return end
 
 
 def manifest_block(body: str) -> bool:

@@ -1308,13 +1308,16 @@ def _gpus(svc: YNode) -> ManifestGpu:
     return ManifestGpu()
 
 
-def _device_count(ids: YNode) -> int:
+def _device_count(ids: YNode) -> int | None:
     """The GPUs `device_ids` hands the container: the NVIDIA runtime joins the ids with commas into
     NVIDIA_VISIBLE_DEVICES, so an item written `"5,6"` is two devices, as `["5", "6"]` is. An item compose leaves to a
-    variable it does not know is one device as written: a required variable's error message (`${GPU:?set GPU to a
-    CDI name, e.g. ...}`, sample K287) is no value; a default (`${GPUS:-0,1}`) is the value compose gives."""
-    def count(text: str) -> int:
+    variable it does not know may hold one id or a list (`"${GPU_ID:?error}"` beside `--tensor-parallel-size 2  #
+    split across the 2 GPUs`, sample K359; a CDI name, K287): the count is unknown (None), never a guess a verdict
+    would stand on; a required variable's error message is no value, and a default (`${GPUS:-0,1}`) is the value
+    compose gives."""
+    def count(text: str) -> int | None:
         value, missing, _ = interpolate(text, {})
-        return 1 if missing else len([p for p in value.split(",") if p.strip()]) or 1
+        return None if missing else len([p for p in value.split(",") if p.strip()]) or 1
 
-    return sum(count(i.text) if i.is_scalar else 1 for i in ids.items)
+    counts = [count(i.text) if i.is_scalar else 1 for i in ids.items]
+    return None if any(n is None for n in counts) else sum(n for n in counts if n is not None)

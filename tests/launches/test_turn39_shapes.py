@@ -362,3 +362,46 @@ def test_a_nix_environment_of_engine_settings_is_said(tmp_path):
                     '      VLLM_PORT = "8888";\n      MAX_MODEL_LEN = "1048576";\n      MAX_NUM_SEQS = "6";\n    };\n  };\n}\n')
     (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
     assert said["span"]["line"] == 6
+
+
+def test_an_asciidoc_source_paragraph_and_a_named_attribute_are_listings(tmp_path):
+    """K359 (course pages): `[source,bash]` followed by a paragraph, no `----` (AsciiDoc makes the paragraph the
+    listing), and `[source,role="execute"]` over a `----` block (a named attribute is no language: the block is an
+    unlabelled one, read as a shell's)."""
+    path = tmp_path / "page.adoc"
+    path.write_text('= Page\n\n[source,bash]\npython -m vllm.entrypoints.api_server --model "org/m-70b" \\\n'
+                    '  --tensor-parallel-size 2\n\nProse after.\n\n[source,role="execute"]\n----\n'
+                    "vllm serve org/other --max-model-len 4096\n----\n")
+    deps = read_path(str(path)).deployments
+    assert [(d.model, d.model_span.line if d.model_span else None) for d in deps] == [("org/m-70b", 4),
+                                                                                     ("org/other", 11)]
+
+
+def test_an_llminferenceservice_without_a_template_serves_its_model_with_vllm(tmp_path):
+    """K359 (course pages applying `LLMInferenceService`s): one with `model: {uri, name}` and `servingRuntime` only
+    (the controller's default vLLM configuration serves it), one whose template is written as a pod template
+    (`template: {spec: {containers: [{name: main, env: [VLLM_ADDITIONAL_ARGS ...]}]}}`): both launches."""
+    path = tmp_path / "llmisvc.yaml"
+    path.write_text("apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\nmetadata:\n  name: a\nspec:\n"
+                    "  model:\n    uri: s3://models/nemotron\n    name: nvidia/nemotron-4-8b-instruct\n"
+                    '  servingRuntime: "vllm-cuda-runtime"\n---\n'
+                    "apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\nmetadata:\n  name: b\nspec:\n"
+                    "  model:\n    uri: hf://org/m\n  template:\n    spec:\n      containers:\n        - name: main\n"
+                    "          env:\n            - name: VLLM_ADDITIONAL_ARGS\n"
+                    '              value: "--max-model-len=8192"\n')
+    first, second = read_path(str(path)).deployments
+    assert first.model_span is not None and first.model_span.line == 7
+    assert second.get("max_model_len") == 8192
+
+
+def test_a_device_id_left_to_an_unknown_variable_is_an_unknown_count(tmp_path):
+    """K359 (a compose service): `device_ids: ["${GPU_ID_deepseek:?error}"]` beside `--tensor-parallel-size 2  #
+    split across the 2 GPUs`. The variable may hold `0,1`: the count is unknown, so no KV204 "the instance requests
+    1" error (wrong at measurement)."""
+    path = tmp_path / "compose.yml"
+    path.write_text("services:\n  ds:\n    image: vllm/vllm-openai:latest\n    entrypoint: [\n"
+                    '      "vllm", "serve", "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",\n'
+                    '      "--tensor-parallel-size", "2" # split across the 2 GPUs\n    ]\n    deploy:\n      resources:\n'
+                    "        reservations:\n          devices:\n            - driver: nvidia\n"
+                    '              device_ids: ["${GPU_ID:?error}"]\n')
+    assert not any(f["code"] == "KV204" for f in _checked(path))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kvlint.deployment import Deployment, ModelAlias
 from kvlint.launches import gpus_in_manifest as g
-from kvlint.launches.build import LaunchContext
+from kvlint.launches.build import LaunchContext, ManifestGpu
 from kvlint.launches.charts.common import chart_deployment, model_fields, text
 from kvlint.launches.env import Field
 from kvlint.launches.k8s import container_env, env_flag_launch, gpu_facts, ignore_codes
@@ -22,6 +22,14 @@ def read_llmisvc(yf: YamlFile, doc: YNode) -> list[Deployment]:
     named = spec.path("model", "name")  # `name: deepseek-ai/DeepSeek-R1-0528` beside `uri: pvc://...`
     aliases = (ModelAlias(named.text, "model-name", named.span),) if named is not None and text(named) else ()
     out: list[Deployment] = []
+    if spec.get("template") is None and spec.get("prefill") is None and uri is not None and text(uri):
+        # no template of its own: the controller's default configuration serves the model with vLLM (sample K359's
+        # course page: `model: {uri, name}` and `servingRuntime: vllm-cuda-runtime`, nothing else)
+        ctx = LaunchContext(name, ignore_codes=ignore_codes(doc), extra_aliases=aliases,
+                            notes=("LLMInferenceService with no template: the controller's default vLLM configuration "
+                                   "serves the model",))
+        fields = model_fields("vllm", uri) + _parallelism(spec.get("parallelism"))
+        return [chart_deployment(yf.path, "vllm", fields, uri, ctx, ManifestGpu())]
     for role, holder in (("decode", spec), ("prefill", spec.get("prefill"))):
         if holder is None or not holder.is_map or holder.get("template") is None:
             continue
@@ -34,7 +42,9 @@ def read_llmisvc(yf: YamlFile, doc: YNode) -> list[Deployment]:
 
 def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tuple[str, ...],
           aliases: tuple[ModelAlias, ...] = ()) -> list[Deployment]:
-    containers = holder.path("template", "containers")
+    # the API's `template` is a pod spec; a pod template's spelling (`template: {spec: {containers: ...}}`, sample
+    # K359's course pages) is read the same
+    containers = holder.path("template", "containers") or holder.path("template", "spec", "containers")
     items = containers.items if containers is not None and containers.is_seq else ()
     main = next((c for c in items if text(c.get("name")) == "main"), None)
     if main is None or _replaced(main):
