@@ -483,13 +483,19 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
     is known in the block that starts the engine (sample K109)."""
     from kvlint.launches import pyfile
 
-    ranges = _block_ranges(text, _PY_INFO)
+    # a block a notebook's `%%writefile NAME` heads is that file: Python only when NAME is a program (sample K360's
+    # tutorial writes requirements.txt, ubiops.yaml and deployment.py this way)
+    ranges = [r for r in _block_ranges(text, _PY_INFO) if not _writes_other_file(text, r)]
     if not ranges:
         return []
     body = blank_ranges(text, _between(ranges, len(text)))
     if not any(w in body for w in pyfile.engine_words()):
         return []
-    body, dropped = _parsed_blocks(text, body, ranges)
+    # a notebook's magic lines pasted with its cells (`%%writefile {dir}/deployment.py` heading a block, sample K360's
+    # tutorial) are IPython's, not Python: blanked, so the block's program is read
+    magic = "%" in body and _MAGIC_LINE.search(body) is not None
+    body = _MAGIC_LINE.sub(lambda m: " " * len(m.group()), body) if magic else body
+    body, dropped = _parsed_blocks(body if magic else text, body, ranges)
     from kvlint.launches import shellfile
 
     # the lines no Python, a shell's command lines fenced as ```python (sample K308: `python -m sglang.launch_server
@@ -506,6 +512,13 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
     return pyfile.read(path, python).deployments + shellfile.read(path, shell).deployments + commands
 
 
+def _writes_other_file(text: str, block: tuple[int, int]) -> bool:
+    """Whether a block opens with `%%writefile NAME` for a file that is not a Python program."""
+    first = text[block[0] : text.find("\n", block[0]) if "\n" in text[block[0] : block[1]] else block[1]].strip()
+    return first.startswith("%%writefile") and not first.rstrip().endswith(".py")
+
+
+_MAGIC_LINE = lazy(r"(?m)^[ \t]*%%?[A-Za-z][^\n]*")
 # a line that starts an engine's program (after `VAR=x`, `sudo`, `nohup`): what a dropped line must hold to be read
 _COMMAND_LINE = lazy(r"(?m)^[ \t]*" + _STARTS)
 

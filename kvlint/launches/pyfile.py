@@ -941,7 +941,7 @@ def _plain(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
         return _same_program(_plain(node.body, names), _plain(node.orelse, names))
     if isinstance(node, ast.Call) and _env_default(node):
         node = node.args[1]  # os.environ.get("X", "default") inside int(...) / str(...) / `or`: the default
-    if isinstance(node, ast.Call) and _name(node.func) == "which" and len(node.args) == 1:
+    if isinstance(node, ast.Call) and _name(node.func) in ("which", "find_executable") and len(node.args) == 1:
         node = node.args[0]  # shutil.which(NAME): the program NAME, wherever PATH has it
     if _is_interpreter(node):
         return "python"

@@ -405,3 +405,22 @@ def test_a_device_id_left_to_an_unknown_variable_is_an_unknown_count(tmp_path):
                     "        reservations:\n          devices:\n            - driver: nvidia\n"
                     '              device_ids: ["${GPU_ID:?error}"]\n')
     assert not any(f["code"] == "KV204" for f in _checked(path))
+
+
+def test_a_markdown_python_block_a_writefile_magic_heads_is_that_file(tmp_path):
+    """K360 (a tutorial pasting its notebook's cells): ```` ```python ```` blocks headed `%%writefile
+    {dir}/ubiops.yaml` (YAML) and `%%writefile {dir}/deployment.py` (the program, `subprocess.Popen([self.vllm_path,
+    "serve", self.model_name, ...])` with `self.vllm_path = find_executable("vllm")`). The magic line is IPython's and
+    the YAML block is no Python: the program is read, its launch found (the YAML's lines had failed the whole
+    program)."""
+    path = tmp_path / "tutorial.md"
+    path.write_text("# T\n```python\n%%writefile {dir_name}/ubiops.yaml\napt:\n  packages:\n    - build-essential\n"
+                    "    - python3-dev\n    - git\n    - curl\n```\n\n```python\n%%writefile {dir_name}/deployment.py\n"
+                    "import os\nimport subprocess\n\n\nclass Deployment:\n    def __init__(self):\n"
+                    '        self.model_name = os.getenv("MODEL_NAME", "meta-llama/Llama-3.2-1B-Instruct")\n'
+                    "        self.proc = self.start()\n\n    def start(self):\n"
+                    '        self.vllm_path = find_executable("vllm")\n'
+                    '        return subprocess.Popen([self.vllm_path, "serve", self.model_name, "--max-log-len", "1000"])\n'
+                    "```\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.engine == "vllm" and dep.launch_span is not None and dep.launch_span.line == 25
