@@ -211,11 +211,23 @@ def _unfenced_launches(path: str, text: str) -> list[Deployment]:
     ps = [(s, _backtick_end(outside, s)) for s, e in found if outside[s:e].rstrip().endswith("`")]
     found = [(s, e) for s, e in found if not outside[s:e].rstrip().endswith("`")]
     found += [c for c in _inline_commands(outside) if not any(s <= c[0] < e for s, e in found + ps)]
-    runs = container_runs(outside)
+    opened = _spans_opened(outside) if "`" in outside else outside
+    runs = container_runs(opened)
     found = [c for c in found if not any(s < c[0] < e for s, e in runs)]  # a run's own continued command line
     found += [c for c in runs if not any(s <= c[0] < e for s, e in found + ps)]
-    return (read_lines(path, outside, sorted(found)) if found else []) + _form_launches(path, outside) \
+    return (read_lines(path, opened, sorted(found)) if found else []) + _form_launches(path, outside) \
         + (_powershell_lines(path, outside, ps) if ps else [])
+
+
+def _spans_opened(text: str) -> str:
+    """The text with the backticks of each inline code span over several lines that is its lines' whole content
+    blanked (sample K364's README: a `docker run ... vllm/vllm-openai:latest ... --model M` command over seven lines,
+    between single backticks): its lines are then read as a pasted command's are."""
+    def opened(m: re.Match[str]) -> str:
+        whole = "\n" in m.group(2) and _alone(text, m)
+        return " " * len(m.group(1)) + m.group(2) + " " * len(m.group(1)) if whole else m.group()
+
+    return _INLINE.sub(opened, text)
 
 
 def _backtick_end(text: str, start: int) -> int:

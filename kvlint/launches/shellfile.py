@@ -480,7 +480,14 @@ def read_shell_mapped(path: str, m: Mapped) -> list[Deployment]:
     at its place in that file."""
     launches, _, notes = run_script(m, {})
     ctx = LaunchContext(notes=tuple(notes))
-    return [d for d in (finish(path, found, ctx, ManifestGpu()) for found in launches) if is_launch(d)]
+    out = []
+    for found in launches:
+        d = finish(path, found, ctx, ManifestGpu())
+        if is_launch(d):
+            out.append(d)
+        elif not found.fields and found.image is None:  # a notebook's bare `!vllm serve` (sample K364): as a
+            out.append(replace(d, notes=(*d.notes, _BARE)))  # script's, the engine's own default model
+    return out
 
 
 def _sbatch_options(path: str, text: str, index: LineIndex) -> dict[str, _Option]:

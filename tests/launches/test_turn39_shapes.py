@@ -424,3 +424,27 @@ def test_a_markdown_python_block_a_writefile_magic_heads_is_that_file(tmp_path):
                     "```\n")
     (dep,) = read_path(str(path)).deployments
     assert dep.engine == "vllm" and dep.launch_span is not None and dep.launch_span.line == 25
+
+
+def test_a_command_pasted_between_single_backticks_over_lines_is_read(tmp_path):
+    """K364 (a README): `` `docker run --runtime nvidia --gpus all \\`` ... ``vllm/vllm-openai:latest \\`` ...
+    ``--model mistralai/Mistral-7B-v0.1` `` - one inline code span over seven lines, its lines' whole content: a
+    pasted command, read as plain lines are (its image is the engine). A span inside a sentence is not opened."""
+    path = tmp_path / "README.md"
+    path.write_text("# Serve\n\n`docker run --runtime nvidia --gpus all \\\n    -p 8000:8000 \\\n"
+                    "    vllm/vllm-openai:latest \\\n    --model mistralai/Mistral-7B-v0.1`\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "mistralai/Mistral-7B-v0.1" and dep.model_span is not None and dep.model_span.line == 6
+
+
+def test_a_notebooks_bare_serve_line_is_the_engines_default_launch(tmp_path):
+    """K364 (a notebook): `# facebook/opt-125m is the default model if no model is specified` then `!vllm serve`. As
+    in a script, the engine started with no model and no flags serves its own default: a launch, said so."""
+    import json
+
+    path = tmp_path / "server.ipynb"
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": ["# the default model\n", "!vllm serve"]}]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    (dep,) = read_path(str(path)).deployments
+    assert dep.engine == "vllm" and any("default model" in n for n in dep.notes)
