@@ -55,6 +55,9 @@ _NOT_ENGINE_ARGS = {"bash", "sh", "zsh", "dash", "python", "python3", "vllm", "s
                     "huggingface-cli", "pip", "pip3", "uv", "nvidia-smi", "ls", "cat", "echo", "curl", "wget", "env",
                     "git", "true", "tail", "jupyter", "torchrun", "accelerate", "deepspeed", "pytest", "make", "nsys",
                     "ncu", "timeout", "nohup", "tini", "time", "/bin/bash", "/bin/sh"}
+# a script file as the image's first argument is a program it runs (`docker run IMAGE /scripts/benchmark.py`, sample
+# K361), never a model
+_SCRIPT_FILES = (".py", ".sh", ".bash")
 MAX_DEPTH = 4  # eval / sh -c nesting read; deeper is not a real launch script
 # setting names a template's placeholder is spelled as (`port="port"`); a program's (`python=python`) is a value
 _SETTING_NAMES = frozenset({"port", "host", "model", "path", "token", "gpu", "gpus", "tp", "dtype", "revision"})
@@ -2051,7 +2054,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     if image_default and first == "serve" and not _keeps_serve_word(image_default):
         rest, first = rest[1:], ""  # an image whose entry point is the engine CLI (`ENTRYPOINT ["vllm"]`)
     if image_default and (not rest or (first not in _NOT_ENGINE_ARGS and not re.fullmatch(r"python3?\.\d+", first)
-                                       and not _program_with_arguments(rest))):
+                                       and not first.endswith(_SCRIPT_FILES) and not _program_with_arguments(rest))):
         return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
     # imported here (only launches through an unknown program need it), and not with `from`: in a function that asks
     # the module for `__path__` on every call, an AttributeError formatted and dropped (~8,000 instructions)

@@ -448,3 +448,17 @@ def test_a_notebooks_bare_serve_line_is_the_engines_default_launch(tmp_path):
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
     (dep,) = read_path(str(path)).deployments
     assert dep.engine == "vllm" and any("default model" in n for n in dep.notes)
+
+
+def test_a_script_file_handed_to_an_engine_named_build_is_a_program_it_runs(tmp_path):
+    """K361 (a README): `docker run --gpus all ... vllm-triton-backend-$(id -un) /scripts/benchmark.py`. The build's
+    name carries the engine, so words handed to it are read as the engine's; a script file as the first word is a
+    program the image runs, never a model: no launch (one with model `/scripts/benchmark.py` before). The same image
+    handed `-m vllm.entrypoints.openai.api_server --model M` is still a launch."""
+    path = tmp_path / "run.sh"
+    path.write_text("docker run --gpus all -it --rm -v $(pwd)/scripts:/scripts vllm-triton-backend:latest "
+                    "/scripts/benchmark.py\n")
+    assert read_path(str(path)).deployments == []
+    path.write_text("docker run --gpus all vllm-triton-backend:latest -m vllm.entrypoints.openai.api_server "
+                    "--model /models/granite\n")
+    assert [d.model for d in read_path(str(path)).deployments] == ["/models/granite"]
