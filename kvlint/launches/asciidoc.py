@@ -18,6 +18,7 @@ import re
 
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
+from kvlint.sources.text import lines_with_starts
 
 _DELIMITER = lazy(r"(-{4,}|\.{4,})[ \t]*$")
 # the language is the first positional attribute (`[source,bash]`); a named one (`[source,role="execute"]`, sample K359)
@@ -48,10 +49,7 @@ def block_ranges(text: str) -> list[tuple[int, int, str, int]]:
     """(start, end, language, offset of the opening delimiter line) of each listing or literal block's body: the
     `[source,LANG]` line's language in lower case, "" for none; the body from the line after the delimiter to the
     end of the line before the same delimiter closes it (an unclosed block runs to the end)."""
-    lines = text.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
+    lines, starts = lines_with_starts(text)
     out: list[tuple[int, int, str, int]] = []
     k = 0
     while k < len(lines):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
+from kvlint.sources.text import lines_with_starts
 
 _BEGIN = lazy(r"(?i)[ \t]*#\+begin_(src|example)\b[ \t]*([\w+.-]*)")
 _END = lazy(r"(?i)[ \t]*#\+end_(src|example)\b")
@@ -35,10 +36,7 @@ def block_ranges(text: str) -> list[tuple[int, int, str]]:
     """(start, end, language) of each source or example block's body: the language in lower case ("" for none or an
     example block); the body from the line after `#+begin_...` to the end of the line before its `#+end_...` (an
     unclosed block runs to the end)."""
-    lines = text.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
+    lines, starts = lines_with_starts(text)
     out: list[tuple[int, int, str]] = []
     k = 0
     while k < len(lines):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from kvlint.launches import ReadResult
 from kvlint.lazyre import lazy
+from kvlint.sources.text import lines_with_starts
 
 _DIRECTIVE = lazy(r"([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*([\w+.-]*)[ \t]*$")
 _OTHER_DIRECTIVE = lazy(r"[ \t]*\.\.[ \t]")
@@ -33,10 +34,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 def block_ranges(text: str) -> list[tuple[int, int, str]]:
     """(start, end, language) of each code block's body: a directive's language in lower case, "" for a literal
     block (`::`); the body from its first line to the end of its last line that holds text."""
-    lines = text.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
+    lines, starts = lines_with_starts(text)
     out: list[tuple[int, int, str]] = []
     k = 0
     while k < len(lines):

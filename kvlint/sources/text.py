@@ -155,6 +155,17 @@ def read_file(path: str, bytes_ok: bool = False) -> str:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
 
 
+def lines_with_starts(text: str) -> tuple[list[str], list[int]]:
+    """The text's lines and each one's start offset, with one start more past the last line (where a block that runs
+    to the end stops): what a document reader walking its blocks line by line needs (reStructuredText, AsciiDoc,
+    Org)."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    return lines, starts
+
+
 class LineIndex:
     """Offset -> (line, col) for a whole text, 1-based, by binary search over line starts.
 
