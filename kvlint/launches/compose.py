@@ -1304,7 +1304,8 @@ def _gpus(svc: YNode) -> ManifestGpu:
             return ManifestGpu(count=g.to_int(count), count_span=count.span)
         ids = dev.get("device_ids")
         if ids is not None and ids.is_seq and ids.items:
-            return ManifestGpu(count=_device_count(ids), count_span=ids.span)
+            count = _device_count(ids)  # None: left to a variable, no count and no place of one
+            return ManifestGpu(count=count, count_span=ids.span if count is not None else None)
     return ManifestGpu()
 
 
