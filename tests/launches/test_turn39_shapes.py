@@ -462,3 +462,17 @@ def test_a_script_file_handed_to_an_engine_named_build_is_a_program_it_runs(tmp_
     path.write_text("docker run --gpus all vllm-triton-backend:latest -m vllm.entrypoints.openai.api_server "
                     "--model /models/granite\n")
     assert [d.model for d in read_path(str(path)).deployments] == ["/models/granite"]
+
+
+def test_a_settings_map_naming_its_own_gpus_is_a_launch_of_the_engine_its_keys_spell(tmp_path):
+    """K365 (a launcher tool's catalogue): `models: [{qwen-vl-4b-instruct: {model: M, gpus: [0],
+    tensor-parallel-size: 1, gpu-memory-utilization: 0.90}}]`. A map of a model, keys only one engine's flags are
+    spelled like, and the GPUs it runs on is a deployment of that engine, as the same map beside a values file's GPU
+    request is (turn 29's K268). Without the GPUs (a settings file for anything) it is not."""
+    path = tmp_path / "models.yaml"
+    path.write_text("models:\n  - qwen-vl-4b-instruct:\n      model: Qwen/Qwen3-VL-4B-Instruct\n      gpus: [0]\n"
+                    "      tensor-parallel-size: 1\n      gpu-memory-utilization: 0.90\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("gpu_memory_utilization")) == ("vllm", "Qwen/Qwen3-VL-4B-Instruct", 0.90)
+    path.write_text(path.read_text().replace("      gpus: [0]\n", ""))
+    assert read_path(str(path)).deployments == []

@@ -118,6 +118,12 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         # engine's flags are spelled like (`gpu_memory_utilization`, `max_num_seqs`; sample K268's per-model values
         # of a chart whose template is not in the tree): a deployment of that engine, as a chart named for it is
         block = structured.find(doc, by_keys)
+    elif found is None and block is None and "gpu" in yf.text.lower() \
+            and (by_keys := structured.keyed_engine(doc)) is not None \
+            and (own := structured.find(doc, by_keys)) is not None and _asks_gpus(own.holder):
+        # ... or the map itself asks for GPUs (`models: [{qwen: {model: M, gpus: [0], tensor-parallel-size: 1,
+        # gpu-memory-utilization: 0.9}}]`, sample K365's launcher tool's catalogue of models it starts)
+        block = own
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
     if block is None and (recipe := _role_launches(yf, doc, found)):
         return recipe, []  # the engine's settings in role maps with no model of their own (`sglang_config: {...}`)
@@ -778,6 +784,18 @@ def _values_gpus(doc: YNode, resources: YNode | None) -> tuple[int | None, Span 
     switch = _gpu_switch(doc) if count is None else None
     value = switch[1] if switch is not None else None
     return (g.to_int(value), value.span) if value is not None and g.to_int(value) else (count, cspan)
+
+
+_GPU_KEYS = ("gpus", "gpu", "num_gpus", "gpu_count", "n_gpus", "gpu_ids", "device_ids")
+
+
+def _asks_gpus(holder: YNode) -> bool:
+    """Whether a settings map names the GPUs it runs on: a list of devices (`gpus: [0]`) or a count above zero."""
+    for key in _GPU_KEYS:
+        node = holder.get(key)
+        if node is not None and ((node.is_seq and bool(node.items)) or (g.to_int(node) or 0) > 0):
+            return True
+    return False
 
 
 def _block_resources(doc: YNode) -> YNode | None:
