@@ -476,3 +476,16 @@ def test_a_settings_map_naming_its_own_gpus_is_a_launch_of_the_engine_its_keys_s
     assert (dep.engine, dep.model, dep.get("gpu_memory_utilization")) == ("vllm", "Qwen/Qwen3-VL-4B-Instruct", 0.90)
     path.write_text(path.read_text().replace("      gpus: [0]\n", ""))
     assert read_path(str(path)).deployments == []
+
+
+def test_a_config_choosing_one_engine_beside_its_model_is_said_when_no_launch_is_read(tmp_path):
+    """K366 (a benchmark harness's JSON): `{"framework": "vllm", "model": {"id": M}, "roles": {"server": {"serve_args":
+    {...}}}}`. The harness starts the engine from it; kvlint reads no launch there, so it says so at the key that
+    chooses the engine (KV008) rather than passing the file over. A thresholds file naming no model is not said."""
+    path = tmp_path / "single.json"
+    path.write_text('{\n  "framework": "vllm",\n  "model": {"id": "amd/Llama-3.1-70B-Instruct-FP8-KV"},\n'
+                    '  "roles": {"server": {"serve_args": {"kv-cache-dtype": "fp8"}}}\n}\n')
+    (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
+    assert said["span"]["line"] == 2 and "framework" in said["message"]
+    path.write_text('{\n  "framework": "vllm",\n  "thresholds": {"ttft_ms": 100}\n}\n')
+    assert not _checked(path)

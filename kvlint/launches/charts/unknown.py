@@ -955,8 +955,12 @@ def _engine_chosen(yf: YamlFile, doc: YNode) -> list[Finding]:
             stack.extend(i for i in node.items if not i.is_scalar)
         if not node.is_map:
             continue
-        chosen = next(((k, v) for k, _, v in node.pairs() if v.is_seq and _CHOOSER.search(k) and _engine_words(v)),
-                      None)  # a list of engines, each run: one `engine: vllm` beside a model is a chart's setting
+        # a list of engines, each run; or one (`framework: vllm` beside `model: {id: M}`, sample K366's harness
+        # config) when a map below holds that engine's flags (its role's `serve_args`): one `engine: vllm` beside a
+        # model and nothing else may be any tool's setting
+        chosen = next(((k, v) for k, _, v in node.pairs() if _CHOOSER.search(k) and (
+            (v.is_seq and _engine_words(v)) or (v.is_scalar and _engine_words(v) and _flags_below(node, v.text)))),
+            None)
         if chosen is not None and structured.model_key(node) is not None:
             key, val = chosen
             message = (f"`{key}` chooses the engine ({', '.join(_engine_words(val))}) for the model beside it: a "
@@ -968,7 +972,20 @@ def _engine_chosen(yf: YamlFile, doc: YNode) -> list[Finding]:
     return []
 
 
-_CHOOSER = lazy(r"(?i)(?:^|[_-])(?:server|engine|backend|runtime)(?:[_-]?(?:type|name|kind))?s?$")
+def _flags_below(node: YNode, engine: str, depth: int = 3) -> bool:
+    """Whether a map below `node` (a few levels down) holds a key spelled as one of `engine`'s flags."""
+    from kvlint.launches.keys import option_for_key, spelled_as_flag
+
+    level = [v for _, _, v in node.pairs() if v.is_map]
+    for _ in range(depth):
+        if any(spelled_as_flag(k) and option_for_key(engine.lower(), k) for m in level for k, _, v in m.pairs()
+               if v.is_scalar):
+            return True
+        level = [v for m in level for _, _, v in m.pairs() if v.is_map]
+    return False
+
+
+_CHOOSER = lazy(r"(?i)(?:^|[_-])(?:server|engine|backend|runtime|framework)(?:[_-]?(?:type|name|kind))?s?$")
 
 
 def _engine_words(val: YNode) -> list[str]:
