@@ -396,10 +396,7 @@ def _introduced(text: str, m: re.Match[str]) -> bool:
     """Whether a code span ends its line after a colon that introduces it (sample K355's README: "- Deploy
     DeepAnalyze-8B via vllm: `vllm serve DeepAnalyze-8B`"): a command the runbook gives to run, as a span alone on its
     line is, though the line's words before it are prose; never in a table (a catalogue's cell)."""
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    line_end = text.find("\n", m.end())
-    after = text[m.end() : len(text) if line_end < 0 else line_end]
-    before = text[line_start : m.start()]
+    before, after = _around_span(text, m)
     return _INTRODUCED.search(before) is not None and _AFTER.match(after.rstrip(".;")) is not None \
         and not before.lstrip().startswith("|")
 
@@ -412,13 +409,17 @@ def _alone(text: str, m: re.Match[str]) -> bool:
     """Whether the code span is a line's (a list item's) whole content, or a whole cell of a table column headed as
     commands: a command the runbook gives, not words of a sentence (`Start the server with `vllm serve m` ...` is
     prose) nor a catalogue's example."""
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    line_end = text.find("\n", m.end())
-    before = text[line_start : m.start()]
-    after = text[m.end() : len(text) if line_end < 0 else line_end]
+    before, after = _around_span(text, m)
     if _BEFORE.search(before) is None or _AFTER.match(after) is None:
         return False
-    return not before.lstrip().startswith("|") or _command_column(text, line_start, before.count("|"))
+    return not before.lstrip().startswith("|") or _command_column(text, m.start() - len(before), before.count("|"))
+
+
+def _around_span(text: str, m: re.Match[str]) -> tuple[str, str]:
+    """The words of the span's first line before it, and of its last line after it."""
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.end())
+    return text[line_start : m.start()], text[m.end() : len(text) if line_end < 0 else line_end]
 
 
 _COMMAND_HEADS = ("command", "cmd", "run", "usage", "launch", "start", "serve", "script", "命令", "启动")
@@ -526,8 +527,8 @@ def _python_launches(path: str, text: str) -> list[Deployment]:
 
 def _writes_other_file(text: str, block: tuple[int, int]) -> bool:
     """Whether a block opens with `%%writefile NAME` for a file that is not a Python program."""
-    first = text[block[0] : text.find("\n", block[0]) if "\n" in text[block[0] : block[1]] else block[1]].strip()
-    return first.startswith("%%writefile") and not first.rstrip().endswith(".py")
+    first = text[block[0] : block[1]].split("\n", 1)[0].strip()
+    return first.startswith("%%writefile") and not first.endswith(".py")
 
 
 _MAGIC_LINE = lazy(r"(?m)^[ \t]*%%?[A-Za-z][^\n]*")

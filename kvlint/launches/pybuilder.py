@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish, parallelism_left_to
 from kvlint.launches.env import Field
-from kvlint.launches.pycalls import callee
+from kvlint.launches.pycalls import PROCESS_STARTS, callee
 from kvlint.launches.pyclasses import module_file
 from kvlint.launches.script import engines_named
 from kvlint.launches.structured import MODEL_NAMES
@@ -35,9 +35,6 @@ if TYPE_CHECKING:
     from kvlint.launches.pyfile import _Source
 
 _MAX_CALLS = 16  # builder calls read per file
-# calls that start a process from an argument list (the list is their first argument)
-_STARTS = frozenset({"Popen", "run", "call", "check_call", "check_output", "create_subprocess_exec", "execv",
-                     "execvp", "execvpe", "execve", "spawnv", "spawnvp"})
 _START_MODULES = frozenset({"subprocess", "os", "asyncio", "sp"})
 _MIN_FLAGS = 2  # engine-spelled keywords beside the model key
 _ROLES = ("max_len", "tp", "pp", "dp")
@@ -152,7 +149,7 @@ def _started_calls(tree: ast.Module, imported: dict[str, str]) -> list[ast.Call]
 def _is_start(func: ast.expr) -> bool:
     if isinstance(func, ast.Name):
         return func.id == "Popen"
-    return isinstance(func, ast.Attribute) and func.attr in _STARTS and isinstance(func.value, ast.Name) and \
+    return isinstance(func, ast.Attribute) and func.attr in PROCESS_STARTS and isinstance(func.value, ast.Name) and \
         func.value.id in _START_MODULES
 
 

@@ -21,6 +21,10 @@ from kvlint.launches.build import ManifestGpu
 from kvlint.span import Span
 
 Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+# calls that start a process from an argument list (the list is their first argument): subprocess's, os's exec and
+# spawn families, asyncio's, and a `spawn(...)` helper's
+PROCESS_STARTS = frozenset({"Popen", "run", "call", "check_call", "check_output", "create_subprocess_exec", "execv",
+                            "execvp", "execvpe", "execve", "spawnv", "spawnvp", "spawn"})
 _MAX_CALLS = 16  # call sites read per function
 
 

@@ -227,8 +227,6 @@ def read_python(path: str, text: str, within: Mapped | None = None,
     return kept, notes + sdk_notes
 
 
-_RUNS = frozenset({"Popen", "run", "call", "check_call", "check_output", "create_subprocess_exec", "execv", "execvp",
-                   "execvpe", "spawn"})
 _ENGINE_WORD = lazy(r"(?:^|_)(vllm|sglang)(?:_|$)", re.IGNORECASE)
 
 
@@ -241,12 +239,13 @@ def _built_elsewhere(src: _Source, tree: ast.Module) -> list[Finding]:
 
     from kvlint.findings import Finding, Severity
     from kvlint.launches.named import KV008
+    from kvlint.launches.pycalls import PROCESS_STARTS
 
     defs = {f.name: f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)}
     returns = {name: r.value for name, f in defs.items()
                for r in ast.walk(f) if isinstance(r, ast.Return) and isinstance(r.value, ast.Call)}
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and _name(node.func) in _RUNS and node.args
+        if not (isinstance(node, ast.Call) and _name(node.func) in PROCESS_STARTS and node.args
                 and isinstance(node.args[0], ast.Call)):
             continue
         built = node.args[0]
