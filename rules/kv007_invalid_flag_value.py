@@ -28,7 +28,9 @@ unpinned script and a model README of that time); on an image that names no rele
 K163: a vendor's vLLM image of the V0 era run with `--enable-chunked-prefill False`); so it is for a launch whose file
 marks a vendor's build (`NEURON_*` variables: an AWS Neuron build, sample K254) and pins no release. A file that runs
 a vendor's fork with an argument parser of its own (a script importing `xfastertransformer` runs vllm-xft, whose
-`--dtype bf16` and `--kv-cache-dtype fp16` stock vLLM refuses: sample K320) gets an info for any refused value. A
+`--dtype bf16` and `--kv-cache-dtype fp16` stock vLLM refuses: sample K320) gets an info for any refused value; a
+file that installs a package built on the engine (`pip install "fused-turboquant[cuda,vllm]"`, a plugin that adds
+cache types, sample K370) and runs the launch on that install gets an info for a refused choice. A
 value a key of a chart kvlint has no adapter for gives (`vllm: {logLevel: info}`) is an info: kvlint maps the key to the
 option spelled like it, but the chart's template decides the option and how it writes the value (sample K310).
 
@@ -84,6 +86,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         if ctx.version_fork and ctx.pinned_version is None and bad in dep.invalid_values:
             yield _vendor_fork_value(ctx, bad, what)
             continue
+        if dep.extension and dep.image is None and bad in dep.invalid_values and bad.reason.startswith("valid:"):
+            yield _plugin_value(ctx, bad, what, dep.extension)
+            continue
         if custom:
             yield _custom_value(ctx, bad, what, custom)
             continue
@@ -131,6 +136,16 @@ def _vendor_fork_value(ctx: Context, bad: InvalidValue, what: str) -> Finding:
     bf16`, sample K320): that fork's choices decide the value, so stock vLLM's refusal is said, not asserted."""
     fork = ctx.version_fork
     return _decided_by(ctx, bad, what, f"the launch runs {fork}, whose own parser decides the value", fork)
+
+
+def _plugin_value(ctx: Context, bad: InvalidValue, what: str, plugin: str) -> Finding:
+    """The file installs a package built on the engine (`pip install "fused-turboquant[cuda,vllm]"`, sample K370's
+    README) and the launch runs on that host install: a plugin may register choices of its own (K370's registers
+    `turboquant_k{K}v{V}_nc` cache types), so a choice stock releases lack is the plugin's to settle, as KV004 says of
+    its options. A value outside a range (`--gpu-memory-utilization 1.5`) is no choice and stays the error."""
+    engine = c.title(ctx.deployment.engine)
+    return _decided_by(ctx, bad, what, f"the file installs {plugin}, a package built on {engine} that may add "
+                                       "choices of its own: that package decides", plugin)
 
 
 def _decided_by(ctx: Context, bad: InvalidValue, what: str, but: str, parser: str) -> Finding:

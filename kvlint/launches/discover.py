@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from kvlint.launches.kinds import kind_for, walked, walked_size
+from kvlint.lazyre import lazy
 
 if TYPE_CHECKING:
     from kvlint.ignore import Ignores
@@ -138,7 +139,8 @@ def _list(folder: str, seen: set[tuple[int, int]],
                 visit.append((entry.name, entry.path, why))
             continue
         folder_entry = stat.S_ISDIR(mode)
-        reads = not folder_entry and kind_of(entry.path) is not None and _wanted(entry.name)
+        reads = not folder_entry and (kind_of(entry.path) is not None and _wanted(entry.name)
+                                      or _shell_script(entry, mode))
         if (folder_entry or reads) and inside and entry.is_symlink() and not _within(os.path.realpath(entry.path),
                                                                                       inside):
             visit.append((entry.name, entry.path, OUTSIDE))
@@ -148,6 +150,36 @@ def _list(folder: str, seen: set[tuple[int, int]],
             visit.append((entry.name, entry.path, _irregular(entry.path) if not stat.S_ISREG(mode) else None))
     visit.sort(key=lambda v: v[0])
     return [(path, what) for _, path, what in visit], names, ignores
+
+
+# suffixes of files that are never a script (media, archives, data, compiled code, sources of compiled languages):
+# not opened to look for a shebang
+_NEVER_SCRIPTS = frozenset({
+    ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".bmp", ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz",
+    ".tar", ".zst", ".7z", ".whl", ".egg", ".so", ".o", ".a", ".dll", ".dylib", ".exe", ".pyc", ".pyo", ".bin",
+    ".safetensors", ".pt", ".pth", ".ckpt", ".onnx", ".gguf", ".parquet", ".arrow", ".csv", ".tsv", ".jsonl",
+    ".lock", ".c", ".h", ".cc", ".cpp", ".hpp", ".cu", ".cuh", ".css", ".scss", ".html", ".htm", ".xml", ".woff",
+    ".woff2", ".ttf", ".otf", ".mp3", ".mp4", ".wav", ".mov", ".npy", ".npz", ".pkl", ".db", ".sqlite", ".log",
+    ".map", ".pem", ".key", ".crt", ".jar", ".class"})
+_SCRIPT_BYTES = 256 * 1024
+_SHELLS = lazy(rb"^#![ \t]*/\S*?(?:/env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|z|k|da)?sh\b")
+
+
+def _shell_script(entry: os.DirEntry, mode: int) -> bool:
+    """A file under a suffix no kind claims whose first line is a shell's shebang (`generate_pairs.ssub`, sample K369's
+    Slurm jobs: `#!/bin/bash` then `#SBATCH` lines): a script, read as one. A scheduler or site names its job scripts
+    as it likes; the first line says what runs them. Only a small regular file of a suffix that may hold text is
+    opened, for its first bytes."""
+    suffix = os.path.splitext(entry.name)[1].lower()
+    if not suffix or suffix in _NEVER_SCRIPTS or not stat.S_ISREG(mode):
+        return False
+    try:
+        if not 0 < entry.stat().st_size <= _SCRIPT_BYTES:
+            return False
+        with open(entry.path, "rb") as handle:
+            return _SHELLS.match(handle.read(128)) is not None
+    except OSError:
+        return False
 
 
 def _small_enough(entry: os.DirEntry) -> bool:

@@ -632,6 +632,17 @@ def _named_manifest(path: str, text: str, kind: str) -> Finding | None:
     return _said(Span(path, line, col, line, col + len(m.group("value"))), message, fix)
 
 
+def _engine_group(words: list[str]) -> str | None:
+    """`TOOL ENGINE VERB` (`spnl vllm up`) of a command that hands it a model (`--model M`): a tool with a command group
+    for the engine, whose verb is its own (the engine's CLI takes `serve`); the three words, or None."""
+    from kvlint.engines import ENGINE_NAMES
+
+    if len(words) < 4 or words[1] not in ENGINE_NAMES or words[2] == "serve" or words[2].startswith("-") \
+            or not any(w.startswith("--model") for w in words[3:]):
+        return None
+    return " ".join(words[:3])
+
+
 def _launch_shaped(path: str, text: str, kind: str, named: bool = False) -> Finding | None:
     """The KV008 for a launch kvlint sees the shape of but not the engine command of, in a file that names vLLM or
     SGLang anywhere (a comment or a port name counts here: it says what the file is for): a values or config file
@@ -661,6 +672,14 @@ def _launch_shaped(path: str, text: str, kind: str, named: bool = False) -> Find
             continue
         if kind == "text":  # a key's value is the command (`ExecStart=...`, `cmd = "..."`): the key is no program
             stripped = _KEYED.sub("", stripped, count=1)  # (`serve = ["vllm"]`, a pyproject's extra, is a list)
+        group = _engine_group(stripped.split())
+        if group is not None:  # `spnl vllm up NAME --model M` (sample K370): a tool's own command for the engine
+            at = source.find(group) + 1
+            message = (f"`{group}` deploys an engine through a tool's own command, which writes the engine's command "
+                       "itself (kvlint does not read that tool); nothing here is checked")
+            fix = ("check the command the tool runs (`vllm serve MODEL --flags`) where kvlint can read it, or add "
+                   "`# kvlint: disable-file` when this file starts no engine")
+            return _said(Span(path, number, at, number, at + len(group)), message, fix)
         program = _program(stripped.split())
         if not program or not _SERVER_PROGRAM.search(program.strip("\"'")):
             continue

@@ -2878,8 +2878,13 @@ def _named_image(image: str, rest: list[Field]) -> str | None:
 
 
 def _join(a: Span | None, b: Span | None) -> Span | None:
+    """From a's start to b's end; a alone when b is not after it: a word spliced in from an array or variable set
+    above (`--entrypoint vllm IMAGE "${ARGS[@]}"`, `serve` on line 3) would make a span that ends before it
+    starts (sample K367)."""
     if a is None or b is None:
         return a or b
+    if b.path != a.path or (b.end_line, b.end_col) < (a.line, a.col):
+        return a
     return Span(a.path, a.line, a.col, b.end_line, b.end_col)
 
 

@@ -28,7 +28,8 @@ _MAX_NODES = 20000
 # a model key, compared without case, `_` or `-`: the keys charts and apps name the model with
 MODEL_NAMES = frozenset({"model", "modelname", "modelid", "modelurl", "modelpath", "modelrepo", "servedmodel",
                          "hfmodel", "huggingfacemodel", "hfmodelid", "llmmodelid", "modeluri", "modelnameorpath",
-                         "modelreference", "modelref", "hfname", "hfrepoid", "hfrepo", "hfid", "hfmodelname"})
+                         "modelreference", "modelref", "hfname", "hfrepoid", "hfrepo", "hfid", "hfmodelname",
+                         "modelidorpath"})
 # a client's settings: the address of a server it calls (an `openai:` backend block beside a `vllm:` one)
 _CLIENT = frozenset({"baseurl", "apibase", "apiurl", "openaiapibase", "openaibaseurl", "endpointurl", "serverurl"})
 # `model: {name: ...}`, `model: {repoId: ...}`: the key inside a model map that names it (compared as MODEL_NAMES)

@@ -23,7 +23,7 @@ def looks_like_vllm_config(doc: YNode) -> bool:
     `--config`, or one the configuration names, is read as a config file whatever its keys."""
     if not doc.is_map or any(k in _K8S_KEYS for k, _, _ in doc.pairs()):
         return False
-    keys = [k for k, _, _ in doc.pairs()]
+    keys = {k for k, _, _ in doc.pairs()}  # distinct: a block repeating `model:` (client examples) is one key
     return len(keys) >= 2 and all(exact_option("vllm", "--" + k.replace("_", "-")) is not None for k in keys)
 
 

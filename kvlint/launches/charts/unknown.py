@@ -958,12 +958,15 @@ def _engine_chosen(yf: YamlFile, doc: YNode) -> list[Finding]:
         # a list of engines, each run; or one (`framework: vllm` beside `model: {id: M}`, sample K366's harness
         # config) when a map below holds that engine's flags (its role's `serve_args`): one `engine: vllm` beside a
         # model and nothing else may be any tool's setting
-        chosen = next(((k, v) for k, _, v in node.pairs() if _CHOOSER.search(k) and (
-            (v.is_seq and _engine_words(v)) or (v.is_scalar and _engine_words(v) and _flags_below(node, v.text)))),
-            None)
+        # or a block whose type is an engine's server (`type: vllm-server` beside `model_id_or_path: M`, sample
+        # K368's data-generation harness): the tool starts that server
+        chosen = next(((k, v) for k, _, v in node.pairs() if (_CHOOSER.search(k) and (
+            (v.is_seq and _engine_words(v)) or (v.is_scalar and _engine_words(v) and _flags_below(node, v.text))))
+            or (k in ("type", "kind") and v.is_scalar and _ENGINE_SERVER.match(v.text))), None)
         if chosen is not None and structured.model_key(node) is not None:
             key, val = chosen
-            message = (f"`{key}` chooses the engine ({', '.join(_engine_words(val))}) for the model beside it: a "
+            engines = _engine_words(val) or [_ENGINE_SERVER.match(val.text).group(1).lower()]  # type: ignore[union-attr]
+            message = (f"`{key}` chooses the engine ({', '.join(engines)}) for the model beside it: a "
                        "tool starts it from this configuration, which kvlint does not read; nothing here is checked")
             fix = "write the launch as the command the tool runs (`vllm serve MODEL --flags`), or add `# kvlint: " \
                   "disable-file` when this file does not start the engine"
@@ -985,6 +988,7 @@ def _flags_below(node: YNode, engine: str, depth: int = 3) -> bool:
     return False
 
 
+_ENGINE_SERVER = lazy(r"(?i)^(vllm|sglang)[-_ ]?(?:server|serve|serving)$")
 _CHOOSER = lazy(r"(?i)(?:^|[_-])(?:server|engine|backend|runtime|framework)(?:[_-]?(?:type|name|kind))?s?$")
 
 

@@ -1,0 +1,115 @@
+"""Shapes the turn-40 held-out samples showed kvlint passing over or misreading, each read by a mechanism, not a
+case."""
+
+from __future__ import annotations
+
+from kvlint.launches import read_path
+
+
+def test_a_command_whose_words_come_from_an_array_above_never_has_a_span_ending_before_it_starts(tmp_path):
+    """K367 (a DGX Spark serve script): `ARGS=( serve "$MODEL" ... )` on lines 2-5, then `docker run ... --entrypoint
+    vllm IMAGE "${ARGS[@]}"` on line 7. The engine's words `vllm serve` join the entrypoint (line 7) to `serve` (line
+    3): the launch span ran from line 7 back to line 3. A span is the command's own words now: the entrypoint's."""
+    path = tmp_path / "serve.sh"
+    path.write_text('MODEL="${MODEL:-Qwen/Qwen3-8B}"\nARGS=(\n  serve "$MODEL"\n  --max-model-len 4096\n)\n'
+                    'docker run -d --gpus all \\\n  --entrypoint vllm vllm/vllm-openai:v0.11.0 "${ARGS[@]}"\n')
+    (dep,) = read_path(str(path)).deployments
+    span = dep.launch_span
+    assert dep.model == "Qwen/Qwen3-8B" and span is not None
+    assert (span.line, span.col, span.end_line, span.end_col) == (7, 16, 7, 20)
+    assert dep.get("max_model_len") == 4096
+
+
+def test_a_yaml_block_repeating_one_model_key_is_no_vllm_config_file(tmp_path):
+    """K367 (a client's docs): a YAML block of `model: "vllm/..."` three times, the provider routes of a client's
+    settings. A vLLM `--config` file is recognised by two distinct flag keys at least; one key repeated is one key,
+    so no launch. A file of two distinct keys still is one."""
+    path = tmp_path / "vllm.md"
+    path.write_text('# Models\n\n```yaml\nmodel: "vllm/meta-llama/Llama-3.3-70B-Instruct"\n\nmodel: "vllm/llama3.3:70b"\n'
+                    '\nmodel: "vllm/local"\n```\n')
+    assert list(read_path(str(path)).deployments) == []
+    config = tmp_path / "serving.yaml"
+    config.write_text("model: Qwen/Qwen3-8B\nmax-model-len: 8192\n")
+    (dep,) = read_path(str(config)).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("Qwen/Qwen3-8B", 8192)
+
+
+def _checked(path) -> list[dict]:
+    """The findings `kvlint check PATH --format json` reports (what a user sees, rules included)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kvlint.cli import cli
+
+    result = CliRunner().invoke(cli(), ["check", str(path), "--format", "json", "--exit-zero"])
+    return list(json.loads(result.stdout)["findings"])
+
+
+def test_a_choice_of_a_plugin_the_runbook_installs_is_an_info_naming_it(tmp_path):
+    """K370 (a KV-cache quantization plugin's README): `pip install "fused-turboquant[cuda,vllm]"`, then `vllm serve M
+    --kv-cache-dtype turboquant_k2v4_nc`, a cache type the plugin registers. A package installed with the engine as
+    its extra builds on it and may add choices: an info naming the package, not stock vLLM's error. Without the
+    install the same value is the error; a value outside a range is the error whatever is installed."""
+    path = tmp_path / "README.md"
+    install = '```bash\npip install "fused-turboquant[cuda,vllm]"\n```\n\n'
+    serve = "```bash\nvllm serve Qwen/Qwen3-8B --kv-cache-dtype turboquant_k2v4_nc\n```\n"
+    path.write_text("# Plugin\n\n" + install + serve)
+    (kv007,) = [f for f in _checked(path) if f["code"] == "KV007"]
+    assert kv007["severity"] == "info" and "fused-turboquant[cuda,vllm]" in kv007["message"]
+    assert kv007["span"]["line"] == 8
+    path.write_text("# Plugin\n\n" + serve)
+    assert [f["severity"] for f in _checked(path) if f["code"] == "KV007"] == ["error"]
+    path.write_text("# Plugin\n\n" + install + serve.replace("--kv-cache-dtype turboquant_k2v4_nc",
+                                                              "--gpu-memory-utilization 1.5"))
+    assert [f["severity"] for f in _checked(path) if f["code"] == "KV007"] == ["error"]
+
+
+def test_a_tools_command_group_for_the_engine_is_no_launch_but_is_said(tmp_path):
+    """K370 (a deployment CLI's docs): `spnl vllm up my-deployment --target k8s --model M --hf-token T`. `vllm` is the
+    tool's command group and `up` its own verb: the tool writes the engine's command, so the words are not read as
+    vLLM's flags (a launch of M with vLLM's defaults was made before). The place is said (KV008), never passed over.
+    A wrapper handed the engine's name last (`python launch.py vllm --model M --max-model-len 4096 --port 8000`) is
+    still read by its flags."""
+    path = tmp_path / "vllm.md"
+    path.write_text("# CLI\n\n```shell\nspnl vllm up my-deployment --target k8s --model meta-llama/Llama-3.1-8B-Instruct"
+                    " --hf-token YOUR_HF_TOKEN\nspnl vllm down my-deployment --target k8s\n```\n")
+    assert list(read_path(str(path)).deployments) == []
+    (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
+    assert said["span"]["line"] == 4 and "spnl vllm up" in said["message"]
+    script = tmp_path / "run.sh"
+    script.write_text("python launch.py vllm --model Qwen/Qwen3-8B --max-model-len 4096 --port 8000\n")
+    (dep,) = read_path(str(script)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "Qwen/Qwen3-8B", 4096)
+
+
+def test_a_harness_block_typed_as_an_engines_server_is_said(tmp_path):
+    """K368 (a data-generation harness's task configs): `blocks: [{name: llm1, type: vllm-server, model_id_or_path:
+    M}]`. The block's type names the engine's server, so the harness starts it from the model beside it, with settings
+    of its own kvlint does not read: a KV008 at the type, not silence. `type: vllm` alone (a client's backend) is not
+    one."""
+    path = tmp_path / "cot_transform.yaml"
+    path.write_text("name: cot_transform\nblocks:\n  - name: llm1\n    type: vllm-server\n    temperature: 0.5\n"
+                    "    model_id_or_path: ibm-granite/granite-8b-code-instruct\n  - name: val1\n    type: always_true\n")
+    (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
+    assert (said["span"]["line"], said["span"]["col"]) == (4, 11)
+    path.write_text(path.read_text().replace("vllm-server", "vllm"))
+    assert [f for f in _checked(path) if f["code"] == "KV008"] == []
+
+
+def test_a_job_script_under_an_unknown_suffix_is_walked_by_its_shebang(tmp_path):
+    """K369 (Slurm jobs named `*.ssub`): `#!/bin/bash`, `#SBATCH` lines, then `vllm serve PATH ... &`. A site names
+    its job scripts as it likes; the first line says a shell runs them, so the walk reads them as scripts. A file of
+    an unknown suffix with no shell's shebang, and a media file, are not read."""
+    from kvlint.launches import iter_files
+
+    job = tmp_path / "jobs" / "generate.ssub"
+    job.parent.mkdir()
+    job.write_text("#!/bin/bash\n#SBATCH --gres=gpu:2\nvllm serve Qwen/Qwen3-8B --tensor-parallel-size 2 &\n")
+    (tmp_path / "jobs" / "notes.ssub").write_text("vllm serve Qwen/Qwen3-8B\n")
+    (tmp_path / "jobs" / "env.cfgx").write_text("#!/usr/bin/env bash\nexport X=1\n")
+    (tmp_path / "jobs" / "logo.png").write_bytes(b"#!/bin/bash\n")
+    read = sorted(p.rsplit("/", 1)[-1] for p, why in iter_files([str(tmp_path)]) if why is None)
+    assert read == ["env.cfgx", "generate.ssub"]
+    (dep,) = read_path(str(job)).deployments
+    assert (dep.model, dep.get("tensor_parallel_size")) == ("Qwen/Qwen3-8B", 2)
