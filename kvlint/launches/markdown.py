@@ -360,9 +360,27 @@ def _inline_commands(text: str) -> list[tuple[int, int]]:
     if "`" not in text:
         return []
     return [(m.start(2), m.end(2)) for m in _INLINE.finditer(text)
-            if _COMMAND_START.match(m.group(2)) and _ENTRY.search(m.group(2)) is not None
-            and (_alone(text, m) or (_complete(m.group(2)) and not _in_table(text, m.start()))
-                 or (_introduced(text, m) and _SERVES_WORD.search(m.group(2)) is not None))]
+            if _starts_command(m.group(2)) and (
+                (_ENTRY.search(m.group(2)) is not None
+                 and (_alone(text, m) or (_complete(m.group(2)) and not _in_table(text, m.start()))
+                      or (_introduced(text, m) and _SERVES_WORD.search(m.group(2)) is not None)))
+                or (_introduced(text, m) and _IMAGE_GIVEN.search(m.group(2)) is not None))]
+
+
+def _starts_command(body: str) -> bool:
+    """Whether a code span is a command line whose own command, or one of a list's (`cd ~/app && source
+    .venv/bin/activate && nohup vllm serve M ...`, sample K371's recovery step), starts with an engine's program or
+    a wrapper of it."""
+    if _COMMAND_START.match(body):
+        return True
+    return ("&&" in body or ";" in body) and any(_COMMAND_START.match(part.lstrip())
+                                                 for part in _COMMAND_LIST.split(body)[1:])
+
+
+_COMMAND_LIST = lazy(r"&&|\|\||;")
+# an engine's image followed by its arguments: the model (or the options) the image's entry point serves (`docker run
+# --gpus all vllm/vllm-openai:latest <model> <flags>`, sample K373's setup list)
+_IMAGE_GIVEN = lazy(r"(?:\bvllm/vllm-openai|\blmsysorg/sglang)(?::\S+)?[ \t]+\S")
 
 
 def _in_table(text: str, at: int) -> bool:

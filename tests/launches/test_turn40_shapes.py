@@ -113,3 +113,20 @@ def test_a_job_script_under_an_unknown_suffix_is_walked_by_its_shebang(tmp_path)
     assert read == ["env.cfgx", "generate.ssub"]
     (dep,) = read_path(str(job)).deployments
     assert (dep.model, dep.get("tensor_parallel_size")) == ("Qwen/Qwen3-8B", 2)
+
+
+def test_an_introduced_code_span_of_a_command_list_or_an_engine_image_run_is_a_launch(tmp_path):
+    """K371 (a GPU runbook's recovery step): "start vLLM: `cd ~/app && source .venv/bin/activate && nohup vllm serve M
+    --port 8001 > /tmp/vllm.log 2>&1 &`": a command list whose last command starts the engine. K373 (a setup list):
+    "GPU support: `docker run --gpus all -p 8000:8000 vllm/vllm-openai:latest <model> --max-model-len 4096`": the
+    engine's image run with its arguments. Each is a command the runbook gives to run. A span in a sentence with no
+    colon introducing it stays prose."""
+    path = tmp_path / "GPU_STATUS.md"
+    path.write_text("# Recovery\n\n3. If GPU detected, start vLLM: `cd ~/app && source .venv/bin/activate && nohup vllm "
+                    "serve stelterlab/Qwen3-30B-A3B-Instruct-2507-AWQ --port 8001 > /tmp/vllm.log 2>&1 &`\n\n"
+                    "- Docker with GPU support: `docker run --gpus all -p 8000:8000 vllm/vllm-openai:latest <model> "
+                    "--max-model-len 4096`.\n\nWe ran `cd ~/app && vllm serve Qwen/Qwen3-8B` once and it worked.\n")
+    deps = read_path(str(path)).deployments
+    assert [(d.model, d.launch_span.line if d.launch_span else None) for d in deps] == [
+        ("stelterlab/Qwen3-30B-A3B-Instruct-2507-AWQ", 3), ("<model>", 5)]
+    assert deps[1].get("max_model_len") == 4096
