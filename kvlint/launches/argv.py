@@ -71,7 +71,7 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
     program = texts[0].rsplit("/", 1)[-1] if texts else ""
     if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and texts[2] in _WRAPPERS:
         return _WRAPPERS[texts[2]], 3
-    if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and ".entrypoints." in texts[2] \
+    if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and "." in texts[2] \
             and (plugged := plugin_module(texts[2])):
         return plugged, 3
     if len(texts) >= 2 and (program, texts[1]) in _WRAPPER_COMMANDS:
@@ -106,7 +106,7 @@ def _backend(texts: list[str], engines: tuple[str, ...] = _BACKENDS_ENGINES) -> 
 def wrapper_of(texts: list[str]) -> str | None:
     """The wrapper an entry point found by `detect` is (`dynamo.vllm`, `trl vllm-serve`), None for the engine's own."""
     module = next((t for t in texts if t in _WRAPPERS or t in _BACKENDS
-                   or (".entrypoints." in t and plugin_module(t))), None)
+                   or ("." in t and not t.startswith(("-", "/", ".")) and plugin_module(t))), None)
     if module is not None:
         return module
     if len(texts) >= 2 and texts[0].rsplit("/", 1)[-1].startswith(_PY) and _copied_module(texts[1]):
@@ -123,7 +123,31 @@ def plugin_module(word: str) -> str | None:
     turn 38's K346: vLLM-Omni's image server, the package in kvlint/data/plugins.json), None for any other word. Such a
     module takes the engine's flags and its own: a wrapper, whose options the engine's table does not judge."""
     top, _, rest = word.partition(".")
-    return plugin_packages().get(top) if rest.startswith("entrypoints.") else None
+    if rest.startswith("entrypoints."):
+        listed = plugin_packages().get(top)
+        if listed is not None:
+            return listed
+    return _adapter_module(top, rest)
+
+
+# the last names of a server module (`vllm_detector_adapter.api_server`, `lmcache_vllm.vllm.entrypoints.openai.
+# api_server`): a module that starts a server, not a router (`sglang_router.launch_router`) or a library
+_SERVER_MODULES = frozenset({"api_server", "launch_server"})
+
+
+def _adapter_module(top: str, rest: str) -> str | None:
+    """The engine a package built on it runs, for its own server module: a package named with the engine as one of its
+    words (`vllm_detector_adapter`, `lmcache_vllm`; never `sparsevllm`, another engine borrowing the name) whose module
+    is a server's (`.api_server`, `.launch_server`, its `entrypoints`): the engine's server with endpoints of the
+    package's own, taking the engine's arguments and some of its own (sample K368's Guardrails detector adapter)."""
+    from kvlint.engines.registered import engine_names
+
+    words = top.lower().split("_")
+    engine = next((e for e in engine_names() if e in words), None)
+    if engine is None or len(words) < 2 or not rest:
+        return None
+    last = rest.rsplit(".", 1)[-1]
+    return engine if last in _SERVER_MODULES or rest.startswith("entrypoints.") else None
 
 
 @functools.lru_cache(maxsize=1)

@@ -2280,7 +2280,13 @@ def _program_with_arguments(rest: list[Field]) -> bool:
 
     head, nxt = rest[0], rest[1] if len(rest) > 1 else None
     return nxt is not None and head.resolved and nxt.resolved and not head.text.startswith("-") \
-        and not nxt.text.startswith("-") and not model_shaped(head.text) and "/" not in head.text
+        and not nxt.text.startswith("-") and not model_shaped(head.text) and "/" not in head.text \
+        and not _MODEL_PLACEHOLDER.fullmatch(head.text)
+
+
+# a placeholder the reader fills with a model (`IMAGE <model> <flags>`, sample K373's setup list): the model the
+# entry point serves, never a program
+_MODEL_PLACEHOLDER = lazy(r"(?i)<[\w.-]*model[\w.-]*>")
 
 
 _CLI_OWN = frozenset({"-h", "--help", "-v", "--version"})  # the options an engine's CLI takes before a subcommand

@@ -130,3 +130,35 @@ def test_an_introduced_code_span_of_a_command_list_or_an_engine_image_run_is_a_l
     assert [(d.model, d.launch_span.line if d.launch_span else None) for d in deps] == [
         ("stelterlab/Qwen3-30B-A3B-Instruct-2507-AWQ", 3), ("<model>", 5)]
     assert deps[1].get("max_model_len") == 4096
+
+
+def test_an_engine_image_run_with_a_model_placeholder_and_more_words_is_a_launch(tmp_path):
+    """K373 (a setup list): `docker run --gpus all vllm/vllm-openai:latest <model> <flags>`. A word after an engine's
+    image that is neither a model nor a flag, followed by another word, is a program replacing the entry point
+    (`IMAGE uvicorn app:app`); a placeholder the reader fills with a model (`<model>`, `<your-model-id>`) is the model
+    the entry point serves. `<command> <args>` stays a program's."""
+    path = tmp_path / "run.sh"
+    path.write_text("docker run --gpus all vllm/vllm-openai:latest <model> <flags>\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "<model>" and dep.model_span is not None and dep.model_span.col == 47
+    path.write_text("docker run --gpus all vllm/vllm-openai:latest <command> <args>\n")
+    assert list(read_path(str(path)).deployments) == []
+
+
+def test_a_server_module_of_a_package_built_on_the_engine_is_a_launch_of_it(tmp_path):
+    """K368 (a Guardrails detector adapter's README): `python3 -m vllm_detector_adapter.api_server --model $MODEL_NAME`.
+    A package named with the engine as one of its words, run by its server module, is the engine's server with
+    endpoints of its own: a vLLM launch, its own options left to it (no KV004). A router's module
+    (`sglang_router.launch_router`) and another engine borrowing the name (`sparsevllm.api_server`) are not."""
+    path = tmp_path / "README.md"
+    path.write_text("# Adapter\n\n```sh\npython3 -m vllm_detector_adapter.api_server --model Qwen/Qwen3-8B "
+                    "--model-type granite_guardian --max-model-len 4096\n```\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "Qwen/Qwen3-8B", 4096)
+    assert dep.unknown_flags == ()
+    from kvlint.launches.argv import plugin_module
+
+    assert plugin_module("vllm_detector_adapter.api_server") == "vllm"
+    assert plugin_module("lmcache_vllm.vllm.entrypoints.openai.api_server") == "vllm"
+    assert [plugin_module(m) for m in ("sglang_router.launch_router", "sparsevllm.api_server", "vllm_utils.api_server.x",
+                                       "my_vllm_tools")] == [None, None, None, None]
