@@ -195,6 +195,7 @@ class Deployment:
     model_aliases: tuple[ModelAlias, ...] = ()  # other names of the model (for a local path)
     disabled: Span | None = None  # the entry's own `enabled: false` (a chart default, not deployed as written)
     disabled_why: str = ""  # why, when not the entry's own `enabled: false` (`{line}`: the line of `disabled`)
+    program: str | None = None  # the engine's program as a path (`~/vllm-gfx908/.venv/bin/vllm`): whose install runs
     runner: str | None = None  # the project runner the engine is started through (`uv run`: "uv"): its lock decides
     container: str | None = None  # `docker exec NAME CMD` into a container the file did not start: its release is
     # that container's image's, which the file does not say

@@ -111,6 +111,7 @@ class Context:
     version_source: str = "default"  # image | image-date | image-latest | host | cli | config | default
     version_why: str = ""  # how the release was found, or why it is open ("the script runs in the repository's image")
     version_fork: str = ""  # a vendor's fork with an argument parser of its own runs the launch (VersionLookup.fork)
+    version_build: str = ""  # a build of the engine's source runs the launch (VersionLookup.build)
     refusal: InvalidValue | None = None  # the engine refuses these settings at start-up (KV007)
     sweep: Sweep | None = None  # sized against the catalogue: no GPU known (KV108)
     candidates: Sweep | None = None  # the file's own candidate GPUs, each tried (KV108)
@@ -146,6 +147,7 @@ class Context:
                    device_kind=r.gpu.device_kind,
                    pinned_version=r.version.version if r.version.source not in ("default", "host") else None,
                    version_source=r.version.source, version_why=r.version.why, version_fork=r.version.fork,
+                   version_build=r.version.build,
                    sweep=r.sweep, candidates=r.candidates, declared_load=declared_load(r),
                    config_spans=r.config_spans, unresolved=r.unresolved, modelled_release=r.version.said,
                    open_input=(r.open_input.name, r.open_input.values, r.open_input.settle) if r.open_input else None,

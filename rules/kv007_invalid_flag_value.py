@@ -30,7 +30,9 @@ marks a vendor's build (`NEURON_*` variables: an AWS Neuron build, sample K254) 
 a vendor's fork with an argument parser of its own (a script importing `xfastertransformer` runs vllm-xft, whose
 `--dtype bf16` and `--kv-cache-dtype fp16` stock vLLM refuses: sample K320) gets an info for any refused value; a
 file that installs a package built on the engine (`pip install "fused-turboquant[cuda,vllm]"`, a plugin that adds
-cache types, sample K370) and runs the launch on that install gets an info for a refused choice. A
+cache types, sample K370) and runs the launch on that install gets an info for a refused choice, as does a launch
+that runs a build of the engine's own source (a checkout on PYTHONPATH, installed editable, or the environment kept
+inside a folder named for the engine: `~/vllm-gfx908/.venv/bin/vllm`, sample K375's `--kv-cache-dtype int8`). A
 value a key of a chart kvlint has no adapter for gives (`vllm: {logLevel: info}`) is an info: kvlint maps the key to the
 option spelled like it, but the chart's template decides the option and how it writes the value (sample K310).
 
@@ -88,6 +90,11 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         if dep.extension and dep.image is None and bad in dep.invalid_values and bad.reason.startswith("valid:"):
             yield _plugin_value(ctx, bad, what, dep.extension)
+            continue
+        if ctx.version_build and ctx.pinned_version is None and bad in dep.invalid_values \
+                and bad.reason.startswith("valid:"):
+            yield _decided_by(ctx, bad, what, f"the launch runs the {engine} source tree {ctx.version_build}, a build "
+                                              "whose parser may add choices: that build decides", "the build")
             continue
         if custom:
             yield _custom_value(ctx, bad, what, custom)

@@ -58,7 +58,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     plugin = c.switched_plugin(dep) if dep.unknown_flags else None
     if plugin is not None and plugin.places_devices:
         return  # `--omni`: vllm-omni runs each stage of the model on the devices its stage config names
-    share = ctx.engine.node_share(dep.resolved_values()) if not dep.gpu_count_grouped else None  # a group's count
+    # every setting written, its value or its expression: a rank given as `$RANK` still makes one rank's process
+    given = {name: s.value for name, s in dep.settings.items()}
+    share = ctx.engine.node_share(given) if not dep.gpu_count_grouped else None  # a group's count
     # is the whole instance's, judged against the whole (sample K206: KServe's `data: 8, dataLocal: 4` pods summed)
     if share is not None and dep.gpu_count < needed:  # fewer than the whole: one node's launch of a multi-node
         if share[0] == dep.gpu_count:  # deployment, judged on the ranks it runs (a group's sum is the whole's)

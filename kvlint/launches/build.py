@@ -89,6 +89,7 @@ class LaunchContext:
     disabled_why: str = ""  # why, when it is not that key (a chart that renders only entries enabled)
     runner: str | None = None  # `uv run`, `poetry run` ...: the project runner in front of the engine
     container: str | None = None  # `docker exec NAME`: a running container the file did not start
+    program: str | None = None  # the engine's program as a path (`~/vllm-gfx908/.venv/bin/vllm`)
 
 
 def _builds_own_options(engine: str, fields: list[Field], image: str | None) -> str | None:
@@ -205,7 +206,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         gpu_options=gpu.options, node_labels=ctx.node_labels, declared_load=ctx.declared_load,
         model_aliases=_aliases(model, served, ctx), disabled=ctx.disabled, disabled_why=ctx.disabled_why,
         runner=ctx.runner, server=parsed.server,
-        container=ctx.container,
+        container=ctx.container, program=ctx.program,
     )
     if parsed.extra and (model is not None or settings):  # `--model X --port 8000 ${VLLM_ARGS}`: the arguments the
         # caller adds may set the parallelism (arguments alone, `IMAGE $SERVER_ARGS`, are no launch: is_launch)
@@ -383,7 +384,7 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
     alias_env = ctx.alias_env or tuple((k, v, None) for k, v in own_env)
     ctx = replace(ctx, name=found.name or ctx.name, notes=ctx.notes + found.notes,
                   runtime_vars=ctx.runtime_vars + found.runtime_vars, wrapper=found.wrapper, alias_env=alias_env,
-                  mounts=ctx.mounts + found.mounts, runner=found.runner or ctx.runner,
+                  mounts=ctx.mounts + found.mounts, runner=found.runner or ctx.runner, program=found.program,
                   container=found.container or ctx.container)
 
     dep = merge_config_file(make_deployment(path, found.engine, list(found.fields), _entry_span(found), ctx, gpu))

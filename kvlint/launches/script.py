@@ -87,6 +87,7 @@ class FoundLaunch:
     left_to: str | None = None  # a program kvlint does not know, with options of its own that may set the engine's
     container_env: tuple[tuple[str, str], ...] | None = None  # `docker run -e`: all the engine's process sees
     runner: str | None = None  # `uv run`, `poetry run` ... in front: the project's lock decides the release
+    program: str | None = None  # the engine's program as a path (`"${VENV}/bin/vllm"`, expanded): whose install it is
     cluster: str | None = None  # the engine runs on a Ray cluster this script joins: its node count is the cluster's
     joined: tuple[tuple[Span | None, str], ...] = ()  # words that hold several of the engine's arguments, passed
     # as one (`"$args"`): read split, as meant (kvlint.launches.oneword, KV013)
@@ -1503,7 +1504,8 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
                  loops=state.loops, loop_kinds=list(state.loop_kinds), path=_path(state), tested=list(state.tested),
                  defaulted=set(state.defaulted),  # a default the caller may override stays one in the body
                  # a Ray cluster started before the call holds the body's engine
-                 ray_started=state.ray_started, taken_only=state.taken_only)
+                 ray_started=state.ray_started, taken_only=state.taken_only,
+                 written=dict(state.written))  # a value known in part (`VENV="${HOME}/x/.venv"`), as written
     tokens = state.shared.tokens.get(id(body))
     if tokens is None:  # a body is read once per call: tokenized once
         tokens = state.shared.tokens[id(body)] = tokenize(body)
@@ -2038,8 +2040,11 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         span = _join(rest[0].span, rest[k - 1].span) if k else None
         wrapper = wrapper_of([t.text for t in rest[:k]])
         words, joined = split_joined(engine, list(wrappers.engine_words(wrapper, rest[k:])), env)
+        written = _written_path(fields[i].text, state) if rest and fields[i].span == rest[0].span else \
+            rest[0].text if rest else ""
+        program = written if k and "/" in written and not wrapper else None
         return FoundLaunch(engine, tuple(words), span, env, None, gpus[0], gpus[1], wrapper=wrapper, nodes=nodes,
-                           runner=runner, joined=joined)
+                           runner=runner, joined=joined, program=program)
     first = rest[0].text.rsplit("/", 1)[-1] if rest else ""
     cli = _cli_needing_subcommand(first) if not image_default and len(rest) > 1 else None
     if cli is not None and rest[1].text.startswith("-") and rest[1].text not in _CLI_OWN:
@@ -2870,6 +2875,23 @@ def _as_written(word: str, state: _State | None) -> str:
 
 
 _VAR_WORD = lazy(r'^"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?$')
+
+
+def _written_path(word: str, state: _State | None) -> str:
+    """A path with the script's own variables put back as it wrote them (`"${VENV}/bin/vllm"` after `ROOT_DIR=
+    "${HOME}/vllm-gfx908"` and `VENV="${ROOT_DIR}/.venv"`: `${HOME}/vllm-gfx908/.venv/bin/vllm`); a variable the
+    script does not set stays as written."""
+    if state is None or "$" not in word:
+        return word.strip("\"'")
+    for _ in range(4):
+        done = _VAR_REF.sub(lambda m: state.written.get(m.group(1) or m.group(2), m.group(0)).strip("\"'"), word)
+        if done == word:
+            break
+        word = done
+    return word.strip("\"'")
+
+
+_VAR_REF = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _named_image(image: str, rest: list[Field]) -> str | None:

@@ -254,10 +254,10 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         vendor = vendor_image(dep.path)
         if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
             return VersionLookup(None, "default", newest, why=f"it runs in {vendor}", fork=vendor_fork(dep.path) or "")
-        checkout = source_checkout(dep.path, engine.name)
+        checkout = source_checkout(dep.path, engine.name) or tree_environment(dep.program, engine.name)
         if checkout is not None:  # a checkout of the engine's source: whichever commit it is, not today's release
             return VersionLookup(None, "default", newest, why=f"it runs the {engine.title} source tree {checkout}, "
-                                                              "whose release the file does not say")
+                                                              "whose release the file does not say", build=checkout)
     if dep.image is None and not host and _runbook(dep.path) and (vendor := vendor_fork(dep.path)) is not None:
         # a runbook that installs a vendor's fork with its own parser runs that fork (sample K354: xFasterTransformer's
         # guide, `pip install vllm-xft`, then `--dtype bf16`, which the fork's parser takes)
@@ -585,6 +585,17 @@ def _latest_tag(image: str) -> bool:
     """No tag, or a tag that follows the newest release (`latest`, `nightly` without a date)."""
     last = image.rsplit("/", 1)[-1].split("@", 1)[0]
     return ":" not in last or last.rsplit(":", 1)[1].lower() in ("latest", "nightly", "main", "stable")
+
+
+def tree_environment(program: str | None, engine: str) -> str | None:
+    """How a launch runs the engine of a virtual environment kept inside a folder named for the engine
+    (`${HOME}/vllm-gfx908/.venv/bin/vllm`, sample K375: a checkout built for one GPU target), or None. Such a folder
+    is a clone of the engine's source, built where it lies; an environment that is itself the folder
+    (`~/venvs/vllm/bin/vllm`) holds an installed release."""
+    parts = [p for p in (program or "").split("/") if p]
+    if len(parts) < 4 or parts[-1] != engine or parts[-2] != "bin" or parts[-3] not in (".venv", "venv"):
+        return None
+    return f"with its own environment ({'/'.join(parts[:-3])})" if engine in parts[-4].lower() else None
 
 
 def _host_script(path: str) -> bool:

@@ -88,6 +88,7 @@ class VersionLookup:
     # project pins the release ("vLLM 0.8.5 from uv.lock:412")
     settle: str = ""  # what pins the release when candidates are open (default: a release tag on the image)
     fork: str = ""  # a vendor's fork with a parser of its own the launch runs (vllm-xft): it decides refused values
+    build: str = ""  # a build of the engine's own source the launch runs (a checkout): its parser decides its choices
 
     @property
     def said(self) -> str | None:

@@ -162,3 +162,38 @@ def test_a_server_module_of_a_package_built_on_the_engine_is_a_launch_of_it(tmp_
     assert plugin_module("lmcache_vllm.vllm.entrypoints.openai.api_server") == "vllm"
     assert [plugin_module(m) for m in ("sglang_router.launch_router", "sparsevllm.api_server", "vllm_utils.api_server.x",
                                        "my_vllm_tools")] == [None, None, None, None]
+
+
+def test_a_choice_refused_by_stock_vllm_is_the_builds_when_the_engine_runs_from_its_own_source_tree(tmp_path):
+    """K375 (a gfx908 build's serve script): `ROOT_DIR="${HOME}/vllm-gfx908"`, `VENV="${ROOT_DIR}/.venv"`, then, in a
+    function, `"${VENV}/bin/vllm" serve M --kv-cache-dtype int8`. The engine is run from the environment kept inside a
+    folder named for it: a checkout built there, whose parser (a fork's, here with an int8 cache) decides its
+    choices: an info, not stock vLLM's error. The same command run from an environment that is itself the folder
+    (`~/venvs/vllm/bin/vllm`) runs an installed release: the error stays."""
+    script = tmp_path / "serve.sh"
+    body = ('VENV="${ROOT_DIR}/.venv"\nstart() {\n  "${VENV}/bin/vllm" serve Qwen/Qwen3-8B --kv-cache-dtype int8\n}\n'
+            'start\n')
+    script.write_text('#!/usr/bin/env bash\nROOT_DIR="${HOME}/vllm-gfx908"\n' + body)
+    (dep,) = read_path(str(script)).deployments
+    assert dep.program == "${HOME}/vllm-gfx908/.venv/bin/vllm"
+    (kv007,) = [f for f in _checked(script) if f["code"] == "KV007"]
+    assert kv007["severity"] == "info" and "vllm-gfx908" in kv007["message"] and kv007["span"]["line"] == 5
+    script.write_text('#!/usr/bin/env bash\nROOT_DIR="${HOME}/venvs"\n' + body.replace("/.venv", "/vllm"))
+    assert [f["severity"] for f in _checked(script) if f["code"] == "KV007"] == ["error"]
+
+
+def test_a_process_given_its_data_parallel_rank_runs_one_ranks_gpus(tmp_path):
+    """K378 (a router's StatefulSet of DP ranks 1-15, rank 0 deployed elsewhere): each pod runs `vllm serve M
+    --tensor-parallel-size 1 --data-parallel-size 16 --data-parallel-rank $RANK` on one GPU. A process given its rank
+    is one rank of an externally balanced group (vLLM sets its local size to 1): it needs TP x PP GPUs, so no KV204
+    error. Without the rank, one process starts all 16 ranks and the error stands."""
+    path = tmp_path / "workers.yaml"
+    manifest = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: w\nspec:\n  replicas: 15\n  template:\n"
+                "    spec:\n      containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.11.0\n"
+                "        command: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --tensor-parallel-size, '1',\n"
+                "                  --data-parallel-size, '16', --data-parallel-rank, $(RANK)]\n"
+                "        resources:\n          limits:\n            nvidia.com/gpu: 1\n")
+    path.write_text(manifest)
+    assert [f for f in _checked(path) if f["code"] == "KV204"] == []
+    path.write_text(manifest.replace(", --data-parallel-rank, $(RANK)", ""))
+    assert [f["severity"] for f in _checked(path) if f["code"] == "KV204"] == ["error"]

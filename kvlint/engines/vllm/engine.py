@@ -75,8 +75,12 @@ class Vllm(RoleTable):
 
     def node_share(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]] | None:
         """tp x pp x the data-parallel ranks `--data-parallel-size-local` gives this node: a multi-node DP deployment
-        starts one launch a node, each with its share of the ranks."""
+        starts one launch a node, each with its share of the ranks. A process given its rank (`--data-parallel-rank
+        $RANK`, whatever its value) is one rank of an externally balanced group, on one rank's GPUs (vLLM sets its
+        local size to 1: sample K378's StatefulSet of ranks 1-15, one GPU each)."""
         local = resolved_int(settings, self.roles["dp_local"], 0)
+        if not local and self.roles["dp_rank"] in settings:
+            local = 1
         if not local:
             return None
         tp, pp = (resolved_int(settings, self.roles[role]) for role in ("tp", "pp"))

@@ -70,8 +70,9 @@ ROLES = {"max_len": "max_model_len", "tp": "tensor_parallel_size", "pp": "pipeli
          "dp": "data_parallel_size", "dcp": "decode_context_parallel_size", "max_seqs": "max_num_seqs",
          "kv_dtype": "kv_cache_dtype", "mem": "gpu_memory_utilization", "quant": "quantization",
          "max_batched": "max_num_batched_tokens", "nodes": "nnodes",
-         "dp_local": "data_parallel_size_local"}  # the data-parallel ranks this node runs (multi-node DP)
+         "dp_local": "data_parallel_size_local",  # the data-parallel ranks this node runs (multi-node DP)
+         "dp_rank": "data_parallel_rank"}  # this process's one rank of an externally balanced DP group
 FLAGS = {"max_len": "--max-model-len", "tp": "-tp", "pp": "-pp", "dp": "-dp", "dcp": "-dcp",
          "max_seqs": "--max-num-seqs", "kv_dtype": "--kv-cache-dtype", "mem": "--gpu-memory-utilization",
          "quant": "--quantization", "max_batched": "--max-num-batched-tokens", "nodes": "--nnodes",
-         "dp_local": "--data-parallel-size-local"}
+         "dp_local": "--data-parallel-size-local", "dp_rank": "--data-parallel-rank"}
