@@ -6,6 +6,7 @@ found, the codes registered and the generated docs/rules.md agree, so the catalo
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
@@ -294,12 +295,18 @@ def with_options(ctx: Context, **changes: Any) -> Context:
 def run_rules(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
     """Run the selected checks whose needs the context satisfies and whose settings are resolved; with an input
     left open (ctx.alternatives), on every value of it, keeping each verdict only where all values agree."""
-    codes = sorted(codes)
+    codes = _in_order(codes if isinstance(codes, frozenset) else frozenset(codes))
     if ctx.open_input is not None and ctx.alternatives:
         found: Iterable[Finding] = _agreed(ctx, codes)
     else:
         found = (_said(f, ctx) for f in _run(ctx, codes))
     yield from (_disabled(f, ctx.deployment.disabled, ctx.deployment.disabled_why) for f in found)
+
+
+@functools.lru_cache(maxsize=64)
+def _in_order(codes: frozenset[str]) -> tuple[str, ...]:
+    """The codes in code order, sorted once per selection (every launch of a run asks with the same one)."""
+    return tuple(sorted(codes))
 
 
 def _disabled(f: Finding, off: Span | None, why: str = "") -> Finding:
@@ -320,7 +327,7 @@ def _said(f: Finding, ctx: Context) -> Finding:
     return replace(f, data={**f.data, "modelled_release": ctx.modelled_release})
 
 
-def _agreed(ctx: Context, codes: list[str]) -> Iterator[Finding]:
+def _agreed(ctx: Context, codes: tuple[str, ...]) -> Iterator[Finding]:
     """A finding every value of the open input gives stays as it is (the first value's words); one that only some
     give is an info naming the input that decides it and what would settle it, never a warning or an error."""
     assert ctx.open_input is not None
@@ -372,11 +379,12 @@ def _key(f: Finding) -> tuple[Any, ...]:
     return (f.code, span.line if span else None, span.col if span else None)
 
 
-def _run(ctx: Context, codes: Iterable[str]) -> Iterator[Finding]:
+def _run(ctx: Context, codes: tuple[str, ...]) -> Iterator[Finding]:
+    """The rules of `codes` (in code order) whose inputs the launch has."""
     _load()
     missing = _missing(ctx)
     unresolved = set(ctx.unresolved)
-    for code in sorted(codes):
+    for code in codes:
         r = _RULES.get(code)
         if r is None or r.check is None or missing and r.needs and not missing.isdisjoint(r.needs):
             continue  # an input the rule needs is missing (one set test per rule, none when nothing is)

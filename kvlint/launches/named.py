@@ -83,6 +83,7 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         if found is None:
             found = _serve_list(text)
             listed = found is not None
+        found = found or _container_list(text)
     if found is None and "--gpus" in text and (named or _ENGINE_WORD.search(text) is not None):
         found = _gpu_run_with_flags(text)
     if found is None:
@@ -294,6 +295,28 @@ def _serve_list(text: str) -> tuple[int, int, str] | None:
     return text.count("\n", 0, m.start(1)) + 1, m.start(1) - line_start + 1, f"{m.group(1)} serve"
 
 
+def _container_list(text: str) -> tuple[int, int, str] | None:
+    """(line, col, "flag --X") of an engine's flag in a Python argument list that runs a container on GPUs (`["docker",
+    "run", ..., "--gpus", "all", ..., image, model, "--served-model-name", ...]`, sample K382's recipe runtime), its
+    image a name set at run time: said at the flag, as a shell's `docker run --gpus` with an unnamed image is."""
+    if "--gpus" not in text or "docker" not in text and "podman" not in text:
+        return None
+    for k, m in enumerate(_RUN_LIST.finditer(text)):
+        if k >= 8:
+            break
+        region = text[m.start() : m.start() + 4000]
+        close = region.find("]\n")
+        region = region[: close if close > 0 else len(region)]
+        flag = _LISTED_FLAG.search(region) if "--gpus" in region else None
+        if flag is not None:
+            at = m.start() + flag.start(1)
+            return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), f"flag {flag.group(1)}"
+    return None
+
+
+_RUN_LIST = lazy(r"[\"'](?:docker|podman)[\"'],\s*[\"']run[\"']")
+_LISTED_FLAG = lazy(r"[\"'](--(?:served[-_]model[-_]name|tensor[-_]parallel[-_]size|max[-_]model[-_]len|"
+                    r"gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static|context[-_]length))\b")
 _RAY_CONFIG = lazy(r"^[^#\n]*?\b(LLMConfig|build_llm_deployment|build_openai_app)\(", re.M)
 _RAY_CALLS = ("LLMConfig", "build_llm_deployment", "build_openai_app")
 

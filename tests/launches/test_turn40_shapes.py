@@ -197,3 +197,18 @@ def test_a_process_given_its_data_parallel_rank_runs_one_ranks_gpus(tmp_path):
     assert [f for f in _checked(path) if f["code"] == "KV204"] == []
     path.write_text(manifest.replace(", --data-parallel-rank, $(RANK)", ""))
     assert [f["severity"] for f in _checked(path) if f["code"] == "KV204"] == ["error"]
+
+
+def test_a_python_argument_list_running_a_container_on_gpus_with_engine_flags_is_said(tmp_path):
+    """K382 (a recipe's runtime): `return ["docker", "run", "-d", "--gpus", "all", ..., image, str(model),
+    "--served-model-name", alias, ...]`, its image a name built at run time (`FROM vllm/vllm-openai`, in another
+    file). No launch can be read, but the place is said (KV008 at the flag), never passed over. A list that runs a
+    container with no GPU, or with no engine flag, is not such a place."""
+    path = tmp_path / "runtime.py"
+    head = 'import subprocess\n\n# serves vLLM\ndef command(image, model):\n    return [\n        "docker",\n'
+    path.write_text(head + '        "run",\n        "--gpus",\n        "all",\n        image,\n        str(model),\n'
+                    '        "--served-model-name",\n        "m",\n    ]\n')
+    (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
+    assert (said["span"]["line"], said["span"]["col"]) == (12, 10) and "--served-model-name" in said["message"]
+    path.write_text(head + '        "run",\n        image,\n        "--served-model-name",\n        "m",\n    ]\n')
+    assert [f for f in _checked(path) if f["code"] == "KV008"] == []
