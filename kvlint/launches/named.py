@@ -87,7 +87,8 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
     if found is None and "--gpus" in text and (named or _ENGINE_WORD.search(text) is not None):
         found = _gpu_run_with_flags(text)
     if found is None:
-        return _flag_shaped(path, text, kind) or _launch_shaped(path, text, kind, named) \
+        return _flag_shaped(path, text, kind) or _array_shaped(path, text, kind) \
+            or _launch_shaped(path, text, kind, named) \
             or _named_file(path, text, kind) \
             or _named_manifest(path, text, kind) or _configured_engine(path, text, kind) \
             or _installed_engine_script(path, text, kind)
@@ -539,6 +540,36 @@ def _flag_shaped(path: str, text: str, kind: str) -> Finding | None:
                "`# kvlint: disable-file` when it does not")
         return _said(Span(path, first + 1, col, first + 1, col + len(program)), message, fix)
     return None
+
+
+def _array_shaped(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for a shell array of an engine's arguments (a model and sizing flags: `ARGS=(/model
+    --served-model-name "$S" --tensor-parallel-size "$TP" --max-model-len "$L" ...)`) that the script hands on, in a
+    file that names an engine and gave no launch: the command that runs it is built at run time (sample K383's
+    multi-node launcher: `eval "docker run ... $(q "$IMG") $(q "${ARGS[@]}") --node-rank 0 ..."`); said at the
+    array, never passed over."""
+    if kind != "shell" or "=(" not in text or not any(e in text.lower() for e in ("vllm", "sglang")):
+        return None
+    for m in _ARRAY_START.finditer(text):
+        end = text.find(")", m.end())
+        body = text[m.end() : end if end > 0 else len(text)]
+        if not (_SIZING.search(body) and (_FLAG_SHAPED.search(body) or "--served-model-name" in body)):
+            continue
+        name = m.group(1)
+        if f"${{{name}[@]}}" not in text and f"${{{name}[*]}}" not in text:
+            continue
+        line = text.count("\n", 0, m.start(1)) + 1
+        col = m.start(1) - text.rfind("\n", 0, m.start(1))
+        message = (f"the engine's arguments are gathered in the array {name} here (a model and sizing flags), but the "
+                   "command that runs them is built at run time (`eval`, a string of substitutions or functions), "
+                   "which kvlint does not read; nothing here is checked")
+        fix = ("write the engine's command with \"${" + name + "[@]}\" where kvlint can read it, or add `# kvlint: "
+               "disable-file` when this file starts no engine")
+        return _said(Span(path, line, col, line, col + len(name)), message, fix)
+    return None
+
+
+_ARRAY_START = lazy(r"(?m)^[ \t]*(?:local[ \t]+|declare[ \t]+-a[ \t]+)?([A-Za-z_]\w*)=\(")
 
 
 def _engine_named_program(program: str) -> bool:

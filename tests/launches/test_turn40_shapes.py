@@ -212,3 +212,20 @@ def test_a_python_argument_list_running_a_container_on_gpus_with_engine_flags_is
     assert (said["span"]["line"], said["span"]["col"]) == (12, 10) and "--served-model-name" in said["message"]
     path.write_text(head + '        "run",\n        image,\n        "--served-model-name",\n        "m",\n    ]\n')
     assert [f for f in _checked(path) if f["code"] == "KV008"] == []
+
+
+def test_an_array_of_engine_arguments_handed_to_a_command_built_at_run_time_is_said(tmp_path):
+    """K383 (a four-node launcher): `ARGS=(/model --served-model-name "$S" --tensor-parallel-size "$TP" --max-model-len
+    "$L" ...)`, then `eval "docker run ... $(q "$IMG") $(q "${ARGS[@]}") --node-rank 0 ..."` for vLLM: the command is
+    built at run time, no launch is read, and the place is said at the array (KV008), never passed over. An array of
+    other words, or one the script never hands on, is not such a place."""
+    path = tmp_path / "launch.sh"
+    script = ('#!/bin/bash\n# vLLM on four nodes\nq() { printf "%q " "$@"; }\n'
+              'ARGS=(/model --served-model-name "$S" --tensor-parallel-size "$TP"\n  --max-model-len "$L")\n'
+              'eval "docker run --name r0 $(q "$IMG") $(q "${ARGS[@]}") --node-rank 0"\n')
+    path.write_text(script)
+    assert list(read_path(str(path)).deployments) == []
+    (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
+    assert (said["span"]["line"], said["span"]["col"]) == (4, 1) and "array ARGS" in said["message"]
+    path.write_text(script.replace('"${ARGS[@]}"', '"$OTHER"'))
+    assert [f for f in _checked(path) if f["code"] == "KV008" and "array" in f["message"]] == []
