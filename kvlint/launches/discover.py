@@ -171,8 +171,8 @@ def _shell_script(entry: os.DirEntry, mode: int) -> bool:
     as it likes; the first line says what runs them. Only a small regular file of a suffix that may hold text is
     opened, for its first bytes."""
     suffix = os.path.splitext(entry.name)[1].lower()
-    if not suffix or suffix in _NEVER_SCRIPTS or not stat.S_ISREG(mode):
-        return False
+    if not suffix or suffix in _NEVER_SCRIPTS or not stat.S_ISREG(mode) or entry.is_symlink():
+        return False  # a link is not opened to look: it may lead out of the tree
     try:
         if not 0 < entry.stat().st_size <= _SCRIPT_BYTES:
             return False

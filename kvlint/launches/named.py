@@ -550,9 +550,11 @@ def _array_shaped(path: str, text: str, kind: str) -> Finding | None:
     array, never passed over."""
     if kind != "shell" or "=(" not in text or not any(e in text.lower() for e in ("vllm", "sglang")):
         return None
-    for m in _ARRAY_START.finditer(text):
-        end = text.find(")", m.end())
-        body = text[m.end() : end if end > 0 else len(text)]
+    for k, m in enumerate(_ARRAY_START.finditer(text)):
+        if k >= _ARRAYS_LOOKED_AT:
+            break
+        end = text.find(")", m.end(), m.end() + 4000)  # an argument array is a few lines, never a file
+        body = text[m.end() : end if end > 0 else m.end() + 4000]
         if not (_SIZING.search(body) and (_FLAG_SHAPED.search(body) or "--served-model-name" in body)):
             continue
         name = m.group(1)
@@ -570,6 +572,7 @@ def _array_shaped(path: str, text: str, kind: str) -> Finding | None:
 
 
 _ARRAY_START = lazy(r"(?m)^[ \t]*(?:local[ \t]+|declare[ \t]+-a[ \t]+)?([A-Za-z_]\w*)=\(")
+_ARRAYS_LOOKED_AT = 200  # per file: a script of more arrays than this is generated
 
 
 def _engine_named_program(program: str) -> bool:
@@ -728,7 +731,8 @@ def _launch_shaped(path: str, text: str, kind: str, named: bool = False) -> Find
             stripped = _KEYED.sub("", stripped, count=1)  # (`serve = ["vllm"]`, a pyproject's extra, is a list)
         group = _engine_group(stripped.split())
         if group is not None:  # `spnl vllm up NAME --model M` (sample K370): a tool's own command for the engine
-            at = source.find(group) + 1
+            found_at = source.find(group)
+            at = (found_at if found_at >= 0 else len(source) - len(source.lstrip())) + 1  # words spaced apart
             message = (f"`{group}` deploys an engine through a tool's own command, which writes the engine's command "
                        "itself (kvlint does not read that tool); nothing here is checked")
             fix = ("check the command the tool runs (`vllm serve MODEL --flags`) where kvlint can read it, or add "

@@ -2883,15 +2883,16 @@ def _written_path(word: str, state: _State | None) -> str:
     script does not set stays as written."""
     if state is None or "$" not in word:
         return word.strip("\"'")
-    for _ in range(4):
+    for _ in range(4):  # bounded: a value that names itself (`P="$P/$P"`) grows, and stops growing here
         done = _VAR_REF.sub(lambda m: state.written.get(m.group(1) or m.group(2), m.group(0)).strip("\"'"), word)
-        if done == word:
+        if done == word or len(done) > _PATH_CHARS:
             break
         word = done
     return word.strip("\"'")
 
 
 _VAR_REF = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_PATH_CHARS = 4096  # a program's path, written out, is never longer
 
 
 def _named_image(image: str, rest: list[Field]) -> str | None:

@@ -82,6 +82,14 @@ def deep_shell(root: Path):
     return p, "ok"
 
 
+def open_arrays(root: Path):
+    """A script naming vLLM with 5,000 arrays that never close and a self-naming path: the place-finder for an
+    array of engine arguments (kvlint.launches.named) and the program's written-out path stay bounded."""
+    p = root / "arrays.sh"
+    p.write_text('# vllm\nP="${HOME}/x"\nP="$P$P$P$P$P$P$P$P/y"\n' + "a=(--max-model-len 1 --model m\n" * 5000)
+    return p, "none"
+
+
 def symlink_loop(root: Path):
     d = root / "loop"
     (d / "sub").mkdir(parents=True)
@@ -90,4 +98,5 @@ def symlink_loop(root: Path):
     return d, "walk"
 
 
-BUILDERS = [merge_conflict, duplicate_keys, tabs, not_utf8, binary, empty, huge, alias_bomb, deep_nesting, deep_block, deep_shell, symlink_loop]
+BUILDERS = [merge_conflict, duplicate_keys, tabs, not_utf8, binary, empty, huge, alias_bomb, deep_nesting, deep_block, deep_shell, open_arrays,
+            symlink_loop]

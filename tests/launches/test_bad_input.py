@@ -33,6 +33,8 @@ def test_bad_input(tmp_path, builder):
             assert kv001 and "size cap" in kv001[0].message
         elif expect.startswith("skip:"):
             assert result.skipped and expect[5:] in result.skipped
+        elif expect == "none":
+            assert not result.deployments
         else:
             assert result.deployments and result.deployments[0].model == "m"
     assert time.process_time() - start < 2.0
