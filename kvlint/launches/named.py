@@ -91,7 +91,8 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
             or _launch_shaped(path, text, kind, named) \
             or _named_file(path, text, kind) \
             or _named_manifest(path, text, kind) or _configured_engine(path, text, kind) \
-            or _installed_engine_script(path, text, kind)
+            or _installed_engine_script(path, text, kind) \
+            or (_entry_named_module(path, text) if "launch_server" in text and kind not in _DOCUMENTS else None)
     line, col, what = found
     named_run = what.startswith("--name ")
     what = what.removeprefix("--name ")
@@ -687,6 +688,31 @@ def _named_manifest(path: str, text: str, kind: str) -> Finding | None:
     fix = ("run the engine's image with its command here, or add `# kvlint: disable-file` when this file starts no "
            "engine")
     return _said(Span(path, line, col, line, col + len(m.group("value"))), message, fix)
+
+
+def _entry_named_module(path: str, text: str) -> Finding | None:
+    """The KV008 for `python -m PKG.launch_server --model-path M` in a file that names no engine: a server module named
+    as SGLang's entry point (`sglang.launch_server`) in a package kvlint does not know (a port or a fork of the engine
+    under a name of its own: sample K378's `sgl_jax.launch_server`, SGLang's JAX port for TPUs), handed a model.
+    kvlint does not size it, and says so rather than pass it over."""
+    m = _ENTRY_MODULE.search(text)
+    if m is None or _MODEL_OPTION.search(text) is None:  # the model on the command, or in an array it is handed
+        return None
+    if m.group(1).split(".", 1)[0] in ("sglang", "vllm"):
+        return None  # the engine's own module: its readers say why they read no launch
+    line = text.count("\n", 0, m.start(1)) + 1
+    col = m.start(1) - text.rfind("\n", 0, m.start(1))
+    message = (f"`{m.group(1)}` starts a server named like SGLang's entry point (`sglang.launch_server`) with a model, "
+               "from a package kvlint does not know (a port or a fork of the engine under a name of its own): its "
+               "arguments and memory are that package's; nothing here is checked")
+    fix = "run the engine's own entry point where kvlint can read it, or add `# kvlint: disable-file`"
+    return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
+
+
+# `python -m PKG.launch_server`: a package's server module named as SGLang's entry point
+_ENTRY_MODULE = lazy(r"(?m)^[^#\n]*?\bpython[\d.]*[ \t]+(?:-\w+[ \t]+)*-m[ \t]+"
+                     r"([A-Za-z_]\w*(?:\.\w+)*\.launch_server)\b")
+_MODEL_OPTION = lazy(r"--model(?:[-_]path)?\b")
 
 
 def _engine_group(words: list[str]) -> str | None:

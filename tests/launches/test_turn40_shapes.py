@@ -229,3 +229,18 @@ def test_an_array_of_engine_arguments_handed_to_a_command_built_at_run_time_is_s
     assert (said["span"]["line"], said["span"]["col"]) == (4, 1) and "array ARGS" in said["message"]
     path.write_text(script.replace('"${ARGS[@]}"', '"$OTHER"'))
     assert [f for f in _checked(path) if f["code"] == "KV008" and "array" in f["message"]] == []
+
+
+def test_a_server_module_named_as_sglangs_entry_point_in_another_package_is_said(tmp_path):
+    """K378 (SGLang-JAX's scripts): `python -m sgl_jax.launch_server "${common_args[@]}" ...` with `--model-path` in the
+    array, in a script that never names SGLang: a port of the engine under a name of its own, which kvlint does not
+    size. The place is said (KV008 at the module), never passed over; with no model anywhere it is not."""
+    path = tmp_path / "smoke.sh"
+    script = ('#!/bin/bash\ncommon_args=(\n  --model-path "${MODEL_PATH}"\n  --tp-size 4\n)\n'
+              'python -m sgl_jax.launch_server "${common_args[@]}" --port 30000 &\n')
+    path.write_text(script)
+    assert list(read_path(str(path)).deployments) == []
+    (said,) = [f for f in _checked(path) if f["code"] == "KV008"]
+    assert (said["span"]["line"], said["span"]["col"]) == (6, 11) and "sgl_jax.launch_server" in said["message"]
+    path.write_text(script.replace('  --model-path "${MODEL_PATH}"\n', ""))
+    assert [f for f in _checked(path) if f["code"] == "KV008"] == []
