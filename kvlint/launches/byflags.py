@@ -112,7 +112,8 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     # a module is judged by its own name, not its package's (`-m trainers.vllm_server`, sample K271: a copy of
     # TRL's server kept in a training repository)
     head = [_own_name(f.text.rsplit("/", 1)[-1].lower()) for f in fields[at:first_flag]]
-    if any(_NOT_SERVER.search(w) for w in head) or any(w in _PLANNING for w in head[1:]) or _engine_group(head):
+    if any(_NOT_SERVER.search(w) for w in head) or any(w in _PLANNING for w in head[1:]) \
+            or engine_group(head) is not None:
         return None
     # named as a word of its own (`vllm_0.8.sif`, `lmcache_vllm`), not inside another name (`sparsevllm`: another
     # engine borrowing the name, sample K270)
@@ -194,14 +195,15 @@ def _fit(engine: str, words: Sequence[Field], server_name: bool,
     return known, tuple(kept)
 
 
-def _engine_group(head: Sequence[str]) -> bool:
-    """Whether the program's words name an engine as a command group of its own, followed by the program's own verb
-    (`spnl vllm up NAME --target k8s --model M`, sample K370: a deployment tool's `vllm up`, which decides the
-    engine's command itself). The engine's own CLI takes `serve` after its name; a wrapper handed the engine's name
-    last (`launch.py vllm --model M`) is still read by its flags."""
+def engine_group(words: Sequence[str]) -> int | None:
+    """The index of an engine's name among a program's words when a verb of the program's own follows it: a command
+    group for the engine (`spnl vllm up NAME --target k8s --model M`, sample K370: a deployment tool's `vllm up`, which
+    writes the engine's command itself). The engine's own CLI takes `serve` after its name; a wrapper handed the
+    engine's name last, or before its options (`launch.py vllm --model M`), is none."""
     from kvlint.engines import ENGINE_NAMES
 
-    return any(w in ENGINE_NAMES and k + 1 < len(head) and head[k + 1] != "serve" for k, w in enumerate(head[1:], 1))
+    return next((k for k, w in enumerate(words[1:-1], 1) if w in ENGINE_NAMES and words[k + 1] != "serve"
+                 and not words[k + 1].startswith("-")), None)
 
 
 def _serve_positional(fields: Sequence[Field], at: int, named: Sequence[str]) -> ByFlags | None:

@@ -316,9 +316,11 @@ def _container_list(text: str) -> tuple[int, int, str] | None:
     return None
 
 
+# the engines' own flags no other program takes (what makes a container run an engine's, its image unnamed)
+_ENGINE_FLAG_NAMES = (r"served[-_]model[-_]name|tensor[-_]parallel[-_]size|max[-_]model[-_]len|"
+                      r"gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static|context[-_]length")
 _RUN_LIST = lazy(r"[\"'](?:docker|podman)[\"'],\s*[\"']run[\"']")
-_LISTED_FLAG = lazy(r"[\"'](--(?:served[-_]model[-_]name|tensor[-_]parallel[-_]size|max[-_]model[-_]len|"
-                    r"gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static|context[-_]length))\b")
+_LISTED_FLAG = lazy(rf"[\"'](--(?:{_ENGINE_FLAG_NAMES}))\b")  # a flag as a list's string item
 _RAY_CONFIG = lazy(r"^[^#\n]*?\b(LLMConfig|build_llm_deployment|build_openai_app)\(", re.M)
 _RAY_CALLS = ("LLMConfig", "build_llm_deployment", "build_openai_app")
 
@@ -399,8 +401,7 @@ def _gpu_run_with_model(text: str) -> tuple[int, int, str] | None:
 
 
 # an engine's own flag: what its sizing is given by, or the name it serves its model under
-_ENGINE_FLAG = lazy(r"(?<=\s)--(?:served[-_]model[-_]name|tensor[-_]parallel[-_]size|max[-_]model[-_]len|"
-                    r"gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static|context[-_]length)\b")
+_ENGINE_FLAG = lazy(rf"(?<=\s)--(?:{_ENGINE_FLAG_NAMES})\b")
 
 
 def _gpu_run_with_flags(text: str) -> tuple[int, int, str] | None:
@@ -717,11 +718,10 @@ _MODEL_OPTION = lazy(r"--model(?:[-_]path)?\b")
 
 def _engine_group(words: list[str]) -> str | None:
     """`TOOL ENGINE VERB` (`spnl vllm up`) of a command that hands it a model (`--model M`): a tool with a command group
-    for the engine, whose verb is its own (the engine's CLI takes `serve`); the three words, or None."""
-    from kvlint.engines import ENGINE_NAMES
+    for the engine (kvlint.launches.byflags.engine_group), its engine's name second; the three words, or None."""
+    from kvlint.launches.byflags import engine_group
 
-    if len(words) < 4 or words[1] not in ENGINE_NAMES or words[2] == "serve" or words[2].startswith("-") \
-            or not any(w.startswith("--model") for w in words[3:]):
+    if len(words) < 4 or engine_group(words[:3]) != 1 or not any(w.startswith("--model") for w in words[3:]):
         return None
     return " ".join(words[:3])
 

@@ -4,18 +4,7 @@ by a mechanism, not a case."""
 from __future__ import annotations
 
 from kvlint.launches import read_path
-
-
-def _checked(path) -> list[dict]:
-    """The findings `kvlint check PATH --format json` reports (what a user sees, rules included)."""
-    import json
-
-    from click.testing import CliRunner
-
-    from kvlint.cli import cli
-
-    result = CliRunner().invoke(cli(), ["check", str(path), "--format", "json", "--exit-zero"])
-    return list(json.loads(result.stdout)["findings"])
+from tests.launches.checked import checked as _checked
 
 
 def test_a_toml_file_sets_the_environment_of_its_commands_in_capitals(tmp_path):

@@ -4,18 +4,7 @@ by a mechanism, not a case."""
 from __future__ import annotations
 
 from kvlint.launches import read_path
-
-
-def _checked(path) -> list[dict]:
-    """The findings `kvlint check PATH --format json` reports (what a user sees, rules included)."""
-    import json
-
-    from click.testing import CliRunner
-
-    from kvlint.cli import cli
-
-    result = CliRunner().invoke(cli(), ["check", str(path), "--format", "json", "--exit-zero"])
-    return list(json.loads(result.stdout)["findings"])
+from tests.launches.checked import checked as _checked
 
 
 def test_a_plugin_server_module_in_an_indented_block_is_a_launch(tmp_path):

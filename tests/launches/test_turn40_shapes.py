@@ -4,6 +4,7 @@ case."""
 from __future__ import annotations
 
 from kvlint.launches import read_path
+from tests.launches.checked import checked as _checked
 
 
 def test_a_command_whose_words_come_from_an_array_above_never_has_a_span_ending_before_it_starts(tmp_path):
@@ -32,18 +33,6 @@ def test_a_yaml_block_repeating_one_model_key_is_no_vllm_config_file(tmp_path):
     config.write_text("model: Qwen/Qwen3-8B\nmax-model-len: 8192\n")
     (dep,) = read_path(str(config)).deployments
     assert (dep.model, dep.get("max_model_len")) == ("Qwen/Qwen3-8B", 8192)
-
-
-def _checked(path) -> list[dict]:
-    """The findings `kvlint check PATH --format json` reports (what a user sees, rules included)."""
-    import json
-
-    from click.testing import CliRunner
-
-    from kvlint.cli import cli
-
-    result = CliRunner().invoke(cli(), ["check", str(path), "--format", "json", "--exit-zero"])
-    return list(json.loads(result.stdout)["findings"])
 
 
 def test_a_choice_of_a_plugin_the_runbook_installs_is_an_info_naming_it(tmp_path):
