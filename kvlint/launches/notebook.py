@@ -16,6 +16,7 @@ from kvlint.findings import Finding
 from kvlint.launches import ReadResult
 from kvlint.sources.text import Mapped
 from kvlint.sources.yaml import YamlFile
+from kvlint.span import Span
 
 _WORDS = ("vllm", "sglang", "LLMConfig")
 _SHELL_CELLS = ("%%bash", "%%sh", "%%script bash", "%%script sh", "%%system")
@@ -38,7 +39,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         deployments += deps
         findings += notes
     for cell in _code_cells(yf, "markdown")[:_MAX_CELLS]:
-        if "```" in cell.text and any(w in cell.text for w in _WORDS):
+        if any(w in cell.text for w in _WORDS):
             deployments += _read_blocks(path, cell)
     deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     if not deployments and not findings:
@@ -67,16 +68,26 @@ def _passed_over(path: str, cells: list[Mapped]) -> list[Finding]:
 
 
 def _read_blocks(path: str, cell: Mapped) -> list[Deployment]:
-    """The launches of a markdown cell's shell blocks (the prose blanked, each line at its place in the file)."""
-    from kvlint.launches.markdown import NOTE, shell_blocks
-    from kvlint.launches.shellfile import read_shell_mapped
-    from kvlint.record import replace
+    """The launches of a markdown cell, read as a Markdown document is (fenced blocks, and a command pasted as a
+    paragraph of its own: sample K374's cell that is just `python -m vllm.entrypoints.openai.api_server --model
+    M ...` above the client's cells), each value put back at its place in the file."""
+    from kvlint.launches import markdown
+    from kvlint.launches.terraform_helm import remap_spans
+    from kvlint.sources.text import LineIndex
 
-    script = shell_blocks(cell.text)
-    if not any(w in script for w in _WORDS):
+    found = markdown.read(path, cell.text).deployments
+    if not found:
         return []
-    found = read_shell_mapped(path, cell.view(path, script, range(len(script) + 1)))
-    return [replace(d, notes=(*d.notes, NOTE)) for d in found]
+    own = LineIndex(cell.text)
+
+    def move(span: Span) -> Span:
+        if span.path != path:
+            return span
+        first = own.offset(span.line, span.col)
+        return cell.span(first, max(own.offset(span.end_line, span.end_col), first))
+
+    moved: list[Deployment] = remap_spans(found, move)
+    return moved
 
 
 def _code_cells(yf: YamlFile, kind_wanted: str = "code") -> list[Mapped]:
