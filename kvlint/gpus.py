@@ -204,10 +204,15 @@ def _find(text: str) -> Gpu | None:
     return index.get(key) or index.get(_short(key))
 
 
+# how a finding names a non-GPU device kind whose upper-cased name reads wrong ("a ASCEND device")
+_DEVICE_NAMES = {"ascend": "an Ascend NPU", "xpu": "an XPU device", "tenstorrent": "a Tenstorrent device"}
+
+
 def _unknown(name: str) -> UnknownGpuError:
     kind = accelerator_kind(str(name))
     if kind is not None:
-        return UnknownGpuError(f"{name!r} is a {kind.upper()} device, not a GPU: kvlint sizes GPU memory only")
+        return UnknownGpuError(f"{name!r} is {_DEVICE_NAMES.get(kind, 'a ' + kind.upper() + ' device')}, not a GPU: "
+                               "kvlint sizes GPU memory only")
     if _key(str(name)) in ("nvidiacomgpu", "amdcomgpu", "gpu"):
         return UnknownGpuError(f"{name!r} names a GPU resource, not a product",
                                "set the GPU with --gpu or a node label")

@@ -268,6 +268,8 @@ def _one_feature(plain: list[str]) -> set[str]:
     heads: dict[str, list[str]] = {}
     for flag in plain:
         words = flag.lstrip("-").split("=", 1)[0].split("-")
+        if words[0] in _SWITCH_HEADS:  # a feature's switch beside its knob: `--enable-decode-token-budget` and
+            words = words[1:]  # `--decode-token-budget-stall-limit` (sample K387's SGLang fork) name one feature
         if len(words) > 2 and words[0] not in _GENERIC_HEADS and len(words[0]) >= 3:
             heads.setdefault("-".join(words[:2]), []).append(flag)
     return {f for group in heads.values() if len(group) >= 2 for f in group}
@@ -278,6 +280,7 @@ _GENERIC_HEADS = frozenset({"no", "enable", "disable", "max", "min", "num", "use
                             "load", "model", "tokenizer", "data", "kv", "mm", "hf", "trust", "cpu", "gpu", "enforce",
                             "show", "return", "default", "api", "host", "port", "served", "download", "dtype", "seed",
                             "device", "is", "file", "config", "random", "chat", "quantization"})
+_SWITCH_HEADS = frozenset({"enable", "disable", "no"})  # words that turn the feature the rest names on or off
 _FAMILY_MOST = 12  # a feature's own options; a head more options share is a family of features
 
 

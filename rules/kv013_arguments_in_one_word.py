@@ -3,7 +3,9 @@
 ## What it checks
 A word of the engine's command that holds several of its arguments (`--model-path M --tp 2`), in the place of an
 argument, not of a flag's value. It comes from a quoted expansion (`python -m sglang.launch_server "$args"` after
-`args=" --model-path M --tp 2"`) or a quoted string. The shell passes it whole: the quotes are what stop the split.
+`args=" --model-path M --tp 2"`) or a quoted string, where the shell passes it whole (the quotes are what stop the
+split), or from one item of an exec-form list handed to an image's entry point (compose `command: [...,
+"--max-num-batched-tokens 2048"]`, sample K388), which no shell splits at all.
 kvlint reads the launch as it was meant (the word split, each value at its place in the file), so every other
 check judges the intended settings; this rule says what the shell really passes.
 
@@ -46,8 +48,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     for span, text in dep.one_word_args:
         shown = text if len(text) <= 60 else text[:57] + "..."
         yield check.rule.finding(
-            ctx, f"`{shown}` reaches {engine} as one argument (the quotes keep the shell from splitting it): its "
-                 "parser reads no option from a word holding spaces, so the server exits at start-up "
-                 "(unrecognized arguments, or the whole string taken as the model); kvlint read the launch as meant",
-            span or dep.launch_span, fix="leave the expansion unquoted, or keep the arguments in an array and pass "
-                                         "\"${ARGS[@]}\"")
+            ctx, f"`{shown}` reaches {engine} as one argument (nothing splits it: a quoted shell word, "
+                 "or one item of an exec-form list): its parser reads no option from a word holding spaces, so the "
+                 "server exits at start-up (unrecognized arguments, or the whole string taken as the model); kvlint "
+                 "read the launch as meant", span or dep.launch_span,
+            fix="pass each option and its value as words of their own: an unquoted expansion, an array passed as "
+                "\"${ARGS[@]}\", or one list item each")

@@ -57,6 +57,8 @@ def product_from_keys(holder: YNode) -> tuple[str | None, Span | None]:
 
 
 _COUNT_SUFFIXES = ("/gpu", "/tpu", "/gaudi", "/neuron", "/neuroncore", "/neurondevice")
+# a device plugin's resource named for the card's model (`huawei.com/Ascend910: 2`, `huawei.com/Ascend910B`)
+_DEVICE_RESOURCE = lazy(r"(?i)^huawei\.com/ascend\d+\w*$")
 
 
 def count_from_resources(res: YNode | None) -> tuple[int | None, Span | None, str | None]:
@@ -67,7 +69,7 @@ def count_from_resources(res: YNode | None) -> tuple[int | None, Span | None, st
         node = res.get(section)
         for key, _knode, val in node.pairs() if node is not None else ():
             k = key.strip()
-            if k == "gpu" or k.endswith(_COUNT_SUFFIXES) or "/mig-" in k:
+            if k == "gpu" or k.endswith(_COUNT_SUFFIXES) or "/mig-" in k or _DEVICE_RESOURCE.search(k):
                 n = to_int(val)
                 if n is not None:
                     return n, val.span, k
@@ -150,6 +152,9 @@ def from_launch_hint(hint: str | None) -> tuple[str | None, int | None]:
 
 _CPU_IMAGE = lazy(r"(?i)(?:^|[/_.:-])cpu(?:$|[/_.:-])")
 _NEURON_IMAGE = lazy(r"(?i)(?:^|[/_.:-])(?:vllm-)?neuronx?(?:$|[/_.:-])")
+# an Ascend NPU build: vllm-ascend's image (`quay.io/ascend/vllm-ascend:v0.11.0rc1`), an image tagged for the CANN
+# toolkit (`...:main-cann8.2.rc1-910b`)
+_ASCEND_IMAGE = lazy(r"(?i)(?:^|[/_.:-])(?:vllm-ascend|ascend|cann[\d.]*(?:rc\d+)?)(?:$|[/_.:-])")
 
 
 def cpu_evidence(dep: Deployment, env: Mapping[str, str], words: Sequence[tuple[str, Span | None]] = ()
@@ -179,4 +184,22 @@ def cpu_evidence(dep: Deployment, env: Mapping[str, str], words: Sequence[tuple[
     if dep.image and _NEURON_IMAGE.search(dep.image):
         return (f"runs on AWS Neuron (the image {dep.image} is a Neuron build): not sized over GPUs", dep.image_span,
                 "neuron")
+    if dep.image and _ASCEND_IMAGE.search(dep.image):
+        return (f"runs on Ascend NPUs (the image {dep.image} is an Ascend build): not sized over GPUs", dep.image_span,
+                "ascend")
+    return _vendor_environment(env)
+
+
+def _vendor_environment(env: Mapping[str, str]) -> tuple[str, Span | None, str] | None:
+    """A variable only one vendor's runtime reads, set for the launch (`ASCEND_RT_VISIBLE_DEVICES`, `NEURON_RT_...`,
+    `PT_HPU_...`: kvlint/data/vendor_launchers.json `device`): the launch runs on that vendor's accelerator."""
+    from kvlint.data import load_json
+
+    if not env:
+        return None
+    for marked in load_json("vendor_launchers.json").get("environments", []):
+        prefix, device = marked.get("variable_prefix"), marked.get("device")
+        name = next((k for k in env if prefix and k.startswith(prefix)), None) if device else None
+        if name is not None:
+            return f"runs on {marked['image']} ({name} is set for it): not sized over GPUs", None, str(device)
     return None

@@ -60,6 +60,12 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     from kvlint.launches.textfile import _ENTRY
     from kvlint.sources.comments import scan_comments
 
+    if "```" in text and len(_FENCE_LINE.findall(text)) >= 2:
+        # notes written in Markdown (sample K388's cheatsheet.txt: a bash block, then a compose service in a yaml
+        # block): read as the document they are
+        from kvlint.launches import markdown
+
+        return markdown.read(path, text)
     runs = container_runs(text)
     if _ENTRY.search(text) is None and not _names_wrapper(text) and not runs:
         return ReadResult(path)
@@ -89,6 +95,8 @@ def _line(dep: Deployment) -> int:
     return span.line if span is not None else 0
 
 
+# a Markdown fence line (two make a fenced code block)
+_FENCE_LINE = lazy(r"(?m)^[ \t]{0,3}```")
 _RUN_LINE = lazy(r"(?m)^[ \t]*(?:sudo[ \t]+)?(?:docker|podman)[ \t]+(?:container[ \t]+)?run\b")
 
 

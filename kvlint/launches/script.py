@@ -2060,7 +2060,10 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         rest, first = rest[1:], ""  # an image whose entry point is the engine CLI (`ENTRYPOINT ["vllm"]`)
     if image_default and (not rest or (first not in _NOT_ENGINE_ARGS and not re.fullmatch(r"python3?\.\d+", first)
                                        and not first.endswith(_SCRIPT_FILES) and not _program_with_arguments(rest))):
-        return FoundLaunch(image_default, tuple(rest), None, env, None, gpus[0], gpus[1], nodes=nodes)
+        # an image's entry point is handed the words as they are: an exec-form list item holding several of the
+        # engine's arguments (compose `command: [..., "--max-num-batched-tokens 2048"]`, sample K388) is one word
+        words, joined = split_joined(image_default, list(rest), env)
+        return FoundLaunch(image_default, tuple(words), None, env, None, gpus[0], gpus[1], nodes=nodes, joined=joined)
     # imported here (only launches through an unknown program need it), and not with `from`: in a function that asks
     # the module for `__path__` on every call, an AttributeError formatted and dropped (~8,000 instructions)
     import kvlint.launches.byflags as byflags
