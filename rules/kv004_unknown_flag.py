@@ -3,43 +3,43 @@
 ## What it checks
 Every flag of a vLLM or SGLang launch is parsed with that engine's rules: vLLM turns `_` into `-` and accepts unique
 prefixes; SGLang accepts only dash spellings and unique prefixes. A flag neither would accept, or a prefix that
-matches several flags, is reported with a did-you-mean when an option is spelled like it (the words that differ
-alike, not only a shared `--enable-` head). A flag that no release has and nothing is spelled like, or that is one
-of the engine's options with more words after it (`--speculative-draft-model-override-args`: a newer option, no
-misspelling), is a warning: it may belong to a fork, a plugin or a newer release; an info when the launch runs an
-image that is not the engine's own published one (a local or third-party build, which may add it; a script run
-inside one says so in its header comment, `# profile for org/sglang-fork`, which settles this question only, never
-the release), a launch beside an install of a package built on the engine (`pip install arctic-inference[vllm]`: a
-plugin, whose options the launch may use) or that passes a plugin's own switch with no image named (`vllm serve M
---omni`: vllm-omni, by kvlint/data/plugins.json; the stock image has no plugin), a launch that reads a file of the
-engine's own repository by a relative path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a
-checkout, a fork or a source install), a
-launch whose file installs the engine from no stock release (a cloned tree, `pip install ./sglang/python[all]`, a
-git URL, a development or PR build pinned with `==`) or runs a vendor's build its environment marks (`export
-PT_HPU_...`: Intel Gaudi's vLLM fork) or its platform value names (`--device rbln`, `--attention-backend dcu_mla`: a
-platform no stock release serves, kvlint.rules._common.vendor_platform; there a flag spelled near a stock option is an
-info too, the did-you-mean kept: such a build adds options), or a nightly build (newer than the releases
-kvlint knows), for each of a family of three or more such flags on one launch, or of two that share their first two
-words (`--token-pruning-alg`, `--token-pruning-ratio`) (a fork's or a plugin's own options), and for a flag that extends
-one of the engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a newer release or
-a fork that builds on the feature adds it; a head many unrelated options share, `--enable-`, `--max-`, is no
-feature; a first word that a dozen or more options share, `--speculative-`, is a family of features, whose first two
-or three words are tried). An abbreviation that only later releases find ambiguous (a second option came with the
-same prefix) is judged on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins
-one, a warning on a host install that pins none (the newest release assumed, and said). One every release kvlint
-reads finds ambiguous, on a pinned release older than them all (`--pp 2` on SGLang 0.4.10.post2, whose only `--pp`
-option was `--pp-size`), is a warning naming the upgrade that breaks, never an exit. When the repository holds
+matches several flags, is reported with a did-you-mean when an option is spelled like it (the words that differ alike,
+not only a shared `--enable-` head). A flag that no release has and nothing is spelled like, or that is one of the
+engine's options with more words after it (`--speculative-draft-model-override-args`: a newer option, no misspelling),
+is a warning: it may belong to a fork, a plugin or a newer release; an info when the launch runs an image that is not
+the engine's own published one (a local or third-party build, which may add it; a script run inside one says so in its
+header comment, `# profile for org/sglang-fork`, which settles this question only, never the release), a launch beside
+an install of a package built on the engine (`pip install arctic-inference[vllm]`: a plugin, whose options the launch
+may use) or that passes a plugin's own switch with no image named (`vllm serve M --omni`: vllm-omni, by
+kvlint/data/plugins.json; the stock image has no plugin), a launch that reads a file of the engine's own repository by
+a relative path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a checkout, a fork or a source
+install), a launch whose file installs the engine from no stock release (a cloned tree, `pip install
+./sglang/python[all]`, a git URL, a development or PR build pinned with `==`) or runs a vendor's build its environment
+marks (`export PT_HPU_...`: Intel Gaudi's vLLM fork) or its platform value names (`--device rbln`,
+`--attention-backend dcu_mla`: a platform no stock release serves, kvlint.rules._common.vendor_platform; there a flag
+spelled near a stock option is an info too, the did-you-mean kept: such a build adds options), or a nightly build
+(newer than the releases kvlint knows), for each of a family of three or more such flags on one launch, or of two that
+share their first two words (`--token-pruning-alg`, `--token-pruning-ratio`), or a feature's switch and a knob of it
+(`--enable-decode-token-budget`, `--decode-token-budget-stall-limit`) (a fork's or a plugin's own options), and for a
+flag that extends one of the engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a
+newer release or a fork that builds on the feature adds it; a head many unrelated options share, `--enable-`,
+`--max-`, is no feature; a first word that a dozen or more options share, `--speculative-`, is a family of features,
+whose first two or three words are tried). An abbreviation that only later releases find ambiguous (a second option
+came with the same prefix) is judged on the release the launch pins, as KV005 judges a removed flag: an info when
+nothing pins one, a warning on a host install that pins none (the newest release assumed, and said). One every release
+kvlint reads finds ambiguous, on a pinned release older than them all (`--pp 2` on SGLang 0.4.10.post2, whose only
+`--pp` option was `--pp-size`), is a warning naming the upgrade that breaks, never an exit. When the repository holds
 its own engine tree (`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project
-root), the launch runs that fork: an unknown flag is an info naming the tree and whether its parser defines the
-flag. Without such a tree, a flag the repository's own Python code adds (`add_argument("--flag")`, a plugin or a
-patched entry point) is an info naming where: it is the repository's flag, not a typo. A flag that is the other
-engine's own option (`--enable-prefix-caching` on SGLang, `--mem-fraction-static` on vLLM) is said to be that
-engine's, with no did-you-mean. A flag of the newest releases that the release the launch pins does not have yet
-(`--log-level` on `vllm/vllm-openai:v0.6.2`: first read in 0.33.0, absent from 0.27.0) is an error on that release,
-when the launch writes the flag (a chart's key may reach the engine another way). A flag glued to its value by a
-no-break or other Unicode space (`--tool-call-parser` U+00A0 `qwen3`, pasted from a web page) is one word to the
-shell: the error names the character, not a did-you-mean of the same flag. An option whose name is an expansion
-(`--"$p_type"`) is the caller's to name: never reported (the parallelism it may set is left open).
+root), the launch runs that fork: an unknown flag is an info naming the tree and whether its parser defines the flag.
+Without such a tree, a flag the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched
+entry point) is an info naming where: it is the repository's flag, not a typo. A flag that is the other engine's own
+option (`--enable-prefix-caching` on SGLang, `--mem-fraction-static` on vLLM) is said to be that engine's, with no
+did-you-mean. A flag of the newest releases that the release the launch pins does not have yet (`--log-level` on
+`vllm/vllm-openai:v0.6.2`: first read in 0.33.0, absent from 0.27.0) is an error on that release, when the launch
+writes the flag (a chart's key may reach the engine another way). A flag glued to its value by a no-break or other
+Unicode space (`--tool-call-parser` U+00A0 `qwen3`, pasted from a web page) is one word to the shell: the error names
+the character, not a did-you-mean of the same flag. An option whose name is an expansion (`--"$p_type"`) is the
+caller's to name: never reported (the parallelism it may set is left open).
 
 ## Why it matters
 argparse exits on the first unknown flag: the pod crash-loops with `unrecognized arguments` before
@@ -264,15 +264,20 @@ def _build_family(unknown: Sequence[Any]) -> set[str]:
 def _one_feature(plain: list[str]) -> set[str]:
     """Two or more such flags that share their first two words, the first no generic head (`--token-pruning-alg`
     and `--token-pruning-ratio`, sample K108's SGLang research fork): one feature's options, which a build adds
-    together; a typo does not come in consistently named pairs."""
+    together; a typo does not come in consistently named pairs. A feature's switch beside a knob of the same feature
+    (`--enable-decode-token-budget` and `--decode-token-budget-stall-limit`, sample K387's SGLang fork) is such a
+    family too; switches alone (`--enable-made-up-a`, `--enable-made-up-b`) share only the generic head."""
     heads: dict[str, list[str]] = {}
+    knobs: set[str] = set()
     for flag in plain:
         words = flag.lstrip("-").split("=", 1)[0].split("-")
-        if words[0] in _SWITCH_HEADS:  # a feature's switch beside its knob: `--enable-decode-token-budget` and
-            words = words[1:]  # `--decode-token-budget-stall-limit` (sample K387's SGLang fork) name one feature
+        switch = words[0] in _SWITCH_HEADS
+        words = words[1:] if switch else words
         if len(words) > 2 and words[0] not in _GENERIC_HEADS and len(words[0]) >= 3:
-            heads.setdefault("-".join(words[:2]), []).append(flag)
-    return {f for group in heads.values() if len(group) >= 2 for f in group}
+            key = "-".join(words[:2])
+            heads.setdefault(key, []).append(flag)
+            knobs |= set() if switch else {key}
+    return {f for key, group in heads.items() if len(group) >= 2 and key in knobs for f in group}
 
 
 # first words that many unrelated options share (`--enable-`, `--max-`): no feature of their own

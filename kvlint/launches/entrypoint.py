@@ -50,7 +50,8 @@ def env_model(dep: Deployment) -> str | None:
 def run_by_image(path: str) -> str | None:
     """Why this script is an image's entry point: its name says so (`entrypoint.sh`, `startup.sh`), or a
     Dockerfile beside it or up to three folders above names it, or a compose file there mounts it into a
-    container (`./serve.sh:/serve.sh`, run as the service's command); None when nothing says so."""
+    container (`./serve.sh:/serve.sh`, run as the service's command), or it is kept in the folder of the
+    repository's image builds (`docker/`); None when nothing says so."""
     if path in ("", "-"):
         return None
     base = os.path.basename(path)
@@ -64,7 +65,14 @@ def run_by_image(path: str) -> str | None:
         found = _dockerfile_naming(folder, base)
         if found is not None:
             return f"{found} mounts it into a container" if _COMPOSE.search(found) else f"{found} runs it"
+    parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    if parent.lower() in _IMAGE_FOLDERS:  # `docker/sm75-serve.sh` (sample K390): kept with the image builds
+        return f"it sits in {parent}/, the folder of the repository's image builds"
     return None
+
+
+# folders that hold a repository's image builds: a script kept there is one an image runs
+_IMAGE_FOLDERS = frozenset({"docker", "dockerfiles", "container", "containers"})
 
 
 def _dockerfile_naming(folder: str, base: str) -> str | None:

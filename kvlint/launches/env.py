@@ -376,7 +376,8 @@ def _origin_of(part: Part, env: Mapping[str, str]) -> str:
 
 _NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 # a program looked up on the PATH (`command -v vllm`, `which sglang`, `type -P vllm`), with or without a fallback
-_LOOKUP = lazy(r"^\s*(?:command\s+-v|which|type\s+-[pP])\s+((?:vllm|sglang)[\w.-]*)\s*(?:(?:\|\||2>|>)[^()]*)?$")
+# (the engine, or any program: a container runtime found the same way, `APPT=$(command -v apptainer)`, sample K391)
+_LOOKUP = lazy(r"^\s*(?:command\s+-v|which|type\s+-[pP])\s+([A-Za-z][\w.-]*)\s*(?:(?:\|\||2>|>)[^()]*)?$")
 
 
 def _value_of(part: Part, m: Mapped, env: Mapping[str, str],

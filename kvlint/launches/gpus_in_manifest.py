@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kvlint.gpus import accelerator_kind, hint_keys, lookup_gpu, lookup_instance_family
@@ -193,13 +194,20 @@ def cpu_evidence(dep: Deployment, env: Mapping[str, str], words: Sequence[tuple[
 def _vendor_environment(env: Mapping[str, str]) -> tuple[str, Span | None, str] | None:
     """A variable only one vendor's runtime reads, set for the launch (`ASCEND_RT_VISIBLE_DEVICES`, `NEURON_RT_...`,
     `PT_HPU_...`: kvlint/data/vendor_launchers.json `device`): the launch runs on that vendor's accelerator."""
-    from kvlint.data import load_json
-
     if not env:
         return None
-    for marked in load_json("vendor_launchers.json").get("environments", []):
-        prefix, device = marked.get("variable_prefix"), marked.get("device")
-        name = next((k for k in env if prefix and k.startswith(prefix)), None) if device else None
+    for prefix, device, build in _vendor_prefixes():
+        name = next((k for k in env if k.startswith(prefix)), None)
         if name is not None:
-            return f"runs on {marked['image']} ({name} is set for it): not sized over GPUs", None, str(device)
+            return f"runs on {build} ({name} is set for it): not sized over GPUs", None, device
     return None
+
+
+@lru_cache(maxsize=1)
+def _vendor_prefixes() -> tuple[tuple[str, str, str], ...]:
+    """(variable prefix, device, build) of each vendor environment that names its device, read once per run."""
+    from kvlint.data import load_json
+
+    return tuple((str(e["variable_prefix"]), str(e["device"]), str(e["image"]))
+                 for e in load_json("vendor_launchers.json").get("environments", [])
+                 if e.get("variable_prefix") and e.get("device"))

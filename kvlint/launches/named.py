@@ -83,9 +83,11 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         if found is None:
             found = _serve_list(text)
             listed = found is not None
-        found = found or _container_list(text)
+        found = found or _container_list(text) or _built_command(text)
     if found is None and "--gpus" in text and (named or _ENGINE_WORD.search(text) is not None):
         found = _gpu_run_with_flags(text)
+    if found is None and " serve" in text and (named or _ENGINE_WORD.search(text) is not None):
+        found = _image_run_serving(text)
     if found is None:
         return _flag_shaped(path, text, kind) or _array_shaped(path, text, kind) \
             or _launch_shaped(path, text, kind, named) \
@@ -96,12 +98,16 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
     line, col, what = found
     named_run = what.startswith("--name ")
     what = what.removeprefix("--name ")
-    span = Span(path, line, col, line, col + len(what.removeprefix("flag ")))
+    span = Span(path, line, col, line, col + len(what.removeprefix("flag ").removeprefix("built ")))
     source_line = text.split("\n", line)[line - 1]
     if re.fullmatch(r"\$\{[A-Za-z_]\w*\[[@*]\]\}", what):
         message = (f"a container is run here with the engine's arguments of the array {what}, which this file does "
                    "not set (a file it sources, or its caller), so kvlint could not read "
                    "a launch from it; nothing here is checked")
+    elif what == "serve" and _IMAGE_SERVE.search(source_line):
+        message = ("a container is run here with the engine's subcommand `serve` from an image set at run time (an "
+                   "engine's build this file does not name, its model the image's own or its caller's): kvlint could "
+                   "not read a launch from it; nothing here is checked")
     elif any(mark in source_line for mark in _PASS_THROUGH):
         message = (f"`{what}` is started here with arguments known only at run time (passed to this file, or "
                    "gathered from its environment: an image's entry point or a wrapper script): the launch is where "
@@ -145,6 +151,10 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         message = (f"a container is run here on GPUs with its model in {what[3:]}, from an image kvlint cannot tie to "
                    "an engine (a variable set elsewhere, or a build named for none), in a file that names an engine: "
                    "kvlint could not read a launch from it; nothing here is checked")
+    elif what.startswith("built "):
+        message = (f"a process is started in this file from a command built at run time that holds an engine's flag "
+                   f"({what[6:]}), in a file that names an engine: kvlint could not read a launch from it (its program "
+                   "or model is an expression of the program's); nothing here is checked")
     elif what.startswith("flag "):
         message = (f"a container is run here on GPUs with an engine's flag ({what[5:]}), from an image this file does "
                    "not name (a placeholder or a variable set elsewhere), in a file that names an engine: kvlint "
@@ -297,6 +307,20 @@ def _serve_list(text: str) -> tuple[int, int, str] | None:
     return text.count("\n", 0, m.start(1)) + 1, m.start(1) - line_start + 1, f"{m.group(1)} serve"
 
 
+def _built_command(text: str) -> tuple[int, int, str] | None:
+    """(line, col, "built --X") of the first of the engines' own flags written in a string of a Python file that
+    starts a process (sample K392's model launcher: `cmd = f"{vllm_cmd} {shlex.quote(source)} ... --max-model-len
+    {maxlen} ..."` run with `Popen(f"exec {cmd}", shell=True)`, its program and model expressions): said at the flag,
+    never passed over. Asked only of a file that names an engine and gave no launch."""
+    if _PROCESS_START.search(text) is None:
+        return None
+    m = _QUOTED_FLAG.search(text)
+    if m is None:
+        return None
+    at = m.start(1)
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), f"built {m.group(1)}"
+
+
 def _container_list(text: str) -> tuple[int, int, str] | None:
     """(line, col, "flag --X") of an engine's flag in a Python argument list that runs a container on GPUs (`["docker",
     "run", ..., "--gpus", "all", ..., image, model, "--served-model-name", ...]`, sample K382's recipe runtime), its
@@ -321,6 +345,10 @@ _ENGINE_FLAG_NAMES = (r"served[-_]model[-_]name|tensor[-_]parallel[-_]size|max[-
                       r"gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static|context[-_]length")
 _RUN_LIST = lazy(r"[\"'](?:docker|podman)[\"'],\s*[\"']run[\"']")
 _LISTED_FLAG = lazy(rf"[\"'](--(?:{_ENGINE_FLAG_NAMES}))\b")  # a flag as a list's string item
+# a process started from Python (a shell string or an argument list), and an engine's own flag written in a string
+_PROCESS_START = lazy(r"\b(?:subprocess\.(?:Popen|run|call|check_call|check_output)|Popen|os\.system|os\.exec\w+|"
+                      r"asyncio\.create_subprocess_(?:exec|shell))\(")
+_QUOTED_FLAG = lazy(rf"^[^#\n]*?[\"'](?:[^\"'\n]*?[ \t])?(--(?:{_ENGINE_FLAG_NAMES}))\b", re.M)
 _RAY_CONFIG = lazy(r"^[^#\n]*?\b(LLMConfig|build_llm_deployment|build_openai_app)\(", re.M)
 _RAY_CALLS = ("LLMConfig", "build_llm_deployment", "build_openai_app")
 
@@ -419,6 +447,26 @@ def _gpu_run_with_flags(text: str) -> tuple[int, int, str] | None:
             line_start = text.rfind("\n", 0, flag.start()) + 1
             return (text.count("\n", 0, flag.start()) + 1, flag.start() - line_start + 1,
                     f"flag {flag.group()}")
+    return None
+
+
+# a container run's image given by an expansion, then the engine's subcommand (`docker run "${ARGS[@]}" "$IMAGE"
+# serve`): the image's entry point is an engine CLI this file does not name
+_IMAGE_SERVE = lazy(r"[ \t](\"?\$\{?[A-Za-z_]\w*\}?\"?)[ \t]+(serve)(?=[ \t]*(?:\\?$|[ \t]--|[ \t]*[;&|]))", re.M)
+
+
+def _image_run_serving(text: str) -> tuple[int, int, str] | None:
+    """(line, col, "serve") of a container run whose image is an expansion and whose command is `serve` (sample K393's
+    remote script: `docker run "${ARGS[@]}" "$IMAGE" serve`, the image an engine's build chosen at run time): said
+    where the file names an engine, never passed over."""
+    for k, m in enumerate(_CONTAINER_RUN.finditer(text)):
+        if k >= 8:
+            break
+        start, end = _continued(text, m.start())
+        found = _IMAGE_SERVE.search(text, m.end(), end)
+        if found is not None:
+            at = found.start(2)
+            return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), "serve"
     return None
 
 

@@ -95,3 +95,73 @@ def test_a_features_switch_and_its_knob_are_one_family_of_a_build(tmp_path):
     assert [f["severity"] for f in _checked(path) if f["code"] == "KV004"] == ["info", "info"]
     path.write_text(cmd.format("--enable-decode-token-budget"))
     assert [f["severity"] for f in _checked(path) if f["code"] == "KV004"] == ["warning"]
+
+
+def test_a_script_kept_with_the_image_builds_that_hands_its_arguments_on_is_the_image(tmp_path):
+    """K390 (an SGLang fork's `docker/sm75-serve.sh`): `exec python3 -m sglang.launch_server --attention-backend
+    torch_native ... "$@"`, no model of its own. A script kept in the folder of the repository's image builds is one an
+    image runs, and its model comes with the arguments the image is run with (counting rule 5): a KV008 note, not a
+    launch with no model. The same script elsewhere stays a launch whose model is open (turn 39's design), and one in
+    docker/ that serves a model of its own is a launch."""
+    folder = tmp_path / "docker"
+    folder.mkdir()
+    path = folder / "sm75-serve.sh"
+    path.write_text('#!/usr/bin/env bash\nexec python3 -m sglang.launch_server \\\n  --attention-backend torch_native \\\n'
+                    '  "$@"\n')
+    result = read_path(str(path))
+    assert list(result.deployments) == []
+    (note,) = result.findings
+    assert note.code == "KV008" and note.span is not None and note.span.line == 2 and "docker/" in note.message
+    other = tmp_path / "sm75-serve.sh"
+    other.write_text(path.read_text())
+    assert len(read_path(str(other)).deployments) == 1
+    path.write_text('#!/usr/bin/env bash\nexec python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "$@"\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen3-8B"
+
+
+def test_a_python_launcher_building_its_command_from_expressions_is_said_not_passed_over(tmp_path):
+    """K392 (a model launcher): `vllm_cmd = f"{shlex.quote(vllm_bin)} serve"`, `cmd = f"{vllm_cmd} {shlex.quote(source)}
+    --max-model-len {maxlen} ..."`, then `subprocess.Popen(f"exec {cmd}", shell=True)`: the program and the model are
+    expressions, and the file gave no launch and no finding. A file that starts a process and writes an engine's own
+    flag in a string is said now (KV008 at the flag); one that starts no process is not."""
+    path = tmp_path / "launcher.py"
+    body = ('import shlex, subprocess\n\ndef start(source, maxlen, vllm_bin):\n'
+            '    vllm_cmd = f"{shlex.quote(vllm_bin)} serve"\n'
+            '    cmd = (\n        f"{vllm_cmd} {shlex.quote(source)} "\n        f"--max-model-len {maxlen} "\n    )\n')
+    path.write_text(body + '    return subprocess.Popen(f"exec {cmd}", shell=True)\n')
+    result = read_path(str(path))
+    assert list(result.deployments) == []
+    (note,) = result.findings
+    assert note.code == "KV008" and note.span is not None and (note.span.line, note.span.col) == (7, 11)
+    path.write_text(body + "    return cmd\n")
+    assert list(read_path(str(path)).findings) == []
+
+
+def test_a_container_runtime_found_on_the_path_is_that_runtime(tmp_path):
+    """K391 (a sourced helper): `APPT=$(command -v apptainer)`, then `exec "$APPT" exec --nv ... "$SIF" python3 -m
+    vllm.entrypoints.openai.api_server --model "${MODEL}" ...`. A program looked up on the PATH is that program, as
+    `$(command -v vllm)` already was: the launch inside the container is read."""
+    path = tmp_path / "helper.sh"
+    path.write_text('APPT=$(command -v apptainer)\nSIF=/images/vllm.sif\n'
+                    'exec "$APPT" exec --nv "$SIF" python3 -m vllm.entrypoints.openai.api_server '
+                    '--model Qwen/Qwen3-8B --max-model-len 8192\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen3-8B" and dep.get("max_model_len") == 8192
+
+
+def test_a_container_run_of_an_image_set_at_run_time_with_the_serve_subcommand_is_said(tmp_path):
+    """K393 (a remote launch script): `docker run "${ARGS[@]}" "$IMAGE" serve` over ssh, the image (an AMD AIM vLLM
+    build) given on the script's command line. Nothing named the engine's command, so the file was passed over in
+    silence; a container run whose image is an expansion and whose command is `serve` is said now (KV008 at `serve`)
+    where the file names an engine. A `serve` of another kind (`mkdocs serve`) is no such place."""
+    path = tmp_path / "serve-remote.sh"
+    path.write_text('IMAGE="$1"  # e.g. vendor/aim-vllm-gpt-oss:0.11\nARGS=(-d --device=/dev/kfd -p 8000:8000)\n'
+                    'docker run "${ARGS[@]}" "$IMAGE" serve\n')
+    result = read_path(str(path))
+    assert list(result.deployments) == []
+    (note,) = result.findings
+    assert note.code == "KV008" and note.span is not None and (note.span.line, note.span.col) == (3, 34)
+    assert "subcommand `serve`" in note.message
+    path.write_text('# docs for the vllm notes\nmkdocs serve\n')
+    assert list(read_path(str(path)).findings) == []
