@@ -14,6 +14,7 @@ that is not one gets one KV008 info at its engine command, so it is never passed
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import TYPE_CHECKING
@@ -71,6 +72,13 @@ def run_by_image(path: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=64)
+def _image_files(folder: str, _stamp: int) -> tuple[str, ...]:
+    """The Dockerfiles and compose files of a folder, listed once per state of the folder (its modification time
+    changes with its entries): every script of a folder, and of the folders below it, asks of the same folders."""
+    return tuple(n for n in sorted(os.listdir(folder)) if _COMPOSE.search(n) or _DOCKERFILE.search(n))
+
+
 # folders that hold a repository's image builds: a script kept there is one an image runs
 _IMAGE_FOLDERS = frozenset({"docker", "dockerfiles", "container", "containers"})
 
@@ -79,13 +87,11 @@ def _dockerfile_naming(folder: str, base: str) -> str | None:
     from kvlint.sources.text import read_small
 
     try:
-        names = sorted(os.listdir(folder))
+        names = _image_files(folder, os.stat(folder).st_mtime_ns)
     except OSError:
         return None
     for name in names:
         compose = _COMPOSE.search(name) is not None
-        if not compose and not _DOCKERFILE.search(name):
-            continue
         text = read_small(os.path.join(folder, name), _READ_CAP)
         if text is None:
             continue

@@ -70,7 +70,8 @@ def count_from_resources(res: YNode | None) -> tuple[int | None, Span | None, st
         node = res.get(section)
         for key, _knode, val in node.pairs() if node is not None else ():
             k = key.strip()
-            if k == "gpu" or k.endswith(_COUNT_SUFFIXES) or "/mig-" in k or _DEVICE_RESOURCE.search(k):
+            if k == "gpu" or k.endswith(_COUNT_SUFFIXES) or "/mig-" in k \
+                    or (k.startswith("huawei.com/") and _DEVICE_RESOURCE.search(k)):
                 n = to_int(val)
                 if n is not None:
                     return n, val.span, k
@@ -185,7 +186,7 @@ def cpu_evidence(dep: Deployment, env: Mapping[str, str], words: Sequence[tuple[
     if dep.image and _NEURON_IMAGE.search(dep.image):
         return (f"runs on AWS Neuron (the image {dep.image} is a Neuron build): not sized over GPUs", dep.image_span,
                 "neuron")
-    if dep.image and _ASCEND_IMAGE.search(dep.image):
+    if dep.image and ("scend" in dep.image or "cann" in dep.image.lower()) and _ASCEND_IMAGE.search(dep.image):
         return (f"runs on Ascend NPUs (the image {dep.image} is an Ascend build): not sized over GPUs", dep.image_span,
                 "ascend")
     return _vendor_environment(env)
@@ -196,18 +197,21 @@ def _vendor_environment(env: Mapping[str, str]) -> tuple[str, Span | None, str] 
     `PT_HPU_...`: kvlint/data/vendor_launchers.json `device`): the launch runs on that vendor's accelerator."""
     if not env:
         return None
-    for prefix, device, build in _vendor_prefixes():
-        name = next((k for k in env if k.startswith(prefix)), None)
-        if name is not None:
+    heads, marked = _vendor_prefixes()
+    name = next((k for k in env if k.startswith(heads)), "")
+    for prefix, device, build in marked if name else ():
+        if name.startswith(prefix):
             return f"runs on {build} ({name} is set for it): not sized over GPUs", None, device
     return None
 
 
 @lru_cache(maxsize=1)
-def _vendor_prefixes() -> tuple[tuple[str, str, str], ...]:
-    """(variable prefix, device, build) of each vendor environment that names its device, read once per run."""
+def _vendor_prefixes() -> tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]:
+    """The prefixes of the vendor environments that name their device, and (variable prefix, device, build) of each,
+    read once per run."""
     from kvlint.data import load_json
 
-    return tuple((str(e["variable_prefix"]), str(e["device"]), str(e["image"]))
-                 for e in load_json("vendor_launchers.json").get("environments", [])
-                 if e.get("variable_prefix") and e.get("device"))
+    marked = tuple((str(e["variable_prefix"]), str(e["device"]), str(e["image"]))
+                   for e in load_json("vendor_launchers.json").get("environments", [])
+                   if e.get("variable_prefix") and e.get("device"))
+    return tuple(m[0] for m in marked), marked

@@ -28,7 +28,7 @@ Joined = tuple[tuple[Span | None, str], ...]  # (where the word is, its text) fo
 
 def split_joined(engine: str, words: list[Field], env: Mapping[str, str]) -> tuple[list[Field], Joined]:
     """`words` with each word that holds several of the engine's arguments split into them, and those words."""
-    if not any(" " in f.text.strip() for f in words):  # asked of every launch: the cheap test first
+    if not any(" " in f.text and " " in f.text.strip() for f in words):  # asked of every launch: the cheap test first
         return words, ()
     table = flag_table(engine)
     out: list[Field] = []
