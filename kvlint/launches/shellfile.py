@@ -65,6 +65,8 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         deployments += heredoc_launches(path, text)
         deployments.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
         deployments = one_per_group(deployments)  # a worker rank a here-document sends (`ssh w bash -s <<EOF`)
+    if " -c " in text and not deployments and any(w in text for w in _PY_SERVER_API):
+        deployments = python_c_launches(path, text)
     deployments, notes = shell_entrypoint(path, deployments, text)
     deployments = _with_said_image(deployments, text)
     deployments = with_said_device(deployments, text)
@@ -75,6 +77,39 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     notes += [cut_finding(path, c) for c in cuts]  # said here once each, not again by the rule per launch
     deployments = [replace(d, cut=None) if d.cut is not None else d for d in deployments]
     return ReadResult(path, deployments, notes, comments=scan_comments(text))
+
+
+# a Python program handed to the interpreter as a string (`python -c "..."`), and the engines' Python calls that start
+# a server (SGLang's `ServerArgs(...)` with `launch_server`, vLLM's `run_server`, Ray Serve's `LLMConfig`)
+_PY_C = lazy(r"(?m)(?:^|[\s;&|(])python3?(?:\.\d+)?[ \t]+-c[ \t]+([\"'])")
+_PY_SERVER_API = ("launch_server", "run_server", "LLMConfig")
+_SHELL_REF = lazy(r"\$\{?([A-Za-z_]\w*)\}?")
+
+
+def python_c_launches(path: str, text: str) -> list[Deployment]:
+    """The launches of a Python program a script runs as `python -c "CODE"` (sample K397's NPU server:
+    `ServerArgs(model_path='$MODEL', ...)` then `launch_server(server_args)`), read by the Python reader at the
+    code's lines. A double-quoted program is the shell's first: a `$VAR` the script set is its value, one it did not
+    a name of the same length (the code still parses; the value stays open)."""
+    from kvlint.launches.pyfile import read_python
+
+    out: list[Deployment] = []
+    for k, m in enumerate(_PY_C.finditer(text)):
+        if k >= 16:
+            break
+        end = text.find(m.group(1), m.end())
+        code = text[m.end() : end] if end > 0 else ""
+        if not any(w in code for w in _PY_SERVER_API):
+            continue
+        if m.group(1) == '"':
+            code = _shell_expanded(code, _variables_before(path, text, m.start()))
+        out.extend(read_python(path, "\n" * text.count("\n", 0, m.end()) + code)[0])
+    return out
+
+
+def _shell_expanded(code: str, env: dict[str, str]) -> str:
+    """A double-quoted string's `$VAR`s as the shell puts them in: a known value, else a name of the same length."""
+    return _SHELL_REF.sub(lambda r: env.get(r.group(1)) or "_" * len(r.group()), code)
 
 
 _HEADER_LINES = 40  # a script's header: where it says what it is and where it runs

@@ -165,3 +165,21 @@ def test_a_container_run_of_an_image_set_at_run_time_with_the_serve_subcommand_i
     assert "subcommand `serve`" in note.message
     path.write_text('# docs for the vllm notes\nmkdocs serve\n')
     assert list(read_path(str(path)).findings) == []
+
+
+def test_a_python_program_a_script_runs_with_python_c_is_read(tmp_path):
+    """K397 (an NPU smoke script): `python -c "... ServerArgs(model_path='$MODEL', port=$PORT, device='npu', ...);
+    launch_server(server_args)"` after `MODEL=/host-models/Qwen2-0.5B-Instruct`. The program is the shell's string:
+    read by the Python reader at its own lines, the script's variables put in as the shell does (silent before, only
+    a KV008 for the file's name). A string that starts no server gives nothing."""
+    path = tmp_path / "start_server.sh"
+    path.write_text('MODEL=/models/Qwen2-0.5B-Instruct\nPORT=30000\npython -c "\n'
+                    'from sglang.srt.entrypoints.http_server import launch_server\n'
+                    'from sglang.srt.server_args import ServerArgs\n'
+                    "server_args = ServerArgs(model_path='$MODEL', port=$PORT, tp_size=1, mem_fraction_static=0.5)\n"
+                    'launch_server(server_args)\n"\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.engine == "sglang" and dep.model == "/models/Qwen2-0.5B-Instruct"
+    assert dep.model_span is not None and dep.model_span.line == 6
+    path.write_text('python -c "import sglang; print(sglang.__version__)"\n')
+    assert list(read_path(str(path)).deployments) == []
