@@ -14,26 +14,27 @@ may use) or that passes a plugin's own switch with no image named (`vllm serve M
 kvlint/data/plugins.json; the stock image has no plugin), a launch that reads a file of the engine's own repository by
 a relative path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a checkout, a fork or a source
 install), a launch whose file installs the engine from no stock release (a cloned tree, `pip install
-./sglang/python[all]`, a git URL, a development or PR build pinned with `==`) or runs a vendor's build its environment
-marks (`export PT_HPU_...`: Intel Gaudi's vLLM fork) or its platform value names (`--device rbln`,
-`--attention-backend dcu_mla`: a platform no stock release serves, kvlint.rules._common.vendor_platform; there a flag
-spelled near a stock option is an info too, the did-you-mean kept: such a build adds options), or a nightly build
-(newer than the releases kvlint knows), for each of a family of three or more such flags on one launch, or of two that
-share their first two words (`--token-pruning-alg`, `--token-pruning-ratio`), or a feature's switch and a knob of it
-(`--enable-decode-token-budget`, `--decode-token-budget-stall-limit`) (a fork's or a plugin's own options), and for a
-flag that extends one of the engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a
-newer release or a fork that builds on the feature adds it; a head many unrelated options share, `--enable-`,
-`--max-`, is no feature; a first word that a dozen or more options share, `--speculative-`, is a family of features,
-whose first two or three words are tried). An abbreviation that only later releases find ambiguous (a second option
-came with the same prefix) is judged on the release the launch pins, as KV005 judges a removed flag: an info when
-nothing pins one, a warning on a host install that pins none (the newest release assumed, and said). One every release
-kvlint reads finds ambiguous, on a pinned release older than them all (`--pp 2` on SGLang 0.4.10.post2, whose only
-`--pp` option was `--pp-size`), is a warning naming the upgrade that breaks, never an exit. When the repository holds
-its own engine tree (`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project
-root), the launch runs that fork: an unknown flag is an info naming the tree and whether its parser defines the flag.
-Without such a tree, a flag the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched
-entry point) is an info naming where: it is the repository's flag, not a typo. A flag that is the other engine's own
-option (`--enable-prefix-caching` on SGLang, `--mem-fraction-static` on vLLM) is said to be that engine's, with no
+./sglang/python[all]`, a git URL, a development or PR build pinned with `==`) or runs it from inside a checkout (`cd
+~/sglang`) or runs a vendor's build its environment marks (`export PT_HPU_...`: Intel Gaudi's vLLM fork) or its
+platform value names (`--device rbln`, `--attention-backend dcu_mla`: a platform no stock release serves,
+kvlint.rules._common.vendor_platform; there a flag spelled near a stock option is an info too, the did-you-mean kept:
+such a build adds options), or a nightly build (newer than the releases kvlint knows), for each of a family of three
+or more such flags on one launch, or of two that share their first two words (`--token-pruning-alg`,
+`--token-pruning-ratio`), or a feature's switch and a knob of it (`--enable-decode-token-budget`,
+`--decode-token-budget-stall-limit`) (a fork's or a plugin's own options), and for a flag that extends one of the
+engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a newer release or a fork that
+builds on the feature adds it; a head many unrelated options share, `--enable-`, `--max-`, is no feature; a first word
+that a dozen or more options share, `--speculative-`, is a family of features, whose first two or three words are
+tried). An abbreviation that only later releases find ambiguous (a second option came with the same prefix) is judged
+on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins one, a warning on a host
+install that pins none (the newest release assumed, and said). One every release kvlint reads finds ambiguous, on a
+pinned release older than them all (`--pp 2` on SGLang 0.4.10.post2, whose only `--pp` option was `--pp-size`), is a
+warning naming the upgrade that breaks, never an exit. When the repository holds its own engine tree
+(`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project root), the launch
+runs that fork: an unknown flag is an info naming the tree and whether its parser defines the flag. Without such a
+tree, a flag the repository's own Python code adds (`add_argument("--flag")`, a plugin or a patched entry point) is an
+info naming where: it is the repository's flag, not a typo. A flag that is the other engine's own option
+(`--enable-prefix-caching` on SGLang, `--mem-fraction-static` on vLLM) is said to be that engine's, with no
 did-you-mean. A flag of the newest releases that the release the launch pins does not have yet (`--log-level` on
 `vllm/vllm-openai:v0.6.2`: first read in 0.33.0, absent from 0.27.0) is an error on that release, when the launch
 writes the flag (a chart's key may reach the engine another way). A flag glued to its value by a no-break or other
@@ -198,7 +199,7 @@ def _unreleased(dep: Deployment) -> str | None:
     if vendor:
         return f"the file runs it in {vendor}"
     installed = unreleased_install(dep.path, dep.engine)
-    return f"the file installs {c.title(dep.engine)} from no stock release ({installed})" if installed else None
+    return f"the file installs or runs {c.title(dep.engine)} from no stock release ({installed})" if installed else None
 
 
 def _checkout_file(dep: Deployment) -> str | None:

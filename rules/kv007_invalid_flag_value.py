@@ -32,7 +32,8 @@ a vendor's fork with an argument parser of its own (a script importing `xfastert
 file that installs a package built on the engine (`pip install "fused-turboquant[cuda,vllm]"`, a plugin that adds
 cache types, sample K370) and runs the launch on that install gets an info for a refused choice, as does a launch
 that runs a build of the engine's own source (a checkout on PYTHONPATH, installed editable, or the environment kept
-inside a folder named for the engine: `~/vllm-gfx908/.venv/bin/vllm`, sample K375's `--kv-cache-dtype int8`). A
+inside a folder named for the engine: `~/vllm-gfx908/.venv/bin/vllm`, sample K375's `--kv-cache-dtype int8`), for a
+refused choice or a number the stock parser wants (`--mamba-full-memory-ratio auto`, sample K397's fork). A
 value a key of a chart kvlint has no adapter for gives (`vllm: {logLevel: info}`) is an info: kvlint maps the key to the
 option spelled like it, but the chart's template decides the option and how it writes the value (sample K310).
 
@@ -65,6 +66,10 @@ from kvlint.flags.flag_values import older_era
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
 
+# a number the stock parser wants, which a source tree's parser may take in another form (K397: a fork's
+# `--mamba-full-memory-ratio auto`)
+_RETYPED = frozenset({"not a number", "not an integer"})
+
 
 @rule("KV007", "invalid-flag-value", Severity.ERROR, "A flag value the engine refuses at argument parsing or start-up.")
 def check(ctx: Context) -> Iterator[Finding]:
@@ -92,9 +97,10 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield _plugin_value(ctx, bad, what, dep.extension)
             continue
         if ctx.version_build and ctx.pinned_version is None and bad in dep.invalid_values \
-                and bad.reason.startswith("valid:"):
+                and (bad.reason.startswith("valid:") or bad.reason in _RETYPED):
             yield _decided_by(ctx, bad, what, f"the launch runs the {engine} source tree {ctx.version_build}, a build "
-                                              "whose parser may add choices: that build decides", "the build")
+                                              "whose parser may add choices or take other values (`auto` for a "
+                                              "number): that build decides", "the build")
             continue
         if custom:
             yield _custom_value(ctx, bad, what, custom)

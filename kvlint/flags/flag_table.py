@@ -305,6 +305,8 @@ def _words_close(name: str, option: str) -> bool:
         a, b = a[1:], b[1:]
     if not a or not b:
         return True
+    if len(a) > len(b) and a[-len(b):] == b:
+        return False  # words put in front of a whole option name another one: `--draft-model` is no `--model` (K401)
     if SequenceMatcher(None, "-".join(a), "-".join(b)).ratio() <= 0.5:
         return False
     # word by word too: one word added or dropped is a slip (`--served-model` for `--served-model-name`), two are

@@ -457,7 +457,12 @@ def source_checkout(path: str, engine: str) -> str | None:
 @functools.lru_cache(maxsize=1024)
 def _source_checkout(path: str, engine: str) -> str | None:
     text = _script_text(path)
-    if text is None or "PYTHONPATH" not in text and "install" not in text:
+    if text is None:
+        return None
+    for m in _CD.finditer(text) if "cd " in text else ():  # `cd ~/sglang`, then the launch (sample K397's fork
+        if _engine_tree_path(m.group(1), engine) and not _upstream_clone(text, m.start(), engine):  # experiment)
+            return f"{m.group(1)}, the folder the script runs it from"
+    if "PYTHONPATH" not in text and "install" not in text:
         return None
     for m in _PYTHONPATH.finditer(text):
         value = re.split(r"\$\{?PYTHONPATH", m.group(1))[0]  # `.../python${PYTHONPATH:+:${PYTHONPATH}}`: the old value

@@ -183,3 +183,36 @@ def test_a_python_program_a_script_runs_with_python_c_is_read(tmp_path):
     assert dep.model_span is not None and dep.model_span.line == 6
     path.write_text('python -c "import sglang; print(sglang.__version__)"\n')
     assert list(read_path(str(path)).deployments) == []
+
+
+def test_a_launch_run_from_inside_a_checkout_of_the_engine_is_that_builds(tmp_path):
+    """K397, K387 (experiment scripts of SGLang forks): `cd ~/sglang` (or `/root/.cuda/sglang`), then `python -m
+    sglang.launch_server ... --enable-fake-prefill`. A script that changes into a folder named for the engine runs that
+    checkout, a build whose release the file does not say: its own options and values are that build's to decide
+    (KV004 and KV007 infos, not stock SGLang's warning and error). The same command from another folder keeps them;
+    a clone of the engine's own repository is its development build, stock options."""
+    cmd = ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-fake-prefill "
+           "--mamba-full-memory-ratio auto\n")
+    expected = {"inside.sh": ("cd ~/sglang\n", "info", "info"), "outside.sh": ("cd ~/work\n", "warning", "error"),
+                "clone.sh": ("git clone https://github.com/sgl-project/sglang.git\ncd sglang\n", "warning", "error")}
+    for name, (before, kv004, kv007) in expected.items():  # one file each: a script's text is read once per run
+        path = tmp_path / name
+        path.write_text(before + cmd)
+        found = {f["code"]: f["severity"] for f in _checked(path) if f["code"] in ("KV004", "KV007")}
+        assert found == {"KV004": kv004, "KV007": kv007}, name
+
+
+def test_a_word_put_in_front_of_an_option_names_another_option_not_a_typo(tmp_path):
+    """K401 (a speculative-decoding test of a vLLM branch): `--draft-model $draft_model --speculate-length 5`. The
+    did-you-mean offered `--model` for `--draft-model` and made it an error: a word put in front of a whole option
+    names another option (a draft model), no slip of it. Both are options no release has now, warnings that say a
+    build may add them; a dropped or mistyped word still gets its did-you-mean."""
+    path = tmp_path / "launch.sh"
+    path.write_text("python -m vllm.entrypoints.api_server --model facebook/opt-125m --draft-model m2 "
+                    "--speculate-length 5\n")
+    found = [(f["severity"], f["message"]) for f in _checked(path) if f["code"] == "KV004"]
+    assert [s for s, _ in found] == ["warning", "warning"] and not any("did you mean" in m for _, m in found)
+    other = tmp_path / "typo.sh"
+    other.write_text("vllm serve facebook/opt-125m --max-model-length 4096\n")
+    (typo,) = [f for f in _checked(other) if f["code"] == "KV004"]
+    assert typo["severity"] == "error" and "--max-model-len" in typo["message"]
