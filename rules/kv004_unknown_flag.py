@@ -14,9 +14,9 @@ may use) or that passes a plugin's own switch with no image named (`vllm serve M
 kvlint/data/plugins.json; the stock image has no plugin), a launch that reads a file of the engine's own repository by
 a relative path (`--chat-template ./examples/template_alpaca.jinja`: it runs from a checkout, a fork or a source
 install), a launch whose file installs the engine from no stock release (a cloned tree, `pip install
-./sglang/python[all]`, a git URL, a development or PR build pinned with `==`) or runs it from inside a checkout (`cd
-~/sglang`) or runs a vendor's build its environment marks (`export PT_HPU_...`: Intel Gaudi's vLLM fork) or its
-platform value names (`--device rbln`, `--attention-backend dcu_mla`: a platform no stock release serves,
+./sglang/python[all]`, a git URL, a development or PR build pinned with `==`) or runs it from a checkout it finds in
+place (`cd ~/sglang`) or runs a vendor's build its environment marks (`export PT_HPU_...`: Intel Gaudi's vLLM fork) or
+its platform value names (`--device rbln`, `--attention-backend dcu_mla`: a platform no stock release serves,
 kvlint.rules._common.vendor_platform; there a flag spelled near a stock option is an info too, the did-you-mean kept:
 such a build adds options), or a nightly build (newer than the releases kvlint knows), for each of a family of three
 or more such flags on one launch, or of two that share their first two words (`--token-pruning-alg`,

@@ -73,7 +73,10 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
         return _WRAPPERS[texts[2]], 3
     if len(texts) >= 3 and program.startswith(_PY) and texts[1] == "-m" and "." in texts[2] \
             and (plugged := plugin_module(texts[2])):
-        return plugged, 3
+        # a plugin's own CLI (`python -m vllm_omni.entrypoints.cli.main serve M --omni`, sample K402) takes the
+        # subcommand as the engine's CLI does: `serve` is no model
+        cli = texts[2].endswith(".cli.main") and len(texts) > 3 and texts[3] == "serve"
+        return plugged, 4 if cli else 3
     if len(texts) >= 2 and (program, texts[1]) in _WRAPPER_COMMANDS:
         return _WRAPPER_COMMANDS[(program, texts[1])], 2
     if len(texts) >= 3 and program.startswith(_PY) and _copied_module(texts[1]) and texts[2].startswith("--"):

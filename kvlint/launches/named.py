@@ -93,7 +93,7 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
             or _launch_shaped(path, text, kind, named) \
             or _named_file(path, text, kind) \
             or _named_manifest(path, text, kind) or _configured_engine(path, text, kind) \
-            or _installed_engine_script(path, text, kind) \
+            or _installed_engine_script(path, text, kind) or _launcher_with_model(path, text, kind) \
             or (_entry_named_module(path, text) if "launch_server" in text and kind not in _DOCUMENTS else None)
     line, col, what = found
     named_run = what.startswith("--name ")
@@ -959,6 +959,34 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
            "`# kvlint: disable-file` when this file starts no engine")
     width = len(chosen.group("engine")) if chosen is not None else len(settings[0][1])
     return _said(Span(path, line, col, line, col + width), message, fix)
+
+
+# a model variable given a value (`MODEL=/models/m`, `export MODEL_PATH=org/m`, a unit's `Environment=MODEL=...`)
+_MODEL_SET = lazy(r"(?m)^[ \t]*(?:export[ \t]+|Environment=[\"']?)?(?:[A-Z]+_)?(MODEL(?:_PATH|_NAME|_ID|_DIR)?)=[\"']?"
+                  r"[\w$/~.{}-]*[A-Za-z0-9]")
+# a script run as the file's command: `exec "$REPO/start.sh"`, `bash serve.sh`, `./start.sh`, a unit's `ExecStart=`
+_SCRIPT_RUN = lazy(r"(?m)^[ \t]*(?:exec[ \t]+|ExecStart=[^\n]*?[ \t=]|(?:ba)?sh[ \t]+|(?=\.{0,2}/))"
+                   r"(?:(?:ba)?sh[ \t]+)?[\"']?([\w$/~.{}-]*?([\w.-]+\.sh))\b")
+
+
+def _launcher_with_model(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for a file that sets a model variable and runs a launcher script with it (sample K403: a systemd unit
+    whose `Environment=MODEL=...` lines and vLLM variables feed `ExecStart=/bin/bash .../start_qwen.sh`, a wrapper
+    that exports MODEL and `exec`s the same script): the engine command is that script's, read where it lies; this
+    file is said, never passed over. Only in a file that names an engine."""
+    if kind not in ("shell", "text") or "MODEL" not in text or ".sh" not in text or _ENGINE_WORD.search(text) is None:
+        return None
+    model, run = _MODEL_SET.search(text), _SCRIPT_RUN.search(text)
+    if model is None or run is None:
+        return None
+    at = run.start(2)
+    line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    message = (f"the launcher {run.group(2)} is run here with its model set in this file ({model.group(1)}, line "
+               f"{text.count(chr(10), 0, model.start(1)) + 1}): the engine's command is that script's, which kvlint "
+               "reads where it lies; nothing here is checked")
+    fix = ("check the launcher script itself (it holds the engine's command), or add `# kvlint: disable-file` when "
+           "this file starts no engine")
+    return _said(Span(path, line, col, line, col + len(run.group(2))), message, fix)
 
 
 _RUNS_SCRIPT = lazy(r"(?im)^[ \t]*(?:CMD|ENTRYPOINT)[ \t]+(?:\[[ \t]*\"?)?(?:(?:ba)?sh\"?,?[ \t]+\"?)?"

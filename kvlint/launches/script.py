@@ -1104,7 +1104,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             _array_assignment(words[i], m, {**state.env, **local}, state)
             i += 1
             continue
-        name, value = _joined_array(words[i], m, state) or \
+        name, value = _joined_array(words[i], m, state) or _printed(words[i], m, state) or \
             _assignment(words[i], m, {**state.env, **local}, state.positional)
         _note_default(words[i], name, state)
         raw = m.text[words[i].start:words[i].end]
@@ -1798,6 +1798,38 @@ def _joined_array(word: Word, m: Mapped, state: _State) -> tuple[str, str | None
     if found is None or not elements or not all(f.resolved or f.text for f in elements):
         return None  # an element left to the run (`--port ${port}` unset, sample K285) keeps its text: `${port}`
     return found.group(1), _placed(" ".join(f.text for f in elements), list(elements))
+
+
+_PRINTED = lazy(r"([A-Za-z_][A-Za-z0-9_]*)=[\"']?\$\(([A-Za-z_][\w-]*)\b([^()`]*)\)[\"']?")
+_ECHO_OPTIONS = frozenset({"-e", "-n", "-E", "-ne", "-en"})
+
+
+def _printed(word: Word, m: Mapped, state: _State) -> tuple[str, str | None] | None:
+    """`args=$(_launch_args prefill "$IP" "$PORT")` of a function the script defines whose body sets its locals and
+    prints one `echo` (sample K402: the arguments of both P/D roles, built once): the value is what it prints, with
+    the call's arguments as $1...; None for any other assignment or body (one that runs anything else)."""
+    found = _PRINTED.fullmatch(m.text[word.start:word.end]) if state.functions else None
+    body = state.functions.get(found.group(2)) if found is not None else None
+    if found is None or body is None:
+        return None
+    calls, errors = tokenize(m.view(m.path, found.group(3), range(word.start + found.start(3), word.end)))
+    args = (Field(found.group(2), None),  # $0, then the call's arguments as $1...
+            *(f for c in calls[:1] for w in c.words for f in expand_word(w, m, state.env, state.positional)))
+    commands, errors = tokenize(body) if not errors else ([], errors)
+    env = dict(state.env)
+    for cmd in commands[:32]:
+        head = cmd.words[0].literal if cmd.words else None
+        if head == "echo":
+            words = [w for w in cmd.words[1:] if w.literal not in _ECHO_OPTIONS]
+            fields = [f for w in words for f in expand_word(w, body, env, args)]
+            return found.group(1), " ".join(f.text for f in fields) if all(f.resolved for f in fields) else None
+        assigns = cmd.words[1:] if head in ("local", "declare", "readonly") else cmd.words
+        if not assigns or not all(_ASSIGN.match(w.literal or _first_lit(w)) for w in assigns):
+            return None  # a body that runs something else prints what it runs: not read here
+        for w in assigns:
+            name, value = _assignment(w, body, env, args)
+            env[name] = value if value is not None else env.pop(name, "") and ""
+    return None
 
 
 def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State) -> None:

@@ -459,9 +459,9 @@ def _source_checkout(path: str, engine: str) -> str | None:
     text = _script_text(path)
     if text is None:
         return None
-    for m in _CD.finditer(text) if "cd " in text else ():  # `cd ~/sglang`, then the launch (sample K397's fork
-        if _engine_tree_path(m.group(1), engine) and not _upstream_clone(text, m.start(), engine):  # experiment)
-            return f"{m.group(1)}, the folder the script runs it from"
+    inside = _inside_checkout(text, engine) if "cd " in text else None
+    if inside is not None:
+        return inside
     if "PYTHONPATH" not in text and "install" not in text:
         return None
     for m in _PYTHONPATH.finditer(text):
@@ -559,6 +559,17 @@ def _upstream_clone(text: str, at: int, engine: str) -> bool:
 
 
 _CLONE = lazy(r"\bgit[ \t]+clone\b[^\n]*?(?:github\.com[/:])([\w.-]+/[\w.-]+)")
+
+
+def _inside_checkout(text: str, engine: str) -> str | None:
+    """The engine's checkout a script changes into and runs from, when the script finds it in place (`cd ~/sglang`,
+    `cd "${SGLANG_REPO}"`, samples K397 and K402: forks' experiment scripts): the checkout it was set up in, a source
+    build whose release the file does not say. A checkout the file clones itself and never installs is not one (its
+    launch runs whatever is installed, sample K322's design); nor is a clone of the engine's own repository."""
+    for m in _CD.finditer(text):
+        if _engine_tree_path(m.group(1), engine) and not _CLONE.search(text, 0, m.start()):
+            return f"{m.group(1)}, the checkout the script runs from"
+    return None
 
 
 def _cd_before(text: str, at: int) -> str | None:

@@ -185,21 +185,33 @@ def test_a_python_program_a_script_runs_with_python_c_is_read(tmp_path):
     assert list(read_path(str(path)).deployments) == []
 
 
-def test_a_launch_run_from_inside_a_checkout_of_the_engine_is_that_builds(tmp_path):
-    """K397, K387 (experiment scripts of SGLang forks): `cd ~/sglang` (or `/root/.cuda/sglang`), then `python -m
-    sglang.launch_server ... --enable-fake-prefill`. A script that changes into a folder named for the engine runs that
-    checkout, a build whose release the file does not say: its own options and values are that build's to decide
-    (KV004 and KV007 infos, not stock SGLang's warning and error). The same command from another folder keeps them;
-    a clone of the engine's own repository is its development build, stock options."""
-    cmd = ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-fake-prefill "
-           "--mamba-full-memory-ratio auto\n")
-    expected = {"inside.sh": ("cd ~/sglang\n", "info", "info"), "outside.sh": ("cd ~/work\n", "warning", "error"),
-                "clone.sh": ("git clone https://github.com/sgl-project/sglang.git\ncd sglang\n", "warning", "error")}
-    for name, (before, kv004, kv007) in expected.items():  # one file each: a script's text is read once per run
+def test_a_number_the_stock_parser_wants_is_a_source_builds_to_decide(tmp_path):
+    """K397 (the launcher at the root of an SGLang fork): the script installs the checkout editable (`pip install -e
+    "python[all]"`) and launches it with `--mamba-full-memory-ratio auto`. Stock SGLang wants a number; a source
+    tree's parser may take another form, so the build decides (a KV007 info, as for a refused choice). Without the
+    install the error stands."""
+    cmd = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --mamba-full-memory-ratio auto\n"
+    expected = {"build.sh": ('pip install -e "python[all]"\n', "info"), "plain.sh": ("", "error")}
+    for name, (before, severity) in expected.items():  # one file each: a script's text is read once per run
         path = tmp_path / name
         path.write_text(before + cmd)
-        found = {f["code"]: f["severity"] for f in _checked(path) if f["code"] in ("KV004", "KV007")}
-        assert found == {"KV004": kv004, "KV007": kv007}, name
+        assert [f["severity"] for f in _checked(path) if f["code"] == "KV007"] == [severity], name
+
+
+def test_a_launch_run_from_inside_a_checkout_the_script_finds_in_place_is_that_builds(tmp_path):
+    """K397, K402 (experiment scripts of SGLang forks): `cd ~/sglang` or `cd "${SGLANG_REPO}"`, then `python -m
+    sglang.launch_server ... --enable-fake-prefill`. A script that changes into an engine checkout it finds in place runs
+    the build it was set up in, whose release the file does not say: its own options are that build's (KV004 info, not
+    stock SGLang's warning). From another folder the warning stands, and a checkout the file clones itself without
+    installing it stays stock (turn 36's K322 design)."""
+    cmd = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-fake-prefill\n"
+    expected = {"home.sh": ("cd ~/sglang\n", "info"), "repo.sh": ('cd "${SGLANG_REPO}"\n', "info"),
+                "work.sh": ("cd ~/work\n", "warning"),
+                "clone.sh": ("git clone https://github.com/example/sglang.git\ncd sglang\n", "warning")}
+    for name, (before, severity) in expected.items():  # one file each: a script's text is read once per run
+        path = tmp_path / name
+        path.write_text(before + cmd)
+        assert [f["severity"] for f in _checked(path) if f["code"] == "KV004"] == [severity], name
 
 
 def test_a_word_put_in_front_of_an_option_names_another_option_not_a_typo(tmp_path):
@@ -216,3 +228,61 @@ def test_a_word_put_in_front_of_an_option_names_another_option_not_a_typo(tmp_pa
     other.write_text("vllm serve facebook/opt-125m --max-model-length 4096\n")
     (typo,) = [f for f in _checked(other) if f["code"] == "KV004"]
     assert typo["severity"] == "error" and "--max-model-len" in typo["message"]
+
+
+def test_arguments_a_function_prints_are_the_value_its_caller_assigns(tmp_path):
+    """K402 (a P/D worker script): `_launch_args() { local mode=$1 host=$2 port=$3; echo "--model-path ${MODEL_PATH}
+    --disaggregation-mode ${mode} --host ${host} --port ${port} ..."; }`, then `args=$(_launch_args prefill "$IP"
+    "$PORT")` and `python -m sglang.launch_server ${args}` for each role. What the function prints, with the call's
+    arguments, is the value: two launches read (a KV008 before). A function that runs anything else is not read so."""
+    path = tmp_path / "remote_worker.sh"
+    body = ('MODEL_PATH="${MODEL_PATH:-/data/Qwen/Qwen2.5-7B}"\n_launch_args() {\n    local mode=$1 host=$2 port=$3\n'
+            '    echo "--model-path ${MODEL_PATH} --disaggregation-mode ${mode} --host ${host} --port ${port}"\n}\n'
+            '_start() {\n    local args\n    args=$(_launch_args "$1" 10.0.0.1 "$2")\n'
+            '    nohup python -m sglang.launch_server ${args} > "$1.log" 2>&1 &\n}\n_start prefill 30000\n'
+            '_start decode 30001\n')
+    path.write_text(body)
+    deps = read_path(str(path)).deployments
+    assert [(d.model, d.get("disaggregation_mode"), d.get("port")) for d in deps] == [
+        ("/data/Qwen/Qwen2.5-7B", "prefill", 30000), ("/data/Qwen/Qwen2.5-7B", "decode", 30001)]
+    other = tmp_path / "other.sh"
+    other.write_text(body.replace('    local mode=$1 host=$2 port=$3\n', '    curl -s localhost\n'))
+    assert list(read_path(str(other)).deployments) == []
+
+
+def test_a_production_stack_model_written_as_a_map_is_that_charts_entry(tmp_path):
+    """K402 (a repository's own copy of the vLLM stack chart): `servingEngineSpec.modelSpec` is one map (`name`,
+    `repository`, `tag`, `modelURL`, `vllmConfig`), not a list of them: the same entry, read (a KV008 before)."""
+    path = tmp_path / "values-example.yaml"
+    path.write_text('servingEngineSpec:\n  modelSpec:\n    name: "qwen"\n    repository: "vllm/vllm-openai"\n'
+                    '    tag: "v0.11.0"\n    modelURL: "Qwen/Qwen3-8B"\n    requestGPU: 1\n    vllmConfig:\n'
+                    '      maxModelLen: 8192\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.image) == ("Qwen/Qwen3-8B", 8192, "vllm/vllm-openai:v0.11.0")
+
+
+def test_a_file_that_runs_a_launcher_script_with_its_model_set_is_said(tmp_path):
+    """K403 (a systemd unit and a wrapper): `Environment=MODEL=/models/Qwen3.8-27B` beside vLLM's variables and
+    `ExecStart=/bin/bash .../start_qwen.sh`, and a script that exports MODEL then `exec "$REPO/start_qwen.sh"`. The
+    engine's command is the launcher's; the file was passed over in silence. It is said now (KV008 at the script)."""
+    unit = tmp_path / "qwen.service"
+    unit.write_text("[Service]\nEnvironment=MODEL=/models/Qwen3.8-27B\nEnvironment=VLLM_NO_USAGE_STATS=1\n"
+                    "ExecStart=/bin/bash /opt/recipe/start_qwen.sh\n")
+    wrapper = tmp_path / "start_gate.sh"
+    wrapper.write_text('export MODEL=/models/Qwen3.8-27B\nexport VLLM_USE_V1=1\nexec "$REPO/single-user/start_qwen.sh"\n')
+    for path, line in ((unit, 4), (wrapper, 3)):
+        result = read_path(str(path))
+        (note,) = result.findings
+        assert note.code == "KV008" and note.span is not None and note.span.line == line
+        assert "start_qwen.sh" in note.message and list(result.deployments) == []
+
+
+def test_a_plugins_cli_module_takes_its_subcommand(tmp_path):
+    """K402 (vLLM-Omni's benchmark): `["python", "-m", "vllm_omni.entrypoints.cli.main", "serve", model, "--omni",
+    ...]`. The plugin's CLI module takes `serve` as vLLM's does: the model is the word after it (it was `serve`)."""
+    path = tmp_path / "run_matrix.py"
+    path.write_text('import subprocess\nMODEL = "Qwen/Qwen3-8B"\ncommand = ["python", "-m", '
+                    '"vllm_omni.entrypoints.cli.main", "serve", MODEL, "--omni", "--port", "8091"]\n'
+                    'subprocess.Popen(command)\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen3-8B"

@@ -22,7 +22,10 @@ def read(yf: YamlFile, doc: YNode) -> list[Deployment]:
     specs = doc.path("servingEngineSpec", "modelSpec")
     if specs is None:  # not this chart: callers ask matches(doc) first
         return []
-    return [_entry(yf, e) for e in (specs.items if specs.is_seq else ()) if e.is_map]
+    # one model written as a map, not a one-item list (a repository's own copy of the chart, sample K402's
+    # `modelSpec: {name: ..., modelURL: ..., vllmConfig: ...}`): the same entry
+    entries = specs.items if specs.is_seq else (specs,) if specs.is_map and specs.get("modelURL") is not None else ()
+    return [_entry(yf, e) for e in entries if e.is_map]
 
 
 def _entry(yf: YamlFile, e: YNode) -> Deployment:
