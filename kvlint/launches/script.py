@@ -1828,7 +1828,9 @@ def _printed(word: Word, m: Mapped, state: _State) -> tuple[str, str | None] | N
             return None  # a body that runs something else prints what it runs: not read here
         for w in assigns:
             name, value = _assignment(w, body, env, args)
-            env[name] = value if value is not None else env.pop(name, "") and ""
+            if value is None:
+                return None  # a local the body cannot know: what it prints is not known either
+            env[name] = value
     return None
 
 
