@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import json
 
+from kvlint.findings import Finding
 from kvlint.launches import read_path
 from tests.launches.checked import checked as _checked
+
+
+def _said(path) -> Finding:
+    """The one finding a file gives that kvlint reads no launch from: its never-silent note."""
+    result = read_path(str(path))
+    assert list(result.deployments) == []
+    (note,) = result.findings
+    return note
 
 
 def _notebook(cells: list[tuple[str, str]]) -> str:
@@ -108,9 +117,7 @@ def test_a_script_kept_with_the_image_builds_that_hands_its_arguments_on_is_the_
     path = folder / "sm75-serve.sh"
     path.write_text('#!/usr/bin/env bash\nexec python3 -m sglang.launch_server \\\n  --attention-backend torch_native \\\n'
                     '  "$@"\n')
-    result = read_path(str(path))
-    assert list(result.deployments) == []
-    (note,) = result.findings
+    note = _said(path)
     assert note.code == "KV008" and note.span is not None and note.span.line == 2 and "docker/" in note.message
     other = tmp_path / "sm75-serve.sh"
     other.write_text(path.read_text())
@@ -130,9 +137,7 @@ def test_a_python_launcher_building_its_command_from_expressions_is_said_not_pas
             '    vllm_cmd = f"{shlex.quote(vllm_bin)} serve"\n'
             '    cmd = (\n        f"{vllm_cmd} {shlex.quote(source)} "\n        f"--max-model-len {maxlen} "\n    )\n')
     path.write_text(body + '    return subprocess.Popen(f"exec {cmd}", shell=True)\n')
-    result = read_path(str(path))
-    assert list(result.deployments) == []
-    (note,) = result.findings
+    note = _said(path)
     assert note.code == "KV008" and note.span is not None and (note.span.line, note.span.col) == (7, 11)
     path.write_text(body + "    return cmd\n")
     assert list(read_path(str(path)).findings) == []
@@ -158,9 +163,7 @@ def test_a_container_run_of_an_image_set_at_run_time_with_the_serve_subcommand_i
     path = tmp_path / "serve-remote.sh"
     path.write_text('IMAGE="$1"  # e.g. vendor/aim-vllm-gpt-oss:0.11\nARGS=(-d --device=/dev/kfd -p 8000:8000)\n'
                     'docker run "${ARGS[@]}" "$IMAGE" serve\n')
-    result = read_path(str(path))
-    assert list(result.deployments) == []
-    (note,) = result.findings
+    note = _said(path)
     assert note.code == "KV008" and note.span is not None and (note.span.line, note.span.col) == (3, 34)
     assert "subcommand `serve`" in note.message
     path.write_text('# docs for the vllm notes\nmkdocs serve\n')
