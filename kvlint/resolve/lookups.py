@@ -112,6 +112,9 @@ def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> Model
 
         if dep.model.startswith("(the ") and dep.model.endswith(")"):  # a launch's reader named what holds the model
             return ModelLookup(None, f"the model is not named in this file: {dep.model}")
+        if dep.model.startswith("--config "):  # kvlint.launches.config_link: a config file it could not read
+            return ModelLookup(None, f"the model is in {dep.model.removeprefix('--config ')} (`{dep.model}`), a file "
+                                     "kvlint could not read (not found beside this file, or no vLLM config)")
         kind = "a placeholder the deploy tooling replaces" if is_placeholder(dep.model) else \
             "an unresolved expression (variable or template)"
         return ModelLookup(None, f"the reference {dep.model} is {kind}")

@@ -289,3 +289,18 @@ def test_a_plugins_cli_module_takes_its_subcommand(tmp_path):
                     'subprocess.Popen(command)\n')
     (dep,) = read_path(str(path)).deployments
     assert dep.model == "Qwen/Qwen3-8B"
+
+
+def test_a_model_left_to_a_config_file_kvlint_cannot_read_is_said_as_that(tmp_path):
+    """K388, K391 (`nohup vllm serve --config vllm.yaml &` with no vllm.yaml beside it): the model is the config file's,
+    and the KV002 info called `--config vllm.yaml` "an unresolved expression (variable or template)". It names the file
+    now; a config file beside the script is read as before."""
+    path = tmp_path / "vllm.sh"
+    path.write_text("nohup vllm serve --config vllm.yaml &\n")
+    (kv002,) = [f for f in _checked(path) if f["code"] == "KV002"]
+    assert "the model is in vllm.yaml" in kv002["message"] and "variable or template" not in kv002["message"]
+    (tmp_path / "vllm.yaml").write_text("model: Qwen/Qwen3-8B\nmax-model-len: 8192\n")
+    other = tmp_path / "serve.sh"
+    other.write_text("nohup vllm serve --config vllm.yaml &\n")
+    (dep,) = read_path(str(other)).deployments
+    assert dep.model == "Qwen/Qwen3-8B"
