@@ -964,9 +964,28 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
 # a model variable given a value (`MODEL=/models/m`, `export MODEL_PATH=org/m`, a unit's `Environment=MODEL=...`)
 _MODEL_SET = lazy(r"(?m)^[ \t]*(?:export[ \t]+|Environment=[\"']?)?(?:[A-Z]+_)?(MODEL(?:_PATH|_NAME|_ID|_DIR)?)=[\"']?"
                   r"[\w$/~.{}-]*[A-Za-z0-9]")
-# a script run as the file's command: `exec "$REPO/start.sh"`, `bash serve.sh`, `./start.sh`, a unit's `ExecStart=`
-_SCRIPT_RUN = lazy(r"(?m)^[ \t]*(?:exec[ \t]+|ExecStart=[^\n]*?[ \t=]|(?:ba)?sh[ \t]+|(?=\.{0,2}/))"
-                   r"(?:(?:ba)?sh[ \t]+)?[\"']?([\w$/~.{}-]*?([\w.-]+\.sh))\b")
+# a line that runs a script as the file's command: `exec "$REPO/start.sh"`, `bash serve.sh`, `./start.sh`, a unit's
+# `ExecStart=` (the script's name is then found by its `.sh` end, a linear scan: a pattern that looked for the name
+# after such a head backtracked quadratically on a long line of name characters)
+_RUN_HEAD = lazy(r"[ \t]*(?:exec[ \t]|ExecStart=|(?:ba)?sh[ \t]|\.{0,2}/)")
+_SH_END = lazy(r"\.sh\b")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def _script_run(text: str) -> tuple[int, str] | None:
+    """(offset, name) of the first script a line runs as its command (lines up to 4 KiB, the first 5,000 lines)."""
+    offset = 0
+    for k, line in enumerate(text.split("\n")):
+        if k >= 5000:
+            break
+        end = _SH_END.search(line) if ".sh" in line and len(line) <= 4096 and _RUN_HEAD.match(line) else None
+        start = end.start() if end is not None else 0
+        while start > 0 and line[start - 1] in _NAME_CHARS:
+            start -= 1
+        if end is not None and start < end.start():
+            return offset + start, line[start : end.end()]
+        offset += len(line) + 1
+    return None
 
 
 def _launcher_with_model(path: str, text: str, kind: str) -> Finding | None:
@@ -976,17 +995,18 @@ def _launcher_with_model(path: str, text: str, kind: str) -> Finding | None:
     file is said, never passed over. Only in a file that names an engine."""
     if kind not in ("shell", "text") or "MODEL" not in text or ".sh" not in text or _ENGINE_WORD.search(text) is None:
         return None
-    model, run = _MODEL_SET.search(text), _SCRIPT_RUN.search(text)
+    model = _MODEL_SET.search(text)
+    run = _script_run(text) if model is not None else None
     if model is None or run is None:
         return None
-    at = run.start(2)
+    at, name = run
     line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
-    message = (f"the launcher {run.group(2)} is run here with its model set in this file ({model.group(1)}, line "
+    message = (f"the launcher {name} is run here with its model set in this file ({model.group(1)}, line "
                f"{text.count(chr(10), 0, model.start(1)) + 1}): the engine's command is that script's, which kvlint "
                "reads where it lies; nothing here is checked")
     fix = ("check the launcher script itself (it holds the engine's command), or add `# kvlint: disable-file` when "
            "this file starts no engine")
-    return _said(Span(path, line, col, line, col + len(run.group(2))), message, fix)
+    return _said(Span(path, line, col, line, col + len(name)), message, fix)
 
 
 _RUNS_SCRIPT = lazy(r"(?im)^[ \t]*(?:CMD|ENTRYPOINT)[ \t]+(?:\[[ \t]*\"?)?(?:(?:ba)?sh\"?,?[ \t]+\"?)?"

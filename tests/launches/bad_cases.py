@@ -90,6 +90,16 @@ def open_arrays(root: Path):
     return p, "none"
 
 
+def long_run_lines(root: Path):
+    """A script naming vLLM and a model whose `exec` and `./` lines are 60,000 name characters with no `.sh` end,
+    then one that runs a script: the place-finder for a launcher run with its model set (kvlint.launches.named) stays
+    linear (a pattern that backtracked took about 10 s a line)."""
+    p = root / "wrapper.sh"
+    p.write_text("export MODEL=/models/m\nexport VLLM_USE_V1=1\n" + ("exec " + "a" * 60_000 + "\n") * 3
+                 + ("./" + "a." * 30_000 + "\n") * 3 + "exec /opt/run.sh\n")
+    return p, "none"
+
+
 def symlink_loop(root: Path):
     d = root / "loop"
     (d / "sub").mkdir(parents=True)
@@ -99,4 +109,4 @@ def symlink_loop(root: Path):
 
 
 BUILDERS = [merge_conflict, duplicate_keys, tabs, not_utf8, binary, empty, huge, alias_bomb, deep_nesting, deep_block, deep_shell, open_arrays,
-            symlink_loop]
+            long_run_lines, symlink_loop]
