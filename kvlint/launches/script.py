@@ -1808,11 +1808,12 @@ def _printed(word: Word, m: Mapped, state: _State) -> tuple[str, str | None] | N
     """`args=$(_launch_args prefill "$IP" "$PORT")` of a function the script defines whose body sets its locals and
     prints one `echo` (sample K402: the arguments of both P/D roles, built once): the value is what it prints, with
     the call's arguments as $1...; None for any other assignment or body (one that runs anything else)."""
-    found = _PRINTED.fullmatch(m.text[word.start:word.end]) if state.functions else None
+    found = _PRINTED.fullmatch(m.text, word.start, word.end) \
+        if state.functions and m.text.find("$(", word.start, word.end) >= 0 else None
     body = state.functions.get(found.group(2)) if found is not None else None
     if found is None or body is None:
         return None
-    calls, errors = tokenize(m.view(m.path, found.group(3), range(word.start + found.start(3), word.end)))
+    calls, errors = tokenize(m.view(m.path, found.group(3), range(found.start(3), found.end(3) + 1)))
     args = (Field(found.group(2), None),  # $0, then the call's arguments as $1...
             *(f for c in calls[:1] for w in c.words for f in expand_word(w, m, state.env, state.positional)))
     commands, errors = tokenize(body) if not errors else ([], errors)
