@@ -233,6 +233,15 @@ def _serve_positional(fields: Sequence[Field], at: int, named: Sequence[str]) ->
     return ByFlags(engine, fields[at], found[1], note)
 
 
+_ONE_VARIABLE = lazy(r"\$\{?[A-Za-z_]\w*\}?")
+
+
+def _model_argument(word: Field) -> bool:
+    """Whether a wrapper's first argument reads as a model: a Hub id or a path, or one variable the file leaves
+    open (`launch_vllm.py "$MODEL" -- ...`, sample K406: `MODEL=${MODELS}/...` from the environment)."""
+    return "/" in word.text or (not word.resolved and _ONE_VARIABLE.fullmatch(word.text) is not None)
+
+
 def _passed_through(fields: Sequence[Field], at: int) -> ByFlags | None:
     """`python scripts/launch_vllm.py ORG/MODEL [own options] -- --tensor-parallel-size 2 --port 8013`: a program
     named for an engine and for serving, given a model as its first argument and the engine's flags after `--`
@@ -249,7 +258,7 @@ def _passed_through(fields: Sequence[Field], at: int) -> ByFlags | None:
         return None
     dash = next((k for k in range(at + 1, len(fields)) if fields[k].text == "--"), None)
     model = fields[at + 1] if at + 1 < len(fields) else None
-    if dash is None or model is None or model.text.startswith("-") or "/" not in model.text:
+    if dash is None or model is None or model.text.startswith("-") or not _model_argument(model):
         return None
     spec = spec_by_dest(engine, "model") or spec_by_dest(engine, "model_path")
     if spec is None:

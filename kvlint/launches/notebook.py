@@ -30,12 +30,14 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not any(w in text for w in _WORDS):
         return ReadResult(path)
     yf = parse_yaml(path, text)
-    deployments: list[Deployment] = []
-    findings: list[Finding] = []
-    for cell in _code_cells(yf)[:_MAX_CELLS]:
+    cells = _code_cells(yf)[:_MAX_CELLS]
+    module = _as_module(path, cells)
+    deployments: list[Deployment] = list(module[0]) if module is not None else []
+    findings: list[Finding] = list(module[1]) if module is not None else []
+    for cell in cells:
         if not any(w in cell.text for w in _WORDS):
             continue
-        deps, notes = _read_cell(path, cell)
+        deps, notes = _read_cell(path, cell, python=module is None)
         deployments += deps
         findings += notes
     for cell in _code_cells(yf, "markdown")[:_MAX_CELLS]:
@@ -116,7 +118,39 @@ def _joined(yf: YamlFile, parts: list[Mapped]) -> Mapped:
     return Mapped(parts[0].path, text, index=yf.index, offsets=offsets)
 
 
-def _read_cell(path: str, cell: Mapped) -> tuple[list[Deployment], list[Finding]]:
+def _as_module(path: str, cells: list[Mapped]) -> tuple[list[Deployment], list[Finding]] | None:
+    """The launches of the notebook's Python read as one module, as the kernel runs it: a function that starts the
+    server in one cell and is called with the model in others (sample K405: `start_server(MODEL, ...)` from three
+    cells, three launches). Shell lines, magics and cell magics are blanked; every character keeps its place in the
+    file. None when the cells do not parse as one module (then each cell is read alone)."""
+    import ast
+
+    from kvlint.launches.pyfile import read_python
+
+    if not cells or not any(w in cell.text for cell in cells for w in _WORDS):
+        return None
+    texts: list[str] = []
+    pythons: list[str] = []
+    offsets: list[int] = []
+    for cell in cells:
+        if cell.offsets is None or len(cell.offsets) < len(cell.text):
+            return None
+        texts.append(cell.text)
+        magic = cell.text.lstrip().startswith("%%")
+        pythons.append("".join(c if c == "\n" else " " for c in cell.text) if magic else split_cell(cell.text)[1])
+        offsets += cell.offsets[: len(cell.text)]
+        offsets.append(offsets[-1] if offsets else 0)  # the newline between two cells: at the first one's end
+    whole = Mapped(path, "\n".join(texts), index=cells[0].index, offsets=offsets)
+    python = "\n".join(pythons)
+    try:
+        ast.parse(python, filename=path)
+    except (SyntaxError, ValueError):
+        return None
+    return read_python(path, python, within=whole)
+
+
+def _read_cell(path: str, cell: Mapped, python: bool = True) -> tuple[list[Deployment], list[Finding]]:
+    """One cell's launches: its shell lines and cells, its written files, and (`python`) its Python."""
     from kvlint.launches.pyfile import read_python
     from kvlint.launches.shellfile import read_shell_mapped
 
@@ -127,11 +161,13 @@ def _read_cell(path: str, cell: Mapped) -> tuple[list[Deployment], list[Finding]
     if head.startswith(_SHELL_CELLS):
         start = len(lines[0]) + 1
         return read_shell_mapped(path, cell.view(path, cell.text[start:], range(start, len(cell.text) + 1))), []
-    shell, python = split_cell(cell.text)
+    shell, code = split_cell(cell.text)
     deployments: list[Deployment] = []
     if shell.strip():
         deployments += read_shell_mapped(path, cell.view(path, shell, range(len(shell) + 1)))
-    deps, notes = read_python(path, python, within=cell)
+    if not python:
+        return deployments, []
+    deps, notes = read_python(path, code, within=cell)
     return deployments + deps, notes
 
 

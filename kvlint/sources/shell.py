@@ -440,7 +440,7 @@ def _expansion(sc: _Scanner, quoted: bool) -> Part | None:
         sc.i = end + 1
         return Part("cmd", s[i + 2 : end], quoted, (i, sc.i))
     if nxt == "{":
-        end = _close(s, i + 2, "{", "}")
+        end = _close(s, i + 2, "{", "}", text_quote=quoted)
         sc.i = end + 1  # an unterminated `${` is not read as a default (the shell refuses it too)
         return _braced(s[i + 2 : end], i + 2, quoted, (i, sc.i), sc.depth if end < sc.n else MAX_DEFAULT_DEPTH)
     if nxt and (nxt.isalpha() or nxt == "_"):
@@ -496,8 +496,12 @@ _CLOSE_STOPS = {pair: re.compile("[" + re.escape("\\'" + ('"' if pair != "``" el
 _DOUBLE_STOPS = re.compile(r'[\\"$`]')
 
 
-def _close(s: str, i: int, opener: str, closer: str) -> int:
+def _close(s: str, i: int, opener: str, closer: str, text_quote: bool = False) -> int:
     """Index of the matching closer, skipping quoted text; len(s) when unterminated.
+
+    `text_quote`: a `${...}` inside double quotes, where a single quote is text as POSIX sh reads it
+    (`: "${HOST_IP:?set this rank's IP}"`, sample K406: bash 5.2 looks for a closing quote to the file's end and
+    fails; dash and the script's author read it as an apostrophe, and a linter reads on).
 
     Jumps from one character that matters (a backslash, a quote, an opener, a closer) to the next, so a
     long `$( ...` costs one pass at the regex engine's speed.
@@ -517,7 +521,7 @@ def _close(s: str, i: int, opener: str, closer: str) -> int:
         if c == "\\":
             i += 2
             continue
-        if c == "'" and opener != "`":
+        if c == "'" and opener != "`" and not text_quote:
             j = s.find("'", i + 1)
             i = n if j < 0 else j + 1
             continue
