@@ -23,7 +23,9 @@ from kvlint.lazyre import lazy
 _UNRESOLVED = lazy(r"\$\(|\$\{|\$[A-Za-z_0-9@*#]|\{\{|^\{[A-Za-z_]\w*\}$|^([%!@])[A-Za-z_]\w*\1$|#\{|%\{|<%")
 # `__MODEL__`, `<MODEL_ID>`: placeholders a deploy script replaces (sed, envsubst-like tooling) before the
 # engine ever sees the value; never a value an engine would be given as is.
-PLACEHOLDER = lazy(r"__[A-Z][A-Z0-9_]*__|^<[A-Za-z][\w\- ]*>$")
+# (`[model-root]`, `[bounded-bytes]`: a runbook's "illustrative shape", sample K406; a list the engine reads is JSON,
+# its strings quoted)
+PLACEHOLDER = lazy(r"__[A-Z][A-Z0-9_]*__|^<[A-Za-z][\w\- ]*>$|^\[[A-Za-z][\w\- ]*\]$")
 
 
 # a JSON value written as a capitalised name (`{"num_speculative_tokens":N}`, `:DRAFT_TOKENS}`): a runbook's pattern

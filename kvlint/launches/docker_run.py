@@ -218,11 +218,24 @@ def _name(opts: RunOptions, value: str, _vf: Field, _opt: Field, _base: str) -> 
 
 def _volume(opts: RunOptions, value: str, _vf: Field, _opt: Field, _base: str) -> None:
     host, sep, rest = value.partition(":")
+    _mounted(opts, host, rest.split(":", 1)[0] if sep else "")
+
+
+def _mount(opts: RunOptions, value: str, _vf: Field, _opt: Field, _base: str) -> None:
+    """`--mount type=bind,src=$DIR,dst=/recipe-config,readonly` (sample K406): a bind mount, as `-v` gives it."""
+    keys = dict(kv.partition("=")[::2] for kv in value.split(","))
+    host = keys.get("src") or keys.get("source") or ""
+    inside = keys.get("dst") or keys.get("destination") or keys.get("target") or ""
+    if keys.get("type", "bind") == "bind" and host and inside:
+        _mounted(opts, host, inside)
+
+
+def _mounted(opts: RunOptions, host: str, inside: str) -> None:
     for cwd in _CWD:  # `-v $(pwd):/app`: the folder the command is run from, the repository's in a README
         if host == cwd or host.startswith(cwd + "/"):
             host = "." + host[len(cwd):]
-    if sep and host.startswith(("/", "~", ".")):
-        opts.mounts.append((host, rest.split(":", 1)[0]))
+    if inside and host.startswith(("/", "~", ".", "$")):
+        opts.mounts.append((host, inside))
 
 
 _CWD = ("$(pwd)", "${PWD}", "$PWD", "`pwd`")
@@ -234,7 +247,7 @@ def _ignore(opts: RunOptions, value: str, vf: Field, opt: Field, base: str) -> N
 
 _OPTION: dict[str, Callable[[RunOptions, str, Field, Field, str], None]] = {
     "-e": _env, "--env": _env, "--env-file": _env_file, "--gpus": _gpus, "--device": _device,
-    "--entrypoint": _entrypoint, "--name": _name, "-v": _volume, "--volume": _volume,
+    "--entrypoint": _entrypoint, "--name": _name, "-v": _volume, "--volume": _volume, "--mount": _mount,
 }
 
 

@@ -77,6 +77,13 @@ def ignore_codes(doc: YNode) -> tuple[str, ...]:
     return tuple(c.strip().upper() for c in text.replace(";", ",").split(",") if c.strip())
 
 
+def _sidecars(init: YNode) -> list[YNode]:
+    """The init containers that run for the pod's life: Kubernetes' native sidecars (`restartPolicy: Always`, 1.28+),
+    such as the engine an evaluation Job's client talks to (sample K406). Every other init container runs to its end
+    before the pod starts: a download or a setup step, never a server."""
+    return [item for item in init.items if item.kind == "map" and _text(item.get("restartPolicy")) == "Always"]
+
+
 def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
     """Maps with a `command` or `args` list/string, with their ancestor maps (nearest last); and a custom engine
     image's container configured only by `env:` (kvlint.launches.env_launch)."""
@@ -93,7 +100,9 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
                 yield node, anc
                 continue
             for key, _, val in reversed(list(node.pairs())):
-                if key not in _SKIP_KEYS and val.kind != "scalar":
+                if key == "initContainers" and val.kind == "seq":
+                    stack.extend((item, anc + [node]) for item in reversed(_sidecars(val)))
+                elif key not in _SKIP_KEYS and val.kind != "scalar":
                     stack.append((val, anc + [node]))
         elif kind == "seq":
             for item in reversed(node.items):

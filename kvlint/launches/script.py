@@ -2619,8 +2619,15 @@ def _unseen_mounted_script(argv: list[Field], mounts: list[tuple[str, str]]) -> 
     if words and words[0].rsplit("/", 1)[-1] in ("sh", "bash"):
         words = words[1:]
     target = words[0] if len(words) == 1 and words[0].startswith("/") and words[0].endswith(".sh") else None
-    host = next((h for h, inside in mounts if inside.split(":", 1)[0] == target), None) if target else None
-    return target if host is not None and host.startswith("/") else None
+    host = next((h for h, inside in mounts if _holds(inside.split(":", 1)[0], target)), None) if target else None
+    # a host folder the file leaves to a variable (`--mount type=bind,src=$CONFIG_DIR,dst=/recipe-config`, sample
+    # K406) is as unseen as an absolute one
+    return target if host is not None and host.startswith(("/", "$")) else None
+
+
+def _holds(mounted: str, script: str) -> bool:
+    """Whether a mount's target is the script or a folder above it."""
+    return mounted == script or (len(mounted) > 1 and script.startswith(mounted.rstrip("/") + "/"))
 
 
 def _own_command_image(options: list[Field], image: Field, env: dict[str, str],
@@ -2727,7 +2734,7 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         found = _built_default(image, base, built, depth) or _own_command_image(fields[:i], image, inner_env)
     if found is None and script_only:  # no model variable kvlint knows: the script read as the command, as written
         found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)
-    if found is None and opts.mounts and (default or dr.entrypoint_engine(image.text)):
+    if found is None and opts.mounts and (default or dr.entrypoint_engine(image.text) or _named_build(image)):
         found = _repository_script(argv, opts.mounts, base, image)
     if found is None and opts.gpus[0] is not None and (mounted := _unseen_mounted_script(argv, opts.mounts)):
         found = _own_command_image(fields[:i], image, inner_env, mounted)
@@ -2760,6 +2767,14 @@ def _command_argument(fields: list[Field], i: int) -> int | None:
             if _ENTRY.search(text) is not None:
                 return k
     return None
+
+
+def _named_build(image: Field) -> bool:
+    """An image built for the engine and named for it (`qwen38-merlin-vllm:0.30.0`, sample K406), whose entry point
+    kvlint does not know: a repository script it runs is read as one an engine image runs."""
+    from kvlint.launches.images import build_named_engine
+
+    return image.resolved and build_named_engine(image.text) is not None
 
 
 def _repository_script(argv: list[Field], mounts: list[tuple[str, str]], base: str, image: Field
