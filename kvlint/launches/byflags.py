@@ -127,7 +127,9 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
         if found is not None:
             fits.append((found[0], engine in in_command, engine, found[1]))
     fits.sort(reverse=True)
-    if not fits or (len(fits) > 1 and fits[0][:2] == fits[1][:2]):
+    if not fits:
+        return _after_dash(fields, at, first_flag, candidates)
+    if len(fits) > 1 and fits[0][:2] == fits[1][:2]:
         return None
     _, _, engine, words = fits[0]
     name = program.text.rsplit("/", 1)[-1]
@@ -136,6 +138,27 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     handed = {id(f) for f in words}
     own = tuple(f.text for f in fields[first_flag:] if f.text.startswith("-") and id(f) not in handed)
     return ByFlags(engine, program, words, note, own)
+
+
+def _after_dash(fields: Sequence[Field], at: int, first_flag: int, candidates: Sequence[str]) -> ByFlags | None:
+    """`bash /opt/coldstart-run.sh --run-id serve --repeat 1 -- --model M --max-model-len 4096` (sample K409, in the
+    engine's image): a wrapper with options of its own that hands the words after `--` on, as wrappers do. Read when
+    those words are one engine's flags and nothing else (a model and a sizing flag among them), in a file that names
+    that engine; the wrapper's own options before `--` are left to it."""
+    dash = next((k for k in range(first_flag, len(fields)) if fields[k].text == "--"), None)
+    if dash is None:
+        return None
+    passed = fields[dash + 1 :]
+    fits = [(e, found[1]) for e in candidates if (found := _fit(e, passed, True, True)) is not None
+            and not any(f.text.startswith("-") and f not in found[1] for f in passed)]
+    if len(fits) != 1:
+        return None
+    engine, words = fits[0]
+    own = tuple(f.text for f in fields[first_flag:dash] if f.text.startswith("-"))
+    note = (f"read as a {engine} launch through {fields[at].text.rsplit('/', 1)[-1]}, a program kvlint does not know: "
+            f"the words after `--` are {engine}'s own flags, which it hands on"
+            + (f" (its own options {' '.join(own[:3])} are left to it)" if own else ""))
+    return ByFlags(engine, fields[at], words, note)  # what it hands on is split from its own options by `--`
 
 
 def named_for_a_job(name: str) -> bool:

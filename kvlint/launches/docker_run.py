@@ -212,6 +212,14 @@ def _entrypoint(opts: RunOptions, value: str, vf: Field, _opt: Field, _base: str
     opts.entrypoint = vf if vf.text == value else replace(vf, text=value, offsets=(), source=None)
 
 
+def _runtime(opts: RunOptions, value: str, _vf: Field, opt: Field, _base: str) -> None:
+    """`--runtime=nvidia` (the NVIDIA container runtime: every GPU, as with NVIDIA_VISIBLE_DEVICES=all) and
+    `--runtime=habana` (Gaudi's, sample K409): the container is given the host's accelerators when `--gpus` is not
+    there to say which (the device's kind is told by the run's environment and image: gpus_in_manifest)."""
+    if opts.gpus[0] is None and value in ("nvidia", "habana"):
+        opts.gpus = ("docker:all", opt.span)
+
+
 def _name(opts: RunOptions, value: str, _vf: Field, _opt: Field, _base: str) -> None:
     opts.name = value
 
@@ -247,7 +255,8 @@ def _ignore(opts: RunOptions, value: str, vf: Field, opt: Field, base: str) -> N
 
 _OPTION: dict[str, Callable[[RunOptions, str, Field, Field, str], None]] = {
     "-e": _env, "--env": _env, "--env-file": _env_file, "--gpus": _gpus, "--device": _device,
-    "--entrypoint": _entrypoint, "--name": _name, "-v": _volume, "--volume": _volume, "--mount": _mount,
+    "--entrypoint": _entrypoint, "--name": _name, "--runtime": _runtime, "-v": _volume, "--volume": _volume,
+    "--mount": _mount,
 }
 
 

@@ -98,6 +98,16 @@ NOTE = ("model and settings read from the container's environment: {image} is a 
         "no command here, whose entry point starts it with these variables")
 
 
+# variables only a stand-in for the engine reads (a mock or a simulator configured with the model it pretends to serve)
+_STAND_IN_VARS = ("MOCK_", "SIMULATOR_", "SIM_", "FAKE_")
+
+
+def stand_in_env(names: Iterable[str]) -> bool:
+    """Whether a container's environment configures a stand-in for the engine (`MOCK_ITL_MS`, `MOCK_PD_ROLE`: sample
+    K410's mock decode server in a build named for vLLM), which answers as the engine would and holds no KV pool."""
+    return any(n.upper().startswith(_STAND_IN_VARS) for n in names)
+
+
 def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]],
                     image: str | None = None, mode: bool = False) -> list[Field] | None:
     """(name, name span, value) of the environment as the engine's argv: `--model VALUE` first, then each
@@ -107,6 +117,9 @@ def fields_from_env(engine: str, items: Iterable[tuple[str, Span | None, Field]]
     mode of its image's entry point (`command: [glm53]`), which may read a model variable of its own naming."""
     from kvlint.launches.keys import option_for_key, spelled_as_flag
 
+    items = list(items)
+    if stand_in_env(n for n, _, _ in items):
+        return None
     entry = env_image(image)
     model_vars = (entry.model_vars if entry is not None else ()) + MODEL_VARS
     aliases = dict(entry.aliases) if entry is not None else {}

@@ -229,3 +229,32 @@ def _dep_shape(dep: Deployment) -> tuple:
 _LAYOUT = frozenset({"tensor_parallel_size", "tp_size", "pipeline_parallel_size", "pp_size", "nnodes",
                      "data_parallel_size", "dp_size", "disaggregation_mode", "kv_transfer_config", "kv_role"})
 
+
+
+def frontends_dropped(deployments: list[Deployment]) -> list[Deployment]:
+    """The deployments of one manifest with each frontend-only process (`--data-parallel-size-local 0`: vLLM's API
+    server with no engine core) dropped when a `--headless` engine of the same engine and model is beside it: one
+    pod's two containers (sample K410's trace capture, the engine and its front end), one deployment, counted at the
+    engine, which holds the KV pool."""
+    def setting(d: Deployment, name: str) -> object:
+        held = d.settings.get(name)
+        return held.value if held is not None else None
+
+    engines = [k for k, d in enumerate(deployments) if setting(d, "headless") is True]
+    if not engines:
+        return deployments
+    out = list(deployments)
+    drop: set[int] = set()
+    for k, d in enumerate(deployments):
+        if setting(d, "data_parallel_size_local") != 0 or setting(d, "headless") is True:
+            continue
+        beside = next((e for e in engines if out[e].engine == d.engine and out[e].model == d.model), None)
+        if beside is not None:
+            drop.add(k)
+            where = f" (line {d.launch_span.line})" if d.launch_span is not None else ""
+            out[beside] = replace(out[beside], notes=(*out[beside].notes, _FRONT_NOTE.format(where=where)))
+    return [d for k, d in enumerate(out) if k not in drop]
+
+
+_FRONT_NOTE = ("its API front end{where} runs no engine of its own (--data-parallel-size-local 0): one deployment with "
+               "this --headless engine, counted here")

@@ -15,6 +15,7 @@ from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_words
+from kvlint.launches.groups import frontends_dropped
 from kvlint.launches.images import entrypoint_engine, stand_in
 from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
 from kvlint.launches.named import engine_script
@@ -49,7 +50,7 @@ def read_k8s(yf: YamlFile, doc: YNode) -> list[Deployment]:
         if template is not None and not is_worker and any(t is template and w and d for d, t, w in found):
             deps = [replace(d, notes=d.notes + (_GROUP_NOTE,)) for d in deps]
         out.extend(deps)
-    return out
+    return frontends_dropped(out) if len(out) > 1 else out
 
 
 _GROUP_NOTE = ("the LeaderWorkerSet's worker pods start the same engine (their ranks of this launch): "
@@ -535,10 +536,11 @@ def _baked(c: YNode, image: YNode | None, text: str | None,
     and no model variable: its own command starts the engine with the model built into it, which this file does
     not name (the model is left open, at the image)."""
     from kvlint.engines.registered import facts
+    from kvlint.launches.env_launch import stand_in_env
     from kvlint.launches.images import named_engine
 
     engine = named_engine(text)
-    if engine is None or c.get("command") is not None or image is None:
+    if engine is None or c.get("command") is not None or image is None or stand_in_env(env):
         return None
     model = f"<the model {text} serves>"
     fields = (Field(facts(engine).MODEL_FLAG, image.span), Field(model, image.span, False, (model,)))

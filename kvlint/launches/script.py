@@ -2016,7 +2016,11 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 wrapped = replace(wrapped, gpus=gres[0], gpus_span=gres[1], nodes=wrapped.nodes or sb_nodes)
             return wrapped
         elif head in ("sh", "bash", "zsh") and depth < MAX_DEPTH:
-            return _shell_c(fields, i, env, depth, state)
+            through = _shell_c(fields, i, env, depth, state)
+            if through is not None or not _script_with_words(fields, i):
+                return through
+            i += 1  # `bash /opt/coldstart-run.sh --run-id serve -- --model M ...` (sample K409): the script is the
+            # program, read as it would be without `bash` (by its flags, when they are an engine's)
         elif head == "gcloud" and depth < MAX_DEPTH and (remote_line := wrappers.cloud_ssh_command(fields, i)):
             return _string_command(remote_line, env, depth, state)
         elif head in ("ssh", "pm2") and depth < MAX_DEPTH and (at := wrappers.remote_command(fields, i)) is not None:
@@ -2423,6 +2427,11 @@ def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | N
             nodes = name[2:]
         i += 2 if takes_value else 1
     return i, gres, nodes
+
+
+def _script_with_words(fields: list[Field], i: int) -> bool:
+    """Whether the shell at `i` runs a script file with arguments (`bash run.sh --flag ...`), no option between."""
+    return i + 2 < len(fields) and fields[i + 1].text.endswith(".sh") and not fields[i + 1].text.startswith("-")
 
 
 def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:

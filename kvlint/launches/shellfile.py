@@ -522,6 +522,10 @@ def read_shell_mapped(path: str, m: Mapped) -> list[Deployment]:
             out.append(d)
         elif not found.fields and found.image is None:  # a notebook's bare `!vllm serve` (sample K364): as a
             out.append(replace(d, notes=(*d.notes, _BARE)))  # script's, the engine's own default model
+    if "<<" in m.text:  # a `%%bash` cell's `cat <<EOF | oc apply -f -` (sample K410): as a script's here-documents
+        from kvlint.launches.terraform_helm import placed_back
+
+        out += placed_back(heredoc_launches(path, m.text), m, path)
     return out
 
 
