@@ -28,6 +28,13 @@ _NO_VALUE = frozenset({"--headless"})
 # leader serves HTTP, so its `--host` / `--port` may be missing on the workers); alone it does not make two
 # commands one group: a group folds only when one of its members has a role flag
 _NODE_ADDRESS = frozenset({"--host", "--port"})
+# what only the node that serves HTTP reads (its parsers of a response, its chat template, its key): written on the
+# leader's branch alone (sample K408: `--tool-call-parser glm47 --reasoning-parser glm45 --enable-auto-tool-choice`
+# on rank 0, not on the `--headless` ranks), set aside like the address; True: the option takes a value
+_FRONT_END = {"--tool-call-parser": True, "--reasoning-parser": True, "--enable-auto-tool-choice": False,
+              "--chat-template": True, "--api-key": True, "--uvicorn-log-level": True, "--disable-log-requests": False,
+              "--enable-log-requests": False, "--allowed-origins": True, "--root-path": True,
+              "--response-role": True, "--ssl-keyfile": True, "--ssl-certfile": True}
 
 
 def one_per_deployment(launches: list[FoundLaunch]) -> list[FoundLaunch]:
@@ -137,6 +144,9 @@ def _shape(found: FoundLaunch) -> tuple[str, ...]:
         name, eq, value = f.text.partition("=")
         if name in ROLE_FLAGS or name in _NODE_ADDRESS:
             skip = not eq and name not in _NO_VALUE
+            continue
+        if name in _FRONT_END:
+            skip = not eq and _FRONT_END[name]
             continue
         if name == "--model":  # `serve M` and `--model M` name one model (a frontend handed it either way)
             if eq:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kvlint import limits
@@ -850,6 +851,7 @@ def _settle_arm(statement: _Arms, state: _State) -> None:
 
 MAX_CLOSED = 16  # the latest `if` / `case` statements whose arms are remembered (a launch reads its variables')
 MAX_ARMS = 8  # arms read per launch
+MAX_ARM_READS = 32  # arms of closed statements read for one command (a `case` of twenty configurations, sample K408)
 
 
 @record(frozen=False)
@@ -990,6 +992,24 @@ def _counted(name: str, raw: str, state: _State) -> bool:
     return re.search(rf"\$\{{?{re.escape(name)}\b|\$\(\([^)]*\b{re.escape(name)}\b", value) is not None
 
 
+def _refolded(words: tuple[Word, ...], name: str, m: Mapped, state: _State) -> bool:
+    """`CMD=$(echo $CMD)` after a `case` whose arms set CMD (sample K408): each arm's value folded onto one line as
+    the shell would (a newline a blank), not replaced by the one value the reading went through."""
+    from kvlint.launches.env import Partial
+
+    one = [w for w in words if (found := _ECHOED.fullmatch(m.text, w.start, w.end)) is not None
+           and found.group(1) == found.group(2) == name]
+    if not one:
+        return False
+    for statement in (*state.closed, *state.unsure):
+        for arm in statement.arms:
+            if name in arm:
+                value, line = arm[name]
+                arm[name] = (Partial(value.replace("\n", " "), value.holes, value.offsets, value.source)
+                             if isinstance(value, Partial) else value.replace("\n", " "), line)
+    return True
+
+
 def _assigned(name: str, value: str | None, line: int, state: _State) -> None:
     """Note an assignment (before it is made) for the arms of the open statements; a later one replaces the
     value every closed statement's arms gave the name."""
@@ -1105,6 +1125,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             i += 1
             continue
         name, value = _joined_array(words[i], m, state) or _printed(words[i], m, state) or \
+            _echoed(words[i], m, {**state.env, **local}) or \
             _assignment(words[i], m, {**state.env, **local}, state.positional)
         _note_default(words[i], name, state)
         raw = m.text[words[i].start:words[i].end]
@@ -1135,7 +1156,8 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
             _substituted(w, m, state, depth)
         line = m.at(words[0].start)[0] if words else 0
         for name, value in local.items():
-            _assigned(name, value, line, state)
+            if not _refolded(words, name, m, state):
+                _assigned(name, value, line, state)
         state.env.update(local)
         return
     env = {**state.env, **local}
@@ -1331,7 +1353,7 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
     facts = _path(state)
     for statement in state.closed:
         for k, arm in enumerate(statement.arms):
-            if read >= MAX_ARMS or not used.intersection(arm):
+            if read >= MAX_ARM_READS or not used.intersection(arm) or _other_program(arm, used):
                 continue
             if facts and k < len(statement.arm_facts) and _contradicts(facts + statement.arm_facts[k]):
                 continue  # an arm this command's own tests rule out (`else` of the same `[ "$E" = vllm ]`)
@@ -1356,6 +1378,19 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
     if not any(e == found.engine for e, _, _ in by_model):  # the arm the reading went through is one of them
         return _configurations([(found, _pd_role(found)), *noted])
     return _configurations(noted)
+
+
+_PROGRAM_WORD = lazy(r"[\w./-]+")
+
+
+def _other_program(arm: dict[str, tuple[str, int]], used: set[str]) -> bool:
+    """Whether an arm gives the command's variables another program's command line: each value starts with a
+    program's name and its arguments and names no engine (a `case` of llama.cpp, Ollama, vLLM and SGLang configurations, sample K408:
+    the llama.cpp arms are not read, so the engines' arms are). Flags alone, or a value left to the run, may be any
+    engine's: read."""
+    values = [arm[name][0] for name in used.intersection(arm)]
+    return all(v[:1] not in ("-", "$", "") and " " in v.strip() and _PROGRAM_WORD.match(v) is not None
+               and not any(e in v.lower() for e in ENGINE_NAMES) for v in values)
 
 
 def _configurations(launches: list[tuple[FoundLaunch, str]]) -> list[FoundLaunch]:
@@ -1519,8 +1554,10 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
         # giving different flags are two commands: sample K172's fixed-K and dynamic-K runs)
         argv = ("in a loop", *(f.text.split("=", 1)[0] for f in found.fields if f.text.startswith("--"))) \
             if state.loops else tuple(f.text for f in found.fields)
-        if _stops_after(body, found):
-            argv = ("restarted",)  # every call stops the server it started: one server, run with other settings
+        if _stops_after(body, found):  # every call stops the server it started: one server, run with other
+            # settings; a call given another model starts another deployment (sample K411's BF16, FP8 and NVFP4
+            # checkpoints, one after the other)
+            argv = ("restarted", _model_of(found) or "")
         state.call_keys[id(found)] = (found.engine, found.entry_span, argv)
         state.launches.append(found)
     state.notes.extend(notes)
@@ -1798,6 +1835,26 @@ def _joined_array(word: Word, m: Mapped, state: _State) -> tuple[str, str | None
     if found is None or not elements or not all(f.resolved or f.text for f in elements):
         return None  # an element left to the run (`--port ${port}` unset, sample K285) keeps its text: `${port}`
     return found.group(1), _placed(" ".join(f.text for f in elements), list(elements))
+
+
+_ECHOED = lazy(r"([A-Za-z_][A-Za-z0-9_]*)=[\"']?\$\(echo\s+\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?\s*\)[\"']?")
+
+
+def _echoed(word: Word, m: Mapped, env: Mapping[str, str]) -> tuple[str, str | None] | None:
+    """`CMD=$(echo $CMD)`: the value's words on one line (sample K408 folds a command written over several lines
+    before handing it to `tmux new-session "exec $CMD"`, where a newline would end the command). The same words, each
+    newline a blank (the same length, so a value with unknown parts keeps where each part is); None for any other
+    assignment or a variable kvlint does not know."""
+    from kvlint.launches.env import Partial
+
+    found = _ECHOED.fullmatch(m.text, word.start, word.end) if m.text.find("=$(echo", word.start, word.end) >= 0 \
+        else None
+    held = env.get(found.group(2)) if found is not None else None
+    if found is None or held is None:
+        return None
+    if isinstance(held, Partial):
+        return found.group(1), Partial(held.replace("\n", " "), held.holes, held.offsets, held.source)
+    return found.group(1), held.replace("\n", " ")
 
 
 _PRINTED = lazy(r"([A-Za-z_][A-Za-z0-9_]*)=[\"']?\$\(([A-Za-z_][\w-]*)\b([^()`]*)\)[\"']?")
