@@ -1384,10 +1384,10 @@ _PROGRAM_WORD = lazy(r"[\w./-]+")
 
 
 def _other_program(arm: dict[str, tuple[str, int]], used: set[str]) -> bool:
-    """Whether an arm gives the command's variables another program's command line: each value starts with a
-    program's name and its arguments and names no engine (a `case` of llama.cpp, Ollama, vLLM and SGLang configurations, sample K408:
-    the llama.cpp arms are not read, so the engines' arms are). Flags alone, or a value left to the run, may be any
-    engine's: read."""
+    """Whether an arm gives the command's variables another program's command line: each value is a program's name
+    and its arguments and names no engine (a `case` of llama.cpp, Ollama, vLLM and SGLang configurations, sample
+    K408: the llama.cpp arms are not read, so the engines' arms are). Flags alone, or a value left to the run, may be
+    any engine's: read."""
     values = [arm[name][0] for name in used.intersection(arm)]
     return all(v[:1] not in ("-", "$", "") and " " in v.strip() and _PROGRAM_WORD.match(v) is not None
                and not any(e in v.lower() for e in ENGINE_NAMES) for v in values)
