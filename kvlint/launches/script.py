@@ -1155,8 +1155,9 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
         for w in words:
             _substituted(w, m, state, depth)
         line = m.at(words[0].start)[0] if words else 0
+        folds = m.text.find("$(echo", words[0].start, words[-1].end) >= 0 if words else False
         for name, value in local.items():
-            if not _refolded(words, name, m, state):
+            if not (folds and _refolded(words, name, m, state)):
                 _assigned(name, value, line, state)
         state.env.update(local)
         return
