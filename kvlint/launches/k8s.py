@@ -82,7 +82,22 @@ def _sidecars(init: YNode) -> list[YNode]:
     """The init containers that run for the pod's life: Kubernetes' native sidecars (`restartPolicy: Always`, 1.28+),
     such as the engine an evaluation Job's client talks to (sample K406). Every other init container runs to its end
     before the pod starts: a download or a setup step, never a server."""
-    return [item for item in init.items if item.kind == "map" and _text(item.get("restartPolicy")) == "Always"]
+    return [item for item in init.items if item.kind == "map" and _text(item.get("restartPolicy")) == "Always"
+            and _names_engine(item)]
+
+
+def _names_engine(container: YNode) -> bool:
+    """Whether a container's image, command or arguments name an engine (a sidecar that syncs LoRA adapters or
+    proxies requests names none: not read further)."""
+    from kvlint.engines import ENGINE_NAMES
+
+    words = [_text(container.get("image")) or ""]
+    for key in ("command", "args"):
+        node = container.get(key)
+        words += [i.text for i in node.items if i.is_scalar] if node is not None and node.is_seq else \
+            [node.text] if node is not None and node.is_scalar else []
+    text = " ".join(words).lower()
+    return any(e in text for e in ENGINE_NAMES)
 
 
 def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:

@@ -189,6 +189,47 @@ def after_prefix(fields: Sequence[Field], i: int) -> int:
     return j + (j < len(fields) and fields[j].text == "--")
 
 
+# bubblewrap's options and how many words each takes (bwrap(1)); `--setenv VAR VALUE` sets the sandbox's environment
+_BWRAP_ARITY = {
+    **dict.fromkeys(("--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--symlink",
+                     "--file", "--bind-data", "--ro-bind-data", "--chmod", "--setenv", "--bind-fd", "--ro-bind-fd"), 2),
+    **dict.fromkeys(("--proc", "--dev", "--tmpfs", "--mqueue", "--dir", "--chdir", "--unsetenv", "--uid", "--gid",
+                     "--hostname", "--remount-ro", "--perms", "--size", "--args", "--seccomp", "--add-seccomp-fd",
+                     "--info-fd", "--json-status-fd", "--block-fd", "--userns-block-fd", "--sync-fd", "--lock-file",
+                     "--exec-label", "--file-label", "--userns", "--userns2", "--pidns", "--cap-add", "--cap-drop",
+                     "--overlay-src", "--tmp-overlay", "--ro-overlay", "--argv0"), 1),
+    "--overlay": 3,
+}
+
+
+def after_bwrap(fields: Sequence[Field], i: int) -> tuple[int, list[tuple[str, Field]]] | None:
+    """`bwrap --ro-bind SRC DEST ... --setenv CUDA_VISIBLE_DEVICES 0,1 --chdir /w python -m sglang.launch_server
+    ...` (sample K412's sandboxed server): the index of the command bubblewrap runs, and the variables it sets for
+    it. A word left to the run (`"${DEV_BINDS[@]}"`) stands for options of its own; an option bwrap(1) does not list,
+    or no command after them: None."""
+    j = i + 1
+    env: list[tuple[str, Field]] = []
+    while j < len(fields):
+        word = fields[j].text
+        if word == "--":
+            return (j + 1, env) if j + 1 < len(fields) else None
+        if not word.startswith("-"):
+            if _expansion_only(word) or not fields[j].resolved and word.startswith("$"):
+                j += 1
+                continue
+            return j, env
+        arity = _BWRAP_ARITY.get(word, 0 if word.startswith(("--unshare-", "--share-", "--die-with-parent",
+                                                             "--new-session", "--as-pid-1", "--clearenv",
+                                                             "--disable-userns", "--assert-userns-disabled",
+                                                             "--level-prefix")) else -1)
+        if arity < 0:
+            return None
+        if word == "--setenv" and j + 2 < len(fields):
+            env.append((fields[j + 1].text, fields[j + 2]))
+        j += 1 + arity
+    return None
+
+
 _ASSIGNMENT = lazy(r"[A-Za-z_]\w*=")
 _LAUNCHERS = frozenset({"trl", "torchrun", "nohup", "numactl"})  # programs that start an engine, besides the tables'
 

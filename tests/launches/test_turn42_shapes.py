@@ -232,3 +232,31 @@ def test_rank_branches_that_differ_in_the_front_ends_options_are_one_deployment(
                     '  exec vllm serve "${COMMON[@]}" --headless --data-parallel-start-rank 4\nfi\n')
     (dep,) = read_path(str(path)).deployments
     assert dep.get("headless") is not True and dep.get("tensor_parallel_size") == 2
+
+
+def test_an_llminferenceservice_main_containers_args_are_the_engines_flags(tmp_path):
+    """K414: an LLMInferenceService whose template's main container passes `--data-parallel-size=8` and
+    `--max-model-len=262144` in `args:` to the preset's `vllm serve`, on 8 GPUs. The args were not read, so the pod
+    was TP 1 on one GPU and KV204 warned that 7 GPUs stay idle; they are the launch's flags now, each at its item."""
+    path = tmp_path / "llmisvc.yaml"
+    path.write_text("apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceService\nmetadata: {name: glm}\n"
+                    "spec:\n  model: {uri: 'hf://Qwen/Qwen3-8B', name: q}\n  template:\n    containers:\n"
+                    "      - name: main\n        args:\n          - --data-parallel-size=8\n"
+                    "          - --max-model-len=32768\n        resources:\n          limits: {nvidia.com/gpu: '8'}\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.get("data_parallel_size"), dep.get("max_model_len"), dep.gpu_count) == (8, 32768, 8)
+    assert dep.settings["data_parallel_size"].span is not None and dep.settings["data_parallel_size"].span.line == 10
+    assert not [f for f in _checked(path) if f["code"] == "KV204"]
+
+
+def test_a_server_run_inside_a_bubblewrap_sandbox_is_read(tmp_path):
+    """K412: `exec bwrap --ro-bind "$ROOTFS"/usr /usr ... "${DEV_BINDS[@]}" --setenv CUDA_VISIBLE_DEVICES 0,1,2,3
+    --chdir /w python -m sglang.launch_server ...`. bubblewrap's options (bwrap(1): each takes a fixed number of
+    words) are read past to the command it runs, and the variables it sets are the command's."""
+    path = tmp_path / "launch-bwrap.sh"
+    path.write_text('#!/bin/bash\nDEV_BINDS=()\nexec bwrap \\\n  --ro-bind "$ROOTFS"/usr /usr \\\n  --proc /proc \\\n'
+                    '  --unshare-pid \\\n  "${DEV_BINDS[@]}" \\\n  --setenv CUDA_VISIBLE_DEVICES 0,1,2,3 \\\n'
+                    '  --chdir /w \\\n  python -m sglang.launch_server --model-path /models/m3 --tp-size 4\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("tp_size")) == ("sglang", "/models/m3", 4)
+    assert dep.gpu_count == 4

@@ -53,6 +53,7 @@ def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tup
     fields = model_fields("vllm", uri) + _parallelism(holder.get("parallelism"))
     launches = env_flag_launch(yf, main, env, [], "vllm")
     extra = list(launches[0].fields) if launches else []
+    extra += _args(main)
     gpu = gpu_facts(main, [])
     if holder.get("worker") is not None and gpu.count:
         data = g.to_int(holder.path("parallelism", "data")) or 1
@@ -62,6 +63,16 @@ def _role(yf: YamlFile, name: str, holder: YNode, uri: YNode | None, ignore: tup
             gpu = replace(gpu, count=gpu.count * (data // local), notes=gpu.notes + (note,), grouped=True)
     ctx = LaunchContext(name, ignore_codes=ignore, extra_aliases=aliases)
     return [chart_deployment(yf.path, "vllm", fields + extra, uri, ctx, gpu)]
+
+
+def _args(main: YNode) -> list[Field]:
+    """The main container's `args:`, which the controller's preset hands its `vllm serve` (`... "$@"`): the engine's
+    flags, each at its item (sample K414: `--data-parallel-size=8` and `--max-model-len=262144` of a DP8 x EP8 pod,
+    read as TP 1 on one GPU before, a false "7 GPUs stay idle")."""
+    args = main.get("args")
+    if args is None or not args.is_seq:
+        return []
+    return [Field(item.text, item.span) for item in args.items if item.is_scalar and item.text]
 
 
 def _replaced(main: YNode) -> bool:
