@@ -2024,9 +2024,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             i = wrappers.after_prefix(fields, i)
         elif head == "bwrap" and (sandbox := wrappers.after_bwrap(fields, i)) is not None:
             i, set_env = sandbox  # the command bubblewrap runs, with the variables it sets
-            for var, held in set_env:
-                env = {**env, var: held.text}
-                gpus = (f"cuda:{held.text}", held.span) if var == "CUDA_VISIBLE_DEVICES" else gpus
+            for var, given in set_env:
+                env = {**env, var: given.text}
+                gpus = (f"cuda:{given.text}", given.span) if var == "CUDA_VISIBLE_DEVICES" else gpus
         elif head in ("srun", "numactl"):
             start = i
             i, gres, srun_nodes = _skip_options(fields, i + 1)
