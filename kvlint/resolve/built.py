@@ -5,7 +5,9 @@ assumed). A Dockerfile of the same repository can say otherwise: it copies the s
 into its image, or a file that the script runs by its place there
 (nonokangwei/LLM-Tuning-On-GCP: `COPY launcher.py /root/scripts/launcher.py` in Serve/vLLM-on-Vertex/docker*/,
 and script.sh beside them runs `python3 /root/scripts/launcher.py ...`). The script's commands then run in that
-image: its FROM is the release when one Dockerfile says so, else the release is left open.
+image: its FROM is the release when one Dockerfile says so, else the release is left open. A compose service that
+mounts the script and runs it (`./entrypoint.sh:/app/entrypoint.sh`, `entrypoint: [bash, /app/entrypoint.sh]`) runs
+it in the service's image the same way.
 
 Dockerfiles are looked for beside the script, in the folders right under it (the first 200) and up to three
 folders above (not past a repository root); each is read at most 256 KiB, each folder once per run.
@@ -31,7 +33,7 @@ _FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", re.IGNORECASE | re.MULTILIN
 class BuiltImage:
     """The image a script runs in, by the Dockerfile that builds it."""
 
-    dockerfile: str  # relative to the script's folder
+    dockerfile: str  # relative to the script's folder (a compose file, for a service that mounts the script)
     base: str | None  # the final stage's FROM (None: an ARG, or scratch)
     why: str  # "docker/Dockerfile copies /root/scripts/launcher.py, which the script runs"
     pinned: tuple[tuple[str, str], ...] = ()  # (engine, release) its build installs by an exact pin (kvlint.builds)
@@ -54,7 +56,8 @@ def _images_running(script: str) -> tuple[BuiltImage, ...]:  # once per script, 
     folder = os.path.dirname(script)
     found: dict[str | None, BuiltImage] = {}
     for dockerfile in _dockerfiles(folder):
-        built = _runs(dockerfile, os.path.basename(script), text, folder)
+        built = _runs(dockerfile, os.path.basename(script), text, folder) if _DOCKERFILE.search(
+            os.path.basename(dockerfile)) else _mounts(dockerfile, os.path.basename(script), folder)
         if built is not None:
             found.setdefault(built.base, built)
     return tuple(found.values())
@@ -83,11 +86,42 @@ def _dockerfiles(folder: str) -> list[str]:
 
 @lru_cache(maxsize=2048)
 def _listed(folder: str) -> tuple[str, ...]:
+    """The Dockerfiles and compose files of a folder."""
     try:
-        return tuple(os.path.join(folder, n) for n in sorted(os.listdir(folder)) if _DOCKERFILE.search(n)
-                     and os.path.isfile(os.path.join(folder, n)))
+        return tuple(os.path.join(folder, n) for n in sorted(os.listdir(folder))
+                     if (_DOCKERFILE.search(n) or _COMPOSE.search(n)) and os.path.isfile(os.path.join(folder, n)))
     except OSError:
         return ()
+
+
+_COMPOSE = re.compile(r"^(docker-)?compose[\w.-]*\.ya?ml$", re.IGNORECASE)
+
+
+def _mounts(compose: str, base_name: str, folder: str) -> BuiltImage | None:
+    """A compose service that mounts the script (`./entrypoint.sh:/app/entrypoint.sh`) and runs it as its entry
+    point or command (sample K404: `image: vllm/vllm-openai:v0.15.0`, `entrypoint: ["/bin/bash",
+    "/app/entrypoint.sh"]`): the script runs in that image."""
+    import yaml
+
+    text = _read(compose)
+    if text is None or base_name not in text:
+        return None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    services = data.get("services") if isinstance(data, dict) else None
+    for service in services.values() if isinstance(services, dict) else ():
+        if not isinstance(service, dict) or not isinstance(service.get("image"), str):
+            continue
+        runs = " ".join(str(service.get(key)) for key in ("entrypoint", "command"))
+        for volume in service.get("volumes") or ():
+            host, _, inside = str(volume).partition(":")
+            target = inside.split(":", 1)[0]
+            if os.path.basename(host) == base_name and target and target in runs:
+                shown = os.path.relpath(compose, folder)
+                return BuiltImage(shown, service["image"], f"{shown} mounts it into a container and runs it")
+    return None
 
 
 @lru_cache(maxsize=1024)

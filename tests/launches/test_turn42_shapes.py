@@ -260,3 +260,17 @@ def test_a_server_run_inside_a_bubblewrap_sandbox_is_read(tmp_path):
     (dep,) = read_path(str(path)).deployments
     assert (dep.engine, dep.model, dep.get("tp_size")) == ("sglang", "/models/m3", 4)
     assert dep.gpu_count == 4
+
+
+def test_a_script_a_compose_service_mounts_and_runs_takes_the_services_release(tmp_path):
+    """K404: `vllm_api/entrypoint.sh` passes `--swap-space 4`, and `vllm_api/docker-compose.yaml` runs it in
+    `vllm/vllm-openai:v0.15.0` (`./entrypoint.sh:/app/entrypoint.sh`, `entrypoint: ["/bin/bash",
+    "/app/entrypoint.sh"]`). Read alone, the script was given the newest release and KV005 said the server exits;
+    the release is the service image's now (0.15.0 still takes the option), as a Dockerfile's FROM gives it."""
+    (tmp_path / "entrypoint.sh").write_text("#!/bin/bash\npython3 -m vllm.entrypoints.openai.api_server "
+                                             "--model Qwen/Qwen3-8B --swap-space 4 --max-model-len 8192 &\nwait\n")
+    (tmp_path / "docker-compose.yaml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.15.0\n    entrypoint: [\"/bin/bash\", \"/app/entrypoint.sh\"]\n"
+        "    volumes:\n      - ./entrypoint.sh:/app/entrypoint.sh\n")
+    (kv005,) = [f for f in _checked(tmp_path / "entrypoint.sh") if f["code"] == "KV005"]
+    assert "0.15.0 (pinned)" in kv005["message"] and "0.33" not in kv005["message"]
