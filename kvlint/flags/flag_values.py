@@ -25,7 +25,15 @@ _UNRESOLVED = lazy(r"\$\(|\$\{|\$[A-Za-z_0-9@*#]|\{\{|^\{[A-Za-z_]\w*\}$|^([%!@]
 # engine ever sees the value; never a value an engine would be given as is.
 # (`[model-root]`, `[bounded-bytes]`: a runbook's "illustrative shape", sample K406; a list the engine reads is JSON,
 # its strings quoted)
-PLACEHOLDER = lazy(r"__[A-Z][A-Z0-9_]*__|^<[A-Za-z][\w\- ]*>$|^\[[A-Za-z][\w\- ]*\]$")
+_DUNDER = lazy(r"__[A-Z][A-Z0-9_]*__")
+_BRACKETED = lazy(r"<[A-Za-z][\w\- ]*>|\[[A-Za-z][\w\- ]*\]")
+
+
+def _placeholder(text: str) -> bool:
+    """Whether a value is one of the placeholders above (cheap tests first: most values are neither)."""
+    if text[:1] in ("<", "[") and _BRACKETED.fullmatch(text) is not None:
+        return True
+    return "__" in text and _DUNDER.search(text) is not None
 
 
 # a JSON value written as a capitalised name (`{"num_speculative_tokens":N}`, `:DRAFT_TOKENS}`): a runbook's pattern
@@ -36,7 +44,7 @@ _JSON_HOLE = lazy(r"[:\[,]\s*(?:[A-Z][A-Z0-9_]*|\{[A-Za-z_]\w*\})\s*[,}\]]")
 
 def is_unresolved(text: str) -> bool:
     """Shell/template expressions the engine would only see after expansion: kept raw, never guessed."""
-    return bool(_UNRESOLVED.search(text) or PLACEHOLDER.search(text)) or (
+    return bool(_UNRESOLVED.search(text) or _placeholder(text)) or (
         text[:1] in "{[" and text[:1] != "" and _JSON_HOLE.search(text) is not None)
 
 
@@ -56,7 +64,7 @@ _MODEL_NAME_HOLE = lazy(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 
 def is_placeholder(text: str) -> bool:
     """A placeholder model (`__MODEL__`, `<model>`, `MODEL_NAME`) deploy tooling or the reader fills in."""
-    return (bool(PLACEHOLDER.search(text)) or model_name_hole(text)) and not _UNRESOLVED.search(text)
+    return (_placeholder(text) or model_name_hole(text)) and not _UNRESOLVED.search(text)
 
 
 def model_name_hole(text: str) -> bool:
