@@ -314,7 +314,6 @@ def _env_items(container: YNode, ancestors: list[YNode]) -> Iterator[tuple[str, 
 
 
 def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tuple[str, ...]) -> list[Deployment]:
-    doc_name = _text(doc.path("metadata", "name")) or ""
     env = container_env(c, anc)
     size, _, why = group_size(anc)
     if why.startswith("LeaderWorkerSet") and size:
@@ -368,7 +367,22 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
         launches = [FoundLaunch(by_format, tuple(_storage_model(c)), None, env)]
         notes = [FORMAT_NOTE.format(engine=by_format, runtime=_text(c.get("runtime")) or "the cluster's default")]
     launches = env_flag_launch(yf, c, env, launches, default)
-    served = _served_by(yf, _runtime_object(doc, anc)) if launches else None
+    # a runtime's container is a launch per InferenceService of the file that runs on it (sample K416: two Gaudi
+    # services, one model each, on one ServingRuntime)
+    servings: list[tuple[YNode, YNode] | None] = list(_served_by(yf, _runtime_object(doc, anc))) if launches else []
+    return [d for served in (servings or [None]) for d in
+            _served_launches(yf, c, anc, doc, ignore, launches, notes, served, (fields, script, image, image_text),
+                             env)]
+
+
+def _served_launches(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tuple[str, ...],
+                     launches: list[FoundLaunch], notes: list[str], served: tuple[YNode, YNode] | None,
+                     read: tuple[list[Field], YNode | None, YNode | None, str | None],
+                     env: dict[str, str]) -> list[Deployment]:
+    """A container's launches finished: with the arguments, store and resources of the InferenceService `served`
+    that runs on it when it is a ServingRuntime's, else as written."""
+    fields, script, image, image_text = read
+    doc_name = _text(doc.path("metadata", "name")) or ""
     if served is not None:
         # the service's own arguments follow the runtime's (KServe appends them to its container); the runtime's
         # `--model=/mnt/models` is the service's store: the model is its storageUri, at its place, as for a
@@ -754,18 +768,20 @@ def _runtime_object(doc: YNode, anc: list[YNode]) -> YNode:
     return next((a for a in reversed(anc) if a.is_map and _text(a.get("kind")) in _RUNTIME_KINDS), doc)
 
 
-def _served_by(yf: YamlFile, doc: YNode) -> tuple[YNode, YNode] | None:
-    """The predictor (and its model map) of an InferenceService in the same file that runs on this ServingRuntime
-    `doc`: what it stores is the model the runtime's `/mnt/models` holds, and its resources are the pod's."""
+def _served_by(yf: YamlFile, doc: YNode) -> list[tuple[YNode, YNode]]:
+    """The predictors (and their model maps) of the InferenceServices in the same file that run on this
+    ServingRuntime `doc`: what each stores is the model the runtime's `/mnt/models` holds, and its resources are its
+    pod's."""
     if _text(doc.get("kind")) not in _RUNTIME_KINDS:
-        return None
+        return []
+    out = []
     for d in _objects(yf):
         predictor = d.path("spec", "predictor") if d.is_map and _text(d.get("kind")) == "InferenceService" else None
         model = predictor.get("model") if predictor is not None and predictor.is_map else None
         if predictor is not None and model is not None and model.is_map \
                 and _runtime_doc(yf, _text(model.get("runtime"))) is doc:
-            return predictor, model
-    return None
+            out.append((predictor, model))
+    return out
 
 
 def _place(c: YNode, anc: list[YNode]) -> Span:

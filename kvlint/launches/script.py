@@ -2493,8 +2493,12 @@ def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | N
 
 
 def _script_with_words(fields: list[Field], i: int) -> bool:
-    """Whether the shell at `i` runs a script file with arguments (`bash run.sh --flag ...`), no option between."""
-    return i + 2 < len(fields) and fields[i + 1].text.endswith(".sh") and not fields[i + 1].text.startswith("-")
+    """Whether the shell at `i` runs a script file with arguments that may be an engine's flags (`bash run.sh --run-id
+    x -- --model M ...`: a model flag or a `--` among them, byflags.model_flag_in), no option between."""
+    from kvlint.launches.byflags import model_flag_in
+
+    return i + 2 < len(fields) and fields[i + 1].text.endswith(".sh") and not fields[i + 1].text.startswith("-") \
+        and model_flag_in(fields[i + 2 :])
 
 
 def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:

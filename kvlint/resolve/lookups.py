@@ -611,7 +611,9 @@ def tree_environment(program: str | None, engine: str) -> str | None:
     (`${HOME}/vllm-gfx908/.venv/bin/vllm`, sample K375: a checkout built for one GPU target), or None. Such a folder
     is a clone of the engine's source, built where it lies; an environment that is itself the folder
     (`~/venvs/vllm/bin/vllm`) holds an installed release."""
-    parts = [p for p in (program or "").split("/") if p]
+    # a default written in place (`${SGLANG:-${REPO:-$ROOT/sglang-official}/.venv/bin/sglang}`, sample K416): each
+    # part without the braces that close the expressions around it
+    parts = [p.rstrip("}") for p in (program or "").split("/") if p.rstrip("}")]
     if len(parts) < 4 or parts[-1] != engine or parts[-2] != "bin" or parts[-3] not in (".venv", "venv"):
         return None
     return f"with its own environment ({'/'.join(parts[:-3])})" if engine in parts[-4].lower() else None

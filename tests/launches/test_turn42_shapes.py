@@ -274,3 +274,34 @@ def test_a_script_a_compose_service_mounts_and_runs_takes_the_services_release(t
         "    volumes:\n      - ./entrypoint.sh:/app/entrypoint.sh\n")
     (kv005,) = [f for f in _checked(tmp_path / "entrypoint.sh") if f["code"] == "KV005"]
     assert "0.15.0 (pinned)" in kv005["message"] and "0.33" not in kv005["message"]
+
+
+def test_each_inferenceservice_on_one_servingruntime_is_its_own_launch(tmp_path):
+    """K416: one ServingRuntime (Gaudi vLLM) and two InferenceServices running on it, one model each. The runtime's
+    container took the first service only, so the second was passed over; it is a launch per service now, each with
+    its own store and resources."""
+    runtime = ("apiVersion: serving.kserve.io/v1alpha1\nkind: ServingRuntime\nmetadata: {name: vllm-rt}\nspec:\n"
+               "  containers:\n    - name: kserve-container\n      image: registry.example/vllm-gaudi:1\n"
+               "      command: [python, -m, vllm.entrypoints.openai.api_server]\n"
+               "      args: [--port=8080, --model=/mnt/models]\n")
+    service = ("---\napiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {{name: {name}}}\n"
+               "spec:\n  predictor:\n    model:\n      modelFormat: {{name: vLLM}}\n      runtime: vllm-rt\n"
+               "      storageUri: hf://{model}\n      args: [--max-model-len=4096]\n"
+               "      resources: {{limits: {{nvidia.com/gpu: '1'}}}}\n")
+    path = tmp_path / "resources.yaml"
+    path.write_text(runtime + service.format(name="a", model="Qwen/Qwen3-8B")
+                    + service.format(name="b", model="Qwen/Qwen3-4B"))
+    deps = read_path(str(path)).deployments
+    assert sorted(str(d.model) for d in deps) == ["hf://Qwen/Qwen3-4B", "hf://Qwen/Qwen3-8B"]
+    assert all(d.get("max_model_len") == 4096 and d.gpu_count == 1 for d in deps)
+
+
+def test_a_source_trees_environment_named_by_a_default_in_place_is_that_build(tmp_path):
+    """K416: `SGLANG="${SGLANG:-$REPO/.venv/bin/sglang}"`, `REPO="${REPO:-$ROOT/sglang-official}"` with ROOT set at run
+    time: the program kept its braces (`.../sglang}`), so the checkout's own environment was not seen and KV005 warned
+    that the newest release refuses an option; the source tree's parser decides (an info)."""
+    path = tmp_path / "serve.sh"
+    path.write_text('#!/bin/bash\nROOT="$(cd "$(dirname "$0")/.." && pwd)"\nREPO="${REPO:-$ROOT/sglang-official}"\n'
+                    'SGLANG="${SGLANG:-$REPO/.venv/bin/sglang}"\n'
+                    'exec "$SGLANG" serve --model-path Qwen/Qwen3-8B --cuda-graph-max-bs 8\n')
+    assert [f["severity"] for f in _checked(path) if f["code"] == "KV005"] == ["info"]
