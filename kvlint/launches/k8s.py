@@ -87,17 +87,21 @@ def _sidecars(init: YNode) -> list[YNode]:
 
 
 def _names_engine(container: YNode) -> bool:
-    """Whether a container's image, command or arguments name an engine (a sidecar that syncs LoRA adapters or
-    proxies requests names none: not read further)."""
-    from kvlint.engines import ENGINE_NAMES
+    """Whether a container runs an engine by its image (one whose entry point or name is the engine's) or by an
+    entry point in its command (`vllm serve`, `sglang.launch_server`); a sidecar that proxies the engine
+    (`--vllm-port=8200`) or syncs its adapters runs none: not read further."""
+    from kvlint.launches.images import build_named_engine
+    from kvlint.launches.textfile import _ENTRY
 
-    words = [_text(container.get("image")) or ""]
+    image = _text(container.get("image"))
+    if image and (entrypoint_engine(image) or build_named_engine(image)):
+        return True
+    words = []
     for key in ("command", "args"):
         node = container.get(key)
         words += [i.text for i in node.items if i.is_scalar] if node is not None and node.is_seq else \
             [node.text] if node is not None and node.is_scalar else []
-    text = " ".join(words).lower()
-    return any(e in text for e in ENGINE_NAMES)
+    return _ENTRY.search(" ".join(words)) is not None
 
 
 def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
