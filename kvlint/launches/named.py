@@ -27,10 +27,11 @@ _NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang(?
               r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b"
               # SageMaker's LMI (DJL Serving) container running vLLM: its entry point module, or the rolling batch
               r"|\bdjl_python\.lmi_vllm\b|\bOPTION_ROLLING_BATCH[\"']?[ \t]*[:=,][ \t]*[\"']?vllm\b"
-              # any image whose name carries an engine's, as a manifest, values file, HCL, TOML or JSON writes it
+              # any image whose name (or a values file's `tag`) carries an engine's, as a manifest, values file, HCL,
+              # TOML or JSON writes it
               # (a Makefile's `IMAGE ?= org/app-vllm:latest` too), or a compose container's name (`container_name:
               # vllm-server` of a service built from a Dockerfile not in the file, sample K236)
-              r"|(?i:\bimage|\brepository|\bimage[_-]?repo(?:sitory)?|\bdockerfile|\bcontainer_name)[\"']?[ \t]*"
+              r"|(?i:\bimage|\brepository|\bimage[_-]?repo(?:sitory)?|\bdockerfile|\bcontainer_name|\btag)[\"']?[ \t]*"
               r"(?:[?+!]?=|::?=?)"
               r"[ \t]*[\"']?"
               r"(?P<image>[^\s\"'#,]*(?:vllm|sglang)[^\s\"'#,]*)")
@@ -92,7 +93,8 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         return _flag_shaped(path, text, kind) or _array_shaped(path, text, kind) \
             or _launch_shaped(path, text, kind, named) \
             or _named_file(path, text, kind) \
-            or _named_manifest(path, text, kind) or _configured_engine(path, text, kind) \
+            or _named_manifest(path, text, kind) or _engine_environment(path, text, kind) \
+            or _configured_engine(path, text, kind) \
             or _installed_engine_script(path, text, kind) or _launcher_with_model(path, text, kind) \
             or (_entry_named_module(path, text) if "launch_server" in text and kind not in _DOCUMENTS else None)
     line, col, what = found
@@ -163,6 +165,10 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         message = (f"a container is run here from {what}, an image named for an engine, but kvlint could not read a "
                    "launch from it (no model and engine flags it can read: the arguments are not in this file, or "
                    "the image's entry point is not the engine); nothing here is checked")
+    elif re.search(r"\btag[\"']?[ \t]*[:=][ \t]*[\"']?$", source_line[: max(col - 1, 0)]):
+        message = (f"an image tagged {what} (an engine's build: a values file's `repository` and `tag`) is named "
+                   "here, but kvlint found no launch in this file (a chart kvlint has no adapter for renders it); "
+                   "nothing here is checked")
     elif "container_name" in source_line[: max(col - 1, 0)].lower():
         message = (f"a container named {what}, for an engine, is run here, but kvlint found no launch in this file "
                    "(its image or build's entry point and model are not read from here); nothing here is checked")
@@ -737,6 +743,35 @@ def _named_manifest(path: str, text: str, kind: str) -> Finding | None:
     fix = ("run the engine's image with its command here, or add `# kvlint: disable-file` when this file starts no "
            "engine")
     return _said(Span(path, line, col, line, col + len(m.group("value"))), message, fix)
+
+
+# a variable only the engine reads, set for a container (`- VLLM_USE_FLASHINFER_SAMPLER=1`, `VLLM_X: "1"`, `- name:
+# VLLM_X`); not an address a client of the engine is given (`VLLM_BASE_URL`, `SGLANG_ENDPOINT`)
+_ENGINE_ENV = lazy(r"(?m)^[ \t]*(?:-[ \t]*)?(?:name:[ \t]*)?[\"']?((?:VLLM|SGLANG|SGL)_"
+                   r"(?![A-Z0-9_]*(?:URL|ENDPOINT|HOST|BASE|ADDR|ADDRESS|SERVER|SERVICE)(?:[^A-Z0-9_]|$))[A-Z0-9_]+)"
+                   r"[\"']?[ \t]*(?:[=:]|$)")
+_GPU_HINT = lazy(r"(?i)nvidia|\bgpus?\b|amd\.com/gpu|/dev/kfd|habana|rocm")
+
+
+def _engine_environment(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for a compose file or manifest that gives a container on GPUs variables only the engine reads
+    (`VLLM_TEST_FORCE_FP8_MARLIN=1`, sample K404's speech server) and no launch kvlint can read: the container runs
+    an image whose own command starts the engine (the repository's build, named for neither engine), out of this
+    file's sight. Said at the first such variable, never passed over."""
+    if kind != "yaml" or "_" not in text or _GPU_HINT.search(text) is None:
+        return None
+    m = _ENGINE_ENV.search(text)
+    if m is None:
+        return None
+    line = text.count("\n", 0, m.start(1)) + 1
+    col = m.start(1) - text.rfind("\n", 0, m.start(1))
+    engine = "SGLang" if m.group(1).startswith("SGL") else "vLLM"
+    message = (f"a container on GPUs is given {engine}'s variable {m.group(1)} here, but kvlint read no launch from "
+               "this file: its image's own command starts the engine (a build named for neither engine, whose model "
+               "and flags are out of this file's sight); nothing here is checked")
+    fix = ("run the engine's image with its command here, or add `# kvlint: disable-file` when this file starts no "
+           "engine")
+    return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
 
 
 def _entry_named_module(path: str, text: str) -> Finding | None:

@@ -305,3 +305,30 @@ def test_a_source_trees_environment_named_by_a_default_in_place_is_that_build(tm
                     'SGLANG="${SGLANG:-$REPO/.venv/bin/sglang}"\n'
                     'exec "$SGLANG" serve --model-path Qwen/Qwen3-8B --cuda-graph-max-bs 8\n')
     assert [f["severity"] for f in _checked(path) if f["code"] == "KV005"] == ["info"]
+
+
+def test_a_container_given_the_engines_variables_on_gpus_is_said_not_passed_over(tmp_path):
+    """K404: a compose service of the repository's own image (`ghcr.io/org/qwen3-asr-server:latest`, whose CMD serves
+    the model) on the NVIDIA runtime, given `VLLM_TEST_FORCE_FP8_MARLIN=1`: no launch to read, and nothing said. A
+    container on GPUs given a variable only the engine reads is a KV008 place now, at the variable; a client given
+    the engine's address (`VLLM_BASE_URL`) is not."""
+    path = tmp_path / "docker-compose.yml"
+    path.write_text("services:\n  asr:\n    image: ghcr.io/org/qwen3-asr-server:latest\n    runtime: nvidia\n"
+                    "    environment:\n      - NVIDIA_VISIBLE_DEVICES=all\n      - VLLM_TEST_FORCE_FP8_MARLIN=1\n")
+    (note,) = read_path(str(path)).findings
+    assert note.code == "KV008" and note.span is not None and (note.span.line, note.span.col) == (7, 9)
+    path.write_text("services:\n  app:\n    image: ghcr.io/org/chat-ui:latest\n    runtime: nvidia\n"
+                    "    environment:\n      - VLLM_BASE_URL=http://vllm:8000/v1\n")
+    assert list(read_path(str(path)).findings) == []
+
+
+def test_a_values_files_image_tag_naming_the_engine_is_a_place(tmp_path):
+    """K414: a values file of the repository's own chart (`serving.image: {repository: llm-d-cuda, tag:
+    v0.9.0-vllm0.30.0}` and engine flags under `args:`) gave no launch and nothing said. A `tag:` naming an engine is
+    a KV008 place, as an image's name is."""
+    path = tmp_path / "values.yaml"
+    path.write_text("model:\n  name: glm-5.3\nserving:\n  image:\n    repository: llm-d-cuda\n"
+                    "    tag: v0.9.0-vllm0.30.0\n  args:\n    data-parallel-size: '8'\n")
+    (note,) = read_path(str(path)).findings
+    assert note.code == "KV008" and "v0.9.0-vllm0.30.0" in note.message and note.span is not None
+    assert note.span.line == 6
