@@ -27,11 +27,10 @@ _NAMED = lazy(r"\bvllm[\"']?[ \t]+serve\b|\bsglang[\"']?[ \t]+serve\b|\bsglang(?
               r"|\bvllm/vllm-openai\b|\bvllm/vllm-tpu\b|\blmsysorg/sglang\b"
               # SageMaker's LMI (DJL Serving) container running vLLM: its entry point module, or the rolling batch
               r"|\bdjl_python\.lmi_vllm\b|\bOPTION_ROLLING_BATCH[\"']?[ \t]*[:=,][ \t]*[\"']?vllm\b"
-              # any image whose name (or a values file's `tag`) carries an engine's, as a manifest, values file, HCL,
-              # TOML or JSON writes it
+              # any image whose name carries an engine's, as a manifest, values file, HCL, TOML or JSON writes it
               # (a Makefile's `IMAGE ?= org/app-vllm:latest` too), or a compose container's name (`container_name:
               # vllm-server` of a service built from a Dockerfile not in the file, sample K236)
-              r"|(?i:\bimage|\brepository|\bimage[_-]?repo(?:sitory)?|\bdockerfile|\bcontainer_name|\btag)[\"']?[ \t]*"
+              r"|(?i:\bimage|\brepository|\bimage[_-]?repo(?:sitory)?|\bdockerfile|\bcontainer_name)[\"']?[ \t]*"
               r"(?:[?+!]?=|::?=?)"
               r"[ \t]*[\"']?"
               r"(?P<image>[^\s\"'#,]*(?:vllm|sglang)[^\s\"'#,]*)")
@@ -94,6 +93,7 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
             or _launch_shaped(path, text, kind, named) \
             or _named_file(path, text, kind) \
             or _named_manifest(path, text, kind) or _engine_environment(path, text, kind) \
+            or _tagged_image(path, text, kind) \
             or _configured_engine(path, text, kind) \
             or _installed_engine_script(path, text, kind) or _launcher_with_model(path, text, kind) \
             or (_entry_named_module(path, text) if "launch_server" in text and kind not in _DOCUMENTS else None)
@@ -165,10 +165,6 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
         message = (f"a container is run here from {what}, an image named for an engine, but kvlint could not read a "
                    "launch from it (no model and engine flags it can read: the arguments are not in this file, or "
                    "the image's entry point is not the engine); nothing here is checked")
-    elif re.search(r"\btag[\"']?[ \t]*[:=][ \t]*[\"']?$", source_line[: max(col - 1, 0)]):
-        message = (f"an image tagged {what} (an engine's build: a values file's `repository` and `tag`) is named "
-                   "here, but kvlint found no launch in this file (a chart kvlint has no adapter for renders it); "
-                   "nothing here is checked")
     elif "container_name" in source_line[: max(col - 1, 0)].lower():
         message = (f"a container named {what}, for an engine, is run here, but kvlint found no launch in this file "
                    "(its image or build's entry point and model are not read from here); nothing here is checked")
@@ -758,10 +754,10 @@ def _engine_environment(path: str, text: str, kind: str) -> Finding | None:
     (`VLLM_TEST_FORCE_FP8_MARLIN=1`, sample K404's speech server) and no launch kvlint can read: the container runs
     an image whose own command starts the engine (the repository's build, named for neither engine), out of this
     file's sight. Said at the first such variable, never passed over."""
-    if kind != "yaml" or "_" not in text or _GPU_HINT.search(text) is None:
+    if kind != "yaml" or not ("VLLM_" in text or "SGLANG_" in text or "SGL_" in text):
         return None
     m = _ENGINE_ENV.search(text)
-    if m is None:
+    if m is None or _GPU_HINT.search(text) is None:
         return None
     line = text.count("\n", 0, m.start(1)) + 1
     col = m.start(1) - text.rfind("\n", 0, m.start(1))
@@ -772,6 +768,33 @@ def _engine_environment(path: str, text: str, kind: str) -> Finding | None:
     fix = ("run the engine's image with its command here, or add `# kvlint: disable-file` when this file starts no "
            "engine")
     return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
+
+
+_TAG = lazy(r"[ \t]*[\"']?tag[\"']?[ \t]*:[ \t]*[\"']?([^\s\"'#,]*(?:vllm|sglang)[^\s\"'#,]*)")
+
+
+def _tagged_image(path: str, text: str, kind: str) -> Finding | None:
+    """The KV008 for a values file whose image is split into `repository` and `tag` and whose tag names the engine
+    (`repository: llm-d-cuda`, `tag: v0.9.0-vllm0.30.0`, sample K414: a chart of the repository's own renders the
+    engine's container), with no launch read: said at the tag, never passed over."""
+    if kind != "yaml" or "tag" not in text:
+        return None
+    at = _next_name(text, 0)
+    while at >= 0:
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+        end = len(text) if end < 0 else end
+        m = _TAG.match(text, start, end)
+        if m is not None:
+            line = text.count("\n", 0, start) + 1
+            message = (f"an image tagged {m.group(1)} (an engine's build: a values file's `repository` and `tag`) is "
+                       "named here, but kvlint found no launch in this file (a chart kvlint has no adapter for renders "
+                       "it); nothing here is checked")
+            fix = ("write the launch as a command line kvlint reads (`vllm serve MODEL --flags`), or add "
+                   "`# kvlint: disable-file` when this file does not start the engine")
+            col = m.start(1) - start + 1
+            return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
+        at = _next_name(text, end)
+    return None
 
 
 def _entry_named_module(path: str, text: str) -> Finding | None:
