@@ -89,12 +89,19 @@ def _listed(folder: str) -> tuple[str, ...]:
     """The Dockerfiles and compose files of a folder."""
     try:
         return tuple(os.path.join(folder, n) for n in sorted(os.listdir(folder))
-                     if (_DOCKERFILE.search(n) or _COMPOSE.search(n)) and os.path.isfile(os.path.join(folder, n)))
+                     if _image_file(n) and os.path.isfile(os.path.join(folder, n)))
     except OSError:
         return ()
 
 
-_COMPOSE = re.compile(r"^(docker-)?compose[\w.-]*\.ya?ml$", re.IGNORECASE)
+def _image_file(name: str) -> bool:
+    """A Dockerfile's or a compose file's name (substring tests first: most of a folder's names are neither)."""
+    low = name.lower()
+    return ("file" in low and _DOCKERFILE.search(name) is not None) or \
+        ("compose" in low and _COMPOSE.search(name) is not None)
+
+
+_COMPOSE = re.compile(r"^(docker-)?compose([.-][\w.-]*)?\.ya?ml$", re.IGNORECASE)
 
 
 def _mounts(compose: str, base_name: str, folder: str) -> BuiltImage | None:
