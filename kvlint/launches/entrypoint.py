@@ -76,8 +76,8 @@ def run_by_image(path: str) -> str | None:
 def _image_files(folder: str, _stamp: int) -> tuple[str, ...]:
     """The Dockerfiles and compose files of a folder, listed once per state of the folder (its modification time
     changes with its entries): every script of a folder, and of the folders below it, asks of the same folders."""
-    return tuple(n for n in sorted(os.listdir(folder))
-                 if ("compose" in (low := n.lower()) and _COMPOSE.search(n)) or ("file" in low and _DOCKERFILE.search(n)))
+    return tuple(n for n in sorted(os.listdir(folder)) if ("compose" in (low := n.lower()) and _COMPOSE.search(n))
+                 or ("file" in low and _DOCKERFILE.search(n)))
 
 
 # folders that hold a repository's image builds: a script kept there is one an image runs
