@@ -421,7 +421,7 @@ def _built_from(image: str, built: dict[str, str]) -> str | None:
 def _sole_dockerfile(folder: str) -> str | None:
     """The folder's Dockerfile when it holds exactly one (`Dockerfile`, `Dockerfile.vllm`, `x.dockerfile`)."""
     try:
-        names = sorted(n for n in os.listdir(folder) if _DOCKERFILE_NAME.search(n))
+        names = sorted(n for n in os.listdir(folder) if "file" in n.lower() and _DOCKERFILE_NAME.search(n))
     except OSError:
         return None
     return os.path.join(folder, names[0]) if len(names) == 1 else None
