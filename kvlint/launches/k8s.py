@@ -120,10 +120,11 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
                 yield node, anc
                 continue
             for key, _, val in reversed(list(node.pairs())):
-                if key == "initContainers" and val.kind == "seq":
+                if key not in _SKIP_KEYS:
+                    if val.kind != "scalar":
+                        stack.append((val, anc + [node]))
+                elif key == "initContainers" and val.kind == "seq":
                     stack.extend((item, anc + [node]) for item in reversed(_sidecars(val)))
-                elif key not in _SKIP_KEYS and val.kind != "scalar":
-                    stack.append((val, anc + [node]))
         elif kind == "seq":
             for item in reversed(node.items):
                 if item.kind != "scalar":
