@@ -91,7 +91,7 @@ def _names_engine(container: YNode) -> bool:
     entry point in its command (`vllm serve`, `sglang.launch_server`); a sidecar that proxies the engine
     (`--vllm-port=8200`) or syncs its adapters runs none: not read further."""
     from kvlint.launches.images import build_named_engine
-    from kvlint.launches.textfile import _ENTRY
+    from kvlint.launches.named import ENTRY_MARKERS
 
     image = _text(container.get("image"))
     if image and (entrypoint_engine(image) or build_named_engine(image)):
@@ -101,7 +101,8 @@ def _names_engine(container: YNode) -> bool:
         node = container.get(key)
         words += [i.text for i in node.items if i.is_scalar] if node is not None and node.is_seq else \
             [node.text] if node is not None and node.is_scalar else []
-    return _ENTRY.search(" ".join(words)) is not None
+    text = " ".join(words)
+    return any(marker in text for marker in ENTRY_MARKERS)
 
 
 def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:

@@ -122,8 +122,9 @@ def _as_module(path: str, cells: list[Mapped]) -> tuple[list[Deployment], list[F
     """The launches of the notebook's Python read as one module, as the kernel runs it: a function that starts the
     server in one cell and is called with the model in others (sample K405: `start_server(MODEL, ...)` from three
     cells, three launches). Shell lines, magics and cell magics are blanked; every character keeps its place in the
-    file. None when the cells do not parse as one module (then each cell is read alone)."""
-    import ast
+    file. None when the cells give nothing read as one module (they do not parse as one, or hold no launch): then
+    each cell is read alone, as before."""
+    import re
 
     from kvlint.launches.pyfile import read_python
 
@@ -137,16 +138,12 @@ def _as_module(path: str, cells: list[Mapped]) -> tuple[list[Deployment], list[F
             return None
         texts.append(cell.text)
         magic = cell.text.lstrip().startswith("%%")
-        pythons.append("".join(c if c == "\n" else " " for c in cell.text) if magic else split_cell(cell.text)[1])
+        pythons.append(re.sub(r"[^\n]", " ", cell.text) if magic else split_cell(cell.text)[1])
         offsets += cell.offsets[: len(cell.text)]
         offsets.append(offsets[-1] if offsets else 0)  # the newline between two cells: at the first one's end
     whole = Mapped(path, "\n".join(texts), index=cells[0].index, offsets=offsets)
-    python = "\n".join(pythons)
-    try:
-        ast.parse(python, filename=path)
-    except (SyntaxError, ValueError):
-        return None
-    return read_python(path, python, within=whole)
+    found, notes = read_python(path, "\n".join(pythons), within=whole)  # ([], []) when it does not parse
+    return (found, notes) if found or notes else None
 
 
 def _read_cell(path: str, cell: Mapped, python: bool = True) -> tuple[list[Deployment], list[Finding]]:
