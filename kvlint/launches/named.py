@@ -759,15 +759,19 @@ def _engine_environment(path: str, text: str, kind: str) -> Finding | None:
     m = _ENGINE_ENV.search(text)
     if m is None or _GPU_HINT.search(text) is None:
         return None
-    line = text.count("\n", 0, m.start(1)) + 1
-    col = m.start(1) - text.rfind("\n", 0, m.start(1))
     engine = "SGLang" if m.group(1).startswith("SGL") else "vLLM"
     message = (f"a container on GPUs is given {engine}'s variable {m.group(1)} here, but kvlint read no launch from "
                "this file: its image's own command starts the engine (a build named for neither engine, whose model "
                "and flags are out of this file's sight); nothing here is checked")
     fix = ("run the engine's image with its command here, or add `# kvlint: disable-file` when this file starts no "
            "engine")
-    return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
+    return _said_at(path, text, m.start(1), m.group(1), message, fix)
+
+
+def _said_at(path: str, text: str, at: int, word: str, message: str, fix: str) -> Finding:
+    """The KV008 at the word that starts at offset `at` of the file's text."""
+    line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    return _said(Span(path, line, col, line, col + len(word)), message, fix)
 
 
 _TAG = lazy(r"[ \t]*[\"']?tag[\"']?[ \t]*:[ \t]*[\"']?([^\s\"'#,]*(?:vllm|sglang)[^\s\"'#,]*)")
@@ -785,14 +789,12 @@ def _tagged_image(path: str, text: str, kind: str) -> Finding | None:
         end = len(text) if end < 0 else end
         m = _TAG.match(text, start, end)
         if m is not None:
-            line = text.count("\n", 0, start) + 1
             message = (f"an image tagged {m.group(1)} (an engine's build: a values file's `repository` and `tag`) is "
                        "named here, but kvlint found no launch in this file (a chart kvlint has no adapter for renders "
                        "it); nothing here is checked")
             fix = ("write the launch as a command line kvlint reads (`vllm serve MODEL --flags`), or add "
                    "`# kvlint: disable-file` when this file does not start the engine")
-            col = m.start(1) - start + 1
-            return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
+            return _said_at(path, text, m.start(1), m.group(1), message, fix)
         at = _next_name(text, end)
     return None
 
@@ -1084,14 +1086,12 @@ def _installed_engine_script(path: str, text: str, kind: str) -> Finding | None:
     runs = _RUNS_SCRIPT.search(text) if installed else None
     if runs is None or _copied_beside(path, text, runs.group(1)):
         return None  # the script is in the tree: its own reading says where its launch is
-    at = runs.start(1)
-    line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
     message = (f"this image installs {installed} and runs {runs.group(1)}, a script of the repository's own, from "
                "which kvlint read no launch (not in this tree, or its model is the environment's the image is run "
                "with); nothing here is checked")
     fix = ("keep the script beside the Dockerfile, or write the engine's command in the CMD, so kvlint can read the "
            "launch; or add `# kvlint: disable-file` when the image starts no engine")
-    return _said(Span(path, line, col, line, col + len(runs.group(1))), message, fix)
+    return _said_at(path, text, runs.start(1), runs.group(1), message, fix)
 
 
 def _copied_beside(path: str, text: str, run: str) -> bool:
