@@ -19,6 +19,16 @@ from kvlint.lazyre import lazy
 # "vllm==0.6.3"`, `uv pip install --system vllm[audio]==0.9.2`, `python -m pip install sglang[all]==0.4.6.post1`
 _INSTALL = lazy(r"\b(?:pip3?|uv[ \t]+pip|python3?(?:\.\d+)?[ \t]+-m[ \t]+pip)[ \t]+install\b[^\n]*")
 _VARIABLE = lazy(r"\$\{?([A-Za-z_]\w*)\}?")
+# the names of a Dockerfile (`Dockerfile`, `Dockerfile.vllm`, `x.dockerfile`) and of a compose file
+DOCKERFILE_NAME = lazy(r"^(docker|container)file|\.(docker|container)file$", re.IGNORECASE)
+COMPOSE_NAME = lazy(r"^(docker-)?compose([.-][\w.-]*)?\.ya?ml$", re.IGNORECASE)
+
+
+def image_file(name: str) -> bool:
+    """A Dockerfile's or a compose file's name (substring tests first: most of a folder's names are neither)."""
+    low = name.lower()
+    return ("file" in low and DOCKERFILE_NAME.search(name) is not None) or \
+        ("compose" in low and COMPOSE_NAME.search(name) is not None)
 
 
 def installed_engine(text: str) -> str | None:

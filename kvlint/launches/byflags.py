@@ -256,13 +256,12 @@ def _serve_positional(fields: Sequence[Field], at: int, named: Sequence[str]) ->
     return ByFlags(engine, fields[at], found[1], note)
 
 
-_ONE_VARIABLE = lazy(r"\$\{?[A-Za-z_]\w*\}?")
-
-
 def _model_argument(word: Field) -> bool:
     """Whether a wrapper's first argument reads as a model: a Hub id or a path, or one variable the file leaves
     open (`launch_vllm.py "$MODEL" -- ...`, sample K406: `MODEL=${MODELS}/...` from the environment)."""
-    return "/" in word.text or (not word.resolved and _ONE_VARIABLE.fullmatch(word.text) is not None)
+    from kvlint.launches.infer import one_variable
+
+    return "/" in word.text or (not word.resolved and one_variable(word.text))
 
 
 def _passed_through(fields: Sequence[Field], at: int) -> ByFlags | None:

@@ -19,6 +19,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
+from kvlint.builds import COMPOSE_NAME, image_file
 from kvlint.findings import Finding, Severity
 from kvlint.launches.kinds import TEMPLATE_SUFFIXES
 from kvlint.lazyre import lazy
@@ -33,8 +34,6 @@ KV008 = ("KV008", "unknown-launch-layout")
 # image's entry point, turn 37's K327)
 _ENV_ONLY = lazy(r'^"?\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?-)?\})"?$')
 _ENTRY_NAME = lazy(r"entrypoint|entry[-_]point|startup|start[-_]up")
-_DOCKERFILE = lazy(r"^(docker|container)file|\.(docker|container)file$", re.IGNORECASE)
-_COMPOSE = lazy(r"^(docker-)?compose([.-][\w.-]*)?\.ya?ml$", re.IGNORECASE)
 _LEVELS = 3  # folders above the script looked at for the Dockerfile that runs it
 _READ_CAP = 256 * 1024
 _MODEL_OPTION = lazy(r"^--?model([-_](name|path|id|name[-_]or[-_]path|dir))?$")
@@ -65,7 +64,7 @@ def run_by_image(path: str) -> str | None:
     for folder in folders_up(os.path.dirname(os.path.abspath(path)), _LEVELS):
         found = _dockerfile_naming(folder, base)
         if found is not None:
-            return f"{found} mounts it into a container" if _COMPOSE.search(found) else f"{found} runs it"
+            return f"{found} mounts it into a container" if COMPOSE_NAME.search(found) else f"{found} runs it"
     parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
     if parent.lower() in _IMAGE_FOLDERS:  # `docker/sm75-serve.sh` (sample K390): kept with the image builds
         return f"it sits in {parent}/, the folder of the repository's image builds"
@@ -76,8 +75,7 @@ def run_by_image(path: str) -> str | None:
 def _image_files(folder: str, _stamp: int) -> tuple[str, ...]:
     """The Dockerfiles and compose files of a folder, listed once per state of the folder (its modification time
     changes with its entries): every script of a folder, and of the folders below it, asks of the same folders."""
-    return tuple(n for n in sorted(os.listdir(folder)) if ("compose" in (low := n.lower()) and _COMPOSE.search(n))
-                 or ("file" in low and _DOCKERFILE.search(n)))
+    return tuple(n for n in sorted(os.listdir(folder)) if image_file(n))
 
 
 # folders that hold a repository's image builds: a script kept there is one an image runs
@@ -92,7 +90,7 @@ def _dockerfile_naming(folder: str, base: str) -> str | None:
     except OSError:
         return None
     for name in names:
-        compose = _COMPOSE.search(name) is not None
+        compose = COMPOSE_NAME.search(name) is not None
         text = read_small(os.path.join(folder, name), _READ_CAP)
         if text is None:
             continue

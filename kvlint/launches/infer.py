@@ -101,6 +101,11 @@ def _open_path(text: str) -> bool:
 _ONE_VARIABLE = lazy(r"\$\{?[A-Za-z_]\w*\}?")
 
 
+def one_variable(text: str) -> bool:
+    """Whether a word is one variable as written (`$MODEL`, `${MODEL}`)."""
+    return _ONE_VARIABLE.fullmatch(text) is not None
+
+
 _MODEL_VARIABLE = lazy(r"\$\{?[A-Za-z_]*(?:MODEL|model)(?:_?(?:PATH|path|ID|id|DIR|dir|REPO|repo))?\}?")
 
 

@@ -19,13 +19,12 @@ import os
 import re
 from functools import lru_cache
 
-from kvlint.builds import copies, landed
+from kvlint.builds import DOCKERFILE_NAME, copies, image_file, landed
 from kvlint.record import record
 
 _LEVELS = 3
 _CHILDREN = 200  # folders right under the script looked into (docker/, dockerfile/, deploy/...)
 _READ_CAP = 256 * 1024
-_DOCKERFILE = re.compile(r"^(docker|container)file|\.(docker|container)file$", re.IGNORECASE)
 _FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", re.IGNORECASE | re.MULTILINE)
 
 
@@ -56,7 +55,7 @@ def _images_running(script: str) -> tuple[BuiltImage, ...]:  # once per script, 
     folder = os.path.dirname(script)
     found: dict[str | None, BuiltImage] = {}
     for dockerfile in _dockerfiles(folder):
-        built = _runs(dockerfile, os.path.basename(script), text, folder) if _DOCKERFILE.search(
+        built = _runs(dockerfile, os.path.basename(script), text, folder) if DOCKERFILE_NAME.search(
             os.path.basename(dockerfile)) else _mounts(dockerfile, os.path.basename(script), folder)
         if built is not None:
             found.setdefault(built.base, built)
@@ -89,19 +88,9 @@ def _listed(folder: str) -> tuple[str, ...]:
     """The Dockerfiles and compose files of a folder."""
     try:
         return tuple(os.path.join(folder, n) for n in sorted(os.listdir(folder))
-                     if _image_file(n) and os.path.isfile(os.path.join(folder, n)))
+                     if image_file(n) and os.path.isfile(os.path.join(folder, n)))
     except OSError:
         return ()
-
-
-def _image_file(name: str) -> bool:
-    """A Dockerfile's or a compose file's name (substring tests first: most of a folder's names are neither)."""
-    low = name.lower()
-    return ("file" in low and _DOCKERFILE.search(name) is not None) or \
-        ("compose" in low and _COMPOSE.search(name) is not None)
-
-
-_COMPOSE = re.compile(r"^(docker-)?compose([.-][\w.-]*)?\.ya?ml$", re.IGNORECASE)
 
 
 def _mounts(compose: str, base_name: str, folder: str) -> BuiltImage | None:
