@@ -146,6 +146,10 @@ def _mask_named(m: re.Match[str]) -> str:
     name, value = m.group("name"), m.group("value")
     quoted = value[:1] in ("'", '"') and len(value) >= 2
     inner = value[1:-1] if quoted else value
+    if not is_secret_name(name) and quoted and _may_name_a_credential(inner.upper()):
+        # a quoted value that holds a credential's flag (`--model "${M --password=X}"`, a fuzz case of turn 42): the
+        # match took the whole string, so the credential inside is masked here
+        return m.group(0)[: m.start("value") - m.start()] + value[0] + redact_text(inner) + value[-1]
     if not is_secret_name(name) or inner in (MASK, *_LITERALS) or is_reference(inner):
         return m.group(0)
     if m.group("sep") == ":" and _LOCATION.fullmatch(inner):  # `secrets.yaml:8:12:`, a finding's place

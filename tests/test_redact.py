@@ -199,3 +199,14 @@ def test_the_auth_words_precondition_agrees_with_the_pattern(text):
     from kvlint.redact import _AUTH_WORDS, _names_auth
 
     assert _names_auth(text) == (_AUTH_WORDS.search(text) is not None)
+
+
+def test_a_credential_inside_another_flags_quoted_value_is_masked():
+    """A quoted value of an ordinary flag that holds a credential's flag (`--model "${M --password=X}"`, a mutated
+    script of the fuzz run): the ordinary flag's match took the whole string, and the source line under a finding
+    printed the password. The value inside is masked as it would be alone; the quotes and the rest stay."""
+    line = '    --model "${MODEL_PA --password=FAKEPASS0025  --api-key=FAKEPASS0026 TH}"'
+    out = redact_text(line)
+    assert "FAKEPASS0025" not in out and "FAKEPASS0026" not in out
+    assert out == f'    --model "${{MODEL_PA --password={MASK}  --api-key={MASK} TH}}"'
+    assert redact_text('--model "org/name with spaces"') == '--model "org/name with spaces"'
