@@ -188,16 +188,18 @@ def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, s
 
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
                positional: Positional | None = None, written: dict[str, str] | None = None,
-               taken_only: bool = False, cuts: list[Cut] | None = None,
+               taken_only: bool = False, cuts: list[Cut] | None = None, closed: list[_Arms] | None = None,
                ) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
     """Launches in a script, the variables at its end, and notes about what was odd.
 
     `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
     the rest are `"$@"`; None when they are not known (a script file run by whoever calls it). `written`: the
     calling script's values known only in part, as written (`BIN=$HOME/venv/bin/vllm`), which "$@" may hold.
-    `cuts`: the caller's list the script's cut commands join (a `bash -c "..."` string cuts as a file does)."""
+    `cuts`: the caller's list the script's cut commands join (a `bash -c "..."` string cuts as a file does).
+    `closed`: the caller's closed `if` / `case` statements, whose arms a command line given as one word reads
+    (`tmux new-session "exec $CMD"` after a `case` that sets CMD per configuration, sample K408)."""
     state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text),
-                   written=dict(written or {}), taken_only=taken_only)
+                   written=dict(written or {}), taken_only=taken_only, closed=list(closed or ()))
     if cuts is not None:
         state.cuts = cuts
     _read(m, state, depth)
@@ -1350,6 +1352,7 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
         return [found] if found is not None else []  # a command with no expansion takes nothing from an arm
     used = _variables_in(words[i:]) | {"@" + ref.group(1) for w in words[i:] if (ref := _array_ref(w)) is not None}
     by_model: dict[tuple[str, str, str], tuple[FoundLaunch, dict[str, tuple[str, int]]]] = {}
+    commands: list[FoundLaunch] = []
     read = 0
     facts = _path(state)
     for statement in state.closed:
@@ -1364,7 +1367,11 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
             launch = launch_in_argv(fields, arm_env, depth, None)
             model = _model_of(launch) if launch is not None else None
             role = _pd_role(launch) if launch is not None else ""
-            if launch is not None and (model is not None or found is None or launch.engine != found.engine or role):
+            whole = _whole_command(arm, used) if launch is not None else None
+            if launch is not None and whole is not None:
+                commands.append(replace(launch, notes=launch.notes + (_whole_note(arm, whole),)))
+            elif launch is not None and (model is not None or found is None or launch.engine != found.engine
+                                         or role):
                 # the last arm naming a model reads it, as the script's order does; a local copy and the Hub id of
                 # one model (`/models/Qwen2.5-7B` or `Qwen/Qwen2.5-7B`) are one model; an arm that starts the
                 # other engine is another deployment whatever its model, and so is one of another P/D role
@@ -1372,6 +1379,8 @@ def _per_arm(found: FoundLaunch | None, words: tuple[Word, ...], i: int, prefix:
                 by_model[key] = (launch, arm)
     noted = [(replace(launch, notes=launch.notes + (_arm_note(arm, used),)), key[2])
              for key, (launch, arm) in by_model.items()]
+    if commands:
+        return commands + _configurations(noted)
     if found is None:
         return _configurations(noted)
     if len(by_model) < 2 and not any(e != found.engine for e, _, _ in by_model):
@@ -1454,6 +1463,24 @@ def _arm_fields(words: tuple[Word, ...], m: Mapped, env: dict[str, str], arm: di
         return [f for w in words for f in _expand(w, m, env, state)]
     finally:
         state.arrays = saved
+
+
+_ENGINE_COMMAND = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\."
+                       r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b")
+
+
+def _whole_command(arm: dict[str, tuple[str, int]], used: set[str]) -> str | None:
+    """The variable to which an arm gives a whole engine command line (`case $CFG in a) CMD="$VLLM --max-model-len
+    65536" ;; b) CMD="$SGL ..." ;; esac` then `exec $CMD`, sample K408): each such arm is a command of its own, one
+    launch each (an alternative command, as a notes file's three commands are three), not a configuration of one."""
+    return next((name for name in sorted(used.intersection(arm))
+                 if not name.startswith("@") and _ENGINE_COMMAND.search(str(arm[name][0])) is not None), None)
+
+
+def _whole_note(arm: dict[str, tuple[str, int]], name: str) -> str:
+    """Which arm gave a command its whole command line."""
+    return (f"one launch per arm that gives ${name} a whole engine command (`case $CFG in a) {name}=\"vllm serve ...\"`"
+            f" then `exec ${name}`): this one is line {arm[name][1]}'s")
 
 
 def _arm_note(arm: dict[str, tuple[str, int]], used: set[str]) -> str:
@@ -2547,7 +2574,7 @@ def _wrapping_script(fields: list[Field], j: int, env: dict[str, str], depth: in
 
 def _string_command(word: Field, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
     """A command line given as one word (`tmux new -d "CMD"`, `sbatch --wrap="CMD"`), read as a script of its own."""
-    launches, _, notes = run_script(word.mapped(), env, depth + 1)
+    launches, _, notes = run_script(word.mapped(), env, depth + 1, closed=state.closed if state is not None else None)
     if state is not None:
         state.launches.extend(launches[:-1])
         state.notes.extend(notes)
