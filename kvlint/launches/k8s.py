@@ -419,7 +419,22 @@ def _served_launches(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignor
                   alias_env=tuple(facts.env_items(c, anc)),
                   storage=_storage_uri(c, anc) or (_storage_uri(served[1], []) if served else None),
                   extra_aliases=_display_name(doc), disabled=_switched_off(c, anc))
-    return [finish(yf.path, f, ctx, gpu) for f in launches]
+    runtime = _runtime_object(doc, anc) if served is None else None
+    return [_template_runtime(finish(yf.path, f, ctx, gpu), runtime) for f in launches]
+
+
+def _template_runtime(dep: Deployment, runtime: YNode | None) -> Deployment:
+    """A ServingRuntime no InferenceService of the file runs on, whose model is KServe's store (`/mnt/models`): a
+    template, as a Helm template is (samples K397, K421: the runtime in one file, the services in others). It starts
+    an engine only for each service that selects it, with that service's model, so it is audited as an example:
+    its findings are infos, and it is no deployment of its own. A runtime that names its own model stays one."""
+    kind = runtime.get("kind") if runtime is not None and runtime.is_map else None
+    if kind is None or _text(kind) not in _RUNTIME_KINDS or dep.disabled is not None \
+            or not (dep.model or "").rstrip("/").startswith(_MOUNT):
+        return dep
+    why = (f"a {_text(kind)} (line {{line}}) is a template: it starts the engine only for an InferenceService that "
+           f"selects it, none of which is in this file, with the model that service stores at {_MOUNT}")
+    return replace(dep, disabled=kind.span, disabled_why=why)
 
 
 def _switched_off(c: YNode, anc: list[YNode]) -> Span | None:

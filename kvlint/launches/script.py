@@ -2208,7 +2208,9 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
         or _handed_command(rest, env, depth, state)
 
 
-_COMMAND_OPTIONS = frozenset({"--command", "--cmd"})
+# options whose value is a whole shell command a tool runs: a job submitter's, and vLLM's own `vllm bench sweep serve
+# --serve-cmd "vllm serve M ..."` (sample K421's Makefile), which starts that server for each sweep
+_COMMAND_OPTIONS = frozenset({"--command", "--cmd", "--serve-cmd"})
 
 
 def _handed_command(rest: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
@@ -2222,6 +2224,8 @@ def _handed_command(rest: list[Field], env: dict[str, str], depth: int, state: _
     for k in range(1, min(len(rest), 64)):
         value = rest[k]
         named = "vllm" in value.text or "sglang" in value.text
+        if not named and rest[k - 1].text in _COMMAND_OPTIONS:  # `--serve-cmd "$(VLLM) serve M"`: named in capitals
+            named = "vllm" in value.text.lower() or "sglang" in value.text.lower()
         if named and rest[k - 1].text in _COMMAND_OPTIONS:
             return _run_string(value, env, depth, (), state)
         program = " " not in rest[0].text.strip()  # a program's name, not a list of command lines (a CI step's)

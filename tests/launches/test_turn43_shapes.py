@@ -50,3 +50,66 @@ def test_arms_that_set_only_flags_stay_configurations_of_one_command(tmp_path):
     path.write_text('#!/bin/bash\ncase "$GPU" in\n  h100) TP=4 ;;\n  *) TP=8 ;;\nesac\n'
                     'vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size $TP\n')
     assert len(read_path(str(path)).deployments) == 1
+
+
+def test_a_sweeps_serve_command_is_read_even_when_the_program_is_a_make_variable(tmp_path):
+    """K421: a Makefile recipe `$(VLLM) bench sweep serve --serve-cmd "$(VLLM) serve $(MODEL) $(SERVE_FLAGS)"` with
+    `VLLM := $(shell which vllm)`. vLLM's sweep starts the server its `--serve-cmd` holds; the option names the engine
+    only through a variable spelled in capitals, so the string was not read. It is now: one launch per recipe."""
+    folder = tmp_path / "bench"
+    folder.mkdir()
+    (folder / "Makefile").write_text(
+        "VLLM := $(shell which vllm 2>/dev/null)\nMODEL := openai/gpt-oss-120b\nSERVE_FLAGS := --max-model-len 1024\n\n"
+        'baseline:\n\t$(VLLM) bench sweep serve \\\n\t\t--serve-cmd "$(VLLM) serve $(MODEL) $(SERVE_FLAGS)" \\\n'
+        '\t\t--bench-cmd "$(VLLM) bench serve --dataset-name hf" -o out\n')
+    (dep,) = read_path(str(folder / "Makefile")).deployments
+    assert (dep.engine, dep.model, dep.get("max_model_len")) == ("vllm", "openai/gpt-oss-120b", 1024)
+    assert dep.model_span is not None and dep.model_span.line == 7
+
+
+_RUNTIME = """apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: vllm-runtime
+spec:
+  supportedModelFormats:
+    - name: vLLM
+  containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.9.0
+      command: ["python", "-m", "vllm.entrypoints.openai.api_server"]
+      args: ["--model=/mnt/models", "--max-model-len=999999999", "--port=8080"]
+"""
+
+_SERVICE = """---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: qwen
+spec:
+  predictor:
+    model:
+      runtime: vllm-runtime
+      modelFormat: {name: vLLM}
+      storageUri: hf://Qwen/Qwen2.5-7B-Instruct
+      resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_a_serving_runtime_alone_is_a_template_not_a_deployment(tmp_path):
+    """K421, K397: a ServingRuntime in a file of its own, its model KServe's store `/mnt/models`. It starts an engine
+    only for an InferenceService that selects it (the counting rules' template), so it is no deployment: its launch
+    is audited as an example (`disabled`, findings infos). With the service in the same file the service is the
+    deployment, as before; a runtime that names its own model stays one."""
+    path = tmp_path / "runtime.yaml"
+    path.write_text(_RUNTIME)
+    (dep,) = read_path(str(path)).deployments
+    assert dep.disabled is not None and dep.disabled.line == 2 and "template" in dep.disabled_why
+    both = tmp_path / "both.yaml"
+    both.write_text(_RUNTIME + _SERVICE)
+    (served,) = read_path(str(both)).deployments
+    assert served.disabled is None and served.model == "hf://Qwen/Qwen2.5-7B-Instruct"
+    own = tmp_path / "own.yaml"
+    own.write_text(_RUNTIME.replace("/mnt/models", "Qwen/Qwen2.5-7B-Instruct"))
+    (named,) = read_path(str(own)).deployments
+    assert named.disabled is None
