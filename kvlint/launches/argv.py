@@ -27,7 +27,10 @@ _WRAPPERS = {"dynamo.vllm": "vllm", "dynamo.sglang": "sglang", "trl.scripts.vllm
              "sglang_router.launch_server": "sglang"}
 # TRL's server spells vLLM's flags with underscores; vLLM-MindSpore's CLI is `vllm serve` on MindSpore (Ascend), its
 # README's `vllm-mindspore serve Qwen/Qwen3-8B` (turn 38's K336)
-_WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm", ("vllm-mindspore", "serve"): "vllm"}
+# Axolotl's `axolotl vllm-serve CONFIG.yaml --tensor-parallel-size 8` is TRL's server for GRPO rollouts, its model the
+# `base_model` of the training config it is given (sample K421: two Deployments of it)
+_WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm", ("vllm-mindspore", "serve"): "vllm",
+                     ("axolotl", "vllm-serve"): "vllm"}
 # programs that start the engine and hand it the rest of their arguments (MinerU's `mineru-sglang-server --host ...
 # --tp-size 2`, `mineru-vllm-server`: the engine's flags, its VLM downloaded; Qwen3-ASR's `qwen-asr-serve MODEL
 # --gpu-memory-utilization 0.8`: `vllm serve` with the package's model classes registered, the model positional)

@@ -445,9 +445,15 @@ _WRAPPER_ONLY = {"huggingfaceserver": ("--backend",), "paddleocr genai_server": 
                  "paddlex_genai_server": ("--backend", "--backend_config")}
 
 
+# wrappers whose first positional argument is a configuration file holding the model under a key of its own
+_CONFIG_POSITIONAL = {"axolotl vllm-serve": "base_model"}
+
+
 def engine_words(wrapper: str | None, fields: Sequence[Field]) -> tuple[Field, ...]:
     """The words after a wrapper's entry point as the engine's own flags: its model flags respelled (each word
     keeps its position), its own switches left out."""
+    if wrapper in _CONFIG_POSITIONAL:
+        return _config_model(_CONFIG_POSITIONAL[wrapper], fields)
     renames, own = _WRAPPER_FLAGS.get(wrapper or ""), _WRAPPER_ONLY.get(wrapper or "", ())
     if renames is None:
         return tuple(fields)
@@ -470,3 +476,17 @@ def engine_words(wrapper: str | None, fields: Sequence[Field]) -> tuple[Field, .
                     replace(f, text=value, span=Span(f.span.path, f.span.line, at, f.span.line, f.span.end_col),
                             offsets=(), source=None)]
     return tuple(out)
+
+
+def _config_model(key: str, fields: Sequence[Field]) -> tuple[Field, ...]:
+    """`axolotl vllm-serve config.yaml --flags`: the configuration file is no model; the model is its `key`, which
+    the launch does not show (a file of the training run, often a mounted ConfigMap), so it is left open at the
+    file's place: a launch whose model is unknown, never the file's path read as a model id."""
+    from kvlint.record import replace
+
+    if not fields or fields[0].text.startswith("-"):
+        return tuple(fields)
+    first = fields[0]
+    model = replace(first, text=f"(the {key} of {first.text})", resolved=False, missing=(f"{key} of {first.text}",),
+                    offsets=(), source=None)
+    return (Field("--model", first.span), model, *fields[1:])

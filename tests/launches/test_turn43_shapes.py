@@ -113,3 +113,16 @@ def test_a_serving_runtime_alone_is_a_template_not_a_deployment(tmp_path):
     own.write_text(_RUNTIME.replace("/mnt/models", "Qwen/Qwen2.5-7B-Instruct"))
     (named,) = read_path(str(own)).deployments
     assert named.disabled is None
+
+
+def test_axolotls_vllm_serve_is_a_launch_whose_model_is_in_its_training_config(tmp_path):
+    """K421: `axolotl vllm-serve /mnt/axolotl-config/config.yaml --tensor-parallel-size 8` in a Deployment's args and in
+    an `sh -c` block. Axolotl's server is TRL's for GRPO rollouts, its model the config's `base_model`: a launch with
+    its parallel sizes read, the model left open at the config's place (never the path read as a model id)."""
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/sh\naxolotl vllm-serve /mnt/axolotl-config/config.yaml --tensor-parallel-size 8\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.engine == "vllm" and not dep.model_resolved and "base_model" in (dep.model or "")
+    assert dep.get("tensor_parallel_size") == 8 and dep.model_span is not None and dep.model_span.col == 20
+    path.write_text("#!/bin/sh\naxolotl train config.yaml\n")
+    assert list(read_path(str(path)).deployments) == []
