@@ -26,18 +26,24 @@ def camel_to_flag(key: str) -> str:
 
 def fields_from_pairs(pairs: Iterable[tuple[str, YNode, YNode]],
                       to_flag: Callable[[str], str | None] = camel_to_flag, rendered: bool = False,
-                      engine: str | None = None, origin: str = "") -> list[Field]:
+                      engine: str | None = None, origin: str = "", unknown_reader: bool = False) -> list[Field]:
     """Each key the engine has as a flag, as argv words. `rendered`: chart values, which a template prints
     (Helm prints a whole float as an integer: `maxModelLen: -1.0` reaches the command as `-1`). `engine`: the
     engine whose table decides whether a `false` is an on/off flag's `--no-` form (None: any engine's). `origin`:
     what the words' settings say of where they came from (kvlint.deployment.CHART_KEY: a key of a chart kvlint has
-    no adapter for)."""
+    no adapter for). `unknown_reader`: the map is read by a program kvlint does not know (an unknown chart's
+    template, a recipe runner), which may turn a switch's quoted "true" into the switch alone or print it after the
+    flag: read as the switch's on/off value, never as a stray word the engine refuses (sample K421's AIM recipe)."""
     out: list[Field] = []
     for key, knode, val in pairs:
         flag = to_flag(key)
         if flag is None:
             continue
-        words = _pair(flag, knode, val, rendered, engine)
+        if unknown_reader and val.is_scalar and val.text.lower() in ("true", "false") and val.tag.endswith(":str") \
+                and _switch(flag, engine):
+            words = _on_off(flag, knode, val.text.lower() == "true", engine)
+        else:
+            words = _pair(flag, knode, val, rendered, engine)
         out.extend([replace(w, origin=w.origin or origin) for w in words] if origin else words)
     return out
 
@@ -50,12 +56,7 @@ def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False, engine: s
         if val.tag.endswith(":null") or val.text == "":
             return []  # a chart key set to "" (or nothing) means "leave the engine's default"
         if val.tag.endswith(":bool") and isinstance(val.value, bool):
-            if val.value:
-                return [Field(flag, knode.span)]
-            # a structured setting is a keyword argument, not CLI text: `false` of an on/off flag is its `--no-`
-            # form, and of a store_true flag (`disable_log_stats: false`) the default, which no argv spells
-            negative = "--no-" + flag[2:]
-            return [Field(negative, knode.span)] if negatable(negative, engine) else []
+            return _on_off(flag, knode, val.value, engine)
         if rendered and val.tag.endswith(":float") and isinstance(val.value, float) and val.value.is_integer() \
                 and abs(val.value) < 1e15:
             return [Field(flag, knode.span), Field(str(int(val.value)), val.span)]
@@ -63,6 +64,16 @@ def _pair(flag: str, knode: YNode, val: YNode, rendered: bool = False, engine: s
     if val.is_seq:
         return [Field(flag, knode.span)] + [_value(i) for i in val.items if i.is_scalar]
     return [Field(flag, knode.span), Field(json.dumps(val.data(), default=str), val.span)]
+
+
+def _on_off(flag: str, knode: YNode, on: bool, engine: str | None) -> list[Field]:
+    """A switch's value in a map: the flag alone when on. A structured setting is a keyword argument, not CLI text:
+    `false` of an on/off flag is its `--no-` form, and of a store_true flag (`disable_log_stats: false`) the default,
+    which no argv spells."""
+    if on:
+        return [Field(flag, knode.span)]
+    negative = "--no-" + flag[2:]
+    return [Field(negative, knode.span)] if negatable(negative, engine) else []
 
 
 def _switch(option: str, engine: str | None) -> bool:

@@ -2227,6 +2227,8 @@ def _handed_command(rest: list[Field], env: dict[str, str], depth: int, state: _
         if not named and rest[k - 1].text in _COMMAND_OPTIONS:  # `--serve-cmd "$(VLLM) serve M"`: named in capitals
             named = "vllm" in value.text.lower() or "sglang" in value.text.lower()
         if named and rest[k - 1].text in _COMMAND_OPTIONS:
+            if rest[k - 1].text == "--serve-cmd":  # the sweep splits it into words (shlex): a newline is a blank
+                value = replace(value, text=value.text.replace("\n", " "))
             return _run_string(value, env, depth, (), state)
         program = " " not in rest[0].text.strip()  # a program's name, not a list of command lines (a CI step's)
         if named and program and " " in value.text.strip() and not value.text.startswith("-") \

@@ -126,3 +126,31 @@ def test_axolotls_vllm_serve_is_a_launch_whose_model_is_in_its_training_config(t
     assert dep.get("tensor_parallel_size") == 8 and dep.model_span is not None and dep.model_span.col == 20
     path.write_text("#!/bin/sh\naxolotl train config.yaml\n")
     assert list(read_path(str(path)).deployments) == []
+
+
+def test_a_sweeps_serve_command_is_split_into_words_across_lines(tmp_path):
+    """K421 (vLLM's own benchmarks/watermarking/run.sh): `--serve-cmd 'vllm serve M` and its flags on the lines
+    below, inside one quoted string. The sweep splits the string into words (shlex), so a newline is a blank: the
+    flags are the server's, with no KV012 "the shell ends the command there"."""
+    path = tmp_path / "run.sh"
+    path.write_text("#!/usr/bin/env bash\nvllm bench sweep serve \\\n  --serve-cmd 'vllm serve Qwen/Qwen3-8B\n"
+                    "    --language-model-only\n    --max-model-len 4096' \\\n  --bench-cmd 'vllm bench serve\n"
+                    "    --model Qwen/Qwen3-8B' -o out\n")
+    result = read_path(str(path))
+    (dep,) = result.deployments
+    assert (dep.model, dep.get("max_model_len")) == ("Qwen/Qwen3-8B", 4096)
+    assert dep.settings["max_model_len"].span.line == 5
+    assert not [f for f in result.findings if f.code == "KV012"]
+
+
+def test_a_switchs_quoted_true_in_a_map_an_unknown_program_reads_is_the_switch_on(tmp_path):
+    """K421's AMD AIM recipe: `args: {--model: M, --trust-remote-code: "true"}` under `vllm_serve:`. The program that
+    turns the map into a command line is unknown; a quoted "true" of a switch is its on value there, not the stray
+    word vLLM refuses (a KV007 error at measurement). vLLM's own --config file keeps its reading (the string is
+    passed on after the flag)."""
+    path = tmp_path / "recipe.yaml"
+    path.write_text('vllm_serve:\n  "1_gpu":\n    enabled: true\n    args:\n      --model: Qwen/Qwen3-32B\n'
+                    '      --trust-remote-code: "true"\n      --enforce-eager: "false"\n      --max-model-len: "32768"\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.get("trust_remote_code") is True and dep.get("max_model_len") == 32768
+    assert not dep.invalid_values and dep.get("enforce_eager") in (None, False)

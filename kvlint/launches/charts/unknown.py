@@ -231,7 +231,8 @@ def _role_launches(yf: YamlFile, doc: YNode, found: tuple[str, str, Span] | None
                 f"at {'.'.join(named[0]) if named is not None else 'no key (a placeholder)'}: one launch per role")
         ctx = LaunchContext(image=image[0], image_span=image[1], notes=(note,), node_labels=facts.node_labels(doc))
         flags = [f for key, knode, val, option in role.pairs
-                 for f in fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True, engine=engine)]
+                 for f in fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True, engine=engine,
+                                            unknown_reader=True)]
         out.append(_deployment(yf.path, engine, model + flags, role.key.span, ctx,
                                ManifestGpu(product, pspan, None, None)))
     return out
@@ -681,7 +682,8 @@ def _flag_fields(engine: str, doc: YNode, block: structured.Block | None) -> lis
         out += key_fields(engine, flat)
     for key, knode, val, option in block.pairs if block is not None else ():
         keyed = CHART_KEY if not key.startswith("-") else ""  # `--max-model-len: 4096` is the flag as written
-        out += fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True, engine=engine, origin=keyed)
+        out += fields_from_pairs([(key, knode, val)], _fixed(option), rendered=True, engine=engine, origin=keyed,
+                                 unknown_reader=True)
     return out
 
 
