@@ -194,7 +194,8 @@ def expand_word(word: Word, m: Mapped, env: Mapping[str, str], positional: Posit
     segs: list[tuple] = []
     for part in word.parts:
         segs.extend(_expand_part(part, m, env, positional))
-    fields = _split_fields(segs, m)
+    # `IFS=,` then `set -- $GPU_ID` (sample K418: eight GPUs counted by `$#`): the script's separators split
+    fields = _split_fields(segs, m) if "IFS" not in env else _split_fields(segs, m, seps=_separators(env["IFS"]))
     if len(fields) == 1 and word.literal is None and word.end > word.start:  # None: a part is an expansion
         # a value that came from an expansion points at the whole expression as written, quotes included
         fields = [replace(fields[0], span=m.span(word.start, word.end))]
@@ -445,7 +446,17 @@ def eval_arith(expr: str, env: Mapping[str, str]) -> int | None:
         return None
 
 
-def _split_fields(segs: list, m: Mapped, keep_empty: bool = False) -> list[Field]:
+_IFS_MARKS = frozenset(",:;|/+=@.")  # separators an IFS is set to that read the same whatever the quoting
+
+
+def _separators(ifs: str) -> str:
+    """The characters an IFS value splits at, when it is punctuation read for sure (`IFS=,`, `IFS=:`); else the
+    default blanks: `IFS=$'\n\t'` (ANSI-C quoting, which the readers keep as text) is not guessed at."""
+    return ifs if ifs and set(ifs) <= _IFS_MARKS else " \t\n"
+
+
+def _split_fields(segs: list, m: Mapped, keep_empty: bool = False, seps: str = " \t\n") -> list[Field]:
+    """The fields the shell makes of a word's segments: an unquoted expansion split at `seps` (the script's IFS)."""
     fields: list[Field] = []
     chars: list[str] = []
     offs: list[int] = []
@@ -485,7 +496,7 @@ def _split_fields(segs: list, m: Mapped, keep_empty: bool = False) -> list[Field
                 quoted = True
             continue
         for ch, off in zip(text, offsets, strict=False):
-            if splittable and ch in " \t\n":
+            if splittable and ch in seps:
                 if chars:
                     close()
                 continue

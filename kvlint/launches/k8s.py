@@ -14,7 +14,15 @@ from kvlint.deployment import Deployment, ModelAlias
 from kvlint.launches import facts
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
-from kvlint.launches.env import Field, Positional, Supplied, expand_k8s, expand_k8s_traced, expand_words
+from kvlint.launches.env import (
+    Field,
+    Positional,
+    Supplied,
+    expand_k8s,
+    expand_k8s_traced,
+    expand_words,
+    with_supplied,
+)
 from kvlint.launches.groups import frontends_dropped
 from kvlint.launches.images import entrypoint_engine, stand_in
 from kvlint.launches.infer import engine_from_flags, inferred_note, named_image_wrapper, no_server_launch
@@ -420,7 +428,27 @@ def _served_launches(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignor
                   storage=_storage_uri(c, anc) or (_storage_uri(served[1], []) if served else None),
                   extra_aliases=_display_name(doc), disabled=_switched_off(c, anc))
     runtime = _runtime_object(doc, anc) if served is None else None
-    return [_template_runtime(finish(yf.path, f, ctx, gpu), runtime) for f in launches]
+    return [_runtime_sizes(_template_runtime(finish(yf.path, f, ctx, gpu), runtime), c) for f in launches]
+
+
+def _runtime_sizes(dep: Deployment, c: YNode) -> Deployment:
+    """The parallel sizes of a predictor that gives no arguments and whose runtime is not in the file: that runtime's
+    command sets them or leaves the defaults, which this file does not show, so the tensor-parallel size is open (at
+    the `runtime:` key, else the model format's), never 1 (sample K420: `-tp 1` asserted against 4 requested GPUs, a
+    KV204 warning); the GPUs requested bound it (kvlint.resolve's candidates), so the launch is still sized."""
+    from kvlint.deployment import Setting
+    from kvlint.engines import get_engine
+
+    place = c.get("runtime") or c.get("modelFormat")
+    if place is None or not dep.notes or not dep.notes[0].startswith(FORMAT_NOTE[:21]):
+        return dep
+    spec = get_engine(dep.engine)
+    said = f"(set by the ServingRuntime {_text(c.get('runtime'))})" if c.get("runtime") is not None \
+        else "(set by the runtime)"
+    open_sizes = {name: Setting(name, said, spec.flag(role), said, place.span, place.span, resolved=False,
+                                origin="open")
+                  for role in ("tp",) if (name := spec.setting(role)) not in dep.settings}
+    return replace(dep, settings={**dep.settings, **open_sizes})
 
 
 def _template_runtime(dep: Deployment, runtime: YNode | None) -> Deployment:
@@ -857,6 +885,8 @@ def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[
         return launches
     node = c.get("env")
     extra: list[Field] = []
+    if node is not None and node.is_seq and "$" in yf.text:  # a script's here-document fills `${MAX_MODEL_LEN}`
+        env = with_supplied(env)  # from its assignments (sample K419), configured variables as everywhere
     for item in node.items if node is not None and node.is_seq else ():
         name, value = _text(item.get("name")), item.get("value")
         flags = value is not None and value.is_scalar and value.text.lstrip().startswith("-")

@@ -133,11 +133,10 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
         elif c in ";&|()":
             finish(c)  # `)` ends a subshell or a `case` pattern (`chat)`): kvlint.launches.script tells which
             sc.i += 1
-        elif c == "<" and _PLACEHOLDER.match(sc.s, sc.i) and (not words_in_progress(sc) or _assigned(words, sc.i)
-                                                              or sc.s[sc.i - 1] in ":/"):
+        elif c == "<" and (held := _placeholder_at(sc, words)) is not None:
             # `--model <model_name>`, `CUDA_VISIBLE_DEVICES=<gpu_id>`: a placeholder the reader fills in, not two
             # redirections
-            end = _PLACEHOLDER.match(sc.s, sc.i).end()  # type: ignore[union-attr]
+            end = held
             part = Part("lit", sc.s[sc.i : end], False, tuple(range(sc.i, end)))
             if words_in_progress(sc):
                 words[-1] = Word((*words[-1].parts, part), words[-1].start, end)
@@ -157,6 +156,19 @@ def tokenize(m: Mapped) -> tuple[list[Command], list[tuple[int, str]]]:
                 words.append(word)
     finish("")
     return commands, sc.errors
+
+
+def _placeholder_at(sc: _Scanner, words: list[Word]) -> int | None:
+    """The end of a placeholder at `<` (see the branch that calls it), else None. An option's value written as words
+    in angle brackets (`--tensor-parallel-size <num of GPUs per node>`, sample K420's runbook) is one placeholder
+    too: after an option only, and of words alone (no `.` or `/`: `sort <in.txt 2>/dev/null` stays redirections)."""
+    found = _PLACEHOLDER.match(sc.s, sc.i)
+    if found is not None and (not words_in_progress(sc) or _assigned(words, sc.i) or sc.s[sc.i - 1] in ":/"):
+        return found.end()
+    if found is None and not words_in_progress(sc) and words and words[-1].literal is not None \
+            and words[-1].literal.startswith("-") and (spaced := _SPACED_PLACEHOLDER.match(sc.s, sc.i)) is not None:
+        return spaced.end()
+    return None
 
 
 def _ends_in_placeholder(word: Word) -> bool:
@@ -261,6 +273,7 @@ def _skip_heredocs(sc: _Scanner, pending: list[tuple[str, bool]]) -> None:
 
 # (a mount's or a port's piece goes on after it: `-v <weights>:/weights:ro`, `-p 127.0.0.1:<port>:8000`, sample K245)
 _PLACEHOLDER = lazy(r"<[A-Za-z][A-Za-z0-9_.:/-]*>(?=[ \t\n\\;&|):/]|$)")
+_SPACED_PLACEHOLDER = lazy(r"<[\"']?[A-Za-z][A-Za-z0-9_'\"-]*(?: [A-Za-z0-9_'\"-]+)+>(?=[ \t\n\\;&|)]|$)")
 _PLAIN_RUN = lazy(r"[^ \t\n;&|()<>\\'\"{$`]+")  # word characters with no meaning to the shell
 _DOUBLE_RUN = lazy(r"[^\\\"$`]+")  # inside double quotes
 CHECK_EVERY = 4096  # characters between two looks at the file's time budget

@@ -154,3 +154,67 @@ def test_a_switchs_quoted_true_in_a_map_an_unknown_program_reads_is_the_switch_o
     (dep,) = read_path(str(path)).deployments
     assert dep.get("trust_remote_code") is True and dep.get("max_model_len") == 32768
     assert not dep.invalid_values and dep.get("enforce_eager") in (None, False)
+
+
+def test_an_env_args_variable_in_a_here_document_manifest_takes_the_scripts_values(tmp_path):
+    """K419: `oc apply -f - <<YAML` of an LLMInferenceService whose VLLM_ADDITIONAL_ARGS is
+    `"--max-model-len=${MAX_MODEL_LEN} ..."`, MAX_MODEL_LEN set above. The shell fills it as it writes the body; the
+    flags in the variable were read unfilled (the length open)."""
+    path = tmp_path / "deploy.sh"
+    path.write_text('#!/bin/bash\nMODEL_URI="${LLMD_MODEL_URI:-hf://Qwen/Qwen2.5-7B-Instruct}"\n'
+                    'MAX_MODEL_LEN="${LLMD_MAX_MODEL_LEN:-16384}"\noc apply -f - <<YAML\n'
+                    'apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceService\nmetadata:\n  name: demo\n'
+                    'spec:\n  model:\n    uri: ${MODEL_URI}\n  template:\n    containers:\n    - name: main\n'
+                    '      env:\n      - name: VLLM_ADDITIONAL_ARGS\n'
+                    '        value: "--max-model-len=${MAX_MODEL_LEN} --enforce-eager"\nYAML\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.get("enforce_eager")) == (
+        "hf://Qwen/Qwen2.5-7B-Instruct", 16384, True)
+    assert dep.settings["max_model_len"].span.line == 17
+
+
+def test_an_options_value_in_angle_brackets_with_blanks_is_one_placeholder(tmp_path):
+    """K420's runbook: `--tensor-parallel-size <num of GUPs available per node>`. The shell reads `<num` as a
+    redirection, so `of` was the value (a KV007 error). After an option, angle brackets around words are the
+    reader's placeholder; `sort <in.txt 2>/dev/null` stays redirections."""
+    from kvlint.sources.shell import tokenize
+    from kvlint.sources.text import Mapped
+
+    path = tmp_path / "README.md"
+    path.write_text("# Serve\n\n```bash\nvllm serve /path/to/model \\\n  --tensor-parallel-size <num of GPUs per node> \\\n"
+                    "  --max-model-len 8192\n```\n")
+    (dep,) = read_path(str(path)).deployments
+    assert not dep.invalid_values and dep.settings["tensor_parallel_size"].raw == "<num of GPUs per node>"
+    assert dep.get("max_model_len") == 8192
+    cmds, _ = tokenize(Mapped.whole("x.sh", "sort <in.txt 2>/dev/null\n"))
+    assert [w.literal for w in cmds[0].words] == ["sort"]
+
+
+def test_a_predictors_tensor_parallel_size_left_to_a_runtime_elsewhere_is_open(tmp_path):
+    """K420: an InferenceService with `modelFormat: vLLM`, `runtime: vllm-runtime` (not in the file), no arguments
+    and 4 GPUs. kvlint assumed -tp 1 and warned "3 requested GPUs stay idle" (KV204); the runtime's command decides
+    it, so it is open, bounded by the 4 GPUs: a verdict only where every size agrees, the launch still sized."""
+    path = tmp_path / "isvc.yaml"
+    path.write_text("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: granite\nspec:\n"
+                    "  predictor:\n    model:\n      modelFormat:\n        name: vLLM\n      runtime: vllm-runtime\n"
+                    "      storageUri: hf://ibm-granite/granite-3.3-8b-instruct\n      resources:\n"
+                    "        limits:\n          nvidia.com/gpu: \"4\"\n")
+    (dep,) = read_path(str(path)).deployments
+    tp = dep.settings["tensor_parallel_size"]
+    assert not tp.resolved and tp.span is not None and tp.span.line == 10
+
+
+def test_a_scripts_ifs_splits_the_words_it_counts(tmp_path):
+    """K418: `IFS=,` then `set -- $GPU_ID` with `GPU_ID="0,1,2,3,4,5,6,7"` and `--tensor-parallel-size "$#"`: eight,
+    read as one (a KV108 error: no card holds MiniMax-M2.5 on one GPU). The script's IFS splits; an IFS kvlint
+    cannot read for sure (`$'\\n\\t'`) leaves the blanks."""
+    path = tmp_path / "install.sh"
+    path.write_text('#!/bin/bash\nGPU_ID="0,1,2,3,4,5,6,7"\nold_IFS="$IFS"\nIFS=,\nset -- $GPU_ID\nTP=$#\nIFS="$old_IFS"\n'
+                    'vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size "$TP"\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.get("tensor_parallel_size") == 8
+    strict = tmp_path / "strict.sh"
+    strict.write_text("#!/bin/bash\nIFS=$'\\n\\t'\nARGS=\"--max-model-len 4096\"\n"
+                      "vllm serve Qwen/Qwen2.5-7B-Instruct $ARGS\n")
+    (dep,) = read_path(str(strict)).deployments
+    assert dep.get("max_model_len") == 4096
