@@ -184,6 +184,9 @@ def model_key(holder: YNode) -> tuple[tuple[str, ...], YNode] | None:
             parts = [(p, n) for p, _, n in val.pairs() if _norm(p) in _MODEL_PARTS and n.is_scalar
                      and not n.tag.endswith(":bool")]
             named = [(p, n) for p, n in parts if n.text] or parts  # a part left empty only when none is set
+            # `model: {name: llama-4-scout, uri: oci://...}` (sample K420): beside a reference, `name` is what the
+            # model is served as; the reference (uri, repo, id, path) is the model
+            named.sort(key=lambda pn: _norm(pn[0]) == "name")
             if named:
                 return (key, named[0][0]), named[0][1]
     return None
@@ -414,11 +417,23 @@ def _block(holder: YNode, path: tuple[str, ...], engine: str | None, named: bool
     child = next((e for k, _, v in holder.pairs() if v.is_map and (e := _engine_in(k) or _engine_child(k, v))),
                  None) if not named else None
     listed = flag_list(holder) if not (named or engine or prefix or child) else None  # its flags name the engine
-    named = named or prefix is not None or child is not None or listed is not None
-    chosen = engine or prefix or child or (listed[1] if listed else None) or _engine_by_keys(holder)
+    argued = _args_named(holder) if not (named or engine or prefix or child or listed) else None
+    named = named or prefix is not None or child is not None or listed is not None or argued is not None
+    chosen = engine or prefix or child or (listed[1] if listed else None) or argued or _engine_by_keys(holder)
     pairs = tuple(_flag_pairs(chosen, holder, first)) + _sibling_settings(parent, holder, chosen)
     block = Block(holder, path, keys, model, pairs, chosen, named, _listed_flags(holder) if named or engine else 0)
     return block if (block.score >= 1 or imaged) and (named or engine is not None) else None
+
+
+def _args_named(holder: YNode) -> str | None:
+    """The engine the key of the holder's argument list names, or its model map's (`model: {uri: M, vllmArgs:
+    "--max-model-len 8192 ..."}`, sample K420's values of a chart kvlint has no adapter for)."""
+    inner = _model_map(holder)
+    for key, _, val in (*holder.pairs(), *(inner.pairs() if inner is not None else ())):
+        if arg_list_key(key) and (val.is_seq or val.is_scalar and val.text.startswith("--")) \
+                and (engine := _engine_in(key)) is not None:
+            return engine
+    return None
 
 
 def _sibling_settings(parent: YNode | None, holder: YNode, engine: str) -> tuple[_Pair, ...]:

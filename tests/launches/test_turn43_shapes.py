@@ -218,3 +218,18 @@ def test_a_scripts_ifs_splits_the_words_it_counts(tmp_path):
                       "vllm serve Qwen/Qwen2.5-7B-Instruct $ARGS\n")
     (dep,) = read_path(str(strict)).deployments
     assert dep.get("max_model_len") == 4096
+
+
+def test_a_values_model_map_whose_args_key_names_the_engine_is_a_launch(tmp_path):
+    """K420: a chart's values `model: {enabled: true, name: llama-4-scout, uri: oci://..., vllmArgs: "--max-model-len
+    8192 --tensor-parallel-size 4"}` gave no launch and no note (silent): the engine was named only by the key of its
+    argument string. It is read now, the model the `uri` (beside a reference, `name` is what it is served as)."""
+    path = tmp_path / "values.yaml"
+    path.write_text('clusterDomain: ""\nmodel:\n  enabled: true\n  name: llama-4-scout\n'
+                    '  uri: "oci://registry.redhat.io/rhelai1/modelcar-llama-4-scout-17b-16e-instruct-w4a16:1.5"\n'
+                    '  vllmArgs: "--max-model-len 8192 --tensor-parallel-size 4"\n  replicas: 1\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.engine == "vllm" and dep.model.startswith("oci://") and dep.model_span.line == 5
+    assert (dep.get("max_model_len"), dep.get("tensor_parallel_size")) == (8192, 4)
+    path.write_text('model:\n  name: llama-4-scout\n  uri: oci://x/y:1\n  replicas: 1\n')
+    assert list(read_path(str(path)).deployments) == []  # no engine named anywhere: an application's settings
