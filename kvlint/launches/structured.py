@@ -430,8 +430,8 @@ def _args_named(holder: YNode) -> str | None:
     "--max-model-len 8192 ..."}`, sample K420's values of a chart kvlint has no adapter for)."""
     inner = _model_map(holder)
     for key, _, val in (*holder.pairs(), *(inner.pairs() if inner is not None else ())):
-        if arg_list_key(key) and (val.is_seq or val.is_scalar and val.text.startswith("--")) \
-                and (engine := _engine_in(key)) is not None:
+        if arg_list_key(key) and not key.isupper() and (val.is_seq or val.is_scalar and val.text.startswith("--")) \
+                and (engine := _engine_in(key)) is not None:  # `VLLM_ARGS:` is an environment, its reader's
             return engine
     return None
 
