@@ -98,6 +98,22 @@ def detect(tokens: list[Token]) -> tuple[str, int] | None:
     return None
 
 
+def wrapper_programs() -> list[str]:
+    """The first words of the programs and commands in wrapper_entries."""
+    return sorted({*_WRAPPER_PROGRAMS, *_BACKEND_PROGRAMS, *(a for a, _ in (*_WRAPPER_COMMANDS, *_BACKEND_COMMANDS))}
+                  - {"trl"}, key=lambda p: (-len(p), p))
+
+
+def wrapper_entries() -> list[str]:
+    """Patterns of the programs and commands above that start an engine under their own name (`paddlex_genai_server
+    --model_name M --backend vllm`, `axolotl vllm-serve cfg.yaml`): a text naming one names an entry point (sample
+    K422's runbook line, passed over in silence)."""
+    programs = sorted({*_WRAPPER_PROGRAMS, *_BACKEND_PROGRAMS})
+    commands = sorted({*_WRAPPER_COMMANDS, *_BACKEND_COMMANDS})
+    return [rf"(?<![\w-]){re.escape(p)}(?![\w-])" for p in programs] + \
+        [rf"\b{re.escape(a)}[ \t]+{re.escape(b)}\b" for a, b in commands]
+
+
 def _backend(texts: list[str], engines: tuple[str, ...] = _BACKENDS_ENGINES) -> str | None:
     """`--backend vllm` / `--backend=vllm` of a server that runs an engine only when told to (KServe's
     huggingfaceserver; its default backend is Hugging Face's own, no engine kvlint sizes)."""

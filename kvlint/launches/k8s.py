@@ -849,8 +849,8 @@ def _at_mount(fields: list[Field]) -> bool:
     is then the storageUri's (K145), which is read after them, at its own place."""
     for k, f in enumerate(fields):
         name, eq, value = f.text.partition("=")
-        if name in ("--model", "--model-path") and (value if eq else
-                                                    fields[k + 1].text if k + 1 < len(fields) else "") == _MOUNT:
+        if name in ("--model", "--model-path") and (value if eq else fields[k + 1].text if k + 1 < len(fields)
+                                                    else "").rstrip("/") == _MOUNT:  # `/mnt/models/` too (K422)
             return True
     return False
 

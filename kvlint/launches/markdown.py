@@ -27,7 +27,7 @@ from kvlint.deployment import Deployment
 from kvlint.findings import Finding
 from kvlint.launches import ReadResult
 from kvlint.launches.env import Field
-from kvlint.lazyre import lazy
+from kvlint.lazyre import lazy, lazy_built
 from kvlint.record import replace
 from kvlint.span import Span
 
@@ -192,8 +192,18 @@ def _placeholders_left(dep: Deployment) -> Deployment:
 
 # a command line of a runbook's own text: an engine's program first (after `VAR=x`, `sudo`, `nohup`), not prose
 _STARTS = (r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*(?:(?:sudo|nohup|exec|time)[ \t]+)*"
-           r"(?:vllm|sglang|python[\d.]*|trl|docker|podman|apptainer|singularity|srun|uv|torchrun)[ \t]")
-_COMMAND_START = lazy(_STARTS)
+           r"(?:vllm|sglang|python[\d.]*|trl|docker|podman|apptainer|singularity|srun|uv|torchrun{wrappers})[ \t]")
+
+
+def _starts() -> str:
+    """_STARTS with the programs that start an engine under their own name (kvlint.launches.argv.wrapper_entries:
+    `paddlex_genai_server --model_name M --backend vllm`, sample K422's runbook line)."""
+    from kvlint.launches.argv import wrapper_programs
+
+    return _STARTS.format(wrappers="".join(f"|{re.escape(p)}" for p in wrapper_programs()))
+
+
+_COMMAND_START = lazy_built(_starts)
 
 
 def _unfenced_launches(path: str, text: str) -> list[Deployment]:
@@ -359,12 +369,19 @@ def _inline_commands(text: str) -> list[tuple[int, int]]:
 
     if "`" not in text:
         return []
-    return [(m.start(2), m.end(2)) for m in _INLINE.finditer(text)
-            if _starts_command(m.group(2)) and (
+    # a span's blank after its opening backtick is no part of the command (`` ` VLLM_USE_V1=1 vllm serve M ...` ``,
+    # sample K424's README): the command starts after it
+    return [(m.start(2) + _lead(m.group(2)), m.end(2)) for m in _INLINE.finditer(text)
+            if _starts_command(m.group(2)[_lead(m.group(2)):]) and (
                 (_ENTRY.search(m.group(2)) is not None
                  and (_alone(text, m) or (_complete(m.group(2)) and not _in_table(text, m.start()))
                       or (_introduced(text, m) and _SERVES_WORD.search(m.group(2)) is not None)))
                 or (_introduced(text, m) and _IMAGE_GIVEN.search(m.group(2)) is not None))]
+
+
+def _lead(body: str) -> int:
+    """The blanks a code span's text starts with."""
+    return len(body) - len(body.lstrip(" ")) if body[:1] == " " else 0
 
 
 def _starts_command(body: str) -> bool:
@@ -551,7 +568,7 @@ def _writes_other_file(text: str, block: tuple[int, int]) -> bool:
 
 _MAGIC_LINE = lazy(r"(?m)^[ \t]*%%?[A-Za-z][^\n]*")
 # a line that starts an engine's program (after `VAR=x`, `sudo`, `nohup`): what a dropped line must hold to be read
-_COMMAND_LINE = lazy(r"(?m)^[ \t]*" + _STARTS)
+_COMMAND_LINE = lazy_built(lambda: r"(?m)^[ \t]*" + _starts())
 
 
 def _parsed_blocks(text: str, body: str, ranges: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:

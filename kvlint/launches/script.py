@@ -1201,6 +1201,9 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if head in ("source", ".") and len(words) > i + 1 and depth < MAX_DEPTH:
         _source(words[i + 1], m, state, depth)
         return
+    if head == "echo" and depth < MAX_DEPTH and _written_to_file(words, m):
+        _echoed_lines(fields[len(prefix) + 1 :], env, depth, state)
+        return
     found = launch_in_argv(fields, env, depth, state)
     arms = _per_arm(found, words, i, prefix, m, env, state, depth) if found is not None or state.closed else []
     if found is not None and state.unsure and arms == [found]:
@@ -1465,6 +1468,28 @@ def _arm_fields(words: tuple[Word, ...], m: Mapped, env: dict[str, str], arm: di
         state.arrays = saved
 
 
+_TO_FILE = lazy(r"[ \t]*1?>>?[ \t]*[\"']?[^\s;&|>\"']*\.(?:sh|bash)\b")  # a script's name: not a log, not /dev/null
+
+
+def _written_to_file(words: tuple[Word, ...], m: Mapped) -> bool:
+    """Whether an `echo` writes to a script (`echo "python -m vllm... --model $M" >>start.sh`): a line of a script the
+    script writes, not text shown (nor a log line)."""
+    return bool(words) and _TO_FILE.match(m.text, words[-1].end) is not None
+
+
+def _echoed_lines(args: list[Field], env: dict[str, str], depth: int, state: _State) -> None:
+    """The launches of the line an `echo` writes into a file (sample K424's setup script writes its two startup
+    scripts a line at a time: `echo "python3 -m vllm.entrypoints.openai.api_server --model ${model_path} ..."
+    >>bash_openai.sh`): the line read as the written script's, each word at its place in the echo."""
+    while args and args[0].text in ("-e", "-n", "-E", "-ne", "-en"):
+        args = args[1:]
+    if len(args) != 1 or _ENGINE_COMMAND.search(args[0].text) is None:
+        return  # one quoted line that starts an engine; anything else is text
+    found = _string_command(args[0], env, depth, state)
+    if found is not None:
+        state.launches.append(found)
+
+
 _ENGINE_COMMAND = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\."
                        r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b")
 
@@ -1582,9 +1607,9 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
         # giving different flags are two commands: sample K172's fixed-K and dynamic-K runs)
         argv = ("in a loop", *(f.text.split("=", 1)[0] for f in found.fields if f.text.startswith("--"))) \
             if state.loops else tuple(f.text for f in found.fields)
-        if _stops_after(body, found):  # every call stops the server it started: one server, run with other
-            # settings; a call given another model starts another deployment (sample K411's BF16, FP8 and NVFP4
-            # checkpoints, one after the other)
+        if _stops_after(body, found, state.functions):  # every call stops the server it started: one server, run
+            # with other settings; a call given another model starts another deployment (sample K411's BF16, FP8 and
+            # NVFP4 checkpoints, one after the other)
             argv = ("restarted", _model_of(found) or "")
         state.call_keys[id(found)] = (found.engine, found.entry_span, argv)
         state.launches.append(found)
@@ -1596,12 +1621,19 @@ _STOPS = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?(?:stop|kill|rm)\b"
               r"|(?:^|[;&|][ \t]*|\n[ \t]*)(?:kill|pkill)\b")
 
 
-def _stops_after(body: Mapped, found: FoundLaunch) -> bool:
+def _stops_after(body: Mapped, found: FoundLaunch, functions: Mapping[str, Mapped] | None = None) -> bool:
     """Whether a function's body stops a server after the launch it runs (`docker stop "$name"` at its end, sample
-    K242's benchmark): each call then runs alone, one server restarted with the call's settings, not a server more."""
+    K242's benchmark), itself or by calling a function of the script that does (`stop_service "$pid_file"`, sample
+    K419's run per scheduling policy): each call then runs alone, one server restarted with the call's settings,
+    not a server more."""
     if found.entry_span is None or found.entry_span.path != body.path:
         return False
-    return any(body.at(hit.start())[0] > found.entry_span.line for hit in _STOPS.finditer(body.text))
+    if any(body.at(hit.start())[0] > found.entry_span.line for hit in _STOPS.finditer(body.text)):
+        return True
+    stoppers = [name for name, other in (functions or {}).items() if other is not body and name in body.text
+                and _STOPS.search(other.text) is not None]
+    return any(body.at(hit.start())[0] > found.entry_span.line for name in stoppers
+               for hit in re.finditer(rf"(?:^|[;&|({{][ \t]*|\n[ \t]*){re.escape(name)}\b", body.text))
 
 
 def _at_argument(found: FoundLaunch, args: list[Field], env: dict[str, str], depth: int) -> FoundLaunch:

@@ -32,9 +32,10 @@ def _entry_names() -> str:
     """The entry points a line may name, with each engine plugin's own server modules (`python -m
     vllm_omni.entrypoints.openai.serving_image`, turn 38's K346 design plan pasting it as an indented block): a
     plugin's module is read where the engine's is (kvlint.launches.argv.plugin_module)."""
-    from kvlint.launches.argv import plugin_packages
+    from kvlint.launches.argv import plugin_packages, wrapper_entries
 
-    return "|".join([_ENTRY_NAMES, *(rf"\b{re.escape(name)}\.entrypoints\." for name in plugin_packages())])
+    return "|".join([_ENTRY_NAMES, *(rf"\b{re.escape(name)}\.entrypoints\." for name in plugin_packages()),
+                     *wrapper_entries()])
 
 
 _ENTRY = lazy_built(_entry_names)
@@ -170,10 +171,13 @@ def _commands(text: str, names: re.Pattern[str] = _ENTRY) -> list[tuple[int, int
     return found
 
 
-_ENV_KEY = lazy(r"(?m)^[ \t]*(?:Environment|environment)[ \t]*=[ \t]*(.*?)[ \t]*$")
+_ENV_KEY = lazy(r"(?m)^[ \t]*(?P<key>Environment|environment)[ \t]*=[ \t]*(.*?)[ \t]*$")
 _ENV_FILE_KEY = lazy(r"(?m)^[ \t]*EnvironmentFile[ \t]*=[ \t]*-?(.*?)[ \t]*$")
 _RUN_KEY = lazy(r"(?m)^[ \t]*(?:ExecStart|command)[ \t]*=[ \t]*(.*?)[ \t]*$")
 _ASSIGNMENT = lazy(r'"(?P<q>[A-Za-z_]\w*=[^"]*)"|(?P<w>[A-Za-z_]\w*=(?:"[^"]*"|\'[^\']*\'|[^\s,"\']*)+)')
+# systemd's `Environment=` separates assignments by blanks only: a comma is the value's (`CUDA_VISIBLE_DEVICES=0,1`,
+# sample K423: read as one GPU, a KV204 error); supervisor's `environment=` separates them by commas
+_UNIT_ASSIGNMENT = lazy(r'"(?P<q>[A-Za-z_]\w*=[^"]*)"|(?P<w>[A-Za-z_]\w*=(?:"[^"]*"|\'[^\']*\'|[^\s"\']*)+)')
 
 
 def _assignments(text: str) -> list[tuple[str, int, str, int]]:
@@ -181,9 +185,10 @@ def _assignments(text: str) -> list[tuple[str, int, str, int]]:
     program (`environment=A=1,B="x"`) sets; a value's surrounding quotes are not part of it."""
     out: list[tuple[str, int, str, int]] = []
     for line in _ENV_KEY.finditer(text):
-        for m in _ASSIGNMENT.finditer(line.group(1)):
+        pattern = _UNIT_ASSIGNMENT if line.group("key") == "Environment" else _ASSIGNMENT
+        for m in pattern.finditer(line.group(2)):
             word = m.group("q") or m.group("w")
-            at = line.start(1) + (m.start("q") if m.group("q") else m.start("w"))
+            at = line.start(2) + (m.start("q") if m.group("q") else m.start("w"))
             name, _, value = word.partition("=")
             skip = 1 if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) > 1 else 0
             out.append((name, at, value[skip : len(value) - skip], at + len(name) + 1 + skip))

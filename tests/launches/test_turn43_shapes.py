@@ -233,3 +233,79 @@ def test_a_values_model_map_whose_args_key_names_the_engine_is_a_launch(tmp_path
     assert (dep.get("max_model_len"), dep.get("tensor_parallel_size")) == (8192, 4)
     path.write_text('model:\n  name: llama-4-scout\n  uri: oci://x/y:1\n  replicas: 1\n')
     assert list(read_path(str(path)).deployments) == []  # no engine named anywhere: an application's settings
+
+
+def test_a_systemd_units_environment_keeps_commas_in_its_values(tmp_path):
+    """K423: `Environment=CUDA_VISIBLE_DEVICES=0,1` above `ExecStart=... vllm.entrypoints.api_server ...
+    --tensor-parallel-size 2`. The comma ended the value (supervisor's separator), so the launch saw one GPU: a KV204
+    error "-tp 2 needs 2 GPUs but the launch sees 1". systemd separates assignments by blanks only."""
+    path = tmp_path / "vllm.service"
+    path.write_text("[Service]\nEnvironment=CUDA_VISIBLE_DEVICES=0,1\n"
+                    "ExecStart=/opt/venv/bin/python -m vllm.entrypoints.api_server \\\n"
+                    '--model "meta-llama/Llama-2-7b-chat-hf" \\\n--tensor-parallel-size 2\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.gpu_count == 2 and dep.get("tensor_parallel_size") == 2
+    conf = tmp_path / "vllm.conf"
+    conf.write_text("[program:vllm]\ncommand=vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 1\n"
+                    'environment=CUDA_VISIBLE_DEVICES=0,HF_HOME="/data"\n')
+    (dep,) = read_path(str(conf)).deployments
+    assert dep.gpu_count == 1  # supervisor: the comma separates CUDA_VISIBLE_DEVICES=0 from HF_HOME
+
+
+def test_an_inline_code_span_starting_with_a_blank_is_read_from_its_command(tmp_path):
+    """K424's README: ``2. Serve the model with: ` VLLM_USE_V1=1 vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 1` ``
+    (a blank after the backtick). The span did not start with the program, so it was passed over in silence."""
+    path = tmp_path / "README.md"
+    path.write_text("# Serve\n\n2. Serve the model with: ` VLLM_USE_V1=1 vllm serve meta-llama/Llama-3.1-8B-Instruct "
+                    "--seed 42 -tp 1`\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "meta-llama/Llama-3.1-8B-Instruct" and dep.model_span.col == 53
+
+
+def test_a_line_a_script_echoes_into_a_script_it_writes_is_a_launch(tmp_path):
+    """K424: a setup script writes its startup scripts a line at a time, `echo "python3 -m
+    vllm.entrypoints.openai.api_server --model ${model_path} ..." >>bash_openai.sh`. The line is a command of the
+    written script (as a here-document's is); an echo to the terminal or a log is text."""
+    path = tmp_path / "setup.sh"
+    path.write_text('#!/bin/bash\nmodel_path=meta-llama/Llama-3.1-8B-Instruct\n'
+                    'echo "source env/bin/activate" >>bash.sh\n'
+                    'echo "python3 -m vllm.entrypoints.openai.api_server --model ${model_path} --max-model-len 4096 '
+                    '>>${log} 2>&1" >>bash.sh\necho "now run: vllm serve ${model_path}"\n'
+                    'echo "vllm serve ${model_path} --port 1" >> vllm.log\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_model_len")) == ("meta-llama/Llama-3.1-8B-Instruct", 4096)
+    assert dep.settings["max_model_len"].span.line == 4
+
+
+def test_calls_that_restart_one_server_through_a_stop_function_are_one_launch(tmp_path):
+    """K419: `run_policy current 0` and `run_policy full_slo 10`, each starting the server (`start_service`, another
+    port and config) and stopping it by `stop_service`, a function that kills it. One server restarted with other
+    settings: one launch (a call that stops with `kill` in its own body already was)."""
+    path = tmp_path / "run.sh"
+    path.write_text('#!/bin/bash\nMODEL=Qwen/Qwen2.5-7B-Instruct\n'
+                    'start_service() {\n  vllm serve "$MODEL" --port "$1" --seed "$2" &\n  echo $! > pid\n}\n'
+                    'stop_service() {\n  kill "$(cat pid)"\n}\n'
+                    'run_policy() {\n  start_service "$2" "$3"\n  sleep 60\n  stop_service\n}\n'
+                    'run_policy current 8000 1\nrun_policy full 8010 2\n')
+    assert len(read_path(str(path)).deployments) == 1
+
+
+def test_a_serving_runtimes_mount_with_a_trailing_slash_is_the_services_store(tmp_path):
+    """K422: a ServingRuntime's `--model=/mnt/models/` (a trailing slash) and the InferenceService that runs on it with
+    `storageUri: s3://...`: the launch took the mount as its model, at the runtime's line; the store is the model."""
+    path = tmp_path / "serving.yaml"
+    path.write_text(_RUNTIME.replace("--model=/mnt/models", "--model=/mnt/models/").replace(
+        '"--max-model-len=999999999", ', "") + _SERVICE)
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "hf://Qwen/Qwen2.5-7B-Instruct" and dep.model_span.line == 23  # storageUri
+
+
+def test_a_runbook_line_of_a_program_that_starts_the_engine_under_its_own_name(tmp_path):
+    """K422: a runbook's plain line `paddlex_genai_server --model_name PaddleOCR-VL-0.9B --backend vllm --port 8118`
+    was passed over in silence: the line names no `vllm serve`. The programs kvlint reads as engine wrappers are
+    entry points in a text too."""
+    path = tmp_path / "README.md"
+    path.write_text("# OCR\n\n接下来需要启动vllm框架。\npaddlex_genai_server --model_name PaddleOCR-VL-0.9B --backend vllm "
+                    "--port 8118\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("port")) == ("vllm", "PaddleOCR-VL-0.9B", 8118)
