@@ -259,7 +259,7 @@ def embedded_yaml(path: str, text: str) -> list[Deployment]:
     `.yaml` file of that text is: a manifest `envsubst` fills, with a line that is only a variable
     (`${IMAGE_PULL_SECRETS_YAML}`, sample K283's `cat <<EOF | oc apply -f -`), is read as the template it is."""
     result = read_yaml(path, text)
-    if _unparsed(result) and (blanked := _shell_fragments_blanked(text)) != text:
+    if _unparsed(result) and (blanked := _injected_lines(_shell_fragments_blanked(text))) != text:
         # a here-document's `spec:$(if ...; then echo "..."; fi)` and `"${GPU_UTIL}"${extra_args_yaml}` (sample
         # K296's generator function): lines the shell writes only at run time, read as written without them
         result = read_yaml(path, blanked)
@@ -299,6 +299,28 @@ def _shell_fragments_blanked(text: str) -> str:
         k = j + 1
     text = "".join(out) + text[k:]
     return _APPENDED_FRAGMENT.sub(lambda m: m.group(1) + blank(m.group(2)), text)
+
+
+_INJECTED = lazy(r"(?m)^([ \t]*)((?:\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*)+)[ \t]*$")
+_LIST_KEY = lazy(r"(?m)^([ \t]*)(?:-[ \t]+)?(?:args|command)[ \t]*:[ \t]*$")
+
+
+def _injected_lines(text: str) -> str:
+    """A here-document's lines that are only variables the script fills with lines of YAML (`args:` then
+    `${DEFAULT_ARGS}${VLLM_ARGS}` at the line's start, sample K419's InferenceService modes): under an `args:` or
+    `command:` key an item holding the expression (the arguments a run adds, left open as a trailing `${VLLM_ARGS}`
+    is), elsewhere blanked. Every other line keeps its characters at their places."""
+    if "$" not in text:
+        return text
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        found = _INJECTED.fullmatch(line)
+        if found is None:
+            continue
+        above = next((lines[j] for j in range(k - 1, -1, -1) if lines[j].strip()), "")
+        key = _LIST_KEY.fullmatch(above)
+        lines[k] = f'{" " * (len(key.group(1)) + 2)}- "{found.group(2)}"' if key else " " * len(line)
+    return "\n".join(lines)
 
 
 _APPENDED_FRAGMENT = lazy(r"(\"[^\"\n]*\")((?:\$\{[A-Za-z_]\w*\})+)")  # a quoted value, then variables after it

@@ -309,3 +309,33 @@ def test_a_runbook_line_of_a_program_that_starts_the_engine_under_its_own_name(t
                     "--port 8118\n")
     (dep,) = read_path(str(path)).deployments
     assert (dep.engine, dep.model, dep.get("port")) == ("vllm", "PaddleOCR-VL-0.9B", 8118)
+
+
+def test_a_here_documents_lines_that_a_variable_fills_with_yaml(tmp_path):
+    """K419: `args:` then a line `${DEFAULT_ARGS}${VLLM_ARGS}` at column 0 of a here-document InferenceService, the
+    variables holding YAML list lines. The body was no YAML as written, so its three services were passed over. The
+    line is read as an item holding the expression: the arguments a run adds, which may set the parallel sizes."""
+    path = tmp_path / "serve-model.sh"
+    path.write_text('#!/bin/bash\nNAME=qwen\ncat <<EOF | oc apply -n ${NAMESPACE} -f -\n'
+                    'apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: ${NAME}\nspec:\n'
+                    '  predictor:\n    model:\n      args:\n${DEFAULT_ARGS}${VLLM_ARGS}\n      modelFormat:\n'
+                    '        name: vLLM\n      runtime: ${NAME}\n      storageUri: hf://Qwen/Qwen2.5-7B-Instruct\nEOF\n')
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "hf://Qwen/Qwen2.5-7B-Instruct"
+    assert not dep.settings["tensor_parallel_size"].resolved
+
+
+def test_a_pipeline_steps_script_that_applies_a_manifest_it_writes(tmp_path):
+    """K418: a Tekton Task whose step `script: |` writes an InferenceService with `cat <<ISEOF | oc apply -f -`; the
+    script names no engine command, so its here-document was never read (silent). A block string holding a
+    here-document manifest is read for it."""
+    path = tmp_path / "task.yaml"
+    body = ("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: ${MODEL}\nspec:\n"
+            "  predictor:\n    model:\n      modelFormat:\n        name: vLLM\n      runtime: ${RUNTIME}\n"
+            "      storageUri: hf://Qwen/Qwen2.5-7B-Instruct\n")
+    script = "#!/bin/bash\nMODEL=qwen\ncat <<ISEOF | oc apply -f -\n" + body + "ISEOF\n"
+    path.write_text("apiVersion: tekton.dev/v1\nkind: Task\nmetadata:\n  name: deploy\nspec:\n  steps:\n"
+                    "  - name: deploy\n    image: registry/cli:latest\n    script: |\n"
+                    + "".join(f"      {line}\n" for line in script.splitlines()))
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "hf://Qwen/Qwen2.5-7B-Instruct" and dep.model_span.line == 23
