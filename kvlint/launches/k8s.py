@@ -885,15 +885,16 @@ def env_flag_launch(yf: YamlFile, c: YNode, env: dict[str, str], launches: list[
         return launches
     node = c.get("env")
     extra: list[Field] = []
-    if node is not None and node.is_seq and "$" in yf.text:  # a script's here-document fills `${MAX_MODEL_LEN}`
-        env = with_supplied(env)  # from its assignments (sample K419), configured variables as everywhere
     for item in node.items if node is not None and node.is_seq else ():
         name, value = _text(item.get("name")), item.get("value")
         flags = value is not None and value.is_scalar and value.text.lstrip().startswith("-")
         if name and "ARGS" in name.upper() and value is not None and flags:
             m = yf.mapped(value)
             cmds, _ = tokenize(m)
-            extra.extend(f for cmd in cmds for f in expand_words(cmd.words, m, env))
+            # a script's here-document fills `${MAX_MODEL_LEN}` from its assignments (sample K419), configured
+            # variables as everywhere
+            given = with_supplied(env) if "$" in value.text else env
+            extra.extend(f for cmd in cmds for f in expand_words(cmd.words, m, given))
     return [FoundLaunch(default, tuple(extra), None, env)] if extra and default else []
 
 

@@ -196,7 +196,7 @@ _STARTS = (r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*(?:(?:sudo|nohup|exec|time)[ \
 
 
 def _starts() -> str:
-    """_STARTS with the programs that start an engine under their own name (kvlint.launches.argv.wrapper_entries:
+    """_STARTS with the programs that start an engine under their own name (kvlint.launches.argv.wrapper_programs:
     `paddlex_genai_server --model_name M --backend vllm`, sample K422's runbook line)."""
     from kvlint.launches.argv import wrapper_programs
 
@@ -210,12 +210,13 @@ def _unfenced_launches(path: str, text: str) -> list[Deployment]:
     """The launches of command lines outside every fenced block (an indented code block, a runbook that pastes its
     commands as plain lines: samples K70/K71), read as a notes file's are (kvlint.launches.notes), only where the
     line starts with the engine's program or a wrapper of it, so prose that names a command is not one."""
+    from kvlint.launches.argv import names_wrapper
     from kvlint.launches.notes import commands, container_runs
     from kvlint.launches.textfile import _ENTRY, read_lines
 
     outside = blank_ranges(text, _block_ranges(text, None))
     found = [(s, e) for s, e in commands(outside) if (_COMMAND_START.match(outside, s) or _handed(outside[s:e]))
-             and not _prose(outside[s:e])] if _ENTRY.search(outside) is not None else []
+             and not _prose(outside[s:e])] if _ENTRY.search(outside) is not None or names_wrapper(outside) else []
     # a command continued PowerShell's way (`` ` `` at each line's end, sample K120's runbook pasted unfenced) is
     # read by the PowerShell reader, its continuation lines with it
     ps = [(s, _backtick_end(outside, s)) for s, e in found if outside[s:e].rstrip().endswith("`")]

@@ -170,16 +170,18 @@ def commands(text: str, quoted: bool = False) -> list[tuple[int, int]]:
     """(start, end) offsets of each command: a line naming an entry point that is not a comment, from after
     its prompt to the end of its last continuation line; with `quoted`, a line whose entry point sits inside a
     string gives that string's content instead (code calling a shell)."""
+    from kvlint.launches.argv import names_wrapper
     from kvlint.launches.textfile import _ENTRY
 
     found: list[tuple[int, int]] = []
     line_start = 0
+    wrapped = names_wrapper(text)  # a program that starts an engine under its own name (`paddlex_genai_server`)
     while line_start < len(text):
         line_end = text.find("\n", line_start)
         line_end = len(text) if line_end < 0 else line_end
         line = text[line_start:line_end]
-        if (_ENTRY.search(line) is None and not _names_wrapper(line) and not _entry_continued(text, line_start, line)) \
-                or line.lstrip().startswith("#"):
+        if (_ENTRY.search(line) is None and not _names_wrapper(line) and not _entry_continued(text, line_start, line)
+                and not (wrapped and names_wrapper(line))) or line.lstrip().startswith("#"):
             line_start = line_end + 1
             continue
         inside = _quoted_command(line) if quoted else None

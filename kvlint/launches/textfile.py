@@ -32,10 +32,9 @@ def _entry_names() -> str:
     """The entry points a line may name, with each engine plugin's own server modules (`python -m
     vllm_omni.entrypoints.openai.serving_image`, turn 38's K346 design plan pasting it as an indented block): a
     plugin's module is read where the engine's is (kvlint.launches.argv.plugin_module)."""
-    from kvlint.launches.argv import plugin_packages, wrapper_entries
+    from kvlint.launches.argv import plugin_packages
 
-    return "|".join([_ENTRY_NAMES, *(rf"\b{re.escape(name)}\.entrypoints\." for name in plugin_packages()),
-                     *wrapper_entries()])
+    return "|".join([_ENTRY_NAMES, *(rf"\b{re.escape(name)}\.entrypoints\." for name in plugin_packages())])
 
 
 _ENTRY = lazy_built(_entry_names)
