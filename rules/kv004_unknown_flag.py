@@ -20,7 +20,8 @@ its platform value names (`--device rbln`, `--attention-backend dcu_mla`: a plat
 kvlint.rules._common.vendor_platform; there a flag spelled near a stock option is an info too, the did-you-mean kept:
 such a build adds options), or a nightly build (newer than the releases kvlint knows), for each of a family of three
 or more such flags on one launch, or of two that share their first two words (`--token-pruning-alg`,
-`--token-pruning-ratio`), or a feature's switch and a knob of it (`--enable-decode-token-budget`,
+`--token-pruning-ratio`; one of them may be spelled near a stock option: `--scheduling-policy-path` beside
+`--scheduling-policy-init-kwargs`), or a feature's switch and a knob of it (`--enable-decode-token-budget`,
 `--decode-token-budget-stall-limit`) (a fork's or a plugin's own options), and for a flag that extends one of the
 engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a newer release or a fork that
 builds on the feature adds it; a head many unrelated options share, `--enable-`, `--max-`, is no feature; a first word
@@ -255,11 +256,21 @@ def _build_family(unknown: Sequence[Any]) -> set[str]:
     when a stock option is spelled near it (`--tiered-moe-backend` is no typo of `--moe-backend`)."""
     plain = [u.flag for u in unknown if u.reason == "unrecognized" and not u.suggestion]
     if len(plain) < _FAMILY_AT_LEAST:
-        return _one_feature(plain)
+        # a flag spelled near a stock option (`--scheduling-policy-path`, near `--schedule-policy`) beside another
+        # of its feature that nothing is spelled like (`--scheduling-policy-init-kwargs`, sample K426's SGLang fork)
+        # is the feature's too: a typo does not come with a consistently named second flag
+        spelled = [u.flag for u in unknown if u.reason == "unrecognized" and u.suggestion]
+        grouped = _one_feature(plain + spelled)
+        return {f for f in grouped if f in plain or _one_feature_with(f, plain)}
     heads = {f.lstrip("-").split("-", 1)[0] for f in plain}
     near = {u.flag for u in unknown if u.reason == "unrecognized" and u.suggestion
             and u.flag.lstrip("-").split("-", 1)[0] in heads}
     return set(plain) | near
+
+
+def _one_feature_with(flag: str, plain: list[str]) -> bool:
+    """Whether `flag` is of one feature with a flag of `plain`."""
+    return any(flag in group and other in group for other in plain for group in (_one_feature([flag, other]),))
 
 
 def _one_feature(plain: list[str]) -> set[str]:

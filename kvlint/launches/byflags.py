@@ -118,7 +118,10 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     # named as a word of its own (`vllm_0.8.sif`, `lmcache_vllm`), not inside another name (`sparsevllm`: another
     # engine borrowing the name, sample K270)
     in_command = {e for e in ENGINE_NAMES if any(_named(e, f.text.lower()) for f in fields)}
-    candidates = [e for e in ENGINE_NAMES if e in in_command or e in named]
+    # a program whose path borrows the name inside another (`python nanovllm/entrypoints/api_server.py`, sample
+    # K429: nano-vLLM, another engine) is not that engine's, whatever else the file names
+    borrowed = {e for e in ENGINE_NAMES if e in program_path(fields, at) and not _named(e, program_path(fields, at))}
+    candidates = [e for e in ENGINE_NAMES if (e in in_command or e in named) and e not in borrowed]
     program = fields[at]
     server_name = _SERVER_NAME.search(head[0]) is not None
     fits = []
@@ -172,6 +175,16 @@ def _own_name(word: str) -> str:
     if "." in word and not word.endswith((".py", ".sh", ".sif")) and re.fullmatch(r"[\w.]+", word):
         return word.rsplit(".", 1)[-1]
     return word
+
+
+def program_path(fields: Sequence[Field], at: int) -> str:
+    """The program's words up to its first flag, lower-cased (`python nanovllm/entrypoints/api_server.py`)."""
+    words: list[str] = []
+    for f in fields[at:]:
+        if f.text.startswith("-"):
+            break
+        words.append(f.text.lower())
+    return " ".join(words)
 
 
 def _named(engine: str, text: str) -> bool:

@@ -153,7 +153,7 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
                 elif "<<" in node.text and node.style == "|":
                     out.extend(_block_heredocs(yf, node))
-            elif node.style == "|" and "<<" in node.text and "apiVersion:" in node.text and "kind:" in node.text:
+            elif "<<" in node.text and "apiVersion:" in node.text and node.style == "|" and "kind:" in node.text:
                 # a step's script that applies a manifest it writes (`cat <<ISEOF | oc apply -f -` of an
                 # InferenceService, sample K418's Tekton task): the manifest's kind decides, not an engine's command
                 out.extend(_block_heredocs(yf, node))

@@ -427,8 +427,10 @@ def _served_launches(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignor
                   alias_env=tuple(facts.env_items(c, anc)),
                   storage=_storage_uri(c, anc) or (_storage_uri(served[1], []) if served else None),
                   extra_aliases=_display_name(doc), disabled=_switched_off(c, anc))
-    runtime = _runtime_object(doc, anc) if served is None else None
-    return [_runtime_sizes(_template_runtime(finish(yf.path, f, ctx, gpu), runtime), c) for f in launches]
+    deps = [finish(yf.path, f, ctx, gpu) for f in launches]
+    if served is None and any((d.model or "").startswith(_MOUNT) for d in deps):
+        deps = [_template_runtime(d, _runtime_object(doc, anc)) for d in deps]
+    return [_runtime_sizes(d, c) if d.notes and d.notes[0].startswith(FORMAT_NOTE[:21]) else d for d in deps]
 
 
 def _runtime_sizes(dep: Deployment, c: YNode) -> Deployment:

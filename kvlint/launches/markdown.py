@@ -787,7 +787,13 @@ def shell_blocks(text: str) -> str:
     ranges = [_quotes_closed(text, start, end) for start, end in _block_ranges(text)]
     script = blank_ranges(text, _between(ranges, len(text)))
     script = _REPL_PROMPT.sub(lambda m: " " * len(m.group(0)), script) if ">>>" in script else script
+    script = _LABEL.sub(lambda m: " " * len(m.group(0)), script) if ": " in script else script
     return _outdent_delimiters(script, ranges) if "<<" in script else script
+
+
+# a runbook's label before a command in its block (`vLLM: CUDA_VISIBLE_DEVICES=0,1 vllm serve M ...` beside
+# `Layered-prefill: python nanovllm/...`, sample K429): the reader's caption, no word of the command
+_LABEL = lazy_built(lambda: r"(?m)^[ \t]*[A-Za-z][\w.+-]*(?: [\w.+-]+){0,3}:[ \t]+(?=" + _starts() + ")")
 
 
 # a session's prompts written as a REPL's (`>>> hf jobs run ... \` then `...   vllm serve M`, sample K262's docs):

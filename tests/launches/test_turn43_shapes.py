@@ -339,3 +339,29 @@ def test_a_pipeline_steps_script_that_applies_a_manifest_it_writes(tmp_path):
                     + "".join(f"      {line}\n" for line in script.splitlines()))
     (dep,) = read_path(str(path)).deployments
     assert dep.model == "hf://Qwen/Qwen2.5-7B-Instruct" and dep.model_span.line == 23
+
+
+def test_a_program_path_that_borrows_the_engines_name_is_another_engine(tmp_path):
+    """K429: a README's `python nanovllm/entrypoints/api_server.py --model M --tensor-parallel-size 2 ...` (nano-vLLM,
+    another engine) beside a `vllm serve` line: the file names vLLM, so its flags read as vLLM's made three launches
+    and a KV007 error on its own `--log-level debug`. A name inside another word is not the engine's."""
+    path = tmp_path / "README.md"
+    path.write_text("# Run\n\n```bash\npython nanovllm/entrypoints/api_server.py --model /models/Qwen3-30B-A3B "
+                    "--max-model-len 32768 --tensor-parallel-size 2 --log-level debug\n"
+                    "vllm serve Qwen/Qwen3-30B-A3B --tensor-parallel-size 2\n```\n")
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen3-30B-A3B"
+
+
+def test_a_runbook_blocks_label_before_a_command_is_no_word_of_it(tmp_path):
+    """K429: a block's `vLLM: CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-30B-A3B ...` under `# Start the API
+    server` (a caption per system compared). The label was read as the program (no launch); a shell script's line
+    stays as the shell runs it."""
+    path = tmp_path / "README.md"
+    path.write_text("# Reproduce\n\n```\n# Start the API server\nvLLM: CUDA_VISIBLE_DEVICES=0,1 vllm serve "
+                    "Qwen/Qwen3-30B-A3B --tensor-parallel-size 2 --max-model-len 16384\n```\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("max_model_len"), dep.gpu_count) == ("Qwen/Qwen3-30B-A3B", 16384, 2)
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/bash\nvLLM: vllm serve Qwen/Qwen3-30B-A3B\n")
+    assert list(read_path(str(script)).deployments) == []

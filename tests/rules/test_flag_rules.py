@@ -267,6 +267,18 @@ def test_kv004_two_unknown_flags_sharing_their_first_two_words_are_one_build_s_f
     assert [f.severity for f in run(Context(deployment=dep), "KV004")] == [Severity.WARNING, Severity.WARNING]
 
 
+def test_kv004_a_feature_flag_near_a_stock_option_beside_its_own_knob_is_the_builds():
+    """Sample K426 (an SGLang fork's script, measured: an error with a did-you-mean and a warning):
+    `--scheduling-policy-path` (spelled near `--schedule-policy`) beside `--scheduling-policy-init-kwargs`: one
+    feature's options, a build's; both infos. A near flag with no knob of its feature beside it keeps its error."""
+    near = UnknownFlag("--scheduling-policy-path", fx.span(7), suggestion="--schedule-policy")
+    knob = UnknownFlag("--scheduling-policy-init-kwargs", fx.span(8))
+    dep = replace(fx.deployment(), engine="sglang", unknown_flags=(near, knob))
+    assert [f.severity for f in run(Context(deployment=dep), "KV004")] == [Severity.INFO, Severity.INFO]
+    dep = replace(dep, unknown_flags=(near, UnknownFlag("--made-up-knob-here", fx.span(8))))
+    assert [f.severity for f in run(Context(deployment=dep), "KV004")] == [Severity.ERROR, Severity.WARNING]
+
+
 def test_a_vendor_platform_makes_the_build_decide_removed_and_unknown_flags():
     """Sample K197's Rebellions NPU script (`--device rbln --compiled-model-dir ...`) and K198's Hygon DCU CI script
     (`--attention-backend dcu_mla ... --cuda-graph-max-bs 32`): a platform value no release lists, unrelated to every
