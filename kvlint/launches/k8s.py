@@ -377,13 +377,16 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
                 notes.append(f"the model is the one the ServingRuntime {_text(c.get('runtime'))} names (not in this "
                              "file)")
     if not launches and script is None and not fields and (by_format := _format_engine(c)) \
-            and _runtime_doc(yf, _text(c.get("runtime"))) is None:  # else the runtime's container is the launch
+            and _runtime_doc(yf, _text(c.get("runtime"))) is None \
+            and not _overridden(anc):  # else the runtime's container (or the predictor's own) is the launch
         launches = [FoundLaunch(by_format, tuple(_storage_model(c)), None, env)]
         notes = [FORMAT_NOTE.format(engine=by_format, runtime=_text(c.get("runtime")) or "the cluster's default")]
     launches = env_flag_launch(yf, c, env, launches, default)
     # a runtime's container is a launch per InferenceService of the file that runs on it (sample K416: two Gaudi
     # services, one model each, on one ServingRuntime)
     servings: list[tuple[YNode, YNode] | None] = list(_served_by(yf, _runtime_object(doc, anc))) if launches else []
+    if launches and not servings and (merged := _predictor_model(c, anc)) is not None:
+        servings = [merged]  # a predictor's `kserve-container` beside its `model:`: one container, the model's store
     return [d for served in (servings or [None]) for d in
             _served_launches(yf, c, anc, doc, ignore, launches, notes, served, (fields, script, image, image_text),
                              env)]
@@ -451,6 +454,40 @@ def _runtime_sizes(dep: Deployment, c: YNode) -> Deployment:
                                 origin="open")
                   for role in ("tp",) if (name := spec.setting(role)) not in dep.settings}
     return replace(dep, settings={**dep.settings, **open_sizes})
+
+
+def served_here(yf: YamlFile, doc: YNode) -> bool:
+    """Whether `doc` is an InferenceService whose predictor runs on a ServingRuntime of the same file: the runtime's
+    container is the launch, with this service's model (_served_by), so the service's own keys are no second one
+    (sample K420: its empty `model.name` read as a model key by the generic reader)."""
+    if not doc.is_map or _text(doc.get("kind")) != "InferenceService":
+        return False
+    model = doc.path("spec", "predictor", "model")
+    return model is not None and model.is_map and _runtime_doc(yf, _text(model.get("runtime"))) is not None
+
+
+_MAIN_CONTAINER = "kserve-container"  # the name KServe merges a predictor's container under with its model's
+
+
+def _predictor_model(c: YNode, anc: list[YNode]) -> tuple[YNode, YNode] | None:
+    """(predictor, model map) when `c` is a predictor's `containers:` item named kserve-container beside a `model:`
+    map (sample K426: `model: {modelFormat: vLLM, storageUri: pvc://...}` and `containers: [{name: kserve-container,
+    args: [--model, /mnt/models, --tensor-parallel-size, "4"]}]`): KServe merges the two into one container, so the
+    container's launch takes the model's store, and the model map gives no launch of its own."""
+    if _text(c.get("name")) != _MAIN_CONTAINER:
+        return None
+    holder = next((a for a in reversed(anc) if a.is_map and a.get("containers") is not None), None)
+    model = holder.get("model") if holder is not None else None
+    return (holder, model) if holder is not None and model is not None and model.is_map else None
+
+
+def _overridden(anc: list[YNode]) -> bool:
+    """Whether a predictor's `model:` map (its ancestors `anc`) has a kserve-container beside it (_predictor_model)."""
+    holder = anc[-1] if anc else None
+    items = holder.get("containers") if holder is not None and holder.is_map else None
+    return items is not None and items.is_seq and any(
+        i.is_map and _text(i.get("name")) == _MAIN_CONTAINER and i.has_any(("args", "command", "image"))
+        for i in items.items)  # one that only adds variables (`env:`) leaves the model's launch as it is
 
 
 def _template_runtime(dep: Deployment, runtime: YNode | None) -> Deployment:

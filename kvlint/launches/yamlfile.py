@@ -113,7 +113,10 @@ def _structured(yf: YamlFile, doc: YNode) -> list[Deployment]:
     read when its kind, API group, a key on the path or an engine image names the engine (chart code, loaded
     only for a manifest nothing else launched)."""
     from kvlint.launches.charts.unknown import read_object
+    from kvlint.launches.k8s import served_here
 
+    if served_here(yf, doc):
+        return []  # an InferenceService whose runtime is in the file: that runtime's container is its launch (K420)
     return read_object(yf, doc)
 
 

@@ -365,3 +365,31 @@ def test_a_runbook_blocks_label_before_a_command_is_no_word_of_it(tmp_path):
     script = tmp_path / "run.sh"
     script.write_text("#!/bin/bash\nvLLM: vllm serve Qwen/Qwen3-30B-A3B\n")
     assert list(read_path(str(script)).deployments) == []
+
+
+def test_a_predictors_kserve_container_beside_its_model_is_one_launch(tmp_path):
+    """K426: `predictor: {model: {modelFormat: vLLM, runtime: r, storageUri: pvc://...}, containers: [{name:
+    kserve-container, args: [--model, /mnt/models, --tensor-parallel-size, "4"], resources: 4 GPUs}]}`. KServe merges
+    the two into one container; kvlint gave two launches (the store's and the mount's). One now: the store, the
+    container's flags and GPUs."""
+    path = tmp_path / "isvc.yaml"
+    path.write_text("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: llama\nspec:\n"
+                    "  predictor:\n    model:\n      modelFormat:\n        name: vLLM\n      runtime: vllm-runtime\n"
+                    "      storageUri: pvc://model-store/llama-3.1-70b\n    containers:\n      - name: kserve-container\n"
+                    "        image: quay.io/opendatahub/vllm:latest\n        args:\n          - \"--model\"\n"
+                    "          - \"/mnt/models\"\n          - \"--tensor-parallel-size\"\n          - \"4\"\n"
+                    "        resources:\n          limits:\n            nvidia.com/gpu: \"4\"\n")
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.model, dep.get("tensor_parallel_size"), dep.gpu_count) == ("pvc://model-store/llama-3.1-70b", 4, 4)
+
+
+def test_a_service_whose_runtime_is_in_the_file_gives_no_second_launch_from_its_keys(tmp_path):
+    """K420: an InferenceService (`model: {args: [...], name: '', runtime: r, storageUri: oci://...}`) and its
+    ServingRuntime in one file: the runtime's container is the launch, with the service's store and arguments; the
+    generic reader took the empty `name:` for a second launch's model (a placeholder)."""
+    path = tmp_path / "isvc.yaml"
+    path.write_text(_SERVICE.replace("---\n", "").replace("      runtime: vllm-runtime\n",
+                                                          "      name: ''\n      runtime: vllm-runtime\n")
+                    + "---\n" + _RUNTIME)
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "hf://Qwen/Qwen2.5-7B-Instruct"
