@@ -173,8 +173,9 @@ def wrapped_joined(script: str) -> str:
 
 
 # a value a runbook leaves for its reader to fill in: a variable's name written without `$` (`--port
-# QWEN_RETRIEVER_EMB_PORT`), `<port>`, `your-port`, a choice among values (`--node-rank {0,1}`, `0|1`: sample K301)
-_PLACEHOLDER_VALUE = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|<[^<>\s]+>|(?i:your|my)[-_][\w-]+"
+# QWEN_RETRIEVER_EMB_PORT`), one capital letter (`--node-rank N`, sample K430), `<port>`, `your-port`, a choice among
+# values (`--node-rank {0,1}`, `0|1`: sample K301)
+_PLACEHOLDER_VALUE = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]|<[^<>\s]+>|(?i:your|my)[-_][\w-]+"
                           r"|\{[\w.-]+(?:[,|][\w.-]+)+\}|\[?[\w.-]+(?:\|[\w.-]+)+\]?")
 
 

@@ -393,3 +393,17 @@ def test_a_service_whose_runtime_is_in_the_file_gives_no_second_launch_from_its_
                     + "---\n" + _RUNTIME)
     (dep,) = read_path(str(path)).deployments
     assert dep.model == "hf://Qwen/Qwen2.5-7B-Instruct"
+
+
+def test_a_runbooks_single_capital_letter_value_is_a_placeholder(tmp_path):
+    """K430's runbook: `vllm serve M -tp 4 --nnodes 4 --node-rank N --master-addr 10.100.10.4` (N: each node's rank,
+    for the reader to fill in) was a KV007 error "not an integer"; a script that writes the same keeps it."""
+    path = tmp_path / "README.md"
+    path.write_text("# Multi-node\n\n```bash\nvllm serve /model -tp 4 --nnodes 4 --node-rank N "
+                    "--master-addr 10.100.10.4\n```\n")
+    (dep,) = read_path(str(path)).deployments
+    assert not dep.invalid_values and any("--node-rank N is a placeholder" in n for n in dep.notes)
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/bash\nvllm serve /model -tp 4 --nnodes 4 --node-rank N\n")
+    (dep,) = read_path(str(script)).deployments
+    assert dep.invalid_values
