@@ -388,9 +388,10 @@ def test_a_service_whose_runtime_is_in_the_file_gives_no_second_launch_from_its_
     ServingRuntime in one file: the runtime's container is the launch, with the service's store and arguments; the
     generic reader took the empty `name:` for a second launch's model (a placeholder)."""
     path = tmp_path / "isvc.yaml"
-    path.write_text(_SERVICE.replace("---\n", "").replace("      runtime: vllm-runtime\n",
-                                                          "      name: ''\n      runtime: vllm-runtime\n")
-                    + "---\n" + _RUNTIME)
+    path.write_text(_SERVICE.replace("---\n", "").replace(
+        "      runtime: vllm-runtime\n",
+        "      args:\n        - '--dtype=half'\n        - '--max-model-len=20000'\n      name: ''\n"
+        "      runtime: vllm-runtime\n") + "---\n" + _RUNTIME.replace('"--max-model-len=999999999", ', ""))
     (dep,) = read_path(str(path)).deployments
     assert dep.model == "hf://Qwen/Qwen2.5-7B-Instruct"
 
