@@ -81,7 +81,9 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 
 # a Python program handed to the interpreter as a string (`python -c "..."`), and the engines' Python calls that start
 # a server (SGLang's `ServerArgs(...)` with `launch_server`, vLLM's `run_server`, Ray Serve's `LLMConfig`)
-_PY_C = lazy(r"(?m)(?:^|[\s;&|(])python3?(?:\.\d+)?[ \t]+-c[ \t]+([\"'])")
+# the interpreter by name, by path (`/opt/conda/envs/x/bin/python -c`) or by a variable named for it (`$PYTHON -c`,
+# sample K422: SGLang started by a `python -c` program, as its plan says `-m sglang.launch_server` fails there)
+_PY_C = lazy(r"(?m)(?:^|[\s;&|(])(?:[\w.~/-]*/)?(?:python3?(?:\.\d+)?|\$\{?PYTHON\w*\}?)[ \t]+-c[ \t]+([\"'])")
 _PY_SERVER_API = ("launch_server", "run_server", "LLMConfig")
 _SHELL_REF = lazy(r"\$\{?([A-Za-z_]\w*)\}?")
 

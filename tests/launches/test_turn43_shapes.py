@@ -408,3 +408,20 @@ def test_a_runbooks_single_capital_letter_value_is_a_placeholder(tmp_path):
     script.write_text("#!/bin/bash\nvllm serve /model -tp 4 --nnodes 4 --node-rank N\n")
     (dep,) = read_path(str(script)).deployments
     assert dep.invalid_values
+
+
+def test_a_python_c_program_run_by_path_or_by_a_variable_is_read(tmp_path):
+    """K422's plan: SGLang started as `/opt/conda/envs/x/bin/python -c "import sys; sys.argv = [...];
+    ...launch_server(prepare_server_args(sys.argv[1:]))"` and again as `$PYTHON -c "..."` (its `-m
+    sglang.launch_server` fails there). The `python -c` reader knew the interpreter only by its bare name."""
+    path = tmp_path / "start.sh"
+    code = ("import sys\nsys.argv = ['sglang',\n    '--model-path', '$MODEL_PATH',\n    '--port', '8001',\n]\n"
+            "from sglang.srt.server_args import prepare_server_args\nserver_args = prepare_server_args(sys.argv[1:])\n"
+            "from sglang.srt.entrypoints.http_server import launch_server\nlaunch_server(server_args)\n")
+    path.write_text('#!/bin/bash\nMODEL_PATH=Qwen/Qwen3-8B\nPYTHON=/opt/conda/envs/x/bin/python\n'
+                    f'$PYTHON -c "\n{code}"\n')
+    (dep,) = read_path(str(path)).deployments
+    assert (dep.engine, dep.model, dep.get("port")) == ("sglang", "Qwen/Qwen3-8B", 8001)
+    path.write_text(f'#!/bin/bash\n/opt/conda/envs/x/bin/python -c "\n{code}"\n'.replace("$MODEL_PATH", "Qwen/Qwen3-8B"))
+    (dep,) = read_path(str(path)).deployments
+    assert dep.model == "Qwen/Qwen3-8B" and dep.model_span.line == 5
