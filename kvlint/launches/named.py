@@ -753,8 +753,12 @@ def _engine_environment(path: str, text: str, kind: str) -> Finding | None:
     """The KV008 for a compose file or manifest that gives a container on GPUs variables only the engine reads
     (`VLLM_TEST_FORCE_FP8_MARLIN=1`, sample K404's speech server) and no launch kvlint can read: the container runs
     an image whose own command starts the engine (the repository's build, named for neither engine), out of this
-    file's sight. Said at the first such variable, never passed over."""
-    if kind != "yaml" or not ("VLLM_" in text or "SGLANG_" in text or "SGL_" in text):
+    file's sight. Said at the first such variable, never passed over. A script's here-document manifest is such a
+    file too (sample K421: `cat <<'EOF' > isvc.yaml` of an InferenceService on an AMD AIM runtime, given
+    `VLLM_ENABLE_METRICS`, passed over in silence)."""
+    if not ("VLLM_" in text or "SGLANG_" in text or "SGL_" in text):
+        return None
+    if kind != "yaml" and not (kind == "shell" and "<<" in text and "apiVersion:" in text and "kind:" in text):
         return None
     m = _ENGINE_ENV.search(text)
     if m is None or _GPU_HINT.search(text) is None:

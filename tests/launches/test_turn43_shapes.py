@@ -425,3 +425,19 @@ def test_a_python_c_program_run_by_path_or_by_a_variable_is_read(tmp_path):
     path.write_text(f'#!/bin/bash\n/opt/conda/envs/x/bin/python -c "\n{code}"\n'.replace("$MODEL_PATH", "Qwen/Qwen3-8B"))
     (dep,) = read_path(str(path)).deployments
     assert dep.model == "Qwen/Qwen3-8B" and dep.model_span.line == 5
+
+
+def test_a_here_document_manifest_given_an_engines_variable_on_gpus_is_never_silent(tmp_path):
+    """K421: a script writes an InferenceService on a runtime named elsewhere (an AMD AIM image), given
+    `VLLM_ENABLE_METRICS` and `amd.com/gpu: "1"`, with `cat <<'EOF' > isvc.yaml`: no launch kvlint can read, and
+    nothing was said. A KV008 place now, as the same manifest in a .yaml file is."""
+    from kvlint.lint import LintOptions, lint
+
+    path = tmp_path / "deploy.sh"
+    path.write_text("#!/bin/bash\ncat <<'EOF' > isvc.yaml\napiVersion: serving.kserve.io/v1beta1\n"
+                    "kind: InferenceService\nmetadata:\n  name: aim\nspec:\n  predictor:\n    model:\n"
+                    "      runtime: aim-qwen3-32b-runtime\n      modelFormat:\n        name: aim-qwen3-32b\n      env:\n"
+                    "        - name: VLLM_ENABLE_METRICS\n          value: \"true\"\n      resources:\n        limits:\n"
+                    "          amd.com/gpu: \"1\"\nEOF\nkubectl apply -f isvc.yaml\n")
+    found = [f for f in lint([str(path)], LintOptions()).findings if f.code == "KV008"]
+    assert len(found) == 1 and found[0].span.line == 14 and "VLLM_ENABLE_METRICS" in found[0].message
