@@ -120,7 +120,8 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
     in_command = {e for e in ENGINE_NAMES if any(_named(e, f.text.lower()) for f in fields)}
     # a program whose path borrows the name inside another (`python nanovllm/entrypoints/api_server.py`, sample
     # K429: nano-vLLM, another engine) is not that engine's, whatever else the file names
-    borrowed = {e for e in ENGINE_NAMES if e in program_path(fields, at) and not _named(e, program_path(fields, at))}
+    path = program_path(fields, at)
+    borrowed = {e for e in ENGINE_NAMES if e in path and not _named(e, path)}
     candidates = [e for e in ENGINE_NAMES if (e in in_command or e in named) and e not in borrowed]
     program = fields[at]
     server_name = _SERVER_NAME.search(head[0]) is not None

@@ -162,6 +162,7 @@ def _flag_list(node: YNode | None) -> bool:
 FORMAT_NOTE = ("KServe predictor for {engine} (its model format or its runtime's name) with no arguments: the "
                "engine's flags are in the ServingRuntime {runtime} (not in this file), so the engine's defaults are "
                "assumed")
+_FORMAT_NOTE_HEAD = FORMAT_NOTE.split("{", 1)[0]  # how a launch read by its model format alone starts its notes
 
 
 def _format_engine(node: YNode) -> str | None:
@@ -433,7 +434,7 @@ def _served_launches(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignor
     deps = [finish(yf.path, f, ctx, gpu) for f in launches]
     if served is None and any((d.model or "").startswith(_MOUNT) for d in deps):
         deps = [_template_runtime(d, _runtime_object(doc, anc)) for d in deps]
-    return [_runtime_sizes(d, c) if d.notes and d.notes[0].startswith(FORMAT_NOTE[:21]) else d for d in deps]
+    return [_runtime_sizes(d, c) if d.notes and d.notes[0].startswith(_FORMAT_NOTE_HEAD) else d for d in deps]
 
 
 def _runtime_sizes(dep: Deployment, c: YNode) -> Deployment:
@@ -445,7 +446,7 @@ def _runtime_sizes(dep: Deployment, c: YNode) -> Deployment:
     from kvlint.engines import get_engine
 
     place = c.get("runtime") or c.get("modelFormat")
-    if place is None or not dep.notes or not dep.notes[0].startswith(FORMAT_NOTE[:21]):
+    if place is None:
         return dep
     spec = get_engine(dep.engine)
     said = f"(set by the ServingRuntime {_text(c.get('runtime'))})" if c.get("runtime") is not None \

@@ -1483,15 +1483,18 @@ def _echoed_lines(args: list[Field], env: dict[str, str], depth: int, state: _St
     >>bash_openai.sh`): the line read as the written script's, each word at its place in the echo."""
     while args and args[0].text in ("-e", "-n", "-E", "-ne", "-en"):
         args = args[1:]
-    if len(args) != 1 or _ENGINE_COMMAND.search(args[0].text) is None:
+    if len(args) != 1 or not _names_entry(args[0].text):
         return  # one quoted line that starts an engine; anything else is text
     found = _string_command(args[0], env, depth, state)
     if found is not None:
         state.launches.append(found)
 
 
-_ENGINE_COMMAND = lazy(r"\bvllm[ \t]+serve\b|\bsglang[ \t]+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\."
-                       r"|\btrl[ \t]+vllm-serve\b|\btrl\.scripts\.vllm_serve\b")
+def _names_entry(text: str) -> bool:
+    """Whether a text names an engine's entry point (kvlint.launches.textfile's pattern, plugins' modules with it)."""
+    from kvlint.launches.textfile import _ENTRY
+
+    return _ENTRY.search(text) is not None
 
 
 def _whole_command(arm: dict[str, tuple[str, int]], used: set[str]) -> str | None:
@@ -1499,7 +1502,7 @@ def _whole_command(arm: dict[str, tuple[str, int]], used: set[str]) -> str | Non
     65536" ;; b) CMD="$SGL ..." ;; esac` then `exec $CMD`, sample K408): each such arm is a command of its own, one
     launch each (an alternative command, as a notes file's three commands are three), not a configuration of one."""
     return next((name for name in sorted(used.intersection(arm))
-                 if not name.startswith("@") and _ENGINE_COMMAND.search(str(arm[name][0])) is not None), None)
+                 if not name.startswith("@") and _names_entry(str(arm[name][0]))), None)
 
 
 def _whole_note(arm: dict[str, tuple[str, int]], name: str) -> str:
