@@ -267,7 +267,11 @@ def _quantity(node: YNode | None) -> int | None:
     if not found:
         return None
     value = float(found.group(1)) * {"m": 0.001, "k": 1000.0, "": 1.0}[found.group(2)]
-    return int(value) if value >= 1 else None
+    # a target of hundreds of digits is infinite as a float: no request count (fuzz seed 83: an OverflowError)
+    return int(value) if 1 <= value < _MOST_REQUESTS else None
+
+
+_MOST_REQUESTS = 1e12  # above any load a deployment declares
 
 
 # ---------------------------------------------------------------- model aliases

@@ -175,3 +175,15 @@ def test_an_unresolved_prefix_keeps_the_path_name_of_its_literal_tail():
     text = 'python -m sglang.launch_server --model-path "$ROOT/huggingface/Qwen/Qwen3-8B" --tp 1\n'
     (d,) = read_path("serve.sh", text).deployments
     assert not d.model_resolved and [(a.name, a.how) for a in d.model_aliases] == [("Qwen/Qwen3-8B", "path")]
+
+
+def test_an_autoscaler_target_of_hundreds_of_digits_is_no_declared_load(tmp_path):
+    """Fuzz seed 83: an HPA's `averageValue` of 400 digits is infinite as a float, and `int()` of it raised an
+    OverflowError (an internal error). It declares no load; the launch is read as without it."""
+    text = (FIX / "k8s" / "facts.yaml").read_text()
+    assert 'averageValue: "24"' in text
+    path = tmp_path / "facts.yaml"
+    path.write_text(text.replace('averageValue: "24"', 'averageValue: "' + "9" * 400 + '"'))
+    found = {d.name: d for d in read_path(str(path)).deployments}
+    assert found["qwen-local/vllm"].declared_load is None
+    assert found["isvc-hard-limit"].declared_load.value == 16  # the file's other launches read as before
