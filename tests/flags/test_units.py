@@ -20,7 +20,7 @@ def test_vllm_human_int(text: str, value: int) -> None:
     assert vllm_human_int(text) == value
 
 
-@pytest.mark.parametrize("text", ["1.5K", "4KiB", "1Ki", "abc", "", "1e3"])
+@pytest.mark.parametrize("text", ["1.5K", "4KiB", "1Ki", "abc", "", "1e3", "9" * 400 + "k"])  # the last: infinite
 def test_vllm_human_int_rejects(text: str) -> None:
     with pytest.raises(ValueError):
         vllm_human_int(text)

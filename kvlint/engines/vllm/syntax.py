@@ -30,7 +30,10 @@ def vllm_human_int(text: str) -> int:
         if "." in number:
             raise ValueError(f"decimals are not allowed with binary suffix {suffix!r}: {text!r}")
         return int(number) * _VLLM_BINARY[suffix]
-    return int(float(number) * _VLLM_DECIMAL[suffix])
+    value = float(number) * _VLLM_DECIMAL[suffix]
+    if value == float("inf"):  # hundreds of digits: vLLM's int(float(...)) raises, and the server exits
+        raise ValueError(f"{text!r} is too large to be a count")
+    return int(value)
 
 
 def vllm_human_int_or_auto(text: str) -> int:
