@@ -33,8 +33,11 @@ _WRAPPER_COMMANDS = {("trl", "vllm-serve"): "vllm", ("vllm-mindspore", "serve"):
                      ("axolotl", "vllm-serve"): "vllm"}
 # programs that start the engine and hand it the rest of their arguments (MinerU's `mineru-sglang-server --host ...
 # --tp-size 2`, `mineru-vllm-server`: the engine's flags, its VLM downloaded; Qwen3-ASR's `qwen-asr-serve MODEL
-# --gpu-memory-utilization 0.8`: `vllm serve` with the package's model classes registered, the model positional)
-_WRAPPER_PROGRAMS = {"mineru-sglang-server": "sglang", "mineru-vllm-server": "vllm", "qwen-asr-serve": "vllm"}
+# --gpu-memory-utilization 0.8`: `vllm serve` with the package's model classes registered, the model positional;
+# verifiers' `vf-vllm --model M --data-parallel-size 2`: vLLM's OpenAI server with a weight-sync route added, vLLM's
+# parser, sample K435)
+_WRAPPER_PROGRAMS = {"mineru-sglang-server": "sglang", "mineru-vllm-server": "vllm", "qwen-asr-serve": "vllm",
+                     "vf-vllm": "vllm"}
 # scripts repositories copy from a wrapper module and run by path (`python verifiers/inference/vllm_serve.py --model M
 # --tensor_parallel_size 4`, sample K253: TRL's server, vendored by RL libraries), read as the module they copy
 _WRAPPER_SCRIPTS = {"vllm_serve.py": "trl.scripts.vllm_serve"}

@@ -248,11 +248,11 @@ def _serve_positional(fields: Sequence[Field], at: int, named: Sequence[str]) ->
     a wrapper that patches vLLM, then runs its CLI with the words it was given): a program handed `serve`, a model
     and the engine's flags, in a file that names the engine whose CLI takes the model that way, is that CLI's
     launch when the flags fit it as any program's read by its flags must (a sizing flag and a server's sign)."""
-    from kvlint.launches.infer import POSITIONAL_MODEL, model_shaped
+    from kvlint.launches.infer import POSITIONAL_MODEL, model_first
     from kvlint.record import replace
 
     k = at + 1
-    if k + 1 >= len(fields) or fields[k].text != "serve" or not model_shaped(fields[k + 1].text):
+    if k + 1 >= len(fields) or fields[k].text != "serve" or not model_first(fields[k + 1 :]):
         return None
     engine = POSITIONAL_MODEL
     in_command = any(engine in f.text.lower() for f in fields)

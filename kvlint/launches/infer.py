@@ -86,7 +86,7 @@ def _model_first(fields: Sequence[Field]) -> bool:
     # a template's placeholder inside the path (`/model-cache/{{ .ModelPath }}`, sample K282's ModelService): a
     # word the deploy tooling fills
     text = _TEMPLATED.sub("x", first.text) if "{{" in first.text else first.text
-    return _MODEL_WORD.fullmatch(text) is not None or \
+    return _MODEL_WORD.fullmatch(text) is not None or _MODEL_TEMPLATE.fullmatch(first.text) is not None or \
         (not first.resolved and (_MODEL_VARIABLE.fullmatch(first.text) is not None or _open_path(first.text)))
 
 
@@ -106,6 +106,9 @@ def one_variable(text: str) -> bool:
     return _ONE_VARIABLE.fullmatch(text) is not None
 
 
+# a template's expression named for a model (`{{ model_name }}`, `{{ .Values.modelId }}`, sample K436's Jinja): the
+# word the template tool writes, as a variable named for one is the shell's
+_MODEL_TEMPLATE = lazy(r"\{\{-?[ \t]*[\w.]*(?:MODEL|[Mm]odel)[\w.]*[ \t]*-?\}\}")
 _MODEL_VARIABLE = lazy(r"\$\{?[A-Za-z_]*(?:MODEL|model)(?:_?(?:PATH|path|ID|id|DIR|dir|REPO|repo))?\}?")
 
 

@@ -519,10 +519,14 @@ def _program(value: object) -> TypeGuard[str]:
 
 
 def _command_string(node: ast.AST) -> bool:
+    """A string constant that names an engine entry point, or a program that starts one under its own name
+    (`os.system(f"uv run vf-vllm --model {M} ...")`, sample K435: verifiers' vLLM server)."""
     import ast
 
+    from kvlint.launches.argv import names_wrapper
+
     value = node.value if isinstance(node, ast.Constant) else None
-    return isinstance(value, str) and any(m in value for m in ENTRY_MARKERS)
+    return isinstance(value, str) and (any(m in value for m in ENTRY_MARKERS) or names_wrapper(value))
 
 
 def _string_parts(node: ast.expr) -> list[ast.expr] | None:

@@ -128,7 +128,7 @@ def _as_template(path: str, text: str, kind: Kind, as_vllm_config: bool | None) 
     other = else_rendering(text) if "{%" in text else None
     text = blank_statements(text)  # `{% if %}`, `{% for %}`, `{# #}` of a Jinja template: not the file's words
     text = _TF_DIRECTIVE.sub(lambda m: " " * len(m.group()), text) if "%{" in text else text  # Terraform's
-    text, filled = _placeholders_blanked(text) if "$" in text and kind.name in ("yaml", "json") else (text, ())
+    text, filled = _placeholders_blanked(text) if kind.name in ("yaml", "json") else (text, ())
     result = reader_of(kind)(path, text, as_vllm_config)
     if filled:
         result.deployments[:] = [replace(d, notes=(*d.notes, *filled)) for d in result.deployments]
@@ -177,8 +177,9 @@ def _template_not_yaml(kind: str, text: str, result: ReadResult) -> bool:
 
 
 # a line that is only a variable (`$EXTRA_VLLM_ARGS_YAML`, sample K132): a manifest `envsubst` fills before `kubectl
-# apply`, where the variable stands for whole lines of YAML
-_PLACEHOLDER_LINE = lazy(r"(?m)^[ \t]*\$\{?[A-Za-z_]\w*\}?[ \t]*$")
+# apply`, where the variable stands for whole lines of YAML; `__VLLM_ARGS__` / `@VLLM_ARGS@` the same for a workflow's
+# own `sed` (sample K436's KServe template)
+_PLACEHOLDER_LINE = lazy(r"(?m)^[ \t]*(?:\$\{?[A-Za-z_]\w*\}?|__[A-Z][A-Z0-9_]*__|@[A-Z][A-Z0-9_]*@)[ \t]*$")
 
 
 def _placeholders_blanked(text: str) -> tuple[str, tuple[str, ...]]:

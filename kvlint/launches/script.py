@@ -1186,7 +1186,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
                 state.scopes[-1].setdefault(local_name, state.env.get(local_name))
         _export(words[i + 1 :], m, state)
         return
-    if head.rsplit("/", 1)[-1] == "ray" and len(fields) > len(prefix) + 1 and fields[len(prefix) + 1].text == "start":
+    if _starts_ray(head.rsplit("/", 1)[-1], fields[len(prefix) + 1 :]):
         state.ray_started = state.ray_started or m.at(words[i].start)[0]
         return
     if head in state.functions and depth < MAX_DEPTH and state.shared.calls < MAX_CALLS:
@@ -1721,6 +1721,20 @@ def _distinct_calls(launches: list[FoundLaunch], keys: dict[int, tuple]) -> list
             out.append(found)
             seen.update(() if key is None else (key,))
     return out
+
+
+def _starts_ray(program: str, args: list[Field]) -> bool:
+    """`ray start ...`, or a script of vLLM's image that starts or joins a Ray cluster (`bash /vllm-workspace/examples/
+    online_serving/multi-node-serving.sh leader --ray_cluster_size=2`, sample K440's head Pod; `run_cluster.sh`)."""
+    if program == "ray":
+        return bool(args) and args[0].text == "start"
+    if program in ("bash", "sh") and args:
+        program, args = args[0].text.rsplit("/", 1)[-1], args[1:]
+    return program in _RAY_CLUSTER_SCRIPTS and bool(args)
+
+
+# scripts vLLM's repository ships (in its image under /vllm-workspace/examples) that start a Ray head or worker
+_RAY_CLUSTER_SCRIPTS = frozenset({"multi-node-serving.sh", "run_cluster.sh"})
 
 
 def _on_ray_cluster(found: FoundLaunch, line: int) -> FoundLaunch:
@@ -2390,7 +2404,7 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
         # `exec`; a bare word before an engine command is more likely prose (`// sglang serve CLI takes ...`)
         # (`b12x-kcache exec vllm serve M`, sample K240: the `exec` verb is where the handed command starts)
         handed = "/" in rest[0].text or program.endswith(_SCRIPT_SUFFIXES) or rest[k - 1].text in ("--", "exec") \
-            or rest[k].text == "exec" or _bare_launcher(rest, k, direct)
+            or rest[k].text == "exec" or _bare_launcher(rest, k, direct) or (direct and _runs_its_arguments(rest))
         found = launch_in_argv(list(rest[k:]), env, depth + 1, state) if handed and program not in ENGINE_NAMES \
             else None  # `/opt/venv/bin/vllm vllm serve`: a template's two spellings of one program, not a launcher
         if found is None and direct:
@@ -2402,6 +2416,18 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
                 "engine command it is given")
         return replace(found, notes=(*found.notes, note))
     return None
+
+
+def _runs_its_arguments(rest: list[Field]) -> bool:
+    """`python3 -c CODE ARG... python3 -m sglang.launch_server ...` whose code starts a process (`os.execvp(command[0],
+    command)` after a check of its own, sample K434's revision guard): the interpreter hands its arguments on as a
+    launcher does."""
+    return len(rest) > 3 and _PY_PROGRAM.fullmatch(rest[0].text.rsplit("/", 1)[-1]) is not None \
+        and rest[1].text == "-c" and any(call in rest[2].text for call in _PROCESS_CALLS)
+
+
+_PY_PROGRAM = lazy(r"python[\d.]*")
+_PROCESS_CALLS = ("exec", "subprocess", "Popen", "system(", "spawn")
 
 
 def _in_optional_group(before: list[Field]) -> bool:

@@ -528,7 +528,8 @@ def activated_environment(path: str, engine: str) -> str | None:
     return m.group("conda") or m.group("venv").removesuffix("/bin/activate")
 
 
-_ACTIVATE = lazy(r"(?m)^[ \t]*(?:(?:source|\.)[ \t]+[\"']?(?P<venv>[^\s\"';]*/bin/activate)"
+# at a line's start or after `&&` / `;` (`cd /workspace/SpecForge && source .venv/bin/activate`, sample K439)
+_ACTIVATE = lazy(r"(?m)(?:^|&&|;)[ \t]*(?:(?:source|\.)[ \t]+[\"']?(?P<venv>[^\s\"';]*/bin/activate)"
                  r"|(?:conda|mamba|micromamba)[ \t]+activate[ \t]+(?P<conda>[\w.-]+))")
 
 

@@ -12,6 +12,7 @@ import re
 from kvlint import limits
 from kvlint.lazyre import lazy
 from kvlint.record import field, record
+from kvlint.sources.templates import closing
 from kvlint.sources.text import Mapped
 
 _META = " \t\n;&|()<>"
@@ -339,7 +340,8 @@ def _word(sc: _Scanner) -> Word:
                     parts.append(part)
         elif c == "{" and sc.peek(1) == "{" and sc.last_close >= sc.i + 2:
             # a Go/Helm template is rendered before any shell sees the line: one word, spaces and all
-            close = sc.s.find("}}", sc.i + 2)
+            close = closing(sc.s, sc.i)  # `{{ "}}" }}` is one action (kvlint.sources.templates.closing)
+            close = close if close >= 0 else sc.s.find("}}", sc.i + 2)
             _word_length(close + 2 - start)
             lit.add(sc.s[sc.i : close + 2], range(sc.i, close + 2), False)
             sc.i = close + 2

@@ -165,7 +165,7 @@ def actions(text: str, kinds: set[str]) -> list[tuple[int, int]]:
     kinds = set(kinds)
     pos = _opening(text, 0, kinds)
     while pos >= 0:
-        close = text.find(_CLOSERS[text[pos + 1]], pos + 2)
+        close = closing(text, pos)
         if close < 0:  # none of this kind closes after here: its later openings are passed over (one scan each)
             kinds.discard(text[pos + 1])
             pos = _opening(text, pos + 2, kinds)
@@ -173,6 +173,31 @@ def actions(text: str, kinds: set[str]) -> list[tuple[int, int]]:
         found.append((pos, close + 2))
         pos = _opening(text, close + 2, kinds)
     return found
+
+
+def closing(text: str, pos: int) -> int:
+    """Where the action opened at `pos` closes: the first closer outside the expression's own string literals
+    (Jinja and Go both lex `{{ "}}" }}` as one action printing `}}`, the way a template writes a literal brace pair
+    into its output); a quote that never closes before the end is taken as a character. Each step moves past a
+    whole string, so the scan stays linear."""
+    closer = _CLOSERS[text[pos + 1]]
+    at = pos + 2
+    while True:
+        close = text.find(closer, at)
+        if close < 0 or closer == "#}":
+            return close
+        quote = _first_quote(text, at, close)
+        if quote < 0:
+            return close
+        end = text.find(text[quote], quote + 1)
+        if end < 0:
+            return close
+        at = end + 1
+
+
+def _first_quote(text: str, start: int, end: int) -> int:
+    found = [q for q in (text.find('"', start, end), text.find("'", start, end)) if q >= 0]
+    return min(found) if found else -1
 
 
 def _spaces(text: str) -> str:

@@ -16,7 +16,7 @@ import yaml
 
 from kvlint import limits
 from kvlint.lazyre import lazy
-from kvlint.record import field, record, replaceable
+from kvlint.record import field, record, replace, replaceable
 from kvlint.sources.comments import scan_comments
 from kvlint.sources.templates import Templated, detemplate
 from kvlint.sources.text import LineIndex, Mapped
@@ -459,7 +459,7 @@ def _compose_chunk(path: str, chunk: str, start: int, base_line: int,
     if error is not None and "${" in composed:
         node, error, composed = _without_braced_placeholders(composed, base_line, node, error)
     if error is not None:
-        problems.append(error)
+        problems.append(error if templated is None else _unreadable_template(error))
         return None, templated
     if node is None:
         return None, templated
@@ -470,6 +470,14 @@ def _compose_chunk(path: str, chunk: str, start: int, base_line: int,
         return None, templated
     doc.aliases = checker.shared  # a `*` in a string or a command is no alias: no memo, no reference cycle
     return doc.wrap(node), templated
+
+
+def _unreadable_template(error: YamlProblem) -> YamlProblem:
+    """A template that is not YAML even with its expressions set aside says nothing of the file it renders (a
+    Jinja `{{ "}}" }}` or a loop that writes keys, rendered right, is valid YAML): what kvlint could not read, an
+    info, never an error against the user's file."""
+    return replace(error, message=f"template file not readable as YAML with its expressions set aside "
+                                  f"({error.message}): launches in this document are not read", severity="info")
 
 
 _MAX_PLACEHOLDER_WALK = 20_000  # nodes looked at for a placeholder composed as a flow mapping

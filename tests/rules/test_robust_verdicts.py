@@ -332,15 +332,19 @@ def test_kv005_on_an_activated_environment_or_an_sglang_package_folder_leaves_th
     body = "exec python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --cuda-graph-max-bs 8\n"
     cases = {"venv.sh": "source ~/bench/venv-sglang/bin/activate\n", "conda.sh": "conda activate serve\n",
              "package.sh": 'pushd "$SGLANG_DIR"\npip install -e "python[all]"\npopd\n',
-             "installed.sh": "source .venv/bin/activate\npip install sglang\n"}
+             "installed.sh": "source .venv/bin/activate\npip install sglang\n",
+             # K439: another project's environment, activated after `cd` on the same line
+             "chained.sh": "cd /workspace/SpecForge && source .venv/bin/activate\n"}
     for name, lines in cases.items():
         (tmp_path / name).write_text("#!/usr/bin/env bash\n" + lines + body)
     found = {Path(f.span.path).name: f for f in lint([str(tmp_path)], LintOptions(select=("KV005",))).findings}
     assert "environment it activates (~/bench/venv-sglang)" in found["venv.sh"].message
     assert "environment it activates (serve)" in found["conda.sh"].message
     assert "installed editable (python[all])" in found["package.sh"].message
+    assert "environment it activates (.venv)" in found["chained.sh"].message
     assert {n: f.severity for n, f in found.items()} == {"venv.sh": Severity.INFO, "conda.sh": Severity.INFO,
-                                                         "package.sh": Severity.INFO, "installed.sh": Severity.WARNING}
+                                                         "package.sh": Severity.INFO, "installed.sh": Severity.WARNING,
+                                                         "chained.sh": Severity.INFO}
 
 
 

@@ -461,6 +461,7 @@ def test_a_ray_head_pod_leaves_the_node_count_to_the_cluster():
     result = check(VERDICTS / "ray-head-pod.yaml")
     [alone] = [f for f in result.findings if f.code == "KV204"]
     assert alone.severity == Severity.ERROR and alone.span.line == 26
+    assert len(result.launches) == 3  # the third, whose Ray head a script starts (K440), gets no KV204 either
 
 
 def test_a_scripts_header_naming_the_fork_it_runs_in_settles_its_own_flags():
