@@ -26,7 +26,9 @@ or more such flags on one launch, or of two that share their first two words (`-
 engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a newer release or a fork that
 builds on the feature adds it; a head many unrelated options share, `--enable-`, `--max-`, is no feature; a first word
 that a dozen or more options share, `--speculative-`, is a family of features, whose first two or three words are
-tried). An abbreviation that only later releases find ambiguous (a second option came with the same prefix) is judged
+tried; a flag under such a feature's head whose nearest spelling is an option of another feature, `--kt-numa-nodes`
+near `--numa-node`, is the feature's newer option too, not a slip of the other). An abbreviation that only later
+releases find ambiguous (a second option came with the same prefix) is judged
 on the release the launch pins, as KV005 judges a removed flag: an info when nothing pins one, a warning on a host
 install that pins none (the newest release assumed, and said). One every release kvlint reads finds ambiguous, on a
 pinned release older than them all (`--pp 2` on SGLang 0.4.10.post2, whose only `--pp` option was `--pp-size`), is a
@@ -99,7 +101,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                 fix="keep them where the launch runs the build that defines them", flag=unknown.flag)
             continue
         longer = _extends(unknown.flag, unknown.suggestion)
-        if unknown.reason == "unrecognized" and (not unknown.suggestion or longer):
+        apart = unknown.reason == "unrecognized" and not longer and _outside_feature(dep, unknown.flag,
+                                                                                    unknown.suggestion)
+        if unknown.reason == "unrecognized" and (not unknown.suggestion or longer or apart):
             custom = c.custom_build(dep.image)
             said = c.custom_build(dep.said_image) if not dep.image else None  # a comment's, for this question only
             ahead = _nightly(dep.image)
@@ -124,6 +128,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                      "a fork that builds on that feature adds to" if kin else "")
             custom = custom or said or ahead or plugin or source or (unknown.flag if kin else None)
             alike = f"it is {longer} with more words, not a misspelling of it" if longer else \
+                f"the option spelled nearest it, {unknown.suggestion}, is of another feature" if apart else \
                 "no option is spelled like it"
             yield check.rule.finding(
                 ctx, f"{unknown.flag} is an option of no {release} kvlint knows, and {alike}: {stock} exits at "
@@ -324,6 +329,17 @@ def _feature_family(engine: str, server: str | None, flag: str) -> tuple[str, ..
         if len(kin) <= _FAMILY_MOST:
             return tuple(f"`{o}`" for o in kin[:2]) + (("...",) if len(kin) > 2 else ())
     return ()
+
+
+def _outside_feature(dep: Deployment, flag: str, near: str | None) -> bool:
+    """Whether the option spelled nearest the flag lies outside the feature the flag's first words name, when the
+    engine has that feature (`--kt-numa-nodes` beside SGLang's `--kt-cpuinfer`, `--kt-method`; nearest `--numa-node`,
+    sample K445's KTransformers launch): an option of the feature a newer release or a fork adds, not a slip of the
+    other one. A slip inside the feature (`--kt-methd`, near `--kt-method`) stays a typo."""
+    if not near:
+        return False
+    head = flag.lstrip("-").split("=", 1)[0].split("-", 1)[0]
+    return not near.lstrip("-").startswith(head + "-") and bool(_feature_family(dep.engine, dep.server, flag))
 
 
 def _extends(flag: str, known: str | None) -> str | None:

@@ -422,8 +422,8 @@ def finish(path: str, found: FoundLaunch, ctx: LaunchContext, gpu: ManifestGpu) 
         dep = replace(dep, no_server_image=(found.no_server.span, found.no_server.text, first))
     if found.left_to is not None:
         dep = parallelism_left_to(dep, found.left_to, found.entry_span)
-    if found.cluster is not None:
-        dep = nodes_left_to(dep, found.cluster, found.entry_span)
+    if found.cluster is not None and not gpu.grouped:  # a group kvlint summed (an LWS whose leader starts Ray) is
+        dep = nodes_left_to(dep, found.cluster, found.entry_span)  # the cluster: its node count is known
     nnodes = dep.get("nnodes")
     if isinstance(nnodes, int) and nnodes > 1 and dep.gpu_count and not gpu.grouped:
         note = f"gpu count = per-node GPUs x --nnodes {nnodes}"

@@ -2121,7 +2121,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 fields = [*fields[:i], replace(fields[i], text="python"), replace(fields[i], text="-m"),
                           *fields[i + 1 :]]
             fields = _hatch_script(fields, i) if head == "hatch" and i < len(fields) else fields
-        elif head in ("torchrun", "accelerate") and wrappers.launcher_module(fields, i) is not None:
+        elif head in ("torchrun", "accelerate", "debugpy") and wrappers.launcher_module(fields, i) is not None:
             # `torchrun [opts] -m MODULE` runs MODULE as `python -m MODULE` would: read it so
             module = wrappers.launcher_module(fields, i) or i
             fields = [*fields[:i], replace(fields[i], text="python"), *fields[module:]]
@@ -2200,6 +2200,10 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return _docker_run(list(platform.words), 2, env, depth, state)
         elif head in cloud_run.CLUSTER_CLIS and (pod := cloud_run.cluster_run(fields, i)) is not None:
             return _docker_run(list(pod.words), 2, env, depth, state)  # `kubectl run`, `docker service create`
+        elif head.startswith("python") and i + 2 < len(fields) and fields[i + 2].text == "debugpy" \
+                and fields[i + 1].text == "-m" and (at := wrappers.launcher_module(fields, i + 2)) is not None:
+            fields = [*fields[:i], fields[i], *fields[at:]]  # `python -m debugpy [opts] -m MODULE`: the module runs
+            break
         elif "_" in head and head.startswith(_STARTER_FUNCTIONS) and depth < MAX_DEPTH \
                 and (at := _command_argument(fields, i)) is not None:
             return _string_command(fields[at], env, depth, state)

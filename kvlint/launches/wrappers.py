@@ -353,11 +353,19 @@ _ACCELERATE_FLAGS = frozenset({"--multi_gpu", "--cpu", "--use_deepspeed", "--use
                                "-q", "--quiet", "--no_python", "--module", "-m"})
 
 
+# debugpy's options that take no value (`python -m debugpy --listen 0.0.0.0:5678 --wait-for-client -m MODULE ...`)
+_DEBUGPY_FLAGS = frozenset({"--wait-for-client", "--log-to-stderr"})
+
+
 def launcher_module(fields: Sequence[Field], i: int) -> int | None:
-    """`torchrun [options] -m MODULE ARGS` or `accelerate launch [options] -m MODULE ARGS`: the index of `-m`,
-    or None when the launcher runs a script file."""
-    if fields[i].text.rsplit("/", 1)[-1] == "torchrun":
+    """`torchrun [options] -m MODULE ARGS`, `accelerate launch [options] -m MODULE ARGS` or `debugpy [options] -m
+    MODULE ARGS` (a debugger that runs the module, sample K444's debug script): the index of `-m`, or None when the
+    launcher runs a script file."""
+    program = fields[i].text.rsplit("/", 1)[-1]
+    if program == "torchrun":
         return torchrun_module(fields, i)
+    if program == "debugpy":
+        return _module_option(fields, i + 1, _DEBUGPY_FLAGS)
     if i + 1 >= len(fields) or fields[i + 1].text != "launch":
         return None
     return _module_option(fields, i + 2, _ACCELERATE_FLAGS)

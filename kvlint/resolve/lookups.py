@@ -251,7 +251,7 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
             return built
     host = dep.image is None and _host_script(dep.path)
     if host:
-        built = _built_image(dep.path, engine, newest)
+        built = _built_image(dep.path, engine, newest) or _script_install(dep.path, engine)
         if built is not None:
             return built
         vendor = vendor_image(dep.path)
@@ -400,6 +400,21 @@ def vendor_image(path: str) -> str | None:
     if path in ("", "-"):
         return None
     return _vendor_image(path)
+
+
+def _script_install(path: str, engine: Engine) -> VersionLookup | None:
+    """The release a host script installs itself by an exact pin (`pip install vllm==0.7.3 xformers==...`, sample
+    K434's setup script, the launch in a script it writes after): the release it then runs, with the line."""
+    from kvlint.builds import pinned_release
+
+    text = _script_text(path) if path not in ("", "-") else None
+    found = pinned_release(text, engine.name) if text is not None else None
+    if text is None or found is None:
+        return None
+    version, at = found
+    line = text.count("\n", 0, at) + 1
+    return VersionLookup(version, "project", _modelled(engine, version),
+                         why=f"{engine.title} {version} from the script's own install, line {line}")
 
 
 @functools.lru_cache(maxsize=64)

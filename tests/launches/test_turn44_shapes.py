@@ -115,3 +115,33 @@ def test_verifiers_vllm_server_in_a_python_command_string_is_a_launch(tmp_path):
                     "    )\n")
     deps = read_path(str(path)).deployments
     assert [(d.engine, d.model, d.get("data_parallel_size")) for d in deps] == [("vllm", "Qwen/Qwen3-4B", 2)]
+
+
+def test_a_debugger_that_runs_the_engines_module_is_a_launcher(tmp_path):
+    """K444: `python -m debugpy --listen 0.0.0.0:5678 --wait-for-client -m vllm.entrypoints.cli.main serve M ...`
+    (and debugpy's own program): the debugger runs the module with the words after it, as torchrun's `-m` does."""
+    for i, program in enumerate(("python -m debugpy", "debugpy")):
+        path = tmp_path / f"debug{i}.sh"
+        path.write_text(f"#!/bin/bash\n{program} --listen 0.0.0.0:5678 --wait-for-client \\\n"
+                        "    -m vllm.entrypoints.cli.main serve Qwen/Qwen3-8B --tensor-parallel-size 2\n")
+        deps = read_path(str(path)).deployments
+        assert [(d.engine, d.model, d.get("tensor_parallel_size")) for d in deps] == [("vllm", "Qwen/Qwen3-8B", 2)]
+
+
+def test_a_leader_that_starts_ray_by_vllms_script_in_a_group_kvlint_summed_keeps_the_group(tmp_path):
+    """vLLM's `multi-node-serving.sh leader` starts a Ray head (as `ray start` does), which leaves a lone pod's node
+    count open; in a LeaderWorkerSet whose GPUs kvlint already summed over `size`, the cluster is that group: the
+    count stays the group's, not an open range."""
+    path = tmp_path / "lws.yaml"
+    path.write_text("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: m}\nspec:\n"
+                    "  leaderWorkerTemplate:\n    size: 2\n    leaderTemplate:\n      spec:\n        containers:\n"
+                    "          - name: leader\n            image: vllm/vllm-openai:v0.33.0\n"
+                    "            command: [sh, -c]\n            args:\n              - |\n"
+                    "                bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader "
+                    "--ray_cluster_size=$(LWS_GROUP_SIZE)\n"
+                    "                vllm serve Qwen/Qwen3-8B --tensor-parallel-size 8\n"
+                    "            resources: {limits: {nvidia.com/gpu: 8}}\n    workerTemplate:\n      spec:\n"
+                    "        containers:\n          - name: worker\n            image: vllm/vllm-openai:v0.33.0\n"
+                    "            resources: {limits: {nvidia.com/gpu: 8}}\n")
+    [dep] = read_path(str(path)).deployments
+    assert dep.gpu_count == 16 and "nnodes" not in dep.settings

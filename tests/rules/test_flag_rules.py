@@ -169,6 +169,20 @@ def test_kv004_a_two_letter_feature_head_with_more_words_names_the_feature():
     assert "extends SGLang's own `--kt-" in family.message
 
 
+def test_kv004_a_flag_of_a_feature_whose_nearest_spelling_is_of_another_is_no_typo():
+    """Sample K445 (measured: a KV004 error "did you mean --numa-node?", wrong): `--kt-numa-nodes` beside SGLang's own
+    `--kt-cpuinfer`, `--kt-method` names the KTransformers feature; the option spelled nearest it is of another, so
+    it is that feature's newer option (an info), not a slip of `--numa-node`. A slip inside the feature
+    (`--kt-methd`, near `--kt-method`) keeps its error and its did-you-mean."""
+    dep = replace(fx.deployment(), engine="sglang", unknown_flags=(
+        UnknownFlag("--kt-numa-nodes", fx.span(7), suggestion="--numa-node"),
+        UnknownFlag("--kt-methd", fx.span(8), suggestion="--kt-method")))
+    feature, typo = run(Context(deployment=dep), "KV004")
+    assert (feature.severity, typo.severity) == (Severity.INFO, Severity.ERROR)
+    assert "--numa-node, is of another feature" in feature.message and "extends SGLang's own `--kt-" in feature.message
+    assert "did you mean --kt-method?" in typo.message
+
+
 def test_kv004_an_option_with_more_words_after_a_known_one_is_no_misspelling_of_it():
     """Sample K104 (measured: a KV004 error "did you mean --speculative-draft-model?", wrong: SGLang after the
     tables has `--speculative-draft-model-override-args`, and the launch runs a source checkout): a known option

@@ -348,6 +348,21 @@ def test_kv005_on_an_activated_environment_or_an_sglang_package_folder_leaves_th
 
 
 
+def test_kv005_on_a_script_that_installs_a_pinned_release_judges_that_release(tmp_path):
+    """Sample K434 (measured: "0.33.0 assumed: the script pins none"): a setup script that runs `pip install
+    vllm==0.7.3 xformers==...` and then writes a launch script with `--swap-space 8` runs 0.7.3, which still takes the
+    flag: a warning about the next upgrade naming the pinned release, not the newest assumed. Without the pin the
+    newest is assumed, as before."""
+    body = ("source $HOME/env/bin/activate\n{install}\ncat <<EOS > ~/start.sh\n"
+            "exec python -m vllm.entrypoints.openai.api_server --model facebook/opt-2.7b --swap-space 8\nEOS\n")
+    (tmp_path / "pinned.sh").write_text("#!/usr/bin/env bash\n" + body.format(install="pip install vllm==0.7.3 x==1"))
+    (tmp_path / "newest.sh").write_text("#!/usr/bin/env bash\n" + body.format(install="pip install vllm x==1"))
+    found = {Path(f.span.path).name: f for f in lint([str(tmp_path)], LintOptions(select=("KV005",))).findings}
+    assert "vLLM 0.7.3 (pinned) may still accept it" in found["pinned.sh"].message
+    assert "installed today" in found["newest.sh"].message
+    assert {n: f.severity for n, f in found.items()} == {"pinned.sh": Severity.WARNING, "newest.sh": Severity.WARNING}
+
+
 def test_a_sweep_that_only_falls_short_of_the_load_names_its_subject():
     """Sample K66's runbook manifest (80 GB cards offered, every one short of the declared full-length requests,
     none failing to start): the warning read "of the GPUs this file offers, holds fewer than ...", its subject lost."""
