@@ -147,9 +147,12 @@ class Resolver:
 
     def _sizing(self, base: Resolved, spec: ModelSpec, config: Config) -> Sizing:
         non_kv, source = lookups.non_kv_setting(base.deployment.model, config, self.options)
+        # the node count places ranks on nodes and sizes no GPU's pool: left open (a Ray cluster's, `$(LWS_GROUP_SIZE)`)
+        # it is no input the memory model could ask for, and kept out of the budgets' key they share across launches
+        unresolved = frozenset(base.unresolved) - {base.engine.setting("nodes")}
         return Sizing(engine=base.engine, model=spec, gpu=base.gpu.gpu, memory_bytes=base.gpu.memory_bytes,
                       version=base.version.version, non_kv_bytes=non_kv, non_kv_source=source,
-                      calibrations=config.calibrations, unresolved=frozenset(base.unresolved))
+                      calibrations=config.calibrations, unresolved=unresolved)
 
     def _on_card(self, base: Resolved, what_if: WhatIf) -> Resolved:
         outcome = what_if.outcome()

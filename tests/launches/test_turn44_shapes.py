@@ -145,3 +145,16 @@ def test_a_leader_that_starts_ray_by_vllms_script_in_a_group_kvlint_summed_keeps
                     "            resources: {limits: {nvidia.com/gpu: 8}}\n")
     [dep] = read_path(str(path)).deployments
     assert dep.gpu_count == 16 and "nnodes" not in dep.settings
+
+
+def test_a_program_of_an_image_named_for_the_engine_given_its_own_options_is_no_launch(tmp_path):
+    """K447: `docker run ... bigdl-llm/triton_vllm:latest tritonserver --model-store /model_repository` (Triton with
+    its vLLM backend): the image's name holds the engine's, and `tritonserver` was read as the served model. A bare
+    word followed by an option the engine has under no spelling or prefix is the image's program. A bare local model
+    followed by the engine's own flags stays a launch."""
+    path = tmp_path / "run.sh"
+    path.write_text("docker run --rm bigdl-llm/triton_vllm:latest tritonserver --model-store /model_repository\n")
+    assert read_path(str(path)).deployments == []
+    kept = tmp_path / "kept.sh"
+    kept.write_text("docker run --rm --gpus all my/vllm-build:1 mymodel --max-model-len 4096\n")
+    assert [d.engine for d in read_path(str(kept)).deployments] == ["vllm"]

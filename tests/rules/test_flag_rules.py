@@ -246,6 +246,12 @@ def test_an_unknown_flag_of_a_launch_that_turns_on_a_plugin_is_the_plugins(tmp_p
 
     assert kv004("--deploy-config d.yaml --omni") == [("INFO", True), ("INFO", True)]
     assert kv004("--deploy-config d.yaml") == [("WARNING", False)]
+    # K446: EmbeddedLLM's vllm-responses, `vllm serve M --responses --responses-mcp-config F` (its colocated mode):
+    # the switch was an error ("did you mean --response-role?") and its options warnings; the package decides
+    p = tmp_path / "responses.sh"
+    p.write_text("vllm serve Qwen/Qwen3-8B --responses --responses-mcp-config /etc/mcp.json\n")
+    found = [f for f in lint([str(p)], LintOptions()).findings if f.code == "KV004"]
+    assert [f.severity.name for f in found] == ["INFO", "INFO"] and all("vllm-responses" in f.message for f in found)
     # the engine's stock image carries no plugin: `--omni` exits there (tests/rules/test_signed_verdicts.py, K69)
     p = tmp_path / "run.sh"
     p.write_text("docker run --gpus all vllm/vllm-openai:v0.11.0 --model org/m --omni\n")
