@@ -526,7 +526,8 @@ def _command_string(node: ast.AST) -> bool:
     from kvlint.launches.argv import names_wrapper
 
     value = node.value if isinstance(node, ast.Constant) else None
-    return isinstance(value, str) and (any(m in value for m in ENTRY_MARKERS) or names_wrapper(value))
+    return isinstance(value, str) and (any(m in value for m in ENTRY_MARKERS) or
+                                       (" " in value and names_wrapper(value)))  # a command string is several words
 
 
 def _string_parts(node: ast.expr) -> list[ast.expr] | None:

@@ -1186,7 +1186,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
                 state.scopes[-1].setdefault(local_name, state.env.get(local_name))
         _export(words[i + 1 :], m, state)
         return
-    if _starts_ray(head.rsplit("/", 1)[-1], fields[len(prefix) + 1 :]):
+    if head.endswith(_RAY_PROGRAMS) and _starts_ray(head.rsplit("/", 1)[-1], fields[len(prefix) + 1 :]):
         state.ray_started = state.ray_started or m.at(words[i].start)[0]
         return
     if head in state.functions and depth < MAX_DEPTH and state.shared.calls < MAX_CALLS:
@@ -1735,6 +1735,7 @@ def _starts_ray(program: str, args: list[Field]) -> bool:
 
 # scripts vLLM's repository ships (in its image under /vllm-workspace/examples) that start a Ray head or worker
 _RAY_CLUSTER_SCRIPTS = frozenset({"multi-node-serving.sh", "run_cluster.sh"})
+_RAY_PROGRAMS = ("ray", "sh", *_RAY_CLUSTER_SCRIPTS)  # the names `_starts_ray` asks about (`bash` ends with `sh`)
 
 
 def _on_ray_cluster(found: FoundLaunch, line: int) -> FoundLaunch:

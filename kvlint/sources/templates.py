@@ -186,18 +186,14 @@ def closing(text: str, pos: int) -> int:
         close = text.find(closer, at)
         if close < 0 or closer == "#}":
             return close
-        quote = _first_quote(text, at, close)
-        if quote < 0:
+        double, single = text.find('"', at, close), text.find("'", at, close)
+        if double < 0 and single < 0:
             return close
+        quote = double if single < 0 or 0 <= double < single else single
         end = text.find(text[quote], quote + 1)
         if end < 0:
             return close
         at = end + 1
-
-
-def _first_quote(text: str, start: int, end: int) -> int:
-    found = [q for q in (text.find('"', start, end), text.find("'", start, end)) if q >= 0]
-    return min(found) if found else -1
 
 
 def _spaces(text: str) -> str:
