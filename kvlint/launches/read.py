@@ -128,7 +128,8 @@ def _as_template(path: str, text: str, kind: Kind, as_vllm_config: bool | None) 
     other = else_rendering(text) if "{%" in text else None
     text = blank_statements(text)  # `{% if %}`, `{% for %}`, `{# #}` of a Jinja template: not the file's words
     text = _TF_DIRECTIVE.sub(lambda m: " " * len(m.group()), text) if "%{" in text else text  # Terraform's
-    text, filled = _placeholders_blanked(text) if kind.name in ("yaml", "json") else (text, ())
+    marked = "$" in text or "__" in text or "@" in text  # what every whole-line placeholder holds
+    text, filled = _placeholders_blanked(text) if marked and kind.name in ("yaml", "json") else (text, ())
     result = reader_of(kind)(path, text, as_vllm_config)
     if filled:
         result.deployments[:] = [replace(d, notes=(*d.notes, *filled)) for d in result.deployments]
