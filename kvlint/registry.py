@@ -384,11 +384,12 @@ def _run(ctx: Context, codes: tuple[str, ...]) -> Iterator[Finding]:
     _load()
     missing = _missing(ctx)
     unresolved = set(ctx.unresolved)
+    engine = ctx.engine if unresolved else None  # asked once, not once per rule and role
     for code in codes:
         r = _RULES.get(code)
         if r is None or r.check is None or missing and r.needs and not missing.isdisjoint(r.needs):
             continue  # an input the rule needs is missing (one set test per rule, none when nothing is)
-        if unresolved and any(ctx.engine.setting(role) in unresolved for role in r.reads):
+        if engine is not None and any(engine.setting(role) in unresolved for role in r.reads):
             continue  # never the engine default in place of a value the file leaves to its deploy tooling
         if r.reads and ctx.deployment.server is not None:
             continue  # the roles (tp, max_len ...) are the engine's own server's settings, not another server's

@@ -21,6 +21,7 @@ from kvlint.deployment import Deployment
 from kvlint.engines.registered import engine_names
 from kvlint.flags.launch import PY_OPTIONS
 from kvlint.launches import ReadResult
+from kvlint.launches.argv import names_wrapper
 from kvlint.launches.build import LaunchContext, ManifestGpu, finish
 from kvlint.launches.env import Field
 from kvlint.launches.groups import is_launch, one_per_group
@@ -522,8 +523,6 @@ def _command_string(node: ast.AST) -> bool:
     """A string constant that names an engine entry point, or a program that starts one under its own name
     (`os.system(f"uv run vf-vllm --model {M} ...")`, sample K435: verifiers' vLLM server)."""
     import ast
-
-    from kvlint.launches.argv import names_wrapper
 
     value = node.value if isinstance(node, ast.Constant) else None
     return isinstance(value, str) and (any(m in value for m in ENTRY_MARKERS) or

@@ -165,7 +165,11 @@ def actions(text: str, kinds: set[str]) -> list[tuple[int, int]]:
     kinds = set(kinds)
     pos = _opening(text, 0, kinds)
     while pos >= 0:
-        close = closing(text, pos)
+        closer = _CLOSERS[text[pos + 1]]
+        close = text.find(closer, pos + 2)
+        quoted = close > 0 and closer != "#}" and (text.find('"', pos + 2, close) >= 0
+                                                   or text.find("'", pos + 2, close) >= 0)
+        close = closing(text, pos) if quoted else close  # a string literal inside: the closer may be in it
         if close < 0:  # none of this kind closes after here: its later openings are passed over (one scan each)
             kinds.discard(text[pos + 1])
             pos = _opening(text, pos + 2, kinds)
