@@ -7,13 +7,14 @@ against the checks the engine runs at start-up (`--gpu-memory-utilization` in (0
 of at least 1, MLA-only cache dtypes on MLA models). The finding points at the value as written.
 
 A value that is not a choice of the newest release kvlint models and is unrelated to every one (a mode only a
-development branch has), or that is one of them with more words after it (`--load-format layered_fp8` beside
-`layered`: a newer or forked build's variant), is said as an info naming the release assumed when the launch pins
-none: a newer build may accept it; on an image that is not a stock build of the engine (a local or third-party
-build, `sglang:v0.5.16-dsv4-sm120` with backported changes), such a value is an info too, the build deciding, as
-KV004 says of its flags; on such an image whose release the launch does not pin (`vllm-sm75:v${VERSION}`, a fork's
-own build), any choice that is no slip of a stock one is the build's (`--gdn-prefill-backend flashqla_sm75`). A near
-miss (`prefil`, `fp16` beside `fp8`), or any other refused value on a pinned release, stays an error.
+development branch has), or that is one of them with more words after or before it (`--load-format layered_fp8` beside
+`layered`, `--fp4-gemm-backend hybrid_marlin` beside `marlin`: a newer or forked build's variant), is said as an info
+naming the release assumed when the launch pins none: a newer build may accept it; on an image that is not a stock
+build of the engine (a local or third-party build, `sglang:v0.5.16-dsv4-sm120` with backported changes), such a value
+is an info too, the build deciding, as KV004 says of its flags; on such an image whose release the launch does not pin
+(`vllm-sm75:v${VERSION}`, a fork's own build), any choice that is no slip of a stock one is the build's
+(`--gdn-prefill-backend flashqla_sm75`). A near miss (`prefil`, `fp16` beside `fp8`), or any other refused value on a
+pinned release, stays an error.
 
 A few values every release kvlint reads refuses were read by older releases (the engine record's `older_readings`, read
 from those wheels): vLLM 0.5.5 to 0.8.0 read `--enable-chunked-prefill False` as "off", and 0.5.5 to 0.9.2 read
@@ -242,14 +243,15 @@ def _older_may_accept(ctx: Context, bad: InvalidValue) -> str | None:
 
 
 def _extends_a_choice(raw: str, reason: str) -> str | None:
-    """The valid choice an invalid one is, with more words after it (`layered_fp8` for SGLang's `layered`, sample
-    K112's Intel XPU build): a newer or forked build's variant of the choice, no slip; None for anything else."""
+    """The valid choice an invalid one is, with more words after or before it (`layered_fp8` for SGLang's `layered`,
+    sample K112's Intel XPU build; `hybrid_marlin` for `marlin`, K446's SGLang fork): a newer or forked build's
+    variant of the choice, no slip; None for anything else."""
     if not reason.startswith("valid: ") or not raw:
         return None
     low = raw.lower()
     choices = [v.strip().lower() for v in reason[len("valid: "):].split(",") if v.strip()]
-    return next((c for c in choices if len(c) >= 3 and low[len(c):len(c) + 1] in ("_", "-") and low.startswith(c)
-                 and len(low) > len(c) + 1), None)
+    return next((c for c in choices if len(c) >= 3 and len(low) > len(c) + 1 and (
+        (low.startswith(c) and low[len(c)] in "_-") or (low.endswith(c) and low[-len(c) - 1] in "_-"))), None)
 
 
 def _a_forks_word(raw: str, reason: str, dep: Deployment) -> bool:

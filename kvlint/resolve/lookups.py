@@ -405,16 +405,22 @@ def vendor_image(path: str) -> str | None:
 def _script_install(path: str, engine: Engine) -> VersionLookup | None:
     """The release a host script installs itself by an exact pin (`pip install vllm==0.7.3 xformers==...`, sample
     K434's setup script, the launch in a script it writes after): the release it then runs, with the line."""
-    from kvlint.builds import pinned_release
-
-    text = _script_text(path) if path not in ("", "-") else None
-    found = pinned_release(text, engine.name) if text is not None else None
-    if text is None or found is None:
+    found = _script_pin(path, engine.name) if path not in ("", "-") else None
+    if found is None:
         return None
-    version, at = found
-    line = text.count("\n", 0, at) + 1
+    version, line = found
     return VersionLookup(version, "project", _modelled(engine, version),
                          why=f"{engine.title} {version} from the script's own install, line {line}")
+
+
+@functools.lru_cache(maxsize=256)
+def _script_pin(path: str, engine: str) -> tuple[str, int] | None:
+    """(release, line) of the script's own exact pin of `engine`, once per script (asked for each of its launches)."""
+    from kvlint.builds import pinned_release
+
+    text = _script_text(path)
+    found = pinned_release(text, engine) if text is not None else None
+    return (found[0], text.count("\n", 0, found[1]) + 1) if text is not None and found is not None else None
 
 
 @functools.lru_cache(maxsize=64)
@@ -530,6 +536,7 @@ _PIP_WORDS = lazy(r"(?m)^[ \t]*(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+([^\n]*)")
 
 
 @functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=256)  # asked for each launch of a script: its text searched once
 def activated_environment(path: str, engine: str) -> str | None:
     """The environment a script activates (`source ~/venv-sglang/bin/activate`, `conda activate serve`) when it
     does not install the engine itself: the release is whatever that environment holds (sample K59: a venv of

@@ -421,6 +421,11 @@ def test_a_choice_with_words_added_on_an_unpinned_launch_is_an_info(tmp_path):
                     "Qwen/Qwen3-8B --load-format layered_fp8\n")
     (f,) = [f for f in lint([str(path)], LintOptions(gpu="H100")).findings if f.code == "KV007"]
     assert f.severity == Severity.ERROR
+    # K446's SGLang fork: a word before the choice (`hybrid_marlin` beside `marlin`) is a variant too; a slip is not
+    for value, severity in (("hybrid_marlin", Severity.INFO), ("marlinn", Severity.ERROR)):
+        path.write_text(f"python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --fp4-gemm-backend {value}\n")
+        (f,) = [f for f in lint([str(path)], LintOptions(gpu="H100")).findings if f.code == "KV007"]
+        assert f.severity == severity, value
 
 
 def test_a_choice_no_release_lists_on_a_custom_build_is_the_builds(tmp_path):
