@@ -171,7 +171,10 @@ def _template_not_yaml(kind: str, text: str, result: ReadResult) -> bool:
     lines, a `%{ for }` directive): not YAML as written, so it is read as the template it is, as a `.j2` file is,
     rather than reported as invalid YAML. Only when the text does not parse: a `{%` inside a valid file's string is
     that string's."""
-    if kind not in ("yaml", "json") or not any(f.code == "KV001" and f.severity == Severity.ERROR
+    from kvlint.sources.yaml import UNREADABLE_TEMPLATE
+
+    if kind not in ("yaml", "json") or not any(f.code == "KV001" and (f.severity == Severity.ERROR or
+                                                                      f.message.startswith(UNREADABLE_TEMPLATE))
                                                for f in result.findings):
         return False
     return "{%" in text or "%{" in text or _PLACEHOLDER_LINE.search(text) is not None

@@ -2502,7 +2502,7 @@ def _program_with_own_flags(rest: list[Field], engine: str) -> bool:
     from kvlint.launches.infer import model_shaped
 
     head, nxt = rest[0], rest[1] if len(rest) > 1 else None
-    if nxt is None or not nxt.text.startswith("--") or not head.resolved or head.text in ("-", "serve") \
+    if nxt is None or not nxt.text.startswith("--") or not head.resolved or head.text == "serve" \
             or head.text.startswith("-") or "/" in head.text or model_shaped(head.text) \
             or _MODEL_PLACEHOLDER.fullmatch(head.text):  # `serve --manifest F`: the CLI's verb, a wrapper's options
         return False

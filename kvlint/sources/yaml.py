@@ -475,9 +475,12 @@ def _compose_chunk(path: str, chunk: str, start: int, base_line: int,
 def _unreadable_template(error: YamlProblem) -> YamlProblem:
     """A template that is not YAML even with its expressions set aside says nothing of the file it renders (a
     Jinja `{{ "}}" }}` or a loop that writes keys, rendered right, is valid YAML): what kvlint could not read, an
-    info, never an error against the user's file."""
-    return replace(error, message=f"template file not readable as YAML with its expressions set aside "
-                                  f"({error.message}): launches in this document are not read", severity="info")
+    info, never an error against the user's file (kvlint.launches.read then tries the template's statements)."""
+    return replace(error, message=f"{UNREADABLE_TEMPLATE} ({error.message}): launches in this document are not read",
+                   severity="info")
+
+
+UNREADABLE_TEMPLATE = "template file not readable as YAML with its expressions set aside"
 
 
 _MAX_PLACEHOLDER_WALK = 20_000  # nodes looked at for a placeholder composed as a flow mapping

@@ -158,3 +158,15 @@ def test_a_program_of_an_image_named_for_the_engine_given_its_own_options_is_no_
     kept = tmp_path / "kept.sh"
     kept.write_text("docker run --rm --gpus all my/vllm-build:1 mymodel --max-model-len 4096\n")
     assert [d.engine for d in read_path(str(kept)).deployments] == ["vllm"]
+
+
+def test_a_yaml_template_unreadable_with_its_expressions_set_aside_is_read_by_its_statements(tmp_path):
+    """The other side of the template info above: a compose file whose flow list holds a Jinja `{% if %}` inline does
+    not read with its expressions set aside (now an info, not an error), so it is read as the template it is, its
+    statements blanked: the launch is found, and no KV001 of any severity is left."""
+    path = tmp_path / "docker-compose.yaml"
+    path.write_text('services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n    command: ["--model", "{{ model }}"'
+                    '{% if tp %}, "--tensor-parallel-size", "{{ tp }}"{% endif %}]\n')
+    result = read_path(str(path))
+    assert [d.engine for d in result.deployments] == ["vllm"]
+    assert not [f for f in result.findings if f.code == "KV001" and "not readable" in f.message]
