@@ -419,8 +419,10 @@ def _script_pin(path: str, engine: str) -> tuple[str, int] | None:
     from kvlint.builds import pinned_release
 
     text = _script_text(path)
-    found = pinned_release(text, engine) if text is not None else None
-    return (found[0], text.count("\n", 0, found[1]) + 1) if text is not None and found is not None else None
+    if text is None or "==" not in text:  # most scripts pin nothing: no lower-cased copy, no joined lines made
+        return None
+    found = pinned_release(text, engine)
+    return (found[0], text.count("\n", 0, found[1]) + 1) if found is not None else None
 
 
 @functools.lru_cache(maxsize=64)
