@@ -29,7 +29,7 @@ _PROGRAM_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 _MAX_ENGINE_WORDS = 256  # engine names looked at per text (a notes file names its wrapper early)
 
 
-def _names_wrapper(text: str) -> bool:
+def _names_launcher_file(text: str) -> bool:
     """Whether the text names a program file named for an engine and for serving (`launch_vllm.py`)."""
     text = text.lower()
     if "vllm" not in text and "sglang" not in text:
@@ -67,7 +67,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 
         return markdown.read(path, text)
     runs = container_runs(text)
-    if _ENTRY.search(text) is None and not _names_wrapper(text) and not runs:
+    if _ENTRY.search(text) is None and not _names_launcher_file(text) and not runs:
         return ReadResult(path)
     # a command line inside a container run's continuation (`rocm/vllm:latest \` then `  vllm serve $MODEL`, sample
     # K123) is that run's command: read once, with the run
@@ -180,7 +180,8 @@ def commands(text: str, quoted: bool = False) -> list[tuple[int, int]]:
         line_end = text.find("\n", line_start)
         line_end = len(text) if line_end < 0 else line_end
         line = text[line_start:line_end]
-        if (_ENTRY.search(line) is None and not _names_wrapper(line) and not _entry_continued(text, line_start, line)
+        if (_ENTRY.search(line) is None and not _names_launcher_file(line)
+                and not _entry_continued(text, line_start, line)
                 and not (wrapped and names_wrapper(line))) or line.lstrip().startswith("#"):
             line_start = line_end + 1
             continue

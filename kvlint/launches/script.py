@@ -2242,8 +2242,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     if image_default and first == "serve" and not _keeps_serve_word(image_default):
         rest, first = rest[1:], ""  # an image whose entry point is the engine CLI (`ENTRYPOINT ["vllm"]`)
     if image_default and (not rest or (first not in _NOT_ENGINE_ARGS and not re.fullmatch(r"python3?\.\d+", first)
-                                       and not first.endswith(_SCRIPT_FILES) and not _program_with_arguments(rest)
-                                       and not _program_with_own_flags(rest, image_default))):
+                                       and not first.endswith(_SCRIPT_FILES)
+                                       and not _image_program(rest, image_default))):
         # an image's entry point is handed the words as they are: an exec-form list item holding several of the
         # engine's arguments (compose `command: [..., "--max-num-batched-tokens 2048"]`, sample K388) is one word
         words, joined = split_joined(image_default, list(rest), env)
@@ -2481,30 +2481,23 @@ def _handed_shell(rest: list[Field], env: dict[str, str], depth: int, state: _St
     return None
 
 
-def _program_with_arguments(rest: list[Field]) -> bool:
-    """`command: ["uvicorn", "reranker:app", "--host", ...]` on an engine image (sample K127's local `vllm-cpu`
-    build): a word that is no model (neither a Hub id nor a path) followed by another word that is no flag is a
-    program and its arguments replacing the entry point, never the engine's model: no engine's parser takes two
-    positional words, and `serve` was taken off before."""
-    from kvlint.launches.infer import model_shaped
-
-    head, nxt = rest[0], rest[1] if len(rest) > 1 else None
-    return nxt is not None and head.resolved and nxt.resolved and not head.text.startswith("-") \
-        and not nxt.text.startswith("-") and not model_shaped(head.text) and "/" not in head.text \
-        and not _MODEL_PLACEHOLDER.fullmatch(head.text)
-
-
-def _program_with_own_flags(rest: list[Field], engine: str) -> bool:
-    """`bigdl-llm/triton_vllm:latest tritonserver --model-store /model_repository` (sample K447: Triton with its vLLM
-    backend, an image named for the engine): a bare word that is no model, followed by an option the engine's parser
-    has under no spelling or prefix, is a program of the image and its own options, never the engine's model."""
+def _image_program(rest: list[Field], engine: str) -> bool:
+    """Whether the words handed to an engine image are a program of the image and its arguments, replacing the entry
+    point, never the engine's model: a word that is no model (neither a Hub id nor a path) followed by another word
+    that is no flag (`command: ["uvicorn", "reranker:app", "--host", ...]` on sample K127's local `vllm-cpu` build: no
+    engine's parser takes two positional words, and `serve` was taken off before), or by an option the engine's parser
+    has under no spelling or prefix (`bigdl-llm/triton_vllm:latest tritonserver --model-store /model_repository`,
+    sample K447: Triton with its vLLM backend; `serve --manifest F` stays the CLI's verb and a wrapper's options)."""
     from kvlint.flags.flag_table import flag_table
     from kvlint.launches.infer import model_shaped
 
     head, nxt = rest[0], rest[1] if len(rest) > 1 else None
-    if nxt is None or not nxt.text.startswith("--") or not head.resolved or head.text == "serve" \
-            or head.text.startswith("-") or "/" in head.text or model_shaped(head.text) \
-            or _MODEL_PLACEHOLDER.fullmatch(head.text):  # `serve --manifest F`: the CLI's verb, a wrapper's options
+    if nxt is None or not head.resolved or head.text.startswith("-") or "/" in head.text \
+            or model_shaped(head.text) or _MODEL_PLACEHOLDER.fullmatch(head.text):
+        return False
+    if not nxt.text.startswith("-"):
+        return nxt.resolved
+    if not nxt.text.startswith("--") or head.text == "serve":
         return False
     name = nxt.text.split("=", 1)[0]
     return not any(option.startswith(name) for option in flag_table(engine).by_option)
