@@ -47,7 +47,7 @@ def read_k8s(yf: YamlFile, doc: YNode) -> list[Deployment]:
     ignore = ignore_codes(doc)
     for container, ancestors in iter_containers(doc):
         template = lws_template(ancestors)
-        worker = template.get("workerTemplate") if template is not None else None
+        worker = _worker_template(template) if template is not None else None
         is_worker = worker is not None and any(a is worker for a in ancestors)
         found.append((_container(yf, container, ancestors, doc, ignore), template, is_worker))
     leaders = {id(t) for deps, t, w in found if t is not None and deps and not w}
@@ -65,19 +65,29 @@ _GROUP_NOTE = ("the LeaderWorkerSet's worker pods start the same engine (their r
                "one launch over the group, its GPUs summed over the pods")
 
 
+# the leader's and the workers' pod templates of a leader-worker group: LeaderWorkerSet's own keys, and the patches a
+# RoleBasedGroup role lays over them (`leaderWorkerSet: {patchLeaderTemplate, patchWorkerTemplate}`, sample K455)
+_LEADER_KEYS = ("leaderTemplate", "patchLeaderTemplate")
+_WORKER_KEYS = ("workerTemplate", "patchWorkerTemplate")
+
+
 def lws_template(anc: list[YNode]) -> YNode | None:
-    """The LeaderWorkerSet template around a container: `leaderWorkerTemplate` (LWS itself) or another
-    operator's map holding `leaderTemplate`/`workerTemplate` and `size` (llmaz's `workloadTemplate`)."""
+    """The LeaderWorkerSet template around a container: `leaderWorkerTemplate` (LWS itself), a RoleBasedGroup role's
+    `leaderWorkerSet` patches, or another operator's map holding the leader's and workers' templates and `size`
+    (llmaz's `workloadTemplate`)."""
     for holder in reversed(anc):
-        if holder.get("workerTemplate") is not None or holder.get("leaderTemplate") is not None:
+        if holder.has_any(_WORKER_KEYS) or holder.has_any(_LEADER_KEYS):
             return holder
         for key in ("leaderWorkerTemplate", "workloadTemplate"):
             inner = holder.get(key)
-            if inner is not None and inner.is_map and (inner.get("workerTemplate") is not None
-                                                        or inner.get("leaderTemplate") is not None
+            if inner is not None and inner.is_map and (inner.has_any(_WORKER_KEYS) or inner.has_any(_LEADER_KEYS)
                                                         or inner.get("size") is not None):
                 return inner
     return None
+
+
+def _worker_template(template: YNode) -> YNode | None:
+    return template.get(_WORKER_KEYS[0]) or template.get(_WORKER_KEYS[1])
 
 
 def ignore_codes(doc: YNode) -> tuple[str, ...]:

@@ -728,6 +728,7 @@ def yaml_block_launches(path: str, text: str, ranges: list[tuple[int, int]]) -> 
     launch each service, not a runtime and a service each (sample K226's KServe guide)."""
     from kvlint.launches.read import read_yaml
 
+    text = _BREAK.sub("---", text) if "***" in text or "___" in text else text
     named = [(s, e) for s, e in ranges if any(w in text[s:e].lower() for w in _WORDS)]
     objects = [(s, e) for s, e in named if _OBJECT.search(text[s:e][:4096]) is not None] if len(named) > 1 else []
     together = read_yaml(path, _manifest_stream(text, objects)) if len(objects) > 1 else None
@@ -740,6 +741,10 @@ def yaml_block_launches(path: str, text: str, ranges: list[tuple[int, int]]) -> 
     return out
 
 
+# a Markdown thematic break at the margin of a YAML block, where YAML's document marker `---` was meant: a converter
+# that rewrites Markdown's `---` as `***` rewrote the blocks' too (sample K455's MDX page: a RoleBasedGroup, then
+# `***`, then its Service, refused whole as YAML). Same width, so every value keeps its column.
+_BREAK = lazy(r"(?m)^(?:\*\*\*|___)(?=[ \t]*$)")
 # a block that is a Kubernetes object written at the margin: `apiVersion:` or `kind:` on its first line that is not
 # blank or a comment (a block opens with `# file.yaml - what it defines` as often as not)
 _OBJECT = lazy(r"\A(?:[ \t]*(?:#[^\n]*)?\n)*(?:apiVersion|kind)[ \t]*:")

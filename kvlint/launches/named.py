@@ -96,7 +96,8 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
             or _tagged_image(path, text, kind) \
             or _configured_engine(path, text, kind) \
             or _installed_engine_script(path, text, kind) or _launcher_with_model(path, text, kind) \
-            or (_entry_named_module(path, text) if "launch_server" in text and kind not in _DOCUMENTS else None)
+            or (_entry_named_module(path, text) if "launch_server" in text and kind not in _DOCUMENTS else None) \
+            or (_engine_own_module(path, text) if "-m" in text and kind not in _DOCUMENTS else None)
     line, col, what = found
     named_run = what.startswith("--name ")
     what = what.removeprefix("--name ")
@@ -822,6 +823,34 @@ def _entry_named_module(path: str, text: str) -> Finding | None:
     return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
 
 
+def _engine_own_module(path: str, text: str) -> Finding | None:
+    """The KV008 for `python -m sglang.srt.turnkey --config C boot LANE` (sample K452's systemd unit of an SGLang fork):
+    an interpreter runs a module of an engine's own package that is none of its server entry points kvlint reads and
+    no tool of it (a benchmark, a test, an environment report, a router): a fork's or an extension's launcher, whose
+    model and flags are its own configuration's. Said at the module, never passed over."""
+    m = _OWN_MODULE.search(text)
+    while m is not None and (m.group(1) in _ENTRY_MODULES or _TOOL_MODULE.search(m.group(1)) is not None):
+        m = _OWN_MODULE.search(text, m.end())
+    if m is None:
+        return None
+    line = text.count("\n", 0, m.start(1)) + 1
+    col = m.start(1) - text.rfind("\n", 0, m.start(1))
+    message = (f"`{m.group(1)}` is run here: a module of the engine's own package that is not one of its server entry "
+               "points kvlint reads (a fork's or an extension's launcher, its model and flags in its own "
+               "configuration), so kvlint read no launch from it; nothing here is checked")
+    fix = "run the engine's own entry point where kvlint can read it, or add `# kvlint: disable-file`"
+    return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
+
+
+# `python -m vllm.X` / `python -m sglang.X`: a module of an engine's own package run by an interpreter (a line's code)
+_OWN_MODULE = lazy(r"(?m)^[^#\n]*?\bpython[\d.]*[ \t]+(?:-\w+[ \t]+)*-m[ \t]+((?:vllm|sglang)(?:\.\w+)+)\b")
+_ENTRY_MODULES = frozenset({"sglang.launch_server", "vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server",
+                            "vllm.entrypoints.cli.main"})
+# an engine's tools, which start no server of a deployment: benchmarks, tests, reports, compilers, routers
+_TOOL_MODULE = lazy(r"bench|test|check_env|collect_env|profil|compile|convert|quant|eval|patch|run_batch|router"
+                    r"|mini_lb|download|tool|util|version")
+
+
 # `python -m PKG.launch_server`: a package's server module named as SGLang's entry point
 _ENTRY_MODULE = lazy(r"(?m)^[^#\n]*?\bpython[\d.]*[ \t]+(?:-\w+[ \t]+)*-m[ \t]+"
                      r"([A-Za-z_]\w*(?:\.\w+)*\.launch_server)\b")
@@ -970,16 +999,18 @@ def _toggles_docstring(line: str) -> bool:
 
 # an engine chosen by a key of a workload's settings (`model: {engine: vllm}` of a NIM service): the container runs
 # that engine under a wrapper of its own
-_ENGINE_KEY = lazy(r"^[ \t]*[\"']?(?:engine|backend|inference[-_]?engine|serving[-_]?engine)[\"']?[ \t]*:[ \t]*"
+_ENGINE_KEY = lazy(r"^[ \t]*[\"']?(?:engine|backend|inference[-_]?engine|serving[-_]?engine|type)[\"']?[ \t]*:[ \t]*"
                    r"[\"']?(?P<engine>vllm|sglang)[\"']?[ \t]*,?[ \t]*(?:#.*)?$", re.MULTILINE)
 # an engine setting kept in an environment variable under its flag's name (`MAX_MODEL_LEN: "384000"`, `- name:
-# GPU_MEMORY_UTILIZATION`, `-e VLLM_MAX_NUM_SEQS=8`), a prefix allowed: an image's entry point writes them as flags
+# GPU_MEMORY_UTILIZATION`, `-e VLLM_MAX_NUM_SEQS=8`, `-e ONLINE_TENSOR_PARALLEL_SIZE` passing the host's value, sample
+# K452), a prefix allowed: an image's entry point writes them as flags
 _SETTING_KEYS = ("MAX_MODEL_LEN", "CONTEXT_LENGTH", "GPU_MEMORY_UTILIZATION", "MEM_FRACTION_STATIC",
                  "TENSOR_PARALLEL_SIZE", "TP_SIZE", "PIPELINE_PARALLEL_SIZE", "MAX_NUM_SEQS", "MAX_NUM_BATCHED_TOKENS",
                  "MAX_TOTAL_TOKENS", "MAX_RUNNING_REQUESTS", "KV_CACHE_DTYPE")
 _ENV_SETTING = lazy(rf"^[ \t]*(?:-[ \t]*)?(?:name:[ \t]*)?[\"']?(?:[A-Z0-9]+_)*?(?P<key>{'|'.join(_SETTING_KEYS)})"
                     r"[\"']?[ \t]*(?::|$|[ \t]=[ \t]*[\"'])"  # YAML's `KEY:`, Nix's and HCL's `KEY = "..."`
-                    rf"|(?:-e|--env)[ \t=]+[\"']?(?:[A-Z0-9]+_)*?(?P<flag>{'|'.join(_SETTING_KEYS)})=",
+                    rf"|(?:-e|--env)[ \t=]+[\"']?(?:[A-Z0-9]+_)*?(?P<flag>{'|'.join(_SETTING_KEYS)})"
+                    r"(?:=|(?=[\s\"'\\]|$))",  # `-e NAME=value`, or `-e NAME`: the host's value passed in
                     re.MULTILINE)
 _SETTING_HINTS = ("MAX_MODEL_LEN", "CONTEXT_LENGTH", "GPU_MEM", "FRACTION", "PARALLEL", "TP_SIZE", "MAX_NUM",
                   "MAX_TOTAL", "MAX_RUNNING", "KV_CACHE")
@@ -996,17 +1027,18 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
         return None
     # substring tests first: this is asked of every file no reader took a launch from
     keyed = kind in _STRUCTURED_KINDS and ("vllm" in text or "sglang" in text) \
-        and ("engine" in text or "backend" in text)
+        and ("engine" in text or "backend" in text or "type" in text)
     if not keyed and not any(hint in text for hint in _SETTING_HINTS):
         return None
     if _ENGINE_WORD.search(text) is None and not _engine_only_settings(text):
         return None
     chosen = _ENGINE_KEY.search(text) if keyed else None
-    chosen = chosen if chosen is not None and _GPU_REQUEST.search(text) else None
+    chosen = chosen if chosen is not None and (_GPU_REQUEST.search(text) or _flags_listed(text, chosen)) else None
     if chosen is not None:
         at, what = chosen.start("engine"), chosen.group().strip().rstrip(",")
-        message = (f"`{what}` chooses the engine of a workload on GPUs here, through a wrapper kvlint does not read "
-                   "(its model and settings are the wrapper's own keys); no launch is read and nothing here is checked")
+        where = "a workload on GPUs" if _GPU_REQUEST.search(text) else "a workload whose flags are listed"
+        message = (f"`{what}` chooses the engine of {where} here, through a wrapper kvlint does not read (its model "
+                   "and settings are the wrapper's own keys); no launch is read and nothing here is checked")
     else:
         settings = _env_settings(text)
         if len({key for _, key in settings}) < 2:
@@ -1023,6 +1055,22 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
            "`# kvlint: disable-file` when this file starts no engine")
     width = len(chosen.group("engine")) if chosen is not None else len(settings[0][1])
     return _said(Span(path, line, col, line, col + width), message, fix)
+
+
+# a list item that is an engine's flag (`- --enable-prefix-caching`, `- [--tool-call-parser, hermes]`)
+_FLAG_ITEM = lazy(r"^[ \t]*-[ \t]+\[?[\"']?(--[A-Za-z][\w-]*)", re.MULTILINE)
+
+
+def _flags_listed(text: str, chosen: re.Match[str]) -> bool:
+    """Whether the file lists two or more of the chosen engine's own flags as items (sample K455's tt-model package
+    manifest: `type: vllm`, then `serve: {args: [--trust-remote-code, --enable-prefix-caching, ...]}` for the tool
+    that writes the command): the engine's configuration, where a GPU request is not written (another accelerator's
+    board, a tool's own profile keys)."""
+    from kvlint.launches.argv import exact_option
+
+    engine = chosen.group("engine")
+    flags = {m.group(1) for k, m in enumerate(_FLAG_ITEM.finditer(text)) if k < 64}
+    return sum(1 for f in flags if exact_option(engine, f) is not None) >= 2
 
 
 # a model variable given a value (`MODEL=/models/m`, `export MODEL_PATH=org/m`, a unit's `Environment=MODEL=...`)

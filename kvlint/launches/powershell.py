@@ -31,6 +31,9 @@ _PARAM_DEFAULT = lazy(r"\]\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:\"([^\"\n]*)\"|
 
 
 # a type cast before a variable (`[string]$Port`, `[int]$env:LEN`): the value is the variable's
+# PowerShell's redirection of all its streams (`& $py @argv *>&1 | Tee-Object`, sample K453): the `*` is the
+# operator's, not a word the program is given (a shell would glob it into the file names of the folder)
+_ALL_STREAMS = lazy(r"(?<![^\s])\*(?=>)")
 _CAST = lazy(r"(?<![\w\]])\[[A-Za-z][\w.]*\](?=\$)")
 _NUMBER = lazy(r"^-?\d+(?:\.\d+)?$")
 _REFERENCE = lazy(r"^\$(?:env:)?([A-Za-z_]\w*)$")
@@ -310,6 +313,7 @@ def read_powershell(path: str, text: str) -> list[Deployment]:
         elif "{" in line or "}" in line:
             line = _block_line(line, blocks)
         line = _CAST.sub(lambda c: " " * len(c.group()), line) if "]$" in line else line
+        line = _ALL_STREAMS.sub(" ", line) if "*>" in line else line
         line = _PROGRAM_OF.sub(lambda c: c.group(1) + " " * (len(c.group()) - len(c.group(1))), line) \
             if "." in line else line
         lines.append(line[:-1] + "\\" if line.endswith("`") else line)
