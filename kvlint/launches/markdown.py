@@ -137,8 +137,31 @@ _PS_CONTINUED = lazy(r"(?<=[ \t])`(?=[ \t]*$)", re.MULTILINE)
 def _powershell_continuations(script: str) -> str:
     """The document's script with each PowerShell continuation backtick read as bash's `\\` (one character for one:
     every position stays): in bash a lone backtick opens a command substitution that swallows the blocks after it,
-    their launches with it."""
-    return _PS_CONTINUED.sub("\\\\", script) if "`" in script else script
+    their launches with it. The command's quoted JSON is read as PowerShell hands it on (`_native_quotes`)."""
+    if "`" not in script:
+        return script
+    out = _PS_CONTINUED.sub("\\\\", script)
+    return _native_quotes(script, out) if out != script and '\\"' in script else out
+
+
+# a single-quoted word whose every backslash escapes a quote, with nothing a shell's double quotes would expand
+_NATIVE_QUOTED = lazy(r"'((?:[^'\\\n$`]|\\\")*\\\"(?:[^'\\\n$`]|\\\")*)'")
+
+
+def _native_quotes(script: str, out: str) -> str:
+    """The PowerShell command's `'{\\"method\\":\\"mtp\\"}'` (sample K456's Windows recipe, written in an `sh` fence): a
+    single-quoted PowerShell string keeps its backslashes, and a native program (docker) reads each `\\"` of its
+    command line as a quote, so the engine is handed `{"method":"mtp"}`. Bash's single quotes would keep the
+    backslashes, so on the lines of a continued PowerShell command (its backticks as written in `script`) the word of
+    `out` is read in double quotes, where bash reads `\\"` as `"` too: one character for one, every position stays."""
+    lines = out.split("\n")
+    continued = False
+    for k, written in enumerate(script.split("\n")):
+        ps = continued or _PS_CONTINUED.search(written) is not None
+        continued = _PS_CONTINUED.search(written) is not None
+        if ps and '\\"' in written:
+            lines[k] = _NATIVE_QUOTED.sub(lambda m: f'"{m.group(1)}"', lines[k])
+    return "\n".join(lines)
 
 
 def wrapped_joined(script: str) -> str:

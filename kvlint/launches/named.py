@@ -97,7 +97,8 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
             or _configured_engine(path, text, kind) \
             or _installed_engine_script(path, text, kind) or _launcher_with_model(path, text, kind) \
             or (_entry_named_module(path, text) if "launch_server" in text and kind not in _DOCUMENTS else None) \
-            or (_engine_own_module(path, text) if "-m" in text and kind not in _DOCUMENTS else None)
+            or (_engine_own_module(path, text) if ("-m sglang." in text or "-m vllm." in text)
+                and kind not in _DOCUMENTS else None)
     line, col, what = found
     named_run = what.startswith("--name ")
     what = what.removeprefix("--name ")
@@ -999,8 +1000,8 @@ def _toggles_docstring(line: str) -> bool:
 
 # an engine chosen by a key of a workload's settings (`model: {engine: vllm}` of a NIM service): the container runs
 # that engine under a wrapper of its own
-_ENGINE_KEY = lazy(r"^[ \t]*[\"']?(?:engine|backend|inference[-_]?engine|serving[-_]?engine|type)[\"']?[ \t]*:[ \t]*"
-                   r"[\"']?(?P<engine>vllm|sglang)[\"']?[ \t]*,?[ \t]*(?:#.*)?$", re.MULTILINE)
+_ENGINE_KEY = lazy(r"^[ \t]*[\"']?(?:engine|backend|inference[-_]?engine|serving[-_]?engine|type|runtime)[\"']?"
+                   r"[ \t]*:[ \t]*[\"']?(?P<engine>vllm|sglang)[\"']?[ \t]*,?[ \t]*(?:#.*)?$", re.MULTILINE)
 # an engine setting kept in an environment variable under its flag's name (`MAX_MODEL_LEN: "384000"`, `- name:
 # GPU_MEMORY_UTILIZATION`, `-e VLLM_MAX_NUM_SEQS=8`, `-e ONLINE_TENSOR_PARALLEL_SIZE` passing the host's value, sample
 # K452), a prefix allowed: an image's entry point writes them as flags
@@ -1027,16 +1028,17 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
         return None
     # substring tests first: this is asked of every file no reader took a launch from
     keyed = kind in _STRUCTURED_KINDS and ("vllm" in text or "sglang" in text) \
-        and ("engine" in text or "backend" in text or "type" in text)
+        and ("engine" in text or "backend" in text or any(t in text for t in _TYPE_KEYS))
     if not keyed and not any(hint in text for hint in _SETTING_HINTS):
         return None
     if _ENGINE_WORD.search(text) is None and not _engine_only_settings(text):
         return None
     chosen = _ENGINE_KEY.search(text) if keyed else None
-    chosen = chosen if chosen is not None and (_GPU_REQUEST.search(text) or _flags_listed(text, chosen)) else None
+    chosen = chosen if chosen is not None and (_GPU_REQUEST.search(text) or _flags_listed(text, chosen)
+                                               or _settings_keyed(text)) else None
     if chosen is not None:
         at, what = chosen.start("engine"), chosen.group().strip().rstrip(",")
-        where = "a workload on GPUs" if _GPU_REQUEST.search(text) else "a workload whose flags are listed"
+        where = "a workload on GPUs" if _GPU_REQUEST.search(text) else "a workload configured"
         message = (f"`{what}` chooses the engine of {where} here, through a wrapper kvlint does not read (its model "
                    "and settings are the wrapper's own keys); no launch is read and nothing here is checked")
     else:
@@ -1058,6 +1060,8 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
 
 
 # a list item that is an engine's flag (`- --enable-prefix-caching`, `- [--tool-call-parser, hermes]`)
+_TYPE_KEYS = ("type: vllm", "type: sglang", 'type: "vllm"', 'type: "sglang"', '"type": "vllm"', '"type": "sglang"',
+              "runtime: vllm", "runtime: sglang")
 _FLAG_ITEM = lazy(r"^[ \t]*-[ \t]+\[?[\"']?(--[A-Za-z][\w-]*)", re.MULTILINE)
 
 
@@ -1071,6 +1075,22 @@ def _flags_listed(text: str, chosen: re.Match[str]) -> bool:
     engine = chosen.group("engine")
     flags = {m.group(1) for k, m in enumerate(_FLAG_ITEM.finditer(text)) if k < 64}
     return sum(1 for f in flags if exact_option(engine, f) is not None) >= 2
+
+
+# a key of a map written at an engine option's name (`gpu_memory_utilization: 0.9`, `max_model_len: 8192`)
+_OPTION_KEY = lazy(r"^[ \t]*[\"']?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[\"']?[ \t]*:", re.MULTILINE)
+
+
+def _settings_keyed(text: str) -> bool:
+    """Whether the file names a model by its key and keeps an engine option of several words under its own name as a
+    key (sample K458's sparkrun recipe: `model: org/m`, `runtime: sglang`, `defaults: {gpu_memory_utilization: 0.9}`,
+    from which the tool writes the command): beside a key choosing the engine, the configuration of one launch."""
+    from kvlint.launches.argv import exact_option
+
+    if _MODEL_KEY.search(text) is None:
+        return False
+    keys = {m.group(1) for k, m in enumerate(_OPTION_KEY.finditer(text)) if k < 128}
+    return any(exact_option(e, "--" + k.replace("_", "-")) is not None for k in keys for e in ("vllm", "sglang"))
 
 
 # a model variable given a value (`MODEL=/models/m`, `export MODEL_PATH=org/m`, a unit's `Environment=MODEL=...`)

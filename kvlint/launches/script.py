@@ -117,6 +117,7 @@ class _Shared:
 
     tokens: dict[int, tuple[list, list]] = field(default_factory=dict)
     calls: int = 0
+    text: str = ""  # the script as written (the files its here-documents write: _written_here)
 
 
 MAX_CALLS = 256  # function bodies read per script: calls nest (main -> start -> log), each read with its arguments
@@ -182,6 +183,7 @@ def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, s
     variables the script starts with whose value is only known when it runs (name -> why: a Makefile's `$(shell
     ...)`), said as such at a launch."""
     state = _State(with_supplied(env or {}), named=engines_named(m.text), runtime=dict(runtime or {}))
+    state.shared.text = m.text
     _read(m, state, 0)
     return state.launches, state.notes, state.unread, state.cuts
 
@@ -202,6 +204,7 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
                    written=dict(written or {}), taken_only=taken_only, closed=list(closed or ()))
     if cuts is not None:
         state.cuts = cuts
+    state.shared.text = m.text
     _read(m, state, depth)
     return state.launches, state.env, state.notes
 
@@ -2106,7 +2109,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 gpus = (f"cuda:{given.text}", given.span) if var == "CUDA_VISIBLE_DEVICES" else gpus
         elif head in ("srun", "numactl"):
             start = i
-            i, gres, srun_nodes = _skip_options(fields, i + 1)
+            i, gres, srun_nodes = _skip_options(fields, i + 1, state.written if state is not None else {})
             gpus, nodes = gres or gpus, srun_nodes or nodes
             image = _pyxis_image(fields[start:i]) if head == "srun" else None
             if image is not None:
@@ -2580,12 +2583,15 @@ def engines_named(text: str) -> tuple[str, ...]:
     return tuple(e for e in ENGINE_NAMES if e in low)
 
 
-def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | None] | None, str | None]:
+def _skip_options(fields: list[Field], i: int, written: dict[str, str] | None = None,
+                  ) -> tuple[int, tuple[str, Span | None] | None, str | None]:
     """Past srun's (or numactl's) options, by srun's documented table: `--ntasks-per-node 1` takes the next word,
-    `--exact` or `-l` none; a short option the table does not know takes one, a long one none."""
+    `--exact` or `-l` none; a short option the table does not know takes one, a long one none. A variable the script
+    set to options and left partly to run time (`$MOUNTS` after `MOUNTS="--container-mounts=$BASE_DIR:..."`, sample
+    K457; `written`: such values as written) is options too, not the step's command."""
     values, flags = wrappers.launcher_options("srun")
     gres, nodes = None, None
-    while i < len(fields) and fields[i].text.startswith("-"):
+    while i < len(fields) and (fields[i].text.startswith("-") or _options_variable(fields[i], written or {})):
         text = fields[i].text
         name, eq, value = text.partition("=")
         takes_value = not eq and (name in values or (len(name) == 2 and name[1] != "-" and name not in flags))
@@ -2599,6 +2605,12 @@ def _skip_options(fields: list[Field], i: int) -> tuple[int, tuple[str, Span | N
             nodes = name[2:]
         i += 2 if takes_value else 1
     return i, gres, nodes
+
+
+def _options_variable(f: Field, written: dict[str, str]) -> bool:
+    """Whether an unresolved word is a variable whose value, as written, starts with an option (`--export=...`)."""
+    m = _VAR_WORD.match(f.text) if not f.resolved and f.text.startswith("$") else None
+    return m is not None and written.get(next(g for g in m.groups() if g), "").lstrip("\"'").startswith("-")
 
 
 def _script_with_words(fields: list[Field], i: int) -> bool:
@@ -2796,18 +2808,34 @@ def _built_default(image: Field, base: str, built: dict[str, str], depth: int) -
     return replace(found, entry_span=None, notes=(*found.notes, note))  # the launch is the run, here
 
 
-def _unseen_mounted_script(argv: list[Field], mounts: list[tuple[str, str]]) -> str | None:
+def _unseen_mounted_script(argv: list[Field], mounts: list[tuple[str, str]], text: str = "") -> str | None:
     """The script a container's command runs (`bash /opt/serve_cmd.sh`, `/opt/serve.sh`) when `docker run -v` mounts
     it from an absolute path of the host, which kvlint does not read (sample K266's `-v ${WORKSPACE}/scripts/
-    vllm_serve_cmd.sh:/opt/vllm_serve_cmd.sh`, WORKSPACE=/home/...), else None."""
+    vllm_serve_cmd.sh:/opt/vllm_serve_cmd.sh`, WORKSPACE=/home/...), else None. A script this file writes with a
+    here-document (`text`: `cat > "${WORK_DIR}/.runtime/serve.sh" <<EOF`, sample K457) is read, at its body."""
     words = [f.text for f in argv[:3]]
     if words and words[0].rsplit("/", 1)[-1] in ("sh", "bash"):
         words = words[1:]
     target = words[0] if len(words) == 1 and words[0].startswith("/") and words[0].endswith(".sh") else None
-    host = next((h for h, inside in mounts if _holds(inside.split(":", 1)[0], target)), None) if target else None
+    found = next(((h, inside.split(":", 1)[0]) for h, inside in mounts if _holds(inside.split(":", 1)[0], target)),
+                 None) if target else None
     # a host folder the file leaves to a variable (`--mount type=bind,src=$CONFIG_DIR,dst=/recipe-config`, sample
     # K406) is as unseen as an absolute one
-    return target if host is not None and host.startswith(("/", "$")) else None
+    if target is None or found is None or not found[0].startswith(("/", "$")):
+        return None
+    host = found[0].rstrip("/") + target[len(found[1].rstrip("/")):]
+    return None if host in _written_here(text) else target
+
+
+_HEREDOC_WRITE = lazy(r"""\bcat[ \t]+>[ \t]*["']?([^"'\s<>;|&]+)["']?[ \t]*<<"""
+                      r"""|\bcat[ \t]+<<-?[ \t]*["']?\w+["']?[ \t]+>[ \t]*["']?([^"'\s<>;|&]+)""")
+
+
+def _written_here(text: str) -> set[str]:
+    """The files a script writes with a here-document (`cat > PATH <<EOF`, `cat <<EOF > PATH`), as written."""
+    if "<<" not in text:
+        return set()
+    return {m.group(1) or m.group(2) for k, m in enumerate(_HEREDOC_WRITE.finditer(text)) if k < 64}
 
 
 def _holds(mounted: str, script: str) -> bool:
@@ -2921,7 +2949,8 @@ def _docker_run(fields: list[Field], i: int, env: dict[str, str], depth: int,
         found = launch_in_argv(argv, inner_env, min(depth + 1, MAX_DEPTH), state, default)
     if found is None and opts.mounts and (default or dr.entrypoint_engine(image.text) or _named_build(image)):
         found = _repository_script(argv, opts.mounts, base, image)
-    if found is None and opts.gpus[0] is not None and (mounted := _unseen_mounted_script(argv, opts.mounts)):
+    if found is None and opts.gpus[0] is not None \
+            and (mounted := _unseen_mounted_script(argv, opts.mounts, state.shared.text if state else "")):
         found = _own_command_image(fields[:i], image, inner_env, mounted)
     if found is None:
         return None

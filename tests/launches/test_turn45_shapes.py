@@ -118,3 +118,58 @@ def test_an_engine_chosen_by_type_with_its_flags_listed_is_said(tmp_path):
     client = tmp_path / "client.yaml"
     client.write_text("provider:\n  type: vllm\n  base_url: http://localhost:8000/v1\nflags:\n  - --verbose\n")
     assert not _kv008(read_path(str(client)))
+
+
+def test_a_script_the_file_writes_and_mounts_into_the_engine_container_is_one_launch(tmp_path):
+    """K457: `cat > "${WORK_DIR}/.runtime/serve.sh" <<EOF ... vllm serve M ... EOF`, then `docker run -v
+    "${WORK_DIR}/.runtime:/runtime" IMAGE bash /runtime/serve.sh`: the container runs the script this file wrote,
+    whose launch is read at its body; not a second launch whose model is left to an unseen script."""
+    path = tmp_path / "start.sh"
+    path.write_text('#!/bin/bash\nIMAGE="${IMAGE:-eugr/spark-vllm:latest}"\nmkdir -p "${WORK_DIR}/.runtime"\n'
+                    'cat > "${WORK_DIR}/.runtime/serve.sh" <<EOF\n#!/bin/bash\nexec vllm serve org/m --port 8000\nEOF\n'
+                    'docker run -d --gpus all -v "${WORK_DIR}/.runtime:/runtime:ro" "${IMAGE}" bash /runtime/serve.sh\n')
+    assert [(d.launch_span.line, d.model) for d in read_path(str(path)).deployments] == [(6, "org/m")]
+
+
+def test_a_variable_holding_srun_options_is_no_command_of_the_step(tmp_path):
+    """K457: `MOUNTS="--container-mounts=$BASE:..."` (part of it known at run time) then `srun --container-image=IMG
+    $MOUNTS $EXPORTS bash -c "${cmd}"`: the variables are srun's options, so the step runs `bash -c`, not an engine
+    image handed `$MOUNTS` as its model (a launch with no model, beside the one its here-document holds)."""
+    path = tmp_path / "launch.sh"
+    path.write_text('#!/bin/bash\nMOUNTS="--container-mounts=$BASE_DIR_C:/lustre"\nEXPORTS="--export=ALL,T=${T}"\n'
+                    "read -r -d '' cmd <<EOF\npython3 -m sglang.launch_server --model-path org/m --tp 4\nEOF\n"
+                    'srun --container-image=/images/sglang:dev.sqsh $MOUNTS $EXPORTS bash -c "${cmd}"\n')
+    assert [(d.launch_span.line, d.model) for d in read_path(str(path)).deployments] == [(5, "org/m")]
+
+
+def test_a_recipe_choosing_the_engine_by_runtime_beside_its_settings_is_said(tmp_path):
+    """K458: a sparkrun recipe with no command (`model: org/m`, `runtime: sglang`, `defaults: {gpu_memory_utilization:
+    0.9}`): the tool writes the engine's command from its keys; a KV008 at the engine's name, never silent. Without an
+    engine option among its keys (a catalogue's `runtime: vllm` entry) it is no place."""
+    path = tmp_path / "recipe.yaml"
+    path.write_text("model: org/m\nruntime: sglang\ndefaults:\n  port: 8888\n  gpu_memory_utilization: 0.9\n")
+    assert _kv008(read_path(str(path))) == [(2, 10)]
+    catalogue = tmp_path / "catalogue.yaml"
+    catalogue.write_text("model: org/m\nruntime: vllm\nregistry: eugr\nmin_nodes: 1\n")
+    assert not _kv008(read_path(str(catalogue)))
+
+
+_WINDOWS = """# Run
+
+```sh
+docker run --gpus all `
+  vllm/vllm-openai:v0.11.0 `
+  --model org/m `
+  --speculative-config '{\\"method\\":\\"mtp\\",\\"num_speculative_tokens\\":3}'
+```
+"""
+
+
+def test_a_powershell_commands_escaped_json_is_what_the_engine_is_handed(tmp_path):
+    """K456: a PowerShell `docker run` (backtick continuations) in an `sh` fence passes `'{\\"method\\":...}'`: a native
+    program reads each `\\"` as a quote, so the engine gets valid JSON; no KV007 "not valid JSON" error."""
+    path = tmp_path / "recipe.md"
+    path.write_text(_WINDOWS)
+    (dep,) = read_path(str(path)).deployments
+    assert dep.settings["speculative_config"].value == {"method": "mtp", "num_speculative_tokens": 3}
+    assert not dep.invalid_values
