@@ -815,13 +815,10 @@ def _entry_named_module(path: str, text: str) -> Finding | None:
         return None
     if m.group(1).split(".", 1)[0] in ("sglang", "vllm"):
         return None  # the engine's own module: its readers say why they read no launch
-    line = text.count("\n", 0, m.start(1)) + 1
-    col = m.start(1) - text.rfind("\n", 0, m.start(1))
     message = (f"`{m.group(1)}` starts a server named like SGLang's entry point (`sglang.launch_server`) with a model, "
                "from a package kvlint does not know (a port or a fork of the engine under a name of its own): its "
                "arguments and memory are that package's; nothing here is checked")
-    fix = "run the engine's own entry point where kvlint can read it, or add `# kvlint: disable-file`"
-    return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
+    return _said_at(path, text, m.start(1), m.group(1), message, _MODULE_FIX)
 
 
 def _engine_own_module(path: str, text: str) -> Finding | None:
@@ -834,13 +831,13 @@ def _engine_own_module(path: str, text: str) -> Finding | None:
         m = _OWN_MODULE.search(text, m.end())
     if m is None:
         return None
-    line = text.count("\n", 0, m.start(1)) + 1
-    col = m.start(1) - text.rfind("\n", 0, m.start(1))
     message = (f"`{m.group(1)}` is run here: a module of the engine's own package that is not one of its server entry "
                "points kvlint reads (a fork's or an extension's launcher, its model and flags in its own "
                "configuration), so kvlint read no launch from it; nothing here is checked")
-    fix = "run the engine's own entry point where kvlint can read it, or add `# kvlint: disable-file`"
-    return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
+    return _said_at(path, text, m.start(1), m.group(1), message, _MODULE_FIX)
+
+
+_MODULE_FIX = "run the engine's own entry point where kvlint can read it, or add `# kvlint: disable-file`"
 
 
 # `python -m vllm.X` / `python -m sglang.X`: a module of an engine's own package run by an interpreter (a line's code)
@@ -1059,9 +1056,10 @@ def _configured_engine(path: str, text: str, kind: str) -> Finding | None:
     return _said(Span(path, line, col, line, col + width), message, fix)
 
 
-# a list item that is an engine's flag (`- --enable-prefix-caching`, `- [--tool-call-parser, hermes]`)
+# a key choosing the engine by `type:` or `runtime:` (the places _configured_engine reads only where one is written)
 _TYPE_KEYS = ("type: vllm", "type: sglang", 'type: "vllm"', 'type: "sglang"', '"type": "vllm"', '"type": "sglang"',
               "runtime: vllm", "runtime: sglang")
+# a list item that is an engine's flag (`- --enable-prefix-caching`, `- [--tool-call-parser, hermes]`)
 _FLAG_ITEM = lazy(r"^[ \t]*-[ \t]+\[?[\"']?(--[A-Za-z][\w-]*)", re.MULTILINE)
 
 
