@@ -117,7 +117,7 @@ class _Shared:
 
     tokens: dict[int, tuple[list, list]] = field(default_factory=dict)
     calls: int = 0
-    text: str = ""  # the script as written (the files its here-documents write: _written_here)
+    text: str = ""  # the script as written (the files its here-documents write: shellfile.heredoc_files)
 
 
 MAX_CALLS = 256  # function bodies read per script: calls nest (main -> start -> log), each read with its arguments
@@ -2824,18 +2824,9 @@ def _unseen_mounted_script(argv: list[Field], mounts: list[tuple[str, str]], tex
     if target is None or found is None or not found[0].startswith(("/", "$")):
         return None
     host = found[0].rstrip("/") + target[len(found[1].rstrip("/")):]
-    return None if host in _written_here(text) else target
+    from kvlint.launches.shellfile import heredoc_files
 
-
-_HEREDOC_WRITE = lazy(r"""\bcat[ \t]+>[ \t]*["']?([^"'\s<>;|&]+)["']?[ \t]*<<"""
-                      r"""|\bcat[ \t]+<<-?[ \t]*["']?\w+["']?[ \t]+>[ \t]*["']?([^"'\s<>;|&]+)""")
-
-
-def _written_here(text: str) -> set[str]:
-    """The files a script writes with a here-document (`cat > PATH <<EOF`, `cat <<EOF > PATH`), as written."""
-    if "<<" not in text:
-        return set()
-    return {m.group(1) or m.group(2) for k, m in enumerate(_HEREDOC_WRITE.finditer(text)) if k < 64}
+    return None if host in heredoc_files(text) else target
 
 
 def _holds(mounted: str, script: str) -> bool:

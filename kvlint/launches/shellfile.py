@@ -323,6 +323,20 @@ def _target(text: str, opened: int) -> tuple[str, bool] | None:
     return (tee.group(2), tee.group(1) is not None) if tee is not None else None
 
 
+def heredoc_files(text: str) -> set[str]:
+    """The files a script's here-documents write (`cat > F <<EOF`, `cat <<EOF >> F`, `tee F <<EOF`), as written with
+    their quotes taken off."""
+    if "<<" not in text:
+        return set()
+    out = set()
+    for start, _, opened in heredoc_bodies(text):
+        at = opened if opened is not None else text.rfind("<<", 0, start)
+        target = _target(text, at) if at >= 0 else None
+        if target is not None:
+            out.add(target[0].strip("\"'"))
+    return out
+
+
 def _pieces_by_file(text: str, bodies: list[tuple[int, str, int | None]]) -> dict[str, list[tuple[int, str, bool]]]:
     """Each file the script's here-documents write: its pieces (offset, body, whether unquoted) since the last one
     that started it anew (`>`), in order."""
