@@ -1519,7 +1519,7 @@ def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | 
         return []
     words = fields[start + 1 :] if fields[start].text == "serve" else fields[start:]
     engine = _engine_of_flags(src.text, words, positional=fields[start].text == "serve")
-    if engine is None:
+    if engine is None or ("bench" in src.text and _benchmark_arguments(src, node)):
         return []
     if fields[start].text == "serve":  # `[ENGINE] serve MODEL ...`: read as the engine's own command line
         found = launch_in_argv([Field(engine, fields[start].span), *fields[start:]], {})
@@ -1529,6 +1529,37 @@ def _flag_list(src: _Source, node: ast.List | ast.Tuple, elts: list[ast.expr] | 
     pic = _image_text(src, image) if image is not None else None
     ctx = LaunchContext(image=pic.text, image_span=pic.span) if pic is not None else LaunchContext()
     return [finish(src.path, found, ctx, ManifestGpu())] if found is not None else []
+
+
+def _benchmark_arguments(src: _Source, node: ast.List | ast.Tuple) -> bool:
+    """Whether the flags are what a function returns that every call of it appends to a command of the engine's
+    benchmark (`[python, vllm_path, "bench", "throughput"] + get_model_args(model, tp)`, sample K457's offline
+    throughput runs): the benchmark's arguments, no server's. A call appended to any other command keeps the launch."""
+    import ast
+
+    if src.tree is None:
+        return False
+    fn = next((d for d in src.owners(src.tree).get(id(node), ())
+               if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if fn is None:
+        return False
+    sums = [n for n in ast.walk(src.tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)
+            and any(_calls(side, fn.name) for side in (n.left, n.right))]
+    return bool(sums) and all(any(_bench_words(side) for side in (n.left, n.right)) for n in sums)
+
+
+def _calls(node: ast.expr, name: str) -> bool:
+    import ast
+
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+
+
+def _bench_words(node: ast.expr) -> bool:
+    """A literal command list with `bench` among its words (vLLM's `vllm bench throughput|latency|serve` client)."""
+    import ast
+
+    return isinstance(node, (ast.List, ast.Tuple)) and any(isinstance(e, ast.Constant) and e.value == "bench"
+                                                           for e in node.elts)
 
 
 _ENGINE_PROGRAM = lazy(r"vllm|sglang|python|trl|api_server|launch_server", re.IGNORECASE)

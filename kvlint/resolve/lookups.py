@@ -254,6 +254,10 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
         built = _built_image(dep.path, engine, newest) or _script_install(dep.path, engine)
         if built is not None:
             return built
+        stepped = _step_image(dep.path, engine.name)
+        if stepped is not None:  # the script's job steps run in that image (pyxis): its release, not the host's
+            why = f"its job steps run in the container image {short(stepped)}, whose release the file does not name"
+            return _dated_build(stepped, engine) or VersionLookup(None, "default", newest, why=why)
         vendor = vendor_image(dep.path)
         if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
             return VersionLookup(None, "default", newest, why=f"it runs in {vendor}", fork=vendor_fork(dep.path) or "")
@@ -426,6 +430,31 @@ def _script_pin(path: str, engine: str) -> tuple[str, int] | None:
 
 
 @functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
+def _step_image(path: str, engine: str) -> str | None:
+    """The engine image a host script runs its job steps in (`srun --container-image="$CONTAINER"`, NVIDIA's pyxis,
+    with `CONTAINER=.../sglang:nightly-dev-20251121-....sqsh`, sample K457), for a launch the reader did not tie to it
+    (a command built in a here-document and run by `bash -c "$cmd"` in the step): that image's release is the one
+    the launch meets, never the host's own install. Read once per script."""
+    text = _script_text(path) if path not in ("", "-") else None
+    if text is None or "--container-image" not in text:
+        return None
+    images = (_assigned_value(text, m.group(1)) for m in _CONTAINER_IMAGE.finditer(text))
+    return next((image for image in images if engine in image.lower()), None)
+
+
+_CONTAINER_IMAGE = lazy(r"--container-image[= ]+[\"']?([^\s\"']+)")
+
+
+def _assigned_value(text: str, word: str) -> str:
+    """A `$NAME` / `${NAME}` word's value as the script assigns it (its first assignment), else the word."""
+    m = re.fullmatch(r"\$\{?([A-Za-z_]\w*)\}?", word)
+    if m is None:
+        return word
+    found = re.search(rf"(?m)^[ \t]*(?:export[ \t]+)?{m.group(1)}=[\"']?([^\s\"']+)", text)
+    return found.group(1) if found is not None else word
+
+
 def _script_text(path: str) -> str | None:
     """The first 256 KiB of a script, read once for every question asked of it."""
     try:

@@ -176,6 +176,16 @@ def test_kv005_judges_the_release_the_launch_runs():
     assert open_.severity == Severity.INFO and "pins no vLLM release, so the release decides" in open_.message
 
 
+def test_kv005_on_a_job_step_in_an_engine_image_is_judged_on_that_images_releases():
+    """Sample K457 (measured: two KV005 warnings "on the SGLang release installed today"): the launch is a
+    here-document read into `$cmd` and run by `srun --container-image="$CONTAINER" bash -c "${cmd}"`, CONTAINER an
+    SGLang build of 2025-11-21. The script's steps run in that image, so its dated build is the release, not the
+    host's newest."""
+    [f] = alone("kv005-step-image.sh", "KV005").findings
+    assert "installed today" not in f.message and "(pinned) may still accept it" in f.message
+    assert "sglang:nightly-dev-20251121" in f.message
+
+
 def test_kv005_on_a_source_checkout_leaves_the_release_open(tmp_path):
     """Sample K40's DeepSeek-V4 script (measured: a KV005 error "on the SGLang release installed today"): it puts
     `${SGLANG_ROOT}/python` on PYTHONPATH, so it runs a checkout of unknown commit (`--cuda-graph-max-bs` is in
