@@ -103,6 +103,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         longer = _extends(unknown.flag, unknown.suggestion)
         apart = unknown.reason == "unrecognized" and not longer and _outside_feature(dep, unknown.flag,
                                                                                     unknown.suggestion)
+        switch = _switched_feature(dep, unknown.flag) if unknown.reason == "unrecognized" else None
+        apart = apart or (switch is not None and bool(unknown.suggestion) and not longer)
         if unknown.reason == "unrecognized" and (not unknown.suggestion or longer or apart):
             custom = c.custom_build(dep.image)
             said = c.custom_build(dep.said_image) if not dep.image else None  # a comment's, for this question only
@@ -113,6 +115,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             source = _unreleased(dep) if not (custom or said or ahead or plugin) else None
             kin = _feature_family(dep.engine, dep.server, unknown.flag) \
                 if not (custom or ahead or said or plugin or source) else ()
+            switch = switch if not (custom or ahead or said or plugin or source or kin) else None
             built = (f"; the image {custom} is not a stock {engine} image, so its build decides" if custom else
                      f"; the script's comment says it runs in {said}, not a stock {engine} image, so that build "
                      "decides" if said else
@@ -125,8 +128,10 @@ def check(ctx: Context) -> Iterator[Finding]:
                      f"; {source}: that build decides" if source else
                      f"; the image {ahead} is a nightly build, newer than the releases kvlint knows: it may have it"
                      if ahead else f"; it extends {engine}'s own {', '.join(kin)} options, which a newer release or "
-                     "a fork that builds on that feature adds to" if kin else "")
-            custom = custom or said or ahead or plugin or source or (unknown.flag if kin else None)
+                     "a fork that builds on that feature adds to" if kin else
+                     f"; the launch gives {switch[0]} with {switch[1]}: a feature no release has, switched on and "
+                     "set, so a build that adds it (a fork or a plugin) decides" if switch else "")
+            custom = custom or said or ahead or plugin or source or (unknown.flag if kin or switch else None)
             alike = f"it is {longer} with more words, not a misspelling of it" if longer else \
                 f"the option spelled nearest it, {unknown.suggestion}, is of another feature" if apart else \
                 "no option is spelled like it"
@@ -340,6 +345,20 @@ def _outside_feature(dep: Deployment, flag: str, near: str | None) -> bool:
         return False
     head = flag.lstrip("-").split("=", 1)[0].split("-", 1)[0]
     return not near.lstrip("-").startswith(head + "-") and bool(_feature_family(dep.engine, dep.server, flag))
+
+
+def _switched_feature(dep: Deployment, flag: str) -> tuple[str, str] | None:
+    """(switch, setting) of a feature no release has, when the flag is the switch or one of its settings: an unknown
+    `--enable-X` beside an unknown `--X-...` (`--enable-rkv` with `--rkv-config`, sample K463's SGLang fork that adds
+    R-KV and SnapKV compression). A slip makes no such pair: the two name one feature a build adds."""
+    unknown = sorted({u.flag.split("=", 1)[0] for u in dep.unknown_flags if u.reason == "unrecognized"})
+    name = flag.split("=", 1)[0]
+    for switch in unknown:
+        head = switch.removeprefix("--enable-")
+        settings = [u for u in unknown if head != switch and u.startswith(f"--{head}-")]
+        if settings and name in (switch, *settings):
+            return switch, settings[0]
+    return None
 
 
 def _extends(flag: str, known: str | None) -> str | None:

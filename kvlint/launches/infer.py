@@ -50,7 +50,7 @@ def engine_from_flags(fields: Sequence[Field]) -> str | None:
     if fields and _model_first(fields):
         flags = {f.text.split("=", 1)[0] for f in fields[1:] if f.text.startswith("--")}
         return POSITIONAL_MODEL if _only(POSITIONAL_MODEL, flags - _patched(POSITIONAL_MODEL, flags)) else None
-    if not fields or not fields[0].text.startswith("--"):
+    if not fields or not fields[0].text.startswith("-"):  # a short option first too (`-O3 --model M`, sample K461)
         return None
     flags = {f.text.split("=", 1)[0] for f in fields if f.text.startswith("--")}
     own = next((engine for engine, marks in _OWN if flags & marks), None)

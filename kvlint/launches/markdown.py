@@ -27,6 +27,7 @@ from kvlint.deployment import Deployment
 from kvlint.findings import Finding
 from kvlint.launches import ReadResult
 from kvlint.launches.env import Field
+from kvlint.launches.groups import one_per_group
 from kvlint.lazyre import lazy, lazy_built
 from kvlint.record import replace
 from kvlint.span import Span
@@ -84,6 +85,9 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 
         deployments = with_said_device(deployments, script)  # a runbook whose blocks run the device's own tool
     deployments.sort(key=_place)
+    # a runbook's "Node 0" and "Node 1" blocks (sample K460: `--nnodes 2 --node-rank 0|1`, one rendezvous) are the ranks
+    # of one deployment, as a script's rank branches are
+    deployments = one_per_group(deployments)
     findings = list(result.findings)
     if not deployments and not any(f.code == "KV008" for f in findings):
         note = passed_over(path, script, "shell", named=True)  # the document names an engine (tested above)

@@ -258,7 +258,10 @@ def _program(word: str) -> bool:
 
 
 def _expansion_only(text: str) -> bool:
-    return text.startswith("$") and "/" not in text and is_unresolved(text)
+    """`$DEV`, and an array a loop fills at run time kept as written (`"${tune_env[@]}"`, sample K461's
+    `tune_env+=("$name=${!name}")` before `env "${tune_env[@]}" PATH=... "$VLLM_ENV/bin/vllm" serve ...`)."""
+    bare = text.strip('"')
+    return bare.startswith("$") and "/" not in bare and is_unresolved(bare)
 
 
 # terminal multiplexers and job submitters that run a command given as their last words or as one string

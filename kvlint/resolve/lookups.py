@@ -455,8 +455,10 @@ def _assigned_value(text: str, word: str) -> str:
     return found.group(1) if found is not None else word
 
 
+@functools.lru_cache(maxsize=4)
 def _script_text(path: str) -> str | None:
-    """The first 256 KiB of a script, read once for every question asked of it."""
+    """The first 256 KiB of a script, read once for every question asked of it (its launches are resolved one after
+    another, so a few kept are enough: a pin, an activated environment and a job step's image ask the same text)."""
     try:
         with open(path, "rb") as handle:
             return handle.read(256 * 1024).decode("utf-8", "replace")

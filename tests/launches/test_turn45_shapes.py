@@ -201,3 +201,47 @@ def test_an_engines_flags_handed_only_to_its_benchmark_are_no_launch(tmp_path):
     served = _BENCH.replace('run("org/m", 2)',
                             'run("org/m", 2)\nsubprocess.run(["vllm", "serve"] + get_model_args("org/m", 2))')
     assert read_path(_write(tmp_path, "both.py", served)).deployments
+
+
+def test_env_given_an_array_a_loop_fills_then_the_engine_is_a_launch(tmp_path):
+    """K461: `tune_env+=("$name=${!name}")` in a loop, then `env "${tune_env[@]}" PATH=... "$VLLM_ENV/bin/vllm" serve
+    "$model"`: the array stands for env's assignments (it was taken for the program, and the launch passed over)."""
+    path = _write(tmp_path, "matrix.sh",
+                  '#!/bin/bash\ntune_env=()\nfor name in A B; do\n  tune_env+=("$name=${!name}")\ndone\n'
+                  'env "${tune_env[@]}" PATH=$GCCBIN:$PATH CC=$GCCBIN/gcc \\\n'
+                  '  "$VLLM_ENV/bin/vllm" serve "$model" --port 8000 &\n')
+    assert [(d.engine, d.launch_span.line) for d in read_path(path).deployments] == [("vllm", 7)]
+
+
+def test_an_image_left_to_the_caller_given_the_engines_flags_after_a_short_option_is_a_launch(tmp_path):
+    """K461: `docker run ... "$IMAGE" "${VLLM_ARGS[@]}"` with the array `-O3 --model "$MODEL" --tensor-parallel-size
+    2 ...`: flags first, the first a short one (vLLM's optimisation level), tell the engine as `--` flags first do."""
+    path = _write(tmp_path, "launch_cell.sh",
+                  '#!/bin/bash\nIMAGE="$2"\nMODEL="$8"\nVLLM_ARGS=(\n  -O3\n  --model "$MODEL"\n'
+                  '  --tensor-parallel-size 2\n  --gpu-memory-utilization 0.88\n)\n'
+                  'docker run -d --gpus all "$IMAGE" "${VLLM_ARGS[@]}"\n')
+    assert [(d.engine, d.launch_span.line) for d in read_path(path).deployments] == [("vllm", 10)]
+
+
+_NODES = """# Two nodes
+
+#### Node 0
+
+```bash
+sglang serve --model-path org/m --tp-size 16 --dist-init-addr <node0_ip>:12015 --nnodes 2 --node-rank 0 \
+  --decode-log-interval 10
+```
+
+#### Node 1
+
+```bash
+sglang serve --model-path org/m --tp-size 16 --dist-init-addr <node0_ip>:12015 --nnodes 2 --node-rank 1
+```
+"""
+
+
+def test_a_runbooks_node_blocks_are_the_ranks_of_one_deployment(tmp_path):
+    """K460: "Node 0" and "Node 1" blocks, one rendezvous, `--nnodes 2`, ranks 0 and 1 (the leader's logging flag
+    its own): one launch, as separate places' ranks are folded elsewhere, not two."""
+    deps = read_path(_write(tmp_path, "deploy.md", _NODES)).deployments
+    assert [d.launch_span.line for d in deps] == [6]

@@ -476,3 +476,19 @@ def test_a_kserve_group_summed_over_its_pods_is_judged_whole(tmp_path):
     assert f.message.startswith("-tp 4 x -dp 8 needs 32 GPU(s) per instance but the instance requests 8")
     path.write_text(text.replace("GPUS", "16"))
     assert [f for f in lint([str(path)], LintOptions(gpu="H100")).findings if f.code == "KV204"] == []
+
+
+def test_kv004_an_unknown_switch_with_its_own_settings_is_a_builds_feature(tmp_path):
+    """Sample K463 (measured: three KV004 warnings and an error "did you mean --kv-events-config?"): an SGLang fork's
+    `--enable-rkv --rkv-config F`, a feature no release has switched on and set, is a build's, not a slip: infos
+    naming the pair. An unknown flag with no switch of its own stays a warning."""
+    path = tmp_path / "launch_server.sh"
+    path.write_text("#!/bin/bash\npython -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct \\\n"
+                    "  --enable-rkv \\\n  --rkv-config r.json\n")
+    found = run(path, "KV004").findings
+    assert [(f.span.line, f.severity) for f in found] == [(3, Severity.INFO), (4, Severity.INFO)]
+    assert all("--enable-rkv with --rkv-config" in f.message for f in found)
+    alone_ = tmp_path / "alone.sh"
+    alone_.write_text("#!/bin/bash\npython -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct "
+                      "--rkv-config r\n")
+    assert [f.severity for f in run(alone_, "KV004").findings] == [Severity.ERROR]
