@@ -43,7 +43,7 @@ _SERVER_NAME = lazy(r"serve|server|api|launch|deploy|endpoint|openai")
 _PLANNING = frozenset({"plan", "estimate", "validate", "simulate", "recommend", "doctor", "check", "lint", "dry-run",
                        "calc", "sizing", "size", "fit"})
 # argparse dests that only a server takes (the engines' HTTP front end)
-_SERVER_DESTS = frozenset({"host", "port", "served_model_name", "api_key", "chat_template", "root_path",
+SERVER_DESTS = frozenset({"host", "port", "served_model_name", "api_key", "chat_template", "root_path",
                            "enable_auto_tool_choice", "tool_call_parser", "uvicorn_log_level", "ssl_keyfile",
                            "allowed_origins", "response_role", "disable_log_requests", "reasoning_parser"})
 _MODEL_DESTS = frozenset({"model", "model_path"})
@@ -223,7 +223,7 @@ def _fit(engine: str, words: Sequence[Field], server_name: bool,
         kept.append(f)
         model = model or spec.dest in _MODEL_DESTS
         role = role or spec.dest in roles
-        server = server or spec.dest in _SERVER_DESTS
+        server = server or spec.dest in SERVER_DESTS
     if not model or unknown > known:
         return None
     named_only = in_command and known >= 2 and (specific or server_name)  # `vllm_miner.py --port P --model M`: no

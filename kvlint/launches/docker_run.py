@@ -110,6 +110,8 @@ def _options_left(fields: list[Field], i: int) -> bool:
     the expansion stays the image)."""
     if not _unknown(fields[i]) or i + 1 >= len(fields) or _IMAGE_VARIABLE.search(fields[i].text):
         return False  # `"$IMAGE" org/model --flags`: a variable named for the image is the image (sample K172)
+    if _NEVER_AN_IMAGE.search(fields[i].text):
+        return True  # `${EXTRA_ENV:-}`, `"${HYBRID_ENV[@]}"` before a local image (K466): empty, or many words
     k, options = i + 1, False
     while k < len(fields) and (fields[k].text.startswith("-") or _unknown(fields[k])):  # docker options after it
         if _unknown(fields[k]):  # and more such expansions (`$PATCH_MOUNTS $EXTRA_MOUNTS "$IMAGE"`), to the next word
@@ -133,6 +135,8 @@ def _options_left(fields: list[Field], i: int) -> bool:
         ("/" in nxt.text or ":" in nxt.text)
 
 
+# an expansion whose default is nothing (`${X:-}`, `${X-}`) or an array's words (`"${A[@]}"`): never one image
+_NEVER_AN_IMAGE = lazy(r"\$\{[A-Za-z_]\w*:?-\}|\$\{[A-Za-z_]\w*\[[@*]\]\}")
 _IMAGE_VARIABLE = lazy(r"^[\"']?\$\{?[A-Za-z0-9_]*(?:IMAGE|image|Image)\}?[\"']?$")
 
 

@@ -409,7 +409,8 @@ def _run_from_variable(text: str) -> tuple[int, int, str] | None:
 _CONTAINER_RUN = lazy(r"(?m)^[^#\n]*?\b(?:docker|podman)[ \t]+run\b")
 # a container given GPUs: NVIDIA's `--gpus`, or a GPU's device node (WSL's /dev/dxg, Intel's /dev/dri, AMD's /dev/kfd)
 _GPU_RUN = lazy(r"--gpus\b|--device[ \t=]+[\"']?/dev/(?:dxg|dri|kfd)\b")
-_RUN_MODEL_VAR = lazy(r"(?:-e|--env)[ \t=]+[\"']?(\w*(?:MODEL|REPO_ID)\w*)=")
+# (not a length named for the model: `VLLM_ALLOW_LONG_MAX_MODEL_LEN`, K466)
+_RUN_MODEL_VAR = lazy(r"(?:-e|--env)[ \t=]+[\"']?(\w*(?:MODEL|REPO_ID)(?!_LEN)\w*)=")
 
 
 def _gpu_run_with_model(text: str) -> tuple[int, int, str] | None:
@@ -476,7 +477,7 @@ def _image_run_serving(text: str) -> tuple[int, int, str] | None:
 
 # a platform's deploy command handing a service its model by an environment option (`koyeb services create ...
 # --env MODEL=org/m`, `gcloud run deploy --set-env-vars MODEL=org/m`), and a GPU in that command
-_DEPLOY_MODEL = lazy(r"(?:--env|--set-env-vars|--env-vars|-e)[ \t=]+[\"']?(\w*MODEL\w*)=")
+_DEPLOY_MODEL = lazy(r"(?:--env|--set-env-vars|--env-vars|-e)[ \t=]+[\"']?(\w*MODEL(?!_LEN)\w*)=")
 _GPU_WORD = lazy(r"--gpus?\b|[\s=\"']gpu[\w-]*", re.IGNORECASE)
 
 
@@ -573,6 +574,7 @@ def _flag_shaped(path: str, text: str, kind: str) -> Finding | None:
         return None
     lines = text.split("\n")
     k = 0
+    model_set: bool | None = None
     while k < len(lines):
         first, joined = k, lines[k]
         while joined.rstrip().endswith(("\\", "`")) and k + 1 < len(lines):
@@ -584,16 +586,26 @@ def _flag_shaped(path: str, text: str, kind: str) -> Finding | None:
             continue
         program = _program(stripped.split())
         if not (_FLAG_SHAPED.search(joined) or _engine_named_program(program)):
-            continue
+            model_set = _model_set_apart(text) if model_set is None else model_set  # asked once a file
+            if not model_set:
+                continue
         at = lines[first].find(program) if program else -1
         col = at + 1 if at >= 0 else len(joined) - len(stripped) + 1
         message = (f"`{program}` is run here with arguments shaped like an engine's flags (sizing flags, with a model "
-                   "or from a program named for an engine), but kvlint could not tell that it starts an engine "
-                   "server (a benchmark, an offline job, or a program it does not know); nothing here is checked")
+                   "flag or a model the script sets, or from a program named for an engine), but kvlint could not "
+                   "tell that it starts an engine server (a benchmark, an offline job, or a program it does not know); "
+                   "nothing here is checked")
         fix = ("if this starts a server, write the engine's own command (`vllm serve MODEL --flags`), or add "
                "`# kvlint: disable-file` when it does not")
         return _said(Span(path, first + 1, col, first + 1, col + len(program)), message, fix)
     return None
+
+
+def _model_set_apart(text: str) -> bool:
+    """Whether the script gives a model variable a value (`MODEL=org/m`), which a command of its own then hands to the
+    engine without a model flag (sample K459: `launch "arm" --tensor-parallel-size 8 ...`, the function from a file
+    the script sources)."""
+    return _MODEL_SET.search(text) is not None
 
 
 def _array_shaped(path: str, text: str, kind: str) -> Finding | None:

@@ -133,11 +133,15 @@ def read_code(path: str, text: str, _as_vllm_config: bool | None = None) -> Read
     # Ruby's, Elixir's and CoffeeScript's interpolation `"... --served-model-name #{name} ..."` is a value the program
     # fills in, not a shell comment that would drop the rest of the line: read as `${name}`, at the same columns
     text = _INTERPOLATION.sub(r"$\1", text) if "#{" in text else text
+    # a string of several command lines written with `\n` escapes (`code: "pip install sglang\npython -m
+    # sglang.launch_server --model-path M ..."`, sample K467's TSX page): each escape ends a command, as `; ` does
+    text = _NEWLINE_ESCAPE.sub("; ", text) if "\\n" in text else text
     return ReadResult(path, _lines_and_heredocs(path, text, commands(text, quoted=True)), comments=scan_comments(text))
 
 
 _ESCAPED_CONTINUATION = lazy(r"(?<!\\)\\\\\n")  # exactly two backslashes, then the line's end
 _INTERPOLATION = lazy(r"#(\{[^{}\n]*\})")
+_NEWLINE_ESCAPE = lazy(r"(?<!\\)\\n")  # `\n` in a string, not an escaped backslash before an `n`
 
 
 def _entry_continued(text: str, line_start: int, line: str) -> bool:

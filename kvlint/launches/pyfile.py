@@ -616,6 +616,9 @@ def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
     for part in parts:
         if isinstance(part, ast.Constant) and isinstance(part.value, str):
             value = part.value
+            if text and text[-1].endswith("}") and text[-1].startswith("${") and _GLUED_PROGRAM.match(value):
+                text.append(" ")  # `f"{env_prefix}docker run ..."`: the expression's words go before the program
+                offsets.append(offsets[-1])
             if isinstance(node, ast.JoinedStr) and getattr(part, "col_offset", -1) == node.col_offset:
                 k = seg.find(value, cursor) if value else -1
                 aligned = _align(value, seg, cursor) if k < 0 and value else None
@@ -650,6 +653,9 @@ def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
     return src.text_mapped("".join(text), offsets)
 
 
+# a program a command string starts with right after an expression (`f"{nccl_prefix}docker run ..."`, sample K465's
+# builder: the prefix is `NAME=value ` assignments or nothing, never part of the program's name)
+_GLUED_PROGRAM = lazy(r"(?:docker|podman|vllm|sglang|python3?|srun|apptainer|singularity)[ \t]")
 _BRACES = lazy(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
 _PERCENT = lazy(r"%%|%(?:\(([^)]*)\))?[-#0 +]*\d*(?:\.\d+)?[sdirfgxXeEc]")
 
@@ -1754,7 +1760,14 @@ def _in_process_server(call: ast.Call, text: str) -> str | None:
         return None
     _, server, module = _server_apis()[engine]
     called = re.search(rf"\b{re.escape(server)}\s*\(", text) is not None  # imported and never called: no server
-    return engine if called and module in text else None
+    return engine if (called or _app_served(engine, text)) and module in text else None
+
+
+def _app_served(engine: str, text: str) -> bool:
+    """Whether the program builds the engine's API app itself and serves it (`app = build_app(engine)` then
+    `uvicorn.run(app, ...)`, sample K465's Neuron workshop server), as the engine's server function would."""
+    app, runner = _per_engine("IN_PROCESS_APP").get(engine, ("", ""))
+    return bool(app) and runner in text and re.search(rf"\b{re.escape(app)}\s*\(", text) is not None
 
 
 def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.List | ast.Tuple] | None:
@@ -1960,14 +1973,14 @@ def _served_engine_args(src: _Source, call: ast.Call, tree: ast.Module, engine: 
 
     model_flag = facts(engine).MODEL_FLAG
     model_key = model_flag.lstrip("-").replace("-", "_")
-    server = _server_apis()[engine][1]
+    names = (_server_apis()[engine][1], _per_engine("IN_PROCESS_APP").get(engine, ("",))[0])
     pairs = [(k.arg, k, k.value) for k in call.keywords if k.arg]
     model = next((v for k, _, v in pairs if k == model_key), None)
     if model is None:
         return []
     fields = [Field(model_flag, src.span(model)), src.field(model)]
     fields += _keyword_flags(src, [(k, kn, v) for k, kn, v in pairs if k != model_key], engine)
-    served = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == server), call)
+    served = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) in names), call)
     found = FoundLaunch(engine, tuple(fields), src.span(served.func))  # placed where the server starts
     return [finish(src.path, found, LaunchContext(), ManifestGpu())]
 

@@ -191,7 +191,7 @@ def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, s
 def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
                positional: Positional | None = None, written: dict[str, str] | None = None,
                taken_only: bool = False, cuts: list[Cut] | None = None, closed: list[_Arms] | None = None,
-               ) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
+               named: tuple[str, ...] = ()) -> tuple[list[FoundLaunch], dict[str, str], list[str]]:
     """Launches in a script, the variables at its end, and notes about what was odd.
 
     `positional` are the words after the script of a `sh -c SCRIPT NAME ARGS...`: the first is $0,
@@ -199,8 +199,11 @@ def run_script(m: Mapped, env: dict[str, str] | None = None, depth: int = 0,
     calling script's values known only in part, as written (`BIN=$HOME/venv/bin/vllm`), which "$@" may hold.
     `cuts`: the caller's list the script's cut commands join (a `bash -c "..."` string cuts as a file does).
     `closed`: the caller's closed `if` / `case` statements, whose arms a command line given as one word reads
-    (`tmux new-session "exec $CMD"` after a `case` that sets CMD per configuration, sample K408)."""
-    state = _State(with_supplied(env or {}), positional=positional, named=engines_named(m.text),
+    (`tmux new-session "exec $CMD"` after a `case` that sets CMD per configuration, sample K408). `named`: the engines
+    the calling script names, which a command string it runs is written for (`docker run ... IMAGE -lc 'python3
+    launch_secure.py --model-path M --tp 2 ...'` in a script about SGLang, sample K466)."""
+    own = engines_named(m.text)
+    state = _State(with_supplied(env or {}), positional=positional, named=own + tuple(e for e in named if e not in own),
                    written=dict(written or {}), taken_only=taken_only, closed=list(closed or ()))
     if cuts is not None:
         state.cuts = cuts
@@ -2102,6 +2105,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 i += 1
         elif head in wrappers.PREFIX_COMMANDS:  # `timeout -k 60 DURATION CMD`, `gosu USER CMD` (a privilege drop)
             i = wrappers.after_prefix(fields, i)
+        elif wrappers.prefixing_expansion(fields, i):  # `$SUDO docker run ...`, `${NCCL_EXPORTS} docker run ...`
+            i += 1
         elif head == "bwrap" and (sandbox := wrappers.after_bwrap(fields, i)) is not None:
             i, set_env = sandbox  # the command bubblewrap runs, with the variables it sets
             for var, given in set_env:
@@ -2344,7 +2349,8 @@ def _run_string(script: Field, env: dict[str, str], depth: int, positional: tupl
     deeper: its last launch is the command's, any before it are the caller's too."""
     launches, _, notes = run_script(script.mapped(), env, depth + 1, positional,
                                     state.written if state is not None else None,
-                                    cuts=state.cuts if state is not None else None)
+                                    cuts=state.cuts if state is not None else None,
+                                    named=state.named if state is not None else ())
     if state is not None:
         state.launches.extend(launches[:-1])
         state.notes.extend(notes)

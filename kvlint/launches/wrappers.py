@@ -257,6 +257,19 @@ def _program(word: str) -> bool:
         or word in _LAUNCHERS
 
 
+def prefixing_expansion(fields: Sequence[Field], i: int) -> bool:
+    """Whether the word at `i` is only an expansion standing before a program a launch is run with (`$SUDO docker run
+    ...`, sample K465's `f"{nccl_prefix}docker run ..."`: assignments or a prefix command, or nothing): the expansion
+    cannot be the program when the next word is one of those the engine is started through."""
+    if i + 1 >= len(fields) or not _expansion_only(fields[i].text):
+        return False
+    program = fields[i + 1].text.rsplit("/", 1)[-1]
+    return program in _PREFIXED or _program(program)
+
+
+_PREFIXED = frozenset({"docker", "podman", "nerdctl", "apptainer", "singularity", "srun", "env"})
+
+
 def _expansion_only(text: str) -> bool:
     """`$DEV`, and an array a loop fills at run time kept as written (`"${tune_env[@]}"`, sample K461's
     `tune_env+=("$name=${!name}")` before `env "${tune_env[@]}" PATH=... "$VLLM_ENV/bin/vllm" serve ...`)."""

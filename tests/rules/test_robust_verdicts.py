@@ -492,3 +492,20 @@ def test_kv004_an_unknown_switch_with_its_own_settings_is_a_builds_feature(tmp_p
     alone_.write_text("#!/bin/bash\npython -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct "
                       "--rkv-config r\n")
     assert [f.severity for f in run(alone_, "KV004").findings] == [Severity.ERROR]
+
+
+def test_kv005_a_launch_on_a_neuron_device_meets_the_neuron_builds_release(tmp_path):
+    """Sample K465 (measured: two KV005 warnings "removed ... on the release installed today"): a Trainium workshop's
+    `python -m vllm.entrypoints.openai.api_server --device neuron ... --task generate` runs in AWS's Neuron build of
+    vLLM, whose release the script does not name: the removed flags are infos naming the release that decides. The
+    same flags on a GPU launch with no release pinned stay warnings."""
+    path = tmp_path / "vllm.sh"
+    text = ("#!/bin/bash\npython -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct \\\n"
+            "  --device DEVICE \\\n  --task generate\n")
+    path.write_text(text.replace("DEVICE", "neuron"))
+    found = run(path, "KV005").findings
+    assert [(f.span.line, f.severity) for f in found] == [(3, Severity.INFO), (4, Severity.INFO)]
+    assert all("AWS Neuron build" in f.message for f in found)
+    gpu = tmp_path / "gpu.sh"
+    gpu.write_text(text.replace("DEVICE", "cuda"))
+    assert [f.severity for f in run(gpu, "KV005").findings] == [Severity.WARNING, Severity.WARNING]

@@ -10,6 +10,9 @@ ENTRY_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_ser
 # engine arguments a program builds and hands to the engine's own server function in process (classes, the
 # function, the module it comes from): `AsyncEngineArgs(model=M)` + `run_server` is `vllm serve M`
 IN_PROCESS_SERVER = (("AsyncEngineArgs", "EngineArgs"), "run_server", "vllm.entrypoints")
+# the API server's app factory (vllm.entrypoints.openai.api_server's `build_app(engine)`), served by the program with
+# uvicorn: the same server as run_server's, built by hand around an engine the program makes from those arguments
+IN_PROCESS_APP = ("build_app", "uvicorn")
 # `make_arg_parser(FlexibleArgumentParser()).parse_args([MODEL, "--flag", ...])` then run_server: `vllm serve`'s argv
 IN_PROCESS_ARGV = ("make_arg_parser", "parse_args", ("vllm", "serve"))
 # its CLI and the subcommand that starts the server: `vllm --model M` (no subcommand) is rejected by the CLI's parser

@@ -19,6 +19,7 @@ from kvlint.findings import Finding, Severity
 from kvlint.launches import facts, structured
 from kvlint.launches import gpus_in_manifest as g
 from kvlint.launches.build import LaunchContext, ManifestGpu
+from kvlint.launches.byflags import SERVER_DESTS
 from kvlint.launches.charts.common import (
     argv_items,
     chart_deployment,
@@ -120,9 +121,10 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         block = structured.find(doc, by_keys)
     elif found is None and block is None and "gpu" in yf.text.lower() \
             and (by_keys := structured.keyed_engine(doc)) is not None \
-            and (own := structured.find(doc, by_keys)) is not None and _asks_gpus(own.holder):
+            and (own := structured.find(doc, by_keys)) is not None and (_asks_gpus(own.holder) or _serves(own)):
         # ... or the map itself asks for GPUs (`models: [{qwen: {model: M, gpus: [0], tensor-parallel-size: 1,
-        # gpu-memory-utilization: 0.9}}]`, sample K365's launcher tool's catalogue of models it starts)
+        # gpu-memory-utilization: 0.9}}]`, sample K365's launcher tool's catalogue of models it starts), or sets the
+        # server's own front end (K452's generator config: `model_name`, `tensor_parallel_size`, `tool_call_parser`)
         block = own
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
     if block is None and (recipe := _role_launches(yf, doc, found)):
@@ -789,6 +791,12 @@ def _values_gpus(doc: YNode, resources: YNode | None) -> tuple[int | None, Span 
 
 
 _GPU_KEYS = ("gpus", "gpu", "num_gpus", "gpu_count", "n_gpus", "gpu_ids", "device_ids")
+
+
+def _serves(block: structured.Block) -> bool:
+    """Whether a settings map sets two or more of the engine's HTTP front-end options (`api_key`, `tool_call_parser`,
+    `enable_auto_tool_choice`): a server's settings, which an offline run's or a client's never hold."""
+    return len({opt for *_, opt in block.pairs if opt.lstrip("-").replace("-", "_") in SERVER_DESTS}) >= 2
 
 
 def _asks_gpus(holder: YNode) -> bool:
