@@ -952,7 +952,10 @@ def _env_configured(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
     # `${VLLM_TQ_IMAGE:-ghcr.io/org/vllm-rocm-tq:latest}`: the image the file runs unless told otherwise (K256)
     engine = entry.engine if entry is not None else _gpu_build_named(interpolate(image, env)[0] if image else image,
                                                                       svc)
-    if engine is None or node is None or node.is_scalar:
+    if node is None or node.is_scalar:
+        return []
+    engine = engine or (_env_spelled_engine(node) if entry is None and _requests_gpu(svc) else None)
+    if engine is None:
         return []
     items: list[tuple[str, Span | None, Field]] = []
     for key, key_span, value, value_span in _environment_items(node):
@@ -966,6 +969,23 @@ def _env_configured(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],
         return []
     ctx = LaunchContext(name, image, notes=(env_launch.NOTE.format(image=image),))
     return [finish(yf.path, FoundLaunch(engine, tuple(fields), None, {}), ctx, _gpus(svc))]
+
+
+def _env_spelled_engine(node: YNode) -> str | None:
+    """The engine a GPU service's environment is written for when its image names none: three or more variables
+    spelled as options only that engine has (`MAX_MODEL_LEN`, `GPU_MEMORY_UTILIZATION`, `MAX_NUM_SEQS`: vLLM's;
+    sample K469's field-lab build `jovian-judgement-glm53-lmcache` beside `MODEL: /model`), which the image's entry
+    point turns into its flags. A model variable is still asked for (env_launch.fields_from_env)."""
+    from kvlint.launches.keys import option_for_key, spelled_as_flag
+
+    keys = [k.lower() for k, _, _, _ in _environment_items(node)][:256]
+    spelled = [k for k in keys if "_" in k and spelled_as_flag(k)]
+    for engine in engine_names():
+        others = [e for e in engine_names() if e != engine]
+        own = [k for k in spelled if option_for_key(engine, k) and not any(option_for_key(o, k) for o in others)]
+        if len(own) >= 3:
+            return engine
+    return None
 
 
 def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str],

@@ -74,7 +74,8 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not others and not any(w in script.lower() for w in _WORDS):
         # code blocks that name no engine in a document that does: a server program of its own may start it
         # (`python -m api_server --model M` under "Start the vLLM inference server", sample K206): said, not passed
-        hinted = _SERVER_HINT.search(script) or ("--gpus" in script and _CONTAINER_RUN.search(script))
+        hinted = _SERVER_HINT.search(script) or ("--gpus" in script and _CONTAINER_RUN.search(script)) \
+            or "dynamo serve" in script  # Dynamo's graph of the document's engine workers (named.py)
         note = passed_over(path, script, "shell", named=True) if hinted else None
         note = note or _python_place(path, text) or _yaml_place(path, text)
         return ReadResult(path, [], [note] if note is not None else [])

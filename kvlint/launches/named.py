@@ -98,7 +98,8 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
             or _installed_engine_script(path, text, kind) or _launcher_with_model(path, text, kind) \
             or (_entry_named_module(path, text) if "launch_server" in text and kind not in _DOCUMENTS else None) \
             or (_engine_own_module(path, text) if ("-m sglang." in text or "-m vllm." in text)
-                and kind not in _DOCUMENTS else None)
+                and kind not in _DOCUMENTS else None) \
+            or (_dynamo_graph(path, text) if "dynamo serve" in text else None)
     line, col, what = found
     named_run = what.startswith("--name ")
     what = what.removeprefix("--name ")
@@ -599,6 +600,27 @@ def _flag_shaped(path: str, text: str, kind: str) -> Finding | None:
                "`# kvlint: disable-file` when it does not")
         return _said(Span(path, first + 1, col, first + 1, col + len(program)), message, fix)
     return None
+
+
+# NVIDIA Dynamo's SDK serving a graph of components (`dynamo serve graphs.disagg:Frontend -f configs/disagg.yaml`): its
+# vLLM or SGLang workers are started with the settings of the config file's sections
+_DYNAMO_GRAPH = lazy(r"(?m)^[^#\n]*?\b(dynamo[ \t]+serve)[ \t]+[\w.]+:\w+")
+
+
+def _dynamo_graph(path: str, text: str) -> Finding | None:
+    """The KV008 for a Dynamo graph served from a config (sample K468's ECS task definitions and runbook, Dynamo
+    0.3): its workers are engine launches whose model and flags are the config's sections (`Common:`, `VllmWorker:`,
+    `common-configs:`), which kvlint does not read; said at the command, never passed over."""
+    m = _DYNAMO_GRAPH.search(text)
+    if m is None:
+        return None
+    line = text.count("\n", 0, m.start(1)) + 1
+    col = m.start(1) - text.rfind("\n", 0, m.start(1))
+    message = ("NVIDIA Dynamo serves a graph of components here; its engine workers take their model and flags from "
+               "the graph's config file (`-f`), which kvlint does not read; nothing here is checked")
+    fix = ("run the workers with the engine's own command (`python -m dynamo.vllm --model M ...`), which kvlint "
+           "reads, or add `# kvlint: disable-file`")
+    return _said(Span(path, line, col, line, col + len(m.group(1))), message, fix)
 
 
 def _model_set_apart(text: str) -> bool:

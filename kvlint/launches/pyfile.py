@@ -174,6 +174,9 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         elif isinstance(node, ast.Dict) and (held := _container_dict(src, node)) is not None:
             out.extend(held)  # `{"image": "vllm/vllm-openai:latest", "args": "--model " + model_id}`: a container
             seen.update(id(n) for n in ast.walk(node))
+        elif isinstance(node, ast.Dict) and (named := _named_engine_args(src, node)) is not None:
+            out.extend(named)  # `{"framework": "vllm", "framework_args": "--model M --tensor-parallel-size 4"}`
+            seen.update(id(n) for n in ast.walk(node))
         elif isinstance(node, ast.Dict) and _stand_in_container(node):  # a simulator's container: its `args` are
             seen.update(id(n) for n in ast.walk(node))  # the engine's flags, but no engine runs (sample K153)
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
@@ -1615,6 +1618,43 @@ def _script(src: _Source, m: Mapped, at: ast.AST | None = None) -> list[Deployme
         if image is not None:
             ctx = replace(ctx, image=image[0], image_span=image[1])
     return [finish(src.path, f, ctx, gpu) for f in launches]
+
+
+def _named_engine_args(src: _Source, node: ast.Dict) -> list[Deployment] | None:
+    """A dict that names an engine by value (`"framework": "vllm"`, `"engine": "sglang"`) beside that engine's own
+    argument string, model included (`"framework_args": "--model M --tensor-parallel-size 4 ..."`, sample K471's judge
+    presets handed to a Slurm launcher library): the engine's server started with those arguments, read at the
+    string, as the same map in a YAML file is (kvlint.launches.structured)."""
+    import ast
+
+    from kvlint.engines.registered import engine_names, facts
+
+    engine, args = None, None
+    for key, value in zip(node.keys, node.values, strict=True):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(value, ast.Constant)
+                and isinstance(value.value, str)):
+            continue
+        name = key.value.lower().replace("-", "_")
+        if name in _ENGINE_NAMING_KEYS and value.value.lower() in engine_names():
+            engine = value.value.lower()
+        elif name.endswith("args") and value.value.lstrip().startswith("--"):
+            args = value
+    if engine is None or args is None or facts(engine).MODEL_FLAG not in str(args.value):
+        return None
+    from kvlint.launches.argv import exact_option
+
+    flags = [w.split("=", 1)[0] for w in str(args.value).split() if w.startswith("--")]
+    if not all(exact_option(engine, f) is not None for f in flags):
+        return None  # a benchmark's or a client's options beside its backend (`--num-prompts`): not the server's
+    words = f"python -m {facts(engine).ENTRY_MODULES[0]} "
+    given = src.mapped(args)
+    start = given.offsets[0] if given.offsets else src.offset(args)
+    placed = list(given.offsets) if given.offsets and len(given.offsets) > len(given.text) \
+        else [start] * (len(given.text) + 1)
+    return _script(src, src.text_mapped(words + given.text, [start] * len(words) + placed), node)
+
+
+_ENGINE_NAMING_KEYS = frozenset({"framework", "engine", "backend", "runtime", "inference_engine", "serving_engine"})
 
 
 def _ray_dict(node: ast.Dict) -> dict[str, ast.expr] | None:

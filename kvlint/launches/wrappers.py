@@ -261,7 +261,8 @@ def prefixing_expansion(fields: Sequence[Field], i: int) -> bool:
     """Whether the word at `i` is only an expansion standing before a program a launch is run with (`$SUDO docker run
     ...`, sample K465's `f"{nccl_prefix}docker run ..."`: assignments or a prefix command, or nothing): the expansion
     cannot be the program when the next word is one of those the engine is started through."""
-    if i + 1 >= len(fields) or not _expansion_only(fields[i].text):
+    text = fields[i].text
+    if text[:1] not in ("$", '"') or i + 1 >= len(fields) or not _expansion_only(text):  # most words: the first test
         return False
     program = fields[i + 1].text.rsplit("/", 1)[-1]
     return program in _PREFIXED or _program(program)

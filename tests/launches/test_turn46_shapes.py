@@ -141,3 +141,73 @@ def test_an_engine_served_by_its_own_app_factory_is_a_launch(tmp_path):
     assert [(d.model, d.launch_span.line, d.settings["tensor_parallel_size"].value) for d in deps] == [("org/m", 9, 2)]
     offline = _APP.replace("    app = build_app(engine)\n    uvicorn.run(app, host=\"0.0.0.0\", port=8000)\n", "")
     assert not read_path(_write(tmp_path, "offline.py", offline)).deployments
+
+
+_COMPOSE = """services:
+  llm:
+    image: ghcr.io/org/field-build@sha256:353d7e1597559b7928baf4bfa749b3bf4e7309ef239eb285f32531d4c1a4d13b
+    environment:
+      MODEL: /model
+      MAX_MODEL_LEN: "${MAX_MODEL_LEN:-65536}"
+      MAX_NUM_SEQS: "16"
+      GPU_MEMORY_UTILIZATION: "0.90"
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: 4
+              capabilities: [gpu]
+"""
+
+
+def test_a_gpu_service_whose_environment_spells_one_engines_options_is_its_launch(tmp_path):
+    """K469: a field build named for no engine, on four GPUs, configured by `MODEL` and three variables spelled as
+    options only vLLM has: its entry point's vLLM launch, with the length read. Without the GPU reservation (a
+    client's settings) or with two such variables only, no launch."""
+    deps = read_path(_write(tmp_path, "compose.yaml", _COMPOSE)).deployments
+    assert [(d.engine, d.model, d.settings["max_model_len"].value) for d in deps] == [("vllm", "/model", 65536)]
+    client = _COMPOSE.split("    deploy:")[0]
+    assert not read_path(_write(tmp_path, "client.yaml", client)).deployments
+    two = _COMPOSE.replace('      MAX_NUM_SEQS: "16"\n', "")
+    assert not read_path(_write(tmp_path, "two.yaml", two)).deployments
+
+
+_PRESETS = '''from launcher_library import SlurmLauncher
+
+PRESETS = {
+    "judge": {
+        "served_model_name": "org/judge",
+        "framework": "vllm",
+        "nodes": 1,
+        "framework_args": (
+            "--model org/judge "
+            "--host 0.0.0.0 --port 8080 "
+            "--tensor-parallel-size 4 --max-model-len 26000"
+        ),
+    },
+    "bench": {"backend": "vllm", "args": "--model org/judge --num-prompts 100 --request-rate 4"},
+}
+'''
+
+
+def test_a_python_dict_naming_its_engine_beside_the_engines_arguments_is_a_launch(tmp_path):
+    """K471: judge presets `{"framework": "vllm", "framework_args": "--model M ... --tensor-parallel-size 4"}` that a
+    launcher library turns into the server: the engine's launch with those flags, placed at the string. A benchmark's
+    options beside its `backend` (`--num-prompts`, no server flag) stay no launch."""
+    deps = read_path(_write(tmp_path, "launch_judge.py", _PRESETS)).deployments
+    assert [(d.engine, d.model, d.launch_span.line, d.settings["tensor_parallel_size"].value) for d in deps] == \
+        [("vllm", "org/judge", 9, 4)]
+
+
+def test_a_dynamo_graph_served_from_its_config_is_said(tmp_path):
+    """K468: Dynamo 0.3's `dynamo serve graphs.disagg_router:Frontend -f ./configs/disagg_router.yaml` in a vLLM
+    runbook and in a script: the engine workers' model and flags are the config's sections, which kvlint does not
+    read, so a KV008 at the command, never silent. A `dynamo` command that serves no graph stays unsaid."""
+    page = ("# Disaggregated vLLM with Dynamo\n\nThe model is set in the config.\n\n```bash\ncd examples/llm\n"
+            "dynamo serve graphs.disagg_router:Frontend -f ./configs/disagg_router.yaml\n```\n")
+    assert _kv008(read_path(_write(tmp_path, "README.md", page))) == [(7, 1)]
+    script = "#!/bin/bash\n# vllm workers\ncd examples/llm && uv run dynamo serve components.worker:VllmWorker -f c.yaml\n"
+    assert _kv008(read_path(_write(tmp_path, "run.sh", script))) == [(3, 27)]
+    other = "#!/bin/bash\n# vllm workers\ndynamo build graphs.disagg:Frontend\n"
+    assert not _kv008(read_path(_write(tmp_path, "build.sh", other)))
