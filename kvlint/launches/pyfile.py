@@ -139,6 +139,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
     seen.update(id(e) for extra in grown.values() for e in extra)
     seen.update(id(e) for arms in maybe.values() for _, extra in arms for e in extra)
     images = _commanded_images(tree) if "image=" in text else {}
+    argued = "--model" in text  # an engine's argument string with its model, which a dict may hold beside its engine
     for node in ast.walk(tree):
         check()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
@@ -174,7 +175,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         elif isinstance(node, ast.Dict) and (held := _container_dict(src, node)) is not None:
             out.extend(held)  # `{"image": "vllm/vllm-openai:latest", "args": "--model " + model_id}`: a container
             seen.update(id(n) for n in ast.walk(node))
-        elif isinstance(node, ast.Dict) and (named := _named_engine_args(src, node)) is not None:
+        elif argued and isinstance(node, ast.Dict) and (named := _named_engine_args(src, node)) is not None:
             out.extend(named)  # `{"framework": "vllm", "framework_args": "--model M --tensor-parallel-size 4"}`
             seen.update(id(n) for n in ast.walk(node))
         elif isinstance(node, ast.Dict) and _stand_in_container(node):  # a simulator's container: its `args` are
