@@ -4,6 +4,8 @@ case: every test writes the shape small, with what it must give (and what it mus
 from __future__ import annotations
 
 from kvlint.launches import read_path
+from tests.launches.shapes import kv008 as _kv008
+from tests.launches.shapes import write as _write
 
 _UNIT = """[Unit]
 Description=serving lane %i
@@ -15,16 +17,6 @@ ExecStart=@@VENV@@/bin/python -m sglang.srt.turnkey --config @@CONFIG@@ boot %i
 Restart=on-failure
 """
 
-
-def _write(tmp_path, name, text):
-    """The file `name` under tmp_path holding `text`, as the path string read_path takes."""
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
-
-
-def _kv008(result):
-    return [(f.span.line, f.span.col) for f in result.findings if f.code == "KV008"]
 
 
 def test_a_module_of_the_engines_own_package_run_as_a_service_is_said(tmp_path):

@@ -4,6 +4,8 @@ test writes the shape small, with what it must give (and what it must not)."""
 from __future__ import annotations
 
 from kvlint.launches import read_path
+from tests.launches.shapes import kv008 as _kv008
+from tests.launches.shapes import write as _write
 
 _GENERATOR = """model_name: org/big-model
 tensor_parallel_size: 4
@@ -24,16 +26,6 @@ max_model_len: 8192
 batch_size: 64
 """
 
-
-def _write(tmp_path, name, text):
-    """The file `name` under tmp_path holding `text`, as the path string read_path takes."""
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
-
-
-def _kv008(result):
-    return [(f.span.line, f.span.col) for f in result.findings if f.code == "KV008"]
 
 
 def test_a_tools_config_of_a_model_and_the_servers_own_options_is_a_launch(tmp_path):
