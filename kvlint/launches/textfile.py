@@ -51,6 +51,10 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
         # vllm/vllm-openai ...`), else a script named for starting it, else an argument list
         found = read_lines(path, text, _commands(text, _RUN_LINE), prelude=True) if _RUN_LINE.search(text) else []
         found = found or _scripted(path, text) or _listed(path, text)
+        if not found and path.endswith(".toml"):
+            from kvlint.launches import toml_tables
+
+            return toml_tables.read(path, text) or ReadResult(path)  # a harness's `[server]` table of settings
         return ReadResult(path, found, comments=scan_comments(text)) if found else ReadResult(path)
     return ReadResult(path, read_lines(path, text) or _listed(path, text), comments=scan_comments(text))
 

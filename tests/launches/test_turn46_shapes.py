@@ -203,3 +203,28 @@ def test_a_dynamo_graph_served_from_its_config_is_said(tmp_path):
     assert _kv008(read_path(_write(tmp_path, "run.sh", script))) == [(3, 27)]
     other = "#!/bin/bash\n# vllm workers\ndynamo build graphs.disagg:Frontend\n"
     assert not _kv008(read_path(_write(tmp_path, "build.sh", other)))
+
+
+_HARNESS = '''name = "w4-draft"
+
+[server]
+model = "org/m"
+served_model_name = "m"
+max_model_len = 8192
+max_num_seqs = 4
+gpu_memory_utilization = 0.90
+
+[benchmark]
+concurrency = 1
+'''
+
+
+def test_a_harness_tomls_server_table_is_a_launch(tmp_path):
+    """K475: a benchmark harness's `[server]` table (`model`, `served_model_name` and vLLM's option names), which the
+    harness turns into `vllm serve`: one launch, its model at its TOML line and column, its length read. The same
+    keys in a table not named for a server, with no second front-end option (an offline run's), stay no launch."""
+    deps = read_path(_write(tmp_path, "w4_draft.toml", _HARNESS)).deployments
+    assert [(d.engine, d.model, d.settings["max_model_len"].value) for d in deps] == [("vllm", "org/m", 8192)]
+    assert [(d.model_span.line, d.model_span.col) for d in deps] == [(4, 9)]
+    offline = _HARNESS.replace("[server]", "[offline]")
+    assert not read_path(_write(tmp_path, "offline.toml", offline)).deployments

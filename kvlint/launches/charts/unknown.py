@@ -795,8 +795,13 @@ _GPU_KEYS = ("gpus", "gpu", "num_gpus", "gpu_count", "n_gpus", "gpu_ids", "devic
 
 def _serves(block: structured.Block) -> bool:
     """Whether a settings map sets two or more of the engine's HTTP front-end options (`api_key`, `tool_call_parser`,
-    `enable_auto_tool_choice`): a server's settings, which an offline run's or a client's never hold."""
-    return len({opt for *_, opt in block.pairs if opt.lstrip("-").replace("-", "_") in SERVER_DESTS}) >= 2
+    `enable_auto_tool_choice`): a server's settings, which an offline run's or a client's never hold; one is enough in
+    a map named for the server (K475's harness TOML: `[server]` with `model`, `served_model_name`, `max_model_len`)."""
+    front = len({opt for *_, opt in block.pairs if opt.lstrip("-").replace("-", "_") in SERVER_DESTS})
+    return front >= 2 or (front == 1 and bool(block.path) and _SERVER_MAP.fullmatch(block.path[-1]) is not None)
+
+
+_SERVER_MAP = lazy(r"(?i)(?:(?:vllm|sglang|engine|model|inference)[_-]?)?serv(?:er|e|ing)")
 
 
 def _asks_gpus(holder: YNode) -> bool:
