@@ -94,8 +94,18 @@ def _run(args: list[str]) -> int:
 
         params = check.parse(args[1:])
         if params is not None:
+            _freeze_loaded()
             return check.run(**params)
     return _click_main(args)
+
+
+def _freeze_loaded() -> None:
+    """Move what is loaded so far (the modules, their tables and patterns: never garbage) out of the collector's
+    walks: every later pass skips them (gc.freeze). Measured on the 1,000-file bench: 21 M instructions fewer
+    (bench/speed.md, turns 45 and 46); forked workers also share those pages untouched."""
+    import gc
+
+    gc.freeze()
 
 
 def _click_main(args: list[str]) -> int:
