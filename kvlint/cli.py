@@ -105,7 +105,8 @@ def _freeze_loaded() -> None:
     (bench/speed.md, turns 45 and 46); forked workers also share those pages untouched."""
     import gc
 
-    gc.freeze()
+    if gc.get_freeze_count() == 0:  # once a process (a test session calls main many times: its garbage stays free)
+        gc.freeze()
 
 
 def _click_main(args: list[str]) -> int:
