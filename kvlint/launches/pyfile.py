@@ -620,7 +620,7 @@ def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
     for part in parts:
         if isinstance(part, ast.Constant) and isinstance(part.value, str):
             value = part.value
-            if text and text[-1].endswith("}") and text[-1].startswith("${") and _GLUED_PROGRAM.match(value):
+            if text and text[-1].endswith("}") and text[-1].startswith("${") and _glued_program(value):
                 text.append(" ")  # `f"{env_prefix}docker run ..."`: the expression's words go before the program
                 offsets.append(offsets[-1])
             if isinstance(node, ast.JoinedStr) and getattr(part, "col_offset", -1) == node.col_offset:
@@ -657,9 +657,16 @@ def _composed(src: _Source, node: ast.expr, parts: list[ast.expr]) -> Mapped:
     return src.text_mapped("".join(text), offsets)
 
 
-# a program a command string starts with right after an expression (`f"{nccl_prefix}docker run ..."`, sample K465's
-# builder: the prefix is `NAME=value ` assignments or nothing, never part of the program's name)
-_GLUED_PROGRAM = lazy(r"(?:docker|podman|vllm|sglang|python3?|srun|apptainer|singularity)[ \t]")
+def _glued_program(piece: str) -> bool:
+    """Whether a literal piece right after an expression starts with a launcher's name and a blank (`f"{nccl_prefix}
+    docker run ..."`, sample K465's builder): the expression is `NAME=value ` assignments or nothing, never part of the
+    program's name (kvlint.launches.wrappers.launcher_word, as `$SUDO docker run` in a script)."""
+    from kvlint.launches.wrappers import launcher_word
+
+    word, blank, _ = piece.partition(" ")
+    return bool(blank) and launcher_word(word)
+
+
 _BRACES = lazy(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
 _PERCENT = lazy(r"%%|%(?:\(([^)]*)\))?[-#0 +]*\d*(?:\.\d+)?[sdirfgxXeEc]")
 

@@ -264,7 +264,12 @@ def prefixing_expansion(fields: Sequence[Field], i: int) -> bool:
     text = fields[i].text
     if text[:1] not in ("$", '"') or i + 1 >= len(fields) or not _expansion_only(text):  # most words: the first test
         return False
-    program = fields[i + 1].text.rsplit("/", 1)[-1]
+    return launcher_word(fields[i + 1].text.rsplit("/", 1)[-1])
+
+
+def launcher_word(program: str) -> bool:
+    """Whether a command's first word is a program an engine is started through: a container or job runner
+    (`docker`, `srun`, `apptainer`), `env`, or a program `_program` names (the engine's CLI, Python, a run tool)."""
     return program in _PREFIXED or _program(program)
 
 
