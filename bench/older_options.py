@@ -15,6 +15,15 @@ wrong `takes_value` would misread the word after it. Run the releases oldest fir
     python bench/older_options.py sglang /tmp/oldsrc/sglang-0.2.15 0.2.15
     python bench/older_options.py sglang /tmp/oldsrc/sglang-0.3.6 0.3.6
 
+`--history` fills the sighting history of the removal records written by hand ("existed in earlier releases",
+`last_seen` null) and gives every record the oldest release read with it (`first_seen`). An older release has the
+option when one of its `add_argument` calls names it, or one of the read files declares its dest as a class field
+and the option is spelled as that field is (0.10's `FrontendArgs` make their options from fields). The newest release
+read with it is `last_seen`, the next one read without it `absent_in`. KV005 then tells a pinned release that has the
+flag from one that may not (turn 46's K477: `--device neuron` on `vllm[neuron]==0.6.2`, which had it).
+
+    python bench/older_options.py --history vllm /tmp/oldsrc/vllm-0.4.3:0.4.3 /tmp/oldsrc/vllm-0.5.5:0.5.5 ...
+
 Never run by the tests (no engine wheel there); the table it writes is checked by tests/flags/test_flag_table.py.
 """
 
@@ -124,11 +133,58 @@ def add(table: dict[str, Any], engine: str, release: str, found: list[tuple[list
     return changed
 
 
+def fields(root: Path, engine: str) -> set[str]:
+    """The names the release's read files declare as annotated class fields (dataclass options' dests)."""
+    out: set[str] = set()
+    for rel in FILES[engine]:
+        path = root / rel
+        if path.exists():
+            out |= {node.target.id for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
+    return out
+
+
+def history(table: dict[str, Any], engine: str, reads: list[tuple[str, Path]]) -> int:
+    """Give each hand-written removal record (no release named) the releases read that have it, and every record
+    the oldest release read with it; the count of records given or moved."""
+    reads = sorted(reads, key=lambda item: key(item[0]))
+    present = {release: ({o for longs, _, _ in calls(root, engine) for o in longs}, fields(root, engine))
+               for release, root in reads}
+    changed = 0
+    for entry in table["removed"]:
+        natural = "--" + entry["dest"].replace("_", "-") in entry["options"]  # the spelling a field's option takes
+        seen = [release for release, _ in reads
+                if set(entry["options"]) & present[release][0] or natural and entry["dest"] in present[release][1]]
+        if not seen:
+            continue
+        if entry["last_seen"] is not None:  # a release read already names its last sighting: only the first is new
+            if key(seen[0]) < key(entry.get("first_seen", entry["last_seen"])):
+                entry["first_seen"] = seen[0]
+                changed += 1
+            continue
+        later = [release for release, _ in reads if key(release) > key(seen[-1])]
+        entry.update(first_seen=seen[0], last_seen=seen[-1], absent_in=later[0] if later else entry["absent_in"],
+                     before_tables=True)
+        entry["source"] = (f"{engine} {seen[0]} to {seen[-1]} wheels read statically (bench/older_options.py "
+                           f"--history); absent from {entry['absent_in']} on")
+        changed += 1
+    table["static_read"] = sorted({*table.get("static_read", []), *(release for release, _ in reads)}, key=key)
+    return changed
+
+
 def main(argv: list[str]) -> int:
-    engine, root, release = argv
+    history_mode = argv[:1] == ["--history"]
+    engine, *rest = argv[1:] if history_mode else argv
     path = DATA / f"{engine}_flags.json"
     text = path.read_text()
     table = json.loads(text)
+    if history_mode:
+        reads = [(spec.rpartition(":")[2], Path(spec.rpartition(":")[0])) for spec in rest]
+        changed = history(table, engine, reads)
+        path.write_text(json.dumps(table, indent=1) + ("\n" if text.endswith("\n") else ""))
+        print(f"{engine}: {changed} removal records given their history")
+        return 0
+    root, release = rest
     changed = add(table, engine, release, calls(Path(root), engine))
     path.write_text(json.dumps(table, indent=1) + ("\n" if text.endswith("\n") else ""))
     print(f"{engine} {release}: {changed} removed entries recorded or moved")

@@ -14,9 +14,14 @@ vllm serve meta-llama/Llama-3.1-8B-Instruct --swap-space 16
 ```
 
 ## Use instead
-Drop the flag (or pin the engine version the manifest was written for). When the image tag pins a release older than
-the first one read without the flag, the flag may still work there: the finding is then a warning about the next
-upgrade; a release older than every one kvlint reads, for a flag no release read had, is said to be unknown there
+Drop the flag (or pin the engine version the manifest was written for). When the image tag pins a release the
+removal record saw with the flag (between the first and the last release read that have it: older releases' parsers
+are read statically for this, bench/older_options.py --history), the launch starts there and the finding is a
+warning about the next upgrade that says so. When it pins a release older than the first one read without the flag
+but outside the sightings, the flag may still work there: the finding is then a warning about the next upgrade; a
+release older
+than the first one read with the flag (or than every one kvlint reads, for a flag no release read had) is said to be
+unknown there
 (the flag may be younger than the release), not "still accepted". An engine image without a tag (or `:latest`) is
 the newest release (an error); one pinned by digest alone (`@sha256:...`) is one build of a date the digest does not
 say, so its release is open (an info). A script that runs the engine installed on the host and pins no release is
@@ -101,18 +106,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                        f"on the server exits with 'unrecognized arguments' (pin the image tag, or `engine-version:` "
                        f"in .kvlint.yaml, to settle it)")
             severity = Severity.INFO
-        elif _older(pinned, gone_in) and _before_tables(dep.engine, pinned, unknown.flag):
-            first = c.first_read(dep.engine)
-            outcome = (f"{engine} {pinned} (pinned) is older than every release kvlint reads ({first} "
-                       f"on), so whether it has the flag is not known here (a flag younger than {pinned} exits there "
-                       f"too); from {gone_in} on the server exits with 'unrecognized arguments'")
-            severity = Severity.WARNING
-        elif _older(pinned, gone_in):
-            outcome = (f"{engine} {pinned} (pinned) may still accept it; upgrading breaks the launch with "
-                       f"'unrecognized arguments'")
-            severity = Severity.WARNING
         else:
-            outcome = "the server exits with 'unrecognized arguments'"
+            outcome, severity = _pinned_outcome(dep.engine, pinned, unknown.flag, gone_in)
         yield check.rule.finding(
             ctx, f"{gone}: {outcome}{hint}", unknown.span or dep.launch_span,
             fix=unknown.suggestion and f"use {unknown.suggestion}" or f"remove {unknown.flag}", flag=unknown.flag,
@@ -143,11 +138,46 @@ def _absent_in(engine: str, flag: str) -> str | None:
     return str(found["absent_in"]) if found and found.get("absent_in") else None
 
 
-def _before_tables(engine: str, pinned: str, flag: str) -> bool:
-    """The pinned release is older than every release read, and the table knows no release that had the flag: its
-    presence on that release is unknown, not "still there"."""
+def _pinned_outcome(engine: str, pinned: str, flag: str, gone_in: str) -> tuple[str, Severity | None]:
+    """What a pinned release does with the flag: accepts it where the removal record saw it on both sides of the
+    release, may accept it before the first release read without it (either way a warning about the next upgrade,
+    said as what is known), or exits (the rule's error). A release older than the flag's first sighting is not known
+    to have it."""
+    title = c.title(engine)
+    if not _older(pinned, gone_in):
+        return "the server exits with 'unrecognized arguments'", None
+    if seen := _pinned_has_it(engine, pinned, flag):
+        return (f"{title} {pinned} (pinned) has it ({seen}); upgrading to {gone_in} or later breaks the launch "
+                "with 'unrecognized arguments'", Severity.WARNING)
+    if before := _before_sightings(engine, pinned, flag):
+        return (f"{title} {pinned} (pinned) is older than {before}, so whether it has the flag is not known here "
+                f"(a flag younger than {pinned} exits there too); from {gone_in} on the server exits with "
+                "'unrecognized arguments'", Severity.WARNING)
+    return (f"{title} {pinned} (pinned) may still accept it; upgrading breaks the launch with 'unrecognized "
+            "arguments'", Severity.WARNING)
+
+
+def _before_sightings(engine: str, pinned: str, flag: str) -> str | None:
+    """The pinned release comes before the oldest release read with the flag, or (a record with no sighting) before
+    every release read: its presence there is unknown, not "still there". Said as the release it is older than."""
     found = removed_flag(engine, flag) or {}
-    return _older(pinned, c.first_read(engine)) and not found.get("last_seen")
+    if first := found.get("first_seen"):
+        return f"{first}, the oldest release kvlint read with it" if c.older(pinned, str(first)) else None
+    first = c.first_read(engine)
+    if not found.get("last_seen") and _older(pinned, first):
+        return f"every release kvlint reads ({first} on)"
+    return None
+
+
+def _pinned_has_it(engine: str, pinned: str, flag: str) -> str | None:
+    """The parsers read with the flag on both sides of the pinned release (its removal record's first and last
+    sighting, bench/older_options.py --history), said as a reader checks it; None when the release falls outside
+    them. The pinned release then accepts the flag, so the launch starts: only an upgrade breaks it."""
+    found = removed_flag(engine, flag) or {}
+    first, last = found.get("first_seen"), found.get("last_seen")
+    if not (first and last) or c.older(pinned, str(first)) or c.older(str(last), pinned):
+        return None
+    return f"kvlint read it in the {first} and {last} parsers" if first != last else f"kvlint read it in {first}'s"
 
 
 def _older(version: str | None, table: str) -> bool:

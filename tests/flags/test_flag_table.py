@@ -31,7 +31,9 @@ def test_tables_have_no_duplicate_option_strings() -> None:
 @pytest.mark.parametrize(
     ("engine", "option", "last_seen", "absent_in"),
     [("vllm", "--swap-space", "0.15.0", "0.20.0"), ("vllm", "--swap_space=4", "0.15.0", "0.20.0"), ("vllm", "--task", "0.11.0", "0.13.0"),
-     ("sglang", "--cuda-graph-max-bs", "0.5.12", "0.5.23"), ("sglang", "--enable-ep-moe", "0.5.4", "0.5.12")],
+     ("sglang", "--cuda-graph-max-bs", "0.5.12", "0.5.23"), ("sglang", "--enable-ep-moe", "0.5.4", "0.5.12"),
+     ("vllm", "--device", "0.9.2", "0.10.1.1"), ("vllm", "--speculative-model", "0.7.3", "0.8.5"),
+     ("sglang", "--pdlb-url", "0.4.10", "0.5.4")],
 )
 def test_removed_flag_history(engine: str, option: str, last_seen: str, absent_in: str) -> None:
     info = removed_flag(engine, option)
@@ -53,7 +55,12 @@ def test_history_is_consistent(engine: str) -> None:
     assert read[-1] == data["version"] and read == sorted(read, key=_v)
     for flag in data["flags"]:
         assert flag["seen_in"][-1] == data["version"] and set(flag["seen_in"]) <= set(read), flag["dest"]
+    static = data.get("static_read", [])
+    assert static == sorted(static, key=_v) and (not static or _v(static[-1]) < _v(read[0]))
     for entry in data["removed"]:
+        assert entry["last_seen"] is not None, entry  # every record names a release read with the flag
+        if "first_seen" in entry:  # the oldest release read with it (bench/older_options.py --history)
+            assert entry["first_seen"] in static and _v(entry["first_seen"]) <= _v(entry["last_seen"]), entry
         if entry.get("before_tables"):  # an older release read statically (bench/older_options.py)
             assert _v(entry["last_seen"]) < _v(entry["absent_in"]) <= _v(read[0]), entry
         elif entry["last_seen"] is not None:

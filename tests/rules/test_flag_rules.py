@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import _factories as fx
+import pytest
 
 from kvlint.deployment import UnknownFlag
 from kvlint.findings import Severity
@@ -33,23 +34,43 @@ def test_kv005_severity_follows_the_pinned_image():
     removed = UnknownFlag("--swap-space", fx.span(6), reason="removed")
     [current] = run(Context(deployment=flags(removed, version="0.33.0"), pinned_version="0.33.0"), "KV005")
     assert current.severity is Severity.ERROR and "the server exits" in current.message
-    [pinned] = run(Context(deployment=flags(removed, version="0.10.0"), pinned_version="0.10.0"), "KV005")
-    assert pinned.severity is Severity.WARNING and "vLLM 0.10.0 (pinned) may still accept it" in pinned.message
-    configured = Context(deployment=flags(removed, version="0.10.0"), pinned_version="0.10.0",
+    [pinned] = run(Context(deployment=flags(removed, version="0.17.0"), pinned_version="0.17.0"), "KV005")
+    assert pinned.severity is Severity.WARNING and "vLLM 0.17.0 (pinned) may still accept it" in pinned.message
+    configured = Context(deployment=flags(removed, version="0.17.0"), pinned_version="0.17.0",
                          severities={"KV005": Severity.ERROR})
     assert [f.severity for f in run(configured, "KV005")] == [Severity.ERROR]
 
 
+@pytest.mark.parametrize(("flag", "pinned", "severity", "said"), [
+    ("--swap-space", "0.10.0", Severity.WARNING, "vLLM 0.10.0 (pinned) has it (kvlint read it in the 0.4.3 and 0.15.0"),
+    ("--device", "0.6.2", Severity.WARNING, "vLLM 0.6.2 (pinned) has it (kvlint read it in the 0.4.3 and 0.9.2"),
+    ("--device", "0.10.0", Severity.WARNING, "vLLM 0.10.0 (pinned) may still accept it"),
+    ("--device", "0.10.2", Severity.ERROR, "absent from the 0.10.1.1 parser): the server exits"),
+    ("--speculative-model", "0.8.5", Severity.ERROR, "absent from the 0.8.5 parser): the server exits"),
+    ("--task", "0.6.2", Severity.WARNING, "older than 0.6.6, the oldest release kvlint read with it"),
+])
+def test_kv005_on_a_release_the_removal_record_saw(flag: str, pinned: str, severity: Severity, said: str) -> None:
+    """Turn 46's K477 (`--device neuron` on `vllm[neuron]==0.6.2`): "older than every release kvlint reads, so not
+    known here" was noise, 0.6.2 has the flag. Older releases' parsers read statically (bench/older_options.py
+    --history) give each removal record its first and last sighting: a release between them accepts the flag (a
+    warning about the next upgrade that says so), one after the last sighting may still (a warning), one from the
+    first release read without it exits (an error: `--speculative-model` is gone from 0.8.5, not from 0.11.0 as the
+    record said)."""
+    removed = UnknownFlag(flag, fx.span(6), reason="removed")
+    [found] = run(Context(deployment=flags(removed, version=pinned), pinned_version=pinned), "KV005")
+    assert found.severity is severity and said in found.message, found.message
+
+
 def test_kv005_on_a_release_older_than_every_table_says_the_flag_is_not_known_there():
     """Sample K75: `--disable-async-output-proc` on `vllm/vllm-openai:v0.3.2`, a flag 0.3.2 never had (it exits
-    there): kvlint reads no release before 0.11.0, so it does not say the old release "may still accept it"."""
+    there): the oldest release kvlint reads with it is 0.6.2, so it does not say the old release "may still accept it"."""
     removed = UnknownFlag("--disable-async-output-proc", fx.span(6), reason="removed")
     [old] = run(Context(deployment=flags(removed, version="0.3.2"), pinned_version="0.3.2"), "KV005")
     assert old.severity is Severity.WARNING and "may still accept" not in old.message
-    assert "older than every release kvlint reads (0.11.0 on)" in old.message
-    swap = UnknownFlag("--swap-space", fx.span(6), reason="removed")  # its last release read is known: 0.15
+    assert "older than 0.6.2, the oldest release kvlint read with it" in old.message
+    swap = UnknownFlag("--swap-space", fx.span(6), reason="removed")  # read from 0.4.3 to 0.15
     [known] = run(Context(deployment=flags(swap, version="0.3.2"), pinned_version="0.3.2"), "KV005")
-    assert "vLLM 0.3.2 (pinned) may still accept it" in known.message
+    assert known.severity is Severity.WARNING and "older than 0.4.3, the oldest release kvlint read" in known.message
 
 
 def test_kv005_never_assumes_a_release_nothing_pins():

@@ -182,7 +182,7 @@ def test_kv005_on_a_job_step_in_an_engine_image_is_judged_on_that_images_release
     SGLang build of 2025-11-21. The script's steps run in that image, so its dated build is the release, not the
     host's newest."""
     [f] = alone("kv005-step-image.sh", "KV005").findings
-    assert "installed today" not in f.message and "(pinned) may still accept it" in f.message
+    assert "installed today" not in f.message and "SGLang 0.5.4 (pinned) has it" in f.message
     assert "sglang:nightly-dev-20251121" in f.message
 
 
@@ -361,14 +361,14 @@ def test_kv005_on_an_activated_environment_or_an_sglang_package_folder_leaves_th
 def test_kv005_on_a_script_that_installs_a_pinned_release_judges_that_release(tmp_path):
     """Sample K434 (measured: "0.33.0 assumed: the script pins none"): a setup script that runs `pip install
     vllm==0.7.3 xformers==...` and then writes a launch script with `--swap-space 8` runs 0.7.3, which still takes the
-    flag: a warning about the next upgrade naming the pinned release, not the newest assumed. Without the pin the
+    flag: a warning about the next upgrade naming the pinned release (read with the flag), not the newest assumed. Without the pin the
     newest is assumed, as before."""
     body = ("source $HOME/env/bin/activate\n{install}\ncat <<EOS > ~/start.sh\n"
             "exec python -m vllm.entrypoints.openai.api_server --model facebook/opt-2.7b --swap-space 8\nEOS\n")
     (tmp_path / "pinned.sh").write_text("#!/usr/bin/env bash\n" + body.format(install="pip install vllm==0.7.3 x==1"))
     (tmp_path / "newest.sh").write_text("#!/usr/bin/env bash\n" + body.format(install="pip install vllm x==1"))
     found = {Path(f.span.path).name: f for f in lint([str(tmp_path)], LintOptions(select=("KV005",))).findings}
-    assert "vLLM 0.7.3 (pinned) may still accept it" in found["pinned.sh"].message
+    assert "vLLM 0.7.3 (pinned) has it" in found["pinned.sh"].message
     assert "installed today" in found["newest.sh"].message
     assert {n: f.severity for n, f in found.items()} == {"pinned.sh": Severity.WARNING, "newest.sh": Severity.WARNING}
 
