@@ -4,7 +4,10 @@ all three stages. The names live in each engine's record (`image_markers`, `imag
 
 from __future__ import annotations
 
+import re
 from functools import cache
+
+from kvlint.lazyre import lazy
 
 
 def known_image(image: str | None) -> bool:
@@ -37,3 +40,23 @@ def month_tag(image: str | None) -> str | None:
     if not dot or len(year) != 2 or len(month) != 2 or not (year + month).isdigit():
         return None
     return f"20{year}-{month}" if 20 <= int(year) <= 40 and 1 <= int(month) <= 12 else None
+
+
+def release_tagged(repo: str, stems: tuple[str, ...]) -> bool:
+    """Whether an image repository is one the engine's releases tag: its own name (`vllm-openai`, `sglang`) or that
+    name with build-variant words only (`vllm-openai-rocm`, `sglang-rocm`, `vllm-rocm-gfx1151`). Any other word makes
+    it an image of its own that versions itself: a project's build on the engine (turn 47's K482:
+    `sglang-qwen38-flash-next-sm120:v0.1.0-rc.9` was read as SGLang 0.1.0), a vendor's product
+    (`vllm-rocm-rhel9:3.2.5`), a tool beside the engine (`sglang-router`, Dynamo's `sglang-runtime:0.8.1`)."""
+    for stem in stems:
+        rest = repo[len(stem):]
+        if repo.startswith(stem) and (not rest or rest[0] in "-_" and
+                                      all(_VARIANT_WORD.fullmatch(w) for w in re.split(r"[-_]", rest[1:]))):
+            return True
+    return False
+
+
+# the words a variant of an engine's image adds to its name: a platform, an architecture, a build channel, the
+# release repository (vLLM's `vllm-cpu-release-repo` on ECR)
+_VARIANT_WORD = lazy(r"(?i)openai|rocm\d*|cpu|gpu|tpu|xpu|hpu|npu|cuda\d*|cu\d+|arm64|aarch64|amd64|x86|64|"
+                     r"gfx\d+\w*|mi\d+x?|nightly|dev|base|release|repo")

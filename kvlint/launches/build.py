@@ -125,8 +125,10 @@ def version_from_image(image: str | None) -> str | None:
     named = _NAMED_RELEASE.search(image.rsplit(":", 1)[1])
     if named is not None and named.group(1).lower() in engine_names():
         return named.group(2)  # `rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210`: the tag says which release it holds
+    from kvlint.image_names import release_tagged
+
     repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1]
-    if not any(repo == name or repo.startswith(facts(name).VERSION_TAGGED_IMAGES) for name in engine_names()):
+    if not any(repo == name or release_tagged(repo, facts(name).VERSION_TAGGED_IMAGES) for name in engine_names()):
         return None  # a wrapper image (dynamo, llm-d, cuda base): its tag is not the engine version
     from kvlint.image_names import month_tag
 

@@ -706,7 +706,7 @@ def _dated_build(image: str | None, engine: Engine) -> VersionLookup | None:
     if month is not None:  # NGC's `25.11-py3`: the build of that month (its end: the release it carried came before)
         return _by_date(image, engine, f"{month}-28", f"the image {short(image)} is a container release of {month}")
     named = _NAMED_RELEASE.match(tag)
-    if named is not None and _past_major(named.group(1), engine):
+    if named is not None and (_past_major(named.group(1), engine) or not _tags_releases(image, engine)):
         named = None  # `rhaiis/vllm-cuda-rhel9:3.0.0`: the vendor's product version, no release of the engine
     if named is not None:  # rocm/sgl-dev:v0.5.7-rocm700-mi35x-20260121: the tag names the release it builds
         return VersionLookup(named.group(1), "image", _modelled(engine, named.group(1)))
@@ -715,6 +715,17 @@ def _dated_build(image: str | None, engine: Engine) -> VersionLookup | None:
         return None
     date = "-".join(m.groups())
     return _by_date(image, engine, date, f"the image {short(image)} is a build of {date}")
+
+
+def _tags_releases(image: str, engine: Engine) -> bool:
+    """Whether the image's tag numbers the engine's releases: the engine's own build (`rocm/sgl-dev`), its image or a
+    build variant of it (kvlint.image_names.release_tagged), not a project's image named after it
+    (`sglang-qwen38-flash-next-sm120:v0.1.0-rc.9`, turn 47's K482), whose tag numbers its own builds."""
+    from kvlint.image_names import release_tagged
+
+    repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1].lower()
+    stems = (engine.name, *engine.facts.VERSION_TAGGED_IMAGES)
+    return repo.startswith(engine.facts.BUILD_IMAGE_PREFIXES) or release_tagged(repo, stems)
 
 
 def _past_major(version: str, engine: Engine) -> bool:

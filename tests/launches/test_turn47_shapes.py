@@ -1,0 +1,48 @@
+"""Shapes the turn-47 samples showed kvlint misreading, each read by a mechanism, not a case: every test writes the
+shape small, with what it must give (and what it must not)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvlint.findings import Severity
+from kvlint.launches import read_path
+from kvlint.launches.build import version_from_image
+from kvlint.lint import LintOptions, lint
+from tests.launches.shapes import write as _write
+
+
+@pytest.mark.parametrize(("image", "release"), [
+    ("vllm/vllm-openai:v0.8.5", "0.8.5"), ("vllm/vllm-openai-rocm:v0.26.0", "0.26.0"),
+    ("vllm/vllm-openai-cpu:v0.21.0", "0.21.0"), ("vllm-rocm-gfx1151:v0.9.0", "0.9.0"),
+    ("lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260731", "0.5.16"),
+    ("public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.8.4", "0.8.4"),
+    # images of their own, named after the engine they are built on: their tags version themselves
+    ("sglang-qwen38-flash-next-sm120:v0.1.0-rc.9", None), ("nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.8.1", None),
+    ("registry.redhat.io/rhaiis/vllm-rocm-rhel9:3.2.5", None), ("aibrix/sglang-router:v0.1.6", None),
+    ("quay.io/rh-aiservices-bu/vllm-cpu-openai-ubi9:0.3", None),
+])
+def test_only_the_engines_own_images_tag_its_release(image: str, release: str | None) -> None:
+    """Turn 47's K482 (measured: a KV005 warning "SGLang 0.1.0 (pinned) ..."): a project's image built on SGLang,
+    `sglang-qwen38-flash-next-sm120:v0.1.0-rc.9`, was read as SGLang 0.1.0 because its name starts with `sglang`.
+    A repository carries the engine's release in its tag when it is the engine's image or that name with
+    build-variant words (a platform, an architecture, a channel); any other word makes it an image of its own."""
+    assert version_from_image(image) == release
+
+
+def test_a_projects_own_engine_image_leaves_the_release_open(tmp_path):
+    path = _write(tmp_path, "serve.sh", "IMAGE=${IMAGE:-sglang-qwen38-flash-next-sm120:v0.1.0-rc.9}\n"
+                  "exec docker run --rm --gpus all --entrypoint sglang \"$IMAGE\" serve --model-path /models/q \\\n"
+                  "  --tp 2 --cuda-graph-max-bs 32\n")
+    (dep,) = read_path(path).deployments
+    assert (dep.engine, dep.engine_version) == ("sglang", None)
+
+
+def test_a_projects_own_engine_image_pins_no_release(tmp_path):
+    """The same script checked: the removed flag is judged with the release open (an info), not on "SGLang 0.1.0"."""
+    path = _write(tmp_path, "serve.sh", "IMAGE=${IMAGE:-sglang-qwen38-flash-next-sm120:v0.1.0-rc.9}\n"
+                  "exec docker run --rm --gpus all --entrypoint sglang \"$IMAGE\" serve --model-path /models/q \\\n"
+                  "  --tp 2 --cuda-graph-max-bs 32\n")
+    (found,) = lint([path], LintOptions(select=("KV005",))).findings
+    assert found.severity is Severity.INFO and "SGLang 0.1.0" not in found.message, found.message
+    assert "pins no SGLang release" in found.message
