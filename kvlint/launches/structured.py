@@ -571,7 +571,7 @@ def keyed_engine(doc: YNode) -> str | None:
         if not node.is_map:
             continue
         if model_key(node) is not None:
-            keys = [k for k, _, v in node.pairs() if not v.is_map and spelled_as_flag(k)]
+            keys = [k for k, _, v in node.pairs() if not v.is_map and spelled_as_flag(k)] + _engine_map_keys(node)
             own = {e: [k for k in keys if option_for_key(e, k)] for e in engine_names()}
             for engine, mine in own.items():
                 others = [k for e, theirs in own.items() if e != engine for k in theirs]
@@ -581,6 +581,17 @@ def keyed_engine(doc: YNode) -> str | None:
                 return listed
         stack.extend(v for k, _, v in node.pairs() if not v.is_scalar and k not in _NOT_SETTINGS)
     return None
+
+
+def _engine_map_keys(holder: YNode) -> list[str]:
+    """The flag-spelled keys of the holder's map named for an engine's settings (`engine:`, `engine_args:`; turn 47's
+    K480: `deployment: {model_id: M, engine: {tensor_parallel_size: 1, gpu_memory_utilization: 0.95, ...}}`), which
+    the model's block reads as its own (`_flag_pairs`)."""
+    return [k for key, _, val in holder.pairs() if val.is_map and _norm(key) in _ENGINE_MAPS
+            for k, _, v in val.pairs() if not v.is_map and spelled_as_flag(k)]
+
+
+_ENGINE_MAPS = frozenset({"engine", "engineargs", "enginekwargs", "engineconfig", "enginesettings", "engineoptions"})
 
 
 def _listed_engine(holder: YNode) -> str | None:

@@ -796,9 +796,18 @@ _GPU_KEYS = ("gpus", "gpu", "num_gpus", "gpu_count", "n_gpus", "gpu_ids", "devic
 def _serves(block: structured.Block) -> bool:
     """Whether a settings map sets two or more of the engine's HTTP front-end options (`api_key`, `tool_call_parser`,
     `enable_auto_tool_choice`): a server's settings, which an offline run's or a client's never hold; one is enough in
-    a map named for the server (K475's harness TOML: `[server]` with `model`, `served_model_name`, `max_model_len`)."""
+    a map named for the server (K475's harness TOML: `[server]` with `model`, `served_model_name`, `max_model_len`).
+    A model map that also sets its replicas or their autoscaling is a serving deployment's too."""
     front = len({opt for *_, opt in block.pairs if opt.lstrip("-").replace("-", "_") in SERVER_DESTS})
-    return front >= 2 or (front == 1 and bool(block.path) and _SERVER_MAP.fullmatch(block.path[-1]) is not None)
+    if front >= 2 or (front == 1 and bool(block.path) and _SERVER_MAP.fullmatch(block.path[-1]) is not None):
+        return True
+    return any(k.lower().replace("_", "").replace("-", "") in _REPLICA_KEYS for k, _, _ in block.holder.pairs())
+
+
+# a serving deployment's own keys beside the model: replicas and their autoscaling, the route it answers on (Ray
+# Serve's `autoscaling_config`, `max_ongoing_requests`, `route_prefix`; turn 47's K480 harness): an offline run has none
+_REPLICA_KEYS = frozenset({"autoscaling", "autoscalingconfig", "minreplicas", "maxreplicas", "numreplicas",
+                           "maxongoingrequests", "routeprefix"})
 
 
 _SERVER_MAP = lazy(r"(?i)(?:(?:vllm|sglang|engine|model|inference)[_-]?)?serv(?:er|e|ing)")
