@@ -629,6 +629,7 @@ class _Checker:
         if self.doc.templated is not None:  # template branches repeat keys
             return
         seen: dict[str, tuple[int, Any]] = {}
+        restart = self._restart(node) if node is self.doc.root else None
         for k, v in node.value:
             if type(k) is not _SCALAR:
                 continue
@@ -636,11 +637,41 @@ class _Checker:
             if text == "<<" and _style(k) is None:
                 continue
             line = k.start_mark.line + 1 + self.doc.base_line
+            if text in seen and restart is not None and line >= restart:
+                seen[text] = (line, v)  # said once, as the missing separator (_restart)
+                continue
             if text in seen:
                 first, before = seen[text]
                 same = type(v) is _SCALAR and type(before) is _SCALAR and v.value == before.value
                 self._duplicate(text, line, k.start_mark.column + 1, first, same)
             seen[text] = (line, v)
+
+    def _restart(self, root: Any) -> int | None:
+        """The line where the document's first key comes again at the top level (turn 47's K487: a Deployment, then
+        `apiVersion: v1` / `kind: Service` with no `---` between): a second document written without its separator.
+        Said once there, naming the keys it repeats, not once per key; None when the first key is not repeated, or the
+        keys repeated are one or all scalars (leftovers of a flat map, said key by key)."""
+        keys = [k for k, _ in root.value if type(k) is _SCALAR]
+        if len(keys) < 2:
+            return None
+        first = self.doc.key_text(keys[0])
+        again = next((k for k in keys[1:] if self.doc.key_text(k) == first), None)
+        if again is None:
+            return None
+        line = again.start_mark.line + 1 + self.doc.base_line
+        before = {self.doc.key_text(k) for k in keys if k.start_mark.line + 1 + self.doc.base_line < line}
+        later = [(self.doc.key_text(k), v) for k, v in root.value
+                 if type(k) is _SCALAR and k.start_mark.line + 1 + self.doc.base_line >= line]
+        repeated = list(dict.fromkeys(t for t, _ in later if t in before))
+        if len(repeated) < 2 or all(type(v) is _SCALAR for t, v in later if t in before):
+            return None  # leftover keys of a flat map (a registry's `a: 1` again), said key by key
+        self.duplicates += 1
+        self.problems.append(YamlProblem(
+            f"a second document starts here without a `---` separator: its keys ({', '.join(repeated)}) repeat the "
+            "first document's, so docker compose, kubectl and Helm (Go YAML parsers) reject the file; a tool that "
+            f"accepts it keeps the second and loses the first (add `---` before line {line})",
+            line, again.start_mark.column + 1, severity="error", kind="duplicate"))
+        return line
 
     def _fail(self, node: Any, message: str) -> bool:
         mark = node.start_mark

@@ -46,3 +46,36 @@ def test_a_projects_own_engine_image_pins_no_release(tmp_path):
     (found,) = lint([path], LintOptions(select=("KV005",))).findings
     assert found.severity is Severity.INFO and "SGLang 0.1.0" not in found.message, found.message
     assert "pins no SGLang release" in found.message
+
+
+_EXPERIMENT = """name: step-rate
+deployment:
+  application_name: bench
+  model_id: org/small-model
+  route_prefix: /
+  engine:
+    tensor_parallel_size: 2
+    max_model_len: 10000
+    gpu_memory_utilization: 0.95
+    max_num_seqs: 128
+  autoscaling:
+    min_replicas: 1
+    max_replicas: 4
+  max_ongoing_requests: 8192
+"""
+
+
+def test_a_serving_deployments_engine_map_is_its_launch(tmp_path):
+    """Turn 47's K480 (silent): a harness's experiment config names the model beside an `engine:` map of vLLM-only
+    option keys and the deployment's replicas and their autoscaling. The engine map's keys name the engine (as keys
+    beside the model do); the replicas say it is a server (an offline run has none)."""
+    (dep,) = read_path(_write(tmp_path, "experiment.yaml", _EXPERIMENT)).deployments
+    assert (dep.engine, dep.model, dep.get("tensor_parallel_size"), dep.get("max_model_len")) == \
+        ("vllm", "org/small-model", 2, 10000)
+
+
+def test_an_offline_runs_engine_map_is_not_a_launch(tmp_path):
+    """The same keys with no replica, autoscaling or route: an evaluation's in-process engine settings."""
+    offline = "\n".join(line for line in _EXPERIMENT.splitlines()
+                        if not any(w in line for w in ("route_prefix", "autoscaling", "replicas", "ongoing")))
+    assert read_path(_write(tmp_path, "eval.yaml", offline + "\n")).deployments == []

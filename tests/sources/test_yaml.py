@@ -180,3 +180,17 @@ def test_a_key_repeated_with_the_same_value_is_an_info():
     yf = parse_yaml("m.yaml", "a: 1\nb: x\na: 1\nb: y\n")
     found = [(p.line, p.severity) for p in yf.problems if p.kind == "duplicate"]
     assert found == [(3, "info"), (4, "error")]
+
+
+def test_a_second_document_without_its_separator_is_said_once():
+    """Turn 47's K487 (measured: four KV001 errors, one per repeated key): a Deployment then a Service with no `---`
+    between them is one problem, said once where the second document starts, naming the keys it repeats; the keys
+    inside it (`metadata.name` again below) are not reported again."""
+    text = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a\nspec:\n  replicas: 1\n\n"
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: a-svc\nspec:\n  type: LoadBalancer\n")
+    yf = parse_yaml("d.yaml", text)
+    found = [(p.line, p.severity, p.message) for p in yf.problems if p.kind == "duplicate"]
+    assert [(line, sev) for line, sev, _ in found] == [(8, "error")]
+    assert "without a `---` separator" in found[0][2] and "(apiVersion, kind, metadata, spec)" in found[0][2]
+    flat = parse_yaml("f.yaml", "a: 1\nb: x\nc: [1]\na: 2\n")  # one key again: a duplicate, not a document
+    assert [(p.line, p.severity) for p in flat.problems if p.kind == "duplicate"] == [(4, "error")]
