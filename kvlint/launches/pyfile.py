@@ -155,7 +155,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         elif isinstance(node, ast.Call) and (defaulted := _defaults_server(node, text)) is not None:
             out.extend(_defaulted_server(src, node, tree, defaulted))
         elif isinstance(node, ast.Call) and (parsed := _in_process_argv(node, text)) is not None:
-            out.extend(_parsed_argv(src, _module_run(tree) or node.func, *parsed))
+            out.extend(_parsed_argv(src, _module_run(tree) or _state_start(tree) or node.func, *parsed))
             seen.update({id(parsed[1]), *(id(e) for e in parsed[1].elts)})
         elif isinstance(node, ast.Call) and _sdk_run(node):
             found, said = _sdk_container(src, node)
@@ -1813,9 +1813,13 @@ def _in_process_server(call: ast.Call, text: str) -> str | None:
 
 def _app_served(engine: str, text: str) -> bool:
     """Whether the program builds the engine's API app itself and serves it (`app = build_app(engine)` then
-    `uvicorn.run(app, ...)`, sample K465's Neuron workshop server), as the engine's server function would."""
+    `uvicorn.run(app, ...)`, sample K465's Neuron workshop server), as the engine's server function would, or runs
+    the server's start-up steps on a host framework's app (IN_PROCESS_STATE: turn 47's K487, a BentoML service)."""
     app, runner = _per_engine("IN_PROCESS_APP").get(engine, ("", ""))
-    return bool(app) and runner in text and re.search(rf"\b{re.escape(app)}\s*\(", text) is not None
+    if app and runner in text and re.search(rf"\b{re.escape(app)}\s*\(", text) is not None:
+        return True
+    steps = _per_engine("IN_PROCESS_STATE").get(engine, ())
+    return bool(steps) and all(re.search(rf"\b{re.escape(step)}\s*\(", text) is not None for step in steps)
 
 
 def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.List | ast.Tuple] | None:
@@ -1839,7 +1843,8 @@ def _in_process_argv(call: ast.Call, text: str) -> tuple[tuple[str, ...], ast.Li
             if module is not None and given and _module_starts_engine(module.group(1)) else None
     for engine, (marker, receiver, words) in _per_engine("IN_PROCESS_ARGV").items():
         _, server, module = _per_engine("IN_PROCESS_SERVER").get(engine, ((), "", ""))
-        if name == receiver and marker in text and server and server in text and module in text:
+        if name == receiver and marker in text and server and module in text and \
+                (server in text or _app_served(engine, text)):
             return words, call.args[0]
     return None
 
@@ -1851,6 +1856,16 @@ def _module_run(tree: ast.Module) -> ast.expr | None:
     return next((n.func for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == "run_module"
                  and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)
                  and _module_starts_engine(n.args[0].value)), None)
+
+
+def _state_start(tree: ast.Module) -> ast.expr | None:
+    """The first of the server's start-up steps a host framework runs (IN_PROCESS_STATE: `build_async_engine_client(
+    args)` in a BentoML service), where the engine starts: the launch's place, not the parse before it."""
+    import ast
+
+    steps = {step for pair in _per_engine("IN_PROCESS_STATE").values() for step in pair}
+    calls = [n.func for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) in steps]
+    return min(calls, key=lambda f: (f.lineno, f.col_offset), default=None)
 
 
 def _is_sys_argv(func: ast.expr) -> bool:

@@ -79,3 +79,34 @@ def test_an_offline_runs_engine_map_is_not_a_launch(tmp_path):
     offline = "\n".join(line for line in _EXPERIMENT.splitlines()
                         if not any(w in line for w in ("route_prefix", "autoscaling", "replicas", "ongoing")))
     assert read_path(_write(tmp_path, "eval.yaml", offline + "\n")).deployments == []
+
+
+_BENTO = '''import bentoml
+MODEL_ID = "org/bento-model"
+
+
+@bentoml.service(resources={"gpu": 1})
+class VLLM:
+    @bentoml.on_startup
+    async def init_engine(self):
+        import vllm.entrypoints.openai.api_server as vllm_api_server
+        from vllm.entrypoints.openai.cli_args import make_arg_parser
+        from vllm.utils import FlexibleArgumentParser
+
+        args = make_arg_parser(FlexibleArgumentParser()).parse_args(["--max-model-len", "8192", "-tp", "2"])
+        args.model = MODEL_ID
+        self.engine = await self.stack.enter_async_context(vllm_api_server.build_async_engine_client(args))
+        self.vllm_config = await self.engine.get_vllm_config()
+        await vllm_api_server.init_app_state(self.engine, self.vllm_config, app.state, args)
+'''
+
+
+def test_a_host_framework_running_the_servers_start_up_steps_is_a_launch(tmp_path):
+    """Turn 47's K487 (silent): a BentoML service parses `vllm serve`'s own arguments, then runs the API server's
+    start-up steps on its own app (`build_async_engine_client(args)`, `init_app_state(...)`) instead of `run_server`:
+    the OpenAI server on those arguments, placed where the engine starts. Parsing alone starts nothing."""
+    (dep,) = read_path(_write(tmp_path, "service.py", _BENTO)).deployments
+    assert (dep.engine, dep.launch_span.line, dep.get("max_model_len"), dep.get("tensor_parallel_size")) == \
+        ("vllm", 15, 8192, 2)
+    parsed_only = _BENTO.split("        self.engine")[0]
+    assert read_path(_write(tmp_path, "parse.py", parsed_only)).deployments == []

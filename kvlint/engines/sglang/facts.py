@@ -9,6 +9,7 @@ MODEL_FLAG = "--model-path"  # the flag that names the model
 ENTRY_MODULES = ("sglang.launch_server", "sglang.multimodal_gen.runtime.launch_server")  # python -m MODULE starts it
 # `ServerArgs(model_path=M)` + sglang.srt.entrypoints.http_server's `launch_server`: what launch_server's module runs
 IN_PROCESS_SERVER = (("ServerArgs",), "launch_server", "sglang")
+IN_PROCESS_STATE: tuple[str, str] | None = None  # no server start-up steps a host framework runs in its place
 IN_PROCESS_APP: tuple[str, str] | None = None  # no app factory a program serves: launch_server builds and runs it
 # `prepare_server_args([...])` then launch_server (what sglang.launch_server's module does with sys.argv): the list is
 # `python -m sglang.launch_server`'s

@@ -13,6 +13,10 @@ IN_PROCESS_SERVER = (("AsyncEngineArgs", "EngineArgs"), "run_server", "vllm.entr
 # the API server's app factory (vllm.entrypoints.openai.api_server's `build_app(engine)`), served by the program with
 # uvicorn: the same server as run_server's, built by hand around an engine the program makes from those arguments
 IN_PROCESS_APP = ("build_app", "uvicorn")
+# the API server's own start-up steps a host framework runs in its place (BentoML's vLLM services: the engine client
+# `build_async_engine_client(args)` and `init_app_state(engine, config, app.state, args)` on the host's app): the
+# OpenAI server, served by the host, on the arguments the program parsed
+IN_PROCESS_STATE: tuple[str, str] | None = ("build_async_engine_client", "init_app_state")
 # `make_arg_parser(FlexibleArgumentParser()).parse_args([MODEL, "--flag", ...])` then run_server: `vllm serve`'s argv
 IN_PROCESS_ARGV = ("make_arg_parser", "parse_args", ("vllm", "serve"))
 # its CLI and the subcommand that starts the server: `vllm --model M` (no subcommand) is rejected by the CLI's parser
