@@ -25,6 +25,7 @@ from kvlint.deployment import (
 )
 from kvlint.engines import get_engine
 from kvlint.engines.registered import engine_names, facts
+from kvlint.image_names import month_tag, release_tagged
 from kvlint.launches.argv import parse
 from kvlint.launches.config_link import merge_config_file
 from kvlint.launches.env import SOURCED_ARRAY, Field
@@ -110,6 +111,11 @@ def _builds_own_options(engine: str, fields: list[Field], image: str | None) -> 
         return None
     own = ", ".join(dict.fromkeys(o for o in options if o not in table))
     name = get_engine(engine).title
+    if not exact and all(f.text.startswith("-") or "=" in f.text for f in fields):
+        # `docker run vllm-moet-recipes:v024 --list` (turn 47's K489): switches alone, none the engine's, ask the
+        # entry point something (a listing, its help); nothing is served, so no launch (the note says why)
+        return (f"the words given to {image} are its entry point's own switches ({own}: none of {name}'s), with "
+                "no model and no value: it is asked something and serves nothing")
     return (f"{NO_MODEL_HERE}the words given to {image} are its entry point's own options ({own}: none of "
             f"{name}'s as written), not {name}'s command line: that entry point names the model")
 
@@ -125,13 +131,9 @@ def version_from_image(image: str | None) -> str | None:
     named = _NAMED_RELEASE.search(image.rsplit(":", 1)[1])
     if named is not None and named.group(1).lower() in engine_names():
         return named.group(2)  # `rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210`: the tag says which release it holds
-    from kvlint.image_names import release_tagged
-
     repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1]
     if not any(repo == name or release_tagged(repo, facts(name).VERSION_TAGGED_IMAGES) for name in engine_names()):
         return None  # a wrapper image (dynamo, llm-d, cuda base): its tag is not the engine version
-    from kvlint.image_names import month_tag
-
     if month_tag(image) is not None:
         return None  # `nvcr.io/nvidia/vllm:25.11-py3`: a container of a month, not vLLM 25.11 (kvlint.resolve dates it)
     tag = image.rsplit(":", 1)[1].split("@", 1)[0]
@@ -186,6 +188,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         notes.append(f"no model named: the {ctx.wrapper} wrapper starts {engine} with the model it chooses")
     served = settings.get(_SERVED)
     served_name = served.value if served else None
+    release = version_from_image(ctx.image)
     if served and isinstance(served.value, list):
         served_name = served.value[0] if served.value else None
     dep = Deployment(
@@ -194,8 +197,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
         model_span=model.span if model else None,
         model_resolved=model.resolved if model else True,
         served_model_name=str(served_name) if served_name is not None else None,
-        engine_version=version_from_image(ctx.image),
-        engine_version_span=ctx.image_span if version_from_image(ctx.image) else None,
+        engine_version=release, engine_version_span=ctx.image_span if release else None,
         image=ctx.image, image_span=ctx.image_span,
         settings=settings, unknown_flags=() if ctx.wrapper else tuple(parsed.unknown),
         gpu=gpu.product, gpu_span=gpu.product_span, gpu_count=gpu.count, gpu_count_span=gpu.count_span,
@@ -220,7 +222,7 @@ def make_deployment(path: str, engine: str, fields: list[Field], launch_span: Sp
     for option in parsed.open_options:  # `--"$p_type" "$p_count"`: the caller names the option, which may be TP
         dep = parallelism_left_to(dep, f"the option {option.text}", option.span, roles=("tp", "pp", "dp"))
     for unknown in parsed.unknown:  # `--pp 2` on a release that may have had one `--pp` option
-        dep = _abbreviated_parallelism(dep, unknown, version_from_image(ctx.image))
+        dep = _abbreviated_parallelism(dep, unknown, release)
     return dep
 
 

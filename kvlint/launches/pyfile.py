@@ -146,9 +146,10 @@ def read_python(path: str, text: str, within: Mapped | None = None,
             seen.add(id(node.value))  # a docstring or a bare string is prose, not a command
         elif isinstance(node, ast.Call) and (engine := _in_process_server(node, text)) is not None:
             out.extend(_served_engine_args(src, node, tree, engine))
-        elif isinstance(node, ast.Assign) and (cli := _cli_argv(node, text)) is not None:
+        elif isinstance(node, ast.Assign) and (cli := _cli_argv(node, text, tree)) is not None:
             out.extend(_parsed_argv(src, node.targets[0], *cli))
-            seen.update(id(n) for n in ast.walk(node.value))
+            seen.update(id(n) for n in (*ast.walk(node.value), *ast.walk(cli[1])))
+            seen.update(id(n) for n in _lists_named(tree, node.value))
         elif isinstance(node, ast.Call) and (helped := _launch_helper(node, text)) is not None:
             out.extend(_helper_launch(src, node, *helped))
             seen.update(id(n) for a in (*node.args, *(k.value for k in node.keywords)) for n in ast.walk(a))
@@ -1942,12 +1943,13 @@ def _helper_launch(src: _Source, call: ast.Call, engine: str, extra: str) -> lis
     return _argv_launch(src, [*head, src.field(call.args[0]), *more])
 
 
-def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] | None:
+def _cli_argv(node: ast.Assign, text: str, tree: ast.Module) -> tuple[tuple[str, ...], ast.List] | None:
     """(the CLI's program, its argument words as a list) when the program sets `sys.argv` to a list and runs the
     engine's CLI in process (sample K132: `sys.argv = [sys.argv[0]] + ["serve", model_path] + args` then vLLM's
     `vllm.entrypoints.cli.main.main()`, each engine's CLI_MAIN): the words after the program's own name. Or runs
     an engine's entry module as `python -m` would (`runpy.run_module("trl.scripts.vllm_serve", run_name="__main__")`,
-    sample K217): `python -m MODULE` and the words."""
+    sample K217): `python -m MODULE` and the words. A name set to a list before (`argv = [...]; sys.argv = argv`,
+    turn 47's K489) is that list."""
     import ast
 
     target = node.targets[0] if len(node.targets) == 1 else None
@@ -1956,12 +1958,12 @@ def _cli_argv(node: ast.Assign, text: str) -> tuple[tuple[str, ...], ast.List] |
         return None
     module = _RUN_MODULE.search(text) if "run_module" in text else None
     if module is not None and _module_starts_engine(module.group(1)):
-        words = _argv_words(node.value)
+        words = _argv_words(_listed_value(tree, node.value))
         return ("python", "-m", module.group(1)), ast.copy_location(ast.List(elts=words, ctx=ast.Load()), node.value)
     engine = next((e for e, module in _per_engine("CLI_MAIN").items() if module in text), None)
     if engine is None:
         return None
-    words = _argv_words(node.value)
+    words = _argv_words(_listed_value(tree, node.value))
     if not words or not (isinstance(words[0], ast.Constant) and words[0].value == "serve"):
         return None
     listed = ast.List(elts=words, ctx=ast.Load())
@@ -1979,6 +1981,23 @@ def _module_starts_engine(module: str) -> bool:
     from kvlint.span import Token
 
     return detect([Token("python"), Token("-m"), Token(module)]) is not None
+
+
+def _lists_named(tree: ast.Module, value: ast.expr) -> list[ast.List]:
+    """The list literals a name is set to in the file (`argv = [...]`), for a `sys.argv = argv`."""
+    import ast
+
+    if not isinstance(value, ast.Name):
+        return []
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.List)
+            and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)]
+
+
+def _listed_value(tree: ast.Module, value: ast.expr) -> ast.expr:
+    """The value itself, or for a name set to one list literal in the file, that list (one only: with several, which
+    one runs is the program's choice, not read)."""
+    lists = _lists_named(tree, value)
+    return lists[0] if len(lists) == 1 else value
 
 
 def _argv_words(value: ast.expr) -> list[ast.expr]:

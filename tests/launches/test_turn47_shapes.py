@@ -110,3 +110,41 @@ def test_a_host_framework_running_the_servers_start_up_steps_is_a_launch(tmp_pat
         ("vllm", 15, 8192, 2)
     parsed_only = _BENTO.split("        self.engine")[0]
     assert read_path(_write(tmp_path, "parse.py", parsed_only)).deployments == []
+
+
+_RUNPY = """import runpy
+import sys
+
+
+def main():
+    argv = [
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        "org/runpy-model",
+        "--tensor-parallel-size",
+        "2",
+    ]
+    sys.argv = argv
+    runpy.run_module("vllm.entrypoints.openai.api_server", run_name="__main__")
+"""
+
+
+def test_sys_argv_set_to_a_named_list_runs_the_engines_module_on_it(tmp_path):
+    """Turn 47's K489 (read by its flags at the list, "a program kvlint does not know", and counted at the wrong
+    place): `argv = [module, --flags ...]` then `sys.argv = argv` and `runpy.run_module(module)` is `python -m module`
+    on those words, as the list written in the assignment is (sample K217)."""
+    (dep,) = read_path(_write(tmp_path, "launch.py", _RUNPY)).deployments
+    assert (dep.engine, dep.model, dep.get("tensor_parallel_size"), dep.launch_span.line) == \
+        ("vllm", "org/runpy-model", 2, 13)
+    assert not any("does not know" in note for note in dep.notes)
+
+
+def test_an_engine_named_image_asked_a_switch_alone_serves_nothing(tmp_path):
+    """Turn 47's K489 (a launch counted with no model): `docker run vllm-moet-recipes:v024 --list` asks the image's
+    entry point for its list and exits; the same image given a recipe is its launch, and an entry point's own options
+    with values (sample K304: `-m /models/main -p 8009`) still are."""
+    text = ("docker run --rm vllm-moet-recipes:v024 --list\n"
+            "docker run --rm --gpus all vllm-moet-recipes:v024 glm/recipe-a\n"
+            "docker run --rm --gpus all open-audio-llm/vllm-serving -m /models/main -p 8009\n")
+    found = read_path(_write(tmp_path, "run.sh", text)).deployments
+    assert [d.launch_span.line for d in found] == [2, 3]
