@@ -994,8 +994,9 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
     engine's: its Dockerfile path is named for the engine (`deploy/docker/vllm/Dockerfile`), or a build argument
     is an engine image (`SGLANG_BASE_IMAGE: lmsysorg/sglang:v0.5.12`). It is configured by the engine's own
     prefixed variables (`VLLM_MODEL`, `VLLM_MAX_MODEL_LEN`: kvlint.launches.env_launch), or, when its own folder
-    is named for the engine (`build: ./vllm`), by a model variable (`MODEL_NAME`); a model its `env_file:` holds
-    is left unresolved there. A client service named for the engine has no GPU, no engine base
+    is named for the engine (`build: ./vllm`) or the build is tagged with the engine's name (`image:
+    vllm-tt:latest`), by a model variable (`MODEL_NAME`, `HF_MODEL`); a model its `env_file:` holds is left
+    unresolved there. A client service named for the engine has no GPU, no engine base
     image and no three engine-flag variables, so it is not one."""
     from kvlint.launches import env_launch
     from kvlint.launches.images import shipped_engine
@@ -1004,11 +1005,13 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
     tag = interpolate(image, env)[0] if image is not None else None  # the name the build is tagged with
     # a GPU, or an Intel GPU's render node alone (`/dev/dri`: sample K291's OpenVINO build of vLLM, whose folder
     # names the engine; an image of the engine's name with it alone may be a client's, kvlint.launches.compose tests)
-    if build is None or not (_requests_gpu(svc) or _maps_device(svc, ("/dev/dri",))):
+    if build is None or not (_requests_gpu(svc) or _maps_device(svc, _ACCELERATOR_NODES)):
         return []
     parts = (text_of(build, k) for k in ("context", "dockerfile"))
     where = build.text if build.is_scalar else "/".join(t for t in parts if t)
-    if tag is not None and shipped_engine(tag) is None and not any(_path_names(where, e) for e in ("vllm", "sglang")):
+    named = named_engine(tag) if tag else None  # the build tagged with the engine's name (`vllm-tt:latest`, K494)
+    if tag is not None and shipped_engine(tag) is None and named is None \
+            and not any(_path_names(where, e) for e in ("vllm", "sglang")):
         return []  # a tag names the build (`org/app:1`): the engine's only when its folder is (sample K291)
     base = _engine_base(build, env)
     engine = (next((e for e in ("vllm", "sglang") if e in where.lower()), None) or named_engine(where)
@@ -1017,7 +1020,7 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
         return []
     items = _env_fields(svc.get("environment"), env, engine)
     prefixed = sum(1 for key, _, _ in items if key.startswith(engine.upper() + "_"))
-    if prefixed < 3 and base is None and not (_path_names(where, engine) and _names_model(items)):
+    if prefixed < 3 and base is None and not ((_path_names(where, engine) or named == engine) and _names_model(items)):
         return []
     fields = env_launch.fields_from_env(engine, items, where) or _model_in_env_file(svc, engine, items)
     if fields is None:
@@ -1026,6 +1029,11 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
     found = FoundLaunch(engine, tuple(fields), None, _environment(svc, env))  # its device variables said too
     dep = finish(yf.path, found, ctx, _gpus(svc))
     return [replace(dep, launch_span=dep.launch_span or build.span)]
+
+
+# an accelerator's device node mapped into the service: an Intel GPU's render node (sample K291's OpenVINO build of
+# vLLM), Tenstorrent's cards (turn 47's K494: `vllm-tt:latest` built beside `HF_MODEL`), AWS Neuron, AMD's KFD
+_ACCELERATOR_NODES = ("/dev/dri", "/dev/tenstorrent", "/dev/neuron", "/dev/kfd")
 
 
 def _gpu_build_named(image: str | None, svc: YNode) -> str | None:

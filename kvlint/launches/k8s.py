@@ -442,6 +442,11 @@ def _served_launches(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignor
                   storage=_storage_uri(c, anc) or (_storage_uri(served[1], []) if served else None),
                   extra_aliases=_display_name(doc), disabled=_switched_off(c, anc))
     deps = [finish(yf.path, f, ctx, gpu) for f in launches]
+    # arguments handed to the image's entry point with no model among them (turn 47's K493: `image: vllm-neuron:latest`
+    # with `args:` of vLLM flags, the model in the environment): the launch is where the image is named, never a
+    # launch with no place, whose findings had no line
+    deps = [replace(d, launch_span=ctx.image_span) if d.launch_span is None and d.model_span is None else d
+            for d in deps]
     if served is None and any((d.model or "").startswith(_MOUNT) for d in deps):
         deps = [_template_runtime(d, _runtime_object(doc, anc)) for d in deps]
     return [_runtime_sizes(d, c) if d.notes and d.notes[0].startswith(_FORMAT_NOTE_HEAD) else d for d in deps]

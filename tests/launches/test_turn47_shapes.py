@@ -148,3 +148,28 @@ def test_an_engine_named_image_asked_a_switch_alone_serves_nothing(tmp_path):
             "docker run --rm --gpus all open-audio-llm/vllm-serving -m /models/main -p 8009\n")
     found = read_path(_write(tmp_path, "run.sh", text)).deployments
     assert [d.launch_span.line for d in found] == [2, 3]
+
+
+def test_arguments_handed_to_an_engine_named_image_are_placed_at_the_image(tmp_path):
+    """Turn 47's K493 (a launch with no place: its findings had no line): a Deployment's `image: vllm-neuron:latest`
+    given `args:` of vLLM flags only, the model in the environment its entry point reads. The launch is at the image."""
+    text = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: v\nspec:\n  template:\n    spec:\n"
+            "      containers:\n      - name: vllm\n        image: vllm-neuron:latest\n        args:\n"
+            "        - \"--max-model-len\"\n        - \"4096\"\n        - \"--tensor-parallel-size\"\n        - \"2\"\n"
+            "        env:\n        - name: HF_MODEL_ID\n          value: org/neuron-model\n")
+    (dep,) = read_path(_write(tmp_path, "deployment.yaml", text)).deployments
+    assert dep.launch_span is not None and dep.launch_span.line == 10
+    assert (dep.get("max_model_len"), dep.get("tensor_parallel_size")) == (4096, 2)
+
+
+def test_a_build_tagged_with_the_engines_name_and_a_model_variable_is_a_launch(tmp_path):
+    """Turn 47's K494 (said, KV008): a compose service builds `vllm-tt:latest` from `.`, maps Tenstorrent's device
+    and sets `HF_MODEL` and `TT_METAL_RESET_DEVICES`: the build's entry point serves that model on a Tenstorrent card
+    (a device kvlint does not size over GPUs). A service of the same build with no accelerator is not read."""
+    text = ("services:\n  tt:\n    build:\n      context: .\n    image: vllm-tt:latest\n    devices:\n"
+            "      - /dev/tenstorrent:/dev/tenstorrent\n    environment:\n      - HF_MODEL=${HF_MODEL:-Qwen/Qwen3-0.6B}\n"
+            "      - TT_METAL_RESET_DEVICES=1\n")
+    (dep,) = read_path(_write(tmp_path, "compose.yml", text)).deployments
+    assert (dep.engine, dep.model, dep.gpu) == ("vllm", "Qwen/Qwen3-0.6B", "tenstorrent")
+    plain = text.replace("    devices:\n      - /dev/tenstorrent:/dev/tenstorrent\n", "")
+    assert read_path(_write(tmp_path, "plain.yml", plain)).deployments == []
