@@ -42,14 +42,36 @@ from kvlint.span import Span
 
 def is_compose(doc: YNode) -> bool:
     services = doc.get("services") if doc.is_map else None
-    return services is not None and services.is_map and "apiVersion" not in dict((k, 1) for k, _, _ in doc.pairs())
+    if services is None:
+        return _v1_services(doc)
+    return services.is_map and "apiVersion" not in dict((k, 1) for k, _, _ in doc.pairs())
+
+
+def _v1_services(doc: YNode) -> bool:
+    """A compose file of format 1, or a service pasted alone into a document (turn 47's K497: a Markdown ```yaml block
+    holding `vllm-glm5: {image: ..., devices: [...], command: > /data/GLM-5-FP8 --tensor-parallel-size 8}`): every
+    top-level value is a service map, and one names its image (a scalar, not a chart's `image: {repository: ...}`)
+    or build beside a key only a container service has (`command`, `ports`, `devices`, ...)."""
+    if not doc.is_map or not doc.items or len(doc.items) > 64:
+        return False
+    values = [v for _, _, v in doc.pairs()]
+    if not all(v.is_map for v in values):
+        return False
+    return any(((img := v.get("image")) is not None and img.is_scalar or v.get("build") is not None)
+               and any(v.get(k) is not None for k in _SERVICE_KEYS) for v in values)
+
+
+_SERVICE_KEYS = ("command", "entrypoint", "environment", "ports", "volumes", "devices", "container_name", "deploy",
+                 "shm_size", "ipc", "network_mode", "restart")
 
 
 _REF = lazy(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def read_compose(yf: YamlFile, doc: YNode) -> list[Deployment]:
-    services = doc.get("services")
+    services = doc.get("services") if doc.is_map else None
+    if services is None and _v1_services(doc):
+        services = doc  # format 1: the services are the document's own keys
     if services is None:  # not a compose file: callers ask is_compose(doc) first
         return []
     out: list[Deployment] = []

@@ -173,3 +173,22 @@ def test_a_build_tagged_with_the_engines_name_and_a_model_variable_is_a_launch(t
     assert (dep.engine, dep.model, dep.gpu) == ("vllm", "Qwen/Qwen3-0.6B", "tenstorrent")
     plain = text.replace("    devices:\n      - /dev/tenstorrent:/dev/tenstorrent\n", "")
     assert read_path(_write(tmp_path, "plain.yml", plain)).deployments == []
+
+
+def test_a_compose_service_without_a_services_key_is_read(tmp_path):
+    """Turn 47's K497 (silent): a Markdown ```yaml block holding one compose service alone (`vllm-glm5: {image: ...,
+    command: > /data/GLM-5-FP8 --tensor-parallel-size 8}`), the shape of a format-1 compose file too, whose launch
+    had no place. Chart values whose image is a map, or with scalars at the top, are not services."""
+    doc = ("# Deploy\n\n```yaml\nvllm-glm5:\n  image: vllm-glm5:cu130\n  devices:\n    - nvidia.com/gpu=all\n"
+           "  command: >\n    /data/GLM-5-FP8\n    --tensor-parallel-size 8\n```\n")
+    (dep,) = read_path(_write(tmp_path, "notes.md", doc)).deployments
+    assert (dep.engine, dep.model, dep.get("tensor_parallel_size"), dep.launch_span.line) == \
+        ("vllm", "/data/GLM-5-FP8", 8, 8)
+    v1 = "vllm:\n  image: vllm/vllm-openai:v0.8.5\n  command: --model org/m --tensor-parallel-size 2\n"
+    (old,) = read_path(_write(tmp_path, "docker-compose.yml", v1)).deployments
+    assert (old.model, old.launch_span is not None) == ("org/m", True)
+    values = "replicaCount: 1\nvllm:\n  image:\n    repository: vllm/vllm-openai\n  command: [--model, org/m]\n"
+    from kvlint.launches.compose import is_compose
+    from kvlint.sources.yaml import parse_yaml
+
+    assert not is_compose(parse_yaml("values.yaml", values).docs[0])
