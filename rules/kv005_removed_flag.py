@@ -19,32 +19,30 @@ removal record saw with the flag (between the first and the last release read th
 are read statically for this, bench/older_options.py --history), the launch starts there and the finding is a
 warning about the next upgrade that says so. When it pins a release older than the first one read without the flag
 but outside the sightings, the flag may still work there: the finding is then a warning about the next upgrade; a
-release older
-than the first one read with the flag (or than every one kvlint reads, for a flag no release read had) is said to be
-unknown there
-(the flag may be younger than the release), not "still accepted". An engine image without a tag (or `:latest`) is
-the newest release (an error); one pinned by digest alone (`@sha256:...`) is one build of a date the digest does not
-say, so its release is open (an info). A script that runs the engine installed on the host and pins no release is
-judged on the newest release too, but as a warning that says so: the release it meets is the one installed where it
-runs, which the file does not show (an image may run the script: held-out files where the host was assumed ran in a
-vendor's image or an older install), unless it runs the engine by `docker exec` in a container it does not start
-(that container's image decides: open), or its repository pins the engine's image beside or above it (a root
-Dockerfile's FROM, a benchmark matrix's `image:`: the image it may run in, so the release is open and the finding an
-info naming the pin). A script the repository's own image runs (a Dockerfile copies it, or a file
-it runs) or that runs a vendor image's launcher takes that image's release instead. A launch through a project
-runner (`uv run`, `poetry run`, `pixi run`) runs the release the project's lock pins, and a host install the one its
-requirements pin (`==`), the finding's note naming the file and line; a runner whose project pins none leaves the
-release open over the releases its range allows, so the verdict is given only where they agree. A script that runs
-the engine from a source checkout (a `PYTHONPATH` holding the engine's tree, `pip install -e` of it) runs that
-checkout's commit, whatever release it is: open too, the finding an info. When the repository holds its own engine
-tree (`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project root), the
-launch runs that fork, whatever stock releases dropped: the finding is an info naming the tree and whether its
+release older than the first one read with the flag (or than every one kvlint reads, for a flag no release read had)
+is said to be unknown there (the flag may be younger than the release), not "still accepted". An engine image
+without a tag (or `:latest`) is the newest release (an error); one pinned by digest alone (`@sha256:...`) is one
+build of a date the digest does not say, so its release is open (an info). A script that runs the engine installed
+on the host and pins no release is judged on the newest release too, but as a warning that says so: the release it
+meets is the one installed where it runs, which the file does not show (an image may run the script: held-out files
+where the host was assumed ran in a vendor's image or an older install), unless it runs the engine by `docker exec`
+in a container it does not start (that container's image decides: open), or its repository pins the engine's image
+beside or above it (a root Dockerfile's FROM, a benchmark matrix's `image:`: the image it may run in, so the release
+is open and the finding an info naming the pin). A script the repository's own image runs (a Dockerfile copies it,
+or a file it runs) or that runs a vendor image's launcher takes that image's release instead. A launch through a
+project runner (`uv run`, `poetry run`, `pixi run`) runs the release the project's lock pins, and a host install the
+one its requirements pin (`==`), the finding's note naming the file and line; a runner whose project pins none
+leaves the release open over the releases its range allows, so the verdict is given only where they agree. A script
+that runs the engine from a source checkout (a `PYTHONPATH` holding the engine's tree, `pip install -e` of it) runs
+that checkout's commit, whatever release it is: open too, the finding an info. When the repository holds its own
+engine tree (`python/sglang/srt/server_args.py`, `vllm/engine/arg_utils.py` between the file and the project root),
+the launch runs that fork, whatever stock releases dropped: the finding is an info naming the tree and whether its
 parser still defines the flag. A launch that pins no release and passes a platform no stock release serves
-(`--device rbln`: a value vLLM's `--device` never took; `--attention-backend dcu_mla`: a backend no release lists and
-no slip of one) runs a vendor's build of the engine (Rebellions' vllm-rbln, Hygon DCU's SGLang), whose flags are its
-own: the finding is an info naming the platform. When nothing pins a release otherwise (a manifest or chart whose
-image is set elsewhere), the release decides and kvlint does not assume one: the finding is an info that says from
-which release the server exits, and how to pin it.
+(`--device rbln`: a value vLLM's `--device` never took; `--attention-backend dcu_mla`: a backend no release lists
+and no slip of one) runs a vendor's build of the engine (Rebellions' vllm-rbln, Hygon DCU's SGLang), whose flags are
+its own: the finding is an info naming the platform. When nothing pins a release otherwise (a manifest or chart
+whose image is set elsewhere), the release decides and kvlint does not assume one: the finding is an info that says
+from which release the server exits, and how to pin it.
 
 ## Options
 None.
@@ -177,7 +175,8 @@ def _pinned_has_it(engine: str, pinned: str, flag: str) -> str | None:
     first, last = found.get("first_seen"), found.get("last_seen")
     if not (first and last) or c.older(pinned, str(first)) or c.older(str(last), pinned):
         return None
-    return f"kvlint read it in the {first} and {last} parsers" if first != last else f"kvlint read it in {first}'s"
+    return f"kvlint read it in the {first} and {last} parsers" if first != last else \
+        f"kvlint read it in the {first} parser"
 
 
 def _older(version: str | None, table: str) -> bool:
