@@ -54,9 +54,11 @@ def _v1_services(doc: YNode) -> bool:
     or build beside a key only a container service has (`command`, `ports`, `devices`, ...)."""
     if not doc.is_map or not doc.items or len(doc.items) > 64:
         return False
-    values = [v for _, _, v in doc.pairs()]
-    if not all(v.is_map for v in values):
-        return False
+    values = []
+    for _, _, v in doc.pairs():  # a manifest's `apiVersion: v1`, a chart's `replicaCount: 1`: no service map
+        if not v.is_map:
+            return False
+        values.append(v)
     return any(((img := v.get("image")) is not None and img.is_scalar or v.get("build") is not None)
                and any(v.get(k) is not None for k in _SERVICE_KEYS) for v in values)
 
