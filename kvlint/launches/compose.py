@@ -1055,9 +1055,10 @@ def _env_configured_build(yf: YamlFile, name: str, svc: YNode, env: Mapping[str,
     return [replace(dep, launch_span=dep.launch_span or build.span)]
 
 
-# an accelerator's device node mapped into the service: an Intel GPU's render node (sample K291's OpenVINO build of
-# vLLM), Tenstorrent's cards (turn 47's K494: `vllm-tt:latest` built beside `HF_MODEL`), AWS Neuron, AMD's KFD
-_ACCELERATOR_NODES = ("/dev/dri", "/dev/tenstorrent", "/dev/neuron", "/dev/kfd")
+# an accelerator's device node mapped into the service beside the GPU requests `_requests_gpu` reads (AMD's KFD among
+# them): an Intel GPU's render node (sample K291's OpenVINO build of vLLM), Tenstorrent's cards (turn 47's K494:
+# `vllm-tt:latest` built beside `HF_MODEL`), AWS Neuron
+_ACCELERATOR_NODES = ("/dev/dri", "/dev/tenstorrent", "/dev/neuron")
 
 
 def _gpu_build_named(image: str | None, svc: YNode) -> str | None:

@@ -723,9 +723,16 @@ def _tags_releases(image: str, engine: Engine) -> bool:
     (`sglang-qwen38-flash-next-sm120:v0.1.0-rc.9`, turn 47's K482), whose tag numbers its own builds."""
     from kvlint.image_names import release_tagged
 
-    repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1].lower()
+    repo = _repo(image)
     stems = (engine.name, *engine.facts.VERSION_TAGGED_IMAGES)
     return repo.startswith(engine.facts.BUILD_IMAGE_PREFIXES) or release_tagged(repo, stems)
+
+
+def _repo(image: str) -> str:
+    """An image reference's repository name, lower-cased, without its registry, path or tag (`rocm/sgl-dev:v0.5.7`
+    -> `sgl-dev`)."""
+    last = image.rsplit("/", 1)[-1]
+    return (last.rsplit(":", 1)[0] if ":" in last else last).lower()
 
 
 def _past_major(version: str, engine: Engine) -> bool:
@@ -752,8 +759,7 @@ FORKS = ("gaudi", "hpu", "neuron", "tpu", "xpu", "ascend", "npu", "cpu", "habana
 def _engine_image(image: str, engine: Engine) -> bool:
     """The engine's own build (official, ROCm, dev): its tag speaks of the engine's releases. A hardware fork
     (`opea/vllm-gaudi:1.22.0`) numbers its own releases."""
-    repo = image.rsplit(":", 1)[0].rsplit("/", 1)[-1].lower() if ":" in image.rsplit("/", 1)[-1] else \
-        image.rsplit("/", 1)[-1].lower()
+    repo = _repo(image)
     if any(word in repo for word in FORKS):
         return False
     return engine.name in repo or repo.startswith(engine.facts.BUILD_IMAGE_PREFIXES)
