@@ -548,6 +548,19 @@ def test_a_script_setting_a_vendor_builds_own_variables_runs_that_build(tmp_path
     assert got == {("KV004", Severity.WARNING), ("KV005", Severity.WARNING)}
 
 
+def test_a_launch_naming_the_ascend_quantization_runs_the_vllm_ascend_build(tmp_path):
+    """Turn 46's K476 (a KV004 warning, noise): a fault-tolerance fork's `vllm serve ... --quantization ascend
+    --gloo-timeout-seconds 15` sets no ASCEND_* variable, but `ascend` is a quantization method only the vllm-ascend
+    plugin registers: the launch runs that build, so the flag only it may add is an info naming the build. The
+    same command quantized with a stock method keeps the warning."""
+    body = "#!/bin/sh\nvllm serve org/m --quantization {q} --gloo-timeout-seconds 15\n"
+    for name, q, severity in (("npu_serve.sh", "ascend", Severity.INFO), ("gpu_serve.sh", "fp8", Severity.WARNING)):
+        p = tmp_path / name
+        p.write_text(body.format(q=q))
+        [f] = [f for f in lint([str(p)], LintOptions(select=("KV004",))).findings]
+        assert f.severity is severity and ("Ascend NPU build" in f.message) is (q == "ascend"), f.message
+
+
 def test_a_host_script_whose_launches_give_a_forks_options_runs_that_build(tmp_path):
     """Sample K172's SGLang fork script (a wrong KV005 warning "installed today"): a fixed-K launch, then the same
     command with the fork's own `--speculative-suffix-*` options: the host's install is the build that adds them, so
