@@ -42,8 +42,11 @@ did-you-mean. A flag of the newest releases that the release the launch pins doe
 `vllm/vllm-openai:v0.6.2`: first read in 0.33.0, absent from 0.27.0) is an error on that release, when the launch
 writes the flag (a chart's key may reach the engine another way). A flag glued to its value by a no-break or other
 Unicode space (`--tool-call-parser` U+00A0 `qwen3`, pasted from a web page) is one word to the shell: the error names
-the character, not a did-you-mean of the same flag. An option whose name is an expansion (`--"$p_type"`) is the
-caller's to name: never reported (the parallelism it may set is left open).
+the character, not a did-you-mean of the same flag. A flag that names a key of one of vLLM's JSON-valued options
+(`--speculative-token-tree`: `speculative_token_tree` of `--speculative-config`, read from the config dataclasses by
+bench/json_option_keys.py) says where the key goes instead of a did-you-mean, and the releases read with the key
+(one the pinned or the newest release lacks is said to be missing there). An option whose name is an expansion
+(`--"$p_type"`) is the caller's to name: never reported (the parallelism it may set is left open).
 
 ## Why it matters
 argparse exits on the first unknown flag: the pod crash-loops with `unrecognized arguments` before
@@ -70,6 +73,7 @@ from typing import Any
 
 from kvlint.deployment import Deployment
 from kvlint.findings import Finding, Severity
+from kvlint.flags.flag_table import ConfigKey, config_key, releases_read
 from kvlint.registry import Context, rule
 from kvlint.rules import _common as c
 from kvlint.span import Span
@@ -100,12 +104,13 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"{stock} exits at start-up (unrecognized arguments)", span, severity=Severity.INFO,
                 fix="keep them where the launch runs the build that defines them", flag=unknown.flag)
             continue
+        keyed = config_key(dep.engine, unknown.flag) if unknown.reason == "unrecognized" and not dep.server else None
         longer = _extends(unknown.flag, unknown.suggestion)
         apart = unknown.reason == "unrecognized" and not longer and _outside_feature(dep, unknown.flag,
                                                                                     unknown.suggestion)
         switch = _switched_feature(dep, unknown.flag) if unknown.reason == "unrecognized" else None
         apart = apart or (switch is not None and bool(unknown.suggestion) and not longer)
-        if unknown.reason == "unrecognized" and (not unknown.suggestion or longer or apart):
+        if unknown.reason == "unrecognized" and not keyed and (not unknown.suggestion or longer or apart):
             custom = c.custom_build(dep.image)
             said = c.custom_build(dep.said_image) if not dep.image else None  # a comment's, for this question only
             ahead = _nightly(dep.image)
@@ -165,7 +170,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"model; {unknown.flag} is {c.title(other)}'s option, not {engine}'s", span,
                 fix=f"remove the flag, or write {engine}'s own option for it", flag=unknown.flag)
             continue
-        hint = f"; did you mean {unknown.suggestion}?" if unknown.suggestion else ""
+        hint = _key_hint(ctx, keyed) if keyed else f"; did you mean {unknown.suggestion}?" if unknown.suggestion else ""
         source = _unreleased(dep) if unknown.reason == "unrecognized" and not dep.image else None
         if source is None and unknown.reason == "unrecognized":
             # a plugin the launch runs adds options: a name near a stock one may be its own (K356: `--omni
@@ -184,7 +189,26 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         yield check.rule.finding(
             ctx, f"{engine} rejects {unknown.flag}: {why}, the server exits before loading the model{hint}",
-            span, fix=f"use {unknown.suggestion}" if unknown.suggestion else "remove the flag", flag=unknown.flag)
+            span, fix=_key_fix(keyed) if keyed else f"use {unknown.suggestion}" if unknown.suggestion
+            else "remove the flag", flag=unknown.flag)
+
+
+def _key_hint(ctx: Context, keyed: ConfigKey) -> str:
+    """Where the setting the flag names lives: a key of a JSON-valued option, on the releases read with it (a key
+    the pinned or the newest release no longer has is said to be gone, so the fix is not offered as valid there)."""
+    read = f"read from {keyed.first} to {keyed.last}" if keyed.first != keyed.last else f"read in {keyed.first}"
+    newest = releases_read(ctx.deployment.engine)[-1:]
+    release = ctx.pinned_version or (newest[0] if newest else keyed.last)
+    gone = c.older(keyed.last, release) and keyed.last not in newest
+    early = c.older(release, keyed.first)
+    who = f"{release} (pinned)" if ctx.pinned_version else f"the newest release read, {release},"
+    state = (f"; {who} does not have it ({read})" if gone or early else f" ({read})")
+    return f"; {keyed.key} is a key of {keyed.option}, not an option of its own{state}"
+
+
+def _key_fix(keyed: ConfigKey) -> str:
+    return (f"give it inside {keyed.option}: `{keyed.option}.{keyed.key} VALUE` or "
+            f"`{keyed.option} '{{\"{keyed.key}\": VALUE}}'`")
 
 
 _SPACE_NAMES = {"\u00a0": "no-break space", "\u202f": "narrow no-break space", "\u2009": "thin space",

@@ -204,6 +204,33 @@ def first_seen(engine: str, dest: str) -> tuple[str, str] | None:
     return (entry["options"][0], entry.get("added") or entry["seen_in"][0]) if entry is not None else None
 
 
+@record
+class ConfigKey:
+    """A key of a JSON-valued option (`num_speculative_tokens` of `--speculative-config`), with the first and the
+    last release whose config dataclass was read with it."""
+
+    option: str  # the JSON-valued option, as the parser spells it
+    key: str
+    first: str
+    last: str
+
+
+@lru_cache(maxsize=1024)
+def config_key(engine: str, flag: str) -> ConfigKey | None:
+    """The JSON-valued option whose key an unknown flag names (`--speculative-token-tree` is `speculative_token_tree`
+    of `--speculative-config`, sample K482), or None. Only a key of two or more words held by one option: `--backend`
+    is a key of four, and a one-word key (`--method`) is too common a word to say which option was meant."""
+    key = flag.lstrip("-").partition("=")[0].replace("-", "_")
+    if "_" not in key:
+        return None
+    held = [(dest, keys[key]) for dest, keys in _data(engine).get("json_keys", {}).items() if key in keys]
+    if len(held) != 1:
+        return None
+    dest, (first, last) = held[0]
+    seen = first_seen(engine, dest)
+    return ConfigKey(seen[0], key, first, last) if seen is not None else None
+
+
 def ambiguous_since(engine: str, hits: tuple[str, ...]) -> str | None:
     """The first release read where two or more of `hits` exist, when an earlier release read had at most one.
 

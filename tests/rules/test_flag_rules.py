@@ -139,6 +139,36 @@ def test_ambiguous_since_reads_the_release_tables():
     assert ambiguous_since("sglang", pair[1:]) is None  # one option: never ambiguous
 
 
+@pytest.mark.parametrize("flag, near, pinned, said", [
+    # K482: a key dropped after 0.20.0, given as an option on an unpinned launch (the newest release read lacks it)
+    ("--speculative-token-tree", "--spec-tokens", None,
+     "speculative_token_tree is a key of --speculative-config, not an option of its own; the newest release read, "
+     "0.33.0, does not have it (read from 0.11.0 to 0.20.0)"),
+    ("--speculative-token-tree", "--spec-tokens", "0.15.0", "(read from 0.11.0 to 0.20.0)"),
+    ("--prompt-lookup-max", None, "0.11.0", "prompt_lookup_max is a key of --speculative-config"),
+    ("--suffix-decoding-max-tree-depth", None, "0.11.0", "0.11.0 (pinned) does not have it (read from 0.13.0 to"),
+])
+def test_kv004_a_flag_naming_a_json_options_key_says_where_the_key_goes(flag, near, pinned, said):
+    """Sample K482's `--speculative-token-tree` had "did you mean --spec-tokens?", another feature's option: the
+    flag names a key of `--speculative-config` (bench/json_option_keys.py read vLLM's config dataclasses), so the
+    fix is to give it there, and a release that lacks the key is named."""
+    dep = flags(UnknownFlag(flag, fx.span(4), near), version=pinned)
+    [f] = run(Context(deployment=dep, pinned_version=pinned), "KV004")
+    assert f.severity is Severity.ERROR and said in f.message and "did you mean" not in f.message, f.message
+    assert f.fix.startswith("give it inside --speculative-config: `--speculative-config.")
+
+
+def test_kv004_a_key_of_several_json_options_or_of_one_word_is_no_config_key():
+    """`backend` is a key of four JSON-valued options and `method` one common word: neither says which option the
+    flag meant, so the plain verdict stands."""
+    from kvlint.flags.flag_table import config_key
+
+    assert config_key("vllm", "--backend") is None and config_key("vllm", "--method") is None
+    assert config_key("vllm", "--moe-backend") is None  # speculative's and kernel's
+    assert config_key("vllm", "--num-redundant-experts").option == "--eplb-config"
+    assert config_key("sglang", "--speculative-token-tree") is None  # SGLang's table holds no JSON keys
+
+
 def test_kv004_names_the_other_engine_for_its_own_flag_with_no_did_you_mean():
     """Sample K4's `python -m sglang.launch_server ... --enable-prefix-caching`: vLLM's option, not a typo of
     SGLang's `--enable-prefix-mm-cache`; still an error (SGLang exits)."""
