@@ -48,9 +48,21 @@ RUNNERS = ("docker", "podman", "nvidia-docker", "nerdctl", "finch")
 _RUNNER_FUNCTION = lazy(r"(?:docker|podman)_[a-z]\w*")
 
 
+# a variable holding the runner, its value chosen at run time (`$_DOCKER run ...` after `_DOCKER="sudo docker"` in one
+# arm and `docker` in another, sample K503; `$CONTAINER_RUNTIME run`): a name only a container runner is given
+_RUNNER_VARIABLE = lazy(r"[\"']?\$\{?(?:\w*_)?(?:DOCKER|PODMAN|NERDCTL)(?:_\w*)?\}?[\"']?|"
+                        r"[\"']?\$\{?CONTAINER_(?:RUNTIME|CLI|CMD|ENGINE|TOOL|BIN)\}?[\"']?")
+
+
 def is_runner(head: str) -> bool:
     """Whether a command's program runs containers as `docker` does."""
-    return head in RUNNERS or _RUNNER_FUNCTION.fullmatch(head) is not None
+    return head in RUNNERS or _RUNNER_FUNCTION.fullmatch(head) is not None or runner_variable(head)
+
+
+def runner_variable(head: str) -> bool:
+    """Whether a command's program is a variable named for the container runner it holds (`$DOCKER`, `$_DOCKER`,
+    `${PODMAN_CMD}`, `$CONTAINER_RUNTIME`); asked only of a word that is an expansion."""
+    return head[:2] in ("$_", "${", "$D", "$P", "$N", "$C", '"$', "'$") and _RUNNER_VARIABLE.fullmatch(head) is not None
 
 
 @record(frozen=False)

@@ -408,6 +408,9 @@ def _var_value(part: Part, m: Mapped, env: Mapping[str, str],
         n = int(part.text)
         val = positional[n].text if n < len(positional) else None
     op = part.op
+    if op in _EDIT_OPS:
+        edited = None if val is None else _edited(str(val), op, part.default)
+        return None if edited is None else (edited, None)
     use_default = op in (":-", ":=") and not val or op in ("-", "=") and val is None
     use_alt = op == ":+" and bool(val) or op == "+" and val is not None
     if use_default or use_alt:
@@ -422,6 +425,45 @@ def _var_value(part: Part, m: Mapped, env: Mapping[str, str],
     if op in (":+", "+"):
         return "", None
     return None if val is None else (val, None)
+
+
+_EDIT_OPS = frozenset({"##", "#", "%%", "%", "//", "/#", "/%", "/"})
+_MAX_EDITED = 4096
+
+
+def _edited(value: str, op: str, given: tuple[Part, ...]) -> str | None:
+    """bash's pattern edit of a known value (`${M##*/}`, `${M//\\//--}`), its pattern a glob of `*` and `?` (a
+    backslash quoting the next character); None for a bracket class, whose reading is left to run time."""
+    pattern = _glob(given[0].text) if given else None
+    if pattern is None or len(value) > _MAX_EDITED:
+        return None  # a value longer than any path or model name is no launch's: not scanned at every cut
+    with_end = {"#": "", "##": "", "%": "$", "%%": "$", "/#": "", "/%": "$"}.get(op, "")
+    greedy = op in ("##", "%%", "//", "/", "/#", "/%")
+    if op in ("#", "##"):
+        ends = [k for k in range(len(value) + 1) if re.fullmatch(pattern, value[:k], re.S)]
+        return value if not ends else value[(max(ends) if greedy else min(ends)):]
+    if op in ("%", "%%"):
+        starts = [k for k in range(len(value) + 1) if re.fullmatch(pattern, value[k:], re.S)]
+        return value if not starts else value[:(min(starts) if greedy else max(starts))]
+    into = re.sub(r"\\(.)", r"\1", given[1].text) if len(given) > 1 else ""
+    anchored = ("^" if op == "/#" else "") + f"(?:{pattern})" + with_end
+    return re.sub(anchored, lambda _: into, value, count=0 if op == "//" else 1, flags=re.S)
+
+
+def _glob(text: str) -> str | None:
+    """A shell pattern as a regular expression (`*` any text, `?` one character, `\\x` the character x)."""
+    out, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "[":
+            return None
+        if ch == "\\" and i + 1 < len(text):
+            i += 1
+            out.append(re.escape(text[i]))
+        else:
+            out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
+        i += 1
+    return "".join(out) if out else None
 
 
 def eval_arith(expr: str, env: Mapping[str, str]) -> int | None:

@@ -59,8 +59,8 @@ def containers_and_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     read (a CI pipeline's `command:` string read as a container's beside another step's `commands:` list)."""
     found = read_k8s(yf, doc)
     strings = launch_strings(yf, doc)
-    if not found or (strings and _recipe_defaults(doc)):
-        return strings  # a recipe's `command:` is a shell string its runner fills from `defaults:`, not a container
+    if not found or (strings and (_recipe_defaults(doc) or _recipe_values(doc))):
+        return strings  # a recipe's `command:` is a shell string its runner fills from its keys, not a container
     lines = {d.launch_span.line for d in found if d.launch_span is not None}
     lines |= {d.model_span.line for d in found if d.model_span is not None}
     extra = [d for d in strings if d.launch_span is not None and d.launch_span.line not in lines
@@ -131,7 +131,7 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     out: list[Deployment] = []
     image = None
     inputs = _input_defaults(doc)
-    recipe = _recipe_defaults(doc)
+    recipe = _recipe_values(doc)
     given = {**{_INPUT_VAR + k: v for k, v in inputs.items()}, **{_RECIPE_VAR + k: v for k, v in recipe.items()}}
     start = _Scope(given, {}, {}, None)
     stack: list[tuple[YNode, _Scope]] = [(doc, start)]
@@ -645,6 +645,20 @@ def _recipe_defaults(doc: YNode) -> dict[str, str]:
     if node is None or not node.is_map or doc.get("command") is None:
         return {}
     return {_shell_name(k): v.text for k, _, v in node.pairs() if v.is_scalar and v.text}
+
+
+def _recipe_values(doc: YNode) -> dict[str, str]:
+    """What a recipe's runner fills a top-level `command:` string's `{name}` fields from: the recipe's own keys
+    (sample K500's sparkrun recipes: `{model}` is the recipe's `model:`, `{resolved_model_path}` its
+    `cluster_config:` entry), its `defaults:` winning, then its top-level scalars, then the scalars of its
+    top-level maps. Asked only of a document whose `command:` string holds a field."""
+    command = doc.get("command") if doc.is_map else None
+    if command is None or not command.is_scalar or not _RECIPE_FIELD.search(command.text):
+        return {}
+    nested = {_shell_name(k): v.text for _, _, val in doc.pairs() if val.is_map
+              for k, _, v in val.pairs() if v.is_scalar and v.text}
+    top = {_shell_name(k): v.text for k, _, v in doc.pairs() if v.is_scalar and v.text and k != "command"}
+    return {**nested, **top, **_recipe_defaults(doc)}
 
 
 def _recipe_fields(m: Mapped, recipe: dict[str, str] | None) -> Mapped:

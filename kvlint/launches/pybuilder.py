@@ -77,7 +77,7 @@ def platform_servers(src: _Source, tree: ast.Module) -> list[Deployment]:
             continue
         name, module = callee(node.func), imported[_callee_root(node.func)]
         m = _SERVER_CLASS.fullmatch(name)
-        if module_file(src.path, module, 0) is not None:
+        if module_file(src.path, module, 0) is not None or _connects(node):
             continue  # a class of the repository's own is read in its module (kvlint.launches.pyclasses)
         if m is not None and _CLIENT_WORDS.search(name) is None and not _engine_module(module):
             found = _launch(src, tree, node, module, (m.group(1) or m.group(3)).lower())
@@ -87,6 +87,24 @@ def platform_servers(src: _Source, tree: ast.Module) -> list[Deployment]:
             continue
         out += [found] if found is not None else []
     return out
+
+
+# keywords by which a server's configuration points at a server already running (sample K504: vllm-runtime's
+# `VLLMServerConfig(mode="external", model_name=M, base_url="http://127.0.0.1:8000/v1")`, beside its "managed" ones)
+_REMOTE_KEYWORDS = frozenset({"base_url", "api_base", "server_url", "endpoint", "url", "openai_api_base"})
+_REMOTE_MODES = frozenset({"external", "remote", "connect", "client", "attach", "existing"})
+
+
+def _connects(call: ast.Call) -> bool:
+    """Whether the call configures a connection to a running server, not a server to start: a URL keyword, or a
+    mode spelled for an outside server."""
+    for kw in call.keywords:
+        value = kw.value.value if isinstance(kw.value, ast.Constant) else None
+        if kw.arg in _REMOTE_KEYWORDS and not (isinstance(kw.value, ast.Constant) and kw.value.value in (None, "")):
+            return True  # a literal, an f-string or a variable: the address of a server that runs elsewhere
+        if kw.arg in ("mode", "server_mode", "launch_mode") and isinstance(value, str) and value in _REMOTE_MODES:
+            return True
+    return False
 
 
 # a deployment's configuration class of a package this file does not hold (sample K127: `DeploymentConfig(model=M,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from kvlint import limits
@@ -20,7 +20,7 @@ from kvlint.flags.flag_values import is_unresolved
 from kvlint.flags.launch import PY_OPTIONS
 from kvlint.launches import cloud_run, wrappers
 from kvlint.launches.argv import detect, wrapper_of
-from kvlint.launches.docker_run import RUNNERS, is_run
+from kvlint.launches.docker_run import RUNNERS, is_run, runner_variable
 from kvlint.launches.env import (
     SOURCED_ARRAY,
     Field,
@@ -1584,12 +1584,27 @@ def _body(commands: list, at: int, k: int) -> tuple[int, int, int, int] | None:
     depth = 0
     for j in range(first, min(len(commands), first + 10_000)):
         words = commands[j].words
-        depth += sum(1 for w in words[:1] if w.literal == "{") + (j == first and words[0] is not brace)
+        depth += _opens_group(words) + (j == first and words[0] is not brace)
         if words and words[0].literal == "}":
             depth -= 1
             if depth == 0:
                 return brace.end, words[0].start, first, j
     return None
+
+
+def _opens_group(words: Sequence[Word]) -> int:
+    """1 when a command opens a `{ ...; }` group: its first word, or the first after the reserved words that lead
+    it (`then { printf '%q ' "$@"; echo; } >&2; else "$@"; fi` on one line, sample K503's dry-run wrapper, whose
+    group was read as the function's end)."""
+    for w in words:
+        if w.literal == "{":
+            return 1
+        if w.literal not in _GROUP_LEADS:
+            return 0
+    return 0
+
+
+_GROUP_LEADS = frozenset({"then", "else", "do", "!", "time"})
 
 
 def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state: _State, depth: int) -> None:
@@ -1848,7 +1863,8 @@ def _partial(value: str, fields: list[Field], appending: bool = False) -> str | 
     (`MODEL="$BASE/m"` is not a model). `appending`: words added to a command kept in the variable (`CMD+=" --tp
     ${TP}"`, sample K214), whose first word is an option's, not the command's: any number of them."""
 
-    if not appending and len(value.split()) < 3:
+    path = not appending and _names_model(value)
+    if not appending and len(value.split()) < 3 and not path:
         return None
     holes: list[tuple[int, int]] = []
     for expr in dict.fromkeys(e for f in fields for e in f.missing):
@@ -1858,10 +1874,19 @@ def _partial(value: str, fields: list[Field], appending: bool = False) -> str | 
             at = value.find(expr, at + len(expr))
     holes.sort()
     first = len(value) - len(value.lstrip())
-    if not holes or (not appending and holes[0][0] <= first + len(value.split()[0]) - 1) or \
+    if not holes or (not appending and not path and holes[0][0] <= first + len(value.split()[0]) - 1) or \
             any(a < b_prev for (a, _), (_, b_prev) in zip(holes[1:], holes, strict=False)):
         return None  # its first word unknown (`$(( A * B ))`, `$RUNNER serve ...`): no command to read
     return Partial(value, tuple(holes), *_value_offsets(value, fields))
+
+
+def _names_model(value: str) -> bool:
+    """A one-word path whose known text names a model whatever its unknown part (sample K498: `SNAP_IN=
+    "/hf/hub/models--${MODEL//\\//--}/snapshots/$SNAP_NAME"`, the Hub cache's folder of the model, at a snapshot
+    chosen at run time): kept with its holes, so the launch that serves it names that model."""
+    from kvlint.launches.facts import path_alias
+
+    return len(value.split()) == 1 and "models--" in value and path_alias(value) is not None
 
 
 def _value_offsets(value: str, fields: list[Field]) -> tuple[tuple[int, ...], object]:
@@ -2201,7 +2226,8 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 ran = f" run --name {fields[at - 1].text}"
                 state.unread[:] = [u for u in state.unread if not u[2].endswith(ran)]
             return inside
-        elif (head in RUNNERS or head.startswith(_RUNNER_FUNCTIONS)) and is_run(fields, i) is not None:
+        elif (head in RUNNERS or head.startswith(_RUNNER_FUNCTIONS) or runner_variable(head)) \
+                and is_run(fields, i) is not None:
             host_only = (gpus[0] or "").startswith("cuda:")  # the host's CUDA_VISIBLE_DEVICES stays outside docker
             inside = _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
             return _with_allocation(inside, (None, None) if host_only else gpus, nodes)

@@ -56,7 +56,14 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 
             return toml_tables.read(path, text) or ReadResult(path)  # a harness's `[server]` table of settings
         return ReadResult(path, found, comments=scan_comments(text)) if found else ReadResult(path)
-    return ReadResult(path, read_lines(path, text) or _listed(path, text), comments=scan_comments(text))
+    found = read_lines(path, text) or _listed(path, text)
+    if not found and path.endswith(".toml"):  # a command in a string value (`[services.sglang] command = "..."`)
+        from kvlint.launches import toml_tables
+
+        tabled = toml_tables.read(path, text)
+        if tabled is not None:
+            return tabled
+    return ReadResult(path, found, comments=scan_comments(text))
 
 
 def _listed(path: str, text: str) -> list[Deployment]:

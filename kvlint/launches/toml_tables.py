@@ -5,8 +5,9 @@ A harness's experiment config (sample K475's `configs/*.toml`, whose `[server]` 
 serve`) keeps the launch's settings in TOML, which has no reader of its own here: TOML's tables and one-line key/value
 pairs are written out as YAML with every line at its place (a table header becomes a top-level key, its pairs indented
 under it, each value at its own column where the spacing allows), and that text goes to the YAML reader, whose
-structured-settings search (kvlint.launches.structured) decides. Anything YAML would read otherwise (multi-line
-strings, inline tables, arrays of tables, dotted keys) is left out, a blank line in its place.
+structured-settings search (kvlint.launches.structured) decides, and its command-string reading reads a value that
+holds an engine's command (a service manager's `command = "..."`). Anything YAML would read otherwise (multi-line
+strings, their lines included, inline tables, arrays of tables, dotted keys) is left out, a blank line in its place.
 """
 
 from __future__ import annotations
@@ -19,13 +20,21 @@ _PAIR = lazy(r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*)$")
 # a value YAML reads as TOML does: a basic or literal string on one line, a number, a boolean, a one-line array of those
 _VALUE = lazy(r"""^(?:"(?:[^"\\]|\\.)*"|'[^']*'|[-+]?[0-9][0-9_.eE+-]*|true|false|\[[^\[\]{}=]*\])[ \t]*(?:#.*)?$""")
 # what a settings table holds: an engine's option name beside a model key (asked before anything is built)
+_MULTILINE = lazy(r"""^[ \t]*[A-Za-z0-9_."-]+[ \t]*=[ \t]*('{3}|"{3})""")
 _SETTING_WORDS = lazy(r"(?m)^[ \t]*(?:max_model_len|gpu_memory_utilization|tensor_parallel_size|mem_fraction_static|"
                       r"context_length|max_num_seqs|kv_cache_dtype)[ \t]*=")
 
 
+# a one-line string value holding an engine's command (Flox's `[services.sglang] command = "exec python3.12 -m
+# sglang.launch_server --model-path ..."`, sample K504): read as the YAML reader reads a command string
+_COMMAND_VALUE = lazy(r"""(?m)^[ \t]*[A-Za-z0-9_-]+[ \t]*=[ \t]*["'][^\n]*(?:vllm[ \t]+serve|vllm\.entrypoints|"""
+                      r"""sglang\.launch_server|sglang[ \t]+serve)""")
+
+
 def read(path: str, text: str) -> ReadResult | None:
-    """The launches the file's tables hold, read as YAML; None when no table holds a model and an engine setting."""
-    if "model" not in text or _SETTING_WORDS.search(text) is None:
+    """The launches the file's tables hold, read as YAML; None when no table holds a model and an engine setting or
+    an engine's command."""
+    if "model" not in text or (_SETTING_WORDS.search(text) is None and _COMMAND_VALUE.search(text) is None):
         return None
     from kvlint.launches.read import read_yaml
 
@@ -40,7 +49,17 @@ def as_yaml(text: str) -> str:
     when the `=` had blanks around it), anything else blank."""
     out: list[str] = []
     in_table = False
+    closing = ""  # the delimiter of a multi-line string the line is inside, whose lines are its text, not pairs
     for line in text.split("\n"):
+        if closing:
+            out.append("")
+            closing = "" if closing in line else closing
+            continue
+        opened = _MULTILINE.match(line)
+        if opened is not None and line.count(opened.group(1)) == 1:
+            out.append("")
+            closing = opened.group(1)
+            continue
         header = _HEADER.match(line)
         if header is not None:
             out.append(header.group(1) + ":")

@@ -146,6 +146,7 @@ def _by_alias(dep: Deployment, config: Config, options: ResolveOptions) -> Model
     from kvlint.models.resolve import by_served_name
     from kvlint.models.resolve import source_kind as source_kind_of
 
+    named: ModelLookup | None = None
     for alias in dep.model_aliases:
         if alias.how == "served-short":
             spec = by_served_name(alias.name)
@@ -156,7 +157,9 @@ def _by_alias(dep: Deployment, config: Config, options: ResolveOptions) -> Model
             kind = source_kind_of(found.spec) if alias.how == "served-short" or found.source == "lock" else \
                 {"served-name": "served-name", "path": "path-name"}.get(alias.how, "env-name")
             return ModelLookup(found.spec, None, kind)
-    return None
+        if alias.how == "path" and named is None and found.reason:
+            named = found  # the path's known text names the model (`.../models--org--name/snapshots/$REV`, K498)
+    return named  # ... which kvlint does not know: said as that model's lookup, not as an unknown expression
 
 
 _GENERIC_WORDS = frozenset({"nvidia", "amd", "gpu", "gpus", "cuda", "accelerator", "node", "nodes", "true", "yes",

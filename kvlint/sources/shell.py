@@ -480,9 +480,45 @@ def _braced(inner: str, base: int, quoted: bool, offs: tuple[int, int], depth: i
             sub = _Scanner(Mapped("", rest[len(op) :]), depth + 1)
             parts = _word_until_end(sub, base + j + len(op))
             return Part("var", name, quoted, offs, op, parts)
+    edit = _edit(rest, base + j) if name and rest else None
+    if edit is not None:
+        return Part("var", name, quoted, offs, edit[0], edit[1])
     if rest or not name:
         return Part("special", "${" + inner + "}", quoted, offs)
     return Part("var", name, quoted, offs)
+
+
+# bash's pattern edits of a value: `${M##*/}` (the longest `*/` off the front: a path's last part), `${M%/}`,
+# `${MODEL//\//--}` (each `/` made `--`: the Hub cache's folder name, sample K498); longest operators first
+_EDIT_OPS = ("##", "#", "%%", "%", "//", "/#", "/%", "/")
+
+
+def _edit(rest: str, at: int) -> tuple[str, tuple[Part, ...]] | None:
+    """(operator, (pattern[, replacement])) of a `${NAME<op>...}` pattern edit written in plain text (a backslash
+    quoting the next character); None for anything else (an expansion or a quote in it: left as written)."""
+    op = next((o for o in _EDIT_OPS if rest.startswith(o)), None)
+    if op is None:
+        return None
+    body, k = rest[len(op):], at + len(op)
+    pieces: list[tuple[str, list[int]]] = [("", [])]
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch in "$`'\"" or (ch == "\\" and i + 1 >= len(body)):
+            return None
+        if ch == "\\":
+            i += 1
+            text, offs = pieces[-1]
+            pieces[-1] = (text + "\\" + body[i], [*offs, k + i - 1, k + i])
+        elif ch == "/" and op.startswith("/") and len(pieces) == 1:
+            pieces.append(("", []))
+        else:
+            text, offs = pieces[-1]
+            pieces[-1] = (text + ch, [*offs, k + i])
+        i += 1
+    if not op.startswith("/") and len(pieces) > 1:
+        return None
+    return op, tuple(Part("lit", text, True, tuple(offs)) for text, offs in pieces)
 
 
 def _word_until_end(sc: _Scanner, shift: int) -> tuple[Part, ...]:

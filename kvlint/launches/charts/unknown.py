@@ -9,6 +9,7 @@ a KV008 info finding on the image, "engine image found, chart layout unknown".
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -52,6 +53,12 @@ _MAX_NODES = 5000  # bounded walk for the image key
 def engine_image(doc: YNode,
                  names: Callable[[str | None], str | None] = shipped_engine) -> tuple[str, str, Span] | None:
     """(engine, image as written, span) of the first `image` key naming an engine image (by `names`)."""
+    return next(engine_images(doc, names), None)
+
+
+def engine_images(doc: YNode,
+                  names: Callable[[str | None], str | None] = shipped_engine) -> Iterator[tuple[str, str, Span]]:
+    """(engine, image as written, span) of each `image` key naming an engine image (by `names`), the walk's order."""
     stack, seen = [doc], 0
     while stack and seen < _MAX_NODES:
         node = stack.pop()
@@ -63,12 +70,11 @@ def engine_image(doc: YNode,
                     or key.lower().endswith("image") or (val.is_map and val.get("repository") is not None):
                 found = _image(val, node if key != "image" else None)
                 if found is not None and names(found[0]) and not around_engine(found[0]):  # `routerImage:` no engine
-                    return names(found[0]) or "vllm", found[0], found[1]
+                    yield names(found[0]) or "vllm", found[0], found[1]
             if not val.is_scalar:
                 stack.append(val)
         if node.is_seq:
             stack.extend(i for i in reversed(node.items) if not i.is_scalar)
-    return None
 
 
 # a values file's image under another key (`imageName: docker.io/vllm/vllm-openai` beside `imageVersion: latest`)
@@ -137,6 +143,31 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         deps = by_env or _engine_named_values(yf, doc) or _flags_list(yf, doc)
         return deps, ([] if deps else _enabled_subchart(yf.path, doc) or _engine_chosen(yf, doc)
                       or _named_chart_gpus(yf, doc))
+    sections = _image_sections(doc) if block is None else []
+    if len(sections) > 1:  # `vllm: {phi: {image: ..., model: A}, large: {image: ..., model: B}}`: one launch each
+        return [d for each in sections for d in _image_launch(yf, doc, each, None)[0]], []
+    return _image_launch(yf, doc, found, block)
+
+
+def _image_sections(doc: YNode) -> list[tuple[str, str, Span]]:
+    """The engine images of the values that sit in sections of their own, each naming its model (sample K503:
+    `vllm: {phi: {image: {repository: vllm/vllm-openai}, model: M1}, large: {image: ..., model: M2}}`): a chart
+    that runs one engine per section; [] when fewer than two sections do (one image, or images sharing a model)."""
+    found = sorted(itertools.islice(engine_images(doc), _MAX_SECTIONS), key=lambda f: (f[2].line, f[2].col))
+    owners = [_model_section(_maps_to(doc, f[2])) for f in found]
+    if len(found) < 2 or any(o is None for o in owners) or len({id(o) for o in owners}) != len(owners):
+        return []
+    return found
+
+
+_MAX_SECTIONS = 64
+
+
+def _image_launch(yf: YamlFile, doc: YNode, found: tuple[str, str, Span],
+                  block: structured.Block | None) -> tuple[list[Deployment], list[Finding]]:
+    """The launch the values make of one engine image: its roles' argument lists, a catalogue's items, else the
+    model of the image's own section or of the values, with the engine-flag keys and argument lists."""
+    holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
     engine, image, span = found
     roles = _flags_list(yf, doc, (image, span))
     if len(roles) > 1:  # the roles' argument lists (`prefillExtraArgs:` / `decodeExtraArgs:`): one launch each
@@ -166,7 +197,8 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         model_path, model = ("image",), None
         args = [Field(model_flag(engine), span), Field(name, span, False, (name,)), *args]
     fields = _model_fields(engine, model, model_path) + _flag_fields(engine, doc, block) + args
-    count, cspan = _values_gpus(doc, doc.get("resources"))
+    own = section if section is not None and section.get("resources") is not None else doc  # the section's GPUs
+    count, cspan = _values_gpus(own, own.get("resources"))
     product, pspan = g.product_from_pod(block.holder) if block is not None else (None, None)
     if product is None:  # the block's own node selection (a catalogue entry's) before the values' shared one
         product, pspan = g.product_from_pod(doc)

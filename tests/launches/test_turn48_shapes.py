@@ -1,0 +1,124 @@
+"""Shapes the turn-48 samples showed kvlint misreading, each read by a mechanism, not a case: every test writes the
+shape small, with what it must give (and what it must not)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvlint.launches import read_path
+from kvlint.lint import LintOptions, lint
+from tests.launches.shapes import write as _write
+
+
+def test_a_recipes_command_fields_are_filled_from_the_recipes_own_keys():
+    """Sample K500's sparkrun recipes (measured: three launches with `{model}` and `{resolved_model_path}` as their
+    models): the runner fills a top-level `command:` string's fields from the recipe's keys, not only from
+    `defaults:` (which wins), so `{model}` is the recipe's `model:` and a field of a top-level map its entry."""
+    text = ("recipe_version: '2'\nmodel: org/m\ncontainer: vllm/vllm-openai@sha256:ab\ndefaults:\n"
+            "  tensor_parallel: 2\n  max_model_len: 32768\n  model: org/from-defaults\ncommand: |\n"
+            "  vllm serve {model} \\\n    --max-model-len {max_model_len} --tensor-parallel-size {tensor_parallel}\n")
+    (d,) = read_path("sparkrun_recipe.yaml", text).deployments
+    assert (d.model, d.get("max_model_len"), d.get("tensor_parallel_size")) == ("org/from-defaults", 32768, 2)
+    nested = ("model: org/m\ncluster_config:\n  resolved_model_path: /srv/models/M\ncommand: |\n"
+              "  vllm serve {resolved_model_path} --port {port}\n")
+    (d,) = read_path("sparkrun_nested.yaml", nested).deployments
+    assert d.model == "/srv/models/M" and d.model_span is not None and d.model_span.line == 5
+    # a field no key of the recipe gives stays as written: the runner's to fill
+    (d,) = read_path("sparkrun_open.yaml", "model: org/m\ncommand: vllm serve {path} --port 8000\n").deployments
+    assert d.model == "{path}"
+
+
+@pytest.mark.parametrize(("value", "edit", "expected"), [
+    ("Qwen/Qwen3-8B", "//\\//--", "Qwen--Qwen3-8B"),  # the Hub cache's folder name
+    ("/models/org/m", "##*/", "m"), ("/models/org/m/", "%/", "/models/org/m"),
+    ("a.b.c", "%.*", "a.b"), ("a.b.c", "%%.*", "a"), ("a.b.c", "#*.", "b.c"), ("a.b.c", "##*.", "c"),
+    ("abcabc", "/b/X", "aXcabc"), ("abc", "/#a/Z", "Zbc"), ("abc", "/%c/Z", "abZ"), ("abc", "/#b/Z", "abc"),
+])
+def test_a_pattern_edit_of_a_known_value_is_read_as_bash_does(value: str, edit: str, expected: str) -> None:
+    """bash's `${NAME#pat}`, `${NAME%pat}` and `${NAME/pat/rep}` forms (sample K498: `${MODEL//\\//--}`) were left as
+    written, so a path built with one was unknown; a glob of `*` and `?` is read, a bracket class left open."""
+    text = f'M="{value}"\nvllm serve "/m/${{M{edit}}}" --port 8000\n'
+    (d,) = read_path("edits.sh", text).deployments
+    assert d.model == f"/m/{expected}" and d.model_resolved
+    (d,) = read_path("edits_open.sh", 'M="a.b"\nvllm serve "/m/${M%[.]b}"\n').deployments
+    assert not d.model_resolved
+
+
+def test_a_hub_cache_path_with_a_run_time_snapshot_names_its_model(tmp_path) -> None:
+    """Sample K498 (measured: "the reference $SNAP_IN is an unresolved expression"): `SNAP_IN="/hf/hub/models--
+    ${MODEL//\\//--}/snapshots/$SNAP_NAME"`, the snapshot chosen at run time: the path's known text is the model's
+    cache folder, so the launch names the model (sized when kvlint knows it, said not known offline otherwise); a
+    one-word value with an unknown part that names no model stays unknown."""
+    body = ('MODEL="${{MODEL:-{model}}}"\nSNAP_IN="/hf/hub/models--${{MODEL//\\//--}}/snapshots/$SNAP_NAME"\n'
+            'vllm serve "$SNAP_IN" --max-model-len 4096\n')
+    known = _write(tmp_path, "snap_known.sh", body.format(model="Qwen/Qwen2.5-7B-Instruct"))
+    result = lint([str(known)], LintOptions(gpu="L4-24GB"))
+    [status] = result.launches
+    assert (status.model, status.capacity) == ("/hf/hub/models--Qwen--Qwen2.5-7B-Instruct/snapshots/$SNAP_NAME",
+                                               "evaluated"), status
+    unknown = _write(tmp_path, "snap_unknown.sh", body.format(model="org/Never-Published-9B"))
+    [f] = [f for f in lint([str(unknown)], LintOptions(gpu="L4-24GB")).findings if f.code == "KV002"]
+    assert "not known offline" in f.message
+    (d,) = read_path("base_path.sh", 'M="$BASE/m"\nvllm serve "$M"\n').deployments
+    assert d.model == "$M"
+
+
+def test_values_with_an_engine_image_per_section_give_one_launch_per_section() -> None:
+    """Sample K503's chart values (measured: silent; only the last section's image was read, and that section is
+    switched off): `vllm: {phi: {image: {repository: vllm/vllm-openai}, model: A, resources: {limits:
+    {nvidia.com/gpu: 1}}}, large: {enabled: false, image: ..., model: B}}`: each section holding an engine image
+    and its own model is a launch, its GPUs its own section's; one switched off stays off."""
+    section = ("  {name}:\n    enabled: {on}\n    image:\n      registry: docker.io\n      repository: vllm/vllm-openai\n"
+               "      tag: latest\n    model: \"{model}\"\n    resources:\n      limits:\n        nvidia.com/gpu: {gpus}\n")
+    text = ("vllm:\n" + section.format(name="phi", on="true", model="org/a", gpus=1)
+            + section.format(name="large", on="false", model="org/b", gpus=2) + "ray:\n  head:\n    image:\n"
+            "      repository: rayproject/ray\n")
+    first, second = read_path("values.yaml", text).deployments
+    assert (first.model, first.gpu_count, first.disabled) == ("org/a", 1, None)
+    assert (second.model, second.gpu_count) == ("org/b", 2) and second.disabled is not None
+    one = "vllm:\n" + section.format(name="phi", on="true", model="org/a", gpus=1)
+    (only,) = read_path("values_one.yaml", one).deployments
+    assert only.model == "org/a"
+
+
+def test_a_platform_server_config_pointing_at_a_running_server_is_no_launch() -> None:
+    """Sample K504's vllm-runtime README (measured: five launches for three): `VLLMServerConfig(mode="managed",
+    model_name=M, port=8000)` makes the library start vLLM, but the same class with `mode="external"` and a
+    `base_url` connects to a server already running: a client, no launch."""
+    managed = ('from vllm_runtime import VLLMServerConfig\n\na = VLLMServerConfig(mode="managed", model_name="org/m", '
+               'tensor_parallel_size=1, max_model_len=4096, port=8000)\n')
+    (d,) = read_path("managed_runtime.py", managed).deployments
+    assert d.model == "org/m"
+    for k, external in enumerate(('mode="external", model_name="org/m", base_url="http://127.0.0.1:8000/v1"',
+                                  'model_name="org/m", tensor_parallel_size=1, max_model_len=4096, '
+                                  'base_url=f"http://{host}/v1"')):
+        text = f"from vllm_runtime import VLLMServerConfig\n\na = VLLMServerConfig({external})\n"
+        assert read_path(f"external_runtime_{k}.py", text).deployments == []
+
+
+def test_a_toml_string_value_holding_an_engine_command_is_read() -> None:
+    """Sample K504's Flox manifest (measured: said, not read): `[services.sglang] command = "exec python3.12 -m
+    sglang.launch_server --model-path \\"${SGLANG_MODEL:-org/m}\\" --port $SGLANG_PORT"` beside `[vars]` and a
+    multi-line `on-activate = '''...'''` hook whose lines look like pairs: the command is read at its place, the
+    hook's lines are its text (never pairs)."""
+    text = ('version = 1\n[vars]\nSGLANG_PORT = "30000"\n[hook]\non-activate = \'\'\'\n  _pp=""\n  x = "a"\n\'\'\'\n'
+            '[services.sglang]\ncommand = "exec python3.12 -m sglang.launch_server --model-path '
+            '\\"${SGLANG_MODEL:-org/m}\\" --port $SGLANG_PORT"\n')
+    (d,) = read_path("manifest.toml", text).deployments
+    assert (d.engine, d.model, d.model_span.line) == ("sglang", "org/m", 10)
+
+
+def test_a_dry_run_wrappers_one_line_group_is_no_end_of_its_function() -> None:
+    """Sample K503's CLI (measured: silent): `run() { if (( DRY_RUN )); then { printf '%q ' "$@"; echo; } >&2; else
+    "$@"; fi }` on one line: the `{ ...; }` group after `then` was read as the function's end, so `run docker_ run
+    ... IMAGE --config ...` ran nothing; and `docker_() { $_DOCKER "$@"; }` holds the runner in a variable named for
+    it, its value chosen at run time."""
+    text = ("run() {\n    if (( DRY_RUN )); then { printf '%q ' \"$@\"; echo; } >&2; else \"$@\"; fi\n}\n"
+            'docker_() {\n    $_DOCKER "$@"\n}\n'
+            "run docker_ run -d --gpus all vllm/vllm-openai:v0.10.0 --model org/m --tensor-parallel-size 2\n")
+    (d,) = read_path("manager.sh", text).deployments
+    assert (d.model, d.image, d.get("tensor_parallel_size"), d.launch_span.line) == \
+        ("org/m", "vllm/vllm-openai:v0.10.0", 2, 7)
+    # a variable of any other name is no runner: its command is not read as a container's
+    other = "$RUNNER run -d vllm/vllm-openai:v0.10.0 --model org/m\n"
+    assert read_path("other_runner.sh", other).deployments == []
