@@ -147,7 +147,9 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
         kind = node.kind
         if kind == "scalar":
             joined = id(node) in one_command
-            if _may_launch(_LINE_BREAK.sub(" ", node.text) if joined else node.text):
+            if "\\n" in yf.text and _quoted_document(node) and (embedded := _yaml_launches(yf, node)):
+                out.extend(embedded)  # a compose file in a JSON string: its services, not one command of its lines
+            elif _may_launch(_LINE_BREAK.sub(" ", node.text) if joined else node.text):
                 out.extend(_string_launches(yf, node, scope, inputs, image, joined, recipe))
                 if "<<" in node.text and "{{" in node.text:
                     out.extend(ansible.heredoc_manifests(yf.path, yf.text, yf.mapped(node), scope.env, scope.rows))
@@ -479,9 +481,20 @@ _EMBEDDED_DEPTH = 2  # a YAML string inside a YAML string inside the file, at mo
 
 
 def _yaml_source(node: YNode) -> bool:
+    """A YAML document written in a string: a literal block, or a quoted one-line string of escaped lines (sample
+    K507: dstack's deployment JSON, `"docker_compose_file": "services:\\n  vllm:\\n    image: ..."`)."""
     text = node.text  # the string tests first: a node's style is made when first asked
     return "\n" in text and ("vllm" in text or "sglang" in text) and _YAML_SOURCE.search(text) is not None \
-        and node.style == "|" and _embedded_depth[0] < _EMBEDDED_DEPTH
+        and (node.style == "|" or (node.style == '"' and text.count("\n") >= _QUOTED_LINES)) \
+        and _embedded_depth[0] < _EMBEDDED_DEPTH
+
+
+_QUOTED_LINES = 3  # a quoted string of fewer lines is a command or a note, not a document
+
+
+def _quoted_document(node: YNode) -> bool:
+    """A quoted string of escaped lines holding a YAML document (asked only of a file that has a `\\n` escape)."""
+    return node.text.count("\n") >= _QUOTED_LINES and _yaml_source(node) and node.style == '"'
 
 
 _embedded_depth = [0]  # how deep the read is in YAML strings now (each level is a shorter text: bounded anyway)

@@ -424,7 +424,8 @@ def _served_launches(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignor
         gpu = gpu_facts(served[1], [served[0]], yf.docs)
     scripted = engine_script([f.text for f in fields]) if fields else None
     if not launches and script is None and (not fields or _entry_script_only(fields) or scripted) \
-            and (gpu.count or _named_build_given_model(image_text, [n for n, _, _ in _env_items(c, anc)])):
+            and (gpu.count or _named_build_given_model(image_text, [n for n, _, _ in _env_items(c, anc)])) \
+            and not (not fields and _runs_to_completion(doc, anc) and not _stock_image(image_text)):
         launches, notes = _env_configured(yf, c, anc, image_text, env, scripted) or \
             (_baked(c, image, image_text, env) if not fields and not _ray_node(doc) else None) or (launches, notes)
     if all(not f.fields for f in launches) and script is None and not fields and not _runs_own(c) \
@@ -648,6 +649,26 @@ def _env_configured(yf: YamlFile, c: YNode, anc: list[YNode], image: str | None,
     # variables are mapped flag for flag): an open input, never the default of 1
     left = None if env_launch.env_image(image) is not None else f"the entry point of {image}"
     return [FoundLaunch(engine, tuple(fields), None, env, left_to=left)], [env_launch.NOTE.format(image=image)]
+
+
+_TO_COMPLETION = frozenset({"Job", "CronJob", "ScaledJob"})
+
+
+def _runs_to_completion(doc: YNode, anc: list[YNode]) -> bool:
+    """A workload that runs to its end (a Job, a CronJob, KEDA's ScaledJob, a pod that is never restarted): a
+    project's build run there with no command does its own work and exits (sample K507: a ScaledJob of
+    `vllm-whisper-batch:latest` given `MODEL_NAME`, whose entry point transcribes a queue with vLLM in process), no
+    server the rules could size."""
+    if (_text(doc.get("kind")) or "") in _TO_COMPLETION:
+        return True
+    return any(_text(h.get("restartPolicy")) in ("Never", "OnFailure") for h in anc)
+
+
+def _stock_image(image: str | None) -> bool:
+    """An engine's own published image, whose entry point is the server (`vllm/vllm-openai`, `lmsysorg/sglang`)."""
+    from kvlint.launches.images import entrypoint_engine
+
+    return bool(image) and entrypoint_engine(image or "") is not None
 
 
 def _entry_script_only(fields: list[Field]) -> bool:

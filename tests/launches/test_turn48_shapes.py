@@ -122,3 +122,35 @@ def test_a_dry_run_wrappers_one_line_group_is_no_end_of_its_function() -> None:
     # a variable of any other name is no runner: its command is not read as a container's
     other = "$RUNNER run -d vllm/vllm-openai:v0.10.0 --model org/m\n"
     assert read_path("other_runner.sh", other).deployments == []
+
+
+def test_a_batch_job_of_a_projects_engine_named_build_given_only_variables_is_no_launch() -> None:
+    """Sample K507's KEDA ScaledJob (measured: a launch): `image: ...azurecr.io/vllm-whisper-batch:latest` with no
+    command, `MODEL_NAME` in its environment and a GPU, in a workload that runs to its end: the build's own program
+    does its work and exits (vLLM in process), no server. A Deployment of the same build stays a launch, and so does a
+    Job of the engine's own image, whose entry point is the server."""
+    pod = ("        containers:\n        - name: w\n          image: {image}\n          env:\n"
+           "          - name: MODEL_NAME\n            value: org/m\n          resources:\n            limits:\n"
+           "              nvidia.com/gpu: \"1\"\n        restartPolicy: {restart}\n")
+    job = ("apiVersion: keda.sh/v1alpha1\nkind: ScaledJob\nmetadata:\n  name: j\nspec:\n  jobTargetRef:\n"
+           "    template:\n      spec:\n" + pod.format(image="acr.io/vllm-whisper-batch:latest", restart="Never"))
+    assert read_path("scaledjob.yaml", job).deployments == []
+    deploy = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n"
+              + "\n".join(line[2:] for line in pod.format(image="acr.io/vllm-whisper-batch:latest",
+                                                            restart="Always").split("\n")))
+    assert [d.model for d in read_path("deployment.yaml", deploy).deployments] == ["org/m"]
+    stock = job.replace("acr.io/vllm-whisper-batch:latest", "vllm/vllm-openai:v0.10.0")
+    assert [d.engine for d in read_path("stock_job.yaml", stock).deployments] == ["vllm"]
+
+
+def test_a_compose_file_in_a_json_string_is_read_as_compose() -> None:
+    """Sample K507's dstack deployment JSON (measured: two launches said, not read): `"docker_compose_file":
+    "services:\\n  vllm:\\n    image: vllm/vllm-openai:v0.9.1\\n    command: --model org/m ..."`, one line of escaped
+    lines: its services are the launches, placed on that line."""
+    compose = ("services:\\n  proxy:\\n    image: org/panda-vllm-proxy:0.0.2\\n  vllm-a:\\n    image: "
+               "vllm/vllm-openai:v0.9.1\\n    command: --model org/a --max-model-len 8192\\n  vllm-b:\\n    image: "
+               "vllm/vllm-openai:v0.9.1\\n    command: --model org/b\\n")
+    text = '{"manifest_version": 2, "runner": "docker-compose", "docker_compose_file": "' + compose + '"}\n'
+    found = read_path("deployment.json", text).deployments
+    assert [(d.model, d.model_span.line) for d in found] == [("org/a", 1), ("org/b", 1)]
+    assert found[0].get("max_model_len") == 8192
