@@ -138,6 +138,7 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
     one_command: set[int] = set()  # llama-swap's `cmd:` values: one command over several lines
     modules = "module" in yf.text  # a debugger's `module:` + `args:` (asked of maps only in a text that has one)
     services = "services" in yf.text  # a CI job's service containers, `{name: IMAGE, command: [...]}`
+    escaped = "\\n" in yf.text  # a quoted string of escaped lines (a compose file in JSON) is possible
     popped = 0
     while stack:
         if not popped & 3:  # every fourth node: a check per node was ~13,000 calls of a 1,000-file run
@@ -147,7 +148,7 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
         kind = node.kind
         if kind == "scalar":
             joined = id(node) in one_command
-            if "\\n" in yf.text and _quoted_document(node) and (embedded := _yaml_launches(yf, node)):
+            if escaped and _quoted_document(node) and (embedded := _yaml_launches(yf, node)):
                 out.extend(embedded)  # a compose file in a JSON string: its services, not one command of its lines
             elif _may_launch(_LINE_BREAK.sub(" ", node.text) if joined else node.text):
                 out.extend(_string_launches(yf, node, scope, inputs, image, joined, recipe))
