@@ -367,7 +367,11 @@ def _container(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignore: tup
             if image is not None and image_text and handed and _whole(doc) else None
         # the file's engine names read a program of the container's own by its flags (a command is written: args
         # alone go to the image's entry point, which the args-only branch below reads)
-        found = bare or launch_in_argv(fields, env, image_default=default,
+        # a Kubernetes container's `command` replaces the image's entry point: its words run as written, never as the
+        # engine image's arguments (sample K508: `lmcache/vllm-openai` with `command: [/opt/venv/bin/lmcache_server,
+        # 0.0.0.0, "8000"]`, read as vLLM serving the model `/opt/venv/bin/lmcache_server`)
+        replaced = not handed and doc.get("apiVersion") is not None
+        found = bare or launch_in_argv(fields, env, image_default=None if replaced else default,
                                        around=yf.text if c.get("command") is not None else "")
         if found is not None and default is not None and image_text and entrypoint_engine(image_text) is None:
             found = named_image_wrapper(found, image_text, fields[0].span if fields else None)

@@ -849,7 +849,27 @@ def _argparse_defaults(tree: ast.Module, constants: dict[str, str] | None = None
             default = _plain(keys["default"], constants) if "default" in keys else None
             if dest and default is not None:
                 defaults[dest] = default
+    holders |= _handed_options(tree, parsers, holders) if defaults else set()
     return {f"{h}.{dest}": value for h in holders for dest, value in defaults.items()}
+
+
+def _handed_options(tree: ast.Module, parsers: set[str], holders: set[str]) -> set[str]:
+    """The parameters of the file's functions that are handed the parsed options at a call (sample K510:
+    `build_args(parse_cli_args())`, whose `cli_args.model` is `--model`'s default): a call's argument that is a
+    parsing call or a name holding the options makes the parameter at its place one more such name."""
+    import ast
+
+    params = {fn.name: [a.arg for a in fn.args.posonlyargs + fn.args.args] for fn in ast.walk(tree)
+              if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or (callee := _name(node.func)) not in params:
+            continue
+        for k, arg in enumerate(node.args[:len(params[callee])]):
+            if (isinstance(arg, ast.Call) and _name(arg.func) in parsers) or \
+                    (isinstance(arg, ast.Name) and arg.id in holders):
+                found.add(params[callee][k])
+    return found
 
 
 def _parsing_functions(tree: ast.Module) -> set[str]:

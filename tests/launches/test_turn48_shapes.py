@@ -154,3 +154,34 @@ def test_a_compose_file_in_a_json_string_is_read_as_compose() -> None:
     found = read_path("deployment.json", text).deployments
     assert [(d.model, d.model_span.line) for d in found] == [("org/a", 1), ("org/b", 1)]
     assert found[0].get("max_model_len") == 8192
+
+
+def test_parsed_options_handed_to_a_function_keep_their_defaults() -> None:
+    """Sample K510's launcher (measured: the model `${cli_args.model}`, at the wrong place): `def build_args(cli_args):
+    return make_arg_parser(...).parse_args(["--model", cli_args.model, ...])` called as `build_args(parse_cli_args())`,
+    whose parser gives `--model` a default: the parameter holds the parsed options, so `cli_args.model` is that
+    default, at its place."""
+    text = ("import argparse\nfrom vllm.entrypoints.openai.api_server import run_server\n"
+            "from vllm.entrypoints.openai.cli_args import make_arg_parser\nfrom vllm.utils import FlexibleArgumentParser\n"
+            "\ndef build_args(cli_args):\n    parser = make_arg_parser(FlexibleArgumentParser())\n"
+            "    return parser.parse_args([\"--model\", cli_args.model, \"--max-model-len\", str(cli_args.max_model_len)])\n"
+            "\ndef parse_cli_args():\n    p = argparse.ArgumentParser()\n"
+            "    p.add_argument(\"--model\", type=str, default=\"org/m\")\n"
+            "    p.add_argument(\"--max-model-len\", type=int, default=2048)\n    return p.parse_args()\n"
+            "\ndef main():\n    args = build_args(parse_cli_args())\n    run_server(args)\n\nmain()\n")
+    (d,) = read_path("vllm_serve.py", text).deployments
+    assert (d.model, d.get("max_model_len")) == ("org/m", 2048)
+
+
+def test_a_kubernetes_command_replaces_the_engine_images_entry_point() -> None:
+    """Sample K508's LMCache cache server (measured: a vLLM launch of the model `/opt/venv/bin/lmcache_server`):
+    `image: lmcache/vllm-openai:latest` with `command: [/opt/venv/bin/lmcache_server, 0.0.0.0, "8000"]`: a
+    container's `command` replaces the image's entry point, so the program runs, not vLLM. `args:` alone still go to
+    the entry point."""
+    head = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: c\nspec:\n  template:\n    spec:\n"
+            "      containers:\n        - name: s\n          image: lmcache/vllm-openai:latest\n")
+    program = head + '          command: ["/opt/venv/bin/lmcache_server", "0.0.0.0", "8000"]\n'
+    assert read_path("cache_server.yaml", program).deployments == []
+    handed = head + '          args: ["org/m", "--max-model-len", "4096"]\n'
+    (d,) = read_path("engine_args.yaml", handed).deployments
+    assert (d.model, d.get("max_model_len")) == ("org/m", 4096)

@@ -143,7 +143,8 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         deps = by_env or _engine_named_values(yf, doc) or _flags_list(yf, doc)
         return deps, ([] if deps else _enabled_subchart(yf.path, doc) or _engine_chosen(yf, doc)
                       or _named_chart_gpus(yf, doc))
-    sections = _image_sections(doc) if block is None else []
+    # other sections are looked for only where the first image sits in a section naming its own model
+    sections = _image_sections(doc) if block is None and _model_section(_maps_to(doc, found[2])) is not None else []
     if len(sections) > 1:  # `vllm: {phi: {image: ..., model: A}, large: {image: ..., model: B}}`: one launch each
         return [d for each in sections for d in _image_launch(yf, doc, each, None)[0]], []
     return _image_launch(yf, doc, found, block)
