@@ -432,30 +432,44 @@ def _script_pin(path: str, engine: str) -> tuple[str, int] | None:
     return (found[0], text.count("\n", 0, found[1]) + 1) if found is not None else None
 
 
-@functools.lru_cache(maxsize=64)
 @functools.lru_cache(maxsize=256)
 def _step_image(path: str, engine: str) -> str | None:
     """The engine image a host script runs its job steps in (`srun --container-image="$CONTAINER"`, NVIDIA's pyxis,
-    with `CONTAINER=.../sglang:nightly-dev-20251121-....sqsh`, sample K457), for a launch the reader did not tie to it
-    (a command built in a here-document and run by `bash -c "$cmd"` in the step): that image's release is the one
-    the launch meets, never the host's own install. Read once per script."""
+    with `CONTAINER=.../sglang:nightly-dev-20251121-....sqsh`, sample K457), or starts a container from to run its
+    commands in later (`docker run -d --name $NAME ... "$IMAGE" sleep infinity`, then `docker exec $NAME bash -lc
+    ...`, sample K512 over ssh), for a launch the reader did not tie to it (a command built in a here-document and
+    run in the step or the container): that image's release is the one the launch meets, never the host's own
+    install. Read once per script."""
     text = _script_text(path) if path not in ("", "-") else None
-    if text is None or "--container-image" not in text:
+    if text is None:
         return None
-    images = (_assigned_value(text, m.group(1)) for m in _CONTAINER_IMAGE.finditer(text))
-    return next((image for image in images if engine in image.lower()), None)
+    if "--container-image" in text:
+        words = [m.group(1) for m in _CONTAINER_IMAGE.finditer(text)]
+    elif " exec " in text and " run " in text:
+        words = [w for line in _RUN_LINE.findall(text) for w in _IMAGE_WORD.findall(line)]
+    else:
+        return None
+    images = (_assigned_value(text, word) for word in words)
+    return next((image for image in images if engine in image.lower() and "/" in image), None)
 
 
 _CONTAINER_IMAGE = lazy(r"--container-image[= ]+[\"']?([^\s\"']+)")
+_RUN_LINE = lazy(r"(?:docker|podman)[ \t]+run\b[^\n]*")  # a container started (its image among the words)
+_IMAGE_WORD = lazy(r"(?<![\w=-])[\"']?(\$\{?[A-Za-z_]\w*\}?|[\w.-]+(?:/[\w.-]+)+:[\w.-]+)[\"']?(?![\w=])")
 
 
 def _assigned_value(text: str, word: str) -> str:
-    """A `$NAME` / `${NAME}` word's value as the script assigns it (its first assignment), else the word."""
+    """A `$NAME` / `${NAME}` word's value as the script assigns it (its first assignment, the default of a
+    `NAME="${NAME:-default}"` one), else the word."""
     m = re.fullmatch(r"\$\{?([A-Za-z_]\w*)\}?", word)
     if m is None:
         return word
     found = re.search(rf"(?m)^[ \t]*(?:export[ \t]+)?{m.group(1)}=[\"']?([^\s\"']+)", text)
-    return found.group(1) if found is not None else word
+    if found is None:
+        return word
+    value = found.group(1)
+    defaulted = re.fullmatch(r"\$\{\w+:?-([^}\s]+)\}", value)
+    return defaulted.group(1) if defaulted is not None else value
 
 
 @functools.lru_cache(maxsize=4)

@@ -185,3 +185,17 @@ def test_a_kubernetes_command_replaces_the_engine_images_entry_point() -> None:
     handed = head + '          args: ["org/m", "--max-model-len", "4096"]\n'
     (d,) = read_path("engine_args.yaml", handed).deployments
     assert (d.model, d.get("max_model_len")) == ("org/m", 4096)
+
+
+def test_a_recipe_of_its_own_container_with_an_engine_config_key_gives_its_roles() -> None:
+    """Sample K513's srt-slurm recipes for vLLM (measured: said, not read): `model: {path: /models/k3, container:
+    .../pytorch+25+12+py3.sqsh}` (a build named for no engine) and `backend: {vllm_config: {prefill: {...}, decode:
+    {...}}}`: the key spelled for the engine's configuration names it, one launch per role; a training config's
+    `vllm:` map of the same settings beside a container stays no launch."""
+    roles = ("model:\n  path: /models/k3\n  container: /images/pytorch+25+12+py3.sqsh\nbackend:\n  {key}:\n"
+             "    prefill:\n      tensor-parallel-size: 8\n      gpu-memory-utilization: 0.9\n      max-model-len: 8192\n"
+             "    decode:\n      tensor-parallel-size: 4\n      gpu-memory-utilization: 0.9\n      max-model-len: 8192\n")
+    found = read_path("recipe_vllm.yaml", roles.format(key="vllm_config")).deployments
+    assert [(d.engine, d.model, d.get("tensor_parallel_size")) for d in found] == \
+        [("vllm", "/models/k3", 8), ("vllm", "/models/k3", 4)]
+    assert read_path("training_vllm.yaml", roles.format(key="vllm")).deployments == []

@@ -509,3 +509,13 @@ def test_kv005_a_launch_on_a_neuron_device_meets_the_neuron_builds_release(tmp_p
     gpu = tmp_path / "gpu.sh"
     gpu.write_text(text.replace("DEVICE", "cuda"))
     assert [f.severity for f in run(gpu, "KV005").findings] == [Severity.WARNING, Severity.WARNING]
+
+
+def test_kv005_on_a_launch_run_in_a_container_the_script_starts_is_judged_on_its_image():
+    """Sample K512 (measured: three KV005 warnings "on the SGLang release installed today ... the script pins none"):
+    the script starts `docker run -d --name $NAME ... '$IMAGE' sleep infinity`, IMAGE defaulting to
+    `lmsysorg/sglang-rocm:v0.5.12-...`, writes the server's command in a here-document and runs it with `docker exec`:
+    the launch meets SGLang 0.5.12, which has `--cuda-graph-bs` (a warning about the upgrade that drops it)."""
+    [f] = alone("kv005-exec-image.sh", "KV005").findings
+    assert f.severity == Severity.WARNING and "installed today" not in f.message, f.message
+    assert "SGLang 0.5.12 (pinned) has it" in f.message

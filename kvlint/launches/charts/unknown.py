@@ -248,7 +248,7 @@ def _role_launches(yf: YamlFile, doc: YNode, found: tuple[str, str, Span] | None
     lmsysorg/sglang:v0.5.8-cu130}`, sample K157), on the document's first model key, else a placeholder: the
     recipe's tool assembles each command. A `container:` beside settings and no role maps (a benchmark's
     bookkeeping, sample K88) is no launch."""
-    shown = found or _container_image(doc)
+    shown = found or _container_image(doc) or _recipe_container(doc)
     if shown is None:
         return []
     engine, image = shown[0], (shown[1], shown[2])
@@ -271,6 +271,28 @@ def _role_launches(yf: YamlFile, doc: YNode, found: tuple[str, str, Span] | None
         out.append(_deployment(yf.path, engine, model + flags, role.key.span, ctx,
                                ManifestGpu(product, pspan, None, None)))
     return out
+
+
+def _recipe_container(doc: YNode) -> tuple[str, str, Span] | None:
+    """(engine, container, span) of a recipe that runs a container of its own build (`model: {path: ..., container:
+    .../pytorch+25+12+py3.sqsh}`, sample K513's srt-slurm recipes for vLLM) and keeps the engine's settings under a
+    key spelled for that engine's configuration (`backend: {vllm_config: {aggregated: {...}}}`): the key names the
+    engine where the image does not; a `vllm:` map of a training config (an in-process engine) is no such key."""
+    container = next((node for _, _, val in doc.pairs() if val.is_map and (node := val.get("container")) is not None
+                      and node.is_scalar and node.text), None)
+    if container is None:
+        return None
+    queue, k = [doc], 0
+    while k < len(queue) and k < _MAX_NODES:
+        node = queue[k]
+        k += 1
+        for key, _, val in node.pairs():
+            if val.is_map:
+                engine = key[:-len("_config")] if key.endswith("_config") else None
+                if engine in engine_names():
+                    return engine, container.text, container.span
+                queue.append(val)
+    return None
 
 
 def _container_image(doc: YNode) -> tuple[str, str, Span] | None:
