@@ -56,7 +56,8 @@ _RUNNER_VARIABLE = lazy(r"[\"']?\$\{?(?:\w*_)?(?:DOCKER|PODMAN|NERDCTL)(?:_\w*)?
 
 def is_runner(head: str) -> bool:
     """Whether a command's program runs containers as `docker` does."""
-    return head in RUNNERS or _RUNNER_FUNCTION.fullmatch(head) is not None or runner_variable(head)
+    return head in RUNNERS or _RUNNER_FUNCTION.fullmatch(head) is not None or \
+        (head[:1] in "$\"'" and runner_variable(head))
 
 
 def runner_variable(head: str) -> bool:

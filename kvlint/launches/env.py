@@ -408,7 +408,7 @@ def _var_value(part: Part, m: Mapped, env: Mapping[str, str],
         n = int(part.text)
         val = positional[n].text if n < len(positional) else None
     op = part.op
-    if op in _EDIT_OPS:
+    if op and op in _EDIT_OPS:  # most expansions have no operator
         edited = None if val is None else _edited(str(val), op, part.default)
         return None if edited is None else (edited, None)
     use_default = op in (":-", ":=") and not val or op in ("-", "=") and val is None

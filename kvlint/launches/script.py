@@ -2226,7 +2226,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
                 ran = f" run --name {fields[at - 1].text}"
                 state.unread[:] = [u for u in state.unread if not u[2].endswith(ran)]
             return inside
-        elif (head in RUNNERS or head.startswith(_RUNNER_FUNCTIONS) or runner_variable(head)) \
+        elif (head in RUNNERS or head.startswith(_RUNNER_FUNCTIONS) or (head[:1] in "$\"'" and runner_variable(head))) \
                 and is_run(fields, i) is not None:
             host_only = (gpus[0] or "").startswith("cuda:")  # the host's CUDA_VISIBLE_DEVICES stays outside docker
             inside = _docker_run(fields, is_run(fields, i) or 0, env, depth, state)
