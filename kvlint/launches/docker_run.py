@@ -50,7 +50,7 @@ _RUNNER_FUNCTION = lazy(r"(?:docker|podman)_[a-z]\w*")
 
 # a variable holding the runner, its value chosen at run time (`$_DOCKER run ...` after `_DOCKER="sudo docker"` in one
 # arm and `docker` in another, sample K503; `$CONTAINER_RUNTIME run`): a name only a container runner is given
-_RUNNER_VARIABLE = lazy(r"[\"']?\$\{?(?:\w*_)?(?:DOCKER|PODMAN|NERDCTL)(?:_\w*)?\}?[\"']?|"
+_RUNNER_VARIABLE = lazy(r"[\"']?\$\{?(?:\w*_)?(?:DOCKER|PODMAN|NERDCTL)(?:_(?:CMD|BIN|CLI|EXE|COMMAND|PATH))?\}?[\"']?|"
                         r"[\"']?\$\{?CONTAINER_(?:RUNTIME|CLI|CMD|ENGINE|TOOL|BIN)\}?[\"']?")
 
 
@@ -63,7 +63,8 @@ def is_runner(head: str) -> bool:
 def runner_variable(head: str) -> bool:
     """Whether a command's program is a variable named for the container runner it holds (`$DOCKER`, `$_DOCKER`,
     `${PODMAN_CMD}`, `$CONTAINER_RUNTIME`); asked only of a word that is an expansion."""
-    return head[:2] in ("$_", "${", "$D", "$P", "$N", "$C", '"$', "'$") and _RUNNER_VARIABLE.fullmatch(head) is not None
+    return ("DOCKER" in head or "PODMAN" in head or "NERDCTL" in head or "CONTAINER_" in head) \
+        and _RUNNER_VARIABLE.fullmatch(head) is not None
 
 
 @record(frozen=False)

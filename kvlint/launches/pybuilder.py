@@ -78,7 +78,9 @@ def platform_servers(src: _Source, tree: ast.Module) -> list[Deployment]:
         name, module = callee(node.func), imported[_callee_root(node.func)]
         m = _SERVER_CLASS.fullmatch(name)
         if module_file(src.path, module, 0) is not None or _connects(node):
-            continue  # a class of the repository's own is read in its module (kvlint.launches.pyclasses)
+            # a class of the repository's own is read in its module (kvlint.launches.pyclasses); a configuration
+            # pointing at a running server starts none
+            continue
         if m is not None and _CLIENT_WORDS.search(name) is None and not _engine_module(module):
             found = _launch(src, tree, node, module, (m.group(1) or m.group(3)).lower())
         elif m is None and _DEPLOY_CLASS.fullmatch(name) is not None and not _engine_module(module):

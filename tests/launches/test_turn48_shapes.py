@@ -199,3 +199,13 @@ def test_a_recipe_of_its_own_container_with_an_engine_config_key_gives_its_roles
     assert [(d.engine, d.model, d.get("tensor_parallel_size")) for d in found] == \
         [("vllm", "/models/k3", 8), ("vllm", "/models/k3", 4)]
     assert read_path("training_vllm.yaml", roles.format(key="vllm")).deployments == []
+
+
+def test_a_runner_variable_is_named_for_the_runner_itself() -> None:
+    """The runner-variable reading (K503's `$_DOCKER run ...`) takes a variable named for the runner or its command
+    (`$DOCKER`, `${PODMAN_CMD}`, `$CONTAINER_RUNTIME`), never one named for something of the runner's (`$DOCKER_IMAGE`,
+    `$DOCKER_OPTS`)."""
+    from kvlint.launches.docker_run import runner_variable
+
+    taken = ["$DOCKER", "$_DOCKER", "${PODMAN_CMD}", "$CONTAINER_RUNTIME", '"$DOCKER"', "$SUDO_DOCKER"]
+    assert [w for w in [*taken, "$DOCKER_IMAGE", "$DOCKER_OPTS", "$RUNNER", "$IMAGE"] if runner_variable(w)] == taken
