@@ -68,10 +68,10 @@ class Config:
     baseline: str | None = None  # `baseline:`, resolved against the configuration file's folder
 
     def relpath(self, path: str) -> str:
-        try:
-            return os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
-        except ValueError:
-            return path
+        """The path as the configuration's globs see it: relative to its root, `/`-separated. Asked several times per
+        file (its per-path ignores, GPUs, config-file globs, exclusion): memoised, keyed by the working folder too
+        for a relative path."""
+        return _relative(path, self.root, "" if os.path.isabs(path) else os.getcwd())
 
     def ignored_here(self, path: str) -> frozenset[str]:
         rel = self.relpath(path)
@@ -159,6 +159,14 @@ def _head(glob: str) -> str:
     cut = min((i for i in (glob.find("*"), glob.find("?"), glob.find("["), glob.find("\\")) if i >= 0),
               default=len(glob))
     return glob[:cut]
+
+
+@lru_cache(maxsize=4096)
+def _relative(path: str, root: str, cwd: str) -> str:
+    try:
+        return os.path.relpath(os.path.join(cwd, path) if cwd else path, root).replace(os.sep, "/")
+    except ValueError:  # another drive (Windows)
+        return path
 
 
 def _glob(rel: str, pattern: str) -> bool:
