@@ -429,7 +429,7 @@ def _served_launches(yf: YamlFile, c: YNode, anc: list[YNode], doc: YNode, ignor
     scripted = engine_script([f.text for f in fields]) if fields else None
     if not launches and script is None and (not fields or _entry_script_only(fields) or scripted) \
             and (gpu.count or _named_build_given_model(image_text, [n for n, _, _ in _env_items(c, anc)])) \
-            and not (not fields and _runs_to_completion(doc, anc) and not _stock_image(image_text)):
+            and not (not fields and _runs_to_completion(doc, anc) and entrypoint_engine(image_text) is None):
         launches, notes = _env_configured(yf, c, anc, image_text, env, scripted) or \
             (_baked(c, image, image_text, env) if not fields and not _ray_node(doc) else None) or (launches, notes)
     if all(not f.fields for f in launches) and script is None and not fields and not _runs_own(c) \
@@ -666,13 +666,6 @@ def _runs_to_completion(doc: YNode, anc: list[YNode]) -> bool:
     if (_text(doc.get("kind")) or "") in _TO_COMPLETION:
         return True
     return any(_text(h.get("restartPolicy")) in ("Never", "OnFailure") for h in anc)
-
-
-def _stock_image(image: str | None) -> bool:
-    """An engine's own published image, whose entry point is the server (`vllm/vllm-openai`, `lmsysorg/sglang`)."""
-    from kvlint.launches.images import entrypoint_engine
-
-    return bool(image) and entrypoint_engine(image or "") is not None
 
 
 def _entry_script_only(fields: list[Field]) -> bool:

@@ -60,7 +60,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     if not found and path.endswith(".toml"):  # a command in a string value (`[services.sglang] command = "..."`)
         from kvlint.launches import toml_tables
 
-        tabled = toml_tables.read(path, text)
+        tabled = toml_tables.read(path, text, named=True)
         if tabled is not None:
             return tabled
     return ReadResult(path, found, comments=scan_comments(text))

@@ -19,22 +19,18 @@ _HEADER = lazy(r"^[ \t]*\[([A-Za-z0-9_.-]+)\][ \t]*(?:#.*)?$")
 _PAIR = lazy(r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*)$")
 # a value YAML reads as TOML does: a basic or literal string on one line, a number, a boolean, a one-line array of those
 _VALUE = lazy(r"""^(?:"(?:[^"\\]|\\.)*"|'[^']*'|[-+]?[0-9][0-9_.eE+-]*|true|false|\[[^\[\]{}=]*\])[ \t]*(?:#.*)?$""")
-# what a settings table holds: an engine's option name beside a model key (asked before anything is built)
+# a pair opening a multi-line string (`on-activate = '''`): its lines are the string's text, never pairs
 _MULTILINE = lazy(r"""^[ \t]*[A-Za-z0-9_."-]+[ \t]*=[ \t]*('{3}|"{3})""")
+# what a settings table holds: an engine's option name beside a model key (asked before anything is built)
 _SETTING_WORDS = lazy(r"(?m)^[ \t]*(?:max_model_len|gpu_memory_utilization|tensor_parallel_size|mem_fraction_static|"
                       r"context_length|max_num_seqs|kv_cache_dtype)[ \t]*=")
 
 
-# a one-line string value holding an engine's command (Flox's `[services.sglang] command = "exec python3.12 -m
-# sglang.launch_server --model-path ..."`, sample K504): read as the YAML reader reads a command string
-_COMMAND_VALUE = lazy(r"""(?m)^[ \t]*[A-Za-z0-9_-]+[ \t]*=[ \t]*["'][^\n]*(?:vllm[ \t]+serve|vllm\.entrypoints|"""
-                      r"""sglang\.launch_server|sglang[ \t]+serve)""")
-
-
-def read(path: str, text: str) -> ReadResult | None:
-    """The launches the file's tables hold, read as YAML; None when no table holds a model and an engine setting or
-    an engine's command."""
-    if "model" not in text or (_SETTING_WORDS.search(text) is None and _COMMAND_VALUE.search(text) is None):
+def read(path: str, text: str, named: bool = False) -> ReadResult | None:
+    """The launches the file's tables hold, read as YAML; None when no table holds a model and an engine setting.
+    `named`: the text names an engine's entry point (kvlint.launches.textfile), which a string value may hold as a
+    command (Flox's `[services.sglang] command = "exec python3.12 -m sglang.launch_server ..."`, sample K504)."""
+    if "model" not in text or (not named and _SETTING_WORDS.search(text) is None):
         return None
     from kvlint.launches.read import read_yaml
 
