@@ -52,5 +52,12 @@ class Finding:
 
 
 def short(text: str, width: int = 80) -> str:
-    """A value as a message quotes it: a 6,000-character name is cut, never printed whole."""
+    """A value as a message quotes it: a 6,000-character name is cut, never printed whole. Credentials known by
+    their shape are masked before the cut: a cut through one (`s3://KEY:SECRET@b` without its `@`, an `hf_` token
+    short of its length) is no longer that shape, and the output's last net would let the rest through."""
+    if len(text) <= width:
+        return text
+    from kvlint.redact import redact_shapes  # only for a value long enough to be cut
+
+    text = redact_shapes(text)
     return text if len(text) <= width else text[: width - 3] + "..."

@@ -210,3 +210,23 @@ def test_a_credential_inside_another_flags_quoted_value_is_masked():
     assert "FAKEPASS0025" not in out and "FAKEPASS0026" not in out
     assert out == f'    --model "${{MODEL_PA --password={MASK}  --api-key={MASK} TH}}"'
     assert redact_text('--model "org/name with spaces"') == '--model "org/name with spaces"'
+
+
+def test_a_value_cut_for_a_message_is_masked_before_the_cut(tmp_path):
+    """Fuzz seed 105, case 663: a model value of ten `s3://AKIAFAKE:FAKEPASS0027@b` words, cut to 60 characters for
+    KV002's list of models: the cut took the second URL's `@`, so the output's last net no longer saw a credential
+    and printed the secret. A value is masked before it is cut (an `hf_` token cut short of its length the same)."""
+    from kvlint.findings import short
+
+    long_value = " ".join(["s3://AKIAFAKE:FAKEPASS0027@b"] * 10)
+    assert "FAKEPASS" not in short(long_value, 60) and short(long_value, 60).startswith("s3://***@b")
+    token = "hf_" + "A" * 40
+    assert token[:20] not in short("x" * 50 + token, 70)
+    assert short("org/model", 60) == "org/model"
+    script = tmp_path / "colon-default.sh"
+    script.write_text(f': "${{MODEL_ID:= {long_value} Qwen/Qwen3-VL-2B}}"\n'
+                      'vllm serve "$MODEL_ID" --port 8000 --max-model-len 4096\n')
+    from kvlint.lint import LintOptions, lint
+
+    result = lint([str(script)], LintOptions())
+    assert result.findings and not any("FAKEPASS" in f.message for f in result.findings)

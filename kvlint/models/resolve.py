@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvlint.data import REGISTRY_DIR, load_json
 from kvlint.errors import UnknownModelError
+from kvlint.findings import short as short_text
 from kvlint.lazyre import lazy
 from kvlint.models.config import spec_from_config
 from kvlint.models.hub import HubMissing, HubUnreachable
@@ -180,10 +181,6 @@ def place_of(alias: ModelAlias) -> str:
             f"the key {how[len('key:'):]}" if how.startswith("key:") else how
     line = f", line {alias.span.line}" if alias.span is not None else ""
     return f"{what} {short_text(alias.name)}{line}"
-
-
-def short_text(text: str, width: int = 80) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _alias_prefix(how: str) -> str:
