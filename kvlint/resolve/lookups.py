@@ -262,9 +262,12 @@ def version_for(dep: Deployment, engine: Engine, config: Config, options: Resolv
             why = f"its job steps run in the container image {short(stepped)}, whose release the file does not name"
             return _dated_build(stepped, engine) or VersionLookup(None, "default", newest, why=why)
         vendor = vendor_image(dep.path)
-        if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say
-            return VersionLookup(None, "default", newest, why=f"it runs in {vendor}", fork=vendor_fork(dep.path) or "")
         checkout = source_checkout(dep.path, engine.name) or tree_environment(dep.program, engine.name)
+        if vendor is not None:  # the file's commands are for that image: its build, a release the file does not say;
+            # a checkout of the engine's source it puts first (sample K523: vllm-ascend and vllm trees on PYTHONPATH)
+            # is the build whose parser decides the values
+            return VersionLookup(None, "default", newest, why=f"it runs in {vendor}", fork=vendor_fork(dep.path) or "",
+                                 build=checkout or "")
         if checkout is not None:  # a checkout of the engine's source: whichever commit it is, not today's release
             return VersionLookup(None, "default", newest, why=f"it runs the {engine.title} source tree {checkout}, "
                                                               "whose release the file does not say", build=checkout)

@@ -632,3 +632,20 @@ def test_a_checkout_folder_named_with_the_engines_short_name_is_its_tree(tmp_pat
     own.write_text("export PYTHONPATH=/opt/app/python:${PYTHONPATH:-}\n" + body)
     (found,) = [f for f in lint([str(own)], LintOptions()).findings if f.code == "KV005"]
     assert found.severity == Severity.WARNING
+
+
+def test_a_vendor_build_run_from_a_source_tree_on_pythonpath_decides_its_values(tmp_path):
+    """Sample K523 (measured: a KV007 error, wrong): an Ascend script (`ASCEND_RT_VISIBLE_DEVICES`) puts its own vllm
+    and vllm-ascend trees on PYTHONPATH and passes `--kv_cache_dtype turboquant`, a choice that tree adds: the source
+    tree's parser decides, so the refusal is an info naming the tree. Without the tree the vendor mark alone keeps
+    the error (vllm-ascend takes stock vLLM's parser)."""
+    body = ("#!/bin/bash\n{path}export ASCEND_RT_VISIBLE_DEVICES=0\n"
+            "vllm serve /models/Qwen3-0.6B --kv_cache_dtype turboquant --max-model-len 8192\n")
+    p = tmp_path / "start_vllm.sh"
+    p.write_text(body.format(path='export PYTHONPATH="/root/code/vllm-ascend:/root/code/vllm:$PYTHONPATH"\n'))
+    [f] = lint([str(p)], LintOptions(select=("KV007",))).findings
+    assert f.severity == Severity.INFO and "source tree on PYTHONPATH (/root/code/vllm)" in f.message
+    q = tmp_path / "start_stock.sh"
+    q.write_text(body.format(path=""))
+    [g] = lint([str(q)], LintOptions(select=("KV007",))).findings
+    assert g.severity == Severity.ERROR
