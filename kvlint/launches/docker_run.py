@@ -13,7 +13,14 @@ import re
 from collections.abc import Callable
 
 from kvlint.launches.env import Field, parse_dotenv
-from kvlint.launches.images import entrypoint_engine, known_image, named_engine, shipped_engine, stand_in
+from kvlint.launches.images import (
+    around_engine,
+    entrypoint_engine,
+    known_image,
+    named_engine,
+    shipped_engine,
+    stand_in,
+)
 from kvlint.launches.infer import engine_from_flags, inferred_note
 from kvlint.lazyre import lazy
 from kvlint.record import field, record, replace
@@ -286,7 +293,10 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
     if opts.entrypoint is not None:  # `--entrypoint ""` clears the image's: the words after it are the whole argv
         return ([opts.entrypoint] if opts.entrypoint.text else []) + rest, None
     known = entrypoint_engine(image.text)
-    guessed = None if known or known_image(image.text) or stand_in(image.text) else engine_from_flags(rest)
+    # an image named for a program around the engine (`vllm-benchmark:latest` given `--vllm_url URL --model M`, sample
+    # K516): the engine's flags it takes are a client's, not a server's
+    guessed = None if known or known_image(image.text) or stand_in(image.text) or around_engine(image.text) \
+        else engine_from_flags(rest)
     if guessed and not rest[0].text.startswith("-") and (shipped_engine(image.text) or named_engine(image.text)):
         guessed = None  # a model, then flags, given to a build named for the engine: its name says more (below)
     if guessed and shipped_engine(image.text) == guessed:  # a build named for the engine, given its flags only
@@ -296,7 +306,7 @@ def command_after_image(opts: RunOptions, image: Field, rest: list[Field]) -> tu
     elif not known and not known_image(image.text) and rest and (shipped_engine(image.text) or
                                                                 named_engine(image.text)) and \
             not _own_program(shipped_engine(image.text) or named_engine(image.text) or "", rest) \
-            and not _mode_word(rest):
+            and not _mode_word(rest) and not around_engine(image.text):
         # a custom build named for the engine (`vllm-spark:latest`) run with arguments: its entry point is the
         # engine's (a shell or a script as the first word still replaces it: launch_in_argv checks)
         guessed = shipped_engine(image.text) or named_engine(image.text)

@@ -341,10 +341,11 @@ class Partial(str):
 def _partial_segs(value: Partial, m: Mapped, start: int, end: int, quoted: bool, origin: str) -> list:
     """A Partial's expansion as segments: its known pieces splittable, its unknown expressions marked missing; each
     character at its place in the assignment when that is in the text being read, else at the expansion."""
-    here = value.source is m and len(value.offsets) == len(value)
+    placed = _rebased(value, m) if len(value.offsets) == len(value) else None
+    here = placed is not None
 
     def piece(a: int, b: int, missing: str | None) -> tuple:
-        offs = list(value.offsets[a:b]) if here else [start] * (b - a)
+        offs = list(placed[a:b]) if placed is not None else [start] * (b - a)
         extent = (min(offs), max(offs) + 1) if here and offs else (start, end)
         return (value[a:b], offs, missing is None and not quoted, quoted, missing, extent, origin)
 
@@ -358,6 +359,34 @@ def _partial_segs(value: Partial, m: Mapped, start: int, end: int, quoted: bool,
     if last < len(value):
         segs.append(piece(last, len(value), None))
     return segs
+
+
+def _rebased(value: Partial, m: Mapped) -> Sequence[int] | None:
+    """A Partial's character offsets as offsets of `m`: its own when it was assigned in `m`, or, when it was assigned
+    in another stretch of the same file (a function body that printed it, sample K519's `build_server_command`),
+    translated through the file: each body a contiguous view of it. None when the two share no file."""
+    if value.source is m:
+        return value.offsets
+    if not isinstance(value.source, Mapped):
+        return None
+    source, first = _contiguous(value.source)
+    here, base = _contiguous(m)
+    if source is None or source is not here:
+        return None
+    shifted = [o + first - base for o in value.offsets]
+    return shifted if all(0 <= o < len(m.text) for o in shifted) else None
+
+
+def _contiguous(m: Mapped) -> tuple[Mapped | None, int]:
+    """(the outermost text, where `m` starts in it) when `m` is that text or a stretch of it (views whose offsets
+    are ranges); (None, 0) otherwise."""
+    start = 0
+    while m.within is not None:
+        if not isinstance(m.offsets, range) or m.offsets.step != 1:
+            return None, 0
+        start += m.offsets.start
+        m = m.within
+    return m, start
 
 
 def _origin_of(part: Part, env: Mapping[str, str]) -> str:

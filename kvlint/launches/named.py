@@ -103,6 +103,8 @@ def passed_over(path: str, text: str, kind: str, named: bool = False) -> Finding
     line, col, what = found
     named_run = what.startswith("--name ")
     what = what.removeprefix("--name ")
+    if _around_engine(what):
+        return None  # `vllm-benchmark`, `sglang-router`: a program beside the engine, run here, is no engine's start
     span = Span(path, line, col, line, col + len(what.removeprefix("flag ").removeprefix("built ")))
     source_line = text.split("\n", line)[line - 1]
     if re.fullmatch(r"\$\{[A-Za-z_]\w*\[[@*]\]\}", what):
@@ -544,6 +546,14 @@ def _continued(text: str, at: int) -> tuple[int, int]:
             break
         end = text.find("\n", end + 1)
     return start, len(text) if end < 0 else end
+
+
+def _around_engine(what: str) -> bool:
+    """Whether a container or image name the note would show says it is a program around the engine (a benchmark, a
+    router, a client: kvlint.launches.images.around_engine), not the engine."""
+    from kvlint.launches.images import around_engine
+
+    return re.fullmatch(r"[\w./:-]+", what) is not None and around_engine(what)
 
 
 def _first_run(text: str, pattern: re.Pattern[str], prefix: str = "") -> tuple[int, int, str] | None:

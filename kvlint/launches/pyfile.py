@@ -140,6 +140,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
     seen.update(id(e) for arms in maybe.values() for _, extra in arms for e in extra)
     images = _commanded_images(tree) if "image=" in text else {}
     argued = "--model" in text  # an engine's argument string with its model, which a dict may hold beside its engine
+    unused: set[int] | None = None  # the command lists no code reads (_unused_lists), found on first need
     for node in ast.walk(tree):
         check()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
@@ -182,6 +183,10 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         elif isinstance(node, ast.Dict) and _stand_in_container(node):  # a simulator's container: its `args` are
             seen.update(id(n) for n in ast.walk(node))  # the engine's flags, but no engine runs (sample K153)
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
+            if unused is None:
+                unused = _unused_lists(tree)
+            if id(node) in unused:
+                continue
             elts = node.elts + grown.get(id(node), [])
             if (found_cli := _engine_found_cli(elts, src)) is not None:  # the program word: the engine's CLI
                 elts = [ast.copy_location(ast.Constant(found_cli), elts[0]), *elts[1:]]
@@ -224,6 +229,7 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         out.extend(platform_servers(src, tree))
         out.extend(_docstring_runbook(path, text, tree) if "```" in text else [])
     out = _placed_at_splice(src, tree, out) if "*" in text else out
+    out = _one_of_arms(src, tree, out) if len(out) > 1 else out
     out.sort(key=lambda d: (d.launch_span.line, d.launch_span.col) if d.launch_span else (0, 0))
     # a bare "vllm serve" with nothing after it (a string a program completes) is no launch: the never-silent
     # note says where it is
@@ -448,6 +454,41 @@ def _arm_lists(stmt: ast.If) -> dict[str, ast.List]:
 
     first, other = last_lists(stmt.body), last_lists(stmt.orelse)
     return {name: node for name, node in other.items() if name in first}
+
+
+def _one_of_arms(src: _Source, tree: ast.Module, out: list[Deployment]) -> list[Deployment]:
+    """One command written in both arms of an `if` / `else` that bind one name (`if vllm_bin: parts = [vllm_bin,
+    "serve", M, ...] else: parts = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", M, ...]`,
+    sample K518's notebook): the same server started either way, one launch (the first arm's). Arms that give other
+    models or settings stay launches of their own."""
+    import ast
+
+    dropped: set[int] = set()
+    for stmt in ast.walk(tree):
+        if not isinstance(stmt, ast.If) or not stmt.orelse:
+            continue
+        first = {name: node for name, node in map(_bound_list, stmt.body) if name}
+        for name, node in map(_bound_list, stmt.orelse):
+            if not name or name not in first:
+                continue
+            kept, other = _within(src, out, first[name]), _within(src, out, node)
+            if len(kept) == len(other) == 1 and _same_command(kept[0], other[0]):
+                dropped.add(id(other[0]))
+    return [d for d in out if id(d) not in dropped]
+
+
+def _bound_list(stmt: ast.stmt) -> tuple[str, ast.expr | None]:
+    """(name, list) of a statement binding a list to a name (`parts = [...]`); ("", None) for any other."""
+    found = assigned(stmt)
+    return found if found is not None and type(found[1]).__name__ == "List" else ("", None)
+
+
+def _within(src: _Source, out: list[Deployment], node: ast.expr | None) -> list[Deployment]:
+    """The launches read from a node's lines."""
+    if node is None:
+        return []
+    at = src.span(node)
+    return [d for d in out if d.launch_span is not None and at.line <= d.launch_span.line <= at.end_line]
 
 
 def _if_growth(stmt: ast.If, lists: dict[str, ast.List]) -> list[tuple[str, list[ast.expr]]]:
@@ -1209,6 +1250,25 @@ def _constant(node: ast.expr) -> object:
     import ast
 
     return node.value if isinstance(node, ast.Constant) else None
+
+
+def _unused_lists(tree: ast.Module) -> set[int]:
+    """The lists a function assigns to a local name it never reads (`cmd = [sys.executable, "-m", "vllm...", ...]`
+    left behind when the author switched to a `cmd_str` run with `shell=True`, sample K516): no program runs them.
+    Module-level names are left alone: another module may import them."""
+    import ast
+
+    out: set[int] = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        read = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+        shared = {name for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+        for stmt in ast.walk(fn):
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.List, ast.Tuple)) \
+                    and all(isinstance(t, ast.Name) and t.id not in read | shared for t in stmt.targets):
+                out.add(id(stmt.value))
+    return out
 
 
 def _starts_with_word(node: ast.List | ast.Tuple, src: _Source) -> bool:

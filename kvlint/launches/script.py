@@ -116,7 +116,10 @@ class _Shared:
     """What a script's function calls share, however deep: each body's tokens, and how many calls were read."""
 
     tokens: dict[int, tuple[list, list]] = field(default_factory=dict)
-    calls: int = 0
+    calls: int = 0  # made by the script's own commands, however deep
+    # made while a function's body is read where it stands: their own budget, so that the bodies a long CLI defines
+    # (each calling helpers that call helpers) do not use up the calls of the dispatcher at its end (sample K503)
+    defining_calls: int = 0
     text: str = ""  # the script as written (the files its here-documents write: shellfile.heredoc_files)
 
 
@@ -174,6 +177,10 @@ class _State:
     beside: str | None = None  # the first GPU program the script runs after one (see _beside)
     containers: dict[str, tuple[Field, tuple[str | None, Span | None]]] = field(default_factory=dict)  # `docker run
     # --name NAME IMAGE`: NAME -> (IMAGE, its GPUs), what a later `docker exec NAME CMD` runs in
+    defining: bool = False  # reading a function's body where it stands, or a call made from one (_Shared)
+    where: tuple[tuple[int, int], ...] = ()  # the caller's open `if` / `case` arms at the call (_arm_path)
+    stopped: set[str] = field(default_factory=set)  # functions called before a command that stops servers (_stops)
+    paths: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)  # id of a launch -> its _arm_path
 
 
 def unread_in(m: Mapped, env: dict[str, str] | None = None, runtime: dict[str, str] | None = None,
@@ -225,6 +232,7 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
     pieces = _Pieces()
     bodies = {first: (name, start, end, last) for name, start, end, first, last in _functions(commands)}
     open_bodies: list[tuple[str, int, int]] = []  # (name, last command, launches before it)
+    defining = state.defining
     for k, cmd in enumerate(commands):
         limits.check()
         if k in bodies:
@@ -232,6 +240,7 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             state.functions[name] = m.view(m.path, m.text[start:end], range(start, end + 1))
             open_bodies.append((name, closing, len(state.launches)))
             state.scopes.append({})
+        state.defining = defining or bool(open_bodies)
         _track_condition(cmd.words, cmd.sep, state, m)
         # an arm of a `case` whose subject the script fixes, and which it does not match; a command after `[ TEST ] &&`
         # (`||`) whose test the script decides against it
@@ -256,6 +265,10 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         pieces.before, pieces.count = cmd.words, len(state.launches)
         if runs:
             _command(cmd.words, m, state, depth)
+            for new in state.launches[pieces.count:]:
+                state.paths.setdefault(id(new), _arm_path(state))
+            if state.called and len(state.launches) == pieces.count and _stops(cmd.words, state):
+                state.stopped.update(state.called)
             if depth == 0:
                 _beside(cmd.words, cmd.sep, pieces.count, m, state)
             if len(state.launches) == pieces.count and _continued(commands, k, m) and \
@@ -269,6 +282,7 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
             name, _, before = open_bodies.pop()
             _leave_scope(state)
             state.defined[name] = state.launches[before:]
+    state.defining = defining
     if depth == 0 and state.arrays:
         state.launches.extend(_array_commands(state))
     if depth == 0 and ("echo" in m.text or "printf" in m.text) and state.named:
@@ -279,6 +293,8 @@ def _read(m: Mapped, state: _State, depth: int, tokens: tuple[list, list] | None
         uncalled = [name for name in state.defined if name not in state.called] if state.taken_only else []
         drop = {id(f) for name in (*state.called, *uncalled) for f in state.defined.get(name, [])}
         state.launches = _distinct_calls([f for f in state.launches if id(f) not in drop], state.call_keys)
+        if depth == 0:
+            state.launches = _exclusive_calls(state.launches, state)
     if depth == 0 and state.beside is not None:
         state.launches = [replace(f, beside=state.beside) if id(f) in state.background else f for f in state.launches]
     if depth == 0 and len(state.launches) > 1:
@@ -1195,7 +1211,7 @@ def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> N
     if head.endswith(_RAY_PROGRAMS) and _starts_ray(head.rsplit("/", 1)[-1], fields[len(prefix) + 1 :]):
         state.ray_started = state.ray_started or m.at(words[i].start)[0]
         return
-    if head in state.functions and depth < MAX_DEPTH and state.shared.calls < MAX_CALLS:
+    if head in state.functions and depth < MAX_DEPTH and _calls_left(state):
         _call(head, fields[len(prefix) :], m, env, state, depth)
         return
     if head in ("docker", "podman") and state.built is not None and len(fields) > len(prefix) + 2:
@@ -1539,13 +1555,10 @@ def _variables_in(words: tuple[Word, ...]) -> set[str]:
 
 def _model_of(found: FoundLaunch) -> str | None:
     """The model a launch names, when it is written out (resolved)."""
-    from kvlint.launches.argv import parse
     from kvlint.launches.build import _unresolved
 
-    model = parse(found.engine, [f.token() for f in found.fields]).model
-    if model is None or model.value is None or _unresolved(str(model.value)):
-        return None
-    return str(model.value)
+    model = _model_text(found)
+    return None if model is None or _unresolved(model) else model
 
 
 _FUNCTION_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_:.-]*$")
@@ -1610,8 +1623,12 @@ _GROUP_LEADS = frozenset({"then", "else", "do", "!", "time"})
 def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state: _State, depth: int) -> None:
     """`NAME ARGS...` of a function the script defines: its body read with $1... set to ARGS (a launch per call)."""
     body = state.functions[name]
-    state.shared.calls += 1
-    sub = _State(dict(env), positional=tuple(fields), named=state.named, functions=dict(state.functions),
+    if state.defining:
+        state.shared.defining_calls += 1
+    else:
+        state.shared.calls += 1
+    sub = _State(dict(env), positional=_handed(fields, state), named=state.named, functions=dict(state.functions),
+                 defining=state.defining, where=_arm_path(state),
                  arrays=dict(state.arrays), shared=state.shared, built=state.built, folders=dict(state.folders),
                  loops=state.loops, loop_kinds=list(state.loop_kinds), path=_path(state), tested=list(state.tested),
                  defaulted=set(state.defaulted),  # a default the caller may override stays one in the body
@@ -1625,6 +1642,8 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
     _globals_back(sub, state)
     state.ray_started = state.ray_started or sub.ray_started  # a function that starts the cluster (`run_rayhead`)
     launches, notes = [_at_argument(f, fields[1:], env, depth) for f in sub.launches], sub.notes
+    for old, new in zip(sub.launches, launches, strict=True):
+        state.paths[id(new)] = sub.paths.get(id(old), sub.where)
     state.called.add(name)
     for found in launches:  # a call a loop repeats (a sweep restarting the server) is its command once, whatever
         # values the loop passes it: the key keeps the flags and leaves their values out (two calls in one loop body
@@ -1635,24 +1654,50 @@ def _call(name: str, fields: list[Field], m: Mapped, env: dict[str, str], state:
             # with other settings; a call given another model starts another deployment (sample K411's BF16, FP8 and
             # NVFP4 checkpoints, one after the other)
             argv = ("restarted", _model_of(found) or "")
-        state.call_keys[id(found)] = (found.engine, found.entry_span, argv)
+        key = (found.engine, found.entry_span, argv)
+        state.call_keys[id(found)] = _restarted(key, found, state) if name in state.stopped else key
         state.launches.append(found)
     state.notes.extend(notes)
 
 
+def _calls_left(state: _State) -> bool:
+    """Whether a call may still be read: each budget (_Shared) bounds the bodies read per script."""
+    return (state.shared.defining_calls if state.defining else state.shared.calls) < MAX_CALLS
+
+
+def _handed(fields: list[Field], state: _State) -> Positional | None:
+    """A function's $0, $1, ...: the call's words, or unknown when the call hands on the script's own unknown
+    arguments and nothing else (`cmd_up "$@"` in a subcommand dispatcher, sample K503): the body's `$1` is then the
+    script's `$1`, a value only its caller knows, not a word "$@" standing for all of them."""
+    if state.positional is None and len(fields) == 2 and not fields[1].resolved and fields[1].text in ("$@", "$*"):
+        return None
+    return tuple(fields)
+
+
 # a command that stops a server: its container, its process
 _STOPS = lazy(r"\b(?:docker|podman)[ \t]+(?:container[ \t]+)?(?:stop|kill|rm)\b"
-              r"|(?:^|[;&|][ \t]*|\n[ \t]*)(?:kill|pkill)\b")
+              r"|(?:^[ \t]*|[;&|][ \t]*|\n[ \t]*)(?:kill|pkill)\b")
+
+
+def _removes(body: Mapped, at: int, found: FoundLaunch) -> bool:
+    """Whether the stop command at `at` removes the container the launch names (`docker rm -f qwen35-h200` before
+    `docker run -d --name qwen35-h200 ...`, sample K515's runbook): each call replaces the server the last one
+    started."""
+    if not found.name or found.name.startswith("$"):
+        return False
+    end = body.text.find("\n", at)
+    return found.name in (w.strip("\"'") for w in body.text[at : end if end >= 0 else len(body.text)].split())
 
 
 def _stops_after(body: Mapped, found: FoundLaunch, functions: Mapping[str, Mapped] | None = None) -> bool:
     """Whether a function's body stops a server after the launch it runs (`docker stop "$name"` at its end, sample
-    K242's benchmark), itself or by calling a function of the script that does (`stop_service "$pid_file"`, sample
-    K419's run per scheduling policy): each call then runs alone, one server restarted with the call's settings,
-    not a server more."""
+    K242's benchmark) or removes the container it names before it (_removes), itself or by calling a function of
+    the script that does (`stop_service "$pid_file"`, sample K419's run per scheduling policy): each call then runs
+    alone, one server restarted with the call's settings, not a server more."""
     if found.entry_span is None or found.entry_span.path != body.path:
         return False
-    if any(body.at(hit.start())[0] > found.entry_span.line for hit in _STOPS.finditer(body.text)):
+    if any(body.at(hit.start())[0] > found.entry_span.line or _removes(body, hit.start(), found)
+           for hit in _STOPS.finditer(body.text)):
         return True
     stoppers = [name for name, other in (functions or {}).items() if other is not body and name in body.text
                 and _STOPS.search(other.text) is not None]
@@ -1742,6 +1787,92 @@ def _distinct_calls(launches: list[FoundLaunch], keys: dict[int, tuple]) -> list
             out.append(found)
             seen.update(() if key is None else (key,))
     return out
+
+
+def _stops(words: tuple[Word, ...], state: _State) -> bool:
+    """Whether a command that started nothing stops servers: `kill`, `pkill`, `docker stop|kill|rm`, or a function
+    of the script whose body does (`stop_server`)."""
+    head = words[0].literal if words else None
+    if head in state.functions:
+        return _STOPS.search(state.functions[head].text) is not None
+    return head in ("kill", "pkill") or (head in ("docker", "podman") and len(words) > 1
+                                         and words[1].literal in ("stop", "kill", "rm"))
+
+
+def _restarted(key: tuple, found: FoundLaunch, state: _State) -> tuple:
+    """The key of a call made after the script stopped the server an earlier call of the function started
+    (`run_server baseline; ...; stop_server; run_server speculative`, sample K518): the earlier call's key when it
+    started the same command with the same model, so the two are one server, restarted with other settings."""
+    model = _model_text(found)
+    for earlier in state.launches:
+        known = state.call_keys.get(id(earlier))
+        if known is not None and known[:2] == key[:2] and _model_text(earlier) == model:
+            return known
+    return key
+
+
+def _arm_path(state: _State) -> tuple[tuple[int, int], ...]:
+    """Where the reading is, as the `if` / `case` arms it is in, the callers' first: (statement, arm) pairs."""
+    return state.where + tuple((id(statement), len(statement.arms) - 1) for statement in state.arms)
+
+
+def _exclusive_calls(launches: list[FoundLaunch], state: _State) -> list[FoundLaunch]:
+    """Calls of one function from arms of which only one runs (`case "$cmd" in "") cmd_interactive ;; up) cmd_up
+    "$@" ;;`, an `if` / `else` handing it `-g GPUS` or not: sample K503's CLI; a runbook's one-run and sweep blocks)
+    are configurations of one command, each sized, one launch as a reader counts it; calls that both run (two
+    replicas) or that name other models or P/D roles stay launches of their own."""
+    places: dict[tuple, list[FoundLaunch]] = {}  # one command's text, read per call
+    commands: dict[tuple, list[FoundLaunch]] = {}  # one command line, run from several places
+    for found in launches:
+        key = state.call_keys.get(id(found))
+        if key is not None:
+            places.setdefault((key[0], key[1]), []).append(found)
+        if key is not None and _expanded_at(found.entry_span, state.shared.text):
+            commands.setdefault(_command_line(found), []).append(found)
+    marked = {id(f) for group in places.values() if _alternatives(group, state) for f in group}
+    # the same command line run from other places in other arms (`start_server_background ... "$cmd"` or
+    # `start_server_foreground ... "$cmd"`, sample K519): one launch, the first arm's
+    repeated = {id(f) for group in commands.values() if _alternatives(group, state) for f in group[1:]}
+    return [replace(f, arm=True) if id(f) in marked else f for f in launches if id(f) not in repeated]
+
+
+def _expanded_at(span: Span | None, text: str) -> bool:
+    """Whether a launch starts at an expansion (`"${server_command}"`): a command line kept in a variable, written
+    once; two commands written out word by word in two places (sample K379's foreground and background servers) are
+    two, even when their words agree."""
+    if span is None or not text or span.line > text.count("\n") + 1:
+        return False
+    line = text.split("\n", span.line)[span.line - 1]
+    return line[span.col - 1 : span.col + 1].lstrip("\"'").startswith("$")
+
+
+def _command_line(found: FoundLaunch) -> tuple:
+    """What a launch runs, wherever it is run from: the engine's words, in the same image, by the same program (a
+    container's or a venv's engine, sample K186's two arms, are two commands)."""
+    return (found.engine, tuple(f.text for f in found.fields), found.image.text if found.image else None,
+            found.program, found.runner, found.container)
+
+
+def _alternatives(group: list[FoundLaunch], state: _State) -> bool:
+    """Whether launches are one deployment's alternatives: each in an arm the others' do not run with it, all with
+    one model (or each a model only known at run time: `cmd_up "$m"` from a menu, `cmd_up "$@"`) and one P/D role."""
+    return len(group) > 1 and all(_apart(state.paths.get(id(a), ()), state.paths.get(id(b), ()))
+                                  for k, a in enumerate(group) for b in group[k + 1 :]) \
+        and len({(_model_of(f), _pd_role(f)) for f in group}) == 1
+
+
+def _apart(one: tuple[tuple[int, int], ...], other: tuple[tuple[int, int], ...]) -> bool:
+    """Whether two places are in different arms of one statement: never both run."""
+    arms = dict(one)
+    return any(statement in arms and arms[statement] != arm for statement, arm in other)
+
+
+def _model_text(found: FoundLaunch) -> str | None:
+    """The model a launch names, as written (an unresolved reference too)."""
+    from kvlint.launches.argv import parse
+
+    model = parse(found.engine, [f.token() for f in found.fields]).model
+    return None if model is None or model.value is None else str(model.value)
 
 
 def _starts_ray(program: str, args: list[Field]) -> bool:
@@ -1979,26 +2110,44 @@ def _printed(word: Word, m: Mapped, state: _State) -> tuple[str, str | None] | N
     body = state.functions.get(found.group(2)) if found is not None else None
     if found is None or body is None:
         return None
-    calls, errors = tokenize(m.view(m.path, found.group(3), range(found.start(3), found.end(3) + 1)))
+    call = m.view(m.path, found.group(3), range(found.start(3), found.end(3) + 1))
+    calls, errors = tokenize(call)
     args = (Field(found.group(2), None),  # $0, then the call's arguments as $1...
-            *(f for c in calls[:1] for w in c.words for f in expand_word(w, m, state.env, state.positional)))
+            *(f for c in calls[:1] for w in c.words for f in expand_word(w, call, state.env, state.positional)))
     commands, errors = tokenize(body) if not errors else ([], errors)
     env = dict(state.env)
-    for cmd in commands[:32]:
-        head = cmd.words[0].literal if cmd.words else None
-        if head == "echo":
-            words = [w for w in cmd.words[1:] if w.literal not in _ECHO_OPTIONS]
-            fields = [f for w in words for f in expand_word(w, body, env, args)]
-            return found.group(1), " ".join(f.text for f in fields) if all(f.resolved for f in fields) else None
-        assigns = cmd.words[1:] if head in ("local", "declare", "readonly") else cmd.words
+    tests = 0  # inside this many `if` statements: what their arms add is left out, as a conditional addition is
+    for cmd in commands[:64]:
+        words = _past_openers(cmd.words)
+        head = words[0].literal if words else None
+        if not words:
+            continue  # `then` alone on its line
+        if head in ("if", "elif", "fi"):
+            tests += (head == "if") - (head == "fi")
+            continue
+        if head == "echo" and not tests:
+            shown = [w for w in words[1:] if w.literal not in _ECHO_OPTIONS]
+            fields = [f for w in shown for f in expand_word(w, body, env, args)]
+            text = " ".join(f.text for f in fields)
+            return found.group(1), _placed(text, fields) if all(f.resolved for f in fields) else _partial(text, fields)
+        assigns = words[1:] if head in ("local", "declare", "readonly") else words
         if not assigns or not all(_ASSIGN.match(w.literal or _first_lit(w)) for w in assigns):
             return None  # a body that runs something else prints what it runs: not read here
-        for w in assigns:
+        for w in assigns if not tests else ():
             name, value = _assignment(w, body, env, args)
             if value is None:
-                return None  # a local the body cannot know: what it prints is not known either
-            env[name] = value
+                env.pop(name, None)  # a local known only at run time: its expansions stay unknown words
+            else:
+                env[name] = value
     return None
+
+
+def _past_openers(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """A command's words after the reserved words that open a body (`then cmd="..."`)."""
+    k = 0
+    while k < len(words) and words[k].literal in _OPENS_BODY:
+        k += 1
+    return words[k:]
 
 
 def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State) -> None:
@@ -2007,7 +2156,11 @@ def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State)
     text = word.literal or ""
     name = text.rstrip("=").rstrip("+")
     elements = tuple(f for e in word.elements or () for f in _expand(e, m, env, state))
-    if not text.endswith("+="):
+    if not text.endswith("+=") and _rest_of_arguments(word, m, state):
+        state.arrays.pop(name, None)
+        state.optional.pop(name, None)
+        state.gathered.add(name)
+    elif not text.endswith("+="):
         state.gathered.discard(name)
         state.array_loops[name] = state.loops
         state.arrays[name] = elements
@@ -2027,6 +2180,14 @@ def _array_assignment(word: Word, m: Mapped, env: dict[str, str], state: _State)
     else:
         state.arrays[name] = state.arrays.get(name, ()) + elements
     limits.spend(sum(len(f.text) for f in elements))
+
+
+def _rest_of_arguments(word: Word, m: Mapped, state: _State) -> bool:
+    """`extra=("$@")` in a `while` loop over the arguments (`--) shift; extra=("$@"); break ;;`): the words left when
+    the loop reaches that option, known only at run time, not all the words the function was called with (sample
+    K503's `cmd_up NAME -g GPUS`, whose `-g` was read as an engine flag)."""
+    return bool(state.loop_kinds) and state.loop_kinds[-1] in ("while", "until") \
+        and _USES_POSITIONAL.search(m.text[word.start:word.end]) is not None
 
 
 def _array_ref(word: Word) -> re.Match | None:
@@ -2235,6 +2396,10 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
             return _docker_run(list(platform.words), 2, env, depth, state)
         elif head in cloud_run.CLUSTER_CLIS and (pod := cloud_run.cluster_run(fields, i)) is not None:
             return _docker_run(list(pod.words), 2, env, depth, state)  # `kubectl run`, `docker service create`
+        elif head.startswith("python") and i + 1 < len(fields) \
+                and fields[i + 1].text.rsplit("/", 1)[-1] in ENGINE_NAMES and "/" in fields[i + 1].text:
+            i += 1  # `<venv>/bin/python <venv>/bin/vllm serve M` (sample K522's guide): the interpreter runs the
+            # engine's console script, as the script's own shebang would
         elif head.startswith("python") and i + 2 < len(fields) and fields[i + 2].text == "debugpy" \
                 and fields[i + 1].text == "-m" and (at := wrappers.launcher_module(fields, i + 2)) is not None:
             fields = [*fields[:i], fields[i], *fields[at:]]  # `python -m debugpy [opts] -m MODULE`: the module runs

@@ -58,6 +58,10 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     from kvlint.launches.entrypoint import shell_entrypoint
     from kvlint.sources.comments import scan_comments
 
+    if "```" in text and _MARKDOWN.match(text) is not None and _FENCE.search(text) is not None:
+        from kvlint.launches.markdown import read as read_markdown
+
+        return read_markdown(path, text, _as_vllm_config)
     unread: list[tuple] = []
     cuts: list[Cut] = []
     deployments = read_shell(path, text, unread=unread, cuts=cuts)
@@ -77,6 +81,12 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     notes += [cut_finding(path, c) for c in cuts]  # said here once each, not again by the rule per launch
     deployments = [replace(d, cut=None) if d.cut is not None else d for d in deployments]
     return ReadResult(path, deployments, notes, comments=scan_comments(text))
+
+
+# a Markdown document saved under a script's name (sample K521's `scripts/serve_vllm.sh`: a `# title`, then the script
+# in a ```bash fence, then prose): its first line a heading, not a shebang, and a fence opening a line
+_MARKDOWN = lazy(r"(?:[ \t]*\r?\n)*#{1,6} ")
+_FENCE = lazy(r"(?m)^[ \t]*```[\w-]*\r?$")
 
 
 # a Python program handed to the interpreter as a string (`python -c "..."`), and the engines' Python calls that start

@@ -1,0 +1,162 @@
+"""Shapes the turn-49 samples showed kvlint misreading, each read by a mechanism, not a case: every test writes the
+shape small, with what it must give (and what it must not)."""
+
+from __future__ import annotations
+
+from kvlint.deployment import launch_count
+from kvlint.launches import read_path
+from kvlint.lint import LintOptions, lint
+from tests.launches.shapes import write as _write
+
+_CLI = ('#!/usr/bin/env bash\ndie() {{ echo "$*" >&2; exit 1; }}\n'
+        '{helpers}'
+        'cmd_up() {{\n  local model="" gpus="" extra=()\n  while (( $# )); do\n    case "$1" in\n'
+        '      -g) gpus="$2"; shift 2 ;;\n      --) shift; extra=("$@"); break ;;\n'
+        '      *) model="$1"; shift ;;\n    esac\n  done\n'
+        '  docker run -d --gpus all vllm/vllm-openai:v0.10.0 --model "$model" "${{extra[@]}}"\n}}\n'
+        'cmd_menu() {{\n  read -rp "model: " m\n  if [[ -n "$g" ]]; then cmd_up "$m" -g "$g"; else cmd_up "$m"; fi\n}}\n'
+        'cmd="${{1:-}}"; shift || true\ncase "$cmd" in\n  "") cmd_menu ;;\n  up) cmd_up "$@" ;;\n'
+        '  *) die "unknown $cmd" ;;\nesac\n')
+
+
+def test_a_subcommand_dispatchers_calls_are_one_launch():
+    """Sample K503's CLI (measured: silent). `cmd_up "$@"` hands the body the script's own unknown arguments (its
+    `$1` is unknown, not the word "$@"); `--) extra=("$@")` in a `while` over the arguments gathers run-time words
+    (no `-g` read as an engine flag); calls from arms of which one runs (the menu's `if` / `else`, the dispatcher's
+    `case`) are one launch, in configurations."""
+    deps = read_path("vllm-cli", _CLI.format(helpers="")).deployments
+    assert launch_count(deps) == 1
+    assert all(d.engine == "vllm" and not d.unknown_flags and not d.model_resolved for d in deps)
+
+
+def test_a_long_clis_helper_calls_leave_its_dispatcher_its_calls():
+    """Sample K503 again: calls made while function bodies are read where they stand have a budget of their own, so
+    the many helper calls of a long CLI's bodies leave the calls at its end read (`cmd_up org/real` gives that
+    model). Two calls that both run (two replicas) stay two launches."""
+    helpers = "".join(f'h{k}() {{ die "a"; die "b"; die "c"; die "d"; }}\n' for k in range(40))
+    callers = "".join(f'c{k}() {{ h{k}; h{k}; h{(k + 1) % 40}; }}\n' for k in range(40))
+    text = _CLI.format(helpers=helpers + callers) + "cmd_up org/real\ncmd_up org/other\n"
+    models = {d.model for d in read_path("vllm-cli2", text).deployments}
+    assert {"org/real", "org/other"} <= models
+
+
+def test_a_container_a_call_removes_before_starting_it_again_is_one_server():
+    """Sample K515's runbook (measured: two launches for one): `start_server` removes the container it names
+    (`docker rm -f qwen35-h200`) before `docker run --name qwen35-h200`, so a second call replaces the first's server.
+    A body that removes another container gives a launch per call."""
+    text = ('start_server () {\n  docker rm -f srv >/dev/null 2>&1 || true\n'
+            '  docker run -d --name srv --gpus all vllm/vllm-openai:v0.18.0 org/m --tensor-parallel-size "$1"\n}\n'
+            'start_server 4\nfor tp in 4 8; do\n  start_server "$tp"\ndone\n')
+    assert len(read_path("restart.sh", text).deployments) == 1
+    other = text.replace("docker rm -f srv", "docker rm -f old")
+    assert len(read_path("restart2.sh", other).deployments) == 2
+
+
+def test_a_server_the_caller_stops_before_calling_again_is_one_server():
+    """Sample K518's evaluation (measured: two launches for one): `run_server baseline; ...; stop_server;
+    run_server speculative`, the stop in the caller: one server, restarted with other settings. Without the stop the
+    two calls run side by side: two launches."""
+    body = ('run_server() {{\n  local mode=$1\n  local -a command=(vllm serve org/m --port 8000)\n'
+            '  if [[ "$mode" == spec ]]; then command+=(--speculative-config "$CFG"); fi\n'
+            '  "${{command[@]}}" > "$mode.log" 2>&1 &\n  SERVER_PID=$!\n}}\n'
+            'stop_server() {{ kill "$SERVER_PID" || true; }}\nrun_server baseline\n{stop}run_server spec\n')
+    assert len(read_path("eval_a.sh", body.format(stop="stop_server\n")).deployments) == 1
+    assert len(read_path("eval_b.sh", body.format(stop="")).deployments) == 2
+
+
+def test_a_command_list_no_code_reads_is_no_launch():
+    """Sample K516 (measured: two launches for one): a function binds `cmd = [sys.executable, "-m", ...]`, then runs
+    the same command as a string with `shell=True`; the list is never read. A list the function does read, and one
+    bound at module level (another module may import it), are launches."""
+    unused = ('import subprocess, sys\ndef start():\n    cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server",'
+              ' "--model", "org/m"]\n    s = "python -m vllm.entrypoints.openai.api_server --model org/m --port 1"\n'
+              '    subprocess.Popen(s, shell=True)\n')
+    assert [d.launch_span.line for d in read_path("srv_a.py", unused).deployments if d.launch_span] == [4]
+    used = unused.replace("subprocess.Popen(s, shell=True)", "subprocess.Popen(cmd)")
+    assert len(read_path("srv_b.py", used).deployments) == 2
+    module = ('CMD = ["vllm", "serve", "org/m", "--port", "1"]\n')
+    assert len(read_path("srv_c.py", module).deployments) == 1
+
+
+def test_one_command_in_both_arms_of_a_python_if_is_one_launch():
+    """Sample K518's notebook (measured: three launches for two): `if vllm_bin: parts = [vllm_bin, "serve", M, ...]
+    else: parts = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", M, ...]`: the same server
+    either way. Arms with other models stay two."""
+    text = ('import shutil, subprocess, sys\nM = "org/m"\ndef cmd():\n    b = shutil.which("vllm")\n    if b:\n'
+            '        parts = [b, "serve", M, "--port", "8000"]\n    else:\n'
+            '        parts = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", M, "--port", "8000"]\n'
+            '    return subprocess.Popen(parts)\n')
+    assert [d.launch_span.line for d in read_path("nb_a.py", text).deployments if d.launch_span] == [6]
+    other = text.replace('"--model", M', '"--model", "org/other"')
+    assert len(read_path("nb_b.py", other).deployments) == 2
+
+
+def test_an_image_named_for_a_benchmark_given_engine_flags_is_a_client(tmp_path):
+    """Sample K516 (measured: a launch for none): `docker run vllm-benchmark:latest --vllm_url URL --model M`, an
+    image the script builds: its name says it is a program around the engine, so neither its flags nor its `vllm-`
+    prefix make it the engine, and no "container for an engine" note is given."""
+    text = ('#!/bin/bash\nNAME="vllm-benchmark"\ndocker build -t $NAME:latest .\n'
+            'docker run --rm --network host $NAME:latest --vllm_url "$URL" --api_key "$KEY" --model org/m\n')
+    p = _write(tmp_path, "run-docker.sh", text)
+    assert read_path(p).deployments == []
+    assert [f.code for f in lint([p], LintOptions()).findings] == []
+
+
+def test_a_command_a_function_prints_is_read_with_unknown_values_and_conditional_additions_left_out():
+    """Sample K519 (measured: silent): `server_command=$(build_server_command "${model}" ...)` of a body that sets
+    `local model="$1"` from an unknown value, appends flags to `cmd` (one under an `if`) and echoes it; the command
+    then runs from either arm of an `if` (background or foreground): one launch, its model unknown, the `if`'s flag
+    left out."""
+    text = ('#!/bin/bash\nbuild() {\n  local model="$1"\n  local port="$2"\n'
+            '  local cmd="python -m vllm.entrypoints.openai.api_server"\n  cmd="${cmd} --model ${model}"\n'
+            '  cmd="${cmd} --port ${port}"\n  if [ "$TRUST" = "true" ]; then\n    cmd="${cmd} --trust-remote-code"\n'
+            '  fi\n  echo "${cmd}"\n}\nbg() {\n  local c="$1"\n  nohup ${c} > log 2>&1 &\n}\n'
+            'fg() {\n  local c="$1"\n  ${c} &\n  wait\n}\n'
+            'main() {\n  model=$(read_yaml_value cfg.yaml model)\n  local c\n'
+            '  c=$(build \\\n    "${model}" "8000")\n  if [ "$BG" = true ]; then\n    bg "$c"\n  else\n'
+            '    fg "$c"\n  fi\n}\nmain "$@"\n')
+    (d,) = read_path("run_vllm_server.sh", text).deployments
+    assert (d.engine, d.model_resolved, d.get("port"), d.get("trust_remote_code")) == ("vllm", False, 8000, None)
+
+
+def test_an_interpreter_running_the_engines_console_script_is_the_engine():
+    """Sample K522's guide (measured: missed): `<venv>/bin/python <venv>/bin/vllm serve <base> ...` runs vLLM's
+    console script through its sibling interpreter; a bare `python` and a placeholder path alike. A script of another
+    name stays the script's."""
+    for program in ("python", "<venv>/bin/python", "/opt/v/bin/python3.11"):
+        (d,) = read_path("serve.sh", f"{program} /opt/v/bin/vllm serve <base> --max-model-len 4096\n").deployments
+        assert (d.engine, d.get("max_model_len")) == ("vllm", 4096)
+    assert read_path("other.sh", "python /opt/v/bin/serve.py serve <base> --port 1\n").deployments == []
+
+
+def test_a_markdown_document_saved_under_a_scripts_name_is_read_as_markdown():
+    """Sample K521's `scripts/serve_vllm.sh` (measured: missed): a `# title`, then the script in a ```bash fence,
+    then prose, with Windows line ends: read as the Markdown it is, its fenced command a launch. A real script whose
+    first comment is a heading-like line and that holds no fence stays a script."""
+    text = ("# serve_vllm.sh\r\n\r\n```bash\r\n#!/usr/bin/env bash\r\nMODEL=\"${MODEL:-org/m}\"\r\n"
+            "python -m vllm.entrypoints.openai.api_server \\\r\n  --model \"${MODEL}\" --max-model-len 8192\r\n"
+            "```\r\n\r\n## Description\r\n\r\nStarts the server.\r\n")
+    (d,) = read_path("serve_vllm.sh", text).deployments
+    assert (d.model, d.launch_span.line if d.launch_span else 0) == ("org/m", 6)
+    script = "# Setup\nvllm serve org/m --max-model-len 8192\n"
+    (e,) = read_path("setup.sh", script).deployments
+    assert e.model == "org/m"
+
+
+def test_two_commands_written_out_alike_in_two_arms_stay_two():
+    """Sample K379 (a regression caught while reading K519's shape): a foreground `exec python -m sglang.launch_server`
+    in one phase and a background copy of the same words in another are two commands written out, counted two; only
+    a command line kept in a variable and run from either arm is one."""
+    text = ('serve() {\n  exec python -m sglang.launch_server --model-path org/m --port 30000\n}\n'
+            'bench() {\n  nohup python -m sglang.launch_server --model-path org/m --port 30000 > log 2>&1 &\n}\n'
+            'case "$1" in\n  serve) serve ;;\n  bench) bench ;;\nesac\n')
+    assert len(read_path("phases.sh", text).deployments) == 2
+
+
+def test_a_command_line_a_function_builds_is_placed_where_its_words_are_written():
+    """A function that grows a global command line (`CMD="vllm serve org/m"; CMD+=" --max-model-len 8192"`) and the
+    top level that runs `$CMD`: the flag's value points at its place in the function, not at the `$CMD` word."""
+    text = ('#!/bin/bash\nbuild() {\n  CMD="vllm serve org/m"\n  CMD+=" --max-model-len 8192"\n}\nbuild\n$CMD\n')
+    (d,) = read_path("grown.sh", text).deployments
+    span = d.settings["max_model_len"].span
+    assert span is not None and span.line == 4
