@@ -233,13 +233,17 @@ def _close_names(name: str) -> tuple[str, ...]:
 
 def _plausible_typo(name: str, candidate: str) -> bool:
     """A close catalogue name is offered only when it could be a slip of the same product: a model number of the
-    same length that differs (`RTX4060` against `RTX4090`, `L20` against `L40`) is another real card, not a typo;
-    an extra or missing digit (`H1000`) or letters and separators are."""
+    same length that differs (`RTX4060` against `RTX4090`, `L20` against `L40`) is another real card, and a name
+    with no number a name of its own, not a typo; an extra or missing digit (`H1000`) or letters and separators
+    are."""
     import re
 
     ours, theirs = re.findall(r"\d{2,}", name), re.findall(r"\d{2,}", candidate)
     if any(a != b and len(a) == len(b) for a, b in zip(ours, theirs, strict=False)):
         return False
+    if re.search(r"\d", candidate) and not re.search(r"\d", name):
+        return False  # a name with no model number at all (KubeAI's own profile `doks-nvidia`, sample K526) slips none
+
     return _family(name) in ("", _family(candidate)) or _family(candidate) == ""
 
 

@@ -666,6 +666,17 @@ def _built_with_command(yf: YamlFile, name: str, svc: YNode, nodes: tuple[YNode 
     return [replace(dep, launch_span=nodes[1].span if at is None or at.path != yf.path else at)]
 
 
+def _env_named(svc: YNode) -> str | None:
+    """The engine a GPU service's environment names by its own variables (`VLLM_MODEL` and `VLLM_TENSOR_PARALLEL_SIZE`
+    for a build's start script, sample K524's MI50 service): kvlint.launches.env_launch.prefixed_engine."""
+    from kvlint.launches import env_launch
+
+    environment = svc.get("environment")
+    if environment is None or environment.is_scalar or not _requests_gpu(svc):
+        return None
+    return env_launch.prefixed_engine(key for key, _, _, _ in _environment_items(environment))
+
+
 def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env: Mapping[str, str],
                    image: str | None) -> list[Deployment]:
     """A service of an engine image whose command runs a script it mounts from the repository, when that script is
@@ -688,7 +699,7 @@ def _unseen_script(yf: YamlFile, name: str, svc: YNode, fields: list[Field], env
         # a program the service's own build puts in the image (`COPY start.sh /app/`), its Dockerfile or the script
         # not in the tree: an image or build named for the engine runs it (sample K189's `/usr/local/bin/start-vllm`)
         mount = ("", fields[0].span)
-        engine = engine or build_named_engine(tag) or named_engine(_build_named(svc))
+        engine = engine or build_named_engine(tag) or named_engine(_build_named(svc)) or _env_named(svc)
     if target is None or mount is None or engine is None or (mount[0] and not mount[0].startswith("/")
                                                              and os.path.exists(os.path.join(os.path.dirname(yf.path),
                                                                                              mount[0]))):

@@ -179,7 +179,9 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
     kept, notes = [], []
     for dep in deps:
         name = env_model(dep)
-        own = any(s.resolved for s in dep.settings.values())  # a flag the command writes (not left to "$@")
+        # a flag the command writes (not left to "$@"), past the address a container's entry point always pins
+        # (`--host 0.0.0.0`, sample K525's `start-whisper.sh`: every other value the image's environment)
+        own = any(s.resolved and name not in _ADDRESS for name, s in dep.settings.items())
         why = image_why or (_HANDS_ON if name is not None and not own and _passes_arguments(dep, text) else None)
         if name is None or dep.image is not None or why is None or _defaulted_here(name, text) \
                 or _set_here(name, text):
@@ -188,6 +190,9 @@ def shell_entrypoint(path: str, deps: list[Deployment], text: str = "") -> tuple
         notes.append(_note(dep, f"the model is ${name} of the environment the image is given ({why}): the launch "
                                 "is where the image is run with it (a manifest, compose file, docker run)"))
     return kept, wrapped + notes
+
+
+_ADDRESS = frozenset({"host", "port"})
 
 
 def _bare_entry(deps: list[Deployment], why: str | None, text: str = "") -> tuple[list[Deployment], list[Finding]]:

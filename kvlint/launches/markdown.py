@@ -402,11 +402,16 @@ def _inline_commands(text: str) -> list[tuple[int, int]]:
     # a span's blank after its opening backtick is no part of the command (`` ` VLLM_USE_V1=1 vllm serve M ...` ``,
     # sample K424's README): the command starts after it
     return [(m.start(2) + _lead(m.group(2)), m.end(2)) for m in _INLINE.finditer(text)
-            if _starts_command(m.group(2)[_lead(m.group(2)):]) and (
+            if _starts_command(m.group(2)[_lead(m.group(2)):]) and not _ELIDED.search(m.group(2)) and (
                 (_ENTRY.search(m.group(2)) is not None
                  and (_alone(text, m) or (_complete(m.group(2)) and not _in_table(text, m.start()))
                       or (_introduced(text, m) and _SERVES_WORD.search(m.group(2)) is not None)))
                 or (_introduced(text, m) and _IMAGE_GIVEN.search(m.group(2)) is not None))]
+
+
+# a span whose arguments are an ellipsis (`vllm serve ...`, a table's "Command" cell in sample K524's doc): the command
+# named, its arguments left out, no command to run
+_ELIDED = lazy(r"^\S+(?:[ \t]+\S+){0,2}[ \t]+(?:\.\.\.|…)[ \t]*$")
 
 
 def _lead(body: str) -> int:
@@ -466,7 +471,9 @@ def _introduced(text: str, m: re.Match[str]) -> bool:
         and not before.lstrip().startswith("|")
 
 
-_BEFORE = lazy(r"(?:^|\|)[ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?$")
+# before the span: a list marker, then perhaps a bold label (`- **SGLang** \`python -m sglang.launch_server ...\``,
+# sample K526's README: one command per engine)
+_BEFORE = lazy(r"(?:^|\|)[ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?(?:(?:\*\*|__)[^*_\n|`]{1,40}(?:\*\*|__):?[ \t]+)?$")
 _AFTER = lazy(r"[ \t]*(?:\||$)")
 
 

@@ -340,3 +340,11 @@ def test_cards_real_deployments_name_resolve_with_their_totals(names: tuple[str,
         gpu = lookup_gpu(name)
         assert (gpu.id, gpu.memory_mib, gpu.compute_capability) == (gpu_id, mib, cc), name
         assert gpu.total_bytes("sglang") == mib * MIB and gpu.torch_total_estimated
+
+
+def test_a_name_with_no_model_number_is_no_typo_of_a_card() -> None:
+    """Sample K526 (two KV003 warnings, noise): KubeAI's own resource profile `doks-nvidia` was offered `nvidia-l4`
+    as a typo fix; a name with no number slips no card with one, so no name is offered (an info, not a warning)."""
+    with pytest.raises(UnknownGpuError) as err:
+        lookup_gpu("doks-nvidia")
+    assert "did you mean" not in str(err.value)

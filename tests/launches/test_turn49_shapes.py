@@ -160,3 +160,41 @@ def test_a_command_line_a_function_builds_is_placed_where_its_words_are_written(
     (d,) = read_path("grown.sh", text).deployments
     span = d.settings["max_model_len"].span
     assert span is not None and span.line == 4
+
+
+def test_a_list_items_labelled_command_span_is_a_command_and_an_elided_one_is_not():
+    """Sample K526's README (measured: missed): `- **SGLang** \\`python -m sglang.launch_server --model-path M\\``, one
+    command per engine, each after a bold label, is the item's command as one alone on its line is. Sample K524's
+    doc (measured: a launch for none): a table's Command cell `vllm serve ...` names the command, its arguments an
+    ellipsis: no command to run."""
+    text = ("# Runs\n\n- **SGLang** `python -m sglang.launch_server --model-path Qwen/Qwen3-4B`\n"
+            "- **vLLM**: `vllm serve Qwen/Qwen3-4B`\n\n| Role | Command |\n|---|---|\n| engine | `vllm serve ...` |\n"
+            "| cache | `lmcache server ...` |\n")
+    deps = read_path("README.md", text).deployments
+    assert sorted((d.engine, d.launch_span.line if d.launch_span else 0) for d in deps) == [("sglang", 3), ("vllm", 4)]
+
+
+def test_an_entry_point_pinning_only_its_address_is_the_image_whose_environment_gives_the_rest():
+    """Sample K525 (measured: a launch for none): `exec vllm serve "${MODEL_ID}" --host 0.0.0.0 --port "${PORT}" ...
+    "$@"`, every value the environment's: a container's entry point pins its address, which makes it no launch of its
+    own (counting rule 5). One that writes a sizing value is a launch."""
+    text = ('#!/usr/bin/env bash\nexec vllm serve "${MODEL_ID}" \\\n  --host 0.0.0.0 \\\n  --port "${PORT}" \\\n'
+            '  --max-num-seqs "${MAX_NUM_SEQS}" \\\n  "$@"\n')
+    assert read_path("start-whisper.sh", text).deployments == []
+    sized = text.replace('--max-num-seqs "${MAX_NUM_SEQS}"', "--max-num-seqs 4")
+    assert len(read_path("start-whisper2.sh", sized).deployments) == 1
+
+
+def test_a_gpu_service_running_its_builds_script_is_the_engine_its_own_variables_name():
+    """Sample K524's MI50 service (measured: missed): no image, `build:` of a Dockerfile not in the tree, AMD's
+    devices, `command: [sh, /workspace/docker/start-mi50.sh]` and `VLLM_MODEL: ${VLLM_MODEL:-org/m}` beside
+    `VLLM_TENSOR_PARALLEL_SIZE`: the engine its environment's prefixed variables name, with that model. Without the
+    GPU request it stays a place named."""
+    text = ("services:\n  vllm-mi50:\n    build:\n      context: .\n      dockerfile: docker/Dockerfile.rocm.mi50\n"
+            "    devices:\n      - /dev/kfd:/dev/kfd\n      - /dev/dri:/dev/dri\n    environment:\n"
+            "      VLLM_MODEL: ${VLLM_MODEL:-org/m}\n      VLLM_TENSOR_PARALLEL_SIZE: ${VLLM_TENSOR_PARALLEL_SIZE:-2}\n"
+            "    command:\n      - sh\n      - /workspace/docker/start-mi50.sh\n")
+    (d,) = read_path("mi50/docker-compose.yml", text).deployments
+    assert (d.engine, d.model) == ("vllm", "org/m")
+    cpu = text.replace("    devices:\n      - /dev/kfd:/dev/kfd\n      - /dev/dri:/dev/dri\n", "")
+    assert read_path("cpu/docker-compose.yml", cpu).deployments == []
