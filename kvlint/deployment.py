@@ -15,6 +15,9 @@ from kvlint.span import Span
 # what follows the head is what resolve says of the model
 NO_MODEL_HERE = "no model named here: "
 SOURCED_ARGS = NO_MODEL_HERE + "the arguments are"
+# the note of a launch read by its engine's flags through a program kvlint does not know (kvlint.launches.byflags):
+# `{BY_FLAGS}{program}, a program ...`; that program's parser, not a stock release's, decides the values (KV007)
+BY_FLAGS = "launch by its flags through "
 # Setting.origin of a value a chart kvlint has no adapter for names by a key spelled like a flag (`logLevel: info`):
 # the chart's template decides which option it becomes and how it writes the value (kvlint.launches.charts.unknown)
 CHART_KEY = "chart-key"

@@ -34,7 +34,9 @@ file that installs a package built on the engine (`pip install "fused-turboquant
 cache types, sample K370) and runs the launch on that install gets an info for a refused choice, as does a launch
 that runs a build of the engine's own source (a checkout on PYTHONPATH, installed editable, or the environment kept
 inside a folder named for the engine: `~/vllm-gfx908/.venv/bin/vllm`, sample K375's `--kv-cache-dtype int8`), for a
-refused choice or a number the stock parser wants (`--mamba-full-memory-ratio auto`, sample K397's fork). A
+refused choice or a number the stock parser wants (`--mamba-full-memory-ratio auto`, sample K397's fork). A launch
+read by the engine's flags through a program kvlint does not know (`python3 -m vllm.entrypoints.bosonai.api_server`,
+a fork's server, sample K529) gets an info for any refused value: that program's parser decides it. A
 value a key of a chart kvlint has no adapter for gives (`vllm: {logLevel: info}`) is an info: kvlint maps the key to the
 option spelled like it, but the chart's template decides the option and how it writes the value (sample K310).
 
@@ -61,7 +63,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kvlint.deployment import AFTER_LOAD, CHART_KEY, Deployment, InvalidValue
+from kvlint.deployment import AFTER_LOAD, BY_FLAGS, CHART_KEY, Deployment, InvalidValue
 from kvlint.findings import Finding, Severity
 from kvlint.flags.flag_values import older_era
 from kvlint.registry import Context, rule
@@ -93,6 +95,11 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         if ctx.version_fork and ctx.pinned_version is None and bad in dep.invalid_values:
             yield _vendor_fork_value(ctx, bad, what)
+            continue
+        if (program := _through(dep)) is not None and bad in dep.invalid_values:
+            yield _decided_by(ctx, bad, what, f"the launch runs {program}, a program kvlint does not know that "
+                                              f"takes {engine}'s flags (a fork's or a wrapper's): its parser decides",
+                              program)
             continue
         if dep.extension and dep.image is None and bad in dep.invalid_values and bad.reason.startswith("valid:"):
             yield _plugin_value(ctx, bad, what, dep.extension)
@@ -133,6 +140,14 @@ def check(ctx: Context) -> Iterator[Finding]:
             value=bad.raw, setting=bad.setting,
             severity=(Severity.INFO if _image_decides(ctx) or _vendor_decides(ctx) else Severity.WARNING)
             if older else None)
+
+
+def _through(dep: Deployment) -> str | None:
+    """The program a launch read by the engine's flags runs (kvlint.launches.byflags: `python3 -m
+    vllm.entrypoints.bosonai.api_server`, Boson AI's fork in sample K529, given `--limit-mm-per-prompt audio=50`):
+    not a stock release, so its parser, not the flag table's, decides a value."""
+    note = next((n for n in dep.notes if BY_FLAGS in n), None)
+    return None if note is None else note.split(BY_FLAGS, 1)[1].split(",", 1)[0]
 
 
 def _fork_value(ctx: Context, bad: InvalidValue, what: str, parser: str) -> Finding:

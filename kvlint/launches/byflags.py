@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kvlint.deployment import BY_FLAGS
 from kvlint.launches.env import Field
 from kvlint.lazyre import lazy
 from kvlint.record import record
@@ -137,7 +138,7 @@ def read_by_flags(fields: Sequence[Field], named: Sequence[str] = ()) -> ByFlags
         return None
     _, _, engine, words = fits[0]
     name = program.text.rsplit("/", 1)[-1]
-    note = (f"read as a {engine} launch by its flags through {name}, a program kvlint does not know: its "
+    note = (f"read as a {engine} {BY_FLAGS}{name}, a program kvlint does not know: its "
             f"arguments are {engine}'s own flags (by {engine}'s flag table); the program's other words are left to it")
     handed = {id(f) for f in words}
     own = tuple(f.text for f in fields[first_flag:] if f.text.startswith("-") and id(f) not in handed)

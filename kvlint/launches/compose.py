@@ -250,7 +250,9 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
     notes = inferred + tuple(f"${{{v}}} = {env[v]!r} from {os.path.basename(env_path)} beside the compose file"
                              for v in used)
     ctx = LaunchContext(name, image_text, image.span if image is not None else None, notes=notes)
-    dep = finish(yf.path, found, ctx, profile if profile is not None else _gpus(svc))
+    gpus = profile if profile is not None else _gpus(svc)
+    dep = finish(yf.path, found, ctx, gpus)
+    earlier = [finish(yf.path, e, ctx, gpus) for e in _started_before(fields, found, interpolate)]
     # the image's own entrypoint starts the engine: point at the command (one of the two is set, since
     # the launch came from their fields)
     shown = nodes[1] if nodes[1] is not None else nodes[0]
@@ -261,7 +263,18 @@ def _service(yf: YamlFile, name: str, svc: YNode, env: Mapping[str, str], env_pa
         note = f"service {name} runs the command merged from line {shown.span.line} (a YAML merge key)"
         dep = replace(dep, launch_span=Span(yf.path, svc.span.line, svc.span.col, svc.span.line, svc.span.col),
                       notes=(*dep.notes, note))
-    return [dep]
+    return [*earlier, dep]
+
+
+def _started_before(fields: list[Field], found: FoundLaunch, env: Mapping[str, str]) -> list[FoundLaunch]:
+    """The servers a service's `sh -c` script starts before the one its command ends with (kvlint.launches.script
+    string_launches), each a deployment of its own; none when the script's last launch is not the one read."""
+    from kvlint.launches.script import string_launches
+
+    launches = string_launches(fields, dict(env)) if len(fields) >= 3 else []
+    if len(launches) < 2 or launches[-1].entry_span != found.entry_span:
+        return []
+    return launches[:-1]
 
 
 def _image_mode(fields: list[Field], image: str | None) -> bool:

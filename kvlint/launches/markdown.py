@@ -89,6 +89,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     # a runbook's "Node 0" and "Node 1" blocks (sample K460: `--nnodes 2 --node-rank 0|1`, one rendezvous) are the ranks
     # of one deployment, as a script's rank branches are
     deployments = one_per_group(deployments)
+    deployments = _named_only(deployments, text)
     findings = list(result.findings)
     if not deployments and not any(f.code == "KV008" for f in findings):
         note = passed_over(path, script, "shell", named=True)  # the document names an engine (tested above)
@@ -412,6 +413,28 @@ def _inline_commands(text: str) -> list[tuple[int, int]]:
 # a span whose arguments are an ellipsis (`vllm serve ...`, a table's "Command" cell in sample K524's doc): the command
 # named, its arguments left out, no command to run
 _ELIDED = lazy(r"^\S+(?:[ \t]+\S+){0,2}[ \t]+(?:\.\.\.|…)[ \t]*$")
+
+
+def _named_only(deployments: list[Deployment], text: str) -> list[Deployment]:
+    """A bare engine command (no model, no flag) alone in its code block, in a document that writes the same
+    engine's command with its arguments elsewhere (sample K521's "Command Breakdown": `python -m
+    vllm.entrypoints.openai.api_server` alone, then its flags explained one by one): the command named, not another
+    server started on the engine's default model. One among other lines (`export VLLM_MODEL=...` then `vllm serve &`,
+    sample K391) is run."""
+    from kvlint.launches.shellfile import BARE
+
+    full = {d.engine for d in deployments if BARE not in d.notes}
+    if not full or all(BARE not in d.notes for d in deployments):
+        return deployments
+    lines = text.split("\n")
+    return [d for d in deployments if BARE not in d.notes or d.engine not in full or not _fenced_alone(d, lines)]
+
+
+def _fenced_alone(dep: Deployment, lines: list[str]) -> bool:
+    """Whether a launch's line is the only line of its code block (a fence just before and just after it)."""
+    at = dep.launch_span.line - 1 if dep.launch_span is not None else -1
+    return 0 < at < len(lines) - 1 and lines[at - 1].lstrip().startswith(("```", "~~~")) \
+        and lines[at + 1].strip() in ("```", "~~~")
 
 
 def _lead(body: str) -> int:

@@ -185,8 +185,8 @@ def read_python(path: str, text: str, within: Mapped | None = None,
         elif isinstance(node, (ast.List, ast.Tuple)) and _starts_with_word(node, src) and id(node) not in seen:
             if unused is None:
                 unused = _unused_lists(tree)
-            if id(node) in unused:
-                continue
+            if id(node) in unused or (node.elts and all(id(e) in seen for e in node.elts)):
+                continue  # never run, or words another list gained (`cmd += [IMAGE, "python3", "-m", ...]`: K528)
             elts = node.elts + grown.get(id(node), [])
             if (found_cli := _engine_found_cli(elts, src)) is not None:  # the program word: the engine's CLI
                 elts = [ast.copy_location(ast.Constant(found_cli), elts[0]), *elts[1:]]

@@ -2001,7 +2001,8 @@ def _partial(value: str, fields: list[Field], appending: bool = False) -> str | 
     for expr in dict.fromkeys(e for f in fields for e in f.missing):
         at = value.find(expr)
         while at >= 0 and expr:
-            holes.append((at, at + len(expr)))
+            if not _name_goes_on(value, expr, at):  # `$i` is no hole inside `$ip` (sample K531: the rank's `$i`
+                holes.append((at, at + len(expr)))  # beside `-e VLLM_HOST_IP=$ip` made the holes overlap)
             at = value.find(expr, at + len(expr))
     holes.sort()
     first = len(value) - len(value.lstrip())
@@ -2009,6 +2010,12 @@ def _partial(value: str, fields: list[Field], appending: bool = False) -> str | 
             any(a < b_prev for (a, _), (_, b_prev) in zip(holes[1:], holes, strict=False)):
         return None  # its first word unknown (`$(( A * B ))`, `$RUNNER serve ...`): no command to read
     return Partial(value, tuple(holes), *_value_offsets(value, fields))
+
+
+def _name_goes_on(value: str, expr: str, at: int) -> bool:
+    """Whether `$NAME` found at `at` is only the start of a longer name (`$i` in `$ip`)."""
+    end = at + len(expr)
+    return expr[:1] == "$" and expr[1:2] != "{" and end < len(value) and (value[end].isalnum() or value[end] == "_")
 
 
 def _names_model(value: str) -> bool:
@@ -2829,6 +2836,26 @@ def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state
             return None
         j += 1
     return _wrapping_script(fields, j, env, depth, state) if j < len(fields) else None
+
+
+def string_launches(fields: list[Field], env: dict[str, str]) -> list[FoundLaunch]:
+    """Every launch of a `sh|bash -c SCRIPT` command (a compose service's `command: [sh, -c, |...]` starting prefill
+    and decode servers in the background, then one in the foreground: sample K531's eight), one per deployment; [] for
+    any other command. A reader with no script of its own asks this for the launches before the command's last."""
+    if len(fields) < 3 or fields[0].text.rsplit("/", 1)[-1] not in ("sh", "bash", "zsh") \
+            or not any(f.text.startswith("-") and "c" in f.text[1:] and not f.text.startswith("--")
+                       for f in fields[1:3]):
+        return []
+    j = next(k for k in range(1, len(fields)) if "c" in fields[k].text[1:] and fields[k].text.startswith("-"))
+    j = _past_options(fields, j + 1)
+    if j >= len(fields):
+        return []
+    launches, _, _ = run_script(fields[j].mapped(), env, 1, tuple(fields[j + 1 :]))
+    if len(launches) < 2:
+        return launches
+    from kvlint.launches.groups import one_per_deployment
+
+    return one_per_deployment(launches)
 
 
 def _past_options(fields: list[Field], j: int) -> int:

@@ -526,13 +526,13 @@ def read_shell(path: str, text: str, index: LineIndex | None = None, env: dict[s
         if is_launch(d):
             out.append(d)
         elif not found.fields and found.image is None:  # the engine's own command, with no word after it
-            out.append(replace(d, notes=(*d.notes, _BARE)))
+            out.append(replace(d, notes=(*d.notes, BARE)))
     return out
 
 
 # a script's statement is the whole command: nothing is appended to a bare `vllm serve` (an image's entry point
 # is another matter: kvlint.launches.groups.is_launch), so it starts the engine on the engine's own default model
-_BARE = ("the engine is started with no model and no flags: it serves the engine's own default model, which "
+BARE = ("the engine is started with no model and no flags: it serves the engine's own default model, which "
          "depends on its release")
 
 
@@ -547,7 +547,7 @@ def read_shell_mapped(path: str, m: Mapped) -> list[Deployment]:
         if is_launch(d):
             out.append(d)
         elif not found.fields and found.image is None:  # a notebook's bare `!vllm serve` (sample K364): as a
-            out.append(replace(d, notes=(*d.notes, _BARE)))  # script's, the engine's own default model
+            out.append(replace(d, notes=(*d.notes, BARE)))  # script's, the engine's own default model
     if "<<" in m.text:  # a `%%bash` cell's `cat <<EOF | oc apply -f -` (sample K410): as a script's here-documents
         from kvlint.launches.terraform_helm import placed_back
 

@@ -198,3 +198,49 @@ def test_a_gpu_service_running_its_builds_script_is_the_engine_its_own_variables
     assert (d.engine, d.model) == ("vllm", "org/m")
     cpu = text.replace("    devices:\n      - /dev/kfd:/dev/kfd\n      - /dev/dri:/dev/dri\n", "")
     assert read_path("cpu/docker-compose.yml", cpu).deployments == []
+
+
+def test_a_bare_engine_command_beside_the_documents_full_one_names_it():
+    """Sample K521's document (a launch for none): after the script's `python -m vllm.entrypoints.openai.api_server
+    --model ... --max-model-len ...`, a "Command Breakdown" block holds the entry point alone, its flags then
+    explained in prose: the command named, not a second server on the engine's default model. A document whose only
+    command is the bare one keeps it (it starts the default model)."""
+    text = ("# Serve\n\n```bash\npython -m vllm.entrypoints.openai.api_server \\\n  --model org/m --max-model-len 8192\n"
+            "```\n\n### Command Breakdown\n\n```bash\npython -m vllm.entrypoints.openai.api_server\n```\n")
+    (d,) = read_path("serve.md", text).deployments
+    assert d.model == "org/m"
+    (e,) = read_path("bare.md", "# Serve\n\n```bash\nvllm serve\n```\n").deployments
+    assert e.model is None
+
+
+def test_a_shorter_name_inside_a_longer_one_is_no_unknown_word_of_a_command_line():
+    """Sample K531 (measured: silent): a command line kept in `cmd`, holding both the loop's `$i` and `$ip`, both
+    unknown: `$i` found inside `$ip` made the unknown stretches overlap and the whole line unreadable."""
+    text = ('#!/bin/bash\nfor i in "${!NODES[@]}"; do\n  ip="${IPS[$i]}"\n'
+            '  cmd="docker run -d --gpus all -e VLLM_HOST_IP=$ip --entrypoint vllm vllm/vllm-openai:v0.11.0 serve org/m '
+            '--node-rank $i --max-model-len 4096"\n  ssh "$host" "$cmd"\ndone\n')
+    (d,) = read_path("launch-dual.sh", text).deployments
+    assert (d.model, d.get("max_model_len")) == ("org/m", 4096)
+
+
+def test_a_services_shell_script_starting_several_servers_gives_each():
+    """Sample K531 (measured: one launch for eight): a compose service's `command: [sh, -c, |...]` starts decode and
+    prefill servers in the background and one more in the foreground: each is a deployment (P/D roles, counting rule
+    3), not only the last."""
+    text = ("services:\n  pd:\n    image: lmsysorg/sglang:v0.5.12\n    command:\n      - sh\n      - -c\n      - |\n"
+            "        python3 -m sglang.launch_server --model-path org/m --port 30010 --disaggregation-mode decode &\n"
+            "        python3 -m sglang.launch_server --model-path org/m --port 30001 --disaggregation-mode prefill &\n"
+            "        exec python3 -m sglang.launch_server --model-path org/m --port 30002 --disaggregation-mode prefill\n")
+    deps = read_path("pd/docker-compose.yml", text).deployments
+    assert sorted(d.get("port") for d in deps) == [30001, 30002, 30010]
+    assert {d.image for d in deps} == {"lmsysorg/sglang:v0.5.12"}
+
+
+def test_words_a_command_list_gains_are_not_a_list_of_their_own():
+    """Sample K528 (measured: two launches for one): `cmd += [IMAGE, "python3", "-m", "sglang.launch_server", ...]`
+    grows the `docker run` list; the added list is those words, not a second command."""
+    text = ('import subprocess\nIMAGE = "lmsysorg/sglang:v0.5.12"\nrank = 0\ncmd = ["docker", "run", "-d"]\n'
+            'cmd += [IMAGE, "python3", "-m", "sglang.launch_server", "--model-path", f"/model/{MODEL_DIRNAME}",\n'
+            '        "--tp", "4", "--nnodes", "4", "--node-rank", str(rank)]\nsubprocess.run(cmd)\n')
+    (d,) = read_path("deploy.py", text).deployments
+    assert (d.engine, d.get("tp_size")) == ("sglang", 4)

@@ -649,3 +649,20 @@ def test_a_vendor_build_run_from_a_source_tree_on_pythonpath_decides_its_values(
     q.write_text(body.format(path=""))
     [g] = lint([str(q)], LintOptions(select=("KV007",))).findings
     assert g.severity == Severity.ERROR
+
+
+def test_a_value_given_to_a_program_read_by_the_engines_flags_is_its_parsers_to_decide(tmp_path):
+    """Sample K529 (measured: a KV007 warning, noise): a Modal app runs `python3 -m
+    vllm.entrypoints.bosonai.api_server` (Boson AI's fork) with `--limit-mm-per-prompt audio=50`: read as vLLM by its
+    flags through a program kvlint does not know, whose own parser decides the value: an info naming the program.
+    The same words through stock vLLM's server keep the warning."""
+    body = ('import subprocess\nsubprocess.Popen(["python3", "-m", "{module}", "--model", "org/m",\n'
+            '                  "--limit-mm-per-prompt", "audio=50", "--max-model-len", "8192"])\n')
+    p = tmp_path / "fork_app.py"
+    p.write_text(body.format(module="vllm.entrypoints.bosonai.api_server"))
+    [f] = lint([str(p)], LintOptions(select=("KV007",))).findings
+    assert f.severity == Severity.INFO and "vllm.entrypoints.bosonai.api_server" in f.message
+    q = tmp_path / "stock_app.py"
+    q.write_text(body.format(module="vllm.entrypoints.openai.api_server"))
+    [g] = lint([str(q)], LintOptions(select=("KV007",))).findings
+    assert g.severity == Severity.WARNING
