@@ -230,3 +230,25 @@ def test_a_value_cut_for_a_message_is_masked_before_the_cut(tmp_path):
 
     result = lint([str(script)], LintOptions())
     assert result.findings and not any("FAKEPASS" in f.message for f in result.findings)
+
+
+def test_a_model_id_taken_from_a_references_last_segments_holds_no_credential(tmp_path):
+    """Fuzz seed 109, case 5791: an `args:` scalar of `s3://AKIAFAKE:FAKEPASS0027@b` words run into the list below it
+    was read as one model reference; its last two path segments became the model id KV108 named, the secret with its
+    `s3://` cut off, which the output's last net no longer saw. A candidate id never holds blanks or a
+    `user:password@`; a revision pin (`Qwen/Qwen3-8B@0123abc`) still is one."""
+    from kvlint.models.resolve import candidate_ids
+
+    assert candidate_ids("s3://AKIAFAKE:FAKEPASS0027@b  s3://AKIAFAKE:FAKEPASS0027@b - --model - org/m - x") == []
+    assert candidate_ids("Qwen/Qwen3-8B@0123abc") == ["Qwen/Qwen3-8B@0123abc"]
+    manifest = tmp_path / "fleet.yaml"
+    manifest.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: chat\nspec:\n  template:\n    spec:\n"
+                        "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.33.0\n"
+                        "          args: s3://AKIAFAKE:FAKEPASS0027@b  s3://AKIAFAKE:FAKEPASS0027@b\n"
+                        "            - --model\n            - meta-llama/Llama-3.1-405B-Instruct\n"
+                        "          resources:\n            limits:\n              nvidia.com/gpu: 1\n")
+    from kvlint.lint import LintOptions, lint
+    from kvlint.redact import redact_text
+
+    result = lint([str(manifest)], LintOptions())
+    assert result.findings and not any("FAKEPASS" in redact_text(f.message) for f in result.findings)

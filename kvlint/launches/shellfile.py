@@ -58,7 +58,7 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
     from kvlint.launches.entrypoint import shell_entrypoint
     from kvlint.sources.comments import scan_comments
 
-    if "```" in text and _MARKDOWN.match(text) is not None and _FENCE.search(text) is not None:
+    if "```" in text and _MARKDOWN.match(text) is not None and _fenced_document(text):
         from kvlint.launches.markdown import read as read_markdown
 
         return read_markdown(path, text, _as_vllm_config)
@@ -87,6 +87,16 @@ def read(path: str, text: str, _as_vllm_config: bool | None = None) -> ReadResul
 # in a ```bash fence, then prose): its first line a heading, not a shebang, and a fence opening a line
 _MARKDOWN = lazy(r"(?:[ \t]*\r?\n)*#{1,6} ")
 _FENCE = lazy(r"(?m)^[ \t]*```[\w-]*\r?$")
+
+
+def _fenced_document(text: str) -> bool:
+    """Whether a fence opens a line before any command could: only headings (comments, to a shell) and blank lines
+    lead to it (a script whose here-document writes a README with fences runs a command before it)."""
+    fence = _FENCE.search(text)
+    if fence is None:
+        return False
+    before = text[: fence.start()].splitlines()
+    return all(not line.strip() or line.lstrip().startswith("#") for line in before)
 
 
 # a Python program handed to the interpreter as a string (`python -c "..."`), and the engines' Python calls that start

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 REMOTE_SCHEMES = ("s3://", "gs://", "gcs://", "pvc://", "oci://", "azure://", "abfs://")
 HUB_ID = lazy(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 HF_CACHE_FOLDER = lazy(r"^models--([A-Za-z0-9][\w.\-]*?)--([\w.\-]+)$")
+_NOT_IN_AN_ID = lazy(r"\s|[^/@\s]+:[^/@\s]+@")  # what no Hub id holds: blanks, a `user:password@`
 HUB_URL = lazy(r"^https?://(?:www\.)?(?:huggingface\.co|hf\.co)/([\w.\-]+)/([\w.\-]+)", re.IGNORECASE)
 # Folders a relative model path starts with, never a Hub org (kvlint.launches.facts reads paths with the same
 # list, _GENERIC_DIRS; models sit before the readers, so it is kept here too and a test keeps them equal)
@@ -305,7 +306,11 @@ def candidate_ids(name: str) -> list[str]:
     if cached:  # .../hub/models--Org--Name[/snapshots/<sha>]
         org, model = HF_CACHE_FOLDER.match(cached[-1]).groups()  # type: ignore[union-attr]
         return [f"{org}/{model}"]
-    return [f"{parts[-2]}/{parts[-1]}"] if len(parts) >= 2 else []
+    tail = f"{parts[-2]}/{parts[-1]}" if len(parts) >= 2 else ""
+    # a path's last two segments are a Hub id only when shaped as one: never words, a `user:password@` or blanks (a
+    # mangled `args:` scalar holding `s3://KEY:SECRET@b ... - --model - org/m`, fuzz seed 109, became a model id that
+    # printed the secret with its scheme cut off)
+    return [tail] if tail and not _NOT_IN_AN_ID.search(tail) else []
 
 
 def _local_config(name: str, base: Path) -> Path | None:

@@ -244,3 +244,11 @@ def test_words_a_command_list_gains_are_not_a_list_of_their_own():
             '        "--tp", "4", "--nnodes", "4", "--node-rank", str(rank)]\nsubprocess.run(cmd)\n')
     (d,) = read_path("deploy.py", text).deployments
     assert (d.engine, d.get("tp_size")) == ("sglang", 4)
+
+
+def test_a_script_writing_a_fenced_readme_stays_a_script():
+    """The Markdown-as-`.sh` reading asks that only headings and blank lines come before the first fence: a script
+    whose here-document writes a README with a fenced command is still read as the script it is."""
+    text = "# Setup\ncat > README.md <<EOF\n```bash\nvllm serve org/x\n```\nEOF\nvllm serve org/m --max-model-len 4096\n"
+    (d,) = read_path("setup.sh", text).deployments
+    assert d.model == "org/m"
