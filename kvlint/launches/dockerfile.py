@@ -358,10 +358,17 @@ def _assignments(arg: str) -> dict[str, str]:
     return {k: v for k, _, v in (tok.partition("=") for tok in _quoted_words(arg))}
 
 
+_SHLEX_MAX = 64 * 1024  # characters of one `ENV` / `ARG` line split as a shell does
+
+
 def _quoted_words(arg: str) -> list[str]:
     """`ENV CMD="python3 -m sglang.launch_server --model-path M" PORT=30000`: Docker splits the pairs as a shell
     does, so a quoted value keeps its spaces (a whole engine command a `CMD ["bash", "-c", "$CMD"]` runs, sample
-    K323's RunPod worker); an unbalanced quote falls back to plain words, quotes stripped."""
+    K323's RunPod worker); an unbalanced quote falls back to plain words, quotes stripped, and so does a line longer
+    than any real one (shlex reads a character per step of Python, and its token grows by copies: a 2 MB `ENV` line
+    of fuzz seed 109 took four minutes)."""
+    if len(arg) > _SHLEX_MAX:
+        return [w.strip("\"'") for w in arg.split()]
     try:
         return shlex.split(arg, comments=False, posix=True)
     except ValueError:

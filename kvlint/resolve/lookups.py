@@ -111,13 +111,14 @@ def model_for(dep: Deployment, config: Config, options: ResolveOptions) -> Model
         from kvlint.flags.flag_values import is_placeholder
 
         if dep.model.startswith("(the ") and dep.model.endswith(")"):  # a launch's reader named what holds the model
-            return ModelLookup(None, f"the model is not named in this file: {dep.model}")
+            return ModelLookup(None, f"the model is not named in this file: {short(dep.model)}")
         if dep.model.startswith("--config "):  # kvlint.launches.config_link: a config file it could not read
-            return ModelLookup(None, f"the model is in {dep.model.removeprefix('--config ')} (`{dep.model}`), a file "
+            return ModelLookup(None, f"the model is in {short(dep.model.removeprefix('--config '))} "
+                                     f"(`{short(dep.model)}`), a file "
                                      "kvlint could not read (not found beside this file, or no vLLM config)")
         kind = "a placeholder the deploy tooling replaces" if is_placeholder(dep.model) else \
             "an unresolved expression (variable or template)"
-        return ModelLookup(None, f"the reference {dep.model} is {kind}")
+        return ModelLookup(None, f"the reference {short(dep.model)} is {kind}")
     found = lookup_model(dep.model, config, options, dep.model_aliases, lock_for(dep, config))
     if found.spec is None and not found.conflict:
         from kvlint.models.resolve import path_candidates

@@ -252,3 +252,29 @@ def test_a_script_writing_a_fenced_readme_stays_a_script():
     text = "# Setup\ncat > README.md <<EOF\n```bash\nvllm serve org/x\n```\nEOF\nvllm serve org/m --max-model-len 4096\n"
     (d,) = read_path("setup.sh", text).deployments
     assert d.model == "org/m"
+
+
+def test_a_dockerfile_line_longer_than_any_real_one_is_not_split_by_shlex(monkeypatch):
+    """Fuzz seed 109 (a case of four minutes): a 2 MB `ENV MODEL_NAME="org/...{{{{..."` line went through shlex,
+    which reads one character per step of Python and grows its token by copies. A line over 64 KiB is split on
+    blanks instead (the fallback an unbalanced quote already took); a short one still as a shell does."""
+    import shlex
+
+    from kvlint.launches import dockerfile
+
+    calls = []
+    monkeypatch.setattr(shlex, "split", lambda *a, **k: calls.append(a) or ["X=a b"])
+    words = dockerfile._quoted_words('A="' + "{" * 70_000 + '" B=1')
+    assert [w.partition("=")[0] for w in words] == ["A", "B"] and words[1] == "B=1"
+    assert calls == []
+    assert dockerfile._quoted_words('A="a b"') == ["X=a b"] and len(calls) == 1
+
+
+def test_an_unresolved_reference_is_quoted_short_in_its_finding(tmp_path):
+    """The same case's KV002 printed its 100,000-character model reference whole ("the reference ... is an
+    unresolved expression"): a message quotes a value cut to its width, as every other does."""
+    p = tmp_path / "Dockerfile"
+    p.write_text('FROM vllm/vllm-openai:v0.7.3\nENV MODEL_NAME="org/m' + "{" * 5000 + '"\n'
+                 'CMD ["sh", "-c", "python -m vllm.entrypoints.openai.api_server --model ${MODEL_NAME}"]\n')
+    findings = lint([str(p)], LintOptions()).findings
+    assert findings and all(len(f.message) < 1000 for f in findings)
