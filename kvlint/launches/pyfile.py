@@ -1262,11 +1262,12 @@ def _unused_lists(tree: ast.Module) -> set[int]:
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        read = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
-        shared = {name for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
-        for stmt in ast.walk(fn):
+        nodes = list(ast.walk(fn))
+        kept = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)} | \
+            {name for n in nodes if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}  # read, or shared
+        for stmt in nodes:
             if isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.List, ast.Tuple)) \
-                    and all(isinstance(t, ast.Name) and t.id not in read | shared for t in stmt.targets):
+                    and all(isinstance(t, ast.Name) and t.id not in kept for t in stmt.targets):
                 out.add(id(stmt.value))
     return out
 

@@ -641,14 +641,17 @@ def test_a_vendor_build_run_from_a_source_tree_on_pythonpath_decides_its_values(
     the error (vllm-ascend takes stock vLLM's parser)."""
     body = ("#!/bin/bash\n{path}export ASCEND_RT_VISIBLE_DEVICES=0\n"
             "vllm serve /models/Qwen3-0.6B --kv_cache_dtype turboquant --max-model-len 8192\n")
-    p = tmp_path / "start_vllm.sh"
-    p.write_text(body.format(path='export PYTHONPATH="/root/code/vllm-ascend:/root/code/vllm:$PYTHONPATH"\n'))
-    [f] = lint([str(p)], LintOptions(select=("KV007",))).findings
+    f = _one_kv007(tmp_path / "start_vllm.sh",
+                   body.format(path='export PYTHONPATH="/root/code/vllm-ascend:/root/code/vllm:$PYTHONPATH"\n'))
     assert f.severity == Severity.INFO and "source tree on PYTHONPATH (/root/code/vllm)" in f.message
-    q = tmp_path / "start_stock.sh"
-    q.write_text(body.format(path=""))
-    [g] = lint([str(q)], LintOptions(select=("KV007",))).findings
-    assert g.severity == Severity.ERROR
+    assert _one_kv007(tmp_path / "start_stock.sh", body.format(path="")).severity == Severity.ERROR
+
+
+def _one_kv007(path, text):
+    """The one KV007 finding of a file written with `text`."""
+    path.write_text(text)
+    [f] = lint([str(path)], LintOptions(select=("KV007",))).findings
+    return f
 
 
 def test_a_value_given_to_a_program_read_by_the_engines_flags_is_its_parsers_to_decide(tmp_path):
@@ -658,11 +661,7 @@ def test_a_value_given_to_a_program_read_by_the_engines_flags_is_its_parsers_to_
     The same words through stock vLLM's server keep the warning."""
     body = ('import subprocess\nsubprocess.Popen(["python3", "-m", "{module}", "--model", "org/m",\n'
             '                  "--limit-mm-per-prompt", "audio=50", "--max-model-len", "8192"])\n')
-    p = tmp_path / "fork_app.py"
-    p.write_text(body.format(module="vllm.entrypoints.bosonai.api_server"))
-    [f] = lint([str(p)], LintOptions(select=("KV007",))).findings
+    f = _one_kv007(tmp_path / "fork_app.py", body.format(module="vllm.entrypoints.bosonai.api_server"))
     assert f.severity == Severity.INFO and "vllm.entrypoints.bosonai.api_server" in f.message
-    q = tmp_path / "stock_app.py"
-    q.write_text(body.format(module="vllm.entrypoints.openai.api_server"))
-    [g] = lint([str(q)], LintOptions(select=("KV007",))).findings
-    assert g.severity == Severity.WARNING
+    stock = _one_kv007(tmp_path / "stock_app.py", body.format(module="vllm.entrypoints.openai.api_server"))
+    assert stock.severity == Severity.WARNING
