@@ -1135,8 +1135,7 @@ _OPENS_BODY = ("then", "else", "do", "{")  # words after which a command starts 
 
 
 def _command(words: tuple[Word, ...], m: Mapped, state: _State, depth: int) -> None:
-    while words and words[0].literal in _OPENS_BODY:
-        words = words[1:]
+    words = _past_openers(words)
     if len(words) > 2 and words[0].literal == "for" and words[2].literal == "in":
         _for_loop(words, m, state)
         return
@@ -2827,28 +2826,32 @@ def _script_with_words(fields: list[Field], i: int) -> bool:
 
 
 def _shell_c(fields: list[Field], i: int, env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
+    at, j = _command_string(fields, i)
+    if at is not None:
+        return _run_string(fields[at], env, depth, tuple(fields[at + 1 :]), state) if at < len(fields) else None
+    return _wrapping_script(fields, j, env, depth, state) if j < len(fields) else None
+
+
+def _command_string(fields: list[Field], i: int) -> tuple[int | None, int]:
+    """(the index of a shell's `-c` command string, or None when no `-c` comes, and the first word past the shell's
+    options). The string is the first operand after `-c`, whatever options come between (`bash -c -i "CMD"`); an
+    index past the words means `-c` was given none."""
     j = i + 1
     while j < len(fields) and fields[j].text.startswith("-"):
         if "c" in fields[j].text[1:] and not fields[j].text.startswith("--"):
-            j = _past_options(fields, j + 1) - 1  # `bash -c -i "CMD"`: the command string is the first operand
-            if j + 1 < len(fields):
-                return _run_string(fields[j + 1], env, depth, tuple(fields[j + 2 :]), state)
-            return None
+            return _past_options(fields, j + 1), j
         j += 1
-    return _wrapping_script(fields, j, env, depth, state) if j < len(fields) else None
+    return None, j
 
 
 def string_launches(fields: list[Field], env: dict[str, str]) -> list[FoundLaunch]:
     """Every launch of a `sh|bash -c SCRIPT` command (a compose service's `command: [sh, -c, |...]` starting prefill
     and decode servers in the background, then one in the foreground: sample K531's eight), one per deployment; [] for
     any other command. A reader with no script of its own asks this for the launches before the command's last."""
-    if len(fields) < 3 or fields[0].text.rsplit("/", 1)[-1] not in ("sh", "bash", "zsh") \
-            or not any(f.text.startswith("-") and "c" in f.text[1:] and not f.text.startswith("--")
-                       for f in fields[1:3]):
+    if len(fields) < 3 or fields[0].text.rsplit("/", 1)[-1] not in ("sh", "bash", "zsh"):
         return []
-    j = next(k for k in range(1, len(fields)) if "c" in fields[k].text[1:] and fields[k].text.startswith("-"))
-    j = _past_options(fields, j + 1)
-    if j >= len(fields):
+    j, _ = _command_string(fields, 0)
+    if j is None or j >= len(fields):
         return []
     launches, _, _ = run_script(fields[j].mapped(), env, 1, tuple(fields[j + 1 :]))
     if len(launches) < 2:
