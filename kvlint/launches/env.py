@@ -373,8 +373,9 @@ def _rebased(value: Partial, m: Mapped) -> Sequence[int] | None:
     here, base = _contiguous(m)
     if source is None or source is not here:
         return None
-    shifted = [o + first - base for o in value.offsets]
-    return shifted if all(0 <= o < len(m.text) for o in shifted) else None
+    if not all(0 <= o + first < len(source.text) for o in value.offsets):
+        return None
+    return [o + first - base for o in value.offsets]  # beyond `m`'s ends when the body lies elsewhere in the file
 
 
 def _contiguous(m: Mapped) -> tuple[Mapped | None, int]:

@@ -256,13 +256,23 @@ class Mapped:
         if self.offsets is not None:
             if not len(self.offsets):
                 return (1, 1) if self.within is None else self.within.at(0)
-            o = self.offsets[max(0, min(i, len(self.offsets) - 1))]
+            o = self._outside(i) if not 0 <= i < len(self.offsets) else self.offsets[i]
             return self.within.at(o) if self.within is not None else self.index.locate(o) if self.index else (1, 1)
         if self.index is not None:
             return self.index.locate(i)
         if not self.pos:
             return (1, 1)
         return self.pos[min(i, len(self.pos) - 1)]
+
+    def _outside(self, i: int) -> int:
+        """The offset of character i of a contiguous stretch beyond its ends: the enclosing text's character there
+        (a function body's view addressing the text of another function the file defines, sample K519), else the
+        nearest end's."""
+        offsets = self.offsets or ()
+        last = len(self.within.text) if self.within is not None else len(self.index.text) if self.index else 0
+        if isinstance(offsets, range) and offsets.step == 1 and 0 <= offsets.start + i < last:
+            return offsets.start + i
+        return offsets[max(0, min(i, len(offsets) - 1))]
 
     def span(self, start: int, end: int) -> Span:
         line, col = self.at(start)
