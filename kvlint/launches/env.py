@@ -24,6 +24,7 @@ _K8S_REF = lazy(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 _ARITH_OK = lazy(r"^[\d\s+\-*/%()]+$")
 _IDENT = lazy(r"\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _POSITIONAL = lazy(r"^\$(?:([0-9])|\{([0-9]+)\}|([@*#]))$")
+_POSITIONAL_SLICE = lazy(r"^\$\{[@*]:[0-9]+(?::[0-9]+)?\}$")  # `${@:2}`, `${*:2:3}`: the parameters from $2 on
 _DOTENV_LINE = lazy(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
 _REF = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -263,10 +264,13 @@ def _takes_value(text: str) -> bool:
 
 
 def _positional_key(part: Part) -> str | None:
-    """"@", "*", "#" or a digit string for `$@`, `"$*"`, `$#`, `$1`, `${12}`; None for anything else."""
+    """"@", "*", "#" or a digit string for `$@`, `"$*"`, `$#`, `$1`, `${12}`; "@:2" for a slice `${@:2}` (`"*:2:3"`
+    for `${*:2:3}`: sample K543's `ssh "$1" "${@:2}"`); None for anything else."""
     if part.kind == "special":
         found = _POSITIONAL.match(part.text)
-        return next((g for g in found.groups() if g), None) if found else None
+        if found is None:
+            return part.text[2:-1] if _POSITIONAL_SLICE.match(part.text) else None
+        return next((g for g in found.groups() if g), None)
     if part.kind == "var" and part.text.isdigit() and not part.op:
         return part.text
     return None
@@ -282,13 +286,13 @@ def _positional_fields(word: Word, m: Mapped, positional: Positional | None) -> 
     key = _positional_key(part)
     if key is None:
         return None
-    args = list(positional[1:])
+    args = _listed(key, positional)
     span = m.span(word.start, word.end)
-    if key == "@" or (key == "*" and not part.quoted):
+    if key[0] == "@" or (key[0] == "*" and not part.quoted):
         return args
-    if key in ("*", "#"):
-        text = " ".join(f.text for f in args) if key == "*" else str(len(args))
-        missing = tuple(e for f in args for e in f.missing) if key == "*" else ()
+    if key[0] == "*" or key == "#":
+        text = " ".join(f.text for f in args) if key[0] == "*" else str(len(args))
+        missing = tuple(e for f in args for e in f.missing) if key[0] == "*" else ()
         return [Field(text, span, not missing, missing)]
     n = int(key)
     if n < len(positional):
@@ -296,9 +300,18 @@ def _positional_fields(word: Word, m: Mapped, positional: Positional | None) -> 
     return [Field("", span)] if part.quoted else []
 
 
+def _listed(key: str, positional: Positional) -> list[Field]:
+    """The parameters `$@` / `$*` stand for ($1 on), or those of a slice (`${@:2}`: $2 on; `${@:2:3}`: three)."""
+    if ":" not in key:
+        return list(positional[1:])
+    _, start, *length = key.split(":")
+    first = int(start)
+    return list(positional[first : first + int(length[0]) if length else None])
+
+
 def _positional_text(key: str, positional: Positional) -> str:
-    if key in ("@", "*"):
-        return " ".join(f.text for f in positional[1:])
+    if key[0] in "@*":
+        return " ".join(f.text for f in _listed(key, positional))
     if key == "#":
         return str(len(positional) - 1)
     n = int(key)

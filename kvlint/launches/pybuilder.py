@@ -55,8 +55,10 @@ def built_starts(src: _Source, tree: ast.Module) -> list[Deployment]:
 
 
 # a platform's class for an engine server it starts (ZenML's `VLLMServiceConfig`, a `VLLMDeployment`, an
-# `SGLangServer`): the engine's name, then a word for a server, in the class's name; a client's (`VLLMOpenAI`) has none
-_SERVER_CLASS = lazy(r"(?i)(vllm|sglang)_?\w*?(service|server|deployment|setup|manager|launcher|app)\w*"
+# `SGLangServer`, testcontainers' `VLLMContainer`: sample K542): the engine's name, then a word for a server, in the
+# class's name; a client's (`VLLMOpenAI`) has none
+_SERVER_CLASS = lazy(r"(?i)(vllm|sglang)_?\w*?"
+                     r"(service|server|deployment|setup|manager|launcher|app|container|runtime)\w*"
                      # a platform's builder of an engine deployment (sample K205: Chutes' `build_sglang_chute(
                      # model_name=..., image=..., engine_args="--trust-remote-code ...")`)
                      r"|(?:build|make|create|deploy)_?(vllm|sglang)(?:_\w+)?")

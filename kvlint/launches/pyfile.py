@@ -1887,10 +1887,18 @@ def _in_process_server(call: ast.Call, text: str) -> str | None:
     argument class and the file names the engine's server function and module (each engine's IN_PROCESS_SERVER)."""
     engine = _server_classes().get(_name(call.func))
     if engine is None:
-        return None
+        return _server_object(call, text)
     _, server, module = _server_apis()[engine]
     called = re.search(rf"\b{re.escape(server)}\s*\(", text) is not None  # imported and never called: no server
     return engine if (called or _app_served(engine, text)) and module in text else None
+
+
+def _server_object(call: ast.Call, text: str) -> str | None:
+    """The engine whose own class starts its server in a process of its own when made (each engine's SERVER_OBJECT:
+    SGLang's `sgl.Runtime(model_path=M, ...)`, sample K541), the file naming its package."""
+    name = _name(call.func)
+    return next((e for e, (cls, package) in _per_engine("SERVER_OBJECT").items() if name == cls and package in text),
+                None)
 
 
 def _app_served(engine: str, text: str) -> bool:
@@ -2143,7 +2151,8 @@ def _served_engine_args(src: _Source, call: ast.Call, tree: ast.Module, engine: 
         return []
     fields = [Field(model_flag, src.span(model)), src.field(model)]
     fields += _keyword_flags(src, [(k, kn, v) for k, kn, v in pairs if k != model_key], engine)
-    served = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) in names), call)
+    served = call if _server_object(call, src.text) else \
+        next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) in names), call)
     found = FoundLaunch(engine, tuple(fields), src.span(served.func))  # placed where the server starts
     return [finish(src.path, found, LaunchContext(), ManifestGpu())]
 

@@ -112,7 +112,16 @@ def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
     result = reader_of(kind)(path, text, as_vllm_config)
     if _template_not_yaml(kind.name, text, result):
         return _as_template(path, text, kind, as_vllm_config)
+    if kind.name in ("yaml", "json") and _unparsed(result) and _INI_SECTION.match(text) is not None:
+        kind = kind_for("unit.service") or kind  # a systemd unit or INI file under a YAML name (sample K539):
+        result = reader_of(kind)(path, text, as_vllm_config)  # read as the text it is, not reported as bad YAML
     return _never_silent(path, text, kind, result)
+
+
+# an INI-style file: its first line that is not blank or a comment is a `[Section]` header, and a later line a
+# `Key=Value` (a systemd unit, a `.desktop` or `.ini` file); YAML's flow sequence `[a, b]` has no `=` line after it
+_INI_SECTION = lazy(r"(?:[ \t]*(?:[#;][^\n]*)?\n)*\[[A-Za-z][\w .-]*\][ \t]*\r?\n(?:[ \t]*(?:[#;][^\n]*)?\r?\n)*"
+                    r"[A-Za-z][\w.-]*[ \t]*=")
 
 
 # a Markdown fence as a file's first line (```` ```bash ````): no shell script starts with one (backquotes would

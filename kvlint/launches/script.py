@@ -2532,12 +2532,24 @@ def _argument_command(word: Field, env: dict[str, str], depth: int, state: _Stat
     model, and nothing of its reading is kept."""
     launches, _, notes = run_script(word.mapped(), env, depth + 1, (), state.written if state is not None else None)
     model = _model_of(launches[-1]) if launches else None
-    if model is None or not any(ch.isalnum() for ch in model):
+    if model is None or not any(ch.isalnum() for ch in model) or _prose(launches[-1], model):
         return None
     if state is not None:
         state.launches.extend(launches[:-1])
         state.notes.extend(notes)
     return launches[-1]
+
+
+def _prose(found: FoundLaunch, model: str) -> bool:
+    """Whether an argument that starts with the engine's command is a sentence about it (sample K536's `die "vllm
+    serve exited immediately"`, `ok "vllm serve started (logs: ...)"` of helpers a sourced file defines): its model a
+    bare word of letters, or words the engine takes as no argument of its own before its first option."""
+    leading = 0
+    for f in found.fields:
+        if f.text.startswith("-"):
+            break
+        leading += 1
+    return model.isalpha() or leading > 1
 
 
 def _run_string(script: Field, env: dict[str, str], depth: int, positional: tuple[Field, ...],

@@ -17,3 +17,81 @@ def test_a_command_printed_by_a_function_defined_apart_from_its_caller_is_placed
         (d,) = read_path("run.sh", "#!/bin/bash\n" + text + 'main "$@"\n').deployments
         span = d.settings["max_model_len"].span
         assert (d.get("max_model_len"), span.line if span else 0) == (4096, line)
+
+
+def test_a_sentence_about_the_engine_handed_to_a_helper_is_no_command():
+    """Sample K536 (measured: three launches for none): helpers a sourced file defines (`die`, `ok`) handed sentences
+    that start with the engine's command (`die "vllm serve exited immediately"`, `ok "vllm serve started (logs:
+    ...)"`). A model that is a bare word of letters, or words the engine takes as no argument before its first
+    option, make the argument a sentence; a command handed whole to a job submitter stays a launch."""
+    text = ('#!/bin/bash\nsource "$(dirname "$0")/lib.sh"\nstep() {\n  die "vllm serve exited immediately"\n'
+            '  ok "vllm serve started (logs: ssh $HEAD docker logs -f x)"\n  die "vllm serve is no longer running"\n}\n'
+            'step\n')
+    assert read_path("start.sh", text).deployments == []
+    (d,) = read_path("submit.sh", 'python submit_job.py run1 "vllm serve org/m --max-model-len 4096" --ngpu 2\n').deployments
+    assert (d.model, d.get("max_model_len")) == ("org/m", 4096)
+
+
+def test_a_systemd_unit_under_a_yaml_name_is_read_as_the_unit_it_is():
+    """Sample K539 (measured: a KV001 error, noise): `uttera-tts-vllm.yml` is a systemd unit (`[Unit]`, `Key=Value`),
+    installed by copying it to `.service`; it is read as a unit, as `.service` files are: no invalid-YAML error, and
+    an `ExecStart=` that runs the engine is its launch. A YAML file that does not parse for another reason still
+    gets its error."""
+    unit = "# a unit\n\n[Unit]\nDescription=TTS vLLM Server\n\n[Service]\nExecStart={}\n"
+    plain = read_path("svc.yml", unit.format("/opt/app/bin/uvicorn main:app --port 9004"))
+    assert (plain.deployments, [f.code for f in plain.findings]) == ([], [])
+    (d,) = read_path("svc.yml", unit.format("/opt/v/bin/vllm serve org/m --max-model-len 4096")).deployments
+    assert (d.model, d.get("max_model_len")) == ("org/m", 4096)
+    broken = read_path("svc.yml", "services:\n  vllm:\n    image: vllm/vllm-openai\n   command: [x\n")
+    assert "KV001" in [f.code for f in broken.findings]
+
+
+def test_an_object_that_starts_the_engines_server_is_a_launch():
+    """Samples K541 and K542 (measured: silent): SGLang's own `sgl.Runtime(model_path=M, ...)` runs the server in a
+    process of its own; testcontainers' `VLLMContainer(model_name=M, max_model_len=..., port=...)` starts the engine's
+    container. Each is a launch, its keywords that are the engine's flags read as them and its own (`port`, an image)
+    left out. The engine's in-process classes (`LLM`, `sgl.Engine`) are no server, and a class the file defines is
+    read with its body."""
+    rt = 'import sglang as sgl\nrt = sgl.Runtime(model_path="org/m", context_length=4096, disable_radix_cache=True)\n'
+    (d,) = read_path("server.py", rt).deployments
+    assert (d.engine, d.model, d.get("context_length"), d.get("disable_radix_cache")) == ("sglang", "org/m", 4096, True)
+    box = ('from testcontainers.vllm import VLLMContainer\n\nwith VLLMContainer(\n    model_name="org/m",\n'
+           '    max_model_len=1024,\n    port=8000,\n    image="x/y",\n) as v:\n    pass\n')
+    (e,) = read_path("example.py", box).deployments
+    assert (e.engine, e.model, e.get("max_model_len"), e.unknown_flags) == ("vllm", "org/m", 1024, ())
+    span = e.settings["max_model_len"].span
+    assert span is not None and span.line == 5
+    for text in ('from vllm import LLM\nllm = LLM(model="org/m", max_model_len=4096)\n',
+                 'import sglang as sgl\ne = sgl.Engine(model_path="org/m", context_length=4096)\n',
+                 'class VLLMServer:\n    def __init__(self, model_name):\n        self.m = model_name\n'
+                 's = VLLMServer(model_name="org/m")\n'):
+        assert read_path("p.py", text).deployments == []
+
+
+def test_values_of_an_unknown_chart_running_a_build_named_for_the_engine_are_its_launch():
+    """Sample K541 (measured: missed): a chart's values with `image: {repository: ghcr.io/org/dspark-vllm-gx10}`, a
+    `model: {repo: M}` and a `serving:` map of keys spelled as vLLM's flags: the chart runs that build's vLLM on them.
+    The values name a leader and workers, so the pod's one GPU is each pod's request, not the launch's count (no
+    GPU-count error for TP 2 on a group of one). A build's name alone, beside no flag keys, is no launch."""
+    values = ("image:\n  repository: ghcr.io/org/dspark-vllm-gx10\n  tag: \"0.1.1\"\nmodel:\n  repo: org/m\n"
+              "topology:\n  rankLabels:\n    leader: leader\n    worker: worker\nserving:\n  tensorParallelSize: 2\n"
+              "  maxModelLen: 8192\n  gpuMemoryUtilization: 0.84\nresources:\n  limits:\n    nvidia.com/gpu: 1\n")
+    (d,) = read_path("chart/values.yaml", values).deployments
+    assert (d.engine, d.model, d.get("max_model_len"), d.get("tensor_parallel_size")) == ("vllm", "org/m", 8192, 2)
+    assert d.gpu_count is None and any("each pod's request" in n for n in d.notes)
+    lone = values.replace("topology:\n  rankLabels:\n    leader: leader\n    worker: worker\n", "")
+    (e,) = read_path("chart/values.yaml", lone).deployments
+    assert e.gpu_count == 1
+    bare = "image:\n  repository: ghcr.io/org/dspark-vllm-gx10\nmodel:\n  repo: org/m\n"
+    assert read_path("chart/values.yaml", bare).deployments == []
+
+
+def test_a_slice_of_the_positional_parameters_is_the_arguments_it_names():
+    """Sample K543 (measured: missed): `rssh() { ... ssh -o BatchMode=yes "$1" "${@:2}"; }` runs its arguments from
+    the second on over SSH; `${*:2}` is them as one word, `${@:2:1}` the second alone."""
+    text = ('rssh() {{ ssh -o BatchMode=yes "$1" {}; }}\n'
+            'rssh "$h" "docker run -d --gpus all --entrypoint vllm $IMAGE serve /model --max-model-len 4096"\n')
+    for sliced in ('"${@:2}"', '"${*:2}"', '"${@:2:1}"'):
+        (d,) = read_path("start.sh", text.format(sliced)).deployments
+        assert (d.engine, d.model, d.get("max_model_len")) == ("vllm", "/model", 4096)
+    assert read_path("start.sh", text.format('"${@:3}"')).deployments == []

@@ -10,6 +10,9 @@ ENTRY_MODULES = ("sglang.launch_server", "sglang.multimodal_gen.runtime.launch_s
 # `ServerArgs(model_path=M)` + sglang.srt.entrypoints.http_server's `launch_server`: what launch_server's module runs
 IN_PROCESS_SERVER = (("ServerArgs",), "launch_server", "sglang")
 IN_PROCESS_STATE: tuple[str, str] | None = None  # no server start-up steps a host framework runs in its place
+# the engine's own class that starts its server in a process of its own when made, and the package it comes from:
+# `sgl.Runtime(model_path=M, ...)` makes ServerArgs of its keywords and runs launch_server in a subprocess
+SERVER_OBJECT: tuple[str, str] | None = ("Runtime", "sglang")
 IN_PROCESS_APP: tuple[str, str] | None = None  # no app factory a program serves: launch_server builds and runs it
 # `prepare_server_args([...])` then launch_server (what sglang.launch_server's module does with sys.argv): the list is
 # `python -m sglang.launch_server`'s

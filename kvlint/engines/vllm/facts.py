@@ -17,6 +17,7 @@ IN_PROCESS_APP = ("build_app", "uvicorn")
 # `build_async_engine_client(args)` and `init_app_state(engine, config, app.state, args)` on the host's app): the
 # OpenAI server, served by the host, on the arguments the program parsed
 IN_PROCESS_STATE: tuple[str, str] | None = ("build_async_engine_client", "init_app_state")
+SERVER_OBJECT: tuple[str, str] | None = None  # no class of its package starts its server when made (LLM is in process)
 # `make_arg_parser(FlexibleArgumentParser()).parse_args([MODEL, "--flag", ...])` then run_server: `vllm serve`'s argv
 IN_PROCESS_ARGV = ("make_arg_parser", "parse_args", ("vllm", "serve"))
 # its CLI and the subcommand that starts the server: `vllm --model M` (no subcommand) is rejected by the CLI's parser

@@ -32,7 +32,7 @@ from kvlint.launches.charts.common import (
     text,
 )
 from kvlint.launches.env import Field
-from kvlint.launches.images import around_engine, shipped_engine
+from kvlint.launches.images import around_engine, named_engine, shipped_engine
 from kvlint.launches.keys import fields_from_pairs
 from kvlint.lazyre import lazy
 from kvlint.record import replace
@@ -132,6 +132,12 @@ def read(yf: YamlFile, doc: YNode) -> tuple[list[Deployment], list[Finding]]:
         # gpu-memory-utilization: 0.9}}]`, sample K365's launcher tool's catalogue of models it starts), or sets the
         # server's own front end (K452's generator config: `model_name`, `tensor_parallel_size`, `tool_call_parser`)
         block = own
+    if found is None and block is None and (custom := engine_image(doc, named_engine)) is not None \
+            and (own := structured.find(doc, custom[0])) is not None and own.score >= 2:
+        # a project's build whose name holds the engine's (`ghcr.io/anemll/dspark-vllm-gx10`, sample K541) beside a
+        # model and keys spelled as that engine's flags (`serving: {maxModelLen: ..., kvCacheDtype: ...}`): the
+        # chart runs that engine with them, as with its published image
+        found, block = custom, own
     holders = [doc] + [v for k, _, v in doc.pairs() if v.is_map and k != "image"]
     if block is None and (recipe := _role_launches(yf, doc, found)):
         return recipe, []  # the engine's settings in role maps with no model of their own (`sglang_config: {...}`)
@@ -210,7 +216,7 @@ def _image_launch(yf: YamlFile, doc: YNode, found: tuple[str, str, Span],
     off = _switched_off(doc, block) or next((o for m in chain if (o := disabled(m)) is not None), None)
     ctx = LaunchContext(image=image, image_span=span, notes=(note,), node_labels=facts.node_labels(doc),
                         disabled=off)
-    gpu = ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count))
+    gpu = _per_pod(doc, ManifestGpu(product, pspan, count, cspan, options=facts.gpu_options(doc, count)))
     at = span if model is not None and not text(model) else model or doc  # an empty model: the image launches
     return [_deployment(yf.path, engine, fields, at, ctx, gpu, tp_open=not _keys_tp(engine, block))], []
 
@@ -696,7 +702,36 @@ def from_block(yf: YamlFile, doc: YNode, block: structured.Block, image: tuple[s
             f"{'.'.join(model_path)} and {len(block.pairs)} engine-flag keys")
     ctx = LaunchContext(image=image[0] if image else None, image_span=image[1] if image else None, notes=(note,),
                         node_labels=facts.node_labels(doc), disabled=_switched_off(doc, block))
-    return _deployment(yf.path, block.engine, fields, block.model, ctx, ManifestGpu(product, pspan, count, cspan))
+    return _deployment(yf.path, block.engine, fields, block.model, ctx,
+                       _per_pod(doc, ManifestGpu(product, pspan, count, cspan)))
+
+
+def _per_pod(doc: YNode, gpu: ManifestGpu) -> ManifestGpu:
+    """A GPU request of values whose chart runs a leader and workers (`rankLabels: {leader: ..., worker: ...}`,
+    `hostPath: {leader: ..., worker: ...}`: sample K541's two-node chart): each pod's request, and how many pods
+    the group has is the chart's templates' to say, so the request is not the launch's count (no GPU-count verdict
+    on a group of one)."""
+    where = _leader_and_workers(doc) if gpu.count else None
+    if where is None:
+        return gpu
+    note = (f"{gpu.count} GPU(s) is each pod's request: the values name a leader and workers ({where}), and the "
+            "chart's templates decide how many pods the group has")
+    return replace(gpu, count=None, count_span=None, notes=(*gpu.notes, note))
+
+
+def _leader_and_workers(doc: YNode) -> str | None:
+    """The path of the first map (four levels down at most) whose keys name a leader and its workers."""
+    stack: list[tuple[YNode, tuple[str, ...]]] = [(doc, ())]
+    seen = 0
+    while stack and seen < _MAX_NODES:
+        node, path = stack.pop()
+        seen += 1
+        keys = {k.lower(): v for k, _, v in node.pairs()}
+        if "leader" in keys and ("worker" in keys or "workers" in keys):
+            return ".".join(path) or "the top level"
+        if len(path) < 4:
+            stack.extend((v, (*path, k)) for k, _, v in reversed(list(node.pairs())) if v.is_map)
+    return None
 
 
 def _switched_off(doc: YNode, block: structured.Block | None) -> Span | None:
