@@ -22,7 +22,8 @@ such a build adds options), or a nightly build (newer than the releases kvlint k
 or more such flags on one launch, or of two that share their first two words (`--token-pruning-alg`,
 `--token-pruning-ratio`; one of them may be spelled near a stock option: `--scheduling-policy-path` beside
 `--scheduling-policy-init-kwargs`), or a feature's switch and a knob of it (`--enable-decode-token-budget`,
-`--decode-token-budget-stall-limit`) (a fork's or a plugin's own options), and for a flag that extends one of the
+`--decode-token-budget-stall-limit`; under a namespace, `--mooncake-enable-page-wise-load`,
+`--mooncake-page-wise-load-threshold`) (a fork's or a plugin's own options), and for a flag that extends one of the
 engine's own features (`--dllm-cuda-graph` beside SGLang's `--dllm-algorithm` options: a newer release or a fork that
 builds on the feature adds it; a head many unrelated options share, `--enable-`, `--max-`, is no feature; a first word
 that a dozen or more options share, `--speculative-`, is a family of features, whose first two or three words are
@@ -374,12 +375,14 @@ def _outside_feature(dep: Deployment, flag: str, near: str | None) -> bool:
 def _switched_feature(dep: Deployment, flag: str) -> tuple[str, str] | None:
     """(switch, setting) of a feature no release has, when the flag is the switch or one of its settings: an unknown
     `--enable-X` beside an unknown `--X-...` (`--enable-rkv` with `--rkv-config`, sample K463's SGLang fork that adds
-    R-KV and SnapKV compression). A slip makes no such pair: the two name one feature a build adds."""
+    R-KV and SnapKV compression), or under a namespace (`--mooncake-enable-page-wise-load` with
+    `--mooncake-page-wise-load-threshold`, sample K544's vendor build). A slip makes no such pair: the two name one
+    feature a build adds."""
     unknown = sorted({u.flag.split("=", 1)[0] for u in dep.unknown_flags if u.reason == "unrecognized"})
     name = flag.split("=", 1)[0]
     for switch in unknown:
-        head = switch.removeprefix("--enable-")
-        settings = [u for u in unknown if head != switch and u.startswith(f"--{head}-")]
+        head = switch.replace("-enable-", "-", 1)  # `--enable-rkv` -> `--rkv`; `--ns-enable-x` -> `--ns-x`
+        settings = [u for u in unknown if head != switch and u.startswith(f"{head}-")]
         if settings and name in (switch, *settings):
             return switch, settings[0]
     return None

@@ -1,7 +1,8 @@
 """The parallelism asks for a different number of GPUs than the pod or group requests.
 
 ## What it checks
-TP x PP (x DP when the data-parallel replicas run in the same instance; on one node of a multi-node vLLM
+TP x PP (x vLLM's prefill context parallel ranks, `-pcp`, which add to its world size; x DP when the
+data-parallel replicas run in the same instance; on one node of a multi-node vLLM
 data-parallel deployment, x the ranks `--data-parallel-size-local` gives that node, unless kvlint summed the count
 over the group's pods or nodes, which is judged on the whole) against the GPUs the
 instance requests: `nvidia.com/gpu` limits times the group size (LeaderWorkerSet, Ray), or the

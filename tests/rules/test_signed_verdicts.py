@@ -665,3 +665,37 @@ def test_a_value_given_to_a_program_read_by_the_engines_flags_is_its_parsers_to_
     assert f.severity == Severity.INFO and "vllm.entrypoints.bosonai.api_server" in f.message
     stock = _one_kv007(tmp_path / "stock_app.py", body.format(module="vllm.entrypoints.openai.api_server"))
     assert stock.severity == Severity.WARNING
+
+
+def test_prefill_context_parallel_ranks_count_and_their_pool_is_not_guessed(tmp_path):
+    """Sample K544 (measured: two KV108 errors, wrong): a runbook's `--prefill-context-parallel-size 8` beside TP 1
+    for a 397B model: vLLM's world size is tp x pp x pcp, and its ranks split each request's KV cache in a layout
+    kvlint does not size. No catalogue verdict sized as one TP rank holding it all (the launch is refused by name,
+    as not modelled); and a pod with TP 2 x PCP 2 on two GPUs cannot start all its ranks (KV204)."""
+    runbook = tmp_path / "runbook.sh"
+    runbook.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --prefill-context-parallel-size 8 --max-model-len 32768\n")
+    result = lint([str(runbook)], LintOptions())
+    assert [f for f in result.findings if f.code == "KV108" or f.severity > Severity.INFO] == []
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  template:\n    spec:\n"
+                   "      containers:\n      - name: v\n        image: vllm/vllm-openai:v0.14.0\n"
+                   '        args: ["Qwen/Qwen2.5-7B-Instruct", "-tp", "2", "-pcp", "2"]\n'
+                   "        resources: {limits: {nvidia.com/gpu: 2}}\n")
+    [kv204] = [f for f in lint([str(pod)], LintOptions(gpu="h100")).findings if f.code == "KV204"]
+    assert kv204.severity == Severity.ERROR and "-pcp 2 needs 4 GPU(s)" in kv204.message
+
+
+def test_a_namespaced_switch_and_its_knob_are_a_builds_feature(tmp_path):
+    """Sample K544 (measured: two KV004 warnings, noise): a Hygon DCU benchmark's SGLang launch passes
+    `--mooncake-enable-page-wise-load` and `--mooncake-page-wise-load-threshold 1`, a feature's switch (its `enable-`
+    after the namespace) and a knob of it, which no release kvlint knows: a build that adds the feature decides (infos).
+    One such flag alone stays a warning."""
+    body = "python -m sglang.launch_server --model-path org/m --context-length 8192 {}\n"
+    pair = tmp_path / "pair.sh"
+    pair.write_text(body.format("--mooncake-enable-page-wise-load --mooncake-page-wise-load-threshold 1"))
+    found = [f for f in lint([str(pair)], LintOptions(select=("KV004",))).findings]
+    assert len(found) == 2 and all(f.severity == Severity.INFO for f in found)
+    alone = tmp_path / "alone.sh"
+    alone.write_text(body.format("--mooncake-page-wise-load-threshold 1"))
+    [one] = lint([str(alone)], LintOptions(select=("KV004",))).findings
+    assert one.severity == Severity.WARNING

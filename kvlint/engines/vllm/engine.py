@@ -70,8 +70,9 @@ class Vllm(RoleTable):
         return maxlen.max_len_limit(model)
 
     def gpus_needed(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
-        parts = tuple((role, resolved_int(settings, self.roles[role])) for role in ("tp", "pp", "dp"))
-        return parts[0][1] * parts[1][1] * parts[2][1], parts
+        # vLLM's world size is tp x pp x pcp (prefill context parallelism adds ranks of its own), times dp instances
+        parts = tuple((role, resolved_int(settings, self.roles[role])) for role in ("tp", "pp", "dp", "pcp"))
+        return parts[0][1] * parts[1][1] * parts[2][1] * parts[3][1], parts
 
     def node_share(self, settings: Mapping[str, Any]) -> tuple[int, tuple[tuple[str, int], ...]] | None:
         """tp x pp x the data-parallel ranks `--data-parallel-size-local` gives this node: a multi-node DP deployment

@@ -75,12 +75,13 @@ KV_SETTINGS = ("max_model_len", "tensor_parallel_size", "pipeline_parallel_size"
                "gpu_memory_utilization", "dtype", "kv_cache_dtype", "quantization", "max_num_seqs",
                "max_num_batched_tokens", "block_size", "kv_cache_memory_bytes")  # what sizes its pool (inspect)
 ROLES = {"max_len": "max_model_len", "tp": "tensor_parallel_size", "pp": "pipeline_parallel_size",
-         "dp": "data_parallel_size", "dcp": "decode_context_parallel_size", "max_seqs": "max_num_seqs",
+         "dp": "data_parallel_size", "dcp": "decode_context_parallel_size",
+         "pcp": "prefill_context_parallel_size", "max_seqs": "max_num_seqs",
          "kv_dtype": "kv_cache_dtype", "mem": "gpu_memory_utilization", "quant": "quantization",
          "max_batched": "max_num_batched_tokens", "nodes": "nnodes",
          "dp_local": "data_parallel_size_local",  # the data-parallel ranks this node runs (multi-node DP)
          "dp_rank": "data_parallel_rank"}  # this process's one rank of an externally balanced DP group
-FLAGS = {"max_len": "--max-model-len", "tp": "-tp", "pp": "-pp", "dp": "-dp", "dcp": "-dcp",
+FLAGS = {"max_len": "--max-model-len", "tp": "-tp", "pp": "-pp", "dp": "-dp", "dcp": "-dcp", "pcp": "-pcp",
          "max_seqs": "--max-num-seqs", "kv_dtype": "--kv-cache-dtype", "mem": "--gpu-memory-utilization",
          "quant": "--quantization", "max_batched": "--max-num-batched-tokens", "nodes": "--nnodes",
          "dp_local": "--data-parallel-size-local", "dp_rank": "--data-parallel-rank"}

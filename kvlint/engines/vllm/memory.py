@@ -16,7 +16,7 @@ from typing import Any
 
 from kvlint.budget import Budget, FixedPool, Parallel, Step, VllmDetail
 from kvlint.engines.architectures import refuse_unmodelled
-from kvlint.errors import InvalidSettingError, KvlintError
+from kvlint.errors import InvalidSettingError, KvlintError, NotModelledError
 from kvlint.memory import nonkv
 from kvlint.memory.common import (
     GIB,
@@ -88,6 +88,18 @@ def parallel_of(settings: Mapping[str, Any]) -> Parallel:
 
 
 _DCP = "decode_context_parallel_size"
+_PCP = "prefill_context_parallel_size"
+
+
+def refuse_context_parallel_prefill(settings: Mapping[str, Any]) -> None:
+    """Prefill context parallelism (`-pcp N`, N > 1: sample K544's TPU runbook, `-pcp 8` beside TP 1) adds ranks that
+    split each request's KV cache and share the weights in a layout kvlint does not size: refused by name, never
+    sized (or swept) as one TP rank holding it all."""
+    pcp = int_setting(settings, _PCP, 1)
+    if pcp > 1:
+        raise NotModelledError(f"prefill context parallelism (-pcp {pcp}) is not modelled: its {pcp} ranks split each "
+                               "request's KV cache in a layout kvlint does not size",
+                               "its KV pool is not sized; check the engine's start-up log for its figures")
 
 
 def check_dcp(model: ModelSpec, par: Parallel, ver: VllmVersion) -> None:
@@ -864,6 +876,7 @@ def settle(model: ModelSpec, settings: Mapping[str, Any], ver: VllmVersion, fact
     if spec is not None and not spec.exact:
         steps.note(f"speculative decoding ({spec.method}): {spec.source}")
     par = parallel_of(settings)
+    refuse_context_parallel_prefill(settings)
     check_dcp(model, par, ver)
     dtype = resolve_model_dtype(setting(settings, "dtype"), model, facts.compute_capability)
     kvd = sparse_mla_dtype(model, resolve_kv_dtype(setting(settings, "kv_cache_dtype"), model, dtype,
