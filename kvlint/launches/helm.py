@@ -184,7 +184,7 @@ def launch_strings(yf: YamlFile, doc: YNode) -> list[Deployment]:
                 continue
             paired = _command_and_args(yf, node, image) if node.has_any(_ARG_KEYS) else None
             if paired is not None:
-                out.append(paired)
+                out.extend([paired] if isinstance(paired, Deployment) else [])  # `executable: pkill`: a pattern
                 continue
             inner = _inner(node, pairs, scope)
             for key, _, val in reversed(pairs):
@@ -349,7 +349,27 @@ def _module_run(yf: YamlFile, node: YNode, image: str | None) -> Deployment | No
 _ARG_KEYS = ("args", "arguments")
 
 
-def _command_and_args(yf: YamlFile, node: YNode, image: str | None) -> Deployment | None:
+_COMMAND_KEYS = ("command", "entrypoint", "executable", "program")
+_PATTERN_PROGRAMS = frozenset({"pkill", "pgrep", "killall", "pidof", "grep"})
+
+
+def _model_beside(node: YNode, program: str, args: YNode) -> list[Field]:
+    """The model a harness's launch entry names beside the engine's CLI and its arguments (`{executable: vllm, model:
+    Qwen/Qwen-Image, args: [--omni, ...]}`, sample K549's scheduler config, whose stop pattern reads `vllm serve
+    Qwen/Qwen-Image --port ...`): the CLI's server subcommand (unless the arguments start with it) and the model, each
+    at its place; [] when the program is no engine CLI or the entry names no model."""
+    from kvlint.engines.registered import engine_names, facts
+    from kvlint.launches.structured import MODEL_NAMES
+
+    cli = next((c for e in engine_names() if (c := facts(e).CLI_SUBCOMMAND) and c[0] == program), None)
+    model = next((v for k, _, v in node.pairs() if k.lower().replace("_", "") in MODEL_NAMES and v.is_scalar), None)
+    if cli is None or model is None or not model.text:
+        return []
+    first = _head(args).split(" ", 1)[0]
+    return ([] if first == cli[1] else [Field(cli[1], model.span)]) + [Field(model.text, model.span)]
+
+
+def _command_and_args(yf: YamlFile, node: YNode, image: str | None) -> Deployment | bool | None:
     """A workload object that splits its container's command line in two, a `command` that names the engine's entry
     point and the `args` / `arguments` it is given, each a string or a list, or wrapped as `{value: ...}` (Run:ai's
     InferenceWorkload, sample K292: `"command": {"value": "python3 -m vllm.entrypoints.openai.api_server"}`,
@@ -357,11 +377,17 @@ def _command_and_args(yf: YamlFile, node: YNode, image: str | None) -> Deploymen
     place. None when the command names no engine or the object holds no such pair."""
     from kvlint.launches.groups import is_launch
 
-    command = _unwrapped(node.get("command") or node.get("entrypoint"))
+    command = _unwrapped(next((v for k in _COMMAND_KEYS if (v := node.get(k)) is not None), None))
     args = next((a for a in (_unwrapped(node.get(k)) for k in _ARG_KEYS) if a is not None), None)
-    if command is None or args is None or not _may_launch(_head(command) + " " + _head(args)):
+    if command is None or args is None:
         return None
-    fields = _words_at(yf, command) + _words_at(yf, args)
+    program = _head(command).split(" ", 1)[0].rsplit("/", 1)[-1]
+    beside = _model_beside(node, program, args)
+    if not _may_launch(" ".join((_head(command), *(f.text for f in beside), _head(args)))):
+        return None
+    if program in _PATTERN_PROGRAMS:  # `{executable: pkill, args: [-f, "vllm serve M ..."]}`: a pattern it matches
+        return True  # (sample K549's harness stops each instance so): read, and no launch
+    fields = _words_at(yf, command) + beside + _words_at(yf, args)
     found = launch_in_argv(fields[:_MAX_WORDS], {}) if fields else None
     if found is None:
         return None

@@ -132,7 +132,8 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
         kind = node.kind
         if kind == "map":
             # a map with none of the keys the four tests read is none of them (most maps of a manifest)
-            if node.has_any(_CONTAINER_KEYS) and (_argv_like(node.get("command")) or _argv_like(node.get("args"))
+            if node.has_any(_CONTAINER_KEYS) and not node.has_any(_PROCESS_KEYS) \
+                    and (_argv_like(node.get("command")) or _argv_like(node.get("args"))
                                                   or _cmd_of_image(node)
                                                   or _env_configured_image(node) or _format_engine(node)
                                                   or _engine_build_on_gpus(node) or _engine_image_only(node)):
@@ -150,6 +151,9 @@ def iter_containers(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
                     stack.append((item, anc))
 
 
+# a process spec's program (`{executable: vllm, model: M, args: [...]}`, a harness's launch entry, sample K549): no
+# container, whose `args` go to an image's entry point; kvlint.launches.helm reads the program with its arguments
+_PROCESS_KEYS = ("executable", "program")
 # what _argv_like, _env_configured_image, _format_engine and _engine_build_on_gpus ask
 _CONTAINER_KEYS = ("command", "args", "env", "storageUri", "storage", "resources", "cmd", "commands")
 

@@ -406,13 +406,16 @@ def _appended(tree: ast.Module) -> tuple[dict[int, list[ast.expr]], Maybe]:
             if not isinstance(stmts, list):
                 continue
             lists: dict[str, ast.List] = {}
+            twins: dict[str, ast.List] = {}  # the first arm's list of a name both arms of an `if` bind
             for stmt in stmts:
                 name, added = _list_growth(stmt)
                 if _bound(stmt, lists):
+                    twins.pop((assigned(stmt) or ("",))[0], None)  # rebound: no arm's list any more
                     continue
                 if name in lists and added is not None:
-                    grown.setdefault(id(lists[name]), []).extend(
-                        e for e in added if not (isinstance(e, ast.IfExp) and _switches(e)))
+                    for grows in (lists[name], *([twins[name]] if name in twins else [])):
+                        grown.setdefault(id(grows), []).extend(
+                            e for e in added if not (isinstance(e, ast.IfExp) and _switches(e)))
                 elif isinstance(stmt, ast.If) and not stmt.orelse and (flag := _unless_given(stmt.test)):
                     for sub in stmt.body:  # `if not contains_argument("--model", args): cmd.extend(["--model", m])`
                         name, added = _list_growth(sub)
@@ -422,7 +425,9 @@ def _appended(tree: ast.Module) -> tuple[dict[int, list[ast.expr]], Maybe]:
                     for name, added in _if_growth(stmt, lists):
                         maybe.setdefault(id(lists[name]), []).append((stmt, added))
                 if isinstance(stmt, ast.If) and stmt.orelse:
-                    lists.update(_arm_lists(stmt))
+                    arms = _arm_lists(stmt)
+                    lists.update({name: other for name, (_, other) in arms.items()})
+                    twins.update({name: first for name, (first, _) in arms.items()})
     return grown, maybe
 
 
@@ -441,11 +446,12 @@ def _bound(stmt: ast.stmt, lists: dict[str, ast.List]) -> bool:
     return True
 
 
-def _arm_lists(stmt: ast.If) -> dict[str, ast.List]:
+def _arm_lists(stmt: ast.If) -> dict[str, tuple[ast.List, ast.List]]:
     """The lists both arms of an `if` / `else` bind to one name (`if uv: cmd = ["uv", "run", "vllm", "serve"]
-    else: cmd = ["vllm", "serve"]`, then `cmd.extend([model, ...])`; sample K268): what the statements after grow is
-    the `else` arm's list, the program's path when the condition does not hold, as a script's reading goes through
-    its last arm; the other arm's list stays what it was written as."""
+    else: cmd = ["vllm", "serve"]`, then `cmd.extend([model, ...])`; sample K268), (first arm's, `else` arm's): what
+    the statements after grow, both arms' lists gain, whichever arm ran (sample K548: `[cli, "serve", model]` or
+    `[python, "-m", "vllm.entrypoints.openai.api_server", "--model", model]`, then the flags both get: one server
+    started either way, kvlint.launches.pyfile._one_of_arms)."""
     def last_lists(body: list[ast.stmt]) -> dict[str, ast.List]:
         out: dict[str, ast.List] = {}
         for sub in body:
@@ -453,7 +459,7 @@ def _arm_lists(stmt: ast.If) -> dict[str, ast.List]:
         return out
 
     first, other = last_lists(stmt.body), last_lists(stmt.orelse)
-    return {name: node for name, node in other.items() if name in first}
+    return {name: (first[name], node) for name, node in other.items() if name in first}
 
 
 def _one_of_arms(src: _Source, tree: ast.Module, out: list[Deployment]) -> list[Deployment]:

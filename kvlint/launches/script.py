@@ -1520,16 +1520,18 @@ def _names_entry(text: str) -> bool:
 
 def _whole_command(arm: dict[str, tuple[str, int]], used: set[str]) -> str | None:
     """The variable to which an arm gives a whole engine command line (`case $CFG in a) CMD="$VLLM --max-model-len
-    65536" ;; b) CMD="$SGL ..." ;; esac` then `exec $CMD`, sample K408): each such arm is a command of its own, one
-    launch each (an alternative command, as a notes file's three commands are three), not a configuration of one."""
-    return next((name for name in sorted(used.intersection(arm))
-                 if not name.startswith("@") and _names_entry(str(arm[name][0]))), None)
+    65536" ;; b) CMD="$SGL ..." ;; esac` then `exec $CMD`, sample K408), or an array one (`if ...; then cmd=(python
+    -m sglang.launch_server --model-path "$M" ...); else cmd=(...); fi` then `"${cmd[@]}"`, sample K548): each such
+    arm is a command of its own, one launch each (an alternative command, as a notes file's three commands are
+    three), not a configuration of one."""
+    return next((name for name in sorted(used.intersection(arm)) if _names_entry(str(arm[name][0]))), None)
 
 
 def _whole_note(arm: dict[str, tuple[str, int]], name: str) -> str:
     """Which arm gave a command its whole command line."""
-    return (f"one launch per arm that gives ${name} a whole engine command (`case $CFG in a) {name}=\"vllm serve ...\"`"
-            f" then `exec ${name}`): this one is line {arm[name][1]}'s")
+    shown = f"${{{name[1:]}[@]}}" if name.startswith("@") else f"${name}"
+    return (f"one launch per arm that gives {shown} a whole engine command (`case $CFG in a) CMD=\"vllm serve ...\"`"
+            f" then `exec $CMD`): this one is line {arm[name][1]}'s")
 
 
 def _arm_note(arm: dict[str, tuple[str, int]], used: set[str]) -> str:

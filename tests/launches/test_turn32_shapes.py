@@ -142,12 +142,13 @@ def test_values_that_ask_for_gpus_beside_one_engines_keys_are_that_engines_launc
 
 def test_a_programs_if_else_lists_then_the_words_both_grow():
     """Sample K268 (measured: said only): `if uv: cmd = ["uv", "run", "vllm", "serve"] else: cmd = ["vllm",
-    "serve"]` then `cmd.extend([model_name, "--max-model-len", "8192"])`: the `else` arm's list grown, one launch."""
+    "serve"]` then `cmd.extend([model_name, "--max-model-len", "8192"])`: both arms' lists grown (turn 50's K548),
+    one server either way: one launch, the first arm's (kvlint.launches.pyfile._one_of_arms), its words read."""
     text = ("import os, subprocess\ndef main():\n    model_name = os.getenv('MODEL_NAME')\n    if os.getenv('UV'):\n"
             "        cmd = ['uv', 'run', 'vllm', 'serve']\n    else:\n        cmd = ['vllm', 'serve']\n"
             "    cmd.extend([model_name, '--max-model-len', '8192'])\n    subprocess.run(cmd)\n")
     (dep,) = read_path("main.py", text).deployments
-    assert (_at(dep.launch_span), _at(dep.model_span), dep.get("max_model_len")) == ((7, 17), (8, 17), 8192)
+    assert (_at(dep.launch_span), _at(dep.model_span), dep.get("max_model_len")) == ((5, 30), (8, 17), 8192)
 
 
 def test_a_notebook_exported_as_python_and_a_name_it_binds_twice():

@@ -95,3 +95,45 @@ def test_a_slice_of_the_positional_parameters_is_the_arguments_it_names():
         (d,) = read_path("start.sh", text.format(sliced)).deployments
         assert (d.engine, d.model, d.get("max_model_len")) == ("vllm", "/model", 4096)
     assert read_path("start.sh", text.format('"${@:3}"')).deployments == []
+
+
+def test_arms_that_each_give_an_array_a_whole_command_are_a_launch_each():
+    """Sample K548 (measured: missed): `if [[ $KIND == mtp ]]; then cmd=(python -m sglang.launch_server --model-path
+    "$MODEL_PATH" ...); else cmd=(python -m sglang.launch_server --model-path meta-llama/... ...); fi` then
+    `"${cmd[@]}" &`: two alternative commands, two launches, the arm whose model is a run-time argument included.
+    An arm that sets only the arguments of one command written once stays a configuration of it."""
+    text = ('#!/bin/bash\nMODEL_PATH="$1"\nif [[ "$KIND" == mtp ]]; then\n  cmd=(\n    python -m sglang.launch_server\n'
+            '    --model-path "$MODEL_PATH"\n  )\nelse\n  cmd=(\n    python -m sglang.launch_server\n'
+            '    --model-path meta-llama/Meta-Llama-3.1-8B-Instruct\n  )\nfi\n"${cmd[@]}" > log 2>&1 &\n')
+    deps = read_path("worker.sh", text).deployments
+    assert sorted((d.launch_span.line if d.launch_span else 0, d.model) for d in deps) == \
+        [(5, "$MODEL_PATH"), (10, "meta-llama/Meta-Llama-3.1-8B-Instruct")]
+    args = ('if [ "$BIG" = 1 ]; then\n  ARGS=(--tensor-parallel-size 8)\nelse\n  ARGS=(--tensor-parallel-size 4)\nfi\n'
+            'vllm serve org/m "${ARGS[@]}"\n')
+    assert len({d.launch_span for d in read_path("tp.sh", args).deployments}) == 1
+
+
+def test_a_harness_entry_naming_the_engine_cli_its_model_and_arguments_is_a_launch():
+    """Sample K549 (measured: eight launches at the wrong lines, eight missed): a scheduler config's instances, each
+    `launch: {executable: vllm, model: M, args: [--omni, ...]}` beside `stop: {executable: pkill, args: [-f, "vllm
+    serve M --port {endpoint_port}"]}`. The launch entry is `vllm serve M ...`, at its model; the stop entry is a
+    pattern pkill matches, no launch."""
+    text = ('instances:\n  - id: w0\n    launch:\n      executable: vllm\n      model: org/m\n      args:\n'
+            '        - --max-num-seqs\n        - "16"\n    stop:\n      executable: pkill\n      args:\n        - -f\n'
+            '        - "vllm serve org/m --port {endpoint_port}"\n')
+    (d,) = read_path("scheduler.yaml", text).deployments
+    assert (d.engine, d.model, d.get("max_num_seqs"), d.model_span.line if d.model_span else 0) == \
+        ("vllm", "org/m", 16, 5)
+
+
+def test_what_a_program_adds_after_an_if_that_binds_its_command_in_both_arms_both_arms_gain():
+    """Sample K548 (measured: two launches for one): `if cli is not None: cmd = [str(cli), "serve", model] else: cmd
+    = [python, "-m", "vllm.entrypoints.openai.api_server", "--model", model]`, then `cmd.extend(["--port", ...,
+    "--max-model-len", "8192"])`: both arms gain the flags, whichever ran, and the two are one server started either
+    way (one launch, its flags read)."""
+    text = ('import shutil, subprocess, sys\n\ndef main(model):\n    vllm_cli = shutil.which("vllm")\n'
+            '    if vllm_cli is not None:\n        cmd = [str(vllm_cli), "serve", model]\n    else:\n'
+            '        cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", model]\n'
+            '    cmd.extend(["--port", "8000", "--max-model-len", "8192"])\n    subprocess.Popen(cmd)\n')
+    (d,) = read_path("start.py", text).deployments
+    assert (d.engine, d.get("max_model_len"), d.get("port")) == ("vllm", 8192, 8000)
