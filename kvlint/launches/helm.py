@@ -362,7 +362,8 @@ def _model_beside(node: YNode, program: str, args: YNode) -> list[Field]:
     from kvlint.launches.structured import MODEL_NAMES
 
     cli = next((c for e in engine_names() if (c := facts(e).CLI_SUBCOMMAND) and c[0] == program), None)
-    model = next((v for k, _, v in node.pairs() if k.lower().replace("_", "") in MODEL_NAMES and v.is_scalar), None)
+    model = next((v for k, _, v in node.pairs()
+                  if k.lower().replace("_", "").replace("-", "") in MODEL_NAMES and v.is_scalar), None)
     if cli is None or model is None or not model.text:
         return []
     first = _head(args).split(" ", 1)[0]
@@ -374,7 +375,9 @@ def _command_and_args(yf: YamlFile, node: YNode, image: str | None) -> Deploymen
     point and the `args` / `arguments` it is given, each a string or a list, or wrapped as `{value: ...}` (Run:ai's
     InferenceWorkload, sample K292: `"command": {"value": "python3 -m vllm.entrypoints.openai.api_server"}`,
     `"arguments": {"value": "--served-model-name ... --tensor-parallel-size=1"}`): the two joined, each word at its
-    place. None when the command names no engine or the object holds no such pair."""
+    place; a harness's process entry names the program as `executable` / `program`. None when the command names no
+    engine or the object holds no such pair; True for a pattern program's entry (`pkill -f "vllm serve M"`): read,
+    and no launch."""
     from kvlint.launches.groups import is_launch
 
     command = _unwrapped(next((v for k in _COMMAND_KEYS if (v := node.get(k)) is not None), None))

@@ -1890,7 +1890,8 @@ def _keyword_flags(src: _Source, pairs: Sequence[tuple[str, ast.expr | ast.keywo
 
 def _in_process_server(call: ast.Call, text: str) -> str | None:
     """The engine whose server the program starts in process with these arguments: the call builds the engine's
-    argument class and the file names the engine's server function and module (each engine's IN_PROCESS_SERVER)."""
+    argument class and the file names the engine's server function and module (each engine's IN_PROCESS_SERVER), or
+    the call makes the engine's own server object (_server_object)."""
     engine = _server_classes().get(_name(call.func))
     if engine is None:
         return _server_object(call, text)
@@ -2142,7 +2143,8 @@ def _server_apis() -> dict[str, tuple[tuple[str, ...], str, str]]:
 def _served_engine_args(src: _Source, call: ast.Call, tree: ast.Module, engine: str) -> list[Deployment]:
     """`AsyncEngineArgs(model=..., tensor_parallel_size=...)` handed to vLLM's own API server in the program
     (`from vllm.entrypoints.openai.api_server import run_server`), or `ServerArgs(model_path=...)` to SGLang's
-    `launch_server`: the server the engine's command with those flags starts. Engine arguments for in-process use
+    `launch_server`, or the keywords of SGLang's `sgl.Runtime(...)`, which runs that server itself (placed at the
+    call): the server the engine's command with those flags starts. Engine arguments for in-process use
     (`AsyncLLMEngine.from_engine_args`, `sgl.Engine`) start no server: not a launch."""
     import ast
 

@@ -120,7 +120,7 @@ def _dispatch(path: str, text: str, as_vllm_config: bool | None = None) -> ReadR
 
 # an INI-style file: its first line that is not blank or a comment is a `[Section]` header, and a later line a
 # `Key=Value` (a systemd unit, a `.desktop` or `.ini` file); YAML's flow sequence `[a, b]` has no `=` line after it
-_INI_SECTION = lazy(r"(?:[ \t]*(?:[#;][^\n]*)?\n)*\[[A-Za-z][\w .-]*\][ \t]*\r?\n(?:[ \t]*(?:[#;][^\n]*)?\r?\n)*"
+_INI_SECTION = lazy(r"(?:[ \t\r]*(?:[#;][^\n]*)?\n)*\[[A-Za-z][\w .-]*\][ \t]*\r?\n(?:[ \t\r]*(?:[#;][^\n]*)?\n)*"
                     r"[A-Za-z][\w.-]*[ \t]*=")
 
 

@@ -42,6 +42,8 @@ def test_a_systemd_unit_under_a_yaml_name_is_read_as_the_unit_it_is():
     assert (plain.deployments, [f.code for f in plain.findings]) == ([], [])
     (d,) = read_path("svc.yml", unit.format("/opt/v/bin/vllm serve org/m --max-model-len 4096")).deployments
     assert (d.model, d.get("max_model_len")) == ("org/m", 4096)
+    crlf = read_path("svc.yml", unit.format("/opt/app/bin/uvicorn main:app").replace("\n", "\r\n"))
+    assert [f.code for f in crlf.findings] == []
     broken = read_path("svc.yml", "services:\n  vllm:\n    image: vllm/vllm-openai\n   command: [x\n")
     assert "KV001" in [f.code for f in broken.findings]
 
