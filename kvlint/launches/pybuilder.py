@@ -29,6 +29,7 @@ from kvlint.launches.pyclasses import module_file
 from kvlint.launches.script import engines_named
 from kvlint.launches.structured import MODEL_NAMES
 from kvlint.lazyre import lazy
+from kvlint.record import replace
 
 if TYPE_CHECKING:
     from kvlint.deployment import Deployment
@@ -89,8 +90,20 @@ def platform_servers(src: _Source, tree: ast.Module) -> list[Deployment]:
             found = _launch(src, tree, node, module, hint=" ".join(engines_named(src.text)))
         else:
             continue
-        out += [found] if found is not None else []
+        out += _roles(found, node) if found is not None else []
     return out
+
+
+def _roles(dep: Deployment, call: ast.Call) -> list[Deployment]:
+    """The launches a server configuration makes: one, or one per role of a prefill/decode pair its keywords size
+    (`VLLMPDServerConfig(model=M, prefill_nodes=2, decode_nodes=2, ...)`, sample K542's Slurm job config: two engines
+    with their own KV pools, counting rule 3)."""
+    words = {k.arg.split("_", 1)[0] for k in call.keywords if k.arg and "_" in k.arg}
+    if not {"prefill", "decode"} <= words:
+        return [dep]
+    note = "one of the prefill and decode engines this configuration sizes (its prefill_* and decode_* keywords)"
+    return [replace(dep, name=f"{dep.name or callee(call.func)} {role}", notes=(*dep.notes, note))
+            for role in ("prefill", "decode")]
 
 
 # keywords by which a server's configuration points at a server already running (sample K504: vllm-runtime's

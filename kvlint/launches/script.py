@@ -2459,7 +2459,7 @@ def launch_in_argv(fields: list[Field], env: dict[str, str], depth: int = 0, sta
     # the module for `__path__` on every call, an AttributeError formatted and dropped (~8,000 instructions)
     import kvlint.launches.byflags as byflags
 
-    printer = first in _PRINTERS  # `printf "%s\n" "${CMD[@]}"` shows a command, runs none
+    printer = first in _PRINTERS or _records(first)  # `printf "%s\n" "${CMD[@]}"` shows a command, runs none
     by_flags = byflags.read_by_flags(rest, state.named if state is not None else engines_named(around)) \
         if not printer and byflags.model_flag_in(rest) else None
     if by_flags is not None:
@@ -2608,6 +2608,18 @@ def _handed_at(rest: list[Field]) -> list[int]:
     return [*near, *far]
 
 
+_RECORDING = frozenset({"write", "save", "record", "log", "print", "echo", "dump", "show", "display", "store", "emit"})
+_RUNNING = frozenset({"run", "runs", "exec", "start", "launch", "and", "then", "serve"})
+
+
+def _records(program: str) -> bool:
+    """A helper whose name says it records the command it is handed rather than running it (`write_command FILE sglang
+    serve ...`, sample K544's InferenceX benchmark, which runs the same words on its next line): its first word a
+    verb of writing or showing, and no word of running (`log_and_run` runs)."""
+    words = re.split(r"[_-]", program.lower())
+    return words[0] in _RECORDING and not _RUNNING.intersection(words)
+
+
 def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _State | None) -> FoundLaunch | None:
     """A program kvlint does not know handed an engine command after its own options (`./launch-cluster.sh --solo
     -t vllm-node exec vllm serve M ...`, `run-on-node gpu3 -- python -m sglang.launch_server ...`): such launchers
@@ -2619,7 +2631,7 @@ def _handed_engine(rest: list[Field], env: dict[str, str], depth: int, state: _S
         return None
 
     program = rest[0].text.rsplit("/", 1)[-1]
-    if program in _QUOTING or program in _NAMES_ONLY or program in _TEMPLATING \
+    if program in _QUOTING or program in _NAMES_ONLY or program in _TEMPLATING or _records(program) \
             or not _LAUNCHER.fullmatch(rest[0].text) or not _LAUNCHER.fullmatch(program):
         return None
     for k in _handed_at(rest):

@@ -139,3 +139,27 @@ def test_what_a_program_adds_after_an_if_that_binds_its_command_in_both_arms_bot
             '    cmd.extend(["--port", "8000", "--max-model-len", "8192"])\n    subprocess.Popen(cmd)\n')
     (d,) = read_path("start.py", text).deployments
     assert (d.engine, d.get("max_model_len"), d.get("port")) == ("vllm", 8192, 8000)
+
+
+def test_a_server_configuration_sizing_prefill_and_decode_roles_is_two_launches():
+    """Sample K542 (measured: one launch for two): `VLLMPDServerConfig(model=M, prefill_nodes=2, decode_nodes=2,
+    vllm_args={...})` imported from the project's tool, which submits a prefill and a decode engine: two launches
+    (counting rule 3), each named for its role. The same class with no role keywords is one."""
+    text = ('import os\nfrom tools.inference.vllm_pd_server import VLLMPDServerConfig\n\nconfig = VLLMPDServerConfig(\n'
+            '    name="pd",\n    model=os.environ.get("MODEL", "/path/to/model"),\n    prefill_nodes=2,\n'
+            '    decode_nodes=2,\n    gpus_per_node=4,\n)\n')
+    deps = read_path("pd.py", text).deployments
+    assert sorted(d.name.rsplit(" ", 1)[-1] for d in deps) == ["decode", "prefill"]
+    one = text.replace("    prefill_nodes=2,\n    decode_nodes=2,\n", "    nodes=2,\n")
+    assert len(read_path("one.py", one).deployments) == 1
+
+
+def test_a_helper_that_records_the_command_it_is_handed_runs_none():
+    """Sample K544 (measured: two launches for one): `write_command "$DIR/cmd.txt" sglang serve "${ARGS[@]}"`, a
+    sourced helper that saves the command, then `sglang serve "${ARGS[@]}" &` on the next line: one launch, the run.
+    A helper whose name says it runs what it logs (`log_and_run`) still runs it."""
+    text = ('source lib.sh\nARGS=(--model-path org/m --context-length 8192)\n'
+            'write_command "$DIR/cmd.txt" sglang serve "${ARGS[@]}"\nsglang serve "${ARGS[@]}" > log 2>&1 &\n')
+    assert [d.launch_span.line if d.launch_span else 0 for d in read_path("bench.sh", text).deployments] == [4]
+    ran = text.replace("write_command", "log_and_run").replace('sglang serve "${ARGS[@]}" > log 2>&1 &\n', "")
+    assert len(read_path("bench2.sh", ran).deployments) == 1
